@@ -1,0 +1,61 @@
+/** createApp(deps): the express app with every route under the base path; no listen (tests use it too). */
+import express, { type NextFunction, type Request, type Response } from "express";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { KeyValue } from "@auth-platform/runtime/key-value";
+import type { Logger } from "@auth-platform/runtime/log";
+import type { Clients } from "./clients.js";
+import type { GatewayConfig } from "./config.js";
+import { rateLimitKeyOf, trustedProxyList } from "./http/client-ip.js";
+import { cookieJar } from "./http/cookies.js";
+import { originCheck, requestFacts, requestId } from "./http/context.js";
+import { errorHandler } from "./http/errors.js";
+import { rateLimit } from "./http/rate-limit.js";
+import { sessionResolver } from "./http/session.js";
+import type { RouteDeps } from "./routes/deps.js";
+import { metaRoutes } from "./routes/meta.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { signInRoutes } from "./routes/sign-in.js";
+import { signUpRoutes } from "./routes/sign-up.js";
+
+export interface AppDeps {
+  config: GatewayConfig;
+  clients: Clients;
+  /** Rate-limit counters (Redis or memory). */
+  counters: KeyValue;
+  /** The session cache shared with the session service (only when it is Redis). */
+  sharedSessionCache?: KeyValue;
+  log: Logger;
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const { config, log } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+
+  const jar = cookieJar(config.cookiePrefix, config.baseUrl?.startsWith("https:") ?? false);
+  const routeDeps: RouteDeps = {
+    clients: deps.clients,
+    jar,
+    secret: config.secret,
+    appUrl: config.appUrl,
+    log,
+    sessions: sessionResolver({ clients: deps.clients, jar, secret: config.secret, sharedCache: deps.sharedSessionCache, log }),
+  };
+
+  const api = express.Router();
+  api.use(requestId);
+  api.use(requestFacts({ ...config, proxies: trustedProxyList(config.trustedProxies) }));
+  api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
+  api.use(express.json({ limit: config.bodyLimit, strict: true }));
+  api.use(originCheck);
+  api.use(metaRoutes(config.appUrl));
+  api.use(signUpRoutes(routeDeps));
+  api.use(signInRoutes(routeDeps));
+  api.use(sessionRoutes(routeDeps));
+  api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
+  api.use(errorHandler(log));
+
+  app.use(config.basePath, api);
+  return app;
+}

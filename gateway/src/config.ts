@@ -1,0 +1,77 @@
+/** The gateway's configuration, from the environment (docs/configuration.md). */
+import * as z from "zod";
+import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+
+const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number().int().positive() });
+export type RateLimitRule = z.output<typeof ruleSchema>;
+
+/** SPEC.md §9: 3 per 10 s on the credential paths. */
+const DEFAULT_RULES: Record<string, RateLimitRule> = {
+  "/sign-in": { window: 10, max: 3 },
+  "/sign-up": { window: 10, max: 3 },
+  "/change-password": { window: 10, max: 3 },
+  "/change-email": { window: 10, max: 3 },
+};
+
+const schema = z.object({
+  LOG_LEVEL: env.logLevel(),
+  PORT: env.port(3000),
+  AUTH_BASE_PATH: z.string().regex(/^\/[^?#]*$/, "must be a path starting with /").default("/api/auth"),
+  AUTH_BASE_URL: env.optionalUrl(),
+  AUTH_APP_URL: env.optionalUrl(),
+  AUTH_TRUSTED_ORIGINS: env.list(),
+  AUTH_TRUSTED_PROXIES: env.list(),
+  AUTH_COOKIE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("better-auth"),
+  REDIS_URL: env.optionalUrl(),
+  RATE_LIMIT_ENABLED: env.bool(true),
+  RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_RULES: env.json(z.record(z.string().startsWith("/"), ruleSchema), DEFAULT_RULES),
+  GATEWAY_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i).default("1mb"),
+  IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
+  SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
+});
+
+export interface GatewayConfig {
+  logLevel: "debug" | "info" | "warn" | "error";
+  port: number;
+  basePath: string;
+  baseUrl?: string;
+  appUrl?: string;
+  secret: string;
+  secretIsDefault: boolean;
+  trustedOrigins: string[];
+  trustedProxies: string[];
+  cookiePrefix: string;
+  redisUrl?: string;
+  rateLimit: { enabled: boolean; default: RateLimitRule; rules: Record<string, RateLimitRule> };
+  bodyLimit: string;
+  identityServiceUrl: string;
+  sessionServiceUrl: string;
+}
+
+export function gatewayConfig(source: Record<string, string | undefined>): GatewayConfig {
+  const c = loadConfig(schema, source);
+  const { secret, isDefault } = secretFromEnv(source);
+  return {
+    logLevel: c.LOG_LEVEL,
+    port: c.PORT,
+    basePath: c.AUTH_BASE_PATH.replace(/\/+$/, "") || "/",
+    baseUrl: c.AUTH_BASE_URL,
+    appUrl: c.AUTH_APP_URL,
+    secret,
+    secretIsDefault: isDefault,
+    trustedOrigins: c.AUTH_TRUSTED_ORIGINS,
+    trustedProxies: c.AUTH_TRUSTED_PROXIES,
+    cookiePrefix: c.AUTH_COOKIE_PREFIX,
+    redisUrl: c.REDIS_URL,
+    rateLimit: {
+      enabled: c.RATE_LIMIT_ENABLED,
+      default: { window: c.RATE_LIMIT_WINDOW, max: c.RATE_LIMIT_MAX },
+      rules: c.RATE_LIMIT_RULES,
+    },
+    bodyLimit: c.GATEWAY_BODY_LIMIT,
+    identityServiceUrl: c.IDENTITY_SERVICE_URL,
+    sessionServiceUrl: c.SESSION_SERVICE_URL,
+  };
+}

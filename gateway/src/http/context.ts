@@ -1,0 +1,63 @@
+/** Per-request facts the routes share: the base URL, the trusted origins, the client's device. */
+import type { NextFunction, Request, Response } from "express";
+import { AuthError } from "@auth-platform/proto/errors";
+import { withRequestId } from "@auth-platform/runtime/log";
+import type { BlockList } from "node:net";
+import { clientIp } from "./client-ip.js";
+import { checkCallbackUrls, isTrustedOrigin, originOf } from "./origins.js";
+
+export interface RequestFacts {
+  baseUrl: string;
+  trustedOrigins: string[];
+  ipAddress?: string;
+  userAgent?: string;
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    facts: RequestFacts;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Takes a sane incoming x-request-id or makes one, echoes it, and runs the rest of the chain under it. */
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.headers["x-request-id"];
+  const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+  res.setHeader("X-Request-Id", id);
+  withRequestId(id, next);
+}
+
+export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; proxies?: BlockList }) {
+  const fixed = options.baseUrl ? originOf(options.baseUrl) : null;
+  const extra = options.appUrl ? [originOf(options.appUrl)].filter((o): o is string => o !== null) : [];
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const origin = fixed ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+    const baseUrl = options.baseUrl ? options.baseUrl.replace(/\/+$/, "") : `${origin}${options.basePath}`;
+    req.facts = {
+      baseUrl,
+      trustedOrigins: [origin, ...extra, ...options.trustedOrigins],
+      ipAddress: clientIp(req.headers, req.socket.remoteAddress, options.proxies),
+      userAgent: req.headers["user-agent"]?.slice(0, 512),
+    };
+    next();
+  };
+}
+
+/**
+ * CSRF defence on state-changing requests that carry cookies: the Origin (or Referer) must be trusted.
+ * A request with neither header is not from a browser page (browsers send Origin on every cross-site
+ * POST) and carries no CSRF risk, so API clients such as curl with a cookie jar still work.
+ */
+export function originCheck(req: Request, _res: Response, next: NextFunction): void {
+  if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS" && req.headers.cookie) {
+    const origin = req.headers.origin ?? req.headers.referer;
+    if (origin !== undefined) {
+      const value = origin === "null" ? null : originOf(origin);
+      if (!isTrustedOrigin(value, req.facts.trustedOrigins)) return next(new AuthError("INVALID_ORIGIN"));
+    }
+  }
+  checkCallbackUrls([req.body as Record<string, unknown> | undefined, req.query as Record<string, unknown>], req.facts.trustedOrigins);
+  next();
+}

@@ -1,0 +1,76 @@
+/**
+ * Session cookies. The cookie carries `token.signature`, the signature an HMAC-SHA256 of the token under
+ * the server secret, so a cookie that was not issued here is refused before any lookup. httpOnly (no script
+ * reads it), SameSite=Lax (not sent on cross-site POSTs), Secure and __Secure- named behind https.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Request, Response } from "express";
+
+export function sign(value: string, secret: string): string {
+  return `${value}.${createHmac("sha256", secret).update(value).digest("base64url")}`;
+}
+
+/** The signed value, or null when the signature does not match. */
+export function unsign(signed: string, secret: string): string | null {
+  const dot = signed.lastIndexOf(".");
+  if (dot <= 0) return null;
+  const value = signed.slice(0, dot);
+  const given = Buffer.from(signed.slice(dot + 1));
+  const expected = Buffer.from(createHmac("sha256", secret).update(value).digest("base64url"));
+  // Constant-time, so the signature cannot be guessed byte by byte from response timing.
+  return given.length === expected.length && timingSafeEqual(given, expected) ? value : null;
+}
+
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!name || cookies.has(name)) continue;
+    try {
+      cookies.set(name, decodeURIComponent(part.slice(eq + 1).trim()));
+    } catch {
+      // A malformed escape: ignore this cookie rather than fail the request.
+    }
+  }
+  return cookies;
+}
+
+export interface CookieJar {
+  sessionName: string;
+  dontRememberName: string;
+  secure: boolean;
+}
+
+export function cookieJar(prefix: string, secure: boolean): CookieJar {
+  const p = secure ? `__Secure-${prefix}` : prefix;
+  return { sessionName: `${p}.session_token`, dontRememberName: `${p}.dont_remember`, secure };
+}
+
+function serialize(name: string, value: string, jar: CookieJar, maxAgeSeconds?: number): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax"];
+  if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`);
+  if (jar.secure) parts.push("Secure");
+  return parts.join("; ");
+}
+
+/**
+ * Sets the session cookie. A remembered session's cookie lives until the session expires; a dont-remember
+ * session gets a browser-session cookie and the dont-remember marker, kept across refreshes.
+ */
+export function setSessionCookie(res: Response, jar: CookieJar, secret: string, token: string, expiresAt: Date, dontRemember: boolean): void {
+  const maxAge = dontRemember ? undefined : (expiresAt.getTime() - Date.now()) / 1000;
+  res.append("Set-Cookie", serialize(jar.sessionName, sign(token, secret), jar, maxAge));
+  if (dontRemember) res.append("Set-Cookie", serialize(jar.dontRememberName, sign("true", secret), jar));
+}
+
+export function clearSessionCookies(res: Response, jar: CookieJar): void {
+  res.append("Set-Cookie", serialize(jar.sessionName, "", jar, 0));
+  res.append("Set-Cookie", serialize(jar.dontRememberName, "", jar, 0));
+}
+
+export function hasDontRemember(req: Request, jar: CookieJar, secret: string): boolean {
+  const value = parseCookies(req.headers.cookie).get(jar.dontRememberName);
+  return value !== undefined && unsign(value, secret) === "true";
+}

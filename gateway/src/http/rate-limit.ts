@@ -1,0 +1,45 @@
+/**
+ * Rate limits of SPEC.md §9: a fixed window per client IP plus path, the longest configured path prefix
+ * choosing the rule. Counters live in the shared key-value store (Redis: one atomic round trip, so all
+ * gateway replicas share one exact count). If Redis is down the limiter fails open and logs: an outage of
+ * the counter store must not take sign-in down; the services' own checks still apply.
+ */
+import type { NextFunction, Request, Response } from "express";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { KeyValue } from "@auth-platform/runtime/key-value";
+import type { Logger } from "@auth-platform/runtime/log";
+import type { RateLimitRule } from "../config.js";
+
+export interface RateLimitOptions {
+  enabled: boolean;
+  default: RateLimitRule;
+  rules: Record<string, RateLimitRule>;
+}
+
+export function ruleFor(path: string, options: RateLimitOptions): RateLimitRule {
+  let best: string | undefined;
+  for (const prefix of Object.keys(options.rules)) {
+    if (path.startsWith(prefix) && (!best || prefix.length > best.length)) best = prefix;
+  }
+  return best ? options.rules[best]! : options.default;
+}
+
+export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: (req: Request) => string | undefined, log: Logger) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!options.enabled) return next();
+    const client = keyOf(req);
+    if (!client) return next();
+    const path = req.path;
+    const rule = ruleFor(path, options);
+    let hit: { count: number; resetMs: number };
+    try {
+      hit = await counters.hit(`rate:${client}|${path}`, rule.window * 1000);
+    } catch (error) {
+      log.warn("rate limit store unavailable; request allowed", { error });
+      return next();
+    }
+    if (hit.count <= rule.max) return next();
+    res.setHeader("X-Retry-After", String(Math.max(1, Math.ceil(hit.resetMs / 1000))));
+    next(new AuthError("TOO_MANY_REQUESTS"));
+  };
+}

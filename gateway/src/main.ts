@@ -1,0 +1,34 @@
+/** gateway: config -> clients and stores -> express app -> listen; graceful stop on SIGTERM. */
+import { createKeyValue } from "@auth-platform/runtime/key-value";
+import { createLogger, installRpcContext } from "@auth-platform/runtime/log";
+import { runMain } from "@auth-platform/runtime/main";
+import { createApp } from "./app.js";
+import { createClients } from "./clients.js";
+import { gatewayConfig } from "./config.js";
+
+runMain("gateway", async () => {
+  const config = gatewayConfig(process.env);
+  const log = createLogger("gateway", config.logLevel);
+  installRpcContext(log);
+  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
+  const clients = createClients({ identity: config.identityServiceUrl, session: config.sessionServiceUrl });
+  const counters = createKeyValue(config.redisUrl, log);
+  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
+  const server = app.listen(config.port, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    log.info("listening", { url: `http://localhost:${port}${config.basePath}` });
+  });
+  server.keepAliveTimeout = 65_000;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      log.info("shutting down", { signal });
+      server.close(() => {
+        clients.close();
+        void counters.close().then(() => process.exit(0));
+      });
+      server.closeIdleConnections();
+      setTimeout(() => process.exit(0), 10_000).unref();
+    });
+  }
+});

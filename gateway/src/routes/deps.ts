@@ -1,0 +1,27 @@
+/** What the route modules share. */
+import type { Request, Response } from "express";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Logger } from "@auth-platform/runtime/log";
+import type { Clients } from "../clients.js";
+import { type CookieJar, setSessionCookie } from "../http/cookies.js";
+import type { SessionResolver } from "../http/session.js";
+import { sign } from "../http/cookies.js";
+
+export interface RouteDeps {
+  clients: Clients;
+  sessions: SessionResolver;
+  jar: CookieJar;
+  secret: string;
+  appUrl?: string;
+  log: Logger;
+}
+
+export function clientOf(req: Request) {
+  return { ipAddress: req.facts.ipAddress, userAgent: req.facts.userAgent };
+}
+
+/** Sets the session cookie and the set-auth-token header (for bearer clients) for a new session. */
+export function issueSession(res: Response, deps: RouteDeps, session: Session, rememberMe: boolean): void {
+  setSessionCookie(res, deps.jar, deps.secret, session.token, session.expiresAt ?? new Date(), !rememberMe);
+  res.setHeader("set-auth-token", sign(session.token, deps.secret));
+}

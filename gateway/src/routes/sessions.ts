@@ -1,0 +1,73 @@
+/** get-session, list-sessions, the revoke calls and sign-out. */
+import { Router } from "express";
+import * as z from "zod";
+import { AuthError } from "@auth-platform/proto/errors";
+import { publicSession } from "@auth-platform/proto/public-shapes";
+import { call } from "@auth-platform/proto/rpc-client";
+import { parseBody, parseQuery, queryBool } from "../http/body.js";
+import { clearSessionCookies, hasDontRemember, setSessionCookie } from "../http/cookies.js";
+import type { RouteDeps } from "./deps.js";
+
+const getSessionQuery = z.looseObject({ disableCookieCache: queryBool, disableRefresh: queryBool });
+const revokeSessionBody = z.object({ token: z.string().min(1).max(256) });
+
+export function sessionRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const sessions = deps.clients.sessions;
+
+  router.get("/get-session", async (req, res) => {
+    const query = parseQuery(req, getSessionQuery);
+    const found = await deps.sessions.current(req, { disableRefresh: query.disableRefresh });
+    if (!found) {
+      if (deps.sessions.tokenOf(req) !== null || req.headers.cookie?.includes(deps.jar.sessionName)) clearSessionCookies(res, deps.jar);
+      res.json(null);
+      return;
+    }
+    if (found.refreshed) {
+      const dontRemember = hasDontRemember(req, deps.jar, deps.secret);
+      setSessionCookie(res, deps.jar, deps.secret, found.session.token, new Date(found.session.expiresAt), dontRemember);
+    }
+    res.json({ session: found.session, user: found.user });
+  });
+
+  router.get("/list-sessions", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const list = await call(sessions, sessions.listSessions, { userId: user.id });
+    res.json(list.sessions.map(publicSession));
+  });
+
+  router.post("/revoke-session", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const body = parseBody(req, revokeSessionBody);
+    await call(sessions, sessions.revokeSession, { token: body.token, userId: user.id });
+    res.json({ status: true });
+  });
+
+  router.post("/revoke-sessions", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    await call(sessions, sessions.revokeUserSessions, { userId: user.id });
+    clearSessionCookies(res, deps.jar);
+    res.json({ status: true });
+  });
+
+  router.post("/revoke-other-sessions", async (req, res) => {
+    const { user, session } = await deps.sessions.require(req);
+    await call(sessions, sessions.revokeOtherSessions, { userId: user.id, keepToken: session.token });
+    res.json({ status: true });
+  });
+
+  router.post("/sign-out", async (req, res) => {
+    const token = deps.sessions.tokenOf(req);
+    if (token) {
+      try {
+        await call(sessions, sessions.revokeSession, { token });
+      } catch (error) {
+        // Signing out of a session that is already gone is success; anything else is reported.
+        if (!(error instanceof AuthError && error.code === "SESSION_NOT_FOUND")) throw error;
+      }
+    }
+    clearSessionCookies(res, deps.jar);
+    res.json({ success: true });
+  });
+  return router;
+}

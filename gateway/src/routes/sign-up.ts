@@ -1,0 +1,44 @@
+/** POST /sign-up/email: email and password (and optionally username) sign-up. */
+import { Router } from "express";
+import * as z from "zod";
+import { publicUser } from "@auth-platform/proto/public-shapes";
+import { call } from "@auth-platform/proto/rpc-client";
+import { parseBody } from "../http/body.js";
+import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+
+const signUpBody = z.looseObject({
+  name: z.string().max(255),
+  email: z.string().max(255),
+  password: z.string(),
+  image: z.string().max(2048).nullish(),
+  callbackURL: z.string().nullish(),
+  username: z.string().nullish(),
+  displayUsername: z.string().max(255).nullish(),
+  rememberMe: z.boolean().nullish(),
+});
+
+const KNOWN = new Set(Object.keys(signUpBody.shape));
+
+export function signUpRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  router.post("/sign-up/email", async (req, res) => {
+    const body = parseBody(req, signUpBody);
+    const extra = Object.fromEntries(Object.entries(body).filter(([key]) => !KNOWN.has(key)));
+    const rememberMe = body.rememberMe ?? true;
+    const identity = deps.clients.identity;
+    const { user, session } = await call(identity, identity.signUpEmail, {
+      name: body.name,
+      email: body.email,
+      password: body.password,
+      image: body.image ?? undefined,
+      username: body.username ?? undefined,
+      displayUsername: body.displayUsername ?? undefined,
+      extraFieldsJson: JSON.stringify(extra),
+      rememberMe,
+      client: clientOf(req),
+    });
+    if (session) issueSession(res, deps, session, rememberMe);
+    res.json({ token: session?.token ?? null, user: publicUser(user!) });
+  });
+  return router;
+}

@@ -1,0 +1,142 @@
+/**
+ * The one error catalogue. Each entry: the gRPC status a service answers, the HTTP status the gateway
+ * answers, and the exact message of SPEC.md §8. Keys are the stable codes the better-auth client shows as
+ * `error.code`: deprecate, never rename. This file imports nothing from grpc-js so any package can use it.
+ */
+
+/** gRPC status codes used by the catalogue (numeric values of grpc.status). */
+export const GrpcStatus = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export interface ErrorEntry {
+  status: number;
+  http: number;
+  message: string;
+}
+
+const S = GrpcStatus;
+const e = (status: number, http: number, message: string): ErrorEntry => ({ status, http, message });
+
+export const ERRORS = {
+  // Account
+  USER_NOT_FOUND: e(S.NOT_FOUND, 404, "User not found"),
+  FAILED_TO_CREATE_USER: e(S.INTERNAL, 500, "Failed to create user"),
+  FAILED_TO_CREATE_SESSION: e(S.INTERNAL, 500, "Failed to create session"),
+  FAILED_TO_UPDATE_USER: e(S.INTERNAL, 500, "Failed to update user"),
+  FAILED_TO_GET_SESSION: e(S.INTERNAL, 500, "Failed to get session"),
+  INVALID_PASSWORD: e(S.INVALID_ARGUMENT, 400, "Invalid password"),
+  INVALID_EMAIL: e(S.INVALID_ARGUMENT, 400, "Invalid email"),
+  INVALID_EMAIL_OR_PASSWORD: e(S.UNAUTHENTICATED, 401, "Invalid email or password"),
+  SOCIAL_ACCOUNT_ALREADY_LINKED: e(S.ALREADY_EXISTS, 400, "Social account already linked"),
+  PROVIDER_NOT_FOUND: e(S.NOT_FOUND, 404, "Provider not found"),
+  INVALID_TOKEN: e(S.INVALID_ARGUMENT, 400, "invalid token"),
+  ID_TOKEN_NOT_SUPPORTED: e(S.INVALID_ARGUMENT, 400, "id_token not supported"),
+  FAILED_TO_GET_USER_INFO: e(S.INTERNAL, 500, "Failed to get user info"),
+  USER_EMAIL_NOT_FOUND: e(S.NOT_FOUND, 400, "User email not found"),
+  EMAIL_NOT_VERIFIED: e(S.PERMISSION_DENIED, 403, "Email not verified"),
+  PASSWORD_TOO_SHORT: e(S.INVALID_ARGUMENT, 400, "Password too short"),
+  PASSWORD_TOO_LONG: e(S.INVALID_ARGUMENT, 400, "Password too long"),
+  USER_ALREADY_EXISTS: e(S.ALREADY_EXISTS, 422, "User already exists"),
+  EMAIL_CAN_NOT_BE_UPDATED: e(S.INVALID_ARGUMENT, 400, "Email can not be updated"),
+  CREDENTIAL_ACCOUNT_NOT_FOUND: e(S.NOT_FOUND, 400, "Credential account not found"),
+  SESSION_EXPIRED: e(S.UNAUTHENTICATED, 401, "Session expired. Re-authenticate to perform this action."),
+  FAILED_TO_UNLINK_LAST_ACCOUNT: e(S.FAILED_PRECONDITION, 400, "You can't unlink your last account"),
+  ACCOUNT_NOT_FOUND: e(S.NOT_FOUND, 400, "Account not found"),
+  NO_PASSWORD_CREDENTIAL_FOUND: e(S.NOT_FOUND, 400, "No password credential found"),
+  EMAIL_AND_PASSWORD_IS_NOT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Email and password is not enabled"),
+  VERIFICATION_EMAIL_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Verification email isn't enabled"),
+  RESET_PASSWORD_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Reset password isn't enabled"),
+  CHANGE_EMAIL_IS_DISABLED: e(S.FAILED_PRECONDITION, 400, "Change email is disabled"),
+  EMAIL_IS_THE_SAME: e(S.INVALID_ARGUMENT, 400, "Email is the same"),
+  COULDNT_UPDATE_YOUR_EMAIL: e(S.ALREADY_EXISTS, 400, "Couldn't update your email"),
+  USER_ALREADY_HAS_A_PASSWORD: e(S.ALREADY_EXISTS, 400, "user already has a password"),
+  SESSION_NOT_FOUND: e(S.NOT_FOUND, 404, "Session not found"),
+  SESSION_IS_NOT_FRESH: e(S.PERMISSION_DENIED, 403, "Session is not fresh"),
+  NOT_AUTHENTICATED: e(S.UNAUTHENTICATED, 401, "Not authenticated"),
+  FAILED_TO_INITIALIZE_DATABASE_ADAPTER: e(S.INTERNAL, 500, "Failed to initialize database adapter"),
+  VALUE_MUST_BE_AN_ARRAY: e(S.INVALID_ARGUMENT, 400, "Value must be an array"),
+  KEYS_NOT_FOUND: e(S.INTERNAL, 500, "Keys not found"),
+  CLIENT_ID_AND_SECRET_REQUIRED: e(S.FAILED_PRECONDITION, 500, "CLIENT_ID_AND_SECRET_REQUIRED"),
+  CODE_VERIFIER_IS_REQUIRED_FOR_GOOGLE: e(S.INVALID_ARGUMENT, 400, "codeVerifier is required for Google"),
+
+  // Organization
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a new organization"),
+  YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS: e(S.RESOURCE_EXHAUSTED, 403, "You have reached the maximum number of organizations"),
+  ORGANIZATION_ALREADY_EXISTS: e(S.ALREADY_EXISTS, 400, "Organization already exists"),
+  ORGANIZATION_NOT_FOUND: e(S.NOT_FOUND, 400, "Organization not found"),
+  USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "User is not a member of the organization"),
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to update this organization"),
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to delete this organization"),
+  NO_ACTIVE_ORGANIZATION: e(S.FAILED_PRECONDITION, 400, "No active organization"),
+  USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION: e(S.ALREADY_EXISTS, 400, "User is already a member of this organization"),
+  MEMBER_NOT_FOUND: e(S.NOT_FOUND, 400, "Member not found"),
+  ROLE_NOT_FOUND: e(S.NOT_FOUND, 400, "Role not found"),
+  YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER: e(S.FAILED_PRECONDITION, 400, "You cannot leave the organization as the only owner"),
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to delete this member"),
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to invite users to this organization"),
+  USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION: e(S.ALREADY_EXISTS, 400, "User is already invited to this organization"),
+  INVITATION_NOT_FOUND: e(S.NOT_FOUND, 400, "Invitation not found"),
+  YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not the recipient of the invitation"),
+  YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to cancel this invitation"),
+  INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: e(S.FAILED_PRECONDITION, 400, "Inviter is no longer a member of the organization"),
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: e(S.PERMISSION_DENIED, 403, "you are not allowed to invite user with this role"),
+
+  // Admin
+  YOU_CANNOT_BAN_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot ban yourself"),
+  ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT: e(S.PERMISSION_DENIED, 403, "Only admins can access this endpoint"),
+  YOU_ARE_NOT_IMPERSONATING_ANYONE: e(S.FAILED_PRECONDITION, 400, "You are not impersonating anyone"),
+  FAILED_TO_FIND_ADMIN_SESSION: e(S.NOT_FOUND, 400, "Failed to find admin session"),
+
+  // Username
+  INVALID_USERNAME_OR_PASSWORD: e(S.UNAUTHENTICATED, 401, "invalid username or password"),
+  USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER: e(S.ALREADY_EXISTS, 422, "username is already taken. please try another."),
+
+  // Two-factor
+  INVALID_TWO_FACTOR_COOKIE: e(S.UNAUTHENTICATED, 401, "invalid two factor cookie"),
+  INVALID_TWO_FACTOR_AUTHENTICATION: e(S.UNAUTHENTICATED, 401, "invalid two factor authentication"),
+
+  // HTTP concerns the gateway answers itself (SPEC.md §5, §8 status codes).
+  UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
+  INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),
+  INVALID_CALLBACKURL: e(S.PERMISSION_DENIED, 403, "Invalid callbackURL"),
+  INVALID_REDIRECTURL: e(S.PERMISSION_DENIED, 403, "Invalid redirectURL"),
+  INVALID_ERRORCALLBACKURL: e(S.PERMISSION_DENIED, 403, "Invalid errorCallbackURL"),
+  INVALID_NEWUSERCALLBACKURL: e(S.PERMISSION_DENIED, 403, "Invalid newUserCallbackURL"),
+  TOO_MANY_REQUESTS: e(S.RESOURCE_EXHAUSTED, 429, "Too many requests. Please try again later."),
+  VALIDATION_ERROR: e(S.INVALID_ARGUMENT, 400, "Invalid request"),
+  REQUEST_BODY_TOO_LARGE: e(S.INVALID_ARGUMENT, 400, "Request body is too large"),
+  NOT_FOUND: e(S.NOT_FOUND, 404, "Not found"),
+  SERVICE_UNAVAILABLE: e(S.UNAVAILABLE, 503, "Service unavailable. Please try again later."),
+  INTERNAL_SERVER_ERROR: e(S.INTERNAL, 500, "Internal server error"),
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A catalogue error. `message` may be replaced for validation errors that name the field. */
+export class AuthError extends Error {
+  readonly code: ErrorCode;
+  readonly http: number;
+  readonly grpcStatus: number;
+
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message ?? ERRORS[code].message, options);
+    this.name = "AuthError";
+    this.code = code;
+    this.http = ERRORS[code].http;
+    this.grpcStatus = ERRORS[code].status;
+  }
+}
+
+/** Whether a string is a catalogue code. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERRORS, code);
+}

@@ -1,0 +1,56 @@
+/**
+ * Sign-in with email or username and password. Every failure (unknown user, no password, wrong password,
+ * banned) answers the one generic error and costs one scrypt verification, so neither the message nor the
+ * timing tells whether an account exists.
+ */
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import { dummyPasswordHash, verifyPassword } from "../password.js";
+import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import type { ClientInfo, Registry } from "./ports.js";
+import { normaliseEmail } from "./validation.js";
+
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "now">;
+
+export interface SignInInput {
+  password: string;
+  rememberMe: boolean;
+  client: ClientInfo;
+}
+
+export async function signInEmail(deps: Deps, input: SignInInput & { email: string }) {
+  if (!deps.config.emailPasswordEnabled) throw new AuthError("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
+  let email: string;
+  try {
+    email = normaliseEmail(input.email);
+  } catch {
+    throw new AuthError("INVALID_EMAIL_OR_PASSWORD");
+  }
+  return signIn(deps, await deps.store.findUserByEmail(email), input, "INVALID_EMAIL_OR_PASSWORD");
+}
+
+export async function signInUsername(deps: Deps, input: SignInInput & { username: string }) {
+  const username = input.username.trim().toLowerCase();
+  return signIn(deps, await deps.store.findUserByUsername(username), input, "INVALID_USERNAME_OR_PASSWORD");
+}
+
+async function signIn(
+  deps: Deps,
+  user: UserRecord | null,
+  input: SignInInput,
+  failure: ErrorCode,
+): Promise<{ user: UserRecord; session: Session }> {
+  const account = user ? await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER) : null;
+  const valid = await verifyPassword(account?.password ?? (await dummyPasswordHash()), input.password);
+  if (!user || !account?.password || !valid) throw new AuthError(failure);
+  const current = await clearExpiredBan(deps, user);
+  if (current.banned) throw new AuthError(failure);
+  const session = await deps.sessions.createSession(current, { rememberMe: input.rememberMe, client: input.client });
+  return { user: current, session };
+}
+
+/** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */
+async function clearExpiredBan(deps: Pick<Deps, "store" | "now">, user: UserRecord): Promise<UserRecord> {
+  if (!user.banned || !user.banExpires || user.banExpires > deps.now()) return user;
+  return (await deps.store.updateUser(user.id, { banned: false, banReason: null, banExpires: null })) ?? user;
+}

@@ -1,0 +1,67 @@
+/** Email-and-password sign-up (optionally with a username), then auto sign-in when configured. */
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import { hashPassword } from "../password.js";
+import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import type { ClientInfo, Registry } from "./ports.js";
+import { checkExtraFields, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
+
+export interface SignUpInput {
+  name: string;
+  email: string;
+  password: string;
+  image?: string;
+  username?: string;
+  displayUsername?: string;
+  extraFields: Record<string, unknown>;
+  rememberMe: boolean;
+  client: ClientInfo;
+}
+
+export async function signUpEmail(
+  deps: Pick<Registry, "config" | "store" | "sessions" | "now">,
+  input: SignUpInput,
+): Promise<{ user: UserRecord; session?: Session }> {
+  const { config, store } = deps;
+  if (!config.emailPasswordEnabled) throw new AuthError("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
+  const email = normaliseEmail(input.email);
+  checkPasswordLength(input.password, config);
+  const username = input.username !== undefined ? normaliseUsername(input.username) : null;
+  const extraFields = checkExtraFields(input.extraFields, config.userFields);
+
+  // Cheap early answers; the unique indexes decide races (50 concurrent sign-ups make one user).
+  if (await store.findUserByEmail(email)) throw new AuthError("USER_ALREADY_EXISTS");
+  if (username && (await store.findUserByUsername(username))) throw new AuthError("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+
+  const now = deps.now();
+  const user: UserRecord = {
+    id: newId(),
+    name: input.name,
+    email,
+    emailVerified: false,
+    image: input.image ?? null,
+    createdAt: now,
+    updatedAt: now,
+    username,
+    displayUsername: username ? (input.displayUsername ?? input.username ?? null) : null,
+    role: null,
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    extraFields,
+  };
+  const passwordHash = await hashPassword(input.password);
+  await store.createUserWithAccount(user, {
+    id: newId(),
+    accountId: user.id,
+    providerId: CREDENTIAL_PROVIDER,
+    userId: user.id,
+    password: passwordHash,
+    createdAt: now,
+    updatedAt: now,
+  });
+  if (!config.autoSignIn) return { user };
+  const session = await deps.sessions.createSession(user, { rememberMe: input.rememberMe, client: input.client });
+  return { user, session };
+}

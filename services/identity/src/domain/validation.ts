@@ -1,0 +1,45 @@
+/** Input rules of SPEC.md §5 shared by the identity use cases. */
+import * as z from "zod";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { IdentityConfig, UserFieldConfig } from "../config.js";
+
+const emailSchema = z.email();
+
+/** Lower-cased, trimmed, and valid, else INVALID_EMAIL. */
+export function normaliseEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (!emailSchema.safeParse(value).success) throw new AuthError("INVALID_EMAIL");
+  return value;
+}
+
+export function checkPasswordLength(password: string, config: Pick<IdentityConfig, "passwordMinLength" | "passwordMaxLength">): void {
+  if (password.length < config.passwordMinLength) throw new AuthError("PASSWORD_TOO_SHORT");
+  if (password.length > config.passwordMaxLength) throw new AuthError("PASSWORD_TOO_LONG");
+}
+
+const USERNAME = /^[a-z0-9_.]{3,30}$/;
+
+/** Lower-cased; 3 to 30 letters, digits, underscores or dots. */
+export function normaliseUsername(username: string): string {
+  const value = username.trim().toLowerCase();
+  if (!USERNAME.test(value)) {
+    throw new AuthError("VALIDATION_ERROR", "Invalid username: use 3 to 30 letters, digits, underscores or dots");
+  }
+  return value;
+}
+
+/** Checks request-supplied extra user fields against configuration; unknown fields are refused by name. */
+export function checkExtraFields(input: Record<string, unknown>, fields: Record<string, UserFieldConfig>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    const field = fields[name];
+    if (!field || !field.input) throw new AuthError("VALIDATION_ERROR", `Unknown field: ${name}`);
+    if (value === null || value === undefined) continue;
+    if (typeof value !== field.type) throw new AuthError("VALIDATION_ERROR", `Invalid field ${name}: expected ${field.type}`);
+    out[name] = value;
+  }
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.required && field.input && out[name] === undefined) throw new AuthError("VALIDATION_ERROR", `Missing field: ${name}`);
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+/** The identity service's tables (SPEC.md §3): user and account. */
+import { defineEntity, p } from "@mikro-orm/core";
+
+export const UserEntity = defineEntity({
+  name: "User",
+  tableName: "user",
+  properties: {
+    id: p.string().primary(),
+    name: p.string(),
+    email: p.string().unique(),
+    emailVerified: p.boolean().default(false),
+    image: p.string().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    username: p.string().nullable().unique(),
+    displayUsername: p.string().nullable(),
+    role: p.string().nullable(),
+    banned: p.boolean().default(false),
+    banReason: p.string().nullable(),
+    banExpires: p.datetime().nullable(),
+    /** Configured extra fields, JSON text. */
+    extraFields: p.text().default("{}"),
+  },
+});
+
+export const AccountEntity = defineEntity({
+  name: "Account",
+  tableName: "account",
+  properties: {
+    id: p.string().primary(),
+    accountId: p.string(),
+    providerId: p.string(),
+    userId: p.string().index(),
+    password: p.text().nullable(),
+    accessToken: p.text().nullable(),
+    refreshToken: p.text().nullable(),
+    idToken: p.text().nullable(),
+    accessTokenExpiresAt: p.datetime().nullable(),
+    refreshTokenExpiresAt: p.datetime().nullable(),
+    scope: p.text().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type UserRow = InstanceType<typeof UserEntity.class>;
+export type AccountRow = InstanceType<typeof AccountEntity.class>;

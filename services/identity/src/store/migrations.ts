@@ -1,0 +1,47 @@
+/**
+ * The identity schema's migrations, in order. Plain SQL that PostgreSQL and SQLite both accept; a released
+ * migration is never edited, a change is a new class appended here.
+ */
+import { Migration } from "@mikro-orm/migrations";
+
+class CreateUserAndAccount extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "user" (
+      "id" varchar(64) not null primary key,
+      "name" varchar(255) not null,
+      "email" varchar(255) not null,
+      "email_verified" boolean not null default false,
+      "image" text null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz not null,
+      "username" varchar(255) null,
+      "display_username" varchar(255) null,
+      "role" varchar(255) null,
+      "banned" boolean not null default false,
+      "ban_reason" text null,
+      "ban_expires" timestamptz null,
+      "extra_fields" text not null default '{}'
+    )`);
+    this.addSql(`create unique index "user_email_unique" on "user" ("email")`);
+    this.addSql(`create unique index "user_username_unique" on "user" ("username")`);
+    this.addSql(`create table "account" (
+      "id" varchar(64) not null primary key,
+      "account_id" varchar(255) not null,
+      "provider_id" varchar(255) not null,
+      "user_id" varchar(64) not null,
+      "password" text null,
+      "access_token" text null,
+      "refresh_token" text null,
+      "id_token" text null,
+      "access_token_expires_at" timestamptz null,
+      "refresh_token_expires_at" timestamptz null,
+      "scope" text null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz not null
+    )`);
+    this.addSql(`create index "account_user_id_index" on "account" ("user_id")`);
+    this.addSql(`create unique index "account_provider_account_unique" on "account" ("provider_id", "account_id")`);
+  }
+}
+
+export const identityMigrations = [{ name: "0001-create-user-and-account", class: CreateUserAndAccount }];

@@ -1,0 +1,114 @@
+/**
+ * The key-value store behind the session cache and the rate-limit counters: Redis through ioredis when
+ * REDIS_URL is set, else process memory (one replica only). Values are strings; TTLs are milliseconds.
+ */
+import { Redis } from "ioredis";
+import type { Logger } from "./log.js";
+
+export interface KeyValue {
+  readonly kind: "redis" | "memory";
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  del(...keys: string[]): Promise<void>;
+  /** Several values in one round trip, null where absent. */
+  getMany(keys: string[]): Promise<Array<string | null>>;
+  /**
+   * Counts one hit in a fixed window, atomically: the first hit starts the window. Returns the count so far
+   * and the milliseconds left in the window. One round trip on Redis, so replicas share one exact count.
+   */
+  hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  close(): Promise<void>;
+}
+
+// INCR and PEXPIRE in one script: atomic, and one round trip.
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"): KeyValue {
+  const redis = new Redis(url, {
+    keyPrefix: prefix,
+    // Fail fast while Redis is down instead of queueing: callers fall back or fail open.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1_000,
+    lazyConnect: false,
+  });
+  let down = false;
+  redis.on("error", (error) => {
+    if (!down) log.warn("redis unavailable", { error: error.message });
+    down = true;
+  });
+  redis.on("ready", () => {
+    if (down) log.info("redis available again");
+    down = false;
+  });
+  redis.defineCommand("authHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
+  return {
+    kind: "redis",
+    get: (key) => redis.get(key),
+    async set(key, value, ttlMs) {
+      await redis.set(key, value, "PX", Math.max(1, Math.ceil(ttlMs)));
+    },
+    async del(...keys) {
+      if (keys.length) await redis.del(...keys);
+    },
+    getMany: (keys) => (keys.length ? redis.mget(...keys) : Promise.resolve([])),
+    async hit(key, windowMs) {
+      const [count, ttl] = (await (redis as unknown as { authHit(k: string, w: number): Promise<[number, number]> }).authHit(key, windowMs));
+      return { count, resetMs: ttl };
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
+  const values = new Map<string, { value: string; expiresAt: number }>();
+  const live = (map: typeof values, key: string) => {
+    const entry = map.get(key);
+    if (entry && entry.expiresAt <= now()) {
+      map.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  // Drop expired entries now and then so memory stays bounded under churn.
+  const sweep = setInterval(() => {
+    for (const key of values.keys()) live(values, key);
+  }, 60_000);
+  sweep.unref();
+  return {
+    kind: "memory",
+    get: async (key) => live(values, key)?.value ?? null,
+    async set(key, value, ttlMs) {
+      values.set(key, { value, expiresAt: now() + ttlMs });
+    },
+    async del(...keys) {
+      for (const key of keys) values.delete(key);
+    },
+    getMany: async (keys) => keys.map((key) => live(values, key)?.value ?? null),
+    async hit(key, windowMs) {
+      const entry = live(values, key);
+      const count = entry ? Number(entry.value) + 1 : 1;
+      const expiresAt = entry?.expiresAt ?? now() + windowMs;
+      values.set(key, { value: String(count), expiresAt });
+      return { count, resetMs: expiresAt - now() };
+    },
+    async close() {
+      clearInterval(sweep);
+      values.clear();
+    },
+  };
+}
+
+/** Redis when a URL is given, else memory with a warning (once, at boot). */
+export function createKeyValue(url: string | undefined, log: Logger, prefix?: string): KeyValue {
+  if (url) return createRedisKeyValue(url, log, prefix);
+  log.warn("REDIS_URL is not set: using process memory for the cache and counters (single replica only)");
+  return createMemoryKeyValue();
+}

@@ -1,0 +1,62 @@
+/**
+ * Structured JSON logs, one line per event, with the request id of the current call (carried from the
+ * gateway through gRPC metadata). Fields named like secrets are redacted before a line is written.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { setRequestContextRunner, setUnexpectedErrorLogger } from "@auth-platform/proto/rpc-server";
+import { setRequestIdReader } from "@auth-platform/proto/rpc-client";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|hash|otp/i;
+
+const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+
+/** Runs fn with requestId as the current request id. */
+export function withRequestId<T>(requestId: string, fn: () => T): T {
+  return requestContext.run({ requestId }, fn);
+}
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export function redact(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (SECRET_FIELD.test(key)) out[key] = "[redacted]";
+    else if (value instanceof Error) out[key] = { name: value.name, message: value.message };
+    else out[key] = value;
+  }
+  return out;
+}
+
+export function createLogger(service: string, level: LogLevel = "info", write = (line: string) => process.stdout.write(line + "\n")): Logger {
+  const emit = (at: LogLevel, msg: string, fields: Record<string, unknown> = {}) => {
+    if (ORDER[at] < ORDER[level]) return;
+    const requestId = currentRequestId();
+    write(JSON.stringify({ time: new Date().toISOString(), level: at, service, msg, ...(requestId ? { requestId } : {}), ...redact(fields) }));
+  };
+  return {
+    debug: (msg, fields) => emit("debug", msg, fields),
+    info: (msg, fields) => emit("info", msg, fields),
+    warn: (msg, fields) => emit("warn", msg, fields),
+    error: (msg, fields) => emit("error", msg, fields),
+  };
+}
+
+/** Wires the contracts' RPC glue to this process's logger and request context. */
+export function installRpcContext(log: Logger): void {
+  setRequestIdReader(currentRequestId);
+  setRequestContextRunner((requestId, fn) => withRequestId(requestId || crypto.randomUUID(), fn));
+  setUnexpectedErrorLogger((method, requestId, error) =>
+    log.error("unexpected error", { method, requestId, error: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * The one store bootstrap: a MikroORM instance for a service, SQLite through libsql by default (a file under
+ * the data folder, or :memory:) and PostgreSQL when the URL says postgres://. Migrations are real migration
+ * classes run at start; the schema is never synced from entities.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { EntitySchema } from "@mikro-orm/core";
+import { Migrator } from "@mikro-orm/migrations";
+import type { Migration } from "@mikro-orm/migrations";
+import type { EntityManager, MikroORM } from "@mikro-orm/sql";
+
+export type Dialect = "sqlite" | "postgresql";
+
+export interface StoreOptions {
+  url: string;
+  entities: EntitySchema<any, any>[];
+  migrations: Array<{ name: string; class: new (...args: any[]) => Migration }>;
+  /** Connection pool size for PostgreSQL. */
+  poolMax?: number;
+  debug?: boolean;
+}
+
+export interface Store {
+  orm: MikroORM;
+  dialect: Dialect;
+  /** A fresh EntityManager for one unit of work. */
+  em(): EntityManager;
+  close(): Promise<void>;
+}
+
+export function dialectOf(url: string): Dialect {
+  return /^postgres(ql)?:\/\//.test(url) ? "postgresql" : "sqlite";
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const dialect = dialectOf(options.url);
+  const common = {
+    entities: options.entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: options.migrations, snapshot: false, silent: true, transactional: true },
+    debug: options.debug ?? false,
+    allowGlobalContext: false,
+  };
+  let orm: MikroORM;
+  if (dialect === "postgresql") {
+    const { MikroORM: PgORM } = await import("@mikro-orm/postgresql");
+    orm = (await PgORM.init({ ...common, clientUrl: options.url, pool: { min: 0, max: options.poolMax ?? 10 } })) as unknown as MikroORM;
+  } else {
+    const { MikroORM: LibSqlORM } = await import("@mikro-orm/libsql");
+    const dbName = options.url.replace(/^file:/, "");
+    if (dbName !== ":memory:") mkdirSync(dirname(dbName), { recursive: true });
+    orm = (await LibSqlORM.init({ ...common, dbName })) as unknown as MikroORM;
+    // WAL lets readers run beside the one writer; busy_timeout waits for the lock instead of failing.
+    await orm.em.getConnection().execute("pragma busy_timeout = 5000");
+    if (dbName !== ":memory:") await orm.em.getConnection().execute("pragma journal_mode = wal");
+  }
+  await orm.migrator.up();
+  return {
+    orm,
+    dialect,
+    em: () => orm.em.fork() as EntityManager,
+    close: () => orm.close(true),
+  };
+}
+
+/** Whether an error is a unique-constraint violation, on either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; message?: string };
+  return (
+    e?.name === "UniqueConstraintViolationException" ||
+    e?.code === "23505" ||
+    /UNIQUE constraint failed|duplicate key value/i.test(e?.message ?? "")
+  );
+}

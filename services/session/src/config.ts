@@ -1,0 +1,39 @@
+/** The session service's configuration, from the environment (docs/configuration.md). */
+import * as z from "zod";
+import { env, loadConfig } from "@auth-platform/runtime/config";
+
+const schema = z.object({
+  LOG_LEVEL: env.logLevel(),
+  SESSION_PORT: env.port(50052),
+  SESSION_DATABASE_URL: z.string().min(1).default("file:data/session.db"),
+  IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
+  REDIS_URL: env.optionalUrl(),
+  SESSION_EXPIRES_IN: env.seconds(604_800),
+  SESSION_UPDATE_AGE: env.seconds(86_400),
+});
+
+export interface SessionConfig {
+  logLevel: "debug" | "info" | "warn" | "error";
+  port: number;
+  databaseUrl: string;
+  identityServiceUrl: string;
+  redisUrl?: string;
+  expiresInSeconds: number;
+  updateAgeSeconds: number;
+}
+
+/** SPEC.md §9: rememberMe false gives a one-day session. */
+export const SHORT_SESSION_SECONDS = 86_400;
+
+export function sessionConfig(source: Record<string, string | undefined>): SessionConfig {
+  const c = loadConfig(schema, source);
+  return {
+    logLevel: c.LOG_LEVEL,
+    port: c.SESSION_PORT,
+    databaseUrl: c.SESSION_DATABASE_URL,
+    identityServiceUrl: c.IDENTITY_SERVICE_URL,
+    redisUrl: c.REDIS_URL,
+    expiresInSeconds: c.SESSION_EXPIRES_IN,
+    updateAgeSeconds: c.SESSION_UPDATE_AGE,
+  };
+}

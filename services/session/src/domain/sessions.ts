@@ -1,0 +1,154 @@
+/**
+ * Session use cases. The cache is read first and filled on a miss; a Redis failure on a read or fill falls
+ * back to the store (sign-in and get-session stay up). A revoke writes the cache tombstone first and fails
+ * if it cannot: a revoked session must never be readable from the cache afterwards (no grace window).
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { type PublicUser, publicSession } from "@auth-platform/proto/public-shapes";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import {
+  type CachedSession,
+  forgetCachedSession,
+  readCachedSession,
+  revokeCachedSession,
+  writeCachedSession,
+} from "@auth-platform/runtime/session-cache";
+import { SHORT_SESSION_SECONDS } from "../config.js";
+import { toSessionMessage } from "../rpc/mappers.js";
+import type { SessionRecord } from "../store/session-store.js";
+import type { Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "config" | "store" | "cache" | "users" | "now" | "log">;
+
+export const TOKEN_LENGTH = 32;
+
+export interface CreateSessionInput {
+  userId: string;
+  ipAddress?: string;
+  userAgent?: string;
+  rememberMe: boolean;
+  impersonatedBy?: string;
+  expiresInSeconds?: number;
+  user?: PublicUser;
+}
+
+export async function createSession(deps: Deps, input: CreateSessionInput): Promise<SessionRecord> {
+  const now = deps.now();
+  const lifetime = input.expiresInSeconds || (input.rememberMe ? deps.config.expiresInSeconds : SHORT_SESSION_SECONDS);
+  const session: SessionRecord = {
+    id: newId(),
+    token: randomString(TOKEN_LENGTH),
+    userId: input.userId,
+    expiresAt: new Date(now.getTime() + lifetime * 1000),
+    ipAddress: input.ipAddress || null,
+    userAgent: input.userAgent || null,
+    createdAt: now,
+    updatedAt: now,
+    impersonatedBy: input.impersonatedBy || null,
+    activeOrganizationId: null,
+  };
+  try {
+    await deps.store.create(session);
+  } catch (error) {
+    deps.log.error("session insert failed", { error });
+    throw new AuthError("FAILED_TO_CREATE_SESSION");
+  }
+  if (input.user) await fillCache(deps, toCached(deps, session, input.user));
+  return session;
+}
+
+/**
+ * When the session was last extended it was given `expiresAt - updatedAt` to live; once `updateAge` of that
+ * has passed it is extended again by the same lifetime. A short (one-day) session is never extended.
+ */
+function refreshAt(deps: Pick<Deps, "config">, session: Pick<SessionRecord, "expiresAt" | "updatedAt">): number {
+  const lifetime = session.expiresAt.getTime() - session.updatedAt.getTime();
+  return session.updatedAt.getTime() + Math.min(deps.config.updateAgeSeconds * 1000, lifetime);
+}
+
+function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: PublicUser): CachedSession {
+  return { session: publicSession(toSessionMessage(session)), user, refreshAt: refreshAt(deps, session) };
+}
+
+async function fillCache(deps: Pick<Deps, "cache" | "log">, cached: CachedSession): Promise<void> {
+  try {
+    await writeCachedSession(deps.cache, cached);
+  } catch (error) {
+    deps.log.warn("session cache write failed", { error });
+  }
+}
+
+export interface ValidSession {
+  cached: CachedSession;
+  refreshed: boolean;
+}
+
+/** The live session for a token, extended when due (unless disableRefresh), or null. */
+export async function getSession(deps: Deps, token: string, disableRefresh: boolean): Promise<ValidSession | null> {
+  const now = deps.now();
+  let cached: CachedSession | "revoked" | null = null;
+  try {
+    cached = await readCachedSession(deps.cache, token, now.getTime());
+  } catch (error) {
+    deps.log.warn("session cache read failed; reading the store", { error });
+  }
+  if (cached === "revoked") return null;
+  if (!cached) {
+    const record = await deps.store.findByToken(token);
+    if (!record) return null;
+    if (record.expiresAt <= now) {
+      await deps.store.deleteByTokens([token]);
+      return null;
+    }
+    const user = await deps.users.getUser(record.userId);
+    if (!user) return null;
+    cached = toCached(deps, record, user);
+    await fillCache(deps, cached);
+  }
+  if (disableRefresh || now.getTime() < cached.refreshAt) return { cached, refreshed: false };
+
+  const expiresAt = Date.parse(cached.session.expiresAt);
+  const lifetime = expiresAt - Date.parse(cached.session.updatedAt);
+  const newExpiresAt = new Date(now.getTime() + lifetime);
+  if (!(await deps.store.extend(token, newExpiresAt, now))) return null;
+  const refreshed: CachedSession = {
+    ...cached,
+    session: { ...cached.session, expiresAt: newExpiresAt.toISOString(), updatedAt: now.toISOString() },
+    refreshAt: now.getTime() + Math.min(deps.config.updateAgeSeconds * 1000, lifetime),
+  };
+  await fillCache(deps, refreshed);
+  return { cached: refreshed, refreshed: true };
+}
+
+/** The user's live sessions, impersonation sessions left out. */
+export async function listSessions(deps: Deps, userId: string): Promise<SessionRecord[]> {
+  const now = deps.now();
+  return (await deps.store.listByUser(userId)).filter((s) => s.expiresAt > now && !s.impersonatedBy);
+}
+
+async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
+  try {
+    for (const session of sessions) await revokeCachedSession(deps.cache, session.token, session.expiresAt, deps.now().getTime());
+  } catch (error) {
+    deps.log.error("session cache unavailable: revoke refused so no revoked session stays cached", { error });
+    throw new AuthError("SERVICE_UNAVAILABLE");
+  }
+  await deps.store.deleteByTokens(sessions.map((s) => s.token));
+}
+
+/** Ends one session; with ownerId, only if it belongs to that user (else, as if absent, SESSION_NOT_FOUND). */
+export async function revokeSession(deps: Deps, token: string, ownerId?: string): Promise<void> {
+  const session = await deps.store.findByToken(token);
+  if (!session || (ownerId && session.userId !== ownerId)) throw new AuthError("SESSION_NOT_FOUND");
+  await revokeAll(deps, [session]);
+}
+
+export async function revokeUserSessions(deps: Deps, userId: string, keepToken?: string): Promise<void> {
+  const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== keepToken);
+  await revokeAll(deps, sessions);
+}
+
+/** Drops cached copies of a user's sessions after the user changed, so the next read serves the new user. */
+export async function forgetUser(deps: Deps, userId: string): Promise<void> {
+  for (const session of await deps.store.listByUser(userId)) await forgetCachedSession(deps.cache, session.token);
+}

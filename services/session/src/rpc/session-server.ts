@@ -1,0 +1,61 @@
+/** SessionService over gRPC: decode, call one use case, encode. */
+import { type SessionServiceServer, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { PublicUser } from "@auth-platform/proto/public-shapes";
+import { unary } from "@auth-platform/proto/rpc-server";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import type { Registry } from "../domain/ports.js";
+import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions } from "../domain/sessions.js";
+import { sessionMessageFromPublic, toSessionMessage } from "./mappers.js";
+
+function parseUser(json: string | undefined): PublicUser | undefined {
+  if (!json) return undefined;
+  try {
+    return JSON.parse(json) as PublicUser;
+  } catch {
+    throw new AuthError("VALIDATION_ERROR", "Invalid user");
+  }
+}
+
+export function sessionService(registry: Registry): ServiceBinding {
+  const implementation: SessionServiceServer = {
+    createSession: unary("CreateSession", async (req) => {
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      const session = await createSession(registry, { ...req, user: parseUser(req.user?.json) });
+      return { session: toSessionMessage(session) };
+    }),
+    getSession: unary("GetSession", async (req) => {
+      const found = req.token ? await getSession(registry, req.token, req.disableRefresh) : null;
+      if (!found) return { refreshed: false };
+      return {
+        session: sessionMessageFromPublic(found.cached.session),
+        user: { json: JSON.stringify(found.cached.user) },
+        refreshed: found.refreshed,
+      };
+    }),
+    listSessions: unary("ListSessions", async (req) => ({
+      sessions: (await listSessions(registry, req.userId)).map(toSessionMessage),
+    })),
+    revokeSession: unary("RevokeSession", async (req) => {
+      await revokeSession(registry, req.token, req.userId);
+      return {};
+    }),
+    revokeUserSessions: unary("RevokeUserSessions", async (req) => {
+      await revokeUserSessions(registry, req.userId);
+      return {};
+    }),
+    revokeOtherSessions: unary("RevokeOtherSessions", async (req) => {
+      await revokeUserSessions(registry, req.userId, req.keepToken);
+      return {};
+    }),
+    forgetUser: unary("ForgetUser", async (req) => {
+      await forgetUser(registry, req.userId);
+      return {};
+    }),
+  };
+  return {
+    definition: SessionServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.session.v1.SessionService",
+  };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["{proto,services,gateway,charts,bench,deploy}/**/*.test.ts"],
+    exclude: ["**/node_modules/**"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration suites start real processes and bind ports; two workers suit a 2-core machine.
+    maxWorkers: 2,
+  },
+});
