@@ -23,6 +23,7 @@ const schema = z.object({
   AUTH_TRUSTED_PROXIES: env.list(),
   AUTH_COOKIE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("better-auth"),
   REDIS_URL: env.optionalUrl(),
+  REDIS_KEY_PREFIX: z.string().default("auth:"),
   RATE_LIMIT_ENABLED: env.bool(true),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
@@ -44,6 +45,7 @@ export interface GatewayConfig {
   trustedProxies: string[];
   cookiePrefix: string;
   redisUrl?: string;
+  redisKeyPrefix: string;
   rateLimit: { enabled: boolean; default: RateLimitRule; rules: Record<string, RateLimitRule> };
   bodyLimit: string;
   identityServiceUrl: string;
@@ -65,6 +67,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     trustedProxies: c.AUTH_TRUSTED_PROXIES,
     cookiePrefix: c.AUTH_COOKIE_PREFIX,
     redisUrl: c.REDIS_URL,
+    redisKeyPrefix: c.REDIS_KEY_PREFIX,
     rateLimit: {
       enabled: c.RATE_LIMIT_ENABLED,
       default: { window: c.RATE_LIMIT_WINDOW, max: c.RATE_LIMIT_MAX },

@@ -12,7 +12,7 @@ runMain("gateway", async () => {
   installRpcContext(log);
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
   const clients = createClients({ identity: config.identityServiceUrl, session: config.sessionServiceUrl });
-  const counters = createKeyValue(config.redisUrl, log);
+  const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const server = app.listen(config.port, () => {
     const address = server.address();

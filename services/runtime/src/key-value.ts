@@ -107,7 +107,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
 }
 
 /** Redis when a URL is given, else memory with a warning (once, at boot). */
-export function createKeyValue(url: string | undefined, log: Logger, prefix?: string): KeyValue {
+export function createKeyValue(url: string | undefined, log: Logger, prefix = "auth:"): KeyValue {
   if (url) return createRedisKeyValue(url, log, prefix);
   log.warn("REDIS_URL is not set: using process memory for the cache and counters (single replica only)");
   return createMemoryKeyValue();

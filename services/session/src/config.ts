@@ -8,6 +8,7 @@ const schema = z.object({
   SESSION_DATABASE_URL: z.string().min(1).default("file:data/session.db"),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   REDIS_URL: env.optionalUrl(),
+  REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
 });
@@ -18,6 +19,7 @@ export interface SessionConfig {
   databaseUrl: string;
   identityServiceUrl: string;
   redisUrl?: string;
+  redisKeyPrefix: string;
   expiresInSeconds: number;
   updateAgeSeconds: number;
 }
@@ -33,6 +35,7 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     databaseUrl: c.SESSION_DATABASE_URL,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     redisUrl: c.REDIS_URL,
+    redisKeyPrefix: c.REDIS_KEY_PREFIX,
     expiresInSeconds: c.SESSION_EXPIRES_IN,
     updateAgeSeconds: c.SESSION_UPDATE_AGE,
   };

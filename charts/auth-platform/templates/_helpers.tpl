@@ -1,0 +1,125 @@
+{{/*
+Chart name.
+*/}}
+{{- define "auth-platform.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Fully qualified name prefix; truncated to leave room for the longest component suffix
+("-notification", 13 characters) within the 63-character limit of DNS names.
+*/}}
+{{- define "auth-platform.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Chart label value.
+*/}}
+{{- define "auth-platform.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels shared by every object.
+*/}}
+{{- define "auth-platform.labels" -}}
+helm.sh/chart: {{ include "auth-platform.chart" . }}
+app.kubernetes.io/name: {{ include "auth-platform.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "auth-platform.name" . }}
+{{- end }}
+
+{{/*
+Labels of a component's objects. Takes (dict "root" $ "component" "identity").
+*/}}
+{{- define "auth-platform.componentLabels" -}}
+{{ include "auth-platform.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+Selector labels of a component (immutable in a Deployment: never add to these).
+Takes (dict "root" $ "component" "identity").
+*/}}
+{{- define "auth-platform.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "auth-platform.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+Name of a component's Deployment, Service, HPA and PDB. Takes (dict "root" $ "component" "identity").
+*/}}
+{{- define "auth-platform.componentName" -}}
+{{- printf "%s-%s" (include "auth-platform.fullname" .root) .component }}
+{{- end }}
+
+{{/*
+In-cluster gRPC address (host:port) of a component's Service. Takes (dict "root" $ "component" "identity").
+*/}}
+{{- define "auth-platform.serviceAddress" -}}
+{{- $values := index .root.Values .component }}
+{{- printf "%s:%d" (include "auth-platform.componentName" .) (int $values.port) }}
+{{- end }}
+
+{{/*
+Name of the shared ConfigMap.
+*/}}
+{{- define "auth-platform.configMapName" -}}
+{{- printf "%s-config" (include "auth-platform.fullname" .) }}
+{{- end }}
+
+{{/*
+Name of the Secret every container reads: the existing one when given, else the chart's.
+*/}}
+{{- define "auth-platform.secretName" -}}
+{{- if .Values.secret.existingSecret }}
+{{- .Values.secret.existingSecret }}
+{{- else }}
+{{- printf "%s-secrets" (include "auth-platform.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Image reference: repository, then @digest when given, else :tag (default appVersion).
+*/}}
+{{- define "auth-platform.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Database URL of a component: its database.url, else built from the postgresql block. User and
+password are percent-encoded (urlquery writes a space as "+", which userinfo would read literally).
+Takes (dict "root" $ "component" "identity").
+*/}}
+{{- define "auth-platform.databaseUrl" -}}
+{{- $db := (index .root.Values .component).database }}
+{{- if $db.url }}
+{{- $db.url }}
+{{- else }}
+{{- $pg := .root.Values.postgresql }}
+{{- $user := $pg.username | urlquery | replace "+" "%20" }}
+{{- $auth := $user }}
+{{- if $pg.password }}
+{{- $auth = printf "%s:%s" $user ($pg.password | urlquery | replace "+" "%20") }}
+{{- end }}
+{{- printf "postgres://%s@%s:%d/%s" $auth $pg.host (int $pg.port) $db.name }}
+{{- if $pg.params }}?{{ $pg.params }}{{ end }}
+{{- end }}
+{{- end }}

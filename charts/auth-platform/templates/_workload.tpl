@@ -1,0 +1,253 @@
+{{/*
+Workload objects shared by every component. Each takes (dict "root" $ "component" "<name>"), where
+<name> is a top-level values key (gateway, identity, session, notification). The gateway speaks HTTP;
+every other component speaks gRPC and answers grpc.health.v1, which the kubelet's native gRPC probe
+calls.
+*/}}
+
+{{/*
+Whether a component is deployed (components without an "enabled" value always are).
+*/}}
+{{- define "auth-platform.enabled" -}}
+{{- if dig "enabled" true (index .root.Values .component) }}true{{ end }}
+{{- end }}
+
+{{/*
+One probe of a component: the HTTP GET <basePath>/ok for the gateway, the gRPC health check for the
+services. Takes (dict "root" $ "component" "<name>" "timing" <probes.liveness|readiness|startup>).
+*/}}
+{{- define "auth-platform.probe" -}}
+{{- if eq .component "gateway" }}
+httpGet:
+  path: {{ printf "%s/ok" (trimSuffix "/" .root.Values.config.basePath) }}
+  port: http
+{{- else }}
+grpc:
+  port: {{ (index .root.Values .component).port | int }}
+{{- end }}
+periodSeconds: {{ .timing.periodSeconds }}
+timeoutSeconds: {{ .timing.timeoutSeconds }}
+failureThreshold: {{ .timing.failureThreshold }}
+{{- end }}
+
+{{- define "auth-platform.deployment" -}}
+{{- if include "auth-platform.enabled" . }}
+{{- $root := .root }}
+{{- $values := index $root.Values .component }}
+{{- $ctx := dict "root" $root "component" .component }}
+{{- $portName := ternary "http" "grpc" (eq .component "gateway") }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "auth-platform.componentName" $ctx }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "auth-platform.componentLabels" $ctx | nindent 4 }}
+spec:
+  {{- if not $values.autoscaling.enabled }}
+  replicas: {{ $values.replicaCount }}
+  {{- end }}
+  revisionHistoryLimit: 10
+  selector:
+    matchLabels:
+      {{- include "auth-platform.selectorLabels" $ctx | nindent 6 }}
+  template:
+    metadata:
+      annotations:
+        {{- with $root.Values.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        # Roll the pods when their configuration changes (an existingSecret's content is not seen).
+        # The Secret is hashed as rendered, its random AUTH_SECRET included, so the annotation offers
+        # no shortcut for guessing a weak password.
+        checksum/config: {{ include (print $root.Template.BasePath "/configmap_auth-platform.yaml") $root | sha256sum }}
+        checksum/secret: {{ include (print $root.Template.BasePath "/secret_auth-platform.yaml") $root | sha256sum }}
+      labels:
+        {{- include "auth-platform.componentLabels" $ctx | nindent 8 }}
+        {{- with $root.Values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.serviceAccountName }}
+      serviceAccountName: {{ . }}
+      {{- end }}
+      # No component calls the Kubernetes API.
+      automountServiceAccountToken: false
+      # Service links would inject <SERVICE>_PORT=tcp://... variables, which can shadow IDENTITY_PORT
+      # or SESSION_PORT when a Service bears such a name.
+      enableServiceLinks: false
+      terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      containers:
+        - name: {{ .component }}
+          image: {{ include "auth-platform.image" $root | quote }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          command:
+            {{- toYaml $values.command | nindent 12 }}
+          ports:
+            - name: {{ $portName }}
+              containerPort: {{ $values.port | int }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ include "auth-platform.configMapName" $root }}
+            - secretRef:
+                name: {{ include "auth-platform.secretName" $root }}
+          {{- with concat $root.Values.env $values.env }}
+          env:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- if $root.Values.probes.startup.enabled }}
+          startupProbe:
+            {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.startup) $ctx) | trim | nindent 12 }}
+          {{- end }}
+          {{- if $root.Values.probes.liveness.enabled }}
+          livenessProbe:
+            {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.liveness) $ctx) | trim | nindent 12 }}
+          {{- end }}
+          {{- if $root.Values.probes.readiness.enabled }}
+          readinessProbe:
+            {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.readiness) $ctx) | trim | nindent 12 }}
+          {{- end }}
+          resources:
+            {{- toYaml $values.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          volumeMounts:
+            # The root file system is read-only; tsx and the runtime write temporary files here.
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: tmp
+          emptyDir:
+            sizeLimit: {{ $root.Values.tmpVolume.sizeLimit }}
+      {{- with $root.Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "auth-platform.service" -}}
+{{- if include "auth-platform.enabled" . }}
+{{- $root := .root }}
+{{- $values := index $root.Values .component }}
+{{- $ctx := dict "root" $root "component" .component }}
+{{- $portName := ternary "http" "grpc" (eq .component "gateway") }}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "auth-platform.componentName" $ctx }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "auth-platform.componentLabels" $ctx | nindent 4 }}
+  {{- with $values.service.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  type: {{ $values.service.type }}
+  selector:
+    {{- include "auth-platform.selectorLabels" $ctx | nindent 4 }}
+  ports:
+    - name: {{ $portName }}
+      port: {{ $values.port | int }}
+      targetPort: {{ $portName }}
+      protocol: TCP
+      appProtocol: {{ $portName }}
+{{- end }}
+{{- end }}
+
+{{- define "auth-platform.hpa" -}}
+{{- $values := index .root.Values .component }}
+{{- if and (include "auth-platform.enabled" .) $values.autoscaling.enabled }}
+{{- $root := .root }}
+{{- $ctx := dict "root" $root "component" .component }}
+{{- $scaling := $values.autoscaling }}
+{{- if not (or $scaling.targetCPUUtilizationPercentage $scaling.targetMemoryUtilizationPercentage $scaling.metrics) }}
+{{- fail (printf "%s.autoscaling: give a CPU or memory target or metrics" .component) }}
+{{- end }}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include "auth-platform.componentName" $ctx }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "auth-platform.componentLabels" $ctx | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ include "auth-platform.componentName" $ctx }}
+  minReplicas: {{ $scaling.minReplicas }}
+  maxReplicas: {{ $scaling.maxReplicas }}
+  metrics:
+    {{- with $scaling.targetCPUUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+    {{- with $scaling.targetMemoryUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: memory
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+    {{- with $scaling.metrics }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- with $scaling.behavior }}
+  behavior:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "auth-platform.pdb" -}}
+{{- $values := index .root.Values .component }}
+{{- if and (include "auth-platform.enabled" .) $values.pdb.enabled }}
+{{- $root := .root }}
+{{- $ctx := dict "root" $root "component" .component }}
+{{- $pdb := $values.pdb }}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "auth-platform.componentName" $ctx }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "auth-platform.componentLabels" $ctx | nindent 4 }}
+spec:
+  {{- if not (kindIs "invalid" $pdb.minAvailable) }}
+  minAvailable: {{ $pdb.minAvailable | toJson }}
+  {{- else if not (kindIs "invalid" $pdb.maxUnavailable) }}
+  maxUnavailable: {{ $pdb.maxUnavailable | toJson }}
+  {{- else }}
+  {{- fail (printf "%s.pdb: set minAvailable or maxUnavailable" .component) }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "auth-platform.selectorLabels" $ctx | nindent 6 }}
+{{- end }}
+{{- end }}

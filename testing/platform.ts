@@ -1,0 +1,146 @@
+/**
+ * The whole platform in one test process: identity and session over real gRPC on free loopback ports,
+ * real migrations on fresh databases, and the gateway's express app on a real HTTP port.
+ */
+import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
+import { createLogger } from "@auth-platform/runtime/log";
+import { startGrpcServer, type RunningServer } from "@auth-platform/runtime/grpc-server";
+import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
+import { identityConfig } from "../services/identity/src/config.js";
+import { buildRegistry as buildIdentity } from "../services/identity/src/registry.js";
+import { identityService } from "../services/identity/src/rpc/identity-server.js";
+import { sessionConfig } from "../services/session/src/config.js";
+import { buildRegistry as buildSession } from "../services/session/src/registry.js";
+import { sessionService } from "../services/session/src/rpc/session-server.js";
+import { createApp } from "../gateway/src/app.js";
+import { createClients } from "../gateway/src/clients.js";
+import { gatewayConfig } from "../gateway/src/config.js";
+import { createTestDatabase, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
+
+export interface PlatformOptions {
+  /** Extra environment for every process (e.g. IDENTITY_AUTO_SIGN_IN=false). */
+  env?: Record<string, string>;
+  /** Rate limiting is off unless a test turns it on. */
+  rateLimit?: boolean;
+  /** Use TEST_REDIS_URL when set (default true). */
+  redis?: boolean;
+}
+
+export interface Platform {
+  /** http://127.0.0.1:PORT/api/auth */
+  baseURL: string;
+  origin: string;
+  identityAddress: string;
+  sessionAddress: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Free loopback ports, found by binding port 0 and letting go. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    ports.push((server.address() as AddressInfo).port);
+  }
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+export async function platformEnv(options: PlatformOptions = {}): Promise<{ env: Record<string, string>; databases: TestDatabase[] }> {
+  const [identityPort, sessionPort] = await freePorts(2);
+  const identityDb = await createTestDatabase("identity");
+  const sessionDb = await createTestDatabase("session");
+  const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
+  const env: Record<string, string> = {
+    LOG_LEVEL: "error",
+    AUTH_SECRET: "test-secret-0123456789-0123456789-0123456789",
+    IDENTITY_PORT: String(identityPort),
+    SESSION_PORT: String(sessionPort),
+    IDENTITY_SERVICE_URL: `127.0.0.1:${identityPort}`,
+    SESSION_SERVICE_URL: `127.0.0.1:${sessionPort}`,
+    IDENTITY_DATABASE_URL: identityDb.url,
+    SESSION_DATABASE_URL: sessionDb.url,
+    RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
+    ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
+    ...options.env,
+  };
+  return { env, databases: [identityDb, sessionDb] };
+}
+
+export interface RunningGateway {
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** The gateway app on a free port, with the given environment. */
+export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
+  const config = gatewayConfig({ ...env, PORT: "0" });
+  const log = createLogger("gateway", config.logLevel);
+  const clients = createClients({ identity: config.identityServiceUrl, session: config.sessionServiceUrl });
+  const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      clients.close();
+      await counters.close();
+    },
+  };
+}
+
+export async function startIdentity(env: Record<string, string>): Promise<RunningServer> {
+  const config = identityConfig(env);
+  const registry = await buildIdentity(config);
+  return startGrpcServer({
+    services: [identityService(registry)],
+    port: config.port,
+    host: "127.0.0.1",
+    log: createLogger("identity", config.logLevel),
+    closers: [() => registry.close()],
+    graceMs: 1_000,
+  });
+}
+
+export async function startSession(env: Record<string, string>): Promise<RunningServer> {
+  const config = sessionConfig(env);
+  const log = createLogger("session", config.logLevel);
+  const registry = await buildSession(config, log);
+  return startGrpcServer({
+    services: [sessionService(registry)],
+    port: config.port,
+    host: "127.0.0.1",
+    log,
+    closers: [() => registry.close()],
+    graceMs: 1_000,
+  });
+}
+
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const { env, databases } = await platformEnv(options);
+  const identity = await startIdentity(env);
+  const session = await startSession(env);
+  const gateway = await startGateway(env);
+  return {
+    baseURL: `${gateway.origin}/api/auth`,
+    origin: gateway.origin,
+    identityAddress: env.IDENTITY_SERVICE_URL!,
+    sessionAddress: env.SESSION_SERVICE_URL!,
+    env,
+    async stop() {
+      await gateway.stop();
+      await session.shutdown();
+      await identity.shutdown();
+      for (const db of databases) await db.drop();
+    },
+  };
+}
