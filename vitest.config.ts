@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration suites start real processes and bind ports; two workers suit a 2-core machine.
     maxWorkers: 2,
+    globalSetup: ["testing/global-setup.ts"],
   },
 });

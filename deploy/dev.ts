@@ -1,0 +1,71 @@
+/**
+ * `make dev`: the whole platform on its embedded defaults, one process per service, SQLite files under
+ * data/, memory for the cache and counters, the development mail outbox. Ctrl-C stops everything.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
+
+const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32" };
+const data = join(ROOT, "data");
+
+const env: Record<string, string | undefined> = {
+  NODE_ENV: "development",
+  IDENTITY_DATABASE_URL: process.env.IDENTITY_DATABASE_URL ?? `file:${join(data, "identity.db")}`,
+  SESSION_DATABASE_URL: process.env.SESSION_DATABASE_URL ?? `file:${join(data, "session.db")}`,
+  NOTIFICATION_DATABASE_URL: process.env.NOTIFICATION_DATABASE_URL ?? `file:${join(data, "notification.db")}`,
+  AUTH_APP_URL: process.env.AUTH_APP_URL ?? "http://localhost:5173",
+  AUTH_TRUSTED_ORIGINS: process.env.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
+  AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}/api/auth`,
+};
+
+/** One readable line from a JSON log line: time, level, message, then the other fields. */
+function pretty(label: string, line: string): string {
+  let text = line;
+  try {
+    const { time, level, service: _service, msg, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+    text = `${String(time).slice(11, 19)} ${String(level).padEnd(5)} ${msg} ${fields.join(" ")}`;
+  } catch {
+    // Not JSON (a crash trace): print as is.
+  }
+  return `\x1b[${COLORS[label] ?? "37"}m${label.padEnd(12)}\x1b[0m ${text}`;
+}
+
+const order: ProcessName[] = ["identity", "session", "notification", "gateway"];
+const running: StartedProcess[] = [];
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  await Promise.all(running.map((p) => p.stop("SIGTERM")));
+  process.exit(code);
+}
+
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
+
+for (const name of order) {
+  if (!existsSync(join(ROOT, ENTRY_POINTS[name]))) continue;
+  try {
+    const started = await startProcess(name, { env, onLine: (line) => console.log(pretty(name, line)) });
+    running.push(started);
+    void started.exited.then((exitCode) => {
+      if (stopping) return;
+      console.error(`\n${name} stopped unexpectedly (${exitCode}); stopping the platform.`);
+      void stopAll(1);
+    });
+  } catch (error) {
+    console.error(String(error));
+    await stopAll(1);
+  }
+}
+
+const gatewayUrl = env.AUTH_BASE_URL!;
+console.log(`
+  Auth platform is running.
+  Gateway:  ${gatewayUrl}   (try: curl ${gatewayUrl}/ok)
+  Data:     ${data}
+  Mail:     development outbox (links are printed above; GET ${gatewayUrl}/dev/outbox)
+  Ctrl-C stops everything.
+`);

@@ -1,0 +1,97 @@
+/**
+ * A service killed mid-run (SIGKILL, real processes): the gateway answers a JSON 503 for the routes that
+ * need it, and recovers once the service is back, with no data lost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StartedProcess, startProcess } from "../../deploy/processes.js";
+import { backendLabel, type TestDatabase } from "../../testing/databases.js";
+import { TestClient, uniqueEmail } from "../../testing/http.js";
+import { freePorts, platformEnv } from "../../testing/platform.js";
+
+let env: Record<string, string>;
+let databases: TestDatabase[];
+const processes: Record<string, StartedProcess> = {};
+let baseURL: string;
+
+beforeAll(async () => {
+  ({ env, databases } = await platformEnv());
+  env.LOG_LEVEL = "info"; // startProcess waits for the "listening" line
+  const [gatewayPort] = await freePorts(1);
+  env.PORT = String(gatewayPort);
+  baseURL = `http://127.0.0.1:${gatewayPort}/api/auth`;
+  processes.identity = await startProcess("identity", { env });
+  processes.session = await startProcess("session", { env });
+  processes.gateway = await startProcess("gateway", { env });
+});
+
+afterAll(async () => {
+  await Promise.all(Object.values(processes).map((p) => p.stop("SIGKILL")));
+  for (const db of databases ?? []) await db.drop();
+});
+
+/** Retries until the check passes: the gateway reconnects with a short backoff. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() - start > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+describe(`a service killed mid-run (${backendLabel()})`, () => {
+  it("answers JSON 503 while the session service is down and recovers with the data intact", async () => {
+    const email = uniqueEmail("resilient");
+    const client = new TestClient(baseURL);
+    const signUp = await client.post("/sign-up/email", { name: "Res", email, password: "password-123" });
+    expect(signUp.status).toBe(200);
+    const userId = signUp.body.user.id;
+
+    await processes.session!.stop("SIGKILL");
+
+    const signIn = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
+    expect(signIn.status).toBe(503);
+    expect(signIn.body).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable. Please try again later." });
+    const list = await client.get("/list-sessions");
+    expect(list.status).toBe(503);
+    expect(list.body.code).toBe("SERVICE_UNAVAILABLE");
+    expect((await client.get("/ok")).status).toBe(200);
+
+    processes.session = await startProcess("session", { env });
+
+    const session = await eventually(async () => {
+      const res = await client.get("/get-session");
+      if (res.status !== 200 || !res.body) throw new Error(`not yet: ${res.status}`);
+      return res.body;
+    });
+    expect(session.user.id).toBe(userId);
+    const again = await eventually(async () => {
+      const res = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
+      if (res.status !== 200) throw new Error(`not yet: ${res.status}`);
+      return res;
+    });
+    expect(again.body.user.id).toBe(userId);
+  });
+
+  it("answers JSON 503 while the identity service is down and recovers", async () => {
+    const email = uniqueEmail("identity-down");
+    expect((await new TestClient(baseURL).post("/sign-up/email", { name: "Id", email, password: "password-123" })).status).toBe(200);
+
+    await processes.identity!.stop("SIGKILL");
+    const down = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
+    expect(down).toMatchObject({ status: 503, body: { code: "SERVICE_UNAVAILABLE" } });
+    const signUp = await new TestClient(baseURL).post("/sign-up/email", { name: "X", email: uniqueEmail(), password: "password-123" });
+    expect(signUp.status).toBe(503);
+
+    processes.identity = await startProcess("identity", { env });
+    const back = await eventually(async () => {
+      const res = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
+      if (res.status !== 200) throw new Error(`not yet: ${res.status}`);
+      return res;
+    });
+    expect(back.body.user.email).toBe(email);
+  });
+});
