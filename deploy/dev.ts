@@ -3,7 +3,7 @@
  * data/, memory for the cache and counters, the development mail outbox. Ctrl-C stops everything.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
 
 const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32" };
@@ -45,9 +45,10 @@ async function stopAll(code: number): Promise<never> {
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 
-for (const name of order) {
-  if (!existsSync(join(ROOT, ENTRY_POINTS[name]))) continue;
-  try {
+// The services need each other only when called (gRPC clients connect lazily), so all start at once.
+const starts = order
+  .filter((name) => existsSync(join(ROOT, ENTRY_POINTS[name])))
+  .map(async (name) => {
     const started = await startProcess(name, { env, onLine: (line) => console.log(pretty(name, line)) });
     running.push(started);
     void started.exited.then((exitCode) => {
@@ -55,8 +56,10 @@ for (const name of order) {
       console.error(`\n${name} stopped unexpectedly (${exitCode}); stopping the platform.`);
       void stopAll(1);
     });
-  } catch (error) {
-    console.error(String(error));
+  });
+for (const result of await Promise.allSettled(starts)) {
+  if (result.status === "rejected") {
+    console.error(String(result.reason));
     await stopAll(1);
   }
 }
@@ -65,7 +68,7 @@ const gatewayUrl = env.AUTH_BASE_URL!;
 console.log(`
   Auth platform is running.
   Gateway:  ${gatewayUrl}   (try: curl ${gatewayUrl}/ok)
-  Data:     ${data}
+  Data:     ${env.IDENTITY_DATABASE_URL?.startsWith("file:") ? dirname(env.IDENTITY_DATABASE_URL.slice(5)) : "as configured"}
   Mail:     development outbox (links are printed above; GET ${gatewayUrl}/dev/outbox)
   Ctrl-C stops everything.
 `);

@@ -13,6 +13,9 @@ import { identityService } from "../services/identity/src/rpc/identity-server.js
 import { sessionConfig } from "../services/session/src/config.js";
 import { buildRegistry as buildSession } from "../services/session/src/registry.js";
 import { sessionService } from "../services/session/src/rpc/session-server.js";
+import { notificationConfig } from "../services/notification/src/config.js";
+import { buildRegistry as buildNotification } from "../services/notification/src/registry.js";
+import { notificationService } from "../services/notification/src/rpc/notification-server.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -33,6 +36,7 @@ export interface Platform {
   origin: string;
   identityAddress: string;
   sessionAddress: string;
+  /** The environment every process got (ports, database URLs, secrets). */
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -52,24 +56,30 @@ export async function freePorts(count: number): Promise<number[]> {
 }
 
 export async function platformEnv(options: PlatformOptions = {}): Promise<{ env: Record<string, string>; databases: TestDatabase[] }> {
-  const [identityPort, sessionPort] = await freePorts(2);
+  const [identityPort, sessionPort, notificationPort, gatewayPort] = await freePorts(4);
   const identityDb = await createTestDatabase("identity");
   const sessionDb = await createTestDatabase("session");
+  const notificationDb = await createTestDatabase("notification");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
   const env: Record<string, string> = {
     LOG_LEVEL: "error",
+    PORT: String(gatewayPort),
+    AUTH_BASE_URL: `http://127.0.0.1:${gatewayPort}/api/auth`,
     AUTH_SECRET: "test-secret-0123456789-0123456789-0123456789",
     IDENTITY_PORT: String(identityPort),
     SESSION_PORT: String(sessionPort),
+    NOTIFICATION_PORT: String(notificationPort),
     IDENTITY_SERVICE_URL: `127.0.0.1:${identityPort}`,
     SESSION_SERVICE_URL: `127.0.0.1:${sessionPort}`,
+    NOTIFICATION_SERVICE_URL: `127.0.0.1:${notificationPort}`,
     IDENTITY_DATABASE_URL: identityDb.url,
     SESSION_DATABASE_URL: sessionDb.url,
+    NOTIFICATION_DATABASE_URL: notificationDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb] };
 }
 
 export interface RunningGateway {
@@ -77,15 +87,15 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** The gateway app on a free port, with the given environment. */
+/** The gateway app on env.PORT, with the given environment. */
 export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
-  const config = gatewayConfig({ ...env, PORT: "0" });
+  const config = gatewayConfig(env);
   const log = createLogger("gateway", config.logLevel);
-  const clients = createClients({ identity: config.identityServiceUrl, session: config.sessionServiceUrl });
+  const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
@@ -125,8 +135,23 @@ export async function startSession(env: Record<string, string>): Promise<Running
   });
 }
 
+export async function startNotification(env: Record<string, string>): Promise<RunningServer> {
+  const config = notificationConfig(env);
+  const log = createLogger("notification", config.logLevel);
+  const registry = await buildNotification(config, log);
+  return startGrpcServer({
+    services: [notificationService(registry)],
+    port: config.port,
+    host: "127.0.0.1",
+    log,
+    closers: [() => registry.close()],
+    graceMs: 1_000,
+  });
+}
+
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
+  const notification = await startNotification(env);
   const identity = await startIdentity(env);
   const session = await startSession(env);
   const gateway = await startGateway(env);
@@ -140,6 +165,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       await gateway.stop();
       await session.shutdown();
       await identity.shutdown();
+      await notification.shutdown();
       for (const db of databases) await db.drop();
     },
   };

@@ -12,10 +12,14 @@ import { errorHandler } from "./http/errors.js";
 import { rateLimit } from "./http/rate-limit.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
+import { accountRoutes } from "./routes/account.js";
+import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
+import { passwordResetRoutes } from "./routes/password-reset.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
+import { verificationRoutes } from "./routes/verification.js";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -53,6 +57,10 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(signUpRoutes(routeDeps));
   api.use(signInRoutes(routeDeps));
   api.use(sessionRoutes(routeDeps));
+  api.use(verificationRoutes(routeDeps));
+  api.use(passwordResetRoutes(routeDeps));
+  api.use(accountRoutes(routeDeps));
+  if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));
 

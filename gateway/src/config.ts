@@ -31,6 +31,8 @@ const schema = z.object({
   GATEWAY_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i).default("1mb"),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
+  NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
+  NODE_ENV: z.string().default("development"),
 });
 
 export interface GatewayConfig {
@@ -50,6 +52,9 @@ export interface GatewayConfig {
   bodyLimit: string;
   identityServiceUrl: string;
   sessionServiceUrl: string;
+  notificationServiceUrl: string;
+  /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
+  devMailbox: boolean;
 }
 
 export function gatewayConfig(source: Record<string, string | undefined>): GatewayConfig {
@@ -76,5 +81,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     bodyLimit: c.GATEWAY_BODY_LIMIT,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
+    notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
+    devMailbox: c.NODE_ENV !== "production",
   };
 }

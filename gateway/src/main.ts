@@ -11,7 +11,7 @@ runMain("gateway", async () => {
   const log = createLogger("gateway", config.logLevel);
   installRpcContext(log);
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
-  const clients = createClients({ identity: config.identityServiceUrl, session: config.sessionServiceUrl });
+  const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const server = app.listen(config.port, () => {

@@ -21,6 +21,7 @@ describe.skipIf(!TEST_REDIS_URL)("replicas sharing Redis (needs TEST_REDIS_URL)"
     databases = platform.databases;
     const [sessionB, portA, portB] = await freePorts(3);
     const sessionBUrl = `127.0.0.1:${sessionB}`;
+    processes.push(await startProcess("notification", { env }));
     processes.push(await startProcess("identity", { env }));
     processes.push(await startProcess("session", { env, label: "session-a" }));
     processes.push(await startProcess("session", { env: { ...env, SESSION_PORT: String(sessionB) }, label: "session-b" }));

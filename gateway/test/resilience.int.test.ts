@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
 import { backendLabel, type TestDatabase } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { freePorts, platformEnv } from "../../testing/platform.js";
+import { platformEnv } from "../../testing/platform.js";
 
 let env: Record<string, string>;
 let databases: TestDatabase[];
@@ -16,9 +16,8 @@ let baseURL: string;
 beforeAll(async () => {
   ({ env, databases } = await platformEnv());
   env.LOG_LEVEL = "info"; // startProcess waits for the "listening" line
-  const [gatewayPort] = await freePorts(1);
-  env.PORT = String(gatewayPort);
-  baseURL = `http://127.0.0.1:${gatewayPort}/api/auth`;
+  baseURL = env.AUTH_BASE_URL!;
+  processes.notification = await startProcess("notification", { env });
   processes.identity = await startProcess("identity", { env });
   processes.session = await startProcess("session", { env });
   processes.gateway = await startProcess("gateway", { env });

@@ -39,6 +39,7 @@ export const ERRORS = {
   SOCIAL_ACCOUNT_ALREADY_LINKED: e(S.ALREADY_EXISTS, 400, "Social account already linked"),
   PROVIDER_NOT_FOUND: e(S.NOT_FOUND, 404, "Provider not found"),
   INVALID_TOKEN: e(S.INVALID_ARGUMENT, 400, "invalid token"),
+  TOKEN_EXPIRED: e(S.INVALID_ARGUMENT, 400, "Token expired"),
   ID_TOKEN_NOT_SUPPORTED: e(S.INVALID_ARGUMENT, 400, "id_token not supported"),
   FAILED_TO_GET_USER_INFO: e(S.INTERNAL, 500, "Failed to get user info"),
   USER_EMAIL_NOT_FOUND: e(S.NOT_FOUND, 400, "User email not found"),

@@ -1,6 +1,6 @@
 /** The identity service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
-import { env, loadConfig } from "@auth-platform/runtime/config";
+import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 
 const userFieldSchema = z.object({
   type: z.enum(["string", "number", "boolean"]),
@@ -20,6 +20,20 @@ const schema = z.object({
   IDENTITY_PASSWORD_MIN_LENGTH: z.coerce.number().int().min(1).default(8),
   IDENTITY_PASSWORD_MAX_LENGTH: z.coerce.number().int().min(1).default(128),
   IDENTITY_USER_FIELDS: env.json(z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), userFieldSchema), {}),
+  NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
+  AUTH_BASE_URL: z.string().url().default("http://localhost:3000/api/auth"),
+  SESSION_FRESH_AGE: env.seconds(86_400),
+  IDENTITY_EMAIL_VERIFICATION_ENABLED: env.bool(true),
+  IDENTITY_SEND_VERIFICATION_ON_SIGN_UP: env.bool(true),
+  IDENTITY_REQUIRE_EMAIL_VERIFICATION: env.bool(false),
+  IDENTITY_AUTO_SIGN_IN_AFTER_VERIFICATION: env.bool(false),
+  IDENTITY_VERIFICATION_TOKEN_EXPIRES_IN: env.seconds(3_600),
+  IDENTITY_RESET_PASSWORD_ENABLED: env.bool(true),
+  IDENTITY_RESET_PASSWORD_TOKEN_EXPIRES_IN: env.seconds(3_600),
+  IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: env.bool(false),
+  IDENTITY_CHANGE_EMAIL_ENABLED: env.bool(true),
+  IDENTITY_DELETE_USER_ENABLED: env.bool(true),
+  IDENTITY_DELETE_USER_VERIFICATION: env.bool(true),
 });
 
 export interface IdentityConfig {
@@ -32,6 +46,21 @@ export interface IdentityConfig {
   passwordMinLength: number;
   passwordMaxLength: number;
   userFields: Record<string, UserFieldConfig>;
+  notificationServiceUrl: string;
+  /** Public URL of the API, for links in mail (never taken from a request's Host header). */
+  baseUrl: string;
+  secret: string;
+  freshAgeSeconds: number;
+  emailVerification: {
+    enabled: boolean;
+    sendOnSignUp: boolean;
+    required: boolean;
+    autoSignIn: boolean;
+    expiresInSeconds: number;
+  };
+  resetPassword: { enabled: boolean; expiresInSeconds: number; revokeSessions: boolean };
+  changeEmailEnabled: boolean;
+  deleteUser: { enabled: boolean; verification: boolean };
 }
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
@@ -46,5 +75,23 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     passwordMinLength: c.IDENTITY_PASSWORD_MIN_LENGTH,
     passwordMaxLength: c.IDENTITY_PASSWORD_MAX_LENGTH,
     userFields: c.IDENTITY_USER_FIELDS,
+    notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
+    baseUrl: c.AUTH_BASE_URL.replace(/\/+$/, ""),
+    secret: secretFromEnv(source).secret,
+    freshAgeSeconds: c.SESSION_FRESH_AGE,
+    emailVerification: {
+      enabled: c.IDENTITY_EMAIL_VERIFICATION_ENABLED,
+      sendOnSignUp: c.IDENTITY_SEND_VERIFICATION_ON_SIGN_UP,
+      required: c.IDENTITY_REQUIRE_EMAIL_VERIFICATION,
+      autoSignIn: c.IDENTITY_AUTO_SIGN_IN_AFTER_VERIFICATION,
+      expiresInSeconds: c.IDENTITY_VERIFICATION_TOKEN_EXPIRES_IN,
+    },
+    resetPassword: {
+      enabled: c.IDENTITY_RESET_PASSWORD_ENABLED,
+      expiresInSeconds: c.IDENTITY_RESET_PASSWORD_TOKEN_EXPIRES_IN,
+      revokeSessions: c.IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET,
+    },
+    changeEmailEnabled: c.IDENTITY_CHANGE_EMAIL_ENABLED,
+    deleteUser: { enabled: c.IDENTITY_DELETE_USER_ENABLED, verification: c.IDENTITY_DELETE_USER_VERIFICATION },
   };
 }

@@ -1,16 +1,25 @@
 /** Builds the identity service's dependencies once: config, store, session client, clock. */
+import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { IdentityConfig } from "./config.js";
-import type { Registry } from "./domain/ports.js";
+import type { MailTemplate, Registry } from "./domain/ports.js";
 import { toUserMessage } from "./rpc/mappers.js";
 import { openIdentityStore } from "./store/mikro-identity-store.js";
+
+const TEMPLATES: Record<MailTemplate, Template> = {
+  "email-verification": Template.TEMPLATE_EMAIL_VERIFICATION,
+  "password-reset": Template.TEMPLATE_PASSWORD_RESET,
+  "change-email": Template.TEMPLATE_CHANGE_EMAIL,
+  "delete-account": Template.TEMPLATE_DELETE_ACCOUNT,
+};
 
 export async function buildRegistry(config: IdentityConfig): Promise<Registry & { close(): Promise<void> }> {
   const store = await openIdentityStore(config.databaseUrl);
   const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl);
+  const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl);
   return {
     config,
     store,
@@ -27,9 +36,21 @@ export async function buildRegistry(config: IdentityConfig): Promise<Registry & 
         });
         return session!;
       },
+      async revokeUserSessions(userId) {
+        await call(sessionClient, sessionClient.revokeUserSessions, { userId });
+      },
+      async forgetUser(userId) {
+        await call(sessionClient, sessionClient.forgetUser, { userId });
+      },
+    },
+    mail: {
+      async send(to, template, variables, idempotencyKey) {
+        await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey });
+      },
     },
     async close() {
       sessionClient.close();
+      notificationClient.close();
       await store.close();
     },
   };

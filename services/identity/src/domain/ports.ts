@@ -11,11 +11,29 @@ export interface ClientInfo {
 export interface SessionPort {
   /** Starts a session for the user (the session service caches the user with it). */
   createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<Session>;
+  /** Ends every session of the user. Idempotent. */
+  revokeUserSessions(userId: string): Promise<void>;
+  /** Tells the session service the user changed, so cached copies are dropped. */
+  forgetUser(userId: string): Promise<void>;
+}
+
+export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "delete-account";
+
+export interface MailPort {
+  /** Queues a message in the notification outbox; the same idempotency key never queues twice. */
+  send(to: string, template: MailTemplate, variables: Record<string, string>, idempotencyKey: string): Promise<void>;
+}
+
+/** The caller's session, for rules that depend on it. */
+export interface CallerSession {
+  token: string;
+  createdAt: Date;
 }
 
 export interface Registry {
   config: IdentityConfig;
   store: IdentityStore;
   sessions: SessionPort;
+  mail: MailPort;
   now: () => Date;
 }

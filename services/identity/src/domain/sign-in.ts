@@ -9,8 +9,9 @@ import { dummyPasswordHash, verifyPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { normaliseEmail } from "./validation.js";
+import { mailVerificationLink } from "./verification.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">;
 
 export interface SignInInput {
   password: string;
@@ -26,12 +27,13 @@ export async function signInEmail(deps: Deps, input: SignInInput & { email: stri
   } catch {
     throw new AuthError("INVALID_EMAIL_OR_PASSWORD");
   }
-  return signIn(deps, await deps.store.findUserByEmail(email), input, "INVALID_EMAIL_OR_PASSWORD");
+  return signIn(deps, await deps.store.findUserByEmail(email), input, "INVALID_EMAIL_OR_PASSWORD", "EMAIL_NOT_VERIFIED");
 }
 
 export async function signInUsername(deps: Deps, input: SignInInput & { username: string }) {
   const username = input.username.trim().toLowerCase();
-  return signIn(deps, await deps.store.findUserByUsername(username), input, "INVALID_USERNAME_OR_PASSWORD");
+  // SPEC §5: an unverified username sign-in gets a new mail and the generic failure.
+  return signIn(deps, await deps.store.findUserByUsername(username), input, "INVALID_USERNAME_OR_PASSWORD", "INVALID_USERNAME_OR_PASSWORD");
 }
 
 async function signIn(
@@ -39,12 +41,18 @@ async function signIn(
   user: UserRecord | null,
   input: SignInInput,
   failure: ErrorCode,
+  unverified: ErrorCode,
 ): Promise<{ user: UserRecord; session: Session }> {
   const account = user ? await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER) : null;
   const valid = await verifyPassword(account?.password ?? (await dummyPasswordHash()), input.password);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
   const current = await clearExpiredBan(deps, user);
   if (current.banned) throw new AuthError(failure);
+  if (deps.config.emailVerification.required && !current.emailVerified) {
+    // Only a caller who knows the password learns the address is unverified; a new link is mailed.
+    await mailVerificationLink(deps, current);
+    throw new AuthError(unverified);
+  }
   const session = await deps.sessions.createSession(current, { rememberMe: input.rememberMe, client: input.client });
   return { user: current, session };
 }

@@ -6,6 +6,7 @@ import { hashPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { checkExtraFields, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
+import { mailVerificationLink } from "./verification.js";
 
 export interface SignUpInput {
   name: string;
@@ -17,10 +18,12 @@ export interface SignUpInput {
   extraFields: Record<string, unknown>;
   rememberMe: boolean;
   client: ClientInfo;
+  /** Where the verification link leads after verifying. */
+  callbackUrl?: string;
 }
 
 export async function signUpEmail(
-  deps: Pick<Registry, "config" | "store" | "sessions" | "now">,
+  deps: Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">,
   input: SignUpInput,
 ): Promise<{ user: UserRecord; session?: Session }> {
   const { config, store } = deps;
@@ -61,7 +64,12 @@ export async function signUpEmail(
     createdAt: now,
     updatedAt: now,
   });
-  if (!config.autoSignIn) return { user };
+  const verification = config.emailVerification;
+  if (verification.enabled && (verification.sendOnSignUp || verification.required)) {
+    await mailVerificationLink(deps, user, input.callbackUrl);
+  }
+  // With verification required, the first session comes after the address is verified.
+  if (!config.autoSignIn || verification.required) return { user };
   const session = await deps.sessions.createSession(user, { rememberMe: input.rememberMe, client: input.client });
   return { user, session };
 }

@@ -3,10 +3,17 @@ import { type IdentityServiceServer, IdentityServiceService } from "@auth-platfo
 import { AuthError } from "@auth-platform/proto/errors";
 import { unary } from "@auth-platform/proto/rpc-server";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { listAccounts, unlinkAccount } from "../domain/accounts.js";
+import { changeEmail } from "../domain/change-email.js";
+import { deleteUser } from "../domain/delete-user.js";
+import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
+import { changePassword, setPassword } from "../domain/passwords.js";
 import type { Registry } from "../domain/ports.js";
 import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
-import { parseJsonObject, toUserMessage } from "./mappers.js";
+import { updateUser } from "../domain/update-user.js";
+import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
+import { parseJsonObject, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
 
 export function identityService(registry: Registry): ServiceBinding {
   const implementation: IdentityServiceServer = {
@@ -26,7 +33,8 @@ export function identityService(registry: Registry): ServiceBinding {
         displayUsername: req.displayUsername,
         extraFields,
         rememberMe: req.rememberMe,
-        client: { ipAddress: req.client?.ipAddress, userAgent: req.client?.userAgent },
+        client: toClient(req.client),
+        callbackUrl: req.callbackUrl,
       });
       return { user: toUserMessage(user), session };
     }),
@@ -35,7 +43,7 @@ export function identityService(registry: Registry): ServiceBinding {
         email: req.email,
         password: req.password,
         rememberMe: req.rememberMe,
-        client: { ipAddress: req.client?.ipAddress, userAgent: req.client?.userAgent },
+        client: toClient(req.client),
       });
       return { user: toUserMessage(user), session };
     }),
@@ -44,7 +52,7 @@ export function identityService(registry: Registry): ServiceBinding {
         username: req.username,
         password: req.password,
         rememberMe: req.rememberMe,
-        client: { ipAddress: req.client?.ipAddress, userAgent: req.client?.userAgent },
+        client: toClient(req.client),
       });
       return { user: toUserMessage(user), session };
     }),
@@ -52,6 +60,69 @@ export function identityService(registry: Registry): ServiceBinding {
       const user = await registry.store.findUserById(req.id);
       if (!user) throw new AuthError("USER_NOT_FOUND");
       return { user: toUserMessage(user) };
+    }),
+    sendVerificationEmail: unary("SendVerificationEmail", async (req) => {
+      await sendVerificationEmail(registry, { email: req.email, callbackUrl: req.callbackUrl });
+      return {};
+    }),
+    verifyEmail: unary("VerifyEmail", async (req) => {
+      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client) });
+      return { user: toUserMessage(user), session };
+    }),
+    requestPasswordReset: unary("RequestPasswordReset", async (req) => {
+      await requestPasswordReset(registry, { email: req.email, redirectTo: req.redirectTo });
+      return {};
+    }),
+    checkResetToken: unary("CheckResetToken", async (req) => {
+      await checkResetToken(registry, req.token);
+      return {};
+    }),
+    resetPassword: unary("ResetPassword", async (req) => {
+      await resetPassword(registry, { token: req.token, newPassword: req.newPassword });
+      return {};
+    }),
+    changeEmail: unary("ChangeEmail", async (req) => {
+      await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
+      return {};
+    }),
+    changePassword: unary("ChangePassword", async (req) => {
+      const { user, session } = await changePassword(registry, {
+        userId: req.userId,
+        currentPassword: req.currentPassword,
+        newPassword: req.newPassword,
+        revokeOtherSessions: req.revokeOtherSessions,
+        client: toClient(req.client),
+      });
+      return { user: toUserMessage(user), session };
+    }),
+    setPassword: unary("SetPassword", async (req) => {
+      await setPassword(registry, { userId: req.userId, newPassword: req.newPassword });
+      return {};
+    }),
+    updateUser: unary("UpdateUser", async (req) => {
+      let fields: Record<string, unknown>;
+      try {
+        fields = parseJsonObject(req.fieldsJson);
+      } catch {
+        throw new AuthError("VALIDATION_ERROR", "Invalid fields");
+      }
+      return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
+    }),
+    deleteUser: unary("DeleteUser", async (req) => {
+      return deleteUser(registry, {
+        userId: req.userId,
+        password: req.password,
+        token: req.token,
+        callbackUrl: req.callbackUrl,
+        caller: toCaller(req.caller),
+      });
+    }),
+    listAccounts: unary("ListAccounts", async (req) => ({
+      accounts: (await listAccounts(registry, req.userId)).map(toAccountMessage),
+    })),
+    unlinkAccount: unary("UnlinkAccount", async (req) => {
+      await unlinkAccount(registry, { userId: req.userId, providerId: req.providerId, accountId: req.accountId, caller: toCaller(req.caller) });
+      return {};
     }),
   };
   return {

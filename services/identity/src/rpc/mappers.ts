@@ -1,6 +1,7 @@
 /** Domain records <-> contract messages. */
-import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { UserRecord } from "../store/identity-store.js";
+import type { Account, CallerSession as CallerMessage, Client, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { CallerSession, ClientInfo } from "../domain/ports.js";
+import type { AccountRecord, UserRecord } from "../store/identity-store.js";
 
 export function toUserMessage(user: UserRecord): User {
   return {
@@ -27,4 +28,23 @@ export function parseJsonObject(json: string): Record<string, unknown> {
   const value: unknown = JSON.parse(json);
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SyntaxError("not an object");
   return value as Record<string, unknown>;
+}
+
+export function toAccountMessage(account: AccountRecord): Account {
+  return {
+    id: account.id,
+    providerId: account.providerId,
+    accountId: account.accountId,
+    createdAt: account.createdAt,
+    updatedAt: account.updatedAt,
+    scopes: (account.scope ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+  };
+}
+
+export function toClient(client: Client | undefined): ClientInfo {
+  return { ipAddress: client?.ipAddress, userAgent: client?.userAgent };
+}
+
+export function toCaller(caller: CallerMessage | undefined): CallerSession | undefined {
+  return caller?.createdAt ? { token: caller.token, createdAt: caller.createdAt } : undefined;
 }

@@ -45,3 +45,18 @@ export const AccountEntity = defineEntity({
 
 export type UserRow = InstanceType<typeof UserEntity.class>;
 export type AccountRow = InstanceType<typeof AccountEntity.class>;
+
+export const VerificationEntity = defineEntity({
+  name: "Verification",
+  tableName: "verification",
+  properties: {
+    id: p.string().primary(),
+    identifier: p.string().index(),
+    value: p.text(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type VerificationRow = InstanceType<typeof VerificationEntity.class>;

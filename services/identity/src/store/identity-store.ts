@@ -23,6 +23,17 @@ export interface AccountRecord {
   providerId: string;
   userId: string;
   password: string | null;
+  /** Comma-separated granted scopes (social accounts). */
+  scope?: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface VerificationRecord {
+  id: string;
+  identifier: string;
+  value: string;
+  expiresAt: Date;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -47,5 +58,21 @@ export interface IdentityStore {
   findAccount(userId: string, providerId: string): Promise<AccountRecord | null>;
   /** Applies a patch and sets updatedAt; null when the user does not exist. */
   updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
+  /** Every account of the user, oldest first. */
+  listAccounts(userId: string): Promise<AccountRecord[]>;
+  createAccount(account: AccountRecord): Promise<void>;
+  /** Sets the password hash of one account; false when the account is gone. */
+  setAccountPassword(accountId: string, passwordHash: string): Promise<boolean>;
+  deleteAccount(accountId: string): Promise<void>;
+  /** Deletes the user's accounts, then the user, in one transaction. Deleting a missing user is not an error. */
+  deleteUserAndAccounts(userId: string): Promise<void>;
+  createVerification(record: VerificationRecord): Promise<void>;
+  /** The newest record with this identifier (expired or not), or null. */
+  findVerification(identifier: string): Promise<VerificationRecord | null>;
+  /**
+   * Deletes a record; true only for the one caller that deleted it, so a token is used at most once even
+   * when two requests race with it.
+   */
+  consumeVerification(id: string): Promise<boolean>;
   close(): Promise<void>;
 }

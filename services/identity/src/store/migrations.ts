@@ -44,4 +44,21 @@ class CreateUserAndAccount extends Migration {
   }
 }
 
-export const identityMigrations = [{ name: "0001-create-user-and-account", class: CreateUserAndAccount }];
+class CreateVerification extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "verification" (
+      "id" varchar(64) not null primary key,
+      "identifier" varchar(255) not null,
+      "value" text not null,
+      "expires_at" timestamptz not null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz not null
+    )`);
+    this.addSql(`create index "verification_identifier_index" on "verification" ("identifier")`);
+  }
+}
+
+export const identityMigrations = [
+  { name: "0001-create-user-and-account", class: CreateUserAndAccount },
+  { name: "0002-create-verification", class: CreateVerification },
+];

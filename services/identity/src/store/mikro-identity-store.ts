@@ -1,8 +1,8 @@
 /** The identity store on MikroORM (SQLite or PostgreSQL). Unique violations become catalogue errors here. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
-import { AccountEntity, type AccountRow, UserEntity, type UserRow } from "./entities.js";
-import type { AccountRecord, IdentityStore, UserPatch, UserRecord } from "./identity-store.js";
+import { AccountEntity, type AccountRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
+import type { AccountRecord, IdentityStore, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 
 function toUser(row: UserRow): UserRecord {
@@ -31,19 +31,20 @@ function toAccount(row: AccountRow): AccountRecord {
     providerId: row.providerId,
     userId: row.userId,
     password: row.password ?? null,
+    scope: row.scope ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
 }
 
 export async function openIdentityStore(url: string): Promise<IdentityStore> {
-  const store = await openStore({ url, entities: [UserEntity, AccountEntity], migrations: identityMigrations });
+  const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity], migrations: identityMigrations });
   return {
     async createUserWithAccount(user, account) {
       try {
         await store.em().transactional(async (em) => {
           em.create(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
-          em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: null });
+          em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: account.scope ?? null });
         });
         return user;
       } catch (error) {
@@ -82,6 +83,44 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
         throw error;
       }
       return toUser(row);
+    },
+    async listAccounts(userId) {
+      const rows = await store.em().find(AccountEntity, { userId }, { orderBy: { createdAt: "asc" } });
+      return rows.map(toAccount);
+    },
+    async createAccount(account) {
+      const em = store.em();
+      em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: account.scope ?? null });
+      try {
+        await em.flush();
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+        throw error;
+      }
+    },
+    async setAccountPassword(accountId, passwordHash) {
+      return (await store.em().nativeUpdate(AccountEntity, { id: accountId }, { password: passwordHash, updatedAt: new Date() })) > 0;
+    },
+    async deleteAccount(accountId) {
+      await store.em().nativeDelete(AccountEntity, { id: accountId });
+    },
+    async deleteUserAndAccounts(userId) {
+      await store.em().transactional(async (em) => {
+        await em.nativeDelete(AccountEntity, { userId });
+        await em.nativeDelete(UserEntity, { id: userId });
+      });
+    },
+    async createVerification(record) {
+      const em = store.em();
+      em.create(VerificationEntity, record);
+      await em.flush();
+    },
+    async findVerification(identifier) {
+      const row = await store.em().findOne(VerificationEntity, { identifier }, { orderBy: { createdAt: "desc" } });
+      return row ? ({ ...row } as VerificationRecord) : null;
+    },
+    async consumeVerification(id) {
+      return (await store.em().nativeDelete(VerificationEntity, { id })) > 0;
     },
     close: () => store.close(),
   };

@@ -25,6 +25,22 @@ export const protobufPackage = "auth.identity.v1";
 
 export const protobufFileName = "auth/identity/v1/identity.proto";
 
+/** CallerSession is the caller's session, for rules that depend on it (freshness, keeping it). */
+export interface CallerSession {
+  token: string;
+  createdAt?: Date | undefined;
+}
+
+/** Account is a linked sign-in method. */
+export interface Account {
+  id: string;
+  providerId: string;
+  accountId: string;
+  createdAt?: Date | undefined;
+  updatedAt?: Date | undefined;
+  scopes: string[];
+}
+
 /** User is the account holder. */
 export interface User {
   id: string;
@@ -64,7 +80,11 @@ export interface SignUpEmailRequest {
   /** Extra user fields from the request body as a JSON object; checked against configuration. */
   extraFieldsJson: string;
   rememberMe: boolean;
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** Where the verification link leads after verifying. */
+  callbackUrl?: string | undefined;
 }
 
 export interface SignUpEmailResponse {
@@ -106,6 +126,381 @@ export interface GetUserRequest {
 export interface GetUserResponse {
   user?: User | undefined;
 }
+
+export interface SendVerificationEmailRequest {
+  email: string;
+  callbackUrl?: string | undefined;
+}
+
+export interface SendVerificationEmailResponse {
+}
+
+export interface VerifyEmailRequest {
+  token: string;
+  client?: Client | undefined;
+}
+
+export interface VerifyEmailResponse {
+  user?:
+    | User
+    | undefined;
+  /** Present when auto sign-in after verification is on. */
+  session?: Session | undefined;
+}
+
+export interface RequestPasswordResetRequest {
+  email: string;
+  redirectTo?: string | undefined;
+}
+
+export interface RequestPasswordResetResponse {
+}
+
+export interface CheckResetTokenRequest {
+  token: string;
+}
+
+export interface CheckResetTokenResponse {
+}
+
+export interface ResetPasswordRequest {
+  token: string;
+  newPassword: string;
+}
+
+export interface ResetPasswordResponse {
+}
+
+export interface ChangeEmailRequest {
+  userId: string;
+  newEmail: string;
+  callbackUrl?: string | undefined;
+}
+
+export interface ChangeEmailResponse {
+}
+
+export interface ChangePasswordRequest {
+  userId: string;
+  currentPassword: string;
+  newPassword: string;
+  revokeOtherSessions: boolean;
+  caller?: CallerSession | undefined;
+  client?: Client | undefined;
+}
+
+export interface ChangePasswordResponse {
+  user?:
+    | User
+    | undefined;
+  /** The new session when other sessions were revoked (the caller's was too). */
+  session?: Session | undefined;
+}
+
+export interface SetPasswordRequest {
+  userId: string;
+  newPassword: string;
+}
+
+export interface SetPasswordResponse {
+}
+
+export interface UpdateUserRequest {
+  userId: string;
+  /** The fields to change as a JSON object (name, image, username, displayUsername, configured fields). */
+  fieldsJson: string;
+}
+
+export interface UpdateUserResponse {
+  user?: User | undefined;
+}
+
+export interface DeleteUserRequest {
+  userId: string;
+  password?: string | undefined;
+  token?: string | undefined;
+  callbackUrl?: string | undefined;
+  caller?: CallerSession | undefined;
+}
+
+export interface DeleteUserResponse {
+  /** True when the user was deleted; false when a confirmation mail was sent instead. */
+  deleted: boolean;
+}
+
+export interface ListAccountsRequest {
+  userId: string;
+}
+
+export interface ListAccountsResponse {
+  accounts: Account[];
+}
+
+export interface UnlinkAccountRequest {
+  userId: string;
+  providerId: string;
+  accountId?: string | undefined;
+  caller?: CallerSession | undefined;
+}
+
+export interface UnlinkAccountResponse {
+}
+
+function createBaseCallerSession(): CallerSession {
+  return { token: "", createdAt: undefined };
+}
+
+export const CallerSession: MessageFns<CallerSession> = {
+  encode(message: CallerSession, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CallerSession {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCallerSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CallerSession {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CallerSession): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CallerSession>, I>>(base?: I): CallerSession {
+    return CallerSession.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CallerSession>, I>>(object: I): CallerSession {
+    const message = createBaseCallerSession();
+    message.token = object.token ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAccount(): Account {
+  return { id: "", providerId: "", accountId: "", createdAt: undefined, updatedAt: undefined, scopes: [] };
+}
+
+export const Account: MessageFns<Account> = {
+  encode(message: Account, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.providerId !== "") {
+      writer.uint32(18).string(message.providerId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(26).string(message.accountId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(42).fork()).join();
+    }
+    for (const v of message.scopes) {
+      writer.uint32(50).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Account {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Account {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+      scopes: globalThis.Array.isArray(object?.scopes)
+        ? object.scopes.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: Account): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Account>, I>>(base?: I): Account {
+    return Account.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Account>, I>>(object: I): Account {
+    const message = createBaseAccount();
+    message.id = object.id ?? "";
+    message.providerId = object.providerId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    message.scopes = object.scopes?.map((e) => e) || [];
+    return message;
+  },
+};
 
 function createBaseUser(): User {
   return {
@@ -531,6 +926,7 @@ function createBaseSignUpEmailRequest(): SignUpEmailRequest {
     extraFieldsJson: "",
     rememberMe: false,
     client: undefined,
+    callbackUrl: undefined,
   };
 }
 
@@ -562,6 +958,9 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(74).fork()).join();
+    }
+    if (message.callbackUrl !== undefined) {
+      writer.uint32(82).string(message.callbackUrl);
     }
     return writer;
   },
@@ -651,6 +1050,14 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -686,6 +1093,11 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
         ? globalThis.Boolean(object.remember_me)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : undefined,
     };
   },
 
@@ -718,6 +1130,9 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.callbackUrl !== undefined) {
+      obj.callbackUrl = message.callbackUrl;
+    }
     return obj;
   },
 
@@ -737,6 +1152,7 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.callbackUrl = object.callbackUrl ?? undefined;
     return message;
   },
 };
@@ -1382,6 +1798,1990 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   },
 };
 
+function createBaseSendVerificationEmailRequest(): SendVerificationEmailRequest {
+  return { email: "", callbackUrl: undefined };
+}
+
+export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailRequest> = {
+  encode(message: SendVerificationEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.callbackUrl !== undefined) {
+      writer.uint32(18).string(message.callbackUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendVerificationEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendVerificationEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendVerificationEmailRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SendVerificationEmailRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.callbackUrl !== undefined) {
+      obj.callbackUrl = message.callbackUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendVerificationEmailRequest>, I>>(base?: I): SendVerificationEmailRequest {
+    return SendVerificationEmailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendVerificationEmailRequest>, I>>(object: I): SendVerificationEmailRequest {
+    const message = createBaseSendVerificationEmailRequest();
+    message.email = object.email ?? "";
+    message.callbackUrl = object.callbackUrl ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSendVerificationEmailResponse(): SendVerificationEmailResponse {
+  return {};
+}
+
+export const SendVerificationEmailResponse: MessageFns<SendVerificationEmailResponse> = {
+  encode(_: SendVerificationEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendVerificationEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendVerificationEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SendVerificationEmailResponse {
+    return {};
+  },
+
+  toJSON(_: SendVerificationEmailResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendVerificationEmailResponse>, I>>(base?: I): SendVerificationEmailResponse {
+    return SendVerificationEmailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendVerificationEmailResponse>, I>>(_: I): SendVerificationEmailResponse {
+    const message = createBaseSendVerificationEmailResponse();
+    return message;
+  },
+};
+
+function createBaseVerifyEmailRequest(): VerifyEmailRequest {
+  return { token: "", client: undefined };
+}
+
+export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
+  encode(message: VerifyEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyEmailRequest {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+    };
+  },
+
+  toJSON(message: VerifyEmailRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyEmailRequest>, I>>(base?: I): VerifyEmailRequest {
+    return VerifyEmailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyEmailRequest>, I>>(object: I): VerifyEmailRequest {
+    const message = createBaseVerifyEmailRequest();
+    message.token = object.token ?? "";
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyEmailResponse(): VerifyEmailResponse {
+  return { user: undefined, session: undefined };
+}
+
+export const VerifyEmailResponse: MessageFns<VerifyEmailResponse> = {
+  encode(message: VerifyEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyEmailResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+    };
+  },
+
+  toJSON(message: VerifyEmailResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyEmailResponse>, I>>(base?: I): VerifyEmailResponse {
+    return VerifyEmailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyEmailResponse>, I>>(object: I): VerifyEmailResponse {
+    const message = createBaseVerifyEmailResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRequestPasswordResetRequest(): RequestPasswordResetRequest {
+  return { email: "", redirectTo: undefined };
+}
+
+export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest> = {
+  encode(message: RequestPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.redirectTo !== undefined) {
+      writer.uint32(18).string(message.redirectTo);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestPasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestPasswordResetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.redirectTo = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestPasswordResetRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      redirectTo: isSet(object.redirectTo)
+        ? globalThis.String(object.redirectTo)
+        : isSet(object.redirect_to)
+        ? globalThis.String(object.redirect_to)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RequestPasswordResetRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.redirectTo !== undefined) {
+      obj.redirectTo = message.redirectTo;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestPasswordResetRequest>, I>>(base?: I): RequestPasswordResetRequest {
+    return RequestPasswordResetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestPasswordResetRequest>, I>>(object: I): RequestPasswordResetRequest {
+    const message = createBaseRequestPasswordResetRequest();
+    message.email = object.email ?? "";
+    message.redirectTo = object.redirectTo ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRequestPasswordResetResponse(): RequestPasswordResetResponse {
+  return {};
+}
+
+export const RequestPasswordResetResponse: MessageFns<RequestPasswordResetResponse> = {
+  encode(_: RequestPasswordResetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestPasswordResetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestPasswordResetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RequestPasswordResetResponse {
+    return {};
+  },
+
+  toJSON(_: RequestPasswordResetResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestPasswordResetResponse>, I>>(base?: I): RequestPasswordResetResponse {
+    return RequestPasswordResetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestPasswordResetResponse>, I>>(_: I): RequestPasswordResetResponse {
+    const message = createBaseRequestPasswordResetResponse();
+    return message;
+  },
+};
+
+function createBaseCheckResetTokenRequest(): CheckResetTokenRequest {
+  return { token: "" };
+}
+
+export const CheckResetTokenRequest: MessageFns<CheckResetTokenRequest> = {
+  encode(message: CheckResetTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckResetTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckResetTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckResetTokenRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: CheckResetTokenRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckResetTokenRequest>, I>>(base?: I): CheckResetTokenRequest {
+    return CheckResetTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckResetTokenRequest>, I>>(object: I): CheckResetTokenRequest {
+    const message = createBaseCheckResetTokenRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckResetTokenResponse(): CheckResetTokenResponse {
+  return {};
+}
+
+export const CheckResetTokenResponse: MessageFns<CheckResetTokenResponse> = {
+  encode(_: CheckResetTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckResetTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckResetTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckResetTokenResponse {
+    return {};
+  },
+
+  toJSON(_: CheckResetTokenResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckResetTokenResponse>, I>>(base?: I): CheckResetTokenResponse {
+    return CheckResetTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckResetTokenResponse>, I>>(_: I): CheckResetTokenResponse {
+    const message = createBaseCheckResetTokenResponse();
+    return message;
+  },
+};
+
+function createBaseResetPasswordRequest(): ResetPasswordRequest {
+  return { token: "", newPassword: "" };
+}
+
+export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
+  encode(message: ResetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetPasswordRequest {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: ResetPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResetPasswordRequest>, I>>(base?: I): ResetPasswordRequest {
+    return ResetPasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResetPasswordRequest>, I>>(object: I): ResetPasswordRequest {
+    const message = createBaseResetPasswordRequest();
+    message.token = object.token ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseResetPasswordResponse(): ResetPasswordResponse {
+  return {};
+}
+
+export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
+  encode(_: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ResetPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: ResetPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(base?: I): ResetPasswordResponse {
+    return ResetPasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(_: I): ResetPasswordResponse {
+    const message = createBaseResetPasswordResponse();
+    return message;
+  },
+};
+
+function createBaseChangeEmailRequest(): ChangeEmailRequest {
+  return { userId: "", newEmail: "", callbackUrl: undefined };
+}
+
+export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
+  encode(message: ChangeEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.newEmail !== "") {
+      writer.uint32(18).string(message.newEmail);
+    }
+    if (message.callbackUrl !== undefined) {
+      writer.uint32(26).string(message.callbackUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newEmail = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeEmailRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      newEmail: isSet(object.newEmail)
+        ? globalThis.String(object.newEmail)
+        : isSet(object.new_email)
+        ? globalThis.String(object.new_email)
+        : "",
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ChangeEmailRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.newEmail !== "") {
+      obj.newEmail = message.newEmail;
+    }
+    if (message.callbackUrl !== undefined) {
+      obj.callbackUrl = message.callbackUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeEmailRequest>, I>>(base?: I): ChangeEmailRequest {
+    return ChangeEmailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeEmailRequest>, I>>(object: I): ChangeEmailRequest {
+    const message = createBaseChangeEmailRequest();
+    message.userId = object.userId ?? "";
+    message.newEmail = object.newEmail ?? "";
+    message.callbackUrl = object.callbackUrl ?? undefined;
+    return message;
+  },
+};
+
+function createBaseChangeEmailResponse(): ChangeEmailResponse {
+  return {};
+}
+
+export const ChangeEmailResponse: MessageFns<ChangeEmailResponse> = {
+  encode(_: ChangeEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ChangeEmailResponse {
+    return {};
+  },
+
+  toJSON(_: ChangeEmailResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeEmailResponse>, I>>(base?: I): ChangeEmailResponse {
+    return ChangeEmailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeEmailResponse>, I>>(_: I): ChangeEmailResponse {
+    const message = createBaseChangeEmailResponse();
+    return message;
+  },
+};
+
+function createBaseChangePasswordRequest(): ChangePasswordRequest {
+  return {
+    userId: "",
+    currentPassword: "",
+    newPassword: "",
+    revokeOtherSessions: false,
+    caller: undefined,
+    client: undefined,
+  };
+}
+
+export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
+  encode(message: ChangePasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.currentPassword !== "") {
+      writer.uint32(18).string(message.currentPassword);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(26).string(message.newPassword);
+    }
+    if (message.revokeOtherSessions !== false) {
+      writer.uint32(32).bool(message.revokeOtherSessions);
+    }
+    if (message.caller !== undefined) {
+      CallerSession.encode(message.caller, writer.uint32(42).fork()).join();
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.revokeOtherSessions = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.caller = CallerSession.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+      revokeOtherSessions: isSet(object.revokeOtherSessions)
+        ? globalThis.Boolean(object.revokeOtherSessions)
+        : isSet(object.revoke_other_sessions)
+        ? globalThis.Boolean(object.revoke_other_sessions)
+        : false,
+      caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+    };
+  },
+
+  toJSON(message: ChangePasswordRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    if (message.revokeOtherSessions !== false) {
+      obj.revokeOtherSessions = message.revokeOtherSessions;
+    }
+    if (message.caller !== undefined) {
+      obj.caller = CallerSession.toJSON(message.caller);
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(base?: I): ChangePasswordRequest {
+    return ChangePasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(object: I): ChangePasswordRequest {
+    const message = createBaseChangePasswordRequest();
+    message.userId = object.userId ?? "";
+    message.currentPassword = object.currentPassword ?? "";
+    message.newPassword = object.newPassword ?? "";
+    message.revokeOtherSessions = object.revokeOtherSessions ?? false;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerSession.fromPartial(object.caller)
+      : undefined;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseChangePasswordResponse(): ChangePasswordResponse {
+  return { user: undefined, session: undefined };
+}
+
+export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
+  encode(message: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+    };
+  },
+
+  toJSON(message: ChangePasswordResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(base?: I): ChangePasswordResponse {
+    return ChangePasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(object: I): ChangePasswordResponse {
+    const message = createBaseChangePasswordResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetPasswordRequest(): SetPasswordRequest {
+  return { userId: "", newPassword: "" };
+}
+
+export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
+  encode(message: SetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPasswordRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: SetPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPasswordRequest>, I>>(base?: I): SetPasswordRequest {
+    return SetPasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPasswordRequest>, I>>(object: I): SetPasswordRequest {
+    const message = createBaseSetPasswordRequest();
+    message.userId = object.userId ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseSetPasswordResponse(): SetPasswordResponse {
+  return {};
+}
+
+export const SetPasswordResponse: MessageFns<SetPasswordResponse> = {
+  encode(_: SetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: SetPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPasswordResponse>, I>>(base?: I): SetPasswordResponse {
+    return SetPasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPasswordResponse>, I>>(_: I): SetPasswordResponse {
+    const message = createBaseSetPasswordResponse();
+    return message;
+  },
+};
+
+function createBaseUpdateUserRequest(): UpdateUserRequest {
+  return { userId: "", fieldsJson: "" };
+}
+
+export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
+  encode(message: UpdateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(18).string(message.fieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      fieldsJson: isSet(object.fieldsJson)
+        ? globalThis.String(object.fieldsJson)
+        : isSet(object.fields_json)
+        ? globalThis.String(object.fields_json)
+        : "",
+    };
+  },
+
+  toJSON(message: UpdateUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.fieldsJson !== "") {
+      obj.fieldsJson = message.fieldsJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateUserRequest>, I>>(base?: I): UpdateUserRequest {
+    return UpdateUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateUserRequest>, I>>(object: I): UpdateUserRequest {
+    const message = createBaseUpdateUserRequest();
+    message.userId = object.userId ?? "";
+    message.fieldsJson = object.fieldsJson ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateUserResponse(): UpdateUserResponse {
+  return { user: undefined };
+}
+
+export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
+  encode(message: UpdateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: UpdateUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateUserResponse>, I>>(base?: I): UpdateUserResponse {
+    return UpdateUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateUserResponse>, I>>(object: I): UpdateUserResponse {
+    const message = createBaseUpdateUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteUserRequest(): DeleteUserRequest {
+  return { userId: "", password: undefined, token: undefined, callbackUrl: undefined, caller: undefined };
+}
+
+export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
+  encode(message: DeleteUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== undefined) {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.token !== undefined) {
+      writer.uint32(26).string(message.token);
+    }
+    if (message.callbackUrl !== undefined) {
+      writer.uint32(34).string(message.callbackUrl);
+    }
+    if (message.caller !== undefined) {
+      CallerSession.encode(message.caller, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.caller = CallerSession.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : undefined,
+      token: isSet(object.token) ? globalThis.String(object.token) : undefined,
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : undefined,
+      caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
+    };
+  },
+
+  toJSON(message: DeleteUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.password !== undefined) {
+      obj.password = message.password;
+    }
+    if (message.token !== undefined) {
+      obj.token = message.token;
+    }
+    if (message.callbackUrl !== undefined) {
+      obj.callbackUrl = message.callbackUrl;
+    }
+    if (message.caller !== undefined) {
+      obj.caller = CallerSession.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteUserRequest>, I>>(base?: I): DeleteUserRequest {
+    return DeleteUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteUserRequest>, I>>(object: I): DeleteUserRequest {
+    const message = createBaseDeleteUserRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? undefined;
+    message.token = object.token ?? undefined;
+    message.callbackUrl = object.callbackUrl ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerSession.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteUserResponse(): DeleteUserResponse {
+  return { deleted: false };
+}
+
+export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
+  encode(message: DeleteUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deleted !== false) {
+      writer.uint32(8).bool(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteUserResponse {
+    return { deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false };
+  },
+
+  toJSON(message: DeleteUserResponse): unknown {
+    const obj: any = {};
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteUserResponse>, I>>(base?: I): DeleteUserResponse {
+    return DeleteUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteUserResponse>, I>>(object: I): DeleteUserResponse {
+    const message = createBaseDeleteUserResponse();
+    message.deleted = object.deleted ?? false;
+    return message;
+  },
+};
+
+function createBaseListAccountsRequest(): ListAccountsRequest {
+  return { userId: "" };
+}
+
+export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
+  encode(message: ListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAccountsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAccountsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAccountsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAccountsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(base?: I): ListAccountsRequest {
+    return ListAccountsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(object: I): ListAccountsRequest {
+    const message = createBaseListAccountsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListAccountsResponse(): ListAccountsResponse {
+  return { accounts: [] };
+}
+
+export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
+  encode(message: ListAccountsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.accounts) {
+      Account.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAccountsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAccountsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accounts.push(Account.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAccountsResponse {
+    return {
+      accounts: globalThis.Array.isArray(object?.accounts) ? object.accounts.map((e: any) => Account.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListAccountsResponse): unknown {
+    const obj: any = {};
+    if (message.accounts?.length) {
+      obj.accounts = message.accounts.map((e) => Account.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAccountsResponse>, I>>(base?: I): ListAccountsResponse {
+    return ListAccountsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAccountsResponse>, I>>(object: I): ListAccountsResponse {
+    const message = createBaseListAccountsResponse();
+    message.accounts = object.accounts?.map((e) => Account.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUnlinkAccountRequest(): UnlinkAccountRequest {
+  return { userId: "", providerId: "", accountId: undefined, caller: undefined };
+}
+
+export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
+  encode(message: UnlinkAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.providerId !== "") {
+      writer.uint32(18).string(message.providerId);
+    }
+    if (message.accountId !== undefined) {
+      writer.uint32(26).string(message.accountId);
+    }
+    if (message.caller !== undefined) {
+      CallerSession.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnlinkAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnlinkAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caller = CallerSession.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnlinkAccountRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : undefined,
+      caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
+    };
+  },
+
+  toJSON(message: UnlinkAccountRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.accountId !== undefined) {
+      obj.accountId = message.accountId;
+    }
+    if (message.caller !== undefined) {
+      obj.caller = CallerSession.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnlinkAccountRequest>, I>>(base?: I): UnlinkAccountRequest {
+    return UnlinkAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnlinkAccountRequest>, I>>(object: I): UnlinkAccountRequest {
+    const message = createBaseUnlinkAccountRequest();
+    message.userId = object.userId ?? "";
+    message.providerId = object.providerId ?? "";
+    message.accountId = object.accountId ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerSession.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUnlinkAccountResponse(): UnlinkAccountResponse {
+  return {};
+}
+
+export const UnlinkAccountResponse: MessageFns<UnlinkAccountResponse> = {
+  encode(_: UnlinkAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnlinkAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnlinkAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): UnlinkAccountResponse {
+    return {};
+  },
+
+  toJSON(_: UnlinkAccountResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnlinkAccountResponse>, I>>(base?: I): UnlinkAccountResponse {
+    return UnlinkAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnlinkAccountResponse>, I>>(_: I): UnlinkAccountResponse {
+    const message = createBaseUnlinkAccountResponse();
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -1440,6 +3840,167 @@ export const IdentityServiceService = {
     responseSerialize: (value: GetUserResponse): Buffer => Buffer.from(GetUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
   },
+  /**
+   * SendVerificationEmail mails a verification link when the address belongs to an unverified user; it
+   * answers the same either way. Errors: VERIFICATION_EMAIL_ISNT_ENABLED, INVALID_EMAIL.
+   */
+  sendVerificationEmail: {
+    path: "/auth.identity.v1.IdentityService/SendVerificationEmail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendVerificationEmailRequest): Buffer =>
+      Buffer.from(SendVerificationEmailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendVerificationEmailRequest => SendVerificationEmailRequest.decode(value),
+    responseSerialize: (value: SendVerificationEmailResponse): Buffer =>
+      Buffer.from(SendVerificationEmailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendVerificationEmailResponse => SendVerificationEmailResponse.decode(value),
+  },
+  /**
+   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND.
+   */
+  verifyEmail: {
+    path: "/auth.identity.v1.IdentityService/VerifyEmail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyEmailRequest): Buffer => Buffer.from(VerifyEmailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyEmailRequest => VerifyEmailRequest.decode(value),
+    responseSerialize: (value: VerifyEmailResponse): Buffer => Buffer.from(VerifyEmailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyEmailResponse => VerifyEmailResponse.decode(value),
+  },
+  /**
+   * RequestPasswordReset mails a reset link when the address belongs to a user; it answers the same
+   * either way. Errors: RESET_PASSWORD_ISNT_ENABLED.
+   */
+  requestPasswordReset: {
+    path: "/auth.identity.v1.IdentityService/RequestPasswordReset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RequestPasswordResetRequest): Buffer =>
+      Buffer.from(RequestPasswordResetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RequestPasswordResetRequest => RequestPasswordResetRequest.decode(value),
+    responseSerialize: (value: RequestPasswordResetResponse): Buffer =>
+      Buffer.from(RequestPasswordResetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RequestPasswordResetResponse => RequestPasswordResetResponse.decode(value),
+  },
+  /** CheckResetToken tells whether a reset token is live. Errors: INVALID_TOKEN. */
+  checkResetToken: {
+    path: "/auth.identity.v1.IdentityService/CheckResetToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckResetTokenRequest): Buffer =>
+      Buffer.from(CheckResetTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckResetTokenRequest => CheckResetTokenRequest.decode(value),
+    responseSerialize: (value: CheckResetTokenResponse): Buffer =>
+      Buffer.from(CheckResetTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckResetTokenResponse => CheckResetTokenResponse.decode(value),
+  },
+  /**
+   * ResetPassword sets a new password with a reset token, once. Errors: INVALID_TOKEN, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG.
+   */
+  resetPassword: {
+    path: "/auth.identity.v1.IdentityService/ResetPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetPasswordRequest): Buffer => Buffer.from(ResetPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetPasswordRequest => ResetPasswordRequest.decode(value),
+    responseSerialize: (value: ResetPasswordResponse): Buffer =>
+      Buffer.from(ResetPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
+  },
+  /**
+   * ChangeEmail changes an unverified user's email at once, or mails a confirmation to a verified one.
+   * Errors: CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME, USER_ALREADY_EXISTS.
+   */
+  changeEmail: {
+    path: "/auth.identity.v1.IdentityService/ChangeEmail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangeEmailRequest): Buffer => Buffer.from(ChangeEmailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangeEmailRequest => ChangeEmailRequest.decode(value),
+    responseSerialize: (value: ChangeEmailResponse): Buffer => Buffer.from(ChangeEmailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangeEmailResponse => ChangeEmailResponse.decode(value),
+  },
+  /**
+   * ChangePassword checks the current password and sets a new one, optionally ending other sessions.
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  changePassword: {
+    path: "/auth.identity.v1.IdentityService/ChangePassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangePasswordRequest): Buffer =>
+      Buffer.from(ChangePasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangePasswordRequest => ChangePasswordRequest.decode(value),
+    responseSerialize: (value: ChangePasswordResponse): Buffer =>
+      Buffer.from(ChangePasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
+  },
+  /**
+   * SetPassword gives a password to a user without one (server-side only; no HTTP route).
+   * Errors: USER_NOT_FOUND, USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  setPassword: {
+    path: "/auth.identity.v1.IdentityService/SetPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPasswordRequest): Buffer => Buffer.from(SetPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPasswordRequest => SetPasswordRequest.decode(value),
+    responseSerialize: (value: SetPasswordResponse): Buffer => Buffer.from(SetPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetPasswordResponse => SetPasswordResponse.decode(value),
+  },
+  /**
+   * UpdateUser changes name, image, username and configured fields; never the email.
+   * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   */
+  updateUser: {
+    path: "/auth.identity.v1.IdentityService/UpdateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateUserRequest): Buffer => Buffer.from(UpdateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateUserRequest => UpdateUserRequest.decode(value),
+    responseSerialize: (value: UpdateUserResponse): Buffer => Buffer.from(UpdateUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateUserResponse => UpdateUserResponse.decode(value),
+  },
+  /**
+   * DeleteUser deletes with a password or a mailed token, or mails the token to a fresh session.
+   * Errors: NOT_FOUND (disabled), INVALID_PASSWORD, INVALID_TOKEN, SESSION_IS_NOT_FRESH.
+   */
+  deleteUser: {
+    path: "/auth.identity.v1.IdentityService/DeleteUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteUserRequest): Buffer => Buffer.from(DeleteUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteUserRequest => DeleteUserRequest.decode(value),
+    responseSerialize: (value: DeleteUserResponse): Buffer => Buffer.from(DeleteUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteUserResponse => DeleteUserResponse.decode(value),
+  },
+  /** ListAccounts lists the user's linked accounts. Errors: none. */
+  listAccounts: {
+    path: "/auth.identity.v1.IdentityService/ListAccounts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAccountsRequest): Buffer => Buffer.from(ListAccountsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAccountsRequest => ListAccountsRequest.decode(value),
+    responseSerialize: (value: ListAccountsResponse): Buffer =>
+      Buffer.from(ListAccountsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAccountsResponse => ListAccountsResponse.decode(value),
+  },
+  /**
+   * UnlinkAccount removes a linked account, never the last one.
+   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, FAILED_TO_UNLINK_LAST_ACCOUNT.
+   */
+  unlinkAccount: {
+    path: "/auth.identity.v1.IdentityService/UnlinkAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnlinkAccountRequest): Buffer => Buffer.from(UnlinkAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnlinkAccountRequest => UnlinkAccountRequest.decode(value),
+    responseSerialize: (value: UnlinkAccountResponse): Buffer =>
+      Buffer.from(UnlinkAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnlinkAccountResponse => UnlinkAccountResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -1461,6 +4022,60 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   signInUsername: handleUnaryCall<SignInUsernameRequest, SignInUsernameResponse>;
   /** GetUser reads one user by id. Errors: USER_NOT_FOUND. */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
+  /**
+   * SendVerificationEmail mails a verification link when the address belongs to an unverified user; it
+   * answers the same either way. Errors: VERIFICATION_EMAIL_ISNT_ENABLED, INVALID_EMAIL.
+   */
+  sendVerificationEmail: handleUnaryCall<SendVerificationEmailRequest, SendVerificationEmailResponse>;
+  /**
+   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND.
+   */
+  verifyEmail: handleUnaryCall<VerifyEmailRequest, VerifyEmailResponse>;
+  /**
+   * RequestPasswordReset mails a reset link when the address belongs to a user; it answers the same
+   * either way. Errors: RESET_PASSWORD_ISNT_ENABLED.
+   */
+  requestPasswordReset: handleUnaryCall<RequestPasswordResetRequest, RequestPasswordResetResponse>;
+  /** CheckResetToken tells whether a reset token is live. Errors: INVALID_TOKEN. */
+  checkResetToken: handleUnaryCall<CheckResetTokenRequest, CheckResetTokenResponse>;
+  /**
+   * ResetPassword sets a new password with a reset token, once. Errors: INVALID_TOKEN, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG.
+   */
+  resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
+  /**
+   * ChangeEmail changes an unverified user's email at once, or mails a confirmation to a verified one.
+   * Errors: CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME, USER_ALREADY_EXISTS.
+   */
+  changeEmail: handleUnaryCall<ChangeEmailRequest, ChangeEmailResponse>;
+  /**
+   * ChangePassword checks the current password and sets a new one, optionally ending other sessions.
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
+  /**
+   * SetPassword gives a password to a user without one (server-side only; no HTTP route).
+   * Errors: USER_NOT_FOUND, USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  setPassword: handleUnaryCall<SetPasswordRequest, SetPasswordResponse>;
+  /**
+   * UpdateUser changes name, image, username and configured fields; never the email.
+   * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   */
+  updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
+  /**
+   * DeleteUser deletes with a password or a mailed token, or mails the token to a fresh session.
+   * Errors: NOT_FOUND (disabled), INVALID_PASSWORD, INVALID_TOKEN, SESSION_IS_NOT_FRESH.
+   */
+  deleteUser: handleUnaryCall<DeleteUserRequest, DeleteUserResponse>;
+  /** ListAccounts lists the user's linked accounts. Errors: none. */
+  listAccounts: handleUnaryCall<ListAccountsRequest, ListAccountsResponse>;
+  /**
+   * UnlinkAccount removes a linked account, never the last one.
+   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, FAILED_TO_UNLINK_LAST_ACCOUNT.
+   */
+  unlinkAccount: handleUnaryCall<UnlinkAccountRequest, UnlinkAccountResponse>;
 }
 
 export interface IdentityServiceClient extends Client1 {
@@ -1537,6 +4152,228 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SendVerificationEmail mails a verification link when the address belongs to an unverified user; it
+   * answers the same either way. Errors: VERIFICATION_EMAIL_ISNT_ENABLED, INVALID_EMAIL.
+   */
+  sendVerificationEmail(
+    request: SendVerificationEmailRequest,
+    callback: (error: ServiceError | null, response: SendVerificationEmailResponse) => void,
+  ): ClientUnaryCall;
+  sendVerificationEmail(
+    request: SendVerificationEmailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendVerificationEmailResponse) => void,
+  ): ClientUnaryCall;
+  sendVerificationEmail(
+    request: SendVerificationEmailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendVerificationEmailResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND.
+   */
+  verifyEmail(
+    request: VerifyEmailRequest,
+    callback: (error: ServiceError | null, response: VerifyEmailResponse) => void,
+  ): ClientUnaryCall;
+  verifyEmail(
+    request: VerifyEmailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyEmailResponse) => void,
+  ): ClientUnaryCall;
+  verifyEmail(
+    request: VerifyEmailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyEmailResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RequestPasswordReset mails a reset link when the address belongs to a user; it answers the same
+   * either way. Errors: RESET_PASSWORD_ISNT_ENABLED.
+   */
+  requestPasswordReset(
+    request: RequestPasswordResetRequest,
+    callback: (error: ServiceError | null, response: RequestPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  requestPasswordReset(
+    request: RequestPasswordResetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RequestPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  requestPasswordReset(
+    request: RequestPasswordResetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RequestPasswordResetResponse) => void,
+  ): ClientUnaryCall;
+  /** CheckResetToken tells whether a reset token is live. Errors: INVALID_TOKEN. */
+  checkResetToken(
+    request: CheckResetTokenRequest,
+    callback: (error: ServiceError | null, response: CheckResetTokenResponse) => void,
+  ): ClientUnaryCall;
+  checkResetToken(
+    request: CheckResetTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckResetTokenResponse) => void,
+  ): ClientUnaryCall;
+  checkResetToken(
+    request: CheckResetTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckResetTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ResetPassword sets a new password with a reset token, once. Errors: INVALID_TOKEN, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG.
+   */
+  resetPassword(
+    request: ResetPasswordRequest,
+    callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  resetPassword(
+    request: ResetPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  resetPassword(
+    request: ResetPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ChangeEmail changes an unverified user's email at once, or mails a confirmation to a verified one.
+   * Errors: CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME, USER_ALREADY_EXISTS.
+   */
+  changeEmail(
+    request: ChangeEmailRequest,
+    callback: (error: ServiceError | null, response: ChangeEmailResponse) => void,
+  ): ClientUnaryCall;
+  changeEmail(
+    request: ChangeEmailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangeEmailResponse) => void,
+  ): ClientUnaryCall;
+  changeEmail(
+    request: ChangeEmailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangeEmailResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ChangePassword checks the current password and sets a new one, optionally ending other sessions.
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  changePassword(
+    request: ChangePasswordRequest,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetPassword gives a password to a user without one (server-side only; no HTTP route).
+   * Errors: USER_NOT_FOUND, USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  setPassword(
+    request: SetPasswordRequest,
+    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  setPassword(
+    request: SetPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  setPassword(
+    request: SetPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateUser changes name, image, username and configured fields; never the email.
+   * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   */
+  updateUser(
+    request: UpdateUserRequest,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteUser deletes with a password or a mailed token, or mails the token to a fresh session.
+   * Errors: NOT_FOUND (disabled), INVALID_PASSWORD, INVALID_TOKEN, SESSION_IS_NOT_FRESH.
+   */
+  deleteUser(
+    request: DeleteUserRequest,
+    callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
+  ): ClientUnaryCall;
+  /** ListAccounts lists the user's linked accounts. Errors: none. */
+  listAccounts(
+    request: ListAccountsRequest,
+    callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  listAccounts(
+    request: ListAccountsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  listAccounts(
+    request: ListAccountsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UnlinkAccount removes a linked account, never the last one.
+   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, FAILED_TO_UNLINK_LAST_ACCOUNT.
+   */
+  unlinkAccount(
+    request: UnlinkAccountRequest,
+    callback: (error: ServiceError | null, response: UnlinkAccountResponse) => void,
+  ): ClientUnaryCall;
+  unlinkAccount(
+    request: UnlinkAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnlinkAccountResponse) => void,
+  ): ClientUnaryCall;
+  unlinkAccount(
+    request: UnlinkAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnlinkAccountResponse) => void,
   ): ClientUnaryCall;
 }
 

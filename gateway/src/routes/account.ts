@@ -1,0 +1,120 @@
+/** The signed-in user's account: update, change email and password, delete, linked accounts. */
+import { Router } from "express";
+import * as z from "zod";
+import { AuthError } from "@auth-platform/proto/errors";
+import { publicUser } from "@auth-platform/proto/public-shapes";
+import { call } from "@auth-platform/proto/rpc-client";
+import { parseBody, parseQuery } from "../http/body.js";
+import { clearSessionCookies } from "../http/cookies.js";
+import { redirectTo } from "../http/redirect.js";
+import type { CurrentSession } from "../http/session.js";
+import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+
+const updateUserBody = z.looseObject({ name: z.string().max(255).optional(), image: z.string().max(2048).nullish() });
+const changeEmailBody = z.object({ newEmail: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
+const changePasswordBody = z.object({
+  newPassword: z.string().max(1024),
+  currentPassword: z.string().max(1024),
+  revokeOtherSessions: z.boolean().nullish(),
+});
+const deleteUserBody = z.object({
+  callbackURL: z.string().max(2048).nullish(),
+  password: z.string().max(1024).nullish(),
+  token: z.string().max(256).nullish(),
+});
+const deleteCallbackQuery = z.looseObject({ token: z.string().min(1).max(256), callbackURL: z.string().max(2048).optional() });
+const unlinkBody = z.object({ providerId: z.string().min(1).max(255), accountId: z.string().max(255).nullish() });
+
+const callerOf = (current: CurrentSession) => ({ token: current.session.token, createdAt: new Date(current.session.createdAt) });
+
+export function accountRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const identity = deps.clients.identity;
+
+  router.post("/update-user", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const body = parseBody(req, updateUserBody);
+    await call(identity, identity.updateUser, { userId: user.id, fieldsJson: JSON.stringify(body) });
+    res.json({ status: true });
+  });
+
+  router.post("/change-email", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const body = parseBody(req, changeEmailBody);
+    await call(identity, identity.changeEmail, { userId: user.id, newEmail: body.newEmail, callbackUrl: body.callbackURL ?? undefined });
+    res.json({ status: true });
+  });
+
+  router.post("/change-password", async (req, res) => {
+    const current = await deps.sessions.require(req);
+    const body = parseBody(req, changePasswordBody);
+    const result = await call(identity, identity.changePassword, {
+      userId: current.user.id,
+      currentPassword: body.currentPassword,
+      newPassword: body.newPassword,
+      revokeOtherSessions: body.revokeOtherSessions ?? false,
+      caller: callerOf(current),
+      client: clientOf(req),
+    });
+    if (result.session) issueSession(res, deps, result.session, true);
+    res.json({ token: result.session?.token ?? null, user: publicUser(result.user!) });
+  });
+
+  router.post("/delete-user", async (req, res) => {
+    const current = await deps.sessions.require(req);
+    const body = parseBody(req, deleteUserBody);
+    const { deleted } = await call(identity, identity.deleteUser, {
+      userId: current.user.id,
+      password: body.password ?? undefined,
+      token: body.token ?? undefined,
+      callbackUrl: body.callbackURL ?? undefined,
+      caller: callerOf(current),
+    });
+    if (deleted) clearSessionCookies(res, deps.jar);
+    res.json({ success: true, message: deleted ? "User deleted" : "Verification email sent" });
+  });
+
+  router.get("/delete-user/callback", async (req, res) => {
+    const query = parseQuery(req, deleteCallbackQuery);
+    try {
+      const current = await deps.sessions.require(req);
+      await call(identity, identity.deleteUser, { userId: current.user.id, token: query.token, caller: callerOf(current) });
+    } catch (error) {
+      const code = error instanceof AuthError ? { INVALID_TOKEN: "invalid_token", UNAUTHORIZED: "unauthorized" }[error.code as string] : undefined;
+      if (query.callbackURL && code) return redirectTo(res, query.callbackURL, { error: code });
+      throw error;
+    }
+    clearSessionCookies(res, deps.jar);
+    if (query.callbackURL) return redirectTo(res, query.callbackURL);
+    res.json({ success: true, message: "User deleted" });
+  });
+
+  router.get("/list-accounts", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const { accounts } = await call(identity, identity.listAccounts, { userId: user.id });
+    res.json(
+      accounts.map((a) => ({
+        id: a.id,
+        provider: a.providerId,
+        providerId: a.providerId,
+        accountId: a.accountId,
+        createdAt: a.createdAt?.toISOString(),
+        updatedAt: a.updatedAt?.toISOString(),
+        scopes: a.scopes,
+      })),
+    );
+  });
+
+  router.post("/unlink-account", async (req, res) => {
+    const current = await deps.sessions.require(req);
+    const body = parseBody(req, unlinkBody);
+    await call(identity, identity.unlinkAccount, {
+      userId: current.user.id,
+      providerId: body.providerId,
+      accountId: body.accountId ?? undefined,
+      caller: callerOf(current),
+    });
+    res.json({ status: true });
+  });
+  return router;
+}

@@ -1,0 +1,48 @@
+/** Forgot password (both client generations' paths), the reset link's landing, and the reset itself. */
+import { Router } from "express";
+import * as z from "zod";
+import { AuthError } from "@auth-platform/proto/errors";
+import { call } from "@auth-platform/proto/rpc-client";
+import { parseBody, parseQuery } from "../http/body.js";
+import { redirectTo } from "../http/redirect.js";
+import type { RouteDeps } from "./deps.js";
+
+const requestBody = z.object({ email: z.string().max(255), redirectTo: z.string().max(2048).nullish() });
+const landingQuery = z.looseObject({ callbackURL: z.string().min(1).max(2048) });
+const resetBody = z.object({ newPassword: z.string().max(1024), token: z.string().max(256).nullish() });
+const resetQuery = z.looseObject({ token: z.string().max(256).optional() });
+
+export function passwordResetRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const identity = deps.clients.identity;
+
+  // /forget-password is the better-auth 1.1 client's path, /request-password-reset the current one's.
+  for (const path of ["/forget-password", "/request-password-reset"]) {
+    router.post(path, async (req, res) => {
+      const body = parseBody(req, requestBody);
+      await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: body.redirectTo ?? undefined });
+      res.json({ status: true });
+    });
+  }
+
+  router.get("/reset-password/:token", async (req, res) => {
+    const { callbackURL } = parseQuery(req, landingQuery);
+    const token = String(req.params.token);
+    try {
+      await call(identity, identity.checkResetToken, { token });
+    } catch (error) {
+      if (error instanceof AuthError && error.code === "INVALID_TOKEN") return redirectTo(res, callbackURL, { error: "INVALID_TOKEN" });
+      throw error;
+    }
+    redirectTo(res, callbackURL, { token });
+  });
+
+  router.post("/reset-password", async (req, res) => {
+    const body = parseBody(req, resetBody);
+    const token = body.token ?? parseQuery(req, resetQuery).token;
+    if (!token) throw new AuthError("INVALID_TOKEN");
+    await call(identity, identity.resetPassword, { token, newPassword: body.newPassword });
+    res.json({ status: true });
+  });
+  return router;
+}

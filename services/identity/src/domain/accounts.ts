@@ -1,0 +1,20 @@
+/** Linked accounts: list, and unlink (never the last one; needs a fresh session). */
+import { AuthError } from "@auth-platform/proto/errors";
+import type { AccountRecord } from "../store/identity-store.js";
+import { requireFreshSession } from "./freshness.js";
+import type { CallerSession, Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "config" | "store" | "now">;
+
+export async function listAccounts(deps: Pick<Deps, "store">, userId: string): Promise<AccountRecord[]> {
+  return deps.store.listAccounts(userId);
+}
+
+export async function unlinkAccount(deps: Deps, input: { userId: string; providerId: string; accountId?: string; caller?: CallerSession }): Promise<void> {
+  requireFreshSession(input.caller, deps.config.freshAgeSeconds, deps.now());
+  const accounts = await deps.store.listAccounts(input.userId);
+  const target = accounts.find((a) => a.providerId === input.providerId && (!input.accountId || a.accountId === input.accountId));
+  if (!target) throw new AuthError("ACCOUNT_NOT_FOUND");
+  if (accounts.length === 1) throw new AuthError("FAILED_TO_UNLINK_LAST_ACCOUNT");
+  await deps.store.deleteAccount(target.id);
+}

@@ -1,0 +1,33 @@
+/**
+ * Change email. An unverified user's address changes at once (and the new one gets a verification link);
+ * a verified user confirms from the current address, through a verification token carrying updateTo.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { apiLink, mailKey } from "./links.js";
+import type { Registry } from "./ports.js";
+import { signVerificationToken } from "./tokens.js";
+import { normaliseEmail } from "./validation.js";
+import { mailVerificationLink } from "./verification.js";
+
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+
+export async function changeEmail(deps: Deps, input: { userId: string; newEmail: string; callbackUrl?: string }): Promise<void> {
+  const { config } = deps;
+  if (!config.changeEmailEnabled) throw new AuthError("CHANGE_EMAIL_IS_DISABLED");
+  const newEmail = normaliseEmail(input.newEmail);
+  const user = await deps.store.findUserById(input.userId);
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  if (newEmail === user.email) throw new AuthError("EMAIL_IS_THE_SAME");
+  if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("USER_ALREADY_EXISTS");
+
+  if (!user.emailVerified) {
+    const updated = await deps.store.updateUser(user.id, { email: newEmail });
+    if (!updated) throw new AuthError("USER_NOT_FOUND");
+    await deps.sessions.forgetUser(user.id);
+    if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input.callbackUrl);
+    return;
+  }
+  const token = await signVerificationToken({ email: user.email, updateTo: newEmail }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
+  const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: input.callbackUrl });
+  await deps.mail.send(user.email, "change-email", { url, name: user.name, email: user.email, new_email: newEmail }, mailKey("change-email", token));
+}

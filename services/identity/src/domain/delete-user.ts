@@ -1,0 +1,79 @@
+/**
+ * Delete user: at once with the password or a mailed token; otherwise a fresh session gets a confirmation
+ * mail (or, with verification off, deletes at once). Deletion ends the sessions first, then removes the
+ * accounts and the user in one transaction; every step is idempotent, so a retry after a failure is safe.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/random";
+import { verifyPassword } from "../password.js";
+import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
+import { requireFreshSession } from "./freshness.js";
+import { apiLink, mailKey } from "./links.js";
+import type { CallerSession, Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+
+const DELETE_TOKEN_LENGTH = 32;
+const DELETE_TOKEN_SECONDS = 86_400;
+const identifierOf = (token: string) => `delete-account-${token}`;
+
+export interface DeleteUserInput {
+  userId: string;
+  password?: string;
+  token?: string;
+  callbackUrl?: string;
+  caller?: CallerSession;
+}
+
+/** Removes everything the user owns here, and their sessions. Safe to call again. */
+export async function removeUser(deps: Pick<Deps, "store" | "sessions">, userId: string): Promise<void> {
+  await deps.sessions.revokeUserSessions(userId);
+  await deps.store.deleteUserAndAccounts(userId);
+}
+
+export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ deleted: boolean }> {
+  const { config } = deps;
+  if (!config.deleteUser.enabled) throw new AuthError("NOT_FOUND");
+  const user = await deps.store.findUserById(input.userId);
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+
+  if (input.password !== undefined) {
+    const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
+    if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
+    if (!(await verifyPassword(credential.password, input.password))) throw new AuthError("INVALID_PASSWORD");
+    await removeUser(deps, user.id);
+    return { deleted: true };
+  }
+  if (input.token !== undefined) {
+    await consumeDeleteToken(deps, input.token, user.id);
+    await removeUser(deps, user.id);
+    return { deleted: true };
+  }
+
+  requireFreshSession(input.caller, config.freshAgeSeconds, deps.now());
+  if (!config.deleteUser.verification) {
+    await removeUser(deps, user.id);
+    return { deleted: true };
+  }
+  const now = deps.now();
+  const token = randomString(DELETE_TOKEN_LENGTH, LOWER_ALPHANUMERIC);
+  await deps.store.createVerification({
+    id: newId(),
+    identifier: identifierOf(token),
+    value: user.id,
+    expiresAt: new Date(now.getTime() + DELETE_TOKEN_SECONDS * 1000),
+    createdAt: now,
+    updatedAt: now,
+  });
+  const url = apiLink(config.baseUrl, "/delete-user/callback", { token, callbackURL: input.callbackUrl });
+  await deps.mail.send(user.email, "delete-account", { url, name: user.name, email: user.email }, mailKey("delete", token));
+  return { deleted: false };
+}
+
+/** The token must be live and issued to this user; it is used at most once. */
+async function consumeDeleteToken(deps: Pick<Deps, "store" | "now">, token: string, userId: string): Promise<void> {
+  if (!/^[0-9a-z]{32}$/.test(token)) throw new AuthError("INVALID_TOKEN");
+  const record = await deps.store.findVerification(identifierOf(token));
+  if (!record || record.expiresAt <= deps.now() || record.value !== userId) throw new AuthError("INVALID_TOKEN");
+  if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
+}

@@ -1,0 +1,66 @@
+/** Password reset: a 24-character token valid one hour, mailed as a link, used at most once. */
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import { hashPassword } from "../password.js";
+import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
+import { apiLink, mailKey } from "./links.js";
+import type { Registry } from "./ports.js";
+import { checkPasswordLength, normaliseEmail } from "./validation.js";
+
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+
+const RESET_TOKEN_LENGTH = 24;
+const identifierOf = (token: string) => `reset-password:${token}`;
+
+/** Answers the same whether or not the address belongs to a user (no enumeration). */
+export async function requestPasswordReset(deps: Deps, input: { email: string; redirectTo?: string }): Promise<void> {
+  const { config } = deps;
+  if (!config.resetPassword.enabled) throw new AuthError("RESET_PASSWORD_ISNT_ENABLED");
+  let email: string;
+  try {
+    email = normaliseEmail(input.email);
+  } catch {
+    return;
+  }
+  const user = await deps.store.findUserByEmail(email);
+  if (!user) return;
+  const now = deps.now();
+  const token = randomString(RESET_TOKEN_LENGTH);
+  await deps.store.createVerification({
+    id: newId(),
+    identifier: identifierOf(token),
+    value: user.id,
+    expiresAt: new Date(now.getTime() + config.resetPassword.expiresInSeconds * 1000),
+    createdAt: now,
+    updatedAt: now,
+  });
+  const url = apiLink(config.baseUrl, `/reset-password/${token}`, { callbackURL: input.redirectTo });
+  await deps.mail.send(user.email, "password-reset", { url, name: user.name, email: user.email }, mailKey("reset", token));
+}
+
+async function liveRecord(deps: Pick<Deps, "store" | "now">, token: string) {
+  if (!/^[A-Za-z0-9]{1,64}$/.test(token)) throw new AuthError("INVALID_TOKEN");
+  const record = await deps.store.findVerification(identifierOf(token));
+  if (!record || record.expiresAt <= deps.now()) throw new AuthError("INVALID_TOKEN");
+  return record;
+}
+
+export async function checkResetToken(deps: Pick<Deps, "store" | "now">, token: string): Promise<void> {
+  await liveRecord(deps, token);
+}
+
+export async function resetPassword(deps: Deps, input: { token: string; newPassword: string }): Promise<void> {
+  checkPasswordLength(input.newPassword, deps.config);
+  const record = await liveRecord(deps, input.token);
+  if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
+  const userId = record.value;
+  const hash = await hashPassword(input.newPassword);
+  const credential = await deps.store.findAccount(userId, CREDENTIAL_PROVIDER);
+  if (credential) {
+    await deps.store.setAccountPassword(credential.id, hash);
+  } else {
+    const now = deps.now();
+    await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now });
+  }
+  if (deps.config.resetPassword.revokeSessions) await deps.sessions.revokeUserSessions(userId);
+}

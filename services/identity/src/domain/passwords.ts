@@ -1,0 +1,48 @@
+/** Change password (knowing the current one) and set password (server-side, for users without one). */
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import { hashPassword, verifyPassword } from "../password.js";
+import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import type { ClientInfo, Registry } from "./ports.js";
+import { checkPasswordLength } from "./validation.js";
+
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "now">;
+
+export interface ChangePasswordInput {
+  userId: string;
+  currentPassword: string;
+  newPassword: string;
+  revokeOtherSessions: boolean;
+  client: ClientInfo;
+}
+
+export async function changePassword(deps: Deps, input: ChangePasswordInput): Promise<{ user: UserRecord; session?: Session }> {
+  checkPasswordLength(input.newPassword, deps.config);
+  const user = await deps.store.findUserById(input.userId);
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
+  if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
+  if (!(await verifyPassword(credential.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
+  await deps.store.setAccountPassword(credential.id, await hashPassword(input.newPassword));
+  if (!input.revokeOtherSessions) return { user };
+  // Every session ends, the caller's too; the caller continues on a new one.
+  await deps.sessions.revokeUserSessions(user.id);
+  const session = await deps.sessions.createSession(user, { rememberMe: true, client: input.client });
+  return { user, session };
+}
+
+export async function setPassword(deps: Deps, input: { userId: string; newPassword: string }): Promise<void> {
+  checkPasswordLength(input.newPassword, deps.config);
+  const user = await deps.store.findUserById(input.userId);
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
+  if (credential?.password) throw new AuthError("USER_ALREADY_HAS_A_PASSWORD");
+  const hash = await hashPassword(input.newPassword);
+  if (credential) {
+    await deps.store.setAccountPassword(credential.id, hash);
+    return;
+  }
+  const now = deps.now();
+  await deps.store.createAccount({ id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: hash, createdAt: now, updatedAt: now });
+}

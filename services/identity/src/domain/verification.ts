@@ -1,0 +1,47 @@
+/** Email verification: sending the link, and following it (verify, or move to the updateTo address). */
+import { AuthError } from "@auth-platform/proto/errors";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { UserRecord } from "../store/identity-store.js";
+import { apiLink, mailKey } from "./links.js";
+import type { ClientInfo, Registry } from "./ports.js";
+import { signVerificationToken, verifyVerificationToken } from "./tokens.js";
+import { normaliseEmail } from "./validation.js";
+
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+
+/** Mails a verification link to `to` (the user's address, or the new one for updateTo tokens). */
+export async function mailVerificationLink(deps: Deps, user: UserRecord, callbackUrl?: string): Promise<void> {
+  const { config } = deps;
+  const token = await signVerificationToken({ email: user.email }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
+  const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: callbackUrl });
+  await deps.mail.send(user.email, "email-verification", { url, name: user.name, email: user.email }, mailKey("verify", token));
+}
+
+/** Answers the same whether or not the address is known or already verified (no enumeration). */
+export async function sendVerificationEmail(deps: Deps, input: { email: string; callbackUrl?: string }): Promise<void> {
+  if (!deps.config.emailVerification.enabled) throw new AuthError("VERIFICATION_EMAIL_ISNT_ENABLED");
+  const user = await deps.store.findUserByEmail(normaliseEmail(input.email));
+  if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
+}
+
+export async function verifyEmail(deps: Deps, input: { token: string; client: ClientInfo }): Promise<{ user: UserRecord; session?: Session }> {
+  const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
+  const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+
+  if (payload.updateTo) {
+    // Confirmed from the current address: move to the new one, which must now be verified in turn.
+    const newEmail = normaliseEmail(payload.updateTo);
+    if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
+    const updated = (await deps.store.updateUser(user.id, { email: newEmail, emailVerified: false }))!;
+    await deps.sessions.forgetUser(user.id);
+    await mailVerificationLink(deps, updated);
+    return { user: updated };
+  }
+
+  const verified = user.emailVerified ? user : (await deps.store.updateUser(user.id, { emailVerified: true }))!;
+  if (!user.emailVerified) await deps.sessions.forgetUser(user.id);
+  if (!deps.config.emailVerification.autoSignIn) return { user: verified };
+  const session = await deps.sessions.createSession(verified, { rememberMe: true, client: input.client });
+  return { user: verified, session };
+}

@@ -1,0 +1,189 @@
+/**
+ * The IdentityStore contract: one suite every backend must pass (STYLE.md, "What the models agree on" 1).
+ * The factory opens a fresh, migrated, empty store; the suite closes it when done.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import { type AccountRecord, CREDENTIAL_PROVIDER, type IdentityStore, type UserRecord } from "./identity-store.js";
+
+let counter = 0;
+const unique = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`;
+
+/** A user record with sensible defaults and exact-millisecond dates. */
+export function aUser(overrides: Partial<UserRecord> = {}): UserRecord {
+  const at = new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678));
+  return {
+    id: newId(),
+    name: "Ada Lovelace",
+    email: `${unique("ada")}@example.com`,
+    emailVerified: false,
+    image: null,
+    createdAt: at,
+    updatedAt: at,
+    username: null,
+    displayUsername: null,
+    role: null,
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    extraFields: {},
+    ...overrides,
+  };
+}
+
+/** The credential account of a user. */
+export function anAccount(user: Pick<UserRecord, "id" | "createdAt">, overrides: Partial<AccountRecord> = {}): AccountRecord {
+  return {
+    id: newId(),
+    accountId: user.id,
+    providerId: CREDENTIAL_PROVIDER,
+    userId: user.id,
+    password: "73616c74:68617368",
+    scope: null,
+    createdAt: user.createdAt,
+    updatedAt: user.createdAt,
+    ...overrides,
+  };
+}
+
+async function expectAuthError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `expected AuthError ${code}`).toBeInstanceOf(AuthError);
+  expect((error as AuthError).code).toBe(code);
+}
+
+export function identityStoreContract(backend: string, open: () => Promise<IdentityStore>): void {
+  describe(`IdentityStore contract (${backend})`, () => {
+    let store: IdentityStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    async function created(overrides: Partial<UserRecord> = {}) {
+      const user = aUser(overrides);
+      const account = anAccount(user);
+      expect(await store.createUserWithAccount(user, account)).toEqual(user);
+      return { user, account };
+    }
+
+    it("creates a user with its account, found by id, email and username", async () => {
+      const username = unique("ada").toLowerCase();
+      const { user } = await created({ username, displayUsername: username.toUpperCase() });
+      expect(await store.findUserById(user.id)).toEqual(user);
+      expect(await store.findUserByEmail(user.email)).toEqual(user);
+      expect(await store.findUserByUsername(username)).toEqual(user);
+    });
+
+    it("answers null for an unknown id, email or username", async () => {
+      await created();
+      expect(await store.findUserById(newId())).toBeNull();
+      expect(await store.findUserByEmail(`${unique("nobody")}@example.com`)).toBeNull();
+      expect(await store.findUserByUsername(unique("nobody"))).toBeNull();
+    });
+
+    it("refuses a second user with the same email: USER_ALREADY_EXISTS, no user and no orphan account", async () => {
+      const { user } = await created();
+      const clash = aUser({ email: user.email });
+      await expectAuthError(store.createUserWithAccount(clash, anAccount(clash)), "USER_ALREADY_EXISTS");
+      expect(await store.findUserById(clash.id)).toBeNull();
+      expect(await store.findAccount(clash.id, CREDENTIAL_PROVIDER)).toBeNull();
+      expect(await store.findUserByEmail(user.email)).toEqual(user);
+    });
+
+    it("an email clash is USER_ALREADY_EXISTS even when both users have (different) usernames", async () => {
+      const { user } = await created({ username: unique("first").toLowerCase() });
+      const clash = aUser({ email: user.email, username: unique("second").toLowerCase() });
+      await expectAuthError(store.createUserWithAccount(clash, anAccount(clash)), "USER_ALREADY_EXISTS");
+      expect(await store.findUserById(clash.id)).toBeNull();
+      expect(await store.findUserByUsername(clash.username!)).toBeNull();
+      expect(await store.findAccount(clash.id, CREDENTIAL_PROVIDER)).toBeNull();
+    });
+
+    it("refuses a taken username: USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER, no user and no orphan account", async () => {
+      const username = unique("taken").toLowerCase();
+      const { user } = await created({ username });
+      const clash = aUser({ username });
+      await expectAuthError(store.createUserWithAccount(clash, anAccount(clash)), "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+      expect(await store.findUserById(clash.id)).toBeNull();
+      expect(await store.findUserByEmail(clash.email)).toBeNull();
+      expect(await store.findAccount(clash.id, CREDENTIAL_PROVIDER)).toBeNull();
+      expect(await store.findUserByUsername(username)).toEqual(user);
+    });
+
+    it("finds a user's account by provider, and null for a provider it has not linked", async () => {
+      const { user, account } = await created();
+      expect(await store.findAccount(user.id, CREDENTIAL_PROVIDER)).toEqual(account);
+      expect(await store.findAccount(user.id, "github")).toBeNull();
+      expect(await store.findAccount(newId(), CREDENTIAL_PROVIDER)).toBeNull();
+    });
+
+    it("updateUser applies the patch, leaves other fields alone and bumps updatedAt", async () => {
+      const { user } = await created({ role: "user", extraFields: { plan: "free" } });
+      const banExpires = new Date(Date.UTC(2031, 5, 7, 8, 9, 10, 123));
+      const before = Date.now();
+      const updated = await store.updateUser(user.id, { name: "Ada King", emailVerified: true, banned: true, banReason: "spam", banExpires });
+      expect(updated).toEqual({
+        ...user,
+        name: "Ada King",
+        emailVerified: true,
+        banned: true,
+        banReason: "spam",
+        banExpires,
+        updatedAt: expect.any(Date),
+      });
+      expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+      expect(updated!.updatedAt.getTime()).toBeGreaterThan(user.updatedAt.getTime());
+      expect(await store.findUserById(user.id)).toEqual(updated);
+
+      const cleared = await store.updateUser(user.id, { banned: false, banReason: null, banExpires: null, image: "https://example.com/a.png" });
+      expect(cleared).toMatchObject({ banned: false, banReason: null, banExpires: null, image: "https://example.com/a.png", name: "Ada King" });
+      expect(await store.findUserById(user.id)).toEqual(cleared);
+    });
+
+    it("updateUser answers null for an unknown id", async () => {
+      expect(await store.updateUser(newId(), { name: "Nobody" })).toBeNull();
+    });
+
+    it("updateUser to a taken username raises USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER and changes nothing", async () => {
+      const taken = unique("owner").toLowerCase();
+      await created({ username: taken });
+      const { user } = await created({ username: unique("other").toLowerCase() });
+      await expectAuthError(store.updateUser(user.id, { username: taken }), "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+      expect(await store.findUserById(user.id)).toEqual(user);
+    });
+
+    it("round-trips dates to the exact millisecond", async () => {
+      const createdAt = new Date(Date.UTC(2023, 11, 31, 23, 59, 59, 999));
+      const updatedAt = new Date(Date.UTC(2024, 1, 29, 12, 0, 0, 1));
+      const banExpires = new Date(Date.UTC(2030, 6, 15, 6, 30, 45, 501));
+      const { user, account } = await created({ createdAt, updatedAt, banned: true, banExpires });
+      const found = (await store.findUserById(user.id))!;
+      expect(found.createdAt).toBeInstanceOf(Date);
+      expect(found.createdAt.getTime()).toBe(createdAt.getTime());
+      expect(found.updatedAt.getTime()).toBe(updatedAt.getTime());
+      expect(found.banExpires!.getTime()).toBe(banExpires.getTime());
+      const foundAccount = (await store.findAccount(user.id, CREDENTIAL_PROVIDER))!;
+      expect(foundAccount.createdAt.getTime()).toBe(account.createdAt.getTime());
+
+      const later = new Date(Date.UTC(2032, 2, 3, 4, 5, 6, 789));
+      expect((await store.updateUser(user.id, { banExpires: later }))!.banExpires!.getTime()).toBe(later.getTime());
+      expect((await store.findUserById(user.id))!.banExpires!.getTime()).toBe(later.getTime());
+    });
+
+    it("round-trips extraFields as JSON, on create and on update", async () => {
+      const extraFields = { plan: "pro", seats: 12, ratio: 0.25, beta: true, none: null, tags: ["a", "b"], nested: { lang: "fr", note: "café ✓ \"quoted\"" } };
+      const { user } = await created({ extraFields });
+      expect((await store.findUserById(user.id))!.extraFields).toEqual(extraFields);
+      const next = { plan: "team", nested: { lang: "de" } };
+      expect((await store.updateUser(user.id, { extraFields: next }))!.extraFields).toEqual(next);
+      expect((await store.findUserById(user.id))!.extraFields).toEqual(next);
+    });
+  });
+}

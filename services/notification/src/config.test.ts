@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "@auth-platform/runtime/config";
+import { notificationConfig } from "./config.js";
+
+describe("notificationConfig", () => {
+  it("has working defaults: port 50056, a SQLite file, the development outbox", () => {
+    expect(notificationConfig({})).toEqual({
+      logLevel: "info",
+      production: false,
+      port: 50056,
+      databaseUrl: "file:data/notification.db",
+      smtpUrl: undefined,
+      appName: "Auth Platform",
+      mailFrom: '"Auth Platform" <no-reply@localhost>',
+      mailDomain: "localhost",
+      footerUrl: undefined,
+      maxAttempts: 20,
+      retryBaseMs: 5_000,
+      retryMaxMs: 3_600_000,
+      pollIntervalMs: 1_000,
+    });
+  });
+
+  it("builds the sender from APP_NAME and takes the Message-ID domain from MAIL_FROM", () => {
+    expect(notificationConfig({ APP_NAME: "Acme" }).mailFrom).toBe('"Acme" <no-reply@localhost>');
+    const custom = notificationConfig({ MAIL_FROM: "Acme <hello@mail.acme.test>" });
+    expect(custom).toMatchObject({ mailFrom: "Acme <hello@mail.acme.test>", mailDomain: "mail.acme.test" });
+    expect(notificationConfig({ MAIL_FROM: "bare@acme.test" }).mailDomain).toBe("acme.test");
+  });
+
+  it("points the footer at the web app, else at the gateway's origin", () => {
+    expect(notificationConfig({ AUTH_BASE_URL: "https://auth.acme.test/api/auth" }).footerUrl).toBe("https://auth.acme.test");
+    expect(notificationConfig({ AUTH_BASE_URL: "https://auth.acme.test/api/auth", AUTH_APP_URL: "https://app.acme.test" }).footerUrl).toBe("https://app.acme.test");
+  });
+
+  it("takes smtp:// and smtps:// URLs and treats an empty one as unset", () => {
+    expect(notificationConfig({ SMTP_URL: "smtps://u:p@smtp.acme.test:465" }).smtpUrl).toBe("smtps://u:p@smtp.acme.test:465");
+    expect(notificationConfig({ SMTP_URL: "" }).smtpUrl).toBeUndefined();
+  });
+
+  it("lists every bad variable in one error, never echoing the SMTP URL (it holds a password)", () => {
+    let error: unknown;
+    try {
+      notificationConfig({ SMTP_URL: "http://user:hunter2@smtp.acme.test", MAIL_FROM: "nobody", NOTIFICATION_MAX_ATTEMPTS: "0", NOTIFICATION_PORT: "x" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const name of ["SMTP_URL", "MAIL_FROM", "NOTIFICATION_MAX_ATTEMPTS", "NOTIFICATION_PORT"]) expect(message).toContain(name);
+    expect(message).not.toContain("hunter2");
+  });
+
+  it("never lets the backoff cap sit below its base", () => {
+    expect(notificationConfig({ NOTIFICATION_RETRY_BASE_MS: "500", NOTIFICATION_RETRY_MAX_MS: "100" }).retryMaxMs).toBe(500);
+  });
+});

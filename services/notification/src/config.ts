@@ -1,0 +1,80 @@
+/** The notification service's configuration, from the environment (docs/configuration.md). */
+import * as z from "zod";
+import { env, loadConfig } from "@auth-platform/runtime/config";
+
+/** The domain of an address in `Name <local@domain>` or bare `local@domain` form. */
+function domainOf(from: string): string | undefined {
+  const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from;
+  const at = address.lastIndexOf("@");
+  const domain = at >= 0 ? address.slice(at + 1).trim() : "";
+  return /^[A-Za-z0-9.-]+$/.test(domain) ? domain : undefined;
+}
+
+const milliseconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+const schema = z.object({
+  LOG_LEVEL: env.logLevel(),
+  NODE_ENV: z.string().optional(),
+  NOTIFICATION_PORT: env.port(50056),
+  NOTIFICATION_DATABASE_URL: z.string().min(1).default("file:data/notification.db"),
+  // The value is never echoed in an error: it may carry the SMTP password.
+  SMTP_URL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .pipe(z.string().regex(/^smtps?:\/\/[^/\s]+/, "must be smtp://[user:pass@]host[:port] or smtps://…").optional()),
+  APP_NAME: z.string().trim().min(1).max(100).default("Auth Platform"),
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .optional()
+    .refine((value) => !value || domainOf(value), "must contain an address, e.g. App <no-reply@example.com>"),
+  AUTH_APP_URL: env.optionalUrl(),
+  AUTH_BASE_URL: env.optionalUrl(),
+  NOTIFICATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(20),
+  NOTIFICATION_RETRY_BASE_MS: milliseconds(5_000),
+  NOTIFICATION_RETRY_MAX_MS: milliseconds(3_600_000),
+  NOTIFICATION_POLL_INTERVAL_MS: milliseconds(1_000),
+});
+
+export interface NotificationConfig {
+  logLevel: "debug" | "info" | "warn" | "error";
+  production: boolean;
+  port: number;
+  databaseUrl: string;
+  /** Real SMTP delivery; undefined selects the development outbox. A secret (it may hold a password). */
+  smtpUrl?: string;
+  appName: string;
+  /** The From header, e.g. `Auth Platform <no-reply@localhost>`. */
+  mailFrom: string;
+  /** The domain of the From address: the right-hand side of every Message-ID. */
+  mailDomain: string;
+  /** Where the footer of every mail links to (the web app, else the gateway's origin), if known. */
+  footerUrl?: string;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  pollIntervalMs: number;
+}
+
+export function notificationConfig(source: Record<string, string | undefined>): NotificationConfig {
+  const c = loadConfig(schema, source);
+  // The display name is quoted so an app name with a comma or dot stays one address.
+  const mailFrom = c.MAIL_FROM || `"${c.APP_NAME.replace(/["\\]/g, "")}" <no-reply@localhost>`;
+  const footerUrl = c.AUTH_APP_URL ?? (c.AUTH_BASE_URL ? new URL(c.AUTH_BASE_URL).origin : undefined);
+  return {
+    logLevel: c.LOG_LEVEL,
+    production: c.NODE_ENV === "production",
+    port: c.NOTIFICATION_PORT,
+    databaseUrl: c.NOTIFICATION_DATABASE_URL,
+    smtpUrl: c.SMTP_URL,
+    appName: c.APP_NAME,
+    mailFrom,
+    mailDomain: domainOf(mailFrom) ?? "localhost",
+    footerUrl,
+    maxAttempts: c.NOTIFICATION_MAX_ATTEMPTS,
+    retryBaseMs: c.NOTIFICATION_RETRY_BASE_MS,
+    retryMaxMs: Math.max(c.NOTIFICATION_RETRY_MAX_MS, c.NOTIFICATION_RETRY_BASE_MS),
+    pollIntervalMs: c.NOTIFICATION_POLL_INTERVAL_MS,
+  };
+}

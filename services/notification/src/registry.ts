@@ -1,0 +1,32 @@
+/** Builds the notification service's dependencies once: config, outbox store, transport, clock, worker. */
+import type { Logger } from "@auth-platform/runtime/log";
+import type { NotificationConfig } from "./config.js";
+import { type DeliveryWorker, startDeliveryWorker } from "./domain/delivery-worker.js";
+import type { Registry } from "./domain/ports.js";
+import { openNotificationStore } from "./store/mikro-notification-store.js";
+import { createDevelopmentOutbox } from "./transport/development-outbox.js";
+import { checkSmtp, createSmtpTransport } from "./transport/smtp-transport.js";
+
+export async function buildRegistry(config: NotificationConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
+  const store = await openNotificationStore(config.databaseUrl);
+  let transport;
+  if (config.smtpUrl) {
+    transport = createSmtpTransport({ url: config.smtpUrl, from: config.mailFrom });
+    void checkSmtp(config.smtpUrl, log);
+  } else {
+    transport = createDevelopmentOutbox(log);
+    const warn = config.production ? log.error : log.warn;
+    warn("SMTP_URL is not set: mail goes to the development outbox and is not delivered (links are logged)");
+  }
+  let worker: DeliveryWorker | undefined;
+  const registry: Registry = { config, store, transport, log, now: () => new Date(), random: Math.random, wake: () => worker?.wake() };
+  worker = startDeliveryWorker(registry);
+  return {
+    ...registry,
+    async close() {
+      await worker.stop();
+      await transport.close();
+      await store.close();
+    },
+  };
+}

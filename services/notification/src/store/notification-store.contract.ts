@@ -1,0 +1,160 @@
+/** The outbox store contract: one suite, run on every backend (memory, SQLite, PostgreSQL). */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newId } from "@auth-platform/runtime/random";
+import type { NewOutboxMessage, NotificationStore } from "./notification-store.js";
+
+export interface OpenedStore {
+  store: NotificationStore;
+  drop(): Promise<void>;
+}
+
+const T0 = new Date("2030-01-01T00:00:00.000Z");
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+/** A pending message fixture. */
+export function aMessage(overrides: Partial<NewOutboxMessage> = {}): NewOutboxMessage {
+  return {
+    id: newId(),
+    idempotencyKey: null,
+    recipient: "ada@example.com",
+    template: "password-reset",
+    subject: "Reset your password",
+    text: "text body",
+    html: "<p>html body</p>",
+    links: ["https://example.com/reset?token=abc"],
+    nextAttemptAt: T0,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function notificationStoreContract(backend: string, open: () => Promise<OpenedStore>): void {
+  describe(`NotificationStore contract (${backend})`, () => {
+    let opened: OpenedStore;
+    let store: NotificationStore;
+    beforeEach(async () => {
+      opened = await open();
+      store = opened.store;
+    });
+    afterEach(async () => {
+      await store.close();
+      await opened.drop();
+    });
+
+    it("stores a pending message and reads it back", async () => {
+      const message = aMessage({ idempotencyKey: "k1" });
+      expect(await store.insert(message)).toEqual({ id: message.id, created: true });
+      const found = await store.findById(message.id);
+      expect(found).toEqual({ ...message, status: "pending", attempts: 0, leaseUntil: null, leaseOwner: null, lastError: null, deliveredAt: null });
+      expect(found!.createdAt).toBeInstanceOf(Date);
+      expect(await store.findById("missing")).toBeNull();
+    });
+
+    it("stores one message per idempotency key, even under concurrent inserts, and any number without a key", async () => {
+      const first = aMessage({ idempotencyKey: "same" });
+      expect((await store.insert(first)).created).toBe(true);
+      const again = await store.insert(aMessage({ idempotencyKey: "same" }));
+      expect(again).toEqual({ id: first.id, created: false });
+
+      const racers = Array.from({ length: 5 }, () => aMessage({ idempotencyKey: "race" }));
+      const results = await Promise.all(racers.map((m) => store.insert(m)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.id)).size).toBe(1);
+
+      await store.insert(aMessage());
+      await store.insert(aMessage());
+      expect(await store.list({ limit: 50 })).toHaveLength(4);
+    });
+
+    it("finds due messages only: pending, due, lease free; oldest due first", async () => {
+      const late = aMessage({ nextAttemptAt: at(10) });
+      const early = aMessage({ nextAttemptAt: at(0) });
+      const future = aMessage({ nextAttemptAt: at(100) });
+      for (const m of [late, early, future]) await store.insert(m);
+      expect((await store.findDue(at(10), 10)).map((m) => m.id)).toEqual([early.id, late.id]);
+      expect((await store.findDue(at(10), 1)).map((m) => m.id)).toEqual([early.id]);
+
+      expect(await store.claim(early.id, 0, "w1", at(10), at(70))).toBe(true);
+      expect((await store.findDue(at(10), 10)).map((m) => m.id)).toEqual([late.id]);
+      // Past the lease, the message is due again (its worker is presumed dead).
+      expect((await store.findDue(at(70), 10)).map((m) => m.id)).toEqual([early.id, late.id]);
+
+      await store.markDelivered(late.id, at(11));
+      expect((await store.findDue(at(1000), 10)).map((m) => m.id)).toEqual([early.id, future.id]);
+    });
+
+    it("lets exactly one of many concurrent claims win, and counts the attempt", async () => {
+      const message = aMessage();
+      await store.insert(message);
+      const wins = await Promise.all(Array.from({ length: 6 }, (_, i) => store.claim(message.id, 0, `w${i}`, at(1), at(61))));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const claimed = await store.findById(message.id);
+      expect(claimed).toMatchObject({ attempts: 1, leaseUntil: at(61), status: "pending" });
+      expect(claimed!.leaseOwner).toBe(`w${wins.indexOf(true)}`);
+      // Held: no one else; stale attempt count: no one either.
+      expect(await store.claim(message.id, 1, "other", at(30), at(90))).toBe(false);
+      expect(await store.claim(message.id, 0, "other", at(61), at(121))).toBe(false);
+      // Expired: taken over.
+      expect(await store.claim(message.id, 1, "other", at(61), at(121))).toBe(true);
+      expect(await store.findById(message.id)).toMatchObject({ attempts: 2, leaseOwner: "other" });
+    });
+
+    it("schedules a retry or gives up only for the lease owner", async () => {
+      const message = aMessage();
+      await store.insert(message);
+      await store.claim(message.id, 0, "w1", at(0), at(60));
+      await store.scheduleRetry(message.id, "intruder", at(5), "nope");
+      expect(await store.findById(message.id)).toMatchObject({ leaseOwner: "w1", lastError: null });
+
+      await store.scheduleRetry(message.id, "w1", at(5), "connection refused");
+      expect(await store.findById(message.id)).toMatchObject({ status: "pending", attempts: 1, nextAttemptAt: at(5), leaseUntil: null, leaseOwner: null, lastError: "connection refused" });
+      expect(await store.findDue(at(4), 10)).toEqual([]);
+      expect(await store.findDue(at(5), 10)).toHaveLength(1);
+
+      await store.claim(message.id, 1, "w2", at(5), at(65));
+      await store.markFailed(message.id, "w1", "stale");
+      expect((await store.findById(message.id))!.status).toBe("pending");
+      await store.markFailed(message.id, "w2", "550 no such user");
+      expect(await store.findById(message.id)).toMatchObject({ status: "failed", attempts: 2, leaseOwner: null, lastError: "550 no such user" });
+      expect(await store.findDue(at(1000), 10)).toEqual([]);
+    });
+
+    it("records delivery once", async () => {
+      const message = aMessage();
+      await store.insert(message);
+      await store.claim(message.id, 0, "w1", at(0), at(60));
+      await store.markDelivered(message.id, at(2));
+      await store.markDelivered(message.id, at(9));
+      expect(await store.findById(message.id)).toMatchObject({ status: "delivered", deliveredAt: at(2), attempts: 1, leaseUntil: null, leaseOwner: null });
+      expect(await store.claim(message.id, 1, "w2", at(100), at(160))).toBe(false);
+    });
+
+    it("erases bodies and links on request, keeping what an operator needs", async () => {
+      const delivered = aMessage();
+      const kept = aMessage();
+      const failed = aMessage();
+      for (const m of [delivered, kept, failed]) {
+        await store.insert(m);
+        await store.claim(m.id, 0, "w1", at(0), at(60));
+      }
+      await store.markDelivered(delivered.id, at(1), { eraseContent: true });
+      await store.markDelivered(kept.id, at(1));
+      await store.markFailed(failed.id, "w1", "550", { eraseContent: true });
+      for (const id of [delivered.id, failed.id]) {
+        expect(await store.findById(id)).toMatchObject({ text: "", html: "", links: [], subject: delivered.subject, recipient: delivered.recipient, template: delivered.template });
+      }
+      expect(await store.findById(kept.id)).toMatchObject({ text: kept.text, html: kept.html, links: kept.links });
+    });
+
+    it("lists newest first, by recipient, up to a limit", async () => {
+      const a1 = aMessage({ recipient: "a@example.com", createdAt: at(1) });
+      const b1 = aMessage({ recipient: "b@example.com", createdAt: at(2) });
+      const a2 = aMessage({ recipient: "a@example.com", createdAt: at(3) });
+      for (const m of [a1, b1, a2]) await store.insert(m);
+      expect((await store.list({ limit: 50 })).map((m) => m.id)).toEqual([a2.id, b1.id, a1.id]);
+      expect((await store.list({ recipient: "a@example.com", limit: 50 })).map((m) => m.id)).toEqual([a2.id, a1.id]);
+      expect((await store.list({ recipient: "a@example.com", limit: 1 })).map((m) => m.id)).toEqual([a2.id]);
+      expect(await store.list({ recipient: "nobody@example.com", limit: 50 })).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Renders a named template: checks its required variables (and that links are http(s) URLs), then composes
+ * the text and HTML bodies. A missing or bad variable is a TemplateError naming it.
+ */
+import { changeEmail } from "./change-email.js";
+import { deleteAccount } from "./delete-account.js";
+import { emailVerification } from "./email-verification.js";
+import { compose, type MailContext, type MailTemplate, type RenderedMail, type TemplateName, type Variables } from "./letter.js";
+import { organizationInvitation } from "./organization-invitation.js";
+import { passwordReset } from "./password-reset.js";
+import { signInCode } from "./sign-in-code.js";
+
+export type { MailContext, RenderedMail, TemplateName, Variables } from "./letter.js";
+
+export const TEMPLATES: Readonly<Record<TemplateName, MailTemplate>> = {
+  "email-verification": emailVerification,
+  "password-reset": passwordReset,
+  "change-email": changeEmail,
+  "delete-account": deleteAccount,
+  "organization-invitation": organizationInvitation,
+  "sign-in-code": signInCode,
+};
+
+const MAX_VARIABLE_LENGTH = 2_000;
+
+export class TemplateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TemplateError";
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+export function renderTemplate(name: TemplateName, vars: Variables, context: MailContext): RenderedMail {
+  const template = TEMPLATES[name];
+  for (const key of template.required) {
+    if (!vars[key]?.trim()) throw new TemplateError(`variables.${key} is required for ${name}`);
+  }
+  for (const [key, value] of Object.entries(vars)) {
+    if (value && value.length > MAX_VARIABLE_LENGTH) throw new TemplateError(`variables.${key} is too long`);
+  }
+  // Why: the url lands in an href; a javascript: or data: link in a trusted sender's mail is a phishing aid.
+  if (vars.url && !isHttpUrl(vars.url)) throw new TemplateError("variables.url must be an http(s) URL");
+  return compose(template.letter(vars, context), context);
+}

@@ -1,0 +1,120 @@
+/**
+ * The SessionStore contract: one suite every backend must pass (STYLE.md, "What the models agree on" 1).
+ * The factory opens a fresh, migrated, empty store; the suite closes it when done.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import type { SessionRecord, SessionStore } from "./session-store.js";
+
+const T0 = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
+const WEEK_MS = 7 * 86_400_000;
+
+/** A session record with sensible defaults and exact-millisecond dates. */
+export function aSession(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  const createdAt = overrides.createdAt ?? new Date(T0);
+  return {
+    id: newId(),
+    token: randomString(32),
+    userId: newId(),
+    expiresAt: new Date(createdAt.getTime() + WEEK_MS),
+    ipAddress: "203.0.113.7",
+    userAgent: "Mozilla/5.0 (contract test)",
+    createdAt,
+    updatedAt: createdAt,
+    impersonatedBy: null,
+    activeOrganizationId: null,
+    ...overrides,
+  };
+}
+
+export function sessionStoreContract(backend: string, open: () => Promise<SessionStore>): void {
+  describe(`SessionStore contract (${backend})`, () => {
+    let store: SessionStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    async function created(overrides: Partial<SessionRecord> = {}) {
+      const session = aSession(overrides);
+      await store.create(session);
+      return session;
+    }
+
+    it("creates a session and finds it by token, every field intact", async () => {
+      const session = await created({ impersonatedBy: newId(), activeOrganizationId: newId() });
+      expect(await store.findByToken(session.token)).toEqual(session);
+      const bare = await created({ ipAddress: null, userAgent: null });
+      expect(await store.findByToken(bare.token)).toEqual(bare);
+    });
+
+    it("answers null for an unknown token", async () => {
+      await created();
+      expect(await store.findByToken(randomString(32))).toBeNull();
+    });
+
+    it("round-trips dates to the exact millisecond", async () => {
+      const session = await created({
+        createdAt: new Date(Date.UTC(2023, 11, 31, 23, 59, 59, 999)),
+        updatedAt: new Date(Date.UTC(2024, 1, 29, 0, 0, 0, 1)),
+        expiresAt: new Date(Date.UTC(2030, 6, 15, 6, 30, 45, 501)),
+      });
+      const found = (await store.findByToken(session.token))!;
+      expect(found.expiresAt).toBeInstanceOf(Date);
+      expect(found.createdAt.getTime()).toBe(session.createdAt.getTime());
+      expect(found.updatedAt.getTime()).toBe(session.updatedAt.getTime());
+      expect(found.expiresAt.getTime()).toBe(session.expiresAt.getTime());
+    });
+
+    it("finds a session that has expired (expiry is the caller's business)", async () => {
+      const session = await created({ expiresAt: new Date(Date.now() - 60_000) });
+      expect(await store.findByToken(session.token)).toEqual(session);
+    });
+
+    it("lists a user's sessions oldest first, expired ones included, other users' left out", async () => {
+      const userId = newId();
+      const at = (ms: number) => new Date(T0 + ms);
+      const middle = await created({ userId, createdAt: at(1_000) });
+      const newest = await created({ userId, createdAt: at(2_000), expiresAt: new Date(Date.now() - 1_000) });
+      const oldest = await created({ userId, createdAt: at(1) });
+      await created({ createdAt: at(500) });
+      const list = await store.listByUser(userId);
+      expect(list.map((s) => s.token)).toEqual([oldest.token, middle.token, newest.token]);
+      expect(list[0]).toEqual(oldest);
+      expect(await store.listByUser(newId())).toEqual([]);
+    });
+
+    it("extend moves expiresAt and updatedAt and answers true", async () => {
+      const session = await created();
+      const expiresAt = new Date(Date.UTC(2031, 0, 1, 0, 0, 0, 321));
+      const updatedAt = new Date(Date.UTC(2030, 11, 25, 0, 0, 0, 654));
+      expect(await store.extend(session.token, expiresAt, updatedAt)).toBe(true);
+      expect(await store.findByToken(session.token)).toEqual({ ...session, expiresAt, updatedAt });
+    });
+
+    it("extend answers true for a live session even when nothing changes", async () => {
+      const session = await created();
+      expect(await store.extend(session.token, session.expiresAt, session.updatedAt)).toBe(true);
+    });
+
+    it("extend answers false for a missing token and creates nothing", async () => {
+      const token = randomString(32);
+      expect(await store.extend(token, new Date(T0 + WEEK_MS), new Date(T0))).toBe(false);
+      expect(await store.findByToken(token)).toBeNull();
+    });
+
+    it("deleteByTokens deletes exactly those sessions; missing tokens and an empty list are not errors", async () => {
+      const userId = newId();
+      const [a, b, c] = [await created({ userId }), await created({ userId }), await created({ userId })];
+      await store.deleteByTokens([a.token, randomString(32), c.token]);
+      expect(await store.findByToken(a.token)).toBeNull();
+      expect(await store.findByToken(c.token)).toBeNull();
+      expect(await store.findByToken(b.token)).toEqual(b);
+      await store.deleteByTokens([a.token]);
+      await store.deleteByTokens([]);
+      expect((await store.listByUser(userId)).map((s) => s.token)).toEqual([b.token]);
+    });
+  });
+}
