@@ -58,12 +58,15 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
 }
 
 /**
- * When the session was last extended it was given `expiresAt - updatedAt` to live; once `updateAge` of that
- * has passed it is extended again by the same lifetime. A short (one-day) session is never extended.
+ * When a read should extend the session. Only a session given the full configured lifetime is renewable:
+ * once SESSION_UPDATE_AGE has passed since its last extension it gets that lifetime again. Shorter ones
+ * (rememberMe false, impersonation) end on time: their refresh point is their expiry, which never comes
+ * while they are live.
  */
-function refreshAt(deps: Pick<Deps, "config">, session: Pick<SessionRecord, "expiresAt" | "updatedAt">): number {
+function refreshAt(deps: Pick<Deps, "config">, session: { expiresAt: Date; updatedAt: Date }): number {
   const lifetime = session.expiresAt.getTime() - session.updatedAt.getTime();
-  return session.updatedAt.getTime() + Math.min(deps.config.updateAgeSeconds * 1000, lifetime);
+  const renewable = lifetime >= deps.config.expiresInSeconds * 1000 - 1000;
+  return renewable ? session.updatedAt.getTime() + deps.config.updateAgeSeconds * 1000 : session.expiresAt.getTime();
 }
 
 function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: PublicUser): CachedSession {
@@ -114,7 +117,7 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   const refreshed: CachedSession = {
     ...cached,
     session: { ...cached.session, expiresAt: newExpiresAt.toISOString(), updatedAt: now.toISOString() },
-    refreshAt: now.getTime() + Math.min(deps.config.updateAgeSeconds * 1000, lifetime),
+    refreshAt: refreshAt(deps, { expiresAt: newExpiresAt, updatedAt: now }),
   };
   await fillCache(deps, refreshed);
   return { cached: refreshed, refreshed: true };

@@ -1,0 +1,90 @@
+/**
+ * Identity calls no HTTP route reaches: set-password is gRPC only (server-side), and accounts other than the
+ * credential one (social links, added here straight through the store) can be unlinked.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { call } from "@auth-platform/proto/rpc-client";
+import { newId } from "@auth-platform/runtime/random";
+import { backendLabel } from "../../../testing/databases.js";
+import { TestClient, uniqueEmail } from "../../../testing/http.js";
+import { type Platform, startPlatform } from "../../../testing/platform.js";
+import type { IdentityStore } from "../src/store/identity-store.js";
+import { openIdentityStore } from "../src/store/mikro-identity-store.js";
+
+let platform: Platform;
+let store: IdentityStore;
+let identity: IdentityServiceClient;
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  store = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
+  identity = new IdentityServiceClient(platform.identityAddress, grpc.credentials.createInsecure());
+});
+afterAll(async () => {
+  identity?.close();
+  await store?.close();
+  await platform?.stop();
+});
+
+/** A user who signed up through a social provider: no credential account. */
+async function socialUser(email = uniqueEmail("social")) {
+  const now = new Date();
+  const user = { id: newId(), name: "Social", email, emailVerified: true, image: null, createdAt: now, updatedAt: now, username: null, displayUsername: null, role: null, banned: false, banReason: null, banExpires: null, extraFields: {} };
+  await store.createUserWithAccount(user, { id: newId(), accountId: "gh-" + user.id, providerId: "github", userId: user.id, password: null, scope: "read:user,user:email", createdAt: now, updatedAt: now });
+  return user;
+}
+
+describe(`identity over gRPC (${backendLabel()})`, () => {
+  it("SetPassword gives a password to a user without one, once", async () => {
+    const user = await socialUser();
+    await expect(call(identity, identity.setPassword, { userId: user.id, newPassword: "short" })).rejects.toMatchObject({ code: "PASSWORD_TOO_SHORT" });
+    await call(identity, identity.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    const signIn = await new TestClient(platform.baseURL).post("/sign-in/email", { email: user.email, password: "social-password-1" });
+    expect(signIn.status).toBe(200);
+    await expect(call(identity, identity.setPassword, { userId: user.id, newPassword: "another-password-2" })).rejects.toMatchObject({
+      code: "USER_ALREADY_HAS_A_PASSWORD",
+      message: "user already has a password",
+    });
+    await expect(call(identity, identity.setPassword, { userId: "nobody", newPassword: "another-password-2" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
+  });
+
+  it("lists a social account's scopes and unlinks it while another account remains", async () => {
+    const user = await socialUser();
+    await call(identity, identity.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    const client = new TestClient(platform.baseURL);
+    await client.post("/sign-in/email", { email: user.email, password: "social-password-1" });
+    const before = await client.get("/list-accounts");
+    expect(before.body.map((a: { provider: string }) => a.provider).sort()).toEqual(["credential", "github"]);
+    expect(before.body.find((a: { provider: string }) => a.provider === "github").scopes).toEqual(["read:user", "user:email"]);
+    expect((await client.post("/unlink-account", { providerId: "github" })).body).toEqual({ status: true });
+    expect((await client.get("/list-accounts")).body.map((a: { provider: string }) => a.provider)).toEqual(["credential"]);
+  });
+
+  it("deleting a user is idempotent: a retry after success changes nothing and fails cleanly", async () => {
+    const email = uniqueEmail("twice");
+    const client = new TestClient(platform.baseURL);
+    const { body } = await client.post("/sign-up/email", { name: "Twice", email, password: "password-123" });
+    await call(identity, identity.deleteUser, { userId: body.user.id, password: "password-123" });
+    await store.deleteUserAndAccounts(body.user.id);
+    expect(await store.findUserById(body.user.id)).toBeNull();
+    expect(await store.listAccounts(body.user.id)).toEqual([]);
+    await expect(call(identity, identity.deleteUser, { userId: body.user.id, password: "password-123" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
+  });
+});
+
+describe(`bans at sign-in (${backendLabel()})`, () => {
+  it("refuses a banned user with the generic failure, and clears an expired ban at the next sign-in", async () => {
+    const email = uniqueEmail("banned");
+    const { body } = await new TestClient(platform.baseURL).post("/sign-up/email", { name: "Ban", email, password: "password-123" });
+    await store.updateUser(body.user.id, { banned: true, banReason: "spam", banExpires: new Date(Date.now() + 60_000) });
+    expect(await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" })).toMatchObject({
+      status: 401,
+      body: { code: "INVALID_EMAIL_OR_PASSWORD" },
+    });
+    await store.updateUser(body.user.id, { banExpires: new Date(Date.now() - 1_000) });
+    expect((await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" })).status).toBe(200);
+    expect(await store.findUserById(body.user.id)).toMatchObject({ banned: false, banReason: null, banExpires: null });
+  });
+});

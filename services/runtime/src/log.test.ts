@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { createLogger, withRequestId } from "./log.js";
+
+describe("logger", () => {
+  it("writes one JSON line with the service, the request id and redacted secrets", () => {
+    const lines: string[] = [];
+    const log = createLogger("identity", "info", (line) => lines.push(line));
+    withRequestId("req-1", () => log.info("signed in", { userId: "u1", password: "hunter22", sessionToken: "abc", authorization: "Bearer x" }));
+    const entry = JSON.parse(lines[0]!);
+    expect(entry).toMatchObject({ level: "info", service: "identity", msg: "signed in", requestId: "req-1", userId: "u1" });
+    expect(entry.password).toBe("[redacted]");
+    expect(entry.sessionToken).toBe("[redacted]");
+    expect(entry.authorization).toBe("[redacted]");
+    expect(lines[0]).not.toContain("hunter22");
+  });
+
+  it("drops lines below its level", () => {
+    const lines: string[] = [];
+    const log = createLogger("session", "warn", (line) => lines.push(line));
+    log.info("quiet");
+    log.warn("loud");
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["loud"]);
+  });
+});
