@@ -93,6 +93,7 @@ export async function startGateway(env: Record<string, string>): Promise<Running
   const log = createLogger("gateway", config.logLevel);
   const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));

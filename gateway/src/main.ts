@@ -13,6 +13,7 @@ runMain("gateway", async () => {
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
   const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const server = app.listen(config.port, () => {
     const address = server.address();

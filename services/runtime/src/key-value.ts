@@ -17,6 +17,11 @@ export interface KeyValue {
    * and the milliseconds left in the window. One round trip on Redis, so replicas share one exact count.
    */
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  /**
+   * Resolves once the store can take commands, or after timeoutMs (Redis still down: callers fall back, and
+   * the client keeps reconnecting). Processes await it at boot so the first requests do not fail.
+   */
+  ready(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -47,6 +52,7 @@ export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"):
     down = false;
   });
   redis.defineCommand("authHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const connected = new Promise<void>((resolve) => redis.once("ready", () => resolve()));
   return {
     kind: "redis",
     get: (key) => redis.get(key),
@@ -60,6 +66,15 @@ export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"):
     async hit(key, windowMs) {
       const [count, ttl] = (await (redis as unknown as { authHit(k: string, w: number): Promise<[number, number]> }).authHit(key, windowMs));
       return { count, resetMs: ttl };
+    },
+    async ready(timeoutMs = 5_000) {
+      if (redis.status === "ready") return true;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      const ok = await Promise.race([connected.then(() => true), timedOut]);
+      clearTimeout(timer);
+      if (!ok) log.warn("redis not reachable at start; serving without it until it is", { timeoutMs });
+      return ok;
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());
@@ -99,6 +114,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
       values.set(key, { value: String(count), expiresAt });
       return { count, resetMs: expiresAt - now() };
     },
+    ready: async () => true,
     async close() {
       clearInterval(sweep);
       values.clear();

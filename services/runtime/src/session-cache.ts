@@ -3,7 +3,7 @@
  * directly on the warm path of get-session when Redis is configured.
  *
  *   session:{token} -> JSON CachedSession, TTL at most an hour (never past the session's expiry)
- *   revoked:{token} -> "1", TTL until the session would have expired
+ *   revoked:{token} -> "1", TTL until the session would have expired, and at least an hour and a minute
  *
  * A revoke writes the tombstone before it deletes anything, and every read asks for both keys in one round
  * trip, so a cache entry written late by a concurrent reader can never bring a revoked session back.
@@ -36,9 +36,12 @@ export async function writeCachedSession(kv: KeyValue, cached: CachedSession, no
   if (ttl > 0) await kv.set(entryKey(cached.session.token), JSON.stringify(cached), ttl);
 }
 
-/** Marks a token revoked (first), then drops its entry. */
+/**
+ * Marks a token revoked (first), then drops its entry. The tombstone outlives any entry a concurrent reader
+ * can still write (an hour, plus a minute for that reader's request), even one a refresh gave a later expiry.
+ */
 export async function revokeCachedSession(kv: KeyValue, token: string, expiresAt: Date, now = Date.now()): Promise<void> {
-  await kv.set(revokedKey(token), "1", Math.max(expiresAt.getTime() - now, 1_000));
+  await kv.set(revokedKey(token), "1", Math.max(expiresAt.getTime() - now, MAX_ENTRY_TTL_MS + 60_000));
   await kv.del(entryKey(token));
 }
 

@@ -13,6 +13,7 @@ import { openSessionStore } from "./store/mikro-session-store.js";
 export async function buildRegistry(config: SessionConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
   const store = await openSessionStore(config.databaseUrl);
   const cache = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  await cache.ready();
   const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl);
   return {
     config,

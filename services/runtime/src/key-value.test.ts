@@ -1,0 +1,191 @@
+/**
+ * One KeyValue contract, run on the memory store (fake clock) and, when TEST_REDIS_URL is set, on Redis
+ * under a unique key prefix (real time, short TTLs).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
+import { createLogger } from "./log.js";
+import { LOWER_ALPHANUMERIC, randomString } from "./random.js";
+
+const REDIS_URL = process.env.TEST_REDIS_URL || undefined;
+const TTL_MS = 150;
+const WINDOW_MS = 600;
+
+interface Backend {
+  kv: KeyValue;
+  /** Lets `ms` pass for the store: moves the fake clock, or sleeps. */
+  advance(ms: number): Promise<void>;
+  /** A second store that must not see the first one's keys. */
+  other(): Promise<KeyValue>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const prefix = () => `test:${randomString(8, LOWER_ALPHANUMERIC)}:`;
+
+/**
+ * A Redis KeyValue once its connection is up. The store fails fast instead of queueing while it is not
+ * connected (enableOfflineQueue false), which includes the first milliseconds after it is created.
+ */
+async function connectedRedisKeyValue(url: string, keyPrefix = prefix()): Promise<KeyValue> {
+  const kv = createRedisKeyValue(url, createLogger("test", "error"), keyPrefix);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await kv.get("ping");
+      return kv;
+    } catch (error) {
+      if (attempt > 100) throw error;
+      await sleep(20);
+    }
+  }
+}
+
+function memoryBackend(): Backend {
+  let now = 1_700_000_000_000;
+  return {
+    kv: createMemoryKeyValue(() => now),
+    async advance(ms) {
+      now += ms;
+    },
+    other: async () => createMemoryKeyValue(() => now),
+  };
+}
+
+async function redisBackend(url: string): Promise<Backend> {
+  return { kv: await connectedRedisKeyValue(url), advance: sleep, other: () => connectedRedisKeyValue(url) };
+}
+
+function keyValueContract(name: string, open: () => Promise<Backend>): void {
+  describe(`KeyValue contract (${name})`, () => {
+    let backend: Backend;
+    let kv: KeyValue;
+    const key = (label: string) => `${label}:${randomString(10, LOWER_ALPHANUMERIC)}`;
+    beforeAll(async () => {
+      backend = await open();
+      kv = backend.kv;
+    });
+    afterAll(async () => {
+      await kv?.close();
+    });
+
+    it("reports its kind", () => {
+      expect(kv.kind).toBe(name);
+    });
+
+    it("gets what was set, null for an absent key; a second set replaces value and TTL", async () => {
+      const k = key("value");
+      expect(await kv.get(k)).toBeNull();
+      await kv.set(k, "one", 60_000);
+      expect(await kv.get(k)).toBe("one");
+      await kv.set(k, "two", 60_000);
+      expect(await kv.get(k)).toBe("two");
+      await kv.set(k, "short", TTL_MS);
+      await backend.advance(TTL_MS + 100);
+      expect(await kv.get(k)).toBeNull();
+    });
+
+    it("expires a value after its TTL, not before", async () => {
+      const k = key("ttl");
+      await kv.set(k, "soon gone", TTL_MS);
+      expect(await kv.get(k)).toBe("soon gone");
+      await backend.advance(TTL_MS + 100);
+      expect(await kv.get(k)).toBeNull();
+      expect(await kv.getMany([k])).toEqual([null]);
+    });
+
+    it("getMany answers in key order with null where absent or expired", async () => {
+      const [a, b, gone, absent] = [key("a"), key("b"), key("gone"), key("absent")];
+      await kv.set(a, "A", 60_000);
+      await kv.set(b, "B", 60_000);
+      await kv.set(gone, "G", TTL_MS);
+      await backend.advance(TTL_MS + 100);
+      expect(await kv.getMany([b, absent, a, gone])).toEqual(["B", null, "A", null]);
+      expect(await kv.getMany([])).toEqual([]);
+    });
+
+    it("del removes every key given; absent keys and no keys are fine", async () => {
+      const [a, b, c] = [key("a"), key("b"), key("c")];
+      for (const k of [a, b, c]) await kv.set(k, k, 60_000);
+      await kv.del(a, c, key("absent"));
+      expect(await kv.getMany([a, b, c])).toEqual([null, b, null]);
+      await kv.del();
+      await kv.del(b);
+      expect(await kv.get(b)).toBeNull();
+    });
+
+    it("counts hits within one window: the first hit starts it and sets the time left", async () => {
+      const k = key("hits");
+      const first = await kv.hit(k, WINDOW_MS);
+      expect(first.count).toBe(1);
+      expect(first.resetMs).toBeGreaterThan(WINDOW_MS - 100);
+      expect(first.resetMs).toBeLessThanOrEqual(WINDOW_MS);
+      expect((await kv.hit(k, WINDOW_MS)).count).toBe(2);
+      await backend.advance(100);
+      const third = await kv.hit(k, WINDOW_MS);
+      expect(third.count).toBe(3);
+      // Later hits do not push the window back.
+      expect(third.resetMs).toBeLessThanOrEqual(WINDOW_MS - 100);
+      expect(third.resetMs).toBeGreaterThan(0);
+      expect((await kv.hit(key("other-hits"), WINDOW_MS)).count).toBe(1);
+    });
+
+    it("restarts the count once the window has passed", async () => {
+      const k = key("window");
+      for (let i = 1; i <= 3; i++) expect((await kv.hit(k, WINDOW_MS)).count).toBe(i);
+      await backend.advance(WINDOW_MS + 100);
+      const restarted = await kv.hit(k, WINDOW_MS);
+      expect(restarted.count).toBe(1);
+      expect(restarted.resetMs).toBeGreaterThan(WINDOW_MS - 100);
+      expect((await kv.hit(k, WINDOW_MS)).count).toBe(2);
+    });
+
+    it("counts concurrent hits exactly", async () => {
+      const k = key("burst");
+      const results = await Promise.all(Array.from({ length: 25 }, () => kv.hit(k, 60_000)));
+      expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    });
+
+    it("does not share keys with another store (another prefix)", async () => {
+      const other = await backend.other();
+      try {
+        const k = key("isolated");
+        await kv.set(k, "mine", 60_000);
+        expect(await other.get(k)).toBeNull();
+        expect((await other.hit(k, WINDOW_MS)).count).toBe(1);
+        expect(await kv.get(k)).toBe("mine");
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}
+
+keyValueContract("memory", async () => memoryBackend());
+
+describe.skipIf(!REDIS_URL)("on Redis", () => {
+  keyValueContract("redis", () => redisBackend(REDIS_URL!));
+});
+
+describe.skipIf(!process.env.TEST_REDIS_URL)("Redis key-value at start", () => {
+  it("takes commands right after ready() resolves (regression: the first commands failed while connecting)", async () => {
+    const kv = createRedisKeyValue(process.env.TEST_REDIS_URL!, createLogger("test", "error", () => {}), `ready-test:${Date.now()}:`);
+    try {
+      expect(await kv.ready()).toBe(true);
+      await kv.set("k", "v", 1_000);
+      expect(await kv.get("k")).toBe("v");
+    } finally {
+      await kv.close();
+    }
+  });
+
+  it("gives up waiting after the timeout when Redis is unreachable", async () => {
+    const kv = createRedisKeyValue("redis://127.0.0.1:1", createLogger("test", "error", () => {}), "down:");
+    try {
+      const started = Date.now();
+      expect(await kv.ready(300)).toBe(false);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await expect(kv.get("k")).rejects.toThrow();
+    } finally {
+      await kv.close();
+    }
+  });
+});
