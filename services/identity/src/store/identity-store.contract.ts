@@ -185,5 +185,48 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect((await store.updateUser(user.id, { extraFields: next }))!.extraFields).toEqual(next);
       expect((await store.findUserById(user.id))!.extraFields).toEqual(next);
     });
+
+    it("lists accounts oldest first, adds one, refuses a second link of the same provider account, deletes one", async () => {
+      const { user, account } = await created();
+      const later = new Date(user.createdAt.getTime() + 1_000);
+      const github = anAccount(user, { providerId: "github", accountId: unique("gh"), password: null, scope: "read:user", createdAt: later, updatedAt: later });
+      await store.createAccount(github);
+      expect((await store.listAccounts(user.id)).map((a) => a.id)).toEqual([account.id, github.id]);
+      expect((await store.listAccounts(user.id))[1]!.scope).toBe("read:user");
+      await expectAuthError(store.createAccount({ ...github, id: newId() }), "SOCIAL_ACCOUNT_ALREADY_LINKED");
+      await store.deleteAccount(github.id);
+      expect((await store.listAccounts(user.id)).map((a) => a.id)).toEqual([account.id]);
+      expect(await store.listAccounts("nobody")).toEqual([]);
+    });
+
+    it("sets an account's password, and says false for a missing account", async () => {
+      const { user, account } = await created();
+      expect(await store.setAccountPassword(account.id, "aa:bb")).toBe(true);
+      expect((await store.findAccount(user.id, CREDENTIAL_PROVIDER))!.password).toBe("aa:bb");
+      expect(await store.setAccountPassword("missing", "aa:bb")).toBe(false);
+    });
+
+    it("deletes a user with every account, and deleting again is not an error", async () => {
+      const { user } = await created();
+      await store.createAccount(anAccount(user, { providerId: "github", accountId: unique("gh") }));
+      await store.deleteUserAndAccounts(user.id);
+      expect(await store.findUserById(user.id)).toBeNull();
+      expect(await store.listAccounts(user.id)).toEqual([]);
+      await store.deleteUserAndAccounts(user.id);
+    });
+
+    it("finds the newest verification record for an identifier, and consumes it exactly once", async () => {
+      const identifier = unique("reset-password:tok");
+      const at = (ms: number) => new Date(Date.UTC(2025, 5, 1, 0, 0, 0, ms));
+      const older = { id: newId(), identifier, value: "u1", expiresAt: at(900), createdAt: at(100), updatedAt: at(100) };
+      const newer = { id: newId(), identifier, value: "u2", expiresAt: at(950), createdAt: at(200), updatedAt: at(200) };
+      await store.createVerification(older);
+      await store.createVerification(newer);
+      expect(await store.findVerification(identifier)).toEqual(newer);
+      expect(await store.findVerification(unique("other"))).toBeNull();
+      const consumed = await Promise.all([store.consumeVerification(newer.id), store.consumeVerification(newer.id)]);
+      expect(consumed.sort()).toEqual([false, true]);
+      expect(await store.findVerification(identifier)).toEqual(older);
+    });
   });
 }
