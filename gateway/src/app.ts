@@ -7,6 +7,7 @@ import type { Clients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { rateLimitKeyOf, trustedProxyList } from "./http/client-ip.js";
 import { cookieJar } from "./http/cookies.js";
+import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
 import { errorHandler } from "./http/errors.js";
 import { rateLimit } from "./http/rate-limit.js";
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): express.Express {
   const api = express.Router();
   api.use(requestId);
   api.use(requestFacts({ ...config, proxies: trustedProxyList(config.trustedProxies) }));
+  api.use(cors);
   api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
   api.use(express.json({ limit: config.bodyLimit, strict: true }));
   api.use(originCheck);

@@ -20,6 +20,10 @@ runMain("gateway", async () => {
     const port = typeof address === "object" && address ? address.port : config.port;
     log.info("listening", { url: `http://localhost:${port}${config.basePath}` });
   });
+  server.on("error", (error) => {
+    log.error("cannot listen", { port: config.port, error });
+    process.exit(1);
+  });
   server.keepAliveTimeout = 65_000;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {

@@ -191,3 +191,41 @@ describe(`auth routes (${backendLabel()})`, () => {
     expect(await new TestClient(platform.baseURL).get("/no-such-route")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
   });
 });
+
+describe("CORS", () => {
+  it("answers a trusted origin's preflight and echoes it with credentials; ignores an untrusted one", async () => {
+    const trusted = await startPlatform({ env: { AUTH_TRUSTED_ORIGINS: "http://app.example.test" } });
+    try {
+      const preflight = await fetch(`${trusted.baseURL}/sign-in/email`, {
+        method: "OPTIONS",
+        headers: { origin: "http://app.example.test", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("http://app.example.test");
+      expect(preflight.headers.get("access-control-allow-credentials")).toBe("true");
+      expect(preflight.headers.get("access-control-allow-headers")).toContain("content-type");
+
+      const ok = await fetch(`${trusted.baseURL}/ok`, { headers: { origin: "http://app.example.test" } });
+      expect(ok.headers.get("access-control-allow-origin")).toBe("http://app.example.test");
+      expect(ok.headers.get("access-control-expose-headers")).toContain("set-auth-token");
+
+      const evil = await fetch(`${trusted.baseURL}/sign-in/email`, { method: "OPTIONS", headers: { origin: "http://evil.example.test", "access-control-request-method": "POST" } });
+      expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+      expect((await fetch(`${trusted.baseURL}/ok`, { headers: { origin: "http://evil.example.test" } })).headers.get("access-control-allow-origin")).toBeNull();
+    } finally {
+      await trusted.stop();
+    }
+  });
+});
+
+describe("base path", () => {
+  it("mounts the API under AUTH_BASE_PATH", async () => {
+    const custom = await startPlatform({ env: { AUTH_BASE_PATH: "/identity/v1", AUTH_BASE_URL: "" } });
+    try {
+      expect((await fetch(`${custom.origin}/identity/v1/ok`)).status).toBe(200);
+      expect((await fetch(`${custom.origin}/api/auth/ok`)).status).toBe(404);
+    } finally {
+      await custom.stop();
+    }
+  });
+});
