@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { describe } from "vitest";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -54,4 +55,28 @@ export function testRedisPrefix(): string {
 /** What the suite runs against, for its title. */
 export function backendLabel(): string {
   return `${TEST_DATABASE_URL ? "postgresql" : "sqlite"} + ${TEST_REDIS_URL ? "redis" : "memory"}`;
+}
+
+/**
+ * Runs a store contract on SQLite always, and on PostgreSQL when TEST_DATABASE_URL is set (reported as
+ * skipped otherwise). Each store the contract opens sits on a fresh database, dropped when it is closed.
+ */
+export function onEveryBackend<S extends { close(): Promise<void> }>(
+  label: string,
+  open: (url: string) => Promise<S>,
+  contract: (backend: string, open: () => Promise<S>) => void,
+): void {
+  const fresh = (dialect: "default" | "sqlite") => async (): Promise<S> => {
+    const db = await createTestDatabase(label, dialect);
+    const store = await open(db.url);
+    const close = store.close.bind(store);
+    return Object.assign(store, {
+      async close() {
+        await close();
+        await db.drop();
+      },
+    });
+  };
+  describe("sqlite", () => contract("sqlite", fresh("sqlite")));
+  describe.skipIf(!TEST_DATABASE_URL)("postgresql", () => contract("postgresql", fresh("default")));
 }
