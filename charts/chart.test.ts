@@ -2,7 +2,11 @@
 // Kubernetes schemas, and check what a user depends on (security, probes, wiring, secrets).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CHART_DIR, type K8sObject, RELEASE, helm, render, renderText, schemaProblem } from "./render.js";
+import { gatewayConfig } from "../gateway/src/config.js";
+import { identityConfig } from "../services/identity/src/config.js";
+import { notificationConfig } from "../services/notification/src/config.js";
+import { sessionConfig } from "../services/session/src/config.js";
+import { CHART_DIR, type K8sObject, RELEASE, helm, render as renderValues, renderText as renderValuesText, schemaProblem } from "./render.js";
 
 type Component = "gateway" | "identity" | "session" | "notification";
 
@@ -21,9 +25,32 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
 const NAMES = Object.keys(COMPONENTS) as Component[];
 const GRPC = NAMES.filter((name) => name !== "gateway");
 
-// Variables the chart sets that docs/configuration.md does not list yet (the notification service's
-// section is still to be written). Remove a name once the docs carry it.
-const NOT_YET_DOCUMENTED = new Set(["NOTIFICATION_PORT", "NOTIFICATION_DATABASE_URL", "SMTP_URL"]);
+/** The one value the chart requires: the public URL of the gateway. */
+const REQUIRED = { config: { baseUrl: "https://auth.example.com" } };
+
+type Values = { [key: string]: unknown };
+const isObject = (value: unknown): value is Values => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `override` over `base`, objects merged key by key (null kept: helm reads it as "remove the default"). */
+function merge(base: Values, override: Values): Values {
+  const out: Values = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const current = out[key];
+    out[key] = isObject(current) && isObject(value) ? merge(current, value) : value;
+  }
+  return out;
+}
+
+/** Renders with the required values and then `values` over them. */
+const render = (values: Values = {}) => renderValues(merge(REQUIRED, values));
+const renderText = (values: Values = {}) => renderValuesText(merge(REQUIRED, values));
+
+/** A copy of `value` without `keys`. */
+const without = <T extends object>(value: T, keys: readonly (keyof T)[]) =>
+  Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key as keyof T)));
+
+/** The environment a pod of the chart's image sees (its Dockerfile sets NODE_ENV=production). */
+const podEnv = (configMap: Record<string, string>, secret: Record<string, string>) => ({ NODE_ENV: "production", ...configMap, ...secret });
 
 /** Every variable name docs/configuration.md lists, with `A_MIN_X` / `_MAX_X` shorthand expanded. */
 function documentedNames(): Set<string> {
@@ -76,11 +103,11 @@ function expectSchemaValid(objects: K8sObject[]) {
 
 describe("helm lint", () => {
   it("passes in strict mode", () => {
-    expect(helm(["lint", "--strict", CHART_DIR])).toMatch(/0 chart\(s\) failed/);
+    expect(helm(["lint", "--strict", CHART_DIR, "--set", `config.baseUrl=${REQUIRED.config.baseUrl}`])).toMatch(/0 chart\(s\) failed/);
   });
 });
 
-describe("with default values", () => {
+describe("with default values (and the required config.baseUrl)", () => {
   const objects = render();
   const configMap = single(objects, "ConfigMap");
   const secret = single(objects, "Secret");
@@ -159,10 +186,21 @@ describe("with default values", () => {
     expect(port.port).toBe(COMPONENTS[name].port);
   });
 
-  it.each(GRPC)("points the %s address at its rendered Service name and port", (name) => {
+  it.each(GRPC)("makes the %s Service headless, so DNS answers every pod", (name) => {
+    const service = one(objects, "Service", name);
+    expect(service.spec.type).toBe("ClusterIP");
+    expect(service.spec.clusterIP).toBe("None");
+  });
+
+  it("keeps the gateway's Service a ClusterIP Service with a virtual IP", () => {
+    expect(one(objects, "Service", "gateway").spec).not.toHaveProperty("clusterIP");
+  });
+
+  it.each(GRPC)("points the %s address at its Service's DNS name and port, as a dns:/// target", (name) => {
     const service = one(objects, "Service", name);
     const urlEnv = COMPONENTS[name].urlEnv as string;
-    expect(env[urlEnv]).toBe(`${service.metadata.name}:${service.spec.ports[0].port}`);
+    expect(service.spec.ports[0].port).toBe(COMPONENTS[name].port);
+    expect(env[urlEnv]).toBe(`dns:///${service.metadata.name}.${RELEASE.namespace}.svc.cluster.local:${COMPONENTS[name].port}`);
   });
 
   it("sets the documented shared configuration", () => {
@@ -174,15 +212,54 @@ describe("with default values", () => {
       RATE_LIMIT_MAX: "100",
     });
     // Unset values are left out, so the processes keep their documented defaults.
-    expect(env).not.toHaveProperty("AUTH_BASE_URL");
     expect(env).not.toHaveProperty("RATE_LIMIT_RULES");
+    expect(env).not.toHaveProperty("AUTH_APP_URL");
+    expect(env).not.toHaveProperty("MAIL_FROM");
+  });
+
+  it("sets AUTH_BASE_URL to the public URL followed by the base path", () => {
+    expect(env.AUTH_BASE_URL).toBe("https://auth.example.com/api/auth");
+    expect(identityConfig(podEnv(env, secretEnv)).baseUrl).toBe("https://auth.example.com/api/auth");
+  });
+
+  it("sets the identity lifecycle settings and the mail settings, with the code's defaults", () => {
+    expect(env).toMatchObject({
+      SESSION_FRESH_AGE: "86400",
+      IDENTITY_EMAIL_VERIFICATION_ENABLED: "true",
+      IDENTITY_SEND_VERIFICATION_ON_SIGN_UP: "true",
+      IDENTITY_REQUIRE_EMAIL_VERIFICATION: "false",
+      IDENTITY_AUTO_SIGN_IN_AFTER_VERIFICATION: "false",
+      IDENTITY_VERIFICATION_TOKEN_EXPIRES_IN: "3600",
+      IDENTITY_RESET_PASSWORD_ENABLED: "true",
+      IDENTITY_RESET_PASSWORD_TOKEN_EXPIRES_IN: "3600",
+      IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false",
+      IDENTITY_CHANGE_EMAIL_ENABLED: "true",
+      IDENTITY_DELETE_USER_ENABLED: "true",
+      IDENTITY_DELETE_USER_VERIFICATION: "true",
+      APP_NAME: "Auth Platform",
+    });
+    // Apart from addresses and secrets, every rendered value is what the process would pick by itself.
+    const environment = podEnv(env, secretEnv);
+    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "secret"] as const;
+    expect(without(identityConfig(environment), identityWiring)).toEqual(without(identityConfig({}), identityWiring));
+    const notificationWiring = ["databaseUrl", "footerUrl", "production"] as const;
+    expect(without(notificationConfig(environment), notificationWiring)).toEqual(without(notificationConfig({}), notificationWiring));
+    expect(notificationConfig(environment)).toMatchObject({ production: true, footerUrl: "https://auth.example.com" });
+  });
+
+  it("renders a configuration every process accepts", () => {
+    const environment = podEnv(env, secretEnv);
+    const gateway = gatewayConfig(environment);
+    expect(gateway).toMatchObject({ baseUrl: "https://auth.example.com/api/auth", devMailbox: false, secretIsDefault: false });
+    expect(gateway.notificationServiceUrl).toBe(env.NOTIFICATION_SERVICE_URL);
+    expect(identityConfig(environment).notificationServiceUrl).toBe(env.NOTIFICATION_SERVICE_URL);
+    expect(sessionConfig(environment).identityServiceUrl).toBe(env.IDENTITY_SERVICE_URL);
+    expect(notificationConfig(environment).smtpUrl).toBeUndefined();
   });
 
   it("uses only variable names from docs/configuration.md", () => {
     const documented = documentedNames();
-    const unknown = [...Object.keys(env), ...Object.keys(secretEnv)].filter(
-      (name) => !documented.has(name) && !NOT_YET_DOCUMENTED.has(name),
-    );
+    const unknown = [...Object.keys(env), ...Object.keys(secretEnv)].filter((name) => !documented.has(name));
     expect(unknown).toEqual([]);
   });
 
@@ -234,11 +311,20 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
     postgresql: { password: sentinels.password },
     config: {
       basePath: "/auth",
-      baseUrl: "https://auth.example.com",
+      baseUrl: "https://auth.example.com/",
+      appUrl: "https://app.example.com",
       trustedOrigins: ["https://app.example.com", "https://admin.example.com"],
       rateLimit: { rules: { "/sign-in": { window: 60, max: 5 } } },
-      session: { expiresIn: 2592000 },
+      identity: {
+        emailVerification: { required: true, autoSignInAfterVerification: true, tokenExpiresIn: 7200 },
+        resetPassword: { enabled: false, revokeSessions: true },
+        changeEmail: { enabled: false },
+        deleteUser: { verification: false },
+      },
+      session: { expiresIn: 2592000, freshAge: 0 },
+      notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
     },
+    clusterDomain: "k8s.example.internal",
   };
   const text = renderText(values);
   const objects = render(values);
@@ -269,11 +355,45 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
   it("passes the configuration through, numbers as integers", () => {
     expect(env).toMatchObject({
       AUTH_BASE_PATH: "/auth",
-      AUTH_BASE_URL: "https://auth.example.com",
+      AUTH_BASE_URL: "https://auth.example.com/auth",
+      AUTH_APP_URL: "https://app.example.com",
       AUTH_TRUSTED_ORIGINS: "https://app.example.com,https://admin.example.com",
       SESSION_EXPIRES_IN: "2592000",
+      SESSION_FRESH_AGE: "0",
+      APP_NAME: "Acme, Inc.",
+      MAIL_FROM: "Acme <no-reply@acme.example>",
+      NOTIFICATION_MAX_ATTEMPTS: "5",
+      NOTIFICATION_RETRY_MAX_MS: "600000",
     });
     expect(JSON.parse(env.RATE_LIMIT_RULES ?? "")).toEqual({ "/sign-in": { window: 60, max: 5 } });
+  });
+
+  it("gives identity and notification the configured lifecycle and mail settings", () => {
+    const environment = podEnv(env, { AUTH_SECRET: sentinels.authSecret });
+    expect(identityConfig(environment)).toMatchObject({
+      baseUrl: "https://auth.example.com/auth",
+      freshAgeSeconds: 0,
+      emailVerification: { enabled: true, sendOnSignUp: true, required: true, autoSignIn: true, expiresInSeconds: 7200 },
+      resetPassword: { enabled: false, expiresInSeconds: 3600, revokeSessions: true },
+      changeEmailEnabled: false,
+      deleteUser: { enabled: true, verification: false },
+    });
+    expect(notificationConfig(environment)).toMatchObject({
+      appName: "Acme, Inc.",
+      mailFrom: "Acme <no-reply@acme.example>",
+      mailDomain: "acme.example",
+      footerUrl: "https://app.example.com",
+      maxAttempts: 5,
+      retryMaxMs: 600000,
+    });
+    expect(gatewayConfig(environment)).toMatchObject({ appUrl: "https://app.example.com", baseUrl: "https://auth.example.com/auth" });
+  });
+
+  it("addresses the gRPC Services in the configured cluster domain", () => {
+    for (const name of GRPC) {
+      const service = one(objects, "Service", name);
+      expect(env[COMPONENTS[name].urlEnv as string]).toBe(`dns:///${service.metadata.name}.${RELEASE.namespace}.svc.k8s.example.internal:${COMPONENTS[name].port}`);
+    }
   });
 
   it("probes the gateway under the configured base path", () => {
@@ -289,8 +409,29 @@ describe("with the notification service disabled", () => {
   it("renders nothing for it and leaves its variables unset", () => {
     expectSchemaValid(objects);
     expect(objects.filter((o) => componentOf(o) === "notification")).toEqual([]);
-    expect(single(objects, "ConfigMap").data).not.toHaveProperty("NOTIFICATION_SERVICE_URL");
+    const env = single(objects, "ConfigMap").data as Record<string, string>;
+    for (const name of ["NOTIFICATION_SERVICE_URL", "NOTIFICATION_PORT", "APP_NAME", "NOTIFICATION_MAX_ATTEMPTS"]) expect(env).not.toHaveProperty(name);
     expect(single(objects, "Secret").data).not.toHaveProperty("NOTIFICATION_DATABASE_URL");
+  });
+});
+
+describe("with SMTP configured and a gRPC Service not headless", () => {
+  const objects = render({ smtp: { url: "smtps://mailer:smtp-password@smtp.example.com:465" }, session: { service: { headless: false } } });
+  const env = single(objects, "ConfigMap").data as Record<string, string>;
+  const secret = single(objects, "Secret").data as Record<string, string>;
+
+  it("keeps SMTP_URL in the Secret only", () => {
+    expectSchemaValid(objects);
+    expect(Buffer.from(secret.SMTP_URL ?? "", "base64").toString()).toBe("smtps://mailer:smtp-password@smtp.example.com:465");
+    expect(env).not.toHaveProperty("SMTP_URL");
+    expect(JSON.stringify(env)).not.toContain("smtp-password");
+  });
+
+  it("renders the Service with a virtual IP and still addresses it by DNS", () => {
+    const service = one(objects, "Service", "session");
+    expect(service.spec).not.toHaveProperty("clusterIP");
+    expect(env.SESSION_SERVICE_URL).toBe(`dns:///${service.metadata.name}.${RELEASE.namespace}.svc.cluster.local:50052`);
+    expect(one(objects, "Service", "identity").spec.clusterIP).toBe("None");
   });
 });
 
@@ -316,7 +457,18 @@ describe("invalid values", () => {
     ["a PDB with neither bound", { gateway: { pdb: { maxUnavailable: null } } }, /gateway\.pdb/],
     ["an HPA without a target", { identity: { autoscaling: { targetCPUUtilizationPercentage: null } } }, /identity\.autoscaling/],
     ["a non-PostgreSQL database URL", { identity: { database: { url: "file:data/identity.db" } } }, /identity\.database\.url/],
+    ["a base URL with the base path already in it", { config: { baseUrl: "https://auth.example.com/api/auth" } }, /config\.baseUrl \(https:\/\/auth\.example\.com\/api\/auth\) must not end with config\.basePath/],
+    ["a base URL that is not http(s)", { config: { baseUrl: "auth.example.com" } }, /config\.baseUrl/],
+    ["a headless Service of type LoadBalancer", { identity: { service: { type: "LoadBalancer" } } }, /identity\.service\.headless needs service\.type ClusterIP/],
+    ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
   ])("refuses %s", (_, values, message) => {
     expect(() => renderText(values)).toThrow(message);
+  });
+
+  it("refuses to render without config.baseUrl, saying what it is for", () => {
+    expect(() => renderValuesText()).toThrow(
+      /config\.baseUrl is required: the public URL of the gateway without the base path, e\.g\. --set config\.baseUrl=https:\/\/auth\.example\.com\. Identity builds the links in verification, password-reset and delete-account mails from it/,
+    );
+    expect(() => renderValuesText({ config: { baseUrl: "" } })).toThrow(/config\.baseUrl is required/);
   });
 });

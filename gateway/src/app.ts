@@ -9,6 +9,7 @@ import { rateLimitKeyOf, trustedProxyList } from "./http/client-ip.js";
 import { cookieJar } from "./http/cookies.js";
 import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
+import { refuseMalformedBodies } from "./http/body.js";
 import { errorHandler } from "./http/errors.js";
 import { rateLimit } from "./http/rate-limit.js";
 import { sessionResolver } from "./http/session.js";
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(cors);
   api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
   api.use(express.json({ limit: config.bodyLimit, strict: true }));
+  api.use(refuseMalformedBodies);
   api.use(originCheck);
   api.use(metaRoutes(config.appUrl));
   api.use(signUpRoutes(routeDeps));

@@ -229,3 +229,17 @@ describe("base path", () => {
     }
   });
 });
+
+describe("bodies no route accepts", () => {
+  it("refuses a NUL character and very deep nesting with a 400 naming the problem", async () => {
+    const client = new TestClient(platform.baseURL);
+    expect(await client.post("/sign-up/email", { name: "A\u0000B", email: uniqueEmail(), password: "password-123" })).toMatchObject({
+      status: 400,
+      body: { code: "VALIDATION_ERROR", message: "Invalid name: must not contain NUL characters" },
+    });
+    const deep = `${'{"a":'.repeat(10_000)}"leaf"${"}".repeat(10_000)}`;
+    const res = await client.request("POST", "/sign-up/email", { body: `{"name":"A","email":"${uniqueEmail()}","password":"password-123","extra":${deep}}`, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/nested too deeply/);
+  });
+});

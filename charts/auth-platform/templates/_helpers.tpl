@@ -67,11 +67,29 @@ Name of a component's Deployment, Service, HPA and PDB. Takes (dict "root" $ "co
 {{- end }}
 
 {{/*
-In-cluster gRPC address (host:port) of a component's Service. Takes (dict "root" $ "component" "identity").
+In-cluster gRPC target of a component's Service: dns:///<service>.<namespace>.svc.<clusterDomain>:<port>.
+The gRPC clients resolve it through DNS and balance round robin over every address; behind a headless
+Service those are the ready pods. Takes (dict "root" $ "component" "identity").
 */}}
 {{- define "auth-platform.serviceAddress" -}}
 {{- $values := index .root.Values .component }}
-{{- printf "%s:%d" (include "auth-platform.componentName" .) (int $values.port) }}
+{{- printf "dns:///%s.%s.svc.%s:%d" (include "auth-platform.componentName" .) .root.Release.Namespace (trimSuffix "." .root.Values.clusterDomain) (int $values.port) }}
+{{- end }}
+
+{{/*
+AUTH_BASE_URL, the public URL of the API: config.baseUrl (required) followed by config.basePath.
+*/}}
+{{- define "auth-platform.authBaseUrl" -}}
+{{- $config := .Values.config }}
+{{- $base := trimSuffix "/" $config.baseUrl }}
+{{- $path := trimSuffix "/" $config.basePath }}
+{{- if not $base }}
+{{- fail "config.baseUrl is required: the public URL of the gateway without the base path, e.g. --set config.baseUrl=https://auth.example.com. Identity builds the links in verification, password-reset and delete-account mails from it (AUTH_BASE_URL = <config.baseUrl><config.basePath>)." }}
+{{- end }}
+{{- if and $path (hasSuffix $path $base) }}
+{{- fail (printf "config.baseUrl (%s) must not end with config.basePath (%s): the chart appends it (AUTH_BASE_URL = <config.baseUrl><config.basePath>)" $config.baseUrl $path) }}
+{{- end }}
+{{- printf "%s%s" $base $path }}
 {{- end }}
 
 {{/*

@@ -164,6 +164,14 @@ metadata:
   {{- end }}
 spec:
   type: {{ $values.service.type }}
+  {{- if and (ne .component "gateway") $values.service.headless }}
+  {{- if ne $values.service.type "ClusterIP" }}
+  {{- fail (printf "%s.service.headless needs service.type ClusterIP (it is %s): set headless to false for a %s Service" .component $values.service.type $values.service.type) }}
+  {{- end }}
+  # Headless: DNS answers every ready pod, so the gRPC clients (one long-lived HTTP/2 connection per
+  # address) balance their calls over all pods instead of pinning them to one behind a virtual IP.
+  clusterIP: None
+  {{- end }}
   selector:
     {{- include "auth-platform.selectorLabels" $ctx | nindent 4 }}
   ports:

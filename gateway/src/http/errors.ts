@@ -1,26 +1,32 @@
 /**
  * The gateway's one error mapper: catalogue errors answer their HTTP status with { code, message }; body
- * parser failures are 400s; anything else is logged with the request id and answered as a generic 500.
+ * parser and URL decoding failures are 400s; anything else is logged with the request id and answered as a generic 500.
  */
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
 
-function fromBodyParser(error: { type?: string; status?: number }): AuthError | undefined {
+function fromRequestParsing(error: { type?: string; status?: number; expose?: boolean }): AuthError | undefined {
   if (error.type === "entity.too.large") return new AuthError("REQUEST_BODY_TOO_LARGE");
   if (error.type === "entity.parse.failed") return new AuthError("VALIDATION_ERROR", "Malformed JSON body");
   if (error.type === "encoding.unsupported" || error.type === "charset.unsupported") {
     return new AuthError("VALIDATION_ERROR", "Unsupported body encoding");
   }
-  if (error.status === 400 && error.type) return new AuthError("VALIDATION_ERROR", "Invalid request body");
+  // Other client errors of the body parser, typed or not (a corrupt gzip stream is an untyped, exposed 400).
+  const clientError = typeof error.status === "number" && error.status >= 400 && error.status < 500;
+  if (clientError && (error.type || error.expose)) return new AuthError("VALIDATION_ERROR", "Invalid request body");
+  // The router could not decode a path parameter (a malformed percent-escape).
+  if (error instanceof URIError) return new AuthError("VALIDATION_ERROR", "Malformed URL");
   return undefined;
 }
 
 export function errorHandler(log: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = error instanceof AuthError ? error : fromBodyParser(error as { type?: string });
+    const known = error instanceof AuthError ? error : fromRequestParsing(error as { type?: string });
     if (known) {
       if (known.code === "SERVICE_UNAVAILABLE") log.warn("service unavailable", { path: req.path, error: known.cause });
+      // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
+      else if (known.http >= 500) log.error("internal error", { path: req.path, code: known.code, error: known.cause ?? known.message });
       res.status(known.http).json({ code: known.code, message: known.message });
       return;
     }

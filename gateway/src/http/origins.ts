@@ -17,7 +17,10 @@ export function originOf(url: string): string | null {
 function matches(pattern: string, origin: string): boolean {
   if (!pattern.includes("*")) return originOf(pattern) === origin;
   const [before, after] = pattern.split("*") as [string, string];
-  return origin.startsWith(before) && origin.endsWith(after) && origin.length > before.length + after.length && !origin.slice(before.length, origin.length - after.length).includes("/");
+  if (!origin.startsWith(before) || !origin.endsWith(after) || origin.length <= before.length + after.length) return false;
+  // The wildcard stands for one DNS label (or a port), never for dots: *.example.com must not trust
+  // a.b.example.com, whose owner may be anyone the example.com owner delegated a subdomain to.
+  return /^[a-z0-9-]+$/.test(origin.slice(before.length, origin.length - after.length));
 }
 
 export function isTrustedOrigin(origin: string | null, trusted: string[]): boolean {

@@ -16,10 +16,19 @@ export interface RateLimitOptions {
   rules: Record<string, RateLimitRule>;
 }
 
+/**
+ * The path as routing sees it: express matches routes case-insensitively and with an optional trailing
+ * slash, so /SIGN-IN/email/ reaches the sign-in handler and must share its rule and its counter.
+ */
+function routedPath(path: string): string {
+  return path.toLowerCase().replace(/\/+$/, "") || "/";
+}
+
 export function ruleFor(path: string, options: RateLimitOptions): RateLimitRule {
+  const routed = routedPath(path);
   let best: string | undefined;
   for (const prefix of Object.keys(options.rules)) {
-    if (path.startsWith(prefix) && (!best || prefix.length > best.length)) best = prefix;
+    if (routed.startsWith(prefix.toLowerCase()) && (!best || prefix.length > best.length)) best = prefix;
   }
   return best ? options.rules[best]! : options.default;
 }
@@ -29,7 +38,7 @@ export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: 
     if (!options.enabled) return next();
     const client = keyOf(req);
     if (!client) return next();
-    const path = req.path;
+    const path = routedPath(req.path);
     const rule = ruleFor(path, options);
     let hit: { count: number; resetMs: number };
     try {

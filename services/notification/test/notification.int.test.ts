@@ -8,12 +8,16 @@ import { Template } from "@auth-platform/proto/gen/auth/notification/v1/notifica
 import { call } from "@auth-platform/proto/rpc-client";
 import { backendLabel, createTestDatabase, type TestDatabase } from "../../../testing/databases.js";
 import { freePorts } from "../../../testing/platform.js";
+import { startSmtp, type TestSmtp } from "../../../testing/smtp.js";
 import { startNotification, type RunningNotification } from "./harness.js";
-import { SMTP_PASS, SMTP_USER, startTestSmtp, type TestSmtp } from "./smtp.js";
 
 const APP = { APP_NAME: "Acme Auth", MAIL_FROM: "Acme Auth <no-reply@acme.test>", AUTH_APP_URL: "https://app.acme.test" };
 /** Fast retries, so an outage of a few hundred milliseconds spans several attempts. */
 const FAST = { NOTIFICATION_RETRY_BASE_MS: "40", NOTIFICATION_RETRY_MAX_MS: "160", NOTIFICATION_POLL_INTERVAL_MS: "50" };
+const SMTP_USER = "mailer";
+const SMTP_PASS = "mailer-password";
+/** The test SMTP server, requiring AUTH as SMTP_USER. */
+const startMailer = (port = 0) => startSmtp({ port, auth: { user: SMTP_USER, pass: SMTP_PASS } });
 const smtpUrl = (port: number) => `smtp://${SMTP_USER}:${SMTP_PASS}@127.0.0.1:${port}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,12 +53,12 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
   let service: RunningNotification;
   beforeAll(async () => {
     db = await createTestDatabase("notification");
-    smtp = await startTestSmtp();
+    smtp = await startMailer();
     service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(smtp.port) });
   });
   afterAll(async () => {
     await service?.stop();
-    await smtp?.close();
+    await smtp?.stop();
     await db?.drop();
   });
 
@@ -62,8 +66,8 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
     const to = recipient();
     const url = `https://acme.test/api/auth/action?token=tok-${template}&callbackURL=%2Fdone`;
     const id = await send(service, { to, template, variables: { ...VARIABLES, url } });
-    await expect.poll(() => smtp.received.filter((m) => m.envelopeTo.includes(to)).length, { timeout: 5_000 }).toBe(1);
-    const mail = smtp.received.find((m) => m.envelopeTo.includes(to))!;
+    await expect.poll(() => smtp.mails.filter((m) => m.envelopeTo.includes(to)).length, { timeout: 5_000 }).toBe(1);
+    const mail = smtp.mails.find((m) => m.envelopeTo.includes(to))!;
     expect(mail.user).toBe(SMTP_USER);
     expect(mail.headers["message-id"]).toBe(`<${id}@acme.test>`);
     expect(mail.headers.from).toBe("Acme Auth <no-reply@acme.test>");
@@ -90,9 +94,9 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
     const third = await send(service, request);
     expect(second).toBe(first);
     expect(third).toBe(first);
-    await expect.poll(() => smtp.received.filter((m) => m.envelopeTo.includes(to)).length, { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => smtp.mails.filter((m) => m.envelopeTo.includes(to)).length, { timeout: 5_000 }).toBe(1);
     await sleep(300);
-    expect(smtp.received.filter((m) => m.envelopeTo.includes(to))).toHaveLength(1);
+    expect(smtp.mails.filter((m) => m.envelopeTo.includes(to))).toHaveLength(1);
   });
 
   it("answers VALIDATION_ERROR for a bad address, a missing template or a missing variable", async () => {
@@ -126,7 +130,7 @@ describe(`SMTP down, then up (${backendLabel()})`, () => {
   let service: RunningNotification;
   afterEach(async () => {
     await service?.stop();
-    await smtp?.close();
+    await smtp?.stop();
     await db?.drop();
   });
 
@@ -145,16 +149,16 @@ describe(`SMTP down, then up (${backendLabel()})`, () => {
     expect(service.logs.some((l) => l.msg === "smtp server not reachable yet: mail waits in the outbox and is retried")).toBe(true);
     expect(JSON.stringify(service.logs)).not.toContain(SMTP_PASS);
 
-    smtp = await startTestSmtp(port);
-    await expect.poll(() => smtp!.received.length, { timeout: 5_000 }).toBe(1);
-    expect(smtp.received[0]!.envelopeTo).toEqual([to]);
-    expect(smtp.received[0]!.headers["message-id"]).toBe(`<${id}@acme.test>`);
+    smtp = await startMailer(port);
+    await expect.poll(() => smtp!.mails.length, { timeout: 5_000 }).toBe(1);
+    expect(smtp.mails[0]!.envelopeTo).toEqual([to]);
+    expect(smtp.mails[0]!.headers["message-id"]).toBe(`<${id}@acme.test>`);
     await expect.poll(async () => (await service.registry.store.findById(id))!.status, { timeout: 2_000 }).toBe("delivered");
     const delivered = (await service.registry.store.findById(id))!;
     expect(delivered.attempts).toBeGreaterThan(1);
 
     await sleep(600); // many poll and retry rounds
-    expect(smtp.received).toHaveLength(1);
+    expect(smtp.mails).toHaveLength(1);
   });
 });
 
@@ -164,13 +168,13 @@ describe(`two replicas on one database (${backendLabel()})`, () => {
   let replicas: RunningNotification[] = [];
   beforeAll(async () => {
     db = await createTestDatabase("notification");
-    smtp = await startTestSmtp();
+    smtp = await startMailer();
     const env = { ...APP, NOTIFICATION_POLL_INTERVAL_MS: "20", NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(smtp.port) };
     replicas = [await startNotification(env), await startNotification(env)];
   });
   afterAll(async () => {
     for (const replica of replicas) await replica.stop();
-    await smtp?.close();
+    await smtp?.stop();
     await db?.drop();
   });
 
@@ -180,10 +184,10 @@ describe(`two replicas on one database (${backendLabel()})`, () => {
         send(replicas[i % 2]!, { to: recipient(), template: Template.TEMPLATE_SIGN_IN_CODE, variables: { code: String(100000 + i) } }),
       ),
     );
-    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(30);
+    await expect.poll(() => smtp.mails.length, { timeout: 10_000 }).toBe(30);
     await sleep(300);
-    expect(smtp.received).toHaveLength(30);
-    const messageIds = smtp.received.map((m) => m.headers["message-id"]);
+    expect(smtp.mails).toHaveLength(30);
+    const messageIds = smtp.mails.map((m) => m.headers["message-id"]);
     expect(new Set(messageIds).size).toBe(30);
     expect(new Set(messageIds)).toEqual(new Set(ids.map((id) => `<${id}@acme.test>`)));
     // Both replicas took part.

@@ -11,5 +11,7 @@ export function createGrpcClient<C extends grpc.Client>(
     // Reconnect quickly after a service restarts, so the gateway recovers within a second or two.
     "grpc.initial_reconnect_backoff_ms": 100,
     "grpc.max_reconnect_backoff_ms": 2_000,
+    // Spread calls over every address the target resolves to (a headless Service: one per pod), not just the first.
+    "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });
 }
