@@ -36,7 +36,13 @@ export interface StartOptions {
 export async function startGrpcServer(options: StartOptions): Promise<RunningServer> {
   const { log } = options;
   installRpcContext(log);
-  const server = new grpc.Server({ "grpc.keepalive_permit_without_calls": 1 });
+  const server = new grpc.Server({
+    "grpc.keepalive_permit_without_calls": 1,
+    // Clients resolve a headless Service's pods when they connect; ending connections after five minutes
+    // (calls in flight get 30 s more) makes them resolve again, so pods added by a scale-up get traffic.
+    "grpc.max_connection_age_ms": 300_000,
+    "grpc.max_connection_age_grace_ms": 30_000,
+  });
   const health = new HealthImplementation({ "": "SERVING" });
   for (const binding of options.services) {
     server.addService(binding.definition, binding.implementation);
