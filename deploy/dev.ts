@@ -45,22 +45,25 @@ async function stopAll(code: number): Promise<never> {
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 
-// The services need each other only when called (gRPC clients connect lazily), so all start at once.
-const starts = order
-  .filter((name) => existsSync(join(ROOT, ENTRY_POINTS[name])))
-  .map(async (name) => {
-    const started = await startProcess(name, { env, onLine: (line) => console.log(pretty(name, line)) });
-    running.push(started);
-    void started.exited.then((exitCode) => {
-      if (stopping) return;
-      console.error(`\n${name} stopped unexpectedly (${exitCode}); stopping the platform.`);
-      void stopAll(1);
-    });
+async function start(name: ProcessName): Promise<void> {
+  const started = await startProcess(name, { env, onLine: (line) => console.log(pretty(name, line)) });
+  running.push(started);
+  void started.exited.then((exitCode) => {
+    if (stopping) return;
+    console.error(`\n${name} stopped unexpectedly (${exitCode}); stopping the platform.`);
+    void stopAll(1);
   });
-for (const result of await Promise.allSettled(starts)) {
-  if (result.status === "rejected") {
-    console.error(String(result.reason));
-    await stopAll(1);
+}
+
+// The services need each other only when called (gRPC clients connect lazily), so they start at once; the
+// gateway starts last, so that it never takes a request before the services listen.
+const services = order.filter((name) => name !== "gateway" && existsSync(join(ROOT, ENTRY_POINTS[name])));
+for (const group of [services, ["gateway" as const]]) {
+  for (const result of await Promise.allSettled(group.map(start))) {
+    if (result.status === "rejected") {
+      console.error(String(result.reason));
+      await stopAll(1);
+    }
   }
 }
 
