@@ -100,6 +100,15 @@ describe(`auth routes (${backendLabel()})`, () => {
     expect(Math.round(lifetime / 1000)).toBe(86_400);
   });
 
+  it("a remembered sign-in clears the dont-remember cookie an earlier session left", async () => {
+    const { email } = await signedUp();
+    const client = new TestClient(platform.baseURL);
+    await client.post("/sign-in/email", { email, password: "password-123", rememberMe: false });
+    expect(client.cookies.has("better-auth.dont_remember")).toBe(true);
+    await client.post("/sign-in/email", { email, password: "password-123" });
+    expect(client.cookies.has("better-auth.dont_remember")).toBe(false);
+  });
+
   it("username sign-up and sign-in: lower-cased, unique, generic failure", async () => {
     const name = `Ada_${Date.now().toString(36)}`;
     const { email } = await signedUp({ username: name });

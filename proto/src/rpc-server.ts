@@ -8,6 +8,7 @@ import { AuthError } from "./errors.js";
 
 export const ERROR_CODE_KEY = "x-error-code";
 export const REQUEST_ID_KEY = "x-request-id";
+const MAX_DETAILS = 512;
 
 export interface CallContext {
   requestId: string;
@@ -50,7 +51,8 @@ function toServiceError(method: string, requestId: string, error: unknown): Part
   const metadata = new grpc.Metadata();
   if (error instanceof AuthError) {
     metadata.set(ERROR_CODE_KEY, error.code);
-    return { code: error.grpcStatus, details: error.message, metadata };
+    // Details travel in a trailer, whose size is bounded: a message that quotes input is cut short.
+    return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
   }
   logUnexpected(method, requestId, error);
   metadata.set(ERROR_CODE_KEY, "INTERNAL_SERVER_ERROR");

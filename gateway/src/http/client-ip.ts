@@ -74,6 +74,16 @@ function isTrustedPeer(peer: string, proxies: BlockList): boolean {
   return mapped ? proxies.check(mapped[1]!, "ipv4") : false;
 }
 
+/**
+ * Behind trusted proxies a list header is read from the right: each proxy appends the address it saw, so
+ * the nearest entry that is not one of ours is the client, and whatever the client wrote further left
+ * cannot choose its own rate-limit key.
+ */
+function nearestUntrusted(entries: string[], proxies: BlockList): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (!isTrustedPeer(entries[i]!, proxies)) return entries[i];
+  return entries[0];
+}
+
 export function clientIp(
   headers: Record<string, string | string[] | undefined>,
   peer: string | undefined,
@@ -83,10 +93,12 @@ export function clientIp(
   if (useHeaders) {
     for (const name of CLIENT_IP_HEADERS) {
       const raw = headers[name];
-      const value = Array.isArray(raw) ? raw[0] : raw;
+      const value = Array.isArray(raw) ? raw.join(",") : raw;
       if (!value) continue;
-      const candidate = cleanAddress(value.split(",")[0]!);
-      if (isIP(candidate)) return candidate;
+      const entries = value.split(",").map(cleanAddress);
+      // SPEC §9: the first value; behind trusted proxies, the nearest untrusted one.
+      const candidate = proxies ? nearestUntrusted(entries.filter((entry) => isIP(entry)), proxies) : entries[0];
+      if (candidate && isIP(candidate)) return candidate;
     }
   }
   if (!peer || !isIP(peer)) return undefined;

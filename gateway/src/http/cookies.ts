@@ -67,6 +67,10 @@ export function setSessionCookie(res: Response, jar: CookieJar, secret: string, 
 
 export function clearSessionCookies(res: Response, jar: CookieJar): void {
   res.append("Set-Cookie", serialize(jar.sessionName, "", jar, 0));
+  clearDontRemember(res, jar);
+}
+
+export function clearDontRemember(res: Response, jar: CookieJar): void {
   res.append("Set-Cookie", serialize(jar.dontRememberName, "", jar, 0));
 }
 

@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { Clients } from "../clients.js";
-import { type CookieJar, setSessionCookie } from "../http/cookies.js";
+import { type CookieJar, clearDontRemember, setSessionCookie } from "../http/cookies.js";
 import type { SessionResolver } from "../http/session.js";
 import { sign } from "../http/cookies.js";
 
@@ -23,5 +23,7 @@ export function clientOf(req: Request) {
 /** Sets the session cookie and the set-auth-token header (for bearer clients) for a new session. */
 export function issueSession(res: Response, deps: RouteDeps, session: Session, rememberMe: boolean): void {
   setSessionCookie(res, deps.jar, deps.secret, session.token, session.expiresAt ?? new Date(), !rememberMe);
+  // A remembered sign-in drops a dont-remember marker left by an earlier session on this browser.
+  if (rememberMe) clearDontRemember(res, deps.jar);
   res.setHeader("set-auth-token", sign(session.token, deps.secret));
 }

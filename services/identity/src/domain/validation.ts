@@ -28,14 +28,17 @@ export function normaliseUsername(username: string): string {
   return value;
 }
 
+/** A field name as quoted back in an error: never the whole of an arbitrarily long input. */
+const quoted = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
+
 /** Checks request-supplied extra user fields against configuration; unknown fields are refused by name. */
 export function checkExtraFields(input: Record<string, unknown>, fields: Record<string, UserFieldConfig>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
     const field = fields[name];
-    if (!field || !field.input) throw new AuthError("VALIDATION_ERROR", `Unknown field: ${name}`);
+    if (!field || !field.input) throw new AuthError("VALIDATION_ERROR", `Unknown field: ${quoted(name)}`);
     if (value === null || value === undefined) continue;
-    if (typeof value !== field.type) throw new AuthError("VALIDATION_ERROR", `Invalid field ${name}: expected ${field.type}`);
+    if (typeof value !== field.type) throw new AuthError("VALIDATION_ERROR", `Invalid field ${quoted(name)}: expected ${field.type}`);
     out[name] = value;
   }
   for (const [name, field] of Object.entries(fields)) {

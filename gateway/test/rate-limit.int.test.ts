@@ -1,0 +1,154 @@
+/** Rate limits of SPEC.md §9 through the gateway with limiting on: per client IP (an IPv6 /64) plus path. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendLabel } from "../../testing/databases.js";
+import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.js";
+import { type Platform, startPlatform } from "../../testing/platform.js";
+
+const PASSWORD = "password-123";
+const TOO_MANY = { code: "TOO_MANY_REQUESTS", message: "Too many requests. Please try again later." };
+
+let platform: Platform;
+beforeAll(async () => {
+  platform = await startPlatform({ rateLimit: true });
+  await untilCounting();
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+/**
+ * The limiter fails open while its store is unreachable, and a Redis store is unreachable until its first
+ * connection is up: hit /ok from a warm-up address until a 429 shows the counters are live.
+ */
+async function untilCounting(): Promise<void> {
+  const warmUp = client("192.0.2.254");
+  for (let i = 0; i < 1_000; i++) {
+    if ((await warmUp.get("/ok")).status === 429) return;
+  }
+  throw new Error("the rate limiter never refused a request");
+}
+
+let addresses = 0;
+/** A fresh documentation-range IPv4 address per call, so tests never share a counter. */
+function freshIp(): string {
+  addresses += 1;
+  return `198.51.100.${addresses}`;
+}
+
+/** A client whose requests say they come from `ip` (no trusted proxies are configured, so it counts). */
+function client(ip?: string): TestClient {
+  return new TestClient(platform.baseURL, ip ? { "x-forwarded-for": ip } : {});
+}
+
+async function aUser(): Promise<string> {
+  const email = uniqueEmail("rate");
+  const res = await client(freshIp()).post("/sign-up/email", { name: "Ada", email, password: PASSWORD });
+  expect(res.status).toBe(200);
+  return email;
+}
+
+function expectLimited(res: JsonResponse): void {
+  expect(res.status).toBe(429);
+  expect(res.body).toEqual(TOO_MANY);
+  const retryAfter = res.headers.get("x-retry-after");
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(10);
+  expect(res.headers.getSetCookie()).toEqual([]);
+}
+
+describe(`rate limits (${backendLabel()})`, () => {
+  it("the 4th sign-in attempt within 10 s from one IP is a 429 with X-Retry-After in seconds", async () => {
+    const email = await aUser();
+    // No forwarded header: the socket peer is the client.
+    const direct = client();
+    const wrong = await direct.post("/sign-in/email", { email, password: "wrong-password" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("x-retry-after")).toBeNull();
+    for (let i = 0; i < 2; i++) expect((await direct.post("/sign-in/email", { email, password: PASSWORD })).status).toBe(200);
+    // Even the right password is refused now, and no session is issued.
+    expectLimited(await direct.post("/sign-in/email", { email, password: PASSWORD }));
+    expectLimited(await direct.post("/sign-in/email", { email, password: PASSWORD }));
+  });
+
+  it("counts each client IP separately", async () => {
+    const email = await aUser();
+    const first = client(freshIp());
+    for (let i = 0; i < 3; i++) expect((await first.post("/sign-in/email", { email, password: "wrong-password" })).status).toBe(401);
+    expectLimited(await first.post("/sign-in/email", { email, password: PASSWORD }));
+    const other = await client(freshIp()).post("/sign-in/email", { email, password: PASSWORD });
+    expect(other.status).toBe(200);
+  });
+
+  it("reads the client IP from the first forwarded header in SPEC.md §9 order", async () => {
+    const email = await aUser();
+    const ip = freshIp();
+    // The same client behind different header spellings: x-client-ip wins over x-forwarded-for.
+    for (let i = 0; i < 3; i++) {
+      const headers = { "x-client-ip": ip, "x-forwarded-for": freshIp() };
+      expect((await client().post("/sign-in/email", { email, password: "wrong-password" }, headers)).status).toBe(401);
+    }
+    expectLimited(await client().post("/sign-in/email", { email, password: PASSWORD }, { "x-forwarded-for": `${ip}, 10.0.0.1` }));
+  });
+
+  it("counts each path separately", async () => {
+    const email = await aUser();
+    const ip = freshIp();
+    for (let i = 0; i < 3; i++) await client(ip).post("/sign-in/email", { email, password: "wrong-password" });
+    expectLimited(await client(ip).post("/sign-in/email", { email, password: PASSWORD }));
+    expect((await client(ip).post("/sign-in/username", { username: "nobody_here", password: PASSWORD })).status).toBe(401);
+    expect((await client(ip).get("/get-session")).status).toBe(200);
+  });
+
+  it("the default rule allows 100 requests per 10 s: the 101st /get-session is a 429", async () => {
+    const visitor = client(freshIp());
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) statuses.push((await visitor.get("/get-session")).status);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expectLimited(await visitor.get("/get-session"));
+    expect((await visitor.get("/list-sessions")).status).toBe(401);
+  });
+
+  it("/sign-up/email is limited at 3 too, and the refused sign-up creates no user", async () => {
+    const visitor = client(freshIp());
+    for (let i = 0; i < 3; i++) {
+      expect((await visitor.post("/sign-up/email", { name: "Ada", email: uniqueEmail("rate"), password: PASSWORD })).status).toBe(200);
+    }
+    const email = uniqueEmail("rate-refused");
+    expectLimited(await visitor.post("/sign-up/email", { name: "Ada", email, password: PASSWORD }));
+    const signIn = await client(freshIp()).post("/sign-in/email", { email, password: PASSWORD });
+    expect(signIn).toMatchObject({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD" } });
+  });
+
+  it("IPv6 clients in one /64 share one count; another /64 has its own", async () => {
+    const email = await aUser();
+    for (const ip of ["2001:db8:a:b::1", "2001:db8:a:b::2", "2001:db8:a:b:1234:5678:9abc:def0"]) {
+      expect((await client(ip).post("/sign-in/email", { email, password: "wrong-password" })).status).toBe(401);
+    }
+    expectLimited(await client("2001:db8:a:b:ffff::9").post("/sign-in/email", { email, password: PASSWORD }));
+    expectLimited(await client("[2001:0db8:000a:000b::42]:443").post("/sign-in/email", { email, password: PASSWORD }));
+    expect((await client("2001:db8:a:c::1").post("/sign-in/email", { email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it("an IPv4-mapped IPv6 address counts as its IPv4 address", async () => {
+    const email = await aUser();
+    const ip = freshIp();
+    for (const address of [ip, `::ffff:${ip}`, ip]) {
+      expect((await client(address).post("/sign-in/email", { email, password: "wrong-password" })).status).toBe(401);
+    }
+    expectLimited(await client(`::ffff:${ip}`).post("/sign-in/email", { email, password: PASSWORD }));
+  });
+
+  // Regression: express routes /SIGN-IN/email and /sign-in/email/ to the sign-in handler, but the limiter
+  // keyed (and picked its rule by) the raw path, so each spelling got a fresh budget of attempts.
+  it("other spellings of the same route share its count", async () => {
+    const email = await aUser();
+    const ip = freshIp();
+    for (const path of ["/sign-in/email", "/Sign-In/Email", "/sign-in/email/"]) {
+      expect((await client(ip).post(path, { email, password: "wrong-password" })).status).toBe(401);
+    }
+    for (const path of ["/sign-in/email", "/SIGN-IN/EMAIL", "/sign-in/email/"]) {
+      expectLimited(await client(ip).post(path, { email, password: PASSWORD }));
+    }
+  });
+});
