@@ -3,7 +3,7 @@
  * real migrations on fresh databases, and the gateway's express app on a real HTTP port.
  */
 import type { AddressInfo } from "node:net";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import { createLogger } from "@auth-platform/runtime/log";
 import { startGrpcServer, type RunningServer } from "@auth-platform/runtime/grpc-server";
 import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
@@ -20,6 +20,9 @@ import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { createTestDatabase, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
+import { freePorts } from "./ports.js";
+
+export { freePorts };
 
 export interface PlatformOptions {
   /** Extra environment for every process (e.g. IDENTITY_AUTO_SIGN_IN=false). */
@@ -39,20 +42,6 @@ export interface Platform {
   /** The environment every process got (ports, database URLs, secrets). */
   env: Record<string, string>;
   stop(): Promise<void>;
-}
-
-/** Free loopback ports, found by binding port 0 and letting go. */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  const ports: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    servers.push(server);
-    ports.push((server.address() as AddressInfo).port);
-  }
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
 }
 
 export async function platformEnv(options: PlatformOptions = {}): Promise<{ env: Record<string, string>; databases: TestDatabase[] }> {

@@ -1,0 +1,494 @@
+/**
+ * Benchmarks of the gateway's hot paths against the real platform, each beside a plain express baseline
+ * answering the same JSON in the same run:
+ *
+ *   tsx bench/run.ts [get-session|sign-in|sign-up|all] [--redis|--memory|--both]
+ *
+ * The platform (identity, session, gateway) runs in its own processes, as in production; autocannon runs
+ * here. `all` runs every scenario with the memory cache and, if Redis answers, again with Redis. A single
+ * scenario uses memory unless --redis is given or BENCH_REDIS_URL is set. See bench/README.md for the
+ * environment knobs. Figures are printed, never asserted: this is not a timed test.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { runLoad, type LoadOptions, type Measurement } from "./load.js";
+import { freePorts } from "../testing/ports.js";
+import { killAllNow, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
+import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
+import { measureScrypt, type ScryptResult } from "./scrypt.js";
+
+type Scenario = "get-session" | "sign-in" | "sign-up";
+type Backend = "memory" | "redis";
+const SCENARIOS: Scenario[] = ["get-session", "sign-in", "sign-up"];
+
+const num = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number (got ${raw})`);
+  return value;
+};
+
+const DURATION = num("BENCH_DURATION", 10);
+const WARMUP = num("BENCH_WARMUP", 2);
+const CONNECTIONS = num("BENCH_CONNECTIONS", 50);
+const AUTH_CONNECTIONS = num("BENCH_AUTH_CONNECTIONS", 16);
+const USERS = num("BENCH_USERS", 64);
+const SCRYPT_DURATION = num("BENCH_SCRYPT_DURATION", DURATION);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || "warn";
+const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
+const PASSWORD = "bench-password-0123";
+const RUN_ID = randomBytes(4).toString("hex");
+const BASE_PATH = "/api/auth";
+
+interface Row {
+  scenario: Scenario;
+  backend: Backend;
+  ours: Measurement & { cpu: CpuUse };
+  baseline: Measurement & { cpu: CpuUse };
+  /** Raw scrypt measured just before this scenario (sign-in, sign-up), and our req/s over its hashes/s. */
+  scrypt?: ScryptResult;
+  scryptRatio?: number;
+  /**
+   * CPU per raw hash over the platform's CPU per request (all processes): the share of raw scrypt
+   * throughput we would reach with the machine to ourselves. Other load on the machine hardly moves it.
+   */
+  scryptCpuShare?: number;
+  responseBytes: number;
+}
+
+interface MemoryRow {
+  backend: Backend;
+  process: string;
+  peak: number;
+  current: number;
+}
+
+const rows: Row[] = [];
+/** Temporary folders still to delete (also on error and Ctrl-C). */
+const tempDirs = new Set<string>();
+function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+const memoryRows: MemoryRow[] = [];
+let baselinePeak = 0;
+
+// ---------------------------------------------------------------------------------------------- platform
+
+interface Platform {
+  backend: Backend;
+  baseURL: string;
+  children: Child[];
+  redisPrefix?: string;
+  dataDir: string;
+}
+
+/** The environment the platform processes get: ours, minus any platform settings of the calling shell. */
+function platformEnv(backend: Backend, ports: { identity: number; session: number; gateway: number }, dataDir: string, redisPrefix?: string): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|MAIL_FROM$|APP_NAME$|PORT$|LOG_LEVEL$|NODE_ENV$)/;
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !platformVar.test(key)) inherited[key] = value;
+  return {
+    ...inherited,
+    LOG_LEVEL,
+    AUTH_SECRET: "bench-secret-0123456789-0123456789-abcde", // 40 characters
+    IDENTITY_PORT: String(ports.identity),
+    SESSION_PORT: String(ports.session),
+    PORT: String(ports.gateway),
+    IDENTITY_SERVICE_URL: `127.0.0.1:${ports.identity}`,
+    SESSION_SERVICE_URL: `127.0.0.1:${ports.session}`,
+    IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
+    SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
+    RATE_LIMIT_ENABLED: "false",
+    ...(backend === "redis" ? { REDIS_URL, REDIS_KEY_PREFIX: redisPrefix! } : {}),
+  };
+}
+
+/**
+ * The notification service takes the verification mail identity sends on sign-up (the default
+ * configuration). BENCH_NOTIFICATION=0 leaves it out and turns that mail off instead.
+ */
+const NOTIFICATION_ENTRY = "services/notification/src/main.ts";
+const WITH_NOTIFICATION = process.env.BENCH_NOTIFICATION !== "0" && existsSync(join(REPO_ROOT, NOTIFICATION_ENTRY));
+
+async function startPlatform(backend: Backend): Promise<Platform> {
+  const dataDir = mkdtempSync(join(tmpdir(), "auth-bench-"));
+  tempDirs.add(dataDir);
+  const [identity, session, gateway, notification] = (await freePorts(4)) as [number, number, number, number];
+  const redisPrefix = backend === "redis" ? `bench:${RUN_ID}:` : undefined;
+  const env = platformEnv(backend, { identity, session, gateway }, dataDir, redisPrefix);
+  if (WITH_NOTIFICATION) {
+    Object.assign(env, {
+      NOTIFICATION_PORT: String(notification),
+      NOTIFICATION_SERVICE_URL: `127.0.0.1:${notification}`,
+      NOTIFICATION_DATABASE_URL: `file:${join(dataDir, "notification.db")}`,
+    });
+  } else {
+    env.IDENTITY_SEND_VERIFICATION_ON_SIGN_UP = "false";
+  }
+  const started = Date.now();
+  const services = await Promise.all([
+    startChild("identity", "services/identity/src/main.ts", env, identity),
+    startChild("session", "services/session/src/main.ts", env, session),
+    ...(WITH_NOTIFICATION ? [startChild("notification", NOTIFICATION_ENTRY, env, notification)] : []),
+  ]);
+  const gatewayChild = await startChild("gateway", "gateway/src/main.ts", env, gateway);
+  const children = [gatewayChild, ...services];
+  log(`platform (${backend}) up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${children.map((c) => `${c.name} pid ${c.pid}`).join(", ")}; gateway on :${gateway}`);
+  return { backend, baseURL: `http://127.0.0.1:${gateway}${BASE_PATH}`, children, redisPrefix, dataDir };
+}
+
+async function stopPlatform(platform: Platform): Promise<void> {
+  for (const child of platform.children) {
+    const memory = child.memory();
+    if (memory) memoryRows.push({ backend: platform.backend, process: child.name, ...memory });
+  }
+  await Promise.all(platform.children.map((child) => child.stop()));
+  removeTempDir(platform.dataDir);
+  if (platform.redisPrefix) {
+    const deleted = await deleteKeysWithPrefix(REDIS_URL, platform.redisPrefix).catch((error: unknown) => {
+      log(`could not delete Redis keys under ${platform.redisPrefix}: ${String(error)}`);
+      return 0;
+    });
+    log(`deleted ${deleted} Redis keys under ${platform.redisPrefix}`);
+  }
+}
+
+// ------------------------------------------------------------------------------------------ HTTP helpers
+
+interface Captured {
+  status: number;
+  body: string;
+  setCookie: string[];
+}
+
+async function post(url: string, json: unknown): Promise<Captured> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
+  return { status: res.status, body: await res.text(), setCookie: res.headers.getSetCookie() };
+}
+
+async function get(url: string, headers: Record<string, string> = {}): Promise<Captured> {
+  const res = await fetch(url, { headers });
+  return { status: res.status, body: await res.text(), setCookie: res.headers.getSetCookie() };
+}
+
+function expectOk(what: string, response: Captured): Captured {
+  if (response.status !== 200) throw new Error(`${what}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
+  return response;
+}
+
+/** The Cookie header a browser would send back after these Set-Cookie lines. */
+function cookieHeader(setCookie: string[]): string {
+  return setCookie.map((line) => line.split(";")[0]!.trim()).filter((pair) => !pair.endsWith("=")).join("; ");
+}
+
+let emailCounter = 0;
+const freshEmail = (label: string) => `bench-${RUN_ID}-${label}-${++emailCounter}@example.com`;
+
+async function signUp(baseURL: string, email: string): Promise<Captured> {
+  return expectOk(`sign-up ${email}`, await post(`${baseURL}/sign-up/email`, { name: "Bench User", email, password: PASSWORD }));
+}
+
+/** Runs fn over items with at most `limit` in flight. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+// -------------------------------------------------------------------------------------------- baseline
+
+/** A plain express process answering `path` with the captured response; its bytes are checked. */
+async function startBaseline(method: "GET" | "POST", path: string, captured: Captured, probeBody?: unknown): Promise<{ url: string; child: Child }> {
+  const dir = mkdtempSync(join(tmpdir(), "auth-bench-baseline-"));
+  tempDirs.add(dir);
+  const routesFile = join(dir, "routes.json");
+  const headers: Record<string, string[]> = captured.setCookie.length ? { "set-cookie": captured.setCookie } : {};
+  writeFileSync(routesFile, JSON.stringify([{ method, path, status: captured.status, headers, body: captured.body }]));
+  const [port] = (await freePorts(1)) as [number];
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  const child = await startChild("baseline", "bench/baseline-server.ts", { ...env, PORT: String(port), BASELINE_ROUTES: routesFile, NODE_ENV: "" }, port).finally(() => removeTempDir(dir));
+  const url = `http://127.0.0.1:${port}${path}`;
+  const probe = method === "GET" ? await get(url) : await post(url, probeBody ?? {});
+  if (probe.body !== captured.body) throw new Error(`baseline answers different bytes than the gateway:\n${probe.body}\n${captured.body}`);
+  return { url, child };
+}
+
+async function stopBaseline(child: Child): Promise<void> {
+  const memory = child.memory();
+  if (memory) baselinePeak = Math.max(baselinePeak, memory.peak);
+  await child.stop();
+}
+
+// -------------------------------------------------------------------------------------------- measuring
+
+/** CPU used per process during the measured run: ms per response, and cores kept busy. */
+type CpuUse = Record<string, { msPerRequest: number; cores: number }>;
+const NOISE = new Set(["other processes", "interrupts", "steal"]);
+
+/** Machine-wide CPU time so far, in ms (all cores), from /proc/stat: process time, interrupts, and steal. */
+function machineCpu(): { process: number; interrupts: number; steal: number } | undefined {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const ms = (ticks: number | undefined) => ((ticks ?? 0) * 1000) / 100;
+    return { process: ms(user! + nice! + system!), interrupts: ms(irq! + softirq!), steal: ms(steal) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[]): Promise<Measurement & { cpu: CpuUse }> {
+  if (WARMUP > 0) await runLoad({ ...options, duration: WARMUP });
+  const before = children.map((child) => child.cpuMs());
+  const runnerBefore = process.cpuUsage();
+  const machineBefore = machineCpu();
+  const result = await runLoad({ ...options, duration: DURATION });
+  const runner = process.cpuUsage(runnerBefore);
+  const machineAfter = machineCpu();
+  const cpu: CpuUse = {};
+  const responses = Math.max(1, result.total);
+  children.forEach((child, i) => {
+    const after = child.cpuMs();
+    if (after !== undefined && before[i] !== undefined) {
+      const used = after - before[i]!;
+      cpu[child.name] = { msPerRequest: used / responses, cores: used / 1000 / result.seconds };
+    }
+  });
+  const runnerMs = (runner.user + runner.system) / 1000;
+  cpu["load generator"] = { msPerRequest: runnerMs / responses, cores: runnerMs / 1000 / result.seconds };
+  if (machineBefore !== undefined && machineAfter !== undefined) {
+    // The noise gauges: what other processes on a shared box used meanwhile, kernel interrupt work
+    // (loopback networking's softirq time is charged here, not to the processes), and time the
+    // hypervisor gave our virtual CPUs to someone else.
+    const ours = Object.values(cpu).reduce((sum, use) => sum + use.cores * 1000 * result.seconds, 0);
+    const use = (ms: number) => ({ msPerRequest: ms / responses, cores: ms / 1000 / result.seconds });
+    cpu["other processes"] = use(Math.max(0, machineAfter.process - machineBefore.process - ours));
+    cpu["interrupts"] = use(machineAfter.interrupts - machineBefore.interrupts);
+    cpu["steal"] = use(machineAfter.steal - machineBefore.steal);
+  }
+  const cpuText = Object.entries(cpu).map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`).join(", ");
+  log(`  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`);
+  log(`            CPU: ${cpuText}`);
+  if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
+  return { ...result, cpu };
+}
+
+/** CPU per response of the whole platform plus the load generator (what one request costs the machine). */
+function platformCpuPerRequest(cpu: CpuUse): number {
+  return Object.entries(cpu).reduce((sum, [name, use]) => (NOISE.has(name) ? sum : sum + use.msPerRequest), 0);
+}
+
+/** Raw scrypt, measured next to each credential scenario so both see the same machine (the platform idles meanwhile). */
+async function scrypt(): Promise<ScryptResult> {
+  const result = await measureScrypt(SCRYPT_DURATION, AUTH_CONNECTIONS);
+  log(`  scrypt    ${fmt(result.hashesPerSecond, 1).padStart(8)} hashes/s  (raw, ${result.hashes} in ${result.seconds.toFixed(1)} s, ${result.concurrency} in flight, libuv threadpool ${result.threadpool}; ${result.cpuMsPerHash.toFixed(1)} ms CPU per hash)`);
+  return result;
+}
+
+async function getSession(platform: Platform): Promise<void> {
+  const signedUp = await signUp(platform.baseURL, freshEmail("session"));
+  const cookie = cookieHeader(signedUp.setCookie);
+  const captured = expectOk("get-session", await get(`${platform.baseURL}/get-session`, { cookie }));
+  if (!(JSON.parse(captured.body) as { session?: unknown } | null)?.session) throw new Error(`get-session answered no session: ${captured.body}`);
+  // The warm path: the first read above filled the cache; the measured reads hit it.
+  const baseline = await startBaseline("GET", `${BASE_PATH}/get-session`, { ...captured, setCookie: [] });
+  let baselineResult: Measurement & { cpu: CpuUse };
+  try {
+    baselineResult = await measure("baseline", { url: baseline.url, connections: CONNECTIONS, headers: { cookie } }, [baseline.child]);
+  } finally {
+    await stopBaseline(baseline.child);
+  }
+  const ours = await measure("ours", { url: `${platform.baseURL}/get-session`, connections: CONNECTIONS, headers: { cookie } }, platform.children);
+  const after = await get(`${platform.baseURL}/get-session`, { cookie });
+  if (after.status !== 200 || after.body === "null") log(`  !! after the run get-session answered ${after.status} ${after.body.slice(0, 200)}`);
+  rows.push({ scenario: "get-session", backend: platform.backend, ours, baseline: baselineResult, responseBytes: Buffer.byteLength(captured.body) });
+}
+
+async function signIn(platform: Platform): Promise<void> {
+  const emails = Array.from({ length: Math.max(1, USERS) }, () => freshEmail("in"));
+  const started = Date.now();
+  await eachLimited(emails, AUTH_CONNECTIONS, async (email) => void (await signUp(platform.baseURL, email)));
+  log(`  created ${emails.length} users in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const captured = expectOk("sign-in", await post(`${platform.baseURL}/sign-in/email`, { email: emails[0], password: PASSWORD }));
+  const raw = await scrypt();
+  let turn = 0;
+  const options = {
+    method: "POST" as const,
+    connections: AUTH_CONNECTIONS,
+    headers: { "content-type": "application/json" },
+    nextBody: () => JSON.stringify({ email: emails[turn++ % emails.length], password: PASSWORD }),
+  };
+  const baseline = await startBaseline("POST", `${BASE_PATH}/sign-in/email`, captured, { email: emails[0], password: PASSWORD });
+  let baselineResult: Measurement & { cpu: CpuUse };
+  try {
+    baselineResult = await measure("baseline", { ...options, url: baseline.url }, [baseline.child]);
+  } finally {
+    await stopBaseline(baseline.child);
+  }
+  const ours = await measure("ours", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children);
+  rows.push({ scenario: "sign-in", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: raw.cpuMsPerHash / platformCpuPerRequest(ours.cpu), responseBytes: Buffer.byteLength(captured.body) });
+}
+
+async function signUpScenario(platform: Platform): Promise<void> {
+  const captured = await signUp(platform.baseURL, freshEmail("up"));
+  const raw = await scrypt();
+  const options = {
+    method: "POST" as const,
+    connections: AUTH_CONNECTIONS,
+    headers: { "content-type": "application/json" },
+    nextBody: () => JSON.stringify({ name: "Bench User", email: freshEmail("up"), password: PASSWORD }),
+  };
+  const baseline = await startBaseline("POST", `${BASE_PATH}/sign-up/email`, captured, { name: "x", email: "x@example.com", password: PASSWORD });
+  let baselineResult: Measurement & { cpu: CpuUse };
+  try {
+    baselineResult = await measure("baseline", { ...options, url: baseline.url }, [baseline.child]);
+  } finally {
+    await stopBaseline(baseline.child);
+  }
+  const ours = await measure("ours", { ...options, url: `${platform.baseURL}/sign-up/email` }, platform.children);
+  rows.push({ scenario: "sign-up", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: raw.cpuMsPerHash / platformCpuPerRequest(ours.cpu), responseBytes: Buffer.byteLength(captured.body) });
+}
+
+// ------------------------------------------------------------------------------------------------ report
+
+function fmt(value: number, digits: number): string {
+  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function log(line: string): void {
+  process.stdout.write(line + "\n");
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+function report(): void {
+  const cpu = cpus();
+  log("");
+  log(`## Results (${new Date().toISOString()})`);
+  log("");
+  log(`Node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"}), load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
+    `${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`);
+  log("");
+  log("| scenario | cache | ours req/s | baseline req/s | ratio | ours p50 / p99 | baseline p99 | non-2xx / errors | vs raw scrypt (req/s; CPU-based) |");
+  log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of rows) {
+    const ratio = row.ours.rps / row.baseline.rps;
+    const failures = `${row.ours.non2xx + row.baseline.non2xx} / ${row.ours.errors + row.baseline.errors}`;
+    const scryptCell = row.scrypt && row.scryptRatio !== undefined ? `${(row.scryptRatio * 100).toFixed(0)} % of ${fmt(row.scrypt.hashesPerSecond, 1)}/s; ${((row.scryptCpuShare ?? 0) * 100).toFixed(0)} %` : "";
+    log(`| ${row.scenario} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} |`);
+  }
+  log("");
+  log("CPU per response during the measured run (ms of CPU, all threads; cores = CPU seconds per second):");
+  log("");
+  const names = ["gateway", "identity", "session", ...(WITH_NOTIFICATION ? ["notification"] : [])];
+  log(`| scenario | cache | ${names.join(" | ")} | platform total | load generator | baseline express | other processes, interrupts, steal: cores during ours / baseline |`);
+  log(`|---|---|${names.map(() => "---:|").join("")}---:|---:|---:|---:|`);
+  const noise = (cpu: CpuUse) => [...NOISE].map((name) => cpu[name]?.cores.toFixed(2) ?? "?").join(", ");
+  const cell = (use: { msPerRequest: number; cores: number } | undefined) =>
+    use ? `${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} (${use.cores.toFixed(2)})` : "";
+  for (const row of rows) {
+    const platformUse = names.map((name) => row.ours.cpu[name]).filter((u) => u !== undefined);
+    const total = platformUse.reduce((sum, u) => ({ msPerRequest: sum.msPerRequest + u.msPerRequest, cores: sum.cores + u.cores }), { msPerRequest: 0, cores: 0 });
+    log(`| ${row.scenario} | ${row.backend} | ${names.map((name) => cell(row.ours.cpu[name])).join(" | ")} | ${cell(total)} | ${cell(row.ours.cpu["load generator"])} | ${cell(row.baseline.cpu.baseline)} | ${noise(row.ours.cpu)} / ${noise(row.baseline.cpu)} |`);
+  }
+  const scrypts = rows.flatMap((r) => (r.scrypt ? [r.scrypt] : []));
+  if (scrypts.length) {
+    log("");
+    log(`Raw scrypt on this machine, measured beside each credential scenario: ${scrypts.map((s) => fmt(s.hashesPerSecond, 1)).join(", ")} hashes/s ` +
+      `(N=16384, r=16, p=1, 64-byte key, maxmem 64 MiB, async crypto.scrypt, ${AUTH_CONNECTIONS} in flight on the default libuv threadpool of ${scrypts[0]!.threadpool}). ` +
+      `Sign-in costs one scrypt verification and sign-up one hash, so that is their ceiling here. ` +
+      `"CPU-based" is raw scrypt's CPU per hash (${scrypts.map((s) => s.cpuMsPerHash.toFixed(1)).join(", ")} ms) over the CPU one request costs the platform and load generator: ` +
+      `the share of raw scrypt throughput reachable with the machine to ourselves, and far steadier than req/s when other work shares the machine.`);
+  }
+  if (memoryRows.length) {
+    log("");
+    log("| process | cache | peak RSS (VmHWM) | RSS at end |");
+    log("|---|---|---:|---:|");
+    for (const row of memoryRows) log(`| ${row.process} | ${row.backend} | ${mib(row.peak)} | ${mib(row.current)} |`);
+    if (baselinePeak) log(`| baseline express | - | ${mib(baselinePeak)} | |`);
+  }
+  const slow = rows.find((r) => r.scenario === "get-session" && r.ours.rps < 3_000);
+  if (slow) log(`\nNote: get-session (${slow.backend}) is below 3,000 req/s; see bench/README.md for what to look at.`);
+  const thin = rows.filter((r) => r.ours.total < 50);
+  if (thin.length) log(`\nNote: fewer than 50 responses in ${thin.map((r) => `${r.scenario}/${r.backend}`).join(", ")}: raise BENCH_DURATION for a steadier figure.`);
+  const failed = rows.filter((r) => r.ours.non2xx || r.ours.errors || r.baseline.non2xx || r.baseline.errors);
+  if (failed.length) log(`\nWARNING: non-2xx responses or errors in ${failed.map((r) => `${r.scenario}/${r.backend}`).join(", ")}: those figures are not valid.`);
+  if (process.env.BENCH_JSON) {
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, authConnections: AUTH_CONNECTIONS, rows, memory: memoryRows }, null, 2));
+    log(`\n(JSON written to ${process.env.BENCH_JSON})`);
+  }
+}
+
+// -------------------------------------------------------------------------------------------------- main
+
+async function chooseBackends(all: boolean, flags: Set<string>): Promise<Backend[]> {
+  const redisWanted = flags.has("--redis") || flags.has("--both") || Boolean(process.env.BENCH_REDIS_URL);
+  if (flags.has("--memory")) return ["memory"];
+  if (all || flags.has("--both")) {
+    if (await redisAnswers(REDIS_URL)) return flags.has("--redis") ? ["redis"] : ["memory", "redis"];
+    if (flags.has("--redis")) throw new Error(`--redis: Redis at ${REDIS_URL} does not answer`);
+    log(`Redis at ${REDIS_URL} does not answer: memory cache only`);
+    return ["memory"];
+  }
+  if (redisWanted) {
+    if (!(await redisAnswers(REDIS_URL))) throw new Error(`Redis at ${REDIS_URL} does not answer`);
+    return ["redis"];
+  }
+  return ["memory"];
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const flags = new Set(args.filter((a) => a.startsWith("--")));
+  const which = args.find((a) => !a.startsWith("--")) ?? "all";
+  if (which !== "all" && !SCENARIOS.includes(which as Scenario)) throw new Error(`usage: tsx bench/run.ts [${SCENARIOS.join("|")}|all] [--redis|--memory|--both]`);
+  const scenarios = which === "all" ? SCENARIOS : [which as Scenario];
+  const backends = await chooseBackends(which === "all", flags);
+  log(`bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+
+  for (const backend of backends) {
+    const platform = await startPlatform(backend);
+    try {
+      for (const scenario of scenarios) {
+        log(`${scenario} (${backend})`);
+        if (scenario === "get-session") await getSession(platform);
+        else if (scenario === "sign-in") await signIn(platform);
+        else await signUpScenario(platform);
+      }
+    } finally {
+      await stopPlatform(platform);
+    }
+  }
+  report();
+}
+
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping the platform processes\n`);
+    void stopAll().finally(() => {
+      for (const dir of tempDirs) removeTempDir(dir);
+      process.exit(130);
+    });
+  });
+}
+process.on("exit", killAllNow);
+
+main().then(
+  () => process.exit(0),
+  async (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await stopAll();
+    for (const dir of tempDirs) removeTempDir(dir);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,52 @@
+/**
+ * Raw scrypt throughput on this machine with the platform's parameters (SPEC.md §9, as in
+ * services/identity/src/password.ts): N=16384, r=16, p=1, a 64-byte key, maxmem 64 MiB, async
+ * crypto.scrypt on the default libuv threadpool, `concurrency` derivations kept in flight.
+ */
+import { randomBytes, scrypt } from "node:crypto";
+
+const PARAMS = { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const KEY_LENGTH = 64;
+
+function derive(password: string, salt: string): Promise<void> {
+  return new Promise((resolve, reject) => scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, PARAMS, (error) => (error ? reject(error) : resolve())));
+}
+
+export interface ScryptResult {
+  hashesPerSecond: number;
+  hashes: number;
+  seconds: number;
+  concurrency: number;
+  /** The libuv threadpool size the derivations ran on. */
+  threadpool: number;
+  /** CPU time per hash (all threads of this process): steadier than hashes/s on a shared machine. */
+  cpuMsPerHash: number;
+}
+
+export async function measureScrypt(durationSeconds: number, concurrency: number): Promise<ScryptResult> {
+  // Warm the pool's threads (and the first allocation) before timing.
+  await Promise.all(Array.from({ length: concurrency }, () => derive("warm-up-password", randomBytes(16).toString("hex"))));
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  const end = start + durationSeconds * 1000;
+  let hashes = 0;
+  let lastFinish = start;
+  const worker = async () => {
+    while (performance.now() < end) {
+      await derive("bench-password-0123", randomBytes(16).toString("hex"));
+      hashes += 1;
+      lastFinish = performance.now();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (lastFinish - start) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    hashesPerSecond: hashes / seconds,
+    hashes,
+    seconds,
+    concurrency,
+    threadpool: Number(process.env.UV_THREADPOOL_SIZE) || 4,
+    cpuMsPerHash: (cpu.user + cpu.system) / 1000 / Math.max(1, hashes),
+  };
+}
