@@ -6,15 +6,36 @@ export interface JsonResponse<T = any> {
   headers: Headers;
 }
 
-export class TestClient {
+/** Cookies as a browser keeps them: set by Set-Cookie, dropped by Max-Age=0 or an empty value. */
+export class CookieJar {
   readonly cookies = new Map<string, string>();
+
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  store(headers: Headers): void {
+    for (const line of headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(";");
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === "" || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+}
+
+export class TestClient {
+  private readonly jar = new CookieJar();
+  readonly cookies = this.jar.cookies;
   constructor(
     readonly baseURL: string,
     readonly defaultHeaders: Record<string, string> = {},
   ) {}
 
   cookieHeader(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    return this.jar.header();
   }
 
   async request<T = any>(method: string, path: string, options: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<JsonResponse<T>> {
@@ -26,15 +47,7 @@ export class TestClient {
       headers["content-type"] ??= "application/json";
     }
     const res = await fetch(this.baseURL + path, { method, headers, body, redirect: "manual" });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(";");
-      const eq = pair!.indexOf("=");
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*max-age=0$/i.test(a));
-      if (expired || value === "") this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    this.jar.store(res.headers);
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get("content-type") ?? "").includes("json")) parsed = text ? JSON.parse(text) : null;

@@ -7,6 +7,7 @@
 import { createAuthClient } from "better-auth/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
+import { browserFetch } from "../../testing/browser.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { type Platform, startPlatform } from "../../testing/platform.js";
 import { linkIn, startSmtp, type TestSmtp } from "../../testing/smtp.js";
@@ -27,42 +28,9 @@ const PASSWORD = "password-123";
 const TOKEN = /^[A-Za-z0-9]{32}$/;
 const EVIL = "https://evil.example/x";
 
-/** One request as the browser's network layer saw it (the client never follows a redirect by itself here). */
-interface Exchange {
-  method: string;
-  url: string;
-  body: string | undefined;
-  status: number;
-  location: string | null;
-}
-
-/**
- * A browser tab on the gateway's origin: keeps the cookies it is given (dropping one set with Max-Age=0 or an
- * empty value), sends them back, names its Origin on unsafe methods, and never follows a redirect on its own:
- * a 302 comes back to the caller, whose Location the test inspects.
- */
+/** A browser tab with the better-auth client in it. */
 function aBrowser() {
-  const cookies = new Map<string, string>();
-  const exchanges: Exchange[] = [];
-
-  const customFetchImpl = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = input instanceof Request ? input.url : String(input);
-    const headers = new Headers(init?.headers);
-    if (cookies.size) headers.set("cookie", [...cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const method = (init?.method ?? "GET").toUpperCase();
-    if (method !== "GET" && method !== "HEAD") headers.set("origin", platform.origin);
-    const res = await fetch(url, { ...init, headers, redirect: "manual" });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(";");
-      const eq = pair!.indexOf("=");
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === "" || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) cookies.delete(name);
-      else cookies.set(name, value);
-    }
-    exchanges.push({ method, url, body: typeof init?.body === "string" ? init.body : undefined, status: res.status, location: res.headers.get("location") });
-    return res;
-  };
+  const { cookies, exchanges, customFetchImpl } = browserFetch(platform.origin);
 
   const client = createAuthClient({ baseURL: platform.baseURL, fetchOptions: { customFetchImpl } });
 

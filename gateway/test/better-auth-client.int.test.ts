@@ -7,6 +7,7 @@ import { usernameClient } from "better-auth/client/plugins";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
+import { browserFetch } from "../../testing/browser.js";
 import { type Platform, startPlatform } from "../../testing/platform.js";
 
 let platform: Platform;
@@ -19,31 +20,6 @@ afterAll(async () => {
 
 const PASSWORD = "password-123";
 const TOKEN = /^[A-Za-z0-9]{32}$/;
-
-/**
- * A fetch that behaves like a browser tab on the gateway's origin: keeps the cookies it is given (dropping
- * one set with Max-Age=0 or an empty value), sends them back, and names its Origin on unsafe methods.
- */
-function browserFetch(origin: string) {
-  const cookies = new Map<string, string>();
-  const customFetchImpl = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const headers = new Headers(init?.headers);
-    if (cookies.size) headers.set("cookie", [...cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const method = (init?.method ?? "GET").toUpperCase();
-    if (method !== "GET" && method !== "HEAD") headers.set("origin", origin);
-    const res = await fetch(input, { ...init, headers });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(";");
-      const eq = pair!.indexOf("=");
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === "" || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) cookies.delete(name);
-      else cookies.set(name, value);
-    }
-    return res;
-  };
-  return { cookies, customFetchImpl };
-}
 
 /** A better-auth client with its own cookie jar (one browser). */
 function aBrowser() {
