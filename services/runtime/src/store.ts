@@ -55,7 +55,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     if (dbName !== ":memory:") await orm.em.getConnection().execute("pragma journal_mode = wal");
   }
-  await orm.migrator.up();
+  await migrate(orm, dialect, options.url);
   return {
     orm,
     dialect,
@@ -63,6 +63,29 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     close: () => orm.close(true),
   };
 }
+
+/**
+ * Runs pending migrations. On PostgreSQL, replicas starting together (an HPA's first rollout) take turns
+ * under an advisory lock, held on a connection of its own, so each migration runs once and none fails on
+ * a table another replica just created. SQLite is one process's file.
+ */
+async function migrate(orm: MikroORM, dialect: Dialect, url: string): Promise<void> {
+  if (dialect !== "postgresql") {
+    await orm.migrator.up();
+    return;
+  }
+  const { default: pg } = await import("pg");
+  const lock = new pg.Client({ connectionString: url });
+  await lock.connect();
+  try {
+    await lock.query("select pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
+    await orm.migrator.up();
+  } finally {
+    await lock.end();
+  }
+}
+
+const MIGRATION_LOCK = "auth-platform:migrations";
 
 /** Whether an error is a unique-constraint violation, on either dialect. */
 export function isUniqueViolation(error: unknown): boolean {

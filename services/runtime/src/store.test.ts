@@ -1,0 +1,57 @@
+/** The store bootstrap: real migrations on SQLite and PostgreSQL, and replicas migrating at once. */
+import { defineEntity, p } from "@mikro-orm/core";
+import { Migration } from "@mikro-orm/migrations";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase, TEST_DATABASE_URL } from "../../../testing/databases.js";
+import { openStore } from "./store.js";
+
+const Widget = defineEntity({
+  name: "Widget",
+  tableName: "widget",
+  properties: { id: p.string().primary(), name: p.string() },
+});
+
+class CreateWidget extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "widget" ("id" varchar(64) not null primary key, "name" varchar(255) not null)`);
+  }
+}
+class AddWidgetIndex extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create index "widget_name_index" on "widget" ("name")`);
+  }
+}
+const migrations = [
+  { name: "0001-create-widget", class: CreateWidget },
+  { name: "0002-add-widget-index", class: AddWidgetIndex },
+];
+
+describe("openStore", () => {
+  it("runs the migrations once: reopening the same database applies nothing twice", async () => {
+    const db = await createTestDatabase("store_sqlite", "sqlite");
+    try {
+      const first = await openStore({ url: db.url, entities: [Widget], migrations });
+      const em = first.em();
+      em.create(Widget, { id: "w1", name: "one" });
+      await em.flush();
+      await first.close();
+      const second = await openStore({ url: db.url, entities: [Widget], migrations });
+      expect((await second.em().findOneOrFail(Widget, { id: "w1" })).name).toBe("one");
+      await second.close();
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it.skipIf(!TEST_DATABASE_URL)("lets PostgreSQL replicas that start together migrate in turn, each migration once", async () => {
+    const db = await createTestDatabase("store_race");
+    try {
+      const stores = await Promise.all(Array.from({ length: 4 }, () => openStore({ url: db.url, entities: [Widget], migrations })));
+      const applied = (await stores[0]!.em().getConnection().execute(`select name from mikro_orm_migrations order by id`)) as Array<{ name: string }>;
+      expect(applied.map((row) => row.name)).toEqual(["0001-create-widget", "0002-add-widget-index"]);
+      await Promise.all(stores.map((store) => store.close()));
+    } finally {
+      await db.drop();
+    }
+  });
+});
