@@ -4,7 +4,7 @@
  */
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
-import type { Logger } from "@auth-platform/runtime/log";
+import { describeError, type Logger } from "@auth-platform/runtime/log";
 
 function fromRequestParsing(error: { type?: string; status?: number; expose?: boolean }): AuthError | undefined {
   if (error.type === "entity.too.large") return new AuthError("REQUEST_BODY_TOO_LARGE");
@@ -30,7 +30,7 @@ export function errorHandler(log: Logger) {
       res.status(known.http).json({ code: known.code, message: known.message });
       return;
     }
-    log.error("unexpected error", { path: req.path, error: error instanceof Error ? `${error.message}\n${error.stack}` : String(error) });
+    log.error("unexpected error", { path: req.path, error: describeError(error) });
     res.status(500).json({ code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, withRequestId } from "./log.js";
+import { createLogger, describeError, withRequestId } from "./log.js";
 
 describe("logger", () => {
   it("writes one JSON line with the service, the request id and redacted secrets", () => {
@@ -20,5 +20,20 @@ describe("logger", () => {
     log.info("quiet");
     log.warn("loud");
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["loud"]);
+  });
+});
+
+describe("describeError", () => {
+  it("keeps the error's kind and stack but blanks the values a driver quotes", async () => {
+    const error = new Error(
+      `insert into "account" ("id", "password") values ('a1', 'deadbeef:cafebabe') - duplicate key value violates unique constraint "account_pkey"\n - detail: Key (email)=(ada@example.com) already exists.`,
+    );
+    error.name = "UniqueConstraintViolationException";
+    const text = describeError(error);
+    expect(text).toMatch(/^UniqueConstraintViolationException: insert into "account"/);
+    expect(text).toContain("duplicate key value violates unique constraint");
+    expect(text).toMatch(/\n\s+at /);
+    expect(text).not.toContain("deadbeef:cafebabe");
+    expect(text).not.toContain("ada@example.com");
   });
 });

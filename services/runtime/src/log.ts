@@ -28,11 +28,23 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * An error as logged: name, message and stack frames, with quoted values blanked. Database drivers quote
+ * the failing SQL with its values inlined (password hashes, tokens) and PostgreSQL's details repeat the
+ * offending key (an email), none of which belongs in a log.
+ */
+export function describeError(error: unknown): string {
+  const blank = (text: string) => text.replace(/'(?:[^']|'')*'/g, "'…'").replace(/=\([^)]*\)/g, "=(…)");
+  if (!(error instanceof Error)) return blank(String(error));
+  const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)).join("\n");
+  return `${error.name}: ${blank(error.message)}${frames ? `\n${frames}` : ""}`;
+}
+
 export function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (SECRET_FIELD.test(key)) out[key] = "[redacted]";
-    else if (value instanceof Error) out[key] = { name: value.name, message: value.message };
+    else if (value instanceof Error) out[key] = describeError(value);
     else out[key] = value;
   }
   return out;
@@ -57,6 +69,6 @@ export function installRpcContext(log: Logger): void {
   setRequestIdReader(currentRequestId);
   setRequestContextRunner((requestId, fn) => withRequestId(requestId || crypto.randomUUID(), fn));
   setUnexpectedErrorLogger((method, requestId, error) =>
-    log.error("unexpected error", { method, requestId, error: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
+    log.error("unexpected error", { method, requestId, error: describeError(error) }),
   );
 }
