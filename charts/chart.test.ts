@@ -26,7 +26,7 @@ const NAMES = Object.keys(COMPONENTS) as Component[];
 const GRPC = NAMES.filter((name) => name !== "gateway");
 
 /** The one value the chart requires: the public URL of the gateway. */
-const REQUIRED = { config: { baseUrl: "https://auth.example.com" } };
+const REQUIRED = { config: { baseUrl: "https://auth.example.com" }, redis: { url: "redis://redis-master:6379/0" } };
 
 type Values = { [key: string]: unknown };
 const isObject = (value: unknown): value is Values => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -103,7 +103,7 @@ function expectSchemaValid(objects: K8sObject[]) {
 
 describe("helm lint", () => {
   it("passes in strict mode", () => {
-    expect(helm(["lint", "--strict", CHART_DIR, "--set", `config.baseUrl=${REQUIRED.config.baseUrl}`])).toMatch(/0 chart\(s\) failed/);
+    expect(helm(["lint", "--strict", CHART_DIR, "--set", `config.baseUrl=${REQUIRED.config.baseUrl}`, "--set", `redis.url=${REQUIRED.redis.url}`])).toMatch(/0 chart\(s\) failed/);
   });
 });
 
@@ -268,7 +268,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     for (const name of GRPC) {
       expect(secretEnv[`${name.toUpperCase()}_DATABASE_URL`]).toBe(`postgres://auth@postgresql:5432/${name}`);
     }
-    expect(secretEnv).not.toHaveProperty("REDIS_URL");
+    expect(secretEnv.REDIS_URL).toBe(REQUIRED.redis.url);
     expect(secretEnv).not.toHaveProperty("SMTP_URL");
   });
 
@@ -466,9 +466,18 @@ describe("invalid values", () => {
   });
 
   it("refuses to render without config.baseUrl, saying what it is for", () => {
-    expect(() => renderValuesText()).toThrow(
+    expect(() => renderValuesText({ redis: REQUIRED.redis })).toThrow(
       /config\.baseUrl is required: the public URL of the gateway without the base path, e\.g\. --set config\.baseUrl=https:\/\/auth\.example\.com\. Identity builds the links in verification, password-reset and delete-account mails from it/,
     );
-    expect(() => renderValuesText({ config: { baseUrl: "" } })).toThrow(/config\.baseUrl is required/);
+    expect(() => renderValuesText({ config: { baseUrl: "" }, redis: REQUIRED.redis })).toThrow(/config\.baseUrl is required/);
+  });
+
+  it("refuses several session replicas without Redis (a revoked session would stay valid on the others)", () => {
+    const withoutRedis = { config: REQUIRED.config };
+    expect(() => renderValuesText(withoutRedis)).toThrow(/redis\.url is required when the session service runs more than one replica/);
+    expect(() => renderValuesText(merge(withoutRedis, { session: { autoscaling: { enabled: false }, replicaCount: 2 } }))).toThrow(/redis\.url is required/);
+    // One replica, or Redis from an existing Secret, renders.
+    expect(() => renderValuesText(merge(withoutRedis, { session: { autoscaling: { enabled: false }, replicaCount: 1 } }))).not.toThrow();
+    expect(() => renderValuesText(merge(withoutRedis, { secret: { existingSecret: "auth-secrets" } }))).not.toThrow();
   });
 });

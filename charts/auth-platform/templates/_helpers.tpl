@@ -77,6 +77,19 @@ Service those are the ready pods. Takes (dict "root" $ "component" "identity").
 {{- end }}
 
 {{/*
+Refuses a session service of several replicas without Redis: each replica would cache sessions in its own
+memory, and a session revoked through one would stay valid on the others. (REDIS_URL may also come from
+secret.existingSecret, which the chart cannot read.)
+*/}}
+{{- define "auth-platform.requireSharedCache" -}}
+{{- $session := .Values.session }}
+{{- $several := or $session.autoscaling.enabled (gt (int $session.replicaCount) 1) }}
+{{- if and $several (not .Values.redis.url) (not .Values.secret.existingSecret) }}
+{{- fail "redis.url is required when the session service runs more than one replica (session.replicaCount > 1 or session.autoscaling.enabled): without a shared cache a revoked session stays valid on the other replicas. Set redis.url, put REDIS_URL in secret.existingSecret, or run one session replica with autoscaling off." }}
+{{- end }}
+{{- end }}
+
+{{/*
 AUTH_BASE_URL, the public URL of the API: config.baseUrl (required) followed by config.basePath.
 */}}
 {{- define "auth-platform.authBaseUrl" -}}
