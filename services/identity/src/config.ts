@@ -1,6 +1,6 @@
 /** The identity service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
-import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { ConfigError, env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 
 const userFieldSchema = z.object({
   type: z.enum(["string", "number", "boolean"]),
@@ -65,6 +65,9 @@ export interface IdentityConfig {
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
   const c = loadConfig(schema, source);
+  if (c.IDENTITY_REQUIRE_EMAIL_VERIFICATION && !c.IDENTITY_EMAIL_VERIFICATION_ENABLED) {
+    throw new ConfigError(["IDENTITY_REQUIRE_EMAIL_VERIFICATION: needs IDENTITY_EMAIL_VERIFICATION_ENABLED=true (no one could ever verify)"]);
+  }
   return {
     logLevel: c.LOG_LEVEL,
     port: c.IDENTITY_PORT,
