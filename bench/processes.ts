@@ -3,10 +3,9 @@
  * process, started as `node --import tsx <entry>` so the PID we hold is the process doing the work (the
  * `tsx` CLI would add a wrapper process in between, and its /proc figures would be the wrapper's).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { connect } from "node:net";
-import { createInterface } from "node:readline";
+import { startProcess } from "../deploy/processes.js";
 
 export const REPO_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -22,17 +21,6 @@ export interface Child {
 }
 
 const running = new Set<Child>();
-
-function portAccepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
 
 function readMemory(pid: number): { peak: number; current: number } | undefined {
   try {
@@ -60,90 +48,38 @@ function readCpuMs(pid: number): number | undefined {
 }
 
 /**
- * Starts `entry` (a path relative to the repository root) and resolves once it is ready: its JSON log
- * says "listening", or (when the log level hides info lines) its port accepts connections. Lines at warn
- * or above are echoed to our stderr with the process's name.
+ * Starts `entry` (a path relative to the repository root) through the project's one launcher and resolves
+ * once it is ready: its JSON log says "listening", or its port accepts connections. Lines at warn or above
+ * (and anything not JSON) are echoed to our stderr with the process's name.
  */
 export async function startChild(name: string, entry: string, env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<Child> {
   // BENCH_CPU_PROF=<dir>: V8 CPU profiles of every child, written when it exits (open in Chrome DevTools).
-  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-\${pid}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  if (child.pid === undefined) throw new Error(`${name}: failed to spawn`);
-  const pid = child.pid;
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-\${pid}.cpuprofile`] : [];
+  const echo = (line: string) => {
+    let level: unknown;
+    try {
+      level = (JSON.parse(line) as { level?: unknown }).level;
+    } catch {
+      level = undefined;
+    }
+    if (level === undefined || level === "warn" || level === "error") process.stderr.write(`[${name}] ${line}\n`);
+  };
+  const started = await startProcess(name, { entry, env, inheritEnv: false, port, nodeArgs, timeoutMs, onLine: echo });
+  const pid = started.child.pid!;
   let exited = false;
-  const exitPromise = new Promise<void>((resolve) =>
-    child.once("exit", () => {
-      exited = true;
-      resolve();
-    }),
-  );
+  void started.exited.then(() => (exited = true));
   const handle: Child = {
     name,
     pid,
-    process: child,
+    process: started.child,
     memory: () => (exited ? undefined : readMemory(pid)),
     cpuMs: () => (exited ? undefined : readCpuMs(pid)),
     async stop() {
       running.delete(handle);
-      if (exited) return;
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => {
-        if (!exited) child.kill("SIGKILL");
-      }, 5_000);
-      await exitPromise;
-      clearTimeout(timer);
+      await started.stop();
     },
   };
   running.add(handle);
-
-  let ready = false;
-  const stderrTail: string[] = [];
-  createInterface({ input: child.stderr! }).on("line", (line) => {
-    stderrTail.push(line);
-    if (stderrTail.length > 40) stderrTail.shift();
-    if (ready) process.stderr.write(`[${name}] ${line}\n`);
-  });
-
-  let markReady: () => void = () => {};
-  const listening = new Promise<void>((resolve) => (markReady = resolve));
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    let entry: { msg?: unknown; level?: unknown } | undefined;
-    try {
-      entry = JSON.parse(line) as { msg?: unknown; level?: unknown };
-    } catch {
-      entry = undefined;
-    }
-    if (entry?.msg === "listening") markReady();
-    if (!entry || entry.level === "warn" || entry.level === "error") process.stderr.write(`[${name}] ${line}\n`);
-  });
-
-  const deadline = Date.now() + timeoutMs;
-  let polling = true;
-  const polled = (async () => {
-    while (polling && !exited && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      if (polling && (await portAccepts(port))) return;
-    }
-    if (polling) await new Promise(() => {}); // leave the verdict to the other outcomes
-  })();
-  const failed = exitPromise.then(() => {
-    throw new Error(`${name} exited before it was ready (code ${child.exitCode})\n${stderrTail.join("\n")}`);
-  });
-  const timedOut = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name}: not ready after ${timeoutMs} ms`)), timeoutMs).unref());
-  try {
-    await Promise.race([listening, polled, failed, timedOut]);
-  } catch (error) {
-    await handle.stop();
-    throw error;
-  } finally {
-    polling = false;
-  }
-  failed.catch(() => {}); // a later exit is reported by whoever uses the process
-  ready = true;
   return handle;
 }
 

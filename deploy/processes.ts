@@ -3,6 +3,8 @@
  * logs that it is listening. Used by the dev runner and by the tests that kill or replicate a service.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { connect } from "node:net";
+import { createInterface } from "node:readline";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,49 +26,85 @@ export interface StartedProcess {
   output: string[];
   /** Resolves with the exit code (or signal) once the process has ended. */
   exited: Promise<number | string>;
+  /** Sends the signal (SIGTERM by default) and, if the process is still up after 5 s, SIGKILL. */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
 export interface StartOptions {
   env: Record<string, string | undefined>;
+  /** Start from this process's environment (default true); false gives the child `env` and PATH only. */
+  inheritEnv?: boolean;
+  /** The file to run, relative to the repository root (defaults to the process's entry point). */
+  entry?: string;
   /** A label for output (defaults to the process name). */
   label?: string;
+  /** Also ready once this port accepts connections (for log levels that hide the "listening" line). */
+  port?: number;
+  /** Extra flags for node (e.g. --cpu-prof). */
+  nodeArgs?: string[];
   /** Called with each output line. */
   onLine?: (line: string) => void;
   timeoutMs?: number;
 }
 
-export async function startProcess(name: ProcessName, options: StartOptions): Promise<StartedProcess> {
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+export async function startProcess(name: ProcessName | string, options: StartOptions): Promise<StartedProcess> {
+  const entry = options.entry ?? ENTRY_POINTS[name as ProcessName];
+  if (!entry) throw new Error(`no entry point for ${name}`);
   // node itself with tsx's loader (not the tsx CLI, which would add a wrapper process): the child's PID is
   // the service's, so a signal, SIGKILL included, reaches the service.
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, ENTRY_POINTS[name])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", join(ROOT, entry)], {
     cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`, ...options.env },
+    env: { ...(options.inheritEnv === false ? {} : process.env), PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
   const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  let done = false;
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start in time:\n${output.join("\n")}`)), options.timeoutMs ?? 30_000);
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) {
+    const finish = (error?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on("line", (line) => {
         output.push(line);
         options.onLine?.(line);
-        if (line.includes('"msg":"listening"')) {
-          clearTimeout(timer);
-          resolve();
+        if (line.includes('"msg":"listening"')) finish();
+      });
+    }
+    void exited.then((code) => finish(new Error(`${name} exited (${code}) before listening:\n${output.join("\n")}`)));
+    if (options.port !== undefined) {
+      const port = options.port;
+      void (async () => {
+        while (!done) {
+          await new Promise((wait) => setTimeout(wait, 150));
+          if (!done && (await portAccepts(port))) finish();
         }
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code}) before listening:\n${output.join("\n")}`));
-    });
+      })();
+    }
   });
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      const force = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      force.unref();
+      void exited.then(() => clearTimeout(force));
+    }
     return exited;
   };
   try {
