@@ -131,7 +131,9 @@ export async function listSessions(deps: Deps, userId: string): Promise<SessionR
 
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
   try {
-    for (const session of sessions) await revokeCachedSession(deps.cache, session.token, session.expiresAt, deps.now().getTime());
+    // Concurrent, so Redis pipelines them; every tombstone is written before any row is deleted.
+    const now = deps.now().getTime();
+    await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, session.token, session.expiresAt, now)));
   } catch (error) {
     deps.log.error("session cache unavailable: revoke refused so no revoked session stays cached", { error });
     throw new AuthError("SERVICE_UNAVAILABLE");
@@ -153,5 +155,6 @@ export async function revokeUserSessions(deps: Deps, userId: string, keepToken?:
 
 /** Drops cached copies of a user's sessions after the user changed, so the next read serves the new user. */
 export async function forgetUser(deps: Deps, userId: string): Promise<void> {
-  for (const session of await deps.store.listByUser(userId)) await forgetCachedSession(deps.cache, session.token);
+  const sessions = await deps.store.listByUser(userId);
+  await Promise.all(sessions.map((session) => forgetCachedSession(deps.cache, session.token)));
 }
