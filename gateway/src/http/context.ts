@@ -32,12 +32,14 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
 export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; proxies?: BlockList }) {
   const fixed = options.baseUrl ? originOf(options.baseUrl) : null;
   const extra = options.appUrl ? [originOf(options.appUrl)].filter((o): o is string => o !== null) : [];
+  // With a configured base URL these never change: computed once, not on every request.
+  const fixedBaseUrl = options.baseUrl?.replace(/\/+$/, "");
+  const fixedTrusted = fixed ? [fixed, ...extra, ...options.trustedOrigins] : undefined;
   return (req: Request, _res: Response, next: NextFunction) => {
     const origin = fixed ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
-    const baseUrl = options.baseUrl ? options.baseUrl.replace(/\/+$/, "") : `${origin}${options.basePath}`;
     req.facts = {
-      baseUrl,
-      trustedOrigins: [origin, ...extra, ...options.trustedOrigins],
+      baseUrl: fixedBaseUrl ?? `${origin}${options.basePath}`,
+      trustedOrigins: fixedTrusted ?? [origin, ...extra, ...options.trustedOrigins],
       ipAddress: clientIp(req.headers, req.socket.remoteAddress, options.proxies),
       userAgent: req.headers["user-agent"]?.slice(0, 512),
     };
