@@ -154,3 +154,21 @@ Takes (dict "root" $ "component" "identity").
 {{- if $pg.params }}?{{ $pg.params }}{{ end }}
 {{- end }}
 {{- end }}
+
+{{/*
+AUTH_SECRET of the chart's Secret: secret.authSecret when set; else the AUTH_SECRET of the Secret already in
+the cluster (`current`, the lookup result: an empty map when there is none or no cluster), so upgrades keep
+it; else 64 fresh characters. randAlphaNum draws from crypto/rand: [A-Za-z0-9]^64, about 380 bits.
+Takes (dict "root" $ "current" <Secret or empty map>).
+*/}}
+{{- define "auth-platform.authSecret" -}}
+{{- $current := .current | default dict }}
+{{- $kept := dig "data" "AUTH_SECRET" "" $current | b64dec }}
+{{- if .root.Values.secret.authSecret }}
+{{- .root.Values.secret.authSecret }}
+{{- else if ge (len $kept) 32 }}
+{{- $kept }}
+{{- else }}
+{{- randAlphaNum 64 }}
+{{- end }}
+{{- end }}

@@ -1,8 +1,9 @@
 {{/*
 Workload objects shared by every component. Each takes (dict "root" $ "component" "<name>"), where
 <name> is a top-level values key (gateway, identity, session, notification). The gateway speaks HTTP;
-every other component speaks gRPC and answers grpc.health.v1, which the kubelet's native gRPC probe
-calls.
+every other component speaks gRPC over mutual TLS and answers grpc.health.v1 in plaintext on a separate
+port (GRPC_HEALTH_PORT, probes.grpcHealthPort), which the kubelet's native gRPC probe calls: the probe
+cannot present a client certificate.
 */}}
 
 {{/*
@@ -23,11 +24,62 @@ httpGet:
   port: http
 {{- else }}
 grpc:
-  port: {{ (index .root.Values .component).port | int }}
+  port: {{ .root.Values.probes.grpcHealthPort | int }}
 {{- end }}
 periodSeconds: {{ .timing.periodSeconds }}
 timeoutSeconds: {{ .timing.timeoutSeconds }}
 failureThreshold: {{ .timing.failureThreshold }}
+{{- end }}
+
+{{/*
+The container environment a component needs besides the ConfigMap: the secret keys its process reads
+(never another component's), its bind address, its health port, and the TLS setting.
+*/}}
+{{- define "auth-platform.containerEnv" -}}
+{{- $root := .root }}
+{{- $secretName := include "auth-platform.secretName" $root }}
+{{- range $key, $optional := include "auth-platform.secretKeys" . | fromYaml }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secretName }}
+      key: {{ $key }}
+      {{- if $optional }}
+      optional: true
+      {{- end }}
+{{- end }}
+{{- if eq .component "gateway" }}
+# Pods are reached on their pod IP: bind every interface.
+- name: HOST
+  value: "0.0.0.0"
+{{- else }}
+- name: GRPC_HOST
+  value: "0.0.0.0"
+- name: GRPC_HEALTH_PORT
+  value: {{ $root.Values.probes.grpcHealthPort | int64 | quote }}
+{{- end }}
+{{- include "auth-platform.tlsEnv" $root }}
+{{- end }}
+
+{{/*
+Secret keys each process reads, as <key>: <optional>. Optional keys may be missing from
+secret.existingSecret (REDIS_URL, SMTP_URL) and are left out of the chart's Secret when not set.
+*/}}
+{{- define "auth-platform.secretKeys" -}}
+{{- if eq .component "gateway" }}
+AUTH_SECRET: false
+REDIS_URL: true
+{{- else if eq .component "identity" }}
+AUTH_SECRET: false
+IDENTITY_DATABASE_URL: false
+{{- else if eq .component "session" }}
+AUTH_SECRET: false
+SESSION_DATABASE_URL: false
+REDIS_URL: true
+{{- else if eq .component "notification" }}
+NOTIFICATION_DATABASE_URL: false
+SMTP_URL: true
+{{- end }}
 {{- end }}
 
 {{- define "auth-platform.deployment" -}}
@@ -36,6 +88,10 @@ failureThreshold: {{ .timing.failureThreshold }}
 {{- $values := index $root.Values .component }}
 {{- $ctx := dict "root" $root "component" .component }}
 {{- $portName := ternary "http" "grpc" (eq .component "gateway") }}
+{{- $grpc := ne .component "gateway" }}
+{{- if and $grpc (eq (int $values.port) (int $root.Values.probes.grpcHealthPort)) }}
+{{- fail (printf "probes.grpcHealthPort (%d) must differ from %s.port: the health port serves plaintext grpc.health.v1 only" (int $root.Values.probes.grpcHealthPort) .component) }}
+{{- end }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -93,15 +149,21 @@ spec:
             - name: {{ $portName }}
               containerPort: {{ $values.port | int }}
               protocol: TCP
+            {{- if $grpc }}
+            # Plaintext grpc.health.v1 only, for the kubelet's probes; not part of the Service.
+            - name: grpc-health
+              containerPort: {{ $root.Values.probes.grpcHealthPort | int }}
+              protocol: TCP
+            {{- end }}
           envFrom:
             - configMapRef:
                 name: {{ include "auth-platform.configMapName" $root }}
-            - secretRef:
-                name: {{ include "auth-platform.secretName" $root }}
-          {{- with concat $root.Values.env $values.env }}
+          # The extra env of values comes last and wins.
           env:
+            {{- include "auth-platform.containerEnv" $ctx | nindent 12 }}
+            {{- with concat $root.Values.env $values.env }}
             {{- toYaml . | nindent 12 }}
-          {{- end }}
+            {{- end }}
           {{- if $root.Values.probes.startup.enabled }}
           startupProbe:
             {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.startup) $ctx) | trim | nindent 12 }}
@@ -122,10 +184,24 @@ spec:
             # The root file system is read-only; tsx and the runtime write temporary files here.
             - name: tmp
               mountPath: /tmp
+            {{- if $root.Values.tls.enabled }}
+            # The whole Secret, never a subPath: the kubelet then swaps renewed certificates in and
+            # the process re-reads them, without a restart.
+            - name: tls
+              mountPath: {{ include "auth-platform.tlsDir" $root }}
+              readOnly: true
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: {{ $root.Values.tmpVolume.sizeLimit }}
+        {{- if $root.Values.tls.enabled }}
+        - name: tls
+          secret:
+            secretName: {{ include "auth-platform.tlsSecretName" $ctx }}
+            # 0440: readable by the pod's group (fsGroup), not by others.
+            defaultMode: 288
+        {{- end }}
       {{- with $root.Values.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}
