@@ -6,7 +6,17 @@ import { gatewayConfig } from "../gateway/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
-import { CHART_DIR, type K8sObject, RELEASE, helm, render as renderValues, renderText as renderValuesText, schemaProblem } from "./render.js";
+import {
+  CHART_DIR,
+  type K8sObject,
+  RELEASE,
+  chartWith,
+  helm,
+  parseObjects,
+  render as renderValues,
+  renderText as renderValuesText,
+  schemaProblem,
+} from "./render.js";
 
 type Component = "gateway" | "identity" | "session" | "notification";
 
@@ -25,8 +35,33 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
 const NAMES = Object.keys(COMPONENTS) as Component[];
 const GRPC = NAMES.filter((name) => name !== "gateway");
 
-/** The one value the chart requires: the public URL of the gateway. */
-const REQUIRED = { config: { baseUrl: "https://auth.example.com" }, redis: { url: "redis://redis-master:6379/0" } };
+/**
+ * The values the chart requires: the public URL of the gateway, Redis (several session replicas) and the
+ * cert-manager issuer of the mTLS certificates.
+ */
+const ISSUER = { name: "platform-ca", kind: "ClusterIssuer", group: "cert-manager.io" };
+const REQUIRED = {
+  config: { baseUrl: "https://auth.example.com" },
+  redis: { url: "redis://redis-master:6379/0" },
+  tls: { certManager: { issuerRef: ISSUER } },
+};
+/** GRPC_HEALTH_PORT by default, and where the certificates are mounted (GRPC_TLS_DIR). */
+const HEALTH_PORT = 8081;
+const TLS_DIR = "/etc/auth-platform/tls";
+/** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
+const CALLERS: Record<Component, Component[]> = {
+  gateway: [],
+  identity: ["gateway", "session"],
+  session: ["gateway", "identity"],
+  notification: ["gateway", "identity"],
+};
+/** The secret keys each process reads, with whether the key may be missing. */
+const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
+  gateway: { AUTH_SECRET: false, REDIS_URL: true },
+  identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false },
+  session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true },
+  notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
+};
 
 type Values = { [key: string]: unknown };
 const isObject = (value: unknown): value is Values => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -51,6 +86,32 @@ const without = <T extends object>(value: T, keys: readonly (keyof T)[]) =>
 
 /** The environment a pod of the chart's image sees (its Dockerfile sets NODE_ENV=production). */
 const podEnv = (configMap: Record<string, string>, secret: Record<string, string>) => ({ NODE_ENV: "production", ...configMap, ...secret });
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } };
+
+/** A container's own env, values and Secret references as given. */
+const envOf = (container: { env?: EnvVar[] }) => new Map((container.env ?? []).map((e) => [e.name, e]));
+
+/**
+ * The environment one component's process sees: the image's NODE_ENV, the ConfigMap, and its container's
+ * env with secretKeyRefs resolved from `secret` (a missing optional key is left out, as the kubelet does).
+ */
+function componentEnv(deployment: K8sObject, configMap: Record<string, string>, secret: Record<string, string>) {
+  const out: Record<string, string> = { NODE_ENV: "production", ...configMap };
+  for (const e of containerOf(deployment).env ?? ([] as EnvVar[])) {
+    const ref = e.valueFrom?.secretKeyRef;
+    if (ref) {
+      const value = secret[ref.key];
+      if (value === undefined && !ref.optional) throw new Error(`${e.name}: key ${ref.key} missing from the Secret`);
+      if (value !== undefined) out[e.name] = value;
+    } else if (e.value !== undefined) out[e.name] = e.value;
+  }
+  return out;
+}
+
+/** Decoded data of a Secret object. */
+const decoded = (secret: K8sObject) =>
+  Object.fromEntries(Object.entries((secret.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
 
 /** Every variable name docs/configuration.md lists, with `A_MIN_X` / `_MAX_X` shorthand expanded. */
 function documentedNames(): Set<string> {
@@ -103,7 +164,8 @@ function expectSchemaValid(objects: K8sObject[]) {
 
 describe("helm lint", () => {
   it("passes in strict mode", () => {
-    expect(helm(["lint", "--strict", CHART_DIR, "--set", `config.baseUrl=${REQUIRED.config.baseUrl}`, "--set", `redis.url=${REQUIRED.redis.url}`])).toMatch(/0 chart\(s\) failed/);
+    const set = [`config.baseUrl=${REQUIRED.config.baseUrl}`, `redis.url=${REQUIRED.redis.url}`, `tls.certManager.issuerRef.name=${ISSUER.name}`];
+    expect(helm(["lint", "--strict", CHART_DIR, ...set.flatMap((value) => ["--set", value])])).toMatch(/0 chart\(s\) failed/);
   });
 });
 
@@ -112,17 +174,15 @@ describe("with default values (and the required config.baseUrl)", () => {
   const configMap = single(objects, "ConfigMap");
   const secret = single(objects, "Secret");
   const env = configMap.data as Record<string, string>;
-  const secretEnv = Object.fromEntries(
-    Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]),
-  );
+  const secretEnv = decoded(secret);
 
   it("renders objects that match the Kubernetes schemas", () => {
     expectSchemaValid(objects);
     for (const o of objects) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(RELEASE.namespace);
   });
 
-  it("renders a Deployment, Service, HPA and PDB per component", () => {
-    for (const kind of ["Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"]) {
+  it("renders a Deployment, Service, HPA, PDB, NetworkPolicy and Certificate per component", () => {
+    for (const kind of ["Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Certificate"]) {
       expect(ofKind(objects, kind).map(componentOf).sort(), kind).toEqual([...NAMES].sort());
     }
   });
@@ -144,16 +204,63 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(pod.enableServiceLinks).toBe(false);
   });
 
-  it.each(NAMES)("gives %s resources, listens on its configured port, and reads the ConfigMap and Secret", (name) => {
+  it.each(NAMES)("gives %s resources, listens on its configured port, and reads the ConfigMap", (name) => {
     const container = containerOf(one(objects, "Deployment", name));
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(container.resources.limits).toMatchObject({ memory: expect.any(String) });
-    expect(container.ports).toEqual([expect.objectContaining({ containerPort: COMPONENTS[name].port })]);
+    expect(container.ports[0]).toMatchObject({ containerPort: COMPONENTS[name].port });
     expect(env[COMPONENTS[name].portEnv]).toBe(String(COMPONENTS[name].port));
-    expect(container.envFrom).toEqual([
-      { configMapRef: { name: configMap.metadata.name } },
-      { secretRef: { name: secret.metadata.name } },
+    expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
+  });
+
+  it.each(NAMES)("gives %s exactly the secret keys its process reads, from the chart's Secret", (name) => {
+    const refs = [...envOf(containerOf(one(objects, "Deployment", name))).values()].filter((e) => e.valueFrom?.secretKeyRef);
+    expect(Object.fromEntries(refs.map((e) => [e.name, Boolean(e.valueFrom?.secretKeyRef?.optional)]))).toEqual(SECRET_KEYS[name]);
+    for (const e of refs) expect(e.valueFrom?.secretKeyRef).toMatchObject({ name: secret.metadata.name, key: e.name });
+    // Every required key is in the Secret the chart writes.
+    for (const [key, optional] of Object.entries(SECRET_KEYS[name])) if (!optional) expect(secretEnv, key).toHaveProperty(key);
+  });
+
+  it("gives AUTH_SECRET to gateway, identity and session, and never to notification", () => {
+    const holders = NAMES.filter((name) => envOf(containerOf(one(objects, "Deployment", name))).has("AUTH_SECRET"));
+    expect(holders).toEqual(["gateway", "identity", "session"]);
+  });
+
+  it.each(NAMES)("mounts the %s certificate Secret whole (rotation without restart) at GRPC_TLS_DIR", (name) => {
+    const deployment = one(objects, "Deployment", name);
+    const container = containerOf(deployment);
+    const vars = envOf(container);
+    expect(vars.get("GRPC_TLS_DIR")?.value).toBe(TLS_DIR);
+    expect(vars.has("GRPC_INSECURE")).toBe(false);
+    const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === TLS_DIR);
+    expect(mount).toMatchObject({ readOnly: true });
+    // A subPath mount is never updated by the kubelet, so a renewed certificate would not reach the process.
+    expect(mount).not.toHaveProperty("subPath");
+    const volume = deployment.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name);
+    expect(volume.secret.secretName).toBe(one(objects, "Certificate", name).spec.secretName);
+    // 0440: the pod's group (fsGroup) reads the key, others do not.
+    expect(volume.secret.defaultMode).toBe(0o440);
+    expect(container.volumeMounts.some((m: { subPath?: string }) => m.subPath)).toBe(false);
+  });
+
+  it.each(GRPC)("binds %s on every interface (GRPC_HOST) and serves the health check on GRPC_HEALTH_PORT", (name) => {
+    const container = containerOf(one(objects, "Deployment", name));
+    const vars = envOf(container);
+    expect(vars.get("GRPC_HOST")?.value).toBe("0.0.0.0");
+    expect(vars.get("GRPC_HEALTH_PORT")?.value).toBe(String(HEALTH_PORT));
+    expect(container.ports).toEqual([
+      { name: "grpc", containerPort: COMPONENTS[name].port, protocol: "TCP" },
+      { name: "grpc-health", containerPort: HEALTH_PORT, protocol: "TCP" },
     ]);
+    // The health port is for the kubelet only: no Service exposes it.
+    expect(one(objects, "Service", name).spec.ports.map((p: { port: number }) => p.port)).toEqual([COMPONENTS[name].port]);
+  });
+
+  it("binds the gateway on every interface (HOST) and gives it no health port", () => {
+    const container = containerOf(one(objects, "Deployment", "gateway"));
+    expect(envOf(container).get("HOST")?.value).toBe("0.0.0.0");
+    expect(envOf(container).has("GRPC_HEALTH_PORT")).toBe(false);
+    expect(container.ports).toEqual([{ name: "http", containerPort: 3000, protocol: "TCP" }]);
   });
 
   it("probes the gateway with HTTP GET /api/auth/ok on its port", () => {
@@ -165,12 +272,13 @@ describe("with default values (and the required config.baseUrl)", () => {
     }
   });
 
-  it.each(GRPC)("probes %s with the native gRPC health check on its port", (name) => {
+  it.each(GRPC)("probes %s with the native gRPC health check on GRPC_HEALTH_PORT, not the mTLS port", (name) => {
     const container = containerOf(one(objects, "Deployment", name));
     for (const probe of ["startupProbe", "livenessProbe", "readinessProbe"]) {
-      expect(container[probe], probe).toMatchObject({ grpc: { port: COMPONENTS[name].port } });
+      expect(container[probe], probe).toMatchObject({ grpc: { port: HEALTH_PORT } });
       expect(container[probe], probe).not.toHaveProperty("httpGet");
     }
+    expect(envOf(container).get("GRPC_HEALTH_PORT")?.value).toBe(String(container.startupProbe.grpc.port));
   });
 
   it.each(NAMES)("routes the %s Service to its pods' port", (name) => {
@@ -247,24 +355,33 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(notificationConfig(environment)).toMatchObject({ production: true, footerUrl: "https://auth.example.com" });
   });
 
-  it("renders a configuration every process accepts", () => {
-    const environment = podEnv(env, secretEnv);
-    const gateway = gatewayConfig(environment);
+  it("renders a configuration every process accepts, each from its own container's environment", () => {
+    const of = (name: Component) => componentEnv(one(objects, "Deployment", name), env, secretEnv);
+    const gateway = gatewayConfig(of("gateway"));
     expect(gateway).toMatchObject({ baseUrl: "https://auth.example.com/api/auth", devMailbox: false, secretIsDefault: false });
     expect(gateway.notificationServiceUrl).toBe(env.NOTIFICATION_SERVICE_URL);
-    expect(identityConfig(environment).notificationServiceUrl).toBe(env.NOTIFICATION_SERVICE_URL);
-    expect(sessionConfig(environment).identityServiceUrl).toBe(env.IDENTITY_SERVICE_URL);
-    expect(notificationConfig(environment).smtpUrl).toBeUndefined();
+    expect(gateway.redisUrl).toBe(REQUIRED.redis.url);
+    const identity = identityConfig(of("identity"));
+    expect(identity).toMatchObject({ notificationServiceUrl: env.NOTIFICATION_SERVICE_URL, secret: secretEnv.AUTH_SECRET });
+    expect(identity.databaseUrl).toBe("postgres://auth@postgresql:5432/identity");
+    expect(sessionConfig(of("session"))).toMatchObject({
+      identityServiceUrl: env.IDENTITY_SERVICE_URL,
+      databaseUrl: "postgres://auth@postgresql:5432/session",
+      redisUrl: REQUIRED.redis.url,
+    });
+    expect(of("session").AUTH_SECRET).toBe(secretEnv.AUTH_SECRET);
+    expect(notificationConfig(of("notification"))).toMatchObject({ smtpUrl: undefined, databaseUrl: "postgres://auth@postgresql:5432/notification" });
   });
 
   it("uses only variable names from docs/configuration.md", () => {
     const documented = documentedNames();
-    const unknown = [...Object.keys(env), ...Object.keys(secretEnv)].filter((name) => !documented.has(name));
+    const containerNames = NAMES.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
+    const unknown = [...new Set([...Object.keys(env), ...Object.keys(secretEnv), ...containerNames])].filter((name) => !documented.has(name));
     expect(unknown).toEqual([]);
   });
 
   it("holds a generated AUTH_SECRET and a PostgreSQL URL per service", () => {
-    expect(secretEnv.AUTH_SECRET?.length).toBeGreaterThanOrEqual(32);
+    expect(secretEnv.AUTH_SECRET).toMatch(/^[A-Za-z0-9]{64}$/);
     for (const name of GRPC) {
       expect(secretEnv[`${name.toUpperCase()}_DATABASE_URL`]).toBe(`postgres://auth@postgresql:5432/${name}`);
     }
@@ -343,7 +460,9 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
   it("creates no Secret and reads the existing one", () => {
     expect(ofKind(objects, "Secret")).toEqual([]);
     for (const name of NAMES) {
-      expect(containerOf(one(objects, "Deployment", name)).envFrom).toContainEqual({ secretRef: { name: "auth-env" } });
+      const refs = [...envOf(containerOf(one(objects, "Deployment", name))).values()].flatMap((e) => e.valueFrom?.secretKeyRef ?? []);
+      expect(refs.map((ref) => ref.key).sort()).toEqual(Object.keys(SECRET_KEYS[name]).sort());
+      for (const ref of refs) expect(ref.name).toBe("auth-env");
     }
   });
 
@@ -450,6 +569,351 @@ describe("with database URLs given in full or built from parts", () => {
   });
 });
 
+/** A component's pod labels as its Deployment renders them. */
+const podLabels = (objects: K8sObject[], name: Component) => one(objects, "Deployment", name).spec.template.metadata.labels as Record<string, string>;
+/** The peer that admits one component's pods (same namespace), as the chart writes it. */
+const peerOf = (objects: K8sObject[], name: Component) => ({ podSelector: { matchLabels: one(objects, "Deployment", name).spec.selector.matchLabels } });
+/** The container port a NetworkPolicy port (named or numbered) stands for. */
+function containerPortOf(deployment: K8sObject, port: string | number): number | undefined {
+  const ports = containerOf(deployment).ports as { name: string; containerPort: number }[];
+  return typeof port === "number" ? ports.find((p) => p.containerPort === port)?.containerPort : ports.find((p) => p.name === port)?.containerPort;
+}
+
+/** The NetworkPolicy of a component, after checking that it selects that component's pods and no other. */
+function policyOf(objects: K8sObject[], name: Component, present: Component[] = NAMES): K8sObject {
+  const policy = one(objects, "NetworkPolicy", name);
+  for (const other of present) {
+    expect(selects(policy.spec.podSelector.matchLabels, podLabels(objects, other)), `${name}'s policy on ${other}`).toBe(other === name);
+  }
+  return policy;
+}
+
+describe("NetworkPolicies with default values", () => {
+  const objects = render();
+
+  it("renders one per component, valid against the schema", () => {
+    expectSchemaValid(ofKind(objects, "NetworkPolicy"));
+    expect(ofKind(objects, "NetworkPolicy").map(componentOf).sort()).toEqual([...NAMES].sort());
+  });
+
+  it("admits HTTP to the gateway from any source, and nothing else", () => {
+    const policy = policyOf(objects, "gateway");
+    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }]);
+    expect(containerPortOf(one(objects, "Deployment", "gateway"), "http")).toBe(3000);
+  });
+
+  it.each(GRPC)("admits gRPC to %s only from the components that call it", (name) => {
+    const policy = policyOf(objects, name);
+    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "grpc", protocol: "TCP" }], from: CALLERS[name].map((caller) => peerOf(objects, caller)) }]);
+    expect(containerPortOf(one(objects, "Deployment", name), "grpc")).toBe(COMPONENTS[name].port);
+    // The peers select exactly the callers' pods: not the service itself, not the other services, not the test pod.
+    const [rule] = policy.spec.ingress;
+    const admitted = NAMES.filter((other) => rule.from.some((peer: { podSelector: { matchLabels: Record<string, string> } }) => selects(peer.podSelector.matchLabels, podLabels(objects, other))));
+    expect(admitted.sort()).toEqual([...CALLERS[name]].sort());
+    const testPod = single(objects, "Pod").metadata.labels as Record<string, string>;
+    expect(rule.from.some((peer: { podSelector: { matchLabels: Record<string, string> } }) => selects(peer.podSelector.matchLabels, testPod))).toBe(false);
+  });
+
+  it.each(NAMES)("leaves egress of %s open (PostgreSQL, Redis and SMTP live anywhere)", (name) => {
+    const policy = policyOf(objects, name);
+    expect(policy.spec.policyTypes).toEqual(["Ingress"]);
+    expect(policy.spec).not.toHaveProperty("egress");
+  });
+});
+
+describe("NetworkPolicies with restricted egress, an ingress namespace, internal clients and a health-probe peer", () => {
+  const ingressController = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress-nginx" } } };
+  const billing = { podSelector: { matchLabels: { app: "billing" } } };
+  const nodes = { ipBlock: { cidr: "10.0.0.0/16" } };
+  const coreDns = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } };
+  const database = { to: [{ ipBlock: { cidr: "10.20.0.0/24" } }], ports: [{ port: 5432, protocol: "TCP" }, { port: 6379, protocol: "TCP" }] };
+  const smtp = { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [{ port: 465, protocol: "TCP" }] };
+  const objects = render({
+    networkPolicy: {
+      gateway: { from: [ingressController] },
+      internalClients: [billing],
+      healthProbeFrom: [nodes],
+      egress: { allowAll: false, dnsTo: [coreDns], extraRules: [database, smtp] },
+    },
+  });
+  const CALLEES: Record<Component, Component[]> = { gateway: ["identity", "session", "notification"], identity: ["session", "notification"], session: ["identity"], notification: [] };
+
+  it("renders policies valid against the schema", () => {
+    expectSchemaValid(objects);
+  });
+
+  it("admits the gateway's HTTP from the ingress controller and the helm test pod only", () => {
+    const policy = policyOf(objects, "gateway");
+    const testPod = single(objects, "Pod").metadata.labels as Record<string, string>;
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [rule] = policy.spec.ingress;
+    expect(rule.ports).toEqual([{ port: "http", protocol: "TCP" }]);
+    expect(rule.from).toHaveLength(2);
+    expect(rule.from[0]).toEqual(ingressController);
+    expect(selects(rule.from[1].podSelector.matchLabels, testPod)).toBe(true);
+    for (const name of NAMES) expect(selects(rule.from[1].podSelector.matchLabels, podLabels(objects, name)), name).toBe(false);
+  });
+
+  it("admits the internal clients to identity and session, never to notification", () => {
+    for (const name of ["identity", "session"] as const) {
+      expect(policyOf(objects, name).spec.ingress[0].from).toEqual([...CALLERS[name].map((caller) => peerOf(objects, caller)), billing]);
+    }
+    expect(policyOf(objects, "notification").spec.ingress[0].from).toEqual(CALLERS.notification.map((caller) => peerOf(objects, caller)));
+  });
+
+  it.each(GRPC)("admits the health-probe peer to the health port of %s only", (name) => {
+    const rules = policyOf(objects, name).spec.ingress;
+    expect(rules).toHaveLength(2);
+    expect(rules[1]).toEqual({ ports: [{ port: "grpc-health", protocol: "TCP" }], from: [nodes] });
+    expect(containerPortOf(one(objects, "Deployment", name), "grpc-health")).toBe(HEALTH_PORT);
+  });
+
+  it.each(NAMES)("lets %s out to DNS, the gRPC ports of the services it calls, and the extra rules only", (name) => {
+    const policy = policyOf(objects, name);
+    expect(policy.spec.policyTypes).toEqual(["Ingress", "Egress"]);
+    expect(policy.spec.egress).toEqual([
+      { ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }], to: [coreDns] },
+      ...CALLEES[name].map((callee) => ({ ports: [{ port: COMPONENTS[callee].port, protocol: "TCP" }], to: [peerOf(objects, callee)] })),
+      database,
+      smtp,
+    ]);
+  });
+
+  it("allows each call of the call graph both ways: the caller's egress and the callee's ingress", () => {
+    for (const caller of NAMES) {
+      for (const callee of GRPC) {
+        const egress = policyOf(objects, caller).spec.egress.some(
+          (rule: { to?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports: { port: number }[] }) =>
+            rule.ports.some((p) => p.port === COMPONENTS[callee].port) && rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector.matchLabels, podLabels(objects, callee))),
+        );
+        const ingress = policyOf(objects, callee).spec.ingress[0].from.some(
+          (peer: { podSelector?: { matchLabels: Record<string, string> } }) => peer.podSelector && selects(peer.podSelector.matchLabels, podLabels(objects, caller)),
+        );
+        expect(egress, `${caller} -> ${callee} egress`).toBe(CALLERS[callee].includes(caller));
+        expect(ingress, `${caller} -> ${callee} ingress`).toBe(CALLERS[callee].includes(caller));
+      }
+    }
+  });
+
+  it("drops the notification service from the policies when it is disabled", () => {
+    const without = render({ notification: { enabled: false }, networkPolicy: { egress: { allowAll: false } } });
+    const present = NAMES.filter((name) => name !== "notification");
+    expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present].sort());
+    const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
+    expect(ports("gateway")).toEqual([53, 53, 50051, 50052]);
+    expect(ports("identity")).toEqual([53, 53, 50052]);
+  });
+
+  it("renders no NetworkPolicy when turned off", () => {
+    expect(ofKind(render({ networkPolicy: { enabled: false } }), "NetworkPolicy")).toEqual([]);
+  });
+});
+
+describe("mTLS certificates from cert-manager", () => {
+  const objects = render();
+  const fullname = `${RELEASE.name}-auth-platform`;
+
+  it("renders a Certificate per component that the cert-manager schema accepts, and no Issuer", () => {
+    expectSchemaValid(ofKind(objects, "Certificate"));
+    expect(ofKind(objects, "Certificate").map(componentOf).sort()).toEqual([...NAMES].sort());
+    expect(ofKind(objects, "Issuer")).toEqual([]);
+  });
+
+  it.each(GRPC)("gives %s its workload URI SAN, its service name as DNS SAN, and server and client auth", (name) => {
+    const { spec } = one(objects, "Certificate", name);
+    expect(spec.uris).toEqual([`spiffe://auth-platform/${name}`]);
+    expect(spec.dnsNames).toEqual([name]);
+    expect(spec.usages).toEqual(["digital signature", "server auth", "client auth"]);
+    expect(spec.issuerRef).toEqual(ISSUER);
+    expect(spec.secretName).toBe(`${fullname}-${name}-tls`);
+    expect(spec.privateKey).toMatchObject({ algorithm: "ECDSA", size: 256, rotationPolicy: "Always" });
+    expect(spec).toMatchObject({ duration: "2160h", renewBefore: "720h" });
+  });
+
+  it("gives the gateway its URI SAN and client auth only (it serves no gRPC)", () => {
+    const { spec } = one(objects, "Certificate", "gateway");
+    expect(spec.uris).toEqual(["spiffe://auth-platform/gateway"]);
+    expect(spec).not.toHaveProperty("dnsNames");
+    expect(spec.usages).toEqual(["digital signature", "client auth"]);
+    expect(spec.issuerRef).toEqual(ISSUER);
+  });
+
+  it("issues no internal-client certificate unless asked", () => {
+    expect(ofKind(objects, "Certificate").filter((c) => c.spec.uris.includes("spiffe://auth-platform/internal-client"))).toEqual([]);
+  });
+
+  it("issues the internal-client certificate on request, client auth only, mounted by no component", () => {
+    const withClient = render({ tls: { internalClient: { enabled: true } } });
+    expectSchemaValid(withClient);
+    const cert = ofKind(withClient, "Certificate").find((c) => componentOf(c) === "internal-client");
+    expect(cert?.spec).toMatchObject({ uris: ["spiffe://auth-platform/internal-client"], usages: ["digital signature", "client auth"], secretName: `${fullname}-internal-client-tls`, issuerRef: ISSUER });
+    expect(cert?.spec).not.toHaveProperty("dnsNames");
+    for (const name of NAMES) {
+      const volumes = one(withClient, "Deployment", name).spec.template.spec.volumes as { secret?: { secretName: string } }[];
+      expect(volumes.map((v) => v.secret?.secretName)).not.toContain(`${fullname}-internal-client-tls`);
+    }
+  });
+
+  it("signs with an RSA key when asked, adding key encipherment", () => {
+    const rsa = render({ tls: { certManager: { privateKey: { algorithm: "RSA", size: 3072 } } } });
+    expectSchemaValid(ofKind(rsa, "Certificate"));
+    expect(one(rsa, "Certificate", "identity").spec.usages).toEqual(["digital signature", "key encipherment", "server auth", "client auth"]);
+    expect(one(rsa, "Certificate", "identity").spec.privateKey).toMatchObject({ algorithm: "RSA", size: 3072 });
+  });
+});
+
+describe("mTLS with the self-signed CA bootstrap", () => {
+  const objects = render({ tls: { certManager: { issuerRef: { name: "" }, selfSignedCA: { enabled: true } } } });
+  const issuers = ofKind(objects, "Issuer");
+  const caCert = ofKind(objects, "Certificate").find((c) => c.spec.isCA === true);
+
+  it("renders valid objects: a selfSigned Issuer, the CA Certificate and the CA Issuer", () => {
+    expectSchemaValid(objects);
+    expect(issuers).toHaveLength(2);
+    expect(caCert).toBeDefined();
+  });
+
+  it("chains selfSigned Issuer -> CA Certificate -> CA Issuer -> every component's Certificate", () => {
+    const selfSigned = issuers.find((i) => "selfSigned" in i.spec) as K8sObject;
+    const ca = issuers.find((i) => "ca" in i.spec) as K8sObject;
+    expect(caCert?.spec.issuerRef).toEqual({ name: selfSigned.metadata.name, kind: "Issuer", group: "cert-manager.io" });
+    expect(ca.spec.ca.secretName).toBe(caCert?.spec.secretName);
+    for (const name of NAMES) {
+      expect(one(objects, "Certificate", name).spec.issuerRef).toEqual({ name: ca.metadata.name, kind: "Issuer", group: "cert-manager.io" });
+    }
+  });
+
+  it("keeps the CA key on renewal, so certificates issued before and after keep trusting each other", () => {
+    expect(caCert?.spec.privateKey.rotationPolicy).toBe("Never");
+    expect(caCert?.spec.duration).toBe("87600h");
+  });
+});
+
+describe("mTLS with Secrets of your own", () => {
+  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls" };
+  const objects = render({ tls: { certManager: { enabled: false }, existingSecrets: secrets } });
+
+  it("renders no cert-manager object and mounts each component's Secret at GRPC_TLS_DIR", () => {
+    expectSchemaValid(objects);
+    expect(objects.filter((o) => o.apiVersion === "cert-manager.io/v1")).toEqual([]);
+    for (const name of NAMES) {
+      const deployment = one(objects, "Deployment", name);
+      const mount = containerOf(deployment).volumeMounts.find((m: { mountPath: string }) => m.mountPath === TLS_DIR);
+      const volume = deployment.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount?.name);
+      expect(volume?.secret.secretName).toBe(secrets[name]);
+      expect(envOf(containerOf(deployment)).get("GRPC_TLS_DIR")?.value).toBe(TLS_DIR);
+    }
+  });
+});
+
+/** A copy of the chart whose extra template renders NOTES.txt into a ConfigMap (helm template prints no notes). */
+const notesChart = chartWith({
+  "notes-under-test.txt": readFileSync(`${CHART_DIR}/templates/NOTES.txt`, "utf8"),
+  "templates/zz-notes.yaml": [
+    "apiVersion: v1",
+    "kind: ConfigMap",
+    "metadata:",
+    "  name: notes-under-test",
+    "data:",
+    '  notes: {{ tpl (.Files.Get "notes-under-test.txt") . | toJson }}',
+  ].join("\n"),
+});
+const notesOf = (values: Values) =>
+  (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")?.data as { notes: string }).notes;
+
+describe("with mTLS turned off explicitly", () => {
+  const objects = render({ tls: { enabled: false } });
+
+  it.each(NAMES)("runs %s with GRPC_INSECURE=true, no GRPC_TLS_DIR and no certificate volume", (name) => {
+    const deployment = one(objects, "Deployment", name);
+    const vars = envOf(containerOf(deployment));
+    expect(vars.get("GRPC_INSECURE")?.value).toBe("true");
+    expect(vars.has("GRPC_TLS_DIR")).toBe(false);
+    expect(containerOf(deployment).volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toEqual(["/tmp"]);
+  });
+
+  it("renders no certificate and needs no issuer", () => {
+    expectSchemaValid(objects);
+    expect(objects.filter((o) => o.apiVersion === "cert-manager.io/v1")).toEqual([]);
+    expect(() => render({ tls: { enabled: false, certManager: { issuerRef: { name: "" } } } })).not.toThrow();
+  });
+
+  it("warns in NOTES.txt, which says nothing of the kind while mTLS is on", () => {
+    expect(notesOf({ tls: { enabled: false } })).toMatch(/WARNING: tls\.enabled is false\. The internal gRPC API runs in plaintext with GRPC_INSECURE=true/);
+    const on = notesOf({});
+    expect(on).not.toMatch(/GRPC_INSECURE/);
+    expect(on).toMatch(/Internal gRPC: mutual TLS, certificates mounted at \/etc\/auth-platform\/tls \(GRPC_TLS_DIR\) and issued by cert-manager\./);
+  });
+});
+
+describe("AUTH_SECRET across upgrades", () => {
+  // `helm template` has no cluster, so `lookup` answers an empty map. The choice between a kept, a
+  // configured and a new secret is in the named template auth-platform.authSecret, rendered here with a
+  // Secret as the cluster would return it.
+  const KEPT = "kept-secret-0123456789-abcdefghijklmnopqrstuvwxyz";
+  const probe = chartWith({
+    "templates/zz-auth-secret.yaml": [
+      `{{- $cluster := dict "data" (dict "AUTH_SECRET" (b64enc "${KEPT}")) }}`,
+      `{{- $short := dict "data" (dict "AUTH_SECRET" (b64enc "short")) }}`,
+      "apiVersion: v1",
+      "kind: ConfigMap",
+      "metadata:",
+      "  name: auth-secret-probe",
+      "data:",
+      '  upgrade: {{ include "auth-platform.authSecret" (dict "root" . "current" $cluster) | quote }}',
+      '  install: {{ include "auth-platform.authSecret" (dict "root" . "current" (dict)) | quote }}',
+      '  installAgain: {{ include "auth-platform.authSecret" (dict "root" . "current" (dict)) | quote }}',
+      '  noCluster: {{ include "auth-platform.authSecret" (dict "root" . "current" (lookup "v1" "Secret" .Release.Namespace "absent")) | quote }}',
+      '  tooShort: {{ include "auth-platform.authSecret" (dict "root" . "current" $short) | quote }}',
+    ].join("\n"),
+  });
+  const probeOf = (values: Values) =>
+    parseObjects(renderValuesText(merge(REQUIRED, values), probe)).find((o) => o.metadata.name === "auth-secret-probe")?.data as Record<string, string>;
+
+  it("keeps the AUTH_SECRET of the Secret already in the cluster", () => {
+    expect(probeOf({}).upgrade).toBe(KEPT);
+  });
+
+  it("generates 64 random characters when there is none (first install, or no cluster)", () => {
+    const data = probeOf({});
+    for (const key of ["install", "installAgain", "noCluster", "tooShort"]) expect(data[key], key).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(new Set([data.install, data.installAgain, data.noCluster, data.tooShort]).size).toBe(4);
+  });
+
+  it("takes secret.authSecret over a kept one", () => {
+    const configured = "configured-secret-0123456789abcdefghijklmnop";
+    expect(probeOf({ secret: { authSecret: configured } })).toMatchObject({ upgrade: configured, install: configured });
+  });
+
+  it("looks up the chart's own Secret, in the release namespace, for the kept value", () => {
+    const template = readFileSync(`${CHART_DIR}/templates/secret_auth-platform.yaml`, "utf8");
+    expect(template).toMatch(/\$name := include "auth-platform\.secretName" \./);
+    expect(template).toMatch(/\$current := lookup "v1" "Secret" \.Release\.Namespace \$name/);
+    expect(template).toMatch(/include "auth-platform\.authSecret" \(dict "root" \. "current" \$current\)/);
+  });
+
+  it("generates a different secret on each render without a cluster (so helm template users must set one)", () => {
+    const a = decoded(single(render(), "Secret")).AUTH_SECRET;
+    const b = decoded(single(render(), "Secret")).AUTH_SECRET;
+    expect(a).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe("client IP settings", () => {
+  it("leaves AUTH_TRUSTED_PROXIES and AUTH_CLIENT_IP_HEADERS to the process defaults", () => {
+    const env = single(render(), "ConfigMap").data as Record<string, string>;
+    expect(env).not.toHaveProperty("AUTH_TRUSTED_PROXIES");
+    expect(env).not.toHaveProperty("AUTH_CLIENT_IP_HEADERS");
+  });
+
+  it("passes the configured proxies and single-value headers through", () => {
+    const env = single(render({ config: { trustedProxies: ["10.42.0.0/16", "fd00::/8"], clientIpHeaders: ["CF-Connecting-IP", "x-real-ip"] } }), "ConfigMap").data as Record<string, string>;
+    expect(env.AUTH_TRUSTED_PROXIES).toBe("10.42.0.0/16,fd00::/8");
+    expect(env.AUTH_CLIENT_IP_HEADERS).toBe("cf-connecting-ip,x-real-ip");
+  });
+});
+
 describe("invalid values", () => {
   it.each([
     ["a short AUTH_SECRET", { secret: { authSecret: "too-short" } }, /authSecret/],
@@ -461,19 +925,31 @@ describe("invalid values", () => {
     ["a base URL that is not http(s)", { config: { baseUrl: "auth.example.com" } }, /config\.baseUrl/],
     ["a headless Service of type LoadBalancer", { identity: { service: { type: "LoadBalancer" } } }, /identity\.service\.headless needs service\.type ClusterIP/],
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
+    ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
+    ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
+    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se" } } }, /tls\.existingSecrets\.notification is required/],
+    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
+    ["a TLS Secret name that is not a name", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "Gateway_TLS" } } }, /existingSecrets\.gateway/],
+    ["tls.enabled as a string", { tls: { enabled: "false" } }, /tls\.enabled/],
+    ["a certificate lifetime that is not a Go duration", { tls: { certManager: { duration: "90d" } } }, /tls\.certManager\.duration/],
+    ["an ECDSA key of an RSA size", { tls: { certManager: { privateKey: { size: 2048 } } } }, /tls\.certManager\.privateKey\.size/],
+    ["a NetworkPolicy peer with an unknown field", { networkPolicy: { gateway: { from: [{ namespace: "ingress-nginx" }] } } }, /networkPolicy\.gateway\.from/],
+    ["an egress rule with a lower-case protocol", { networkPolicy: { egress: { extraRules: [{ ports: [{ port: 5432, protocol: "tcp" }] }] } } }, /protocol/],
+    ["X-Forwarded-For named as a single-value header", { config: { clientIpHeaders: ["X-Forwarded-For"] } }, /config\.clientIpHeaders/],
+    ["two client-IP headers in one item", { config: { clientIpHeaders: ["cf-connecting-ip,x-real-ip"] } }, /config\.clientIpHeaders/],
   ])("refuses %s", (_, values, message) => {
     expect(() => renderText(values)).toThrow(message);
   });
 
   it("refuses to render without config.baseUrl, saying what it is for", () => {
-    expect(() => renderValuesText({ redis: REQUIRED.redis })).toThrow(
+    expect(() => renderValuesText({ redis: REQUIRED.redis, tls: REQUIRED.tls })).toThrow(
       /config\.baseUrl is required: the public URL of the gateway without the base path, e\.g\. --set config\.baseUrl=https:\/\/auth\.example\.com\. Identity builds the links in verification, password-reset and delete-account mails from it/,
     );
-    expect(() => renderValuesText({ config: { baseUrl: "" }, redis: REQUIRED.redis })).toThrow(/config\.baseUrl is required/);
+    expect(() => renderValuesText({ config: { baseUrl: "" }, redis: REQUIRED.redis, tls: REQUIRED.tls })).toThrow(/config\.baseUrl is required/);
   });
 
   it("refuses several session replicas without Redis (a revoked session would stay valid on the others)", () => {
-    const withoutRedis = { config: REQUIRED.config };
+    const withoutRedis = { config: REQUIRED.config, tls: REQUIRED.tls };
     expect(() => renderValuesText(withoutRedis)).toThrow(/redis\.url is required when the session service runs more than one replica/);
     expect(() => renderValuesText(merge(withoutRedis, { session: { autoscaling: { enabled: false }, replicaCount: 2 } }))).toThrow(/redis\.url is required/);
     // One replica, or Redis from an existing Secret, renders.

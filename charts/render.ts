@@ -1,16 +1,18 @@
 // Renders the chart with the helm binary from node_modules and validates the objects offline
-// against the Kubernetes schemas shipped in kubernetes-models.
+// against the Kubernetes schemas shipped in kubernetes-models (cert-manager objects: cert-manager.ts).
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, constants, cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as apps from "kubernetes-models/apps/v1";
 import * as autoscaling from "kubernetes-models/autoscaling/v2";
+import * as networking from "kubernetes-models/networking.k8s.io/v1";
 import * as policy from "kubernetes-models/policy/v1";
 import * as core from "kubernetes-models/v1";
 import { parseAllDocuments } from "yaml";
+import { certManagerProblems } from "./cert-manager.js";
 
 /** Path of the chart under test. */
 export const CHART_DIR = fileURLToPath(new URL("./auth-platform", import.meta.url));
@@ -77,19 +79,35 @@ export const RELEASE = { name: "auth", namespace: "auth-system" } as const;
 let renders = 0;
 
 /** `helm template` with the given values (merged over values.yaml); returns the raw YAML stream. */
-export function renderText(values: object = {}): string {
+export function renderText(values: object = {}, chart: string = CHART_DIR): string {
   const file = join(scratch, `values-${++renders}.json`);
   writeFileSync(file, JSON.stringify(values));
-  return helm(["template", RELEASE.name, CHART_DIR, "--namespace", RELEASE.namespace, "--values", file]);
+  return helm(["template", RELEASE.name, chart, "--namespace", RELEASE.namespace, "--values", file]);
 }
 
-/** `helm template` parsed into objects (hooks such as the test pod included). */
-export function render(values: object = {}): K8sObject[] {
-  return parseAllDocuments(renderText(values)).flatMap((doc) => {
+/**
+ * A scratch copy of the chart with extra files (path inside the chart to content), for rendering what
+ * `helm template` cannot show by itself: a named template called with chosen arguments, or NOTES.txt.
+ */
+export function chartWith(files: Record<string, string>): string {
+  const copy = join(mkdtempSync(join(scratch, "chart-")), "auth-platform");
+  cpSync(CHART_DIR, copy, { recursive: true });
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(copy, path), content);
+  return copy;
+}
+
+/** Parses a rendered YAML stream into objects. */
+export function parseObjects(text: string): K8sObject[] {
+  return parseAllDocuments(text).flatMap((doc) => {
     if (doc.errors.length > 0) throw new Error(`rendered YAML does not parse: ${doc.errors[0]?.message}`);
     const obj: unknown = doc.toJS();
     return obj === null || obj === undefined ? [] : [obj as K8sObject];
   });
+}
+
+/** `helm template` parsed into objects (hooks such as the test pod included). */
+export function render(values: object = {}): K8sObject[] {
+  return parseObjects(renderText(values));
 }
 
 type Validating = new (data: K8sObject) => { validate(): void };
@@ -98,11 +116,16 @@ const MODELS: Record<string, Record<string, unknown>> = {
   "apps/v1": apps,
   "autoscaling/v2": autoscaling,
   "policy/v1": policy,
+  "networking.k8s.io/v1": networking,
 };
 
 /** Validates one object against its Kubernetes schema; returns the problem, or undefined when valid. */
 export function schemaProblem(obj: K8sObject): string | undefined {
   const id = `${obj.apiVersion} ${obj.kind} ${obj.metadata?.name}`;
+  if (obj.apiVersion === "cert-manager.io/v1") {
+    const problems = certManagerProblems(obj) ?? ["no schema for this kind"];
+    return problems.length > 0 ? `${id}: ${problems.join("; ")}` : undefined;
+  }
   const Model = MODELS[obj.apiVersion]?.[obj.kind];
   if (typeof Model !== "function") return `${id}: no schema loaded for this apiVersion and kind (add it to MODELS)`;
   try {
