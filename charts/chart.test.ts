@@ -376,7 +376,13 @@ describe("with default values (and the required config.baseUrl)", () => {
   it("uses only variable names from docs/configuration.md", () => {
     const documented = documentedNames();
     const containerNames = NAMES.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
-    const unknown = [...new Set([...Object.keys(env), ...Object.keys(secretEnv), ...containerNames])].filter((name) => !documented.has(name));
+    // Variables only set by non-default values: the client-IP settings and the mTLS opt-out.
+    const optional = render({ config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"] }, tls: { enabled: false } });
+    const optionalNames = [
+      ...Object.keys(single(optional, "ConfigMap").data),
+      ...NAMES.flatMap((name) => [...envOf(containerOf(one(optional, "Deployment", name))).keys()]),
+    ];
+    const unknown = [...new Set([...Object.keys(env), ...Object.keys(secretEnv), ...containerNames, ...optionalNames])].filter((name) => !documented.has(name));
     expect(unknown).toEqual([]);
   });
 
