@@ -119,7 +119,7 @@ spec:
           securityContext:
             {{- toYaml $root.Values.securityContext | nindent 12 }}
           volumeMounts:
-            # The root file system is read-only; tsx and the runtime write temporary files here.
+            # The root file system is read-only; the runtime writes temporary files here.
             - name: tmp
               mountPath: /tmp
       volumes:
