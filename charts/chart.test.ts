@@ -22,14 +22,14 @@ type Component = "gateway" | "identity" | "session" | "notification";
 
 /** Each component's default port, the variable it listens on, and the variable others reach it by. */
 const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: string; main: string }> = {
-  gateway: { port: 3000, portEnv: "PORT", main: "gateway/src/main.ts" },
-  identity: { port: 50051, portEnv: "IDENTITY_PORT", urlEnv: "IDENTITY_SERVICE_URL", main: "services/identity/src/main.ts" },
-  session: { port: 50052, portEnv: "SESSION_PORT", urlEnv: "SESSION_SERVICE_URL", main: "services/session/src/main.ts" },
+  gateway: { port: 3000, portEnv: "PORT", main: "dist/gateway.js" },
+  identity: { port: 50051, portEnv: "IDENTITY_PORT", urlEnv: "IDENTITY_SERVICE_URL", main: "dist/identity.js" },
+  session: { port: 50052, portEnv: "SESSION_PORT", urlEnv: "SESSION_SERVICE_URL", main: "dist/session.js" },
   notification: {
     port: 50056,
     portEnv: "NOTIFICATION_PORT",
     urlEnv: "NOTIFICATION_SERVICE_URL",
-    main: "services/notification/src/main.ts",
+    main: "dist/notification.js",
   },
 };
 const NAMES = Object.keys(COMPONENTS) as Component[];
@@ -197,7 +197,7 @@ describe("with default values (and the required config.baseUrl)", () => {
       allowPrivilegeEscalation: false,
       capabilities: { drop: ["ALL"] },
     });
-    expect(container.command).toEqual(["node", "--import", "tsx", COMPONENTS[name].main]);
+    expect(container.command).toEqual(["node", COMPONENTS[name].main]);
     const tmp = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/tmp");
     expect(pod.volumes.find((v: { name: string }) => v.name === tmp?.name)).toHaveProperty("emptyDir");
     expect(pod.automountServiceAccountToken).toBe(false);

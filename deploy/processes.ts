@@ -1,6 +1,8 @@
 /**
- * Starts the platform's processes as real child processes (tsx over each main.ts) and waits until each
- * logs that it is listening. Used by the dev runner and by the tests that kill or replicate a service.
+ * Starts the platform's processes as real child processes and waits until each logs that it is listening:
+ * from source (node with tsx's loader over each main.ts) or from the build (plain node over dist/*.js).
+ * Used by the dev runner, the production launcher, the benchmarks and the tests that kill or replicate a
+ * service.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:net";
@@ -19,6 +21,14 @@ export const ENTRY_POINTS = {
 
 export type ProcessName = keyof typeof ENTRY_POINTS;
 
+/** Each process's compiled file, written by `npm run build` (deploy/build.ts). */
+export const BUILT_ENTRY: Record<ProcessName, string> = {
+  identity: "dist/identity.js",
+  session: "dist/session.js",
+  notification: "dist/notification.js",
+  gateway: "dist/gateway.js",
+};
+
 export interface StartedProcess {
   name: string;
   child: ChildProcess;
@@ -34,7 +44,7 @@ export interface StartOptions {
   env: Record<string, string | undefined>;
   /** Start from this process's environment (default true); false gives the child `env` and PATH only. */
   inheritEnv?: boolean;
-  /** The file to run, relative to the repository root (defaults to the process's entry point). */
+  /** The file to run, relative to the repository root (defaults to the process's entry point); a `.js` file runs on plain node. */
   entry?: string;
   /** A label for output (defaults to the process name). */
   label?: string;
@@ -61,9 +71,10 @@ function portAccepts(port: number): Promise<boolean> {
 export async function startProcess(name: ProcessName | string, options: StartOptions): Promise<StartedProcess> {
   const entry = options.entry ?? ENTRY_POINTS[name as ProcessName];
   if (!entry) throw new Error(`no entry point for ${name}`);
-  // node itself with tsx's loader (not the tsx CLI, which would add a wrapper process): the child's PID is
-  // the service's, so a signal, SIGKILL included, reaches the service.
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", join(ROOT, entry)], {
+  // node itself (with tsx's loader for TypeScript; not the tsx CLI, which would add a wrapper process): the
+  // child's PID is the service's, so a signal, SIGKILL included, reaches the service.
+  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...(options.inheritEnv === false ? {} : process.env), PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

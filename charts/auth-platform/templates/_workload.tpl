@@ -181,7 +181,7 @@ spec:
           securityContext:
             {{- toYaml $root.Values.securityContext | nindent 12 }}
           volumeMounts:
-            # The root file system is read-only; tsx and the runtime write temporary files here.
+            # The root file system is read-only; the runtime writes temporary files here.
             - name: tmp
               mountPath: /tmp
             {{- if $root.Values.tls.enabled }}

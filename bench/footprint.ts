@@ -1,0 +1,116 @@
+/**
+ * Start-up time and memory of every process, run from source (node + tsx loader over main.ts) and from the
+ * build (plain node over dist/*.js, written first by deploy/build.ts):
+ *
+ *   tsx bench/footprint.ts [source|build|both]      (default both)
+ *
+ * Per process: milliseconds from spawn to "listening" (each started alone, so they do not share the CPU),
+ * idle RSS a few seconds later, then RSS (current and peak) after a short load: sign-ups, sign-ins and
+ * get-session. Memory cache, fresh SQLite files. Figures are printed, never asserted.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildPlatform } from "../deploy/build.js";
+import { BUILT_ENTRY, ENTRY_POINTS, type ProcessName } from "../deploy/processes.js";
+import { freePorts } from "../testing/ports.js";
+import { runLoad } from "./load.js";
+import { type Child, killAllNow, startChild, stopAll } from "./processes.js";
+
+type Mode = "source" | "build";
+const ORDER: ProcessName[] = ["notification", "identity", "session", "gateway"];
+const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? 3_000);
+const LOAD_SECONDS = Number(process.env.BENCH_DURATION ?? 5);
+const PASSWORD = "bench-password-0123";
+const MIB = 1024 * 1024;
+
+interface Row {
+  mode: Mode;
+  process: ProcessName;
+  startMs: number;
+  idleRss: number;
+  loadedRss: number;
+  peakRss: number;
+}
+
+async function measure(mode: Mode): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), "auth-footprint-"));
+  const [identity, session, notification, gateway] = (await freePorts(4)) as [number, number, number, number];
+  const env: Record<string, string> = {
+    LOG_LEVEL: "info",
+    AUTH_SECRET: "bench-secret-0123456789-0123456789-0123456789",
+    AUTH_BASE_URL: `http://127.0.0.1:${gateway}/api/auth`,
+    PORT: String(gateway),
+    IDENTITY_PORT: String(identity),
+    SESSION_PORT: String(session),
+    NOTIFICATION_PORT: String(notification),
+    IDENTITY_SERVICE_URL: `127.0.0.1:${identity}`,
+    SESSION_SERVICE_URL: `127.0.0.1:${session}`,
+    NOTIFICATION_SERVICE_URL: `127.0.0.1:${notification}`,
+    IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
+    SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
+    NOTIFICATION_DATABASE_URL: `file:${join(dataDir, "notification.db")}`,
+    RATE_LIMIT_ENABLED: "false",
+  };
+  const ports: Record<ProcessName, number> = { identity, session, notification, gateway };
+  const children = new Map<ProcessName, Child>();
+  const startMs = new Map<ProcessName, number>();
+  try {
+    for (const name of ORDER) {
+      const entry = mode === "source" ? ENTRY_POINTS[name] : BUILT_ENTRY[name];
+      const started = performance.now();
+      children.set(name, await startChild(name, entry, env, ports[name]));
+      startMs.set(name, performance.now() - started);
+    }
+    await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));
+    const idle = new Map(ORDER.map((name) => [name, children.get(name)!.memory()?.current ?? NaN]));
+
+    const base = env.AUTH_BASE_URL!;
+    const emails = Array.from({ length: 16 }, (_, i) => `footprint-${mode}-${i}@example.com`);
+    let cookie = "";
+    for (const email of emails) {
+      const res = await fetch(`${base}/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bench", email, password: PASSWORD }) });
+      if (res.status !== 200) throw new Error(`sign-up: HTTP ${res.status} ${await res.text()}`);
+      cookie = res.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    }
+    let next = 0;
+    await runLoad({
+      url: `${base}/sign-in/email`,
+      method: "POST",
+      connections: 16,
+      duration: LOAD_SECONDS,
+      headers: { "content-type": "application/json" },
+      nextBody: () => JSON.stringify({ email: emails[next++ % emails.length], password: PASSWORD }),
+    });
+    await runLoad({ url: `${base}/get-session`, connections: 50, duration: LOAD_SECONDS, headers: { cookie } });
+
+    return ORDER.map((name) => {
+      const memory = children.get(name)!.memory();
+      return { mode, process: name, startMs: startMs.get(name)!, idleRss: idle.get(name)!, loadedRss: memory?.current ?? NaN, peakRss: memory?.peak ?? NaN };
+    });
+  } finally {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function print(rows: Row[]): void {
+  const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+  console.log("\n| process | run from | start to listening | idle RSS | RSS after load | peak RSS |");
+  console.log("|---|---|---:|---:|---:|---:|");
+  for (const row of rows) {
+    console.log(`| ${row.process} | ${row.mode} | ${row.startMs.toFixed(0)} ms | ${mib(row.idleRss)} MiB | ${mib(row.loadedRss)} MiB | ${mib(row.peakRss)} MiB |`);
+  }
+}
+
+const which = (process.argv[2] ?? "both") as Mode | "both";
+if (!["source", "build", "both"].includes(which)) throw new Error("usage: tsx bench/footprint.ts [source|build|both]");
+process.on("exit", killAllNow);
+const rows: Row[] = [];
+if (which !== "build") rows.push(...(await measure("source")));
+if (which !== "source") {
+  await buildPlatform();
+  rows.push(...(await measure("build")));
+}
+rows.sort((a, b) => ORDER.indexOf(a.process) - ORDER.indexOf(b.process));
+print(rows);

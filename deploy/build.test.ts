@@ -1,0 +1,66 @@
+/**
+ * The production build: `npm run build` output started as plain node processes (no tsx loader), signing a
+ * user up and in through the built gateway and services.
+ */
+import { rmSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendLabel, type TestDatabase } from "../testing/databases.js";
+import { TestClient, uniqueEmail } from "../testing/http.js";
+import { platformEnv } from "../testing/platform.js";
+import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
+import { buildPlatform } from "./build.js";
+import { BUILT_ENTRY, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
+
+// Inside the repository, so the build's package imports resolve from its node_modules as they do from dist/.
+const outdir = join(ROOT, ".tmp", `build-test-${randomString(8, LOWER_ALPHANUMERIC)}`);
+const processes: StartedProcess[] = [];
+let databases: TestDatabase[] = [];
+let baseURL: string;
+
+beforeAll(async () => {
+  await buildPlatform(outdir);
+  const prepared = await platformEnv();
+  databases = prepared.databases;
+  const env: Record<string, string> = { ...prepared.env, LOG_LEVEL: "info" };
+  baseURL = env.AUTH_BASE_URL!;
+  const built = (name: ProcessName) => relative(ROOT, join(outdir, BUILT_ENTRY[name].replace(/^dist\//, "")));
+  for (const name of ["notification", "identity", "session", "gateway"] as const) {
+    processes.push(await startProcess(name, { env, entry: built(name) }));
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop("SIGTERM")));
+  for (const db of databases) await db.drop();
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+describe(`the compiled build (${backendLabel()})`, () => {
+  it("runs every process on plain node, without the TypeScript loader", () => {
+    for (const started of processes) {
+      const args = started.child.spawnargs;
+      expect(args).not.toContain("tsx");
+      expect(args.at(-1)).toMatch(/\.js$/);
+    }
+  });
+
+  it("signs a user up and in through the built gateway and services", async () => {
+    const email = uniqueEmail("built");
+    const client = new TestClient(baseURL);
+    const signUp = await client.post("/sign-up/email", { name: "Built", email, password: "password-123" });
+    expect(signUp.status).toBe(200);
+    expect(signUp.body.user.email).toBe(email);
+
+    const fresh = new TestClient(baseURL);
+    const signIn = await fresh.post("/sign-in/email", { email, password: "password-123" });
+    expect(signIn.status).toBe(200);
+    const session = await fresh.get("/get-session");
+    expect(session.status).toBe(200);
+    expect(session.body.user.id).toBe(signUp.body.user.id);
+
+    const wrong = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-124" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe("INVALID_EMAIL_OR_PASSWORD");
+  });
+});

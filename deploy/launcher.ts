@@ -1,0 +1,89 @@
+/**
+ * The whole platform on one machine, one process per service: from source for `make dev` (deploy/dev.ts),
+ * from the build for `npm start` (deploy/start.ts). Unless the environment says otherwise it runs on the
+ * embedded defaults: SQLite files under data/, memory for the cache and counters, the development mail
+ * outbox. Ctrl-C stops everything.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
+
+const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32" };
+const data = join(ROOT, "data");
+
+const env: Record<string, string | undefined> = {
+  NODE_ENV: process.env.NODE_ENV ?? "development",
+  IDENTITY_DATABASE_URL: process.env.IDENTITY_DATABASE_URL ?? `file:${join(data, "identity.db")}`,
+  SESSION_DATABASE_URL: process.env.SESSION_DATABASE_URL ?? `file:${join(data, "session.db")}`,
+  NOTIFICATION_DATABASE_URL: process.env.NOTIFICATION_DATABASE_URL ?? `file:${join(data, "notification.db")}`,
+  AUTH_APP_URL: process.env.AUTH_APP_URL ?? "http://localhost:5173",
+  AUTH_TRUSTED_ORIGINS: process.env.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
+  AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}/api/auth`,
+};
+
+/** One readable line from a JSON log line: time, level, message, then the other fields. */
+function pretty(label: string, line: string): string {
+  let text = line;
+  try {
+    const { time, level, service: _service, msg, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+    text = `${String(time).slice(11, 19)} ${String(level).padEnd(5)} ${msg} ${fields.join(" ")}`;
+  } catch {
+    // Not JSON (a crash trace): print as is.
+  }
+  return `\x1b[${COLORS[label] ?? "37"}m${label.padEnd(12)}\x1b[0m ${text}`;
+}
+
+const order: ProcessName[] = ["identity", "session", "notification", "gateway"];
+const running: StartedProcess[] = [];
+let stopping = false;
+let entries: Record<ProcessName, string> = ENTRY_POINTS;
+
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  await Promise.all(running.map((p) => p.stop("SIGTERM")));
+  process.exit(code);
+}
+
+async function start(name: ProcessName): Promise<void> {
+  const started = await startProcess(name, { env, entry: entries[name], onLine: (line) => console.log(pretty(name, line)) });
+  running.push(started);
+  void started.exited.then((exitCode) => {
+    if (stopping) return;
+    console.error(`\n${name} stopped unexpectedly (${exitCode}); stopping the platform.`);
+    void stopAll(1);
+  });
+}
+
+/** Starts every process from its sources (`source`) or from dist/ (`build`), and stops them all on Ctrl-C. */
+export async function launchPlatform(from: "source" | "build"): Promise<void> {
+  entries = from === "source" ? ENTRY_POINTS : BUILT_ENTRY;
+  const missing = order.filter((name) => !existsSync(join(ROOT, entries[name])));
+  if (from === "build" && missing.length) {
+    console.error(`No build for ${missing.join(", ")}: run \`npm run build\` first.`);
+    process.exit(1);
+  }
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  // The services need each other only when called (gRPC clients connect lazily), so they start at once; the
+  // gateway starts last, so that it never takes a request before the services listen.
+  const services = order.filter((name) => name !== "gateway" && existsSync(join(ROOT, entries[name])));
+  for (const group of [services, ["gateway" as const]]) {
+    for (const result of await Promise.allSettled(group.map(start))) {
+      if (result.status === "rejected") {
+        console.error(String(result.reason));
+        await stopAll(1);
+      }
+    }
+  }
+
+  const gatewayUrl = env.AUTH_BASE_URL!;
+  console.log(`
+  Auth platform is running (${from === "source" ? "from source" : "from the build in dist/"}).
+  Gateway:  ${gatewayUrl}   (try: curl ${gatewayUrl}/ok)
+  Data:     ${env.IDENTITY_DATABASE_URL?.startsWith("file:") ? dirname(env.IDENTITY_DATABASE_URL.slice(5)) : "as configured"}
+  Mail:     development outbox (links are printed above; GET ${gatewayUrl}/dev/outbox)
+  Ctrl-C stops everything.
+`);
+}
