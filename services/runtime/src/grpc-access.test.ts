@@ -6,6 +6,7 @@ describe("workloadOf", () => {
   it("takes the name from our trust domain's SPIFFE ID", () => {
     expect(workloadOf("DNS:session, URI:spiffe://auth-platform/session")).toBe("session");
     expect(workloadOf(`URI:${spiffeId("internal-client")}`)).toBe("internal-client");
+    expect(workloadOf('DNS:"odd, name", URI:spiffe://auth-platform/gateway')).toBe("gateway");
   });
 
   it("has no identity for a certificate without exactly one valid SPIFFE ID of our trust domain", () => {
@@ -20,6 +21,11 @@ describe("workloadOf", () => {
       "URI:spiffe://auth-platform.evil/gateway",
       "URI:https://auth-platform/gateway",
       "URI:spiffe://auth-platform/gateway, URI:spiffe://auth-platform/identity",
+      // A name that smuggles a SPIFFE ID into another entry: Node quotes it, and it stays one DNS name.
+      'DNS:"a, URI:spiffe://auth-platform/identity, DNS:b"',
+      'DNS:"a\\u002c URI:spiffe://auth-platform/identity\\u002c DNS:b"', // what Node prints for that name
+      'URI:"spiffe://auth-platform/gateway,x"',
+      'DNS:"unterminated',
     ]) {
       expect(workloadOf(san), String(san)).toBeUndefined();
     }

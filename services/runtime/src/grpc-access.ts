@@ -23,16 +23,37 @@ export function spiffeId(name: string): string {
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
 /**
- * The workload name in a peer certificate's subjectaltname ("DNS:session, URI:spiffe://auth-platform/session"),
- * or undefined when it has no SPIFFE ID of our trust domain, or more than one SPIFFE ID.
+ * The entries of Node's subjectaltname string ("DNS:session, URI:spiffe://auth-platform/session"), where a
+ * value holding a comma or quote is written as a JSON string; undefined when the string does not parse.
+ */
+function sanEntries(subjectAltName: string): Array<{ type: string; value: string }> | undefined {
+  const entry = /([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,"]*)(?:, |$)/y;
+  const entries: Array<{ type: string; value: string }> = [];
+  while (entry.lastIndex < subjectAltName.length) {
+    const match = entry.exec(subjectAltName);
+    if (!match) return undefined;
+    let value = match[2]!;
+    if (value.startsWith('"')) {
+      try {
+        value = JSON.parse(value) as string;
+      } catch {
+        return undefined;
+      }
+    }
+    entries.push({ type: match[1]!, value });
+  }
+  return entries;
+}
+
+/**
+ * The workload name in a peer certificate's subjectaltname, or undefined when it has no SPIFFE ID of our
+ * trust domain, more than one SPIFFE ID, or a subjectaltname that does not parse.
  */
 export function workloadOf(subjectAltName: string | undefined): string | undefined {
   if (!subjectAltName) return undefined;
-  const spiffe = subjectAltName
-    .split(/,\s*/)
-    .filter((entry) => entry.startsWith("URI:"))
-    .map((entry) => entry.slice(4))
-    .filter((uri) => uri.toLowerCase().startsWith("spiffe://"));
+  const entries = sanEntries(subjectAltName);
+  if (!entries) return undefined;
+  const spiffe = entries.filter((e) => e.type === "URI" && e.value.toLowerCase().startsWith("spiffe://")).map((e) => e.value);
   if (spiffe.length !== 1) return undefined;
   const prefix = `spiffe://${TRUST_DOMAIN}/`;
   if (!spiffe[0]!.startsWith(prefix)) return undefined;
