@@ -18,6 +18,7 @@ import {
   type IssueOptions,
   writeTlsDir,
 } from "../../../deploy/dev-certs.js";
+import { startProcess } from "../../../deploy/processes.js";
 import { createGrpcClient } from "../src/grpc-client.js";
 import { type RunningServer, type ServiceBinding, startGrpcServer } from "../src/grpc-server.js";
 import { channelCredentials, type GrpcTls } from "../src/grpc-transport.js";
@@ -206,5 +207,16 @@ describe("startGrpcServer", () => {
     await expect(startGrpcServer({ services: [binding], port: 0, host: "127.0.0.1", tls: { kind: "insecure", explicit: true }, log })).rejects.toThrow(
       /no row for ForNobody; rows for unknown RPCs Typo/,
     );
+  });
+});
+
+describe("a process with NODE_ENV=production", () => {
+  const production = { NODE_ENV: "production", AUTH_SECRET: "production-secret-0123456789-0123456789", LOG_LEVEL: "info", PORT: "0", SESSION_PORT: "0" };
+
+  it.each(["session", "gateway"])("%s refuses to start with neither GRPC_TLS_DIR nor GRPC_INSECURE=true", async (name) => {
+    const outcome = await startProcess(name, { env: production, inheritEnv: false, timeoutMs: 20_000 }).catch((error: Error) => error);
+    if (!(outcome instanceof Error)) await outcome.stop("SIGKILL");
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toMatch(/exited \(1\) before listening[\s\S]*GRPC_TLS_DIR: required when NODE_ENV=production/);
   });
 });
