@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildPlatform } from "../deploy/build.js";
+import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, type ProcessName } from "../deploy/processes.js";
 import { freePorts } from "../testing/ports.js";
 import { runLoad } from "./load.js";
@@ -53,13 +54,15 @@ async function measure(mode: Mode): Promise<Row[]> {
     RATE_LIMIT_ENABLED: "false",
   };
   const ports: Record<ProcessName, number> = { identity, session, notification, gateway };
+  // Mutual TLS between the processes, as in production.
+  const tls = await ensureDevCertificates(join(dataDir, "tls"), ORDER);
   const children = new Map<ProcessName, Child>();
   const startMs = new Map<ProcessName, number>();
   try {
     for (const name of ORDER) {
       const entry = mode === "source" ? ENTRY_POINTS[name] : BUILT_ENTRY[name];
       const started = performance.now();
-      children.set(name, await startChild(name, entry, env, ports[name]));
+      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]! }, ports[name]));
       startMs.set(name, performance.now() - started);
     }
     await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));

@@ -18,6 +18,7 @@ import { freePorts } from "../testing/ports.js";
 import { killAllNow, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
 import { measureScrypt, type ScryptResult } from "./scrypt.js";
+import { ensureDevCertificates } from "../deploy/dev-certs.js";
 
 type Scenario = "get-session" | "sign-in" | "sign-up";
 type Backend = "memory" | "redis";
@@ -89,7 +90,7 @@ interface Platform {
 /** The environment the platform processes get: ours, minus any platform settings of the calling shell. */
 function platformEnv(backend: Backend, ports: { identity: number; session: number; gateway: number }, dataDir: string, redisPrefix?: string): Record<string, string> {
   const inherited: Record<string, string> = {};
-  const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|MAIL_FROM$|APP_NAME$|PORT$|LOG_LEVEL$|NODE_ENV$)/;
+  const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|GRPC_|MAIL_FROM$|APP_NAME$|PORT$|HOST$|LOG_LEVEL$|NODE_ENV$)/;
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !platformVar.test(key)) inherited[key] = value;
   return {
     ...inherited,
@@ -129,13 +130,16 @@ async function startPlatform(backend: Backend): Promise<Platform> {
   } else {
     env.IDENTITY_SEND_VERIFICATION_ON_SIGN_UP = "false";
   }
+  // Mutual TLS between the processes, as in production: a CA and certificates of the run's own (dev-certs).
+  const tls = await ensureDevCertificates(join(dataDir, "tls"), ["gateway", "identity", "session", "notification"]);
+  const envOf = (name: string) => ({ ...env, GRPC_TLS_DIR: tls[name]! });
   const started = Date.now();
   const services = await Promise.all([
-    startChild("identity", "services/identity/src/main.ts", env, identity),
-    startChild("session", "services/session/src/main.ts", env, session),
-    ...(WITH_NOTIFICATION ? [startChild("notification", NOTIFICATION_ENTRY, env, notification)] : []),
+    startChild("identity", "services/identity/src/main.ts", envOf("identity"), identity),
+    startChild("session", "services/session/src/main.ts", envOf("session"), session),
+    ...(WITH_NOTIFICATION ? [startChild("notification", NOTIFICATION_ENTRY, envOf("notification"), notification)] : []),
   ]);
-  const gatewayChild = await startChild("gateway", "gateway/src/main.ts", env, gateway);
+  const gatewayChild = await startChild("gateway", "gateway/src/main.ts", envOf("gateway"), gateway);
   const children = [gatewayChild, ...services];
   log(`platform (${backend}) up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${children.map((c) => `${c.name} pid ${c.pid}`).join(", ")}; gateway on :${gateway}`);
   return { backend, baseURL: `http://127.0.0.1:${gateway}${BASE_PATH}`, children, redisPrefix, dataDir };

@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { ensureDevCertificates } from "./dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
 
 const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32" };
@@ -19,7 +20,16 @@ const env: Record<string, string | undefined> = {
   AUTH_APP_URL: process.env.AUTH_APP_URL ?? "http://localhost:5173",
   AUTH_TRUSTED_ORIGINS: process.env.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
   AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}/api/auth`,
+  // Nothing of the platform listens beyond this machine unless told to: the dev outbox holds live links.
+  HOST: process.env.HOST ?? "127.0.0.1",
+  GRPC_HOST: process.env.GRPC_HOST ?? "127.0.0.1",
 };
+
+// Mutual TLS between the processes, as in production: a development CA and one certificate per workload
+// under data/tls/ (made on first run, reused after; internal-client's is for your own services).
+const insecure = process.env.GRPC_INSECURE === "true";
+const tlsRoot = join(data, "tls");
+let tlsDirs: Record<string, string> = {};
 
 /** One readable line from a JSON log line: time, level, message, then the other fields. */
 function pretty(label: string, line: string): string {
@@ -46,7 +56,8 @@ async function stopAll(code: number): Promise<never> {
 }
 
 async function start(name: ProcessName): Promise<void> {
-  const started = await startProcess(name, { env, entry: entries[name], onLine: (line) => console.log(pretty(name, line)) });
+  const tls = tlsDirs[name] ? { GRPC_TLS_DIR: tlsDirs[name] } : {};
+  const started = await startProcess(name, { env: { ...env, ...tls }, entry: entries[name], onLine: (line) => console.log(pretty(name, line)) });
   running.push(started);
   void started.exited.then((exitCode) => {
     if (stopping) return;
@@ -65,6 +76,9 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
   }
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  if (!insecure) {
+    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "internal-client"]);
+  }
 
   // The services need each other only when called (gRPC clients connect lazily), so they start at once; the
   // gateway starts last, so that it never takes a request before the services listen.
@@ -84,6 +98,7 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
   Gateway:  ${gatewayUrl}   (try: curl ${gatewayUrl}/ok)
   Data:     ${env.IDENTITY_DATABASE_URL?.startsWith("file:") ? dirname(env.IDENTITY_DATABASE_URL.slice(5)) : "as configured"}
   Mail:     development outbox (links are printed above; GET ${gatewayUrl}/dev/outbox)
+  gRPC:     ${insecure ? "plaintext (GRPC_INSECURE=true)" : `mutual TLS; certificates in ${tlsRoot} (internal-client/ is for your own services)`}
   Ctrl-C stops everything.
 `);
 }

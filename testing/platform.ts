@@ -1,9 +1,14 @@
 /**
  * The whole platform in one test process: identity and session over real gRPC on free loopback ports,
  * real migrations on fresh databases, and the gateway's express app on a real HTTP port.
+ *
+ * gRPC runs with mutual TLS, as in production: each process presents its own workload certificate
+ * (testing/certificates.ts; one CA per test worker), and the services check their access tables.
  */
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
+import type { Workload } from "@auth-platform/runtime/grpc-access";
+import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import { createLogger } from "@auth-platform/runtime/log";
 import { startGrpcServer, type RunningServer } from "@auth-platform/runtime/grpc-server";
 import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
@@ -21,8 +26,9 @@ import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { createTestDatabase, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
+import { testCertificates, workloadEnv } from "./certificates.js";
 
-export { freePorts };
+export { freePorts, workloadEnv };
 
 export interface PlatformOptions {
   /** Extra environment for every process (e.g. IDENTITY_AUTO_SIGN_IN=false). */
@@ -31,6 +37,8 @@ export interface PlatformOptions {
   rateLimit?: boolean;
   /** Use TEST_REDIS_URL when set (default true). */
   redis?: boolean;
+  /** Mutual TLS between the processes (default true); false runs gRPC in plaintext. */
+  tls?: boolean;
 }
 
 export interface Platform {
@@ -39,8 +47,10 @@ export interface Platform {
   origin: string;
   identityAddress: string;
   sessionAddress: string;
-  /** The environment every process got (ports, database URLs, secrets). */
+  /** The environment every process got (ports, database URLs, secrets); workloadEnv() adds one's certificate. */
   env: Record<string, string>;
+  /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
+  grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
 }
 
@@ -50,6 +60,7 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
   const sessionDb = await createTestDatabase("session");
   const notificationDb = await createTestDatabase("notification");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
+  const tls = options.tls ?? true;
   const env: Record<string, string> = {
     LOG_LEVEL: "error",
     PORT: String(gatewayPort),
@@ -66,6 +77,7 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     NOTIFICATION_DATABASE_URL: notificationDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
+    ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
   return { env, databases: [identityDb, sessionDb, notificationDb] };
@@ -78,7 +90,7 @@ export interface RunningGateway {
 
 /** The gateway app on env.PORT, with the given environment. */
 export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
-  const config = gatewayConfig(env);
+  const config = gatewayConfig(workloadEnv(env, "gateway"));
   const log = createLogger("gateway", config.logLevel);
   const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
@@ -99,12 +111,13 @@ export async function startGateway(env: Record<string, string>): Promise<Running
 }
 
 export async function startIdentity(env: Record<string, string>): Promise<RunningServer> {
-  const config = identityConfig(env);
+  const config = identityConfig(workloadEnv(env, "identity"));
   const registry = await buildIdentity(config);
   return startGrpcServer({
     services: [identityService(registry)],
     port: config.port,
     host: "127.0.0.1",
+    tls: config.grpc.tls,
     log: createLogger("identity", config.logLevel),
     closers: [() => registry.close()],
     graceMs: 1_000,
@@ -112,13 +125,14 @@ export async function startIdentity(env: Record<string, string>): Promise<Runnin
 }
 
 export async function startSession(env: Record<string, string>): Promise<RunningServer> {
-  const config = sessionConfig(env);
+  const config = sessionConfig(workloadEnv(env, "session"));
   const log = createLogger("session", config.logLevel);
   const registry = await buildSession(config, log);
   return startGrpcServer({
     services: [sessionService(registry)],
     port: config.port,
     host: "127.0.0.1",
+    tls: config.grpc.tls,
     log,
     closers: [() => registry.close()],
     graceMs: 1_000,
@@ -126,13 +140,14 @@ export async function startSession(env: Record<string, string>): Promise<Running
 }
 
 export async function startNotification(env: Record<string, string>): Promise<RunningServer> {
-  const config = notificationConfig(env);
+  const config = notificationConfig(workloadEnv(env, "notification"));
   const log = createLogger("notification", config.logLevel);
   const registry = await buildNotification(config, log);
   return startGrpcServer({
     services: [notificationService(registry)],
     port: config.port,
     host: "127.0.0.1",
+    tls: config.grpc.tls,
     log,
     closers: [() => registry.close()],
     graceMs: 1_000,
@@ -151,6 +166,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     identityAddress: env.IDENTITY_SERVICE_URL!,
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
+    grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
       await session.shutdown();

@@ -3,6 +3,7 @@ import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
 
 export interface Clients {
   identity: IdentityServiceClient;
@@ -11,10 +12,11 @@ export interface Clients {
   close(): void;
 }
 
-export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string }): Clients {
-  const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl);
-  const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl);
-  const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl);
+export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; grpcTls: GrpcTls }): Clients {
+  const tls = addresses.grpcTls;
+  const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
+  const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   return {
     identity,
     sessions,

@@ -1,6 +1,7 @@
 /** The gateway's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number().int().positive() });
 export type RateLimitRule = z.output<typeof ruleSchema>;
@@ -53,6 +54,8 @@ export interface GatewayConfig {
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
+  /** GRPC_TLS_DIR / GRPC_INSECURE: how the gateway calls the services. */
+  grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
   devMailbox: boolean;
 }
@@ -82,6 +85,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
+    grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
   };
 }

@@ -1,6 +1,7 @@
 /** gateway: config -> clients and stores -> express app -> listen; graceful stop on SIGTERM. */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger, installRpcContext } from "@auth-platform/runtime/log";
+import { insecureWarning } from "@auth-platform/runtime/grpc-transport";
 import { runMain } from "@auth-platform/runtime/main";
 import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
@@ -11,6 +12,8 @@ runMain("gateway", async () => {
   const log = createLogger("gateway", config.logLevel);
   installRpcContext(log);
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
+  const grpcWarning = insecureWarning(config.grpcTls);
+  if (grpcWarning) log.warn(grpcWarning);
   const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();

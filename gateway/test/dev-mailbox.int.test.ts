@@ -145,7 +145,10 @@ describe(`GET /dev/outbox with NODE_ENV=production (${backendLabel()})`, () => {
   it("is not mounted: 404 NOT_FOUND although the outbox holds the mail", async () => {
     const { platform, http } = running;
     const { email } = await signUp(platform);
-    const notification = createGrpcClient(NotificationServiceClient, platform.env.NOTIFICATION_SERVICE_URL!);
+    const notification = createGrpcClient(NotificationServiceClient, platform.env.NOTIFICATION_SERVICE_URL!, {
+      tls: platform.grpcTls("gateway"),
+      serverName: "notification",
+    });
     try {
       await expect
         .poll(async () => (await call(notification, notification.listOutbox, { to: email, limit: 0 })).messages.length, { timeout: 5_000 })

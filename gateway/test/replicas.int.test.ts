@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
 import { TEST_REDIS_URL, type TestDatabase } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { freePorts, platformEnv } from "../../testing/platform.js";
+import { freePorts, platformEnv, workloadEnv } from "../../testing/platform.js";
 
 const processes: StartedProcess[] = [];
 let databases: TestDatabase[] = [];
@@ -21,12 +21,12 @@ describe.skipIf(!TEST_REDIS_URL)("replicas sharing Redis (needs TEST_REDIS_URL)"
     databases = platform.databases;
     const [sessionB, portA, portB] = await freePorts(3);
     const sessionBUrl = `127.0.0.1:${sessionB}`;
-    processes.push(await startProcess("notification", { env }));
-    processes.push(await startProcess("identity", { env }));
-    processes.push(await startProcess("session", { env, label: "session-a" }));
-    processes.push(await startProcess("session", { env: { ...env, SESSION_PORT: String(sessionB) }, label: "session-b" }));
-    processes.push(await startProcess("gateway", { env: { ...env, PORT: String(portA) }, label: "gateway-a" }));
-    processes.push(await startProcess("gateway", { env: { ...env, PORT: String(portB), SESSION_SERVICE_URL: sessionBUrl }, label: "gateway-b" }));
+    processes.push(await startProcess("notification", { env: workloadEnv(env, "notification") }));
+    processes.push(await startProcess("identity", { env: workloadEnv(env, "identity") }));
+    processes.push(await startProcess("session", { env: workloadEnv(env, "session"), label: "session-a" }));
+    processes.push(await startProcess("session", { env: workloadEnv({ ...env, SESSION_PORT: String(sessionB) }, "session"), label: "session-b" }));
+    processes.push(await startProcess("gateway", { env: workloadEnv({ ...env, PORT: String(portA) }, "gateway"), label: "gateway-a" }));
+    processes.push(await startProcess("gateway", { env: workloadEnv({ ...env, PORT: String(portB), SESSION_SERVICE_URL: sessionBUrl }, "gateway"), label: "gateway-b" }));
     gatewayA = `http://127.0.0.1:${portA}/api/auth`;
     gatewayB = `http://127.0.0.1:${portB}/api/auth`;
   });

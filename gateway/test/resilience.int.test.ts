@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
 import { backendLabel, type TestDatabase } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { platformEnv } from "../../testing/platform.js";
+import { platformEnv, workloadEnv } from "../../testing/platform.js";
 
 let env: Record<string, string>;
 let databases: TestDatabase[];
@@ -17,10 +17,10 @@ beforeAll(async () => {
   ({ env, databases } = await platformEnv());
   env.LOG_LEVEL = "info"; // startProcess waits for the "listening" line
   baseURL = env.AUTH_BASE_URL!;
-  processes.notification = await startProcess("notification", { env });
-  processes.identity = await startProcess("identity", { env });
-  processes.session = await startProcess("session", { env });
-  processes.gateway = await startProcess("gateway", { env });
+  processes.notification = await startProcess("notification", { env: workloadEnv(env, "notification") });
+  processes.identity = await startProcess("identity", { env: workloadEnv(env, "identity") });
+  processes.session = await startProcess("session", { env: workloadEnv(env, "session") });
+  processes.gateway = await startProcess("gateway", { env: workloadEnv(env, "gateway") });
 });
 
 afterAll(async () => {
@@ -59,7 +59,7 @@ describe(`a service killed mid-run (${backendLabel()})`, () => {
     expect(list.body.code).toBe("SERVICE_UNAVAILABLE");
     expect((await client.get("/ok")).status).toBe(200);
 
-    processes.session = await startProcess("session", { env });
+    processes.session = await startProcess("session", { env: workloadEnv(env, "session") });
 
     const session = await eventually(async () => {
       const res = await client.get("/get-session");
@@ -85,7 +85,7 @@ describe(`a service killed mid-run (${backendLabel()})`, () => {
     const signUp = await new TestClient(baseURL).post("/sign-up/email", { name: "X", email: uniqueEmail(), password: "password-123" });
     expect(signUp.status).toBe(503);
 
-    processes.identity = await startProcess("identity", { env });
+    processes.identity = await startProcess("identity", { env: workloadEnv(env, "identity") });
     const back = await eventually(async () => {
       const res = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
       if (res.status !== 200) throw new Error(`not yet: ${res.status}`);

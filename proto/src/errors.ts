@@ -118,6 +118,10 @@ export const ERRORS = {
   NOT_FOUND: e(S.NOT_FOUND, 404, "Not found"),
   SERVICE_UNAVAILABLE: e(S.UNAVAILABLE, 503, "Service unavailable. Please try again later."),
   INTERNAL_SERVER_ERROR: e(S.INTERNAL, 500, "Internal server error"),
+
+  // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
+  CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller has no workload identity"),
+  CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller is not allowed to call this method"),
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -136,6 +140,9 @@ export class AuthError extends Error {
     this.grpcStatus = ERRORS[code].status;
   }
 }
+
+/** Codes about the caller of the internal API: a service's own misconfiguration, never a user's fault. */
+export const INTERNAL_API_CODES: ReadonlySet<ErrorCode> = new Set(["CALLER_NOT_IDENTIFIED", "CALLER_NOT_ALLOWED"]);
 
 /** Whether a string is a catalogue code. */
 export function isErrorCode(code: string): code is ErrorCode {

@@ -4,7 +4,7 @@
  * becomes SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
-import { AuthError, isErrorCode } from "./errors.js";
+import { AuthError, INTERNAL_API_CODES, isErrorCode } from "./errors.js";
 import { ERROR_CODE_KEY, REQUEST_ID_KEY } from "./rpc-server.js";
 
 type UnaryMethod<Req, Res> = (
@@ -40,9 +40,14 @@ export function call<Req, Res>(
   });
 }
 
-/** Maps a grpc-js error to the catalogue. */
+/**
+ * Maps a grpc-js error to the catalogue. A refusal of the caller itself (internal API access) becomes a
+ * generic INTERNAL_SERVER_ERROR with the refusal as its cause: it is our deployment's fault, and its
+ * code must not reach a browser.
+ */
 export function fromServiceError(error: grpc.ServiceError): AuthError {
   const code = String(error.metadata?.get(ERROR_CODE_KEY)[0] ?? "");
+  if (isErrorCode(code) && INTERNAL_API_CODES.has(code)) return new AuthError("INTERNAL_SERVER_ERROR", undefined, { cause: error });
   if (isErrorCode(code)) return new AuthError(code, error.details || undefined, { cause: error });
   if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
     return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: error });

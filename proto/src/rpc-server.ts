@@ -47,13 +47,17 @@ export function unary<Req, Res>(
   };
 }
 
-function toServiceError(method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
+/** A catalogue error as a gRPC status, its code in the x-error-code trailer. */
+export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
-  if (error instanceof AuthError) {
-    metadata.set(ERROR_CODE_KEY, error.code);
-    // Details travel in a trailer, whose size is bounded: a message that quotes input is cut short.
-    return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
-  }
+  metadata.set(ERROR_CODE_KEY, error.code);
+  // Details travel in a trailer, whose size is bounded: a message that quotes input is cut short.
+  return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
+}
+
+function toServiceError(method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
+  if (error instanceof AuthError) return catalogueStatus(error);
+  const metadata = new grpc.Metadata();
   logUnexpected(method, requestId, error);
   metadata.set(ERROR_CODE_KEY, "INTERNAL_SERVER_ERROR");
   return { code: grpc.status.INTERNAL, details: "Internal server error", metadata };

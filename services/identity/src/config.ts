@@ -1,6 +1,7 @@
 /** The identity service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { ConfigError, env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 const userFieldSchema = z.object({
   type: z.enum(["string", "number", "boolean"]),
@@ -39,6 +40,8 @@ const schema = z.object({
 export interface IdentityConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   port: number;
+  /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
+  grpc: GrpcServerSettings;
   databaseUrl: string;
   sessionServiceUrl: string;
   emailPasswordEnabled: boolean;
@@ -71,6 +74,7 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
   return {
     logLevel: c.LOG_LEVEL,
     port: c.IDENTITY_PORT,
+    grpc: grpcServerFromEnv(source),
     databaseUrl: c.IDENTITY_DATABASE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     emailPasswordEnabled: c.IDENTITY_EMAIL_PASSWORD_ENABLED,

@@ -13,6 +13,9 @@ runMain("identity", async () => {
   await startGrpcServer({
     services: [identityService(registry)],
     port: config.port,
+    host: config.grpc.host,
+    tls: config.grpc.tls,
+    healthPort: config.grpc.healthPort,
     log,
     closers: [() => registry.close()],
     handleSignals: true,

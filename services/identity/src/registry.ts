@@ -18,8 +18,8 @@ const TEMPLATES: Record<MailTemplate, Template> = {
 
 export async function buildRegistry(config: IdentityConfig): Promise<Registry & { close(): Promise<void> }> {
   const store = await openIdentityStore(config.databaseUrl);
-  const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl);
-  const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl);
+  const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls: config.grpc.tls, serverName: "session" });
+  const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
   return {
     config,
     store,

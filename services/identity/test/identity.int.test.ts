@@ -2,10 +2,10 @@
  * Identity calls no HTTP route reaches: set-password is gRPC only (server-side), and accounts other than the
  * credential one (social links, added here straight through the store) can be unlinked.
  */
-import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { call } from "@auth-platform/proto/rpc-client";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { newId } from "@auth-platform/runtime/random";
 import { backendLabel } from "../../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../../testing/http.js";
@@ -15,14 +15,18 @@ import { openIdentityStore } from "../src/store/mikro-identity-store.js";
 
 let platform: Platform;
 let store: IdentityStore;
+/** SetPassword is the admin service's (docs/internal-api.md); the other calls are the gateway's. */
+let admin: IdentityServiceClient;
 let identity: IdentityServiceClient;
 
 beforeAll(async () => {
   platform = await startPlatform();
   store = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
-  identity = new IdentityServiceClient(platform.identityAddress, grpc.credentials.createInsecure());
+  admin = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("admin"), serverName: "identity" });
+  identity = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("gateway"), serverName: "identity" });
 });
 afterAll(async () => {
+  admin?.close();
   identity?.close();
   await store?.close();
   await platform?.stop();
@@ -39,20 +43,20 @@ async function socialUser(email = uniqueEmail("social")) {
 describe(`identity over gRPC (${backendLabel()})`, () => {
   it("SetPassword gives a password to a user without one, once", async () => {
     const user = await socialUser();
-    await expect(call(identity, identity.setPassword, { userId: user.id, newPassword: "short" })).rejects.toMatchObject({ code: "PASSWORD_TOO_SHORT" });
-    await call(identity, identity.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    await expect(call(admin, admin.setPassword, { userId: user.id, newPassword: "short" })).rejects.toMatchObject({ code: "PASSWORD_TOO_SHORT" });
+    await call(admin, admin.setPassword, { userId: user.id, newPassword: "social-password-1" });
     const signIn = await new TestClient(platform.baseURL).post("/sign-in/email", { email: user.email, password: "social-password-1" });
     expect(signIn.status).toBe(200);
-    await expect(call(identity, identity.setPassword, { userId: user.id, newPassword: "another-password-2" })).rejects.toMatchObject({
+    await expect(call(admin, admin.setPassword, { userId: user.id, newPassword: "another-password-2" })).rejects.toMatchObject({
       code: "USER_ALREADY_HAS_A_PASSWORD",
       message: "user already has a password",
     });
-    await expect(call(identity, identity.setPassword, { userId: "nobody", newPassword: "another-password-2" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
+    await expect(call(admin, admin.setPassword, { userId: "nobody", newPassword: "another-password-2" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
   });
 
   it("lists a social account's scopes and unlinks it while another account remains", async () => {
     const user = await socialUser();
-    await call(identity, identity.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    await call(admin, admin.setPassword, { userId: user.id, newPassword: "social-password-1" });
     const client = new TestClient(platform.baseURL);
     await client.post("/sign-in/email", { email: user.email, password: "social-password-1" });
     const before = await client.get("/list-accounts");

@@ -8,6 +8,7 @@ describe("notificationConfig", () => {
       logLevel: "info",
       production: false,
       port: 50056,
+      grpc: { tls: { kind: "insecure", explicit: false }, host: "0.0.0.0", healthPort: undefined },
       databaseUrl: "file:data/notification.db",
       smtpUrl: undefined,
       appName: "Auth Platform",

@@ -1,6 +1,7 @@
 /** The notification service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig } from "@auth-platform/runtime/config";
+import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 /** The domain of an address in `Name <local@domain>` or bare `local@domain` form. */
 function domainOf(from: string): string | undefined {
@@ -41,6 +42,8 @@ export interface NotificationConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   production: boolean;
   port: number;
+  /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT. */
+  grpc: GrpcServerSettings;
   databaseUrl: string;
   /** Real SMTP delivery; undefined selects the development outbox. A secret (it may hold a password). */
   smtpUrl?: string;
@@ -66,6 +69,7 @@ export function notificationConfig(source: Record<string, string | undefined>): 
     logLevel: c.LOG_LEVEL,
     production: c.NODE_ENV === "production",
     port: c.NOTIFICATION_PORT,
+    grpc: grpcServerFromEnv(source),
     databaseUrl: c.NOTIFICATION_DATABASE_URL,
     smtpUrl: c.SMTP_URL,
     appName: c.APP_NAME,

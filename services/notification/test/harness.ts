@@ -29,12 +29,14 @@ export async function startNotification(env: Record<string, string>): Promise<Ru
     services: [notificationService(registry)],
     port: 0,
     host: "127.0.0.1",
+    // The delivery suites call the service directly in plaintext; access control has its own suite.
+    tls: config.grpc.tls,
     log,
     closers: [() => registry.close()],
     graceMs: 1_000,
   });
   const address = `127.0.0.1:${server.port}`;
-  const client = createGrpcClient(NotificationServiceClient, address);
+  const client = createGrpcClient(NotificationServiceClient, address, { tls: config.grpc.tls, serverName: "notification" });
   return {
     address,
     client,

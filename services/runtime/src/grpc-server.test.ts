@@ -40,6 +40,7 @@ async function start() {
   running = await startGrpcServer({
     port: 0,
     host: "127.0.0.1",
+    tls: { kind: "insecure", explicit: true },
     log,
     graceMs: 5_000,
     closers: [() => void closed.push("store")],
@@ -47,6 +48,7 @@ async function start() {
       {
         name: "test.v1.Probe",
         definition,
+        access: { EchoRequestId: [], Slow: [], Fail: [], Crash: [] },
         implementation: {
           echoRequestId: unary("EchoRequestId", async () => Buffer.from(currentRequestId() ?? "")),
           slow: unary("Slow", async () => {

@@ -2,9 +2,16 @@
  * The one service bootstrap: a grpc-js server with the standard grpc.health.v1 protocol, bound to a port
  * (0 picks a free one), and a graceful shutdown on SIGTERM/SIGINT: report NOT_SERVING, stop accepting, let
  * in-flight calls finish (bounded), then close the stores.
+ *
+ * Under mutual TLS every RPC of a service passes its access table first (grpc-access.ts): the caller's
+ * certificate names a workload, and the workload must be in the RPC's row. The health service answers any
+ * peer that completed the handshake, and, if a health port is given, also plaintext on that port alone.
  */
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
+import { catalogueStatus } from "@auth-platform/proto/rpc-server";
+import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
+import { type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
 import type { Logger } from "./log.js";
 import { installRpcContext } from "./log.js";
 
@@ -13,10 +20,14 @@ export interface ServiceBinding {
   implementation: grpc.UntypedServiceImplementation;
   /** Fully qualified name reported by the health service, e.g. auth.session.v1.SessionService. */
   name: string;
+  /** Who may call each RPC (one row per RPC, checked at start); enforced under mutual TLS. */
+  access: AccessTable;
 }
 
 export interface RunningServer {
   port: number;
+  /** The health-only plaintext port, when one was asked for. */
+  healthPort?: number;
   /** Stops the server, then runs the close hooks. Safe to call twice. */
   shutdown(): Promise<void>;
 }
@@ -25,6 +36,10 @@ export interface StartOptions {
   services: ServiceBinding[];
   port: number;
   host?: string;
+  /** Mutual TLS (with per-RPC access checks) or plaintext. */
+  tls: GrpcTls;
+  /** A plaintext port that serves grpc.health.v1 only (kubelet probes cannot present a certificate). */
+  healthPort?: number;
   log: Logger;
   /** Closed after the server stops, in order (stores, caches, clients). */
   closers?: Array<() => Promise<void> | void>;
@@ -45,17 +60,29 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
   });
   const health = new HealthImplementation({ "": "SERVING" });
   for (const binding of options.services) {
-    server.addService(binding.definition, binding.implementation);
+    checkTableCovers(binding.name, binding.definition, binding.access);
+    const implementation = options.tls.kind === "mtls" ? guarded(binding, log) : binding.implementation;
+    server.addService(binding.definition, implementation);
     health.setStatus(binding.name, "SERVING");
   }
   health.addToServer(server);
+  const warning = insecureWarning(options.tls);
+  if (warning) log.warn(warning);
 
   const host = options.host ?? "0.0.0.0";
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
+  const port = await bind(server, `${host}:${options.port}`, serverCredentials(options.tls));
+  let healthServer: grpc.Server | undefined;
+  let healthPort: number | undefined;
+  if (options.healthPort !== undefined) {
+    healthServer = new grpc.Server();
+    health.addToServer(healthServer);
+    try {
+      healthPort = await bind(healthServer, `${host}:${options.healthPort}`, grpc.ServerCredentials.createInsecure());
+    } catch (error) {
+      server.forceShutdown();
+      throw error;
+    }
+  }
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
@@ -74,6 +101,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
           resolve();
         });
       });
+      healthServer?.forceShutdown();
       for (const close of options.closers ?? []) {
         try {
           await close();
@@ -94,6 +122,35 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
       });
     }
   }
-  log.info("listening", { port, services: options.services.map((s) => s.name) });
-  return { port, shutdown };
+  log.info("listening", { port, host, tls: options.tls.kind, ...(healthPort ? { healthPort } : {}), services: options.services.map((s) => s.name) });
+  return { port, healthPort, shutdown };
+}
+
+function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+  return new Promise((resolve, reject) => server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
+}
+
+/** The service's handlers, each behind its access-table row. Only unary RPCs exist (and are allowed). */
+function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImplementation {
+  const names = rpcNames(binding.definition);
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [key, handler] of Object.entries(binding.implementation)) {
+    const method = binding.definition[key];
+    const rpc = names.get(key);
+    if (!method || rpc === undefined) throw new Error(`${binding.name}: handler ${key} is not in the service definition`);
+    if (method.requestStream || method.responseStream) throw new Error(`${binding.name}/${rpc}: access checks support unary RPCs only`);
+    const allowed = binding.access[rpc]!;
+    const unaryHandler = handler as grpc.handleUnaryCall<unknown, unknown>;
+    implementation[key] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const caller = callerOf(call);
+      const refused = checkAccess(caller, allowed);
+      if (refused) {
+        log.warn("call refused", { method: `${binding.name}/${rpc}`, caller: caller ?? "(no workload identity)", code: refused.code });
+        callback(catalogueStatus(refused));
+        return;
+      }
+      unaryHandler(call, callback);
+    }) as grpc.UntypedHandleCall;
+  }
+  return implementation;
 }

@@ -1,6 +1,7 @@
 /** The session service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig } from "@auth-platform/runtime/config";
+import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
@@ -16,6 +17,8 @@ const schema = z.object({
 export interface SessionConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   port: number;
+  /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
+  grpc: GrpcServerSettings;
   databaseUrl: string;
   identityServiceUrl: string;
   redisUrl?: string;
@@ -32,6 +35,7 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
   return {
     logLevel: c.LOG_LEVEL,
     port: c.SESSION_PORT,
+    grpc: grpcServerFromEnv(source),
     databaseUrl: c.SESSION_DATABASE_URL,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     redisUrl: c.REDIS_URL,

@@ -13,6 +13,9 @@ runMain("session", async () => {
   await startGrpcServer({
     services: [sessionService(registry)],
     port: config.port,
+    host: config.grpc.host,
+    tls: config.grpc.tls,
+    healthPort: config.grpc.healthPort,
     log,
     closers: [() => registry.close()],
     handleSignals: true,

@@ -14,7 +14,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger): Promise
   const store = await openSessionStore(config.databaseUrl);
   const cache = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await cache.ready();
-  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl);
+  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
   return {
     config,
     store,

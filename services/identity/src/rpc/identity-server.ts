@@ -2,6 +2,7 @@
 import { type IdentityServiceServer, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import { unary } from "@auth-platform/proto/rpc-server";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
@@ -14,6 +15,31 @@ import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
 import { parseJsonObject, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
+
+const GATEWAY = ["gateway"] as const;
+
+/** Who may call what (docs/internal-api.md). */
+export const IDENTITY_ACCESS: AccessTable = {
+  SignUpEmail: GATEWAY,
+  SignInEmail: GATEWAY,
+  SignInUsername: GATEWAY,
+  // The session service fills its cache with the user; our users' own services read a user.
+  GetUser: ["session", "internal-client"],
+  SendVerificationEmail: GATEWAY,
+  VerifyEmail: GATEWAY,
+  RequestPasswordReset: GATEWAY,
+  CheckResetToken: GATEWAY,
+  ResetPassword: GATEWAY,
+  ChangeEmail: GATEWAY,
+  ChangePassword: GATEWAY,
+  // Sets a password with no proof of the old one (better-auth's server-only setPassword): no route calls it;
+  // reserved for the admin service (not built yet, so no certificate names it in production today).
+  SetPassword: ["admin"],
+  UpdateUser: GATEWAY,
+  DeleteUser: GATEWAY,
+  ListAccounts: GATEWAY,
+  UnlinkAccount: GATEWAY,
+};
 
 export function identityService(registry: Registry): ServiceBinding {
   const implementation: IdentityServiceServer = {
@@ -129,5 +155,6 @@ export function identityService(registry: Registry): ServiceBinding {
     definition: IdentityServiceService,
     implementation: implementation as unknown as ServiceBinding["implementation"],
     name: "auth.identity.v1.IdentityService",
+    access: IDENTITY_ACCESS,
   };
 }

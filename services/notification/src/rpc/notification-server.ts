@@ -2,6 +2,7 @@
 import { type NotificationServiceServer, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { AuthError } from "@auth-platform/proto/errors";
 import { unary } from "@auth-platform/proto/rpc-server";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as z from "zod";
 import { listOutbox } from "../domain/list-outbox.js";
@@ -10,6 +11,13 @@ import { queueMessage } from "../domain/queue-message.js";
 import { templateName, toOutboxMessage } from "./mappers.js";
 
 const email = z.email().max(320);
+
+/** Who may call what (docs/internal-api.md). */
+export const NOTIFICATION_ACCESS: AccessTable = {
+  SendEmail: ["identity"],
+  // The development outbox holds live links: only the gateway's /dev/outbox route reads it.
+  ListOutbox: ["gateway"],
+};
 
 export function notificationService(registry: Registry): ServiceBinding {
   const implementation: NotificationServiceServer = {
@@ -34,5 +42,6 @@ export function notificationService(registry: Registry): ServiceBinding {
     definition: NotificationServiceService,
     implementation: implementation as unknown as ServiceBinding["implementation"],
     name: "auth.notification.v1.NotificationService",
+    access: NOTIFICATION_ACCESS,
   };
 }

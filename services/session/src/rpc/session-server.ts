@@ -3,6 +3,7 @@ import { type SessionServiceServer, SessionServiceService } from "@auth-platform
 import { AuthError } from "@auth-platform/proto/errors";
 import type { PublicUser } from "@auth-platform/proto/public-shapes";
 import { unary } from "@auth-platform/proto/rpc-server";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions } from "../domain/sessions.js";
@@ -16,6 +17,17 @@ function parseUser(json: string | undefined): PublicUser | undefined {
     throw new AuthError("VALIDATION_ERROR", "Invalid user");
   }
 }
+
+/** Who may call what (docs/internal-api.md). */
+export const SESSION_ACCESS: AccessTable = {
+  CreateSession: ["identity"],
+  GetSession: ["gateway", "internal-client"],
+  ListSessions: ["gateway"],
+  RevokeSession: ["gateway"],
+  RevokeOtherSessions: ["gateway"],
+  RevokeUserSessions: ["gateway", "identity"],
+  ForgetUser: ["identity"],
+};
 
 export function sessionService(registry: Registry): ServiceBinding {
   const implementation: SessionServiceServer = {
@@ -57,5 +69,6 @@ export function sessionService(registry: Registry): ServiceBinding {
     definition: SessionServiceService,
     implementation: implementation as unknown as ServiceBinding["implementation"],
     name: "auth.session.v1.SessionService",
+    access: SESSION_ACCESS,
   };
 }

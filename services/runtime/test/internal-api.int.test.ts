@@ -1,0 +1,169 @@
+/**
+ * The internal API of the running platform (identity, session, notification over real gRPC with mutual
+ * TLS): every RPC answers exactly the workloads of docs/internal-api.md's table, and nobody without a
+ * certificate of the platform's CA gets through the handshake.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { NotificationServiceClient, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { call } from "@auth-platform/proto/rpc-client";
+import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
+import { type Workload, WORKLOADS } from "@auth-platform/runtime/grpc-access";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import { backendLabel } from "../../../testing/databases.js";
+import { TestClient, uniqueEmail } from "../../../testing/http.js";
+import { type Platform, startPlatform } from "../../../testing/platform.js";
+
+/** docs/internal-api.md, written out again here so that a change to a service's table must change this too. */
+const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
+  identity: {
+    SignUpEmail: ["gateway"],
+    SignInEmail: ["gateway"],
+    SignInUsername: ["gateway"],
+    GetUser: ["session", "internal-client"],
+    SendVerificationEmail: ["gateway"],
+    VerifyEmail: ["gateway"],
+    RequestPasswordReset: ["gateway"],
+    CheckResetToken: ["gateway"],
+    ResetPassword: ["gateway"],
+    ChangeEmail: ["gateway"],
+    ChangePassword: ["gateway"],
+    SetPassword: ["admin"],
+    UpdateUser: ["gateway"],
+    DeleteUser: ["gateway"],
+    ListAccounts: ["gateway"],
+    UnlinkAccount: ["gateway"],
+  },
+  session: {
+    CreateSession: ["identity"],
+    GetSession: ["gateway", "internal-client"],
+    ListSessions: ["gateway"],
+    RevokeSession: ["gateway"],
+    RevokeOtherSessions: ["gateway"],
+    RevokeUserSessions: ["gateway", "identity"],
+    ForgetUser: ["identity"],
+  },
+  notification: {
+    SendEmail: ["identity"],
+    ListOutbox: ["gateway"],
+  },
+};
+
+const SERVICES = {
+  identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
+  session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
+  notification: { Client: NotificationServiceClient, definition: NotificationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL! },
+} as const;
+type Service = keyof typeof SERVICES;
+
+type Outcome = { code: grpc.status; errorCode?: string };
+type RawMethod = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void;
+
+let platform: Platform;
+const clients = new Map<string, grpc.Client>();
+
+function client(service: Service, workload: Workload): grpc.Client {
+  const key = `${service}/${workload}`;
+  let found = clients.get(key);
+  if (!found) {
+    const { Client, address } = SERVICES[service];
+    found = createGrpcClient(Client as unknown as typeof grpc.Client, address(platform), { tls: platform.grpcTls(workload), serverName: service });
+    clients.set(key, found);
+  }
+  return found;
+}
+
+/** Calls `rpc` with an empty request (every field at its default) and returns the raw gRPC status. */
+function rawCall(target: grpc.Client, service: Service, rpc: string, request?: unknown): Promise<Outcome> {
+  const [key, method] = Object.entries(SERVICES[service].definition).find(([, m]) => m.path.endsWith(`/${rpc}`))!;
+  const fn = (target as unknown as Record<string, RawMethod>)[key]!;
+  return new Promise((resolve) =>
+    fn.call(target, request ?? method.requestDeserialize(Buffer.alloc(0)), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) =>
+      resolve({ code: error?.code ?? grpc.status.OK, errorCode: error?.metadata?.get(ERROR_CODE_KEY)[0] as string | undefined }),
+    ),
+  );
+}
+
+const DENIED = { code: grpc.status.PERMISSION_DENIED, errorCode: "CALLER_NOT_ALLOWED" };
+
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  for (const c of clients.values()) c.close();
+  await platform?.stop();
+});
+
+describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
+  it("each service's table is the documented one: every workload is answered or refused as listed", async () => {
+    for (const [service, table] of Object.entries(EXPECTED) as Array<[Service, Record<string, readonly Workload[]>]>) {
+      const rpcs = Object.values(SERVICES[service].definition).map((m) => m.path.slice(m.path.lastIndexOf("/") + 1));
+      expect(new Set(rpcs), `${service}'s RPCs`).toEqual(new Set(Object.keys(table)));
+      for (const rpc of rpcs) {
+        for (const workload of WORKLOADS) {
+          const outcome = await rawCall(client(service, workload), service, rpc);
+          if (table[rpc]!.includes(workload)) {
+            // Allowed: the handler ran (an empty request may still be invalid, not found, ...).
+            expect(outcome.code, `${workload} -> ${service}.${rpc}`).not.toBe(grpc.status.UNAVAILABLE);
+            expect(["CALLER_NOT_ALLOWED", "CALLER_NOT_IDENTIFIED"], `${workload} -> ${service}.${rpc}`).not.toContain(outcome.errorCode);
+          } else {
+            expect(outcome, `${workload} -> ${service}.${rpc}`).toEqual(DENIED);
+          }
+        }
+      }
+    }
+  });
+
+  it("only identity may create a session: the gateway's certificate is refused, identity's gets a working session", async () => {
+    const signedUp = await new TestClient(platform.baseURL).post("/sign-up/email", { name: "Internal", email: uniqueEmail("internal"), password: "password-123" });
+    expect(signedUp.status).toBe(200);
+    const userId = signedUp.body.user.id as string;
+
+    expect(await rawCall(client("session", "gateway"), "session", "CreateSession", { userId, ipAddress: "", userAgent: "", rememberMe: true, expiresInSeconds: 0 })).toEqual(DENIED);
+
+    const sessions = client("session", "identity") as SessionServiceClient;
+    const { session } = await call(sessions, sessions.createSession, { userId, ipAddress: "", userAgent: "", rememberMe: true, expiresInSeconds: 0 });
+    expect(session?.userId).toBe(userId);
+
+    // internal-client, our users' own services: validate that session, read its user, and nothing else.
+    const validator = client("session", "internal-client") as SessionServiceClient;
+    const found = await call(validator, validator.getSession, { token: session!.token, disableRefresh: true });
+    expect(found.session?.userId).toBe(userId);
+    const users = client("identity", "internal-client") as IdentityServiceClient;
+    expect((await call(users, users.getUser, { id: userId })).user?.email).toBe(signedUp.body.user.email);
+    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, fieldsJson: '{"name":"Mallory"}' })).toEqual(DENIED);
+    expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
+    expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
+  });
+
+  it("the development outbox is read by the gateway only", async () => {
+    const gateway = client("notification", "gateway") as NotificationServiceClient;
+    await expect(call(gateway, gateway.listOutbox, { limit: 1 })).resolves.toHaveProperty("messages");
+    for (const workload of WORKLOADS.filter((w) => w !== "gateway")) {
+      expect(await rawCall(client("notification", workload), "notification", "ListOutbox"), workload).toEqual(DENIED);
+    }
+  });
+
+  it("every service refuses a caller without a certificate, in plaintext or TLS", async () => {
+    const tls = platform.grpcTls("gateway");
+    if (tls.kind !== "mtls") throw new Error("the platform runs with mutual TLS");
+    // Trusting the platform's CA, so only the missing client certificate is wrong.
+    const ca = readFileSync(join(tls.dir, "ca.crt"));
+    for (const service of Object.keys(SERVICES) as Service[]) {
+      for (const credentials of [grpc.credentials.createInsecure(), grpc.credentials.createSsl(ca)]) {
+        const { Client, address } = SERVICES[service];
+        const anonymous = new (Client as unknown as typeof grpc.Client)(address(platform), credentials, { "grpc.ssl_target_name_override": service });
+        try {
+          const rpc = Object.keys(EXPECTED[service]!)[0]!;
+          expect((await rawCall(anonymous, service, rpc)).code, service).toBe(grpc.status.UNAVAILABLE);
+        } finally {
+          anonymous.close();
+        }
+      }
+    }
+  });
+});
