@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel, type TestDatabase } from "../testing/databases.js";
 import { TestClient, uniqueEmail } from "../testing/http.js";
-import { platformEnv } from "../testing/platform.js";
+import { platformEnv, workloadEnv } from "../testing/platform.js";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 import { buildPlatform } from "./build.js";
 import { BUILT_ENTRY, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
@@ -26,7 +26,7 @@ beforeAll(async () => {
   baseURL = env.AUTH_BASE_URL!;
   const built = (name: ProcessName) => relative(ROOT, join(outdir, BUILT_ENTRY[name].replace(/^dist\//, "")));
   for (const name of ["notification", "identity", "session", "gateway"] as const) {
-    processes.push(await startProcess(name, { env, entry: built(name) }));
+    processes.push(await startProcess(name, { env: workloadEnv(env, name), entry: built(name) }));
   }
 }, 120_000);
 
