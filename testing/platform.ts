@@ -3,7 +3,6 @@
  * real migrations on fresh databases, and the gateway's express app on a real HTTP port.
  */
 import type { AddressInfo } from "node:net";
-import { createServer } from "node:http";
 import { createLogger } from "@auth-platform/runtime/log";
 import { startGrpcServer, type RunningServer } from "@auth-platform/runtime/grpc-server";
 import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
@@ -19,6 +18,7 @@ import { notificationService } from "../services/notification/src/rpc/notificati
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
+import { gatewayServer } from "../gateway/src/http/server.js";
 import { createTestDatabase, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
 
@@ -84,7 +84,7 @@ export async function startGateway(env: Record<string, string>): Promise<Running
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
-  const server = createServer(app);
+  const server = gatewayServer(app, config.timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
