@@ -1,7 +1,7 @@
 /** The gateway's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
-import { DEFAULT_TRUSTED_PROXIES } from "./http/client-ip.js";
+import { DEFAULT_TRUSTED_PROXIES, trustedProxyList } from "./http/client-ip.js";
 
 const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number().int().positive() });
 export type RateLimitRule = z.output<typeof ruleSchema>;
@@ -26,7 +26,14 @@ const schema = z.object({
   AUTH_TRUSTED_PROXIES: z
     .string()
     .optional()
-    .transform((value) => (value === undefined ? DEFAULT_TRUSTED_PROXIES : value.split(",").map((s) => s.trim()).filter(Boolean))),
+    .transform((value) => (value === undefined ? DEFAULT_TRUSTED_PROXIES : value.split(",").map((s) => s.trim()).filter(Boolean)))
+    .superRefine((entries, ctx) => {
+      try {
+        trustedProxyList(entries);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^AUTH_TRUSTED_PROXIES: /, "") });
+      }
+    }),
   AUTH_CLIENT_IP_HEADERS: env.list().pipe(z.array(z.string().regex(/^[A-Za-z0-9-]+$/, "must be header names"))),
   AUTH_COOKIE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("better-auth"),
   REDIS_URL: env.optionalUrl(),
