@@ -1,7 +1,7 @@
 /**
- * Issue 6 item 10 (gateway part): a NUL byte in a query string or path is a 400, never a 500; a request that
- * declares a body and never sends it, or never finishes its headers, is answered 408 and closed within the
- * configured bound (GATEWAY_REQUEST_TIMEOUT_MS / GATEWAY_HEADERS_TIMEOUT_MS, short here).
+ * Issue 6 item 10 (gateway part): a NUL byte in a query string is a 400 (in a path token, an unknown token),
+ * never a 500; a request that declares a body and never sends it, or never finishes its headers, is
+ * answered 408 and closed within the configured bound (GATEWAY_REQUEST_TIMEOUT_MS / GATEWAY_HEADERS_TIMEOUT_MS, short here).
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,8 +84,6 @@ describe(`NUL bytes in a query string or path (${backendLabel()})`, () => {
     "/verify-email?token=abc&callbackURL=%2F%00",
     `/reset-password/${"A".repeat(24)}?callbackURL=%00`,
     `/reset-password/${"A".repeat(24)}?callbackURL=%2Freset&x=%00`,
-    "/reset-password/%00?callbackURL=%2Freset",
-    "/reset-password/A%00B?callbackURL=%2Freset",
     "/delete-user/callback?token=%00",
     "/delete-user/callback?token=abc&callbackURL=%00",
     "/get-session?disableCookieCache=%00",
@@ -100,6 +98,14 @@ describe(`NUL bytes in a query string or path (${backendLabel()})`, () => {
     for (const path of NUL_QUERIES) {
       const res = await client.get(path);
       expect({ status: res.status, code: res.body?.code }, path).toEqual({ status: 400, code: "VALIDATION_ERROR" });
+    }
+  });
+
+  it("a NUL in a path token is an unknown token, not a 500", async () => {
+    const client = new TestClient(platform.baseURL);
+    for (const token of ["%00", "A%00B"]) {
+      const res = await client.get(`/reset-password/${token}?callbackURL=%2Freset`);
+      expect({ status: res.status, location: res.headers.get("location") }, token).toEqual({ status: 302, location: "/reset?error=INVALID_TOKEN" });
     }
   });
 

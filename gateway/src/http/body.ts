@@ -38,15 +38,13 @@ function inputProblem(value: unknown, root: string, path: string[] = []): string
 }
 
 /**
- * Refuses what no route accepts and what would fail deep inside: a NUL character in any text of the body,
- * the query or the path (PostgreSQL and SQLite both refuse it, and no name, email, token or URL needs one),
+ * Refuses what no route accepts and what would fail deep inside: a NUL character in any text of the body or
+ * the query (PostgreSQL and SQLite both refuse it, and no name, email, token or URL needs one),
  * and bodies nested deeper than any request shape (so later recursive work such as JSON.stringify cannot
  * exhaust the stack).
  */
 export function refuseMalformedInput(req: Request, _res: Response, next: NextFunction): void {
-  const problem = /%00/.test(req.path)
-    ? "Invalid path: must not contain NUL characters"
-    : (inputProblem(req.body, "body") ?? inputProblem(req.query, "query"));
+  const problem = inputProblem(req.body, "body") ?? inputProblem(req.query, "query");
   next(problem ? new AuthError("VALIDATION_ERROR", problem) : undefined);
 }
 

@@ -57,7 +57,10 @@ describe("CallbackUrl.resolve against the open-redirect corpus", () => {
   it("keeps a relative callback on the gateway's origin relative, as better-auth does", () => {
     expect(CallbackUrl.resolve("/dashboard", SAME)!.location()).toBe("/dashboard");
     expect(CallbackUrl.resolve("/done?x=1#top", SAME)!.location({ error: "invalid_token" })).toBe("/done?x=1&error=invalid_token#top");
-    expect(CallbackUrl.resolve(`${SELF}/after`, SAME)!.location()).toBe("/after");
+    expect(CallbackUrl.resolve("//auth.example.com/x", SAME)!.location()).toBe("/x");
+    // An absolute callback stays absolute, normalised.
+    expect(CallbackUrl.resolve(`${SELF}/after`, SAME)!.location()).toBe(`${SELF}/after`);
+    expect(CallbackUrl.resolve(`${SELF}//evil.example`, SAME)!.location()).toBe(`${SELF}//evil.example`);
   });
 
   it("resolves a relative callback against the app origin, not the gateway's", () => {

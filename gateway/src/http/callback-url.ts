@@ -35,7 +35,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export class CallbackUrl {
   private constructor(
     private readonly url: URL,
-    private readonly selfOrigin: string,
+    /** Set when the client sent a relative reference: its Location may then be a path on this origin. */
+    private readonly pathOrigin: string | undefined,
   ) {}
 
   /** The resolved URL when it is http(s) on a trusted origin without credentials; otherwise null. */
@@ -50,18 +51,18 @@ export class CallbackUrl {
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
     if (url.username || url.password) return null;
     if (!isTrustedOrigin(url.origin, policy.trusted)) return null;
-    return new CallbackUrl(url, policy.selfOrigin);
+    return new CallbackUrl(url, URL.canParse(value) ? undefined : policy.selfOrigin);
   }
 
   /**
-   * The Location value with `params` set in the query. On the gateway's own origin it is the path, query and
-   * fragment (as better-auth answers a relative callback), unless the path starts with `//`, which a browser
-   * would read as another host: then, and on every other origin, it is the absolute URL.
+   * The Location value with `params` set in the query. A relative callback that resolved onto the gateway's
+   * own origin stays a path (as better-auth answers it), unless the path starts with `//`, which a browser
+   * would read as another host; everything else is the absolute URL.
    */
   location(params: Record<string, string> = {}): string {
     const url = new URL(this.url.href);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    if (url.origin === this.selfOrigin && !url.pathname.startsWith("//")) return `${url.pathname}${url.search}${url.hash}`;
+    if (url.origin === this.pathOrigin && !url.pathname.startsWith("//")) return `${url.pathname}${url.search}${url.hash}`;
     return url.href;
   }
 
