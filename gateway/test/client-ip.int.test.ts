@@ -78,7 +78,7 @@ describe(`client IP from a peer that is not a trusted proxy (${backendLabel()})`
 });
 
 describe(`client IP from a trusted proxy (${backendLabel()})`, () => {
-  const running = usePlatform({ AUTH_TRUSTED_PROXIES: "127.0.0.1", AUTH_CLIENT_IP_HEADERS: "x-client-ip" });
+  const running = usePlatform({ AUTH_TRUSTED_PROXIES: "127.0.0.1", AUTH_CLIENT_IP_HEADERS: "x-real-ip" });
 
   it("reads X-Forwarded-For from the right: what the client wrote on the left does not change its count", async () => {
     const { platform } = running;
@@ -92,18 +92,18 @@ describe(`client IP from a trusted proxy (${backendLabel()})`, () => {
     expect((await signIn(platform, email, PASSWORD, { "x-forwarded-for": `${ip}, ${freshIp()}` })).status).toBe(200);
   });
 
-  it("believes a configured single-value header before X-Forwarded-For, and ignores one that is not configured", async () => {
+  it("believes a configured single-value header and ignores the others, X-Client-IP included", async () => {
     const { platform } = running;
     const ip = freshIp();
     const email = await aUser(platform, { "x-forwarded-for": freshIp() });
-    // X-Client-IP is configured and comes first in SPEC §9; CF-Connecting-IP is not: rotating it changes nothing.
+    // X-Real-IP is configured; X-Client-IP (first in SPEC §9) and CF-Connecting-IP are not: rotating them changes nothing.
     for (let i = 0; i < 3; i++) {
-      const headers = { "x-client-ip": ip, "cf-connecting-ip": freshIp(), "x-forwarded-for": freshIp() };
+      const headers = { "x-client-ip": freshIp(), "cf-connecting-ip": freshIp(), "x-real-ip": ip };
       expect((await signIn(platform, email, "wrong-password", headers)).status).toBe(401);
     }
-    expect((await signIn(platform, email, PASSWORD, { "x-client-ip": ip })).status).toBe(429);
-    // Without X-Client-IP, X-Forwarded-For is read and CF-Connecting-IP still is not.
-    expect((await signIn(platform, email, PASSWORD, { "cf-connecting-ip": ip, "x-forwarded-for": freshIp() })).status).toBe(200);
-    expect((await signIn(platform, email, PASSWORD, { "cf-connecting-ip": freshIp(), "x-forwarded-for": ip })).status).toBe(429);
+    expect((await signIn(platform, email, PASSWORD, { "x-real-ip": ip })).status).toBe(429);
+    // X-Forwarded-For comes before X-Real-IP in SPEC §9: with it, it is the key.
+    expect((await signIn(platform, email, PASSWORD, { "x-real-ip": ip, "x-forwarded-for": freshIp() })).status).toBe(200);
+    expect((await signIn(platform, email, PASSWORD, { "x-client-ip": freshIp(), "x-forwarded-for": ip })).status).toBe(429);
   });
 });
