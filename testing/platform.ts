@@ -6,7 +6,6 @@
  * (testing/certificates.ts; one CA per test worker), and the services check their access tables.
  */
 import type { AddressInfo } from "node:net";
-import { createServer } from "node:http";
 import type { Workload } from "@auth-platform/runtime/grpc-access";
 import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import { createLogger } from "@auth-platform/runtime/log";
@@ -24,6 +23,7 @@ import { notificationService } from "../services/notification/src/rpc/notificati
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
+import { gatewayServer } from "../gateway/src/http/server.js";
 import { createTestDatabase, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
 import { testCertificates, workloadEnv } from "./certificates.js";
@@ -96,7 +96,7 @@ export async function startGateway(env: Record<string, string>): Promise<Running
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
-  const server = createServer(app);
+  const server = gatewayServer(app, config.timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

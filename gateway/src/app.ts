@@ -5,11 +5,11 @@ import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { Clients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
-import { rateLimitKeyOf, trustedProxyList } from "./http/client-ip.js";
+import { clientIpPolicy, rateLimitKeyOf } from "./http/client-ip.js";
 import { cookieJar } from "./http/cookies.js";
 import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
-import { refuseMalformedBodies } from "./http/body.js";
+import { refuseMalformedInput } from "./http/body.js";
 import { errorHandler } from "./http/errors.js";
 import { rateLimit } from "./http/rate-limit.js";
 import { sessionResolver } from "./http/session.js";
@@ -51,11 +51,11 @@ export function createApp(deps: AppDeps): express.Express {
 
   const api = express.Router();
   api.use(requestId);
-  api.use(requestFacts({ ...config, proxies: trustedProxyList(config.trustedProxies) }));
+  api.use(requestFacts({ ...config, clientIp: clientIpPolicy(config.trustedProxies, config.clientIpHeaders) }));
   api.use(cors);
   api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
   api.use(express.json({ limit: config.bodyLimit, strict: true }));
-  api.use(refuseMalformedBodies);
+  api.use(refuseMalformedInput);
   api.use(originCheck);
   api.use(metaRoutes(config.appUrl));
   api.use(signUpRoutes(routeDeps));

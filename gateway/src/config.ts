@@ -2,6 +2,7 @@
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
+import { DEFAULT_TRUSTED_PROXIES, trustedProxyList } from "./http/client-ip.js";
 
 const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number().int().positive() });
 export type RateLimitRule = z.output<typeof ruleSchema>;
@@ -17,11 +18,24 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   PORT: env.port(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
   AUTH_BASE_PATH: z.string().regex(/^\/[^?#]*$/, "must be a path starting with /").default("/api/auth"),
   AUTH_BASE_URL: env.optionalUrl(),
   AUTH_APP_URL: env.optionalUrl(),
   AUTH_TRUSTED_ORIGINS: env.list(),
-  AUTH_TRUSTED_PROXIES: env.list(),
+  // Unset: loopback and private ranges; set but empty: no peer is a proxy (forwarded headers never count).
+  AUTH_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined ? DEFAULT_TRUSTED_PROXIES : value.split(",").map((s) => s.trim()).filter(Boolean)))
+    .superRefine((entries, ctx) => {
+      try {
+        trustedProxyList(entries);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^AUTH_TRUSTED_PROXIES: /, "") });
+      }
+    }),
+  AUTH_CLIENT_IP_HEADERS: env.list().pipe(z.array(z.string().regex(/^[A-Za-z0-9-]+$/, "must be header names"))),
   AUTH_COOKIE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("better-auth"),
   REDIS_URL: env.optionalUrl(),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
@@ -30,6 +44,8 @@ const schema = z.object({
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_RULES: env.json(z.record(z.string().startsWith("/"), ruleSchema), DEFAULT_RULES),
   GATEWAY_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i).default("1mb"),
+  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
@@ -39,6 +55,8 @@ const schema = z.object({
 export interface GatewayConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   port: number;
+  /** The HTTP bind address. */
+  host: string;
   basePath: string;
   baseUrl?: string;
   appUrl?: string;
@@ -46,11 +64,15 @@ export interface GatewayConfig {
   secretIsDefault: boolean;
   trustedOrigins: string[];
   trustedProxies: string[];
+  /** Single-value client-IP headers believed from a trusted proxy (AUTH_CLIENT_IP_HEADERS). */
+  clientIpHeaders: string[];
   cookiePrefix: string;
   redisUrl?: string;
   redisKeyPrefix: string;
   rateLimit: { enabled: boolean; default: RateLimitRule; rules: Record<string, RateLimitRule> };
   bodyLimit: string;
+  /** Bounds on receiving one request: the whole of it (headers and body), and its headers alone. */
+  timeouts: { requestMs: number; headersMs: number };
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
@@ -66,6 +88,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
   return {
     logLevel: c.LOG_LEVEL,
     port: c.PORT,
+    host: c.HOST,
     basePath: c.AUTH_BASE_PATH.replace(/\/+$/, "") || "/",
     baseUrl: c.AUTH_BASE_URL,
     appUrl: c.AUTH_APP_URL,
@@ -73,6 +96,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     secretIsDefault: isDefault,
     trustedOrigins: c.AUTH_TRUSTED_ORIGINS,
     trustedProxies: c.AUTH_TRUSTED_PROXIES,
+    clientIpHeaders: c.AUTH_CLIENT_IP_HEADERS,
     cookiePrefix: c.AUTH_COOKIE_PREFIX,
     redisUrl: c.REDIS_URL,
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
@@ -82,6 +106,8 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
       rules: c.RATE_LIMIT_RULES,
     },
     bodyLimit: c.GATEWAY_BODY_LIMIT,
+    // Node requires the headers bound to be no longer than the whole request's.
+    timeouts: { requestMs: c.GATEWAY_REQUEST_TIMEOUT_MS, headersMs: Math.min(c.GATEWAY_HEADERS_TIMEOUT_MS, c.GATEWAY_REQUEST_TIMEOUT_MS) },
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,

@@ -6,6 +6,7 @@ import { runMain } from "@auth-platform/runtime/main";
 import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import { gatewayConfig } from "./config.js";
+import { gatewayServer } from "./http/server.js";
 
 runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
@@ -18,16 +19,16 @@ runMain("gateway", async () => {
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
-  const server = app.listen(config.port, () => {
+  const server = gatewayServer(app, config.timeouts);
+  server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
-    log.info("listening", { url: `http://localhost:${port}${config.basePath}` });
+    log.info("listening", { host: config.host, url: `http://localhost:${port}${config.basePath}` });
   });
   server.on("error", (error) => {
-    log.error("cannot listen", { port: config.port, error });
+    log.error("cannot listen", { host: config.host, port: config.port, error });
     process.exit(1);
   });
-  server.keepAliveTimeout = 65_000;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
       log.info("shutting down", { signal });

@@ -23,26 +23,28 @@ export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.outp
 
 const MAX_DEPTH = 32;
 
-/** The first problem in a parsed body: a string holding a NUL character, or nesting past MAX_DEPTH. */
-function bodyProblem(value: unknown, path: string[] = []): string | undefined {
-  const where = path.join(".") || "body";
+/** The first problem in a parsed body or query: a string holding a NUL character, or nesting past MAX_DEPTH. */
+function inputProblem(value: unknown, root: string, path: string[] = []): string | undefined {
+  const where = path.join(".") || root;
   if (typeof value === "string") return value.includes("\u0000") ? `Invalid ${where}: must not contain NUL characters` : undefined;
   if (value === null || typeof value !== "object") return undefined;
   if (path.length >= MAX_DEPTH) return `Invalid ${where}: nested too deeply`;
   for (const [key, item] of Object.entries(value)) {
-    const problem = bodyProblem(item, [...path, key]);
+    if (key.includes("\u0000")) return `Invalid ${root}: a field name must not contain NUL characters`;
+    const problem = inputProblem(item, root, [...path, key]);
     if (problem) return problem;
   }
   return undefined;
 }
 
 /**
- * Refuses what no route accepts and what would fail deep inside: a NUL character in any text (PostgreSQL
- * and SQLite both refuse it, and no name, email or URL needs one), and bodies nested deeper than any request
- * shape (so later recursive work such as JSON.stringify cannot exhaust the stack).
+ * Refuses what no route accepts and what would fail deep inside: a NUL character in any text of the body or
+ * the query (PostgreSQL and SQLite both refuse it, and no name, email, token or URL needs one),
+ * and bodies nested deeper than any request shape (so later recursive work such as JSON.stringify cannot
+ * exhaust the stack).
  */
-export function refuseMalformedBodies(req: Request, _res: Response, next: NextFunction): void {
-  const problem = bodyProblem(req.body);
+export function refuseMalformedInput(req: Request, _res: Response, next: NextFunction): void {
+  const problem = inputProblem(req.body, "body") ?? inputProblem(req.query, "query");
   next(problem ? new AuthError("VALIDATION_ERROR", problem) : undefined);
 }
 

@@ -1,11 +1,16 @@
 /**
- * The client's IP for rate limiting: forwarded headers in the order of SPEC.md §9 (first comma-separated
- * value that is an IP), else the socket peer. With trusted proxies configured, headers count only when the
- * peer is one of them, so a client cannot pick its own rate-limit key. IPv6 clients are keyed by their /64:
- * one subscriber usually holds a whole /64, and per-address keys would let it rotate past the limit.
+ * The client's IP for rate limiting. Forwarded headers count only when the socket peer is a trusted proxy
+ * (AUTH_TRUSTED_PROXIES, default loopback and private ranges): a gateway reached directly from the internet
+ * ignores them, so a client cannot pick its own rate-limit key. From a trusted peer, X-Forwarded-For and
+ * Forwarded are read from the right (the nearest address that is not a trusted proxy); single-value headers
+ * (X-Client-IP, CF-Connecting-IP, ...) count only when named in AUTH_CLIENT_IP_HEADERS, because common
+ * proxies pass them through untouched. Headers are tried in the order of SPEC.md §9. IPv6 clients are keyed
+ * by their /64: one subscriber usually holds a whole /64, and per-address keys would let it rotate past the
+ * limit.
  */
 import { BlockList, isIP } from "node:net";
 
+/** SPEC.md §9's order. */
 export const CLIENT_IP_HEADERS = [
   "x-client-ip",
   "x-forwarded-for",
@@ -17,6 +22,40 @@ export const CLIENT_IP_HEADERS = [
   "forwarded-for",
   "forwarded",
 ] as const;
+
+/** Read from every trusted peer: each proxy appends to them, so the right end is ours to trust. */
+const LIST_HEADERS = ["x-forwarded-for", "forwarded"];
+
+/** AUTH_TRUSTED_PROXIES when unset: loopback and private ranges, also in their IPv4-mapped IPv6 form. */
+export const DEFAULT_TRUSTED_PROXIES = [
+  "127.0.0.0/8",
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "::1/128",
+  "fc00::/7",
+  "::ffff:127.0.0.0/104",
+  "::ffff:10.0.0.0/104",
+  "::ffff:172.16.0.0/108",
+  "::ffff:192.168.0.0/112",
+];
+
+export interface ClientIpPolicy {
+  proxies: BlockList;
+  /** The headers read from a trusted peer, in the order they are tried. */
+  headers: string[];
+}
+
+/**
+ * The policy from AUTH_TRUSTED_PROXIES (IPs and CIDRs) and AUTH_CLIENT_IP_HEADERS (extra single-value
+ * headers): X-Forwarded-For and Forwarded plus the named ones, in SPEC.md §9 order, unknown names last.
+ */
+export function clientIpPolicy(trustedProxies: string[], extraHeaders: string[] = []): ClientIpPolicy {
+  const wanted = new Set([...LIST_HEADERS, ...extraHeaders.map((name) => name.toLowerCase())]);
+  const known = CLIENT_IP_HEADERS.filter((name) => wanted.has(name));
+  const others = [...wanted].filter((name) => !(CLIENT_IP_HEADERS as readonly string[]).includes(name));
+  return { proxies: trustedProxyList(trustedProxies), headers: [...known, ...others] };
+}
 
 /** Strips brackets, ports and `for=` so `[::1]:80`, `1.2.3.4:5` and `for="1.2.3.4"` read as addresses. */
 function cleanAddress(raw: string): string {
@@ -54,15 +93,19 @@ export function rateLimitKeyOf(address: string): string {
   return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
 }
 
-export function trustedProxyList(entries: string[]): BlockList | undefined {
-  if (!entries.length) return undefined;
+/** A BlockList of the entries (IPs or CIDRs); an empty list trusts no peer. */
+export function trustedProxyList(entries: string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const [address, prefix] = entry.split("/") as [string, string | undefined];
     const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    const bits = Number(prefix);
     if (!isIP(address)) throw new Error(`AUTH_TRUSTED_PROXIES: not an IP or CIDR: ${entry}`);
+    if (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && bits <= (family === "ipv6" ? 128 : 32))) {
+      throw new Error(`AUTH_TRUSTED_PROXIES: bad prefix length: ${entry}`);
+    }
     if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
+    else list.addSubnet(address, bits, family);
   }
   return list;
 }
@@ -75,33 +118,39 @@ function isTrustedPeer(peer: string, proxies: BlockList): boolean {
 }
 
 /**
- * Behind trusted proxies a list header is read from the right: each proxy appends the address it saw, so
- * the nearest entry that is not one of ours is the client, and whatever the client wrote further left
- * cannot choose its own rate-limit key.
+ * A list header is read from the right: each proxy appends the address it saw, so the nearest entry that is
+ * not one of ours is the client, and whatever the client wrote further left cannot choose its own key. An
+ * entry that is not an address (`unknown`, `_hidden`) ends the walk with nothing: what lies left of it is
+ * the client's own writing. When every entry is a trusted proxy, the leftmost is the client.
  */
 function nearestUntrusted(entries: string[], proxies: BlockList): string | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) if (!isTrustedPeer(entries[i]!, proxies)) return entries[i];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (!isIP(entry)) return undefined;
+    if (!isTrustedPeer(entry, proxies)) return entry;
+  }
   return entries[0];
 }
 
 export function clientIp(
   headers: Record<string, string | string[] | undefined>,
   peer: string | undefined,
-  proxies?: BlockList,
+  policy: ClientIpPolicy,
 ): string | undefined {
-  const useHeaders = !proxies || (peer !== undefined && isTrustedPeer(peer, proxies));
-  if (useHeaders) {
-    for (const name of CLIENT_IP_HEADERS) {
+  if (peer !== undefined && isIP(peer) && isTrustedPeer(peer, policy.proxies)) {
+    for (const name of policy.headers) {
       const raw = headers[name];
       const value = Array.isArray(raw) ? raw.join(",") : raw;
       if (!value) continue;
-      const entries = value.split(",").map(cleanAddress);
-      // SPEC §9: the first value; behind trusted proxies, the nearest untrusted one.
-      const candidate = proxies ? nearestUntrusted(entries.filter((entry) => isIP(entry)), proxies) : entries[0];
-      if (candidate && isIP(candidate)) return candidate;
+      const candidate = nearestUntrusted(value.split(",").map(cleanAddress).filter(Boolean), policy.proxies);
+      if (candidate) return plainIpv4(candidate);
     }
   }
   if (!peer || !isIP(peer)) return undefined;
-  // A dual-stack socket reports IPv4 peers as ::ffff:a.b.c.d; record the plain IPv4 address.
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(peer) ? peer.slice(7) : peer;
+  return plainIpv4(peer);
+}
+
+/** A dual-stack socket reports IPv4 peers as ::ffff:a.b.c.d; record the plain IPv4 address. */
+function plainIpv4(address: string): string {
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
 }

@@ -2,13 +2,15 @@
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import { withRequestId } from "@auth-platform/runtime/log";
-import type { BlockList } from "node:net";
-import { clientIp } from "./client-ip.js";
-import { checkCallbackUrls, isTrustedOrigin, originOf } from "./origins.js";
+import { type RedirectPolicy, type ResolvedCallbacks, resolveCallbacks } from "./callback-url.js";
+import { type ClientIpPolicy, clientIp } from "./client-ip.js";
+import { isTrustedOrigin, originOf } from "./origins.js";
 
 export interface RequestFacts {
   baseUrl: string;
   trustedOrigins: string[];
+  /** How callback URLs resolve and which are accepted (callback-url.ts). */
+  redirects: RedirectPolicy;
   ipAddress?: string;
   userAgent?: string;
 }
@@ -16,6 +18,8 @@ export interface RequestFacts {
 declare module "express-serve-static-core" {
   interface Request {
     facts: RequestFacts;
+    /** The callback URLs of the body and of the query, resolved and trusted (set by originCheck). */
+    callbacks: { body: ResolvedCallbacks; query: ResolvedCallbacks };
   }
 }
 
@@ -29,18 +33,25 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   withRequestId(id, next);
 }
 
-export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; proxies?: BlockList }) {
+export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; clientIp: ClientIpPolicy }) {
   const fixed = options.baseUrl ? originOf(options.baseUrl) : null;
-  const extra = options.appUrl ? [originOf(options.appUrl)].filter((o): o is string => o !== null) : [];
+  const appOrigin = options.appUrl ? originOf(options.appUrl) : null;
+  const extra = appOrigin ? [appOrigin] : [];
+  const policyFor = (origin: string): RedirectPolicy => {
+    const trustedOrigins = [origin, ...extra, ...options.trustedOrigins];
+    return { appOrigin: appOrigin ?? origin, selfOrigin: origin, trusted: trustedOrigins };
+  };
   // With a configured base URL these never change: computed once, not on every request.
   const fixedBaseUrl = options.baseUrl?.replace(/\/+$/, "");
-  const fixedTrusted = fixed ? [fixed, ...extra, ...options.trustedOrigins] : undefined;
+  const fixedPolicy = fixed ? policyFor(fixed) : undefined;
   return (req: Request, _res: Response, next: NextFunction) => {
     const origin = fixed ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+    const redirects = fixedPolicy ?? policyFor(originOf(origin) ?? origin);
     req.facts = {
       baseUrl: fixedBaseUrl ?? `${origin}${options.basePath}`,
-      trustedOrigins: fixedTrusted ?? [origin, ...extra, ...options.trustedOrigins],
-      ipAddress: clientIp(req.headers, req.socket.remoteAddress, options.proxies),
+      trustedOrigins: redirects.trusted,
+      redirects,
+      ipAddress: clientIp(req.headers, req.socket.remoteAddress, options.clientIp),
       userAgent: req.headers["user-agent"]?.slice(0, 512),
     };
     next();
@@ -60,6 +71,9 @@ export function originCheck(req: Request, _res: Response, next: NextFunction): v
       if (!isTrustedOrigin(value, req.facts.trustedOrigins)) return next(new AuthError("INVALID_ORIGIN"));
     }
   }
-  checkCallbackUrls([req.body as Record<string, unknown> | undefined, req.query as Record<string, unknown>], req.facts.trustedOrigins);
+  req.callbacks = {
+    body: resolveCallbacks(req.body as Record<string, unknown> | undefined, req.facts.redirects),
+    query: resolveCallbacks(req.query as Record<string, unknown>, req.facts.redirects),
+  };
   next();
 }

@@ -41,7 +41,7 @@ export function accountRoutes(deps: RouteDeps): Router {
   router.post("/change-email", async (req, res) => {
     const { user } = await deps.sessions.require(req);
     const body = parseBody(req, changeEmailBody);
-    await call(identity, identity.changeEmail, { userId: user.id, newEmail: body.newEmail, callbackUrl: body.callbackURL ?? undefined });
+    await call(identity, identity.changeEmail, { userId: user.id, newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() });
     res.json({ status: true });
   });
 
@@ -67,7 +67,7 @@ export function accountRoutes(deps: RouteDeps): Router {
       userId: current.user.id,
       password: body.password ?? undefined,
       token: body.token ?? undefined,
-      callbackUrl: body.callbackURL ?? undefined,
+      callbackUrl: req.callbacks.body.callbackURL?.toString(),
       caller: callerOf(current),
     });
     if (deleted) clearSessionCookies(res, deps.jar);
@@ -81,11 +81,12 @@ export function accountRoutes(deps: RouteDeps): Router {
       await call(identity, identity.deleteUser, { userId: current.user.id, token: query.token, caller: callerOf(current) });
     } catch (error) {
       const code = error instanceof AuthError ? { INVALID_TOKEN: "invalid_token", UNAUTHORIZED: "unauthorized" }[error.code as string] : undefined;
-      if (query.callbackURL && code) return redirectTo(res, query.callbackURL, { error: code });
+      const callback = req.callbacks.query.callbackURL;
+      if (callback && code) return redirectTo(res, callback, { error: code });
       throw error;
     }
     clearSessionCookies(res, deps.jar);
-    if (query.callbackURL) return redirectTo(res, query.callbackURL);
+    if (req.callbacks.query.callbackURL) return redirectTo(res, req.callbacks.query.callbackURL);
     res.json({ success: true, message: "User deleted" });
   });
 

@@ -20,13 +20,16 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
   for (const path of ["/forget-password", "/request-password-reset"]) {
     router.post(path, async (req, res) => {
       const body = parseBody(req, requestBody);
-      await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: body.redirectTo ?? undefined });
+      await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: req.callbacks.body.redirectTo?.toString() });
       res.json({ status: true });
     });
   }
 
   router.get("/reset-password/:token", async (req, res) => {
-    const { callbackURL } = parseQuery(req, landingQuery);
+    parseQuery(req, landingQuery);
+    // Present and trusted: the query check above requires it and originCheck resolved it.
+    const callbackURL = req.callbacks.query.callbackURL;
+    if (!callbackURL) throw new AuthError("INVALID_CALLBACKURL");
     const token = String(req.params.token);
     try {
       await call(identity, identity.checkResetToken, { token });

@@ -33,7 +33,7 @@ export function signInRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
     });
     issueSession(res, deps, session!, rememberMe);
-    res.json({ redirect: Boolean(body.callbackURL), token: session!.token, url: body.callbackURL ?? undefined, user: publicUser(user!) });
+    res.json({ redirect: Boolean(body.callbackURL), token: session!.token, url: req.callbacks.body.callbackURL?.toString(), user: publicUser(user!) });
   });
 
   router.post("/sign-in/username", async (req, res) => {

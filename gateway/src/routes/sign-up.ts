@@ -36,7 +36,7 @@ export function signUpRoutes(deps: RouteDeps): Router {
       extraFieldsJson: JSON.stringify(extra),
       rememberMe,
       client: clientOf(req),
-      callbackUrl: body.callbackURL ?? undefined,
+      callbackUrl: req.callbacks.body.callbackURL?.toString(),
     });
     if (session) issueSession(res, deps, session, rememberMe);
     res.json({ token: session?.token ?? null, user: publicUser(user!) });

@@ -24,7 +24,7 @@ export function verificationRoutes(deps: RouteDeps): Router {
 
   router.post("/send-verification-email", async (req, res) => {
     const body = parseBody(req, sendBody);
-    await call(identity, identity.sendVerificationEmail, { email: body.email, callbackUrl: body.callbackURL ?? undefined });
+    await call(identity, identity.sendVerificationEmail, { email: body.email, callbackUrl: req.callbacks.body.callbackURL?.toString() });
     res.json({ status: true });
   });
 
@@ -35,11 +35,12 @@ export function verificationRoutes(deps: RouteDeps): Router {
       result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req) });
     } catch (error) {
       const code = error instanceof AuthError ? REDIRECT_ERRORS[error.code] : undefined;
-      if (query.callbackURL && code) return redirectTo(res, query.callbackURL, { error: code });
+      const callback = req.callbacks.query.callbackURL;
+      if (callback && code) return redirectTo(res, callback, { error: code });
       throw error;
     }
     if (result.session) issueSession(res, deps, result.session, true);
-    if (query.callbackURL) return redirectTo(res, query.callbackURL);
+    if (req.callbacks.query.callbackURL) return redirectTo(res, req.callbacks.query.callbackURL);
     res.json({ status: true, user: publicUser(result.user!) });
   });
   return router;

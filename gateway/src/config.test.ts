@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_TRUSTED_PROXIES } from "./http/client-ip.js";
+import { gatewayConfig } from "./config.js";
+
+const SECRET = { AUTH_SECRET: "test-secret-0123456789-0123456789-0123456789" };
+
+describe("gatewayConfig: bind address, request bounds and client IP", () => {
+  it("binds 0.0.0.0 unless HOST says otherwise", () => {
+    expect(gatewayConfig(SECRET).host).toBe("0.0.0.0");
+    expect(gatewayConfig({ ...SECRET, HOST: "127.0.0.1" }).host).toBe("127.0.0.1");
+    expect(gatewayConfig({ ...SECRET, HOST: "::1" }).host).toBe("::1");
+    expect(() => gatewayConfig({ ...SECRET, HOST: "" })).toThrow(/HOST/);
+  });
+
+  it("bounds a request to 30 s and its headers to 10 s by default; headers never longer than the request", () => {
+    expect(gatewayConfig(SECRET).timeouts).toEqual({ requestMs: 30_000, headersMs: 10_000 });
+    expect(gatewayConfig({ ...SECRET, GATEWAY_REQUEST_TIMEOUT_MS: "2000", GATEWAY_HEADERS_TIMEOUT_MS: "500" }).timeouts).toEqual({ requestMs: 2_000, headersMs: 500 });
+    expect(gatewayConfig({ ...SECRET, GATEWAY_REQUEST_TIMEOUT_MS: "2000" }).timeouts).toEqual({ requestMs: 2_000, headersMs: 2_000 });
+    expect(() => gatewayConfig({ ...SECRET, GATEWAY_REQUEST_TIMEOUT_MS: "0" })).toThrow(/GATEWAY_REQUEST_TIMEOUT_MS/);
+    expect(() => gatewayConfig({ ...SECRET, GATEWAY_HEADERS_TIMEOUT_MS: "soon" })).toThrow(/GATEWAY_HEADERS_TIMEOUT_MS/);
+  });
+
+  it("trusts loopback and private proxies when AUTH_TRUSTED_PROXIES is unset, none when it is empty", () => {
+    expect(gatewayConfig(SECRET).trustedProxies).toEqual(DEFAULT_TRUSTED_PROXIES);
+    expect(DEFAULT_TRUSTED_PROXIES).toEqual(expect.arrayContaining(["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]));
+    expect(gatewayConfig({ ...SECRET, AUTH_TRUSTED_PROXIES: "" }).trustedProxies).toEqual([]);
+    expect(gatewayConfig({ ...SECRET, AUTH_TRUSTED_PROXIES: " 10.1.0.0/16 , 2001:db8::1" }).trustedProxies).toEqual(["10.1.0.0/16", "2001:db8::1"]);
+    expect(() => gatewayConfig({ ...SECRET, AUTH_TRUSTED_PROXIES: "10.0.0.0/8,ingress.local" })).toThrow(/AUTH_TRUSTED_PROXIES: not an IP or CIDR: ingress.local/);
+  });
+
+  it("reads no single-value client-IP header unless AUTH_CLIENT_IP_HEADERS names it", () => {
+    expect(gatewayConfig(SECRET).clientIpHeaders).toEqual([]);
+    expect(gatewayConfig({ ...SECRET, AUTH_CLIENT_IP_HEADERS: "CF-Connecting-IP, x-real-ip" }).clientIpHeaders).toEqual(["CF-Connecting-IP", "x-real-ip"]);
+    expect(() => gatewayConfig({ ...SECRET, AUTH_CLIENT_IP_HEADERS: "x-real-ip,bad header" })).toThrow(/AUTH_CLIENT_IP_HEADERS/);
+  });
+});
