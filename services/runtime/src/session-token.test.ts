@@ -49,15 +49,25 @@ describe("session token vault", () => {
     expect(() => vault.open("garbage", "session-1")).toThrow();
   });
 
-  it("one lookup costs microseconds (the gateway computes one per get-session)", () => {
+  it("one lookup costs a few microseconds: the key is imported once, not on every call", () => {
+    // Measured side by side with an HMAC that imports its raw key per call (what a naive lookup would do),
+    // best of several rounds, so a busy machine slows both alike. Node 24 here: about 2.5 us against 28 us.
     const { lookup } = tokenLookup(SECRET);
+    const raw = deriveKey(SECRET, LOOKUP_PURPOSE);
     const token = randomString(32);
-    for (let i = 0; i < 2_000; i++) lookup(token);
-    const start = process.hrtime.bigint();
-    const n = 20_000;
-    for (let i = 0; i < n; i++) lookup(token);
-    const perCallUs = Number(process.hrtime.bigint() - start) / n / 1_000;
-    // Measured about 2.5 us on Node 24 (28 us if the key were imported per call); generous for a busy machine.
-    expect(perCallUs).toBeLessThan(15);
+    const perCallUs = (f: () => unknown) => {
+      const n = 5_000;
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) f();
+      return Number(process.hrtime.bigint() - start) / n / 1_000;
+    };
+    let best = Infinity;
+    let naive = Infinity;
+    for (let round = 0; round < 6; round++) {
+      best = Math.min(best, perCallUs(() => lookup(token)));
+      naive = Math.min(naive, perCallUs(() => createHmac("sha256", raw).update(token).digest("base64url")));
+    }
+    expect(best * 3).toBeLessThan(naive);
+    expect(best).toBeLessThan(100);
   });
 });
