@@ -11,7 +11,7 @@ const schema = z.object({
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
-  SESSION_CACHE_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(3_000),
+  SESSION_CACHE_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
 });
 
 export interface SessionConfig {
