@@ -270,7 +270,7 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
     expect((await stolen.get("/get-session")).body).toBeNull();
   });
 
-  it("change-password whose revocation fails changes nothing: the old password still works, the new one does not", async () => {
+  it("change-password whose revocation fails changes nothing: the old password still works, the new one does not; sign-out still clears the cookie", async () => {
     const phone = await browser(baseB);
     const laptop = await browser(baseB, phone.email);
     const userId = (await laptop.client.get("/get-session")).body.user.id;
@@ -281,6 +281,11 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
       expect(changed.status).toBe(503);
       expect(changed.body.code).toBe("SERVICE_UNAVAILABLE");
       expect((await laptop.client.get("/get-session")).body.user.id).toBe(userId);
+      // Sign-out through a gateway whose session service is down: the error is reported, the cookie goes anyway.
+      const elsewhere = onGateway(baseA, laptop.client);
+      const out = await elsewhere.post("/sign-out");
+      expect(out.status).toBe(503);
+      expect(elsewhere.cookies.has(COOKIE)).toBe(false);
     } finally {
       sessionA = await startSession(sessionEnvA);
     }
