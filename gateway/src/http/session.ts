@@ -1,7 +1,8 @@
 /**
  * Finds the caller's session: a bearer token or the signed cookie. With Redis shared with the session
- * service, a warm session is read straight from the cache (no gRPC hop, no SQL); a miss, a session due
- * for refresh, or a cache failure asks the session service.
+ * service, a warm session is read straight from the cache under the token's keyed hash (one HMAC, one
+ * MGET, no gRPC hop, no SQL); a miss, a session due for refresh, a cache without its lease, or a cache
+ * failure asks the session service.
  */
 import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -11,6 +12,7 @@ import { call } from "@auth-platform/proto/rpc-client";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { readCachedSession } from "@auth-platform/runtime/session-cache";
+import { tokenLookup } from "@auth-platform/runtime/session-token";
 import type { Clients } from "../clients.js";
 import { type CookieJar, parseCookies, unsign } from "./cookies.js";
 
@@ -32,6 +34,7 @@ export interface SessionResolver {
 const BEARER = /^Bearer\s+(\S+)$/i;
 
 export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret: string; sharedCache?: KeyValue; log: Logger }): SessionResolver {
+  const { lookup } = tokenLookup(deps.secret);
   const tokenOf = (req: Request): string | null => {
     const bearer = BEARER.exec(req.headers.authorization ?? "")?.[1];
     if (bearer) return bearer.includes(".") ? unsign(bearer, deps.secret) : bearer;
@@ -44,7 +47,7 @@ export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret
     if (!token) return null;
     if (deps.sharedCache) {
       try {
-        const cached = await readCachedSession(deps.sharedCache, token);
+        const cached = await readCachedSession(deps.sharedCache, { token, lookup: lookup(token) });
         if (cached === "revoked") return null;
         if (cached && (options.disableRefresh || Date.now() < cached.refreshAt)) {
           return { session: cached.session, user: cached.user, refreshed: false };

@@ -57,6 +57,8 @@ export function sessionRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/sign-out", async (req, res) => {
+    // The cookies go whatever happens next: even a failed revoke leaves this browser signed out.
+    clearSessionCookies(res, deps.jar);
     const token = deps.sessions.tokenOf(req);
     if (token) {
       try {
@@ -66,7 +68,6 @@ export function sessionRoutes(deps: RouteDeps): Router {
         if (!(error instanceof AuthError && error.code === "SESSION_NOT_FOUND")) throw error;
       }
     }
-    clearSessionCookies(res, deps.jar);
     res.json({ success: true });
   });
   return router;

@@ -6,11 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
 import { createLogger } from "./log.js";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "./random.js";
-import { type CachedSession, forgetCachedSession, readCachedSession, revokeCachedSession, writeCachedSession } from "./session-cache.js";
+import {
+  CACHE_LEASE_KEY,
+  type CachedSession,
+  forgetCachedSession,
+  holdCacheLease,
+  readCachedSession,
+  revokeCachedSession,
+  writeCachedSession,
+} from "./session-cache.js";
+import { tokenLookup } from "./session-token.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 const HOUR_MS = 3_600_000;
 const WEEK_MS = 7 * 24 * HOUR_MS;
+const { lookup } = tokenLookup("cache-test-secret-0123456789-0123456789");
+const keyOf = (token: string) => ({ token, lookup: lookup(token) });
 
 /** A cached session that expires `lifetimeMs` after `now`. */
 function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
@@ -74,6 +85,8 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     beforeAll(async () => {
       backend = await open();
       kv = backend.kv;
+      // Longer than any clock jump below; the lease's own rules are tested at the end.
+      await holdCacheLease(kv, 100 * HOUR_MS, backend.clock());
     });
     afterAll(async () => {
       await kv?.close();
@@ -82,73 +95,73 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("reads back the entry it wrote; an unknown token is a miss", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await writeCachedSession(kv, cached, now);
-      expect(await readCachedSession(kv, cached.session.token, now)).toEqual(cached);
-      expect(await readCachedSession(kv, randomString(32), now)).toBeNull();
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toEqual(cached);
+      expect(await readCachedSession(kv, keyOf(randomString(32)), now)).toBeNull();
     });
 
     it("an entry whose session has expired reads as a miss", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now, 60_000);
-      await writeCachedSession(kv, cached, now);
-      expect(await readCachedSession(kv, cached.session.token, now + 59_999)).toEqual(cached);
-      expect(await readCachedSession(kv, cached.session.token, now + 60_000)).toBeNull();
-      expect(await readCachedSession(kv, cached.session.token, now + 120_000)).toBeNull();
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now + 59_999)).toEqual(cached);
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now + 60_000)).toBeNull();
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now + 120_000)).toBeNull();
     });
 
     it("writes nothing for a session that has already expired", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now - WEEK_MS, WEEK_MS - 1);
-      await writeCachedSession(kv, cached, now);
-      expect(await kv.get(`session:${cached.session.token}`)).toBeNull();
-      expect(await readCachedSession(kv, cached.session.token, now - 2 * HOUR_MS)).toBeNull();
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      expect(await kv.get(`session:${lookup(cached.session.token)}`)).toBeNull();
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now - 2 * HOUR_MS)).toBeNull();
     });
 
     it.skipIf(!hasClock)("keeps an entry at most an hour, and no longer than its session", async () => {
       const now = backend.clock();
       const week = aCachedSession(now);
       const minute = aCachedSession(now, 60_000);
-      await writeCachedSession(kv, week, now);
-      await writeCachedSession(kv, minute, now);
+      await writeCachedSession(kv, lookup(week.session.token), week, now);
+      await writeCachedSession(kv, lookup(minute.session.token), minute, now);
       backend.advance!(60_001);
-      expect(await kv.get(`session:${minute.session.token}`)).toBeNull();
+      expect(await kv.get(`session:${lookup(minute.session.token)}`)).toBeNull();
       backend.advance!(HOUR_MS - 60_001 - 1);
-      expect(await readCachedSession(kv, week.session.token, now)).toEqual(week);
+      expect(await readCachedSession(kv, keyOf(week.session.token), now)).toEqual(week);
       backend.advance!(2);
-      expect(await readCachedSession(kv, week.session.token, now)).toBeNull();
+      expect(await readCachedSession(kv, keyOf(week.session.token), now)).toBeNull();
     });
 
     it("a revoked token reads 'revoked', also when it was never cached", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await writeCachedSession(kv, cached, now);
-      await revokeCachedSession(kv, cached.session.token, new Date(cached.session.expiresAt), now);
-      expect(await readCachedSession(kv, cached.session.token, now)).toBe("revoked");
-      expect(await kv.get(`session:${cached.session.token}`)).toBeNull();
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
+      expect(await kv.get(`session:${lookup(cached.session.token)}`)).toBeNull();
 
       const never = aCachedSession(now);
-      await revokeCachedSession(kv, never.session.token, new Date(never.session.expiresAt), now);
-      expect(await readCachedSession(kv, never.session.token, now)).toBe("revoked");
+      await revokeCachedSession(kv, lookup(never.session.token), new Date(never.session.expiresAt), now);
+      expect(await readCachedSession(kv, keyOf(never.session.token), now)).toBe("revoked");
     });
 
     it("the tombstone wins over an entry written after the revoke (a late cache fill cannot resurrect it)", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await revokeCachedSession(kv, cached.session.token, new Date(cached.session.expiresAt), now);
-      await writeCachedSession(kv, cached, now);
-      expect(await readCachedSession(kv, cached.session.token, now)).toBe("revoked");
-      expect(await readCachedSession(kv, cached.session.token, now + 10 * 60_000)).toBe("revoked");
+      await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now + 10 * 60_000)).toBe("revoked");
     });
 
     it.skipIf(!hasClock)("the tombstone lasts until the session would have expired", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now, 3 * HOUR_MS);
-      await revokeCachedSession(kv, cached.session.token, new Date(cached.session.expiresAt), now);
-      await writeCachedSession(kv, cached, now);
+      await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
       backend.advance!(3 * HOUR_MS - 60_000);
-      expect(await readCachedSession(kv, cached.session.token, now)).toBe("revoked");
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
       backend.advance!(2 * 60_000);
-      expect(await kv.get(`revoked:${cached.session.token}`)).toBeNull();
+      expect(await kv.get(`revoked:${lookup(cached.session.token)}`)).toBeNull();
     });
 
     // Regression: the tombstone lived only until the revoked expiresAt. A get-session that extended the
@@ -157,38 +170,97 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it.skipIf(!hasClock)("the tombstone outlives an entry filled late by a refresh that moved expiry past the revoked one", async () => {
       const now = backend.clock();
       const revoked = aCachedSession(now - HOUR_MS, HOUR_MS + 5 * 60_000);
-      await revokeCachedSession(kv, revoked.session.token, new Date(revoked.session.expiresAt), now);
+      await revokeCachedSession(kv, lookup(revoked.session.token), new Date(revoked.session.expiresAt), now);
       const refreshed: CachedSession = {
         ...revoked,
         session: { ...revoked.session, expiresAt: new Date(now + 2 * HOUR_MS).toISOString(), updatedAt: new Date(now).toISOString() },
       };
-      await writeCachedSession(kv, refreshed, now);
+      await writeCachedSession(kv, lookup(refreshed.session.token), refreshed, now);
       let elapsed = 0;
       for (const minutes of [6, 30, 59]) {
         backend.advance!(minutes * 60_000 - elapsed);
         elapsed = minutes * 60_000;
-        expect(await readCachedSession(kv, revoked.session.token, now + elapsed), `after ${minutes} min`).toBe("revoked");
+        expect(await readCachedSession(kv, keyOf(revoked.session.token), now + elapsed), `after ${minutes} min`).toBe("revoked");
       }
     });
 
     it("forgetCachedSession makes the next read a miss and touches no other token", async () => {
       const now = backend.clock();
       const [forgotten, kept] = [aCachedSession(now), aCachedSession(now)];
-      await writeCachedSession(kv, forgotten, now);
-      await writeCachedSession(kv, kept, now);
-      await forgetCachedSession(kv, forgotten.session.token);
-      expect(await readCachedSession(kv, forgotten.session.token, now)).toBeNull();
-      expect(await readCachedSession(kv, kept.session.token, now)).toEqual(kept);
-      await forgetCachedSession(kv, randomString(32));
+      await writeCachedSession(kv, lookup(forgotten.session.token), forgotten, now);
+      await writeCachedSession(kv, lookup(kept.session.token), kept, now);
+      await forgetCachedSession(kv, lookup(forgotten.session.token));
+      expect(await readCachedSession(kv, keyOf(forgotten.session.token), now)).toBeNull();
+      expect(await readCachedSession(kv, keyOf(kept.session.token), now)).toEqual(kept);
+      await forgetCachedSession(kv, lookup(randomString(32)));
     });
 
     it("forgetting a revoked token does not lift the revocation", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await revokeCachedSession(kv, cached.session.token, new Date(cached.session.expiresAt), now);
-      await forgetCachedSession(kv, cached.session.token);
-      await writeCachedSession(kv, cached, now);
-      expect(await readCachedSession(kv, cached.session.token, now)).toBe("revoked");
+      await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
+      await forgetCachedSession(kv, lookup(cached.session.token));
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
+    });
+
+    it("keys and entries hold the token's keyed hash, never the token; a read gives the token back", async () => {
+      const now = backend.clock();
+      const cached = aCachedSession(now);
+      const token = cached.session.token;
+      await writeCachedSession(kv, lookup(token), cached, now);
+      expect(await kv.get(`session:${token}`)).toBeNull();
+      const raw = (await kv.get(`session:${lookup(token)}`))!;
+      expect(raw).not.toContain(token);
+      expect(JSON.parse(raw).session.token).toBeUndefined();
+      expect((await readCachedSession(kv, keyOf(token), now))).toEqual(cached);
+      // The hash alone, presented as if it were the token, finds nothing.
+      expect(await readCachedSession(kv, keyOf(lookup(token)), now)).toBeNull();
+      await revokeCachedSession(kv, lookup(token), new Date(cached.session.expiresAt), now);
+      expect(await kv.get(`revoked:${token}`)).toBeNull();
+    });
+
+    it("without the cache lease every entry reads as a miss, but a tombstone still reads 'revoked'", async () => {
+      const now = backend.clock();
+      const [live, revoked] = [aCachedSession(now), aCachedSession(now)];
+      await writeCachedSession(kv, lookup(live.session.token), live, now);
+      await revokeCachedSession(kv, lookup(revoked.session.token), new Date(revoked.session.expiresAt), now);
+      await kv.del(CACHE_LEASE_KEY);
+      try {
+        expect(await readCachedSession(kv, keyOf(live.session.token), now)).toBeNull();
+        expect(await readCachedSession(kv, keyOf(revoked.session.token), now)).toBe("revoked");
+      } finally {
+        await holdCacheLease(kv, 100 * HOUR_MS, backend.clock());
+      }
+      expect(await readCachedSession(kv, keyOf(live.session.token), now)).toEqual(live);
+    });
+
+    it.skipIf(!hasClock)("the lease lapses after its TTL, and entries read as misses from then on", async () => {
+      const now = backend.clock();
+      const cached = aCachedSession(now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await holdCacheLease(kv, 3_000, now);
+      try {
+        backend.advance!(2_999);
+        expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toEqual(cached);
+        backend.advance!(1);
+        expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBeNull();
+      } finally {
+        await holdCacheLease(kv, 100 * HOUR_MS, backend.clock());
+      }
+    });
+
+    it("a lease read after its deadline is not trusted, even while the key is still there (a SET applied late)", async () => {
+      const now = backend.clock();
+      const cached = aCachedSession(now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await holdCacheLease(kv, 60_000, now);
+      try {
+        expect(await readCachedSession(kv, keyOf(cached.session.token), now + 59_999)).toEqual(cached);
+        expect(await readCachedSession(kv, keyOf(cached.session.token), now + 60_000)).toBeNull();
+      } finally {
+        await holdCacheLease(kv, 100 * HOUR_MS, backend.clock());
+      }
     });
   });
 }

@@ -1,12 +1,17 @@
 /**
  * The session cache layout, shared by its one writer (the session service) and the gateway, which reads it
- * directly on the warm path of get-session when Redis is configured.
+ * directly on the warm path of get-session when Redis is configured. Keys carry the token's keyed hash
+ * (session-token.ts), never the token, and entries hold the session without its token, so a dump of Redis
+ * holds no credential.
  *
- *   session:{token} -> JSON CachedSession, TTL at most an hour (never past the session's expiry)
- *   revoked:{token} -> "1", TTL until the session would have expired, and at least an hour and a minute
+ *   session:{lookup} -> JSON CachedSession minus the token, TTL at most an hour (never past the session's expiry)
+ *   revoked:{lookup} -> "1", TTL until the session would have expired, and at least an hour and a minute
+ *   cache-lease      -> its deadline (epoch ms), PX a few seconds, refreshed by the session service while no
+ *                       revocation waits to be written to Redis (docs/decisions.md, "Sessions and the cache")
  *
- * A revoke writes the tombstone before it deletes anything, and every read asks for both keys in one round
- * trip, so a cache entry written late by a concurrent reader can never bring a revoked session back.
+ * A revoke writes the tombstone before it deletes anything, and every read asks for entry, tombstone and
+ * lease in one round trip, so a cache entry written late by a concurrent reader can never bring a revoked
+ * session back, and an entry is trusted only while the lease says no revocation is missing from Redis.
  */
 import type { PublicSession, PublicUser } from "@auth-platform/proto/public-shapes";
 import type { KeyValue } from "./key-value.js";
@@ -18,34 +23,56 @@ export interface CachedSession {
   refreshAt: number;
 }
 
-const MAX_ENTRY_TTL_MS = 3_600_000;
-const entryKey = (token: string) => `session:${token}`;
-const revokedKey = (token: string) => `revoked:${token}`;
-
-/** The live cached session, "revoked", or null on a miss. Expired entries read as a miss. */
-export async function readCachedSession(kv: KeyValue, token: string, now = Date.now()): Promise<CachedSession | "revoked" | null> {
-  const [entry, revoked] = await kv.getMany([entryKey(token), revokedKey(token)]);
-  if (revoked) return "revoked";
-  if (!entry) return null;
-  const cached = JSON.parse(entry) as CachedSession;
-  return Date.parse(cached.session.expiresAt) > now ? cached : null;
+/** The token a request carries and its keyed hash (the only form the cache knows). */
+export interface SessionKey {
+  token: string;
+  lookup: string;
 }
 
-export async function writeCachedSession(kv: KeyValue, cached: CachedSession, now = Date.now()): Promise<void> {
+const MAX_ENTRY_TTL_MS = 3_600_000;
+/** How long a tombstone lives at least: longer than any entry a concurrent reader can still write. */
+export const MIN_TOMBSTONE_TTL_MS = MAX_ENTRY_TTL_MS + 60_000;
+export const CACHE_LEASE_KEY = "cache-lease";
+const entryKey = (lookup: string) => `session:${lookup}`;
+const revokedKey = (lookup: string) => `revoked:${lookup}`;
+
+/**
+ * The live cached session, "revoked", or null on a miss. Expired entries, and every entry while the cache
+ * lease is absent, read as a miss (the caller asks the store). A tombstone counts with or without a lease.
+ */
+export async function readCachedSession(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
+  const [entry, revoked, lease] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY]);
+  if (revoked) return "revoked";
+  // The deadline bounds a lease even if a delayed SET reached Redis late (clocks agree to well under a second).
+  if (!entry || !lease || !(Number(lease) > now)) return null;
+  const cached = JSON.parse(entry) as CachedSession;
+  if (!(Date.parse(cached.session.expiresAt) > now)) return null;
+  return { ...cached, session: { ...cached.session, token: key.token } };
+}
+
+/** Caches a session under its token's lookup hash; the token itself is left out of the entry. */
+export async function writeCachedSession(kv: KeyValue, lookup: string, cached: CachedSession, now = Date.now()): Promise<void> {
   const ttl = Math.min(Date.parse(cached.session.expiresAt) - now, MAX_ENTRY_TTL_MS);
-  if (ttl > 0) await kv.set(entryKey(cached.session.token), JSON.stringify(cached), ttl);
+  if (ttl <= 0) return;
+  const { token: _token, ...session } = cached.session;
+  await kv.set(entryKey(lookup), JSON.stringify({ ...cached, session }), ttl);
 }
 
 /**
  * Marks a token revoked (first), then drops its entry. The tombstone outlives any entry a concurrent reader
  * can still write (an hour, plus a minute for that reader's request), even one a refresh gave a later expiry.
  */
-export async function revokeCachedSession(kv: KeyValue, token: string, expiresAt: Date, now = Date.now()): Promise<void> {
-  await kv.set(revokedKey(token), "1", Math.max(expiresAt.getTime() - now, MAX_ENTRY_TTL_MS + 60_000));
-  await kv.del(entryKey(token));
+export async function revokeCachedSession(kv: KeyValue, lookup: string, expiresAt: Date, now = Date.now()): Promise<void> {
+  await kv.set(revokedKey(lookup), "1", Math.max(expiresAt.getTime() - now, MIN_TOMBSTONE_TTL_MS));
+  await kv.del(entryKey(lookup));
 }
 
 /** Drops an entry so the next read loads it afresh (the user changed). */
-export async function forgetCachedSession(kv: KeyValue, token: string): Promise<void> {
-  await kv.del(entryKey(token));
+export async function forgetCachedSession(kv: KeyValue, lookup: string): Promise<void> {
+  await kv.del(entryKey(lookup));
+}
+
+/** Sets the cache lease for ttlMs from now: until then readers may trust entries. */
+export async function holdCacheLease(kv: KeyValue, ttlMs: number, now = Date.now()): Promise<void> {
+  if (ttlMs > 0) await kv.set(CACHE_LEASE_KEY, String(now + ttlMs), ttlMs);
 }

@@ -1,6 +1,6 @@
 /** The session service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
-import { env, loadConfig } from "@auth-platform/runtime/config";
+import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 const schema = z.object({
@@ -12,6 +12,7 @@ const schema = z.object({
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
+  SESSION_CACHE_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
 });
 
 export interface SessionConfig {
@@ -25,6 +26,11 @@ export interface SessionConfig {
   redisKeyPrefix: string;
   expiresInSeconds: number;
   updateAgeSeconds: number;
+  /** AUTH_SECRET: the keys that hash and seal session tokens at rest are derived from it. */
+  secret: string;
+  secretIsDefault: boolean;
+  /** How long one cache lease lasts; a revocation Redis cannot take waits this long (plus a margin). */
+  cacheLeaseMs: number;
 }
 
 /** SPEC.md §9: rememberMe false gives a one-day session. */
@@ -32,6 +38,7 @@ export const SHORT_SESSION_SECONDS = 86_400;
 
 export function sessionConfig(source: Record<string, string | undefined>): SessionConfig {
   const c = loadConfig(schema, source);
+  const { secret, isDefault } = secretFromEnv(source);
   return {
     logLevel: c.LOG_LEVEL,
     port: c.SESSION_PORT,
@@ -42,5 +49,8 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     expiresInSeconds: c.SESSION_EXPIRES_IN,
     updateAgeSeconds: c.SESSION_UPDATE_AGE,
+    secret,
+    secretIsDefault: isDefault,
+    cacheLeaseMs: c.SESSION_CACHE_LEASE_MS,
   };
 }

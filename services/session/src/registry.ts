@@ -6,19 +6,28 @@ import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
+import { cacheLease } from "./domain/cache-lease.js";
 import type { Registry } from "./domain/ports.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
 export async function buildRegistry(config: SessionConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
-  const store = await openSessionStore(config.databaseUrl);
+  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
+  const tokens = tokenVault(config.secret);
+  const store = await openSessionStore(config.databaseUrl, tokens);
   const cache = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await cache.ready();
+  const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs });
+  // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
+  await lease.tick();
   const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
   return {
     config,
     store,
     cache,
+    tokens,
+    lease,
     log,
     now: () => new Date(),
     users: {
@@ -33,6 +42,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger): Promise
       },
     },
     async close() {
+      lease.stop();
       identity.close();
       await cache.close();
       await store.close();

@@ -24,10 +24,19 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
   if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
   if (!(await verifyPassword(credential.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
+  const previous = credential.password;
   await deps.store.setAccountPassword(credential.id, await hashPassword(input.newPassword));
   if (!input.revokeOtherSessions) return { user };
-  // Every session ends, the caller's too; the caller continues on a new one.
-  await deps.sessions.revokeUserSessions(user.id);
+  // The new password and the end of every session go together or not at all: if the revocation fails, the
+  // previous password is put back and the caller gets the error (a retry starts from where it was). The
+  // revocation itself does not fail for a Redis outage (the session service records it durably).
+  try {
+    await deps.sessions.revokeUserSessions(user.id);
+  } catch (error) {
+    await deps.store.setAccountPassword(credential.id, previous);
+    throw error;
+  }
+  // Every session ended, the caller's too; the caller continues on a new one.
   const session = await deps.sessions.createSession(user, { rememberMe: true, client: input.client });
   return { user, session };
 }

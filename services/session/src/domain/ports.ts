@@ -2,8 +2,10 @@
 import type { PublicUser } from "@auth-platform/proto/public-shapes";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
+import type { CacheLease } from "./cache-lease.js";
 
 export interface UserPort {
   /** The public user, or null when the user no longer exists. */
@@ -14,6 +16,10 @@ export interface Registry {
   config: SessionConfig;
   store: SessionStore;
   cache: KeyValue;
+  /** Keyed hash (cache and store lookups) and sealing of tokens, from AUTH_SECRET. */
+  tokens: TokenVault;
+  /** The cache lease this replica keeps; a revocation Redis could not take waits it out. */
+  lease: Pick<CacheLease, "waitOut">;
   users: UserPort;
   now: () => Date;
   log: Logger;

@@ -1,7 +1,10 @@
 /**
  * Session use cases. The cache is read first and filled on a miss; a Redis failure on a read or fill falls
- * back to the store (sign-in and get-session stay up). A revoke writes the cache tombstone first and fails
- * if it cannot: a revoked session must never be readable from the cache afterwards (no grace window).
+ * back to the store (sign-in and get-session stay up). The store is the truth. A revoke writes the cache
+ * tombstone first, then deletes the row; when Redis cannot take the tombstone, the row is deleted and the
+ * revocation recorded as pending in one transaction, and the call waits out the cache lease before it
+ * answers (cache-lease.ts): from then on no cached copy is trusted until the tombstone is written, so a
+ * revoke succeeds during an outage and no revoked session is served from the cache when Redis returns.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { type PublicUser, publicSession } from "@auth-platform/proto/public-shapes";
@@ -18,7 +21,7 @@ import { toSessionMessage } from "../rpc/mappers.js";
 import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "users" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "tokens" | "lease" | "users" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -53,7 +56,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     deps.log.error("session insert failed", { error });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
-  if (input.user) await fillCache(deps, toCached(deps, session, input.user));
+  if (input.user) await fillCache(deps, session.token, toCached(deps, session, input.user));
   return session;
 }
 
@@ -73,9 +76,9 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Publ
   return { session: publicSession(toSessionMessage(session)), user, refreshAt: refreshAt(deps, session) };
 }
 
-async function fillCache(deps: Pick<Deps, "cache" | "log">, cached: CachedSession): Promise<void> {
+async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log">, token: string, cached: CachedSession): Promise<void> {
   try {
-    await writeCachedSession(deps.cache, cached);
+    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached);
   } catch (error) {
     deps.log.warn("session cache write failed", { error });
   }
@@ -91,7 +94,7 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   const now = deps.now();
   let cached: CachedSession | "revoked" | null = null;
   try {
-    cached = await readCachedSession(deps.cache, token, now.getTime());
+    cached = await readCachedSession(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime());
   } catch (error) {
     deps.log.warn("session cache read failed; reading the store", { error });
   }
@@ -106,7 +109,7 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
     const user = await deps.users.getUser(record.userId);
     if (!user) return null;
     cached = toCached(deps, record, user);
-    await fillCache(deps, cached);
+    await fillCache(deps, token, cached);
   }
   if (disableRefresh || now.getTime() < cached.refreshAt) return { cached, refreshed: false };
 
@@ -119,7 +122,7 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
     session: { ...cached.session, expiresAt: newExpiresAt.toISOString(), updatedAt: now.toISOString() },
     refreshAt: refreshAt(deps, { expiresAt: newExpiresAt, updatedAt: now }),
   };
-  await fillCache(deps, refreshed);
+  await fillCache(deps, token, refreshed);
   return { cached: refreshed, refreshed: true };
 }
 
@@ -130,13 +133,16 @@ export async function listSessions(deps: Deps, userId: string): Promise<SessionR
 }
 
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
+  if (!sessions.length) return;
   try {
     // Concurrent, so Redis pipelines them; every tombstone is written before any row is deleted.
     const now = deps.now().getTime();
-    await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, session.token, session.expiresAt, now)));
+    await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, now)));
   } catch (error) {
-    deps.log.error("session cache unavailable: revoke refused so no revoked session stays cached", { error });
-    throw new AuthError("SERVICE_UNAVAILABLE");
+    deps.log.warn("session cache unavailable: revocation recorded in the store until the cache is back", { error, count: sessions.length });
+    await deps.store.revokePending(sessions);
+    await deps.lease.waitOut();
+    return;
   }
   await deps.store.deleteByTokens(sessions.map((s) => s.token));
 }
@@ -156,5 +162,5 @@ export async function revokeUserSessions(deps: Deps, userId: string, keepToken?:
 /** Drops cached copies of a user's sessions after the user changed, so the next read serves the new user. */
 export async function forgetUser(deps: Deps, userId: string): Promise<void> {
   const sessions = await deps.store.listByUser(userId);
-  await Promise.all(sessions.map((session) => forgetCachedSession(deps.cache, session.token)));
+  await Promise.all(sessions.map((session) => forgetCachedSession(deps.cache, deps.tokens.lookup(session.token))));
 }

@@ -1,4 +1,8 @@
-/** The session service's table (SPEC.md §3). */
+/**
+ * The session service's tables (SPEC.md §3). A session row keeps its token only as a keyed hash (the lookup
+ * key) and an encrypted copy for list-sessions (runtime/session-token.ts), so a dump of the table holds no
+ * credential.
+ */
 import { defineEntity, p } from "@mikro-orm/core";
 
 export const SessionEntity = defineEntity({
@@ -6,7 +10,8 @@ export const SessionEntity = defineEntity({
   tableName: "session",
   properties: {
     id: p.string().primary(),
-    token: p.string().unique(),
+    tokenHash: p.string().unique(),
+    tokenSealed: p.text(),
     userId: p.string().index(),
     expiresAt: p.datetime(),
     ipAddress: p.string().nullable(),
@@ -19,3 +24,19 @@ export const SessionEntity = defineEntity({
 });
 
 export type SessionRow = InstanceType<typeof SessionEntity.class>;
+
+/**
+ * A revocation whose cache tombstone is not yet written (Redis was unreachable). While one exists no replica
+ * refreshes the cache lease, so no cached copy of a revoked session is trusted.
+ */
+export const PendingRevocationEntity = defineEntity({
+  name: "PendingRevocation",
+  tableName: "session_pending_revocation",
+  properties: {
+    tokenHash: p.string().primary(),
+    expiresAt: p.datetime(),
+    recordedAt: p.datetime(),
+  },
+});
+
+export type PendingRevocationRow = InstanceType<typeof PendingRevocationEntity.class>;

@@ -1,5 +1,9 @@
-/** The session schema's migrations, in order; plain SQL both PostgreSQL and SQLite accept. */
+/**
+ * The session schema's migrations, in order; plain SQL both PostgreSQL and SQLite accept. A released
+ * migration is never edited: a change is a new one.
+ */
 import { Migration } from "@mikro-orm/migrations";
+import type { TokenVault } from "@auth-platform/runtime/session-token";
 
 class CreateSession extends Migration {
   async up(): Promise<void> {
@@ -20,4 +24,56 @@ class CreateSession extends Migration {
   }
 }
 
-export const sessionMigrations = [{ name: "0001-create-session", class: CreateSession }];
+/**
+ * Replaces the plain token by its keyed hash and an encrypted copy (a code migration: the values need
+ * AUTH_SECRET). The table is rebuilt, not altered, so both dialects get the NOT NULL columns: rows are copied
+ * with the token in token_hash, then each row gets its real hash and sealed copy, inside the migration's
+ * transaction and under the migration lock (runtime/store.ts), so no replica sees a half-converted table.
+ */
+function hashSessionTokens(vault: TokenVault) {
+  return class HashSessionTokens extends Migration {
+    async up(): Promise<void> {
+      await this.execute(`create table "session_hashed" (
+        "id" varchar(64) not null primary key,
+        "token_hash" varchar(64) not null,
+        "token_sealed" text not null,
+        "user_id" varchar(64) not null,
+        "expires_at" timestamptz not null,
+        "ip_address" varchar(64) null,
+        "user_agent" text null,
+        "created_at" timestamptz not null,
+        "updated_at" timestamptz not null,
+        "impersonated_by" varchar(64) null,
+        "active_organization_id" varchar(64) null
+      )`);
+      await this.execute(`insert into "session_hashed" ("id", "token_hash", "token_sealed", "user_id", "expires_at",
+        "ip_address", "user_agent", "created_at", "updated_at", "impersonated_by", "active_organization_id")
+        select "id", "token", '', "user_id", "expires_at", "ip_address", "user_agent", "created_at", "updated_at",
+        "impersonated_by", "active_organization_id" from "session"`);
+      const rows = (await this.execute(`select "id", "token_hash" from "session_hashed"`)) as Array<{ id: string; token_hash: string }>;
+      for (const row of rows) {
+        await this.execute(`update "session_hashed" set "token_hash" = ?, "token_sealed" = ? where "id" = ?`, [
+          vault.lookup(row.token_hash),
+          vault.seal(row.token_hash, row.id),
+          row.id,
+        ]);
+      }
+      await this.execute(`drop table "session"`);
+      await this.execute(`alter table "session_hashed" rename to "session"`);
+      await this.execute(`create unique index "session_token_hash_unique" on "session" ("token_hash")`);
+      await this.execute(`create index "session_user_id_index" on "session" ("user_id")`);
+      await this.execute(`create table "session_pending_revocation" (
+        "token_hash" varchar(64) not null primary key,
+        "expires_at" timestamptz not null,
+        "recorded_at" timestamptz not null
+      )`);
+    }
+  };
+}
+
+export function sessionMigrations(vault: TokenVault) {
+  return [
+    { name: "0001-create-session", class: CreateSession },
+    { name: "0002-hash-session-tokens", class: hashSessionTokens(vault) },
+  ];
+}

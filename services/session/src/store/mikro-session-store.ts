@@ -1,13 +1,14 @@
-/** The session store on MikroORM (SQLite or PostgreSQL). */
+/** The session store on MikroORM (SQLite or PostgreSQL). Rows hold the token's keyed hash and sealed copy. */
+import type { TokenVault } from "@auth-platform/runtime/session-token";
 import { openStore } from "@auth-platform/runtime/store";
-import { SessionEntity, type SessionRow } from "./entities.js";
+import { PendingRevocationEntity, SessionEntity, type SessionRow } from "./entities.js";
 import { sessionMigrations } from "./migrations.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
-function toRecord(row: SessionRow): SessionRecord {
+function toRecord(row: SessionRow, token: string): SessionRecord {
   return {
     id: row.id,
-    token: row.token,
+    token,
     userId: row.userId,
     expiresAt: row.expiresAt,
     ipAddress: row.ipAddress ?? null,
@@ -19,28 +20,57 @@ function toRecord(row: SessionRow): SessionRecord {
   };
 }
 
-export async function openSessionStore(url: string): Promise<SessionStore> {
-  const store = await openStore({ url, entities: [SessionEntity], migrations: sessionMigrations });
+export async function openSessionStore(url: string, vault: TokenVault): Promise<SessionStore> {
+  const store = await openStore({ url, entities: [SessionEntity, PendingRevocationEntity], migrations: sessionMigrations(vault) });
+  const hashes = (tokens: string[]) => tokens.map((token) => vault.lookup(token));
+  /** The token of a row, or null when its sealed copy does not open (sealed under another AUTH_SECRET). */
+  const opened = (row: SessionRow): string | null => {
+    try {
+      return vault.open(row.tokenSealed, row.id);
+    } catch {
+      return null;
+    }
+  };
   return {
     async create(session) {
+      const { token, ...fields } = session;
       const em = store.em();
-      em.create(SessionEntity, session);
+      em.create(SessionEntity, { ...fields, tokenHash: vault.lookup(token), tokenSealed: vault.seal(token, session.id) });
       await em.flush();
     },
     async findByToken(token) {
-      const row = await store.em().findOne(SessionEntity, { token });
-      return row ? toRecord(row) : null;
+      const row = await store.em().findOne(SessionEntity, { tokenHash: vault.lookup(token) });
+      return row ? toRecord(row, token) : null;
     },
     async listByUser(userId) {
       const rows = await store.em().find(SessionEntity, { userId }, { orderBy: { createdAt: "asc" } });
-      return rows.map(toRecord);
+      return rows.flatMap((row) => {
+        const token = opened(row);
+        return token === null ? [] : [toRecord(row, token)];
+      });
     },
     async extend(token, expiresAt, updatedAt) {
-      const changed = await store.em().nativeUpdate(SessionEntity, { token }, { expiresAt, updatedAt });
+      const changed = await store.em().nativeUpdate(SessionEntity, { tokenHash: vault.lookup(token) }, { expiresAt, updatedAt });
       return changed > 0;
     },
     async deleteByTokens(tokens) {
-      if (tokens.length) await store.em().nativeDelete(SessionEntity, { token: { $in: tokens } });
+      if (tokens.length) await store.em().nativeDelete(SessionEntity, { tokenHash: { $in: hashes(tokens) } });
+    },
+    async revokePending(sessions) {
+      if (!sessions.length) return;
+      const recordedAt = new Date();
+      const pending = sessions.map((s) => ({ tokenHash: vault.lookup(s.token), expiresAt: s.expiresAt, recordedAt }));
+      await store.em().transactional(async (em) => {
+        await em.nativeDelete(SessionEntity, { tokenHash: { $in: pending.map((p) => p.tokenHash) } });
+        await em.upsertMany(PendingRevocationEntity, pending, { onConflictAction: "ignore", onConflictFields: ["tokenHash"] });
+      });
+    },
+    async listPending(limit) {
+      const rows = await store.em().find(PendingRevocationEntity, {}, { orderBy: { recordedAt: "asc" }, limit });
+      return rows.map((row) => ({ lookup: row.tokenHash, expiresAt: row.expiresAt }));
+    },
+    async clearPending(lookups) {
+      if (lookups.length) await store.em().nativeDelete(PendingRevocationEntity, { tokenHash: { $in: lookups } });
     },
     close: () => store.close(),
   };

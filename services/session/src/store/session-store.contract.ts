@@ -116,5 +116,53 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       await store.deleteByTokens([]);
       expect((await store.listByUser(userId)).map((s) => s.token)).toEqual([b.token]);
     });
+
+    it("finds nothing by a token's lookup hash or by another session's token (the lookup is keyed on the token)", async () => {
+      const session = await created();
+      const other = aSession({ id: session.id + "x" });
+      expect(await store.findByToken(other.token)).toBeNull();
+      expect(await store.findByToken(session.token.toUpperCase())).toBeNull();
+      expect(await store.findByToken(session.token.slice(1))).toBeNull();
+    });
+
+    it("revokePending deletes the sessions and records each revocation once; clearPending forgets exactly those", async () => {
+      const userId = newId();
+      const [a, b, kept] = [
+        await created({ userId, expiresAt: new Date(T0 + WEEK_MS + 1) }),
+        await created({ userId, expiresAt: new Date(T0 + WEEK_MS + 2) }),
+        await created({ userId }),
+      ];
+      expect(await store.listPending(1)).toEqual([]);
+      await store.revokePending([a, b].map((s) => ({ token: s.token, expiresAt: s.expiresAt })));
+      expect(await store.findByToken(a.token)).toBeNull();
+      expect(await store.findByToken(b.token)).toBeNull();
+      expect((await store.listByUser(userId)).map((s) => s.token)).toEqual([kept.token]);
+      expect(await store.listPending(1)).toHaveLength(1);
+      // Recording one again (a retry, or a concurrent revoke) is not an error and adds nothing.
+      await store.revokePending([{ token: a.token, expiresAt: a.expiresAt }]);
+      await store.revokePending([]);
+      const pending = await store.listPending(1_000);
+      expect(pending.map((p) => p.expiresAt.getTime()).sort()).toEqual([a.expiresAt.getTime(), b.expiresAt.getTime()]);
+      // Pending revocations name the lookup hash, never the token.
+      expect(pending.every((p) => /^[A-Za-z0-9_-]{43}$/.test(p.lookup))).toBe(true);
+      expect(pending.map((p) => p.lookup)).not.toContain(a.token);
+      expect(await store.listPending(1)).toHaveLength(1);
+
+      await store.clearPending(pending.map((p) => p.lookup).concat(["unknown"]));
+      await store.clearPending([]);
+      expect(await store.listPending(1_000)).toEqual([]);
+      expect(await store.listPending(1)).toEqual([]);
+      expect(await store.findByToken(kept.token)).toEqual(kept);
+    });
+
+    it("revokePending of sessions that are already gone still records them (the cache may hold a copy)", async () => {
+      const gone = aSession();
+      await store.revokePending([{ token: gone.token, expiresAt: gone.expiresAt }]);
+      const pending = await store.listPending(1_000);
+      expect(pending).toHaveLength(1);
+      expect(pending[0]!.expiresAt.getTime()).toBe(gone.expiresAt.getTime());
+      await store.clearPending([pending[0]!.lookup]);
+      expect(await store.listPending(1)).toEqual([]);
+    });
   });
 }

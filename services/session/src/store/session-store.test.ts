@@ -1,6 +1,8 @@
 /** The SessionStore contract on SQLite (always) and PostgreSQL (when TEST_DATABASE_URL is set). */
+import { tokenVault } from "@auth-platform/runtime/session-token";
 import { onEveryBackend } from "../../../../testing/databases.js";
 import { openSessionStore } from "./mikro-session-store.js";
 import { sessionStoreContract } from "./session-store.contract.js";
 
-onEveryBackend("session_store", openSessionStore, sessionStoreContract);
+const vault = tokenVault("contract-secret-0123456789-0123456789");
+onEveryBackend("session_store", (url) => openSessionStore(url, vault), sessionStoreContract);

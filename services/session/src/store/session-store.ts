@@ -1,4 +1,4 @@
-/** The session store port. */
+/** The session store port. Tokens cross it in the clear; the store keeps only their hash and a sealed copy. */
 
 export interface SessionRecord {
   id: string;
@@ -13,6 +13,12 @@ export interface SessionRecord {
   activeOrganizationId: string | null;
 }
 
+/** A revocation whose cache tombstone is still to be written: the token's lookup hash and the session's expiry. */
+export interface PendingRevocation {
+  lookup: string;
+  expiresAt: Date;
+}
+
 export interface SessionStore {
   create(session: SessionRecord): Promise<void>;
   /** The session with this token (expired or not), or null. */
@@ -23,5 +29,14 @@ export interface SessionStore {
   extend(token: string, expiresAt: Date, updatedAt: Date): Promise<boolean>;
   /** Deletes these sessions; deleting one that is gone is not an error. */
   deleteByTokens(tokens: string[]): Promise<void>;
+  /**
+   * Deletes these sessions and records their revocations as pending, in one transaction. Recording one
+   * already pending is not an error.
+   */
+  revokePending(sessions: Array<{ token: string; expiresAt: Date }>): Promise<void>;
+  /** Pending revocations, oldest first, at most `limit`. */
+  listPending(limit: number): Promise<PendingRevocation[]>;
+  /** Forgets these pending revocations (their tombstones are written). Unknown ones are not an error. */
+  clearPending(lookups: string[]): Promise<void>;
   close(): Promise<void>;
 }

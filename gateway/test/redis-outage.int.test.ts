@@ -1,0 +1,307 @@
+/**
+ * Redis stopped mid-flow and restarted (issue 6, item 5), with two session replicas and two gateways. The
+ * Redis here is the test's own redis-server (the machine's shared one is never touched), run with an
+ * append-only file so that, killed and restarted, it comes back holding the cache entries of sessions revoked
+ * while it was down: the case where a stale entry could bring a revoked session back. The session replicas
+ * reach Redis through a relay the test can cut, so a test can hold the replicas' flush of pending tombstones
+ * back and read the cache exactly as a gateway does in the window before it.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { call } from "@auth-platform/proto/rpc-client";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import type { RunningServer } from "@auth-platform/runtime/grpc-server";
+import { tokenLookup } from "@auth-platform/runtime/session-token";
+import { TEST_DATABASE_URL, type TestDatabase } from "../../testing/databases.js";
+import { dumpTable } from "../../testing/dumps.js";
+import { TestClient, uniqueEmail } from "../../testing/http.js";
+import { freePorts, platformEnv, type RunningGateway, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
+import { REDIS_SERVER_INSTALLED, type Relay, startRedisServer, startRelay, type TestRedisServer } from "../../testing/redis-server.js";
+
+const PREFIX = "outage:";
+const PASSWORD = "password-123";
+const COOKIE = "better-auth.session_token";
+
+let redisServer: TestRedisServer;
+let relay: Relay;
+let raw: Redis;
+let env: Record<string, string>;
+let databases: TestDatabase[] = [];
+let lookup: (token: string) => string;
+const services: RunningServer[] = [];
+const gateways: RunningGateway[] = [];
+let sessionA: RunningServer;
+let sessionEnvA: Record<string, string>;
+let baseA: string;
+let baseB: string;
+const rpcAddresses: string[] = [];
+
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() - start > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** A browser signed in (a new user, or an existing one by email) on the given gateway. */
+async function browser(base: string, email?: string): Promise<{ client: TestClient; token: string; email: string }> {
+  const client = new TestClient(base);
+  const res = email
+    ? await client.post("/sign-in/email", { email, password: PASSWORD })
+    : await client.post("/sign-up/email", { name: "Out", email: (email = uniqueEmail("outage")), password: PASSWORD });
+  expect(res.status).toBe(200);
+  return { client, token: res.body.token, email: email! };
+}
+
+/** The same cookie presented to the other gateway. */
+function onGateway(base: string, from: TestClient): TestClient {
+  const copy = new TestClient(base);
+  copy.cookies.set(COOKIE, from.cookies.get(COOKIE)!);
+  return copy;
+}
+
+/** The session each gateway and each session replica serves for this cookie (user id or null). */
+async function everywhere(from: TestClient, token: string): Promise<Array<string | null>> {
+  const seen: Array<string | null> = [];
+  for (const base of [baseA, baseB]) {
+    const res = await onGateway(base, from).get("/get-session");
+    expect(res.status).toBe(200);
+    seen.push(res.body?.user?.id ?? null);
+  }
+  for (const address of rpcAddresses) {
+    const client = createGrpcClient(SessionServiceClient, address);
+    try {
+      const found = await call(client, client.getSession, { token, disableRefresh: true });
+      seen.push(found.session?.userId ?? null);
+    } finally {
+      client.close();
+    }
+  }
+  return seen;
+}
+
+const cacheEntry = (token: string) => raw.get(`${PREFIX}session:${lookup(token)}`);
+const tombstone = (token: string) => raw.get(`${PREFIX}revoked:${lookup(token)}`);
+
+/** Redis dies; `during` runs; Redis comes back with its data while the replicas still cannot reach it. */
+async function outage(during: () => Promise<void>): Promise<void> {
+  await redisServer.kill();
+  await during();
+  relay.cut();
+  await redisServer.start();
+  await eventually(async () => expect(await raw.ping()).toBe("PONG"));
+}
+
+/** The replicas reach Redis again: pending tombstones are written and the lease is held again. */
+async function recover(): Promise<void> {
+  relay.restore();
+  await eventually(async () => {
+    expect(await dumpTable(env.SESSION_DATABASE_URL!, "session_pending_revocation")).toEqual([]);
+    expect(await raw.get(`${PREFIX}cache-lease`)).not.toBeNull();
+  });
+}
+
+describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas and 2 gateways (${TEST_DATABASE_URL ? "postgresql" : "sqlite"} + own redis-server)`, () => {
+  beforeAll(async () => {
+    redisServer = await startRedisServer({ persist: true });
+    relay = await startRelay(redisServer.port);
+    raw = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    raw.on("error", () => undefined); // down on purpose; every read below waits for it to be back
+    ({ env, databases } = await platformEnv({
+      env: { REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: PREFIX, SESSION_CACHE_LEASE_MS: "1000" },
+    }));
+    lookup = tokenLookup(env.AUTH_SECRET!).lookup;
+    const [sessionPortB, gatewayPortB] = await freePorts(2);
+    sessionEnvA = { ...env, REDIS_URL: relay.url };
+    const sessionEnvB = { ...sessionEnvA, SESSION_PORT: String(sessionPortB) };
+    services.push(await startNotification(env), await startIdentity(env));
+    sessionA = await startSession(sessionEnvA);
+    services.push(await startSession(sessionEnvB));
+    gateways.push(await startGateway(env));
+    gateways.push(await startGateway({ ...env, PORT: String(gatewayPortB), SESSION_SERVICE_URL: `127.0.0.1:${sessionPortB}` }));
+    baseA = `${gateways[0]!.origin}/api/auth`;
+    baseB = `${gateways[1]!.origin}/api/auth`;
+    rpcAddresses.push(env.SESSION_SERVICE_URL!, `127.0.0.1:${sessionPortB}`);
+  });
+
+  afterAll(async () => {
+    for (const gateway of gateways) await gateway.stop();
+    await sessionA?.shutdown();
+    for (const service of services.reverse()) await service.shutdown();
+    raw?.disconnect();
+    await relay?.close();
+    await redisServer?.close();
+    for (const db of databases) await db.drop();
+  });
+
+  afterEach(async () => {
+    // A failed test must not leave the next one without Redis.
+    relay.restore();
+    await redisServer.start();
+  });
+
+  beforeEach(async () => {
+    await eventually(async () => expect(await raw.get(`${PREFIX}cache-lease`)).not.toBeNull());
+  });
+
+  it("get-session and sign-in keep working while Redis is down (served from the store)", async () => {
+    const phone = await browser(baseA);
+    const userId = (await phone.client.get("/get-session")).body.user.id;
+    await redisServer.kill();
+    try {
+      expect(await everywhere(phone.client, phone.token)).toEqual([userId, userId, userId, userId]);
+      const laptop = await browser(baseB, phone.email);
+      expect((await laptop.client.get("/get-session")).body.user.id).toBe(userId);
+      expect(await everywhere(laptop.client, laptop.token)).toEqual([userId, userId, userId, userId]);
+      expect((await phone.client.get("/list-sessions")).body).toHaveLength(2);
+    } finally {
+      await redisServer.start();
+    }
+    await recover();
+    expect(await everywhere(phone.client, phone.token)).toEqual([userId, userId, userId, userId]);
+  });
+
+  it("sign-out during the outage clears the cookie, and the session stays dead when Redis returns with its old entries", async () => {
+    const phone = await browser(baseA);
+    const cookie = phone.client.cookies.get(COOKIE)!;
+    const userId = (await phone.client.get("/get-session")).body.user.id;
+    expect(await everywhere(phone.client, phone.token)).toEqual([userId, userId, userId, userId]);
+    expect(await cacheEntry(phone.token)).not.toBeNull();
+
+    await outage(async () => {
+      const out = await phone.client.post("/sign-out");
+      expect(out.status).toBe(200);
+      expect(out.body).toEqual({ success: true });
+      expect(phone.client.cookies.has(COOKIE)).toBe(false);
+      phone.client.cookies.set(COOKIE, cookie);
+      expect(await everywhere(phone.client, phone.token)).toEqual([null, null, null, null]);
+    });
+    // Redis is back with the entry written before the sign-out, and no tombstone yet: only the lapsed
+    // lease keeps the gateways from serving it.
+    expect(await cacheEntry(phone.token)).not.toBeNull();
+    expect(await tombstone(phone.token)).toBeNull();
+    expect(await everywhere(phone.client, phone.token)).toEqual([null, null, null, null]);
+
+    await recover();
+    expect(await tombstone(phone.token)).not.toBeNull();
+    expect(await everywhere(phone.client, phone.token)).toEqual([null, null, null, null]);
+  });
+
+  it("change-password with revokeOtherSessions during the outage leaves no other session valid after Redis returns", async () => {
+    const phone = await browser(baseA);
+    const laptop = await browser(baseB, phone.email);
+    const userId = (await laptop.client.get("/get-session")).body.user.id;
+    expect(await everywhere(laptop.client, laptop.token)).toEqual([userId, userId, userId, userId]);
+    const oldPhoneCookie = phone.client.cookies.get(COOKIE)!;
+    let newToken = "";
+
+    await outage(async () => {
+      const changed = await phone.client.post("/change-password", { currentPassword: PASSWORD, newPassword: "password-456", revokeOtherSessions: true });
+      expect(changed.status).toBe(200);
+      newToken = changed.body.token;
+      expect(newToken).toBeTruthy();
+      expect(await everywhere(laptop.client, laptop.token)).toEqual([null, null, null, null]);
+    });
+    expect(await cacheEntry(laptop.token)).not.toBeNull();
+    expect(await everywhere(laptop.client, laptop.token)).toEqual([null, null, null, null]);
+    const oldPhone = new TestClient(baseA);
+    oldPhone.cookies.set(COOKIE, oldPhoneCookie);
+    expect(await everywhere(oldPhone, phone.token)).toEqual([null, null, null, null]);
+    expect((await phone.client.get("/get-session")).body.user.id).toBe(userId);
+
+    await recover();
+    expect(await everywhere(laptop.client, laptop.token)).toEqual([null, null, null, null]);
+    expect(await everywhere(oldPhone, phone.token)).toEqual([null, null, null, null]);
+    expect(await everywhere(phone.client, newToken)).toEqual([userId, userId, userId, userId]);
+    expect((await new TestClient(baseB).post("/sign-in/email", { email: phone.email, password: PASSWORD })).status).toBe(401);
+    expect((await new TestClient(baseB).post("/sign-in/email", { email: phone.email, password: "password-456" })).status).toBe(200);
+  });
+
+  it("revoke-session and revoke-other-sessions during the outage: the revoked sessions stay dead after Redis returns", async () => {
+    const first = await browser(baseA);
+    const second = await browser(baseB, first.email);
+    const third = await browser(baseA, first.email);
+    const userId = (await first.client.get("/get-session")).body.user.id;
+    for (const b of [second, third]) expect(await everywhere(b.client, b.token)).toEqual([userId, userId, userId, userId]);
+
+    await outage(async () => {
+      const listed = await first.client.get("/list-sessions");
+      expect(listed.body.map((s: { token: string }) => s.token).sort()).toEqual([first.token, second.token, third.token].sort());
+      expect((await first.client.post("/revoke-session", { token: second.token })).body).toEqual({ status: true });
+      expect(await everywhere(second.client, second.token)).toEqual([null, null, null, null]);
+      expect((await onGateway(baseB, first.client).post("/revoke-other-sessions")).body).toEqual({ status: true });
+      expect(await everywhere(third.client, third.token)).toEqual([null, null, null, null]);
+    });
+    expect(await cacheEntry(second.token)).not.toBeNull();
+    expect(await cacheEntry(third.token)).not.toBeNull();
+    expect(await everywhere(second.client, second.token)).toEqual([null, null, null, null]);
+    expect(await everywhere(third.client, third.token)).toEqual([null, null, null, null]);
+    expect(await everywhere(first.client, first.token)).toEqual([userId, userId, userId, userId]);
+
+    await recover();
+    expect(await everywhere(second.client, second.token)).toEqual([null, null, null, null]);
+    expect(await everywhere(third.client, third.token)).toEqual([null, null, null, null]);
+    expect(await everywhere(first.client, first.token)).toEqual([userId, userId, userId, userId]);
+  });
+
+  it("a partial outage (the replicas lose Redis, the gateways keep it): a revoked session's cached entry is not served", async () => {
+    const phone = await browser(baseA);
+    const userId = (await phone.client.get("/get-session")).body.user.id;
+    expect(await everywhere(phone.client, phone.token)).toEqual([userId, userId, userId, userId]);
+    const stolen = onGateway(baseB, phone.client);
+
+    relay.cut();
+    expect((await phone.client.post("/sign-out")).body).toEqual({ success: true });
+    // The gateways read the entry straight from Redis, which never went away: without the lease they would
+    // serve the revoked session from it.
+    expect(await cacheEntry(phone.token)).not.toBeNull();
+    expect(await tombstone(phone.token)).toBeNull();
+    expect((await stolen.get("/get-session")).body).toBeNull();
+    expect((await onGateway(baseA, stolen).get("/get-session")).body).toBeNull();
+
+    await recover();
+    expect(await tombstone(phone.token)).not.toBeNull();
+    expect((await stolen.get("/get-session")).body).toBeNull();
+  });
+
+  it("change-password whose revocation fails changes nothing: the old password still works, the new one does not; sign-out still clears the cookie", async () => {
+    const phone = await browser(baseB);
+    const laptop = await browser(baseB, phone.email);
+    const userId = (await laptop.client.get("/get-session")).body.user.id;
+    // Identity reaches the session service through replica A only; the gateway B uses replica B.
+    await sessionA.shutdown();
+    try {
+      const changed = await phone.client.post("/change-password", { currentPassword: PASSWORD, newPassword: "password-789", revokeOtherSessions: true });
+      expect(changed.status).toBe(503);
+      expect(changed.body.code).toBe("SERVICE_UNAVAILABLE");
+      expect((await laptop.client.get("/get-session")).body.user.id).toBe(userId);
+      // Sign-out through a gateway whose session service is down: the error is reported, the cookie goes anyway.
+      const elsewhere = onGateway(baseA, laptop.client);
+      const out = await elsewhere.post("/sign-out");
+      expect(out.status).toBe(503);
+      expect(elsewhere.cookies.has(COOKIE)).toBe(false);
+    } finally {
+      sessionA = await startSession(sessionEnvA);
+    }
+    const old = await eventually(async () => {
+      const res = await new TestClient(baseA).post("/sign-in/email", { email: phone.email, password: PASSWORD });
+      if (res.status !== 200) throw new Error(`not yet: ${res.status}`);
+      return res;
+    });
+    expect(old.body.user.id).toBe(userId);
+    expect((await new TestClient(baseA).post("/sign-in/email", { email: phone.email, password: "password-789" })).status).toBe(401);
+    expect(await everywhere(laptop.client, laptop.token)).toEqual([userId, userId, userId, userId]);
+  });
+});
+
+if (!REDIS_SERVER_INSTALLED) {
+  describe("Redis outage", () => {
+    it.skip("needs redis-server on PATH (apt-get install redis-server): the outage tests start and kill their own", () => undefined);
+  });
+}

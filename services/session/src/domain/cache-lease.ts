@@ -1,0 +1,85 @@
+/**
+ * The cache lease (docs/decisions.md, "Sessions and the cache"). Readers trust a cache entry only while the
+ * lease key is in Redis. Each session replica, every third of the lease time:
+ *   1. notes the time, then asks the store for pending revocations (their tombstones not yet written);
+ *   2. if there are some, writes those tombstones (and drops the entries), clears them, and goes back to 1;
+ *   3. once none is pending, sets the lease to end leaseMs after the time noted in 1.
+ * A replica that records a pending revocation waits out leaseMs (plus a margin) before it answers: every
+ * lease set on a check made before that record has lapsed by then, and every later check sees the record,
+ * so from then on no cached copy of the revoked session is trusted, on any gateway or replica, until its
+ * tombstone is written.
+ */
+import type { KeyValue } from "@auth-platform/runtime/key-value";
+import type { Logger } from "@auth-platform/runtime/log";
+import { holdCacheLease, revokeCachedSession } from "@auth-platform/runtime/session-cache";
+import type { SessionStore } from "../store/session-store.js";
+
+/** Covers the time a SET can take to reach Redis and the clock difference between hosts. */
+export const LEASE_MARGIN_MS = 500;
+const FLUSH_BATCH = 500;
+const MAX_FLUSH_ROUNDS = 20;
+
+export interface CacheLease {
+  /** Resolves once no lease granted before this call can still be trusted. */
+  waitOut(): Promise<void>;
+  /** One round: flush pending revocations, then renew the lease if none is left. True when the lease is held. */
+  tick(): Promise<boolean>;
+  stop(): void;
+}
+
+export interface CacheLeaseDeps {
+  store: SessionStore;
+  cache: KeyValue;
+  log: Logger;
+  leaseMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function cacheLease(deps: CacheLeaseDeps): CacheLease {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let failing = false;
+
+  async function tick(): Promise<boolean> {
+    try {
+      for (let round = 0; round < MAX_FLUSH_ROUNDS; round++) {
+        const checkedAt = Date.now();
+        const pending = await deps.store.listPending(FLUSH_BATCH);
+        if (!pending.length) {
+          await holdCacheLease(deps.cache, checkedAt + deps.leaseMs - Date.now());
+          if (failing) deps.log.info("session cache lease held again");
+          failing = false;
+          return true;
+        }
+        await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt)));
+        await deps.store.clearPending(pending.map((p) => p.lookup));
+        deps.log.info("pending session revocations written to the cache", { count: pending.length });
+      }
+      return false;
+    } catch (error) {
+      if (!failing) deps.log.warn("session cache lease not renewed; cached sessions are not trusted until it is", { error });
+      failing = true;
+      return false;
+    }
+  }
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      await tick();
+      schedule();
+    }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    tick,
+    waitOut: () => sleep(deps.leaseMs + LEASE_MARGIN_MS),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

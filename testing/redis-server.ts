@@ -1,0 +1,126 @@
+/**
+ * A Redis server of a test's own, to stop and restart mid-flow without touching the machine's shared one.
+ * It listens on a free loopback port and, after a restart, on the same one. With `persist`, it keeps an
+ * append-only file (fsync on every write) in a temporary folder, so a server killed with SIGKILL comes back
+ * with the keys it had, as a production Redis with AOF or a network partition would: the hard case for a
+ * cache that must not serve revoked sessions. Without it (`--save "" --appendonly no`) a restart is empty.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePorts } from "./ports.js";
+
+/** Whether redis-server is on PATH (suites that need one skip with a message otherwise). */
+export const REDIS_SERVER_INSTALLED = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+
+export interface TestRedisServer {
+  url: string;
+  port: number;
+  /** Kills the server (SIGKILL) and waits until it is gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (nothing to do while it runs). */
+  start(): Promise<void>;
+  /** Kills it and removes its files. */
+  close(): Promise<void>;
+}
+
+async function waitForPort(port: number, up: boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const accepts = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ port, host: "127.0.0.1" });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (accepts === up) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not ${up ? "start" : "stop"} in time`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export async function startRedisServer(options: { persist?: boolean } = {}): Promise<TestRedisServer> {
+  const [port] = await freePorts(1);
+  const dir = mkdtempSync(join(tmpdir(), "auth-test-redis-"));
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--logfile", ""];
+  args.push(...(options.persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]));
+  let child: ChildProcess | undefined;
+  const running = () => !!child && child.exitCode === null && child.signalCode === null;
+  const start = async () => {
+    if (running()) return;
+    child = spawn("redis-server", args, { stdio: "ignore" });
+    await waitForPort(port!, true);
+  };
+  const kill = async () => {
+    if (!running()) return;
+    const exited = new Promise((resolve) => child!.once("exit", resolve));
+    child!.kill("SIGKILL");
+    await exited;
+    await waitForPort(port!, false);
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port: port!,
+    kill,
+    start,
+    async close() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A TCP relay to a server, which a test can cut and restore: the clients behind it lose the server while
+ * the others keep it (a partial outage).
+ */
+export interface Relay {
+  url: string;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startRelay(targetPort: number): Promise<Relay> {
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server: Server = createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = createConnection({ port: targetPort, host: "127.0.0.1" });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    cut() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      open = true;
+    },
+    async close() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
