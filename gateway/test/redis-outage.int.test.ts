@@ -11,12 +11,13 @@ import { Redis } from "ioredis";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import { grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import type { RunningServer } from "@auth-platform/runtime/grpc-server";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { TEST_DATABASE_URL, type TestDatabase } from "../../testing/databases.js";
 import { dumpTable } from "../../testing/dumps.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { freePorts, platformEnv, type RunningGateway, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
+import { freePorts, platformEnv, workloadEnv, type RunningGateway, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
 import { REDIS_SERVER_INSTALLED, type Relay, startRedisServer, startRelay, type TestRedisServer } from "../../testing/redis-server.js";
 
 const PREFIX = "outage:";
@@ -75,7 +76,7 @@ async function everywhere(from: TestClient, token: string): Promise<Array<string
     seen.push(res.body?.user?.id ?? null);
   }
   for (const address of rpcAddresses) {
-    const client = createGrpcClient(SessionServiceClient, address);
+    const client = createGrpcClient(SessionServiceClient, address, { tls: grpcTlsFromEnv(workloadEnv(env, "gateway")), serverName: "session" });
     try {
       const found = await call(client, client.getSession, { token, disableRefresh: true });
       seen.push(found.session?.userId ?? null);
