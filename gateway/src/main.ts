@@ -10,7 +10,7 @@ runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
   const log = createLogger("gateway", config.logLevel);
   installRpcContext(log);
-  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
+  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
