@@ -10,7 +10,7 @@ describe("identity configuration", () => {
       baseUrl: "http://localhost:3000/api/auth",
       freshAgeSeconds: 86_400,
       emailVerification: { enabled: true, sendOnSignUp: true, required: false, autoSignIn: false, expiresInSeconds: 3_600 },
-      resetPassword: { enabled: true, expiresInSeconds: 3_600, revokeSessions: false },
+      resetPassword: { enabled: true, expiresInSeconds: 3_600, revokeSessions: true },
     });
   });
 
