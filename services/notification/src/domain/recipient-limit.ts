@@ -20,3 +20,18 @@ export async function takeRecipientAllowance(deps: Deps, recipient: string): Pro
   const now = deps.now();
   return deps.store.takeRecipientSlot(recipientKey(recipient), limit, now, new Date(now.getTime() - windowSeconds * 1000));
 }
+
+/**
+ * Deletes slots that have been free for a window, once per window, so the table holds only recipients mailed
+ * recently. Returns a stop function.
+ */
+export function startRecipientSlotPurge(deps: Pick<Registry, "config" | "store" | "now" | "log">): () => void {
+  const windowMs = deps.config.recipientLimit.windowSeconds * 1000;
+  const timer = setInterval(() => {
+    deps.store.purgeRecipientSlots(new Date(deps.now().getTime() - windowMs)).catch((error: unknown) => {
+      deps.log.warn("could not purge recipient slots; will try again", { error: error instanceof Error ? error.message : String(error) });
+    });
+  }, windowMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -65,6 +65,19 @@ export function createMemoryNotificationStore(): NotificationStore {
       }
       return false;
     },
+    async purgeRecipientSlots(before) {
+      let purged = 0;
+      for (const [key, used] of slots) {
+        for (const [slot, at] of used.entries()) {
+          if (at !== undefined && at <= before) {
+            delete used[slot];
+            purged++;
+          }
+        }
+        if (used.every((at) => at === undefined)) slots.delete(key);
+      }
+      return purged;
+    },
     async list({ recipient, limit }) {
       return [...rows.values()]
         .filter((row) => !recipient || row.recipient === recipient)

@@ -102,22 +102,31 @@ export async function openNotificationStore(url: string): Promise<NotificationSt
     async takeRecipientSlot(recipientKey, limit, now, freeBefore) {
       const em = store.em();
       const used = new Map((await em.find(RecipientSlotEntity, { recipientKey })).map((row) => [row.slot, row.usedAt]));
+      // A new slot: the primary key lets one racer create it.
+      const create = async (slot: number) => {
+        try {
+          await em.insert(RecipientSlotEntity, { recipientKey, slot, usedAt: now });
+          return true;
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          return false;
+        }
+      };
       for (let slot = 0; slot < limit; slot++) {
         const last = used.get(slot);
         if (last === undefined) {
-          // A new slot: the primary key lets one racer create it.
-          try {
-            await em.insert(RecipientSlotEntity, { recipientKey, slot, usedAt: now });
-            return true;
-          } catch (error) {
-            if (!isUniqueViolation(error)) throw error;
-          }
+          if (await create(slot)) return true;
         } else if (last <= freeBefore) {
-          // A free slot: the conditional UPDATE lets one racer take it (the loser sees 0 rows changed).
+          // A free slot: the conditional UPDATE lets one racer take it (the loser sees 0 rows changed); a
+          // slot purged meanwhile is created again.
           if ((await em.nativeUpdate(RecipientSlotEntity, { recipientKey, slot, usedAt: { $lte: freeBefore } }, { usedAt: now })) === 1) return true;
+          if (await create(slot)) return true;
         }
       }
       return false;
+    },
+    async purgeRecipientSlots(before) {
+      return store.em().nativeDelete(RecipientSlotEntity, { usedAt: { $lte: before } });
     },
     async list({ recipient, limit }) {
       const rows = await store

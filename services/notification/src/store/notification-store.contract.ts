@@ -180,6 +180,16 @@ export function notificationStoreContract(backend: string, open: () => Promise<O
       expect(await take("r1", 2000, 4)).toBe(true);
     });
 
+    it("purges slots free for a window, which changes no answer", async () => {
+      const take = (key: string, seconds: number) => store.takeRecipientSlot(key, 2, at(seconds), at(seconds - 900));
+      expect([await take("p1", 0), await take("p1", 100), await take("p2", 500)]).toEqual([true, true, true]);
+      expect(await store.purgeRecipientSlots(at(100))).toBe(2);
+      expect(await store.purgeRecipientSlots(at(100))).toBe(0);
+      // p1 is free again (both its slots were a window old by 1000), p2 keeps its one use.
+      expect([await take("p1", 1000), await take("p1", 1000), await take("p1", 1000)]).toEqual([true, true, false]);
+      expect([await take("p2", 1000), await take("p2", 1000)]).toEqual([true, false]);
+    });
+
     it("lets no more than `limit` of many concurrent takers through", async () => {
       const results = await Promise.all(Array.from({ length: 12 }, () => store.takeRecipientSlot("race", 5, at(0), at(-900))));
       expect(results.filter(Boolean)).toHaveLength(5);

@@ -67,6 +67,8 @@ export interface NotificationStore {
    * the address, so the table holds no address.
    */
   takeRecipientSlot(recipientKey: string, limit: number, now: Date, freeBefore: Date): Promise<boolean>;
+  /** Deletes slots last used at or before `before` (free anyway); returns how many. */
+  purgeRecipientSlots(before: Date): Promise<number>;
   /** Kept messages, newest first, optionally only those to one address. */
   list(options: { recipient?: string; limit: number }): Promise<OutboxRecord[]>;
   close(): Promise<void>;
