@@ -27,7 +27,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     config,
     store,
     log,
-    mailRequests: { wake: () => worker?.wake() },
+    mailRequests: { wake: (afterMs) => worker?.wake(afterMs) },
     now: () => new Date(),
     sessions: {
       async createSession(user, { rememberMe, client }) {

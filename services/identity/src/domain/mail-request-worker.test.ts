@@ -5,6 +5,7 @@ import { aUser, anAccount } from "../store/identity-store.contract.js";
 import type { IdentityStore } from "../store/identity-store.js";
 import { openIdentityStore } from "../store/mikro-identity-store.js";
 import { MAX_ATTEMPTS, processDue } from "./mail-request-worker.js";
+import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
 import type { MailPort, MailTemplate } from "./ports.js";
 import { requestPasswordReset } from "./password-reset.js";
 import { sendVerificationEmail } from "./verification.js";
@@ -20,6 +21,7 @@ let clock: number;
 let sent: Sent[];
 let mailDown: boolean;
 let wakes: number;
+let wakeDelays: number[];
 let logged: Array<{ level: string; message: string; fields?: Record<string, unknown> }>;
 
 const log: Logger = {
@@ -40,9 +42,15 @@ const deps = () => ({
   mail,
   log,
   sessions: { createSession: async () => ({}) as never, revokeUserSessions: async () => {}, forgetUser: async () => {} },
-  mailRequests: { wake: () => void wakes++ },
+  mailRequests: { wake: (afterMs: number) => void (wakes++, wakeDelays.push(afterMs)) },
   now: () => new Date(clock),
 });
+
+/** One worker pass once every queued request is due. */
+async function passWhenDue() {
+  clock += MAIL_REQUEST_DELAY_MS;
+  return processDue(deps());
+}
 
 beforeEach(async () => {
   store = await openIdentityStore(":memory:");
@@ -50,6 +58,7 @@ beforeEach(async () => {
   sent = [];
   mailDown = false;
   wakes = 0;
+  wakeDelays = [];
   logged = [];
 });
 afterEach(async () => {
@@ -69,9 +78,12 @@ describe("mail requests", () => {
     await requestPasswordReset(deps(), { email: "nobody@example.com" });
     await sendVerificationEmail(deps(), { email: user.email, callbackUrl: "/verified" });
     await sendVerificationEmail(deps(), { email: "nobody@example.com" });
-    // Nothing looked up or mailed yet: four requests queued, the worker woken four times.
+    // Nothing looked up or mailed yet: four requests queued, due only once the answers are out.
     expect(sent).toEqual([]);
     expect(wakes).toBe(4);
+    expect(wakeDelays).toEqual(Array(4).fill(MAIL_REQUEST_DELAY_MS));
+    expect(await processDue(deps())).toBe(0);
+    clock += MAIL_REQUEST_DELAY_MS;
     const queued = (await store.findDueMailRequests(new Date(clock), 10)).map((r) => `${r.kind} ${r.email}`);
     expect(queued.sort()).toEqual([`email-verification ${user.email}`, "email-verification nobody@example.com", `password-reset ${user.email}`, "password-reset nobody@example.com"].sort());
 
@@ -86,7 +98,7 @@ describe("mail requests", () => {
   it("mails no verification link to a verified address", async () => {
     const user = await aKnownUser({ emailVerified: true });
     await sendVerificationEmail(deps(), { email: user.email });
-    await processDue(deps());
+    await passWhenDue();
     expect(sent).toEqual([]);
   });
 
@@ -96,7 +108,7 @@ describe("mail requests", () => {
     mailDown = true;
     const delays: number[] = [];
     for (let i = 0; i < 3; i++) {
-      await processDue(deps());
+      await passWhenDue();
       const [request] = await store.findDueMailRequests(new Date(clock + 3_600_000), 10);
       delays.push(request!.nextAttemptAt.getTime() - clock);
       clock = request!.nextAttemptAt.getTime();
@@ -113,7 +125,7 @@ describe("mail requests", () => {
     await requestPasswordReset(deps(), { email: (await aKnownUser()).email });
     mailDown = true;
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
-      await processDue(deps());
+      await passWhenDue();
       clock += 3_600_000;
     }
     expect(await store.findDueMailRequests(new Date(clock), 10)).toEqual([]);
@@ -123,7 +135,7 @@ describe("mail requests", () => {
   it("lets one of two workers take a request (the lease)", async () => {
     const user = await aKnownUser();
     await requestPasswordReset(deps(), { email: user.email });
-    await Promise.all([processDue(deps()), processDue(deps())]);
+    await Promise.all([passWhenDue(), processDue(deps())]);
     expect(sent).toHaveLength(1);
   });
 
@@ -132,7 +144,7 @@ describe("mail requests", () => {
     const tokens: string[] = [];
     for (let i = 0; i < 3; i++) {
       await requestPasswordReset(deps(), { email: user.email });
-      await processDue(deps());
+      await passWhenDue();
       tokens.push(new URL(sent.at(-1)!.variables.url!).pathname.split("/").pop()!);
     }
     expect(new Set(tokens).size).toBe(3);

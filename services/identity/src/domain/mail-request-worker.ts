@@ -65,8 +65,8 @@ export async function processDue(deps: Deps): Promise<number> {
 }
 
 export interface MailRequestWorker {
-  /** Runs a pass soon: after the current I/O turn, so the answer that queued the request goes out first. */
-  wake(): void;
+  /** Runs a pass in `afterMs` (when the request just queued is due). */
+  wake(afterMs: number): void;
   /** Stops polling and waits for the pass in progress. */
   stop(): Promise<void>;
 }
@@ -110,7 +110,9 @@ export function startMailRequestWorker(deps: Deps, pollIntervalMs = POLL_INTERVA
   const outsideAnyRequest = AsyncLocalStorage.snapshot();
   run();
   return {
-    wake: () => setImmediate(() => outsideAnyRequest(run)),
+    wake: (afterMs) => {
+      if (!stopped) setTimeout(() => outsideAnyRequest(run), afterMs).unref();
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -8,12 +8,20 @@ import { newId } from "@auth-platform/runtime/random";
 import type { MailRequestKind } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
 
-/** Queues a request for an already normalised address and wakes the worker. */
+/**
+ * How long after it is queued a request becomes due. The answer that queued it must be out of this process,
+ * and through the gateway, before the worker starts the lookup and writes (SQLite runs them on the event
+ * loop, and every process shares the CPU): else a known address would still slow its own answer down.
+ */
+export const MAIL_REQUEST_DELAY_MS = 250;
+
+/** Queues a request for an already normalised address, due MAIL_REQUEST_DELAY_MS from now, and wakes the worker then. */
 export async function enqueueMailRequest(
   deps: Pick<Registry, "store" | "now" | "mailRequests">,
   input: { kind: MailRequestKind; email: string; callbackUrl?: string },
 ): Promise<void> {
   const now = deps.now();
-  await deps.store.enqueueMailRequest({ id: newId(), kind: input.kind, email: input.email, callbackUrl: input.callbackUrl ?? null, nextAttemptAt: now, createdAt: now });
-  deps.mailRequests.wake();
+  const due = new Date(now.getTime() + MAIL_REQUEST_DELAY_MS);
+  await deps.store.enqueueMailRequest({ id: newId(), kind: input.kind, email: input.email, callbackUrl: input.callbackUrl ?? null, nextAttemptAt: due, createdAt: now });
+  deps.mailRequests.wake(MAIL_REQUEST_DELAY_MS);
 }

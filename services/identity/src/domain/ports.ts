@@ -33,8 +33,8 @@ export interface CallerSession {
 
 /** The mail request worker of this process. */
 export interface MailRequestsPort {
-  /** A request was just queued: process it soon (after the current answer has gone out). */
-  wake(): void;
+  /** A request was just queued, due in `afterMs`: run a pass then. */
+  wake(afterMs: number): void;
 }
 
 export interface Registry {
