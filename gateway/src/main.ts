@@ -12,7 +12,7 @@ runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
   const log = createLogger("gateway", config.logLevel);
   installRpcContext(log);
-  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
+  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const grpcWarning = insecureWarning(config.grpcTls);
   if (grpcWarning) log.warn(grpcWarning);
   const clients = createClients(config);

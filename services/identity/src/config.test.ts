@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ConfigError } from "@auth-platform/runtime/config";
 import { identityConfig } from "./config.js";
 
 describe("identity configuration", () => {
@@ -10,7 +11,7 @@ describe("identity configuration", () => {
       baseUrl: "http://localhost:3000/api/auth",
       freshAgeSeconds: 86_400,
       emailVerification: { enabled: true, sendOnSignUp: true, required: false, autoSignIn: false, expiresInSeconds: 3_600 },
-      resetPassword: { enabled: true, expiresInSeconds: 3_600, revokeSessions: false },
+      resetPassword: { enabled: true, expiresInSeconds: 3_600, revokeSessions: true },
     });
   });
 
@@ -22,5 +23,11 @@ describe("identity configuration", () => {
 
   it("names a malformed extra-fields setting", () => {
     expect(() => identityConfig({ IDENTITY_USER_FIELDS: '{"phone":{"type":"date"}}' })).toThrow(/IDENTITY_USER_FIELDS/);
+  });
+
+  it("refuses to start in production without AUTH_SECRET, with a clear error", () => {
+    expect(() => identityConfig({ NODE_ENV: "production" })).toThrow(ConfigError);
+    expect(() => identityConfig({ NODE_ENV: "production" })).toThrow(/AUTH_SECRET: required when NODE_ENV=production/);
+    expect(identityConfig({ NODE_ENV: "production", AUTH_SECRET: "p".repeat(40) }).secret).toBe("p".repeat(40));
   });
 });

@@ -9,7 +9,7 @@ import { identityService } from "./rpc/identity-server.js";
 runMain("identity", async () => {
   const config = identityConfig(process.env);
   const log = createLogger("identity", config.logLevel);
-  const registry = await buildRegistry(config);
+  const registry = await buildRegistry(config, log);
   await startGrpcServer({
     services: [identityService(registry)],
     port: config.port,

@@ -1,10 +1,12 @@
-/** Builds the identity service's dependencies once: config, store, session client, clock. */
+/** Builds the identity service's dependencies once: config, store, session client, clock, mail request worker. */
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "./config.js";
+import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
 import { toUserMessage } from "./rpc/mappers.js";
 import { openIdentityStore } from "./store/mikro-identity-store.js";
@@ -16,13 +18,16 @@ const TEMPLATES: Record<MailTemplate, Template> = {
   "delete-account": Template.TEMPLATE_DELETE_ACCOUNT,
 };
 
-export async function buildRegistry(config: IdentityConfig): Promise<Registry & { close(): Promise<void> }> {
+export async function buildRegistry(config: IdentityConfig, log: Logger = createLogger("identity", config.logLevel)): Promise<Registry & { close(): Promise<void> }> {
   const store = await openIdentityStore(config.databaseUrl);
   const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls: config.grpc.tls, serverName: "session" });
   const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
-  return {
+  let worker: MailRequestWorker | undefined;
+  const registry: Registry = {
     config,
     store,
+    log,
+    mailRequests: { wake: (afterMs) => worker?.wake(afterMs) },
     now: () => new Date(),
     sessions: {
       async createSession(user, { rememberMe, client }) {
@@ -48,7 +53,12 @@ export async function buildRegistry(config: IdentityConfig): Promise<Registry & 
         await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey });
       },
     },
+  };
+  worker = startMailRequestWorker(registry);
+  return {
+    ...registry,
     async close() {
+      await worker.stop();
       sessionClient.close();
       notificationClient.close();
       await store.close();

@@ -19,6 +19,7 @@ describe("notificationConfig", () => {
       retryBaseMs: 5_000,
       retryMaxMs: 3_600_000,
       pollIntervalMs: 1_000,
+      recipientLimit: { limit: 5, windowSeconds: 900 },
     });
   });
 
@@ -54,5 +55,11 @@ describe("notificationConfig", () => {
 
   it("never lets the backoff cap sit below its base", () => {
     expect(notificationConfig({ NOTIFICATION_RETRY_BASE_MS: "500", NOTIFICATION_RETRY_MAX_MS: "100" }).retryMaxMs).toBe(500);
+  });
+
+  it("reads the per-recipient limit and refuses a negative limit or an empty window", () => {
+    expect(notificationConfig({ NOTIFICATION_RECIPIENT_LIMIT: "3", NOTIFICATION_RECIPIENT_WINDOW: "3600" }).recipientLimit).toEqual({ limit: 3, windowSeconds: 3600 });
+    expect(() => notificationConfig({ NOTIFICATION_RECIPIENT_LIMIT: "-1" })).toThrow(/NOTIFICATION_RECIPIENT_LIMIT/);
+    expect(() => notificationConfig({ NOTIFICATION_RECIPIENT_WINDOW: "0" })).toThrow(/NOTIFICATION_RECIPIENT_WINDOW/);
   });
 });

@@ -36,6 +36,8 @@ const schema = z.object({
   NOTIFICATION_RETRY_BASE_MS: milliseconds(5_000),
   NOTIFICATION_RETRY_MAX_MS: milliseconds(3_600_000),
   NOTIFICATION_POLL_INTERVAL_MS: milliseconds(1_000),
+  NOTIFICATION_RECIPIENT_LIMIT: z.coerce.number().int().min(0).max(10_000).default(5),
+  NOTIFICATION_RECIPIENT_WINDOW: env.seconds(900).pipe(z.number().min(1)),
 });
 
 export interface NotificationConfig {
@@ -58,6 +60,8 @@ export interface NotificationConfig {
   retryBaseMs: number;
   retryMaxMs: number;
   pollIntervalMs: number;
+  /** At most `limit` messages to one address per `windowSeconds` (sliding); limit 0 turns the limit off. */
+  recipientLimit: { limit: number; windowSeconds: number };
 }
 
 export function notificationConfig(source: Record<string, string | undefined>): NotificationConfig {
@@ -80,5 +84,6 @@ export function notificationConfig(source: Record<string, string | undefined>): 
     retryBaseMs: c.NOTIFICATION_RETRY_BASE_MS,
     retryMaxMs: Math.max(c.NOTIFICATION_RETRY_MAX_MS, c.NOTIFICATION_RETRY_BASE_MS),
     pollIntervalMs: c.NOTIFICATION_POLL_INTERVAL_MS,
+    recipientLimit: { limit: c.NOTIFICATION_RECIPIENT_LIMIT, windowSeconds: c.NOTIFICATION_RECIPIENT_WINDOW },
   };
 }

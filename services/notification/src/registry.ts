@@ -3,6 +3,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { NotificationConfig } from "./config.js";
 import { type DeliveryWorker, startDeliveryWorker } from "./domain/delivery-worker.js";
 import type { Registry } from "./domain/ports.js";
+import { startRecipientSlotPurge } from "./domain/recipient-limit.js";
 import { openNotificationStore } from "./store/mikro-notification-store.js";
 import { createDevelopmentOutbox } from "./transport/development-outbox.js";
 import { checkSmtp, createSmtpTransport } from "./transport/smtp-transport.js";
@@ -21,9 +22,11 @@ export async function buildRegistry(config: NotificationConfig, log: Logger): Pr
   let worker: DeliveryWorker | undefined;
   const registry: Registry = { config, store, transport, log, now: () => new Date(), random: Math.random, wake: () => worker?.wake() };
   worker = startDeliveryWorker(registry);
+  const stopPurge = startRecipientSlotPurge(registry);
   return {
     ...registry,
     async close() {
+      stopPurge();
       await worker.stop();
       await transport.close();
       await store.close();

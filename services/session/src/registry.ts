@@ -13,7 +13,7 @@ import type { Registry } from "./domain/ports.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
 export async function buildRegistry(config: SessionConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
-  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the development secret (never in production)");
+  if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const tokens = tokenVault(config.secret);
   const store = await openSessionStore(config.databaseUrl, tokens);
   const cache = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);

@@ -1,31 +1,43 @@
-/** Password reset: a 24-character token valid one hour, mailed as a link, used at most once. */
+/**
+ * Password reset: a 24-character token valid one hour, mailed as a link, used at most once; a newer token
+ * voids the older ones. Asking for one only queues a mail request (the same single insert for any address),
+ * so the answer takes as long whether or not the address is a user's; the worker does the rest afterwards.
+ */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { hashPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
 import { apiLink, mailKey } from "./links.js";
+import { enqueueMailRequest } from "./mail-requests.js";
 import type { Registry } from "./ports.js";
 import { checkPasswordLength, normaliseEmail } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
 
 const RESET_TOKEN_LENGTH = 24;
-const identifierOf = (token: string) => `reset-password:${token}`;
+const RESET_PREFIX = "reset-password:";
+const identifierOf = (token: string) => `${RESET_PREFIX}${token}`;
 
-/** Answers the same whether or not the address belongs to a user (no enumeration). */
-export async function requestPasswordReset(deps: Deps, input: { email: string; redirectTo?: string }): Promise<void> {
-  const { config } = deps;
-  if (!config.resetPassword.enabled) throw new AuthError("RESET_PASSWORD_ISNT_ENABLED");
+/** Answers the same, in the same time, whether or not the address belongs to a user (no enumeration). */
+export async function requestPasswordReset(deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">, input: { email: string; redirectTo?: string }): Promise<void> {
+  if (!deps.config.resetPassword.enabled) throw new AuthError("RESET_PASSWORD_ISNT_ENABLED");
   let email: string;
   try {
     email = normaliseEmail(input.email);
   } catch {
     return;
   }
-  const user = await deps.store.findUserByEmail(email);
+  await enqueueMailRequest(deps, { kind: "password-reset", email, callbackUrl: input.redirectTo });
+}
+
+/** The worker's half: for a user's address, a new token (voiding the older ones) mailed as a link. */
+export async function mailResetLink(deps: Deps, input: { email: string; redirectTo?: string }): Promise<void> {
+  const { config } = deps;
+  const user = await deps.store.findUserByEmail(input.email);
   if (!user) return;
   const now = deps.now();
   const token = randomString(RESET_TOKEN_LENGTH);
+  await deps.store.deleteVerifications(RESET_PREFIX, user.id);
   await deps.store.createVerification({
     id: newId(),
     identifier: identifierOf(token),
@@ -62,5 +74,7 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
     const now = deps.now();
     await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now });
   }
+  // Any other reset link of the user dies with this one.
+  await deps.store.deleteVerifications(RESET_PREFIX, userId);
   if (deps.config.resetPassword.revokeSessions) await deps.sessions.revokeUserSessions(userId);
 }

@@ -1,5 +1,6 @@
 /** What the identity domain needs from outside itself: its store, the session service, a clock. */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
 import type { IdentityStore, UserRecord } from "../store/identity-store.js";
 
@@ -30,10 +31,18 @@ export interface CallerSession {
   createdAt: Date;
 }
 
+/** The mail request worker of this process. */
+export interface MailRequestsPort {
+  /** A request was just queued, due in `afterMs`: run a pass then. */
+  wake(afterMs: number): void;
+}
+
 export interface Registry {
   config: IdentityConfig;
   store: IdentityStore;
   sessions: SessionPort;
   mail: MailPort;
+  mailRequests: MailRequestsPort;
+  log: Logger;
   now: () => Date;
 }

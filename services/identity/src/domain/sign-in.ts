@@ -19,6 +19,9 @@ export interface SignInInput {
   client: ClientInfo;
 }
 
+/** Never a user's id (ids are newId()s: no hyphen-free "-" sequence like this one). */
+const NO_USER_ID = "-no-user-";
+
 export async function signInEmail(deps: Deps, input: SignInInput & { email: string }) {
   if (!deps.config.emailPasswordEnabled) throw new AuthError("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
   let email: string;
@@ -43,7 +46,8 @@ async function signIn(
   failure: ErrorCode,
   unverified: ErrorCode,
 ): Promise<{ user: UserRecord; session: Session }> {
-  const account = user ? await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER) : null;
+  // The account lookup runs for an unknown user too (an id no user has), so both paths do the same queries.
+  const account = await deps.store.findAccount(user?.id ?? NO_USER_ID, CREDENTIAL_PROVIDER);
   const valid = await verifyPassword(account?.password ?? (await dummyPasswordHash()), input.password);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
   const current = await clearExpiredBan(deps, user);

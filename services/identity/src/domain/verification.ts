@@ -3,6 +3,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { UserRecord } from "../store/identity-store.js";
 import { apiLink, mailKey } from "./links.js";
+import { enqueueMailRequest } from "./mail-requests.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { signVerificationToken, verifyVerificationToken } from "./tokens.js";
 import { normaliseEmail } from "./validation.js";
@@ -17,10 +18,18 @@ export async function mailVerificationLink(deps: Deps, user: UserRecord, callbac
   await deps.mail.send(user.email, "email-verification", { url, name: user.name, email: user.email }, mailKey("verify", token));
 }
 
-/** Answers the same whether or not the address is known or already verified (no enumeration). */
-export async function sendVerificationEmail(deps: Deps, input: { email: string; callbackUrl?: string }): Promise<void> {
+/**
+ * Answers the same, in the same time, whether the address is unknown, unverified or verified (no
+ * enumeration): it only queues a mail request; the worker looks the address up afterwards.
+ */
+export async function sendVerificationEmail(deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">, input: { email: string; callbackUrl?: string }): Promise<void> {
   if (!deps.config.emailVerification.enabled) throw new AuthError("VERIFICATION_EMAIL_ISNT_ENABLED");
-  const user = await deps.store.findUserByEmail(normaliseEmail(input.email));
+  await enqueueMailRequest(deps, { kind: "email-verification", email: normaliseEmail(input.email), callbackUrl: input.callbackUrl });
+}
+
+/** The worker's half: mails a link if the address is a user's and not verified yet. */
+export async function mailVerificationIfUnverified(deps: Deps, input: { email: string; callbackUrl?: string }): Promise<void> {
+  const user = await deps.store.findUserByEmail(input.email);
   if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
 }
 

@@ -60,3 +60,21 @@ export const VerificationEntity = defineEntity({
 });
 
 export type VerificationRow = InstanceType<typeof VerificationEntity.class>;
+
+/** Mail requests waiting for the worker (forget-password, send-verification-email). */
+export const MailRequestEntity = defineEntity({
+  name: "MailRequest",
+  tableName: "mail_request",
+  properties: {
+    id: p.string().primary(),
+    kind: p.string(),
+    email: p.string(),
+    callbackUrl: p.text().nullable(),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime(),
+    leaseUntil: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type MailRequestRow = InstanceType<typeof MailRequestEntity.class>;

@@ -228,5 +228,44 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect(consumed.sort()).toEqual([false, true]);
       expect(await store.findVerification(identifier)).toEqual(older);
     });
+
+    it("deletes a user's verification records of one kind only", async () => {
+      const at = new Date(Date.UTC(2025, 5, 1));
+      const record = (identifier: string, value: string) => ({ id: newId(), identifier, value, expiresAt: at, createdAt: at, updatedAt: at });
+      const user = newId();
+      const mine = [record(unique("reset-password:a"), user), record(unique("reset-password:b"), user)];
+      const otherKind = record(unique("delete-account:c"), user);
+      const otherUser = record(unique("reset-password:d"), newId());
+      for (const r of [...mine, otherKind, otherUser]) await store.createVerification(r);
+      expect(await store.deleteVerifications("reset-password:", user)).toBe(2);
+      for (const r of mine) expect(await store.findVerification(r.identifier)).toBeNull();
+      expect(await store.findVerification(otherKind.identifier)).toEqual(otherKind);
+      expect(await store.findVerification(otherUser.identifier)).toEqual(otherUser);
+      await expect(store.deleteVerifications("reset%", user)).rejects.toThrow(/plain/);
+    });
+
+    it("queues mail requests, leases each to one worker, retries and deletes them", async () => {
+      const at = (s: number) => new Date(Date.UTC(2031, 0, 1, 0, 0, s));
+      const early = { id: newId(), kind: "password-reset" as const, email: `${unique("a")}@example.com`, callbackUrl: "/reset", nextAttemptAt: at(0), createdAt: at(0) };
+      const late = { id: newId(), kind: "email-verification" as const, email: `${unique("b")}@example.com`, callbackUrl: null, nextAttemptAt: at(5), createdAt: at(5) };
+      await store.enqueueMailRequest(late);
+      await store.enqueueMailRequest(early);
+      const mine = (list: Array<{ id: string }>) => list.map((r) => r.id).filter((id) => id === early.id || id === late.id);
+      expect(mine(await store.findDueMailRequests(at(5), 100))).toEqual([early.id, late.id]);
+      expect((await store.findDueMailRequests(at(5), 100)).find((r) => r.id === early.id)).toEqual({ ...early, attempts: 0, leaseUntil: null });
+      expect(mine(await store.findDueMailRequests(at(4), 100))).toEqual([early.id]);
+
+      const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimMailRequest(early.id, 0, at(5), at(65))));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      expect(mine(await store.findDueMailRequests(at(10), 100))).toEqual([late.id]);
+      // A lease that ran out is taken over, at the attempt count seen.
+      expect(await store.claimMailRequest(early.id, 0, at(70), at(130))).toBe(false);
+      expect(await store.claimMailRequest(early.id, 1, at(70), at(130))).toBe(true);
+      await store.retryMailRequest(early.id, 2, at(200));
+      expect((await store.findDueMailRequests(at(200), 100)).find((r) => r.id === early.id)).toMatchObject({ attempts: 2, leaseUntil: null, nextAttemptAt: at(200) });
+      await store.deleteMailRequest(early.id);
+      await store.deleteMailRequest(late.id);
+      expect(mine(await store.findDueMailRequests(at(1000), 100))).toEqual([]);
+    });
   });
 }

@@ -38,6 +38,27 @@ export interface VerificationRecord {
   updatedAt: Date;
 }
 
+/** What a queued mail request asks for; the lookup and the token are made when it is processed. */
+export type MailRequestKind = "password-reset" | "email-verification";
+
+/**
+ * A request for a mail about an address, queued by forget-password and send-verification-email before they
+ * answer, for every address alike, and processed afterwards by the mail request worker.
+ */
+export interface MailRequestRecord {
+  id: string;
+  kind: MailRequestKind;
+  /** Normalised (trimmed, lower-case). */
+  email: string;
+  callbackUrl: string | null;
+  /** Processing attempts started so far. */
+  attempts: number;
+  nextAttemptAt: Date;
+  /** While in the future, one worker holds the request. */
+  leaseUntil: Date | null;
+  createdAt: Date;
+}
+
 export type UserPatch = Partial<Omit<UserRecord, "id" | "createdAt">>;
 
 export const CREDENTIAL_PROVIDER = "credential";
@@ -74,5 +95,20 @@ export interface IdentityStore {
    * when two requests race with it.
    */
   consumeVerification(id: string): Promise<boolean>;
+  /** Deletes every record of `value` whose identifier starts with `identifierPrefix`; returns how many. */
+  deleteVerifications(identifierPrefix: string, value: string): Promise<number>;
+  /** Queues a mail request (one insert). */
+  enqueueMailRequest(request: Omit<MailRequestRecord, "attempts" | "leaseUntil">): Promise<void>;
+  /** Up to `limit` requests due at `now` whose lease is free, oldest due first. */
+  findDueMailRequests(now: Date, limit: number): Promise<MailRequestRecord[]>;
+  /**
+   * Takes the lease on a due request and counts the attempt, in one conditional UPDATE (lease free and still
+   * at `seenAttempts`): true for the one caller that won it.
+   */
+  claimMailRequest(id: string, seenAttempts: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Frees the lease of a request held at `attempts` and schedules another attempt. */
+  retryMailRequest(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
+  /** Removes a processed (or abandoned) request. */
+  deleteMailRequest(id: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -58,7 +58,27 @@ class CreateVerification extends Migration {
   }
 }
 
+class CreateMailRequest extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "mail_request" (
+      "id" varchar(64) not null primary key,
+      "kind" varchar(32) not null,
+      "email" varchar(320) not null,
+      "callback_url" text null,
+      "attempts" integer not null default 0,
+      "next_attempt_at" timestamptz not null,
+      "lease_until" timestamptz null,
+      "created_at" timestamptz not null
+    )`);
+    // The worker's scan: requests by due time.
+    this.addSql(`create index "mail_request_next_attempt_at_index" on "mail_request" ("next_attempt_at")`);
+    // Voiding a user's older reset tokens: by user, among the reset-password records.
+    this.addSql(`create index "verification_value_index" on "verification" ("value")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
+  { name: "0003-create-mail-request", class: CreateMailRequest },
 ];

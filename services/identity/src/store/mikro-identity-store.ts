@@ -1,8 +1,8 @@
 /** The identity store on MikroORM (SQLite or PostgreSQL). Unique violations become catalogue errors here. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
-import { AccountEntity, type AccountRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
-import type { AccountRecord, IdentityStore, UserRecord, VerificationRecord } from "./identity-store.js";
+import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
+import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 
 function toUser(row: UserRow): UserRecord {
@@ -37,8 +37,23 @@ function toAccount(row: AccountRow): AccountRecord {
   };
 }
 
+function toMailRequest(row: MailRequestRow): MailRequestRecord {
+  return {
+    id: row.id,
+    kind: row.kind as MailRequestKind,
+    email: row.email,
+    callbackUrl: row.callbackUrl ?? null,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    leaseUntil: row.leaseUntil ?? null,
+    createdAt: row.createdAt,
+  };
+}
+
+const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
+
 export async function openIdentityStore(url: string): Promise<IdentityStore> {
-  const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity], migrations: identityMigrations });
+  const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity], migrations: identityMigrations });
   return {
     async createUserWithAccount(user, account) {
       try {
@@ -121,6 +136,26 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
     },
     async consumeVerification(id) {
       return (await store.em().nativeDelete(VerificationEntity, { id })) > 0;
+    },
+    async deleteVerifications(identifierPrefix, value) {
+      if (!/^[A-Za-z0-9:-]+$/.test(identifierPrefix)) throw new Error("deleteVerifications: the prefix must be plain (no LIKE wildcards)");
+      return store.em().nativeDelete(VerificationEntity, { value, identifier: { $like: `${identifierPrefix}%` } });
+    },
+    async enqueueMailRequest(request) {
+      await store.em().insert(MailRequestEntity, { ...request, attempts: 0, leaseUntil: null });
+    },
+    async findDueMailRequests(now, limit) {
+      const rows = await store.em().find(MailRequestEntity, { nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc" }, limit });
+      return rows.map(toMailRequest);
+    },
+    async claimMailRequest(id, seenAttempts, now, leaseUntil) {
+      return (await store.em().nativeUpdate(MailRequestEntity, { id, attempts: seenAttempts, ...leaseFree(now) }, { attempts: seenAttempts + 1, leaseUntil })) === 1;
+    },
+    async retryMailRequest(id, attempts, nextAttemptAt) {
+      await store.em().nativeUpdate(MailRequestEntity, { id, attempts }, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteMailRequest(id) {
+      await store.em().nativeDelete(MailRequestEntity, { id });
     },
     close: () => store.close(),
   };

@@ -1,4 +1,4 @@
-/** The notification service's one table: the outbox. */
+/** The notification service's tables: the outbox, and the recipients' send slots. */
 import { defineEntity, p } from "@mikro-orm/core";
 
 export const OutboxMessageEntity = defineEntity({
@@ -22,6 +22,17 @@ export const OutboxMessageEntity = defineEntity({
     lastError: p.text().nullable(),
     createdAt: p.datetime(),
     deliveredAt: p.datetime().nullable(),
+  },
+});
+
+/** One of a recipient's send slots (the per-recipient limit): keyed by a hash of the address, never the address. */
+export const RecipientSlotEntity = defineEntity({
+  name: "RecipientSlot",
+  tableName: "recipient_slot",
+  properties: {
+    recipientKey: p.string().primary(),
+    slot: p.integer().primary(),
+    usedAt: p.datetime(),
   },
 });
 

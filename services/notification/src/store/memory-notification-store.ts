@@ -5,6 +5,7 @@ const erased = (options?: EraseOption) => (options?.eraseContent ? { text: "", h
 
 export function createMemoryNotificationStore(): NotificationStore {
   const rows = new Map<string, OutboxRecord>();
+  const slots = new Map<string, Date[]>();
   const copy = (row: OutboxRecord): OutboxRecord => ({ ...row, links: [...row.links] });
   const leaseFree = (row: OutboxRecord, now: Date) => row.leaseUntil === null || row.leaseUntil <= now;
   const owned = (id: string, owner: string) => {
@@ -48,6 +49,35 @@ export function createMemoryNotificationStore(): NotificationStore {
       const row = owned(id, owner);
       if (row) Object.assign(row, { status: "failed", leaseUntil: null, leaseOwner: null, lastError: error, ...erased(options) });
     },
+    async findByIdempotencyKey(key) {
+      for (const row of rows.values()) if (row.idempotencyKey === key) return copy(row);
+      return null;
+    },
+    async takeRecipientSlot(recipientKey, limit, now, freeBefore) {
+      const used = slots.get(recipientKey) ?? [];
+      slots.set(recipientKey, used);
+      for (let slot = 0; slot < limit; slot++) {
+        const last = used[slot];
+        if (last === undefined || last <= freeBefore) {
+          used[slot] = now;
+          return true;
+        }
+      }
+      return false;
+    },
+    async purgeRecipientSlots(before) {
+      let purged = 0;
+      for (const [key, used] of slots) {
+        for (const [slot, at] of used.entries()) {
+          if (at !== undefined && at <= before) {
+            delete used[slot];
+            purged++;
+          }
+        }
+        if (used.every((at) => at === undefined)) slots.delete(key);
+      }
+      return purged;
+    },
     async list({ recipient, limit }) {
       return [...rows.values()]
         .filter((row) => !recipient || row.recipient === recipient)
@@ -57,6 +87,7 @@ export function createMemoryNotificationStore(): NotificationStore {
     },
     async close() {
       rows.clear();
+      slots.clear();
     },
   };
 }

@@ -30,4 +30,19 @@ class CreateOutboxMessage extends Migration {
   }
 }
 
-export const notificationMigrations = [{ name: "0001-create-outbox-message", class: CreateOutboxMessage }];
+class CreateRecipientSlot extends Migration {
+  async up(): Promise<void> {
+    // The per-recipient send limit: at most N slots per recipient, each stamped with its last use.
+    this.addSql(`create table "recipient_slot" (
+      "recipient_key" varchar(64) not null,
+      "slot" integer not null,
+      "used_at" timestamptz not null,
+      primary key ("recipient_key", "slot")
+    )`);
+  }
+}
+
+export const notificationMigrations = [
+  { name: "0001-create-outbox-message", class: CreateOutboxMessage },
+  { name: "0002-create-recipient-slot", class: CreateRecipientSlot },
+];

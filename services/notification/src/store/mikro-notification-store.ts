@@ -5,7 +5,7 @@
  */
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
 import type { TemplateName } from "../templates/index.js";
-import { OutboxMessageEntity, type OutboxMessageRow } from "./entities.js";
+import { OutboxMessageEntity, type OutboxMessageRow, RecipientSlotEntity } from "./entities.js";
 import { notificationMigrations } from "./migrations.js";
 import type { EraseOption, MessageStatus, NotificationStore, OutboxRecord } from "./notification-store.js";
 
@@ -34,7 +34,7 @@ const erased = (options?: EraseOption) => (options?.eraseContent ? { textBody: "
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 export async function openNotificationStore(url: string): Promise<NotificationStore> {
-  const store = await openStore({ url, entities: [OutboxMessageEntity], migrations: notificationMigrations });
+  const store = await openStore({ url, entities: [OutboxMessageEntity, RecipientSlotEntity], migrations: notificationMigrations });
   return {
     async insert(message) {
       try {
@@ -94,6 +94,39 @@ export async function openNotificationStore(url: string): Promise<NotificationSt
       await store
         .em()
         .nativeUpdate(OutboxMessageEntity, { id, status: "pending", leaseOwner: owner }, { status: "failed", leaseUntil: null, leaseOwner: null, lastError: error, ...erased(options) });
+    },
+    async findByIdempotencyKey(key) {
+      const row = await store.em().findOne(OutboxMessageEntity, { idempotencyKey: key });
+      return row ? toRecord(row) : null;
+    },
+    async takeRecipientSlot(recipientKey, limit, now, freeBefore) {
+      const em = store.em();
+      const used = new Map((await em.find(RecipientSlotEntity, { recipientKey })).map((row) => [row.slot, row.usedAt]));
+      // A new slot: the primary key lets one racer create it.
+      const create = async (slot: number) => {
+        try {
+          await em.insert(RecipientSlotEntity, { recipientKey, slot, usedAt: now });
+          return true;
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          return false;
+        }
+      };
+      for (let slot = 0; slot < limit; slot++) {
+        const last = used.get(slot);
+        if (last === undefined) {
+          if (await create(slot)) return true;
+        } else if (last <= freeBefore) {
+          // A free slot: the conditional UPDATE lets one racer take it (the loser sees 0 rows changed); a
+          // slot purged meanwhile is created again.
+          if ((await em.nativeUpdate(RecipientSlotEntity, { recipientKey, slot, usedAt: { $lte: freeBefore } }, { usedAt: now })) === 1) return true;
+          if (await create(slot)) return true;
+        }
+      }
+      return false;
+    },
+    async purgeRecipientSlots(before) {
+      return store.em().nativeDelete(RecipientSlotEntity, { usedAt: { $lte: before } });
     },
     async list({ recipient, limit }) {
       const rows = await store

@@ -156,5 +156,45 @@ export function notificationStoreContract(backend: string, open: () => Promise<O
       expect((await store.list({ recipient: "a@example.com", limit: 1 })).map((m) => m.id)).toEqual([a2.id]);
       expect(await store.list({ recipient: "nobody@example.com", limit: 50 })).toEqual([]);
     });
+
+    it("finds a message by its idempotency key", async () => {
+      const message = aMessage({ idempotencyKey: "key-1" });
+      await store.insert(message);
+      expect((await store.findByIdempotencyKey("key-1"))?.id).toBe(message.id);
+      expect(await store.findByIdempotencyKey("key-2")).toBeNull();
+    });
+
+    it("gives a recipient at most `limit` slots per window, frees each a window after its use, keys apart", async () => {
+      const window = 900;
+      const take = (key: string, seconds: number, limit = 3) => store.takeRecipientSlot(key, limit, at(seconds), at(seconds - window));
+      expect([await take("r1", 0), await take("r1", 10), await take("r1", 20), await take("r1", 30)]).toEqual([true, true, true, false]);
+      expect(await take("r2", 30)).toBe(true);
+      expect(await take("r1", 899)).toBe(false);
+      // A window after the first use, one slot is free again (sliding: the others follow at 910 and 920).
+      expect(await take("r1", 900)).toBe(true);
+      expect(await take("r1", 905)).toBe(false);
+      expect(await take("r1", 910)).toBe(true);
+      // A lower limit counts only the first slots; a higher one opens new slots.
+      expect(await take("r1", 2000, 1)).toBe(true);
+      expect(await take("r1", 2000, 1)).toBe(false);
+      expect(await take("r1", 2000, 4)).toBe(true);
+    });
+
+    it("purges slots free for a window, which changes no answer", async () => {
+      const take = (key: string, seconds: number) => store.takeRecipientSlot(key, 2, at(seconds), at(seconds - 900));
+      expect([await take("p1", 0), await take("p1", 100), await take("p2", 500)]).toEqual([true, true, true]);
+      expect(await store.purgeRecipientSlots(at(100))).toBe(2);
+      expect(await store.purgeRecipientSlots(at(100))).toBe(0);
+      // p1 is free again (both its slots were a window old by 1000), p2 keeps its one use.
+      expect([await take("p1", 1000), await take("p1", 1000), await take("p1", 1000)]).toEqual([true, true, false]);
+      expect([await take("p2", 1000), await take("p2", 1000)]).toEqual([true, false]);
+    });
+
+    it("lets no more than `limit` of many concurrent takers through", async () => {
+      const results = await Promise.all(Array.from({ length: 12 }, () => store.takeRecipientSlot("race", 5, at(0), at(-900))));
+      expect(results.filter(Boolean)).toHaveLength(5);
+      const later = await Promise.all(Array.from({ length: 12 }, () => store.takeRecipientSlot("race", 5, at(900), at(0))));
+      expect(later.filter(Boolean)).toHaveLength(5);
+    });
   });
 }

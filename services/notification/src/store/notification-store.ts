@@ -58,6 +58,17 @@ export interface NotificationStore {
   scheduleRetry(id: string, owner: string, nextAttemptAt: Date, error: string): Promise<void>;
   /** Frees the owner's lease and gives up on the message for good (no-op if the owner lost the lease). */
   markFailed(id: string, owner: string, error: string, options?: EraseOption): Promise<void>;
+  /** The message stored under this idempotency key, or null. */
+  findByIdempotencyKey(key: string): Promise<OutboxRecord | null>;
+  /**
+   * Takes one of a recipient's `limit` send slots, atomically across replicas: a slot is free when it was
+   * never used or last used at or before `freeBefore`, and taking it stamps it with `now`. False when all are
+   * taken, i.e. the recipient already got `limit` messages since `freeBefore`. `recipientKey` is a hash of
+   * the address, so the table holds no address.
+   */
+  takeRecipientSlot(recipientKey: string, limit: number, now: Date, freeBefore: Date): Promise<boolean>;
+  /** Deletes slots last used at or before `before` (free anyway); returns how many. */
+  purgeRecipientSlots(before: Date): Promise<number>;
   /** Kept messages, newest first, optionally only those to one address. */
   list(options: { recipient?: string; limit: number }): Promise<OutboxRecord[]>;
   close(): Promise<void>;

@@ -1,0 +1,189 @@
+/**
+ * Account enumeration benchmark: for every route that takes an email or a username, how well ONE request
+ * tells a known account from an unknown one, by its latency (and, separately, by its status).
+ *
+ *   tsx bench/enumeration.ts            (make bench-enumeration, npm run enumeration -w @auth-platform/bench)
+ *
+ * It starts the platform as production runs it (identity, session, notification, gateway: one process each,
+ * fresh SQLite files, the development outbox, rate limiting off so every request reaches the handler),
+ * creates BENCH_ENUM_USERS known accounts, then per route sends BENCH_ENUM_SAMPLES requests about known
+ * accounts and as many about unknown ones, one at a time in a random interleaved order (so drift and
+ * background work land on both alike), and reports the best single-threshold classification accuracy
+ * (bench/separation.ts): 50% = indistinguishable; the target is at most 55% held out. Figures are printed,
+ * never asserted.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { freePorts } from "../testing/ports.js";
+import { killAllNow, startChild, stopAll } from "./processes.js";
+import { bestThreshold, categoricalAccuracy, heldOutAccuracy, median } from "./separation.js";
+
+const num = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 2) throw new Error(`${name} must be an integer of at least 2 (got ${raw})`);
+  return value;
+};
+
+const SAMPLES = num("BENCH_ENUM_SAMPLES", 200);
+const USERS = num("BENCH_ENUM_USERS", 20);
+const WARMUP = 10;
+const TARGET = 0.55;
+const PASSWORD = "bench-password-0123";
+const WRONG_PASSWORD = "wrong-password-0123";
+const RUN_ID = randomBytes(3).toString("hex");
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Sample {
+  ms: number;
+  status: number;
+}
+
+interface Route {
+  name: string;
+  /** One request about a known account (i-th), or about an unknown one. */
+  request: (known: boolean, i: number) => { path: string; body: unknown };
+  note?: string;
+}
+
+let counter = 0;
+const unknownEmail = () => `nobody-${RUN_ID}-${++counter}@example.com`;
+const knownEmail = (i: number) => `known-${RUN_ID}-${i % USERS}@example.com`;
+const knownUsername = (i: number) => `known_${RUN_ID}_${i % USERS}`;
+
+const ROUTES: Route[] = [
+  { name: "sign-in/email", request: (known, i) => ({ path: "/sign-in/email", body: { email: known ? knownEmail(i) : unknownEmail(), password: WRONG_PASSWORD } }) },
+  { name: "sign-in/username", request: (known, i) => ({ path: "/sign-in/username", body: { username: known ? knownUsername(i) : `nobody_${RUN_ID}_${++counter}`, password: WRONG_PASSWORD } }) },
+  {
+    name: "sign-up/email",
+    request: (known, i) => ({ path: "/sign-up/email", body: { name: "Probe", email: known ? knownEmail(i) : unknownEmail(), password: PASSWORD } }),
+    note: "422 for a taken email, by SPEC: enumerable by status",
+  },
+  { name: "forget-password", request: (known, i) => ({ path: "/forget-password", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },
+  { name: "request-password-reset", request: (known, i) => ({ path: "/request-password-reset", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },
+  // The known accounts are never verified: the case where a mail really goes out.
+  { name: "send-verification-email", request: (known, i) => ({ path: "/send-verification-email", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/verified" } }) },
+];
+
+async function post(baseURL: string, path: string, body: unknown): Promise<Sample> {
+  const started = performance.now();
+  const res = await fetch(baseURL + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return { ms: performance.now() - started, status: res.status };
+}
+
+/** known × n and unknown × n, shuffled (Fisher-Yates). */
+function interleaved(n: number): boolean[] {
+  const order = [...Array<boolean>(n).fill(true), ...Array<boolean>(n).fill(false)];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+async function measure(baseURL: string, route: Route): Promise<{ known: Sample[]; unknown: Sample[] }> {
+  for (let i = 0; i < WARMUP; i++) {
+    const request = route.request(i % 2 === 0, i);
+    await post(baseURL, request.path, request.body);
+  }
+  const known: Sample[] = [];
+  const unknown: Sample[] = [];
+  let i = 0;
+  for (const isKnown of interleaved(SAMPLES)) {
+    const request = route.request(isKnown, i++);
+    (isKnown ? known : unknown).push(await post(baseURL, request.path, request.body));
+  }
+  return { known, unknown };
+}
+
+async function startPlatform(): Promise<{ baseURL: string; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "auth-enumeration-"));
+  const [identity, session, notification, gateway] = (await freePorts(4)) as [number, number, number, number];
+  const inherited: Record<string, string> = {};
+  const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|MAIL_FROM$|APP_NAME$|PORT$|LOG_LEVEL$|NODE_ENV$)/;
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !platformVar.test(key)) inherited[key] = value;
+  const env: Record<string, string> = {
+    ...inherited,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || "error",
+    AUTH_SECRET: "bench-secret-0123456789-0123456789-abcde",
+    AUTH_BASE_URL: `http://127.0.0.1:${gateway}/api/auth`,
+    IDENTITY_PORT: String(identity),
+    SESSION_PORT: String(session),
+    NOTIFICATION_PORT: String(notification),
+    PORT: String(gateway),
+    IDENTITY_SERVICE_URL: `127.0.0.1:${identity}`,
+    SESSION_SERVICE_URL: `127.0.0.1:${session}`,
+    NOTIFICATION_SERVICE_URL: `127.0.0.1:${notification}`,
+    IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
+    SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
+    NOTIFICATION_DATABASE_URL: `file:${join(dataDir, "notification.db")}`,
+    // Every request must reach its handler: the sign-in limit would otherwise answer 429 after a few.
+    RATE_LIMIT_ENABLED: "false",
+  };
+  await Promise.all([
+    startChild("identity", "services/identity/src/main.ts", env, identity),
+    startChild("session", "services/session/src/main.ts", env, session),
+    startChild("notification", "services/notification/src/main.ts", env, notification),
+  ]);
+  await startChild("gateway", "gateway/src/main.ts", env, gateway);
+  return { baseURL: `http://127.0.0.1:${gateway}/api/auth`, dataDir };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const ms = (x: number) => x.toFixed(2);
+
+async function main(): Promise<void> {
+  const { baseURL, dataDir } = await startPlatform();
+  try {
+    log(`platform up; creating ${USERS} known accounts`);
+    for (let i = 0; i < USERS; i++) {
+      const res = await post(baseURL, "/sign-up/email", { name: "Known", email: knownEmail(i), username: knownUsername(i), password: PASSWORD });
+      if (res.status !== 200) throw new Error(`sign-up of known account ${i}: HTTP ${res.status}`);
+    }
+    const lines = [
+      "| route | median known ms | median unknown ms | status known / unknown | by status | by latency, in-sample | by latency, held out | target <= 55% |",
+      "|---|---|---|---|---|---|---|---|",
+    ];
+    const notes: string[] = [];
+    for (const route of ROUTES) {
+      log(`measuring ${route.name}: ${SAMPLES} known + ${SAMPLES} unknown`);
+      const { known, unknown } = await measure(baseURL, route);
+      const statuses = (samples: Sample[]) => [...new Set(samples.map((s) => s.status))].sort().join(",");
+      const byStatus = categoricalAccuracy(known.map((s) => s.status), unknown.map((s) => s.status));
+      const inSample = bestThreshold(known.map((s) => s.ms), unknown.map((s) => s.ms)).accuracy;
+      const heldOut = heldOutAccuracy(known.map((s) => s.ms), unknown.map((s) => s.ms));
+      const verdict = byStatus > 0.5 ? "n/a (status)" : heldOut <= TARGET ? "yes" : "NO";
+      lines.push(
+        `| ${route.name} | ${ms(median(known.map((s) => s.ms)))} | ${ms(median(unknown.map((s) => s.ms)))} | ${statuses(known)} / ${statuses(unknown)} | ${pct(byStatus)} | ${pct(inSample)} | ${pct(heldOut)} | ${verdict} |`,
+      );
+      if (route.note) notes.push(`${route.name}: ${route.note}.`);
+    }
+    const expectedNoise = 0.5 + 0.43 / Math.sqrt(SAMPLES);
+    process.stdout.write(
+      `\nAccount enumeration: ${SAMPLES} requests per class and route, one at a time, ${USERS} known accounts\n\n${lines.join("\n")}\n\n` +
+        `Accuracy is balanced: 50% = one request tells nothing. "in-sample" fits the threshold on the scored samples ` +
+        `(about ${pct(expectedNoise)} expected from noise alone at this sample size); "held out" fits on half and scores the other half.\n` +
+        notes.map((n) => `${n}\n`).join(""),
+    );
+  } finally {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+process.on("SIGINT", () => {
+  killAllNow();
+  process.exit(130);
+});
+process.on("exit", killAllNow);
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,122 @@
+/**
+ * The mail request worker: takes due requests from the mail_request table, does what each asks (look the
+ * address up; for a user, make the token and SendEmail), and deletes it. Each request is leased first (one
+ * conditional UPDATE only one replica's worker can win); a failure frees it for a later attempt with a
+ * growing delay, up to MAX_ATTEMPTS; a worker that dies mid-request leaves its lease to run out, and the
+ * request is done again (a reset then issues a fresh token, which voids the first).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { MailRequestRecord } from "../store/identity-store.js";
+import { mailResetLink } from "./password-reset.js";
+import type { Registry } from "./ports.js";
+import { mailVerificationIfUnverified } from "./verification.js";
+
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now" | "log">;
+
+export const BATCH_SIZE = 10;
+/** Longer than any one request takes (two store calls and a SendEmail under its deadline). */
+export const LEASE_MS = 60_000;
+export const MAX_ATTEMPTS = 10;
+export const POLL_INTERVAL_MS = 1_000;
+const MAX_RETRY_DELAY_MS = 300_000;
+
+/** Does what one request asks. */
+export async function processMailRequest(deps: Deps, request: MailRequestRecord): Promise<void> {
+  const callbackUrl = request.callbackUrl ?? undefined;
+  switch (request.kind) {
+    case "password-reset":
+      return mailResetLink(deps, { email: request.email, redirectTo: callbackUrl });
+    case "email-verification":
+      return mailVerificationIfUnverified(deps, { email: request.email, callbackUrl });
+  }
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
+
+async function handle(deps: Deps, request: MailRequestRecord): Promise<void> {
+  const now = deps.now();
+  if (!(await deps.store.claimMailRequest(request.id, request.attempts, now, new Date(now.getTime() + LEASE_MS)))) return;
+  const attempts = request.attempts + 1;
+  try {
+    await processMailRequest(deps, request);
+  } catch (error) {
+    // The address is not logged: only which kind of request failed.
+    if (attempts >= MAX_ATTEMPTS) {
+      await deps.store.deleteMailRequest(request.id);
+      deps.log.error("mail request abandoned", { requestId: request.id, kind: request.kind, attempts, error: describe(error) });
+      return;
+    }
+    const delay = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** (attempts - 1));
+    await deps.store.retryMailRequest(request.id, attempts, new Date(deps.now().getTime() + delay));
+    deps.log.warn("mail request failed; will retry", { requestId: request.id, kind: request.kind, attempts, retryInMs: delay, error: describe(error) });
+    return;
+  }
+  await deps.store.deleteMailRequest(request.id);
+}
+
+/** One pass: every due request (up to a batch) claimed and processed. Returns how many were due. */
+export async function processDue(deps: Deps): Promise<number> {
+  const due = await deps.store.findDueMailRequests(deps.now(), BATCH_SIZE);
+  const results = await Promise.allSettled(due.map((request) => handle(deps, request)));
+  for (const result of results) {
+    if (result.status === "rejected") deps.log.error("mail request bookkeeping failed", { error: describe(result.reason) });
+  }
+  return due.length;
+}
+
+export interface MailRequestWorker {
+  /** Runs a pass in `afterMs` (when the request just queued is due). */
+  wake(afterMs: number): void;
+  /** Stops polling and waits for the pass in progress. */
+  stop(): Promise<void>;
+}
+
+/** Starts the worker: a pass now, then one every pollIntervalMs, and one whenever woken. */
+export function startMailRequestWorker(deps: Deps, pollIntervalMs = POLL_INTERVAL_MS): MailRequestWorker {
+  let stopped = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  const schedule = () => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, pollIntervalMs);
+    timer.unref();
+  };
+  function run(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = (async () => {
+      let full = false;
+      do {
+        again = false;
+        try {
+          full = (await processDue(deps)) >= BATCH_SIZE;
+        } catch (error) {
+          deps.log.warn("mail requests unavailable; paused until the next poll", { error: describe(error) });
+          full = false;
+        }
+      } while (!stopped && (again || full));
+    })().finally(() => {
+      running = undefined;
+      schedule();
+    });
+  }
+  // A wake comes from inside an RPC; the pass must not run (and log) under that one call's request id.
+  const outsideAnyRequest = AsyncLocalStorage.snapshot();
+  run();
+  return {
+    wake: (afterMs) => {
+      if (!stopped) setTimeout(() => outsideAnyRequest(run), afterMs).unref();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

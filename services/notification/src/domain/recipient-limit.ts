@@ -1,0 +1,37 @@
+/**
+ * The per-recipient limit: however many callers, replicas and client IPs ask, one address gets at most
+ * `limit` messages in any window of `windowSeconds`. Counted in the notification database (the send slots),
+ * so every replica sees the same count. The address itself is never stored or logged for this: only a hash.
+ */
+import { createHash } from "node:crypto";
+import type { Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "config" | "store" | "now">;
+
+/** A stable, non-reversible-at-a-glance name for an address (already trimmed and lower-cased). */
+export function recipientKey(recipient: string): string {
+  return createHash("sha256").update(recipient).digest("hex");
+}
+
+/** True when the recipient may get one more message now (and counts it); false when over the limit. */
+export async function takeRecipientAllowance(deps: Deps, recipient: string): Promise<boolean> {
+  const { limit, windowSeconds } = deps.config.recipientLimit;
+  if (limit === 0) return true;
+  const now = deps.now();
+  return deps.store.takeRecipientSlot(recipientKey(recipient), limit, now, new Date(now.getTime() - windowSeconds * 1000));
+}
+
+/**
+ * Deletes slots that have been free for a window, once per window, so the table holds only recipients mailed
+ * recently. Returns a stop function.
+ */
+export function startRecipientSlotPurge(deps: Pick<Registry, "config" | "store" | "now" | "log">): () => void {
+  const windowMs = deps.config.recipientLimit.windowSeconds * 1000;
+  const timer = setInterval(() => {
+    deps.store.purgeRecipientSlots(new Date(deps.now().getTime() - windowMs)).catch((error: unknown) => {
+      deps.log.warn("could not purge recipient slots; will try again", { error: error instanceof Error ? error.message : String(error) });
+    });
+  }, windowMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
