@@ -85,7 +85,12 @@ const without = <T extends object>(value: T, keys: readonly (keyof T)[]) =>
   Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key as keyof T)));
 
 /** The environment a pod of the chart's image sees (its Dockerfile sets NODE_ENV=production). */
-const podEnv = (configMap: Record<string, string>, secret: Record<string, string>) => ({ NODE_ENV: "production", ...configMap, ...secret });
+const podEnv = (configMap: Record<string, string>, secret: Record<string, string>) => ({
+  NODE_ENV: "production",
+  GRPC_TLS_DIR: "/etc/auth-platform/tls",
+  ...configMap,
+  ...secret,
+});
 
 type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } };
 
@@ -340,7 +345,7 @@ describe("with default values (and the required config.baseUrl)", () => {
       IDENTITY_VERIFICATION_TOKEN_EXPIRES_IN: "3600",
       IDENTITY_RESET_PASSWORD_ENABLED: "true",
       IDENTITY_RESET_PASSWORD_TOKEN_EXPIRES_IN: "3600",
-      IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false",
+      IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "true",
       IDENTITY_CHANGE_EMAIL_ENABLED: "true",
       IDENTITY_DELETE_USER_ENABLED: "true",
       IDENTITY_DELETE_USER_VERIFICATION: "true",
@@ -348,9 +353,9 @@ describe("with default values (and the required config.baseUrl)", () => {
     });
     // Apart from addresses and secrets, every rendered value is what the process would pick by itself.
     const environment = podEnv(env, secretEnv);
-    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "secret"] as const;
+    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "secret", "grpc"] as const;
     expect(without(identityConfig(environment), identityWiring)).toEqual(without(identityConfig({}), identityWiring));
-    const notificationWiring = ["databaseUrl", "footerUrl", "production"] as const;
+    const notificationWiring = ["databaseUrl", "footerUrl", "production", "grpc"] as const;
     expect(without(notificationConfig(environment), notificationWiring)).toEqual(without(notificationConfig({}), notificationWiring));
     expect(notificationConfig(environment)).toMatchObject({ production: true, footerUrl: "https://auth.example.com" });
   });
