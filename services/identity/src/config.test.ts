@@ -26,8 +26,9 @@ describe("identity configuration", () => {
   });
 
   it("refuses to start in production without AUTH_SECRET, with a clear error", () => {
-    expect(() => identityConfig({ NODE_ENV: "production" })).toThrow(ConfigError);
-    expect(() => identityConfig({ NODE_ENV: "production" })).toThrow(/AUTH_SECRET: required when NODE_ENV=production/);
-    expect(identityConfig({ NODE_ENV: "production", AUTH_SECRET: "p".repeat(40) }).secret).toBe("p".repeat(40));
+    const production = { NODE_ENV: "production", GRPC_TLS_DIR: "/etc/auth-platform/tls" };
+    expect(() => identityConfig(production)).toThrow(ConfigError);
+    expect(() => identityConfig(production)).toThrow(/AUTH_SECRET: required when NODE_ENV=production/);
+    expect(identityConfig({ ...production, AUTH_SECRET: "p".repeat(40) }).secret).toBe("p".repeat(40));
   });
 });
