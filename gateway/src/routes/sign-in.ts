@@ -5,6 +5,7 @@ import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody } from "../http/body.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { signInEmailResponse, signInUsernameResponse } from "./responses.js";
 
 const signInEmailBody = z.object({
   email: z.string().max(255),
@@ -33,7 +34,7 @@ export function signInRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
     });
     issueSession(res, deps, session!, rememberMe);
-    res.json({ redirect: Boolean(body.callbackURL), token: session!.token, url: body.callbackURL ?? undefined, user: publicUser(user!) });
+    res.json(signInEmailResponse(session!.token, publicUser(user!), body.callbackURL ?? undefined));
   });
 
   router.post("/sign-in/username", async (req, res) => {
@@ -46,7 +47,7 @@ export function signInRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
     });
     issueSession(res, deps, session!, rememberMe);
-    res.json({ token: session!.token, user: publicUser(user!) });
+    res.json(signInUsernameResponse(session!.token, publicUser(user!)));
   });
   return router;
 }
