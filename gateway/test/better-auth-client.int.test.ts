@@ -236,12 +236,17 @@ async function signedUp(extra: { username?: string } = {}) {
     expect((await client.getSession()).data!.user).toMatchObject({ username: null, displayUsername: null });
   });
 
-  it("signIn.username answers redirect false with the token and user, as the current client declares", async () => {
+  it("signIn.username answers redirect (false, or true with the url for a callbackURL), the token and user, as the current client declares", async () => {
     const username = `redir_${Date.now().toString(36)}`;
     await signedUp({ username });
     const { data, error } = await aBrowser().client.signIn.username({ username, password: PASSWORD });
     expect(error).toBeNull();
     expect(data).toMatchObject({ redirect: false, token: expect.stringMatching(TOKEN), user: { username } });
+    const redirected = await aBrowser().client.signIn.username({ username, password: PASSWORD, callbackURL: "/dashboard" });
+    expect(redirected.error).toBeNull();
+    expect(redirected.data).toMatchObject({ redirect: true, url: "/dashboard" });
+    const evil = await aBrowser().client.signIn.username({ username, password: PASSWORD, callbackURL: "https://evil.example/x" });
+    expect(evil.error).toMatchObject({ status: 403, code: "INVALID_CALLBACKURL" });
   });
 
   it("getSession is served on GET and on POST (the current client's session refresh)", async () => {

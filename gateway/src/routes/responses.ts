@@ -20,8 +20,13 @@ export const signInEmailResponse = (token: string, user: PublicUser, callbackURL
   user,
 });
 
-/** No callbackURL is taken by this call, so redirect is false (the current client declares it). */
-export const signInUsernameResponse = (token: string, user: PublicUser) => ({ redirect: false, token, url: undefined, user });
+/** redirect (declared by the current client) is true when the call named a callbackURL, echoed as url. */
+export const signInUsernameResponse = (token: string, user: PublicUser, callbackURL: string | undefined) => ({
+  redirect: Boolean(callbackURL),
+  token,
+  url: callbackURL,
+  user,
+});
 
 export const sessionResponse = (session: PublicSession, user: PublicUser) => ({ session, user });
 

@@ -17,6 +17,8 @@ const signInEmailBody = z.object({
 const signInUsernameBody = z.object({
   username: z.string().max(255),
   password: z.string().max(1024),
+  // The current client may send one (checked like every callback URL); redirect then answers true.
+  callbackURL: z.string().nullish(),
   rememberMe: z.boolean().nullish(),
 });
 
@@ -47,7 +49,7 @@ export function signInRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
     });
     issueSession(res, deps, session!, rememberMe);
-    res.json(signInUsernameResponse(session!.token, publicUser(user!)));
+    res.json(signInUsernameResponse(session!.token, publicUser(user!), body.callbackURL ?? undefined));
   });
   return router;
 }
