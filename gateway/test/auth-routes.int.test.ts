@@ -97,7 +97,18 @@ describe(`auth routes (${backendLabel()})`, () => {
     expect(cookies.some((c) => c.startsWith("better-auth.dont_remember="))).toBe(true);
     const session = await client.get("/get-session");
     const lifetime = Date.parse(session.body.session.expiresAt) - Date.parse(session.body.session.createdAt);
-    expect(Math.round(lifetime / 1000)).toBe(86_400);
+    expect(lifetime).toBe(86_400_000);
+  });
+
+  it("a remembered session's cookie Max-Age is exactly the configured expiry (604800), at sign-up and at sign-in", async () => {
+    const email = uniqueEmail("maxage");
+    const maxAgeOf = (headers: Headers) => /; Max-Age=(\d+)/.exec(headers.getSetCookie().find((c) => c.startsWith("better-auth.session_token="))!)?.[1];
+    const signUp = await new TestClient(platform.baseURL).post("/sign-up/email", { name: "M", email, password: "password-123" });
+    expect(maxAgeOf(signUp.headers)).toBe("604800");
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const signIn = await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" });
+      expect(maxAgeOf(signIn.headers)).toBe("604800");
+    }
   });
 
   it("a remembered sign-in clears the dont-remember cookie an earlier session left", async () => {

@@ -250,7 +250,7 @@ describe(`bad input (${backendLabel()})`, () => {
       it(label(route), async () => {
         const session = await aSession();
         const res = await send(route.method, route.path, { body: HUGE, headers: { cookie: session.cookie } });
-        expect(res).toMatchObject({ status: 400, body: { code: "REQUEST_BODY_TOO_LARGE", message: "Request body is too large" } });
+        expect(res).toMatchObject({ status: 400, body: { code: "REQUEST_BODY_TOO_LARGE", message: "Request body too large" } });
         expect(await isAlive(session)).toBe(true);
       });
     }
@@ -453,11 +453,11 @@ describe(`bad input (${backendLabel()})`, () => {
 
     // The identity service echoes an unknown field's name into its error message, which travels in a gRPC
     // trailer: a name past the trailer size limit broke the call and surfaced as a 500.
-    it("a huge unknown sign-up field name is a 400", async () => {
+    it("a huge unknown sign-up field name is ignored like any unknown field, never stored", async () => {
       for (const length of [1_000, 100_000, 500_000]) {
         const res = await send("POST", "/sign-up/email", { json: { name: "Ada", email: uniqueEmail("bad-input"), password: PASSWORD, ["k".repeat(length)]: 1 } });
-        expect(res.status, `a ${length}-character field name`).toBe(400);
-        expect(res.body.code).toBe("VALIDATION_ERROR");
+        expect(res.status, `a ${length}-character field name`).toBe(200);
+        expect(Object.keys(res.body.user).some((key) => key.startsWith("kkk"))).toBe(false);
       }
     });
 

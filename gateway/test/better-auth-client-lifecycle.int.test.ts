@@ -1,11 +1,11 @@
 /**
- * The real better-auth client (1.1.9) driving the account-lifecycle routes of the gateway as a browser app
+ * The real better-auth client, both generations (1.1.9 and the current 1.7), driving the account-lifecycle routes of the gateway as a browser app
  * would: verification, password reset, change email and password, update and delete user, linked accounts.
  * Mail goes to a real SMTP server; links are taken from the messages and opened in the same "browser".
  * Every call checks both halves of what the client hands back: `data` on success, `error` on failure.
  */
-import { createAuthClient } from "better-auth/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_GENERATIONS, type ClientGeneration } from "../../testing/better-auth-clients.js";
 import { backendLabel } from "../../testing/databases.js";
 import { browserFetch } from "../../testing/browser.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
@@ -28,11 +28,16 @@ const PASSWORD = "password-123";
 const TOKEN = /^[A-Za-z0-9]{32}$/;
 const EVIL = "https://evil.example/x";
 
-/** A browser tab with the better-auth client in it. */
+const sessionCookie = (cookies: Map<string, string>) => cookies.get("better-auth.session_token");
+const verifyMail = (email: string) => smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
+const tokenOf = (link: string, name = "token") => new URL(link).searchParams.get(name)!;
+
+describe.each(CLIENT_GENERATIONS)(`better-auth $version client: account lifecycle against the gateway (${backendLabel()})`, (generation: ClientGeneration) => {
+/** A browser tab with this generation's better-auth client in it. */
 function aBrowser() {
   const { cookies, exchanges, customFetchImpl } = browserFetch(platform.origin);
 
-  const client = createAuthClient({ baseURL: platform.baseURL, fetchOptions: { customFetchImpl } });
+  const client = generation.make(platform.baseURL, customFetchImpl);
 
   /** Opens a link (from a mail) in this tab: a GET with the tab's cookies, redirects not followed. */
   const open = async (link: string) => {
@@ -55,8 +60,6 @@ function expectSent(browser: Browser, method: string, path: string, body?: unkno
   else expect(sent.body).toBeUndefined();
 }
 
-const sessionCookie = (cookies: Map<string, string>) => cookies.get("better-auth.session_token");
-
 async function signedUp(label = "lifecycle"): Promise<Browser & { email: string; user: { id: string; email: string; name: string }; token: string }> {
   const browser = aBrowser();
   const email = uniqueEmail(label);
@@ -65,9 +68,6 @@ async function signedUp(label = "lifecycle"): Promise<Browser & { email: string;
   expect(data!.token).toMatch(TOKEN);
   return { ...browser, email, user: data!.user, token: data!.token as string };
 }
-
-const verifyMail = (email: string) => smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
-const tokenOf = (link: string, name = "token") => new URL(link).searchParams.get(name)!;
 
 /** A signed-up user whose address was verified through the mailed link. */
 async function verifiedUser(label = "verified") {
@@ -78,7 +78,6 @@ async function verifiedUser(label = "verified") {
   return browser;
 }
 
-describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${backendLabel()})`, () => {
   describe("sendVerificationEmail and verifyEmail", () => {
     it("sendVerificationEmail: data { status: true } and a mail whose link carries the callbackURL", async () => {
       const browser = await signedUp();
@@ -148,14 +147,14 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
     });
   });
 
-  describe("forgetPassword and resetPassword", () => {
-    it("forgetPassword mails a link; the link lands on redirectTo with the token; resetPassword sets the password once", async () => {
+  describe("the reset request (forgetPassword in 1.1, requestPasswordReset now) and resetPassword", () => {
+    it("the request mails a link; the link lands on redirectTo with the token; resetPassword sets the password once", async () => {
       const { email } = await signedUp();
       const browser = aBrowser();
-      const { data, error } = await browser.client.forgetPassword({ email, redirectTo: "/reset" });
+      const { data, error } = await generation.requestPasswordReset(browser.client, { email, redirectTo: "/reset" });
       expect(error).toBeNull();
-      expect(data).toEqual({ status: true });
-      expectSent(browser, "POST", "/forget-password", { email, redirectTo: "/reset" });
+      expect(data).toEqual({ status: true, message: expect.any(String) });
+      expectSent(browser, "POST", generation.resetRequestPath, { email, redirectTo: "/reset" });
 
       const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
       const landing = await browser.open(link);
@@ -187,19 +186,24 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect((await browser.open(link)).location).toBe("/reset?error=INVALID_TOKEN");
     });
 
-    it("forgetPassword answers the same data for an unknown address and mails nothing", async () => {
+    it("the request answers the same data for an unknown address and mails nothing; a malformed one is 400 INVALID_EMAIL", async () => {
+      const { email } = await signedUp();
+      const known = await generation.requestPasswordReset(aBrowser().client, { email, redirectTo: "/reset" });
       const before = smtp.mails.length;
       const ghost = uniqueEmail("ghost");
-      const { data, error } = await aBrowser().client.forgetPassword({ email: ghost, redirectTo: "/reset" });
+      const { data, error } = await generation.requestPasswordReset(aBrowser().client, { email: ghost, redirectTo: "/reset" });
       expect(error).toBeNull();
-      expect(data).toEqual({ status: true });
+      expect(data).toEqual(known.data);
+      const malformed = await generation.requestPasswordReset(aBrowser().client, { email: "not-an-email", redirectTo: "/reset" });
+      expect(malformed.data).toBeNull();
+      expect(malformed.error).toMatchObject({ status: 400, code: "INVALID_EMAIL", message: "Invalid email" });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(smtp.mails.slice(before).filter((m) => m.to.includes(ghost))).toEqual([]);
     });
 
-    it("forgetPassword with an untrusted redirectTo is error 403 INVALID_REDIRECTURL; resetPassword with a forged token 400 INVALID_TOKEN", async () => {
+    it("the request with an untrusted redirectTo is error 403 INVALID_REDIRECTURL; resetPassword with a forged token 400 INVALID_TOKEN", async () => {
       const { email } = await signedUp();
-      const evil = await aBrowser().client.forgetPassword({ email, redirectTo: EVIL });
+      const evil = await generation.requestPasswordReset(aBrowser().client, { email, redirectTo: EVIL });
       expect(evil.data).toBeNull();
       expect(evil.error).toMatchObject({ status: 403, code: "INVALID_REDIRECTURL", message: "Invalid redirectURL" });
       const forged = await aBrowser().client.resetPassword({ newPassword: "whatever-1234", token: "A".repeat(24) });
@@ -208,15 +212,19 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
     });
   });
 
-  describe("both forgot-password paths over plain HTTP (1.1 clients call /forget-password, 1.7 /request-password-reset)", () => {
+  // Plain HTTP, the same for either client: run once.
+  describe.runIf(generation.current)("both forgot-password paths over plain HTTP (1.1 clients call /forget-password, 1.7 /request-password-reset)", () => {
     for (const path of ["/forget-password", "/request-password-reset"]) {
-      it(`POST ${path} mails a working reset link and answers { status: true } for known and unknown addresses`, async () => {
+      it(`POST ${path} mails a working reset link and answers alike for known and unknown addresses, 400 for malformed ones`, async () => {
         const { email } = await signedUp();
         const http = new TestClient(platform.baseURL);
         const known = await http.post(path, { email, redirectTo: "/reset" });
         const unknown = await http.post(path, { email: uniqueEmail("nobody"), redirectTo: "/reset" });
-        expect({ status: known.status, body: known.body }).toEqual({ status: 200, body: { status: true } });
-        expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 200, body: { status: true } });
+        expect({ status: known.status, body: known.body }).toEqual({ status: 200, body: { status: true, message: expect.any(String) } });
+        expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 200, body: known.body });
+        for (const email of ["not-an-email", "a@", "@b.example", " "]) {
+          expect(await http.post(path, { email, redirectTo: "/reset" })).toMatchObject({ status: 400, body: { code: "INVALID_EMAIL", message: "Invalid email" } });
+        }
         const evil = await http.post(path, { email, redirectTo: EVIL });
         expect(evil).toMatchObject({ status: 403, body: { code: "INVALID_REDIRECTURL", message: "Invalid redirectURL" } });
 
@@ -253,6 +261,16 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect((await client.getSession({ query: { disableCookieCache: true } })).data!.user.email).toBe(email);
       const confirmation = linkIn(await smtp.waitFor(email, (m) => m.text.includes(newEmail)), "/verify-email");
       expect(tokenOf(confirmation, "callbackURL")).toBe("/settings");
+      // The approval link alone, opened with no session or in another user's, moves nothing.
+      const stranger = await signedUp();
+      for (const elsewhere of [aBrowser(), stranger]) {
+        expect(await elsewhere.open(confirmation)).toMatchObject({ status: 302, location: "/settings?error=unauthorized" });
+      }
+      const anonymous = await aBrowser().client.verifyEmail({ query: { token: tokenOf(confirmation) } });
+      expect(anonymous.data).toBeNull();
+      expect(anonymous.error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+      expect((await client.getSession({ query: { disableCookieCache: true } })).data!.user).toMatchObject({ email, emailVerified: true });
+
       const moved = await client.verifyEmail({ query: { token: tokenOf(confirmation) } });
       expect(moved.error).toBeNull();
       expect(moved.data).toMatchObject({ status: true, user: { email: newEmail, emailVerified: false } });
@@ -260,7 +278,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       await verifyMail(newEmail);
     });
 
-    it("changeEmail errors: same address 400 EMAIL_IS_THE_SAME, taken 422 USER_ALREADY_EXISTS, untrusted callback 403, anonymous 401", async () => {
+    it("changeEmail errors: same address 400 EMAIL_IS_THE_SAME, taken 400 COULDNT_UPDATE_YOUR_EMAIL, untrusted callback 403, anonymous 401", async () => {
       const { client, email } = await signedUp();
       const other = await signedUp();
       const same = await client.changeEmail({ newEmail: email.toUpperCase() });
@@ -268,7 +286,8 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect(same.error).toMatchObject({ status: 400, code: "EMAIL_IS_THE_SAME", message: "Email is the same" });
       const taken = await client.changeEmail({ newEmail: other.email });
       expect(taken.data).toBeNull();
-      expect(taken.error).toMatchObject({ status: 422, code: "USER_ALREADY_EXISTS", message: "User already exists" });
+      // Not 422 "User already exists": a signed-in user learns nothing about who else has an account.
+      expect(taken.error).toMatchObject({ status: 400, code: "COULDNT_UPDATE_YOUR_EMAIL", message: "Couldn't update your email" });
       const evil = await client.changeEmail({ newEmail: uniqueEmail(), callbackURL: EVIL });
       expect(evil.error).toMatchObject({ status: 403, code: "INVALID_CALLBACKURL" });
       const anonymous = await aBrowser().client.changeEmail({ newEmail: uniqueEmail() });
@@ -351,9 +370,9 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
   });
 
   describe("deleteUser", () => {
-    it("deleteUser({ password }): data 'User deleted', the cookie is dropped, getSession is null, sign-in fails", async () => {
+    it("deleteUser({ password }) with confirmation by mail (the default): checked, then mailed; the link deletes", async () => {
       const browser = await signedUp();
-      const { client, cookies, email } = browser;
+      const { client, cookies, email, open } = browser;
       const wrong = await client.deleteUser({ password: "wrong-password" });
       expectSent(browser, "POST", "/delete-user", { password: "wrong-password" });
       expect(wrong.data).toBeNull();
@@ -361,7 +380,10 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
 
       const { data, error } = await client.deleteUser({ password: PASSWORD });
       expect(error).toBeNull();
-      expect(data).toEqual({ success: true, message: "User deleted" });
+      expect(data).toEqual({ success: true, message: "Verification email sent" });
+      expect((await client.getSession()).data!.user.email).toBe(email);
+      const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
+      expect(await open(link)).toMatchObject({ status: 302, location: "/" });
       expect(sessionCookie(cookies)).toBeUndefined();
       expect(await client.getSession()).toMatchObject({ data: null, error: null });
       expect((await aBrowser().client.signIn.email({ email, password: PASSWORD })).error).toMatchObject({ status: 401, code: "INVALID_EMAIL_OR_PASSWORD" });
@@ -379,12 +401,14 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
 
       const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
       expect(tokenOf(link)).toMatch(/^[0-9a-z]{32}$/);
+      // The mailed link lands on the app root (the default callbackURL).
+      expect(tokenOf(link, "callbackURL")).toBe("/");
       const opened = await aBrowser().open(link);
       // Another browser (no session) cannot use it.
-      expect(opened).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
+      expect(opened).toMatchObject({ status: 302, location: "/?error=unauthorized" });
 
       const followed = await open(link);
-      expect(followed).toMatchObject({ status: 200, body: { success: true, message: "User deleted" } });
+      expect(followed).toMatchObject({ status: 302, location: "/" });
       expect(sessionCookie(cookies)).toBeUndefined();
       expect((await client.getSession()).data).toBeNull();
       expect((await aBrowser().client.signIn.email({ email, password: PASSWORD })).error).toMatchObject({ status: 401 });
@@ -426,7 +450,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect(error).toBeNull();
       expectSent(browser, "GET", "/list-accounts");
       expect(data).toHaveLength(1);
-      expect(data![0]).toMatchObject({ id: expect.any(String), provider: "credential", accountId: user.id, scopes: [] });
+      expect(data![0]).toMatchObject({ id: expect.any(String), provider: "credential", providerId: "credential", accountId: user.id, userId: user.id, scopes: [] });
       // The client's JSON parser turns the ISO strings into dates.
       expect((data![0] as unknown as { createdAt: unknown }).createdAt).toBeInstanceOf(Date);
       const anonymous = await aBrowser().client.listAccounts();
@@ -434,17 +458,48 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect(anonymous.error).toMatchObject({ status: 401, code: "UNAUTHORIZED", message: "Unauthorized" });
     });
 
-    it("unlinkAccount({ providerId: 'credential' }) of the only account: error 400 FAILED_TO_UNLINK_LAST_ACCOUNT", async () => {
+    it("unlinkAccount of the only account (by providerId in 1.1, by the account's id now): error 400 YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT", async () => {
       const browser = await signedUp();
       const { client } = browser;
-      const { data, error } = await client.unlinkAccount({ providerId: "credential" });
-      expectSent(browser, "POST", "/unlink-account", { providerId: "credential" });
+      const [account] = (await client.listAccounts()).data!;
+      // The 1.1 client names the provider; the current one the platform's account id.
+      const selection = generation.current ? { accountId: account!.id } : { providerId: "credential" };
+      const { data, error } = await client.unlinkAccount(selection as { accountId: string });
+      expectSent(browser, "POST", "/unlink-account", selection);
       expect(data).toBeNull();
-      expect(error).toMatchObject({ status: 400, code: "FAILED_TO_UNLINK_LAST_ACCOUNT", message: "You can't unlink your last account" });
+      expect(error).toMatchObject({ status: 400, code: "YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT", message: "You can't unlink your last account" });
       expect((await client.listAccounts()).data).toHaveLength(1);
-      const anonymous = await aBrowser().client.unlinkAccount({ providerId: "credential" });
+      const unknown = await client.unlinkAccount({ accountId: "no-such-account" });
+      expect(unknown.error).toMatchObject({ status: 400, code: "ACCOUNT_NOT_FOUND" });
+      const anonymous = await aBrowser().client.unlinkAccount(selection as { accountId: string });
       expect(anonymous.error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
     });
   });
-});
 
+  describe.runIf(generation.current)("provider tokens for a credential-only user (getAccessToken, refreshToken, accountInfo)", () => {
+    it("each answers 400 ACCOUNT_NOT_FOUND for the credential account and for an unknown one; 401 without a session", async () => {
+      const browser = await signedUp();
+      const { client } = browser;
+      const [credential] = (await client.listAccounts()).data!;
+      for (const accountId of [credential!.id, "no-such-account"]) {
+        const token = await client.getAccessToken({ accountId });
+        expectSent(browser, "POST", "/get-access-token", { accountId });
+        const refreshed = await client.refreshToken({ accountId });
+        expectSent(browser, "POST", "/refresh-token", { accountId });
+        const info = await client.accountInfo({ query: { accountId } });
+        expectSent(browser, "GET", "/account-info");
+        for (const { data, error } of [token, refreshed, info]) {
+          expect(data).toBeNull();
+          expect(error).toMatchObject({ status: 400, code: "ACCOUNT_NOT_FOUND", message: "Account not found" });
+        }
+      }
+      // Earlier clients chose by provider; the credential provider holds no provider tokens either.
+      const byProvider = await client.$fetch("/get-access-token", { method: "POST", body: { providerId: "credential" } });
+      expect(byProvider.error).toMatchObject({ status: 400, code: "ACCOUNT_NOT_FOUND" });
+      const anonymous = aBrowser().client;
+      expect((await anonymous.getAccessToken({ accountId: credential!.id })).error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+      expect((await anonymous.refreshToken({ accountId: credential!.id })).error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+      expect((await anonymous.accountInfo({ query: { accountId: credential!.id } })).error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+    });
+  });
+});

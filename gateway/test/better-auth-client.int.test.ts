@@ -1,10 +1,10 @@
 /**
- * The real better-auth client (1.1.9) driving the gateway over HTTP, as a browser app would: every call the
- * web app makes for sign-up, sign-in, sessions and sign-out, checking the `data` and `error` it hands back.
+ * The real better-auth client, both generations (1.1.9 and the current 1.7), driving the gateway over HTTP
+ * as a browser app would: every call the web app makes for sign-up, sign-in, sessions and sign-out,
+ * checking the `data` and `error` it hands back.
  */
-import { createAuthClient } from "better-auth/client";
-import { usernameClient } from "better-auth/client/plugins";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_GENERATIONS, type ClientGeneration } from "../../testing/better-auth-clients.js";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { browserFetch } from "../../testing/browser.js";
@@ -21,11 +21,14 @@ afterAll(async () => {
 const PASSWORD = "password-123";
 const TOKEN = /^[A-Za-z0-9]{32}$/;
 
-/** A better-auth client with its own cookie jar (one browser). */
+const sessionCookie = (cookies: Map<string, string>) => cookies.get("better-auth.session_token");
+
+describe.each(CLIENT_GENERATIONS)(`better-auth $version client against the gateway (${backendLabel()})`, (generation: ClientGeneration) => {
+/** A better-auth client of this generation with its own cookie jar (one browser). */
 function aBrowser() {
-  const { cookies, customFetchImpl } = browserFetch(platform.origin);
-  const client = createAuthClient({ baseURL: platform.baseURL, plugins: [usernameClient()], fetchOptions: { customFetchImpl } });
-  return { client, cookies };
+  const { cookies, exchanges, customFetchImpl } = browserFetch(platform.origin);
+  const client = generation.make(platform.baseURL, customFetchImpl);
+  return { client, cookies, exchanges };
 }
 
 async function signedUp(extra: { username?: string } = {}) {
@@ -36,9 +39,6 @@ async function signedUp(extra: { username?: string } = {}) {
   return { ...browser, email, user: data!.user, token: data!.token as string };
 }
 
-const sessionCookie = (cookies: Map<string, string>) => cookies.get("better-auth.session_token");
-
-describe(`better-auth client against the gateway (${backendLabel()})`, () => {
   it("signUp.email without a username: data has the user and the token, the browser gets the session cookie", async () => {
     const { client, cookies } = aBrowser();
     const email = uniqueEmail("Client.Case");
@@ -228,5 +228,56 @@ describe(`better-auth client against the gateway (${backendLabel()})`, () => {
     // Only this browser's session ended.
     expect((await other.client.getSession()).data).not.toBeNull();
     expect((await client.signOut()).data).toEqual({ success: true });
+  });
+
+  it("the user JSON always carries username and displayUsername: null when the sign-up named none", async () => {
+    const { client, user } = await signedUp();
+    expect(user).toMatchObject({ username: null, displayUsername: null });
+    expect((await client.getSession()).data!.user).toMatchObject({ username: null, displayUsername: null });
+  });
+
+  it("signIn.username answers redirect (false, or true with the url for a callbackURL), the token and user, as the current client declares", async () => {
+    const username = `redir_${Date.now().toString(36)}`;
+    await signedUp({ username });
+    const { data, error } = await aBrowser().client.signIn.username({ username, password: PASSWORD });
+    expect(error).toBeNull();
+    expect(data).toMatchObject({ redirect: false, token: expect.stringMatching(TOKEN), user: { username } });
+    const redirected = await aBrowser().client.signIn.username({ username, password: PASSWORD, callbackURL: "/dashboard" });
+    expect(redirected.error).toBeNull();
+    expect(redirected.data).toMatchObject({ redirect: true, url: "/dashboard" });
+    const evil = await aBrowser().client.signIn.username({ username, password: PASSWORD, callbackURL: "https://evil.example/x" });
+    expect(evil.error).toMatchObject({ status: 403, code: "INVALID_CALLBACKURL" });
+  });
+
+  it("getSession is served on GET and on POST (the current client's session refresh)", async () => {
+    const { client, token, exchanges } = await signedUp();
+    expect((await client.getSession()).data!.session.token).toBe(token);
+    expect(new URL(exchanges[exchanges.length - 1]!.url).pathname).toBe("/api/auth/get-session");
+    const posted = await client.$fetch<{ session: { token: string } }>("/get-session", { method: "POST" });
+    expect(posted.error).toBeNull();
+    expect(posted.data!.session.token).toBe(token);
+    expect(exchanges[exchanges.length - 1]!.method).toBe("POST");
+    expect((await aBrowser().client.$fetch("/get-session", { method: "POST" })).data).toBeNull();
+  });
+
+  it("isUsernameAvailable: false for a taken name in any case, true for a free one; 400 for an invalid one", async () => {
+    const username = `avail_${Date.now().toString(36)}`;
+    await signedUp({ username });
+    const { client } = aBrowser();
+    expect((await client.isUsernameAvailable({ username: username.toUpperCase() })).data).toEqual({ available: false });
+    expect((await client.isUsernameAvailable({ username: `${username}_free` })).data).toEqual({ available: true });
+    const invalid = await client.isUsernameAvailable({ username: "a b" });
+    expect(invalid.data).toBeNull();
+    expect(invalid.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+  });
+
+  it("updateSession answers the caller's session (no session field is configurable; other fields are ignored); 401 without one", async () => {
+    const { client, token, user } = await signedUp();
+    const { data, error } = await client.updateSession({ theme: "dark" } as unknown as Record<string, never>);
+    expect(error).toBeNull();
+    expect(data!.session).toMatchObject({ token, userId: user.id });
+    expect(data!.session.expiresAt).toBeInstanceOf(Date);
+    expect((await client.getSession()).data!.session).not.toHaveProperty("theme");
+    expect((await aBrowser().client.updateSession({ theme: "dark" } as unknown as Record<string, never>)).error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
   });
 });

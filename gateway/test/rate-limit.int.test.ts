@@ -5,7 +5,7 @@ import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.j
 import { type Platform, startPlatform } from "../../testing/platform.js";
 
 const PASSWORD = "password-123";
-const TOO_MANY = { code: "TOO_MANY_REQUESTS", message: "Too many requests. Please try again later." };
+const TOO_MANY = { code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message: "Too many requests. Please try again later." };
 
 let platform: Platform;
 beforeAll(async () => {

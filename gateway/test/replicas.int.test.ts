@@ -71,7 +71,7 @@ describe.skipIf(!TEST_REDIS_URL)("replicas sharing Redis (needs TEST_REDIS_URL)"
     expect(statuses).toEqual([401, 401, 401]);
     const fourth = await attempt(gatewayB);
     expect(fourth.status).toBe(429);
-    expect(fourth.body).toEqual({ code: "TOO_MANY_REQUESTS", message: "Too many requests. Please try again later." });
+    expect(fourth.body).toEqual({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message: "Too many requests. Please try again later." });
     expect(Number(fourth.headers.get("x-retry-after"))).toBeGreaterThanOrEqual(1);
   });
 });

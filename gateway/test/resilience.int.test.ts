@@ -53,7 +53,7 @@ describe(`a service killed mid-run (${backendLabel()})`, () => {
 
     const signIn = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
     expect(signIn.status).toBe(503);
-    expect(signIn.body).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable. Please try again later." });
+    expect(signIn.body).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable" });
     const list = await client.get("/list-sessions");
     expect(list.status).toBe(503);
     expect(list.body.code).toBe("SERVICE_UNAVAILABLE");

@@ -1,7 +1,8 @@
 /**
  * The one error catalogue. Each entry: the gRPC status a service answers, the HTTP status the gateway
  * answers, and the exact message of SPEC.md §8. Keys are the stable codes the better-auth client shows as
- * `error.code`: deprecate, never rename. This file imports nothing from grpc-js so any package can use it.
+ * `error.code`, each derived from its message by codeOf (errors.test.ts checks every entry): deprecate,
+ * never rename. This file imports nothing from grpc-js so any package can use it.
  */
 
 /** gRPC status codes used by the catalogue (numeric values of grpc.status). */
@@ -49,8 +50,8 @@ export const ERRORS = {
   USER_ALREADY_EXISTS: e(S.ALREADY_EXISTS, 422, "User already exists"),
   EMAIL_CAN_NOT_BE_UPDATED: e(S.INVALID_ARGUMENT, 400, "Email can not be updated"),
   CREDENTIAL_ACCOUNT_NOT_FOUND: e(S.NOT_FOUND, 400, "Credential account not found"),
-  SESSION_EXPIRED: e(S.UNAUTHENTICATED, 401, "Session expired. Re-authenticate to perform this action."),
-  FAILED_TO_UNLINK_LAST_ACCOUNT: e(S.FAILED_PRECONDITION, 400, "You can't unlink your last account"),
+  SESSION_EXPIRED_RE_AUTHENTICATE_TO_PERFORM_THIS_ACTION: e(S.UNAUTHENTICATED, 401, "Session expired. Re-authenticate to perform this action."),
+  YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT: e(S.FAILED_PRECONDITION, 400, "You can't unlink your last account"),
   ACCOUNT_NOT_FOUND: e(S.NOT_FOUND, 400, "Account not found"),
   NO_PASSWORD_CREDENTIAL_FOUND: e(S.NOT_FOUND, 400, "No password credential found"),
   EMAIL_AND_PASSWORD_IS_NOT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Email and password is not enabled"),
@@ -67,7 +68,7 @@ export const ERRORS = {
   VALUE_MUST_BE_AN_ARRAY: e(S.INVALID_ARGUMENT, 400, "Value must be an array"),
   KEYS_NOT_FOUND: e(S.INTERNAL, 500, "Keys not found"),
   CLIENT_ID_AND_SECRET_REQUIRED: e(S.FAILED_PRECONDITION, 500, "CLIENT_ID_AND_SECRET_REQUIRED"),
-  CODE_VERIFIER_IS_REQUIRED_FOR_GOOGLE: e(S.INVALID_ARGUMENT, 400, "codeVerifier is required for Google"),
+  CODEVERIFIER_IS_REQUIRED_FOR_GOOGLE: e(S.INVALID_ARGUMENT, 400, "codeVerifier is required for Google"),
 
   // Organization
   YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a new organization"),
@@ -112,11 +113,11 @@ export const ERRORS = {
   INVALID_REDIRECTURL: e(S.PERMISSION_DENIED, 403, "Invalid redirectURL"),
   INVALID_ERRORCALLBACKURL: e(S.PERMISSION_DENIED, 403, "Invalid errorCallbackURL"),
   INVALID_NEWUSERCALLBACKURL: e(S.PERMISSION_DENIED, 403, "Invalid newUserCallbackURL"),
-  TOO_MANY_REQUESTS: e(S.RESOURCE_EXHAUSTED, 429, "Too many requests. Please try again later."),
-  VALIDATION_ERROR: e(S.INVALID_ARGUMENT, 400, "Invalid request"),
-  REQUEST_BODY_TOO_LARGE: e(S.INVALID_ARGUMENT, 400, "Request body is too large"),
+  TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER: e(S.RESOURCE_EXHAUSTED, 429, "Too many requests. Please try again later."),
+  VALIDATION_ERROR: e(S.INVALID_ARGUMENT, 400, "Validation error"),
+  REQUEST_BODY_TOO_LARGE: e(S.INVALID_ARGUMENT, 400, "Request body too large"),
   NOT_FOUND: e(S.NOT_FOUND, 404, "Not found"),
-  SERVICE_UNAVAILABLE: e(S.UNAVAILABLE, 503, "Service unavailable. Please try again later."),
+  SERVICE_UNAVAILABLE: e(S.UNAVAILABLE, 503, "Service unavailable"),
   INTERNAL_SERVER_ERROR: e(S.INTERNAL, 500, "Internal server error"),
 
   // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
@@ -147,4 +148,16 @@ export const INTERNAL_API_CODES: ReadonlySet<ErrorCode> = new Set(["CALLER_NOT_I
 /** Whether a string is a catalogue code. */
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERRORS, code);
+}
+
+/**
+ * The code a message gives: upper case, apostrophes dropped, every other run of non-alphanumeric characters
+ * one underscore (`You can't unlink your last account` -> `YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT`).
+ */
+export function codeOf(message: string): string {
+  return message
+    .replace(/['’]/g, "")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toUpperCase();
 }

@@ -13,6 +13,8 @@ export type PublicUser = Record<string, unknown> & {
   image: string | null;
   createdAt: string;
   updatedAt: string;
+  username: string | null;
+  displayUsername: string | null;
 };
 
 export interface PublicSession {
@@ -41,7 +43,9 @@ export function publicUser(user: User): PublicUser {
     image: user.image ?? null,
     createdAt: iso(user.createdAt),
     updatedAt: iso(user.updatedAt),
-    ...(user.username !== undefined ? { username: user.username, displayUsername: user.displayUsername ?? user.username } : {}),
+    // Always present, null when unset, so the shape does not change with the sign-up method.
+    username: user.username ?? null,
+    displayUsername: user.displayUsername ?? user.username ?? null,
   };
 }
 

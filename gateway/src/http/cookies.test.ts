@@ -30,7 +30,11 @@ function attributesOf(line: string): { name: string; value: string; attributes: 
   return { name: pair!.slice(0, eq), value: decodeURIComponent(pair!.slice(eq + 1)), attributes };
 }
 
-const inSevenDays = () => new Date(Date.now() + 604_800_000 + 500);
+/** A seven-day session issued 1.5 s ago (the time a sign-in's calls took before the cookie is written). */
+const inSevenDays = () => {
+  const updatedAt = new Date(Date.now() - 1_500);
+  return { updatedAt, expiresAt: new Date(updatedAt.getTime() + 604_800_000) };
+};
 
 describe("sign and unsign", () => {
   it("round-trips a value as value.signature", () => {
@@ -127,9 +131,16 @@ describe("setSessionCookie", () => {
     expect(cookie.attributes).toEqual(expect.arrayContaining(["Secure", "HttpOnly", "SameSite=Lax", "Path=/"]));
   });
 
-  it("never writes a negative Max-Age for a session already past its expiry", () => {
+  it("Max-Age is the session's own lifetime, to the second, however long ago it was issued (one day: 86400)", () => {
     const { res, setCookies } = fakeResponse();
-    setSessionCookie(res, cookieJar("better-auth", false), SECRET, TOKEN, new Date(Date.now() - 60_000), false);
+    const updatedAt = new Date(Date.now() - 2_700);
+    setSessionCookie(res, cookieJar("better-auth", false), SECRET, TOKEN, { updatedAt, expiresAt: new Date(updatedAt.getTime() + 86_400_000) }, false);
+    expect(attributesOf(setCookies[0]!).attributes).toContain("Max-Age=86400");
+  });
+
+  it("never writes a negative Max-Age for a malformed lifetime", () => {
+    const { res, setCookies } = fakeResponse();
+    setSessionCookie(res, cookieJar("better-auth", false), SECRET, TOKEN, { updatedAt: new Date(), expiresAt: new Date(Date.now() - 60_000) }, false);
     expect(attributesOf(setCookies[0]!).attributes).toContain("Max-Age=0");
   });
 

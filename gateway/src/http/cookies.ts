@@ -55,12 +55,20 @@ function serialize(name: string, value: string, jar: CookieJar, maxAgeSeconds?: 
   return parts.join("; ");
 }
 
+/** When a session was issued (or last extended) and when it expires. */
+export interface SessionLifetime {
+  updatedAt: Date;
+  expiresAt: Date;
+}
+
 /**
- * Sets the session cookie. A remembered session's cookie lives until the session expires; a dont-remember
- * session gets a browser-session cookie and the dont-remember marker, kept across refreshes.
+ * Sets the session cookie. A remembered session's cookie lives exactly the session's lifetime (the
+ * configured expiry, 604800 s by default), counted from when the session was issued or extended rather
+ * than from now, so the time the call took does not shave a second off; a dont-remember session gets a
+ * browser-session cookie and the dont-remember marker, kept across refreshes.
  */
-export function setSessionCookie(res: Response, jar: CookieJar, secret: string, token: string, expiresAt: Date, dontRemember: boolean): void {
-  const maxAge = dontRemember ? undefined : (expiresAt.getTime() - Date.now()) / 1000;
+export function setSessionCookie(res: Response, jar: CookieJar, secret: string, token: string, session: SessionLifetime, dontRemember: boolean): void {
+  const maxAge = dontRemember ? undefined : Math.round((session.expiresAt.getTime() - session.updatedAt.getTime()) / 1000);
   res.append("Set-Cookie", serialize(jar.sessionName, sign(token, secret), jar, maxAge));
   if (dontRemember) res.append("Set-Cookie", serialize(jar.dontRememberName, sign("true", secret), jar));
 }

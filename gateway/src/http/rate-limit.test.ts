@@ -99,14 +99,14 @@ describe("ruleFor", () => {
 });
 
 describe("rateLimit with the memory store and a fake clock", () => {
-  it("allows max requests per window, then answers TOO_MANY_REQUESTS with X-Retry-After in whole seconds", async () => {
+  it("allows max requests per window, then answers TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER with X-Retry-After in whole seconds", async () => {
     const clock = fakeClock();
     const send = limiter(createMemoryKeyValue(clock.now));
     expect((await times(3, () => send("/sign-in/email"))).every((o) => o.allowed)).toBe(true);
     clock.advance(2_500);
     const refused = await send("/sign-in/email");
     expect(refused.allowed).toBe(false);
-    expect(refused.error).toMatchObject({ code: "TOO_MANY_REQUESTS", http: 429, message: "Too many requests. Please try again later." });
+    expect(refused.error).toMatchObject({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", http: 429, message: "Too many requests. Please try again later." });
     // 7.5 s left in the window, rounded up to whole seconds.
     expect(refused.retryAfter).toBe("8");
   });
@@ -203,12 +203,12 @@ describe("rateLimit with Redis", () => {
     await counters?.close();
   });
 
-  it.skipIf(!REDIS_URL)("allows max requests per window, then answers TOO_MANY_REQUESTS with X-Retry-After of 1..10 s", async () => {
+  it.skipIf(!REDIS_URL)("allows max requests per window, then answers TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER with X-Retry-After of 1..10 s", async () => {
     const send = limiter(counters);
     const ip = "198.51.100.1";
     expect((await times(3, () => send("/sign-in/email", ip))).every((o) => o.allowed)).toBe(true);
     const refused = await send("/sign-in/email", ip);
-    expect(refused.error).toMatchObject({ code: "TOO_MANY_REQUESTS", http: 429 });
+    expect(refused.error).toMatchObject({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", http: 429 });
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(10);
     expect(refused.retryAfter).toMatch(/^\d+$/);
@@ -246,7 +246,7 @@ describe("rateLimit with Redis", () => {
     const send = limiter(counters);
     const outcomes = await Promise.all(Array.from({ length: 200 }, () => send("/get-session", "198.51.100.5")));
     expect(outcomes.filter((o) => o.allowed)).toHaveLength(100);
-    expect(outcomes.filter((o) => !o.allowed).every((o) => o.error?.code === "TOO_MANY_REQUESTS")).toBe(true);
+    expect(outcomes.filter((o) => !o.allowed).every((o) => o.error?.code === "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER")).toBe(true);
   });
 
   it("fails open when Redis cannot be reached", async () => {

@@ -49,6 +49,6 @@ export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: 
     }
     if (hit.count <= rule.max) return next();
     res.setHeader("X-Retry-After", String(Math.max(1, Math.ceil(hit.resetMs / 1000))));
-    next(new AuthError("TOO_MANY_REQUESTS"));
+    next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"));
   };
 }

@@ -9,6 +9,7 @@ import { clearSessionCookies } from "../http/cookies.js";
 import { redirectTo } from "../http/redirect.js";
 import type { CurrentSession } from "../http/session.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { accountListResponse } from "./responses.js";
 
 const updateUserBody = z.looseObject({ name: z.string().max(255).optional(), image: z.string().max(2048).nullish() });
 const changeEmailBody = z.object({ newEmail: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
@@ -23,7 +24,11 @@ const deleteUserBody = z.object({
   token: z.string().max(256).nullish(),
 });
 const deleteCallbackQuery = z.looseObject({ token: z.string().min(1).max(256), callbackURL: z.string().max(2048).optional() });
-const unlinkBody = z.object({ providerId: z.string().min(1).max(255), accountId: z.string().max(255).nullish() });
+// 1.1 clients name the provider (and optionally the provider's account id); the current client names
+// only accountId, the platform's own account id (the `id` list-accounts gives).
+const unlinkBody = z
+  .object({ providerId: z.string().min(1).max(255).optional(), accountId: z.string().max(255).nullish() })
+  .refine((body) => body.providerId !== undefined || Boolean(body.accountId), { path: ["providerId"], message: "expected providerId or accountId" });
 
 const callerOf = (current: CurrentSession) => ({ token: current.session.token, createdAt: new Date(current.session.createdAt) });
 
@@ -93,28 +98,19 @@ export function accountRoutes(deps: RouteDeps): Router {
   router.get("/list-accounts", async (req, res) => {
     const { user } = await deps.sessions.require(req);
     const { accounts } = await call(identity, identity.listAccounts, { userId: user.id });
-    res.json(
-      accounts.map((a) => ({
-        id: a.id,
-        provider: a.providerId,
-        providerId: a.providerId,
-        accountId: a.accountId,
-        createdAt: a.createdAt?.toISOString(),
-        updatedAt: a.updatedAt?.toISOString(),
-        scopes: a.scopes,
-      })),
-    );
+    res.json(accountListResponse(accounts, user.id));
   });
 
   router.post("/unlink-account", async (req, res) => {
     const current = await deps.sessions.require(req);
     const body = parseBody(req, unlinkBody);
-    await call(identity, identity.unlinkAccount, {
-      userId: current.user.id,
-      providerId: body.providerId,
-      accountId: body.accountId ?? undefined,
-      caller: callerOf(current),
-    });
+    await call(
+      identity,
+      identity.unlinkAccount,
+      body.providerId !== undefined
+        ? { userId: current.user.id, providerId: body.providerId, accountId: body.accountId ?? undefined, caller: callerOf(current) }
+        : { userId: current.user.id, providerId: "", id: body.accountId ?? undefined, caller: callerOf(current) },
+    );
     res.json({ status: true });
   });
   return router;

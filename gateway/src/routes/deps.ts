@@ -22,7 +22,8 @@ export function clientOf(req: Request) {
 
 /** Sets the session cookie and the set-auth-token header (for bearer clients) for a new session. */
 export function issueSession(res: Response, deps: RouteDeps, session: Session, rememberMe: boolean): void {
-  setSessionCookie(res, deps.jar, deps.secret, session.token, session.expiresAt ?? new Date(), !rememberMe);
+  const expiresAt = session.expiresAt ?? new Date();
+  setSessionCookie(res, deps.jar, deps.secret, session.token, { expiresAt, updatedAt: session.updatedAt ?? session.createdAt ?? expiresAt }, !rememberMe);
   // A remembered sign-in drops a dont-remember marker left by an earlier session on this browser.
   if (rememberMe) clearDontRemember(res, deps.jar);
   res.setHeader("set-auth-token", sign(session.token, deps.secret));

@@ -6,8 +6,12 @@ import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody, parseQuery } from "../http/body.js";
 import { redirectTo } from "../http/redirect.js";
 import type { RouteDeps } from "./deps.js";
+import { passwordResetRequestedResponse } from "./responses.js";
 
 const requestBody = z.object({ email: z.string().max(255), redirectTo: z.string().max(2048).nullish() });
+/** The address rule identity applies (validation.ts normaliseEmail): trimmed, lower-cased, then checked. */
+const emailAddress = z.email();
+
 const landingQuery = z.looseObject({ callbackURL: z.string().min(1).max(2048) });
 const resetBody = z.object({ newPassword: z.string().max(1024), token: z.string().max(256).nullish() });
 const resetQuery = z.looseObject({ token: z.string().max(256).optional() });
@@ -20,8 +24,10 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
   for (const path of ["/forget-password", "/request-password-reset"]) {
     router.post(path, async (req, res) => {
       const body = parseBody(req, requestBody);
+      // A malformed address is refused (SPEC §5 INVALID_EMAIL); a well-formed unknown one is answered as a known one.
+      if (!emailAddress.safeParse(body.email.trim().toLowerCase()).success) throw new AuthError("INVALID_EMAIL");
       await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: req.callbacks.body.redirectTo?.toString() });
-      res.json({ status: true });
+      res.json(passwordResetRequestedResponse());
     });
   }
 

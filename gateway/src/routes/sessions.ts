@@ -1,5 +1,5 @@
 /** get-session, list-sessions, the revoke calls and sign-out. */
-import { Router } from "express";
+import { type RequestHandler, Router } from "express";
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
 import { publicSession } from "@auth-platform/proto/public-shapes";
@@ -7,6 +7,7 @@ import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody, parseQuery, queryBool } from "../http/body.js";
 import { clearSessionCookies, hasDontRemember, setSessionCookie } from "../http/cookies.js";
 import type { RouteDeps } from "./deps.js";
+import { sessionResponse } from "./responses.js";
 
 const getSessionQuery = z.looseObject({ disableCookieCache: queryBool, disableRefresh: queryBool });
 const revokeSessionBody = z.object({ token: z.string().min(1).max(256) });
@@ -15,7 +16,8 @@ export function sessionRoutes(deps: RouteDeps): Router {
   const router = Router();
   const sessions = deps.clients.sessions;
 
-  router.get("/get-session", async (req, res) => {
+  // GET for the 1.1 client; the current client also POSTs it when its session atom refreshes.
+  const getSession: RequestHandler = async (req, res) => {
     const query = parseQuery(req, getSessionQuery);
     const found = await deps.sessions.current(req, { disableRefresh: query.disableRefresh });
     if (!found) {
@@ -25,10 +27,12 @@ export function sessionRoutes(deps: RouteDeps): Router {
     }
     if (found.refreshed) {
       const dontRemember = hasDontRemember(req, deps.jar, deps.secret);
-      setSessionCookie(res, deps.jar, deps.secret, found.session.token, new Date(found.session.expiresAt), dontRemember);
+      setSessionCookie(res, deps.jar, deps.secret, found.session.token, { expiresAt: new Date(found.session.expiresAt), updatedAt: new Date(found.session.updatedAt) }, dontRemember);
     }
-    res.json({ session: found.session, user: found.user });
-  });
+    res.json(sessionResponse(found.session, found.user));
+  };
+  router.get("/get-session", getSession);
+  router.post("/get-session", getSession);
 
   router.get("/list-sessions", async (req, res) => {
     const { user } = await deps.sessions.require(req);

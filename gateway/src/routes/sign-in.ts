@@ -5,6 +5,7 @@ import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody } from "../http/body.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { signInEmailResponse, signInUsernameResponse } from "./responses.js";
 
 const signInEmailBody = z.object({
   email: z.string().max(255),
@@ -16,6 +17,8 @@ const signInEmailBody = z.object({
 const signInUsernameBody = z.object({
   username: z.string().max(255),
   password: z.string().max(1024),
+  // The current client may send one (checked like every callback URL); redirect then answers true.
+  callbackURL: z.string().nullish(),
   rememberMe: z.boolean().nullish(),
 });
 
@@ -33,7 +36,7 @@ export function signInRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
     });
     issueSession(res, deps, session!, rememberMe);
-    res.json({ redirect: Boolean(body.callbackURL), token: session!.token, url: req.callbacks.body.callbackURL?.toString(), user: publicUser(user!) });
+    res.json(signInEmailResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
   });
 
   router.post("/sign-in/username", async (req, res) => {
@@ -46,7 +49,7 @@ export function signInRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
     });
     issueSession(res, deps, session!, rememberMe);
-    res.json({ token: session!.token, user: publicUser(user!) });
+    res.json(signInUsernameResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
   });
   return router;
 }

@@ -5,6 +5,7 @@ import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody } from "../http/body.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { signUpResponse } from "./responses.js";
 
 const signUpBody = z.looseObject({
   name: z.string().max(255),
@@ -39,7 +40,7 @@ export function signUpRoutes(deps: RouteDeps): Router {
       callbackUrl: req.callbacks.body.callbackURL?.toString(),
     });
     if (session) issueSession(res, deps, session, rememberMe);
-    res.json({ token: session?.token ?? null, user: publicUser(user!) });
+    res.json(signUpResponse(session?.token ?? null, publicUser(user!)));
   });
   return router;
 }

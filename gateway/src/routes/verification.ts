@@ -16,6 +16,8 @@ const REDIRECT_ERRORS: Partial<Record<string, string>> = {
   TOKEN_EXPIRED: "token_expired",
   INVALID_TOKEN: "invalid_token",
   USER_NOT_FOUND: "user_not_found",
+  // An email-change approval opened outside a session of the user it was issued to.
+  UNAUTHORIZED: "unauthorized",
 };
 
 export function verificationRoutes(deps: RouteDeps): Router {
@@ -32,7 +34,8 @@ export function verificationRoutes(deps: RouteDeps): Router {
     const query = parseQuery(req, verifyQuery);
     let result;
     try {
-      result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req) });
+      const current = await deps.sessions.current(req);
+      result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req), sessionUserId: current?.user.id });
     } catch (error) {
       const code = error instanceof AuthError ? REDIRECT_ERRORS[error.code] : undefined;
       const callback = req.callbacks.query.callbackURL;

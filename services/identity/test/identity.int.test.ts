@@ -91,4 +91,48 @@ describe(`bans at sign-in (${backendLabel()})`, () => {
     expect((await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" })).status).toBe(200);
     expect(await store.findUserById(body.user.id)).toMatchObject({ banned: false, banReason: null, banExpires: null });
   });
+
+});
+
+describe(`identity for the current better-auth client (${backendLabel()})`, () => {
+  it("fields that are not inputs are ignored at sign-up and update-user: role stays the default, nothing extra is stored", async () => {
+    const email = uniqueEmail("role");
+    const client = new TestClient(platform.baseURL);
+    const signUp = await client.post("/sign-up/email", { name: "Role", email, password: "password-123", role: "admin", banned: true, plan: "pro" });
+    expect(signUp.status).toBe(200);
+    expect(await client.post("/update-user", { role: "admin", banned: true, emailVerified: true, isAdmin: true })).toMatchObject({ status: 200, body: { status: true } });
+    expect(await store.findUserById(signUp.body.user.id)).toMatchObject({ role: null, banned: false, emailVerified: false, extraFields: {} });
+  });
+
+  it("GetProviderTokens and GetProviderAccountInfo: a provider account is found by id or provider, and its provider is not configured", async () => {
+    const user = await socialUser();
+    const [github] = await store.listAccounts(user.id);
+    for (const rpc of [identity.getProviderTokens, identity.getProviderAccountInfo]) {
+      await expect(call(identity, rpc, { userId: user.id, accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      await expect(call(identity, rpc, { userId: user.id, providerId: "github", refresh: false })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      // Another user's account, an unknown one, or no selection at all: not found.
+      await expect(call(identity, rpc, { userId: "someone-else", accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(identity, rpc, { userId: user.id, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(identity, rpc, { userId: user.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+    }
+  });
+
+  it("unlink-account by the platform's account id (the current client's call)", async () => {
+    const user = await socialUser();
+    await call(identity, identity.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    const client = new TestClient(platform.baseURL);
+    await client.post("/sign-in/email", { email: user.email, password: "social-password-1" });
+    const github = (await client.get("/list-accounts")).body.find((a: { providerId: string }) => a.providerId === "github");
+    expect(await client.post("/unlink-account", { accountId: "no-such-id" })).toMatchObject({ status: 400, body: { code: "ACCOUNT_NOT_FOUND" } });
+    expect((await client.post("/unlink-account", { accountId: github.id })).body).toEqual({ status: true });
+    expect((await store.listAccounts(user.id)).map((a) => a.providerId)).toEqual(["credential"]);
+  });
+
+  it("IsUsernameAvailable compares lower-cased and refuses an invalid name", async () => {
+    const username = `free_${Date.now().toString(36)}`;
+    expect(await call(identity, identity.isUsernameAvailable, { username })).toEqual({ available: true });
+    await new TestClient(platform.baseURL).post("/sign-up/email", { name: "U", email: uniqueEmail(), password: "password-123", username });
+    expect(await call(identity, identity.isUsernameAvailable, { username: username.toUpperCase() })).toEqual({ available: false });
+    await expect(call(identity, identity.isUsernameAvailable, { username: "x" })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
 });

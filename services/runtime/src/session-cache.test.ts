@@ -40,7 +40,7 @@ function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
       impersonatedBy: null,
       activeOrganizationId: null,
     },
-    user: { id: userId, name: "Ada", email: `${userId.toLowerCase()}@example.com`, emailVerified: false, image: null, createdAt: iso(now), updatedAt: iso(now) },
+    user: { id: userId, name: "Ada", email: `${userId.toLowerCase()}@example.com`, emailVerified: false, image: null, createdAt: iso(now), updatedAt: iso(now), username: null, displayUsername: null },
     refreshAt: now + 86_400_000,
   };
 }

@@ -37,6 +37,9 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     DeleteUser: ["gateway"],
     ListAccounts: ["gateway"],
     UnlinkAccount: ["gateway"],
+    IsUsernameAvailable: ["gateway"],
+    GetProviderTokens: ["gateway"],
+    GetProviderAccountInfo: ["gateway"],
   },
   session: {
     CreateSession: ["identity"],

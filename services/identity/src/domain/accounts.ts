@@ -10,11 +10,22 @@ export async function listAccounts(deps: Pick<Deps, "store">, userId: string): P
   return deps.store.listAccounts(userId);
 }
 
-export async function unlinkAccount(deps: Deps, input: { userId: string; providerId: string; accountId?: string; caller?: CallerSession }): Promise<void> {
+/** The account is named by its own id, or by provider (and the provider's account id). */
+export interface UnlinkAccountInput {
+  userId: string;
+  id?: string;
+  providerId: string;
+  accountId?: string;
+  caller?: CallerSession;
+}
+
+export async function unlinkAccount(deps: Deps, input: UnlinkAccountInput): Promise<void> {
   requireFreshSession(input.caller, deps.config.freshAgeSeconds, deps.now());
   const accounts = await deps.store.listAccounts(input.userId);
-  const target = accounts.find((a) => a.providerId === input.providerId && (!input.accountId || a.accountId === input.accountId));
+  const target = accounts.find((a) =>
+    input.id !== undefined ? a.id === input.id : a.providerId === input.providerId && (!input.accountId || a.accountId === input.accountId),
+  );
   if (!target) throw new AuthError("ACCOUNT_NOT_FOUND");
-  if (accounts.length === 1) throw new AuthError("FAILED_TO_UNLINK_LAST_ACCOUNT");
+  if (accounts.length === 1) throw new AuthError("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");
   await deps.store.deleteAccount(target.id);
 }

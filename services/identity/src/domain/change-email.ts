@@ -18,7 +18,8 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");
   if (newEmail === user.email) throw new AuthError("EMAIL_IS_THE_SAME");
-  if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("USER_ALREADY_EXISTS");
+  // The generic refusal of SPEC §8: a signed-in user learns nothing about who else has an account.
+  if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
 
   if (!user.emailVerified) {
     const updated = await deps.store.updateUser(user.id, { email: newEmail });

@@ -1,12 +1,12 @@
 /**
- * Delete user: at once with the password or a mailed token; otherwise a fresh session gets a confirmation
- * mail (or, with verification off, deletes at once). Deletion ends the sessions first, then removes the
+ * Delete user: at once with a mailed token; with the password, or from a fresh session, a confirmation mail
+ * when confirmation by mail is configured, else at once. Deletion ends the sessions first, then removes the
  * accounts and the user in one transaction; every step is idempotent, so a retry after a failure is safe.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/random";
 import { verifyPassword } from "../password.js";
-import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
+import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { requireFreshSession } from "./freshness.js";
 import { apiLink, mailKey } from "./links.js";
 import type { CallerSession, Registry } from "./ports.js";
@@ -41,6 +41,8 @@ export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ 
     const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
     if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
     if (!(await verifyPassword(credential.password, input.password))) throw new AuthError("INVALID_PASSWORD");
+    // The password proves who asks; with confirmation by mail configured, the mailed link still decides.
+    if (config.deleteUser.verification) return mailDeleteConfirmation(deps, user, input.callbackUrl);
     await removeUser(deps, user.id);
     return { deleted: true };
   }
@@ -55,6 +57,12 @@ export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ 
     await removeUser(deps, user.id);
     return { deleted: true };
   }
+  return mailDeleteConfirmation(deps, user, input.callbackUrl);
+}
+
+/** Stores a single-use delete token and mails its link to the user. */
+async function mailDeleteConfirmation(deps: Deps, user: UserRecord, callbackUrl: string | undefined): Promise<{ deleted: false }> {
+  const { config } = deps;
   const now = deps.now();
   const token = randomString(DELETE_TOKEN_LENGTH, LOWER_ALPHANUMERIC);
   await deps.store.createVerification({
@@ -65,7 +73,7 @@ export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ 
     createdAt: now,
     updatedAt: now,
   });
-  const url = apiLink(config.baseUrl, "/delete-user/callback", { token, callbackURL: input.callbackUrl });
+  const url = apiLink(config.baseUrl, "/delete-user/callback", { token, callbackURL: callbackUrl });
   await deps.mail.send(user.email, "delete-account", { url, name: user.name, email: user.email }, mailKey("delete", token));
   return { deleted: false };
 }

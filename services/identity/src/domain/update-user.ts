@@ -31,8 +31,10 @@ export async function updateUser(deps: Deps, input: { userId: string; fields: Re
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");
   if (Object.keys(extra).length) {
-    const checked = checkExtraFields({ ...user.extraFields, ...extra }, deps.config.userFields);
-    patch.extraFields = checked;
+    const fields = deps.config.userFields;
+    // Stored values of fields the request may not set are kept as they are.
+    const kept = Object.fromEntries(Object.entries(user.extraFields).filter(([name]) => !(Object.hasOwn(fields, name) && fields[name]!.input)));
+    patch.extraFields = { ...kept, ...checkExtraFields({ ...user.extraFields, ...extra }, fields) };
   }
   if (patch.username && patch.username !== user.username) {
     const holder = await deps.store.findUserByUsername(patch.username);

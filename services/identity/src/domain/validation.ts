@@ -31,12 +31,16 @@ export function normaliseUsername(username: string): string {
 /** A field name as quoted back in an error: never the whole of an arbitrarily long input. */
 const quoted = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
 
-/** Checks request-supplied extra user fields against configuration; unknown fields are refused by name. */
+/**
+ * Checks request-supplied extra user fields against configuration. A field that is not a configured input
+ * (unknown, or configured with input false, like `role`) is ignored and never stored, as a better-auth
+ * server does, so front ends that send extra fields keep working.
+ */
 export function checkExtraFields(input: Record<string, unknown>, fields: Record<string, UserFieldConfig>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
-    const field = fields[name];
-    if (!field || !field.input) throw new AuthError("VALIDATION_ERROR", `Unknown field: ${quoted(name)}`);
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (!field || !field.input) continue;
     if (value === null || value === undefined) continue;
     if (typeof value !== field.type) throw new AuthError("VALIDATION_ERROR", `Invalid field ${quoted(name)}: expected ${field.type}`);
     out[name] = value;

@@ -33,12 +33,17 @@ export async function mailVerificationIfUnverified(deps: Deps, input: { email: s
   if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
 }
 
-export async function verifyEmail(deps: Deps, input: { token: string; client: ClientInfo }): Promise<{ user: UserRecord; session?: Session }> {
+export async function verifyEmail(
+  deps: Deps,
+  input: { token: string; client: ClientInfo; sessionUserId?: string },
+): Promise<{ user: UserRecord; session?: Session }> {
   const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
   const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
   if (!user) throw new AuthError("USER_NOT_FOUND");
 
   if (payload.updateTo) {
+    // An approval counts only in a session of the user it was issued to: a leaked link alone moves nothing.
+    if (input.sessionUserId !== user.id) throw new AuthError("UNAUTHORIZED");
     // Confirmed from the current address: move to the new one, which must now be verified in turn.
     const newEmail = normaliseEmail(payload.updateTo);
     if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");

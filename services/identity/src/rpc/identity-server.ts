@@ -7,6 +7,8 @@ import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
+import { requireConfiguredProvider } from "../domain/provider-tokens.js";
+import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
 import { changePassword, setPassword } from "../domain/passwords.js";
 import type { Registry } from "../domain/ports.js";
@@ -39,6 +41,9 @@ export const IDENTITY_ACCESS: AccessTable = {
   DeleteUser: GATEWAY,
   ListAccounts: GATEWAY,
   UnlinkAccount: GATEWAY,
+  IsUsernameAvailable: GATEWAY,
+  GetProviderTokens: GATEWAY,
+  GetProviderAccountInfo: GATEWAY,
 };
 
 export function identityService(registry: Registry): ServiceBinding {
@@ -92,7 +97,7 @@ export function identityService(registry: Registry): ServiceBinding {
       return {};
     }),
     verifyEmail: unary("VerifyEmail", async (req) => {
-      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client) });
+      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId: req.sessionUserId });
       return { user: toUserMessage(user), session };
     }),
     requestPasswordReset: unary("RequestPasswordReset", async (req) => {
@@ -147,9 +152,16 @@ export function identityService(registry: Registry): ServiceBinding {
       accounts: (await listAccounts(registry, req.userId)).map(toAccountMessage),
     })),
     unlinkAccount: unary("UnlinkAccount", async (req) => {
-      await unlinkAccount(registry, { userId: req.userId, providerId: req.providerId, accountId: req.accountId, caller: toCaller(req.caller) });
+      await unlinkAccount(registry, { userId: req.userId, id: req.id, providerId: req.providerId, accountId: req.accountId, caller: toCaller(req.caller) });
       return {};
     }),
+    isUsernameAvailable: unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
+    getProviderTokens: unary("GetProviderTokens", async (req) =>
+      requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
+    ),
+    getProviderAccountInfo: unary("GetProviderAccountInfo", async (req) =>
+      requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
+    ),
   };
   return {
     definition: IdentityServiceService,

@@ -75,7 +75,7 @@ describe("cache lease", () => {
     const revoked = aToken();
     const entry = {
       session: { id: newId(), token: revoked.token, userId: newId(), expiresAt: revoked.expiresAt.toISOString(), ipAddress: null, userAgent: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), impersonatedBy: null, activeOrganizationId: null },
-      user: { id: newId(), name: "L", email: "l@example.com", emailVerified: false, image: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() },
+      user: { id: newId(), name: "L", email: "l@example.com", emailVerified: false, image: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), username: null, displayUsername: null },
       refreshAt: Date.now() + 86_400_000,
     };
     const key = { token: revoked.token, lookup: vault.lookup(revoked.token) };

@@ -137,7 +137,14 @@ export interface SendVerificationEmailResponse {
 
 export interface VerifyEmailRequest {
   token: string;
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /**
+   * The user of the session the link was opened in, if any: an email-change approval needs it to be the
+   * user the token was issued to (else UNAUTHORIZED).
+   */
+  sessionUserId?: string | undefined;
 }
 
 export interface VerifyEmailResponse {
@@ -238,12 +245,65 @@ export interface ListAccountsResponse {
 
 export interface UnlinkAccountRequest {
   userId: string;
+  /**
+   * With provider_id the account is chosen by provider (and the provider's account_id, if given); the
+   * current better-auth client names the platform's account id (Account.id) in id instead.
+   */
   providerId: string;
   accountId?: string | undefined;
   caller?: CallerSession | undefined;
+  id?: string | undefined;
 }
 
 export interface UnlinkAccountResponse {
+}
+
+export interface IsUsernameAvailableRequest {
+  username: string;
+}
+
+export interface IsUsernameAvailableResponse {
+  available: boolean;
+}
+
+export interface GetProviderTokensRequest {
+  userId: string;
+  /** The platform's id of the account (Account.id). */
+  accountId?:
+    | string
+    | undefined;
+  /** Or the provider it belongs to (for example github). */
+  providerId?:
+    | string
+    | undefined;
+  /** Renew the access token with the refresh token first. */
+  refresh: boolean;
+}
+
+/** ProviderTokens are what an identity provider granted for one account. */
+export interface GetProviderTokensResponse {
+  account?: Account | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
+  idToken?: string | undefined;
+  accessTokenExpiresAt?: Date | undefined;
+  refreshTokenExpiresAt?: Date | undefined;
+}
+
+export interface GetProviderAccountInfoRequest {
+  userId: string;
+  accountId?: string | undefined;
+  providerId?: string | undefined;
+}
+
+export interface GetProviderAccountInfoResponse {
+  account?:
+    | Account
+    | undefined;
+  /** The provider's profile of the user: name, email, image, emailVerified. */
+  userJson: string;
+  /** The provider's raw profile as a JSON object. */
+  dataJson: string;
 }
 
 function createBaseCallerSession(): CallerSession {
@@ -1940,7 +2000,7 @@ export const SendVerificationEmailResponse: MessageFns<SendVerificationEmailResp
 };
 
 function createBaseVerifyEmailRequest(): VerifyEmailRequest {
-  return { token: "", client: undefined };
+  return { token: "", client: undefined, sessionUserId: undefined };
 }
 
 export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
@@ -1950,6 +2010,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(18).fork()).join();
+    }
+    if (message.sessionUserId !== undefined) {
+      writer.uint32(26).string(message.sessionUserId);
     }
     return writer;
   },
@@ -1983,6 +2046,14 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionUserId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1999,6 +2070,11 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     return {
       token: isSet(object.token) ? globalThis.String(object.token) : "",
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      sessionUserId: isSet(object.sessionUserId)
+        ? globalThis.String(object.sessionUserId)
+        : isSet(object.session_user_id)
+        ? globalThis.String(object.session_user_id)
+        : undefined,
     };
   },
 
@@ -2009,6 +2085,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
+    }
+    if (message.sessionUserId !== undefined) {
+      obj.sessionUserId = message.sessionUserId;
     }
     return obj;
   },
@@ -2022,6 +2101,7 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.sessionUserId = object.sessionUserId ?? undefined;
     return message;
   },
 };
@@ -3600,7 +3680,7 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
 };
 
 function createBaseUnlinkAccountRequest(): UnlinkAccountRequest {
-  return { userId: "", providerId: "", accountId: undefined, caller: undefined };
+  return { userId: "", providerId: "", accountId: undefined, caller: undefined, id: undefined };
 }
 
 export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
@@ -3616,6 +3696,9 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
     }
     if (message.caller !== undefined) {
       CallerSession.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    if (message.id !== undefined) {
+      writer.uint32(42).string(message.id);
     }
     return writer;
   },
@@ -3665,6 +3748,14 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
             message.caller = CallerSession.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3695,6 +3786,7 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
         ? globalThis.String(object.account_id)
         : undefined,
       caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : undefined,
     };
   },
 
@@ -3712,6 +3804,9 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
     if (message.caller !== undefined) {
       obj.caller = CallerSession.toJSON(message.caller);
     }
+    if (message.id !== undefined) {
+      obj.id = message.id;
+    }
     return obj;
   },
 
@@ -3726,6 +3821,7 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? CallerSession.fromPartial(object.caller)
       : undefined;
+    message.id = object.id ?? undefined;
     return message;
   },
 };
@@ -3778,6 +3874,675 @@ export const UnlinkAccountResponse: MessageFns<UnlinkAccountResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<UnlinkAccountResponse>, I>>(_: I): UnlinkAccountResponse {
     const message = createBaseUnlinkAccountResponse();
+    return message;
+  },
+};
+
+function createBaseIsUsernameAvailableRequest(): IsUsernameAvailableRequest {
+  return { username: "" };
+}
+
+export const IsUsernameAvailableRequest: MessageFns<IsUsernameAvailableRequest> = {
+  encode(message: IsUsernameAvailableRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.username !== "") {
+      writer.uint32(10).string(message.username);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IsUsernameAvailableRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIsUsernameAvailableRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IsUsernameAvailableRequest {
+    return { username: isSet(object.username) ? globalThis.String(object.username) : "" };
+  },
+
+  toJSON(message: IsUsernameAvailableRequest): unknown {
+    const obj: any = {};
+    if (message.username !== "") {
+      obj.username = message.username;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IsUsernameAvailableRequest>, I>>(base?: I): IsUsernameAvailableRequest {
+    return IsUsernameAvailableRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IsUsernameAvailableRequest>, I>>(object: I): IsUsernameAvailableRequest {
+    const message = createBaseIsUsernameAvailableRequest();
+    message.username = object.username ?? "";
+    return message;
+  },
+};
+
+function createBaseIsUsernameAvailableResponse(): IsUsernameAvailableResponse {
+  return { available: false };
+}
+
+export const IsUsernameAvailableResponse: MessageFns<IsUsernameAvailableResponse> = {
+  encode(message: IsUsernameAvailableResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.available !== false) {
+      writer.uint32(8).bool(message.available);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IsUsernameAvailableResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIsUsernameAvailableResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.available = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IsUsernameAvailableResponse {
+    return { available: isSet(object.available) ? globalThis.Boolean(object.available) : false };
+  },
+
+  toJSON(message: IsUsernameAvailableResponse): unknown {
+    const obj: any = {};
+    if (message.available !== false) {
+      obj.available = message.available;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IsUsernameAvailableResponse>, I>>(base?: I): IsUsernameAvailableResponse {
+    return IsUsernameAvailableResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IsUsernameAvailableResponse>, I>>(object: I): IsUsernameAvailableResponse {
+    const message = createBaseIsUsernameAvailableResponse();
+    message.available = object.available ?? false;
+    return message;
+  },
+};
+
+function createBaseGetProviderTokensRequest(): GetProviderTokensRequest {
+  return { userId: "", accountId: undefined, providerId: undefined, refresh: false };
+}
+
+export const GetProviderTokensRequest: MessageFns<GetProviderTokensRequest> = {
+  encode(message: GetProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== undefined) {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.refresh !== false) {
+      writer.uint32(32).bool(message.refresh);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProviderTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refresh = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProviderTokensRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+      refresh: isSet(object.refresh) ? globalThis.Boolean(object.refresh) : false,
+    };
+  },
+
+  toJSON(message: GetProviderTokensRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== undefined) {
+      obj.accountId = message.accountId;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.refresh !== false) {
+      obj.refresh = message.refresh;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProviderTokensRequest>, I>>(base?: I): GetProviderTokensRequest {
+    return GetProviderTokensRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProviderTokensRequest>, I>>(object: I): GetProviderTokensRequest {
+    const message = createBaseGetProviderTokensRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? undefined;
+    message.providerId = object.providerId ?? undefined;
+    message.refresh = object.refresh ?? false;
+    return message;
+  },
+};
+
+function createBaseGetProviderTokensResponse(): GetProviderTokensResponse {
+  return {
+    account: undefined,
+    accessToken: undefined,
+    refreshToken: undefined,
+    idToken: undefined,
+    accessTokenExpiresAt: undefined,
+    refreshTokenExpiresAt: undefined,
+  };
+}
+
+export const GetProviderTokensResponse: MessageFns<GetProviderTokensResponse> = {
+  encode(message: GetProviderTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.accessToken !== undefined) {
+      writer.uint32(18).string(message.accessToken);
+    }
+    if (message.refreshToken !== undefined) {
+      writer.uint32(26).string(message.refreshToken);
+    }
+    if (message.idToken !== undefined) {
+      writer.uint32(34).string(message.idToken);
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.accessTokenExpiresAt), writer.uint32(42).fork()).join();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refreshTokenExpiresAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProviderTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.accessTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refreshTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProviderTokensResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : undefined,
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : undefined,
+      idToken: isSet(object.idToken)
+        ? globalThis.String(object.idToken)
+        : isSet(object.id_token)
+        ? globalThis.String(object.id_token)
+        : undefined,
+      accessTokenExpiresAt: isSet(object.accessTokenExpiresAt)
+        ? fromJsonTimestamp(object.accessTokenExpiresAt)
+        : isSet(object.access_token_expires_at)
+        ? fromJsonTimestamp(object.access_token_expires_at)
+        : undefined,
+      refreshTokenExpiresAt: isSet(object.refreshTokenExpiresAt)
+        ? fromJsonTimestamp(object.refreshTokenExpiresAt)
+        : isSet(object.refresh_token_expires_at)
+        ? fromJsonTimestamp(object.refresh_token_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetProviderTokensResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.accessToken !== undefined) {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.refreshToken !== undefined) {
+      obj.refreshToken = message.refreshToken;
+    }
+    if (message.idToken !== undefined) {
+      obj.idToken = message.idToken;
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      obj.accessTokenExpiresAt = message.accessTokenExpiresAt.toISOString();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      obj.refreshTokenExpiresAt = message.refreshTokenExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProviderTokensResponse>, I>>(base?: I): GetProviderTokensResponse {
+    return GetProviderTokensResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProviderTokensResponse>, I>>(object: I): GetProviderTokensResponse {
+    const message = createBaseGetProviderTokensResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.accessToken = object.accessToken ?? undefined;
+    message.refreshToken = object.refreshToken ?? undefined;
+    message.idToken = object.idToken ?? undefined;
+    message.accessTokenExpiresAt = object.accessTokenExpiresAt ?? undefined;
+    message.refreshTokenExpiresAt = object.refreshTokenExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetProviderAccountInfoRequest(): GetProviderAccountInfoRequest {
+  return { userId: "", accountId: undefined, providerId: undefined };
+}
+
+export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoRequest> = {
+  encode(message: GetProviderAccountInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== undefined) {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(26).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderAccountInfoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProviderAccountInfoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProviderAccountInfoRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetProviderAccountInfoRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== undefined) {
+      obj.accountId = message.accountId;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProviderAccountInfoRequest>, I>>(base?: I): GetProviderAccountInfoRequest {
+    return GetProviderAccountInfoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProviderAccountInfoRequest>, I>>(
+    object: I,
+  ): GetProviderAccountInfoRequest {
+    const message = createBaseGetProviderAccountInfoRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? undefined;
+    message.providerId = object.providerId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetProviderAccountInfoResponse(): GetProviderAccountInfoResponse {
+  return { account: undefined, userJson: "", dataJson: "" };
+}
+
+export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoResponse> = {
+  encode(message: GetProviderAccountInfoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.userJson !== "") {
+      writer.uint32(18).string(message.userJson);
+    }
+    if (message.dataJson !== "") {
+      writer.uint32(26).string(message.dataJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderAccountInfoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProviderAccountInfoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userJson = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.dataJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProviderAccountInfoResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      userJson: isSet(object.userJson)
+        ? globalThis.String(object.userJson)
+        : isSet(object.user_json)
+        ? globalThis.String(object.user_json)
+        : "",
+      dataJson: isSet(object.dataJson)
+        ? globalThis.String(object.dataJson)
+        : isSet(object.data_json)
+        ? globalThis.String(object.data_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetProviderAccountInfoResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.userJson !== "") {
+      obj.userJson = message.userJson;
+    }
+    if (message.dataJson !== "") {
+      obj.dataJson = message.dataJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProviderAccountInfoResponse>, I>>(base?: I): GetProviderAccountInfoResponse {
+    return GetProviderAccountInfoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProviderAccountInfoResponse>, I>>(
+    object: I,
+  ): GetProviderAccountInfoResponse {
+    const message = createBaseGetProviderAccountInfoResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.userJson = object.userJson ?? "";
+    message.dataJson = object.dataJson ?? "";
     return message;
   },
 };
@@ -3989,7 +4754,7 @@ export const IdentityServiceService = {
   },
   /**
    * UnlinkAccount removes a linked account, never the last one.
-   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, FAILED_TO_UNLINK_LAST_ACCOUNT.
+   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
    */
   unlinkAccount: {
     path: "/auth.identity.v1.IdentityService/UnlinkAccount" as const,
@@ -4000,6 +4765,53 @@ export const IdentityServiceService = {
     responseSerialize: (value: UnlinkAccountResponse): Buffer =>
       Buffer.from(UnlinkAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UnlinkAccountResponse => UnlinkAccountResponse.decode(value),
+  },
+  /**
+   * IsUsernameAvailable tells whether a username is free (compared lower-cased).
+   * Errors: VALIDATION_ERROR (not a valid username).
+   */
+  isUsernameAvailable: {
+    path: "/auth.identity.v1.IdentityService/IsUsernameAvailable" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IsUsernameAvailableRequest): Buffer =>
+      Buffer.from(IsUsernameAvailableRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IsUsernameAvailableRequest => IsUsernameAvailableRequest.decode(value),
+    responseSerialize: (value: IsUsernameAvailableResponse): Buffer =>
+      Buffer.from(IsUsernameAvailableResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IsUsernameAvailableResponse => IsUsernameAvailableResponse.decode(value),
+  },
+  /**
+   * GetProviderTokens reads (refresh: renews) the tokens of one of the user's identity-provider accounts,
+   * selected by its id or provider. The credential account holds no provider tokens.
+   * Errors: ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not configured).
+   */
+  getProviderTokens: {
+    path: "/auth.identity.v1.IdentityService/GetProviderTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProviderTokensRequest): Buffer =>
+      Buffer.from(GetProviderTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProviderTokensRequest => GetProviderTokensRequest.decode(value),
+    responseSerialize: (value: GetProviderTokensResponse): Buffer =>
+      Buffer.from(GetProviderTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProviderTokensResponse => GetProviderTokensResponse.decode(value),
+  },
+  /**
+   * GetProviderAccountInfo reads what the identity provider says of one of the user's provider accounts.
+   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
+   */
+  getProviderAccountInfo: {
+    path: "/auth.identity.v1.IdentityService/GetProviderAccountInfo" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProviderAccountInfoRequest): Buffer =>
+      Buffer.from(GetProviderAccountInfoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProviderAccountInfoRequest => GetProviderAccountInfoRequest.decode(value),
+    responseSerialize: (value: GetProviderAccountInfoResponse): Buffer =>
+      Buffer.from(GetProviderAccountInfoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProviderAccountInfoResponse =>
+      GetProviderAccountInfoResponse.decode(value),
   },
 } as const;
 
@@ -4073,9 +4885,25 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   listAccounts: handleUnaryCall<ListAccountsRequest, ListAccountsResponse>;
   /**
    * UnlinkAccount removes a linked account, never the last one.
-   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, FAILED_TO_UNLINK_LAST_ACCOUNT.
+   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
    */
   unlinkAccount: handleUnaryCall<UnlinkAccountRequest, UnlinkAccountResponse>;
+  /**
+   * IsUsernameAvailable tells whether a username is free (compared lower-cased).
+   * Errors: VALIDATION_ERROR (not a valid username).
+   */
+  isUsernameAvailable: handleUnaryCall<IsUsernameAvailableRequest, IsUsernameAvailableResponse>;
+  /**
+   * GetProviderTokens reads (refresh: renews) the tokens of one of the user's identity-provider accounts,
+   * selected by its id or provider. The credential account holds no provider tokens.
+   * Errors: ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not configured).
+   */
+  getProviderTokens: handleUnaryCall<GetProviderTokensRequest, GetProviderTokensResponse>;
+  /**
+   * GetProviderAccountInfo reads what the identity provider says of one of the user's provider accounts.
+   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
+   */
+  getProviderAccountInfo: handleUnaryCall<GetProviderAccountInfoRequest, GetProviderAccountInfoResponse>;
 }
 
 export interface IdentityServiceClient extends Client1 {
@@ -4358,7 +5186,7 @@ export interface IdentityServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * UnlinkAccount removes a linked account, never the last one.
-   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, FAILED_TO_UNLINK_LAST_ACCOUNT.
+   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
    */
   unlinkAccount(
     request: UnlinkAccountRequest,
@@ -4374,6 +5202,64 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UnlinkAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * IsUsernameAvailable tells whether a username is free (compared lower-cased).
+   * Errors: VALIDATION_ERROR (not a valid username).
+   */
+  isUsernameAvailable(
+    request: IsUsernameAvailableRequest,
+    callback: (error: ServiceError | null, response: IsUsernameAvailableResponse) => void,
+  ): ClientUnaryCall;
+  isUsernameAvailable(
+    request: IsUsernameAvailableRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IsUsernameAvailableResponse) => void,
+  ): ClientUnaryCall;
+  isUsernameAvailable(
+    request: IsUsernameAvailableRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IsUsernameAvailableResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetProviderTokens reads (refresh: renews) the tokens of one of the user's identity-provider accounts,
+   * selected by its id or provider. The credential account holds no provider tokens.
+   * Errors: ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not configured).
+   */
+  getProviderTokens(
+    request: GetProviderTokensRequest,
+    callback: (error: ServiceError | null, response: GetProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  getProviderTokens(
+    request: GetProviderTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  getProviderTokens(
+    request: GetProviderTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetProviderAccountInfo reads what the identity provider says of one of the user's provider accounts.
+   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
+   */
+  getProviderAccountInfo(
+    request: GetProviderAccountInfoRequest,
+    callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
+  ): ClientUnaryCall;
+  getProviderAccountInfo(
+    request: GetProviderAccountInfoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
+  ): ClientUnaryCall;
+  getProviderAccountInfo(
+    request: GetProviderAccountInfoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
   ): ClientUnaryCall;
 }
 

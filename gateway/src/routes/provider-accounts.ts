@@ -1,0 +1,66 @@
+/**
+ * What the current better-auth client asks of a linked identity-provider account: its access token
+ * (POST /get-access-token), a renewed one (POST /refresh-token) and the provider's profile
+ * (GET /account-info). The account is chosen by the platform's account id (`accountId`, the current
+ * client) or by provider (`providerId`, earlier clients), always among the signed-in user's own accounts.
+ * A credential-only user has no provider account: 400 ACCOUNT_NOT_FOUND.
+ */
+import { Router } from "express";
+import * as z from "zod";
+import { call } from "@auth-platform/proto/rpc-client";
+import { parseBody, parseQuery } from "../http/body.js";
+import type { RouteDeps } from "./deps.js";
+
+// Fields such as userId or useAccountCookie may be sent too; the session decides the user, and no account
+// cookie is kept, so they select nothing and are ignored.
+const selection = z.looseObject({
+  accountId: z.string().min(1).max(255).optional(),
+  providerId: z.string().min(1).max(255).optional(),
+});
+
+const iso = (date: Date | undefined) => date?.toISOString();
+
+export function providerAccountRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const identity = deps.clients.identity;
+
+  router.post("/get-access-token", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const body = parseBody(req, selection);
+    const tokens = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
+    res.json({
+      accessToken: tokens.accessToken,
+      accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
+      scopes: tokens.account?.scopes ?? [],
+      idToken: tokens.idToken,
+    });
+  });
+
+  router.post("/refresh-token", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const body = parseBody(req, selection);
+    const tokens = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: true });
+    res.json({
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
+      refreshTokenExpiresAt: iso(tokens.refreshTokenExpiresAt),
+      scope: (tokens.account?.scopes ?? []).join(","),
+      idToken: tokens.idToken,
+      providerId: tokens.account?.providerId,
+      accountId: tokens.account?.id,
+    });
+  });
+
+  router.get("/account-info", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const query = parseQuery(req, selection);
+    const info = await call(identity, identity.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
+    res.json({
+      user: JSON.parse(info.userJson || "{}") as Record<string, unknown>,
+      data: JSON.parse(info.dataJson || "{}") as Record<string, unknown>,
+      account: { id: info.account?.id, providerId: info.account?.providerId, accountId: info.account?.accountId },
+    });
+  });
+  return router;
+}
