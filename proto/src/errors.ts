@@ -121,8 +121,8 @@ export const ERRORS = {
   INTERNAL_SERVER_ERROR: e(S.INTERNAL, 500, "Internal server error"),
 
   // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
-  CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller has no workload identity"),
-  CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller is not allowed to call this method"),
+  CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller not identified"),
+  CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller not allowed"),
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
