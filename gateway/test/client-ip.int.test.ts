@@ -72,7 +72,7 @@ describe(`client IP from a peer that is not a trusted proxy (${backendLabel()})`
     for (let i = 0; i < 5; i++) {
       const res = await signIn(platform, email, PASSWORD, rotatingHeaders());
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ code: "TOO_MANY_REQUESTS", message: "Too many requests. Please try again later." });
+      expect(res.body).toEqual({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message: "Too many requests. Please try again later." });
     }
   });
 });

@@ -50,7 +50,8 @@ describe(`mail abuse and password reset, default configuration (${backendLabel()
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) => client({ "x-forwarded-for": `203.0.113.${i + 1}` }).post(i % 2 ? "/forget-password" : "/request-password-reset", { email, redirectTo: "/reset" })),
     );
-    for (const res of answers) expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: true } });
+    expect(answers[0]!.body).toMatchObject({ status: true });
+    for (const res of answers) expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: answers[0]!.body });
     // The sign-up's verification mail counts too: 1 + 4 resets = the limit of 5 per 15 minutes.
     await expect.poll(() => mailsTo(email).length, { timeout: 10_000 }).toBe(5);
     await sleep(1_500);
@@ -175,6 +176,8 @@ describe(`development secret (${backendLabel()})`, () => {
     expect((await anonymous.post("/sign-in/email", { email: attacker, password: "password-123" })).status).toBe(401);
     // The real link, signed with the generated secret, works.
     const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
-    expect((await browser.get(link.slice(platform.baseURL.length))).body).toMatchObject({ status: true, user: { email, emailVerified: true } });
+    // Mailed links carry callbackURL=/ by default: the link verifies, then redirects to the app root.
+    expect(await browser.get(link.slice(platform.baseURL.length))).toMatchObject({ status: 302 });
+    expect((await browser.get("/get-session")).body.user).toMatchObject({ email, emailVerified: true });
   });
 });

@@ -119,7 +119,7 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
 
   it("unlink-account by the platform's account id (the current client's call)", async () => {
     const user = await socialUser();
-    await call(identity, identity.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    await call(admin, admin.setPassword, { userId: user.id, newPassword: "social-password-1" });
     const client = new TestClient(platform.baseURL);
     await client.post("/sign-in/email", { email: user.email, password: "social-password-1" });
     const github = (await client.get("/list-accounts")).body.find((a: { providerId: string }) => a.providerId === "github");
