@@ -3,7 +3,6 @@
  * TEST_DATABASE_URL), and a real SMTP server (smtp-server) receiving the mail.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { call } from "@auth-platform/proto/rpc-client";
 import { backendLabel, createTestDatabase, type TestDatabase } from "../../../testing/databases.js";
