@@ -9,17 +9,14 @@ import type { AddressInfo } from "node:net";
 import type { Workload } from "@auth-platform/runtime/grpc-access";
 import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import { createLogger } from "@auth-platform/runtime/log";
-import { startGrpcServer, type RunningServer } from "@auth-platform/runtime/grpc-server";
 import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
+import type { ServiceOptions } from "@auth-platform/runtime/service";
 import { identityConfig } from "../services/identity/src/config.js";
-import { buildRegistry as buildIdentity } from "../services/identity/src/registry.js";
-import { identityService } from "../services/identity/src/rpc/identity-server.js";
+import { start as identity } from "../services/identity/src/start.js";
 import { sessionConfig } from "../services/session/src/config.js";
-import { buildRegistry as buildSession } from "../services/session/src/registry.js";
-import { sessionService } from "../services/session/src/rpc/session-server.js";
+import { start as session } from "../services/session/src/start.js";
 import { notificationConfig } from "../services/notification/src/config.js";
-import { buildRegistry as buildNotification } from "../services/notification/src/registry.js";
-import { notificationService } from "../services/notification/src/rpc/notification-server.js";
+import { start as notification } from "../services/notification/src/start.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -39,7 +36,12 @@ export interface PlatformOptions {
   redis?: boolean;
   /** Mutual TLS between the processes (default true); false runs gRPC in plaintext. */
   tls?: boolean;
+  /** Receives every log line of every process, parsed (default: stdout, at LOG_LEVEL=error). */
+  logs?: LogSink;
 }
+
+/** Where the in-process services and the gateway write their log lines. */
+export type LogSink = (entry: Record<string, unknown>) => void;
 
 export interface Platform {
   /** http://127.0.0.1:PORT/api/auth */
@@ -49,6 +51,8 @@ export interface Platform {
   sessionAddress: string;
   /** The environment every process got (ports, database URLs, secrets); workloadEnv() adds one's certificate. */
   env: Record<string, string>;
+  /** The running services, e.g. to reach a service's store. */
+  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
@@ -89,9 +93,9 @@ export interface RunningGateway {
 }
 
 /** The gateway app on env.PORT, with the given environment. */
-export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
+export async function startGateway(env: Record<string, string>, logs?: LogSink): Promise<RunningGateway> {
   const config = gatewayConfig(workloadEnv(env, "gateway"));
-  const log = createLogger("gateway", config.logLevel);
+  const log = createLogger("gateway", config.logLevel, writeTo(logs));
   const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
@@ -110,68 +114,36 @@ export async function startGateway(env: Record<string, string>): Promise<Running
   };
 }
 
-export async function startIdentity(env: Record<string, string>): Promise<RunningServer> {
-  const config = identityConfig(workloadEnv(env, "identity"));
-  const registry = await buildIdentity(config);
-  return startGrpcServer({
-    services: [identityService(registry)],
-    port: config.port,
-    host: "127.0.0.1",
-    tls: config.grpc.tls,
-    log: createLogger("identity", config.logLevel),
-    closers: [() => registry.close()],
-    graceMs: 1_000,
-  });
-}
+const writeTo = (logs?: LogSink) => (logs ? (line: string) => logs(JSON.parse(line) as Record<string, unknown>) : undefined);
 
-export async function startSession(env: Record<string, string>): Promise<RunningServer> {
-  const config = sessionConfig(workloadEnv(env, "session"));
-  const log = createLogger("session", config.logLevel);
-  const registry = await buildSession(config, log);
-  return startGrpcServer({
-    services: [sessionService(registry)],
-    port: config.port,
-    host: "127.0.0.1",
-    tls: config.grpc.tls,
-    log,
-    closers: [() => registry.close()],
-    graceMs: 1_000,
-  });
-}
-
-export async function startNotification(env: Record<string, string>): Promise<RunningServer> {
-  const config = notificationConfig(workloadEnv(env, "notification"));
-  const log = createLogger("notification", config.logLevel);
-  const registry = await buildNotification(config, log);
-  return startGrpcServer({
-    services: [notificationService(registry)],
-    port: config.port,
-    host: "127.0.0.1",
-    tls: config.grpc.tls,
-    log,
-    closers: [() => registry.close()],
-    graceMs: 1_000,
-  });
-}
+/** Each service as its main.ts starts it, on loopback, with its own workload certificate. */
+const serviceOptions = (logs?: LogSink): ServiceOptions => ({ host: "127.0.0.1", graceMs: 1_000, logTo: writeTo(logs) });
+export type RunningIdentity = Awaited<ReturnType<typeof identity>>;
+export type RunningSession = Awaited<ReturnType<typeof session>>;
+export type RunningNotification = Awaited<ReturnType<typeof notification>>;
+export const startIdentity = (env: Record<string, string>, logs?: LogSink) => identity(identityConfig(workloadEnv(env, "identity")), serviceOptions(logs));
+export const startSession = (env: Record<string, string>, logs?: LogSink) => session(sessionConfig(workloadEnv(env, "session")), serviceOptions(logs));
+export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
-  const notification = await startNotification(env);
-  const identity = await startIdentity(env);
-  const session = await startSession(env);
-  const gateway = await startGateway(env);
+  const notification = await startNotification(env, options.logs);
+  const identity = await startIdentity(env, options.logs);
+  const session = await startSession(env, options.logs);
+  const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,
     origin: gateway.origin,
     identityAddress: env.IDENTITY_SERVICE_URL!,
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
+    services: { identity, session, notification },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
-      await session.shutdown();
-      await identity.shutdown();
-      await notification.shutdown();
+      await session.close();
+      await identity.close();
+      await notification.close();
       for (const db of databases) await db.drop();
     },
   };

@@ -1,6 +1,6 @@
 /** gateway: config -> clients and stores -> express app -> listen; graceful stop on SIGTERM. */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
-import { createLogger, installRpcContext } from "@auth-platform/runtime/log";
+import { createLogger } from "@auth-platform/runtime/log";
 import { insecureWarning } from "@auth-platform/runtime/grpc-transport";
 import { runMain } from "@auth-platform/runtime/main";
 import { createApp } from "./app.js";
@@ -11,7 +11,6 @@ import { gatewayServer } from "./http/server.js";
 runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
   const log = createLogger("gateway", config.logLevel);
-  installRpcContext(log);
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const grpcWarning = insecureWarning(config.grpcTls);
   if (grpcWarning) log.warn(grpcWarning);

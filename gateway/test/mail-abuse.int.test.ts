@@ -128,7 +128,7 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       const email = uniqueEmail("durable");
       expect((await c.post("/sign-up/email", { name: "D", email, password: "password-123" })).status).toBe(200);
       await smtp.waitFor(email);
-      await notification.shutdown();
+      await notification.close();
       expect(await c.post("/forget-password", { email, redirectTo: "/reset" })).toMatchObject({ status: 200, body: { status: true } });
       await sleep(1_500);
       expect(mailsTo(email).filter((m) => m.text.includes("/reset-password/"))).toHaveLength(0);
@@ -138,9 +138,9 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       expect((await c.post("/reset-password", { token, newPassword: "after-outage-1" })).status).toBe(200);
     } finally {
       await gateway.stop();
-      await session.shutdown();
-      await identity.shutdown();
-      await notification.shutdown();
+      await session.close();
+      await identity.close();
+      await notification.close();
       for (const db of databases) await db.drop();
     }
   });

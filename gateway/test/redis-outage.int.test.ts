@@ -12,7 +12,7 @@ import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/s
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
-import type { RunningServer } from "@auth-platform/runtime/grpc-server";
+import type { RunningService } from "@auth-platform/runtime/service";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { TEST_DATABASE_URL, type TestDatabase } from "../../testing/databases.js";
 import { dumpTable } from "../../testing/dumps.js";
@@ -30,9 +30,9 @@ let raw: Redis;
 let env: Record<string, string>;
 let databases: TestDatabase[] = [];
 let lookup: (token: string) => string;
-const services: RunningServer[] = [];
+const services: RunningService[] = [];
 const gateways: RunningGateway[] = [];
-let sessionA: RunningServer;
+let sessionA: RunningService;
 let sessionEnvA: Record<string, string>;
 let baseA: string;
 let baseB: string;
@@ -133,8 +133,8 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
 
   afterAll(async () => {
     for (const gateway of gateways) await gateway.stop();
-    await sessionA?.shutdown();
-    for (const service of services.reverse()) await service.shutdown();
+    await sessionA?.close();
+    for (const service of services.reverse()) await service.close();
     raw?.disconnect();
     await relay?.close();
     await redisServer?.close();
@@ -276,7 +276,7 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
     const laptop = await browser(baseB, phone.email);
     const userId = (await laptop.client.get("/get-session")).body.user.id;
     // Identity reaches the session service through replica A only; the gateway B uses replica B.
-    await sessionA.shutdown();
+    await sessionA.close();
     try {
       const changed = await phone.client.post("/change-password", { currentPassword: PASSWORD, newPassword: "password-789", revokeOtherSessions: true });
       expect(changed.status).toBe(503);

@@ -145,6 +145,22 @@ export class AuthError extends Error {
 /** Codes about the caller of the internal API: a service's own misconfiguration, never a user's fault. */
 export const INTERNAL_API_CODES: ReadonlySet<ErrorCode> = new Set(["CALLER_NOT_IDENTIFIED", "CALLER_NOT_ALLOWED"]);
 
+/**
+ * A catalogue error another service answered (rpc-client.ts decodes it). It is meant for the user only on
+ * the hop from the service that raised it to its direct caller: a service that lets a PeerError escape its
+ * handler answers INTERNAL_SERVER_ERROR (or SERVICE_UNAVAILABLE), logged with this error as the cause
+ * (rpc-server.ts). The gateway, whose calls carry the user's own input, passes its peers' errors on.
+ */
+export class PeerError extends AuthError {
+  /** The gRPC status the peer's call ended with (DEADLINE_EXCEEDED, UNAVAILABLE, ...). */
+  readonly grpcCode: number;
+
+  constructor(code: ErrorCode, grpcCode: number, message: string | undefined, cause: unknown) {
+    super(code, message, { cause });
+    this.grpcCode = grpcCode;
+  }
+}
+
 /** Whether a string is a catalogue code. */
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERRORS, code);
@@ -160,4 +176,30 @@ export function codeOf(message: string): string {
     .replace(/[^A-Za-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "")
     .toUpperCase();
+}
+
+/**
+ * The redirect error codes of SPEC §8 (`?error=` on a callback URL), per redirecting route: which catalogue
+ * errors a route answers with a redirect, and the code it puts in the URL. Any other error is answered as JSON.
+ */
+export const REDIRECT_ERRORS = {
+  /** GET /verify-email */
+  verifyEmail: {
+    TOKEN_EXPIRED: "token_expired",
+    INVALID_TOKEN: "invalid_token",
+    USER_NOT_FOUND: "user_not_found",
+    // An email-change approval opened outside a session of the user it was issued to.
+    UNAUTHORIZED: "unauthorized",
+  },
+  /** GET /delete-user/callback */
+  deleteUserCallback: { INVALID_TOKEN: "invalid_token", UNAUTHORIZED: "unauthorized" },
+  /** GET /reset-password/:token (better-auth keeps this one upper case) */
+  resetPasswordLanding: { INVALID_TOKEN: "INVALID_TOKEN" },
+} as const satisfies Record<string, Partial<Record<ErrorCode, string>>>;
+
+/** The redirect code a route answers `error` with, or undefined when the error is not one it redirects. */
+export function redirectErrorCode(route: keyof typeof REDIRECT_ERRORS, error: unknown): string | undefined {
+  if (!(error instanceof AuthError)) return undefined;
+  const table: Partial<Record<ErrorCode, string>> = REDIRECT_ERRORS[route];
+  return table[error.code];
 }

@@ -1,11 +1,14 @@
 /**
- * call(): a promise over a grpc-js unary client method, with a deadline and the request id in metadata.
- * A ServiceError becomes the catalogue error named in its x-error-code trailer; an unreachable service
- * becomes SERVICE_UNAVAILABLE.
+ * call(): a promise over a grpc-js unary client method. The caller passes its request context: the request
+ * id travels in metadata, and the deadline is the sooner of the context's (what is left of the inbound call
+ * that caused this one) and the default, so a nested call never outlives the call that caused it.
+ *
+ * A ServiceError becomes a PeerError carrying the catalogue code named in its x-error-code trailer; an
+ * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
-import { AuthError, INTERNAL_API_CODES, isErrorCode } from "./errors.js";
-import { ERROR_CODE_KEY, REQUEST_ID_KEY } from "./rpc-server.js";
+import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
+import { ERROR_CODE_KEY, REQUEST_ID_KEY, type RequestContext } from "./rpc-server.js";
 
 type UnaryMethod<Req, Res> = (
   request: Req,
@@ -16,22 +19,18 @@ type UnaryMethod<Req, Res> = (
 
 export const DEFAULT_DEADLINE_MS = 5_000;
 
-/** Finds the current request id; the runtime installs its async-context reader. */
-let currentRequestId: () => string | undefined = () => undefined;
-export function setRequestIdReader(reader: () => string | undefined): void {
-  currentRequestId = reader;
+export interface CallOptions {
+  /** The request this call serves (its id, its deadline); none for a call no request caused. */
+  context?: Partial<RequestContext>;
+  /** The most this call may take (default DEFAULT_DEADLINE_MS), cut to the context's deadline. */
+  deadlineMs?: number;
 }
 
-export function call<Req, Res>(
-  client: grpc.Client,
-  method: UnaryMethod<Req, Res>,
-  request: Req,
-  options: { deadlineMs?: number; requestId?: string } = {},
-): Promise<Res> {
+export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
   const metadata = new grpc.Metadata();
-  const requestId = options.requestId ?? currentRequestId();
+  const requestId = options.context?.requestId;
   if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
-  const deadline = Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS);
+  const deadline = Math.min(options.context?.deadline ?? Infinity, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS));
   return new Promise((resolve, reject) => {
     method.call(client, request, metadata, { deadline }, (error, response) => {
       if (error) reject(fromServiceError(error));
@@ -45,12 +44,12 @@ export function call<Req, Res>(
  * generic INTERNAL_SERVER_ERROR with the refusal as its cause: it is our deployment's fault, and its
  * code must not reach a browser.
  */
-export function fromServiceError(error: grpc.ServiceError): AuthError {
+export function fromServiceError(error: grpc.ServiceError): PeerError {
   const code = String(error.metadata?.get(ERROR_CODE_KEY)[0] ?? "");
-  if (isErrorCode(code) && INTERNAL_API_CODES.has(code)) return new AuthError("INTERNAL_SERVER_ERROR", undefined, { cause: error });
-  if (isErrorCode(code)) return new AuthError(code, error.details || undefined, { cause: error });
+  if (isErrorCode(code) && INTERNAL_API_CODES.has(code)) return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
+  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error);
   if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
-    return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: error });
+    return new PeerError("SERVICE_UNAVAILABLE", error.code, undefined, error);
   }
-  return new AuthError("INTERNAL_SERVER_ERROR", undefined, { cause: error });
+  return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
 }

@@ -1,50 +1,60 @@
 /**
- * unary(): adapts an async handler to a grpc-js unary handler. Catalogue errors travel as a gRPC status with
- * the code in the x-error-code trailer; anything else is logged with the method and request id and answered
- * as a generic INTERNAL, so causes never reach the wire.
+ * rpcServer(): adapts async handlers to grpc-js unary handlers, with the hooks of the process that hosts the
+ * service passed in (no module-level state, so several services in one process keep their own logger).
+ *
+ * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer. A
+ * peer's error the handler let escape (PeerError) is this service's failure, not its caller's: it is logged
+ * with its cause and answered as INTERNAL, or SERVICE_UNAVAILABLE when the peer was unavailable. Anything
+ * else is logged with the method and request id and answered as a generic INTERNAL, so causes never reach
+ * the wire.
  */
 import * as grpc from "@grpc/grpc-js";
-import { AuthError } from "./errors.js";
+import { AuthError, PeerError } from "./errors.js";
 
 export const ERROR_CODE_KEY = "x-error-code";
 export const REQUEST_ID_KEY = "x-request-id";
 const MAX_DETAILS = 512;
 
-export interface CallContext {
+/** What a call carries on to the calls it causes: its request id and its deadline (epoch ms), if any. */
+export interface RequestContext {
   requestId: string;
+  deadline?: number;
+}
+
+export interface CallContext extends RequestContext {
   metadata: grpc.Metadata;
 }
 
-export interface UnexpectedErrorLogger {
-  (method: string, requestId: string, error: unknown): void;
+export interface RpcServerHooks {
+  /** Logs an error the handler did not turn into a catalogue answer, with its cause. */
+  logUnexpected(method: string, requestId: string, error: unknown): void;
+  /** Runs a handler with its request context current, so the calls it makes inherit it. */
+  run<T>(context: RequestContext, fn: () => Promise<T>): Promise<T>;
 }
 
-let logUnexpected: UnexpectedErrorLogger = (method, requestId, error) => {
-  console.error(JSON.stringify({ level: "error", msg: "unexpected error", method, requestId, error: String(error) }));
-};
-
-/** Replaces how unexpected errors are logged (the runtime installs its structured logger). */
-export function setUnexpectedErrorLogger(logger: UnexpectedErrorLogger): void {
-  logUnexpected = logger;
+export interface RpcServer {
+  unary<Req, Res>(method: string, handler: (request: Req, context: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res>;
 }
 
-/** Runs fn with the call's request id available to it; the runtime installs its async-context runner. */
-let runWithRequestId: <T>(requestId: string, fn: () => Promise<T>) => Promise<T> = (_id, fn) => fn();
-export function setRequestContextRunner(runner: <T>(requestId: string, fn: () => Promise<T>) => Promise<T>): void {
-  runWithRequestId = runner;
-}
-
-export function unary<Req, Res>(
-  method: string,
-  handler: (request: Req, context: CallContext) => Promise<Res>,
-): grpc.handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
-    runWithRequestId(requestId, () => handler(call.request, { requestId, metadata: call.metadata })).then(
-      (response) => callback(null, response),
-      (error: unknown) => callback(toServiceError(method, requestId, error)),
-    );
+export function rpcServer(hooks: RpcServerHooks): RpcServer {
+  return {
+    unary<Req, Res>(method: string, handler: (request: Req, context: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+      return (call, callback) => {
+        const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "") || crypto.randomUUID();
+        const context: RequestContext = { requestId, deadline: deadlineOf(call.getDeadline()) };
+        hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata })).then(
+          (response) => callback(null, response),
+          (error: unknown) => callback(toServiceError(hooks, method, requestId, error)),
+        );
+      };
+    },
   };
+}
+
+/** grpc-js gives the inbound deadline as a Date, a number (ms), or Infinity when the caller set none. */
+function deadlineOf(deadline: grpc.Deadline): number | undefined {
+  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** A catalogue error as a gRPC status, its code in the x-error-code trailer. */
@@ -55,10 +65,12 @@ export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
   return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
 }
 
-function toServiceError(method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
+function toServiceError(hooks: RpcServerHooks, method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
+  if (error instanceof PeerError) {
+    hooks.logUnexpected(method, requestId, error.cause ?? error);
+    return catalogueStatus(new AuthError(error.code === "SERVICE_UNAVAILABLE" ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR"));
+  }
   if (error instanceof AuthError) return catalogueStatus(error);
-  const metadata = new grpc.Metadata();
-  logUnexpected(method, requestId, error);
-  metadata.set(ERROR_CODE_KEY, "INTERNAL_SERVER_ERROR");
-  return { code: grpc.status.INTERNAL, details: "Internal server error", metadata };
+  hooks.logUnexpected(method, requestId, error);
+  return catalogueStatus(new AuthError("INTERNAL_SERVER_ERROR"));
 }

@@ -1,7 +1,7 @@
 /** Per-request facts the routes share: the base URL, the trusted origins, the client's device. */
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
-import { withRequestId } from "@auth-platform/runtime/log";
+import { withRequestContext } from "@auth-platform/runtime/request-context";
 import { type RedirectPolicy, type ResolvedCallbacks, resolveCallbacks } from "./callback-url.js";
 import { type ClientIpPolicy, clientIp } from "./client-ip.js";
 import { isTrustedOrigin, originOf } from "./origins.js";
@@ -30,7 +30,8 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   const incoming = req.headers["x-request-id"];
   const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   res.setHeader("X-Request-Id", id);
-  withRequestId(id, next);
+  // No deadline: each call the request makes gets the default one (rpc-client.ts).
+  withRequestContext({ requestId: id }, next);
 }
 
 export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; clientIp: ClientIpPolicy }) {

@@ -8,7 +8,7 @@ import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import { publicSession } from "@auth-platform/proto/public-shapes";
 import type { PublicSession, PublicUser } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { readCachedSession } from "@auth-platform/runtime/session-cache";

@@ -1,9 +1,9 @@
 /** The signed-in user's account: update, change email and password, delete, linked accounts. */
 import { Router } from "express";
 import * as z from "zod";
-import { AuthError } from "@auth-platform/proto/errors";
+import { redirectErrorCode } from "@auth-platform/proto/errors";
 import { publicUser } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { clearSessionCookies } from "../http/cookies.js";
 import { redirectTo } from "../http/redirect.js";
@@ -85,7 +85,7 @@ export function accountRoutes(deps: RouteDeps): Router {
       const current = await deps.sessions.require(req);
       await call(identity, identity.deleteUser, { userId: current.user.id, token: query.token, caller: callerOf(current) });
     } catch (error) {
-      const code = error instanceof AuthError ? { INVALID_TOKEN: "invalid_token", UNAUTHORIZED: "unauthorized" }[error.code as string] : undefined;
+      const code = redirectErrorCode("deleteUserCallback", error);
       const callback = req.callbacks.query.callbackURL;
       if (callback && code) return redirectTo(res, callback, { error: code });
       throw error;

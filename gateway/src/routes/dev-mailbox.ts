@@ -6,7 +6,7 @@
 import { Router } from "express";
 import * as z from "zod";
 import { type NotificationServiceClient, type OutboxMessage, templateToJSON } from "@auth-platform/proto/gen/auth/notification/v1/notification";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { parseQuery } from "../http/body.js";
 
 const outboxQuery = z.object({

@@ -1,8 +1,8 @@
 /** Forgot password (both client generations' paths), the reset link's landing, and the reset itself. */
 import { Router } from "express";
 import * as z from "zod";
-import { AuthError } from "@auth-platform/proto/errors";
-import { call } from "@auth-platform/proto/rpc-client";
+import { AuthError, redirectErrorCode } from "@auth-platform/proto/errors";
+import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { redirectTo } from "../http/redirect.js";
 import type { RouteDeps } from "./deps.js";
@@ -40,7 +40,8 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
     try {
       await call(identity, identity.checkResetToken, { token });
     } catch (error) {
-      if (error instanceof AuthError && error.code === "INVALID_TOKEN") return redirectTo(res, callbackURL, { error: "INVALID_TOKEN" });
+      const code = redirectErrorCode("resetPasswordLanding", error);
+      if (code) return redirectTo(res, callbackURL, { error: code });
       throw error;
     }
     redirectTo(res, callbackURL, { token });

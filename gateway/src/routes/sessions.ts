@@ -3,7 +3,7 @@ import { type RequestHandler, Router } from "express";
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
 import { publicSession } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery, queryBool } from "../http/body.js";
 import { clearSessionCookies, hasDontRemember, setSessionCookie } from "../http/cookies.js";
 import type { RouteDeps } from "./deps.js";

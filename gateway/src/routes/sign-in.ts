@@ -2,7 +2,7 @@
 import { Router } from "express";
 import * as z from "zod";
 import { publicUser } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signInEmailResponse, signInUsernameResponse } from "./responses.js";

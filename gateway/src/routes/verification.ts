@@ -1,24 +1,15 @@
 /** POST /send-verification-email and GET /verify-email. */
 import { Router } from "express";
 import * as z from "zod";
-import { AuthError } from "@auth-platform/proto/errors";
+import { redirectErrorCode } from "@auth-platform/proto/errors";
 import { publicUser } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { redirectTo } from "../http/redirect.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 
 const sendBody = z.object({ email: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
 const verifyQuery = z.looseObject({ token: z.string().min(1).max(4096), callbackURL: z.string().max(2048).optional() });
-
-/** The redirect error codes of SPEC §8 for the verify-email failures. */
-const REDIRECT_ERRORS: Partial<Record<string, string>> = {
-  TOKEN_EXPIRED: "token_expired",
-  INVALID_TOKEN: "invalid_token",
-  USER_NOT_FOUND: "user_not_found",
-  // An email-change approval opened outside a session of the user it was issued to.
-  UNAUTHORIZED: "unauthorized",
-};
 
 export function verificationRoutes(deps: RouteDeps): Router {
   const router = Router();
@@ -37,7 +28,7 @@ export function verificationRoutes(deps: RouteDeps): Router {
       const current = await deps.sessions.current(req);
       result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req), sessionUserId: current?.user.id });
     } catch (error) {
-      const code = error instanceof AuthError ? REDIRECT_ERRORS[error.code] : undefined;
+      const code = redirectErrorCode("verifyEmail", error);
       const callback = req.callbacks.query.callbackURL;
       if (callback && code) return redirectTo(res, callback, { error: code });
       throw error;

@@ -2,7 +2,7 @@
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { publicUser } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "./config.js";

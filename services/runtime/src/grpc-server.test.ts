@@ -1,12 +1,12 @@
 /** The service bootstrap: health protocol, request ids over metadata, catalogue errors, graceful shutdown. */
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
-import { afterEach, describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
-import { call } from "@auth-platform/proto/rpc-client";
-import { unary } from "@auth-platform/proto/rpc-server";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { type RunningServer, startGrpcServer } from "./grpc-server.js";
-import { createLogger, currentRequestId, withRequestId } from "./log.js";
+import { createLogger } from "./log.js";
+import { currentRequestId, withRequestContext } from "./request-context.js";
+import { call, serviceRpc } from "./rpc.js";
 
 const raw = { requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
 const definition = {
@@ -14,6 +14,7 @@ const definition = {
   slow: { path: "/test.v1.Probe/Slow", requestStream: false, responseStream: false, ...raw },
   fail: { path: "/test.v1.Probe/Fail", requestStream: false, responseStream: false, ...raw },
   crash: { path: "/test.v1.Probe/Crash", requestStream: false, responseStream: false, ...raw },
+  nested: { path: "/test.v1.Probe/Nested", requestStream: false, responseStream: false, ...raw },
 } as grpc.ServiceDefinition;
 const ProbeClient = grpc.makeGenericClientConstructor(definition, "Probe");
 
@@ -26,14 +27,21 @@ const healthDefinition = (() => {
 })();
 const HealthClient = grpc.makeGenericClientConstructor(healthDefinition, "Health");
 
-const log = createLogger("test", "error", () => true);
+const logged: Array<Record<string, unknown>> = [];
+const log = createLogger("test", "error", (line) => void logged.push(JSON.parse(line) as Record<string, unknown>));
+const { unary } = serviceRpc(log);
+/** What the Nested handler does: waits `waitMs`, then calls `method` on the same server (A -> B like identity -> session). */
+const nested = { waitMs: 0, method: "slow", error: undefined as unknown, elapsedMs: 0 };
 let running: RunningServer | undefined;
+let self: grpc.Client | undefined;
 const closed: string[] = [];
 
 afterEach(async () => {
   await running?.shutdown();
   running = undefined;
   closed.length = 0;
+  logged.length = 0;
+  Object.assign(nested, { waitMs: 0, method: "slow", error: undefined, elapsedMs: 0 });
 });
 
 async function start() {
@@ -48,7 +56,7 @@ async function start() {
       {
         name: "test.v1.Probe",
         definition,
-        access: { EchoRequestId: [], Slow: [], Fail: [], Crash: [] },
+        access: { EchoRequestId: [], Slow: [], Fail: [], Crash: [], Nested: [] },
         implementation: {
           echoRequestId: unary("EchoRequestId", async () => Buffer.from(currentRequestId() ?? "")),
           slow: unary("Slow", async () => {
@@ -61,11 +69,24 @@ async function start() {
           crash: unary("Crash", async () => {
             throw new Error("database password is hunter22");
           }),
+          nested: unary("Nested", async () => {
+            await new Promise((resolve) => setTimeout(resolve, nested.waitMs));
+            const began = Date.now();
+            try {
+              return await call(self!, method(self!, nested.method), Buffer.alloc(0));
+            } catch (error) {
+              nested.error = error;
+              nested.elapsedMs = Date.now() - began;
+              throw error;
+            }
+          }),
         },
       },
     ],
   });
   const address = `127.0.0.1:${running.port}`;
+  self?.close();
+  self = new ProbeClient(address, grpc.credentials.createInsecure());
   return { probe: new ProbeClient(address, grpc.credentials.createInsecure()), health: new HealthClient(address, grpc.credentials.createInsecure()) };
 }
 
@@ -86,7 +107,7 @@ describe("startGrpcServer", () => {
 
   it("carries the caller's request id to the handler through metadata", async () => {
     const { probe } = await start();
-    const echoed = await withRequestId("req-42", () => call(probe, method(probe, "echoRequestId"), Buffer.alloc(0)));
+    const echoed = await withRequestContext({ requestId: "req-42" }, () => call(probe, method(probe, "echoRequestId"), Buffer.alloc(0)));
     expect(echoed.toString()).toBe("req-42");
   });
 
@@ -108,5 +129,45 @@ describe("startGrpcServer", () => {
     expect(closed).toEqual(["store"]);
     await expect(call(probe, method(probe, "slow"), Buffer.alloc(0), { deadlineMs: 1_000 })).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
     running = undefined;
+  });
+});
+
+describe("calls a handler makes", () => {
+  it("inherit what is left of the inbound deadline: a nested call fails with DEADLINE_EXCEEDED when it is nearly spent", async () => {
+    const { probe } = await start();
+    // The outer call allows 1 s; the handler spends 800 ms, then calls Slow (400 ms). With a fresh 5 s
+    // deadline the nested call would succeed after the outer caller gave up; inheriting, it ends with it.
+    Object.assign(nested, { waitMs: 800, method: "slow" });
+    const outer = call(probe, method(probe, "nested"), Buffer.alloc(0), { deadlineMs: 1_000 });
+    // The caller's own deadline and the handler's answer end together: either way, unavailable.
+    await expect(outer).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    await vi.waitFor(() => expect(nested.error).toBeDefined());
+    expect(nested.error).toBeInstanceOf(PeerError);
+    expect(nested.error).toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.DEADLINE_EXCEEDED });
+    expect(nested.elapsedMs).toBeLessThan(350);
+  });
+
+  it("run to completion when the inbound deadline leaves them time", async () => {
+    const { probe } = await start();
+    Object.assign(nested, { waitMs: 0, method: "slow" });
+    const reply = await call(probe, method(probe, "nested"), Buffer.alloc(0), { deadlineMs: 60_000 });
+    expect(reply.toString()).toBe("done");
+  });
+
+  it("answer a peer's catalogue error the handler let escape as INTERNAL, logging the peer's error as the cause", async () => {
+    const { probe } = await start();
+    Object.assign(nested, { method: "fail" });
+    const outer = call(probe, method(probe, "nested"), Buffer.alloc(0));
+    // USER_NOT_FOUND was the peer's answer to this service, not to our caller: it must not pass for theirs.
+    await expect(outer).rejects.toMatchObject({ code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
+    expect(logged).toContainEqual(expect.objectContaining({ service: "test", msg: "unexpected error", method: "Nested", error: expect.stringContaining("User not found") }));
+  });
+
+  it("answer SERVICE_UNAVAILABLE when the peer was unavailable", async () => {
+    const { probe } = await start();
+    const gone = new ProbeClient("127.0.0.1:1", grpc.credentials.createInsecure());
+    self = gone;
+    const outer = call(probe, method(probe, "nested"), Buffer.alloc(0));
+    await expect(outer).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.UNAVAILABLE });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The one service bootstrap: a grpc-js server with the standard grpc.health.v1 protocol, bound to a port
- * (0 picks a free one), and a graceful shutdown on SIGTERM/SIGINT: report NOT_SERVING, stop accepting, let
+ * (0 picks a free one), and a graceful shutdown (main.ts runs it on SIGTERM/SIGINT): report NOT_SERVING, stop accepting, let
  * in-flight calls finish (bounded), then close the stores.
  *
  * Under mutual TLS every RPC of a service passes its access table first (grpc-access.ts): the caller's
@@ -13,7 +13,6 @@ import { catalogueStatus } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
 import { type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
 import type { Logger } from "./log.js";
-import { installRpcContext } from "./log.js";
 
 export interface ServiceBinding {
   definition: grpc.ServiceDefinition;
@@ -43,14 +42,11 @@ export interface StartOptions {
   log: Logger;
   /** Closed after the server stops, in order (stores, caches, clients). */
   closers?: Array<() => Promise<void> | void>;
-  /** Install SIGTERM/SIGINT handlers (main.ts yes, tests no). */
-  handleSignals?: boolean;
   graceMs?: number;
 }
 
 export async function startGrpcServer(options: StartOptions): Promise<RunningServer> {
   const { log } = options;
-  installRpcContext(log);
   const server = new grpc.Server({
     "grpc.keepalive_permit_without_calls": 1,
     // Clients resolve a headless Service's pods when they connect; ending connections after five minutes
@@ -114,14 +110,6 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
     return stopping;
   };
 
-  if (options.handleSignals) {
-    for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      process.once(signal, () => {
-        log.info("shutting down", { signal });
-        void shutdown().then(() => process.exit(0));
-      });
-    }
-  }
   log.info("listening", { port, host, tls: options.tls.kind, ...(healthPort ? { healthPort } : {}), services: options.services.map((s) => s.name) });
   return { port, healthPort, shutdown };
 }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, describeError, withRequestId } from "./log.js";
+import { createLogger, describeError } from "./log.js";
+import { withRequestContext } from "./request-context.js";
 
 describe("logger", () => {
   it("writes one JSON line with the service, the request id and redacted secrets", () => {
     const lines: string[] = [];
     const log = createLogger("identity", "info", (line) => lines.push(line));
-    withRequestId("req-1", () => log.info("signed in", { userId: "u1", password: "hunter22", sessionToken: "abc", authorization: "Bearer x" }));
+    withRequestContext({ requestId: "req-1" }, () => log.info("signed in", { userId: "u1", password: "hunter22", sessionToken: "abc", authorization: "Bearer x" }));
     const entry = JSON.parse(lines[0]!);
     expect(entry).toMatchObject({ level: "info", service: "identity", msg: "signed in", requestId: "req-1", userId: "u1" });
     expect(entry.password).toBe("[redacted]");

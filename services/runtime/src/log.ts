@@ -2,24 +2,11 @@
  * Structured JSON logs, one line per event, with the request id of the current call (carried from the
  * gateway through gRPC metadata). Fields named like secrets are redacted before a line is written.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-import { setRequestContextRunner, setUnexpectedErrorLogger } from "@auth-platform/proto/rpc-server";
-import { setRequestIdReader } from "@auth-platform/proto/rpc-client";
+import { currentRequestId } from "./request-context.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|hash|otp/i;
-
-const requestContext = new AsyncLocalStorage<{ requestId: string }>();
-
-/** Runs fn with requestId as the current request id. */
-export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return requestContext.run({ requestId }, fn);
-}
-
-export function currentRequestId(): string | undefined {
-  return requestContext.getStore()?.requestId;
-}
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -62,13 +49,4 @@ export function createLogger(service: string, level: LogLevel = "info", write: (
     warn: (msg, fields) => emit("warn", msg, fields),
     error: (msg, fields) => emit("error", msg, fields),
   };
-}
-
-/** Wires the contracts' RPC glue to this process's logger and request context. */
-export function installRpcContext(log: Logger): void {
-  setRequestIdReader(currentRequestId);
-  setRequestContextRunner((requestId, fn) => withRequestId(requestId || crypto.randomUUID(), fn));
-  setUnexpectedErrorLogger((method, requestId, error) =>
-    log.error("unexpected error", { method, requestId, error: describeError(error) }),
-  );
 }

@@ -10,7 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "@auth-platform/proto/rpc-client";
-import { ERROR_CODE_KEY, unary } from "@auth-platform/proto/rpc-server";
+import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
 import {
   type CertificateAuthority,
   issueCertificateAuthority,
@@ -23,6 +23,7 @@ import { createGrpcClient } from "../src/grpc-client.js";
 import { type RunningServer, type ServiceBinding, startGrpcServer } from "../src/grpc-server.js";
 import { channelCredentials, type GrpcTls } from "../src/grpc-transport.js";
 import { createLogger } from "../src/log.js";
+import { serviceRpc } from "../src/rpc.js";
 
 const raw = { requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
 const definition = {
@@ -41,8 +42,8 @@ const probe = (): ServiceBinding => ({
   name: "test.v1.Probe",
   definition,
   implementation: {
-    forIdentity: unary("ForIdentity", async () => Buffer.from("ok")),
-    forNobody: unary("ForNobody", async () => Buffer.from("ok")),
+    forIdentity: serviceRpc(log).unary("ForIdentity", async () => Buffer.from("ok")),
+    forNobody: serviceRpc(log).unary("ForNobody", async () => Buffer.from("ok")),
   },
   access: { ForIdentity: ["identity"], ForNobody: [] },
 });

@@ -2,7 +2,7 @@
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import { publicUser } from "@auth-platform/proto/public-shapes";
-import { call } from "@auth-platform/proto/rpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";

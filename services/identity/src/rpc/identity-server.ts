@@ -1,7 +1,7 @@
 /** IdentityService over gRPC: decode, call one use case, encode. */
 import { type IdentityServiceServer, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
-import { unary } from "@auth-platform/proto/rpc-server";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
@@ -46,9 +46,9 @@ export const IDENTITY_ACCESS: AccessTable = {
   GetProviderAccountInfo: GATEWAY,
 };
 
-export function identityService(registry: Registry): ServiceBinding {
+export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: IdentityServiceServer = {
-    signUpEmail: unary("SignUpEmail", async (req) => {
+    signUpEmail: rpc.unary("SignUpEmail", async (req) => {
       let extraFields: Record<string, unknown>;
       try {
         extraFields = parseJsonObject(req.extraFieldsJson);
@@ -69,7 +69,7 @@ export function identityService(registry: Registry): ServiceBinding {
       });
       return { user: toUserMessage(user), session };
     }),
-    signInEmail: unary("SignInEmail", async (req) => {
+    signInEmail: rpc.unary("SignInEmail", async (req) => {
       const { user, session } = await signInEmail(registry, {
         email: req.email,
         password: req.password,
@@ -78,7 +78,7 @@ export function identityService(registry: Registry): ServiceBinding {
       });
       return { user: toUserMessage(user), session };
     }),
-    signInUsername: unary("SignInUsername", async (req) => {
+    signInUsername: rpc.unary("SignInUsername", async (req) => {
       const { user, session } = await signInUsername(registry, {
         username: req.username,
         password: req.password,
@@ -87,36 +87,36 @@ export function identityService(registry: Registry): ServiceBinding {
       });
       return { user: toUserMessage(user), session };
     }),
-    getUser: unary("GetUser", async (req) => {
+    getUser: rpc.unary("GetUser", async (req) => {
       const user = await registry.store.findUserById(req.id);
       if (!user) throw new AuthError("USER_NOT_FOUND");
       return { user: toUserMessage(user) };
     }),
-    sendVerificationEmail: unary("SendVerificationEmail", async (req) => {
+    sendVerificationEmail: rpc.unary("SendVerificationEmail", async (req) => {
       await sendVerificationEmail(registry, { email: req.email, callbackUrl: req.callbackUrl });
       return {};
     }),
-    verifyEmail: unary("VerifyEmail", async (req) => {
+    verifyEmail: rpc.unary("VerifyEmail", async (req) => {
       const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId: req.sessionUserId });
       return { user: toUserMessage(user), session };
     }),
-    requestPasswordReset: unary("RequestPasswordReset", async (req) => {
+    requestPasswordReset: rpc.unary("RequestPasswordReset", async (req) => {
       await requestPasswordReset(registry, { email: req.email, redirectTo: req.redirectTo });
       return {};
     }),
-    checkResetToken: unary("CheckResetToken", async (req) => {
+    checkResetToken: rpc.unary("CheckResetToken", async (req) => {
       await checkResetToken(registry, req.token);
       return {};
     }),
-    resetPassword: unary("ResetPassword", async (req) => {
+    resetPassword: rpc.unary("ResetPassword", async (req) => {
       await resetPassword(registry, { token: req.token, newPassword: req.newPassword });
       return {};
     }),
-    changeEmail: unary("ChangeEmail", async (req) => {
+    changeEmail: rpc.unary("ChangeEmail", async (req) => {
       await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
       return {};
     }),
-    changePassword: unary("ChangePassword", async (req) => {
+    changePassword: rpc.unary("ChangePassword", async (req) => {
       const { user, session } = await changePassword(registry, {
         userId: req.userId,
         currentPassword: req.currentPassword,
@@ -126,11 +126,11 @@ export function identityService(registry: Registry): ServiceBinding {
       });
       return { user: toUserMessage(user), session };
     }),
-    setPassword: unary("SetPassword", async (req) => {
+    setPassword: rpc.unary("SetPassword", async (req) => {
       await setPassword(registry, { userId: req.userId, newPassword: req.newPassword });
       return {};
     }),
-    updateUser: unary("UpdateUser", async (req) => {
+    updateUser: rpc.unary("UpdateUser", async (req) => {
       let fields: Record<string, unknown>;
       try {
         fields = parseJsonObject(req.fieldsJson);
@@ -139,7 +139,7 @@ export function identityService(registry: Registry): ServiceBinding {
       }
       return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
     }),
-    deleteUser: unary("DeleteUser", async (req) => {
+    deleteUser: rpc.unary("DeleteUser", async (req) => {
       return deleteUser(registry, {
         userId: req.userId,
         password: req.password,
@@ -148,18 +148,18 @@ export function identityService(registry: Registry): ServiceBinding {
         caller: toCaller(req.caller),
       });
     }),
-    listAccounts: unary("ListAccounts", async (req) => ({
+    listAccounts: rpc.unary("ListAccounts", async (req) => ({
       accounts: (await listAccounts(registry, req.userId)).map(toAccountMessage),
     })),
-    unlinkAccount: unary("UnlinkAccount", async (req) => {
+    unlinkAccount: rpc.unary("UnlinkAccount", async (req) => {
       await unlinkAccount(registry, { userId: req.userId, id: req.id, providerId: req.providerId, accountId: req.accountId, caller: toCaller(req.caller) });
       return {};
     }),
-    isUsernameAvailable: unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
-    getProviderTokens: unary("GetProviderTokens", async (req) =>
+    isUsernameAvailable: rpc.unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
+    getProviderTokens: rpc.unary("GetProviderTokens", async (req) =>
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
-    getProviderAccountInfo: unary("GetProviderAccountInfo", async (req) =>
+    getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
   };

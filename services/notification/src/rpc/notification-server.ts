@@ -1,7 +1,7 @@
 /** NotificationService over gRPC: decode, call one use case, encode. */
 import { type NotificationServiceServer, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { AuthError } from "@auth-platform/proto/errors";
-import { unary } from "@auth-platform/proto/rpc-server";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as z from "zod";
@@ -19,9 +19,9 @@ export const NOTIFICATION_ACCESS: AccessTable = {
   ListOutbox: ["gateway"],
 };
 
-export function notificationService(registry: Registry): ServiceBinding {
+export function notificationService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: NotificationServiceServer = {
-    sendEmail: unary("SendEmail", async (req) => {
+    sendEmail: rpc.unary("SendEmail", async (req) => {
       if (!email.safeParse(req.to.trim()).success) throw new AuthError("VALIDATION_ERROR", "to must be an email address");
       const template = templateName(req.template);
       if (!template) throw new AuthError("VALIDATION_ERROR", "template is required");
@@ -34,7 +34,7 @@ export function notificationService(registry: Registry): ServiceBinding {
       });
       return { messageId: id };
     }),
-    listOutbox: unary("ListOutbox", async (req) => ({
+    listOutbox: rpc.unary("ListOutbox", async (req) => ({
       messages: (await listOutbox(registry, { to: req.to, limit: req.limit })).map(toOutboxMessage),
     })),
   };

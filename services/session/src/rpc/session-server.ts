@@ -2,7 +2,7 @@
 import { type SessionServiceServer, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { PublicUser } from "@auth-platform/proto/public-shapes";
-import { unary } from "@auth-platform/proto/rpc-server";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
@@ -29,14 +29,14 @@ export const SESSION_ACCESS: AccessTable = {
   ForgetUser: ["identity"],
 };
 
-export function sessionService(registry: Registry): ServiceBinding {
+export function sessionService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: SessionServiceServer = {
-    createSession: unary("CreateSession", async (req) => {
+    createSession: rpc.unary("CreateSession", async (req) => {
       if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
       const session = await createSession(registry, { ...req, user: parseUser(req.user?.json) });
       return { session: toSessionMessage(session) };
     }),
-    getSession: unary("GetSession", async (req) => {
+    getSession: rpc.unary("GetSession", async (req) => {
       const found = req.token ? await getSession(registry, req.token, req.disableRefresh) : null;
       if (!found) return { refreshed: false };
       return {
@@ -45,22 +45,22 @@ export function sessionService(registry: Registry): ServiceBinding {
         refreshed: found.refreshed,
       };
     }),
-    listSessions: unary("ListSessions", async (req) => ({
+    listSessions: rpc.unary("ListSessions", async (req) => ({
       sessions: (await listSessions(registry, req.userId)).map(toSessionMessage),
     })),
-    revokeSession: unary("RevokeSession", async (req) => {
+    revokeSession: rpc.unary("RevokeSession", async (req) => {
       await revokeSession(registry, req.token, req.userId);
       return {};
     }),
-    revokeUserSessions: unary("RevokeUserSessions", async (req) => {
+    revokeUserSessions: rpc.unary("RevokeUserSessions", async (req) => {
       await revokeUserSessions(registry, req.userId);
       return {};
     }),
-    revokeOtherSessions: unary("RevokeOtherSessions", async (req) => {
+    revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
       await revokeUserSessions(registry, req.userId, req.keepToken);
       return {};
     }),
-    forgetUser: unary("ForgetUser", async (req) => {
+    forgetUser: rpc.unary("ForgetUser", async (req) => {
       await forgetUser(registry, req.userId);
       return {};
     }),
