@@ -13,6 +13,8 @@ const MAX_DETAILS = 512;
 export interface CallContext {
   requestId: string;
   metadata: grpc.Metadata;
+  /** When the caller stops waiting, in epoch ms (Infinity when it set no deadline). */
+  deadline: number;
 }
 
 export interface UnexpectedErrorLogger {
@@ -40,7 +42,7 @@ export function unary<Req, Res>(
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
-    runWithRequestId(requestId, () => handler(call.request, { requestId, metadata: call.metadata })).then(
+    runWithRequestId(requestId, () => handler(call.request, { requestId, metadata: call.metadata, deadline: Number(call.getDeadline()) })).then(
       (response) => callback(null, response),
       (error: unknown) => callback(toServiceError(method, requestId, error)),
     );

@@ -43,7 +43,7 @@ export const IDENTITY_ACCESS: AccessTable = {
 
 export function identityService(registry: Registry): ServiceBinding {
   const implementation: IdentityServiceServer = {
-    signUpEmail: unary("SignUpEmail", async (req) => {
+    signUpEmail: unary("SignUpEmail", async (req, { deadline }) => {
       let extraFields: Record<string, unknown>;
       try {
         extraFields = parseJsonObject(req.extraFieldsJson);
@@ -61,24 +61,27 @@ export function identityService(registry: Registry): ServiceBinding {
         rememberMe: req.rememberMe,
         client: toClient(req.client),
         callbackUrl: req.callbackUrl,
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    signInEmail: unary("SignInEmail", async (req) => {
+    signInEmail: unary("SignInEmail", async (req, { deadline }) => {
       const { user, session } = await signInEmail(registry, {
         email: req.email,
         password: req.password,
         rememberMe: req.rememberMe,
         client: toClient(req.client),
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    signInUsername: unary("SignInUsername", async (req) => {
+    signInUsername: unary("SignInUsername", async (req, { deadline }) => {
       const { user, session } = await signInUsername(registry, {
         username: req.username,
         password: req.password,
         rememberMe: req.rememberMe,
         client: toClient(req.client),
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
@@ -103,26 +106,27 @@ export function identityService(registry: Registry): ServiceBinding {
       await checkResetToken(registry, req.token);
       return {};
     }),
-    resetPassword: unary("ResetPassword", async (req) => {
-      await resetPassword(registry, { token: req.token, newPassword: req.newPassword });
+    resetPassword: unary("ResetPassword", async (req, { deadline }) => {
+      await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline });
       return {};
     }),
     changeEmail: unary("ChangeEmail", async (req) => {
       await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
       return {};
     }),
-    changePassword: unary("ChangePassword", async (req) => {
+    changePassword: unary("ChangePassword", async (req, { deadline }) => {
       const { user, session } = await changePassword(registry, {
         userId: req.userId,
         currentPassword: req.currentPassword,
         newPassword: req.newPassword,
         revokeOtherSessions: req.revokeOtherSessions,
         client: toClient(req.client),
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    setPassword: unary("SetPassword", async (req) => {
-      await setPassword(registry, { userId: req.userId, newPassword: req.newPassword });
+    setPassword: unary("SetPassword", async (req, { deadline }) => {
+      await setPassword(registry, { userId: req.userId, newPassword: req.newPassword, deadline });
       return {};
     }),
     updateUser: unary("UpdateUser", async (req) => {
@@ -134,13 +138,14 @@ export function identityService(registry: Registry): ServiceBinding {
       }
       return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
     }),
-    deleteUser: unary("DeleteUser", async (req) => {
+    deleteUser: unary("DeleteUser", async (req, { deadline }) => {
       return deleteUser(registry, {
         userId: req.userId,
         password: req.password,
         token: req.token,
         callbackUrl: req.callbackUrl,
         caller: toCaller(req.caller),
+        deadline,
       });
     }),
     listAccounts: unary("ListAccounts", async (req) => ({
