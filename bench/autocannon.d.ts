@@ -15,6 +15,8 @@ declare module "autocannon" {
     interface Options {
       url: string;
       connections?: number;
+      /** Requests per second over all connections (then latency counts from when a request was due). */
+      overallRate?: number;
       duration?: number;
       amount?: number;
       pipelining?: number;

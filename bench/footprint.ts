@@ -52,6 +52,8 @@ async function measure(mode: Mode): Promise<Row[]> {
     SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
     NOTIFICATION_DATABASE_URL: `file:${join(dataDir, "notification.db")}`,
     RATE_LIMIT_ENABLED: "false",
+    // BENCH_NODE_OPTIONS: node/V8 flags for every process, to compare (e.g. --max-semi-space-size=2).
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const ports: Record<ProcessName, number> = { identity, session, notification, gateway };
   // Mutual TLS between the processes, as in production.

@@ -6,6 +6,8 @@ export interface LoadOptions {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** Requests per second over all connections; unset: as fast as answers come. */
+  rate?: number;
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
@@ -38,6 +40,7 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     duration: options.duration,
     // Sign-in queues behind scrypt: allow slow answers rather than counting them as errors.
     timeout: 30,

@@ -2,6 +2,7 @@
 // Kubernetes schemas, and check what a user depends on (security, probes, wiring, secrets).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { NODE_FLAGS } from "../deploy/processes.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
@@ -202,7 +203,7 @@ describe("with default values (and the required config.baseUrl)", () => {
       allowPrivilegeEscalation: false,
       capabilities: { drop: ["ALL"] },
     });
-    expect(container.command).toEqual(["node", COMPONENTS[name].main]);
+    expect(container.command).toEqual(["node", ...NODE_FLAGS[name], COMPONENTS[name].main]);
     const tmp = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/tmp");
     expect(pod.volumes.find((v: { name: string }) => v.name === tmp?.name)).toHaveProperty("emptyDir");
     expect(pod.automountServiceAccountToken).toBe(false);

@@ -1,35 +1,60 @@
 /**
  * `npm run build`: compiles every process to one JavaScript file under dist/ (dist/gateway.js,
- * dist/identity.js, ...), plus the production launcher dist/start.js that `npm start` runs. Our own
- * TypeScript (the workspaces) is bundled; every npm package stays an import resolved from node_modules at
- * run time, so native and dynamically loaded packages (the libsql driver, MikroORM's dialects) work as
- * installed. The output runs on plain `node`: no tsx, no esbuild at run time.
+ * dist/identity.js, ...), plus the production launcher dist/start.js that `npm start` runs. The output runs
+ * on plain `node`: no tsx, no esbuild at run time.
+ *
+ * Our own TypeScript and the npm packages are bundled together, tree-shaken and minified: a process loads
+ * one file instead of hundreds of modules, which is most of its idle memory and start-up time
+ * (bench/footprint.ts; docs/decisions.md). Code only some configurations need (the PostgreSQL dialect,
+ * the pg driver) is split into chunks under dist/chunks/, loaded on first use. Only packages that must be
+ * loaded from node_modules at run time stay imports (EXTERNAL below). Two copies of the same version of a
+ * package (zod in several workspaces) are bundled once.
  *
  *   tsx deploy/build.ts [outdir]      (default dist/)
  */
-import { rmSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName } from "./processes.js";
 
 /**
- * Bare imports of npm packages stay external; `@auth-platform/*` (our workspaces) and relative paths are
- * bundled. A workspace may hold its own copy of a package (services/runtime/node_modules/zod, when the
- * root's is another major version), so an import that resolves elsewhere than it would from the root is
- * written as a path to that copy, relative to the output file.
+ * Packages loaded from node_modules at run time, and why: a native addon found by a computed name
+ * (libsql's per-platform binary), an optional native driver, or files read beside the package's own code
+ * (grpc-health-check reads its .proto at load).
  */
-function packagesExternal(outdir: string): Plugin {
+const EXTERNAL = ["libsql", "@libsql/*", "pg-native", "grpc-health-check"];
+
+/** The package folder (holding package.json with a name) a resolved file belongs to. */
+function packageRoot(file: string): { root: string; id: string } | undefined {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+      if (manifest.name && manifest.version) return { root: dir, id: `${manifest.name}@${manifest.version}` };
+    } catch {
+      // no package.json here: look further up
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The same version of a package installed at several places (services/runtime/node_modules/zod and
+ * services/identity/node_modules/zod) resolves to the first copy seen, so it is bundled and run once.
+ */
+function onePerVersion(): Plugin {
   return {
-    name: "packages-external",
+    name: "one-copy-per-version",
     setup(context) {
+      const first = new Map<string, string>();
       context.onResolve({ filter: /^[^./]/ }, async (args) => {
-        if (args.path.startsWith("@auth-platform/") || isAbsolute(args.path) || args.pluginData === "inner") return undefined;
-        if (args.path.startsWith("node:")) return { path: args.path, external: true };
-        const resolve = (resolveDir: string) => context.resolve(args.path, { resolveDir, kind: args.kind, pluginData: "inner" });
-        const [here, fromRoot] = await Promise.all([resolve(args.resolveDir), resolve(ROOT)]);
-        if (here.errors.length || here.external || here.path === fromRoot.path) return { path: args.path, external: true };
-        const path = relative(outdir, here.path).split(sep).join("/");
-        return { path: path.startsWith(".") ? path : `./${path}`, external: true };
+        if (args.pluginData === "inner" || args.path.startsWith("node:") || args.path.startsWith("@auth-platform/")) return undefined;
+        const resolved = await context.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: "inner" });
+        if (resolved.errors.length || resolved.external || !resolved.path.includes(`${sep}node_modules${sep}`)) return resolved.errors.length ? undefined : resolved;
+        const owner = packageRoot(resolved.path);
+        if (!owner) return resolved;
+        const root = first.get(owner.id) ?? owner.root;
+        first.set(owner.id, root);
+        return { ...resolved, path: join(root, relative(owner.root, resolved.path)) };
       });
     },
   };
@@ -45,14 +70,22 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
     absWorkingDir: ROOT,
     entryPoints,
     outdir,
+    chunkNames: "chunks/[name]-[hash]",
     bundle: true,
+    splitting: true,
+    minify: true,
+    // Class and function names stay: errors are logged and matched by name (UniqueConstraintViolationException).
+    keepNames: true,
     platform: "node",
     format: "esm",
     target: "node24",
+    external: EXTERNAL,
+    // Bundled CommonJS packages call require() for node's own modules, which an ES module lacks.
+    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+    // Source maps for reading a production stack trace by hand (`node --enable-source-maps dist/x.js`), not
+    // loaded by default: parsing them costs every process memory at start.
     sourcemap: "linked",
-    // Source-mapped stack traces in logs point at the TypeScript a developer reads.
-    banner: { js: "process.setSourceMapsEnabled?.(true);" },
-    plugins: [packagesExternal(outdir)],
+    plugins: [onePerVersion()],
     logLevel: "warning",
   });
 }

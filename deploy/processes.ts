@@ -29,6 +29,20 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   gateway: "dist/gateway.js",
 };
 
+/**
+ * Node flags of each process, wherever it runs (this launcher, from source or built, and the chart's
+ * commands in charts/auth-platform/values.yaml). The services keep V8's young generation small
+ * (--max-semi-space-size, in MiB; V8's default grows it to 16 MiB): their idle and loaded memory drops by
+ * 5 to 15 MiB each for a few more minor collections, which they can afford off the hot path. The gateway,
+ * which serves get-session from its cache, keeps V8's default.
+ */
+export const NODE_FLAGS: Record<ProcessName, string[]> = {
+  identity: ["--max-semi-space-size=1"],
+  session: ["--max-semi-space-size=1"],
+  notification: ["--max-semi-space-size=1"],
+  gateway: [],
+};
+
 export interface StartedProcess {
   name: string;
   child: ChildProcess;
@@ -74,7 +88,8 @@ export async function startProcess(name: ProcessName | string, options: StartOpt
   // node itself (with tsx's loader for TypeScript; not the tsx CLI, which would add a wrapper process): the
   // child's PID is the service's, so a signal, SIGKILL included, reaches the service.
   const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, join(ROOT, entry)], {
+  const flags = NODE_FLAGS[name as ProcessName] ?? [];
+  const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...loader, join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...(options.inheritEnv === false ? {} : process.env), PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

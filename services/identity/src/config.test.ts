@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "@auth-platform/runtime/config";
-import { identityConfig } from "./config.js";
+import { defaultHashingConcurrency, identityConfig } from "./config.js";
 
 describe("identity configuration", () => {
   it("has the documented defaults", () => {
@@ -13,6 +13,13 @@ describe("identity configuration", () => {
       emailVerification: { enabled: true, sendOnSignUp: true, required: false, autoSignIn: false, expiresInSeconds: 3_600 },
       resetPassword: { enabled: true, expiresInSeconds: 3_600, revokeSessions: true },
     });
+  });
+
+  it("bounds password hashing: one derivation per CPU but one by default, at most 4, and a queue of 256", () => {
+    expect(identityConfig({}).hashing).toEqual({ concurrency: defaultHashingConcurrency(), maxQueued: 256 });
+    expect([1, 2, 3, 8, 64].map((cpus) => defaultHashingConcurrency(cpus))).toEqual([1, 1, 2, 4, 4]);
+    expect(identityConfig({ IDENTITY_HASHING_CONCURRENCY: "3", IDENTITY_HASHING_QUEUE_LIMIT: "0" }).hashing).toEqual({ concurrency: 3, maxQueued: 0 });
+    expect(() => identityConfig({ IDENTITY_HASHING_CONCURRENCY: "0" })).toThrow(/IDENTITY_HASHING_CONCURRENCY/);
   });
 
   it("refuses to require verification while verification mail is off, naming both settings", () => {

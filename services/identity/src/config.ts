@@ -1,4 +1,5 @@
 /** The identity service's configuration, from the environment (docs/configuration.md). */
+import { availableParallelism } from "node:os";
 import * as z from "zod";
 import { ConfigError, env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
@@ -35,7 +36,18 @@ const schema = z.object({
   IDENTITY_CHANGE_EMAIL_ENABLED: env.bool(true),
   IDENTITY_DELETE_USER_ENABLED: env.bool(true),
   IDENTITY_DELETE_USER_VERIFICATION: env.bool(true),
+  IDENTITY_HASHING_CONCURRENCY: z.coerce.number().int().min(1).optional(),
+  IDENTITY_HASHING_QUEUE_LIMIT: z.coerce.number().int().min(0).default(256),
 });
+
+/**
+ * scrypt derivations in flight by default: one per CPU but one, so the gateway and the session service keep
+ * a CPU for get-session while sign-ins saturate the hashing (at least one; at most libuv's default
+ * threadpool of 4, beyond which derivations would only queue there, unbounded).
+ */
+export function defaultHashingConcurrency(cpus = availableParallelism()): number {
+  return Math.min(4, Math.max(1, cpus - 1));
+}
 
 export interface IdentityConfig {
   logLevel: "debug" | "info" | "warn" | "error";
@@ -64,6 +76,8 @@ export interface IdentityConfig {
   resetPassword: { enabled: boolean; expiresInSeconds: number; revokeSessions: boolean };
   changeEmailEnabled: boolean;
   deleteUser: { enabled: boolean; verification: boolean };
+  /** The bounded hashing queue (hashing-queue.ts): derivations in flight, and how many may wait. */
+  hashing: { concurrency: number; maxQueued: number };
 }
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
@@ -100,5 +114,6 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     },
     changeEmailEnabled: c.IDENTITY_CHANGE_EMAIL_ENABLED,
     deleteUser: { enabled: c.IDENTITY_DELETE_USER_ENABLED, verification: c.IDENTITY_DELETE_USER_VERIFICATION },
+    hashing: { concurrency: c.IDENTITY_HASHING_CONCURRENCY ?? defaultHashingConcurrency(), maxQueued: c.IDENTITY_HASHING_QUEUE_LIMIT },
   };
 }

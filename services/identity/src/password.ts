@@ -5,6 +5,7 @@
  * better-auth databases use, so their stored hashes verify here unchanged.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import type { HashingQueue } from "./hashing-queue.js";
 
 const PARAMS = { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 64;
@@ -31,11 +32,31 @@ export async function verifyPassword(stored: string, password: string): Promise<
 }
 
 /**
- * A hash of a random password, verified against when the user or the credential does not exist, so an
- * unknown email costs the same scrypt time as a known one (no enumeration through timing).
+ * Hashing and verification as the identity service runs them: every scrypt derivation goes through one
+ * bounded queue (hashing-queue.ts), so a burst beyond capacity is refused at once with SERVICE_UNAVAILABLE.
+ * `deadline` (epoch ms) is when the caller stops waiting.
  */
-let dummyHash: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
-  return dummyHash;
+export interface PasswordHasher {
+  hash(password: string, deadline?: number): Promise<string>;
+  verify(stored: string, password: string, deadline?: number): Promise<boolean>;
+  /**
+   * Verifies a password when the user or the credential does not exist, against a hash no password
+   * matches, through the same queue: an unknown user costs the same scrypt time as a known one and is
+   * refused alike when hashing is at capacity (no enumeration through timing or through 503s).
+   */
+  verifyNone(password: string, deadline?: number): Promise<false>;
+}
+
+export function passwordHasher(queue: HashingQueue): PasswordHasher {
+  // Random salt and key in the stored format: verifying against it costs one full derivation, and no
+  // password derives this key. Made without scrypt, so the first unknown sign-in costs no extra hash.
+  const none = `${randomBytes(16).toString("hex")}:${randomBytes(KEY_LENGTH).toString("hex")}`;
+  return {
+    hash: (password, deadline) => queue.run(() => hashPassword(password), deadline),
+    verify: (stored, password, deadline) => queue.run(() => verifyPassword(stored, password), deadline),
+    verifyNone: async (password, deadline) => {
+      await queue.run(() => verifyPassword(none, password), deadline);
+      return false;
+    },
+  };
 }

@@ -7,6 +7,8 @@ import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
+import { HashingQueue } from "./hashing-queue.js";
+import { passwordHasher } from "./password.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
 import { toUserMessage } from "./rpc/mappers.js";
 import { openIdentityStore } from "./store/mikro-identity-store.js";
@@ -29,6 +31,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     log,
     mailRequests: { wake: (afterMs) => worker?.wake(afterMs) },
     now: () => new Date(),
+    passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
       async createSession(user, { rememberMe, client }) {
         const { session } = await call(sessionClient, sessionClient.createSession, {

@@ -8,7 +8,7 @@
  * peer that completed the handshake, and, if a health port is given, also plaintext on that port alone.
  */
 import * as grpc from "@grpc/grpc-js";
-import { HealthImplementation } from "grpc-health-check";
+import { HealthImplementation } from "./grpc-health.js";
 import { catalogueStatus } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
 import { type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";

@@ -5,13 +5,12 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/random";
-import { verifyPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { requireFreshSession } from "./freshness.js";
 import { apiLink, mailKey } from "./links.js";
 import type { CallerSession, Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now" | "passwords">;
 
 const DELETE_TOKEN_LENGTH = 32;
 const DELETE_TOKEN_SECONDS = 86_400;
@@ -23,6 +22,8 @@ export interface DeleteUserInput {
   token?: string;
   callbackUrl?: string;
   caller?: CallerSession;
+  /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
+  deadline?: number;
 }
 
 /** Removes everything the user owns here, and their sessions. Safe to call again. */
@@ -40,7 +41,7 @@ export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ 
   if (input.password !== undefined) {
     const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
     if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
-    if (!(await verifyPassword(credential.password, input.password))) throw new AuthError("INVALID_PASSWORD");
+    if (!(await deps.passwords.verify(credential.password, input.password, input.deadline))) throw new AuthError("INVALID_PASSWORD");
     // The password proves who asks; with confirmation by mail configured, the mailed link still decides.
     if (config.deleteUser.verification) return mailDeleteConfirmation(deps, user, input.callbackUrl);
     await removeUser(deps, user.id);

@@ -5,7 +5,6 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
-import { hashPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
 import { apiLink, mailKey } from "./links.js";
 import { enqueueMailRequest } from "./mail-requests.js";
@@ -61,12 +60,12 @@ export async function checkResetToken(deps: Pick<Deps, "store" | "now">, token: 
   await liveRecord(deps, token);
 }
 
-export async function resetPassword(deps: Deps, input: { token: string; newPassword: string }): Promise<void> {
+export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, input: { token: string; newPassword: string; deadline?: number }): Promise<void> {
   checkPasswordLength(input.newPassword, deps.config);
   const record = await liveRecord(deps, input.token);
   if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
   const userId = record.value;
-  const hash = await hashPassword(input.newPassword);
+  const hash = await deps.passwords.hash(input.newPassword, input.deadline);
   const credential = await deps.store.findAccount(userId, CREDENTIAL_PROVIDER);
   if (credential) {
     await deps.store.setAccountPassword(credential.id, hash);

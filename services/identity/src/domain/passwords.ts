@@ -2,12 +2,11 @@
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import { hashPassword, verifyPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { checkPasswordLength } from "./validation.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "now" | "passwords">;
 
 export interface ChangePasswordInput {
   userId: string;
@@ -15,6 +14,8 @@ export interface ChangePasswordInput {
   newPassword: string;
   revokeOtherSessions: boolean;
   client: ClientInfo;
+  /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
+  deadline?: number;
 }
 
 export async function changePassword(deps: Deps, input: ChangePasswordInput): Promise<{ user: UserRecord; session?: Session }> {
@@ -23,9 +24,9 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   if (!user) throw new AuthError("USER_NOT_FOUND");
   const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
   if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
-  if (!(await verifyPassword(credential.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
+  if (!(await deps.passwords.verify(credential.password, input.currentPassword, input.deadline))) throw new AuthError("INVALID_PASSWORD");
   const previous = credential.password;
-  await deps.store.setAccountPassword(credential.id, await hashPassword(input.newPassword));
+  await deps.store.setAccountPassword(credential.id, await deps.passwords.hash(input.newPassword, input.deadline));
   if (!input.revokeOtherSessions) return { user };
   // The new password and the end of every session go together or not at all: if the revocation fails, the
   // previous password is put back and the caller gets the error (a retry starts from where it was). The
@@ -41,13 +42,13 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   return { user, session };
 }
 
-export async function setPassword(deps: Deps, input: { userId: string; newPassword: string }): Promise<void> {
+export async function setPassword(deps: Deps, input: { userId: string; newPassword: string; deadline?: number }): Promise<void> {
   checkPasswordLength(input.newPassword, deps.config);
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");
   const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
   if (credential?.password) throw new AuthError("USER_ALREADY_HAS_A_PASSWORD");
-  const hash = await hashPassword(input.newPassword);
+  const hash = await deps.passwords.hash(input.newPassword, input.deadline);
   if (credential) {
     await deps.store.setAccountPassword(credential.id, hash);
     return;

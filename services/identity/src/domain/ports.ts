@@ -2,6 +2,7 @@
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
+import type { PasswordHasher } from "../password.js";
 import type { IdentityStore, UserRecord } from "../store/identity-store.js";
 
 export interface ClientInfo {
@@ -43,6 +44,8 @@ export interface Registry {
   sessions: SessionPort;
   mail: MailPort;
   mailRequests: MailRequestsPort;
+  /** Password hashing and verification, through the process's bounded hashing queue. */
+  passwords: PasswordHasher;
   log: Logger;
   now: () => Date;
 }

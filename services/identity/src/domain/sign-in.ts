@@ -5,18 +5,19 @@
  */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
-import { dummyPasswordHash, verifyPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { normaliseEmail } from "./validation.js";
 import { mailVerificationLink } from "./verification.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now" | "passwords">;
 
 export interface SignInInput {
   password: string;
   rememberMe: boolean;
   client: ClientInfo;
+  /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
+  deadline?: number;
 }
 
 /** Never a user's id (ids are newId()s: no hyphen-free "-" sequence like this one). */
@@ -48,7 +49,9 @@ async function signIn(
 ): Promise<{ user: UserRecord; session: Session }> {
   // The account lookup runs for an unknown user too (an id no user has), so both paths do the same queries.
   const account = await deps.store.findAccount(user?.id ?? NO_USER_ID, CREDENTIAL_PROVIDER);
-  const valid = await verifyPassword(account?.password ?? (await dummyPasswordHash()), input.password);
+  const valid = account?.password
+    ? await deps.passwords.verify(account.password, input.password, input.deadline)
+    : await deps.passwords.verifyNone(input.password, input.deadline);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
   const current = await clearExpiredBan(deps, user);
   if (current.banned) throw new AuthError(failure);

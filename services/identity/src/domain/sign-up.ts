@@ -2,7 +2,6 @@
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import { hashPassword } from "../password.js";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { checkExtraFields, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
@@ -20,10 +19,12 @@ export interface SignUpInput {
   client: ClientInfo;
   /** Where the verification link leads after verifying. */
   callbackUrl?: string;
+  /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
+  deadline?: number;
 }
 
 export async function signUpEmail(
-  deps: Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">,
+  deps: Pick<Registry, "config" | "store" | "sessions" | "mail" | "now" | "passwords">,
   input: SignUpInput,
 ): Promise<{ user: UserRecord; session?: Session }> {
   const { config, store } = deps;
@@ -54,7 +55,7 @@ export async function signUpEmail(
     banExpires: null,
     extraFields,
   };
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await deps.passwords.hash(input.password, input.deadline);
   await store.createUserWithAccount(user, {
     id: newId(),
     accountId: user.id,

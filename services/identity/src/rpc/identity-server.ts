@@ -48,7 +48,7 @@ export const IDENTITY_ACCESS: AccessTable = {
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: IdentityServiceServer = {
-    signUpEmail: rpc.unary("SignUpEmail", async (req) => {
+    signUpEmail: rpc.unary("SignUpEmail", async (req, { deadline }) => {
       let extraFields: Record<string, unknown>;
       try {
         extraFields = parseJsonObject(req.extraFieldsJson);
@@ -66,24 +66,27 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         rememberMe: req.rememberMe,
         client: toClient(req.client),
         callbackUrl: req.callbackUrl,
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    signInEmail: rpc.unary("SignInEmail", async (req) => {
+    signInEmail: rpc.unary("SignInEmail", async (req, { deadline }) => {
       const { user, session } = await signInEmail(registry, {
         email: req.email,
         password: req.password,
         rememberMe: req.rememberMe,
         client: toClient(req.client),
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    signInUsername: rpc.unary("SignInUsername", async (req) => {
+    signInUsername: rpc.unary("SignInUsername", async (req, { deadline }) => {
       const { user, session } = await signInUsername(registry, {
         username: req.username,
         password: req.password,
         rememberMe: req.rememberMe,
         client: toClient(req.client),
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
@@ -108,26 +111,27 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       await checkResetToken(registry, req.token);
       return {};
     }),
-    resetPassword: rpc.unary("ResetPassword", async (req) => {
-      await resetPassword(registry, { token: req.token, newPassword: req.newPassword });
+    resetPassword: rpc.unary("ResetPassword", async (req, { deadline }) => {
+      await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline });
       return {};
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
       await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
       return {};
     }),
-    changePassword: rpc.unary("ChangePassword", async (req) => {
+    changePassword: rpc.unary("ChangePassword", async (req, { deadline }) => {
       const { user, session } = await changePassword(registry, {
         userId: req.userId,
         currentPassword: req.currentPassword,
         newPassword: req.newPassword,
         revokeOtherSessions: req.revokeOtherSessions,
         client: toClient(req.client),
+        deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    setPassword: rpc.unary("SetPassword", async (req) => {
-      await setPassword(registry, { userId: req.userId, newPassword: req.newPassword });
+    setPassword: rpc.unary("SetPassword", async (req, { deadline }) => {
+      await setPassword(registry, { userId: req.userId, newPassword: req.newPassword, deadline });
       return {};
     }),
     updateUser: rpc.unary("UpdateUser", async (req) => {
@@ -139,13 +143,14 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       }
       return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
     }),
-    deleteUser: rpc.unary("DeleteUser", async (req) => {
+    deleteUser: rpc.unary("DeleteUser", async (req, { deadline }) => {
       return deleteUser(registry, {
         userId: req.userId,
         password: req.password,
         token: req.token,
         callbackUrl: req.callbackUrl,
         caller: toCaller(req.caller),
+        deadline,
       });
     }),
     listAccounts: rpc.unary("ListAccounts", async (req) => ({

@@ -1,0 +1,165 @@
+/** The bounded hashing queue, on a fake clock with operations the test finishes by hand: no sleeps. */
+import { describe, expect, it } from "vitest";
+import { HashingQueue } from "./hashing-queue.js";
+import { passwordHasher } from "./password.js";
+
+/** An operation that ends when the test says so. */
+function held<T = string>() {
+  let finish!: (value: T) => void;
+  let fail!: (error: Error) => void;
+  const promise = new Promise<T>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  let started = false;
+  return {
+    operation: () => {
+      started = true;
+      return promise;
+    },
+    get started() {
+      return started;
+    },
+    finish,
+    fail,
+  };
+}
+
+function fakeClock(start = 1_000_000) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => void (now += ms) };
+}
+
+/** Lets settled promises run their callbacks. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+const refused = { code: "SERVICE_UNAVAILABLE" };
+
+describe("HashingQueue", () => {
+  it("runs at most `concurrency` operations at once and starts the waiting ones in order", async () => {
+    const queue = new HashingQueue({ concurrency: 2, maxQueued: 10, now: fakeClock().now });
+    const ops = Array.from({ length: 4 }, () => held());
+    const results = ops.map((op) => queue.run(op.operation));
+    expect(ops.map((op) => op.started)).toEqual([true, true, false, false]);
+    expect(queue.size).toEqual({ running: 2, waiting: 2 });
+    ops[1]!.finish("b");
+    await settle();
+    expect(ops.map((op) => op.started)).toEqual([true, true, true, false]);
+    ops[0]!.fail(new Error("scrypt failed"));
+    await settle();
+    expect(ops[3]!.started).toBe(true);
+    ops[2]!.finish("c");
+    ops[3]!.finish("d");
+    await expect(results[0]).rejects.toThrow("scrypt failed");
+    expect(await Promise.all(results.slice(1))).toEqual(["b", "c", "d"]);
+    expect(queue.size).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it("refuses at once when the queue is full", async () => {
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 2, now: fakeClock().now });
+    const ops = Array.from({ length: 4 }, () => held());
+    const results = ops.map((op) => queue.run(op.operation));
+    await expect(results[3]).rejects.toMatchObject(refused);
+    expect(ops[3]!.started).toBe(false);
+    ops[0]!.finish("a");
+    await settle();
+    // A place came free: the next one is taken again.
+    const later = held();
+    const laterResult = queue.run(later.operation);
+    for (const op of [ops[1]!, ops[2]!, later]) {
+      await settle();
+      op.finish("x");
+    }
+    await expect(laterResult).resolves.toBe("x");
+  });
+
+  it("refuses at once an operation that would finish after its deadline, from the mean duration so far", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 2, maxQueued: 100, now: clock.now });
+    // Nothing has finished yet: no estimate, nothing refused on a guess.
+    const first = [held(), held(), held()];
+    const firstResults = first.map((op) => queue.run(op.operation));
+    clock.advance(100);
+    first[0]!.finish("a");
+    first[1]!.finish("b");
+    await settle();
+    clock.advance(100);
+    first[2]!.finish("c");
+    await Promise.all(firstResults);
+    // Mean duration now 100 ms (the third one ran 100 ms too). Two run; the 1st and 2nd waiting ones end
+    // after 200 ms, the 3rd and 4th after 300 ms.
+    const running = [held(), held()];
+    running.forEach((op) => void queue.run(op.operation, clock.now() + 150));
+    const deadline = clock.now() + 250;
+    const waiting = [held(), held(), held()];
+    const waitingResults = waiting.map((op) => queue.run(op.operation, deadline));
+    await expect(waitingResults[2]).rejects.toMatchObject(refused);
+    expect(queue.size).toEqual({ running: 2, waiting: 2 });
+    // With no deadline, it waits however long.
+    const patient = held();
+    const patientResult = queue.run(patient.operation);
+    expect(queue.size.waiting).toBe(3);
+    clock.advance(100);
+    running.forEach((op) => op.finish("x"));
+    await settle();
+    expect(waiting.slice(0, 2).map((op) => op.started)).toEqual([true, true]);
+    clock.advance(100);
+    waiting.slice(0, 2).forEach((op) => op.finish("x"));
+    await settle();
+    patient.finish("x");
+    await expect(Promise.all([...waitingResults.slice(0, 2), patientResult])).resolves.toEqual(["x", "x", "x"]);
+  });
+
+  it("refuses a waiting operation whose deadline can no longer be met when its turn comes", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(50);
+    warm.finish("w");
+    await warmResult;
+    const slow = held();
+    void queue.run(slow.operation);
+    const late = held();
+    const lateResult = queue.run(late.operation, clock.now() + 100);
+    const after = held();
+    const afterResult = queue.run(after.operation);
+    // The running one takes far longer than the estimate: the waiting one's caller has given up meanwhile.
+    clock.advance(500);
+    slow.finish("s");
+    await expect(lateResult).rejects.toMatchObject(refused);
+    expect(late.started).toBe(false);
+    await settle();
+    expect(after.started).toBe(true);
+    after.finish("a");
+    await expect(afterResult).resolves.toBe("a");
+  });
+
+  it("counts an operation that throws at once as finished", async () => {
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 0, now: fakeClock().now });
+    await expect(queue.run(() => { throw new Error("bad input"); })).rejects.toThrow("bad input");
+    await expect(queue.run(async () => "ok")).resolves.toBe("ok");
+  });
+
+  it("rejects a configuration with no place to run", () => {
+    expect(() => new HashingQueue({ concurrency: 0, maxQueued: 1 })).toThrow(RangeError);
+    expect(() => new HashingQueue({ concurrency: 1, maxQueued: -1 })).toThrow(RangeError);
+  });
+});
+
+describe("passwordHasher", () => {
+  it("verifies an unknown user through the same queue, refused alike when it is full", async () => {
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 0 });
+    const passwords = passwordHasher(queue);
+    const stored = await passwords.hash("correct horse battery");
+    const busy = held();
+    const busyResult = queue.run(busy.operation);
+    await expect(passwords.verify(stored, "correct horse battery")).rejects.toMatchObject(refused);
+    await expect(passwords.verifyNone("correct horse battery")).rejects.toMatchObject(refused);
+    await expect(passwords.hash("another password")).rejects.toMatchObject(refused);
+    busy.finish("done");
+    await busyResult;
+    await expect(passwords.verify(stored, "correct horse battery")).resolves.toBe(true);
+    await expect(passwords.verifyNone("correct horse battery")).resolves.toBe(false);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * A bounded queue in front of password hashing. scrypt is the one CPU-heavy thing identity does: with no
+ * bound, a burst of sign-ins queues on libuv's threadpool past every caller's deadline (each answered 503
+ * by the gateway only after its full gRPC deadline, with the work still done), and the hashing takes the
+ * CPU the gateway and the session service need for get-session.
+ *
+ * At most `concurrency` operations run at once; up to `maxQueued` more wait in order. An operation is
+ * refused at once with SERVICE_UNAVAILABLE (503 at the gateway) when the queue is full, or when it would
+ * not finish before its deadline: the expected wait is estimated from the mean duration of the operations
+ * that ran before it. A waiting operation whose deadline can no longer be met when its turn comes is
+ * refused then instead of run. Refusal depends only on the queue's state, never on what is hashed, so a
+ * known and an unknown user are refused alike.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+
+export interface HashingQueueOptions {
+  /** Operations running at once (scrypt derivations in flight). */
+  concurrency: number;
+  /** Operations allowed to wait behind those; one more is refused. */
+  maxQueued: number;
+  /** Milliseconds since some fixed point (the epoch in production); tests pass a fake clock. */
+  now?: () => number;
+}
+
+interface Waiting {
+  deadline: number;
+  start(): void;
+  refuse(error: AuthError): void;
+}
+
+/** Weight of the newest duration in the running mean. */
+const SMOOTHING = 0.2;
+
+export class HashingQueue {
+  readonly concurrency: number;
+  readonly maxQueued: number;
+  private readonly now: () => number;
+  private running = 0;
+  private readonly waiting: Waiting[] = [];
+  /** Mean duration of one operation in ms; 0 until one has finished (nothing is refused on a guess). */
+  private meanMs = 0;
+
+  constructor(options: HashingQueueOptions) {
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new RangeError("concurrency must be a positive integer");
+    if (!Number.isInteger(options.maxQueued) || options.maxQueued < 0) throw new RangeError("maxQueued must be a non-negative integer");
+    this.concurrency = options.concurrency;
+    this.maxQueued = options.maxQueued;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Operations running and waiting now. */
+  get size(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+
+  /**
+   * Runs `operation` when a place is free, or refuses it with SERVICE_UNAVAILABLE. `deadline` (same clock
+   * as `now`) is when the caller stops waiting; Infinity for none.
+   */
+  run<T>(operation: () => Promise<T>, deadline = Number.POSITIVE_INFINITY): Promise<T> {
+    if (this.running < this.concurrency && this.waiting.length === 0) return this.start(operation);
+    if (this.waiting.length >= this.maxQueued) return Promise.reject(busy("queue full"));
+    if (this.now() + this.expectedEndMs(this.waiting.length + 1) > deadline) return Promise.reject(busy("deadline"));
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ deadline, start: () => void this.start(operation).then(resolve, reject), refuse: reject });
+    });
+  }
+
+  /** From now until the n-th waiting operation would finish: the rounds of operations ahead of it, then its own. */
+  private expectedEndMs(position: number): number {
+    return (Math.ceil(position / this.concurrency) + 1) * this.meanMs;
+  }
+
+  private start<T>(operation: () => Promise<T>): Promise<T> {
+    this.running++;
+    const started = this.now();
+    const done = () => {
+      const took = this.now() - started;
+      this.meanMs = this.meanMs === 0 ? took : this.meanMs + SMOOTHING * (took - this.meanMs);
+      this.running--;
+      this.next();
+    };
+    let result: Promise<T>;
+    try {
+      result = operation();
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    result.then(done, done);
+    return result;
+  }
+
+  private next(): void {
+    while (this.running < this.concurrency && this.waiting.length > 0) {
+      const waiting = this.waiting.shift()!;
+      // Its caller would be gone before it finished: refuse it now rather than spend the CPU.
+      if (this.now() + this.meanMs > waiting.deadline) waiting.refuse(busy("deadline"));
+      else waiting.start();
+    }
+  }
+}
+
+function busy(reason: "queue full" | "deadline"): AuthError {
+  return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: new Error(`password hashing at capacity (${reason})`) });
+}

@@ -1,0 +1,53 @@
+/**
+ * Sign-in beyond hashing capacity: with one scrypt derivation at a time and two waiting, a burst of sign-ins
+ * gets fast 503s for the excess while the accepted ones are answered; known and unknown users alike.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendLabel } from "../../../testing/databases.js";
+import { TestClient, uniqueEmail } from "../../../testing/http.js";
+import { type Platform, startPlatform } from "../../../testing/platform.js";
+
+const PASSWORD = "capacity-password-1";
+const BURST = 12;
+
+let platform: Platform;
+beforeAll(async () => {
+  platform = await startPlatform({ env: { IDENTITY_HASHING_CONCURRENCY: "1", IDENTITY_HASHING_QUEUE_LIMIT: "2" } });
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe(`hashing capacity (${backendLabel()})`, () => {
+  it("answers a burst beyond capacity with fast 503s, and the accepted sign-ins succeed", async () => {
+    const client = new TestClient(platform.baseURL);
+    const known = uniqueEmail("capacity");
+    expect((await client.post("/sign-up/email", { name: "Capacity", email: known, password: PASSWORD })).status).toBe(200);
+
+    // Known and unknown users interleaved, all sent at once.
+    const emails = Array.from({ length: BURST }, (_, i) => (i % 2 === 0 ? known : uniqueEmail("capacity-unknown")));
+    const started = performance.now();
+    const answers = await Promise.all(
+      emails.map(async (email) => {
+        const response = await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: PASSWORD });
+        return { email, status: response.status, body: response.body as { code?: string }, ms: performance.now() - started };
+      }),
+    );
+
+    const refused = answers.filter((a) => a.status === 503);
+    const accepted = answers.filter((a) => a.status !== 503);
+    // The accepted ones: a known user signs in, an unknown one is told the pair is wrong.
+    for (const answer of accepted) expect(answer.status).toBe(answer.email === known ? 200 : 401);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    // One running and two waiting take the first three; the rest could get in only as places came free.
+    expect(refused.length).toBeGreaterThanOrEqual(BURST / 2);
+    for (const answer of refused) expect(answer.body.code).toBe("SERVICE_UNAVAILABLE");
+    // Refused at once, not after queueing: every 503 came back before the last accepted sign-in, which
+    // waited for the hashing ahead of it.
+    const lastAccepted = Math.max(...accepted.map((a) => a.ms));
+    expect(Math.max(...refused.map((a) => a.ms))).toBeLessThan(lastAccepted);
+
+    // Capacity frees as the burst drains: the next sign-in goes through.
+    expect((await client.post("/sign-in/email", { email: known, password: PASSWORD })).status).toBe(200);
+  });
+});
