@@ -1,28 +1,18 @@
 /**
- * The real better-auth client (1.1.9) driving the account-lifecycle routes of the gateway as a browser app
+ * The real better-auth client (1.1.9) driving the account routes of the gateway as a browser app
  * would: verification, password reset, change email and password, update and delete user, linked accounts.
  * Mail goes to a real SMTP server; links are taken from the messages and opened in the same "browser".
  * Every call checks both halves of what the client hands back: `data` on success, `error` on failure.
  */
 import { createAuthClient } from "better-auth/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { browserFetch } from "../../testing/browser.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
-import { linkIn, startSmtp, type TestSmtp } from "../../testing/smtp.js";
+import { linkIn } from "../../testing/smtp.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
-let smtp: TestSmtp;
-let platform: Platform;
-
-beforeAll(async () => {
-  smtp = await startSmtp();
-  platform = await startPlatform({ env: { SMTP_URL: smtp.url } });
-});
-afterAll(async () => {
-  await platform?.stop();
-  await smtp?.stop();
-});
+const platform = usePlatform({ smtp: true });
 
 const PASSWORD = "password-123";
 const TOKEN = /^[A-Za-z0-9]{32}$/;
@@ -66,7 +56,7 @@ async function signedUp(label = "lifecycle"): Promise<Browser & { email: string;
   return { ...browser, email, user: data!.user, token: data!.token as string };
 }
 
-const verifyMail = (email: string) => smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
+const verifyMail = (email: string) => platform.smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
 const tokenOf = (link: string, name = "token") => new URL(link).searchParams.get(name)!;
 
 /** A signed-up user whose address was verified through the mailed link. */
@@ -88,7 +78,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect(error).toBeNull();
       expect(data).toEqual({ status: true });
       expectSent(browser, "POST", "/send-verification-email", { email, callbackURL: "/verified" });
-      const mail = await smtp.waitFor(email, (m) => linkIn(m, "/verify-email").includes("callbackURL=%2Fverified"));
+      const mail = await platform.smtp.waitFor(email, (m) => linkIn(m, "/verify-email").includes("callbackURL=%2Fverified"));
       expect(linkIn(mail, "/verify-email").startsWith(`${platform.baseURL}/verify-email?token=`)).toBe(true);
     });
 
@@ -157,7 +147,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect(data).toEqual({ status: true });
       expectSent(browser, "POST", "/forget-password", { email, redirectTo: "/reset" });
 
-      const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
+      const link = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
       const landing = await browser.open(link);
       expect(landing.status).toBe(302);
       const location = new URL(landing.location!, "http://app.invalid");
@@ -188,13 +178,13 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
     });
 
     it("forgetPassword answers the same data for an unknown address and mails nothing", async () => {
-      const before = smtp.mails.length;
+      const before = platform.smtp.mails.length;
       const ghost = uniqueEmail("ghost");
       const { data, error } = await aBrowser().client.forgetPassword({ email: ghost, redirectTo: "/reset" });
       expect(error).toBeNull();
       expect(data).toEqual({ status: true });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(smtp.mails.slice(before).filter((m) => m.to.includes(ghost))).toEqual([]);
+      await platform.mailSettled();
+      expect(platform.smtp.mails.slice(before).filter((m) => m.to.includes(ghost))).toEqual([]);
     });
 
     it("forgetPassword with an untrusted redirectTo is error 403 INVALID_REDIRECTURL; resetPassword with a forged token 400 INVALID_TOKEN", async () => {
@@ -220,7 +210,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
         const evil = await http.post(path, { email, redirectTo: EVIL });
         expect(evil).toMatchObject({ status: 403, body: { code: "INVALID_REDIRECTURL", message: "Invalid redirectURL" } });
 
-        const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
+        const link = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
         expect(new URL(link).searchParams.get("callbackURL")).toBe("/reset");
         const token = new URL(link).pathname.split("/").pop()!;
         expect((await http.post("/reset-password", { newPassword: `${path}-pw-1`, token })).body).toEqual({ status: true });
@@ -251,7 +241,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       expect(error).toBeNull();
       expect(data).toEqual({ status: true });
       expect((await client.getSession({ query: { disableCookieCache: true } })).data!.user.email).toBe(email);
-      const confirmation = linkIn(await smtp.waitFor(email, (m) => m.text.includes(newEmail)), "/verify-email");
+      const confirmation = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes(newEmail)), "/verify-email");
       expect(tokenOf(confirmation, "callbackURL")).toBe("/settings");
       const moved = await client.verifyEmail({ query: { token: tokenOf(confirmation) } });
       expect(moved.error).toBeNull();
@@ -377,7 +367,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       // Nothing is gone yet.
       expect((await client.getSession()).data!.user.email).toBe(email);
 
-      const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
+      const link = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
       expect(tokenOf(link)).toMatch(/^[0-9a-z]{32}$/);
       const opened = await aBrowser().open(link);
       // Another browser (no session) cannot use it.
@@ -395,7 +385,7 @@ describe(`better-auth 1.1.9 client: account lifecycle against the gateway (${bac
       const { data, error } = await browser.client.deleteUser({ callbackURL: "/goodbye" });
       expect(error).toBeNull();
       expect(data).toEqual({ success: true, message: "Verification email sent" });
-      const link = linkIn(await smtp.waitFor(browser.email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
+      const link = linkIn(await platform.smtp.waitFor(browser.email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
       expect(tokenOf(link, "callbackURL")).toBe("/goodbye");
       const followed = await browser.open(link);
       expect(followed).toMatchObject({ status: 302, location: "/goodbye" });
