@@ -4,19 +4,13 @@
  */
 import { createAuthClient } from "better-auth/client";
 import { usernameClient } from "better-auth/client/plugins";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { browserFetch } from "../../testing/browser.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+const platform = usePlatform();
 
 const PASSWORD = "password-123";
 const TOKEN = /^[A-Za-z0-9]{32}$/;
