@@ -57,18 +57,25 @@ export function backendLabel(): string {
   return `${TEST_DATABASE_URL ? "postgresql" : "sqlite"} + ${TEST_REDIS_URL ? "redis" : "memory"}`;
 }
 
+/** How to open one store port on each backend: in memory, and on a database URL (SQLite or PostgreSQL). */
+export interface StoreBackends<S> {
+  memory: () => S | Promise<S>;
+  sql: (url: string) => Promise<S>;
+}
+
 /**
- * Runs a store contract on SQLite always, and on PostgreSQL when TEST_DATABASE_URL is set (reported as
- * skipped otherwise). Each store the contract opens sits on a fresh database, dropped when it is closed.
+ * Runs a store contract on memory and SQLite always, and on PostgreSQL when TEST_DATABASE_URL is set
+ * (reported as skipped otherwise). Each SQL store the contract opens sits on a fresh database, dropped when
+ * the store is closed.
  */
 export function onEveryBackend<S extends { close(): Promise<void> }>(
   label: string,
-  open: (url: string) => Promise<S>,
+  backends: StoreBackends<S>,
   contract: (backend: string, open: () => Promise<S>) => void,
 ): void {
   const fresh = (dialect: "default" | "sqlite") => async (): Promise<S> => {
     const db = await createTestDatabase(label, dialect);
-    const store = await open(db.url);
+    const store = await backends.sql(db.url);
     const close = store.close.bind(store);
     return Object.assign(store, {
       async close() {
@@ -77,6 +84,7 @@ export function onEveryBackend<S extends { close(): Promise<void> }>(
       },
     });
   };
+  describe("memory", () => contract("memory", async () => backends.memory()));
   describe("sqlite", () => contract("sqlite", fresh("sqlite")));
   describe.skipIf(!TEST_DATABASE_URL)("postgresql", () => contract("postgresql", fresh("default")));
 }

@@ -1,16 +1,11 @@
 /** Every foundation route through the gateway over real gRPC: success and failure. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { startPlatform } from "../../testing/platform.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+const platform = usePlatform();
 
 async function signedUp(options: { username?: string; rememberMe?: boolean } = {}) {
   const client = new TestClient(platform.baseURL);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { type Platform, startPlatform } from "../../testing/platform.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
 const PASSWORD = "password-123";
 const EVIL = "https://evil.example";
@@ -43,13 +44,7 @@ const ROUTES: Route[] = [
 const POST_ROUTES = ROUTES.filter((r) => r.method === "POST");
 const label = (route: Route) => `${route.method} ${route.path}`;
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+const platform = usePlatform();
 
 /** Every answer of this suite: never a 5xx, and an error is exactly { code, message }. */
 function checked(reply: Reply, what: string): Reply {

@@ -2,18 +2,12 @@
  * Racing sign-ups: the unique indexes, not the early lookups, decide who wins, and every loser gets the
  * catalogue's 422 (never a 500), on whichever backend the suite runs.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+const platform = usePlatform();
 
 const client = () => new TestClient(platform.baseURL);
 const passwordOf = (i: number) => `password-${String(i).padStart(3, "0")}`;

@@ -4,21 +4,15 @@
  * answered 408 and closed within the configured bound (GATEWAY_REQUEST_TIMEOUT_MS / GATEWAY_HEADERS_TIMEOUT_MS, short here).
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
 const REQUEST_TIMEOUT_MS = 1_500;
 const HEADERS_TIMEOUT_MS = 1_000;
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform({ env: { GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), GATEWAY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) } });
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+const platform = usePlatform({ env: { GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), GATEWAY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) } });
 
 /** Writes `raw` on a fresh connection and never anything else; resolves with what came back and when the server closed. */
 function stall(raw: string): Promise<{ response: string; closedAfterMs: number }> {

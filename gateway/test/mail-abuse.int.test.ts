@@ -1,5 +1,5 @@
 /**
- * Issue 6, items 4, 6, 8 and 10 end to end (gateway, identity, session and notification over real gRPC,
+ * Mail abuse and password reset end to end (gateway, identity, session and notification over real gRPC,
  * mail over real SMTP): the per-recipient mail limit against a flood, a newer reset token voiding older
  * ones, a reset ending the other sessions by default, mail requests surviving a notification outage, and
  * a development platform that refuses tokens signed with the old published secret.
@@ -8,40 +8,27 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, platformEnv, startGateway, startIdentity, startNotification, startPlatform, startSession } from "../../testing/platform.js";
+import { openIdentityStore } from "../../services/identity/src/store/mikro-identity-store.js";
+import { platformEnv, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
 import { linkIn, startSmtp, type TestSmtp } from "../../testing/smtp.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
 /** The constant `secretFromEnv` used to return without AUTH_SECRET: public, in the repository's history. */
 const PUBLISHED_DEV_SECRET = "development-secret-change-me-0000000000";
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let smtp: TestSmtp;
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp?.stop();
-});
-
-const mailsTo = (email: string) => smtp.mails.filter((m) => m.to.includes(email));
+const mailsTo = (smtp: TestSmtp, email: string) => smtp.mails.filter((m) => m.to.includes(email));
 const resetToken = (link: string) => new URL(link).pathname.split("/").pop()!;
 
 describe(`mail abuse and password reset, default configuration (${backendLabel()})`, () => {
-  let platform: Platform;
-  beforeAll(async () => {
-    platform = await startPlatform({ env: { SMTP_URL: smtp.url } });
-  });
-  afterAll(async () => {
-    await platform?.stop();
-  });
+  const platform = usePlatform({ smtp: true });
   const client = (headers?: Record<string, string>) => new TestClient(platform.baseURL, headers);
   async function signUp(email = uniqueEmail()) {
     const c = client();
     expect((await c.post("/sign-up/email", { name: "Victim", email, password: "password-123" })).status).toBe(200);
-    await smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
+    await platform.smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
     return { c, email };
   }
 
@@ -53,26 +40,26 @@ describe(`mail abuse and password reset, default configuration (${backendLabel()
     expect(answers[0]!.body).toMatchObject({ status: true });
     for (const res of answers) expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: answers[0]!.body });
     // The sign-up's verification mail counts too: 1 + 4 resets = the limit of 5 per 15 minutes.
-    await expect.poll(() => mailsTo(email).length, { timeout: 10_000 }).toBe(5);
-    await sleep(1_500);
-    expect(mailsTo(email).length).toBe(5);
-    expect(mailsTo(email).filter((m) => m.text.includes("/reset-password/"))).toHaveLength(4);
+    await expect.poll(() => mailsTo(platform.smtp, email).length, { timeout: 10_000 }).toBe(5);
+    await platform.mailSettled();
+    expect(mailsTo(platform.smtp, email).length).toBe(5);
+    expect(mailsTo(platform.smtp, email).filter((m) => m.text.includes("/reset-password/"))).toHaveLength(4);
     // Other routes that mail are limited by the same count; the answer does not change.
     expect(await client().post("/send-verification-email", { email })).toMatchObject({ status: 200, body: { status: true } });
-    await sleep(1_000);
-    expect(mailsTo(email).length).toBe(5);
+    await platform.mailSettled();
+    expect(mailsTo(platform.smtp, email).length).toBe(5);
     // Another recipient is unaffected.
     const other = await signUp();
     await client().post("/forget-password", { email: other.email });
-    await smtp.waitFor(other.email, (m) => m.text.includes("/reset-password/"));
+    await platform.smtp.waitFor(other.email, (m) => m.text.includes("/reset-password/"));
   });
 
   it("a newer reset link voids the older ones; the newest works once", async () => {
     const { email } = await signUp();
     await client().post("/forget-password", { email, redirectTo: "/reset" });
-    const first = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
+    const first = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
     await client().post("/forget-password", { email, redirectTo: "/reset" });
-    const second = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/") && !m.text.includes(first)), "/reset-password/");
+    const second = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/") && !m.text.includes(first)), "/reset-password/");
     expect(resetToken(second)).not.toBe(resetToken(first));
 
     expect((await client().get(`/reset-password/${resetToken(first)}?callbackURL=/reset`)).headers.get("location")).toBe("/reset?error=INVALID_TOKEN");
@@ -89,7 +76,7 @@ describe(`mail abuse and password reset, default configuration (${backendLabel()
     expect((await phone.post("/sign-in/email", { email, password: "password-123" })).status).toBe(200);
     expect((await phone.get("/get-session")).body).not.toBeNull();
     await client().post("/forget-password", { email });
-    const token = resetToken(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
+    const token = resetToken(linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
     expect((await client().post("/reset-password", { token, newPassword: "brand-new-pass-1" })).status).toBe(200);
     expect((await phone.get("/get-session")).body).toBeNull();
     expect((await laptop.get("/get-session")).body).toBeNull();
@@ -97,20 +84,14 @@ describe(`mail abuse and password reset, default configuration (${backendLabel()
 });
 
 describe(`password reset keeping sessions when configured (${backendLabel()})`, () => {
-  let platform: Platform;
-  beforeAll(async () => {
-    platform = await startPlatform({ env: { SMTP_URL: smtp.url, IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false" } });
-  });
-  afterAll(async () => {
-    await platform?.stop();
-  });
+  const platform = usePlatform({ smtp: true, env: { IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false" } });
 
   it("IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET=false keeps the other sessions", async () => {
     const email = uniqueEmail("keeper");
     const phone = new TestClient(platform.baseURL);
     expect((await phone.post("/sign-up/email", { name: "K", email, password: "password-123" })).status).toBe(200);
     await new TestClient(platform.baseURL).post("/forget-password", { email });
-    const token = resetToken(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
+    const token = resetToken(linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
     expect((await new TestClient(platform.baseURL).post("/reset-password", { token, newPassword: "brand-new-pass-1" })).status).toBe(200);
     expect((await phone.get("/get-session")).body).toMatchObject({ user: { email } });
   });
@@ -118,7 +99,9 @@ describe(`password reset keeping sessions when configured (${backendLabel()})`, 
 
 describe(`mail requests are durable (${backendLabel()})`, () => {
   it("a reset asked for while the notification service is down is mailed once it is back", async () => {
+    const smtp = await startSmtp();
     const { env, databases } = await platformEnv({ env: { SMTP_URL: smtp.url } });
+    const queue = await openIdentityStore(env.IDENTITY_DATABASE_URL!);
     let notification = await startNotification(env);
     const identity = await startIdentity(env);
     const session = await startSession(env);
@@ -130,8 +113,9 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       await smtp.waitFor(email);
       await notification.close();
       expect(await c.post("/forget-password", { email, redirectTo: "/reset" })).toMatchObject({ status: 200, body: { status: true } });
-      await sleep(1_500);
-      expect(mailsTo(email).filter((m) => m.text.includes("/reset-password/"))).toHaveLength(0);
+      // The worker tried, failed, and kept the request for a later attempt.
+      await expect.poll(async () => (await queue.findDueMailRequests(new Date(Date.UTC(9999, 0, 1)), 10)).some((r) => r.attempts >= 1 && r.leaseUntil === null), { timeout: 10_000 }).toBe(true);
+      expect(mailsTo(smtp, email).filter((m) => m.text.includes("/reset-password/"))).toHaveLength(0);
       notification = await startNotification(env);
       const mail = await smtp.waitFor(email, (m) => m.text.includes("/reset-password/"), 15_000);
       const token = resetToken(linkIn(mail, "/reset-password/"));
@@ -141,23 +125,18 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       await session.close();
       await identity.close();
       await notification.close();
+      await queue.close();
       for (const db of databases) await db.drop();
+      await smtp.stop();
     }
   });
 });
 
 describe(`development secret (${backendLabel()})`, () => {
-  let platform: Platform;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "dev-secret-"));
-    // No AUTH_SECRET, as in `make dev`: every process reads (the first creates) the one secret file.
-    platform = await startPlatform({ env: { SMTP_URL: smtp.url, AUTH_SECRET: "", AUTH_SECRET_FILE: join(dir, "auth-secret") } });
-  });
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const dir = mkdtempSync(join(tmpdir(), "dev-secret-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // No AUTH_SECRET, as in `make dev`: every process reads (the first creates) the one secret file.
+  const platform = usePlatform({ smtp: true, env: { AUTH_SECRET: "", AUTH_SECRET_FILE: join(dir, "auth-secret") } });
 
   it("generates a private secret file, and refuses email tokens forged with the old published constant", async () => {
     expect(statSync(join(dir, "auth-secret")).mode & 0o777).toBe(0o600);
@@ -175,7 +154,7 @@ describe(`development secret (${backendLabel()})`, () => {
     expect((await browser.get("/get-session")).body.user).toMatchObject({ email, emailVerified: false });
     expect((await anonymous.post("/sign-in/email", { email: attacker, password: "password-123" })).status).toBe(401);
     // The real link, signed with the generated secret, works.
-    const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const link = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
     // Mailed links carry callbackURL=/ by default: the link verifies, then redirects to the app root.
     expect(await browser.get(link.slice(platform.baseURL.length))).toMatchObject({ status: 302 });
     expect((await browser.get("/get-session")).body.user).toMatchObject({ email, emailVerified: true });

@@ -1,20 +1,14 @@
 /** Rate limits of SPEC.md §9 through the gateway with limiting on: per client IP (an IPv6 /64) plus path. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
 const PASSWORD = "password-123";
 const TOO_MANY = { code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message: "Too many requests. Please try again later." };
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform({ rateLimit: true });
+const platform = usePlatform({ rateLimit: true });
   await untilCounting();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
 
 /**
  * The limiter fails open while its store is unreachable, and a Redis store is unreachable until its first

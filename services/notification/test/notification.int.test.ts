@@ -94,7 +94,8 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
     expect(second).toBe(first);
     expect(third).toBe(first);
     await expect.poll(() => smtp.mails.filter((m) => m.envelopeTo.includes(to)).length, { timeout: 5_000 }).toBe(1);
-    await sleep(300);
+    // One outbox row, delivered: nothing is left that could be sent again.
+    await expect.poll(async () => (await service.registry.store.list({ recipient: to, limit: 10 })).map((m) => m.status)).toEqual(["delivered"]);
     expect(smtp.mails.filter((m) => m.envelopeTo.includes(to))).toHaveLength(1);
   });
 
@@ -126,7 +127,7 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
 describe(`SMTP down, then up (${backendLabel()})`, () => {
   let db: TestDatabase;
   let smtp: TestSmtp | undefined;
-  let service: RunningNotification;
+  let service: RunningNotification | undefined;
   afterEach(async () => {
     await service?.stop();
     await smtp?.stop();
@@ -136,27 +137,29 @@ describe(`SMTP down, then up (${backendLabel()})`, () => {
   it("keeps the message through the outage and delivers it once, after the server comes back", async () => {
     const [port] = await freePorts(1);
     db = await createTestDatabase("notification");
-    service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(port!) });
+    const running = (service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(port!) }));
     const to = recipient();
-    const id = await send(service, { to, template: Template.TEMPLATE_EMAIL_VERIFICATION, variables: { url: "https://acme.test/verify?token=outage" } });
+    const id = await send(running, { to, template: Template.TEMPLATE_EMAIL_VERIFICATION, variables: { url: "https://acme.test/verify?token=outage" } });
 
-    await expect.poll(async () => (await service.registry.store.findById(id))!.attempts, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
-    const during = await service.registry.store.findById(id);
+    await expect.poll(async () => (await running.registry.store.findById(id))!.attempts, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+    const during = await running.registry.store.findById(id);
     expect(during).toMatchObject({ status: "pending", deliveredAt: null });
     expect(during!.lastError).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/);
-    expect(service.logs.some((l) => l.msg === "mail delivery failed; will retry" && l.messageId === id)).toBe(true);
-    expect(service.logs.some((l) => l.msg === "smtp server not reachable yet: mail waits in the outbox and is retried")).toBe(true);
-    expect(JSON.stringify(service.logs)).not.toContain(SMTP_PASS);
+    expect(running.logs.some((l) => l.msg === "mail delivery failed; will retry" && l.messageId === id)).toBe(true);
+    expect(running.logs.some((l) => l.msg === "smtp server not reachable yet: mail waits in the outbox and is retried")).toBe(true);
+    expect(JSON.stringify(running.logs)).not.toContain(SMTP_PASS);
 
     smtp = await startMailer(port);
     await expect.poll(() => smtp!.mails.length, { timeout: 5_000 }).toBe(1);
     expect(smtp.mails[0]!.envelopeTo).toEqual([to]);
     expect(smtp.mails[0]!.headers["message-id"]).toBe(`<${id}@acme.test>`);
-    await expect.poll(async () => (await service.registry.store.findById(id))!.status, { timeout: 2_000 }).toBe("delivered");
-    const delivered = (await service.registry.store.findById(id))!;
+    await expect.poll(async () => (await running.registry.store.findById(id))!.status, { timeout: 2_000 }).toBe("delivered");
+    const delivered = (await running.registry.store.findById(id))!;
     expect(delivered.attempts).toBeGreaterThan(1);
 
-    await sleep(600); // many poll and retry rounds
+    // Stopping waits for the pass in progress: any second send would have reached the server by now.
+    await service.stop();
+    service = undefined;
     expect(smtp.mails).toHaveLength(1);
   });
 });
@@ -184,13 +187,16 @@ describe(`two replicas on one database (${backendLabel()})`, () => {
       ),
     );
     await expect.poll(() => smtp.mails.length, { timeout: 10_000 }).toBe(30);
-    await sleep(300);
+    // Stopping waits for each replica's pass in progress: a duplicate send would have arrived by now.
+    const stopping = replicas;
+    replicas = [];
+    for (const replica of stopping) await replica.stop();
     expect(smtp.mails).toHaveLength(30);
     const messageIds = smtp.mails.map((m) => m.headers["message-id"]);
     expect(new Set(messageIds).size).toBe(30);
     expect(new Set(messageIds)).toEqual(new Set(ids.map((id) => `<${id}@acme.test>`)));
     // Both replicas took part.
-    for (const replica of replicas) expect(replica.logs.some((l) => l.msg === "mail delivered")).toBe(true);
+    for (const replica of stopping) expect(replica.logs.some((l) => l.msg === "mail delivered")).toBe(true);
   });
 });
 

@@ -138,7 +138,8 @@ describe("startDeliveryWorker", () => {
     await worker.stop();
     await realTime.store.insert(aMessage({ nextAttemptAt: new Date() }));
     worker.wake();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A pass a stopped worker started would be awaited here.
+    await worker.stop();
     expect(realTime.transport.sent).toHaveLength(1);
   });
 });

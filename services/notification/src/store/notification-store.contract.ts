@@ -3,11 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newId } from "@auth-platform/runtime/random";
 import type { NewOutboxMessage, NotificationStore } from "./notification-store.js";
 
-export interface OpenedStore {
-  store: NotificationStore;
-  drop(): Promise<void>;
-}
-
 const T0 = new Date("2030-01-01T00:00:00.000Z");
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
@@ -28,17 +23,15 @@ export function aMessage(overrides: Partial<NewOutboxMessage> = {}): NewOutboxMe
   };
 }
 
-export function notificationStoreContract(backend: string, open: () => Promise<OpenedStore>): void {
+/** The factory opens a fresh, migrated, empty store; closing it drops whatever it sits on. */
+export function notificationStoreContract(backend: string, open: () => Promise<NotificationStore>): void {
   describe(`NotificationStore contract (${backend})`, () => {
-    let opened: OpenedStore;
     let store: NotificationStore;
     beforeEach(async () => {
-      opened = await open();
-      store = opened.store;
+      store = await open();
     });
     afterEach(async () => {
       await store.close();
-      await opened.drop();
     });
 
     it("stores a pending message and reads it back", async () => {

@@ -32,11 +32,16 @@ export interface CacheLeaseDeps {
   cache: KeyValue;
   log: Logger;
   leaseMs: number;
+  /** The clock (epoch ms) lease deadlines are set on; the real one by default. */
+  now?: () => number;
+  /** Waits `ms` on that clock; a real timer by default. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function cacheLease(deps: CacheLeaseDeps): CacheLease {
+  const { now = Date.now, sleep = realSleep } = deps;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let failing = false;
@@ -44,15 +49,16 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
   async function tick(): Promise<boolean> {
     try {
       for (let round = 0; round < MAX_FLUSH_ROUNDS; round++) {
-        const checkedAt = Date.now();
+        const checkedAt = now();
         const pending = await deps.store.listPending(FLUSH_BATCH);
         if (!pending.length) {
-          await holdCacheLease(deps.cache, checkedAt + deps.leaseMs - Date.now());
+          const at = now();
+          await holdCacheLease(deps.cache, checkedAt + deps.leaseMs - at, at);
           if (failing) deps.log.info("session cache lease held again");
           failing = false;
           return true;
         }
-        await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt)));
+        await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt, now())));
         await deps.store.clearPending(pending.map((p) => p.lookup));
         deps.log.info("pending session revocations written to the cache", { count: pending.length });
       }

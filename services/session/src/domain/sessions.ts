@@ -76,9 +76,9 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Publ
   return { session: publicSession(toSessionMessage(session)), user, refreshAt: refreshAt(deps, session) };
 }
 
-async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log">, token: string, cached: CachedSession): Promise<void> {
+async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log" | "now">, token: string, cached: CachedSession): Promise<void> {
   try {
-    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached);
+    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached, deps.now().getTime());
   } catch (error) {
     deps.log.warn("session cache write failed", { error });
   }

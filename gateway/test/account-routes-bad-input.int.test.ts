@@ -1,29 +1,19 @@
 /**
- * Bad input on every account-lifecycle route (verification, password reset, change email and password,
+ * Bad input on every account route (verification, password reset, change email and password,
  * update and delete user, linked accounts), through the gateway over real gRPC with mail to a real SMTP
  * server: malformed JSON, missing and mistyped fields, oversized strings and bodies, untrusted callback URLs,
  * and calls without a session. Every answer is checked against the catalogue: never a 5xx, every error body
  * exactly { code, message }, with the catalogue's status for its code. Also: no user enumeration.
  */
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ERRORS, type ErrorCode } from "@auth-platform/proto/errors";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
-import { linkIn, startSmtp, type TestSmtp } from "../../testing/smtp.js";
+import { linkIn } from "../../testing/smtp.js";
+import { usePlatform } from "../../testing/use-platform.js";
 
-let smtp: TestSmtp;
-let platform: Platform;
-
-beforeAll(async () => {
-  smtp = await startSmtp();
-  platform = await startPlatform({ env: { SMTP_URL: smtp.url } });
-});
-afterAll(async () => {
-  await platform?.stop();
-  await smtp?.stop();
-});
+const platform = usePlatform({ smtp: true });
 
 const PASSWORD = "password-123";
 const EVIL = "https://evil.example/x";
@@ -111,8 +101,7 @@ async function currentUser(session: Session): Promise<{ email: string; name: str
   return res.body?.user ?? null;
 }
 
-const mailsTo = (email: string) => smtp.mails.filter((m) => m.to.includes(email.toLowerCase())).length;
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+const mailsTo = (email: string) => platform.smtp.mails.filter((m) => m.to.includes(email.toLowerCase())).length;
 
 type Kind = "string" | "boolean";
 interface Field {
@@ -290,7 +279,7 @@ function wrongValues(route: Route, field: Field): unknown[] {
   return values;
 }
 
-describe(`bad input on the account-lifecycle routes (${backendLabel()})`, () => {
+describe(`bad input on the account routes (${backendLabel()})`, () => {
   describe("malformed JSON on every POST is a 400 VALIDATION_ERROR 'Malformed JSON body'", () => {
     const MALFORMED = ["{bad", '{"email": }', '{"email":"a@b.c",}', "{'email':'a@b.c'}", '{"a":1}}', '{"a":"\\x"}', "[1,2", "undefined", "NaN", "{\"a\":\"\u0000"];
     for (const route of POST_ROUTES) {
@@ -541,8 +530,8 @@ describe(`bad input on the account-lifecycle routes (${backendLabel()})`, () => 
       const own = route.fields.find((f) => f.callback);
       it(`${route.label} (${own?.name ?? "callbackURL"})`, async () => {
         const session = await aSession();
-        await smtp.waitFor(session.email);
-        await settle();
+        await platform.smtp.waitFor(session.email);
+        await platform.mailSettled();
         const mailsBefore = mailsTo(session.email);
         const fields = own ? [own] : [callbackURL];
         for (const field of fields) {
@@ -555,7 +544,7 @@ describe(`bad input on the account-lifecycle routes (${backendLabel()})`, () => 
         // Any callback field is checked wherever it appears, in the body or the query.
         const query = await send(route.method, `${route.path}?redirectTo=${encodeURIComponent(EVIL)}`, route.input === "body" ? { json: route.valid(session), headers: { cookie: session.cookie } } : { headers: { cookie: session.cookie } });
         expectError(query, "INVALID_REDIRECTURL", `${route.label} ?redirectTo`);
-        await settle();
+        await platform.mailSettled();
         expect(mailsTo(session.email), `${route.label} sent mail`).toBe(mailsBefore);
         expect(await currentUser(session)).toMatchObject({ email: session.email, name: "Ada" });
         expect((await send("POST", "/sign-in/email", { json: { email: session.email, password: PASSWORD } })).status).toBe(200);
@@ -620,7 +609,7 @@ describe(`bad input on the account-lifecycle routes (${backendLabel()})`, () => 
 
     async function verifiedSession() {
       const session = await aSession("verified");
-      const link = linkIn(await smtp.waitFor(session.email, (m) => m.text.includes("/verify-email")), "/verify-email");
+      const link = linkIn(await platform.smtp.waitFor(session.email, (m) => m.text.includes("/verify-email")), "/verify-email");
       // The mailed link lands on the app root (its default callbackURL).
       expect((await send("GET", link.slice(platform.baseURL.length))).status).toBe(302);
       return session;
@@ -638,15 +627,15 @@ describe(`bad input on the account-lifecycle routes (${backendLabel()})`, () => 
         expect(answers[0]!.status).toBe(200);
         for (const answer of answers.slice(1)) expect(answer).toEqual(answers[0]);
         // Only the known addresses get mail.
-        await smtp.waitFor(known.email, (m) => m.text.includes("/reset-password/"));
-        await smtp.waitFor(verified.email, (m) => m.text.includes("/reset-password/"));
+        await platform.smtp.waitFor(known.email, (m) => m.text.includes("/reset-password/"));
+        await platform.smtp.waitFor(verified.email, (m) => m.text.includes("/reset-password/"));
       });
     }
 
     it("POST /send-verification-email: byte-identical answers for an unverified, a verified and an unknown address", async () => {
       const known = await aSession();
       const verified = await verifiedSession();
-      await settle();
+      await platform.mailSettled();
       const verifiedMails = mailsTo(verified.email);
       const answers = [];
       for (const email of [known.email, verified.email, known.email.toUpperCase(), uniqueEmail("unknown")]) {
@@ -654,8 +643,8 @@ describe(`bad input on the account-lifecycle routes (${backendLabel()})`, () => 
       }
       expect(answers[0]!.status).toBe(200);
       for (const answer of answers.slice(1)) expect(answer).toEqual(answers[0]);
-      await smtp.waitFor(known.email, (m) => linkIn(m, "/verify-email").includes("callbackURL=%2Fverified"));
-      await settle();
+      await platform.smtp.waitFor(known.email, (m) => linkIn(m, "/verify-email").includes("callbackURL=%2Fverified"));
+      await platform.mailSettled();
       expect(mailsTo(verified.email)).toBe(verifiedMails);
     });
 

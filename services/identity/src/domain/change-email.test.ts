@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { changeEmail } from "./change-email.js";
+import { aSignedUpUser, testRegistry, tokenIn } from "./test-registry.js";
+import { verifyEmail } from "./verification.js";
+
+const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
+
+describe("change email", () => {
+  it("an unverified user's address changes at once; the new address gets a verification link", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    await changeEmail(deps, { userId: user.id, newEmail: " New@Example.com", callbackUrl: "/settings" });
+    expect(await deps.store.findUserById(user.id)).toMatchObject({ email: "new@example.com", emailVerified: false });
+    expect(deps.sessions.forgotten).toEqual([user.id]);
+    expect(deps.mail.link("new@example.com", "email-verification")).toContain("callbackURL=%2Fsettings");
+  });
+
+  it("a verified user confirms from the current address; following the link moves to the new one, to be verified in turn", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    await deps.store.updateUser(user.id, { emailVerified: true });
+    await changeEmail(deps, { userId: user.id, newEmail: "new@example.com" });
+    expect(await deps.store.findUserById(user.id)).toMatchObject({ email, emailVerified: true });
+    const confirmation = deps.mail.to(email, "change-email").at(-1)!;
+    expect(confirmation.variables).toMatchObject({ new_email: "new@example.com", email });
+
+    const { user: moved } = await verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {} });
+    expect(moved).toMatchObject({ id: user.id, email: "new@example.com", emailVerified: false });
+    expect(await deps.store.findUserByEmail(email)).toBeNull();
+    expect(deps.sessions.forgotten).toContain(user.id);
+    await verifyEmail(deps, { token: tokenIn(deps.mail.link("new@example.com", "email-verification")), client: {} });
+    expect(await deps.store.findUserById(user.id)).toMatchObject({ email: "new@example.com", emailVerified: true });
+  });
+
+  it("a confirmation link is refused if the new address was taken meanwhile", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    await deps.store.updateUser(user.id, { emailVerified: true });
+    await changeEmail(deps, { userId: user.id, newEmail: "new@example.com" });
+    await aSignedUpUser(deps, { email: "new@example.com" });
+    expect(await code(verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "change-email")), client: {} }))).toBe("COULDNT_UPDATE_YOUR_EMAIL");
+    expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
+  });
+
+  it("refuses the same address, a taken one, a malformed one, an unknown user, and everything when disabled", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    const { email: taken } = await aSignedUpUser(deps);
+    expect(await code(changeEmail(deps, { userId: user.id, newEmail: email.toUpperCase() }))).toBe("EMAIL_IS_THE_SAME");
+    expect(await code(changeEmail(deps, { userId: user.id, newEmail: taken }))).toBe("USER_ALREADY_EXISTS");
+    expect(await code(changeEmail(deps, { userId: user.id, newEmail: "nope" }))).toBe("INVALID_EMAIL");
+    expect(await code(changeEmail(deps, { userId: "nobody", newEmail: "x@example.com" }))).toBe("USER_NOT_FOUND");
+    expect(await code(changeEmail(testRegistry({ IDENTITY_CHANGE_EMAIL_ENABLED: "false" }), { userId: user.id, newEmail: "x@example.com" }))).toBe("CHANGE_EMAIL_IS_DISABLED");
+    expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { deleteUser } from "./delete-user.js";
+import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+
+const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
+const DAY = 86_400_000;
+
+async function gone(deps: TestRegistry, userId: string) {
+  return (await deps.store.findUserById(userId)) === null && (await deps.store.listAccounts(userId)).length === 0 && deps.sessions.of(userId).length === 0;
+}
+
+describe("delete user", () => {
+  it("with the right password deletes the user, their accounts and their sessions at once", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    expect(await code(deleteUser(deps, { userId: user.id, password: "wrong-password" }))).toBe("INVALID_PASSWORD");
+    expect(await gone(deps, user.id)).toBe(false);
+    expect(await deleteUser(deps, { userId: user.id, password: "password-123" })).toEqual({ deleted: true });
+    expect(await gone(deps, user.id)).toBe(true);
+    expect(await code(deleteUser(deps, { userId: user.id, password: "password-123" }))).toBe("USER_NOT_FOUND");
+  });
+
+  it("from a fresh session mails a confirmation link; its token deletes the user once, within a day", async () => {
+    const deps = testRegistry();
+    const { email, user, session } = await aSignedUpUser(deps);
+    const caller = { token: session!.token, createdAt: deps.now() };
+    expect(await deleteUser(deps, { userId: user.id, caller, callbackUrl: "/bye" })).toEqual({ deleted: false });
+    const link = deps.mail.link(email, "delete-account");
+    expect(link).toMatch(/\/delete-user\/callback\?token=[0-9a-z]{32}&callbackURL=%2Fbye$/);
+    expect(await gone(deps, user.id)).toBe(false);
+    deps.advance(DAY - 1_000);
+    expect(await deleteUser(deps, { userId: user.id, token: tokenIn(link) })).toEqual({ deleted: true });
+    expect(await gone(deps, user.id)).toBe(true);
+  });
+
+  it("refuses a confirmation token past its day, another user's token, and a forged one", async () => {
+    const deps = testRegistry();
+    const { email, user, session } = await aSignedUpUser(deps);
+    const { user: other } = await aSignedUpUser(deps);
+    await deleteUser(deps, { userId: user.id, caller: { token: session!.token, createdAt: deps.now() } });
+    const token = tokenIn(deps.mail.link(email, "delete-account"));
+    expect(await code(deleteUser(deps, { userId: other.id, token }))).toBe("INVALID_TOKEN");
+    expect(await code(deleteUser(deps, { userId: user.id, token: "a".repeat(32) }))).toBe("INVALID_TOKEN");
+    expect(await code(deleteUser(deps, { userId: user.id, token: "not a token" }))).toBe("INVALID_TOKEN");
+    deps.advance(DAY);
+    expect(await code(deleteUser(deps, { userId: user.id, token }))).toBe("INVALID_TOKEN");
+    expect(await gone(deps, user.id)).toBe(false);
+    expect(await gone(deps, other.id)).toBe(false);
+  });
+
+  it("without password or token needs a session younger than the fresh age", async () => {
+    const deps = testRegistry({ SESSION_FRESH_AGE: "3600" });
+    const { user, session } = await aSignedUpUser(deps);
+    const caller = { token: session!.token, createdAt: deps.now() };
+    deps.advance(3_600_000 + 1);
+    expect(await code(deleteUser(deps, { userId: user.id, caller }))).toBe("SESSION_IS_NOT_FRESH");
+    expect(await code(deleteUser(deps, { userId: user.id }))).toBe("SESSION_IS_NOT_FRESH");
+    expect(deps.mail.to(user.email, "delete-account")).toEqual([]);
+  });
+
+  it("with verification off, a fresh session deletes at once; with deletion disabled nothing is deleted", async () => {
+    const deps = testRegistry({ IDENTITY_DELETE_USER_VERIFICATION: "false" });
+    const { user, session } = await aSignedUpUser(deps);
+    expect(await deleteUser(deps, { userId: user.id, caller: { token: session!.token, createdAt: deps.now() } })).toEqual({ deleted: true });
+    expect(await gone(deps, user.id)).toBe(true);
+
+    const disabled = testRegistry({ IDENTITY_DELETE_USER_ENABLED: "false" });
+    const { user: kept } = await aSignedUpUser(disabled);
+    expect(await code(deleteUser(disabled, { userId: kept.id, password: "password-123" }))).toBe("NOT_FOUND");
+    expect(await gone(disabled, kept.id)).toBe(false);
+  });
+
+  it("ends the sessions before removing the user: if that fails, nothing is deleted and a retry succeeds", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    deps.sessions.failRevoke = true;
+    await expect(deleteUser(deps, { userId: user.id, password: "password-123" })).rejects.toThrow(/unavailable/);
+    expect(await deps.store.findUserById(user.id)).not.toBeNull();
+    deps.sessions.failRevoke = false;
+    expect(await deleteUser(deps, { userId: user.id, password: "password-123" })).toEqual({ deleted: true });
+    expect(await gone(deps, user.id)).toBe(true);
+  });
+});

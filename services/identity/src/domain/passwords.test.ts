@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { changePassword, setPassword } from "./passwords.js";
+import { signInEmail } from "./sign-in.js";
+import { aSignedUpUser, type TestRegistry, testRegistry } from "./test-registry.js";
+
+const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
+const signsIn = (deps: TestRegistry, email: string, password: string) =>
+  signInEmail(deps, { email, password, rememberMe: true, client: {} }).then(() => true, () => false);
+const change = (userId: string, currentPassword: string, newPassword: string, revokeOtherSessions = false) => ({ userId, currentPassword, newPassword, revokeOtherSessions, client: {} });
+
+describe("change password", () => {
+  it("needs the current password; the new one works afterwards and the old one no longer does", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    expect(await code(changePassword(deps, change(user.id, "wrong-password", "new-password-456")))).toBe("INVALID_PASSWORD");
+    expect(await code(changePassword(deps, change(user.id, "password-123", "short")))).toBe("PASSWORD_TOO_SHORT");
+    const { session } = await changePassword(deps, change(user.id, "password-123", "new-password-456"));
+    expect(session).toBeUndefined();
+    expect(deps.sessions.of(user.id)).toHaveLength(1);
+    expect(await signsIn(deps, email, "password-123")).toBe(false);
+    expect(await signsIn(deps, email, "new-password-456")).toBe(true);
+  });
+
+  it("with revokeOtherSessions ends every session and hands the caller a new one", async () => {
+    const deps = testRegistry();
+    const { user, session: before } = await aSignedUpUser(deps);
+    const { session } = await changePassword(deps, change(user.id, "password-123", "new-password-456", true));
+    expect(deps.sessions.of(user.id).map((s) => s.token)).toEqual([session!.token]);
+    expect(session!.token).not.toBe(before!.token);
+  });
+
+  it("when the sessions cannot be ended, keeps the old password and fails (a retry starts over)", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    deps.sessions.failRevoke = true;
+    await expect(changePassword(deps, change(user.id, "password-123", "new-password-456", true))).rejects.toThrow(/unavailable/);
+    expect(await signsIn(deps, email, "password-123")).toBe(true);
+    expect(await signsIn(deps, email, "new-password-456")).toBe(false);
+  });
+
+  it("refuses a user without a password account, and an unknown user", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    for (const account of await deps.store.listAccounts(user.id)) await deps.store.deleteAccount(account.id);
+    expect(await code(changePassword(deps, change(user.id, "password-123", "new-password-456")))).toBe("CREDENTIAL_ACCOUNT_NOT_FOUND");
+    expect(await code(changePassword(deps, change("nobody", "password-123", "new-password-456")))).toBe("USER_NOT_FOUND");
+  });
+});
+
+describe("set password", () => {
+  it("gives a user without a password one, and refuses a user who has one", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    expect(await code(setPassword(deps, { userId: user.id, newPassword: "new-password-456" }))).toBe("USER_ALREADY_HAS_A_PASSWORD");
+    for (const account of await deps.store.listAccounts(user.id)) await deps.store.deleteAccount(account.id);
+    expect(await code(setPassword(deps, { userId: user.id, newPassword: "short" }))).toBe("PASSWORD_TOO_SHORT");
+    await setPassword(deps, { userId: user.id, newPassword: "new-password-456" });
+    expect(await signsIn(deps, email, "new-password-456")).toBe(true);
+    expect(await code(setPassword(deps, { userId: "nobody", newPassword: "new-password-456" }))).toBe("USER_NOT_FOUND");
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The identity domain's dependencies for unit tests: the memory store, a clock the test moves, and fakes of
+ * the session and mail ports that behave like the services behind them (sessions are kept per user, mail
+ * is kept per address), so tests assert what a user would see.
+ */
+import { HashingQueue } from "../hashing-queue.js";
+import { passwordHasher } from "../password.js";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Logger } from "@auth-platform/runtime/log";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import { identityConfig } from "../config.js";
+import { createMemoryIdentityStore } from "../store/memory-identity-store.js";
+import { processDue } from "./mail-request-worker.js";
+import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
+import type { MailPort, MailTemplate, Registry, SessionPort } from "./ports.js";
+import { signUpEmail } from "./sign-up.js";
+
+export const T0 = Date.UTC(2031, 0, 1);
+const SECRET = "domain-test-secret-0123456789-0123456789";
+
+export interface SentMail {
+  to: string;
+  template: MailTemplate;
+  variables: Record<string, string>;
+  idempotencyKey: string;
+}
+
+/** The session service as identity sees it: sessions per user, and which users' cached copies were dropped. */
+export interface FakeSessions extends SessionPort {
+  live: Session[];
+  forgotten: string[];
+  /** Makes revokeUserSessions fail, as when the session service is unreachable. */
+  failRevoke: boolean;
+  of(userId: string): Session[];
+}
+
+function fakeSessions(now: () => Date): FakeSessions {
+  const sessions: FakeSessions = {
+    live: [],
+    forgotten: [],
+    failRevoke: false,
+    of: (userId) => sessions.live.filter((s) => s.userId === userId),
+    async createSession(user) {
+      const session: Session = { id: newId(), token: randomString(32), userId: user.id, createdAt: now() };
+      sessions.live.push(session);
+      return session;
+    },
+    async revokeUserSessions(userId) {
+      if (sessions.failRevoke) throw new Error("session service unavailable");
+      sessions.live = sessions.live.filter((s) => s.userId !== userId);
+    },
+    async forgetUser(userId) {
+      sessions.forgotten.push(userId);
+    },
+  };
+  return sessions;
+}
+
+/** The notification service as identity sees it: one message per idempotency key. */
+export interface FakeMail extends MailPort {
+  sent: SentMail[];
+  to(address: string, template?: MailTemplate): SentMail[];
+  /** The link of the newest mail of this template to this address. */
+  link(address: string, template: MailTemplate): string;
+}
+
+function fakeMail(): FakeMail {
+  const mail: FakeMail = {
+    sent: [],
+    to: (address, template) => mail.sent.filter((m) => m.to === address && (!template || m.template === template)),
+    link(address, template) {
+      const found = mail.to(address, template).at(-1);
+      if (!found) throw new Error(`no ${template} mail to ${address} (sent: ${mail.sent.map((m) => `${m.template} ${m.to}`).join(", ")})`);
+      return found.variables.url!;
+    },
+    async send(to, template, variables, idempotencyKey) {
+      if (!mail.sent.some((m) => m.idempotencyKey === idempotencyKey)) mail.sent.push({ to, template, variables, idempotencyKey });
+    },
+  };
+  return mail;
+}
+
+export interface TestRegistry extends Registry {
+  sessions: FakeSessions;
+  mail: FakeMail;
+  /** Moves the clock forward. */
+  advance(ms: number): void;
+  /** Runs the mail request worker once every queued request is due (what the real worker does on its own). */
+  processMailRequests(): Promise<void>;
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A registry on a fresh memory store, its clock at T0; `env` as the service's environment. */
+export function testRegistry(env: Record<string, string> = {}): TestRegistry {
+  let clock = T0;
+  const now = () => new Date(clock);
+  const registry: TestRegistry = {
+    config: identityConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.example.com/api/auth", ...env }),
+    store: createMemoryIdentityStore({ now }),
+    sessions: fakeSessions(now),
+    mail: fakeMail(),
+    mailRequests: { wake() {} },
+    passwords: passwordHasher(new HashingQueue({ concurrency: 2, maxQueued: 64 })),
+    log: silent,
+    now,
+    advance: (ms) => void (clock += ms),
+    async processMailRequests() {
+      clock += MAIL_REQUEST_DELAY_MS;
+      await processDue(registry);
+    },
+  };
+  return registry;
+}
+
+/** Signs a user up with a password (default "password-123"), as the sign-up form does. */
+export async function aSignedUpUser(deps: TestRegistry, overrides: { email?: string; password?: string; username?: string } = {}) {
+  const email = overrides.email ?? `${randomString(8).toLowerCase()}@example.com`;
+  const password = overrides.password ?? "password-123";
+  const { user, session } = await signUpEmail(deps, { name: "Ada", email, password, username: overrides.username, extraFields: {}, rememberMe: true, client: {} });
+  return { user, session, email, password };
+}
+
+/** The token at the end of a link's path, or in its `token` query parameter. */
+export function tokenIn(link: string): string {
+  const url = new URL(link);
+  return url.searchParams.get("token") ?? url.pathname.split("/").pop()!;
+}

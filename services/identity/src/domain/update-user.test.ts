@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { updateUser } from "./update-user.js";
+
+const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
+const FIELDS = JSON.stringify({ phone: { type: "string" }, age: { type: "number" }, plan: { type: "string", input: false } });
+
+describe("update user", () => {
+  it("changes the name, image and username, keeps what is not named, and drops cached copies of the user", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    deps.advance(60_000);
+    const updated = await updateUser(deps, { userId: user.id, fields: { name: "Ada King", image: "https://example.com/a.png", username: "Ada.King" } });
+    expect(updated).toMatchObject({ name: "Ada King", image: "https://example.com/a.png", username: "ada.king", displayUsername: "Ada.King", email: user.email });
+    expect(updated.updatedAt).toEqual(deps.now());
+    expect(await deps.store.findUserById(user.id)).toEqual(updated);
+    expect(deps.sessions.forgotten).toEqual([user.id]);
+    expect(await updateUser(deps, { userId: user.id, fields: { image: null } })).toMatchObject({ image: null, name: "Ada King" });
+  });
+
+  it("merges configured extra fields with the stored ones and refuses server-only and unknown ones", async () => {
+    const deps = testRegistry({ IDENTITY_USER_FIELDS: FIELDS });
+    const { user } = await aSignedUpUser(deps);
+    await updateUser(deps, { userId: user.id, fields: { phone: "+44 20" } });
+    expect((await updateUser(deps, { userId: user.id, fields: { age: 42 } })).extraFields).toEqual({ phone: "+44 20", age: 42 });
+    expect(await code(updateUser(deps, { userId: user.id, fields: { plan: "enterprise" } }))).toBe("VALIDATION_ERROR");
+    expect(await code(updateUser(deps, { userId: user.id, fields: { isAdmin: true } }))).toBe("VALIDATION_ERROR");
+    expect(await code(updateUser(deps, { userId: user.id, fields: { age: "old" } }))).toBe("VALIDATION_ERROR");
+    expect((await deps.store.findUserById(user.id))!.extraFields).toEqual({ phone: "+44 20", age: 42 });
+  });
+
+  it("refuses the email, a taken username, bad values and an unknown user, changing nothing", async () => {
+    const deps = testRegistry();
+    await aSignedUpUser(deps, { username: "taken" });
+    const { user } = await aSignedUpUser(deps, { username: "mine" });
+    expect(await code(updateUser(deps, { userId: user.id, fields: { email: "x@example.com" } }))).toBe("EMAIL_CAN_NOT_BE_UPDATED");
+    expect(await code(updateUser(deps, { userId: user.id, fields: { username: "TAKEN" } }))).toBe("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+    expect(await code(updateUser(deps, { userId: user.id, fields: { name: "  " } }))).toBe("VALIDATION_ERROR");
+    expect(await code(updateUser(deps, { userId: user.id, fields: { image: 5 } }))).toBe("VALIDATION_ERROR");
+    expect(await code(updateUser(deps, { userId: "nobody", fields: { name: "X" } }))).toBe("USER_NOT_FOUND");
+    expect(await deps.store.findUserById(user.id)).toEqual(user);
+    // Renaming to one's own username (another case) is not a clash.
+    expect(await updateUser(deps, { userId: user.id, fields: { username: "MINE" } })).toMatchObject({ username: "mine", displayUsername: "MINE" });
+  });
+});

@@ -1,0 +1,122 @@
+/** The identity store in process memory: for unit tests of the domain, and the contract's reference backend. */
+import { AuthError } from "@auth-platform/proto/errors";
+import type { AccountRecord, IdentityStore, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
+
+/** Copies out, so a caller never holds a record the store keeps (as with rows read from a database). */
+const copyUser = (user: UserRecord): UserRecord => structuredClone(user);
+const copy = <T extends object>(record: T): T => ({ ...record });
+
+export function createMemoryIdentityStore(options: { now?: () => Date } = {}): IdentityStore {
+  const now = options.now ?? (() => new Date());
+  const users = new Map<string, UserRecord>();
+  const accounts = new Map<string, AccountRecord>();
+  const verifications = new Map<string, VerificationRecord>();
+  const mailRequests = new Map<string, MailRequestRecord>();
+  const byCreation = (a: { createdAt: Date }, b: { createdAt: Date }) => a.createdAt.getTime() - b.createdAt.getTime();
+  const leaseFree = (request: MailRequestRecord, at: Date) => request.leaseUntil === null || request.leaseUntil <= at;
+  /** The unique indexes of the user table: email, and username when set. */
+  const clash = (candidate: UserRecord): AuthError | null => {
+    for (const user of users.values()) {
+      if (user.id === candidate.id) continue;
+      if (user.email === candidate.email) return new AuthError("USER_ALREADY_EXISTS");
+      if (candidate.username !== null && user.username === candidate.username) return new AuthError("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+    }
+    return null;
+  };
+  /** The unique index on (providerId, accountId). */
+  const linked = (account: AccountRecord) => [...accounts.values()].some((a) => a.providerId === account.providerId && a.accountId === account.accountId);
+  const find = (predicate: (user: UserRecord) => boolean) => {
+    for (const user of users.values()) if (predicate(user)) return copyUser(user);
+    return null;
+  };
+  return {
+    async createUserWithAccount(user, account) {
+      const error = clash(user);
+      if (error) throw error;
+      users.set(user.id, copyUser(user));
+      accounts.set(account.id, { ...account, scope: account.scope ?? null });
+      return user;
+    },
+    findUserById: async (id) => find((user) => user.id === id),
+    findUserByEmail: async (email) => find((user) => user.email === email),
+    findUserByUsername: async (username) => find((user) => user.username === username),
+    async findAccount(userId, providerId) {
+      const found = [...accounts.values()].filter((a) => a.userId === userId && a.providerId === providerId).sort(byCreation)[0];
+      return found ? copy(found) : null;
+    },
+    async updateUser(id, patch) {
+      const user = users.get(id);
+      if (!user) return null;
+      const updated: UserRecord = { ...user, ...structuredClone(patch), updatedAt: now() };
+      const error = clash(updated);
+      if (error) throw error;
+      users.set(id, updated);
+      return copyUser(updated);
+    },
+    async listAccounts(userId) {
+      return [...accounts.values()].filter((a) => a.userId === userId).sort(byCreation).map(copy);
+    },
+    async createAccount(account) {
+      // The database's unique index on (providerId, accountId) refuses a second link of a social account.
+      if (linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+      accounts.set(account.id, { ...account, scope: account.scope ?? null });
+    },
+    async setAccountPassword(accountId, passwordHash) {
+      const account = accounts.get(accountId);
+      if (!account) return false;
+      Object.assign(account, { password: passwordHash, updatedAt: now() });
+      return true;
+    },
+    async deleteAccount(accountId) {
+      accounts.delete(accountId);
+    },
+    async deleteUserAndAccounts(userId) {
+      for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
+      users.delete(userId);
+    },
+    async createVerification(record) {
+      verifications.set(record.id, copy(record));
+    },
+    async findVerification(identifier) {
+      const found = [...verifications.values()].filter((v) => v.identifier === identifier).sort((a, b) => byCreation(b, a))[0];
+      return found ? copy(found) : null;
+    },
+    async consumeVerification(id) {
+      return verifications.delete(id);
+    },
+    async deleteVerifications(identifierPrefix, value) {
+      if (!/^[A-Za-z0-9:-]+$/.test(identifierPrefix)) throw new Error("deleteVerifications: the prefix must be plain (no LIKE wildcards)");
+      let deleted = 0;
+      for (const [id, record] of verifications) {
+        if (record.value === value && record.identifier.startsWith(identifierPrefix)) deleted += Number(verifications.delete(id));
+      }
+      return deleted;
+    },
+    async enqueueMailRequest(request) {
+      mailRequests.set(request.id, { ...request, attempts: 0, leaseUntil: null });
+    },
+    async findDueMailRequests(at, limit) {
+      return [...mailRequests.values()]
+        .filter((r) => r.nextAttemptAt <= at && leaseFree(r, at))
+        .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+        .slice(0, limit)
+        .map(copy);
+    },
+    async claimMailRequest(id, seenAttempts, at, leaseUntil) {
+      const request = mailRequests.get(id);
+      if (!request || request.attempts !== seenAttempts || !leaseFree(request, at)) return false;
+      Object.assign(request, { attempts: seenAttempts + 1, leaseUntil });
+      return true;
+    },
+    async retryMailRequest(id, attempts, nextAttemptAt) {
+      const request = mailRequests.get(id);
+      if (request && request.attempts === attempts) Object.assign(request, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteMailRequest(id) {
+      mailRequests.delete(id);
+    },
+    async close() {
+      for (const map of [users, accounts, verifications, mailRequests]) map.clear();
+    },
+  };
+}

@@ -1,0 +1,7 @@
+/** The NotificationStore contract on memory, SQLite, and PostgreSQL (when TEST_DATABASE_URL is set). */
+import { onEveryBackend } from "../../../../testing/databases.js";
+import { createMemoryNotificationStore } from "./memory-notification-store.js";
+import { openNotificationStore } from "./mikro-notification-store.js";
+import { notificationStoreContract } from "./notification-store.contract.js";
+
+onEveryBackend("notification_store", { memory: () => createMemoryNotificationStore(), sql: openNotificationStore }, notificationStoreContract);

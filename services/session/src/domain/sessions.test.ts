@@ -1,0 +1,197 @@
+/**
+ * Session use cases on the memory store and cache, on a test clock: reads come from the cache and fall back
+ * to the store when Redis fails; a session is extended once the update age has passed (never a short one);
+ * a revoke writes the tombstone before it deletes the row, and during a Redis outage still succeeds,
+ * recorded as pending and after waiting out the cache lease, so no revoked session is served again.
+ */
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { CACHE_LEASE_KEY } from "@auth-platform/runtime/session-cache";
+import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, type ValidSession } from "./sessions.js";
+import { aUser, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+
+const DAY = 86_400_000;
+const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
+const expiryOf = (found: ValidSession | null) => Date.parse(found!.cached.session.expiresAt);
+
+async function signedIn(deps: TestRegistry, options: { rememberMe?: boolean; userId?: string } = {}) {
+  const user = deps.users.known.get(options.userId ?? "") ?? aUser(deps, options.userId ? { id: options.userId } : {});
+  await deps.lease.tick();
+  return createSession(deps, { userId: user.id, rememberMe: options.rememberMe ?? true, user });
+}
+
+/** Counts the store reads by token, to tell a cache hit from a fallback. */
+function countStoreReads(deps: TestRegistry) {
+  const counter = { reads: 0 };
+  const findByToken = deps.store.findByToken.bind(deps.store);
+  deps.store.findByToken = (token) => (counter.reads++, findByToken(token));
+  return counter;
+}
+
+describe("get-session", () => {
+  it("serves a new session from the cache, and from the store while the cache is down", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const store = countStoreReads(deps);
+    const cached = await getSession(deps, session.token, false);
+    expect(cached).toMatchObject({ refreshed: false, cached: { session: { token: session.token, userId: session.userId }, user: { id: session.userId } } });
+    expect(store.reads).toBe(0);
+
+    deps.cache.down = true;
+    const fallback = await getSession(deps, session.token, false);
+    expect(fallback?.cached.session.id).toBe(session.id);
+    expect(fallback?.cached.user).toEqual(cached?.cached.user);
+    expect(store.reads).toBe(1);
+  });
+
+  it("a cache miss reads the store and the user, and fills the cache for the next read", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    await deps.cache.del(`session:${vault.lookup(session.token)}`);
+    const store = countStoreReads(deps);
+    expect((await getSession(deps, session.token, false))?.cached.user.id).toBe(session.userId);
+    expect((await getSession(deps, session.token, false))?.cached.user.id).toBe(session.userId);
+    expect(store.reads).toBe(1);
+  });
+
+  it("answers null for an unknown token, an expired session (which is deleted), and a user who no longer exists", async () => {
+    const deps = testRegistry();
+    expect(await getSession(deps, "no-such-token", false)).toBeNull();
+    const short = await signedIn(deps, { rememberMe: false });
+    deps.clock.advance(DAY);
+    expect(await getSession(deps, short.token, false)).toBeNull();
+    expect(await deps.store.findByToken(short.token)).toBeNull();
+
+    const orphan = await signedIn(deps);
+    deps.users.known.delete(orphan.userId);
+    await forgetUser(deps, orphan.userId);
+    expect(await getSession(deps, orphan.token, false)).toBeNull();
+  });
+
+  it("serves the changed user after forgetUser", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    deps.users.known.set(session.userId, { ...deps.users.known.get(session.userId)!, name: "Ada King" });
+    expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("Ada");
+    await forgetUser(deps, session.userId);
+    expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("Ada King");
+  });
+});
+
+describe("refresh", () => {
+  it("extends a session read after the update age by its full lifetime, once; disableRefresh leaves it", async () => {
+    const deps = testRegistry({ SESSION_UPDATE_AGE: "3600" });
+    const session = await signedIn(deps);
+    const first = await getSession(deps, session.token, false);
+    expect(expiryOf(first)).toBe(session.expiresAt.getTime());
+    deps.clock.advance(3_600_000);
+    await deps.lease.tick();
+
+    const untouched = await getSession(deps, session.token, true);
+    expect(untouched?.refreshed).toBe(false);
+    expect(expiryOf(untouched)).toBe(session.expiresAt.getTime());
+
+    const refreshed = await getSession(deps, session.token, false);
+    expect(refreshed?.refreshed).toBe(true);
+    expect(expiryOf(refreshed)).toBe(deps.clock.now() + deps.config.expiresInSeconds * 1000);
+    expect((await deps.store.findByToken(session.token))?.expiresAt.getTime()).toBe(expiryOf(refreshed));
+    // Within the update age again: served as is.
+    deps.clock.advance(1_000);
+    const next = await getSession(deps, session.token, false);
+    expect(next?.refreshed).toBe(false);
+    expect(expiryOf(next)).toBe(expiryOf(refreshed));
+  });
+
+  it("extends from the store when the cache is down", async () => {
+    const deps = testRegistry({ SESSION_UPDATE_AGE: "60" });
+    const session = await signedIn(deps);
+    deps.clock.advance(60_000);
+    deps.cache.down = true;
+    const refreshed = await getSession(deps, session.token, false);
+    expect(refreshed?.refreshed).toBe(true);
+    expect((await deps.store.findByToken(session.token))?.expiresAt.getTime()).toBe(expiryOf(refreshed));
+  });
+
+  it("never extends a rememberMe=false session: it ends a day after sign-in", async () => {
+    const deps = testRegistry({ SESSION_UPDATE_AGE: "60" });
+    const session = await signedIn(deps, { rememberMe: false });
+    expect(session.expiresAt.getTime()).toBe(deps.clock.now() + DAY);
+    deps.clock.advance(DAY - 1_000);
+    await deps.lease.tick();
+    const later = await getSession(deps, session.token, false);
+    expect(later?.refreshed).toBe(false);
+    expect(expiryOf(later)).toBe(session.expiresAt.getTime());
+    deps.clock.advance(1_000);
+    expect(await getSession(deps, session.token, false)).toBeNull();
+  });
+});
+
+describe("revoke", () => {
+  it("writes the tombstone before deleting the row, so no reader between the two can bring the session back", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const seenAtDelete: Array<string | null> = [];
+    const deleteByTokens = deps.store.deleteByTokens.bind(deps.store);
+    deps.store.deleteByTokens = async (tokens) => {
+      seenAtDelete.push(await deps.cache.get(`revoked:${vault.lookup(session.token)}`));
+      return deleteByTokens(tokens);
+    };
+    await revokeSession(deps, session.token);
+    expect(seenAtDelete).toEqual(["1"]);
+    expect(await getSession(deps, session.token, false)).toBeNull();
+    expect(await deps.store.findByToken(session.token)).toBeNull();
+    expect(await deps.store.listPending(10)).toEqual([]);
+  });
+
+  it("only the owner's session, when an owner is named; revoking others keeps the one named", async () => {
+    const deps = testRegistry();
+    const mine = await signedIn(deps, { userId: "u1" });
+    const other = await signedIn(deps, { userId: "u1" });
+    const theirs = await signedIn(deps, { userId: "u2" });
+    expect(await code(revokeSession(deps, theirs.token, "u1"))).toBe("SESSION_NOT_FOUND");
+    expect(await getSession(deps, theirs.token, false)).not.toBeNull();
+    await revokeUserSessions(deps, "u1", mine.token);
+    expect((await listSessions(deps, "u1")).map((s) => s.token)).toEqual([mine.token]);
+    expect(await getSession(deps, other.token, false)).toBeNull();
+    await revokeUserSessions(deps, "u1");
+    expect(await getSession(deps, mine.token, false)).toBeNull();
+    expect(await code(revokeSession(deps, mine.token))).toBe("SESSION_NOT_FOUND");
+  });
+
+  it("during a Redis outage succeeds after waiting out the lease; the stale cached copy is never served again", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const kept = await signedIn(deps);
+    expect(await getSession(deps, session.token, false)).not.toBeNull();
+
+    deps.cache.down = true;
+    const start = deps.clock.now();
+    await revokeUserSessions(deps, session.userId, kept.token);
+    // The call waited out the lease (on the test clock) before answering.
+    expect(deps.clock.now() - start).toBeGreaterThanOrEqual(deps.config.cacheLeaseMs);
+    expect(await deps.store.findByToken(session.token)).toBeNull();
+    expect(await deps.store.listPending(10)).toHaveLength(1);
+    expect(await getSession(deps, session.token, false)).toBeNull();
+
+    // Redis comes back still holding the entry: with the lease lapsed it is not trusted, and no round has run yet.
+    deps.cache.down = false;
+    expect(await deps.cache.get(CACHE_LEASE_KEY)).toBeNull();
+    expect(await getSession(deps, session.token, false)).toBeNull();
+    expect(await getSession(deps, kept.token, false)).not.toBeNull();
+    // The next round writes the tombstone and holds the lease again.
+    expect(await deps.lease.tick()).toBe(true);
+    expect(await deps.store.listPending(10)).toEqual([]);
+    expect(await getSession(deps, session.token, false)).toBeNull();
+  });
+
+  it("lists a user's live sessions only, impersonations left out", async () => {
+    const deps = testRegistry();
+    const user = aUser(deps);
+    const live = await createSession(deps, { userId: user.id, rememberMe: true, user });
+    await createSession(deps, { userId: user.id, rememberMe: true, user, impersonatedBy: "admin-1" });
+    const short = await createSession(deps, { userId: user.id, rememberMe: false, user });
+    expect((await listSessions(deps, user.id)).map((s) => s.token).sort()).toEqual([live.token, short.token].sort());
+    deps.clock.advance(DAY);
+    expect((await listSessions(deps, user.id)).map((s) => s.token)).toEqual([live.token]);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The session domain's dependencies for unit tests: the memory store, a memory cache that can be made to
+ * fail like an unreachable Redis, a clock the test moves (shared by the cache, the store and the lease),
+ * and a fake of the identity service that serves users by id.
+ */
+import type { PublicUser } from "@auth-platform/proto/public-shapes";
+import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
+import type { Logger } from "@auth-platform/runtime/log";
+import { tokenVault } from "@auth-platform/runtime/session-token";
+import { sessionConfig } from "../config.js";
+import { createMemorySessionStore } from "../store/memory-session-store.js";
+import { cacheLease, type CacheLease } from "./cache-lease.js";
+import type { Registry } from "./ports.js";
+
+export const T0 = Date.UTC(2031, 0, 1);
+
+/** A clock the test moves; `sleep` moves it too, so nothing waits on real time. */
+export interface TestClock {
+  now(): number;
+  advance(ms: number): void;
+  sleep(ms: number): Promise<void>;
+}
+
+export function testClock(start = T0): TestClock {
+  let at = start;
+  return { now: () => at, advance: (ms) => void (at += ms), sleep: async (ms) => void (at += ms) };
+}
+
+/** A memory cache that refuses every command while `down` is set, as ioredis does with Redis unreachable. */
+export function faultyKeyValue(now: () => number): KeyValue & { down: boolean } {
+  const inner = createMemoryKeyValue(now);
+  const kv = { down: false } as KeyValue & { down: boolean };
+  const guard =
+    <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (kv.down) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
+      return f(...args);
+    };
+  return Object.assign(kv, {
+    kind: "redis" as const,
+    get: guard(inner.get),
+    set: guard(inner.set),
+    del: guard(inner.del),
+    getMany: guard(inner.getMany),
+    hit: guard(inner.hit),
+    ready: inner.ready,
+    close: inner.close,
+  });
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface TestRegistry extends Registry {
+  cache: ReturnType<typeof faultyKeyValue>;
+  lease: CacheLease;
+  clock: TestClock;
+  /** The users the identity service knows, by id. */
+  users: Registry["users"] & { known: Map<string, PublicUser> };
+}
+
+export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
+
+/** A registry whose lease the test drives (tick) and whose waits move the test clock. */
+export function testRegistry(env: Record<string, string> = {}): TestRegistry {
+  const clock = testClock();
+  const now = () => new Date(clock.now());
+  const store = createMemorySessionStore(vault, { now });
+  const cache = faultyKeyValue(clock.now);
+  const config = sessionConfig({ AUTH_SECRET: "session-domain-secret-0123456789-0123456789", ...env });
+  const lease = cacheLease({ store, cache, log: silent, leaseMs: config.cacheLeaseMs, now: clock.now, sleep: clock.sleep });
+  lease.stop();
+  const known = new Map<string, PublicUser>();
+  return {
+    config,
+    store,
+    cache,
+    tokens: vault,
+    lease,
+    clock,
+    log: silent,
+    now,
+    users: { known, getUser: async (id) => known.get(id) ?? null },
+  };
+}
+
+/** A user the identity service knows. */
+export function aUser(deps: TestRegistry, overrides: Partial<PublicUser> = {}): PublicUser {
+  const at = new Date(T0).toISOString();
+  const user: PublicUser = { id: `user-${deps.users.known.size + 1}`, name: "Ada", email: `ada${deps.users.known.size}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, ...overrides };
+  deps.users.known.set(user.id, user);
+  return user;
+}

@@ -1,0 +1,61 @@
+/**
+ * The session store in process memory: for unit tests of the domain, and the contract's reference backend.
+ * Like the SQL store it keys sessions and pending revocations by the token's keyed hash.
+ */
+import type { TokenVault } from "@auth-platform/runtime/session-token";
+import type { SessionRecord, SessionStore } from "./session-store.js";
+
+export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, options: { now?: () => Date } = {}): SessionStore {
+  const now = options.now ?? (() => new Date());
+  const sessions = new Map<string, SessionRecord>();
+  const pending = new Map<string, { expiresAt: Date; recordedAt: Date; order: number }>();
+  let recorded = 0;
+  const copy = (session: SessionRecord): SessionRecord => ({ ...session });
+  return {
+    async create(session) {
+      const lookup = vault.lookup(session.token);
+      if (sessions.has(lookup)) throw new Error("session token already exists");
+      sessions.set(lookup, copy(session));
+    },
+    async findByToken(token) {
+      const session = sessions.get(vault.lookup(token));
+      return session ? copy(session) : null;
+    },
+    async listByUser(userId) {
+      return [...sessions.values()]
+        .filter((s) => s.userId === userId)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .map(copy);
+    },
+    async extend(token, expiresAt, updatedAt) {
+      const session = sessions.get(vault.lookup(token));
+      if (!session) return false;
+      Object.assign(session, { expiresAt, updatedAt });
+      return true;
+    },
+    async deleteByTokens(tokens) {
+      for (const token of tokens) sessions.delete(vault.lookup(token));
+    },
+    async revokePending(revoked) {
+      const recordedAt = now();
+      for (const { token, expiresAt } of revoked) {
+        const lookup = vault.lookup(token);
+        sessions.delete(lookup);
+        if (!pending.has(lookup)) pending.set(lookup, { expiresAt, recordedAt, order: recorded++ });
+      }
+    },
+    async listPending(limit) {
+      return [...pending.entries()]
+        .sort(([, a], [, b]) => a.recordedAt.getTime() - b.recordedAt.getTime() || a.order - b.order)
+        .slice(0, limit)
+        .map(([lookup, { expiresAt }]) => ({ lookup, expiresAt }));
+    },
+    async clearPending(lookups) {
+      for (const lookup of lookups) pending.delete(lookup);
+    },
+    async close() {
+      sessions.clear();
+      pending.clear();
+    },
+  };
+}
