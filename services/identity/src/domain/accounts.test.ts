@@ -19,7 +19,7 @@ describe("linked accounts", () => {
     expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "github", accountId: "gh-2", caller }))).toBe("ACCOUNT_NOT_FOUND");
     await unlinkAccount(deps, { userId: user.id, providerId: "github", accountId: "gh-1", caller });
     expect((await listAccounts(deps, user.id)).map((a) => a.providerId)).toEqual(["credential"]);
-    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "credential", caller }))).toBe("FAILED_TO_UNLINK_LAST_ACCOUNT");
+    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "credential", caller }))).toBe("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");
   });
 
   it("unlinking needs a session younger than the fresh age (SESSION_FRESH_AGE=0 turns the check off)", async () => {

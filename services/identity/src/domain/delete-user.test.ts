@@ -11,8 +11,8 @@ async function gone(deps: TestRegistry, userId: string) {
 }
 
 describe("delete user", () => {
-  it("with the right password deletes the user, their accounts and their sessions at once", async () => {
-    const deps = testRegistry();
+  it("with the right password and confirmation by mail off, deletes the user, their accounts and their sessions at once", async () => {
+    const deps = testRegistry({ IDENTITY_DELETE_USER_VERIFICATION: "false" });
     const { user } = await aSignedUpUser(deps);
     expect(await code(deleteUser(deps, { userId: user.id, password: "wrong-password" }))).toBe("INVALID_PASSWORD");
     expect(await gone(deps, user.id)).toBe(false);
@@ -72,7 +72,7 @@ describe("delete user", () => {
   });
 
   it("ends the sessions before removing the user: if that fails, nothing is deleted and a retry succeeds", async () => {
-    const deps = testRegistry();
+    const deps = testRegistry({ IDENTITY_DELETE_USER_VERIFICATION: "false" });
     const { user } = await aSignedUpUser(deps);
     deps.sessions.failRevoke = true;
     await expect(deleteUser(deps, { userId: user.id, password: "password-123" })).rejects.toThrow(/unavailable/);
