@@ -15,9 +15,9 @@ describe("identity configuration", () => {
     });
   });
 
-  it("bounds password hashing: one derivation per CPU but one by default, at most 4, and a queue of 256", () => {
+  it("bounds password hashing: one derivation per CPU by default, at most 4, and a queue of 256", () => {
     expect(identityConfig({}).hashing).toEqual({ concurrency: defaultHashingConcurrency(), maxQueued: 256 });
-    expect([1, 2, 3, 8, 64].map((cpus) => defaultHashingConcurrency(cpus))).toEqual([1, 1, 2, 4, 4]);
+    expect([1, 2, 3, 8, 64].map((cpus) => defaultHashingConcurrency(cpus))).toEqual([1, 2, 3, 4, 4]);
     expect(identityConfig({ IDENTITY_HASHING_CONCURRENCY: "3", IDENTITY_HASHING_QUEUE_LIMIT: "0" }).hashing).toEqual({ concurrency: 3, maxQueued: 0 });
     expect(() => identityConfig({ IDENTITY_HASHING_CONCURRENCY: "0" })).toThrow(/IDENTITY_HASHING_CONCURRENCY/);
   });

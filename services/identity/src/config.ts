@@ -41,12 +41,14 @@ const schema = z.object({
 });
 
 /**
- * scrypt derivations in flight by default: one per CPU but one, so the gateway and the session service keep
- * a CPU for get-session while sign-ins saturate the hashing (at least one; at most libuv's default
- * threadpool of 4, beyond which derivations would only queue there, unbounded).
+ * scrypt derivations in flight by default: one per CPU (at most libuv's default threadpool of 4, beyond
+ * which derivations would only queue there, unbounded), so hashing keeps the throughput it had unbounded.
+ * One per CPU but one would leave a CPU to the gateway and the session service on a shared host, but
+ * halves sign-in capacity on 2 CPUs, where 50 simultaneous sign-ups then run past their deadline
+ * (gateway/test/concurrency.int.test.ts): set IDENTITY_HASHING_CONCURRENCY for that trade.
  */
 export function defaultHashingConcurrency(cpus = availableParallelism()): number {
-  return Math.min(4, Math.max(1, cpus - 1));
+  return Math.min(4, Math.max(1, cpus));
 }
 
 export interface IdentityConfig {
