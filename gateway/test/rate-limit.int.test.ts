@@ -1,5 +1,5 @@
 /** Rate limits of SPEC.md §9 through the gateway with limiting on: per client IP (an IPv6 /64) plus path. */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.js";
 import { usePlatform } from "../../testing/use-platform.js";
@@ -8,7 +8,7 @@ const PASSWORD = "password-123";
 const TOO_MANY = { code: "TOO_MANY_REQUESTS", message: "Too many requests. Please try again later." };
 
 const platform = usePlatform({ rateLimit: true });
-  await untilCounting();
+beforeAll(untilCounting);
 
 /**
  * The limiter fails open while its store is unreachable, and a Redis store is unreachable until its first
