@@ -2,10 +2,10 @@
 import { Router } from "express";
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
-import { publicSession } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody, parseQuery, queryBool } from "../http/body.js";
 import { clearSessionCookies, hasDontRemember, setSessionCookie } from "../http/cookies.js";
+import { publicSession } from "../http/public-shapes.js";
 import type { RouteDeps } from "./deps.js";
 
 const getSessionQuery = z.looseObject({ disableCookieCache: queryBool, disableRefresh: queryBool });

@@ -1,14 +1,13 @@
 /** Builds the identity service's dependencies once: config, store, session client, clock, mail request worker. */
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
-import { toUserMessage } from "./rpc/mappers.js";
+import { toSessionUser } from "./rpc/mappers.js";
 import { openIdentityStore } from "./store/mikro-identity-store.js";
 
 const TEMPLATES: Record<MailTemplate, Template> = {
@@ -37,7 +36,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
           userAgent: client.userAgent,
           rememberMe,
           expiresInSeconds: 0,
-          user: { json: JSON.stringify(publicUser(toUserMessage(user))) },
+          user: toSessionUser(user),
         });
         return session!;
       },
