@@ -61,7 +61,7 @@ export interface SessionFields {
 const iso = (date: When) => (typeof date === "string" ? date : (date ?? new Date(0)).toISOString());
 
 export function publicUser(user: UserFields): PublicUser {
-  return {
+  const shown: PublicUser = {
     ...user.extraFields,
     id: user.id,
     name: user.name,
@@ -70,8 +70,12 @@ export function publicUser(user: UserFields): PublicUser {
     image: user.image ?? null,
     createdAt: iso(user.createdAt),
     updatedAt: iso(user.updatedAt),
-    ...(user.username != null ? { username: user.username, displayUsername: user.displayUsername ?? user.username } : {}),
   };
+  if (user.username != null) {
+    shown.username = user.username;
+    shown.displayUsername = user.displayUsername ?? user.username;
+  }
+  return shown;
 }
 
 export function publicSession(session: SessionFields): PublicSession {
