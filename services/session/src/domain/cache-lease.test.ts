@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
-import { CACHE_LEASE_KEY, readCachedSession, writeCachedSession } from "@auth-platform/runtime/session-cache";
+import { CACHE_LEASE_KEY, CACHE_RECORD_VERSION, type CachedSession, readCachedSession, writeCachedSession } from "@auth-platform/runtime/session-cache";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import { createTestDatabase, type TestDatabase } from "../../../../testing/databases.js";
 import { openSessionStore } from "../store/mikro-session-store.js";
@@ -73,9 +73,10 @@ describe("cache lease", () => {
 
   it("with a revocation pending and the cache down: no lease; once the cache is back, one round writes the tombstone, clears the record and grants the lease", async () => {
     const revoked = aToken();
-    const entry = {
+    const entry: CachedSession = {
+      v: CACHE_RECORD_VERSION,
       session: { id: newId(), token: revoked.token, userId: newId(), expiresAt: revoked.expiresAt.toISOString(), ipAddress: null, userAgent: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), impersonatedBy: null, activeOrganizationId: null },
-      user: { id: newId(), name: "L", email: "l@example.com", emailVerified: false, image: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), username: null, displayUsername: null },
+      user: { id: newId(), name: "L", email: "l@example.com", emailVerified: false, image: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), username: null, displayUsername: null, extraFields: {} },
       refreshAt: Date.now() + 86_400_000,
     };
     const key = { token: revoked.token, lookup: vault.lookup(revoked.token) };
