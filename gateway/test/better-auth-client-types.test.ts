@@ -5,7 +5,7 @@
  * shape that drops or mistypes a declared field stops the build.
  */
 import { describe, expectTypeOf, it } from "vitest";
-import type { PublicUser } from "@auth-platform/proto/public-shapes";
+import type { PublicUser } from "../src/http/public-shapes.js";
 import type { AuthClient } from "../../testing/better-auth-clients.js";
 import type * as responses from "../src/routes/responses.js";
 

@@ -53,3 +53,13 @@ export const queryBool = z
   .enum(["true", "false", "1", "0", ""])
   .optional()
   .transform((value) => value === "true" || value === "1");
+
+/**
+ * The body's fields other than `known`, passed on as a google.protobuf.Struct for the service to check
+ * against its configured fields. A Struct cannot carry the key "__proto__", so it is refused here by name
+ * (as the service refuses any field it does not know).
+ */
+export function otherFields(body: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> {
+  if (Object.hasOwn(body, "__proto__")) throw new AuthError("VALIDATION_ERROR", "Unknown field: __proto__");
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !known.has(key)));
+}

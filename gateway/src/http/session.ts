@@ -1,13 +1,11 @@
 /**
  * Finds the caller's session: a bearer token or the signed cookie. With Redis shared with the session
  * service, a warm session is read straight from the cache under the token's keyed hash (one HMAC, one
- * MGET, no gRPC hop, no SQL); a miss, a session due for refresh, a cache without its lease, or a cache
- * failure asks the session service.
+ * MGET, no gRPC hop, no SQL), and the HTTP JSON is built from the session service's cache record; a miss, a
+ * session due for refresh, a cache without its lease, or a cache failure asks the session service.
  */
 import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
-import { publicSession } from "@auth-platform/proto/public-shapes";
-import type { PublicSession, PublicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -15,6 +13,7 @@ import { readCachedSession } from "@auth-platform/runtime/session-cache";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import type { Clients } from "../clients.js";
 import { type CookieJar, parseCookies, unsign } from "./cookies.js";
+import { type PublicSession, type PublicUser, publicSession, publicUser } from "./public-shapes.js";
 
 export interface CurrentSession {
   session: PublicSession;
@@ -50,7 +49,7 @@ export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret
         const cached = await readCachedSession(deps.sharedCache, { token, lookup: lookup(token) });
         if (cached === "revoked") return null;
         if (cached && (options.disableRefresh || Date.now() < cached.refreshAt)) {
-          return { session: cached.session, user: cached.user, refreshed: false };
+          return { session: publicSession(cached.session), user: publicUser(cached.user), refreshed: false };
         }
       } catch (error) {
         deps.log.warn("session cache read failed; asking the session service", { error });
@@ -59,7 +58,7 @@ export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret
     const sessions = deps.clients.sessions;
     const found = await call(sessions, sessions.getSession, { token, disableRefresh: options.disableRefresh ?? false });
     if (!found.session || !found.user) return null;
-    return { session: publicSession(found.session), user: JSON.parse(found.user.json) as PublicUser, refreshed: found.refreshed };
+    return { session: publicSession(found.session), user: publicUser(found.user), refreshed: found.refreshed };
   };
 
   return {

@@ -2,16 +2,22 @@
 import { Router } from "express";
 import * as z from "zod";
 import { redirectErrorCode } from "@auth-platform/proto/errors";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseBody, parseQuery } from "../http/body.js";
+import { otherFields, parseBody, parseQuery } from "../http/body.js";
 import { clearSessionCookies } from "../http/cookies.js";
+import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
 import type { CurrentSession } from "../http/session.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { accountListResponse } from "./responses.js";
 
-const updateUserBody = z.looseObject({ name: z.string().max(255).optional(), image: z.string().max(2048).nullish() });
+const updateUserBody = z.looseObject({
+  name: z.string().max(255).optional(),
+  image: z.string().max(2048).nullish(),
+  username: z.string().optional(),
+  displayUsername: z.string().max(255).optional(),
+});
+const UPDATE_USER_FIELDS = new Set(Object.keys(updateUserBody.shape));
 const changeEmailBody = z.object({ newEmail: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
 const changePasswordBody = z.object({
   newPassword: z.string().max(1024),
@@ -39,7 +45,15 @@ export function accountRoutes(deps: RouteDeps): Router {
   router.post("/update-user", async (req, res) => {
     const { user } = await deps.sessions.require(req);
     const body = parseBody(req, updateUserBody);
-    await call(identity, identity.updateUser, { userId: user.id, fieldsJson: JSON.stringify(body) });
+    await call(identity, identity.updateUser, {
+      userId: user.id,
+      name: body.name,
+      image: body.image ?? undefined,
+      clearImage: body.image === null,
+      username: body.username,
+      displayUsername: body.displayUsername,
+      extraFields: otherFields(body, UPDATE_USER_FIELDS),
+    });
     res.json({ status: true });
   });
 

@@ -57,8 +57,8 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
     const query = parseQuery(req, selection);
     const info = await call(identity, identity.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
     res.json({
-      user: JSON.parse(info.userJson || "{}") as Record<string, unknown>,
-      data: JSON.parse(info.dataJson || "{}") as Record<string, unknown>,
+      user: info.user ?? {},
+      data: info.data ?? {},
       account: { id: info.account?.id, providerId: info.account?.providerId, accountId: info.account?.accountId },
     });
   });

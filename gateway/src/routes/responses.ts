@@ -4,7 +4,7 @@
  * current client's declared types (ISO date strings become Dates in the client's JSON parser).
  */
 import type { Account } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { PublicSession, PublicUser } from "@auth-platform/proto/public-shapes";
+import type { PublicSession, PublicUser } from "../http/public-shapes.js";
 
 /** Said for every well-formed address, known or not, so the answer reveals no account. */
 export const RESET_REQUESTED = "If an account uses this address, a password reset link has been sent to it";

@@ -2,10 +2,10 @@
 import { type RequestHandler, Router } from "express";
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
-import { publicSession } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery, queryBool } from "../http/body.js";
 import { clearSessionCookies, hasDontRemember, setSessionCookie } from "../http/cookies.js";
+import { publicSession } from "../http/public-shapes.js";
 import type { RouteDeps } from "./deps.js";
 import { sessionResponse } from "./responses.js";
 

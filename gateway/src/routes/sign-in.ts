@@ -1,9 +1,9 @@
 /** POST /sign-in/email and /sign-in/username. */
 import { Router } from "express";
 import * as z from "zod";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
+import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signInEmailResponse, signInUsernameResponse } from "./responses.js";
 

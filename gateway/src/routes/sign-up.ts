@@ -1,9 +1,9 @@
 /** POST /sign-up/email: email and password (and optionally username) sign-up. */
 import { Router } from "express";
 import * as z from "zod";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseBody } from "../http/body.js";
+import { otherFields, parseBody } from "../http/body.js";
+import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signUpResponse } from "./responses.js";
 
@@ -24,7 +24,6 @@ export function signUpRoutes(deps: RouteDeps): Router {
   const router = Router();
   router.post("/sign-up/email", async (req, res) => {
     const body = parseBody(req, signUpBody);
-    const extra = Object.fromEntries(Object.entries(body).filter(([key]) => !KNOWN.has(key)));
     const rememberMe = body.rememberMe ?? true;
     const identity = deps.clients.identity;
     const { user, session } = await call(identity, identity.signUpEmail, {
@@ -34,7 +33,7 @@ export function signUpRoutes(deps: RouteDeps): Router {
       image: body.image ?? undefined,
       username: body.username ?? undefined,
       displayUsername: body.displayUsername ?? undefined,
-      extraFieldsJson: JSON.stringify(extra),
+      extraFields: otherFields(body, KNOWN),
       rememberMe,
       client: clientOf(req),
       callbackUrl: req.callbacks.body.callbackURL?.toString(),

@@ -2,10 +2,10 @@
 import { Router } from "express";
 import * as z from "zod";
 import { redirectErrorCode } from "@auth-platform/proto/errors";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { redirectTo } from "../http/redirect.js";
+import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 
 const sendBody = z.object({ email: z.string().max(255), callbackURL: z.string().max(2048).nullish() });

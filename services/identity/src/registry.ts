@@ -1,7 +1,6 @@
 /** Builds the identity service's dependencies once: config, store, session client, clock, mail request worker. */
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
@@ -10,7 +9,7 @@ import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-re
 import { HashingQueue } from "./hashing-queue.js";
 import { passwordHasher } from "./password.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
-import { toUserMessage } from "./rpc/mappers.js";
+import { toSessionUser } from "./rpc/mappers.js";
 import { openIdentityStore } from "./store/mikro-identity-store.js";
 
 const TEMPLATES: Record<MailTemplate, Template> = {
@@ -40,7 +39,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
           userAgent: client.userAgent,
           rememberMe,
           expiresInSeconds: 0,
-          user: { json: JSON.stringify(publicUser(toUserMessage(user))) },
+          user: toSessionUser(user),
         });
         return session!;
       },

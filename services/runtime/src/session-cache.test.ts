@@ -8,6 +8,7 @@ import { createLogger } from "./log.js";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "./random.js";
 import {
   CACHE_LEASE_KEY,
+  CACHE_RECORD_VERSION,
   type CachedSession,
   forgetCachedSession,
   holdCacheLease,
@@ -28,6 +29,7 @@ function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
   const userId = newId();
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
+    v: CACHE_RECORD_VERSION,
     session: {
       id: newId(),
       token: randomString(32),
@@ -40,7 +42,18 @@ function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
       impersonatedBy: null,
       activeOrganizationId: null,
     },
-    user: { id: userId, name: "Ada", email: `${userId.toLowerCase()}@example.com`, emailVerified: false, image: null, createdAt: iso(now), updatedAt: iso(now), username: null, displayUsername: null },
+    user: {
+      id: userId,
+      name: "Ada",
+      email: `${userId.toLowerCase()}@example.com`,
+      emailVerified: false,
+      image: null,
+      createdAt: iso(now),
+      updatedAt: iso(now),
+      username: "ada",
+      displayUsername: "Ada",
+      extraFields: { favouriteColour: "blue", age: 36, tags: ["a"], nested: { on: true } },
+    },
     refreshAt: now + 86_400_000,
   };
 }
@@ -90,6 +103,15 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     });
     afterAll(async () => {
       await kv?.close();
+    });
+
+    it("an entry of another record version reads as a miss, not as a session", async () => {
+      const now = backend.clock();
+      const cached = aCachedSession(now);
+      for (const v of [undefined, 0, CACHE_RECORD_VERSION + 1]) {
+        await writeCachedSession(kv, lookup(cached.session.token), { ...cached, v } as unknown as CachedSession, now);
+        expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBeNull();
+      }
     });
 
     it("reads back the entry it wrote; an unknown token is a miss", async () => {

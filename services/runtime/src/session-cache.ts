@@ -1,10 +1,11 @@
 /**
- * The session cache layout, shared by its one writer (the session service) and the gateway, which reads it
- * directly on the warm path of get-session when Redis is configured. Keys carry the token's keyed hash
+ * The session cache layout, shared by its one writer and owner (the session service) and the gateway, which
+ * reads it directly on the warm path of get-session when Redis is configured and builds the HTTP JSON from it. Keys carry the token's keyed hash
  * (session-token.ts), never the token, and entries hold the session without its token, so a dump of Redis
  * holds no credential.
  *
- *   session:{lookup} -> JSON CachedSession minus the token, TTL at most an hour (never past the session's expiry)
+ *   session:{lookup} -> JSON CachedSession (a versioned record) minus the token, TTL at most an hour (never
+ *                       past the session's expiry); a record of another version reads as a miss
  *   revoked:{lookup} -> "1", TTL until the session would have expired, and at least an hour and a minute
  *   cache-lease      -> its deadline (epoch ms), PX a few seconds, refreshed by the session service while no
  *                       revocation waits to be written to Redis (docs/decisions.md, "Sessions and the cache")
@@ -13,12 +14,47 @@
  * lease in one round trip, so a cache entry written late by a concurrent reader can never bring a revoked
  * session back, and an entry is trusted only while the lease says no revocation is missing from Redis.
  */
-import type { PublicSession, PublicUser } from "@auth-platform/proto/public-shapes";
 import type { KeyValue } from "./key-value.js";
 
+/**
+ * The record's version. Change it with any change of its shape: a reader of one version treats an entry of
+ * any other as a miss (during a rolling deploy the old and new writers then only cost each other misses).
+ */
+export const CACHE_RECORD_VERSION = 1;
+
+/** A session as cached: dates as ISO strings, absent values as null. */
+export interface CachedSessionFields {
+  id: string;
+  token: string;
+  userId: string;
+  expiresAt: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  createdAt: string;
+  updatedAt: string;
+  impersonatedBy: string | null;
+  activeOrganizationId: string | null;
+}
+
+/** The session's user as cached (the fields of auth.session.v1.SessionUser). */
+export interface CachedUser {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  image: string | null;
+  createdAt: string;
+  updatedAt: string;
+  username: string | null;
+  displayUsername: string | null;
+  /** The configured extra user fields, by name. */
+  extraFields: Record<string, unknown>;
+}
+
 export interface CachedSession {
-  session: PublicSession;
-  user: PublicUser;
+  v: typeof CACHE_RECORD_VERSION;
+  session: CachedSessionFields;
+  user: CachedUser;
   /** Epoch ms after which a read should extend the session (past expiresAt: never). */
   refreshAt: number;
 }
@@ -46,7 +82,7 @@ export async function readCachedSession(kv: KeyValue, key: SessionKey, now = Dat
   // The deadline bounds a lease even if a delayed SET reached Redis late (clocks agree to well under a second).
   if (!entry || !lease || !(Number(lease) > now)) return null;
   const cached = JSON.parse(entry) as CachedSession;
-  if (!(Date.parse(cached.session.expiresAt) > now)) return null;
+  if (cached.v !== CACHE_RECORD_VERSION || !(Date.parse(cached.session.expiresAt) > now)) return null;
   return { ...cached, session: { ...cached.session, token: key.token } };
 }
 

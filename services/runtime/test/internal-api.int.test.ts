@@ -136,9 +136,12 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     const validator = client("session", "internal-client") as SessionServiceClient;
     const found = await call(validator, validator.getSession, { token: session!.token, disableRefresh: true });
     expect(found.session?.userId).toBe(userId);
+    // A typed user, usable without parsing anything.
+    expect(found.user).toMatchObject({ id: userId, email: signedUp.body.user.email, name: "Internal", emailVerified: false, extraFields: {} });
+    expect(found.user?.createdAt).toBeInstanceOf(Date);
     const users = client("identity", "internal-client") as IdentityServiceClient;
     expect((await call(users, users.getUser, { id: userId })).user?.email).toBe(signedUp.body.user.email);
-    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, fieldsJson: '{"name":"Mallory"}' })).toEqual(DENIED);
+    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
   });

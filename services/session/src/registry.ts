@@ -1,7 +1,6 @@
 /** Builds the session service's dependencies once: config, store, cache, identity client, clock. */
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
-import { publicUser } from "@auth-platform/proto/public-shapes";
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
@@ -10,6 +9,7 @@ import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
 import { cacheLease } from "./domain/cache-lease.js";
 import type { Registry } from "./domain/ports.js";
+import { userFromMessage } from "./rpc/mappers.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
 export async function buildRegistry(config: SessionConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
@@ -34,7 +34,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger): Promise
       async getUser(userId) {
         try {
           const { user } = await call(identity, identity.getUser, { id: userId });
-          return user ? publicUser(user) : null;
+          return user ? userFromMessage(user) : null;
         } catch (error) {
           if (error instanceof AuthError && error.code === "USER_NOT_FOUND") return null;
           throw error;

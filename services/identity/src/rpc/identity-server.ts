@@ -16,7 +16,7 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
-import { parseJsonObject, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
+import { definedOnly, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
 
@@ -49,12 +49,6 @@ export const IDENTITY_ACCESS: AccessTable = {
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: IdentityServiceServer = {
     signUpEmail: rpc.unary("SignUpEmail", async (req, { deadline }) => {
-      let extraFields: Record<string, unknown>;
-      try {
-        extraFields = parseJsonObject(req.extraFieldsJson);
-      } catch {
-        throw new AuthError("VALIDATION_ERROR", "Invalid extra fields");
-      }
       const { user, session } = await signUpEmail(registry, {
         name: req.name,
         email: req.email,
@@ -62,7 +56,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         image: req.image,
         username: req.username,
         displayUsername: req.displayUsername,
-        extraFields,
+        extraFields: req.extraFields ?? {},
         rememberMe: req.rememberMe,
         client: toClient(req.client),
         callbackUrl: req.callbackUrl,
@@ -135,12 +129,11 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     updateUser: rpc.unary("UpdateUser", async (req) => {
-      let fields: Record<string, unknown>;
-      try {
-        fields = parseJsonObject(req.fieldsJson);
-      } catch {
-        throw new AuthError("VALIDATION_ERROR", "Invalid fields");
-      }
+      if (req.clearImage && req.image !== undefined) throw new AuthError("VALIDATION_ERROR", "image and clearImage are exclusive");
+      const fields = {
+        ...req.extraFields,
+        ...definedOnly({ name: req.name, image: req.clearImage ? null : req.image, username: req.username, displayUsername: req.displayUsername }),
+      };
       return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
     }),
     deleteUser: rpc.unary("DeleteUser", async (req, { deadline }) => {

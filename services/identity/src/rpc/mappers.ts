@@ -1,5 +1,6 @@
 /** Domain records <-> contract messages. */
 import type { Account, CallerSession as CallerMessage, Client, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { CallerSession, ClientInfo } from "../domain/ports.js";
 import type { AccountRecord, UserRecord } from "../store/identity-store.js";
 
@@ -18,16 +19,24 @@ export function toUserMessage(user: UserRecord): User {
     banned: user.banned,
     banReason: user.banReason ?? undefined,
     banExpires: user.banExpires ?? undefined,
-    extraFieldsJson: JSON.stringify(user.extraFields),
+    extraFields: user.extraFields,
   };
 }
 
-/** Parses a JSON object sent by the gateway; anything else is bad input. */
-export function parseJsonObject(json: string): Record<string, unknown> {
-  if (!json) return {};
-  const value: unknown = JSON.parse(json);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SyntaxError("not an object");
-  return value as Record<string, unknown>;
+/** The user as the session service serves it beside a session. */
+export function toSessionUser(user: UserRecord): SessionUser {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    image: user.image ?? undefined,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+    username: user.username ?? undefined,
+    displayUsername: user.displayUsername ?? undefined,
+    extraFields: user.extraFields,
+  };
 }
 
 export function toAccountMessage(account: AccountRecord): Account {
@@ -47,4 +56,9 @@ export function toClient(client: Client | undefined): ClientInfo {
 
 export function toCaller(caller: CallerMessage | undefined): CallerSession | undefined {
   return caller?.createdAt ? { token: caller.token, createdAt: caller.createdAt } : undefined;
+}
+
+/** The entries of `fields` that are set (a proto3 optional field left out reads as undefined). */
+export function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }

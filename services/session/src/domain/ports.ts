@@ -1,15 +1,15 @@
 /** What the session domain needs from outside itself. */
-import type { PublicUser } from "@auth-platform/proto/public-shapes";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { CacheLease } from "./cache-lease.js";
 
 export interface UserPort {
-  /** The public user, or null when the user no longer exists. */
-  getUser(userId: string): Promise<PublicUser | null>;
+  /** The user as served with a session, or null when the user no longer exists. */
+  getUser(userId: string): Promise<CachedUser | null>;
 }
 
 export interface Registry {

@@ -7,17 +7,17 @@
  * revoke succeeds during an outage and no revoked session is served from the cache when Redis returns.
  */
 import { AuthError } from "@auth-platform/proto/errors";
-import { type PublicUser, publicSession } from "@auth-platform/proto/public-shapes";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import {
+  CACHE_RECORD_VERSION,
   type CachedSession,
+  type CachedUser,
   forgetCachedSession,
   readCachedSession,
   revokeCachedSession,
   writeCachedSession,
 } from "@auth-platform/runtime/session-cache";
 import { SHORT_SESSION_SECONDS } from "../config.js";
-import { toSessionMessage } from "../rpc/mappers.js";
 import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 
@@ -32,7 +32,7 @@ export interface CreateSessionInput {
   rememberMe: boolean;
   impersonatedBy?: string;
   expiresInSeconds?: number;
-  user?: PublicUser;
+  user?: CachedUser;
 }
 
 export async function createSession(deps: Deps, input: CreateSessionInput): Promise<SessionRecord> {
@@ -72,8 +72,25 @@ function refreshAt(deps: Pick<Deps, "config">, session: { expiresAt: Date; updat
   return renewable ? session.updatedAt.getTime() + deps.config.updateAgeSeconds * 1000 : session.expiresAt.getTime();
 }
 
-function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: PublicUser): CachedSession {
-  return { session: publicSession(toSessionMessage(session)), user, refreshAt: refreshAt(deps, session) };
+/** The cache record of a session and its user (session-cache.ts). */
+function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: CachedUser): CachedSession {
+  return {
+    v: CACHE_RECORD_VERSION,
+    session: {
+      id: session.id,
+      token: session.token,
+      userId: session.userId,
+      expiresAt: session.expiresAt.toISOString(),
+      ipAddress: session.ipAddress,
+      userAgent: session.userAgent,
+      createdAt: session.createdAt.toISOString(),
+      updatedAt: session.updatedAt.toISOString(),
+      impersonatedBy: session.impersonatedBy,
+      activeOrganizationId: session.activeOrganizationId,
+    },
+    user,
+    refreshAt: refreshAt(deps, session),
+  };
 }
 
 async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log" | "now">, token: string, cached: CachedSession): Promise<void> {

@@ -3,9 +3,9 @@
  * fail like an unreachable Redis, a clock the test moves (shared by the cache, the store and the lease),
  * and a fake of the identity service that serves users by id.
  */
-import type { PublicUser } from "@auth-platform/proto/public-shapes";
 import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import { sessionConfig } from "../config.js";
 import { createMemorySessionStore } from "../store/memory-session-store.js";
@@ -55,7 +55,7 @@ export interface TestRegistry extends Registry {
   lease: CacheLease;
   clock: TestClock;
   /** The users the identity service knows, by id. */
-  users: Registry["users"] & { known: Map<string, PublicUser> };
+  users: Registry["users"] & { known: Map<string, CachedUser> };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -69,7 +69,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   const config = sessionConfig({ AUTH_SECRET: "session-domain-secret-0123456789-0123456789", ...env });
   const lease = cacheLease({ store, cache, log: silent, leaseMs: config.cacheLeaseMs, now: clock.now, sleep: clock.sleep });
   lease.stop();
-  const known = new Map<string, PublicUser>();
+  const known = new Map<string, CachedUser>();
   return {
     config,
     store,
@@ -84,9 +84,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
 }
 
 /** A user the identity service knows. */
-export function aUser(deps: TestRegistry, overrides: Partial<PublicUser> = {}): PublicUser {
+export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): CachedUser {
   const at = new Date(T0).toISOString();
-  const user: PublicUser = { id: `user-${deps.users.known.size + 1}`, name: "Ada", email: `ada${deps.users.known.size}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, ...overrides };
+  const user: CachedUser = { id: `user-${deps.users.known.size + 1}`, name: "Ada", email: `ada${deps.users.known.size}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, ...overrides };
   deps.users.known.set(user.id, user);
   return user;
 }

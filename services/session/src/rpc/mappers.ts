@@ -1,6 +1,7 @@
-/** Session records <-> contract messages. */
-import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
-import type { PublicSession } from "@auth-platform/proto/public-shapes";
+/** Session records and cache records <-> contract messages. */
+import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { CachedSessionFields, CachedUser } from "@auth-platform/runtime/session-cache";
 import type { SessionRecord } from "../store/session-store.js";
 
 export function toSessionMessage(session: SessionRecord): Session {
@@ -18,7 +19,7 @@ export function toSessionMessage(session: SessionRecord): Session {
   };
 }
 
-export function sessionMessageFromPublic(session: PublicSession): Session {
+export function sessionMessageFromCache(session: CachedSessionFields): Session {
   return {
     id: session.id,
     token: session.token,
@@ -30,5 +31,36 @@ export function sessionMessageFromPublic(session: PublicSession): Session {
     updatedAt: new Date(session.updatedAt),
     impersonatedBy: session.impersonatedBy ?? undefined,
     activeOrganizationId: session.activeOrganizationId ?? undefined,
+  };
+}
+
+export function toUserMessage(user: CachedUser): SessionUser {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    image: user.image ?? undefined,
+    createdAt: new Date(user.createdAt),
+    updatedAt: new Date(user.updatedAt),
+    username: user.username ?? undefined,
+    displayUsername: user.displayUsername ?? undefined,
+    extraFields: user.extraFields,
+  };
+}
+
+/** The user a request carries (CreateSession) or identity answers (GetUser), as the cache keeps it. */
+export function userFromMessage(user: SessionUser | User): CachedUser {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    image: user.image ?? null,
+    createdAt: (user.createdAt ?? new Date(0)).toISOString(),
+    updatedAt: (user.updatedAt ?? new Date(0)).toISOString(),
+    username: user.username ?? null,
+    displayUsername: user.displayUsername ?? null,
+    extraFields: user.extraFields ?? {},
   };
 }

@@ -1,22 +1,12 @@
 /** SessionService over gRPC: decode, call one use case, encode. */
 import { type SessionServiceServer, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
-import type { PublicUser } from "@auth-platform/proto/public-shapes";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions } from "../domain/sessions.js";
-import { sessionMessageFromPublic, toSessionMessage } from "./mappers.js";
-
-function parseUser(json: string | undefined): PublicUser | undefined {
-  if (!json) return undefined;
-  try {
-    return JSON.parse(json) as PublicUser;
-  } catch {
-    throw new AuthError("VALIDATION_ERROR", "Invalid user");
-  }
-}
+import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessage } from "./mappers.js";
 
 /** Who may call what (docs/internal-api.md). */
 export const SESSION_ACCESS: AccessTable = {
@@ -33,15 +23,16 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
   const implementation: SessionServiceServer = {
     createSession: rpc.unary("CreateSession", async (req) => {
       if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
-      const session = await createSession(registry, { ...req, user: parseUser(req.user?.json) });
+      if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
+      const session = await createSession(registry, { ...req, user: req.user && userFromMessage(req.user) });
       return { session: toSessionMessage(session) };
     }),
     getSession: rpc.unary("GetSession", async (req) => {
       const found = req.token ? await getSession(registry, req.token, req.disableRefresh) : null;
       if (!found) return { refreshed: false };
       return {
-        session: sessionMessageFromPublic(found.cached.session),
-        user: { json: JSON.stringify(found.cached.user) },
+        session: sessionMessageFromCache(found.cached.session),
+        user: toUserMessage(found.cached.user),
         refreshed: found.refreshed,
       };
     }),

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Session } from "../../session/v1/session.js";
 
@@ -58,8 +59,8 @@ export interface User {
   banExpires?:
     | Date
     | undefined;
-  /** Configured extra fields as a JSON object. */
-  extraFieldsJson: string;
+  /** The configured extra user fields (IDENTITY_USER_FIELDS) this user has, by name. */
+  extraFields?: { [key: string]: any } | undefined;
 }
 
 /** Client is what the gateway knows of the caller's device. */
@@ -74,17 +75,17 @@ export interface SignUpEmailRequest {
   password: string;
   image?: string | undefined;
   username?: string | undefined;
-  displayUsername?:
-    | string
-    | undefined;
-  /** Extra user fields from the request body as a JSON object; checked against configuration. */
-  extraFieldsJson: string;
+  displayUsername?: string | undefined;
   rememberMe: boolean;
   client?:
     | Client
     | undefined;
   /** Where the verification link leads after verifying. */
-  callbackUrl?: string | undefined;
+  callbackUrl?:
+    | string
+    | undefined;
+  /** The other fields of the request body, by name; checked against the configured extra user fields. */
+  extraFields?: { [key: string]: any } | undefined;
 }
 
 export interface SignUpEmailResponse {
@@ -214,8 +215,19 @@ export interface SetPasswordResponse {
 
 export interface UpdateUserRequest {
   userId: string;
-  /** The fields to change as a JSON object (name, image, username, displayUsername, configured fields). */
-  fieldsJson: string;
+  /** Each field is changed only when set. */
+  name?: string | undefined;
+  image?:
+    | string
+    | undefined;
+  /** Removes the image (image must be unset). */
+  clearImage: boolean;
+  username?: string | undefined;
+  displayUsername?:
+    | string
+    | undefined;
+  /** The other fields to change, by name: configured extra user fields (any other name is dropped, never stored). */
+  extraFields?: { [key: string]: any } | undefined;
 }
 
 export interface UpdateUserResponse {
@@ -301,9 +313,11 @@ export interface GetProviderAccountInfoResponse {
     | Account
     | undefined;
   /** The provider's profile of the user: name, email, image, emailVerified. */
-  userJson: string;
-  /** The provider's raw profile as a JSON object. */
-  dataJson: string;
+  user?:
+    | { [key: string]: any }
+    | undefined;
+  /** The provider's raw profile. */
+  data?: { [key: string]: any } | undefined;
 }
 
 function createBaseCallerSession(): CallerSession {
@@ -577,7 +591,7 @@ function createBaseUser(): User {
     banned: false,
     banReason: undefined,
     banExpires: undefined,
-    extraFieldsJson: "",
+    extraFields: undefined,
   };
 }
 
@@ -622,8 +636,8 @@ export const User: MessageFns<User> = {
     if (message.banExpires !== undefined) {
       Timestamp.encode(toTimestamp(message.banExpires), writer.uint32(106).fork()).join();
     }
-    if (message.extraFieldsJson !== "") {
-      writer.uint32(114).string(message.extraFieldsJson);
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -745,12 +759,12 @@ export const User: MessageFns<User> = {
             message.banExpires = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
-          case 14: {
-            if (tag !== 114) {
+          case 15: {
+            if (tag !== 122) {
               break;
             }
 
-            message.extraFieldsJson = reader.string();
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -804,11 +818,11 @@ export const User: MessageFns<User> = {
         : isSet(object.ban_expires)
         ? fromJsonTimestamp(object.ban_expires)
         : undefined,
-      extraFieldsJson: isSet(object.extraFieldsJson)
-        ? globalThis.String(object.extraFieldsJson)
-        : isSet(object.extra_fields_json)
-        ? globalThis.String(object.extra_fields_json)
-        : "",
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
+        : undefined,
     };
   },
 
@@ -853,8 +867,8 @@ export const User: MessageFns<User> = {
     if (message.banExpires !== undefined) {
       obj.banExpires = message.banExpires.toISOString();
     }
-    if (message.extraFieldsJson !== "") {
-      obj.extraFieldsJson = message.extraFieldsJson;
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
     }
     return obj;
   },
@@ -877,7 +891,7 @@ export const User: MessageFns<User> = {
     message.banned = object.banned ?? false;
     message.banReason = object.banReason ?? undefined;
     message.banExpires = object.banExpires ?? undefined;
-    message.extraFieldsJson = object.extraFieldsJson ?? "";
+    message.extraFields = object.extraFields ?? undefined;
     return message;
   },
 };
@@ -983,10 +997,10 @@ function createBaseSignUpEmailRequest(): SignUpEmailRequest {
     image: undefined,
     username: undefined,
     displayUsername: undefined,
-    extraFieldsJson: "",
     rememberMe: false,
     client: undefined,
     callbackUrl: undefined,
+    extraFields: undefined,
   };
 }
 
@@ -1010,9 +1024,6 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     if (message.displayUsername !== undefined) {
       writer.uint32(50).string(message.displayUsername);
     }
-    if (message.extraFieldsJson !== "") {
-      writer.uint32(58).string(message.extraFieldsJson);
-    }
     if (message.rememberMe !== false) {
       writer.uint32(64).bool(message.rememberMe);
     }
@@ -1021,6 +1032,9 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     }
     if (message.callbackUrl !== undefined) {
       writer.uint32(82).string(message.callbackUrl);
+    }
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -1086,14 +1100,6 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
             message.displayUsername = reader.string();
             continue;
           }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.extraFieldsJson = reader.string();
-            continue;
-          }
           case 8: {
             if (tag !== 64) {
               break;
@@ -1116,6 +1122,14 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
             }
 
             message.callbackUrl = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1142,11 +1156,6 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
         : isSet(object.display_username)
         ? globalThis.String(object.display_username)
         : undefined,
-      extraFieldsJson: isSet(object.extraFieldsJson)
-        ? globalThis.String(object.extraFieldsJson)
-        : isSet(object.extra_fields_json)
-        ? globalThis.String(object.extra_fields_json)
-        : "",
       rememberMe: isSet(object.rememberMe)
         ? globalThis.Boolean(object.rememberMe)
         : isSet(object.remember_me)
@@ -1157,6 +1166,11 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
         ? globalThis.String(object.callbackUrl)
         : isSet(object.callback_url)
         ? globalThis.String(object.callback_url)
+        : undefined,
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
         : undefined,
     };
   },
@@ -1181,9 +1195,6 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     if (message.displayUsername !== undefined) {
       obj.displayUsername = message.displayUsername;
     }
-    if (message.extraFieldsJson !== "") {
-      obj.extraFieldsJson = message.extraFieldsJson;
-    }
     if (message.rememberMe !== false) {
       obj.rememberMe = message.rememberMe;
     }
@@ -1192,6 +1203,9 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     }
     if (message.callbackUrl !== undefined) {
       obj.callbackUrl = message.callbackUrl;
+    }
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
     }
     return obj;
   },
@@ -1207,12 +1221,12 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     message.image = object.image ?? undefined;
     message.username = object.username ?? undefined;
     message.displayUsername = object.displayUsername ?? undefined;
-    message.extraFieldsJson = object.extraFieldsJson ?? "";
     message.rememberMe = object.rememberMe ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
     message.callbackUrl = object.callbackUrl ?? undefined;
+    message.extraFields = object.extraFields ?? undefined;
     return message;
   },
 };
@@ -3168,7 +3182,15 @@ export const SetPasswordResponse: MessageFns<SetPasswordResponse> = {
 };
 
 function createBaseUpdateUserRequest(): UpdateUserRequest {
-  return { userId: "", fieldsJson: "" };
+  return {
+    userId: "",
+    name: undefined,
+    image: undefined,
+    clearImage: false,
+    username: undefined,
+    displayUsername: undefined,
+    extraFields: undefined,
+  };
 }
 
 export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
@@ -3176,8 +3198,23 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
-    if (message.fieldsJson !== "") {
-      writer.uint32(18).string(message.fieldsJson);
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.image !== undefined) {
+      writer.uint32(34).string(message.image);
+    }
+    if (message.clearImage !== false) {
+      writer.uint32(40).bool(message.clearImage);
+    }
+    if (message.username !== undefined) {
+      writer.uint32(50).string(message.username);
+    }
+    if (message.displayUsername !== undefined) {
+      writer.uint32(58).string(message.displayUsername);
+    }
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -3203,12 +3240,52 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
             message.userId = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.fieldsJson = reader.string();
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.clearImage = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.displayUsername = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -3230,11 +3307,24 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
-      fieldsJson: isSet(object.fieldsJson)
-        ? globalThis.String(object.fieldsJson)
-        : isSet(object.fields_json)
-        ? globalThis.String(object.fields_json)
-        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      image: isSet(object.image) ? globalThis.String(object.image) : undefined,
+      clearImage: isSet(object.clearImage)
+        ? globalThis.Boolean(object.clearImage)
+        : isSet(object.clear_image)
+        ? globalThis.Boolean(object.clear_image)
+        : false,
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
+      displayUsername: isSet(object.displayUsername)
+        ? globalThis.String(object.displayUsername)
+        : isSet(object.display_username)
+        ? globalThis.String(object.display_username)
+        : undefined,
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
+        : undefined,
     };
   },
 
@@ -3243,8 +3333,23 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
     if (message.userId !== "") {
       obj.userId = message.userId;
     }
-    if (message.fieldsJson !== "") {
-      obj.fieldsJson = message.fieldsJson;
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.image !== undefined) {
+      obj.image = message.image;
+    }
+    if (message.clearImage !== false) {
+      obj.clearImage = message.clearImage;
+    }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
+    if (message.displayUsername !== undefined) {
+      obj.displayUsername = message.displayUsername;
+    }
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
     }
     return obj;
   },
@@ -3255,7 +3360,12 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<UpdateUserRequest>, I>>(object: I): UpdateUserRequest {
     const message = createBaseUpdateUserRequest();
     message.userId = object.userId ?? "";
-    message.fieldsJson = object.fieldsJson ?? "";
+    message.name = object.name ?? undefined;
+    message.image = object.image ?? undefined;
+    message.clearImage = object.clearImage ?? false;
+    message.username = object.username ?? undefined;
+    message.displayUsername = object.displayUsername ?? undefined;
+    message.extraFields = object.extraFields ?? undefined;
     return message;
   },
 };
@@ -4435,7 +4545,7 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
 };
 
 function createBaseGetProviderAccountInfoResponse(): GetProviderAccountInfoResponse {
-  return { account: undefined, userJson: "", dataJson: "" };
+  return { account: undefined, user: undefined, data: undefined };
 }
 
 export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoResponse> = {
@@ -4443,11 +4553,11 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
     if (message.account !== undefined) {
       Account.encode(message.account, writer.uint32(10).fork()).join();
     }
-    if (message.userJson !== "") {
-      writer.uint32(18).string(message.userJson);
+    if (message.user !== undefined) {
+      Struct.encode(Struct.wrap(message.user), writer.uint32(34).fork()).join();
     }
-    if (message.dataJson !== "") {
-      writer.uint32(26).string(message.dataJson);
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4473,20 +4583,20 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
             message.account = Account.decode(reader, reader.uint32());
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.userJson = reader.string();
+            message.user = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.dataJson = reader.string();
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -4504,16 +4614,8 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
   fromJSON(object: any): GetProviderAccountInfoResponse {
     return {
       account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
-      userJson: isSet(object.userJson)
-        ? globalThis.String(object.userJson)
-        : isSet(object.user_json)
-        ? globalThis.String(object.user_json)
-        : "",
-      dataJson: isSet(object.dataJson)
-        ? globalThis.String(object.dataJson)
-        : isSet(object.data_json)
-        ? globalThis.String(object.data_json)
-        : "",
+      user: isObject(object.user) ? object.user : undefined,
+      data: isObject(object.data) ? object.data : undefined,
     };
   },
 
@@ -4522,11 +4624,11 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
     if (message.account !== undefined) {
       obj.account = Account.toJSON(message.account);
     }
-    if (message.userJson !== "") {
-      obj.userJson = message.userJson;
+    if (message.user !== undefined) {
+      obj.user = message.user;
     }
-    if (message.dataJson !== "") {
-      obj.dataJson = message.dataJson;
+    if (message.data !== undefined) {
+      obj.data = message.data;
     }
     return obj;
   },
@@ -4541,8 +4643,8 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
     message.account = (object.account !== undefined && object.account !== null)
       ? Account.fromPartial(object.account)
       : undefined;
-    message.userJson = object.userJson ?? "";
-    message.dataJson = object.dataJson ?? "";
+    message.user = object.user ?? undefined;
+    message.data = object.data ?? undefined;
     return message;
   },
 };
@@ -5305,6 +5407,10 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

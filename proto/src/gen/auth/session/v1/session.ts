@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "auth.session.v1";
@@ -39,12 +40,23 @@ export interface Session {
 }
 
 /**
- * SessionUser is the user as served beside a session; the identity service is its source.
- * It is a JSON object (the public user fields plus configured extra fields) so that new user fields
- * need no contract change.
+ * SessionUser is the user as served beside a session: the fields of auth.identity.v1.User that
+ * get-session shows. The identity service is its source.
  */
 export interface SessionUser {
-  json: string;
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  image?: string | undefined;
+  createdAt?: Date | undefined;
+  updatedAt?: Date | undefined;
+  username?: string | undefined;
+  displayUsername?:
+    | string
+    | undefined;
+  /** The configured extra user fields this user has, by name. */
+  extraFields?: { [key: string]: any } | undefined;
 }
 
 export interface CreateSessionRequest {
@@ -379,13 +391,51 @@ export const Session: MessageFns<Session> = {
 };
 
 function createBaseSessionUser(): SessionUser {
-  return { json: "" };
+  return {
+    id: "",
+    name: "",
+    email: "",
+    emailVerified: false,
+    image: undefined,
+    createdAt: undefined,
+    updatedAt: undefined,
+    username: undefined,
+    displayUsername: undefined,
+    extraFields: undefined,
+  };
 }
 
 export const SessionUser: MessageFns<SessionUser> = {
   encode(message: SessionUser, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.json !== "") {
-      writer.uint32(10).string(message.json);
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.email !== "") {
+      writer.uint32(34).string(message.email);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(40).bool(message.emailVerified);
+    }
+    if (message.image !== undefined) {
+      writer.uint32(50).string(message.image);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.username !== undefined) {
+      writer.uint32(74).string(message.username);
+    }
+    if (message.displayUsername !== undefined) {
+      writer.uint32(82).string(message.displayUsername);
+    }
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -403,12 +453,84 @@ export const SessionUser: MessageFns<SessionUser> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 2: {
+            if (tag !== 18) {
               break;
             }
 
-            message.json = reader.string();
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.displayUsername = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -424,13 +546,71 @@ export const SessionUser: MessageFns<SessionUser> = {
   },
 
   fromJSON(object: any): SessionUser {
-    return { json: isSet(object.json) ? globalThis.String(object.json) : "" };
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      emailVerified: isSet(object.emailVerified)
+        ? globalThis.Boolean(object.emailVerified)
+        : isSet(object.email_verified)
+        ? globalThis.Boolean(object.email_verified)
+        : false,
+      image: isSet(object.image) ? globalThis.String(object.image) : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
+      displayUsername: isSet(object.displayUsername)
+        ? globalThis.String(object.displayUsername)
+        : isSet(object.display_username)
+        ? globalThis.String(object.display_username)
+        : undefined,
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
+        : undefined,
+    };
   },
 
   toJSON(message: SessionUser): unknown {
     const obj: any = {};
-    if (message.json !== "") {
-      obj.json = message.json;
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.emailVerified !== false) {
+      obj.emailVerified = message.emailVerified;
+    }
+    if (message.image !== undefined) {
+      obj.image = message.image;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
+    if (message.displayUsername !== undefined) {
+      obj.displayUsername = message.displayUsername;
+    }
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
     }
     return obj;
   },
@@ -440,7 +620,16 @@ export const SessionUser: MessageFns<SessionUser> = {
   },
   fromPartial<I extends Exact<DeepPartial<SessionUser>, I>>(object: I): SessionUser {
     const message = createBaseSessionUser();
-    message.json = object.json ?? "";
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.email = object.email ?? "";
+    message.emailVerified = object.emailVerified ?? false;
+    message.image = object.image ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    message.username = object.username ?? undefined;
+    message.displayUsername = object.displayUsername ?? undefined;
+    message.extraFields = object.extraFields ?? undefined;
     return message;
   },
 };
@@ -1844,6 +2033,10 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
