@@ -7,7 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import type { Workload } from "@auth-platform/runtime/grpc-access";
-import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
+import { type GrpcTls, grpcTlsFromEnv, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { createLogger } from "@auth-platform/runtime/log";
 import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { ServiceOptions } from "@auth-platform/runtime/service";
@@ -96,6 +96,7 @@ export interface RunningGateway {
 export async function startGateway(env: Record<string, string>, logs?: LogSink): Promise<RunningGateway> {
   const config = gatewayConfig(workloadEnv(env, "gateway"));
   const log = createLogger("gateway", config.logLevel, writeTo(logs));
+  await certificatesReady(config.grpcTls);
   const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();

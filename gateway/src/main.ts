@@ -1,7 +1,7 @@
 /** gateway: config -> clients and stores -> express app -> listen; graceful stop on SIGTERM. */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger } from "@auth-platform/runtime/log";
-import { insecureWarning } from "@auth-platform/runtime/grpc-transport";
+import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { runMain } from "@auth-platform/runtime/main";
 import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
@@ -14,6 +14,7 @@ runMain("gateway", async () => {
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const grpcWarning = insecureWarning(config.grpcTls);
   if (grpcWarning) log.warn(grpcWarning);
+  await certificatesReady(config.grpcTls);
   const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();

@@ -78,7 +78,8 @@ async function everywhere(from: TestClient, token: string): Promise<Array<string
   for (const address of rpcAddresses) {
     const client = createGrpcClient(SessionServiceClient, address, { tls: grpcTlsFromEnv(workloadEnv(env, "gateway")), serverName: "session" });
     try {
-      const found = await call(client, client.getSession, { token, disableRefresh: true });
+      // A replica restarted by the test may take a moment to accept a new connection; what it answers is the point.
+      const found = await eventually(() => call(client, client.getSession, { token, disableRefresh: true }));
       seen.push(found.session?.userId ?? null);
     } finally {
       client.close();

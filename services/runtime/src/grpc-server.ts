@@ -11,7 +11,7 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "./grpc-health.js";
 import { catalogueStatus } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
-import { type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
+import { certificatesReady, type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
 import type { Logger } from "./log.js";
 
 export interface ServiceBinding {
@@ -66,6 +66,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
   if (warning) log.warn(warning);
 
   const host = options.host ?? "0.0.0.0";
+  await certificatesReady(options.tls);
   const port = await bind(server, `${host}:${options.port}`, serverCredentials(options.tls));
   let healthServer: grpc.Server | undefined;
   let healthPort: number | undefined;

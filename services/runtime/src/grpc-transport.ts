@@ -101,6 +101,21 @@ function provider(tls: Extract<GrpcTls, { kind: "mtls" }>): grpc.experimental.Fi
   return found;
 }
 
+/**
+ * Resolves once our CA and certificate have been read (at once for plaintext), and fails if a file cannot
+ * be read. A server that listened before that would refuse its first handshakes, and a client would fail
+ * its first calls; the listeners stay, so the provider keeps its latest files for every later handshake.
+ */
+export function certificatesReady(tls: GrpcTls): Promise<void> {
+  if (tls.kind === "insecure") return Promise.resolve();
+  const files = provider(tls);
+  const first = (listen: (listener: (update: unknown) => void) => void) =>
+    new Promise<void>((resolve, reject) =>
+      listen((update) => (update ? resolve() : reject(new Error(`cannot read the TLS files in ${tls.dir}`)))),
+    );
+  return Promise.all([first((l) => files.addCaCertificateListener(l)), first((l) => files.addIdentityCertificateListener(l))]).then(() => undefined);
+}
+
 /** A server's credentials: our certificate, and a client certificate signed by our CA is required. */
 export function serverCredentials(tls: GrpcTls): grpc.ServerCredentials {
   if (tls.kind === "insecure") return grpc.ServerCredentials.createInsecure();
