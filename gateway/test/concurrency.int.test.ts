@@ -1,6 +1,7 @@
 /**
  * Racing sign-ups: the unique indexes, not the early lookups, decide who wins, and every loser gets the
- * catalogue's 422 (never a 500), on whichever backend the suite runs.
+ * catalogue's 422 (never a 500), on whichever backend the suite runs. A burst this size can exceed identity's
+ * bounded hashing queue on a busy 2-core machine: a request it refuses answers a fast 503, never a user.
  */
 import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
@@ -11,6 +12,9 @@ const platform = usePlatform();
 
 const client = () => new TestClient(platform.baseURL);
 const passwordOf = (i: number) => `password-${String(i).padStart(3, "0")}`;
+
+/** What identity's hashing queue answers when a request would not finish before its deadline. */
+const AT_CAPACITY = { status: 503, body: { code: "SERVICE_UNAVAILABLE", message: "Service unavailable" } };
 
 /** Index of the one 200 among the answers (fails unless there is exactly one). */
 function theOneWinner(answers: JsonResponse[]): number {
@@ -28,9 +32,8 @@ describe(`concurrent sign-ups (${backendLabel()})`, () => {
     const winner = theOneWinner(answers);
     const losers = answers.filter((_, i) => i !== winner);
     expect(losers).toHaveLength(49);
-    for (const res of losers) {
-      expect({ status: res.status, body: res.body }).toEqual({ status: 422, body: { code: "USER_ALREADY_EXISTS", message: "User already exists" } });
-    }
+    const taken = { status: 422, body: { code: "USER_ALREADY_EXISTS", message: "User already exists" } };
+    for (const res of losers) expect([taken, AT_CAPACITY]).toContainEqual({ status: res.status, body: res.body });
     const user = answers[winner]!.body.user;
     expect(user).toMatchObject({ email, name: `Racer ${winner}` });
 
@@ -54,12 +57,8 @@ describe(`concurrent sign-ups (${backendLabel()})`, () => {
     const winner = theOneWinner(answers);
     const losers = answers.filter((_, i) => i !== winner);
     expect(losers).toHaveLength(19);
-    for (const res of losers) {
-      expect({ status: res.status, body: res.body }).toEqual({
-        status: 422,
-        body: { code: "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER", message: "username is already taken. please try another." },
-      });
-    }
+    const taken = { status: 422, body: { code: "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER", message: "username is already taken. please try another." } };
+    for (const res of losers) expect([taken, AT_CAPACITY]).toContainEqual({ status: res.status, body: res.body });
     const user = answers[winner]!.body.user;
     expect(user).toMatchObject({ email: emails[winner], username });
 
