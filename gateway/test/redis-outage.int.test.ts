@@ -16,6 +16,7 @@ import type { RunningService } from "@auth-platform/runtime/service";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { TEST_DATABASE_URL, type TestDatabase } from "../../testing/databases.js";
 import { dumpTable } from "../../testing/dumps.js";
+import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { freePorts, platformEnv, workloadEnv, type RunningGateway, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
 import { REDIS_SERVER_INSTALLED, type Relay, startRedisServer, startRelay, type TestRedisServer } from "../../testing/redis-server.js";
@@ -37,18 +38,6 @@ let sessionEnvA: Record<string, string>;
 let baseA: string;
 let baseB: string;
 const rpcAddresses: string[] = [];
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() - start > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 /** A browser signed in (a new user, or an existing one by email) on the given gateway. */
 async function browser(base: string, email?: string): Promise<{ client: TestClient; token: string; email: string }> {

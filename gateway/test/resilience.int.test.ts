@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
 import { backendLabel, type TestDatabase } from "../../testing/databases.js";
+import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { platformEnv, workloadEnv } from "../../testing/platform.js";
 
@@ -27,19 +28,6 @@ afterAll(async () => {
   await Promise.all(Object.values(processes).map((p) => p.stop("SIGKILL")));
   for (const db of databases ?? []) await db.drop();
 });
-
-/** Retries until the check passes: the gateway reconnects with a short backoff. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() - start > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 describe(`a service killed mid-run (${backendLabel()})`, () => {
   it("answers JSON 503 while the session service is down and recovers with the data intact", async () => {
