@@ -52,7 +52,7 @@ const TLS_DIR = "/etc/auth-platform/tls";
 /** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
-  identity: ["gateway", "session"],
+  identity: ["gateway"],
   session: ["gateway", "identity"],
   notification: ["gateway", "identity"],
 };
@@ -371,7 +371,6 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(identity).toMatchObject({ notificationServiceUrl: env.NOTIFICATION_SERVICE_URL, secret: secretEnv.AUTH_SECRET });
     expect(identity.databaseUrl).toBe("postgres://auth@postgresql:5432/identity");
     expect(sessionConfig(of("session"))).toMatchObject({
-      identityServiceUrl: env.IDENTITY_SERVICE_URL,
       databaseUrl: "postgres://auth@postgresql:5432/session",
       redisUrl: REQUIRED.redis.url,
     });
@@ -648,7 +647,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
       egress: { allowAll: false, dnsTo: [coreDns], extraRules: [database, smtp] },
     },
   });
-  const CALLEES: Record<Component, Component[]> = { gateway: ["identity", "session", "notification"], identity: ["session", "notification"], session: ["identity"], notification: [] };
+  const CALLEES: Record<Component, Component[]> = { gateway: ["identity", "session", "notification"], identity: ["session", "notification"], session: [], notification: [] };
 
   it("renders policies valid against the schema", () => {
     expectSchemaValid(objects);

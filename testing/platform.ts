@@ -129,8 +129,9 @@ export const startNotification = (env: Record<string, string>, logs?: LogSink) =
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
   const notification = await startNotification(env, options.logs);
-  const identity = await startIdentity(env, options.logs);
+  // Session first: it calls nobody, and identity's start-up backfill of user copies then succeeds at once.
   const session = await startSession(env, options.logs);
+  const identity = await startIdentity(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,

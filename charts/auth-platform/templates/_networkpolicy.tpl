@@ -9,7 +9,7 @@ networkPolicy.egress.extraRules.
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway, session]
+{{- if eq . "identity" }}[gateway]
 {{- else if eq . "session" }}[gateway, identity]
 {{- else if eq . "notification" }}[gateway, identity]
 {{- else }}[]
@@ -22,7 +22,6 @@ Services a component calls, as a YAML list.
 {{- define "auth-platform.calleesOf" -}}
 {{- if eq . "gateway" }}[identity, session, notification]
 {{- else if eq . "identity" }}[session, notification]
-{{- else if eq . "session" }}[identity]
 {{- else }}[]
 {{- end }}
 {{- end }}

@@ -6,6 +6,7 @@ import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
+import { startSessionUserBackfill } from "./domain/session-users.js";
 import { HashingQueue } from "./hashing-queue.js";
 import { passwordHasher } from "./password.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
@@ -46,8 +47,14 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       async revokeUserSessions(userId) {
         await call(sessionClient, sessionClient.revokeUserSessions, { userId });
       },
-      async forgetUser(userId) {
+      async forgetUser(user) {
+        await call(sessionClient, sessionClient.forgetUser, { userId: user.id, user: toSessionUser(user) });
+      },
+      async forgetDeletedUser(userId) {
         await call(sessionClient, sessionClient.forgetUser, { userId });
+      },
+      async usersMissingSnapshot(afterUserId, limit) {
+        return (await call(sessionClient, sessionClient.listUsersMissingSnapshot, { afterUserId, limit })).userIds;
       },
     },
     mail: {
@@ -57,9 +64,11 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     },
   };
   worker = startMailRequestWorker(registry);
+  const backfill = startSessionUserBackfill(registry);
   return {
     ...registry,
     async close() {
+      backfill.stop();
       await worker.stop();
       sessionClient.close();
       notificationClient.close();

@@ -24,7 +24,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SignUpEmail: ["gateway"],
     SignInEmail: ["gateway"],
     SignInUsername: ["gateway"],
-    GetUser: ["session", "internal-client"],
+    GetUser: ["internal-client"],
     SendVerificationEmail: ["gateway"],
     VerifyEmail: ["gateway"],
     RequestPasswordReset: ["gateway"],
@@ -49,6 +49,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RevokeOtherSessions: ["gateway"],
     RevokeUserSessions: ["gateway", "identity"],
     ForgetUser: ["identity"],
+    ListUsersMissingSnapshot: ["identity"],
   },
   notification: {
     SendEmail: ["identity"],

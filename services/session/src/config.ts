@@ -7,7 +7,6 @@ const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   SESSION_PORT: env.port(50052),
   SESSION_DATABASE_URL: z.string().min(1).default("file:data/session.db"),
-  IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   REDIS_URL: env.optionalUrl(),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
@@ -21,7 +20,6 @@ export interface SessionConfig {
   /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
   grpc: GrpcServerSettings;
   databaseUrl: string;
-  identityServiceUrl: string;
   redisUrl?: string;
   redisKeyPrefix: string;
   expiresInSeconds: number;
@@ -44,7 +42,6 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     port: c.SESSION_PORT,
     grpc: grpcServerFromEnv(source),
     databaseUrl: c.SESSION_DATABASE_URL,
-    identityServiceUrl: c.IDENTITY_SERVICE_URL,
     redisUrl: c.REDIS_URL,
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     expiresInSeconds: c.SESSION_EXPIRES_IN,

@@ -24,7 +24,7 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
   if (!user.emailVerified) {
     const updated = await deps.store.updateUser(user.id, { email: newEmail });
     if (!updated) throw new AuthError("USER_NOT_FOUND");
-    await deps.sessions.forgetUser(user.id);
+    await deps.sessions.forgetUser(updated);
     if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input.callbackUrl);
     return;
   }

@@ -30,6 +30,7 @@ export interface DeleteUserInput {
 export async function removeUser(deps: Pick<Deps, "store" | "sessions">, userId: string): Promise<void> {
   await deps.sessions.revokeUserSessions(userId);
   await deps.store.deleteUserAndAccounts(userId);
+  await deps.sessions.forgetDeletedUser(userId);
 }
 
 export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ deleted: boolean }> {

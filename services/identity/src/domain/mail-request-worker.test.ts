@@ -41,7 +41,7 @@ const deps = () => ({
   store,
   mail,
   log,
-  sessions: { createSession: async () => ({}) as never, revokeUserSessions: async () => {}, forgetUser: async () => {} },
+  sessions: { createSession: async () => ({}) as never, revokeUserSessions: async () => {}, forgetUser: async () => {}, forgetDeletedUser: async () => {}, usersMissingSnapshot: async () => [] },
   mailRequests: { wake: (afterMs: number) => void (wakes++, wakeDelays.push(afterMs)) },
   now: () => new Date(clock),
 });

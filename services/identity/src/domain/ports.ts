@@ -15,8 +15,12 @@ export interface SessionPort {
   createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<Session>;
   /** Ends every session of the user. Idempotent. */
   revokeUserSessions(userId: string): Promise<void>;
-  /** Tells the session service the user changed, so cached copies are dropped. */
-  forgetUser(userId: string): Promise<void>;
+  /** Tells the session service the user changed: it serves this copy from now on (cached copies dropped). */
+  forgetUser(user: UserRecord): Promise<void>;
+  /** Tells the session service the user was deleted: its copy of the user goes. */
+  forgetDeletedUser(userId: string): Promise<void>;
+  /** Users with sessions but no copy in the session service, ids ascending after `afterUserId` (session-users.ts). */
+  usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
 }
 
 export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "delete-account";

@@ -10,6 +10,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { identityConfig } from "../config.js";
 import { createMemoryIdentityStore } from "../store/memory-identity-store.js";
+import type { UserRecord } from "../store/identity-store.js";
 import { processDue } from "./mail-request-worker.js";
 import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
 import type { MailPort, MailTemplate, Registry, SessionPort } from "./ports.js";
@@ -29,6 +30,8 @@ export interface SentMail {
 export interface FakeSessions extends SessionPort {
   live: Session[];
   forgotten: string[];
+  /** The copy of each user the session service keeps (pushed with createSession and forgetUser). */
+  copies: Map<string, UserRecord>;
   /** Makes revokeUserSessions fail, as when the session service is unreachable. */
   failRevoke: boolean;
   of(userId: string): Session[];
@@ -38,10 +41,12 @@ function fakeSessions(now: () => Date): FakeSessions {
   const sessions: FakeSessions = {
     live: [],
     forgotten: [],
+    copies: new Map(),
     failRevoke: false,
     of: (userId) => sessions.live.filter((s) => s.userId === userId),
     async createSession(user) {
       const session: Session = { id: newId(), token: randomString(32), userId: user.id, createdAt: now() };
+      sessions.copies.set(user.id, user);
       sessions.live.push(session);
       return session;
     },
@@ -49,8 +54,16 @@ function fakeSessions(now: () => Date): FakeSessions {
       if (sessions.failRevoke) throw new Error("session service unavailable");
       sessions.live = sessions.live.filter((s) => s.userId !== userId);
     },
-    async forgetUser(userId) {
-      sessions.forgotten.push(userId);
+    async forgetUser(user) {
+      sessions.forgotten.push(user.id);
+      sessions.copies.set(user.id, user);
+    },
+    async forgetDeletedUser(userId) {
+      sessions.copies.delete(userId);
+    },
+    async usersMissingSnapshot(afterUserId, limit) {
+      const ids = new Set(sessions.live.map((s) => s.userId).filter((id) => id > afterUserId && !sessions.copies.has(id)));
+      return [...ids].sort().slice(0, limit);
     },
   };
   return sessions;

@@ -48,13 +48,13 @@ export async function verifyEmail(
     const newEmail = normaliseEmail(payload.updateTo);
     if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
     const updated = (await deps.store.updateUser(user.id, { email: newEmail, emailVerified: false }))!;
-    await deps.sessions.forgetUser(user.id);
+    await deps.sessions.forgetUser(updated);
     await mailVerificationLink(deps, updated);
     return { user: updated };
   }
 
   const verified = user.emailVerified ? user : (await deps.store.updateUser(user.id, { emailVerified: true }))!;
-  if (!user.emailVerified) await deps.sessions.forgetUser(user.id);
+  if (!user.emailVerified) await deps.sessions.forgetUser(verified);
   if (!deps.config.emailVerification.autoSignIn) return { user: verified };
   const session = await deps.sessions.createSession(verified, { rememberMe: true, client: input.client });
   return { user: verified, session };

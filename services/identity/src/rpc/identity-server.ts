@@ -26,7 +26,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   SignInEmail: GATEWAY,
   SignInUsername: GATEWAY,
   // The session service fills its cache with the user; our users' own services read a user.
-  GetUser: ["session", "internal-client"],
+  GetUser: ["internal-client"],
   SendVerificationEmail: GATEWAY,
   VerifyEmail: GATEWAY,
   RequestPasswordReset: GATEWAY,

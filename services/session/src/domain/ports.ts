@@ -1,16 +1,10 @@
 /** What the session domain needs from outside itself. */
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
-import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { CacheLease } from "./cache-lease.js";
-
-export interface UserPort {
-  /** The user as served with a session, or null when the user no longer exists. */
-  getUser(userId: string): Promise<CachedUser | null>;
-}
 
 export interface Registry {
   config: SessionConfig;
@@ -20,7 +14,6 @@ export interface Registry {
   tokens: TokenVault;
   /** The cache lease this replica keeps; a revocation Redis could not take waits it out. */
   lease: Pick<CacheLease, "waitOut">;
-  users: UserPort;
   now: () => Date;
   log: Logger;
 }

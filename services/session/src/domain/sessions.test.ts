@@ -15,7 +15,7 @@ const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: u
 const expiryOf = (found: ValidSession | null) => Date.parse(found!.cached.session.expiresAt);
 
 async function signedIn(deps: TestRegistry, options: { rememberMe?: boolean; userId?: string } = {}) {
-  const user = deps.users.known.get(options.userId ?? "") ?? aUser(deps, options.userId ? { id: options.userId } : {});
+  const user = aUser(deps, options.userId ? { id: options.userId } : {});
   await deps.lease.tick();
   return createSession(deps, { userId: user.id, rememberMe: options.rememberMe ?? true, user });
 }
@@ -63,18 +63,49 @@ describe("get-session", () => {
     expect(await deps.store.findByToken(short.token)).toBeNull();
 
     const orphan = await signedIn(deps);
-    deps.users.known.delete(orphan.userId);
     await forgetUser(deps, orphan.userId);
+    expect(await deps.store.findUser(orphan.userId)).toBeNull();
     expect(await getSession(deps, orphan.token, false)).toBeNull();
   });
 
-  it("serves the changed user after forgetUser", async () => {
+  it("serves the changed user after forgetUser, from the cache and from the store on a miss", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps);
-    deps.users.known.set(session.userId, { ...deps.users.known.get(session.userId)!, name: "Ada King" });
-    expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("Ada");
-    await forgetUser(deps, session.userId);
+    const user = (await getSession(deps, session.token, false))!.cached.user;
+    expect(user.name).toBe("Ada");
+    deps.clock.advance(1_000);
+    await forgetUser(deps, session.userId, { ...user, name: "Ada King", updatedAt: new Date(deps.clock.now()).toISOString() });
     expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("Ada King");
+    // With the cache down every read is a miss: the store's copy answers.
+    deps.cache.down = true;
+    expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("Ada King");
+  });
+
+  it("an older copy of the user arriving after a newer one does not win", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const user = (await getSession(deps, session.token, false))!.cached.user;
+    const at = (ms: number) => new Date(deps.clock.now() + ms).toISOString();
+    await forgetUser(deps, user.id, { ...user, name: "Newest", updatedAt: at(2_000) });
+    await forgetUser(deps, user.id, { ...user, name: "Stale", updatedAt: at(1_000) });
+    expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("Newest");
+    // A sign-in that read the user before the change does not bring the old copy back either.
+    const other = await createSession(deps, { userId: user.id, rememberMe: true, user: { ...user, name: "Read before the change" } });
+    await deps.cache.del(`session:${vault.lookup(other.token)}`);
+    expect((await getSession(deps, other.token, false))?.cached.user.name).toBe("Newest");
+  });
+
+  it("a session with no copy of its user (created before copies were kept) reads as signed out until identity pushes one", async () => {
+    const deps = testRegistry();
+    const user = aUser(deps);
+    const session = await createSession(deps, { userId: user.id, rememberMe: true });
+    expect(await deps.store.usersMissingSnapshot("", 10)).toEqual([user.id]);
+    expect(await getSession(deps, session.token, false)).toBeNull();
+    // The session itself is kept: the backfill identity runs at start pushes the user.
+    expect(await deps.store.findByToken(session.token)).not.toBeNull();
+    await forgetUser(deps, user.id, user);
+    expect(await deps.store.usersMissingSnapshot("", 10)).toEqual([]);
+    expect((await getSession(deps, session.token, false))?.cached.user).toEqual(user);
   });
 });
 

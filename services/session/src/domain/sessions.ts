@@ -21,7 +21,7 @@ import { SHORT_SESSION_SECONDS } from "../config.js";
 import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "tokens" | "lease" | "users" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "tokens" | "lease" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -52,6 +52,8 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   };
   try {
     await deps.store.create(session);
+    // The copy a cache miss serves (never asking identity); a newer one already kept stays.
+    if (input.user) await deps.store.putUser(input.user);
   } catch (error) {
     deps.log.error("session insert failed", { error });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
@@ -123,7 +125,8 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
       await deps.store.deleteByTokens([token]);
       return null;
     }
-    const user = await deps.users.getUser(record.userId);
+    // Identity pushes the user with CreateSession and ForgetUser; no copy means no user to serve (deleted).
+    const user = await deps.store.findUser(record.userId);
     if (!user) return null;
     cached = toCached(deps, record, user);
     await fillCache(deps, token, cached);
@@ -176,8 +179,19 @@ export async function revokeUserSessions(deps: Deps, userId: string, keepToken?:
   await revokeAll(deps, sessions);
 }
 
-/** Drops cached copies of a user's sessions after the user changed, so the next read serves the new user. */
-export async function forgetUser(deps: Deps, userId: string): Promise<void> {
+/**
+ * After a user changed: keeps the user as it now is (unless a newer copy is kept), or with no user given
+ * (deleted, or a sender that predates copies) removes the copy, then drops cached copies of the user's
+ * sessions, so the next read serves the kept copy, or none.
+ */
+export async function forgetUser(deps: Deps, userId: string, user?: CachedUser): Promise<void> {
+  if (user) await deps.store.putUser(user);
+  else await deps.store.deleteUser(userId);
   const sessions = await deps.store.listByUser(userId);
   await Promise.all(sessions.map((session) => forgetCachedSession(deps.cache, deps.tokens.lookup(session.token))));
+}
+
+/** The users who have sessions but no kept copy (sessions from before copies were kept), a page at a time. */
+export async function usersMissingSnapshot(deps: Pick<Deps, "store">, afterUserId: string, limit: number): Promise<string[]> {
+  return deps.store.usersMissingSnapshot(afterUserId, Math.min(Math.max(limit, 1), 1_000));
 }

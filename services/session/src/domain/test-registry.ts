@@ -54,8 +54,6 @@ export interface TestRegistry extends Registry {
   cache: ReturnType<typeof faultyKeyValue>;
   lease: CacheLease;
   clock: TestClock;
-  /** The users the identity service knows, by id. */
-  users: Registry["users"] & { known: Map<string, CachedUser> };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -69,7 +67,6 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   const config = sessionConfig({ AUTH_SECRET: "session-domain-secret-0123456789-0123456789", ...env });
   const lease = cacheLease({ store, cache, log: silent, leaseMs: config.cacheLeaseMs, now: clock.now, sleep: clock.sleep });
   lease.stop();
-  const known = new Map<string, CachedUser>();
   return {
     config,
     store,
@@ -79,14 +76,14 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     clock,
     log: silent,
     now,
-    users: { known, getUser: async (id) => known.get(id) ?? null },
   };
 }
 
-/** A user the identity service knows. */
+let users = 0;
+
+/** A user as identity pushes it (with CreateSession or ForgetUser), last updated at the test clock's time. */
 export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): CachedUser {
-  const at = new Date(T0).toISOString();
-  const user: CachedUser = { id: `user-${deps.users.known.size + 1}`, name: "Ada", email: `ada${deps.users.known.size}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, ...overrides };
-  deps.users.known.set(user.id, user);
-  return user;
+  const at = new Date(deps.clock.now()).toISOString();
+  users++;
+  return { id: `user-${users}`, name: "Ada", email: `ada${users}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, ...overrides };
 }

@@ -1,5 +1,4 @@
 /** Session records and cache records <-> contract messages. */
-import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { CachedSessionFields, CachedUser } from "@auth-platform/runtime/session-cache";
 import type { SessionRecord } from "../store/session-store.js";
@@ -49,8 +48,8 @@ export function toUserMessage(user: CachedUser): SessionUser {
   };
 }
 
-/** The user a request carries (CreateSession) or identity answers (GetUser), as the cache keeps it. */
-export function userFromMessage(user: SessionUser | User): CachedUser {
+/** The user a request carries (CreateSession, ForgetUser), as the cache and the store keep it. */
+export function userFromMessage(user: SessionUser): CachedUser {
   return {
     id: user.id,
     name: user.name,

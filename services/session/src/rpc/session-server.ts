@@ -5,7 +5,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
-import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions } from "../domain/sessions.js";
+import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, usersMissingSnapshot } from "../domain/sessions.js";
 import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessage } from "./mappers.js";
 
 /** Who may call what (docs/internal-api.md). */
@@ -17,6 +17,7 @@ export const SESSION_ACCESS: AccessTable = {
   RevokeOtherSessions: ["gateway"],
   RevokeUserSessions: ["gateway", "identity"],
   ForgetUser: ["identity"],
+  ListUsersMissingSnapshot: ["identity"],
 };
 
 export function sessionService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -52,9 +53,14 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       return {};
     }),
     forgetUser: rpc.unary("ForgetUser", async (req) => {
-      await forgetUser(registry, req.userId);
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
+      await forgetUser(registry, req.userId, req.user && userFromMessage(req.user));
       return {};
     }),
+    listUsersMissingSnapshot: rpc.unary("ListUsersMissingSnapshot", async (req) => ({
+      userIds: await usersMissingSnapshot(registry, req.afterUserId, req.limit || 100),
+    })),
   };
   return {
     definition: SessionServiceService,

@@ -40,3 +40,20 @@ export const PendingRevocationEntity = defineEntity({
 });
 
 export type PendingRevocationRow = InstanceType<typeof PendingRevocationEntity.class>;
+
+/**
+ * The session service's copy of a user, served with their sessions on a cache miss, so the session service
+ * never calls identity: identity pushes it with CreateSession and ForgetUser (the newest by updatedAt wins).
+ * `snapshot` is the CachedUser as JSON; updated_at is the user's, for the newest-wins comparison.
+ */
+export const SessionUserEntity = defineEntity({
+  name: "SessionUser",
+  tableName: "session_user",
+  properties: {
+    userId: p.string().primary(),
+    updatedAt: p.datetime(),
+    snapshot: p.text(),
+  },
+});
+
+export type SessionUserRow = InstanceType<typeof SessionUserEntity.class>;

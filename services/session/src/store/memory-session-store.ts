@@ -2,6 +2,7 @@
  * The session store in process memory: for unit tests of the domain, and the contract's reference backend.
  * Like the SQL store it keys sessions and pending revocations by the token's keyed hash.
  */
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
@@ -9,6 +10,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
   const now = options.now ?? (() => new Date());
   const sessions = new Map<string, SessionRecord>();
   const pending = new Map<string, { expiresAt: Date; recordedAt: Date; order: number }>();
+  const users = new Map<string, CachedUser>();
   let recorded = 0;
   const copy = (session: SessionRecord): SessionRecord => ({ ...session });
   return {
@@ -53,9 +55,25 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async clearPending(lookups) {
       for (const lookup of lookups) pending.delete(lookup);
     },
+    async putUser(user) {
+      const kept = users.get(user.id);
+      if (!kept || Date.parse(kept.updatedAt) <= Date.parse(user.updatedAt)) users.set(user.id, structuredClone(user));
+    },
+    async findUser(userId) {
+      const user = users.get(userId);
+      return user ? structuredClone(user) : null;
+    },
+    async deleteUser(userId) {
+      users.delete(userId);
+    },
+    async usersMissingSnapshot(afterUserId, limit) {
+      const missing = new Set([...sessions.values()].map((s) => s.userId).filter((id) => id > afterUserId && !users.has(id)));
+      return [...missing].sort().slice(0, limit);
+    },
     async close() {
       sessions.clear();
       pending.clear();
+      users.clear();
     },
   };
 }

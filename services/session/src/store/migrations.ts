@@ -71,9 +71,21 @@ function hashSessionTokens(vault: TokenVault) {
   };
 }
 
+/** The session service's copy of each user with sessions (entities.ts, SessionUserEntity). */
+class CreateSessionUser extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_user" (
+      "user_id" varchar(64) not null primary key,
+      "updated_at" timestamptz not null,
+      "snapshot" text not null
+    )`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
     { name: "0002-hash-session-tokens", class: hashSessionTokens(vault) },
+    { name: "0003-session-user", class: CreateSessionUser },
   ];
 }

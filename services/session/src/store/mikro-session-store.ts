@@ -1,7 +1,8 @@
 /** The session store on MikroORM (SQLite or PostgreSQL). Rows hold the token's keyed hash and sealed copy. */
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import { openStore } from "@auth-platform/runtime/store";
-import { PendingRevocationEntity, SessionEntity, type SessionRow } from "./entities.js";
+import { PendingRevocationEntity, SessionEntity, type SessionRow, SessionUserEntity } from "./entities.js";
 import { sessionMigrations } from "./migrations.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
@@ -20,8 +21,9 @@ function toRecord(row: SessionRow, token: string): SessionRecord {
   };
 }
 
-export async function openSessionStore(url: string, vault: TokenVault): Promise<SessionStore> {
-  const store = await openStore({ url, entities: [SessionEntity, PendingRevocationEntity], migrations: sessionMigrations(vault) });
+export async function openSessionStore(url: string, vault: TokenVault, options: { now?: () => Date } = {}): Promise<SessionStore> {
+  const now = options.now ?? (() => new Date());
+  const store = await openStore({ url, entities: [SessionEntity, PendingRevocationEntity, SessionUserEntity], migrations: sessionMigrations(vault) });
   const hashes = (tokens: string[]) => tokens.map((token) => vault.lookup(token));
   /** The token of a row, or null when its sealed copy does not open (sealed under another AUTH_SECRET). */
   const opened = (row: SessionRow): string | null => {
@@ -58,7 +60,7 @@ export async function openSessionStore(url: string, vault: TokenVault): Promise<
     },
     async revokePending(sessions) {
       if (!sessions.length) return;
-      const recordedAt = new Date();
+      const recordedAt = now();
       const pending = sessions.map((s) => ({ tokenHash: vault.lookup(s.token), expiresAt: s.expiresAt, recordedAt }));
       await store.em().transactional(async (em) => {
         await em.nativeDelete(SessionEntity, { tokenHash: { $in: pending.map((p) => p.tokenHash) } });
@@ -71,6 +73,29 @@ export async function openSessionStore(url: string, vault: TokenVault): Promise<
     },
     async clearPending(lookups) {
       if (lookups.length) await store.em().nativeDelete(PendingRevocationEntity, { tokenHash: { $in: lookups } });
+    },
+    async putUser(user) {
+      const row = { userId: user.id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
+      // Two statements, each atomic, so concurrent writers need no lock: the row exists after the first, and
+      // the second replaces it only with a copy at least as new.
+      const em = store.em();
+      await em.upsertMany(SessionUserEntity, [row], { onConflictAction: "ignore", onConflictFields: ["userId"] });
+      await em.nativeUpdate(SessionUserEntity, { userId: user.id, updatedAt: { $lte: row.updatedAt } }, { updatedAt: row.updatedAt, snapshot: row.snapshot });
+    },
+    async findUser(userId) {
+      const row = await store.em().findOne(SessionUserEntity, { userId });
+      return row ? (JSON.parse(row.snapshot) as CachedUser) : null;
+    },
+    async deleteUser(userId) {
+      await store.em().nativeDelete(SessionUserEntity, { userId });
+    },
+    async usersMissingSnapshot(afterUserId, limit) {
+      const rows = (await store.em().getConnection().execute(
+        `select distinct s."user_id" from "session" s left join "session_user" u on u."user_id" = s."user_id"
+         where u."user_id" is null and s."user_id" > ? order by s."user_id" limit ?`,
+        [afterUserId, limit],
+      )) as Array<{ user_id: string }>;
+      return rows.map((row) => row.user_id);
     },
     close: () => store.close(),
   };

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, randomString } from "@auth-platform/runtime/random";
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
@@ -23,6 +24,24 @@ export function aSession(overrides: Partial<SessionRecord> = {}): SessionRecord 
     updatedAt: createdAt,
     impersonatedBy: null,
     activeOrganizationId: null,
+    ...overrides,
+  };
+}
+
+/** A user copy as identity pushes it. */
+export function aUserCopy(overrides: Partial<CachedUser> = {}): CachedUser {
+  const at = new Date(T0).toISOString();
+  return {
+    id: newId(),
+    name: "Ada Lovelace",
+    email: `${newId().toLowerCase()}@example.com`,
+    emailVerified: false,
+    image: null,
+    createdAt: at,
+    updatedAt: at,
+    username: null,
+    displayUsername: null,
+    extraFields: {},
     ...overrides,
   };
 }
@@ -163,6 +182,47 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       expect(pending[0]!.expiresAt.getTime()).toBe(gone.expiresAt.getTime());
       await store.clearPending([pending[0]!.lookup]);
       expect(await store.listPending(1)).toEqual([]);
+    });
+    it("keeps a user copy, every field intact, and forgets it", async () => {
+      const user = aUserCopy({ image: "https://example.com/a.png", username: "ada", displayUsername: "Ada", emailVerified: true, extraFields: { plan: "pro", seats: 3, tags: ["a"], nested: { x: null } } });
+      expect(await store.findUser(user.id)).toBeNull();
+      await store.putUser(user);
+      expect(await store.findUser(user.id)).toEqual(user);
+      await store.deleteUser(user.id);
+      expect(await store.findUser(user.id)).toBeNull();
+      await store.deleteUser(user.id);
+    });
+
+    it("a user copy is replaced by a newer or equally new one, never by an older one", async () => {
+      const at = (ms: number) => new Date(T0 + ms).toISOString();
+      const user = aUserCopy({ updatedAt: at(2_000) });
+      await store.putUser(user);
+      await store.putUser({ ...user, name: "Older", updatedAt: at(1_999) });
+      expect((await store.findUser(user.id))!.name).toBe("Ada Lovelace");
+      await store.putUser({ ...user, name: "Same instant, later write" });
+      expect((await store.findUser(user.id))!.name).toBe("Same instant, later write");
+      await store.putUser({ ...user, name: "Newer", updatedAt: at(2_001) });
+      expect(await store.findUser(user.id)).toEqual({ ...user, name: "Newer", updatedAt: at(2_001) });
+      // Concurrent writers converge on the newest, whatever order they land in.
+      const copies = [5, 3, 9, 1, 7].map((ms) => ({ ...user, name: `v${ms}`, updatedAt: at(3_000 + ms) }));
+      await Promise.all(copies.map((copy) => store.putUser(copy)));
+      expect((await store.findUser(user.id))!.name).toBe("v9");
+    });
+
+    it("pages through the users with sessions but no copy, each once, by id", async () => {
+      const prefix = newId();
+      const [a, b, c, d] = ["a", "b", "c", "d"].map((suffix) => `${prefix}${suffix}`);
+      await created({ userId: a });
+      await created({ userId: a });
+      await created({ userId: b });
+      await created({ userId: c });
+      await created({ userId: d });
+      await store.putUser(aUserCopy({ id: b }));
+      await store.putUser(aUserCopy({ id: `${prefix}e` }));
+      expect(await store.usersMissingSnapshot(prefix, 2)).toEqual([a, c]);
+      expect(await store.usersMissingSnapshot(c!, 1)).toEqual([d]);
+      await store.putUser(aUserCopy({ id: c }));
+      expect(await store.usersMissingSnapshot(prefix, 2)).toEqual([a, d]);
     });
   });
 }

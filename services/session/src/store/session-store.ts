@@ -1,4 +1,6 @@
 /** The session store port. Tokens cross it in the clear; the store keeps only their hash and a sealed copy. */
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
+
 
 export interface SessionRecord {
   id: string;
@@ -38,5 +40,16 @@ export interface SessionStore {
   listPending(limit: number): Promise<PendingRevocation[]>;
   /** Forgets these pending revocations (their tombstones are written). Unknown ones are not an error. */
   clearPending(lookups: string[]): Promise<void>;
+  /**
+   * Keeps this copy of a user (served with their sessions) unless the kept one is newer by updatedAt; an
+   * equal updatedAt replaces it (the later write wins), so concurrent writers converge on the newest.
+   */
+  putUser(user: CachedUser): Promise<void>;
+  /** The kept copy of a user, or null. */
+  findUser(userId: string): Promise<CachedUser | null>;
+  /** Forgets the copy of a (deleted) user; an unknown one is not an error. */
+  deleteUser(userId: string): Promise<void>;
+  /** Ids of users who have a session but no kept copy, ascending, greater than `afterUserId`, at most `limit`. */
+  usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
   close(): Promise<void>;
 }

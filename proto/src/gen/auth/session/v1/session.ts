@@ -129,9 +129,26 @@ export interface RevokeOtherSessionsResponse {
 
 export interface ForgetUserRequest {
   userId: string;
+  /**
+   * The user as it now is: served with the user's sessions from now on, unless a newer copy is already kept.
+   * Absent: the copy is removed (the user was deleted, or the sender predates copies; identity's backfill
+   * then pushes the user again).
+   */
+  user?: SessionUser | undefined;
 }
 
 export interface ForgetUserResponse {
+}
+
+export interface ListUsersMissingSnapshotRequest {
+  /** Ids greater than this one ("" for the first page). */
+  afterUserId: string;
+  limit: number;
+}
+
+export interface ListUsersMissingSnapshotResponse {
+  /** Ascending; fewer than limit means the last page. */
+  userIds: string[];
 }
 
 function createBaseSession(): Session {
@@ -1650,13 +1667,16 @@ export const RevokeOtherSessionsResponse: MessageFns<RevokeOtherSessionsResponse
 };
 
 function createBaseForgetUserRequest(): ForgetUserRequest {
-  return { userId: "" };
+  return { userId: "", user: undefined };
 }
 
 export const ForgetUserRequest: MessageFns<ForgetUserRequest> = {
   encode(message: ForgetUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.user !== undefined) {
+      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1682,6 +1702,14 @@ export const ForgetUserRequest: MessageFns<ForgetUserRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = SessionUser.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1701,6 +1729,7 @@ export const ForgetUserRequest: MessageFns<ForgetUserRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
     };
   },
 
@@ -1708,6 +1737,9 @@ export const ForgetUserRequest: MessageFns<ForgetUserRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.user !== undefined) {
+      obj.user = SessionUser.toJSON(message.user);
     }
     return obj;
   },
@@ -1718,6 +1750,9 @@ export const ForgetUserRequest: MessageFns<ForgetUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<ForgetUserRequest>, I>>(object: I): ForgetUserRequest {
     const message = createBaseForgetUserRequest();
     message.userId = object.userId ?? "";
+    message.user = (object.user !== undefined && object.user !== null)
+      ? SessionUser.fromPartial(object.user)
+      : undefined;
     return message;
   },
 };
@@ -1770,6 +1805,174 @@ export const ForgetUserResponse: MessageFns<ForgetUserResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<ForgetUserResponse>, I>>(_: I): ForgetUserResponse {
     const message = createBaseForgetUserResponse();
+    return message;
+  },
+};
+
+function createBaseListUsersMissingSnapshotRequest(): ListUsersMissingSnapshotRequest {
+  return { afterUserId: "", limit: 0 };
+}
+
+export const ListUsersMissingSnapshotRequest: MessageFns<ListUsersMissingSnapshotRequest> = {
+  encode(message: ListUsersMissingSnapshotRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.afterUserId !== "") {
+      writer.uint32(10).string(message.afterUserId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersMissingSnapshotRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersMissingSnapshotRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.afterUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersMissingSnapshotRequest {
+    return {
+      afterUserId: isSet(object.afterUserId)
+        ? globalThis.String(object.afterUserId)
+        : isSet(object.after_user_id)
+        ? globalThis.String(object.after_user_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListUsersMissingSnapshotRequest): unknown {
+    const obj: any = {};
+    if (message.afterUserId !== "") {
+      obj.afterUserId = message.afterUserId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersMissingSnapshotRequest>, I>>(base?: I): ListUsersMissingSnapshotRequest {
+    return ListUsersMissingSnapshotRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersMissingSnapshotRequest>, I>>(
+    object: I,
+  ): ListUsersMissingSnapshotRequest {
+    const message = createBaseListUsersMissingSnapshotRequest();
+    message.afterUserId = object.afterUserId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListUsersMissingSnapshotResponse(): ListUsersMissingSnapshotResponse {
+  return { userIds: [] };
+}
+
+export const ListUsersMissingSnapshotResponse: MessageFns<ListUsersMissingSnapshotResponse> = {
+  encode(message: ListUsersMissingSnapshotResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.userIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersMissingSnapshotResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersMissingSnapshotResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersMissingSnapshotResponse {
+    return {
+      userIds: globalThis.Array.isArray(object?.userIds)
+        ? object.userIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.user_ids)
+        ? object.user_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListUsersMissingSnapshotResponse): unknown {
+    const obj: any = {};
+    if (message.userIds?.length) {
+      obj.userIds = message.userIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersMissingSnapshotResponse>, I>>(
+    base?: I,
+  ): ListUsersMissingSnapshotResponse {
+    return ListUsersMissingSnapshotResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersMissingSnapshotResponse>, I>>(
+    object: I,
+  ): ListUsersMissingSnapshotResponse {
+    const message = createBaseListUsersMissingSnapshotResponse();
+    message.userIds = object.userIds?.map((e) => e) || [];
     return message;
   },
 };
@@ -1847,7 +2050,11 @@ export const SessionServiceService = {
       Buffer.from(RevokeOtherSessionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeOtherSessionsResponse => RevokeOtherSessionsResponse.decode(value),
   },
-  /** ForgetUser drops the cached user of every session of that user, after the user changed. Errors: none. */
+  /**
+   * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
+   * the session service's copy of the user (the newest by updated_at wins), or removes it when none is given
+   * (the user was deleted). Errors: none.
+   */
   forgetUser: {
     path: "/auth.session.v1.SessionService/ForgetUser" as const,
     requestStream: false as const,
@@ -1856,6 +2063,24 @@ export const SessionServiceService = {
     requestDeserialize: (value: Buffer): ForgetUserRequest => ForgetUserRequest.decode(value),
     responseSerialize: (value: ForgetUserResponse): Buffer => Buffer.from(ForgetUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ForgetUserResponse => ForgetUserResponse.decode(value),
+  },
+  /**
+   * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
+   * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
+   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   */
+  listUsersMissingSnapshot: {
+    path: "/auth.session.v1.SessionService/ListUsersMissingSnapshot" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersMissingSnapshotRequest): Buffer =>
+      Buffer.from(ListUsersMissingSnapshotRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersMissingSnapshotRequest =>
+      ListUsersMissingSnapshotRequest.decode(value),
+    responseSerialize: (value: ListUsersMissingSnapshotResponse): Buffer =>
+      Buffer.from(ListUsersMissingSnapshotResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersMissingSnapshotResponse =>
+      ListUsersMissingSnapshotResponse.decode(value),
   },
 } as const;
 
@@ -1872,8 +2097,18 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   revokeUserSessions: handleUnaryCall<RevokeUserSessionsRequest, RevokeUserSessionsResponse>;
   /** RevokeOtherSessions ends every session of a user but one. Idempotent. Errors: none. */
   revokeOtherSessions: handleUnaryCall<RevokeOtherSessionsRequest, RevokeOtherSessionsResponse>;
-  /** ForgetUser drops the cached user of every session of that user, after the user changed. Errors: none. */
+  /**
+   * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
+   * the session service's copy of the user (the newest by updated_at wins), or removes it when none is given
+   * (the user was deleted). Errors: none.
+   */
   forgetUser: handleUnaryCall<ForgetUserRequest, ForgetUserResponse>;
+  /**
+   * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
+   * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
+   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   */
+  listUsersMissingSnapshot: handleUnaryCall<ListUsersMissingSnapshotRequest, ListUsersMissingSnapshotResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -1973,7 +2208,11 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeOtherSessionsResponse) => void,
   ): ClientUnaryCall;
-  /** ForgetUser drops the cached user of every session of that user, after the user changed. Errors: none. */
+  /**
+   * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
+   * the session service's copy of the user (the newest by updated_at wins), or removes it when none is given
+   * (the user was deleted). Errors: none.
+   */
   forgetUser(
     request: ForgetUserRequest,
     callback: (error: ServiceError | null, response: ForgetUserResponse) => void,
@@ -1988,6 +2227,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ForgetUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
+   * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
+   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   */
+  listUsersMissingSnapshot(
+    request: ListUsersMissingSnapshotRequest,
+    callback: (error: ServiceError | null, response: ListUsersMissingSnapshotResponse) => void,
+  ): ClientUnaryCall;
+  listUsersMissingSnapshot(
+    request: ListUsersMissingSnapshotRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersMissingSnapshotResponse) => void,
+  ): ClientUnaryCall;
+  listUsersMissingSnapshot(
+    request: ListUsersMissingSnapshotRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersMissingSnapshotResponse) => void,
   ): ClientUnaryCall;
 }
 
