@@ -21,7 +21,8 @@ const TEMPLATES: Record<MailTemplate, Template> = {
 };
 
 export async function buildRegistry(config: IdentityConfig, log: Logger = createLogger("identity", config.logLevel)): Promise<Registry & { close(): Promise<void> }> {
-  const store = await openIdentityStore(config.databaseUrl);
+  const now = () => new Date();
+  const store = await openIdentityStore(config.databaseUrl, { now });
   const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls: config.grpc.tls, serverName: "session" });
   const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
   let worker: MailRequestWorker | undefined;
@@ -30,7 +31,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     store,
     log,
     mailRequests: { wake: (afterMs) => worker?.wake(afterMs) },
-    now: () => new Date(),
+    now,
     passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
       async createSession(user, { rememberMe, client }) {

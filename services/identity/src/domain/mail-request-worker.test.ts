@@ -53,7 +53,7 @@ async function passWhenDue() {
 }
 
 beforeEach(async () => {
-  store = await openIdentityStore(":memory:");
+  store = await openIdentityStore(":memory:", { now: () => new Date(clock) });
   clock = Date.UTC(2031, 0, 1);
   sent = [];
   mailDown = false;

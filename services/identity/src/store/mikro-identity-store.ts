@@ -52,7 +52,9 @@ function toMailRequest(row: MailRequestRow): MailRequestRecord {
 
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
-export async function openIdentityStore(url: string): Promise<IdentityStore> {
+/** `now` stamps updatedAt on changes (the registry's clock, which domain tests move). */
+export async function openIdentityStore(url: string, options: { now?: () => Date } = {}): Promise<IdentityStore> {
+  const now = options.now ?? (() => new Date());
   const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity], migrations: identityMigrations });
   return {
     async createUserWithAccount(user, account) {
@@ -90,7 +92,7 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
       const row = await em.findOne(UserEntity, { id });
       if (!row) return null;
       const { extraFields, ...rest } = patch;
-      em.assign(row, { ...rest, ...(extraFields ? { extraFields: JSON.stringify(extraFields) } : {}), updatedAt: new Date() });
+      em.assign(row, { ...rest, ...(extraFields ? { extraFields: JSON.stringify(extraFields) } : {}), updatedAt: now() });
       try {
         await em.flush();
       } catch (error) {
@@ -114,7 +116,7 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
       }
     },
     async setAccountPassword(accountId, passwordHash) {
-      return (await store.em().nativeUpdate(AccountEntity, { id: accountId }, { password: passwordHash, updatedAt: new Date() })) > 0;
+      return (await store.em().nativeUpdate(AccountEntity, { id: accountId }, { password: passwordHash, updatedAt: now() })) > 0;
     },
     async deleteAccount(accountId) {
       await store.em().nativeDelete(AccountEntity, { id: accountId });
