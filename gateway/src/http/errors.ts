@@ -20,11 +20,35 @@ function fromRequestParsing(error: { type?: string; status?: number; expose?: bo
   return undefined;
 }
 
-export function errorHandler(log: Logger) {
+/** At most one "service unavailable" line per this many ms; the ones in between are counted in the next. */
+export const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Logs 503s at most once per interval, with how many were left out since the last line. A service at
+ * capacity (identity's hashing queue) answers thousands of fast 503s a second under a flood; one log line
+ * each took the CPU the hashing needed, and says nothing the count does not.
+ */
+function unavailableLog(log: Logger, now: () => number) {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let skipped = 0;
+  return (path: string, cause: unknown) => {
+    const at = now();
+    if (at - lastAt < UNAVAILABLE_LOG_INTERVAL_MS) {
+      skipped++;
+      return;
+    }
+    log.warn("service unavailable", { path, error: cause, ...(skipped ? { sinceLastLine: skipped } : {}) });
+    lastAt = at;
+    skipped = 0;
+  };
+}
+
+export function errorHandler(log: Logger, now: () => number = Date.now) {
+  const logUnavailable = unavailableLog(log, now);
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = error instanceof AuthError ? error : fromRequestParsing(error as { type?: string });
     if (known) {
-      if (known.code === "SERVICE_UNAVAILABLE") log.warn("service unavailable", { path: req.path, error: known.cause });
+      if (known.code === "SERVICE_UNAVAILABLE") logUnavailable(req.path, known.cause);
       // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
       else if (known.http >= 500) log.error("internal error", { path: req.path, code: known.code, error: known.cause ?? known.message });
       res.status(known.http).json({ code: known.code, message: known.message });

@@ -135,6 +135,28 @@ describe("HashingQueue", () => {
     await expect(afterResult).resolves.toBe("a");
   });
 
+  it("admit throws the refusal run would give now, and nothing while a place is free", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 1, now: clock.now });
+    expect(() => queue.admit(clock.now())).not.toThrow();
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(100);
+    warm.finish("w");
+    await warmResult;
+    const running = held();
+    void queue.run(running.operation);
+    // One running (mean 100 ms): a waiting one would end 200 ms from now.
+    expect(() => queue.admit(clock.now() + 150)).toThrow(expect.objectContaining(refused));
+    expect(() => queue.admit(clock.now() + 250)).not.toThrow();
+    const waiting = held();
+    void queue.run(waiting.operation);
+    expect(() => queue.admit()).toThrow(expect.objectContaining(refused));
+    running.finish("r");
+    await settle();
+    waiting.finish("w");
+  });
+
   it("counts an operation that throws at once as finished", async () => {
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 0, now: fakeClock().now });
     await expect(queue.run(() => { throw new Error("bad input"); })).rejects.toThrow("bad input");

@@ -59,11 +59,28 @@ export class HashingQueue {
    */
   run<T>(operation: () => Promise<T>, deadline = Number.POSITIVE_INFINITY): Promise<T> {
     if (this.running < this.concurrency && this.waiting.length === 0) return this.start(operation);
-    if (this.waiting.length >= this.maxQueued) return Promise.reject(busy("queue full"));
-    if (this.now() + this.expectedEndMs(this.waiting.length + 1) > deadline) return Promise.reject(busy("deadline"));
+    const refusal = this.refusal(deadline);
+    if (refusal) return Promise.reject(refusal);
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ deadline, start: () => void this.start(operation).then(resolve, reject), refuse: reject });
     });
+  }
+
+  /**
+   * Throws the refusal an operation with this deadline would get now. A caller checks before the work that
+   * leads up to its hashing (sign-in's user lookup), so a request beyond capacity costs no query: under a
+   * flood of refused requests that work took the CPU the hashing needed.
+   */
+  admit(deadline = Number.POSITIVE_INFINITY): void {
+    if (this.running < this.concurrency && this.waiting.length === 0) return;
+    const refusal = this.refusal(deadline);
+    if (refusal) throw refusal;
+  }
+
+  private refusal(deadline: number): AuthError | undefined {
+    if (this.waiting.length >= this.maxQueued) return busy("queue full");
+    if (this.now() + this.expectedEndMs(this.waiting.length + 1) > deadline) return busy("deadline");
+    return undefined;
   }
 
   /** From now until the n-th waiting operation would finish: the rounds of operations ahead of it, then its own. */

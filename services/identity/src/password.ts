@@ -45,6 +45,8 @@ export interface PasswordHasher {
    * refused alike when hashing is at capacity (no enumeration through timing or through 503s).
    */
   verifyNone(password: string, deadline?: number): Promise<false>;
+  /** Throws SERVICE_UNAVAILABLE when hashing for this deadline would be refused now (before any lookup). */
+  admit(deadline?: number): void;
 }
 
 export function passwordHasher(queue: HashingQueue): PasswordHasher {
@@ -58,5 +60,6 @@ export function passwordHasher(queue: HashingQueue): PasswordHasher {
       await queue.run(() => verifyPassword(none, password), deadline);
       return false;
     },
+    admit: (deadline) => queue.admit(deadline),
   };
 }

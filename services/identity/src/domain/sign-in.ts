@@ -25,6 +25,8 @@ const NO_USER_ID = "-no-user-";
 
 export async function signInEmail(deps: Deps, input: SignInInput & { email: string }) {
   if (!deps.config.emailPasswordEnabled) throw new AuthError("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
+  // Refused at capacity before the lookups, known and unknown users alike (hashing-queue.ts, admit).
+  deps.passwords.admit(input.deadline);
   let email: string;
   try {
     email = normaliseEmail(input.email);
@@ -35,6 +37,7 @@ export async function signInEmail(deps: Deps, input: SignInInput & { email: stri
 }
 
 export async function signInUsername(deps: Deps, input: SignInInput & { username: string }) {
+  deps.passwords.admit(input.deadline);
   const username = input.username.trim().toLowerCase();
   // SPEC §5: an unverified username sign-in gets a new mail and the generic failure.
   return signIn(deps, await deps.store.findUserByUsername(username), input, "INVALID_USERNAME_OR_PASSWORD", "INVALID_USERNAME_OR_PASSWORD");

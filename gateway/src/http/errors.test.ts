@@ -1,0 +1,40 @@
+/** The gateway's error mapper: a flood of 503s is logged once per interval, with the count left out. */
+import type { Request, Response } from "express";
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { Logger } from "@auth-platform/runtime/log";
+import { errorHandler, UNAVAILABLE_LOG_INTERVAL_MS } from "./errors.js";
+
+function recorder() {
+  const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+  const log: Logger = { debug() {}, info() {}, warn: (message, fields) => void lines.push({ message, fields }), error: (message, fields) => void lines.push({ message, fields }) };
+  return { log, lines };
+}
+
+function answer(handler: ReturnType<typeof errorHandler>, error: unknown) {
+  const sent: { status?: number; body?: unknown } = {};
+  const res = { status: (code: number) => ((sent.status = code), res), json: (body: unknown) => void (sent.body = body) } as unknown as Response;
+  handler(error, { path: "/sign-in/email" } as Request, res, () => {});
+  return sent;
+}
+
+describe("errorHandler", () => {
+  it("answers every 503 but logs one line per interval, counting the ones in between", () => {
+    const { log, lines } = recorder();
+    let now = 1_000_000;
+    const handler = errorHandler(log, () => now);
+    for (let i = 0; i < 500; i++) {
+      expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE"))).toEqual({ status: 503, body: { code: "SERVICE_UNAVAILABLE", message: "Service unavailable" } });
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.fields).not.toHaveProperty("sinceLastLine");
+    now += UNAVAILABLE_LOG_INTERVAL_MS;
+    answer(handler, new AuthError("SERVICE_UNAVAILABLE"));
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ message: "service unavailable", fields: { path: "/sign-in/email", sinceLastLine: 499 } });
+    // Other 500s are never summarised.
+    answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
+    answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
+    expect(lines).toHaveLength(4);
+  });
+});
