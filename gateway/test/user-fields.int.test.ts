@@ -1,0 +1,39 @@
+/** Configured extra user fields: stored and served, required ones required, server-only and unknown ones ignored. */
+import { describe, expect, it } from "vitest";
+import { backendLabel } from "../../testing/databases.js";
+import { TestClient, uniqueEmail } from "../../testing/http.js";
+import { usePlatform } from "../../testing/use-platform.js";
+
+describe(`configured user fields (${backendLabel()})`, () => {
+  const platform = usePlatform({
+    env: { IDENTITY_USER_FIELDS: JSON.stringify({ phone: { type: "string", required: true }, age: { type: "number" }, plan: { type: "string", input: false } }) },
+  });
+
+  it("stores and serves extra fields, requires required ones, ignores server-only and unknown ones", async () => {
+    const client = new TestClient(platform.baseURL);
+    const ok = await client.post("/sign-up/email", { name: "F", email: uniqueEmail("fields"), password: "password-123", phone: "+44 20", age: 41 });
+    expect(ok.body.user).toMatchObject({ phone: "+44 20", age: 41 });
+    expect((await client.get("/get-session")).body.user).toMatchObject({ phone: "+44 20", age: 41 });
+
+    const base = { name: "F", password: "password-123" };
+    expect(await new TestClient(platform.baseURL).post("/sign-up/email", { ...base, email: uniqueEmail() })).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR", message: "Missing field: phone" } });
+    expect(await new TestClient(platform.baseURL).post("/sign-up/email", { ...base, email: uniqueEmail(), phone: 5 })).toMatchObject({ status: 400, body: { message: "Invalid field phone: expected string" } });
+    // Fields that are not inputs (server-only `plan`, unknown `isAdmin`, `role`) are ignored, never stored.
+    const extras = new TestClient(platform.baseURL);
+    const ignored = await extras.post("/sign-up/email", { ...base, email: uniqueEmail(), phone: "1", plan: "enterprise", isAdmin: true, role: "admin" });
+    expect(ignored.status).toBe(200);
+    for (const user of [ignored.body.user, (await extras.get("/get-session")).body.user]) {
+      expect(user).toMatchObject({ phone: "1" });
+      expect(Object.keys(user)).not.toContain("plan");
+      expect(Object.keys(user)).not.toContain("isAdmin");
+      expect(Object.keys(user)).not.toContain("role");
+    }
+
+    expect((await client.post("/update-user", { age: 42, role: "admin", plan: "enterprise", isAdmin: true })).body).toEqual({ status: true });
+    const updated = (await client.get("/get-session")).body.user;
+    expect(updated).toMatchObject({ phone: "+44 20", age: 42 });
+    expect(Object.keys(updated)).not.toContain("role");
+    expect(Object.keys(updated)).not.toContain("plan");
+    expect(Object.keys(updated)).not.toContain("isAdmin");
+  });
+});
