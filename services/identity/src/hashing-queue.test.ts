@@ -157,6 +157,30 @@ describe("HashingQueue", () => {
     waiting.finish("w");
   });
 
+  it("counts only what is left of a running operation: behind one nearly done, a waiting one is not refused", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(100);
+    warm.finish("w");
+    await warmResult;
+    const running = held();
+    void queue.run(running.operation);
+    clock.advance(90);
+    // Mean 100 ms, 90 ms of it already run: a waiting one ends in about 110 ms, not two whole rounds (200).
+    const waiting = held();
+    const waitingResult = queue.run(waiting.operation, clock.now() + 150);
+    // The next one ends a round later (about 210 ms): past the same deadline, refused.
+    await expect(queue.run(held().operation, clock.now() + 150)).rejects.toMatchObject(refused);
+    clock.advance(10);
+    running.finish("r");
+    await settle();
+    expect(waiting.started).toBe(true);
+    waiting.finish("x");
+    await expect(waitingResult).resolves.toBe("x");
+  });
+
   it("counts an operation that throws at once as finished", async () => {
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 0, now: fakeClock().now });
     await expect(queue.run(() => { throw new Error("bad input"); })).rejects.toThrow("bad input");

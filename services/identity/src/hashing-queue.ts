@@ -36,6 +36,8 @@ export class HashingQueue {
   readonly maxQueued: number;
   private readonly now: () => number;
   private running = 0;
+  /** When each running operation started (same clock as `now`). */
+  private readonly startedAt = new Set<{ at: number }>();
   private readonly waiting: Waiting[] = [];
   /** Mean duration of one operation in ms; 0 until one has finished (nothing is refused on a guess). */
   private meanMs = 0;
@@ -83,16 +85,28 @@ export class HashingQueue {
     return undefined;
   }
 
-  /** From now until the n-th waiting operation would finish: the rounds of operations ahead of it, then its own. */
+  /**
+   * From now until the n-th waiting operation would finish, if every operation takes the mean: each place
+   * frees when its running operation ends (the mean less the time it has already run, so one nearly done
+   * is not counted as a whole round), then runs the waiting ones in turn; the n-th takes the place that
+   * frees n-th, after the rounds of operations ahead of it there, then runs its own.
+   */
   private expectedEndMs(position: number): number {
-    return (Math.ceil(position / this.concurrency) + 1) * this.meanMs;
+    const now = this.now();
+    const frees = [...this.startedAt].map(({ at }) => Math.max(0, this.meanMs - (now - at)));
+    while (frees.length < this.concurrency) frees.push(0);
+    frees.sort((a, b) => a - b);
+    const rounds = Math.floor((position - 1) / this.concurrency);
+    return frees[(position - 1) % this.concurrency]! + rounds * this.meanMs + this.meanMs;
   }
 
   private start<T>(operation: () => Promise<T>): Promise<T> {
     this.running++;
-    const started = this.now();
+    const started = { at: this.now() };
+    this.startedAt.add(started);
     const done = () => {
-      const took = this.now() - started;
+      this.startedAt.delete(started);
+      const took = this.now() - started.at;
       this.meanMs = this.meanMs === 0 ? took : this.meanMs + SMOOTHING * (took - this.meanMs);
       this.running--;
       this.next();
