@@ -46,6 +46,7 @@ export function toUserMessage(user: CachedUser): SessionUser {
     username: user.username ?? undefined,
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
+    twoFactorEnabled: user.twoFactorEnabled,
   };
 }
 
@@ -62,5 +63,6 @@ export function userFromMessage(user: SessionUser | User): CachedUser {
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? null,
     extraFields: user.extraFields ?? {},
+    twoFactorEnabled: user.twoFactorEnabled ?? false,
   };
 }
