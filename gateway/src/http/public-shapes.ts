@@ -95,3 +95,24 @@ export function publicSession(session: SessionFields): PublicSession {
     activeOrganizationId: session.activeOrganizationId ?? null,
   };
 }
+
+/** A trusted device as GET /two-factor/list-trusted-devices shows it. */
+export interface PublicTrustedDevice {
+  id: string;
+  userAgent: string | null;
+  ipAddress: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+export function publicTrustedDevice(device: { id: string; userAgent?: Maybe<string>; ipAddress?: Maybe<string>; createdAt?: When; lastUsedAt?: When; expiresAt?: When }): PublicTrustedDevice {
+  return {
+    id: device.id,
+    userAgent: device.userAgent ?? null,
+    ipAddress: device.ipAddress ?? null,
+    createdAt: iso(device.createdAt),
+    lastUsedAt: iso(device.lastUsedAt),
+    expiresAt: iso(device.expiresAt),
+  };
+}

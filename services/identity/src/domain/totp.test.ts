@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base32Encode, hotp, matchTotp, otpauthUri, totpCode, totpStep } from "./totp.js";
+import { base32Decode, base32Encode, hotp, matchTotp, otpauthUri, totpCode, totpStep } from "./totp.js";
 
 // RFC 6238 appendix B: the seeds are the ASCII digits "1234567890" repeated to the hash's key length.
 const SEED_SHA1 = Buffer.from("12345678901234567890");
@@ -51,6 +51,8 @@ describe("TOTP (RFC 6238)", () => {
     expect(base32Encode(Buffer.from("foobar"))).toBe("MZXW6YTBOI");
     expect(base32Encode(Buffer.from("f"))).toBe("MY");
     expect(base32Encode(SEED_SHA1)).toBe("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ");
+    expect(base32Decode("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")).toEqual(SEED_SHA1);
+    expect(base32Decode("mzxw6ytboi")).toEqual(Buffer.from("foobar"));
   });
 
   it("the otpauth URI names the application and the account", () => {

@@ -28,6 +28,24 @@ export function base32Encode(bytes: Uint8Array): string {
   return out;
 }
 
+/** The bytes of a base32 string (case and padding ignored); what an authenticator app does with secret=. */
+export function base32Decode(text: string): Buffer {
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const char of text.toUpperCase().replace(/=+$/, "")) {
+    const index = BASE32.indexOf(char);
+    if (index < 0) throw new Error("not base32");
+    value = (value << 5) | index;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
 /** RFC 4226 HOTP: the `digits`-digit code of `counter` under `key`. */
 export function hotp(key: Uint8Array, counter: number, digits = TOTP_DIGITS, algorithm: "sha1" | "sha256" | "sha512" = "sha1"): string {
   const message = Buffer.alloc(8);

@@ -81,7 +81,7 @@ export interface AnswerChallengeInput {
  * trusted device if asked). Invalid: INVALID_TWO_FACTOR_AUTHENTICATION and nothing created; the attempt
  * counts, and the challenge is void once the attempts are spent.
  */
-export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): Promise<{ user: UserRecord; session: Session; trustedDevice?: DeviceToken }> {
+export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): Promise<{ user: UserRecord; session: Session; rememberMe: boolean; trustedDevice?: DeviceToken }> {
   const challenge = await liveChallenge(deps, input.token);
   const { maxAttempts, keys } = deps.config.twoFactor;
   if (!(await deps.store.countChallengeAttempt(challenge.id, maxAttempts))) {
@@ -105,5 +105,5 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
   const current = await admitUser(deps, user, "INVALID_TWO_FACTOR_COOKIE");
   const session = await deps.sessions.createSession(current, { rememberMe: challenge.rememberMe, client: input.client });
   const trustedDevice = input.trustDevice ? await trustDevice(deps, current.id, input.client) : undefined;
-  return { user: current, session, trustedDevice };
+  return { user: current, session, rememberMe: challenge.rememberMe, trustedDevice };
 }

@@ -36,18 +36,18 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
   const verify = (method: "totp" | "otp" | "backup-code") => async (req: VerifyRequest) => {
     if (Boolean(req.challenge) === Boolean(req.userId)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and userId is required");
     if (req.challenge) {
-      const { user, session, trustedDevice } = await answerChallenge(registry, {
+      const { user, session, rememberMe, trustedDevice } = await answerChallenge(registry, {
         token: req.challenge,
         method,
         code: req.code,
         trustDevice: req.trustDevice,
         client: toClient(req.client),
       });
-      return { user: toUserMessage(user), session, trustedDevice };
+      return { user: toUserMessage(user), session, trustedDevice, rememberMe };
     }
     // A signed-in user has no challenge, so no mailed code to check.
     if (method === "otp") throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-    return { user: toUserMessage(await verifySignedInUser(registry, { userId: req.userId!, method, code: req.code })) };
+    return { user: toUserMessage(await verifySignedInUser(registry, { userId: req.userId!, method, code: req.code })), rememberMe: false };
   };
   return {
     enableTwoFactor: rpc.unary("EnableTwoFactor", async (req, { deadline }) => {

@@ -421,7 +421,11 @@ export interface VerifyTotpResponse {
     | undefined;
   /** The new session (challenge only). */
   session?: Session | undefined;
-  trustedDevice?: TrustedDeviceToken | undefined;
+  trustedDevice?:
+    | TrustedDeviceToken
+    | undefined;
+  /** The sign-in's rememberMe (challenge only), for the session cookie. */
+  rememberMe: boolean;
 }
 
 export interface VerifyTwoFactorOtpRequest {
@@ -441,7 +445,11 @@ export interface VerifyTwoFactorOtpResponse {
     | undefined;
   /** The new session (challenge only). */
   session?: Session | undefined;
-  trustedDevice?: TrustedDeviceToken | undefined;
+  trustedDevice?:
+    | TrustedDeviceToken
+    | undefined;
+  /** The sign-in's rememberMe (challenge only), for the session cookie. */
+  rememberMe: boolean;
 }
 
 export interface VerifyBackupCodeRequest {
@@ -461,7 +469,11 @@ export interface VerifyBackupCodeResponse {
     | undefined;
   /** The new session (challenge only). */
   session?: Session | undefined;
-  trustedDevice?: TrustedDeviceToken | undefined;
+  trustedDevice?:
+    | TrustedDeviceToken
+    | undefined;
+  /** The sign-in's rememberMe (challenge only), for the session cookie. */
+  rememberMe: boolean;
 }
 
 export interface SendTwoFactorOtpRequest {
@@ -5991,7 +6003,7 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
 };
 
 function createBaseVerifyTotpResponse(): VerifyTotpResponse {
-  return { user: undefined, session: undefined, trustedDevice: undefined };
+  return { user: undefined, session: undefined, trustedDevice: undefined, rememberMe: false };
 }
 
 export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
@@ -6004,6 +6016,9 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
     }
     if (message.trustedDevice !== undefined) {
       TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(26).fork()).join();
+    }
+    if (message.rememberMe !== false) {
+      writer.uint32(32).bool(message.rememberMe);
     }
     return writer;
   },
@@ -6045,6 +6060,14 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
             message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6066,6 +6089,11 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
         : isSet(object.trusted_device)
         ? TrustedDeviceToken.fromJSON(object.trusted_device)
         : undefined,
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
     };
   },
 
@@ -6079,6 +6107,9 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
     }
     if (message.trustedDevice !== undefined) {
       obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
     }
     return obj;
   },
@@ -6095,6 +6126,7 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
     message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
       ? TrustedDeviceToken.fromPartial(object.trustedDevice)
       : undefined;
+    message.rememberMe = object.rememberMe ?? false;
     return message;
   },
 };
@@ -6243,7 +6275,7 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
 };
 
 function createBaseVerifyTwoFactorOtpResponse(): VerifyTwoFactorOtpResponse {
-  return { user: undefined, session: undefined, trustedDevice: undefined };
+  return { user: undefined, session: undefined, trustedDevice: undefined, rememberMe: false };
 }
 
 export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> = {
@@ -6256,6 +6288,9 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
     }
     if (message.trustedDevice !== undefined) {
       TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(26).fork()).join();
+    }
+    if (message.rememberMe !== false) {
+      writer.uint32(32).bool(message.rememberMe);
     }
     return writer;
   },
@@ -6297,6 +6332,14 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
             message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6318,6 +6361,11 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
         : isSet(object.trusted_device)
         ? TrustedDeviceToken.fromJSON(object.trusted_device)
         : undefined,
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
     };
   },
 
@@ -6331,6 +6379,9 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
     }
     if (message.trustedDevice !== undefined) {
       obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
     }
     return obj;
   },
@@ -6347,6 +6398,7 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
     message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
       ? TrustedDeviceToken.fromPartial(object.trustedDevice)
       : undefined;
+    message.rememberMe = object.rememberMe ?? false;
     return message;
   },
 };
@@ -6495,7 +6547,7 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
 };
 
 function createBaseVerifyBackupCodeResponse(): VerifyBackupCodeResponse {
-  return { user: undefined, session: undefined, trustedDevice: undefined };
+  return { user: undefined, session: undefined, trustedDevice: undefined, rememberMe: false };
 }
 
 export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
@@ -6508,6 +6560,9 @@ export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
     }
     if (message.trustedDevice !== undefined) {
       TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(26).fork()).join();
+    }
+    if (message.rememberMe !== false) {
+      writer.uint32(32).bool(message.rememberMe);
     }
     return writer;
   },
@@ -6549,6 +6604,14 @@ export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
             message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6570,6 +6633,11 @@ export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
         : isSet(object.trusted_device)
         ? TrustedDeviceToken.fromJSON(object.trusted_device)
         : undefined,
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
     };
   },
 
@@ -6583,6 +6651,9 @@ export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
     }
     if (message.trustedDevice !== undefined) {
       obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
     }
     return obj;
   },
@@ -6599,6 +6670,7 @@ export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
     message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
       ? TrustedDeviceToken.fromPartial(object.trustedDevice)
       : undefined;
+    message.rememberMe = object.rememberMe ?? false;
     return message;
   },
 };
