@@ -82,8 +82,13 @@ export async function generateBackupCodes(deps: Deps, input: PasswordInput): Pro
 export async function checkTotp(deps: Pick<Deps, "config" | "store" | "now">, userId: string, code: string, options: { requireVerified: boolean }): Promise<boolean> {
   const enrolment = await deps.store.findTwoFactor(userId);
   if (!enrolment || (options.requireVerified && !enrolment.verified)) return false;
-  const step = matchTotp(open(deps.config.twoFactor.keys, enrolment.secret).plaintext, code.trim(), deps.now());
-  return step !== null && (await deps.store.useTotpStep(userId, step));
+  const { keys } = deps.config.twoFactor;
+  const { plaintext, stale } = open(keys, enrolment.secret);
+  const step = matchTotp(plaintext, code.trim(), deps.now());
+  if (step === null || !(await deps.store.useTotpStep(userId, step))) return false;
+  // Key rotation completes as users sign in: a secret sealed under an older key moves to the current one.
+  if (stale) await deps.store.resealTwoFactor(userId, seal(keys, plaintext), deps.now());
+  return true;
 }
 
 /** Whether `code` is one of the user's unused backup codes; if so it is used up. */

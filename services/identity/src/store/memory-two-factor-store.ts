@@ -23,6 +23,10 @@ export function memoryTwoFactorStore(setUserFlag: (userId: string, enabled: bool
       const found = enrolments.get(userId);
       return found ? copy(found) : null;
     },
+    async resealTwoFactor(userId, secret, at) {
+      const found = enrolments.get(userId);
+      if (found) Object.assign(found, { secret, updatedAt: at });
+    },
     async activateTwoFactor(userId, at) {
       const found = enrolments.get(userId);
       if (!found) return;

@@ -52,6 +52,9 @@ export function mikroTwoFactorStore(store: Store): TwoFactorStore {
       const row = await store.em().findOne(TwoFactorEntity, { userId });
       return row ? toTwoFactor(row) : null;
     },
+    async resealTwoFactor(userId, secret, at) {
+      await store.em().nativeUpdate(TwoFactorEntity, { userId }, { secret, updatedAt: at });
+    },
     async activateTwoFactor(userId, at) {
       await store.em().transactional(async (em) => {
         await em.nativeUpdate(TwoFactorEntity, { userId }, { verified: true, updatedAt: at });

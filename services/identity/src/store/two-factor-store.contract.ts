@@ -75,6 +75,9 @@ export function twoFactorStoreContract(backend: string, open: () => Promise<Iden
       expect(await store.findTwoFactor(userId)).toMatchObject({ verified: true, updatedAt: later(1_000) });
       expect((await store.findUserById(userId))!.twoFactorEnabled).toBe(true);
 
+      await store.resealTwoFactor(userId, "k2.resealed", later(2_000));
+      expect(await store.findTwoFactor(userId)).toMatchObject({ secret: "k2.resealed", verified: true, updatedAt: later(2_000) });
+
       await store.saveTwoFactor(anEnrolment(userId, { secret: "k1.other" }), ["h4"]);
       expect(await store.findTwoFactor(userId)).toMatchObject({ secret: "k1.other", verified: false });
       expect(await store.countBackupCodes(userId)).toBe(1);

@@ -54,6 +54,8 @@ export interface TwoFactorStore {
   saveTwoFactor(record: TwoFactorRecord, backupCodeHashes: string[]): Promise<void>;
   /** The user's enrolment, or null. */
   findTwoFactor(userId: string): Promise<TwoFactorRecord | null>;
+  /** Replaces the sealed secret (the same secret sealed under the current key); the rest is kept. */
+  resealTwoFactor(userId: string, secret: string, at: Date): Promise<void>;
   /** Marks the enrolment verified and sets the user's twoFactorEnabled flag, in one transaction. */
   activateTwoFactor(userId: string, at: Date): Promise<void>;
   /**
