@@ -59,7 +59,7 @@ const CALLERS: Record<Component, Component[]> = {
 /** The secret keys each process reads, with whether the key may be missing. */
 const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   gateway: { AUTH_SECRET: false, REDIS_URL: true },
-  identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false },
+  identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false, IDENTITY_TWO_FACTOR_KEYS: true },
   session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true },
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
 };
@@ -350,12 +350,17 @@ describe("with default values (and the required config.baseUrl)", () => {
       IDENTITY_CHANGE_EMAIL_ENABLED: "true",
       IDENTITY_DELETE_USER_ENABLED: "true",
       IDENTITY_DELETE_USER_VERIFICATION: "true",
+      IDENTITY_TWO_FACTOR_MAX_ATTEMPTS: "5",
       APP_NAME: "Auth Platform",
     });
     // Apart from addresses and secrets, every rendered value is what the process would pick by itself.
     const environment = podEnv(env, secretEnv);
-    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "secret", "grpc"] as const;
+    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "secret", "grpc", "twoFactor"] as const;
     expect(without(identityConfig(environment), identityWiring)).toEqual(without(identityConfig({}), identityWiring));
+    // The two-factor keys derive from the secret (wiring); the rest is the code's default.
+    const { keys: _keys, ...twoFactor } = identityConfig(environment).twoFactor;
+    const { keys: _defaultKeys, ...defaultTwoFactor } = identityConfig({}).twoFactor;
+    expect(twoFactor).toEqual(defaultTwoFactor);
     const notificationWiring = ["databaseUrl", "footerUrl", "production", "grpc"] as const;
     expect(without(notificationConfig(environment), notificationWiring)).toEqual(without(notificationConfig({}), notificationWiring));
     expect(notificationConfig(environment)).toMatchObject({ production: true, footerUrl: "https://auth.example.com" });

@@ -7,12 +7,13 @@ import { DEFAULT_TRUSTED_PROXIES, trustedProxyList } from "./http/client-ip.js";
 const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number().int().positive() });
 export type RateLimitRule = z.output<typeof ruleSchema>;
 
-/** SPEC.md §9: 3 per 10 s on the credential paths. */
+/** SPEC.md §9: 3 per 10 s on the credential paths; the same on /two-factor/* (codes are guessable). */
 const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/sign-in": { window: 10, max: 3 },
   "/sign-up": { window: 10, max: 3 },
   "/change-password": { window: 10, max: 3 },
   "/change-email": { window: 10, max: 3 },
+  "/two-factor": { window: 10, max: 3 },
 };
 
 const schema = z.object({

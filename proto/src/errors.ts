@@ -105,6 +105,11 @@ export const ERRORS = {
   // Two-factor
   INVALID_TWO_FACTOR_COOKIE: e(S.UNAUTHENTICATED, 401, "invalid two factor cookie"),
   INVALID_TWO_FACTOR_AUTHENTICATION: e(S.UNAUTHENTICATED, 401, "invalid two factor authentication"),
+  // The better-auth twoFactorClient's own messages for a two-factor call made in the wrong state.
+  TOTP_NOT_ENABLED: e(S.FAILED_PRECONDITION, 400, "TOTP not enabled"),
+  TOTP_IS_ALREADY_ENABLED: e(S.FAILED_PRECONDITION, 400, "TOTP is already enabled"),
+  TWO_FACTOR_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Two factor isn't enabled"),
+  BACKUP_CODES_ARENT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Backup codes aren't enabled"),
 
   // HTTP concerns the gateway answers itself (SPEC.md §5, §8 status codes).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),

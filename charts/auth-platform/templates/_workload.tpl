@@ -63,7 +63,7 @@ The container environment a component needs besides the ConfigMap: the secret ke
 
 {{/*
 Secret keys each process reads, as <key>: <optional>. Optional keys may be missing from
-secret.existingSecret (REDIS_URL, SMTP_URL) and are left out of the chart's Secret when not set.
+secret.existingSecret (REDIS_URL, SMTP_URL, IDENTITY_TWO_FACTOR_KEYS) and are left out of the chart's Secret when not set.
 */}}
 {{- define "auth-platform.secretKeys" -}}
 {{- if eq .component "gateway" }}
@@ -72,6 +72,7 @@ REDIS_URL: true
 {{- else if eq .component "identity" }}
 AUTH_SECRET: false
 IDENTITY_DATABASE_URL: false
+IDENTITY_TWO_FACTOR_KEYS: true
 {{- else if eq .component "session" }}
 AUTH_SECRET: false
 SESSION_DATABASE_URL: false

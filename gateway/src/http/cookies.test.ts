@@ -102,10 +102,18 @@ describe("parseCookies", () => {
 
 describe("cookieJar", () => {
   it("uses the plain prefix over http and the __Secure- prefix over https", () => {
-    expect(cookieJar("better-auth", false)).toEqual({ sessionName: "better-auth.session_token", dontRememberName: "better-auth.dont_remember", secure: false });
+    expect(cookieJar("better-auth", false)).toEqual({
+      sessionName: "better-auth.session_token",
+      dontRememberName: "better-auth.dont_remember",
+      twoFactorName: "better-auth.two_factor",
+      trustDeviceName: "better-auth.trust_device",
+      secure: false,
+    });
     expect(cookieJar("better-auth", true)).toEqual({
       sessionName: "__Secure-better-auth.session_token",
       dontRememberName: "__Secure-better-auth.dont_remember",
+      twoFactorName: "__Secure-better-auth.two_factor",
+      trustDeviceName: "__Secure-better-auth.trust_device",
       secure: true,
     });
   });

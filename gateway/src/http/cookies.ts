@@ -40,15 +40,19 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 export interface CookieJar {
   sessionName: string;
   dontRememberName: string;
+  /** The pending two-factor challenge (10 minutes). */
+  twoFactorName: string;
+  /** The trusted-device token (30 days). */
+  trustDeviceName: string;
   secure: boolean;
 }
 
 export function cookieJar(prefix: string, secure: boolean): CookieJar {
   const p = secure ? `__Secure-${prefix}` : prefix;
-  return { sessionName: `${p}.session_token`, dontRememberName: `${p}.dont_remember`, secure };
+  return { sessionName: `${p}.session_token`, dontRememberName: `${p}.dont_remember`, twoFactorName: `${p}.two_factor`, trustDeviceName: `${p}.trust_device`, secure };
 }
 
-function serialize(name: string, value: string, jar: CookieJar, maxAgeSeconds?: number): string {
+export function serialize(name: string, value: string, jar: CookieJar, maxAgeSeconds?: number): string {
   const parts = [`${name}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax"];
   if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`);
   if (jar.secure) parts.push("Secure");

@@ -17,6 +17,7 @@ export type PublicUser = Record<string, unknown> & {
   updatedAt: string;
   username: string | null;
   displayUsername: string | null;
+  twoFactorEnabled: boolean;
 };
 
 export interface PublicSession {
@@ -44,6 +45,7 @@ export interface UserFields {
   username?: Maybe<string>;
   displayUsername?: Maybe<string>;
   extraFields?: Record<string, unknown> | undefined;
+  twoFactorEnabled?: boolean;
 }
 
 /** A session as auth.session.v1.Session or the session cache (with its token put back) carry it. */
@@ -75,6 +77,7 @@ export function publicUser(user: UserFields): PublicUser {
     // Always present, null when unset, so the shape does not change with the sign-up method.
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? user.username ?? null,
+    twoFactorEnabled: user.twoFactorEnabled ?? false,
   };
 }
 
@@ -90,5 +93,26 @@ export function publicSession(session: SessionFields): PublicSession {
     updatedAt: iso(session.updatedAt),
     impersonatedBy: session.impersonatedBy ?? null,
     activeOrganizationId: session.activeOrganizationId ?? null,
+  };
+}
+
+/** A trusted device as GET /two-factor/list-trusted-devices shows it. */
+export interface PublicTrustedDevice {
+  id: string;
+  userAgent: string | null;
+  ipAddress: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+export function publicTrustedDevice(device: { id: string; userAgent?: Maybe<string>; ipAddress?: Maybe<string>; createdAt?: When; lastUsedAt?: When; expiresAt?: When }): PublicTrustedDevice {
+  return {
+    id: device.id,
+    userAgent: device.userAgent ?? null,
+    ipAddress: device.ipAddress ?? null,
+    createdAt: iso(device.createdAt),
+    lastUsedAt: iso(device.lastUsedAt),
+    expiresAt: iso(device.expiresAt),
   };
 }

@@ -261,3 +261,13 @@ describe("rateLimit with Redis", () => {
     }
   });
 });
+
+describe("the default rules", () => {
+  it("limit every /two-factor path to 3 per 10 s (codes are guessable), like the credential paths", async () => {
+    const { gatewayConfig } = await import("../config.js");
+    const options = gatewayConfig({ AUTH_SECRET: "unit-test-secret-0123456789-0123456789" }).rateLimit;
+    for (const path of ["/two-factor/verify-totp", "/two-factor/verify-otp", "/two-factor/verify-backup-code", "/two-factor/send-otp", "/two-factor/enable", "/Two-Factor/Verify-Totp/"]) {
+      expect(ruleFor(path, options), path).toEqual({ window: 10, max: 3 });
+    }
+  });
+});

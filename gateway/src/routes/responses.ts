@@ -4,7 +4,7 @@
  * current client's declared types (ISO date strings become Dates in the client's JSON parser).
  */
 import type { Account } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { PublicSession, PublicUser } from "../http/public-shapes.js";
+import type { PublicSession, PublicTrustedDevice, PublicUser } from "../http/public-shapes.js";
 
 /** Said for every well-formed address, known or not, so the answer reveals no account. */
 export const RESET_REQUESTED = "If an account uses this address, a password reset link has been sent to it";
@@ -48,3 +48,20 @@ export const accountListResponse = (accounts: Account[], userId: string) =>
 export const passwordResetRequestedResponse = () => ({ status: true, message: RESET_REQUESTED });
 
 export const usernameAvailabilityResponse = (available: boolean) => ({ available });
+
+/** A sign-in that waits for the second factor: 1.1 reads twoFactorRedirect, the current client also the methods. */
+export const twoFactorRedirectResponse = (methods: string[]) => ({ twoFactorRedirect: true as const, twoFactorMethods: methods });
+
+/** method: declared by the current client (only TOTP enrolment is served). */
+export const enableTwoFactorResponse = (totpURI: string, backupCodes: string[]) => ({ method: "totp" as const, totpURI, backupCodes });
+
+export const totpUriResponse = (totpURI: string) => ({ totpURI });
+
+export const backupCodesResponse = (backupCodes: string[]) => ({ status: true, backupCodes });
+
+/** What the verify-* routes answer: the session's token (new, or the caller's own) and the user. */
+export const twoFactorVerifiedResponse = (token: string, user: PublicUser) => ({ token, user });
+
+export const statusResponse = () => ({ status: true });
+
+export const trustedDevicesResponse = (devices: PublicTrustedDevice[]) => ({ devices });

@@ -1,4 +1,4 @@
-/** POST /sign-in/email and /sign-in/username. */
+/** POST /sign-in/email and /sign-in/username (a user with two-factor on gets a challenge instead of a session). */
 import { Router } from "express";
 import * as z from "zod";
 import { call } from "@auth-platform/runtime/rpc";
@@ -6,6 +6,7 @@ import { parseBody } from "../http/body.js";
 import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signInEmailResponse, signInUsernameResponse } from "./responses.js";
+import { answeredWithChallenge, trustedDeviceOf } from "./two-factor.js";
 
 const signInEmailBody = z.object({
   email: z.string().max(255),
@@ -29,27 +30,31 @@ export function signInRoutes(deps: RouteDeps): Router {
   router.post("/sign-in/email", async (req, res) => {
     const body = parseBody(req, signInEmailBody);
     const rememberMe = body.rememberMe ?? true;
-    const { user, session } = await call(identity, identity.signInEmail, {
+    const outcome = await call(identity, identity.signInEmail, {
       email: body.email,
       password: body.password,
       rememberMe,
       client: clientOf(req),
+      trustedDevice: trustedDeviceOf(req, deps),
     });
-    issueSession(res, deps, session!, rememberMe);
-    res.json(signInEmailResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
+    if (answeredWithChallenge(req, res, deps, outcome)) return;
+    issueSession(res, deps, outcome.session!, rememberMe);
+    res.json(signInEmailResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
   });
 
   router.post("/sign-in/username", async (req, res) => {
     const body = parseBody(req, signInUsernameBody);
     const rememberMe = body.rememberMe ?? true;
-    const { user, session } = await call(identity, identity.signInUsername, {
+    const outcome = await call(identity, identity.signInUsername, {
       username: body.username,
       password: body.password,
       rememberMe,
       client: clientOf(req),
+      trustedDevice: trustedDeviceOf(req, deps),
     });
-    issueSession(res, deps, session!, rememberMe);
-    res.json(signInUsernameResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
+    if (answeredWithChallenge(req, res, deps, outcome)) return;
+    issueSession(res, deps, outcome.session!, rememberMe);
+    res.json(signInUsernameResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
   });
   return router;
 }

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import * as z from "zod";
 import { ConfigError, env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
+import { type TwoFactorKeys, twoFactorKeys } from "./two-factor-keys.js";
 
 const userFieldSchema = z.object({
   type: z.enum(["string", "number", "boolean"]),
@@ -38,6 +39,9 @@ const schema = z.object({
   IDENTITY_DELETE_USER_VERIFICATION: env.bool(true),
   IDENTITY_HASHING_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   IDENTITY_HASHING_QUEUE_LIMIT: z.coerce.number().int().min(0).default(256),
+  APP_NAME: z.string().trim().min(1).max(100).default("Auth Platform"),
+  IDENTITY_TWO_FACTOR_KEYS: z.string().optional(),
+  IDENTITY_TWO_FACTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
 });
 
 /**
@@ -80,6 +84,13 @@ export interface IdentityConfig {
   deleteUser: { enabled: boolean; verification: boolean };
   /** The bounded hashing queue (hashing-queue.ts): derivations in flight, and how many may wait. */
   hashing: { concurrency: number; maxQueued: number };
+  twoFactor: {
+    /** The issuer authenticator apps show (APP_NAME). */
+    appName: string;
+    keys: TwoFactorKeys;
+    /** Codes a sign-in challenge accepts trying, all methods together, before it is void. */
+    maxAttempts: number;
+  };
 }
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
@@ -87,6 +98,7 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
   if (c.IDENTITY_REQUIRE_EMAIL_VERIFICATION && !c.IDENTITY_EMAIL_VERIFICATION_ENABLED) {
     throw new ConfigError(["IDENTITY_REQUIRE_EMAIL_VERIFICATION: needs IDENTITY_EMAIL_VERIFICATION_ENABLED=true (no one could ever verify)"]);
   }
+  const { secret } = secretFromEnv(source);
   return {
     logLevel: c.LOG_LEVEL,
     port: c.IDENTITY_PORT,
@@ -100,7 +112,7 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     userFields: c.IDENTITY_USER_FIELDS,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     baseUrl: (c.AUTH_BASE_URL ?? "http://localhost:3000/api/auth").replace(/\/+$/, ""),
-    secret: secretFromEnv(source).secret,
+    secret,
     freshAgeSeconds: c.SESSION_FRESH_AGE,
     emailVerification: {
       enabled: c.IDENTITY_EMAIL_VERIFICATION_ENABLED,
@@ -117,5 +129,10 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     changeEmailEnabled: c.IDENTITY_CHANGE_EMAIL_ENABLED,
     deleteUser: { enabled: c.IDENTITY_DELETE_USER_ENABLED, verification: c.IDENTITY_DELETE_USER_VERIFICATION },
     hashing: { concurrency: c.IDENTITY_HASHING_CONCURRENCY ?? defaultHashingConcurrency(), maxQueued: c.IDENTITY_HASHING_QUEUE_LIMIT },
+    twoFactor: {
+      appName: c.APP_NAME,
+      keys: twoFactorKeys(c.IDENTITY_TWO_FACTOR_KEYS, secret),
+      maxAttempts: c.IDENTITY_TWO_FACTOR_MAX_ATTEMPTS,
+    },
   };
 }

@@ -18,6 +18,7 @@ const TEMPLATES: Record<MailTemplate, Template> = {
   "password-reset": Template.TEMPLATE_PASSWORD_RESET,
   "change-email": Template.TEMPLATE_CHANGE_EMAIL,
   "delete-account": Template.TEMPLATE_DELETE_ACCOUNT,
+  "sign-in-code": Template.TEMPLATE_SIGN_IN_CODE,
 };
 
 export async function buildRegistry(config: IdentityConfig, log: Logger = createLogger("identity", config.logLevel)): Promise<Registry & { close(): Promise<void> }> {

@@ -53,6 +53,7 @@ function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
       username: "ada",
       displayUsername: "Ada",
       extraFields: { favouriteColour: "blue", age: 36, tags: ["a"], nested: { on: true } },
+      twoFactorEnabled: false,
     },
     refreshAt: now + 86_400_000,
   };

@@ -73,7 +73,8 @@ export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, in
     const now = deps.now();
     await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now });
   }
-  // Any other reset link of the user dies with this one.
+  // Any other reset link of the user dies with this one, and so does the trust given to any browser.
   await deps.store.deleteVerifications(RESET_PREFIX, userId);
+  await deps.store.deleteTrustedDevices(userId);
   if (deps.config.resetPassword.revokeSessions) await deps.sessions.revokeUserSessions(userId);
 }

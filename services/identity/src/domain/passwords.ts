@@ -27,6 +27,8 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   if (!(await deps.passwords.verify(credential.password, input.currentPassword, input.deadline))) throw new AuthError("INVALID_PASSWORD");
   const previous = credential.password;
   await deps.store.setAccountPassword(credential.id, await deps.passwords.hash(input.newPassword, input.deadline));
+  // A new password ends the trust given to browsers: the next sign-in anywhere asks for the second factor.
+  await deps.store.deleteTrustedDevices(user.id);
   if (!input.revokeOtherSessions) return { user };
   // The new password and the end of every session go together or not at all: if the revocation fails, the
   // previous password is put back and the caller gets the error (a retry starts from where it was). The

@@ -23,7 +23,7 @@ export interface SessionPort {
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
 }
 
-export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "delete-account";
+export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "delete-account" | "sign-in-code";
 
 export interface MailPort {
   /** Queues a message in the notification outbox; the same idempotency key never queues twice. */

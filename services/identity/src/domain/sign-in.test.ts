@@ -12,7 +12,7 @@ describe("sign-in", () => {
     const { user } = await aSignedUpUser(deps, { email: "ada@example.com", username: "ada" });
     const byEmail = await signInEmail(deps, { email: " ADA@example.com", password: "password-123", rememberMe: false, client: {} });
     expect(byEmail.user.id).toBe(user.id);
-    expect(byEmail.session.userId).toBe(user.id);
+    expect(byEmail.session!.userId).toBe(user.id);
     const byUsername = await signInUsername(deps, { username: "Ada", password: "password-123", rememberMe: true, client: {} });
     expect(byUsername.user.id).toBe(user.id);
     expect(deps.sessions.of(user.id)).toHaveLength(3);
@@ -60,6 +60,6 @@ describe("sign-in", () => {
     expect(deps.sessions.of(user.id)).toEqual([]);
 
     await deps.store.updateUser(user.id, { emailVerified: true });
-    expect((await signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} })).session.userId).toBe(user.id);
+    expect((await signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} })).session!.userId).toBe(user.id);
   });
 });

@@ -1,14 +1,13 @@
 /**
  * Sign-in with email or username and password. Every failure (unknown user, no password, wrong password,
  * banned) answers the one generic error and costs one scrypt verification, so neither the message nor the
- * timing tells whether an account exists.
+ * timing tells whether an account exists. A proven password ends in completeSignIn (session or challenge).
  */
-import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { normaliseEmail } from "./validation.js";
-import { mailVerificationLink } from "./verification.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now" | "passwords">;
 
@@ -16,6 +15,8 @@ export interface SignInInput {
   password: string;
   rememberMe: boolean;
   client: ClientInfo;
+  /** The token of the browser's trusted-device cookie, if any (skips the second factor while it is live). */
+  trustedDevice?: string;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;
 }
@@ -43,32 +44,12 @@ export async function signInUsername(deps: Deps, input: SignInInput & { username
   return signIn(deps, await deps.store.findUserByUsername(username), input, "INVALID_USERNAME_OR_PASSWORD", "INVALID_USERNAME_OR_PASSWORD");
 }
 
-async function signIn(
-  deps: Deps,
-  user: UserRecord | null,
-  input: SignInInput,
-  failure: ErrorCode,
-  unverified: ErrorCode,
-): Promise<{ user: UserRecord; session: Session }> {
+async function signIn(deps: Deps, user: UserRecord | null, input: SignInInput, failure: ErrorCode, unverified: ErrorCode): Promise<SignInOutcome> {
   // The account lookup runs for an unknown user too (an id no user has), so both paths do the same queries.
   const account = await deps.store.findAccount(user?.id ?? NO_USER_ID, CREDENTIAL_PROVIDER);
   const valid = account?.password
     ? await deps.passwords.verify(account.password, input.password, input.deadline)
     : await deps.passwords.verifyNone(input.password, input.deadline);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
-  const current = await clearExpiredBan(deps, user);
-  if (current.banned) throw new AuthError(failure);
-  if (deps.config.emailVerification.required && !current.emailVerified) {
-    // Only a caller who knows the password learns the address is unverified; a new link is mailed.
-    await mailVerificationLink(deps, current);
-    throw new AuthError(unverified);
-  }
-  const session = await deps.sessions.createSession(current, { rememberMe: input.rememberMe, client: input.client });
-  return { user: current, session };
-}
-
-/** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */
-async function clearExpiredBan(deps: Pick<Deps, "store" | "now">, user: UserRecord): Promise<UserRecord> {
-  if (!user.banned || !user.banExpires || user.banExpires > deps.now()) return user;
-  return (await deps.store.updateUser(user.id, { banned: false, banReason: null, banExpires: null })) ?? user;
+  return completeSignIn(deps, user, { rememberMe: input.rememberMe, client: input.client, trustedDevice: input.trustedDevice, refusal: failure, unverified });
 }

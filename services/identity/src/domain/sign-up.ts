@@ -51,6 +51,7 @@ export async function signUpEmail(
     displayUsername: username ? (input.displayUsername ?? input.username ?? null) : null,
     role: null,
     banned: false,
+    twoFactorEnabled: false,
     banReason: null,
     banExpires: null,
     extraFields,

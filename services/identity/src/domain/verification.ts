@@ -55,7 +55,8 @@ export async function verifyEmail(
 
   const verified = user.emailVerified ? user : (await deps.store.updateUser(user.id, { emailVerified: true }))!;
   if (!user.emailVerified) await deps.sessions.forgetUser(verified);
-  if (!deps.config.emailVerification.autoSignIn) return { user: verified };
+  // A verification link is not a second factor: with two-factor on, the user signs in the usual way.
+  if (!deps.config.emailVerification.autoSignIn || verified.twoFactorEnabled) return { user: verified };
   const session = await deps.sessions.createSession(verified, { rememberMe: true, client: input.client });
   return { user: verified, session };
 }

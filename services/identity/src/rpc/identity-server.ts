@@ -16,7 +16,8 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
-import { definedOnly, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
+import { definedOnly, toAccountMessage, toCaller, toClient, toSignInResponse, toUserMessage } from "./mappers.js";
+import { twoFactorHandlers } from "./two-factor-handlers.js";
 
 const GATEWAY = ["gateway"] as const;
 
@@ -44,6 +45,16 @@ export const IDENTITY_ACCESS: AccessTable = {
   IsUsernameAvailable: GATEWAY,
   GetProviderTokens: GATEWAY,
   GetProviderAccountInfo: GATEWAY,
+  EnableTwoFactor: GATEWAY,
+  DisableTwoFactor: GATEWAY,
+  GetTotpUri: GATEWAY,
+  GenerateBackupCodes: GATEWAY,
+  VerifyTotp: GATEWAY,
+  SendTwoFactorOtp: GATEWAY,
+  VerifyTwoFactorOtp: GATEWAY,
+  VerifyBackupCode: GATEWAY,
+  ListTrustedDevices: GATEWAY,
+  RevokeTrustedDevice: GATEWAY,
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -65,24 +76,26 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return { user: toUserMessage(user), session };
     }),
     signInEmail: rpc.unary("SignInEmail", async (req, { deadline }) => {
-      const { user, session } = await signInEmail(registry, {
+      const outcome = await signInEmail(registry, {
         email: req.email,
         password: req.password,
         rememberMe: req.rememberMe,
         client: toClient(req.client),
+        trustedDevice: req.trustedDevice,
         deadline,
       });
-      return { user: toUserMessage(user), session };
+      return toSignInResponse(outcome);
     }),
     signInUsername: rpc.unary("SignInUsername", async (req, { deadline }) => {
-      const { user, session } = await signInUsername(registry, {
+      const outcome = await signInUsername(registry, {
         username: req.username,
         password: req.password,
         rememberMe: req.rememberMe,
         client: toClient(req.client),
+        trustedDevice: req.trustedDevice,
         deadline,
       });
-      return { user: toUserMessage(user), session };
+      return toSignInResponse(outcome);
     }),
     getUser: rpc.unary("GetUser", async (req) => {
       const user = await registry.store.findUserById(req.id);
@@ -160,6 +173,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
+    ...twoFactorHandlers(registry, rpc),
   };
   return {
     definition: IdentityServiceService,

@@ -1,6 +1,7 @@
 /** Domain records <-> contract messages. */
 import type { Account, CallerSession as CallerMessage, Client, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { SignInOutcome } from "../domain/complete-sign-in.js";
 import type { CallerSession, ClientInfo } from "../domain/ports.js";
 import type { AccountRecord, UserRecord } from "../store/identity-store.js";
 
@@ -20,6 +21,7 @@ export function toUserMessage(user: UserRecord): User {
     banReason: user.banReason ?? undefined,
     banExpires: user.banExpires ?? undefined,
     extraFields: user.extraFields,
+    twoFactorEnabled: user.twoFactorEnabled,
   };
 }
 
@@ -36,6 +38,7 @@ export function toSessionUser(user: UserRecord): SessionUser {
     username: user.username ?? undefined,
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
+    twoFactorEnabled: user.twoFactorEnabled,
   };
 }
 
@@ -61,4 +64,14 @@ export function toCaller(caller: CallerMessage | undefined): CallerSession | und
 /** The entries of `fields` that are set (a proto3 optional field left out reads as undefined). */
 export function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** A sign-in's outcome: the session (maybe let through by a trusted device) or the two-factor challenge. */
+export function toSignInResponse(outcome: SignInOutcome) {
+  return {
+    user: toUserMessage(outcome.user),
+    session: outcome.session,
+    twoFactor: outcome.challenge,
+    trustedDevice: outcome.trustedDevice,
+  };
 }

@@ -20,6 +20,7 @@ export const UserEntity = defineEntity({
     banExpires: p.datetime().nullable(),
     /** Configured extra fields, JSON text. */
     extraFields: p.text().default("{}"),
+    twoFactorEnabled: p.boolean().default(false),
   },
 });
 
@@ -78,3 +79,62 @@ export const MailRequestEntity = defineEntity({
 });
 
 export type MailRequestRow = InstanceType<typeof MailRequestEntity.class>;
+
+/** Two-factor (migration 0004): the TOTP enrolment, backup codes, sign-in challenges, trusted devices. */
+export const TwoFactorEntity = defineEntity({
+  name: "TwoFactor",
+  tableName: "two_factor",
+  properties: {
+    userId: p.string().primary(),
+    secret: p.text(),
+    verified: p.boolean(),
+    lastTotpStep: p.integer().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export const BackupCodeEntity = defineEntity({
+  name: "BackupCode",
+  tableName: "two_factor_backup_code",
+  properties: {
+    userId: p.string().primary(),
+    codeHash: p.string().primary(),
+  },
+});
+
+export const TwoFactorChallengeEntity = defineEntity({
+  name: "TwoFactorChallenge",
+  tableName: "two_factor_challenge",
+  properties: {
+    id: p.string().primary(),
+    userId: p.string().index(),
+    rememberMe: p.boolean(),
+    ipAddress: p.string().nullable(),
+    userAgent: p.text().nullable(),
+    attempts: p.integer(),
+    otpHash: p.string().nullable(),
+    otpExpiresAt: p.datetime().nullable(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime(),
+  },
+});
+
+export const TrustedDeviceEntity = defineEntity({
+  name: "TrustedDevice",
+  tableName: "trusted_device",
+  properties: {
+    id: p.string().primary(),
+    userId: p.string().index(),
+    tokenHash: p.string().unique(),
+    userAgent: p.text().nullable(),
+    ipAddress: p.string().nullable(),
+    createdAt: p.datetime(),
+    lastUsedAt: p.datetime(),
+    expiresAt: p.datetime(),
+  },
+});
+
+export type TwoFactorRow = InstanceType<typeof TwoFactorEntity.class>;
+export type TwoFactorChallengeRow = InstanceType<typeof TwoFactorChallengeEntity.class>;
+export type TrustedDeviceRow = InstanceType<typeof TrustedDeviceEntity.class>;

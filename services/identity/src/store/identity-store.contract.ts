@@ -28,6 +28,7 @@ export function aUser(overrides: Partial<UserRecord> = {}): UserRecord {
     banReason: null,
     banExpires: null,
     extraFields: {},
+    twoFactorEnabled: false,
     ...overrides,
   };
 }

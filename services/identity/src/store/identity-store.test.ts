@@ -1,7 +1,9 @@
 /** The IdentityStore contract on memory, SQLite, and PostgreSQL (when TEST_DATABASE_URL is set). */
 import { onEveryBackend } from "../../../../testing/databases.js";
 import { contractClock, identityStoreContract } from "./identity-store.contract.js";
+import { twoFactorStoreContract } from "./two-factor-store.contract.js";
 import { createMemoryIdentityStore } from "./memory-identity-store.js";
 import { openIdentityStore } from "./mikro-identity-store.js";
 
 onEveryBackend("identity_store", { memory: () => createMemoryIdentityStore({ now: contractClock.now }), sql: (url) => openIdentityStore(url, { now: contractClock.now }) }, identityStoreContract);
+onEveryBackend("identity_two_factor", { memory: () => createMemoryIdentityStore(), sql: (url) => openIdentityStore(url) }, twoFactorStoreContract);

@@ -1,4 +1,5 @@
 /** The identity store port: what the domain needs of persistence, nothing more. */
+import type { TwoFactorStore } from "./two-factor-store.js";
 
 export interface UserRecord {
   id: string;
@@ -15,6 +16,8 @@ export interface UserRecord {
   banReason: string | null;
   banExpires: Date | null;
   extraFields: Record<string, unknown>;
+  /** Two-factor sign-in is active (set with the first verified code, cleared by disabling). */
+  twoFactorEnabled: boolean;
 }
 
 export interface AccountRecord {
@@ -63,7 +66,7 @@ export type UserPatch = Partial<Omit<UserRecord, "id" | "createdAt">>;
 
 export const CREDENTIAL_PROVIDER = "credential";
 
-export interface IdentityStore {
+export interface IdentityStore extends TwoFactorStore {
   /**
    * Creates a user and its first account atomically. A clash on email raises USER_ALREADY_EXISTS, on
    * username USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER; neither leaves a partial user behind.
@@ -85,7 +88,10 @@ export interface IdentityStore {
   /** Sets the password hash of one account; false when the account is gone. */
   setAccountPassword(accountId: string, passwordHash: string): Promise<boolean>;
   deleteAccount(accountId: string): Promise<void>;
-  /** Deletes the user's accounts, then the user, in one transaction. Deleting a missing user is not an error. */
+  /**
+   * Deletes the user's accounts and two-factor records, then the user, in one transaction. Deleting a missing
+   * user is not an error.
+   */
   deleteUserAndAccounts(userId: string): Promise<void>;
   createVerification(record: VerificationRecord): Promise<void>;
   /** The newest record with this identifier (expired or not), or null. */

@@ -1,6 +1,7 @@
 /** The identity store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { AccountRecord, IdentityStore, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
+import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 
 /** Copies out, so a caller never holds a record the store keeps (as with rows read from a database). */
 const copyUser = (user: UserRecord): UserRecord => structuredClone(user);
@@ -25,11 +26,16 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   };
   /** The unique index on (providerId, accountId). */
   const linked = (account: AccountRecord) => [...accounts.values()].some((a) => a.providerId === account.providerId && a.accountId === account.accountId);
+  const twoFactor = memoryTwoFactorStore((userId, enabled) => {
+    const user = users.get(userId);
+    if (user) Object.assign(user, { twoFactorEnabled: enabled, updatedAt: now() });
+  });
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
   };
   return {
+    ...twoFactor,
     async createUserWithAccount(user, account) {
       const error = clash(user);
       if (error) throw error;
@@ -71,6 +77,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       accounts.delete(accountId);
     },
     async deleteUserAndAccounts(userId) {
+      await twoFactor.deleteTwoFactor(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
       users.delete(userId);
     },
@@ -117,6 +124,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     },
     async close() {
       for (const map of [users, accounts, verifications, mailRequests]) map.clear();
+      twoFactor.clear();
     },
   };
 }

@@ -77,8 +77,53 @@ class CreateMailRequest extends Migration {
   }
 }
 
+class CreateTwoFactor extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "user" add column "two_factor_enabled" boolean not null default false`);
+    this.addSql(`create table "two_factor" (
+      "user_id" varchar(64) not null primary key,
+      "secret" text not null,
+      "verified" boolean not null default false,
+      "last_totp_step" integer null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz not null
+    )`);
+    this.addSql(`create table "two_factor_backup_code" (
+      "user_id" varchar(64) not null,
+      "code_hash" varchar(128) not null,
+      primary key ("user_id", "code_hash")
+    )`);
+    this.addSql(`create table "two_factor_challenge" (
+      "id" varchar(128) not null primary key,
+      "user_id" varchar(64) not null,
+      "remember_me" boolean not null,
+      "ip_address" varchar(255) null,
+      "user_agent" text null,
+      "attempts" integer not null default 0,
+      "otp_hash" varchar(128) null,
+      "otp_expires_at" timestamptz null,
+      "expires_at" timestamptz not null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create index "two_factor_challenge_user_id_index" on "two_factor_challenge" ("user_id")`);
+    this.addSql(`create table "trusted_device" (
+      "id" varchar(64) not null primary key,
+      "user_id" varchar(64) not null,
+      "token_hash" varchar(128) not null,
+      "user_agent" text null,
+      "ip_address" varchar(255) null,
+      "created_at" timestamptz not null,
+      "last_used_at" timestamptz not null,
+      "expires_at" timestamptz not null
+    )`);
+    this.addSql(`create unique index "trusted_device_token_hash_unique" on "trusted_device" ("token_hash")`);
+    this.addSql(`create index "trusted_device_user_id_index" on "trusted_device" ("user_id")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
   { name: "0003-create-mail-request", class: CreateMailRequest },
+  { name: "0004-two-factor", class: CreateTwoFactor },
 ];

@@ -1,9 +1,11 @@
 /** The identity store on MikroORM (SQLite or PostgreSQL). Unique violations become catalogue errors here. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
+import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
+import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -21,6 +23,7 @@ function toUser(row: UserRow): UserRecord {
     banReason: row.banReason ?? null,
     banExpires: row.banExpires ?? null,
     extraFields: JSON.parse(row.extraFields || "{}") as Record<string, unknown>,
+    twoFactorEnabled: Boolean(row.twoFactorEnabled),
   };
 }
 
@@ -55,8 +58,9 @@ const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { 
 /** `now` stamps updatedAt on changes (the registry's clock, which domain tests move). */
 export async function openIdentityStore(url: string, options: { now?: () => Date } = {}): Promise<IdentityStore> {
   const now = options.now ?? (() => new Date());
-  const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity], migrations: identityMigrations });
+  const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, ...TWO_FACTOR_ENTITIES], migrations: identityMigrations });
   return {
+    ...mikroTwoFactorStore(store, now),
     async createUserWithAccount(user, account) {
       try {
         await store.em().transactional(async (em) => {
@@ -123,6 +127,10 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async deleteUserAndAccounts(userId) {
       await store.em().transactional(async (em) => {
+        await em.nativeDelete(TwoFactorEntity, { userId });
+        await em.nativeDelete(BackupCodeEntity, { userId });
+        await em.nativeDelete(TwoFactorChallengeEntity, { userId });
+        await em.nativeDelete(TrustedDeviceEntity, { userId });
         await em.nativeDelete(AccountEntity, { userId });
         await em.nativeDelete(UserEntity, { id: userId });
       });

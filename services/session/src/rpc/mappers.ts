@@ -45,6 +45,7 @@ export function toUserMessage(user: CachedUser): SessionUser {
     username: user.username ?? undefined,
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
+    twoFactorEnabled: user.twoFactorEnabled,
   };
 }
 
@@ -61,5 +62,6 @@ export function userFromMessage(user: SessionUser): CachedUser {
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? null,
     extraFields: user.extraFields ?? {},
+    twoFactorEnabled: user.twoFactorEnabled ?? false,
   };
 }

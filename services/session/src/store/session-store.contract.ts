@@ -42,6 +42,7 @@ export function aUserCopy(overrides: Partial<CachedUser> = {}): CachedUser {
     username: null,
     displayUsername: null,
     extraFields: {},
+    twoFactorEnabled: false,
     ...overrides,
   };
 }

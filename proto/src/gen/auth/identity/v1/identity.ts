@@ -60,7 +60,11 @@ export interface User {
     | Date
     | undefined;
   /** The configured extra user fields (IDENTITY_USER_FIELDS) this user has, by name. */
-  extraFields?: { [key: string]: any } | undefined;
+  extraFields?:
+    | { [key: string]: any }
+    | undefined;
+  /** Two-factor sign-in is active (a first code was verified). */
+  twoFactorEnabled: boolean;
 }
 
 /** Client is what the gateway knows of the caller's device. */
@@ -97,6 +101,8 @@ export interface SignUpEmailResponse {
 }
 
 export interface SignInEmailRequest {
+  /** The trusted-device token from the browser's trusted-device cookie, if any. */
+  trustedDevice?: string | undefined;
   email: string;
   password: string;
   rememberMe: boolean;
@@ -104,11 +110,21 @@ export interface SignInEmailRequest {
 }
 
 export interface SignInEmailResponse {
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** Absent when two-factor is required: then two_factor is set. */
   session?: Session | undefined;
+  twoFactor?:
+    | TwoFactorChallenge
+    | undefined;
+  /** Set when a trusted device let the sign-in through: the gateway renews its cookie. */
+  trustedDevice?: TrustedDeviceToken | undefined;
 }
 
 export interface SignInUsernameRequest {
+  /** The trusted-device token from the browser's trusted-device cookie, if any. */
+  trustedDevice?: string | undefined;
   username: string;
   password: string;
   rememberMe: boolean;
@@ -116,8 +132,16 @@ export interface SignInUsernameRequest {
 }
 
 export interface SignInUsernameResponse {
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** Absent when two-factor is required: then two_factor is set. */
   session?: Session | undefined;
+  twoFactor?:
+    | TwoFactorChallenge
+    | undefined;
+  /** Set when a trusted device let the sign-in through: the gateway renews its cookie. */
+  trustedDevice?: TrustedDeviceToken | undefined;
 }
 
 export interface GetUserRequest {
@@ -318,6 +342,171 @@ export interface GetProviderAccountInfoResponse {
     | undefined;
   /** The provider's raw profile. */
   data?: { [key: string]: any } | undefined;
+}
+
+/** TwoFactorChallenge is a pending sign-in waiting for a second factor (single use, attempts limited). */
+export interface TwoFactorChallenge {
+  /** The bearer secret of the challenge (the server keeps only its hash). */
+  token: string;
+  expiresAt?:
+    | Date
+    | undefined;
+  /** The methods the user can answer with: "totp", "otp". */
+  methods: string[];
+}
+
+/** TrustedDeviceToken is the secret a trusted-device cookie carries. */
+export interface TrustedDeviceToken {
+  token: string;
+  expiresAt?: Date | undefined;
+}
+
+export interface EnableTwoFactorRequest {
+  userId: string;
+  password: string;
+  /** An issuer shown by authenticator apps instead of the configured application name. */
+  issuer?: string | undefined;
+}
+
+export interface EnableTwoFactorResponse {
+  totpUri: string;
+  backupCodes: string[];
+}
+
+export interface DisableTwoFactorRequest {
+  userId: string;
+  password: string;
+}
+
+export interface DisableTwoFactorResponse {
+  user?: User | undefined;
+}
+
+export interface GetTotpUriRequest {
+  userId: string;
+  password: string;
+}
+
+export interface GetTotpUriResponse {
+  totpUri: string;
+}
+
+export interface GenerateBackupCodesRequest {
+  userId: string;
+  password: string;
+}
+
+export interface GenerateBackupCodesResponse {
+  backupCodes: string[];
+}
+
+/**
+ * The Verify* requests answer a sign-in challenge (challenge set) or check a code of the signed-in user
+ * (user_id set); the three share one shape.
+ */
+export interface VerifyTotpRequest {
+  code: string;
+  challenge?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /** Trust this browser for later sign-ins (challenge only). */
+  trustDevice: boolean;
+  client?: Client | undefined;
+}
+
+export interface VerifyTotpResponse {
+  user?:
+    | User
+    | undefined;
+  /** The new session (challenge only). */
+  session?: Session | undefined;
+  trustedDevice?:
+    | TrustedDeviceToken
+    | undefined;
+  /** The sign-in's rememberMe (challenge only), for the session cookie. */
+  rememberMe: boolean;
+}
+
+export interface VerifyTwoFactorOtpRequest {
+  code: string;
+  challenge?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /** Trust this browser for later sign-ins (challenge only). */
+  trustDevice: boolean;
+  client?: Client | undefined;
+}
+
+export interface VerifyTwoFactorOtpResponse {
+  user?:
+    | User
+    | undefined;
+  /** The new session (challenge only). */
+  session?: Session | undefined;
+  trustedDevice?:
+    | TrustedDeviceToken
+    | undefined;
+  /** The sign-in's rememberMe (challenge only), for the session cookie. */
+  rememberMe: boolean;
+}
+
+export interface VerifyBackupCodeRequest {
+  code: string;
+  challenge?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /** Trust this browser for later sign-ins (challenge only). */
+  trustDevice: boolean;
+  client?: Client | undefined;
+}
+
+export interface VerifyBackupCodeResponse {
+  user?:
+    | User
+    | undefined;
+  /** The new session (challenge only). */
+  session?: Session | undefined;
+  trustedDevice?:
+    | TrustedDeviceToken
+    | undefined;
+  /** The sign-in's rememberMe (challenge only), for the session cookie. */
+  rememberMe: boolean;
+}
+
+export interface SendTwoFactorOtpRequest {
+  challenge: string;
+}
+
+export interface SendTwoFactorOtpResponse {
+}
+
+/** TrustedDevice is a browser the user let skip the second factor. */
+export interface TrustedDevice {
+  id: string;
+  userAgent?: string | undefined;
+  ipAddress?: string | undefined;
+  createdAt?: Date | undefined;
+  lastUsedAt?: Date | undefined;
+  expiresAt?: Date | undefined;
+}
+
+export interface ListTrustedDevicesRequest {
+  userId: string;
+}
+
+export interface ListTrustedDevicesResponse {
+  devices: TrustedDevice[];
+}
+
+export interface RevokeTrustedDeviceRequest {
+  userId: string;
+  id: string;
+}
+
+export interface RevokeTrustedDeviceResponse {
 }
 
 function createBaseCallerSession(): CallerSession {
@@ -592,6 +781,7 @@ function createBaseUser(): User {
     banReason: undefined,
     banExpires: undefined,
     extraFields: undefined,
+    twoFactorEnabled: false,
   };
 }
 
@@ -638,6 +828,9 @@ export const User: MessageFns<User> = {
     }
     if (message.extraFields !== undefined) {
       Struct.encode(Struct.wrap(message.extraFields), writer.uint32(122).fork()).join();
+    }
+    if (message.twoFactorEnabled !== false) {
+      writer.uint32(240).bool(message.twoFactorEnabled);
     }
     return writer;
   },
@@ -767,6 +960,14 @@ export const User: MessageFns<User> = {
             message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 30: {
+            if (tag !== 240) {
+              break;
+            }
+
+            message.twoFactorEnabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -823,6 +1024,11 @@ export const User: MessageFns<User> = {
         : isObject(object.extra_fields)
         ? object.extra_fields
         : undefined,
+      twoFactorEnabled: isSet(object.twoFactorEnabled)
+        ? globalThis.Boolean(object.twoFactorEnabled)
+        : isSet(object.two_factor_enabled)
+        ? globalThis.Boolean(object.two_factor_enabled)
+        : false,
     };
   },
 
@@ -870,6 +1076,9 @@ export const User: MessageFns<User> = {
     if (message.extraFields !== undefined) {
       obj.extraFields = message.extraFields;
     }
+    if (message.twoFactorEnabled !== false) {
+      obj.twoFactorEnabled = message.twoFactorEnabled;
+    }
     return obj;
   },
 
@@ -892,6 +1101,7 @@ export const User: MessageFns<User> = {
     message.banReason = object.banReason ?? undefined;
     message.banExpires = object.banExpires ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
+    message.twoFactorEnabled = object.twoFactorEnabled ?? false;
     return message;
   },
 };
@@ -1319,11 +1529,14 @@ export const SignUpEmailResponse: MessageFns<SignUpEmailResponse> = {
 };
 
 function createBaseSignInEmailRequest(): SignInEmailRequest {
-  return { email: "", password: "", rememberMe: false, client: undefined };
+  return { trustedDevice: undefined, email: "", password: "", rememberMe: false, client: undefined };
 }
 
 export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
   encode(message: SignInEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(242).string(message.trustedDevice);
+    }
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
     }
@@ -1352,6 +1565,14 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
           case 1: {
             if (tag !== 10) {
               break;
@@ -1398,6 +1619,11 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
 
   fromJSON(object: any): SignInEmailRequest {
     return {
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       password: isSet(object.password) ? globalThis.String(object.password) : "",
       rememberMe: isSet(object.rememberMe)
@@ -1411,6 +1637,9 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
 
   toJSON(message: SignInEmailRequest): unknown {
     const obj: any = {};
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
     if (message.email !== "") {
       obj.email = message.email;
     }
@@ -1431,6 +1660,7 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<SignInEmailRequest>, I>>(object: I): SignInEmailRequest {
     const message = createBaseSignInEmailRequest();
+    message.trustedDevice = object.trustedDevice ?? undefined;
     message.email = object.email ?? "";
     message.password = object.password ?? "";
     message.rememberMe = object.rememberMe ?? false;
@@ -1442,7 +1672,7 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
 };
 
 function createBaseSignInEmailResponse(): SignInEmailResponse {
-  return { user: undefined, session: undefined };
+  return { user: undefined, session: undefined, twoFactor: undefined, trustedDevice: undefined };
 }
 
 export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
@@ -1452,6 +1682,12 @@ export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
     }
     if (message.session !== undefined) {
       Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.twoFactor !== undefined) {
+      TwoFactorChallenge.encode(message.twoFactor, writer.uint32(242).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(250).fork()).join();
     }
     return writer;
   },
@@ -1485,6 +1721,22 @@ export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.twoFactor = TwoFactorChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 31: {
+            if (tag !== 250) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1501,6 +1753,16 @@ export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
     return {
       user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      twoFactor: isSet(object.twoFactor)
+        ? TwoFactorChallenge.fromJSON(object.twoFactor)
+        : isSet(object.two_factor)
+        ? TwoFactorChallenge.fromJSON(object.two_factor)
+        : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -1511,6 +1773,12 @@ export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
     }
     if (message.session !== undefined) {
       obj.session = Session.toJSON(message.session);
+    }
+    if (message.twoFactor !== undefined) {
+      obj.twoFactor = TwoFactorChallenge.toJSON(message.twoFactor);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
     }
     return obj;
   },
@@ -1524,16 +1792,25 @@ export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
+    message.twoFactor = (object.twoFactor !== undefined && object.twoFactor !== null)
+      ? TwoFactorChallenge.fromPartial(object.twoFactor)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
     return message;
   },
 };
 
 function createBaseSignInUsernameRequest(): SignInUsernameRequest {
-  return { username: "", password: "", rememberMe: false, client: undefined };
+  return { trustedDevice: undefined, username: "", password: "", rememberMe: false, client: undefined };
 }
 
 export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
   encode(message: SignInUsernameRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(242).string(message.trustedDevice);
+    }
     if (message.username !== "") {
       writer.uint32(10).string(message.username);
     }
@@ -1562,6 +1839,14 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
           case 1: {
             if (tag !== 10) {
               break;
@@ -1608,6 +1893,11 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
 
   fromJSON(object: any): SignInUsernameRequest {
     return {
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
       username: isSet(object.username) ? globalThis.String(object.username) : "",
       password: isSet(object.password) ? globalThis.String(object.password) : "",
       rememberMe: isSet(object.rememberMe)
@@ -1621,6 +1911,9 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
 
   toJSON(message: SignInUsernameRequest): unknown {
     const obj: any = {};
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
     if (message.username !== "") {
       obj.username = message.username;
     }
@@ -1641,6 +1934,7 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<SignInUsernameRequest>, I>>(object: I): SignInUsernameRequest {
     const message = createBaseSignInUsernameRequest();
+    message.trustedDevice = object.trustedDevice ?? undefined;
     message.username = object.username ?? "";
     message.password = object.password ?? "";
     message.rememberMe = object.rememberMe ?? false;
@@ -1652,7 +1946,7 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
 };
 
 function createBaseSignInUsernameResponse(): SignInUsernameResponse {
-  return { user: undefined, session: undefined };
+  return { user: undefined, session: undefined, twoFactor: undefined, trustedDevice: undefined };
 }
 
 export const SignInUsernameResponse: MessageFns<SignInUsernameResponse> = {
@@ -1662,6 +1956,12 @@ export const SignInUsernameResponse: MessageFns<SignInUsernameResponse> = {
     }
     if (message.session !== undefined) {
       Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.twoFactor !== undefined) {
+      TwoFactorChallenge.encode(message.twoFactor, writer.uint32(242).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(250).fork()).join();
     }
     return writer;
   },
@@ -1695,6 +1995,22 @@ export const SignInUsernameResponse: MessageFns<SignInUsernameResponse> = {
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.twoFactor = TwoFactorChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 31: {
+            if (tag !== 250) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1711,6 +2027,16 @@ export const SignInUsernameResponse: MessageFns<SignInUsernameResponse> = {
     return {
       user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      twoFactor: isSet(object.twoFactor)
+        ? TwoFactorChallenge.fromJSON(object.twoFactor)
+        : isSet(object.two_factor)
+        ? TwoFactorChallenge.fromJSON(object.two_factor)
+        : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -1721,6 +2047,12 @@ export const SignInUsernameResponse: MessageFns<SignInUsernameResponse> = {
     }
     if (message.session !== undefined) {
       obj.session = Session.toJSON(message.session);
+    }
+    if (message.twoFactor !== undefined) {
+      obj.twoFactor = TwoFactorChallenge.toJSON(message.twoFactor);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
     }
     return obj;
   },
@@ -1733,6 +2065,12 @@ export const SignInUsernameResponse: MessageFns<SignInUsernameResponse> = {
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
+      : undefined;
+    message.twoFactor = (object.twoFactor !== undefined && object.twoFactor !== null)
+      ? TwoFactorChallenge.fromPartial(object.twoFactor)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
       : undefined;
     return message;
   },
@@ -4649,6 +4987,2274 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
   },
 };
 
+function createBaseTwoFactorChallenge(): TwoFactorChallenge {
+  return { token: "", expiresAt: undefined, methods: [] };
+}
+
+export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
+  encode(message: TwoFactorChallenge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    for (const v of message.methods) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorChallenge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorChallenge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.methods.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorChallenge {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+      methods: globalThis.Array.isArray(object?.methods) ? object.methods.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: TwoFactorChallenge): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    if (message.methods?.length) {
+      obj.methods = message.methods;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TwoFactorChallenge>, I>>(base?: I): TwoFactorChallenge {
+    return TwoFactorChallenge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TwoFactorChallenge>, I>>(object: I): TwoFactorChallenge {
+    const message = createBaseTwoFactorChallenge();
+    message.token = object.token ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.methods = object.methods?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseTrustedDeviceToken(): TrustedDeviceToken {
+  return { token: "", expiresAt: undefined };
+}
+
+export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
+  encode(message: TrustedDeviceToken, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TrustedDeviceToken {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTrustedDeviceToken();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TrustedDeviceToken {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TrustedDeviceToken): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TrustedDeviceToken>, I>>(base?: I): TrustedDeviceToken {
+    return TrustedDeviceToken.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TrustedDeviceToken>, I>>(object: I): TrustedDeviceToken {
+    const message = createBaseTrustedDeviceToken();
+    message.token = object.token ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEnableTwoFactorRequest(): EnableTwoFactorRequest {
+  return { userId: "", password: "", issuer: undefined };
+}
+
+export const EnableTwoFactorRequest: MessageFns<EnableTwoFactorRequest> = {
+  encode(message: EnableTwoFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.issuer !== undefined) {
+      writer.uint32(26).string(message.issuer);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnableTwoFactorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnableTwoFactorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnableTwoFactorRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : undefined,
+    };
+  },
+
+  toJSON(message: EnableTwoFactorRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.issuer !== undefined) {
+      obj.issuer = message.issuer;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EnableTwoFactorRequest>, I>>(base?: I): EnableTwoFactorRequest {
+    return EnableTwoFactorRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EnableTwoFactorRequest>, I>>(object: I): EnableTwoFactorRequest {
+    const message = createBaseEnableTwoFactorRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? "";
+    message.issuer = object.issuer ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEnableTwoFactorResponse(): EnableTwoFactorResponse {
+  return { totpUri: "", backupCodes: [] };
+}
+
+export const EnableTwoFactorResponse: MessageFns<EnableTwoFactorResponse> = {
+  encode(message: EnableTwoFactorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.totpUri !== "") {
+      writer.uint32(10).string(message.totpUri);
+    }
+    for (const v of message.backupCodes) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnableTwoFactorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnableTwoFactorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.totpUri = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.backupCodes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnableTwoFactorResponse {
+    return {
+      totpUri: isSet(object.totpUri)
+        ? globalThis.String(object.totpUri)
+        : isSet(object.totp_uri)
+        ? globalThis.String(object.totp_uri)
+        : "",
+      backupCodes: globalThis.Array.isArray(object?.backupCodes)
+        ? object.backupCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.backup_codes)
+        ? object.backup_codes.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: EnableTwoFactorResponse): unknown {
+    const obj: any = {};
+    if (message.totpUri !== "") {
+      obj.totpUri = message.totpUri;
+    }
+    if (message.backupCodes?.length) {
+      obj.backupCodes = message.backupCodes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EnableTwoFactorResponse>, I>>(base?: I): EnableTwoFactorResponse {
+    return EnableTwoFactorResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EnableTwoFactorResponse>, I>>(object: I): EnableTwoFactorResponse {
+    const message = createBaseEnableTwoFactorResponse();
+    message.totpUri = object.totpUri ?? "";
+    message.backupCodes = object.backupCodes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDisableTwoFactorRequest(): DisableTwoFactorRequest {
+  return { userId: "", password: "" };
+}
+
+export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
+  encode(message: DisableTwoFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableTwoFactorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableTwoFactorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DisableTwoFactorRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: DisableTwoFactorRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DisableTwoFactorRequest>, I>>(base?: I): DisableTwoFactorRequest {
+    return DisableTwoFactorRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DisableTwoFactorRequest>, I>>(object: I): DisableTwoFactorRequest {
+    const message = createBaseDisableTwoFactorRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseDisableTwoFactorResponse(): DisableTwoFactorResponse {
+  return { user: undefined };
+}
+
+export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
+  encode(message: DisableTwoFactorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableTwoFactorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableTwoFactorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DisableTwoFactorResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: DisableTwoFactorResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DisableTwoFactorResponse>, I>>(base?: I): DisableTwoFactorResponse {
+    return DisableTwoFactorResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DisableTwoFactorResponse>, I>>(object: I): DisableTwoFactorResponse {
+    const message = createBaseDisableTwoFactorResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetTotpUriRequest(): GetTotpUriRequest {
+  return { userId: "", password: "" };
+}
+
+export const GetTotpUriRequest: MessageFns<GetTotpUriRequest> = {
+  encode(message: GetTotpUriRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTotpUriRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTotpUriRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTotpUriRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: GetTotpUriRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTotpUriRequest>, I>>(base?: I): GetTotpUriRequest {
+    return GetTotpUriRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTotpUriRequest>, I>>(object: I): GetTotpUriRequest {
+    const message = createBaseGetTotpUriRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseGetTotpUriResponse(): GetTotpUriResponse {
+  return { totpUri: "" };
+}
+
+export const GetTotpUriResponse: MessageFns<GetTotpUriResponse> = {
+  encode(message: GetTotpUriResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.totpUri !== "") {
+      writer.uint32(10).string(message.totpUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTotpUriResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTotpUriResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.totpUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTotpUriResponse {
+    return {
+      totpUri: isSet(object.totpUri)
+        ? globalThis.String(object.totpUri)
+        : isSet(object.totp_uri)
+        ? globalThis.String(object.totp_uri)
+        : "",
+    };
+  },
+
+  toJSON(message: GetTotpUriResponse): unknown {
+    const obj: any = {};
+    if (message.totpUri !== "") {
+      obj.totpUri = message.totpUri;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTotpUriResponse>, I>>(base?: I): GetTotpUriResponse {
+    return GetTotpUriResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTotpUriResponse>, I>>(object: I): GetTotpUriResponse {
+    const message = createBaseGetTotpUriResponse();
+    message.totpUri = object.totpUri ?? "";
+    return message;
+  },
+};
+
+function createBaseGenerateBackupCodesRequest(): GenerateBackupCodesRequest {
+  return { userId: "", password: "" };
+}
+
+export const GenerateBackupCodesRequest: MessageFns<GenerateBackupCodesRequest> = {
+  encode(message: GenerateBackupCodesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GenerateBackupCodesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGenerateBackupCodesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GenerateBackupCodesRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: GenerateBackupCodesRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GenerateBackupCodesRequest>, I>>(base?: I): GenerateBackupCodesRequest {
+    return GenerateBackupCodesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GenerateBackupCodesRequest>, I>>(object: I): GenerateBackupCodesRequest {
+    const message = createBaseGenerateBackupCodesRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseGenerateBackupCodesResponse(): GenerateBackupCodesResponse {
+  return { backupCodes: [] };
+}
+
+export const GenerateBackupCodesResponse: MessageFns<GenerateBackupCodesResponse> = {
+  encode(message: GenerateBackupCodesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.backupCodes) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GenerateBackupCodesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGenerateBackupCodesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.backupCodes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GenerateBackupCodesResponse {
+    return {
+      backupCodes: globalThis.Array.isArray(object?.backupCodes)
+        ? object.backupCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.backup_codes)
+        ? object.backup_codes.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GenerateBackupCodesResponse): unknown {
+    const obj: any = {};
+    if (message.backupCodes?.length) {
+      obj.backupCodes = message.backupCodes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GenerateBackupCodesResponse>, I>>(base?: I): GenerateBackupCodesResponse {
+    return GenerateBackupCodesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GenerateBackupCodesResponse>, I>>(object: I): GenerateBackupCodesResponse {
+    const message = createBaseGenerateBackupCodesResponse();
+    message.backupCodes = object.backupCodes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseVerifyTotpRequest(): VerifyTotpRequest {
+  return { code: "", challenge: undefined, userId: undefined, trustDevice: false, client: undefined };
+}
+
+export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
+  encode(message: VerifyTotpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.challenge !== undefined) {
+      writer.uint32(18).string(message.challenge);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.trustDevice !== false) {
+      writer.uint32(32).bool(message.trustDevice);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyTotpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyTotpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.trustDevice = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyTotpRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      trustDevice: isSet(object.trustDevice)
+        ? globalThis.Boolean(object.trustDevice)
+        : isSet(object.trust_device)
+        ? globalThis.Boolean(object.trust_device)
+        : false,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+    };
+  },
+
+  toJSON(message: VerifyTotpRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.challenge !== undefined) {
+      obj.challenge = message.challenge;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.trustDevice !== false) {
+      obj.trustDevice = message.trustDevice;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyTotpRequest>, I>>(base?: I): VerifyTotpRequest {
+    return VerifyTotpRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyTotpRequest>, I>>(object: I): VerifyTotpRequest {
+    const message = createBaseVerifyTotpRequest();
+    message.code = object.code ?? "";
+    message.challenge = object.challenge ?? undefined;
+    message.userId = object.userId ?? undefined;
+    message.trustDevice = object.trustDevice ?? false;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyTotpResponse(): VerifyTotpResponse {
+  return { user: undefined, session: undefined, trustedDevice: undefined, rememberMe: false };
+}
+
+export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
+  encode(message: VerifyTotpResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(26).fork()).join();
+    }
+    if (message.rememberMe !== false) {
+      writer.uint32(32).bool(message.rememberMe);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyTotpResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyTotpResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyTotpResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
+    };
+  },
+
+  toJSON(message: VerifyTotpResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyTotpResponse>, I>>(base?: I): VerifyTotpResponse {
+    return VerifyTotpResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyTotpResponse>, I>>(object: I): VerifyTotpResponse {
+    const message = createBaseVerifyTotpResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
+    message.rememberMe = object.rememberMe ?? false;
+    return message;
+  },
+};
+
+function createBaseVerifyTwoFactorOtpRequest(): VerifyTwoFactorOtpRequest {
+  return { code: "", challenge: undefined, userId: undefined, trustDevice: false, client: undefined };
+}
+
+export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = {
+  encode(message: VerifyTwoFactorOtpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.challenge !== undefined) {
+      writer.uint32(18).string(message.challenge);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.trustDevice !== false) {
+      writer.uint32(32).bool(message.trustDevice);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyTwoFactorOtpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyTwoFactorOtpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.trustDevice = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyTwoFactorOtpRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      trustDevice: isSet(object.trustDevice)
+        ? globalThis.Boolean(object.trustDevice)
+        : isSet(object.trust_device)
+        ? globalThis.Boolean(object.trust_device)
+        : false,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+    };
+  },
+
+  toJSON(message: VerifyTwoFactorOtpRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.challenge !== undefined) {
+      obj.challenge = message.challenge;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.trustDevice !== false) {
+      obj.trustDevice = message.trustDevice;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyTwoFactorOtpRequest>, I>>(base?: I): VerifyTwoFactorOtpRequest {
+    return VerifyTwoFactorOtpRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyTwoFactorOtpRequest>, I>>(object: I): VerifyTwoFactorOtpRequest {
+    const message = createBaseVerifyTwoFactorOtpRequest();
+    message.code = object.code ?? "";
+    message.challenge = object.challenge ?? undefined;
+    message.userId = object.userId ?? undefined;
+    message.trustDevice = object.trustDevice ?? false;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyTwoFactorOtpResponse(): VerifyTwoFactorOtpResponse {
+  return { user: undefined, session: undefined, trustedDevice: undefined, rememberMe: false };
+}
+
+export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> = {
+  encode(message: VerifyTwoFactorOtpResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(26).fork()).join();
+    }
+    if (message.rememberMe !== false) {
+      writer.uint32(32).bool(message.rememberMe);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyTwoFactorOtpResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyTwoFactorOtpResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyTwoFactorOtpResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
+    };
+  },
+
+  toJSON(message: VerifyTwoFactorOtpResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyTwoFactorOtpResponse>, I>>(base?: I): VerifyTwoFactorOtpResponse {
+    return VerifyTwoFactorOtpResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyTwoFactorOtpResponse>, I>>(object: I): VerifyTwoFactorOtpResponse {
+    const message = createBaseVerifyTwoFactorOtpResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
+    message.rememberMe = object.rememberMe ?? false;
+    return message;
+  },
+};
+
+function createBaseVerifyBackupCodeRequest(): VerifyBackupCodeRequest {
+  return { code: "", challenge: undefined, userId: undefined, trustDevice: false, client: undefined };
+}
+
+export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
+  encode(message: VerifyBackupCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.challenge !== undefined) {
+      writer.uint32(18).string(message.challenge);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.trustDevice !== false) {
+      writer.uint32(32).bool(message.trustDevice);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyBackupCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyBackupCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.trustDevice = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyBackupCodeRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      trustDevice: isSet(object.trustDevice)
+        ? globalThis.Boolean(object.trustDevice)
+        : isSet(object.trust_device)
+        ? globalThis.Boolean(object.trust_device)
+        : false,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+    };
+  },
+
+  toJSON(message: VerifyBackupCodeRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.challenge !== undefined) {
+      obj.challenge = message.challenge;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.trustDevice !== false) {
+      obj.trustDevice = message.trustDevice;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyBackupCodeRequest>, I>>(base?: I): VerifyBackupCodeRequest {
+    return VerifyBackupCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyBackupCodeRequest>, I>>(object: I): VerifyBackupCodeRequest {
+    const message = createBaseVerifyBackupCodeRequest();
+    message.code = object.code ?? "";
+    message.challenge = object.challenge ?? undefined;
+    message.userId = object.userId ?? undefined;
+    message.trustDevice = object.trustDevice ?? false;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyBackupCodeResponse(): VerifyBackupCodeResponse {
+  return { user: undefined, session: undefined, trustedDevice: undefined, rememberMe: false };
+}
+
+export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
+  encode(message: VerifyBackupCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(26).fork()).join();
+    }
+    if (message.rememberMe !== false) {
+      writer.uint32(32).bool(message.rememberMe);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyBackupCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyBackupCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyBackupCodeResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
+    };
+  },
+
+  toJSON(message: VerifyBackupCodeResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyBackupCodeResponse>, I>>(base?: I): VerifyBackupCodeResponse {
+    return VerifyBackupCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyBackupCodeResponse>, I>>(object: I): VerifyBackupCodeResponse {
+    const message = createBaseVerifyBackupCodeResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
+    message.rememberMe = object.rememberMe ?? false;
+    return message;
+  },
+};
+
+function createBaseSendTwoFactorOtpRequest(): SendTwoFactorOtpRequest {
+  return { challenge: "" };
+}
+
+export const SendTwoFactorOtpRequest: MessageFns<SendTwoFactorOtpRequest> = {
+  encode(message: SendTwoFactorOtpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.challenge !== "") {
+      writer.uint32(10).string(message.challenge);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTwoFactorOtpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTwoFactorOtpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTwoFactorOtpRequest {
+    return { challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : "" };
+  },
+
+  toJSON(message: SendTwoFactorOtpRequest): unknown {
+    const obj: any = {};
+    if (message.challenge !== "") {
+      obj.challenge = message.challenge;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTwoFactorOtpRequest>, I>>(base?: I): SendTwoFactorOtpRequest {
+    return SendTwoFactorOtpRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTwoFactorOtpRequest>, I>>(object: I): SendTwoFactorOtpRequest {
+    const message = createBaseSendTwoFactorOtpRequest();
+    message.challenge = object.challenge ?? "";
+    return message;
+  },
+};
+
+function createBaseSendTwoFactorOtpResponse(): SendTwoFactorOtpResponse {
+  return {};
+}
+
+export const SendTwoFactorOtpResponse: MessageFns<SendTwoFactorOtpResponse> = {
+  encode(_: SendTwoFactorOtpResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTwoFactorOtpResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTwoFactorOtpResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SendTwoFactorOtpResponse {
+    return {};
+  },
+
+  toJSON(_: SendTwoFactorOtpResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTwoFactorOtpResponse>, I>>(base?: I): SendTwoFactorOtpResponse {
+    return SendTwoFactorOtpResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTwoFactorOtpResponse>, I>>(_: I): SendTwoFactorOtpResponse {
+    const message = createBaseSendTwoFactorOtpResponse();
+    return message;
+  },
+};
+
+function createBaseTrustedDevice(): TrustedDevice {
+  return {
+    id: "",
+    userAgent: undefined,
+    ipAddress: undefined,
+    createdAt: undefined,
+    lastUsedAt: undefined,
+    expiresAt: undefined,
+  };
+}
+
+export const TrustedDevice: MessageFns<TrustedDevice> = {
+  encode(message: TrustedDevice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userAgent !== undefined) {
+      writer.uint32(18).string(message.userAgent);
+    }
+    if (message.ipAddress !== undefined) {
+      writer.uint32(26).string(message.ipAddress);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(42).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TrustedDevice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTrustedDevice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ipAddress = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TrustedDevice {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : undefined,
+      ipAddress: isSet(object.ipAddress)
+        ? globalThis.String(object.ipAddress)
+        : isSet(object.ip_address)
+        ? globalThis.String(object.ip_address)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      lastUsedAt: isSet(object.lastUsedAt)
+        ? fromJsonTimestamp(object.lastUsedAt)
+        : isSet(object.last_used_at)
+        ? fromJsonTimestamp(object.last_used_at)
+        : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TrustedDevice): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.userAgent !== undefined) {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.ipAddress !== undefined) {
+      obj.ipAddress = message.ipAddress;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.lastUsedAt !== undefined) {
+      obj.lastUsedAt = message.lastUsedAt.toISOString();
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TrustedDevice>, I>>(base?: I): TrustedDevice {
+    return TrustedDevice.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TrustedDevice>, I>>(object: I): TrustedDevice {
+    const message = createBaseTrustedDevice();
+    message.id = object.id ?? "";
+    message.userAgent = object.userAgent ?? undefined;
+    message.ipAddress = object.ipAddress ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTrustedDevicesRequest(): ListTrustedDevicesRequest {
+  return { userId: "" };
+}
+
+export const ListTrustedDevicesRequest: MessageFns<ListTrustedDevicesRequest> = {
+  encode(message: ListTrustedDevicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTrustedDevicesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTrustedDevicesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTrustedDevicesRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTrustedDevicesRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTrustedDevicesRequest>, I>>(base?: I): ListTrustedDevicesRequest {
+    return ListTrustedDevicesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTrustedDevicesRequest>, I>>(object: I): ListTrustedDevicesRequest {
+    const message = createBaseListTrustedDevicesRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListTrustedDevicesResponse(): ListTrustedDevicesResponse {
+  return { devices: [] };
+}
+
+export const ListTrustedDevicesResponse: MessageFns<ListTrustedDevicesResponse> = {
+  encode(message: ListTrustedDevicesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.devices) {
+      TrustedDevice.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTrustedDevicesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTrustedDevicesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.devices.push(TrustedDevice.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTrustedDevicesResponse {
+    return {
+      devices: globalThis.Array.isArray(object?.devices)
+        ? object.devices.map((e: any) => TrustedDevice.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListTrustedDevicesResponse): unknown {
+    const obj: any = {};
+    if (message.devices?.length) {
+      obj.devices = message.devices.map((e) => TrustedDevice.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTrustedDevicesResponse>, I>>(base?: I): ListTrustedDevicesResponse {
+    return ListTrustedDevicesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTrustedDevicesResponse>, I>>(object: I): ListTrustedDevicesResponse {
+    const message = createBaseListTrustedDevicesResponse();
+    message.devices = object.devices?.map((e) => TrustedDevice.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeTrustedDeviceRequest(): RevokeTrustedDeviceRequest {
+  return { userId: "", id: "" };
+}
+
+export const RevokeTrustedDeviceRequest: MessageFns<RevokeTrustedDeviceRequest> = {
+  encode(message: RevokeTrustedDeviceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeTrustedDeviceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeTrustedDeviceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeTrustedDeviceRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: RevokeTrustedDeviceRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeTrustedDeviceRequest>, I>>(base?: I): RevokeTrustedDeviceRequest {
+    return RevokeTrustedDeviceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeTrustedDeviceRequest>, I>>(object: I): RevokeTrustedDeviceRequest {
+    const message = createBaseRevokeTrustedDeviceRequest();
+    message.userId = object.userId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeTrustedDeviceResponse(): RevokeTrustedDeviceResponse {
+  return {};
+}
+
+export const RevokeTrustedDeviceResponse: MessageFns<RevokeTrustedDeviceResponse> = {
+  encode(_: RevokeTrustedDeviceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeTrustedDeviceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeTrustedDeviceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeTrustedDeviceResponse {
+    return {};
+  },
+
+  toJSON(_: RevokeTrustedDeviceResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeTrustedDeviceResponse>, I>>(base?: I): RevokeTrustedDeviceResponse {
+    return RevokeTrustedDeviceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeTrustedDeviceResponse>, I>>(_: I): RevokeTrustedDeviceResponse {
+    const message = createBaseRevokeTrustedDeviceResponse();
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -4915,6 +7521,142 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): GetProviderAccountInfoResponse =>
       GetProviderAccountInfoResponse.decode(value),
   },
+  /**
+   * Two-factor (docs/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
+   * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
+   * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
+   */
+  enableTwoFactor: {
+    path: "/auth.identity.v1.IdentityService/EnableTwoFactor" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnableTwoFactorRequest): Buffer =>
+      Buffer.from(EnableTwoFactorRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnableTwoFactorRequest => EnableTwoFactorRequest.decode(value),
+    responseSerialize: (value: EnableTwoFactorResponse): Buffer =>
+      Buffer.from(EnableTwoFactorResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnableTwoFactorResponse => EnableTwoFactorResponse.decode(value),
+  },
+  /**
+   * DisableTwoFactor checks the password, removes the secret and codes, revokes every trusted device.
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND.
+   */
+  disableTwoFactor: {
+    path: "/auth.identity.v1.IdentityService/DisableTwoFactor" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DisableTwoFactorRequest): Buffer =>
+      Buffer.from(DisableTwoFactorRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DisableTwoFactorRequest => DisableTwoFactorRequest.decode(value),
+    responseSerialize: (value: DisableTwoFactorResponse): Buffer =>
+      Buffer.from(DisableTwoFactorResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DisableTwoFactorResponse => DisableTwoFactorResponse.decode(value),
+  },
+  /** GetTotpUri checks the password and answers the otpauth URI again. Errors: INVALID_PASSWORD, TOTP_NOT_ENABLED. */
+  getTotpUri: {
+    path: "/auth.identity.v1.IdentityService/GetTotpUri" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTotpUriRequest): Buffer => Buffer.from(GetTotpUriRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTotpUriRequest => GetTotpUriRequest.decode(value),
+    responseSerialize: (value: GetTotpUriResponse): Buffer => Buffer.from(GetTotpUriResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTotpUriResponse => GetTotpUriResponse.decode(value),
+  },
+  /**
+   * GenerateBackupCodes checks the password and replaces the backup codes. Errors: INVALID_PASSWORD,
+   * TWO_FACTOR_ISNT_ENABLED.
+   */
+  generateBackupCodes: {
+    path: "/auth.identity.v1.IdentityService/GenerateBackupCodes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GenerateBackupCodesRequest): Buffer =>
+      Buffer.from(GenerateBackupCodesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GenerateBackupCodesRequest => GenerateBackupCodesRequest.decode(value),
+    responseSerialize: (value: GenerateBackupCodesResponse): Buffer =>
+      Buffer.from(GenerateBackupCodesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GenerateBackupCodesResponse => GenerateBackupCodesResponse.decode(value),
+  },
+  /**
+   * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
+   * signed-in user (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
+   * TOTP_NOT_ENABLED.
+   */
+  verifyTotp: {
+    path: "/auth.identity.v1.IdentityService/VerifyTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyTotpRequest): Buffer => Buffer.from(VerifyTotpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyTotpRequest => VerifyTotpRequest.decode(value),
+    responseSerialize: (value: VerifyTotpResponse): Buffer => Buffer.from(VerifyTotpResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyTotpResponse => VerifyTotpResponse.decode(value),
+  },
+  /** SendTwoFactorOtp mails a one-time code for a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE. */
+  sendTwoFactorOtp: {
+    path: "/auth.identity.v1.IdentityService/SendTwoFactorOtp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendTwoFactorOtpRequest): Buffer =>
+      Buffer.from(SendTwoFactorOtpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendTwoFactorOtpRequest => SendTwoFactorOtpRequest.decode(value),
+    responseSerialize: (value: SendTwoFactorOtpResponse): Buffer =>
+      Buffer.from(SendTwoFactorOtpResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendTwoFactorOtpResponse => SendTwoFactorOtpResponse.decode(value),
+  },
+  /**
+   * VerifyTwoFactorOtp checks the mailed code of a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE,
+   * INVALID_TWO_FACTOR_AUTHENTICATION.
+   */
+  verifyTwoFactorOtp: {
+    path: "/auth.identity.v1.IdentityService/VerifyTwoFactorOtp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyTwoFactorOtpRequest): Buffer =>
+      Buffer.from(VerifyTwoFactorOtpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyTwoFactorOtpRequest => VerifyTwoFactorOtpRequest.decode(value),
+    responseSerialize: (value: VerifyTwoFactorOtpResponse): Buffer =>
+      Buffer.from(VerifyTwoFactorOtpResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyTwoFactorOtpResponse => VerifyTwoFactorOtpResponse.decode(value),
+  },
+  /**
+   * VerifyBackupCode uses one backup code, once. Errors: INVALID_TWO_FACTOR_COOKIE,
+   * INVALID_TWO_FACTOR_AUTHENTICATION, BACKUP_CODES_ARENT_ENABLED.
+   */
+  verifyBackupCode: {
+    path: "/auth.identity.v1.IdentityService/VerifyBackupCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyBackupCodeRequest): Buffer =>
+      Buffer.from(VerifyBackupCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyBackupCodeRequest => VerifyBackupCodeRequest.decode(value),
+    responseSerialize: (value: VerifyBackupCodeResponse): Buffer =>
+      Buffer.from(VerifyBackupCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyBackupCodeResponse => VerifyBackupCodeResponse.decode(value),
+  },
+  /** ListTrustedDevices lists the user's live trusted devices. Errors: none. */
+  listTrustedDevices: {
+    path: "/auth.identity.v1.IdentityService/ListTrustedDevices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTrustedDevicesRequest): Buffer =>
+      Buffer.from(ListTrustedDevicesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTrustedDevicesRequest => ListTrustedDevicesRequest.decode(value),
+    responseSerialize: (value: ListTrustedDevicesResponse): Buffer =>
+      Buffer.from(ListTrustedDevicesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTrustedDevicesResponse => ListTrustedDevicesResponse.decode(value),
+  },
+  /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
+  revokeTrustedDevice: {
+    path: "/auth.identity.v1.IdentityService/RevokeTrustedDevice" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeTrustedDeviceRequest): Buffer =>
+      Buffer.from(RevokeTrustedDeviceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeTrustedDeviceRequest => RevokeTrustedDeviceRequest.decode(value),
+    responseSerialize: (value: RevokeTrustedDeviceResponse): Buffer =>
+      Buffer.from(RevokeTrustedDeviceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeTrustedDeviceResponse => RevokeTrustedDeviceResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -5006,6 +7748,46 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
    */
   getProviderAccountInfo: handleUnaryCall<GetProviderAccountInfoRequest, GetProviderAccountInfoResponse>;
+  /**
+   * Two-factor (docs/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
+   * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
+   * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
+   */
+  enableTwoFactor: handleUnaryCall<EnableTwoFactorRequest, EnableTwoFactorResponse>;
+  /**
+   * DisableTwoFactor checks the password, removes the secret and codes, revokes every trusted device.
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND.
+   */
+  disableTwoFactor: handleUnaryCall<DisableTwoFactorRequest, DisableTwoFactorResponse>;
+  /** GetTotpUri checks the password and answers the otpauth URI again. Errors: INVALID_PASSWORD, TOTP_NOT_ENABLED. */
+  getTotpUri: handleUnaryCall<GetTotpUriRequest, GetTotpUriResponse>;
+  /**
+   * GenerateBackupCodes checks the password and replaces the backup codes. Errors: INVALID_PASSWORD,
+   * TWO_FACTOR_ISNT_ENABLED.
+   */
+  generateBackupCodes: handleUnaryCall<GenerateBackupCodesRequest, GenerateBackupCodesResponse>;
+  /**
+   * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
+   * signed-in user (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
+   * TOTP_NOT_ENABLED.
+   */
+  verifyTotp: handleUnaryCall<VerifyTotpRequest, VerifyTotpResponse>;
+  /** SendTwoFactorOtp mails a one-time code for a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE. */
+  sendTwoFactorOtp: handleUnaryCall<SendTwoFactorOtpRequest, SendTwoFactorOtpResponse>;
+  /**
+   * VerifyTwoFactorOtp checks the mailed code of a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE,
+   * INVALID_TWO_FACTOR_AUTHENTICATION.
+   */
+  verifyTwoFactorOtp: handleUnaryCall<VerifyTwoFactorOtpRequest, VerifyTwoFactorOtpResponse>;
+  /**
+   * VerifyBackupCode uses one backup code, once. Errors: INVALID_TWO_FACTOR_COOKIE,
+   * INVALID_TWO_FACTOR_AUTHENTICATION, BACKUP_CODES_ARENT_ENABLED.
+   */
+  verifyBackupCode: handleUnaryCall<VerifyBackupCodeRequest, VerifyBackupCodeResponse>;
+  /** ListTrustedDevices lists the user's live trusted devices. Errors: none. */
+  listTrustedDevices: handleUnaryCall<ListTrustedDevicesRequest, ListTrustedDevicesResponse>;
+  /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
+  revokeTrustedDevice: handleUnaryCall<RevokeTrustedDeviceRequest, RevokeTrustedDeviceResponse>;
 }
 
 export interface IdentityServiceClient extends Client1 {
@@ -5362,6 +8144,186 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Two-factor (docs/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
+   * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
+   * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
+   */
+  enableTwoFactor(
+    request: EnableTwoFactorRequest,
+    callback: (error: ServiceError | null, response: EnableTwoFactorResponse) => void,
+  ): ClientUnaryCall;
+  enableTwoFactor(
+    request: EnableTwoFactorRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnableTwoFactorResponse) => void,
+  ): ClientUnaryCall;
+  enableTwoFactor(
+    request: EnableTwoFactorRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnableTwoFactorResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DisableTwoFactor checks the password, removes the secret and codes, revokes every trusted device.
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND.
+   */
+  disableTwoFactor(
+    request: DisableTwoFactorRequest,
+    callback: (error: ServiceError | null, response: DisableTwoFactorResponse) => void,
+  ): ClientUnaryCall;
+  disableTwoFactor(
+    request: DisableTwoFactorRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DisableTwoFactorResponse) => void,
+  ): ClientUnaryCall;
+  disableTwoFactor(
+    request: DisableTwoFactorRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DisableTwoFactorResponse) => void,
+  ): ClientUnaryCall;
+  /** GetTotpUri checks the password and answers the otpauth URI again. Errors: INVALID_PASSWORD, TOTP_NOT_ENABLED. */
+  getTotpUri(
+    request: GetTotpUriRequest,
+    callback: (error: ServiceError | null, response: GetTotpUriResponse) => void,
+  ): ClientUnaryCall;
+  getTotpUri(
+    request: GetTotpUriRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTotpUriResponse) => void,
+  ): ClientUnaryCall;
+  getTotpUri(
+    request: GetTotpUriRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTotpUriResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GenerateBackupCodes checks the password and replaces the backup codes. Errors: INVALID_PASSWORD,
+   * TWO_FACTOR_ISNT_ENABLED.
+   */
+  generateBackupCodes(
+    request: GenerateBackupCodesRequest,
+    callback: (error: ServiceError | null, response: GenerateBackupCodesResponse) => void,
+  ): ClientUnaryCall;
+  generateBackupCodes(
+    request: GenerateBackupCodesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GenerateBackupCodesResponse) => void,
+  ): ClientUnaryCall;
+  generateBackupCodes(
+    request: GenerateBackupCodesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GenerateBackupCodesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
+   * signed-in user (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
+   * TOTP_NOT_ENABLED.
+   */
+  verifyTotp(
+    request: VerifyTotpRequest,
+    callback: (error: ServiceError | null, response: VerifyTotpResponse) => void,
+  ): ClientUnaryCall;
+  verifyTotp(
+    request: VerifyTotpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyTotpResponse) => void,
+  ): ClientUnaryCall;
+  verifyTotp(
+    request: VerifyTotpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyTotpResponse) => void,
+  ): ClientUnaryCall;
+  /** SendTwoFactorOtp mails a one-time code for a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE. */
+  sendTwoFactorOtp(
+    request: SendTwoFactorOtpRequest,
+    callback: (error: ServiceError | null, response: SendTwoFactorOtpResponse) => void,
+  ): ClientUnaryCall;
+  sendTwoFactorOtp(
+    request: SendTwoFactorOtpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendTwoFactorOtpResponse) => void,
+  ): ClientUnaryCall;
+  sendTwoFactorOtp(
+    request: SendTwoFactorOtpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendTwoFactorOtpResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * VerifyTwoFactorOtp checks the mailed code of a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE,
+   * INVALID_TWO_FACTOR_AUTHENTICATION.
+   */
+  verifyTwoFactorOtp(
+    request: VerifyTwoFactorOtpRequest,
+    callback: (error: ServiceError | null, response: VerifyTwoFactorOtpResponse) => void,
+  ): ClientUnaryCall;
+  verifyTwoFactorOtp(
+    request: VerifyTwoFactorOtpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyTwoFactorOtpResponse) => void,
+  ): ClientUnaryCall;
+  verifyTwoFactorOtp(
+    request: VerifyTwoFactorOtpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyTwoFactorOtpResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * VerifyBackupCode uses one backup code, once. Errors: INVALID_TWO_FACTOR_COOKIE,
+   * INVALID_TWO_FACTOR_AUTHENTICATION, BACKUP_CODES_ARENT_ENABLED.
+   */
+  verifyBackupCode(
+    request: VerifyBackupCodeRequest,
+    callback: (error: ServiceError | null, response: VerifyBackupCodeResponse) => void,
+  ): ClientUnaryCall;
+  verifyBackupCode(
+    request: VerifyBackupCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyBackupCodeResponse) => void,
+  ): ClientUnaryCall;
+  verifyBackupCode(
+    request: VerifyBackupCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyBackupCodeResponse) => void,
+  ): ClientUnaryCall;
+  /** ListTrustedDevices lists the user's live trusted devices. Errors: none. */
+  listTrustedDevices(
+    request: ListTrustedDevicesRequest,
+    callback: (error: ServiceError | null, response: ListTrustedDevicesResponse) => void,
+  ): ClientUnaryCall;
+  listTrustedDevices(
+    request: ListTrustedDevicesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTrustedDevicesResponse) => void,
+  ): ClientUnaryCall;
+  listTrustedDevices(
+    request: ListTrustedDevicesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTrustedDevicesResponse) => void,
+  ): ClientUnaryCall;
+  /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
+  revokeTrustedDevice(
+    request: RevokeTrustedDeviceRequest,
+    callback: (error: ServiceError | null, response: RevokeTrustedDeviceResponse) => void,
+  ): ClientUnaryCall;
+  revokeTrustedDevice(
+    request: RevokeTrustedDeviceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeTrustedDeviceResponse) => void,
+  ): ClientUnaryCall;
+  revokeTrustedDevice(
+    request: RevokeTrustedDeviceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeTrustedDeviceResponse) => void,
   ): ClientUnaryCall;
 }
 

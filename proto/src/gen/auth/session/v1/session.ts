@@ -57,6 +57,7 @@ export interface SessionUser {
     | undefined;
   /** The configured extra user fields this user has, by name. */
   extraFields?: { [key: string]: any } | undefined;
+  twoFactorEnabled: boolean;
 }
 
 export interface CreateSessionRequest {
@@ -419,6 +420,7 @@ function createBaseSessionUser(): SessionUser {
     username: undefined,
     displayUsername: undefined,
     extraFields: undefined,
+    twoFactorEnabled: false,
   };
 }
 
@@ -453,6 +455,9 @@ export const SessionUser: MessageFns<SessionUser> = {
     }
     if (message.extraFields !== undefined) {
       Struct.encode(Struct.wrap(message.extraFields), writer.uint32(90).fork()).join();
+    }
+    if (message.twoFactorEnabled !== false) {
+      writer.uint32(240).bool(message.twoFactorEnabled);
     }
     return writer;
   },
@@ -550,6 +555,14 @@ export const SessionUser: MessageFns<SessionUser> = {
             message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 30: {
+            if (tag !== 240) {
+              break;
+            }
+
+            message.twoFactorEnabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -594,6 +607,11 @@ export const SessionUser: MessageFns<SessionUser> = {
         : isObject(object.extra_fields)
         ? object.extra_fields
         : undefined,
+      twoFactorEnabled: isSet(object.twoFactorEnabled)
+        ? globalThis.Boolean(object.twoFactorEnabled)
+        : isSet(object.two_factor_enabled)
+        ? globalThis.Boolean(object.two_factor_enabled)
+        : false,
     };
   },
 
@@ -629,6 +647,9 @@ export const SessionUser: MessageFns<SessionUser> = {
     if (message.extraFields !== undefined) {
       obj.extraFields = message.extraFields;
     }
+    if (message.twoFactorEnabled !== false) {
+      obj.twoFactorEnabled = message.twoFactorEnabled;
+    }
     return obj;
   },
 
@@ -647,6 +668,7 @@ export const SessionUser: MessageFns<SessionUser> = {
     message.username = object.username ?? undefined;
     message.displayUsername = object.displayUsername ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
+    message.twoFactorEnabled = object.twoFactorEnabled ?? false;
     return message;
   },
 };

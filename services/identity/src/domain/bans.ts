@@ -1,0 +1,19 @@
+/** Bans at the moment a session is created (SPEC.md §4). */
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import type { UserRecord } from "../store/identity-store.js";
+import type { Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "store" | "now">;
+
+/** The user as a session may be created for: an expired ban is lifted (SPEC.md §4), a live one refused. */
+export async function admitUser(deps: Deps, user: UserRecord, refusal: ErrorCode): Promise<UserRecord> {
+  const current = await clearExpiredBan(deps, user);
+  if (current.banned) throw new AuthError(refusal);
+  return current;
+}
+
+/** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */
+async function clearExpiredBan(deps: Deps, user: UserRecord): Promise<UserRecord> {
+  if (!user.banned || !user.banExpires || user.banExpires > deps.now()) return user;
+  return (await deps.store.updateUser(user.id, { banned: false, banReason: null, banExpires: null })) ?? user;
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { completeSignIn } from "./complete-sign-in.js";
+import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { answerChallenge, CHALLENGE_SECONDS } from "./two-factor-challenge.js";
+import { trustDevice, TRUSTED_DEVICE_SECONDS } from "./trusted-devices.js";
+
+const options = { rememberMe: true, client: { userAgent: "Firefox" }, refusal: "UNAUTHORIZED" } as const;
+
+async function twoFactorUser(env: Record<string, string> = {}) {
+  const deps = testRegistry(env);
+  const { user } = await aSignedUpUser(deps);
+  await deps.store.saveTwoFactor({ userId: user.id, secret: "unused", verified: true, lastTotpStep: null, createdAt: deps.now(), updatedAt: deps.now() }, []);
+  await deps.store.activateTwoFactor(user.id, deps.now());
+  return { deps, user: (await deps.store.findUserById(user.id))! };
+}
+
+describe("completeSignIn", () => {
+  it("without two-factor: a session, nothing else", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    const before = deps.sessions.of(user.id).length;
+    const outcome = await completeSignIn(deps, user, options);
+    expect(outcome.session?.userId).toBe(user.id);
+    expect(outcome.challenge).toBeUndefined();
+    expect(deps.sessions.of(user.id)).toHaveLength(before + 1);
+  });
+
+  it("a live ban refuses with the caller's error; an expired one is lifted", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    const banned = (await deps.store.updateUser(user.id, { banned: true, banExpires: new Date(deps.now().getTime() + 1_000) }))!;
+    await expect(completeSignIn(deps, banned, options)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    deps.advance(2_000);
+    const outcome = await completeSignIn(deps, banned, options);
+    expect(outcome.user.banned).toBe(false);
+    expect(outcome.session).toBeDefined();
+  });
+
+  it("with two-factor on: a challenge and no session; the challenge lives 10 minutes", async () => {
+    const { deps, user } = await twoFactorUser();
+    const before = deps.sessions.of(user.id).length;
+    const outcome = await completeSignIn(deps, user, options);
+    expect(outcome.session).toBeUndefined();
+    expect(outcome.challenge!.token).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(outcome.challenge!.expiresAt.getTime() - deps.now().getTime()).toBe(CHALLENGE_SECONDS * 1000);
+    expect(outcome.challenge!.methods).toEqual(["totp", "otp"]);
+    expect(deps.sessions.of(user.id)).toHaveLength(before);
+  });
+
+  it("a banned user with two-factor gets the refusal, never a challenge", async () => {
+    const { deps, user } = await twoFactorUser();
+    const banned = (await deps.store.updateUser(user.id, { banned: true }))!;
+    await expect(completeSignIn(deps, banned, options)).rejects.toBeInstanceOf(AuthError);
+  });
+
+  it("a live trusted device of the user lets the sign-in through and is renewed; another user's is no use", async () => {
+    const { deps, user } = await twoFactorUser();
+    const device = await trustDevice(deps, user.id, {});
+    deps.advance(20 * 86_400_000);
+    const outcome = await completeSignIn(deps, user, { ...options, trustedDevice: device.token });
+    expect(outcome.session).toBeDefined();
+    expect(outcome.trustedDevice!.expiresAt.getTime()).toBe(deps.now().getTime() + TRUSTED_DEVICE_SECONDS * 1000);
+
+    const { user: other } = await aSignedUpUser(deps);
+    await deps.store.saveTwoFactor({ userId: other.id, secret: "unused", verified: true, lastTotpStep: null, createdAt: deps.now(), updatedAt: deps.now() }, []);
+    await deps.store.activateTwoFactor(other.id, deps.now());
+    const otherUser = (await deps.store.findUserById(other.id))!;
+    expect((await completeSignIn(deps, otherUser, { ...options, trustedDevice: device.token })).challenge).toBeDefined();
+    expect((await completeSignIn(deps, user, { ...options, trustedDevice: "not-a-device" })).challenge).toBeDefined();
+  });
+
+  it("a trusted device unused for 30 days no longer counts", async () => {
+    const { deps, user } = await twoFactorUser();
+    const device = await trustDevice(deps, user.id, {});
+    deps.advance(TRUSTED_DEVICE_SECONDS * 1000);
+    expect((await completeSignIn(deps, user, { ...options, trustedDevice: device.token })).challenge).toBeDefined();
+  });
+
+  it("email verification required: an unverified user gets a new link and the caller's error, before any challenge", async () => {
+    const deps = testRegistry({ IDENTITY_REQUIRE_EMAIL_VERIFICATION: "true" });
+    const { user, email } = await aSignedUpUser(deps);
+    const sent = deps.mail.to(email, "email-verification").length;
+    await expect(completeSignIn(deps, user, { ...options, unverified: "EMAIL_NOT_VERIFIED" })).rejects.toMatchObject({ code: "EMAIL_NOT_VERIFIED" });
+    expect(deps.mail.to(email, "email-verification").length).toBe(sent + 1);
+    // A method that does not ask for it (social sign-in: the provider vouches for the address) gets its session.
+    expect((await completeSignIn(deps, user, options)).session).toBeDefined();
+  });
+
+  it("the challenge keeps rememberMe for the session it creates; a mailed code expires after 5 minutes", async () => {
+    const { deps, user } = await twoFactorUser();
+    const { challenge } = await completeSignIn(deps, user, { ...options, rememberMe: false });
+    const { sendChallengeOtp } = await import("./two-factor-challenge.js");
+    await sendChallengeOtp(deps, challenge!.token);
+    const code = deps.mail.to(user.email, "sign-in-code").at(-1)!.variables.code!;
+    deps.advance(5 * 60_000 + 1);
+    await expect(answerChallenge(deps, { token: challenge!.token, method: "otp", code, trustDevice: false, client: {} })).rejects.toMatchObject({
+      code: "INVALID_TWO_FACTOR_AUTHENTICATION",
+    });
+    await sendChallengeOtp(deps, challenge!.token);
+    const fresh = deps.mail.to(user.email, "sign-in-code").at(-1)!.variables.code!;
+    const answered = await answerChallenge(deps, { token: challenge!.token, method: "otp", code: fresh, trustDevice: false, client: {} });
+    expect(answered.rememberMe).toBe(false);
+    expect(answered.session.userId).toBe(user.id);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The two-factor sign-in challenge: a sign-in that proved the first factor waits here, server-side, for a
+ * second one. The browser holds only the challenge token (in a signed, 10-minute cookie); the record is
+ * single use and counts every code tried (all methods together), so neither a stolen cookie nor guessing
+ * goes far.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { UserRecord } from "../store/identity-store.js";
+import type { TwoFactorChallengeRecord } from "../store/two-factor-store.js";
+import { admitUser } from "./bans.js";
+import type { ClientInfo, Registry } from "./ports.js";
+import { codeHash } from "./secret-box.js";
+import { type DeviceToken, tokenHash, trustDevice } from "./trusted-devices.js";
+import { newOtp, otpMatches } from "./two-factor-codes.js";
+import { checkBackupCode, checkTotp, type SecondFactor } from "./two-factor.js";
+
+/** SPEC: the two-factor cookie lives 10 minutes. */
+export const CHALLENGE_SECONDS = 600;
+/** A mailed code is good for 5 minutes. */
+export const OTP_SECONDS = 300;
+
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">;
+
+export interface ChallengeToken {
+  token: string;
+  expiresAt: Date;
+  /** What the user can answer with ("totp" needs a verified authenticator). */
+  methods: string[];
+}
+
+export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<ChallengeToken> {
+  const now = deps.now();
+  const token = randomString(32);
+  const expiresAt = new Date(now.getTime() + CHALLENGE_SECONDS * 1000);
+  await deps.store.createChallenge({
+    id: tokenHash(token),
+    userId: user.id,
+    rememberMe: options.rememberMe,
+    ipAddress: options.client.ipAddress ?? null,
+    userAgent: options.client.userAgent ?? null,
+    attempts: 0,
+    otpHash: null,
+    otpExpiresAt: null,
+    expiresAt,
+    createdAt: now,
+  });
+  const enrolment = await deps.store.findTwoFactor(user.id);
+  return { token, expiresAt, methods: enrolment?.verified ? ["totp", "otp"] : ["otp"] };
+}
+
+/** The live challenge a token names, or INVALID_TWO_FACTOR_COOKIE. */
+async function liveChallenge(deps: Pick<Deps, "store" | "now">, token: string): Promise<TwoFactorChallengeRecord> {
+  const challenge = token ? await deps.store.findChallenge(tokenHash(token)) : null;
+  if (!challenge || challenge.expiresAt <= deps.now()) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+  return challenge;
+}
+
+/** Mails a one-time code for the challenge (a new code replaces the previous one). */
+export async function sendChallengeOtp(deps: Deps, token: string): Promise<void> {
+  const challenge = await liveChallenge(deps, token);
+  const user = await deps.store.findUserById(challenge.userId);
+  if (!user) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+  const code = newOtp();
+  const expiresAt = new Date(Math.min(deps.now().getTime() + OTP_SECONDS * 1000, challenge.expiresAt.getTime()));
+  await deps.store.setChallengeOtp(challenge.id, codeHash(deps.config.twoFactor.keys, code), expiresAt);
+  await deps.mail.send(user.email, "sign-in-code", { code, name: user.name }, `two-factor-otp:${newId()}`);
+}
+
+export interface AnswerChallengeInput {
+  token: string;
+  method: SecondFactor | "otp";
+  code: string;
+  trustDevice: boolean;
+  client: ClientInfo;
+}
+
+/**
+ * Checks a code against the challenge. Valid: the challenge is used up and the session created (with a
+ * trusted device if asked). Invalid: INVALID_TWO_FACTOR_AUTHENTICATION and nothing created; the attempt
+ * counts, and the challenge is void once the attempts are spent.
+ */
+export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): Promise<{ user: UserRecord; session: Session; rememberMe: boolean; trustedDevice?: DeviceToken }> {
+  const challenge = await liveChallenge(deps, input.token);
+  const { maxAttempts, keys } = deps.config.twoFactor;
+  if (!(await deps.store.countChallengeAttempt(challenge.id, maxAttempts))) {
+    await deps.store.consumeChallenge(challenge.id);
+    throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+  }
+  const user = await deps.store.findUserById(challenge.userId);
+  if (!user) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+  const valid =
+    input.method === "otp"
+      ? challenge.otpHash !== null && challenge.otpExpiresAt !== null && challenge.otpExpiresAt > deps.now() && otpMatches(keys, input.code, challenge.otpHash)
+      : input.method === "totp"
+        ? await checkTotp(deps, user.id, input.code, { requireVerified: true })
+        : await checkBackupCode(deps, user.id, input.code);
+  if (!valid) {
+    if (challenge.attempts + 1 >= maxAttempts) await deps.store.consumeChallenge(challenge.id);
+    throw new AuthError("INVALID_TWO_FACTOR_AUTHENTICATION");
+  }
+  // Single use: of two requests racing with valid codes, only the one that deletes the challenge signs in.
+  if (!(await deps.store.consumeChallenge(challenge.id))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+  const current = await admitUser(deps, user, "INVALID_TWO_FACTOR_COOKIE");
+  const session = await deps.sessions.createSession(current, { rememberMe: challenge.rememberMe, client: input.client });
+  const trustedDevice = input.trustDevice ? await trustDevice(deps, current.id, input.client) : undefined;
+  return { user: current, session, rememberMe: challenge.rememberMe, trustedDevice };
+}

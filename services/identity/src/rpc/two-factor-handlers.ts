@@ -1,0 +1,88 @@
+/** The two-factor RPCs of IdentityService: decode, call one use case, encode. */
+import type { IdentityServiceServer } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import type { Registry } from "../domain/ports.js";
+import { listTrustedDevices, revokeTrustedDevice } from "../domain/trusted-devices.js";
+import { disableTwoFactor, enableTwoFactor, generateBackupCodes, getTotpUri, verifySignedInUser } from "../domain/two-factor.js";
+import { answerChallenge, sendChallengeOtp } from "../domain/two-factor-challenge.js";
+import { toClient, toUserMessage } from "./mappers.js";
+
+type TwoFactorHandlers = Pick<
+  IdentityServiceServer,
+  | "enableTwoFactor"
+  | "disableTwoFactor"
+  | "getTotpUri"
+  | "generateBackupCodes"
+  | "verifyTotp"
+  | "sendTwoFactorOtp"
+  | "verifyTwoFactorOtp"
+  | "verifyBackupCode"
+  | "listTrustedDevices"
+  | "revokeTrustedDevice"
+>;
+
+/** The request of the three Verify* RPCs (one shape). */
+interface VerifyRequest {
+  code: string;
+  challenge?: string | undefined;
+  userId?: string | undefined;
+  trustDevice: boolean;
+  client?: { ipAddress?: string | undefined; userAgent?: string | undefined } | undefined;
+}
+
+export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactorHandlers {
+  /** A challenge (sign-in) or the signed-in user, never both and never neither. */
+  const verify = (method: "totp" | "otp" | "backup-code") => async (req: VerifyRequest) => {
+    if (Boolean(req.challenge) === Boolean(req.userId)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and userId is required");
+    if (req.challenge) {
+      const { user, session, rememberMe, trustedDevice } = await answerChallenge(registry, {
+        token: req.challenge,
+        method,
+        code: req.code,
+        trustDevice: req.trustDevice,
+        client: toClient(req.client),
+      });
+      return { user: toUserMessage(user), session, trustedDevice, rememberMe };
+    }
+    // A signed-in user has no challenge, so no mailed code to check.
+    if (method === "otp") throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+    return { user: toUserMessage(await verifySignedInUser(registry, { userId: req.userId!, method, code: req.code })), rememberMe: false };
+  };
+  return {
+    enableTwoFactor: rpc.unary("EnableTwoFactor", async (req, { deadline }) => {
+      const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId: req.userId, password: req.password, issuer: req.issuer, deadline });
+      return { totpUri, backupCodes };
+    }),
+    disableTwoFactor: rpc.unary("DisableTwoFactor", async (req, { deadline }) => ({
+      user: toUserMessage(await disableTwoFactor(registry, { userId: req.userId, password: req.password, deadline })),
+    })),
+    getTotpUri: rpc.unary("GetTotpUri", async (req, { deadline }) => ({
+      totpUri: await getTotpUri(registry, { userId: req.userId, password: req.password, deadline }),
+    })),
+    generateBackupCodes: rpc.unary("GenerateBackupCodes", async (req, { deadline }) => ({
+      backupCodes: await generateBackupCodes(registry, { userId: req.userId, password: req.password, deadline }),
+    })),
+    verifyTotp: rpc.unary("VerifyTotp", verify("totp")),
+    sendTwoFactorOtp: rpc.unary("SendTwoFactorOtp", async (req) => {
+      await sendChallengeOtp(registry, req.challenge);
+      return {};
+    }),
+    verifyTwoFactorOtp: rpc.unary("VerifyTwoFactorOtp", verify("otp")),
+    verifyBackupCode: rpc.unary("VerifyBackupCode", verify("backup-code")),
+    listTrustedDevices: rpc.unary("ListTrustedDevices", async (req) => ({
+      devices: (await listTrustedDevices(registry, req.userId)).map((device) => ({
+        id: device.id,
+        userAgent: device.userAgent ?? undefined,
+        ipAddress: device.ipAddress ?? undefined,
+        createdAt: device.createdAt,
+        lastUsedAt: device.lastUsedAt,
+        expiresAt: device.expiresAt,
+      })),
+    })),
+    revokeTrustedDevice: rpc.unary("RevokeTrustedDevice", async (req) => {
+      await revokeTrustedDevice(registry, req.userId, req.id);
+      return {};
+    }),
+  };
+}
