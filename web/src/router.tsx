@@ -111,15 +111,21 @@ function Goodbye() {
 
 const rootRoute = createRootRouteWithContext<RouterContext>()({ component: Layout, notFoundComponent: NotFound });
 
+/**
+ * The session as the guards read it: at most a few seconds old, so a session revoked from another device
+ * does not keep a stale account page (or keep someone away from sign-in).
+ */
+const freshSession = (queryClient: QueryClient) => queryClient.fetchQuery({ ...sessionQuery, staleTime: 5_000 });
+
 /** Signed-out visitors go to sign-in and come back here afterwards. */
 const requireSession = async ({ context, location }: { context: RouterContext; location: { href: string } }) => {
-  const current = await context.queryClient.ensureQueryData(sessionQuery);
+  const current = await freshSession(context.queryClient);
   if (!current) throw redirect({ to: "/sign-in", search: { redirect: location.href } });
 };
 
 /** Signed-in visitors skip the sign-in and sign-up screens. */
 const requireSignedOut = async ({ context, search }: { context: RouterContext; search: { redirect?: string } }) => {
-  const current = await context.queryClient.ensureQueryData(sessionQuery);
+  const current = await freshSession(context.queryClient);
   if (current) throw redirect({ to: safeRedirect(search.redirect) });
 };
 

@@ -5,15 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";
 import { useWebApp } from "../../testing/web-app.js";
+import { mailLink, poll, signUpByApi } from "./browser-helpers.js";
 
 const web = useWebApp({ smtp: true });
-
-/** The first link of a mail that goes to the given API path. */
-const linkTo = (text: string, path: string) => {
-  const link = text.match(/https?:\/\/\S+/g)?.find((url) => new URL(url).pathname.endsWith(path));
-  if (!link) throw new Error(`no ${path} link in:\n${text}`);
-  return link;
-};
 
 describe("sign up, verify, sign out and in", () => {
   it("creates an account with the password rules shown as one types, verifies it from the mail and signs in with the username", async () => {
@@ -22,7 +16,7 @@ describe("sign up, verify, sign out and in", () => {
     const username = `ada${Date.now().toString(36)}`;
 
     await page.goto("/sign-up");
-    await expect.poll(() => page.title()).toContain("Create an account");
+    await poll(() => page.title()).toContain("Create an account");
     await web.checkA11y(page, "sign up");
     await page.getByLabel("Name", { exact: true }).fill("Ada Lovelace");
     await page.getByLabel("Email", { exact: true }).fill(email);
@@ -32,7 +26,7 @@ describe("sign up, verify, sign out and in", () => {
     expect(await page.locator(".rules li.met").allInnerTexts()).toEqual([expect.stringContaining("At most 128 characters")]);
     expect(await page.locator(".rules li.unmet").allInnerTexts()).toEqual([expect.stringContaining("At least 8 characters")]);
     await page.getByRole("button", { name: "Create account" }).click();
-    await expect.poll(() => page.getByRole("alert").first().innerText()).toContain("Choose a password that meets the rules");
+    await poll(() => page.getByRole("alert").first().innerText()).toContain("Choose a password that meets the rules");
     await password.fill("correct horse battery");
     expect(await page.locator(".rules li.unmet").count()).toBe(0);
     await web.screenshot(page, "sign-up");
@@ -40,14 +34,14 @@ describe("sign up, verify, sign out and in", () => {
 
     // Signed in at once (auto sign-in), on the account page, the address not yet verified.
     await page.waitForURL("**/account");
-    await expect.poll(() => page.getByText(`Email: ${email} (not verified)`).count()).toBe(1);
+    await poll(() => page.getByText(`Email: ${email} (not verified)`).count()).toBe(1);
 
     const mail = await web.smtp.waitFor(email);
-    const link = linkTo(mail.text, "/verify-email");
+    const link = mailLink(mail.text, "/verify-email");
     expect(link.startsWith(`${web.origin}/api/auth/verify-email?`)).toBe(true);
     await page.goto(link);
     await page.waitForURL("**/verify-email");
-    await expect.poll(() => page.getByRole("status").innerText()).toBe("Your email address is verified.");
+    await poll(() => page.getByRole("status").innerText()).toBe("Your email address is verified.");
     await web.checkA11y(page, "verify email");
     await web.screenshot(page, "verify-email");
 
@@ -60,23 +54,18 @@ describe("sign up, verify, sign out and in", () => {
     await page.getByLabel("Email or username").fill(username);
     await page.getByLabel("Password", { exact: true }).fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").innerText()).toBe("invalid username or password");
+    await poll(() => page.getByRole("alert").innerText()).toBe("invalid username or password");
     await web.checkA11y(page, "sign in with an error");
 
     await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/account");
-    await expect.poll(() => page.getByText(`Email: ${email} (verified)`).count()).toBe(1);
+    await poll(() => page.getByText(`Email: ${email} (verified)`).count()).toBe(1);
   });
 
   it("signs in with the email address, and a signed-out visit to the account page comes back to it after signing in", async () => {
     const email = uniqueEmail("web-guard");
-    const signUp = await fetch(`${web.origin}/api/auth/sign-up/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: web.origin },
-      body: JSON.stringify({ name: "Grace", email, password: "password-123" }),
-    });
-    expect(signUp.status).toBe(200);
+    await signUpByApi(web.origin, { name: "Grace", email, password: "password-123" });
 
     const page = await web.page();
     await page.goto("/account");
@@ -94,11 +83,7 @@ describe("sign up, verify, sign out and in", () => {
 
   it("never follows a redirect to another site after signing in", async () => {
     const email = uniqueEmail("web-redirect");
-    await fetch(`${web.origin}/api/auth/sign-up/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: web.origin },
-      body: JSON.stringify({ name: "Mallory's target", email, password: "password-123" }),
-    });
+    await signUpByApi(web.origin, { name: "Mallory's target", email, password: "password-123" });
     const page = await web.page();
     for (const target of ["//evil.example/x", "https://evil.example/x", "/\\evil.example"]) {
       await page.context().clearCookies();
