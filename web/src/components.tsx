@@ -6,16 +6,11 @@ import { ApiError, errorMessage } from "./api";
 const FIELD_OF_CODE: Record<string, string> = {
   INVALID_EMAIL: "email",
   USER_ALREADY_EXISTS: "email",
-  USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL: "email",
   EMAIL_IS_THE_SAME: "newEmail",
   PASSWORD_TOO_SHORT: "password",
   PASSWORD_TOO_LONG: "password",
   INVALID_PASSWORD: "currentPassword",
   USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER: "username",
-  USERNAME_IS_ALREADY_TAKEN: "username",
-  USERNAME_TOO_SHORT: "username",
-  USERNAME_TOO_LONG: "username",
-  INVALID_USERNAME: "username",
 };
 
 /** Splits an error into the field it names (when the form has that field) and the form-level message. */

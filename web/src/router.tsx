@@ -1,6 +1,6 @@
 /** The app's routes, the layout around them and the guards (code-based TanStack Router). */
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, redirect, useNavigate } from "@tanstack/react-router";
+import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, redirect, type RouterHistory, useNavigate } from "@tanstack/react-router";
 import { api } from "./api";
 import { Page } from "./components";
 import { safeRedirect } from "./safe-redirect";
@@ -143,8 +143,9 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/account", beforeLoad: requireSession, component: Account }),
 ];
 
-export function createAppRouter(queryClient: QueryClient) {
-  return createRouter({ routeTree: rootRoute.addChildren(routes), context: { queryClient }, defaultPreload: "intent", scrollRestoration: true });
+/** The app's router; tests pass a memory history. */
+export function createAppRouter(queryClient: QueryClient, history?: RouterHistory) {
+  return createRouter({ routeTree: rootRoute.addChildren(routes), context: { queryClient }, defaultPreload: "intent", scrollRestoration: true, ...(history ? { history } : {}) });
 }
 
 declare module "@tanstack/react-router" {
