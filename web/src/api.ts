@@ -16,6 +16,8 @@ export interface User {
   updatedAt: string;
   username: string | null;
   displayUsername: string | null;
+  /** With the two-factor API (issue 11); absent before it. */
+  twoFactorEnabled?: boolean;
 }
 
 export interface Session {
@@ -53,6 +55,28 @@ export interface OutboxMail {
   deliveredAt: string | null;
   links: string[];
 }
+
+/** A sign-in that waits for the second factor (the two-factor cookie is set). */
+export interface TwoFactorRedirect {
+  twoFactorRedirect: true;
+  /** "totp" (an authenticator app is set up), "otp" (a code by mail). */
+  twoFactorMethods?: string[];
+}
+
+export type SignInResult = { token: string; user: User } | TwoFactorRedirect;
+
+export const needsSecondFactor = (result: SignInResult): result is TwoFactorRedirect => "twoFactorRedirect" in result && result.twoFactorRedirect === true;
+
+export interface TrustedDevice {
+  id: string;
+  userAgent: string | null;
+  ipAddress: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+export type SecondFactorMethod = "totp" | "otp" | "backup-code";
 
 export class ApiError extends Error {
   constructor(
@@ -98,8 +122,8 @@ const post = <T>(path: string, body: unknown = {}) => request<T>("POST", path, b
 
 export const api = {
   getSession: () => get<SessionWithUser | null>("/get-session"),
-  signInEmail: (body: { email: string; password: string; rememberMe: boolean }) => post<{ token: string; user: User }>("/sign-in/email", body),
-  signInUsername: (body: { username: string; password: string; rememberMe: boolean }) => post<{ token: string; user: User }>("/sign-in/username", body),
+  signInEmail: (body: { email: string; password: string; rememberMe: boolean }) => post<SignInResult>("/sign-in/email", body),
+  signInUsername: (body: { username: string; password: string; rememberMe: boolean }) => post<SignInResult>("/sign-in/username", body),
   signUpEmail: (body: { name: string; email: string; password: string; username?: string; callbackURL: string }) =>
     post<{ token: string | null; user: User }>("/sign-up/email", body),
   signOut: () => post<{ success: boolean }>("/sign-out"),
@@ -119,5 +143,14 @@ export const api = {
   revokeSession: (token: string) => post<{ status: boolean }>("/revoke-session", { token }),
   revokeOtherSessions: () => post<{ status: boolean }>("/revoke-other-sessions"),
   revokeSessions: () => post<{ status: boolean }>("/revoke-sessions"),
+  twoFactor: {
+    enable: (password: string) => post<{ totpURI: string; backupCodes: string[] }>("/two-factor/enable", { password }),
+    disable: (password: string) => post<{ status: boolean }>("/two-factor/disable", { password }),
+    generateBackupCodes: (password: string) => post<{ status: boolean; backupCodes: string[] }>("/two-factor/generate-backup-codes", { password }),
+    sendOtp: () => post<{ status: boolean }>("/two-factor/send-otp"),
+    verify: (method: SecondFactorMethod, body: { code: string; trustDevice?: boolean }) => post<{ token: string; user: User }>(`/two-factor/verify-${method}`, body),
+    listTrustedDevices: () => get<{ devices: TrustedDevice[] }>("/two-factor/list-trusted-devices"),
+    revokeTrustedDevice: (id: string) => post<{ status: boolean }>("/two-factor/revoke-trusted-device", { id }),
+  },
   devOutbox: (to?: string) => get<{ messages: OutboxMail[] }>(`/dev/outbox${to ? `?to=${encodeURIComponent(to)}` : ""}`),
 };

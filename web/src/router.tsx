@@ -11,6 +11,7 @@ import { Mailbox } from "./screens/mailbox";
 import { ForgotPassword, ResetPassword } from "./screens/password-reset";
 import { SignIn } from "./screens/sign-in";
 import { SignUp } from "./screens/sign-up";
+import { TwoFactorChallenge } from "./screens/two-factor";
 import { VerifyEmail } from "./screens/verify-email";
 
 interface RouterContext {
@@ -133,6 +134,7 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/", component: Home }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignIn }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-up", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignUp }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/two-factor", validateSearch: strings(["redirect", "methods"]), component: TwoFactorChallenge }),
   createRoute({ getParentRoute: () => rootRoute, path: "/forgot-password", component: ForgotPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password", validateSearch: strings(["token", "error"]), component: ResetPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password/$token", validateSearch: strings(["error"]), component: ResetPassword }),

@@ -8,6 +8,7 @@ import { passwordAcceptable } from "../password-rules";
 import { sessionQuery, useSession } from "../session";
 import { describeUserAgent } from "../user-agent";
 import { PasswordRules } from "./sign-up";
+import { TwoFactorSection } from "./two-factor";
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
@@ -26,6 +27,8 @@ export function Account() {
       <Profile current={session.data} />
       <ChangeEmail current={session.data} />
       <ChangePassword />
+      {/* Only where the platform has the two-factor API (its user JSON then carries twoFactorEnabled). */}
+      {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} />}
       <LinkedAccounts />
       <ActiveSessions current={session.data} />
       <DeleteAccount />

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { type FormEvent, useState } from "react";
-import { api } from "../api";
+import { api, needsSecondFactor } from "../api";
 import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { safeRedirect } from "../safe-redirect";
 import { sessionQuery } from "../session";
@@ -18,7 +18,11 @@ export function SignIn() {
       identifier.includes("@")
         ? api.signInEmail({ email: identifier.trim(), password, rememberMe })
         : api.signInUsername({ username: identifier.trim(), password, rememberMe }),
-    onSuccess: async () => {
+    onSuccess: async (result) => {
+      if (needsSecondFactor(result)) {
+        const methods = (result.twoFactorMethods ?? ["totp", "otp"]).join(",");
+        return navigate({ to: "/two-factor", search: { methods, ...(search.redirect ? { redirect: search.redirect } : {}) } });
+      }
       await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
       await navigate({ to: safeRedirect(search.redirect) });
     },
