@@ -70,7 +70,7 @@ describe("two-factor authentication", () => {
     await poll(() => section.getByRole("status").first().innerText()).toBe("Two-factor authentication is on.");
 
     // Sign in again: the challenge, answered with the next TOTP step (one step of skew; the last code is spent).
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/sign-in");
     await signInToChallenge(page, email, "password-123");
     await web.checkA11y(page, "two-factor challenge");
@@ -84,7 +84,7 @@ describe("two-factor authentication", () => {
     await page.waitForURL("**/account");
 
     // This browser is trusted now: no challenge.
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/sign-in");
     await signInOnScreen(page, email, "password-123");
     const devices = page.getByRole("list", { name: "Trusted devices" });
@@ -112,7 +112,7 @@ describe("two-factor authentication", () => {
     await page.reload();
     await devices.getByRole("button", { name: /^Stop trusting/ }).click();
     await poll(() => devices.getByRole("listitem").count()).toBe(0);
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/sign-in");
     await signInToChallenge(page, email, "password-123");
   });
@@ -138,7 +138,7 @@ describe("two-factor authentication", () => {
     await section.getByRole("button", { name: "Turn off two-factor authentication" }).click();
     await poll(() => section.getByRole("button", { name: "Set up two-factor authentication" }).count()).toBe(1);
 
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/sign-in");
     await signInOnScreen(page, email, "password-123");
   });
