@@ -16,7 +16,7 @@ import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 import { createWebServer } from "../web/server/web-server.js";
 import { ROOT } from "../deploy/processes.js";
@@ -53,6 +53,9 @@ async function buildApp(): Promise<string> {
 
 export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
   const { smtp: smtpOption, ...platformOptions } = options;
+  // A browser test walks through several screens, each a few round trips; on a busy 2-core machine that
+  // takes longer than the 30 s the API suites get.
+  vi.setConfig({ testTimeout: 120_000 });
   let platform: Platform | undefined;
   let smtp: TestSmtp | undefined;
   let server: Server | undefined;
