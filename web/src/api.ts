@@ -78,6 +78,44 @@ export interface TrustedDevice {
 
 export type SecondFactorMethod = "totp" | "otp" | "backup-code";
 
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  createdAt: string;
+}
+
+export interface Member {
+  id: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: string;
+  user?: { id: string; name: string; email: string; image: string | null };
+}
+
+export interface Invitation {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: string;
+  status: string;
+  inviterId: string;
+  expiresAt: string;
+}
+
+export interface FullOrganization extends Organization {
+  members: Member[];
+  invitations: Invitation[];
+}
+
+export interface InvitationDetail extends Invitation {
+  organizationName: string;
+  organizationSlug: string;
+  inviterEmail: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -151,6 +189,22 @@ export const api = {
     verify: (method: SecondFactorMethod, body: { code: string; trustDevice?: boolean }) => post<{ token: string; user: User }>(`/two-factor/verify-${method}`, body),
     listTrustedDevices: () => get<{ devices: TrustedDevice[] }>("/two-factor/list-trusted-devices"),
     revokeTrustedDevice: (id: string) => post<{ status: boolean }>("/two-factor/revoke-trusted-device", { id }),
+  },
+  organization: {
+    list: () => get<Organization[]>("/organization/list"),
+    create: (body: { name: string; slug: string }) => post<FullOrganization>("/organization/create", body),
+    checkSlug: (slug: string) => post<{ status: boolean }>("/organization/check-slug", { slug }),
+    getFull: () => get<FullOrganization | null>("/organization/get-full-organization"),
+    setActive: (organizationId: string | null) => post<FullOrganization | null>("/organization/set-active", { organizationId }),
+    getActiveMember: () => get<Member>("/organization/get-active-member"),
+    invite: (body: { email: string; role: string; organizationId: string; resend?: boolean }) => post<Invitation>("/organization/invite-member", body),
+    cancelInvitation: (invitationId: string) => post<Invitation>("/organization/cancel-invitation", { invitationId }),
+    getInvitation: (id: string) => get<InvitationDetail>(`/organization/get-invitation?id=${encodeURIComponent(id)}`),
+    acceptInvitation: (invitationId: string) => post<{ invitation: Invitation; member: Member }>("/organization/accept-invitation", { invitationId }),
+    rejectInvitation: (invitationId: string) => post<{ invitation: Invitation }>("/organization/reject-invitation", { invitationId }),
+    removeMember: (memberIdOrEmail: string, organizationId: string) => post<{ member: Member }>("/organization/remove-member", { memberIdOrEmail, organizationId }),
+    updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),
+    leave: (organizationId: string) => post<Member>("/organization/leave", { organizationId }),
   },
   devOutbox: (to?: string) => get<{ messages: OutboxMail[] }>(`/dev/outbox${to ? `?to=${encodeURIComponent(to)}` : ""}`),
 };

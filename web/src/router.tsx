@@ -11,6 +11,7 @@ import { Mailbox } from "./screens/mailbox";
 import { ForgotPassword, ResetPassword } from "./screens/password-reset";
 import { SignIn } from "./screens/sign-in";
 import { SignUp } from "./screens/sign-up";
+import { AcceptInvitation, Organizations } from "./screens/organizations";
 import { TwoFactorChallenge } from "./screens/two-factor";
 import { VerifyEmail } from "./screens/verify-email";
 
@@ -26,6 +27,8 @@ function Layout() {
   const session = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  // The organization screens only where the platform has the organization API (issue 9).
+  const organizations = useQuery({ queryKey: ["organization-api", session.data?.user.id], queryFn: () => api.organization.list().then(() => true, () => false), enabled: Boolean(session.data), staleTime: Infinity });
   const mailbox = useQuery({ queryKey: ["outbox-available"], queryFn: () => api.devOutbox("-").then(() => true, () => false), staleTime: Infinity });
   const signOut = useMutation({
     mutationFn: api.signOut,
@@ -51,6 +54,11 @@ function Layout() {
                 <li>
                   <Link to="/account">Account</Link>
                 </li>
+                {organizations.data && (
+                  <li>
+                    <Link to="/organizations">Organizations</Link>
+                  </li>
+                )}
                 <li>
                   <button type="button" className="link" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
                     {signOut.isPending ? "Signing out…" : "Sign out"}
@@ -143,6 +151,8 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/goodbye", component: Goodbye }),
   createRoute({ getParentRoute: () => rootRoute, path: "/dev/mailbox", component: Mailbox }),
   createRoute({ getParentRoute: () => rootRoute, path: "/account", beforeLoad: requireSession, component: Account }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/organizations", beforeLoad: requireSession, component: Organizations }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/accept-invitation/$id", beforeLoad: requireSession, component: AcceptInvitation }),
 ];
 
 /** The app's router; tests pass a memory history. */
