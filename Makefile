@@ -21,7 +21,7 @@ test: install check-gen typecheck
 	npm test
 
 typecheck: install
-	tsc -p tsconfig.json
+	tsc -p tsconfig.json && tsc -p web/tsconfig.json
 
 gen: install
 	cd proto && buf lint && buf generate

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["{proto,services,gateway,charts,bench,deploy}/**/*.test.ts"],
+    include: ["{proto,services,gateway,charts,bench,deploy,web}/**/*.test.ts", "web/src/**/*.test.tsx"],
     exclude: ["**/node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

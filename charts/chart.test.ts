@@ -34,6 +34,8 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
   },
 };
 const NAMES = Object.keys(COMPONENTS) as Component[];
+/** The platform's processes plus the web app, which every default install deploys too (an HTTP server, no mTLS). */
+const WITH_WEB: (Component | "web")[] = [...NAMES, "web"];
 const GRPC = NAMES.filter((name) => name !== "gateway");
 
 /**
@@ -141,7 +143,7 @@ const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.k
 const componentOf = (o: K8sObject) => o.metadata.labels?.["app.kubernetes.io/component"];
 
 /** The one object of a kind for a component; fails the test when there is not exactly one. */
-function one(objects: K8sObject[], kind: string, component: Component): K8sObject {
+function one(objects: K8sObject[], kind: string, component: Component | "web"): K8sObject {
   const found = ofKind(objects, kind).filter((o) => componentOf(o) === component);
   expect(found, `${kind} of ${component}`).toHaveLength(1);
   return found[0] as K8sObject;
@@ -189,7 +191,8 @@ describe("with default values (and the required config.baseUrl)", () => {
 
   it("renders a Deployment, Service, HPA, PDB, NetworkPolicy and Certificate per component", () => {
     for (const kind of ["Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Certificate"]) {
-      expect(ofKind(objects, kind).map(componentOf).sort(), kind).toEqual([...NAMES].sort());
+      // The web app holds no workload certificate: it speaks no gRPC.
+      expect(ofKind(objects, kind).map(componentOf).sort(), kind).toEqual([...(kind === "Certificate" ? NAMES : WITH_WEB)].sort());
     }
   });
 
@@ -385,7 +388,7 @@ describe("with default values (and the required config.baseUrl)", () => {
 
   it("uses only variable names from docs/configuration.md", () => {
     const documented = documentedNames();
-    const containerNames = NAMES.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
+    const containerNames = WITH_WEB.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
     // Variables only set by non-default values: the client-IP settings and the mTLS opt-out.
     const optional = render({ config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"] }, tls: { enabled: false } });
     const optionalNames = [
@@ -434,7 +437,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
     smtp: "smtps://user:sentinel-smtp-password@smtp.example.com:465",
   };
   const components = Object.fromEntries(
-    NAMES.map((name) => [name, { replicaCount: 3, autoscaling: { enabled: false }, pdb: { enabled: false } }]),
+    WITH_WEB.map((name) => [name, { replicaCount: 3, autoscaling: { enabled: false }, pdb: { enabled: false } }]),
   );
   const values = {
     ...components,
@@ -586,9 +589,9 @@ describe("with database URLs given in full or built from parts", () => {
 });
 
 /** A component's pod labels as its Deployment renders them. */
-const podLabels = (objects: K8sObject[], name: Component) => one(objects, "Deployment", name).spec.template.metadata.labels as Record<string, string>;
+const podLabels = (objects: K8sObject[], name: Component | "web") => one(objects, "Deployment", name).spec.template.metadata.labels as Record<string, string>;
 /** The peer that admits one component's pods (same namespace), as the chart writes it. */
-const peerOf = (objects: K8sObject[], name: Component) => ({ podSelector: { matchLabels: one(objects, "Deployment", name).spec.selector.matchLabels } });
+const peerOf = (objects: K8sObject[], name: Component | "web") => ({ podSelector: { matchLabels: one(objects, "Deployment", name).spec.selector.matchLabels } });
 /** The container port a NetworkPolicy port (named or numbered) stands for. */
 function containerPortOf(deployment: K8sObject, port: string | number): number | undefined {
   const ports = containerOf(deployment).ports as { name: string; containerPort: number }[];
@@ -609,7 +612,7 @@ describe("NetworkPolicies with default values", () => {
 
   it("renders one per component, valid against the schema", () => {
     expectSchemaValid(ofKind(objects, "NetworkPolicy"));
-    expect(ofKind(objects, "NetworkPolicy").map(componentOf).sort()).toEqual([...NAMES].sort());
+    expect(ofKind(objects, "NetworkPolicy").map(componentOf).sort()).toEqual([...WITH_WEB].sort());
   });
 
   it("admits HTTP to the gateway from any source, and nothing else", () => {
@@ -664,10 +667,12 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     expect(policy.spec.ingress).toHaveLength(1);
     const [rule] = policy.spec.ingress;
     expect(rule.ports).toEqual([{ port: "http", protocol: "TCP" }]);
-    expect(rule.from).toHaveLength(2);
+    expect(rule.from).toHaveLength(3);
     expect(rule.from[0]).toEqual(ingressController);
     expect(selects(rule.from[1].podSelector.matchLabels, testPod)).toBe(true);
-    for (const name of NAMES) expect(selects(rule.from[1].podSelector.matchLabels, podLabels(objects, name)), name).toBe(false);
+    for (const name of WITH_WEB) expect(selects(rule.from[1].podSelector.matchLabels, podLabels(objects, name)), name).toBe(false);
+    // The web app's server, which passes the API path on to the gateway, and nothing else.
+    for (const name of WITH_WEB) expect(selects(rule.from[2].podSelector.matchLabels, podLabels(objects, name)), name).toBe(name === "web");
   });
 
   it("admits the internal clients to identity and session, never to notification", () => {
@@ -714,7 +719,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
   it("drops the notification service from the policies when it is disabled", () => {
     const without = render({ notification: { enabled: false }, networkPolicy: { egress: { allowAll: false } } });
     const present = NAMES.filter((name) => name !== "notification");
-    expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present].sort());
+    expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
     expect(ports("gateway")).toEqual([53, 53, 50051, 50052]);
     expect(ports("identity")).toEqual([53, 53, 50052]);
@@ -971,5 +976,78 @@ describe("invalid values", () => {
     // One replica, or Redis from an existing Secret, renders.
     expect(() => renderValuesText(merge(withoutRedis, { session: { autoscaling: { enabled: false }, replicaCount: 1 } }))).not.toThrow();
     expect(() => renderValuesText(merge(withoutRedis, { secret: { existingSecret: "auth-secrets" } }))).not.toThrow();
+  });
+});
+
+describe("the web app and the Ingress", () => {
+  const objects = render();
+
+  it("runs dist/web.js as non-root on a read-only root file system, with no secret and no certificate", () => {
+    const deployment = one(objects, "Deployment", "web");
+    const container = containerOf(deployment);
+    expect(container.command).toEqual(["node", "dist/web.js"]);
+    expect(container.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    const env = envOf(container);
+    expect([...env.values()].filter((e) => e.valueFrom)).toEqual([]);
+    expect(env.has("GRPC_TLS_DIR")).toBe(false);
+    expect(deployment.spec.template.spec.volumes.map((v: { name: string }) => v.name)).toEqual(["tmp"]);
+  });
+
+  it("listens on its port on every interface, passes the API on to the gateway's Service, and is probed on /healthz", () => {
+    const container = containerOf(one(objects, "Deployment", "web"));
+    const env = envOf(container);
+    expect(env.get("WEB_PORT")?.value).toBe("8080");
+    expect(env.get("WEB_HOST")?.value).toBe("0.0.0.0");
+    const gatewayService = one(objects, "Service", "gateway").metadata.name;
+    expect(env.get("AUTH_GATEWAY_URL")?.value).toBe(`http://${gatewayService}.${RELEASE.namespace}.svc.cluster.local:3000`);
+    expect(container.ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }]);
+    for (const probe of [container.readinessProbe, container.livenessProbe]) expect(probe.httpGet).toEqual({ path: "/healthz", port: "http" });
+    expect(one(objects, "Service", "web").spec).toMatchObject({ type: "ClusterIP", ports: [{ name: "http", port: 8080, targetPort: "http" }] });
+    expect(one(objects, "Service", "web").spec.clusterIP).toBeUndefined();
+  });
+
+  it("renders no Ingress unless enabled", () => {
+    expect(ofKind(objects, "Ingress")).toEqual([]);
+  });
+
+  it("routes the base path to the gateway and the rest to the web app on one host, with optional TLS", () => {
+    const values = { ingress: { enabled: true, className: "nginx", host: "auth.example.com", annotations: { "cert-manager.io/cluster-issuer": "letsencrypt" }, tls: { enabled: true, secretName: "" } } };
+    const rendered = render(values);
+    expectSchemaValid(rendered);
+    const ingress = single(rendered, "Ingress");
+    expect(ingress.metadata.annotations).toEqual({ "cert-manager.io/cluster-issuer": "letsencrypt" });
+    expect(ingress.spec.ingressClassName).toBe("nginx");
+    expect(ingress.spec.tls).toEqual([{ hosts: ["auth.example.com"], secretName: `${ingress.metadata.name}-ingress-tls` }]);
+    expect(ingress.spec.rules).toEqual([
+      {
+        host: "auth.example.com",
+        http: {
+          paths: [
+            { path: "/api/auth", pathType: "Prefix", backend: { service: { name: one(rendered, "Service", "gateway").metadata.name, port: { name: "http" } } } },
+            { path: "/", pathType: "Prefix", backend: { service: { name: one(rendered, "Service", "web").metadata.name, port: { name: "http" } } } },
+          ],
+        },
+      },
+    ]);
+    const plain = single(render({ ingress: { enabled: true, host: "auth.example.com" }, config: { basePath: "/auth" } }), "Ingress");
+    expect(plain.spec.tls).toBeUndefined();
+    expect(plain.spec.rules[0].http.paths[0].path).toBe("/auth");
+  });
+
+  it("refuses an enabled Ingress without a host", () => {
+    expect(() => render({ ingress: { enabled: true } })).toThrow(/ingress.host is required/);
+  });
+
+  it("deploys no web app when disabled, and the Ingress then serves the API path only", () => {
+    const rendered = render({ web: { enabled: false }, ingress: { enabled: true, host: "auth.example.com" } });
+    expect(rendered.filter((o) => componentOf(o) === "web")).toEqual([]);
+    expect(single(rendered, "Ingress").spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual(["/api/auth"]);
+  });
+
+  it("admits the web app's HTTP like the gateway's, and lets it out to the gateway only (besides DNS and the extra rules)", () => {
+    const restricted = render({ networkPolicy: { egress: { allowAll: false } } });
+    const policy = ofKind(restricted, "NetworkPolicy").find((o) => componentOf(o) === "web")!;
+    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }]);
+    expect(policy.spec.egress).toEqual([{ ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }] }, { ports: [{ port: 3000, protocol: "TCP" }], to: [peerOf(restricted, "gateway")] }]);
   });
 });

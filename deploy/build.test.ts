@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel, type TestDatabase } from "../testing/databases.js";
 import { TestClient, uniqueEmail } from "../testing/http.js";
-import { platformEnv, workloadEnv } from "../testing/platform.js";
+import { freePorts, platformEnv, workloadEnv } from "../testing/platform.js";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 import { buildPlatform } from "./build.js";
 import { BUILT_ENTRY, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
@@ -17,6 +17,7 @@ const outdir = join(ROOT, ".tmp", `build-test-${randomString(8, LOWER_ALPHANUMER
 const processes: StartedProcess[] = [];
 let databases: TestDatabase[] = [];
 let baseURL: string;
+let webOrigin: string;
 
 beforeAll(async () => {
   await buildPlatform(outdir);
@@ -28,6 +29,10 @@ beforeAll(async () => {
   for (const name of ["notification", "identity", "session", "gateway"] as const) {
     processes.push(await startProcess(name, { env: workloadEnv(env, name), entry: built(name) }));
   }
+  // The web app's server, serving the built app beside it and passing /api/auth on to the gateway.
+  const [webPort] = await freePorts(1);
+  webOrigin = `http://127.0.0.1:${webPort}`;
+  processes.push(await startProcess("web", { env: { WEB_PORT: String(webPort), WEB_HOST: "127.0.0.1", AUTH_GATEWAY_URL: new URL(baseURL).origin }, entry: built("web") }));
 }, 120_000);
 
 afterAll(async () => {
@@ -62,5 +67,18 @@ describe(`the compiled build (${backendLabel()})`, () => {
     const wrong = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-124" });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe("INVALID_EMAIL_OR_PASSWORD");
+  });
+
+  it("serves the built web app, its routes and assets, and the API through it on one origin", async () => {
+    const index = await fetch(`${webOrigin}/account`);
+    expect(index.status).toBe(200);
+    const html = await index.text();
+    const script = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${webOrigin}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const ok = await fetch(`${webOrigin}/api/auth/ok`);
+    expect(await ok.json()).toEqual({ ok: true });
   });
 });

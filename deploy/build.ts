@@ -15,7 +15,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Plugin } from "esbuild";
-import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName } from "./processes.js";
+import { build as viteBuild } from "vite";
+import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, WEB_SERVER_SOURCE } from "./processes.js";
 
 /**
  * Packages loaded from node_modules at run time, and why: a native addon found by a computed name
@@ -63,7 +64,7 @@ function onePerVersion(): Plugin {
 export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> {
   rmSync(outdir, { recursive: true, force: true });
   const entryPoints = Object.fromEntries([
-    ...(Object.keys(ENTRY_POINTS) as ProcessName[]).map((name) => [BUILT_ENTRY[name].replace(/^dist\/|\.js$/g, ""), join(ROOT, ENTRY_POINTS[name])]),
+    ...(Object.keys(ENTRY_POINTS) as ProcessName[]).map((name) => [BUILT_ENTRY[name].replace(/^dist\/|\.js$/g, ""), join(ROOT, name === "web" ? WEB_SERVER_SOURCE : ENTRY_POINTS[name])]),
     ["start", join(ROOT, "deploy/start.ts")],
   ]);
   await build({
@@ -88,6 +89,8 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
     plugins: [onePerVersion()],
     logLevel: "warning",
   });
+  // The web app's static files, beside dist/web.js which serves them (web/server/main.ts).
+  await viteBuild({ configFile: join(ROOT, "web/vite.config.ts"), build: { outDir: join(outdir, "web"), emptyOutDir: true }, logLevel: "warn" });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(ROOT, "deploy/build.ts")) {

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { ensureDevCertificates } from "./dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
 
-const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32" };
+const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32", web: "34" };
 const data = join(ROOT, "data");
 
 const env: Record<string, string | undefined> = {
@@ -23,6 +23,10 @@ const env: Record<string, string | undefined> = {
   // Nothing of the platform listens beyond this machine unless told to: the dev outbox holds live links.
   HOST: process.env.HOST ?? "127.0.0.1",
   GRPC_HOST: process.env.GRPC_HOST ?? "127.0.0.1",
+  // The web app (Vite's dev server, or the built app's server) and the gateway it proxies /api/auth to.
+  WEB_PORT: process.env.WEB_PORT ?? "5173",
+  WEB_HOST: process.env.WEB_HOST ?? process.env.HOST ?? "127.0.0.1",
+  AUTH_GATEWAY_URL: process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`,
 };
 
 // Mutual TLS between the processes, as in production: a development CA and one certificate per workload
@@ -44,7 +48,7 @@ function pretty(label: string, line: string): string {
   return `\x1b[${COLORS[label] ?? "37"}m${label.padEnd(12)}\x1b[0m ${text}`;
 }
 
-const order: ProcessName[] = ["identity", "session", "notification", "gateway"];
+const order: ProcessName[] = ["identity", "session", "notification", "gateway", "web"];
 const running: StartedProcess[] = [];
 let stopping = false;
 let entries: Record<ProcessName, string> = ENTRY_POINTS;
@@ -82,8 +86,9 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
 
   // The services need each other only when called (gRPC clients connect lazily), so they start at once; the
   // gateway starts last, so that it never takes a request before the services listen.
-  const services = order.filter((name) => name !== "gateway" && existsSync(join(ROOT, entries[name])));
-  for (const group of [services, ["gateway" as const]]) {
+  const services = order.filter((name) => name !== "gateway" && name !== "web" && existsSync(join(ROOT, entries[name])));
+  // The web app last: it proxies to the gateway.
+  for (const group of [services, ["gateway" as const], ["web" as const]]) {
     for (const result of await Promise.allSettled(group.map(start))) {
       if (result.status === "rejected") {
         console.error(String(result.reason));
@@ -95,6 +100,7 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
   const gatewayUrl = env.AUTH_BASE_URL!;
   console.log(`
   Auth platform is running (${from === "source" ? "from source" : "from the build in dist/"}).
+  Web app:  http://localhost:${env.WEB_PORT}   (sign up, sign in, your account; mail at /dev/mailbox)
   Gateway:  ${gatewayUrl}   (try: curl ${gatewayUrl}/ok)
   Data:     ${env.IDENTITY_DATABASE_URL?.startsWith("file:") ? dirname(env.IDENTITY_DATABASE_URL.slice(5)) : "as configured"}
   Mail:     development outbox (links are printed above; GET ${gatewayUrl}/dev/outbox)

@@ -17,7 +17,12 @@ export const ENTRY_POINTS = {
   session: "services/session/src/main.ts",
   notification: "services/notification/src/main.ts",
   gateway: "gateway/src/main.ts",
+  // The web app: Vite's dev server from source; the build runs web/server/main.ts instead (WEB_SERVER_SOURCE).
+  web: "web/server/dev.ts",
 } as const;
+
+/** The web process of the build: the static server with the /api/auth proxy (deploy/build.ts compiles it). */
+export const WEB_SERVER_SOURCE = "web/server/main.ts";
 
 export type ProcessName = keyof typeof ENTRY_POINTS;
 
@@ -27,6 +32,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   session: "dist/session.js",
   notification: "dist/notification.js",
   gateway: "dist/gateway.js",
+  web: "dist/web.js",
 };
 
 /**
@@ -41,6 +47,7 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
   session: ["--max-semi-space-size=1"],
   notification: ["--max-semi-space-size=1"],
   gateway: [],
+  web: [],
 };
 
 export interface StartedProcess {

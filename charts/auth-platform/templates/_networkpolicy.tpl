@@ -20,7 +20,8 @@ Components that call a component's gRPC port (gRPC services only), as a YAML lis
 Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
-{{- if eq . "gateway" }}[identity, session, notification]
+{{- if eq . "web" }}[gateway]
+{{- else if eq . "gateway" }}[identity, session, notification]
 {{- else if eq . "identity" }}[session, notification]
 {{- else }}[]
 {{- end }}
@@ -49,7 +50,7 @@ spec:
     - Egress
     {{- end }}
   ingress:
-    {{- if eq .component "gateway" }}
+    {{- if has .component (list "gateway" "web") }}
     # HTTP from the configured peers (and the helm test pod), or from anywhere.
     - ports:
         - port: http
@@ -60,6 +61,12 @@ spec:
         - podSelector:
             matchLabels:
               {{- include "auth-platform.selectorLabels" (dict "root" $root "component" "test") | nindent 14 }}
+        {{- if and (eq $.component "gateway") (include "auth-platform.enabled" (dict "root" $root "component" "web")) }}
+        # The web app's server passes the API path on to the gateway.
+        - podSelector:
+            matchLabels:
+              {{- include "auth-platform.selectorLabels" (dict "root" $root "component" "web") | nindent 14 }}
+        {{- end }}
       {{- end }}
     {{- else }}
     # gRPC (mTLS) from the components that call this service only.

@@ -1,7 +1,7 @@
 {{/*
 Workload objects shared by every component. Each takes (dict "root" $ "component" "<name>"), where
-<name> is a top-level values key (gateway, identity, session, notification). The gateway speaks HTTP;
-every other component speaks gRPC over mutual TLS and answers grpc.health.v1 in plaintext on a separate
+<name> is a top-level values key (gateway, identity, session, notification, web). The gateway and the
+web app speak HTTP; every other component speaks gRPC over mutual TLS and answers grpc.health.v1 in plaintext on a separate
 port (GRPC_HEALTH_PORT, probes.grpcHealthPort), which the kubelet's native gRPC probe calls: the probe
 cannot present a client certificate.
 */}}
@@ -21,6 +21,10 @@ services. Takes (dict "root" $ "component" "<name>" "timing" <probes.liveness|re
 {{- if eq .component "gateway" }}
 httpGet:
   path: {{ printf "%s/ok" (trimSuffix "/" .root.Values.config.basePath) }}
+  port: http
+{{- else if eq .component "web" }}
+httpGet:
+  path: /healthz
   port: http
 {{- else }}
 grpc:
@@ -52,13 +56,24 @@ The container environment a component needs besides the ConfigMap: the secret ke
 # Pods are reached on their pod IP: bind every interface.
 - name: HOST
   value: "0.0.0.0"
+{{- else if eq .component "web" }}
+# The web app's server: static files, and the API path passed on to the gateway's Service (the Ingress
+# sends that path to the gateway directly; this covers a port-forward or a Service of type LoadBalancer).
+- name: WEB_HOST
+  value: "0.0.0.0"
+- name: WEB_PORT
+  value: {{ $root.Values.web.port | int64 | quote }}
+- name: AUTH_GATEWAY_URL
+  value: {{ printf "http://%s.%s.svc.%s:%d" (include "auth-platform.componentName" (dict "root" $root "component" "gateway")) $root.Release.Namespace (trimSuffix "." $root.Values.clusterDomain) (int $root.Values.gateway.port) | quote }}
 {{- else }}
 - name: GRPC_HOST
   value: "0.0.0.0"
 - name: GRPC_HEALTH_PORT
   value: {{ $root.Values.probes.grpcHealthPort | int64 | quote }}
 {{- end }}
+{{- if ne .component "web" }}
 {{- include "auth-platform.tlsEnv" $root }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -88,8 +103,9 @@ SMTP_URL: true
 {{- $root := .root }}
 {{- $values := index $root.Values .component }}
 {{- $ctx := dict "root" $root "component" .component }}
-{{- $portName := ternary "http" "grpc" (eq .component "gateway") }}
-{{- $grpc := ne .component "gateway" }}
+{{- $portName := ternary "http" "grpc" (has .component (list "gateway" "web")) }}
+{{- $grpc := not (has .component (list "gateway" "web")) }}
+{{- $tls := and $root.Values.tls.enabled (ne .component "web") }}
 {{- if and $grpc (eq (int $values.port) (int $root.Values.probes.grpcHealthPort)) }}
 {{- fail (printf "probes.grpcHealthPort (%d) must differ from %s.port: the health port serves plaintext grpc.health.v1 only" (int $root.Values.probes.grpcHealthPort) .component) }}
 {{- end }}
@@ -185,7 +201,7 @@ spec:
             # The root file system is read-only; the runtime writes temporary files here.
             - name: tmp
               mountPath: /tmp
-            {{- if $root.Values.tls.enabled }}
+            {{- if $tls }}
             # The whole Secret, never a subPath: the kubelet then swaps renewed certificates in and
             # the process re-reads them, without a restart.
             - name: tls
@@ -196,7 +212,7 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: {{ $root.Values.tmpVolume.sizeLimit }}
-        {{- if $root.Values.tls.enabled }}
+        {{- if $tls }}
         - name: tls
           secret:
             secretName: {{ include "auth-platform.tlsSecretName" $ctx }}
@@ -227,7 +243,7 @@ spec:
 {{- $root := .root }}
 {{- $values := index $root.Values .component }}
 {{- $ctx := dict "root" $root "component" .component }}
-{{- $portName := ternary "http" "grpc" (eq .component "gateway") }}
+{{- $portName := ternary "http" "grpc" (has .component (list "gateway" "web")) }}
 apiVersion: v1
 kind: Service
 metadata:
@@ -241,7 +257,7 @@ metadata:
   {{- end }}
 spec:
   type: {{ $values.service.type }}
-  {{- if and (ne .component "gateway") $values.service.headless }}
+  {{- if and (not (has .component (list "gateway" "web"))) $values.service.headless }}
   {{- if ne $values.service.type "ClusterIP" }}
   {{- fail (printf "%s.service.headless needs service.type ClusterIP (it is %s): set headless to false for a %s Service" .component $values.service.type $values.service.type) }}
   {{- end }}

@@ -1,0 +1,27 @@
+/**
+ * The `web` process of `npm start` and the chart (compiled to dist/web.js): serves dist/web/ and proxies
+ * /api/auth to the gateway. Environment: WEB_PORT (default 5173), WEB_HOST (default 0.0.0.0),
+ * AUTH_GATEWAY_URL (default http://127.0.0.1:3000), WEB_ROOT (default web/ beside this file).
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createWebServer } from "./web-server.js";
+
+const port = Number(process.env.WEB_PORT ?? 5173);
+const host = process.env.WEB_HOST ?? "0.0.0.0";
+const gatewayUrl = process.env.AUTH_GATEWAY_URL ?? "http://127.0.0.1:3000";
+const root = process.env.WEB_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), "web");
+
+const log = (level: string, msg: string, fields: Record<string, unknown> = {}) =>
+  console.log(JSON.stringify({ time: new Date().toISOString(), level, service: "web", msg, ...fields }));
+
+const server = createWebServer({ root, gatewayUrl });
+server.listen(port, host, () => log("info", "listening", { port, host, root, gateway: gatewayUrl }));
+const stop = () => {
+  log("info", "stopping");
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), 5_000).unref();
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);

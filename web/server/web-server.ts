@@ -1,0 +1,132 @@
+/**
+ * The web app's production server (`npm start`, the chart's web Deployment): a plain node HTTP server that
+ * serves the built app (dist/web/) with a fallback to index.html for the app's own routes, and passes
+ * /api/auth/* through to the gateway, so the browser sees one origin as it does behind the Ingress.
+ */
+import { createReadStream, type Stats } from "node:fs";
+import { stat } from "node:fs/promises";
+import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { extname, join, normalize, sep } from "node:path";
+
+export interface WebServerOptions {
+  /** The folder holding index.html and assets/ (vite build's output). */
+  root: string;
+  /** The gateway's origin, e.g. http://127.0.0.1:3000 (its /api/auth is proxied). */
+  gatewayUrl: string;
+}
+
+const API_PREFIX = "/api/auth";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".map": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".webp": "image/webp",
+  ".txt": "text/plain; charset=utf-8",
+  ".woff2": "font/woff2",
+};
+
+/** Headers of every page and file: no framing, no sniffing, scripts and connections to this origin only. */
+const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "same-origin",
+  "X-Frame-Options": "DENY",
+};
+
+/** Hop-by-hop headers are not forwarded (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
+
+function proxy(req: IncomingMessage, res: ServerResponse, gateway: URL): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  const client = req.socket.remoteAddress ?? "";
+  const forwarded = req.headers["x-forwarded-for"];
+  headers["x-forwarded-for"] = forwarded ? `${String(forwarded)}, ${client}` : client;
+  headers["x-forwarded-host"] = req.headers.host ?? "";
+  headers["x-forwarded-proto"] = "encrypted" in req.socket && req.socket.encrypted ? "https" : "http";
+  const send = gateway.protocol === "https:" ? httpsRequest : httpRequest;
+  const upstream = send(
+    { protocol: gateway.protocol, hostname: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers },
+    (answer) => {
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      res.writeHead(answer.statusCode ?? 502, out);
+      answer.pipe(res);
+    },
+  );
+  upstream.on("error", () => {
+    if (res.headersSent) return res.destroy();
+    res.writeHead(502, { "content-type": "application/json" });
+    res.end(JSON.stringify({ code: "BAD_GATEWAY", message: "The authentication service is not reachable. Please try again later." }));
+  });
+  req.pipe(upstream);
+}
+
+/** The file under root a URL path names, or undefined when it leaves root or is not a file. */
+async function fileFor(root: string, pathname: string): Promise<{ path: string; stats: Stats } | undefined> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  if (decoded.includes("\0")) return undefined;
+  const path = normalize(join(root, decoded));
+  if (path !== root && !path.startsWith(root + sep)) return undefined;
+  try {
+    const stats = await stat(path);
+    return stats.isFile() ? { path, stats } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sendFile(req: IncomingMessage, res: ServerResponse, file: { path: string; stats: Stats }, status = 200): void {
+  // Hashed assets never change; index.html must be re-read so a new release is picked up.
+  const immutable = file.path.includes(`${sep}assets${sep}`);
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    "Content-Type": TYPES[extname(file.path)] ?? "application/octet-stream",
+    "Content-Length": String(file.stats.size),
+    "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+  });
+  if (req.method === "HEAD") return void res.end();
+  createReadStream(file.path).pipe(res);
+}
+
+export function createWebServer(options: WebServerOptions): Server {
+  const root = normalize(options.root);
+  const gateway = new URL(options.gatewayUrl);
+  return createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://web.invalid");
+    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) return proxy(req, res, gateway);
+    if (url.pathname === "/healthz") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      return void res.end("ok");
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { allow: "GET, HEAD" });
+      return void res.end();
+    }
+    const file = await fileFor(root, url.pathname);
+    if (file) return sendFile(req, res, file);
+    // A path with a file extension is a missing file; anything else is one of the app's routes.
+    if (extname(url.pathname)) {
+      res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain" });
+      return void res.end("Not found");
+    }
+    const index = await fileFor(root, "/index.html");
+    if (!index) {
+      res.writeHead(500, { "content-type": "text/plain" });
+      return void res.end("The web app is not built: run `npm run build`.");
+    }
+    sendFile(req, res, index);
+  });
+}

@@ -1,0 +1,210 @@
+/**
+ * The app's one client for the platform's HTTP API under /api/auth (same origin: the Vite dev server and
+ * the production web server proxy it to the gateway). Plain fetch with the session cookie; every failed
+ * call throws an ApiError carrying the gateway's `{code, message}`, so a form can show the message next to
+ * the field it names or at its top.
+ */
+export const API_BASE = "/api/auth";
+
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  image: string | null;
+  createdAt: string;
+  updatedAt: string;
+  username: string | null;
+  displayUsername: string | null;
+  /** With the two-factor API (issue 11); absent before it. */
+  twoFactorEnabled?: boolean;
+}
+
+export interface Session {
+  id: string;
+  token: string;
+  userId: string;
+  expiresAt: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SessionWithUser {
+  session: Session;
+  user: User;
+}
+
+export interface LinkedAccount {
+  id: string;
+  providerId: string;
+  accountId: string;
+  createdAt: string;
+  updatedAt: string;
+  scopes: string[];
+}
+
+export interface OutboxMail {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  template: string;
+  createdAt: string;
+  deliveredAt: string | null;
+  links: string[];
+}
+
+/** A sign-in that waits for the second factor (the two-factor cookie is set). */
+export interface TwoFactorRedirect {
+  twoFactorRedirect: true;
+  /** "totp" (an authenticator app is set up), "otp" (a code by mail). */
+  twoFactorMethods?: string[];
+}
+
+export type SignInResult = { token: string; user: User } | TwoFactorRedirect;
+
+export const needsSecondFactor = (result: SignInResult): result is TwoFactorRedirect => "twoFactorRedirect" in result && result.twoFactorRedirect === true;
+
+export interface TrustedDevice {
+  id: string;
+  userAgent: string | null;
+  ipAddress: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+export type SecondFactorMethod = "totp" | "otp" | "backup-code";
+
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  createdAt: string;
+}
+
+export interface Member {
+  id: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: string;
+  user?: { id: string; name: string; email: string; image: string | null };
+}
+
+export interface Invitation {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: string;
+  status: string;
+  inviterId: string;
+  expiresAt: string;
+}
+
+export interface FullOrganization extends Organization {
+  members: Member[];
+  invitations: Invitation[];
+}
+
+export interface InvitationDetail extends Invitation {
+  organizationName: string;
+  organizationSlug: string;
+  inviterEmail: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** The message a person reads for any failure (a network error included). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return "The server could not be reached. Check your connection and try again.";
+}
+
+async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${API_BASE}${path}`, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const { code, message } = (data ?? {}) as { code?: string; message?: string };
+    if (res.status === 429) throw new ApiError(429, code ?? "TOO_MANY_REQUESTS", message ?? "Too many requests. Please try again later.");
+    throw new ApiError(res.status, code ?? "UNKNOWN", message ?? `The request failed (${res.status}).`);
+  }
+  return data as T;
+}
+
+const get = <T>(path: string) => request<T>("GET", path);
+const post = <T>(path: string, body: unknown = {}) => request<T>("POST", path, body);
+
+export const api = {
+  getSession: () => get<SessionWithUser | null>("/get-session"),
+  signInEmail: (body: { email: string; password: string; rememberMe: boolean }) => post<SignInResult>("/sign-in/email", body),
+  signInUsername: (body: { username: string; password: string; rememberMe: boolean }) => post<SignInResult>("/sign-in/username", body),
+  signUpEmail: (body: { name: string; email: string; password: string; username?: string; callbackURL: string }) =>
+    post<{ token: string | null; user: User }>("/sign-up/email", body),
+  signOut: () => post<{ success: boolean }>("/sign-out"),
+  isUsernameAvailable: (username: string) => post<{ available: boolean }>("/is-username-available", { username }),
+  forgetPassword: (body: { email: string; redirectTo: string }) => post<{ status: boolean; message: string }>("/forget-password", body),
+  resetPassword: (body: { newPassword: string; token: string }) => post<{ status: boolean }>("/reset-password", body),
+  sendVerificationEmail: (body: { email: string; callbackURL: string }) => post<{ status: boolean }>("/send-verification-email", body),
+  verifyEmail: (token: string) => get<{ status: boolean; user: User }>(`/verify-email?token=${encodeURIComponent(token)}`),
+  updateUser: (body: { name?: string; image?: string | null }) => post<{ status: boolean }>("/update-user", body),
+  changeEmail: (body: { newEmail: string; callbackURL: string }) => post<{ status: boolean }>("/change-email", body),
+  changePassword: (body: { currentPassword: string; newPassword: string; revokeOtherSessions: boolean }) =>
+    post<{ token: string | null; user: User }>("/change-password", body),
+  deleteUser: (body: { password?: string; callbackURL: string }) => post<{ success: boolean; message: string }>("/delete-user", body),
+  listAccounts: () => get<LinkedAccount[]>("/list-accounts"),
+  unlinkAccount: (account: LinkedAccount) => post<{ status: boolean }>("/unlink-account", { providerId: account.providerId, accountId: account.accountId }),
+  listSessions: () => get<Session[]>("/list-sessions"),
+  revokeSession: (token: string) => post<{ status: boolean }>("/revoke-session", { token }),
+  revokeOtherSessions: () => post<{ status: boolean }>("/revoke-other-sessions"),
+  revokeSessions: () => post<{ status: boolean }>("/revoke-sessions"),
+  twoFactor: {
+    enable: (password: string) => post<{ totpURI: string; backupCodes: string[] }>("/two-factor/enable", { password }),
+    disable: (password: string) => post<{ status: boolean }>("/two-factor/disable", { password }),
+    generateBackupCodes: (password: string) => post<{ status: boolean; backupCodes: string[] }>("/two-factor/generate-backup-codes", { password }),
+    sendOtp: () => post<{ status: boolean }>("/two-factor/send-otp"),
+    verify: (method: SecondFactorMethod, body: { code: string; trustDevice?: boolean }) => post<{ token: string; user: User }>(`/two-factor/verify-${method}`, body),
+    listTrustedDevices: () => get<{ devices: TrustedDevice[] }>("/two-factor/list-trusted-devices"),
+    revokeTrustedDevice: (id: string) => post<{ status: boolean }>("/two-factor/revoke-trusted-device", { id }),
+  },
+  organization: {
+    list: () => get<Organization[]>("/organization/list"),
+    create: (body: { name: string; slug: string }) => post<FullOrganization>("/organization/create", body),
+    checkSlug: (slug: string) => post<{ status: boolean }>("/organization/check-slug", { slug }),
+    getFull: () => get<FullOrganization | null>("/organization/get-full-organization"),
+    setActive: (organizationId: string | null) => post<FullOrganization | null>("/organization/set-active", { organizationId }),
+    getActiveMember: () => get<Member>("/organization/get-active-member"),
+    invite: (body: { email: string; role: string; organizationId: string; resend?: boolean }) => post<Invitation>("/organization/invite-member", body),
+    cancelInvitation: (invitationId: string) => post<Invitation>("/organization/cancel-invitation", { invitationId }),
+    getInvitation: (id: string) => get<InvitationDetail>(`/organization/get-invitation?id=${encodeURIComponent(id)}`),
+    acceptInvitation: (invitationId: string) => post<{ invitation: Invitation; member: Member }>("/organization/accept-invitation", { invitationId }),
+    rejectInvitation: (invitationId: string) => post<{ invitation: Invitation }>("/organization/reject-invitation", { invitationId }),
+    removeMember: (memberIdOrEmail: string, organizationId: string) => post<{ member: Member }>("/organization/remove-member", { memberIdOrEmail, organizationId }),
+    updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),
+    leave: (organizationId: string) => post<Member>("/organization/leave", { organizationId }),
+  },
+  devOutbox: (to?: string) => get<{ messages: OutboxMail[] }>(`/dev/outbox${to ? `?to=${encodeURIComponent(to)}` : ""}`),
+};

@@ -1,0 +1,140 @@
+// @vitest-environment happy-dom
+/**
+ * Component tests of the forms and guards, in happy-dom with the API answered by a stub fetch: what each
+ * form sends, its pending state, where an error appears, and where the guards send a visitor.
+ */
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createMemoryHistory, RouterProvider } from "@tanstack/react-router";
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createAppRouter } from "./router";
+
+interface Call {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+type Answer = { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
+
+/** A fetch that answers by path, records every call, and answers an unknown path 404. */
+function stubApi(answers: Record<string, (call: Call) => Answer>) {
+  const calls: Call[] = [];
+  vi.stubGlobal("fetch", async (input: string, init?: RequestInit) => {
+    const url = new URL(input, "http://app.test");
+    const call = { method: init?.method ?? "GET", path: url.pathname.replace(/^\/api\/auth/, ""), body: init?.body ? JSON.parse(String(init.body)) : undefined };
+    calls.push(call);
+    const answer = await (answers[call.path]?.(call) ?? { status: 404, body: { code: "NOT_FOUND", message: "Not found" } });
+    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+  });
+  return calls;
+}
+
+function renderApp(path: string) {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const history = createMemoryHistory({ initialEntries: [path] });
+  const router = createAppRouter(queryClient, history);
+  render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return { router, history };
+}
+
+const user = { id: "u1", name: "Ada", email: "ada@example.com", emailVerified: true, image: null, createdAt: "", updatedAt: "", username: "ada", displayUsername: "Ada" };
+const session = { id: "s1", token: "t1", userId: "u1", expiresAt: "", ipAddress: null, userAgent: null, createdAt: "", updatedAt: "" };
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe("guards", () => {
+  it("sends a signed-out visitor of /account to sign-in, remembering where they were going", async () => {
+    stubApi({ "/get-session": () => ({ status: 200, body: null }) });
+    const { router } = renderApp("/account?tab=sessions");
+    await waitFor(() => expect(router.state.location.pathname).toBe("/sign-in"));
+    expect(router.state.location.search).toEqual({ redirect: "/account?tab=sessions" });
+    await screen.findByRole("heading", { name: "Sign in" });
+  });
+
+  it("sends a signed-in visitor of sign-in on to where they were going, never to another site", async () => {
+    stubApi({ "/get-session": () => ({ status: 200, body: { session, user } }), "/list-sessions": () => ({ status: 200, body: [] }), "/list-accounts": () => ({ status: 200, body: [] }) });
+    const { router } = renderApp("/sign-in?redirect=%2F%2Fevil.example");
+    await waitFor(() => expect(router.state.location.pathname).toBe("/account"));
+  });
+});
+
+describe("sign-in form", () => {
+  it("signs in by username or by email, with remember me, and shows progress while it waits", async () => {
+    let release: (answer: { status: number; body: unknown }) => void = () => undefined;
+    let signedIn = false;
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: signedIn ? { session, user } : null }),
+      "/sign-in/username": () => new Promise((resolve) => (release = resolve)),
+      "/list-sessions": () => ({ status: 200, body: [] }),
+      "/list-accounts": () => ({ status: 200, body: [] }),
+    });
+    const { router } = renderApp("/sign-in");
+    fireEvent.change(await screen.findByLabelText("Email or username"), { target: { value: " Ada " } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "password-123" } });
+    fireEvent.click(screen.getByLabelText("Remember me on this device"));
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+    const pending = await screen.findByRole("button", { name: "Signing in…" });
+    expect(pending).toHaveProperty("disabled", true);
+    expect(calls.at(-1)).toEqual({ method: "POST", path: "/sign-in/username", body: { username: "Ada", password: "password-123", rememberMe: false } });
+    signedIn = true;
+    await act(async () => release({ status: 200, body: { token: "t1", user } }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/account"));
+  });
+
+  it("uses the email path for an address and shows the API's message as an alert", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/email": () => ({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" } }),
+    });
+    renderApp("/sign-in");
+    fireEvent.change(await screen.findByLabelText("Email or username"), { target: { value: "ada@example.com" } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "nope-nope" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Invalid email or password");
+    expect(calls.at(-1)).toMatchObject({ path: "/sign-in/email", body: { email: "ada@example.com", rememberMe: true } });
+  });
+});
+
+describe("sign-up form", () => {
+  it("shows the password rules as one types, and puts a taken username's message next to the username field", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/sign-up/email": () => ({ status: 422, body: { code: "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER", message: "username is already taken. please try another." } }),
+    });
+    renderApp("/sign-up");
+    const password = await screen.findByLabelText("Password");
+    fireEvent.change(password, { target: { value: "abc" } });
+    expect(screen.getByText(/At least 8 characters/).closest("li")?.className).toBe("unmet");
+    fireEvent.change(password, { target: { value: "abcdefgh" } });
+    expect(screen.getByText(/At least 8 characters/).closest("li")?.className).toBe("met");
+
+    fireEvent.change(screen.getByLabelText("Name"), { target: { value: "Ada" } });
+    fireEvent.change(screen.getByLabelText("Email"), { target: { value: "ada@example.com" } });
+    fireEvent.change(screen.getByLabelText("Username (optional)"), { target: { value: "ada" } });
+    fireEvent.click(screen.getByRole("button", { name: "Create account" }));
+    const username = screen.getByLabelText("Username (optional)");
+    await waitFor(() => expect(username.getAttribute("aria-invalid")).toBe("true"));
+    const described = username.getAttribute("aria-describedby")!.split(" ").map((id) => document.getElementById(id)?.textContent);
+    expect(described).toContain("username is already taken. please try another.");
+    expect(calls.at(-1)).toMatchObject({ path: "/sign-up/email", body: { name: "Ada", email: "ada@example.com", username: "ada", password: "abcdefgh", callbackURL: "/verify-email" } });
+  });
+
+  it("sends nothing while the password breaks a rule", async () => {
+    const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }) });
+    renderApp("/sign-up");
+    fireEvent.change(await screen.findByLabelText("Name"), { target: { value: "Ada" } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "short" } });
+    fireEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Choose a password that meets the rules below.");
+    expect(calls.filter((c) => c.path === "/sign-up/email")).toEqual([]);
+  });
+});

@@ -1,0 +1,63 @@
+/** The app's rules that need no browser: where a sign-in may return to, password rules, devices, error sentences. */
+import { describe, expect, it } from "vitest";
+import { ApiError } from "./api";
+import { placeError } from "./components";
+import { errorSentence } from "./error-codes";
+import { passwordRules } from "./password-rules";
+import { safeRedirect } from "./safe-redirect";
+import { describeUserAgent } from "./user-agent";
+
+describe("safeRedirect", () => {
+  it("keeps a path on this origin, query and fragment included", () => {
+    expect(safeRedirect("/account")).toBe("/account");
+    expect(safeRedirect("/accept-invitation/abc?x=1#y")).toBe("/accept-invitation/abc?x=1#y");
+  });
+
+  it.each(["//evil.example", "/\\evil.example", "https://evil.example/", "javascript:alert(1)", "evil.example", "/\tevil", "", undefined, 42])("refuses %j", (value) => {
+    expect(safeRedirect(value)).toBe("/account");
+  });
+});
+
+describe("passwordRules", () => {
+  it("marks the length rules as met or not as one types", () => {
+    expect(passwordRules("short").map((r) => r.met)).toEqual([false, true]);
+    expect(passwordRules("eight ch").map((r) => r.met)).toEqual([true, true]);
+    expect(passwordRules("x".repeat(129)).map((r) => r.met)).toEqual([true, false]);
+  });
+
+  it("counts characters, not UTF-16 units", () => {
+    expect(passwordRules("😀".repeat(7))[0]!.met).toBe(false);
+  });
+});
+
+describe("describeUserAgent", () => {
+  it.each([
+    ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36", "Chrome on Linux"],
+    ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1", "Safari on iPhone"],
+    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0", "Firefox on Windows"],
+    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36 Edg/126.0", "Edge on Windows"],
+    ["curl/8.5.0", "curl"],
+    [null, "Unknown device"],
+  ])("%s -> %s", (ua, expected) => {
+    expect(describeUserAgent(ua)).toBe(expected);
+  });
+});
+
+describe("errorSentence", () => {
+  it("has a sentence for every redirect code of SPEC §8 and a general one for the rest", () => {
+    const generic = errorSentence("no_such_code");
+    for (const code of ["token_expired", "invalid_token", "user_not_found", "unauthorized", "INVALID_TOKEN", "invalid_callback_request", "state_not_found", "no_code", "oauth_provider_not_found", "please_restart_the_process", "unable_to_get_user_info", "email_not_found", "email_doesn't_match", "unable_to_link_account", "internal_server_error", "account_not_linked", "unable_to_create_user", "unable_to_create_session"]) {
+      expect(errorSentence(code), code).not.toBe(generic);
+    }
+  });
+});
+
+describe("placeError", () => {
+  it("puts an error next to the field its code names when the form has it, else at the top", () => {
+    const taken = new ApiError(422, "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER", "username is already taken. please try another.");
+    expect(placeError(taken, ["email", "username"])).toEqual({ field: "username", message: "username is already taken. please try another." });
+    expect(placeError(taken, ["email"])).toEqual({ message: "username is already taken. please try another." });
+    expect(placeError(new ApiError(400, "PASSWORD_TOO_SHORT", "Password too short"), ["newPassword"], { password: "newPassword" })).toEqual({ field: "newPassword", message: "Password too short" });
+    expect(placeError(new TypeError("fetch failed"), ["email"])).toEqual({ message: "The server could not be reached. Check your connection and try again." });
+  });
+});

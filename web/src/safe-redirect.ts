@@ -1,0 +1,12 @@
+/**
+ * Where to go after signing in: only a path on this origin ("/account?tab=x"), never another host. A
+ * value that is absolute, protocol-relative ("//evil.example", "/\\evil.example") or carries control
+ * characters falls back to the default.
+ */
+export function safeRedirect(value: unknown, fallback = "/account"): string {
+  if (typeof value !== "string" || !value.startsWith("/")) return fallback;
+  if (value.startsWith("//") || value.startsWith("/\\") || /[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  const url = new URL(value, "http://app.invalid");
+  if (url.origin !== "http://app.invalid") return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
+}

@@ -1,0 +1,77 @@
+/**
+ * With no mail server (the development outbox): verify an address from the mailbox page. The error page
+ * for every redirect code of SPEC §8, and a code it does not know.
+ */
+import { describe, expect, it } from "vitest";
+import { uniqueEmail } from "../../testing/http.js";
+import { useWebApp } from "../../testing/web-app.js";
+import { poll } from "./browser-helpers.js";
+
+const web = useWebApp();
+
+const SPEC_REDIRECT_CODES = [
+  "token_expired", "invalid_token", "user_not_found", "unauthorized", "INVALID_TOKEN", "invalid_callback_request", "state_not_found",
+  "no_code", "oauth_provider_not_found", "please_restart_the_process", "unable_to_get_user_info", "email_not_found",
+  "email_doesn't_match", "unable_to_link_account", "internal_server_error", "account_not_linked", "unable_to_create_user", "unable_to_create_session",
+];
+const GENERIC = "Something went wrong and the request could not be completed.";
+
+describe("development mailbox", () => {
+  it("shows the verification mail, and its link verifies the address", async () => {
+    const email = uniqueEmail("web-mailbox");
+    const page = await web.page();
+    await page.goto("/sign-up");
+    await page.getByLabel("Name", { exact: true }).fill("Newcomer");
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill("password-123");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL("**/account");
+
+    await page.getByRole("link", { name: "Mailbox" }).click();
+    await page.waitForURL("**/dev/mailbox");
+    await page.getByLabel("Recipient").fill(email);
+    await page.getByRole("button", { name: "Filter" }).click();
+    const mail = page.getByRole("listitem").filter({ hasText: `To ${email}` });
+    await poll(() => mail.count()).toBe(1);
+    await web.checkA11y(page, "mailbox");
+    await web.screenshot(page, "dev-mailbox");
+    await mail.getByRole("link", { name: /\/api\/auth\/verify-email\?/ }).click();
+    await page.waitForURL((url) => url.pathname === "/verify-email");
+    await poll(() => page.getByRole("status").innerText()).toBe("Your email address is verified.");
+  });
+});
+
+describe("error page", () => {
+  it("has a sentence of its own for every redirect code, shows the code and links to the root", async () => {
+    const page = await web.page();
+    const sentences = new Set<string>();
+    for (const code of SPEC_REDIRECT_CODES) {
+      await page.goto(`/error?error=${encodeURIComponent(code)}`);
+      const sentence = await page.getByRole("alert").innerText();
+      expect(sentence, code).not.toBe(GENERIC);
+      sentences.add(sentence);
+      expect(await page.locator("code").innerText()).toBe(code);
+      expect(await page.getByRole("link", { name: "Back to the application" }).getAttribute("href")).toBe("/");
+    }
+    expect(sentences.size).toBeGreaterThan(10);
+    await page.goto("/error?error=token_expired");
+    await web.checkA11y(page, "error page");
+    await web.screenshot(page, "error-page");
+  });
+
+  it("shows an unknown code as text, with the general sentence", async () => {
+    const page = await web.page();
+    await page.goto(`/error?error=${encodeURIComponent("<img src=x onerror=alert(1)>")}`);
+    expect(await page.getByRole("alert").innerText()).toBe(GENERIC);
+    expect(await page.locator("code").innerText()).toBe("<img src=x onerror=alert(1)>");
+    expect(await page.locator("main img").count()).toBe(0);
+  });
+
+  it("answers an unknown path with the not-found page, and loads no analytics script when none is configured", async () => {
+    const page = await web.page();
+    await page.goto("/no/such/page");
+    await poll(() => page.getByRole("heading", { level: 1 }).innerText()).toBe("Page not found");
+    const scripts = await page.locator("script[src]").evaluateAll((nodes) => nodes.map((n) => (n as HTMLScriptElement).src));
+    expect(scripts.every((src) => new URL(src).pathname.startsWith("/assets/"))).toBe(true);
+  });
+});
