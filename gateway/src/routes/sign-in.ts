@@ -1,6 +1,7 @@
 /** POST /sign-in/email and /sign-in/username. */
 import { Router } from "express";
 import * as z from "zod";
+import { countedSignIn } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
 import { publicUser } from "../http/public-shapes.js";
@@ -29,12 +30,9 @@ export function signInRoutes(deps: RouteDeps): Router {
   router.post("/sign-in/email", async (req, res) => {
     const body = parseBody(req, signInEmailBody);
     const rememberMe = body.rememberMe ?? true;
-    const { user, session } = await call(identity, identity.signInEmail, {
-      email: body.email,
-      password: body.password,
-      rememberMe,
-      client: clientOf(req),
-    });
+    const { user, session } = await countedSignIn("email", () =>
+      call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req) }),
+    );
     issueSession(res, deps, session!, rememberMe);
     res.json(signInEmailResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
   });
@@ -42,12 +40,9 @@ export function signInRoutes(deps: RouteDeps): Router {
   router.post("/sign-in/username", async (req, res) => {
     const body = parseBody(req, signInUsernameBody);
     const rememberMe = body.rememberMe ?? true;
-    const { user, session } = await call(identity, identity.signInUsername, {
-      username: body.username,
-      password: body.password,
-      rememberMe,
-      client: clientOf(req),
-    });
+    const { user, session } = await countedSignIn("username", () =>
+      call(identity, identity.signInUsername, { username: body.username, password: body.password, rememberMe, client: clientOf(req) }),
+    );
     issueSession(res, deps, session!, rememberMe);
     res.json(signInUsernameResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
   });
