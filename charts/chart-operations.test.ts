@@ -1,11 +1,12 @@
 // The chart's operations side: migrations as pre-install/pre-upgrade hook Jobs (pods never migrate),
 // readiness probes on the services' own dependencies, metrics ports and Services, the ServiceMonitor;
 // every object validated against the Kubernetes (and Prometheus Operator) schemas, default and full options.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
-import { type K8sObject, render as renderValues, renderText as renderValuesText, schemaProblem } from "./render.js";
+import { CHART_DIR, chartWith, type K8sObject, parseObjects, render as renderValues, renderText as renderValuesText, schemaProblem } from "./render.js";
 
 const REQUIRED = {
   config: { baseUrl: "https://auth.example.com" },
@@ -212,5 +213,25 @@ describe("invalid operations values", () => {
     ["an unknown migrations key", { migrations: { job: { enabled: true, image: "x" } } }, /image/],
   ])("refuses %s", (_, values, message) => {
     expect(() => renderValuesText(merge(REQUIRED, values))).toThrow(message);
+  });
+});
+
+describe("NOTES.txt", () => {
+  const notesChart = chartWith({
+    "notes-under-test.txt": readFileSync(`${CHART_DIR}/templates/NOTES.txt`, "utf8"),
+    "templates/zz-notes.yaml": ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: notes-under-test", "data:", '  notes: {{ tpl (.Files.Get "notes-under-test.txt") . | toJson }}'].join("\n"),
+  });
+  const notesOf = (values: Values) =>
+    (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")?.data as { notes: string }).notes;
+
+  it("prints where the migrations ran and how to read their logs, where the metrics are, and how to turn traces on", () => {
+    const notes = notesOf({});
+    expect(notes).toMatch(/Database migrations ran in the pre-install\/pre-upgrade Jobs/);
+    expect(notes).toMatch(/kubectl -n auth-system logs job\/auth-auth-platform-identity-migrate/);
+    expect(notes).toMatch(/Prometheus metrics: port 9464 of every pod/);
+    expect(notes).toMatch(/set metrics\.serviceMonitor\.enabled=true/);
+    expect(notes).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(notesOf({ metrics: { serviceMonitor: { enabled: true } } })).toMatch(/scraped through ServiceMonitor auth-auth-platform\./);
+    expect(notesOf({ migrations: { job: { enabled: false } } })).toMatch(/run their database migrations when they start/);
   });
 });
