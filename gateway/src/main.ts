@@ -22,6 +22,7 @@ runMain("gateway", async () => {
   await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, config.host);
+  if (metrics) log.info("metrics listening", { port: metrics.port, host: config.host, path: "/metrics" });
   const server = gatewayServer(app, config.timeouts);
   server.listen(config.port, config.host, () => {
     const address = server.address();

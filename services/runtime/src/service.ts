@@ -61,7 +61,10 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
   const host = options.host ?? config.grpc.host;
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
-    if (config.grpc.metricsPort !== undefined) metrics = await startMetricsServer(config.grpc.metricsPort, host);
+    if (config.grpc.metricsPort !== undefined) {
+      metrics = await startMetricsServer(config.grpc.metricsPort, host);
+      log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });
+    }
     const readiness = { timer: undefined as NodeJS.Timeout | undefined, failing: "" };
     const server = await startGrpcServer({
       services: [service.bind(deps, serviceRpc(log))],
@@ -85,6 +88,7 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
     };
     readiness.timer = setInterval(() => void check(), options.readinessIntervalMs ?? 5_000);
     readiness.timer.unref();
+    void check();
     return { address: `${host}:${server.port}`, port: server.port, healthPort: server.healthPort, metricsPort: metrics?.port, log, deps, close: server.shutdown };
   } catch (error) {
     await metrics?.close();
