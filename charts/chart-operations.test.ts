@@ -235,3 +235,21 @@ describe("NOTES.txt", () => {
     expect(notesOf({ migrations: { job: { enabled: false } } })).toMatch(/run their database migrations when they start/);
   });
 });
+
+describe("topology spread", () => {
+  it.each(COMPONENTS)("spreads %s's own pods over nodes and zones by default, as a preference", (component) => {
+    const deployment = deploymentOf(render(), component);
+    const constraints = deployment.spec.template.spec.topologySpreadConstraints as { topologyKey: string; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> } }[];
+    expect(constraints.map((c) => c.topologyKey)).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+    for (const c of constraints) {
+      expect(c.whenUnsatisfiable).toBe("ScheduleAnyway");
+      expect(c.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+    }
+  });
+
+  it("takes the operator's own constraints instead, or none when turned off", () => {
+    const own = [{ maxSkew: 2, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { tier: "auth" } } }];
+    expect(deploymentOf(render({ topologySpreadConstraints: own }), "session").spec.template.spec.topologySpreadConstraints).toEqual(own);
+    expect(deploymentOf(render({ topologySpread: { enabled: false } }), "session").spec.template.spec.topologySpreadConstraints).toBeUndefined();
+  });
+});

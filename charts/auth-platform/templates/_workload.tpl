@@ -246,9 +246,20 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-      {{- with $root.Values.topologySpreadConstraints }}
+      {{- if $root.Values.topologySpreadConstraints }}
       topologySpreadConstraints:
-        {{- toYaml . | nindent 8 }}
+        {{- toYaml $root.Values.topologySpreadConstraints | nindent 8 }}
+      {{- else if $root.Values.topologySpread.enabled }}
+      # Spread this component's pods over nodes and zones, as a preference.
+      topologySpreadConstraints:
+        {{- range $key := $root.Values.topologySpread.topologyKeys }}
+        - maxSkew: {{ $root.Values.topologySpread.maxSkew }}
+          topologyKey: {{ $key }}
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "auth-platform.selectorLabels" $ctx | nindent 14 }}
+        {{- end }}
       {{- end }}
 {{- end }}
 {{- end }}
