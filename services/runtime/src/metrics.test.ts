@@ -42,3 +42,18 @@ describe("the Grafana dashboard (deploy/grafana/auth-platform.json)", () => {
     expect(unknown).toEqual([]);
   });
 });
+
+describe("gauges read at scrape time", () => {
+  it("keep the scrape working when their source fails (the outbox's database is down)", async () => {
+    const { gaugeSources } = await import("./metrics.js");
+    gaugeSources.outbox(async () => ({ depth: 3, oldestAgeSeconds: 42 }));
+    let text = await registry.metrics();
+    expect(text).toMatch(/^auth_mail_outbox_depth 3$/m);
+    expect(text).toMatch(/^auth_mail_oldest_undelivered_age_seconds 42$/m);
+    gaugeSources.outbox(() => Promise.reject(new Error("database down")));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    text = await registry.metrics();
+    expect(text).toMatch(/^auth_mail_outbox_depth 3$/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+  });
+});

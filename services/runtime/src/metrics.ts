@@ -191,7 +191,8 @@ new Gauge({
   help: "Mail messages waiting to be delivered.",
   registers: [registry],
   async collect() {
-    if (sources.outbox) this.set((await outboxReading()).depth);
+    const reading = await outboxReading();
+    if (reading) this.set(reading.depth);
   },
 });
 new Gauge({
@@ -199,7 +200,8 @@ new Gauge({
   help: "Age of the oldest message still waiting to be delivered (0 when none waits).",
   registers: [registry],
   async collect() {
-    if (sources.outbox) this.set((await outboxReading()).oldestAgeSeconds);
+    const reading = await outboxReading();
+    if (reading) this.set(reading.oldestAgeSeconds);
   },
 });
 new Gauge({
@@ -215,10 +217,17 @@ new Gauge({
   },
 });
 
-// Both outbox gauges are read in one scrape: one query serves both.
-let pendingReading: Promise<{ depth: number; oldestAgeSeconds: number }> | undefined;
+/**
+ * The outbox reading of this scrape: both outbox gauges share one query. A failed query (the database is
+ * down) leaves the gauges at their last value rather than failing the whole scrape.
+ */
+let pendingReading: Promise<{ depth: number; oldestAgeSeconds: number } | undefined> | undefined;
 function outboxReading() {
-  pendingReading ??= sources.outbox!().finally(() => setTimeout(() => (pendingReading = undefined), 0));
+  if (!sources.outbox) return Promise.resolve(undefined);
+  pendingReading ??= sources
+    .outbox()
+    .catch(() => undefined)
+    .finally(() => setTimeout(() => (pendingReading = undefined), 0));
   return pendingReading;
 }
 
