@@ -51,6 +51,9 @@ const REQUIRED = {
 /** GRPC_HEALTH_PORT by default, and where the certificates are mounted (GRPC_TLS_DIR). */
 const HEALTH_PORT = 8081;
 const TLS_DIR = "/etc/auth-platform/tls";
+/** METRICS_PORT by default, and the NetworkPolicy rule admitting scrapes of it (from any source by default). */
+const METRICS_PORT = 9464;
+const METRICS_RULE = { ports: [{ port: "metrics", protocol: "TCP" }] };
 /** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
@@ -139,7 +142,11 @@ function expandSuffix(previous: string, suffix: string): string {
   return [...previous.split("_").slice(0, -tail.length), ...tail].join("_");
 }
 
-const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+/** Hooks that run before install and upgrade (the migration Jobs and their Secret). */
+const isMigrationHook = (o: K8sObject) => (o.metadata.annotations?.["helm.sh/hook"] ?? "").includes("pre-install");
+const isMetricsService = (o: K8sObject) => o.metadata.labels?.["auth-platform/metrics"] === "true";
+/** The release's own objects of a kind; the migration hooks and the metrics Services are checked on their own. */
+const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind && !isMigrationHook(o) && !isMetricsService(o));
 const componentOf = (o: K8sObject) => o.metadata.labels?.["app.kubernetes.io/component"];
 
 /** The one object of a kind for a component; fails the test when there is not exactly one. */
@@ -260,8 +267,9 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(container.ports).toEqual([
       { name: "grpc", containerPort: COMPONENTS[name].port, protocol: "TCP" },
       { name: "grpc-health", containerPort: HEALTH_PORT, protocol: "TCP" },
+      { name: "metrics", containerPort: METRICS_PORT, protocol: "TCP" },
     ]);
-    // The health port is for the kubelet only: no Service exposes it.
+    // The health port is for the kubelet only, the metrics port for the metrics Service only.
     expect(one(objects, "Service", name).spec.ports.map((p: { port: number }) => p.port)).toEqual([COMPONENTS[name].port]);
   });
 
@@ -269,7 +277,10 @@ describe("with default values (and the required config.baseUrl)", () => {
     const container = containerOf(one(objects, "Deployment", "gateway"));
     expect(envOf(container).get("HOST")?.value).toBe("0.0.0.0");
     expect(envOf(container).has("GRPC_HEALTH_PORT")).toBe(false);
-    expect(container.ports).toEqual([{ name: "http", containerPort: 3000, protocol: "TCP" }]);
+    expect(container.ports).toEqual([
+      { name: "http", containerPort: 3000, protocol: "TCP" },
+      { name: "metrics", containerPort: METRICS_PORT, protocol: "TCP" },
+    ]);
   });
 
   it("probes the gateway with HTTP GET /api/auth/ok on its port", () => {
@@ -617,13 +628,13 @@ describe("NetworkPolicies with default values", () => {
 
   it("admits HTTP to the gateway from any source, and nothing else", () => {
     const policy = policyOf(objects, "gateway");
-    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }]);
+    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }, METRICS_RULE]);
     expect(containerPortOf(one(objects, "Deployment", "gateway"), "http")).toBe(3000);
   });
 
   it.each(GRPC)("admits gRPC to %s only from the components that call it", (name) => {
     const policy = policyOf(objects, name);
-    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "grpc", protocol: "TCP" }], from: CALLERS[name].map((caller) => peerOf(objects, caller)) }]);
+    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "grpc", protocol: "TCP" }], from: CALLERS[name].map((caller) => peerOf(objects, caller)) }, METRICS_RULE]);
     expect(containerPortOf(one(objects, "Deployment", name), "grpc")).toBe(COMPONENTS[name].port);
     // The peers select exactly the callers' pods: not the service itself, not the other services, not the test pod.
     const [rule] = policy.spec.ingress;
@@ -664,7 +675,8 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
   it("admits the gateway's HTTP from the ingress controller and the helm test pod only", () => {
     const policy = policyOf(objects, "gateway");
     const testPod = single(objects, "Pod").metadata.labels as Record<string, string>;
-    expect(policy.spec.ingress).toHaveLength(1);
+    expect(policy.spec.ingress).toHaveLength(2);
+    expect(policy.spec.ingress[1]).toEqual(METRICS_RULE);
     const [rule] = policy.spec.ingress;
     expect(rule.ports).toEqual([{ port: "http", protocol: "TCP" }]);
     expect(rule.from).toHaveLength(3);
@@ -684,8 +696,9 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
 
   it.each(GRPC)("admits the health-probe peer to the health port of %s only", (name) => {
     const rules = policyOf(objects, name).spec.ingress;
-    expect(rules).toHaveLength(2);
+    expect(rules).toHaveLength(3);
     expect(rules[1]).toEqual({ ports: [{ port: "grpc-health", protocol: "TCP" }], from: [nodes] });
+    expect(rules[2]).toEqual(METRICS_RULE);
     expect(containerPortOf(one(objects, "Deployment", name), "grpc-health")).toBe(HEALTH_PORT);
   });
 
@@ -898,7 +911,8 @@ describe("AUTH_SECRET across upgrades", () => {
   it("generates 64 random characters when there is none (first install, or no cluster)", () => {
     const data = probeOf({});
     for (const key of ["install", "installAgain", "noCluster", "tooShort"]) expect(data[key], key).toMatch(/^[A-Za-z0-9]{64}$/);
-    expect(new Set([data.install, data.installAgain, data.noCluster, data.tooShort]).size).toBe(4);
+    // Drawn once per render, so the Secret, the migration hook's Secret and the checksums agree.
+    expect(new Set([data.install, data.installAgain, data.noCluster, data.tooShort]).size).toBe(1);
   });
 
   it("takes secret.authSecret over a kept one", () => {

@@ -8,6 +8,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as apps from "kubernetes-models/apps/v1";
 import * as autoscaling from "kubernetes-models/autoscaling/v2";
+import * as batch from "kubernetes-models/batch/v1";
+import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import * as networking from "kubernetes-models/networking.k8s.io/v1";
 import * as policy from "kubernetes-models/policy/v1";
 import * as core from "kubernetes-models/v1";
@@ -117,6 +119,8 @@ const MODELS: Record<string, Record<string, unknown>> = {
   "autoscaling/v2": autoscaling,
   "policy/v1": policy,
   "networking.k8s.io/v1": networking,
+  "batch/v1": batch,
+  "monitoring.coreos.com/v1": monitoring,
 };
 
 /** Validates one object against its Kubernetes schema; returns the problem, or undefined when valid. */

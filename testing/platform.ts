@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Workload } from "@auth-platform/runtime/grpc-access";
 import { type GrpcTls, grpcTlsFromEnv, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { createLogger } from "@auth-platform/runtime/log";
+import { startMetricsServer } from "@auth-platform/runtime/metrics";
 import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { ServiceOptions } from "@auth-platform/runtime/service";
 import { identityConfig } from "../services/identity/src/config.js";
@@ -51,6 +52,8 @@ export interface Platform {
   sessionAddress: string;
   /** The environment every process got (ports, database URLs, secrets); workloadEnv() adds one's certificate. */
   env: Record<string, string>;
+  /** The running gateway (its origin, its metrics port). */
+  gateway: RunningGateway;
   /** The running services, e.g. to reach a service's store. */
   services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
@@ -89,6 +92,8 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
 
 export interface RunningGateway {
   origin: string;
+  /** Port of the gateway's /metrics (METRICS_PORT set, e.g. 0). */
+  metricsPort?: number;
   stop(): Promise<void>;
 }
 
@@ -104,13 +109,16 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
   const server = gatewayServer(app, config.timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, "127.0.0.1");
   return {
     origin,
+    metricsPort: metrics?.port,
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       clients.close();
       await counters.close();
+      await metrics?.close();
     },
   };
 }
@@ -139,6 +147,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     identityAddress: env.IDENTITY_SERVICE_URL!,
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
+    gateway,
     services: { identity, session, notification },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {

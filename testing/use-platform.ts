@@ -85,6 +85,9 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
     get env() {
       return started().env;
     },
+    get gateway() {
+      return started().gateway;
+    },
     get services() {
       return started().services;
     },

@@ -11,6 +11,7 @@ import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
 import { refuseMalformedInput } from "./http/body.js";
 import { errorHandler } from "./http/errors.js";
+import { observeRequests } from "./http/observe.js";
 import { rateLimit } from "./http/rate-limit.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): express.Express {
   };
 
   const api = express.Router();
+  api.use(observeRequests);
   api.use(requestId);
   api.use(requestFacts({ ...config, clientIp: clientIpPolicy(config.trustedProxies, config.clientIpHeaders) }));
   api.use(cors);

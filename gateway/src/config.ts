@@ -51,6 +51,7 @@ const schema = z.object({
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
   NODE_ENV: z.string().default("development"),
+  METRICS_PORT: z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
 });
 
 export interface GatewayConfig {
@@ -81,6 +82,8 @@ export interface GatewayConfig {
   grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
   devMailbox: boolean;
+  /** Port of the Prometheus /metrics endpoint (METRICS_PORT), bound on `host`, never under the base path. */
+  metricsPort?: number;
 }
 
 export function gatewayConfig(source: Record<string, string | undefined>): GatewayConfig {
@@ -114,5 +117,6 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
+    metricsPort: c.METRICS_PORT,
   };
 }

@@ -3,6 +3,8 @@ import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger } from "@auth-platform/runtime/log";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { runMain } from "@auth-platform/runtime/main";
+import { startMetricsServer } from "@auth-platform/runtime/metrics";
+import { stopTracing } from "@auth-platform/runtime/tracing";
 import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import { gatewayConfig } from "./config.js";
@@ -19,6 +21,8 @@ runMain("gateway", async () => {
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
+  const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, config.host);
+  if (metrics) log.info("metrics listening", { port: metrics.port, host: config.host, path: "/metrics" });
   const server = gatewayServer(app, config.timeouts);
   server.listen(config.port, config.host, () => {
     const address = server.address();
@@ -34,7 +38,7 @@ runMain("gateway", async () => {
       log.info("shutting down", { signal });
       server.close(() => {
         clients.close();
-        void counters.close().then(() => process.exit(0));
+        void Promise.all([counters.close(), metrics?.close(), stopTracing()]).then(() => process.exit(0));
       });
       server.closeIdleConnections();
       setTimeout(() => process.exit(0), 10_000).unref();

@@ -19,11 +19,18 @@ type UnaryMethod<Req, Res> = (
 
 export const DEFAULT_DEADLINE_MS = 5_000;
 
+/** What the process that calls does around each call (metrics, trace context); none by default. */
+export interface CallHooks {
+  /** Adds to the outbound metadata (the trace context), and returns what to do when the call ends. */
+  start?(path: string, metadata: grpc.Metadata): (grpcCode: number) => void;
+}
+
 export interface CallOptions {
   /** The request this call serves (its id, its deadline); none for a call no request caused. */
   context?: Partial<RequestContext>;
   /** The most this call may take (default DEFAULT_DEADLINE_MS), cut to the context's deadline. */
   deadlineMs?: number;
+  hooks?: CallHooks;
 }
 
 export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
@@ -31,8 +38,11 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
   const requestId = options.context?.requestId;
   if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
   const deadline = Math.min(options.context?.deadline ?? Infinity, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS));
+  const path = (method as { path?: string }).path ?? method.name;
+  const end = options.hooks?.start?.(path, metadata);
   return new Promise((resolve, reject) => {
     method.call(client, request, metadata, { deadline }, (error, response) => {
+      end?.(error ? error.code : grpc.status.OK);
       if (error) reject(fromServiceError(error));
       else resolve(response);
     });

@@ -28,8 +28,19 @@ export interface CallContext extends RequestContext {
 export interface RpcServerHooks {
   /** Logs an error the handler did not turn into a catalogue answer, with its cause. */
   logUnexpected(method: string, requestId: string, error: unknown): void;
-  /** Runs a handler with its request context current, so the calls it makes inherit it. */
-  run<T>(context: RequestContext, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a handler with its request context current, so the calls it makes inherit it. `call` names the
+   * RPC (its full path) and carries the inbound metadata (trace context).
+   */
+  run<T>(context: RequestContext, fn: () => Promise<T>, call: InboundCall): Promise<T>;
+  /** Records an answered RPC: its full path, how long it took, its gRPC status and catalogue code. */
+  observe?(path: string, seconds: number, status: { code: number; errorCode?: string }): void;
+}
+
+export interface InboundCall {
+  /** Full method path, e.g. /auth.session.v1.SessionService/GetSession. */
+  path: string;
+  metadata: grpc.Metadata;
 }
 
 export interface RpcServer {
@@ -40,11 +51,21 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
   return {
     unary<Req, Res>(method: string, handler: (request: Req, context: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
       return (call, callback) => {
+        const started = performance.now();
+        const path = call.getPath?.() || method;
         const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "") || crypto.randomUUID();
         const context: RequestContext = { requestId, deadline: deadlineOf(call.getDeadline()) };
-        hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata })).then(
-          (response) => callback(null, response),
-          (error: unknown) => callback(toServiceError(hooks, method, requestId, error)),
+        const seconds = () => (performance.now() - started) / 1000;
+        hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata }), { path, metadata: call.metadata }).then(
+          (response) => {
+            hooks.observe?.(path, seconds(), { code: grpc.status.OK });
+            callback(null, response);
+          },
+          (error: unknown) => {
+            const status = toServiceError(hooks, method, requestId, error);
+            hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
+            callback(status);
+          },
         );
       };
     },

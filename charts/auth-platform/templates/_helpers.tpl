@@ -158,7 +158,9 @@ Takes (dict "root" $ "component" "identity").
 {{/*
 AUTH_SECRET of the chart's Secret: secret.authSecret when set; else the AUTH_SECRET of the Secret already in
 the cluster (`current`, the lookup result: an empty map when there is none or no cluster), so upgrades keep
-it; else 64 fresh characters. randAlphaNum draws from crypto/rand: [A-Za-z0-9]^64, about 380 bits.
+it; else 64 fresh characters. randAlphaNum draws from crypto/rand: [A-Za-z0-9]^64, about 380 bits. A
+generated one is drawn once per render and kept in the render's values, so the Secret, the migration
+hook's Secret and the checksum annotations all see the same one.
 Takes (dict "root" $ "current" <Secret or empty map>).
 */}}
 {{- define "auth-platform.authSecret" -}}
@@ -169,6 +171,16 @@ Takes (dict "root" $ "current" <Secret or empty map>).
 {{- else if ge (len $kept) 32 }}
 {{- $kept }}
 {{- else }}
-{{- randAlphaNum 64 }}
+{{- if not (hasKey .root.Values.secret "generatedAuthSecret") }}
+{{- $_ := set .root.Values.secret "generatedAuthSecret" (randAlphaNum 64) }}
 {{- end }}
+{{- .root.Values.secret.generatedAuthSecret }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of the hook Secret the migration Jobs read on a chart-managed Secret (it exists before the release's).
+*/}}
+{{- define "auth-platform.migrationSecretName" -}}
+{{- printf "%s-migrations" (include "auth-platform.fullname" .) }}
 {{- end }}

@@ -97,6 +97,16 @@ spec:
         {{- toYaml . | nindent 8 }}
     {{- end }}
     {{- end }}
+    {{- if $root.Values.metrics.enabled }}
+    # Prometheus scrapes: the metrics port from metrics.from, or from any source.
+    - ports:
+        - port: metrics
+          protocol: TCP
+      {{- with $root.Values.metrics.from }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
   {{- if not $np.egress.allowAll }}
   egress:
     # DNS.

@@ -29,6 +29,10 @@ httpGet:
 {{- else }}
 grpc:
   port: {{ .root.Values.probes.grpcHealthPort | int }}
+  {{- if .readiness }}
+  # NOT_SERVING while the service's database does not answer (the process itself stays live).
+  service: readiness
+  {{- end }}
 {{- end }}
 periodSeconds: {{ .timing.periodSeconds }}
 timeoutSeconds: {{ .timing.timeoutSeconds }}
@@ -70,10 +74,26 @@ The container environment a component needs besides the ConfigMap: the secret ke
   value: "0.0.0.0"
 - name: GRPC_HEALTH_PORT
   value: {{ $root.Values.probes.grpcHealthPort | int64 | quote }}
+{{- if include "auth-platform.hasDatabase" .component }}
+# Migrations run in the pre-install/pre-upgrade Job, not at every pod start.
+- name: MIGRATIONS
+  value: {{ ternary "skip" "run" $root.Values.migrations.job.enabled | quote }}
+{{- end }}
+{{- end }}
+{{- if $root.Values.metrics.enabled }}
+- name: METRICS_PORT
+  value: {{ $root.Values.metrics.port | int64 | quote }}
 {{- end }}
 {{- if ne .component "web" }}
 {{- include "auth-platform.tlsEnv" $root }}
 {{- end }}
+{{- end }}
+
+{{/*
+Whether a component has a database of its own (and so a migration Job).
+*/}}
+{{- define "auth-platform.hasDatabase" -}}
+{{- if ne . "gateway" }}true{{ end }}
 {{- end }}
 
 {{/*
@@ -108,6 +128,12 @@ SMTP_URL: true
 {{- $tls := and $root.Values.tls.enabled (ne .component "web") }}
 {{- if and $grpc (eq (int $values.port) (int $root.Values.probes.grpcHealthPort)) }}
 {{- fail (printf "probes.grpcHealthPort (%d) must differ from %s.port: the health port serves plaintext grpc.health.v1 only" (int $root.Values.probes.grpcHealthPort) .component) }}
+{{- end }}
+{{- if $root.Values.metrics.enabled }}
+{{- $metricsPort := int $root.Values.metrics.port }}
+{{- if or (eq $metricsPort (int $values.port)) (and $grpc (eq $metricsPort (int $root.Values.probes.grpcHealthPort))) }}
+{{- fail (printf "metrics.port (%d) must differ from %s.port and probes.grpcHealthPort" $metricsPort .component) }}
+{{- end }}
 {{- end }}
 apiVersion: apps/v1
 kind: Deployment
@@ -172,6 +198,12 @@ spec:
               containerPort: {{ $root.Values.probes.grpcHealthPort | int }}
               protocol: TCP
             {{- end }}
+            {{- if $root.Values.metrics.enabled }}
+            # Prometheus /metrics, plain HTTP; only the metrics Service (never the gateway's) exposes it.
+            - name: metrics
+              containerPort: {{ $root.Values.metrics.port | int }}
+              protocol: TCP
+            {{- end }}
           envFrom:
             - configMapRef:
                 name: {{ include "auth-platform.configMapName" $root }}
@@ -191,7 +223,7 @@ spec:
           {{- end }}
           {{- if $root.Values.probes.readiness.enabled }}
           readinessProbe:
-            {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.readiness) $ctx) | trim | nindent 12 }}
+            {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.readiness "readiness" true) $ctx) | trim | nindent 12 }}
           {{- end }}
           resources:
             {{- toYaml $values.resources | nindent 12 }}
@@ -231,9 +263,20 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-      {{- with $root.Values.topologySpreadConstraints }}
+      {{- if $root.Values.topologySpreadConstraints }}
       topologySpreadConstraints:
-        {{- toYaml . | nindent 8 }}
+        {{- toYaml $root.Values.topologySpreadConstraints | nindent 8 }}
+      {{- else if $root.Values.topologySpread.enabled }}
+      # Spread this component's pods over nodes and zones, as a preference.
+      topologySpreadConstraints:
+        {{- range $key := $root.Values.topologySpread.topologyKeys }}
+        - maxSkew: {{ $root.Values.topologySpread.maxSkew }}
+          topologyKey: {{ $key }}
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "auth-platform.selectorLabels" $ctx | nindent 14 }}
+        {{- end }}
       {{- end }}
 {{- end }}
 {{- end }}
@@ -350,5 +393,132 @@ spec:
   selector:
     matchLabels:
       {{- include "auth-platform.selectorLabels" $ctx | nindent 6 }}
+{{- end }}
+{{- end }}
+
+{{/*
+The pre-install/pre-upgrade Job that runs a component's database migrations (`node dist/<svc>.js
+migrate`), so pods never migrate at start (they run with MIGRATIONS=skip and refuse to start while one is
+pending). It runs before the release's ConfigMap and Secret exist on a first install: it gets the
+ConfigMap's data inline and its secret keys from the hook Secret (or secret.existingSecret).
+*/}}
+{{- define "auth-platform.migrationJob" -}}
+{{- if and (include "auth-platform.enabled" .) .root.Values.migrations.job.enabled (include "auth-platform.hasDatabase" .component) }}
+{{- $root := .root }}
+{{- $values := index $root.Values .component }}
+{{- $ctx := dict "root" $root "component" .component }}
+{{- $job := $root.Values.migrations.job }}
+{{- $secretName := $root.Values.secret.existingSecret | default (include "auth-platform.migrationSecretName" $root) }}
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ printf "%s-migrate" (include "auth-platform.componentName" $ctx) | trunc 63 | trimSuffix "-" }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "auth-platform.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ printf "%s-migrate" .component }}
+  annotations:
+    "helm.sh/hook": pre-install,pre-upgrade
+    "helm.sh/hook-weight": "0"
+    "helm.sh/hook-delete-policy": before-hook-creation,hook-succeeded
+spec:
+  backoffLimit: {{ $job.backoffLimit }}
+  activeDeadlineSeconds: {{ $job.activeDeadlineSeconds }}
+  ttlSecondsAfterFinished: {{ $job.ttlSecondsAfterFinished }}
+  template:
+    metadata:
+      labels:
+        {{- include "auth-platform.labels" $root | nindent 8 }}
+        app.kubernetes.io/component: {{ printf "%s-migrate" .component }}
+    spec:
+      restartPolicy: Never
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.serviceAccountName }}
+      serviceAccountName: {{ . }}
+      {{- end }}
+      automountServiceAccountToken: false
+      enableServiceLinks: false
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      containers:
+        - name: migrate
+          image: {{ include "auth-platform.image" $root | quote }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          command:
+            {{- toYaml $values.command | nindent 12 }}
+          args: ["migrate"]
+          env:
+            {{- range $key, $value := (include (print $root.Template.BasePath "/configmap_auth-platform.yaml") $root | fromYaml).data }}
+            - name: {{ $key }}
+              value: {{ $value | quote }}
+            {{- end }}
+            {{- range $key, $optional := include "auth-platform.secretKeys" $ctx | fromYaml }}
+            - name: {{ $key }}
+              valueFrom:
+                secretKeyRef:
+                  name: {{ $secretName }}
+                  key: {{ $key }}
+                  {{- if $optional }}
+                  optional: true
+                  {{- end }}
+            {{- end }}
+            # The Job serves no gRPC (it exits once migrated) and mounts no certificate, which on a first
+            # install does not exist yet; this only satisfies the production check of the gRPC settings.
+            - name: GRPC_INSECURE
+              value: "true"
+            {{- with concat $root.Values.env $values.env }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          resources:
+            {{- toYaml $job.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: tmp
+          emptyDir:
+            sizeLimit: {{ $root.Values.tmpVolume.sizeLimit }}
+      {{- with $root.Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The metrics Service of a component: headless, the metrics port only, for the ServiceMonitor. The
+component's own Service (the gateway's public one included) never exposes the metrics port.
+*/}}
+{{- define "auth-platform.metricsService" -}}
+{{- if and (include "auth-platform.enabled" .) .root.Values.metrics.enabled }}
+{{- $root := .root }}
+{{- $ctx := dict "root" $root "component" .component }}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ printf "%s-metrics" (include "auth-platform.componentName" $ctx) | trunc 63 | trimSuffix "-" }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "auth-platform.componentLabels" $ctx | nindent 4 }}
+    auth-platform/metrics: "true"
+spec:
+  type: ClusterIP
+  clusterIP: None
+  selector:
+    {{- include "auth-platform.selectorLabels" $ctx | nindent 4 }}
+  ports:
+    - name: metrics
+      port: {{ $root.Values.metrics.port | int }}
+      targetPort: metrics
+      protocol: TCP
 {{- end }}
 {{- end }}

@@ -25,10 +25,13 @@ declare module "express-serve-static-core" {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Takes a sane incoming x-request-id or makes one, echoes it, and runs the rest of the chain under it. */
+/**
+ * The request's id, echoed and run under for the rest of the chain: its trace id when tracing is on (so
+ * logs and traces meet), else a sane incoming x-request-id, else a new one.
+ */
 export function requestId(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers["x-request-id"];
-  const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+  const id = res.locals.traceId ?? (typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
   res.setHeader("X-Request-Id", id);
   // No deadline: each call the request makes gets the default one (rpc-client.ts).
   withRequestContext({ requestId: id }, next);

@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import { authEvents } from "@auth-platform/runtime/metrics";
 import type { RateLimitRule } from "../config.js";
 
 export interface RateLimitOptions {
@@ -25,12 +26,18 @@ function routedPath(path: string): string {
 }
 
 export function ruleFor(path: string, options: RateLimitOptions): RateLimitRule {
+  const prefix = rulePrefix(path, options);
+  return prefix ? options.rules[prefix]! : options.default;
+}
+
+/** The configured path prefix whose rule applies, or undefined for the default rule. */
+function rulePrefix(path: string, options: RateLimitOptions): string | undefined {
   const routed = routedPath(path);
   let best: string | undefined;
   for (const prefix of Object.keys(options.rules)) {
     if (routed.startsWith(prefix.toLowerCase()) && (!best || prefix.length > best.length)) best = prefix;
   }
-  return best ? options.rules[best]! : options.default;
+  return best;
 }
 
 export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: (req: Request) => string | undefined, log: Logger) {
@@ -48,6 +55,8 @@ export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: 
       return next();
     }
     if (hit.count <= rule.max) return next();
+    // Labelled by rule, never by path: a scan of random paths must not grow the label set.
+    authEvents.rateLimited(rulePrefix(path, options) ?? "default");
     res.setHeader("X-Retry-After", String(Math.max(1, Math.ceil(hit.resetMs / 1000))));
     next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"));
   };

@@ -1,6 +1,7 @@
 /** POST /sign-in/email and /sign-in/username (a user with two-factor on gets a challenge instead of a session). */
 import { Router } from "express";
 import * as z from "zod";
+import { countedSignIn } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
 import { publicUser } from "../http/public-shapes.js";
@@ -30,13 +31,11 @@ export function signInRoutes(deps: RouteDeps): Router {
   router.post("/sign-in/email", async (req, res) => {
     const body = parseBody(req, signInEmailBody);
     const rememberMe = body.rememberMe ?? true;
-    const outcome = await call(identity, identity.signInEmail, {
-      email: body.email,
-      password: body.password,
-      rememberMe,
-      client: clientOf(req),
-      trustedDevice: trustedDeviceOf(req, deps),
-    });
+    const outcome = await countedSignIn(
+      "email",
+      () => call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+      (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
+    );
     if (answeredWithChallenge(req, res, deps, outcome)) return;
     issueSession(res, deps, outcome.session!, rememberMe);
     res.json(signInEmailResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
@@ -45,13 +44,11 @@ export function signInRoutes(deps: RouteDeps): Router {
   router.post("/sign-in/username", async (req, res) => {
     const body = parseBody(req, signInUsernameBody);
     const rememberMe = body.rememberMe ?? true;
-    const outcome = await call(identity, identity.signInUsername, {
-      username: body.username,
-      password: body.password,
-      rememberMe,
-      client: clientOf(req),
-      trustedDevice: trustedDeviceOf(req, deps),
-    });
+    const outcome = await countedSignIn(
+      "username",
+      () => call(identity, identity.signInUsername, { username: body.username, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+      (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
+    );
     if (answeredWithChallenge(req, res, deps, outcome)) return;
     issueSession(res, deps, outcome.session!, rememberMe);
     res.json(signInUsernameResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));

@@ -1,6 +1,7 @@
 /** POST /sign-up/email: email and password (and optionally username) sign-up. */
 import { Router } from "express";
 import * as z from "zod";
+import { authEvents, failureOutcome } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { otherFields, parseBody } from "../http/body.js";
 import { publicUser } from "../http/public-shapes.js";
@@ -26,7 +27,7 @@ export function signUpRoutes(deps: RouteDeps): Router {
     const body = parseBody(req, signUpBody);
     const rememberMe = body.rememberMe ?? true;
     const identity = deps.clients.identity;
-    const { user, session } = await call(identity, identity.signUpEmail, {
+    const signUp = call(identity, identity.signUpEmail, {
       name: body.name,
       email: body.email,
       password: body.password,
@@ -38,6 +39,16 @@ export function signUpRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
       callbackUrl: req.callbacks.body.callbackURL?.toString(),
     });
+    const { user, session } = await signUp.then(
+      (answer) => {
+        authEvents.signUp("email", "success");
+        return answer;
+      },
+      (error: unknown) => {
+        authEvents.signUp("email", failureOutcome(error));
+        throw error;
+      },
+    );
     if (session) issueSession(res, deps, session, rememberMe);
     res.json(signUpResponse(session?.token ?? null, publicUser(user!)));
   });

@@ -5,6 +5,7 @@
  * better-auth databases use, so their stored hashes verify here unchanged.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { authEvents, gaugeSources } from "@auth-platform/runtime/metrics";
 import type { HashingQueue } from "./hashing-queue.js";
 
 const PARAMS = { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -49,15 +50,26 @@ export interface PasswordHasher {
   admit(deadline?: number): void;
 }
 
+/** Runs one derivation and records its time (auth_password_hash_seconds; queueing excluded). */
+async function timed<T>(derive: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await derive();
+  } finally {
+    authEvents.passwordHashed((performance.now() - started) / 1000);
+  }
+}
+
 export function passwordHasher(queue: HashingQueue): PasswordHasher {
+  gaugeSources.hashingQueue(() => queue.size);
   // Random salt and key in the stored format: verifying against it costs one full derivation, and no
   // password derives this key. Made without scrypt, so the first unknown sign-in costs no extra hash.
   const none = `${randomBytes(16).toString("hex")}:${randomBytes(KEY_LENGTH).toString("hex")}`;
   return {
-    hash: (password, deadline) => queue.run(() => hashPassword(password), deadline),
-    verify: (stored, password, deadline) => queue.run(() => verifyPassword(stored, password), deadline),
+    hash: (password, deadline) => queue.run(() => timed(() => hashPassword(password)), deadline),
+    verify: (stored, password, deadline) => queue.run(() => timed(() => verifyPassword(stored, password)), deadline),
     verifyNone: async (password, deadline) => {
-      await queue.run(() => verifyPassword(none, password), deadline);
+      await queue.run(() => timed(() => verifyPassword(none, password)), deadline);
       return false;
     },
     admit: (deadline) => queue.admit(deadline),

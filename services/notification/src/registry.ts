@@ -1,5 +1,6 @@
 /** Builds the notification service's dependencies once: config, outbox store, transport, clock, worker. */
 import type { Logger } from "@auth-platform/runtime/log";
+import { gaugeSources } from "@auth-platform/runtime/metrics";
 import type { NotificationConfig } from "./config.js";
 import { type DeliveryWorker, startDeliveryWorker } from "./domain/delivery-worker.js";
 import type { Registry } from "./domain/ports.js";
@@ -22,6 +23,10 @@ export async function buildRegistry(config: NotificationConfig, log: Logger): Pr
   let worker: DeliveryWorker | undefined;
   const registry: Registry = { config, store, transport, log, now: () => new Date(), random: Math.random, wake: () => worker?.wake() };
   worker = startDeliveryWorker(registry);
+  gaugeSources.outbox(async () => {
+    const { count, oldestCreatedAt } = await store.pendingStats();
+    return { depth: count, oldestAgeSeconds: oldestCreatedAt ? Math.max(0, (registry.now().getTime() - oldestCreatedAt.getTime()) / 1000) : 0 };
+  });
   const stopPurge = startRecipientSlotPurge(registry);
   return {
     ...registry,

@@ -105,6 +105,21 @@ describe("startGrpcServer", () => {
     await expect(check("no.such.Service")).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });
 
+  it("reports readiness (the `readiness` status and each service) apart from liveness (\"\")", async () => {
+    const { health } = await start();
+    const check = (service: string) =>
+      new Promise<unknown>((resolve, reject) =>
+        (health as unknown as Record<string, (req: unknown, cb: (e: unknown, r: unknown) => void) => void>).check!({ service }, (error, response) => (error ? reject(error) : resolve(response))),
+      );
+    expect(await check("readiness")).toEqual({ status: "SERVING" });
+    running!.setReady(false);
+    expect(await check("readiness")).toEqual({ status: "NOT_SERVING" });
+    expect(await check("test.v1.Probe")).toEqual({ status: "NOT_SERVING" });
+    expect(await check("")).toEqual({ status: "SERVING" });
+    running!.setReady(true);
+    expect(await check("readiness")).toEqual({ status: "SERVING" });
+  });
+
   it("carries the caller's request id to the handler through metadata", async () => {
     const { probe } = await start();
     const echoed = await withRequestContext({ requestId: "req-42" }, () => call(probe, method(probe, "echoRequestId"), Buffer.alloc(0)));

@@ -13,6 +13,7 @@ import { catalogueStatus } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
 import { certificatesReady, type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
 import type { Logger } from "./log.js";
+import { recordRpcServed } from "./metrics.js";
 
 export interface ServiceBinding {
   definition: grpc.ServiceDefinition;
@@ -23,8 +24,16 @@ export interface ServiceBinding {
   access: AccessTable;
 }
 
+/**
+ * The health status name the chart's readiness probe checks: SERVING while the service's required
+ * dependencies answer (dependencies.ts), while "" (the liveness probe's) stays SERVING until shutdown.
+ */
+export const READINESS_SERVICE = "readiness";
+
 export interface RunningServer {
   port: number;
+  /** Reports the service ready (or not) to the readiness probe and to clients checking its services. */
+  setReady(ready: boolean): void;
   /** The health-only plaintext port, when one was asked for. */
   healthPort?: number;
   /** Stops the server, then runs the close hooks. Safe to call twice. */
@@ -54,7 +63,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
     "grpc.max_connection_age_ms": 300_000,
     "grpc.max_connection_age_grace_ms": 30_000,
   });
-  const health = new HealthImplementation({ "": "SERVING" });
+  const health = new HealthImplementation({ "": "SERVING", [READINESS_SERVICE]: "SERVING" });
   for (const binding of options.services) {
     checkTableCovers(binding.name, binding.definition, binding.access);
     const implementation = options.tls.kind === "mtls" ? guarded(binding, log) : binding.implementation;
@@ -82,9 +91,16 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
   }
 
   let stopping: Promise<void> | undefined;
+  const setReady = (ready: boolean) => {
+    if (stopping) return;
+    const status = ready ? "SERVING" : "NOT_SERVING";
+    health.setStatus(READINESS_SERVICE, status);
+    for (const binding of options.services) health.setStatus(binding.name, status);
+  };
   const shutdown = () => {
     stopping ??= (async () => {
       health.setStatus("", "NOT_SERVING");
+      health.setStatus(READINESS_SERVICE, "NOT_SERVING");
       for (const binding of options.services) health.setStatus(binding.name, "NOT_SERVING");
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
@@ -112,7 +128,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
   };
 
   log.info("listening", { port, host, tls: options.tls.kind, ...(healthPort ? { healthPort } : {}), services: options.services.map((s) => s.name) });
-  return { port, healthPort, shutdown };
+  return { port, healthPort, setReady, shutdown };
 }
 
 function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
@@ -135,6 +151,7 @@ function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImple
       const refused = checkAccess(caller, allowed);
       if (refused) {
         log.warn("call refused", { method: `${binding.name}/${rpc}`, caller: caller ?? "(no workload identity)", code: refused.code });
+        recordRpcServed(`/${binding.name}/${rpc}`, 0, refused.grpcStatus, refused.code);
         callback(catalogueStatus(refused));
         return;
       }

@@ -30,6 +30,8 @@ export interface GrpcServerSettings {
   host: string;
   /** Plaintext port serving only grpc.health.v1 (GRPC_HEALTH_PORT), for kubelet probes. */
   healthPort?: number;
+  /** Port of the Prometheus /metrics endpoint (METRICS_PORT), bound on `host`; none when unset. */
+  metricsPort?: number;
 }
 
 const tlsSchema = z.object({
@@ -41,6 +43,7 @@ const tlsSchema = z.object({
 const serverSchema = z.object({
   GRPC_HOST: z.string().trim().min(1).default("0.0.0.0"),
   GRPC_HEALTH_PORT: z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(1).max(65535).optional()),
+  METRICS_PORT: z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
 });
 
 /** GRPC_TLS_DIR / GRPC_INSECURE, for any process that calls or serves gRPC. */
@@ -58,11 +61,11 @@ export function grpcTlsFromEnv(source: Record<string, string | undefined>): Grpc
   return { kind: "insecure", explicit: c.GRPC_INSECURE };
 }
 
-/** The TLS settings plus GRPC_HOST and GRPC_HEALTH_PORT, for a process that serves gRPC. */
+/** The TLS settings plus GRPC_HOST, GRPC_HEALTH_PORT and METRICS_PORT, for a process that serves gRPC. */
 export function grpcServerFromEnv(source: Record<string, string | undefined>): GrpcServerSettings {
   const tls = grpcTlsFromEnv(source);
   const c = loadConfig(serverSchema, source);
-  return { tls, host: c.GRPC_HOST, healthPort: c.GRPC_HEALTH_PORT };
+  return { tls, host: c.GRPC_HOST, healthPort: c.GRPC_HEALTH_PORT, metricsPort: c.METRICS_PORT };
 }
 
 /** The warning a process logs at start when its gRPC runs without TLS. */

@@ -3,6 +3,7 @@
  * REDIS_URL is set, else process memory (one replica only). Values are strings; TTLs are milliseconds.
  */
 import { Redis } from "ioredis";
+import { registerDependency } from "./dependencies.js";
 import type { Logger } from "./log.js";
 
 export interface KeyValue {
@@ -55,6 +56,7 @@ export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"):
   });
   redis.defineCommand("authHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
   const connected = new Promise<void>((resolve) => redis.once("ready", () => resolve()));
+  const unregister = registerDependency({ kind: "redis", required: false, check: async () => void (await redis.ping()) });
   return {
     kind: "redis",
     get: (key) => redis.get(key),
@@ -79,6 +81,7 @@ export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"):
       return ok;
     },
     async close() {
+      unregister();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -1,12 +1,15 @@
 /**
  * The one way a service starts, in production (its main.ts) and in tests alike: its dependencies built
  * with its own logger, its gRPC binding served by startGrpcServer (mutual TLS with access tables, the
- * health-only port), and one close() that stops the server and then the dependencies.
+ * health-only port), its readiness following its dependencies (dependencies.ts), its metrics on
+ * METRICS_PORT when set (metrics.ts), and one close() that stops the server and then the dependencies.
  */
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import { checkDependencies } from "./dependencies.js";
 import { type ServiceBinding, startGrpcServer } from "./grpc-server.js";
 import type { GrpcServerSettings } from "./grpc-transport.js";
 import { createLogger, type Logger, type LogLevel } from "./log.js";
+import { startMetricsServer } from "./metrics.js";
 import { serviceRpc } from "./rpc.js";
 
 /** What every service's configuration has. */
@@ -24,6 +27,8 @@ export interface ServiceOptions {
   host?: string;
   /** How long in-flight calls may run on close (default 10 s). */
   graceMs?: number;
+  /** How often the dependencies are checked for readiness (default 5 s). */
+  readinessIntervalMs?: number;
 }
 
 export interface RunningService<Deps = unknown> {
@@ -31,6 +36,8 @@ export interface RunningService<Deps = unknown> {
   address: string;
   port: number;
   healthPort?: number;
+  /** Port of /metrics, when METRICS_PORT is set. */
+  metricsPort?: number;
   log: Logger;
   /** The service's dependencies (tests read its store or outbox). */
   deps: Deps;
@@ -52,7 +59,13 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
   const log = createLogger(service.name, config.logLevel, options.logTo);
   const deps = await service.build(config, log);
   const host = options.host ?? config.grpc.host;
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
+    if (config.grpc.metricsPort !== undefined) {
+      metrics = await startMetricsServer(config.grpc.metricsPort, host);
+      log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });
+    }
+    const readiness = { timer: undefined as NodeJS.Timeout | undefined, failing: "" };
     const server = await startGrpcServer({
       services: [service.bind(deps, serviceRpc(log))],
       port: config.port,
@@ -60,11 +73,25 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
       tls: config.grpc.tls,
       healthPort: config.grpc.healthPort,
       log,
-      closers: [() => deps.close()],
+      closers: [() => clearInterval(readiness.timer), () => metrics?.close(), () => deps.close()],
       graceMs: options.graceMs,
     });
-    return { address: `${host}:${server.port}`, port: server.port, healthPort: server.healthPort, log, deps, close: server.shutdown };
+    const check = async () => {
+      const { ready, failures } = await checkDependencies();
+      const failing = failures.join("; ");
+      if (failing !== readiness.failing) {
+        if (failing) log.warn(ready ? "optional dependency unavailable" : "not ready: a required dependency is unavailable", { failures });
+        else log.info("dependencies available again");
+        readiness.failing = failing;
+      }
+      server.setReady(ready);
+    };
+    readiness.timer = setInterval(() => void check(), options.readinessIntervalMs ?? 5_000);
+    readiness.timer.unref();
+    void check();
+    return { address: `${host}:${server.port}`, port: server.port, healthPort: server.healthPort, metricsPort: metrics?.port, log, deps, close: server.shutdown };
   } catch (error) {
+    await metrics?.close();
     await deps.close();
     throw error;
   }

@@ -9,6 +9,7 @@ import type { EntitySchema } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { Migration } from "@mikro-orm/migrations";
 import type { EntityManager, MikroORM } from "@mikro-orm/sql";
+import { registerDependency } from "./dependencies.js";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -55,13 +56,53 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     if (dbName !== ":memory:") await orm.em.getConnection().execute("pragma journal_mode = wal");
   }
-  await migrate(orm, dialect, options.url);
+  if (migrationMode() === "skip") await checkMigrated(orm);
+  else await migrate(orm, dialect, options.url);
+  if (migrationMode() === "only") {
+    await orm.close(true);
+    throw new MigrationsDone();
+  }
+  const unregister = registerDependency({ kind: "database", required: true, check: async () => void (await orm.em.getConnection().execute("select 1")) });
   return {
     orm,
     dialect,
     em: () => orm.em.fork() as EntityManager,
-    close: () => orm.close(true),
+    close: () => {
+      unregister();
+      return orm.close(true);
+    },
   };
+}
+
+/**
+ * When a process runs its migrations (MIGRATIONS): `run` at every start (the default: make dev, npm start,
+ * tests), `skip` when a deployment runs them beforehand (the chart's pre-install/pre-upgrade Job), in
+ * which case the store only checks that none is pending; `only` for that Job itself (`node dist/<svc>.js
+ * migrate`): the first store opened runs them and the start stops there (MigrationsDone).
+ */
+export type MigrationMode = "run" | "skip" | "only";
+let mode: MigrationMode = "run";
+
+export function setMigrationMode(next: MigrationMode): void {
+  mode = next;
+}
+export const migrationMode = (): MigrationMode => mode;
+
+/** Thrown by openStore in `only` mode once the migrations ran: the process has nothing more to do. */
+export class MigrationsDone extends Error {
+  constructor() {
+    super("migrations done");
+    this.name = "MigrationsDone";
+  }
+}
+
+/** MIGRATIONS=skip: a pending migration means the migration Job did not run (or failed); refuse to start. */
+async function checkMigrated(orm: MikroORM): Promise<void> {
+  const pending = await orm.migrator.getPending();
+  if (pending.length > 0) {
+    await orm.close(true);
+    throw new Error(`MIGRATIONS=skip but ${pending.length} migration(s) are pending (${pending.map((m) => m.name).join(", ")}): run the migration Job (node dist/<service>.js migrate) first`);
+  }
 }
 
 /**

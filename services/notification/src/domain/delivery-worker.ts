@@ -13,6 +13,7 @@ import { randomString } from "@auth-platform/runtime/random";
 import type { OutboxRecord } from "../store/notification-store.js";
 import { retryDelay } from "./backoff.js";
 import { DeliveryFailure, type Registry } from "./ports.js";
+import { authEvents } from "@auth-platform/runtime/metrics";
 
 type Deps = Pick<Registry, "config" | "store" | "transport" | "log" | "now" | "random">;
 
@@ -75,11 +76,13 @@ async function deliverOne(deps: Deps, message: OutboxRecord): Promise<void> {
     const reason = describe(error);
     const permanent = error instanceof DeliveryFailure && error.permanent;
     if (permanent || attempts >= config.maxAttempts) {
+      authEvents.mailDeliveryFailed("final");
       await store.markFailed(message.id, token, reason, eraseOption(deps));
       log.error("mail not delivered: giving up", { ...fields, permanent, error: reason });
       return;
     }
     const delay = retryDelay(attempts, { baseMs: config.retryBaseMs, maxMs: config.retryMaxMs }, deps.random);
+    authEvents.mailDeliveryFailed("retry");
     await store.scheduleRetry(message.id, token, new Date(deps.now().getTime() + delay), reason);
     log.warn("mail delivery failed; will retry", { ...fields, retryInMs: delay, error: reason });
     return;

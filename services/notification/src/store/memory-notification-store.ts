@@ -31,6 +31,11 @@ export function createMemoryNotificationStore(): NotificationStore {
         .slice(0, limit)
         .map(copy);
     },
+    async pendingStats() {
+      const pending = [...rows.values()].filter((row) => row.status === "pending");
+      const oldest = pending.reduce<Date | null>((min, row) => (!min || row.createdAt < min ? row.createdAt : min), null);
+      return { count: pending.length, oldestCreatedAt: oldest && new Date(oldest) };
+    },
     async claim(id, seenAttempts, owner, now, leaseUntil) {
       const row = rows.get(id);
       if (!row || row.status !== "pending" || row.attempts !== seenAttempts || !leaseFree(row, now)) return false;

@@ -74,6 +74,12 @@ export async function openNotificationStore(url: string): Promise<NotificationSt
         .find(OutboxMessageEntity, { status: "pending", nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc" }, limit });
       return rows.map(toRecord);
     },
+    async pendingStats() {
+      const em = store.em();
+      const count = await em.count(OutboxMessageEntity, { status: "pending" });
+      const [oldest] = count ? await em.find(OutboxMessageEntity, { status: "pending" }, { orderBy: { createdAt: "asc" }, limit: 1, fields: ["createdAt"] }) : [];
+      return { count, oldestCreatedAt: oldest ? new Date(oldest.createdAt) : null };
+    },
     async claim(id, seenAttempts, owner, now, leaseUntil) {
       const changed = await store
         .em()

@@ -76,6 +76,16 @@ export function notificationStoreContract(backend: string, open: () => Promise<N
       expect((await store.findDue(at(1000), 10)).map((m) => m.id)).toEqual([early.id, future.id]);
     });
 
+    it("counts the pending messages and finds when the oldest was queued, for the outbox metrics", async () => {
+      expect(await store.pendingStats()).toEqual({ count: 0, oldestCreatedAt: null });
+      const older = aMessage({ createdAt: at(3) });
+      const newer = aMessage({ createdAt: at(7) });
+      const sent = aMessage({ createdAt: at(1) });
+      for (const m of [newer, older, sent]) await store.insert(m);
+      await store.markDelivered(sent.id, at(8));
+      expect(await store.pendingStats()).toEqual({ count: 2, oldestCreatedAt: at(3) });
+    });
+
     it("lets exactly one of many concurrent claims win, and counts the attempt", async () => {
       const message = aMessage();
       await store.insert(message);

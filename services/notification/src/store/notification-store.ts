@@ -43,6 +43,8 @@ export interface NotificationStore {
   findById(id: string): Promise<OutboxRecord | null>;
   /** Up to `limit` pending messages due at `now` whose lease is free, oldest due first. */
   findDue(now: Date, limit: number): Promise<OutboxRecord[]>;
+  /** Messages still pending (due or not) and when the oldest of them was queued (null when none): metrics. */
+  pendingStats(): Promise<{ count: number; oldestCreatedAt: Date | null }>;
   /**
    * Takes the lease on a due message and counts the attempt, atomically: one conditional UPDATE that changes
    * the row only while it is pending, unleased (or its lease expired) and still at `seenAttempts`. True when

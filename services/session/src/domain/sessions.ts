@@ -20,6 +20,7 @@ import {
 import { SHORT_SESSION_SECONDS } from "../config.js";
 import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
+import { authEvents } from "@auth-platform/runtime/metrics";
 
 type Deps = Pick<Registry, "config" | "store" | "cache" | "tokens" | "lease" | "now" | "log">;
 
@@ -58,6 +59,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     deps.log.error("session insert failed", { error });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
+  authEvents.sessionCreated();
   if (input.user) await fillCache(deps, session.token, toCached(deps, session, input.user));
   return session;
 }
@@ -154,6 +156,7 @@ export async function listSessions(deps: Deps, userId: string): Promise<SessionR
 
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
   if (!sessions.length) return;
+  authEvents.sessionsRevoked(sessions.length);
   try {
     // Concurrent, so Redis pipelines them; every tombstone is written before any row is deleted.
     const now = deps.now().getTime();

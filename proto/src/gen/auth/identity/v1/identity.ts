@@ -28,34 +28,73 @@ export const protobufFileName = "auth/identity/v1/identity.proto";
 
 /** CallerSession is the caller's session, for rules that depend on it (freshness, keeping it). */
 export interface CallerSession {
+  /** The caller's session token (kept when other sessions are revoked). */
   token: string;
+  /** When the caller's session was created (freshness checks). */
   createdAt?: Date | undefined;
 }
 
 /** Account is a linked sign-in method. */
 export interface Account {
+  /** Account id. */
   id: string;
+  /** "credential" for email and password, else the identity provider's id (e.g. google). */
   providerId: string;
+  /** The user's id at that provider (the user id for the credential account). */
   accountId: string;
-  createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
+  /** When the account was linked. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When the account last changed. */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** OAuth scopes granted by the provider. */
   scopes: string[];
 }
 
 /** User is the account holder. */
 export interface User {
+  /** User id. */
   id: string;
+  /** Display name. */
   name: string;
+  /** Email address, lower-cased. */
   email: string;
+  /** Whether the email address was verified. */
   emailVerified: boolean;
-  image?: string | undefined;
-  createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
-  username?: string | undefined;
-  displayUsername?: string | undefined;
-  role?: string | undefined;
+  /** Avatar URL. */
+  image?:
+    | string
+    | undefined;
+  /** When the user signed up. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When the user last changed. */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Username (username sign-in), normalised. */
+  username?:
+    | string
+    | undefined;
+  /** Username as the user typed it. */
+  displayUsername?:
+    | string
+    | undefined;
+  /** Role name(s) for the admin features, comma-separated. */
+  role?:
+    | string
+    | undefined;
+  /** Whether the user is banned (a banned user cannot sign in). */
   banned: boolean;
-  banReason?: string | undefined;
+  /** Why, when banned. */
+  banReason?:
+    | string
+    | undefined;
+  /** When the ban ends; absent for a permanent ban. */
   banExpires?:
     | Date
     | undefined;
@@ -69,18 +108,37 @@ export interface User {
 
 /** Client is what the gateway knows of the caller's device. */
 export interface Client {
-  ipAddress?: string | undefined;
+  /** Client IP address (forwarded headers believed from trusted proxies only). */
+  ipAddress?:
+    | string
+    | undefined;
+  /** Client User-Agent (at most 512 characters). */
   userAgent?: string | undefined;
 }
 
+/** SignUpEmailRequest: a new user with email and password. */
 export interface SignUpEmailRequest {
+  /** Display name (required). */
   name: string;
+  /** Email address (required; normalised and checked). */
   email: string;
+  /** Password within the configured length bounds. Never logged. */
   password: string;
-  image?: string | undefined;
-  username?: string | undefined;
-  displayUsername?: string | undefined;
+  /** Avatar URL. */
+  image?:
+    | string
+    | undefined;
+  /** Username, when the username sign-in is used. */
+  username?:
+    | string
+    | undefined;
+  /** Username as typed. */
+  displayUsername?:
+    | string
+    | undefined;
+  /** false gives the short session (auto sign-in only). */
   rememberMe: boolean;
+  /** The device signing up (recorded on the session). */
   client?:
     | Client
     | undefined;
@@ -93,6 +151,7 @@ export interface SignUpEmailRequest {
 }
 
 export interface SignUpEmailResponse {
+  /** The new user. */
   user?:
     | User
     | undefined;
@@ -100,16 +159,24 @@ export interface SignUpEmailResponse {
   session?: Session | undefined;
 }
 
+/** SignInEmailRequest: email and password sign-in. */
 export interface SignInEmailRequest {
   /** The trusted-device token from the browser's trusted-device cookie, if any. */
-  trustedDevice?: string | undefined;
+  trustedDevice?:
+    | string
+    | undefined;
+  /** Email address. */
   email: string;
+  /** Password. Never logged. */
   password: string;
+  /** false gives the short session. */
   rememberMe: boolean;
+  /** The device signing in (recorded on the session). */
   client?: Client | undefined;
 }
 
 export interface SignInEmailResponse {
+  /** The signed-in user. */
   user?:
     | User
     | undefined;
@@ -122,16 +189,24 @@ export interface SignInEmailResponse {
   trustedDevice?: TrustedDeviceToken | undefined;
 }
 
+/** SignInUsernameRequest: username and password sign-in. */
 export interface SignInUsernameRequest {
   /** The trusted-device token from the browser's trusted-device cookie, if any. */
-  trustedDevice?: string | undefined;
+  trustedDevice?:
+    | string
+    | undefined;
+  /** Username (normalised before lookup). */
   username: string;
+  /** Password. Never logged. */
   password: string;
+  /** false gives the short session. */
   rememberMe: boolean;
+  /** The device signing in. */
   client?: Client | undefined;
 }
 
 export interface SignInUsernameResponse {
+  /** The signed-in user. */
   user?:
     | User
     | undefined;
@@ -144,16 +219,21 @@ export interface SignInUsernameResponse {
   trustedDevice?: TrustedDeviceToken | undefined;
 }
 
+/** GetUserRequest: read one user by id (internal clients may call it). */
 export interface GetUserRequest {
+  /** User id. */
   id: string;
 }
 
 export interface GetUserResponse {
+  /** The user. */
   user?: User | undefined;
 }
 
 export interface SendVerificationEmailRequest {
+  /** The address to verify (answered alike whether or not a user has it). */
   email: string;
+  /** Where the verification link sends the browser afterwards (already checked by the gateway). */
   callbackUrl?: string | undefined;
 }
 
@@ -161,6 +241,7 @@ export interface SendVerificationEmailResponse {
 }
 
 export interface VerifyEmailRequest {
+  /** The token of the verification link. */
   token: string;
   client?:
     | Client
@@ -173,6 +254,7 @@ export interface VerifyEmailRequest {
 }
 
 export interface VerifyEmailResponse {
+  /** The verified user. */
   user?:
     | User
     | undefined;
@@ -181,7 +263,9 @@ export interface VerifyEmailResponse {
 }
 
 export interface RequestPasswordResetRequest {
+  /** The account's address (answered alike whether or not a user has it). */
   email: string;
+  /** Where the reset link sends the browser (already checked by the gateway). */
   redirectTo?: string | undefined;
 }
 
@@ -189,6 +273,7 @@ export interface RequestPasswordResetResponse {
 }
 
 export interface CheckResetTokenRequest {
+  /** The token of the reset link. */
   token: string;
 }
 
@@ -196,7 +281,9 @@ export interface CheckResetTokenResponse {
 }
 
 export interface ResetPasswordRequest {
+  /** The token of the reset link. */
   token: string;
+  /** The new password. Never logged. */
   newPassword: string;
 }
 
@@ -204,8 +291,11 @@ export interface ResetPasswordResponse {
 }
 
 export interface ChangeEmailRequest {
+  /** The signed-in user. */
   userId: string;
+  /** The new address. */
   newEmail: string;
+  /** Where the approval link sends the browser. */
   callbackUrl?: string | undefined;
 }
 
@@ -213,15 +303,20 @@ export interface ChangeEmailResponse {
 }
 
 export interface ChangePasswordRequest {
+  /** The signed-in user. */
   userId: string;
+  /** The current password. Never logged. */
   currentPassword: string;
+  /** The new password. Never logged. */
   newPassword: string;
+  /** Also end every other session of the user. */
   revokeOtherSessions: boolean;
   caller?: CallerSession | undefined;
   client?: Client | undefined;
 }
 
 export interface ChangePasswordResponse {
+  /** The user. */
   user?:
     | User
     | undefined;
@@ -230,7 +325,9 @@ export interface ChangePasswordResponse {
 }
 
 export interface SetPasswordRequest {
+  /** The signed-in user (who has no password yet). */
   userId: string;
+  /** The password. Never logged. */
   newPassword: string;
 }
 
@@ -238,15 +335,23 @@ export interface SetPasswordResponse {
 }
 
 export interface UpdateUserRequest {
+  /** The signed-in user. */
   userId: string;
   /** Each field is changed only when set. */
-  name?: string | undefined;
+  name?:
+    | string
+    | undefined;
+  /** New avatar URL. */
   image?:
     | string
     | undefined;
   /** Removes the image (image must be unset). */
   clearImage: boolean;
-  username?: string | undefined;
+  /** New username. */
+  username?:
+    | string
+    | undefined;
+  /** New username as typed. */
   displayUsername?:
     | string
     | undefined;
@@ -254,14 +359,23 @@ export interface UpdateUserRequest {
   extraFields?: { [key: string]: any } | undefined;
 }
 
+/** UpdateUserResponse: the user as changed. */
 export interface UpdateUserResponse {
   user?: User | undefined;
 }
 
 export interface DeleteUserRequest {
+  /** The signed-in user. */
   userId: string;
-  password?: string | undefined;
-  token?: string | undefined;
+  /** The password, when deletion asks for it. */
+  password?:
+    | string
+    | undefined;
+  /** The token of the deletion confirmation link. */
+  token?:
+    | string
+    | undefined;
+  /** Where the confirmation link sends the browser. */
   callbackUrl?: string | undefined;
   caller?: CallerSession | undefined;
 }
@@ -272,14 +386,17 @@ export interface DeleteUserResponse {
 }
 
 export interface ListAccountsRequest {
+  /** The signed-in user. */
   userId: string;
 }
 
 export interface ListAccountsResponse {
+  /** The user's linked accounts. */
   accounts: Account[];
 }
 
 export interface UnlinkAccountRequest {
+  /** The signed-in user. */
   userId: string;
   /**
    * With provider_id the account is chosen by provider (and the provider's account_id, if given); the
@@ -295,14 +412,17 @@ export interface UnlinkAccountResponse {
 }
 
 export interface IsUsernameAvailableRequest {
+  /** The username to check. */
   username: string;
 }
 
 export interface IsUsernameAvailableResponse {
+  /** True when no user has it. */
   available: boolean;
 }
 
 export interface GetProviderTokensRequest {
+  /** The signed-in user. */
   userId: string;
   /** The platform's id of the account (Account.id). */
   accountId?:
@@ -318,17 +438,37 @@ export interface GetProviderTokensRequest {
 
 /** ProviderTokens are what an identity provider granted for one account. */
 export interface GetProviderTokensResponse {
-  account?: Account | undefined;
-  accessToken?: string | undefined;
-  refreshToken?: string | undefined;
-  idToken?: string | undefined;
-  accessTokenExpiresAt?: Date | undefined;
+  account?:
+    | Account
+    | undefined;
+  /** Access token at the provider. */
+  accessToken?:
+    | string
+    | undefined;
+  /** Refresh token at the provider. */
+  refreshToken?:
+    | string
+    | undefined;
+  /** OpenID Connect ID token. */
+  idToken?:
+    | string
+    | undefined;
+  /** When the access token expires. */
+  accessTokenExpiresAt?:
+    | Date
+    | undefined;
+  /** When the refresh token expires. */
   refreshTokenExpiresAt?: Date | undefined;
 }
 
 export interface GetProviderAccountInfoRequest {
+  /** The signed-in user. */
   userId: string;
-  accountId?: string | undefined;
+  /** The provider account's id at the provider. */
+  accountId?:
+    | string
+    | undefined;
+  /** The provider, when account_id is not given. */
   providerId?: string | undefined;
 }
 

@@ -26,12 +26,19 @@ export const protobufFileName = "auth/notification/v1/notification.proto";
 
 /** Template names the message to render. */
 export enum Template {
+  /** TEMPLATE_UNSPECIFIED - Refused (VALIDATION_ERROR). */
   TEMPLATE_UNSPECIFIED = 0,
+  /** TEMPLATE_EMAIL_VERIFICATION - Verify an email address; variables: url, name. */
   TEMPLATE_EMAIL_VERIFICATION = 1,
+  /** TEMPLATE_PASSWORD_RESET - Reset a password; variables: url, name. */
   TEMPLATE_PASSWORD_RESET = 2,
+  /** TEMPLATE_CHANGE_EMAIL - Approve an email change; variables: url, name, new_email. */
   TEMPLATE_CHANGE_EMAIL = 3,
+  /** TEMPLATE_DELETE_ACCOUNT - Confirm an account deletion; variables: url, name. */
   TEMPLATE_DELETE_ACCOUNT = 4,
+  /** TEMPLATE_ORGANIZATION_INVITATION - Invitation to an organization; variables: url, organization_name, inviter_name, role. */
   TEMPLATE_ORGANIZATION_INVITATION = 5,
+  /** TEMPLATE_SIGN_IN_CODE - A one-time sign-in code; variables: code. */
   TEMPLATE_SIGN_IN_CODE = 6,
   UNRECOGNIZED = -1,
 }
@@ -88,8 +95,11 @@ export function templateToJSON(object: Template): string {
   }
 }
 
+/** SendEmailRequest: one message to one recipient. */
 export interface SendEmailRequest {
+  /** Recipient address. */
   to: string;
+  /** The template to render (not UNSPECIFIED). */
   template: Template;
   /** Template variables: url, name, email, new_email, organization_name, inviter_name, role, code. */
   variables: { [key: string]: string };
@@ -102,10 +112,13 @@ export interface SendEmailRequest_VariablesEntry {
   value: string;
 }
 
+/** SendEmailResponse: the queued message (delivery happens later, with retries). */
 export interface SendEmailResponse {
+  /** Outbox id of the message (the first one's when the idempotency key was already used). */
   messageId: string;
 }
 
+/** ListOutboxRequest: development outbox listing (the gateway's GET /dev/outbox). */
 export interface ListOutboxRequest {
   /** Only messages to this address when set. */
   to?:
@@ -115,20 +128,35 @@ export interface ListOutboxRequest {
   limit: number;
 }
 
+/** ListOutboxResponse: newest first. */
 export interface ListOutboxResponse {
+  /** The kept messages. */
   messages: OutboxMessage[];
 }
 
 /** OutboxMessage is one kept message. */
 export interface OutboxMessage {
+  /** Outbox id. */
   id: string;
+  /** Recipient address. */
   to: string;
+  /** Rendered subject. */
   subject: string;
+  /** Rendered plain-text body. */
   text: string;
+  /** Rendered HTML body. */
   html: string;
+  /** The template it was rendered from. */
   template: Template;
-  createdAt?: Date | undefined;
-  deliveredAt?: Date | undefined;
+  /** When it was queued. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When it was delivered; absent while pending or failed. */
+  deliveredAt?:
+    | Date
+    | undefined;
+  /** Delivery attempts so far. */
   attempts: number;
   /** The links found in the message, for the development mailbox. */
   links: string[];

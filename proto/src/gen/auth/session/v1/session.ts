@@ -27,15 +27,37 @@ export const protobufFileName = "auth/session/v1/session.proto";
 
 /** Session is one signed-in device. */
 export interface Session {
+  /** Session id (not secret; RevokeSession takes the token, never the id). */
   id: string;
+  /** The bearer secret of the session: the value of the session cookie (before signing) and of `Authorization: Bearer`. Never log it. */
   token: string;
+  /** The user the session signs in. */
   userId: string;
-  expiresAt?: Date | undefined;
-  ipAddress?: string | undefined;
-  userAgent?: string | undefined;
-  createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
-  impersonatedBy?: string | undefined;
+  /** When the session ends unless GetSession extends it first. */
+  expiresAt?:
+    | Date
+    | undefined;
+  /** Client IP address at sign-in, as the gateway resolved it (trusted proxies only). */
+  ipAddress?:
+    | string
+    | undefined;
+  /** Client User-Agent at sign-in (at most 512 characters). */
+  userAgent?:
+    | string
+    | undefined;
+  /** When the session was created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When the session was last extended. */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Set on an impersonation session: the id of the admin who impersonates the user. */
+  impersonatedBy?:
+    | string
+    | undefined;
+  /** The organization the session currently acts in, if any. */
   activeOrganizationId?: string | undefined;
 }
 
@@ -44,14 +66,31 @@ export interface Session {
  * get-session shows. The identity service is its source.
  */
 export interface SessionUser {
+  /** User id. */
   id: string;
+  /** Display name. */
   name: string;
+  /** Email address, lower-cased. */
   email: string;
+  /** Whether the email address was verified. */
   emailVerified: boolean;
-  image?: string | undefined;
-  createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
-  username?: string | undefined;
+  /** Avatar URL. */
+  image?:
+    | string
+    | undefined;
+  /** When the user signed up. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When the user last changed. */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Username (username sign-in), normalised. */
+  username?:
+    | string
+    | undefined;
+  /** Username as the user typed it. */
   displayUsername?:
     | string
     | undefined;
@@ -60,14 +99,21 @@ export interface SessionUser {
   twoFactorEnabled: boolean;
 }
 
+/** CreateSessionRequest: who signs in and from where. */
 export interface CreateSessionRequest {
+  /** The user to sign in (required; must equal user.id when user is set). */
   userId: string;
-  ipAddress?: string | undefined;
+  /** Client IP address, recorded on the session. */
+  ipAddress?:
+    | string
+    | undefined;
+  /** Client User-Agent, recorded on the session. */
   userAgent?:
     | string
     | undefined;
   /** remember_me false gives the short session. */
   rememberMe: boolean;
+  /** The admin's user id when this is an impersonation session. */
   impersonatedBy?:
     | string
     | undefined;
@@ -78,11 +124,15 @@ export interface CreateSessionRequest {
 }
 
 export interface CreateSessionResponse {
+  /** The new session, its token included (the caller sets the cookie). */
   session?: Session | undefined;
 }
 
+/** GetSessionRequest: validate a session token (what the gateway and internal clients call). */
 export interface GetSessionRequest {
+  /** The session token: the cookie value without its signature, or the bearer token. */
   token: string;
+  /** True: never extend the session on this call (read-only check). */
   disableRefresh: boolean;
 }
 
@@ -97,14 +147,17 @@ export interface GetSessionResponse {
 }
 
 export interface ListSessionsRequest {
+  /** The user whose sessions to list. */
   userId: string;
 }
 
 export interface ListSessionsResponse {
+  /** The user's live sessions, tokens included (the gateway needs them to revoke one). */
   sessions: Session[];
 }
 
 export interface RevokeSessionRequest {
+  /** The token of the session to end. */
   token: string;
   /** When set, the session must belong to this user. */
   userId?: string | undefined;
@@ -114,6 +167,7 @@ export interface RevokeSessionResponse {
 }
 
 export interface RevokeUserSessionsRequest {
+  /** The user whose sessions all end. */
   userId: string;
 }
 
@@ -121,7 +175,9 @@ export interface RevokeUserSessionsResponse {
 }
 
 export interface RevokeOtherSessionsRequest {
+  /** The user whose other sessions end. */
   userId: string;
+  /** The token of the one session that stays (the caller's own). */
   keepToken: string;
 }
 
@@ -129,6 +185,7 @@ export interface RevokeOtherSessionsResponse {
 }
 
 export interface ForgetUserRequest {
+  /** The user whose cached copies to drop. */
   userId: string;
   /**
    * The user as it now is: served with the user's sessions from now on, unless a newer copy is already kept.

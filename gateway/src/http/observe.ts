@@ -1,0 +1,40 @@
+/**
+ * Every request under the base path: one trace span (tracing.ts; a no-op unless tracing is configured)
+ * and the RED metrics of its route, labelled with the matched route's template (/sign-in/email, never
+ * the raw path, so a scan of random paths cannot grow the label set). A request answered before routing
+ * (a rate-limited or malformed one) or by no route is labelled "unmatched".
+ */
+import type { NextFunction, Request, Response } from "express";
+import { recordHttpRequest } from "@auth-platform/runtime/metrics";
+import { startHttpSpan } from "@auth-platform/runtime/tracing";
+
+declare module "express-serve-static-core" {
+  interface Locals {
+    /** The request's trace id when tracing is on (it becomes the request id). */
+    traceId?: string;
+  }
+}
+
+export const UNMATCHED_ROUTE = "unmatched";
+
+const routeOf = (req: Request): string => {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === "string" ? path : UNMATCHED_ROUTE;
+};
+
+export function observeRequests(req: Request, res: Response, next: NextFunction): void {
+  const started = performance.now();
+  const span = startHttpSpan(req.method, req.headers);
+  res.locals.traceId = span.traceId;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    const route = routeOf(req);
+    span.end(route, res.statusCode);
+    recordHttpRequest(req.method, route, res.statusCode, (performance.now() - started) / 1000);
+  };
+  res.once("finish", end);
+  res.once("close", end);
+  span.run(next);
+}
