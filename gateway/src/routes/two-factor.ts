@@ -7,6 +7,7 @@ import { type Request, type Response, Router } from "express";
 import * as z from "zod";
 import type { TrustedDeviceToken, TwoFactorChallenge } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
+import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
@@ -99,7 +100,7 @@ export function twoFactorRoutes(deps: RouteDeps): Router {
     res.json(statusResponse());
   });
 
-  const verify = (path: string, rpc: typeof identity.verifyTotp) =>
+  const verify = (path: string, rpc: typeof identity.verifyTotp, method: TwoFactorMethod) =>
     router.post(path, async (req, res) => {
       const body = parseBody(req, verifyBody);
       const current = await deps.sessions.current(req);
@@ -116,15 +117,24 @@ export function twoFactorRoutes(deps: RouteDeps): Router {
         challenge,
         trustDevice: body.trustDevice ?? false,
         client: clientOf(req),
-      });
+      }).then(
+        (answer) => {
+          authEvents.twoFactorChallenge(method, "passed");
+          return answer;
+        },
+        (error: unknown) => {
+          if (failureOutcome(error) === "failure") authEvents.twoFactorChallenge(method, "failed");
+          throw error;
+        },
+      );
       clearTwoFactorCookie(res, deps.jar);
       issueSession(res, deps, session!, rememberMe);
       if (trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, trustedDevice.token, trustedDevice.expiresAt);
       res.json(twoFactorVerifiedResponse(session!.token, publicUser(user!)));
     });
-  verify("/two-factor/verify-totp", identity.verifyTotp);
-  verify("/two-factor/verify-otp", identity.verifyTwoFactorOtp);
-  verify("/two-factor/verify-backup-code", identity.verifyBackupCode);
+  verify("/two-factor/verify-totp", identity.verifyTotp, "totp");
+  verify("/two-factor/verify-otp", identity.verifyTwoFactorOtp, "otp");
+  verify("/two-factor/verify-backup-code", identity.verifyBackupCode, "backup_code");
 
   router.get("/two-factor/list-trusted-devices", async (req, res) => {
     const { user } = await deps.sessions.require(req);
