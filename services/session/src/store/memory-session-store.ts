@@ -53,6 +53,17 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async clearPending(lookups) {
       for (const lookup of lookups) pending.delete(lookup);
     },
+    async setActiveOrganization(token, organizationId) {
+      const session = sessions.get(vault.lookup(token));
+      if (!session) return false;
+      session.activeOrganizationId = organizationId;
+      return true;
+    },
+    async clearActiveOrganization(organizationId, userId) {
+      const changed = [...sessions.values()].filter((s) => s.activeOrganizationId === organizationId && (!userId || s.userId === userId));
+      for (const session of changed) session.activeOrganizationId = null;
+      return changed.map((s) => s.token);
+    },
     async close() {
       sessions.clear();
       pending.clear();

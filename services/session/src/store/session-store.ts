@@ -38,5 +38,12 @@ export interface SessionStore {
   listPending(limit: number): Promise<PendingRevocation[]>;
   /** Forgets these pending revocations (their tombstones are written). Unknown ones are not an error. */
   clearPending(lookups: string[]): Promise<void>;
+  /** Sets (or with null clears) a session's active organization; false when the session no longer exists. */
+  setActiveOrganization(token: string, organizationId: string | null): Promise<boolean>;
+  /**
+   * Clears this active organization on every session that has it (of one user when userId is given) and
+   * answers the tokens of the sessions changed.
+   */
+  clearActiveOrganization(organizationId: string, userId?: string): Promise<string[]>;
   close(): Promise<void>;
 }
