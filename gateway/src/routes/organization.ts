@@ -1,7 +1,7 @@
 /**
  * Everything under /organization (SPEC.md §7), as the better-auth organizationClient calls it (1.1 and the
- * current client; list-members, list-user-invitations, get-active-member-role, leave and check-slug are the
- * current client's). Each route checks the shape, then makes one call to the organization service with the
+ * current client; get-organization, list-members, list-user-invitations, get-active-member-role, leave and
+ * check-slug are the current client's). Each route checks the shape, then makes one call to the organization service with the
  * caller read from the session; the service applies every rule.
  */
 import { type Request, Router } from "express";
@@ -114,6 +114,14 @@ export function organizationRoutes(deps: RouteDeps): Router {
     const query = parseQuery(req, targetQuery);
     const { organization: full } = await call(organization, organization.getFullOrganization, { caller, ...query });
     res.json(full ? fullOrganizationResponse(full) : null);
+  });
+
+  // The current client's organization without members and invitations.
+  router.get("/organization/get-organization", async (req, res) => {
+    const caller = await callerOf(req);
+    const query = parseQuery(req, targetQuery);
+    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, ...query });
+    res.json(full ? organizationResponse(full.organization!) : null);
   });
 
   router.post("/organization/set-active", async (req, res) => {
