@@ -459,6 +459,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       },
       session: { expiresIn: 2592000, freshAge: 0 },
       notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
+      organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
     },
     clusterDomain: "k8s.example.internal",
   };
@@ -525,6 +526,14 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       retryMaxMs: 600000,
     });
     expect(gatewayConfig(environment)).toMatchObject({ appUrl: "https://app.example.com", baseUrl: "https://auth.example.com/auth" });
+    expect(organizationConfig(environment)).toMatchObject({
+      appUrl: "https://app.example.com",
+      allowCreation: false,
+      organizationLimit: 5,
+      deleteEnabled: false,
+      invitationExpiresInSeconds: 3600,
+      roles: { owner: { organization: ["update", "delete"] }, member: {} },
+    });
   });
 
   it("addresses the gRPC Services in the configured cluster domain", () => {
