@@ -131,12 +131,14 @@ export interface PublicMember {
   user?: PublicMemberUser;
 }
 
+export type InvitationStatus = "pending" | "accepted" | "rejected" | "canceled";
+
 export interface PublicInvitation {
   id: string;
   organizationId: string;
   email: string;
   role: string;
-  status: string;
+  status: InvitationStatus;
   inviterId: string;
   expiresAt: string;
   createdAt: string;
@@ -170,7 +172,7 @@ export function publicInvitation(invitation: { id: string; organizationId: strin
     organizationId: invitation.organizationId,
     email: invitation.email,
     role: invitation.role,
-    status: invitation.status,
+    status: invitation.status as InvitationStatus,
     inviterId: invitation.inviterId,
     expiresAt: iso(invitation.expiresAt),
     createdAt: iso(invitation.createdAt),
