@@ -6,6 +6,7 @@ import { NODE_FLAGS } from "../deploy/processes.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
+import { organizationConfig } from "../services/organization/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
 import {
   CHART_DIR,
@@ -19,7 +20,7 @@ import {
   schemaProblem,
 } from "./render.js";
 
-type Component = "gateway" | "identity" | "session" | "notification";
+type Component = "gateway" | "identity" | "session" | "notification" | "organization";
 
 /** Each component's default port, the variable it listens on, and the variable others reach it by. */
 const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: string; main: string }> = {
@@ -32,6 +33,7 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
     urlEnv: "NOTIFICATION_SERVICE_URL",
     main: "dist/notification.js",
   },
+  organization: { port: 50054, portEnv: "ORGANIZATION_PORT", urlEnv: "ORGANIZATION_SERVICE_URL", main: "dist/organization.js" },
 };
 const NAMES = Object.keys(COMPONENTS) as Component[];
 /** The platform's processes plus the web app, which every default install deploys too (an HTTP server, no mTLS). */
@@ -57,9 +59,10 @@ const METRICS_RULE = { ports: [{ port: "metrics", protocol: "TCP" }] };
 /** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
-  identity: ["gateway"],
-  session: ["gateway", "identity"],
-  notification: ["gateway", "identity"],
+  identity: ["gateway", "organization"],
+  session: ["gateway", "identity", "organization"],
+  notification: ["gateway", "identity", "organization"],
+  organization: ["gateway", "identity"],
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
@@ -67,6 +70,7 @@ const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false, IDENTITY_TWO_FACTOR_KEYS: true },
   session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true },
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
+  organization: { ORGANIZATION_DATABASE_URL: false },
 };
 
 type Values = { [key: string]: unknown };
@@ -369,7 +373,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     });
     // Apart from addresses and secrets, every rendered value is what the process would pick by itself.
     const environment = podEnv(env, secretEnv);
-    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "secret", "grpc", "twoFactor"] as const;
+    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "organizationServiceUrl", "secret", "grpc", "twoFactor"] as const;
     expect(without(identityConfig(environment), identityWiring)).toEqual(without(identityConfig({}), identityWiring));
     // The two-factor keys derive from the secret (wiring); the rest is the code's default.
     const { keys: _keys, ...twoFactor } = identityConfig(environment).twoFactor;
@@ -378,6 +382,9 @@ describe("with default values (and the required config.baseUrl)", () => {
     const notificationWiring = ["databaseUrl", "footerUrl", "production", "grpc"] as const;
     expect(without(notificationConfig(environment), notificationWiring)).toEqual(without(notificationConfig({}), notificationWiring));
     expect(notificationConfig(environment)).toMatchObject({ production: true, footerUrl: "https://auth.example.com" });
+    const organizationWiring = ["databaseUrl", "identityServiceUrl", "sessionServiceUrl", "notificationServiceUrl", "appUrl", "grpc"] as const;
+    expect(without(organizationConfig(environment), organizationWiring)).toEqual(without(organizationConfig({}), organizationWiring));
+    expect(organizationConfig(environment)).toMatchObject({ appUrl: "https://auth.example.com", databaseUrl: "postgres://auth@postgresql:5432/organization" });
   });
 
   it("renders a configuration every process accepts, each from its own container's environment", () => {
@@ -470,6 +477,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       },
       session: { expiresIn: 2592000, freshAge: 0 },
       notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
+      organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
     },
     clusterDomain: "k8s.example.internal",
   };
@@ -536,6 +544,14 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       retryMaxMs: 600000,
     });
     expect(gatewayConfig(environment)).toMatchObject({ appUrl: "https://app.example.com", baseUrl: "https://auth.example.com/auth" });
+    expect(organizationConfig(environment)).toMatchObject({
+      appUrl: "https://app.example.com",
+      allowCreation: false,
+      organizationLimit: 5,
+      deleteEnabled: false,
+      invitationExpiresInSeconds: 3600,
+      roles: { owner: { organization: ["update", "delete"] }, member: {} },
+    });
   });
 
   it("addresses the gRPC Services in the configured cluster domain", () => {
@@ -666,7 +682,13 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
       egress: { allowAll: false, dnsTo: [coreDns], extraRules: [database, smtp] },
     },
   });
-  const CALLEES: Record<Component, Component[]> = { gateway: ["identity", "session", "notification"], identity: ["session", "notification"], session: [], notification: [] };
+  const CALLEES: Record<Component, Component[]> = {
+    gateway: ["identity", "session", "notification", "organization"],
+    identity: ["session", "notification", "organization"],
+    session: [],
+    notification: [],
+    organization: ["identity", "session", "notification"],
+  };
 
   it("renders policies valid against the schema", () => {
     expectSchemaValid(objects);
@@ -734,8 +756,8 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "notification");
     expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
-    expect(ports("gateway")).toEqual([53, 53, 50051, 50052]);
-    expect(ports("identity")).toEqual([53, 53, 50052]);
+    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50054]);
+    expect(ports("identity")).toEqual([53, 53, 50052, 50054]);
   });
 
   it("renders no NetworkPolicy when turned off", () => {
@@ -824,7 +846,7 @@ describe("mTLS with the self-signed CA bootstrap", () => {
 });
 
 describe("mTLS with Secrets of your own", () => {
-  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls" };
+  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", organization: "or-tls" };
   const objects = render({ tls: { certManager: { enabled: false }, existingSecrets: secrets } });
 
   it("renders no cert-manager object and mounts each component's Secret at GRPC_TLS_DIR", () => {
@@ -962,8 +984,8 @@ describe("invalid values", () => {
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
-    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se" } } }, /tls\.existingSecrets\.notification is required/],
-    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
+    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", organization: "or" } } }, /tls\.existingSecrets\.notification is required/],
+    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", organization: "or" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
     ["a TLS Secret name that is not a name", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "Gateway_TLS" } } }, /existingSecrets\.gateway/],
     ["tls.enabled as a string", { tls: { enabled: "false" } }, /tls\.enabled/],
     ["a certificate lifetime that is not a Go duration", { tls: { certManager: { duration: "90d" } } }, /tls\.certManager\.duration/],

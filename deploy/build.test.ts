@@ -26,7 +26,7 @@ beforeAll(async () => {
   const env: Record<string, string> = { ...prepared.env, LOG_LEVEL: "info" };
   baseURL = env.AUTH_BASE_URL!;
   const built = (name: ProcessName) => relative(ROOT, join(outdir, BUILT_ENTRY[name].replace(/^dist\//, "")));
-  for (const name of ["notification", "identity", "session", "gateway"] as const) {
+  for (const name of ["notification", "identity", "session", "organization", "gateway"] as const) {
     processes.push(await startProcess(name, { env: workloadEnv(env, name), entry: built(name) }));
   }
   // The web app's server, serving the built app beside it and passing /api/auth on to the gateway.
@@ -48,6 +48,14 @@ describe(`the compiled build (${backendLabel()})`, () => {
       expect(args).not.toContain("tsx");
       expect(args.at(-1)).toMatch(/\.js$/);
     }
+  });
+
+  it("creates an organization through the built gateway and organization service", async () => {
+    const client = new TestClient(baseURL);
+    expect((await client.post("/sign-up/email", { name: "Built", email: uniqueEmail("built-org"), password: "password-123" })).status).toBe(200);
+    const created = await client.post("/organization/create", { name: "Built", slug: `built-${Date.now().toString(36)}` });
+    expect(created.status).toBe(200);
+    expect((await client.get("/get-session")).body.session.activeOrganizationId).toBe(created.body.id);
   });
 
   it("signs a user up and in through the built gateway and services", async () => {

@@ -16,6 +16,7 @@ export const ENTRY_POINTS = {
   identity: "services/identity/src/main.ts",
   session: "services/session/src/main.ts",
   notification: "services/notification/src/main.ts",
+  organization: "services/organization/src/main.ts",
   gateway: "gateway/src/main.ts",
   // The web app: Vite's dev server from source; the build runs web/server/main.ts instead (WEB_SERVER_SOURCE).
   web: "web/server/dev.ts",
@@ -31,6 +32,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   identity: "dist/identity.js",
   session: "dist/session.js",
   notification: "dist/notification.js",
+  organization: "dist/organization.js",
   gateway: "dist/gateway.js",
   web: "dist/web.js",
 };
@@ -46,6 +48,7 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
   identity: ["--max-semi-space-size=1"],
   session: ["--max-semi-space-size=1"],
   notification: ["--max-semi-space-size=1"],
+  organization: ["--max-semi-space-size=1"],
   gateway: [],
   web: [],
 };

@@ -18,6 +18,8 @@ import { sessionConfig } from "../services/session/src/config.js";
 import { start as session } from "../services/session/src/start.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { start as notification } from "../services/notification/src/start.js";
+import { organizationConfig } from "../services/organization/src/config.js";
+import { start as organization } from "../services/organization/src/start.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -55,17 +57,18 @@ export interface Platform {
   /** The running gateway (its origin, its metrics port). */
   gateway: RunningGateway;
   /** The running services, e.g. to reach a service's store. */
-  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification };
+  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; organization: RunningOrganization };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
 }
 
 export async function platformEnv(options: PlatformOptions = {}): Promise<{ env: Record<string, string>; databases: TestDatabase[] }> {
-  const [identityPort, sessionPort, notificationPort, gatewayPort] = await freePorts(4);
+  const [identityPort, sessionPort, notificationPort, gatewayPort, organizationPort] = await freePorts(5);
   const identityDb = await createTestDatabase("identity");
   const sessionDb = await createTestDatabase("session");
   const notificationDb = await createTestDatabase("notification");
+  const organizationDb = await createTestDatabase("organization");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
   const tls = options.tls ?? true;
   const env: Record<string, string> = {
@@ -82,12 +85,15 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     IDENTITY_DATABASE_URL: identityDb.url,
     SESSION_DATABASE_URL: sessionDb.url,
     NOTIFICATION_DATABASE_URL: notificationDb.url,
+    ORGANIZATION_PORT: String(organizationPort),
+    ORGANIZATION_SERVICE_URL: `127.0.0.1:${organizationPort}`,
+    ORGANIZATION_DATABASE_URL: organizationDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb, notificationDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb] };
 }
 
 export interface RunningGateway {
@@ -132,6 +138,8 @@ export type RunningSession = Awaited<ReturnType<typeof session>>;
 export type RunningNotification = Awaited<ReturnType<typeof notification>>;
 export const startIdentity = (env: Record<string, string>, logs?: LogSink) => identity(identityConfig(workloadEnv(env, "identity")), serviceOptions(logs));
 export const startSession = (env: Record<string, string>, logs?: LogSink) => session(sessionConfig(workloadEnv(env, "session")), serviceOptions(logs));
+export type RunningOrganization = Awaited<ReturnType<typeof organization>>;
+export const startOrganization = (env: Record<string, string>, logs?: LogSink) => organization(organizationConfig(workloadEnv(env, "organization")), serviceOptions(logs));
 export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
@@ -140,6 +148,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   // Session first: it calls nobody, and identity's start-up backfill of user copies then succeeds at once.
   const session = await startSession(env, options.logs);
   const identity = await startIdentity(env, options.logs);
+  const organization = await startOrganization(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,
@@ -148,10 +157,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
     gateway,
-    services: { identity, session, notification },
+    services: { identity, session, notification, organization },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
+      await organization.close();
       await session.close();
       await identity.close();
       await notification.close();

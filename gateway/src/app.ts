@@ -19,6 +19,7 @@ import { accountRoutes } from "./routes/account.js";
 import { currentClientRoutes } from "./routes/current-client.js";
 import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
+import { organizationRoutes } from "./routes/organization.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(providerAccountRoutes(routeDeps));
   api.use(currentClientRoutes(routeDeps));
   api.use(twoFactorRoutes(routeDeps));
+  api.use(organizationRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));

@@ -50,6 +50,7 @@ const schema = z.object({
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
+  ORGANIZATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50054"),
   NODE_ENV: z.string().default("development"),
   METRICS_PORT: z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
 });
@@ -78,6 +79,7 @@ export interface GatewayConfig {
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
+  organizationServiceUrl: string;
   /** GRPC_TLS_DIR / GRPC_INSECURE: how the gateway calls the services. */
   grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
@@ -115,6 +117,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
+    organizationServiceUrl: c.ORGANIZATION_SERVICE_URL,
     grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
     metricsPort: c.METRICS_PORT,

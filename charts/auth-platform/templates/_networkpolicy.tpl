@@ -9,9 +9,10 @@ networkPolicy.egress.extraRules.
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway]
-{{- else if eq . "session" }}[gateway, identity]
-{{- else if eq . "notification" }}[gateway, identity]
+{{- if eq . "identity" }}[gateway, organization]
+{{- else if eq . "session" }}[gateway, identity, organization]
+{{- else if eq . "notification" }}[gateway, identity, organization]
+{{- else if eq . "organization" }}[gateway, identity]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -21,8 +22,9 @@ Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
 {{- if eq . "web" }}[gateway]
-{{- else if eq . "gateway" }}[identity, session, notification]
-{{- else if eq . "identity" }}[session, notification]
+{{- else if eq . "gateway" }}[identity, session, notification, organization]
+{{- else if eq . "identity" }}[session, notification, organization]
+{{- else if eq . "organization" }}[identity, session, notification]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -81,7 +83,7 @@ spec:
               {{- include "auth-platform.selectorLabels" (dict "root" $root "component" $caller) | nindent 14 }}
         {{- end }}
         {{- end }}
-        {{- if has .component (list "identity" "session") }}
+        {{- if has .component (list "identity" "session" "organization") }}
         {{- with $np.internalClients }}
         # Your own services (internal-client certificate).
         {{- toYaml . | nindent 8 }}

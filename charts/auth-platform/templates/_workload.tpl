@@ -115,6 +115,8 @@ REDIS_URL: true
 {{- else if eq .component "notification" }}
 NOTIFICATION_DATABASE_URL: false
 SMTP_URL: true
+{{- else if eq .component "organization" }}
+ORGANIZATION_DATABASE_URL: false
 {{- end }}
 {{- end }}
 

@@ -116,3 +116,89 @@ export function publicTrustedDevice(device: { id: string; userAgent?: Maybe<stri
     expiresAt: iso(device.expiresAt),
   };
 }
+
+// Organizations (the better-auth organizationClient's shapes, 1.1 and current).
+
+/** An organization as auth.organization.v1.Organization carries it. */
+export interface OrganizationFields {
+  id: string;
+  name: string;
+  slug: string;
+  logo?: Maybe<string>;
+  metadata: Record<string, string>;
+  createdAt?: When;
+}
+
+export interface PublicOrganization {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  /** null when none is set. */
+  metadata: Record<string, string> | null;
+  createdAt: string;
+}
+
+export interface PublicMemberUser {
+  id: string;
+  name: string;
+  email: string;
+  image: string | null;
+}
+
+export interface PublicMember {
+  id: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: string;
+  user?: PublicMemberUser;
+}
+
+export type InvitationStatus = "pending" | "accepted" | "rejected" | "canceled";
+
+export interface PublicInvitation {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: string;
+  status: InvitationStatus;
+  inviterId: string;
+  expiresAt: string;
+  createdAt: string;
+}
+
+export function publicOrganization(organization: OrganizationFields): PublicOrganization {
+  return {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    logo: organization.logo ?? null,
+    metadata: Object.keys(organization.metadata).length ? organization.metadata : null,
+    createdAt: iso(organization.createdAt),
+  };
+}
+
+export function publicMember(member: { id: string; organizationId: string; userId: string; role: string; createdAt?: When; user?: { id: string; name: string; email: string; image?: Maybe<string> } }): PublicMember {
+  return {
+    id: member.id,
+    organizationId: member.organizationId,
+    userId: member.userId,
+    role: member.role,
+    createdAt: iso(member.createdAt),
+    ...(member.user ? { user: { id: member.user.id, name: member.user.name, email: member.user.email, image: member.user.image ?? null } } : {}),
+  };
+}
+
+export function publicInvitation(invitation: { id: string; organizationId: string; email: string; role: string; status: string; inviterId: string; expiresAt?: When; createdAt?: When }): PublicInvitation {
+  return {
+    id: invitation.id,
+    organizationId: invitation.organizationId,
+    email: invitation.email,
+    role: invitation.role,
+    status: invitation.status as InvitationStatus,
+    inviterId: invitation.inviterId,
+    expiresAt: iso(invitation.expiresAt),
+    createdAt: iso(invitation.createdAt),
+  };
+}

@@ -4,6 +4,8 @@
  * current client's declared types (ISO date strings become Dates in the client's JSON parser).
  */
 import type { Account } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { FullOrganization, GetInvitationResponse, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import { publicInvitation, publicMember, publicOrganization } from "../http/public-shapes.js";
 import type { PublicSession, PublicTrustedDevice, PublicUser } from "../http/public-shapes.js";
 
 /** Said for every well-formed address, known or not, so the answer reveals no account. */
@@ -65,3 +67,41 @@ export const twoFactorVerifiedResponse = (token: string, user: PublicUser) => ({
 export const statusResponse = () => ({ status: true });
 
 export const trustedDevicesResponse = (devices: PublicTrustedDevice[]) => ({ devices });
+/** An organization with its members (and invitations): create, get-full-organization, set-active. */
+export const fullOrganizationResponse = (full: FullOrganization) => ({
+  ...publicOrganization(full.organization!),
+  members: full.members.map(publicMember),
+  invitations: full.invitations.map(publicInvitation),
+});
+
+export const organizationResponse = (organization: Organization) => publicOrganization(organization);
+
+export const organizationListResponse = (organizations: Organization[]) => organizations.map(publicOrganization);
+
+export const memberResponse = (member: Member) => publicMember(member);
+
+export const memberListResponse = (members: Member[], total: number) => ({ members: members.map(publicMember), total });
+
+export const removedMemberResponse = (member: Member) => ({ member: publicMember(member) });
+
+export const invitationResponse = (invitation: Invitation) => publicInvitation(invitation);
+
+export const invitationListResponse = (invitations: Invitation[]) => invitations.map(publicInvitation);
+
+/** get-invitation: the invitation with what its page shows. */
+export const invitationDetailResponse = (found: GetInvitationResponse) => ({
+  ...publicInvitation(found.invitation!),
+  organizationName: found.organizationName,
+  organizationSlug: found.organizationSlug,
+  inviterEmail: found.inviterEmail,
+});
+
+export const acceptedInvitationResponse = (invitation: Invitation, member: Member) => ({ invitation: publicInvitation(invitation), member: publicMember(member) });
+
+export const rejectedInvitationResponse = (invitation: Invitation) => ({ invitation: publicInvitation(invitation), member: null });
+
+export const slugAvailableResponse = () => ({ status: true });
+
+export const permissionResponse = (success: boolean) => ({ error: null, success });
+
+export const memberRoleResponse = (role: string) => ({ role });

@@ -24,6 +24,7 @@ const schema = z.object({
   IDENTITY_PASSWORD_MAX_LENGTH: z.coerce.number().int().min(1).default(128),
   IDENTITY_USER_FIELDS: env.json(z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), userFieldSchema), {}),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
+  ORGANIZATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50054"),
   AUTH_BASE_URL: env.optionalUrl(),
   SESSION_FRESH_AGE: env.seconds(86_400),
   IDENTITY_EMAIL_VERIFICATION_ENABLED: env.bool(true),
@@ -68,6 +69,8 @@ export interface IdentityConfig {
   passwordMaxLength: number;
   userFields: Record<string, UserFieldConfig>;
   notificationServiceUrl: string;
+  /** Deleting a user removes their memberships there. */
+  organizationServiceUrl: string;
   /** Public URL of the API, for links in mail (never taken from a request's Host header). */
   baseUrl: string;
   secret: string;
@@ -111,6 +114,7 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     passwordMaxLength: c.IDENTITY_PASSWORD_MAX_LENGTH,
     userFields: c.IDENTITY_USER_FIELDS,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
+    organizationServiceUrl: c.ORGANIZATION_SERVICE_URL,
     baseUrl: (c.AUTH_BASE_URL ?? "http://localhost:3000/api/auth").replace(/\/+$/, ""),
     secret,
     freshAgeSeconds: c.SESSION_FRESH_AGE,

@@ -1,5 +1,6 @@
 /** Builds the identity service's dependencies once: config, store, session client, clock, mail request worker. */
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
@@ -26,6 +27,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
   const store = await openIdentityStore(config.databaseUrl, { now });
   const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls: config.grpc.tls, serverName: "session" });
   const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
+  const organizationClient = createGrpcClient(OrganizationServiceClient, config.organizationServiceUrl, { tls: config.grpc.tls, serverName: "organization" });
   let worker: MailRequestWorker | undefined;
   const registry: Registry = {
     config,
@@ -59,6 +61,11 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         return (await call(sessionClient, sessionClient.listUsersMissingSnapshot, { afterUserId, limit })).userIds;
       },
     },
+    organizations: {
+      async removeUserMemberships(userId) {
+        await call(organizationClient, organizationClient.removeUserMemberships, { userId });
+      },
+    },
     mail: {
       async send(to, template, variables, idempotencyKey) {
         await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey });
@@ -74,6 +81,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       await worker.stop();
       sessionClient.close();
       notificationClient.close();
+      organizationClient.close();
       await store.close();
     },
   };

@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
@@ -25,6 +26,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SignInEmail: ["gateway"],
     SignInUsername: ["gateway"],
     GetUser: ["internal-client"],
+    GetUsers: ["organization"],
     SendVerificationEmail: ["gateway"],
     VerifyEmail: ["gateway"],
     RequestPasswordReset: ["gateway"],
@@ -60,10 +62,36 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RevokeUserSessions: ["gateway", "identity"],
     ForgetUser: ["identity"],
     ListUsersMissingSnapshot: ["identity"],
+    SetActiveOrganization: ["organization"],
+    ClearActiveOrganization: ["organization"],
   },
   notification: {
-    SendEmail: ["identity"],
+    SendEmail: ["identity", "organization"],
     ListOutbox: ["gateway"],
+  },
+  organization: {
+    CreateOrganization: ["gateway", "internal-client", "admin"],
+    UpdateOrganization: ["gateway"],
+    DeleteOrganization: ["gateway"],
+    GetFullOrganization: ["gateway"],
+    SetActiveOrganization: ["gateway"],
+    ListOrganizations: ["gateway", "internal-client", "admin"],
+    ListMembers: ["gateway"],
+    GetActiveMember: ["gateway"],
+    InviteMember: ["gateway"],
+    GetInvitation: ["gateway"],
+    ListInvitations: ["gateway"],
+    ListUserInvitations: ["gateway"],
+    AcceptInvitation: ["gateway"],
+    RejectInvitation: ["gateway"],
+    CancelInvitation: ["gateway"],
+    RemoveMember: ["gateway"],
+    UpdateMemberRole: ["gateway"],
+    LeaveOrganization: ["gateway"],
+    CheckSlug: ["gateway"],
+    HasPermission: ["gateway"],
+    GetMembership: ["internal-client", "admin"],
+    RemoveUserMemberships: ["identity", "admin"],
   },
 };
 
@@ -71,6 +99,7 @@ const SERVICES = {
   identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
   session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
   notification: { Client: NotificationServiceClient, definition: NotificationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL! },
+  organization: { Client: OrganizationServiceClient, definition: OrganizationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ORGANIZATION_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
 
@@ -155,6 +184,19 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
+  });
+
+  it("our users' services ask the organization service whether a user is a member, and with which role", async () => {
+    const browser = new TestClient(platform.baseURL);
+    const signedUp = await browser.post("/sign-up/email", { name: "Member", email: uniqueEmail("member"), password: "password-123" });
+    const created = await browser.post("/organization/create", { name: "Internal", slug: `internal-${Date.now().toString(36)}` });
+    expect(created.status).toBe(200);
+    const membership = client("organization", "internal-client") as OrganizationServiceClient;
+    const found = await call(membership, membership.getMembership, { userId: signedUp.body.user.id, organizationId: created.body.id });
+    expect(found.member).toMatchObject({ userId: signedUp.body.user.id, organizationId: created.body.id, role: "owner" });
+    expect((await call(membership, membership.getMembership, { userId: "someone-else", organizationId: created.body.id })).member).toBeUndefined();
+    // Removing memberships is identity's (user deletion) and the admin area's, never a client's.
+    expect(await rawCall(client("organization", "internal-client"), "organization", "RemoveUserMemberships", { userId: signedUp.body.user.id })).toEqual(DENIED);
   });
 
   it("the development outbox is read by the gateway only", async () => {

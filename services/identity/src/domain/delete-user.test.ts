@@ -81,4 +81,17 @@ describe("delete user", () => {
     expect(await deleteUser(deps, { userId: user.id, password: "password-123" })).toEqual({ deleted: true });
     expect(await gone(deps, user.id)).toBe(true);
   });
+
+  it("removes the user's memberships before the user: if that fails, the user stays and a retry succeeds", async () => {
+    const deps = testRegistry({ IDENTITY_DELETE_USER_VERIFICATION: "false" });
+    const { user } = await aSignedUpUser(deps);
+    deps.organizations.failRemove = true;
+    await expect(deleteUser(deps, { userId: user.id, password: "password-123" })).rejects.toThrow(/unavailable/);
+    expect(await deps.store.findUserById(user.id)).not.toBeNull();
+    expect(deps.organizations.removed).toEqual([]);
+    deps.organizations.failRemove = false;
+    expect(await deleteUser(deps, { userId: user.id, password: "password-123" })).toEqual({ deleted: true });
+    expect(deps.organizations.removed).toEqual([user.id]);
+    expect(await gone(deps, user.id)).toBe(true);
+  });
 });

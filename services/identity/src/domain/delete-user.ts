@@ -1,7 +1,7 @@
 /**
  * Delete user: at once with a mailed token; with the password, or from a fresh session, a confirmation mail
  * when confirmation by mail is configured, else at once. Deletion ends the sessions first, then removes the
- * accounts and the user in one transaction; every step is idempotent, so a retry after a failure is safe.
+ * memberships (organization service), then the accounts and the user in one transaction; every step is idempotent, so a retry after a failure is safe.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/random";
@@ -10,7 +10,7 @@ import { requireFreshSession } from "./freshness.js";
 import { apiLink, mailKey } from "./links.js";
 import type { CallerSession, Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now" | "passwords">;
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "organizations" | "now" | "passwords">;
 
 const DELETE_TOKEN_LENGTH = 32;
 const DELETE_TOKEN_SECONDS = 86_400;
@@ -26,9 +26,13 @@ export interface DeleteUserInput {
   deadline?: number;
 }
 
-/** Removes everything the user owns here, and their sessions. Safe to call again. */
-export async function removeUser(deps: Pick<Deps, "store" | "sessions">, userId: string): Promise<void> {
+/**
+ * Removes everything the user owns here, their sessions and their memberships. Safe to call again: the user
+ * row goes last, so a retry after a failed step finds the user and runs every step again.
+ */
+export async function removeUser(deps: Pick<Deps, "store" | "sessions" | "organizations">, userId: string): Promise<void> {
   await deps.sessions.revokeUserSessions(userId);
+  await deps.organizations.removeUserMemberships(userId);
   await deps.store.deleteUserAndAccounts(userId);
   await deps.sessions.forgetDeletedUser(userId);
 }

@@ -30,6 +30,11 @@ export interface MailPort {
   send(to: string, template: MailTemplate, variables: Record<string, string>, idempotencyKey: string): Promise<void>;
 }
 
+export interface OrganizationPort {
+  /** Removes every membership of a deleted user (organization service). Idempotent. */
+  removeUserMemberships(userId: string): Promise<void>;
+}
+
 /** The caller's session, for rules that depend on it. */
 export interface CallerSession {
   token: string;
@@ -46,6 +51,7 @@ export interface Registry {
   config: IdentityConfig;
   store: IdentityStore;
   sessions: SessionPort;
+  organizations: OrganizationPort;
   mail: MailPort;
   mailRequests: MailRequestsPort;
   /** Password hashing and verification, through the process's bounded hashing queue. */

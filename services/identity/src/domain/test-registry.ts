@@ -13,7 +13,7 @@ import { createMemoryIdentityStore } from "../store/memory-identity-store.js";
 import type { UserRecord } from "../store/identity-store.js";
 import { processDue } from "./mail-request-worker.js";
 import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
-import type { MailPort, MailTemplate, Registry, SessionPort } from "./ports.js";
+import type { MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "./ports.js";
 import { signUpEmail } from "./sign-up.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
@@ -70,6 +70,25 @@ function fakeSessions(now: () => Date): FakeSessions {
 }
 
 /** The notification service as identity sees it: one message per idempotency key. */
+/** The organization service as identity sees it: whose memberships were removed, and a switch to fail. */
+export interface FakeOrganizations extends OrganizationPort {
+  removed: string[];
+  /** Makes removeUserMemberships fail, as when the organization service is unreachable. */
+  failRemove: boolean;
+}
+
+function fakeOrganizations(): FakeOrganizations {
+  const organizations: FakeOrganizations = {
+    removed: [],
+    failRemove: false,
+    async removeUserMemberships(userId) {
+      if (organizations.failRemove) throw new Error("organization service unavailable");
+      organizations.removed.push(userId);
+    },
+  };
+  return organizations;
+}
+
 export interface FakeMail extends MailPort {
   sent: SentMail[];
   to(address: string, template?: MailTemplate): SentMail[];
@@ -95,6 +114,7 @@ function fakeMail(): FakeMail {
 
 export interface TestRegistry extends Registry {
   sessions: FakeSessions;
+  organizations: FakeOrganizations;
   mail: FakeMail;
   /** Moves the clock forward. */
   advance(ms: number): void;
@@ -112,6 +132,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     config: identityConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.example.com/api/auth", ...env }),
     store: createMemoryIdentityStore({ now }),
     sessions: fakeSessions(now),
+    organizations: fakeOrganizations(),
     mail: fakeMail(),
     mailRequests: { wake() {} },
     passwords: passwordHasher(new HashingQueue({ concurrency: 2, maxQueued: 64 })),

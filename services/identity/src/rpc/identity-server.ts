@@ -22,12 +22,17 @@ import { twoFactorHandlers } from "./two-factor-handlers.js";
 const GATEWAY = ["gateway"] as const;
 
 /** Who may call what (docs/internal-api.md). */
+/** The most users one GetUsers call reads (a member page is at most 1000). */
+const MAX_BATCH = 1_000;
+
 export const IDENTITY_ACCESS: AccessTable = {
   SignUpEmail: GATEWAY,
   SignInEmail: GATEWAY,
   SignInUsername: GATEWAY,
   // The session service fills its cache with the user; our users' own services read a user.
   GetUser: ["internal-client"],
+  // Member lists show each member's name, email and image: one batched read per request.
+  GetUsers: ["organization"],
   SendVerificationEmail: GATEWAY,
   VerifyEmail: GATEWAY,
   RequestPasswordReset: GATEWAY,
@@ -101,6 +106,11 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       const user = await registry.store.findUserById(req.id);
       if (!user) throw new AuthError("USER_NOT_FOUND");
       return { user: toUserMessage(user) };
+    }),
+    getUsers: rpc.unary("GetUsers", async (req) => {
+      if (req.ids.length > MAX_BATCH || req.emails.length > MAX_BATCH) throw new AuthError("VALIDATION_ERROR", `at most ${MAX_BATCH} ids and ${MAX_BATCH} emails`);
+      const users = await registry.store.findUsers(req.ids, req.emails.map((email) => email.toLowerCase()));
+      return { users: users.map(toUserMessage) };
     }),
     sendVerificationEmail: rpc.unary("SendVerificationEmail", async (req) => {
       await sendVerificationEmail(registry, { email: req.email, callbackUrl: req.callbackUrl });

@@ -85,6 +85,17 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect(await store.findUserByUsername(username)).toEqual(user);
     });
 
+    it("finds several users at once by id or email, unknown ones left out", async () => {
+      const { user: a } = await created();
+      const { user: b } = await created();
+      const { user: c } = await created();
+      const found = await store.findUsers([a.id, newId()], [b.email, `${unique("nobody")}@example.com`]);
+      expect(found.map((u) => u.id).sort()).toEqual([a.id, b.id].sort());
+      expect(found.find((u) => u.id === a.id)).toEqual(a);
+      expect(found.some((u) => u.id === c.id)).toBe(false);
+      expect(await store.findUsers([], [])).toEqual([]);
+    });
+
     it("answers null for an unknown id, email or username", async () => {
       await created();
       expect(await store.findUserById(newId())).toBeNull();

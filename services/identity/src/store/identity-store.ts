@@ -74,6 +74,8 @@ export interface IdentityStore extends TwoFactorStore {
   createUserWithAccount(user: UserRecord, account: AccountRecord): Promise<UserRecord>;
   /** The user with this id, or null. */
   findUserById(id: string): Promise<UserRecord | null>;
+  /** The users with these ids or (already lower-cased) emails, in no particular order; unknown ones left out. */
+  findUsers(ids: string[], emails: string[]): Promise<UserRecord[]>;
   /** The user with this (already lower-cased) email, or null. */
   findUserByEmail(email: string): Promise<UserRecord | null>;
   /** The user with this (already lower-cased) username, or null. */

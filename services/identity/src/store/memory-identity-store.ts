@@ -44,6 +44,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       return user;
     },
     findUserById: async (id) => find((user) => user.id === id),
+    findUsers: async (ids, emails) => [...users.values()].filter((user) => ids.includes(user.id) || emails.includes(user.email)).map(copyUser),
     findUserByEmail: async (email) => find((user) => user.email === email),
     findUserByUsername: async (username) => find((user) => user.username === username),
     async findAccount(userId, providerId) {

@@ -79,6 +79,11 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const row = await store.em().findOne(UserEntity, { id });
       return row ? toUser(row) : null;
     },
+    async findUsers(ids, emails) {
+      if (!ids.length && !emails.length) return [];
+      const rows = await store.em().find(UserEntity, { $or: [{ id: { $in: ids } }, { email: { $in: emails } }] });
+      return rows.map(toUser);
+    },
     async findUserByEmail(email) {
       const row = await store.em().findOne(UserEntity, { email });
       return row ? toUser(row) : null;

@@ -14,7 +14,8 @@ const email = z.email().max(320);
 
 /** Who may call what (docs/internal-api.md). */
 export const NOTIFICATION_ACCESS: AccessTable = {
-  SendEmail: ["identity"],
+  // Account mail (identity) and organization invitations (organization).
+  SendEmail: ["identity", "organization"],
   // The development outbox holds live links: only the gateway's /dev/outbox route reads it.
   ListOutbox: ["gateway"],
 };

@@ -5,6 +5,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
+import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, usersMissingSnapshot } from "../domain/sessions.js";
 import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessage } from "./mappers.js";
 
@@ -18,6 +19,9 @@ export const SESSION_ACCESS: AccessTable = {
   RevokeUserSessions: ["gateway", "identity"],
   ForgetUser: ["identity"],
   ListUsersMissingSnapshot: ["identity"],
+  // The organization service has checked the membership; nothing else changes a session's organization.
+  SetActiveOrganization: ["organization"],
+  ClearActiveOrganization: ["organization"],
 };
 
 export function sessionService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -61,6 +65,16 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
     listUsersMissingSnapshot: rpc.unary("ListUsersMissingSnapshot", async (req) => ({
       userIds: await usersMissingSnapshot(registry, req.afterUserId, req.limit || 100),
     })),
+    setActiveOrganization: rpc.unary("SetActiveOrganization", async (req) => {
+      if (!req.token) throw new AuthError("VALIDATION_ERROR", "token is required");
+      await setActiveOrganization(registry, req.token, req.organizationId || null);
+      return {};
+    }),
+    clearActiveOrganization: rpc.unary("ClearActiveOrganization", async (req) => {
+      if (!req.organizationId) throw new AuthError("VALIDATION_ERROR", "organizationId is required");
+      await clearActiveOrganization(registry, req.organizationId, req.userId || undefined);
+      return {};
+    }),
   };
   return {
     definition: SessionServiceService,

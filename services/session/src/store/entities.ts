@@ -19,7 +19,7 @@ export const SessionEntity = defineEntity({
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     impersonatedBy: p.string().nullable(),
-    activeOrganizationId: p.string().nullable(),
+    activeOrganizationId: p.string().nullable().index(),
   },
 });
 

@@ -70,6 +70,17 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       const missing = new Set([...sessions.values()].map((s) => s.userId).filter((id) => id > afterUserId && !users.has(id)));
       return [...missing].sort().slice(0, limit);
     },
+    async setActiveOrganization(token, organizationId) {
+      const session = sessions.get(vault.lookup(token));
+      if (!session) return false;
+      session.activeOrganizationId = organizationId;
+      return true;
+    },
+    async clearActiveOrganization(organizationId, userId) {
+      const changed = [...sessions.values()].filter((s) => s.activeOrganizationId === organizationId && (!userId || s.userId === userId));
+      for (const session of changed) session.activeOrganizationId = null;
+      return changed.map((s) => s.token);
+    },
     async close() {
       sessions.clear();
       pending.clear();

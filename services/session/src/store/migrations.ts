@@ -82,10 +82,18 @@ class CreateSessionUser extends Migration {
   }
 }
 
+/** Sessions are looked up by active organization when one is deleted or a member leaves it. */
+class IndexActiveOrganization extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create index "session_active_organization_id_index" on "session" ("active_organization_id")`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
     { name: "0002-hash-session-tokens", class: hashSessionTokens(vault) },
     { name: "0003-session-user", class: CreateSessionUser },
+    { name: "0005-session-active-organization", class: IndexActiveOrganization },
   ];
 }

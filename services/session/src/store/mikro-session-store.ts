@@ -97,6 +97,20 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       )) as Array<{ user_id: string }>;
       return rows.map((row) => row.user_id);
     },
+    async setActiveOrganization(token, organizationId) {
+      const changed = await store.em().nativeUpdate(SessionEntity, { tokenHash: vault.lookup(token) }, { activeOrganizationId: organizationId });
+      return changed > 0;
+    },
+    async clearActiveOrganization(organizationId, userId) {
+      const where = userId ? { activeOrganizationId: organizationId, userId } : { activeOrganizationId: organizationId };
+      const rows = await store.em().find(SessionEntity, where);
+      if (!rows.length) return [];
+      await store.em().nativeUpdate(SessionEntity, { id: { $in: rows.map((row) => row.id) }, activeOrganizationId: organizationId }, { activeOrganizationId: null });
+      return rows.flatMap((row) => {
+        const token = opened(row);
+        return token === null ? [] : [token];
+      });
+    },
     close: () => store.close(),
   };
 }

@@ -225,5 +225,30 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       await store.putUser(aUserCopy({ id: c }));
       expect(await store.usersMissingSnapshot(prefix, 2)).toEqual([a, d]);
     });
+
+    it("sets and clears one session's active organization; a gone session answers false", async () => {
+      const session = await created();
+      const organizationId = newId();
+      expect(await store.setActiveOrganization(session.token, organizationId)).toBe(true);
+      expect((await store.findByToken(session.token))!.activeOrganizationId).toBe(organizationId);
+      expect(await store.setActiveOrganization(session.token, null)).toBe(true);
+      expect((await store.findByToken(session.token))!.activeOrganizationId).toBeNull();
+      expect(await store.setActiveOrganization(randomString(32), organizationId)).toBe(false);
+    });
+
+    it("clears an active organization on every session that has it, or on one user's only", async () => {
+      const organizationId = newId();
+      const userId = newId();
+      const mine = await created({ userId, activeOrganizationId: organizationId });
+      const mineElsewhere = await created({ userId, activeOrganizationId: newId() });
+      const theirs = await created({ activeOrganizationId: organizationId });
+      expect(await store.clearActiveOrganization(organizationId, userId)).toEqual([mine.token]);
+      expect((await store.findByToken(mine.token))!.activeOrganizationId).toBeNull();
+      expect((await store.findByToken(mineElsewhere.token))!.activeOrganizationId).toBe(mineElsewhere.activeOrganizationId);
+      expect((await store.findByToken(theirs.token))!.activeOrganizationId).toBe(organizationId);
+      expect(await store.clearActiveOrganization(organizationId)).toEqual([theirs.token]);
+      expect((await store.findByToken(theirs.token))!.activeOrganizationId).toBeNull();
+      expect(await store.clearActiveOrganization(organizationId)).toEqual([]);
+    });
   });
 }

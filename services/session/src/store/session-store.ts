@@ -51,5 +51,12 @@ export interface SessionStore {
   deleteUser(userId: string): Promise<void>;
   /** Ids of users who have a session but no kept copy, ascending, greater than `afterUserId`, at most `limit`. */
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
+  /** Sets (or with null clears) a session's active organization; false when the session no longer exists. */
+  setActiveOrganization(token: string, organizationId: string | null): Promise<boolean>;
+  /**
+   * Clears this active organization on every session that has it (of one user when userId is given) and
+   * answers the tokens of the sessions changed.
+   */
+  clearActiveOrganization(organizationId: string, userId?: string): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -649,6 +649,15 @@ export interface RevokeTrustedDeviceRequest {
 export interface RevokeTrustedDeviceResponse {
 }
 
+export interface GetUsersRequest {
+  ids: string[];
+  emails: string[];
+}
+
+export interface GetUsersResponse {
+  users: User[];
+}
+
 function createBaseCallerSession(): CallerSession {
   return { token: "", createdAt: undefined };
 }
@@ -7395,6 +7404,158 @@ export const RevokeTrustedDeviceResponse: MessageFns<RevokeTrustedDeviceResponse
   },
 };
 
+function createBaseGetUsersRequest(): GetUsersRequest {
+  return { ids: [], emails: [] };
+}
+
+export const GetUsersRequest: MessageFns<GetUsersRequest> = {
+  encode(message: GetUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.emails) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.emails.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsersRequest {
+    return {
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      emails: globalThis.Array.isArray(object?.emails) ? object.emails.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: GetUsersRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.emails?.length) {
+      obj.emails = message.emails;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsersRequest>, I>>(base?: I): GetUsersRequest {
+    return GetUsersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsersRequest>, I>>(object: I): GetUsersRequest {
+    const message = createBaseGetUsersRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    message.emails = object.emails?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseGetUsersResponse(): GetUsersResponse {
+  return { users: [] };
+}
+
+export const GetUsersResponse: MessageFns<GetUsersResponse> = {
+  encode(message: GetUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      User.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(User.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsersResponse {
+    return { users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: GetUsersResponse): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => User.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsersResponse>, I>>(base?: I): GetUsersResponse {
+    return GetUsersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsersResponse>, I>>(object: I): GetUsersResponse {
+    const message = createBaseGetUsersResponse();
+    message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -7452,6 +7613,19 @@ export const IdentityServiceService = {
     requestDeserialize: (value: Buffer): GetUserRequest => GetUserRequest.decode(value),
     responseSerialize: (value: GetUserResponse): Buffer => Buffer.from(GetUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
+  },
+  /**
+   * GetUsers reads the users with these ids or emails, in one call (unknown ones are left out; at most 1000
+   * of each). Errors: VALIDATION_ERROR.
+   */
+  getUsers: {
+    path: "/auth.identity.v1.IdentityService/GetUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUsersRequest): Buffer => Buffer.from(GetUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUsersRequest => GetUsersRequest.decode(value),
+    responseSerialize: (value: GetUsersResponse): Buffer => Buffer.from(GetUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUsersResponse => GetUsersResponse.decode(value),
   },
   /**
    * SendVerificationEmail mails a verification link when the address belongs to an unverified user; it
@@ -7819,6 +7993,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /** GetUser reads one user by id. Errors: USER_NOT_FOUND. */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
+   * GetUsers reads the users with these ids or emails, in one call (unknown ones are left out; at most 1000
+   * of each). Errors: VALIDATION_ERROR.
+   */
+  getUsers: handleUnaryCall<GetUsersRequest, GetUsersResponse>;
+  /**
    * SendVerificationEmail mails a verification link when the address belongs to an unverified user; it
    * answers the same either way. Errors: VERIFICATION_EMAIL_ISNT_ENABLED, INVALID_EMAIL.
    */
@@ -8004,6 +8183,25 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetUsers reads the users with these ids or emails, in one call (unknown ones are left out; at most 1000
+   * of each). Errors: VALIDATION_ERROR.
+   */
+  getUsers(
+    request: GetUsersRequest,
+    callback: (error: ServiceError | null, response: GetUsersResponse) => void,
+  ): ClientUnaryCall;
+  getUsers(
+    request: GetUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUsersResponse) => void,
+  ): ClientUnaryCall;
+  getUsers(
+    request: GetUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUsersResponse) => void,
   ): ClientUnaryCall;
   /**
    * SendVerificationEmail mails a verification link when the address belongs to an unverified user; it

@@ -209,6 +209,22 @@ export interface ListUsersMissingSnapshotResponse {
   userIds: string[];
 }
 
+export interface SetActiveOrganizationRequest {
+  token: string;
+  organizationId?: string | undefined;
+}
+
+export interface SetActiveOrganizationResponse {
+}
+
+export interface ClearActiveOrganizationRequest {
+  organizationId: string;
+  userId?: string | undefined;
+}
+
+export interface ClearActiveOrganizationResponse {
+}
+
 function createBaseSession(): Session {
   return {
     id: "",
@@ -2056,6 +2072,294 @@ export const ListUsersMissingSnapshotResponse: MessageFns<ListUsersMissingSnapsh
   },
 };
 
+function createBaseSetActiveOrganizationRequest(): SetActiveOrganizationRequest {
+  return { token: "", organizationId: undefined };
+}
+
+export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationRequest> = {
+  encode(message: SetActiveOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetActiveOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetActiveOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetActiveOrganizationRequest {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetActiveOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetActiveOrganizationRequest>, I>>(base?: I): SetActiveOrganizationRequest {
+    return SetActiveOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetActiveOrganizationRequest>, I>>(object: I): SetActiveOrganizationRequest {
+    const message = createBaseSetActiveOrganizationRequest();
+    message.token = object.token ?? "";
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetActiveOrganizationResponse(): SetActiveOrganizationResponse {
+  return {};
+}
+
+export const SetActiveOrganizationResponse: MessageFns<SetActiveOrganizationResponse> = {
+  encode(_: SetActiveOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetActiveOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetActiveOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetActiveOrganizationResponse {
+    return {};
+  },
+
+  toJSON(_: SetActiveOrganizationResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetActiveOrganizationResponse>, I>>(base?: I): SetActiveOrganizationResponse {
+    return SetActiveOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetActiveOrganizationResponse>, I>>(_: I): SetActiveOrganizationResponse {
+    const message = createBaseSetActiveOrganizationResponse();
+    return message;
+  },
+};
+
+function createBaseClearActiveOrganizationRequest(): ClearActiveOrganizationRequest {
+  return { organizationId: "", userId: undefined };
+}
+
+export const ClearActiveOrganizationRequest: MessageFns<ClearActiveOrganizationRequest> = {
+  encode(message: ClearActiveOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClearActiveOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClearActiveOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClearActiveOrganizationRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ClearActiveOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClearActiveOrganizationRequest>, I>>(base?: I): ClearActiveOrganizationRequest {
+    return ClearActiveOrganizationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClearActiveOrganizationRequest>, I>>(
+    object: I,
+  ): ClearActiveOrganizationRequest {
+    const message = createBaseClearActiveOrganizationRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseClearActiveOrganizationResponse(): ClearActiveOrganizationResponse {
+  return {};
+}
+
+export const ClearActiveOrganizationResponse: MessageFns<ClearActiveOrganizationResponse> = {
+  encode(_: ClearActiveOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClearActiveOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClearActiveOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ClearActiveOrganizationResponse {
+    return {};
+  },
+
+  toJSON(_: ClearActiveOrganizationResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClearActiveOrganizationResponse>, I>>(base?: I): ClearActiveOrganizationResponse {
+    return ClearActiveOrganizationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClearActiveOrganizationResponse>, I>>(_: I): ClearActiveOrganizationResponse {
+    const message = createBaseClearActiveOrganizationResponse();
+    return message;
+  },
+};
+
 /**
  * Session owns sessions and the session cache. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -2161,6 +2465,37 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): ListUsersMissingSnapshotResponse =>
       ListUsersMissingSnapshotResponse.decode(value),
   },
+  /**
+   * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
+   * session, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   */
+  setActiveOrganization: {
+    path: "/auth.session.v1.SessionService/SetActiveOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetActiveOrganizationRequest): Buffer =>
+      Buffer.from(SetActiveOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetActiveOrganizationRequest => SetActiveOrganizationRequest.decode(value),
+    responseSerialize: (value: SetActiveOrganizationResponse): Buffer =>
+      Buffer.from(SetActiveOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetActiveOrganizationResponse => SetActiveOrganizationResponse.decode(value),
+  },
+  /**
+   * ClearActiveOrganization clears an organization as the active one of every session (of one user when
+   * user_id is set), store and cache, before it answers. Idempotent. Errors: none.
+   */
+  clearActiveOrganization: {
+    path: "/auth.session.v1.SessionService/ClearActiveOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClearActiveOrganizationRequest): Buffer =>
+      Buffer.from(ClearActiveOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClearActiveOrganizationRequest => ClearActiveOrganizationRequest.decode(value),
+    responseSerialize: (value: ClearActiveOrganizationResponse): Buffer =>
+      Buffer.from(ClearActiveOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ClearActiveOrganizationResponse =>
+      ClearActiveOrganizationResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -2188,6 +2523,16 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot: handleUnaryCall<ListUsersMissingSnapshotRequest, ListUsersMissingSnapshotResponse>;
+  /**
+   * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
+   * session, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   */
+  setActiveOrganization: handleUnaryCall<SetActiveOrganizationRequest, SetActiveOrganizationResponse>;
+  /**
+   * ClearActiveOrganization clears an organization as the active one of every session (of one user when
+   * user_id is set), store and cache, before it answers. Idempotent. Errors: none.
+   */
+  clearActiveOrganization: handleUnaryCall<ClearActiveOrganizationRequest, ClearActiveOrganizationResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -2326,6 +2671,44 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListUsersMissingSnapshotResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
+   * session, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   */
+  setActiveOrganization(
+    request: SetActiveOrganizationRequest,
+    callback: (error: ServiceError | null, response: SetActiveOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  setActiveOrganization(
+    request: SetActiveOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetActiveOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  setActiveOrganization(
+    request: SetActiveOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetActiveOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ClearActiveOrganization clears an organization as the active one of every session (of one user when
+   * user_id is set), store and cache, before it answers. Idempotent. Errors: none.
+   */
+  clearActiveOrganization(
+    request: ClearActiveOrganizationRequest,
+    callback: (error: ServiceError | null, response: ClearActiveOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  clearActiveOrganization(
+    request: ClearActiveOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ClearActiveOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  clearActiveOrganization(
+    request: ClearActiveOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ClearActiveOrganizationResponse) => void,
   ): ClientUnaryCall;
 }
 

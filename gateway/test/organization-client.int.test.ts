@@ -1,0 +1,139 @@
+/**
+ * The better-auth organizationClient, 1.1 and current, driving the gateway as a browser app would: create,
+ * list, setActive, getFullOrganization, inviteMember, acceptInvitation, rejectInvitation, cancelInvitation,
+ * updateMemberRole, removeMember and leave (the current client's leave; a 1.1 app removes itself), checking
+ * the `data` and `error` each hands back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAuthClient as createLegacyClient } from "better-auth/client";
+import { organizationClient as legacyOrganizationClient } from "better-auth/client/plugins";
+import { createAuthClient as createCurrentClient } from "better-auth-1.7/client";
+import { organizationClient as currentOrganizationClient } from "better-auth-1.7/client/plugins";
+import { browserFetch } from "../../testing/browser.js";
+import { backendLabel } from "../../testing/databases.js";
+import { uniqueEmail } from "../../testing/http.js";
+import { type Platform, startPlatform } from "../../testing/platform.js";
+import { uniqueSlug } from "./organization-fixtures.js";
+
+type CustomFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+const current = (baseURL: string, customFetchImpl: CustomFetch) => createCurrentClient({ baseURL, plugins: [currentOrganizationClient()], fetchOptions: { customFetchImpl } });
+type OrgClient = ReturnType<typeof current>;
+const legacy = (baseURL: string, customFetchImpl: CustomFetch) =>
+  createLegacyClient({ baseURL, plugins: [legacyOrganizationClient()], fetchOptions: { customFetchImpl } }) as unknown as OrgClient;
+
+/** Both generations, typed through the current client's declared API (the calls used here are shared). */
+const GENERATIONS = [
+  { version: "1.1.9", make: legacy, hasLeave: false },
+  { version: "1.7.25", make: current, hasLeave: true },
+];
+
+let platform: Platform;
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe.each(GENERATIONS)(`better-auth $version organizationClient (${backendLabel()})`, (generation) => {
+  async function signedUp(name: string) {
+    const { customFetchImpl } = browserFetch(platform.origin);
+    const client = generation.make(platform.baseURL, customFetchImpl);
+    const email = uniqueEmail(name.toLowerCase());
+    const { data, error } = await client.signUp.email({ name, email, password: "password-123" });
+    expect(error).toBeNull();
+    return { client, email, user: data!.user };
+  }
+  const activeOf = async (client: OrgClient) => (await client.getSession()).data?.session.activeOrganizationId ?? null;
+
+  it("create, list, setActive, getFullOrganization", async () => {
+    const ada = await signedUp("Ada");
+    const slug = uniqueSlug("client");
+    const created = await ada.client.organization.create({ name: "Engines", slug });
+    expect(created.error).toBeNull();
+    expect(created.data).toMatchObject({ name: "Engines", slug, members: [expect.objectContaining({ userId: ada.user.id, role: "owner" })] });
+    expect(created.data!.createdAt).toBeInstanceOf(Date);
+    const id = created.data!.id;
+    expect(await activeOf(ada.client)).toBe(id);
+
+    const listed = await ada.client.organization.list();
+    expect(listed.data!.map((o) => o.id)).toEqual([id]);
+
+    expect((await ada.client.organization.setActive({ organizationId: null })).data).toBeNull();
+    expect(await activeOf(ada.client)).toBeNull();
+    const set = await ada.client.organization.setActive({ organizationId: id });
+    expect(set.error).toBeNull();
+    expect(set.data).toMatchObject({ id, slug });
+    expect(await activeOf(ada.client)).toBe(id);
+
+    const full = await ada.client.organization.getFullOrganization();
+    expect(full.data).toMatchObject({ id, members: [expect.objectContaining({ user: expect.objectContaining({ email: ada.email, name: "Ada" }) })], invitations: [] });
+    const bySlug = await ada.client.organization.getFullOrganization({ query: { organizationSlug: slug } });
+    expect(bySlug.data!.id).toBe(id);
+  });
+
+  it("inviteMember, acceptInvitation, rejectInvitation, cancelInvitation", async () => {
+    const ada = await signedUp("Ada");
+    const grace = await signedUp("Grace");
+    const { data: org } = await ada.client.organization.create({ name: "Engines", slug: uniqueSlug("client") });
+
+    const invited = await ada.client.organization.inviteMember({ email: grace.email, role: "member" });
+    expect(invited.error).toBeNull();
+    expect(invited.data).toMatchObject({ email: grace.email, role: "member", status: "pending", organizationId: org!.id });
+    const accepted = await grace.client.organization.acceptInvitation({ invitationId: invited.data!.id });
+    expect(accepted.error).toBeNull();
+    expect(accepted.data).toMatchObject({ invitation: { status: "accepted" }, member: { userId: grace.user.id, role: "member" } });
+    expect(await activeOf(grace.client)).toBe(org!.id);
+
+    const refused = await ada.client.organization.inviteMember({ email: grace.email, role: "member" });
+    expect(refused.error).toMatchObject({ status: 400, code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", message: "User is already a member of this organization" });
+
+    const other = await signedUp("Other");
+    const toReject = await ada.client.organization.inviteMember({ email: other.email, role: "member" });
+    const rejected = await other.client.organization.rejectInvitation({ invitationId: toReject.data!.id });
+    expect(rejected.error).toBeNull();
+    expect(rejected.data).toMatchObject({ invitation: { status: "rejected" }, member: null });
+
+    const toCancel = await ada.client.organization.inviteMember({ email: other.email, role: "admin" });
+    const canceled = await ada.client.organization.cancelInvitation({ invitationId: toCancel.data!.id });
+    expect(canceled.error).toBeNull();
+    expect(canceled.data).toMatchObject({ id: toCancel.data!.id, status: "canceled" });
+    const late = await other.client.organization.acceptInvitation({ invitationId: toCancel.data!.id });
+    expect(late.error).toMatchObject({ status: 400, code: "INVITATION_NOT_FOUND", message: "Invitation not found" });
+  });
+
+  it("updateMemberRole, removeMember, leave", async () => {
+    const ada = await signedUp("Ada");
+    const grace = await signedUp("Grace");
+    const bob = await signedUp("Bob");
+    const { data: org } = await ada.client.organization.create({ name: "Engines", slug: uniqueSlug("client") });
+    for (const who of [grace, bob]) {
+      const { data: invitation } = await ada.client.organization.inviteMember({ email: who.email, role: "member" });
+      await who.client.organization.acceptInvitation({ invitationId: invitation!.id });
+    }
+    const full = (await ada.client.organization.getFullOrganization()).data!;
+    const graceMember = full.members.find((m) => m.userId === grace.user.id)!;
+
+    const promoted = await ada.client.organization.updateMemberRole({ memberId: graceMember.id, role: "admin" });
+    expect(promoted.error).toBeNull();
+    expect(promoted.data).toMatchObject({ id: graceMember.id, role: "admin" });
+    const denied = await bob.client.organization.updateMemberRole({ memberId: graceMember.id, role: "member" });
+    expect(denied.error).toMatchObject({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER" });
+
+    const removed = await grace.client.organization.removeMember({ memberIdOrEmail: bob.email });
+    expect(removed.error).toBeNull();
+    expect(removed.data).toMatchObject({ member: { userId: bob.user.id } });
+    expect(await activeOf(bob.client)).toBeNull();
+
+    const onlyOwner = generation.hasLeave
+      ? await ada.client.organization.leave({ organizationId: org!.id })
+      : await ada.client.organization.removeMember({ memberIdOrEmail: ada.email });
+    expect(onlyOwner.error).toMatchObject({ status: 400, code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER" });
+    const left = generation.hasLeave
+      ? await grace.client.organization.leave({ organizationId: org!.id })
+      : await grace.client.organization.removeMember({ memberIdOrEmail: grace.email });
+    expect(left.error).toBeNull();
+    expect(await activeOf(grace.client)).toBeNull();
+    expect((await grace.client.organization.list()).data).toEqual([]);
+  });
+});

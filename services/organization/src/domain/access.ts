@@ -1,0 +1,55 @@
+/**
+ * The checks every organization call shares: which organization a call is about (named, or the caller's
+ * active one), that the caller is a member of it, and what the member's role grants (roles.ts).
+ */
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import type { MemberRecord, OrganizationRecord } from "../store/organization-store.js";
+import type { Caller, Registry } from "./ports.js";
+import { grants, isCreator, type Resource } from "./roles.js";
+
+type Deps = Pick<Registry, "config" | "store">;
+
+export interface Target {
+  organizationId?: string;
+  organizationSlug?: string;
+}
+
+/** The organization id a call names, else the caller's active one; NO_ACTIVE_ORGANIZATION when neither. */
+export function targetId(caller: Caller, organizationId?: string): string {
+  const id = organizationId || caller.activeOrganizationId;
+  if (!id) throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  return id;
+}
+
+/** The organization named by slug, id, or the active one; null when none is named or active. */
+export async function findTarget(deps: Deps, caller: Caller, target: Target): Promise<OrganizationRecord | null | "none"> {
+  if (target.organizationSlug) return deps.store.findOrganizationBySlug(target.organizationSlug);
+  const id = target.organizationId || caller.activeOrganizationId;
+  return id ? deps.store.findOrganization(id) : "none";
+}
+
+/** The organization with this id, or ORGANIZATION_NOT_FOUND. */
+export async function requireOrganization(deps: Deps, id: string): Promise<OrganizationRecord> {
+  const organization = await deps.store.findOrganization(id);
+  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  return organization;
+}
+
+/** The caller's membership, or the given refusal (USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION by default). */
+export async function requireMember(deps: Deps, organizationId: string, userId: string, refusal: ErrorCode = "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"): Promise<MemberRecord> {
+  const member = await deps.store.findMember(organizationId, userId);
+  if (!member) throw new AuthError(refusal);
+  return member;
+}
+
+/** Refuses with `refusal` unless the member's role grants the action. */
+export function requirePermission(deps: Deps, member: MemberRecord, resource: Resource, action: string, refusal: ErrorCode): void {
+  if (!grants(deps.config.roles, member.role, { [resource]: [action] })) throw new AuthError(refusal);
+}
+
+export const isOwner = (deps: Deps, member: { role: string }) => isCreator(deps.config.creatorRole, member.role);
+
+/** Whether this owner is the organization's only one (then it can neither leave, be removed nor be demoted). */
+export async function isOnlyOwner(deps: Deps, member: MemberRecord): Promise<boolean> {
+  return isOwner(deps, member) && (await deps.store.countMembersWithRole(member.organizationId, deps.config.creatorRole)) <= 1;
+}

@@ -1,0 +1,116 @@
+/**
+ * Invitation use cases (SPEC.md §4): invite (and resend), read, list, accept, reject, cancel. Accepting,
+ * rejecting and reading need a pending, unexpired invitation and the caller to be its recipient (session
+ * email equals the invitation email, lower-cased). The mail goes through the notification service with a
+ * link to the web app's invitation page.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import type { InvitationRecord, MemberRecord } from "../store/organization-store.js";
+import { isOwner, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
+import type { Caller, Registry } from "./ports.js";
+import { isKnownRole } from "./roles.js";
+
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "mail" | "now">;
+
+export interface InviteInput {
+  email: string;
+  role: string;
+  organizationId?: string;
+  resend: boolean;
+}
+
+export async function inviteMember(deps: Deps, caller: Caller, input: InviteInput): Promise<InvitationRecord> {
+  const organizationId = targetId(caller, input.organizationId);
+  const email = input.email.toLowerCase();
+  const organization = await requireOrganization(deps, organizationId);
+  const inviter = await requireMember(deps, organizationId, caller.userId);
+  requirePermission(deps, inviter, "invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+  if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
+  if (isOwner(deps, input) && !isOwner(deps, inviter)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+
+  // One identity call: the inviter's name for the mail, and whether the address already has a member.
+  const users = await deps.users.getUsers([caller.userId], [email]);
+  const invitee = users.find((u) => u.email === email);
+  if (invitee && (await deps.store.findMember(organizationId, invitee.id))) throw new AuthError("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
+
+  const now = deps.now();
+  const expiresAt = new Date(now.getTime() + deps.config.invitationExpiresInSeconds * 1000);
+  const pending = await deps.store.findPendingInvitation(organizationId, email);
+  let invitation: InvitationRecord;
+  if (pending && pending.expiresAt > now) {
+    if (!input.resend) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+    if (!(await deps.store.answerInvitation(pending.id, "pending", expiresAt))) throw new AuthError("INVITATION_NOT_FOUND");
+    invitation = { ...pending, expiresAt };
+  } else {
+    invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
+    await deps.store.createInvitation(invitation);
+  }
+  const inviterName = users.find((u) => u.id === caller.userId)?.name;
+  await deps.mail.sendInvitation(
+    email,
+    {
+      url: `${deps.config.appUrl}/accept-invitation/${invitation.id}`,
+      organization_name: organization.name,
+      role: invitation.role,
+      ...(inviterName ? { inviter_name: inviterName } : {}),
+    },
+    // A resend renews the expiry, and with it the key: a new mail.
+    `organization-invitation:${invitation.id}:${expiresAt.getTime()}`,
+  );
+  return invitation;
+}
+
+/** The invitation, pending and unexpired, addressed to the caller. */
+async function requireOwnInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
+  const invitation = await deps.store.findInvitation(id);
+  if (!invitation || invitation.status !== "pending" || invitation.expiresAt <= deps.now()) throw new AuthError("INVITATION_NOT_FOUND");
+  if (invitation.email !== caller.email.toLowerCase()) throw new AuthError("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
+  return invitation;
+}
+
+export async function getInvitation(deps: Deps, caller: Caller, id: string) {
+  const invitation = await requireOwnInvitation(deps, caller, id);
+  const organization = await deps.store.findOrganization(invitation.organizationId);
+  if (!organization) throw new AuthError("INVITATION_NOT_FOUND");
+  const [inviter] = await deps.users.getUsers([invitation.inviterId], []);
+  return { invitation, organizationName: organization.name, organizationSlug: organization.slug, inviterEmail: inviter?.email ?? "" };
+}
+
+export async function listInvitations(deps: Deps, caller: Caller, organizationId?: string): Promise<InvitationRecord[]> {
+  const id = targetId(caller, organizationId);
+  await requireMember(deps, id, caller.userId);
+  return deps.store.listInvitations(id);
+}
+
+/** The pending, unexpired invitations addressed to the caller. */
+export async function listUserInvitations(deps: Deps, caller: Caller): Promise<InvitationRecord[]> {
+  const now = deps.now();
+  return (await deps.store.listPendingInvitationsTo(caller.email.toLowerCase())).filter((i) => i.expiresAt > now);
+}
+
+/** Makes the caller a member with the invited role (once, even when two accepts race) and the organization active. */
+export async function acceptInvitation(deps: Deps, caller: Caller, id: string): Promise<{ invitation: InvitationRecord; member: MemberRecord }> {
+  const invitation = await requireOwnInvitation(deps, caller, id);
+  if (!(await deps.store.findMember(invitation.organizationId, invitation.inviterId))) throw new AuthError("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
+  const member: MemberRecord = { id: newId(), organizationId: invitation.organizationId, userId: caller.userId, role: invitation.role, createdAt: deps.now() };
+  if (!(await deps.store.acceptInvitation(id, member))) throw new AuthError("INVITATION_NOT_FOUND");
+  await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
+  return { invitation: { ...invitation, status: "accepted" }, member };
+}
+
+export async function rejectInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
+  const invitation = await requireOwnInvitation(deps, caller, id);
+  if (!(await deps.store.answerInvitation(id, "rejected"))) throw new AuthError("INVITATION_NOT_FOUND");
+  return { ...invitation, status: "rejected" };
+}
+
+/** A member whose role may cancel invitations withdraws a pending one. */
+export async function cancelInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
+  const invitation = await deps.store.findInvitation(id);
+  if (!invitation) throw new AuthError("INVITATION_NOT_FOUND");
+  const member = await requireMember(deps, invitation.organizationId, caller.userId);
+  requirePermission(deps, member, "invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
+  if (!(await deps.store.answerInvitation(id, "canceled"))) throw new AuthError("INVITATION_NOT_FOUND");
+  return { ...invitation, status: "canceled" };
+}

@@ -1,0 +1,119 @@
+/**
+ * Member use cases: pages of members with their users, the caller's membership, removal, role changes,
+ * leaving, permission checks, and the removal of a deleted user's memberships (SPEC.md §5-§6).
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import type { MemberRecord } from "../store/organization-store.js";
+import { findTarget, isOnlyOwner, isOwner, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import type { Caller, MemberUser, Registry } from "./ports.js";
+import { grants, isKnownRole } from "./roles.js";
+
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions">;
+
+/** SPEC.md §9: the default page size of list reads. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1_000;
+
+export interface MemberWithUser extends MemberRecord {
+  user: MemberUser | null;
+}
+
+/** The members with their users' fields, read from identity in one call. */
+export async function withUsers(deps: Pick<Deps, "users">, members: MemberRecord[]): Promise<MemberWithUser[]> {
+  if (!members.length) return [];
+  const users = new Map((await deps.users.getUsers([...new Set(members.map((m) => m.userId))], [])).map((u) => [u.id, u]));
+  return members.map((member) => ({ ...member, user: users.get(member.userId) ?? null }));
+}
+
+export async function listMembers(deps: Deps, caller: Caller, target: Target & { limit?: number; offset?: number }) {
+  const organization = await findTarget(deps, caller, target);
+  if (organization === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  await requireMember(deps, organization.id, caller.userId);
+  const limit = Math.min(target.limit || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const page = await deps.store.listMembers(organization.id, { limit, offset: target.offset ?? 0 });
+  return { members: await withUsers(deps, page.members), total: page.total };
+}
+
+/** The caller's membership of the named or active organization, with the caller's user. */
+export async function getActiveMember(deps: Deps, caller: Caller, target: Target): Promise<MemberWithUser> {
+  const organization = await findTarget(deps, caller, target);
+  if (organization === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  const member = await requireMember(deps, organization.id, caller.userId, "MEMBER_NOT_FOUND");
+  return (await withUsers(deps, [member]))[0]!;
+}
+
+/** The member a value names: an email (it holds an at-sign) or a member id, within one organization. */
+async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: string): Promise<MemberRecord> {
+  let member: MemberRecord | null;
+  if (memberIdOrEmail.includes("@")) {
+    const [user] = await deps.users.getUsers([], [memberIdOrEmail.toLowerCase()]);
+    member = user ? await deps.store.findMember(organizationId, user.id) : null;
+  } else {
+    member = await deps.store.findMemberById(memberIdOrEmail);
+  }
+  if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
+  return member;
+}
+
+/** Removes a member and clears the organization as the removed user's active one. */
+async function removeMembership(deps: Deps, member: MemberRecord): Promise<void> {
+  await deps.store.deleteMember(member.id);
+  await deps.sessions.clearActiveOrganization(member.organizationId, member.userId);
+}
+
+/**
+ * Anyone may remove themselves (but not as the only owner); removing someone else needs the member delete
+ * permission, and removing an owner needs to be an owner.
+ */
+export async function removeMember(deps: Deps, caller: Caller, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberRecord> {
+  const organizationId = targetId(caller, input.organizationId);
+  const actor = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
+  const member = await memberNamed(deps, organizationId, input.memberIdOrEmail);
+  if (member.id !== actor.id) {
+    requirePermission(deps, actor, "member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    if (isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+  }
+  if (await isOnlyOwner(deps, member)) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+  await removeMembership(deps, member);
+  return member;
+}
+
+/** Needs the member update permission; only an owner grants or takes the owner role; the only owner stays one. */
+export async function updateMemberRole(deps: Deps, caller: Caller, input: { memberId: string; role: string; organizationId?: string }): Promise<MemberWithUser> {
+  const organizationId = targetId(caller, input.organizationId);
+  const actor = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
+  if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
+  requirePermission(deps, actor, "member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+  const member = await deps.store.findMemberById(input.memberId);
+  if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
+  if ((isOwner(deps, member) || isOwner(deps, input)) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+  if (!isOwner(deps, input) && (await isOnlyOwner(deps, member))) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+  const updated = await deps.store.updateMemberRole(member.id, input.role);
+  if (!updated) throw new AuthError("MEMBER_NOT_FOUND");
+  return (await withUsers(deps, [updated]))[0]!;
+}
+
+export async function leaveOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<MemberRecord> {
+  const member = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
+  if (await isOnlyOwner(deps, member)) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+  await removeMembership(deps, member);
+  return member;
+}
+
+/** Whether the caller's role grants every asked action on every asked resource. */
+export async function hasPermission(deps: Deps, caller: Caller, input: { organizationId?: string; permissions: Record<string, string[]> }): Promise<boolean> {
+  const organizationId = targetId(caller, input.organizationId);
+  const member = await requireMember(deps, organizationId, caller.userId);
+  return grants(deps.config.roles, member.role, input.permissions);
+}
+
+export function getMembership(deps: Pick<Deps, "store">, userId: string, organizationId: string): Promise<MemberRecord | null> {
+  return deps.store.findMember(organizationId, userId);
+}
+
+/** A deleted user's memberships go, and the invitations they sent are canceled. Idempotent. */
+export async function removeUserMemberships(deps: Pick<Deps, "store">, userId: string): Promise<void> {
+  await deps.store.removeUser(userId);
+}

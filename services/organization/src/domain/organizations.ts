@@ -1,0 +1,120 @@
+/**
+ * Organization use cases: create, update, delete, read with members, the active organization, list, slug
+ * check (SPEC.md §4-§6). The active organization lives on the session: the session service changes it (cache
+ * included) before these calls answer.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
+import { findTarget, requireMember, requireOrganization, requirePermission, type Target, targetId } from "./access.js";
+import { DEFAULT_PAGE_SIZE, type MemberWithUser, withUsers } from "./members.js";
+import type { Caller, Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "now">;
+
+export interface FullOrganization {
+  organization: OrganizationRecord;
+  members: MemberWithUser[];
+  invitations: InvitationRecord[];
+  memberCount: number;
+}
+
+export interface CreateOrganizationInput {
+  caller?: Caller;
+  /** The creator when there is no caller (a server-side call). */
+  userId?: string;
+  name: string;
+  slug: string;
+  logo?: string;
+  metadata: Record<string, string>;
+}
+
+export async function createOrganization(deps: Deps, input: CreateOrganizationInput): Promise<FullOrganization> {
+  const creatorId = input.caller?.userId || input.userId;
+  if (!creatorId) throw new AuthError("UNAUTHORIZED");
+  if (!deps.config.allowCreation) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
+  const limit = deps.config.organizationLimit;
+  if (limit > 0 && (await deps.store.countMemberships(creatorId)) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
+  if (await deps.store.findOrganizationBySlug(input.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
+  const now = deps.now();
+  const organization: OrganizationRecord = { id: newId(), name: input.name, slug: input.slug, logo: input.logo ?? null, metadata: input.metadata, createdAt: now };
+  const creator = { id: newId(), organizationId: organization.id, userId: creatorId, role: deps.config.creatorRole, createdAt: now };
+  // The unique slug index decides between concurrent creates of one slug.
+  await deps.store.createOrganization(organization, creator);
+  if (input.caller) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
+  return { organization, members: await withUsers(deps, [creator]), invitations: [], memberCount: 1 };
+}
+
+export interface UpdateOrganizationInput {
+  organizationId?: string;
+  patch: OrganizationPatch;
+}
+
+export async function updateOrganization(deps: Deps, caller: Caller, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
+  const id = targetId(caller, input.organizationId);
+  await requireOrganization(deps, id);
+  const member = await requireMember(deps, id, caller.userId);
+  requirePermission(deps, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
+  const updated = await deps.store.updateOrganization(id, input.patch);
+  if (!updated) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  return updated;
+}
+
+/** Deletes the organization, its members and invitations, then clears it as anyone's active organization. */
+export async function deleteOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {
+  if (!deps.config.deleteEnabled) throw new AuthError("NOT_FOUND");
+  const organization = await requireOrganization(deps, organizationId);
+  const member = await requireMember(deps, organizationId, caller.userId);
+  requirePermission(deps, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
+  await deps.store.deleteOrganization(organizationId);
+  await deps.sessions.clearActiveOrganization(organizationId);
+  return organization;
+}
+
+/** The organization with its first page of members and its invitations; reading it requires membership. */
+export async function fullOrganization(deps: Deps, organization: OrganizationRecord): Promise<FullOrganization> {
+  const [page, invitations] = await Promise.all([
+    deps.store.listMembers(organization.id, { limit: DEFAULT_PAGE_SIZE, offset: 0 }),
+    deps.store.listInvitations(organization.id),
+  ]);
+  return { organization, members: await withUsers(deps, page.members), invitations, memberCount: page.total };
+}
+
+/** By slug, id, or the active organization; null when none is named or active. */
+export async function getFullOrganization(deps: Deps, caller: Caller, target: Target): Promise<FullOrganization | null> {
+  const organization = await findTarget(deps, caller, target);
+  if (organization === "none") return null;
+  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  await requireMember(deps, organization.id, caller.userId);
+  return fullOrganization(deps, organization);
+}
+
+/**
+ * Sets the caller session's active organization (SPEC.md §4): unset clears it; with nothing named the
+ * active one is read back; naming one the caller is not a member of (or one that does not exist) clears
+ * it and fails.
+ */
+export async function setActiveOrganization(deps: Deps, caller: Caller, target: Target & { unset?: boolean }): Promise<FullOrganization | null> {
+  if (target.unset && !target.organizationId && !target.organizationSlug) {
+    if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionToken, null);
+    return null;
+  }
+  const organization = await findTarget(deps, caller, target);
+  if (organization === "none") return null;
+  const member = organization && (await deps.store.findMember(organization.id, caller.userId));
+  if (!organization || !member) {
+    if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionToken, null);
+    throw new AuthError(organization ? "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" : "ORGANIZATION_NOT_FOUND");
+  }
+  await deps.sessions.setActiveOrganization(caller.sessionToken, organization.id);
+  return fullOrganization(deps, organization);
+}
+
+export function listOrganizations(deps: Pick<Deps, "store">, userId: string): Promise<OrganizationRecord[]> {
+  return deps.store.listOrganizationsOfUser(userId);
+}
+
+/** ORGANIZATION_ALREADY_EXISTS when the slug is taken. */
+export async function checkSlug(deps: Pick<Deps, "store">, slug: string): Promise<void> {
+  if (await deps.store.findOrganizationBySlug(slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
+}

@@ -1,0 +1,48 @@
+/** What the organization domain needs from outside itself. */
+import type { Logger } from "@auth-platform/runtime/log";
+import type { OrganizationConfig } from "../config.js";
+import type { OrganizationStore } from "../store/organization-store.js";
+
+/** The signed-in user a call is made for (the gateway reads it from the session). */
+export interface Caller {
+  userId: string;
+  /** Lower-cased. */
+  email: string;
+  sessionToken: string;
+  activeOrganizationId: string | null;
+}
+
+/** A member's user as identity serves it. */
+export interface MemberUser {
+  id: string;
+  name: string;
+  email: string;
+  image: string | null;
+}
+
+export interface UserPort {
+  /** The users with these ids or (lower-cased) emails, in one call; unknown ones left out. */
+  getUsers(ids: string[], emails: string[]): Promise<MemberUser[]>;
+}
+
+export interface SessionPort {
+  /** Sets (or with null clears) the active organization of one session, cache included. */
+  setActiveOrganization(sessionToken: string, organizationId: string | null): Promise<void>;
+  /** Clears an organization as the active one of every session (of one user when given). Idempotent. */
+  clearActiveOrganization(organizationId: string, userId?: string): Promise<void>;
+}
+
+export interface MailPort {
+  /** Queues the invitation mail in the notification outbox; the same key never queues twice. */
+  sendInvitation(to: string, variables: Record<string, string>, idempotencyKey: string): Promise<void>;
+}
+
+export interface Registry {
+  config: OrganizationConfig;
+  store: OrganizationStore;
+  users: UserPort;
+  sessions: SessionPort;
+  mail: MailPort;
+  log: Logger;
+  now: () => Date;
+}

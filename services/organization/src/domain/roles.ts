@@ -1,0 +1,55 @@
+/**
+ * Organization roles and what they may do (docs/organizations.md has the matrix). A role grants actions on
+ * resources; a member's role may list several roles separated by commas, and grants what any of them does.
+ */
+import * as z from "zod";
+
+export const RESOURCES = {
+  organization: ["update", "delete"],
+  member: ["create", "update", "delete"],
+  invitation: ["create", "cancel"],
+} as const;
+
+export type Resource = keyof typeof RESOURCES;
+export type Permissions = Partial<Record<Resource, string[]>>;
+/** Role name -> what it grants. */
+export type RoleTable = Record<string, Permissions>;
+
+export const DEFAULT_ROLES: RoleTable = {
+  owner: { organization: ["update", "delete"], member: ["create", "update", "delete"], invitation: ["create", "cancel"] },
+  admin: { organization: ["update"], member: ["create", "update", "delete"], invitation: ["create", "cancel"] },
+  member: {},
+};
+
+const roleName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "role names are lower-case letters, digits, - and _");
+const permissions = z.strictObject({
+  organization: z.array(z.enum(RESOURCES.organization)).optional(),
+  member: z.array(z.enum(RESOURCES.member)).optional(),
+  invitation: z.array(z.enum(RESOURCES.invitation)).optional(),
+});
+/** ORGANIZATION_ROLES: a JSON object, role name -> { resource: [actions] }. */
+export const roleTableSchema = z.record(roleName, permissions).refine((table) => Object.keys(table).length > 0, "at least one role");
+
+/** The roles a member's role value names (comma-separated), trimmed. */
+export function rolesOf(role: string): string[] {
+  return role.split(",").map((r) => r.trim()).filter(Boolean);
+}
+
+/** Whether every role in the value is configured. */
+export function isKnownRole(table: RoleTable, role: string): boolean {
+  const roles = rolesOf(role);
+  return roles.length > 0 && roles.every((r) => Object.hasOwn(table, r));
+}
+
+/** Whether the member's role grants every asked action on every asked resource. */
+export function grants(table: RoleTable, role: string, asked: Record<string, readonly string[]>): boolean {
+  const roles = rolesOf(role).filter((r) => Object.hasOwn(table, r));
+  return Object.entries(asked).every(([resource, actions]) =>
+    actions.every((action) => roles.some((r) => (table[r]![resource as Resource] ?? []).includes(action))),
+  );
+}
+
+/** Whether the role value includes the creator role (the owner). */
+export function isCreator(creatorRole: string, role: string): boolean {
+  return rolesOf(role).includes(creatorRole);
+}

@@ -1,0 +1,71 @@
+/**
+ * The organization domain's dependencies for unit tests: the memory store, a clock the test moves, and
+ * fakes of identity (users by id and email, counting calls), the session service (active organization per
+ * session token) and the notification service (mail kept in a list).
+ */
+import type { Logger } from "@auth-platform/runtime/log";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import { organizationConfig } from "../config.js";
+import { createMemoryOrganizationStore } from "../store/memory-organization-store.js";
+import type { Caller, MemberUser, Registry } from "./ports.js";
+
+export const T0 = Date.UTC(2031, 0, 1);
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface TestRegistry extends Registry {
+  advance(ms: number): void;
+  known: Map<string, MemberUser>;
+  /** How many identity calls were made. */
+  userCalls: number;
+  /** Session token -> active organization id, and the session's user. */
+  sessionsByToken: Map<string, { userId: string; active: string | null }>;
+  sent: Array<{ to: string; variables: Record<string, string>; key: string }>;
+}
+
+export function testRegistry(env: Record<string, string> = {}): TestRegistry {
+  let clock = T0;
+  const registry: TestRegistry = {
+    config: organizationConfig({ AUTH_APP_URL: "https://app.example.com", ...env }),
+    store: createMemoryOrganizationStore(),
+    log: silent,
+    now: () => new Date(clock),
+    advance: (ms) => void (clock += ms),
+    known: new Map(),
+    userCalls: 0,
+    sessionsByToken: new Map(),
+    sent: [],
+    users: {
+      async getUsers(ids, emails) {
+        registry.userCalls++;
+        return [...registry.known.values()].filter((u) => ids.includes(u.id) || emails.includes(u.email));
+      },
+    },
+    sessions: {
+      async setActiveOrganization(token, organizationId) {
+        const session = registry.sessionsByToken.get(token);
+        if (session) session.active = organizationId;
+      },
+      async clearActiveOrganization(organizationId, userId) {
+        for (const session of registry.sessionsByToken.values()) {
+          if (session.active === organizationId && (!userId || session.userId === userId)) session.active = null;
+        }
+      },
+    },
+    mail: {
+      async sendInvitation(to, variables, key) {
+        if (!registry.sent.some((m) => m.key === key)) registry.sent.push({ to, variables, key });
+      },
+    },
+  };
+  return registry;
+}
+
+/** A signed-in user: known to identity, with one session; `caller()` reads the session's active organization. */
+export function aUser(deps: TestRegistry, name = "Ada") {
+  const user: MemberUser = { id: newId(), name, email: `${name.toLowerCase()}-${randomString(6).toLowerCase()}@example.com`, image: null };
+  deps.known.set(user.id, user);
+  const token = randomString(32);
+  deps.sessionsByToken.set(token, { userId: user.id, active: null });
+  const caller = (): Caller => ({ userId: user.id, email: user.email, sessionToken: token, activeOrganizationId: deps.sessionsByToken.get(token)!.active });
+  return { user, token, caller, active: () => deps.sessionsByToken.get(token)!.active };
+}

@@ -1,0 +1,49 @@
+/** Builds the organization service's dependencies once: config, store, identity/session/notification clients, clock. */
+import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import type { Logger } from "@auth-platform/runtime/log";
+import { call } from "@auth-platform/runtime/rpc";
+import type { OrganizationConfig } from "./config.js";
+import type { Registry } from "./domain/ports.js";
+import { openOrganizationStore } from "./store/mikro-organization-store.js";
+
+export async function buildRegistry(config: OrganizationConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
+  const store = await openOrganizationStore(config.databaseUrl);
+  const tls = config.grpc.tls;
+  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
+  const notification = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
+  return {
+    config,
+    store,
+    log,
+    now: () => new Date(),
+    users: {
+      async getUsers(ids, emails) {
+        const { users } = await call(identity, identity.getUsers, { ids, emails });
+        return users.map((u) => ({ id: u.id, name: u.name, email: u.email, image: u.image ?? null }));
+      },
+    },
+    sessions: {
+      async setActiveOrganization(token, organizationId) {
+        await call(sessions, sessions.setActiveOrganization, { token, organizationId: organizationId ?? undefined });
+      },
+      async clearActiveOrganization(organizationId, userId) {
+        await call(sessions, sessions.clearActiveOrganization, { organizationId, userId });
+      },
+    },
+    mail: {
+      async sendInvitation(to, variables, idempotencyKey) {
+        await call(notification, notification.sendEmail, { to, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables, idempotencyKey });
+      },
+    },
+    async close() {
+      identity.close();
+      sessions.close();
+      notification.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/** Organization records <-> contract messages. */
+import type { Caller as CallerMessage, FullOrganization as FullMessage, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { MemberWithUser } from "../domain/members.js";
+import type { FullOrganization } from "../domain/organizations.js";
+import type { Caller } from "../domain/ports.js";
+import type { InvitationRecord, MemberRecord, OrganizationRecord } from "../store/organization-store.js";
+
+export function toOrganizationMessage(organization: OrganizationRecord): Organization {
+  return {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    logo: organization.logo ?? undefined,
+    metadata: organization.metadata,
+    createdAt: organization.createdAt,
+  };
+}
+
+export function toMemberMessage(member: MemberRecord | MemberWithUser): Member {
+  const user = "user" in member && member.user ? { ...member.user, image: member.user.image ?? undefined } : undefined;
+  return { id: member.id, organizationId: member.organizationId, userId: member.userId, role: member.role, createdAt: member.createdAt, user };
+}
+
+export function toInvitationMessage(invitation: InvitationRecord): Invitation {
+  return { ...invitation };
+}
+
+export function toFullMessage(full: FullOrganization): FullMessage {
+  return {
+    organization: toOrganizationMessage(full.organization),
+    members: full.members.map(toMemberMessage),
+    invitations: full.invitations.map(toInvitationMessage),
+    memberCount: full.memberCount,
+  };
+}
+
+/** The caller a request carries; every call made for a signed-in user needs one. */
+export function callerOf(caller: CallerMessage | undefined): Caller {
+  if (!caller?.userId || !caller.sessionToken) throw new AuthError("UNAUTHORIZED");
+  return { userId: caller.userId, email: caller.email.toLowerCase(), sessionToken: caller.sessionToken, activeOrganizationId: caller.activeOrganizationId || null };
+}

@@ -1,0 +1,179 @@
+/** OrganizationService over gRPC: decode, call one use case, encode. */
+import { type OrganizationServiceServer, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import * as invitations from "../domain/invitations.js";
+import * as members from "../domain/members.js";
+import * as organizations from "../domain/organizations.js";
+import type { Registry } from "../domain/ports.js";
+import { callerOf, toFullMessage, toInvitationMessage, toMemberMessage, toOrganizationMessage } from "./mappers.js";
+import * as valid from "./validation.js";
+
+const GATEWAY = ["gateway"] as const;
+
+/** Who may call what (docs/internal-api.md). */
+export const ORGANIZATION_ACCESS: AccessTable = {
+  // Without a caller, user_id names the creator: server-side creation by our users' services and the admin area.
+  CreateOrganization: ["gateway", "internal-client", "admin"],
+  UpdateOrganization: GATEWAY,
+  DeleteOrganization: GATEWAY,
+  GetFullOrganization: GATEWAY,
+  SetActiveOrganization: GATEWAY,
+  ListOrganizations: ["gateway", "internal-client", "admin"],
+  ListMembers: GATEWAY,
+  GetActiveMember: GATEWAY,
+  InviteMember: GATEWAY,
+  GetInvitation: GATEWAY,
+  ListInvitations: GATEWAY,
+  ListUserInvitations: GATEWAY,
+  AcceptInvitation: GATEWAY,
+  RejectInvitation: GATEWAY,
+  CancelInvitation: GATEWAY,
+  RemoveMember: GATEWAY,
+  UpdateMemberRole: GATEWAY,
+  LeaveOrganization: GATEWAY,
+  CheckSlug: GATEWAY,
+  HasPermission: GATEWAY,
+  // "Is user U a member of O, with which role": our users' own services and the admin area.
+  GetMembership: ["internal-client", "admin"],
+  // Deleting a user (identity, or the admin area's remove-user through identity) removes their memberships.
+  RemoveUserMemberships: ["identity", "admin"],
+};
+
+export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const implementation: OrganizationServiceServer = {
+    createOrganization: rpc.unary("CreateOrganization", async (req) => {
+      const caller = req.caller ? callerOf(req.caller) : undefined;
+      if (!caller && !req.userId) throw new AuthError("UNAUTHORIZED");
+      const full = await organizations.createOrganization(registry, {
+        caller,
+        userId: req.userId ? valid.id("userId", req.userId) : undefined,
+        name: valid.name(req.name),
+        slug: valid.slug(req.slug),
+        logo: valid.logo(req.logo),
+        metadata: valid.metadata(req.metadata),
+      });
+      return { organization: toFullMessage(full) };
+    }),
+    updateOrganization: rpc.unary("UpdateOrganization", async (req) => {
+      const organization = await organizations.updateOrganization(registry, callerOf(req.caller), {
+        organizationId: valid.optionalId("organizationId", req.organizationId),
+        patch: {
+          name: req.name === undefined ? undefined : valid.name(req.name),
+          slug: req.slug === undefined ? undefined : valid.slug(req.slug),
+          // An empty logo clears it.
+          logo: req.logo === undefined ? undefined : valid.logo(req.logo) || null,
+          metadata: req.setMetadata ? valid.metadata(req.metadata) : undefined,
+        },
+      });
+      return { organization: toOrganizationMessage(organization) };
+    }),
+    deleteOrganization: rpc.unary("DeleteOrganization", async (req) => {
+      const organization = await organizations.deleteOrganization(registry, callerOf(req.caller), valid.id("organizationId", req.organizationId));
+      return { organization: toOrganizationMessage(organization) };
+    }),
+    getFullOrganization: rpc.unary("GetFullOrganization", async (req) => {
+      const full = await organizations.getFullOrganization(registry, callerOf(req.caller), { organizationId: req.organizationId, organizationSlug: req.organizationSlug });
+      return { organization: full ? toFullMessage(full) : undefined };
+    }),
+    setActiveOrganization: rpc.unary("SetActiveOrganization", async (req) => {
+      const full = await organizations.setActiveOrganization(registry, callerOf(req.caller), {
+        organizationId: req.organizationId,
+        organizationSlug: req.organizationSlug,
+        unset: req.unset,
+      });
+      return { organization: full ? toFullMessage(full) : undefined };
+    }),
+    listOrganizations: rpc.unary("ListOrganizations", async (req) => ({
+      organizations: (await organizations.listOrganizations(registry, valid.id("userId", req.userId))).map(toOrganizationMessage),
+    })),
+    listMembers: rpc.unary("ListMembers", async (req) => {
+      if (req.limit < 0 || req.offset < 0) throw new AuthError("VALIDATION_ERROR", "limit and offset must not be negative");
+      const page = await members.listMembers(registry, callerOf(req.caller), {
+        organizationId: req.organizationId,
+        organizationSlug: req.organizationSlug,
+        limit: req.limit,
+        offset: req.offset,
+      });
+      return { members: page.members.map(toMemberMessage), total: page.total };
+    }),
+    getActiveMember: rpc.unary("GetActiveMember", async (req) => {
+      const member = await members.getActiveMember(registry, callerOf(req.caller), { organizationId: req.organizationId, organizationSlug: req.organizationSlug });
+      return { member: toMemberMessage(member) };
+    }),
+    inviteMember: rpc.unary("InviteMember", async (req) => {
+      const invitation = await invitations.inviteMember(registry, callerOf(req.caller), {
+        email: valid.emailAddress(req.email),
+        role: valid.role(req.role),
+        organizationId: valid.optionalId("organizationId", req.organizationId),
+        resend: req.resend,
+      });
+      return { invitation: toInvitationMessage(invitation) };
+    }),
+    getInvitation: rpc.unary("GetInvitation", async (req) => {
+      const found = await invitations.getInvitation(registry, callerOf(req.caller), valid.id("invitationId", req.invitationId));
+      return { ...found, invitation: toInvitationMessage(found.invitation) };
+    }),
+    listInvitations: rpc.unary("ListInvitations", async (req) => ({
+      invitations: (await invitations.listInvitations(registry, callerOf(req.caller), valid.optionalId("organizationId", req.organizationId))).map(toInvitationMessage),
+    })),
+    listUserInvitations: rpc.unary("ListUserInvitations", async (req) => ({
+      invitations: (await invitations.listUserInvitations(registry, callerOf(req.caller))).map(toInvitationMessage),
+    })),
+    acceptInvitation: rpc.unary("AcceptInvitation", async (req) => {
+      const accepted = await invitations.acceptInvitation(registry, callerOf(req.caller), valid.id("invitationId", req.invitationId));
+      return { invitation: toInvitationMessage(accepted.invitation), member: toMemberMessage(accepted.member) };
+    }),
+    rejectInvitation: rpc.unary("RejectInvitation", async (req) => ({
+      invitation: toInvitationMessage(await invitations.rejectInvitation(registry, callerOf(req.caller), valid.id("invitationId", req.invitationId))),
+    })),
+    cancelInvitation: rpc.unary("CancelInvitation", async (req) => ({
+      invitation: toInvitationMessage(await invitations.cancelInvitation(registry, callerOf(req.caller), valid.id("invitationId", req.invitationId))),
+    })),
+    removeMember: rpc.unary("RemoveMember", async (req) => {
+      if (!req.memberIdOrEmail || req.memberIdOrEmail.length > 320) throw new AuthError("VALIDATION_ERROR", "memberIdOrEmail is required");
+      const member = await members.removeMember(registry, callerOf(req.caller), {
+        memberIdOrEmail: req.memberIdOrEmail,
+        organizationId: valid.optionalId("organizationId", req.organizationId),
+      });
+      return { member: toMemberMessage(member) };
+    }),
+    updateMemberRole: rpc.unary("UpdateMemberRole", async (req) => {
+      const member = await members.updateMemberRole(registry, callerOf(req.caller), {
+        memberId: valid.id("memberId", req.memberId),
+        role: valid.role(req.role),
+        organizationId: valid.optionalId("organizationId", req.organizationId),
+      });
+      return { member: toMemberMessage(member) };
+    }),
+    leaveOrganization: rpc.unary("LeaveOrganization", async (req) => ({
+      member: toMemberMessage(await members.leaveOrganization(registry, callerOf(req.caller), valid.id("organizationId", req.organizationId))),
+    })),
+    checkSlug: rpc.unary("CheckSlug", async (req) => {
+      await organizations.checkSlug(registry, valid.slug(req.slug));
+      return {};
+    }),
+    hasPermission: rpc.unary("HasPermission", async (req) => {
+      const permissions = Object.fromEntries(Object.entries(req.permissions).map(([resource, { actions }]) => [resource, actions]));
+      if (!Object.keys(permissions).length) throw new AuthError("VALIDATION_ERROR", "permissions is required");
+      const success = await members.hasPermission(registry, callerOf(req.caller), { organizationId: valid.optionalId("organizationId", req.organizationId), permissions });
+      return { success };
+    }),
+    getMembership: rpc.unary("GetMembership", async (req) => {
+      const member = await members.getMembership(registry, valid.id("userId", req.userId), valid.id("organizationId", req.organizationId));
+      return { member: member ? toMemberMessage(member) : undefined };
+    }),
+    removeUserMemberships: rpc.unary("RemoveUserMemberships", async (req) => {
+      await members.removeUserMemberships(registry, valid.id("userId", req.userId));
+      return {};
+    }),
+  };
+  return {
+    definition: OrganizationServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.organization.v1.OrganizationService",
+    access: ORGANIZATION_ACCESS,
+  };
+}

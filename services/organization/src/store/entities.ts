@@ -1,0 +1,48 @@
+/** The organization service's tables (SPEC.md §3); metadata is a string map stored as JSON text. */
+import { defineEntity, p } from "@mikro-orm/core";
+
+export const OrganizationEntity = defineEntity({
+  name: "Organization",
+  tableName: "organization",
+  properties: {
+    id: p.string().primary(),
+    name: p.string(),
+    slug: p.string().unique(),
+    logo: p.text().nullable(),
+    metadata: p.text().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type OrganizationRow = InstanceType<typeof OrganizationEntity.class>;
+
+export const MemberEntity = defineEntity({
+  name: "Member",
+  tableName: "member",
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    userId: p.string(),
+    role: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type MemberRow = InstanceType<typeof MemberEntity.class>;
+
+export const InvitationEntity = defineEntity({
+  name: "Invitation",
+  tableName: "invitation",
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    email: p.string(),
+    role: p.string(),
+    status: p.string(),
+    inviterId: p.string(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type InvitationRow = InstanceType<typeof InvitationEntity.class>;

@@ -1,0 +1,135 @@
+/** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
+import { AuthError } from "@auth-platform/proto/errors";
+import { rolesOf } from "../domain/roles.js";
+import type { InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+
+const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function createMemoryOrganizationStore(): OrganizationStore {
+  const organizations = new Map<string, OrganizationRecord>();
+  const members = new Map<string, MemberRecord>();
+  const invitations = new Map<string, InvitationRecord>();
+  const copyOrganization = (o: OrganizationRecord): OrganizationRecord => ({ ...o, metadata: { ...o.metadata } });
+  const copy = <T extends object>(record: T): T => ({ ...record });
+  const membersOf = (organizationId: string) => [...members.values()].filter((m) => m.organizationId === organizationId);
+  const slugTaken = (slug: string, except?: string) => [...organizations.values()].some((o) => o.slug === slug && o.id !== except);
+  const addMember = (member: MemberRecord) => {
+    if (membersOf(member.organizationId).some((m) => m.userId === member.userId)) throw new AuthError("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
+    members.set(member.id, copy(member));
+  };
+  return {
+    async createOrganization(organization, creator) {
+      if (slugTaken(organization.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
+      organizations.set(organization.id, copyOrganization(organization));
+      members.set(creator.id, copy(creator));
+    },
+    async findOrganization(id) {
+      const found = organizations.get(id);
+      return found ? copyOrganization(found) : null;
+    },
+    async findOrganizationBySlug(slug) {
+      const found = [...organizations.values()].find((o) => o.slug === slug);
+      return found ? copyOrganization(found) : null;
+    },
+    async updateOrganization(id, patch) {
+      const found = organizations.get(id);
+      if (!found) return null;
+      if (patch.slug !== undefined && slugTaken(patch.slug, id)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
+      Object.assign(found, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+      return copyOrganization(found);
+    },
+    async deleteOrganization(id) {
+      for (const m of membersOf(id)) members.delete(m.id);
+      for (const i of [...invitations.values()]) if (i.organizationId === id) invitations.delete(i.id);
+      return organizations.delete(id);
+    },
+    async listOrganizationsOfUser(userId) {
+      return [...members.values()]
+        .filter((m) => m.userId === userId)
+        .sort(byAge)
+        .flatMap((m) => {
+          const o = organizations.get(m.organizationId);
+          return o ? [copyOrganization(o)] : [];
+        });
+    },
+    async countMemberships(userId) {
+      return [...members.values()].filter((m) => m.userId === userId).length;
+    },
+    async findMember(organizationId, userId) {
+      const found = membersOf(organizationId).find((m) => m.userId === userId);
+      return found ? copy(found) : null;
+    },
+    async findMemberById(id) {
+      const found = members.get(id);
+      return found ? copy(found) : null;
+    },
+    async findMembersByUserIds(organizationId, userIds) {
+      return membersOf(organizationId).filter((m) => userIds.includes(m.userId)).map(copy);
+    },
+    async listMembers(organizationId, { limit, offset }) {
+      const all = membersOf(organizationId).sort(byAge);
+      return { members: all.slice(offset, offset + limit).map(copy), total: all.length };
+    },
+    async countMembersWithRole(organizationId, role) {
+      return membersOf(organizationId).filter((m) => rolesOf(m.role).includes(role)).length;
+    },
+    async addMember(member) {
+      addMember(member);
+    },
+    async updateMemberRole(id, role) {
+      const found = members.get(id);
+      if (!found) return null;
+      found.role = role;
+      return copy(found);
+    },
+    async deleteMember(id) {
+      return members.delete(id);
+    },
+    async removeUser(userId) {
+      const mine = [...members.values()].filter((m) => m.userId === userId);
+      for (const m of mine) members.delete(m.id);
+      for (const i of invitations.values()) if (i.inviterId === userId && i.status === "pending") i.status = "canceled";
+      return mine.map((m) => m.organizationId);
+    },
+    async createInvitation(invitation) {
+      invitations.set(invitation.id, copy(invitation));
+    },
+    async findInvitation(id) {
+      const found = invitations.get(id);
+      return found ? copy(found) : null;
+    },
+    async findPendingInvitation(organizationId, email) {
+      const found = [...invitations.values()]
+        .filter((i) => i.organizationId === organizationId && i.email === email && i.status === "pending")
+        .sort(byAge)
+        .at(-1);
+      return found ? copy(found) : null;
+    },
+    async listInvitations(organizationId) {
+      return [...invitations.values()].filter((i) => i.organizationId === organizationId).sort(byAge).reverse().map(copy);
+    },
+    async listPendingInvitationsTo(email) {
+      return [...invitations.values()].filter((i) => i.email === email && i.status === "pending").sort(byAge).reverse().map(copy);
+    },
+    async answerInvitation(id, status, expiresAt) {
+      const found = invitations.get(id);
+      if (!found || found.status !== "pending") return false;
+      found.status = status;
+      if (expiresAt) found.expiresAt = expiresAt;
+      return true;
+    },
+    async acceptInvitation(id, member) {
+      const found = invitations.get(id);
+      if (!found || found.status !== "pending") return false;
+      addMember(member);
+      found.status = "accepted";
+      return true;
+    },
+    async close() {
+      organizations.clear();
+      members.clear();
+      invitations.clear();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The organization schema's migrations, in order; plain SQL both PostgreSQL and SQLite accept. A released
+ * migration is never edited: a change is a new one. No foreign keys to other services' tables (user ids are
+ * plain ids); inside this schema, members and invitations are deleted with their organization by the store.
+ */
+import { Migration } from "@mikro-orm/migrations";
+
+class CreateOrganization extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "organization" (
+      "id" varchar(64) not null primary key,
+      "name" varchar(255) not null,
+      "slug" varchar(255) not null,
+      "logo" text null,
+      "metadata" text null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create unique index "organization_slug_unique" on "organization" ("slug")`);
+    this.addSql(`create table "member" (
+      "id" varchar(64) not null primary key,
+      "organization_id" varchar(64) not null,
+      "user_id" varchar(64) not null,
+      "role" varchar(255) not null,
+      "created_at" timestamptz not null
+    )`);
+    // One membership per user and organization; it also serves "is U a member of O".
+    this.addSql(`create unique index "member_organization_user_unique" on "member" ("organization_id", "user_id")`);
+    // Member pages: oldest first within one organization, read straight off the index.
+    this.addSql(`create index "member_organization_created_index" on "member" ("organization_id", "created_at", "id")`);
+    this.addSql(`create index "member_user_index" on "member" ("user_id")`);
+    this.addSql(`create table "invitation" (
+      "id" varchar(64) not null primary key,
+      "organization_id" varchar(64) not null,
+      "email" varchar(320) not null,
+      "role" varchar(255) not null,
+      "status" varchar(16) not null,
+      "inviter_id" varchar(64) not null,
+      "expires_at" timestamptz not null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create index "invitation_organization_email_index" on "invitation" ("organization_id", "email")`);
+    this.addSql(`create index "invitation_email_index" on "invitation" ("email")`);
+    this.addSql(`create index "invitation_inviter_index" on "invitation" ("inviter_id")`);
+  }
+}
+
+export const organizationMigrations = [{ name: "0001-create-organization", class: CreateOrganization }];

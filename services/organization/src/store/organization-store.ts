@@ -1,0 +1,87 @@
+/** The organization store port: organizations, members and invitations (SPEC.md §3). */
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  metadata: Record<string, string>;
+  createdAt: Date;
+}
+
+export interface MemberRecord {
+  id: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: Date;
+}
+
+export type InvitationStatus = "pending" | "accepted" | "rejected" | "canceled";
+
+export interface InvitationRecord {
+  id: string;
+  organizationId: string;
+  /** Lower-cased. */
+  email: string;
+  role: string;
+  status: InvitationStatus;
+  inviterId: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export type OrganizationPatch = Partial<Pick<OrganizationRecord, "name" | "slug" | "logo" | "metadata">>;
+
+export interface OrganizationStore {
+  /** Creates an organization with its first member, atomically. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
+  createOrganization(organization: OrganizationRecord, creator: MemberRecord): Promise<void>;
+  findOrganization(id: string): Promise<OrganizationRecord | null>;
+  findOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
+  /** Applies a patch; null when the organization is gone. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
+  updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null>;
+  /** Deletes an organization with its members and invitations, atomically; false when it was already gone. */
+  deleteOrganization(id: string): Promise<boolean>;
+  /** The organizations the user is a member of, oldest membership first. */
+  listOrganizationsOfUser(userId: string): Promise<OrganizationRecord[]>;
+  /** How many organizations the user is a member of. */
+  countMemberships(userId: string): Promise<number>;
+
+  findMember(organizationId: string, userId: string): Promise<MemberRecord | null>;
+  findMemberById(id: string): Promise<MemberRecord | null>;
+  /** The members of the organization with one of these user ids. */
+  findMembersByUserIds(organizationId: string, userIds: string[]): Promise<MemberRecord[]>;
+  /** One page of members, oldest first (ties by id), and how many there are. */
+  listMembers(organizationId: string, page: { limit: number; offset: number }): Promise<{ members: MemberRecord[]; total: number }>;
+  /** How many members' role values include this role (comma-separated roles are matched one by one). */
+  countMembersWithRole(organizationId: string, role: string): Promise<number>;
+  /** Adds a member. A second membership of one user raises USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION. */
+  addMember(member: MemberRecord): Promise<void>;
+  /** Sets a member's role; null when the member is gone. */
+  updateMemberRole(id: string, role: string): Promise<MemberRecord | null>;
+  /** Deletes a member; false when it was already gone. */
+  deleteMember(id: string): Promise<boolean>;
+  /**
+   * Removes every membership of a user and cancels the pending invitations they sent; answers the
+   * organizations they were a member of. Idempotent.
+   */
+  removeUser(userId: string): Promise<string[]>;
+
+  createInvitation(invitation: InvitationRecord): Promise<void>;
+  findInvitation(id: string): Promise<InvitationRecord | null>;
+  /** The newest pending invitation of this (lower-cased) address to the organization, or null. */
+  findPendingInvitation(organizationId: string, email: string): Promise<InvitationRecord | null>;
+  /** The organization's invitations, newest first. */
+  listInvitations(organizationId: string): Promise<InvitationRecord[]>;
+  /** The pending invitations to this (lower-cased) address, newest first. */
+  listPendingInvitationsTo(email: string): Promise<InvitationRecord[]>;
+  /** Moves a pending invitation to another status (and expiry); false when it is no longer pending. */
+  answerInvitation(id: string, status: InvitationStatus, expiresAt?: Date): Promise<boolean>;
+  /**
+   * Accepts a pending invitation and adds the member, atomically: of two concurrent accepts one wins, the
+   * other gets false and adds nothing. A membership that already exists raises
+   * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION and leaves the invitation pending.
+   */
+  acceptInvitation(id: string, member: MemberRecord): Promise<boolean>;
+  close(): Promise<void>;
+}

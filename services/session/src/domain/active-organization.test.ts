@@ -1,0 +1,48 @@
+/** The active organization of sessions: store and cache agree before the call answers. */
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { clearActiveOrganization, setActiveOrganization } from "./active-organization.js";
+import { createSession, getSession } from "./sessions.js";
+import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+
+/** The users this file signed in, so a second session of one user carries the same copy. */
+const known = new Map<string, ReturnType<typeof aUser>>();
+
+async function signedIn(deps: TestRegistry, userId?: string) {
+  const user = (userId && known.get(userId)) || aUser(deps, userId ? { id: userId } : {});
+  known.set(user.id, user);
+  await deps.lease.tick();
+  const session = await createSession(deps, { userId: user.id, rememberMe: true, user });
+  await getSession(deps, session.token, true);
+  return session;
+}
+
+const activeOf = async (deps: TestRegistry, token: string) => (await getSession(deps, token, true))?.cached.session.activeOrganizationId;
+
+describe("active organization", () => {
+  it("a set or a clear is served at once, cache included", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    await setActiveOrganization(deps, session.token, "org-1");
+    expect(await activeOf(deps, session.token)).toBe("org-1");
+    await setActiveOrganization(deps, session.token, null);
+    expect(await activeOf(deps, session.token)).toBeNull();
+  });
+
+  it("refuses a session that does not exist", async () => {
+    const deps = testRegistry();
+    await expect(setActiveOrganization(deps, "x".repeat(32), "org-1")).rejects.toThrow(new AuthError("SESSION_NOT_FOUND"));
+  });
+
+  it("clears one organization on every session of one user, or of everyone", async () => {
+    const deps = testRegistry();
+    const a1 = await signedIn(deps, "user-a");
+    const a2 = await signedIn(deps, "user-a");
+    const b = await signedIn(deps, "user-b");
+    for (const s of [a1, a2, b]) await setActiveOrganization(deps, s.token, "org-1");
+    await clearActiveOrganization(deps, "org-1", "user-a");
+    expect([await activeOf(deps, a1.token), await activeOf(deps, a2.token), await activeOf(deps, b.token)]).toEqual([null, null, "org-1"]);
+    await clearActiveOrganization(deps, "org-1");
+    expect(await activeOf(deps, b.token)).toBeNull();
+  });
+});
