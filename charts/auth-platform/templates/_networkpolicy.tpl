@@ -99,7 +99,7 @@ spec:
         {{- toYaml . | nindent 8 }}
     {{- end }}
     {{- end }}
-    {{- if $root.Values.metrics.enabled }}
+    {{- if and $root.Values.metrics.enabled (ne .component "web") }}
     # Prometheus scrapes: the metrics port from metrics.from, or from any source.
     - ports:
         - port: metrics
