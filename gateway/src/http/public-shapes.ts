@@ -17,6 +17,10 @@ export type PublicUser = Record<string, unknown> & {
   updatedAt: string;
   username: string | null;
   displayUsername: string | null;
+  role: string | null;
+  banned: boolean;
+  banReason: string | null;
+  banExpires: string | null;
 };
 
 export interface PublicSession {
@@ -44,6 +48,10 @@ export interface UserFields {
   username?: Maybe<string>;
   displayUsername?: Maybe<string>;
   extraFields?: Record<string, unknown> | undefined;
+  role?: Maybe<string>;
+  banned?: boolean;
+  banReason?: Maybe<string>;
+  banExpires?: When | null;
 }
 
 /** A session as auth.session.v1.Session or the session cache (with its token put back) carry it. */
@@ -75,6 +83,11 @@ export function publicUser(user: UserFields): PublicUser {
     // Always present, null when unset, so the shape does not change with the sign-up method.
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? user.username ?? null,
+    // The admin fields (SPEC.md §3), after the extra fields so a configured field can never shadow them.
+    role: user.role ?? null,
+    banned: user.banned ?? false,
+    banReason: user.banReason ?? null,
+    banExpires: user.banExpires ? iso(user.banExpires) : null,
   };
 }
 

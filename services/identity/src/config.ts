@@ -38,6 +38,8 @@ const schema = z.object({
   IDENTITY_DELETE_USER_VERIFICATION: env.bool(true),
   IDENTITY_HASHING_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   IDENTITY_HASHING_QUEUE_LIMIT: z.coerce.number().int().min(0).default(256),
+  // Role given to new users; empty: none.
+  IDENTITY_DEFAULT_ROLE: z.string().max(255).default("user"),
 });
 
 /**
@@ -80,6 +82,8 @@ export interface IdentityConfig {
   deleteUser: { enabled: boolean; verification: boolean };
   /** The bounded hashing queue (hashing-queue.ts): derivations in flight, and how many may wait. */
   hashing: { concurrency: number; maxQueued: number };
+  /** The role new users get (SPEC.md §6), or null when switched off (IDENTITY_DEFAULT_ROLE empty). */
+  defaultRole: string | null;
 }
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
@@ -117,5 +121,6 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     changeEmailEnabled: c.IDENTITY_CHANGE_EMAIL_ENABLED,
     deleteUser: { enabled: c.IDENTITY_DELETE_USER_ENABLED, verification: c.IDENTITY_DELETE_USER_VERIFICATION },
     hashing: { concurrency: c.IDENTITY_HASHING_CONCURRENCY ?? defaultHashingConcurrency(), maxQueued: c.IDENTITY_HASHING_QUEUE_LIMIT },
+    defaultRole: c.IDENTITY_DEFAULT_ROLE.trim() || null,
   };
 }

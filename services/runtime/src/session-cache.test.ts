@@ -53,6 +53,10 @@ function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
       username: "ada",
       displayUsername: "Ada",
       extraFields: { favouriteColour: "blue", age: 36, tags: ["a"], nested: { on: true } },
+      role: "user",
+      banned: false,
+      banReason: null,
+      banExpires: null,
     },
     refreshAt: now + 86_400_000,
   };

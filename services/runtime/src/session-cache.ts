@@ -20,7 +20,7 @@ import type { KeyValue } from "./key-value.js";
  * The record's version. Change it with any change of its shape: a reader of one version treats an entry of
  * any other as a miss (during a rolling deploy the old and new writers then only cost each other misses).
  */
-export const CACHE_RECORD_VERSION = 1;
+export const CACHE_RECORD_VERSION = 2;
 
 /** A session as cached: dates as ISO strings, absent values as null. */
 export interface CachedSessionFields {
@@ -49,6 +49,11 @@ export interface CachedUser {
   displayUsername: string | null;
   /** The configured extra user fields, by name. */
   extraFields: Record<string, unknown>;
+  /** Admin fields (version 2). */
+  role: string | null;
+  banned: boolean;
+  banReason: string | null;
+  banExpires: string | null;
 }
 
 export interface CachedSession {

@@ -16,6 +16,7 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
+import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
 import { definedOnly, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -26,7 +27,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   SignInEmail: GATEWAY,
   SignInUsername: GATEWAY,
   // The session service fills its cache with the user; our users' own services read a user.
-  GetUser: ["session", "internal-client"],
+  GetUser: ["session", "internal-client", "admin"],
   SendVerificationEmail: GATEWAY,
   VerifyEmail: GATEWAY,
   RequestPasswordReset: GATEWAY,
@@ -35,7 +36,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   ChangeEmail: GATEWAY,
   ChangePassword: GATEWAY,
   // Sets a password with no proof of the old one (better-auth's server-only setPassword): no route calls it;
-  // reserved for the admin service (not built yet, so no certificate names it in production today).
+  // reserved for the admin service.
   SetPassword: ["admin"],
   UpdateUser: GATEWAY,
   DeleteUser: GATEWAY,
@@ -44,6 +45,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   IsUsernameAvailable: GATEWAY,
   GetProviderTokens: GATEWAY,
   GetProviderAccountInfo: GATEWAY,
+  ...IDENTITY_ADMIN_ACCESS,
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -160,6 +162,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
+    ...identityAdminHandlers(registry, rpc),
   };
   return {
     definition: IdentityServiceService,

@@ -36,6 +36,10 @@ export function toSessionUser(user: UserRecord): SessionUser {
     username: user.username ?? undefined,
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
+    role: user.role ?? undefined,
+    banned: user.banned,
+    banReason: user.banReason ?? undefined,
+    banExpires: user.banExpires ?? undefined,
   };
 }
 

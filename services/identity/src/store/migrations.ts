@@ -77,8 +77,24 @@ class CreateMailRequest extends Migration {
   }
 }
 
+/**
+ * list-users (admin): an index for each sort order (ties broken by id, so each page is one index range),
+ * the lower-cased name for name search and sort, the role filter. Email search uses the unique email index.
+ */
+class UserAdmin extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create index "user_created_at_id_index" on "user" ("created_at", "id")`);
+    this.addSql(`create index "user_updated_at_id_index" on "user" ("updated_at", "id")`);
+    this.addSql(`create index "user_name_id_index" on "user" ("name", "id")`);
+    this.addSql(`create index "user_lower_name_index" on "user" (lower("name"))`);
+    this.addSql(`create index "user_role_created_at_index" on "user" ("role", "created_at")`);
+    this.addSql(`create index "user_banned_created_at_index" on "user" ("banned", "created_at")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
   { name: "0003-create-mail-request", class: CreateMailRequest },
+  { name: "0005-user-admin", class: UserAdmin },
 ];

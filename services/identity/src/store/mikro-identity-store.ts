@@ -4,6 +4,7 @@ import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
 import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
+import { listUsersQuery } from "./mikro-user-query.js";
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -84,6 +85,11 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
     async findAccount(userId, providerId) {
       const row = await store.em().findOne(AccountEntity, { userId, providerId }, { orderBy: { createdAt: "asc" } });
       return row ? toAccount(row) : null;
+    },
+    async listUsers(query) {
+      const { page, count } = listUsersQuery(store.em(), query);
+      const [rows, total] = await Promise.all([page.getResultList(), count.getCount()]);
+      return { users: rows.map((row) => toUser(row as UserRow)), total };
     },
     async updateUser(id, patch) {
       const em = store.em();

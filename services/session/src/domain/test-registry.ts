@@ -86,7 +86,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
 /** A user the identity service knows. */
 export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): CachedUser {
   const at = new Date(T0).toISOString();
-  const user: CachedUser = { id: `user-${deps.users.known.size + 1}`, name: "Ada", email: `ada${deps.users.known.size}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, ...overrides };
+  const user: CachedUser = { id: `user-${deps.users.known.size + 1}`, name: "Ada", email: `ada${deps.users.known.size}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, role: "user", banned: false, banReason: null, banExpires: null, ...overrides };
   deps.users.known.set(user.id, user);
   return user;
 }

@@ -46,6 +46,10 @@ export function toUserMessage(user: CachedUser): SessionUser {
     username: user.username ?? undefined,
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
+    role: user.role ?? undefined,
+    banned: user.banned,
+    banReason: user.banReason ?? undefined,
+    banExpires: user.banExpires ? new Date(user.banExpires) : undefined,
   };
 }
 
@@ -62,5 +66,9 @@ export function userFromMessage(user: SessionUser | User): CachedUser {
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? null,
     extraFields: user.extraFields ?? {},
+    role: user.role ?? null,
+    banned: user.banned ?? false,
+    banReason: user.banReason ?? null,
+    banExpires: user.banExpires ? user.banExpires.toISOString() : null,
   };
 }

@@ -56,7 +56,14 @@ export interface SessionUser {
     | string
     | undefined;
   /** The configured extra user fields this user has, by name. */
-  extraFields?: { [key: string]: any } | undefined;
+  extraFields?:
+    | { [key: string]: any }
+    | undefined;
+  /** Admin fields (auth.identity.v1.User's). */
+  role?: string | undefined;
+  banned: boolean;
+  banReason?: string | undefined;
+  banExpires?: Date | undefined;
 }
 
 export interface CreateSessionRequest {
@@ -97,6 +104,8 @@ export interface GetSessionResponse {
 
 export interface ListSessionsRequest {
   userId: string;
+  /** Admins see impersonation sessions too (list-user-sessions). */
+  includeImpersonated: boolean;
 }
 
 export interface ListSessionsResponse {
@@ -402,6 +411,10 @@ function createBaseSessionUser(): SessionUser {
     username: undefined,
     displayUsername: undefined,
     extraFields: undefined,
+    role: undefined,
+    banned: false,
+    banReason: undefined,
+    banExpires: undefined,
   };
 }
 
@@ -436,6 +449,18 @@ export const SessionUser: MessageFns<SessionUser> = {
     }
     if (message.extraFields !== undefined) {
       Struct.encode(Struct.wrap(message.extraFields), writer.uint32(90).fork()).join();
+    }
+    if (message.role !== undefined) {
+      writer.uint32(98).string(message.role);
+    }
+    if (message.banned !== false) {
+      writer.uint32(104).bool(message.banned);
+    }
+    if (message.banReason !== undefined) {
+      writer.uint32(114).string(message.banReason);
+    }
+    if (message.banExpires !== undefined) {
+      Timestamp.encode(toTimestamp(message.banExpires), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -533,6 +558,38 @@ export const SessionUser: MessageFns<SessionUser> = {
             message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.banned = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.banReason = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.banExpires = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -577,6 +634,18 @@ export const SessionUser: MessageFns<SessionUser> = {
         : isObject(object.extra_fields)
         ? object.extra_fields
         : undefined,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+      banned: isSet(object.banned) ? globalThis.Boolean(object.banned) : false,
+      banReason: isSet(object.banReason)
+        ? globalThis.String(object.banReason)
+        : isSet(object.ban_reason)
+        ? globalThis.String(object.ban_reason)
+        : undefined,
+      banExpires: isSet(object.banExpires)
+        ? fromJsonTimestamp(object.banExpires)
+        : isSet(object.ban_expires)
+        ? fromJsonTimestamp(object.ban_expires)
+        : undefined,
     };
   },
 
@@ -612,6 +681,18 @@ export const SessionUser: MessageFns<SessionUser> = {
     if (message.extraFields !== undefined) {
       obj.extraFields = message.extraFields;
     }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
+    if (message.banned !== false) {
+      obj.banned = message.banned;
+    }
+    if (message.banReason !== undefined) {
+      obj.banReason = message.banReason;
+    }
+    if (message.banExpires !== undefined) {
+      obj.banExpires = message.banExpires.toISOString();
+    }
     return obj;
   },
 
@@ -630,6 +711,10 @@ export const SessionUser: MessageFns<SessionUser> = {
     message.username = object.username ?? undefined;
     message.displayUsername = object.displayUsername ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
+    message.role = object.role ?? undefined;
+    message.banned = object.banned ?? false;
+    message.banReason = object.banReason ?? undefined;
+    message.banExpires = object.banExpires ?? undefined;
     return message;
   },
 };
@@ -1097,13 +1182,16 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "" };
+  return { userId: "", includeImpersonated: false };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
   encode(message: ListSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.includeImpersonated !== false) {
+      writer.uint32(16).bool(message.includeImpersonated);
     }
     return writer;
   },
@@ -1129,6 +1217,14 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeImpersonated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1148,6 +1244,11 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      includeImpersonated: isSet(object.includeImpersonated)
+        ? globalThis.Boolean(object.includeImpersonated)
+        : isSet(object.include_impersonated)
+        ? globalThis.Boolean(object.include_impersonated)
+        : false,
     };
   },
 
@@ -1155,6 +1256,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.includeImpersonated !== false) {
+      obj.includeImpersonated = message.includeImpersonated;
     }
     return obj;
   },
@@ -1165,6 +1269,7 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListSessionsRequest>, I>>(object: I): ListSessionsRequest {
     const message = createBaseListSessionsRequest();
     message.userId = object.userId ?? "";
+    message.includeImpersonated = object.includeImpersonated ?? false;
     return message;
   },
 };
