@@ -17,6 +17,8 @@ import { sessionConfig } from "../services/session/src/config.js";
 import { start as session } from "../services/session/src/start.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { start as notification } from "../services/notification/src/start.js";
+import { adminConfig } from "../services/admin/src/config.js";
+import { start as admin } from "../services/admin/src/start.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -52,7 +54,7 @@ export interface Platform {
   /** The environment every process got (ports, database URLs, secrets); workloadEnv() adds one's certificate. */
   env: Record<string, string>;
   /** The running services, e.g. to reach a service's store. */
-  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification };
+  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; admin: RunningAdmin };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
@@ -63,6 +65,8 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
   const identityDb = await createTestDatabase("identity");
   const sessionDb = await createTestDatabase("session");
   const notificationDb = await createTestDatabase("notification");
+  const [adminPort] = await freePorts(1);
+  const adminDb = await createTestDatabase("admin");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
   const tls = options.tls ?? true;
   const env: Record<string, string> = {
@@ -79,12 +83,15 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     IDENTITY_DATABASE_URL: identityDb.url,
     SESSION_DATABASE_URL: sessionDb.url,
     NOTIFICATION_DATABASE_URL: notificationDb.url,
+    ADMIN_PORT: String(adminPort),
+    ADMIN_SERVICE_URL: `127.0.0.1:${adminPort}`,
+    ADMIN_DATABASE_URL: adminDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb, notificationDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb, adminDb] };
 }
 
 export interface RunningGateway {
@@ -124,6 +131,8 @@ export type RunningSession = Awaited<ReturnType<typeof session>>;
 export type RunningNotification = Awaited<ReturnType<typeof notification>>;
 export const startIdentity = (env: Record<string, string>, logs?: LogSink) => identity(identityConfig(workloadEnv(env, "identity")), serviceOptions(logs));
 export const startSession = (env: Record<string, string>, logs?: LogSink) => session(sessionConfig(workloadEnv(env, "session")), serviceOptions(logs));
+export type RunningAdmin = Awaited<ReturnType<typeof admin>>;
+export const startAdmin = (env: Record<string, string>, logs?: LogSink) => admin(adminConfig(workloadEnv(env, "admin")), serviceOptions(logs));
 export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
@@ -131,6 +140,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const notification = await startNotification(env, options.logs);
   const identity = await startIdentity(env, options.logs);
   const session = await startSession(env, options.logs);
+  const admin = await startAdmin(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,
@@ -138,10 +148,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     identityAddress: env.IDENTITY_SERVICE_URL!,
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
-    services: { identity, session, notification },
+    services: { identity, session, notification, admin },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
+      await admin.close();
       await session.close();
       await identity.close();
       await notification.close();

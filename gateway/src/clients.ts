@@ -1,4 +1,5 @@
 /** One gRPC client per service the gateway calls; every call goes through call() with a deadline. */
+import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
@@ -9,19 +10,23 @@ export interface Clients {
   identity: IdentityServiceClient;
   sessions: SessionServiceClient;
   notification: NotificationServiceClient;
+  admin: AdminServiceClient;
   close(): void;
 }
 
-export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; grpcTls: GrpcTls }): Clients {
+export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; adminServiceUrl: string; grpcTls: GrpcTls }): Clients {
   const tls = addresses.grpcTls;
   const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
+  const admin = createGrpcClient(AdminServiceClient, addresses.adminServiceUrl, { tls, serverName: "admin" });
   return {
     identity,
     sessions,
     notification,
+    admin,
     close() {
+      admin.close();
       identity.close();
       sessions.close();
       notification.close();

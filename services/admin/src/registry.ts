@@ -1,7 +1,7 @@
 /** Builds the admin service's dependencies once: config, audit store, identity and session clients, clock. */
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
-import { AuthError } from "@auth-platform/proto/errors";
+import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
 import { call } from "@auth-platform/runtime/rpc";
@@ -9,6 +9,24 @@ import type { AdminConfig } from "./config.js";
 import { startRetention } from "./domain/audit.js";
 import type { IdentityPort, Registry, SessionPort } from "./domain/ports.js";
 import { openAuditStore } from "./store/mikro-audit-store.js";
+
+/**
+ * Identity's and session's refusals (USER_NOT_FOUND, PASSWORD_TOO_SHORT, VALIDATION_ERROR...) are answers
+ * for the admin's request, relayed as they are; a peer that is down or failed stays this service's failure.
+ */
+async function relay<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof PeerError && error.code !== "SERVICE_UNAVAILABLE" && error.code !== "INTERNAL_SERVER_ERROR") {
+      throw new AuthError(error.code, error.message);
+    }
+    throw error;
+  }
+}
+
+/** call() with relay(). */
+const rcall: typeof call = (client, method, request, options) => relay(call(client, method, request, options));
 
 const required = <T>(value: T | undefined, what: string): T => {
   if (value === undefined) throw new Error(`${what} missing from the answer`);
@@ -24,34 +42,34 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
   const identityPort: IdentityPort = {
     async getUser(userId) {
       try {
-        return (await call(identity, identity.getUser, { id: userId })).user ?? null;
+        return (await rcall(identity, identity.getUser, { id: userId })).user ?? null;
       } catch (error) {
         if (error instanceof AuthError && error.code === "USER_NOT_FOUND") return null;
         throw error;
       }
     },
-    listUsers: (query) => call(identity, identity.listUsers, query),
-    createUser: async (input) => required((await call(identity, identity.createUser, input)).user, "user"),
-    setRole: async (userId, role) => required((await call(identity, identity.setRole, { userId, role })).user, "user"),
+    listUsers: (query) => rcall(identity, identity.listUsers, query),
+    createUser: async (input) => required((await rcall(identity, identity.createUser, input)).user, "user"),
+    setRole: async (userId, role) => required((await rcall(identity, identity.setRole, { userId, role })).user, "user"),
     setUserPassword: async (userId, newPassword) => {
-      await call(identity, identity.setUserPassword, { userId, newPassword });
+      await rcall(identity, identity.setUserPassword, { userId, newPassword });
     },
     banUser: async (userId, reason, expiresInSeconds) =>
-      required((await call(identity, identity.banUser, { userId, reason, expiresInSeconds: String(expiresInSeconds) })).user, "user"),
-    unbanUser: async (userId) => required((await call(identity, identity.unbanUser, { userId })).user, "user"),
+      required((await rcall(identity, identity.banUser, { userId, reason, expiresInSeconds: String(expiresInSeconds) })).user, "user"),
+    unbanUser: async (userId) => required((await rcall(identity, identity.unbanUser, { userId })).user, "user"),
     removeUser: async (userId) => {
-      await call(identity, identity.removeUser, { userId });
+      await rcall(identity, identity.removeUser, { userId });
     },
   };
 
   const sessionPort: SessionPort = {
     async getSession(token) {
-      const found = await call(sessions, sessions.getSession, { token, disableRefresh: true });
+      const found = await rcall(sessions, sessions.getSession, { token, disableRefresh: true });
       return found.session && found.user ? { session: found.session, user: found.user } : null;
     },
-    listSessions: async (userId) => (await call(sessions, sessions.listSessions, { userId, includeImpersonated: true })).sessions,
+    listSessions: async (userId) => (await rcall(sessions, sessions.listSessions, { userId, includeImpersonated: true })).sessions,
     async createImpersonationSession(input) {
-      const { session } = await call(sessions, sessions.createSession, {
+      const { session } = await rcall(sessions, sessions.createSession, {
         userId: input.user.id,
         user: input.user,
         impersonatedBy: input.impersonatedBy,
@@ -64,10 +82,10 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
       return required(session, "session");
     },
     revokeSession: async (token) => {
-      await call(sessions, sessions.revokeSession, { token });
+      await rcall(sessions, sessions.revokeSession, { token });
     },
     revokeUserSessions: async (userId) => {
-      await call(sessions, sessions.revokeUserSessions, { userId });
+      await rcall(sessions, sessions.revokeUserSessions, { userId });
     },
   };
 
