@@ -55,7 +55,7 @@ async function measure(mode: Mode): Promise<Row[]> {
     // BENCH_NODE_OPTIONS: node/V8 flags for every process, to compare (e.g. --max-semi-space-size=2).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
-  const ports: Record<ProcessName, number> = { identity, session, notification, gateway };
+  const ports: Partial<Record<ProcessName, number>> = { identity, session, notification, gateway };
   // Mutual TLS between the processes, as in production.
   const tls = await ensureDevCertificates(join(dataDir, "tls"), ORDER);
   const children = new Map<ProcessName, Child>();
@@ -64,7 +64,7 @@ async function measure(mode: Mode): Promise<Row[]> {
     for (const name of ORDER) {
       const entry = mode === "source" ? ENTRY_POINTS[name] : BUILT_ENTRY[name];
       const started = performance.now();
-      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]! }, ports[name]));
+      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]! }, ports[name]!));
       startMs.set(name, performance.now() - started);
     }
     await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));

@@ -16,7 +16,10 @@ export const ENTRY_POINTS = {
   identity: "services/identity/src/main.ts",
   session: "services/session/src/main.ts",
   notification: "services/notification/src/main.ts",
+  admin: "services/admin/src/main.ts",
   gateway: "gateway/src/main.ts",
+  // An operator command, not a server: creates the first admin or promotes a user (README).
+  "admin-bootstrap": "services/admin/src/bootstrap.ts",
 } as const;
 
 export type ProcessName = keyof typeof ENTRY_POINTS;
@@ -26,7 +29,9 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   identity: "dist/identity.js",
   session: "dist/session.js",
   notification: "dist/notification.js",
+  admin: "dist/admin.js",
   gateway: "dist/gateway.js",
+  "admin-bootstrap": "dist/admin-bootstrap.js",
 };
 
 /**
@@ -40,7 +45,9 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
   identity: ["--max-semi-space-size=1"],
   session: ["--max-semi-space-size=1"],
   notification: ["--max-semi-space-size=1"],
+  admin: ["--max-semi-space-size=1"],
   gateway: [],
+  "admin-bootstrap": [],
 };
 
 export interface StartedProcess {

@@ -33,13 +33,9 @@ const required = <T>(value: T | undefined, what: string): T => {
   return value;
 };
 
-export async function buildRegistry(config: AdminConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
-  const store = await openAuditStore(config.databaseUrl);
-  const tls = config.grpc.tls;
-  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
-  const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
-
-  const identityPort: IdentityPort = {
+/** The identity service's admin RPCs behind an IdentityPort (also used by the bootstrap command). */
+export function identityPortOf(identity: IdentityServiceClient): IdentityPort {
+  return {
     async getUser(userId) {
       try {
         return (await rcall(identity, identity.getUser, { id: userId })).user ?? null;
@@ -61,6 +57,15 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
       await rcall(identity, identity.removeUser, { userId });
     },
   };
+}
+
+export async function buildRegistry(config: AdminConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
+  const store = await openAuditStore(config.databaseUrl);
+  const tls = config.grpc.tls;
+  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
+
+  const identityPort = identityPortOf(identity);
 
   const sessionPort: SessionPort = {
     async getSession(token) {
