@@ -9,9 +9,10 @@ networkPolicy.egress.extraRules.
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway, session]
-{{- else if eq . "session" }}[gateway, identity]
+{{- if eq . "identity" }}[gateway, session, admin]
+{{- else if eq . "session" }}[gateway, identity, admin]
 {{- else if eq . "notification" }}[gateway, identity]
+{{- else if eq . "admin" }}[gateway]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -20,9 +21,10 @@ Components that call a component's gRPC port (gRPC services only), as a YAML lis
 Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
-{{- if eq . "gateway" }}[identity, session, notification]
+{{- if eq . "gateway" }}[identity, session, notification, admin]
 {{- else if eq . "identity" }}[session, notification]
 {{- else if eq . "session" }}[identity]
+{{- else if eq . "admin" }}[identity, session]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -74,6 +76,12 @@ spec:
             matchLabels:
               {{- include "auth-platform.selectorLabels" (dict "root" $root "component" $caller) | nindent 14 }}
         {{- end }}
+        {{- end }}
+        {{- if and (eq .component "identity") $root.Values.adminBootstrap.enabled (include "auth-platform.enabled" (dict "root" $root "component" "admin")) }}
+        # The admin bootstrap Job (admin certificate).
+        - podSelector:
+            matchLabels:
+              {{- include "auth-platform.selectorLabels" (dict "root" $root "component" "admin-bootstrap") | nindent 14 }}
         {{- end }}
         {{- if has .component (list "identity" "session") }}
         {{- with $np.internalClients }}

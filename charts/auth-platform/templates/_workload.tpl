@@ -79,6 +79,8 @@ REDIS_URL: true
 {{- else if eq .component "notification" }}
 NOTIFICATION_DATABASE_URL: false
 SMTP_URL: true
+{{- else if eq .component "admin" }}
+ADMIN_DATABASE_URL: false
 {{- end }}
 {{- end }}
 
