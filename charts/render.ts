@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as apps from "kubernetes-models/apps/v1";
 import * as autoscaling from "kubernetes-models/autoscaling/v2";
+import * as batch from "kubernetes-models/batch/v1";
 import * as networking from "kubernetes-models/networking.k8s.io/v1";
 import * as policy from "kubernetes-models/policy/v1";
 import * as core from "kubernetes-models/v1";
@@ -115,6 +116,7 @@ const MODELS: Record<string, Record<string, unknown>> = {
   v1: core,
   "apps/v1": apps,
   "autoscaling/v2": autoscaling,
+  "batch/v1": batch,
   "policy/v1": policy,
   "networking.k8s.io/v1": networking,
 };
