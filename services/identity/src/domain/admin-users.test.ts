@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { banUser, createUser, setRole, unbanUser, userQueryOf } from "./admin-users.js";
 import { signInEmail } from "./sign-in.js";
+import { signUpEmail } from "./sign-up.js";
 import { T0, testRegistry } from "./test-registry.js";
 
 describe("userQueryOf", () => {
@@ -54,5 +55,15 @@ describe("admin user changes", () => {
     expect(deps.sessions.of(user.id)).toEqual([]);
     expect((await unbanUser(deps, user.id)).banned).toBe(false);
     await expect(signIn()).resolves.toBeTruthy();
+  });
+});
+
+describe("the default role of new users", () => {
+  it("is user, configurable, and can be switched off", async () => {
+    const signUp = (env: Record<string, string>) =>
+      signUpEmail(testRegistry(env), { name: "N", email: "n@example.com", password: "password-123", extraFields: { role: "admin" }, rememberMe: true, client: {} });
+    expect((await signUp({})).user.role).toBe("user");
+    expect((await signUp({ IDENTITY_DEFAULT_ROLE: "member" })).user.role).toBe("member");
+    expect((await signUp({ IDENTITY_DEFAULT_ROLE: "" })).user.role).toBeNull();
   });
 });
