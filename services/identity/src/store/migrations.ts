@@ -89,6 +89,23 @@ class UserAdmin extends Migration {
     this.addSql(`create index "user_lower_name_index" on "user" (lower("name"))`);
     this.addSql(`create index "user_role_created_at_index" on "user" ("role", "created_at")`);
     this.addSql(`create index "user_banned_created_at_index" on "user" ("banned", "created_at")`);
+    // PostgreSQL only: trigram indexes serve the infix and suffix searches (LIKE '%x%', '%x'), which no
+    // B-tree can. pg_trgm is a trusted extension (PostgreSQL 13+), so a database owner may create it;
+    // where that is refused, the searches still work, by scanning, and a notice says why.
+    // The store opens PostgreSQL by clientUrl and SQLite by dbName (services/runtime/src/store.ts).
+    if (/^postgres(ql)?:\/\//.test(String(this.config.get("clientUrl") ?? ""))) {
+      this.addSql(`do $$ begin
+        create extension if not exists pg_trgm;
+      exception when insufficient_privilege then
+        raise notice 'pg_trgm not available: list-users infix searches scan the user table';
+      end $$`);
+      this.addSql(`do $$ begin
+        if exists (select 1 from pg_extension where extname = 'pg_trgm') then
+          create index "user_email_trgm_index" on "user" using gin ("email" gin_trgm_ops);
+          create index "user_lower_name_trgm_index" on "user" using gin (lower("name") gin_trgm_ops);
+        end if;
+      end $$`);
+    }
   }
 }
 
