@@ -20,7 +20,7 @@ import {
   schemaProblem,
 } from "./render.js";
 
-type Component = "gateway" | "identity" | "session" | "notification" | "organization";
+type Component = "gateway" | "identity" | "session" | "notification" | "organization" | "admin";
 
 /** Each component's default port, the variable it listens on, and the variable others reach it by. */
 const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: string; main: string }> = {
@@ -34,6 +34,7 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
     main: "dist/notification.js",
   },
   organization: { port: 50054, portEnv: "ORGANIZATION_PORT", urlEnv: "ORGANIZATION_SERVICE_URL", main: "dist/organization.js" },
+  admin: { port: 50055, portEnv: "ADMIN_PORT", urlEnv: "ADMIN_SERVICE_URL", main: "dist/admin.js" },
 };
 const NAMES = Object.keys(COMPONENTS) as Component[];
 /** The platform's processes plus the web app, which every default install deploys too (an HTTP server, no mTLS). */
@@ -59,10 +60,11 @@ const METRICS_RULE = { ports: [{ port: "metrics", protocol: "TCP" }] };
 /** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
-  identity: ["gateway", "organization"],
-  session: ["gateway", "identity", "organization"],
+  identity: ["gateway", "organization", "admin"],
+  session: ["gateway", "identity", "organization", "admin"],
   notification: ["gateway", "identity", "organization"],
   organization: ["gateway", "identity"],
+  admin: ["gateway"],
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
@@ -71,6 +73,7 @@ const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true },
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
   organization: { ORGANIZATION_DATABASE_URL: false },
+  admin: { ADMIN_DATABASE_URL: false },
 };
 
 type Values = { [key: string]: unknown };
@@ -683,11 +686,12 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     },
   });
   const CALLEES: Record<Component, Component[]> = {
-    gateway: ["identity", "session", "notification", "organization"],
+    gateway: ["identity", "session", "notification", "organization", "admin"],
     identity: ["session", "notification", "organization"],
     session: [],
     notification: [],
     organization: ["identity", "session", "notification"],
+    admin: ["identity", "session"],
   };
 
   it("renders policies valid against the schema", () => {
@@ -756,8 +760,16 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "notification");
     expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
-    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50054]);
+    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50054, 50055]);
     expect(ports("identity")).toEqual([53, 53, 50052, 50054]);
+  });
+
+  it("drops the admin service, and the bootstrap Job, from the policies when it is disabled", () => {
+    const withoutAdmin = render({ admin: { enabled: false }, adminBootstrap: { enabled: true, email: "ops@example.com" }, networkPolicy: { egress: { allowAll: false } } });
+    const present = NAMES.filter((name) => name !== "admin");
+    expect(ofKind(withoutAdmin, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
+    expect(withoutAdmin.filter((o) => o.kind === "Job" && componentOf(o) === "admin-bootstrap")).toEqual([]);
+    expect(policyOf(withoutAdmin, "identity", present).spec.ingress[0].from).toEqual(["gateway", "organization"].map((caller) => peerOf(withoutAdmin, caller as Component)));
   });
 
   it("renders no NetworkPolicy when turned off", () => {
@@ -846,7 +858,7 @@ describe("mTLS with the self-signed CA bootstrap", () => {
 });
 
 describe("mTLS with Secrets of your own", () => {
-  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", organization: "or-tls" };
+  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", organization: "or-tls", admin: "ad-tls" };
   const objects = render({ tls: { certManager: { enabled: false }, existingSecrets: secrets } });
 
   it("renders no cert-manager object and mounts each component's Secret at GRPC_TLS_DIR", () => {
@@ -984,8 +996,8 @@ describe("invalid values", () => {
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
-    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", organization: "or" } } }, /tls\.existingSecrets\.notification is required/],
-    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", organization: "or" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
+    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", organization: "or", admin: "ad" } } }, /tls\.existingSecrets\.notification is required/],
+    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", organization: "or", admin: "ad" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
     ["a TLS Secret name that is not a name", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "Gateway_TLS" } } }, /existingSecrets\.gateway/],
     ["tls.enabled as a string", { tls: { enabled: "false" } }, /tls\.enabled/],
     ["a certificate lifetime that is not a Go duration", { tls: { certManager: { duration: "90d" } } }, /tls\.certManager\.duration/],
@@ -1085,5 +1097,34 @@ describe("the web app and the Ingress", () => {
     const policy = ofKind(restricted, "NetworkPolicy").find((o) => componentOf(o) === "web")!;
     expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }]);
     expect(policy.spec.egress).toEqual([{ ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }] }, { ports: [{ port: 3000, protocol: "TCP" }], to: [peerOf(restricted, "gateway")] }]);
+  });
+});
+
+describe("the admin bootstrap Job", () => {
+  const objects = render({ adminBootstrap: { enabled: true, email: "ops@example.com", name: "Ops", passwordSecret: { name: "first-admin", key: "pw" } } });
+  const job = objects.find((o) => o.kind === "Job" && componentOf(o) === "admin-bootstrap")!;
+
+  it("runs the bootstrap command after install and upgrade, with the admin certificate and the password from its Secret", () => {
+    expectSchemaValid(objects);
+    expect(job.metadata.annotations).toMatchObject({ "helm.sh/hook": "post-install,post-upgrade" });
+    const container = job.spec.template.spec.containers[0];
+    expect(container.command).toEqual(["node", "dist/admin-bootstrap.js", "--email", "ops@example.com", "--name", "Ops"]);
+    const env = envOf(container);
+    expect(env.get("ADMIN_BOOTSTRAP_PASSWORD")?.valueFrom?.secretKeyRef).toEqual({ name: "first-admin", key: "pw" });
+    expect(env.get("GRPC_TLS_DIR")?.value).toBe(TLS_DIR);
+    const volume = job.spec.template.spec.volumes.find((v: { name: string }) => v.name === "tls");
+    expect(volume.secret.secretName).toBe(`${RELEASE.name}-auth-platform-admin-tls`);
+    expect(job.spec.template.spec.automountServiceAccountToken).toBe(false);
+  });
+
+  it("is admitted to identity by its NetworkPolicy, and nowhere else", () => {
+    const labels = job.spec.template.metadata.labels as Record<string, string>;
+    const admitted = (name: Component) => policyOf(objects, name).spec.ingress[0].from.some((peer: { podSelector?: { matchLabels: Record<string, string> } }) => peer.podSelector && selects(peer.podSelector.matchLabels, labels));
+    expect(admitted("identity")).toBe(true);
+    for (const name of ["session", "notification", "admin"] as const) expect(admitted(name), name).toBe(false);
+  });
+
+  it("needs an email", () => {
+    expect(() => render({ adminBootstrap: { enabled: true } })).toThrow(/adminBootstrap\.email/);
   });
 });

@@ -17,9 +17,12 @@ export const ENTRY_POINTS = {
   session: "services/session/src/main.ts",
   notification: "services/notification/src/main.ts",
   organization: "services/organization/src/main.ts",
+  admin: "services/admin/src/main.ts",
   gateway: "gateway/src/main.ts",
   // The web app: Vite's dev server from source; the build runs web/server/main.ts instead (WEB_SERVER_SOURCE).
   web: "web/server/dev.ts",
+  // An operator command, not a server: creates the first admin or promotes a user (README).
+  "admin-bootstrap": "services/admin/src/bootstrap.ts",
 } as const;
 
 /** The web process of the build: the static server with the /api/auth proxy (deploy/build.ts compiles it). */
@@ -33,8 +36,10 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   session: "dist/session.js",
   notification: "dist/notification.js",
   organization: "dist/organization.js",
+  admin: "dist/admin.js",
   gateway: "dist/gateway.js",
   web: "dist/web.js",
+  "admin-bootstrap": "dist/admin-bootstrap.js",
 };
 
 /**
@@ -49,8 +54,10 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
   session: ["--max-semi-space-size=1"],
   notification: ["--max-semi-space-size=1"],
   organization: ["--max-semi-space-size=1"],
+  admin: ["--max-semi-space-size=1"],
   gateway: [],
   web: [],
+  "admin-bootstrap": [],
 };
 
 export interface StartedProcess {

@@ -20,6 +20,8 @@ import { notificationConfig } from "../services/notification/src/config.js";
 import { start as notification } from "../services/notification/src/start.js";
 import { organizationConfig } from "../services/organization/src/config.js";
 import { start as organization } from "../services/organization/src/start.js";
+import { adminConfig } from "../services/admin/src/config.js";
+import { start as admin } from "../services/admin/src/start.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -57,7 +59,7 @@ export interface Platform {
   /** The running gateway (its origin, its metrics port). */
   gateway: RunningGateway;
   /** The running services, e.g. to reach a service's store. */
-  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; organization: RunningOrganization };
+  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; organization: RunningOrganization; admin: RunningAdmin };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
@@ -69,6 +71,8 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
   const sessionDb = await createTestDatabase("session");
   const notificationDb = await createTestDatabase("notification");
   const organizationDb = await createTestDatabase("organization");
+  const [adminPort] = await freePorts(1);
+  const adminDb = await createTestDatabase("admin");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
   const tls = options.tls ?? true;
   const env: Record<string, string> = {
@@ -88,12 +92,15 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     ORGANIZATION_PORT: String(organizationPort),
     ORGANIZATION_SERVICE_URL: `127.0.0.1:${organizationPort}`,
     ORGANIZATION_DATABASE_URL: organizationDb.url,
+    ADMIN_PORT: String(adminPort),
+    ADMIN_SERVICE_URL: `127.0.0.1:${adminPort}`,
+    ADMIN_DATABASE_URL: adminDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb, adminDb] };
 }
 
 export interface RunningGateway {
@@ -140,6 +147,8 @@ export const startIdentity = (env: Record<string, string>, logs?: LogSink) => id
 export const startSession = (env: Record<string, string>, logs?: LogSink) => session(sessionConfig(workloadEnv(env, "session")), serviceOptions(logs));
 export type RunningOrganization = Awaited<ReturnType<typeof organization>>;
 export const startOrganization = (env: Record<string, string>, logs?: LogSink) => organization(organizationConfig(workloadEnv(env, "organization")), serviceOptions(logs));
+export type RunningAdmin = Awaited<ReturnType<typeof admin>>;
+export const startAdmin = (env: Record<string, string>, logs?: LogSink) => admin(adminConfig(workloadEnv(env, "admin")), serviceOptions(logs));
 export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
@@ -149,6 +158,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const session = await startSession(env, options.logs);
   const identity = await startIdentity(env, options.logs);
   const organization = await startOrganization(env, options.logs);
+  const admin = await startAdmin(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,
@@ -157,10 +167,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
     gateway,
-    services: { identity, session, notification, organization },
+    services: { identity, session, notification, organization, admin },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
+      await admin.close();
       await organization.close();
       await session.close();
       await identity.close();

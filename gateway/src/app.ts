@@ -16,6 +16,7 @@ import { rateLimit } from "./http/rate-limit.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
+import { adminRoutes } from "./routes/admin.js";
 import { currentClientRoutes } from "./routes/current-client.js";
 import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(currentClientRoutes(routeDeps));
   api.use(twoFactorRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
+  api.use(adminRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));

@@ -1,4 +1,5 @@
 /** One gRPC client per service the gateway calls; every call goes through call() with a deadline. */
+import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -11,22 +12,26 @@ export interface Clients {
   sessions: SessionServiceClient;
   notification: NotificationServiceClient;
   organization: OrganizationServiceClient;
+  admin: AdminServiceClient;
   close(): void;
 }
 
-export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; organizationServiceUrl: string; grpcTls: GrpcTls }): Clients {
+export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; organizationServiceUrl: string; adminServiceUrl: string; grpcTls: GrpcTls }): Clients {
   const tls = addresses.grpcTls;
   const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
+  const admin = createGrpcClient(AdminServiceClient, addresses.adminServiceUrl, { tls, serverName: "admin" });
   return {
     identity,
     sessions,
     notification,
     organization,
+    admin,
     close() {
       organization.close();
+      admin.close();
       identity.close();
       sessions.close();
       notification.close();

@@ -51,6 +51,7 @@ const schema = z.object({
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
   ORGANIZATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50054"),
+  ADMIN_SERVICE_URL: z.string().min(1).default("127.0.0.1:50055"),
   NODE_ENV: z.string().default("development"),
   METRICS_PORT: z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
 });
@@ -80,6 +81,7 @@ export interface GatewayConfig {
   sessionServiceUrl: string;
   notificationServiceUrl: string;
   organizationServiceUrl: string;
+  adminServiceUrl: string;
   /** GRPC_TLS_DIR / GRPC_INSECURE: how the gateway calls the services. */
   grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
@@ -118,6 +120,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     organizationServiceUrl: c.ORGANIZATION_SERVICE_URL,
+    adminServiceUrl: c.ADMIN_SERVICE_URL,
     grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
     metricsPort: c.METRICS_PORT,

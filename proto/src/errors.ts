@@ -99,6 +99,9 @@ export const ERRORS = {
   ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT: e(S.PERMISSION_DENIED, 403, "Only admins can access this endpoint"),
   YOU_ARE_NOT_IMPERSONATING_ANYONE: e(S.FAILED_PRECONDITION, 400, "You are not impersonating anyone"),
   FAILED_TO_FIND_ADMIN_SESSION: e(S.NOT_FOUND, 400, "Failed to find admin session"),
+  // Not in SPEC §8: the current better-auth client's codes for the admin-on-admin and self-removal refusals.
+  YOU_CANNOT_IMPERSONATE_ADMINS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate admins"),
+  YOU_CANNOT_REMOVE_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot remove yourself"),
 
   // Username
   INVALID_USERNAME_OR_PASSWORD: e(S.UNAUTHENTICATED, 401, "invalid username or password"),

@@ -9,10 +9,11 @@ networkPolicy.egress.extraRules.
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway, organization]
-{{- else if eq . "session" }}[gateway, identity, organization]
+{{- if eq . "identity" }}[gateway, organization, admin]
+{{- else if eq . "session" }}[gateway, identity, organization, admin]
 {{- else if eq . "notification" }}[gateway, identity, organization]
 {{- else if eq . "organization" }}[gateway, identity]
+{{- else if eq . "admin" }}[gateway]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -22,9 +23,10 @@ Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
 {{- if eq . "web" }}[gateway]
-{{- else if eq . "gateway" }}[identity, session, notification, organization]
+{{- else if eq . "gateway" }}[identity, session, notification, organization, admin]
 {{- else if eq . "identity" }}[session, notification, organization]
 {{- else if eq . "organization" }}[identity, session, notification]
+{{- else if eq . "admin" }}[identity, session]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -82,6 +84,12 @@ spec:
             matchLabels:
               {{- include "auth-platform.selectorLabels" (dict "root" $root "component" $caller) | nindent 14 }}
         {{- end }}
+        {{- end }}
+        {{- if and (eq .component "identity") $root.Values.adminBootstrap.enabled (include "auth-platform.enabled" (dict "root" $root "component" "admin")) }}
+        # The admin bootstrap Job (admin certificate).
+        - podSelector:
+            matchLabels:
+              {{- include "auth-platform.selectorLabels" (dict "root" $root "component" "admin-bootstrap") | nindent 14 }}
         {{- end }}
         {{- if has .component (list "identity" "session" "organization") }}
         {{- with $np.internalClients }}

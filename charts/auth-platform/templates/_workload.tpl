@@ -117,6 +117,8 @@ NOTIFICATION_DATABASE_URL: false
 SMTP_URL: true
 {{- else if eq .component "organization" }}
 ORGANIZATION_DATABASE_URL: false
+{{- else if eq .component "admin" }}
+ADMIN_DATABASE_URL: false
 {{- end }}
 {{- end }}
 

@@ -90,3 +90,18 @@ export function hasDontRemember(req: Request, jar: CookieJar, secret: string): b
   const value = parseCookies(req.headers.cookie).get(jar.dontRememberName);
   return value !== undefined && unsign(value, secret) === "true";
 }
+
+/** Sets a signed browser-session cookie (no Max-Age) with the session cookie's attributes. */
+export function setSignedCookie(res: Response, jar: CookieJar, name: string, value: string, secret: string): void {
+  res.append("Set-Cookie", serialize(name, sign(value, secret), jar));
+}
+
+export function clearCookie(res: Response, jar: CookieJar, name: string): void {
+  res.append("Set-Cookie", serialize(name, "", jar, 0));
+}
+
+/** The value of a signed cookie, or null when it is absent or its signature does not hold. */
+export function signedCookie(req: Request, name: string, secret: string): string | null {
+  const value = parseCookies(req.headers.cookie).get(name);
+  return value === undefined ? null : unsign(value, secret);
+}

@@ -18,6 +18,10 @@ export type PublicUser = Record<string, unknown> & {
   username: string | null;
   displayUsername: string | null;
   twoFactorEnabled: boolean;
+  role: string | null;
+  banned: boolean;
+  banReason: string | null;
+  banExpires: string | null;
 };
 
 export interface PublicSession {
@@ -46,6 +50,10 @@ export interface UserFields {
   displayUsername?: Maybe<string>;
   extraFields?: Record<string, unknown> | undefined;
   twoFactorEnabled?: boolean;
+  role?: Maybe<string>;
+  banned?: boolean;
+  banReason?: Maybe<string>;
+  banExpires?: When | null;
 }
 
 /** A session as auth.session.v1.Session or the session cache (with its token put back) carry it. */
@@ -78,6 +86,11 @@ export function publicUser(user: UserFields): PublicUser {
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? user.username ?? null,
     twoFactorEnabled: user.twoFactorEnabled ?? false,
+    // The admin fields (SPEC.md §3), after the extra fields so a configured field can never shadow them.
+    role: user.role ?? null,
+    banned: user.banned ?? false,
+    banReason: user.banReason ?? null,
+    banExpires: user.banExpires ? iso(user.banExpires) : null,
   };
 }
 

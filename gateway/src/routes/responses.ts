@@ -105,3 +105,20 @@ export const slugAvailableResponse = () => ({ status: true });
 export const permissionResponse = (success: boolean) => ({ error: null, success });
 
 export const memberRoleResponse = (role: string) => ({ role });
+
+// ---- admin (adminClient of better-auth 1.1 and 1.7) ----
+
+export const adminUserResponse = (user: PublicUser) => ({ user });
+
+/** limit and offset echo the request (the current client declares them). */
+export const listUsersResponse = (users: PublicUser[], total: number, limit: number | undefined, offset: number | undefined) => ({ users, total, limit, offset });
+
+export const listUserSessionsResponse = (sessions: PublicSession[]) => ({ sessions });
+
+export const impersonationResponse = (session: PublicSession, user: PublicUser) => ({ session, user });
+
+export const adminSuccessResponse = () => ({ success: true });
+
+export const setUserPasswordResponse = () => ({ status: true });
+
+export const hasPermissionResponse = (success: boolean) => ({ error: null, success });

@@ -36,7 +36,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
 
   router.get("/list-sessions", async (req, res) => {
     const { user } = await deps.sessions.require(req);
-    const list = await call(sessions, sessions.listSessions, { userId: user.id });
+    const list = await call(sessions, sessions.listSessions, { userId: user.id, includeImpersonated: false });
     res.json(list.sessions.map(publicSession));
   });
 

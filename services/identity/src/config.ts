@@ -43,6 +43,8 @@ const schema = z.object({
   APP_NAME: z.string().trim().min(1).max(100).default("Auth Platform"),
   IDENTITY_TWO_FACTOR_KEYS: z.string().optional(),
   IDENTITY_TWO_FACTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  // Role given to new users; empty: none.
+  IDENTITY_DEFAULT_ROLE: z.string().max(255).default("user"),
 });
 
 /**
@@ -94,6 +96,8 @@ export interface IdentityConfig {
     /** Codes a sign-in challenge accepts trying, all methods together, before it is void. */
     maxAttempts: number;
   };
+  /** The role new users get (SPEC.md §6), or null when switched off (IDENTITY_DEFAULT_ROLE empty). */
+  defaultRole: string | null;
 }
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
@@ -138,5 +142,6 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
       keys: twoFactorKeys(c.IDENTITY_TWO_FACTOR_KEYS, secret),
       maxAttempts: c.IDENTITY_TWO_FACTOR_MAX_ATTEMPTS,
     },
+    defaultRole: c.IDENTITY_DEFAULT_ROLE.trim() || null,
   };
 }

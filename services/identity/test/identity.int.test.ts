@@ -101,7 +101,7 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
     const signUp = await client.post("/sign-up/email", { name: "Role", email, password: "password-123", role: "admin", banned: true, plan: "pro" });
     expect(signUp.status).toBe(200);
     expect(await client.post("/update-user", { role: "admin", banned: true, emailVerified: true, isAdmin: true })).toMatchObject({ status: 200, body: { status: true } });
-    expect(await store.findUserById(signUp.body.user.id)).toMatchObject({ role: null, banned: false, emailVerified: false, extraFields: {} });
+    expect(await store.findUserById(signUp.body.user.id)).toMatchObject({ role: "user", banned: false, emailVerified: false, extraFields: {} });
   });
 
   it("GetProviderTokens and GetProviderAccountInfo: a provider account is found by id or provider, and its provider is not configured", async () => {

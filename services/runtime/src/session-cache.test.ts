@@ -54,6 +54,10 @@ function aCachedSession(now: number, lifetimeMs = WEEK_MS): CachedSession {
       displayUsername: "Ada",
       extraFields: { favouriteColour: "blue", age: 36, tags: ["a"], nested: { on: true } },
       twoFactorEnabled: false,
+      role: "user",
+      banned: false,
+      banReason: null,
+      banExpires: null,
     },
     refreshAt: now + 86_400_000,
   };

@@ -51,6 +51,11 @@ export interface CachedUser {
   extraFields: Record<string, unknown>;
   /** Since v2. */
   twoFactorEnabled: boolean;
+  /** Admin fields (version 2). */
+  role: string | null;
+  banned: boolean;
+  banReason: string | null;
+  banExpires: string | null;
 }
 
 export interface CachedSession {

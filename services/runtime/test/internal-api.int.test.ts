@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminServiceClient, AdminServiceService } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -25,7 +26,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SignUpEmail: ["gateway"],
     SignInEmail: ["gateway"],
     SignInUsername: ["gateway"],
-    GetUser: ["internal-client"],
+    GetUser: ["internal-client", "admin"],
     GetUsers: ["organization"],
     SendVerificationEmail: ["gateway"],
     VerifyEmail: ["gateway"],
@@ -52,14 +53,21 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     VerifyBackupCode: ["gateway"],
     ListTrustedDevices: ["gateway"],
     RevokeTrustedDevice: ["gateway"],
+    ListUsers: ["admin"],
+    CreateUser: ["admin"],
+    SetRole: ["admin"],
+    SetUserPassword: ["admin"],
+    BanUser: ["admin"],
+    UnbanUser: ["admin"],
+    RemoveUser: ["admin"],
   },
   session: {
-    CreateSession: ["identity"],
-    GetSession: ["gateway", "internal-client"],
-    ListSessions: ["gateway"],
-    RevokeSession: ["gateway"],
+    CreateSession: ["identity", "admin"],
+    GetSession: ["gateway", "internal-client", "admin"],
+    ListSessions: ["gateway", "admin"],
+    RevokeSession: ["gateway", "admin"],
     RevokeOtherSessions: ["gateway"],
-    RevokeUserSessions: ["gateway", "identity"],
+    RevokeUserSessions: ["gateway", "identity", "admin"],
     ForgetUser: ["identity"],
     ListUsersMissingSnapshot: ["identity"],
     SetActiveOrganization: ["organization"],
@@ -93,6 +101,24 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetMembership: ["internal-client", "admin"],
     RemoveUserMemberships: ["identity", "admin"],
   },
+  admin: {
+    ListUsers: ["gateway"],
+    GetUser: ["gateway"],
+    CreateUser: ["gateway"],
+    SetRole: ["gateway"],
+    SetUserPassword: ["gateway"],
+    ListUserSessions: ["gateway"],
+    BanUser: ["gateway"],
+    UnbanUser: ["gateway"],
+    ImpersonateUser: ["gateway"],
+    StopImpersonating: ["gateway"],
+    RevokeUserSession: ["gateway"],
+    RevokeUserSessions: ["gateway"],
+    RemoveUser: ["gateway"],
+    HasPermission: ["gateway"],
+    ListAuditEvents: ["gateway"],
+    RecordEvent: ["identity", "session", "gateway"],
+  },
 };
 
 const SERVICES = {
@@ -100,6 +126,7 @@ const SERVICES = {
   session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
   notification: { Client: NotificationServiceClient, definition: NotificationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL! },
   organization: { Client: OrganizationServiceClient, definition: OrganizationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ORGANIZATION_SERVICE_URL! },
+  admin: { Client: AdminServiceClient, definition: AdminServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ADMIN_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
 
@@ -161,7 +188,7 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     }
   });
 
-  it("only identity may create a session: the gateway's certificate is refused, identity's gets a working session", async () => {
+  it("only identity and admin may create a session: the gateway's certificate is refused, identity's gets a working session", async () => {
     const signedUp = await new TestClient(platform.baseURL).post("/sign-up/email", { name: "Internal", email: uniqueEmail("internal"), password: "password-123" });
     expect(signedUp.status).toBe(200);
     const userId = signedUp.body.user.id as string;

@@ -49,7 +49,8 @@ export async function signUpEmail(
     updatedAt: now,
     username,
     displayUsername: username ? (input.displayUsername ?? input.username ?? null) : null,
-    role: null,
+    // Set by configuration only: sign-up never reads a role (or any admin field) from the request.
+    role: config.defaultRole,
     banned: false,
     twoFactorEnabled: false,
     banReason: null,

@@ -16,6 +16,7 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
+import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
 import { definedOnly, toAccountMessage, toCaller, toClient, toSignInResponse, toUserMessage } from "./mappers.js";
 import { twoFactorHandlers } from "./two-factor-handlers.js";
 
@@ -30,7 +31,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   SignInEmail: GATEWAY,
   SignInUsername: GATEWAY,
   // The session service fills its cache with the user; our users' own services read a user.
-  GetUser: ["internal-client"],
+  GetUser: ["internal-client", "admin"],
   // Member lists show each member's name, email and image: one batched read per request.
   GetUsers: ["organization"],
   SendVerificationEmail: GATEWAY,
@@ -41,7 +42,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   ChangeEmail: GATEWAY,
   ChangePassword: GATEWAY,
   // Sets a password with no proof of the old one (better-auth's server-only setPassword): no route calls it;
-  // reserved for the admin service (not built yet, so no certificate names it in production today).
+  // reserved for the admin service.
   SetPassword: ["admin"],
   UpdateUser: GATEWAY,
   DeleteUser: GATEWAY,
@@ -60,6 +61,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   VerifyBackupCode: GATEWAY,
   ListTrustedDevices: GATEWAY,
   RevokeTrustedDevice: GATEWAY,
+  ...IDENTITY_ADMIN_ACCESS,
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -184,6 +186,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
     ...twoFactorHandlers(registry, rpc),
+    ...identityAdminHandlers(registry, rpc),
   };
   return {
     definition: IdentityServiceService,

@@ -39,6 +39,10 @@ export function toSessionUser(user: UserRecord): SessionUser {
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
     twoFactorEnabled: user.twoFactorEnabled,
+    role: user.role ?? undefined,
+    banned: user.banned,
+    banReason: user.banReason ?? undefined,
+    banExpires: user.banExpires ?? undefined,
   };
 }
 

@@ -66,6 +66,31 @@ export type UserPatch = Partial<Omit<UserRecord, "id" | "createdAt">>;
 
 export const CREDENTIAL_PROVIDER = "credential";
 
+/** The user fields list-users may filter and sort on, with their types. */
+export const USER_QUERY_FIELDS = {
+  id: "string",
+  name: "string",
+  email: "string",
+  emailVerified: "boolean",
+  username: "string",
+  role: "string",
+  banned: "boolean",
+  createdAt: "date",
+  updatedAt: "date",
+} as const;
+export type UserQueryField = keyof typeof USER_QUERY_FIELDS;
+export type SearchOperator = "contains" | "starts_with" | "ends_with";
+export type FilterOperator = "eq" | "ne" | "lt" | "lte" | "gt" | "gte";
+
+/** A validated list-users query (domain/admin-users.ts builds it). */
+export interface UserQuery {
+  search?: { field: "email" | "name"; operator: SearchOperator; value: string };
+  filter?: { field: UserQueryField; operator: FilterOperator; value: string | boolean | Date | null };
+  sort?: { field: UserQueryField; direction: "asc" | "desc" };
+  limit: number;
+  offset: number;
+}
+
 export interface IdentityStore extends TwoFactorStore {
   /**
    * Creates a user and its first account atomically. A clash on email raises USER_ALREADY_EXISTS, on
@@ -82,6 +107,11 @@ export interface IdentityStore extends TwoFactorStore {
   findUserByUsername(username: string): Promise<UserRecord | null>;
   /** The user's account for a provider, or null. */
   findAccount(userId: string, providerId: string): Promise<AccountRecord | null>;
+  /**
+   * One page of users matching the query (search: case-insensitive on name, emails are stored lower-case)
+   * in the query's order, ties broken by id, and how many match in all.
+   */
+  listUsers(query: UserQuery): Promise<{ users: UserRecord[]; total: number }>;
   /** Applies a patch and sets updatedAt; null when the user does not exist. */
   updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
   /** Every account of the user, oldest first. */

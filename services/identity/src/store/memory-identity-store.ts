@@ -1,5 +1,6 @@
 /** The identity store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
+import { compareUsers, matchesUserQuery } from "./user-query.js";
 import type { AccountRecord, IdentityStore, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 
@@ -50,6 +51,10 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async findAccount(userId, providerId) {
       const found = [...accounts.values()].filter((a) => a.userId === userId && a.providerId === providerId).sort(byCreation)[0];
       return found ? copy(found) : null;
+    },
+    async listUsers(query) {
+      const matching = [...users.values()].filter((user) => matchesUserQuery(user, query)).sort(compareUsers(query));
+      return { users: matching.slice(query.offset, query.offset + query.limit).map(copyUser), total: matching.length };
     },
     async updateUser(id, patch) {
       const user = users.get(id);

@@ -121,9 +121,42 @@ class CreateTwoFactor extends Migration {
   }
 }
 
+/**
+ * list-users (admin): an index for each sort order (ties broken by id, so each page is one index range),
+ * the lower-cased name for name search and sort, the role filter. Email search uses the unique email index.
+ */
+class UserAdmin extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create index "user_created_at_id_index" on "user" ("created_at", "id")`);
+    this.addSql(`create index "user_updated_at_id_index" on "user" ("updated_at", "id")`);
+    this.addSql(`create index "user_name_id_index" on "user" ("name", "id")`);
+    this.addSql(`create index "user_lower_name_index" on "user" (lower("name"))`);
+    this.addSql(`create index "user_role_created_at_index" on "user" ("role", "created_at")`);
+    this.addSql(`create index "user_banned_created_at_index" on "user" ("banned", "created_at")`);
+    // PostgreSQL only: trigram indexes serve the infix and suffix searches (LIKE '%x%', '%x'), which no
+    // B-tree can. pg_trgm is a trusted extension (PostgreSQL 13+), so a database owner may create it;
+    // where that is refused, the searches still work, by scanning, and a notice says why.
+    // The store opens PostgreSQL by clientUrl and SQLite by dbName (services/runtime/src/store.ts).
+    if (/^postgres(ql)?:\/\//.test(String(this.config.get("clientUrl") ?? ""))) {
+      this.addSql(`do $$ begin
+        create extension if not exists pg_trgm;
+      exception when insufficient_privilege then
+        raise notice 'pg_trgm not available: list-users infix searches scan the user table';
+      end $$`);
+      this.addSql(`do $$ begin
+        if exists (select 1 from pg_extension where extname = 'pg_trgm') then
+          create index "user_email_trgm_index" on "user" using gin ("email" gin_trgm_ops);
+          create index "user_lower_name_trgm_index" on "user" using gin (lower("name") gin_trgm_ops);
+        end if;
+      end $$`);
+    }
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
   { name: "0003-create-mail-request", class: CreateMailRequest },
   { name: "0004-two-factor", class: CreateTwoFactor },
+  { name: "0005-user-admin", class: UserAdmin },
 ];

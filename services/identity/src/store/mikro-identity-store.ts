@@ -6,6 +6,7 @@ import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow,
 import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
+import { listUsersQuery } from "./mikro-user-query.js";
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -95,6 +96,11 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     async findAccount(userId, providerId) {
       const row = await store.em().findOne(AccountEntity, { userId, providerId }, { orderBy: { createdAt: "asc" } });
       return row ? toAccount(row) : null;
+    },
+    async listUsers(query) {
+      const { page, count } = listUsersQuery(store.em(), query);
+      const [rows, total] = await Promise.all([page.getResultList(), count.getCount()]);
+      return { users: rows.map((row) => toUser(row as UserRow)), total };
     },
     async updateUser(id, patch) {
       const em = store.em();

@@ -148,10 +148,10 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   return { cached: refreshed, refreshed: true };
 }
 
-/** The user's live sessions, impersonation sessions left out. */
-export async function listSessions(deps: Deps, userId: string): Promise<SessionRecord[]> {
+/** The user's live sessions, impersonation sessions left out unless asked for (admins see them). */
+export async function listSessions(deps: Deps, userId: string, includeImpersonated = false): Promise<SessionRecord[]> {
   const now = deps.now();
-  return (await deps.store.listByUser(userId)).filter((s) => s.expiresAt > now && !s.impersonatedBy);
+  return (await deps.store.listByUser(userId)).filter((s) => s.expiresAt > now && (includeImpersonated || !s.impersonatedBy));
 }
 
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {

@@ -46,6 +46,10 @@ export function toUserMessage(user: CachedUser): SessionUser {
     displayUsername: user.displayUsername ?? undefined,
     extraFields: user.extraFields,
     twoFactorEnabled: user.twoFactorEnabled,
+    role: user.role ?? undefined,
+    banned: user.banned,
+    banReason: user.banReason ?? undefined,
+    banExpires: user.banExpires ? new Date(user.banExpires) : undefined,
   };
 }
 
@@ -63,5 +67,9 @@ export function userFromMessage(user: SessionUser): CachedUser {
     displayUsername: user.displayUsername ?? null,
     extraFields: user.extraFields ?? {},
     twoFactorEnabled: user.twoFactorEnabled ?? false,
+    role: user.role ?? null,
+    banned: user.banned ?? false,
+    banReason: user.banReason ?? null,
+    banExpires: user.banExpires ? user.banExpires.toISOString() : null,
   };
 }

@@ -11,12 +11,13 @@ import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessa
 
 /** Who may call what (docs/internal-api.md). */
 export const SESSION_ACCESS: AccessTable = {
-  CreateSession: ["identity"],
-  GetSession: ["gateway", "internal-client"],
-  ListSessions: ["gateway"],
-  RevokeSession: ["gateway"],
+  // admin: impersonation sessions, the caller's session, a user's sessions for admins, admin revocations.
+  CreateSession: ["identity", "admin"],
+  GetSession: ["gateway", "internal-client", "admin"],
+  ListSessions: ["gateway", "admin"],
+  RevokeSession: ["gateway", "admin"],
   RevokeOtherSessions: ["gateway"],
-  RevokeUserSessions: ["gateway", "identity"],
+  RevokeUserSessions: ["gateway", "identity", "admin"],
   ForgetUser: ["identity"],
   ListUsersMissingSnapshot: ["identity"],
   // The organization service has checked the membership; nothing else changes a session's organization.
@@ -42,7 +43,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({
-      sessions: (await listSessions(registry, req.userId)).map(toSessionMessage),
+      sessions: (await listSessions(registry, req.userId, req.includeImpersonated)).map(toSessionMessage),
     })),
     revokeSession: rpc.unary("RevokeSession", async (req) => {
       await revokeSession(registry, req.token, req.userId);

@@ -43,6 +43,10 @@ export function aUserCopy(overrides: Partial<CachedUser> = {}): CachedUser {
     displayUsername: null,
     extraFields: {},
     twoFactorEnabled: false,
+    role: null,
+    banned: false,
+    banReason: null,
+    banExpires: null,
     ...overrides,
   };
 }

@@ -18,7 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Struct } from "../../../google/protobuf/struct.js";
+import { Struct, Value } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Session } from "../../session/v1/session.js";
 
@@ -656,6 +656,102 @@ export interface GetUsersRequest {
 
 export interface GetUsersResponse {
   users: User[];
+}
+
+/** UserFilter compares one user field with a value: eq, ne, lt, lte, gt, gte. */
+export interface ListUsersRequest {
+  searchValue?:
+    | string
+    | undefined;
+  /** email (default) or name. */
+  searchField?:
+    | string
+    | undefined;
+  /** contains (default), starts_with or ends_with. */
+  searchOperator?:
+    | string
+    | undefined;
+  /** 0: the default page size (100). */
+  limit: number;
+  offset: number;
+  sortBy?:
+    | string
+    | undefined;
+  /** asc (default) or desc. */
+  sortDirection?: string | undefined;
+  filterField?:
+    | string
+    | undefined;
+  /** A string, number or boolean (JSON-typed), or a string to be read as the field's type. */
+  filterValue?:
+    | any
+    | undefined;
+  /** eq (default), ne, lt, lte, gt, gte. */
+  filterOperator?: string | undefined;
+}
+
+export interface ListUsersResponse {
+  users: User[];
+  total: number;
+}
+
+export interface CreateUserRequest {
+  email: string;
+  password: string;
+  name: string;
+  role: string;
+  /** Configured extra user fields, by name. */
+  extraFields?: { [key: string]: any } | undefined;
+}
+
+export interface CreateUserResponse {
+  user?: User | undefined;
+}
+
+export interface SetRoleRequest {
+  userId: string;
+  role: string;
+}
+
+export interface SetRoleResponse {
+  user?: User | undefined;
+}
+
+export interface SetUserPasswordRequest {
+  userId: string;
+  newPassword: string;
+}
+
+export interface SetUserPasswordResponse {
+}
+
+export interface BanUserRequest {
+  userId: string;
+  /** Empty: "No reason". */
+  reason?:
+    | string
+    | undefined;
+  /** 0: the ban does not expire. */
+  expiresInSeconds: string;
+}
+
+export interface BanUserResponse {
+  user?: User | undefined;
+}
+
+export interface UnbanUserRequest {
+  userId: string;
+}
+
+export interface UnbanUserResponse {
+  user?: User | undefined;
+}
+
+export interface RemoveUserRequest {
+  userId: string;
+}
+
+export interface RemoveUserResponse {
 }
 
 function createBaseCallerSession(): CallerSession {
@@ -7556,6 +7652,1293 @@ export const GetUsersResponse: MessageFns<GetUsersResponse> = {
   },
 };
 
+function createBaseListUsersRequest(): ListUsersRequest {
+  return {
+    searchValue: undefined,
+    searchField: undefined,
+    searchOperator: undefined,
+    limit: 0,
+    offset: 0,
+    sortBy: undefined,
+    sortDirection: undefined,
+    filterField: undefined,
+    filterValue: undefined,
+    filterOperator: undefined,
+  };
+}
+
+export const ListUsersRequest: MessageFns<ListUsersRequest> = {
+  encode(message: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.searchValue !== undefined) {
+      writer.uint32(10).string(message.searchValue);
+    }
+    if (message.searchField !== undefined) {
+      writer.uint32(18).string(message.searchField);
+    }
+    if (message.searchOperator !== undefined) {
+      writer.uint32(26).string(message.searchOperator);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(40).int32(message.offset);
+    }
+    if (message.sortBy !== undefined) {
+      writer.uint32(50).string(message.sortBy);
+    }
+    if (message.sortDirection !== undefined) {
+      writer.uint32(58).string(message.sortDirection);
+    }
+    if (message.filterField !== undefined) {
+      writer.uint32(66).string(message.filterField);
+    }
+    if (message.filterValue !== undefined) {
+      Value.encode(Value.wrap(message.filterValue), writer.uint32(74).fork()).join();
+    }
+    if (message.filterOperator !== undefined) {
+      writer.uint32(82).string(message.filterOperator);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.searchValue = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.searchField = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.searchOperator = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.offset = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sortBy = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.sortDirection = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.filterField = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.filterValue = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.filterOperator = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersRequest {
+    return {
+      searchValue: isSet(object.searchValue)
+        ? globalThis.String(object.searchValue)
+        : isSet(object.search_value)
+        ? globalThis.String(object.search_value)
+        : undefined,
+      searchField: isSet(object.searchField)
+        ? globalThis.String(object.searchField)
+        : isSet(object.search_field)
+        ? globalThis.String(object.search_field)
+        : undefined,
+      searchOperator: isSet(object.searchOperator)
+        ? globalThis.String(object.searchOperator)
+        : isSet(object.search_operator)
+        ? globalThis.String(object.search_operator)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      sortBy: isSet(object.sortBy)
+        ? globalThis.String(object.sortBy)
+        : isSet(object.sort_by)
+        ? globalThis.String(object.sort_by)
+        : undefined,
+      sortDirection: isSet(object.sortDirection)
+        ? globalThis.String(object.sortDirection)
+        : isSet(object.sort_direction)
+        ? globalThis.String(object.sort_direction)
+        : undefined,
+      filterField: isSet(object.filterField)
+        ? globalThis.String(object.filterField)
+        : isSet(object.filter_field)
+        ? globalThis.String(object.filter_field)
+        : undefined,
+      filterValue: isSet(object?.filterValue)
+        ? object.filterValue
+        : isSet(object?.filter_value)
+        ? object.filter_value
+        : undefined,
+      filterOperator: isSet(object.filterOperator)
+        ? globalThis.String(object.filterOperator)
+        : isSet(object.filter_operator)
+        ? globalThis.String(object.filter_operator)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListUsersRequest): unknown {
+    const obj: any = {};
+    if (message.searchValue !== undefined) {
+      obj.searchValue = message.searchValue;
+    }
+    if (message.searchField !== undefined) {
+      obj.searchField = message.searchField;
+    }
+    if (message.searchOperator !== undefined) {
+      obj.searchOperator = message.searchOperator;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
+    if (message.sortBy !== undefined) {
+      obj.sortBy = message.sortBy;
+    }
+    if (message.sortDirection !== undefined) {
+      obj.sortDirection = message.sortDirection;
+    }
+    if (message.filterField !== undefined) {
+      obj.filterField = message.filterField;
+    }
+    if (message.filterValue !== undefined) {
+      obj.filterValue = message.filterValue;
+    }
+    if (message.filterOperator !== undefined) {
+      obj.filterOperator = message.filterOperator;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersRequest>, I>>(base?: I): ListUsersRequest {
+    return ListUsersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersRequest>, I>>(object: I): ListUsersRequest {
+    const message = createBaseListUsersRequest();
+    message.searchValue = object.searchValue ?? undefined;
+    message.searchField = object.searchField ?? undefined;
+    message.searchOperator = object.searchOperator ?? undefined;
+    message.limit = object.limit ?? 0;
+    message.offset = object.offset ?? 0;
+    message.sortBy = object.sortBy ?? undefined;
+    message.sortDirection = object.sortDirection ?? undefined;
+    message.filterField = object.filterField ?? undefined;
+    message.filterValue = object.filterValue === undefined ? undefined : object.filterValue;
+    message.filterOperator = object.filterOperator ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListUsersResponse(): ListUsersResponse {
+  return { users: [], total: 0 };
+}
+
+export const ListUsersResponse: MessageFns<ListUsersResponse> = {
+  encode(message: ListUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      User.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(User.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse {
+    return {
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListUsersResponse): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => User.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersResponse>, I>>(base?: I): ListUsersResponse {
+    return ListUsersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersResponse>, I>>(object: I): ListUsersResponse {
+    const message = createBaseListUsersResponse();
+    message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateUserRequest(): CreateUserRequest {
+  return { email: "", password: "", name: "", role: "", extraFields: undefined };
+}
+
+export const CreateUserRequest: MessageFns<CreateUserRequest> = {
+  encode(message: CreateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.role !== "") {
+      writer.uint32(34).string(message.role);
+    }
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateUserRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateUserRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateUserRequest>, I>>(base?: I): CreateUserRequest {
+    return CreateUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateUserRequest>, I>>(object: I): CreateUserRequest {
+    const message = createBaseCreateUserRequest();
+    message.email = object.email ?? "";
+    message.password = object.password ?? "";
+    message.name = object.name ?? "";
+    message.role = object.role ?? "";
+    message.extraFields = object.extraFields ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateUserResponse(): CreateUserResponse {
+  return { user: undefined };
+}
+
+export const CreateUserResponse: MessageFns<CreateUserResponse> = {
+  encode(message: CreateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: CreateUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateUserResponse>, I>>(base?: I): CreateUserResponse {
+    return CreateUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateUserResponse>, I>>(object: I): CreateUserResponse {
+    const message = createBaseCreateUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetRoleRequest(): SetRoleRequest {
+  return { userId: "", role: "" };
+}
+
+export const SetRoleRequest: MessageFns<SetRoleRequest> = {
+  encode(message: SetRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetRoleRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: SetRoleRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetRoleRequest>, I>>(base?: I): SetRoleRequest {
+    return SetRoleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetRoleRequest>, I>>(object: I): SetRoleRequest {
+    const message = createBaseSetRoleRequest();
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseSetRoleResponse(): SetRoleResponse {
+  return { user: undefined };
+}
+
+export const SetRoleResponse: MessageFns<SetRoleResponse> = {
+  encode(message: SetRoleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetRoleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetRoleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetRoleResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: SetRoleResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetRoleResponse>, I>>(base?: I): SetRoleResponse {
+    return SetRoleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetRoleResponse>, I>>(object: I): SetRoleResponse {
+    const message = createBaseSetRoleResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetUserPasswordRequest(): SetUserPasswordRequest {
+  return { userId: "", newPassword: "" };
+}
+
+export const SetUserPasswordRequest: MessageFns<SetUserPasswordRequest> = {
+  encode(message: SetUserPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetUserPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetUserPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetUserPasswordRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: SetUserPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetUserPasswordRequest>, I>>(base?: I): SetUserPasswordRequest {
+    return SetUserPasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetUserPasswordRequest>, I>>(object: I): SetUserPasswordRequest {
+    const message = createBaseSetUserPasswordRequest();
+    message.userId = object.userId ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseSetUserPasswordResponse(): SetUserPasswordResponse {
+  return {};
+}
+
+export const SetUserPasswordResponse: MessageFns<SetUserPasswordResponse> = {
+  encode(_: SetUserPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetUserPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetUserPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetUserPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: SetUserPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetUserPasswordResponse>, I>>(base?: I): SetUserPasswordResponse {
+    return SetUserPasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetUserPasswordResponse>, I>>(_: I): SetUserPasswordResponse {
+    const message = createBaseSetUserPasswordResponse();
+    return message;
+  },
+};
+
+function createBaseBanUserRequest(): BanUserRequest {
+  return { userId: "", reason: undefined, expiresInSeconds: "0" };
+}
+
+export const BanUserRequest: MessageFns<BanUserRequest> = {
+  encode(message: BanUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.expiresInSeconds !== "0") {
+      writer.uint32(24).int64(message.expiresInSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BanUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBanUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expiresInSeconds = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BanUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+      expiresInSeconds: isSet(object.expiresInSeconds)
+        ? globalThis.String(object.expiresInSeconds)
+        : isSet(object.expires_in_seconds)
+        ? globalThis.String(object.expires_in_seconds)
+        : "0",
+    };
+  },
+
+  toJSON(message: BanUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.expiresInSeconds !== "0") {
+      obj.expiresInSeconds = message.expiresInSeconds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BanUserRequest>, I>>(base?: I): BanUserRequest {
+    return BanUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BanUserRequest>, I>>(object: I): BanUserRequest {
+    const message = createBaseBanUserRequest();
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? undefined;
+    message.expiresInSeconds = object.expiresInSeconds ?? "0";
+    return message;
+  },
+};
+
+function createBaseBanUserResponse(): BanUserResponse {
+  return { user: undefined };
+}
+
+export const BanUserResponse: MessageFns<BanUserResponse> = {
+  encode(message: BanUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BanUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBanUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BanUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: BanUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BanUserResponse>, I>>(base?: I): BanUserResponse {
+    return BanUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BanUserResponse>, I>>(object: I): BanUserResponse {
+    const message = createBaseBanUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseUnbanUserRequest(): UnbanUserRequest {
+  return { userId: "" };
+}
+
+export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
+  encode(message: UnbanUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnbanUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnbanUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnbanUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: UnbanUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnbanUserRequest>, I>>(base?: I): UnbanUserRequest {
+    return UnbanUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnbanUserRequest>, I>>(object: I): UnbanUserRequest {
+    const message = createBaseUnbanUserRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseUnbanUserResponse(): UnbanUserResponse {
+  return { user: undefined };
+}
+
+export const UnbanUserResponse: MessageFns<UnbanUserResponse> = {
+  encode(message: UnbanUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnbanUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnbanUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnbanUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: UnbanUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnbanUserResponse>, I>>(base?: I): UnbanUserResponse {
+    return UnbanUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnbanUserResponse>, I>>(object: I): UnbanUserResponse {
+    const message = createBaseUnbanUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveUserRequest(): RemoveUserRequest {
+  return { userId: "" };
+}
+
+export const RemoveUserRequest: MessageFns<RemoveUserRequest> = {
+  encode(message: RemoveUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveUserRequest>, I>>(base?: I): RemoveUserRequest {
+    return RemoveUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveUserRequest>, I>>(object: I): RemoveUserRequest {
+    const message = createBaseRemoveUserRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveUserResponse(): RemoveUserResponse {
+  return {};
+}
+
+export const RemoveUserResponse: MessageFns<RemoveUserResponse> = {
+  encode(_: RemoveUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RemoveUserResponse {
+    return {};
+  },
+
+  toJSON(_: RemoveUserResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveUserResponse>, I>>(base?: I): RemoveUserResponse {
+    return RemoveUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveUserResponse>, I>>(_: I): RemoveUserResponse {
+    const message = createBaseRemoveUserResponse();
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -7971,6 +9354,91 @@ export const IdentityServiceService = {
       Buffer.from(RevokeTrustedDeviceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeTrustedDeviceResponse => RevokeTrustedDeviceResponse.decode(value),
   },
+  /**
+   * Admin (the admin service is the only caller; it checks the caller is an admin first).
+   * ListUsers searches, filters, sorts and pages users; answers the page and the total.
+   * Errors: VALIDATION_ERROR (unknown field, operator, or a value of the wrong type).
+   */
+  listUsers: {
+    path: "/auth.identity.v1.IdentityService/ListUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersRequest): Buffer => Buffer.from(ListUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersRequest => ListUsersRequest.decode(value),
+    responseSerialize: (value: ListUsersResponse): Buffer => Buffer.from(ListUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
+  },
+  /**
+   * CreateUser creates a user with a credential account and the given role.
+   * Errors: INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_ALREADY_EXISTS, VALIDATION_ERROR.
+   */
+  createUser: {
+    path: "/auth.identity.v1.IdentityService/CreateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateUserRequest): Buffer => Buffer.from(CreateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateUserRequest => CreateUserRequest.decode(value),
+    responseSerialize: (value: CreateUserResponse): Buffer => Buffer.from(CreateUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
+  },
+  /** SetRole sets a user's role. Errors: USER_NOT_FOUND. */
+  setRole: {
+    path: "/auth.identity.v1.IdentityService/SetRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetRoleRequest): Buffer => Buffer.from(SetRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetRoleRequest => SetRoleRequest.decode(value),
+    responseSerialize: (value: SetRoleResponse): Buffer => Buffer.from(SetRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetRoleResponse => SetRoleResponse.decode(value),
+  },
+  /**
+   * SetUserPassword sets (or replaces) a user's credential password. Errors: USER_NOT_FOUND,
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  setUserPassword: {
+    path: "/auth.identity.v1.IdentityService/SetUserPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetUserPasswordRequest): Buffer =>
+      Buffer.from(SetUserPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetUserPasswordRequest => SetUserPasswordRequest.decode(value),
+    responseSerialize: (value: SetUserPasswordResponse): Buffer =>
+      Buffer.from(SetUserPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetUserPasswordResponse => SetUserPasswordResponse.decode(value),
+  },
+  /**
+   * BanUser marks a user banned (reason, optional expiry) and ends every session of the user before it
+   * answers. Errors: USER_NOT_FOUND.
+   */
+  banUser: {
+    path: "/auth.identity.v1.IdentityService/BanUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BanUserRequest): Buffer => Buffer.from(BanUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BanUserRequest => BanUserRequest.decode(value),
+    responseSerialize: (value: BanUserResponse): Buffer => Buffer.from(BanUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BanUserResponse => BanUserResponse.decode(value),
+  },
+  /** UnbanUser lifts a ban. Errors: USER_NOT_FOUND. */
+  unbanUser: {
+    path: "/auth.identity.v1.IdentityService/UnbanUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnbanUserRequest): Buffer => Buffer.from(UnbanUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnbanUserRequest => UnbanUserRequest.decode(value),
+    responseSerialize: (value: UnbanUserResponse): Buffer => Buffer.from(UnbanUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnbanUserResponse => UnbanUserResponse.decode(value),
+  },
+  /** RemoveUser deletes the user, the user's sessions and accounts. Irreversible. Errors: USER_NOT_FOUND. */
+  removeUser: {
+    path: "/auth.identity.v1.IdentityService/RemoveUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveUserRequest): Buffer => Buffer.from(RemoveUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveUserRequest => RemoveUserRequest.decode(value),
+    responseSerialize: (value: RemoveUserResponse): Buffer => Buffer.from(RemoveUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveUserResponse => RemoveUserResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -8107,6 +9575,33 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   listTrustedDevices: handleUnaryCall<ListTrustedDevicesRequest, ListTrustedDevicesResponse>;
   /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
   revokeTrustedDevice: handleUnaryCall<RevokeTrustedDeviceRequest, RevokeTrustedDeviceResponse>;
+  /**
+   * Admin (the admin service is the only caller; it checks the caller is an admin first).
+   * ListUsers searches, filters, sorts and pages users; answers the page and the total.
+   * Errors: VALIDATION_ERROR (unknown field, operator, or a value of the wrong type).
+   */
+  listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
+  /**
+   * CreateUser creates a user with a credential account and the given role.
+   * Errors: INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_ALREADY_EXISTS, VALIDATION_ERROR.
+   */
+  createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
+  /** SetRole sets a user's role. Errors: USER_NOT_FOUND. */
+  setRole: handleUnaryCall<SetRoleRequest, SetRoleResponse>;
+  /**
+   * SetUserPassword sets (or replaces) a user's credential password. Errors: USER_NOT_FOUND,
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  setUserPassword: handleUnaryCall<SetUserPasswordRequest, SetUserPasswordResponse>;
+  /**
+   * BanUser marks a user banned (reason, optional expiry) and ends every session of the user before it
+   * answers. Errors: USER_NOT_FOUND.
+   */
+  banUser: handleUnaryCall<BanUserRequest, BanUserResponse>;
+  /** UnbanUser lifts a ban. Errors: USER_NOT_FOUND. */
+  unbanUser: handleUnaryCall<UnbanUserRequest, UnbanUserResponse>;
+  /** RemoveUser deletes the user, the user's sessions and accounts. Irreversible. Errors: USER_NOT_FOUND. */
+  removeUser: handleUnaryCall<RemoveUserRequest, RemoveUserResponse>;
 }
 
 export interface IdentityServiceClient extends Client1 {
@@ -8662,6 +10157,131 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeTrustedDeviceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Admin (the admin service is the only caller; it checks the caller is an admin first).
+   * ListUsers searches, filters, sorts and pages users; answers the page and the total.
+   * Errors: VALIDATION_ERROR (unknown field, operator, or a value of the wrong type).
+   */
+  listUsers(
+    request: ListUsersRequest,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateUser creates a user with a credential account and the given role.
+   * Errors: INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_ALREADY_EXISTS, VALIDATION_ERROR.
+   */
+  createUser(
+    request: CreateUserRequest,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  /** SetRole sets a user's role. Errors: USER_NOT_FOUND. */
+  setRole(
+    request: SetRoleRequest,
+    callback: (error: ServiceError | null, response: SetRoleResponse) => void,
+  ): ClientUnaryCall;
+  setRole(
+    request: SetRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetRoleResponse) => void,
+  ): ClientUnaryCall;
+  setRole(
+    request: SetRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetUserPassword sets (or replaces) a user's credential password. Errors: USER_NOT_FOUND,
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   */
+  setUserPassword(
+    request: SetUserPasswordRequest,
+    callback: (error: ServiceError | null, response: SetUserPasswordResponse) => void,
+  ): ClientUnaryCall;
+  setUserPassword(
+    request: SetUserPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetUserPasswordResponse) => void,
+  ): ClientUnaryCall;
+  setUserPassword(
+    request: SetUserPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetUserPasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * BanUser marks a user banned (reason, optional expiry) and ends every session of the user before it
+   * answers. Errors: USER_NOT_FOUND.
+   */
+  banUser(
+    request: BanUserRequest,
+    callback: (error: ServiceError | null, response: BanUserResponse) => void,
+  ): ClientUnaryCall;
+  banUser(
+    request: BanUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BanUserResponse) => void,
+  ): ClientUnaryCall;
+  banUser(
+    request: BanUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BanUserResponse) => void,
+  ): ClientUnaryCall;
+  /** UnbanUser lifts a ban. Errors: USER_NOT_FOUND. */
+  unbanUser(
+    request: UnbanUserRequest,
+    callback: (error: ServiceError | null, response: UnbanUserResponse) => void,
+  ): ClientUnaryCall;
+  unbanUser(
+    request: UnbanUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnbanUserResponse) => void,
+  ): ClientUnaryCall;
+  unbanUser(
+    request: UnbanUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnbanUserResponse) => void,
+  ): ClientUnaryCall;
+  /** RemoveUser deletes the user, the user's sessions and accounts. Irreversible. Errors: USER_NOT_FOUND. */
+  removeUser(
+    request: RemoveUserRequest,
+    callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
+  ): ClientUnaryCall;
+  removeUser(
+    request: RemoveUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
+  ): ClientUnaryCall;
+  removeUser(
+    request: RemoveUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
   ): ClientUnaryCall;
 }
 

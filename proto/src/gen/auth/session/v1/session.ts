@@ -97,6 +97,11 @@ export interface SessionUser {
   /** The configured extra user fields this user has, by name. */
   extraFields?: { [key: string]: any } | undefined;
   twoFactorEnabled: boolean;
+  /** Admin fields (auth.identity.v1.User's). */
+  role?: string | undefined;
+  banned: boolean;
+  banReason?: string | undefined;
+  banExpires?: Date | undefined;
 }
 
 /** CreateSessionRequest: who signs in and from where. */
@@ -149,6 +154,8 @@ export interface GetSessionResponse {
 export interface ListSessionsRequest {
   /** The user whose sessions to list. */
   userId: string;
+  /** Admins see impersonation sessions too (list-user-sessions). */
+  includeImpersonated: boolean;
 }
 
 export interface ListSessionsResponse {
@@ -494,6 +501,10 @@ function createBaseSessionUser(): SessionUser {
     displayUsername: undefined,
     extraFields: undefined,
     twoFactorEnabled: false,
+    role: undefined,
+    banned: false,
+    banReason: undefined,
+    banExpires: undefined,
   };
 }
 
@@ -531,6 +542,18 @@ export const SessionUser: MessageFns<SessionUser> = {
     }
     if (message.twoFactorEnabled !== false) {
       writer.uint32(240).bool(message.twoFactorEnabled);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(98).string(message.role);
+    }
+    if (message.banned !== false) {
+      writer.uint32(104).bool(message.banned);
+    }
+    if (message.banReason !== undefined) {
+      writer.uint32(114).string(message.banReason);
+    }
+    if (message.banExpires !== undefined) {
+      Timestamp.encode(toTimestamp(message.banExpires), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -636,6 +659,38 @@ export const SessionUser: MessageFns<SessionUser> = {
             message.twoFactorEnabled = reader.bool();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.banned = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.banReason = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.banExpires = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -685,6 +740,18 @@ export const SessionUser: MessageFns<SessionUser> = {
         : isSet(object.two_factor_enabled)
         ? globalThis.Boolean(object.two_factor_enabled)
         : false,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+      banned: isSet(object.banned) ? globalThis.Boolean(object.banned) : false,
+      banReason: isSet(object.banReason)
+        ? globalThis.String(object.banReason)
+        : isSet(object.ban_reason)
+        ? globalThis.String(object.ban_reason)
+        : undefined,
+      banExpires: isSet(object.banExpires)
+        ? fromJsonTimestamp(object.banExpires)
+        : isSet(object.ban_expires)
+        ? fromJsonTimestamp(object.ban_expires)
+        : undefined,
     };
   },
 
@@ -723,6 +790,18 @@ export const SessionUser: MessageFns<SessionUser> = {
     if (message.twoFactorEnabled !== false) {
       obj.twoFactorEnabled = message.twoFactorEnabled;
     }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
+    if (message.banned !== false) {
+      obj.banned = message.banned;
+    }
+    if (message.banReason !== undefined) {
+      obj.banReason = message.banReason;
+    }
+    if (message.banExpires !== undefined) {
+      obj.banExpires = message.banExpires.toISOString();
+    }
     return obj;
   },
 
@@ -742,6 +821,10 @@ export const SessionUser: MessageFns<SessionUser> = {
     message.displayUsername = object.displayUsername ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
     message.twoFactorEnabled = object.twoFactorEnabled ?? false;
+    message.role = object.role ?? undefined;
+    message.banned = object.banned ?? false;
+    message.banReason = object.banReason ?? undefined;
+    message.banExpires = object.banExpires ?? undefined;
     return message;
   },
 };
@@ -1209,13 +1292,16 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "" };
+  return { userId: "", includeImpersonated: false };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
   encode(message: ListSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.includeImpersonated !== false) {
+      writer.uint32(16).bool(message.includeImpersonated);
     }
     return writer;
   },
@@ -1241,6 +1327,14 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeImpersonated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1260,6 +1354,11 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      includeImpersonated: isSet(object.includeImpersonated)
+        ? globalThis.Boolean(object.includeImpersonated)
+        : isSet(object.include_impersonated)
+        ? globalThis.Boolean(object.include_impersonated)
+        : false,
     };
   },
 
@@ -1267,6 +1366,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.includeImpersonated !== false) {
+      obj.includeImpersonated = message.includeImpersonated;
     }
     return obj;
   },
@@ -1277,6 +1379,7 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListSessionsRequest>, I>>(object: I): ListSessionsRequest {
     const message = createBaseListSessionsRequest();
     message.userId = object.userId ?? "";
+    message.includeImpersonated = object.includeImpersonated ?? false;
     return message;
   },
 };

@@ -1,0 +1,224 @@
+/**
+ * The admin area under /admin (SPEC.md §6-§7), as better-auth's adminClient 1.1 and 1.7 call it. Each route
+ * makes one call to the admin service with the caller's session token; the admin service decides who is an
+ * admin. The gateway's own part is HTTP: bodies, cookies (the admin's session kept in a signed cookie while
+ * impersonating), status codes.
+ */
+import { type Request, Router } from "express";
+import * as z from "zod";
+import type { Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import { AuthError } from "@auth-platform/proto/errors";
+import { call } from "@auth-platform/runtime/rpc";
+import { parseBody, parseQuery } from "../http/body.js";
+import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
+import { publicSession, publicUser } from "../http/public-shapes.js";
+import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import {
+  adminSuccessResponse,
+  adminUserResponse,
+  hasPermissionResponse,
+  impersonationResponse,
+  listUserSessionsResponse,
+  listUsersResponse,
+  setUserPasswordResponse,
+} from "./responses.js";
+
+const id = z.string().min(1).max(255);
+const role = z.union([z.string().min(1).max(255), z.array(z.string().min(1).max(255)).min(1).max(32)]).transform((r) => (Array.isArray(r) ? r.join(",") : r));
+const queryInt = z.coerce.number().int().min(0).max(1_000_000).optional();
+
+const listUsersQuery = z.object({
+  searchValue: z.string().max(255).optional(),
+  searchField: z.string().max(64).optional(),
+  searchOperator: z.string().max(64).optional(),
+  limit: queryInt,
+  offset: queryInt,
+  sortBy: z.string().max(64).optional(),
+  sortDirection: z.string().max(16).optional(),
+  filterField: z.string().max(64).optional(),
+  // A query string carries text; the identity service reads it as the filtered field's type.
+  filterValue: z.string().max(255).optional(),
+  filterOperator: z.string().max(16).optional(),
+});
+const userIdBody = z.object({ userId: id });
+const createUserBody = z.object({
+  email: z.string().max(255),
+  password: z.string().max(1024),
+  name: z.string().min(1).max(255),
+  role,
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+const setRoleBody = z.object({ userId: id, role });
+const setUserPasswordBody = z.object({ userId: id, newPassword: z.string().max(1024) });
+const banUserBody = z.object({ userId: id, banReason: z.string().max(1024).optional(), banExpiresIn: z.number().int().min(1).max(100 * 365 * 86_400).optional() });
+const revokeUserSessionBody = z.object({ sessionToken: z.string().min(1).max(256) });
+const hasPermissionBody = z.object({
+  permission: z.record(z.string(), z.array(z.string())).optional(),
+  permissions: z.record(z.string(), z.array(z.string())).optional(),
+});
+const getUserQuery = z.object({ id });
+const auditQuery = z.object({
+  limit: queryInt,
+  offset: queryInt,
+  action: z.string().max(64).optional(),
+  actorId: z.string().max(255).optional(),
+  targetId: z.string().max(255).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+});
+
+export function adminRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const admin = deps.clients.admin;
+  // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
+  const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
+
+  /** The caller's session token (cookie or bearer), or 401 before any call. */
+  const callerOf = (req: Request): Caller => {
+    const token = deps.sessions.tokenOf(req);
+    if (!token) throw new AuthError("UNAUTHORIZED");
+    return { sessionToken: token, ...clientOf(req) };
+  };
+  const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });
+
+  router.get("/admin/list-users", async (req, res) => {
+    const q = parseQuery(req, listUsersQuery);
+    const answer = await call(admin, admin.listUsers, {
+      caller: callerOf(req),
+      query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0 },
+    });
+    res.json(listUsersResponse(answer.users.map(publicUser), answer.total, q.limit, q.offset));
+  });
+
+  router.get("/admin/get-user", async (req, res) => {
+    const q = parseQuery(req, getUserQuery);
+    const { user } = await call(admin, admin.getUser, { caller: callerOf(req), userId: q.id });
+    res.json(userOut(user));
+  });
+
+  router.post("/admin/create-user", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, createUserBody);
+    const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role, extraFields: body.data ?? {} });
+    res.json(adminUserResponse(userOut(user)));
+  });
+
+  router.post("/admin/set-role", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, setRoleBody);
+    const { user } = await call(admin, admin.setRole, { caller, userId: body.userId, role: body.role });
+    res.json(adminUserResponse(userOut(user)));
+  });
+
+  router.post("/admin/set-user-password", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, setUserPasswordBody);
+    await call(admin, admin.setUserPassword, { caller, userId: body.userId, newPassword: body.newPassword });
+    res.json(setUserPasswordResponse());
+  });
+
+  router.post("/admin/list-user-sessions", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, userIdBody);
+    const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
+    res.json(listUserSessionsResponse(sessions.map(publicSession)));
+  });
+
+  router.post("/admin/ban-user", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, banUserBody);
+    const { user } = await call(admin, admin.banUser, { caller, userId: body.userId, reason: body.banReason, expiresInSeconds: String(body.banExpiresIn ?? 0) });
+    res.json(adminUserResponse(userOut(user)));
+  });
+
+  router.post("/admin/unban-user", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, userIdBody);
+    const { user } = await call(admin, admin.unbanUser, { caller, userId: body.userId });
+    res.json(adminUserResponse(userOut(user)));
+  });
+
+  router.post("/admin/impersonate-user", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, userIdBody);
+    const { session, user } = await call(admin, admin.impersonateUser, { caller, userId: body.userId });
+    if (!session) throw new AuthError("FAILED_TO_CREATE_SESSION");
+    // The admin's own token, kept signed (and the dont-remember choice with it) so stop-impersonating can restore it.
+    const dontRemember = req.headers.cookie?.includes(deps.jar.dontRememberName) ? "1" : "";
+    setSignedCookie(res, deps.jar, adminCookie, `${caller.sessionToken}:${dontRemember}`, deps.secret);
+    issueSession(res, deps, session, false);
+    res.json(impersonationResponse(publicSession(session), userOut(user)));
+  });
+
+  router.post("/admin/stop-impersonating", async (req, res) => {
+    const caller = callerOf(req);
+    // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
+    const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
+    const [adminToken = "", dontRemember = ""] = kept.split(":");
+    const { session, user } = await call(admin, admin.stopImpersonating, { caller, adminSessionToken: adminToken });
+    if (!session) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
+    clearCookie(res, deps.jar, adminCookie);
+    issueSession(res, deps, session, !dontRemember);
+    res.json(impersonationResponse(publicSession(session), userOut(user)));
+  });
+
+  router.post("/admin/revoke-user-session", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, revokeUserSessionBody);
+    await call(admin, admin.revokeUserSession, { caller, sessionToken: body.sessionToken });
+    res.json(adminSuccessResponse());
+  });
+
+  router.post("/admin/revoke-user-sessions", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, userIdBody);
+    await call(admin, admin.revokeUserSessions, { caller, userId: body.userId });
+    res.json(adminSuccessResponse());
+  });
+
+  router.post("/admin/remove-user", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, userIdBody);
+    await call(admin, admin.removeUser, { caller, userId: body.userId });
+    res.json(adminSuccessResponse());
+  });
+
+  router.post("/admin/has-permission", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, hasPermissionBody);
+    const permissions = body.permissions ?? body.permission;
+    if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
+    const { success } = await call(admin, admin.hasPermission, { caller, permissions });
+    res.json(hasPermissionResponse(success));
+  });
+
+  router.get("/admin/list-audit-events", async (req, res) => {
+    const q = parseQuery(req, auditQuery);
+    const answer = await call(admin, admin.listAuditEvents, {
+      caller: callerOf(req),
+      limit: q.limit ?? 0,
+      offset: q.offset ?? 0,
+      action: q.action,
+      actorId: q.actorId,
+      targetId: q.targetId,
+      since: q.since ? new Date(q.since) : undefined,
+      until: q.until ? new Date(q.until) : undefined,
+    });
+    res.json({
+      events: answer.events.map((e) => ({
+        id: e.id,
+        action: e.action,
+        actorId: e.actorId ?? null,
+        impersonatorId: e.impersonatorId ?? null,
+        targetId: e.targetId ?? null,
+        at: (e.at ?? new Date(0)).toISOString(),
+        ipAddress: e.ipAddress ?? null,
+        userAgent: e.userAgent ?? null,
+        outcome: e.outcome,
+        details: e.details ?? {},
+      })),
+      total: answer.total,
+    });
+  });
+  return router;
+}

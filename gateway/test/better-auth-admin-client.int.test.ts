@@ -1,0 +1,141 @@
+/**
+ * better-auth's adminClient, both generations (1.1.9 and 1.7), driving the admin routes as an admin
+ * dashboard would: listUsers (search, filter, sort, paging), createUser, setRole, banUser, unbanUser,
+ * impersonateUser, stopImpersonating, listUserSessions, revokeUserSession(s), removeUser.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAuthClient as createLegacyClient } from "better-auth/client";
+import { adminClient as legacyAdminClient } from "better-auth/client/plugins";
+import { createAuthClient as createCurrentClient } from "better-auth-1.7/client";
+import { adminClient as currentAdminClient } from "better-auth-1.7/client/plugins";
+import { backendLabel } from "../../testing/databases.js";
+import { browserFetch } from "../../testing/browser.js";
+import { uniqueEmail } from "../../testing/http.js";
+import { type Platform, startPlatform } from "../../testing/platform.js";
+
+let platform: Platform;
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+const PASSWORD = "password-123";
+type CustomFetch = Parameters<typeof createCurrentClient>[0] extends infer O ? (O extends { fetchOptions?: { customFetchImpl?: infer F } } ? F : never) : never;
+
+const currentAdmin = (baseURL: string, customFetchImpl: CustomFetch) => createCurrentClient({ baseURL, plugins: [currentAdminClient()], fetchOptions: { customFetchImpl } });
+type AdminAuthClient = ReturnType<typeof currentAdmin>;
+const GENERATIONS = [
+  { version: "1.1.9", make: (baseURL: string, f: CustomFetch) => createLegacyClient({ baseURL, plugins: [legacyAdminClient()], fetchOptions: { customFetchImpl: f } }) as unknown as AdminAuthClient },
+  { version: "1.7.25", make: currentAdmin },
+];
+
+describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway (${backendLabel()})`, (generation) => {
+  function aBrowser() {
+    const { cookies, customFetchImpl } = browserFetch(platform.origin);
+    return { client: generation.make(platform.baseURL, customFetchImpl as CustomFetch), cookies };
+  }
+
+  async function signedUp(name = "Grace") {
+    const browser = aBrowser();
+    const email = uniqueEmail(name.toLowerCase());
+    const { data, error } = await browser.client.signUp.email({ name, email, password: PASSWORD });
+    expect(error).toBeNull();
+    return { ...browser, email, id: data!.user.id };
+  }
+
+  async function anAdmin() {
+    const { email, id } = await signedUp("Ada");
+    await platform.services.identity.deps.store.updateUser(id, { role: "admin" });
+    const browser = aBrowser();
+    expect((await browser.client.signIn.email({ email, password: PASSWORD })).error).toBeNull();
+    return { ...browser, id, email };
+  }
+
+  it("createUser, setRole, listUsers with search, filter, sort and paging", async () => {
+    const { client } = await anAdmin();
+    const tag = `ba${generation.version.replace(/\./g, "")}${Date.now().toString(36)}`;
+    const ids: string[] = [];
+    for (const name of ["Anna", "Ben", "Cleo"]) {
+      const { data, error } = await client.admin.createUser({ email: `${name.toLowerCase()}.${tag}@example.com`, password: PASSWORD, name: `${name} ${tag}`, role: "user" });
+      expect(error).toBeNull();
+      expect(data!.user).toMatchObject({ name: `${name} ${tag}`, role: "user", banned: false });
+      ids.push(data!.user.id);
+    }
+    const { data: promoted } = await client.admin.setRole({ userId: ids[1]!, role: "admin" });
+    expect(promoted!.user.role).toBe("admin");
+
+    const sorted = await client.admin.listUsers({ query: { searchValue: tag, searchField: "email", searchOperator: "contains", sortBy: "name", sortDirection: "desc" } });
+    expect(sorted.error).toBeNull();
+    expect(sorted.data!.total).toBe(3);
+    expect(sorted.data!.users.map((u) => u.name.split(" ")[0])).toEqual(["Cleo", "Ben", "Anna"]);
+
+    const page = await client.admin.listUsers({ query: { searchValue: tag, sortBy: "name", sortDirection: "asc", limit: 2, offset: 2 } });
+    expect(page.data!.users.map((u) => u.name.split(" ")[0])).toEqual(["Cleo"]);
+    expect(page.data!.total).toBe(3);
+
+    const admins = await client.admin.listUsers({ query: { searchValue: tag, filterField: "role", filterOperator: "eq", filterValue: "admin" } });
+    expect(admins.data!.users.map((u) => u.id)).toEqual([ids[1]]);
+    const byName = await client.admin.listUsers({ query: { searchValue: "anna", searchField: "name", searchOperator: "starts_with" } });
+    expect(byName.data!.users.map((u) => u.id)).toContain(ids[0]);
+    const unverified = await client.admin.listUsers({ query: { searchValue: tag, filterField: "emailVerified", filterValue: false } });
+    expect(unverified.data!.total).toBe(3);
+
+    const bad = await client.admin.listUsers({ query: { filterField: "banned", filterOperator: "gt", filterValue: true } });
+    expect(bad.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+  });
+
+  it("banUser ends the user's sessions, unbanUser lets the user back", async () => {
+    const { client } = await anAdmin();
+    const user = await signedUp();
+    const { data, error } = await client.admin.banUser({ userId: user.id, banReason: "spam", banExpiresIn: 3600 });
+    expect(error).toBeNull();
+    expect(data!.user).toMatchObject({ banned: true, banReason: "spam" });
+    expect((await user.client.getSession()).data).toBeNull();
+    expect((await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error?.status).toBe(401);
+    const self = await client.admin.banUser({ userId: (await client.getSession()).data!.user.id });
+    expect(self.error).toMatchObject({ status: 400, code: "YOU_CANNOT_BAN_YOURSELF" });
+    expect((await client.admin.unbanUser({ userId: user.id })).data!.user.banned).toBe(false);
+    expect((await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error).toBeNull();
+  });
+
+  it("impersonateUser and stopImpersonating", async () => {
+    const admin = await anAdmin();
+    const user = await signedUp();
+    const { data, error } = await admin.client.admin.impersonateUser({ userId: user.id });
+    expect(error).toBeNull();
+    expect((data!.session as { impersonatedBy?: string }).impersonatedBy).toBe(admin.id);
+    expect((await admin.client.getSession()).data!.user.id).toBe(user.id);
+    expect((await user.client.listSessions()).data!.map((s) => s.token)).not.toContain(data!.session.token);
+    const stopped = await admin.client.admin.stopImpersonating();
+    expect(stopped.error).toBeNull();
+    expect((await admin.client.getSession()).data!.user.id).toBe(admin.id);
+    expect((await admin.client.admin.stopImpersonating()).error).toMatchObject({ status: 400 });
+  });
+
+  it("listUserSessions, revokeUserSession, revokeUserSessions, removeUser", async () => {
+    const { client } = await anAdmin();
+    const user = await signedUp();
+    const other = aBrowser();
+    await other.client.signIn.email({ email: user.email, password: PASSWORD });
+    const listed = await client.admin.listUserSessions({ userId: user.id });
+    expect(listed.error).toBeNull();
+    expect(listed.data!.sessions).toHaveLength(2);
+    const revoked = await client.admin.revokeUserSession({ sessionToken: listed.data!.sessions[0]!.token });
+    expect(revoked.data).toEqual({ success: true });
+    expect((await client.admin.listUserSessions({ userId: user.id })).data!.sessions).toHaveLength(1);
+    expect((await client.admin.revokeUserSessions({ userId: user.id })).data).toEqual({ success: true });
+    expect((await user.client.getSession()).data).toBeNull();
+    expect((await other.client.getSession()).data).toBeNull();
+    expect((await client.admin.removeUser({ userId: user.id })).data).toEqual({ success: true });
+    expect((await client.admin.removeUser({ userId: user.id })).error).toMatchObject({ status: 404, code: "USER_NOT_FOUND" });
+    expect((await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error?.status).toBe(401);
+  });
+
+  it("a user who is not an admin gets the catalogue's 403", async () => {
+    const { client } = await signedUp();
+    const { error } = await client.admin.listUsers({ query: {} });
+    expect(error).toMatchObject({ status: 403, code: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", message: "Only admins can access this endpoint" });
+  });
+});

@@ -1,0 +1,54 @@
+/** The admin service's configuration, from the environment (docs/configuration.md). */
+import * as z from "zod";
+import { env, loadConfig } from "@auth-platform/runtime/config";
+import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
+
+const schema = z.object({
+  LOG_LEVEL: env.logLevel(),
+  ADMIN_PORT: env.port(50055),
+  ADMIN_DATABASE_URL: z.string().min(1).default("file:data/admin.db"),
+  IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
+  SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
+  ADMIN_ROLES: z
+    .string()
+    .default("admin")
+    .transform((value) => value.split(",").map((role) => role.trim()).filter(Boolean))
+    .refine((roles) => roles.length > 0, "at least one role"),
+  ADMIN_IMPERSONATE_ADMINS: env.bool(false),
+  ADMIN_IMPERSONATION_SESSION_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
+  ADMIN_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(365),
+});
+
+export interface AdminConfig {
+  logLevel: "debug" | "info" | "warn" | "error";
+  port: number;
+  /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
+  grpc: GrpcServerSettings;
+  databaseUrl: string;
+  identityServiceUrl: string;
+  sessionServiceUrl: string;
+  /** A user holding any of these roles is an admin (SPEC.md §6; default admin). */
+  adminRoles: string[];
+  /** Whether an admin may impersonate another admin (default no). */
+  impersonateAdmins: boolean;
+  /** SPEC.md §9: impersonation sessions last 3600 s. */
+  impersonationSeconds: number;
+  /** Audit records older than this many days are deleted; 0 keeps them forever. */
+  auditRetentionDays: number;
+}
+
+export function adminConfig(source: Record<string, string | undefined>): AdminConfig {
+  const c = loadConfig(schema, source);
+  return {
+    logLevel: c.LOG_LEVEL,
+    port: c.ADMIN_PORT,
+    grpc: grpcServerFromEnv(source),
+    databaseUrl: c.ADMIN_DATABASE_URL,
+    identityServiceUrl: c.IDENTITY_SERVICE_URL,
+    sessionServiceUrl: c.SESSION_SERVICE_URL,
+    adminRoles: c.ADMIN_ROLES,
+    impersonateAdmins: c.ADMIN_IMPERSONATE_ADMINS,
+    impersonationSeconds: c.ADMIN_IMPERSONATION_SESSION_SECONDS,
+    auditRetentionDays: c.ADMIN_AUDIT_RETENTION_DAYS,
+  };
+}

@@ -1,0 +1,118 @@
+/** The admin use cases on fakes of identity and session, with an injected clock. */
+import { describe, expect, it } from "vitest";
+import { purgeExpired } from "./audit.js";
+import { impersonateUser, stopImpersonating } from "./impersonation.js";
+import { roleHasPermissions } from "./permissions.js";
+import { aSignedInUser, T0, testRegistry } from "./test-registry.js";
+import { banUser, listUsers, removeUser, setRole } from "./users.js";
+
+const caller = (token: string) => ({ sessionToken: token, ipAddress: "203.0.113.9", userAgent: "unit" });
+
+describe("who is an admin", () => {
+  it("no session is UNAUTHORIZED, a user is refused (and the attempt recorded), any configured role passes", async () => {
+    const deps = testRegistry({ ADMIN_ROLES: "admin, support" });
+    await expect(listUsers(deps, caller("nope"), { limit: 0, offset: 0 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const user = aSignedInUser(deps);
+    await expect(banUser(deps, caller(user.token), { userId: "x", expiresInSeconds: 0 })).rejects.toMatchObject({ code: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT" });
+    const { records } = await deps.store.list({ limit: 10, offset: 0 });
+    expect(records).toMatchObject([{ action: "user.ban", actorId: user.user.id, outcome: "failure", ipAddress: "203.0.113.9", userAgent: "unit", at: new Date(T0) }]);
+    const support = aSignedInUser(deps, "editor,support");
+    await expect(listUsers(deps, caller(support.token), { limit: 0, offset: 0 })).resolves.toMatchObject({ total: 2 });
+  });
+
+  it("an expired session is refused", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    deps.clock.advance(86_400_001);
+    await expect(listUsers(deps, caller(admin.token), { limit: 0, offset: 0 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});
+
+describe("admin actions", () => {
+  it("ban: never yourself, an unknown user is USER_NOT_FOUND, the user's sessions end, the expiry counts from now", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    await expect(banUser(deps, caller(admin.token), { userId: admin.user.id, expiresInSeconds: 0 })).rejects.toMatchObject({ code: "YOU_CANNOT_BAN_YOURSELF" });
+    await expect(banUser(deps, caller(admin.token), { userId: "ghost", expiresInSeconds: 0 })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
+    deps.clock.advance(5_000);
+    const banned = await banUser(deps, caller(admin.token), { userId: user.user.id, reason: "spam", expiresInSeconds: 60 });
+    expect(banned.banExpires).toEqual(new Date(T0 + 5_000 + 60_000));
+    expect(deps.sessionsByToken.has(user.token)).toBe(false);
+    const { records } = await deps.store.list({ limit: 10, offset: 0, action: "user.ban" });
+    expect(records.map((r) => r.outcome)).toEqual(["success", "failure", "failure"]);
+    expect(records[0]).toMatchObject({ targetId: user.user.id, details: { reason: "spam", expiresInSeconds: 60 }, at: new Date(T0 + 5_000) });
+  });
+
+  it("remove: never yourself; set-role is recorded with the role", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    await expect(removeUser(deps, caller(admin.token), admin.user.id)).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_YOURSELF" });
+    await setRole(deps, caller(admin.token), user.user.id, "editor");
+    expect((await deps.store.list({ limit: 1, offset: 0, action: "user.set-role" })).records[0]).toMatchObject({ details: { role: "editor" }, outcome: "success" });
+    await removeUser(deps, caller(admin.token), user.user.id);
+    expect(deps.users.has(user.user.id)).toBe(false);
+  });
+});
+
+describe("impersonation", () => {
+  it("starts a session of the configured length flagged with the admin, and stops back to the admin's session", async () => {
+    const deps = testRegistry({ ADMIN_IMPERSONATION_SESSION_SECONDS: "600" });
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    const { session } = await impersonateUser(deps, caller(admin.token), user.user.id);
+    expect(session).toMatchObject({ userId: user.user.id, impersonatedBy: admin.user.id, expiresAt: new Date(T0 + 600_000) });
+    await expect(stopImpersonating(deps, caller(session.token), "")).rejects.toMatchObject({ code: "FAILED_TO_FIND_ADMIN_SESSION" });
+    // Another user's live session is not the impersonator's: refused.
+    await expect(stopImpersonating(deps, caller(session.token), user.token)).rejects.toMatchObject({ code: "FAILED_TO_FIND_ADMIN_SESSION" });
+    const back = await stopImpersonating(deps, caller(session.token), admin.token);
+    expect(back.session.token).toBe(admin.token);
+    expect(deps.sessionsByToken.has(session.token)).toBe(false);
+    await expect(stopImpersonating(deps, caller(admin.token), admin.token)).rejects.toMatchObject({ code: "YOU_ARE_NOT_IMPERSONATING_ANYONE" });
+  });
+
+  it("an impersonation session ends on time (clock advanced)", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    const { session } = await impersonateUser(deps, caller(admin.token), user.user.id);
+    deps.clock.advance(3_600_000);
+    await expect(stopImpersonating(deps, caller(session.token), admin.token)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("admins are impersonated only when configured", async () => {
+    const refusing = testRegistry();
+    const a = aSignedInUser(refusing, "admin");
+    const b = aSignedInUser(refusing, "user,admin");
+    await expect(impersonateUser(refusing, caller(a.token), b.user.id)).rejects.toMatchObject({ code: "YOU_CANNOT_IMPERSONATE_ADMINS" });
+    const allowing = testRegistry({ ADMIN_IMPERSONATE_ADMINS: "true" });
+    const c = aSignedInUser(allowing, "admin");
+    const d = aSignedInUser(allowing, "admin");
+    await expect(impersonateUser(allowing, caller(c.token), d.user.id)).resolves.toMatchObject({ user: { id: d.user.id } });
+  });
+});
+
+describe("permissions and retention", () => {
+  it("admin roles hold the listed permissions, nothing unknown; other roles none", () => {
+    const { config } = testRegistry();
+    expect(roleHasPermissions(config, "admin", { user: ["ban", "impersonate"], session: ["revoke"] })).toBe(true);
+    expect(roleHasPermissions(config, "admin", { user: ["fly"] })).toBe(false);
+    expect(roleHasPermissions(config, "admin", { billing: ["read"] })).toBe(false);
+    expect(roleHasPermissions(config, "user", { user: ["list"] })).toBe(false);
+  });
+
+  it("drops audit records past the retention, keeps everything with 0", async () => {
+    const deps = testRegistry({ ADMIN_AUDIT_RETENTION_DAYS: "30" });
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    await setRole(deps, caller(admin.token), user.user.id, "a");
+    deps.clock.advance(31 * 86_400_000);
+    aSignedInUser(deps);
+    await setRole(deps, caller(aSignedInUser(deps, "admin").token), user.user.id, "b");
+    expect(await purgeExpired(deps)).toBe(1);
+    expect((await deps.store.list({ limit: 10, offset: 0 })).records.map((r) => r.details.role)).toEqual(["b"]);
+    const keeping = testRegistry({ ADMIN_AUDIT_RETENTION_DAYS: "0" });
+    expect(await purgeExpired(keeping)).toBe(0);
+  });
+});

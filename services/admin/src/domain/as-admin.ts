@@ -1,0 +1,40 @@
+/** Runs an admin action for a caller: authorisation, then the action, with the audit record of both. */
+import { AuthError } from "@auth-platform/proto/errors";
+import { audited, record } from "./audit.js";
+import { type Admin, callerSession, isAdminRole } from "./authorize.js";
+import type { CallerInput, Registry } from "./ports.js";
+
+type Deps = Pick<Registry, "config" | "sessions" | "store" | "now" | "log">;
+
+export interface AdminAction {
+  /** The audit action name; absent for reads, which are not recorded. */
+  action?: string;
+  targetId?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The caller must hold an admin role: a non-admin's attempt at an action is recorded as a failure, then
+ * refused with ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT; no session is UNAUTHORIZED (not recorded: no actor).
+ */
+export async function asAdmin<T>(deps: Deps, caller: CallerInput | undefined, what: AdminAction, run: (admin: Admin) => Promise<T>): Promise<T> {
+  const { session, user } = await callerSession(deps, caller);
+  const admin: Admin = { actorId: user.id, impersonatorId: session.impersonatedBy ?? null, ipAddress: caller?.ipAddress, userAgent: caller?.userAgent, session, user };
+  if (!isAdminRole(deps.config, user.role)) {
+    if (what.action) {
+      await record(deps, {
+        action: what.action,
+        actorId: admin.actorId,
+        impersonatorId: admin.impersonatorId,
+        targetId: what.targetId || null,
+        ipAddress: admin.ipAddress ?? null,
+        userAgent: admin.userAgent ?? null,
+        outcome: "failure",
+        details: { ...what.details, error: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT" },
+      });
+    }
+    throw new AuthError("ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT");
+  }
+  if (!what.action) return run(admin);
+  return audited(deps, admin, what.action, what.targetId ?? null, () => run(admin), what.details);
+}

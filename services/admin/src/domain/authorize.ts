@@ -1,0 +1,42 @@
+/**
+ * Who may use the admin area (SPEC.md §6): a live session whose user holds one of the configured admin roles.
+ * The role is read from the session service's record of the session's user, which identity refreshes on
+ * every role change (SetRole drops the cached copies), so a demoted admin is refused at once.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import type { AuditActor } from "./audit.js";
+import type { CallerInput, Registry, Session, SessionUser } from "./ports.js";
+
+/** A user's roles: better-auth stores several as one comma-separated string. */
+export const rolesOf = (role: string | undefined | null): string[] => (role ?? "").split(",").map((r) => r.trim()).filter(Boolean);
+
+export function isAdminRole(config: Registry["config"], role: string | undefined | null): boolean {
+  return rolesOf(role).some((r) => config.adminRoles.includes(r));
+}
+
+export interface Admin extends AuditActor {
+  actorId: string;
+  session: Session;
+  user: SessionUser;
+}
+
+/** The caller's live session and user, or UNAUTHORIZED. */
+export async function callerSession(deps: Pick<Registry, "sessions">, caller: CallerInput | undefined): Promise<{ session: Session; user: SessionUser }> {
+  const found = caller?.sessionToken ? await deps.sessions.getSession(caller.sessionToken) : null;
+  if (!found) throw new AuthError("UNAUTHORIZED");
+  return found;
+}
+
+/** The caller as an admin, or UNAUTHORIZED (no session) / ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT. */
+export async function requireAdmin(deps: Pick<Registry, "config" | "sessions">, caller: CallerInput | undefined): Promise<Admin> {
+  const { session, user } = await callerSession(deps, caller);
+  if (!isAdminRole(deps.config, user.role)) throw new AuthError("ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT");
+  return {
+    actorId: user.id,
+    impersonatorId: session.impersonatedBy ?? null,
+    ipAddress: caller?.ipAddress,
+    userAgent: caller?.userAgent,
+    session,
+    user,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Impersonation (SPEC.md §4): an admin starts a short, non-persistent session for another user, flagged
+ * with the admin's id; stopping ends it and hands back the admin's own session, whose token the gateway kept
+ * in a signed cookie. Admins are not impersonated unless configured (ADMIN_IMPERSONATE_ADMINS).
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { asAdmin } from "./as-admin.js";
+import { audited } from "./audit.js";
+import { callerSession, isAdminRole } from "./authorize.js";
+import type { CallerInput, Registry, Session, SessionUser, User } from "./ports.js";
+
+/** The user as the session service serves it beside a session. */
+export function sessionUserOf(user: User): SessionUser {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    image: user.image,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+    username: user.username,
+    displayUsername: user.displayUsername,
+    extraFields: user.extraFields,
+    role: user.role,
+    banned: user.banned,
+    banReason: user.banReason,
+    banExpires: user.banExpires,
+    twoFactorEnabled: user.twoFactorEnabled,
+  };
+}
+
+export async function impersonateUser(deps: Registry, caller: CallerInput | undefined, userId: string): Promise<{ session: Session; user: User }> {
+  return asAdmin(deps, caller, { action: "user.impersonate.start", targetId: userId }, async (admin) => {
+    const target = userId ? await deps.identity.getUser(userId) : null;
+    if (!target) throw new AuthError("USER_NOT_FOUND");
+    if (isAdminRole(deps.config, target.role) && !deps.config.impersonateAdmins) throw new AuthError("YOU_CANNOT_IMPERSONATE_ADMINS");
+    const session = await deps.sessions.createImpersonationSession({
+      user: sessionUserOf(target),
+      impersonatedBy: admin.actorId,
+      expiresInSeconds: deps.config.impersonationSeconds,
+      ipAddress: caller?.ipAddress,
+      userAgent: caller?.userAgent,
+    });
+    return { session, user: target };
+  });
+}
+
+/**
+ * Ends the caller's impersonation session and answers the admin session it came from. Needs no admin role:
+ * only a session flagged as impersonating, and the admin's own live session (the token the gateway kept).
+ */
+export async function stopImpersonating(deps: Registry, caller: CallerInput | undefined, adminSessionToken: string): Promise<{ session: Session; user: SessionUser }> {
+  const { session, user } = await callerSession(deps, caller);
+  const actor = { actorId: user.id, impersonatorId: session.impersonatedBy ?? null, ipAddress: caller?.ipAddress, userAgent: caller?.userAgent };
+  return audited(deps, actor, "user.impersonate.stop", user.id, async () => {
+    if (!session.impersonatedBy) throw new AuthError("YOU_ARE_NOT_IMPERSONATING_ANYONE");
+    const admin = adminSessionToken ? await deps.sessions.getSession(adminSessionToken) : null;
+    // The kept session must be the impersonator's own: a token of anyone else's session is refused.
+    if (!admin || admin.session.userId !== session.impersonatedBy) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
+    await deps.sessions.revokeSession(session.token);
+    return admin;
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * has-permission: what a role may do in the admin area. Admin roles hold every permission below; any other
+ * role none (the admin area has no finer-grained roles here).
+ */
+import { callerSession, isAdminRole } from "./authorize.js";
+import type { CallerInput, Registry } from "./ports.js";
+
+export const ADMIN_PERMISSIONS: Record<string, readonly string[]> = {
+  user: ["create", "list", "set-role", "ban", "impersonate", "delete", "set-password", "get", "update"],
+  session: ["list", "revoke", "delete"],
+};
+
+/** Whether the role grants every asked action; an unknown resource or action is not granted. */
+export function roleHasPermissions(config: Registry["config"], role: string | undefined | null, asked: Record<string, unknown>): boolean {
+  if (!isAdminRole(config, role)) return false;
+  return Object.entries(asked).every(([resource, actions]) => {
+    const granted = ADMIN_PERMISSIONS[resource];
+    return Array.isArray(actions) && granted !== undefined && actions.every((action) => typeof action === "string" && granted.includes(action));
+  });
+}
+
+export async function hasPermission(deps: Pick<Registry, "config" | "sessions">, caller: CallerInput | undefined, asked: Record<string, unknown>): Promise<boolean> {
+  const { user } = await callerSession(deps, caller);
+  return roleHasPermissions(deps.config, user.role, asked);
+}

@@ -1,0 +1,49 @@
+/** What the admin domain needs from outside itself: its audit store, identity and session, a clock. */
+import type { ListUsersRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Logger } from "@auth-platform/runtime/log";
+import type { AdminConfig } from "../config.js";
+import type { AuditStore } from "../store/audit-store.js";
+
+export type { Session, SessionUser, User };
+
+/** The identity service's admin RPCs. */
+export interface IdentityPort {
+  /** The user, or null when there is none. */
+  getUser(userId: string): Promise<User | null>;
+  listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number }>;
+  createUser(input: { email: string; password: string; name: string; role: string; extraFields: Record<string, unknown> }): Promise<User>;
+  setRole(userId: string, role: string): Promise<User>;
+  setUserPassword(userId: string, newPassword: string): Promise<void>;
+  /** Bans and ends every session of the user before answering. */
+  banUser(userId: string, reason: string | undefined, expiresInSeconds: number): Promise<User>;
+  unbanUser(userId: string): Promise<User>;
+  removeUser(userId: string): Promise<void>;
+}
+
+/** The session service. */
+export interface SessionPort {
+  /** The live session for a token and its user, or null. Never extends it. */
+  getSession(token: string): Promise<{ session: Session; user: SessionUser } | null>;
+  listSessions(userId: string): Promise<Session[]>;
+  createImpersonationSession(input: { user: SessionUser; impersonatedBy: string; expiresInSeconds: number; ipAddress?: string; userAgent?: string }): Promise<Session>;
+  /** Ends one session; SESSION_NOT_FOUND when there is none. */
+  revokeSession(token: string): Promise<void>;
+  revokeUserSessions(userId: string): Promise<void>;
+}
+
+export interface Registry {
+  config: AdminConfig;
+  store: AuditStore;
+  identity: IdentityPort;
+  sessions: SessionPort;
+  log: Logger;
+  now: () => Date;
+}
+
+/** Who calls: the session token the gateway found, and the device. */
+export interface CallerInput {
+  sessionToken: string;
+  ipAddress?: string;
+  userAgent?: string;
+}

@@ -1,0 +1,107 @@
+/**
+ * The admin domain's dependencies for unit tests: the memory audit store, a clock the test moves, and fakes
+ * of identity and session that behave like the services (users by id, sessions by token).
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId, randomString } from "@auth-platform/runtime/random";
+import { adminConfig } from "../config.js";
+import { createMemoryAuditStore } from "../store/memory-audit-store.js";
+import type { IdentityPort, Registry, Session, SessionPort, SessionUser, User } from "./ports.js";
+
+export const T0 = Date.UTC(2031, 0, 1);
+
+export interface TestRegistry extends Registry {
+  users: Map<string, User>;
+  sessionsByToken: Map<string, Session>;
+  clock: { advance(ms: number): void };
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Registry["log"];
+
+export function testRegistry(env: Record<string, string> = {}): TestRegistry {
+  let now = T0;
+  const users = new Map<string, User>();
+  const sessionsByToken = new Map<string, Session>();
+  const userOf = (id: string) => {
+    const user = users.get(id);
+    if (!user) throw new AuthError("USER_NOT_FOUND");
+    return user;
+  };
+  const update = (id: string, patch: Partial<User>) => {
+    const user = { ...userOf(id), ...patch, updatedAt: new Date(now) };
+    users.set(id, user);
+    return user;
+  };
+  const identity: IdentityPort = {
+    getUser: async (id) => users.get(id) ?? null,
+    listUsers: async () => ({ users: [...users.values()], total: users.size }),
+    createUser: async (input) => {
+      const user: User = { id: newId(), name: input.name, email: input.email, emailVerified: false, role: input.role, banned: false, createdAt: new Date(now), updatedAt: new Date(now), extraFields: {}, twoFactorEnabled: false };
+      users.set(user.id, user);
+      return user;
+    },
+    setRole: async (id, role) => update(id, { role }),
+    setUserPassword: async (id) => void userOf(id),
+    banUser: async (id, reason, seconds) => {
+      const user = update(id, { banned: true, banReason: reason || "No reason", banExpires: seconds ? new Date(now + seconds * 1000) : undefined });
+      await sessions.revokeUserSessions(id);
+      return user;
+    },
+    unbanUser: async (id) => update(id, { banned: false, banReason: undefined, banExpires: undefined }),
+    removeUser: async (id) => {
+      userOf(id);
+      users.delete(id);
+      await sessions.revokeUserSessions(id);
+    },
+  };
+  const sessions: SessionPort = {
+    async getSession(token) {
+      const session = sessionsByToken.get(token);
+      if (!session || session.expiresAt!.getTime() <= now) return null;
+      const user = users.get(session.userId);
+      return user ? { session, user: user as SessionUser } : null;
+    },
+    listSessions: async (userId) => [...sessionsByToken.values()].filter((s) => s.userId === userId),
+    async createImpersonationSession(input) {
+      const session: Session = {
+        id: newId(),
+        token: randomString(32),
+        userId: input.user.id,
+        expiresAt: new Date(now + input.expiresInSeconds * 1000),
+        createdAt: new Date(now),
+        updatedAt: new Date(now),
+        impersonatedBy: input.impersonatedBy,
+        ipAddress: input.ipAddress,
+        userAgent: input.userAgent,
+      };
+      sessionsByToken.set(session.token, session);
+      return session;
+    },
+    async revokeSession(token) {
+      if (!sessionsByToken.delete(token)) throw new AuthError("SESSION_NOT_FOUND");
+    },
+    async revokeUserSessions(userId) {
+      for (const [token, session] of sessionsByToken) if (session.userId === userId) sessionsByToken.delete(token);
+    },
+  };
+  return {
+    config: adminConfig({ ...env }),
+    store: createMemoryAuditStore(),
+    identity,
+    sessions,
+    log: silent,
+    now: () => new Date(now),
+    users,
+    sessionsByToken,
+    clock: { advance: (ms) => void (now += ms) },
+  };
+}
+
+/** A user with a live (non-impersonation) session; returns the user and its session token. */
+export function aSignedInUser(deps: TestRegistry, role = "user"): { user: User; token: string } {
+  const user: User = { id: newId(), name: "Ada", email: `${newId()}@example.com`, emailVerified: true, role, banned: false, createdAt: new Date(T0), updatedAt: new Date(T0), extraFields: {}, twoFactorEnabled: false };
+  deps.users.set(user.id, user);
+  const token = randomString(32);
+  deps.sessionsByToken.set(token, { id: newId(), token, userId: user.id, expiresAt: new Date(deps.now().getTime() + 86_400_000), createdAt: deps.now(), updatedAt: deps.now() });
+  return { user, token };
+}

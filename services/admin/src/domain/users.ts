@@ -1,0 +1,84 @@
+/** The admin area's user and session operations: authorise, orchestrate identity and session, audit. */
+import { AuthError } from "@auth-platform/proto/errors";
+import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { asAdmin } from "./as-admin.js";
+import type { CallerInput, Registry, Session, User } from "./ports.js";
+
+type Deps = Registry;
+
+async function existingUser(deps: Pick<Deps, "identity">, userId: string): Promise<User> {
+  const user = userId ? await deps.identity.getUser(userId) : null;
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  return user;
+}
+
+export const listUsers = (deps: Deps, caller: CallerInput | undefined, query: ListUsersRequest) =>
+  asAdmin(deps, caller, {}, () => deps.identity.listUsers(query));
+
+export const getUser = (deps: Deps, caller: CallerInput | undefined, userId: string) => asAdmin(deps, caller, {}, () => existingUser(deps, userId));
+
+export interface CreateUserInput {
+  email: string;
+  password: string;
+  name: string;
+  role: string;
+  extraFields: Record<string, unknown>;
+}
+
+export const createUser = (deps: Deps, caller: CallerInput | undefined, input: CreateUserInput) =>
+  asAdmin(deps, caller, { action: "user.create", details: { role: input.role } }, async () => deps.identity.createUser(input));
+
+export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: string, role: string) =>
+  asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async () => {
+    await existingUser(deps, userId);
+    return deps.identity.setRole(userId, role);
+  });
+
+export const setUserPassword = (deps: Deps, caller: CallerInput | undefined, userId: string, newPassword: string) =>
+  asAdmin(deps, caller, { action: "user.set-password", targetId: userId }, async () => {
+    await existingUser(deps, userId);
+    await deps.identity.setUserPassword(userId, newPassword);
+  });
+
+export const listUserSessions = (deps: Deps, caller: CallerInput | undefined, userId: string): Promise<Session[]> =>
+  asAdmin(deps, caller, {}, () => deps.sessions.listSessions(userId));
+
+export interface BanInput {
+  userId: string;
+  reason?: string;
+  expiresInSeconds: number;
+}
+
+/** Bans a user; every session of the user is gone (cache included) when this answers. */
+export const banUser = (deps: Deps, caller: CallerInput | undefined, input: BanInput) =>
+  asAdmin(deps, caller, { action: "user.ban", targetId: input.userId, details: { reason: input.reason ?? null, expiresInSeconds: input.expiresInSeconds } }, async (admin) => {
+    if (input.userId === admin.actorId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
+    await existingUser(deps, input.userId);
+    return deps.identity.banUser(input.userId, input.reason, input.expiresInSeconds);
+  });
+
+export const unbanUser = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
+  asAdmin(deps, caller, { action: "user.unban", targetId: userId }, async () => {
+    await existingUser(deps, userId);
+    return deps.identity.unbanUser(userId);
+  });
+
+export const revokeUserSession = (deps: Deps, caller: CallerInput | undefined, sessionToken: string) =>
+  asAdmin(deps, caller, { action: "session.revoke" }, async () => {
+    if (!sessionToken) throw new AuthError("SESSION_NOT_FOUND");
+    await deps.sessions.revokeSession(sessionToken);
+  });
+
+export const revokeUserSessions = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
+  asAdmin(deps, caller, { action: "session.revoke-all", targetId: userId }, async () => {
+    await existingUser(deps, userId);
+    await deps.sessions.revokeUserSessions(userId);
+  });
+
+/** Removes a user, the user's sessions and accounts. An admin cannot remove themselves. */
+export const removeUser = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
+  asAdmin(deps, caller, { action: "user.remove", targetId: userId }, async (admin) => {
+    if (userId === admin.actorId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
+    await existingUser(deps, userId);
+    await deps.identity.removeUser(userId);
+  });

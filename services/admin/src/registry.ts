@@ -1,0 +1,108 @@
+/** Builds the admin service's dependencies once: config, audit store, identity and session clients, clock. */
+import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError, PeerError } from "@auth-platform/proto/errors";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import type { Logger } from "@auth-platform/runtime/log";
+import { call } from "@auth-platform/runtime/rpc";
+import type { AdminConfig } from "./config.js";
+import { startRetention } from "./domain/audit.js";
+import type { IdentityPort, Registry, SessionPort } from "./domain/ports.js";
+import { openAuditStore } from "./store/mikro-audit-store.js";
+
+/**
+ * Identity's and session's refusals (USER_NOT_FOUND, PASSWORD_TOO_SHORT, VALIDATION_ERROR...) are answers
+ * for the admin's request, relayed as they are; a peer that is down or failed stays this service's failure.
+ */
+async function relay<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof PeerError && error.code !== "SERVICE_UNAVAILABLE" && error.code !== "INTERNAL_SERVER_ERROR") {
+      throw new AuthError(error.code, error.message);
+    }
+    throw error;
+  }
+}
+
+/** call() with relay(). */
+const rcall: typeof call = (client, method, request, options) => relay(call(client, method, request, options));
+
+const required = <T>(value: T | undefined, what: string): T => {
+  if (value === undefined) throw new Error(`${what} missing from the answer`);
+  return value;
+};
+
+/** The identity service's admin RPCs behind an IdentityPort (also used by the bootstrap command). */
+export function identityPortOf(identity: IdentityServiceClient): IdentityPort {
+  return {
+    async getUser(userId) {
+      try {
+        return (await rcall(identity, identity.getUser, { id: userId })).user ?? null;
+      } catch (error) {
+        if (error instanceof AuthError && error.code === "USER_NOT_FOUND") return null;
+        throw error;
+      }
+    },
+    listUsers: (query) => rcall(identity, identity.listUsers, query),
+    createUser: async (input) => required((await rcall(identity, identity.createUser, input)).user, "user"),
+    setRole: async (userId, role) => required((await rcall(identity, identity.setRole, { userId, role })).user, "user"),
+    setUserPassword: async (userId, newPassword) => {
+      await rcall(identity, identity.setUserPassword, { userId, newPassword });
+    },
+    banUser: async (userId, reason, expiresInSeconds) =>
+      required((await rcall(identity, identity.banUser, { userId, reason, expiresInSeconds: String(expiresInSeconds) })).user, "user"),
+    unbanUser: async (userId) => required((await rcall(identity, identity.unbanUser, { userId })).user, "user"),
+    removeUser: async (userId) => {
+      await rcall(identity, identity.removeUser, { userId });
+    },
+  };
+}
+
+export async function buildRegistry(config: AdminConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
+  const store = await openAuditStore(config.databaseUrl);
+  const tls = config.grpc.tls;
+  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
+
+  const identityPort = identityPortOf(identity);
+
+  const sessionPort: SessionPort = {
+    async getSession(token) {
+      const found = await rcall(sessions, sessions.getSession, { token, disableRefresh: true });
+      return found.session && found.user ? { session: found.session, user: found.user } : null;
+    },
+    listSessions: async (userId) => (await rcall(sessions, sessions.listSessions, { userId, includeImpersonated: true })).sessions,
+    async createImpersonationSession(input) {
+      const { session } = await rcall(sessions, sessions.createSession, {
+        userId: input.user.id,
+        user: input.user,
+        impersonatedBy: input.impersonatedBy,
+        expiresInSeconds: input.expiresInSeconds,
+        // Not persistent (SPEC.md §4): a browser-session cookie, and the short lifetime above.
+        rememberMe: false,
+        ipAddress: input.ipAddress,
+        userAgent: input.userAgent,
+      });
+      return required(session, "session");
+    },
+    revokeSession: async (token) => {
+      await rcall(sessions, sessions.revokeSession, { token });
+    },
+    revokeUserSessions: async (userId) => {
+      await rcall(sessions, sessions.revokeUserSessions, { userId });
+    },
+  };
+
+  const registry: Registry = { config, store, identity: identityPort, sessions: sessionPort, log, now: () => new Date() };
+  const stopRetention = startRetention(registry);
+  return {
+    ...registry,
+    async close() {
+      stopRetention();
+      identity.close();
+      sessions.close();
+      await store.close();
+    },
+  };
+}

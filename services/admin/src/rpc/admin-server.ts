@@ -1,0 +1,111 @@
+/** AdminService over gRPC: decode, call one use case, encode. */
+import { type AdminServiceServer, AdminServiceService } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { asAdmin } from "../domain/as-admin.js";
+import { listAuditEvents, record } from "../domain/audit.js";
+import { impersonateUser, stopImpersonating } from "../domain/impersonation.js";
+import { hasPermission } from "../domain/permissions.js";
+import type { Registry } from "../domain/ports.js";
+import * as users from "../domain/users.js";
+import { toAuditEventMessage, toCallerInput } from "./mappers.js";
+
+const GATEWAY = ["gateway"] as const;
+
+/** Who may call what (docs/internal-api.md). */
+export const ADMIN_ACCESS: AccessTable = {
+  ListUsers: GATEWAY,
+  GetUser: GATEWAY,
+  CreateUser: GATEWAY,
+  SetRole: GATEWAY,
+  SetUserPassword: GATEWAY,
+  ListUserSessions: GATEWAY,
+  BanUser: GATEWAY,
+  UnbanUser: GATEWAY,
+  ImpersonateUser: GATEWAY,
+  StopImpersonating: GATEWAY,
+  RevokeUserSession: GATEWAY,
+  RevokeUserSessions: GATEWAY,
+  RemoveUser: GATEWAY,
+  HasPermission: GATEWAY,
+  ListAuditEvents: GATEWAY,
+  // Security events reported by the services that see them; RecordEvent calls no one back (acyclic graph).
+  RecordEvent: ["identity", "session", "gateway"],
+};
+
+const OUTCOMES = new Set(["success", "failure"]);
+
+export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const implementation: AdminServiceServer = {
+    listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, toCallerInput(req.caller), req.query ?? { limit: 0, offset: 0 })),
+    getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, toCallerInput(req.caller), req.userId) })),
+    createUser: rpc.unary("CreateUser", async (req) => ({
+      user: await users.createUser(registry, toCallerInput(req.caller), { email: req.email, password: req.password, name: req.name, role: req.role, extraFields: req.extraFields ?? {} }),
+    })),
+    setRole: rpc.unary("SetRole", async (req) => ({ user: await users.setRole(registry, toCallerInput(req.caller), req.userId, req.role) })),
+    setUserPassword: rpc.unary("SetUserPassword", async (req) => {
+      await users.setUserPassword(registry, toCallerInput(req.caller), req.userId, req.newPassword);
+      return {};
+    }),
+    listUserSessions: rpc.unary("ListUserSessions", async (req) => ({ sessions: await users.listUserSessions(registry, toCallerInput(req.caller), req.userId) })),
+    banUser: rpc.unary("BanUser", async (req) => {
+      const expiresInSeconds = Number(req.expiresInSeconds);
+      return { user: await users.banUser(registry, toCallerInput(req.caller), { userId: req.userId, reason: req.reason, expiresInSeconds }) };
+    }),
+    unbanUser: rpc.unary("UnbanUser", async (req) => ({ user: await users.unbanUser(registry, toCallerInput(req.caller), req.userId) })),
+    impersonateUser: rpc.unary("ImpersonateUser", async (req) => impersonateUser(registry, toCallerInput(req.caller), req.userId)),
+    stopImpersonating: rpc.unary("StopImpersonating", async (req) => stopImpersonating(registry, toCallerInput(req.caller), req.adminSessionToken)),
+    revokeUserSession: rpc.unary("RevokeUserSession", async (req) => {
+      await users.revokeUserSession(registry, toCallerInput(req.caller), req.sessionToken);
+      return {};
+    }),
+    revokeUserSessions: rpc.unary("RevokeUserSessions", async (req) => {
+      await users.revokeUserSessions(registry, toCallerInput(req.caller), req.userId);
+      return {};
+    }),
+    removeUser: rpc.unary("RemoveUser", async (req) => {
+      await users.removeUser(registry, toCallerInput(req.caller), req.userId);
+      return {};
+    }),
+    hasPermission: rpc.unary("HasPermission", async (req) => ({ success: await hasPermission(registry, toCallerInput(req.caller), req.permissions ?? {}) })),
+    listAuditEvents: rpc.unary("ListAuditEvents", async (req) =>
+      asAdmin(registry, toCallerInput(req.caller), {}, async () => {
+        const { records, total } = await listAuditEvents(registry, {
+          limit: req.limit,
+          offset: req.offset,
+          action: req.action,
+          actorId: req.actorId,
+          targetId: req.targetId,
+          since: req.since,
+          until: req.until,
+        });
+        return { events: records.map(toAuditEventMessage), total };
+      }),
+    ),
+    recordEvent: rpc.unary("RecordEvent", async (req) => {
+      const event = req.event;
+      if (!event?.id || !event.action || !OUTCOMES.has(event.outcome)) throw new AuthError("VALIDATION_ERROR", "event needs an id, an action and an outcome (success or failure)");
+      await record(registry, {
+        id: event.id,
+        action: event.action,
+        actorId: event.actorId ?? null,
+        impersonatorId: event.impersonatorId ?? null,
+        targetId: event.targetId ?? null,
+        at: event.at ?? registry.now(),
+        ipAddress: event.ipAddress ?? null,
+        userAgent: event.userAgent ?? null,
+        outcome: event.outcome as "success" | "failure",
+        details: event.details ?? {},
+      });
+      return {};
+    }),
+  };
+  return {
+    definition: AdminServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.admin.v1.AdminService",
+    access: ADMIN_ACCESS,
+  };
+}

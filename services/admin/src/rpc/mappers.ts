@@ -1,0 +1,23 @@
+/** Audit records and callers <-> contract messages. */
+import type { AuditEvent, Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import type { CallerInput } from "../domain/ports.js";
+import type { AuditRecord } from "../store/audit-store.js";
+
+export function toCallerInput(caller: Caller | undefined): CallerInput | undefined {
+  return caller ? { sessionToken: caller.sessionToken, ipAddress: caller.ipAddress, userAgent: caller.userAgent } : undefined;
+}
+
+export function toAuditEventMessage(record: AuditRecord): AuditEvent {
+  return {
+    id: record.id,
+    action: record.action,
+    actorId: record.actorId ?? undefined,
+    impersonatorId: record.impersonatorId ?? undefined,
+    targetId: record.targetId ?? undefined,
+    at: record.at,
+    ipAddress: record.ipAddress ?? undefined,
+    userAgent: record.userAgent ?? undefined,
+    outcome: record.outcome,
+    details: record.details,
+  };
+}

@@ -1,0 +1,69 @@
+/** identity's admin use cases on the memory store with the test registry's clock. */
+import { describe, expect, it } from "vitest";
+import { banUser, createUser, setRole, unbanUser, userQueryOf } from "./admin-users.js";
+import { signInEmail } from "./sign-in.js";
+import { signUpEmail } from "./sign-up.js";
+import { T0, testRegistry } from "./test-registry.js";
+
+describe("userQueryOf", () => {
+  it("defaults: no search or filter, 100 per page, creation order", () => {
+    expect(userQueryOf({})).toEqual({ limit: 100, offset: 0 });
+    expect(userQueryOf({ searchValue: "ada" })).toMatchObject({ search: { field: "email", operator: "contains", value: "ada" } });
+    expect(userQueryOf({ filterValue: "a@example.com" })).toMatchObject({ filter: { field: "email", operator: "eq", value: "a@example.com" } });
+  });
+
+  it("reads a filter value as its field's type", () => {
+    expect(userQueryOf({ filterField: "banned", filterValue: "true" }).filter?.value).toBe(true);
+    expect(userQueryOf({ filterField: "emailVerified", filterValue: false }).filter?.value).toBe(false);
+    expect(userQueryOf({ filterField: "createdAt", filterOperator: "gte", filterValue: String(T0) }).filter?.value).toEqual(new Date(T0));
+    expect(userQueryOf({ filterField: "createdAt", filterValue: "2031-01-01T00:00:00Z" }).filter?.value).toEqual(new Date(T0));
+    expect(userQueryOf({ filterField: "role", filterValue: 5 }).filter?.value).toBe("5");
+  });
+
+  it.each([
+    [{ searchOperator: "regex", searchValue: "x" }, /searchOperator/],
+    [{ filterField: "password", filterValue: "x" }, /filterField/],
+    [{ filterField: "banned", filterValue: "yes" }, /boolean/],
+    [{ filterField: "banned", filterOperator: "lt", filterValue: "true" }, /boolean takes eq or ne/],
+    [{ filterField: "updatedAt", filterValue: "soon" }, /date/],
+    [{ sortBy: "password" }, /sortBy/],
+    [{ sortDirection: "up" }, /sortDirection/],
+    [{ limit: 1001 }, /limit/],
+    [{ offset: -1 }, /offset/],
+  ])("refuses %o", (input, message) => {
+    expect(() => userQueryOf(input)).toThrowError(message);
+  });
+});
+
+describe("admin user changes", () => {
+  it("create, role, ban with expiry on the clock, sign-in refused then cleared, unban", async () => {
+    const deps = testRegistry();
+    const user = await createUser(deps, { email: "Eve@Example.com", password: "password-123", name: "Eve", role: "user", extraFields: {} });
+    expect(user).toMatchObject({ email: "eve@example.com", role: "user", banned: false });
+    await expect(createUser(deps, { email: "eve@example.com", password: "password-123", name: "Eve", role: "user", extraFields: {} })).rejects.toMatchObject({ code: "USER_ALREADY_EXISTS" });
+    await expect(setRole(deps, "nobody", "admin")).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
+    expect((await setRole(deps, user.id, " editor ")).role).toBe("editor");
+
+    const banned = await banUser(deps, { userId: user.id, expiresInSeconds: 60 });
+    expect(banned).toMatchObject({ banned: true, banReason: "No reason", banExpires: new Date(deps.now().getTime() + 60_000) });
+    const signIn = () => signInEmail(deps, { email: "eve@example.com", password: "password-123", rememberMe: true, client: {} });
+    await expect(signIn()).rejects.toMatchObject({ code: "INVALID_EMAIL_OR_PASSWORD" });
+    deps.advance(60_001);
+    expect((await signIn()).user).toMatchObject({ banned: false, banReason: null, banExpires: null });
+
+    await banUser(deps, { userId: user.id, reason: "abuse" });
+    expect(deps.sessions.of(user.id)).toEqual([]);
+    expect((await unbanUser(deps, user.id)).banned).toBe(false);
+    await expect(signIn()).resolves.toBeTruthy();
+  });
+});
+
+describe("the default role of new users", () => {
+  it("is user, configurable, and can be switched off", async () => {
+    const signUp = (env: Record<string, string>) =>
+      signUpEmail(testRegistry(env), { name: "N", email: "n@example.com", password: "password-123", extraFields: { role: "admin" }, rememberMe: true, client: {} });
+    expect((await signUp({})).user.role).toBe("user");
+    expect((await signUp({ IDENTITY_DEFAULT_ROLE: "member" })).user.role).toBe("member");
+    expect((await signUp({ IDENTITY_DEFAULT_ROLE: "" })).user.role).toBeNull();
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The admin area's user operations (the admin service is their only caller and checks the caller's role
+ * first): list with search, filter, sort and paging; create; set role; set password; ban and unban; remove.
+ * Every change drops the user's cached sessions (or ends them), so the next read serves the new user.
+ */
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import {
+  CREDENTIAL_PROVIDER,
+  type FilterOperator,
+  type SearchOperator,
+  USER_QUERY_FIELDS,
+  type UserQuery,
+  type UserQueryField,
+  type UserRecord,
+} from "../store/identity-store.js";
+import { removeUser as removeUserAndSessions } from "./delete-user.js";
+import type { Registry } from "./ports.js";
+import { checkExtraFields, checkPasswordLength, normaliseEmail } from "./validation.js";
+
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "now" | "passwords">;
+
+/** SPEC.md §9: the default page size of list reads. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+/** SPEC.md §9: the default ban reason. */
+export const DEFAULT_BAN_REASON = "No reason";
+
+const SEARCH_FIELDS = ["email", "name"] as const;
+const SEARCH_OPERATORS: SearchOperator[] = ["contains", "starts_with", "ends_with"];
+const FILTER_OPERATORS: FilterOperator[] = ["eq", "ne", "lt", "lte", "gt", "gte"];
+
+export interface ListUsersInput {
+  searchValue?: string;
+  searchField?: string;
+  searchOperator?: string;
+  limit?: number;
+  offset?: number;
+  sortBy?: string;
+  sortDirection?: string;
+  filterField?: string;
+  /** JSON-typed, or a string (a query string's value) read as the field's type. */
+  filterValue?: string | number | boolean | null;
+  filterOperator?: string;
+}
+
+const invalid = (message: string) => new AuthError("VALIDATION_ERROR", message);
+const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T => {
+  if (value === undefined || value === "") return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw invalid(`Invalid ${name} "${value}": expected one of ${allowed.join(", ")}`);
+  return value as T;
+};
+
+function filterValueOf(field: UserQueryField, raw: string | number | boolean | null): string | boolean | Date {
+  const type = USER_QUERY_FIELDS[field];
+  if (type === "boolean") {
+    if (typeof raw === "boolean") return raw;
+    if (raw === "true" || raw === "false") return raw === "true";
+    throw invalid(`Invalid filterValue for ${field}: expected a boolean`);
+  }
+  if (type === "date") {
+    const date = typeof raw === "number" ? new Date(raw) : typeof raw === "string" ? new Date(/^\d+$/.test(raw) ? Number(raw) : raw) : null;
+    if (!date || Number.isNaN(date.getTime())) throw invalid(`Invalid filterValue for ${field}: expected a date (ISO 8601 or epoch milliseconds)`);
+    return date;
+  }
+  if (typeof raw === "string") return raw;
+  if (typeof raw === "number") return String(raw);
+  throw invalid(`Invalid filterValue for ${field}: expected a string`);
+}
+
+/** Validates a list-users request into a store query; a bad field, operator or value is a VALIDATION_ERROR. */
+export function userQueryOf(input: ListUsersInput): UserQuery {
+  const fields = Object.keys(USER_QUERY_FIELDS) as UserQueryField[];
+  const query: UserQuery = { limit: DEFAULT_PAGE_SIZE, offset: 0 };
+  if (input.limit !== undefined && input.limit !== 0) {
+    if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > MAX_PAGE_SIZE) throw invalid(`Invalid limit: expected an integer from 1 to ${MAX_PAGE_SIZE}`);
+    query.limit = input.limit;
+  }
+  if (input.offset !== undefined) {
+    if (!Number.isInteger(input.offset) || input.offset < 0) throw invalid("Invalid offset: expected an integer of 0 or more");
+    query.offset = input.offset;
+  }
+  const searchField = oneOf("searchField", input.searchField, SEARCH_FIELDS, "email");
+  const searchOperator = oneOf("searchOperator", input.searchOperator, SEARCH_OPERATORS, "contains");
+  if (input.searchValue) query.search = { field: searchField, operator: searchOperator, value: input.searchValue };
+  const filterOperator = oneOf("filterOperator", input.filterOperator, FILTER_OPERATORS, "eq");
+  const filterField = oneOf("filterField", input.filterField, fields, "email");
+  if (input.filterValue !== undefined && input.filterValue !== null) {
+    const value = filterValueOf(filterField, input.filterValue);
+    if (typeof value === "boolean" && filterOperator !== "eq" && filterOperator !== "ne") {
+      throw invalid(`Invalid filterOperator "${filterOperator}" for ${filterField}: a boolean takes eq or ne`);
+    }
+    query.filter = { field: filterField, operator: filterOperator, value };
+  }
+  if (input.sortBy) {
+    query.sort = { field: oneOf("sortBy", input.sortBy, fields, "createdAt"), direction: oneOf("sortDirection", input.sortDirection, ["asc", "desc"] as const, "asc") };
+  } else if (input.sortDirection) {
+    oneOf("sortDirection", input.sortDirection, ["asc", "desc"] as const, "asc");
+  }
+  return query;
+}
+
+export async function listUsers(deps: Pick<Deps, "store">, input: ListUsersInput): Promise<{ users: UserRecord[]; total: number }> {
+  return deps.store.listUsers(userQueryOf(input));
+}
+
+async function existing(deps: Pick<Deps, "store">, userId: string): Promise<UserRecord> {
+  const user = userId ? await deps.store.findUserById(userId) : null;
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  return user;
+}
+
+function checkRole(role: string): string {
+  const trimmed = role.trim();
+  if (!trimmed || trimmed.length > 255) throw invalid("Invalid role: expected a non-empty string of at most 255 characters");
+  return trimmed;
+}
+
+export interface CreateUserInput {
+  email: string;
+  password: string;
+  name: string;
+  role: string;
+  extraFields: Record<string, unknown>;
+  deadline?: number;
+}
+
+/** Creates a user with a credential account and the given role; no session (the admin stays signed in). */
+export async function createUser(deps: Deps, input: CreateUserInput): Promise<UserRecord> {
+  const email = normaliseEmail(input.email);
+  checkPasswordLength(input.password, deps.config);
+  if (!input.name.trim()) throw invalid("Invalid name: expected a non-empty string");
+  const role = checkRole(input.role);
+  const extraFields = checkExtraFields(input.extraFields, deps.config.userFields);
+  if (await deps.store.findUserByEmail(email)) throw new AuthError("USER_ALREADY_EXISTS");
+  const now = deps.now();
+  const user: UserRecord = {
+    id: newId(),
+    name: input.name,
+    email,
+    emailVerified: false,
+    image: null,
+    createdAt: now,
+    updatedAt: now,
+    username: null,
+    displayUsername: null,
+    role,
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    extraFields,
+    twoFactorEnabled: false,
+  };
+  const hash = await deps.passwords.hash(input.password, input.deadline);
+  return deps.store.createUserWithAccount(user, {
+    id: newId(),
+    accountId: user.id,
+    providerId: CREDENTIAL_PROVIDER,
+    userId: user.id,
+    password: hash,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+async function patchUser(deps: Pick<Deps, "store">, userId: string, patch: Partial<UserRecord>): Promise<UserRecord> {
+  const updated = await deps.store.updateUser(userId, patch);
+  if (!updated) throw new AuthError("USER_NOT_FOUND");
+  return updated;
+}
+
+export async function setRole(deps: Deps, userId: string, role: string): Promise<UserRecord> {
+  await existing(deps, userId);
+  const user = await patchUser(deps, userId, { role: checkRole(role) });
+  // The role travels with cached sessions: drop them so a demoted admin is not served as one.
+  await deps.sessions.forgetUser(user);
+  return user;
+}
+
+/** Sets (or replaces) the credential password, creating the credential account when there is none. */
+export async function setUserPassword(deps: Deps, input: { userId: string; newPassword: string; deadline?: number }): Promise<void> {
+  checkPasswordLength(input.newPassword, deps.config);
+  const user = await existing(deps, input.userId);
+  const hash = await deps.passwords.hash(input.newPassword, input.deadline);
+  const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
+  if (credential && (await deps.store.setAccountPassword(credential.id, hash))) return;
+  const now = deps.now();
+  await deps.store.createAccount({ id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: hash, createdAt: now, updatedAt: now });
+}
+
+/** Bans a user and ends every session of the user (cache included) before answering. */
+export async function banUser(deps: Deps, input: { userId: string; reason?: string; expiresInSeconds?: number }): Promise<UserRecord> {
+  await existing(deps, input.userId);
+  const seconds = input.expiresInSeconds ?? 0;
+  if (!Number.isInteger(seconds) || seconds < 0) throw invalid("Invalid banExpiresIn: expected a whole number of seconds");
+  const banExpires = seconds > 0 ? new Date(deps.now().getTime() + seconds * 1000) : null;
+  const user = await patchUser(deps, input.userId, { banned: true, banReason: input.reason?.trim() || DEFAULT_BAN_REASON, banExpires });
+  // After the ban is stored no new session can start (sign-in checks it), so this ends them all.
+  await deps.sessions.revokeUserSessions(input.userId);
+  return user;
+}
+
+export async function unbanUser(deps: Deps, userId: string): Promise<UserRecord> {
+  await existing(deps, userId);
+  const user = await patchUser(deps, userId, { banned: false, banReason: null, banExpires: null });
+  await deps.sessions.forgetUser(user);
+  return user;
+}
+
+/** Deletes the user, the user's sessions and accounts (the delete-user flow, without its confirmations). */
+export async function removeUser(deps: Deps, userId: string): Promise<void> {
+  await existing(deps, userId);
+  await removeUserAndSessions(deps, userId);
+}

@@ -1,0 +1,79 @@
+/**
+ * list-users on every backend: the memory store (user-query.ts) and the SQL one (mikro-user-query.ts) must
+ * agree on search (case-insensitive, wildcards literal), filters by type, NULLs, order, ties and paging.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "@auth-platform/runtime/random";
+import { aUser, anAccount } from "./identity-store.contract.js";
+import type { IdentityStore, UserQuery, UserRecord } from "./identity-store.js";
+
+const T0 = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
+
+export function userQueryContract(backend: string, open: () => Promise<IdentityStore>): void {
+  describe(`list-users contract (${backend})`, () => {
+    let store: IdentityStore;
+    const tag = `q${newId().slice(0, 8).toLowerCase()}`;
+    const people: UserRecord[] = [];
+    beforeAll(async () => {
+      store = await open();
+      const rows: Array<Partial<UserRecord>> = [
+        { name: "Zoe Adams", role: "admin", emailVerified: true },
+        { name: "adam Smith", role: "user" },
+        { name: "Bea 100%_off", role: null, banned: true, banReason: "spam" },
+        { name: "Carl Adamson", role: "user", emailVerified: true },
+      ];
+      for (const [i, row] of rows.entries()) {
+        const user = aUser({ ...row, email: `${row.name!.split(" ")[0]!.toLowerCase()}.${tag}@example.com`, createdAt: new Date(T0 + i * 1000), updatedAt: new Date(T0 + i * 1000) });
+        await store.createUserWithAccount(user, anAccount(user));
+        people.push(user);
+      }
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    const names = async (query: Partial<UserQuery>) => {
+      const { users, total } = await store.listUsers({ limit: 100, offset: 0, ...query, search: query.search ?? { field: "email", operator: "contains", value: tag } });
+      return { names: users.map((u) => u.name), total };
+    };
+
+    it("searches name case-insensitively with contains, starts_with and ends_with; wildcards are literal", async () => {
+      const inTag = (value: string, operator: "contains" | "starts_with" | "ends_with") => store.listUsers({ limit: 100, offset: 0, search: { field: "name", operator, value } }).then((r) => r.users.filter((u) => u.email.includes(tag)).map((u) => u.name).sort());
+      expect(await inTag("ADAM", "contains")).toEqual(["Carl Adamson", "Zoe Adams", "adam Smith"].sort());
+      expect(await inTag("adam", "starts_with")).toEqual(["adam Smith"]);
+      expect(await inTag("SON", "ends_with")).toEqual(["Carl Adamson"]);
+      expect(await inTag("100%_", "contains")).toEqual(["Bea 100%_off"]);
+      expect(await inTag("%", "starts_with")).toEqual([]);
+      expect(await inTag("_", "contains")).toEqual(["Bea 100%_off"]);
+    });
+
+    it("searches email by prefix", async () => {
+      const { users } = await store.listUsers({ limit: 100, offset: 0, search: { field: "email", operator: "starts_with", value: `zoe.${tag}` } });
+      expect(users.map((u) => u.id)).toEqual([people[0]!.id]);
+    });
+
+    it("filters strings, booleans and dates with each operator; a NULL matches no filter", async () => {
+      expect((await names({ filter: { field: "role", operator: "eq", value: "user" } })).total).toBe(2);
+      expect((await names({ filter: { field: "role", operator: "ne", value: "user" } })).names).toEqual(["Zoe Adams"]);
+      expect((await names({ filter: { field: "banned", operator: "eq", value: true } })).names).toEqual(["Bea 100%_off"]);
+      expect((await names({ filter: { field: "emailVerified", operator: "ne", value: true } })).total).toBe(2);
+      expect((await names({ filter: { field: "createdAt", operator: "gte", value: new Date(T0 + 2000) } })).names).toEqual(["Bea 100%_off", "Carl Adamson"]);
+      expect((await names({ filter: { field: "createdAt", operator: "lt", value: new Date(T0 + 1000) } })).names).toEqual(["Zoe Adams"]);
+      expect((await names({ filter: { field: "createdAt", operator: "lte", value: new Date(T0 + 1000) } })).total).toBe(2);
+    });
+
+    it("sorts in either direction with NULLs last ascending, ties by id, and pages without overlap", async () => {
+      expect((await names({ sort: { field: "createdAt", direction: "desc" } })).names).toEqual(["Carl Adamson", "Bea 100%_off", "adam Smith", "Zoe Adams"]);
+      expect((await names({})).names).toEqual(["Zoe Adams", "adam Smith", "Bea 100%_off", "Carl Adamson"]);
+      const byRole = (await names({ sort: { field: "role", direction: "asc" } })).names;
+      expect(byRole[0]).toBe("Zoe Adams");
+      expect(byRole[3]).toBe("Bea 100%_off");
+      expect((await names({ sort: { field: "role", direction: "desc" } })).names[0]).toBe("Bea 100%_off");
+      const pages = [];
+      for (let offset = 0; offset < 4; offset += 3) pages.push(...(await names({ sort: { field: "role", direction: "asc" }, limit: 3, offset })).names);
+      expect(pages.sort()).toEqual(people.map((p) => p.name).sort());
+      const page = await names({ limit: 1, offset: 1 });
+      expect(page).toEqual({ names: ["adam Smith"], total: 4 });
+    });
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * list-users' matching and ordering in plain code: the memory store uses it, and it states what the SQL of
+ * the MikroORM store does (search case-insensitive, a NULL column matches no filter, NULLs sort as the
+ * largest value, ties broken by id).
+ */
+import type { UserQuery, UserRecord } from "./identity-store.js";
+
+type Comparable = string | number | boolean | null;
+
+const valueOf = (user: UserRecord, field: string): Comparable => {
+  const value = (user as unknown as Record<string, unknown>)[field];
+  if (value instanceof Date) return value.getTime();
+  return (value ?? null) as Comparable;
+};
+
+const normalise = (value: string | boolean | Date | null): Comparable => (value instanceof Date ? value.getTime() : value);
+
+export function matchesUserQuery(user: UserRecord, query: UserQuery): boolean {
+  if (query.search) {
+    const haystack = String(valueOf(user, query.search.field) ?? "").toLowerCase();
+    const needle = query.search.value.toLowerCase();
+    const { operator } = query.search;
+    const found = operator === "starts_with" ? haystack.startsWith(needle) : operator === "ends_with" ? haystack.endsWith(needle) : haystack.includes(needle);
+    if (!found) return false;
+  }
+  if (query.filter) {
+    const actual = valueOf(user, query.filter.field);
+    const expected = normalise(query.filter.value);
+    if (actual === null || expected === null) return false;
+    switch (query.filter.operator) {
+      case "eq": return actual === expected;
+      case "ne": return actual !== expected;
+      case "lt": return actual < expected;
+      case "lte": return actual <= expected;
+      case "gt": return actual > expected;
+      case "gte": return actual >= expected;
+    }
+  }
+  return true;
+}
+
+export function compareUsers(query: UserQuery): (a: UserRecord, b: UserRecord) => number {
+  const field = query.sort?.field ?? "createdAt";
+  const sign = query.sort?.direction === "desc" ? -1 : 1;
+  return (a, b) => {
+    const x = valueOf(a, field);
+    const y = valueOf(b, field);
+    if (x !== y) {
+      if (x === null) return sign;
+      if (y === null) return -sign;
+      return (x < y ? -1 : 1) * sign;
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+}
