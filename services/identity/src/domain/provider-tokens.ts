@@ -1,8 +1,8 @@
 /**
- * Tokens an identity provider granted for one of the user's accounts. The credential account is not a
- * provider account and holds none. Provider configuration (and with it token storage and renewal) arrives
- * with social sign-in; until then no provider is configured, so a provider account found here answers
- * PROVIDER_NOT_FOUND, the answer for an account whose provider was removed from the configuration.
+ * Tokens an identity provider granted for one of the user's accounts, opened from their sealed copies. The
+ * credential account is not a provider account and holds none. Renewing tokens and reading the provider's
+ * profile need the provider's configuration, which the oauth service holds: identity answers those with
+ * PROVIDER_NOT_FOUND (see docs/social-sign-in.md, "What is not served yet").
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type AccountRecord } from "../store/identity-store.js";
@@ -27,7 +27,38 @@ export async function findProviderAccount(deps: Pick<Registry, "store">, selecti
   return found;
 }
 
-/** Tokens and profile of a provider account both need the provider's configuration. */
+export interface OpenedTokens {
+  account: AccountRecord;
+  accessToken?: string;
+  refreshToken?: string;
+  idToken?: string;
+  accessTokenExpiresAt?: Date;
+  refreshTokenExpiresAt?: Date;
+}
+
+/** The account's tokens in the clear (a token sealed under another secret is treated as absent). */
+export async function providerTokens(deps: Pick<Registry, "store" | "providerTokens" | "log">, selection: ProviderAccountSelection): Promise<OpenedTokens> {
+  const account = await findProviderAccount(deps, selection);
+  const open = (sealed: string | null | undefined) => {
+    if (!sealed) return undefined;
+    try {
+      return deps.providerTokens.open(sealed, account.id);
+    } catch {
+      deps.log.warn("a provider token does not open under the current AUTH_SECRET", { accountId: account.id });
+      return undefined;
+    }
+  };
+  return {
+    account,
+    accessToken: open(account.accessToken),
+    refreshToken: open(account.refreshToken),
+    idToken: open(account.idToken),
+    accessTokenExpiresAt: account.accessTokenExpiresAt ?? undefined,
+    refreshTokenExpiresAt: account.refreshTokenExpiresAt ?? undefined,
+  };
+}
+
+/** Renewal and the provider's profile both need the provider's configuration (held by oauth). */
 export async function requireConfiguredProvider(deps: Pick<Registry, "store">, selection: ProviderAccountSelection): Promise<never> {
   await findProviderAccount(deps, selection);
   throw new AuthError("PROVIDER_NOT_FOUND");

@@ -7,7 +7,8 @@ import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
-import { requireConfiguredProvider } from "../domain/provider-tokens.js";
+import { providerTokens, requireConfiguredProvider } from "../domain/provider-tokens.js";
+import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
 import { changePassword, setPassword } from "../domain/passwords.js";
@@ -16,7 +17,7 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
-import { definedOnly, toAccountMessage, toCaller, toClient, toUserMessage } from "./mappers.js";
+import { definedOnly, toAccountMessage, toCaller, toClient, toProviderProfile, toUserMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
 
@@ -44,6 +45,8 @@ export const IDENTITY_ACCESS: AccessTable = {
   IsUsernameAvailable: GATEWAY,
   GetProviderTokens: GATEWAY,
   GetProviderAccountInfo: GATEWAY,
+  SignInWithProvider: ["oauth"],
+  LinkProviderAccount: ["oauth"],
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -154,12 +157,27 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     isUsernameAvailable: rpc.unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
-    getProviderTokens: rpc.unary("GetProviderTokens", async (req) =>
-      requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
-    ),
+    getProviderTokens: rpc.unary("GetProviderTokens", async (req) => {
+      const selection = { userId: req.userId, accountId: req.accountId, providerId: req.providerId };
+      if (req.refresh) return requireConfiguredProvider(registry, selection);
+      const { account, ...tokens } = await providerTokens(registry, selection);
+      return { account: toAccountMessage(account), ...tokens };
+    }),
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
+    signInWithProvider: rpc.unary("SignInWithProvider", async (req) => {
+      const { user, session, isNewUser } = await signInWithProvider(registry, {
+        profile: toProviderProfile(req.profile),
+        trusted: req.trusted,
+        disableImplicitLinking: req.disableImplicitLinking,
+        client: toClient(req.client),
+      });
+      return { user: toUserMessage(user), session, isNewUser };
+    }),
+    linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
+      account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),
+    })),
   };
   return {
     definition: IdentityServiceService,

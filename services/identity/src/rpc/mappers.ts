@@ -1,5 +1,7 @@
 /** Domain records <-> contract messages. */
-import type { Account, CallerSession as CallerMessage, Client, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Account, CallerSession as CallerMessage, Client, ProviderProfile as ProfileMessage, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { ProviderProfile } from "../domain/provider-sign-in.js";
 import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { CallerSession, ClientInfo } from "../domain/ports.js";
 import type { AccountRecord, UserRecord } from "../store/identity-store.js";
@@ -61,4 +63,23 @@ export function toCaller(caller: CallerMessage | undefined): CallerSession | und
 /** The entries of `fields` that are set (a proto3 optional field left out reads as undefined). */
 export function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** A provider profile from oauth; provider and account ids are required. */
+export function toProviderProfile(message: ProfileMessage | undefined): ProviderProfile {
+  if (!message?.providerId || !message.accountId) throw new AuthError("VALIDATION_ERROR", "profile.providerId and profile.accountId are required");
+  return {
+    providerId: message.providerId,
+    accountId: message.accountId,
+    email: message.email,
+    emailVerified: message.emailVerified,
+    name: message.name,
+    image: message.image,
+    accessToken: message.accessToken,
+    refreshToken: message.refreshToken,
+    idToken: message.idToken,
+    accessTokenExpiresAt: message.accessTokenExpiresAt,
+    refreshTokenExpiresAt: message.refreshTokenExpiresAt,
+    scopes: message.scopes,
+  };
 }

@@ -34,8 +34,24 @@ function toAccount(row: AccountRow): AccountRecord {
     scope: row.scope ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    accessToken: row.accessToken ?? null,
+    refreshToken: row.refreshToken ?? null,
+    idToken: row.idToken ?? null,
+    accessTokenExpiresAt: row.accessTokenExpiresAt ?? null,
+    refreshTokenExpiresAt: row.refreshTokenExpiresAt ?? null,
   };
 }
+
+/** An account record as a row: absent token fields are stored as null. */
+const accountRow = (account: AccountRecord) => ({
+  ...account,
+  accessToken: account.accessToken ?? null,
+  refreshToken: account.refreshToken ?? null,
+  idToken: account.idToken ?? null,
+  accessTokenExpiresAt: account.accessTokenExpiresAt ?? null,
+  refreshTokenExpiresAt: account.refreshTokenExpiresAt ?? null,
+  scope: account.scope ?? null,
+});
 
 function toMailRequest(row: MailRequestRow): MailRequestRecord {
   return {
@@ -59,7 +75,7 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
       try {
         await store.em().transactional(async (em) => {
           em.create(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
-          em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: account.scope ?? null });
+          em.create(AccountEntity, accountRow(account));
         });
         return user;
       } catch (error) {
@@ -85,6 +101,14 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
       const row = await store.em().findOne(AccountEntity, { userId, providerId }, { orderBy: { createdAt: "asc" } });
       return row ? toAccount(row) : null;
     },
+    async findAccountByProvider(providerId, accountId) {
+      const row = await store.em().findOne(AccountEntity, { providerId, accountId });
+      return row ? toAccount(row) : null;
+    },
+    async updateAccountTokens(id, patch) {
+      const changed = await store.em().nativeUpdate(AccountEntity, { id }, { ...patch, updatedAt: new Date() });
+      return changed > 0;
+    },
     async updateUser(id, patch) {
       const em = store.em();
       const row = await em.findOne(UserEntity, { id });
@@ -105,7 +129,7 @@ export async function openIdentityStore(url: string): Promise<IdentityStore> {
     },
     async createAccount(account) {
       const em = store.em();
-      em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: account.scope ?? null });
+      em.create(AccountEntity, accountRow(account));
       try {
         await em.flush();
       } catch (error) {

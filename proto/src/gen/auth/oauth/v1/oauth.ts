@@ -68,7 +68,11 @@ export interface CompleteSignInRequest {
     | Client
     | undefined;
   /** Apple posts the user's name (JSON) on the first sign-in only. */
-  userJson?: string | undefined;
+  userJson?:
+    | string
+    | undefined;
+  /** The issuer identifier some providers add to the callback (RFC 9207). */
+  iss?: string | undefined;
 }
 
 export interface CompleteSignInResponse {
@@ -605,6 +609,7 @@ function createBaseCompleteSignInRequest(): CompleteSignInRequest {
     errorDescription: undefined,
     client: undefined,
     userJson: undefined,
+    iss: undefined,
   };
 }
 
@@ -630,6 +635,9 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
     }
     if (message.userJson !== undefined) {
       writer.uint32(58).string(message.userJson);
+    }
+    if (message.iss !== undefined) {
+      writer.uint32(66).string(message.iss);
     }
     return writer;
   },
@@ -703,6 +711,14 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
             message.userJson = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.iss = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -736,6 +752,7 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
         : isSet(object.user_json)
         ? globalThis.String(object.user_json)
         : undefined,
+      iss: isSet(object.iss) ? globalThis.String(object.iss) : undefined,
     };
   },
 
@@ -762,6 +779,9 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
     if (message.userJson !== undefined) {
       obj.userJson = message.userJson;
     }
+    if (message.iss !== undefined) {
+      obj.iss = message.iss;
+    }
     return obj;
   },
 
@@ -779,6 +799,7 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
       ? Client.fromPartial(object.client)
       : undefined;
     message.userJson = object.userJson ?? undefined;
+    message.iss = object.iss ?? undefined;
     return message;
   },
 };
