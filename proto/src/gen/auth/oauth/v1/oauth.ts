@@ -86,6 +86,8 @@ export interface CompleteSignInResponse {
   session?: Session | undefined;
   user?: User | undefined;
   isNewUser: boolean;
+  /** The provider's error_description, passed on with its error code. */
+  errorDescription?: string | undefined;
 }
 
 export interface SignInWithIdTokenRequest {
@@ -812,6 +814,7 @@ function createBaseCompleteSignInResponse(): CompleteSignInResponse {
     session: undefined,
     user: undefined,
     isNewUser: false,
+    errorDescription: undefined,
   };
 }
 
@@ -834,6 +837,9 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
     }
     if (message.isNewUser !== false) {
       writer.uint32(48).bool(message.isNewUser);
+    }
+    if (message.errorDescription !== undefined) {
+      writer.uint32(58).string(message.errorDescription);
     }
     return writer;
   },
@@ -899,6 +905,14 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
             message.isNewUser = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.errorDescription = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -931,6 +945,11 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
         : isSet(object.is_new_user)
         ? globalThis.Boolean(object.is_new_user)
         : false,
+      errorDescription: isSet(object.errorDescription)
+        ? globalThis.String(object.errorDescription)
+        : isSet(object.error_description)
+        ? globalThis.String(object.error_description)
+        : undefined,
     };
   },
 
@@ -954,6 +973,9 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
     if (message.isNewUser !== false) {
       obj.isNewUser = message.isNewUser;
     }
+    if (message.errorDescription !== undefined) {
+      obj.errorDescription = message.errorDescription;
+    }
     return obj;
   },
 
@@ -970,6 +992,7 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
       : undefined;
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     message.isNewUser = object.isNewUser ?? false;
+    message.errorDescription = object.errorDescription ?? undefined;
     return message;
   },
 };
