@@ -17,6 +17,8 @@ import { sessionConfig } from "../services/session/src/config.js";
 import { start as session } from "../services/session/src/start.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { start as notification } from "../services/notification/src/start.js";
+import { oauthConfig } from "../services/oauth/src/config.js";
+import { start as oauth } from "../services/oauth/src/start.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -52,17 +54,18 @@ export interface Platform {
   /** The environment every process got (ports, database URLs, secrets); workloadEnv() adds one's certificate. */
   env: Record<string, string>;
   /** The running services, e.g. to reach a service's store. */
-  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification };
+  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; oauth: RunningOAuth };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
 }
 
 export async function platformEnv(options: PlatformOptions = {}): Promise<{ env: Record<string, string>; databases: TestDatabase[] }> {
-  const [identityPort, sessionPort, notificationPort, gatewayPort] = await freePorts(4);
+  const [identityPort, sessionPort, notificationPort, gatewayPort, oauthPort] = await freePorts(5);
   const identityDb = await createTestDatabase("identity");
   const sessionDb = await createTestDatabase("session");
   const notificationDb = await createTestDatabase("notification");
+  const oauthDb = await createTestDatabase("oauth");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
   const tls = options.tls ?? true;
   const env: Record<string, string> = {
@@ -79,12 +82,15 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     IDENTITY_DATABASE_URL: identityDb.url,
     SESSION_DATABASE_URL: sessionDb.url,
     NOTIFICATION_DATABASE_URL: notificationDb.url,
+    OAUTH_PORT: String(oauthPort),
+    OAUTH_SERVICE_URL: `127.0.0.1:${oauthPort}`,
+    OAUTH_DATABASE_URL: oauthDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb, notificationDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb, oauthDb] };
 }
 
 export interface RunningGateway {
@@ -125,12 +131,15 @@ export type RunningNotification = Awaited<ReturnType<typeof notification>>;
 export const startIdentity = (env: Record<string, string>, logs?: LogSink) => identity(identityConfig(workloadEnv(env, "identity")), serviceOptions(logs));
 export const startSession = (env: Record<string, string>, logs?: LogSink) => session(sessionConfig(workloadEnv(env, "session")), serviceOptions(logs));
 export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
+export type RunningOAuth = Awaited<ReturnType<typeof oauth>>;
+export const startOAuth = (env: Record<string, string>, logs?: LogSink) => oauth(oauthConfig(workloadEnv(env, "oauth")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
   const notification = await startNotification(env, options.logs);
   const identity = await startIdentity(env, options.logs);
   const session = await startSession(env, options.logs);
+  const oauthService = await startOAuth(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,
@@ -138,10 +147,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     identityAddress: env.IDENTITY_SERVICE_URL!,
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
-    services: { identity, session, notification },
+    services: { identity, session, notification, oauth: oauthService },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
+      await oauthService.close();
       await session.close();
       await identity.close();
       await notification.close();

@@ -23,6 +23,7 @@ import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
+import { socialRoutes } from "./routes/social.js";
 import { verificationRoutes } from "./routes/verification.js";
 
 export interface AppDeps {
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(accountRoutes(routeDeps));
   api.use(providerAccountRoutes(routeDeps));
   api.use(currentClientRoutes(routeDeps));
+  api.use(socialRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));

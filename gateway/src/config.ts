@@ -49,6 +49,7 @@ const schema = z.object({
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
+  OAUTH_SERVICE_URL: z.string().min(1).default("127.0.0.1:50053"),
   NODE_ENV: z.string().default("development"),
 });
 
@@ -76,6 +77,7 @@ export interface GatewayConfig {
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
+  oauthServiceUrl: string;
   /** GRPC_TLS_DIR / GRPC_INSECURE: how the gateway calls the services. */
   grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
@@ -111,6 +113,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
+    oauthServiceUrl: c.OAUTH_SERVICE_URL,
     grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
   };

@@ -48,3 +48,9 @@ export const accountListResponse = (accounts: Account[], userId: string) =>
 export const passwordResetRequestedResponse = () => ({ status: true, message: RESET_REQUESTED });
 
 export const usernameAvailabilityResponse = (available: boolean) => ({ available });
+
+/** POST /sign-in/social and /link-social: the provider's URL; redirect tells the client to go there. */
+export const socialRedirectResponse = (url: string, redirect: boolean) => ({ url, redirect });
+
+/** POST /sign-in/social with an id token: signed in directly. */
+export const socialTokenResponse = (token: string, user: PublicUser, callbackURL?: string) => ({ redirect: false, token, url: callbackURL, user });
