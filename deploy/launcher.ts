@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { ensureDevCertificates } from "./dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
 
-const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", gateway: "32" };
+const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", oauth: "34", gateway: "32" };
 const data = join(ROOT, "data");
 
 const env: Record<string, string | undefined> = {
@@ -17,6 +17,7 @@ const env: Record<string, string | undefined> = {
   IDENTITY_DATABASE_URL: process.env.IDENTITY_DATABASE_URL ?? `file:${join(data, "identity.db")}`,
   SESSION_DATABASE_URL: process.env.SESSION_DATABASE_URL ?? `file:${join(data, "session.db")}`,
   NOTIFICATION_DATABASE_URL: process.env.NOTIFICATION_DATABASE_URL ?? `file:${join(data, "notification.db")}`,
+  OAUTH_DATABASE_URL: process.env.OAUTH_DATABASE_URL ?? `file:${join(data, "oauth.db")}`,
   AUTH_APP_URL: process.env.AUTH_APP_URL ?? "http://localhost:5173",
   AUTH_TRUSTED_ORIGINS: process.env.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
   AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}/api/auth`,
@@ -44,7 +45,7 @@ function pretty(label: string, line: string): string {
   return `\x1b[${COLORS[label] ?? "37"}m${label.padEnd(12)}\x1b[0m ${text}`;
 }
 
-const order: ProcessName[] = ["identity", "session", "notification", "gateway"];
+const order: ProcessName[] = ["identity", "session", "notification", "oauth", "gateway"];
 const running: StartedProcess[] = [];
 let stopping = false;
 let entries: Record<ProcessName, string> = ENTRY_POINTS;
@@ -77,7 +78,7 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
   if (!insecure) {
-    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "internal-client"]);
+    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "oauth", "internal-client"]);
   }
 
   // The services need each other only when called (gRPC clients connect lazily), so they start at once; the

@@ -16,6 +16,7 @@ export const ENTRY_POINTS = {
   identity: "services/identity/src/main.ts",
   session: "services/session/src/main.ts",
   notification: "services/notification/src/main.ts",
+  oauth: "services/oauth/src/main.ts",
   gateway: "gateway/src/main.ts",
 } as const;
 
@@ -26,6 +27,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   identity: "dist/identity.js",
   session: "dist/session.js",
   notification: "dist/notification.js",
+  oauth: "dist/oauth.js",
   gateway: "dist/gateway.js",
 };
 
@@ -40,6 +42,7 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
   identity: ["--max-semi-space-size=1"],
   session: ["--max-semi-space-size=1"],
   notification: ["--max-semi-space-size=1"],
+  oauth: ["--max-semi-space-size=1"],
   gateway: [],
 };
 

@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
@@ -40,6 +41,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     IsUsernameAvailable: ["gateway"],
     GetProviderTokens: ["gateway"],
     GetProviderAccountInfo: ["gateway"],
+    SignInWithProvider: ["oauth"],
+    LinkProviderAccount: ["oauth"],
   },
   session: {
     CreateSession: ["identity"],
@@ -54,12 +57,19 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SendEmail: ["identity"],
     ListOutbox: ["gateway"],
   },
+  oauth: {
+    ListProviders: ["gateway"],
+    StartSignIn: ["gateway"],
+    CompleteSignIn: ["gateway"],
+    SignInWithIdToken: ["gateway"],
+  },
 };
 
 const SERVICES = {
   identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
   session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
   notification: { Client: NotificationServiceClient, definition: NotificationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL! },
+  oauth: { Client: OAuthServiceClient, definition: OAuthServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.OAUTH_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
 
