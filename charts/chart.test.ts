@@ -6,6 +6,7 @@ import { NODE_FLAGS } from "../deploy/processes.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
+import { oauthConfig } from "../services/oauth/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
 import {
   CHART_DIR,
@@ -19,7 +20,7 @@ import {
   schemaProblem,
 } from "./render.js";
 
-type Component = "gateway" | "identity" | "session" | "notification";
+type Component = "gateway" | "identity" | "session" | "notification" | "oauth";
 
 /** Each component's default port, the variable it listens on, and the variable others reach it by. */
 const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: string; main: string }> = {
@@ -32,6 +33,7 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
     urlEnv: "NOTIFICATION_SERVICE_URL",
     main: "dist/notification.js",
   },
+  oauth: { port: 50053, portEnv: "OAUTH_PORT", urlEnv: "OAUTH_SERVICE_URL", main: "dist/oauth.js" },
 };
 const NAMES = Object.keys(COMPONENTS) as Component[];
 const GRPC = NAMES.filter((name) => name !== "gateway");
@@ -52,9 +54,10 @@ const TLS_DIR = "/etc/auth-platform/tls";
 /** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
-  identity: ["gateway", "session"],
+  identity: ["gateway", "session", "oauth"],
   session: ["gateway", "identity"],
   notification: ["gateway", "identity"],
+  oauth: ["gateway"],
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
@@ -62,6 +65,15 @@ const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false },
   session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true },
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
+  oauth: {
+    OAUTH_DATABASE_URL: false,
+    ...Object.fromEntries(
+      ["apple", "discord", "facebook", "github", "microsoft", "google", "spotify", "twitch", "twitter", "dropbox", "linkedin", "gitlab", "reddit"].flatMap((p) => [
+        [`${p.toUpperCase()}_CLIENT_ID`, true],
+        [`${p.toUpperCase()}_CLIENT_SECRET`, true],
+      ]),
+    ),
+  },
 };
 
 type Values = { [key: string]: unknown };
@@ -648,7 +660,13 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
       egress: { allowAll: false, dnsTo: [coreDns], extraRules: [database, smtp] },
     },
   });
-  const CALLEES: Record<Component, Component[]> = { gateway: ["identity", "session", "notification"], identity: ["session", "notification"], session: ["identity"], notification: [] };
+  const CALLEES: Record<Component, Component[]> = {
+    gateway: ["identity", "session", "notification", "oauth"],
+    identity: ["session", "notification"],
+    session: ["identity"],
+    notification: [],
+    oauth: ["identity"],
+  };
 
   it("renders policies valid against the schema", () => {
     expectSchemaValid(objects);
@@ -712,7 +730,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "notification");
     expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
-    expect(ports("gateway")).toEqual([53, 53, 50051, 50052]);
+    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50053]);
     expect(ports("identity")).toEqual([53, 53, 50052]);
   });
 
@@ -802,7 +820,7 @@ describe("mTLS with the self-signed CA bootstrap", () => {
 });
 
 describe("mTLS with Secrets of your own", () => {
-  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls" };
+  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", oauth: "oa-tls" };
   const objects = render({ tls: { certManager: { enabled: false }, existingSecrets: secrets } });
 
   it("renders no cert-manager object and mounts each component's Secret at GRPC_TLS_DIR", () => {
@@ -939,8 +957,8 @@ describe("invalid values", () => {
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
-    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se" } } }, /tls\.existingSecrets\.notification is required/],
-    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
+    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", oauth: "oa" } } }, /tls\.existingSecrets\.notification is required/],
+    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", oauth: "oa" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
     ["a TLS Secret name that is not a name", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "Gateway_TLS" } } }, /existingSecrets\.gateway/],
     ["tls.enabled as a string", { tls: { enabled: "false" } }, /tls\.enabled/],
     ["a certificate lifetime that is not a Go duration", { tls: { certManager: { duration: "90d" } } }, /tls\.certManager\.duration/],
@@ -967,5 +985,42 @@ describe("invalid values", () => {
     // One replica, or Redis from an existing Secret, renders.
     expect(() => renderValuesText(merge(withoutRedis, { session: { autoscaling: { enabled: false }, replicaCount: 1 } }))).not.toThrow();
     expect(() => renderValuesText(merge(withoutRedis, { secret: { existingSecret: "auth-secrets" } }))).not.toThrow();
+  });
+});
+
+describe("the oauth service and its provider credentials", () => {
+  const objects = render({
+    oauth: { providers: { github: { clientId: "gh-client", clientSecret: "gh-secret" }, google: { clientId: "only-an-id", clientSecret: "" } } },
+    config: { oauth: { trustedProviders: ["github"], disableImplicitLinking: true } },
+  });
+  const env = single(objects, "ConfigMap").data as Record<string, string>;
+  const secretEnv = decoded(single(objects, "Secret"));
+
+  it("puts a provider's credentials in the Secret only when both are set, and only the oauth container reads them", () => {
+    expect(secretEnv).toMatchObject({ GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret" });
+    expect(secretEnv).not.toHaveProperty("GOOGLE_CLIENT_ID");
+    for (const name of NAMES.filter((n) => n !== "oauth")) {
+      expect([...envOf(containerOf(one(objects, "Deployment", name))).keys()].filter((key) => key.endsWith("_CLIENT_SECRET")), name).toEqual([]);
+    }
+    const config = oauthConfig(componentEnv(one(objects, "Deployment", "oauth"), env, secretEnv));
+    expect(Object.keys(config.providers)).toEqual(["github"]);
+    expect(config).toMatchObject({
+      trustedProviders: ["github"],
+      disableImplicitLinking: true,
+      identityServiceUrl: env.IDENTITY_SERVICE_URL,
+      databaseUrl: "postgres://auth@postgresql:5432/oauth",
+      baseUrl: "https://auth.example.com/api/auth",
+    });
+    expect(gatewayConfig(componentEnv(one(objects, "Deployment", "gateway"), env, secretEnv)).oauthServiceUrl).toBe(env.OAUTH_SERVICE_URL);
+  });
+
+  it("refuses an unknown trusted provider", () => {
+    expect(() => renderText({ config: { oauth: { trustedProviders: ["myspace"] } } })).toThrow(/trustedProviders/);
+  });
+
+  it("can be disabled: no oauth objects, no OAUTH_SERVICE_URL", () => {
+    const disabled = render({ oauth: { enabled: false } });
+    expect(disabled.filter((o) => componentOf(o) === "oauth")).toEqual([]);
+    expect(single(disabled, "ConfigMap").data).not.toHaveProperty("OAUTH_SERVICE_URL");
   });
 });

@@ -9,9 +9,10 @@ networkPolicy.egress.extraRules.
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway, session]
+{{- if eq . "identity" }}[gateway, session, oauth]
 {{- else if eq . "session" }}[gateway, identity]
 {{- else if eq . "notification" }}[gateway, identity]
+{{- else if eq . "oauth" }}[gateway]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -20,9 +21,10 @@ Components that call a component's gRPC port (gRPC services only), as a YAML lis
 Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
-{{- if eq . "gateway" }}[identity, session, notification]
+{{- if eq . "gateway" }}[identity, session, notification, oauth]
 {{- else if eq . "identity" }}[session, notification]
 {{- else if eq . "session" }}[identity]
+{{- else if eq . "oauth" }}[identity]
 {{- else }}[]
 {{- end }}
 {{- end }}

@@ -1,6 +1,6 @@
 {{/*
 Workload objects shared by every component. Each takes (dict "root" $ "component" "<name>"), where
-<name> is a top-level values key (gateway, identity, session, notification). The gateway speaks HTTP;
+<name> is a top-level values key (gateway, identity, session, notification, oauth). The gateway speaks HTTP;
 every other component speaks gRPC over mutual TLS and answers grpc.health.v1 in plaintext on a separate
 port (GRPC_HEALTH_PORT, probes.grpcHealthPort), which the kubelet's native gRPC probe calls: the probe
 cannot present a client certificate.
@@ -79,6 +79,12 @@ REDIS_URL: true
 {{- else if eq .component "notification" }}
 NOTIFICATION_DATABASE_URL: false
 SMTP_URL: true
+{{- else if eq .component "oauth" }}
+OAUTH_DATABASE_URL: false
+{{- range $provider := list "apple" "discord" "facebook" "github" "microsoft" "google" "spotify" "twitch" "twitter" "dropbox" "linkedin" "gitlab" "reddit" }}
+{{ upper $provider }}_CLIENT_ID: true
+{{ upper $provider }}_CLIENT_SECRET: true
+{{- end }}
 {{- end }}
 {{- end }}
 
