@@ -75,6 +75,16 @@ describe("sign-in with a provider profile", () => {
     expect(deps.sessions.of(squatter.id)).toHaveLength(1);
   });
 
+  it("gives a banned user no session, until the ban expires", async () => {
+    const deps = testRegistry();
+    const { user } = await signIn(deps, aProfile());
+    await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: new Date(deps.now().getTime() + 60_000) });
+    expect(await code(signIn(deps, aProfile()))).toBe("FAILED_TO_CREATE_SESSION");
+    expect(deps.sessions.of(user.id)).toHaveLength(1);
+    deps.advance(60_001);
+    expect((await signIn(deps, aProfile())).user.id).toBe(user.id);
+  });
+
   it("refuses a profile without a usable email", async () => {
     const deps = testRegistry();
     expect(await code(signIn(deps, aProfile({ email: "" })))).toBe("USER_EMAIL_NOT_FOUND");

@@ -119,7 +119,9 @@ export async function userForProvider(deps: Deps, input: ProviderSignInInput, re
 
 export async function signInWithProvider(deps: Deps, input: ProviderSignInInput): Promise<{ user: UserRecord; session: Session; isNewUser: boolean }> {
   const { user, isNewUser } = await userForProvider(deps, input);
-  // The one place a social sign-in creates its session (to become completeSignIn: bans, two-factor).
+  // A banned user gets no session (the callback answers unable_to_create_session). This check and the
+  // createSession below are the one tail to hand to completeSignIn (bans, two-factor) when it lands.
+  if (user.banned && (!user.banExpires || user.banExpires > deps.now())) throw new AuthError("FAILED_TO_CREATE_SESSION");
   const session = await deps.sessions.createSession(user, { rememberMe: true, client: input.client });
   return { user, session, isNewUser };
 }
