@@ -26,7 +26,13 @@ async function startTokenStandIn(upstream: () => string): Promise<TokenStandIn> 
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      standIn.requests.push(new URLSearchParams(body));
+      const form = new URLSearchParams(body);
+      standIn.requests.push(form);
+      if (form.get("grant_type") === "refresh_token") {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ access_token: `refreshed-${form.get("refresh_token")}`, token_type: "Bearer", expires_in: 1800, refresh_token: "rotated-refresh-token", scope: "openid email profile" }));
+        return;
+      }
       if (standIn.forgedIdToken) {
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify({ access_token: "forged-access", token_type: "Bearer", expires_in: 3600, id_token: standIn.forgedIdToken, scope: "openid email profile" }));
@@ -35,7 +41,10 @@ async function startTokenStandIn(upstream: () => string): Promise<TokenStandIn> 
       void fetch(upstream(), { method: "POST", headers: { "content-type": String(req.headers["content-type"]) }, body }).then(async (answer) => {
         res.statusCode = answer.status;
         res.setHeader("content-type", answer.headers.get("content-type") ?? "application/json");
-        res.end(await answer.text());
+        const text = await answer.text();
+        // The test provider grants refresh tokens only with offline_access: the stand-in adds one.
+        const parsed = answer.ok ? (JSON.parse(text) as Record<string, unknown>) : null;
+        res.end(parsed ? JSON.stringify({ refresh_token: "first-refresh-token", ...parsed }) : text);
       });
     });
   });

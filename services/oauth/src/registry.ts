@@ -6,7 +6,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { OAuthConfig } from "./config.js";
 import type { Registry } from "./domain/ports.js";
 import { configuredProviders } from "./providers/registry.js";
-import { toProfileMessage } from "./rpc/mappers.js";
+import { toProfileMessage, toTokensMessage } from "./rpc/mappers.js";
 import { openOAuthStore } from "./store/mikro-oauth-store.js";
 
 export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
@@ -29,6 +29,13 @@ export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<R
       },
       async linkProviderAccount(userId, profile) {
         await call(identity, identity.linkProviderAccount, { userId, profile: toProfileMessage(profile) });
+      },
+      async providerTokens(selection) {
+        const answer = await call(identity, identity.getProviderTokens, { ...selection, refresh: false });
+        return { ...answer, account: answer.account! };
+      },
+      async storeProviderTokens(userId, accountId, tokens) {
+        await call(identity, identity.storeProviderTokens, { userId, accountId, tokens: { ...toTokensMessage(tokens) } });
       },
     },
     async close() {

@@ -245,6 +245,22 @@ describe.each(Object.entries(CASES) as Array<[ProviderId, Case]>)("%s against it
   });
 });
 
+describe("refresh", () => {
+  it.each(["github", "twitter", "reddit", "dropbox"] as const)("%s renews with grant_type=refresh_token and the client's credentials", async (id) => {
+    const provider = providerFor(id);
+    tokenAnswers.set(id, { access_token: `renewed-${id}`, token_type: "Bearer", expires_in: 600 });
+    const from = seen.length;
+    const tokens = await provider.refresh(`rt-${id}`);
+    expect(tokens).toMatchObject({ accessToken: `renewed-${id}`, refreshToken: undefined });
+    const request = seen.slice(from).find((r) => r.path === `/${id}/token`)!;
+    const form = new URLSearchParams(request.body);
+    expect(form.get("grant_type")).toBe("refresh_token");
+    expect(form.get("refresh_token")).toBe(`rt-${id}`);
+    if (PROVIDERS[id].clientAuth === "basic") expect(basicOf(request.headers.authorization)).toBe(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`);
+    else expect(form.get("client_secret")).toBe(CLIENT_SECRET);
+  });
+});
+
 describe("refusals", () => {
   it("an id token signed by another key is refused (Microsoft)", async () => {
     const provider = providerFor("microsoft");

@@ -39,10 +39,11 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListAccounts: ["gateway"],
     UnlinkAccount: ["gateway"],
     IsUsernameAvailable: ["gateway"],
-    GetProviderTokens: ["gateway"],
+    GetProviderTokens: ["gateway", "oauth"],
     GetProviderAccountInfo: ["gateway"],
     SignInWithProvider: ["oauth"],
     LinkProviderAccount: ["oauth"],
+    StoreProviderTokens: ["oauth"],
   },
   session: {
     CreateSession: ["identity"],
@@ -62,6 +63,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     StartSignIn: ["gateway"],
     CompleteSignIn: ["gateway"],
     SignInWithIdToken: ["gateway"],
+    RefreshProviderTokens: ["gateway"],
+    GetProviderAccountInfo: ["gateway"],
   },
 };
 

@@ -2,11 +2,12 @@
  * Tokens an identity provider granted for one of the user's accounts, opened from their sealed copies. The
  * credential account is not a provider account and holds none. Renewing tokens and reading the provider's
  * profile need the provider's configuration, which the oauth service holds: identity answers those with
- * PROVIDER_NOT_FOUND (see docs/social-sign-in.md, "What is not served yet").
+ * PROVIDER_NOT_FOUND: the gateway asks oauth for those (refresh-token, account-info).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type AccountRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
+import { type ProviderProfile, sealedTokens } from "./provider-sign-in.js";
 
 export interface ProviderAccountSelection {
   userId: string;
@@ -62,4 +63,22 @@ export async function providerTokens(deps: Pick<Registry, "store" | "providerTok
 export async function requireConfiguredProvider(deps: Pick<Registry, "store">, selection: ProviderAccountSelection): Promise<never> {
   await findProviderAccount(deps, selection);
   throw new AuthError("PROVIDER_NOT_FOUND");
+}
+
+/** Replaces an account's tokens after a refresh; a token the provider did not send again is kept. */
+export async function storeProviderTokens(
+  deps: Pick<Registry, "store" | "providerTokens">,
+  selection: { userId: string; accountId: string },
+  tokens: Pick<ProviderProfile, "accessToken" | "refreshToken" | "idToken" | "accessTokenExpiresAt" | "refreshTokenExpiresAt" | "scopes">,
+): Promise<void> {
+  const account = await findProviderAccount(deps, selection);
+  const sealed = sealedTokens(deps.providerTokens, account.id, { providerId: account.providerId, accountId: account.accountId, email: "", emailVerified: false, name: "", ...tokens });
+  await deps.store.updateAccountTokens(account.id, {
+    accessToken: sealed.accessToken ?? account.accessToken ?? null,
+    refreshToken: sealed.refreshToken ?? account.refreshToken ?? null,
+    idToken: sealed.idToken ?? account.idToken ?? null,
+    accessTokenExpiresAt: sealed.accessTokenExpiresAt,
+    refreshTokenExpiresAt: sealed.refreshTokenExpiresAt ?? account.refreshTokenExpiresAt ?? null,
+    scope: sealed.scope ?? account.scope ?? null,
+  });
 }

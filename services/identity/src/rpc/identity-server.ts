@@ -7,7 +7,7 @@ import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
-import { providerTokens, requireConfiguredProvider } from "../domain/provider-tokens.js";
+import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "../domain/provider-tokens.js";
 import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
@@ -43,10 +43,12 @@ export const IDENTITY_ACCESS: AccessTable = {
   ListAccounts: GATEWAY,
   UnlinkAccount: GATEWAY,
   IsUsernameAvailable: GATEWAY,
-  GetProviderTokens: GATEWAY,
+  // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
+  GetProviderTokens: ["gateway", "oauth"],
   GetProviderAccountInfo: GATEWAY,
   SignInWithProvider: ["oauth"],
   LinkProviderAccount: ["oauth"],
+  StoreProviderTokens: ["oauth"],
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -174,6 +176,19 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         client: toClient(req.client),
       });
       return { user: toUserMessage(user), session, isNewUser };
+    }),
+    storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
+      if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");
+      const t = req.tokens;
+      await storeProviderTokens(registry, { userId: req.userId, accountId: req.accountId }, {
+        accessToken: t?.accessToken,
+        refreshToken: t?.refreshToken,
+        idToken: t?.idToken,
+        accessTokenExpiresAt: t?.accessTokenExpiresAt,
+        refreshTokenExpiresAt: t?.refreshTokenExpiresAt,
+        scopes: t?.scopes ?? [],
+      });
+      return {};
     }),
     linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
       account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),

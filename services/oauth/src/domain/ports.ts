@@ -1,5 +1,5 @@
 /** What the oauth domain needs from outside itself: its store, the providers, identity, a clock. */
-import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Account, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { OAuthConfig } from "../config.js";
@@ -23,6 +23,25 @@ export interface IdentityPort {
   signInWithProvider(profile: VerifiedProfile, options: { trusted: boolean; disableImplicitLinking: boolean; client: ClientInfo }): Promise<{ user: User; session: Session; isNewUser: boolean }>;
   /** Links the profile's provider account to the user. */
   linkProviderAccount(userId: string, profile: VerifiedProfile): Promise<void>;
+  /** The stored tokens of one of the user's provider accounts (ACCOUNT_NOT_FOUND passes through). */
+  providerTokens(selection: AccountSelection): Promise<StoredTokens>;
+  /** Replaces the account's tokens after a refresh. */
+  storeProviderTokens(userId: string, accountId: string, tokens: ProviderTokens): Promise<void>;
+}
+
+export interface AccountSelection {
+  userId: string;
+  accountId?: string;
+  providerId?: string;
+}
+
+export interface StoredTokens {
+  account: Account;
+  accessToken?: string;
+  refreshToken?: string;
+  idToken?: string;
+  accessTokenExpiresAt?: Date;
+  refreshTokenExpiresAt?: Date;
 }
 
 export interface Registry {

@@ -34,6 +34,13 @@ export function fakeProvider(id = "github"): FakeProvider {
       if (provider.answer === "refuse") throw new ProfileError("refused");
       return provider.answer;
     },
+    async refresh() {
+      throw new ProfileError("the fake provider grants no refresh");
+    },
+    async accountInfo() {
+      if (provider.answer === "refuse") throw new ProfileError("refused");
+      return provider.answer;
+    },
   };
   return provider;
 }
@@ -77,6 +84,12 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       async linkProviderAccount(userId, profile) {
         if (registry.identityFails) throw new AuthError(registry.identityFails);
         registry.linked.push({ userId, profile });
+      },
+      async providerTokens() {
+        throw new AuthError("ACCOUNT_NOT_FOUND");
+      },
+      async storeProviderTokens() {
+        throw new AuthError("ACCOUNT_NOT_FOUND");
       },
     },
   };

@@ -6,6 +6,7 @@
  * The other providers take a plain form-encoded code exchange and a bearer user-info read.
  */
 import { createHash } from "node:crypto";
+import { decodeJwt } from "jose";
 import * as oidc from "openid-client";
 import type { ProviderSettings } from "../config.js";
 import type { Endpoints, ProviderDefinition } from "./catalogue.js";
@@ -152,6 +153,23 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
       return profileFrom(tokens, claims, input.userJson);
     },
 
+    async refresh(refreshToken) {
+      const answer = await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken }, "refresh");
+      return readTokens(answer, deps.now(), definition.scopeSeparator);
+    },
+
+    async accountInfo(input) {
+      let claims: Json | null = null;
+      if (input.idToken) {
+        try {
+          claims = decodeJwt(input.idToken) as Json;
+        } catch {
+          claims = null;
+        }
+      }
+      return profileFrom({ accessToken: input.accessToken, idToken: input.idToken, scopes: [] }, claims);
+    },
+
     verifyIdToken: definition.idTokenSignIn
       ? async (input) => {
           const claims = await verifiedClaims(input.idToken, input.nonce, definition.idTokenSignIn!.maxAgeSeconds);
@@ -161,21 +179,19 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
   };
 
   async function exchange(code: string, redirectUri: string, codeVerifier: string | undefined): Promise<Json> {
+    return tokenRequest({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: codeVerifier }, "code exchange");
+  }
+
+  /** A form-encoded POST to the token endpoint with the client's credentials (in the body, or HTTP Basic). */
+  async function tokenRequest(fields: Record<string, string | undefined>, what: string): Promise<Json> {
     const credentials = definition.clientAuth === "basic" ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`).toString("base64")}` } : undefined;
-    const form = {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: codeVerifier,
-      client_id: settings.clientId,
-      client_secret: definition.clientAuth === "post" ? settings.clientSecret : undefined,
-    };
+    const form = { ...fields, client_id: settings.clientId, client_secret: definition.clientAuth === "post" ? settings.clientSecret : undefined };
     try {
-      const answer = await deps.http.postForm(plainEndpoints.token, form, credentials);
+      const answer = await deps.http.postForm((await endpoints()).token, form, credentials);
       if (typeof answer.access_token !== "string") throw new ProviderHttpError(`${id} token endpoint answered ${typeof answer.error === "string" ? answer.error : "no access token"}`);
       return answer;
     } catch (error) {
-      throw new ProfileError(`${id} code exchange: ${(error as Error).message}`);
+      throw new ProfileError(`${id} ${what}: ${(error as Error).message}`);
     }
   }
 }

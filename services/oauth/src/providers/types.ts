@@ -34,6 +34,10 @@ export interface Provider {
   authorizationUrl(input: { state: string; codeVerifier: string; nonce: string; redirectUri: string; scopes: string[]; loginHint?: string }): Promise<string>;
   /** Exchanges the code (with the PKCE verifier when the provider takes one) and reads the profile. */
   complete(input: { code: string; state: string; codeVerifier: string; nonce: string; redirectUri: string; userJson?: string; iss?: string }): Promise<SignInResult>;
+  /** Renews the tokens with a refresh token (grant_type=refresh_token at the token endpoint). */
+  refresh(refreshToken: string): Promise<ProviderTokens>;
+  /** The provider's profile read with stored tokens (the id token's claims were verified when it was stored). */
+  accountInfo(input: { accessToken?: string; idToken?: string }): Promise<SignInResult>;
   /** Verifies an id token the client obtained itself (Google, Apple); undefined for the others. */
   verifyIdToken?(input: { idToken: string; nonce?: string; accessToken?: string }): Promise<SignInResult>;
 }

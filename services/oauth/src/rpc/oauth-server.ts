@@ -6,6 +6,7 @@ import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { completeSignIn } from "../domain/complete-sign-in.js";
 import { signInWithIdToken } from "../domain/id-token-sign-in.js";
+import { providerAccountInfo, refreshProviderTokens } from "../domain/provider-accounts.js";
 import type { Registry } from "../domain/ports.js";
 import { startSignIn } from "../domain/start-sign-in.js";
 import { toClient } from "./mappers.js";
@@ -16,6 +17,8 @@ export const OAUTH_ACCESS: AccessTable = {
   StartSignIn: ["gateway"],
   CompleteSignIn: ["gateway"],
   SignInWithIdToken: ["gateway"],
+  RefreshProviderTokens: ["gateway"],
+  GetProviderAccountInfo: ["gateway"],
 };
 
 const MAX_URL = 2048;
@@ -66,6 +69,14 @@ export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding
         expiresAt: expiresAt && !Number.isNaN(expiresAt.getTime()) ? expiresAt : undefined,
         client: toClient(req.client),
       });
+    }),
+    refreshProviderTokens: rpc.unary("RefreshProviderTokens", async (req) => {
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      return refreshProviderTokens(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
+    }),
+    getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) => {
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      return providerAccountInfo(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
     }),
   };
   return {

@@ -369,6 +369,17 @@ export interface LinkProviderAccountResponse {
   account?: Account | undefined;
 }
 
+export interface StoreProviderTokensRequest {
+  userId: string;
+  /** The platform's id of the account (Account.id). */
+  accountId: string;
+  /** The new tokens: provider_id and account_id of the profile are ignored; absent tokens are kept. */
+  tokens?: ProviderProfile | undefined;
+}
+
+export interface StoreProviderTokensResponse {
+}
+
 function createBaseCallerSession(): CallerSession {
   return { token: "", createdAt: undefined };
 }
@@ -5382,6 +5393,169 @@ export const LinkProviderAccountResponse: MessageFns<LinkProviderAccountResponse
   },
 };
 
+function createBaseStoreProviderTokensRequest(): StoreProviderTokensRequest {
+  return { userId: "", accountId: "", tokens: undefined };
+}
+
+export const StoreProviderTokensRequest: MessageFns<StoreProviderTokensRequest> = {
+  encode(message: StoreProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.tokens !== undefined) {
+      ProviderProfile.encode(message.tokens, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreProviderTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreProviderTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tokens = ProviderProfile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreProviderTokensRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      tokens: isSet(object.tokens) ? ProviderProfile.fromJSON(object.tokens) : undefined,
+    };
+  },
+
+  toJSON(message: StoreProviderTokensRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.tokens !== undefined) {
+      obj.tokens = ProviderProfile.toJSON(message.tokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreProviderTokensRequest>, I>>(base?: I): StoreProviderTokensRequest {
+    return StoreProviderTokensRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreProviderTokensRequest>, I>>(object: I): StoreProviderTokensRequest {
+    const message = createBaseStoreProviderTokensRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.tokens = (object.tokens !== undefined && object.tokens !== null)
+      ? ProviderProfile.fromPartial(object.tokens)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStoreProviderTokensResponse(): StoreProviderTokensResponse {
+  return {};
+}
+
+export const StoreProviderTokensResponse: MessageFns<StoreProviderTokensResponse> = {
+  encode(_: StoreProviderTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreProviderTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreProviderTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): StoreProviderTokensResponse {
+    return {};
+  },
+
+  toJSON(_: StoreProviderTokensResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreProviderTokensResponse>, I>>(base?: I): StoreProviderTokensResponse {
+    return StoreProviderTokensResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreProviderTokensResponse>, I>>(_: I): StoreProviderTokensResponse {
+    const message = createBaseStoreProviderTokensResponse();
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -5680,6 +5854,21 @@ export const IdentityServiceService = {
       Buffer.from(LinkProviderAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): LinkProviderAccountResponse => LinkProviderAccountResponse.decode(value),
   },
+  /**
+   * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
+   * refresh). Errors: ACCOUNT_NOT_FOUND.
+   */
+  storeProviderTokens: {
+    path: "/auth.identity.v1.IdentityService/StoreProviderTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StoreProviderTokensRequest): Buffer =>
+      Buffer.from(StoreProviderTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StoreProviderTokensRequest => StoreProviderTokensRequest.decode(value),
+    responseSerialize: (value: StoreProviderTokensResponse): Buffer =>
+      Buffer.from(StoreProviderTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StoreProviderTokensResponse => StoreProviderTokensResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -5783,6 +5972,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: USER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (linked to another user, or this provider twice).
    */
   linkProviderAccount: handleUnaryCall<LinkProviderAccountRequest, LinkProviderAccountResponse>;
+  /**
+   * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
+   * refresh). Errors: ACCOUNT_NOT_FOUND.
+   */
+  storeProviderTokens: handleUnaryCall<StoreProviderTokensRequest, StoreProviderTokensResponse>;
 }
 
 export interface IdentityServiceClient extends Client1 {
@@ -6179,6 +6373,25 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LinkProviderAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
+   * refresh). Errors: ACCOUNT_NOT_FOUND.
+   */
+  storeProviderTokens(
+    request: StoreProviderTokensRequest,
+    callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  storeProviderTokens(
+    request: StoreProviderTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  storeProviderTokens(
+    request: StoreProviderTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
   ): ClientUnaryCall;
 }
 

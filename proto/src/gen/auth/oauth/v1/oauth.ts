@@ -18,7 +18,9 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Client, User } from "../../identity/v1/identity.js";
+import { Struct } from "../../../google/protobuf/struct.js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Account, Client, User } from "../../identity/v1/identity.js";
 import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.oauth.v1";
@@ -104,6 +106,39 @@ export interface SignInWithIdTokenResponse {
   user?: User | undefined;
   session?: Session | undefined;
   isNewUser: boolean;
+}
+
+export interface RefreshProviderTokensRequest {
+  userId: string;
+  accountId?: string | undefined;
+  providerId?: string | undefined;
+}
+
+export interface RefreshProviderTokensResponse {
+  account?: Account | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
+  idToken?: string | undefined;
+  accessTokenExpiresAt?: Date | undefined;
+  refreshTokenExpiresAt?: Date | undefined;
+}
+
+export interface GetProviderAccountInfoRequest {
+  userId: string;
+  accountId?: string | undefined;
+  providerId?: string | undefined;
+}
+
+export interface GetProviderAccountInfoResponse {
+  account?:
+    | Account
+    | undefined;
+  /** The provider's profile of the user: id, name, email, image, emailVerified. */
+  user?:
+    | { [key: string]: any }
+    | undefined;
+  /** The provider's raw profile. */
+  data?: { [key: string]: any } | undefined;
 }
 
 function createBaseListProvidersRequest(): ListProvidersRequest {
@@ -1299,6 +1334,519 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
   },
 };
 
+function createBaseRefreshProviderTokensRequest(): RefreshProviderTokensRequest {
+  return { userId: "", accountId: undefined, providerId: undefined };
+}
+
+export const RefreshProviderTokensRequest: MessageFns<RefreshProviderTokensRequest> = {
+  encode(message: RefreshProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== undefined) {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(26).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshProviderTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshProviderTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshProviderTokensRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RefreshProviderTokensRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== undefined) {
+      obj.accountId = message.accountId;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshProviderTokensRequest>, I>>(base?: I): RefreshProviderTokensRequest {
+    return RefreshProviderTokensRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshProviderTokensRequest>, I>>(object: I): RefreshProviderTokensRequest {
+    const message = createBaseRefreshProviderTokensRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? undefined;
+    message.providerId = object.providerId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRefreshProviderTokensResponse(): RefreshProviderTokensResponse {
+  return {
+    account: undefined,
+    accessToken: undefined,
+    refreshToken: undefined,
+    idToken: undefined,
+    accessTokenExpiresAt: undefined,
+    refreshTokenExpiresAt: undefined,
+  };
+}
+
+export const RefreshProviderTokensResponse: MessageFns<RefreshProviderTokensResponse> = {
+  encode(message: RefreshProviderTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.accessToken !== undefined) {
+      writer.uint32(18).string(message.accessToken);
+    }
+    if (message.refreshToken !== undefined) {
+      writer.uint32(26).string(message.refreshToken);
+    }
+    if (message.idToken !== undefined) {
+      writer.uint32(34).string(message.idToken);
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.accessTokenExpiresAt), writer.uint32(42).fork()).join();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refreshTokenExpiresAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshProviderTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshProviderTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.accessTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refreshTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshProviderTokensResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : undefined,
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : undefined,
+      idToken: isSet(object.idToken)
+        ? globalThis.String(object.idToken)
+        : isSet(object.id_token)
+        ? globalThis.String(object.id_token)
+        : undefined,
+      accessTokenExpiresAt: isSet(object.accessTokenExpiresAt)
+        ? fromJsonTimestamp(object.accessTokenExpiresAt)
+        : isSet(object.access_token_expires_at)
+        ? fromJsonTimestamp(object.access_token_expires_at)
+        : undefined,
+      refreshTokenExpiresAt: isSet(object.refreshTokenExpiresAt)
+        ? fromJsonTimestamp(object.refreshTokenExpiresAt)
+        : isSet(object.refresh_token_expires_at)
+        ? fromJsonTimestamp(object.refresh_token_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RefreshProviderTokensResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.accessToken !== undefined) {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.refreshToken !== undefined) {
+      obj.refreshToken = message.refreshToken;
+    }
+    if (message.idToken !== undefined) {
+      obj.idToken = message.idToken;
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      obj.accessTokenExpiresAt = message.accessTokenExpiresAt.toISOString();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      obj.refreshTokenExpiresAt = message.refreshTokenExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshProviderTokensResponse>, I>>(base?: I): RefreshProviderTokensResponse {
+    return RefreshProviderTokensResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshProviderTokensResponse>, I>>(
+    object: I,
+  ): RefreshProviderTokensResponse {
+    const message = createBaseRefreshProviderTokensResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.accessToken = object.accessToken ?? undefined;
+    message.refreshToken = object.refreshToken ?? undefined;
+    message.idToken = object.idToken ?? undefined;
+    message.accessTokenExpiresAt = object.accessTokenExpiresAt ?? undefined;
+    message.refreshTokenExpiresAt = object.refreshTokenExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetProviderAccountInfoRequest(): GetProviderAccountInfoRequest {
+  return { userId: "", accountId: undefined, providerId: undefined };
+}
+
+export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoRequest> = {
+  encode(message: GetProviderAccountInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== undefined) {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(26).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderAccountInfoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProviderAccountInfoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProviderAccountInfoRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetProviderAccountInfoRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== undefined) {
+      obj.accountId = message.accountId;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProviderAccountInfoRequest>, I>>(base?: I): GetProviderAccountInfoRequest {
+    return GetProviderAccountInfoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProviderAccountInfoRequest>, I>>(
+    object: I,
+  ): GetProviderAccountInfoRequest {
+    const message = createBaseGetProviderAccountInfoRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? undefined;
+    message.providerId = object.providerId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetProviderAccountInfoResponse(): GetProviderAccountInfoResponse {
+  return { account: undefined, user: undefined, data: undefined };
+}
+
+export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoResponse> = {
+  encode(message: GetProviderAccountInfoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.user !== undefined) {
+      Struct.encode(Struct.wrap(message.user), writer.uint32(18).fork()).join();
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderAccountInfoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProviderAccountInfoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProviderAccountInfoResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      user: isObject(object.user) ? object.user : undefined,
+      data: isObject(object.data) ? object.data : undefined,
+    };
+  },
+
+  toJSON(message: GetProviderAccountInfoResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.user !== undefined) {
+      obj.user = message.user;
+    }
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProviderAccountInfoResponse>, I>>(base?: I): GetProviderAccountInfoResponse {
+    return GetProviderAccountInfoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProviderAccountInfoResponse>, I>>(
+    object: I,
+  ): GetProviderAccountInfoResponse {
+    const message = createBaseGetProviderAccountInfoResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.user = object.user ?? undefined;
+    message.data = object.data ?? undefined;
+    return message;
+  },
+};
+
 /**
  * OAuth owns social sign-in: the sign-in state (state, PKCE verifier, callback URLs, link intent) and the
  * configured identity providers. Users and their provider accounts live in identity. Every RPC answers
@@ -1363,6 +1911,38 @@ export const OAuthServiceService = {
       Buffer.from(SignInWithIdTokenResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SignInWithIdTokenResponse => SignInWithIdTokenResponse.decode(value),
   },
+  /**
+   * RefreshProviderTokens renews the access token of one of the user's provider accounts with its refresh
+   * token, and stores the new tokens. Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND (provider not configured),
+   * INVALID_TOKEN (no refresh token, or the provider refused it).
+   */
+  refreshProviderTokens: {
+    path: "/auth.oauth.v1.OAuthService/RefreshProviderTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RefreshProviderTokensRequest): Buffer =>
+      Buffer.from(RefreshProviderTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefreshProviderTokensRequest => RefreshProviderTokensRequest.decode(value),
+    responseSerialize: (value: RefreshProviderTokensResponse): Buffer =>
+      Buffer.from(RefreshProviderTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RefreshProviderTokensResponse => RefreshProviderTokensResponse.decode(value),
+  },
+  /**
+   * GetProviderAccountInfo reads the provider's profile of one of the user's provider accounts.
+   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, FAILED_TO_GET_USER_INFO.
+   */
+  getProviderAccountInfo: {
+    path: "/auth.oauth.v1.OAuthService/GetProviderAccountInfo" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProviderAccountInfoRequest): Buffer =>
+      Buffer.from(GetProviderAccountInfoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProviderAccountInfoRequest => GetProviderAccountInfoRequest.decode(value),
+    responseSerialize: (value: GetProviderAccountInfoResponse): Buffer =>
+      Buffer.from(GetProviderAccountInfoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProviderAccountInfoResponse =>
+      GetProviderAccountInfoResponse.decode(value),
+  },
 } as const;
 
 export interface OAuthServiceServer extends UntypedServiceImplementation {
@@ -1386,6 +1966,17 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
    * ACCOUNT_NOT_LINKED, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
    */
   signInWithIdToken: handleUnaryCall<SignInWithIdTokenRequest, SignInWithIdTokenResponse>;
+  /**
+   * RefreshProviderTokens renews the access token of one of the user's provider accounts with its refresh
+   * token, and stores the new tokens. Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND (provider not configured),
+   * INVALID_TOKEN (no refresh token, or the provider refused it).
+   */
+  refreshProviderTokens: handleUnaryCall<RefreshProviderTokensRequest, RefreshProviderTokensResponse>;
+  /**
+   * GetProviderAccountInfo reads the provider's profile of one of the user's provider accounts.
+   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, FAILED_TO_GET_USER_INFO.
+   */
+  getProviderAccountInfo: handleUnaryCall<GetProviderAccountInfoRequest, GetProviderAccountInfoResponse>;
 }
 
 export interface OAuthServiceClient extends Client1 {
@@ -1465,6 +2056,45 @@ export interface OAuthServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SignInWithIdTokenResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * RefreshProviderTokens renews the access token of one of the user's provider accounts with its refresh
+   * token, and stores the new tokens. Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND (provider not configured),
+   * INVALID_TOKEN (no refresh token, or the provider refused it).
+   */
+  refreshProviderTokens(
+    request: RefreshProviderTokensRequest,
+    callback: (error: ServiceError | null, response: RefreshProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  refreshProviderTokens(
+    request: RefreshProviderTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RefreshProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  refreshProviderTokens(
+    request: RefreshProviderTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RefreshProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetProviderAccountInfo reads the provider's profile of one of the user's provider accounts.
+   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, FAILED_TO_GET_USER_INFO.
+   */
+  getProviderAccountInfo(
+    request: GetProviderAccountInfoRequest,
+    callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
+  ): ClientUnaryCall;
+  getProviderAccountInfo(
+    request: GetProviderAccountInfoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
+  ): ClientUnaryCall;
+  getProviderAccountInfo(
+    request: GetProviderAccountInfoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const OAuthServiceClient = makeGenericClientConstructor(
@@ -1488,6 +2118,32 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000).toString();
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (globalThis.Number(t.seconds) || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
