@@ -79,3 +79,22 @@ describe("POST /link-social with bad input", () => {
     expect((await postJson(flow, `${social.platform.baseURL}/link-social`, { provider: "google", callbackURL: "https://evil.example" })).status).toBe(403);
   });
 });
+
+describe("the origin check", () => {
+  it("exempts only the provider's form POST to /callback/:id; /link-social from another site with cookies is 403", async () => {
+    const flow = social.browser();
+    const email = social.anAccount("origin").email;
+    expect((await postJson(flow, `${social.platform.baseURL}/sign-up/email`, { email, password: "correct horse battery", name: "O" })).status).toBe(200);
+    const linked = await postJson(flow, `${social.platform.baseURL}/link-social`, { provider: "google", callbackURL: "/" }, "https://evil.example");
+    expect(linked.status).toBe(403);
+    expect(linked.body.code).toBe("INVALID_ORIGIN");
+    const signIn = await postJson(flow, `${social.platform.baseURL}/sign-in/social`, { provider: "google" }, "https://evil.example");
+    expect(signIn.status).toBe(403);
+    const callback = await flow.request(`${social.platform.baseURL}/callback/google`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://appleid.apple.com" },
+      body: "code=x&state=y",
+    });
+    expect(callback.status).toBe(302);
+  });
+});
