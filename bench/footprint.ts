@@ -19,7 +19,7 @@ import { runLoad } from "./load.js";
 import { type Child, killAllNow, startChild, stopAll } from "./processes.js";
 
 type Mode = "source" | "build";
-const ORDER: ProcessName[] = ["notification", "identity", "session", "organization", "admin", "gateway"];
+const ORDER: ProcessName[] = ["notification", "identity", "session", "oauth", "organization", "admin", "gateway"];
 const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? 3_000);
 const LOAD_SECONDS = Number(process.env.BENCH_DURATION ?? 5);
 const PASSWORD = "bench-password-0123";
@@ -36,7 +36,7 @@ interface Row {
 
 async function measure(mode: Mode): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-footprint-"));
-  const [identity, session, notification, gateway, organization, admin] = (await freePorts(6)) as [number, number, number, number, number, number];
+  const [identity, session, notification, gateway, organization, admin, oauth] = (await freePorts(7)) as [number, number, number, number, number, number, number];
   const env: Record<string, string> = {
     LOG_LEVEL: "info",
     AUTH_SECRET: "bench-secret-0123456789-0123456789-0123456789",
@@ -45,6 +45,9 @@ async function measure(mode: Mode): Promise<Row[]> {
     IDENTITY_PORT: String(identity),
     SESSION_PORT: String(session),
     NOTIFICATION_PORT: String(notification),
+    OAUTH_PORT: String(oauth),
+    OAUTH_SERVICE_URL: `127.0.0.1:${oauth}`,
+    OAUTH_DATABASE_URL: `file:${join(dataDir, "oauth.db")}`,
     IDENTITY_SERVICE_URL: `127.0.0.1:${identity}`,
     SESSION_SERVICE_URL: `127.0.0.1:${session}`,
     NOTIFICATION_SERVICE_URL: `127.0.0.1:${notification}`,
@@ -61,7 +64,7 @@ async function measure(mode: Mode): Promise<Row[]> {
     // BENCH_NODE_OPTIONS: node/V8 flags for every process, to compare (e.g. --max-semi-space-size=2).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
-  const ports: Partial<Record<ProcessName, number>> = { identity, session, notification, organization, admin, gateway };
+  const ports: Partial<Record<ProcessName, number>> = { identity, session, notification, oauth, organization, admin, gateway };
   // Mutual TLS between the processes, as in production.
   const tls = await ensureDevCertificates(join(dataDir, "tls"), ORDER);
   const children = new Map<ProcessName, Child>();

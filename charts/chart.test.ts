@@ -7,6 +7,7 @@ import { gatewayConfig } from "../gateway/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { organizationConfig } from "../services/organization/src/config.js";
+import { oauthConfig } from "../services/oauth/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
 import {
   CHART_DIR,
@@ -20,7 +21,7 @@ import {
   schemaProblem,
 } from "./render.js";
 
-type Component = "gateway" | "identity" | "session" | "notification" | "organization" | "admin";
+type Component = "gateway" | "identity" | "session" | "notification" | "oauth" | "organization" | "admin";
 
 /** Each component's default port, the variable it listens on, and the variable others reach it by. */
 const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: string; main: string }> = {
@@ -33,6 +34,7 @@ const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: st
     urlEnv: "NOTIFICATION_SERVICE_URL",
     main: "dist/notification.js",
   },
+  oauth: { port: 50053, portEnv: "OAUTH_PORT", urlEnv: "OAUTH_SERVICE_URL", main: "dist/oauth.js" },
   organization: { port: 50054, portEnv: "ORGANIZATION_PORT", urlEnv: "ORGANIZATION_SERVICE_URL", main: "dist/organization.js" },
   admin: { port: 50055, portEnv: "ADMIN_PORT", urlEnv: "ADMIN_SERVICE_URL", main: "dist/admin.js" },
 };
@@ -60,11 +62,12 @@ const METRICS_RULE = { ports: [{ port: "metrics", protocol: "TCP" }] };
 /** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
-  identity: ["gateway", "organization", "admin"],
+  identity: ["gateway", "organization", "admin", "oauth"],
   session: ["gateway", "identity", "organization", "admin"],
   notification: ["gateway", "identity", "organization"],
   organization: ["gateway", "identity"],
   admin: ["gateway"],
+  oauth: ["gateway"],
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
@@ -74,6 +77,15 @@ const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
   organization: { ORGANIZATION_DATABASE_URL: false },
   admin: { ADMIN_DATABASE_URL: false },
+  oauth: {
+    OAUTH_DATABASE_URL: false,
+    ...Object.fromEntries(
+      ["apple", "discord", "facebook", "github", "microsoft", "google", "spotify", "twitch", "twitter", "dropbox", "linkedin", "gitlab", "reddit"].flatMap((p) => [
+        [`${p.toUpperCase()}_CLIENT_ID`, true],
+        [`${p.toUpperCase()}_CLIENT_SECRET`, true],
+      ]),
+    ),
+  },
 };
 
 type Values = { [key: string]: unknown };
@@ -686,12 +698,13 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     },
   });
   const CALLEES: Record<Component, Component[]> = {
-    gateway: ["identity", "session", "notification", "organization", "admin"],
+    gateway: ["identity", "session", "notification", "oauth", "organization", "admin"],
     identity: ["session", "notification", "organization"],
     session: [],
     notification: [],
     organization: ["identity", "session", "notification"],
     admin: ["identity", "session"],
+    oauth: ["identity"],
   };
 
   it("renders policies valid against the schema", () => {
@@ -760,7 +773,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "notification");
     expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
-    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50054, 50055]);
+    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50053, 50054, 50055]);
     expect(ports("identity")).toEqual([53, 53, 50052, 50054]);
   });
 
@@ -769,7 +782,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "admin");
     expect(ofKind(withoutAdmin, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     expect(withoutAdmin.filter((o) => o.kind === "Job" && componentOf(o) === "admin-bootstrap")).toEqual([]);
-    expect(policyOf(withoutAdmin, "identity", present).spec.ingress[0].from).toEqual(["gateway", "organization"].map((caller) => peerOf(withoutAdmin, caller as Component)));
+    expect(policyOf(withoutAdmin, "identity", present).spec.ingress[0].from).toEqual(["gateway", "organization", "oauth"].map((caller) => peerOf(withoutAdmin, caller as Component)));
   });
 
   it("renders no NetworkPolicy when turned off", () => {
@@ -858,7 +871,7 @@ describe("mTLS with the self-signed CA bootstrap", () => {
 });
 
 describe("mTLS with Secrets of your own", () => {
-  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", organization: "or-tls", admin: "ad-tls" };
+  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", oauth: "oa-tls", organization: "or-tls", admin: "ad-tls" };
   const objects = render({ tls: { certManager: { enabled: false }, existingSecrets: secrets } });
 
   it("renders no cert-manager object and mounts each component's Secret at GRPC_TLS_DIR", () => {
@@ -996,8 +1009,8 @@ describe("invalid values", () => {
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
-    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", organization: "or", admin: "ad" } } }, /tls\.existingSecrets\.notification is required/],
-    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", organization: "or", admin: "ad" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
+    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", oauth: "oa", organization: "or", admin: "ad" } } }, /tls\.existingSecrets\.notification is required/],
+    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", oauth: "oa", organization: "or", admin: "ad" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
     ["a TLS Secret name that is not a name", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "Gateway_TLS" } } }, /existingSecrets\.gateway/],
     ["tls.enabled as a string", { tls: { enabled: "false" } }, /tls\.enabled/],
     ["a certificate lifetime that is not a Go duration", { tls: { certManager: { duration: "90d" } } }, /tls\.certManager\.duration/],
@@ -1126,5 +1139,42 @@ describe("the admin bootstrap Job", () => {
 
   it("needs an email", () => {
     expect(() => render({ adminBootstrap: { enabled: true } })).toThrow(/adminBootstrap\.email/);
+  });
+});
+
+describe("the oauth service and its provider credentials", () => {
+  const objects = render({
+    oauth: { providers: { github: { clientId: "gh-client", clientSecret: "gh-secret" }, google: { clientId: "only-an-id", clientSecret: "" } } },
+    config: { oauth: { trustedProviders: ["github"], disableImplicitLinking: true } },
+  });
+  const env = single(objects, "ConfigMap").data as Record<string, string>;
+  const secretEnv = decoded(single(objects, "Secret"));
+
+  it("puts a provider's credentials in the Secret only when both are set, and only the oauth container reads them", () => {
+    expect(secretEnv).toMatchObject({ GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret" });
+    expect(secretEnv).not.toHaveProperty("GOOGLE_CLIENT_ID");
+    for (const name of NAMES.filter((n) => n !== "oauth")) {
+      expect([...envOf(containerOf(one(objects, "Deployment", name))).keys()].filter((key) => key.endsWith("_CLIENT_SECRET")), name).toEqual([]);
+    }
+    const config = oauthConfig(componentEnv(one(objects, "Deployment", "oauth"), env, secretEnv));
+    expect(Object.keys(config.providers)).toEqual(["github"]);
+    expect(config).toMatchObject({
+      trustedProviders: ["github"],
+      disableImplicitLinking: true,
+      identityServiceUrl: env.IDENTITY_SERVICE_URL,
+      databaseUrl: "postgres://auth@postgresql:5432/oauth",
+      baseUrl: "https://auth.example.com/api/auth",
+    });
+    expect(gatewayConfig(componentEnv(one(objects, "Deployment", "gateway"), env, secretEnv)).oauthServiceUrl).toBe(env.OAUTH_SERVICE_URL);
+  });
+
+  it("refuses an unknown trusted provider", () => {
+    expect(() => renderText({ config: { oauth: { trustedProviders: ["myspace"] } } })).toThrow(/trustedProviders/);
+  });
+
+  it("can be disabled: no oauth objects, no OAUTH_SERVICE_URL", () => {
+    const disabled = render({ oauth: { enabled: false } });
+    expect(disabled.filter((o) => componentOf(o) === "oauth")).toEqual([]);
+    expect(single(disabled, "ConfigMap").data).not.toHaveProperty("OAUTH_SERVICE_URL");
   });
 });

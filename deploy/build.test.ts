@@ -26,7 +26,7 @@ beforeAll(async () => {
   const env: Record<string, string> = { ...prepared.env, LOG_LEVEL: "info" };
   baseURL = env.AUTH_BASE_URL!;
   const built = (name: ProcessName) => relative(ROOT, join(outdir, BUILT_ENTRY[name].replace(/^dist\//, "")));
-  for (const name of ["notification", "identity", "session", "organization", "gateway"] as const) {
+  for (const name of ["notification", "identity", "session", "oauth", "organization", "gateway"] as const) {
     processes.push(await startProcess(name, { env: workloadEnv(env, name), entry: built(name) }));
   }
   // The web app's server, serving the built app beside it and passing /api/auth on to the gateway.

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { ensureDevCertificates } from "./dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
 
-const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", organization: "34", admin: "91", gateway: "32", web: "94" };
+const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", oauth: "95", organization: "34", admin: "91", gateway: "32", web: "94" };
 const data = join(ROOT, "data");
 
 const env: Record<string, string | undefined> = {
@@ -19,6 +19,7 @@ const env: Record<string, string | undefined> = {
   NOTIFICATION_DATABASE_URL: process.env.NOTIFICATION_DATABASE_URL ?? `file:${join(data, "notification.db")}`,
   ORGANIZATION_DATABASE_URL: process.env.ORGANIZATION_DATABASE_URL ?? `file:${join(data, "organization.db")}`,
   ADMIN_DATABASE_URL: process.env.ADMIN_DATABASE_URL ?? `file:${join(data, "admin.db")}`,
+  OAUTH_DATABASE_URL: process.env.OAUTH_DATABASE_URL ?? `file:${join(data, "oauth.db")}`,
   AUTH_APP_URL: process.env.AUTH_APP_URL ?? "http://localhost:5173",
   AUTH_TRUSTED_ORIGINS: process.env.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
   AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}/api/auth`,
@@ -50,7 +51,7 @@ function pretty(label: string, line: string): string {
   return `\x1b[${COLORS[label] ?? "37"}m${label.padEnd(12)}\x1b[0m ${text}`;
 }
 
-const order: ProcessName[] = ["identity", "session", "notification", "organization", "admin", "gateway", "web"];
+const order: ProcessName[] = ["identity", "session", "notification", "oauth", "organization", "admin", "gateway", "web"];
 const running: StartedProcess[] = [];
 let stopping = false;
 let entries: Record<ProcessName, string> = ENTRY_POINTS;
@@ -83,7 +84,7 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
   if (!insecure) {
-    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "organization", "admin", "internal-client"]);
+    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "oauth", "organization", "admin", "internal-client"]);
   }
 
   // The services need each other only when called (gRPC clients connect lazily), so they start at once; the

@@ -22,6 +22,8 @@ import { organizationConfig } from "../services/organization/src/config.js";
 import { start as organization } from "../services/organization/src/start.js";
 import { adminConfig } from "../services/admin/src/config.js";
 import { start as admin } from "../services/admin/src/start.js";
+import { oauthConfig } from "../services/oauth/src/config.js";
+import { start as oauth } from "../services/oauth/src/start.js";
 import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -59,18 +61,19 @@ export interface Platform {
   /** The running gateway (its origin, its metrics port). */
   gateway: RunningGateway;
   /** The running services, e.g. to reach a service's store. */
-  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; organization: RunningOrganization; admin: RunningAdmin };
+  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; organization: RunningOrganization; admin: RunningAdmin; oauth: RunningOAuth };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
 }
 
 export async function platformEnv(options: PlatformOptions = {}): Promise<{ env: Record<string, string>; databases: TestDatabase[] }> {
-  const [identityPort, sessionPort, notificationPort, gatewayPort, organizationPort] = await freePorts(5);
+  const [identityPort, sessionPort, notificationPort, gatewayPort, organizationPort, oauthPort] = await freePorts(6);
   const identityDb = await createTestDatabase("identity");
   const sessionDb = await createTestDatabase("session");
   const notificationDb = await createTestDatabase("notification");
   const organizationDb = await createTestDatabase("organization");
+  const oauthDb = await createTestDatabase("oauth");
   const [adminPort] = await freePorts(1);
   const adminDb = await createTestDatabase("admin");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
@@ -95,12 +98,15 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     ADMIN_PORT: String(adminPort),
     ADMIN_SERVICE_URL: `127.0.0.1:${adminPort}`,
     ADMIN_DATABASE_URL: adminDb.url,
+    OAUTH_PORT: String(oauthPort),
+    OAUTH_SERVICE_URL: `127.0.0.1:${oauthPort}`,
+    OAUTH_DATABASE_URL: oauthDb.url,
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb, adminDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb, adminDb, oauthDb] };
 }
 
 export interface RunningGateway {
@@ -150,6 +156,8 @@ export const startOrganization = (env: Record<string, string>, logs?: LogSink) =
 export type RunningAdmin = Awaited<ReturnType<typeof admin>>;
 export const startAdmin = (env: Record<string, string>, logs?: LogSink) => admin(adminConfig(workloadEnv(env, "admin")), serviceOptions(logs));
 export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
+export type RunningOAuth = Awaited<ReturnType<typeof oauth>>;
+export const startOAuth = (env: Record<string, string>, logs?: LogSink) => oauth(oauthConfig(workloadEnv(env, "oauth")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
@@ -159,6 +167,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const identity = await startIdentity(env, options.logs);
   const organization = await startOrganization(env, options.logs);
   const admin = await startAdmin(env, options.logs);
+  const oauthService = await startOAuth(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}/api/auth`,
@@ -167,10 +176,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
     gateway,
-    services: { identity, session, notification, organization, admin },
+    services: { identity, session, notification, organization, admin, oauth: oauthService },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await gateway.stop();
+      await oauthService.close();
       await admin.close();
       await organization.close();
       await session.close();

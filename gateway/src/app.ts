@@ -26,6 +26,7 @@ import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
+import { socialRoutes } from "./routes/social.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
 
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(twoFactorRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
   api.use(adminRoutes(routeDeps));
+  api.use(socialRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));

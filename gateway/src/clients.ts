@@ -3,6 +3,7 @@ import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import { OAuthServiceClient } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
@@ -13,28 +14,32 @@ export interface Clients {
   notification: NotificationServiceClient;
   organization: OrganizationServiceClient;
   admin: AdminServiceClient;
+  oauth: OAuthServiceClient;
   close(): void;
 }
 
-export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; organizationServiceUrl: string; adminServiceUrl: string; grpcTls: GrpcTls }): Clients {
+export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; organizationServiceUrl: string; adminServiceUrl: string; oauthServiceUrl: string; grpcTls: GrpcTls }): Clients {
   const tls = addresses.grpcTls;
   const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
   const admin = createGrpcClient(AdminServiceClient, addresses.adminServiceUrl, { tls, serverName: "admin" });
+  const oauth = createGrpcClient(OAuthServiceClient, addresses.oauthServiceUrl, { tls, serverName: "oauth" });
   return {
     identity,
     sessions,
     notification,
     organization,
     admin,
+    oauth,
     close() {
       organization.close();
       admin.close();
       identity.close();
       sessions.close();
       notification.close();
+      oauth.close();
     },
   };
 }

@@ -130,6 +130,20 @@ export const ERRORS = {
   SERVICE_UNAVAILABLE: e(S.UNAVAILABLE, 503, "Service unavailable"),
   INTERNAL_SERVER_ERROR: e(S.INTERNAL, 500, "Internal server error"),
 
+  // Social sign-in (SPEC.md §8 redirect codes: a callback answers them as ?error=, spaces as underscores).
+  ACCOUNT_NOT_LINKED: e(S.FAILED_PRECONDITION, 401, "account not linked"),
+  UNABLE_TO_LINK_ACCOUNT: e(S.FAILED_PRECONDITION, 400, "unable to link account"),
+  STATE_NOT_FOUND: e(S.INVALID_ARGUMENT, 400, "state not found"),
+  NO_CODE: e(S.INVALID_ARGUMENT, 400, "no code"),
+  OAUTH_PROVIDER_NOT_FOUND: e(S.NOT_FOUND, 404, "oauth provider not found"),
+  PLEASE_RESTART_THE_PROCESS: e(S.INVALID_ARGUMENT, 400, "please restart the process"),
+  UNABLE_TO_GET_USER_INFO: e(S.INTERNAL, 400, "unable to get user info"),
+  EMAIL_NOT_FOUND: e(S.INVALID_ARGUMENT, 400, "email not found"),
+  EMAIL_DOESNT_MATCH: e(S.INVALID_ARGUMENT, 400, "email doesn't match"),
+  INVALID_CALLBACK_REQUEST: e(S.INVALID_ARGUMENT, 400, "invalid callback request"),
+  UNABLE_TO_CREATE_USER: e(S.INTERNAL, 500, "unable to create user"),
+  UNABLE_TO_CREATE_SESSION: e(S.INTERNAL, 500, "unable to create session"),
+
   // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
   CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller not identified"),
   CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller not allowed"),
@@ -205,6 +219,28 @@ export const REDIRECT_ERRORS = {
   deleteUserCallback: { INVALID_TOKEN: "invalid_token", UNAUTHORIZED: "unauthorized" },
   /** GET /reset-password/:token (better-auth keeps this one upper case) */
   resetPasswordLanding: { INVALID_TOKEN: "INVALID_TOKEN" },
+  /** GET and POST /callback/:id (social sign-in and /link-social); the oauth service picks the code. */
+  socialCallback: {
+    STATE_NOT_FOUND: "state_not_found",
+    NO_CODE: "no_code",
+    OAUTH_PROVIDER_NOT_FOUND: "oauth_provider_not_found",
+    PROVIDER_NOT_FOUND: "oauth_provider_not_found",
+    PLEASE_RESTART_THE_PROCESS: "please_restart_the_process",
+    INVALID_CALLBACK_REQUEST: "invalid_callback_request",
+    UNABLE_TO_GET_USER_INFO: "unable_to_get_user_info",
+    FAILED_TO_GET_USER_INFO: "unable_to_get_user_info",
+    EMAIL_NOT_FOUND: "email_not_found",
+    USER_EMAIL_NOT_FOUND: "email_not_found",
+    EMAIL_DOESNT_MATCH: "email_doesn't_match",
+    ACCOUNT_NOT_LINKED: "account_not_linked",
+    UNABLE_TO_LINK_ACCOUNT: "unable_to_link_account",
+    SOCIAL_ACCOUNT_ALREADY_LINKED: "unable_to_link_account",
+    UNABLE_TO_CREATE_USER: "unable_to_create_user",
+    FAILED_TO_CREATE_USER: "unable_to_create_user",
+    UNABLE_TO_CREATE_SESSION: "unable_to_create_session",
+    FAILED_TO_CREATE_SESSION: "unable_to_create_session",
+    INTERNAL_SERVER_ERROR: "internal_server_error",
+  },
 } as const satisfies Record<string, Partial<Record<ErrorCode, string>>>;
 
 /** The redirect code a route answers `error` with, or undefined when the error is not one it redirects. */

@@ -9,11 +9,12 @@ networkPolicy.egress.extraRules.
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway, organization, admin]
+{{- if eq . "identity" }}[gateway, organization, admin, oauth]
 {{- else if eq . "session" }}[gateway, identity, organization, admin]
 {{- else if eq . "notification" }}[gateway, identity, organization]
 {{- else if eq . "organization" }}[gateway, identity]
 {{- else if eq . "admin" }}[gateway]
+{{- else if eq . "oauth" }}[gateway]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -23,10 +24,11 @@ Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
 {{- if eq . "web" }}[gateway]
-{{- else if eq . "gateway" }}[identity, session, notification, organization, admin]
+{{- else if eq . "gateway" }}[identity, session, notification, oauth, organization, admin]
 {{- else if eq . "identity" }}[session, notification, organization]
 {{- else if eq . "organization" }}[identity, session, notification]
 {{- else if eq . "admin" }}[identity, session]
+{{- else if eq . "oauth" }}[identity]
 {{- else }}[]
 {{- end }}
 {{- end }}

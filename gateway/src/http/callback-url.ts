@@ -69,6 +69,11 @@ export class CallbackUrl {
   toString(): string {
     return this.location();
   }
+
+  /** The absolute URL (what is handed to another service, which has no origin to resolve a path against). */
+  get href(): string {
+    return this.url.href;
+  }
 }
 
 export type ResolvedCallbacks = Partial<Record<CallbackField, CallbackUrl>>;

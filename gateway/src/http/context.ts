@@ -63,12 +63,20 @@ export function requestFacts(options: { baseUrl?: string; basePath: string; appU
 }
 
 /**
+ * A provider's form POST to /callback/:id (Apple's form_post) is cross-site by design; its CSRF protection
+ * is the single-use state bound to the browser by the state cookie (routes/social.ts), so it alone is
+ * exempt from the origin check.
+ */
+const PROVIDER_CALLBACK = /^\/callback\/[^/]+\/?$/;
+const isProviderCallback = (req: Request) => req.method === "POST" && PROVIDER_CALLBACK.test(req.path);
+
+/**
  * CSRF defence on state-changing requests that carry cookies: the Origin (or Referer) must be trusted.
  * A request with neither header is not from a browser page (browsers send Origin on every cross-site
  * POST) and carries no CSRF risk, so API clients such as curl with a cookie jar still work.
  */
 export function originCheck(req: Request, _res: Response, next: NextFunction): void {
-  if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS" && req.headers.cookie) {
+  if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS" && req.headers.cookie && !isProviderCallback(req)) {
     const origin = req.headers.origin ?? req.headers.referer;
     if (origin !== undefined) {
       const value = origin === "null" ? null : originOf(origin);

@@ -23,6 +23,7 @@ const iso = (date: Date | undefined) => date?.toISOString();
 export function providerAccountRoutes(deps: RouteDeps): Router {
   const router = Router();
   const identity = deps.clients.identity;
+  const oauth = deps.clients.oauth;
 
   router.post("/get-access-token", async (req, res) => {
     const { user } = await deps.sessions.require(req);
@@ -39,7 +40,9 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
   router.post("/refresh-token", async (req, res) => {
     const { user } = await deps.sessions.require(req);
     const body = parseBody(req, selection);
-    const tokens = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: true });
+    // Renewal needs the provider's configuration: the oauth service reads the tokens from identity, asks the
+    // provider and stores the new ones.
+    const tokens = await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId });
     res.json({
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
@@ -55,7 +58,7 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
   router.get("/account-info", async (req, res) => {
     const { user } = await deps.sessions.require(req);
     const query = parseQuery(req, selection);
-    const info = await call(identity, identity.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
+    const info = await call(oauth, oauth.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
     res.json({
       user: info.user ?? {},
       data: info.data ?? {},

@@ -122,3 +122,8 @@ export const adminSuccessResponse = () => ({ success: true });
 export const setUserPasswordResponse = () => ({ status: true });
 
 export const hasPermissionResponse = (success: boolean) => ({ error: null, success });
+/** POST /sign-in/social and /link-social: the provider's URL; redirect tells the client to go there. */
+export const socialRedirectResponse = (url: string, redirect: boolean) => ({ url, redirect });
+
+/** POST /sign-in/social with an id token: signed in directly. */
+export const socialTokenResponse = (token: string, user: PublicUser, callbackURL?: string) => ({ redirect: false, token, url: callbackURL, user });

@@ -9,6 +9,7 @@ import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
 import { startSessionUserBackfill } from "./domain/session-users.js";
 import { HashingQueue } from "./hashing-queue.js";
+import { providerTokenVault } from "./domain/provider-token-vault.js";
 import { passwordHasher } from "./password.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
 import { toSessionUser } from "./rpc/mappers.js";
@@ -35,6 +36,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     log,
     mailRequests: { wake: (afterMs) => worker?.wake(afterMs) },
     now,
+    providerTokens: providerTokenVault(config.secret),
     passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
       async createSession(user, { rememberMe, client }) {

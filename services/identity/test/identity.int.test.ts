@@ -104,12 +104,19 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
     expect(await store.findUserById(signUp.body.user.id)).toMatchObject({ role: "user", banned: false, emailVerified: false, extraFields: {} });
   });
 
-  it("GetProviderTokens and GetProviderAccountInfo: a provider account is found by id or provider, and its provider is not configured", async () => {
+  it("GetProviderTokens and GetProviderAccountInfo: a provider account is found by id or provider; renewal and the profile are oauth's", async () => {
     const user = await socialUser();
     const [github] = await store.listAccounts(user.id);
+    // The stored tokens are answered (this account holds none); renewing and reading the profile need the
+    // provider's configuration, which only the oauth service has.
+    for (const selection of [{ accountId: github!.id }, { providerId: "github" }]) {
+      const answer = await call(identity, identity.getProviderTokens, { userId: user.id, ...selection, refresh: false });
+      expect(answer.account).toMatchObject({ id: github!.id, providerId: "github" });
+      expect(answer.accessToken).toBeUndefined();
+      await expect(call(identity, identity.getProviderTokens, { userId: user.id, ...selection, refresh: true })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      await expect(call(identity, identity.getProviderAccountInfo, { userId: user.id, ...selection })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+    }
     for (const rpc of [identity.getProviderTokens, identity.getProviderAccountInfo]) {
-      await expect(call(identity, rpc, { userId: user.id, accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
-      await expect(call(identity, rpc, { userId: user.id, providerId: "github", refresh: false })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
       // Another user's account, an unknown one, or no selection at all: not found.
       await expect(call(identity, rpc, { userId: "someone-else", accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
       await expect(call(identity, rpc, { userId: user.id, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });

@@ -11,6 +11,7 @@ import { AdminServiceClient, AdminServiceService } from "@auth-platform/proto/ge
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
@@ -41,7 +42,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListAccounts: ["gateway"],
     UnlinkAccount: ["gateway"],
     IsUsernameAvailable: ["gateway"],
-    GetProviderTokens: ["gateway"],
+    GetProviderTokens: ["gateway", "oauth"],
     GetProviderAccountInfo: ["gateway"],
     EnableTwoFactor: ["gateway"],
     DisableTwoFactor: ["gateway"],
@@ -60,6 +61,9 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     BanUser: ["admin"],
     UnbanUser: ["admin"],
     RemoveUser: ["admin"],
+    SignInWithProvider: ["oauth"],
+    LinkProviderAccount: ["oauth"],
+    StoreProviderTokens: ["oauth"],
   },
   session: {
     CreateSession: ["identity", "admin"],
@@ -119,6 +123,14 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListAuditEvents: ["gateway"],
     RecordEvent: ["identity", "session", "gateway"],
   },
+  oauth: {
+    ListProviders: ["gateway"],
+    StartSignIn: ["gateway"],
+    CompleteSignIn: ["gateway"],
+    SignInWithIdToken: ["gateway"],
+    RefreshProviderTokens: ["gateway"],
+    GetProviderAccountInfo: ["gateway"],
+  },
 };
 
 const SERVICES = {
@@ -127,6 +139,7 @@ const SERVICES = {
   notification: { Client: NotificationServiceClient, definition: NotificationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL! },
   organization: { Client: OrganizationServiceClient, definition: OrganizationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ORGANIZATION_SERVICE_URL! },
   admin: { Client: AdminServiceClient, definition: AdminServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ADMIN_SERVICE_URL! },
+  oauth: { Client: OAuthServiceClient, definition: OAuthServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.OAUTH_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
 

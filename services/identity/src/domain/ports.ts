@@ -4,6 +4,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
 import type { PasswordHasher } from "../password.js";
 import type { IdentityStore, UserRecord } from "../store/identity-store.js";
+import type { ProviderTokenVault } from "./provider-token-vault.js";
 
 export interface ClientInfo {
   ipAddress?: string;
@@ -58,4 +59,6 @@ export interface Registry {
   passwords: PasswordHasher;
   log: Logger;
   now: () => Date;
+  /** Seals provider tokens stored on accounts (AUTH_SECRET-derived key). */
+  providerTokens: ProviderTokenVault;
 }

@@ -15,6 +15,7 @@ import { processDue } from "./mail-request-worker.js";
 import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
 import type { MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "./ports.js";
 import { signUpEmail } from "./sign-up.js";
+import { providerTokenVault } from "./provider-token-vault.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 const SECRET = "domain-test-secret-0123456789-0123456789";
@@ -138,6 +139,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     passwords: passwordHasher(new HashingQueue({ concurrency: 2, maxQueued: 64 })),
     log: silent,
     now,
+    providerTokens: providerTokenVault(SECRET),
     advance: (ms) => void (clock += ms),
     async processMailRequests() {
       clock += MAIL_REQUEST_DELAY_MS;

@@ -7,7 +7,8 @@ import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
-import { requireConfiguredProvider } from "../domain/provider-tokens.js";
+import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "../domain/provider-tokens.js";
+import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
 import { changePassword, setPassword } from "../domain/passwords.js";
@@ -17,7 +18,7 @@ import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
 import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
-import { definedOnly, toAccountMessage, toCaller, toClient, toSignInResponse, toUserMessage } from "./mappers.js";
+import { definedOnly, toAccountMessage, toCaller, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
 import { twoFactorHandlers } from "./two-factor-handlers.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -49,7 +50,8 @@ export const IDENTITY_ACCESS: AccessTable = {
   ListAccounts: GATEWAY,
   UnlinkAccount: GATEWAY,
   IsUsernameAvailable: GATEWAY,
-  GetProviderTokens: GATEWAY,
+  // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
+  GetProviderTokens: ["gateway", "oauth"],
   GetProviderAccountInfo: GATEWAY,
   EnableTwoFactor: GATEWAY,
   DisableTwoFactor: GATEWAY,
@@ -62,6 +64,9 @@ export const IDENTITY_ACCESS: AccessTable = {
   ListTrustedDevices: GATEWAY,
   RevokeTrustedDevice: GATEWAY,
   ...IDENTITY_ADMIN_ACCESS,
+  SignInWithProvider: ["oauth"],
+  LinkProviderAccount: ["oauth"],
+  StoreProviderTokens: ["oauth"],
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -179,14 +184,42 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     isUsernameAvailable: rpc.unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
-    getProviderTokens: rpc.unary("GetProviderTokens", async (req) =>
-      requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
-    ),
+    getProviderTokens: rpc.unary("GetProviderTokens", async (req) => {
+      const selection = { userId: req.userId, accountId: req.accountId, providerId: req.providerId };
+      if (req.refresh) return requireConfiguredProvider(registry, selection);
+      const { account, ...tokens } = await providerTokens(registry, selection);
+      return { account: toAccountMessage(account), ...tokens };
+    }),
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
       requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
     ),
     ...twoFactorHandlers(registry, rpc),
     ...identityAdminHandlers(registry, rpc),
+    signInWithProvider: rpc.unary("SignInWithProvider", async (req) => {
+      const { user, session, isNewUser } = await signInWithProvider(registry, {
+        profile: toProviderProfile(req.profile),
+        trusted: req.trusted,
+        disableImplicitLinking: req.disableImplicitLinking,
+        client: toClient(req.client),
+      });
+      return { user: toUserMessage(user), session, isNewUser };
+    }),
+    storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
+      if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");
+      const t = req.tokens;
+      await storeProviderTokens(registry, { userId: req.userId, accountId: req.accountId }, {
+        accessToken: t?.accessToken,
+        refreshToken: t?.refreshToken,
+        idToken: t?.idToken,
+        accessTokenExpiresAt: t?.accessTokenExpiresAt,
+        refreshTokenExpiresAt: t?.refreshTokenExpiresAt,
+        scopes: t?.scopes ?? [],
+      });
+      return {};
+    }),
+    linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
+      account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),
+    })),
   };
   return {
     definition: IdentityServiceService,

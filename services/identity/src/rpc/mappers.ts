@@ -1,5 +1,7 @@
 /** Domain records <-> contract messages. */
-import type { Account, CallerSession as CallerMessage, Client, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Account, CallerSession as CallerMessage, Client, ProviderProfile as ProfileMessage, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { ProviderProfile } from "../domain/provider-sign-in.js";
 import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { SignInOutcome } from "../domain/complete-sign-in.js";
 import type { CallerSession, ClientInfo } from "../domain/ports.js";
@@ -77,5 +79,24 @@ export function toSignInResponse(outcome: SignInOutcome) {
     session: outcome.session,
     twoFactor: outcome.challenge,
     trustedDevice: outcome.trustedDevice,
+  };
+}
+
+/** A provider profile from oauth; provider and account ids are required. */
+export function toProviderProfile(message: ProfileMessage | undefined): ProviderProfile {
+  if (!message?.providerId || !message.accountId) throw new AuthError("VALIDATION_ERROR", "profile.providerId and profile.accountId are required");
+  return {
+    providerId: message.providerId,
+    accountId: message.accountId,
+    email: message.email,
+    emailVerified: message.emailVerified,
+    name: message.name,
+    image: message.image,
+    accessToken: message.accessToken,
+    refreshToken: message.refreshToken,
+    idToken: message.idToken,
+    accessTokenExpiresAt: message.accessTokenExpiresAt,
+    refreshTokenExpiresAt: message.refreshTokenExpiresAt,
+    scopes: message.scopes,
   };
 }

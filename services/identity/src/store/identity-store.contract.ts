@@ -44,6 +44,11 @@ export function anAccount(user: Pick<UserRecord, "id" | "createdAt">, overrides:
     scope: null,
     createdAt: user.createdAt,
     updatedAt: user.createdAt,
+    accessToken: null,
+    refreshToken: null,
+    idToken: null,
+    accessTokenExpiresAt: null,
+    refreshTokenExpiresAt: null,
     ...overrides,
   };
 }
@@ -210,6 +215,20 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       await store.deleteAccount(github.id);
       expect((await store.listAccounts(user.id)).map((a) => a.id)).toEqual([account.id]);
       expect(await store.listAccounts("nobody")).toEqual([]);
+    });
+
+    it("finds a provider's account by its account id and replaces its tokens", async () => {
+      const { user } = await created();
+      const github = anAccount(user, { providerId: "github", accountId: unique("gh"), password: null, accessToken: "sealed-a", refreshToken: "sealed-r" });
+      await store.createAccount(github);
+      expect(await store.findAccountByProvider("github", github.accountId)).toEqual(github);
+      expect(await store.findAccountByProvider("github", "nobody")).toBeNull();
+      expect(await store.findAccountByProvider("gitlab", github.accountId)).toBeNull();
+      const expiresAt = new Date(user.createdAt.getTime() + 3_600_000);
+      const patch = { accessToken: "sealed-b", refreshToken: null, idToken: "sealed-i", accessTokenExpiresAt: expiresAt, refreshTokenExpiresAt: null, scope: "read:user" };
+      expect(await store.updateAccountTokens(github.id, patch)).toBe(true);
+      expect(await store.findAccountByProvider("github", github.accountId)).toMatchObject(patch);
+      expect(await store.updateAccountTokens("missing", patch)).toBe(false);
     });
 
     it("sets an account's password, and says false for a missing account", async () => {

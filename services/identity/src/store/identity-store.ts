@@ -30,7 +30,16 @@ export interface AccountRecord {
   scope?: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Provider tokens, each sealed (domain/provider-token-vault.ts): the store never holds one in the clear. */
+  accessToken?: string | null;
+  refreshToken?: string | null;
+  idToken?: string | null;
+  accessTokenExpiresAt?: Date | null;
+  refreshTokenExpiresAt?: Date | null;
 }
+
+/** What a provider sign-in or a refresh changes on an account (tokens sealed). */
+export type AccountTokensPatch = Pick<AccountRecord, "accessToken" | "refreshToken" | "idToken" | "accessTokenExpiresAt" | "refreshTokenExpiresAt" | "scope">;
 
 export interface VerificationRecord {
   id: string;
@@ -112,6 +121,10 @@ export interface IdentityStore extends TwoFactorStore {
    * in the query's order, ties broken by id, and how many match in all.
    */
   listUsers(query: UserQuery): Promise<{ users: UserRecord[]; total: number }>;
+  /** The account of a provider's user (unique on provider and the provider's account id), or null. */
+  findAccountByProvider(providerId: string, accountId: string): Promise<AccountRecord | null>;
+  /** Replaces the tokens (and scope) of an account and sets updatedAt; false when the account is gone. */
+  updateAccountTokens(id: string, patch: AccountTokensPatch): Promise<boolean>;
   /** Applies a patch and sets updatedAt; null when the user does not exist. */
   updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
   /** Every account of the user, oldest first. */

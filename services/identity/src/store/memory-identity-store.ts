@@ -7,6 +7,16 @@ import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 /** Copies out, so a caller never holds a record the store keeps (as with rows read from a database). */
 const copyUser = (user: UserRecord): UserRecord => structuredClone(user);
 const copy = <T extends object>(record: T): T => ({ ...record });
+/** An account as the SQL stores keep it: absent token fields are null. */
+const stored = (account: AccountRecord): AccountRecord => ({
+  ...account,
+  scope: account.scope ?? null,
+  accessToken: account.accessToken ?? null,
+  refreshToken: account.refreshToken ?? null,
+  idToken: account.idToken ?? null,
+  accessTokenExpiresAt: account.accessTokenExpiresAt ?? null,
+  refreshTokenExpiresAt: account.refreshTokenExpiresAt ?? null,
+});
 
 export function createMemoryIdentityStore(options: { now?: () => Date } = {}): IdentityStore {
   const now = options.now ?? (() => new Date());
@@ -40,8 +50,9 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async createUserWithAccount(user, account) {
       const error = clash(user);
       if (error) throw error;
+      if (linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
       users.set(user.id, copyUser(user));
-      accounts.set(account.id, { ...account, scope: account.scope ?? null });
+      accounts.set(account.id, stored(account));
       return user;
     },
     findUserById: async (id) => find((user) => user.id === id),
@@ -55,6 +66,16 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async listUsers(query) {
       const matching = [...users.values()].filter((user) => matchesUserQuery(user, query)).sort(compareUsers(query));
       return { users: matching.slice(query.offset, query.offset + query.limit).map(copyUser), total: matching.length };
+    },
+    async findAccountByProvider(providerId, accountId) {
+      const found = [...accounts.values()].find((a) => a.providerId === providerId && a.accountId === accountId);
+      return found ? copy(found) : null;
+    },
+    async updateAccountTokens(id, patch) {
+      const account = accounts.get(id);
+      if (!account) return false;
+      Object.assign(account, patch, { updatedAt: now() });
+      return true;
     },
     async updateUser(id, patch) {
       const user = users.get(id);
@@ -71,7 +92,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async createAccount(account) {
       // The database's unique index on (providerId, accountId) refuses a second link of a social account.
       if (linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
-      accounts.set(account.id, { ...account, scope: account.scope ?? null });
+      accounts.set(account.id, stored(account));
     },
     async setAccountPassword(accountId, passwordHash) {
       const account = accounts.get(accountId);

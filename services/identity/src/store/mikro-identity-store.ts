@@ -38,8 +38,24 @@ function toAccount(row: AccountRow): AccountRecord {
     scope: row.scope ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    accessToken: row.accessToken ?? null,
+    refreshToken: row.refreshToken ?? null,
+    idToken: row.idToken ?? null,
+    accessTokenExpiresAt: row.accessTokenExpiresAt ?? null,
+    refreshTokenExpiresAt: row.refreshTokenExpiresAt ?? null,
   };
 }
+
+/** An account record as a row: absent token fields are stored as null. */
+const accountRow = (account: AccountRecord) => ({
+  ...account,
+  accessToken: account.accessToken ?? null,
+  refreshToken: account.refreshToken ?? null,
+  idToken: account.idToken ?? null,
+  accessTokenExpiresAt: account.accessTokenExpiresAt ?? null,
+  refreshTokenExpiresAt: account.refreshTokenExpiresAt ?? null,
+  scope: account.scope ?? null,
+});
 
 function toMailRequest(row: MailRequestRow): MailRequestRecord {
   return {
@@ -66,7 +82,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       try {
         await store.em().transactional(async (em) => {
           em.create(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
-          em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: account.scope ?? null });
+          em.create(AccountEntity, accountRow(account));
         });
         return user;
       } catch (error) {
@@ -102,6 +118,14 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const [rows, total] = await Promise.all([page.getResultList(), count.getCount()]);
       return { users: rows.map((row) => toUser(row as UserRow)), total };
     },
+    async findAccountByProvider(providerId, accountId) {
+      const row = await store.em().findOne(AccountEntity, { providerId, accountId });
+      return row ? toAccount(row) : null;
+    },
+    async updateAccountTokens(id, patch) {
+      const changed = await store.em().nativeUpdate(AccountEntity, { id }, { ...patch, updatedAt: now() });
+      return changed > 0;
+    },
     async updateUser(id, patch) {
       const em = store.em();
       const row = await em.findOne(UserEntity, { id });
@@ -122,7 +146,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async createAccount(account) {
       const em = store.em();
-      em.create(AccountEntity, { ...account, accessToken: null, refreshToken: null, idToken: null, scope: account.scope ?? null });
+      em.create(AccountEntity, accountRow(account));
       try {
         await em.flush();
       } catch (error) {

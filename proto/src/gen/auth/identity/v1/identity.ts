@@ -754,6 +754,66 @@ export interface RemoveUserRequest {
 export interface RemoveUserResponse {
 }
 
+/** ProviderProfile is what an identity provider said of the user, with the tokens it granted. */
+export interface ProviderProfile {
+  providerId: string;
+  /** The provider's id of the user (sub). */
+  accountId: string;
+  email: string;
+  emailVerified: boolean;
+  name: string;
+  image?: string | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
+  idToken?: string | undefined;
+  accessTokenExpiresAt?: Date | undefined;
+  refreshTokenExpiresAt?: Date | undefined;
+  scopes: string[];
+}
+
+export interface SignInWithProviderRequest {
+  profile?:
+    | ProviderProfile
+    | undefined;
+  /**
+   * The provider is trusted for linking (OAUTH_TRUSTED_PROVIDERS): an existing user with the email is linked
+   * even when the provider does not vouch for the email.
+   */
+  trusted: boolean;
+  /** OAUTH_DISABLE_IMPLICIT_LINKING: never link into an existing user at sign-in. */
+  disableImplicitLinking: boolean;
+  client?: Client | undefined;
+}
+
+export interface SignInWithProviderResponse {
+  user?: User | undefined;
+  session?:
+    | Session
+    | undefined;
+  /** The user was created by this sign-in (a registration). */
+  isNewUser: boolean;
+}
+
+export interface LinkProviderAccountRequest {
+  userId: string;
+  profile?: ProviderProfile | undefined;
+}
+
+export interface LinkProviderAccountResponse {
+  account?: Account | undefined;
+}
+
+export interface StoreProviderTokensRequest {
+  userId: string;
+  /** The platform's id of the account (Account.id). */
+  accountId: string;
+  /** The new tokens: provider_id and account_id of the profile are ignored; absent tokens are kept. */
+  tokens?: ProviderProfile | undefined;
+}
+
+export interface StoreProviderTokensResponse {
+}
+
 function createBaseCallerSession(): CallerSession {
   return { token: "", createdAt: undefined };
 }
@@ -8939,6 +8999,853 @@ export const RemoveUserResponse: MessageFns<RemoveUserResponse> = {
   },
 };
 
+function createBaseProviderProfile(): ProviderProfile {
+  return {
+    providerId: "",
+    accountId: "",
+    email: "",
+    emailVerified: false,
+    name: "",
+    image: undefined,
+    accessToken: undefined,
+    refreshToken: undefined,
+    idToken: undefined,
+    accessTokenExpiresAt: undefined,
+    refreshTokenExpiresAt: undefined,
+    scopes: [],
+  };
+}
+
+export const ProviderProfile: MessageFns<ProviderProfile> = {
+  encode(message: ProviderProfile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(32).bool(message.emailVerified);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    if (message.image !== undefined) {
+      writer.uint32(50).string(message.image);
+    }
+    if (message.accessToken !== undefined) {
+      writer.uint32(58).string(message.accessToken);
+    }
+    if (message.refreshToken !== undefined) {
+      writer.uint32(66).string(message.refreshToken);
+    }
+    if (message.idToken !== undefined) {
+      writer.uint32(74).string(message.idToken);
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.accessTokenExpiresAt), writer.uint32(82).fork()).join();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refreshTokenExpiresAt), writer.uint32(90).fork()).join();
+    }
+    for (const v of message.scopes) {
+      writer.uint32(98).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderProfile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderProfile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.idToken = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.accessTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.refreshTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderProfile {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      emailVerified: isSet(object.emailVerified)
+        ? globalThis.Boolean(object.emailVerified)
+        : isSet(object.email_verified)
+        ? globalThis.Boolean(object.email_verified)
+        : false,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      image: isSet(object.image) ? globalThis.String(object.image) : undefined,
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : undefined,
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : undefined,
+      idToken: isSet(object.idToken)
+        ? globalThis.String(object.idToken)
+        : isSet(object.id_token)
+        ? globalThis.String(object.id_token)
+        : undefined,
+      accessTokenExpiresAt: isSet(object.accessTokenExpiresAt)
+        ? fromJsonTimestamp(object.accessTokenExpiresAt)
+        : isSet(object.access_token_expires_at)
+        ? fromJsonTimestamp(object.access_token_expires_at)
+        : undefined,
+      refreshTokenExpiresAt: isSet(object.refreshTokenExpiresAt)
+        ? fromJsonTimestamp(object.refreshTokenExpiresAt)
+        : isSet(object.refresh_token_expires_at)
+        ? fromJsonTimestamp(object.refresh_token_expires_at)
+        : undefined,
+      scopes: globalThis.Array.isArray(object?.scopes)
+        ? object.scopes.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ProviderProfile): unknown {
+    const obj: any = {};
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.emailVerified !== false) {
+      obj.emailVerified = message.emailVerified;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.image !== undefined) {
+      obj.image = message.image;
+    }
+    if (message.accessToken !== undefined) {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.refreshToken !== undefined) {
+      obj.refreshToken = message.refreshToken;
+    }
+    if (message.idToken !== undefined) {
+      obj.idToken = message.idToken;
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      obj.accessTokenExpiresAt = message.accessTokenExpiresAt.toISOString();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      obj.refreshTokenExpiresAt = message.refreshTokenExpiresAt.toISOString();
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderProfile>, I>>(base?: I): ProviderProfile {
+    return ProviderProfile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderProfile>, I>>(object: I): ProviderProfile {
+    const message = createBaseProviderProfile();
+    message.providerId = object.providerId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.email = object.email ?? "";
+    message.emailVerified = object.emailVerified ?? false;
+    message.name = object.name ?? "";
+    message.image = object.image ?? undefined;
+    message.accessToken = object.accessToken ?? undefined;
+    message.refreshToken = object.refreshToken ?? undefined;
+    message.idToken = object.idToken ?? undefined;
+    message.accessTokenExpiresAt = object.accessTokenExpiresAt ?? undefined;
+    message.refreshTokenExpiresAt = object.refreshTokenExpiresAt ?? undefined;
+    message.scopes = object.scopes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSignInWithProviderRequest(): SignInWithProviderRequest {
+  return { profile: undefined, trusted: false, disableImplicitLinking: false, client: undefined };
+}
+
+export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = {
+  encode(message: SignInWithProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profile !== undefined) {
+      ProviderProfile.encode(message.profile, writer.uint32(10).fork()).join();
+    }
+    if (message.trusted !== false) {
+      writer.uint32(16).bool(message.trusted);
+    }
+    if (message.disableImplicitLinking !== false) {
+      writer.uint32(24).bool(message.disableImplicitLinking);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInWithProviderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInWithProviderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profile = ProviderProfile.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.trusted = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.disableImplicitLinking = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInWithProviderRequest {
+    return {
+      profile: isSet(object.profile) ? ProviderProfile.fromJSON(object.profile) : undefined,
+      trusted: isSet(object.trusted) ? globalThis.Boolean(object.trusted) : false,
+      disableImplicitLinking: isSet(object.disableImplicitLinking)
+        ? globalThis.Boolean(object.disableImplicitLinking)
+        : isSet(object.disable_implicit_linking)
+        ? globalThis.Boolean(object.disable_implicit_linking)
+        : false,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+    };
+  },
+
+  toJSON(message: SignInWithProviderRequest): unknown {
+    const obj: any = {};
+    if (message.profile !== undefined) {
+      obj.profile = ProviderProfile.toJSON(message.profile);
+    }
+    if (message.trusted !== false) {
+      obj.trusted = message.trusted;
+    }
+    if (message.disableImplicitLinking !== false) {
+      obj.disableImplicitLinking = message.disableImplicitLinking;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignInWithProviderRequest>, I>>(base?: I): SignInWithProviderRequest {
+    return SignInWithProviderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignInWithProviderRequest>, I>>(object: I): SignInWithProviderRequest {
+    const message = createBaseSignInWithProviderRequest();
+    message.profile = (object.profile !== undefined && object.profile !== null)
+      ? ProviderProfile.fromPartial(object.profile)
+      : undefined;
+    message.trusted = object.trusted ?? false;
+    message.disableImplicitLinking = object.disableImplicitLinking ?? false;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSignInWithProviderResponse(): SignInWithProviderResponse {
+  return { user: undefined, session: undefined, isNewUser: false };
+}
+
+export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> = {
+  encode(message: SignInWithProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.isNewUser !== false) {
+      writer.uint32(24).bool(message.isNewUser);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInWithProviderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInWithProviderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.isNewUser = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInWithProviderResponse {
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      isNewUser: isSet(object.isNewUser)
+        ? globalThis.Boolean(object.isNewUser)
+        : isSet(object.is_new_user)
+        ? globalThis.Boolean(object.is_new_user)
+        : false,
+    };
+  },
+
+  toJSON(message: SignInWithProviderResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.isNewUser !== false) {
+      obj.isNewUser = message.isNewUser;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignInWithProviderResponse>, I>>(base?: I): SignInWithProviderResponse {
+    return SignInWithProviderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignInWithProviderResponse>, I>>(object: I): SignInWithProviderResponse {
+    const message = createBaseSignInWithProviderResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.isNewUser = object.isNewUser ?? false;
+    return message;
+  },
+};
+
+function createBaseLinkProviderAccountRequest(): LinkProviderAccountRequest {
+  return { userId: "", profile: undefined };
+}
+
+export const LinkProviderAccountRequest: MessageFns<LinkProviderAccountRequest> = {
+  encode(message: LinkProviderAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.profile !== undefined) {
+      ProviderProfile.encode(message.profile, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinkProviderAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinkProviderAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.profile = ProviderProfile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LinkProviderAccountRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      profile: isSet(object.profile) ? ProviderProfile.fromJSON(object.profile) : undefined,
+    };
+  },
+
+  toJSON(message: LinkProviderAccountRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.profile !== undefined) {
+      obj.profile = ProviderProfile.toJSON(message.profile);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LinkProviderAccountRequest>, I>>(base?: I): LinkProviderAccountRequest {
+    return LinkProviderAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LinkProviderAccountRequest>, I>>(object: I): LinkProviderAccountRequest {
+    const message = createBaseLinkProviderAccountRequest();
+    message.userId = object.userId ?? "";
+    message.profile = (object.profile !== undefined && object.profile !== null)
+      ? ProviderProfile.fromPartial(object.profile)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLinkProviderAccountResponse(): LinkProviderAccountResponse {
+  return { account: undefined };
+}
+
+export const LinkProviderAccountResponse: MessageFns<LinkProviderAccountResponse> = {
+  encode(message: LinkProviderAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinkProviderAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinkProviderAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LinkProviderAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: LinkProviderAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LinkProviderAccountResponse>, I>>(base?: I): LinkProviderAccountResponse {
+    return LinkProviderAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LinkProviderAccountResponse>, I>>(object: I): LinkProviderAccountResponse {
+    const message = createBaseLinkProviderAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStoreProviderTokensRequest(): StoreProviderTokensRequest {
+  return { userId: "", accountId: "", tokens: undefined };
+}
+
+export const StoreProviderTokensRequest: MessageFns<StoreProviderTokensRequest> = {
+  encode(message: StoreProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.tokens !== undefined) {
+      ProviderProfile.encode(message.tokens, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreProviderTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreProviderTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tokens = ProviderProfile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreProviderTokensRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      tokens: isSet(object.tokens) ? ProviderProfile.fromJSON(object.tokens) : undefined,
+    };
+  },
+
+  toJSON(message: StoreProviderTokensRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.tokens !== undefined) {
+      obj.tokens = ProviderProfile.toJSON(message.tokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreProviderTokensRequest>, I>>(base?: I): StoreProviderTokensRequest {
+    return StoreProviderTokensRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreProviderTokensRequest>, I>>(object: I): StoreProviderTokensRequest {
+    const message = createBaseStoreProviderTokensRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.tokens = (object.tokens !== undefined && object.tokens !== null)
+      ? ProviderProfile.fromPartial(object.tokens)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStoreProviderTokensResponse(): StoreProviderTokensResponse {
+  return {};
+}
+
+export const StoreProviderTokensResponse: MessageFns<StoreProviderTokensResponse> = {
+  encode(_: StoreProviderTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreProviderTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreProviderTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): StoreProviderTokensResponse {
+    return {};
+  },
+
+  toJSON(_: StoreProviderTokensResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreProviderTokensResponse>, I>>(base?: I): StoreProviderTokensResponse {
+    return StoreProviderTokensResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreProviderTokensResponse>, I>>(_: I): StoreProviderTokensResponse {
+    const message = createBaseStoreProviderTokensResponse();
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -9439,6 +10346,53 @@ export const IdentityServiceService = {
     responseSerialize: (value: RemoveUserResponse): Buffer => Buffer.from(RemoveUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RemoveUserResponse => RemoveUserResponse.decode(value),
   },
+  /**
+   * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
+   * provider and account id, else the user with that email under the linking rules (SPEC.md §4), else a new
+   * user with the account (a registration). Stores the provider's tokens encrypted.
+   * Errors: ACCOUNT_NOT_LINKED, USER_EMAIL_NOT_FOUND, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
+   */
+  signInWithProvider: {
+    path: "/auth.identity.v1.IdentityService/SignInWithProvider" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignInWithProviderRequest): Buffer =>
+      Buffer.from(SignInWithProviderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignInWithProviderRequest => SignInWithProviderRequest.decode(value),
+    responseSerialize: (value: SignInWithProviderResponse): Buffer =>
+      Buffer.from(SignInWithProviderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignInWithProviderResponse => SignInWithProviderResponse.decode(value),
+  },
+  /**
+   * LinkProviderAccount links a provider account to a signed-in user (called by oauth for /link-social).
+   * Errors: USER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (linked to another user, or this provider twice).
+   */
+  linkProviderAccount: {
+    path: "/auth.identity.v1.IdentityService/LinkProviderAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LinkProviderAccountRequest): Buffer =>
+      Buffer.from(LinkProviderAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LinkProviderAccountRequest => LinkProviderAccountRequest.decode(value),
+    responseSerialize: (value: LinkProviderAccountResponse): Buffer =>
+      Buffer.from(LinkProviderAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LinkProviderAccountResponse => LinkProviderAccountResponse.decode(value),
+  },
+  /**
+   * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
+   * refresh). Errors: ACCOUNT_NOT_FOUND.
+   */
+  storeProviderTokens: {
+    path: "/auth.identity.v1.IdentityService/StoreProviderTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StoreProviderTokensRequest): Buffer =>
+      Buffer.from(StoreProviderTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StoreProviderTokensRequest => StoreProviderTokensRequest.decode(value),
+    responseSerialize: (value: StoreProviderTokensResponse): Buffer =>
+      Buffer.from(StoreProviderTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StoreProviderTokensResponse => StoreProviderTokensResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -9602,6 +10556,23 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   unbanUser: handleUnaryCall<UnbanUserRequest, UnbanUserResponse>;
   /** RemoveUser deletes the user, the user's sessions and accounts. Irreversible. Errors: USER_NOT_FOUND. */
   removeUser: handleUnaryCall<RemoveUserRequest, RemoveUserResponse>;
+  /**
+   * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
+   * provider and account id, else the user with that email under the linking rules (SPEC.md §4), else a new
+   * user with the account (a registration). Stores the provider's tokens encrypted.
+   * Errors: ACCOUNT_NOT_LINKED, USER_EMAIL_NOT_FOUND, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
+   */
+  signInWithProvider: handleUnaryCall<SignInWithProviderRequest, SignInWithProviderResponse>;
+  /**
+   * LinkProviderAccount links a provider account to a signed-in user (called by oauth for /link-social).
+   * Errors: USER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (linked to another user, or this provider twice).
+   */
+  linkProviderAccount: handleUnaryCall<LinkProviderAccountRequest, LinkProviderAccountResponse>;
+  /**
+   * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
+   * refresh). Errors: ACCOUNT_NOT_FOUND.
+   */
+  storeProviderTokens: handleUnaryCall<StoreProviderTokensRequest, StoreProviderTokensResponse>;
 }
 
 export interface IdentityServiceClient extends Client1 {
@@ -10282,6 +11253,65 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
+   * provider and account id, else the user with that email under the linking rules (SPEC.md §4), else a new
+   * user with the account (a registration). Stores the provider's tokens encrypted.
+   * Errors: ACCOUNT_NOT_LINKED, USER_EMAIL_NOT_FOUND, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
+   */
+  signInWithProvider(
+    request: SignInWithProviderRequest,
+    callback: (error: ServiceError | null, response: SignInWithProviderResponse) => void,
+  ): ClientUnaryCall;
+  signInWithProvider(
+    request: SignInWithProviderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignInWithProviderResponse) => void,
+  ): ClientUnaryCall;
+  signInWithProvider(
+    request: SignInWithProviderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignInWithProviderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * LinkProviderAccount links a provider account to a signed-in user (called by oauth for /link-social).
+   * Errors: USER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (linked to another user, or this provider twice).
+   */
+  linkProviderAccount(
+    request: LinkProviderAccountRequest,
+    callback: (error: ServiceError | null, response: LinkProviderAccountResponse) => void,
+  ): ClientUnaryCall;
+  linkProviderAccount(
+    request: LinkProviderAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LinkProviderAccountResponse) => void,
+  ): ClientUnaryCall;
+  linkProviderAccount(
+    request: LinkProviderAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LinkProviderAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
+   * refresh). Errors: ACCOUNT_NOT_FOUND.
+   */
+  storeProviderTokens(
+    request: StoreProviderTokensRequest,
+    callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  storeProviderTokens(
+    request: StoreProviderTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  storeProviderTokens(
+    request: StoreProviderTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
   ): ClientUnaryCall;
 }
 

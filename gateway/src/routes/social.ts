@@ -1,0 +1,159 @@
+/**
+ * Social sign-in: POST /sign-in/social (the provider's URL, or a direct sign-in with an id token),
+ * GET and POST /callback/:id (the provider sends the browser back; Apple posts a form), POST /link-social.
+ * The oauth service keeps the state and talks to the provider; the gateway checks the callback URLs once
+ * (callback-url.ts), binds the state to the browser with a cookie, and answers every callback outcome as a
+ * redirect: the callback URL on success, the error URL (default: the error page) with `?error=` otherwise.
+ */
+import { type Request, type Response, Router } from "express";
+import express from "express";
+import * as z from "zod";
+import { call } from "@auth-platform/runtime/rpc";
+import { CallbackUrl } from "../http/callback-url.js";
+import { parseBody } from "../http/body.js";
+import { clearStateCookie, hasStateCookie, setStateCookie } from "../http/cookies.js";
+import { publicUser } from "../http/public-shapes.js";
+import { redirectTo } from "../http/redirect.js";
+import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { socialRedirectResponse, socialTokenResponse } from "./responses.js";
+
+const provider = z.string().min(1).max(64);
+const scopes = z.array(z.string().min(1).max(255)).max(50).optional();
+
+const signInSocialBody = z.object({
+  provider,
+  callbackURL: z.string().nullish(),
+  newUserCallbackURL: z.string().nullish(),
+  errorCallbackURL: z.string().nullish(),
+  disableRedirect: z.boolean().nullish(),
+  requestSignUp: z.boolean().nullish(),
+  loginHint: z.string().max(255).nullish(),
+  scopes,
+  idToken: z
+    .object({
+      token: z.string().min(1).max(16_384),
+      nonce: z.string().max(1024).nullish(),
+      accessToken: z.string().max(16_384).nullish(),
+      refreshToken: z.string().max(16_384).nullish(),
+      expiresAt: z.number().int().nonnegative().nullish(),
+    })
+    .nullish(),
+});
+
+const linkSocialBody = z.object({
+  provider,
+  callbackURL: z.string().nullish(),
+  errorCallbackURL: z.string().nullish(),
+  disableRedirect: z.boolean().nullish(),
+  scopes,
+});
+
+// What a provider sends back, in the query (GET) or a form (Apple's POST).
+const callbackFields = z.looseObject({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(256).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2048).optional(),
+  user: z.string().max(4096).optional(),
+  iss: z.string().max(2048).optional(),
+});
+
+export function socialRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const oauth = deps.clients.oauth;
+
+  /** Where a failure goes: the state's error URL, else the error page (the app's when AUTH_APP_URL is set). */
+  const errorTarget = (req: Request, errorUrl: string | undefined): CallbackUrl => {
+    const fallback = deps.appUrl ? "/error" : `${req.facts.baseUrl}/error`;
+    return (errorUrl && CallbackUrl.resolve(errorUrl, req.facts.redirects)) || CallbackUrl.resolve(fallback, req.facts.redirects)!;
+  };
+  const home = (req: Request) => CallbackUrl.resolve("/", req.facts.redirects)!;
+
+  router.post("/sign-in/social", async (req, res) => {
+    const body = parseBody(req, signInSocialBody);
+    if (body.idToken) {
+      const { user, session } = await call(oauth, oauth.signInWithIdToken, {
+        providerId: body.provider,
+        idToken: body.idToken.token,
+        nonce: body.idToken.nonce ?? undefined,
+        accessToken: body.idToken.accessToken ?? undefined,
+        refreshToken: body.idToken.refreshToken ?? undefined,
+        expiresAt: body.idToken.expiresAt != null ? String(body.idToken.expiresAt) : undefined,
+        client: clientOf(req),
+      });
+      issueSession(res, deps, session!, true);
+      return res.json(socialTokenResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
+    }
+    const callbacks = req.callbacks.body;
+    const { url, state } = await call(oauth, oauth.startSignIn, {
+      providerId: body.provider,
+      callbackUrl: (callbacks.callbackURL ?? home(req)).href,
+      errorCallbackUrl: callbacks.errorCallbackURL?.href,
+      newUserCallbackUrl: callbacks.newUserCallbackURL?.href,
+      scopes: body.scopes ?? [],
+      loginHint: body.loginHint ?? undefined,
+    });
+    setStateCookie(res, deps.jar, deps.secret, state);
+    res.json(socialRedirectResponse(url, !body.disableRedirect));
+  });
+
+  router.post("/link-social", async (req, res) => {
+    const { user } = await deps.sessions.require(req);
+    const body = parseBody(req, linkSocialBody);
+    const callbacks = req.callbacks.body;
+    const { url, state } = await call(oauth, oauth.startSignIn, {
+      providerId: body.provider,
+      callbackUrl: (callbacks.callbackURL ?? home(req)).href,
+      errorCallbackUrl: callbacks.errorCallbackURL?.href,
+      link: { userId: user.id, email: user.email },
+      scopes: body.scopes ?? [],
+    });
+    setStateCookie(res, deps.jar, deps.secret, state);
+    res.json(socialRedirectResponse(url, !body.disableRedirect));
+  });
+
+  const handleCallback = async (req: Request, res: Response, fields: z.output<typeof callbackFields>) => {
+    const providerId = String(req.params.id ?? "");
+    // The state must be the one this browser was given (login CSRF); the state stays unused otherwise.
+    if (fields.state && !hasStateCookie(req, deps.jar, deps.secret, fields.state)) {
+      return redirectTo(res, errorTarget(req, undefined), { error: "please_restart_the_process" });
+    }
+    const outcome = await call(oauth, oauth.completeSignIn, {
+      providerId,
+      code: fields.code,
+      state: fields.state,
+      error: fields.error,
+      errorDescription: fields.error_description,
+      client: clientOf(req),
+      userJson: fields.user,
+      iss: fields.iss,
+    });
+    if (fields.state) clearStateCookie(res, deps.jar);
+    if (outcome.error) {
+      const params: Record<string, string> = { error: outcome.error };
+      if (outcome.errorDescription) params.error_description = outcome.errorDescription;
+      return redirectTo(res, errorTarget(req, outcome.errorUrl), params);
+    }
+    if (outcome.session) issueSession(res, deps, outcome.session, true);
+    const target = outcome.redirectUrl ? CallbackUrl.resolve(outcome.redirectUrl, req.facts.redirects) : null;
+    redirectTo(res, target ?? home(req));
+  };
+
+  router.get("/callback/:id", async (req, res) => {
+    const result = callbackFields.safeParse(req.query);
+    if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
+    await handleCallback(req, res, result.data);
+  });
+
+  // Apple answers with a cross-site form POST (response_mode=form_post): no SameSite=Lax cookie comes with
+  // it, so the fields are moved to the query of a GET on the same path, which the browser sends with its
+  // cookies. The state is the CSRF protection of this route (app.ts exempts it from the origin check).
+  router.post("/callback/:id", express.urlencoded({ extended: false, limit: "16kb" }), (req, res) => {
+    const result = callbackFields.safeParse(req.body ?? {});
+    if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
+    const target = new URL(`${req.facts.baseUrl}/callback/${encodeURIComponent(String(req.params.id ?? ""))}`);
+    for (const [name, value] of Object.entries(result.data)) if (typeof value === "string") target.searchParams.set(name, value);
+    res.redirect(302, target.href);
+  });
+  return router;
+}

@@ -1,0 +1,121 @@
+/**
+ * The linking rules of SPEC.md §4 end to end (real OpenID provider, real services): an existing user with
+ * the provider's email is linked only when that user's address is verified and the provider vouches for it
+ * (or is trusted); never into an unverified local account (pre-registration takeover); /link-social links
+ * to the signed-in user only, never an account another user holds, never a provider twice.
+ */
+import { describe, expect, it } from "vitest";
+import type { BrowserFlow } from "../../testing/browser-flow.js";
+import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
+import type { OpenIdAccount } from "../../testing/openid-provider.js";
+
+const social = useSocialPlatform();
+const at = (path: string) => `${social.platform.origin}${path}`;
+
+async function signUp(flow: BrowserFlow, email: string) {
+  const res = await postJson(flow, `${social.platform.baseURL}/sign-up/email`, { email, password: "correct horse battery", name: "Local" });
+  expect(res.status).toBe(200);
+  return res.body.user as { id: string };
+}
+
+async function verify(userId: string) {
+  await social.platform.services.identity.deps.store.updateUser(userId, { emailVerified: true });
+}
+
+async function googleSignIn(flow: BrowserFlow, account: OpenIdAccount) {
+  forgetProviderSession(flow);
+  social.idp.signInAs(account);
+  const res = await postJson(flow, `${social.platform.baseURL}/sign-in/social`, { provider: "google", callbackURL: "/dashboard", errorCallbackURL: "/oops" });
+  expect(res.status).toBe(200);
+  return (await flow.follow(res.body.url)).url.href;
+}
+
+async function linkGoogle(flow: BrowserFlow, account: OpenIdAccount) {
+  forgetProviderSession(flow);
+  social.idp.signInAs(account);
+  const res = await postJson(flow, `${social.platform.baseURL}/link-social`, { provider: "google", callbackURL: "/settings", errorCallbackURL: "/oops" }, social.platform.origin);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.redirect).toBe(true);
+  return (await flow.follow(res.body.url)).url.href;
+}
+
+/** Signs the browser out of the provider, so its next login is the account the test names. */
+function forgetProviderSession(flow: BrowserFlow) {
+  for (const name of [...flow.jar.cookies.keys()]) if (name.startsWith("_session") || name.startsWith("_interaction")) flow.jar.cookies.delete(name);
+}
+
+const providersOf = async (flow: BrowserFlow) => ((await (await flow.request(`${social.platform.baseURL}/list-accounts`)).json()) as Array<{ provider: string }>).map((a) => a.provider);
+
+describe("linking at social sign-in", () => {
+  it("links into a verified local account when the provider verified the same email", async () => {
+    const account = social.anAccount("verified");
+    const local = social.browser();
+    const user = await signUp(local, account.email);
+    await verify(user.id);
+    const flow = social.browser();
+    expect(await googleSignIn(flow, account)).toBe(at("/dashboard"));
+    const session = await (await flow.request(`${social.platform.baseURL}/get-session`)).json();
+    expect(session.user.id).toBe(user.id);
+    expect((await providersOf(flow)).sort()).toEqual(["credential", "google"]);
+  });
+
+  it("refuses when the provider does not vouch for the email: account_not_linked", async () => {
+    const account = social.anAccount("unvouched", { email_verified: false });
+    const user = await signUp(social.browser(), account.email);
+    await verify(user.id);
+    const flow = social.browser();
+    expect(await googleSignIn(flow, account)).toBe(at("/oops?error=account_not_linked"));
+    expect(flow.jar.cookies.has("better-auth.session_token")).toBe(false);
+  });
+
+  it("never links into an unverified local account (pre-registration takeover): account_not_linked, the squatter's account untouched", async () => {
+    const victim = social.anAccount("takeover");
+    // The attacker registers the victim's address first, with a password of their own, and never verifies it.
+    const attacker = social.browser();
+    const squatter = await signUp(attacker, victim.email);
+    const flow = social.browser();
+    expect(await googleSignIn(flow, victim)).toBe(at("/oops?error=account_not_linked"));
+    expect(flow.jar.cookies.has("better-auth.session_token")).toBe(false);
+    // The attacker's session sees no provider account appear on "their" user.
+    expect(await providersOf(attacker)).toEqual(["credential"]);
+    const accounts = await social.platform.services.identity.deps.store.listAccounts(squatter.id);
+    expect(accounts.map((a) => a.providerId)).toEqual(["credential"]);
+  });
+});
+
+describe("POST /link-social", () => {
+  it("links the provider account to the signed-in user and lists it with its scopes", async () => {
+    const account = social.anAccount("link");
+    const flow = social.browser();
+    await signUp(flow, account.email);
+    expect(await linkGoogle(flow, account)).toBe(at("/settings"));
+    const accounts = (await (await flow.request(`${social.platform.baseURL}/list-accounts`)).json()) as Array<{ provider: string; scopes: string[] }>;
+    expect(accounts.find((a) => a.provider === "google")?.scopes.sort()).toEqual(["email", "openid", "profile"]);
+  });
+
+  it("refuses a provider account linked to another user, and a second account of the same provider", async () => {
+    const account = social.anAccount("owned");
+    await googleSignIn(social.browser(), account);
+    const other = social.browser();
+    await signUp(other, account.email.replace("@", "+other@"));
+    // Same provider account, another user (and another email): refused either way.
+    const sameEmail = { ...account, email: account.email.replace("@", "+other@") };
+    expect(await linkGoogle(other, sameEmail)).toBe(at("/oops?error=unable_to_link_account"));
+    const fresh = social.anAccount("second", { email: sameEmail.email });
+    expect(await linkGoogle(other, fresh)).toBe(at("/settings"));
+    const third = social.anAccount("third", { email: sameEmail.email });
+    expect(await linkGoogle(other, third)).toBe(at("/oops?error=unable_to_link_account"));
+    expect((await providersOf(other)).sort()).toEqual(["credential", "google"]);
+  });
+
+  it("refuses a provider account whose email is not the user's: email_doesn't_match", async () => {
+    const flow = social.browser();
+    await signUp(flow, social.anAccount("mine").email);
+    expect(await linkGoogle(flow, social.anAccount("someone-else"))).toBe(at("/oops?error=email_doesn%27t_match"));
+  });
+
+  it("needs a session: 401", async () => {
+    const res = await postJson(social.browser(), `${social.platform.baseURL}/link-social`, { provider: "google", callbackURL: "/settings" });
+    expect(res.status).toBe(401);
+  });
+});

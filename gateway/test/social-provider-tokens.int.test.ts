@@ -1,0 +1,57 @@
+/**
+ * A social account's provider tokens through the current client's calls: getAccessToken answers the
+ * stored access token (kept encrypted by identity), refreshToken renews it at the provider's token
+ * endpoint with the stored refresh token and stores the new ones, accountInfo reads the provider's profile.
+ */
+import { describe, expect, it } from "vitest";
+import { CURRENT_GENERATION } from "../../testing/better-auth-clients.js";
+import { useSocialPlatform } from "../../testing/social-platform.js";
+
+const social = useSocialPlatform();
+
+describe("provider tokens of a social account (current client)", () => {
+  it("answers, refreshes and reads the profile of the signed-in user's Google account", async () => {
+    const account = social.anAccount("tokens");
+    social.idp.signInAs(account);
+    const flow = social.browser();
+    const client = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => flow.request(input instanceof Request ? input.url : String(input), init));
+    const { data } = await client.signIn.social({ provider: "google", callbackURL: "/dashboard" });
+    await flow.follow((data as { url: string }).url);
+    const [google] = (await client.listAccounts()).data!;
+
+    const stored = await client.getAccessToken({ accountId: google!.id });
+    expect(stored.error).toBeNull();
+    expect(stored.data?.accessToken).toEqual(expect.any(String));
+    expect(stored.data?.accessToken).not.toContain("refreshed");
+    // At rest the token is sealed, never the value the provider granted.
+    const [row] = await social.platform.services.identity.deps.store.listAccounts(google!.userId);
+    expect(row!.accessToken).not.toBe(stored.data?.accessToken);
+    expect(row!.accessToken).not.toContain(stored.data!.accessToken);
+
+    const before = social.tokens.requests.length;
+    const refreshed = await client.refreshToken({ accountId: google!.id });
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.data).toMatchObject({ accessToken: "refreshed-first-refresh-token", refreshToken: "rotated-refresh-token", providerId: "google" });
+    const form = social.tokens.requests[before]!;
+    expect(Object.fromEntries(form)).toMatchObject({ grant_type: "refresh_token", refresh_token: "first-refresh-token", client_id: social.idp.clientId, client_secret: social.idp.clientSecret });
+    expect((await client.getAccessToken({ accountId: google!.id })).data?.accessToken).toBe("refreshed-first-refresh-token");
+
+    const info = await client.accountInfo({ query: { accountId: google!.id } });
+    expect(info.error).toBeNull();
+    expect(info.data?.user).toMatchObject({ id: account.sub, email: account.email, name: account.name, emailVerified: true });
+  });
+
+  it("another user's account id is not found: 400 ACCOUNT_NOT_FOUND", async () => {
+    social.idp.signInAs(social.anAccount("owner"));
+    const owner = social.browser();
+    const ownerClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => owner.request(input instanceof Request ? input.url : String(input), init));
+    await owner.follow(((await ownerClient.signIn.social({ provider: "google", callbackURL: "/" })).data as { url: string }).url);
+    const [owned] = (await ownerClient.listAccounts()).data!;
+    const other = social.browser();
+    const otherClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => other.request(input instanceof Request ? input.url : String(input), init));
+    await otherClient.signUp.email({ email: social.anAccount("other").email, password: "correct horse battery", name: "O" });
+    for (const { error } of [await otherClient.refreshToken({ accountId: owned!.id }), await otherClient.accountInfo({ query: { accountId: owned!.id } })]) {
+      expect(error).toMatchObject({ status: 400, code: "ACCOUNT_NOT_FOUND" });
+    }
+  });
+});

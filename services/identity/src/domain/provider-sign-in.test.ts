@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { providerTokens } from "./provider-tokens.js";
+import { linkProviderAccount, type ProviderProfile, signInWithProvider } from "./provider-sign-in.js";
+import { aSignedUpUser, testRegistry, type TestRegistry } from "./test-registry.js";
+
+const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
+const client = { ipAddress: "203.0.113.9", userAgent: "provider test" };
+
+function aProfile(overrides: Partial<ProviderProfile> = {}): ProviderProfile {
+  return { providerId: "github", accountId: "gh-1", email: "Ada@Example.com", emailVerified: true, name: "Ada", accessToken: "gho_access", refreshToken: "ghr_refresh", scopes: ["read:user", "user:email"], ...overrides };
+}
+
+const signIn = (deps: TestRegistry, profile: ProviderProfile, options: { trusted?: boolean; disableImplicitLinking?: boolean } = {}) =>
+  signInWithProvider(deps, { profile, trusted: options.trusted ?? false, disableImplicitLinking: options.disableImplicitLinking ?? false, client });
+
+async function verifiedUser(deps: TestRegistry, email = "ada@example.com") {
+  const { user } = await aSignedUpUser(deps, { email });
+  return (await deps.store.updateUser(user.id, { emailVerified: true }))!;
+}
+
+describe("sign-in with a provider profile", () => {
+  it("creates a user and account on first sign-in (a registration), then finds the same user", async () => {
+    const deps = testRegistry();
+    const first = await signIn(deps, aProfile());
+    expect(first.isNewUser).toBe(true);
+    expect(first.user).toMatchObject({ email: "ada@example.com", emailVerified: true, name: "Ada" });
+    expect(deps.sessions.of(first.user.id)).toHaveLength(1);
+    const again = await signIn(deps, aProfile({ accessToken: "gho_second" }));
+    expect(again.isNewUser).toBe(false);
+    expect(again.user.id).toBe(first.user.id);
+    expect((await providerTokens(deps, { userId: first.user.id, providerId: "github" })).accessToken).toBe("gho_second");
+  });
+
+  it("stores provider tokens sealed, never in the clear", async () => {
+    const deps = testRegistry();
+    const { user } = await signIn(deps, aProfile());
+    const [account] = await deps.store.listAccounts(user.id);
+    expect(account!.accessToken).not.toContain("gho_access");
+    expect(account!.refreshToken).not.toContain("ghr_refresh");
+    expect(account!.scope).toBe("read:user,user:email");
+    const opened = await providerTokens(deps, { userId: user.id, providerId: "github" });
+    expect(opened).toMatchObject({ accessToken: "gho_access", refreshToken: "ghr_refresh" });
+  });
+
+  it("links into an existing verified user when the provider vouches for the email", async () => {
+    const deps = testRegistry();
+    const user = await verifiedUser(deps);
+    const result = await signIn(deps, aProfile());
+    expect(result).toMatchObject({ isNewUser: false, user: { id: user.id } });
+    expect((await deps.store.listAccounts(user.id)).map((a) => a.providerId)).toEqual(["credential", "github"]);
+  });
+
+  it("links an unvouched email only for a trusted provider", async () => {
+    const deps = testRegistry();
+    const user = await verifiedUser(deps);
+    expect(await code(signIn(deps, aProfile({ emailVerified: false })))).toBe("ACCOUNT_NOT_LINKED");
+    expect((await signIn(deps, aProfile({ emailVerified: false }), { trusted: true })).user.id).toBe(user.id);
+  });
+
+  it("never links when implicit linking is disabled", async () => {
+    const deps = testRegistry();
+    await verifiedUser(deps);
+    expect(await code(signIn(deps, aProfile(), { disableImplicitLinking: true }))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await code(signIn(deps, aProfile(), { disableImplicitLinking: true, trusted: true }))).toBe("ACCOUNT_NOT_LINKED");
+  });
+
+  it("never links into a local account whose email is unverified (pre-registration takeover), even for a trusted provider", async () => {
+    const deps = testRegistry();
+    // An attacker registers the victim's address first, with a password of their own.
+    const { user: squatter } = await aSignedUpUser(deps, { email: "ada@example.com" });
+    expect(await code(signIn(deps, aProfile()))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await code(signIn(deps, aProfile(), { trusted: true }))).toBe("ACCOUNT_NOT_LINKED");
+    expect((await deps.store.listAccounts(squatter.id)).map((a) => a.providerId)).toEqual(["credential"]);
+    expect(deps.sessions.of(squatter.id)).toHaveLength(1);
+  });
+
+  it("gives a banned user no session, until the ban expires", async () => {
+    const deps = testRegistry();
+    const { user } = await signIn(deps, aProfile());
+    await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: new Date(deps.now().getTime() + 60_000) });
+    expect(await code(signIn(deps, aProfile()))).toBe("FAILED_TO_CREATE_SESSION");
+    expect(deps.sessions.of(user.id)).toHaveLength(1);
+    deps.advance(60_001);
+    expect((await signIn(deps, aProfile())).user.id).toBe(user.id);
+  });
+
+  it("refuses a profile without a usable email", async () => {
+    const deps = testRegistry();
+    expect(await code(signIn(deps, aProfile({ email: "" })))).toBe("USER_EMAIL_NOT_FOUND");
+    expect(await code(signIn(deps, aProfile({ email: "not-an-email" })))).toBe("USER_EMAIL_NOT_FOUND");
+  });
+});
+
+describe("linking a provider account to a signed-in user", () => {
+  it("links, refuses the same provider twice and an account linked to another user, and renews a relink", async () => {
+    const deps = testRegistry();
+    const ada = await verifiedUser(deps);
+    const bob = await verifiedUser(deps, "bob@example.com");
+    const account = await linkProviderAccount(deps, ada.id, aProfile({ email: "ada@github.example" }));
+    expect(account).toMatchObject({ providerId: "github", accountId: "gh-1", userId: ada.id });
+    expect(await code(linkProviderAccount(deps, bob.id, aProfile()))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
+    expect(await code(linkProviderAccount(deps, ada.id, aProfile({ accountId: "gh-2" })))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
+    await linkProviderAccount(deps, ada.id, aProfile({ accessToken: "gho_renewed" }));
+    expect((await providerTokens(deps, { userId: ada.id, providerId: "github" })).accessToken).toBe("gho_renewed");
+    expect(await code(linkProviderAccount(deps, "no-such-user", aProfile({ accountId: "gh-9" })))).toBe("USER_NOT_FOUND");
+  });
+});

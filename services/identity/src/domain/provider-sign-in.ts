@@ -1,0 +1,150 @@
+/**
+ * Sign-in and linking with an identity provider's profile (SPEC.md §4 "Social sign-in"). The oauth service
+ * has verified the provider's answer; identity decides whose account it is:
+ *   - the account with that provider and provider account id: its user (tokens renewed);
+ *   - else a user with that email: linked only when that user's own address is verified (never into an
+ *     unverified local account: whoever registered it first may not own the address) and the provider is
+ *     trusted or vouches for the address, and implicit linking is not disabled; otherwise ACCOUNT_NOT_LINKED;
+ *   - else a new user with the account, a registration.
+ */
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
+import type { AccountRecord, AccountTokensPatch, UserRecord } from "../store/identity-store.js";
+import type { ClientInfo, Registry } from "./ports.js";
+import type { ProviderTokenVault } from "./provider-token-vault.js";
+import { completeSignIn } from "./complete-sign-in.js";
+import { normaliseEmail } from "./validation.js";
+
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now"> & { providerTokens: ProviderTokenVault };
+
+export interface ProviderProfile {
+  providerId: string;
+  accountId: string;
+  email: string;
+  emailVerified: boolean;
+  name: string;
+  image?: string;
+  accessToken?: string;
+  refreshToken?: string;
+  idToken?: string;
+  accessTokenExpiresAt?: Date;
+  refreshTokenExpiresAt?: Date;
+  scopes: string[];
+}
+
+export interface ProviderSignInInput {
+  profile: ProviderProfile;
+  trusted: boolean;
+  disableImplicitLinking: boolean;
+  client: ClientInfo;
+}
+
+/** The profile's tokens sealed for one account row. */
+export function sealedTokens(vault: ProviderTokenVault, accountRowId: string, profile: ProviderProfile): AccountTokensPatch {
+  const seal = (token: string | undefined) => (token ? vault.seal(token, accountRowId) : null);
+  return {
+    accessToken: seal(profile.accessToken),
+    refreshToken: seal(profile.refreshToken),
+    idToken: seal(profile.idToken),
+    accessTokenExpiresAt: profile.accessTokenExpiresAt ?? null,
+    refreshTokenExpiresAt: profile.refreshTokenExpiresAt ?? null,
+    scope: profile.scopes.length ? profile.scopes.join(",") : null,
+  };
+}
+
+function newAccount(deps: Pick<Deps, "now" | "providerTokens">, userId: string, profile: ProviderProfile): AccountRecord {
+  const id = newId();
+  const now = deps.now();
+  return { id, accountId: profile.accountId, providerId: profile.providerId, userId, password: null, createdAt: now, updatedAt: now, ...sealedTokens(deps.providerTokens, id, profile) };
+}
+
+function profileEmail(profile: ProviderProfile): string {
+  try {
+    return normaliseEmail(profile.email);
+  } catch {
+    throw new AuthError("USER_EMAIL_NOT_FOUND");
+  }
+}
+
+/** Finds or creates the user of a provider profile; isNewUser marks a registration. */
+export async function userForProvider(deps: Deps, input: ProviderSignInInput, retried = false): Promise<{ user: UserRecord; isNewUser: boolean }> {
+  const { store } = deps;
+  const { profile } = input;
+  const email = profileEmail(profile);
+  const account = await store.findAccountByProvider(profile.providerId, profile.accountId);
+  if (account) {
+    let user = await store.findUserById(account.userId);
+    if (!user) throw new AuthError("FAILED_TO_CREATE_SESSION");
+    await store.updateAccountTokens(account.id, sealedTokens(deps.providerTokens, account.id, profile));
+    // The provider now vouches for the address the user holds: it is verified.
+    if (profile.emailVerified && !user.emailVerified && user.email === email) user = (await store.updateUser(user.id, { emailVerified: true })) ?? user;
+    return { user, isNewUser: false };
+  }
+  try {
+    const existing = await store.findUserByEmail(email);
+    if (existing) {
+      const vouched = input.trusted || profile.emailVerified;
+      if (input.disableImplicitLinking || !vouched || !existing.emailVerified) throw new AuthError("ACCOUNT_NOT_LINKED");
+      await store.createAccount(newAccount(deps, existing.id, profile));
+      return { user: existing, isNewUser: false };
+    }
+    const now = deps.now();
+    const user: UserRecord = {
+      id: newId(),
+      name: profile.name || email.split("@")[0]!,
+      email,
+      emailVerified: profile.emailVerified,
+      image: profile.image ?? null,
+      createdAt: now,
+      updatedAt: now,
+      username: null,
+      displayUsername: null,
+      role: deps.config.defaultRole,
+      banned: false,
+      banReason: null,
+      banExpires: null,
+      extraFields: {},
+      twoFactorEnabled: false,
+    };
+    await store.createUserWithAccount(user, newAccount(deps, user.id, profile));
+    return { user, isNewUser: true };
+  } catch (error) {
+    // Two callbacks of one new provider user raced: the loser finds what the winner created.
+    const raced = error instanceof AuthError && (error.code === "USER_ALREADY_EXISTS" || error.code === "SOCIAL_ACCOUNT_ALREADY_LINKED");
+    if (raced && !retried) return userForProvider(deps, input, true);
+    if (error instanceof AuthError && error.code === "ACCOUNT_NOT_LINKED") throw error;
+    if (error instanceof AuthError && raced) throw new AuthError("FAILED_TO_CREATE_USER");
+    throw error;
+  }
+}
+
+export async function signInWithProvider(deps: Deps, input: ProviderSignInInput): Promise<{ user: UserRecord; session: Session; isNewUser: boolean }> {
+  const { user, isNewUser } = await userForProvider(deps, input);
+  // Bans and two-factor as for every sign-in (a banned user: the callback answers unable_to_create_session).
+  const outcome = await completeSignIn(deps, user, { rememberMe: true, client: input.client, refusal: "FAILED_TO_CREATE_SESSION" });
+  // The social flow cannot carry a two-factor challenge back to the browser yet, so a user with two-factor
+  // on gets no session from a provider alone (never a session without the second factor).
+  if (!outcome.session) throw new AuthError("FAILED_TO_CREATE_SESSION");
+  return { user: outcome.user, session: outcome.session, isNewUser };
+}
+
+/**
+ * Links a provider account to a signed-in user (/link-social): refused when that provider account belongs
+ * to another user, or when the user already has an account of this provider. Relinking the same provider
+ * account renews its tokens.
+ */
+export async function linkProviderAccount(deps: Pick<Deps, "store" | "now" | "providerTokens">, userId: string, profile: ProviderProfile): Promise<AccountRecord> {
+  const { store } = deps;
+  if (!(await store.findUserById(userId))) throw new AuthError("USER_NOT_FOUND");
+  const linked = await store.findAccountByProvider(profile.providerId, profile.accountId);
+  if (linked) {
+    if (linked.userId !== userId) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+    await store.updateAccountTokens(linked.id, sealedTokens(deps.providerTokens, linked.id, profile));
+    return (await store.findAccountByProvider(profile.providerId, profile.accountId)) ?? linked;
+  }
+  if (await store.findAccount(userId, profile.providerId)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+  const account = newAccount(deps, userId, profile);
+  await store.createAccount(account);
+  return account;
+}

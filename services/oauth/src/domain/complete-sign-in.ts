@@ -1,0 +1,88 @@
+/**
+ * The provider's callback: the state is consumed (once, whatever happens next), then the code exchanged,
+ * the profile read, and the user signed in (or the account linked) through identity. Every failure is an
+ * outcome carrying SPEC.md §8's redirect code and the state's error URL (absent: the default error page),
+ * never a thrown error, so the gateway always answers the browser with a redirect.
+ */
+import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError, type ErrorCode, redirectErrorCode, REDIRECT_ERRORS } from "@auth-platform/proto/errors";
+import { describeError } from "@auth-platform/runtime/log";
+import { ProfileError } from "../providers/provider.js";
+import type { SignInState } from "../store/oauth-store.js";
+import type { ClientInfo, Registry, VerifiedProfile } from "./ports.js";
+import { redirectUriOf } from "./start-sign-in.js";
+
+export interface CallbackInput {
+  providerId: string;
+  code?: string;
+  state?: string;
+  error?: string;
+  errorDescription?: string;
+  client: ClientInfo;
+  userJson?: string;
+  iss?: string;
+}
+
+export type CallbackOutcome =
+  | { kind: "signed-in"; redirectUrl: string; user: User; session: Session; isNewUser: boolean }
+  | { kind: "linked"; redirectUrl: string }
+  | { kind: "failed"; error: string; errorUrl?: string; errorDescription?: string };
+
+const codeOf = (code: ErrorCode): string => REDIRECT_ERRORS.socialCallback[code as keyof typeof REDIRECT_ERRORS.socialCallback] ?? "internal_server_error";
+/** A provider's own error code (access_denied ...) is passed on only when it looks like one. */
+const PROVIDER_ERROR = /^[a-z0-9_]{1,64}$/;
+
+export async function completeSignIn(deps: Registry, input: CallbackInput): Promise<CallbackOutcome> {
+  if (!input.state) return { kind: "failed", error: codeOf("STATE_NOT_FOUND") };
+  const state = await deps.store.consumeState(input.state);
+  if (!state) return { kind: "failed", error: codeOf("STATE_NOT_FOUND") };
+  const fail = (code: ErrorCode, errorDescription?: string): CallbackOutcome => ({ kind: "failed", error: codeOf(code), errorUrl: state.errorUrl ?? undefined, errorDescription });
+  if (state.expiresAt <= deps.now()) return fail("PLEASE_RESTART_THE_PROCESS");
+  // A state is good for the provider it was made for only.
+  if (state.providerId !== input.providerId) return fail("INVALID_CALLBACK_REQUEST");
+  if (input.error) {
+    const error = PROVIDER_ERROR.test(input.error) ? input.error : codeOf("INVALID_CALLBACK_REQUEST");
+    return { kind: "failed", error, errorUrl: state.errorUrl ?? undefined, errorDescription: input.errorDescription?.slice(0, 500) };
+  }
+  if (!input.code) return fail("NO_CODE");
+  const provider = deps.providers.get(state.providerId);
+  if (!provider) return fail("OAUTH_PROVIDER_NOT_FOUND");
+
+  let profile: VerifiedProfile;
+  try {
+    const result = await provider.complete({ code: input.code, state: state.state, codeVerifier: state.codeVerifier, nonce: state.nonce, redirectUri: redirectUriOf(deps, provider.id), userJson: input.userJson, iss: input.iss });
+    if (!result.profile.email) return fail("EMAIL_NOT_FOUND");
+    profile = { ...result.profile, email: result.profile.email.toLowerCase(), providerId: provider.id, tokens: result.tokens };
+  } catch (error) {
+    if (!(error instanceof ProfileError)) throw error;
+    deps.log.warn("social sign-in: provider answer refused", { providerId: provider.id, error: error.message });
+    return fail("UNABLE_TO_GET_USER_INFO");
+  }
+
+  try {
+    return state.link ? await link(deps, state, profile) : await signIn(deps, state, profile, input.client);
+  } catch (error) {
+    const code = redirectErrorCode("socialCallback", error);
+    if (!code || code === "internal_server_error") deps.log.error("social sign-in failed", { providerId: provider.id, error: describeError(error) });
+    return { kind: "failed", error: code ?? "internal_server_error", errorUrl: state.errorUrl ?? undefined };
+  }
+}
+
+async function signIn(deps: Registry, state: SignInState, profile: VerifiedProfile, client: ClientInfo): Promise<CallbackOutcome> {
+  const { config } = deps;
+  const result = await deps.identity.signInWithProvider(profile, {
+    trusted: config.trustedProviders.includes(profile.providerId),
+    disableImplicitLinking: config.disableImplicitLinking,
+    client,
+  });
+  const redirectUrl = result.isNewUser ? (state.newUserUrl ?? state.callbackUrl) : state.callbackUrl;
+  return { kind: "signed-in", redirectUrl, ...result };
+}
+
+async function link(deps: Registry, state: SignInState, profile: VerifiedProfile): Promise<CallbackOutcome> {
+  // The provider's address must be the signed-in user's own (SPEC.md §8 email_doesn't_match).
+  if (profile.email !== state.link!.email.toLowerCase()) throw new AuthError("EMAIL_DOESNT_MATCH");
+  await deps.identity.linkProviderAccount(state.link!.userId, profile);
+  return { kind: "linked", redirectUrl: state.callbackUrl };
+}

@@ -1,0 +1,44 @@
+/**
+ * Sign-in with an id token the client obtained from the provider itself (Google, Apple): verified against
+ * the provider's key set (audience our client id, the nonce when given, Apple's under 1 h old), then the
+ * same linking rules as a callback.
+ */
+import { AuthError, isErrorCode } from "@auth-platform/proto/errors";
+import { ProfileError } from "../providers/provider.js";
+import type { ClientInfo, Registry } from "./ports.js";
+
+export interface IdTokenSignInInput {
+  providerId: string;
+  idToken: string;
+  nonce?: string;
+  accessToken?: string;
+  refreshToken?: string;
+  expiresAt?: Date;
+  client: ClientInfo;
+}
+
+export async function signInWithIdToken(deps: Pick<Registry, "config" | "providers" | "identity" | "log">, input: IdTokenSignInInput) {
+  const provider = deps.providers.get(input.providerId);
+  if (!provider) throw new AuthError("PROVIDER_NOT_FOUND");
+  if (!provider.verifyIdToken) throw new AuthError("ID_TOKEN_NOT_SUPPORTED");
+  let result;
+  try {
+    result = await provider.verifyIdToken({ idToken: input.idToken, nonce: input.nonce, accessToken: input.accessToken });
+  } catch (error) {
+    if (!(error instanceof ProfileError)) throw error;
+    deps.log.info("id token refused", { providerId: provider.id, error: error.message });
+    throw new AuthError("INVALID_TOKEN");
+  }
+  if (!result.profile.email) throw new AuthError("USER_EMAIL_NOT_FOUND");
+  const tokens = { ...result.tokens, refreshToken: input.refreshToken, accessTokenExpiresAt: input.expiresAt };
+  try {
+    return await deps.identity.signInWithProvider(
+      { ...result.profile, email: result.profile.email.toLowerCase(), providerId: provider.id, tokens },
+      { trusted: deps.config.trustedProviders.includes(provider.id), disableImplicitLinking: deps.config.disableImplicitLinking, client: input.client },
+    );
+  } catch (error) {
+    // identity's answer is meant for our caller (a peer error escaping would be a generic 500).
+    if (error instanceof AuthError && isErrorCode(error.code) && error.code !== "INTERNAL_SERVER_ERROR") throw new AuthError(error.code);
+    throw error;
+  }
+}

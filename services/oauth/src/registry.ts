@@ -1,0 +1,46 @@
+/** Builds the oauth service's dependencies once: config, store, providers, identity client, clock. */
+import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { call } from "@auth-platform/runtime/rpc";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import type { Logger } from "@auth-platform/runtime/log";
+import type { OAuthConfig } from "./config.js";
+import type { Registry } from "./domain/ports.js";
+import { configuredProviders } from "./providers/registry.js";
+import { toProfileMessage, toTokensMessage } from "./rpc/mappers.js";
+import { openOAuthStore } from "./store/mikro-oauth-store.js";
+
+export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
+  const store = await openOAuthStore(config.databaseUrl);
+  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
+  const now = () => new Date();
+  const providers = configuredProviders(config, now);
+  if (providers.size === 0) log.warn("no identity provider is configured (<PROVIDER>_CLIENT_ID and _CLIENT_SECRET): social sign-in answers 'Provider not found'");
+  else log.info("identity providers configured", { providers: [...providers.keys()] });
+  return {
+    config,
+    store,
+    providers,
+    now,
+    log,
+    identity: {
+      async signInWithProvider(profile, options) {
+        const answer = await call(identity, identity.signInWithProvider, { profile: toProfileMessage(profile), ...options });
+        return { user: answer.user!, session: answer.session!, isNewUser: answer.isNewUser };
+      },
+      async linkProviderAccount(userId, profile) {
+        await call(identity, identity.linkProviderAccount, { userId, profile: toProfileMessage(profile) });
+      },
+      async providerTokens(selection) {
+        const answer = await call(identity, identity.getProviderTokens, { ...selection, refresh: false });
+        return { ...answer, account: answer.account! };
+      },
+      async storeProviderTokens(userId, accountId, tokens) {
+        await call(identity, identity.storeProviderTokens, { userId, accountId, tokens: { ...toTokensMessage(tokens) } });
+      },
+    },
+    async close() {
+      identity.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/** OAuthService over gRPC: decode, call one use case, encode. */
+import { type OAuthServiceServer, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { completeSignIn } from "../domain/complete-sign-in.js";
+import { signInWithIdToken } from "../domain/id-token-sign-in.js";
+import { providerAccountInfo, refreshProviderTokens } from "../domain/provider-accounts.js";
+import type { Registry } from "../domain/ports.js";
+import { startSignIn } from "../domain/start-sign-in.js";
+import { toClient } from "./mappers.js";
+
+/** Who may call what (docs/internal-api.md). */
+export const OAUTH_ACCESS: AccessTable = {
+  ListProviders: ["gateway"],
+  StartSignIn: ["gateway"],
+  CompleteSignIn: ["gateway"],
+  SignInWithIdToken: ["gateway"],
+  RefreshProviderTokens: ["gateway"],
+  GetProviderAccountInfo: ["gateway"],
+};
+
+const MAX_URL = 2048;
+
+export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const implementation: OAuthServiceServer = {
+    listProviders: rpc.unary("ListProviders", async () => ({ providerIds: [...registry.providers.keys()] })),
+    startSignIn: rpc.unary("StartSignIn", async (req) => {
+      if (!req.providerId) throw new AuthError("VALIDATION_ERROR", "providerId is required");
+      for (const url of [req.callbackUrl, req.errorCallbackUrl, req.newUserCallbackUrl]) {
+        if (url !== undefined && (!URL.canParse(url) || url.length > MAX_URL)) throw new AuthError("VALIDATION_ERROR", "callback URLs must be absolute URLs");
+      }
+      if (req.link && (!req.link.userId || !req.link.email)) throw new AuthError("VALIDATION_ERROR", "link needs userId and email");
+      return startSignIn(registry, {
+        providerId: req.providerId,
+        callbackUrl: req.callbackUrl,
+        errorUrl: req.errorCallbackUrl,
+        newUserUrl: req.newUserCallbackUrl,
+        link: req.link,
+        scopes: req.scopes,
+        loginHint: req.loginHint,
+      });
+    }),
+    completeSignIn: rpc.unary("CompleteSignIn", async (req) => {
+      const outcome = await completeSignIn(registry, {
+        providerId: req.providerId,
+        code: req.code,
+        state: req.state,
+        error: req.error,
+        errorDescription: req.errorDescription,
+        client: toClient(req.client),
+        userJson: req.userJson,
+        iss: req.iss,
+      });
+      if (outcome.kind === "failed") return { error: outcome.error, errorUrl: outcome.errorUrl, errorDescription: outcome.errorDescription, isNewUser: false };
+      if (outcome.kind === "linked") return { redirectUrl: outcome.redirectUrl, isNewUser: false };
+      return { redirectUrl: outcome.redirectUrl, session: outcome.session, user: outcome.user, isNewUser: outcome.isNewUser };
+    }),
+    signInWithIdToken: rpc.unary("SignInWithIdToken", async (req) => {
+      if (!req.providerId || !req.idToken) throw new AuthError("VALIDATION_ERROR", "providerId and idToken are required");
+      const expiresAt = req.expiresAt !== undefined ? new Date(Number(req.expiresAt)) : undefined;
+      return signInWithIdToken(registry, {
+        providerId: req.providerId,
+        idToken: req.idToken,
+        nonce: req.nonce,
+        accessToken: req.accessToken,
+        refreshToken: req.refreshToken,
+        expiresAt: expiresAt && !Number.isNaN(expiresAt.getTime()) ? expiresAt : undefined,
+        client: toClient(req.client),
+      });
+    }),
+    refreshProviderTokens: rpc.unary("RefreshProviderTokens", async (req) => {
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      return refreshProviderTokens(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
+    }),
+    getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) => {
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      return providerAccountInfo(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
+    }),
+  };
+  return {
+    definition: OAuthServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.oauth.v1.OAuthService",
+    access: OAUTH_ACCESS,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The platform with Google configured against a real OpenID provider on loopback (openid-provider.ts), for
+ * the social sign-in suites. Google's token endpoint is overridden by a pass-through stand-in that records
+ * each token request (so a test can read the PKCE verifier sent) and can answer a forged id token instead.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
+import { BrowserFlow } from "./browser-flow.js";
+import { type OpenIdAccount, startOpenIdProvider, type TestOpenIdProvider } from "./openid-provider.js";
+import { freePorts, type Platform, type PlatformOptions, startPlatform } from "./platform.js";
+
+export interface TokenStandIn {
+  url: string;
+  /** Form bodies of the token requests seen. */
+  requests: URLSearchParams[];
+  /** When set, the next token requests are answered with this id token (and an access token). */
+  forgedIdToken?: string;
+  stop(): Promise<void>;
+}
+
+async function startTokenStandIn(upstream: () => string): Promise<TokenStandIn> {
+  const standIn: TokenStandIn = { url: "", requests: [], stop: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const form = new URLSearchParams(body);
+      standIn.requests.push(form);
+      if (form.get("grant_type") === "refresh_token") {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ access_token: `refreshed-${form.get("refresh_token")}`, token_type: "Bearer", expires_in: 1800, refresh_token: "rotated-refresh-token", scope: "openid email profile" }));
+        return;
+      }
+      if (standIn.forgedIdToken) {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ access_token: "forged-access", token_type: "Bearer", expires_in: 3600, id_token: standIn.forgedIdToken, scope: "openid email profile" }));
+        return;
+      }
+      void fetch(upstream(), { method: "POST", headers: { "content-type": String(req.headers["content-type"]) }, body }).then(async (answer) => {
+        res.statusCode = answer.status;
+        res.setHeader("content-type", answer.headers.get("content-type") ?? "application/json");
+        const text = await answer.text();
+        // The test provider grants refresh tokens only with offline_access: the stand-in adds one.
+        const parsed = answer.ok ? (JSON.parse(text) as Record<string, unknown>) : null;
+        res.end(parsed ? JSON.stringify({ refresh_token: "first-refresh-token", ...parsed }) : text);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+  standIn.stop = () => new Promise((resolve) => server.close(() => resolve()));
+  return standIn;
+}
+
+export interface SocialPlatform {
+  readonly platform: Platform;
+  readonly idp: TestOpenIdProvider;
+  readonly tokens: TokenStandIn;
+  /** A browser on the platform and the provider; it stops at any page outside them. */
+  browser(): BrowserFlow;
+  /** An account on the provider with a fresh subject and email. */
+  anAccount(label: string, overrides?: Partial<OpenIdAccount>): OpenIdAccount;
+}
+
+let counter = 0;
+
+export function useSocialPlatform(options: PlatformOptions = {}): SocialPlatform {
+  let platform: Platform | undefined;
+  let idp: TestOpenIdProvider | undefined;
+  let tokens: TokenStandIn | undefined;
+  beforeAll(async () => {
+    const [port] = await freePorts(1);
+    const baseURL = `http://127.0.0.1:${port}/api/auth`;
+    idp = await startOpenIdProvider({ redirectUris: [`${baseURL}/callback/google`] });
+    tokens = await startTokenStandIn(() => `${idp!.issuer}/token`);
+    platform = await startPlatform({
+      ...options,
+      env: {
+        PORT: String(port),
+        AUTH_BASE_URL: baseURL,
+        GOOGLE_CLIENT_ID: idp.clientId,
+        GOOGLE_CLIENT_SECRET: idp.clientSecret,
+        GOOGLE_ISSUER: idp.issuer,
+        GOOGLE_TOKEN_URL: tokens.url,
+        ...options.env,
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await platform?.stop();
+    await tokens?.stop();
+    await idp?.stop();
+  });
+  const followed = (url: URL) => url.origin === idp!.issuer || url.href.startsWith(`${platform!.baseURL}/`);
+  return {
+    get platform() {
+      return platform!;
+    },
+    get idp() {
+      return idp!;
+    },
+    get tokens() {
+      return tokens!;
+    },
+    browser: () => new BrowserFlow(followed),
+    anAccount(label, overrides = {}) {
+      counter += 1;
+      const id = `${label}-${Date.now().toString(36)}-${counter}`;
+      return { sub: `sub-${id}`, email: `${id}@example.com`, email_verified: true, name: `Test ${label}`, picture: `https://img.example/${id}.png`, ...overrides };
+    },
+  };
+}
+
+/** POSTs JSON with the flow's cookies, from the app's origin (as a page would). */
+export async function postJson(flow: BrowserFlow, url: string, body: unknown, origin?: string) {
+  const res = await flow.request(url, { method: "POST", headers: { "content-type": "application/json", ...(origin ? { origin } : {}) }, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as any) : null, headers: res.headers };
+}
