@@ -121,7 +121,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RemoveUser: ["gateway"],
     HasPermission: ["gateway"],
     ListAuditEvents: ["gateway"],
-    RecordEvent: ["identity", "session", "gateway"],
+    RecordEvent: ["gateway"],
   },
   oauth: {
     ListProviders: ["gateway"],

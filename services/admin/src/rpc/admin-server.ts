@@ -31,8 +31,8 @@ export const ADMIN_ACCESS: AccessTable = {
   RemoveUser: GATEWAY,
   HasPermission: GATEWAY,
   ListAuditEvents: GATEWAY,
-  // Security events reported by the services that see them; RecordEvent calls no one back (acyclic graph).
-  RecordEvent: ["identity", "session", "gateway"],
+  // Security events, reported by the gateway (which sees actor, IP, user agent and outcome); calls no one back.
+  RecordEvent: ["gateway"],
 };
 
 const OUTCOMES = new Set(["success", "failure"]);

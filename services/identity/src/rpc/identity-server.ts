@@ -136,8 +136,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     resetPassword: rpc.unary("ResetPassword", async (req, { deadline }) => {
-      await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline });
-      return {};
+      return { userId: await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline }) };
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
       await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
