@@ -37,7 +37,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ChangeEmail: ["gateway"],
     ChangePassword: ["gateway"],
     SetPassword: ["admin"],
-    UpdateUser: ["gateway"],
+    UpdateUser: ["gateway", "admin"],
     DeleteUser: ["gateway"],
     ListAccounts: ["gateway"],
     UnlinkAccount: ["gateway"],
@@ -122,6 +122,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     HasPermission: ["gateway"],
     ListAuditEvents: ["gateway"],
     RecordEvent: ["gateway"],
+    UpdateUser: ["gateway"],
   },
   oauth: {
     ListProviders: ["gateway"],

@@ -45,7 +45,8 @@ export const IDENTITY_ACCESS: AccessTable = {
   // Sets a password with no proof of the old one (better-auth's server-only setPassword): no route calls it;
   // reserved for the admin service.
   SetPassword: ["admin"],
-  UpdateUser: GATEWAY,
+  // admin: the admin area's update-user (profile fields of any user).
+  UpdateUser: ["gateway", "admin"],
   DeleteUser: GATEWAY,
   ListAccounts: GATEWAY,
   UnlinkAccount: GATEWAY,
