@@ -13,6 +13,7 @@ import { refuseMalformedInput } from "./http/body.js";
 import { errorHandler } from "./http/errors.js";
 import { observeRequests } from "./http/observe.js";
 import { rateLimit } from "./http/rate-limit.js";
+import { securityEventReporter } from "./http/security-events.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): express.Express {
     secret: config.secret,
     appUrl: config.appUrl,
     log,
+    events: securityEventReporter(deps.clients.admin, log),
     sessions: sessionResolver({ clients: deps.clients, jar, secret: config.secret, sharedCache: deps.sharedSessionCache, log }),
   };
 

@@ -102,6 +102,8 @@ export const ERRORS = {
   // Not in SPEC §8: the current better-auth client's codes for the admin-on-admin and self-removal refusals.
   YOU_CANNOT_IMPERSONATE_ADMINS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate admins"),
   YOU_CANNOT_REMOVE_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot remove yourself"),
+  // The current client's admin update-user with an empty `data`.
+  NO_DATA_TO_UPDATE: e(S.INVALID_ARGUMENT, 400, "No data to update"),
 
   // Username
   INVALID_USERNAME_OR_PASSWORD: e(S.UNAUTHENTICATED, 401, "invalid username or password"),

@@ -58,23 +58,33 @@ export function accountRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/change-email", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
+    const current = await deps.sessions.require(req);
     const body = parseBody(req, changeEmailBody);
-    await call(identity, identity.changeEmail, { userId: user.id, newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() });
+    await deps.events.reported(req, current, "user.change-email", () =>
+      call(identity, identity.changeEmail, { userId: current.user.id, newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() }),
+    );
     res.json({ status: true });
   });
 
   router.post("/change-password", async (req, res) => {
     const current = await deps.sessions.require(req);
     const body = parseBody(req, changePasswordBody);
-    const result = await call(identity, identity.changePassword, {
-      userId: current.user.id,
-      currentPassword: body.currentPassword,
-      newPassword: body.newPassword,
-      revokeOtherSessions: body.revokeOtherSessions ?? false,
-      caller: callerOf(current),
-      client: clientOf(req),
-    });
+    const revokeOtherSessions = body.revokeOtherSessions ?? false;
+    const result = await deps.events.reported(
+      req,
+      current,
+      "user.change-password",
+      () =>
+        call(identity, identity.changePassword, {
+          userId: current.user.id,
+          currentPassword: body.currentPassword,
+          newPassword: body.newPassword,
+          revokeOtherSessions,
+          caller: callerOf(current),
+          client: clientOf(req),
+        }),
+      { revokeOtherSessions },
+    );
     if (result.session) issueSession(res, deps, result.session, true);
     res.json({ token: result.session?.token ?? null, user: publicUser(result.user!) });
   });

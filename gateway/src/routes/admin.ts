@@ -49,6 +49,20 @@ const createUserBody = z.object({
   data: z.record(z.string(), z.unknown()).optional(),
 });
 const setRoleBody = z.object({ userId: id, role });
+const updateUserBody = z.object({ userId: id, data: z.record(z.string(), z.unknown()) });
+/** Fields admin update-user never writes: each has its own route, which does what the change implies. */
+const NOT_UPDATED_HERE: Record<string, string> = {
+  id: "User id cannot be updated",
+  password: "Password cannot be updated through update-user; use set-user-password",
+  email: "Email cannot be updated through admin update-user",
+  emailVerified: "emailVerified cannot be updated through admin update-user",
+  banned: "Ban fields cannot be updated through update-user; use ban-user or unban-user",
+  banReason: "Ban fields cannot be updated through update-user; use ban-user or unban-user",
+  banExpires: "Ban fields cannot be updated through update-user; use ban-user or unban-user",
+  createdAt: "createdAt cannot be updated",
+  updatedAt: "updatedAt cannot be updated",
+};
+const updateUserData = z.object({ name: z.string().min(1).max(255).optional(), image: z.string().max(2048).nullish(), role: role.optional() });
 const setUserPasswordBody = z.object({ userId: id, newPassword: z.string().max(1024) });
 const banUserBody = z.object({ userId: id, banReason: z.string().max(1024).optional(), banExpiresIn: z.number().int().min(1).max(100 * 365 * 86_400).optional() });
 const revokeUserSessionBody = z.object({ sessionToken: z.string().min(1).max(256) });
@@ -101,6 +115,29 @@ export function adminRoutes(deps: RouteDeps): Router {
     const body = parseBody(req, createUserBody);
     const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role, extraFields: body.data ?? {} });
     res.json(adminUserResponse(userOut(user)));
+  });
+
+  // The current client's adminUpdateUser: answers the user itself (not wrapped).
+  router.post("/admin/update-user", async (req, res) => {
+    const caller = callerOf(req);
+    const body = parseBody(req, updateUserBody);
+    if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
+    const refused = Object.keys(body.data).find((key) => key in NOT_UPDATED_HERE);
+    if (refused) throw new AuthError("VALIDATION_ERROR", NOT_UPDATED_HERE[refused]);
+    const known = updateUserData.safeParse(body.data);
+    if (!known.success) throw new AuthError("VALIDATION_ERROR", `Invalid data.${known.error.issues[0]?.path.join(".")}: ${known.error.issues[0]?.message}`);
+    // The other fields go to identity as extra fields: it keeps the configured ones and drops the rest.
+    const extraFields = Object.fromEntries(Object.entries(body.data).filter(([key]) => !(key in updateUserData.shape)));
+    const { user } = await call(admin, admin.updateUser, {
+      caller,
+      userId: body.userId,
+      name: known.data.name,
+      image: known.data.image ?? undefined,
+      clearImage: known.data.image === null,
+      role: known.data.role,
+      extraFields,
+    });
+    res.json(userOut(user));
   });
 
   router.post("/admin/set-role", async (req, res) => {

@@ -4,6 +4,7 @@ import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { Clients } from "../clients.js";
 import { type CookieJar, clearDontRemember, setSessionCookie } from "../http/cookies.js";
+import type { SecurityEventReporter } from "../http/security-events.js";
 import type { SessionResolver } from "../http/session.js";
 import { sign } from "../http/cookies.js";
 
@@ -14,6 +15,8 @@ export interface RouteDeps {
   secret: string;
   appUrl?: string;
   log: Logger;
+  /** Security events for the audit log (fire-and-forget). */
+  events: SecurityEventReporter;
 }
 
 export function clientOf(req: Request) {

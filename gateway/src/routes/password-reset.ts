@@ -51,7 +51,9 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
     const body = parseBody(req, resetBody);
     const token = body.token ?? parseQuery(req, resetQuery).token;
     if (!token) throw new AuthError("INVALID_TOKEN");
-    await call(identity, identity.resetPassword, { token, newPassword: body.newPassword });
+    const { userId } = await call(identity, identity.resetPassword, { token, newPassword: body.newPassword });
+    // Reported once done: a refused reset names no user (the token was not valid).
+    deps.events.report({ action: "user.reset-password", actorId: userId, targetId: userId, ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, outcome: "success", details: {} });
     res.json({ status: true });
   });
   return router;

@@ -41,22 +41,24 @@ export function sessionRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/revoke-session", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
+    const current = await deps.sessions.require(req);
     const body = parseBody(req, revokeSessionBody);
-    await call(sessions, sessions.revokeSession, { token: body.token, userId: user.id });
+    await deps.events.reported(req, current, "session.revoke-own", () => call(sessions, sessions.revokeSession, { token: body.token, userId: current.user.id }));
     res.json({ status: true });
   });
 
   router.post("/revoke-sessions", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    await call(sessions, sessions.revokeUserSessions, { userId: user.id });
+    const current = await deps.sessions.require(req);
+    await deps.events.reported(req, current, "session.revoke-own-all", () => call(sessions, sessions.revokeUserSessions, { userId: current.user.id }));
     clearSessionCookies(res, deps.jar);
     res.json({ status: true });
   });
 
   router.post("/revoke-other-sessions", async (req, res) => {
-    const { user, session } = await deps.sessions.require(req);
-    await call(sessions, sessions.revokeOtherSessions, { userId: user.id, keepToken: session.token });
+    const current = await deps.sessions.require(req);
+    await deps.events.reported(req, current, "session.revoke-own-others", () =>
+      call(sessions, sessions.revokeOtherSessions, { userId: current.user.id, keepToken: current.session.token }),
+    );
     res.json({ status: true });
   });
 

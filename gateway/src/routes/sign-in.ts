@@ -1,5 +1,6 @@
 /** POST /sign-in/email and /sign-in/username (a user with two-factor on gets a challenge instead of a session). */
-import { Router } from "express";
+import { type Request, Router } from "express";
+import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { countedSignIn } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
@@ -24,6 +25,18 @@ const signInUsernameBody = z.object({
   rememberMe: z.boolean().nullish(),
 });
 
+const WRONG_CREDENTIALS = new Set(["INVALID_EMAIL_OR_PASSWORD", "INVALID_USERNAME_OR_PASSWORD"]);
+
+/** Counts a wrong-credentials answer towards a sign-in failure burst (security events); the answer is unchanged. */
+async function countingFailures<T>(req: Request, deps: RouteDeps, identifier: string, answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (error) {
+    if (error instanceof AuthError && WRONG_CREDENTIALS.has(error.code)) deps.events.signInFailed(req, identifier);
+    throw error;
+  }
+}
+
 export function signInRoutes(deps: RouteDeps): Router {
   const router = Router();
   const identity = deps.clients.identity;
@@ -33,7 +46,7 @@ export function signInRoutes(deps: RouteDeps): Router {
     const rememberMe = body.rememberMe ?? true;
     const outcome = await countedSignIn(
       "email",
-      () => call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+      () => countingFailures(req, deps, body.email, call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) })),
       (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
     );
     if (answeredWithChallenge(req, res, deps, outcome)) return;
@@ -46,7 +59,7 @@ export function signInRoutes(deps: RouteDeps): Router {
     const rememberMe = body.rememberMe ?? true;
     const outcome = await countedSignIn(
       "username",
-      () => call(identity, identity.signInUsername, { username: body.username, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+      () => countingFailures(req, deps, body.username, call(identity, identity.signInUsername, { username: body.username, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) })),
       (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
     );
     if (answeredWithChallenge(req, res, deps, outcome)) return;

@@ -11,26 +11,26 @@ import { usePlatform } from "../../../testing/use-platform.js";
 import { anAdmin } from "../../../gateway/test/admin-fixtures.js";
 
 const platform = usePlatform();
-const clientAs = (workload: "identity" | "internal-client") =>
+const clientAs = (workload: "gateway" | "identity" | "session" | "internal-client") =>
   createGrpcClient(AdminServiceClient, platform.env.ADMIN_SERVICE_URL!, { tls: platform.grpcTls(workload), serverName: "admin" });
 
 describe("RecordEvent", () => {
   it("stores a reported event once however often it is retried, and admins read it", async () => {
-    const identity = clientAs("identity");
+    const gateway = clientAs("gateway");
     const userId = newId();
     const event = { id: newId(), action: "password.change", actorId: userId, targetId: userId, at: new Date(), ipAddress: "198.51.100.4", userAgent: "reporter", outcome: "success", details: { revokedOtherSessions: true } };
-    await call(identity, identity.recordEvent, { event });
-    await call(identity, identity.recordEvent, { event: { ...event, outcome: "failure" } });
+    await call(gateway, gateway.recordEvent, { event });
+    await call(gateway, gateway.recordEvent, { event: { ...event, outcome: "failure" } });
     const admin = await anAdmin(platform);
     const log = await admin.c.get(`/admin/list-audit-events?actorId=${userId}`);
     expect(log.body.total).toBe(1);
     expect(log.body.events[0]).toMatchObject({ id: event.id, action: "password.change", outcome: "success", ipAddress: "198.51.100.4", details: { revokedOtherSessions: true } });
-    await expect(call(identity, identity.recordEvent, { event: { ...event, id: newId(), outcome: "maybe" } })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
-    identity.close();
+    await expect(call(gateway, gateway.recordEvent, { event: { ...event, id: newId(), outcome: "maybe" } })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    gateway.close();
   });
 
-  it("is refused to a workload outside its row", async () => {
-    const outsider = clientAs("internal-client");
+  it.each(["identity", "session", "internal-client"] as const)("is refused to %s, a workload outside its row", async (workload) => {
+    const outsider = clientAs(workload);
     await expect(call(outsider, outsider.recordEvent, { event: { id: newId(), action: "x", outcome: "success" } })).rejects.toMatchObject({ code: "INTERNAL_SERVER_ERROR" });
     outsider.close();
   });

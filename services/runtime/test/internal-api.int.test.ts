@@ -37,7 +37,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ChangeEmail: ["gateway"],
     ChangePassword: ["gateway"],
     SetPassword: ["admin"],
-    UpdateUser: ["gateway"],
+    UpdateUser: ["gateway", "admin"],
     DeleteUser: ["gateway"],
     ListAccounts: ["gateway"],
     UnlinkAccount: ["gateway"],
@@ -121,7 +121,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RemoveUser: ["gateway"],
     HasPermission: ["gateway"],
     ListAuditEvents: ["gateway"],
-    RecordEvent: ["identity", "session", "gateway"],
+    RecordEvent: ["gateway"],
+    UpdateUser: ["gateway"],
   },
   oauth: {
     ListProviders: ["gateway"],

@@ -14,6 +14,8 @@ export interface IdentityPort {
   listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number }>;
   createUser(input: { email: string; password: string; name: string; role: string; extraFields: Record<string, unknown> }): Promise<User>;
   setRole(userId: string, role: string): Promise<User>;
+  /** Profile fields (name, image, configured extra fields); identity's UpdateUser. */
+  updateUser(input: { userId: string; name?: string; image?: string; clearImage: boolean; extraFields: Record<string, unknown> }): Promise<User>;
   setUserPassword(userId: string, newPassword: string): Promise<void>;
   /** Bans and ends every session of the user before answering. */
   banUser(userId: string, reason: string | undefined, expiresInSeconds: number): Promise<User>;

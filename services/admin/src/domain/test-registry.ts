@@ -41,6 +41,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       return user;
     },
     setRole: async (id, role) => update(id, { role }),
+    updateUser: async ({ userId, name, image, clearImage }) => update(userId, { ...(name !== undefined && { name }), ...(image !== undefined && { image }), ...(clearImage && { image: undefined }) }),
     setUserPassword: async (id) => void userOf(id),
     banUser: async (id, reason, seconds) => {
       const user = update(id, { banned: true, banReason: reason || "No reason", banExpires: seconds ? new Date(now + seconds * 1000) : undefined });

@@ -34,6 +34,33 @@ export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: str
     return deps.identity.setRole(userId, role);
   });
 
+export interface UpdateUserInput {
+  userId: string;
+  name?: string;
+  image?: string;
+  clearImage: boolean;
+  role?: string;
+  extraFields: Record<string, unknown>;
+}
+
+/** Changes profile fields and the role in one audited action; the role goes through SetRole (cached copies dropped). */
+export const updateUser = (deps: Deps, caller: CallerInput | undefined, input: UpdateUserInput) =>
+  asAdmin(deps, caller, { action: "user.update", targetId: input.userId, details: { fields: updatedFields(input) } }, async () => {
+    if (updatedFields(input).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
+    let user = await existingUser(deps, input.userId);
+    const { role, userId, name, image, clearImage, extraFields } = input;
+    if (name !== undefined || image !== undefined || clearImage || Object.keys(extraFields).length) {
+      user = await deps.identity.updateUser({ userId, name, image, clearImage, extraFields });
+    }
+    if (role !== undefined) user = await deps.identity.setRole(userId, role);
+    return user;
+  });
+
+function updatedFields(input: UpdateUserInput): string[] {
+  const named = (["name", "image", "role"] as const).filter((field) => input[field] !== undefined);
+  return [...named, ...(input.clearImage ? ["image"] : []), ...Object.keys(input.extraFields)];
+}
+
 export const setUserPassword = (deps: Deps, caller: CallerInput | undefined, userId: string, newPassword: string) =>
   asAdmin(deps, caller, { action: "user.set-password", targetId: userId }, async () => {
     await existingUser(deps, userId);

@@ -31,8 +31,9 @@ export const ADMIN_ACCESS: AccessTable = {
   RemoveUser: GATEWAY,
   HasPermission: GATEWAY,
   ListAuditEvents: GATEWAY,
-  // Security events reported by the services that see them; RecordEvent calls no one back (acyclic graph).
-  RecordEvent: ["identity", "session", "gateway"],
+  // Security events, reported by the gateway (which sees actor, IP, user agent and outcome); calls no one back.
+  RecordEvent: ["gateway"],
+  UpdateUser: GATEWAY,
 };
 
 const OUTCOMES = new Set(["success", "failure"]);
@@ -43,6 +44,16 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
     getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, toCallerInput(req.caller), req.userId) })),
     createUser: rpc.unary("CreateUser", async (req) => ({
       user: await users.createUser(registry, toCallerInput(req.caller), { email: req.email, password: req.password, name: req.name, role: req.role, extraFields: req.extraFields ?? {} }),
+    })),
+    updateUser: rpc.unary("UpdateUser", async (req) => ({
+      user: await users.updateUser(registry, toCallerInput(req.caller), {
+        userId: req.userId,
+        name: req.name,
+        image: req.image,
+        clearImage: req.clearImage,
+        role: req.role,
+        extraFields: req.extraFields ?? {},
+      }),
     })),
     setRole: rpc.unary("SetRole", async (req) => ({ user: await users.setRole(registry, toCallerInput(req.caller), req.userId, req.role) })),
     setUserPassword: rpc.unary("SetUserPassword", async (req) => {

@@ -60,7 +60,7 @@ export async function checkResetToken(deps: Pick<Deps, "store" | "now">, token: 
   await liveRecord(deps, token);
 }
 
-export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, input: { token: string; newPassword: string; deadline?: number }): Promise<void> {
+export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, input: { token: string; newPassword: string; deadline?: number }): Promise<string> {
   checkPasswordLength(input.newPassword, deps.config);
   const record = await liveRecord(deps, input.token);
   if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
@@ -77,4 +77,5 @@ export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, in
   await deps.store.deleteVerifications(RESET_PREFIX, userId);
   await deps.store.deleteTrustedDevices(userId);
   if (deps.config.resetPassword.revokeSessions) await deps.sessions.revokeUserSessions(userId);
+  return userId;
 }

@@ -45,7 +45,8 @@ export const IDENTITY_ACCESS: AccessTable = {
   // Sets a password with no proof of the old one (better-auth's server-only setPassword): no route calls it;
   // reserved for the admin service.
   SetPassword: ["admin"],
-  UpdateUser: GATEWAY,
+  // admin: the admin area's update-user (profile fields of any user).
+  UpdateUser: ["gateway", "admin"],
   DeleteUser: GATEWAY,
   ListAccounts: GATEWAY,
   UnlinkAccount: GATEWAY,
@@ -136,8 +137,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     resetPassword: rpc.unary("ResetPassword", async (req, { deadline }) => {
-      await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline });
-      return {};
+      return { userId: await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline }) };
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
       await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });

@@ -223,6 +223,28 @@ export interface RecordEventRequest {
 export interface RecordEventResponse {
 }
 
+export interface UpdateUserRequest {
+  caller?: Caller | undefined;
+  userId: string;
+  /** Each field is changed only when set. */
+  name?: string | undefined;
+  image?:
+    | string
+    | undefined;
+  /** Removes the image (image must be unset). */
+  clearImage: boolean;
+  /** Changed as SetRole does. */
+  role?:
+    | string
+    | undefined;
+  /** Configured extra user fields, by name (others are dropped by identity). */
+  extraFields?: { [key: string]: any } | undefined;
+}
+
+export interface UpdateUserResponse {
+  user?: User | undefined;
+}
+
 function createBaseCaller(): Caller {
   return { sessionToken: "", ipAddress: undefined, userAgent: undefined };
 }
@@ -3330,6 +3352,260 @@ export const RecordEventResponse: MessageFns<RecordEventResponse> = {
   },
 };
 
+function createBaseUpdateUserRequest(): UpdateUserRequest {
+  return {
+    caller: undefined,
+    userId: "",
+    name: undefined,
+    image: undefined,
+    clearImage: false,
+    role: undefined,
+    extraFields: undefined,
+  };
+}
+
+export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
+  encode(message: UpdateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.image !== undefined) {
+      writer.uint32(34).string(message.image);
+    }
+    if (message.clearImage !== false) {
+      writer.uint32(40).bool(message.clearImage);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(50).string(message.role);
+    }
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.clearImage = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUserRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      image: isSet(object.image) ? globalThis.String(object.image) : undefined,
+      clearImage: isSet(object.clearImage)
+        ? globalThis.Boolean(object.clearImage)
+        : isSet(object.clear_image)
+        ? globalThis.Boolean(object.clear_image)
+        : false,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateUserRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.image !== undefined) {
+      obj.image = message.image;
+    }
+    if (message.clearImage !== false) {
+      obj.clearImage = message.clearImage;
+    }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateUserRequest>, I>>(base?: I): UpdateUserRequest {
+    return UpdateUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateUserRequest>, I>>(object: I): UpdateUserRequest {
+    const message = createBaseUpdateUserRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.userId = object.userId ?? "";
+    message.name = object.name ?? undefined;
+    message.image = object.image ?? undefined;
+    message.clearImage = object.clearImage ?? false;
+    message.role = object.role ?? undefined;
+    message.extraFields = object.extraFields ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateUserResponse(): UpdateUserResponse {
+  return { user: undefined };
+}
+
+export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
+  encode(message: UpdateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: UpdateUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateUserResponse>, I>>(base?: I): UpdateUserResponse {
+    return UpdateUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateUserResponse>, I>>(object: I): UpdateUserResponse {
+    const message = createBaseUpdateUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
 /**
  * Admin orchestrates identity and session for the admin area and owns the audit log. Every admin RPC takes
  * the caller's session; the caller's user must hold one of the configured admin roles
@@ -3529,6 +3805,16 @@ export const AdminServiceService = {
     responseSerialize: (value: RecordEventResponse): Buffer => Buffer.from(RecordEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordEventResponse => RecordEventResponse.decode(value),
   },
+  /** UpdateUser changes a user's profile fields and role (the current client's admin update-user). */
+  updateUser: {
+    path: "/auth.admin.v1.AdminService/UpdateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateUserRequest): Buffer => Buffer.from(UpdateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateUserRequest => UpdateUserRequest.decode(value),
+    responseSerialize: (value: UpdateUserResponse): Buffer => Buffer.from(UpdateUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateUserResponse => UpdateUserResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -3580,6 +3866,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Errors: VALIDATION_ERROR.
    */
   recordEvent: handleUnaryCall<RecordEventRequest, RecordEventResponse>;
+  /** UpdateUser changes a user's profile fields and role (the current client's admin update-user). */
+  updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
 }
 
 export interface AdminServiceClient extends Client1 {
@@ -3854,6 +4142,22 @@ export interface AdminServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordEventResponse) => void,
+  ): ClientUnaryCall;
+  /** UpdateUser changes a user's profile fields and role (the current client's admin update-user). */
+  updateUser(
+    request: UpdateUserRequest,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
   ): ClientUnaryCall;
 }
 

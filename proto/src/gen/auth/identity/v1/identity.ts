@@ -288,6 +288,8 @@ export interface ResetPasswordRequest {
 }
 
 export interface ResetPasswordResponse {
+  /** Whose password was reset (for the gateway's security event). */
+  userId: string;
 }
 
 export interface ChangeEmailRequest {
@@ -3200,11 +3202,14 @@ export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
 };
 
 function createBaseResetPasswordResponse(): ResetPasswordResponse {
-  return {};
+  return { userId: "" };
 }
 
 export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
-  encode(_: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
     return writer;
   },
 
@@ -3221,6 +3226,14 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3233,20 +3246,30 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     }
   },
 
-  fromJSON(_: any): ResetPasswordResponse {
-    return {};
+  fromJSON(object: any): ResetPasswordResponse {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
   },
 
-  toJSON(_: ResetPasswordResponse): unknown {
+  toJSON(message: ResetPasswordResponse): unknown {
     const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(base?: I): ResetPasswordResponse {
     return ResetPasswordResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(_: I): ResetPasswordResponse {
+  fromPartial<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(object: I): ResetPasswordResponse {
     const message = createBaseResetPasswordResponse();
+    message.userId = object.userId ?? "";
     return message;
   },
 };

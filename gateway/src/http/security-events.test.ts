@@ -1,0 +1,77 @@
+/** The security event reporter: never in the way of the user's action, retries, bounded, bursts once per window. */
+import type { Request } from "express";
+import { describe, expect, it } from "vitest";
+import type { AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import { createLogger } from "@auth-platform/runtime/log";
+import { QUEUE_LIMIT, securityEventReporter } from "./security-events.js";
+import type { CurrentSession } from "./session.js";
+
+type Answer = (event: AuditEvent) => Error | null | "never";
+
+/** A stand-in admin client whose RecordEvent answers as `answer` says (an Error with a gRPC code fails it). */
+function fakeAdmin(answer: Answer) {
+  const received: AuditEvent[] = [];
+  const client = {
+    recordEvent(request: { event: AuditEvent }, _metadata: unknown, _options: unknown, callback: (error: Error | null, response?: object) => void) {
+      received.push(request.event);
+      const outcome = answer(request.event);
+      if (outcome !== "never") setImmediate(() => callback(outcome, outcome ? undefined : {}));
+    },
+  } as unknown as AdminServiceClient;
+  return { client, received };
+}
+
+const lines: string[] = [];
+const log = createLogger("gateway", "warn", (line) => void lines.push(line));
+const req = { facts: { ipAddress: "203.0.113.9", userAgent: "ua" } } as unknown as Request;
+const current = { user: { id: "u1" }, session: { impersonatedBy: "admin-1" } } as unknown as CurrentSession;
+const unavailable = () => Object.assign(new Error("unavailable"), { code: 14, details: "unavailable", metadata: { get: () => [] } });
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+describe("securityEventReporter", () => {
+  it("answers the action's result at once, even when the admin service never answers", async () => {
+    const admin = fakeAdmin(() => "never");
+    const events = securityEventReporter(admin.client, log);
+    const started = Date.now();
+    await expect(events.reported(req, current, "user.change-email", async () => 42)).resolves.toBe(42);
+    await expect(events.reported(req, current, "user.change-email", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+
+  it("retries an unreachable admin service and delivers the same event id", async () => {
+    let calls = 0;
+    const admin = fakeAdmin(() => (++calls < 3 ? unavailable() : null));
+    const events = securityEventReporter(admin.client, log);
+    await events.reported(req, current, "session.revoke-own", async () => undefined);
+    await until(() => calls >= 3);
+    expect(admin.received).toHaveLength(3);
+    expect(new Set(admin.received.map((e) => e.id)).size).toBe(1);
+    expect(admin.received[0]).toMatchObject({ action: "session.revoke-own", actorId: "u1", targetId: "u1", impersonatorId: "admin-1", ipAddress: "203.0.113.9", userAgent: "ua", outcome: "success" });
+  });
+
+  it("drops reports past the queue limit instead of growing", async () => {
+    const admin = fakeAdmin(() => "never");
+    const events = securityEventReporter(admin.client, log);
+    lines.length = 0;
+    for (let i = 0; i < QUEUE_LIMIT + 3; i++) events.report({ action: "x", outcome: "success" });
+    expect(lines.filter((line) => line.includes("queue full"))).toHaveLength(3);
+  });
+
+  it("reports a burst once per window per account and per IP, with a stable id", async () => {
+    let now = 1_000_000;
+    const admin = fakeAdmin(() => null);
+    const events = securityEventReporter(admin.client, log, { burstThreshold: 3, burstWindowMs: 60_000, now: () => now });
+    for (let i = 0; i < 7; i++) events.signInFailed(req, "Grace@Example.com");
+    await until(() => admin.received.length >= 2);
+    expect(admin.received.map((e) => e.details?.scope).sort()).toEqual(["account", "ip"]);
+    expect(admin.received.find((e) => e.details?.scope === "account")).toMatchObject({ action: "sign-in.failure-burst", details: { identifier: "grace@example.com", failures: 3 } });
+    const firstIds = admin.received.map((e) => e.id);
+    now += 60_000;
+    for (let i = 0; i < 3; i++) events.signInFailed(req, "grace@example.com");
+    await until(() => admin.received.length >= 4);
+    expect(admin.received).toHaveLength(4);
+    expect(admin.received.slice(2).map((e) => e.id)).not.toContain(firstIds[0]);
+  });
+});
