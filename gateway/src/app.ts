@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(adminRoutes(routeDeps));
   api.use(socialRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
-  api.use(openApiRoutes({ basePath: config.basePath, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
+  api.use(openApiRoutes({ devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));
 

@@ -343,8 +343,8 @@ function successResponses(operation: Operation): Record<string, JsonSchema> {
 }
 
 export interface DocumentOptions {
-  /** The base path the API is served under (AUTH_BASE_PATH), e.g. /api/auth. */
-  basePath: string;
+  /** The API's absolute URL (the request's base URL: AUTH_BASE_URL, or what the request names). */
+  baseUrl: string;
   /** Whether the development mailbox is served. */
   devMailbox: boolean;
   /** The session cookie's name (AUTH_COOKIE_PREFIX). */
@@ -385,7 +385,7 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
       description: "Email and password, sessions, two-factor, organizations, admin and social sign-in. Errors answer { code, message } with the catalogue's codes.",
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    servers: [{ url: options.basePath }],
+    servers: [{ url: options.baseUrl }],
     tags: [...new Set(OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
     paths,
     components: {
