@@ -30,6 +30,7 @@ import { signUpRoutes } from "./routes/sign-up.js";
 import { socialRoutes } from "./routes/social.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
+import { openApiRoutes } from "./routes/openapi.js";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(adminRoutes(routeDeps));
   api.use(socialRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
+  api.use(openApiRoutes({ devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(errorHandler(log));
 

@@ -11,28 +11,28 @@ import type { CurrentSession } from "../http/session.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { accountListResponse } from "./responses.js";
 
-const updateUserBody = z.looseObject({
+export const updateUserBody = z.looseObject({
   name: z.string().max(255).optional(),
   image: z.string().max(2048).nullish(),
   username: z.string().optional(),
   displayUsername: z.string().max(255).optional(),
 });
 const UPDATE_USER_FIELDS = new Set(Object.keys(updateUserBody.shape));
-const changeEmailBody = z.object({ newEmail: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
-const changePasswordBody = z.object({
+export const changeEmailBody = z.object({ newEmail: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
+export const changePasswordBody = z.object({
   newPassword: z.string().max(1024),
   currentPassword: z.string().max(1024),
   revokeOtherSessions: z.boolean().nullish(),
 });
-const deleteUserBody = z.object({
+export const deleteUserBody = z.object({
   callbackURL: z.string().max(2048).nullish(),
   password: z.string().max(1024).nullish(),
   token: z.string().max(256).nullish(),
 });
-const deleteCallbackQuery = z.looseObject({ token: z.string().min(1).max(256), callbackURL: z.string().max(2048).optional() });
+export const deleteCallbackQuery = z.looseObject({ token: z.string().min(1).max(256), callbackURL: z.string().max(2048).optional() });
 // 1.1 clients name the provider (and optionally the provider's account id); the current client names
 // only accountId, the platform's own account id (the `id` list-accounts gives).
-const unlinkBody = z
+export const unlinkBody = z
   .object({ providerId: z.string().min(1).max(255).optional(), accountId: z.string().max(255).nullish() })
   .refine((body) => body.providerId !== undefined || Boolean(body.accountId), { path: ["providerId"], message: "expected providerId or accountId" });
 

@@ -27,7 +27,7 @@ const id = z.string().min(1).max(255);
 const role = z.union([z.string().min(1).max(255), z.array(z.string().min(1).max(255)).min(1).max(32)]).transform((r) => (Array.isArray(r) ? r.join(",") : r));
 const queryInt = z.coerce.number().int().min(0).max(1_000_000).optional();
 
-const listUsersQuery = z.object({
+export const listUsersQuery = z.object({
   searchValue: z.string().max(255).optional(),
   searchField: z.string().max(64).optional(),
   searchOperator: z.string().max(64).optional(),
@@ -40,16 +40,16 @@ const listUsersQuery = z.object({
   filterValue: z.string().max(255).optional(),
   filterOperator: z.string().max(16).optional(),
 });
-const userIdBody = z.object({ userId: id });
-const createUserBody = z.object({
+export const userIdBody = z.object({ userId: id });
+export const createUserBody = z.object({
   email: z.string().max(255),
   password: z.string().max(1024),
   name: z.string().min(1).max(255),
   role,
   data: z.record(z.string(), z.unknown()).optional(),
 });
-const setRoleBody = z.object({ userId: id, role });
-const updateUserBody = z.object({ userId: id, data: z.record(z.string(), z.unknown()) });
+export const setRoleBody = z.object({ userId: id, role });
+export const updateUserBody = z.object({ userId: id, data: z.record(z.string(), z.unknown()) });
 /** Fields admin update-user never writes: each has its own route, which does what the change implies. */
 const NOT_UPDATED_HERE: Record<string, string> = {
   id: "User id cannot be updated",
@@ -63,15 +63,15 @@ const NOT_UPDATED_HERE: Record<string, string> = {
   updatedAt: "updatedAt cannot be updated",
 };
 const updateUserData = z.object({ name: z.string().min(1).max(255).optional(), image: z.string().max(2048).nullish(), role: role.optional() });
-const setUserPasswordBody = z.object({ userId: id, newPassword: z.string().max(1024) });
-const banUserBody = z.object({ userId: id, banReason: z.string().max(1024).optional(), banExpiresIn: z.number().int().min(1).max(100 * 365 * 86_400).optional() });
-const revokeUserSessionBody = z.object({ sessionToken: z.string().min(1).max(256) });
-const hasPermissionBody = z.object({
+export const setUserPasswordBody = z.object({ userId: id, newPassword: z.string().max(1024) });
+export const banUserBody = z.object({ userId: id, banReason: z.string().max(1024).optional(), banExpiresIn: z.number().int().min(1).max(100 * 365 * 86_400).optional() });
+export const revokeUserSessionBody = z.object({ sessionToken: z.string().min(1).max(256) });
+export const hasPermissionBody = z.object({
   permission: z.record(z.string(), z.array(z.string())).optional(),
   permissions: z.record(z.string(), z.array(z.string())).optional(),
 });
-const getUserQuery = z.object({ id });
-const auditQuery = z.object({
+export const getUserQuery = z.object({ id });
+export const auditQuery = z.object({
   limit: queryInt,
   offset: queryInt,
   action: z.string().max(64).optional(),

@@ -9,7 +9,7 @@ import { parseBody } from "../http/body.js";
 import type { RouteDeps } from "./deps.js";
 import { updateSessionResponse, usernameAvailabilityResponse } from "./responses.js";
 
-const usernameBody = z.object({ username: z.string().max(255) });
+export const usernameBody = z.object({ username: z.string().max(255) });
 
 export function currentClientRoutes(deps: RouteDeps): Router {
   const router = Router();

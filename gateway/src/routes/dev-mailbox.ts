@@ -9,7 +9,7 @@ import { type NotificationServiceClient, type OutboxMessage, templateToJSON } fr
 import { call } from "@auth-platform/runtime/rpc";
 import { parseQuery } from "../http/body.js";
 
-const outboxQuery = z.object({
+export const outboxQuery = z.object({
   to: z.string().trim().max(320).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });

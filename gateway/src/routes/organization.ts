@@ -34,31 +34,31 @@ const metadata = z.record(z.string().max(64), z.string().max(1024));
 /** The current client sends several roles as an array; they are kept comma-separated. */
 const role = z.union([z.string().min(1).max(255), z.array(z.string().min(1).max(64)).min(1).max(8)]).transform((r) => (Array.isArray(r) ? r.join(",") : r));
 
-const createBody = z.object({ name: text.min(1), slug: text.min(1), userId: id.optional(), logo: z.string().max(2048).optional(), metadata: metadata.optional() });
-const updateBody = z.object({
+export const createBody = z.object({ name: text.min(1), slug: text.min(1), userId: id.optional(), logo: z.string().max(2048).optional(), metadata: metadata.optional() });
+export const updateBody = z.object({
   data: z.object({ name: text.min(1).optional(), slug: text.min(1).optional(), logo: z.string().max(2048).nullish(), metadata: metadata.optional() }),
   organizationId: id.optional(),
 });
-const organizationIdBody = z.object({ organizationId: id });
-const targetQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional() });
-const setActiveBody = z.object({ organizationId: id.nullish(), organizationSlug: text.optional() });
-const listMembersQuery = z.looseObject({
+export const organizationIdBody = z.object({ organizationId: id });
+export const targetQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional() });
+export const setActiveBody = z.object({ organizationId: id.nullish(), organizationSlug: text.optional() });
+export const listMembersQuery = z.looseObject({
   organizationId: id.optional(),
   organizationSlug: text.optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).max(1_000_000).optional(),
 });
-const activeRoleQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional(), userId: id.optional() });
-const inviteBody = z.object({ email: z.string().max(320), role, organizationId: id.optional(), resend: z.boolean().optional() });
-const invitationIdBody = z.object({ invitationId: id });
-const invitationQuery = z.looseObject({ id });
-const organizationQuery = z.looseObject({ organizationId: id.optional() });
-const removeBody = z.object({ memberIdOrEmail: z.string().min(1).max(320), organizationId: id.optional() });
-const updateRoleBody = z.object({ memberId: id, role, organizationId: id.optional() });
-const slugBody = z.object({ slug: text.min(1) });
+export const activeRoleQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional(), userId: id.optional() });
+export const inviteBody = z.object({ email: z.string().max(320), role, organizationId: id.optional(), resend: z.boolean().optional() });
+export const invitationIdBody = z.object({ invitationId: id });
+export const invitationQuery = z.looseObject({ id });
+export const organizationQuery = z.looseObject({ organizationId: id.optional() });
+export const removeBody = z.object({ memberIdOrEmail: z.string().min(1).max(320), organizationId: id.optional() });
+export const updateRoleBody = z.object({ memberId: id, role, organizationId: id.optional() });
+export const slugBody = z.object({ slug: text.min(1) });
 const actions = z.record(z.string().max(64), z.array(z.string().max(64)).max(16));
 /** `permission` (1.1) or `permissions` (current client). */
-const permissionBody = z.object({ organizationId: id.optional(), permission: actions.optional(), permissions: actions.optional() });
+export const permissionBody = z.object({ organizationId: id.optional(), permission: actions.optional(), permissions: actions.optional() });
 
 export function organizationRoutes(deps: RouteDeps): Router {
   const router = Router();

@@ -8,13 +8,13 @@ import { redirectTo } from "../http/redirect.js";
 import type { RouteDeps } from "./deps.js";
 import { passwordResetRequestedResponse } from "./responses.js";
 
-const requestBody = z.object({ email: z.string().max(255), redirectTo: z.string().max(2048).nullish() });
+export const requestBody = z.object({ email: z.string().max(255), redirectTo: z.string().max(2048).nullish() });
 /** The address rule identity applies (validation.ts normaliseEmail): trimmed, lower-cased, then checked. */
 const emailAddress = z.email();
 
-const landingQuery = z.looseObject({ callbackURL: z.string().min(1).max(2048) });
-const resetBody = z.object({ newPassword: z.string().max(1024), token: z.string().max(256).nullish() });
-const resetQuery = z.looseObject({ token: z.string().max(256).optional() });
+export const landingQuery = z.looseObject({ callbackURL: z.string().min(1).max(2048) });
+export const resetBody = z.object({ newPassword: z.string().max(1024), token: z.string().max(256).nullish() });
+export const resetQuery = z.looseObject({ token: z.string().max(256).optional() });
 
 export function passwordResetRoutes(deps: RouteDeps): Router {
   const router = Router();

@@ -13,7 +13,7 @@ import type { RouteDeps } from "./deps.js";
 
 // Fields such as userId or useAccountCookie may be sent too; the session decides the user, and no account
 // cookie is kept, so they select nothing and are ignored.
-const selection = z.looseObject({
+export const selection = z.looseObject({
   accountId: z.string().min(1).max(255).optional(),
   providerId: z.string().min(1).max(255).optional(),
 });

@@ -9,8 +9,8 @@ import { publicSession } from "../http/public-shapes.js";
 import type { RouteDeps } from "./deps.js";
 import { sessionResponse } from "./responses.js";
 
-const getSessionQuery = z.looseObject({ disableCookieCache: queryBool, disableRefresh: queryBool });
-const revokeSessionBody = z.object({ token: z.string().min(1).max(256) });
+export const getSessionQuery = z.looseObject({ disableCookieCache: queryBool, disableRefresh: queryBool });
+export const revokeSessionBody = z.object({ token: z.string().min(1).max(256) });
 
 export function sessionRoutes(deps: RouteDeps): Router {
   const router = Router();

@@ -10,14 +10,14 @@ import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signInEmailResponse, signInUsernameResponse } from "./responses.js";
 import { answeredWithChallenge, trustedDeviceOf } from "./two-factor.js";
 
-const signInEmailBody = z.object({
+export const signInEmailBody = z.object({
   email: z.string().max(255),
   password: z.string().max(1024),
   callbackURL: z.string().nullish(),
   rememberMe: z.boolean().nullish(),
 });
 
-const signInUsernameBody = z.object({
+export const signInUsernameBody = z.object({
   username: z.string().max(255),
   password: z.string().max(1024),
   // The current client may send one (checked like every callback URL); redirect then answers true.

@@ -8,7 +8,7 @@ import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signUpResponse } from "./responses.js";
 
-const signUpBody = z.looseObject({
+export const signUpBody = z.looseObject({
   name: z.string().max(255),
   email: z.string().max(255),
   password: z.string(),

@@ -20,7 +20,7 @@ import { socialRedirectResponse, socialTokenResponse } from "./responses.js";
 const provider = z.string().min(1).max(64);
 const scopes = z.array(z.string().min(1).max(255)).max(50).optional();
 
-const signInSocialBody = z.object({
+export const signInSocialBody = z.object({
   provider,
   callbackURL: z.string().nullish(),
   newUserCallbackURL: z.string().nullish(),
@@ -40,7 +40,7 @@ const signInSocialBody = z.object({
     .nullish(),
 });
 
-const linkSocialBody = z.object({
+export const linkSocialBody = z.object({
   provider,
   callbackURL: z.string().nullish(),
   errorCallbackURL: z.string().nullish(),
@@ -49,7 +49,7 @@ const linkSocialBody = z.object({
 });
 
 // What a provider sends back, in the query (GET) or a form (Apple's POST).
-const callbackFields = z.looseObject({
+export const callbackFields = z.looseObject({
   code: z.string().max(4096).optional(),
   state: z.string().max(256).optional(),
   error: z.string().max(256).optional(),

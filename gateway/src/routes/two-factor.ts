@@ -30,17 +30,17 @@ import {
   twoFactorVerifiedResponse,
 } from "./responses.js";
 
-const passwordBody = z.object({ password: z.string().max(1024) });
+export const passwordBody = z.object({ password: z.string().max(1024) });
 // method: the current client may name it; only TOTP enrolment is served (mailed codes need no enrolment).
-const enableBody = passwordBody.extend({ issuer: z.string().max(100).nullish(), method: z.literal("totp").nullish() });
-const verifyBody = z.object({
+export const enableBody = passwordBody.extend({ issuer: z.string().max(100).nullish(), method: z.literal("totp").nullish() });
+export const verifyBody = z.object({
   code: z.string().max(64),
   trustDevice: z.boolean().nullish(),
   // Current client (verify-backup-code): true keeps the caller's session cookie as it is; ours never changes it.
   disableSession: z.boolean().nullish(),
 });
-const sendOtpBody = z.object({ trustDevice: z.boolean().nullish() }).nullish();
-const revokeBody = z.object({ id: z.string().min(1).max(64) });
+export const sendOtpBody = z.object({ trustDevice: z.boolean().nullish() }).nullish();
+export const revokeBody = z.object({ id: z.string().min(1).max(64) });
 
 /** The trusted-device token the request's cookie carries (signature checked), for a sign-in call. */
 export const trustedDeviceOf = (req: Request, deps: RouteDeps) => trustDeviceCookie(req, deps.jar, deps.secret) ?? undefined;

@@ -8,8 +8,8 @@ import { redirectTo } from "../http/redirect.js";
 import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 
-const sendBody = z.object({ email: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
-const verifyQuery = z.looseObject({ token: z.string().min(1).max(4096), callbackURL: z.string().max(2048).optional() });
+export const sendBody = z.object({ email: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
+export const verifyQuery = z.looseObject({ token: z.string().min(1).max(4096), callbackURL: z.string().max(2048).optional() });
 
 export function verificationRoutes(deps: RouteDeps): Router {
   const router = Router();

@@ -1,0 +1,229 @@
+/**
+ * The public JSON shapes (public-shapes.ts, routes/responses.ts) as zod schemas, for the OpenAPI document
+ * (http/openapi.ts). The builders' return types are checked against these at compile time where the
+ * document's registry names them (ok() in openapi.ts), and the real answers at run time by
+ * gateway/test/openapi-responses.int.test.ts. Objects are strict (additionalProperties: false in the
+ * document) except the user, which carries the configured additional fields.
+ */
+import * as z from "zod";
+import { ERRORS } from "@auth-platform/proto/errors";
+
+const when = z.iso.datetime({ offset: true });
+const nullableText = z.string().nullable();
+
+export const userSchema = z
+  .looseObject({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    emailVerified: z.boolean(),
+    image: nullableText,
+    createdAt: when,
+    updatedAt: when,
+    username: nullableText,
+    displayUsername: nullableText,
+    twoFactorEnabled: z.boolean(),
+    role: nullableText,
+    banned: z.boolean(),
+    banReason: nullableText,
+    banExpires: when.nullable(),
+  })
+  .describe("A user; configured additional fields appear beside these.");
+
+export const sessionSchema = z.object({
+  id: z.string(),
+  token: z.string(),
+  userId: z.string(),
+  expiresAt: when,
+  ipAddress: nullableText,
+  userAgent: nullableText,
+  createdAt: when,
+  updatedAt: when,
+  impersonatedBy: nullableText.optional(),
+  activeOrganizationId: nullableText.optional(),
+});
+
+export const trustedDeviceSchema = z.object({
+  id: z.string(),
+  userAgent: nullableText,
+  ipAddress: nullableText,
+  createdAt: when,
+  lastUsedAt: when,
+  expiresAt: when,
+});
+
+export const organizationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  logo: nullableText,
+  metadata: z.record(z.string(), z.string()).nullable(),
+  createdAt: when,
+});
+
+export const memberSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  userId: z.string(),
+  role: z.string(),
+  createdAt: when,
+  user: z.object({ id: z.string(), name: z.string(), email: z.string(), image: nullableText }).optional(),
+});
+
+export const invitationSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  email: z.string(),
+  role: z.string(),
+  status: z.enum(["pending", "accepted", "rejected", "canceled"]),
+  inviterId: z.string(),
+  expiresAt: when,
+  createdAt: when,
+});
+
+// ---- response bodies ----
+
+const status = z.object({ status: z.boolean() });
+const success = z.object({ success: z.boolean() });
+
+export const statusSchema = status;
+export const successSchema = success;
+export const okSchema = z.object({ ok: z.literal(true) });
+
+export const signUpSchema = z.object({ token: z.string().nullable(), user: userSchema });
+
+export const signInSchema = z.object({ redirect: z.boolean(), token: z.string(), url: z.string().optional(), user: userSchema });
+
+export const twoFactorRedirectSchema = z.object({ twoFactorRedirect: z.boolean(), twoFactorMethods: z.array(z.string()) });
+
+/** A sign-in answers the session, or (a two-factor user on an untrusted device) the challenge. */
+export const signInOrChallengeSchema = z.union([signInSchema, twoFactorRedirectSchema]);
+
+export const sessionWithUserSchema = z.object({ session: sessionSchema, user: userSchema });
+
+export const updateSessionSchema = z.object({ session: sessionSchema });
+
+export const accountListSchema = z.array(
+  z.object({
+    id: z.string(),
+    provider: z.string(),
+    providerId: z.string(),
+    accountId: z.string(),
+    userId: z.string(),
+    createdAt: when,
+    updatedAt: when,
+    scopes: z.array(z.string()),
+  }),
+);
+
+export const passwordResetRequestedSchema = z.object({ status: z.boolean(), message: z.string() });
+
+export const usernameAvailabilitySchema = z.object({ available: z.boolean() });
+
+export const tokenAndUserSchema = z.object({ token: z.string().nullable(), user: userSchema });
+
+export const verifiedEmailSchema = z.object({ status: z.boolean(), user: userSchema });
+
+export const deleteUserSchema = z.object({ success: z.boolean(), message: z.string() });
+
+export const enableTwoFactorSchema = z.object({ method: z.literal("totp"), totpURI: z.string(), backupCodes: z.array(z.string()) });
+
+export const totpUriSchema = z.object({ totpURI: z.string() });
+
+export const backupCodesSchema = z.object({ status: z.boolean(), backupCodes: z.array(z.string()) });
+
+export const twoFactorVerifiedSchema = z.object({ token: z.string(), user: userSchema });
+
+export const trustedDevicesSchema = z.object({ devices: z.array(trustedDeviceSchema) });
+
+export const accessTokenSchema = z.object({
+  accessToken: z.string().optional(),
+  accessTokenExpiresAt: when.optional(),
+  scopes: z.array(z.string()),
+  idToken: z.string().optional(),
+});
+
+export const refreshedTokenSchema = z.object({
+  accessToken: z.string().optional(),
+  refreshToken: z.string().optional(),
+  accessTokenExpiresAt: when.optional(),
+  refreshTokenExpiresAt: when.optional(),
+  scope: z.string(),
+  idToken: z.string().optional(),
+  providerId: z.string().optional(),
+  accountId: z.string().optional(),
+});
+
+export const accountInfoSchema = z.object({
+  user: z.record(z.string(), z.unknown()),
+  data: z.record(z.string(), z.unknown()),
+  account: z.object({ id: z.string().optional(), providerId: z.string().optional(), accountId: z.string().optional() }),
+});
+
+export const socialRedirectSchema = z.object({ url: z.string(), redirect: z.boolean() });
+
+export const socialSignInSchema = z.union([socialRedirectSchema, signInSchema]);
+
+export const fullOrganizationSchema = organizationSchema.extend({ members: z.array(memberSchema), invitations: z.array(invitationSchema) });
+
+export const memberListSchema = z.object({ members: z.array(memberSchema), total: z.number().int() });
+
+export const removedMemberSchema = z.object({ member: memberSchema });
+
+export const invitationDetailSchema = invitationSchema.extend({ organizationName: z.string(), organizationSlug: z.string(), inviterEmail: z.string() });
+
+export const acceptedInvitationSchema = z.object({ invitation: invitationSchema, member: memberSchema });
+
+export const rejectedInvitationSchema = z.object({ invitation: invitationSchema, member: z.null() });
+
+export const permissionSchema = z.object({ error: z.null(), success: z.boolean() });
+
+export const memberRoleSchema = z.object({ role: z.string() });
+
+export const adminUserSchema = z.object({ user: userSchema });
+
+export const listUsersSchema = z.object({ users: z.array(userSchema), total: z.number().int(), limit: z.number().int().optional(), offset: z.number().int().optional() });
+
+export const listUserSessionsSchema = z.object({ sessions: z.array(sessionSchema) });
+
+export const auditEventsSchema = z.object({
+  events: z.array(
+    z.object({
+      id: z.string(),
+      action: z.string(),
+      actorId: nullableText,
+      impersonatorId: nullableText,
+      targetId: nullableText,
+      at: when,
+      ipAddress: nullableText,
+      userAgent: nullableText,
+      outcome: z.string(),
+      details: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  total: z.number().int(),
+});
+
+export const outboxSchema = z.object({
+  messages: z.array(
+    z.object({
+      id: z.string(),
+      to: z.string(),
+      subject: z.string(),
+      text: z.string(),
+      html: z.string(),
+      template: z.string(),
+      createdAt: when,
+      deliveredAt: when.nullable(),
+      links: z.array(z.string()),
+    }),
+  ),
+});
+
+/** The error body for one HTTP status: the catalogue's codes answered with that status. */
+export function errorSchema(http: number) {
+  const codes = Object.entries(ERRORS)
+    .filter(([, entry]) => entry.http === http)
+    .map(([code]) => code);
+  return z.object({ code: codes.length ? z.enum(codes as [string, ...string[]]) : z.string(), message: z.string() });
+}

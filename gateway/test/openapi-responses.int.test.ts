@@ -1,0 +1,407 @@
+/**
+ * Every route's real answers conform to the OpenAPI document the gateway serves: a user's whole journey
+ * (sign-up to deletion, two-factor, organizations, admin, social sign-in through a real OpenID provider, the
+ * development mailbox) and its failures run through a browser whose every answer from the gateway is checked
+ * against GET /openapi.json: the status must be declared for the operation, a JSON body must validate against
+ * the schema declared for that status, a redirect must carry a Location. The last test requires a checked
+ * success and a checked error for every operation of the document.
+ */
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { beforeAll, describe, expect, it } from "vitest";
+import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
+import { BrowserFlow } from "../../testing/browser-flow.js";
+import { uniqueEmail } from "../../testing/http.js";
+import { useSocialPlatform } from "../../testing/social-platform.js";
+import { OPERATIONS } from "../src/http/openapi.js";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+const social = useSocialPlatform();
+const PASSWORD = "password-123";
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, any> }>>; components: { responses: Record<string, any> } };
+let doc: Doc;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>();
+/** "post /sign-in/email" -> the statuses seen (each checked). */
+const seen = new Map<string, Set<number>>();
+const problems: string[] = [];
+
+const routes = OPERATIONS.map((o) => ({ key: `${o.method} ${o.path}`, method: o.method, template: o.path.replace(/:(\w+)/g, "{$1}"), pattern: new RegExp(`^${o.path.replace(/:\w+/g, "[^/]+")}$`) }));
+
+/** Checks one answer of the gateway against the document; a mismatch is recorded (asserted at the end of each test). */
+async function conform(method: string, url: URL, res: Response): Promise<void> {
+  const base = new URL(social.platform.baseURL);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) return;
+  const path = url.pathname.slice(base.pathname.length);
+  const route = routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
+  if (!route) return void problems.push(`${method} ${path}: no operation in the document`);
+  const declared = doc.paths[route.template]?.[route.method]?.responses ?? {};
+  let response = declared[String(res.status)];
+  if (!response) return void problems.push(`${route.key}: status ${res.status} is not declared`);
+  if (response.$ref) response = doc.components.responses[response.$ref.split("/").pop()!];
+  (seen.get(route.key) ?? seen.set(route.key, new Set()).get(route.key)!).add(res.status);
+  const text = await res.clone().text();
+  if (res.status >= 300 && res.status < 400) {
+    if (!res.headers.get("location")) problems.push(`${route.key}: ${res.status} without a Location`);
+    return;
+  }
+  const json = response.content?.["application/json"];
+  if (!json) {
+    if (!(res.headers.get("content-type") ?? "").includes("text/html")) problems.push(`${route.key}: ${res.status} should be HTML`);
+    return;
+  }
+  const id = `${route.key} ${res.status}`;
+  if (!validators.has(id)) validators.set(id, ajv.compile(json.schema));
+  const validate = validators.get(id)!;
+  if (!validate(JSON.parse(text))) problems.push(`${id}: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 300)}`);
+}
+
+/** A browser whose every answer from the gateway is checked against the document. */
+class CheckedBrowser extends BrowserFlow {
+  constructor() {
+    super((url) => url.origin === social.idp.issuer || url.href.startsWith(`${social.platform.baseURL}/`));
+  }
+  override async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const res = await super.request(url, init);
+    await conform(init.method ?? "GET", new URL(url), res);
+    return res;
+  }
+  async call(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+    const init: RequestInit = { method };
+    if (method === "POST") Object.assign(init, { headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+    const res = await this.request(`${social.platform.baseURL}${path}`, init);
+    const text = await res.text();
+    return { status: res.status, body: (res.headers.get("content-type") ?? "").includes("json") && text ? JSON.parse(text) : text, headers: res.headers };
+  }
+  get = (path: string) => this.call("GET", path);
+  post = (path: string, body?: unknown) => this.call("POST", path, body);
+}
+
+const browser = () => new CheckedBrowser();
+
+async function signedUp(name = "Grace", extra: Record<string, unknown> = {}) {
+  const b = browser();
+  const email = uniqueEmail(name.toLowerCase());
+  const res = await b.post("/sign-up/email", { name, email, password: PASSWORD, ...extra });
+  expect(res.status).toBe(200);
+  return { b, email, id: res.body.user.id as string, token: res.body.token as string };
+}
+
+type Mail = { links: string[]; text: string; template: string; createdAt: string };
+
+/** The newest development-mailbox message of a template to an address, waiting for identity's mail queue. */
+async function lastMail(b: CheckedBrowser, to: string, template: string, after = ""): Promise<Mail> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const res = await b.get(`/dev/outbox?to=${encodeURIComponent(to)}`);
+    expect(res.status).toBe(200);
+    const found = (res.body.messages as Mail[]).filter((m) => m.template === template && m.createdAt > after).sort((x, y) => y.createdAt.localeCompare(x.createdAt))[0];
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ${template} mail to ${to}`);
+}
+
+const codeFor = (totpURI: string) => totpCode(base32Decode(new URL(totpURI).searchParams.get("secret")!), totpStep(new Date()));
+
+function expectConforming() {
+  const found = problems.splice(0);
+  expect(found).toEqual([]);
+}
+
+beforeAll(async () => {
+  const res = await fetch(`${social.platform.baseURL}/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Doc;
+  expect((doc as any).servers).toEqual([{ url: social.platform.baseURL }]);
+});
+
+describe("real answers conform to GET /openapi.json", () => {
+  it("meta routes and the document itself", async () => {
+    const b = browser();
+    expect((await b.get("/ok")).status).toBe(200);
+    expect((await b.get("/error?error=state_not_found")).status).toBe(200);
+    expect((await b.get("/openapi.json")).status).toBe(200);
+    for (const path of ["/ok", "/error", "/openapi.json"]) expect((await b.get(`${path}?probe=%00`)).status).toBe(400);
+    expect((await b.get("/dev/outbox?limit=0")).status).toBe(400);
+    expect((await b.get("/dev/outbox")).status).toBe(200);
+    expectConforming();
+  });
+
+  it("sign-up, sign-in and sessions", async () => {
+    const { b, email } = await signedUp("Sessions", { username: `user_${Date.now().toString(36)}` });
+    expect((await b.post("/sign-up/email", { name: "Again", email, password: PASSWORD })).status).toBeGreaterThanOrEqual(400);
+    expect((await b.post("/sign-up/email", { name: 1 })).status).toBe(400);
+    const other = browser();
+    expect((await other.post("/sign-in/email", { email, password: "wrong-password" })).status).toBe(401);
+    const signedIn = await other.post("/sign-in/email", { email, password: PASSWORD });
+    expect(signedIn.status).toBe(200);
+    const me = (await b.get("/get-session")).body;
+    expect((await other.post("/sign-in/username", { username: me.user.username, password: "wrong-password" })).status).toBe(401);
+    expect((await other.post("/sign-in/username", { username: me.user.username, password: PASSWORD })).status).toBe(200);
+    expect((await b.post("/get-session")).status).toBe(200);
+    expect((await browser().get("/get-session")).body).toBeNull();
+    expect((await b.get("/get-session?disableRefresh=maybe")).status).toBe(400);
+    expect((await b.post("/get-session?disableCookieCache=maybe")).status).toBe(400);
+    expect((await b.get("/list-sessions")).body.length).toBeGreaterThanOrEqual(2);
+    expect((await b.post("/revoke-session", {})).status).toBe(400);
+    expect((await b.post("/revoke-session", { token: signedIn.body.token })).status).toBe(200);
+    expect((await b.post("/revoke-other-sessions")).status).toBe(200);
+    expect((await b.post("/update-session", {})).status).toBe(200);
+    expect((await b.post("/is-username-available", { username: me.user.username })).body).toEqual({ available: false });
+    expect((await b.post("/is-username-available", {})).status).toBe(400);
+    expect((await b.post("/sign-out?probe=%00")).status).toBe(400);
+    expect((await b.post("/revoke-sessions")).status).toBe(200);
+    const again = browser();
+    expect((await again.post("/sign-in/email", { email, password: PASSWORD })).status).toBe(200);
+    expect((await again.post("/sign-out")).status).toBe(200);
+    expectConforming();
+  });
+
+  it("every route that needs a session answers 401 without one", async () => {
+    const anonymous = browser();
+    const statuses: Record<string, number> = {};
+    for (const operation of OPERATIONS.filter((o) => o.session)) {
+      // The two routes that check a required query parameter before the session get one.
+      const path = operation.path.replace(/:(\w+)/g, "x") + ({ "/delete-user/callback": "?token=x", "/admin/get-user": "?id=x" }[operation.path] ?? "");
+      const res = operation.method === "get" ? await anonymous.get(path) : await anonymous.post(path, {});
+      statuses[`${operation.method} ${operation.path}`] = res.status;
+    }
+    expect(Object.entries(statuses).filter(([, status]) => status !== 401)).toEqual([]);
+    expectConforming();
+  });
+
+  it("email verification, password reset and account settings", async () => {
+    const { b, email } = await signedUp("Account");
+    expect((await b.post("/send-verification-email", { email: 5 })).status).toBe(400);
+    expect((await b.post("/send-verification-email", { email })).status).toBe(200);
+    const verify = (await lastMail(b, email, "email-verification")).links.find((link) => link.includes("/verify-email"))!;
+    expect((await b.get("/verify-email?token=not-a-token")).status).toBeGreaterThanOrEqual(400);
+    const verified = await b.request(verify);
+    expect([200, 302]).toContain(verified.status);
+    expect((await b.get(`/verify-email?token=x&callbackURL=${encodeURIComponent("/dashboard")}`)).status).toBe(302);
+
+    expect((await b.post("/forget-password", { email: "not an address" })).status).toBe(400);
+    expect((await b.post("/request-password-reset", { email: "not an address" })).status).toBe(400);
+    // Unknown and known addresses are answered alike; the one reset link below is the known address's.
+    expect((await b.post("/forget-password", { email: uniqueEmail("unknown") })).status).toBe(200);
+    expect((await b.post("/request-password-reset", { email, redirectTo: "/reset" })).status).toBe(200);
+    const resetLink = (await lastMail(b, email, "password-reset")).links.find((link) => link.includes("/reset-password/"))!;
+    const token = new URL(resetLink).pathname.split("/").pop()!;
+    expect((await b.get(`/reset-password/${token}`)).status).toBe(400);
+    expect((await b.request(resetLink)).status).toBe(302);
+    expect((await b.post("/reset-password", { newPassword: "another-password-1", token: "wrong" })).status).toBe(400);
+    const reset = await b.post("/reset-password", { newPassword: "another-password-1", token });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+
+    const { b: user } = await signedUp("Settings");
+    expect((await user.post("/update-user", { name: 5 })).status).toBe(400);
+    expect((await user.post("/update-user", { name: "Renamed" })).status).toBe(200);
+    expect((await user.post("/change-email", { newEmail: 5 })).status).toBe(400);
+    expect((await user.post("/change-email", { newEmail: uniqueEmail("changed") })).status).toBe(200);
+    expect((await user.post("/change-password", { currentPassword: "wrong-password", newPassword: "another-password-1" })).status).toBe(400);
+    expect((await user.post("/change-password", { currentPassword: PASSWORD, newPassword: "another-password-1" })).status).toBe(200);
+    expect((await user.get("/list-accounts")).status).toBe(200);
+    expect((await user.post("/unlink-account", { providerId: "credential" })).status).toBe(400);
+    expect((await user.post("/get-access-token", { providerId: "google" })).status).toBe(400);
+    expect((await user.post("/refresh-token", { providerId: "google" })).status).toBe(400);
+    expect((await user.get("/account-info?providerId=google")).status).toBe(400);
+
+    const { b: leaving, email: leavingEmail } = await signedUp("Leaving");
+    expect((await leaving.post("/delete-user", { password: "wrong-password" })).status).toBe(400);
+    expect((await leaving.post("/delete-user", { password: PASSWORD })).status).toBe(200);
+    const confirm = (await lastMail(leaving, leavingEmail, "delete-account")).links.find((link) => link.includes("/delete-user/callback"))!;
+    expect((await leaving.get("/delete-user/callback?token=wrong")).status).toBeGreaterThanOrEqual(400);
+    expect([200, 302]).toContain((await leaving.request(confirm)).status);
+    expectConforming();
+  });
+
+  it("two-factor enrolment, the challenge and trusted devices", async () => {
+    const { b, email } = await signedUp("Twofa");
+    expect((await b.post("/two-factor/enable", { password: "wrong-password" })).status).toBe(400);
+    const enabled = await b.post("/two-factor/enable", { password: PASSWORD });
+    expect(enabled.status).toBe(200);
+    const { totpURI, backupCodes } = enabled.body;
+    expect((await b.post("/two-factor/verify-totp", { code: codeFor(totpURI) })).status).toBe(200);
+    expect((await b.post("/two-factor/get-totp-uri", { password: PASSWORD })).status).toBe(200);
+    expect((await b.post("/two-factor/get-totp-uri", { password: "wrong-password" })).status).toBe(400);
+    expect((await b.post("/two-factor/generate-backup-codes", { password: "wrong-password" })).status).toBe(400);
+    const codes = (await b.post("/two-factor/generate-backup-codes", { password: PASSWORD })).body.backupCodes as string[];
+    expect(codes.length).toBeGreaterThan(0);
+    expect(backupCodes.length).toBeGreaterThan(0);
+
+    const challenged = browser();
+    expect((await challenged.post("/two-factor/send-otp")).status).toBe(401);
+    expect((await challenged.post("/two-factor/verify-otp", { code: "123456" })).status).toBe(401);
+    expect((await challenged.post("/two-factor/verify-backup-code", { code: "nope" })).status).toBe(401);
+    expect((await challenged.post("/two-factor/verify-totp", { code: "123456" })).status).toBe(401);
+    expect((await challenged.post("/sign-in/email", { email, password: PASSWORD })).body.twoFactorRedirect).toBe(true);
+    expect((await challenged.post("/two-factor/send-otp")).status).toBe(200);
+    const otp = /\b(\d{6})\b/.exec((await lastMail(challenged, email, "sign-in-code")).text)![1]!;
+    expect((await challenged.post("/two-factor/verify-otp", { code: otp, trustDevice: true })).status).toBe(200);
+
+    const second = browser();
+    expect((await second.post("/sign-in/email", { email, password: PASSWORD })).body.twoFactorRedirect).toBe(true);
+    expect((await second.post("/two-factor/verify-backup-code", { code: codes[0] })).status).toBe(200);
+
+    const devices = (await challenged.get("/two-factor/list-trusted-devices")).body.devices as { id: string }[];
+    expect(devices.length).toBe(1);
+    expect((await challenged.post("/two-factor/revoke-trusted-device", { id: "" })).status).toBe(400);
+    expect((await challenged.post("/two-factor/revoke-trusted-device", { id: devices[0]!.id })).status).toBe(200);
+    expect((await b.post("/two-factor/disable", { password: "wrong-password" })).status).toBe(400);
+    expect((await b.post("/two-factor/disable", { password: PASSWORD })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("organizations, members and invitations", async () => {
+    const owner = await signedUp("Owner");
+    const invitee = await signedUp("Invitee");
+    const slug = `org-${Date.now().toString(36)}`;
+    const o = owner.b;
+    expect((await o.post("/organization/create", { name: "", slug })).status).toBe(400);
+    const created = await o.post("/organization/create", { name: "Acme", slug, metadata: { plan: "pro" } });
+    expect(created.status).toBe(200);
+    const organizationId = created.body.id as string;
+    expect((await o.post("/organization/create", { name: "Acme", slug })).status).toBeGreaterThanOrEqual(400);
+    expect((await o.post("/organization/update", { data: { name: "Acme 2" }, organizationId })).status).toBe(200);
+    expect((await o.post("/organization/update", { data: { name: "" }, organizationId })).status).toBe(400);
+    expect((await o.post("/organization/set-active", { organizationId })).status).toBe(200);
+    expect((await o.post("/organization/set-active", { organizationId: "" })).status).toBe(400);
+    expect((await o.get(`/organization/get-full-organization?organizationId=${organizationId}`)).status).toBe(200);
+    expect((await o.get("/organization/get-full-organization?organizationId=missing")).status).toBeGreaterThanOrEqual(400);
+    expect((await o.get(`/organization/get-organization?organizationSlug=${slug}`)).status).toBe(200);
+    expect((await o.get("/organization/get-organization?organizationId=missing")).status).toBeGreaterThanOrEqual(400);
+    expect((await o.get("/organization/list")).status).toBe(200);
+    expect((await o.get("/organization/list?probe=%00")).status).toBe(400);
+    expect((await o.get("/organization/list-members")).status).toBe(200);
+    expect((await o.get("/organization/list-members?limit=0")).status).toBe(400);
+    expect((await o.get("/organization/get-active-member")).status).toBe(200);
+    expect((await o.get("/organization/get-active-member-role")).status).toBe(200);
+    expect((await o.get(`/organization/get-active-member-role?userId=${invitee.id}`)).status).toBe(400);
+    expect((await invitee.b.get(`/organization/get-active-member?organizationId=${organizationId}`)).status).toBeGreaterThanOrEqual(400);
+    expect((await o.post("/organization/check-slug", { slug: `free-${slug}` })).status).toBe(200);
+    expect((await o.post("/organization/check-slug", { slug })).status).toBeGreaterThanOrEqual(400);
+    expect((await o.post("/organization/has-permission", { permissions: { member: ["create"] } })).status).toBe(200);
+    expect((await o.post("/organization/has-permission", {})).status).toBe(400);
+
+    expect((await o.post("/organization/invite-member", { email: "not an address", role: "member" })).status).toBe(400);
+    const invited = await o.post("/organization/invite-member", { email: invitee.email, role: "member" });
+    expect(invited.status).toBe(200);
+    expect((await invitee.b.get(`/organization/get-invitation?id=${invited.body.id}`)).status).toBe(200);
+    expect((await invitee.b.get("/organization/get-invitation?id=missing")).status).toBeGreaterThanOrEqual(400);
+    expect((await o.get(`/organization/list-invitations?organizationId=${organizationId}`)).status).toBe(200);
+    expect((await invitee.b.get(`/organization/list-invitations?organizationId=${organizationId}`)).status).toBeGreaterThanOrEqual(400);
+    expect((await invitee.b.get("/organization/list-user-invitations")).status).toBe(200);
+    expect((await invitee.b.get("/organization/list-user-invitations?probe=%00")).status).toBe(400);
+    expect((await invitee.b.post("/organization/accept-invitation", { invitationId: "missing" })).status).toBeGreaterThanOrEqual(400);
+    const accepted = await invitee.b.post("/organization/accept-invitation", { invitationId: invited.body.id });
+    expect(accepted.status).toBe(200);
+
+    const rejecter = await signedUp("Rejecter");
+    const toReject = await o.post("/organization/invite-member", { email: rejecter.email, role: "member" });
+    expect((await rejecter.b.post("/organization/reject-invitation", { invitationId: "missing" })).status).toBeGreaterThanOrEqual(400);
+    expect((await rejecter.b.post("/organization/reject-invitation", { invitationId: toReject.body.id })).status).toBe(200);
+    const toCancel = await o.post("/organization/invite-member", { email: uniqueEmail("cancelled"), role: "member" });
+    expect((await o.post("/organization/cancel-invitation", { invitationId: "missing" })).status).toBeGreaterThanOrEqual(400);
+    expect((await o.post("/organization/cancel-invitation", { invitationId: toCancel.body.id })).status).toBe(200);
+
+    const memberId = accepted.body.member.id as string;
+    expect((await o.post("/organization/update-member-role", { memberId, role: "admin", organizationId })).status).toBe(200);
+    expect((await o.post("/organization/update-member-role", { memberId: "missing", role: "admin", organizationId })).status).toBeGreaterThanOrEqual(400);
+    expect((await invitee.b.post("/organization/leave", { organizationId })).status).toBe(200);
+    expect((await invitee.b.post("/organization/leave", { organizationId })).status).toBeGreaterThanOrEqual(400);
+    const third = await signedUp("Third");
+    const again = await o.post("/organization/invite-member", { email: third.email, role: "member" });
+    await third.b.post("/organization/accept-invitation", { invitationId: again.body.id });
+    expect((await o.post("/organization/remove-member", { memberIdOrEmail: third.email, organizationId })).status).toBe(200);
+    expect((await o.post("/organization/remove-member", { memberIdOrEmail: "missing@example.com", organizationId })).status).toBeGreaterThanOrEqual(400);
+    expect((await invitee.b.post("/organization/delete", { organizationId })).status).toBeGreaterThanOrEqual(400);
+    expect((await o.post("/organization/delete", { organizationId })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("the admin area", async () => {
+    const { id: adminId, email: adminEmail } = await signedUp("Admin");
+    await social.platform.services.identity.deps.store.updateUser(adminId, { role: "admin" });
+    const a = browser();
+    expect((await a.post("/sign-in/email", { email: adminEmail, password: PASSWORD })).status).toBe(200);
+    const plain = await signedUp("Plain");
+    const target = await signedUp("Target");
+
+    expect((await plain.b.get("/admin/list-users")).status).toBe(403);
+    expect((await a.get("/admin/list-users?limit=5")).status).toBe(200);
+    expect((await a.get(`/admin/get-user?id=${target.id}`)).status).toBe(200);
+    expect((await a.get("/admin/get-user?id=missing")).status).toBe(404);
+    expect((await a.post("/admin/create-user", { email: uniqueEmail("created"), password: PASSWORD, name: "Created", role: "user" })).status).toBe(200);
+    expect((await a.post("/admin/create-user", { email: target.email, password: PASSWORD, name: "Dup", role: "user" })).status).toBeGreaterThanOrEqual(400);
+    expect((await a.post("/admin/set-role", { userId: target.id, role: "user" })).status).toBe(200);
+    expect((await a.post("/admin/update-user", { userId: target.id, data: { name: "Renamed" } })).status).toBe(200);
+    expect((await a.post("/admin/update-user", { userId: target.id, data: {} })).status).toBe(400);
+    expect((await a.post("/admin/set-role", { userId: "missing", role: "user" })).status).toBeGreaterThanOrEqual(400);
+    expect((await a.post("/admin/set-user-password", { userId: target.id, newPassword: "another-password-1" })).status).toBe(200);
+    expect((await a.post("/admin/set-user-password", { userId: "missing", newPassword: "another-password-1" })).status).toBeGreaterThanOrEqual(400);
+    const sessions = await a.post("/admin/list-user-sessions", { userId: target.id });
+    expect(sessions.status).toBe(200);
+    expect((await a.post("/admin/list-user-sessions", {})).status).toBe(400);
+    expect((await a.post("/admin/revoke-user-session", { sessionToken: sessions.body.sessions[0].token })).status).toBe(200);
+    expect((await a.post("/admin/revoke-user-session", {})).status).toBe(400);
+    expect((await a.post("/admin/revoke-user-sessions", { userId: target.id })).status).toBe(200);
+    expect((await a.post("/admin/revoke-user-sessions", {})).status).toBe(400);
+    expect((await a.post("/admin/ban-user", { userId: target.id, banReason: "spam" })).status).toBe(200);
+    expect((await a.post("/admin/ban-user", { userId: "missing" })).status).toBeGreaterThanOrEqual(400);
+    expect((await a.post("/admin/unban-user", { userId: target.id })).status).toBe(200);
+    expect((await a.post("/admin/unban-user", {})).status).toBe(400);
+    expect((await a.post("/admin/has-permission", { permissions: { user: ["list"] } })).status).toBe(200);
+    expect((await a.post("/admin/has-permission", {})).status).toBe(400);
+    expect((await a.get("/admin/list-audit-events?limit=5")).status).toBe(200);
+    expect((await a.get("/admin/list-audit-events?since=yesterday")).status).toBe(400);
+    expect((await a.post("/admin/stop-impersonating")).status).toBeGreaterThanOrEqual(400);
+    expect((await a.post("/admin/impersonate-user", { userId: "missing" })).status).toBeGreaterThanOrEqual(400);
+    expect((await a.post("/admin/impersonate-user", { userId: plain.id })).status).toBe(200);
+    expect((await a.post("/admin/stop-impersonating")).status).toBe(200);
+    expect((await a.post("/admin/remove-user", { userId: target.id })).status).toBe(200);
+    expect((await a.post("/admin/remove-user", { userId: target.id })).status).toBeGreaterThanOrEqual(400);
+    expectConforming();
+  });
+
+  it("social sign-in, linking and the provider's tokens", async () => {
+    const b = browser();
+    expect((await b.post("/sign-in/social", { provider: "nope" })).status).toBeGreaterThanOrEqual(400);
+    social.idp.signInAs(social.anAccount("openapi"));
+    const started = await b.post("/sign-in/social", { provider: "google", callbackURL: "/dashboard" });
+    expect(started.status).toBe(200);
+    await b.follow(started.body.url);
+    const [google] = (await b.get("/list-accounts")).body as { id: string; providerId: string }[];
+    expect(google?.providerId).toBe("google");
+    expect((await b.post("/get-access-token", { accountId: google!.id })).status).toBe(200);
+    expect((await b.post("/refresh-token", { accountId: google!.id })).status).toBe(200);
+    expect((await b.get(`/account-info?accountId=${google!.id}`)).status).toBe(200);
+    expect((await b.get("/callback/google?state=forged&code=x")).status).toBe(302);
+    expect((await b.get("/callback/google?probe=%00")).status).toBe(400);
+    const form = await b.request(`${social.platform.baseURL}/callback/google`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "state=s&code=c" });
+    expect(form.status).toBe(302);
+    expect((await b.request(`${social.platform.baseURL}/callback/google?probe=%00`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "state=s" })).status).toBe(400);
+
+    const { b: linker, email: linkerEmail } = await signedUp("Linker");
+    expect((await linker.post("/link-social", { provider: "nope" })).status).toBeGreaterThanOrEqual(400);
+    social.idp.signInAs(social.anAccount("linked", { email: linkerEmail }));
+    const link = await linker.post("/link-social", { provider: "google", callbackURL: "/settings" });
+    expect(link.status).toBe(200);
+    await linker.follow(link.body.url);
+    const linked = ((await linker.get("/list-accounts")).body as { providerId: string }[]).find((account) => account.providerId === "google");
+    expect(linked).toBeDefined();
+    expect((await linker.post("/unlink-account", { providerId: "google" })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("every operation of the document was answered with a checked success and a checked error", () => {
+    const missing: string[] = [];
+    for (const { key } of routes) {
+      const statuses = [...(seen.get(key) ?? [])];
+      if (!statuses.some((status) => status < 400)) missing.push(`${key}: no success`);
+      if (!statuses.some((status) => status >= 400)) missing.push(`${key}: no error`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The OpenAPI document: valid OpenAPI 3.1 (the specification's own JSON Schema), every schema in it a valid
+ * JSON Schema 2020-12, and its operations exactly the express app's routes (a route added without a registry
+ * entry, or an entry left behind by a removed route, fails here).
+ */
+import type { Router } from "express";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "@auth-platform/runtime/log";
+import { createApp } from "../src/app.js";
+import type { Clients } from "../src/clients.js";
+import { gatewayConfig } from "../src/config.js";
+import { OPERATIONS, openApiDocument } from "../src/http/openapi.js";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+
+const document = openApiDocument({ baseUrl: "http://127.0.0.1:3000/api/auth", devMailbox: true, sessionCookieName: "better-auth.session_token" }) as any;
+
+type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: Router & { stack?: Layer[] } };
+
+/** "get /path" for every route of the app, through the nested routers. */
+function expressRoutes(stack: Layer[]): string[] {
+  return stack.flatMap((layer) => {
+    if (layer.route) return Object.keys(layer.route.methods).filter((m) => m !== "_all").map((method) => `${method} ${layer.route!.path}`);
+    return layer.handle?.stack ? expressRoutes(layer.handle.stack) : [];
+  });
+}
+
+/** Clients whose every RPC is a no-op: building the routers only reads them. */
+const anyClients = new Proxy({}, { get: () => new Proxy({}, { get: () => () => undefined }) }) as Clients;
+
+function appRoutes(env: Record<string, string>): string[] {
+  const config = gatewayConfig({ AUTH_SECRET: "x".repeat(32), ...env });
+  const app = createApp({ config, clients: anyClients, counters: {} as never, log: createLogger("gateway", "error", () => {}) });
+  return expressRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack).sort();
+}
+
+describe("the OpenAPI document", () => {
+  it("is valid OpenAPI 3.1", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("is refused by the same validator when it breaks the specification", async () => {
+    const broken = structuredClone(document);
+    broken.paths["/ok"].get.responses = { "200": { content: {} } }; // a Response Object needs a description
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it("holds only valid JSON Schema 2020-12 for bodies, parameters and responses", () => {
+    const ajv = new Ajv2020({ strict: true, strictTypes: false, allowUnionTypes: true });
+    addFormats(ajv);
+    const schemas: unknown[] = [];
+    const collect = (value: unknown, key?: string) => {
+      if (key === "schema") schemas.push(value);
+      else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) collect(v, k);
+    };
+    collect(document.paths);
+    collect(document.components.responses);
+    expect(schemas.length).toBeGreaterThan(OPERATIONS.length);
+    for (const schema of schemas) expect(() => ajv.compile(schema as object)).not.toThrow();
+  });
+
+  it("names every express route, and no route the app does not serve", () => {
+    const inDocument = (withDevMailbox: boolean) =>
+      Object.entries(openApiDocument({ baseUrl: "http://127.0.0.1:3000/api/auth", devMailbox: withDevMailbox, sessionCookieName: "s" }).paths as Record<string, object>)
+        .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path.replace(/\{(\w+)\}/g, ":$1")}`))
+        .sort();
+    expect(inDocument(true)).toEqual(appRoutes({ NODE_ENV: "development" }));
+    expect(inDocument(false)).toEqual(appRoutes({ NODE_ENV: "production", GRPC_INSECURE: "true" }));
+    expect(inDocument(false)).not.toContain("get /dev/outbox");
+  });
+
+  it("declares every error status with the catalogue's { code, message } body", () => {
+    const error401 = document.components.responses.Error401.content["application/json"].schema;
+    expect(error401.required).toEqual(["code", "message"]);
+    expect(error401.properties.code.enum).toContain("INVALID_EMAIL_OR_PASSWORD");
+    expect(document.paths["/sign-in/email"].post.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
+    expect(document.paths["/sign-up/email"].post.requestBody.content["application/json"].schema.required).toEqual(["name", "email", "password"]);
+  });
+});
