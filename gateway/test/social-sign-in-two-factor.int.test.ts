@@ -6,45 +6,13 @@
  * providers route and the social sign-in counters.
  */
 import { describe, expect, it } from "vitest";
-import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
-import type { BrowserFlow } from "../../testing/browser-flow.js";
 import { backendLabel } from "../../testing/databases.js";
-import type { OpenIdAccount } from "../../testing/openid-provider.js";
-import { postJson, type SocialPlatform, useSocialPlatform } from "../../testing/social-platform.js";
+import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
+import { socialTwoFactorFixtures } from "./social-two-factor-fixtures.js";
 
 const APP = "http://app.test";
-const PASSWORD = "password-123";
 const social = useSocialPlatform({ env: { AUTH_APP_URL: APP, METRICS_PORT: "0" } });
-
-const api = (path: string, on: SocialPlatform = social) => `${on.platform.baseURL}${path}`;
-/** A code of the authenticator `steps` 30-second steps from now (each code is usable once). */
-const codeFor = (totpURI: string, steps = 0) => totpCode(base32Decode(new URL(totpURI).searchParams.get("secret")!), totpStep(new Date()) + steps);
-const cookieNames = (res: { headers: Headers }) => res.headers.getSetCookie().map((c) => c.slice(0, c.indexOf("=")));
-const sessionOf = async (flow: BrowserFlow, on: SocialPlatform = social) => (await (await flow.request(api("/get-session", on))).json()) as { user: { id: string; email: string } } | null;
-
-/** A password user with the provider account's email, two-factor on (activated by a first code) and Google linked; signed out. */
-async function twoFactorUserWithGoogle(account: OpenIdAccount, on: SocialPlatform = social) {
-  const flow = on.browser();
-  const signUp = await postJson(flow, api("/sign-up/email", on), { name: account.name, email: account.email, password: PASSWORD });
-  expect(signUp.status, JSON.stringify(signUp.body)).toBe(200);
-  const enable = await postJson(flow, api("/two-factor/enable", on), { password: PASSWORD });
-  expect(enable.status).toBe(200);
-  const totpURI = enable.body.totpURI as string;
-  expect((await postJson(flow, api("/two-factor/verify-totp", on), { code: codeFor(totpURI) })).status).toBe(200);
-  on.idp.signInAs(account);
-  const link = await postJson(flow, api("/link-social", on), { provider: "google", callbackURL: "/linked" });
-  expect(link.status).toBe(200);
-  expect((await flow.follow(link.body.url)).url.pathname).toBe("/linked");
-  expect((await postJson(flow, api("/sign-out", on), {})).status).toBe(200);
-  return { userId: signUp.body.user.id as string, totpURI };
-}
-
-/** Starts a Google sign-in in `flow` and follows it to the page it ends on. */
-async function signInWithGoogle(flow: BrowserFlow, on: SocialPlatform = social) {
-  const start = await postJson(flow, api("/sign-in/social", on), { provider: "google", callbackURL: "/dashboard?tab=1", errorCallbackURL: "/oops" });
-  expect(start.status, JSON.stringify(start.body)).toBe(200);
-  return { end: (await flow.follow(start.body.url)).url };
-}
+const { api, codeFor, cookieNames, sessionOf, twoFactorUserWithGoogle, signInWithGoogle } = socialTwoFactorFixtures(social);
 
 async function scrapeGateway(): Promise<Map<string, number>> {
   const res = await fetch(`http://127.0.0.1:${social.platform.gateway.metricsPort}/metrics`);
@@ -134,20 +102,5 @@ describe("the configured providers", () => {
     const res = await fetch(api("/social-providers"));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ providers: ["google"] });
-  });
-});
-
-describe("social sign-in with two-factor on, without a web app (no AUTH_APP_URL)", () => {
-  const bare = useSocialPlatform();
-  it("sends the browser to the callback URL told twoFactorRedirect=true, with the challenge cookie and no session", async () => {
-    const account = bare.anAccount("bare");
-    const { userId, totpURI } = await twoFactorUserWithGoogle(account, bare);
-    const flow = bare.browser();
-    const { end } = await signInWithGoogle(flow, bare);
-    expect(end.href).toBe(`${bare.platform.origin}/dashboard?tab=1&twoFactorRedirect=true&twoFactorMethods=totp%2Cotp`);
-    expect(await sessionOf(flow, bare)).toBeNull();
-    const verified = await postJson(flow, api("/two-factor/verify-totp", bare), { code: codeFor(totpURI, 1) });
-    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
-    expect((await sessionOf(flow, bare))?.user.id).toBe(userId);
   });
 });
