@@ -126,4 +126,7 @@ export const hasPermissionResponse = (success: boolean) => ({ error: null, succe
 export const socialRedirectResponse = (url: string, redirect: boolean) => ({ url, redirect });
 
 /** POST /sign-in/social with an id token: signed in directly. */
+/** GET /social-providers (our own route): the configured providers' ids, nothing else. */
+export const socialProvidersResponse = (providers: string[]) => ({ providers });
+
 export const socialTokenResponse = (token: string, user: PublicUser, callbackURL?: string) => ({ redirect: false, token, url: callbackURL, user });

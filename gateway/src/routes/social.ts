@@ -8,6 +8,8 @@
 import { type Request, type Response, Router } from "express";
 import express from "express";
 import * as z from "zod";
+import type { CompleteSignInResponse } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
+import { authEvents, countedSignIn } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { CallbackUrl } from "../http/callback-url.js";
 import { parseBody } from "../http/body.js";
@@ -15,7 +17,8 @@ import { clearStateCookie, hasStateCookie, setStateCookie } from "../http/cookie
 import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
-import { socialRedirectResponse, socialTokenResponse } from "./responses.js";
+import { socialProvidersResponse, socialRedirectResponse, socialTokenResponse } from "./responses.js";
+import { answeredWithChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
 
 const provider = z.string().min(1).max(64);
 const scopes = z.array(z.string().min(1).max(255)).max(50).optional();
@@ -58,6 +61,18 @@ export const callbackFields = z.looseObject({
   iss: z.string().max(2048).optional(),
 });
 
+/**
+ * Counts a callback as a social sign-in (and a registration) by its outcome. A callback that linked an
+ * account is no sign-in; a failed one cannot tell a link from a sign-in and counts as a failed sign-in.
+ */
+function countCallback(outcome: CompleteSignInResponse): void {
+  if (outcome.error) return authEvents.signIn("social", outcome.error === "internal_server_error" ? "error" : "failure");
+  if (outcome.twoFactor) return authEvents.signIn("social", "two_factor_required");
+  if (!outcome.session) return;
+  authEvents.signIn("social", "success");
+  if (outcome.isNewUser) authEvents.signUp("social", "success");
+}
+
 export function socialRoutes(deps: RouteDeps): Router {
   const router = Router();
   const oauth = deps.clients.oauth;
@@ -69,20 +84,47 @@ export function socialRoutes(deps: RouteDeps): Router {
   };
   const home = (req: Request) => CallbackUrl.resolve("/", req.facts.redirects)!;
 
+  /**
+   * Where a challenged callback sends the browser: the web app's two-factor page, which goes on to the
+   * callback URL once the code is verified (it takes a path on its own origin only). Without AUTH_APP_URL
+   * there is no such page: the callback URL itself, told with twoFactorRedirect=true (no session yet).
+   */
+  const answerChallengeAt = (req: Request, res: Response, methods: string[], target: CallbackUrl) => {
+    const page = deps.appUrl ? CallbackUrl.resolve(`${deps.appUrl.replace(/\/+$/, "")}/two-factor`, req.facts.redirects) : null;
+    if (!page) return redirectTo(res, target, { twoFactorRedirect: "true", twoFactorMethods: methods.join(",") });
+    const next = new URL(target.href);
+    const after = next.origin === new URL(page.href).origin ? `${next.pathname}${next.search}${next.hash}` : next.href;
+    redirectTo(res, page, { methods: methods.join(","), redirect: after });
+  };
+
+  router.get("/social-providers", async (_req, res) => {
+    const { providerIds } = await call(oauth, oauth.listProviders, {});
+    res.json(socialProvidersResponse(providerIds));
+  });
+
   router.post("/sign-in/social", async (req, res) => {
     const body = parseBody(req, signInSocialBody);
-    if (body.idToken) {
-      const { user, session } = await call(oauth, oauth.signInWithIdToken, {
+    const idToken = body.idToken;
+    if (idToken) {
+      const request = {
         providerId: body.provider,
-        idToken: body.idToken.token,
-        nonce: body.idToken.nonce ?? undefined,
-        accessToken: body.idToken.accessToken ?? undefined,
-        refreshToken: body.idToken.refreshToken ?? undefined,
-        expiresAt: body.idToken.expiresAt != null ? String(body.idToken.expiresAt) : undefined,
+        idToken: idToken.token,
+        nonce: idToken.nonce ?? undefined,
+        accessToken: idToken.accessToken ?? undefined,
+        refreshToken: idToken.refreshToken ?? undefined,
+        expiresAt: idToken.expiresAt != null ? String(idToken.expiresAt) : undefined,
         client: clientOf(req),
-      });
-      issueSession(res, deps, session!, true);
-      return res.json(socialTokenResponse(session!.token, publicUser(user!), req.callbacks.body.callbackURL?.toString()));
+        trustedDevice: trustedDeviceOf(req, deps),
+      };
+      const outcome = await countedSignIn(
+        "social",
+        () => call(oauth, oauth.signInWithIdToken, request),
+        (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
+      );
+      if (outcome.isNewUser) authEvents.signUp("social", "success");
+      if (answeredWithChallenge(req, res, deps, outcome)) return;
+      issueSession(res, deps, outcome.session!, true);
+      return res.json(socialTokenResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
     }
     const callbacks = req.callbacks.body;
     const { url, state } = await call(oauth, oauth.startSignIn, {
@@ -127,16 +169,20 @@ export function socialRoutes(deps: RouteDeps): Router {
       client: clientOf(req),
       userJson: fields.user,
       iss: fields.iss,
+      trustedDevice: trustedDeviceOf(req, deps),
     });
+    countCallback(outcome);
     if (fields.state) clearStateCookie(res, deps.jar);
     if (outcome.error) {
       const params: Record<string, string> = { error: outcome.error };
       if (outcome.errorDescription) params.error_description = outcome.errorDescription;
       return redirectTo(res, errorTarget(req, outcome.errorUrl), params);
     }
+    const target = (outcome.redirectUrl ? CallbackUrl.resolve(outcome.redirectUrl, req.facts.redirects) : null) ?? home(req);
+    const challenge = setChallengeCookies(req, res, deps, outcome);
+    if (challenge) return answerChallengeAt(req, res, challenge.methods, target);
     if (outcome.session) issueSession(res, deps, outcome.session, true);
-    const target = outcome.redirectUrl ? CallbackUrl.resolve(outcome.redirectUrl, req.facts.redirects) : null;
-    redirectTo(res, target ?? home(req));
+    redirectTo(res, target);
   };
 
   router.get("/callback/:id", async (req, res) => {

@@ -46,16 +46,26 @@ export const revokeBody = z.object({ id: z.string().min(1).max(64) });
 export const trustedDeviceOf = (req: Request, deps: RouteDeps) => trustDeviceCookie(req, deps.jar, deps.secret) ?? undefined;
 
 /**
+ * The cookies of a sign-in whose identity answer may be a challenge: the two-factor cookie when challenged
+ * (the challenge is returned), else the renewed trusted-device cookie if a trusted device let it through.
+ */
+export function setChallengeCookies(req: Request, res: Response, deps: RouteDeps, outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken }): TwoFactorChallenge | undefined {
+  if (outcome.trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, outcome.trustedDevice.token, outcome.trustedDevice.expiresAt);
+  if (!outcome.twoFactor) return undefined;
+  setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor.token, outcome.twoFactor.expiresAt);
+  // A trusted-device cookie that did not let this user through is of no use to this browser any more.
+  if (trustedDeviceOf(req, deps)) clearTrustDeviceCookie(res, deps.jar);
+  return outcome.twoFactor;
+}
+
+/**
  * Ends a sign-in route whose identity call answered a challenge: the two-factor cookie and the redirect JSON
  * (true: answered). Otherwise renews the trusted-device cookie if a trusted device let the sign-in through.
  */
 export function answeredWithChallenge(req: Request, res: Response, deps: RouteDeps, outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken }): boolean {
-  if (outcome.trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, outcome.trustedDevice.token, outcome.trustedDevice.expiresAt);
-  if (!outcome.twoFactor) return false;
-  setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor.token, outcome.twoFactor.expiresAt);
-  // A trusted-device cookie that did not let this user through is of no use to this browser any more.
-  if (trustedDeviceOf(req, deps)) clearTrustDeviceCookie(res, deps.jar);
-  res.json(twoFactorRedirectResponse(outcome.twoFactor.methods));
+  const challenge = setChallengeCookies(req, res, deps, outcome);
+  if (!challenge) return false;
+  res.json(twoFactorRedirectResponse(challenge.methods));
   return true;
 }
 

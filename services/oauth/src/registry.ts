@@ -25,7 +25,7 @@ export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<R
     identity: {
       async signInWithProvider(profile, options) {
         const answer = await call(identity, identity.signInWithProvider, { profile: toProfileMessage(profile), ...options });
-        return { user: answer.user!, session: answer.session!, isNewUser: answer.isNewUser };
+        return { user: answer.user!, session: answer.session, twoFactor: answer.twoFactor, trustedDevice: answer.trustedDevice, isNewUser: answer.isNewUser };
       },
       async linkProviderAccount(userId, profile) {
         await call(identity, identity.linkProviderAccount, { userId, profile: toProfileMessage(profile) });

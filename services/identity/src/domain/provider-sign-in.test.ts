@@ -3,6 +3,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { providerTokens } from "./provider-tokens.js";
 import { linkProviderAccount, type ProviderProfile, signInWithProvider } from "./provider-sign-in.js";
 import { aSignedUpUser, testRegistry, type TestRegistry } from "./test-registry.js";
+import { trustDevice } from "./trusted-devices.js";
 
 const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const client = { ipAddress: "203.0.113.9", userAgent: "provider test" };
@@ -83,6 +84,23 @@ describe("sign-in with a provider profile", () => {
     expect(deps.sessions.of(user.id)).toHaveLength(1);
     deps.advance(60_001);
     expect((await signIn(deps, aProfile())).user.id).toBe(user.id);
+  });
+
+  it("gives a user with two-factor on a challenge and no session; a trusted device of theirs lets them through", async () => {
+    const deps = testRegistry();
+    const { user } = await signIn(deps, aProfile());
+    await deps.store.saveTwoFactor({ userId: user.id, secret: "unused", verified: true, lastTotpStep: null, createdAt: deps.now(), updatedAt: deps.now() }, []);
+    await deps.store.activateTwoFactor(user.id, deps.now());
+    const sessionsBefore = deps.sessions.of(user.id).length;
+    const challenged = await signIn(deps, aProfile());
+    expect(challenged.session).toBeUndefined();
+    expect(challenged.challenge?.token).toBeTruthy();
+    expect(deps.sessions.of(user.id)).toHaveLength(sessionsBefore);
+
+    const device = await trustDevice(deps, user.id, {});
+    const trusted = await signInWithProvider(deps, { profile: aProfile(), trusted: false, disableImplicitLinking: false, client, trustedDevice: device.token });
+    expect(trusted.session?.userId).toBe(user.id);
+    expect(trusted.trustedDevice?.token).toBeTruthy();
   });
 
   it("refuses a profile without a usable email", async () => {

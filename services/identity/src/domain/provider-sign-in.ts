@@ -7,13 +7,12 @@
  *     trusted or vouches for the address, and implicit linking is not disabled; otherwise ACCOUNT_NOT_LINKED;
  *   - else a new user with the account, a registration.
  */
-import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { AccountRecord, AccountTokensPatch, UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import type { ProviderTokenVault } from "./provider-token-vault.js";
-import { completeSignIn } from "./complete-sign-in.js";
+import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
 import { normaliseEmail } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now"> & { providerTokens: ProviderTokenVault };
@@ -38,6 +37,8 @@ export interface ProviderSignInInput {
   trusted: boolean;
   disableImplicitLinking: boolean;
   client: ClientInfo;
+  /** The token of the browser's trusted-device cookie, if it has one. */
+  trustedDevice?: string;
 }
 
 /** The profile's tokens sealed for one account row. */
@@ -119,14 +120,14 @@ export async function userForProvider(deps: Deps, input: ProviderSignInInput, re
   }
 }
 
-export async function signInWithProvider(deps: Deps, input: ProviderSignInInput): Promise<{ user: UserRecord; session: Session; isNewUser: boolean }> {
+export type ProviderSignInOutcome = SignInOutcome & { isNewUser: boolean };
+
+export async function signInWithProvider(deps: Deps, input: ProviderSignInInput): Promise<ProviderSignInOutcome> {
   const { user, isNewUser } = await userForProvider(deps, input);
-  // Bans and two-factor as for every sign-in (a banned user: the callback answers unable_to_create_session).
-  const outcome = await completeSignIn(deps, user, { rememberMe: true, client: input.client, refusal: "FAILED_TO_CREATE_SESSION" });
-  // The social flow cannot carry a two-factor challenge back to the browser yet, so a user with two-factor
-  // on gets no session from a provider alone (never a session without the second factor).
-  if (!outcome.session) throw new AuthError("FAILED_TO_CREATE_SESSION");
-  return { user: outcome.user, session: outcome.session, isNewUser };
+  // Bans, then two-factor (a challenge, or a trusted device) as for every sign-in; a banned user: the
+  // callback answers unable_to_create_session.
+  const outcome = await completeSignIn(deps, user, { rememberMe: true, client: input.client, trustedDevice: input.trustedDevice, refusal: "FAILED_TO_CREATE_SESSION" });
+  return { ...outcome, isNewUser };
 }
 
 /**

@@ -196,13 +196,14 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     ...twoFactorHandlers(registry, rpc),
     ...identityAdminHandlers(registry, rpc),
     signInWithProvider: rpc.unary("SignInWithProvider", async (req) => {
-      const { user, session, isNewUser } = await signInWithProvider(registry, {
+      const outcome = await signInWithProvider(registry, {
         profile: toProviderProfile(req.profile),
         trusted: req.trusted,
         disableImplicitLinking: req.disableImplicitLinking,
         client: toClient(req.client),
+        trustedDevice: req.trustedDevice,
       });
-      return { user: toUserMessage(user), session, isNewUser };
+      return { ...toSignInResponse(outcome), isNewUser: outcome.isNewUser };
     }),
     storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
       if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");

@@ -4,13 +4,11 @@
  * outcome carrying SPEC.md §8's redirect code and the state's error URL (absent: the default error page),
  * never a thrown error, so the gateway always answers the browser with a redirect.
  */
-import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode, redirectErrorCode, REDIRECT_ERRORS } from "@auth-platform/proto/errors";
 import { describeError } from "@auth-platform/runtime/log";
 import { ProfileError } from "../providers/provider.js";
 import type { SignInState } from "../store/oauth-store.js";
-import type { ClientInfo, Registry, VerifiedProfile } from "./ports.js";
+import type { ClientInfo, ProviderSignIn, Registry, VerifiedProfile } from "./ports.js";
 import { redirectUriOf } from "./start-sign-in.js";
 
 export interface CallbackInput {
@@ -22,10 +20,13 @@ export interface CallbackInput {
   client: ClientInfo;
   userJson?: string;
   iss?: string;
+  /** The token of the browser's trusted-device cookie, if it has one. */
+  trustedDevice?: string;
 }
 
 export type CallbackOutcome =
-  | { kind: "signed-in"; redirectUrl: string; user: User; session: Session; isNewUser: boolean }
+  // A session, or a two-factor challenge the browser answers before redirectUrl.
+  | ({ kind: "signed-in"; redirectUrl: string } & ProviderSignIn)
   | { kind: "linked"; redirectUrl: string }
   | { kind: "failed"; error: string; errorUrl?: string; errorDescription?: string };
 
@@ -61,7 +62,7 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
   }
 
   try {
-    return state.link ? await link(deps, state, profile) : await signIn(deps, state, profile, input.client);
+    return state.link ? await link(deps, state, profile) : await signIn(deps, state, profile, input);
   } catch (error) {
     const code = redirectErrorCode("socialCallback", error);
     if (!code || code === "internal_server_error") deps.log.error("social sign-in failed", { providerId: provider.id, error: describeError(error) });
@@ -69,12 +70,13 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
   }
 }
 
-async function signIn(deps: Registry, state: SignInState, profile: VerifiedProfile, client: ClientInfo): Promise<CallbackOutcome> {
+async function signIn(deps: Registry, state: SignInState, profile: VerifiedProfile, input: CallbackInput): Promise<CallbackOutcome> {
   const { config } = deps;
   const result = await deps.identity.signInWithProvider(profile, {
     trusted: config.trustedProviders.includes(profile.providerId),
     disableImplicitLinking: config.disableImplicitLinking,
-    client,
+    client: input.client,
+    trustedDevice: input.trustedDevice,
   });
   const redirectUrl = result.isNewUser ? (state.newUserUrl ?? state.callbackUrl) : state.callbackUrl;
   return { kind: "signed-in", redirectUrl, ...result };

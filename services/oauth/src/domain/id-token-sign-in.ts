@@ -5,7 +5,7 @@
  */
 import { AuthError, isErrorCode } from "@auth-platform/proto/errors";
 import { ProfileError } from "../providers/provider.js";
-import type { ClientInfo, Registry } from "./ports.js";
+import type { ClientInfo, ProviderSignIn, Registry } from "./ports.js";
 
 export interface IdTokenSignInInput {
   providerId: string;
@@ -15,9 +15,11 @@ export interface IdTokenSignInInput {
   refreshToken?: string;
   expiresAt?: Date;
   client: ClientInfo;
+  /** The token of the browser's trusted-device cookie, if it has one. */
+  trustedDevice?: string;
 }
 
-export async function signInWithIdToken(deps: Pick<Registry, "config" | "providers" | "identity" | "log">, input: IdTokenSignInInput) {
+export async function signInWithIdToken(deps: Pick<Registry, "config" | "providers" | "identity" | "log">, input: IdTokenSignInInput): Promise<ProviderSignIn> {
   const provider = deps.providers.get(input.providerId);
   if (!provider) throw new AuthError("PROVIDER_NOT_FOUND");
   if (!provider.verifyIdToken) throw new AuthError("ID_TOKEN_NOT_SUPPORTED");
@@ -34,7 +36,7 @@ export async function signInWithIdToken(deps: Pick<Registry, "config" | "provide
   try {
     return await deps.identity.signInWithProvider(
       { ...result.profile, email: result.profile.email.toLowerCase(), providerId: provider.id, tokens },
-      { trusted: deps.config.trustedProviders.includes(provider.id), disableImplicitLinking: deps.config.disableImplicitLinking, client: input.client },
+      { trusted: deps.config.trustedProviders.includes(provider.id), disableImplicitLinking: deps.config.disableImplicitLinking, client: input.client, trustedDevice: input.trustedDevice },
     );
   } catch (error) {
     // identity's answer is meant for our caller (a peer error escaping would be a generic 500).

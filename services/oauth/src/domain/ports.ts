@@ -1,5 +1,5 @@
 /** What the oauth domain needs from outside itself: its store, the providers, identity, a clock. */
-import type { Account, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Account, TrustedDeviceToken, TwoFactorChallenge, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { OAuthConfig } from "../config.js";
@@ -19,14 +19,34 @@ export interface VerifiedProfile extends MappedProfile {
 }
 
 export interface IdentityPort {
-  /** Signs in (or registers) the profile's user under the linking rules; catalogue errors pass through. */
-  signInWithProvider(profile: VerifiedProfile, options: { trusted: boolean; disableImplicitLinking: boolean; client: ClientInfo }): Promise<{ user: User; session: Session; isNewUser: boolean }>;
+  /**
+   * Signs in (or registers) the profile's user under the linking rules; catalogue errors pass through. A user
+   * with two-factor on gets a challenge instead of a session, unless the browser's trusted device lets them through.
+   */
+  signInWithProvider(profile: VerifiedProfile, options: SignInOptions): Promise<ProviderSignIn>;
   /** Links the profile's provider account to the user. */
   linkProviderAccount(userId: string, profile: VerifiedProfile): Promise<void>;
   /** The stored tokens of one of the user's provider accounts (ACCOUNT_NOT_FOUND passes through). */
   providerTokens(selection: AccountSelection): Promise<StoredTokens>;
   /** Replaces the account's tokens after a refresh. */
   storeProviderTokens(userId: string, accountId: string, tokens: ProviderTokens): Promise<void>;
+}
+
+export interface SignInOptions {
+  trusted: boolean;
+  disableImplicitLinking: boolean;
+  client: ClientInfo;
+  /** The token of the browser's trusted-device cookie, if it has one. */
+  trustedDevice?: string;
+}
+
+/** Either a session, or (two-factor on) a challenge for the browser to answer. */
+export interface ProviderSignIn {
+  user: User;
+  session?: Session;
+  twoFactor?: TwoFactorChallenge;
+  trustedDevice?: TrustedDeviceToken;
+  isNewUser: boolean;
 }
 
 export interface AccountSelection {

@@ -52,10 +52,12 @@ export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding
         client: toClient(req.client),
         userJson: req.userJson,
         iss: req.iss,
+        trustedDevice: req.trustedDevice,
       });
       if (outcome.kind === "failed") return { error: outcome.error, errorUrl: outcome.errorUrl, errorDescription: outcome.errorDescription, isNewUser: false };
       if (outcome.kind === "linked") return { redirectUrl: outcome.redirectUrl, isNewUser: false };
-      return { redirectUrl: outcome.redirectUrl, session: outcome.session, user: outcome.user, isNewUser: outcome.isNewUser };
+      const { redirectUrl, session, user, isNewUser, twoFactor, trustedDevice } = outcome;
+      return { redirectUrl, session, user, isNewUser, twoFactor, trustedDevice };
     }),
     signInWithIdToken: rpc.unary("SignInWithIdToken", async (req) => {
       if (!req.providerId || !req.idToken) throw new AuthError("VALIDATION_ERROR", "providerId and idToken are required");
@@ -68,6 +70,7 @@ export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding
         refreshToken: req.refreshToken,
         expiresAt: expiresAt && !Number.isNaN(expiresAt.getTime()) ? expiresAt : undefined,
         client: toClient(req.client),
+        trustedDevice: req.trustedDevice,
       });
     }),
     refreshProviderTokens: rpc.unary("RefreshProviderTokens", async (req) => {

@@ -784,7 +784,11 @@ export interface SignInWithProviderRequest {
   trusted: boolean;
   /** OAUTH_DISABLE_IMPLICIT_LINKING: never link into an existing user at sign-in. */
   disableImplicitLinking: boolean;
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** The trusted-device token from the browser's trusted-device cookie, if any. */
+  trustedDevice?: string | undefined;
 }
 
 export interface SignInWithProviderResponse {
@@ -794,6 +798,12 @@ export interface SignInWithProviderResponse {
     | undefined;
   /** The user was created by this sign-in (a registration). */
   isNewUser: boolean;
+  /** Set (and session absent) when the user has two-factor on and no trusted device let them through. */
+  twoFactor?:
+    | TwoFactorChallenge
+    | undefined;
+  /** Set when a trusted device let the sign-in through: the gateway renews its cookie. */
+  trustedDevice?: TrustedDeviceToken | undefined;
 }
 
 export interface LinkProviderAccountRequest {
@@ -9315,7 +9325,13 @@ export const ProviderProfile: MessageFns<ProviderProfile> = {
 };
 
 function createBaseSignInWithProviderRequest(): SignInWithProviderRequest {
-  return { profile: undefined, trusted: false, disableImplicitLinking: false, client: undefined };
+  return {
+    profile: undefined,
+    trusted: false,
+    disableImplicitLinking: false,
+    client: undefined,
+    trustedDevice: undefined,
+  };
 }
 
 export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = {
@@ -9331,6 +9347,9 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(34).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(42).string(message.trustedDevice);
     }
     return writer;
   },
@@ -9380,6 +9399,14 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9402,6 +9429,11 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
         ? globalThis.Boolean(object.disable_implicit_linking)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -9419,6 +9451,9 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
     return obj;
   },
 
@@ -9435,12 +9470,13 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.trustedDevice = object.trustedDevice ?? undefined;
     return message;
   },
 };
 
 function createBaseSignInWithProviderResponse(): SignInWithProviderResponse {
-  return { user: undefined, session: undefined, isNewUser: false };
+  return { user: undefined, session: undefined, isNewUser: false, twoFactor: undefined, trustedDevice: undefined };
 }
 
 export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> = {
@@ -9453,6 +9489,12 @@ export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> 
     }
     if (message.isNewUser !== false) {
       writer.uint32(24).bool(message.isNewUser);
+    }
+    if (message.twoFactor !== undefined) {
+      TwoFactorChallenge.encode(message.twoFactor, writer.uint32(34).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -9494,6 +9536,22 @@ export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> 
             message.isNewUser = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.twoFactor = TwoFactorChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9515,6 +9573,16 @@ export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> 
         : isSet(object.is_new_user)
         ? globalThis.Boolean(object.is_new_user)
         : false,
+      twoFactor: isSet(object.twoFactor)
+        ? TwoFactorChallenge.fromJSON(object.twoFactor)
+        : isSet(object.two_factor)
+        ? TwoFactorChallenge.fromJSON(object.two_factor)
+        : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -9529,6 +9597,12 @@ export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> 
     if (message.isNewUser !== false) {
       obj.isNewUser = message.isNewUser;
     }
+    if (message.twoFactor !== undefined) {
+      obj.twoFactor = TwoFactorChallenge.toJSON(message.twoFactor);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
     return obj;
   },
 
@@ -9542,6 +9616,12 @@ export const SignInWithProviderResponse: MessageFns<SignInWithProviderResponse> 
       ? Session.fromPartial(object.session)
       : undefined;
     message.isNewUser = object.isNewUser ?? false;
+    message.twoFactor = (object.twoFactor !== undefined && object.twoFactor !== null)
+      ? TwoFactorChallenge.fromPartial(object.twoFactor)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
     return message;
   },
 };

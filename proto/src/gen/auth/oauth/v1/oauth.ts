@@ -20,7 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { Account, Client, User } from "../../identity/v1/identity.js";
+import { Account, Client, TrustedDeviceToken, TwoFactorChallenge, User } from "../../identity/v1/identity.js";
 import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.oauth.v1";
@@ -74,7 +74,11 @@ export interface CompleteSignInRequest {
     | string
     | undefined;
   /** The issuer identifier some providers add to the callback (RFC 9207). */
-  iss?: string | undefined;
+  iss?:
+    | string
+    | undefined;
+  /** The trusted-device token from the browser's trusted-device cookie, if any. */
+  trustedDevice?: string | undefined;
 }
 
 export interface CompleteSignInResponse {
@@ -89,7 +93,15 @@ export interface CompleteSignInResponse {
   user?: User | undefined;
   isNewUser: boolean;
   /** The provider's error_description, passed on with its error code. */
-  errorDescription?: string | undefined;
+  errorDescription?:
+    | string
+    | undefined;
+  /** Set (and session absent) when the user has two-factor on: the browser answers the challenge next. */
+  twoFactor?:
+    | TwoFactorChallenge
+    | undefined;
+  /** Set when a trusted device let the sign-in through: the gateway renews its cookie. */
+  trustedDevice?: TrustedDeviceToken | undefined;
 }
 
 export interface SignInWithIdTokenRequest {
@@ -99,13 +111,22 @@ export interface SignInWithIdTokenRequest {
   accessToken?: string | undefined;
   refreshToken?: string | undefined;
   expiresAt?: string | undefined;
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** The trusted-device token from the browser's trusted-device cookie, if any. */
+  trustedDevice?: string | undefined;
 }
 
 export interface SignInWithIdTokenResponse {
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** Absent when two-factor is required: then two_factor is set. */
   session?: Session | undefined;
   isNewUser: boolean;
+  twoFactor?: TwoFactorChallenge | undefined;
+  trustedDevice?: TrustedDeviceToken | undefined;
 }
 
 export interface RefreshProviderTokensRequest {
@@ -647,6 +668,7 @@ function createBaseCompleteSignInRequest(): CompleteSignInRequest {
     client: undefined,
     userJson: undefined,
     iss: undefined,
+    trustedDevice: undefined,
   };
 }
 
@@ -675,6 +697,9 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
     }
     if (message.iss !== undefined) {
       writer.uint32(66).string(message.iss);
+    }
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(74).string(message.trustedDevice);
     }
     return writer;
   },
@@ -756,6 +781,14 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
             message.iss = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -790,6 +823,11 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
         ? globalThis.String(object.user_json)
         : undefined,
       iss: isSet(object.iss) ? globalThis.String(object.iss) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -819,6 +857,9 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
     if (message.iss !== undefined) {
       obj.iss = message.iss;
     }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
     return obj;
   },
 
@@ -837,6 +878,7 @@ export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
       : undefined;
     message.userJson = object.userJson ?? undefined;
     message.iss = object.iss ?? undefined;
+    message.trustedDevice = object.trustedDevice ?? undefined;
     return message;
   },
 };
@@ -850,6 +892,8 @@ function createBaseCompleteSignInResponse(): CompleteSignInResponse {
     user: undefined,
     isNewUser: false,
     errorDescription: undefined,
+    twoFactor: undefined,
+    trustedDevice: undefined,
   };
 }
 
@@ -875,6 +919,12 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
     }
     if (message.errorDescription !== undefined) {
       writer.uint32(58).string(message.errorDescription);
+    }
+    if (message.twoFactor !== undefined) {
+      TwoFactorChallenge.encode(message.twoFactor, writer.uint32(66).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -948,6 +998,22 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
             message.errorDescription = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.twoFactor = TwoFactorChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -985,6 +1051,16 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
         : isSet(object.error_description)
         ? globalThis.String(object.error_description)
         : undefined,
+      twoFactor: isSet(object.twoFactor)
+        ? TwoFactorChallenge.fromJSON(object.twoFactor)
+        : isSet(object.two_factor)
+        ? TwoFactorChallenge.fromJSON(object.two_factor)
+        : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -1011,6 +1087,12 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
     if (message.errorDescription !== undefined) {
       obj.errorDescription = message.errorDescription;
     }
+    if (message.twoFactor !== undefined) {
+      obj.twoFactor = TwoFactorChallenge.toJSON(message.twoFactor);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
     return obj;
   },
 
@@ -1028,6 +1110,12 @@ export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     message.isNewUser = object.isNewUser ?? false;
     message.errorDescription = object.errorDescription ?? undefined;
+    message.twoFactor = (object.twoFactor !== undefined && object.twoFactor !== null)
+      ? TwoFactorChallenge.fromPartial(object.twoFactor)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
     return message;
   },
 };
@@ -1041,6 +1129,7 @@ function createBaseSignInWithIdTokenRequest(): SignInWithIdTokenRequest {
     refreshToken: undefined,
     expiresAt: undefined,
     client: undefined,
+    trustedDevice: undefined,
   };
 }
 
@@ -1066,6 +1155,9 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(58).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(66).string(message.trustedDevice);
     }
     return writer;
   },
@@ -1139,6 +1231,14 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1180,6 +1280,11 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
         ? globalThis.String(object.expires_at)
         : undefined,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -1206,6 +1311,9 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
     return obj;
   },
 
@@ -1223,12 +1331,13 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.trustedDevice = object.trustedDevice ?? undefined;
     return message;
   },
 };
 
 function createBaseSignInWithIdTokenResponse(): SignInWithIdTokenResponse {
-  return { user: undefined, session: undefined, isNewUser: false };
+  return { user: undefined, session: undefined, isNewUser: false, twoFactor: undefined, trustedDevice: undefined };
 }
 
 export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = {
@@ -1241,6 +1350,12 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
     }
     if (message.isNewUser !== false) {
       writer.uint32(24).bool(message.isNewUser);
+    }
+    if (message.twoFactor !== undefined) {
+      TwoFactorChallenge.encode(message.twoFactor, writer.uint32(34).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1282,6 +1397,22 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
             message.isNewUser = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.twoFactor = TwoFactorChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1303,6 +1434,16 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
         : isSet(object.is_new_user)
         ? globalThis.Boolean(object.is_new_user)
         : false,
+      twoFactor: isSet(object.twoFactor)
+        ? TwoFactorChallenge.fromJSON(object.twoFactor)
+        : isSet(object.two_factor)
+        ? TwoFactorChallenge.fromJSON(object.two_factor)
+        : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
     };
   },
 
@@ -1317,6 +1458,12 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
     if (message.isNewUser !== false) {
       obj.isNewUser = message.isNewUser;
     }
+    if (message.twoFactor !== undefined) {
+      obj.twoFactor = TwoFactorChallenge.toJSON(message.twoFactor);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
     return obj;
   },
 
@@ -1330,6 +1477,12 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
       ? Session.fromPartial(object.session)
       : undefined;
     message.isNewUser = object.isNewUser ?? false;
+    message.twoFactor = (object.twoFactor !== undefined && object.twoFactor !== null)
+      ? TwoFactorChallenge.fromPartial(object.twoFactor)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
     return message;
   },
 };
