@@ -205,7 +205,7 @@ describe(`organizations (${backendLabel()})`, () => {
     const members = (await ada.c.get(`/organization/list-members?organizationId=${org.id}`)).body;
     expect(members).toMatchObject({ total: 1, members: [{ userId: ada.user.id }] });
     const rpc = platform.services.organization.deps;
-    await rpc.store.removeUser(grace.user.id);
+    await rpc.store.removeUser(grace.user.id, "owner", "admin");
     expect(await rpc.store.countMemberships(grace.user.id)).toBe(0);
   });
 

@@ -49,7 +49,3 @@ export function requirePermission(deps: Deps, member: MemberRecord, resource: Re
 
 export const isOwner = (deps: Deps, member: { role: string }) => isCreator(deps.config.creatorRole, member.role);
 
-/** Whether this owner is the organization's only one (then it can neither leave, be removed nor be demoted). */
-export async function isOnlyOwner(deps: Deps, member: MemberRecord): Promise<boolean> {
-  return isOwner(deps, member) && (await deps.store.countMembersWithRole(member.organizationId, deps.config.creatorRole)) <= 1;
-}

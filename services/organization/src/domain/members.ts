@@ -4,7 +4,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { MemberRecord } from "../store/organization-store.js";
-import { findTarget, isOnlyOwner, isOwner, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import { findTarget, isOwner, requireMember, requirePermission, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 
@@ -57,9 +57,12 @@ async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: 
   return member;
 }
 
-/** Removes a member and clears the organization as the removed user's active one. */
+/**
+ * Removes a member (refused for the only owner, decided by the store under the organization's lock) and
+ * clears the organization as the removed user's active one.
+ */
 async function removeMembership(deps: Deps, member: MemberRecord): Promise<void> {
-  await deps.store.deleteMember(member.id);
+  await deps.store.deleteMember(member.id, deps.config.creatorRole);
   await deps.sessions.clearActiveOrganization(member.organizationId, member.userId);
 }
 
@@ -75,7 +78,6 @@ export async function removeMember(deps: Deps, caller: Caller, input: { memberId
     requirePermission(deps, actor, "member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
     if (isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
   }
-  if (await isOnlyOwner(deps, member)) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
   await removeMembership(deps, member);
   return member;
 }
@@ -89,15 +91,13 @@ export async function updateMemberRole(deps: Deps, caller: Caller, input: { memb
   const member = await deps.store.findMemberById(input.memberId);
   if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
   if ((isOwner(deps, member) || isOwner(deps, input)) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-  if (!isOwner(deps, input) && (await isOnlyOwner(deps, member))) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-  const updated = await deps.store.updateMemberRole(member.id, input.role);
+  const updated = await deps.store.updateMemberRole(member.id, input.role, deps.config.creatorRole);
   if (!updated) throw new AuthError("MEMBER_NOT_FOUND");
   return (await withUsers(deps, [updated]))[0]!;
 }
 
 export async function leaveOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<MemberRecord> {
   const member = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
-  if (await isOnlyOwner(deps, member)) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
   await removeMembership(deps, member);
   return member;
 }
@@ -113,7 +113,17 @@ export function getMembership(deps: Pick<Deps, "store">, userId: string, organiz
   return deps.store.findMember(organizationId, userId);
 }
 
-/** A deleted user's memberships go, and the invitations they sent are canceled. Idempotent. */
-export async function removeUserMemberships(deps: Pick<Deps, "store">, userId: string): Promise<void> {
-  await deps.store.removeUser(userId);
+/**
+ * The member whose role includes this one is preferred when ownership passes on from a deleted user: the
+ * admins are the members the owners already trusted with the organization.
+ */
+export const SUCCESSOR_ROLE = "admin";
+
+/**
+ * A deleted user's memberships go, and the invitations they sent are canceled. Where they were the only
+ * owner, ownership passes to the oldest admin (else the oldest member); an organization they were the
+ * last member of goes with them. Idempotent.
+ */
+export async function removeUserMemberships(deps: Pick<Deps, "store" | "config">, userId: string): Promise<void> {
+  await deps.store.removeUser(userId, deps.config.creatorRole, SUCCESSOR_ROLE);
 }

@@ -33,14 +33,12 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   const creatorId = input.caller?.userId || input.userId;
   if (!creatorId) throw new AuthError("UNAUTHORIZED");
   if (!deps.config.allowCreation) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
-  const limit = deps.config.organizationLimit;
-  if (limit > 0 && (await deps.store.countMemberships(creatorId)) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
-  if (await deps.store.findOrganizationBySlug(input.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
   const now = deps.now();
   const organization: OrganizationRecord = { id: newId(), name: input.name, slug: input.slug, logo: input.logo ?? null, metadata: input.metadata, createdAt: now };
   const creator = { id: newId(), organizationId: organization.id, userId: creatorId, role: deps.config.creatorRole, createdAt: now };
-  // The unique slug index decides between concurrent creates of one slug.
-  await deps.store.createOrganization(organization, creator);
+  // The store checks the limit under a per-creator lock, and the unique slug index decides between
+  // concurrent creates of one slug.
+  await deps.store.createOrganization(organization, creator, deps.config.organizationLimit);
   if (input.caller) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
   return { organization, members: await withUsers(deps, [creator]), invitations: [], memberCount: 1 };
 }
@@ -75,7 +73,7 @@ export async function deleteOrganization(deps: Deps, caller: Caller, organizatio
 export async function fullOrganization(deps: Deps, organization: OrganizationRecord): Promise<FullOrganization> {
   const [page, invitations] = await Promise.all([
     deps.store.listMembers(organization.id, { limit: DEFAULT_PAGE_SIZE, offset: 0 }),
-    deps.store.listInvitations(organization.id),
+    deps.store.listInvitations(organization.id, true),
   ]);
   return { organization, members: await withUsers(deps, page.members), invitations, memberCount: page.total };
 }
