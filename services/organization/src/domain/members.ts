@@ -3,8 +3,8 @@
  * leaving, permission checks, and the removal of a deleted user's memberships (SPEC.md §5-§6).
  */
 import { AuthError } from "@auth-platform/proto/errors";
-import type { MemberRecord } from "../store/organization-store.js";
-import { findTarget, isOwner, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import type { MemberQuery, MemberRecord } from "../store/organization-store.js";
+import { isOwner, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 
@@ -25,23 +25,20 @@ export async function withUsers(deps: Pick<Deps, "users">, members: MemberRecord
   return members.map((member) => ({ ...member, user: users.get(member.userId) ?? null }));
 }
 
-export async function listMembers(deps: Deps, caller: Caller, target: Target & { limit?: number; offset?: number }) {
-  const organization = await findTarget(deps, caller, target);
-  if (organization === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
-  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  await requireMember(deps, organization.id, caller.userId);
+export async function listMembers(deps: Deps, caller: Caller, target: Target & Partial<MemberQuery>) {
+  const readable = await requireReadable(deps, caller, target);
+  if (readable === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  const { organization } = readable;
   const limit = Math.min(target.limit || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  const page = await deps.store.listMembers(organization.id, { limit, offset: target.offset ?? 0 });
+  const page = await deps.store.listMembers(organization.id, { ...target, limit, offset: target.offset ?? 0 });
   return { members: await withUsers(deps, page.members), total: page.total };
 }
 
 /** The caller's membership of the named or active organization, with the caller's user. */
 export async function getActiveMember(deps: Deps, caller: Caller, target: Target): Promise<MemberWithUser> {
-  const organization = await findTarget(deps, caller, target);
-  if (organization === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
-  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  const member = await requireMember(deps, organization.id, caller.userId, "MEMBER_NOT_FOUND");
-  return (await withUsers(deps, [member]))[0]!;
+  const readable = await requireReadable(deps, caller, target, "MEMBER_NOT_FOUND");
+  if (readable === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  return (await withUsers(deps, [readable.member]))[0]!;
 }
 
 /** The member a value names: an email (it holds an at-sign) or a member id, within one organization. */

@@ -74,8 +74,16 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     async findMembersByUserIds(organizationId, userIds) {
       return membersOf(organizationId).filter((m) => userIds.includes(m.userId)).map(copy);
     },
-    async listMembers(organizationId, { limit, offset }) {
-      const all = membersOf(organizationId).sort(byAge);
+    async listMembers(organizationId, { limit, offset, sortBy, descending, filter }) {
+      const matches = (m: MemberRecord) => {
+        if (!filter) return true;
+        const hit = filter.values.includes(m[filter.field]);
+        return filter.operator === "eq" || filter.operator === "in" ? hit : !hit;
+      };
+      const order = (a: MemberRecord, b: MemberRecord) => (sortBy === "role" ? (a.role < b.role ? -1 : a.role > b.role ? 1 : 0) : 0) || byAge(a, b);
+      const all = membersOf(organizationId)
+        .filter(matches)
+        .sort((a, b) => (descending ? -order(a, b) : order(a, b)));
       return { members: all.slice(offset, offset + limit).map(copy), total: all.length };
     },
     async addMember(member) {

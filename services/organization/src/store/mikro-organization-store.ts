@@ -142,12 +142,16 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       if (!userIds.length) return [];
       return (await store.em().find(MemberEntity, { organizationId, userId: { $in: userIds } })).map(toMember);
     },
-    async listMembers(organizationId, { limit, offset }) {
+    async listMembers(organizationId, { limit, offset, sortBy, descending, filter }) {
       const em = store.em();
-      const [rows, total] = await Promise.all([
-        em.find(MemberEntity, { organizationId }, { orderBy: { createdAt: "asc", id: "asc" }, limit, offset }),
-        em.count(MemberEntity, { organizationId }),
-      ]);
+      const operators = { eq: "$eq", ne: "$ne", in: "$in", not_in: "$nin" } as const;
+      const where = {
+        organizationId,
+        ...(filter ? { [filter.field]: { [operators[filter.operator]]: filter.operator.endsWith("in") ? filter.values : filter.values[0] } } : {}),
+      };
+      const direction: "asc" | "desc" = descending ? "desc" : "asc";
+      const orderBy = sortBy === "role" ? { role: direction, createdAt: direction, id: direction } : { createdAt: direction, id: direction };
+      const [rows, total] = await Promise.all([em.find(MemberEntity, where, { orderBy, limit, offset }), em.count(MemberEntity, where)]);
       return { members: rows.map(toMember), total };
     },
     async addMember(member) {

@@ -31,6 +31,16 @@ export interface InvitationRecord {
   createdAt: Date;
 }
 
+/** How a member page is ordered and filtered (exact matches on the stored role value). */
+export interface MemberQuery {
+  limit: number;
+  offset: number;
+  /** Default createdAt; ties by age, then id. */
+  sortBy?: "createdAt" | "role";
+  descending?: boolean;
+  filter?: { field: "role" | "userId"; operator: "eq" | "ne" | "in" | "not_in"; values: string[] };
+}
+
 export type OrganizationPatch = Partial<Pick<OrganizationRecord, "name" | "slug" | "logo" | "metadata">>;
 
 export interface OrganizationStore {
@@ -56,8 +66,8 @@ export interface OrganizationStore {
   findMemberById(id: string): Promise<MemberRecord | null>;
   /** The members of the organization with one of these user ids. */
   findMembersByUserIds(organizationId: string, userIds: string[]): Promise<MemberRecord[]>;
-  /** One page of members, oldest first (ties by id), and how many there are. */
-  listMembers(organizationId: string, page: { limit: number; offset: number }): Promise<{ members: MemberRecord[]; total: number }>;
+  /** One page of members, oldest first (ties by id) unless sorted otherwise, and how many match. */
+  listMembers(organizationId: string, page: MemberQuery): Promise<{ members: MemberRecord[]; total: number }>;
   /** Adds a member. A second membership of one user raises USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION. */
   addMember(member: MemberRecord): Promise<void>;
   /**
