@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { usePlatform } from "../../testing/use-platform.js";
+import { anAdmin } from "./admin-fixtures.js";
 import { join, organizationOf, person, refusal, uniqueSlug } from "./organization-fixtures.js";
 
 describe(`organization reads and ownership (${backendLabel()})`, () => {
@@ -87,5 +88,15 @@ describe(`organization reads and ownership (${backendLabel()})`, () => {
     const store = platform.services.organization.deps.store;
     expect(await store.findOrganization(alone.id)).toBeNull();
     expect(await store.findOrganization(shared.id)).not.toBeNull();
+  });
+
+  it("an admin removing an only owner's account passes ownership on the same way", async () => {
+    const ada = await person(platform);
+    const org = await organizationOf(ada);
+    const grace = await person(platform, "Grace");
+    await join(ada, grace, org.id, "member");
+    const admin = await anAdmin(platform);
+    expect((await admin.c.post("/admin/remove-user", { userId: ada.user.id })).body).toEqual({ success: true });
+    expect((await grace.c.get(`/organization/list-members?organizationId=${org.id}`)).body.members).toEqual([expect.objectContaining({ userId: grace.user.id, role: "owner" })]);
   });
 });
