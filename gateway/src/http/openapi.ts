@@ -183,9 +183,9 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   op("post", "/organization/update", ORG, "Update an organization", { session: true, body: organization.updateBody, success: { 200: ok(s.organizationSchema, responses.organizationResponse) } }),
   op("post", "/organization/delete", ORG, "Delete an organization", { session: true, body: organization.organizationIdBody, success: { 200: ok(s.organizationSchema, responses.organizationResponse) } }),
-  op("get", "/organization/get-full-organization", ORG, "An organization with its members and invitations", {
+  op("get", "/organization/get-full-organization", ORG, "An organization with its members and pending invitations", {
     session: true,
-    query: organization.targetQuery,
+    query: organization.fullOrganizationQuery,
     success: { 200: s.fullOrganizationSchema.nullable() },
   }),
   op("get", "/organization/get-organization", ORG, "An organization", { session: true, query: organization.targetQuery, success: { 200: s.organizationSchema.nullable() } }),

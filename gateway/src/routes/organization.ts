@@ -42,11 +42,19 @@ export const updateBody = z.object({
 export const organizationIdBody = z.object({ organizationId: id });
 export const targetQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional() });
 export const setActiveBody = z.object({ organizationId: id.nullish(), organizationSlug: text.optional() });
+export const fullOrganizationQuery = targetQuery.extend({ membersLimit: z.coerce.number().int().min(1).max(1000).optional() });
+/** The current client's list-members options: sort by createdAt or role, filter role or userId (SPEC §9 pages). */
+const filterValue = z.union([z.string().max(255), z.array(z.string().max(255)).max(100)]);
 export const listMembersQuery = z.looseObject({
   organizationId: id.optional(),
   organizationSlug: text.optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  sortBy: z.enum(["createdAt", "role"]).optional(),
+  sortDirection: z.enum(["asc", "desc"]).optional(),
+  filterField: z.enum(["role", "userId"]).optional(),
+  filterOperator: z.enum(["eq", "ne", "in", "not_in"]).optional(),
+  filterValue: filterValue.optional(),
 });
 export const activeRoleQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional(), userId: id.optional() });
 export const inviteBody = z.object({ email: z.string().max(320), role, organizationId: id.optional(), resend: z.boolean().optional() });
@@ -111,16 +119,16 @@ export function organizationRoutes(deps: RouteDeps): Router {
 
   router.get("/organization/get-full-organization", async (req, res) => {
     const caller = await callerOf(req);
-    const query = parseQuery(req, targetQuery);
-    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, ...query });
+    const { organizationId, organizationSlug, membersLimit } = parseQuery(req, fullOrganizationQuery);
+    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: membersLimit ?? 0 });
     res.json(full ? fullOrganizationResponse(full) : null);
   });
 
   // The current client's organization without members and invitations.
   router.get("/organization/get-organization", async (req, res) => {
     const caller = await callerOf(req);
-    const query = parseQuery(req, targetQuery);
-    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, ...query });
+    const { organizationId, organizationSlug } = parseQuery(req, targetQuery);
+    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: 0 });
     res.json(full ? organizationResponse(full.organization!) : null);
   });
 
@@ -145,7 +153,18 @@ export function organizationRoutes(deps: RouteDeps): Router {
   router.get("/organization/list-members", async (req, res) => {
     const caller = await callerOf(req);
     const query = parseQuery(req, listMembersQuery);
-    const page = await call(organization, organization.listMembers, { caller, organizationId: query.organizationId, organizationSlug: query.organizationSlug, limit: query.limit ?? 0, offset: query.offset ?? 0 });
+    const page = await call(organization, organization.listMembers, {
+      caller,
+      organizationId: query.organizationId,
+      organizationSlug: query.organizationSlug,
+      limit: query.limit ?? 0,
+      offset: query.offset ?? 0,
+      sortBy: query.sortBy ?? "",
+      descending: query.sortDirection === "desc",
+      filterField: query.filterField ?? "",
+      filterOperator: query.filterOperator ?? "",
+      filterValues: query.filterValue === undefined ? [] : [query.filterValue].flat(),
+    });
     res.json(memberListResponse(page.members, page.total));
   });
 

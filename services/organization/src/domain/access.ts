@@ -28,6 +28,19 @@ export async function findTarget(deps: Deps, caller: Caller, target: Target): Pr
   return id ? deps.store.findOrganization(id) : "none";
 }
 
+/**
+ * The named (or active) organization and the caller's membership of it; "none" when none is named or
+ * active. An organization that does not exist is refused like one the caller is not a member of (the same
+ * `refusal`), so a non-member cannot tell taken slugs from free ones by asking for them.
+ */
+export async function requireReadable(deps: Deps, caller: Caller, target: Target, refusal: ErrorCode = "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"): Promise<{ organization: OrganizationRecord; member: MemberRecord } | "none"> {
+  const organization = await findTarget(deps, caller, target);
+  if (organization === "none") return "none";
+  const member = organization && (await deps.store.findMember(organization.id, caller.userId));
+  if (!organization || !member) throw new AuthError(refusal);
+  return { organization, member };
+}
+
 /** The organization with this id, or ORGANIZATION_NOT_FOUND. */
 export async function requireOrganization(deps: Deps, id: string): Promise<OrganizationRecord> {
   const organization = await deps.store.findOrganization(id);
@@ -49,7 +62,3 @@ export function requirePermission(deps: Deps, member: MemberRecord, resource: Re
 
 export const isOwner = (deps: Deps, member: { role: string }) => isCreator(deps.config.creatorRole, member.role);
 
-/** Whether this owner is the organization's only one (then it can neither leave, be removed nor be demoted). */
-export async function isOnlyOwner(deps: Deps, member: MemberRecord): Promise<boolean> {
-  return isOwner(deps, member) && (await deps.store.countMembersWithRole(member.organizationId, deps.config.creatorRole)) <= 1;
-}

@@ -44,6 +44,7 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
     invitation = { ...pending, expiresAt };
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
+    // The store refuses a second pending invitation under the organization's lock (two concurrent invites).
     await deps.store.createInvitation(invitation);
   }
   const inviterName = users.find((u) => u.id === caller.userId)?.name;

@@ -3,8 +3,8 @@
  * leaving, permission checks, and the removal of a deleted user's memberships (SPEC.md §5-§6).
  */
 import { AuthError } from "@auth-platform/proto/errors";
-import type { MemberRecord } from "../store/organization-store.js";
-import { findTarget, isOnlyOwner, isOwner, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import type { MemberQuery, MemberRecord } from "../store/organization-store.js";
+import { isOwner, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 
@@ -25,23 +25,20 @@ export async function withUsers(deps: Pick<Deps, "users">, members: MemberRecord
   return members.map((member) => ({ ...member, user: users.get(member.userId) ?? null }));
 }
 
-export async function listMembers(deps: Deps, caller: Caller, target: Target & { limit?: number; offset?: number }) {
-  const organization = await findTarget(deps, caller, target);
-  if (organization === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
-  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  await requireMember(deps, organization.id, caller.userId);
+export async function listMembers(deps: Deps, caller: Caller, target: Target & Partial<MemberQuery>) {
+  const readable = await requireReadable(deps, caller, target);
+  if (readable === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  const { organization } = readable;
   const limit = Math.min(target.limit || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  const page = await deps.store.listMembers(organization.id, { limit, offset: target.offset ?? 0 });
+  const page = await deps.store.listMembers(organization.id, { ...target, limit, offset: target.offset ?? 0 });
   return { members: await withUsers(deps, page.members), total: page.total };
 }
 
 /** The caller's membership of the named or active organization, with the caller's user. */
 export async function getActiveMember(deps: Deps, caller: Caller, target: Target): Promise<MemberWithUser> {
-  const organization = await findTarget(deps, caller, target);
-  if (organization === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
-  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  const member = await requireMember(deps, organization.id, caller.userId, "MEMBER_NOT_FOUND");
-  return (await withUsers(deps, [member]))[0]!;
+  const readable = await requireReadable(deps, caller, target, "MEMBER_NOT_FOUND");
+  if (readable === "none") throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  return (await withUsers(deps, [readable.member]))[0]!;
 }
 
 /** The member a value names: an email (it holds an at-sign) or a member id, within one organization. */
@@ -57,9 +54,12 @@ async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: 
   return member;
 }
 
-/** Removes a member and clears the organization as the removed user's active one. */
+/**
+ * Removes a member (refused for the only owner, decided by the store under the organization's lock) and
+ * clears the organization as the removed user's active one.
+ */
 async function removeMembership(deps: Deps, member: MemberRecord): Promise<void> {
-  await deps.store.deleteMember(member.id);
+  await deps.store.deleteMember(member.id, deps.config.creatorRole);
   await deps.sessions.clearActiveOrganization(member.organizationId, member.userId);
 }
 
@@ -75,7 +75,6 @@ export async function removeMember(deps: Deps, caller: Caller, input: { memberId
     requirePermission(deps, actor, "member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
     if (isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
   }
-  if (await isOnlyOwner(deps, member)) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
   await removeMembership(deps, member);
   return member;
 }
@@ -89,15 +88,13 @@ export async function updateMemberRole(deps: Deps, caller: Caller, input: { memb
   const member = await deps.store.findMemberById(input.memberId);
   if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
   if ((isOwner(deps, member) || isOwner(deps, input)) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-  if (!isOwner(deps, input) && (await isOnlyOwner(deps, member))) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-  const updated = await deps.store.updateMemberRole(member.id, input.role);
+  const updated = await deps.store.updateMemberRole(member.id, input.role, deps.config.creatorRole);
   if (!updated) throw new AuthError("MEMBER_NOT_FOUND");
   return (await withUsers(deps, [updated]))[0]!;
 }
 
 export async function leaveOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<MemberRecord> {
   const member = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
-  if (await isOnlyOwner(deps, member)) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
   await removeMembership(deps, member);
   return member;
 }
@@ -113,7 +110,17 @@ export function getMembership(deps: Pick<Deps, "store">, userId: string, organiz
   return deps.store.findMember(organizationId, userId);
 }
 
-/** A deleted user's memberships go, and the invitations they sent are canceled. Idempotent. */
-export async function removeUserMemberships(deps: Pick<Deps, "store">, userId: string): Promise<void> {
-  await deps.store.removeUser(userId);
+/**
+ * The member whose role includes this one is preferred when ownership passes on from a deleted user: the
+ * admins are the members the owners already trusted with the organization.
+ */
+export const SUCCESSOR_ROLE = "admin";
+
+/**
+ * A deleted user's memberships go, and the invitations they sent are canceled. Where they were the only
+ * owner, ownership passes to the oldest admin (else the oldest member); an organization they were the
+ * last member of goes with them. Idempotent.
+ */
+export async function removeUserMemberships(deps: Pick<Deps, "store" | "config">, userId: string): Promise<void> {
+  await deps.store.removeUser(userId, deps.config.creatorRole, SUCCESSOR_ROLE);
 }

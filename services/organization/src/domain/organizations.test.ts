@@ -95,7 +95,7 @@ describe("active organization", () => {
     expect(await code(setActiveOrganization(deps, owner.caller(), { organizationId: theirs.id }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
     expect(owner.active()).toBeNull();
     expect(await code(getFullOrganization(deps, owner.caller(), { organizationId: theirs.id }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
-    expect(await code(setActiveOrganization(deps, owner.caller(), { organizationId: "nope" }))).toBe("ORGANIZATION_NOT_FOUND");
+    expect(await code(setActiveOrganization(deps, owner.caller(), { organizationId: "nope" }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
   });
 
   it("reads members with their users in one identity call", async () => {

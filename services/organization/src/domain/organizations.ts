@@ -6,8 +6,8 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
-import { findTarget, requireMember, requireOrganization, requirePermission, type Target, targetId } from "./access.js";
-import { DEFAULT_PAGE_SIZE, type MemberWithUser, withUsers } from "./members.js";
+import { requireMember, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "now">;
@@ -33,14 +33,12 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   const creatorId = input.caller?.userId || input.userId;
   if (!creatorId) throw new AuthError("UNAUTHORIZED");
   if (!deps.config.allowCreation) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
-  const limit = deps.config.organizationLimit;
-  if (limit > 0 && (await deps.store.countMemberships(creatorId)) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
-  if (await deps.store.findOrganizationBySlug(input.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
   const now = deps.now();
   const organization: OrganizationRecord = { id: newId(), name: input.name, slug: input.slug, logo: input.logo ?? null, metadata: input.metadata, createdAt: now };
   const creator = { id: newId(), organizationId: organization.id, userId: creatorId, role: deps.config.creatorRole, createdAt: now };
-  // The unique slug index decides between concurrent creates of one slug.
-  await deps.store.createOrganization(organization, creator);
+  // The store checks the limit under a per-creator lock, and the unique slug index decides between
+  // concurrent creates of one slug.
+  await deps.store.createOrganization(organization, creator, deps.config.organizationLimit);
   if (input.caller) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
   return { organization, members: await withUsers(deps, [creator]), invitations: [], memberCount: 1 };
 }
@@ -71,43 +69,45 @@ export async function deleteOrganization(deps: Deps, caller: Caller, organizatio
   return organization;
 }
 
-/** The organization with its first page of members and its invitations; reading it requires membership. */
-export async function fullOrganization(deps: Deps, organization: OrganizationRecord): Promise<FullOrganization> {
+/**
+ * The organization with its first page of members (`membersLimit`, default 100, at most 1,000) and its
+ * pending invitations (answered ones are history, not served here); reading it requires membership.
+ */
+export async function fullOrganization(deps: Deps, organization: OrganizationRecord, membersLimit = 0): Promise<FullOrganization> {
   const [page, invitations] = await Promise.all([
-    deps.store.listMembers(organization.id, { limit: DEFAULT_PAGE_SIZE, offset: 0 }),
-    deps.store.listInvitations(organization.id),
+    deps.store.listMembers(organization.id, { limit: Math.min(membersLimit || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset: 0 }),
+    deps.store.listInvitations(organization.id, true),
   ]);
   return { organization, members: await withUsers(deps, page.members), invitations, memberCount: page.total };
 }
 
 /** By slug, id, or the active organization; null when none is named or active. */
-export async function getFullOrganization(deps: Deps, caller: Caller, target: Target): Promise<FullOrganization | null> {
-  const organization = await findTarget(deps, caller, target);
-  if (organization === "none") return null;
-  if (!organization) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  await requireMember(deps, organization.id, caller.userId);
-  return fullOrganization(deps, organization);
+export async function getFullOrganization(deps: Deps, caller: Caller, target: Target & { membersLimit?: number }): Promise<FullOrganization | null> {
+  const readable = await requireReadable(deps, caller, target);
+  if (readable === "none") return null;
+  return fullOrganization(deps, readable.organization, target.membersLimit);
 }
 
 /**
  * Sets the caller session's active organization (SPEC.md §4): unset clears it; with nothing named the
- * active one is read back; naming one the caller is not a member of (or one that does not exist) clears
- * it and fails.
+ * active one is read back; naming one the caller is not a member of (or one that does not exist: the same
+ * refusal) clears it and fails.
  */
 export async function setActiveOrganization(deps: Deps, caller: Caller, target: Target & { unset?: boolean }): Promise<FullOrganization | null> {
   if (target.unset && !target.organizationId && !target.organizationSlug) {
     if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionToken, null);
     return null;
   }
-  const organization = await findTarget(deps, caller, target);
-  if (organization === "none") return null;
-  const member = organization && (await deps.store.findMember(organization.id, caller.userId));
-  if (!organization || !member) {
+  let readable: Awaited<ReturnType<typeof requireReadable>>;
+  try {
+    readable = await requireReadable(deps, caller, target);
+  } catch (refusal) {
     if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionToken, null);
-    throw new AuthError(organization ? "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" : "ORGANIZATION_NOT_FOUND");
+    throw refusal;
   }
-  await deps.sessions.setActiveOrganization(caller.sessionToken, organization.id);
-  return fullOrganization(deps, organization);
+  if (readable === "none") return null;
+  await deps.sessions.setActiveOrganization(caller.sessionToken, readable.organization.id);
+  return fullOrganization(deps, readable.organization);
 }
 
 export function listOrganizations(deps: Pick<Deps, "store">, userId: string): Promise<OrganizationRecord[]> {

@@ -75,7 +75,12 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
       return { organization: toOrganizationMessage(organization) };
     }),
     getFullOrganization: rpc.unary("GetFullOrganization", async (req) => {
-      const full = await organizations.getFullOrganization(registry, callerOf(req.caller), { organizationId: req.organizationId, organizationSlug: req.organizationSlug });
+      if (req.membersLimit < 0) throw new AuthError("VALIDATION_ERROR", "membersLimit must not be negative");
+      const full = await organizations.getFullOrganization(registry, callerOf(req.caller), {
+        organizationId: req.organizationId,
+        organizationSlug: req.organizationSlug,
+        membersLimit: req.membersLimit,
+      });
       return { organization: full ? toFullMessage(full) : undefined };
     }),
     setActiveOrganization: rpc.unary("SetActiveOrganization", async (req) => {
@@ -96,6 +101,7 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
         organizationSlug: req.organizationSlug,
         limit: req.limit,
         offset: req.offset,
+        ...valid.memberQuery(req),
       });
       return { members: page.members.map(toMemberMessage), total: page.total };
     }),

@@ -1,6 +1,7 @@
 /** The checks on request fields every caller gets (the gateway checks shapes too): a bad one is VALIDATION_ERROR naming it. */
 import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
+import type { MemberQuery } from "../store/organization-store.js";
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_METADATA_KEYS = 50;
@@ -50,4 +51,24 @@ const email = z.email().max(320);
 export function emailAddress(value: string): string {
   if (!email.safeParse(value.trim()).success) throw new AuthError("INVALID_EMAIL");
   return value.trim().toLowerCase();
+}
+
+const SORT_FIELDS = ["createdAt", "role"] as const;
+const FILTER_FIELDS = ["role", "userId"] as const;
+const FILTER_OPERATORS = ["eq", "ne", "in", "not_in"] as const;
+
+/** The member list's order and filter (MemberQuery): unknown fields or operators are refused, not ignored. */
+export function memberQuery(req: { sortBy: string; descending: boolean; filterField: string; filterOperator: string; filterValues: string[] }): Pick<MemberQuery, "sortBy" | "descending" | "filter"> {
+  const sortBy = req.sortBy || "createdAt";
+  if (!(SORT_FIELDS as readonly string[]).includes(sortBy)) throw new AuthError("VALIDATION_ERROR", `sortBy must be one of ${SORT_FIELDS.join(", ")}`);
+  const query: Pick<MemberQuery, "sortBy" | "descending" | "filter"> = { sortBy: sortBy as MemberQuery["sortBy"], descending: req.descending };
+  if (!req.filterField) return query;
+  if (!(FILTER_FIELDS as readonly string[]).includes(req.filterField)) throw new AuthError("VALIDATION_ERROR", `filterField must be one of ${FILTER_FIELDS.join(", ")}`);
+  const operator = req.filterOperator || "eq";
+  if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) throw new AuthError("VALIDATION_ERROR", `filterOperator must be one of ${FILTER_OPERATORS.join(", ")}`);
+  const single = operator === "eq" || operator === "ne";
+  if ((single && req.filterValues.length !== 1) || req.filterValues.length > 100 || req.filterValues.some((v) => v.length > 255)) {
+    throw new AuthError("VALIDATION_ERROR", single ? "filterValue must be one value" : "filterValue must be at most 100 values");
+  }
+  return { ...query, filter: { field: req.filterField as "role" | "userId", operator: operator as "eq" | "ne" | "in" | "not_in", values: req.filterValues } };
 }

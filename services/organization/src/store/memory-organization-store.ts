@@ -18,8 +18,15 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     if (membersOf(member.organizationId).some((m) => m.userId === member.userId)) throw new AuthError("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
     members.set(member.id, copy(member));
   };
+  /** Refuses to take `keepRole` from the organization's last member holding it. */
+  const keepOne = (member: MemberRecord, keepRole: string | undefined, nextRole?: string) => {
+    if (!keepRole || !rolesOf(member.role).includes(keepRole) || (nextRole !== undefined && rolesOf(nextRole).includes(keepRole))) return;
+    const holders = membersOf(member.organizationId).filter((m) => rolesOf(m.role).includes(keepRole));
+    if (holders.length <= 1) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+  };
   return {
-    async createOrganization(organization, creator) {
+    async createOrganization(organization, creator, limit = 0) {
+      if (limit > 0 && [...members.values()].filter((m) => m.userId === creator.userId).length >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
       if (slugTaken(organization.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
       organizations.set(organization.id, copyOrganization(organization));
       members.set(creator.id, copy(creator));
@@ -67,32 +74,54 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     async findMembersByUserIds(organizationId, userIds) {
       return membersOf(organizationId).filter((m) => userIds.includes(m.userId)).map(copy);
     },
-    async listMembers(organizationId, { limit, offset }) {
-      const all = membersOf(organizationId).sort(byAge);
+    async listMembers(organizationId, { limit, offset, sortBy, descending, filter }) {
+      const matches = (m: MemberRecord) => {
+        if (!filter) return true;
+        const hit = filter.values.includes(m[filter.field]);
+        return filter.operator === "eq" || filter.operator === "in" ? hit : !hit;
+      };
+      const order = (a: MemberRecord, b: MemberRecord) => (sortBy === "role" ? (a.role < b.role ? -1 : a.role > b.role ? 1 : 0) : 0) || byAge(a, b);
+      const all = membersOf(organizationId)
+        .filter(matches)
+        .sort((a, b) => (descending ? -order(a, b) : order(a, b)));
       return { members: all.slice(offset, offset + limit).map(copy), total: all.length };
-    },
-    async countMembersWithRole(organizationId, role) {
-      return membersOf(organizationId).filter((m) => rolesOf(m.role).includes(role)).length;
     },
     async addMember(member) {
       addMember(member);
     },
-    async updateMemberRole(id, role) {
+    async updateMemberRole(id, role, keepRole) {
       const found = members.get(id);
       if (!found) return null;
+      keepOne(found, keepRole, role);
       found.role = role;
       return copy(found);
     },
-    async deleteMember(id) {
+    async deleteMember(id, keepRole) {
+      const found = members.get(id);
+      if (!found) return false;
+      keepOne(found, keepRole);
       return members.delete(id);
     },
-    async removeUser(userId) {
+    async removeUser(userId, ownerRole, successorRole) {
       const mine = [...members.values()].filter((m) => m.userId === userId);
-      for (const m of mine) members.delete(m.id);
+      for (const m of mine) {
+        members.delete(m.id);
+        const rest = membersOf(m.organizationId).sort(byAge);
+        if (!rest.length) {
+          organizations.delete(m.organizationId);
+          for (const i of [...invitations.values()]) if (i.organizationId === m.organizationId) invitations.delete(i.id);
+        } else if (rolesOf(m.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
+          (rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!).role = ownerRole;
+        }
+      }
       for (const i of invitations.values()) if (i.inviterId === userId && i.status === "pending") i.status = "canceled";
       return mine.map((m) => m.organizationId);
     },
     async createInvitation(invitation) {
+      const pending = [...invitations.values()].some(
+        (i) => i.organizationId === invitation.organizationId && i.email === invitation.email && i.status === "pending" && i.expiresAt > invitation.createdAt,
+      );
+      if (pending) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
       invitations.set(invitation.id, copy(invitation));
     },
     async findInvitation(id) {
@@ -106,8 +135,8 @@ export function createMemoryOrganizationStore(): OrganizationStore {
         .at(-1);
       return found ? copy(found) : null;
     },
-    async listInvitations(organizationId) {
-      return [...invitations.values()].filter((i) => i.organizationId === organizationId).sort(byAge).reverse().map(copy);
+    async listInvitations(organizationId, pendingOnly) {
+      return [...invitations.values()].filter((i) => i.organizationId === organizationId && (!pendingOnly || i.status === "pending")).sort(byAge).reverse().map(copy);
     },
     async listPendingInvitationsTo(email) {
       return [...invitations.values()].filter((i) => i.email === email && i.status === "pending").sort(byAge).reverse().map(copy);

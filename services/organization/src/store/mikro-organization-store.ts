@@ -1,6 +1,7 @@
 /** The organization store on MikroORM (SQLite or PostgreSQL). */
 import { AuthError } from "@auth-platform/proto/errors";
-import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
+import type { EntityManager } from "@mikro-orm/sql";
+import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
 import { rolesOf } from "../domain/roles.js";
 import { InvitationEntity, type InvitationRow, MemberEntity, type MemberRow, OrganizationEntity, type OrganizationRow } from "./entities.js";
 import { organizationMigrations } from "./migrations.js";
@@ -48,13 +49,47 @@ async function unique<T>(code: "ORGANIZATION_ALREADY_EXISTS" | "USER_IS_ALREADY_
   }
 }
 
+/**
+ * Runs a transaction that decides on rows it read (a count, a check) under a lock on `key`, so two
+ * concurrent ones cannot both pass the check: a transaction-scoped advisory lock on PostgreSQL; on SQLite
+ * (one writer, one process) a queue in this process.
+ */
+function lockedTransactions(store: Store) {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(key: string, work: (em: EntityManager) => Promise<T>): Promise<T> => {
+    if (store.dialect === "postgresql") {
+      return store.em().transactional(async (em) => {
+        await em.execute("select pg_advisory_xact_lock(hashtext(?))", [`organization:${key}`]);
+        return work(em);
+      });
+    }
+    const run = tail.then(() => store.em().transactional(work));
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** Refuses to take `keepRole` from the organization's last member holding it (run under the organization's lock). */
+async function keepOne(em: EntityManager, member: MemberRow, keepRole: string | undefined, nextRole?: string): Promise<void> {
+  if (!keepRole || !rolesOf(member.role).includes(keepRole) || (nextRole !== undefined && rolesOf(nextRole).includes(keepRole))) return;
+  if ((await holders(em, member.organizationId, keepRole)).length <= 1) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+}
+
+/** The organization's members whose role values include this role, oldest first. */
+async function holders(em: EntityManager, organizationId: string, role: string): Promise<MemberRow[]> {
+  const rows = await em.find(MemberEntity, { organizationId, role: { $like: `%${role}%` } }, { orderBy: { createdAt: "asc", id: "asc" } });
+  return rows.filter((row) => rolesOf(row.role).includes(role));
+}
+
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
   const store = await openStore({ url, entities: [OrganizationEntity, MemberEntity, InvitationEntity], migrations: organizationMigrations });
   const newest = { createdAt: "desc", id: "desc" } as const;
+  const locked = lockedTransactions(store);
   return {
-    async createOrganization(organization, creator) {
+    async createOrganization(organization, creator, limit = 0) {
       await unique("ORGANIZATION_ALREADY_EXISTS", () =>
-        store.em().transactional(async (em) => {
+        locked(`user:${creator.userId}`, async (em) => {
+          if (limit > 0 && (await em.count(MemberEntity, { userId: creator.userId })) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
           em.create(OrganizationEntity, { ...organization, metadata: metadataText(organization.metadata) });
           em.create(MemberEntity, creator);
         }),
@@ -107,40 +142,74 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       if (!userIds.length) return [];
       return (await store.em().find(MemberEntity, { organizationId, userId: { $in: userIds } })).map(toMember);
     },
-    async listMembers(organizationId, { limit, offset }) {
+    async listMembers(organizationId, { limit, offset, sortBy, descending, filter }) {
       const em = store.em();
-      const [rows, total] = await Promise.all([
-        em.find(MemberEntity, { organizationId }, { orderBy: { createdAt: "asc", id: "asc" }, limit, offset }),
-        em.count(MemberEntity, { organizationId }),
-      ]);
+      const operators = { eq: "$eq", ne: "$ne", in: "$in", not_in: "$nin" } as const;
+      const where = {
+        organizationId,
+        ...(filter ? { [filter.field]: { [operators[filter.operator]]: filter.operator.endsWith("in") ? filter.values : filter.values[0] } } : {}),
+      };
+      const direction: "asc" | "desc" = descending ? "desc" : "asc";
+      const orderBy = sortBy === "role" ? { role: direction, createdAt: direction, id: direction } : { createdAt: direction, id: direction };
+      const [rows, total] = await Promise.all([em.find(MemberEntity, where, { orderBy, limit, offset }), em.count(MemberEntity, where)]);
       return { members: rows.map(toMember), total };
-    },
-    async countMembersWithRole(organizationId, role) {
-      const rows = await store.em().find(MemberEntity, { organizationId, role: { $like: `%${role}%` } }, { fields: ["id", "role"] });
-      return rows.filter((row) => rolesOf(row.role).includes(role)).length;
     },
     async addMember(member) {
       await unique("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", () => store.em().insert(MemberEntity, member));
     },
-    async updateMemberRole(id, role) {
-      const em = store.em();
-      await em.nativeUpdate(MemberEntity, { id }, { role });
-      const row = await em.findOne(MemberEntity, { id });
-      return row ? toMember(row) : null;
-    },
-    async deleteMember(id) {
-      return (await store.em().nativeDelete(MemberEntity, { id })) > 0;
-    },
-    async removeUser(userId) {
-      return store.em().transactional(async (em) => {
-        const rows = await em.find(MemberEntity, { userId });
-        await em.nativeDelete(MemberEntity, { userId });
-        await em.nativeUpdate(InvitationEntity, { inviterId: userId, status: "pending" }, { status: "canceled" });
-        return rows.map((row) => row.organizationId);
+    async updateMemberRole(id, role, keepRole) {
+      const member = await store.em().findOne(MemberEntity, { id });
+      if (!member) return null;
+      return locked(member.organizationId, async (em) => {
+        const row = await em.findOne(MemberEntity, { id });
+        if (!row) return null;
+        await keepOne(em, row, keepRole, role);
+        await em.nativeUpdate(MemberEntity, { id }, { role });
+        return toMember({ ...row, role });
       });
     },
+    async deleteMember(id, keepRole) {
+      const member = await store.em().findOne(MemberEntity, { id });
+      if (!member) return false;
+      return locked(member.organizationId, async (em) => {
+        const row = await em.findOne(MemberEntity, { id });
+        if (!row) return false;
+        await keepOne(em, row, keepRole);
+        return (await em.nativeDelete(MemberEntity, { id })) > 0;
+      });
+    },
+    async removeUser(userId, ownerRole, successorRole) {
+      const memberships = await store.em().find(MemberEntity, { userId }, { orderBy: { organizationId: "asc" } });
+      // One organization at a time, each under its lock: the succession decision reads the members left.
+      for (const membership of memberships) {
+        await locked(membership.organizationId, async (em) => {
+          const row = await em.findOne(MemberEntity, { id: membership.id });
+          if (!row) return;
+          await em.nativeDelete(MemberEntity, { id: row.id });
+          const rest = await em.find(MemberEntity, { organizationId: row.organizationId }, { orderBy: { createdAt: "asc", id: "asc" } });
+          if (!rest.length) {
+            await em.nativeDelete(InvitationEntity, { organizationId: row.organizationId });
+            await em.nativeDelete(OrganizationEntity, { id: row.organizationId });
+          } else if (rolesOf(row.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
+            const successor = rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!;
+            await em.nativeUpdate(MemberEntity, { id: successor.id }, { role: ownerRole });
+          }
+        });
+      }
+      await store.em().nativeUpdate(InvitationEntity, { inviterId: userId, status: "pending" }, { status: "canceled" });
+      return memberships.map((row) => row.organizationId);
+    },
     async createInvitation(invitation) {
-      await store.em().insert(InvitationEntity, invitation);
+      await locked(invitation.organizationId, async (em) => {
+        const pending = await em.count(InvitationEntity, {
+          organizationId: invitation.organizationId,
+          email: invitation.email,
+          status: "pending",
+          expiresAt: { $gt: invitation.createdAt },
+        });
+        if (pending) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+        await em.insert(InvitationEntity, invitation);
+      });
     },
     async findInvitation(id) {
       const row = await store.em().findOne(InvitationEntity, { id });
@@ -150,8 +219,8 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       const row = await store.em().findOne(InvitationEntity, { organizationId, email, status: "pending" }, { orderBy: newest });
       return row ? toInvitation(row) : null;
     },
-    async listInvitations(organizationId) {
-      return (await store.em().find(InvitationEntity, { organizationId }, { orderBy: newest })).map(toInvitation);
+    async listInvitations(organizationId, pendingOnly) {
+      return (await store.em().find(InvitationEntity, { organizationId, ...(pendingOnly ? { status: "pending" } : {}) }, { orderBy: newest })).map(toInvitation);
     },
     async listPendingInvitationsTo(email) {
       return (await store.em().find(InvitationEntity, { email, status: "pending" }, { orderBy: newest })).map(toInvitation);

@@ -96,23 +96,26 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(found).toEqual([added[2]]);
     });
 
-    it("counts members by role, comma-separated roles included, and changes and deletes members", async () => {
-      const { organization } = await created();
+    it("changes and deletes members, keeping the last holder of the owner role (comma-separated roles included)", async () => {
+      const { organization, owner } = await created();
       const both = aMember(organization.id, { role: "admin,owner" });
       const owners = aMember(organization.id, { role: "owners" });
       await store.addMember(both);
       await store.addMember(owners);
-      expect(await store.countMembersWithRole(organization.id, "owner")).toBe(2);
-      expect(await store.updateMemberRole(both.id, "member")).toEqual({ ...both, role: "member" });
-      expect(await store.countMembersWithRole(organization.id, "owner")).toBe(1);
+      expect(await store.updateMemberRole(both.id, "member", "owner")).toEqual({ ...both, role: "member" });
+      expect(await code(store.updateMemberRole(owner.id, "admin", "owner"))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+      expect(await code(store.deleteMember(owner.id, "owner"))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+      expect(await store.updateMemberRole(owner.id, "owner,admin", "owner")).toEqual({ ...owner, role: "owner,admin" });
+      expect(await store.deleteMember(owners.id, "owner")).toBe(true);
       expect(await store.deleteMember(both.id)).toBe(true);
       expect(await store.deleteMember(both.id)).toBe(false);
       expect(await store.updateMemberRole(both.id, "admin")).toBeNull();
+      expect((await store.findMemberById(owner.id))!.role).toBe("owner,admin");
     });
 
     it("keeps invitations: pending lookups by address, lists newest first, answers only pending ones", async () => {
       const { organization } = await created();
-      const older = anInvitation(organization.id, { email: "grace@example.com", createdAt: at(0) });
+      const older = anInvitation(organization.id, { email: "grace@example.com", createdAt: at(0), expiresAt: at(5) });
       const newer = anInvitation(organization.id, { email: "grace@example.com", createdAt: at(10) });
       await store.createInvitation(older);
       await store.createInvitation(newer);
@@ -120,6 +123,7 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(await store.findPendingInvitation(organization.id, "grace@example.com")).toEqual(newer);
       expect((await store.listInvitations(organization.id)).map((i) => i.id)).toEqual([newer.id, older.id]);
       expect(await store.answerInvitation(newer.id, "rejected")).toBe(true);
+      expect((await store.listInvitations(organization.id, true)).map((i) => i.id)).toEqual([older.id]);
       expect(await store.answerInvitation(newer.id, "canceled")).toBe(false);
       expect(await store.findPendingInvitation(organization.id, "grace@example.com")).toEqual(older);
       expect((await store.listPendingInvitationsTo("grace@example.com")).map((i) => i.id)).toEqual([older.id]);
@@ -172,18 +176,100 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
 
     it("removes a user's memberships and cancels their pending invitations, idempotently", async () => {
       const userId = newId();
-      const { organization: a } = await created({}, userId);
+      const { organization: a, owner: aOwner } = await created({}, userId);
+      await store.addMember(aMember(a.id, { role: "owner" }));
       const { organization: b } = await created();
       await store.addMember(aMember(b.id, { userId }));
       const sent = anInvitation(b.id, { inviterId: userId });
       const answered = anInvitation(b.id, { inviterId: userId, status: "accepted" });
       await store.createInvitation(sent);
       await store.createInvitation(answered);
-      expect((await store.removeUser(userId)).sort()).toEqual([a.id, b.id].sort());
+      expect((await store.removeUser(userId, "owner", "admin")).sort()).toEqual([a.id, b.id].sort());
       expect(await store.countMemberships(userId)).toBe(0);
+      expect(await store.findMemberById(aOwner.id)).toBeNull();
       expect((await store.findInvitation(sent.id))!.status).toBe("canceled");
       expect((await store.findInvitation(answered.id))!.status).toBe("accepted");
-      expect(await store.removeUser(userId)).toEqual([]);
+      expect(await store.removeUser(userId, "owner", "admin")).toEqual([]);
+    });
+
+    it("passes a deleted only owner's role to the oldest admin, else the oldest member; a last member's organization goes", async () => {
+      const userId = newId();
+      const { organization: withAdmin } = await created({}, userId);
+      const olderMember = aMember(withAdmin.id, { createdAt: at(1) });
+      const olderAdmin = aMember(withAdmin.id, { role: "admin", createdAt: at(2) });
+      const newerAdmin = aMember(withAdmin.id, { role: "admin", createdAt: at(3) });
+      for (const m of [olderMember, olderAdmin, newerAdmin]) await store.addMember(m);
+      const { organization: membersOnly } = await created({}, userId);
+      const oldest = aMember(membersOnly.id, { createdAt: at(1) });
+      await store.addMember(oldest);
+      await store.addMember(aMember(membersOnly.id, { createdAt: at(2) }));
+      const { organization: alone } = await created({}, userId);
+      const invitation = anInvitation(alone.id);
+      await store.createInvitation(invitation);
+
+      await store.removeUser(userId, "owner", "admin");
+      expect((await store.findMemberById(olderAdmin.id))!.role).toBe("owner");
+      expect((await store.findMemberById(newerAdmin.id))!.role).toBe("admin");
+      expect((await store.findMemberById(olderMember.id))!.role).toBe("member");
+      expect((await store.findMemberById(oldest.id))!.role).toBe("owner");
+      expect(await store.findOrganization(alone.id)).toBeNull();
+      expect(await store.findInvitation(invitation.id)).toBeNull();
+      expect(await store.findOrganization(withAdmin.id)).not.toBeNull();
+    });
+
+    it("refuses a second pending invitation of one address, and allows one once the first expired or was answered", async () => {
+      const { organization } = await created();
+      const first = anInvitation(organization.id, { expiresAt: at(100) });
+      await store.createInvitation(first);
+      expect(await code(store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(50) }))).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+      const afterExpiry = { ...anInvitation(organization.id), email: first.email, createdAt: at(100) };
+      await store.createInvitation(afterExpiry);
+      expect(await store.answerInvitation(afterExpiry.id, "canceled")).toBe(true);
+      await store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(101) });
+    });
+
+    describe("races: ten concurrent attempts, exactly the allowed outcome", () => {
+      const attempts = 10;
+
+      it("creates: a creator limited to 3 organizations who has 1 gets exactly 2 more", async () => {
+        const userId = newId();
+        await created({}, userId);
+        const results = await Promise.allSettled(
+          Array.from({ length: attempts }, () => {
+            const organization = anOrganization();
+            return store.createOrganization(organization, aMember(organization.id, { userId, role: "owner" }), 3);
+          }),
+        );
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
+        for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
+        expect(await store.countMemberships(userId)).toBe(3);
+      });
+
+      it("owners leaving and demoting each other leave exactly one owner", async () => {
+        const { organization, owner } = await created();
+        const owners = [owner];
+        for (let i = 1; i < attempts; i++) {
+          const member = aMember(organization.id, { role: "owner", createdAt: at(i) });
+          await store.addMember(member);
+          owners.push(member);
+        }
+        const results = await Promise.allSettled(
+          owners.map((m, i) => (i % 2 ? store.deleteMember(m.id, "owner") : store.updateMemberRole(m.id, "member", "owner"))),
+        );
+        expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
+        for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+        const { members } = await store.listMembers(organization.id, { limit: 100, offset: 0 });
+        expect(members.filter((m) => m.role === "owner")).toHaveLength(1);
+      });
+
+      it("invitations of one address leave exactly one pending", async () => {
+        const { organization } = await created();
+        const email = `${newId()}@example.com`;
+        const results = await Promise.allSettled(Array.from({ length: attempts }, () => store.createInvitation(anInvitation(organization.id, { email }))));
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+        expect((await store.listInvitations(organization.id, true)).filter((i) => i.email === email)).toHaveLength(1);
+      });
     });
   });
 }

@@ -31,11 +31,26 @@ export interface InvitationRecord {
   createdAt: Date;
 }
 
+/** How a member page is ordered and filtered (exact matches on the stored role value). */
+export interface MemberQuery {
+  limit: number;
+  offset: number;
+  /** Default createdAt; ties by age, then id. */
+  sortBy?: "createdAt" | "role";
+  descending?: boolean;
+  filter?: { field: "role" | "userId"; operator: "eq" | "ne" | "in" | "not_in"; values: string[] };
+}
+
 export type OrganizationPatch = Partial<Pick<OrganizationRecord, "name" | "slug" | "logo" | "metadata">>;
 
 export interface OrganizationStore {
-  /** Creates an organization with its first member, atomically. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
-  createOrganization(organization: OrganizationRecord, creator: MemberRecord): Promise<void>;
+  /**
+   * Creates an organization with its first member, atomically. A taken slug raises ORGANIZATION_ALREADY_EXISTS;
+   * with `limit` (> 0), a creator already a member of that many organizations raises
+   * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS, and concurrent creates of one creator are
+   * serialized so the limit holds.
+   */
+  createOrganization(organization: OrganizationRecord, creator: MemberRecord, limit?: number): Promise<void>;
   findOrganization(id: string): Promise<OrganizationRecord | null>;
   findOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
   /** Applies a patch; null when the organization is gone. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
@@ -51,28 +66,37 @@ export interface OrganizationStore {
   findMemberById(id: string): Promise<MemberRecord | null>;
   /** The members of the organization with one of these user ids. */
   findMembersByUserIds(organizationId: string, userIds: string[]): Promise<MemberRecord[]>;
-  /** One page of members, oldest first (ties by id), and how many there are. */
-  listMembers(organizationId: string, page: { limit: number; offset: number }): Promise<{ members: MemberRecord[]; total: number }>;
-  /** How many members' role values include this role (comma-separated roles are matched one by one). */
-  countMembersWithRole(organizationId: string, role: string): Promise<number>;
+  /** One page of members, oldest first (ties by id) unless sorted otherwise, and how many match. */
+  listMembers(organizationId: string, page: MemberQuery): Promise<{ members: MemberRecord[]; total: number }>;
   /** Adds a member. A second membership of one user raises USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION. */
   addMember(member: MemberRecord): Promise<void>;
-  /** Sets a member's role; null when the member is gone. */
-  updateMemberRole(id: string, role: string): Promise<MemberRecord | null>;
-  /** Deletes a member; false when it was already gone. */
-  deleteMember(id: string): Promise<boolean>;
+  /**
+   * Sets a member's role; null when the member is gone. With `keepRole` (the owner role), taking that role
+   * from the organization's last member holding it raises YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER;
+   * changes within one organization are serialized so two owners demoting each other leave one.
+   */
+  updateMemberRole(id: string, role: string, keepRole?: string): Promise<MemberRecord | null>;
+  /** Deletes a member; false when it was already gone. `keepRole` as for updateMemberRole. */
+  deleteMember(id: string, keepRole?: string): Promise<boolean>;
   /**
    * Removes every membership of a user and cancels the pending invitations they sent; answers the
-   * organizations they were a member of. Idempotent.
+   * organizations they were a member of. Where the user was the last member holding `ownerRole`, the
+   * role passes to the oldest remaining member whose role includes `successorRole`, else to the oldest
+   * remaining member; an organization left with no member is deleted with its invitations. Idempotent.
    */
-  removeUser(userId: string): Promise<string[]>;
+  removeUser(userId: string, ownerRole: string, successorRole: string): Promise<string[]>;
 
+  /**
+   * Stores a pending invitation. A pending invitation of the same address to the same organization still
+   * valid at the new one's createdAt raises USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION; invitations
+   * within one organization are serialized so two concurrent ones leave one pending.
+   */
   createInvitation(invitation: InvitationRecord): Promise<void>;
   findInvitation(id: string): Promise<InvitationRecord | null>;
   /** The newest pending invitation of this (lower-cased) address to the organization, or null. */
   findPendingInvitation(organizationId: string, email: string): Promise<InvitationRecord | null>;
-  /** The organization's invitations, newest first. */
-  listInvitations(organizationId: string): Promise<InvitationRecord[]>;
+  /** The organization's invitations, newest first (only the pending ones with `pendingOnly`). */
+  listInvitations(organizationId: string, pendingOnly?: boolean): Promise<InvitationRecord[]>;
   /** The pending invitations to this (lower-cased) address, newest first. */
   listPendingInvitationsTo(email: string): Promise<InvitationRecord[]>;
   /** Moves a pending invitation to another status (and expiry); false when it is no longer pending. */

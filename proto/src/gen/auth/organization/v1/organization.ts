@@ -140,7 +140,11 @@ export interface DeleteOrganizationResponse {
 export interface GetFullOrganizationRequest {
   caller?: Caller | undefined;
   organizationId?: string | undefined;
-  organizationSlug?: string | undefined;
+  organizationSlug?:
+    | string
+    | undefined;
+  /** How many members to include (default 100, at most 1000); 0 for the default. */
+  membersLimit: number;
 }
 
 export interface GetFullOrganizationResponse {
@@ -178,6 +182,16 @@ export interface ListMembersRequest {
   /** Page size (default 100, at most 1000) and offset. */
   limit: number;
   offset: number;
+  /** "createdAt" (the default) or "role"; ties by age, then id. */
+  sortBy: string;
+  descending: boolean;
+  /**
+   * An optional filter on a member field ("role" or "userId"): operator "eq", "ne", "in" or "not_in"
+   * over the values (one for eq and ne). An empty field means no filter.
+   */
+  filterField: string;
+  filterOperator: string;
+  filterValues: string[];
 }
 
 export interface ListMembersResponse {
@@ -2223,7 +2237,7 @@ export const DeleteOrganizationResponse: MessageFns<DeleteOrganizationResponse> 
 };
 
 function createBaseGetFullOrganizationRequest(): GetFullOrganizationRequest {
-  return { caller: undefined, organizationId: undefined, organizationSlug: undefined };
+  return { caller: undefined, organizationId: undefined, organizationSlug: undefined, membersLimit: 0 };
 }
 
 export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> = {
@@ -2236,6 +2250,9 @@ export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> 
     }
     if (message.organizationSlug !== undefined) {
       writer.uint32(26).string(message.organizationSlug);
+    }
+    if (message.membersLimit !== 0) {
+      writer.uint32(32).int32(message.membersLimit);
     }
     return writer;
   },
@@ -2277,6 +2294,14 @@ export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> 
             message.organizationSlug = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.membersLimit = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2302,6 +2327,11 @@ export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> 
         : isSet(object.organization_slug)
         ? globalThis.String(object.organization_slug)
         : undefined,
+      membersLimit: isSet(object.membersLimit)
+        ? globalThis.Number(object.membersLimit)
+        : isSet(object.members_limit)
+        ? globalThis.Number(object.members_limit)
+        : 0,
     };
   },
 
@@ -2316,6 +2346,9 @@ export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> 
     if (message.organizationSlug !== undefined) {
       obj.organizationSlug = message.organizationSlug;
     }
+    if (message.membersLimit !== 0) {
+      obj.membersLimit = Math.round(message.membersLimit);
+    }
     return obj;
   },
 
@@ -2329,6 +2362,7 @@ export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> 
       : undefined;
     message.organizationId = object.organizationId ?? undefined;
     message.organizationSlug = object.organizationSlug ?? undefined;
+    message.membersLimit = object.membersLimit ?? 0;
     return message;
   },
 };
@@ -2745,7 +2779,18 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
 };
 
 function createBaseListMembersRequest(): ListMembersRequest {
-  return { caller: undefined, organizationId: undefined, organizationSlug: undefined, limit: 0, offset: 0 };
+  return {
+    caller: undefined,
+    organizationId: undefined,
+    organizationSlug: undefined,
+    limit: 0,
+    offset: 0,
+    sortBy: "",
+    descending: false,
+    filterField: "",
+    filterOperator: "",
+    filterValues: [],
+  };
 }
 
 export const ListMembersRequest: MessageFns<ListMembersRequest> = {
@@ -2764,6 +2809,21 @@ export const ListMembersRequest: MessageFns<ListMembersRequest> = {
     }
     if (message.offset !== 0) {
       writer.uint32(40).int32(message.offset);
+    }
+    if (message.sortBy !== "") {
+      writer.uint32(50).string(message.sortBy);
+    }
+    if (message.descending !== false) {
+      writer.uint32(56).bool(message.descending);
+    }
+    if (message.filterField !== "") {
+      writer.uint32(66).string(message.filterField);
+    }
+    if (message.filterOperator !== "") {
+      writer.uint32(74).string(message.filterOperator);
+    }
+    for (const v of message.filterValues) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -2821,6 +2881,46 @@ export const ListMembersRequest: MessageFns<ListMembersRequest> = {
             message.offset = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sortBy = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.descending = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.filterField = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.filterOperator = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.filterValues.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2848,6 +2948,27 @@ export const ListMembersRequest: MessageFns<ListMembersRequest> = {
         : undefined,
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
       offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      sortBy: isSet(object.sortBy)
+        ? globalThis.String(object.sortBy)
+        : isSet(object.sort_by)
+        ? globalThis.String(object.sort_by)
+        : "",
+      descending: isSet(object.descending) ? globalThis.Boolean(object.descending) : false,
+      filterField: isSet(object.filterField)
+        ? globalThis.String(object.filterField)
+        : isSet(object.filter_field)
+        ? globalThis.String(object.filter_field)
+        : "",
+      filterOperator: isSet(object.filterOperator)
+        ? globalThis.String(object.filterOperator)
+        : isSet(object.filter_operator)
+        ? globalThis.String(object.filter_operator)
+        : "",
+      filterValues: globalThis.Array.isArray(object?.filterValues)
+        ? object.filterValues.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.filter_values)
+        ? object.filter_values.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2868,6 +2989,21 @@ export const ListMembersRequest: MessageFns<ListMembersRequest> = {
     if (message.offset !== 0) {
       obj.offset = Math.round(message.offset);
     }
+    if (message.sortBy !== "") {
+      obj.sortBy = message.sortBy;
+    }
+    if (message.descending !== false) {
+      obj.descending = message.descending;
+    }
+    if (message.filterField !== "") {
+      obj.filterField = message.filterField;
+    }
+    if (message.filterOperator !== "") {
+      obj.filterOperator = message.filterOperator;
+    }
+    if (message.filterValues?.length) {
+      obj.filterValues = message.filterValues;
+    }
     return obj;
   },
 
@@ -2883,6 +3019,11 @@ export const ListMembersRequest: MessageFns<ListMembersRequest> = {
     message.organizationSlug = object.organizationSlug ?? undefined;
     message.limit = object.limit ?? 0;
     message.offset = object.offset ?? 0;
+    message.sortBy = object.sortBy ?? "";
+    message.descending = object.descending ?? false;
+    message.filterField = object.filterField ?? "";
+    message.filterOperator = object.filterOperator ?? "";
+    message.filterValues = object.filterValues?.map((e) => e) || [];
     return message;
   },
 };
