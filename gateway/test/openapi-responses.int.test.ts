@@ -367,6 +367,8 @@ describe("real answers conform to GET /openapi.json", () => {
 
   it("social sign-in, linking and the provider's tokens", async () => {
     const b = browser();
+    expect((await b.get("/social-providers")).status).toBe(200);
+    expect((await b.get("/social-providers?probe=%00")).status).toBe(400);
     expect((await b.post("/sign-in/social", { provider: "nope" })).status).toBeGreaterThanOrEqual(400);
     social.idp.signInAs(social.anAccount("openapi"));
     const started = await b.post("/sign-in/social", { provider: "google", callbackURL: "/dashboard" });

@@ -282,6 +282,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   op("get", "/admin/list-audit-events", ADM, "The audit log", { session: true, query: admin.auditQuery, success: { 200: s.auditEventsSchema } }),
 
+  op("get", "/social-providers", SOC, "The configured social providers (ours: the sign-in page shows only these)", { success: { 200: ok(z.object({ providers: z.array(z.string()) }).strict(), responses.socialProvidersResponse) } }),
   op("post", "/sign-in/social", SOC, "Start a social sign-in (or sign in with a provider's id token)", {
     body: social.signInSocialBody,
     success: { 200: ok(s.socialSignInSchema, responses.socialTokenResponse) },
