@@ -138,3 +138,31 @@ describe("sign-up form", () => {
     expect(calls.filter((c) => c.path === "/sign-up/email")).toEqual([]);
   });
 });
+
+describe("create-organization form", () => {
+  it("says a slug is taken when the name just used is typed again at once (no stale 'available' answer)", async () => {
+    const taken = new Set<string>();
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, createdAt: "", members: [], invitations: [] };
+    stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user } }),
+      "/organization/list": () => ({ status: 200, body: taken.size ? [org] : [] }),
+      "/organization/get-full-organization": () => ({ status: 200, body: taken.size ? org : null }),
+      "/organization/check-slug": (call) =>
+        taken.has((call.body as { slug: string }).slug) ? { status: 400, body: { code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" } } : { status: 200, body: { status: true } },
+      "/organization/create": (call) => {
+        taken.add((call.body as { slug: string }).slug);
+        return { status: 200, body: org };
+      },
+    });
+    renderApp("/organizations");
+    const name = await screen.findByLabelText("Organization name");
+    fireEvent.change(name, { target: { value: "Acme" } });
+    await screen.findByText("“acme” is available.");
+    fireEvent.click(screen.getByRole("button", { name: "Create organization" }));
+    await screen.findByText("Acme has been created and is now your active organization.");
+    fireEvent.change(name, { target: { value: "Acme" } });
+    const slug = screen.getByLabelText("Slug");
+    await waitFor(() => expect(slug.getAttribute("aria-invalid")).toBe("true"));
+    expect(screen.queryByText("“acme” is available.")).toBeNull();
+  });
+});
