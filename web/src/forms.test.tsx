@@ -166,3 +166,64 @@ describe("create-organization form", () => {
     expect(screen.queryByText("“acme” is available.")).toBeNull();
   });
 });
+
+describe("social sign-in and linking", () => {
+  it("shows a button per configured provider on sign-in, and leaves for the provider's page", async () => {
+    const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/social-providers": () => ({ status: 200, body: { providers: ["github", "google"] } }),
+      "/sign-in/social": () => ({ status: 200, body: { url: "https://github.example/login/oauth/authorize?state=s", redirect: true } }),
+    });
+    renderApp("/sign-in?redirect=%2Forganizations");
+    const list = await screen.findByRole("list", { name: "Sign in with another service" });
+    expect([...list.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Continue with GitHub", "Continue with Google"]);
+    fireEvent.click(screen.getByRole("button", { name: "Continue with GitHub" }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("https://github.example/login/oauth/authorize?state=s"));
+    expect(calls.find((c) => c.path === "/sign-in/social")).toEqual({ method: "POST", path: "/sign-in/social", body: { provider: "github", callbackURL: "/organizations" } });
+    assign.mockRestore();
+  });
+
+  it("shows no social buttons when the platform has none configured or no such route (404)", async () => {
+    for (const answer of [{ status: 200, body: { providers: [] } }, { status: 404, body: { code: "NOT_FOUND", message: "Not found" } }]) {
+      const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/social-providers": () => answer });
+      renderApp("/sign-in");
+      await screen.findByRole("heading", { name: "Sign in" });
+      await waitFor(() => expect(calls.some((c) => c.path === "/social-providers")).toBe(true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(screen.queryByRole("list", { name: "Sign in with another service" })).toBeNull();
+      expect(screen.queryByRole("alert")).toBeNull();
+      cleanup();
+    }
+  });
+
+  it("offers to link the configured providers not linked yet, and unlinks one", async () => {
+    const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
+    const account = (providerId: string) => ({ id: `a-${providerId}`, providerId, accountId: `x-${providerId}`, createdAt: "2026-01-01T00:00:00Z", updatedAt: "", scopes: [] });
+    let linked = [account("credential"), account("github")];
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user } }),
+      "/list-sessions": () => ({ status: 200, body: [session] }),
+      "/list-accounts": () => ({ status: 200, body: linked }),
+      "/social-providers": () => ({ status: 200, body: { providers: ["github", "google"] } }),
+      "/link-social": () => ({ status: 200, body: { url: "https://accounts.google.example/o/oauth2/auth?state=s", redirect: true } }),
+      "/unlink-account": (call) => {
+        linked = linked.filter((a) => a.providerId !== (call.body as { providerId: string }).providerId);
+        return { status: 200, body: { status: true } };
+      },
+    });
+    renderApp("/account");
+    const links = await screen.findByRole("list", { name: "Link another sign-in method" });
+    expect([...links.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Link Google"]);
+    fireEvent.click(screen.getByRole("button", { name: "Link Google" }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("https://accounts.google.example/o/oauth2/auth?state=s"));
+    expect(calls.find((c) => c.path === "/link-social")?.body).toEqual({ provider: "google", callbackURL: "/account" });
+
+    fireEvent.click(screen.getByRole("button", { name: "Unlink GitHub" }));
+    await waitFor(() => expect(screen.queryByRole("button", { name: "Unlink GitHub" })).toBeNull());
+    expect(calls.find((c) => c.path === "/unlink-account")?.body).toEqual({ providerId: "github", accountId: "x-github" });
+    const after = await screen.findByRole("list", { name: "Link another sign-in method" });
+    await waitFor(() => expect([...after.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Link GitHub", "Link Google"]));
+    assign.mockRestore();
+  });
+});
