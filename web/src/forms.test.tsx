@@ -227,3 +227,64 @@ describe("social sign-in and linking", () => {
     assign.mockRestore();
   });
 });
+
+describe("admin area", () => {
+  const listed = { ...user, id: "u2", name: "Tom", email: "tom@example.com", role: "user", banned: false, banReason: null, banExpires: null };
+
+  it("is hidden from a user the admin service says is no admin, and /admin sends them home", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: "user" } } }),
+      "/admin/has-permission": () => ({ status: 200, body: { error: null, success: false } }),
+    });
+    const { router } = renderApp("/admin");
+    await waitFor(() => expect(router.state.location.pathname).toBe("/"));
+    await screen.findByRole("heading", { name: "Welcome, Ada" });
+    expect(screen.queryByRole("link", { name: "Admin" })).toBeNull();
+    expect(calls.some((c) => c.path === "/admin/list-users")).toBe(false);
+  });
+
+  it("does not even ask for a user with no role", async () => {
+    const calls = stubApi({ "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: null } } }) });
+    const { router } = renderApp("/admin");
+    await waitFor(() => expect(router.state.location.pathname).toBe("/"));
+    expect(calls.some((c) => c.path.startsWith("/admin/"))).toBe(false);
+  });
+
+  it("shows an admin the link and the users table, searching, filtering, sorting and paging through the API's query", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: "admin" } } }),
+      "/admin/has-permission": (call) => ({ status: 200, body: { error: null, success: JSON.stringify(call.body) === JSON.stringify({ permissions: { user: ["list"] } }) } }),
+      "/admin/list-users": () => ({ status: 200, body: { users: [listed], total: 45 } }),
+    });
+    const listQueries = () => calls.filter((c) => c.path === "/admin/list-users").map((c) => c);
+    let lastUrl = "";
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => {
+      if (input.includes("/admin/list-users")) lastUrl = input;
+      return realFetch(input, init);
+    });
+    renderApp("/admin");
+    await screen.findByRole("link", { name: "Admin" });
+    await screen.findByRole("link", { name: "Tom" });
+    expect(new URL(lastUrl, "http://app.test").searchParams.toString()).toBe("sortBy=createdAt&sortDirection=desc&limit=20&offset=0");
+    expect(screen.getByRole("status").textContent).toBe("1 to 1 of 45");
+
+    fireEvent.change(screen.getByLabelText("Search in"), { target: { value: "name" } });
+    fireEvent.change(screen.getByLabelText("Match"), { target: { value: "starts_with" } });
+    fireEvent.change(screen.getByLabelText("Search"), { target: { value: " To " } });
+    fireEvent.click(screen.getByRole("button", { name: "Search" }));
+    await waitFor(() => expect(new URL(lastUrl, "http://app.test").searchParams.get("searchValue")).toBe("To"));
+    expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ searchField: "name", searchOperator: "starts_with" });
+
+    fireEvent.change(screen.getByLabelText("Show"), { target: { value: "banned" } });
+    await waitFor(() => expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ filterField: "banned", filterValue: "true", filterOperator: "eq" }));
+
+    fireEvent.click(screen.getByRole("button", { name: "Email" }));
+    await waitFor(() => expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ sortBy: "email", sortDirection: "asc" }));
+    expect(screen.getByRole("columnheader", { name: /Email/ }).getAttribute("aria-sort")).toBe("ascending");
+
+    fireEvent.click(screen.getByRole("button", { name: "Next page" }));
+    await waitFor(() => expect(new URL(lastUrl, "http://app.test").searchParams.get("offset")).toBe("20"));
+    expect(listQueries().length).toBeGreaterThanOrEqual(5);
+  });
+});

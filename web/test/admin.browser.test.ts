@@ -66,9 +66,9 @@ describe("admin area", () => {
     await admin.getByRole("button", { name: "Search" }).click();
     await poll(() => users.locator("tbody tr").count()).toBe(2);
     // Sorting by name, both ways.
-    await admin.getByRole("button", { name: "Name, sort" }).click();
+    await admin.getByRole("button", { name: "Name", exact: true }).click();
     await poll(() => users.locator("tbody tr").first().innerText()).toContain("Other Person");
-    await admin.getByRole("button", { name: "Name, sort" }).click();
+    await admin.getByRole("button", { name: "Name", exact: true }).click();
     await poll(() => users.locator("tbody tr").first().innerText()).toContain("Tom Target");
     await web.checkA11y(admin, "admin users");
     await web.screenshot(admin, "admin-users");

@@ -4,15 +4,20 @@
  * impersonation, removal behind a typed confirmation) and the audit log. The admin service decides who is an
  * admin; the route guard asks it (has-permission) before any of these screens shows.
  */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { api, type AuditQuery, errorMessage, type User, type UserListQuery } from "../api";
 import { Field, FormAlert, Page, SubmitButton } from "../components";
-import { sessionQuery } from "../session";
 import { describeUserAgent as deviceName } from "../user-agent";
 
 export const PAGE_SIZE = 20;
+
+/**
+ * After the session changed hands (impersonation started or stopped): everything cached belonged to the
+ * other user. Reset (not remove) so the screens on show refetch as the new user at once.
+ */
+const startOver = (queryClient: QueryClient) => queryClient.resetQueries({ predicate: (query) => query.queryKey[0] !== "outbox-available" });
 
 const SEARCH_FIELDS = [
   ["email", "Email"],
@@ -151,7 +156,6 @@ export function AdminUsers() {
                 <th key={field} scope="col" aria-sort={sort.by === field ? (sort.direction === "asc" ? "ascending" : "descending") : "none"}>
                   <button type="button" className="link" onClick={() => sortBy(field)}>
                     {label}
-                    <span className="visually-hidden">, sort</span>
                     {sort.by === field && <span aria-hidden="true">{sort.direction === "asc" ? " ▲" : " ▼"}</span>}
                   </button>
                 </th>
@@ -250,9 +254,7 @@ function Impersonate({ user }: { user: User }) {
   const impersonate = useMutation({
     mutationFn: () => api.admin.impersonateUser(user.id),
     onSuccess: async () => {
-      // Everything cached belonged to the admin: start over as the user.
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "outbox-available" });
-      await queryClient.fetchQuery(sessionQuery);
+      await startOver(queryClient);
       await navigate({ to: "/account" });
     },
   });
@@ -514,8 +516,7 @@ export function ImpersonationBanner({ user }: { user: User }) {
   const stop = useMutation({
     mutationFn: api.admin.stopImpersonating,
     onSuccess: async () => {
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "outbox-available" });
-      await queryClient.fetchQuery(sessionQuery);
+      await startOver(queryClient);
       await navigate({ to: "/admin/users/$id", params: { id: user.id } });
     },
   });
