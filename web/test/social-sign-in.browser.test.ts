@@ -52,13 +52,13 @@ describe("social sign-in", () => {
     idp!.signInAs({ ...account("linked"), email });
     const page = await web.page();
     await signInOnScreen(page, email, "password-123");
-    await page.getByRole("button", { name: "Link Google" }).click();
+    await page.getByRole("button", { name: "Link Google", exact: true }).click();
     await page.waitForURL((url) => url.pathname === "/account", { timeout: 30_000 });
     const unlink = page.getByRole("button", { name: "Unlink Google" });
     await poll(() => unlink.count()).toBe(1);
-    expect(await page.getByRole("button", { name: "Link Google" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(0);
     await unlink.click();
-    await poll(() => page.getByRole("button", { name: "Link Google" }).count()).toBe(1);
+    await poll(() => page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(1);
     expect(await unlink.count()).toBe(0);
   });
 });
