@@ -29,6 +29,8 @@ export const SCREENSHOTS = join(ROOT, "test-artifacts", "screenshots");
 export interface UseWebAppOptions extends PlatformOptions {
   /** A test SMTP server receives the platform's mail (otherwise the development outbox keeps it). */
   smtp?: boolean | SmtpOptions;
+  /** More platform environment that depends on the web app's origin (e.g. a provider's redirect URI). */
+  envFor?: (origin: string) => Promise<Record<string, string>>;
 }
 
 export interface WebAppUnderTest {
@@ -52,7 +54,7 @@ async function buildApp(): Promise<string> {
 }
 
 export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
-  const { smtp: smtpOption, ...platformOptions } = options;
+  const { smtp: smtpOption, envFor, ...platformOptions } = options;
   // A browser test walks through several screens, each a few round trips; on a busy 2-core machine that
   // takes longer than the 30 s the API suites get.
   vi.setConfig({ testTimeout: 120_000 });
@@ -69,6 +71,7 @@ export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
     const [webPort] = await freePorts(1);
     origin = `http://127.0.0.1:${webPort}`;
     if (smtpOption) smtp = await startSmtp(smtpOption === true ? {} : smtpOption);
+    const originEnv = envFor ? await envFor(origin) : {};
     const [built, started] = await Promise.all([
       buildApp(),
       startPlatform({
@@ -78,6 +81,7 @@ export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
           AUTH_APP_URL: origin,
           AUTH_TRUSTED_ORIGINS: origin,
           ...(smtp ? { SMTP_URL: smtp.url } : {}),
+          ...originEnv,
           ...platformOptions.env,
         },
       }),

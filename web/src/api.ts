@@ -18,6 +18,11 @@ export interface User {
   displayUsername: string | null;
   /** With the two-factor API (issue 11); absent before it. */
   twoFactorEnabled?: boolean;
+  /** The admin fields (issue 10): a comma-separated role list, and the ban. */
+  role?: string | null;
+  banned?: boolean;
+  banReason?: string | null;
+  banExpires?: string | null;
 }
 
 export interface Session {
@@ -29,6 +34,8 @@ export interface Session {
   userAgent: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The admin's user id on a session an admin started as this user (impersonation). */
+  impersonatedBy?: string | null;
 }
 
 export interface SessionWithUser {
@@ -115,6 +122,47 @@ export interface InvitationDetail extends Invitation {
   organizationSlug: string;
   inviterEmail: string;
 }
+
+/** GET /admin/list-users's query (better-auth adminClient's names). */
+export interface UserListQuery {
+  searchValue?: string;
+  searchField?: "email" | "name";
+  searchOperator?: "contains" | "starts_with" | "ends_with";
+  filterField?: string;
+  filterValue?: string;
+  filterOperator?: "eq" | "ne" | "lt" | "lte" | "gt" | "gte";
+  sortBy?: string;
+  sortDirection?: "asc" | "desc";
+  limit: number;
+  offset: number;
+}
+
+export interface AuditEvent {
+  id: string;
+  action: string;
+  actorId: string | null;
+  impersonatorId: string | null;
+  targetId: string | null;
+  at: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  outcome: string;
+  details: Record<string, unknown>;
+}
+
+export interface AuditQuery {
+  action?: string;
+  actorId?: string;
+  targetId?: string;
+  limit: number;
+  offset: number;
+}
+
+/** A query string of the set values only. */
+const queryString = (params: object) => {
+  const entries = Object.entries(params).filter(([, value]) => value !== undefined && value !== "");
+  return entries.length ? `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString()}` : "";
+};
 
 export class ApiError extends Error {
   constructor(
@@ -206,5 +254,37 @@ export const api = {
     updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),
     leave: (organizationId: string) => post<Member>("/organization/leave", { organizationId }),
   },
+  admin: {
+    /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */
+    canManageUsers: () => post<{ success: boolean }>("/admin/has-permission", { permissions: { user: ["list"] } }).then((r) => r.success),
+    listUsers: (query: UserListQuery) => get<{ users: User[]; total: number }>(`/admin/list-users${queryString(query)}`),
+    getUser: (id: string) => get<User>(`/admin/get-user?id=${encodeURIComponent(id)}`),
+    listUserSessions: (userId: string) => post<{ sessions: Session[] }>("/admin/list-user-sessions", { userId }),
+    revokeUserSession: (sessionToken: string) => post<{ success: boolean }>("/admin/revoke-user-session", { sessionToken }),
+    revokeUserSessions: (userId: string) => post<{ success: boolean }>("/admin/revoke-user-sessions", { userId }),
+    setRole: (userId: string, role: string) => post<{ user: User }>("/admin/set-role", { userId, role }),
+    setUserPassword: (userId: string, newPassword: string) => post<{ status: boolean }>("/admin/set-user-password", { userId, newPassword }),
+    banUser: (body: { userId: string; banReason?: string; banExpiresIn?: number }) => post<{ user: User }>("/admin/ban-user", body),
+    unbanUser: (userId: string) => post<{ user: User }>("/admin/unban-user", { userId }),
+    impersonateUser: (userId: string) => post<{ session: Session; user: User }>("/admin/impersonate-user", { userId }),
+    stopImpersonating: () => post<{ session: Session; user: User }>("/admin/stop-impersonating"),
+    removeUser: (userId: string) => post<{ success: boolean }>("/admin/remove-user", { userId }),
+    listAuditEvents: (query: AuditQuery) => get<{ events: AuditEvent[]; total: number }>(`/admin/list-audit-events${queryString(query)}`),
+  },
+  /**
+   * The social providers this platform has configured (no secrets). A platform without the route (404)
+   * has none to offer.
+   */
+  socialProviders: () =>
+    get<{ providers: string[] }>("/social-providers").then(
+      (answer) => answer.providers,
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return [];
+        throw error;
+      },
+    ),
+  /** Starts a provider's sign-in (or, signed in, links it): the answer's url is the provider's page. */
+  signInSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/sign-in/social", body),
+  linkSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/link-social", body),
   devOutbox: (to?: string) => get<{ messages: OutboxMail[] }>(`/dev/outbox${to ? `?to=${encodeURIComponent(to)}` : ""}`),
 };

@@ -138,3 +138,153 @@ describe("sign-up form", () => {
     expect(calls.filter((c) => c.path === "/sign-up/email")).toEqual([]);
   });
 });
+
+describe("create-organization form", () => {
+  it("says a slug is taken when the name just used is typed again at once (no stale 'available' answer)", async () => {
+    const taken = new Set<string>();
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, createdAt: "", members: [], invitations: [] };
+    stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user } }),
+      "/organization/list": () => ({ status: 200, body: taken.size ? [org] : [] }),
+      "/organization/get-full-organization": () => ({ status: 200, body: taken.size ? org : null }),
+      "/organization/check-slug": (call) =>
+        taken.has((call.body as { slug: string }).slug) ? { status: 400, body: { code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" } } : { status: 200, body: { status: true } },
+      "/organization/create": (call) => {
+        taken.add((call.body as { slug: string }).slug);
+        return { status: 200, body: org };
+      },
+    });
+    renderApp("/organizations");
+    const name = await screen.findByLabelText("Organization name");
+    fireEvent.change(name, { target: { value: "Acme" } });
+    await screen.findByText("“acme” is available.");
+    fireEvent.click(screen.getByRole("button", { name: "Create organization" }));
+    await screen.findByText("Acme has been created and is now your active organization.");
+    fireEvent.change(name, { target: { value: "Acme" } });
+    const slug = screen.getByLabelText("Slug");
+    await waitFor(() => expect(slug.getAttribute("aria-invalid")).toBe("true"));
+    expect(screen.queryByText("“acme” is available.")).toBeNull();
+  });
+});
+
+describe("social sign-in and linking", () => {
+  it("shows a button per configured provider on sign-in, and leaves for the provider's page", async () => {
+    const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/social-providers": () => ({ status: 200, body: { providers: ["github", "google"] } }),
+      "/sign-in/social": () => ({ status: 200, body: { url: "https://github.example/login/oauth/authorize?state=s", redirect: true } }),
+    });
+    renderApp("/sign-in?redirect=%2Forganizations");
+    const list = await screen.findByRole("list", { name: "Sign in with another service" });
+    expect([...list.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Continue with GitHub", "Continue with Google"]);
+    fireEvent.click(screen.getByRole("button", { name: "Continue with GitHub" }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("https://github.example/login/oauth/authorize?state=s"));
+    expect(calls.find((c) => c.path === "/sign-in/social")).toEqual({ method: "POST", path: "/sign-in/social", body: { provider: "github", callbackURL: "/organizations" } });
+    assign.mockRestore();
+  });
+
+  it("shows no social buttons when the platform has none configured or no such route (404)", async () => {
+    for (const answer of [{ status: 200, body: { providers: [] } }, { status: 404, body: { code: "NOT_FOUND", message: "Not found" } }]) {
+      const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/social-providers": () => answer });
+      renderApp("/sign-in");
+      await screen.findByRole("heading", { name: "Sign in" });
+      await waitFor(() => expect(calls.some((c) => c.path === "/social-providers")).toBe(true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(screen.queryByRole("list", { name: "Sign in with another service" })).toBeNull();
+      expect(screen.queryByRole("alert")).toBeNull();
+      cleanup();
+    }
+  });
+
+  it("offers to link the configured providers not linked yet, and unlinks one", async () => {
+    const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
+    const account = (providerId: string) => ({ id: `a-${providerId}`, providerId, accountId: `x-${providerId}`, createdAt: "2026-01-01T00:00:00Z", updatedAt: "", scopes: [] });
+    let linked = [account("credential"), account("github")];
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user } }),
+      "/list-sessions": () => ({ status: 200, body: [session] }),
+      "/list-accounts": () => ({ status: 200, body: linked }),
+      "/social-providers": () => ({ status: 200, body: { providers: ["github", "google"] } }),
+      "/link-social": () => ({ status: 200, body: { url: "https://accounts.google.example/o/oauth2/auth?state=s", redirect: true } }),
+      "/unlink-account": (call) => {
+        linked = linked.filter((a) => a.providerId !== (call.body as { providerId: string }).providerId);
+        return { status: 200, body: { status: true } };
+      },
+    });
+    renderApp("/account");
+    const links = await screen.findByRole("list", { name: "Link another sign-in method" });
+    expect([...links.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Link Google"]);
+    fireEvent.click(screen.getByRole("button", { name: "Link Google" }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("https://accounts.google.example/o/oauth2/auth?state=s"));
+    expect(calls.find((c) => c.path === "/link-social")?.body).toEqual({ provider: "google", callbackURL: "/account" });
+
+    fireEvent.click(screen.getByRole("button", { name: "Unlink GitHub" }));
+    await waitFor(() => expect(screen.queryByRole("button", { name: "Unlink GitHub" })).toBeNull());
+    expect(calls.find((c) => c.path === "/unlink-account")?.body).toEqual({ providerId: "github", accountId: "x-github" });
+    const after = await screen.findByRole("list", { name: "Link another sign-in method" });
+    await waitFor(() => expect([...after.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Link GitHub", "Link Google"]));
+    assign.mockRestore();
+  });
+});
+
+describe("admin area", () => {
+  const listed = { ...user, id: "u2", name: "Tom", email: "tom@example.com", role: "user", banned: false, banReason: null, banExpires: null };
+
+  it("is hidden from a user the admin service says is no admin, and /admin sends them home", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: "user" } } }),
+      "/admin/has-permission": () => ({ status: 200, body: { error: null, success: false } }),
+    });
+    const { router } = renderApp("/admin");
+    await waitFor(() => expect(router.state.location.pathname).toBe("/"));
+    await screen.findByRole("heading", { name: "Welcome, Ada" });
+    expect(screen.queryByRole("link", { name: "Admin" })).toBeNull();
+    expect(calls.some((c) => c.path === "/admin/list-users")).toBe(false);
+  });
+
+  it("does not even ask for a user with no role", async () => {
+    const calls = stubApi({ "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: null } } }) });
+    const { router } = renderApp("/admin");
+    await waitFor(() => expect(router.state.location.pathname).toBe("/"));
+    expect(calls.some((c) => c.path.startsWith("/admin/"))).toBe(false);
+  });
+
+  it("shows an admin the link and the users table, searching, filtering, sorting and paging through the API's query", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: "admin" } } }),
+      "/admin/has-permission": (call) => ({ status: 200, body: { error: null, success: JSON.stringify(call.body) === JSON.stringify({ permissions: { user: ["list"] } }) } }),
+      "/admin/list-users": () => ({ status: 200, body: { users: [listed], total: 45 } }),
+    });
+    const listQueries = () => calls.filter((c) => c.path === "/admin/list-users").map((c) => c);
+    let lastUrl = "";
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => {
+      if (input.includes("/admin/list-users")) lastUrl = input;
+      return realFetch(input, init);
+    });
+    renderApp("/admin");
+    await screen.findByRole("link", { name: "Admin" });
+    await screen.findByRole("link", { name: "Tom" });
+    expect(new URL(lastUrl, "http://app.test").searchParams.toString()).toBe("sortBy=createdAt&sortDirection=desc&limit=20&offset=0");
+    expect(screen.getByRole("status").textContent).toBe("1 to 1 of 45");
+
+    fireEvent.change(screen.getByLabelText("Search in"), { target: { value: "name" } });
+    fireEvent.change(screen.getByLabelText("Match"), { target: { value: "starts_with" } });
+    fireEvent.change(screen.getByLabelText("Search"), { target: { value: " To " } });
+    fireEvent.click(screen.getByRole("button", { name: "Search" }));
+    await waitFor(() => expect(new URL(lastUrl, "http://app.test").searchParams.get("searchValue")).toBe("To"));
+    expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ searchField: "name", searchOperator: "starts_with" });
+
+    fireEvent.change(screen.getByLabelText("Show"), { target: { value: "banned" } });
+    await waitFor(() => expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ filterField: "banned", filterValue: "true", filterOperator: "eq" }));
+
+    fireEvent.click(screen.getByRole("button", { name: "Email" }));
+    await waitFor(() => expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ sortBy: "email", sortDirection: "asc" }));
+    expect(screen.getByRole("columnheader", { name: /Email/ }).getAttribute("aria-sort")).toBe("ascending");
+
+    fireEvent.click(screen.getByRole("button", { name: "Next page" }));
+    await waitFor(() => expect(new URL(lastUrl, "http://app.test").searchParams.get("offset")).toBe("20"));
+    expect(listQueries().length).toBeGreaterThanOrEqual(5);
+  });
+});

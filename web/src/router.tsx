@@ -6,6 +6,7 @@ import { Page } from "./components";
 import { safeRedirect } from "./safe-redirect";
 import { sessionQuery, useSession } from "./session";
 import { Account } from "./screens/account";
+import { AdminUser, AdminUsers, AuditLog, ImpersonationBanner } from "./screens/admin";
 import { ErrorPage, NotFound } from "./screens/error-page";
 import { Mailbox } from "./screens/mailbox";
 import { ForgotPassword, ResetPassword } from "./screens/password-reset";
@@ -29,6 +30,7 @@ function Layout() {
   const navigate = useNavigate();
   // The organization screens only where the platform has the organization API (issue 9).
   const organizations = useQuery({ queryKey: ["organization-api", session.data?.user.id], queryFn: () => api.organization.list().then(() => true, () => false), enabled: Boolean(session.data), staleTime: Infinity });
+  const isAdmin = useQuery(adminQuery(session.data?.user.id, session.data?.user.role));
   const mailbox = useQuery({ queryKey: ["outbox-available"], queryFn: () => api.devOutbox("-").then(() => true, () => false), staleTime: Infinity });
   const signOut = useMutation({
     mutationFn: api.signOut,
@@ -43,6 +45,7 @@ function Layout() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
+      {session.data?.session.impersonatedBy && <ImpersonationBanner user={session.data.user} />}
       <header className="top">
         <Link to="/" className="brand">
           Auth Platform
@@ -57,6 +60,11 @@ function Layout() {
                 {organizations.data && (
                   <li>
                     <Link to="/organizations">Organizations</Link>
+                  </li>
+                )}
+                {isAdmin.data && (
+                  <li>
+                    <Link to="/admin">Admin</Link>
                   </li>
                 )}
                 <li>
@@ -138,6 +146,25 @@ const requireSignedOut = async ({ context, search }: { context: RouterContext; s
   if (current) throw redirect({ to: safeRedirect(search.redirect) });
 };
 
+/**
+ * Whether the signed-in user may use the admin area: the admin service answers (it knows the configured
+ * admin roles); a user with no role is not asked.
+ */
+const adminQuery = (userId: string | undefined, role: string | null | undefined) => ({
+  queryKey: ["admin-access", userId, role ?? ""],
+  queryFn: () => (role ? api.admin.canManageUsers().catch(() => false) : Promise.resolve(false)),
+  enabled: Boolean(userId),
+  staleTime: 60_000,
+});
+
+/** The admin area: signed-out visitors go to sign-in first; everyone but admins to the home page. */
+const requireAdmin = async ({ context, location }: { context: RouterContext; location: { href: string } }) => {
+  const current = await freshSession(context.queryClient);
+  if (!current) throw redirect({ to: "/sign-in", search: { redirect: location.href } });
+  const allowed = await context.queryClient.fetchQuery(adminQuery(current.user.id, current.user.role));
+  if (!allowed) throw redirect({ to: "/" });
+};
+
 const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/", component: Home }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignIn }),
@@ -153,6 +180,9 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/account", beforeLoad: requireSession, component: Account }),
   createRoute({ getParentRoute: () => rootRoute, path: "/organizations", beforeLoad: requireSession, component: Organizations }),
   createRoute({ getParentRoute: () => rootRoute, path: "/accept-invitation/$id", beforeLoad: requireSession, component: AcceptInvitation }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin", beforeLoad: requireAdmin, component: AdminUsers }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin/users/$id", beforeLoad: requireAdmin, component: AdminUser }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin/audit", beforeLoad: requireAdmin, component: AuditLog }),
 ];
 
 /** The app's router; tests pass a memory history. */

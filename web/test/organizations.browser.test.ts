@@ -90,4 +90,54 @@ describe("organizations", () => {
     await owner.getByRole("button", { name: `Remove Ivan Invitee (${inviteeEmail})` }).click();
     await poll(() => members.getByRole("listitem").count()).toBe(1);
   });
+
+  it("declines an invitation from the mail link, then joins through another and leaves", async ({ skip }) => {
+    if (!(await hasOrganizationApi())) return skip(NO_API);
+    const ownerEmail = uniqueEmail("web-org-owner2");
+    const guestEmail = uniqueEmail("web-org-guest");
+    await signUpByApi(web.origin, { name: "Otto Owner", email: ownerEmail, password: "password-123" });
+    await signUpByApi(web.origin, { name: "Gina Guest", email: guestEmail, password: "password-456" });
+    const owner = await web.page();
+    await signInOnScreen(owner, ownerEmail, "password-123");
+    await owner.goto("/organizations");
+    const name = `Decline Co ${Date.now().toString(36)}`;
+    await owner.getByLabel("Organization name").fill(name);
+    await poll(() => owner.getByText(/is available\.$/).count()).toBe(1);
+    await owner.getByRole("button", { name: "Create organization" }).click();
+    await poll(() => owner.getByRole("heading", { name, level: 2 }).count()).toBe(1);
+    const linkOf = (text: string) => text.match(/https?:\/\/\S+\/accept-invitation\/\S+/)?.[0];
+    /** Invites the guest and returns the link of the new mail (not the one given). */
+    const invite = async (previous?: string) => {
+      await owner.getByLabel("Email address to invite").fill(guestEmail);
+      await owner.getByRole("button", { name: "Send invitation" }).click();
+      const mail = await web.smtp.waitFor(guestEmail, (m) => linkOf(m.text) !== undefined && linkOf(m.text) !== previous, 15_000);
+      return linkOf(mail.text)!;
+    };
+
+    const guest = await web.page({ mobile: true });
+    await signInOnScreen(guest, guestEmail, "password-456");
+    const first = await invite();
+    await guest.goto(first);
+    await poll(() => guest.locator("main").innerText()).toContain(`${ownerEmail} invited you to join ${name} as member.`);
+    await guest.getByRole("button", { name: "Decline" }).click();
+    await poll(() => guest.getByRole("status").innerText()).toBe("You declined the invitation.");
+    expect(await guest.getByRole("button", { name: "Accept" }).count()).toBe(0);
+    // The owner no longer sees it pending; the declined link cannot be accepted afterwards.
+    await owner.reload();
+    await poll(() => owner.getByText("No pending invitations.").count()).toBe(1);
+    await guest.reload();
+    await poll(() => guest.getByRole("alert").count()).toBe(1);
+    expect(await guest.getByRole("button", { name: "Accept" }).count()).toBe(0);
+
+    // Invited again, the guest accepts, then leaves from the organizations page.
+    const second = await invite(first);
+    await guest.goto(second);
+    await guest.getByRole("button", { name: "Accept" }).click();
+    await guest.waitForURL("**/organizations");
+    await poll(() => guest.getByRole("list", { name: "Your organizations" }).innerText()).toMatch(new RegExp(`${name}.*Active`, "s"));
+    await guest.getByRole("button", { name: `Leave ${name}` }).click();
+    await poll(() => guest.getByText("You are not a member of any organization yet.").count()).toBe(1);
+    await owner.reload();
+    await poll(() => owner.getByRole("list", { name: "Members" }).getByRole("listitem").count()).toBe(1);
+  });
 });

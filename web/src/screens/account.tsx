@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { type ChangeEvent, type FormEvent, type ReactNode, useState } from "react";
+import { providerName, SocialButtons } from "../social";
 import { api, type LinkedAccount, type Session, type SessionWithUser, errorMessage } from "../api";
 import { AvatarError, avatarDataUrl } from "../avatar";
 import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
@@ -185,8 +186,6 @@ function ChangePassword() {
   );
 }
 
-const PROVIDER_NAMES: Record<string, string> = { credential: "Email and password" };
-const providerName = (id: string) => PROVIDER_NAMES[id] ?? id.charAt(0).toUpperCase() + id.slice(1);
 
 function LinkedAccounts() {
   const queryClient = useQueryClient();
@@ -219,6 +218,7 @@ function LinkedAccounts() {
           </li>
         ))}
       </ul>
+      {accounts.data && <SocialButtons mode="link" callbackURL="/account" except={accounts.data.map((account) => account.providerId)} />}
     </Section>
   );
 }

@@ -63,6 +63,7 @@ export function Organizations() {
 }
 
 function CreateOrganization({ onCreated }: { onCreated: () => Promise<unknown> }) {
+  const queryClient = useQueryClient();
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
   const [slugEdited, setSlugEdited] = useState(false);
@@ -80,6 +81,10 @@ function CreateOrganization({ onCreated }: { onCreated: () => Promise<unknown> }
       setName("");
       setSlug("");
       setSlugEdited(false);
+      // The slug just taken was checked as available before: forget that answer, or typing the same name
+      // again within the check's pause would show the stale "available" (the check key would not change).
+      setChecked("");
+      queryClient.removeQueries({ queryKey: ["slug"] });
       await onCreated();
     },
   });

@@ -5,6 +5,7 @@ import { api, needsSecondFactor } from "../api";
 import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { safeRedirect } from "../safe-redirect";
 import { sessionQuery } from "../session";
+import { SocialButtons } from "../social";
 
 export function SignIn() {
   const search = useSearch({ strict: false }) as { redirect?: string };
@@ -46,6 +47,7 @@ export function SignIn() {
           Sign in
         </SubmitButton>
       </form>
+      <SocialButtons mode="sign-in" callbackURL={safeRedirect(search.redirect)} />
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>
       </p>

@@ -1,0 +1,64 @@
+/**
+ * Social sign-in in the browser against a real OpenID provider (oidc-provider on loopback) configured as
+ * Google: the sign-in page shows a button for it (and for no provider that is not configured), the person
+ * signs in at the provider and comes back signed in to where they were going; on the account page a
+ * password user links the provider, then unlinks it. Needs GET /social-providers (skipped, saying so, on a
+ * build without that route).
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { uniqueEmail } from "../../testing/http.js";
+import { type OpenIdAccount, startOpenIdProvider, type TestOpenIdProvider } from "../../testing/openid-provider.js";
+import { useWebApp } from "../../testing/web-app.js";
+import { poll, signInOnScreen, signUpByApi } from "./browser-helpers.js";
+
+let idp: TestOpenIdProvider | undefined;
+const web = useWebApp({
+  envFor: async (origin) => {
+    idp = await startOpenIdProvider({ redirectUris: [`${origin}/api/auth/callback/google`] });
+    return { GOOGLE_CLIENT_ID: idp.clientId, GOOGLE_CLIENT_SECRET: idp.clientSecret, GOOGLE_ISSUER: idp.issuer };
+  },
+});
+afterAll(async () => idp?.stop());
+
+const hasProvidersRoute = async () => (await fetch(`${web.origin}/api/auth/social-providers`)).status !== 404;
+const NO_ROUTE = "GET /social-providers is not in this build";
+
+const account = (label: string): OpenIdAccount => {
+  const id = `${label}-${Math.random().toString(36).slice(2, 10)}`;
+  return { sub: `sub-${id}`, email: `${id}@example.com`, email_verified: true, name: `Sam ${label}` };
+};
+
+describe("social sign-in", () => {
+  it("signs in with the configured provider and comes back to where the person was going", async ({ skip }) => {
+    if (!(await hasProvidersRoute())) return skip(NO_ROUTE);
+    const person = account("social");
+    idp!.signInAs(person);
+    const page = await web.page();
+    await page.goto("/organizations");
+    await page.waitForURL((url) => url.pathname === "/sign-in");
+    const buttons = page.getByRole("list", { name: "Sign in with another service" }).getByRole("button");
+    await poll(() => buttons.allInnerTexts()).toEqual(["Continue with Google"]);
+    await web.checkA11y(page, "sign-in with social buttons");
+    await buttons.first().click();
+    await page.waitForURL((url) => url.pathname === "/organizations", { timeout: 30_000 });
+    await page.goto("/account");
+    await poll(() => page.locator("main").innerText()).toContain(person.email);
+  });
+
+  it("links the provider to a password account from the account page, then unlinks it", async ({ skip }) => {
+    if (!(await hasProvidersRoute())) return skip(NO_ROUTE);
+    const email = uniqueEmail("web-link");
+    await signUpByApi(web.origin, { name: "Lin Ker", email, password: "password-123" });
+    idp!.signInAs({ ...account("linked"), email });
+    const page = await web.page();
+    await signInOnScreen(page, email, "password-123");
+    await page.getByRole("button", { name: "Link Google", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/account", { timeout: 30_000 });
+    const unlink = page.getByRole("button", { name: "Unlink Google" });
+    await poll(() => unlink.count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(0);
+    await unlink.click();
+    await poll(() => page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(1);
+    expect(await unlink.count()).toBe(0);
+  });
+});
