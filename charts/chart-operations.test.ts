@@ -27,6 +27,8 @@ const render = (values: Values = {}) => renderValues(merge(REQUIRED, values));
 
 const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin"] as const;
 const COMPONENTS = ["gateway", ...SERVICES] as const;
+/** Every process with metrics: the components plus the web app's server. */
+const WITH_WEB = [...COMPONENTS, "web"] as const;
 const CONFIGS = { identity: identityConfig, session: sessionConfig, notification: notificationConfig, organization: organizationConfig, admin: adminConfig, oauth: oauthConfig };
 
 const hookOf = (o: K8sObject) => o.metadata.annotations?.["helm.sh/hook"] as string | undefined;
@@ -149,7 +151,7 @@ describe("probes", () => {
 describe("metrics", () => {
   const objects = render();
 
-  it.each(COMPONENTS)("serve %s's metrics on METRICS_PORT, through a metrics Service of its own only", (component) => {
+  it.each(WITH_WEB)("serve %s's metrics on METRICS_PORT, through a metrics Service of its own only", (component) => {
     const container = containerOf(deploymentOf(objects, component));
     expect(envOf(container).get("METRICS_PORT")?.value).toBe("9464");
     expect(container.ports).toContainEqual({ name: "metrics", containerPort: 9464, protocol: "TCP" });
@@ -157,7 +159,7 @@ describe("metrics", () => {
     expect(service.spec.clusterIP).toBe("None");
     expect(service.spec.ports).toEqual([{ name: "metrics", port: 9464, targetPort: "metrics", protocol: "TCP" }]);
     expect(service.spec.selector).toEqual(deploymentOf(objects, component).spec.selector.matchLabels);
-    // The component's own Service (the gateway's public one) never carries the metrics port.
+    // The component's own Service (the gateway's and the web app's public ones) never carries the metrics port.
     const own = named(objects, "Service", `auth-auth-platform-${component}`);
     expect(own.spec.ports.map((p: { name: string }) => p.name)).not.toContain("metrics");
   });
@@ -169,7 +171,11 @@ describe("metrics", () => {
   it("render nothing of metrics when turned off", () => {
     const off = render({ metrics: { enabled: false } });
     expect(off.filter((o) => o.metadata.labels?.["auth-platform/metrics"])).toEqual([]);
-    for (const component of COMPONENTS) expect(envOf(containerOf(deploymentOf(off, component))).has("METRICS_PORT")).toBe(false);
+    for (const component of WITH_WEB) {
+      const container = containerOf(deploymentOf(off, component));
+      expect(envOf(container).has("METRICS_PORT")).toBe(false);
+      expect(container.ports.map((p: { name: string }) => p.name)).not.toContain("metrics");
+    }
   });
 });
 
@@ -195,12 +201,12 @@ describe("with every option on (ServiceMonitor, restricted metrics peers, no aut
     expect(monitor.spec.endpoints).toEqual([{ port: "metrics", path: "/metrics", interval: "15s", scrapeTimeout: "5s" }]);
     const selector = monitor.spec.selector.matchLabels as Record<string, string>;
     const selected = objects.filter((o) => o.kind === "Service" && Object.entries(selector).every(([k, v]) => o.metadata.labels?.[k] === v));
-    expect(selected.map(componentOf).sort()).toEqual([...COMPONENTS].sort());
+    expect(selected.map(componentOf).sort()).toEqual([...WITH_WEB].sort());
     for (const service of selected) expect(service.spec.ports).toEqual([{ name: "metrics", port: 9100, targetPort: "metrics", protocol: "TCP" }]);
   });
 
   it("admits scrapes of the metrics port from the configured peers only", () => {
-    for (const component of COMPONENTS) {
+    for (const component of WITH_WEB) {
       const policy = named(objects, "NetworkPolicy", `auth-auth-platform-${component}`);
       expect(policy.spec.ingress).toContainEqual({ ports: [{ port: "metrics", protocol: "TCP" }], from: [monitoring] });
     }
@@ -211,6 +217,7 @@ describe("invalid operations values", () => {
   it.each([
     ["a metrics port equal to a service's port", { metrics: { port: 50051 } }, /metrics\.port \(50051\) must differ from identity\.port/],
     ["a metrics port equal to the health port", { metrics: { port: 8081 } }, /metrics\.port \(8081\) must differ/],
+    ["a metrics port equal to the web app's port", { metrics: { port: 8080 } }, /metrics\.port \(8080\) must differ from web\.port/],
     ["a metrics port that is not a number", { metrics: { port: "metrics" } }, /metrics/],
     ["a scrape interval that is not a duration", { metrics: { serviceMonitor: { interval: "often" } } }, /interval/],
     ["an unknown migrations key", { migrations: { job: { enabled: true, image: "x" } } }, /image/],

@@ -1061,7 +1061,12 @@ describe("the web app and the Ingress", () => {
     expect(env.get("WEB_HOST")?.value).toBe("0.0.0.0");
     const gatewayService = one(objects, "Service", "gateway").metadata.name;
     expect(env.get("AUTH_GATEWAY_URL")?.value).toBe(`http://${gatewayService}.${RELEASE.namespace}.svc.cluster.local:3000`);
-    expect(container.ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }]);
+    // Its Prometheus metrics on their own port, like every process (METRICS_PORT, bound on WEB_HOST).
+    expect(env.get("METRICS_PORT")?.value).toBe("9464");
+    expect(container.ports).toEqual([
+      { name: "http", containerPort: 8080, protocol: "TCP" },
+      { name: "metrics", containerPort: 9464, protocol: "TCP" },
+    ]);
     for (const probe of [container.readinessProbe, container.livenessProbe]) expect(probe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(one(objects, "Service", "web").spec).toMatchObject({ type: "ClusterIP", ports: [{ name: "http", port: 8080, targetPort: "http" }] });
     expect(one(objects, "Service", "web").spec.clusterIP).toBeUndefined();
@@ -1108,7 +1113,7 @@ describe("the web app and the Ingress", () => {
   it("admits the web app's HTTP like the gateway's, and lets it out to the gateway only (besides DNS and the extra rules)", () => {
     const restricted = render({ networkPolicy: { egress: { allowAll: false } } });
     const policy = ofKind(restricted, "NetworkPolicy").find((o) => componentOf(o) === "web")!;
-    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }]);
+    expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }, METRICS_RULE]);
     expect(policy.spec.egress).toEqual([{ ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }] }, { ports: [{ port: 3000, protocol: "TCP" }], to: [peerOf(restricted, "gateway")] }]);
   });
 });

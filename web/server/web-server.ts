@@ -2,12 +2,15 @@
  * The web app's production server (`npm start`, the chart's web Deployment): a plain node HTTP server that
  * serves the built app (dist/web/) with a fallback to index.html for the app's own routes, and passes
  * /api/auth/* through to the gateway, so the browser sees one origin as it does behind the Ingress.
+ * Every request is counted in the process's HTTP RED metrics (services/runtime/src/metrics.ts) by the
+ * kind of route that answered it, never the raw path, so a scan of random paths cannot grow the label set.
  */
 import { createReadStream, type Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { extname, join, normalize, sep } from "node:path";
+import { recordHttpRequest } from "@auth-platform/runtime/metrics";
 
 export interface WebServerOptions {
   /** The folder holding index.html and assets/ (vite build's output). */
@@ -17,6 +20,35 @@ export interface WebServerOptions {
 }
 
 const API_PREFIX = "/api/auth";
+
+/** The `route` label of the HTTP metrics: which kind of answer a request got. */
+export const WEB_ROUTES = {
+  /** Passed through to the gateway (its own metrics break it down by route). */
+  api: "api",
+  /** A file of the built app (assets, favicon...). */
+  static: "static",
+  /** index.html, for one of the app's own routes. */
+  index: "index",
+  healthz: "healthz",
+  /** A missing file, or a method the static server refuses. */
+  unmatched: "unmatched",
+} as const;
+type WebRoute = (typeof WEB_ROUTES)[keyof typeof WEB_ROUTES];
+
+/** Records the request's metrics once it is answered (or its connection is lost). */
+function observe(req: IncomingMessage, res: ServerResponse): (route: WebRoute) => void {
+  const started = performance.now();
+  let route: WebRoute = WEB_ROUTES.unmatched;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    recordHttpRequest(req.method ?? "GET", route, res.statusCode, (performance.now() - started) / 1000);
+  };
+  res.once("finish", end);
+  res.once("close", end);
+  return (kind) => (route = kind);
+}
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -105,9 +137,14 @@ export function createWebServer(options: WebServerOptions): Server {
   const root = normalize(options.root);
   const gateway = new URL(options.gatewayUrl);
   return createServer(async (req, res) => {
+    const routed = observe(req, res);
     const url = new URL(req.url ?? "/", "http://web.invalid");
-    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) return proxy(req, res, gateway);
+    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
+      routed(WEB_ROUTES.api);
+      return proxy(req, res, gateway);
+    }
     if (url.pathname === "/healthz") {
+      routed(WEB_ROUTES.healthz);
       res.writeHead(200, { "content-type": "text/plain" });
       return void res.end("ok");
     }
@@ -116,12 +153,16 @@ export function createWebServer(options: WebServerOptions): Server {
       return void res.end();
     }
     const file = await fileFor(root, url.pathname);
-    if (file) return sendFile(req, res, file);
+    if (file) {
+      routed(WEB_ROUTES.static);
+      return sendFile(req, res, file);
+    }
     // A path with a file extension is a missing file; anything else is one of the app's routes.
     if (extname(url.pathname)) {
       res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain" });
       return void res.end("Not found");
     }
+    routed(WEB_ROUTES.index);
     const index = await fileFor(root, "/index.html");
     if (!index) {
       res.writeHead(500, { "content-type": "text/plain" });

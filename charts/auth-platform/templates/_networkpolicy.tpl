@@ -109,7 +109,7 @@ spec:
         {{- toYaml . | nindent 8 }}
     {{- end }}
     {{- end }}
-    {{- if and $root.Values.metrics.enabled (ne .component "web") }}
+    {{- if $root.Values.metrics.enabled }}
     # Prometheus scrapes: the metrics port from metrics.from, or from any source.
     - ports:
         - port: metrics

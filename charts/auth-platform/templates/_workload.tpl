@@ -80,7 +80,7 @@ The container environment a component needs besides the ConfigMap: the secret ke
   value: {{ ternary "skip" "run" $root.Values.migrations.job.enabled | quote }}
 {{- end }}
 {{- end }}
-{{- if and $root.Values.metrics.enabled (ne .component "web") }}
+{{- if $root.Values.metrics.enabled }}
 - name: METRICS_PORT
   value: {{ $root.Values.metrics.port | int64 | quote }}
 {{- end }}
@@ -139,7 +139,7 @@ OAUTH_DATABASE_URL: false
 {{- if and $grpc (eq (int $values.port) (int $root.Values.probes.grpcHealthPort)) }}
 {{- fail (printf "probes.grpcHealthPort (%d) must differ from %s.port: the health port serves plaintext grpc.health.v1 only" (int $root.Values.probes.grpcHealthPort) .component) }}
 {{- end }}
-{{- if and $root.Values.metrics.enabled (ne .component "web") }}
+{{- if $root.Values.metrics.enabled }}
 {{- $metricsPort := int $root.Values.metrics.port }}
 {{- if or (eq $metricsPort (int $values.port)) (and $grpc (eq $metricsPort (int $root.Values.probes.grpcHealthPort))) }}
 {{- fail (printf "metrics.port (%d) must differ from %s.port and probes.grpcHealthPort" $metricsPort .component) }}
@@ -208,7 +208,7 @@ spec:
               containerPort: {{ $root.Values.probes.grpcHealthPort | int }}
               protocol: TCP
             {{- end }}
-            {{- if and $root.Values.metrics.enabled (ne .component "web") }}
+            {{- if $root.Values.metrics.enabled }}
             # Prometheus /metrics, plain HTTP; only the metrics Service (never the gateway's) exposes it.
             - name: metrics
               containerPort: {{ $root.Values.metrics.port | int }}

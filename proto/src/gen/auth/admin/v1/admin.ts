@@ -29,13 +29,19 @@ export const protobufFileName = "auth/admin/v1/admin.proto";
 
 /** Caller is who calls an admin RPC: the session token the gateway found and the device. */
 export interface Caller {
+  /** The caller's session token (cookie or bearer); the admin service resolves it through session. Never log it. */
   sessionToken: string;
-  ipAddress?: string | undefined;
+  /** The caller's IP address, as the gateway resolved it (recorded in the audit log). */
+  ipAddress?:
+    | string
+    | undefined;
+  /** The caller's User-Agent (recorded in the audit log). */
   userAgent?: string | undefined;
 }
 
 /** AuditEvent is one recorded admin action or security event. */
 export interface AuditEvent {
+  /** Event id (the reporter's, for RecordEvent). */
   id: string;
   /** e.g. user.ban, session.revoke, sign-in.failure-burst. */
   action: string;
@@ -48,9 +54,18 @@ export interface AuditEvent {
     | string
     | undefined;
   /** The user acted upon. */
-  targetId?: string | undefined;
-  at?: Date | undefined;
-  ipAddress?: string | undefined;
+  targetId?:
+    | string
+    | undefined;
+  /** When the event happened. */
+  at?:
+    | Date
+    | undefined;
+  /** The actor's IP address, when known. */
+  ipAddress?:
+    | string
+    | undefined;
+  /** The actor's User-Agent, when known. */
   userAgent?:
     | string
     | undefined;
@@ -60,97 +75,175 @@ export interface AuditEvent {
   details?: { [key: string]: any } | undefined;
 }
 
+/** ListUsersRequest: the identity service's user query, on behalf of an admin. */
 export interface ListUsersRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Search, filter, sort and page, as identity's ListUsers takes them. */
   query?: ListUsersRequest1 | undefined;
 }
 
+/** ListUsersResponse: one page of users. */
 export interface ListUsersResponse {
+  /** The page, in the order asked. */
   users: User[];
+  /** How many users match the query, all pages together. */
   total: number;
 }
 
+/** GetUserRequest names the user to read. */
 export interface GetUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user's id. */
   userId: string;
 }
 
+/** GetUserResponse: the user read. */
 export interface GetUserResponse {
+  /** The user. */
   user?: User | undefined;
 }
 
+/** CreateUserRequest: a new user with a password and a role. */
 export interface CreateUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The new user's email address (unique). */
   email: string;
+  /** The new user's password (the configured length limits apply). Never log it. */
   password: string;
+  /** The new user's display name. */
   name: string;
+  /** The new user's role (non-empty, at most 255 characters). */
   role: string;
+  /** Configured extra user fields, by name. */
   extraFields?: { [key: string]: any } | undefined;
 }
 
+/** CreateUserResponse: the user created. */
 export interface CreateUserResponse {
+  /** The new user. */
   user?: User | undefined;
 }
 
+/** SetRoleRequest: a user's new role. */
 export interface SetRoleRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user whose role changes. */
   userId: string;
+  /** The new role (non-empty, at most 255 characters). */
   role: string;
 }
 
+/** SetRoleResponse: the user with the new role. */
 export interface SetRoleResponse {
+  /** The updated user. */
   user?: User | undefined;
 }
 
+/** SetUserPasswordRequest: a user's new password. */
 export interface SetUserPasswordRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user whose password is replaced. */
   userId: string;
+  /** The new password (the configured length limits apply). Never log it. */
   newPassword: string;
 }
 
+/** SetUserPasswordResponse is empty: the password was replaced. */
 export interface SetUserPasswordResponse {
 }
 
+/** ListUserSessionsRequest names the user whose sessions to list. */
 export interface ListUserSessionsRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user's id. */
   userId: string;
 }
 
+/** ListUserSessionsResponse: the user's live sessions. */
 export interface ListUserSessionsResponse {
+  /** Every live session of the user, impersonation sessions included. */
   sessions: Session[];
 }
 
+/** BanUserRequest: the user to ban, why and for how long. */
 export interface BanUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks (an admin cannot ban themself). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user to ban. */
   userId: string;
-  reason?: string | undefined;
+  /** Shown to the user when a sign-in is refused (absent: the default reason). */
+  reason?:
+    | string
+    | undefined;
+  /** How long the ban lasts, in seconds; 0: until lifted with UnbanUser. */
   expiresInSeconds: string;
 }
 
+/** BanUserResponse: the banned user. */
 export interface BanUserResponse {
+  /** The user, with banned, ban_reason and ban_expires set. */
   user?: User | undefined;
 }
 
+/** UnbanUserRequest names the user whose ban to lift. */
 export interface UnbanUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The banned user's id. */
   userId: string;
 }
 
+/** UnbanUserResponse: the user, no longer banned. */
 export interface UnbanUserResponse {
+  /** The updated user. */
   user?: User | undefined;
 }
 
+/** ImpersonateUserRequest names the user to act as. */
 export interface ImpersonateUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks (an admin cannot impersonate another admin). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user to impersonate. */
   userId: string;
 }
 
+/** ImpersonateUserResponse: the impersonation session. */
 export interface ImpersonateUserResponse {
-  session?: Session | undefined;
+  /** The new session for the user, impersonated_by set to the admin's id; the gateway sets it as the cookie. */
+  session?:
+    | Session
+    | undefined;
+  /** The impersonated user. */
   user?: User | undefined;
 }
 
+/** StopImpersonatingRequest: the impersonation session to end and the admin's own session to go back to. */
 export interface StopImpersonatingRequest {
+  /** The impersonation session's holder. */
   caller?:
     | Caller
     | undefined;
@@ -158,36 +251,61 @@ export interface StopImpersonatingRequest {
   adminSessionToken: string;
 }
 
+/** StopImpersonatingResponse: the admin's own session, live again as the current one. */
 export interface StopImpersonatingResponse {
-  session?: Session | undefined;
+  /** The admin's session. */
+  session?:
+    | Session
+    | undefined;
+  /** The admin's user as the session service holds it. */
   user?: SessionUser | undefined;
 }
 
+/** RevokeUserSessionRequest names the session to end. */
 export interface RevokeUserSessionRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The token of the session to end (as ListUserSessions answers it). Never log it. */
   sessionToken: string;
 }
 
+/** RevokeUserSessionResponse is empty: the session ended. */
 export interface RevokeUserSessionResponse {
 }
 
+/** RevokeUserSessionsRequest names the user whose sessions to end. */
 export interface RevokeUserSessionsRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user's id. */
   userId: string;
 }
 
+/** RevokeUserSessionsResponse is empty: every session of the user ended. */
 export interface RevokeUserSessionsResponse {
 }
 
+/** RemoveUserRequest names the user to delete. */
 export interface RemoveUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks (an admin cannot remove themself). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user's id. */
   userId: string;
 }
 
+/** RemoveUserResponse is empty: the user, their sessions and accounts are gone. */
 export interface RemoveUserResponse {
 }
 
+/** HasPermissionRequest: the permissions to check for the caller's role. */
 export interface HasPermissionRequest {
+  /** The user whose role is checked. */
   caller?:
     | Caller
     | undefined;
@@ -195,39 +313,73 @@ export interface HasPermissionRequest {
   permissions?: { [key: string]: any } | undefined;
 }
 
+/** HasPermissionResponse: whether the role grants them. */
 export interface HasPermissionResponse {
+  /** True when the caller's role grants every action asked. */
   success: boolean;
 }
 
+/** ListAuditEventsRequest: one page of the audit log, filtered. */
 export interface ListAuditEventsRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Page size: 0 for the default (100), at most 1000. */
   limit: number;
+  /** Events to skip, newest first. */
   offset: number;
-  action?: string | undefined;
-  actorId?: string | undefined;
-  targetId?: string | undefined;
-  since?: Date | undefined;
+  /** Only events of this action (e.g. user.ban). */
+  action?:
+    | string
+    | undefined;
+  /** Only events by this user. */
+  actorId?:
+    | string
+    | undefined;
+  /** Only events on this user. */
+  targetId?:
+    | string
+    | undefined;
+  /** Only events at or after this time. */
+  since?:
+    | Date
+    | undefined;
+  /** Only events before this time. */
   until?: Date | undefined;
 }
 
+/** ListAuditEventsResponse: the page, newest first. */
 export interface ListAuditEventsResponse {
+  /** The events of the page. */
   events: AuditEvent[];
+  /** How many events match the filters, all pages together. */
   total: number;
 }
 
+/** RecordEventRequest: an event another service reports. */
 export interface RecordEventRequest {
-  /** Chosen by the reporter, so a retried report is stored once. */
+  /** The event; its id is chosen by the reporter, so a retried report is stored once. */
   event?: AuditEvent | undefined;
 }
 
+/** RecordEventResponse is empty: the event is stored (or already was). */
 export interface RecordEventResponse {
 }
 
+/** UpdateUserRequest: the profile fields and role to change. */
 export interface UpdateUserRequest {
-  caller?: Caller | undefined;
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The user to update. */
   userId: string;
   /** Each field is changed only when set. */
-  name?: string | undefined;
+  name?:
+    | string
+    | undefined;
+  /** The new image URL. */
   image?:
     | string
     | undefined;
@@ -241,7 +393,9 @@ export interface UpdateUserRequest {
   extraFields?: { [key: string]: any } | undefined;
 }
 
+/** UpdateUserResponse: the updated user. */
 export interface UpdateUserResponse {
+  /** The user after the change. */
   user?: User | undefined;
 }
 
@@ -3805,7 +3959,10 @@ export const AdminServiceService = {
     responseSerialize: (value: RecordEventResponse): Buffer => Buffer.from(RecordEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordEventResponse => RecordEventResponse.decode(value),
   },
-  /** UpdateUser changes a user's profile fields and role (the current client's admin update-user). */
+  /**
+   * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR.
+   */
   updateUser: {
     path: "/auth.admin.v1.AdminService/UpdateUser" as const,
     requestStream: false as const,
@@ -3866,7 +4023,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Errors: VALIDATION_ERROR.
    */
   recordEvent: handleUnaryCall<RecordEventRequest, RecordEventResponse>;
-  /** UpdateUser changes a user's profile fields and role (the current client's admin update-user). */
+  /**
+   * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR.
+   */
   updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
 }
 
@@ -4143,7 +4303,10 @@ export interface AdminServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordEventResponse) => void,
   ): ClientUnaryCall;
-  /** UpdateUser changes a user's profile fields and role (the current client's admin update-user). */
+  /**
+   * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR.
+   */
   updateUser(
     request: UpdateUserRequest,
     callback: (error: ServiceError | null, response: UpdateUserResponse) => void,

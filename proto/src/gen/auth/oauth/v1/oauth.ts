@@ -27,25 +27,39 @@ export const protobufPackage = "auth.oauth.v1";
 
 export const protobufFileName = "auth/oauth/v1/oauth.proto";
 
+/** ListProvidersRequest is empty. */
 export interface ListProvidersRequest {
 }
 
+/** ListProvidersResponse: the providers this deployment configured. */
 export interface ListProvidersResponse {
+  /** Provider ids (github, google, ...), configured ones only; never their secrets. */
   providerIds: string[];
 }
 
 /** LinkIntent is the signed-in user a provider account is to be linked to. */
 export interface LinkIntent {
+  /** The user the provider account is linked to. */
   userId: string;
+  /** That user's email address: the provider account's must be the same (EMAIL_DOESNT_MATCH otherwise). */
   email: string;
 }
 
+/** StartSignInRequest: the provider and where the browser goes afterwards. */
 export interface StartSignInRequest {
+  /** The configured provider to sign in with. */
   providerId: string;
   /** Absolute URLs the gateway already checked against the trusted origins. */
   callbackUrl: string;
-  errorCallbackUrl?: string | undefined;
-  newUserCallbackUrl?: string | undefined;
+  /** Where a failure is sent (absent: the default error page). */
+  errorCallbackUrl?:
+    | string
+    | undefined;
+  /** Where a new user is sent after a registration (absent: callback_url). */
+  newUserCallbackUrl?:
+    | string
+    | undefined;
+  /** Set: the callback links the provider account to this user instead of signing in. */
   link?:
     | LinkIntent
     | undefined;
@@ -55,17 +69,35 @@ export interface StartSignInRequest {
   loginHint?: string | undefined;
 }
 
+/** StartSignInResponse: where to send the browser. */
 export interface StartSignInResponse {
+  /** The provider's authorization URL (state, PKCE challenge and redirect URI included). */
   url: string;
+  /** The state stored for the callback (the provider sends it back; single use, it expires). */
   state: string;
 }
 
+/** CompleteSignInRequest: the provider's callback, as the gateway received it. */
 export interface CompleteSignInRequest {
+  /** The provider named in the callback path. */
   providerId: string;
-  code?: string | undefined;
-  state?: string | undefined;
-  error?: string | undefined;
-  errorDescription?: string | undefined;
+  /** The authorization code (absent when the provider answered an error). */
+  code?:
+    | string
+    | undefined;
+  /** The state StartSignIn stored. */
+  state?:
+    | string
+    | undefined;
+  /** The provider's error code, when it refused. */
+  error?:
+    | string
+    | undefined;
+  /** The provider's error description, when it refused. */
+  errorDescription?:
+    | string
+    | undefined;
+  /** The browser's device (IP address, User-Agent) for the session. */
   client?:
     | Client
     | undefined;
@@ -81,16 +113,29 @@ export interface CompleteSignInRequest {
   trustedDevice?: string | undefined;
 }
 
+/** CompleteSignInResponse: the outcome of the callback, as a redirect. */
 export interface CompleteSignInResponse {
   /** On success: where to send the browser (the new-user URL for a registration). */
   redirectUrl?:
     | string
     | undefined;
   /** On failure: the redirect error code (SPEC.md §8) and the URL to send it to (absent: the default error page). */
-  error?: string | undefined;
-  errorUrl?: string | undefined;
-  session?: Session | undefined;
-  user?: User | undefined;
+  error?:
+    | string
+    | undefined;
+  /** See error. */
+  errorUrl?:
+    | string
+    | undefined;
+  /** The new session on a sign-in (absent for a link, a failure or a two-factor challenge). */
+  session?:
+    | Session
+    | undefined;
+  /** The signed-in (or linked) user. */
+  user?:
+    | User
+    | undefined;
+  /** True when the sign-in registered the user. */
   isNewUser: boolean;
   /** The provider's error_description, passed on with its error code. */
   errorDescription?:
@@ -104,13 +149,29 @@ export interface CompleteSignInResponse {
   trustedDevice?: TrustedDeviceToken | undefined;
 }
 
+/** SignInWithIdTokenRequest: an id token the client obtained from the provider itself. */
 export interface SignInWithIdTokenRequest {
+  /** The provider that issued the token (google or apple). */
   providerId: string;
+  /** The id token (JWT), verified against the provider's key set, our client id as audience. Never log it. */
   idToken: string;
-  nonce?: string | undefined;
-  accessToken?: string | undefined;
-  refreshToken?: string | undefined;
-  expiresAt?: string | undefined;
+  /** The nonce the client sent the provider, checked against the token's. */
+  nonce?:
+    | string
+    | undefined;
+  /** Provider tokens to store with the account, when the client has them. Never log them. */
+  accessToken?:
+    | string
+    | undefined;
+  /** See access_token. */
+  refreshToken?:
+    | string
+    | undefined;
+  /** When access_token expires, in milliseconds since the epoch. */
+  expiresAt?:
+    | string
+    | undefined;
+  /** The client's device (IP address, User-Agent) for the session. */
   client?:
     | Client
     | undefined;
@@ -118,39 +179,79 @@ export interface SignInWithIdTokenRequest {
   trustedDevice?: string | undefined;
 }
 
+/** SignInWithIdTokenResponse: the signed-in user. */
 export interface SignInWithIdTokenResponse {
+  /** The signed-in user. */
   user?:
     | User
     | undefined;
   /** Absent when two-factor is required: then two_factor is set. */
-  session?: Session | undefined;
+  session?:
+    | Session
+    | undefined;
+  /** True when the sign-in registered the user. */
   isNewUser: boolean;
-  twoFactor?: TwoFactorChallenge | undefined;
+  /** Set (and session absent) when the user has two-factor on. */
+  twoFactor?:
+    | TwoFactorChallenge
+    | undefined;
+  /** Set when a trusted device let the sign-in through: the gateway renews its cookie. */
   trustedDevice?: TrustedDeviceToken | undefined;
 }
 
+/** RefreshProviderTokensRequest names one of the user's provider accounts. */
 export interface RefreshProviderTokensRequest {
+  /** The account's owner. */
   userId: string;
-  accountId?: string | undefined;
+  /** The provider's account id (the user's id at the provider). */
+  accountId?:
+    | string
+    | undefined;
+  /** The provider; with account_id absent, the user's account at this provider. */
   providerId?: string | undefined;
 }
 
+/** RefreshProviderTokensResponse: the renewed tokens, as stored. Never log them. */
 export interface RefreshProviderTokensResponse {
-  account?: Account | undefined;
-  accessToken?: string | undefined;
-  refreshToken?: string | undefined;
-  idToken?: string | undefined;
-  accessTokenExpiresAt?: Date | undefined;
+  /** The account the tokens belong to. */
+  account?:
+    | Account
+    | undefined;
+  /** The new access token. */
+  accessToken?:
+    | string
+    | undefined;
+  /** The refresh token (the provider's new one, or the one kept). */
+  refreshToken?:
+    | string
+    | undefined;
+  /** The new id token, when the provider issued one. */
+  idToken?:
+    | string
+    | undefined;
+  /** When the access token expires. */
+  accessTokenExpiresAt?:
+    | Date
+    | undefined;
+  /** When the refresh token expires, when the provider says. */
   refreshTokenExpiresAt?: Date | undefined;
 }
 
+/** GetProviderAccountInfoRequest names one of the user's provider accounts. */
 export interface GetProviderAccountInfoRequest {
+  /** The account's owner. */
   userId: string;
-  accountId?: string | undefined;
+  /** The provider's account id (the user's id at the provider). */
+  accountId?:
+    | string
+    | undefined;
+  /** The provider; with account_id absent, the user's account at this provider. */
   providerId?: string | undefined;
 }
 
+/** GetProviderAccountInfoResponse: the provider's profile of the account. */
 export interface GetProviderAccountInfoResponse {
+  /** The account read. */
   account?:
     | Account
     | undefined;

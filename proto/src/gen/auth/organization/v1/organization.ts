@@ -26,19 +26,31 @@ export const protobufFileName = "auth/organization/v1/organization.proto";
 
 /** Caller is the signed-in user a call is made for, as the gateway read it from the session. */
 export interface Caller {
+  /** The signed-in user's id. */
   userId: string;
+  /** The signed-in user's email address (matched against invitations). */
   email: string;
-  /** The caller's session token: the session whose active organization changes. */
+  /** The caller's session token: the session whose active organization changes. Never log it. */
   sessionToken: string;
+  /** The session's active organization, the default of calls that name none. */
   activeOrganizationId?: string | undefined;
 }
 
+/** Organization is one tenant: a named group of members. */
 export interface Organization {
+  /** Organization id. */
   id: string;
+  /** Display name. */
   name: string;
+  /** Unique, URL-safe short name. */
   slug: string;
-  logo?: string | undefined;
+  /** Logo URL. */
+  logo?:
+    | string
+    | undefined;
+  /** Free key-value data of the application's own. */
   metadata: { [key: string]: string };
+  /** When the organization was created. */
   createdAt?: Date | undefined;
 }
 
@@ -49,17 +61,27 @@ export interface Organization_MetadataEntry {
 
 /** MemberUser is the member's user as identity serves it. */
 export interface MemberUser {
+  /** User id. */
   id: string;
+  /** Display name. */
   name: string;
+  /** Email address. */
   email: string;
+  /** Avatar URL. */
   image?: string | undefined;
 }
 
+/** Member is one user's membership of one organization. */
 export interface Member {
+  /** Membership id (not the user's id). */
   id: string;
+  /** The organization. */
   organizationId: string;
+  /** The member's user id. */
   userId: string;
+  /** The member's role (owner, admin, member or a configured one; several comma-separated). */
   role: string;
+  /** When the user joined. */
   createdAt?:
     | Date
     | undefined;
@@ -67,35 +89,59 @@ export interface Member {
   user?: MemberUser | undefined;
 }
 
+/** Invitation is an invitation to join an organization, addressed to an email address. */
 export interface Invitation {
+  /** Invitation id (the link in the invitation mail carries it). */
   id: string;
+  /** The organization to join. */
   organizationId: string;
+  /** The invitee's email address. */
   email: string;
+  /** The role given on acceptance. */
   role: string;
   /** pending, accepted, rejected or canceled. */
   status: string;
+  /** The member who invited. */
   inviterId: string;
-  expiresAt?: Date | undefined;
+  /** When a pending invitation stops being valid. */
+  expiresAt?:
+    | Date
+    | undefined;
+  /** When the invitation was first sent (a resend renews expires_at only). */
   createdAt?: Date | undefined;
 }
 
 /** FullOrganization is an organization with its first page of members and its invitations. */
 export interface FullOrganization {
-  organization?: Organization | undefined;
+  /** The organization. */
+  organization?:
+    | Organization
+    | undefined;
+  /** Its first members (members_limit of the request), with their user fields. */
   members: Member[];
+  /** Its invitations. */
   invitations: Invitation[];
+  /** How many members it has, all pages together. */
   memberCount: number;
 }
 
+/** CreateOrganizationRequest: the new organization and its creator. */
 export interface CreateOrganizationRequest {
+  /** The signed-in creator (absent for server-side callers: then user_id). */
   caller?:
     | Caller
     | undefined;
   /** The creator when no caller is given. */
   userId: string;
+  /** Display name. */
   name: string;
+  /** Unique slug. */
   slug: string;
-  logo?: string | undefined;
+  /** Logo URL. */
+  logo?:
+    | string
+    | undefined;
+  /** Free key-value data. */
   metadata: { [key: string]: string };
 }
 
@@ -104,16 +150,35 @@ export interface CreateOrganizationRequest_MetadataEntry {
   value: string;
 }
 
+/** CreateOrganizationResponse: the new organization with its creator as first member. */
 export interface CreateOrganizationResponse {
+  /** The organization, members and (no) invitations. */
   organization?: FullOrganization | undefined;
 }
 
+/** UpdateOrganizationRequest: the fields to change, each only when set. */
 export interface UpdateOrganizationRequest {
-  caller?: Caller | undefined;
-  organizationId?: string | undefined;
-  name?: string | undefined;
-  slug?: string | undefined;
-  logo?: string | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** New display name. */
+  name?:
+    | string
+    | undefined;
+  /** New slug (must be free). */
+  slug?:
+    | string
+    | undefined;
+  /** New logo URL. */
+  logo?:
+    | string
+    | undefined;
+  /** New metadata, applied when set_metadata is true. */
   metadata: { [key: string]: string };
   /** True when metadata is to be replaced (an empty map clears it). */
   setMetadata: boolean;
@@ -124,22 +189,39 @@ export interface UpdateOrganizationRequest_MetadataEntry {
   value: string;
 }
 
+/** UpdateOrganizationResponse: the organization after the change. */
 export interface UpdateOrganizationResponse {
+  /** The updated organization. */
   organization?: Organization | undefined;
 }
 
+/** DeleteOrganizationRequest names the organization to delete. */
 export interface DeleteOrganizationRequest {
-  caller?: Caller | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization's id. */
   organizationId: string;
 }
 
+/** DeleteOrganizationResponse: the deleted organization. */
 export interface DeleteOrganizationResponse {
+  /** The organization as it was. */
   organization?: Organization | undefined;
 }
 
+/** GetFullOrganizationRequest names the organization to read (by id or slug; neither: the active one). */
 export interface GetFullOrganizationRequest {
-  caller?: Caller | undefined;
-  organizationId?: string | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization's id. */
+  organizationId?:
+    | string
+    | undefined;
+  /** The organization's slug (when no id is given). */
   organizationSlug?:
     | string
     | undefined;
@@ -147,13 +229,23 @@ export interface GetFullOrganizationRequest {
   membersLimit: number;
 }
 
+/** GetFullOrganizationResponse: the organization, absent when none is named or active. */
 export interface GetFullOrganizationResponse {
+  /** The organization with members and invitations. */
   organization?: FullOrganization | undefined;
 }
 
+/** SetActiveOrganizationRequest names the organization to make active (by id or slug). */
 export interface SetActiveOrganizationRequest {
-  caller?: Caller | undefined;
-  organizationId?: string | undefined;
+  /** The member whose session changes. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization's id. */
+  organizationId?:
+    | string
+    | undefined;
+  /** The organization's slug (when no id is given). */
   organizationSlug?:
     | string
     | undefined;
@@ -161,167 +253,290 @@ export interface SetActiveOrganizationRequest {
   unset: boolean;
 }
 
+/** SetActiveOrganizationResponse: the now active organization (absent when cleared). */
 export interface SetActiveOrganizationResponse {
+  /** The organization with members and invitations. */
   organization?: FullOrganization | undefined;
 }
 
+/** ListOrganizationsRequest names the user whose organizations to list. */
 export interface ListOrganizationsRequest {
+  /** The user's id. */
   userId: string;
 }
 
+/** ListOrganizationsResponse: the user's organizations. */
 export interface ListOrganizationsResponse {
+  /** Every organization the user is a member of. */
   organizations: Organization[];
 }
 
+/** ListMembersRequest: one page of an organization's members (by id or slug; neither: the active one). */
 export interface ListMembersRequest {
-  caller?: Caller | undefined;
-  organizationId?: string | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization's id. */
+  organizationId?:
+    | string
+    | undefined;
+  /** The organization's slug (when no id is given). */
   organizationSlug?:
     | string
     | undefined;
   /** Page size (default 100, at most 1000) and offset. */
   limit: number;
+  /** Members to skip. */
   offset: number;
   /** "createdAt" (the default) or "role"; ties by age, then id. */
   sortBy: string;
+  /** True for descending order. */
   descending: boolean;
   /**
    * An optional filter on a member field ("role" or "userId"): operator "eq", "ne", "in" or "not_in"
    * over the values (one for eq and ne). An empty field means no filter.
    */
   filterField: string;
+  /** See filter_field. */
   filterOperator: string;
+  /** See filter_field. */
   filterValues: string[];
 }
 
+/** ListMembersResponse: the page of members. */
 export interface ListMembersResponse {
+  /** The members of the page, with their user fields. */
   members: Member[];
+  /** How many members match, all pages together. */
   total: number;
 }
 
+/** GetActiveMemberRequest names the organization (by id or slug; neither: the active one). */
 export interface GetActiveMemberRequest {
-  caller?: Caller | undefined;
-  organizationId?: string | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization's id. */
+  organizationId?:
+    | string
+    | undefined;
+  /** The organization's slug (when no id is given). */
   organizationSlug?: string | undefined;
 }
 
+/** GetActiveMemberResponse: the caller's membership. */
 export interface GetActiveMemberResponse {
+  /** The caller's membership, with user fields. */
   member?: Member | undefined;
 }
 
+/** InviteMemberRequest: who to invite, with which role. */
 export interface InviteMemberRequest {
-  caller?: Caller | undefined;
+  /** The member who invites. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The invitee's email address. */
   email: string;
+  /** The role given on acceptance. */
   role: string;
-  organizationId?: string | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** Renews and resends a pending invitation to the same address instead of failing. */
   resend: boolean;
 }
 
+/** InviteMemberResponse: the invitation (its mail is queued). */
 export interface InviteMemberResponse {
+  /** The new or renewed invitation. */
   invitation?: Invitation | undefined;
 }
 
+/** GetInvitationRequest names an invitation addressed to the caller. */
 export interface GetInvitationRequest {
-  caller?: Caller | undefined;
+  /** The invitee. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The invitation's id. */
   invitationId: string;
 }
 
+/** GetInvitationResponse: the invitation and what the invitee sees of it. */
 export interface GetInvitationResponse {
-  invitation?: Invitation | undefined;
+  /** The invitation. */
+  invitation?:
+    | Invitation
+    | undefined;
+  /** The organization's display name. */
   organizationName: string;
+  /** The organization's slug. */
   organizationSlug: string;
+  /** The inviter's email address. */
   inviterEmail: string;
 }
 
+/** ListInvitationsRequest names the organization whose invitations to list. */
 export interface ListInvitationsRequest {
-  caller?: Caller | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
   organizationId?: string | undefined;
 }
 
+/** ListInvitationsResponse: the organization's invitations. */
 export interface ListInvitationsResponse {
+  /** The invitations. */
   invitations: Invitation[];
 }
 
+/** ListUserInvitationsRequest: the invitations addressed to the caller. */
 export interface ListUserInvitationsRequest {
+  /** The invitee (matched by email address). */
   caller?: Caller | undefined;
 }
 
+/** ListUserInvitationsResponse: the caller's pending, unexpired invitations. */
 export interface ListUserInvitationsResponse {
+  /** The invitations. */
   invitations: Invitation[];
 }
 
+/** AcceptInvitationRequest names the invitation to accept. */
 export interface AcceptInvitationRequest {
-  caller?: Caller | undefined;
+  /** The invitee. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The invitation's id. */
   invitationId: string;
 }
 
+/** AcceptInvitationResponse: the accepted invitation and the new membership. */
 export interface AcceptInvitationResponse {
-  invitation?: Invitation | undefined;
+  /** The invitation, status accepted. */
+  invitation?:
+    | Invitation
+    | undefined;
+  /** The caller's new membership. */
   member?: Member | undefined;
 }
 
+/** RejectInvitationRequest names the invitation to refuse. */
 export interface RejectInvitationRequest {
-  caller?: Caller | undefined;
+  /** The invitee. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The invitation's id. */
   invitationId: string;
 }
 
+/** RejectInvitationResponse: the refused invitation. */
 export interface RejectInvitationResponse {
+  /** The invitation, status rejected. */
   invitation?: Invitation | undefined;
 }
 
+/** CancelInvitationRequest names the invitation to withdraw. */
 export interface CancelInvitationRequest {
-  caller?: Caller | undefined;
+  /** The member who withdraws it. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The invitation's id. */
   invitationId: string;
 }
 
+/** CancelInvitationResponse: the withdrawn invitation. */
 export interface CancelInvitationResponse {
+  /** The invitation, status canceled. */
   invitation?: Invitation | undefined;
 }
 
+/** RemoveMemberRequest names the member to remove. */
 export interface RemoveMemberRequest {
-  caller?: Caller | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The membership id, or the member's email address (a value holding an at-sign). */
   memberIdOrEmail: string;
+  /** The organization (absent: the caller's active one). */
   organizationId?: string | undefined;
 }
 
+/** RemoveMemberResponse: the removed membership. */
 export interface RemoveMemberResponse {
+  /** The membership as it was. */
   member?: Member | undefined;
 }
 
+/** UpdateMemberRoleRequest: a member's new role. */
 export interface UpdateMemberRoleRequest {
-  caller?: Caller | undefined;
+  /** The member who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The membership id. */
   memberId: string;
+  /** The new role. */
   role: string;
+  /** The organization (absent: the caller's active one). */
   organizationId?: string | undefined;
 }
 
+/** UpdateMemberRoleResponse: the membership with its new role. */
 export interface UpdateMemberRoleResponse {
+  /** The updated membership. */
   member?: Member | undefined;
 }
 
+/** LeaveOrganizationRequest names the organization the caller leaves. */
 export interface LeaveOrganizationRequest {
-  caller?: Caller | undefined;
+  /** The member who leaves. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization's id. */
   organizationId: string;
 }
 
+/** LeaveOrganizationResponse: the ended membership. */
 export interface LeaveOrganizationResponse {
+  /** The membership as it was. */
   member?: Member | undefined;
 }
 
+/** CheckSlugRequest: the slug to check. */
 export interface CheckSlugRequest {
+  /** The slug. */
   slug: string;
 }
 
+/** CheckSlugResponse is empty: the slug is free. */
 export interface CheckSlugResponse {
 }
 
 /** Actions is the list of actions asked on one resource. */
 export interface Actions {
+  /** Action names, e.g. create, update, delete. */
   actions: string[];
 }
 
+/** HasPermissionRequest: the permissions to check for the caller's role in an organization. */
 export interface HasPermissionRequest {
-  caller?: Caller | undefined;
+  /** The member whose role is checked. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
   organizationId?:
     | string
     | undefined;
@@ -334,23 +549,33 @@ export interface HasPermissionRequest_PermissionsEntry {
   value?: Actions | undefined;
 }
 
+/** HasPermissionResponse: whether the role grants them. */
 export interface HasPermissionResponse {
+  /** True when the caller's role grants every action asked. */
   success: boolean;
 }
 
+/** GetMembershipRequest: a user and an organization. */
 export interface GetMembershipRequest {
+  /** The user's id. */
   userId: string;
+  /** The organization's id. */
   organizationId: string;
 }
 
+/** GetMembershipResponse: the membership, absent when the user is not a member. */
 export interface GetMembershipResponse {
+  /** The membership, with its role. */
   member?: Member | undefined;
 }
 
+/** RemoveUserMembershipsRequest names a deleted user. */
 export interface RemoveUserMembershipsRequest {
+  /** The user's id. */
   userId: string;
 }
 
+/** RemoveUserMembershipsResponse is empty: the user's memberships are gone. */
 export interface RemoveUserMembershipsResponse {
 }
 
