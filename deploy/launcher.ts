@@ -87,11 +87,11 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
     tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "oauth", "organization", "admin", "internal-client"]);
   }
 
-  // The services need each other only when called (gRPC clients connect lazily), so they start at once; the
-  // gateway starts last, so that it never takes a request before the services listen.
-  const services = order.filter((name) => name !== "gateway" && name !== "web" && existsSync(join(ROOT, entries[name])));
-  // The web app last: it proxies to the gateway.
-  for (const group of [services, ["gateway" as const], ["web" as const]]) {
+  // The services need each other only when called (gRPC clients connect lazily), so they start at once, but
+  // after session: identity pushes its user copies to session at start. The gateway starts after them, so
+  // that it never takes a request before the services listen; the web app last: it proxies to the gateway.
+  const services = order.filter((name) => !["session", "gateway", "web"].includes(name) && existsSync(join(ROOT, entries[name])));
+  for (const group of [["session" as const], services, ["gateway" as const], ["web" as const]]) {
     for (const result of await Promise.allSettled(group.map(start))) {
       if (result.status === "rejected") {
         console.error(String(result.reason));
