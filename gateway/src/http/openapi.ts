@@ -278,7 +278,7 @@ export const OPERATIONS: readonly Operation[] = [
   op("post", "/admin/has-permission", ADM, "Whether the caller's role allows actions", {
     session: true,
     body: admin.hasPermissionBody,
-    success: { 200: ok(s.permissionSchema, responses.hasPermissionResponse) },
+    success: { 200: ok(s.permissionSchema, responses.permissionResponse) },
   }),
   op("get", "/admin/list-audit-events", ADM, "The audit log", { session: true, query: admin.auditQuery, success: { 200: s.auditEventsSchema } }),
 

@@ -16,7 +16,7 @@ import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
   adminSuccessResponse,
   adminUserResponse,
-  hasPermissionResponse,
+  permissionResponse,
   impersonationResponse,
   listUserSessionsResponse,
   listUsersResponse,
@@ -226,7 +226,7 @@ export function adminRoutes(deps: RouteDeps): Router {
     const permissions = body.permissions ?? body.permission;
     if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
     const { success } = await call(admin, admin.hasPermission, { caller, permissions });
-    res.json(hasPermissionResponse(success));
+    res.json(permissionResponse(success));
   });
 
   router.get("/admin/list-audit-events", async (req, res) => {

@@ -102,6 +102,7 @@ export const rejectedInvitationResponse = (invitation: Invitation) => ({ invitat
 
 export const slugAvailableResponse = () => ({ status: true });
 
+/** has-permission of the organization and admin areas: `{ error: null, success }`. */
 export const permissionResponse = (success: boolean) => ({ error: null, success });
 
 export const memberRoleResponse = (role: string) => ({ role });
@@ -121,12 +122,11 @@ export const adminSuccessResponse = () => ({ success: true });
 
 export const setUserPasswordResponse = () => ({ status: true });
 
-export const hasPermissionResponse = (success: boolean) => ({ error: null, success });
 /** POST /sign-in/social and /link-social: the provider's URL; redirect tells the client to go there. */
 export const socialRedirectResponse = (url: string, redirect: boolean) => ({ url, redirect });
 
-/** POST /sign-in/social with an id token: signed in directly. */
 /** GET /social-providers (our own route): the configured providers' ids, nothing else. */
 export const socialProvidersResponse = (providers: string[]) => ({ providers });
 
+/** POST /sign-in/social with an id token: signed in directly. */
 export const socialTokenResponse = (token: string, user: PublicUser, callbackURL?: string) => ({ redirect: false, token, url: callbackURL, user });

@@ -27,25 +27,9 @@ export function toUserMessage(user: UserRecord): User {
   };
 }
 
-/** The user as the session service serves it beside a session. */
+/** The user as the session service serves it beside a session: the same fields as the user message. */
 export function toSessionUser(user: UserRecord): SessionUser {
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    emailVerified: user.emailVerified,
-    image: user.image ?? undefined,
-    createdAt: user.createdAt,
-    updatedAt: user.updatedAt,
-    username: user.username ?? undefined,
-    displayUsername: user.displayUsername ?? undefined,
-    extraFields: user.extraFields,
-    twoFactorEnabled: user.twoFactorEnabled,
-    role: user.role ?? undefined,
-    banned: user.banned,
-    banReason: user.banReason ?? undefined,
-    banExpires: user.banExpires ?? undefined,
-  };
+  return toUserMessage(user);
 }
 
 export function toAccountMessage(account: AccountRecord): Account {
