@@ -119,3 +119,40 @@ describe("POST /link-social", () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe("a password for an account made through a provider", () => {
+  /** The newest mail to `to` in the development outbox (no SMTP_URL here), once it holds a reset link. */
+  async function resetLinkFor(to: string): Promise<string> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const res = await fetch(`${social.platform.baseURL}/dev/outbox?to=${encodeURIComponent(to)}`);
+      const { messages } = (await res.json()) as { messages: { links: string[] }[] };
+      const link = messages.flatMap((m) => m.links).find((url) => url.includes("/reset-password/"));
+      if (link) return link;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no reset mail to ${to}`);
+  }
+
+  it("the mailed reset link creates the credential account: the person then signs in with email and password too", async () => {
+    const account = social.anAccount("set-password");
+    const flow = social.browser();
+    expect(await googleSignIn(flow, account)).toBe(at("/dashboard"));
+    expect(await providersOf(flow)).toEqual(["google"]);
+    // No password yet: email sign-in fails like any wrong password.
+    expect((await postJson(social.browser(), `${social.platform.baseURL}/sign-in/email`, { email: account.email, password: "my-new-password-1" })).status).toBe(401);
+
+    const asked = await postJson(flow, `${social.platform.baseURL}/request-password-reset`, { email: account.email, redirectTo: "/reset-password" }, social.platform.origin);
+    expect(asked.status).toBe(200);
+    const landing = await flow.follow(await resetLinkFor(account.email));
+    expect(landing.url.pathname).toBe("/reset-password");
+    const token = landing.url.searchParams.get("token")!;
+    expect((await postJson(social.browser(), `${social.platform.baseURL}/reset-password`, { token, newPassword: "my-new-password-1" })).status).toBe(200);
+
+    const signedIn = social.browser();
+    const res = await postJson(signedIn, `${social.platform.baseURL}/sign-in/email`, { email: account.email, password: "my-new-password-1" });
+    expect(res.status).toBe(200);
+    expect((await providersOf(signedIn)).sort()).toEqual(["credential", "google"]);
+    // The reset ended the provider session it was asked from (as every reset does).
+    expect(await (await flow.request(`${social.platform.baseURL}/get-session`)).json()).toBeNull();
+  });
+});

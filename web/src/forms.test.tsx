@@ -228,6 +228,45 @@ describe("social sign-in and linking", () => {
   });
 });
 
+describe("password section of the account page", () => {
+  const account = (providerId: string) => ({ id: `a-${providerId}`, providerId, accountId: `x-${providerId}`, createdAt: "2026-01-01T00:00:00Z", updatedAt: "", scopes: [] });
+  const accountPage = (accounts: ReturnType<typeof account>[], extra: Record<string, (call: Call) => Answer> = {}, signedIn = user) =>
+    stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user: signedIn } }),
+      "/list-sessions": () => ({ status: 200, body: [session] }),
+      "/list-accounts": () => ({ status: 200, body: accounts }),
+      ...extra,
+    });
+
+  it("offers the change-password form to a user with a password", async () => {
+    accountPage([account("credential"), account("google")]);
+    renderApp("/account");
+    expect(await screen.findByLabelText("Current password")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Set a password" })).toBeNull();
+  });
+
+  it("mails a user without a password a link to set one (a reset link to their own address), with progress while it waits", async () => {
+    let answer: (value: { status: number; body: unknown }) => void = () => undefined;
+    const calls = accountPage([account("google")], { "/forget-password": () => new Promise((resolve) => (answer = resolve)) });
+    renderApp("/account");
+    const button = await screen.findByRole("button", { name: "Set a password" });
+    expect(screen.queryByLabelText("Current password")).toBeNull();
+    fireEvent.click(button);
+    await waitFor(() => expect(screen.getByRole("button", { name: "Sending…" }).hasAttribute("disabled")).toBe(true));
+    expect(calls.find((c) => c.path === "/forget-password")?.body).toEqual({ email: "ada@example.com", redirectTo: "/reset-password" });
+    act(() => answer({ status: 200, body: { status: true, message: "sent" } }));
+    expect(await screen.findByText("We sent a link to ada@example.com. Open it to choose your password.")).toBeTruthy();
+  });
+
+  it("asks a user without a password to verify their address first, and mails nothing", async () => {
+    const calls = accountPage([account("github")], {}, { ...user, emailVerified: false });
+    renderApp("/account");
+    expect(await screen.findByText("You have no password yet. Verify your email address first, then you can set one here.")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Set a password" })).toBeNull();
+    expect(calls.some((c) => c.path === "/forget-password")).toBe(false);
+  });
+});
+
 describe("admin area", () => {
   const listed = { ...user, id: "u2", name: "Tom", email: "tom@example.com", role: "user", banned: false, banReason: null, banExpires: null };
 

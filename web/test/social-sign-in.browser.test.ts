@@ -2,8 +2,9 @@
  * Social sign-in in the browser against a real OpenID provider (oidc-provider on loopback) configured as
  * Google: the sign-in page shows a button for it (and for no provider that is not configured), the person
  * signs in at the provider and comes back signed in to where they were going; on the account page a
- * password user links the provider, then unlinks it. Needs GET /social-providers (skipped, saying so, on a
- * build without that route).
+ * password user links the provider, then unlinks it; a person who signed up through the provider sets a
+ * password from the mailed link in the development mailbox and then signs in with it. Needs GET
+ * /social-providers (skipped, saying so, on a build without that route).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";
@@ -60,5 +61,43 @@ describe("social sign-in", () => {
     await unlink.click();
     await poll(() => page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(1);
     expect(await unlink.count()).toBe(0);
+  });
+
+  it("lets a person who signed up through the provider set a password from the mailed link, then sign in with it", async ({ skip }) => {
+    if (!(await hasProvidersRoute())) return skip(NO_ROUTE);
+    const person = account("set-password");
+    idp!.signInAs(person);
+    const page = await web.page({ mobile: true });
+    await page.goto("/account");
+    await page.waitForURL((url) => url.pathname === "/sign-in");
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await page.waitForURL((url) => url.pathname === "/account", { timeout: 30_000 });
+    const password = page.getByRole("region", { name: "Password", exact: true });
+    const setPassword = password.getByRole("button", { name: "Set a password" });
+    await poll(() => setPassword.count()).toBe(1);
+    expect(await password.getByLabel("Current password").count()).toBe(0);
+    await web.checkA11y(page, "account without a password");
+    await web.screenshot(page, "account-set-password");
+    await setPassword.click();
+    await poll(() => password.getByRole("status").innerText()).toBe(`We sent a link to ${person.email}. Open it to choose your password.`);
+
+    await page.getByRole("link", { name: "Mailbox" }).click();
+    await page.waitForURL("**/dev/mailbox");
+    await page.getByLabel("Recipient").fill(person.email);
+    await page.getByRole("button", { name: "Filter" }).click();
+    const link = page.getByRole("listitem").filter({ hasText: `To ${person.email}` }).getByRole("link", { name: /\/api\/auth\/reset-password\// });
+    await poll(() => link.count()).toBe(1);
+    await link.click();
+    await page.waitForURL((url) => url.pathname === "/reset-password" && url.searchParams.has("token"));
+    await page.getByLabel("New password", { exact: true }).fill("chosen-password-1");
+    await page.getByRole("button", { name: "Set new password" }).click();
+    await poll(() => page.getByRole("status").innerText()).toBe("Your password has been changed. You can now sign in with it.");
+
+    // Setting the password ended the provider session; the person signs in with the email and the new password.
+    await page.goto("/account");
+    await page.waitForURL((url) => url.pathname === "/sign-in");
+    await signInOnScreen(page, person.email, "chosen-password-1");
+    await poll(() => password.getByLabel("Current password").count()).toBe(1);
+    await poll(() => page.getByRole("region", { name: "Sign-in methods" }).getByRole("button", { name: "Unlink Email and password" }).count()).toBe(1);
   });
 });

@@ -27,7 +27,7 @@ export function Account() {
     <Page title="Your account" narrow={false}>
       <Profile current={session.data} />
       <ChangeEmail current={session.data} />
-      <ChangePassword />
+      <PasswordSection current={session.data} />
       {/* Only where the platform has the two-factor API (its user JSON then carries twoFactorEnabled). */}
       {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} />}
       <LinkedAccounts />
@@ -136,6 +136,41 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
   );
 }
 
+/** The accounts query the password and sign-in method sections share. */
+const accountsQuery = { queryKey: ["accounts"], queryFn: api.listAccounts };
+
+/**
+ * Change the password, or, for someone who signs in only through a provider (no credential account), set
+ * one: setting a password without the current one is server-only (SPEC §6), so the app mails the person a
+ * password-reset link to their own verified address, and the reset creates the credential account.
+ */
+function PasswordSection({ current }: { current: SessionWithUser }) {
+  const accounts = useQuery(accountsQuery);
+  return (
+    <Section id="password-title" title="Password">
+      <FormAlert message={accounts.error ? errorMessage(accounts.error) : undefined} />
+      {accounts.isPending && <p role="status">Loading…</p>}
+      {accounts.data && (accounts.data.some((account) => account.providerId === "credential") ? <ChangePassword /> : <SetPassword current={current} />)}
+    </Section>
+  );
+}
+
+function SetPassword({ current }: { current: SessionWithUser }) {
+  const { email, emailVerified } = current.user;
+  const send = useMutation({ mutationFn: () => api.forgetPassword({ email, redirectTo: "/reset-password" }) });
+  if (!emailVerified) return <p>You have no password yet. Verify your email address first, then you can set one here.</p>;
+  if (send.isSuccess) return <FormAlert tone="success" message={`We sent a link to ${email}. Open it to choose your password.`} />;
+  return (
+    <>
+      <p>You have no password yet: you sign in through another service. Set a password to also sign in with your email address.</p>
+      <FormAlert message={send.error ? errorMessage(send.error) : undefined} />
+      <button type="button" onClick={() => send.mutate()} disabled={send.isPending} aria-busy={send.isPending || undefined}>
+        {send.isPending ? "Sending…" : "Set a password"}
+      </button>
+    </>
+  );
+}
+
 function ChangePassword() {
   const queryClient = useQueryClient();
   const [currentPassword, setCurrentPassword] = useState("");
@@ -158,41 +193,39 @@ function ChangePassword() {
   };
   const placed = change.error ? placeError(change.error, ["currentPassword", "newPassword"], { password: "newPassword" }) : undefined;
   return (
-    <Section id="password-title" title="Password">
-      <form onSubmit={submit} noValidate>
-        <FormAlert message={localError ?? (placed && !placed.field ? placed.message : undefined)} />
-        {change.isSuccess && <FormAlert tone="success" message="Your password has been changed." />}
-        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={(e) => setCurrentPassword(e.target.value)} error={placed?.field === "currentPassword" ? placed.message : undefined} />
-        <Field
-          label="New password"
-          name="newPassword"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={newPassword}
-          onChange={(e) => setNewPassword(e.target.value)}
-          error={placed?.field === "newPassword" ? placed.message : undefined}
-          hint={<PasswordRules password={newPassword} />}
-        />
-        <div className="check">
-          <input id="revoke-others" type="checkbox" checked={revokeOthers} onChange={(e) => setRevokeOthers(e.target.checked)} />
-          <label htmlFor="revoke-others">Sign out my other devices</label>
-        </div>
-        <SubmitButton pending={change.isPending} pendingText="Changing…">
-          Change password
-        </SubmitButton>
-      </form>
-    </Section>
+    <form onSubmit={submit} noValidate>
+      <FormAlert message={localError ?? (placed && !placed.field ? placed.message : undefined)} />
+      {change.isSuccess && <FormAlert tone="success" message="Your password has been changed." />}
+      <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={(e) => setCurrentPassword(e.target.value)} error={placed?.field === "currentPassword" ? placed.message : undefined} />
+      <Field
+        label="New password"
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={newPassword}
+        onChange={(e) => setNewPassword(e.target.value)}
+        error={placed?.field === "newPassword" ? placed.message : undefined}
+        hint={<PasswordRules password={newPassword} />}
+      />
+      <div className="check">
+        <input id="revoke-others" type="checkbox" checked={revokeOthers} onChange={(e) => setRevokeOthers(e.target.checked)} />
+        <label htmlFor="revoke-others">Sign out my other devices</label>
+      </div>
+      <SubmitButton pending={change.isPending} pendingText="Changing…">
+        Change password
+      </SubmitButton>
+    </form>
   );
 }
 
 
 function LinkedAccounts() {
   const queryClient = useQueryClient();
-  const accounts = useQuery({ queryKey: ["accounts"], queryFn: api.listAccounts });
+  const accounts = useQuery(accountsQuery);
   const unlink = useMutation({
     mutationFn: (account: LinkedAccount) => api.unlinkAccount(account),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["accounts"] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountsQuery.queryKey }),
   });
   return (
     <Section id="accounts-title" title="Sign-in methods">
