@@ -3,7 +3,8 @@
  * admin-bootstrap process, with the admin workload's certificate) finds a user by search, bans them (their
  * open browser is signed out, their sign-in refused), finds them under the "Banned" filter, unbans,
  * impersonates them (the banner on every page) and stops, reads the audit log, and removes the user behind a
- * typed confirmation. A non-admin never sees the area.
+ * typed confirmation; sets a user's role and password (checked through the API). A non-admin never sees the
+ * area.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -159,6 +160,45 @@ describe("admin area", () => {
     await admin.getByLabel("Search", { exact: true }).fill(targetEmail);
     await admin.getByRole("button", { name: "Search" }).click();
     await poll(() => admin.getByRole("navigation", { name: "Users pages" }).getByRole("status").innerText()).toBe("No results");
+  });
+
+  it("sets a user's role and password from their page: the API answers the new role, the new password signs in and the old one no longer does", async () => {
+    const adminEmail = uniqueEmail("web-admin-roles");
+    const targetEmail = uniqueEmail("web-role-target");
+    await signUpByApi(web.origin, { name: "Rita Roles", email: adminEmail, password: "password-123" });
+    await signUpByApi(web.origin, { name: "Pat Password", email: targetEmail, password: "password-456" });
+    await promoteWithOperatorCommand(adminEmail);
+    const admin = await web.page();
+    await signInOnScreen(admin, adminEmail, "password-123");
+    await admin.goto("/admin");
+    await admin.getByLabel("Search", { exact: true }).fill(targetEmail);
+    await admin.getByRole("button", { name: "Search" }).click();
+    await admin.getByRole("link", { name: "Pat Password" }).click();
+    await admin.waitForURL("**/admin/users/**");
+    const targetId = new URL(admin.url()).pathname.split("/").pop()!;
+
+    const role = admin.getByRole("region", { name: "Role", exact: true });
+    await poll(() => role.getByLabel("Role (comma-separated for several)").inputValue()).toBe("user");
+    await role.getByLabel("Role (comma-separated for several)").fill("editor,support");
+    await role.getByRole("button", { name: "Set role" }).click();
+    await poll(() => role.getByRole("status").innerText()).toBe("The role is now editor,support.");
+    const fromApi = await admin.evaluate((id) => fetch(`/api/auth/admin/get-user?id=${id}`).then((r) => r.json()), targetId);
+    expect(fromApi).toMatchObject({ id: targetId, email: targetEmail, role: "editor,support" });
+
+    const password = admin.getByRole("region", { name: "Password", exact: true });
+    await password.getByLabel("New password for this user").fill("set-by-admin-1");
+    await password.getByRole("button", { name: "Set password" }).click();
+    await poll(() => password.getByRole("status").innerText()).toBe("The password has been set.");
+    expect(await password.getByLabel("New password for this user").inputValue()).toBe("");
+    await web.checkA11y(admin, "admin user after set role and password");
+    await web.screenshot(admin, "admin-user-role-and-password");
+
+    const signIn = (pw: string) =>
+      fetch(`${web.origin}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: web.origin }, body: JSON.stringify({ email: targetEmail, password: pw }) });
+    expect((await signIn("password-456")).status).toBe(401);
+    const answer = await signIn("set-by-admin-1");
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { user: { role: string } }).user.role).toBe("editor,support");
   });
 
   it("works on a 390 px wide screen: the users table scrolls inside its box, nothing off the page", async () => {
