@@ -9,6 +9,7 @@ import { notificationConfig } from "../services/notification/src/config.js";
 import { organizationConfig } from "../services/organization/src/config.js";
 import { oauthConfig } from "../services/oauth/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
+import { runtimeConfigFromEnv } from "../web/server/runtime-config.js";
 import {
   CHART_DIR,
   type K8sObject,
@@ -1070,6 +1071,20 @@ describe("the web app and the Ingress", () => {
     for (const probe of [container.readinessProbe, container.livenessProbe]) expect(probe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(one(objects, "Service", "web").spec).toMatchObject({ type: "ClusterIP", ports: [{ name: "http", port: 8080, targetPort: "http" }] });
     expect(one(objects, "Service", "web").spec.clusterIP).toBeUndefined();
+  });
+
+  it("gives the web app the gateway's base path and the analytics path, in a form its server accepts", () => {
+    const rendered = render({ config: { basePath: "/auth" }, web: { analyticsPath: "/_vercel/insights/script.js" } });
+    const configMap = single(rendered, "ConfigMap").data as Record<string, string>;
+    const web = componentEnv(one(rendered, "Deployment", "web"), configMap, {});
+    // The ConfigMap's AUTH_BASE_PATH, the variable the gateway mounts its routes at.
+    expect(web.AUTH_BASE_PATH).toBe(configMap.AUTH_BASE_PATH);
+    expect(containerOf(one(rendered, "Deployment", "web")).envFrom).toEqual(containerOf(one(rendered, "Deployment", "gateway")).envFrom);
+    expect(runtimeConfigFromEnv(web)).toEqual({ basePath: "/auth", analyticsPath: "/_vercel/insights/script.js" });
+    // Unset: the default base path and no analytics script.
+    const plain = componentEnv(one(objects, "Deployment", "web"), single(objects, "ConfigMap").data as Record<string, string>, {});
+    expect(plain.WEB_ANALYTICS_PATH).toBeUndefined();
+    expect(runtimeConfigFromEnv(plain)).toEqual({ basePath: "/api/auth" });
   });
 
   it("renders no Ingress unless enabled", () => {

@@ -51,7 +51,7 @@ export interface PlatformOptions {
 export type LogSink = (entry: Record<string, unknown>) => void;
 
 export interface Platform {
-  /** http://127.0.0.1:PORT/api/auth */
+  /** http://127.0.0.1:PORT/api/auth (or the AUTH_BASE_PATH of the options' env) */
   baseURL: string;
   origin: string;
   identityAddress: string;
@@ -170,7 +170,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const oauthService = await startOAuth(env, options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
-    baseURL: `${gateway.origin}/api/auth`,
+    baseURL: `${gateway.origin}${env.AUTH_BASE_PATH ?? "/api/auth"}`,
     origin: gateway.origin,
     identityAddress: env.IDENTITY_SERVICE_URL!,
     sessionAddress: env.SESSION_SERVICE_URL!,

@@ -1,8 +1,8 @@
 /**
  * The browser suites' one set-up: `const web = useWebApp({ smtp: true })` at the top of a file starts, before
  * its tests, the whole test platform (testing/platform.ts), the web app built by Vite and served by its
- * production server (web/server/web-server.ts, which proxies /api/auth to the gateway: one origin, as behind
- * the Ingress), and a headless Chromium (Debian's `chromium`, driven by playwright-core). The platform's
+ * production server (web/server/web-server.ts, which proxies the API's base path, /api/auth unless `config`
+ * says otherwise, to the gateway: one origin, as behind the Ingress), and a headless Chromium (Debian's `chromium`, driven by playwright-core). The platform's
  * AUTH_BASE_URL, AUTH_APP_URL and trusted origins name the web app's origin, so mailed links come back through
  * it as they do in production.
  *
@@ -18,6 +18,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { build } from "vite";
 import { afterAll, beforeAll, expect, vi } from "vitest";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
+import { DEFAULT_RUNTIME_CONFIG, type RuntimeConfig } from "../web/server/runtime-config.js";
 import { createWebServer } from "../web/server/web-server.js";
 import { ROOT } from "../deploy/processes.js";
 import { type Platform, type PlatformOptions, startPlatform, freePorts } from "./platform.js";
@@ -31,10 +32,12 @@ export interface UseWebAppOptions extends PlatformOptions {
   smtp?: boolean | SmtpOptions;
   /** More platform environment that depends on the web app's origin (e.g. a provider's redirect URI). */
   envFor?: (origin: string) => Promise<Record<string, string>>;
+  /** The web server's run-time settings (default /api/auth, no analytics); the gateway gets the same base path. */
+  config?: RuntimeConfig;
 }
 
 export interface WebAppUnderTest {
-  /** http://127.0.0.1:PORT, the web app's origin (the API is at origin + /api/auth). */
+  /** http://127.0.0.1:PORT, the web app's origin (the API is at origin + config.basePath, /api/auth by default). */
   readonly origin: string;
   readonly platform: Platform;
   readonly smtp: TestSmtp;
@@ -54,7 +57,7 @@ async function buildApp(): Promise<string> {
 }
 
 export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
-  const { smtp: smtpOption, envFor, ...platformOptions } = options;
+  const { smtp: smtpOption, envFor, config = DEFAULT_RUNTIME_CONFIG, ...platformOptions } = options;
   // A browser test walks through several screens, each a few round trips; on a busy 2-core machine that
   // takes longer than the 30 s the API suites get.
   vi.setConfig({ testTimeout: 120_000 });
@@ -77,7 +80,8 @@ export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
       startPlatform({
         ...platformOptions,
         env: {
-          AUTH_BASE_URL: `${origin}/api/auth`,
+          AUTH_BASE_URL: `${origin}${config.basePath}`,
+          AUTH_BASE_PATH: config.basePath,
           AUTH_APP_URL: origin,
           AUTH_TRUSTED_ORIGINS: origin,
           ...(smtp ? { SMTP_URL: smtp.url } : {}),
@@ -88,7 +92,7 @@ export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
     ]);
     outDir = built;
     platform = started;
-    server = createWebServer({ root: outDir, gatewayUrl: platform.origin });
+    server = createWebServer({ root: outDir, gatewayUrl: platform.origin, config });
     await new Promise<void>((resolve) => server!.listen(webPort, "127.0.0.1", resolve));
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
   }, 120_000);

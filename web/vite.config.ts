@@ -1,21 +1,30 @@
 /**
- * The web app's Vite config. In development (`make dev`, the browser tests) the dev server proxies
- * /api/auth to the gateway, so the app and the API share one origin as behind the Ingress: the session
- * cookie and the gateway's origin check work unchanged.
+ * The web app's Vite config. In development (`make dev`) the dev server proxies the API's base path
+ * (AUTH_BASE_PATH, default /api/auth) to the gateway, so the app and the API share one origin as behind the
+ * Ingress: the session cookie and the gateway's origin check work unchanged. Its index.html carries the
+ * same run-time settings the production server writes in (web/server/runtime-config.ts).
  */
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { injectRuntimeConfig, runtimeConfigFromEnv } from "./server/runtime-config";
 
 export const GATEWAY_URL = process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 
-export default defineConfig({
-  root: import.meta.dirname,
-  plugins: [react()],
-  server: {
-    host: process.env.WEB_HOST ?? "127.0.0.1",
-    port: Number(process.env.WEB_PORT ?? 5173),
-    strictPort: true,
-    proxy: { "/api/auth": { target: GATEWAY_URL, xfwd: true } },
-  },
-  build: { outDir: "../dist/web", emptyOutDir: true, sourcemap: true },
+export default defineConfig(({ command }) => {
+  const runtime = runtimeConfigFromEnv(process.env);
+  return {
+    root: import.meta.dirname,
+    plugins: [
+      react(),
+      // The dev server only: a build's index.html gets its settings from the server that serves it.
+      { name: "runtime-config", apply: "serve", transformIndexHtml: (html: string) => injectRuntimeConfig(html, runtime) },
+    ],
+    server: {
+      host: process.env.WEB_HOST ?? "127.0.0.1",
+      port: Number(process.env.WEB_PORT ?? 5173),
+      strictPort: true,
+      proxy: { [runtime.basePath]: { target: GATEWAY_URL, xfwd: true } },
+    },
+    build: { outDir: "../dist/web", emptyOutDir: true, sourcemap: true },
+  };
 });

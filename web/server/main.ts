@@ -2,11 +2,13 @@
  * The `web` process of `npm start` and the chart (compiled to dist/web.js): serves dist/web/ and proxies
  * /api/auth to the gateway. Environment: WEB_PORT (default 5173), WEB_HOST (default 0.0.0.0),
  * AUTH_GATEWAY_URL (default http://127.0.0.1:3000), WEB_ROOT (default web/ beside this file), METRICS_PORT
- * (Prometheus /metrics on its own port, bound on WEB_HOST; unset: none).
+ * (Prometheus /metrics on its own port, bound on WEB_HOST; unset: none), and the app's run-time settings
+ * AUTH_BASE_PATH (default /api/auth) and WEB_ANALYTICS_PATH (unset: no analytics script; runtime-config.ts).
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
+import { runtimeConfigFromEnv } from "./runtime-config.js";
 import { createWebServer } from "./web-server.js";
 
 const port = Number(process.env.WEB_PORT ?? 5173);
@@ -14,6 +16,7 @@ const host = process.env.WEB_HOST ?? "0.0.0.0";
 const gatewayUrl = process.env.AUTH_GATEWAY_URL ?? "http://127.0.0.1:3000";
 const root = process.env.WEB_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), "web");
 const metricsPort = portOrUnset("METRICS_PORT", process.env.METRICS_PORT);
+const config = runtimeConfigFromEnv(process.env);
 
 /** A port from the environment: unset or empty is undefined; anything but 0..65535 stops the process. */
 function portOrUnset(name: string, value: string | undefined): number | undefined {
@@ -26,8 +29,8 @@ function portOrUnset(name: string, value: string | undefined): number | undefine
 const log = (level: string, msg: string, fields: Record<string, unknown> = {}) =>
   console.log(JSON.stringify({ time: new Date().toISOString(), level, service: "web", msg, ...fields }));
 
-const server = createWebServer({ root, gatewayUrl });
-server.listen(port, host, () => log("info", "listening", { port, host, root, gateway: gatewayUrl }));
+const server = createWebServer({ root, gatewayUrl, config });
+server.listen(port, host, () => log("info", "listening", { port, host, root, gateway: gatewayUrl, basePath: config.basePath, analyticsPath: config.analyticsPath ?? null }));
 const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort, host);
 if (metrics) log("info", "metrics listening", { port: metrics.port, host, path: "/metrics" });
 const stop = () => {

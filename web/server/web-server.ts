@@ -1,25 +1,28 @@
 /**
  * The web app's production server (`npm start`, the chart's web Deployment): a plain node HTTP server that
- * serves the built app (dist/web/) with a fallback to index.html for the app's own routes, and passes
- * /api/auth/* through to the gateway, so the browser sees one origin as it does behind the Ingress.
+ * serves the built app (dist/web/) with a fallback to index.html for the app's own routes, and passes the
+ * API's base path (/api/auth unless AUTH_BASE_PATH says otherwise) through to the gateway, so the browser
+ * sees one origin as it does behind the Ingress. index.html carries the run-time settings
+ * (runtime-config.ts): the base path the app calls, and the analytics script when one is configured.
  * Every request is counted in the process's HTTP RED metrics (services/runtime/src/metrics.ts) by the
  * kind of route that answered it, never the raw path, so a scan of random paths cannot grow the label set.
  */
 import { createReadStream, type Stats } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { extname, join, normalize, sep } from "node:path";
 import { recordHttpRequest } from "@auth-platform/runtime/metrics";
+import { DEFAULT_RUNTIME_CONFIG, injectRuntimeConfig, type RuntimeConfig } from "./runtime-config.js";
 
 export interface WebServerOptions {
   /** The folder holding index.html and assets/ (vite build's output). */
   root: string;
-  /** The gateway's origin, e.g. http://127.0.0.1:3000 (its /api/auth is proxied). */
+  /** The gateway's origin, e.g. http://127.0.0.1:3000 (its base path is proxied). */
   gatewayUrl: string;
+  /** The API's base path and the analytics script (default: /api/auth, none). */
+  config?: RuntimeConfig;
 }
-
-const API_PREFIX = "/api/auth";
 
 /** The `route` label of the HTTP metrics: which kind of answer a request got. */
 export const WEB_ROUTES = {
@@ -133,13 +136,22 @@ function sendFile(req: IncomingMessage, res: ServerResponse, file: { path: strin
   createReadStream(file.path).pipe(res);
 }
 
+/** index.html with the run-time settings written in; never cached, so a new release or setting is picked up. */
+async function sendIndex(req: IncomingMessage, res: ServerResponse, path: string, config: RuntimeConfig): Promise<void> {
+  const body = Buffer.from(injectRuntimeConfig(await readFile(path, "utf8"), config));
+  res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": TYPES[".html"]!, "Content-Length": String(body.length), "Cache-Control": "no-cache" });
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
 export function createWebServer(options: WebServerOptions): Server {
   const root = normalize(options.root);
   const gateway = new URL(options.gatewayUrl);
+  const config = options.config ?? DEFAULT_RUNTIME_CONFIG;
+  const indexPath = join(root, "index.html");
   return createServer(async (req, res) => {
     const routed = observe(req, res);
     const url = new URL(req.url ?? "/", "http://web.invalid");
-    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
+    if (url.pathname === config.basePath || url.pathname.startsWith(`${config.basePath}/`)) {
       routed(WEB_ROUTES.api);
       return proxy(req, res, gateway);
     }
@@ -153,12 +165,12 @@ export function createWebServer(options: WebServerOptions): Server {
       return void res.end();
     }
     const file = await fileFor(root, url.pathname);
-    if (file) {
+    if (file && file.path !== indexPath) {
       routed(WEB_ROUTES.static);
       return sendFile(req, res, file);
     }
     // A path with a file extension is a missing file; anything else is one of the app's routes.
-    if (extname(url.pathname)) {
+    if (!file && extname(url.pathname)) {
       res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain" });
       return void res.end("Not found");
     }
@@ -168,6 +180,6 @@ export function createWebServer(options: WebServerOptions): Server {
       res.writeHead(500, { "content-type": "text/plain" });
       return void res.end("The web app is not built: run `npm run build`.");
     }
-    sendFile(req, res, index);
+    await sendIndex(req, res, index.path, config);
   });
 }

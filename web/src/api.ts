@@ -1,10 +1,11 @@
 /**
- * The app's one client for the platform's HTTP API under /api/auth (same origin: the Vite dev server and
- * the production web server proxy it to the gateway). Plain fetch with the session cookie; every failed
- * call throws an ApiError carrying the gateway's `{code, message}`, so a form can show the message next to
- * the field it names or at its top.
+ * The app's one client for the platform's HTTP API under its base path (/api/auth unless the server that
+ * served the page says otherwise: runtime-config.ts; same origin: the Vite dev server and the production
+ * web server proxy it to the gateway). Plain fetch with the session cookie; every failed call throws an
+ * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
+ * names or at its top.
  */
-export const API_BASE = "/api/auth";
+import { apiBasePath } from "./runtime-config";
 
 export interface User {
   id: string;
@@ -182,7 +183,7 @@ export function errorMessage(error: unknown): string {
 }
 
 async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${API_BASE}${path}`, {
+  const res = await fetch(`${apiBasePath()}${path}`, {
     method,
     credentials: "same-origin",
     headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },

@@ -1,9 +1,11 @@
-/** The app's rules that need no browser: where a sign-in may return to, password rules, devices, error sentences. */
-import { describe, expect, it } from "vitest";
-import { ApiError } from "./api";
+// @vitest-environment happy-dom
+/** The app's rules that need no browser: where a sign-in may return to, password rules, devices, error sentences, the API's base path. */
+import { describe, expect, it, vi } from "vitest";
+import { api, ApiError } from "./api";
 import { placeError } from "./components";
 import { errorSentence } from "./error-codes";
 import { passwordRules } from "./password-rules";
+import { apiBasePath } from "./runtime-config";
 import { safeRedirect } from "./safe-redirect";
 import { describeUserAgent } from "./user-agent";
 
@@ -59,5 +61,36 @@ describe("placeError", () => {
     expect(placeError(taken, ["email"])).toEqual({ message: "username is already taken. please try another." });
     expect(placeError(new ApiError(400, "PASSWORD_TOO_SHORT", "Password too short"), ["newPassword"], { password: "newPassword" })).toEqual({ field: "newPassword", message: "Password too short" });
     expect(placeError(new TypeError("fetch failed"), ["email"])).toEqual({ message: "The server could not be reached. Check your connection and try again." });
+  });
+});
+
+describe("the API's base path", () => {
+  const page = (meta?: string) => {
+    const doc = document.implementation.createHTMLDocument("app");
+    if (meta !== undefined) doc.head.insertAdjacentHTML("beforeend", `<meta name="auth-api-base-path" content="${meta}">`);
+    return doc;
+  };
+
+  it("is the one the server wrote into the page, /api/auth without one or with a value that is not a local path", () => {
+    expect(apiBasePath(page("/auth"))).toBe("/auth");
+    expect(apiBasePath(page("/tenant/auth/"))).toBe("/tenant/auth");
+    for (const bad of [undefined, "", "/", "//evil.example", "https://evil.example/api", "auth"]) expect(apiBasePath(page(bad)), String(bad)).toBe("/api/auth");
+  });
+
+  it("is where every call of the client goes", async () => {
+    document.head.insertAdjacentHTML("beforeend", '<meta name="auth-api-base-path" content="/auth">');
+    const urls: string[] = [];
+    vi.stubGlobal("fetch", async (url: string) => {
+      urls.push(url);
+      return new Response("null", { status: 200, headers: { "content-type": "application/json" } });
+    });
+    try {
+      await api.getSession();
+      await api.signOut();
+      expect(urls).toEqual(["/auth/get-session", "/auth/sign-out"]);
+    } finally {
+      vi.unstubAllGlobals();
+      document.head.querySelector('meta[name="auth-api-base-path"]')?.remove();
+    }
   });
 });

@@ -3,7 +3,6 @@ import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { ApiError } from "./api";
-import { loadAnalytics } from "./analytics";
 import { createAppRouter } from "./router";
 import { sessionQuery } from "./session";
 import "./styles.css";
@@ -24,8 +23,6 @@ const queryClient: QueryClient = new QueryClient({
   },
 });
 const router = createAppRouter(queryClient);
-
-loadAnalytics();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
