@@ -258,7 +258,8 @@ export const api = {
   admin: {
     /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */
     canManageUsers: () => post<{ success: boolean }>("/admin/has-permission", { permissions: { user: ["list"] } }).then((r) => r.success),
-    listUsers: (query: UserListQuery) => get<{ users: User[]; total: number }>(`/admin/list-users${queryString(query)}`),
+    /** totalIsLowerBound: more users match than the admin service counts (its count limit); total is that limit. */
+    listUsers: (query: UserListQuery) => get<{ users: User[]; total: number; totalIsLowerBound?: boolean }>(`/admin/list-users${queryString(query)}`),
     getUser: (id: string) => get<User>(`/admin/get-user?id=${encodeURIComponent(id)}`),
     listUserSessions: (userId: string) => post<{ sessions: Session[] }>("/admin/list-user-sessions", { userId }),
     revokeUserSession: (sessionToken: string) => post<{ success: boolean }>("/admin/revoke-user-session", { sessionToken }),

@@ -326,4 +326,24 @@ describe("admin area", () => {
     await waitFor(() => expect(new URL(lastUrl, "http://app.test").searchParams.get("offset")).toBe("20"));
     expect(listQueries().length).toBeGreaterThanOrEqual(5);
   });
+
+  it("shows a total that is only a lower bound as such ('of 10,000+'), and offers the next page after a full one", async () => {
+    const page = Array.from({ length: 20 }, (_, i) => ({ ...listed, id: `u${i + 10}`, name: `User ${i}` }));
+    let total = 10000;
+    stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user: { ...user, role: "admin" } } }),
+      "/admin/has-permission": () => ({ status: 200, body: { error: null, success: true } }),
+      "/admin/list-users": () => ({ status: 200, body: { users: page, total, totalIsLowerBound: true } }),
+    });
+    renderApp("/admin");
+    await screen.findByRole("link", { name: "User 0" });
+    expect(screen.getByRole("status").textContent).toBe("1 to 20 of 10,000+");
+    cleanup();
+    // A count limit as small as the page: "20+" is no last page.
+    total = 20;
+    renderApp("/admin");
+    await screen.findByRole("link", { name: "User 0" });
+    expect(screen.getByRole("status").textContent).toBe("1 to 20 of 20+");
+    expect(screen.getByRole("button", { name: "Next page" }).hasAttribute("disabled")).toBe(false);
+  });
 });

@@ -1,20 +1,28 @@
-/** The app's routes, the layout around them and the guards (code-based TanStack Router). */
+/**
+ * The app's routes, the layout around them and the guards (code-based TanStack Router). The screens of a
+ * signed-in person (account, two-factor, organizations, admin area, mailbox) are loaded when their route
+ * is first visited (or hovered: preload on intent), each as its own chunk, so the sign-in screen loads
+ * without them, the admin area, the organization screens or the QR code library.
+ */
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, redirect, type RouterHistory, useNavigate } from "@tanstack/react-router";
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Link, Outlet, redirect, type RouterHistory, useNavigate } from "@tanstack/react-router";
 import { api } from "./api";
 import { Page } from "./components";
 import { safeRedirect } from "./safe-redirect";
 import { sessionQuery, useSession } from "./session";
-import { Account } from "./screens/account";
-import { AdminUser, AdminUsers, AuditLog, ImpersonationBanner } from "./screens/admin";
+import { ImpersonationBanner } from "./impersonation";
 import { ErrorPage, NotFound } from "./screens/error-page";
-import { Mailbox } from "./screens/mailbox";
 import { ForgotPassword, ResetPassword } from "./screens/password-reset";
 import { SignIn } from "./screens/sign-in";
 import { SignUp } from "./screens/sign-up";
-import { AcceptInvitation, Organizations } from "./screens/organizations";
-import { TwoFactorChallenge } from "./screens/two-factor";
 import { VerifyEmail } from "./screens/verify-email";
+
+// Loaded on first use, one chunk per module.
+const account = () => import("./screens/account");
+const admin = () => import("./screens/admin");
+const mailbox = () => import("./screens/mailbox");
+const organizations = () => import("./screens/organizations");
+const twoFactor = () => import("./screens/two-factor");
 
 interface RouterContext {
   queryClient: QueryClient;
@@ -115,6 +123,14 @@ function Home() {
   );
 }
 
+function Loading() {
+  return (
+    <p role="status" className="muted">
+      Loading…
+    </p>
+  );
+}
+
 function Goodbye() {
   return (
     <Page title="Account deleted">
@@ -169,25 +185,33 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/", component: Home }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignIn }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-up", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignUp }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/two-factor", validateSearch: strings(["redirect", "methods"]), component: TwoFactorChallenge }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/two-factor", validateSearch: strings(["redirect", "methods"]), component: lazyRouteComponent(twoFactor, "TwoFactorChallenge") }),
   createRoute({ getParentRoute: () => rootRoute, path: "/forgot-password", component: ForgotPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password", validateSearch: strings(["token", "error"]), component: ResetPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password/$token", validateSearch: strings(["error"]), component: ResetPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/verify-email", validateSearch: strings(["token", "error"]), component: VerifyEmail }),
   createRoute({ getParentRoute: () => rootRoute, path: "/error", validateSearch: strings(["error"]), component: ErrorPage }),
   createRoute({ getParentRoute: () => rootRoute, path: "/goodbye", component: Goodbye }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/dev/mailbox", component: Mailbox }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/account", beforeLoad: requireSession, component: Account }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/organizations", beforeLoad: requireSession, component: Organizations }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/accept-invitation/$id", beforeLoad: requireSession, component: AcceptInvitation }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/admin", beforeLoad: requireAdmin, component: AdminUsers }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/admin/users/$id", beforeLoad: requireAdmin, component: AdminUser }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/admin/audit", beforeLoad: requireAdmin, component: AuditLog }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/dev/mailbox", component: lazyRouteComponent(mailbox, "Mailbox") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/account", beforeLoad: requireSession, component: lazyRouteComponent(account, "Account") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/organizations", beforeLoad: requireSession, component: lazyRouteComponent(organizations, "Organizations") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/accept-invitation/$id", beforeLoad: requireSession, component: lazyRouteComponent(organizations, "AcceptInvitation") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AdminUsers") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin/users/$id", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AdminUser") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin/audit", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AuditLog") }),
 ];
 
 /** The app's router; tests pass a memory history. */
 export function createAppRouter(queryClient: QueryClient, history?: RouterHistory) {
-  return createRouter({ routeTree: rootRoute.addChildren(routes), context: { queryClient }, defaultPreload: "intent", scrollRestoration: true, ...(history ? { history } : {}) });
+  return createRouter({
+    routeTree: rootRoute.addChildren(routes),
+    context: { queryClient },
+    defaultPreload: "intent",
+    // A screen's chunk that takes a moment (a slow network) says so instead of leaving the page blank.
+    defaultPendingComponent: Loading,
+    scrollRestoration: true,
+    ...(history ? { history } : {}),
+  });
 }
 
 declare module "@tanstack/react-router" {

@@ -1,6 +1,7 @@
 /**
  * Sign up, verify the address from the mailed link, sign out and sign in again (with the username), as a
- * person does in Chromium against the real platform and a real SMTP server; axe on each screen.
+ * person does in Chromium against the real platform and a real SMTP server; axe on each screen. The sign-in
+ * screen loads none of the code of the admin area, the organization screens or the QR code library.
  */
 import { describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";
@@ -93,5 +94,20 @@ describe("sign up, verify, sign out and in", () => {
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL(`${web.origin}/account`);
     }
+  });
+
+  it("loads the sign-in screen without the admin area, the organization screens or the QR code library", async () => {
+    const page = await web.page();
+    const scripts: Promise<string>[] = [];
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname.endsWith(".js")) scripts.push(response.text());
+    });
+    await page.goto("/sign-in");
+    await poll(() => page.getByRole("button", { name: "Sign in" }).count()).toBe(1);
+    await page.waitForLoadState("networkidle");
+    const code = (await Promise.all(scripts)).join("\n");
+    // A text of each: the sign-in form's label, the audit log table, the invitations list, the QR encoder's error.
+    expect(code).toContain("Email or username");
+    for (const marker of ["Audit events", "Pending invitations", "Invalid QR Code version"]) expect(code, marker).not.toContain(marker);
   });
 });

@@ -4,20 +4,15 @@
  * impersonation, removal behind a typed confirmation) and the audit log. The admin service decides who is an
  * admin; the route guard asks it (has-permission) before any of these screens shows.
  */
-import { keepPreviousData, type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { api, type AuditQuery, errorMessage, type User, type UserListQuery } from "../api";
 import { Field, FormAlert, Page, SubmitButton } from "../components";
+import { startOver } from "../impersonation";
 import { describeUserAgent as deviceName } from "../user-agent";
 
 export const PAGE_SIZE = 20;
-
-/**
- * After the session changed hands (impersonation started or stopped): everything cached belonged to the
- * other user. Reset (not remove) so the screens on show refetch as the new user at once.
- */
-const startOver = (queryClient: QueryClient) => queryClient.resetQueries({ predicate: (query) => query.queryKey[0] !== "outbox-available" });
 
 const SEARCH_FIELDS = [
   ["email", "Email"],
@@ -42,8 +37,9 @@ const SORTABLE = [
   ["createdAt", "Created"],
 ] as const;
 
-/** "2 to 20 of 45" for a page of a list. */
-const range = (offset: number, shown: number, total: number) => (total === 0 ? "No results" : `${offset + 1} to ${offset + shown} of ${total}`);
+/** "2 to 20 of 45" for a page of a list; "of 10,000+" when the total is only a lower bound (a count limit). */
+const range = (offset: number, shown: number, total: number, atLeast: boolean) =>
+  total === 0 && shown === 0 ? "No results" : `${offset + 1} to ${offset + shown} of ${total.toLocaleString("en")}${atLeast ? "+" : ""}`;
 
 function AdminNav() {
   return (
@@ -56,14 +52,16 @@ function AdminNav() {
   );
 }
 
-function Pager({ offset, shown, total, onPage, label }: { offset: number; shown: number; total: number; onPage: (offset: number) => void; label: string }) {
+function Pager({ offset, shown, total, atLeast = false, onPage, label }: { offset: number; shown: number; total: number; atLeast?: boolean; onPage: (offset: number) => void; label: string }) {
+  // Past a lower-bound total, a full page means there may be more.
+  const more = atLeast ? shown === PAGE_SIZE : offset + shown < total;
   return (
     <nav aria-label={label} className="row pager">
-      <span role="status">{range(offset, shown, total)}</span>
+      <span role="status">{range(offset, shown, total, atLeast)}</span>
       <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - PAGE_SIZE))}>
         Previous page
       </button>
-      <button type="button" disabled={offset + shown >= total} onClick={() => onPage(offset + PAGE_SIZE)}>
+      <button type="button" disabled={!more} onClick={() => onPage(offset + PAGE_SIZE)}>
         Next page
       </button>
     </nav>
@@ -181,7 +179,7 @@ export function AdminUsers() {
           </tbody>
         </table>
       </div>
-      {users.data && <Pager label="Users pages" offset={offset} shown={rows.length} total={users.data.total} onPage={setOffset} />}
+      {users.data && <Pager label="Users pages" offset={offset} shown={rows.length} total={users.data.total} atLeast={users.data.totalIsLowerBound === true} onPage={setOffset} />}
     </Page>
   );
 }
@@ -506,29 +504,5 @@ function UserLink({ id }: { id: string }) {
     <Link to="/admin/users/$id" params={{ id }}>
       <code>{id}</code>
     </Link>
-  );
-}
-
-/** The banner on every page while an admin acts as someone else, with the way back. */
-export function ImpersonationBanner({ user }: { user: User }) {
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const stop = useMutation({
-    mutationFn: api.admin.stopImpersonating,
-    onSuccess: async () => {
-      await startOver(queryClient);
-      await navigate({ to: "/admin/users/$id", params: { id: user.id } });
-    },
-  });
-  return (
-    <div className="impersonation" role="region" aria-label="Impersonation">
-      <span>
-        You are impersonating <strong>{user.name || user.email}</strong> ({user.email}).
-      </span>
-      <button type="button" onClick={() => stop.mutate()} disabled={stop.isPending} aria-busy={stop.isPending || undefined}>
-        {stop.isPending ? "Stopping…" : "Stop impersonating"}
-      </button>
-      {stop.error && <span role="alert">{errorMessage(stop.error)}</span>}
-    </div>
   );
 }

@@ -4,7 +4,6 @@
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useSearch } from "@tanstack/react-router";
-import QRCode from "qrcode";
 import { type FormEvent, useEffect, useState } from "react";
 import { api, errorMessage, type SecondFactorMethod, type SessionWithUser } from "../api";
 import { Field, FormAlert, Page, SubmitButton } from "../components";
@@ -146,7 +145,8 @@ function TwoFactorSetup() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey }),
   });
   useEffect(() => {
-    if (enable.data) void QRCode.toDataURL(enable.data.totpURI, { margin: 1, width: 200 }).then(setQr);
+    // The QR code library is loaded only here, when someone sets up an authenticator (its own chunk).
+    if (enable.data) void import("qrcode").then(({ default: QRCode }) => QRCode.toDataURL(enable.data.totpURI, { margin: 1, width: 200 })).then(setQr);
   }, [enable.data]);
   if (!enable.data) {
     return (
