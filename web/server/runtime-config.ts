@@ -37,5 +37,5 @@ export function injectRuntimeConfig(html: string, config: RuntimeConfig): string
   for (const path of [config.basePath, config.analyticsPath]) if (path !== undefined && !isLocalPath(path)) throw new Error(`not a local path: ${path}`);
   const tags = [`<meta name="${API_BASE_PATH_META}" content="${config.basePath}" />`];
   if (config.analyticsPath) tags.push(`<script defer src="${config.analyticsPath}"></script>`);
-  return html.replace("</head>", `    ${tags.join("\n    ")}\n  </head>`);
+  return html.replace("</head>", `  ${tags.join("\n    ")}\n  </head>`);
 }
