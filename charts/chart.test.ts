@@ -1006,6 +1006,7 @@ describe("invalid values", () => {
     ["a non-PostgreSQL database URL", { identity: { database: { url: "file:data/identity.db" } } }, /identity\.database\.url/],
     ["a base URL with the base path already in it", { config: { baseUrl: "https://auth.example.com/api/auth" } }, /config\.baseUrl \(https:\/\/auth\.example\.com\/api\/auth\) must not end with config\.basePath/],
     ["a base URL that is not http(s)", { config: { baseUrl: "auth.example.com" } }, /config\.baseUrl/],
+    ["the root as base path beside the web app", { config: { basePath: "/" } }, /config\.basePath must not be \/ while web\.enabled/],
     ["a headless Service of type LoadBalancer", { identity: { service: { type: "LoadBalancer" } } }, /identity\.service\.headless needs service\.type ClusterIP/],
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],

@@ -61,6 +61,9 @@ The container environment a component needs besides the ConfigMap: the secret ke
 - name: HOST
   value: "0.0.0.0"
 {{- else if eq .component "web" }}
+{{- if eq (trimSuffix "/" $root.Values.config.basePath) "" }}
+{{- fail "config.basePath must not be / while web.enabled: the web app serves every path but the API's (its server stops on AUTH_BASE_PATH=/)" }}
+{{- end }}
 # The web app's server: static files, and the API path passed on to the gateway's Service (the Ingress
 # sends that path to the gateway directly; this covers a port-forward or a Service of type LoadBalancer).
 - name: WEB_HOST
