@@ -258,6 +258,24 @@ describe("password section of the account page", () => {
     expect(await screen.findByText("We sent a link to ada@example.com. Open it to choose your password.")).toBeTruthy();
   });
 
+  it("asks no password of a user without one: two-factor says to set one first, deleting the account has no password field", async () => {
+    accountPage([account("google")], {}, { ...user, twoFactorEnabled: false } as typeof user);
+    renderApp("/account");
+    expect(await screen.findByText("Two-factor authentication asks for your password: set a password first.")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Set up two-factor authentication" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Delete my account" })).toBeTruthy();
+    expect(document.querySelectorAll('input[type="password"]')).toHaveLength(0);
+  });
+
+  it("asks the password where one exists: two-factor set-up and deleting the account", async () => {
+    accountPage([account("credential")], {}, { ...user, twoFactorEnabled: false } as typeof user);
+    renderApp("/account");
+    expect(await screen.findByRole("button", { name: "Set up two-factor authentication" })).toBeTruthy();
+    // Current and new password, two-factor's, and the deletion's.
+    await waitFor(() => expect(document.querySelectorAll('input[type="password"]')).toHaveLength(4));
+    expect(document.querySelector('input[name="deletePassword"]')).not.toBeNull();
+  });
+
   it("asks a user without a password to verify their address first, and mails nothing", async () => {
     const calls = accountPage([account("github")], {}, { ...user, emailVerified: false });
     renderApp("/account");

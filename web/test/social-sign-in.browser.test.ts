@@ -76,6 +76,8 @@ describe("social sign-in", () => {
     const setPassword = password.getByRole("button", { name: "Set a password" });
     await poll(() => setPassword.count()).toBe(1);
     expect(await password.getByLabel("Current password").count()).toBe(0);
+    // Nothing else asks for the password there is not: two-factor says to set one first.
+    expect(await page.getByText("Two-factor authentication asks for your password: set a password first.").count()).toBe(1);
     await web.checkA11y(page, "account without a password");
     await web.screenshot(page, "account-set-password");
     await setPassword.click();
@@ -98,6 +100,7 @@ describe("social sign-in", () => {
     await page.waitForURL((url) => url.pathname === "/sign-in");
     await signInOnScreen(page, person.email, "chosen-password-1");
     await poll(() => password.getByLabel("Current password").count()).toBe(1);
+    await poll(() => page.getByRole("button", { name: "Set up two-factor authentication" }).count()).toBe(1);
     await poll(() => page.getByRole("region", { name: "Sign-in methods" }).getByRole("button", { name: "Unlink Email and password" }).count()).toBe(1);
   });
 });

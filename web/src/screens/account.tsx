@@ -11,6 +11,9 @@ import { describeUserAgent } from "../user-agent";
 import { PasswordRules } from "./sign-up";
 import { TwoFactorSection } from "./two-factor";
 
+/** The accounts query the account page's sections share (sign-in methods, whether there is a password). */
+const accountsQuery = { queryKey: ["accounts"], queryFn: api.listAccounts };
+
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
     <section className="card" aria-labelledby={id}>
@@ -22,6 +25,9 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 export function Account() {
   const session = useSession();
+  const accounts = useQuery(accountsQuery);
+  // Whether the person has a password (a credential account); undefined until the list comes.
+  const hasPassword = accounts.data?.some((account) => account.providerId === "credential");
   if (!session.data) return null;
   return (
     <Page title="Your account" narrow={false}>
@@ -29,10 +35,10 @@ export function Account() {
       <ChangeEmail current={session.data} />
       <PasswordSection current={session.data} />
       {/* Only where the platform has the two-factor API (its user JSON then carries twoFactorEnabled). */}
-      {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} />}
+      {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} hasPassword={hasPassword} />}
       <LinkedAccounts />
       <ActiveSessions current={session.data} />
-      <DeleteAccount />
+      <DeleteAccount hasPassword={hasPassword} />
     </Page>
   );
 }
@@ -135,9 +141,6 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
     </Section>
   );
 }
-
-/** The accounts query the password and sign-in method sections share. */
-const accountsQuery = { queryKey: ["accounts"], queryFn: api.listAccounts };
 
 /**
  * Change the password, or, for someone who signs in only through a provider (no credential account), set
@@ -313,7 +316,8 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
   );
 }
 
-function DeleteAccount() {
+/** Without a password (a provider's account only) there is none to ask for: the server confirms another way. */
+function DeleteAccount({ hasPassword }: { hasPassword: boolean | undefined }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [password, setPassword] = useState("");
@@ -339,7 +343,9 @@ function DeleteAccount() {
       ) : (
         <form onSubmit={submit} noValidate>
           <FormAlert message={placed && !placed.field ? placed.message : undefined} />
-          <Field label="Password" name="deletePassword" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={placed?.field ? placed.message : undefined} />
+          {hasPassword !== false && (
+            <Field label="Password" name="deletePassword" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={placed?.field ? placed.message : undefined} />
+          )}
           <SubmitButton pending={remove.isPending} pendingText="Deleting…" className="danger">
             Delete my account
           </SubmitButton>

@@ -124,12 +124,13 @@ function BackupCodes({ codes }: { codes: string[] }) {
 }
 
 /** The account page's section. */
-export function TwoFactorSection({ current }: { current: SessionWithUser }) {
+/** Setting it up asks for the password: someone without one (a provider's account only) sets one first. */
+export function TwoFactorSection({ current, hasPassword }: { current: SessionWithUser; hasPassword?: boolean }) {
   const enabled = current.user.twoFactorEnabled === true;
   return (
     <section className="card" aria-labelledby="two-factor-title">
       <h2 id="two-factor-title">Two-factor authentication</h2>
-      {enabled ? <TwoFactorEnabled /> : <TwoFactorSetup />}
+      {enabled ? <TwoFactorEnabled /> : hasPassword === false ? <p>Two-factor authentication asks for your password: set a password first.</p> : <TwoFactorSetup />}
     </section>
   );
 }
