@@ -4,13 +4,14 @@
  * admin. The gateway's own part is HTTP: bodies, cookies (the admin's session kept in a signed cookie while
  * impersonating), status codes.
  */
-import { type Request, Router } from "express";
+import { type NextFunction, type Request, type Response, Router } from "express";
 import * as z from "zod";
 import type { Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AuthError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
+import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
@@ -81,27 +82,30 @@ export const auditQuery = z.object({
   until: z.iso.datetime({ offset: true }).optional(),
 });
 
+/** The caller's session token (cookie or bearer), or 401 before any call. */
+function callerFrom(deps: RouteDeps, req: Request): Caller {
+  const token = deps.sessions.tokenOf(req);
+  if (!token) throw new AuthError("UNAUTHORIZED");
+  return { sessionToken: token, ...clientOf(req) };
+}
+
 export function adminRoutes(deps: RouteDeps): Router {
   const router = Router();
   const admin = deps.clients.admin;
   // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
   const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
 
-  /** The caller's session token (cookie or bearer), or 401 before any call. */
-  const callerOf = (req: Request): Caller => {
-    const token = deps.sessions.tokenOf(req);
-    if (!token) throw new AuthError("UNAUTHORIZED");
-    return { sessionToken: token, ...clientOf(req) };
-  };
+  const callerOf = (req: Request) => callerFrom(deps, req);
   const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });
 
   router.get("/admin/list-users", async (req, res) => {
     const q = parseQuery(req, listUsersQuery);
     const answer = await call(admin, admin.listUsers, {
       caller: callerOf(req),
-      query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0 },
+      // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
+      query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
     });
-    res.json(listUsersResponse(answer.users.map(publicUser), answer.total, q.limit, q.offset));
+    res.json(listUsersResponse(answer.users.map(publicUser), answer.total, answer.totalIsLowerBound, q.limit, q.offset));
   });
 
   router.get("/admin/get-user", async (req, res) => {
@@ -258,4 +262,29 @@ export function adminRoutes(deps: RouteDeps): Router {
     });
   });
   return router;
+}
+
+/** The admin routes any signed-in user may call: their bad input is answered as it is. */
+const OPEN_TO_USERS = new Set(["/admin/has-permission", "/admin/stop-impersonating"]);
+
+/**
+ * An error handler for the admin routes, mounted after every route and before the error mapper: bad input to
+ * an admin route (a body or query the route refuses; malformed JSON, a body too large or a NUL character,
+ * refused before any route runs) is answered only to an admin. The caller's session and role are checked
+ * first (401, then 403 'Only admins can access this endpoint'), so a non-admin learns nothing about the
+ * routes' input. The admin service checks the role again on every call; this check is made only for bad input.
+ */
+export function adminInputRefusals(deps: RouteDeps) {
+  const admin = deps.clients.admin;
+  return async (error: unknown, req: Request, _res: Response, next: NextFunction) => {
+    const refusal = error instanceof AuthError ? error : fromRequestParsing(error as { type?: string });
+    const badInput = refusal !== undefined && (refusal.http === 400 || refusal.http === 413);
+    if (!badInput || !req.path.startsWith("/admin/") || OPEN_TO_USERS.has(req.path)) return next(error);
+    try {
+      await call(admin, admin.checkAdmin, { caller: callerFrom(deps, req) });
+    } catch (denied) {
+      return next(denied);
+    }
+    next(error);
+  };
 }

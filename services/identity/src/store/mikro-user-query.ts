@@ -40,5 +40,16 @@ export function listUsersQuery(em: EntityManager, query: UserQuery) {
     .orderBy([{ [query.sort?.field ?? "createdAt"]: direction } as never, { id: "asc" }])
     .limit(query.limit)
     .offset(query.offset);
-  return { page, count: build() };
+  /**
+   * How many rows match, up to countLimit (0: all). The bounded count reads at most countLimit + 1 matches
+   * (a LIMITed subquery), so a broad search costs a bounded scan instead of counting every match.
+   */
+  const count = async (): Promise<{ total: number; totalIsLowerBound: boolean }> => {
+    if (!query.countLimit) return { total: await build().getCount(), totalIsLowerBound: false };
+    const { sql, params } = build().select(["id"]).limit(query.countLimit + 1).toQuery();
+    const [row] = await em.execute<Array<{ n: number | string }>>(`select count(*) as "n" from (${sql}) as "matching"`, [...params]);
+    const found = Number(row?.n ?? 0);
+    return found > query.countLimit ? { total: query.countLimit, totalIsLowerBound: true } : { total: found, totalIsLowerBound: false };
+  };
+  return { page, count };
 }

@@ -689,12 +689,19 @@ export interface ListUsersRequest {
     | any
     | undefined;
   /** eq (default), ne, lt, lte, gt, gte. */
-  filterOperator?: string | undefined;
+  filterOperator?:
+    | string
+    | undefined;
+  /** Counts the total up to this many matches (a bounded scan); 0 counts them all. */
+  countLimit: number;
 }
 
 export interface ListUsersResponse {
   users: User[];
+  /** How many users match, counted up to count_limit; a lower bound when total_is_lower_bound. */
   total: number;
+  /** True when more users match than count_limit: total is count_limit. */
+  totalIsLowerBound: boolean;
 }
 
 export interface CreateUserRequest {
@@ -7757,6 +7764,7 @@ function createBaseListUsersRequest(): ListUsersRequest {
     filterField: undefined,
     filterValue: undefined,
     filterOperator: undefined,
+    countLimit: 0,
   };
 }
 
@@ -7791,6 +7799,9 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     }
     if (message.filterOperator !== undefined) {
       writer.uint32(82).string(message.filterOperator);
+    }
+    if (message.countLimit !== 0) {
+      writer.uint32(88).int32(message.countLimit);
     }
     return writer;
   },
@@ -7888,6 +7899,14 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
             message.filterOperator = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.countLimit = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7944,6 +7963,11 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
         : isSet(object.filter_operator)
         ? globalThis.String(object.filter_operator)
         : undefined,
+      countLimit: isSet(object.countLimit)
+        ? globalThis.Number(object.countLimit)
+        : isSet(object.count_limit)
+        ? globalThis.Number(object.count_limit)
+        : 0,
     };
   },
 
@@ -7979,6 +8003,9 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     if (message.filterOperator !== undefined) {
       obj.filterOperator = message.filterOperator;
     }
+    if (message.countLimit !== 0) {
+      obj.countLimit = Math.round(message.countLimit);
+    }
     return obj;
   },
 
@@ -7997,12 +8024,13 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     message.filterField = object.filterField ?? undefined;
     message.filterValue = object.filterValue === undefined ? undefined : object.filterValue;
     message.filterOperator = object.filterOperator ?? undefined;
+    message.countLimit = object.countLimit ?? 0;
     return message;
   },
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { users: [], total: 0 };
+  return { users: [], total: 0, totalIsLowerBound: false };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -8012,6 +8040,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     }
     if (message.total !== 0) {
       writer.uint32(16).int32(message.total);
+    }
+    if (message.totalIsLowerBound !== false) {
+      writer.uint32(24).bool(message.totalIsLowerBound);
     }
     return writer;
   },
@@ -8045,6 +8076,14 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.total = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalIsLowerBound = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8061,6 +8100,11 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     return {
       users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      totalIsLowerBound: isSet(object.totalIsLowerBound)
+        ? globalThis.Boolean(object.totalIsLowerBound)
+        : isSet(object.total_is_lower_bound)
+        ? globalThis.Boolean(object.total_is_lower_bound)
+        : false,
     };
   },
 
@@ -8072,6 +8116,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.total !== 0) {
       obj.total = Math.round(message.total);
     }
+    if (message.totalIsLowerBound !== false) {
+      obj.totalIsLowerBound = message.totalIsLowerBound;
+    }
     return obj;
   },
 
@@ -8082,6 +8129,7 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     const message = createBaseListUsersResponse();
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
     message.total = object.total ?? 0;
+    message.totalIsLowerBound = object.totalIsLowerBound ?? false;
     return message;
   },
 };
