@@ -495,6 +495,8 @@ export interface TwoFactorChallenge {
     | undefined;
   /** The methods the user can answer with: "totp", "otp". */
   methods: string[];
+  /** The user the challenge signs in (the gateway names the target of a failed answer in the audit log). */
+  userId: string;
 }
 
 /** TrustedDeviceToken is the secret a trusted-device cookie carries. */
@@ -5333,7 +5335,7 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
 };
 
 function createBaseTwoFactorChallenge(): TwoFactorChallenge {
-  return { token: "", expiresAt: undefined, methods: [] };
+  return { token: "", expiresAt: undefined, methods: [], userId: "" };
 }
 
 export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
@@ -5346,6 +5348,9 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     }
     for (const v of message.methods) {
       writer.uint32(26).string(v!);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
     }
     return writer;
   },
@@ -5387,6 +5392,14 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
             message.methods.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5408,6 +5421,11 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
         ? fromJsonTimestamp(object.expires_at)
         : undefined,
       methods: globalThis.Array.isArray(object?.methods) ? object.methods.map((e: any) => globalThis.String(e)) : [],
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
     };
   },
 
@@ -5422,6 +5440,9 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     if (message.methods?.length) {
       obj.methods = message.methods;
     }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -5433,6 +5454,7 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     message.token = object.token ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
     message.methods = object.methods?.map((e) => e) || [];
+    message.userId = object.userId ?? "";
     return message;
   },
 };
