@@ -2,7 +2,8 @@
  * list-users in SQL, for PostgreSQL and SQLite alike (the semantics of user-query.ts). Search is a LIKE on
  * lower(column) with the value's wildcards escaped ('!' as the escape character, which both dialects take);
  * emails are stored lower-case, so email search uses the column and its unique index. The indexes that
- * serve each combination are those of migration 0005-user-admin (docs/decisions.md, "list-users").
+ * serve each combination are those of migrations 0005-user-admin and 0006-user-name-prefix
+ * (docs/decisions.md, "list-users").
  */
 import type { EntityManager } from "@mikro-orm/sql";
 import { UserEntity } from "./entities.js";
