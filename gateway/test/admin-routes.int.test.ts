@@ -62,6 +62,8 @@ describe("who may call the admin routes", () => {
 /** Bad input to every admin-only route, and the catalogue answer an admin gets for it. */
 const BAD_INPUT: Array<[method: "GET" | "POST", path: string, body: unknown, code: string, message: RegExp]> = [
   ["GET", "/admin/list-users?limit=many", undefined, "VALIDATION_ERROR", /^Invalid limit: /],
+  // Refused by identity, behind the admin service's role check.
+  ["GET", "/admin/list-users?sortBy=password", undefined, "VALIDATION_ERROR", /^Invalid sortBy "password"/],
   ["GET", "/admin/get-user", undefined, "VALIDATION_ERROR", /^Invalid id: /],
   ["GET", "/admin/list-audit-events?since=yesterday", undefined, "VALIDATION_ERROR", /^Invalid since: /],
   ["POST", "/admin/create-user", { email: "x@example.com", password: PASSWORD, name: "X" }, "VALIDATION_ERROR", /^Invalid role: /],

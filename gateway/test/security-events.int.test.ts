@@ -106,7 +106,7 @@ describe("security events in the audit log", () => {
     expect(bursts).toEqual([expect.objectContaining({ targetId: user.id, outcome: "failure", details: { scope: "account", failures: 5, windowSeconds: 900 } })]);
   });
 
-  it("records a failed social sign-in: a callback whose state this browser was not given", async () => {
+  it("records failed social sign-ins: a callback whose state this browser was not given, a refused id token", async () => {
     const admin = await anAdmin(platform);
     const before = (await eventsOf(admin, "action=sign-in.social&limit=1000", () => true, 0, 0)).length;
     const res = await platform.client().get("/callback/google?state=not-this-browsers&code=x", AGENT);
@@ -114,6 +114,12 @@ describe("security events in the audit log", () => {
     const events = await eventsOf(admin, "action=sign-in.social&limit=1000", () => true, before + 1);
     expect(events).toHaveLength(before + 1);
     expect(events[0]).toMatchObject({ actorId: null, outcome: "failure", userAgent: AGENT["user-agent"], details: { provider: "google", error: "please_restart_the_process" } });
+    // An id token sign-in refused by the oauth service is recorded with the refusal's code.
+    const refused = await platform.client().post("/sign-in/social", { provider: "google", idToken: { token: "not-a-jwt" } }, AGENT);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    const [latest] = await eventsOf(admin, "action=sign-in.social&limit=1000", () => true, before + 2);
+    expect(latest).toMatchObject({ actorId: null, outcome: "failure", userAgent: AGENT["user-agent"], details: { provider: "google", error: refused.body.code } });
   });
 
   it("records a user revoking their own sessions: one, the others, all", async () => {
