@@ -18,12 +18,12 @@ import { newId } from "@auth-platform/runtime/random";
 import type { CurrentSession } from "./session.js";
 
 export const QUEUE_LIMIT = 1_000;
-
-/** The catalogue code of a refusal, as the audit record's details.error. */
-export const errorCodeOf = (error: unknown): string => (error instanceof AuthError ? error.code : "INTERNAL_SERVER_ERROR");
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 5_000;
 const DEADLINE_MS = 3_000;
+
+/** The catalogue code of a refusal, as the audit record's details.error. */
+export const errorCodeOf = (error: unknown): string => (error instanceof AuthError ? error.code : "INTERNAL_SERVER_ERROR");
 
 export interface SecurityEventReporter {
   /** Queues an event; returns at once and never throws. */
@@ -104,7 +104,11 @@ export function securityEventReporter(
     return count === burstThreshold;
   }
 
-  /** Counts a failure under `scope`:key; on reaching the threshold, reports the burst once per window (same id on every replica). */
+  /**
+   * Counts a failure of `action` for the account (and the client IP); on reaching the threshold, reports the
+   * burst once per window. One id per key and window: replicas that each see a burst report the same event,
+   * stored once.
+   */
   function burst(req: Request, action: string, account: [key: string, details: Record<string, unknown>], targetId?: string): void {
     const window = Math.floor(now() / burstWindowMs);
     const ip = req.facts.ipAddress;
