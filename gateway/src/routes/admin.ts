@@ -95,13 +95,12 @@ export function adminRoutes(deps: RouteDeps): Router {
   // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
   const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
 
-  const callerOf = (req: Request) => callerFrom(deps, req);
   const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });
 
   router.get("/admin/list-users", async (req, res) => {
     const q = parseQuery(req, listUsersQuery);
     const answer = await call(admin, admin.listUsers, {
-      caller: callerOf(req),
+      caller: callerFrom(deps, req),
       // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
       query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
     });
@@ -110,12 +109,12 @@ export function adminRoutes(deps: RouteDeps): Router {
 
   router.get("/admin/get-user", async (req, res) => {
     const q = parseQuery(req, getUserQuery);
-    const { user } = await call(admin, admin.getUser, { caller: callerOf(req), userId: q.id });
+    const { user } = await call(admin, admin.getUser, { caller: callerFrom(deps, req), userId: q.id });
     res.json(userOut(user));
   });
 
   router.post("/admin/create-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, createUserBody);
     const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role, extraFields: body.data ?? {} });
     res.json(adminUserResponse(userOut(user)));
@@ -123,7 +122,7 @@ export function adminRoutes(deps: RouteDeps): Router {
 
   // The current client's adminUpdateUser: answers the user itself (not wrapped).
   router.post("/admin/update-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, updateUserBody);
     if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
     const refused = Object.keys(body.data).find((key) => key in NOT_UPDATED_HERE);
@@ -145,42 +144,42 @@ export function adminRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/admin/set-role", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, setRoleBody);
     const { user } = await call(admin, admin.setRole, { caller, userId: body.userId, role: body.role });
     res.json(adminUserResponse(userOut(user)));
   });
 
   router.post("/admin/set-user-password", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, setUserPasswordBody);
     await call(admin, admin.setUserPassword, { caller, userId: body.userId, newPassword: body.newPassword });
     res.json(setUserPasswordResponse());
   });
 
   router.post("/admin/list-user-sessions", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
     res.json(listUserSessionsResponse(sessions.map(publicSession)));
   });
 
   router.post("/admin/ban-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, banUserBody);
     const { user } = await call(admin, admin.banUser, { caller, userId: body.userId, reason: body.banReason, expiresInSeconds: String(body.banExpiresIn ?? 0) });
     res.json(adminUserResponse(userOut(user)));
   });
 
   router.post("/admin/unban-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { user } = await call(admin, admin.unbanUser, { caller, userId: body.userId });
     res.json(adminUserResponse(userOut(user)));
   });
 
   router.post("/admin/impersonate-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { session, user } = await call(admin, admin.impersonateUser, { caller, userId: body.userId });
     if (!session) throw new AuthError("FAILED_TO_CREATE_SESSION");
@@ -192,7 +191,7 @@ export function adminRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/admin/stop-impersonating", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
     const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
     const [adminToken = "", dontRemember = ""] = kept.split(":");
@@ -204,28 +203,28 @@ export function adminRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/admin/revoke-user-session", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, revokeUserSessionBody);
     await call(admin, admin.revokeUserSession, { caller, sessionToken: body.sessionToken });
     res.json(adminSuccessResponse());
   });
 
   router.post("/admin/revoke-user-sessions", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     await call(admin, admin.revokeUserSessions, { caller, userId: body.userId });
     res.json(adminSuccessResponse());
   });
 
   router.post("/admin/remove-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     await call(admin, admin.removeUser, { caller, userId: body.userId });
     res.json(adminSuccessResponse());
   });
 
   router.post("/admin/has-permission", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, hasPermissionBody);
     const permissions = body.permissions ?? body.permission;
     if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
@@ -236,7 +235,7 @@ export function adminRoutes(deps: RouteDeps): Router {
   router.get("/admin/list-audit-events", async (req, res) => {
     const q = parseQuery(req, auditQuery);
     const answer = await call(admin, admin.listAuditEvents, {
-      caller: callerOf(req),
+      caller: callerFrom(deps, req),
       limit: q.limit ?? 0,
       offset: q.offset ?? 0,
       action: q.action,
