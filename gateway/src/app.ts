@@ -17,7 +17,7 @@ import { securityEventReporter } from "./http/security-events.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
-import { adminRoutes } from "./routes/admin.js";
+import { adminInputRefusals, adminRoutes } from "./routes/admin.js";
 import { currentClientRoutes } from "./routes/current-client.js";
 import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -84,6 +84,7 @@ export function createApp(deps: AppDeps): express.Express {
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
   api.use(openApiRoutes({ devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
+  api.use(adminInputRefusals(routeDeps));
   api.use(errorHandler(log));
 
   app.use(config.basePath, api);

@@ -59,6 +59,54 @@ describe("who may call the admin routes", () => {
   });
 });
 
+/** Bad input to every admin-only route, and the catalogue answer an admin gets for it. */
+const BAD_INPUT: Array<[method: "GET" | "POST", path: string, body: unknown, code: string, message: RegExp]> = [
+  ["GET", "/admin/list-users?limit=many", undefined, "VALIDATION_ERROR", /^Invalid limit: /],
+  // Refused by identity, behind the admin service's role check.
+  ["GET", "/admin/list-users?sortBy=password", undefined, "VALIDATION_ERROR", /^Invalid sortBy "password"/],
+  ["GET", "/admin/get-user", undefined, "VALIDATION_ERROR", /^Invalid id: /],
+  ["GET", "/admin/list-audit-events?since=yesterday", undefined, "VALIDATION_ERROR", /^Invalid since: /],
+  ["POST", "/admin/create-user", { email: "x@example.com", password: PASSWORD, name: "X" }, "VALIDATION_ERROR", /^Invalid role: /],
+  ["POST", "/admin/update-user", { userId: "x", data: { email: "y@example.com" } }, "VALIDATION_ERROR", /^Email cannot be updated/],
+  ["POST", "/admin/update-user", { userId: "x", data: {} }, "NO_DATA_TO_UPDATE", /^No data to update$/],
+  ["POST", "/admin/set-role", { userId: 5, role: "admin" }, "VALIDATION_ERROR", /^Invalid userId: /],
+  ["POST", "/admin/set-user-password", { userId: "x" }, "VALIDATION_ERROR", /^Invalid newPassword: /],
+  ["POST", "/admin/list-user-sessions", {}, "VALIDATION_ERROR", /^Invalid userId: /],
+  ["POST", "/admin/ban-user", { userId: "x", banExpiresIn: -1 }, "VALIDATION_ERROR", /^Invalid banExpiresIn: /],
+  ["POST", "/admin/unban-user", { userId: ["x"] }, "VALIDATION_ERROR", /^Invalid userId: /],
+  ["POST", "/admin/impersonate-user", { userId: "" }, "VALIDATION_ERROR", /^Invalid userId: /],
+  ["POST", "/admin/revoke-user-session", {}, "VALIDATION_ERROR", /^Invalid sessionToken: /],
+  ["POST", "/admin/revoke-user-sessions", { userId: null }, "VALIDATION_ERROR", /^Invalid userId: /],
+  ["POST", "/admin/remove-user", { userId: "x".repeat(300) }, "VALIDATION_ERROR", /^Invalid userId: /],
+  // Refused before any route runs: malformed JSON, a NUL character.
+  ["POST", "/admin/ban-user", '{"userId": ', "VALIDATION_ERROR", /^Malformed JSON body$/],
+  ["POST", "/admin/remove-user", { userId: "a\u0000b" }, "VALIDATION_ERROR", /NUL characters$/],
+];
+
+describe("bad input to the admin routes is answered to admins only", () => {
+  const send = (c: ReturnType<typeof platform.client>, method: string, path: string, body: unknown) =>
+    typeof body === "string" ? c.request(method, path, { body, headers: { "content-type": "application/json" } }) : c.request(method, path, { json: body });
+
+  it.each(BAD_INPUT)("%s %s %j: 401 without a session, 403 for a non-admin, the catalogue's 400 for an admin", async (method, path, body, code, message) => {
+    expect((await send(platform.client(), method, path, body)).status).toBe(401);
+    const { c } = await aUser(platform);
+    const refused = await send(c, method, path, body);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ code: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", message: "Only admins can access this endpoint" });
+    const admin = await anAdmin(platform);
+    const answered = await send(admin.c, method, path, body);
+    expect(answered.status).toBe(400);
+    expect(answered.body.code).toBe(code);
+    expect(answered.body.message).toMatch(message);
+  });
+
+  it("has-permission, open to every signed-in user, answers a user's bad input as it is", async () => {
+    const { c } = await aUser(platform);
+    expect((await c.post("/admin/has-permission", {})).status).toBe(400);
+    expect((await platform.client().post("/admin/has-permission", {})).status).toBe(401);
+  });
+});
+
 describe("the admin fields of the user", () => {
   it("are served on sign-up, sign-in and get-session, with the default role", async () => {
     const c = platform.client();

@@ -6,7 +6,7 @@ import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import { describeError, type Logger } from "@auth-platform/runtime/log";
 
-function fromRequestParsing(error: { type?: string; status?: number; expose?: boolean }): AuthError | undefined {
+export function fromRequestParsing(error: { type?: string; status?: number; expose?: boolean }): AuthError | undefined {
   if (error.type === "entity.too.large") return new AuthError("REQUEST_BODY_TOO_LARGE");
   if (error.type === "entity.parse.failed") return new AuthError("VALIDATION_ERROR", "Malformed JSON body");
   if (error.type === "encoding.unsupported" || error.type === "charset.unsupported") {

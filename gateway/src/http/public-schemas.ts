@@ -182,7 +182,13 @@ export const memberRoleSchema = z.object({ role: z.string() });
 
 export const adminUserSchema = z.object({ user: userSchema });
 
-export const listUsersSchema = z.object({ users: z.array(userSchema), total: z.number().int(), limit: z.number().int().optional(), offset: z.number().int().optional() });
+export const listUsersSchema = z.object({
+  users: z.array(userSchema),
+  total: z.number().int().describe("How many users match; when totalIsLowerBound, at least this many (the count limit)."),
+  totalIsLowerBound: z.literal(true).optional().describe("Present when more users match than ADMIN_LIST_USERS_COUNT_LIMIT: total is that limit."),
+  limit: z.number().int().optional(),
+  offset: z.number().int().optional(),
+});
 
 export const listUserSessionsSchema = z.object({ sessions: z.array(sessionSchema) });
 

@@ -51,6 +51,37 @@ describe("securityEventReporter", () => {
     expect(admin.received[0]).toMatchObject({ action: "session.revoke-own", actorId: "u1", targetId: "u1", impersonatorId: "admin-1", ipAddress: "203.0.113.9", userAgent: "ua", outcome: "success" });
   });
 
+  it("keeps retrying, in order, for as long as the admin service is unreachable; drops only what it refuses", async () => {
+    let down = true;
+    const admin = fakeAdmin((event) => (down ? unavailable() : event.action === "bad" ? Object.assign(new Error("bad"), { code: 3, details: "bad", metadata: { get: (key: string) => (key === "x-error-code" ? ["VALIDATION_ERROR"] : []) } }) : null));
+    const events = securityEventReporter(admin.client, log, { firstRetryMs: 1 });
+    events.report({ action: "first", outcome: "success" });
+    events.report({ action: "bad", outcome: "success" });
+    events.report({ action: "second", outcome: "success" });
+    await until(() => admin.received.length >= 8);
+    expect(new Set(admin.received.map((e) => e.action))).toEqual(new Set(["first"]));
+    down = false;
+    await until(() => admin.received.at(-1)?.action === "second");
+    // "first" until it got through, then "bad" once (refused, dropped), then "second".
+    expect(admin.received.slice(-3).map((e) => e.action)).toEqual(["first", "bad", "second"]);
+  });
+
+  it("reports each wrong two-factor code with its user, and a burst per user and per IP", async () => {
+    const admin = fakeAdmin(() => null);
+    const events = securityEventReporter(admin.client, log, { burstThreshold: 3, burstWindowMs: 60_000, now: () => 5_000_000 });
+    for (let i = 0; i < 3; i++) events.twoFactorFailed(req, "u2", { method: "totp", error: "INVALID_TWO_FACTOR_AUTHENTICATION" });
+    await until(() => admin.received.length >= 5);
+    const verify = admin.received.filter((e) => e.action === "two-factor.verify");
+    expect(verify).toHaveLength(3);
+    expect(verify[0]).toMatchObject({ targetId: "u2", outcome: "failure", ipAddress: "203.0.113.9", details: { method: "totp", signedIn: false } });
+    expect(verify[0]!.actorId).toBeUndefined();
+    const bursts = admin.received.filter((e) => e.action === "two-factor.failure-burst");
+    expect(bursts.map((e) => [e.details?.scope, e.targetId])).toEqual([["account", "u2"], ["ip", undefined]]);
+    events.twoFactorFailed(req, "u1", { method: "otp", error: "INVALID_TWO_FACTOR_AUTHENTICATION" }, current);
+    await until(() => admin.received.length >= 6);
+    expect(admin.received[5]).toMatchObject({ action: "two-factor.verify", actorId: "u1", impersonatorId: "admin-1", targetId: "u1", details: { signedIn: true } });
+  });
+
   it("drops reports past the queue limit instead of growing", async () => {
     const admin = fakeAdmin(() => "never");
     const events = securityEventReporter(admin.client, log);

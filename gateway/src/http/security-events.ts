@@ -1,10 +1,12 @@
 /**
- * Security events (password and email changes, self-service session revocations, sign-in failure bursts)
- * reported to the admin service's audit log (AdminService/RecordEvent). The gateway reports them because it
- * is the one component that sees the actor's session, the client IP, the user agent and the outcome of each
- * (docs/decisions.md "Admin area"). A report never slows down or fails the user's action: it is queued in
- * memory (bounded) and delivered in the background, retried with backoff; the event id is chosen here, so a
- * retry is stored once. A full queue or a report out of attempts is dropped with a warning.
+ * Security events (password and email changes, self-service session revocations, sign-in, two-factor and
+ * social sign-in failures, failure bursts) reported to the admin service's audit log
+ * (AdminService/RecordEvent). The gateway reports them because it is the one component that sees the
+ * actor's session, the client IP, the user agent and the outcome of each (docs/decisions.md "Admin area").
+ * A report never slows down or fails the user's action: it is queued in memory (bounded) and delivered in
+ * the background in order, retried with backoff for as long as the admin service is unreachable; the event
+ * id is chosen here, so a retry is stored once. Only a full queue drops a report (with a warning), and an
+ * event the admin service refuses as invalid.
  */
 import { createHash } from "node:crypto";
 import type { Request } from "express";
@@ -16,9 +18,12 @@ import { newId } from "@auth-platform/runtime/random";
 import type { CurrentSession } from "./session.js";
 
 export const QUEUE_LIMIT = 1_000;
-const ATTEMPTS = 5;
 const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 5_000;
 const DEADLINE_MS = 3_000;
+
+/** The catalogue code of a refusal, as the audit record's details.error. */
+export const errorCodeOf = (error: unknown): string => (error instanceof AuthError ? error.code : "INTERNAL_SERVER_ERROR");
 
 export interface SecurityEventReporter {
   /** Queues an event; returns at once and never throws. */
@@ -27,10 +32,22 @@ export interface SecurityEventReporter {
   reported<T>(req: Request, current: CurrentSession, action: string, run: () => Promise<T>, details?: Record<string, unknown>): Promise<T>;
   /** Counts a failed sign-in; reports a burst once per window per account and per IP. */
   signInFailed(req: Request, identifier: string): void;
+  /**
+   * Reports a wrong two-factor code for a user (signed in, or answering a sign-in challenge), and a burst
+   * once per window per user and per IP.
+   */
+  twoFactorFailed(req: Request, userId: string, details: { method: string; error: string }, current?: CurrentSession): void;
+  /** Reports a failed social sign-in (or account link, when signed in): the provider and the error answered. */
+  socialSignInFailed(req: Request, details: { provider: string; error: string }, current?: CurrentSession | null): void;
 }
 
-export function securityEventReporter(admin: AdminServiceClient, log: Logger, options: { burstThreshold?: number; burstWindowMs?: number; now?: () => number } = {}): SecurityEventReporter {
+export function securityEventReporter(
+  admin: AdminServiceClient,
+  log: Logger,
+  options: { burstThreshold?: number; burstWindowMs?: number; now?: () => number; firstRetryMs?: number } = {},
+): SecurityEventReporter {
   const queue: { event: AuditEvent; attempt: number }[] = [];
+  const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   let draining = false;
   const burstThreshold = options.burstThreshold ?? 5;
   const burstWindowMs = options.burstWindowMs ?? 15 * 60_000;
@@ -47,12 +64,14 @@ export function securityEventReporter(admin: AdminServiceClient, log: Logger, op
           queue.shift();
         } catch (error) {
           item.attempt += 1;
-          // A refusal (bad event) will not succeed on a retry; an unreachable admin service may.
-          if (item.attempt >= ATTEMPTS || (error instanceof AuthError && error.code === "VALIDATION_ERROR")) {
+          // A refusal (bad event) will not succeed on a retry; an unreachable admin service will, once back.
+          if (error instanceof AuthError && error.code === "VALIDATION_ERROR") {
             queue.shift();
             log.warn("security event dropped", { action: item.event.action, error });
           } else {
-            await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** (item.attempt - 1)).unref());
+            if (item.attempt === 1) log.warn("security event not delivered yet; retrying", { action: item.event.action, queued: queue.length, error });
+            const delay = Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** (item.attempt - 1));
+            await new Promise((resolve) => setTimeout(resolve, delay).unref());
           }
         }
       }
@@ -85,6 +104,24 @@ export function securityEventReporter(admin: AdminServiceClient, log: Logger, op
     return count === burstThreshold;
   }
 
+  /**
+   * Counts a failure of `action` for the account (and the client IP); on reaching the threshold, reports the
+   * burst once per window. One id per key and window: replicas that each see a burst report the same event,
+   * stored once.
+   */
+  function burst(req: Request, action: string, account: [key: string, details: Record<string, unknown>], targetId?: string): void {
+    const window = Math.floor(now() / burstWindowMs);
+    const ip = req.facts.ipAddress;
+    const bursts: [string, Record<string, unknown>, string | undefined][] = [[`${action}|account:${account[0]}`, account[1], targetId]];
+    if (ip) bursts.push([`${action}|ip:${ip}`, {}, undefined]);
+    for (const [key, details, target] of bursts) {
+      if (!countFailure(key, window)) continue;
+      const id = createHash("sha256").update(`${key}|${window}`).digest("hex").slice(0, 32);
+      const scope = key.slice(key.indexOf("|") + 1).split(":")[0];
+      report({ id, action, targetId: target, outcome: "failure", ...clientOf(req), details: { ...details, scope, failures: burstThreshold, windowSeconds: burstWindowMs / 1000 } });
+    }
+  }
+
   return {
     report,
     async reported(req, current, action, run, details = {}) {
@@ -94,23 +131,22 @@ export function securityEventReporter(admin: AdminServiceClient, log: Logger, op
         report({ ...base, outcome: "success", details });
         return result;
       } catch (error) {
-        const code = error instanceof AuthError ? error.code : "INTERNAL_SERVER_ERROR";
-        report({ ...base, outcome: "failure", details: { ...details, error: code } });
+        report({ ...base, outcome: "failure", details: { ...details, error: errorCodeOf(error) } });
         throw error;
       }
     },
     signInFailed(req, identifier) {
-      const window = Math.floor(now() / burstWindowMs);
       const account = identifier.trim().toLowerCase();
-      const ip = req.facts.ipAddress;
-      const bursts: [string, Record<string, unknown>][] = [[`account:${account}`, { identifier: account }]];
-      if (ip) bursts.push([`ip:${ip}`, {}]);
-      for (const [key, details] of bursts) {
-        if (!countFailure(key, window)) continue;
-        // One id per key and window: replicas that each see a burst report the same event, stored once.
-        const id = createHash("sha256").update(`${key}|${window}`).digest("hex").slice(0, 32);
-        report({ id, action: "sign-in.failure-burst", outcome: "failure", ...clientOf(req), details: { ...details, scope: key.split(":")[0], failures: burstThreshold, windowSeconds: burstWindowMs / 1000 } });
-      }
+      burst(req, "sign-in.failure-burst", [account, { identifier: account }]);
+    },
+    twoFactorFailed(req, userId, details, current) {
+      const actor = current ? { actorId: current.user.id, impersonatorId: current.session.impersonatedBy ?? undefined } : {};
+      report({ action: "two-factor.verify", ...actor, targetId: userId || undefined, outcome: "failure", ...clientOf(req), details: { ...details, signedIn: Boolean(current) } });
+      if (userId) burst(req, "two-factor.failure-burst", [userId, {}], userId);
+    },
+    socialSignInFailed(req, details, current) {
+      const actor = current ? { actorId: current.user.id, impersonatorId: current.session.impersonatedBy ?? undefined, targetId: current.user.id } : {};
+      report({ action: "sign-in.social", ...actor, outcome: "failure", ...clientOf(req), details });
     },
   };
 }

@@ -13,12 +13,18 @@ function read(req: Request, name: string, secret: string): string | null {
   return value === undefined ? null : unsign(value, secret);
 }
 
-export function setTwoFactorCookie(res: Response, jar: CookieJar, secret: string, token: string, expiresAt: Date | undefined): void {
-  res.append("Set-Cookie", serialize(jar.twoFactorName, sign(token, secret), jar, secondsUntil(expiresAt)));
+/** The challenge cookie holds the challenge token and the user it signs in (named in the audit log when an answer fails). */
+export function setTwoFactorCookie(res: Response, jar: CookieJar, secret: string, token: string, expiresAt: Date | undefined, userId: string): void {
+  res.append("Set-Cookie", serialize(jar.twoFactorName, sign(`${token}:${userId}`, secret), jar, secondsUntil(expiresAt)));
 }
 
-/** The challenge token, or null when the cookie is missing or its signature does not hold. */
-export const twoFactorCookie = (req: Request, jar: CookieJar, secret: string) => read(req, jar.twoFactorName, secret);
+/** The challenge token and its user, or null when the cookie is missing or its signature does not hold. */
+export function twoFactorCookie(req: Request, jar: CookieJar, secret: string): { token: string; userId: string } | null {
+  const value = read(req, jar.twoFactorName, secret);
+  if (value === null) return null;
+  const [token = "", userId = ""] = value.split(":");
+  return { token, userId };
+}
 
 export function clearTwoFactorCookie(res: Response, jar: CookieJar): void {
   res.append("Set-Cookie", serialize(jar.twoFactorName, "", jar, 0));

@@ -4,13 +4,14 @@
  * admin. The gateway's own part is HTTP: bodies, cookies (the admin's session kept in a signed cookie while
  * impersonating), status codes.
  */
-import { type Request, Router } from "express";
+import { type NextFunction, type Request, type Response, Router } from "express";
 import * as z from "zod";
 import type { Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AuthError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
+import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
@@ -81,37 +82,39 @@ export const auditQuery = z.object({
   until: z.iso.datetime({ offset: true }).optional(),
 });
 
+/** The caller's session token (cookie or bearer), or 401 before any call. */
+function callerFrom(deps: RouteDeps, req: Request): Caller {
+  const token = deps.sessions.tokenOf(req);
+  if (!token) throw new AuthError("UNAUTHORIZED");
+  return { sessionToken: token, ...clientOf(req) };
+}
+
 export function adminRoutes(deps: RouteDeps): Router {
   const router = Router();
   const admin = deps.clients.admin;
   // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
   const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
 
-  /** The caller's session token (cookie or bearer), or 401 before any call. */
-  const callerOf = (req: Request): Caller => {
-    const token = deps.sessions.tokenOf(req);
-    if (!token) throw new AuthError("UNAUTHORIZED");
-    return { sessionToken: token, ...clientOf(req) };
-  };
   const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });
 
   router.get("/admin/list-users", async (req, res) => {
     const q = parseQuery(req, listUsersQuery);
     const answer = await call(admin, admin.listUsers, {
-      caller: callerOf(req),
-      query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0 },
+      caller: callerFrom(deps, req),
+      // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
+      query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
     });
-    res.json(listUsersResponse(answer.users.map(publicUser), answer.total, q.limit, q.offset));
+    res.json(listUsersResponse(answer.users.map(publicUser), answer.total, answer.totalIsLowerBound, q.limit, q.offset));
   });
 
   router.get("/admin/get-user", async (req, res) => {
     const q = parseQuery(req, getUserQuery);
-    const { user } = await call(admin, admin.getUser, { caller: callerOf(req), userId: q.id });
+    const { user } = await call(admin, admin.getUser, { caller: callerFrom(deps, req), userId: q.id });
     res.json(userOut(user));
   });
 
   router.post("/admin/create-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, createUserBody);
     const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role, extraFields: body.data ?? {} });
     res.json(adminUserResponse(userOut(user)));
@@ -119,7 +122,7 @@ export function adminRoutes(deps: RouteDeps): Router {
 
   // The current client's adminUpdateUser: answers the user itself (not wrapped).
   router.post("/admin/update-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, updateUserBody);
     if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
     const refused = Object.keys(body.data).find((key) => key in NOT_UPDATED_HERE);
@@ -141,42 +144,42 @@ export function adminRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/admin/set-role", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, setRoleBody);
     const { user } = await call(admin, admin.setRole, { caller, userId: body.userId, role: body.role });
     res.json(adminUserResponse(userOut(user)));
   });
 
   router.post("/admin/set-user-password", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, setUserPasswordBody);
     await call(admin, admin.setUserPassword, { caller, userId: body.userId, newPassword: body.newPassword });
     res.json(setUserPasswordResponse());
   });
 
   router.post("/admin/list-user-sessions", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
     res.json(listUserSessionsResponse(sessions.map(publicSession)));
   });
 
   router.post("/admin/ban-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, banUserBody);
     const { user } = await call(admin, admin.banUser, { caller, userId: body.userId, reason: body.banReason, expiresInSeconds: String(body.banExpiresIn ?? 0) });
     res.json(adminUserResponse(userOut(user)));
   });
 
   router.post("/admin/unban-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { user } = await call(admin, admin.unbanUser, { caller, userId: body.userId });
     res.json(adminUserResponse(userOut(user)));
   });
 
   router.post("/admin/impersonate-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { session, user } = await call(admin, admin.impersonateUser, { caller, userId: body.userId });
     if (!session) throw new AuthError("FAILED_TO_CREATE_SESSION");
@@ -188,7 +191,7 @@ export function adminRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/admin/stop-impersonating", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
     const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
     const [adminToken = "", dontRemember = ""] = kept.split(":");
@@ -200,28 +203,28 @@ export function adminRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/admin/revoke-user-session", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, revokeUserSessionBody);
     await call(admin, admin.revokeUserSession, { caller, sessionToken: body.sessionToken });
     res.json(adminSuccessResponse());
   });
 
   router.post("/admin/revoke-user-sessions", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     await call(admin, admin.revokeUserSessions, { caller, userId: body.userId });
     res.json(adminSuccessResponse());
   });
 
   router.post("/admin/remove-user", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     await call(admin, admin.removeUser, { caller, userId: body.userId });
     res.json(adminSuccessResponse());
   });
 
   router.post("/admin/has-permission", async (req, res) => {
-    const caller = callerOf(req);
+    const caller = callerFrom(deps, req);
     const body = parseBody(req, hasPermissionBody);
     const permissions = body.permissions ?? body.permission;
     if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
@@ -232,7 +235,7 @@ export function adminRoutes(deps: RouteDeps): Router {
   router.get("/admin/list-audit-events", async (req, res) => {
     const q = parseQuery(req, auditQuery);
     const answer = await call(admin, admin.listAuditEvents, {
-      caller: callerOf(req),
+      caller: callerFrom(deps, req),
       limit: q.limit ?? 0,
       offset: q.offset ?? 0,
       action: q.action,
@@ -258,4 +261,29 @@ export function adminRoutes(deps: RouteDeps): Router {
     });
   });
   return router;
+}
+
+/** The admin routes any signed-in user may call: their bad input is answered as it is. */
+const OPEN_TO_USERS = new Set(["/admin/has-permission", "/admin/stop-impersonating"]);
+
+/**
+ * An error handler for the admin routes, mounted after every route and before the error mapper: bad input to
+ * an admin route (a body or query the route refuses; malformed JSON, a body too large or a NUL character,
+ * refused before any route runs) is answered only to an admin. The caller's session and role are checked
+ * first (401, then 403 'Only admins can access this endpoint'), so a non-admin learns nothing about the
+ * routes' input. The admin service checks the role again on every call; this check is made only for bad input.
+ */
+export function adminInputRefusals(deps: RouteDeps) {
+  const admin = deps.clients.admin;
+  return async (error: unknown, req: Request, _res: Response, next: NextFunction) => {
+    const refusal = error instanceof AuthError ? error : fromRequestParsing(error as { type?: string });
+    const badInput = refusal !== undefined && (refusal.http === 400 || refusal.http === 413);
+    if (!badInput || !req.path.startsWith("/admin/") || OPEN_TO_USERS.has(req.path)) return next(error);
+    try {
+      await call(admin, admin.checkAdmin, { caller: callerFrom(deps, req) });
+    } catch (denied) {
+      return next(denied);
+    }
+    next(error);
+  };
 }

@@ -112,7 +112,14 @@ export const memberRoleResponse = (role: string) => ({ role });
 export const adminUserResponse = (user: PublicUser) => ({ user });
 
 /** limit and offset echo the request (the current client declares them). */
-export const listUsersResponse = (users: PublicUser[], total: number, limit: number | undefined, offset: number | undefined) => ({ users, total, limit, offset });
+/** totalIsLowerBound (ours, not better-auth's) only when more users match than the count limit: total is that limit. */
+export const listUsersResponse = (users: PublicUser[], total: number, totalIsLowerBound: boolean, limit: number | undefined, offset: number | undefined) => ({
+  users,
+  total,
+  ...(totalIsLowerBound && { totalIsLowerBound: true as const }),
+  limit,
+  offset,
+});
 
 export const listUserSessionsResponse = (sessions: PublicSession[]) => ({ sessions });
 

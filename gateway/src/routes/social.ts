@@ -9,13 +9,14 @@ import { type Request, type Response, Router } from "express";
 import express from "express";
 import * as z from "zod";
 import type { CompleteSignInResponse } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
-import { authEvents, countedSignIn } from "@auth-platform/runtime/metrics";
+import { authEvents, countedSignIn, failureOutcome } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { CallbackUrl } from "../http/callback-url.js";
 import { parseBody } from "../http/body.js";
 import { clearStateCookie, hasStateCookie, setStateCookie } from "../http/cookies.js";
 import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
+import { errorCodeOf } from "../http/security-events.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { socialProvidersResponse, socialRedirectResponse, socialTokenResponse } from "./responses.js";
 import { answeredWithChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
@@ -118,7 +119,11 @@ export function socialRoutes(deps: RouteDeps): Router {
       };
       const outcome = await countedSignIn(
         "social",
-        () => call(oauth, oauth.signInWithIdToken, request),
+        () =>
+          call(oauth, oauth.signInWithIdToken, request).catch((error: unknown) => {
+            if (failureOutcome(error) === "failure") deps.events.socialSignInFailed(req, { provider: body.provider, error: errorCodeOf(error) });
+            throw error;
+          }),
         (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
       );
       if (outcome.isNewUser) authEvents.signUp("social", "success");
@@ -158,6 +163,7 @@ export function socialRoutes(deps: RouteDeps): Router {
     const providerId = String(req.params.id ?? "");
     // The state must be the one this browser was given (login CSRF); the state stays unused otherwise.
     if (fields.state && !hasStateCookie(req, deps.jar, deps.secret, fields.state)) {
+      deps.events.socialSignInFailed(req, { provider: providerId, error: "please_restart_the_process" });
       return redirectTo(res, errorTarget(req, undefined), { error: "please_restart_the_process" });
     }
     const outcome = await call(oauth, oauth.completeSignIn, {
@@ -174,6 +180,8 @@ export function socialRoutes(deps: RouteDeps): Router {
     countCallback(outcome);
     if (fields.state) clearStateCookie(res, deps.jar);
     if (outcome.error) {
+      // A failed link is the signed-in user's; a failed sign-in has no actor yet.
+      deps.events.socialSignInFailed(req, { provider: providerId, error: outcome.error }, await deps.sessions.current(req, { disableRefresh: true }).catch(() => null));
       const params: Record<string, string> = { error: outcome.error };
       if (outcome.errorDescription) params.error_description = outcome.errorDescription;
       return redirectTo(res, errorTarget(req, outcome.errorUrl), params);

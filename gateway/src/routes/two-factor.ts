@@ -11,6 +11,7 @@ import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
+import { errorCodeOf } from "../http/security-events.js";
 import {
   clearTrustDeviceCookie,
   clearTwoFactorCookie,
@@ -52,7 +53,7 @@ export const trustedDeviceOf = (req: Request, deps: RouteDeps) => trustDeviceCoo
 export function setChallengeCookies(req: Request, res: Response, deps: RouteDeps, outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken }): TwoFactorChallenge | undefined {
   if (outcome.trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, outcome.trustedDevice.token, outcome.trustedDevice.expiresAt);
   if (!outcome.twoFactor) return undefined;
-  setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor.token, outcome.twoFactor.expiresAt);
+  setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor.token, outcome.twoFactor.expiresAt, outcome.twoFactor.userId);
   // A trusted-device cookie that did not let this user through is of no use to this browser any more.
   if (trustedDeviceOf(req, deps)) clearTrustDeviceCookie(res, deps.jar);
   return outcome.twoFactor;
@@ -106,7 +107,7 @@ export function twoFactorRoutes(deps: RouteDeps): Router {
     parseBody(req, sendOtpBody);
     const challenge = twoFactorCookie(req, deps.jar, deps.secret);
     if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-    await call(identity, identity.sendTwoFactorOtp, { challenge });
+    await call(identity, identity.sendTwoFactorOtp, { challenge: challenge.token });
     res.json(statusResponse());
   });
 
@@ -116,7 +117,10 @@ export function twoFactorRoutes(deps: RouteDeps): Router {
       const current = await deps.sessions.current(req);
       if (current) {
         // A signed-in user checking a code (the first TOTP code activates two-factor): no new session.
-        const { user } = await call(identity, rpc, { code: body.code, userId: current.user.id, trustDevice: false, client: clientOf(req) });
+        const { user } = await call(identity, rpc, { code: body.code, userId: current.user.id, trustDevice: false, client: clientOf(req) }).catch((error: unknown) => {
+          if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
+          throw error;
+        });
         res.json(twoFactorVerifiedResponse(current.session.token, publicUser(user!)));
         return;
       }
@@ -124,7 +128,7 @@ export function twoFactorRoutes(deps: RouteDeps): Router {
       if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
       const { user, session, trustedDevice, rememberMe } = await call(identity, rpc, {
         code: body.code,
-        challenge,
+        challenge: challenge.token,
         trustDevice: body.trustDevice ?? false,
         client: clientOf(req),
       }).then(
@@ -133,7 +137,10 @@ export function twoFactorRoutes(deps: RouteDeps): Router {
           return answer;
         },
         (error: unknown) => {
-          if (failureOutcome(error) === "failure") authEvents.twoFactorChallenge(method, "failed");
+          if (failureOutcome(error) === "failure") {
+            authEvents.twoFactorChallenge(method, "failed");
+            deps.events.twoFactorFailed(req, challenge.userId, { method, error: errorCodeOf(error) });
+          }
           throw error;
         },
       );

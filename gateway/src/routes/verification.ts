@@ -1,11 +1,12 @@
 /** POST /send-verification-email and GET /verify-email. */
-import { Router } from "express";
+import { type Request, Router } from "express";
 import * as z from "zod";
-import { redirectErrorCode } from "@auth-platform/proto/errors";
+import { AuthError, redirectErrorCode } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { redirectTo } from "../http/redirect.js";
 import { publicUser } from "../http/public-shapes.js";
+import type { CurrentSession } from "../http/session.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 
 export const sendBody = z.object({ email: z.string().max(255), callbackURL: z.string().max(2048).nullish() });
@@ -24,18 +25,37 @@ export function verificationRoutes(deps: RouteDeps): Router {
   router.get("/verify-email", async (req, res) => {
     const query = parseQuery(req, verifyQuery);
     let result;
+    let current: CurrentSession | null = null;
     try {
-      const current = await deps.sessions.current(req);
+      current = await deps.sessions.current(req);
       result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req), sessionUserId: current?.user.id });
     } catch (error) {
+      // Only the confirmation of an email change answers this refusal (the new address was taken meanwhile).
+      if (current && error instanceof AuthError && error.code === "COULDNT_UPDATE_YOUR_EMAIL") reportEmailChange(deps, req, current, "failure", { error: error.code });
       const code = redirectErrorCode("verifyEmail", error);
       const callback = req.callbacks.query.callbackURL;
       if (callback && code) return redirectTo(res, callback, { error: code });
       throw error;
     }
+    // The link of a change-email request, followed in the user's session: the address has moved.
+    if (current && result.user?.id === current.user.id && result.user.email !== current.user.email) reportEmailChange(deps, req, current, "success", {});
     if (result.session) issueSession(res, deps, result.session, true);
     if (req.callbacks.query.callbackURL) return redirectTo(res, req.callbacks.query.callbackURL);
     res.json({ status: true, user: publicUser(result.user!) });
   });
   return router;
+}
+
+/** The completion of an email change (the request itself is user.change-email, reported by account.ts). */
+function reportEmailChange(deps: RouteDeps, req: Request, current: CurrentSession, outcome: "success" | "failure", details: Record<string, unknown>): void {
+  deps.events.report({
+    action: "user.change-email.confirm",
+    actorId: current.user.id,
+    impersonatorId: current.session.impersonatedBy ?? undefined,
+    targetId: current.user.id,
+    ipAddress: req.facts.ipAddress || undefined,
+    userAgent: req.facts.userAgent || undefined,
+    outcome,
+    details,
+  });
 }

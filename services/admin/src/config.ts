@@ -17,6 +17,7 @@ const schema = z.object({
   ADMIN_IMPERSONATE_ADMINS: env.bool(false),
   ADMIN_IMPERSONATION_SESSION_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   ADMIN_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(365),
+  ADMIN_LIST_USERS_COUNT_LIMIT: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
 });
 
 export interface AdminConfig {
@@ -35,6 +36,8 @@ export interface AdminConfig {
   impersonationSeconds: number;
   /** Audit records older than this many days are deleted; 0 keeps them forever. */
   auditRetentionDays: number;
+  /** list-users counts matches up to this many; past it the total is this bound, flagged as a lower bound. */
+  listUsersCountLimit: number;
 }
 
 export function adminConfig(source: Record<string, string | undefined>): AdminConfig {
@@ -50,5 +53,6 @@ export function adminConfig(source: Record<string, string | undefined>): AdminCo
     impersonateAdmins: c.ADMIN_IMPERSONATE_ADMINS,
     impersonationSeconds: c.ADMIN_IMPERSONATION_SESSION_SECONDS,
     auditRetentionDays: c.ADMIN_AUDIT_RETENTION_DAYS,
+    listUsersCountLimit: c.ADMIN_LIST_USERS_COUNT_LIMIT,
   };
 }

@@ -120,6 +120,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RevokeUserSessions: ["gateway"],
     RemoveUser: ["gateway"],
     HasPermission: ["gateway"],
+    CheckAdmin: ["gateway"],
     ListAuditEvents: ["gateway"],
     RecordEvent: ["gateway"],
     UpdateUser: ["gateway"],

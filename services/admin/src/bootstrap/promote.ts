@@ -14,7 +14,7 @@ export interface BootstrapInput {
 
 export async function bootstrapAdmin(identity: Pick<IdentityPort, "listUsers" | "createUser" | "setRole">, input: BootstrapInput): Promise<{ user: User; created: boolean }> {
   const email = input.email.trim().toLowerCase();
-  const { users } = await identity.listUsers({ filterField: "email", filterOperator: "eq", filterValue: email, limit: 1, offset: 0 });
+  const { users } = await identity.listUsers({ filterField: "email", filterOperator: "eq", filterValue: email, limit: 1, offset: 0, countLimit: 1 });
   const existing = users[0];
   if (existing) {
     const user = existing.role?.split(",").map((r) => r.trim()).includes(input.role) ? existing : await identity.setRole(existing.id, input.role);

@@ -11,7 +11,7 @@ export type { Session, SessionUser, User };
 export interface IdentityPort {
   /** The user, or null when there is none. */
   getUser(userId: string): Promise<User | null>;
-  listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number }>;
+  listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number; totalIsLowerBound: boolean }>;
   createUser(input: { email: string; password: string; name: string; role: string; extraFields: Record<string, unknown> }): Promise<User>;
   setRole(userId: string, role: string): Promise<User>;
   /** Profile fields (name, image, configured extra fields); identity's UpdateUser. */

@@ -34,7 +34,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   };
   const identity: IdentityPort = {
     getUser: async (id) => users.get(id) ?? null,
-    listUsers: async () => ({ users: [...users.values()], total: users.size }),
+    listUsers: async ({ countLimit }) => ({ users: [...users.values()], total: Math.min(users.size, countLimit || users.size), totalIsLowerBound: countLimit > 0 && users.size > countLimit }),
     createUser: async (input) => {
       const user: User = { id: newId(), name: input.name, email: input.email, emailVerified: false, role: input.role, banned: false, createdAt: new Date(now), updatedAt: new Date(now), extraFields: {}, twoFactorEnabled: false };
       users.set(user.id, user);

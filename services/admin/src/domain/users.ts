@@ -12,8 +12,9 @@ async function existingUser(deps: Pick<Deps, "identity">, userId: string): Promi
   return user;
 }
 
+/** The total is counted up to the configured bound (a bounded scan at any table size), whatever the caller asked. */
 export const listUsers = (deps: Deps, caller: CallerInput | undefined, query: ListUsersRequest) =>
-  asAdmin(deps, caller, {}, () => deps.identity.listUsers(query));
+  asAdmin(deps, caller, {}, () => deps.identity.listUsers({ ...query, countLimit: deps.config.listUsersCountLimit }));
 
 export const getUser = (deps: Deps, caller: CallerInput | undefined, userId: string) => asAdmin(deps, caller, {}, () => existingUser(deps, userId));
 

@@ -30,6 +30,7 @@ export const ADMIN_ACCESS: AccessTable = {
   RevokeUserSessions: GATEWAY,
   RemoveUser: GATEWAY,
   HasPermission: GATEWAY,
+  CheckAdmin: GATEWAY,
   ListAuditEvents: GATEWAY,
   // Security events, reported by the gateway (which sees actor, IP, user agent and outcome); calls no one back.
   RecordEvent: ["gateway"],
@@ -40,7 +41,7 @@ const OUTCOMES = new Set(["success", "failure"]);
 
 export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: AdminServiceServer = {
-    listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, toCallerInput(req.caller), req.query ?? { limit: 0, offset: 0 })),
+    listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, toCallerInput(req.caller), req.query ?? { limit: 0, offset: 0, countLimit: 0 })),
     getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, toCallerInput(req.caller), req.userId) })),
     createUser: rpc.unary("CreateUser", async (req) => ({
       user: await users.createUser(registry, toCallerInput(req.caller), { email: req.email, password: req.password, name: req.name, role: req.role, extraFields: req.extraFields ?? {} }),
@@ -81,6 +82,8 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
       return {};
     }),
     hasPermission: rpc.unary("HasPermission", async (req) => ({ success: await hasPermission(registry, toCallerInput(req.caller), req.permissions ?? {}) })),
+    // Nothing to record: the gateway asks before it refuses an admin route's bad input.
+    checkAdmin: rpc.unary("CheckAdmin", async (req) => asAdmin(registry, toCallerInput(req.caller), {}, async () => ({}))),
     listAuditEvents: rpc.unary("ListAuditEvents", async (req) =>
       asAdmin(registry, toCallerInput(req.caller), {}, async () => {
         const { records, total } = await listAuditEvents(registry, {

@@ -7,7 +7,9 @@ import { T0, testRegistry } from "./test-registry.js";
 
 describe("userQueryOf", () => {
   it("defaults: no search or filter, 100 per page, creation order", () => {
-    expect(userQueryOf({})).toEqual({ limit: 100, offset: 0 });
+    expect(userQueryOf({})).toEqual({ limit: 100, offset: 0, countLimit: 0 });
+    expect(userQueryOf({ countLimit: 10_000 })).toMatchObject({ countLimit: 10_000 });
+    expect(() => userQueryOf({ countLimit: -1 })).toThrow("Invalid countLimit");
     expect(userQueryOf({ searchValue: "ada" })).toMatchObject({ search: { field: "email", operator: "contains", value: "ada" } });
     expect(userQueryOf({ filterValue: "a@example.com" })).toMatchObject({ filter: { field: "email", operator: "eq", value: "a@example.com" } });
   });

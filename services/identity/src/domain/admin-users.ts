@@ -12,6 +12,7 @@ import {
   USER_QUERY_FIELDS,
   type UserQuery,
   type UserQueryField,
+  type UserPage,
   type UserRecord,
 } from "../store/identity-store.js";
 import { removeUser as removeUserAndSessions } from "./delete-user.js";
@@ -42,6 +43,8 @@ export interface ListUsersInput {
   /** JSON-typed, or a string (a query string's value) read as the field's type. */
   filterValue?: string | number | boolean | null;
   filterOperator?: string;
+  /** Counts matches up to this many; 0 or absent counts them all. */
+  countLimit?: number;
 }
 
 const invalid = (message: string) => new AuthError("VALIDATION_ERROR", message);
@@ -71,7 +74,7 @@ function filterValueOf(field: UserQueryField, raw: string | number | boolean | n
 /** Validates a list-users request into a store query; a bad field, operator or value is a VALIDATION_ERROR. */
 export function userQueryOf(input: ListUsersInput): UserQuery {
   const fields = Object.keys(USER_QUERY_FIELDS) as UserQueryField[];
-  const query: UserQuery = { limit: DEFAULT_PAGE_SIZE, offset: 0 };
+  const query: UserQuery = { limit: DEFAULT_PAGE_SIZE, offset: 0, countLimit: 0 };
   if (input.limit !== undefined && input.limit !== 0) {
     if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > MAX_PAGE_SIZE) throw invalid(`Invalid limit: expected an integer from 1 to ${MAX_PAGE_SIZE}`);
     query.limit = input.limit;
@@ -79,6 +82,10 @@ export function userQueryOf(input: ListUsersInput): UserQuery {
   if (input.offset !== undefined) {
     if (!Number.isInteger(input.offset) || input.offset < 0) throw invalid("Invalid offset: expected an integer of 0 or more");
     query.offset = input.offset;
+  }
+  if (input.countLimit !== undefined) {
+    if (!Number.isInteger(input.countLimit) || input.countLimit < 0) throw invalid("Invalid countLimit: expected an integer of 0 or more");
+    query.countLimit = input.countLimit;
   }
   const searchField = oneOf("searchField", input.searchField, SEARCH_FIELDS, "email");
   const searchOperator = oneOf("searchOperator", input.searchOperator, SEARCH_OPERATORS, "contains");
@@ -100,7 +107,7 @@ export function userQueryOf(input: ListUsersInput): UserQuery {
   return query;
 }
 
-export async function listUsers(deps: Pick<Deps, "store">, input: ListUsersInput): Promise<{ users: UserRecord[]; total: number }> {
+export async function listUsers(deps: Pick<Deps, "store">, input: ListUsersInput): Promise<UserPage> {
   return deps.store.listUsers(userQueryOf(input));
 }
 

@@ -28,6 +28,8 @@ export interface ChallengeToken {
   expiresAt: Date;
   /** What the user can answer with ("totp" needs a verified authenticator). */
   methods: string[];
+  /** The user it signs in. */
+  userId: string;
 }
 
 export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<ChallengeToken> {
@@ -47,7 +49,7 @@ export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: U
     createdAt: now,
   });
   const enrolment = await deps.store.findTwoFactor(user.id);
-  return { token, expiresAt, methods: enrolment?.verified ? ["totp", "otp"] : ["otp"] };
+  return { token, expiresAt, methods: enrolment?.verified ? ["totp", "otp"] : ["otp"], userId: user.id };
 }
 
 /** The live challenge a token names, or INVALID_TWO_FACTOR_COOKIE. */

@@ -24,8 +24,8 @@ type AdminHandlers = Pick<IdentityServiceServer, "listUsers" | "createUser" | "s
 export function identityAdminHandlers(registry: Registry, rpc: RpcServer): AdminHandlers {
   return {
     listUsers: rpc.unary("ListUsers", async (req) => {
-      const { users, total } = await listUsers(registry, { ...req, filterValue: req.filterValue as string | number | boolean | null | undefined });
-      return { users: users.map(toUserMessage), total };
+      const { users, total, totalIsLowerBound } = await listUsers(registry, { ...req, filterValue: req.filterValue as string | number | boolean | null | undefined });
+      return { users: users.map(toUserMessage), total, totalIsLowerBound };
     }),
     createUser: rpc.unary("CreateUser", async (req, { deadline }) => {
       const user = await createUser(registry, { email: req.email, password: req.password, name: req.name, role: req.role, extraFields: req.extraFields ?? {}, deadline });

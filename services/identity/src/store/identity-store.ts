@@ -98,6 +98,15 @@ export interface UserQuery {
   sort?: { field: UserQueryField; direction: "asc" | "desc" };
   limit: number;
   offset: number;
+  /** Counts matches up to this many (a bounded scan); 0 counts them all. */
+  countLimit: number;
+}
+
+/** One page of users and how many match: exactly, or at least `total` when totalIsLowerBound. */
+export interface UserPage {
+  users: UserRecord[];
+  total: number;
+  totalIsLowerBound: boolean;
 }
 
 export interface IdentityStore extends TwoFactorStore {
@@ -118,9 +127,9 @@ export interface IdentityStore extends TwoFactorStore {
   findAccount(userId: string, providerId: string): Promise<AccountRecord | null>;
   /**
    * One page of users matching the query (search: case-insensitive on name, emails are stored lower-case)
-   * in the query's order, ties broken by id, and how many match in all.
+   * in the query's order, ties broken by id, and how many match, up to the query's count limit.
    */
-  listUsers(query: UserQuery): Promise<{ users: UserRecord[]; total: number }>;
+  listUsers(query: UserQuery): Promise<UserPage>;
   /** The account of a provider's user (unique on provider and the provider's account id), or null. */
   findAccountByProvider(providerId: string, accountId: string): Promise<AccountRecord | null>;
   /** Replaces the tokens (and scope) of an account and sets updatedAt; false when the account is gone. */

@@ -65,7 +65,8 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     },
     async listUsers(query) {
       const matching = [...users.values()].filter((user) => matchesUserQuery(user, query)).sort(compareUsers(query));
-      return { users: matching.slice(query.offset, query.offset + query.limit).map(copyUser), total: matching.length };
+      const totalIsLowerBound = query.countLimit > 0 && matching.length > query.countLimit;
+      return { users: matching.slice(query.offset, query.offset + query.limit).map(copyUser), total: totalIsLowerBound ? query.countLimit : matching.length, totalIsLowerBound };
     },
     async findAccountByProvider(providerId, accountId) {
       const found = [...accounts.values()].find((a) => a.providerId === providerId && a.accountId === accountId);

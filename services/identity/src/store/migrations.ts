@@ -153,10 +153,26 @@ class UserAdmin extends Migration {
   }
 }
 
+/**
+ * list-users' case-insensitive name prefix search (lower(name) LIKE 'x%') as an index range on PostgreSQL:
+ * only a text_pattern_ops index serves LIKE under a database collation other than "C" (C.UTF-8 included),
+ * so the bounded count and the filtered page read the matching rows instead of the table. It replaces
+ * 0005's plain lower(name) index, which no query used there. SQLite keeps its own.
+ */
+class UserNamePrefix extends Migration {
+  async up(): Promise<void> {
+    if (/^postgres(ql)?:\/\//.test(String(this.config.get("clientUrl") ?? ""))) {
+      this.addSql(`create index "user_lower_name_pattern_index" on "user" (lower("name") text_pattern_ops)`);
+      this.addSql(`drop index if exists "user_lower_name_index"`);
+    }
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
   { name: "0003-create-mail-request", class: CreateMailRequest },
   { name: "0004-two-factor", class: CreateTwoFactor },
   { name: "0005-user-admin", class: UserAdmin },
+  { name: "0006-user-name-prefix", class: UserNamePrefix },
 ];

@@ -115,8 +115,8 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async listUsers(query) {
       const { page, count } = listUsersQuery(store.em(), query);
-      const [rows, total] = await Promise.all([page.getResultList(), count.getCount()]);
-      return { users: rows.map((row) => toUser(row as UserRow)), total };
+      const [rows, counted] = await Promise.all([page.getResultList(), count()]);
+      return { users: rows.map((row) => toUser(row as UserRow)), ...counted };
     },
     async findAccountByProvider(providerId, accountId) {
       const row = await store.em().findOne(AccountEntity, { providerId, accountId });

@@ -2,7 +2,8 @@
  * list-users in SQL, for PostgreSQL and SQLite alike (the semantics of user-query.ts). Search is a LIKE on
  * lower(column) with the value's wildcards escaped ('!' as the escape character, which both dialects take);
  * emails are stored lower-case, so email search uses the column and its unique index. The indexes that
- * serve each combination are those of migration 0005-user-admin (docs/decisions.md, "list-users").
+ * serve each combination are those of migrations 0005-user-admin and 0006-user-name-prefix
+ * (docs/decisions.md, "list-users").
  */
 import type { EntityManager } from "@mikro-orm/sql";
 import { UserEntity } from "./entities.js";
@@ -40,5 +41,16 @@ export function listUsersQuery(em: EntityManager, query: UserQuery) {
     .orderBy([{ [query.sort?.field ?? "createdAt"]: direction } as never, { id: "asc" }])
     .limit(query.limit)
     .offset(query.offset);
-  return { page, count: build() };
+  /**
+   * How many rows match, up to countLimit (0: all). The bounded count reads at most countLimit + 1 matches
+   * (a LIMITed subquery), so a broad search costs a bounded scan instead of counting every match.
+   */
+  const count = async (): Promise<{ total: number; totalIsLowerBound: boolean }> => {
+    if (!query.countLimit) return { total: await build().getCount(), totalIsLowerBound: false };
+    const { sql, params } = build().select(["id"]).limit(query.countLimit + 1).toQuery();
+    const [row] = await em.execute<Array<{ n: number | string }>>(`select count(*) as "n" from (${sql}) as "matching"`, [...params]);
+    const found = Number(row?.n ?? 0);
+    return found > query.countLimit ? { total: query.countLimit, totalIsLowerBound: true } : { total: found, totalIsLowerBound: false };
+  };
+  return { page, count };
 }

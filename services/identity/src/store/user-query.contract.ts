@@ -33,12 +33,12 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
     });
 
     const names = async (query: Partial<UserQuery>) => {
-      const { users, total } = await store.listUsers({ limit: 100, offset: 0, ...query, search: query.search ?? { field: "email", operator: "contains", value: tag } });
+      const { users, total } = await store.listUsers({ limit: 100, offset: 0, countLimit: 0, ...query, search: query.search ?? { field: "email", operator: "contains", value: tag } });
       return { names: users.map((u) => u.name), total };
     };
 
     it("searches name case-insensitively with contains, starts_with and ends_with; wildcards are literal", async () => {
-      const inTag = (value: string, operator: "contains" | "starts_with" | "ends_with") => store.listUsers({ limit: 100, offset: 0, search: { field: "name", operator, value } }).then((r) => r.users.filter((u) => u.email.includes(tag)).map((u) => u.name).sort());
+      const inTag = (value: string, operator: "contains" | "starts_with" | "ends_with") => store.listUsers({ limit: 100, offset: 0, countLimit: 0, search: { field: "name", operator, value } }).then((r) => r.users.filter((u) => u.email.includes(tag)).map((u) => u.name).sort());
       expect(await inTag("ADAM", "contains")).toEqual(["Carl Adamson", "Zoe Adams", "adam Smith"].sort());
       expect(await inTag("adam", "starts_with")).toEqual(["adam Smith"]);
       expect(await inTag("SON", "ends_with")).toEqual(["Carl Adamson"]);
@@ -48,7 +48,7 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
     });
 
     it("searches email by prefix", async () => {
-      const { users } = await store.listUsers({ limit: 100, offset: 0, search: { field: "email", operator: "starts_with", value: `zoe.${tag}` } });
+      const { users } = await store.listUsers({ limit: 100, offset: 0, countLimit: 0, search: { field: "email", operator: "starts_with", value: `zoe.${tag}` } });
       expect(users.map((u) => u.id)).toEqual([people[0]!.id]);
     });
 
@@ -74,6 +74,16 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       expect(pages.sort()).toEqual(people.map((p) => p.name).sort());
       const page = await names({ limit: 1, offset: 1 });
       expect(page).toEqual({ names: ["adam Smith"], total: 4 });
+    });
+
+    it("counts up to the count limit: past it the total is the limit, flagged as a lower bound", async () => {
+      const counted = (countLimit: number, query: Partial<UserQuery> = {}) =>
+        store.listUsers({ limit: 1, offset: 0, countLimit, search: { field: "email", operator: "contains", value: tag }, ...query }).then(({ users, total, totalIsLowerBound }) => ({ page: users.length, total, totalIsLowerBound }));
+      expect(await counted(0)).toEqual({ page: 1, total: 4, totalIsLowerBound: false });
+      expect(await counted(4)).toEqual({ page: 1, total: 4, totalIsLowerBound: false });
+      expect(await counted(3)).toEqual({ page: 1, total: 3, totalIsLowerBound: true });
+      expect(await counted(1, { filter: { field: "role", operator: "eq", value: "user" } })).toEqual({ page: 1, total: 1, totalIsLowerBound: true });
+      expect(await counted(2, { filter: { field: "role", operator: "eq", value: "user" }, offset: 5 })).toEqual({ page: 0, total: 2, totalIsLowerBound: false });
     });
   });
 }

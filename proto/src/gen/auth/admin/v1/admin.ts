@@ -89,8 +89,10 @@ export interface ListUsersRequest {
 export interface ListUsersResponse {
   /** The page, in the order asked. */
   users: User[];
-  /** How many users match the query, all pages together. */
+  /** How many users match the query, all pages together; a lower bound when total_is_lower_bound. */
   total: number;
+  /** True when more users match than the count limit (ADMIN_LIST_USERS_COUNT_LIMIT): total is that limit. */
+  totalIsLowerBound: boolean;
 }
 
 /** GetUserRequest names the user to read. */
@@ -365,6 +367,16 @@ export interface RecordEventRequest {
 
 /** RecordEventResponse is empty: the event is stored (or already was). */
 export interface RecordEventResponse {
+}
+
+/** CheckAdminRequest: the caller to check. */
+export interface CheckAdminRequest {
+  /** The caller, who must hold an admin role. */
+  caller?: Caller | undefined;
+}
+
+/** CheckAdminResponse is empty: the caller is an admin. */
+export interface CheckAdminResponse {
 }
 
 /** UpdateUserRequest: the profile fields and role to change. */
@@ -846,7 +858,7 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { users: [], total: 0 };
+  return { users: [], total: 0, totalIsLowerBound: false };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -856,6 +868,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     }
     if (message.total !== 0) {
       writer.uint32(16).int32(message.total);
+    }
+    if (message.totalIsLowerBound !== false) {
+      writer.uint32(24).bool(message.totalIsLowerBound);
     }
     return writer;
   },
@@ -889,6 +904,14 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.total = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalIsLowerBound = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -905,6 +928,11 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     return {
       users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      totalIsLowerBound: isSet(object.totalIsLowerBound)
+        ? globalThis.Boolean(object.totalIsLowerBound)
+        : isSet(object.total_is_lower_bound)
+        ? globalThis.Boolean(object.total_is_lower_bound)
+        : false,
     };
   },
 
@@ -916,6 +944,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.total !== 0) {
       obj.total = Math.round(message.total);
     }
+    if (message.totalIsLowerBound !== false) {
+      obj.totalIsLowerBound = message.totalIsLowerBound;
+    }
     return obj;
   },
 
@@ -926,6 +957,7 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     const message = createBaseListUsersResponse();
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
     message.total = object.total ?? 0;
+    message.totalIsLowerBound = object.totalIsLowerBound ?? false;
     return message;
   },
 };
@@ -3506,6 +3538,127 @@ export const RecordEventResponse: MessageFns<RecordEventResponse> = {
   },
 };
 
+function createBaseCheckAdminRequest(): CheckAdminRequest {
+  return { caller: undefined };
+}
+
+export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
+  encode(message: CheckAdminRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckAdminRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckAdminRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckAdminRequest {
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+  },
+
+  toJSON(message: CheckAdminRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckAdminRequest>, I>>(base?: I): CheckAdminRequest {
+    return CheckAdminRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckAdminRequest>, I>>(object: I): CheckAdminRequest {
+    const message = createBaseCheckAdminRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckAdminResponse(): CheckAdminResponse {
+  return {};
+}
+
+export const CheckAdminResponse: MessageFns<CheckAdminResponse> = {
+  encode(_: CheckAdminResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckAdminResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckAdminResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckAdminResponse {
+    return {};
+  },
+
+  toJSON(_: CheckAdminResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckAdminResponse>, I>>(base?: I): CheckAdminResponse {
+    return CheckAdminResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckAdminResponse>, I>>(_: I): CheckAdminResponse {
+    const message = createBaseCheckAdminResponse();
+    return message;
+  },
+};
+
 function createBaseUpdateUserRequest(): UpdateUserRequest {
   return {
     caller: undefined,
@@ -3934,6 +4087,20 @@ export const AdminServiceService = {
       Buffer.from(HasPermissionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): HasPermissionResponse => HasPermissionResponse.decode(value),
   },
+  /**
+   * CheckAdmin answers whether the caller may use the admin area, before the gateway reports a request's bad
+   * input (so a non-admin learns nothing about the admin routes' input). Not recorded.
+   * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
+   */
+  checkAdmin: {
+    path: "/auth.admin.v1.AdminService/CheckAdmin" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckAdminRequest): Buffer => Buffer.from(CheckAdminRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckAdminRequest => CheckAdminRequest.decode(value),
+    responseSerialize: (value: CheckAdminResponse): Buffer => Buffer.from(CheckAdminResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckAdminResponse => CheckAdminResponse.decode(value),
+  },
   /** ListAuditEvents pages the audit log, newest first, filtered. Errors: none. */
   listAuditEvents: {
     path: "/auth.admin.v1.AdminService/ListAuditEvents" as const,
@@ -4016,6 +4183,12 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   removeUser: handleUnaryCall<RemoveUserRequest, RemoveUserResponse>;
   /** HasPermission tells whether the caller's role grants the permissions asked. Errors: UNAUTHORIZED. */
   hasPermission: handleUnaryCall<HasPermissionRequest, HasPermissionResponse>;
+  /**
+   * CheckAdmin answers whether the caller may use the admin area, before the gateway reports a request's bad
+   * input (so a non-admin learns nothing about the admin routes' input). Not recorded.
+   * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
+   */
+  checkAdmin: handleUnaryCall<CheckAdminRequest, CheckAdminResponse>;
   /** ListAuditEvents pages the audit log, newest first, filtered. Errors: none. */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
   /**
@@ -4267,6 +4440,26 @@ export interface AdminServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: HasPermissionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckAdmin answers whether the caller may use the admin area, before the gateway reports a request's bad
+   * input (so a non-admin learns nothing about the admin routes' input). Not recorded.
+   * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
+   */
+  checkAdmin(
+    request: CheckAdminRequest,
+    callback: (error: ServiceError | null, response: CheckAdminResponse) => void,
+  ): ClientUnaryCall;
+  checkAdmin(
+    request: CheckAdminRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckAdminResponse) => void,
+  ): ClientUnaryCall;
+  checkAdmin(
+    request: CheckAdminRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckAdminResponse) => void,
   ): ClientUnaryCall;
   /** ListAuditEvents pages the audit log, newest first, filtered. Errors: none. */
   listAuditEvents(

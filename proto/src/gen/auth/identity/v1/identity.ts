@@ -495,6 +495,8 @@ export interface TwoFactorChallenge {
     | undefined;
   /** The methods the user can answer with: "totp", "otp". */
   methods: string[];
+  /** The user the challenge signs in (the gateway names the target of a failed answer in the audit log). */
+  userId: string;
 }
 
 /** TrustedDeviceToken is the secret a trusted-device cookie carries. */
@@ -689,12 +691,19 @@ export interface ListUsersRequest {
     | any
     | undefined;
   /** eq (default), ne, lt, lte, gt, gte. */
-  filterOperator?: string | undefined;
+  filterOperator?:
+    | string
+    | undefined;
+  /** Counts the total up to this many matches (a bounded scan); 0 counts them all. */
+  countLimit: number;
 }
 
 export interface ListUsersResponse {
   users: User[];
+  /** How many users match, counted up to count_limit; a lower bound when total_is_lower_bound. */
   total: number;
+  /** True when more users match than count_limit: total is count_limit. */
+  totalIsLowerBound: boolean;
 }
 
 export interface CreateUserRequest {
@@ -5326,7 +5335,7 @@ export const GetProviderAccountInfoResponse: MessageFns<GetProviderAccountInfoRe
 };
 
 function createBaseTwoFactorChallenge(): TwoFactorChallenge {
-  return { token: "", expiresAt: undefined, methods: [] };
+  return { token: "", expiresAt: undefined, methods: [], userId: "" };
 }
 
 export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
@@ -5339,6 +5348,9 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     }
     for (const v of message.methods) {
       writer.uint32(26).string(v!);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
     }
     return writer;
   },
@@ -5380,6 +5392,14 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
             message.methods.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5401,6 +5421,11 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
         ? fromJsonTimestamp(object.expires_at)
         : undefined,
       methods: globalThis.Array.isArray(object?.methods) ? object.methods.map((e: any) => globalThis.String(e)) : [],
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
     };
   },
 
@@ -5415,6 +5440,9 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     if (message.methods?.length) {
       obj.methods = message.methods;
     }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
@@ -5426,6 +5454,7 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     message.token = object.token ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
     message.methods = object.methods?.map((e) => e) || [];
+    message.userId = object.userId ?? "";
     return message;
   },
 };
@@ -7757,6 +7786,7 @@ function createBaseListUsersRequest(): ListUsersRequest {
     filterField: undefined,
     filterValue: undefined,
     filterOperator: undefined,
+    countLimit: 0,
   };
 }
 
@@ -7791,6 +7821,9 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     }
     if (message.filterOperator !== undefined) {
       writer.uint32(82).string(message.filterOperator);
+    }
+    if (message.countLimit !== 0) {
+      writer.uint32(88).int32(message.countLimit);
     }
     return writer;
   },
@@ -7888,6 +7921,14 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
             message.filterOperator = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.countLimit = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7944,6 +7985,11 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
         : isSet(object.filter_operator)
         ? globalThis.String(object.filter_operator)
         : undefined,
+      countLimit: isSet(object.countLimit)
+        ? globalThis.Number(object.countLimit)
+        : isSet(object.count_limit)
+        ? globalThis.Number(object.count_limit)
+        : 0,
     };
   },
 
@@ -7979,6 +8025,9 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     if (message.filterOperator !== undefined) {
       obj.filterOperator = message.filterOperator;
     }
+    if (message.countLimit !== 0) {
+      obj.countLimit = Math.round(message.countLimit);
+    }
     return obj;
   },
 
@@ -7997,12 +8046,13 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
     message.filterField = object.filterField ?? undefined;
     message.filterValue = object.filterValue === undefined ? undefined : object.filterValue;
     message.filterOperator = object.filterOperator ?? undefined;
+    message.countLimit = object.countLimit ?? 0;
     return message;
   },
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { users: [], total: 0 };
+  return { users: [], total: 0, totalIsLowerBound: false };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -8012,6 +8062,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     }
     if (message.total !== 0) {
       writer.uint32(16).int32(message.total);
+    }
+    if (message.totalIsLowerBound !== false) {
+      writer.uint32(24).bool(message.totalIsLowerBound);
     }
     return writer;
   },
@@ -8045,6 +8098,14 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.total = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalIsLowerBound = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8061,6 +8122,11 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     return {
       users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      totalIsLowerBound: isSet(object.totalIsLowerBound)
+        ? globalThis.Boolean(object.totalIsLowerBound)
+        : isSet(object.total_is_lower_bound)
+        ? globalThis.Boolean(object.total_is_lower_bound)
+        : false,
     };
   },
 
@@ -8072,6 +8138,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.total !== 0) {
       obj.total = Math.round(message.total);
     }
+    if (message.totalIsLowerBound !== false) {
+      obj.totalIsLowerBound = message.totalIsLowerBound;
+    }
     return obj;
   },
 
@@ -8082,6 +8151,7 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     const message = createBaseListUsersResponse();
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
     message.total = object.total ?? 0;
+    message.totalIsLowerBound = object.totalIsLowerBound ?? false;
     return message;
   },
 };
