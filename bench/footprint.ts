@@ -7,9 +7,12 @@
  * Per process: milliseconds from spawn to "listening" (each started alone, so they do not share the CPU),
  * idle RSS a few seconds later, then RSS (current and peak) after a short load: sign-ups, sign-ins and
  * get-session. Memory cache, fresh SQLite files. Figures are printed, never asserted.
+ *
+ * BENCH_METRICS=1 gives every process a METRICS_PORT of its own, as the chart does (metrics.enabled): the
+ * process then loads prom-client and its collectors, which it skips without one.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildPlatform } from "../deploy/build.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
@@ -36,7 +39,8 @@ interface Row {
 
 async function measure(mode: Mode): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-footprint-"));
-  const [identity, session, notification, gateway, organization, admin, oauth] = (await freePorts(7)) as [number, number, number, number, number, number, number];
+  // One call, so the metrics ports differ from the others.
+  const [identity, session, notification, gateway, organization, admin, oauth, ...metricsPorts] = (await freePorts(process.env.BENCH_METRICS === "1" ? 7 + ORDER.length : 7)) as [number, number, number, number, number, number, number, ...number[]];
   const env: Record<string, string> = {
     LOG_LEVEL: "info",
     AUTH_SECRET: "bench-secret-0123456789-0123456789-0123456789",
@@ -73,7 +77,8 @@ async function measure(mode: Mode): Promise<Row[]> {
     for (const name of ORDER) {
       const entry = mode === "source" ? ENTRY_POINTS[name] : BUILT_ENTRY[name];
       const started = performance.now();
-      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]! }, ports[name]!));
+      const metricsPort = metricsPorts[ORDER.indexOf(name)];
+      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]!, ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}) }, ports[name]!));
       startMs.set(name, performance.now() - started);
     }
     await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));
@@ -110,6 +115,7 @@ async function measure(mode: Mode): Promise<Row[]> {
 
 function print(rows: Row[]): void {
   const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+  console.log(`\nMETRICS_PORT ${process.env.BENCH_METRICS === "1" ? "set (prom-client loaded)" : "unset"}; load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
   console.log("\n| process | run from | start to listening | idle RSS | RSS after load | peak RSS |");
   console.log("|---|---|---:|---:|---:|---:|");
   for (const row of rows) {
