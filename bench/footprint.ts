@@ -7,10 +7,16 @@
  * Per process: milliseconds from spawn to "listening" (each started alone, so they do not share the CPU),
  * idle RSS a few seconds later, then RSS (current and peak) after a short load: sign-ups, sign-ins and
  * get-session. Memory cache, fresh SQLite files. Figures are printed, never asserted.
+ *
+ * BENCH_METRICS=1 gives every process a METRICS_PORT of its own, as the chart does (metrics.enabled): the
+ * process then loads prom-client and its collectors, which it skips without one. BENCH_DATABASE_URL
+ * (postgres://...) puts every service on a fresh PostgreSQL database of that server, as the chart does,
+ * instead of SQLite (whose native libsql addon alone is about 5 MiB of resident memory).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { buildPlatform } from "../deploy/build.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, type ProcessName } from "../deploy/processes.js";
@@ -24,6 +30,30 @@ const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? 3_000);
 const LOAD_SECONDS = Number(process.env.BENCH_DURATION ?? 5);
 const PASSWORD = "bench-password-0123";
 const MIB = 1024 * 1024;
+const POSTGRES = process.env.BENCH_DATABASE_URL;
+const DATABASE_VARIABLES = ["IDENTITY", "SESSION", "NOTIFICATION", "OAUTH", "ORGANIZATION", "ADMIN"].map((name) => `${name}_DATABASE_URL`);
+
+/** BENCH_DATABASE_URL: a fresh database per service on that server (dropped by the returned function). */
+async function postgresDatabases(env: Record<string, string>): Promise<() => Promise<void>> {
+  if (!POSTGRES) return async () => undefined;
+  const names = DATABASE_VARIABLES.map((variable) => `footprint_${process.pid}_${variable.split("_")[0]!.toLowerCase()}`);
+  const run = async (statements: string[]) => {
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    try {
+      for (const statement of statements) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(names.flatMap((name) => [`drop database if exists "${name}" with (force)`, `create database "${name}"`]));
+  DATABASE_VARIABLES.forEach((variable, i) => {
+    const url = new URL(POSTGRES);
+    url.pathname = `/${names[i]}`;
+    env[variable] = url.toString();
+  });
+  return () => run(names.map((name) => `drop database if exists "${name}" with (force)`));
+}
 
 interface Row {
   mode: Mode;
@@ -36,7 +66,8 @@ interface Row {
 
 async function measure(mode: Mode): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-footprint-"));
-  const [identity, session, notification, gateway, organization, admin, oauth] = (await freePorts(7)) as [number, number, number, number, number, number, number];
+  // One call, so the metrics ports differ from the others.
+  const [identity, session, notification, gateway, organization, admin, oauth, ...metricsPorts] = (await freePorts(process.env.BENCH_METRICS === "1" ? 7 + ORDER.length : 7)) as [number, number, number, number, number, number, number, ...number[]];
   const env: Record<string, string> = {
     LOG_LEVEL: "info",
     AUTH_SECRET: "bench-secret-0123456789-0123456789-0123456789",
@@ -64,6 +95,7 @@ async function measure(mode: Mode): Promise<Row[]> {
     // BENCH_NODE_OPTIONS: node/V8 flags for every process, to compare (e.g. --max-semi-space-size=2).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
+  const dropDatabases = await postgresDatabases(env);
   const ports: Partial<Record<ProcessName, number>> = { identity, session, notification, oauth, organization, admin, gateway };
   // Mutual TLS between the processes, as in production.
   const tls = await ensureDevCertificates(join(dataDir, "tls"), ORDER);
@@ -73,7 +105,8 @@ async function measure(mode: Mode): Promise<Row[]> {
     for (const name of ORDER) {
       const entry = mode === "source" ? ENTRY_POINTS[name] : BUILT_ENTRY[name];
       const started = performance.now();
-      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]! }, ports[name]!));
+      const metricsPort = metricsPorts[ORDER.indexOf(name)];
+      children.set(name, await startChild(name, entry, { ...env, GRPC_TLS_DIR: tls[name]!, ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}) }, ports[name]!));
       startMs.set(name, performance.now() - started);
     }
     await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));
@@ -104,12 +137,14 @@ async function measure(mode: Mode): Promise<Row[]> {
     });
   } finally {
     await stopAll();
+    await dropDatabases();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 function print(rows: Row[]): void {
   const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+  console.log(`\n${POSTGRES ? "PostgreSQL" : "SQLite"}; METRICS_PORT ${process.env.BENCH_METRICS === "1" ? "set (prom-client loaded)" : "unset"}; load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
   console.log("\n| process | run from | start to listening | idle RSS | RSS after load | peak RSS |");
   console.log("|---|---|---:|---:|---:|---:|");
   for (const row of rows) {

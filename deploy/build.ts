@@ -13,6 +13,7 @@
  *   tsx deploy/build.ts [outdir]      (default dist/)
  */
 import { readFileSync, rmSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { build as viteBuild } from "vite";
@@ -61,6 +62,51 @@ function onePerVersion(): Plugin {
   };
 }
 
+/**
+ * Node's own modules are loaded with require(), never with an ES import: for an import, node wraps the
+ * builtin in an ES module whose exports it reads all at once, and reading node:http's WebSocket,
+ * CloseEvent and MessageEvent exports loads undici (node's fetch, 1 to 2 MiB of memory) into a process
+ * that never fetches. Each import of a builtin becomes a CommonJS module of one require(), which
+ * esbuild's interop reads property by property, when used.
+ */
+function builtinsByRequire(): Plugin {
+  const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+  return {
+    name: "builtins-by-require",
+    setup(context) {
+      context.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+        args.kind === "import-statement" && builtins.has(args.path) ? { path: args.path, namespace: "builtin-by-require" } : undefined,
+      );
+      context.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+    },
+  };
+}
+
+/**
+ * MikroORM sorts the discovered entities by name with String.prototype.localeCompare at start-up, which
+ * makes V8 load ICU's collation data (2.2 MiB of resident memory in every service) for names that are
+ * plain ASCII identifiers. The two comparisons become code-point comparisons: the same order for our
+ * entity names (PascalCase letters; the first difference between any two is never a case difference).
+ * The build fails if MikroORM's code no longer has them, so an upgrade cannot drop this silently.
+ */
+function entitySortWithoutIcu(): Plugin {
+  const patches = ["b.root.name.localeCompare(a.root.name)", "a.className.localeCompare(b.className)"];
+  return {
+    name: "entity-sort-without-icu",
+    setup(context) {
+      context.onLoad({ filter: /[\\/]@mikro-orm[\\/]core[\\/]metadata[\\/]MetadataDiscovery\.js$/ }, (args) => {
+        let contents = readFileSync(args.path, "utf8");
+        for (const call of patches) {
+          if (!contents.includes(call)) throw new Error(`${args.path}: expected ${call} (deploy/build.ts entitySortWithoutIcu)`);
+          const [left, right] = call.replace(/\)$/, "").split(".localeCompare(") as [string, string];
+          contents = contents.replace(call, `(${left} < ${right} ? -1 : ${left} > ${right} ? 1 : 0)`);
+        }
+        return { contents, loader: "js" };
+      });
+    },
+  };
+}
+
 export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> {
   rmSync(outdir, { recursive: true, force: true });
   const entryPoints = Object.fromEntries([
@@ -86,7 +132,7 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
     // Source maps for reading a production stack trace by hand (`node --enable-source-maps dist/x.js`), not
     // loaded by default: parsing them costs every process memory at start.
     sourcemap: "linked",
-    plugins: [onePerVersion()],
+    plugins: [builtinsByRequire(), entitySortWithoutIcu(), onePerVersion()],
     logLevel: "warning",
   });
   // The web app's static files, beside dist/web.js which serves them (web/server/main.ts).

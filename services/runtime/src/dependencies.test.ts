@@ -1,14 +1,14 @@
 /** Readiness from the registered dependencies: a failing required one makes the process unready; an optional one does not. */
 import { afterEach, describe, expect, it } from "vitest";
 import { checkDependencies, registerDependency } from "./dependencies.js";
-import { registry } from "./metrics.js";
+import { enableMetrics } from "./metrics.js";
 
 const removers: Array<() => void> = [];
 afterEach(() => removers.splice(0).forEach((remove) => remove()));
 const add = (...args: Parameters<typeof registerDependency>) => removers.push(registerDependency(...args));
 
 const upValue = async (dependency: string) =>
-  (await registry.getSingleMetric("auth_dependency_up")!.get()).values.find((v) => v.labels.dependency === dependency)?.value;
+  (await (await enableMetrics()).getSingleMetric("auth_dependency_up")!.get()).values.find((v) => v.labels.dependency === dependency)?.value;
 
 describe("checkDependencies", () => {
   it("is ready while every dependency answers", async () => {

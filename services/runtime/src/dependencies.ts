@@ -8,8 +8,6 @@
  * cache falls back to the store under its lease), so a Redis outage must not take every replica out of
  * its Service at once. Its state is still exported (auth_dependency_up) and logged.
  */
-import { Gauge } from "prom-client";
-import { registry } from "./metrics.js";
 
 export interface Dependency {
   /** e.g. database, redis. */
@@ -22,12 +20,9 @@ export interface Dependency {
 
 const dependencies = new Set<Dependency>();
 
-const up = new Gauge({
-  name: "auth_dependency_up",
-  help: "Whether a dependency answered its last readiness check (1) or not (0).",
-  labelNames: ["dependency"] as const,
-  registers: [registry],
-});
+/** Per kind, whether its last check passed (1) or not (0): the auth_dependency_up gauge (metrics-registry.ts). */
+const lastStates = new Map<string, number>();
+export const dependencyStates = (): ReadonlyMap<string, number> => lastStates;
 
 /** Registers a dependency; the returned function removes it (on close). */
 export function registerDependency(dependency: Dependency): () => void {
@@ -58,6 +53,6 @@ export async function checkDependencies(): Promise<{ ready: boolean; failures: s
     failures.push(`${dependency.kind}: ${(result.reason as Error)?.message ?? String(result.reason)}`);
     if (dependency.required) ready = false;
   });
-  for (const [kind, value] of state) up.set({ dependency: kind }, value);
+  for (const [kind, value] of state) lastStates.set(kind, value);
   return { ready, failures };
 }

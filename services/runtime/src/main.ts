@@ -3,11 +3,12 @@
  *
  * Every process starts tracing first when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.ts; nothing is
  * loaded otherwise). A service reads MIGRATIONS (run, the default, or skip) and, started as
- * `node dist/<service>.js migrate`, only runs its database migrations and exits (store.ts).
+ * `node dist/<service>.js migrate`, only runs its database migrations and exits (store.ts,
+ * migration-mode.ts).
  */
 import { ConfigError } from "./config.js";
 import type { RunningService } from "./service.js";
-import { MigrationsDone, setMigrationMode } from "./store.js";
+import { MigrationsDone, setMigrationMode } from "./migration-mode.js";
 import { startTracing, stopTracing } from "./tracing.js";
 
 export function runMain(name: string, start: () => Promise<void>): void {

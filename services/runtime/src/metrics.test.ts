@@ -2,7 +2,9 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import "./dependencies.js";
-import { authEvents, registry, startMetricsServer } from "./metrics.js";
+import { authEvents, enableMetrics, startMetricsServer } from "./metrics.js";
+
+const registry = await enableMetrics();
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { checkDependencies } from "./dependencies.js";
 import { type ServiceBinding, startGrpcServer } from "./grpc-server.js";
 import type { GrpcServerSettings } from "./grpc-transport.js";
 import { createLogger, type Logger, type LogLevel } from "./log.js";
-import { startMetricsServer } from "./metrics.js";
+import { enableMetrics, startMetricsServer } from "./metrics.js";
 import { serviceRpc } from "./rpc.js";
 
 /** What every service's configuration has. */
@@ -57,6 +57,8 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
   options: ServiceOptions = {},
 ): Promise<RunningService<Deps>> {
   const log = createLogger(service.name, config.logLevel, options.logTo);
+  // Recording starts before the dependencies are built: a service's start-up may already call its peers.
+  if (config.grpc.metricsPort !== undefined) await enableMetrics();
   const deps = await service.build(config, log);
   const host = options.host ?? config.grpc.host;
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;

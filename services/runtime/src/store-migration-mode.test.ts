@@ -7,7 +7,8 @@ import { Migration } from "@mikro-orm/migrations";
 import { afterEach, describe, expect, it } from "vitest";
 import { backendLabel, createTestDatabase } from "../../../testing/databases.js";
 import { checkDependencies } from "./dependencies.js";
-import { MigrationsDone, openStore, setMigrationMode } from "./store.js";
+import { MigrationsDone, setMigrationMode } from "./migration-mode.js";
+import { openStore } from "./store.js";
 
 const Gadget = defineEntity({ name: "Gadget", tableName: "gadget", properties: { id: p.string().primary() } });
 class CreateGadget extends Migration {

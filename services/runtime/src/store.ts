@@ -10,6 +10,7 @@ import { Migrator } from "@mikro-orm/migrations";
 import type { Migration } from "@mikro-orm/migrations";
 import type { EntityManager, MikroORM } from "@mikro-orm/sql";
 import { registerDependency } from "./dependencies.js";
+import { MigrationsDone, migrationMode } from "./migration-mode.js";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -72,28 +73,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       return orm.close(true);
     },
   };
-}
-
-/**
- * When a process runs its migrations (MIGRATIONS): `run` at every start (the default: make dev, npm start,
- * tests), `skip` when a deployment runs them beforehand (the chart's pre-install/pre-upgrade Job), in
- * which case the store only checks that none is pending; `only` for that Job itself (`node dist/<svc>.js
- * migrate`): the first store opened runs them and the start stops there (MigrationsDone).
- */
-export type MigrationMode = "run" | "skip" | "only";
-let mode: MigrationMode = "run";
-
-export function setMigrationMode(next: MigrationMode): void {
-  mode = next;
-}
-export const migrationMode = (): MigrationMode => mode;
-
-/** Thrown by openStore in `only` mode once the migrations ran: the process has nothing more to do. */
-export class MigrationsDone extends Error {
-  constructor() {
-    super("migrations done");
-    this.name = "MigrationsDone";
-  }
 }
 
 /** MIGRATIONS=skip: a pending migration means the migration Job did not run (or failed); refuse to start. */
