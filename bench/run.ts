@@ -155,7 +155,9 @@ async function stopPlatform(platform: Platform): Promise<void> {
     const memory = child.memory();
     if (memory) memoryRows.push({ backend: platform.backend, process: child.name, ...memory });
   }
-  await Promise.all(platform.children.map((child) => child.stop()));
+  // Callers before the services they call (children are gateway, identity, then the rest): a sign-in still
+  // in identity when the load stops finishes its CreateSession instead of failing against a stopped session.
+  for (const child of platform.children) await child.stop();
   removeTempDir(platform.dataDir);
   if (platform.redisPrefix) {
     const deleted = await deleteKeysWithPrefix(REDIS_URL, platform.redisPrefix).catch((error: unknown) => {
@@ -263,11 +265,13 @@ function machineCpu(): { process: number; interrupts: number; steal: number } | 
 async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[]): Promise<Measurement & { cpu: CpuUse }> {
   if (WARMUP > 0) await runLoad({ ...options, duration: WARMUP });
   const before = children.map((child) => child.cpuMs());
+  const threadsBefore = children.map((child) => child.threadCpuMs());
   const runnerBefore = process.cpuUsage();
   const machineBefore = machineCpu();
   const result = await runLoad({ ...options, duration: DURATION });
   const runner = process.cpuUsage(runnerBefore);
   const machineAfter = machineCpu();
+  const threadsAfter = children.map((child) => child.threadCpuMs());
   const cpu: CpuUse = {};
   const responses = Math.max(1, result.total);
   children.forEach((child, i) => {
@@ -292,6 +296,12 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
   const cpuText = Object.entries(cpu).map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`).join(", ");
   log(`  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`);
   log(`            CPU: ${cpuText}`);
+  // Where each process's CPU went, by kind of thread (main = the event loop; libuv-worker = scrypt here).
+  const threadText = children.map((child, i) => {
+    const kinds = Object.entries(threadsAfter[i]!).map(([kind, ms]) => [kind, (ms - (threadsBefore[i]![kind] ?? 0)) / responses] as const).filter(([, ms]) => ms >= 0.05);
+    return `${child.name}: ${kinds.map(([kind, ms]) => `${kind} ${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)}`).join(", ")}`;
+  });
+  log(`            threads (ms/req): ${threadText.join("; ")}`);
   if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
   return { ...result, cpu };
 }

@@ -4,11 +4,12 @@
  * that caused this one) and the default, so a nested call never outlives the call that caused it.
  *
  * A ServiceError becomes a PeerError carrying the catalogue code named in its x-error-code trailer; an
- * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE.
+ * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
+ * trailer becomes the PeerError's retryAfterMs.
  */
 import * as grpc from "@grpc/grpc-js";
 import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
-import { ERROR_CODE_KEY, REQUEST_ID_KEY, type RequestContext } from "./rpc-server.js";
+import { ERROR_CODE_KEY, REQUEST_ID_KEY, RETRY_AFTER_KEY, type RequestContext } from "./rpc-server.js";
 
 type UnaryMethod<Req, Res> = (
   request: Req,
@@ -57,9 +58,17 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
 export function fromServiceError(error: grpc.ServiceError): PeerError {
   const code = String(error.metadata?.get(ERROR_CODE_KEY)[0] ?? "");
   if (isErrorCode(code) && INTERNAL_API_CODES.has(code)) return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
-  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error);
+  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error, retryAfterOf(error.metadata));
   if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
     return new PeerError("SERVICE_UNAVAILABLE", error.code, undefined, error);
   }
   return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
+}
+
+/** The peer's retry hint (ms), if its trailer holds a sane one. */
+function retryAfterOf(metadata: grpc.Metadata | undefined): number | undefined {
+  const raw = metadata?.get(RETRY_AFTER_KEY)[0];
+  if (raw === undefined) return undefined;
+  const ms = Number(raw);
+  return Number.isSafeInteger(ms) && ms >= 0 ? ms : undefined;
 }
