@@ -1,7 +1,7 @@
 /** The bounded hashing queue, on a fake clock with operations the test finishes by hand: no sleeps. */
 import { describe, expect, it } from "vitest";
 import { HashingQueue } from "./hashing-queue.js";
-import { passwordHasher } from "./password.js";
+import { AFTER_HASH_MS, passwordHasher } from "./password.js";
 
 /** An operation that ends when the test says so. */
 function held<T = string>() {
@@ -263,5 +263,22 @@ describe("passwordHasher", () => {
     await busyResult;
     await expect(passwords.verify(stored, "correct horse battery")).resolves.toBe(true);
     await expect(passwords.verifyNone("correct horse battery")).resolves.toBe(false);
+  });
+
+  it("admits hashing only if it ends AFTER_HASH_MS before the caller's deadline, leaving time for the rest of the request", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
+    const passwords = passwordHasher(queue);
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(100);
+    warm.finish("w");
+    await warmResult;
+    const running = held();
+    void queue.run(running.operation);
+    // One running (mean 100 ms): a waiting derivation would end 200 ms from now.
+    expect(() => passwords.admit(clock.now() + 200 + AFTER_HASH_MS - 1)).toThrow(expect.objectContaining({ ...refused, retryAfterMs: 1 }));
+    expect(() => passwords.admit(clock.now() + 200 + AFTER_HASH_MS)).not.toThrow();
+    running.finish("r");
   });
 });
