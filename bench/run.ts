@@ -329,6 +329,11 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
   return { ...result, cpu };
 }
 
+/** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
+function meanScrypt(a: ScryptResult, b: ScryptResult): ScryptResult {
+  return { ...a, hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2, hashes: a.hashes + b.hashes, seconds: a.seconds + b.seconds, cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2 };
+}
+
 /** 2xx responses in a measurement. */
 const okCount = (m: Measurement) => Math.round(m.rps * m.seconds);
 
@@ -392,9 +397,15 @@ async function signIn(platform: Platform): Promise<void> {
   } finally {
     await stopBaseline(baseline.child);
   }
+  const measured: Array<{ client: AuthClient; ours: Measurement & { cpu: CpuUse } }> = [];
   for (const client of AUTH_CLIENTS) {
-    const ours = await measure(client === "immediate" ? "ours" : "ours (RA)", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children, client);
-    rows.push({ scenario: "sign-in", backend: platform.backend, client, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: scryptCpuShare(raw, ours), responseBytes: Buffer.byteLength(captured.body) });
+    measured.push({ client, ours: await measure(client === "immediate" ? "ours" : "ours (RA)", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children, client) });
+  }
+  // Raw scrypt again after: on a shared or virtual machine its CPU per hash moves by a fifth from one
+  // measurement to the next, so the ratios use the mean of the two around ours.
+  const both = meanScrypt(raw, await scrypt());
+  for (const { client, ours } of measured) {
+    rows.push({ scenario: "sign-in", backend: platform.backend, client, ours, baseline: baselineResult, scrypt: both, scryptRatio: ours.rps / both.hashesPerSecond, scryptCpuShare: scryptCpuShare(both, ours), responseBytes: Buffer.byteLength(captured.body) });
   }
 }
 
