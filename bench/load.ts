@@ -1,4 +1,5 @@
-/** One autocannon run, reduced to the figures the report prints. */
+/** The load generators: one autocannon run, or a loop of clients that honour Retry-After; reduced to the figures the report prints. */
+import { Agent, request } from "node:http";
 import autocannon from "autocannon";
 
 export interface LoadOptions {
@@ -59,5 +60,76 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     non2xx: result.non2xx,
     statusCodes,
     seconds: result.duration,
+  };
+}
+
+/**
+ * A closed loop of `connections` clients, each on its own keep-alive connection, that behave as a client
+ * honouring Retry-After should: after a response carrying it (a 503 of identity's hashing queue at
+ * capacity) that client waits the advertised seconds before its next request. autocannon cannot: it sends
+ * the next request at once. Latency is from sending to the full response; a refused request counts as a
+ * non-2xx response like autocannon's.
+ */
+export async function runRetryAfterLoad(options: LoadOptions): Promise<Measurement & { retryWaits: number }> {
+  const url = new URL(options.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let ok = 0;
+  let errors = 0;
+  let retryWaits = 0;
+  const started = performance.now();
+  const end = started + options.duration * 1000;
+  const send = () =>
+    new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => {
+      const body = options.nextBody?.() ?? options.body;
+      const req = request(
+        { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] }));
+          res.on("error", reject);
+        },
+      );
+      req.setTimeout(30_000, () => req.destroy(new Error("timeout")));
+      req.on("error", reject);
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      while (performance.now() < end) {
+        const sent = performance.now();
+        try {
+          const { status, retryAfter } = await send();
+          latencies.push(performance.now() - sent);
+          statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+          if (status >= 200 && status < 300) ok++;
+          const waitMs = retryAfter === undefined ? 0 : Number(retryAfter) * 1000;
+          if (waitMs > 0) {
+            retryWaits++;
+            await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, Math.max(0, end - performance.now()))));
+          }
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
+  return {
+    rps: ok / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies.length ? Math.round(latencies[latencies.length - 1]!) : 0,
+    total: latencies.length,
+    errors,
+    timeouts: 0,
+    non2xx: latencies.length - ok,
+    statusCodes,
+    seconds,
+    retryWaits,
   };
 }

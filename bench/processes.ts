@@ -4,7 +4,7 @@
  * `tsx` CLI would add a wrapper process in between, and its /proc figures would be the wrapper's).
  */
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { startProcess } from "../deploy/processes.js";
 
 export const REPO_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -17,6 +17,8 @@ export interface Child {
   memory(): { peak: number; current: number } | undefined;
   /** CPU time used so far (user + system, all threads) in ms, from /proc (undefined once gone). */
   cpuMs(): number | undefined;
+  /** The same per kind of thread (main, libuv-worker, V8 worker, ...), from /proc/<pid>/task. */
+  threadCpuMs(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -35,9 +37,9 @@ function readMemory(pid: number): { peak: number; current: number } | undefined 
 // Linux's USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 1/100 s on every mainstream build.
 const TICKS_PER_SECOND = 100;
 
-function readCpuMs(pid: number): number | undefined {
+function readCpuMs(pid: number, file = `/proc/${pid}/stat`): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(file, "utf8");
     // Fields after the command name (which is in parentheses and may hold spaces): state is field 3,
     // utime and stime are fields 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -45,6 +47,30 @@ function readCpuMs(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU per kind of thread: the main thread ("main": the event loop, JS), libuv's threadpool ("libuv-worker":
+ * scrypt, file system, DNS), V8's helpers ("V8 DefaultWorke": concurrent GC and compilation), and the rest.
+ */
+function readThreadCpuMs(pid: number): Record<string, number> {
+  const byKind: Record<string, number> = {};
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byKind;
+  }
+  for (const tid of tids) {
+    try {
+      const kind = tid === String(pid) ? "main" : readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      const ms = readCpuMs(pid, `/proc/${pid}/task/${tid}/stat`);
+      if (ms !== undefined) byKind[kind] = (byKind[kind] ?? 0) + ms;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byKind;
 }
 
 /**
@@ -74,6 +100,7 @@ export async function startChild(name: string, entry: string, env: Record<string
     process: started.child,
     memory: () => (exited ? undefined : readMemory(pid)),
     cpuMs: () => (exited ? undefined : readCpuMs(pid)),
+    threadCpuMs: () => (exited ? {} : readThreadCpuMs(pid)),
     async stop() {
       running.delete(handle);
       await started.stop();

@@ -2,7 +2,10 @@
  * Summarises a V8 .cpuprofile (from BENCH_CPU_PROF=<dir>): self time by function and by package, and
  * inclusive time for functions of our own code.
  *
- *   tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
+ *   tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [--last=<seconds>]
+ *
+ * --last keeps only the samples of the profile's last seconds: a child's profile covers its whole life
+ * (start-up, set-up, idling through the baseline), the measured load is its end.
  */
 import { readFileSync } from "node:fs";
 
@@ -19,13 +22,23 @@ interface Profile {
   endTime: number;
 }
 
-const [file, topArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const lastArg = args.find((a) => a.startsWith("--last="));
+const [file, topArg] = args.filter((a) => !a.startsWith("--"));
 if (!file) {
-  process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]\n");
+  process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [--last=<seconds>]\n");
   process.exit(2);
 }
 const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+if (lastArg) {
+  // Sample times are the start time plus the running sum of the deltas (microseconds).
+  const from = profile.endTime - Number(lastArg.slice("--last=".length)) * 1e6;
+  let at = profile.startTime;
+  const kept = profile.samples.map((id, i) => ({ id, delta: profile.timeDeltas[i] ?? 0, at: (at += profile.timeDeltas[i] ?? 0) })).filter((s) => s.at >= from);
+  profile.samples = kept.map((s) => s.id);
+  profile.timeDeltas = kept.map((s) => s.delta);
+}
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
@@ -71,7 +84,7 @@ for (const [id, us] of selfUs) {
   }
 }
 
-const pct = (us: number) => `${((us / totalUs) * 100).toFixed(1).padStart(5)} %`;
+const pct = (us: number) => `${((us / totalUs) * 100).toFixed(1).padStart(5)} % ${(us / 1000).toFixed(0).padStart(6)} ms`;
 const print = (title: string, map: Map<string, number>) => {
   process.stdout.write(`\n${title}\n`);
   for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${pct(us)}  ${key}\n`);

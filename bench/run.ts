@@ -9,16 +9,18 @@
  * scenario uses memory unless --redis is given or BENCH_REDIS_URL is set. See bench/README.md for the
  * environment knobs. Figures are printed, never asserted: this is not a timed test.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { runLoad, type LoadOptions, type Measurement } from "./load.js";
+import { runLoad, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
 import { killAllNow, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
 import { measureScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
+import { buildPlatform } from "../deploy/build.js";
+import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
 
 type Scenario = "get-session" | "sign-in" | "sign-up" | "mixed";
 type Backend = "memory" | "redis";
@@ -42,6 +44,15 @@ const SETUP_CONNECTIONS = 4;
 const MIXED_SESSION_RATE = num("BENCH_MIXED_SESSION_RATE", 200);
 const MIXED_SESSION_CONNECTIONS = num("BENCH_MIXED_SESSION_CONNECTIONS", 10);
 const SCRYPT_DURATION = num("BENCH_SCRYPT_DURATION", DURATION);
+/**
+ * How the sign-in load's clients treat a 503: `immediate` (autocannon: the next request at once, as a
+ * retry storm does), `retry-after` (wait the advertised Retry-After first, as a well-behaved client does),
+ * or `both` (one measurement each).
+ */
+type AuthClient = "immediate" | "retry-after";
+const AUTH_CLIENT = process.env.BENCH_AUTH_CLIENT || "immediate";
+if (!["immediate", "retry-after", "both"].includes(AUTH_CLIENT)) throw new Error(`BENCH_AUTH_CLIENT must be immediate, retry-after or both (got ${AUTH_CLIENT})`);
+const AUTH_CLIENTS: AuthClient[] = AUTH_CLIENT === "both" ? ["immediate", "retry-after"] : [AUTH_CLIENT as AuthClient];
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || "warn";
 const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
 const PASSWORD = "bench-password-0123";
@@ -51,6 +62,8 @@ const BASE_PATH = "/api/auth";
 interface Row {
   scenario: Scenario;
   backend: Backend;
+  /** The sign-in load's clients (immediate retry unless said). */
+  client?: AuthClient;
   ours: Measurement & { cpu: CpuUse };
   baseline: Measurement & { cpu: CpuUse };
   /** Raw scrypt measured just before this scenario (sign-in, sign-up), and our req/s over its hashes/s. */
@@ -117,8 +130,16 @@ function platformEnv(backend: Backend, ports: { identity: number; session: numbe
  * The notification service takes the verification mail identity sends on sign-up (the default
  * configuration). BENCH_NOTIFICATION=0 leaves it out and turns that mail off instead.
  */
-const NOTIFICATION_ENTRY = "services/notification/src/main.ts";
-const WITH_NOTIFICATION = process.env.BENCH_NOTIFICATION !== "0" && existsSync(join(REPO_ROOT, NOTIFICATION_ENTRY));
+const WITH_NOTIFICATION = process.env.BENCH_NOTIFICATION !== "0";
+
+/**
+ * BENCH_BUILD=1 runs the platform from the production build (`npm run build` first, then plain node over
+ * dist/<process>.js, as the image and `npm start` do); else from source through tsx, as `make dev` does.
+ * From source, every Error's stack is mapped through tsx's source maps when read (grpc-js reads one for
+ * every failed call), which the build does not do.
+ */
+const FROM_BUILD = process.env.BENCH_BUILD === "1";
+const entryOf = (name: "identity" | "session" | "notification" | "gateway") => (FROM_BUILD ? BUILT_ENTRY : ENTRY_POINTS)[name];
 
 async function startPlatform(backend: Backend): Promise<Platform> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-bench-"));
@@ -140,11 +161,11 @@ async function startPlatform(backend: Backend): Promise<Platform> {
   const envOf = (name: string) => ({ ...env, GRPC_TLS_DIR: tls[name]! });
   const started = Date.now();
   const services = await Promise.all([
-    startChild("identity", "services/identity/src/main.ts", envOf("identity"), identity),
-    startChild("session", "services/session/src/main.ts", envOf("session"), session),
-    ...(WITH_NOTIFICATION ? [startChild("notification", NOTIFICATION_ENTRY, envOf("notification"), notification)] : []),
+    startChild("identity", entryOf("identity"), envOf("identity"), identity),
+    startChild("session", entryOf("session"), envOf("session"), session),
+    ...(WITH_NOTIFICATION ? [startChild("notification", entryOf("notification"), envOf("notification"), notification)] : []),
   ]);
-  const gatewayChild = await startChild("gateway", "gateway/src/main.ts", envOf("gateway"), gateway);
+  const gatewayChild = await startChild("gateway", entryOf("gateway"), envOf("gateway"), gateway);
   const children = [gatewayChild, ...services];
   log(`platform (${backend}) up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${children.map((c) => `${c.name} pid ${c.pid}`).join(", ")}; gateway on :${gateway}`);
   return { backend, baseURL: `http://127.0.0.1:${gateway}${BASE_PATH}`, children, redisPrefix, dataDir };
@@ -155,7 +176,9 @@ async function stopPlatform(platform: Platform): Promise<void> {
     const memory = child.memory();
     if (memory) memoryRows.push({ backend: platform.backend, process: child.name, ...memory });
   }
-  await Promise.all(platform.children.map((child) => child.stop()));
+  // Callers before the services they call (children are gateway, identity, then the rest): a sign-in still
+  // in identity when the load stops finishes its CreateSession instead of failing against a stopped session.
+  for (const child of platform.children) await child.stop();
   removeTempDir(platform.dataDir);
   if (platform.redisPrefix) {
     const deleted = await deleteKeysWithPrefix(REDIS_URL, platform.redisPrefix).catch((error: unknown) => {
@@ -260,14 +283,17 @@ function machineCpu(): { process: number; interrupts: number; steal: number } | 
   }
 }
 
-async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[]): Promise<Measurement & { cpu: CpuUse }> {
-  if (WARMUP > 0) await runLoad({ ...options, duration: WARMUP });
+async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[], client: AuthClient = "immediate"): Promise<Measurement & { cpu: CpuUse }> {
+  const load = client === "retry-after" ? runRetryAfterLoad : runLoad;
+  if (WARMUP > 0) await load({ ...options, duration: WARMUP });
   const before = children.map((child) => child.cpuMs());
+  const threadsBefore = children.map((child) => child.threadCpuMs());
   const runnerBefore = process.cpuUsage();
   const machineBefore = machineCpu();
-  const result = await runLoad({ ...options, duration: DURATION });
+  const result = await load({ ...options, duration: DURATION });
   const runner = process.cpuUsage(runnerBefore);
   const machineAfter = machineCpu();
+  const threadsAfter = children.map((child) => child.threadCpuMs());
   const cpu: CpuUse = {};
   const responses = Math.max(1, result.total);
   children.forEach((child, i) => {
@@ -292,8 +318,31 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
   const cpuText = Object.entries(cpu).map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`).join(", ");
   log(`  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`);
   log(`            CPU: ${cpuText}`);
+  // Where each process's CPU went, by kind of thread (main = the event loop; libuv-worker = scrypt here).
+  const threadText = children.map((child, i) => {
+    const kinds = Object.entries(threadsAfter[i]!).map(([kind, ms]) => [kind, (ms - (threadsBefore[i]![kind] ?? 0)) / responses] as const).filter(([, ms]) => ms >= 0.05);
+    return `${child.name}: ${kinds.map(([kind, ms]) => `${kind} ${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)}`).join(", ")}`;
+  });
+  log(`            threads (ms/req): ${threadText.join("; ")}`);
+  if (result.non2xx) log(`            platform CPU per 2xx response: ${(platformCpuPerRequest(cpu) * responses / Math.max(1, okCount(result))).toFixed(1)} ms`);
   if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
   return { ...result, cpu };
+}
+
+/** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
+function meanScrypt(a: ScryptResult, b: ScryptResult): ScryptResult {
+  return { ...a, hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2, hashes: a.hashes + b.hashes, seconds: a.seconds + b.seconds, cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2 };
+}
+
+/** 2xx responses in a measurement. */
+const okCount = (m: Measurement) => Math.round(m.rps * m.seconds);
+
+/**
+ * Raw scrypt's CPU per hash over what one successful request cost the platform and load generator: CPU of
+ * every response (refusals too) divided by the 2xx ones, since only those did the work being compared.
+ */
+function scryptCpuShare(raw: ScryptResult, m: Measurement & { cpu: CpuUse }): number {
+  return raw.cpuMsPerHash / ((platformCpuPerRequest(m.cpu) * Math.max(1, m.total)) / Math.max(1, okCount(m)));
 }
 
 /** CPU per response of the whole platform plus the load generator (what one request costs the machine). */
@@ -348,8 +397,16 @@ async function signIn(platform: Platform): Promise<void> {
   } finally {
     await stopBaseline(baseline.child);
   }
-  const ours = await measure("ours", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children);
-  rows.push({ scenario: "sign-in", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: raw.cpuMsPerHash / platformCpuPerRequest(ours.cpu), responseBytes: Buffer.byteLength(captured.body) });
+  const measured: Array<{ client: AuthClient; ours: Measurement & { cpu: CpuUse } }> = [];
+  for (const client of AUTH_CLIENTS) {
+    measured.push({ client, ours: await measure(client === "immediate" ? "ours" : "ours (RA)", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children, client) });
+  }
+  // Raw scrypt again after: on a shared or virtual machine its CPU per hash moves by a fifth from one
+  // measurement to the next, so the ratios use the mean of the two around ours.
+  const both = meanScrypt(raw, await scrypt());
+  for (const { client, ours } of measured) {
+    rows.push({ scenario: "sign-in", backend: platform.backend, client, ours, baseline: baselineResult, scrypt: both, scryptRatio: ours.rps / both.hashesPerSecond, scryptCpuShare: scryptCpuShare(both, ours), responseBytes: Buffer.byteLength(captured.body) });
+  }
 }
 
 async function signUpScenario(platform: Platform): Promise<void> {
@@ -369,7 +426,7 @@ async function signUpScenario(platform: Platform): Promise<void> {
     await stopBaseline(baseline.child);
   }
   const ours = await measure("ours", { ...options, url: `${platform.baseURL}/sign-up/email` }, platform.children);
-  rows.push({ scenario: "sign-up", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: raw.cpuMsPerHash / platformCpuPerRequest(ours.cpu), responseBytes: Buffer.byteLength(captured.body) });
+  rows.push({ scenario: "sign-up", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: scryptCpuShare(raw, ours), responseBytes: Buffer.byteLength(captured.body) });
 }
 
 /**
@@ -401,9 +458,11 @@ async function mixed(platform: Platform): Promise<void> {
     headers: { "content-type": "application/json" },
     nextBody: () => JSON.stringify({ email: emails[turn++ % emails.length], password: PASSWORD }),
   };
-  if (WARMUP > 0) await Promise.all([runLoad({ ...session, duration: WARMUP }), runLoad({ ...signIn, duration: WARMUP })]);
+  // The sign-ins retry at once unless BENCH_AUTH_CLIENT=retry-after alone asks otherwise.
+  const signInLoad = AUTH_CLIENT === "retry-after" ? runRetryAfterLoad : runLoad;
+  if (WARMUP > 0) await Promise.all([runLoad({ ...session, duration: WARMUP }), signInLoad({ ...signIn, duration: WARMUP })]);
   const sessionAlone = await runLoad({ ...session, duration: DURATION });
-  const [sessionResult, signInResult] = await Promise.all([runLoad({ ...session, duration: DURATION }), runLoad({ ...signIn, duration: DURATION })]);
+  const [sessionResult, signInResult] = await Promise.all([runLoad({ ...session, duration: DURATION }), signInLoad({ ...signIn, duration: DURATION })]);
   const line = (label: string, m: Measurement) =>
     log(`  ${label.padEnd(22)} ${fmt(m.rps, 1).padStart(8)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  max ${m.max} ms  (${m.total} responses, statuses ${JSON.stringify(m.statusCodes)}, ${m.errors} errors)`);
   line("get-session alone", sessionAlone);
@@ -424,13 +483,15 @@ function log(line: string): void {
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
+const rowLabel = (row: Row) => (row.client === "retry-after" ? `${row.scenario} (clients honour Retry-After)` : row.scenario);
+
 function report(): void {
   const cpu = cpus();
   log("");
   log(`## Results (${new Date().toISOString()})`);
   log("");
   log(`Node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"}), load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
-    `${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`);
+    `platform from ${FROM_BUILD ? "the build" : "source"}; ${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`);
   log("");
   log("| scenario | cache | ours req/s | baseline req/s | ratio | ours p50 / p99 | baseline p99 | non-2xx / errors | vs raw scrypt (req/s; CPU-based) |");
   log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -438,7 +499,7 @@ function report(): void {
     const ratio = row.ours.rps / row.baseline.rps;
     const failures = `${row.ours.non2xx + row.baseline.non2xx} / ${row.ours.errors + row.baseline.errors}`;
     const scryptCell = row.scrypt && row.scryptRatio !== undefined ? `${(row.scryptRatio * 100).toFixed(0)} % of ${fmt(row.scrypt.hashesPerSecond, 1)}/s; ${((row.scryptCpuShare ?? 0) * 100).toFixed(0)} %` : "";
-    log(`| ${row.scenario} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} |`);
+    log(`| ${rowLabel(row)} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} |`);
   }
   log("");
   log("CPU per response during the measured run (ms of CPU, all threads; cores = CPU seconds per second):");
@@ -452,7 +513,7 @@ function report(): void {
   for (const row of rows) {
     const platformUse = names.map((name) => row.ours.cpu[name]).filter((u) => u !== undefined);
     const total = platformUse.reduce((sum, u) => ({ msPerRequest: sum.msPerRequest + u.msPerRequest, cores: sum.cores + u.cores }), { msPerRequest: 0, cores: 0 });
-    log(`| ${row.scenario} | ${row.backend} | ${names.map((name) => cell(row.ours.cpu[name])).join(" | ")} | ${cell(total)} | ${cell(row.ours.cpu["load generator"])} | ${cell(row.baseline.cpu.baseline)} | ${noise(row.ours.cpu)} / ${noise(row.baseline.cpu)} |`);
+    log(`| ${rowLabel(row)} | ${row.backend} | ${names.map((name) => cell(row.ours.cpu[name])).join(" | ")} | ${cell(total)} | ${cell(row.ours.cpu["load generator"])} | ${cell(row.baseline.cpu.baseline)} | ${noise(row.ours.cpu)} / ${noise(row.baseline.cpu)} |`);
   }
   if (mixedRows.length) {
     log("");
@@ -518,7 +579,12 @@ async function main(): Promise<void> {
   if (which !== "all" && !SCENARIOS.includes(which as Scenario)) throw new Error(`usage: tsx bench/run.ts [${SCENARIOS.join("|")}|all] [--redis|--memory|--both]`);
   const scenarios = which === "all" ? SCENARIOS : [which as Scenario];
   const backends = await chooseBackends(which === "all", flags);
-  log(`bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  if (FROM_BUILD) {
+    const started = Date.now();
+    await buildPlatform();
+    log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  log(`bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache, platform from ${FROM_BUILD ? "the build (dist/)" : "source (tsx)"}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 
   for (const backend of backends) {
     const platform = await startPlatform(backend);

@@ -153,18 +153,24 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
-/** A catalogue error. `message` may be replaced for validation errors that name the field. */
+/**
+ * A catalogue error. `message` may be replaced for validation errors that name the field. `retryAfterMs`
+ * is when the one refusing expects to have room again (identity's hashing queue at capacity): it travels
+ * to the caller in the x-retry-after-ms trailer (rpc-server.ts) and reaches the browser as `Retry-After`.
+ */
 export class AuthError extends Error {
   readonly code: ErrorCode;
   readonly http: number;
   readonly grpcStatus: number;
+  readonly retryAfterMs?: number;
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; retryAfterMs?: number }) {
     super(message ?? ERRORS[code].message, options);
     this.name = "AuthError";
     this.code = code;
     this.http = ERRORS[code].http;
     this.grpcStatus = ERRORS[code].status;
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -181,8 +187,8 @@ export class PeerError extends AuthError {
   /** The gRPC status the peer's call ended with (DEADLINE_EXCEEDED, UNAVAILABLE, ...). */
   readonly grpcCode: number;
 
-  constructor(code: ErrorCode, grpcCode: number, message: string | undefined, cause: unknown) {
-    super(code, message, { cause });
+  constructor(code: ErrorCode, grpcCode: number, message: string | undefined, cause: unknown, retryAfterMs?: number) {
+    super(code, message, { cause, retryAfterMs });
     this.grpcCode = grpcCode;
   }
 }

@@ -4,11 +4,13 @@
  * that caused this one) and the default, so a nested call never outlives the call that caused it.
  *
  * A ServiceError becomes a PeerError carrying the catalogue code named in its x-error-code trailer; an
- * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE.
+ * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
+ * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) the caller
+ * refuses that RPC itself instead of calling the peer that is at capacity.
  */
 import * as grpc from "@grpc/grpc-js";
 import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
-import { ERROR_CODE_KEY, REQUEST_ID_KEY, type RequestContext } from "./rpc-server.js";
+import { ERROR_CODE_KEY, REQUEST_ID_KEY, RETRY_AFTER_KEY, type RequestContext } from "./rpc-server.js";
 
 type UnaryMethod<Req, Res> = (
   request: Req,
@@ -39,14 +41,87 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
   if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
   const deadline = Math.min(options.context?.deadline ?? Infinity, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS));
   const path = (method as { path?: string }).path ?? method.name;
+  const refusal = atCapacity(client).refusal(path);
+  if (refusal) return Promise.reject(refusal);
   const end = options.hooks?.start?.(path, metadata);
   return new Promise((resolve, reject) => {
-    method.call(client, request, metadata, { deadline }, (error, response) => {
+    const pending = method.call(client, request, metadata, { deadline }, (error, response) => {
       end?.(error ? error.code : grpc.status.OK);
-      if (error) reject(fromServiceError(error));
-      else resolve(response);
+      const peer = peerOf(pending);
+      if (error) {
+        const peerError = fromServiceError(error);
+        atCapacity(client).answered(path, peer, peerError.retryAfterMs);
+        reject(peerError);
+      } else {
+        atCapacity(client).answered(path, peer, undefined);
+        resolve(response);
+      }
     });
   });
+}
+
+/**
+ * The longest a caller refuses on its own after a peer said it is at capacity (a refusal with a retry
+ * hint: identity's hashing queue). Under a flood of retries, the refusals then cost the peer nothing (its
+ * event loop shares the CPU with its hashing); a small part of the hint only, so a peer that frees up
+ * sooner than it estimated soon gets calls again.
+ */
+export const SHORT_CIRCUIT_MAX_MS = 250;
+/** Peers heard from this recently count as the ones a call may reach (the replicas behind the address). */
+const PEER_SEEN_MS = 10_000;
+
+/**
+ * Per client: for each RPC path, until when each peer (replica) said it has no room. A call is refused here
+ * only while every peer heard from recently is in that window, so with several replicas one at capacity
+ * never turns away calls another could serve.
+ */
+export class CapacityMemory {
+  private readonly lastSeen = new Map<string, number>();
+  private readonly busyUntil = new Map<string, Map<string, number>>();
+
+  answered(path: string, peer: string, retryAfterMs: number | undefined): void {
+    const now = Date.now();
+    this.lastSeen.set(peer, now);
+    // Only a refusal marks the peer; an answer to a call it took earlier (still finishing) says nothing of room now.
+    if (!retryAfterMs || retryAfterMs <= 0) return;
+    const until = now + Math.min(retryAfterMs, SHORT_CIRCUIT_MAX_MS);
+    const busy = this.busyUntil.get(path);
+    if (busy) busy.set(peer, until);
+    else this.busyUntil.set(path, new Map([[peer, until]]));
+  }
+
+  refusal(path: string): PeerError | undefined {
+    const busy = this.busyUntil.get(path);
+    if (!busy?.size) return undefined;
+    const now = Date.now();
+    let until = Number.POSITIVE_INFINITY;
+    for (const [peer, seen] of this.lastSeen) {
+      if (now - seen > PEER_SEEN_MS) {
+        this.lastSeen.delete(peer);
+        continue;
+      }
+      const busyTill = busy.get(peer) ?? 0;
+      if (busyTill <= now) return undefined;
+      until = Math.min(until, busyTill);
+    }
+    if (until === Number.POSITIVE_INFINITY) return undefined;
+    return new PeerError("SERVICE_UNAVAILABLE", grpc.status.UNAVAILABLE, undefined, "peer at capacity (refused by the caller)", until - now);
+  }
+}
+
+const capacity = new WeakMap<grpc.Client, CapacityMemory>();
+function atCapacity(client: grpc.Client): CapacityMemory {
+  let memory = capacity.get(client);
+  if (!memory) capacity.set(client, (memory = new CapacityMemory()));
+  return memory;
+}
+
+function peerOf(call: grpc.ClientUnaryCall): string {
+  try {
+    return call.getPeer();
+  } catch {
+    return "unknown";
+  }
 }
 
 /**
@@ -57,9 +132,17 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
 export function fromServiceError(error: grpc.ServiceError): PeerError {
   const code = String(error.metadata?.get(ERROR_CODE_KEY)[0] ?? "");
   if (isErrorCode(code) && INTERNAL_API_CODES.has(code)) return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
-  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error);
+  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error, retryAfterOf(error.metadata));
   if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
     return new PeerError("SERVICE_UNAVAILABLE", error.code, undefined, error);
   }
   return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
+}
+
+/** The peer's retry hint (ms), if its trailer holds a sane one. */
+function retryAfterOf(metadata: grpc.Metadata | undefined): number | undefined {
+  const raw = metadata?.get(RETRY_AFTER_KEY)[0];
+  if (raw === undefined) return undefined;
+  const ms = Number(raw);
+  return Number.isSafeInteger(ms) && ms >= 0 ? ms : undefined;
 }

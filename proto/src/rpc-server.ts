@@ -2,7 +2,8 @@
  * rpcServer(): adapts async handlers to grpc-js unary handlers, with the hooks of the process that hosts the
  * service passed in (no module-level state, so several services in one process keep their own logger).
  *
- * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer. A
+ * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer (and
+ * a retry hint, if the error has one, in x-retry-after-ms). A
  * peer's error the handler let escape (PeerError) is this service's failure, not its caller's: it is logged
  * with its cause and answered as INTERNAL, or SERVICE_UNAVAILABLE when the peer was unavailable. Anything
  * else is logged with the method and request id and answered as a generic INTERNAL, so causes never reach
@@ -13,6 +14,8 @@ import { AuthError, PeerError } from "./errors.js";
 
 export const ERROR_CODE_KEY = "x-error-code";
 export const REQUEST_ID_KEY = "x-request-id";
+/** Trailer of a refusal that says when to try again (AuthError.retryAfterMs), in whole milliseconds. */
+export const RETRY_AFTER_KEY = "x-retry-after-ms";
 const MAX_DETAILS = 512;
 
 /** What a call carries on to the calls it causes: its request id and its deadline (epoch ms), if any. */
@@ -82,6 +85,7 @@ function deadlineOf(deadline: grpc.Deadline): number | undefined {
 export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
+  if (error.retryAfterMs !== undefined) metadata.set(RETRY_AFTER_KEY, String(Math.max(0, Math.ceil(error.retryAfterMs))));
   // Details travel in a trailer, whose size is bounded: a message that quotes input is cut short.
   return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
 }

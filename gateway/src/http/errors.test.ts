@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
-import { errorHandler, UNAVAILABLE_LOG_INTERVAL_MS } from "./errors.js";
+import { errorHandler, retryAfterSeconds, UNAVAILABLE_LOG_INTERVAL_MS } from "./errors.js";
 
 function recorder() {
   const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
@@ -12,8 +12,12 @@ function recorder() {
 }
 
 function answer(handler: ReturnType<typeof errorHandler>, error: unknown) {
-  const sent: { status?: number; body?: unknown } = {};
-  const res = { status: (code: number) => ((sent.status = code), res), json: (body: unknown) => void (sent.body = body) } as unknown as Response;
+  const sent: { status?: number; body?: unknown; headers?: Record<string, string> } = {};
+  const res = {
+    status: (code: number) => ((sent.status = code), res),
+    json: (body: unknown) => void (sent.body = body),
+    setHeader: (name: string, value: string) => void (sent.headers = { ...sent.headers, [name]: value }),
+  } as unknown as Response;
   handler(error, { path: "/sign-in/email" } as Request, res, () => {});
   return sent;
 }
@@ -36,5 +40,13 @@ describe("errorHandler", () => {
     answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
     answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
     expect(lines).toHaveLength(4);
+  });
+
+  it("answers Retry-After in whole seconds, at least 1, when the refusal says when to come back", () => {
+    const handler = errorHandler(recorder().log);
+    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE", undefined, { retryAfterMs: 1500 }))).toMatchObject({ status: 503, headers: { "Retry-After": "2" } });
+    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE", undefined, { retryAfterMs: 0 })).headers).toEqual({ "Retry-After": "1" });
+    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE")).headers).toBeUndefined();
+    expect([1, 999, 1000, 1001].map(retryAfterSeconds)).toEqual([1, 1, 1, 2]);
   });
 });

@@ -1,6 +1,8 @@
 /**
  * The gateway's one error mapper: catalogue errors answer their HTTP status with { code, message }; body
  * parser and URL decoding failures are 400s; anything else is logged with the request id and answered as a generic 500.
+ * A refusal that says when to try again (identity's hashing queue at capacity) answers the standard
+ * Retry-After header, in whole seconds, at least 1.
  */
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -43,6 +45,11 @@ function unavailableLog(log: Logger, now: () => number) {
   };
 }
 
+/** Retry-After is in whole seconds; 0 would invite an immediate retry, so at least 1. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
 export function errorHandler(log: Logger, now: () => number = Date.now) {
   const logUnavailable = unavailableLog(log, now);
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -51,6 +58,7 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
       if (known.code === "SERVICE_UNAVAILABLE") logUnavailable(req.path, known.cause);
       // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
       else if (known.http >= 500) log.error("internal error", { path: req.path, code: known.code, error: known.cause ?? known.message });
+      if (known.retryAfterMs !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds(known.retryAfterMs)));
       res.status(known.http).json({ code: known.code, message: known.message });
       return;
     }

@@ -1,7 +1,7 @@
 /** The bounded hashing queue, on a fake clock with operations the test finishes by hand: no sleeps. */
 import { describe, expect, it } from "vitest";
 import { HashingQueue } from "./hashing-queue.js";
-import { passwordHasher } from "./password.js";
+import { AFTER_HASH_MS, passwordHasher } from "./password.js";
 
 /** An operation that ends when the test says so. */
 function held<T = string>() {
@@ -181,6 +181,62 @@ describe("HashingQueue", () => {
     await expect(waitingResult).resolves.toBe("x");
   });
 
+  it("says when a refused caller with the same time to spare would be let in (deadline)", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 2, maxQueued: 100, now: clock.now });
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(100);
+    warm.finish("w");
+    await warmResult;
+    // Mean 100 ms. Two run (30 ms in), four wait: a fifth waiting one would end at 70 + 2 * 100 + 100 = 370 ms.
+    const ops = Array.from({ length: 6 }, () => held());
+    ops.slice(0, 2).forEach((op) => void queue.run(op.operation).catch(() => {}));
+    clock.advance(30);
+    ops.slice(2).forEach((op) => void queue.run(op.operation).catch(() => {}));
+    expect(() => queue.admit(clock.now() + 300)).toThrow(expect.objectContaining({ ...refused, retryAfterMs: 70 }));
+    await expect(queue.run(held().operation, clock.now() + 300)).rejects.toMatchObject({ ...refused, retryAfterMs: 70 });
+    // The hint holds: that long later, with no more arrivals and every operation on its mean, it is let in.
+    clock.advance(70);
+    expect(() => queue.admit(clock.now() + 300)).not.toThrow();
+  });
+
+  it("says when the full queue has room again", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 2, now: clock.now });
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(100);
+    warm.finish("w");
+    await warmResult;
+    const ops = Array.from({ length: 3 }, () => held());
+    ops.forEach((op) => void queue.run(op.operation).catch(() => {}));
+    clock.advance(40);
+    // Full: the first waiting one starts when the running one ends, in 60 ms, leaving a place in the queue.
+    await expect(queue.run(held().operation)).rejects.toMatchObject({ ...refused, retryAfterMs: 60 });
+    clock.advance(60);
+    ops[0]!.finish("a");
+    await settle();
+    expect(() => queue.admit()).not.toThrow();
+  });
+
+  it("refuses a waiting operation whose turn came too late with a hint of one operation's time", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(80);
+    warm.finish("w");
+    await warmResult;
+    const slow = held();
+    void queue.run(slow.operation);
+    const late = queue.run(held().operation, clock.now() + 200);
+    clock.advance(400);
+    slow.finish("s");
+    // The mean is now 80 + 0.2 * (400 - 80) = 144 ms.
+    await expect(late).rejects.toMatchObject({ ...refused, retryAfterMs: 144 });
+  });
+
   it("counts an operation that throws at once as finished", async () => {
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 0, now: fakeClock().now });
     await expect(queue.run(() => { throw new Error("bad input"); })).rejects.toThrow("bad input");
@@ -207,5 +263,22 @@ describe("passwordHasher", () => {
     await busyResult;
     await expect(passwords.verify(stored, "correct horse battery")).resolves.toBe(true);
     await expect(passwords.verifyNone("correct horse battery")).resolves.toBe(false);
+  });
+
+  it("admits hashing only if it ends AFTER_HASH_MS before the caller's deadline, leaving time for the rest of the request", async () => {
+    const clock = fakeClock();
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
+    const passwords = passwordHasher(queue);
+    const warm = held();
+    const warmResult = queue.run(warm.operation);
+    clock.advance(100);
+    warm.finish("w");
+    await warmResult;
+    const running = held();
+    void queue.run(running.operation);
+    // One running (mean 100 ms): a waiting derivation would end 200 ms from now.
+    expect(() => passwords.admit(clock.now() + 200 + AFTER_HASH_MS - 1)).toThrow(expect.objectContaining({ ...refused, retryAfterMs: 1 }));
+    expect(() => passwords.admit(clock.now() + 200 + AFTER_HASH_MS)).not.toThrow();
+    running.finish("r");
   });
 });

@@ -9,7 +9,8 @@
  * not finish before its deadline: the expected wait is estimated from the mean duration of the operations
  * that ran before it. A waiting operation whose deadline can no longer be met when its turn comes is
  * refused then instead of run. Refusal depends only on the queue's state, never on what is hashed, so a
- * known and an unknown user are refused alike.
+ * known and an unknown user are refused alike. Every refusal carries the queue's estimate of when a caller
+ * with the same time to spare would be let in (AuthError.retryAfterMs: Retry-After at the gateway).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 
@@ -80,9 +81,20 @@ export class HashingQueue {
   }
 
   private refusal(deadline: number): AuthError | undefined {
-    if (this.waiting.length >= this.maxQueued) return busy("queue full");
-    if (this.now() + this.expectedEndMs(this.waiting.length + 1) > deadline) return busy("deadline");
-    return undefined;
+    const now = this.now();
+    const full = this.waiting.length >= this.maxQueued;
+    const overshootMs = now + this.expectedEndMs(this.waiting.length + 1) - deadline;
+    if (!full && overshootMs <= 0) return undefined;
+    // When one with the same time to spare would be let in, if no more arrive meanwhile: once enough of the
+    // waiting ones have started to free a place in the queue, and once the work ahead has shrunk by the
+    // time it overshoots its deadline now.
+    const roomMs = full ? this.expectedStartMs(this.waiting.length - this.maxQueued + 1) : 0;
+    return busy(full ? "queue full" : "deadline", Math.max(roomMs, overshootMs));
+  }
+
+  /** From now until the n-th waiting operation would start, if every operation takes the mean (see below). */
+  private expectedStartMs(position: number): number {
+    return this.expectedEndMs(position) - this.meanMs;
   }
 
   /**
@@ -125,12 +137,17 @@ export class HashingQueue {
     while (this.running < this.concurrency && this.waiting.length > 0) {
       const waiting = this.waiting.shift()!;
       // Its caller would be gone before it finished: refuse it now rather than spend the CPU.
-      if (this.now() + this.meanMs > waiting.deadline) waiting.refuse(busy("deadline"));
+      // The place it leaves is free now; the hint is about one operation's time, when the next one frees.
+      if (this.now() + this.meanMs > waiting.deadline) waiting.refuse(busy("deadline", this.meanMs));
       else waiting.start();
     }
   }
 }
 
-function busy(reason: "queue full" | "deadline"): AuthError {
-  return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: new Error(`password hashing at capacity (${reason})`) });
+/**
+ * The refusal, with when to try again (ms). Its cause is a plain string: a refusal must cost next to
+ * nothing, and an Error would capture a stack nobody reads (a refusal is answered, not logged).
+ */
+function busy(reason: "queue full" | "deadline", retryAfterMs: number): AuthError {
+  return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: `password hashing at capacity (${reason})`, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) });
 }

@@ -35,7 +35,7 @@ export async function verifyPassword(stored: string, password: string): Promise<
 /**
  * Hashing and verification as the identity service runs them: every scrypt derivation goes through one
  * bounded queue (hashing-queue.ts), so a burst beyond capacity is refused at once with SERVICE_UNAVAILABLE.
- * `deadline` (epoch ms) is when the caller stops waiting.
+ * `deadline` (epoch ms) is when the caller stops waiting; the hashing must end AFTER_HASH_MS before it.
  */
 export interface PasswordHasher {
   hash(password: string, deadline?: number): Promise<string>;
@@ -60,18 +60,27 @@ async function timed<T>(derive: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Time kept after the hashing for the rest of the request (the session's creation, the user's insert, the
+ * answer): hashing is admitted only if it ends this long before the caller's deadline. Without it, under
+ * saturation the queue admitted derivations that ended just in time for CreateSession to miss the deadline:
+ * the full cost of a sign-in spent, and a 503 after the caller's whole wait.
+ */
+export const AFTER_HASH_MS = 250;
+
 export function passwordHasher(queue: HashingQueue): PasswordHasher {
   gaugeSources.hashingQueue(() => queue.size);
+  const until = (deadline: number | undefined) => (deadline === undefined ? undefined : deadline - AFTER_HASH_MS);
   // Random salt and key in the stored format: verifying against it costs one full derivation, and no
   // password derives this key. Made without scrypt, so the first unknown sign-in costs no extra hash.
   const none = `${randomBytes(16).toString("hex")}:${randomBytes(KEY_LENGTH).toString("hex")}`;
   return {
-    hash: (password, deadline) => queue.run(() => timed(() => hashPassword(password)), deadline),
-    verify: (stored, password, deadline) => queue.run(() => timed(() => verifyPassword(stored, password)), deadline),
+    hash: (password, deadline) => queue.run(() => timed(() => hashPassword(password)), until(deadline)),
+    verify: (stored, password, deadline) => queue.run(() => timed(() => verifyPassword(stored, password)), until(deadline)),
     verifyNone: async (password, deadline) => {
-      await queue.run(() => timed(() => verifyPassword(none, password)), deadline);
+      await queue.run(() => timed(() => verifyPassword(none, password)), until(deadline));
       return false;
     },
-    admit: (deadline) => queue.admit(deadline),
+    admit: (deadline) => queue.admit(until(deadline)),
   };
 }

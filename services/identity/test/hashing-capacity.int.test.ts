@@ -1,6 +1,7 @@
 /**
  * Sign-in beyond hashing capacity: with one scrypt derivation at a time and two waiting, a burst of sign-ins
- * gets fast 503s for the excess while the accepted ones are answered; known and unknown users alike.
+ * gets fast 503s for the excess while the accepted ones are answered; known and unknown users alike. Each
+ * refusal says when to come back (Retry-After, from the queue's own estimate) and carries a request id.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../../testing/databases.js";
@@ -29,8 +30,8 @@ describe(`hashing capacity (${backendLabel()})`, () => {
     const started = performance.now();
     const answers = await Promise.all(
       emails.map(async (email) => {
-        const response = await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: PASSWORD });
-        return { email, status: response.status, body: response.body as { code?: string }, ms: performance.now() - started };
+        const response = await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: PASSWORD }, { origin: platform.origin });
+        return { email, status: response.status, body: response.body as { code?: string }, headers: response.headers, ms: performance.now() - started };
       }),
     );
 
@@ -41,7 +42,13 @@ describe(`hashing capacity (${backendLabel()})`, () => {
     expect(accepted.length).toBeGreaterThanOrEqual(1);
     // One running and two waiting take the first three; the rest could get in only as places came free.
     expect(refused.length).toBeGreaterThanOrEqual(BURST / 2);
-    for (const answer of refused) expect(answer.body.code).toBe("SERVICE_UNAVAILABLE");
+    for (const answer of refused) {
+      expect(answer.body).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable" });
+      // Whole seconds, at least 1; a browser script may read it (CORS exposes it, like x-retry-after).
+      expect(answer.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+      expect(answer.headers.get("access-control-expose-headers")?.split(/,\s*/)).toContain("retry-after");
+      expect(answer.headers.get("x-request-id")).toBeTruthy();
+    }
     // Refused at once, not after queueing: every 503 came back before the last accepted sign-in, which
     // waited for the hashing ahead of it.
     const lastAccepted = Math.max(...accepted.map((a) => a.ms));

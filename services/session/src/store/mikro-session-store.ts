@@ -36,9 +36,8 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
   return {
     async create(session) {
       const { token, ...fields } = session;
-      const em = store.em();
-      em.create(SessionEntity, { ...fields, tokenHash: vault.lookup(token), tokenSealed: vault.seal(token, session.id) });
-      await em.flush();
+      // A native insert: one statement, no unit of work (its change sets and transaction) for a single row.
+      await store.em().insert(SessionEntity, { ...fields, tokenHash: vault.lookup(token), tokenSealed: vault.seal(token, session.id) });
     },
     async findByToken(token) {
       const row = await store.em().findOne(SessionEntity, { tokenHash: vault.lookup(token) });
@@ -76,11 +75,9 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
     },
     async putUser(user) {
       const row = { userId: user.id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
-      // Two statements, each atomic, so concurrent writers need no lock: the row exists after the first, and
-      // the second replaces it only with a copy at least as new.
-      const em = store.em();
-      await em.upsertMany(SessionUserEntity, [row], { onConflictAction: "ignore", onConflictFields: ["userId"] });
-      await em.nativeUpdate(SessionUserEntity, { userId: user.id, updatedAt: { $lte: row.updatedAt } }, { updatedAt: row.updatedAt, snapshot: row.snapshot });
+      // One atomic statement (every sign-in runs it), so concurrent writers need no lock: it inserts the row,
+      // or replaces the one there only with a copy at least as new.
+      await store.em().createQueryBuilder(SessionUserEntity).insert(row).onConflict("userId").merge(["updatedAt", "snapshot"]).where({ updatedAt: { $lte: row.updatedAt } }).execute();
     },
     async findUser(userId) {
       const row = await store.em().findOne(SessionUserEntity, { userId });
