@@ -6,7 +6,7 @@
  */
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
-import { injectRuntimeConfig, runtimeConfigFromEnv } from "./server/runtime-config";
+import { injectRuntimeConfig, runtimeConfigFromEnv } from "./server/runtime-config.js";
 
 export const GATEWAY_URL = process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 
