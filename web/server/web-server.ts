@@ -136,9 +136,8 @@ function sendFile(req: IncomingMessage, res: ServerResponse, file: { path: strin
   createReadStream(file.path).pipe(res);
 }
 
-/** index.html with the run-time settings written in; never cached, so a new release or setting is picked up. */
-async function sendIndex(req: IncomingMessage, res: ServerResponse, path: string, config: RuntimeConfig): Promise<void> {
-  const body = Buffer.from(injectRuntimeConfig(await readFile(path, "utf8"), config));
+/** index.html with the run-time settings written in; browsers must revalidate it, so a new release is picked up. */
+function sendIndex(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
   res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": TYPES[".html"]!, "Content-Length": String(body.length), "Cache-Control": "no-cache" });
   res.end(req.method === "HEAD" ? undefined : body);
 }
@@ -148,6 +147,14 @@ export function createWebServer(options: WebServerOptions): Server {
   const gateway = new URL(options.gatewayUrl);
   const config = options.config ?? DEFAULT_RUNTIME_CONFIG;
   const indexPath = join(root, "index.html");
+  // The page with the settings written in, read again only when the file changes (a build in place).
+  let page: { mtimeMs: number; size: number; body: Buffer } | undefined;
+  const indexPage = async (file: { path: string; stats: Stats }): Promise<Buffer> => {
+    if (page?.mtimeMs !== file.stats.mtimeMs || page.size !== file.stats.size) {
+      page = { mtimeMs: file.stats.mtimeMs, size: file.stats.size, body: Buffer.from(injectRuntimeConfig(await readFile(file.path, "utf8"), config)) };
+    }
+    return page.body;
+  };
   return createServer(async (req, res) => {
     const routed = observe(req, res);
     const url = new URL(req.url ?? "/", "http://web.invalid");
@@ -180,6 +187,6 @@ export function createWebServer(options: WebServerOptions): Server {
       res.writeHead(500, { "content-type": "text/plain" });
       return void res.end("The web app is not built: run `npm run build`.");
     }
-    await sendIndex(req, res, index.path, config);
+    sendIndex(req, res, await indexPage(index));
   });
 }
