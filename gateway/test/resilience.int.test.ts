@@ -18,9 +18,12 @@ beforeAll(async () => {
   ({ env, databases } = await platformEnv());
   env.LOG_LEVEL = "info"; // startProcess waits for the "listening" line
   baseURL = env.AUTH_BASE_URL!;
+  // In the launcher's order (deploy/launcher.ts): session before identity, whose start-up calls it. Started
+  // the other way, identity's channel to session can still be in grpc-js's reconnect backoff when the first
+  // sign-up arrives, which then fails fast with 503 before this test has killed anything.
+  processes.session = await startProcess("session", { env: workloadEnv(env, "session") });
   processes.notification = await startProcess("notification", { env: workloadEnv(env, "notification") });
   processes.identity = await startProcess("identity", { env: workloadEnv(env, "identity") });
-  processes.session = await startProcess("session", { env: workloadEnv(env, "session") });
   processes.gateway = await startProcess("gateway", { env: workloadEnv(env, "gateway") });
 });
 
