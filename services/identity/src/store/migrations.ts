@@ -168,6 +168,29 @@ class UserNamePrefix extends Migration {
   }
 }
 
+/**
+ * list-users' name search on PostgreSQL reads a stored lower-cased copy of the name: evaluating lower() on
+ * every row made a scan for an infix (the bounded count of `name contains x`, or its matches read first)
+ * about three times slower than the same scan of a stored column, under C.UTF-8 and other libc collations.
+ * The trigram and prefix indexes move to the column. Adding a stored generated column rewrites the table
+ * under an exclusive lock (about a second per 100,000 users); SQLite keeps lower("name") and its index.
+ */
+class UserNameLower extends Migration {
+  async up(): Promise<void> {
+    if (/^postgres(ql)?:\/\//.test(String(this.config.get("clientUrl") ?? ""))) {
+      this.addSql(`alter table "user" add column "name_lower" text generated always as (lower("name")) stored`);
+      this.addSql(`create index "user_name_lower_pattern_index" on "user" ("name_lower" text_pattern_ops)`);
+      this.addSql(`drop index if exists "user_lower_name_pattern_index"`);
+      this.addSql(`do $$ begin
+        if exists (select 1 from pg_extension where extname = 'pg_trgm') then
+          create index "user_name_lower_trgm_index" on "user" using gin ("name_lower" gin_trgm_ops);
+        end if;
+      end $$`);
+      this.addSql(`drop index if exists "user_lower_name_trgm_index"`);
+    }
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -175,4 +198,5 @@ export const identityMigrations = [
   { name: "0004-two-factor", class: CreateTwoFactor },
   { name: "0005-user-admin", class: UserAdmin },
   { name: "0006-user-name-prefix", class: UserNamePrefix },
+  { name: "0007-user-name-lower", class: UserNameLower },
 ];

@@ -6,7 +6,7 @@ import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow,
 import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
-import { listUsersQuery } from "./mikro-user-query.js";
+import { listUsersInSql } from "./mikro-user-query.js";
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -114,9 +114,8 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       return row ? toAccount(row) : null;
     },
     async listUsers(query) {
-      const { page, count } = listUsersQuery(store.em(), query);
-      const [rows, counted] = await Promise.all([page.getResultList(), count()]);
-      return { users: rows.map((row) => toUser(row as UserRow)), ...counted };
+      const { rows, ...counted } = await listUsersInSql(store.em(), store.dialect, query);
+      return { users: rows.map(toUser), ...counted };
     },
     async findAccountByProvider(providerId, accountId) {
       const row = await store.em().findOne(AccountEntity, { providerId, accountId });

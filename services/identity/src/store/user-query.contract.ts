@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@auth-platform/runtime/random";
 import { aUser, anAccount } from "./identity-store.contract.js";
 import type { IdentityStore, UserQuery, UserRecord } from "./identity-store.js";
+import { compareUsers } from "./user-query.js";
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
 
@@ -84,6 +85,44 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       expect(await counted(3)).toEqual({ page: 1, total: 3, totalIsLowerBound: true });
       expect(await counted(1, { filter: { field: "role", operator: "eq", value: "user" } })).toEqual({ page: 1, total: 1, totalIsLowerBound: true });
       expect(await counted(2, { filter: { field: "role", operator: "eq", value: "user" }, offset: 5 })).toEqual({ page: 0, total: 2, totalIsLowerBound: false });
+    });
+
+    it("answers the same pages whether the matches fit under the count limit or not", async () => {
+      // Under the limit the SQL store sorts the matches it read; past it, it walks the sort order.
+      const sorts: Array<UserQuery["sort"]> = [
+        undefined,
+        { field: "name", direction: "asc" },
+        { field: "name", direction: "desc" },
+        { field: "role", direction: "asc" },
+        { field: "role", direction: "desc" },
+        { field: "createdAt", direction: "desc" },
+        { field: "email", direction: "asc" },
+      ];
+      const filters: Array<UserQuery["filter"]> = [undefined, { field: "emailVerified", operator: "ne", value: true }];
+      for (const sort of sorts) {
+        for (const filter of filters) {
+          for (const [limit, offset] of [[100, 0], [2, 0], [2, 1], [2, 2], [1, 3]] as const) {
+            const query = { limit, offset, sort, filter, search: { field: "email" as const, operator: "contains" as const, value: tag } };
+            const exact = await store.listUsers({ ...query, countLimit: 100 });
+            const bounded = await store.listUsers({ ...query, countLimit: 1 });
+            const expected = people
+              .filter((p) => !filter || !p.emailVerified)
+              .sort(compareUsers({ ...query, countLimit: 0 }))
+              .slice(offset, offset + limit)
+              .map((p) => p.name);
+            expect(exact.users.map((u) => u.name), JSON.stringify({ sort, filter, limit, offset })).toEqual(expected);
+            expect(bounded.users.map((u) => u.name), JSON.stringify({ sort, filter, limit, offset })).toEqual(expected);
+            expect(exact).toMatchObject({ total: filter ? 2 : 4, totalIsLowerBound: false });
+            expect(bounded).toMatchObject({ total: 1, totalIsLowerBound: true });
+          }
+        }
+      }
+    });
+
+    it("reads every field of the matched users back as it was written", async () => {
+      const { users } = await store.listUsers({ limit: 100, offset: 0, countLimit: 100, search: { field: "email", operator: "contains", value: tag } });
+      expect(users.length).toBe(4);
+      for (const user of users) expect(user).toEqual(await store.findUserById(user.id));
     });
   });
 }
