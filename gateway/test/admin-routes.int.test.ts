@@ -83,14 +83,28 @@ const BAD_INPUT: Array<[method: "GET" | "POST", path: string, body: unknown, cod
   ["POST", "/admin/remove-user", { userId: "a\u0000b" }, "VALIDATION_ERROR", /NUL characters$/],
 ];
 
+/** The audit action a route's attempt is recorded as; reads are not recorded. */
+const RECORDED_AS: Record<string, string> = {
+  "/admin/create-user": "user.create",
+  "/admin/update-user": "user.update",
+  "/admin/set-role": "user.set-role",
+  "/admin/set-user-password": "user.set-password",
+  "/admin/ban-user": "user.ban",
+  "/admin/unban-user": "user.unban",
+  "/admin/impersonate-user": "user.impersonate.start",
+  "/admin/revoke-user-session": "session.revoke",
+  "/admin/revoke-user-sessions": "session.revoke-all",
+  "/admin/remove-user": "user.remove",
+};
+
 describe("bad input to the admin routes is answered to admins only", () => {
   const send = (c: ReturnType<typeof platform.client>, method: string, path: string, body: unknown) =>
     typeof body === "string" ? c.request(method, path, { body, headers: { "content-type": "application/json" } }) : c.request(method, path, { json: body });
 
   it.each(BAD_INPUT)("%s %s %j: 401 without a session, 403 for a non-admin, the catalogue's 400 for an admin", async (method, path, body, code, message) => {
     expect((await send(platform.client(), method, path, body)).status).toBe(401);
-    const { c } = await aUser(platform);
-    const refused = await send(c, method, path, body);
+    const user = await aUser(platform);
+    const refused = await send(user.c, method, path, body);
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ code: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", message: "Only admins can access this endpoint" });
     const admin = await anAdmin(platform);
@@ -98,6 +112,11 @@ describe("bad input to the admin routes is answered to admins only", () => {
     expect(answered.status).toBe(400);
     expect(answered.body.code).toBe(code);
     expect(answered.body.message).toMatch(message);
+    // The non-admin's attempt at an action is in the audit log, as with valid input; the admin's bad input is not.
+    const logged = await admin.c.get(`/admin/list-audit-events?actorId=${user.id}`);
+    const action = RECORDED_AS[path.split("?")[0]!];
+    expect(logged.body.events).toEqual(action ? [expect.objectContaining({ action, actorId: user.id, outcome: "failure", details: { input: "invalid", error: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT" } })] : []);
+    expect((await admin.c.get(`/admin/list-audit-events?actorId=${admin.id}`)).body.events).toEqual([]);
   });
 
   it("has-permission, open to every signed-in user, answers a user's bad input as it is", async () => {

@@ -280,7 +280,7 @@ export function adminInputRefusals(deps: RouteDeps) {
     const badInput = refusal !== undefined && (refusal.http === 400 || refusal.http === 413);
     if (!badInput || !req.path.startsWith("/admin/") || OPEN_TO_USERS.has(req.path)) return next(error);
     try {
-      await call(admin, admin.checkAdmin, { caller: callerFrom(deps, req) });
+      await call(admin, admin.checkAdmin, { caller: callerFrom(deps, req), route: req.path.slice("/admin/".length) });
     } catch (denied) {
       return next(denied);
     }

@@ -11,6 +11,8 @@ export interface AdminAction {
   action?: string;
   targetId?: string;
   details?: Record<string, unknown>;
+  /** Record a non-admin's refused attempt only, not the admin's (a check before reporting bad input). */
+  refusalOnly?: boolean;
 }
 
 /**
@@ -35,6 +37,29 @@ export async function asAdmin<T>(deps: Deps, caller: CallerInput | undefined, wh
     }
     throw new AuthError("ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT");
   }
-  if (!what.action) return run(admin);
+  if (!what.action || what.refusalOnly) return run(admin);
   return audited(deps, admin, what.action, what.targetId ?? null, () => run(admin), what.details);
+}
+
+/** The audit action of each admin route that changes something (reads are not recorded). */
+const ROUTE_ACTIONS: Record<string, string> = {
+  "create-user": "user.create",
+  "update-user": "user.update",
+  "set-role": "user.set-role",
+  "set-user-password": "user.set-password",
+  "ban-user": "user.ban",
+  "unban-user": "user.unban",
+  "impersonate-user": "user.impersonate.start",
+  "revoke-user-session": "session.revoke",
+  "revoke-user-sessions": "session.revoke-all",
+  "remove-user": "user.remove",
+};
+
+/**
+ * Whether the caller may use the admin area, asked by the gateway before it reports a request's bad input.
+ * A non-admin's attempt at an action is recorded as refused, as it is with valid input.
+ */
+export async function checkAdmin(deps: Deps, caller: CallerInput | undefined, route: string): Promise<void> {
+  const action = Object.hasOwn(ROUTE_ACTIONS, route) ? ROUTE_ACTIONS[route] : undefined;
+  await asAdmin(deps, caller, { action, details: { input: "invalid" }, refusalOnly: true }, async () => undefined);
 }

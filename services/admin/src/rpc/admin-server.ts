@@ -4,7 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
-import { asAdmin } from "../domain/as-admin.js";
+import { asAdmin, checkAdmin } from "../domain/as-admin.js";
 import { listAuditEvents, record } from "../domain/audit.js";
 import { impersonateUser, stopImpersonating } from "../domain/impersonation.js";
 import { hasPermission } from "../domain/permissions.js";
@@ -83,7 +83,10 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
     }),
     hasPermission: rpc.unary("HasPermission", async (req) => ({ success: await hasPermission(registry, toCallerInput(req.caller), req.permissions ?? {}) })),
     // Nothing to record: the gateway asks before it refuses an admin route's bad input.
-    checkAdmin: rpc.unary("CheckAdmin", async (req) => asAdmin(registry, toCallerInput(req.caller), {}, async () => ({}))),
+    checkAdmin: rpc.unary("CheckAdmin", async (req) => {
+      await checkAdmin(registry, toCallerInput(req.caller), req.route);
+      return {};
+    }),
     listAuditEvents: rpc.unary("ListAuditEvents", async (req) =>
       asAdmin(registry, toCallerInput(req.caller), {}, async () => {
         const { records, total } = await listAuditEvents(registry, {

@@ -372,7 +372,14 @@ export interface RecordEventResponse {
 /** CheckAdminRequest: the caller to check. */
 export interface CheckAdminRequest {
   /** The caller, who must hold an admin role. */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * The admin route the refused request was sent to, by its name under /admin ("ban-user"), so a
+   * non-admin's attempt is recorded as that action; empty or a read's name: nothing is recorded.
+   */
+  route: string;
 }
 
 /** CheckAdminResponse is empty: the caller is an admin. */
@@ -3539,13 +3546,16 @@ export const RecordEventResponse: MessageFns<RecordEventResponse> = {
 };
 
 function createBaseCheckAdminRequest(): CheckAdminRequest {
-  return { caller: undefined };
+  return { caller: undefined, route: "" };
 }
 
 export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
   encode(message: CheckAdminRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.route !== "") {
+      writer.uint32(18).string(message.route);
     }
     return writer;
   },
@@ -3571,6 +3581,14 @@ export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.route = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3584,13 +3602,19 @@ export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
   },
 
   fromJSON(object: any): CheckAdminRequest {
-    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      route: isSet(object.route) ? globalThis.String(object.route) : "",
+    };
   },
 
   toJSON(message: CheckAdminRequest): unknown {
     const obj: any = {};
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.route !== "") {
+      obj.route = message.route;
     }
     return obj;
   },
@@ -3603,6 +3627,7 @@ export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.route = object.route ?? "";
     return message;
   },
 };
@@ -4089,7 +4114,8 @@ export const AdminServiceService = {
   },
   /**
    * CheckAdmin answers whether the caller may use the admin area, before the gateway reports a request's bad
-   * input (so a non-admin learns nothing about the admin routes' input). Not recorded.
+   * input (so a non-admin learns nothing about the admin routes' input). A non-admin's attempt at an action
+   * is recorded as refused, as with valid input; an admin's bad input is not recorded (nothing was asked).
    * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
    */
   checkAdmin: {
@@ -4185,7 +4211,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   hasPermission: handleUnaryCall<HasPermissionRequest, HasPermissionResponse>;
   /**
    * CheckAdmin answers whether the caller may use the admin area, before the gateway reports a request's bad
-   * input (so a non-admin learns nothing about the admin routes' input). Not recorded.
+   * input (so a non-admin learns nothing about the admin routes' input). A non-admin's attempt at an action
+   * is recorded as refused, as with valid input; an admin's bad input is not recorded (nothing was asked).
    * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
    */
   checkAdmin: handleUnaryCall<CheckAdminRequest, CheckAdminResponse>;
@@ -4443,7 +4470,8 @@ export interface AdminServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * CheckAdmin answers whether the caller may use the admin area, before the gateway reports a request's bad
-   * input (so a non-admin learns nothing about the admin routes' input). Not recorded.
+   * input (so a non-admin learns nothing about the admin routes' input). A non-admin's attempt at an action
+   * is recorded as refused, as with valid input; an admin's bad input is not recorded (nothing was asked).
    * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
    */
   checkAdmin(
