@@ -13,7 +13,7 @@ import { refuseMalformedInput } from "./http/body.js";
 import { errorHandler } from "./http/errors.js";
 import { observeRequests } from "./http/observe.js";
 import { rateLimit } from "./http/rate-limit.js";
-import { securityEventReporter } from "./http/security-events.js";
+import { securityEventReporter, type SecurityEventReporter } from "./http/security-events.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
@@ -40,6 +40,8 @@ export interface AppDeps {
   /** The session cache shared with the session service (only when it is Redis). */
   sharedSessionCache?: KeyValue;
   log: Logger;
+  /** The security event reporter (main.ts keeps it to flush on stop); made here when not given. */
+  events?: SecurityEventReporter;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -55,7 +57,7 @@ export function createApp(deps: AppDeps): express.Express {
     secret: config.secret,
     appUrl: config.appUrl,
     log,
-    events: securityEventReporter(deps.clients.admin, log),
+    events: deps.events ?? securityEventReporter(deps.clients.admin, log),
     sessions: sessionResolver({ clients: deps.clients, jar, secret: config.secret, sharedCache: deps.sharedSessionCache, log }),
   };
 

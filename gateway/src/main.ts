@@ -8,7 +8,10 @@ import { stopTracing } from "@auth-platform/runtime/tracing";
 import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import { gatewayConfig } from "./config.js";
+import { securityEventReporter } from "./http/security-events.js";
 import { gatewayServer } from "./http/server.js";
+
+const EVENTS_FLUSH_MS = 5_000;
 
 runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
@@ -20,7 +23,8 @@ runMain("gateway", async () => {
   const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await counters.ready();
-  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
+  const events = securityEventReporter(clients.admin, log);
+  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log, events });
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, config.host);
   if (metrics) log.info("metrics listening", { port: metrics.port, host: config.host, path: "/metrics" });
   const server = gatewayServer(app, config.timeouts);
@@ -37,8 +41,14 @@ runMain("gateway", async () => {
     process.once(signal, () => {
       log.info("shutting down", { signal });
       server.close(() => {
-        clients.close();
-        void Promise.all([counters.close(), metrics?.close(), stopTracing()]).then(() => process.exit(0));
+        // Security events still queued are delivered first (the admin client is still open), at most 5 s.
+        void events
+          .flush(EVENTS_FLUSH_MS)
+          .then(() => {
+            clients.close();
+            return Promise.all([counters.close(), metrics?.close(), stopTracing()]);
+          })
+          .then(() => process.exit(0));
       });
       server.closeIdleConnections();
       setTimeout(() => process.exit(0), 10_000).unref();

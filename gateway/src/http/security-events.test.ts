@@ -31,6 +31,29 @@ const until = async (check: () => boolean) => {
 };
 
 describe("securityEventReporter", () => {
+  it("flush (on stop) waits until the queued events are delivered, retries included", async () => {
+    let calls = 0;
+    const admin = fakeAdmin(() => (++calls < 3 ? unavailable() : null));
+    const events = securityEventReporter(admin.client, log, { firstRetryMs: 1 });
+    expect(await events.flush(1)).toBe(true);
+    events.report({ action: "first", outcome: "success" });
+    events.report({ action: "second", outcome: "success" });
+    expect(await events.flush(2_000)).toBe(true);
+    expect(admin.received.map((e) => e.action)).toEqual(["first", "first", "first", "second"]);
+  });
+
+  it("flush gives up after its time and says how many events were lost", async () => {
+    const admin = fakeAdmin(() => unavailable());
+    const events = securityEventReporter(admin.client, log, { firstRetryMs: 1 });
+    lines.length = 0;
+    events.report({ action: "first", outcome: "success" });
+    events.report({ action: "second", outcome: "success" });
+    const started = Date.now();
+    expect(await events.flush(100)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(lines.some((line) => line.includes("security events not delivered before stopping") && line.includes('"lost":2'))).toBe(true);
+  });
+
   it("answers the action's result at once, even when the admin service never answers", async () => {
     const admin = fakeAdmin(() => "never");
     const events = securityEventReporter(admin.client, log);

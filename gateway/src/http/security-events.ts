@@ -6,7 +6,8 @@
  * A report never slows down or fails the user's action: it is queued in memory (bounded) and delivered in
  * the background in order, retried with backoff for as long as the admin service is unreachable; the event
  * id is chosen here, so a retry is stored once. Only a full queue drops a report (with a warning), and an
- * event the admin service refuses as invalid.
+ * event the admin service refuses as invalid. A stopping gateway waits (bounded) for the queue to empty; a
+ * crash still loses what it holds (docs/decisions.md).
  */
 import { createHash } from "node:crypto";
 import type { Request } from "express";
@@ -39,6 +40,8 @@ export interface SecurityEventReporter {
   twoFactorFailed(req: Request, userId: string, details: { method: string; error: string }, current?: CurrentSession): void;
   /** Reports a failed social sign-in (or account link, when signed in): the provider and the error answered. */
   socialSignInFailed(req: Request, details: { provider: string; error: string }, current?: CurrentSession | null): void;
+  /** Waits until every queued event is delivered, at most timeoutMs; false (and a warning) if some were not. */
+  flush(timeoutMs: number): Promise<boolean>;
 }
 
 export function securityEventReporter(
@@ -53,6 +56,8 @@ export function securityEventReporter(
   const burstWindowMs = options.burstWindowMs ?? 15 * 60_000;
   const now = options.now ?? Date.now;
   const failures = new Map<string, { window: number; count: number }>();
+  /** flush() calls waiting for the queue to empty. */
+  const emptied: Array<() => void> = [];
 
   /** The one delivery loop (report() sets `draining` before starting it, so two never run). */
   async function drain(): Promise<void> {
@@ -77,8 +82,24 @@ export function securityEventReporter(
       }
     } finally {
       draining = false;
+      if (!queue.length) for (const resolve of emptied.splice(0)) resolve();
     }
   }
+
+  const flush = (timeoutMs: number) =>
+    new Promise<boolean>((resolve) => {
+      if (!queue.length) return resolve(true);
+      const timer = setTimeout(() => {
+        emptied.splice(emptied.indexOf(delivered), 1);
+        log.warn("security events not delivered before stopping", { lost: queue.length });
+        resolve(false);
+      }, timeoutMs);
+      const delivered = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      emptied.push(delivered);
+    });
 
   const report: SecurityEventReporter["report"] = (event) => {
     if (queue.length >= QUEUE_LIMIT) {
@@ -124,6 +145,7 @@ export function securityEventReporter(
 
   return {
     report,
+    flush,
     async reported(req, current, action, run, details = {}) {
       const base = { action, actorId: current.user.id, impersonatorId: current.session.impersonatedBy ?? undefined, targetId: current.user.id, ...clientOf(req) };
       try {
