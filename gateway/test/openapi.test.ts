@@ -84,4 +84,10 @@ describe("the OpenAPI document", () => {
     expect(document.paths["/sign-in/email"].post.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
     expect(document.paths["/sign-up/email"].post.requestBody.content["application/json"].schema.required).toEqual(["name", "email", "password"]);
   });
+
+  it("declares when a refused client may come back: X-Retry-After on 429, Retry-After on 503", () => {
+    expect(Object.keys(document.components.responses.Error429.headers)).toEqual(["X-Retry-After"]);
+    expect(Object.keys(document.components.responses.Error503.headers)).toEqual(["Retry-After"]);
+    expect(document.components.responses.Error400.headers).toBeUndefined();
+  });
 });

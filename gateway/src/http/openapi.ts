@@ -332,6 +332,12 @@ function queryParameters(query: z.ZodType): JsonSchema[] {
   }));
 }
 
+/** The headers telling a refused client when to come back, by status (rate-limit.ts, errors.ts). */
+const RETRY_HEADERS: Record<number, JsonSchema> = {
+  429: { "X-Retry-After": { description: "Seconds until the rate-limit window lets this client in again", schema: { type: "integer", minimum: 1 } } },
+  503: { "Retry-After": { description: "Seconds after which a retry is expected to be let in (when the refusal was for capacity: password hashing busy)", schema: { type: "integer", minimum: 1 } } },
+};
+
 const REDIRECT = { description: "Redirect to the callback URL (errors as ?error=code)", headers: { Location: { schema: { type: "string" } } } };
 
 function successResponses(operation: Operation): Record<string, JsonSchema> {
@@ -396,7 +402,7 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
         bearer: { type: "http", scheme: "bearer" },
       },
       responses: Object.fromEntries(
-        [...errorBodies].sort(([a], [b]) => a - b).map(([status, schema]) => [`Error${status}`, { description: `Error (${status})`, content: { "application/json": { schema } } }]),
+        [...errorBodies].sort(([a], [b]) => a - b).map(([status, schema]) => [`Error${status}`, { description: `Error (${status})`, ...(RETRY_HEADERS[status] ? { headers: RETRY_HEADERS[status] } : {}), content: { "application/json": { schema } } }]),
       ),
     },
   };
