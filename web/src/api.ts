@@ -182,26 +182,41 @@ export function errorMessage(error: unknown): string {
   return "The server could not be reached. Check your connection and try again.";
 }
 
+/**
+ * The longest Retry-After the app waits out by itself. A 503 with Retry-After is a capacity refusal (password
+ * hashing busy) made before anything was done, so the same request may be sent again; a longer wait is
+ * shown to the person instead.
+ */
+const MAX_AUTOMATIC_WAIT_S = 5;
+const AUTOMATIC_RETRIES = 2;
+
 async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${apiBasePath()}${path}`, {
-    method,
-    credentials: "same-origin",
-    headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let data: unknown = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
+  for (let attempt = 0; ; attempt += 1) {
+    const res = await fetch(`${apiBasePath()}${path}`, {
+      method,
+      credentials: "same-origin",
+      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const retryAfter = Number(res.headers.get("retry-after"));
+    if (res.status === 503 && retryAfter >= 1 && retryAfter <= MAX_AUTOMATIC_WAIT_S && attempt < AUTOMATIC_RETRIES) {
+      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+      continue;
+    }
+    const text = await res.text();
+    let data: unknown = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
+    if (!res.ok) {
+      const { code, message } = (data ?? {}) as { code?: string; message?: string };
+      if (res.status === 429) throw new ApiError(429, code ?? "TOO_MANY_REQUESTS", message ?? "Too many requests. Please try again later.");
+      throw new ApiError(res.status, code ?? "UNKNOWN", message ?? `The request failed (${res.status}).`);
+    }
+    return data as T;
   }
-  if (!res.ok) {
-    const { code, message } = (data ?? {}) as { code?: string; message?: string };
-    if (res.status === 429) throw new ApiError(429, code ?? "TOO_MANY_REQUESTS", message ?? "Too many requests. Please try again later.");
-    throw new ApiError(res.status, code ?? "UNKNOWN", message ?? `The request failed (${res.status}).`);
-  }
-  return data as T;
 }
 
 const get = <T>(path: string) => request<T>("GET", path);

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /** The app's rules that need no browser: where a sign-in may return to, password rules, devices, error sentences, the API's base path. */
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, ApiError } from "./api";
 import { placeError } from "./components";
 import { errorSentence } from "./error-codes";
@@ -92,5 +92,56 @@ describe("the API's base path", () => {
       vi.unstubAllGlobals();
       document.head.querySelector('meta[name="auth-api-base-path"]')?.remove();
     }
+  });
+});
+
+describe("the API client under a capacity refusal (503 with Retry-After)", () => {
+  const busy = (seconds?: string) =>
+    new Response(JSON.stringify({ code: "SERVICE_UNAVAILABLE", message: "Service temporarily unavailable. Please try again." }), {
+      status: 503,
+      headers: { "content-type": "application/json", ...(seconds ? { "retry-after": seconds } : {}) },
+    });
+  const signedIn = () => new Response(JSON.stringify({ token: "t", user: { id: "u" } }), { status: 200, headers: { "content-type": "application/json" } });
+  const credentials = { email: "ada@example.com", password: "correct horse", rememberMe: true };
+
+  async function answering(...responses: Array<() => Response>) {
+    const calls: Array<{ at: number; body: unknown }> = [];
+    vi.useFakeTimers();
+    vi.stubGlobal("fetch", async (_url: string, init?: RequestInit) => {
+      calls.push({ at: Date.now(), body: init?.body });
+      return responses[Math.min(calls.length - 1, responses.length - 1)]!();
+    });
+    return calls;
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it("waits as long as the server asks and sends the same request again", async () => {
+    const calls = await answering(() => busy("2"), signedIn);
+    const result = api.signInEmail(credentials);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(result).resolves.toMatchObject({ token: "t" });
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.at - calls[0]!.at).toBe(2_000);
+    expect(calls[1]!.body).toBe(calls[0]!.body);
+  });
+
+  it("gives up after two waits and shows the server's message", async () => {
+    const calls = await answering(() => busy("1"));
+    const result = api.signInEmail(credentials).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await result).toMatchObject({ status: 503, message: "Service temporarily unavailable. Please try again." });
+    expect(calls).toHaveLength(3);
+  });
+
+  it.each([["a long wait", "60"], ["no Retry-After (the cause is not capacity)", undefined]])("answers at once with %s", async (_case, seconds) => {
+    const calls = await answering(() => busy(seconds));
+    await expect(api.signInEmail(credentials)).rejects.toBeInstanceOf(ApiError);
+    expect(calls).toHaveLength(1);
   });
 });
