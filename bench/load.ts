@@ -133,3 +133,74 @@ export async function runRetryAfterLoad(options: LoadOptions): Promise<Measureme
     retryWaits,
   };
 }
+
+/**
+ * An open loop at a steady rate: request i is due at `i / rate` seconds after the start and is sent then on
+ * a free keep-alive connection (at most `connections`, or as soon as one frees), and its latency counts
+ * from when it was due, so a stall anywhere (ours, or the connections all being busy) counts in full for
+ * every request it delays. autocannon's `overallRate` cannot give this figure: each connection sends its
+ * share of a second's requests back to back at the start of every second (a burst of all of them, then
+ * silence), and its coordinated-omission correction uses `ceil(1 / rate)` = 1 ms as the interval (seconds
+ * taken for milliseconds), so every response of R ms adds R synthetic samples: one 60 ms hiccup weighs as
+ * 60 requests. Both made the get-session tail a figure of the generator (bench/README.md).
+ */
+export async function runPacedLoad(options: LoadOptions & { rate: number }): Promise<Measurement> {
+  const url = new URL(options.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let ok = 0;
+  let errors = 0;
+  const intervalMs = 1000 / options.rate;
+  const total = Math.floor(options.duration * options.rate);
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  const send = (dueAt: number) => {
+    const sent = new Promise<void>((resolve) => {
+      const body = options.nextBody?.() ?? options.body;
+      const req = request(
+        { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) } },
+        (res) => {
+          res.resume();
+          res.on("end", () => {
+            latencies.push(performance.now() - dueAt);
+            const status = res.statusCode ?? 0;
+            statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+            if (status >= 200 && status < 300) ok++;
+            resolve();
+          });
+          res.on("error", () => (errors++, resolve()));
+        },
+      );
+      req.setTimeout(30_000, () => req.destroy(new Error("timeout")));
+      req.on("error", () => (errors++, resolve()));
+      req.end(body);
+    });
+    inFlight.add(sent);
+    void sent.then(() => inFlight.delete(sent));
+  };
+  let next = 0;
+  while (next < total) {
+    // Everything due by now goes out (a late timer sends the overdue ones at once, their latency from when due).
+    const now = performance.now();
+    while (next < total && started + next * intervalMs <= now) send(started + next++ * intervalMs);
+    if (next < total) await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + next * intervalMs - performance.now())));
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
+  return {
+    rps: ok / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies.length ? Math.round(latencies[latencies.length - 1]!) : 0,
+    total: latencies.length,
+    errors,
+    timeouts: 0,
+    non2xx: latencies.length - ok,
+    statusCodes,
+    seconds,
+  };
+}

@@ -2,10 +2,12 @@
  * Summarises a V8 .cpuprofile (from BENCH_CPU_PROF=<dir>): self time by function and by package, and
  * inclusive time for functions of our own code.
  *
- *   tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [--last=<seconds>]
+ *   tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [--last=<seconds>] [--drop-last=<seconds>]
  *
  * --last keeps only the samples of the profile's last seconds: a child's profile covers its whole life
- * (start-up, set-up, idling through the baseline), the measured load is its end.
+ * (start-up, set-up, idling through the baseline), the measured load is its end. --drop-last first cuts
+ * that many seconds off the end: the raw scrypt measured after sign-in (BENCH_SCRYPT_DURATION plus about
+ * a second) with the platform idle.
  */
 import { readFileSync } from "node:fs";
 
@@ -24,18 +26,20 @@ interface Profile {
 
 const args = process.argv.slice(2);
 const lastArg = args.find((a) => a.startsWith("--last="));
+const dropArg = args.find((a) => a.startsWith("--drop-last="));
 const [file, topArg] = args.filter((a) => !a.startsWith("--"));
 if (!file) {
-  process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [--last=<seconds>]\n");
+  process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [--last=<seconds>] [--drop-last=<seconds>]\n");
   process.exit(2);
 }
 const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
-if (lastArg) {
+if (lastArg || dropArg) {
   // Sample times are the start time plus the running sum of the deltas (microseconds).
-  const from = profile.endTime - Number(lastArg.slice("--last=".length)) * 1e6;
+  const until = profile.endTime - Number(dropArg?.slice("--drop-last=".length) ?? 0) * 1e6;
+  const from = lastArg ? until - Number(lastArg.slice("--last=".length)) * 1e6 : -Infinity;
   let at = profile.startTime;
-  const kept = profile.samples.map((id, i) => ({ id, delta: profile.timeDeltas[i] ?? 0, at: (at += profile.timeDeltas[i] ?? 0) })).filter((s) => s.at >= from);
+  const kept = profile.samples.map((id, i) => ({ id, delta: profile.timeDeltas[i] ?? 0, at: (at += profile.timeDeltas[i] ?? 0) })).filter((s) => s.at >= from && s.at <= until);
   profile.samples = kept.map((s) => s.id);
   profile.timeDeltas = kept.map((s) => s.delta);
 }

@@ -2,7 +2,7 @@
 // Kubernetes schemas, and check what a user depends on (security, probes, wiring, secrets).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { NODE_FLAGS } from "../deploy/processes.js";
+import { NODE_FLAGS, PROCESS_ENV } from "../deploy/processes.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
@@ -238,6 +238,13 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(pod.volumes.find((v: { name: string }) => v.name === tmp?.name)).toHaveProperty("emptyDir");
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.enableServiceLinks).toBe(false);
+  });
+
+  it.each(NAMES)("gives %s the process environment the launcher gives it (PROCESS_ENV)", (name) => {
+    const vars = envOf(containerOf(one(objects, "Deployment", name)));
+    const wanted = PROCESS_ENV[name] ?? {};
+    for (const [key, value] of Object.entries(wanted)) expect(vars.get(key)?.value, key).toBe(value);
+    expect(vars.has("GLIBC_TUNABLES")).toBe("GLIBC_TUNABLES" in wanted);
   });
 
   it.each(NAMES)("gives %s resources, listens on its configured port, and reads the ConfigMap", (name) => {

@@ -1,6 +1,8 @@
-/** The caller's short memory of a peer at capacity (rpc-client.ts), on a fake clock. */
+/** The caller's short memory of a peer at capacity, and how a call waits on it (rpc-client.ts), on a fake clock. */
+import * as grpc from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CapacityMemory, SHORT_CIRCUIT_MAX_MS } from "./rpc-client.js";
+import { call, CapacityMemory, HOLD_MAX_MS, holdFor, SHORT_CIRCUIT_MAX_MS } from "./rpc-client.js";
+import { ERROR_CODE_KEY, RETRY_AFTER_KEY } from "./rpc-server.js";
 
 const SIGN_IN = "/auth.identity.v1.IdentityService/SignInEmail";
 const SIGN_UP = "/auth.identity.v1.IdentityService/SignUpEmail";
@@ -39,5 +41,82 @@ describe("CapacityMemory", () => {
     expect(memory.refusal(SIGN_IN)).toMatchObject({ retryAfterMs: 100 });
     vi.advanceTimersByTime(100);
     expect(memory.refusal(SIGN_IN)).toBeUndefined();
+  });
+});
+
+/**
+ * A unary method of a fake client: answers each call with a capacity refusal carrying a retry
+ * hint while `full`, else { ok: true }; records when each call reached it (on the fake clock).
+ */
+function fakePeer() {
+  const peer = { full: true, calls: [] as number[] };
+  const method = Object.assign(
+    (_request: object, _metadata: grpc.Metadata, _options: Partial<grpc.CallOptions>, callback: (error: grpc.ServiceError | null, response: { ok: boolean }) => void) => {
+      peer.calls.push(Date.now());
+      const full = peer.full;
+      // Answered later, as grpc-js does (never inside the call).
+      queueMicrotask(() => {
+        if (!full) return callback(null, { ok: true });
+        const metadata = new grpc.Metadata();
+        metadata.set(ERROR_CODE_KEY, "SERVICE_UNAVAILABLE");
+        metadata.set(RETRY_AFTER_KEY, "400");
+        callback(Object.assign(new Error("at capacity"), { code: grpc.status.UNAVAILABLE, details: "", metadata }), { ok: false });
+      });
+      return { getPeer: () => "10.0.0.1:50051" } as unknown as grpc.ClientUnaryCall;
+    },
+    { path: "/auth.identity.v1.IdentityService/SignInEmail" },
+  );
+  return { peer, method, client: {} as grpc.Client };
+}
+
+describe("call() after the peer said it is at capacity", () => {
+  beforeEach(() => void vi.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => void vi.useRealTimers());
+
+  it("holds the next call up to HOLD_MAX_MS, then asks the peer once and gives its answer", async () => {
+    const { peer, method, client } = fakePeer();
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 400 });
+    expect(peer.calls).toEqual([1_000_000]);
+
+    // Inside the window: nothing reaches the peer until the hold ends, then one call does.
+    const held = call(client, method, {});
+    const settled = vi.fn();
+    held.then(settled, settled);
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_MS - 1);
+    expect(peer.calls).toHaveLength(1);
+    expect(settled).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(peer.calls).toEqual([1_000_000, 1_000_000 + HOLD_MAX_MS]);
+    // Still full: the peer's own refusal, once (no second attempt).
+    await expect(held).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 400 });
+
+    // The peer has room again: a held call is answered by it.
+    peer.full = false;
+    const next = call(client, method, {});
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_MS);
+    await expect(next).resolves.toEqual({ ok: true });
+    expect(peer.calls).toHaveLength(3);
+  });
+
+  it("holds for at most half the time left to the deadline, and refuses at once when that is too short", async () => {
+    const { peer, method, client } = fakePeer();
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    const soon = call(client, method, {}, { context: { deadline: Date.now() + 600 } });
+    soon.catch(() => undefined); // settles while the clock is moved; asserted below
+    await vi.advanceTimersByTimeAsync(299);
+    expect(peer.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(peer.calls).toHaveLength(2);
+    await expect(soon).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+
+    // 80 ms left: no hold, the caller's own refusal at once, and the peer is not asked.
+    await expect(call(client, method, {}, { context: { deadline: Date.now() + 80 } })).rejects.toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+      message: expect.any(String),
+    });
+    expect(peer.calls).toHaveLength(2);
+    expect(holdFor(99)).toBe(0);
+    expect(holdFor(100)).toBe(50);
+    expect(holdFor(60_000)).toBe(HOLD_MAX_MS);
   });
 });

@@ -5,8 +5,9 @@
  *
  * A ServiceError becomes a PeerError carrying the catalogue code named in its x-error-code trailer; an
  * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
- * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) the caller
- * refuses that RPC itself instead of calling the peer that is at capacity.
+ * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) a call of that
+ * RPC waits up to HOLD_MAX_MS before asking the peer that is at capacity, or is refused by the caller itself
+ * when its deadline leaves no time to wait.
  */
 import * as grpc from "@grpc/grpc-js";
 import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
@@ -42,8 +43,35 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
   const deadline = Math.min(options.context?.deadline ?? Infinity, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS));
   const path = (method as { path?: string }).path ?? method.name;
   const refusal = atCapacity(client).refusal(path);
-  if (refusal) return Promise.reject(refusal);
-  const end = options.hooks?.start?.(path, metadata);
+  if (refusal) {
+    // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
+    const holdMs = holdFor(deadline - Date.now());
+    if (holdMs <= 0) return Promise.reject(refusal);
+    return new Promise((resolve) => setTimeout(resolve, holdMs)).then(() => send(client, method, request, metadata, deadline, path, options.hooks));
+  }
+  return send(client, method, request, metadata, deadline, path, options.hooks);
+}
+
+/**
+ * The longest a call waits, when its peer said it is at capacity a moment ago, before asking that peer
+ * once (CapacityMemory): the 1 s a client honouring Retry-After waits after a 503. Without it, callers
+ * that retry every 503 at once (a closed loop of clients, a retry storm) keep the caller's and the load's
+ * threads always runnable, and on shared cores they take the CPU the peer's hashing needs; held, they
+ * sleep. A held call still gets a 503 within about a second when the peer is still full, never a wait
+ * for the queue past its deadline (docs/decisions.md, "Sign-in beyond capacity").
+ */
+export const HOLD_MAX_MS = 1_000;
+
+/** How long to hold a call with `leftMs` to its deadline: at most half of it (the peer gets the rest), else not at all. */
+export function holdFor(leftMs: number): number {
+  const hold = Math.min(HOLD_MAX_MS, Math.floor(leftMs / 2));
+  return hold >= MIN_HOLD_MS ? hold : 0;
+}
+/** Below this, holding is pointless: the call is refused at once as before. */
+const MIN_HOLD_MS = 50;
+
+function send<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, request: Req, metadata: grpc.Metadata, deadline: number, path: string, hooks: CallHooks | undefined): Promise<Res> {
+  const end = hooks?.start?.(path, metadata);
   return new Promise((resolve, reject) => {
     const pending = method.call(client, request, metadata, { deadline }, (error, response) => {
       end?.(error ? error.code : grpc.status.OK);

