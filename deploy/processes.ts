@@ -52,7 +52,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
  * services also keep V8's young generation small (--max-semi-space-size, in MiB; V8's default grows it to
  * 16 MiB): their loaded memory drops by 5 to 15 MiB each for a few more minor collections, which they can
  * afford off the hot path. The gateway, which serves get-session from its cache, keeps V8's default: a
- * smaller young generation cost it CPU per request (docs/capacity.md).
+ * smaller young generation cost it CPU per request (bench/README.md, "Third round").
  */
 export const NODE_FLAGS: Record<ProcessName, string[]> = {
   identity: ["--max-semi-space-size=1", "--expose-gc"],
