@@ -46,19 +46,22 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
 
 /**
  * Node flags of each process, wherever it runs (this launcher, from source or built, and the chart's
- * commands in charts/auth-platform/values.yaml). The services keep V8's young generation small
- * (--max-semi-space-size, in MiB; V8's default grows it to 16 MiB): their idle and loaded memory drops by
- * 5 to 15 MiB each for a few more minor collections, which they can afford off the hot path. The gateway,
- * which serves get-session from its cache, keeps V8's default.
+ * commands in charts/auth-platform/values.yaml). --expose-gc lets every server run one memory-reducing
+ * collection a second after start-up (collectStartupGarbage in services/runtime/src/main.ts), which gives
+ * back what start-up left: about 20 MiB of idle RSS in the gateway, up to 7 MiB in each service. The
+ * services also keep V8's young generation small (--max-semi-space-size, in MiB; V8's default grows it to
+ * 16 MiB): their loaded memory drops by 5 to 15 MiB each for a few more minor collections, which they can
+ * afford off the hot path. The gateway, which serves get-session from its cache, keeps V8's default: a
+ * smaller young generation cost it CPU per request (bench/README.md, "Third round").
  */
 export const NODE_FLAGS: Record<ProcessName, string[]> = {
-  identity: ["--max-semi-space-size=1"],
-  session: ["--max-semi-space-size=1"],
-  notification: ["--max-semi-space-size=1"],
-  oauth: ["--max-semi-space-size=1"],
-  organization: ["--max-semi-space-size=1"],
-  admin: ["--max-semi-space-size=1"],
-  gateway: [],
+  identity: ["--max-semi-space-size=1", "--expose-gc"],
+  session: ["--max-semi-space-size=1", "--expose-gc"],
+  notification: ["--max-semi-space-size=1", "--expose-gc"],
+  oauth: ["--max-semi-space-size=1", "--expose-gc"],
+  organization: ["--max-semi-space-size=1", "--expose-gc"],
+  admin: ["--max-semi-space-size=1", "--expose-gc"],
+  gateway: ["--expose-gc"],
   web: [],
   "admin-bootstrap": [],
 };
