@@ -63,6 +63,58 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
   };
 }
 
+/** One HTTP request of the load on the agent's keep-alive connections: its status and Retry-After. */
+function sendOnce(agent: Agent, url: URL, options: LoadOptions): Promise<{ status: number; retryAfter?: string }> {
+  return new Promise((resolve, reject) => {
+    const body = options.nextBody?.() ?? options.body;
+    const req = request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] }));
+        res.on("error", reject);
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Collects each answer's latency and status, and an error count; reduced to a Measurement at the end. */
+function recorder() {
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let ok = 0;
+  let errors = 0;
+  return {
+    answered(latencyMs: number, status: number) {
+      latencies.push(latencyMs);
+      statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+      if (status >= 200 && status < 300) ok++;
+    },
+    failed() {
+      errors++;
+    },
+    measurement(seconds: number): Measurement {
+      latencies.sort((a, b) => a - b);
+      const at = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
+      return {
+        rps: ok / seconds,
+        p50: at(0.5),
+        p99: at(0.99),
+        max: latencies.length ? Math.round(latencies[latencies.length - 1]!) : 0,
+        total: latencies.length,
+        errors,
+        timeouts: 0,
+        non2xx: latencies.length - ok,
+        statusCodes,
+        seconds,
+      };
+    },
+  };
+}
+
 /**
  * A closed loop of `connections` clients, each on its own keep-alive connection, that behave as a client
  * honouring Retry-After should: after a response carrying it (a 503 of identity's hashing queue at
@@ -73,65 +125,30 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
 export async function runRetryAfterLoad(options: LoadOptions): Promise<Measurement & { retryWaits: number }> {
   const url = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let ok = 0;
-  let errors = 0;
+  const recorded = recorder();
   let retryWaits = 0;
   const started = performance.now();
   const end = started + options.duration * 1000;
-  const send = () =>
-    new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => {
-      const body = options.nextBody?.() ?? options.body;
-      const req = request(
-        { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) } },
-        (res) => {
-          res.resume();
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] }));
-          res.on("error", reject);
-        },
-      );
-      req.setTimeout(30_000, () => req.destroy(new Error("timeout")));
-      req.on("error", reject);
-      req.end(body);
-    });
   await Promise.all(
     Array.from({ length: options.connections }, async () => {
       while (performance.now() < end) {
         const sent = performance.now();
         try {
-          const { status, retryAfter } = await send();
-          latencies.push(performance.now() - sent);
-          statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-          if (status >= 200 && status < 300) ok++;
+          const { status, retryAfter } = await sendOnce(agent, url, options);
+          recorded.answered(performance.now() - sent, status);
           const waitMs = retryAfter === undefined ? 0 : Number(retryAfter) * 1000;
           if (waitMs > 0) {
             retryWaits++;
             await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, Math.max(0, end - performance.now()))));
           }
         } catch {
-          errors++;
+          recorded.failed();
         }
       }
     }),
   );
   agent.destroy();
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
-  return {
-    rps: ok / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    max: latencies.length ? Math.round(latencies[latencies.length - 1]!) : 0,
-    total: latencies.length,
-    errors,
-    timeouts: 0,
-    non2xx: latencies.length - ok,
-    statusCodes,
-    seconds,
-    retryWaits,
-  };
+  return { ...recorded.measurement((performance.now() - started) / 1000), retryWaits };
 }
 
 /**
@@ -147,35 +164,16 @@ export async function runRetryAfterLoad(options: LoadOptions): Promise<Measureme
 export async function runPacedLoad(options: LoadOptions & { rate: number }): Promise<Measurement> {
   const url = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let ok = 0;
-  let errors = 0;
+  const recorded = recorder();
   const intervalMs = 1000 / options.rate;
   const total = Math.floor(options.duration * options.rate);
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
   const send = (dueAt: number) => {
-    const sent = new Promise<void>((resolve) => {
-      const body = options.nextBody?.() ?? options.body;
-      const req = request(
-        { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) } },
-        (res) => {
-          res.resume();
-          res.on("end", () => {
-            latencies.push(performance.now() - dueAt);
-            const status = res.statusCode ?? 0;
-            statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-            if (status >= 200 && status < 300) ok++;
-            resolve();
-          });
-          res.on("error", () => (errors++, resolve()));
-        },
-      );
-      req.setTimeout(30_000, () => req.destroy(new Error("timeout")));
-      req.on("error", () => (errors++, resolve()));
-      req.end(body);
-    });
+    const sent = sendOnce(agent, url, options).then(
+      ({ status }) => recorded.answered(performance.now() - dueAt, status),
+      () => recorded.failed(),
+    );
     inFlight.add(sent);
     void sent.then(() => inFlight.delete(sent));
   };
@@ -188,19 +186,5 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
   }
   await Promise.all(inFlight);
   agent.destroy();
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
-  return {
-    rps: ok / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    max: latencies.length ? Math.round(latencies[latencies.length - 1]!) : 0,
-    total: latencies.length,
-    errors,
-    timeouts: 0,
-    non2xx: latencies.length - ok,
-    statusCodes,
-    seconds,
-  };
+  return recorded.measurement((performance.now() - started) / 1000);
 }
