@@ -30,6 +30,15 @@ function fakeClock(start = 1_000_000) {
   return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
 
+/** Runs one operation that takes `ms` on the clock, so the queue knows an operation's mean time. */
+async function warmUp(queue: HashingQueue, clock: ReturnType<typeof fakeClock>, ms: number): Promise<void> {
+  const warm = held();
+  const result = queue.run(warm.operation);
+  clock.advance(ms);
+  warm.finish("w");
+  await result;
+}
+
 /** Lets settled promises run their callbacks. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -113,11 +122,7 @@ describe("HashingQueue", () => {
   it("refuses a waiting operation whose deadline can no longer be met when its turn comes", async () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(50);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 50);
     const slow = held();
     void queue.run(slow.operation);
     const late = held();
@@ -139,11 +144,7 @@ describe("HashingQueue", () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 1, now: clock.now });
     expect(() => queue.admit(clock.now())).not.toThrow();
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(100);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 100);
     const running = held();
     void queue.run(running.operation);
     // One running (mean 100 ms): a waiting one would end 200 ms from now.
@@ -160,11 +161,7 @@ describe("HashingQueue", () => {
   it("counts only what is left of a running operation: behind one nearly done, a waiting one is not refused", async () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(100);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 100);
     const running = held();
     void queue.run(running.operation);
     clock.advance(90);
@@ -184,11 +181,7 @@ describe("HashingQueue", () => {
   it("says when a refused caller with the same time to spare would be let in (deadline)", async () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 2, maxQueued: 100, now: clock.now });
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(100);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 100);
     // Mean 100 ms. Two run (30 ms in), four wait: a fifth waiting one would end at 70 + 2 * 100 + 100 = 370 ms.
     const ops = Array.from({ length: 6 }, () => held());
     ops.slice(0, 2).forEach((op) => void queue.run(op.operation).catch(() => {}));
@@ -204,11 +197,7 @@ describe("HashingQueue", () => {
   it("says when the full queue has room again", async () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 2, now: clock.now });
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(100);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 100);
     const ops = Array.from({ length: 3 }, () => held());
     ops.forEach((op) => void queue.run(op.operation).catch(() => {}));
     clock.advance(40);
@@ -223,11 +212,7 @@ describe("HashingQueue", () => {
   it("refuses a waiting operation whose turn came too late with a hint of one operation's time", async () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(80);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 80);
     const slow = held();
     void queue.run(slow.operation);
     const late = queue.run(held().operation, clock.now() + 200);
@@ -269,11 +254,7 @@ describe("passwordHasher", () => {
     const clock = fakeClock();
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 10, now: clock.now });
     const passwords = passwordHasher(queue);
-    const warm = held();
-    const warmResult = queue.run(warm.operation);
-    clock.advance(100);
-    warm.finish("w");
-    await warmResult;
+    await warmUp(queue, clock, 100);
     const running = held();
     void queue.run(running.operation);
     // One running (mean 100 ms): a waiting derivation would end 200 ms from now.
