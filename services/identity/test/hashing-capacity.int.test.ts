@@ -4,6 +4,7 @@
  * refusal says when to come back (Retry-After, from the queue's own estimate) and carries a request id.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOLD_MAX_MS } from "@auth-platform/proto/rpc-client";
 import { backendLabel } from "../../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../../testing/http.js";
 import { type Platform, startPlatform } from "../../../testing/platform.js";
@@ -40,8 +41,11 @@ describe(`hashing capacity (${backendLabel()})`, () => {
     // The accepted ones: a known user signs in, an unknown one is told the pair is wrong.
     for (const answer of accepted) expect(answer.status).toBe(answer.email === known ? 200 : 401);
     expect(accepted.length).toBeGreaterThanOrEqual(1);
-    // One running and two waiting take the first three; the rest could get in only as places came free.
-    expect(refused.length).toBeGreaterThanOrEqual(BURST / 2);
+    // One running and two waiting take the first three; the rest get in only as places come free. How many
+    // do depends on how the burst's arrivals spread over the hashing time (a loaded machine spreads them,
+    // and the gateway holds a sign-in that arrives just after a refusal for up to HOLD_MAX_MS, then asks
+    // once), so the count is not fixed; some are always refused.
+    expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const answer of refused) {
       expect(answer.body).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable" });
       // Whole seconds, at least 1; a browser script may read it (CORS exposes it, like x-retry-after).
@@ -49,10 +53,12 @@ describe(`hashing capacity (${backendLabel()})`, () => {
       expect(answer.headers.get("access-control-expose-headers")?.split(/,\s*/)).toContain("retry-after");
       expect(answer.headers.get("x-request-id")).toBeTruthy();
     }
-    // Refused at once, not after queueing: every 503 came back before the last accepted sign-in, which
-    // waited for the hashing ahead of it.
+    // Refused at once or after the gateway's short hold, never after queueing towards the 5 s deadline:
+    // every 503 came back before the last accepted sign-in, which waited for the hashing ahead of it.
     const lastAccepted = Math.max(...accepted.map((a) => a.ms));
-    expect(Math.max(...refused.map((a) => a.ms))).toBeLessThan(lastAccepted);
+    const lastRefused = Math.max(...refused.map((a) => a.ms));
+    expect(lastRefused).toBeLessThan(lastAccepted);
+    expect(lastRefused).toBeLessThan(HOLD_MAX_MS + 1_500);
 
     // Capacity frees as the burst drains: the next sign-in goes through.
     expect((await client.post("/sign-in/email", { email: known, password: PASSWORD })).status).toBe(200);
