@@ -191,6 +191,19 @@ class UserNameLower extends Migration {
   }
 }
 
+/**
+ * list-users filtered on emailVerified, in the default and the name order, as one index range each (the
+ * filter reads `ne true` as `= false`: the column is NOT NULL). Without them the page walked the sort
+ * order's index and passed every verified user ahead of the first unverified one: at 100,000 users, 30,000
+ * rows when the two correlate, as new and unverified accounts do in the default order.
+ */
+class UserEmailVerified extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create index "user_email_verified_created_at_id_index" on "user" ("email_verified", "created_at", "id")`);
+    this.addSql(`create index "user_email_verified_name_id_index" on "user" ("email_verified", "name", "id")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -199,4 +212,5 @@ export const identityMigrations = [
   { name: "0005-user-admin", class: UserAdmin },
   { name: "0006-user-name-prefix", class: UserNamePrefix },
   { name: "0007-user-name-lower", class: UserNameLower },
+  { name: "0008-user-email-verified", class: UserEmailVerified },
 ];

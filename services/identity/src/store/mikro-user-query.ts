@@ -2,7 +2,7 @@
  * list-users in SQL, for PostgreSQL and SQLite alike (the semantics of user-query.ts). Search is a LIKE on
  * lower(column) with the value's wildcards escaped ('!' as the escape character, which both dialects take);
  * emails are stored lower-case, so email search uses the column and its unique index. The indexes that
- * serve each combination are those of migrations 0005 to 0007 (docs/decisions.md, "list-users").
+ * serve each combination are those of migrations 0005 to 0008 (docs/decisions.md, "list-users").
  *
  * Two plans. With a search or a filter and a bounded count, the matches are read first, through whatever
  * index serves the search or filter, at most countLimit + 1 of them: one query counts them (a window count)
@@ -45,7 +45,10 @@ export async function listUsersInSql(em: EntityManager, dialect: Dialect, query:
       qb.andWhere(`${target} like ? escape '!'`, [likePattern(query.search)]);
     }
     if (query.filter && query.filter.value !== null) {
-      qb.andWhere({ [query.filter.field]: { [OPERATORS[query.filter.operator]]: query.filter.value } } as never);
+      const { field, operator, value } = query.filter;
+      // The boolean columns are NOT NULL: `ne b` is `eq !b`, an equality an index range serves.
+      const condition = typeof value === "boolean" && operator === "ne" ? { $eq: !value } : { [OPERATORS[operator]]: value };
+      qb.andWhere({ [field]: condition } as never);
     }
     return qb;
   };

@@ -58,6 +58,8 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       expect((await names({ filter: { field: "role", operator: "ne", value: "user" } })).names).toEqual(["Zoe Adams"]);
       expect((await names({ filter: { field: "banned", operator: "eq", value: true } })).names).toEqual(["Bea 100%_off"]);
       expect((await names({ filter: { field: "emailVerified", operator: "ne", value: true } })).total).toBe(2);
+      expect((await names({ filter: { field: "emailVerified", operator: "ne", value: false } })).names).toEqual(["Zoe Adams", "Carl Adamson"]);
+      expect((await names({ filter: { field: "banned", operator: "ne", value: true } })).names).toEqual(["Zoe Adams", "adam Smith", "Carl Adamson"]);
       expect((await names({ filter: { field: "createdAt", operator: "gte", value: new Date(T0 + 2000) } })).names).toEqual(["Bea 100%_off", "Carl Adamson"]);
       expect((await names({ filter: { field: "createdAt", operator: "lt", value: new Date(T0 + 1000) } })).names).toEqual(["Zoe Adams"]);
       expect((await names({ filter: { field: "createdAt", operator: "lte", value: new Date(T0 + 1000) } })).total).toBe(2);
@@ -117,6 +119,33 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
           }
         }
       }
+    });
+
+    it("past the count limit, finds matches that come late in the sort order", async () => {
+      // 45 verified users sort first by name, email and creation; the two unverified ones come last. Past the
+      // count limit the SQL store reads the page in the sort order, not out of the matches it counted.
+      const late = `l${newId().slice(0, 8).toLowerCase()}`;
+      for (let i = 0; i < 45; i += 1) {
+        const user = aUser({ name: `Aaron ${String(i).padStart(2, "0")}`, email: `a${i}.${late}@example.com`, emailVerified: true, createdAt: new Date(T0 - 100_000 + i), updatedAt: new Date(T0) });
+        await store.createUserWithAccount(user, anAccount(user));
+      }
+      for (const [i, name] of ["Zed One", "Zed Two"].entries()) {
+        const user = aUser({ name, email: `z${i}.${late}@example.com`, emailVerified: false, createdAt: new Date(T0 + i), updatedAt: new Date(T0) });
+        await store.createUserWithAccount(user, anAccount(user));
+      }
+      const search = { field: "email" as const, operator: "contains" as const, value: late };
+      const filter = { field: "emailVerified" as const, operator: "ne" as const, value: true };
+      const sorts: Array<UserQuery["sort"]> = [undefined, { field: "name", direction: "asc" }, { field: "email", direction: "asc" }, { field: "createdAt", direction: "asc" }];
+      for (const sort of sorts) {
+        for (const [offset, expected] of [[0, "Zed One"], [1, "Zed Two"]] as const) {
+          const page = await store.listUsers({ limit: 1, offset, countLimit: 1, search, filter, sort });
+          expect(page.users.map((u) => u.name), JSON.stringify({ sort, offset })).toEqual([expected]);
+          expect(page).toMatchObject({ total: 1, totalIsLowerBound: true });
+        }
+      }
+      // In the other direction the unverified ones come first, within the first rows read.
+      const first = await store.listUsers({ limit: 2, offset: 0, countLimit: 1, search, filter, sort: { field: "name", direction: "desc" } });
+      expect(first.users.map((u) => u.name)).toEqual(["Zed Two", "Zed One"]);
     });
 
     it("reads every field of the matched users back as it was written", async () => {
