@@ -24,4 +24,19 @@ describe("freePorts", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("never gives a port fetch refuses to connect to", async () => {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    const refused = await fetch("http://127.0.0.1:10080/").catch((error: Error) => error);
+    expect((refused as Error).cause).toMatchObject({ message: "bad port" });
+    const random = Math.random;
+    const spy = vi.spyOn(Math, "random").mockImplementationOnce(() => (10_080 - 10_000 + 0.5) / (low - 10_000)).mockImplementation(random);
+    try {
+      const [port] = await freePorts(1);
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(port).not.toBe(10_080);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });

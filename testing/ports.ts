@@ -4,12 +4,14 @@
  *
  * They are drawn below the kernel's ephemeral range: a port the kernel handed out for port 0 is also one
  * it hands to outgoing connections (to PostgreSQL, Redis, a peer service) in the meantime, and a test then
- * failed with EADDRINUSE. Each candidate is checked by binding it; a taken one is skipped.
+ * failed with EADDRINUSE. Each candidate is checked by binding it; a taken one is skipped, and so is a port
+ * fetch refuses to connect to (the Fetch standard's "bad ports": 10080 is the one in this range).
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 const LOWEST = 10_000;
+const FETCH_BAD_PORTS = new Set([10_080]);
 
 /** The first port of the kernel's ephemeral range (Linux); 32768, the usual one, elsewhere. */
 function ephemeralStart(): number {
@@ -35,7 +37,7 @@ export async function freePorts(count: number): Promise<number[]> {
   for (let tries = 0; ports.size < count; tries++) {
     if (tries > 1_000) throw new Error(`no ${count} free ports found between ${LOWEST} and ${LOWEST + span}`);
     const port = LOWEST + Math.floor(Math.random() * span);
-    if (!ports.has(port) && (await canBind(port))) ports.add(port);
+    if (!ports.has(port) && !FETCH_BAD_PORTS.has(port) && (await canBind(port))) ports.add(port);
   }
   return [...ports];
 }
