@@ -20,11 +20,10 @@ import { build as viteBuild } from "vite";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, WEB_SERVER_SOURCE } from "./processes.js";
 
 /**
- * Packages loaded from node_modules at run time, and why: a native addon found by a computed name
- * (libsql's per-platform binary), an optional native driver, or files read beside the package's own code
- * (grpc-health-check reads its .proto at load).
+ * Packages loaded from node_modules at run time, and why: an optional native driver, or files read beside
+ * the package's own code (grpc-health-check reads its .proto at load).
  */
-const EXTERNAL = ["libsql", "@libsql/*", "pg-native", "grpc-health-check"];
+const EXTERNAL = ["pg-native", "grpc-health-check"];
 
 /** The package folder (holding package.json with a name) a resolved file belongs to. */
 function packageRoot(file: string): { root: string; id: string } | undefined {

@@ -1,8 +1,8 @@
 /**
  * What an attacker holding a backup would see: every row of a table, read with the database's own client
- * (pg, or libsql for SQLite files), and every key and value under a Redis prefix, read with a plain client.
+ * (pg, or node:sqlite for SQLite files), and every key and value under a Redis prefix, read with a plain client.
  */
-import Database from "libsql";
+import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { Redis } from "ioredis";
 import { dialectOf } from "@auth-platform/runtime/store";
@@ -17,7 +17,7 @@ export async function dumpTable(url: string, table: string): Promise<Array<Recor
       await client.end();
     }
   }
-  const db = new Database(url.replace(/^file:/, ""), { readonly: true });
+  const db = new DatabaseSync(url.replace(/^file:/, ""), { readOnly: true });
   try {
     return db.prepare(`select * from "${table}"`).all() as Array<Record<string, unknown>>;
   } finally {

@@ -1,7 +1,9 @@
 /**
- * The one store bootstrap: a MikroORM instance for a service, SQLite through libsql by default (a file under
- * the data folder, or :memory:) and PostgreSQL when the URL says postgres://. Migrations are real migration
- * classes run at start; the schema is never synced from entities.
+ * The one store bootstrap: a MikroORM instance for a service, SQLite by default (a file under the data
+ * folder, or :memory:) and PostgreSQL when the URL says postgres://. Migrations are real migration classes
+ * run at start; the schema is never synced from entities. SQLite is node's built-in node:sqlite, through
+ * MikroORM's generic SQLite driver: no native addon to load (libsql's kept 5 to 6 MiB resident in every
+ * process on the embedded default, bench/README.md).
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -49,10 +51,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { MikroORM: PgORM } = await import("@mikro-orm/postgresql");
     orm = (await PgORM.init({ ...common, clientUrl: options.url, pool: { min: 0, max: options.poolMax ?? 10 } })) as unknown as MikroORM;
   } else {
-    const { MikroORM: LibSqlORM } = await import("@mikro-orm/libsql");
+    const { MikroORM: SqlORM, SqliteDriver, NodeSqliteDialect } = await import("@mikro-orm/sql");
     const dbName = options.url.replace(/^file:/, "");
     if (dbName !== ":memory:") mkdirSync(dirname(dbName), { recursive: true });
-    orm = (await LibSqlORM.init({ ...common, dbName })) as unknown as MikroORM;
+    orm = (await SqlORM.init({ ...common, driver: SqliteDriver, dbName, driverOptions: new NodeSqliteDialect(dbName) })) as unknown as MikroORM;
     // WAL lets readers run beside the one writer; busy_timeout waits for the lock instead of failing.
     // synchronous=NORMAL (SQLite's advice for WAL): a commit no longer waits for an fsync on the event loop,
     // only checkpoints do; a process crash loses nothing, a power loss may lose the last commits
