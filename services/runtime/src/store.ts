@@ -51,6 +51,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { MikroORM: PgORM } = await import("@mikro-orm/postgresql");
     orm = (await PgORM.init({ ...common, clientUrl: options.url, pool: { min: 0, max: options.poolMax ?? 10 } })) as unknown as MikroORM;
   } else {
+    if (!process.getBuiltinModule?.("node:sqlite")) {
+      throw new Error(`SQLite needs node:sqlite (Node 22.13 or later; the project runs Node 24 through npm: npm start, make dev), and this is Node ${process.versions.node}`);
+    }
     const { MikroORM: SqlORM, SqliteDriver, NodeSqliteDialect } = await import("@mikro-orm/sql");
     const dbName = options.url.replace(/^file:/, "");
     if (dbName !== ":memory:") mkdirSync(dirname(dbName), { recursive: true });
