@@ -7,7 +7,8 @@
  * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
  * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) a call of that
  * RPC waits up to HOLD_MAX_MS before asking the peer that is at capacity, or is refused by the caller itself
- * when its deadline leaves no time to wait.
+ * when its deadline leaves no time to wait. When the context's signal aborts (whoever asked stopped
+ * waiting), the call is cancelled, or not made, and fails as SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
 import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
@@ -42,14 +43,23 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
   if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
   const deadline = Math.min(options.context?.deadline ?? Infinity, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS));
   const path = (method as { path?: string }).path ?? method.name;
+  const signal = options.context?.signal;
+  if (signal?.aborted) return Promise.reject(callerGone());
   const refusal = atCapacity(client).refusal(path);
   if (refusal) {
     // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
     const holdMs = holdFor(deadline - Date.now());
     if (holdMs <= 0) return Promise.reject(refusal);
-    return new Promise((resolve) => setTimeout(resolve, holdMs)).then(() => send(client, method, request, metadata, deadline, path, options.hooks));
+    return new Promise((resolve) => setTimeout(resolve, holdMs)).then(() =>
+      signal?.aborted ? Promise.reject(callerGone()) : send(client, method, request, metadata, deadline, path, options.hooks, signal),
+    );
   }
-  return send(client, method, request, metadata, deadline, path, options.hooks);
+  return send(client, method, request, metadata, deadline, path, options.hooks, signal);
+}
+
+/** The call was not made, or was cancelled, because whoever asked for it stopped waiting (RequestContext.signal). */
+function callerGone(): PeerError {
+  return new PeerError("SERVICE_UNAVAILABLE", grpc.status.CANCELLED, undefined, "the caller stopped waiting");
 }
 
 /**
@@ -70,13 +80,26 @@ export function holdFor(leftMs: number): number {
 /** Below this, holding is pointless: the call is refused at once as before. */
 const MIN_HOLD_MS = 50;
 
-function send<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, request: Req, metadata: grpc.Metadata, deadline: number, path: string, hooks: CallHooks | undefined): Promise<Res> {
+function send<Req, Res>(
+  client: grpc.Client,
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  metadata: grpc.Metadata,
+  deadline: number,
+  path: string,
+  hooks: CallHooks | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Res> {
   const end = hooks?.start?.(path, metadata);
   return new Promise((resolve, reject) => {
+    const cancel = () => pending.cancel();
     const pending = method.call(client, request, metadata, { deadline }, (error, response) => {
+      signal?.removeEventListener("abort", cancel);
       end?.(error ? error.code : grpc.status.OK);
       const peer = peerOf(pending);
-      if (error) {
+      if (error && signal?.aborted && error.code === grpc.status.CANCELLED) {
+        reject(callerGone());
+      } else if (error) {
         const peerError = fromServiceError(error);
         atCapacity(client).answered(path, peer, peerError.retryAfterMs);
         reject(peerError);
@@ -85,6 +108,7 @@ function send<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, requ
         resolve(response);
       }
     });
+    signal?.addEventListener("abort", cancel, { once: true });
   });
 }
 

@@ -22,6 +22,12 @@ const MAX_DETAILS = 512;
 export interface RequestContext {
   requestId: string;
   deadline?: number;
+  /**
+   * Aborted when whoever asked stopped waiting: the HTTP client went away (gateway), or the inbound call
+   * was cancelled or passed its deadline (a service). The calls it causes are cancelled with it, and work
+   * not yet started for it (a password hash waiting in identity's queue) is dropped.
+   */
+  signal?: AbortSignal;
 }
 
 export interface CallContext extends RequestContext {
@@ -57,7 +63,15 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
         const started = performance.now();
         const path = call.getPath?.() || method;
         const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "") || crypto.randomUUID();
-        const context: RequestContext = { requestId, deadline: deadlineOf(call.getDeadline()) };
+        const deadline = deadlineOf(call.getDeadline());
+        const stopped = new AbortController();
+        // grpc-js says "cancelled" for a cancellation and for a deadline alike. A passing deadline ends the
+        // calls this one caused by itself (they inherit it and fail as DEADLINE_EXCEEDED), so only a
+        // cancellation before it (the caller's own caller went away) aborts.
+        call.once("cancelled", () => {
+          if (deadline === undefined || Date.now() < deadline - DEADLINE_SLACK_MS) stopped.abort();
+        });
+        const context: RequestContext = { requestId, deadline, signal: stopped.signal };
         const seconds = () => (performance.now() - started) / 1000;
         hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata }), { path, metadata: call.metadata }).then(
           (response) => {
@@ -74,6 +88,9 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
     },
   };
 }
+
+/** How early grpc-js may report a deadline as a cancellation (its timer and our clock read apart). */
+const DEADLINE_SLACK_MS = 10;
 
 /** grpc-js gives the inbound deadline as a Date, a number (ms), or Infinity when the caller set none. */
 function deadlineOf(deadline: grpc.Deadline): number | undefined {

@@ -33,8 +33,15 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   const incoming = req.headers["x-request-id"];
   const id = res.locals.traceId ?? (typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
   res.setHeader("X-Request-Id", id);
+  // A client that goes away before its answer cancels the calls made for it, and a password hash still
+  // waiting in identity's queue for it is dropped: under a retry storm, clients that gave up would
+  // otherwise keep the hashing busy for nobody (docs/capacity.md, "Sign-in under load").
+  const stopped = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) stopped.abort();
+  });
   // No deadline: each call the request makes gets the default one (rpc-client.ts).
-  withRequestContext({ requestId: id }, next);
+  withRequestContext({ requestId: id, signal: stopped.signal }, next);
 }
 
 export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; clientIp: ClientIpPolicy }) {

@@ -64,6 +64,29 @@ describe("HashingQueue", () => {
     expect(queue.size).toEqual({ running: 0, waiting: 0 });
   });
 
+  it("drops a waiting operation whose caller stops waiting, and gives its place to the next", async () => {
+    const queue = new HashingQueue({ concurrency: 1, maxQueued: 5, now: fakeClock().now });
+    const ops = Array.from({ length: 3 }, () => held());
+    const callers = ops.map(() => new AbortController());
+    const results = ops.map((op, i) => queue.run(op.operation, undefined, callers[i]!.signal));
+    callers[1]!.abort();
+    await expect(results[1]).rejects.toMatchObject(refused);
+    expect(queue.size).toEqual({ running: 1, waiting: 1 });
+    // A running operation is not stopped (scrypt cannot be), and its caller's answer is still given.
+    callers[0]!.abort();
+    ops[0]!.finish("a");
+    await settle();
+    expect(ops.map((op) => op.started)).toEqual([true, false, true]);
+    ops[2]!.finish("c");
+    await expect(results[0]).resolves.toBe("a");
+    await expect(results[2]).resolves.toBe("c");
+    // A caller already gone is not queued at all.
+    const late = held();
+    await expect(queue.run(late.operation, undefined, AbortSignal.abort())).rejects.toMatchObject(refused);
+    expect(late.started).toBe(false);
+    expect(queue.size).toEqual({ running: 0, waiting: 0 });
+  });
+
   it("refuses at once when the queue is full", async () => {
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 2, now: fakeClock().now });
     const ops = Array.from({ length: 4 }, () => held());

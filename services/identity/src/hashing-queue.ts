@@ -10,7 +10,8 @@
  * that ran before it. A waiting operation whose deadline can no longer be met when its turn comes is
  * refused then instead of run. Refusal depends only on the queue's state, never on what is hashed, so a
  * known and an unknown user are refused alike. Every refusal carries the queue's estimate of when a caller
- * with the same time to spare would be let in (AuthError.retryAfterMs: Retry-After at the gateway).
+ * with the same time to spare would be let in (AuthError.retryAfterMs: Retry-After at the gateway). A
+ * waiting operation whose caller stops waiting (its signal aborts) leaves the queue without running.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 
@@ -27,6 +28,8 @@ interface Waiting {
   deadline: number;
   start(): void;
   refuse(error: AuthError): void;
+  /** Stops listening to the caller's signal (it started, or was refused). */
+  release(): void;
 }
 
 /** Weight of the newest duration in the running mean. */
@@ -60,12 +63,27 @@ export class HashingQueue {
    * Runs `operation` when a place is free, or refuses it with SERVICE_UNAVAILABLE. `deadline` (same clock
    * as `now`) is when the caller stops waiting; Infinity for none.
    */
-  run<T>(operation: () => Promise<T>, deadline = Number.POSITIVE_INFINITY): Promise<T> {
+  run<T>(operation: () => Promise<T>, deadline = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) return Promise.reject(gone());
     if (this.running < this.concurrency && this.waiting.length === 0) return this.start(operation);
     const refusal = this.refusal(deadline);
     if (refusal) return Promise.reject(refusal);
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ deadline, start: () => void this.start(operation).then(resolve, reject), refuse: reject });
+      // The caller stopped waiting (its client went away, its call was cancelled): its place goes to the
+      // next one instead of to work nobody will read.
+      const leave = () => {
+        const at = this.waiting.indexOf(waiting);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(gone());
+      };
+      const waiting: Waiting = {
+        deadline,
+        start: () => void this.start(operation).then(resolve, reject),
+        refuse: reject,
+        release: () => signal?.removeEventListener("abort", leave),
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.waiting.push(waiting);
     });
   }
 
@@ -136,12 +154,18 @@ export class HashingQueue {
   private next(): void {
     while (this.running < this.concurrency && this.waiting.length > 0) {
       const waiting = this.waiting.shift()!;
+      waiting.release();
       // Its caller would be gone before it finished: refuse it now rather than spend the CPU.
       // The place it leaves is free now; the hint is about one operation's time, when the next one frees.
       if (this.now() + this.meanMs > waiting.deadline) waiting.refuse(busy("deadline", this.meanMs));
       else waiting.start();
     }
   }
+}
+
+/** Why a waiting operation was dropped: its caller stopped waiting, so nobody reads this answer. */
+function gone(): AuthError {
+  return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: "password hashing: the caller stopped waiting" });
 }
 
 /**

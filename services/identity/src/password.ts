@@ -6,6 +6,7 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { authEvents, gaugeSources } from "@auth-platform/runtime/metrics";
+import { currentRequestContext } from "@auth-platform/runtime/request-context";
 import type { HashingQueue } from "./hashing-queue.js";
 
 const PARAMS = { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -71,14 +72,16 @@ export const AFTER_HASH_MS = 250;
 export function passwordHasher(queue: HashingQueue): PasswordHasher {
   gaugeSources.hashingQueue(() => queue.size);
   const until = (deadline: number | undefined) => (deadline === undefined ? undefined : deadline - AFTER_HASH_MS);
+  // The request the hashing serves: a derivation still waiting when its caller stops waiting is dropped.
+  const stopped = () => currentRequestContext()?.signal;
   // Random salt and key in the stored format: verifying against it costs one full derivation, and no
   // password derives this key. Made without scrypt, so the first unknown sign-in costs no extra hash.
   const none = `${randomBytes(16).toString("hex")}:${randomBytes(KEY_LENGTH).toString("hex")}`;
   return {
-    hash: (password, deadline) => queue.run(() => timed(() => hashPassword(password)), until(deadline)),
-    verify: (stored, password, deadline) => queue.run(() => timed(() => verifyPassword(stored, password)), until(deadline)),
+    hash: (password, deadline) => queue.run(() => timed(() => hashPassword(password)), until(deadline), stopped()),
+    verify: (stored, password, deadline) => queue.run(() => timed(() => verifyPassword(stored, password)), until(deadline), stopped()),
     verifyNone: async (password, deadline) => {
-      await queue.run(() => timed(() => verifyPassword(none, password)), until(deadline));
+      await queue.run(() => timed(() => verifyPassword(none, password)), until(deadline), stopped());
       return false;
     },
     admit: (deadline) => queue.admit(until(deadline)),

@@ -2,8 +2,9 @@
  * Sign-in beyond hashing capacity: with one scrypt derivation at a time and two waiting, a burst of sign-ins
  * gets fast 503s for the excess while the accepted ones are answered; known and unknown users alike. Each
  * refusal says when to come back (Retry-After, from the queue's own estimate) and carries a request id.
+ * A sign-in whose client goes away while it waits for the hashing is dropped, not hashed for nobody.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HOLD_MAX_MS } from "@auth-platform/proto/rpc-client";
 import { backendLabel } from "../../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../../testing/http.js";
@@ -14,7 +15,7 @@ const BURST = 12;
 
 let platform: Platform;
 beforeAll(async () => {
-  platform = await startPlatform({ env: { IDENTITY_HASHING_CONCURRENCY: "1", IDENTITY_HASHING_QUEUE_LIMIT: "2" } });
+  platform = await startPlatform({ env: { IDENTITY_HASHING_CONCURRENCY: "1", IDENTITY_HASHING_QUEUE_LIMIT: "2", METRICS_PORT: "0" } });
 });
 afterAll(async () => {
   await platform?.stop();
@@ -62,5 +63,42 @@ describe(`hashing capacity (${backendLabel()})`, () => {
 
     // Capacity frees as the burst drains: the next sign-in goes through.
     expect((await client.post("/sign-in/email", { email: known, password: PASSWORD })).status).toBe(200);
+  });
+});
+
+/** One sample of identity's metrics (no labels, or the labels as written in the exposition). */
+async function identityMetric(name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${platform.services.identity.metricsPort}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(" ")[1] ?? 0);
+}
+
+describe(`hashing for clients that went away (${backendLabel()})`, () => {
+  it("drops the sign-ins still waiting for the hashing when their clients disconnect", async () => {
+    const client = new TestClient(platform.baseURL);
+    const email = uniqueEmail("gone");
+    expect((await client.post("/sign-up/email", { name: "Gone", email, password: PASSWORD })).status).toBe(200);
+    const hashedBefore = await identityMetric("auth_password_hash_seconds_count");
+
+    // One sign-in takes the one place; two more wait (the queue's limit), and their clients hang up.
+    const signIn = (signal?: AbortSignal) =>
+      fetch(`${platform.baseURL}/sign-in/email`, { method: "POST", signal, headers: { "content-type": "application/json", origin: platform.origin }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const first = signIn();
+    const leaving = new AbortController();
+    const ghosts = [signIn(leaving.signal), signIn(leaving.signal)].map((p) => p.catch((error: Error) => error.name));
+    await vi.waitFor(async () => expect(await identityMetric('auth_password_hash_queue_depth{state="waiting"}')).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 5 });
+    const waitingWhenLeft = await identityMetric('auth_password_hash_queue_depth{state="waiting"}');
+    leaving.abort();
+    expect(await Promise.all(ghosts)).toEqual(["AbortError", "AbortError"]);
+    // They leave the queue at once, not when their turn comes.
+    await vi.waitFor(async () => expect(await identityMetric('auth_password_hash_queue_depth{state="waiting"}')).toBe(0), { timeout: 1_000, interval: 5 });
+
+    expect((await first).status).toBe(200);
+    await vi.waitFor(async () => expect(await identityMetric('auth_password_hash_queue_depth{state="running"}')).toBe(0), { timeout: 5_000, interval: 5 });
+    // The first sign-in was hashed, and of the two that left at most the ones that had started by then.
+    const hashedForGhosts = (await identityMetric("auth_password_hash_seconds_count")) - hashedBefore - 1;
+    expect(waitingWhenLeft).toBeGreaterThanOrEqual(1);
+    expect(hashedForGhosts).toBeLessThanOrEqual(2 - waitingWhenLeft + 1);
+    expect(hashedForGhosts).toBeLessThan(2);
   });
 });

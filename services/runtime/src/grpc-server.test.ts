@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { type RunningServer, startGrpcServer } from "./grpc-server.js";
 import { createLogger } from "./log.js";
-import { currentRequestId, withRequestContext } from "./request-context.js";
+import { currentRequestContext, currentRequestId, withRequestContext } from "./request-context.js";
 import { call, serviceRpc } from "./rpc.js";
 
 const raw = { requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
@@ -32,6 +32,8 @@ const log = createLogger("test", "error", (line) => void logged.push(JSON.parse(
 const { unary } = serviceRpc(log);
 /** What the Nested handler does: waits `waitMs`, then calls `method` on the same server (A -> B like identity -> session). */
 const nested = { waitMs: 0, method: "slow", error: undefined as unknown, elapsedMs: 0 };
+/** The signal of the last Slow call's request context (aborted when its caller stopped waiting). */
+let slowSignal: AbortSignal | undefined;
 let running: RunningServer | undefined;
 let self: grpc.Client | undefined;
 const closed: string[] = [];
@@ -42,6 +44,7 @@ afterEach(async () => {
   closed.length = 0;
   logged.length = 0;
   Object.assign(nested, { waitMs: 0, method: "slow", error: undefined, elapsedMs: 0 });
+  slowSignal = undefined;
 });
 
 async function start() {
@@ -60,6 +63,7 @@ async function start() {
         implementation: {
           echoRequestId: unary("EchoRequestId", async () => Buffer.from(currentRequestId() ?? "")),
           slow: unary("Slow", async () => {
+            slowSignal = currentRequestContext()?.signal;
             await new Promise((resolve) => setTimeout(resolve, 400));
             return Buffer.from("done");
           }),
@@ -176,6 +180,31 @@ describe("calls a handler makes", () => {
     // USER_NOT_FOUND was the peer's answer to this service, not to our caller: it must not pass for theirs.
     await expect(outer).rejects.toMatchObject({ code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
     expect(logged).toContainEqual(expect.objectContaining({ service: "test", msg: "unexpected error", method: "Nested", error: expect.stringContaining("User not found") }));
+  });
+
+  it("are cancelled with the call that caused them when its caller stops waiting", async () => {
+    const { probe } = await start();
+    Object.assign(nested, { waitMs: 100, method: "slow" });
+    const stopped = new AbortController();
+    const began = Date.now();
+    const outer = withRequestContext({ requestId: "gone", signal: stopped.signal }, () => call(probe, method(probe, "nested"), Buffer.alloc(0), { deadlineMs: 60_000 }));
+    setTimeout(() => stopped.abort(), 250);
+    // The caller's call ends at once, not when the 400 ms of Slow are over ...
+    await expect(outer).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.CANCELLED });
+    expect(Date.now() - began).toBeLessThan(450);
+    // ... and the handler's nested call is cancelled too: Slow's own context says nobody waits for it.
+    await vi.waitFor(() => expect(nested.error).toBeDefined());
+    expect(nested.error).toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.CANCELLED });
+    expect(nested.elapsedMs).toBeLessThan(350);
+    expect(slowSignal?.aborted).toBe(true);
+  });
+
+  it("are not made once the caller has stopped waiting", async () => {
+    const { probe } = await start();
+    const stopped = new AbortController();
+    stopped.abort();
+    const echo = withRequestContext({ requestId: "gone", signal: stopped.signal }, () => call(probe, method(probe, "echoRequestId"), Buffer.alloc(0)));
+    await expect(echo).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.CANCELLED });
   });
 
   it("answer SERVICE_UNAVAILABLE when the peer was unavailable", async () => {
