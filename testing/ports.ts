@@ -10,11 +10,12 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
-const LOWEST = 10_000;
+/** The lowest port drawn. */
+export const LOWEST = 10_000;
 const FETCH_BAD_PORTS = new Set([10_080]);
 
 /** The first port of the kernel's ephemeral range (Linux); 32768, the usual one, elsewhere. */
-function ephemeralStart(): number {
+export function ephemeralStart(): number {
   try {
     const [low] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
     if (low && low > LOWEST + 1_000) return low;

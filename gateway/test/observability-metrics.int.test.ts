@@ -8,31 +8,10 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { grpcCodeName } from "@auth-platform/runtime/metrics";
 import { backendLabel } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
+import { type Samples, sample, scrapeMetrics as scrape } from "../../testing/metrics.js";
 import { usePlatform } from "../../testing/use-platform.js";
 
 const platform = usePlatform({ rateLimit: true, env: { METRICS_PORT: "0" } });
-
-type Samples = Map<string, number>;
-
-/** One scrape, as `name{label="value",...}` -> value (labels sorted, so a test can spell them in any order). */
-async function scrape(port: number | undefined): Promise<Samples> {
-  expect(port).toBeTypeOf("number");
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
-  expect(res.status).toBe(200);
-  expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
-  const samples: Samples = new Map();
-  for (const line of (await res.text()).split("\n")) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) continue;
-    const labels = (match[2] ?? "").match(/\w+="(?:[^"\\]|\\.)*"/g)?.sort().join(",") ?? "";
-    samples.set(`${match[1]}{${labels}}`, Number(match[3]));
-  }
-  return samples;
-}
-
-/** The key of a sample, labels given as an object. */
-const sample = (name: string, labels: Record<string, string> = {}) =>
-  `${name}{${Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(",")}}`;
 
 const delta = (before: Samples, after: Samples, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
 

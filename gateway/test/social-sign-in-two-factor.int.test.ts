@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
+import { scrapeMetrics } from "../../testing/metrics.js";
 import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 import { socialTwoFactorFixtures } from "./social-two-factor-fixtures.js";
 
@@ -14,16 +15,7 @@ const APP = "http://app.test";
 const social = useSocialPlatform({ env: { AUTH_APP_URL: APP, METRICS_PORT: "0" } });
 const { api, codeFor, cookieNames, sessionOf, twoFactorUserWithGoogle, signInWithGoogle } = socialTwoFactorFixtures(social);
 
-async function scrapeGateway(): Promise<Map<string, number>> {
-  const res = await fetch(`http://127.0.0.1:${social.platform.gateway.metricsPort}/metrics`);
-  expect(res.status).toBe(200);
-  const samples = new Map<string, number>();
-  for (const line of (await res.text()).split("\n")) {
-    const match = /^(auth_sign_(?:ins|ups)_total)\{(.*)\} (\S+)$/.exec(line);
-    if (match) samples.set(`${match[1]}{${match[2]!.match(/\w+="[^"]*"/g)!.sort().join(",")}}`, Number(match[3]));
-  }
-  return samples;
-}
+const scrapeGateway = () => scrapeMetrics(social.platform.gateway.metricsPort);
 const signIns = (outcome: string) => `auth_sign_ins_total{method="social",outcome="${outcome}"}`;
 const signUps = (outcome: string) => `auth_sign_ups_total{method="social",outcome="${outcome}"}`;
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
+import { scrapeMetrics } from "../../testing/metrics.js";
 import { createWebServer } from "./web-server.js";
 
 const listen = (server: Server) => new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
@@ -40,20 +41,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** One scrape, as `name{label="value",...}` -> value, labels sorted. */
-async function scrape(): Promise<Map<string, number>> {
-  const res = await fetch(`http://127.0.0.1:${metrics.port}/metrics`);
-  expect(res.status).toBe(200);
-  expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
-  const samples = new Map<string, number>();
-  for (const line of (await res.text()).split("\n")) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) continue;
-    const labels = (match[2] ?? "").match(/\w+="(?:[^"\\]|\\.)*"/g)?.sort().join(",") ?? "";
-    samples.set(`${match[1]}{${labels}}`, Number(match[3]));
-  }
-  return samples;
-}
+const scrape = () => scrapeMetrics(metrics.port);
 
 const requests = (method: string, route: string, status: number) => `http_server_requests_total{method="${method}",route="${route}",status="${status}"}`;
 const durations = (method: string, route: string, status: number) =>

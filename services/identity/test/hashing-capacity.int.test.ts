@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HOLD_MAX_MS } from "@auth-platform/proto/rpc-client";
 import { backendLabel } from "../../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../../testing/http.js";
+import { sample, scrapeMetrics } from "../../../testing/metrics.js";
 import { type Platform, startPlatform } from "../../../testing/platform.js";
 
 const PASSWORD = "capacity-password-1";
@@ -66,12 +67,9 @@ describe(`hashing capacity (${backendLabel()})`, () => {
   });
 });
 
-/** One sample of identity's metrics (no labels, or the labels as written in the exposition). */
-async function identityMetric(name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${platform.services.identity.metricsPort}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return Number(line?.split(" ")[1] ?? 0);
-}
+/** One sample of identity's metrics. */
+const identityMetric = async (name: string, labels?: Record<string, string>) => (await scrapeMetrics(platform.services.identity.metricsPort)).get(sample(name, labels)) ?? 0;
+const hashesWaiting = () => identityMetric("auth_password_hash_queue_depth", { state: "waiting" });
 
 describe(`hashing for clients that went away (${backendLabel()})`, () => {
   it("drops the sign-ins still waiting for the hashing when their clients disconnect", async () => {
@@ -86,15 +84,15 @@ describe(`hashing for clients that went away (${backendLabel()})`, () => {
     const first = signIn();
     const leaving = new AbortController();
     const ghosts = [signIn(leaving.signal), signIn(leaving.signal)].map((p) => p.catch((error: Error) => error.name));
-    await vi.waitFor(async () => expect(await identityMetric('auth_password_hash_queue_depth{state="waiting"}')).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 5 });
-    const waitingWhenLeft = await identityMetric('auth_password_hash_queue_depth{state="waiting"}');
+    await vi.waitFor(async () => expect(await hashesWaiting()).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 5 });
+    const waitingWhenLeft = await hashesWaiting();
     leaving.abort();
     expect(await Promise.all(ghosts)).toEqual(["AbortError", "AbortError"]);
     // They leave the queue at once, not when their turn comes.
-    await vi.waitFor(async () => expect(await identityMetric('auth_password_hash_queue_depth{state="waiting"}')).toBe(0), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(async () => expect(await hashesWaiting()).toBe(0), { timeout: 1_000, interval: 5 });
 
     expect((await first).status).toBe(200);
-    await vi.waitFor(async () => expect(await identityMetric('auth_password_hash_queue_depth{state="running"}')).toBe(0), { timeout: 5_000, interval: 5 });
+    await vi.waitFor(async () => expect(await identityMetric("auth_password_hash_queue_depth", { state: "running" })).toBe(0), { timeout: 5_000, interval: 5 });
     // The first sign-in was hashed, and of the two that left at most the ones that had started by then.
     const hashedForGhosts = (await identityMetric("auth_password_hash_seconds_count")) - hashedBefore - 1;
     expect(waitingWhenLeft).toBeGreaterThanOrEqual(1);
