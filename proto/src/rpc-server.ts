@@ -79,7 +79,9 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
             callback(null, response);
           },
           (error: unknown) => {
-            const status = toServiceError(hooks, method, requestId, error);
+            // Whoever asked has gone: the failure its going caused (a nested call cancelled with it) is no
+            // fault to log, and the answer reaches nobody.
+            const status = toServiceError(stopped.signal.aborted ? {} : hooks, method, requestId, error);
             hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
             callback(status);
           },
@@ -107,12 +109,12 @@ export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
   return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
 }
 
-function toServiceError(hooks: RpcServerHooks, method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
+function toServiceError(hooks: Partial<Pick<RpcServerHooks, "logUnexpected">>, method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
   if (error instanceof PeerError) {
-    hooks.logUnexpected(method, requestId, error.cause ?? error);
+    hooks.logUnexpected?.(method, requestId, error.cause ?? error);
     return catalogueStatus(new AuthError(error.code === "SERVICE_UNAVAILABLE" ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR"));
   }
   if (error instanceof AuthError) return catalogueStatus(error);
-  hooks.logUnexpected(method, requestId, error);
+  hooks.logUnexpected?.(method, requestId, error);
   return catalogueStatus(new AuthError("INTERNAL_SERVER_ERROR"));
 }

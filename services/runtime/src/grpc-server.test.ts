@@ -197,6 +197,9 @@ describe("calls a handler makes", () => {
     expect(nested.error).toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.CANCELLED });
     expect(nested.elapsedMs).toBeLessThan(350);
     expect(slowSignal?.aborted).toBe(true);
+    // The handler's failure was caused by its caller going away: nothing unexpected to log.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(logged.filter((line) => line.msg === "unexpected error")).toEqual([]);
   });
 
   it("are not made once the caller has stopped waiting", async () => {
