@@ -98,6 +98,21 @@ describe("call() after the peer said it is at capacity", () => {
     expect(peer.calls).toHaveLength(3);
   });
 
+  it("refuses a held call itself when the peer refused another call while it waited", async () => {
+    const { peer, method, client } = fakePeer();
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    const held = call(client, method, {});
+    held.catch(() => undefined); // settles while the clock is moved; asserted below
+    // The window (250 ms) lapses; a call that comes in later goes to the peer, which is still full.
+    await vi.advanceTimersByTimeAsync(900);
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 400 });
+    expect(peer.calls).toHaveLength(2);
+    // The held call wakes inside the window that refusal opened: answered here, the peer not asked again.
+    await vi.advanceTimersByTimeAsync(100);
+    await expect(held).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: SHORT_CIRCUIT_MAX_MS - 100 });
+    expect(peer.calls).toHaveLength(2);
+  });
+
   it("holds for at most half the time left to the deadline, and refuses at once when that is too short", async () => {
     const { peer, method, client } = fakePeer();
     await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });

@@ -7,7 +7,7 @@
  * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
  * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) a call of that
  * RPC waits up to HOLD_MAX_MS before asking the peer that is at capacity, or is refused by the caller itself
- * when its deadline leaves no time to wait. When the context's signal aborts (whoever asked stopped
+ * when its deadline leaves no time to wait or the peer refused another call while it waited. When the context's signal aborts (whoever asked stopped
  * waiting), the call is cancelled, or not made, and fails as SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
@@ -50,9 +50,15 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
     // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
     const holdMs = holdFor(deadline - Date.now());
     if (holdMs <= 0) return Promise.reject(refusal);
-    return new Promise((resolve) => setTimeout(resolve, holdMs)).then(() =>
-      signal?.aborted ? Promise.reject(callerGone()) : send(client, method, request, metadata, deadline, path, options.hooks, signal),
-    );
+    return new Promise((resolve) => setTimeout(resolve, holdMs)).then(() => {
+      if (signal?.aborted) return Promise.reject(callerGone());
+      // Another call was refused by the peer while this one slept: it is still full, and asking it again
+      // would only spend its event loop (and ours) on a refusal. Once the window lapses, the calls that
+      // wake next are the peer's to admit or refuse, which opens it again.
+      const stillFull = atCapacity(client).refusal(path);
+      if (stillFull) return Promise.reject(stillFull);
+      return send(client, method, request, metadata, deadline, path, options.hooks, signal);
+    });
   }
   return send(client, method, request, metadata, deadline, path, options.hooks, signal);
 }
@@ -67,8 +73,8 @@ function callerGone(): PeerError {
  * once (CapacityMemory): the 1 s a client honouring Retry-After waits after a 503. Without it, callers
  * that retry every 503 at once (a closed loop of clients, a retry storm) keep the caller's and the load's
  * threads always runnable, and on shared cores they take the CPU the peer's hashing needs; held, they
- * sleep. A held call still gets a 503 within about a second when the peer is still full, never a wait
- * for the queue past its deadline (docs/decisions.md, "Sign-in beyond capacity").
+ * sleep. A held call still gets a 503 within about a second when the peer is still full (from the caller
+ * itself when the peer refused another call in the meantime), never a wait for the queue past its deadline (docs/decisions.md, "Sign-in beyond capacity").
  */
 export const HOLD_MAX_MS = 1_000;
 
