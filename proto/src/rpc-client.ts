@@ -7,8 +7,9 @@
  * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
  * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) a call of that
  * RPC waits up to HOLD_MAX_MS before asking the peer that is at capacity, or is refused by the caller itself
- * when its deadline leaves no time to wait or the peer refused another call while it waited. When the context's signal aborts (whoever asked stopped
- * waiting), the call is cancelled, or not made, and fails as SERVICE_UNAVAILABLE.
+ * when its deadline leaves no time to wait or the peer refused another call while it waited. When the
+ * context's signal aborts (whoever asked stopped waiting), the call is cancelled, or not made, and fails as
+ * SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
 import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
@@ -74,7 +75,8 @@ function callerGone(): PeerError {
  * that retry every 503 at once (a closed loop of clients, a retry storm) keep the caller's and the load's
  * threads always runnable, and on shared cores they take the CPU the peer's hashing needs; held, they
  * sleep. A held call still gets a 503 within about a second when the peer is still full (from the caller
- * itself when the peer refused another call in the meantime), never a wait for the queue past its deadline (docs/decisions.md, "Sign-in beyond capacity").
+ * itself when the peer refused another call in the meantime), never a wait for the queue past its
+ * deadline (docs/decisions.md, "Sign-in beyond capacity").
  */
 export const HOLD_MAX_MS = 1_000;
 

@@ -81,7 +81,8 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
           (error: unknown) => {
             // Whoever asked has gone: the failure its going caused (a nested call cancelled with it) is no
             // fault to log, and the answer reaches nobody.
-            const status = toServiceError(stopped.signal.aborted ? {} : hooks, method, requestId, error);
+            const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
+            const status = toServiceError(error, logCause);
             hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
             callback(status);
           },
@@ -109,12 +110,13 @@ export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
   return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
 }
 
-function toServiceError(hooks: Partial<Pick<RpcServerHooks, "logUnexpected">>, method: string, requestId: string, error: unknown): Partial<grpc.StatusObject> {
+/** The status a handler's error answers; `logCause` records what the handler did not turn into a catalogue answer. */
+function toServiceError(error: unknown, logCause?: (cause: unknown) => void): Partial<grpc.StatusObject> {
   if (error instanceof PeerError) {
-    hooks.logUnexpected?.(method, requestId, error.cause ?? error);
+    logCause?.(error.cause ?? error);
     return catalogueStatus(new AuthError(error.code === "SERVICE_UNAVAILABLE" ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR"));
   }
   if (error instanceof AuthError) return catalogueStatus(error);
-  hooks.logUnexpected?.(method, requestId, error);
+  logCause?.(error);
   return catalogueStatus(new AuthError("INTERNAL_SERVER_ERROR"));
 }
