@@ -1,0 +1,46 @@
+/**
+ * The image runs each process the way the launcher and the chart do: its default command is the gateway
+ * with the gateway's node flags, and the `docker run` line documented for every process passes that
+ * process's flags (NODE_FLAGS) and environment (PROCESS_ENV), which operators copy.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { BUILT_ENTRY, ENTRY_POINTS, NODE_FLAGS, PROCESS_ENV, ROOT, type ProcessName } from "./processes.js";
+
+const dockerfile = readFileSync(join(ROOT, "deploy/Dockerfile"), "utf8");
+
+/** The JSON array of an exec-form instruction (`ENTRYPOINT [...]`, `CMD [...]`). */
+function execForm(instruction: string): string[] {
+  const line = dockerfile.split("\n").find((l) => l.startsWith(`${instruction} `));
+  if (!line) throw new Error(`no ${instruction} in deploy/Dockerfile`);
+  return JSON.parse(line.slice(instruction.length + 1)) as string[];
+}
+
+/** The documented `docker run` line that runs this file, as words. */
+function documentedRun(file: string): string[] | undefined {
+  const line = dockerfile.split("\n").find((l) => l.startsWith("#   docker run") && l.split(/\s+/).includes(file));
+  return line?.slice(1).trim().split(/\s+/);
+}
+
+describe("deploy/Dockerfile", () => {
+  it("runs the gateway by default, with the gateway's node flags", () => {
+    expect(execForm("ENTRYPOINT")).toEqual(["node"]);
+    expect(execForm("CMD")).toEqual([...NODE_FLAGS.gateway, BUILT_ENTRY.gateway]);
+  });
+
+  for (const name of Object.keys(ENTRY_POINTS) as ProcessName[]) {
+    if (name === "gateway") continue;
+    it(`documents how to run ${name} with its flags and environment`, () => {
+      const words = documentedRun(BUILT_ENTRY[name]);
+      expect(words, `a "docker run" line for ${BUILT_ENTRY[name]}`).toBeDefined();
+      const image = words!.indexOf("auth-platform");
+      const file = words!.indexOf(BUILT_ENTRY[name]);
+      // node's own arguments are what comes between the image and the file.
+      expect(words!.slice(image + 1, file)).toEqual(NODE_FLAGS[name]);
+      for (const [key, value] of Object.entries(PROCESS_ENV[name] ?? {})) {
+        expect(words!.slice(0, image).join(" ")).toContain(`-e ${key}=${value}`);
+      }
+    });
+  }
+});
