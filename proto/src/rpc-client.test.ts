@@ -113,6 +113,25 @@ describe("call() after the peer said it is at capacity", () => {
     expect(peer.calls).toHaveLength(2);
   });
 
+  it("ends a held call as soon as its caller stops waiting, without asking the peer", async () => {
+    const { peer, method, client } = fakePeer();
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    const caller = new AbortController();
+    const held = call(client, method, {}, { context: { signal: caller.signal } });
+    const settled = vi.fn();
+    held.then(settled, settled);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(settled).not.toHaveBeenCalled();
+    caller.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    // Answered at the abort, not when the hold would have ended; its timer is gone with it.
+    expect(settled).toHaveBeenCalledTimes(1);
+    await expect(held).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.CANCELLED, cause: "the caller stopped waiting" });
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_MS);
+    expect(peer.calls).toHaveLength(1);
+  });
+
   it("holds for at most half the time left to the deadline, and refuses at once when that is too short", async () => {
     const { peer, method, client } = fakePeer();
     await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });

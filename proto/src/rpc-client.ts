@@ -51,8 +51,7 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
     // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
     const holdMs = holdFor(deadline - Date.now());
     if (holdMs <= 0) return Promise.reject(refusal);
-    return new Promise((resolve) => setTimeout(resolve, holdMs)).then(() => {
-      if (signal?.aborted) return Promise.reject(callerGone());
+    return holdWhileWaited(holdMs, signal).then(() => {
       // Another call was refused by the peer while this one slept: it is still full, and asking it again
       // would only spend its event loop (and ours) on a refusal. Once the window lapses, the calls that
       // wake next are the peer's to admit or refuse, which opens it again.
@@ -62,6 +61,25 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
     });
   }
   return send(client, method, request, metadata, deadline, path, options.hooks, signal);
+}
+
+/**
+ * Resolves after `ms`, or rejects as soon as `signal` aborts: a held call whose caller went away (a client
+ * hanging up in a retry storm) gives up its timer and its request at once, not when the hold ends.
+ */
+function holdWhileWaited(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const leave = () => {
+      clearTimeout(timer);
+      reject(callerGone());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", leave);
+      if (signal?.aborted) reject(callerGone());
+      else resolve();
+    }, ms);
+    signal?.addEventListener("abort", leave, { once: true });
+  });
 }
 
 /** The call was not made, or was cancelled, because whoever asked for it stopped waiting (RequestContext.signal). */
