@@ -11,9 +11,10 @@ function recorder() {
   return { log, lines };
 }
 
-function answer(handler: ReturnType<typeof errorHandler>, error: unknown) {
+function answer(handler: ReturnType<typeof errorHandler>, error: unknown, options: { clientGone?: boolean } = {}) {
   const sent: { status?: number; body?: unknown; headers?: Record<string, string> } = {};
   const res = {
+    destroyed: options.clientGone ?? false,
     status: (code: number) => ((sent.status = code), res),
     json: (body: unknown) => void (sent.body = body),
     setHeader: (name: string, value: string) => void (sent.headers = { ...sent.headers, [name]: value }),
@@ -40,6 +41,19 @@ describe("errorHandler", () => {
     answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
     answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
     expect(lines).toHaveLength(4);
+  });
+
+  it("neither logs nor answers a 503 for a client that hung up (its calls were cancelled with it)", () => {
+    const { log, lines } = recorder();
+    const handler = errorHandler(log);
+    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE"), { clientGone: true })).toEqual({});
+    expect(lines).toHaveLength(0);
+    // An internal failure is logged whether or not anyone is left to read its answer.
+    answer(handler, new AuthError("INTERNAL_SERVER_ERROR"), { clientGone: true });
+    expect(lines).toHaveLength(1);
+    // A client still there gets its 503, and the line.
+    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE"))).toMatchObject({ status: 503 });
+    expect(lines).toHaveLength(2);
   });
 
   it("answers Retry-After in whole seconds, at least 1, when the refusal says when to come back", () => {
