@@ -51,7 +51,7 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
     // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
     const holdMs = holdFor(deadline - Date.now());
     if (holdMs <= 0) return Promise.reject(refusal);
-    return holdWhileWaited(holdMs, signal).then(() => {
+    return hold(holdMs, signal).then(() => {
       // Another call was refused by the peer while this one slept: it is still full, and asking it again
       // would only spend its event loop (and ours) on a refusal. Once the window lapses, the calls that
       // wake next are the peer's to admit or refuse, which opens it again.
@@ -67,7 +67,7 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
  * Resolves after `ms`, or rejects as soon as `signal` aborts: a held call whose caller went away (a client
  * hanging up in a retry storm) gives up its timer and its request at once, not when the hold ends.
  */
-function holdWhileWaited(ms: number, signal: AbortSignal | undefined): Promise<void> {
+function hold(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const leave = () => {
       clearTimeout(timer);
@@ -75,8 +75,7 @@ function holdWhileWaited(ms: number, signal: AbortSignal | undefined): Promise<v
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", leave);
-      if (signal?.aborted) reject(callerGone());
-      else resolve();
+      resolve();
     }, ms);
     signal?.addEventListener("abort", leave, { once: true });
   });
