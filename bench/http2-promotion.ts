@@ -7,8 +7,10 @@
  *
  * For each kind: 300 requests, one at a time, every one finished; then two scavenges; the old generation's
  * growth is what the scavenges kept of requests nobody references any more (docs/capacity.md, "Where the
- * memory-cache tail comes from"). A Node or grpc-js upgrade that fixes it shows here as a figure near the
- * control's.
+ * memory-cache tail comes from"). The last row repeats the grpc-js calls with the platform's remedy on
+ * (releaseClosedHttp2Streams, services/runtime/src/http2-streams.ts: every process that makes or serves
+ * gRPC calls runs it); it stays on for the rest of the process, so it comes last. A Node or grpc-js
+ * upgrade that fixes the cause shows as a grpc-js figure near the control's without it.
  */
 import http2 from "node:http2";
 import { once } from "node:events";
@@ -17,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import * as grpc from "@grpc/grpc-js";
+import { releaseClosedHttp2Streams } from "@auth-platform/runtime/http2-streams";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as (options?: { type: "major" | "minor" }) => void;
@@ -68,9 +71,16 @@ const kinds: Record<string, () => Promise<void>> = {
       request.on("close", resolve);
       request.end(Buffer.alloc(200));
     }),
-  "grpc-js unary call": () =>
-    new Promise<void>((resolve, reject) => client.Echo(Buffer.alloc(200), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) => (error ? reject(error) : resolve()))),
+  "grpc-js unary call": () => unaryCall(),
+  "grpc-js, streams released": () => {
+    releaseClosedHttp2Streams();
+    return unaryCall();
+  },
 };
+
+function unaryCall(): Promise<void> {
+  return new Promise<void>((resolve, reject) => client.Echo(Buffer.alloc(200), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) => (error ? reject(error) : resolve())));
+}
 
 // A mark-compact during the requests frees what they promoted so far and would hide it: such a round is run again.
 let markCompacts = 0;
@@ -107,7 +117,7 @@ process.stdout.write(`Node ${process.version}, grpc-js ${(await import("@grpc/gr
 process.stdout.write(`old generation grown by two scavenges after ${REQUESTS} finished requests:\n`);
 for (const [label, run] of Object.entries(kinds)) {
   const runs = [await promotedKiB(run), await promotedKiB(run)];
-  process.stdout.write(`  ${label.padEnd(24)} ${runs.map((kib) => `${kib.toFixed(0)} KiB`).join(", ")} (${((runs[0]! + runs[1]!) / 2 / REQUESTS).toFixed(1)} KiB per request)\n`);
+  process.stdout.write(`  ${label.padEnd(28)} ${runs.map((kib) => `${kib.toFixed(0)} KiB`).join(", ")} (${((runs[0]! + runs[1]!) / 2 / REQUESTS).toFixed(1)} KiB per request)\n`);
 }
 client.close();
 session.close();

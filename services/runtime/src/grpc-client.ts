@@ -6,6 +6,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { channelCredentials, type GrpcTls } from "./grpc-transport.js";
+import { releaseClosedHttp2Streams } from "./http2-streams.js";
 
 export interface GrpcClientOptions {
   tls: GrpcTls;
@@ -18,6 +19,7 @@ export function createGrpcClient<C extends grpc.Client>(
   address: string,
   options: GrpcClientOptions,
 ): C {
+  releaseClosedHttp2Streams();
   return new Client(address, channelCredentials(options.tls), {
     ...(options.tls.kind === "mtls" ? { "grpc.ssl_target_name_override": options.serverName } : {}),
     "grpc.keepalive_time_ms": 30_000,

@@ -14,6 +14,7 @@ import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } f
 import { certificatesReady, type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
 import type { Logger } from "./log.js";
 import { recordRpcServed } from "./metrics.js";
+import { releaseClosedHttp2Streams } from "./http2-streams.js";
 
 export interface ServiceBinding {
   definition: grpc.ServiceDefinition;
@@ -56,6 +57,7 @@ export interface StartOptions {
 
 export async function startGrpcServer(options: StartOptions): Promise<RunningServer> {
   const { log } = options;
+  releaseClosedHttp2Streams();
   const server = new grpc.Server({
     "grpc.keepalive_permit_without_calls": 1,
     // Clients resolve a headless Service's pods when they connect; ending connections after five minutes
