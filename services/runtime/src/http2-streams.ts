@@ -5,11 +5,13 @@
  * was promoted to the old generation and freed only by a mark-compact. Under load that made every
  * scavenge copy megabytes: the 10 to 23 ms pauses behind get-session's tail with the memory cache
  * (docs/capacity.md; bench/http2-promotion.ts measures it). With the listeners gone only the stream
- * itself is kept that way: half as much for a bare call, and in the gateway a sixth.
+ * itself is kept that way: about half as much for a bare call, and in the gateway under load a quarter.
  *
- * 'close' is the last event a stream emits (node's streams emit 'error' before it), and grpc-js handles
- * its own 'close' in a process.nextTick, so listeners are dropped one turn later, in setImmediate.
- * createGrpcClient and startGrpcServer turn it on, for the whole process (node's diagnostics channels).
+ * node publishes on its close channels when it marks a stream closed, which can come before the stream
+ * has delivered its last data and emitted 'close'. So the listeners go only after that 'close', the last
+ * event a stream emits (node's streams emit 'error' before it), and one turn later still, in setImmediate,
+ * because grpc-js handles its own 'close' in a process.nextTick. createGrpcClient and startGrpcServer turn
+ * this on, for the whole process (node's diagnostics channels).
  */
 import { subscribe } from "node:diagnostics_channel";
 import type { Http2Stream } from "node:http2";
@@ -20,7 +22,7 @@ let releasing = false;
 
 function release(message: unknown): void {
   const stream = (message as { stream?: Http2Stream }).stream;
-  if (stream) setImmediate(() => stream.removeAllListeners());
+  stream?.once("close", () => setImmediate(() => stream.removeAllListeners()));
 }
 
 /** Subscribes once per process; later calls do nothing. */
