@@ -20,6 +20,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import * as grpc from "@grpc/grpc-js";
 import { releaseClosedHttp2Streams } from "@auth-platform/runtime/http2-streams";
+import { EchoClientConstructor, type EchoClient, startEchoServer } from "../testing/grpc-echo.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as (options?: { type: "major" | "minor" }) => void;
@@ -38,26 +39,8 @@ await once(h2Server, "listening");
 const session = http2.connect(`http://127.0.0.1:${(h2Server.address() as AddressInfo).port}`);
 await once(session, "connect");
 
-const echo = {
-  Echo: {
-    path: "/bench.Echo/Echo",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (value: Buffer) => value,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (value: Buffer) => value,
-  },
-} satisfies grpc.ServiceDefinition;
-const grpcServer = new grpc.Server();
-grpcServer.addService(echo, { Echo: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => callback(null, Buffer.alloc(300)) });
-const grpcPort = await new Promise<number>((resolve, reject) =>
-  grpcServer.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
-);
-const EchoClient = grpc.makeGenericClientConstructor(echo, "Echo");
-const client = new EchoClient(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
-  Echo(request: Buffer, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null) => void): void;
-};
+const { server: grpcServer, port: grpcPort } = await startEchoServer((_call, callback) => callback(null, Buffer.alloc(300)));
+const client = new EchoClientConstructor(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
 
 const kinds: Record<string, () => Promise<void>> = {
   "plain objects (control)": async () => {

@@ -55,12 +55,15 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = error instanceof AuthError ? error : fromRequestParsing(error as { type?: string });
     if (known) {
-      // The client hung up before its answer and the calls made for it were cancelled with it: nothing was
-      // unavailable, and nobody would read the 503.
-      if (known.code === "SERVICE_UNAVAILABLE" && res.destroyed) return;
-      if (known.code === "SERVICE_UNAVAILABLE") logUnavailable(req.path, known.cause);
-      // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
-      else if (known.http >= 500) log.error("internal error", { path: req.path, code: known.code, error: known.cause ?? known.message });
+      if (known.code === "SERVICE_UNAVAILABLE") {
+        // The client hung up before its answer and the calls made for it were cancelled with it: nothing
+        // was unavailable, and nobody would read the 503.
+        if (res.destroyed) return;
+        logUnavailable(req.path, known.cause);
+      } else if (known.http >= 500) {
+        // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
+        log.error("internal error", { path: req.path, code: known.code, error: known.cause ?? known.message });
+      }
       if (known.retryAfterMs !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds(known.retryAfterMs)));
       res.status(known.http).json({ code: known.code, message: known.message });
       return;

@@ -8,23 +8,8 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { Http2Stream } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EchoClientConstructor, type EchoClient, startEchoServer } from "../../../testing/grpc-echo.js";
 import { createGrpcClient } from "./grpc-client.js";
-
-const echo = {
-  Echo: {
-    path: "/test.Echo/Echo",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (value: Buffer) => value,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (value: Buffer) => value,
-  },
-} satisfies grpc.ServiceDefinition;
-
-type EchoClient = grpc.Client & {
-  Echo(request: Buffer, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: Buffer) => void): grpc.ClientUnaryCall;
-};
 
 const closed: Http2Stream[] = [];
 const onClose = (message: unknown) => void closed.push((message as { stream: Http2Stream }).stream);
@@ -50,13 +35,9 @@ function answer(call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendU
 beforeAll(async () => {
   subscribe("http2.client.stream.close", onClose);
   subscribe("http2.server.stream.close", onClose);
-  server = new grpc.Server();
-  server.addService(echo, { Echo: answer });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  const Echo = grpc.makeGenericClientConstructor(echo, "Echo");
-  client = createGrpcClient(Echo, `127.0.0.1:${port}`, { tls: { kind: "insecure", explicit: true }, serverName: "echo" }) as unknown as EchoClient;
+  const started = await startEchoServer(answer);
+  server = started.server;
+  client = createGrpcClient(EchoClientConstructor, `127.0.0.1:${started.port}`, { tls: { kind: "insecure", explicit: true }, serverName: "echo" }) as unknown as EchoClient;
 });
 
 afterAll(() => {
