@@ -61,10 +61,42 @@ export function workloadOf(subjectAltName: string | undefined): string | undefin
   return NAME.test(name) ? name : undefined;
 }
 
-/** The caller of a server call, from its verified peer certificate. */
-export function callerOf(call: { getAuthContext(): { sslPeerCertificate?: PeerCertificate } | null }): string | undefined {
+/** What callerOf reads of a grpc-js server call. */
+export interface ServerCallPeer {
+  getAuthContext(): { sslPeerCertificate?: PeerCertificate } | null;
+}
+
+/**
+ * The caller of a server call, from its verified peer certificate. The certificate is that of the call's
+ * connection, fixed by its handshake, so the workload is worked out once per connection: grpc-js's
+ * getAuthContext() has Node build the whole certificate object (names, key, three fingerprints) on every
+ * call, which was a sixth of the session service's CPU on get-session. Only a verified certificate is
+ * remembered (grpc-js gives none otherwise), against that connection alone.
+ */
+export function callerOf(call: ServerCallPeer): string | undefined {
+  const connection = connectionOf(call);
+  if (connection && workloadByConnection.has(connection)) return workloadByConnection.get(connection);
   const peer = call.getAuthContext()?.sslPeerCertificate;
-  return workloadOf(peer?.subjectaltname);
+  const workload = workloadOf(peer?.subjectaltname);
+  if (connection && peer) workloadByConnection.set(connection, workload);
+  return workload;
+}
+
+const workloadByConnection = new WeakMap<object, string | undefined>();
+
+/**
+ * The HTTP/2 session (one per connection) a grpc-js server call runs on. grpc-js keeps it private: the
+ * unary call object holds the intercepting call chain, whose innermost link holds the stream. Undefined
+ * when that shape is not found (another grpc-js version), and callerOf then reads the certificate each call.
+ */
+function connectionOf(call: ServerCallPeer): object | undefined {
+  let link = (call as { call?: unknown }).call as { nextCall?: unknown; stream?: { session?: unknown } } | undefined;
+  for (let depth = 0; link && depth < 8; depth++) {
+    const session = link.stream?.session;
+    if (session && typeof session === "object") return session;
+    link = link.nextCall as typeof link;
+  }
+  return undefined;
 }
 
 /** undefined when allowed; else the catalogue error to answer. */

@@ -6,9 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TLSSocket } from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
 import {
@@ -112,6 +113,36 @@ describe("a service under mutual TLS", () => {
     expect(await callAs(address, anonymous)).toEqual({ ok: false, code: grpc.status.UNAUTHENTICATED, errorCode: "CALLER_NOT_IDENTIFIED" });
     const foreign = await tlsDir(caA, "foreign", "identity", { uri: "spiffe://elsewhere/identity" });
     expect(await callAs(address, foreign)).toEqual({ ok: false, code: grpc.status.UNAUTHENTICATED, errorCode: "CALLER_NOT_IDENTIFIED" });
+  });
+
+  it("reads each connection's certificate once, and each connection is its own caller", async () => {
+    const clientOf = async (name: string) =>
+      new ProbeClient(address, channelCredentials(mtls(await tlsDir(caA, `${name}-kept`, name))), { "grpc.ssl_target_name_override": "session" });
+    const identity = await clientOf("identity");
+    const gateway = await clientOf("gateway");
+    const outcome = (client: grpc.Client) =>
+      new Promise<Outcome>((resolve) =>
+        (client as unknown as { forIdentity: (r: Buffer, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void }).forIdentity(
+          Buffer.from(""),
+          new grpc.Metadata(),
+          { deadline: Date.now() + 5_000 },
+          (error) => resolve(error ? { ok: false, code: error.code, errorCode: error.metadata?.get(ERROR_CODE_KEY)[0] as string | undefined } : { ok: true }),
+        ),
+      );
+    const reads = vi.spyOn(TLSSocket.prototype, "getPeerCertificate");
+    try {
+      // Interleaved on two kept connections: the gateway's connection never passes for identity's.
+      for (let round = 0; round < 4; round++) {
+        expect(await outcome(identity)).toEqual({ ok: true });
+        expect(await outcome(gateway)).toEqual({ ok: false, code: grpc.status.PERMISSION_DENIED, errorCode: "CALLER_NOT_ALLOWED" });
+      }
+      const serverSide = reads.mock.contexts.filter((socket) => (socket as TLSSocket).localPort === server.port);
+      expect(serverSide).toHaveLength(2);
+    } finally {
+      reads.mockRestore();
+      identity.close();
+      gateway.close();
+    }
   });
 
   it("fails the handshake without a client certificate, and for plaintext", async () => {
