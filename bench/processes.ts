@@ -81,6 +81,8 @@ function readThreadCpuMs(pid: number): Record<string, number> {
 export async function startChild(name: string, entry: string, env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<Child> {
   // BENCH_CPU_PROF=<dir>: V8 CPU profiles of every child, written when it exits (open in Chrome DevTools).
   const nodeArgs = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-\${pid}.cpuprofile`] : [];
+  // BENCH_NODE_ARGS: more Node flags for every child (--trace-gc, to line collections up with slow requests).
+  if (process.env.BENCH_NODE_ARGS) nodeArgs.push(...process.env.BENCH_NODE_ARGS.split(" ").filter(Boolean));
   const echo = (line: string) => {
     let level: unknown;
     try {

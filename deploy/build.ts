@@ -119,7 +119,8 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
     chunkNames: "chunks/[name]-[hash]",
     bundle: true,
     splitting: true,
-    minify: true,
+    // BUILD_NO_MINIFY=1 keeps identifiers, so a CPU profile of the build (BENCH_CPU_PROF) names its functions.
+    minify: !process.env.BUILD_NO_MINIFY,
     // Class and function names stay: errors are logged and matched by name (UniqueConstraintViolationException).
     keepNames: true,
     platform: "node",
