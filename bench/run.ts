@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { runLoad, runPacedLoad, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
+import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
 import { killAllNow, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
@@ -460,15 +460,16 @@ async function mixed(platform: Platform): Promise<void> {
   };
   // The sign-ins retry at once unless BENCH_AUTH_CLIENT=retry-after alone asks otherwise.
   const signInLoad = AUTH_CLIENT === "retry-after" ? runRetryAfterLoad : runLoad;
-  // get-session evenly paced, latency from when each request was due (runPacedLoad says why not autocannon).
+  // get-session evenly paced, latency from when each request was due (runPacedLoad says why not autocannon),
+  // from a worker thread, so this process's own pauses do not count as the platform's (runPacedLoadApart).
   if (WARMUP > 0) {
-    await Promise.all([runPacedLoad({ ...session, duration: WARMUP }), signInLoad({ ...signIn, duration: WARMUP })]);
+    await Promise.all([runPacedLoadApart({ ...session, duration: WARMUP }), signInLoad({ ...signIn, duration: WARMUP })]);
     // Unmeasured again, alone: the sign-ins the warm-up left queued in identity finish hashing here, not
     // in the first second of "alone".
-    await runPacedLoad({ ...session, duration: WARMUP });
+    await runPacedLoadApart({ ...session, duration: WARMUP });
   }
-  const sessionAlone = await runPacedLoad({ ...session, duration: DURATION });
-  const [sessionResult, signInResult] = await Promise.all([runPacedLoad({ ...session, duration: DURATION }), signInLoad({ ...signIn, duration: DURATION })]);
+  const sessionAlone = await runPacedLoadApart({ ...session, duration: DURATION });
+  const [sessionResult, signInResult] = await Promise.all([runPacedLoadApart({ ...session, duration: DURATION }), signInLoad({ ...signIn, duration: DURATION })]);
   const line = (label: string, m: Measurement) =>
     log(`  ${label.padEnd(22)} ${fmt(m.rps, 1).padStart(8)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  max ${m.max} ms  (${m.total} responses, statuses ${JSON.stringify(m.statusCodes)}, ${m.errors} errors)`);
   line("get-session alone", sessionAlone);
