@@ -162,21 +162,6 @@ export async function runRetryAfterLoad(options: LoadOptions): Promise<Measureme
  * taken for milliseconds), so every response of R ms adds R synthetic samples: one 60 ms hiccup weighs as
  * 60 requests. Both made the get-session tail a figure of the generator (bench/README.md).
  */
-/**
- * runPacedLoad on a worker thread of its own (its own heap, event loop and timers), for a latency measured
- * beside other load from this process: on the main thread, every pause of ours (a scavenge of the runner's
- * large heap took 10-50 ms; the sign-in load's answers) held up the paced requests and counted as the
- * platform's latency. Options must be plain data (no nextBody).
- */
-export function runPacedLoadApart(options: Omit<LoadOptions, "nextBody"> & { rate: number }): Promise<Measurement> {
-  const worker = new Worker(new URL("./paced-worker.ts", import.meta.url), { workerData: options });
-  return new Promise<Measurement>((resolve, reject) => {
-    worker.once("message", (measurement: Measurement) => resolve(measurement));
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`paced load worker exited (${code}) without a measurement`)));
-  });
-}
-
 export async function runPacedLoad(options: LoadOptions & { rate: number }): Promise<Measurement> {
   const url = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
@@ -203,4 +188,19 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
   await Promise.all(inFlight);
   agent.destroy();
   return recorded.measurement((performance.now() - started) / 1000);
+}
+
+/**
+ * runPacedLoad on a worker thread of its own (its own heap, event loop and timers), for a latency measured
+ * beside other load from this process: on the main thread, every pause of ours (a scavenge of the runner's
+ * large heap took 10-50 ms; the sign-in load's answers) held up the paced requests and counted as the
+ * platform's latency. Options must be plain data (no nextBody).
+ */
+export function runPacedLoadApart(options: Omit<LoadOptions, "nextBody"> & { rate: number }): Promise<Measurement> {
+  const worker = new Worker(new URL("./paced-worker.ts", import.meta.url), { workerData: options });
+  return new Promise<Measurement>((resolve, reject) => {
+    worker.once("message", (measurement: Measurement) => resolve(measurement));
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`paced load worker exited (${code}) without a measurement`)));
+  });
 }

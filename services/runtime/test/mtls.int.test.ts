@@ -65,16 +65,20 @@ async function tlsDir(ca: CertificateAuthority, folder: string, name: string, op
 
 type Outcome = { ok: true } | { ok: false; code: grpc.status; errorCode?: string };
 
+/** One call on `client`; the raw gRPC outcome. */
+function callOn(client: grpc.Client, method = "forIdentity"): Promise<Outcome> {
+  const fn = (client as unknown as Record<string, (req: Buffer, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>)[method]!;
+  return new Promise<Outcome>((resolve) =>
+    fn.call(client, Buffer.from(""), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) =>
+      resolve(error ? { ok: false, code: error.code, errorCode: error.metadata?.get(ERROR_CODE_KEY)[0] as string | undefined } : { ok: true }),
+    ),
+  );
+}
+
 /** One call on a fresh client (so a fresh connection), closed after; the raw gRPC outcome. */
 function rawCall(address: string, credentials: grpc.ChannelCredentials, serverName: string, method = "forIdentity"): Promise<Outcome> {
   const client = new ProbeClient(address, credentials, { "grpc.ssl_target_name_override": serverName });
-  const fn = (client as unknown as Record<string, (req: Buffer, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>)[method]!;
-  return new Promise<Outcome>((resolve) =>
-    fn.call(client, Buffer.from(""), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) => {
-      client.close();
-      resolve(error ? { ok: false, code: error.code, errorCode: error.metadata?.get(ERROR_CODE_KEY)[0] as string | undefined } : { ok: true });
-    }),
-  );
+  return callOn(client, method).finally(() => client.close());
 }
 
 async function callAs(address: string, dir: string, method = "forIdentity", serverName = "session"): Promise<Outcome> {
@@ -120,21 +124,12 @@ describe("a service under mutual TLS", () => {
       new ProbeClient(address, channelCredentials(mtls(await tlsDir(caA, `${name}-kept`, name))), { "grpc.ssl_target_name_override": "session" });
     const identity = await clientOf("identity");
     const gateway = await clientOf("gateway");
-    const outcome = (client: grpc.Client) =>
-      new Promise<Outcome>((resolve) =>
-        (client as unknown as { forIdentity: (r: Buffer, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void }).forIdentity(
-          Buffer.from(""),
-          new grpc.Metadata(),
-          { deadline: Date.now() + 5_000 },
-          (error) => resolve(error ? { ok: false, code: error.code, errorCode: error.metadata?.get(ERROR_CODE_KEY)[0] as string | undefined } : { ok: true }),
-        ),
-      );
     const reads = vi.spyOn(TLSSocket.prototype, "getPeerCertificate");
     try {
       // Interleaved on two kept connections: the gateway's connection never passes for identity's.
       for (let round = 0; round < 4; round++) {
-        expect(await outcome(identity)).toEqual({ ok: true });
-        expect(await outcome(gateway)).toEqual({ ok: false, code: grpc.status.PERMISSION_DENIED, errorCode: "CALLER_NOT_ALLOWED" });
+        expect(await callOn(identity)).toEqual({ ok: true });
+        expect(await callOn(gateway)).toEqual({ ok: false, code: grpc.status.PERMISSION_DENIED, errorCode: "CALLER_NOT_ALLOWED" });
       }
       const serverSide = reads.mock.contexts.filter((socket) => (socket as TLSSocket).localPort === server.port);
       expect(serverSide).toHaveLength(2);
