@@ -68,24 +68,17 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
         // grpc-js says "cancelled" for a cancellation and for a deadline alike. A passing deadline ends the
         // calls this one caused by itself (they inherit it and fail as DEADLINE_EXCEEDED), so only a
         // cancellation before it (the caller's own caller went away) aborts.
-        const cancelled = () => {
+        call.once("cancelled", () => {
           if (deadline === undefined || Date.now() < deadline - DEADLINE_SLACK_MS) stopped.abort();
-        };
-        call.once("cancelled", cancelled);
-        // grpc-js also says "cancelled" after every answer it sends. Nobody waits on the signal by then, and
-        // aborting it built an AbortError (its stack included) per call for nothing, so the handler's
-        // answer stops listening.
-        const answered = () => call.removeListener("cancelled", cancelled);
+        });
         const context: RequestContext = { requestId, deadline, signal: stopped.signal };
         const seconds = () => (performance.now() - started) / 1000;
         hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata }), { path, metadata: call.metadata }).then(
           (response) => {
-            answered();
             hooks.observe?.(path, seconds(), { code: grpc.status.OK });
             callback(null, response);
           },
           (error: unknown) => {
-            answered();
             // Whoever asked has gone: the failure its going caused (a nested call cancelled with it) is no
             // fault to log, and the answer reaches nobody.
             const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
