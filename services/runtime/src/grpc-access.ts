@@ -62,7 +62,7 @@ export function workloadOf(subjectAltName: string | undefined): string | undefin
 }
 
 /** What callerOf reads of a grpc-js server call. */
-export interface ServerCallPeer {
+interface ServerCallPeer {
   getAuthContext(): { sslPeerCertificate?: PeerCertificate } | null;
 }
 

@@ -75,9 +75,14 @@ function callOn(client: grpc.Client, method = "forIdentity"): Promise<Outcome> {
   );
 }
 
+/** A client of the probe at `address` that expects the server's certificate to name `serverName`. */
+function probeClient(address: string, credentials: grpc.ChannelCredentials, serverName: string): grpc.Client {
+  return new ProbeClient(address, credentials, { "grpc.ssl_target_name_override": serverName });
+}
+
 /** One call on a fresh client (so a fresh connection), closed after; the raw gRPC outcome. */
 function rawCall(address: string, credentials: grpc.ChannelCredentials, serverName: string, method = "forIdentity"): Promise<Outcome> {
-  const client = new ProbeClient(address, credentials, { "grpc.ssl_target_name_override": serverName });
+  const client = probeClient(address, credentials, serverName);
   return callOn(client, method).finally(() => client.close());
 }
 
@@ -120,8 +125,7 @@ describe("a service under mutual TLS", () => {
   });
 
   it("reads each connection's certificate once, and each connection is its own caller", async () => {
-    const clientOf = async (name: string) =>
-      new ProbeClient(address, channelCredentials(mtls(await tlsDir(caA, `${name}-kept`, name))), { "grpc.ssl_target_name_override": "session" });
+    const clientOf = async (name: string) => probeClient(address, channelCredentials(mtls(await tlsDir(caA, `${name}-kept`, name))), "session");
     const identity = await clientOf("identity");
     const gateway = await clientOf("gateway");
     const reads = vi.spyOn(TLSSocket.prototype, "getPeerCertificate");
