@@ -69,7 +69,7 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
         // calls this one caused by itself (they inherit it and fail as DEADLINE_EXCEEDED), so only a
         // cancellation before it (the caller's own caller went away) aborts.
         call.once("cancelled", () => {
-          if (deadline === undefined || Date.now() < deadline - DEADLINE_SLACK_MS) stopped.abort();
+          if (deadline === undefined || Date.now() < deadline - DEADLINE_SLACK_MS) stopped.abort(CALL_ENDED);
         });
         const context: RequestContext = { requestId, deadline, signal: stopped.signal };
         const seconds = () => (performance.now() - started) / 1000;
@@ -91,6 +91,13 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
     },
   };
 }
+
+/**
+ * The reason every call's signal aborts with. grpc-js reports each answered call as cancelled too, so the
+ * signal aborts once per call; abort() without a reason would build a new AbortError, its stack captured,
+ * every time (4.5 % of the session service's CPU under get-session). Nothing reads the reason.
+ */
+const CALL_ENDED = new DOMException("The call ended", "AbortError");
 
 /** How early grpc-js may report a deadline as a cancellation (its timer and our clock read apart). */
 const DEADLINE_SLACK_MS = 10;

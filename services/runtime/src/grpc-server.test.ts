@@ -202,6 +202,20 @@ describe("calls a handler makes", () => {
     expect(logged.filter((line) => line.msg === "unexpected error")).toEqual([]);
   });
 
+  it("end their context's signal with one shared AbortError, not one built (stack and all) per call", async () => {
+    const { probe } = await start();
+    const signals: AbortSignal[] = [];
+    for (let i = 0; i < 2; i++) {
+      await call(probe, method(probe, "slow"), Buffer.alloc(0));
+      signals.push(slowSignal!);
+    }
+    // grpc-js reports an answered call as cancelled too: each signal ends, and both with the same reason.
+    await vi.waitFor(() => expect(signals.every((signal) => signal.aborted)).toBe(true));
+    expect(signals[0]!.reason).toBeInstanceOf(DOMException);
+    expect((signals[0]!.reason as DOMException).name).toBe("AbortError");
+    expect(signals[1]!.reason).toBe(signals[0]!.reason);
+  });
+
   it("are not made once the caller has stopped waiting", async () => {
     const { probe } = await start();
     const stopped = new AbortController();
