@@ -18,6 +18,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Drops them all at once: each PostgreSQL drop waits for a checkpoint, and drops run together share them. */
+export async function dropDatabases(databases: readonly TestDatabase[]): Promise<void> {
+  await Promise.all(databases.map((db) => db.drop()));
+}
+
 /** A new empty database. On PostgreSQL its name starts auth_test_ so leftovers are easy to find. */
 export async function createTestDatabase(label: string, dialect: "default" | "sqlite" = "default"): Promise<TestDatabase> {
   if (TEST_DATABASE_URL && dialect === "default") {

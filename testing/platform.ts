@@ -28,7 +28,7 @@ import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { gatewayServer } from "../gateway/src/http/server.js";
-import { createTestDatabase, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
+import { createTestDatabase, dropDatabases, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
 import { testCertificates, workloadEnv } from "./certificates.js";
 
@@ -186,7 +186,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       await session.close();
       await identity.close();
       await notification.close();
-      for (const db of databases) await db.drop();
+      await dropDatabases(databases);
     },
   };
 }

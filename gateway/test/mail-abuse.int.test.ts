@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignJWT } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { backendLabel } from "../../testing/databases.js";
+import { backendLabel, dropDatabases } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { openIdentityStore } from "../../services/identity/src/store/mikro-identity-store.js";
 import { platformEnv, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
@@ -126,7 +126,7 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       await identity.close();
       await notification.close();
       await queue.close();
-      for (const db of databases) await db.drop();
+      await dropDatabases(databases);
       await smtp.stop();
     }
   });

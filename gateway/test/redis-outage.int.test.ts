@@ -14,7 +14,7 @@ import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import type { RunningService } from "@auth-platform/runtime/service";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
-import { TEST_DATABASE_URL, type TestDatabase } from "../../testing/databases.js";
+import { dropDatabases, TEST_DATABASE_URL, type TestDatabase } from "../../testing/databases.js";
 import { dumpTable } from "../../testing/dumps.js";
 import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
@@ -128,7 +128,7 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
     raw?.disconnect();
     await relay?.close();
     await redisServer?.close();
-    for (const db of databases) await db.drop();
+    await dropDatabases(databases);
   });
 
   afterEach(async () => {

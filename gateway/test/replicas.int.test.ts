@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
-import { TEST_REDIS_URL, type TestDatabase } from "../../testing/databases.js";
+import { dropDatabases, TEST_REDIS_URL, type TestDatabase } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { freePorts, platformEnv, workloadEnv } from "../../testing/platform.js";
 
@@ -33,7 +33,7 @@ describe.skipIf(!TEST_REDIS_URL)("replicas sharing Redis (needs TEST_REDIS_URL)"
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop("SIGKILL")));
-    for (const db of databases) await db.drop();
+    await dropDatabases(databases);
   });
 
   it("a session revoked through one replica is refused by the other on the next request", async () => {

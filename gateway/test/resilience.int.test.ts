@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
-import { backendLabel, type TestDatabase } from "../../testing/databases.js";
+import { backendLabel, dropDatabases, type TestDatabase } from "../../testing/databases.js";
 import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { platformEnv, workloadEnv } from "../../testing/platform.js";
@@ -29,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(Object.values(processes).map((p) => p.stop("SIGKILL")));
-  for (const db of databases ?? []) await db.drop();
+  await dropDatabases(databases ?? []);
 });
 
 describe(`a service killed mid-run (${backendLabel()})`, () => {
