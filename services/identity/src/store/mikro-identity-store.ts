@@ -101,16 +101,17 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const rows = await store.em().find(UserEntity, { $or: [{ id: { $in: ids } }, { email: { $in: emails } }] });
       return rows.map(toUser);
     },
+    // A sign-in's two lookups: plain rows, no entities (store.ts, readOne).
     async findUserByEmail(email) {
-      const row = await store.em().findOne(UserEntity, { email });
+      const row = await store.readOne(UserEntity, { email });
       return row ? toUser(row) : null;
     },
     async findUserByUsername(username) {
-      const row = await store.em().findOne(UserEntity, { username });
+      const row = await store.readOne(UserEntity, { username });
       return row ? toUser(row) : null;
     },
     async findAccount(userId, providerId) {
-      const row = await store.em().findOne(AccountEntity, { userId, providerId }, { orderBy: { createdAt: "asc" } });
+      const row = await store.readOne(AccountEntity, { userId, providerId }, { createdAt: "asc" });
       return row ? toAccount(row) : null;
     },
     async listUsers(query) {
