@@ -31,6 +31,17 @@ describe("CapacityMemory", () => {
     expect(memory.refusal(SIGN_IN)).toBeUndefined();
   });
 
+  it("builds its refusal without a stack (a hundred a second under a retry storm) and leaves the stack limit as it was", () => {
+    const memory = new CapacityMemory();
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 80);
+    const limit = Error.stackTraceLimit;
+    const refusal = memory.refusal(SIGN_IN);
+    expect(memory.busyForMs(SIGN_IN)).toBe(80);
+    expect(refusal?.stack).not.toMatch(/\n\s+at /);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error("another").stack).toMatch(/\n\s+at /);
+  });
+
   it("never refuses while another replica heard from recently has not said it is at capacity", () => {
     const memory = new CapacityMemory();
     memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);

@@ -12,7 +12,7 @@
  * SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
-import { INTERNAL_API_CODES, isErrorCode, PeerError } from "./errors.js";
+import { INTERNAL_API_CODES, isErrorCode, PeerError, withoutStack } from "./errors.js";
 import { ERROR_CODE_KEY, REQUEST_ID_KEY, RETRY_AFTER_KEY, type RequestContext } from "./rpc-server.js";
 
 type UnaryMethod<Req, Res> = (
@@ -46,16 +46,17 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
   const path = (method as { path?: string }).path ?? method.name;
   const signal = options.context?.signal;
   if (signal?.aborted) return Promise.reject(callerGone());
-  const refusal = atCapacity(client).refusal(path);
-  if (refusal) {
+  const memory = atCapacity(client);
+  const busyMs = memory.busyForMs(path);
+  if (busyMs !== undefined) {
     // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
     const holdMs = holdFor(deadline - Date.now());
-    if (holdMs <= 0) return Promise.reject(refusal);
+    if (holdMs <= 0) return Promise.reject(capacityRefusal(busyMs));
     return hold(holdMs, signal).then(() => {
       // Another call was refused by the peer while this one slept: it is still full, and asking it again
       // would only spend its event loop (and ours) on a refusal. Once the window lapses, the calls that
       // wake next are the peer's to admit or refuse, which opens it again.
-      const stillFull = atCapacity(client).refusal(path);
+      const stillFull = memory.refusal(path);
       if (stillFull) return Promise.reject(stillFull);
       return send(client, method, request, metadata, deadline, path, options.hooks, signal);
     });
@@ -167,7 +168,14 @@ export class CapacityMemory {
     else this.busyUntil.set(path, new Map([[peer, until]]));
   }
 
+  /** The refusal a call of this path gets here now, if every recent peer refused one a moment ago. */
   refusal(path: string): PeerError | undefined {
+    const busyMs = this.busyForMs(path);
+    return busyMs === undefined ? undefined : capacityRefusal(busyMs);
+  }
+
+  /** How long until the first recent peer may have room again (ms), or undefined if one has room now. */
+  busyForMs(path: string): number | undefined {
     const busy = this.busyUntil.get(path);
     if (!busy?.size) return undefined;
     const now = Date.now();
@@ -182,8 +190,13 @@ export class CapacityMemory {
       until = Math.min(until, busyTill);
     }
     if (until === Number.POSITIVE_INFINITY) return undefined;
-    return new PeerError("SERVICE_UNAVAILABLE", grpc.status.UNAVAILABLE, undefined, "peer at capacity (refused by the caller)", until - now);
+    return until - now;
   }
+}
+
+/** The caller's own refusal while its peer is at capacity (no stack: errors.ts, withoutStack). */
+function capacityRefusal(retryAfterMs: number): PeerError {
+  return withoutStack(() => new PeerError("SERVICE_UNAVAILABLE", grpc.status.UNAVAILABLE, undefined, "peer at capacity (refused by the caller)", retryAfterMs));
 }
 
 const capacity = new WeakMap<grpc.Client, CapacityMemory>();

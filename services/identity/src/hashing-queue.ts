@@ -13,7 +13,7 @@
  * with the same time to spare would be let in (AuthError.retryAfterMs: Retry-After at the gateway). A
  * waiting operation whose caller stops waiting (its signal aborts) leaves the queue without running.
  */
-import { AuthError } from "@auth-platform/proto/errors";
+import { AuthError, withoutStack } from "@auth-platform/proto/errors";
 
 export interface HashingQueueOptions {
   /** Operations running at once (scrypt derivations in flight). */
@@ -169,9 +169,9 @@ function gone(): AuthError {
 }
 
 /**
- * The refusal, with when to try again (ms). Its cause is a plain string: a refusal must cost next to
- * nothing, and an Error would capture a stack nobody reads (a refusal is answered, not logged).
+ * The refusal, with when to try again (ms). It must cost next to nothing: its cause is a plain string, and
+ * it captures no stack (withoutStack) nobody would read (a refusal is answered, not logged).
  */
 function busy(reason: "queue full" | "deadline", retryAfterMs: number): AuthError {
-  return new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: `password hashing at capacity (${reason})`, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) });
+  return withoutStack(() => new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: `password hashing at capacity (${reason})`, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) }));
 }
