@@ -39,8 +39,9 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       // A native insert: one statement, no unit of work (its change sets and transaction) for a single row.
       await store.em().insert(SessionEntity, { ...fields, tokenHash: vault.lookup(token), tokenSealed: vault.seal(token, session.id) });
     },
+    // get-session's reads on a cache miss: plain rows, no entities (store.ts, readOne).
     async findByToken(token) {
-      const row = await store.em().findOne(SessionEntity, { tokenHash: vault.lookup(token) });
+      const row = await store.readOne(SessionEntity, { tokenHash: vault.lookup(token) });
       return row ? toRecord(row, token) : null;
     },
     async listByUser(userId) {
@@ -80,7 +81,7 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       await store.em().createQueryBuilder(SessionUserEntity).insert(row).onConflict("userId").merge(["updatedAt", "snapshot"]).where({ updatedAt: { $lte: row.updatedAt } }).execute();
     },
     async findUser(userId) {
-      const row = await store.em().findOne(SessionUserEntity, { userId });
+      const row = await store.readOne(SessionUserEntity, { userId });
       return row ? (JSON.parse(row.snapshot) as CachedUser) : null;
     },
     async deleteUser(userId) {
