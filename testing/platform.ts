@@ -179,14 +179,30 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     services: { identity, session, notification, organization, admin, oauth: oauthService },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
-      await gateway.stop();
-      await oauthService.close();
-      await admin.close();
-      await organization.close();
-      await session.close();
-      await identity.close();
-      await notification.close();
-      await dropDatabases(databases);
+      await step("gateway", () => gateway.stop());
+      await step("oauth", () => oauthService.close());
+      await step("admin", () => admin.close());
+      await step("organization", () => organization.close());
+      await step("session", () => session.close());
+      await step("identity", () => identity.close());
+      await step("notification", () => notification.close());
+      await step("database drops", () => dropDatabases(databases));
     },
   };
 }
+
+/**
+ * One step of a platform's stop, named on stderr while it runs past STEP_WARN_MS: a stop that hangs
+ * (seen rarely under a full PostgreSQL run, never reproduced alone) then says which step it is in
+ * before the test's hook times out.
+ */
+async function step(name: string, run: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  const warn = setInterval(() => process.stderr.write(`platform stop: ${name} still closing after ${Math.round((Date.now() - started) / 1000)} s\n`), STEP_WARN_MS);
+  try {
+    await run();
+  } finally {
+    clearInterval(warn);
+  }
+}
+const STEP_WARN_MS = 10_000;
