@@ -124,7 +124,8 @@ export class BoundSqliteConnection extends BaseSqliteConnection {
     }
     const text = this.config.get("onQuery")(sql as string, values);
     const bound = bindParameters(this.platform, text, values);
-    if (!bound) return super.execute(text, values, method, ctx, loggerContext) as Promise<T>;
+    // MikroORM's own path from the query as given (it applies onQuery itself).
+    if (!bound) return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
     await this.ensureConnection();
     const { abort, context } = abortOptions(loggerContext);
     const logged = this.getSql(text, this.config.getLogger().isEnabled("query-params", context) ? this.platform.formatQuery(text, values as unknown[]) : text, context);

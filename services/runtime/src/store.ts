@@ -87,10 +87,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     orm,
     dialect,
     em: () => orm.em.fork() as EntityManager,
-    readOne: async (entity, where, orderBy) => {
+    readOne: async <Entity extends object>(entity: EntitySchema<Entity, any>, where: QBFilterQuery<Entity>, orderBy?: QueryOrderMap<Entity>) => {
       const query = (orm.em.fork() as EntityManager).createQueryBuilder(entity).select("*").where(where).limit(1);
       if (orderBy) query.orderBy(orderBy);
-      return ((await query.execute("get")) as typeof entity.class.prototype | undefined) ?? null;
+      return ((await query.execute("get")) as Entity | undefined) ?? null;
     },
     close: () => {
       unregister();
