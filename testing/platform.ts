@@ -192,9 +192,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
 }
 
 /**
- * One step of a platform's stop, named on stderr while it runs past STEP_WARN_MS: a stop that hangs
- * (seen rarely under a full PostgreSQL run, never reproduced alone) then says which step it is in
- * before the test's hook times out.
+ * One step of a platform's stop, named on stderr while it runs past STEP_WARN_MS: a stop that hangs then
+ * says which step it is in before the test's hook times out. That is how the store close that waited
+ * forever for a leaked PostgreSQL connection was found (docs/decisions.md, "Closing a PostgreSQL store").
  */
 async function step(name: string, run: () => Promise<void>): Promise<void> {
   const started = Date.now();

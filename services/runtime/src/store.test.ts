@@ -72,4 +72,23 @@ describe("openStore", () => {
       await db.drop();
     }
   });
+
+  it.skipIf(!TEST_DATABASE_URL)("closes while queries are still opening PostgreSQL connections: each runs or is refused, and close finishes", async () => {
+    const db = await createTestDatabase("store_close");
+    try {
+      for (let round = 0; round < 5; round++) {
+        const store = await openStore({ url: db.url, entities: [Widget], migrations });
+        // More queries than the pool holds idle connections, so some are still connecting when close starts
+        // (a readiness check or a late handler at shutdown).
+        const queries = Array.from({ length: 8 }, () => store.em().getConnection().execute("select 1").then(() => "ran", () => "refused"));
+        const closed = await Promise.race([store.close().then(() => "closed"), sleep(5_000).then(() => "still closing")]);
+        expect(closed).toBe("closed");
+        for (const outcome of await Promise.all(queries)) expect(["ran", "refused"]).toContain(outcome);
+      }
+    } finally {
+      await db.drop();
+    }
+  });
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,6 +13,7 @@ import { Migrator } from "@mikro-orm/migrations";
 import type { Migration } from "@mikro-orm/migrations";
 import type { EntityManager, MikroORM, QBFilterQuery } from "@mikro-orm/sql";
 import { registerDependency } from "./dependencies.js";
+import { type DrainablePool, drainable } from "./pg-pool-drain.js";
 import { MigrationsDone, migrationMode } from "./migration-mode.js";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -54,9 +55,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     allowGlobalContext: false,
   };
   let orm: MikroORM;
+  let pool: DrainablePool | undefined;
   if (dialect === "postgresql") {
     const { MikroORM: PgORM } = await import("@mikro-orm/postgresql");
-    orm = (await PgORM.init({ ...common, clientUrl: options.url, pool: { min: 0, max: options.poolMax ?? 10 } })) as unknown as MikroORM;
+    const pgOrm = await PgORM.init({ ...common, clientUrl: options.url, pool: { min: 0, max: options.poolMax ?? 10 } });
+    pool = drainable(await pgOrm.em.getConnection().getNativeClient());
+    orm = pgOrm as unknown as MikroORM;
   } else {
     if (!process.getBuiltinModule?.("node:sqlite")) {
       throw new Error(`SQLite needs node:sqlite (Node 22.13 or later; the project runs Node 24 through npm: npm start, make dev), and this is Node ${process.versions.node}`);
@@ -92,9 +96,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       if (orderBy) query.orderBy(orderBy);
       return ((await query.execute("get")) as Entity | undefined) ?? null;
     },
-    close: () => {
+    close: async () => {
       unregister();
-      return orm.close(true);
+      await pool?.drain();
+      await orm.close(true);
     },
   };
 }
