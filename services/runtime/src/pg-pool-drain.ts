@@ -26,7 +26,7 @@ export interface DrainablePool {
 }
 
 export function drainable(pool: Pool): DrainablePool {
-  const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   let closing = false;
   let opening = 0;
   let drained: (() => void) | undefined;
@@ -34,16 +34,15 @@ export function drainable(pool: Pool): DrainablePool {
     opening--;
     if (opening === 0) drained?.();
   };
-  // Only the promise form is replaced: Kysely uses it. The callback form (nothing here calls it) is left to pg.
-  const original = pool.connect;
-  pool.connect = function (this: Pool, ...args: unknown[]) {
-    if (args.length > 0) return (original as (...a: unknown[]) => unknown).apply(pool, args);
+  // Only the promise form is counted: Kysely uses it. The callback form (nothing here calls it) goes to pg as is.
+  pool.connect = ((...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
     if (closing) return Promise.reject(new StoreClosedError());
     opening++;
-    const opened = connect();
+    const opened = connect() as Promise<PoolClient>;
     opened.then(settle, settle);
     return opened;
-  } as Pool["connect"];
+  }) as Pool["connect"];
   return {
     async drain() {
       closing = true;
