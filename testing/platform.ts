@@ -197,8 +197,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
  * forever for a leaked PostgreSQL connection was found (docs/decisions.md, "Closing a PostgreSQL store").
  */
 async function step(name: string, run: () => Promise<void>): Promise<void> {
-  const started = Date.now();
-  const warn = setInterval(() => process.stderr.write(`platform stop: ${name} still closing after ${Math.round((Date.now() - started) / 1000)} s\n`), STEP_WARN_MS);
+  // performance.now(), not Date: a suite's clock.advance() moves Date (testing/use-platform.ts).
+  const started = performance.now();
+  const warn = setInterval(() => process.stderr.write(`platform stop: ${name} still closing after ${Math.round((performance.now() - started) / 1000)} s\n`), STEP_WARN_MS);
   try {
     await run();
   } finally {

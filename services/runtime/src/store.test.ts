@@ -1,4 +1,5 @@
 /** The store bootstrap: real migrations on SQLite and PostgreSQL, and replicas migrating at once. */
+import { setTimeout as sleep } from "node:timers/promises";
 import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
 import { describe, expect, it } from "vitest";
@@ -90,5 +91,3 @@ describe("openStore", () => {
     }
   });
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
