@@ -89,4 +89,13 @@ describe(`the compiled build (${backendLabel()})`, () => {
     const ok = await fetch(`${webOrigin}/api/auth/ok`);
     expect(await ok.json()).toEqual({ ok: true });
   });
+
+  it("closes every process on SIGTERM: each finishes its close in time and exits 0", async () => {
+    const codes = await Promise.all(processes.map((started) => started.stop("SIGTERM")));
+    expect(Object.fromEntries(processes.map((started, i) => [started.name, codes[i]]))).toEqual(Object.fromEntries(processes.map((started) => [started.name, 0])));
+    for (const started of processes.filter((p) => !["gateway", "web"].includes(p.name))) {
+      expect(started.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+    }
+    expect(processes.flatMap((started) => started.output).filter((line) => /did not finish in time|shutdown failed/.test(line))).toEqual([]);
+  });
 });

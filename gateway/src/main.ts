@@ -2,7 +2,7 @@
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger } from "@auth-platform/runtime/log";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
-import { runMain } from "@auth-platform/runtime/main";
+import { closeWithin, runMain } from "@auth-platform/runtime/main";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
 import { stopTracing } from "@auth-platform/runtime/tracing";
 import { createApp } from "./app.js";
@@ -12,6 +12,8 @@ import { securityEventReporter } from "./http/security-events.js";
 import { gatewayServer } from "./http/server.js";
 
 const EVENTS_FLUSH_MS = 5_000;
+/** The longest the gateway takes to close on SIGTERM (requests, then the security events, then its clients). */
+const CLOSE_LIMIT_MS = 10_000;
 
 runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
@@ -37,21 +39,25 @@ runMain("gateway", async () => {
     log.error("cannot listen", { host: config.host, port: config.port, error });
     process.exit(1);
   });
+  // What a close under way is waiting for, for the log line of one that does not end in time.
+  let waitingFor: string | undefined;
+  const close = async () => {
+    waitingFor = "in-flight requests";
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await stopped;
+    // Security events still queued are delivered first (the admin client is still open), at most 5 s.
+    waitingFor = "security events";
+    await events.flush(EVENTS_FLUSH_MS);
+    waitingFor = "clients, counters, metrics, tracing";
+    clients.close();
+    await Promise.all([counters.close(), metrics?.close(), stopTracing()]);
+    waitingFor = undefined;
+  };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
       log.info("shutting down", { signal });
-      server.close(() => {
-        // Security events still queued are delivered first (the admin client is still open), at most 5 s.
-        void events
-          .flush(EVENTS_FLUSH_MS)
-          .then(() => {
-            clients.close();
-            return Promise.all([counters.close(), metrics?.close(), stopTracing()]);
-          })
-          .then(() => process.exit(0));
-      });
-      server.closeIdleConnections();
-      setTimeout(() => process.exit(0), 10_000).unref();
+      void closeWithin({ log, close, closing: () => waitingFor }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
     });
   }
 });

@@ -3,7 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
-import { type RunningServer, startGrpcServer } from "./grpc-server.js";
+import { type Closer, type RunningServer, startGrpcServer } from "./grpc-server.js";
 import { createLogger } from "./log.js";
 import { currentRequestContext, currentRequestId, withRequestContext } from "./request-context.js";
 import { call, serviceRpc } from "./rpc.js";
@@ -47,14 +47,14 @@ afterEach(async () => {
   slowSignal = undefined;
 });
 
-async function start() {
+async function start(closers: Closer[] = [{ name: "store", close: () => void closed.push("store") }]) {
   running = await startGrpcServer({
     port: 0,
     host: "127.0.0.1",
     tls: { kind: "insecure", explicit: true },
     log,
     graceMs: 5_000,
-    closers: [() => void closed.push("store")],
+    closers,
     services: [
       {
         name: "test.v1.Probe",
@@ -147,6 +147,22 @@ describe("startGrpcServer", () => {
     await stopping;
     expect(closed).toEqual(["store"]);
     await expect(call(probe, method(probe, "slow"), Buffer.alloc(0), { deadlineMs: 1_000 })).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    running = undefined;
+  });
+
+  it("says what its shutdown is waiting for: the in-flight calls, then each close hook by name", async () => {
+    let releaseStore!: () => void;
+    const { probe } = await start([{ name: "store", close: () => new Promise<void>((resolve) => (releaseStore = resolve)) }]);
+    expect(running!.closing()).toBeUndefined();
+    const inFlight = call(probe, method(probe, "slow"), Buffer.alloc(0));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopping = running!.shutdown();
+    expect(running!.closing()).toBe("in-flight calls");
+    await inFlight;
+    await vi.waitFor(() => expect(running!.closing()).toBe("store"));
+    releaseStore();
+    await stopping;
+    expect(running!.closing()).toBeUndefined();
     running = undefined;
   });
 });

@@ -39,6 +39,14 @@ export interface RunningServer {
   healthPort?: number;
   /** Stops the server, then runs the close hooks. Safe to call twice. */
   shutdown(): Promise<void>;
+  /** What a shutdown under way is waiting for ("in-flight calls", or a closer's name); undefined otherwise. */
+  closing(): string | undefined;
+}
+
+/** A close hook, named for the log line of a shutdown that does not end (main.ts, closeWithin). */
+export interface Closer {
+  name: string;
+  close(): Promise<void> | void;
 }
 
 export interface StartOptions {
@@ -51,7 +59,7 @@ export interface StartOptions {
   healthPort?: number;
   log: Logger;
   /** Closed after the server stops, in order (stores, caches, clients). */
-  closers?: Array<() => Promise<void> | void>;
+  closers?: Closer[];
   graceMs?: number;
 }
 
@@ -93,6 +101,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
   }
 
   let stopping: Promise<void> | undefined;
+  let waitingFor: string | undefined;
   const setReady = (ready: boolean) => {
     if (stopping) return;
     const status = ready ? "SERVING" : "NOT_SERVING";
@@ -104,6 +113,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
       health.setStatus("", "NOT_SERVING");
       health.setStatus(READINESS_SERVICE, "NOT_SERVING");
       for (const binding of options.services) health.setStatus(binding.name, "NOT_SERVING");
+      waitingFor = "in-flight calls";
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           log.warn("in-flight calls did not finish in time; forcing shutdown");
@@ -117,20 +127,22 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
         });
       });
       healthServer?.forceShutdown();
-      for (const close of options.closers ?? []) {
+      for (const closer of options.closers ?? []) {
+        waitingFor = closer.name;
         try {
-          await close();
+          await closer.close();
         } catch (error) {
-          log.error("close failed", { error });
+          log.error("close failed", { closer: closer.name, error });
         }
       }
+      waitingFor = undefined;
       log.info("stopped");
     })();
     return stopping;
   };
 
   log.info("listening", { port, host, tls: options.tls.kind, ...(healthPort ? { healthPort } : {}), services: options.services.map((s) => s.name) });
-  return { port, healthPort, setReady, shutdown };
+  return { port, healthPort, setReady, shutdown, closing: () => waitingFor };
 }
 
 function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {

@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { createLogger } from "./log.js";
+import { closeWithin } from "./main.js";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 
@@ -53,4 +55,35 @@ describe("collectStartupGarbage", () => {
     expect(heap.collected).toBe(false);
     expect(heap.youngAfter).toBe(heap.youngBefore);
   }, 30_000);
+});
+
+describe("closeWithin", () => {
+  function service(close: () => Promise<void>, closing: () => string | undefined) {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger("probe", "info", (line) => void lines.push(JSON.parse(line) as Record<string, unknown>));
+    return { lines, service: { log, close, closing } };
+  }
+
+  it("resolves true when the service closes in time, and logs nothing", async () => {
+    const { lines, service: running } = service(() => Promise.resolve(), () => undefined);
+    await expect(closeWithin(running, 1_000)).resolves.toBe(true);
+    expect(lines).toEqual([]);
+  });
+
+  it("gives up after the limit and logs what the close was still waiting for", async () => {
+    const { lines, service: running } = service(() => new Promise<void>(() => {}), () => "session's dependencies (stores, caches, clients)");
+    const started = performance.now();
+    await expect(closeWithin(running, 100)).resolves.toBe(false);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "error", service: "probe", msg: "shutdown did not finish in time", limitMs: 100, waitingFor: "session's dependencies (stores, caches, clients)" }),
+    ]);
+  });
+
+  it("resolves false and logs the error when the close fails", async () => {
+    const { lines, service: running } = service(() => Promise.reject(new Error("pool end failed")), () => undefined);
+    await expect(closeWithin(running, 1_000)).resolves.toBe(false);
+    expect(lines).toEqual([expect.objectContaining({ level: "error", msg: "shutdown failed" })]);
+    expect(JSON.stringify(lines[0])).toContain("pool end failed");
+  });
 });

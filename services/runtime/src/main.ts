@@ -51,7 +51,40 @@ function migrationSetting(value: string | undefined): "run" | "skip" {
   throw new ConfigError([`MIGRATIONS: must be run or skip (got ${JSON.stringify(value)})`]);
 }
 
-/** A service process: starts it, and closes it gracefully on SIGTERM/SIGINT. */
+/**
+ * The longest a service process takes to close on SIGTERM before it gives up: the in-flight calls get up
+ * to 10 s (grpc-server.ts), the dependencies the rest. Under the chart's terminationGracePeriodSeconds
+ * (30 s), so a close that hangs ends with a log line saying what it waited for and exit code 1, instead of
+ * a silent SIGKILL from the kubelet (or, outside Kubernetes, a process that never exits).
+ */
+export const CLOSE_LIMIT_MS = 20_000;
+
+/**
+ * Closes a running service, or stops waiting after `limitMs`: then logs what the close was still waiting
+ * for (RunningService.closing) and resolves false. Resolves true once the service closed.
+ */
+export function closeWithin(service: Pick<RunningService, "close" | "closing" | "log">, limitMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const limit = setTimeout(() => {
+      service.log.error("shutdown did not finish in time", { limitMs, waitingFor: service.closing() ?? "unknown" });
+      resolve(false);
+    }, limitMs);
+    limit.unref();
+    service.close().then(
+      () => {
+        clearTimeout(limit);
+        resolve(true);
+      },
+      (error: unknown) => {
+        clearTimeout(limit);
+        service.log.error("shutdown failed", { error });
+        resolve(false);
+      },
+    );
+  });
+}
+
+/** A service process: starts it, and closes it gracefully on SIGTERM/SIGINT (at most CLOSE_LIMIT_MS). */
 export function runService(name: string, start: () => Promise<RunningService>): void {
   if (process.argv[2] === "migrate") {
     setMigrationMode("only");
@@ -73,10 +106,10 @@ export function runService(name: string, start: () => Promise<RunningService>): 
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       process.once(signal, () => {
         service.log.info("shutting down", { signal });
-        void service
-          .close()
-          .then(() => stopTracing())
-          .then(() => process.exit(0));
+        void closeWithin(service, CLOSE_LIMIT_MS).then(async (closed) => {
+          if (closed) await stopTracing();
+          process.exit(closed ? 0 : 1);
+        });
       });
     }
   });

@@ -43,6 +43,8 @@ export interface RunningService<Deps = unknown> {
   deps: Deps;
   /** Stops serving (in-flight calls finish, bounded), then closes the dependencies. Safe to call twice. */
   close(): Promise<void>;
+  /** What a close under way is waiting for (in-flight calls, the dependencies...); undefined otherwise. */
+  closing(): string | undefined;
 }
 
 export interface ServiceDefinition<Config extends ServiceConfig, Deps extends { close(): Promise<void> }> {
@@ -75,7 +77,11 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
       tls: config.grpc.tls,
       healthPort: config.grpc.healthPort,
       log,
-      closers: [() => clearInterval(readiness.timer), () => metrics?.close(), () => deps.close()],
+      closers: [
+        { name: "readiness checks", close: () => clearInterval(readiness.timer) },
+        { name: "metrics server", close: () => metrics?.close() },
+        { name: `${service.name}'s dependencies (stores, caches, clients)`, close: () => deps.close() },
+      ],
       graceMs: options.graceMs,
     });
     const check = async () => {
@@ -91,7 +97,7 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
     readiness.timer = setInterval(() => void check(), options.readinessIntervalMs ?? 5_000);
     readiness.timer.unref();
     void check();
-    return { address: `${host}:${server.port}`, port: server.port, healthPort: server.healthPort, metricsPort: metrics?.port, log, deps, close: server.shutdown };
+    return { address: `${host}:${server.port}`, port: server.port, healthPort: server.healthPort, metricsPort: metrics?.port, log, deps, close: server.shutdown, closing: server.closing };
   } catch (error) {
     await metrics?.close();
     await deps.close();

@@ -90,4 +90,23 @@ describe("openStore", () => {
       await db.drop();
     }
   });
+
+  it.skipIf(!TEST_DATABASE_URL)("fails a query that waits longer than connectTimeoutMs for a PostgreSQL connection, instead of waiting without limit", async () => {
+    const db = await createTestDatabase("store_connect_timeout");
+    const store = await openStore({ url: db.url, entities: [Widget], migrations, poolMax: 1, connectTimeoutMs: 200 });
+    try {
+      // The pool's one connection is busy for a second; the next query cannot get one in 200 ms.
+      const busy = store.em().getConnection().execute("select pg_sleep(1)");
+      await sleep(50);
+      const started = performance.now();
+      await expect(store.em().getConnection().execute("select 1")).rejects.toThrow(/timeout/i);
+      expect(performance.now() - started).toBeLessThan(900);
+      await busy;
+      // The pool is usable again once the connection is free.
+      await expect(store.em().getConnection().execute("select 1 as one")).resolves.toEqual([{ one: 1 }]);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
 });

@@ -24,6 +24,8 @@ export interface StoreOptions {
   migrations: Array<{ name: string; class: new (...args: any[]) => Migration }>;
   /** Connection pool size for PostgreSQL. */
   poolMax?: number;
+  /** PostgreSQL: the longest a query waits for a connection (a free pool slot, or a new connection opening). */
+  connectTimeoutMs?: number;
   debug?: boolean;
 }
 
@@ -40,6 +42,14 @@ export interface Store {
   readOne<Entity extends object>(entity: EntitySchema<Entity, any>, where: QBFilterQuery<Entity>, orderBy?: QueryOrderMap<Entity>): Promise<Entity | null>;
   close(): Promise<void>;
 }
+
+/**
+ * How long a query waits for a PostgreSQL connection by default. pg waits without limit otherwise: for a
+ * pool slot while every connection is taken, and for a server that does not answer (until the kernel's TCP
+ * timeout, minutes). Past a gRPC call's deadline (5 s) nobody reads the answer; the query fails instead,
+ * and the service's start-up fails rather than hanging when the database is unreachable.
+ */
+export const PG_CONNECT_TIMEOUT_MS = 5_000;
 
 export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? "postgresql" : "sqlite";
@@ -58,7 +68,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let pool: DrainablePool | undefined;
   if (dialect === "postgresql") {
     const { MikroORM: PgORM } = await import("@mikro-orm/postgresql");
-    const pgOrm = await PgORM.init({ ...common, clientUrl: options.url, pool: { min: 0, max: options.poolMax ?? 10 } });
+    const pgOrm = await PgORM.init({
+      ...common,
+      clientUrl: options.url,
+      pool: { min: 0, max: options.poolMax ?? 10 },
+      driverOptions: { connectionTimeoutMillis: options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS },
+    });
     pool = drainable(await pgOrm.em.getConnection().getNativeClient());
     orm = pgOrm as unknown as MikroORM;
   } else {
