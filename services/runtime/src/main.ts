@@ -106,10 +106,15 @@ export function runService(name: string, start: () => Promise<RunningService>): 
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       process.once(signal, () => {
         service.log.info("shutting down", { signal });
-        void closeWithin(service, CLOSE_LIMIT_MS).then(async (closed) => {
-          if (closed) await stopTracing();
-          process.exit(closed ? 0 : 1);
-        });
+        // The traces still buffered go out last, within the same limit (an unreachable collector must not hold the exit).
+        let exportingTraces = false;
+        const close = async () => {
+          await service.close();
+          exportingTraces = true;
+          await stopTracing();
+        };
+        const closing = () => (exportingTraces ? "trace export" : service.closing());
+        void closeWithin({ log: service.log, close, closing }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
       });
     }
   });
