@@ -12,8 +12,10 @@ import { securityEventReporter } from "./http/security-events.js";
 import { gatewayServer } from "./http/server.js";
 
 const EVENTS_FLUSH_MS = 5_000;
-/** The longest the gateway takes to close on SIGTERM (requests, then the security events, then its clients). */
-const CLOSE_LIMIT_MS = 10_000;
+/** How long requests in flight at SIGTERM may run before their connections are closed (a slow upload may take 30 s). */
+const REQUESTS_GRACE_MS = 5_000;
+/** The longest the gateway takes to close on SIGTERM: its requests, its queued security events (5 s each at most), its clients. */
+const CLOSE_LIMIT_MS = 15_000;
 
 runMain("gateway", async () => {
   const config = gatewayConfig(process.env);
@@ -45,7 +47,12 @@ runMain("gateway", async () => {
     waitingFor = "in-flight requests";
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    const force = setTimeout(() => {
+      log.warn("in-flight requests did not finish in time; closing their connections");
+      server.closeAllConnections();
+    }, REQUESTS_GRACE_MS);
     await stopped;
+    clearTimeout(force);
     // Security events still queued are delivered first (the admin client is still open), at most 5 s.
     waitingFor = "security events";
     await events.flush(EVENTS_FLUSH_MS);
