@@ -1,5 +1,6 @@
 /** gateway: config -> clients and stores -> express app -> listen; graceful stop on SIGTERM. */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
+import { closeHttpServer } from "@auth-platform/runtime/http-close";
 import { createLogger } from "@auth-platform/runtime/log";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { closeWithin, runMain } from "@auth-platform/runtime/main";
@@ -45,14 +46,7 @@ runMain("gateway", async () => {
   let waitingFor: string | undefined;
   const close = async () => {
     waitingFor = "in-flight requests";
-    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const force = setTimeout(() => {
-      log.warn("in-flight requests did not finish in time; closing their connections");
-      server.closeAllConnections();
-    }, REQUESTS_GRACE_MS);
-    await stopped;
-    clearTimeout(force);
+    await closeHttpServer(server, REQUESTS_GRACE_MS, log);
     // Security events still queued are delivered first (the admin client is still open), at most 5 s.
     waitingFor = "security events";
     await events.flush(EVENTS_FLUSH_MS);

@@ -7,6 +7,9 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { closeHttpServer } from "@auth-platform/runtime/http-close";
+import { createLogger } from "@auth-platform/runtime/log";
+import { closeWithin } from "@auth-platform/runtime/main";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
 import { runtimeConfigFromEnv } from "./runtime-config.js";
 import { createWebServer } from "./web-server.js";
@@ -26,19 +29,19 @@ function portOrUnset(name: string, value: string | undefined): number | undefine
   return port;
 }
 
-const log = (level: string, msg: string, fields: Record<string, unknown> = {}) =>
-  console.log(JSON.stringify({ time: new Date().toISOString(), level, service: "web", msg, ...fields }));
+const log = createLogger("web");
 
 const server = createWebServer({ root, gatewayUrl, config });
-server.listen(port, host, () => log("info", "listening", { port, host, root, gateway: gatewayUrl, basePath: config.basePath, analyticsPath: config.analyticsPath ?? null }));
+server.listen(port, host, () => log.info("listening", { port, host, root, gateway: gatewayUrl, basePath: config.basePath, analyticsPath: config.analyticsPath ?? null }));
 const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort, host);
-if (metrics) log("info", "metrics listening", { port: metrics.port, host, path: "/metrics" });
-const stop = () => {
-  log("info", "stopping");
-  void metrics?.close();
-  server.close(() => process.exit(0));
-  server.closeIdleConnections();
-  setTimeout(() => process.exit(0), 5_000).unref();
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+if (metrics) log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });
+/** Requests still in flight this long after SIGTERM have their connections closed; the whole close ends within CLOSE_LIMIT_MS. */
+const REQUESTS_GRACE_MS = 5_000;
+const CLOSE_LIMIT_MS = 10_000;
+const close = () => Promise.all([closeHttpServer(server, REQUESTS_GRACE_MS, log), metrics?.close()]).then(() => undefined);
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    log.info("shutting down", { signal });
+    void closeWithin({ log, close, closing: () => "in-flight requests" }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
+  });
+}
