@@ -180,26 +180,30 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await step("gateway", () => gateway.stop());
-      await step("oauth", () => oauthService.close());
-      await step("admin", () => admin.close());
-      await step("organization", () => organization.close());
-      await step("session", () => session.close());
-      await step("identity", () => identity.close());
-      await step("notification", () => notification.close());
+      await step("oauth", () => oauthService.close(), oauthService.closing);
+      await step("admin", () => admin.close(), admin.closing);
+      await step("organization", () => organization.close(), organization.closing);
+      await step("session", () => session.close(), session.closing);
+      await step("identity", () => identity.close(), identity.closing);
+      await step("notification", () => notification.close(), notification.closing);
       await step("database drops", () => dropDatabases(databases));
     },
   };
 }
 
 /**
- * One step of a platform's stop, named on stderr while it runs past STEP_WARN_MS: a stop that hangs then
- * says which step it is in before the test's hook times out. That is how the store close that waited
+ * One step of a platform's stop, named on stderr while it runs past STEP_WARN_MS, with what a service's
+ * close is waiting for (RunningService.closing): a stop that hangs then says where it is before the
+ * test's hook times out. That is how the store close that waited
  * forever for a leaked PostgreSQL connection was found (docs/decisions.md, "Closing a PostgreSQL store").
  */
-async function step(name: string, run: () => Promise<void>): Promise<void> {
+async function step(name: string, run: () => Promise<void>, closing?: () => string | undefined): Promise<void> {
   // performance.now(), not Date: a suite's clock.advance() moves Date (testing/use-platform.ts).
   const started = performance.now();
-  const warn = setInterval(() => process.stderr.write(`platform stop: ${name} still closing after ${Math.round((performance.now() - started) / 1000)} s\n`), STEP_WARN_MS);
+  const warn = setInterval(() => {
+    const waitingFor = closing?.();
+    process.stderr.write(`platform stop: ${name} still closing after ${Math.round((performance.now() - started) / 1000)} s${waitingFor ? ` (waiting for ${waitingFor})` : ""}\n`);
+  }, STEP_WARN_MS);
   try {
     await run();
   } finally {

@@ -1,5 +1,6 @@
 /** gateway: config -> clients and stores -> express app -> listen; graceful stop on SIGTERM. */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
+import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { closeHttpServer } from "@auth-platform/runtime/http-close";
 import { createLogger } from "@auth-platform/runtime/log";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
@@ -42,23 +43,25 @@ runMain("gateway", async () => {
     log.error("cannot listen", { host: config.host, port: config.port, error });
     process.exit(1);
   });
-  // What a close under way is waiting for, for the log line of one that does not end in time.
-  let waitingFor: string | undefined;
-  const close = async () => {
-    waitingFor = "in-flight requests";
-    await closeHttpServer(server, REQUESTS_GRACE_MS, log);
-    // Security events still queued are delivered first (the admin client is still open), at most 5 s.
-    waitingFor = "security events";
-    await events.flush(EVENTS_FLUSH_MS);
-    waitingFor = "clients, counters, metrics, tracing";
-    clients.close();
-    await Promise.all([counters.close(), metrics?.close(), stopTracing()]);
-    waitingFor = undefined;
-  };
+  const shutdown = closeSteps(
+    [
+      { name: "in-flight requests", close: () => closeHttpServer(server, REQUESTS_GRACE_MS, log) },
+      // Security events still queued are delivered first (the admin client is still open), at most 5 s.
+      { name: "security events", close: () => events.flush(EVENTS_FLUSH_MS) },
+      {
+        name: "clients, counters, metrics, tracing",
+        close: () => {
+          clients.close();
+          return Promise.all([counters.close(), metrics?.close(), stopTracing()]);
+        },
+      },
+    ],
+    log,
+  );
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
       log.info("shutting down", { signal });
-      void closeWithin({ log, close, closing: () => waitingFor }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
+      void closeWithin({ log, close: shutdown.run, closing: shutdown.current }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
     });
   }
 });

@@ -9,6 +9,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "./grpc-health.js";
+import { type Closer, closeSteps } from "./close-steps.js";
 import { catalogueStatus } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
 import { certificatesReady, type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
@@ -43,11 +44,6 @@ export interface RunningServer {
   closing(): string | undefined;
 }
 
-/** A close hook, named for the log line of a shutdown that does not end (main.ts, closeWithin). */
-export interface Closer {
-  name: string;
-  close(): Promise<void> | void;
-}
 
 export interface StartOptions {
   services: ServiceBinding[];
@@ -101,48 +97,41 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
   }
 
   let stopping: Promise<void> | undefined;
-  let waitingFor: string | undefined;
   const setReady = (ready: boolean) => {
     if (stopping) return;
     const status = ready ? "SERVING" : "NOT_SERVING";
     health.setStatus(READINESS_SERVICE, status);
     for (const binding of options.services) health.setStatus(binding.name, status);
   };
+  const stopServing = async () => {
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        log.warn("in-flight calls did not finish in time; forcing shutdown");
+        server.forceShutdown();
+        resolve();
+      }, options.graceMs ?? 10_000);
+      force.unref();
+      server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+    healthServer?.forceShutdown();
+  };
+  const steps = closeSteps([{ name: "in-flight calls", close: stopServing }, ...(options.closers ?? [])], log);
   const shutdown = () => {
     stopping ??= (async () => {
       health.setStatus("", "NOT_SERVING");
       health.setStatus(READINESS_SERVICE, "NOT_SERVING");
       for (const binding of options.services) health.setStatus(binding.name, "NOT_SERVING");
-      waitingFor = "in-flight calls";
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => {
-          log.warn("in-flight calls did not finish in time; forcing shutdown");
-          server.forceShutdown();
-          resolve();
-        }, options.graceMs ?? 10_000);
-        force.unref();
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      });
-      healthServer?.forceShutdown();
-      for (const closer of options.closers ?? []) {
-        waitingFor = closer.name;
-        try {
-          await closer.close();
-        } catch (error) {
-          log.error("close failed", { closer: closer.name, error });
-        }
-      }
-      waitingFor = undefined;
+      await steps.run();
       log.info("stopped");
     })();
     return stopping;
   };
 
   log.info("listening", { port, host, tls: options.tls.kind, ...(healthPort ? { healthPort } : {}), services: options.services.map((s) => s.name) });
-  return { port, healthPort, setReady, shutdown, closing: () => waitingFor };
+  return { port, healthPort, setReady, shutdown, closing: steps.current };
 }
 
 function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
