@@ -144,6 +144,43 @@ function keyValueContract(name: string, open: () => Promise<Backend>): void {
       expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     });
 
+    it("setIfUnchanged writes only while the guard holds what the writer read, absent included", async () => {
+      const guard = key("guard");
+      const k = key("guarded");
+      expect(await kv.setIfUnchanged(guard, null, k, "first", 60_000)).toBe(true);
+      expect(await kv.get(k)).toBe("first");
+
+      await kv.set(guard, "changed", 60_000);
+      expect(await kv.setIfUnchanged(guard, null, k, "read before the change", 60_000)).toBe(false);
+      expect(await kv.setIfUnchanged(guard, "another", k, "read another value", 60_000)).toBe(false);
+      expect(await kv.get(k)).toBe("first");
+
+      expect(await kv.setIfUnchanged(guard, "changed", k, "read after the change", 60_000)).toBe(true);
+      expect(await kv.get(k)).toBe("read after the change");
+    });
+
+    it("setIfUnchanged gives the value its TTL, and a guard that expired reads as absent", async () => {
+      const guard = key("short-guard");
+      const k = key("short-guarded");
+      await kv.set(guard, "g1", TTL_MS);
+      expect(await kv.setIfUnchanged(guard, "g1", k, "v", TTL_MS)).toBe(true);
+      await backend.advance(TTL_MS + 100);
+      expect(await kv.get(k)).toBeNull();
+      expect(await kv.setIfUnchanged(guard, "g1", k, "v", 60_000)).toBe(false);
+      expect(await kv.setIfUnchanged(guard, null, k, "v", 60_000)).toBe(true);
+    });
+
+    it("of concurrent setIfUnchanged calls guarded by the same key, a guard change stops every later one", async () => {
+      const guard = key("race-guard");
+      const k = key("race");
+      const writes = Array.from({ length: 10 }, (_, i) => kv.setIfUnchanged(guard, null, k, `w${i}`, 60_000));
+      const change = kv.set(guard, "changed", 60_000);
+      const late = Array.from({ length: 10 }, (_, i) => change.then(() => kv.setIfUnchanged(guard, null, k, `late${i}`, 60_000)));
+      expect(await Promise.all(late)).toEqual(Array.from({ length: 10 }, () => false));
+      await Promise.all(writes);
+      expect(await kv.get(k)).toMatch(/^w\d$/);
+    });
+
     it("does not share keys with another store (another prefix)", async () => {
       const other = await backend.other();
       try {

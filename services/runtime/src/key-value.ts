@@ -19,6 +19,12 @@ export interface KeyValue {
    */
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
   /**
+   * Sets `key` (with its TTL) only while `guardKey` still holds `expected` (null: absent), atomically; true
+   * when it was set. A writer that read `guardKey` before it read what it writes skips the write when
+   * someone changed `guardKey` in between. Guard values are never the empty string.
+   */
+  setIfUnchanged(guardKey: string, expected: string | null, key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
    * Resolves once the store can take commands, or after timeoutMs (Redis still down: callers fall back, and
    * the client keeps reconnecting). Processes await it at boot so the first requests do not fail.
    */
@@ -33,6 +39,14 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
+
+// GET, compare, SET in one script: nothing can change the guard between the comparison and the write.
+const SET_IF_UNCHANGED_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current == false then current = '' end
+if current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`;
 
 export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"): KeyValue {
   const redis = new Redis(url, {
@@ -55,6 +69,7 @@ export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"):
     down = false;
   });
   redis.defineCommand("authHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
+  redis.defineCommand("authSetIfUnchanged", { numberOfKeys: 2, lua: SET_IF_UNCHANGED_SCRIPT });
   const connected = new Promise<void>((resolve) => redis.once("ready", () => resolve()));
   const unregister = registerDependency({ kind: "redis", required: false, check: async () => void (await redis.ping()) });
   return {
@@ -70,6 +85,10 @@ export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"):
     async hit(key, windowMs) {
       const [count, ttl] = (await (redis as unknown as { authHit(k: string, w: number): Promise<[number, number]> }).authHit(key, windowMs));
       return { count, resetMs: ttl };
+    },
+    async setIfUnchanged(guardKey, expected, key, value, ttlMs) {
+      const scripts = redis as unknown as { authSetIfUnchanged(g: string, k: string, e: string, v: string, ttl: number): Promise<number> };
+      return (await scripts.authSetIfUnchanged(guardKey, key, expected ?? "", value, Math.max(1, Math.ceil(ttlMs)))) === 1;
     },
     async ready(timeoutMs = 5_000) {
       if (redis.status === "ready") return true;
@@ -118,6 +137,11 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
       const expiresAt = entry?.expiresAt ?? now() + windowMs;
       values.set(key, { value: String(count), expiresAt });
       return { count, resetMs: expiresAt - now() };
+    },
+    async setIfUnchanged(guardKey, expected, key, value, ttlMs) {
+      if ((live(values, guardKey)?.value ?? null) !== expected) return false;
+      values.set(key, { value, expiresAt: now() + ttlMs });
+      return true;
     },
     ready: async () => true,
     async close() {

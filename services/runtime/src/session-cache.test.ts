@@ -13,6 +13,7 @@ import {
   forgetCachedSession,
   holdCacheLease,
   readCachedSession,
+  readCachedSessionForFill,
   revokeCachedSession,
   writeCachedSession,
 } from "./session-cache.js";
@@ -114,7 +115,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const now = backend.clock();
       const cached = aCachedSession(now);
       for (const v of [undefined, 0, CACHE_RECORD_VERSION + 1]) {
-        await writeCachedSession(kv, lookup(cached.session.token), { ...cached, v } as unknown as CachedSession, now);
+        await writeCachedSession(kv, lookup(cached.session.token), { ...cached, v } as unknown as CachedSession, null, now);
         expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBeNull();
       }
     });
@@ -122,7 +123,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("reads back the entry it wrote; an unknown token is a miss", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toEqual(cached);
       expect(await readCachedSession(kv, keyOf(randomString(32)), now)).toBeNull();
     });
@@ -130,7 +131,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("an entry whose session has expired reads as a miss", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now, 60_000);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now + 59_999)).toEqual(cached);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now + 60_000)).toBeNull();
       expect(await readCachedSession(kv, keyOf(cached.session.token), now + 120_000)).toBeNull();
@@ -139,7 +140,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("writes nothing for a session that has already expired", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now - WEEK_MS, WEEK_MS - 1);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       expect(await kv.get(`session:${lookup(cached.session.token)}`)).toBeNull();
       expect(await readCachedSession(kv, keyOf(cached.session.token), now - 2 * HOUR_MS)).toBeNull();
     });
@@ -148,8 +149,8 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const now = backend.clock();
       const week = aCachedSession(now);
       const minute = aCachedSession(now, 60_000);
-      await writeCachedSession(kv, lookup(week.session.token), week, now);
-      await writeCachedSession(kv, lookup(minute.session.token), minute, now);
+      await writeCachedSession(kv, lookup(week.session.token), week, null, now);
+      await writeCachedSession(kv, lookup(minute.session.token), minute, null, now);
       backend.advance!(60_001);
       expect(await kv.get(`session:${lookup(minute.session.token)}`)).toBeNull();
       backend.advance!(HOUR_MS - 60_001 - 1);
@@ -161,7 +162,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("a revoked token reads 'revoked', also when it was never cached", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
       expect(await kv.get(`session:${lookup(cached.session.token)}`)).toBeNull();
@@ -175,7 +176,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const now = backend.clock();
       const cached = aCachedSession(now);
       await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
       expect(await readCachedSession(kv, keyOf(cached.session.token), now + 10 * 60_000)).toBe("revoked");
     });
@@ -184,7 +185,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const now = backend.clock();
       const cached = aCachedSession(now, 3 * HOUR_MS);
       await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       backend.advance!(3 * HOUR_MS - 60_000);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
       backend.advance!(2 * 60_000);
@@ -202,7 +203,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
         ...revoked,
         session: { ...revoked.session, expiresAt: new Date(now + 2 * HOUR_MS).toISOString(), updatedAt: new Date(now).toISOString() },
       };
-      await writeCachedSession(kv, lookup(refreshed.session.token), refreshed, now);
+      await writeCachedSession(kv, lookup(refreshed.session.token), refreshed, null, now);
       let elapsed = 0;
       for (const minutes of [6, 30, 59]) {
         backend.advance!(minutes * 60_000 - elapsed);
@@ -214,12 +215,40 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("forgetCachedSession makes the next read a miss and touches no other token", async () => {
       const now = backend.clock();
       const [forgotten, kept] = [aCachedSession(now), aCachedSession(now)];
-      await writeCachedSession(kv, lookup(forgotten.session.token), forgotten, now);
-      await writeCachedSession(kv, lookup(kept.session.token), kept, now);
+      await writeCachedSession(kv, lookup(forgotten.session.token), forgotten, null, now);
+      await writeCachedSession(kv, lookup(kept.session.token), kept, null, now);
       await forgetCachedSession(kv, lookup(forgotten.session.token));
       expect(await readCachedSession(kv, keyOf(forgotten.session.token), now)).toBeNull();
       expect(await readCachedSession(kv, keyOf(kept.session.token), now)).toEqual(kept);
       await forgetCachedSession(kv, lookup(randomString(32)));
+    });
+
+    it("a fill that read before a forget writes nothing; a fill that read after it writes (no stale copy put back)", async () => {
+      const now = backend.clock();
+      const current = aCachedSession(now);
+      const token = current.session.token;
+      await writeCachedSession(kv, lookup(token), current, null, now);
+
+      // A reader misses (the entry was dropped) and reads the generation, then the store; meanwhile the
+      // session changes and is forgotten; then the reader's fill arrives with what it read before.
+      await kv.del(`session:${lookup(token)}`);
+      const before = await readCachedSessionForFill(kv, keyOf(token), now);
+      expect(before.cached).toBeNull();
+      await forgetCachedSession(kv, lookup(token));
+      const stale = { ...current, session: { ...current.session, activeOrganizationId: "org-left-behind" } };
+      expect(await writeCachedSession(kv, lookup(token), stale, before.generation, now)).toBe(false);
+      expect(await readCachedSession(kv, keyOf(token), now)).toBeNull();
+
+      const after = await readCachedSessionForFill(kv, keyOf(token), now);
+      expect(after.generation).not.toBe(before.generation);
+      expect(await writeCachedSession(kv, lookup(token), current, after.generation, now)).toBe(true);
+      expect(await readCachedSession(kv, keyOf(token), now)).toEqual(current);
+      // A refresh that read the entry before another forget cannot write it back either.
+      const refreshing = await readCachedSessionForFill(kv, keyOf(token), now);
+      expect(refreshing.cached).toEqual(current);
+      await forgetCachedSession(kv, lookup(token));
+      expect(await writeCachedSession(kv, lookup(token), current, refreshing.generation, now)).toBe(false);
+      expect(await readCachedSession(kv, keyOf(token), now)).toBeNull();
     });
 
     it("forgetting a revoked token does not lift the revocation", async () => {
@@ -227,7 +256,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const cached = aCachedSession(now);
       await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
       await forgetCachedSession(kv, lookup(cached.session.token));
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       expect(await readCachedSession(kv, keyOf(cached.session.token), now)).toBe("revoked");
     });
 
@@ -235,7 +264,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const now = backend.clock();
       const cached = aCachedSession(now);
       const token = cached.session.token;
-      await writeCachedSession(kv, lookup(token), cached, now);
+      await writeCachedSession(kv, lookup(token), cached, null, now);
       expect(await kv.get(`session:${token}`)).toBeNull();
       const raw = (await kv.get(`session:${lookup(token)}`))!;
       expect(raw).not.toContain(token);
@@ -250,7 +279,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("without the cache lease every entry reads as a miss, but a tombstone still reads 'revoked'", async () => {
       const now = backend.clock();
       const [live, revoked] = [aCachedSession(now), aCachedSession(now)];
-      await writeCachedSession(kv, lookup(live.session.token), live, now);
+      await writeCachedSession(kv, lookup(live.session.token), live, null, now);
       await revokeCachedSession(kv, lookup(revoked.session.token), new Date(revoked.session.expiresAt), now);
       await kv.del(CACHE_LEASE_KEY);
       try {
@@ -265,7 +294,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it.skipIf(!hasClock)("the lease lapses after its TTL, and entries read as misses from then on", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       await holdCacheLease(kv, 3_000, now);
       try {
         backend.advance!(2_999);
@@ -280,7 +309,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
     it("a lease read after its deadline is not trusted, even while the key is still there (a SET applied late)", async () => {
       const now = backend.clock();
       const cached = aCachedSession(now);
-      await writeCachedSession(kv, lookup(cached.session.token), cached, now);
+      await writeCachedSession(kv, lookup(cached.session.token), cached, null, now);
       await holdCacheLease(kv, 60_000, now);
       try {
         expect(await readCachedSession(kv, keyOf(cached.session.token), now + 59_999)).toEqual(cached);

@@ -9,12 +9,17 @@
  *   revoked:{lookup} -> "1", TTL until the session would have expired, and at least an hour and a minute
  *   cache-lease      -> its deadline (epoch ms), PX a few seconds, refreshed by the session service while no
  *                       revocation waits to be written to Redis (docs/decisions.md, "Sessions and the cache")
+ *   generation:{lookup} -> a random value, changed by every forget, TTL an hour and a minute
  *
  * A revoke writes the tombstone before it deletes anything, and every read asks for entry, tombstone and
  * lease in one round trip, so a cache entry written late by a concurrent reader can never bring a revoked
  * session back, and an entry is trusted only while the lease says no revocation is missing from Redis.
+ * A forget (the user or the session changed) changes the generation before it drops the entry, and a fill
+ * writes only while the generation is still the one read before the data it writes, so a fill that read
+ * the session or the user before the change cannot put the old copy back after the forget.
  */
 import type { KeyValue } from "./key-value.js";
+import { newId } from "./random.js";
 
 /**
  * The record's version. Change it with any change of its shape: a reader of one version treats an entry of
@@ -76,8 +81,20 @@ const MAX_ENTRY_TTL_MS = 3_600_000;
 /** How long a tombstone lives at least: longer than any entry a concurrent reader can still write. */
 export const MIN_TOMBSTONE_TTL_MS = MAX_ENTRY_TTL_MS + 60_000;
 export const CACHE_LEASE_KEY = "cache-lease";
+/**
+ * How long a generation lives: longer than any fill can take between its read and its write (calls end at
+ * their deadline, seconds), with the margin the tombstones have.
+ */
+const GENERATION_TTL_MS = MIN_TOMBSTONE_TTL_MS;
 const entryKey = (lookup: string) => `session:${lookup}`;
 const revokedKey = (lookup: string) => `revoked:${lookup}`;
+const generationKey = (lookup: string) => `generation:${lookup}`;
+
+/** What a read finds, and the generation a fill of that session must present (null: none yet). */
+export interface CacheRead {
+  cached: CachedSession | "revoked" | null;
+  generation: string | null;
+}
 
 /**
  * The live cached session, "revoked", or null on a miss. Expired entries, and every entry while the cache
@@ -85,6 +102,19 @@ const revokedKey = (lookup: string) => `revoked:${lookup}`;
  */
 export async function readCachedSession(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
   const [entry, revoked, lease] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY]);
+  return cachedOf(key, entry ?? null, revoked ?? null, lease ?? null, now);
+}
+
+/**
+ * readCachedSession for a reader that may fill the cache afterwards (the session service): the same
+ * answer, and in the same round trip the generation its fill must present (writeCachedSession).
+ */
+export async function readCachedSessionForFill(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CacheRead> {
+  const [entry, revoked, lease, generation] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY, generationKey(key.lookup)]);
+  return { cached: cachedOf(key, entry ?? null, revoked ?? null, lease ?? null, now), generation: generation ?? null };
+}
+
+function cachedOf(key: SessionKey, entry: string | null, revoked: string | null, lease: string | null, now: number): CachedSession | "revoked" | null {
   if (revoked) return "revoked";
   // The deadline bounds a lease even if a delayed SET reached Redis late (clocks agree to well under a second).
   if (!entry || !lease || !(Number(lease) > now)) return null;
@@ -93,12 +123,17 @@ export async function readCachedSession(kv: KeyValue, key: SessionKey, now = Dat
   return { ...cached, session: { ...cached.session, token: key.token } };
 }
 
-/** Caches a session under its token's lookup hash; the token itself is left out of the entry. */
-export async function writeCachedSession(kv: KeyValue, lookup: string, cached: CachedSession, now = Date.now()): Promise<void> {
+/**
+ * Caches a session under its token's lookup hash; the token itself is left out of the entry. `generation`
+ * is the session's generation as read before the data of `cached` was read (readCachedSessionForFill; null
+ * for a session created just now): when a forget changed it since, nothing is written and the answer is
+ * false (the next read misses and loads the store).
+ */
+export async function writeCachedSession(kv: KeyValue, lookup: string, cached: CachedSession, generation: string | null, now = Date.now()): Promise<boolean> {
   const ttl = Math.min(Date.parse(cached.session.expiresAt) - now, MAX_ENTRY_TTL_MS);
-  if (ttl <= 0) return;
+  if (ttl <= 0) return false;
   const { token: _token, ...session } = cached.session;
-  await kv.set(entryKey(lookup), JSON.stringify({ ...cached, session }), ttl);
+  return kv.setIfUnchanged(generationKey(lookup), generation, entryKey(lookup), JSON.stringify({ ...cached, session }), ttl);
 }
 
 /**
@@ -110,8 +145,12 @@ export async function revokeCachedSession(kv: KeyValue, lookup: string, expiresA
   await kv.del(entryKey(lookup));
 }
 
-/** Drops an entry so the next read loads it afresh (the user changed). */
+/**
+ * Drops an entry so the next read loads it afresh (the user or the session changed). The generation changes
+ * first, so a fill that read before the change and writes after this drop is refused.
+ */
 export async function forgetCachedSession(kv: KeyValue, lookup: string): Promise<void> {
+  await kv.set(generationKey(lookup), newId(), GENERATION_TTL_MS);
   await kv.del(entryKey(lookup));
 }
 

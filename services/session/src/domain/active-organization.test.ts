@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { clearActiveOrganization, setActiveOrganization } from "./active-organization.js";
 import { createSession, getSession } from "./sessions.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, holdNext, type TestRegistry, testRegistry } from "./test-registry.js";
 
 /** The users this file signed in, so a second session of one user carries the same copy. */
 const known = new Map<string, ReturnType<typeof aUser>>();
@@ -27,6 +27,20 @@ describe("active organization", () => {
     expect(await activeOf(deps, session.token)).toBe("org-1");
     await setActiveOrganization(deps, session.token, null);
     expect(await activeOf(deps, session.token)).toBeNull();
+  });
+
+  it("a get-session that missed the cache and read the session before a set does not cache the old value after it", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    await setActiveOrganization(deps, session.token, "org-before");
+    // The store read happens before findUser; holding findUser keeps the reader between its read and its fill.
+    const held = holdNext(deps, "findUser");
+    const reading = getSession(deps, session.token, true);
+    await held.reached;
+    await setActiveOrganization(deps, session.token, "org-after");
+    held.release();
+    expect((await reading)?.cached.session.activeOrganizationId).toBe("org-before");
+    expect(await activeOf(deps, session.token)).toBe("org-after");
   });
 
   it("refuses a session that does not exist", async () => {

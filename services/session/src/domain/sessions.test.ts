@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { CACHE_LEASE_KEY } from "@auth-platform/runtime/session-cache";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, type ValidSession } from "./sessions.js";
-import { aUser, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { aUser, holdNext, type TestRegistry, testRegistry, vault } from "./test-registry.js";
 
 const DAY = 86_400_000;
 const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
@@ -106,6 +106,53 @@ describe("get-session", () => {
     await forgetUser(deps, user.id, user);
     expect(await deps.store.usersMissingSnapshot("", 10)).toEqual([]);
     expect((await getSession(deps, session.token, false))?.cached.user).toEqual(user);
+  });
+});
+
+describe("changes during a read (a fill never puts an older copy back)", () => {
+  it("a cache miss that read the user before a role change does not cache the old role after it", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps, { userId: "demoted-admin" });
+    await forgetUser(deps, session.userId, aUser(deps, { id: session.userId, role: "admin" }));
+    deps.clock.advance(1_000);
+    const held = holdNext(deps, "findUser");
+    const reading = getSession(deps, session.token, false);
+    await held.reached;
+    await forgetUser(deps, session.userId, aUser(deps, { id: session.userId, role: "user" }));
+    held.release();
+    expect((await reading)?.cached.user.role).toBe("admin"); // what that read saw; it answered before the change
+    expect((await getSession(deps, session.token, false))?.cached.user.role).toBe("user");
+  });
+
+  it("a refresh that read the entry before a change does not write the old copy back", async () => {
+    const deps = testRegistry({ SESSION_UPDATE_AGE: "3600" });
+    const session = await signedIn(deps);
+    const user = (await getSession(deps, session.token, false))!.cached.user;
+    deps.clock.advance(3_600_000);
+    await deps.lease.tick();
+    const held = holdNext(deps, "extend");
+    const refreshing = getSession(deps, session.token, false);
+    await held.reached;
+    await forgetUser(deps, user.id, { ...user, name: "Changed meanwhile", updatedAt: new Date(deps.clock.now()).toISOString() });
+    held.release();
+    expect((await refreshing)?.refreshed).toBe(true);
+    const next = await getSession(deps, session.token, false);
+    expect(next?.cached.user.name).toBe("Changed meanwhile");
+    expect(expiryOf(next)).toBe(deps.clock.now() + deps.config.expiresInSeconds * 1000);
+  });
+
+  it("a sign-in that carried the user as it was before a change does not cache it after the change", async () => {
+    const deps = testRegistry();
+    const user = aUser(deps, { name: "Before" });
+    await deps.lease.tick();
+    const held = holdNext(deps, "putUser");
+    const creating = createSession(deps, { userId: user.id, rememberMe: true, user });
+    await held.reached;
+    deps.clock.advance(1_000);
+    await forgetUser(deps, user.id, { ...user, name: "After", updatedAt: new Date(deps.clock.now()).toISOString() });
+    held.release();
+    const session = await creating;
+    expect((await getSession(deps, session.token, false))?.cached.user.name).toBe("After");
   });
 });
 

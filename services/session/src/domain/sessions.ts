@@ -13,7 +13,7 @@ import {
   type CachedSession,
   type CachedUser,
   forgetCachedSession,
-  readCachedSession,
+  readCachedSessionForFill,
   revokeCachedSession,
   writeCachedSession,
 } from "@auth-platform/runtime/session-cache";
@@ -60,7 +60,8 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
   authEvents.sessionCreated();
-  if (input.user) await fillCache(deps, session.token, toCached(deps, session, input.user));
+  // A new token has no generation yet: a forget that found the new row since (a user change) refuses the fill.
+  if (input.user) await fillCache(deps, session.token, toCached(deps, session, input.user), null);
   return session;
 }
 
@@ -97,9 +98,10 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Cach
   };
 }
 
-async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log" | "now">, token: string, cached: CachedSession): Promise<void> {
+/** Fills the cache unless a forget changed the session's generation since `generation` was read. */
+async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log" | "now">, token: string, cached: CachedSession, generation: string | null): Promise<void> {
   try {
-    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached, deps.now().getTime());
+    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached, generation, deps.now().getTime());
   } catch (error) {
     deps.log.warn("session cache write failed", { error });
   }
@@ -114,8 +116,10 @@ export interface ValidSession {
 export async function getSession(deps: Deps, token: string, disableRefresh: boolean): Promise<ValidSession | null> {
   const now = deps.now();
   let cached: CachedSession | "revoked" | null = null;
+  // The generation read before the store: a fill must present it (undefined: the cache failed, no fill).
+  let generation: string | null | undefined;
   try {
-    cached = await readCachedSession(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime());
+    ({ cached, generation } = await readCachedSessionForFill(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime()));
   } catch (error) {
     deps.log.warn("session cache read failed; reading the store", { error });
   }
@@ -131,7 +135,7 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
     const user = await deps.store.findUser(record.userId);
     if (!user) return null;
     cached = toCached(deps, record, user);
-    await fillCache(deps, token, cached);
+    if (generation !== undefined) await fillCache(deps, token, cached, generation);
   }
   if (disableRefresh || now.getTime() < cached.refreshAt) return { cached, refreshed: false };
 
@@ -144,7 +148,7 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
     session: { ...cached.session, expiresAt: newExpiresAt.toISOString(), updatedAt: now.toISOString() },
     refreshAt: refreshAt(deps, { expiresAt: newExpiresAt, updatedAt: now }),
   };
-  await fillCache(deps, token, refreshed);
+  if (generation !== undefined) await fillCache(deps, token, refreshed, generation);
   return { cached: refreshed, refreshed: true };
 }
 

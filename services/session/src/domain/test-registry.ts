@@ -43,6 +43,7 @@ export function faultyKeyValue(now: () => number): KeyValue & { down: boolean } 
     del: guard(inner.del),
     getMany: guard(inner.getMany),
     hit: guard(inner.hit),
+    setIfUnchanged: guard(inner.setIfUnchanged),
     ready: inner.ready,
     close: inner.close,
   });
@@ -86,4 +87,24 @@ export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): 
   const at = new Date(deps.clock.now()).toISOString();
   users++;
   return { id: `user-${users}`, name: "Ada", email: `ada${users}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, twoFactorEnabled: false, role: "user", banned: false, banReason: null, banExpires: null, ...overrides };
+}
+
+/**
+ * Holds the next call of a store method until `release()`: `reached` resolves once a caller is inside it, so a
+ * test can run a change while a read is between the cache and its fill.
+ */
+export function holdNext<K extends "findUser" | "extend" | "putUser">(deps: TestRegistry, method: K) {
+  const original = deps.store[method].bind(deps.store) as (...args: unknown[]) => Promise<unknown>;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const inside = new Promise<void>((resolve) => (reached = resolve));
+  (deps.store as unknown as Record<K, unknown>)[method] = async (...args: unknown[]) => {
+    (deps.store as unknown as Record<K, unknown>)[method] = original;
+    const result = await original(...args);
+    reached();
+    await released;
+    return result;
+  };
+  return { reached: inside, release };
 }
