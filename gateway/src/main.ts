@@ -4,7 +4,7 @@ import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { closeHttpServer } from "@auth-platform/runtime/http-close";
 import { createLogger } from "@auth-platform/runtime/log";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
-import { closeWithin, runMain } from "@auth-platform/runtime/main";
+import { closeOnSignals, runMain } from "@auth-platform/runtime/main";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
 import { stopTracing } from "@auth-platform/runtime/tracing";
 import { createApp } from "./app.js";
@@ -58,10 +58,5 @@ runMain("gateway", async () => {
     ],
     log,
   );
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      log.info("shutting down", { signal });
-      void closeWithin({ log, close: shutdown.run, closing: shutdown.current }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
-    });
-  }
+  closeOnSignals({ log, close: shutdown.run, closing: shutdown.current }, CLOSE_LIMIT_MS);
 });

@@ -7,9 +7,10 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { closeHttpServer } from "@auth-platform/runtime/http-close";
 import { createLogger } from "@auth-platform/runtime/log";
-import { closeWithin } from "@auth-platform/runtime/main";
+import { closeOnSignals } from "@auth-platform/runtime/main";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
 import { runtimeConfigFromEnv } from "./runtime-config.js";
 import { createWebServer } from "./web-server.js";
@@ -38,10 +39,11 @@ if (metrics) log.info("metrics listening", { port: metrics.port, host, path: "/m
 /** Requests still in flight this long after SIGTERM have their connections closed; the whole close ends within CLOSE_LIMIT_MS. */
 const REQUESTS_GRACE_MS = 5_000;
 const CLOSE_LIMIT_MS = 10_000;
-const close = () => Promise.all([closeHttpServer(server, REQUESTS_GRACE_MS, log), metrics?.close()]).then(() => undefined);
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
-    log.info("shutting down", { signal });
-    void closeWithin({ log, close, closing: () => "in-flight requests" }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
-  });
-}
+const shutdown = closeSteps(
+  [
+    { name: "in-flight requests", close: () => closeHttpServer(server, REQUESTS_GRACE_MS, log) },
+    { name: "metrics server", close: () => metrics?.close() },
+  ],
+  log,
+);
+closeOnSignals({ log, close: shutdown.run, closing: shutdown.current }, CLOSE_LIMIT_MS);

@@ -44,7 +44,6 @@ export interface RunningServer {
   closing(): string | undefined;
 }
 
-
 export interface StartOptions {
   services: ServiceBinding[];
   port: number;

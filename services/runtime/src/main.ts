@@ -84,6 +84,19 @@ export function closeWithin(service: Pick<RunningService, "close" | "closing" | 
   });
 }
 
+/**
+ * On SIGTERM or SIGINT: logs it, closes within `limitMs` (closeWithin), then exits 0, or 1 when the close
+ * failed or did not end in time. Every process (services, gateway, web) stops this way.
+ */
+export function closeOnSignals(closeable: Pick<RunningService, "close" | "closing" | "log">, limitMs: number): void {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      closeable.log.info("shutting down", { signal });
+      void closeWithin(closeable, limitMs).then((closed) => process.exit(closed ? 0 : 1));
+    });
+  }
+}
+
 /** A service process: starts it, and closes it gracefully on SIGTERM/SIGINT (at most CLOSE_LIMIT_MS). */
 export function runService(name: string, start: () => Promise<RunningService>): void {
   if (process.argv[2] === "migrate") {
@@ -103,19 +116,13 @@ export function runService(name: string, start: () => Promise<RunningService>): 
   runMain(name, async () => {
     setMigrationMode(migrationSetting(process.env.MIGRATIONS));
     const service = await start();
-    for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      process.once(signal, () => {
-        service.log.info("shutting down", { signal });
-        // The traces still buffered go out last, within the same limit (an unreachable collector must not hold the exit).
-        let exportingTraces = false;
-        const close = async () => {
-          await service.close();
-          exportingTraces = true;
-          await stopTracing();
-        };
-        const closing = () => (exportingTraces ? "trace export" : service.closing());
-        void closeWithin({ log: service.log, close, closing }, CLOSE_LIMIT_MS).then((closed) => process.exit(closed ? 0 : 1));
-      });
-    }
+    // The traces still buffered go out last, within the same limit (an unreachable collector must not hold the exit).
+    let exportingTraces = false;
+    const close = async () => {
+      await service.close();
+      exportingTraces = true;
+      await stopTracing();
+    };
+    closeOnSignals({ log: service.log, close, closing: () => (exportingTraces ? "trace export" : service.closing()) }, CLOSE_LIMIT_MS);
   });
 }
