@@ -3,7 +3,7 @@
  * active one), that the caller is a member of it, and what the member's role grants (roles.ts).
  */
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
-import type { MemberRecord, OrganizationRecord } from "../store/organization-store.js";
+import type { ActorCheck, MemberRecord, OrganizationRecord } from "../store/organization-store.js";
 import type { Caller, Registry } from "./ports.js";
 import { grants, isCreator, type Resource } from "./roles.js";
 
@@ -53,6 +53,32 @@ export async function requireMember(deps: Deps, organizationId: string, userId: 
   const member = await deps.store.findMember(organizationId, userId);
   if (!member) throw new AuthError(refusal);
   return member;
+}
+
+/**
+ * What the caller must be to make a change: a member (else `notMember`) whose role passes `rule`, given the
+ * member being changed where there is one. The use case checks it before the change, and the store again
+ * under the organization's lock, on the rows as they are then (ActorCheck).
+ */
+export function actorCheck(
+  caller: { userId: string },
+  rule: (actor: MemberRecord, subject?: MemberRecord) => void,
+  notMember: ErrorCode = "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+): ActorCheck {
+  return {
+    userId: caller.userId,
+    check(actor, subject) {
+      if (!actor) throw new AuthError(notMember);
+      rule(actor, subject);
+    },
+  };
+}
+
+/** The caller's membership, once `actor` allows it (the check before the change). */
+export async function requireActor(deps: Deps, organizationId: string, actor: ActorCheck): Promise<MemberRecord> {
+  const member = await deps.store.findMember(organizationId, actor.userId);
+  actor.check(member);
+  return member!;
 }
 
 /** Refuses with `refusal` unless the member's role grants the action. */

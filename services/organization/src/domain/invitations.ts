@@ -7,7 +7,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord } from "../store/organization-store.js";
-import { isOwner, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
+import { actorCheck, isOwner, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
 import type { Caller, Registry } from "./ports.js";
 import { isKnownRole } from "./roles.js";
 
@@ -24,10 +24,12 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
   const organizationId = targetId(caller, input.organizationId);
   const email = input.email.toLowerCase();
   const organization = await requireOrganization(deps, organizationId);
-  const inviter = await requireMember(deps, organizationId, caller.userId);
-  requirePermission(deps, inviter, "invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+  const inviter = actorCheck(caller, (member) => {
+    requirePermission(deps, member, "invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    if (isOwner(deps, input) && !isOwner(deps, member)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+  });
+  await requireActor(deps, organizationId, inviter);
   if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
-  if (isOwner(deps, input) && !isOwner(deps, inviter)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
 
   // One identity call: the inviter's name for the mail, and whether the address already has a member.
   const users = await deps.users.getUsers([caller.userId], [email]);
@@ -40,12 +42,12 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
   let invitation: InvitationRecord;
   if (pending && pending.expiresAt > now) {
     if (!input.resend) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
-    if (!(await deps.store.answerInvitation(pending.id, "pending", expiresAt))) throw new AuthError("INVITATION_NOT_FOUND");
+    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, actor: inviter }))) throw new AuthError("INVITATION_NOT_FOUND");
     invitation = { ...pending, expiresAt };
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
     // The store refuses a second pending invitation under the organization's lock (two concurrent invites).
-    await deps.store.createInvitation(invitation);
+    await deps.store.createInvitation(invitation, inviter);
   }
   const inviterName = users.find((u) => u.id === caller.userId)?.name;
   await deps.mail.sendInvitation(
@@ -110,8 +112,8 @@ export async function rejectInvitation(deps: Deps, caller: Caller, id: string): 
 export async function cancelInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
   const invitation = await deps.store.findInvitation(id);
   if (!invitation) throw new AuthError("INVITATION_NOT_FOUND");
-  const member = await requireMember(deps, invitation.organizationId, caller.userId);
-  requirePermission(deps, member, "invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
-  if (!(await deps.store.answerInvitation(id, "canceled"))) throw new AuthError("INVITATION_NOT_FOUND");
+  const canceler = actorCheck(caller, (member) => requirePermission(deps, member, "invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"));
+  await requireActor(deps, invitation.organizationId, canceler);
+  if (!(await deps.store.answerInvitation(id, "canceled", { actor: canceler }))) throw new AuthError("INVITATION_NOT_FOUND");
   return { ...invitation, status: "canceled" };
 }

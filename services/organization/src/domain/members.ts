@@ -3,8 +3,8 @@
  * leaving, permission checks, and the removal of a deleted user's memberships (SPEC.md §5-§6).
  */
 import { AuthError } from "@auth-platform/proto/errors";
-import type { MemberQuery, MemberRecord } from "../store/organization-store.js";
-import { isOwner, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organization-store.js";
+import { actorCheck, isOwner, requireActor, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 
@@ -55,11 +55,11 @@ async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: 
 }
 
 /**
- * Removes a member (refused for the only owner, decided by the store under the organization's lock) and
- * clears the organization as the removed user's active one.
+ * Removes a member (refused for the only owner, and unless `actor` still may, decided by the store under
+ * the organization's lock) and clears the organization as the removed user's active one.
  */
-async function removeMembership(deps: Deps, member: MemberRecord): Promise<void> {
-  await deps.store.deleteMember(member.id, deps.config.creatorRole);
+async function removeMembership(deps: Deps, member: MemberRecord, actor?: ActorCheck): Promise<void> {
+  await deps.store.deleteMember(member.id, { keepRole: deps.config.creatorRole, actor });
   await deps.sessions.clearActiveOrganization(member.organizationId, member.userId);
 }
 
@@ -69,26 +69,40 @@ async function removeMembership(deps: Deps, member: MemberRecord): Promise<void>
  */
 export async function removeMember(deps: Deps, caller: Caller, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberRecord> {
   const organizationId = targetId(caller, input.organizationId);
-  const actor = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
+  const remover = actorCheck(
+    caller,
+    (actor, member) => {
+      if (!member || member.id === actor.id) return;
+      requirePermission(deps, actor, "member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+      if (isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    },
+    "MEMBER_NOT_FOUND",
+  );
+  const actor = await requireActor(deps, organizationId, remover);
   const member = await memberNamed(deps, organizationId, input.memberIdOrEmail);
-  if (member.id !== actor.id) {
-    requirePermission(deps, actor, "member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
-    if (isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
-  }
-  await removeMembership(deps, member);
+  remover.check(actor, member);
+  await removeMembership(deps, member, remover);
   return member;
 }
 
 /** Needs the member update permission; only an owner grants or takes the owner role; the only owner stays one. */
 export async function updateMemberRole(deps: Deps, caller: Caller, input: { memberId: string; role: string; organizationId?: string }): Promise<MemberWithUser> {
   const organizationId = targetId(caller, input.organizationId);
+  const updater = actorCheck(
+    caller,
+    (actor, member) => {
+      requirePermission(deps, actor, "member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+      if (member && (isOwner(deps, member) || isOwner(deps, input)) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    },
+    "MEMBER_NOT_FOUND",
+  );
   const actor = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
   if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
-  requirePermission(deps, actor, "member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+  updater.check(actor);
   const member = await deps.store.findMemberById(input.memberId);
   if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
-  if ((isOwner(deps, member) || isOwner(deps, input)) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-  const updated = await deps.store.updateMemberRole(member.id, input.role, deps.config.creatorRole);
+  updater.check(actor, member);
+  const updated = await deps.store.updateMemberRole(member.id, input.role, { keepRole: deps.config.creatorRole, actor: updater });
   if (!updated) throw new AuthError("MEMBER_NOT_FOUND");
   return (await withUsers(deps, [updated]))[0]!;
 }

@@ -6,7 +6,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
-import { requireMember, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
+import { actorCheck, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
 
@@ -51,9 +51,9 @@ export interface UpdateOrganizationInput {
 export async function updateOrganization(deps: Deps, caller: Caller, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
   const id = targetId(caller, input.organizationId);
   await requireOrganization(deps, id);
-  const member = await requireMember(deps, id, caller.userId);
-  requirePermission(deps, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
-  const updated = await deps.store.updateOrganization(id, input.patch);
+  const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"));
+  await requireActor(deps, id, actor);
+  const updated = await deps.store.updateOrganization(id, input.patch, actor);
   if (!updated) throw new AuthError("ORGANIZATION_NOT_FOUND");
   return updated;
 }
@@ -62,9 +62,9 @@ export async function updateOrganization(deps: Deps, caller: Caller, input: Upda
 export async function deleteOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {
   if (!deps.config.deleteEnabled) throw new AuthError("NOT_FOUND");
   const organization = await requireOrganization(deps, organizationId);
-  const member = await requireMember(deps, organizationId, caller.userId);
-  requirePermission(deps, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
-  await deps.store.deleteOrganization(organizationId);
+  const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"));
+  await requireActor(deps, organizationId, actor);
+  await deps.store.deleteOrganization(organizationId, actor);
   await deps.sessions.clearActiveOrganization(organizationId);
   return organization;
 }

@@ -1,7 +1,7 @@
 /** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { rolesOf } from "../domain/roles.js";
-import type { InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 
 const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -17,6 +17,12 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   const addMember = (member: MemberRecord) => {
     if (membersOf(member.organizationId).some((m) => m.userId === member.userId)) throw new AuthError("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
     members.set(member.id, copy(member));
+  };
+  /** Every method runs to its write without awaiting, so the actor's membership read here is the one the write follows. */
+  const checkActor = (organizationId: string, actor: ActorCheck | undefined, subject?: MemberRecord) => {
+    if (!actor) return;
+    const found = membersOf(organizationId).find((m) => m.userId === actor.userId);
+    actor.check(found ? copy(found) : null, subject && copy(subject));
   };
   /** Refuses to take `keepRole` from the organization's last member holding it. */
   const keepOne = (member: MemberRecord, keepRole: string | undefined, nextRole?: string) => {
@@ -39,14 +45,17 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       const found = [...organizations.values()].find((o) => o.slug === slug);
       return found ? copyOrganization(found) : null;
     },
-    async updateOrganization(id, patch) {
+    async updateOrganization(id, patch, actor) {
       const found = organizations.get(id);
       if (!found) return null;
+      checkActor(id, actor);
       if (patch.slug !== undefined && slugTaken(patch.slug, id)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
       Object.assign(found, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
       return copyOrganization(found);
     },
-    async deleteOrganization(id) {
+    async deleteOrganization(id, actor) {
+      if (!organizations.has(id)) return false;
+      checkActor(id, actor);
       for (const m of membersOf(id)) members.delete(m.id);
       for (const i of [...invitations.values()]) if (i.organizationId === id) invitations.delete(i.id);
       return organizations.delete(id);
@@ -89,16 +98,18 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     async addMember(member) {
       addMember(member);
     },
-    async updateMemberRole(id, role, keepRole) {
+    async updateMemberRole(id, role, { keepRole, actor } = {}) {
       const found = members.get(id);
       if (!found) return null;
+      checkActor(found.organizationId, actor, found);
       keepOne(found, keepRole, role);
       found.role = role;
       return copy(found);
     },
-    async deleteMember(id, keepRole) {
+    async deleteMember(id, { keepRole, actor } = {}) {
       const found = members.get(id);
       if (!found) return false;
+      checkActor(found.organizationId, actor, found);
       keepOne(found, keepRole);
       return members.delete(id);
     },
@@ -117,7 +128,8 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       for (const i of invitations.values()) if (i.inviterId === userId && i.status === "pending") i.status = "canceled";
       return mine.map((m) => m.organizationId);
     },
-    async createInvitation(invitation) {
+    async createInvitation(invitation, actor) {
+      checkActor(invitation.organizationId, actor);
       const pending = [...invitations.values()].some(
         (i) => i.organizationId === invitation.organizationId && i.email === invitation.email && i.status === "pending" && i.expiresAt > invitation.createdAt,
       );
@@ -141,9 +153,10 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     async listPendingInvitationsTo(email) {
       return [...invitations.values()].filter((i) => i.email === email && i.status === "pending").sort(byAge).reverse().map(copy);
     },
-    async answerInvitation(id, status, expiresAt) {
+    async answerInvitation(id, status, { expiresAt, actor } = {}) {
       const found = invitations.get(id);
       if (!found || found.status !== "pending") return false;
+      checkActor(found.organizationId, actor);
       found.status = status;
       if (expiresAt) found.expiresAt = expiresAt;
       return true;

@@ -5,7 +5,7 @@ import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime
 import { rolesOf } from "../domain/roles.js";
 import { InvitationEntity, type InvitationRow, MemberEntity, type MemberRow, OrganizationEntity, type OrganizationRow } from "./entities.js";
 import { organizationMigrations } from "./migrations.js";
-import type { InvitationRecord, InvitationStatus, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationRecord, InvitationStatus, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 
 function toOrganization(row: OrganizationRow): OrganizationRecord {
   return {
@@ -69,6 +69,13 @@ function lockedTransactions(store: Store) {
   };
 }
 
+/** Hands the actor's membership as this transaction reads it to the actor's check (run under the organization's lock). */
+async function checkActor(em: EntityManager, organizationId: string, actor: ActorCheck | undefined, subject?: MemberRow): Promise<void> {
+  if (!actor) return;
+  const row = await em.findOne(MemberEntity, { organizationId, userId: actor.userId });
+  actor.check(row ? toMember(row) : null, subject && toMember(subject));
+}
+
 /** Refuses to take `keepRole` from the organization's last member holding it (run under the organization's lock). */
 async function keepOne(em: EntityManager, member: MemberRow, keepRole: string | undefined, nextRole?: string): Promise<void> {
   if (!keepRole || !rolesOf(member.role).includes(keepRole) || (nextRole !== undefined && rolesOf(nextRole).includes(keepRole))) return;
@@ -103,19 +110,26 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       const row = await store.em().findOne(OrganizationEntity, { slug });
       return row ? toOrganization(row) : null;
     },
-    async updateOrganization(id, patch) {
+    async updateOrganization(id, patch, actor) {
       const { metadata, ...fields } = patch;
       const changes = {
         ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
         ...(metadata !== undefined ? { metadata: metadataText(metadata) } : {}),
       };
-      const em = store.em();
-      if (Object.keys(changes).length) await unique("ORGANIZATION_ALREADY_EXISTS", () => em.nativeUpdate(OrganizationEntity, { id }, changes));
-      const row = await em.findOne(OrganizationEntity, { id });
-      return row ? toOrganization(row) : null;
+      return unique("ORGANIZATION_ALREADY_EXISTS", () =>
+        locked(id, async (em) => {
+          const row = await em.findOne(OrganizationEntity, { id });
+          if (!row) return null;
+          await checkActor(em, id, actor);
+          if (Object.keys(changes).length) await em.nativeUpdate(OrganizationEntity, { id }, changes);
+          return toOrganization({ ...row, ...changes });
+        }),
+      );
     },
-    async deleteOrganization(id) {
-      return store.em().transactional(async (em) => {
+    async deleteOrganization(id, actor) {
+      return locked(id, async (em) => {
+        if (!(await em.count(OrganizationEntity, { id }))) return false;
+        await checkActor(em, id, actor);
         await em.nativeDelete(InvitationEntity, { organizationId: id });
         await em.nativeDelete(MemberEntity, { organizationId: id });
         return (await em.nativeDelete(OrganizationEntity, { id })) > 0;
@@ -157,23 +171,25 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
     async addMember(member) {
       await unique("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", () => store.em().insert(MemberEntity, member));
     },
-    async updateMemberRole(id, role, keepRole) {
+    async updateMemberRole(id, role, { keepRole, actor } = {}) {
       const member = await store.em().findOne(MemberEntity, { id });
       if (!member) return null;
       return locked(member.organizationId, async (em) => {
         const row = await em.findOne(MemberEntity, { id });
         if (!row) return null;
+        await checkActor(em, row.organizationId, actor, row);
         await keepOne(em, row, keepRole, role);
         await em.nativeUpdate(MemberEntity, { id }, { role });
         return toMember({ ...row, role });
       });
     },
-    async deleteMember(id, keepRole) {
+    async deleteMember(id, { keepRole, actor } = {}) {
       const member = await store.em().findOne(MemberEntity, { id });
       if (!member) return false;
       return locked(member.organizationId, async (em) => {
         const row = await em.findOne(MemberEntity, { id });
         if (!row) return false;
+        await checkActor(em, row.organizationId, actor, row);
         await keepOne(em, row, keepRole);
         return (await em.nativeDelete(MemberEntity, { id })) > 0;
       });
@@ -199,8 +215,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       await store.em().nativeUpdate(InvitationEntity, { inviterId: userId, status: "pending" }, { status: "canceled" });
       return memberships.map((row) => row.organizationId);
     },
-    async createInvitation(invitation) {
+    async createInvitation(invitation, actor) {
       await locked(invitation.organizationId, async (em) => {
+        await checkActor(em, invitation.organizationId, actor);
         const pending = await em.count(InvitationEntity, {
           organizationId: invitation.organizationId,
           email: invitation.email,
@@ -225,9 +242,15 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
     async listPendingInvitationsTo(email) {
       return (await store.em().find(InvitationEntity, { email, status: "pending" }, { orderBy: newest })).map(toInvitation);
     },
-    async answerInvitation(id, status, expiresAt) {
-      const changed = await store.em().nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}) });
-      return changed > 0;
+    async answerInvitation(id, status, { expiresAt, actor } = {}) {
+      const answer = async (em: EntityManager) => (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}) })) > 0;
+      if (!actor) return answer(store.em());
+      const invitation = await store.em().findOne(InvitationEntity, { id, status: "pending" });
+      if (!invitation) return false;
+      return locked(invitation.organizationId, async (em) => {
+        await checkActor(em, invitation.organizationId, actor);
+        return answer(em);
+      });
     },
     async acceptInvitation(id, member) {
       // The guarded update decides between concurrent accepts: the loser's update changes no row (on

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import type { InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 
 const T0 = Date.UTC(2030, 0, 1, 2, 3, 4, 567);
 const at = (ms: number) => new Date(T0 + ms);
@@ -102,11 +102,11 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const owners = aMember(organization.id, { role: "owners" });
       await store.addMember(both);
       await store.addMember(owners);
-      expect(await store.updateMemberRole(both.id, "member", "owner")).toEqual({ ...both, role: "member" });
-      expect(await code(store.updateMemberRole(owner.id, "admin", "owner"))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-      expect(await code(store.deleteMember(owner.id, "owner"))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-      expect(await store.updateMemberRole(owner.id, "owner,admin", "owner")).toEqual({ ...owner, role: "owner,admin" });
-      expect(await store.deleteMember(owners.id, "owner")).toBe(true);
+      expect(await store.updateMemberRole(both.id, "member", { keepRole: "owner" })).toEqual({ ...both, role: "member" });
+      expect(await code(store.updateMemberRole(owner.id, "admin", { keepRole: "owner" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+      expect(await code(store.deleteMember(owner.id, { keepRole: "owner" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+      expect(await store.updateMemberRole(owner.id, "owner,admin", { keepRole: "owner" })).toEqual({ ...owner, role: "owner,admin" });
+      expect(await store.deleteMember(owners.id, { keepRole: "owner" })).toBe(true);
       expect(await store.deleteMember(both.id)).toBe(true);
       expect(await store.deleteMember(both.id)).toBe(false);
       expect(await store.updateMemberRole(both.id, "admin")).toBeNull();
@@ -127,7 +127,7 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(await store.answerInvitation(newer.id, "canceled")).toBe(false);
       expect(await store.findPendingInvitation(organization.id, "grace@example.com")).toEqual(older);
       expect((await store.listPendingInvitationsTo("grace@example.com")).map((i) => i.id)).toEqual([older.id]);
-      expect(await store.answerInvitation(older.id, "pending", at(999))).toBe(true);
+      expect(await store.answerInvitation(older.id, "pending", { expiresAt: at(999) })).toBe(true);
       expect((await store.findInvitation(older.id))!.expiresAt).toEqual(at(999));
     });
 
@@ -228,6 +228,49 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       await store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(101) });
     });
 
+    it("checks the actor on the rows as they are when it writes; a refused change writes nothing", async () => {
+      const { organization, owner } = await created();
+      const subject = aMember(organization.id, { role: "admin" });
+      await store.addMember(subject);
+      const invitation = anInvitation(organization.id);
+      await store.createInvitation(invitation);
+      // The actor's role changed after they were first checked: each write sees the new one.
+      await store.updateMemberRole(owner.id, "owner,admin");
+      const seen: Array<{ role: string | null; subject?: string }> = [];
+      const refuse: ActorCheck = {
+        userId: owner.userId,
+        check(actor, member) {
+          seen.push({ role: actor?.role ?? null, ...(member ? { subject: `${member.id}:${member.role}` } : {}) });
+          throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
+        },
+      };
+      const refused = "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION";
+      expect(await code(store.updateOrganization(organization.id, { name: "Taken over" }, refuse))).toBe(refused);
+      expect(await code(store.deleteOrganization(organization.id, refuse))).toBe(refused);
+      expect(await code(store.updateMemberRole(subject.id, "member", { actor: refuse }))).toBe(refused);
+      expect(await code(store.deleteMember(subject.id, { keepRole: "owner", actor: refuse }))).toBe(refused);
+      expect(await code(store.createInvitation(anInvitation(organization.id), refuse))).toBe(refused);
+      expect(await code(store.answerInvitation(invitation.id, "canceled", { actor: refuse }))).toBe(refused);
+      const subjectSeen = `${subject.id}:admin`;
+      expect(seen).toEqual([{ role: "owner,admin" }, { role: "owner,admin" }, { role: "owner,admin", subject: subjectSeen }, { role: "owner,admin", subject: subjectSeen }, { role: "owner,admin" }, { role: "owner,admin" }]);
+      expect(await store.findOrganization(organization.id)).toEqual(organization);
+      expect(await store.findMemberById(subject.id)).toEqual(subject);
+      expect(await store.listInvitations(organization.id)).toEqual([invitation]);
+
+      // Someone no longer a member is handed null; a check that passes lets every change through.
+      const strangers: Array<MemberRecord | null> = [];
+      expect(await code(store.updateOrganization(organization.id, { name: "x" }, { userId: newId(), check: (actor) => void strangers.push(actor) }))).toBe("resolved");
+      expect(strangers).toEqual([null]);
+      const allow: ActorCheck = { userId: owner.userId, check() {} };
+      expect((await store.updateOrganization(organization.id, { name: "Difference Engines" }, allow))!.name).toBe("Difference Engines");
+      expect(await store.updateMemberRole(subject.id, "member", { actor: allow })).toEqual({ ...subject, role: "member" });
+      expect(await store.answerInvitation(invitation.id, "canceled", { actor: allow })).toBe(true);
+      await store.createInvitation(anInvitation(organization.id), allow);
+      expect(await store.deleteMember(subject.id, { actor: allow })).toBe(true);
+      expect(await store.deleteOrganization(organization.id, allow)).toBe(true);
+      expect(await store.deleteOrganization(organization.id, allow)).toBe(false);
+    });
+
     describe("races: ten concurrent attempts, exactly the allowed outcome", () => {
       const attempts = 10;
 
@@ -254,12 +297,37 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
           owners.push(member);
         }
         const results = await Promise.allSettled(
-          owners.map((m, i) => (i % 2 ? store.deleteMember(m.id, "owner") : store.updateMemberRole(m.id, "member", "owner"))),
+          owners.map((m, i) => (i % 2 ? store.deleteMember(m.id, { keepRole: "owner" }) : store.updateMemberRole(m.id, "member", { keepRole: "owner" }))),
         );
         expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
         for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
         const { members } = await store.listMembers(organization.id, { limit: 100, offset: 0 });
         expect(members.filter((m) => m.role === "owner")).toHaveLength(1);
+      });
+
+      it("an owner demoted while deleting the organization: the demotion and the deletion never both happen", async () => {
+        // Owner-only deletion, checked by the store; a second owner demotes the first at the same time.
+        const ownerOnly = (userId: string): ActorCheck => ({
+          userId,
+          check(actor) {
+            if (actor?.role !== "owner") throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
+          },
+        });
+        for (let i = 0; i < attempts; i++) {
+          const { organization, owner } = await created();
+          await store.addMember(aMember(organization.id, { role: "owner" }));
+          const demote = () => store.updateMemberRole(owner.id, "member", { keepRole: "owner" });
+          const remove = () => store.deleteOrganization(organization.id, ownerOnly(owner.userId));
+          // Each order of starting them, in turn.
+          const removing = i % 2 ? null : remove();
+          const demoting = demote();
+          const [demoted, deleted] = await Promise.allSettled([demoting, removing ?? remove()]);
+          const wasDemoted = demoted!.status === "fulfilled" && demoted!.value !== null;
+          const wasDeleted = deleted!.status === "fulfilled" && deleted!.value === true;
+          expect(wasDemoted && wasDeleted, `round ${i}: ${JSON.stringify([demoted, deleted])}`).toBe(false);
+          expect(wasDemoted || wasDeleted).toBe(true);
+          if (wasDemoted) expect(await store.findOrganization(organization.id)).not.toBeNull();
+        }
       });
 
       it("invitations of one address leave exactly one pending", async () => {

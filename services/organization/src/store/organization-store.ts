@@ -43,6 +43,25 @@ export interface MemberQuery {
 
 export type OrganizationPatch = Partial<Pick<OrganizationRecord, "name" | "slug" | "logo" | "metadata">>;
 
+/**
+ * The member a change is made for, checked again in the transaction that writes, under the organization's
+ * lock: a role change or removal of that member that commits first is seen, so a member demoted while their
+ * own request is in flight cannot still act with the role they had. `check` gets the actor's membership as
+ * it is then (null when it is gone) and, for a change of a member, that member as it is then; it throws
+ * the catalogue error that refuses, and nothing is written.
+ */
+export interface ActorCheck {
+  userId: string;
+  check(actor: MemberRecord | null, subject?: MemberRecord): void;
+}
+
+/** How a member change is guarded. */
+export interface MemberChangeRules {
+  /** Taking this role from the organization's last member holding it raises YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER. */
+  keepRole?: string;
+  actor?: ActorCheck;
+}
+
 export interface OrganizationStore {
   /**
    * Creates an organization with its first member, atomically. A taken slug raises ORGANIZATION_ALREADY_EXISTS;
@@ -54,9 +73,9 @@ export interface OrganizationStore {
   findOrganization(id: string): Promise<OrganizationRecord | null>;
   findOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
   /** Applies a patch; null when the organization is gone. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
-  updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null>;
+  updateOrganization(id: string, patch: OrganizationPatch, actor?: ActorCheck): Promise<OrganizationRecord | null>;
   /** Deletes an organization with its members and invitations, atomically; false when it was already gone. */
-  deleteOrganization(id: string): Promise<boolean>;
+  deleteOrganization(id: string, actor?: ActorCheck): Promise<boolean>;
   /** The organizations the user is a member of, oldest membership first. */
   listOrganizationsOfUser(userId: string): Promise<OrganizationRecord[]>;
   /** How many organizations the user is a member of. */
@@ -71,13 +90,12 @@ export interface OrganizationStore {
   /** Adds a member. A second membership of one user raises USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION. */
   addMember(member: MemberRecord): Promise<void>;
   /**
-   * Sets a member's role; null when the member is gone. With `keepRole` (the owner role), taking that role
-   * from the organization's last member holding it raises YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER;
-   * changes within one organization are serialized so two owners demoting each other leave one.
+   * Sets a member's role; null when the member is gone. Changes within one organization are serialized, so
+   * two owners demoting each other leave one (`keepRole`).
    */
-  updateMemberRole(id: string, role: string, keepRole?: string): Promise<MemberRecord | null>;
-  /** Deletes a member; false when it was already gone. `keepRole` as for updateMemberRole. */
-  deleteMember(id: string, keepRole?: string): Promise<boolean>;
+  updateMemberRole(id: string, role: string, rules?: MemberChangeRules): Promise<MemberRecord | null>;
+  /** Deletes a member; false when it was already gone. `rules` as for updateMemberRole. */
+  deleteMember(id: string, rules?: MemberChangeRules): Promise<boolean>;
   /**
    * Removes every membership of a user and cancels the pending invitations they sent; answers the
    * organizations they were a member of. Where the user was the last member holding `ownerRole`, the
@@ -91,7 +109,7 @@ export interface OrganizationStore {
    * valid at the new one's createdAt raises USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION; invitations
    * within one organization are serialized so two concurrent ones leave one pending.
    */
-  createInvitation(invitation: InvitationRecord): Promise<void>;
+  createInvitation(invitation: InvitationRecord, actor?: ActorCheck): Promise<void>;
   findInvitation(id: string): Promise<InvitationRecord | null>;
   /** The newest pending invitation of this (lower-cased) address to the organization, or null. */
   findPendingInvitation(organizationId: string, email: string): Promise<InvitationRecord | null>;
@@ -99,8 +117,11 @@ export interface OrganizationStore {
   listInvitations(organizationId: string, pendingOnly?: boolean): Promise<InvitationRecord[]>;
   /** The pending invitations to this (lower-cased) address, newest first. */
   listPendingInvitationsTo(email: string): Promise<InvitationRecord[]>;
-  /** Moves a pending invitation to another status (and expiry); false when it is no longer pending. */
-  answerInvitation(id: string, status: InvitationStatus, expiresAt?: Date): Promise<boolean>;
+  /**
+   * Moves a pending invitation to another status (and expiry); false when it is no longer pending (or gone).
+   * With `actor`, decided under the invitation's organization's lock.
+   */
+  answerInvitation(id: string, status: InvitationStatus, options?: { expiresAt?: Date; actor?: ActorCheck }): Promise<boolean>;
   /**
    * Accepts a pending invitation and adds the member, atomically: of two concurrent accepts one wins, the
    * other gets false and adds nothing. A membership that already exists raises
