@@ -17,7 +17,7 @@ import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type M
 import { freePorts } from "../testing/ports.js";
 import { killAllNow, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
-import { measureScrypt, type ScryptResult } from "./scrypt.js";
+import { measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { buildPlatform } from "../deploy/build.js";
 import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
@@ -350,9 +350,12 @@ function platformCpuPerRequest(cpu: CpuUse): number {
   return Object.entries(cpu).reduce((sum, [name, use]) => (NOISE.has(name) ? sum : sum + use.msPerRequest), 0);
 }
 
-/** Raw scrypt, measured next to each credential scenario so both see the same machine (the platform idles meanwhile). */
+/**
+ * Raw scrypt, measured next to each credential scenario so both see the same machine (the platform idles
+ * meanwhile), in a process of its own with identity's environment (bench/scrypt.ts).
+ */
 async function scrypt(): Promise<ScryptResult> {
-  const result = await measureScrypt(SCRYPT_DURATION, AUTH_CONNECTIONS);
+  const result = await measureRawScrypt(SCRYPT_DURATION, AUTH_CONNECTIONS);
   log(`  scrypt    ${fmt(result.hashesPerSecond, 1).padStart(8)} hashes/s  (raw, ${result.hashes} in ${result.seconds.toFixed(1)} s, ${result.concurrency} in flight, libuv threadpool ${result.threadpool}; ${result.cpuMsPerHash.toFixed(1)} ms CPU per hash)`);
   return result;
 }

@@ -2,8 +2,17 @@
  * Raw scrypt throughput on this machine with the platform's parameters (SPEC.md §9, as in
  * services/identity/src/password.ts): N=16384, r=16, p=1, a 64-byte key, maxmem 64 MiB, async
  * crypto.scrypt on the default libuv threadpool, `concurrency` derivations kept in flight.
+ *
+ * measureRawScrypt() runs it in a process of its own with identity's environment (PROCESS_ENV: glibc's
+ * huge pages for scrypt's 32 MiB), so the share of raw scrypt a sign-in reaches compares like with like
+ * whatever environment the benchmark itself was started with. Run directly (`node --import tsx
+ * bench/scrypt.ts <seconds> <concurrency>`), this file measures in its own process and prints the result
+ * as JSON.
  */
+import { spawn } from "node:child_process";
 import { randomBytes, scrypt } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { PROCESS_ENV } from "../deploy/processes.js";
 
 const PARAMS = { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 64;
@@ -49,4 +58,32 @@ export async function measureScrypt(durationSeconds: number, concurrency: number
     threadpool: Number(process.env.UV_THREADPOOL_SIZE) || 4,
     cpuMsPerHash: (cpu.user + cpu.system) / 1000 / Math.max(1, hashes),
   };
+}
+
+/** measureScrypt in a child process with identity's environment (see the top of this file). */
+export function measureRawScrypt(durationSeconds: number, concurrency: number): Promise<ScryptResult> {
+  const self = fileURLToPath(import.meta.url);
+  const child = spawn(process.execPath, ["--import", "tsx", self, String(durationSeconds), String(concurrency)], {
+    env: { ...process.env, ...PROCESS_ENV.identity },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      if (code !== 0) return reject(new Error(`raw scrypt measurement exited with ${code ?? signal}`));
+      try {
+        resolve(JSON.parse(stdout) as ScryptResult);
+      } catch (error) {
+        reject(new Error(`raw scrypt measurement printed no result: ${stdout.slice(0, 200)}`, { cause: error }));
+      }
+    });
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [seconds, concurrency] = process.argv.slice(2).map(Number);
+  if (!(seconds! > 0) || !(concurrency! > 0)) throw new Error("usage: node --import tsx bench/scrypt.ts <seconds> <concurrency>");
+  process.stdout.write(`${JSON.stringify(await measureScrypt(seconds!, concurrency!))}\n`);
 }
