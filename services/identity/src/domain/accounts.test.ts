@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import { listAccounts, unlinkAccount } from "./accounts.js";
 import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 describe("linked accounts", () => {
   it("lists a user's accounts oldest first, unlinks one from a fresh session, and never the last one", async () => {
@@ -15,11 +14,11 @@ describe("linked accounts", () => {
     await deps.store.createAccount({ id: newId(), accountId: "gh-1", providerId: "github", userId: user.id, password: null, createdAt: deps.now(), updatedAt: deps.now() });
     expect((await listAccounts(deps, user.id)).map((a) => a.providerId)).toEqual(["credential", "github"]);
 
-    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "google", caller }))).toBe("ACCOUNT_NOT_FOUND");
-    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "github", accountId: "gh-2", caller }))).toBe("ACCOUNT_NOT_FOUND");
+    expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "google", caller }))).toBe("ACCOUNT_NOT_FOUND");
+    expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "github", accountId: "gh-2", caller }))).toBe("ACCOUNT_NOT_FOUND");
     await unlinkAccount(deps, { userId: user.id, providerId: "github", accountId: "gh-1", caller });
     expect((await listAccounts(deps, user.id)).map((a) => a.providerId)).toEqual(["credential"]);
-    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "credential", caller }))).toBe("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");
+    expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "credential", caller }))).toBe("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");
   });
 
   it("unlinking needs a session younger than the fresh age (SESSION_FRESH_AGE=0 turns the check off)", async () => {
@@ -28,8 +27,8 @@ describe("linked accounts", () => {
     await deps.store.createAccount({ id: newId(), accountId: "gh-1", providerId: "github", userId: user.id, password: null, createdAt: deps.now(), updatedAt: deps.now() });
     const caller = { token: session!.token, createdAt: deps.now() };
     deps.advance(60_001);
-    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "github", caller }))).toBe("SESSION_IS_NOT_FRESH");
-    expect(await code(unlinkAccount(deps, { userId: user.id, providerId: "github" }))).toBe("SESSION_IS_NOT_FRESH");
+    expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "github", caller }))).toBe("SESSION_IS_NOT_FRESH");
+    expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "github" }))).toBe("SESSION_IS_NOT_FRESH");
 
     const lax = testRegistry({ SESSION_FRESH_AGE: "0" });
     const { user: other } = await aSignedUpUser(lax);

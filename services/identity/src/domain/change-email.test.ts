@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { changeEmail } from "./change-email.js";
 import { aSignedUpUser, testRegistry, tokenIn } from "./test-registry.js";
 import { verifyEmail } from "./verification.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 describe("change email", () => {
   it("an unverified user's address changes at once; the new address gets a verification link", async () => {
@@ -26,8 +25,8 @@ describe("change email", () => {
     expect(confirmation.variables).toMatchObject({ new_email: "new@example.com", email });
 
     // The approval counts only in a session of the user it was issued to.
-    expect(await code(verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {} }))).toBe("UNAUTHORIZED");
-    expect(await code(verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {}, sessionUserId: "someone-else" }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {} }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {}, sessionUserId: "someone-else" }))).toBe("UNAUTHORIZED");
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
     const { user: moved } = await verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {}, sessionUserId: user.id });
     expect(moved).toMatchObject({ id: user.id, email: "new@example.com", emailVerified: false });
@@ -43,7 +42,7 @@ describe("change email", () => {
     await deps.store.updateUser(user.id, { emailVerified: true });
     await changeEmail(deps, { userId: user.id, newEmail: "new@example.com" });
     await aSignedUpUser(deps, { email: "new@example.com" });
-    expect(await code(verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "change-email")), client: {}, sessionUserId: user.id }))).toBe("COULDNT_UPDATE_YOUR_EMAIL");
+    expect(await errorCode(verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "change-email")), client: {}, sessionUserId: user.id }))).toBe("COULDNT_UPDATE_YOUR_EMAIL");
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
   });
 
@@ -51,12 +50,12 @@ describe("change email", () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps);
     const { email: taken } = await aSignedUpUser(deps);
-    expect(await code(changeEmail(deps, { userId: user.id, newEmail: email.toUpperCase() }))).toBe("EMAIL_IS_THE_SAME");
+    expect(await errorCode(changeEmail(deps, { userId: user.id, newEmail: email.toUpperCase() }))).toBe("EMAIL_IS_THE_SAME");
     // A taken address answers like any failure to update, so it does not tell who has an account.
-    expect(await code(changeEmail(deps, { userId: user.id, newEmail: taken }))).toBe("COULDNT_UPDATE_YOUR_EMAIL");
-    expect(await code(changeEmail(deps, { userId: user.id, newEmail: "nope" }))).toBe("INVALID_EMAIL");
-    expect(await code(changeEmail(deps, { userId: "nobody", newEmail: "x@example.com" }))).toBe("USER_NOT_FOUND");
-    expect(await code(changeEmail(testRegistry({ IDENTITY_CHANGE_EMAIL_ENABLED: "false" }), { userId: user.id, newEmail: "x@example.com" }))).toBe("CHANGE_EMAIL_IS_DISABLED");
+    expect(await errorCode(changeEmail(deps, { userId: user.id, newEmail: taken }))).toBe("COULDNT_UPDATE_YOUR_EMAIL");
+    expect(await errorCode(changeEmail(deps, { userId: user.id, newEmail: "nope" }))).toBe("INVALID_EMAIL");
+    expect(await errorCode(changeEmail(deps, { userId: "nobody", newEmail: "x@example.com" }))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(changeEmail(testRegistry({ IDENTITY_CHANGE_EMAIL_ENABLED: "false" }), { userId: user.id, newEmail: "x@example.com" }))).toBe("CHANGE_EMAIL_IS_DISABLED");
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
   });
 });

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { deleteUser } from "./delete-user.js";
 import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const DAY = 86_400_000;
 
 async function gone(deps: TestRegistry, userId: string) {
@@ -14,11 +13,11 @@ describe("delete user", () => {
   it("with the right password and confirmation by mail off, deletes the user, their accounts and their sessions at once", async () => {
     const deps = testRegistry({ IDENTITY_DELETE_USER_VERIFICATION: "false" });
     const { user } = await aSignedUpUser(deps);
-    expect(await code(deleteUser(deps, { userId: user.id, password: "wrong-password" }))).toBe("INVALID_PASSWORD");
+    expect(await errorCode(deleteUser(deps, { userId: user.id, password: "wrong-password" }))).toBe("INVALID_PASSWORD");
     expect(await gone(deps, user.id)).toBe(false);
     expect(await deleteUser(deps, { userId: user.id, password: "password-123" })).toEqual({ deleted: true });
     expect(await gone(deps, user.id)).toBe(true);
-    expect(await code(deleteUser(deps, { userId: user.id, password: "password-123" }))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(deleteUser(deps, { userId: user.id, password: "password-123" }))).toBe("USER_NOT_FOUND");
   });
 
   it("from a fresh session mails a confirmation link; its token deletes the user once, within a day", async () => {
@@ -40,11 +39,11 @@ describe("delete user", () => {
     const { user: other } = await aSignedUpUser(deps);
     await deleteUser(deps, { userId: user.id, caller: { token: session!.token, createdAt: deps.now() } });
     const token = tokenIn(deps.mail.link(email, "delete-account"));
-    expect(await code(deleteUser(deps, { userId: other.id, token }))).toBe("INVALID_TOKEN");
-    expect(await code(deleteUser(deps, { userId: user.id, token: "a".repeat(32) }))).toBe("INVALID_TOKEN");
-    expect(await code(deleteUser(deps, { userId: user.id, token: "not a token" }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(deleteUser(deps, { userId: other.id, token }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(deleteUser(deps, { userId: user.id, token: "a".repeat(32) }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(deleteUser(deps, { userId: user.id, token: "not a token" }))).toBe("INVALID_TOKEN");
     deps.advance(DAY);
-    expect(await code(deleteUser(deps, { userId: user.id, token }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(deleteUser(deps, { userId: user.id, token }))).toBe("INVALID_TOKEN");
     expect(await gone(deps, user.id)).toBe(false);
     expect(await gone(deps, other.id)).toBe(false);
   });
@@ -54,8 +53,8 @@ describe("delete user", () => {
     const { user, session } = await aSignedUpUser(deps);
     const caller = { token: session!.token, createdAt: deps.now() };
     deps.advance(3_600_000 + 1);
-    expect(await code(deleteUser(deps, { userId: user.id, caller }))).toBe("SESSION_IS_NOT_FRESH");
-    expect(await code(deleteUser(deps, { userId: user.id }))).toBe("SESSION_IS_NOT_FRESH");
+    expect(await errorCode(deleteUser(deps, { userId: user.id, caller }))).toBe("SESSION_IS_NOT_FRESH");
+    expect(await errorCode(deleteUser(deps, { userId: user.id }))).toBe("SESSION_IS_NOT_FRESH");
     expect(deps.mail.to(user.email, "delete-account")).toEqual([]);
   });
 
@@ -67,7 +66,7 @@ describe("delete user", () => {
 
     const disabled = testRegistry({ IDENTITY_DELETE_USER_ENABLED: "false" });
     const { user: kept } = await aSignedUpUser(disabled);
-    expect(await code(deleteUser(disabled, { userId: kept.id, password: "password-123" }))).toBe("NOT_FOUND");
+    expect(await errorCode(deleteUser(disabled, { userId: kept.id, password: "password-123" }))).toBe("NOT_FOUND");
     expect(await gone(disabled, kept.id)).toBe(false);
   });
 

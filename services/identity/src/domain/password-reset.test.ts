@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { checkResetToken, requestPasswordReset, resetPassword } from "./password-reset.js";
 import { signInEmail } from "./sign-in.js";
 import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const HOUR = 3_600_000;
 
 async function mailedResetToken(deps: TestRegistry, email: string, redirectTo?: string) {
@@ -29,13 +28,13 @@ describe("password reset", () => {
     expect(deps.mail.sent.filter((m) => m.template === "password-reset").map((m) => m.to)).toEqual([email]);
 
     await checkResetToken(deps, token);
-    expect(await code(resetPassword(deps, { token, newPassword: "short" }))).toBe("PASSWORD_TOO_SHORT");
+    expect(await errorCode(resetPassword(deps, { token, newPassword: "short" }))).toBe("PASSWORD_TOO_SHORT");
     await resetPassword(deps, { token, newPassword: "new-password-456" });
     expect(deps.sessions.of(user.id)).toEqual([]);
     expect(await signsIn(deps, email, "password-123")).toBe(false);
     expect(await signsIn(deps, email, "new-password-456")).toBe(true);
-    expect(await code(resetPassword(deps, { token, newPassword: "another-password-1" }))).toBe("INVALID_TOKEN");
-    expect(await code(checkResetToken(deps, token))).toBe("INVALID_TOKEN");
+    expect(await errorCode(resetPassword(deps, { token, newPassword: "another-password-1" }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(checkResetToken(deps, token))).toBe("INVALID_TOKEN");
   });
 
   it("a link lasts one hour", async () => {
@@ -45,7 +44,7 @@ describe("password reset", () => {
     deps.advance(HOUR - 1_000);
     await checkResetToken(deps, token);
     deps.advance(1_000);
-    expect(await code(resetPassword(deps, { token, newPassword: "new-password-456" }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(resetPassword(deps, { token, newPassword: "new-password-456" }))).toBe("INVALID_TOKEN");
     expect(await signsIn(deps, email, "password-123")).toBe(true);
   });
 
@@ -55,14 +54,14 @@ describe("password reset", () => {
     const first = await mailedResetToken(deps, email);
     const second = await mailedResetToken(deps, email);
     expect(second).not.toBe(first);
-    expect(await code(checkResetToken(deps, first))).toBe("INVALID_TOKEN");
+    expect(await errorCode(checkResetToken(deps, first))).toBe("INVALID_TOKEN");
     await resetPassword(deps, { token: second, newPassword: "new-password-456" });
-    expect(await code(checkResetToken(deps, second))).toBe("INVALID_TOKEN");
+    expect(await errorCode(checkResetToken(deps, second))).toBe("INVALID_TOKEN");
   });
 
   it("refuses forged tokens without touching the store's contents", async () => {
     const deps = testRegistry();
-    for (const token of ["A".repeat(24), "", "../etc", "x".repeat(65)]) expect(await code(resetPassword(deps, { token, newPassword: "new-password-456" }))).toBe("INVALID_TOKEN");
+    for (const token of ["A".repeat(24), "", "../etc", "x".repeat(65)]) expect(await errorCode(resetPassword(deps, { token, newPassword: "new-password-456" }))).toBe("INVALID_TOKEN");
   });
 
   it("keeps sessions when so configured, and is refused when disabled", async () => {
@@ -70,7 +69,7 @@ describe("password reset", () => {
     const { email, user } = await aSignedUpUser(deps);
     await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
     expect(deps.sessions.of(user.id)).toHaveLength(1);
-    expect(await code(requestPasswordReset(testRegistry({ IDENTITY_RESET_PASSWORD_ENABLED: "false" }), { email }))).toBe("RESET_PASSWORD_ISNT_ENABLED");
+    expect(await errorCode(requestPasswordReset(testRegistry({ IDENTITY_RESET_PASSWORD_ENABLED: "false" }), { email }))).toBe("RESET_PASSWORD_ISNT_ENABLED");
   });
 
   it("gives a user without a password (a social sign-up) a password account", async () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { changePassword, setPassword } from "./passwords.js";
 import { signInEmail } from "./sign-in.js";
 import { aSignedUpUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const signsIn = (deps: TestRegistry, email: string, password: string) =>
   signInEmail(deps, { email, password, rememberMe: true, client: {} }).then(() => true, () => false);
 const change = (userId: string, currentPassword: string, newPassword: string, revokeOtherSessions = false) => ({ userId, currentPassword, newPassword, revokeOtherSessions, client: {} });
@@ -13,8 +12,8 @@ describe("change password", () => {
   it("needs the current password; the new one works afterwards and the old one no longer does", async () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps);
-    expect(await code(changePassword(deps, change(user.id, "wrong-password", "new-password-456")))).toBe("INVALID_PASSWORD");
-    expect(await code(changePassword(deps, change(user.id, "password-123", "short")))).toBe("PASSWORD_TOO_SHORT");
+    expect(await errorCode(changePassword(deps, change(user.id, "wrong-password", "new-password-456")))).toBe("INVALID_PASSWORD");
+    expect(await errorCode(changePassword(deps, change(user.id, "password-123", "short")))).toBe("PASSWORD_TOO_SHORT");
     const { session } = await changePassword(deps, change(user.id, "password-123", "new-password-456"));
     expect(session).toBeUndefined();
     expect(deps.sessions.of(user.id)).toHaveLength(1);
@@ -43,8 +42,8 @@ describe("change password", () => {
     const deps = testRegistry();
     const { user } = await aSignedUpUser(deps);
     for (const account of await deps.store.listAccounts(user.id)) await deps.store.deleteAccount(account.id);
-    expect(await code(changePassword(deps, change(user.id, "password-123", "new-password-456")))).toBe("CREDENTIAL_ACCOUNT_NOT_FOUND");
-    expect(await code(changePassword(deps, change("nobody", "password-123", "new-password-456")))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(changePassword(deps, change(user.id, "password-123", "new-password-456")))).toBe("CREDENTIAL_ACCOUNT_NOT_FOUND");
+    expect(await errorCode(changePassword(deps, change("nobody", "password-123", "new-password-456")))).toBe("USER_NOT_FOUND");
   });
 });
 
@@ -52,11 +51,11 @@ describe("set password", () => {
   it("gives a user without a password one, and refuses a user who has one", async () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps);
-    expect(await code(setPassword(deps, { userId: user.id, newPassword: "new-password-456" }))).toBe("USER_ALREADY_HAS_A_PASSWORD");
+    expect(await errorCode(setPassword(deps, { userId: user.id, newPassword: "new-password-456" }))).toBe("USER_ALREADY_HAS_A_PASSWORD");
     for (const account of await deps.store.listAccounts(user.id)) await deps.store.deleteAccount(account.id);
-    expect(await code(setPassword(deps, { userId: user.id, newPassword: "short" }))).toBe("PASSWORD_TOO_SHORT");
+    expect(await errorCode(setPassword(deps, { userId: user.id, newPassword: "short" }))).toBe("PASSWORD_TOO_SHORT");
     await setPassword(deps, { userId: user.id, newPassword: "new-password-456" });
     expect(await signsIn(deps, email, "new-password-456")).toBe(true);
-    expect(await code(setPassword(deps, { userId: "nobody", newPassword: "new-password-456" }))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(setPassword(deps, { userId: "nobody", newPassword: "new-password-456" }))).toBe("USER_NOT_FOUND");
   });
 });

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { providerTokens } from "./provider-tokens.js";
 import { linkProviderAccount, type ProviderProfile, signInWithProvider } from "./provider-sign-in.js";
 import { aSignedUpUser, testRegistry, type TestRegistry } from "./test-registry.js";
 import { trustDevice } from "./trusted-devices.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const client = { ipAddress: "203.0.113.9", userAgent: "provider test" };
 
 function aProfile(overrides: Partial<ProviderProfile> = {}): ProviderProfile {
@@ -55,23 +54,23 @@ describe("sign-in with a provider profile", () => {
   it("links an unvouched email only for a trusted provider", async () => {
     const deps = testRegistry();
     const user = await verifiedUser(deps);
-    expect(await code(signIn(deps, aProfile({ emailVerified: false })))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await errorCode(signIn(deps, aProfile({ emailVerified: false })))).toBe("ACCOUNT_NOT_LINKED");
     expect((await signIn(deps, aProfile({ emailVerified: false }), { trusted: true })).user.id).toBe(user.id);
   });
 
   it("never links when implicit linking is disabled", async () => {
     const deps = testRegistry();
     await verifiedUser(deps);
-    expect(await code(signIn(deps, aProfile(), { disableImplicitLinking: true }))).toBe("ACCOUNT_NOT_LINKED");
-    expect(await code(signIn(deps, aProfile(), { disableImplicitLinking: true, trusted: true }))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await errorCode(signIn(deps, aProfile(), { disableImplicitLinking: true }))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await errorCode(signIn(deps, aProfile(), { disableImplicitLinking: true, trusted: true }))).toBe("ACCOUNT_NOT_LINKED");
   });
 
   it("never links into a local account whose email is unverified (pre-registration takeover), even for a trusted provider", async () => {
     const deps = testRegistry();
     // An attacker registers the victim's address first, with a password of their own.
     const { user: squatter } = await aSignedUpUser(deps, { email: "ada@example.com" });
-    expect(await code(signIn(deps, aProfile()))).toBe("ACCOUNT_NOT_LINKED");
-    expect(await code(signIn(deps, aProfile(), { trusted: true }))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await errorCode(signIn(deps, aProfile()))).toBe("ACCOUNT_NOT_LINKED");
+    expect(await errorCode(signIn(deps, aProfile(), { trusted: true }))).toBe("ACCOUNT_NOT_LINKED");
     expect((await deps.store.listAccounts(squatter.id)).map((a) => a.providerId)).toEqual(["credential"]);
     expect(deps.sessions.of(squatter.id)).toHaveLength(1);
   });
@@ -80,7 +79,7 @@ describe("sign-in with a provider profile", () => {
     const deps = testRegistry();
     const { user } = await signIn(deps, aProfile());
     await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: new Date(deps.now().getTime() + 60_000) });
-    expect(await code(signIn(deps, aProfile()))).toBe("FAILED_TO_CREATE_SESSION");
+    expect(await errorCode(signIn(deps, aProfile()))).toBe("FAILED_TO_CREATE_SESSION");
     expect(deps.sessions.of(user.id)).toHaveLength(1);
     deps.advance(60_001);
     expect((await signIn(deps, aProfile())).user.id).toBe(user.id);
@@ -105,8 +104,8 @@ describe("sign-in with a provider profile", () => {
 
   it("refuses a profile without a usable email", async () => {
     const deps = testRegistry();
-    expect(await code(signIn(deps, aProfile({ email: "" })))).toBe("USER_EMAIL_NOT_FOUND");
-    expect(await code(signIn(deps, aProfile({ email: "not-an-email" })))).toBe("USER_EMAIL_NOT_FOUND");
+    expect(await errorCode(signIn(deps, aProfile({ email: "" })))).toBe("USER_EMAIL_NOT_FOUND");
+    expect(await errorCode(signIn(deps, aProfile({ email: "not-an-email" })))).toBe("USER_EMAIL_NOT_FOUND");
   });
 });
 
@@ -117,10 +116,10 @@ describe("linking a provider account to a signed-in user", () => {
     const bob = await verifiedUser(deps, "bob@example.com");
     const account = await linkProviderAccount(deps, ada.id, aProfile({ email: "ada@github.example" }));
     expect(account).toMatchObject({ providerId: "github", accountId: "gh-1", userId: ada.id });
-    expect(await code(linkProviderAccount(deps, bob.id, aProfile()))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
-    expect(await code(linkProviderAccount(deps, ada.id, aProfile({ accountId: "gh-2" })))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
+    expect(await errorCode(linkProviderAccount(deps, bob.id, aProfile()))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
+    expect(await errorCode(linkProviderAccount(deps, ada.id, aProfile({ accountId: "gh-2" })))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
     await linkProviderAccount(deps, ada.id, aProfile({ accessToken: "gho_renewed" }));
     expect((await providerTokens(deps, { userId: ada.id, providerId: "github" })).accessToken).toBe("gho_renewed");
-    expect(await code(linkProviderAccount(deps, "no-such-user", aProfile({ accountId: "gh-9" })))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(linkProviderAccount(deps, "no-such-user", aProfile({ accountId: "gh-9" })))).toBe("USER_NOT_FOUND");
   });
 });

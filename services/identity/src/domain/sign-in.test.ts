@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { signInEmail, signInUsername } from "./sign-in.js";
 import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const HOUR = 3_600_000;
 
 describe("sign-in", () => {
@@ -21,12 +20,12 @@ describe("sign-in", () => {
   it("answers one generic error for a wrong password, an unknown address or a malformed one, and starts no session", async () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps, { username: "grace" });
-    const attempt = (e: string, password = "password-123") => code(signInEmail(deps, { email: e, password, rememberMe: true, client: {} }));
+    const attempt = (e: string, password = "password-123") => errorCode(signInEmail(deps, { email: e, password, rememberMe: true, client: {} }));
     expect(await attempt(email, "wrong-password")).toBe("INVALID_EMAIL_OR_PASSWORD");
     expect(await attempt("nobody@example.com")).toBe("INVALID_EMAIL_OR_PASSWORD");
     expect(await attempt("not-an-email")).toBe("INVALID_EMAIL_OR_PASSWORD");
-    expect(await code(signInUsername(deps, { username: "grace", password: "nope-nope-nope", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
-    expect(await code(signInUsername(deps, { username: "nobody", password: "password-123", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
+    expect(await errorCode(signInUsername(deps, { username: "grace", password: "nope-nope-nope", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
+    expect(await errorCode(signInUsername(deps, { username: "nobody", password: "password-123", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
     expect(deps.sessions.of(user.id)).toHaveLength(1); // the sign-up's only
   });
 
@@ -35,27 +34,27 @@ describe("sign-in", () => {
     const { email, user } = await aSignedUpUser(deps);
     await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: new Date(deps.now().getTime() + HOUR) });
     const attempt = () => signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} });
-    expect(await code(attempt())).toBe("INVALID_EMAIL_OR_PASSWORD");
+    expect(await errorCode(attempt())).toBe("INVALID_EMAIL_OR_PASSWORD");
     deps.advance(HOUR);
     expect((await attempt()).user).toMatchObject({ banned: false, banReason: null, banExpires: null });
     expect(await deps.store.findUserById(user.id)).toMatchObject({ banned: false });
 
     await deps.store.updateUser(user.id, { banned: true, banExpires: null });
     deps.advance(1_000 * HOUR);
-    expect(await code(attempt())).toBe("INVALID_EMAIL_OR_PASSWORD");
+    expect(await errorCode(attempt())).toBe("INVALID_EMAIL_OR_PASSWORD");
   });
 
   it("with verification required, an unverified user who knows the password gets EMAIL_NOT_VERIFIED and a new link", async () => {
     const deps = testRegistry({ IDENTITY_REQUIRE_EMAIL_VERIFICATION: "true" });
     const { email, user } = await aSignedUpUser(deps, { username: "ada" });
     expect(deps.mail.to(email, "email-verification")).toHaveLength(1);
-    expect(await code(signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} }))).toBe("EMAIL_NOT_VERIFIED");
+    expect(await errorCode(signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} }))).toBe("EMAIL_NOT_VERIFIED");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(2);
     // By username the failure stays generic (SPEC §5), and a link is mailed all the same.
-    expect(await code(signInUsername(deps, { username: "ada", password: "password-123", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
+    expect(await errorCode(signInUsername(deps, { username: "ada", password: "password-123", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(3);
     // A wrong password learns nothing and mails nothing.
-    expect(await code(signInEmail(deps, { email, password: "wrong-password", rememberMe: true, client: {} }))).toBe("INVALID_EMAIL_OR_PASSWORD");
+    expect(await errorCode(signInEmail(deps, { email, password: "wrong-password", rememberMe: true, client: {} }))).toBe("INVALID_EMAIL_OR_PASSWORD");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(3);
     expect(deps.sessions.of(user.id)).toEqual([]);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
 import { signInEmail } from "./sign-in.js";
 import { signUpEmail, type SignUpInput } from "./sign-up.js";
 import { T0, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
 const input = (overrides: Partial<SignUpInput> = {}): SignUpInput => ({
   name: "Ada",
@@ -15,7 +15,6 @@ const input = (overrides: Partial<SignUpInput> = {}): SignUpInput => ({
   ...overrides,
 });
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 describe("sign-up", () => {
   it("creates the user with a password account, signs them in and mails a verification link", async () => {
@@ -35,19 +34,19 @@ describe("sign-up", () => {
     const deps = testRegistry();
     const first = await signUpEmail(deps, input({ username: "Ada_L" }));
     expect(first.user).toMatchObject({ username: "ada_l", displayUsername: "Ada_L" });
-    expect(await code(signUpEmail(deps, input({ email: "ADA@example.com" })))).toBe("USER_ALREADY_EXISTS");
-    expect(await code(signUpEmail(deps, input({ email: "other@example.com", username: "ADA_L" })))).toBe("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+    expect(await errorCode(signUpEmail(deps, input({ email: "ADA@example.com" })))).toBe("USER_ALREADY_EXISTS");
+    expect(await errorCode(signUpEmail(deps, input({ email: "other@example.com", username: "ADA_L" })))).toBe("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
     expect(await deps.store.findUserByEmail("other@example.com")).toBeNull();
     expect(deps.sessions.live).toHaveLength(1);
   });
 
   it("checks the email, the password length, the username and the extra fields before creating anything", async () => {
     const deps = testRegistry({ IDENTITY_USER_FIELDS: JSON.stringify({ phone: { type: "string", required: true }, plan: { type: "string", input: false } }) });
-    expect(await code(signUpEmail(deps, input({ email: "not-an-email", extraFields: { phone: "1" } })))).toBe("INVALID_EMAIL");
-    expect(await code(signUpEmail(deps, input({ password: "short", extraFields: { phone: "1" } })))).toBe("PASSWORD_TOO_SHORT");
-    expect(await code(signUpEmail(deps, input({ password: "x".repeat(129), extraFields: { phone: "1" } })))).toBe("PASSWORD_TOO_LONG");
-    expect(await code(signUpEmail(deps, input({ username: "a b", extraFields: { phone: "1" } })))).toBe("VALIDATION_ERROR");
-    expect(await code(signUpEmail(deps, input()))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(signUpEmail(deps, input({ email: "not-an-email", extraFields: { phone: "1" } })))).toBe("INVALID_EMAIL");
+    expect(await errorCode(signUpEmail(deps, input({ password: "short", extraFields: { phone: "1" } })))).toBe("PASSWORD_TOO_SHORT");
+    expect(await errorCode(signUpEmail(deps, input({ password: "x".repeat(129), extraFields: { phone: "1" } })))).toBe("PASSWORD_TOO_LONG");
+    expect(await errorCode(signUpEmail(deps, input({ username: "a b", extraFields: { phone: "1" } })))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(signUpEmail(deps, input()))).toBe("VALIDATION_ERROR");
     expect(await deps.store.findUserByEmail("ada@example.com")).toBeNull();
     // A field that is not an input (server-only `plan`) is ignored, never stored.
     const { user } = await signUpEmail(deps, input({ extraFields: { phone: "+44 20", plan: "pro" } }));
@@ -72,6 +71,6 @@ describe("sign-up", () => {
     await signUpEmail(quiet, input());
     expect(quiet.mail.sent).toEqual([]);
     const disabled = testRegistry({ IDENTITY_EMAIL_PASSWORD_ENABLED: "false" });
-    expect(await code(signUpEmail(disabled, input()))).toBe("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
+    expect(await errorCode(signUpEmail(disabled, input()))).toBe("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
   });
 });

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { aSignedUpUser, testRegistry } from "./test-registry.js";
 import { updateUser } from "./update-user.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const FIELDS = JSON.stringify({ phone: { type: "string" }, age: { type: "number" }, plan: { type: "string", input: false } });
 
 describe("update user", () => {
@@ -25,7 +24,7 @@ describe("update user", () => {
     await updateUser(deps, { userId: user.id, fields: { phone: "+44 20" } });
     expect((await updateUser(deps, { userId: user.id, fields: { age: 42 } })).extraFields).toEqual({ phone: "+44 20", age: 42 });
     expect((await updateUser(deps, { userId: user.id, fields: { plan: "enterprise", isAdmin: true } })).extraFields).toEqual({ phone: "+44 20", age: 42 });
-    expect(await code(updateUser(deps, { userId: user.id, fields: { age: "old" } }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(updateUser(deps, { userId: user.id, fields: { age: "old" } }))).toBe("VALIDATION_ERROR");
     expect((await deps.store.findUserById(user.id))!.extraFields).toEqual({ phone: "+44 20", age: 42 });
   });
 
@@ -33,11 +32,11 @@ describe("update user", () => {
     const deps = testRegistry();
     await aSignedUpUser(deps, { username: "taken" });
     const { user } = await aSignedUpUser(deps, { username: "mine" });
-    expect(await code(updateUser(deps, { userId: user.id, fields: { email: "x@example.com" } }))).toBe("EMAIL_CAN_NOT_BE_UPDATED");
-    expect(await code(updateUser(deps, { userId: user.id, fields: { username: "TAKEN" } }))).toBe("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
-    expect(await code(updateUser(deps, { userId: user.id, fields: { name: "  " } }))).toBe("VALIDATION_ERROR");
-    expect(await code(updateUser(deps, { userId: user.id, fields: { image: 5 } }))).toBe("VALIDATION_ERROR");
-    expect(await code(updateUser(deps, { userId: "nobody", fields: { name: "X" } }))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(updateUser(deps, { userId: user.id, fields: { email: "x@example.com" } }))).toBe("EMAIL_CAN_NOT_BE_UPDATED");
+    expect(await errorCode(updateUser(deps, { userId: user.id, fields: { username: "TAKEN" } }))).toBe("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
+    expect(await errorCode(updateUser(deps, { userId: user.id, fields: { name: "  " } }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(updateUser(deps, { userId: user.id, fields: { image: 5 } }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(updateUser(deps, { userId: "nobody", fields: { name: "X" } }))).toBe("USER_NOT_FOUND");
     expect(await deps.store.findUserById(user.id)).toEqual(user);
     // Renaming to one's own username (another case) is not a clash.
     expect(await updateUser(deps, { userId: user.id, fields: { username: "MINE" } })).toMatchObject({ username: "mine", displayUsername: "MINE" });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { signVerificationToken } from "./tokens.js";
 import { aSignedUpUser, testRegistry, tokenIn } from "./test-registry.js";
 import { sendVerificationEmail, verifyEmail } from "./verification.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const HOUR = 3_600_000;
 
 describe("email verification", () => {
@@ -32,10 +31,10 @@ describe("email verification", () => {
     const { email, user } = await aSignedUpUser(deps);
     const token = tokenIn(deps.mail.link(email, "email-verification"));
     deps.advance(HOUR + 1_000);
-    expect(await code(verifyEmail(deps, { token, client: {} }))).toBe("TOKEN_EXPIRED");
+    expect(await errorCode(verifyEmail(deps, { token, client: {} }))).toBe("TOKEN_EXPIRED");
     const forged = await signVerificationToken({ email }, "another-secret-another-secret-another", 3_600, deps.now());
-    expect(await code(verifyEmail(deps, { token: forged, client: {} }))).toBe("INVALID_TOKEN");
-    expect(await code(verifyEmail(deps, { token: `${token}x`, client: {} }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(verifyEmail(deps, { token: forged, client: {} }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(verifyEmail(deps, { token: `${token}x`, client: {} }))).toBe("INVALID_TOKEN");
     expect(await deps.store.findUserById(user.id)).toMatchObject({ emailVerified: false });
   });
 
@@ -43,7 +42,7 @@ describe("email verification", () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps);
     await deps.store.deleteUserAndAccounts(user.id);
-    expect(await code(verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "email-verification")), client: {} }))).toBe("USER_NOT_FOUND");
+    expect(await errorCode(verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "email-verification")), client: {} }))).toBe("USER_NOT_FOUND");
   });
 
   it("send-verification-email queues the same request for any address; the worker mails only an unverified user", async () => {
@@ -57,7 +56,7 @@ describe("email verification", () => {
     await deps.processMailRequests();
     expect(deps.mail.sent.map((m) => m.to)).toEqual([unverified]);
     expect(deps.mail.link(unverified, "email-verification")).toContain("callbackURL=%2Fdone");
-    expect(await code(sendVerificationEmail(deps, { email: "not an email" }))).toBe("INVALID_EMAIL");
-    expect(await code(sendVerificationEmail(testRegistry({ IDENTITY_EMAIL_VERIFICATION_ENABLED: "false" }), { email: unverified }))).toBe("VERIFICATION_EMAIL_ISNT_ENABLED");
+    expect(await errorCode(sendVerificationEmail(deps, { email: "not an email" }))).toBe("INVALID_EMAIL");
+    expect(await errorCode(sendVerificationEmail(testRegistry({ IDENTITY_EMAIL_VERIFICATION_ENABLED: "false" }), { email: unverified }))).toBe("VERIFICATION_EMAIL_ISNT_ENABLED");
   });
 });

@@ -4,13 +4,12 @@
  * the use case's own check read the old role, then commits the demotion, as a concurrent request would.
  */
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { cancelInvitation, inviteMember } from "./invitations.js";
 import { removeMember, updateMemberRole } from "./members.js";
 import { createOrganization, deleteOrganization, updateOrganization } from "./organizations.js";
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 /** Ada owns the organization; Grace is a second owner, Alan an admin, Joan a member. */
 async function setUp() {
@@ -57,12 +56,12 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot update or delete the organization with the old role", async () => {
     const { deps, organization, alan, grace } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await code(updateOrganization(deps, alan.caller(), { organizationId: organization.id, patch: { name: "Taken over" } }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
+    expect(await errorCode(updateOrganization(deps, alan.caller(), { organizationId: organization.id, patch: { name: "Taken over" } }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
     read();
     expect((await deps.store.findOrganization(organization.id))!.name).toBe("Engines");
 
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "admin"));
-    expect(await code(deleteOrganization(deps, grace.caller(), organization.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
+    expect(await errorCode(deleteOrganization(deps, grace.caller(), organization.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
     read();
     expect(await deps.store.findOrganization(organization.id)).not.toBeNull();
   });
@@ -70,12 +69,12 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot remove a member with the old role, nor one made an owner meanwhile", async () => {
     const { deps, organization, alan, joan } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await code(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
     read();
     await deps.store.updateMemberRole(alan.member.id, "admin");
     // Only an owner removes an owner: Joan is made one after Alan's request read her as a member.
     read = changeAfterRead(deps, "findMemberById", joan.member.id, () => deps.store.updateMemberRole(joan.member.id, "owner"));
-    expect(await code(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
     read();
     expect(await deps.store.findMemberById(joan.member.id)).not.toBeNull();
   });
@@ -83,7 +82,7 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot remove a member after being removed", async () => {
     const { deps, organization, alan, joan } = await setUp();
     const read = changeAfterCheck(deps, alan.user.id, () => deps.store.deleteMember(alan.member.id));
-    expect(await code(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("MEMBER_NOT_FOUND");
+    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("MEMBER_NOT_FOUND");
     read();
     expect(await deps.store.findMemberById(joan.member.id)).not.toBeNull();
   });
@@ -91,15 +90,15 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot change roles with the old role, nor grant the owner role after losing it", async () => {
     const { deps, organization, alan, grace, joan } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await code(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "admin", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "admin", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     read();
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "admin"));
-    expect(await code(updateMemberRole(deps, grace.caller(), { memberId: joan.member.id, role: "owner", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, grace.caller(), { memberId: joan.member.id, role: "owner", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     read();
     // Only an owner changes an owner's role: Joan is made one after Alan's request read her as a member.
     await deps.store.updateMemberRole(alan.member.id, "admin");
     read = changeAfterRead(deps, "findMemberById", joan.member.id, () => deps.store.updateMemberRole(joan.member.id, "owner"));
-    expect(await code(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "member", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "member", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     read();
     expect((await deps.store.findMemberById(joan.member.id))!.role).toBe("owner");
   });
@@ -107,25 +106,25 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot invite, re-send or cancel invitations with the old role", async () => {
     const { deps, organization, alan, grace, invitation } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await code(inviteMember(deps, alan.caller(), { email: "mary@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    expect(await errorCode(inviteMember(deps, alan.caller(), { email: "mary@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
     read();
     expect(await deps.store.findPendingInvitation(organization.id, "mary@example.com")).toBeNull();
 
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "admin"));
-    expect(await code(inviteMember(deps, grace.caller(), { email: "mary@example.com", role: "owner", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+    expect(await errorCode(inviteMember(deps, grace.caller(), { email: "mary@example.com", role: "owner", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
     read();
 
     await deps.store.updateMemberRole(grace.member.id, "owner");
     deps.advance(60_000);
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "member"));
-    expect(await code(inviteMember(deps, grace.caller(), { email: invitation.email, role: "member", organizationId: organization.id, resend: true }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    expect(await errorCode(inviteMember(deps, grace.caller(), { email: invitation.email, role: "member", organizationId: organization.id, resend: true }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
     read();
     expect((await deps.store.findInvitation(invitation.id))!.expiresAt).toEqual(invitation.expiresAt);
     expect(deps.sent.filter((m) => m.to === invitation.email)).toHaveLength(1);
 
     await deps.store.updateMemberRole(alan.member.id, "admin");
     read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await code(cancelInvitation(deps, alan.caller(), invitation.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
+    expect(await errorCode(cancelInvitation(deps, alan.caller(), invitation.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
     read();
     expect((await deps.store.findInvitation(invitation.id))!.status).toBe("pending");
   });

@@ -1,12 +1,11 @@
 /** Invitation use cases on the memory store and a test clock: expiry, recipients, answered invitations, resend. */
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { acceptInvitation, cancelInvitation, getInvitation, inviteMember, listUserInvitations, rejectInvitation } from "./invitations.js";
 import { removeUserMemberships } from "./members.js";
 import { createOrganization } from "./organizations.js";
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const TWO_DAYS = 172_800_000;
 
 async function setUp(deps: TestRegistry) {
@@ -30,7 +29,7 @@ describe("invitations", () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);
     const first = await invite();
-    expect(await code(invite())).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+    expect(await errorCode(invite())).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
     deps.advance(1000);
     const again = await inviteMember(deps, owner.caller(), { email: invitee.user.email, role: "member", organizationId: organization.id, resend: true });
     expect(again.id).toBe(first.id);
@@ -45,9 +44,9 @@ describe("invitations", () => {
     const { member } = await acceptInvitation(deps, invitee.caller(), invitation.id);
     expect(member).toMatchObject({ userId: invitee.user.id, role: "admin", organizationId: organization.id });
     expect(invitee.active()).toBe(organization.id);
-    expect(await code(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
-    expect(await code(rejectInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
-    expect(await code(invite())).toBe("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
+    expect(await errorCode(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
+    expect(await errorCode(rejectInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
+    expect(await errorCode(invite())).toBe("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
   });
 
   it("only the recipient reads, accepts or rejects; expired invitations are gone", async () => {
@@ -55,13 +54,13 @@ describe("invitations", () => {
     const { owner, invitee, invite } = await setUp(deps);
     const invitation = await invite();
     const stranger = aUser(deps, "Mallory");
-    expect(await code(acceptInvitation(deps, stranger.caller(), invitation.id))).toBe("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
-    expect(await code(getInvitation(deps, stranger.caller(), invitation.id))).toBe("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
+    expect(await errorCode(acceptInvitation(deps, stranger.caller(), invitation.id))).toBe("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
+    expect(await errorCode(getInvitation(deps, stranger.caller(), invitation.id))).toBe("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
     expect(await getInvitation(deps, invitee.caller(), invitation.id)).toMatchObject({ organizationName: "Engines", organizationSlug: "engines", inviterEmail: owner.user.email });
     expect(await listUserInvitations(deps, invitee.caller())).toHaveLength(1);
     deps.advance(TWO_DAYS);
-    expect(await code(getInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
-    expect(await code(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
+    expect(await errorCode(getInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
+    expect(await errorCode(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
     expect(await listUserInvitations(deps, invitee.caller())).toEqual([]);
     // An expired invitation no longer blocks a new one.
     expect((await invite()).id).not.toBe(invitation.id);
@@ -76,22 +75,22 @@ describe("invitations", () => {
     const memberInvite = await inviteMember(deps, owner.caller(), { email: member.user.email, role: "member", organizationId: organization.id, resend: false });
     await acceptInvitation(deps, member.caller(), memberInvite.id);
     const pending = await invite();
-    expect(await code(cancelInvitation(deps, member.caller(), pending.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
-    expect(await code(inviteMember(deps, member.caller(), { email: "x@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    expect(await errorCode(cancelInvitation(deps, member.caller(), pending.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
+    expect(await errorCode(inviteMember(deps, member.caller(), { email: "x@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
     expect((await cancelInvitation(deps, owner.caller(), pending.id)).status).toBe("canceled");
-    expect(await code(acceptInvitation(deps, invitee.caller(), pending.id))).toBe("INVITATION_NOT_FOUND");
+    expect(await errorCode(acceptInvitation(deps, invitee.caller(), pending.id))).toBe("INVITATION_NOT_FOUND");
   });
 
   it("refuses unknown roles, the owner role from a non-owner, and an inviter who left", async () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);
-    expect(await code(invite("wizard"))).toBe("ROLE_NOT_FOUND");
+    expect(await errorCode(invite("wizard"))).toBe("ROLE_NOT_FOUND");
     const admin = aUser(deps, "Admin");
     await acceptInvitation(deps, admin.caller(), (await inviteMember(deps, owner.caller(), { email: admin.user.email, role: "admin", organizationId: organization.id, resend: false })).id);
-    expect(await code(invite("owner", admin))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+    expect(await errorCode(invite("owner", admin))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
     const invitation = await invite("member", admin);
     await deps.store.deleteMember((await deps.store.findMember(organization.id, admin.user.id))!.id);
-    expect(await code(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
   });
 
   it("a deleted user's memberships go and the invitations they sent are canceled, idempotently", async () => {
@@ -101,6 +100,6 @@ describe("invitations", () => {
     await removeUserMemberships(deps, owner.user.id);
     await removeUserMemberships(deps, owner.user.id);
     expect(await deps.store.findMember(organization.id, owner.user.id)).toBeNull();
-    expect(await code(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
+    expect(await errorCode(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITATION_NOT_FOUND");
   });
 });

@@ -1,12 +1,11 @@
 /** Member use cases: removal, roles, leaving, the only-owner rules, permission checks, pages. */
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { acceptInvitation, inviteMember } from "./invitations.js";
 import { getActiveMember, hasPermission, leaveOrganization, listMembers, removeMember, updateMemberRole } from "./members.js";
 import { createOrganization } from "./organizations.js";
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 async function setUp(deps: TestRegistry) {
   const owner = aUser(deps, "Ada");
@@ -26,9 +25,9 @@ describe("members", () => {
   it("the only owner can neither leave, be removed nor be demoted; with a second owner it can", async () => {
     const deps = testRegistry();
     const { owner, ownerMember, organization, join } = await setUp(deps);
-    expect(await code(leaveOrganization(deps, owner.caller(), organization.id))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-    expect(await code(removeMember(deps, owner.caller(), { memberIdOrEmail: owner.user.email }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-    expect(await code(updateMemberRole(deps, owner.caller(), { memberId: ownerMember.id, role: "admin" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+    expect(await errorCode(leaveOrganization(deps, owner.caller(), organization.id))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+    expect(await errorCode(removeMember(deps, owner.caller(), { memberIdOrEmail: owner.user.email }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+    expect(await errorCode(updateMemberRole(deps, owner.caller(), { memberId: ownerMember.id, role: "admin" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
     await join("owner", "Second");
     expect((await leaveOrganization(deps, owner.caller(), organization.id)).id).toBe(ownerMember.id);
     expect(owner.active()).toBeNull();
@@ -37,22 +36,22 @@ describe("members", () => {
   it("anyone removes themselves; removing others needs member delete; only owners remove owners", async () => {
     const deps = testRegistry();
     const { owner, ownerMember, admin, member } = await setUp(deps);
-    expect(await code(removeMember(deps, member.caller(), { memberIdOrEmail: admin.member.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
-    expect(await code(removeMember(deps, admin.caller(), { memberIdOrEmail: ownerMember.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, member.caller(), { memberIdOrEmail: admin.member.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, admin.caller(), { memberIdOrEmail: ownerMember.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
     expect((await removeMember(deps, member.caller(), { memberIdOrEmail: member.member.id })).userId).toBe(member.user.id);
     expect(member.active()).toBeNull();
     expect((await removeMember(deps, owner.caller(), { memberIdOrEmail: admin.user.email })).userId).toBe(admin.user.id);
     expect(admin.active()).toBeNull();
-    expect(await code(removeMember(deps, owner.caller(), { memberIdOrEmail: "nobody@example.com" }))).toBe("MEMBER_NOT_FOUND");
+    expect(await errorCode(removeMember(deps, owner.caller(), { memberIdOrEmail: "nobody@example.com" }))).toBe("MEMBER_NOT_FOUND");
   });
 
   it("role changes need member update; only owners grant or take the owner role; unknown roles refused", async () => {
     const deps = testRegistry();
     const { owner, ownerMember, admin, member } = await setUp(deps);
-    expect(await code(updateMemberRole(deps, member.caller(), { memberId: admin.member.id, role: "member" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-    expect(await code(updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "owner" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-    expect(await code(updateMemberRole(deps, admin.caller(), { memberId: ownerMember.id, role: "member" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-    expect(await code(updateMemberRole(deps, owner.caller(), { memberId: member.member.id, role: "wizard" }))).toBe("ROLE_NOT_FOUND");
+    expect(await errorCode(updateMemberRole(deps, member.caller(), { memberId: admin.member.id, role: "member" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "owner" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, admin.caller(), { memberId: ownerMember.id, role: "member" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, owner.caller(), { memberId: member.member.id, role: "wizard" }))).toBe("ROLE_NOT_FOUND");
     expect((await updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "admin" })).role).toBe("admin");
   });
 
@@ -62,7 +61,7 @@ describe("members", () => {
     await createOrganization(deps, { caller: owner.caller(), name: "x", slug: "x", metadata: {} });
     expect(await hasPermission(deps, owner.caller(), { permissions: { organization: ["delete"] } })).toBe(true);
     expect(await hasPermission(deps, owner.caller(), { permissions: { member: ["delete"] } })).toBe(false);
-    expect(await code(hasPermission(deps, aUser(deps).caller(), { permissions: { member: ["delete"] } }))).toBe("NO_ACTIVE_ORGANIZATION");
+    expect(await errorCode(hasPermission(deps, aUser(deps).caller(), { permissions: { member: ["delete"] } }))).toBe("NO_ACTIVE_ORGANIZATION");
   });
 
   it("pages members and reads the active member", async () => {
@@ -72,6 +71,6 @@ describe("members", () => {
     expect(page.total).toBe(3);
     expect(page.members.map((m) => m.user?.name)).toEqual(["Admin", "Member"]);
     expect(await getActiveMember(deps, owner.caller(), {})).toMatchObject({ organizationId: organization.id, role: "owner", user: owner.user });
-    expect(await code(getActiveMember(deps, aUser(deps).caller(), {}))).toBe("NO_ACTIVE_ORGANIZATION");
+    expect(await errorCode(getActiveMember(deps, aUser(deps).caller(), {}))).toBe("NO_ACTIVE_ORGANIZATION");
   });
 });

@@ -1,11 +1,10 @@
 /** Organization use cases on the memory store: creation rules, update/delete permissions, the active organization. */
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { acceptInvitation, inviteMember } from "./invitations.js";
 import { checkSlug, createOrganization, deleteOrganization, getFullOrganization, setActiveOrganization, updateOrganization } from "./organizations.js";
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 async function anOrganization(deps: TestRegistry, owner = aUser(deps), slug = `org-${Math.random().toString(36).slice(2)}`) {
   const full = await createOrganization(deps, { caller: owner.caller(), name: "Engines", slug, metadata: {} });
@@ -32,16 +31,16 @@ describe("create organization", () => {
     const deps = testRegistry({ ORGANIZATION_LIMIT: "1" });
     const { owner, organization } = await anOrganization(deps);
     const other = aUser(deps);
-    expect(await code(createOrganization(deps, { caller: other.caller(), name: "x", slug: organization.slug, metadata: {} }))).toBe("ORGANIZATION_ALREADY_EXISTS");
-    expect(await code(checkSlug(deps, organization.slug))).toBe("ORGANIZATION_ALREADY_EXISTS");
-    expect(await code(createOrganization(deps, { caller: owner.caller(), name: "x", slug: "second", metadata: {} }))).toBe("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
+    expect(await errorCode(createOrganization(deps, { caller: other.caller(), name: "x", slug: organization.slug, metadata: {} }))).toBe("ORGANIZATION_ALREADY_EXISTS");
+    expect(await errorCode(checkSlug(deps, organization.slug))).toBe("ORGANIZATION_ALREADY_EXISTS");
+    expect(await errorCode(createOrganization(deps, { caller: owner.caller(), name: "x", slug: "second", metadata: {} }))).toBe("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
     const closed = testRegistry({ ORGANIZATION_ALLOW_CREATION: "false" });
-    expect(await code(createOrganization(closed, { caller: aUser(closed).caller(), name: "x", slug: "x", metadata: {} }))).toBe("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
+    expect(await errorCode(createOrganization(closed, { caller: aUser(closed).caller(), name: "x", slug: "x", metadata: {} }))).toBe("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
   });
 
   it("without a caller needs a userId (server-side), and sets no active organization", async () => {
     const deps = testRegistry();
-    expect(await code(createOrganization(deps, { name: "x", slug: "x", metadata: {} }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(createOrganization(deps, { name: "x", slug: "x", metadata: {} }))).toBe("UNAUTHORIZED");
     const user = aUser(deps);
     const full = await createOrganization(deps, { userId: user.user.id, name: "x", slug: "x", metadata: {} });
     expect(full.members[0]!.userId).toBe(user.user.id);
@@ -56,9 +55,9 @@ describe("update and delete", () => {
     const admin = await aMemberOf(deps, organization.id, owner, "admin");
     const member = await aMemberOf(deps, organization.id, owner);
     expect((await updateOrganization(deps, admin.caller(), { organizationId: organization.id, patch: { name: "New" } })).name).toBe("New");
-    expect(await code(updateOrganization(deps, member.caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
-    expect(await code(updateOrganization(deps, aUser(deps).caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
-    expect(await code(updateOrganization(deps, aUser(deps).caller(), { patch: { name: "x" } }))).toBe("NO_ACTIVE_ORGANIZATION");
+    expect(await errorCode(updateOrganization(deps, member.caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
+    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { patch: { name: "x" } }))).toBe("NO_ACTIVE_ORGANIZATION");
   });
 
   it("only the owner deletes; deletion clears it as every member's active organization; it can be disabled", async () => {
@@ -66,13 +65,13 @@ describe("update and delete", () => {
     const { owner, organization } = await anOrganization(deps);
     const admin = await aMemberOf(deps, organization.id, owner, "admin");
     expect(admin.active()).toBe(organization.id);
-    expect(await code(deleteOrganization(deps, admin.caller(), organization.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
+    expect(await errorCode(deleteOrganization(deps, admin.caller(), organization.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
     expect((await deleteOrganization(deps, owner.caller(), organization.id)).id).toBe(organization.id);
     expect([owner.active(), admin.active()]).toEqual([null, null]);
     expect(await deps.store.findMember(organization.id, admin.user.id)).toBeNull();
     const disabled = testRegistry({ ORGANIZATION_DELETE_ENABLED: "false" });
     const kept = await anOrganization(disabled);
-    expect(await code(deleteOrganization(disabled, kept.owner.caller(), kept.organization.id))).toBe("NOT_FOUND");
+    expect(await errorCode(deleteOrganization(disabled, kept.owner.caller(), kept.organization.id))).toBe("NOT_FOUND");
   });
 });
 
@@ -92,10 +91,10 @@ describe("active organization", () => {
     const deps = testRegistry();
     const { owner } = await anOrganization(deps);
     const { organization: theirs } = await anOrganization(deps);
-    expect(await code(setActiveOrganization(deps, owner.caller(), { organizationId: theirs.id }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(setActiveOrganization(deps, owner.caller(), { organizationId: theirs.id }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
     expect(owner.active()).toBeNull();
-    expect(await code(getFullOrganization(deps, owner.caller(), { organizationId: theirs.id }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
-    expect(await code(setActiveOrganization(deps, owner.caller(), { organizationId: "nope" }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(getFullOrganization(deps, owner.caller(), { organizationId: theirs.id }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(setActiveOrganization(deps, owner.caller(), { organizationId: "nope" }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
   });
 
   it("reads members with their users in one identity call", async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { ActorCheck, InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
 const T0 = Date.UTC(2030, 0, 1, 2, 3, 4, 567);
 const at = (ms: number) => new Date(T0 + ms);
@@ -20,7 +21,6 @@ export function anInvitation(organizationId: string, overrides: Partial<Invitati
   return { id: newId(), organizationId, email: `${newId()}@example.com`, role: "member", status: "pending", inviterId: newId(), expiresAt: at(172_800_000), createdAt: at(0), ...overrides };
 }
 
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 
 export function organizationStoreContract(backend: string, open: () => Promise<OrganizationStore>): void {
   describe(`OrganizationStore contract (${backend})`, () => {
@@ -52,11 +52,11 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const { organization } = await created();
       const clash = anOrganization({ slug: organization.slug });
       const creator = aMember(clash.id, { role: "owner" });
-      expect(await code(store.createOrganization(clash, creator))).toBe("ORGANIZATION_ALREADY_EXISTS");
+      expect(await errorCode(store.createOrganization(clash, creator))).toBe("ORGANIZATION_ALREADY_EXISTS");
       expect(await store.findOrganization(clash.id)).toBeNull();
       expect(await store.countMemberships(creator.userId)).toBe(0);
       const { organization: other } = await created();
-      expect(await code(store.updateOrganization(other.id, { slug: organization.slug }))).toBe("ORGANIZATION_ALREADY_EXISTS");
+      expect(await errorCode(store.updateOrganization(other.id, { slug: organization.slug }))).toBe("ORGANIZATION_ALREADY_EXISTS");
     });
 
     it("updates fields it is given, clears the logo with null, and answers null for a gone organization", async () => {
@@ -78,7 +78,7 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
 
     it("refuses a second membership of one user", async () => {
       const { organization, owner } = await created();
-      expect(await code(store.addMember(aMember(organization.id, { userId: owner.userId })))).toBe("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
+      expect(await errorCode(store.addMember(aMember(organization.id, { userId: owner.userId })))).toBe("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
     });
 
     it("pages members oldest first with the total, and finds them by user ids", async () => {
@@ -103,8 +103,8 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       await store.addMember(both);
       await store.addMember(owners);
       expect(await store.updateMemberRole(both.id, "member", { keepRole: "owner" })).toEqual({ ...both, role: "member" });
-      expect(await code(store.updateMemberRole(owner.id, "admin", { keepRole: "owner" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
-      expect(await code(store.deleteMember(owner.id, { keepRole: "owner" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+      expect(await errorCode(store.updateMemberRole(owner.id, "admin", { keepRole: "owner" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+      expect(await errorCode(store.deleteMember(owner.id, { keepRole: "owner" }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
       expect(await store.updateMemberRole(owner.id, "owner,admin", { keepRole: "owner" })).toEqual({ ...owner, role: "owner,admin" });
       expect(await store.deleteMember(owners.id, { keepRole: "owner" })).toBe(true);
       expect(await store.deleteMember(both.id)).toBe(true);
@@ -146,7 +146,7 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const { organization, owner } = await created();
       const invitation = anInvitation(organization.id);
       await store.createInvitation(invitation);
-      expect(await code(store.acceptInvitation(invitation.id, aMember(organization.id, { userId: owner.userId })))).toBe("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
+      expect(await errorCode(store.acceptInvitation(invitation.id, aMember(organization.id, { userId: owner.userId })))).toBe("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
       expect((await store.findInvitation(invitation.id))!.status).toBe("pending");
     });
 
@@ -221,7 +221,7 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const { organization } = await created();
       const first = anInvitation(organization.id, { expiresAt: at(100) });
       await store.createInvitation(first);
-      expect(await code(store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(50) }))).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+      expect(await errorCode(store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(50) }))).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
       const afterExpiry = { ...anInvitation(organization.id), email: first.email, createdAt: at(100) };
       await store.createInvitation(afterExpiry);
       expect(await store.answerInvitation(afterExpiry.id, "canceled")).toBe(true);
@@ -245,12 +245,12 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
         },
       };
       const refused = "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION";
-      expect(await code(store.updateOrganization(organization.id, { name: "Taken over" }, refuse))).toBe(refused);
-      expect(await code(store.deleteOrganization(organization.id, refuse))).toBe(refused);
-      expect(await code(store.updateMemberRole(subject.id, "member", { actor: refuse }))).toBe(refused);
-      expect(await code(store.deleteMember(subject.id, { keepRole: "owner", actor: refuse }))).toBe(refused);
-      expect(await code(store.createInvitation(anInvitation(organization.id), refuse))).toBe(refused);
-      expect(await code(store.answerInvitation(invitation.id, "canceled", { actor: refuse }))).toBe(refused);
+      expect(await errorCode(store.updateOrganization(organization.id, { name: "Taken over" }, refuse))).toBe(refused);
+      expect(await errorCode(store.deleteOrganization(organization.id, refuse))).toBe(refused);
+      expect(await errorCode(store.updateMemberRole(subject.id, "member", { actor: refuse }))).toBe(refused);
+      expect(await errorCode(store.deleteMember(subject.id, { keepRole: "owner", actor: refuse }))).toBe(refused);
+      expect(await errorCode(store.createInvitation(anInvitation(organization.id), refuse))).toBe(refused);
+      expect(await errorCode(store.answerInvitation(invitation.id, "canceled", { actor: refuse }))).toBe(refused);
       const subjectSeen = `${subject.id}:admin`;
       expect(seen).toEqual([{ role: "owner,admin" }, { role: "owner,admin" }, { role: "owner,admin", subject: subjectSeen }, { role: "owner,admin", subject: subjectSeen }, { role: "owner,admin" }, { role: "owner,admin" }]);
       expect(await store.findOrganization(organization.id)).toEqual(organization);
@@ -259,7 +259,7 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
 
       // Someone no longer a member is handed null; a check that passes lets every change through.
       const strangers: Array<MemberRecord | null> = [];
-      expect(await code(store.updateOrganization(organization.id, { name: "x" }, { userId: newId(), check: (actor) => void strangers.push(actor) }))).toBe("resolved");
+      expect(await errorCode(store.updateOrganization(organization.id, { name: "x" }, { userId: newId(), check: (actor) => void strangers.push(actor) }))).toBe("resolved");
       expect(strangers).toEqual([null]);
       const allow: ActorCheck = { userId: owner.userId, check() {} };
       expect((await store.updateOrganization(organization.id, { name: "Difference Engines" }, allow))!.name).toBe("Difference Engines");

@@ -5,13 +5,12 @@
  * recorded as pending and after waiting out the cache lease, so no revoked session is served again.
  */
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { CACHE_LEASE_KEY } from "@auth-platform/runtime/session-cache";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, type ValidSession } from "./sessions.js";
 import { aUser, holdNext, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { errorCode } from "../../../../testing/error-code.js";
 
 const DAY = 86_400_000;
-const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof AuthError ? e.code : String(e)));
 const expiryOf = (found: ValidSession | null) => Date.parse(found!.cached.session.expiresAt);
 
 async function signedIn(deps: TestRegistry, options: { rememberMe?: boolean; userId?: string } = {}) {
@@ -226,14 +225,14 @@ describe("revoke", () => {
     const mine = await signedIn(deps, { userId: "u1" });
     const other = await signedIn(deps, { userId: "u1" });
     const theirs = await signedIn(deps, { userId: "u2" });
-    expect(await code(revokeSession(deps, theirs.token, "u1"))).toBe("SESSION_NOT_FOUND");
+    expect(await errorCode(revokeSession(deps, theirs.token, "u1"))).toBe("SESSION_NOT_FOUND");
     expect(await getSession(deps, theirs.token, false)).not.toBeNull();
     await revokeUserSessions(deps, "u1", mine.token);
     expect((await listSessions(deps, "u1")).map((s) => s.token)).toEqual([mine.token]);
     expect(await getSession(deps, other.token, false)).toBeNull();
     await revokeUserSessions(deps, "u1");
     expect(await getSession(deps, mine.token, false)).toBeNull();
-    expect(await code(revokeSession(deps, mine.token))).toBe("SESSION_NOT_FOUND");
+    expect(await errorCode(revokeSession(deps, mine.token))).toBe("SESSION_NOT_FOUND");
   });
 
   it("during a Redis outage succeeds after waiting out the lease; the stale cached copy is never served again", async () => {
