@@ -99,8 +99,15 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
  */
 const CALL_ENDED = new DOMException("The call ended", "AbortError");
 
-/** How early grpc-js may report a deadline as a cancellation (its timer and our clock read apart). */
-const DEADLINE_SLACK_MS = 10;
+/**
+ * How early a cancellation may come and still be the caller's deadline passing. The caller's deadline comes
+ * first: ours is the time its request reached us plus the timeout it sent, so it runs later by however long
+ * the request took to get here (a busy event loop on either side). With 10 ms a loaded test run saw the
+ * caller's deadline as a cancellation, and the calls this one caused ended as CANCELLED instead of
+ * DEADLINE_EXCEEDED. Within this window a real cancellation lets the work run on to the deadline, at most
+ * this long.
+ */
+const DEADLINE_SLACK_MS = 100;
 
 /** grpc-js gives the inbound deadline as a Date, a number (ms), or Infinity when the caller set none. */
 function deadlineOf(deadline: grpc.Deadline): number | undefined {
