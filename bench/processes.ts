@@ -3,7 +3,7 @@
  * process, started as `node --import tsx <entry>` so the PID we hold is the process doing the work (the
  * `tsx` CLI would add a wrapper process in between, and its /proc figures would be the wrapper's).
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { startProcess } from "../deploy/processes.js";
 
@@ -71,6 +71,11 @@ function readThreadCpuMs(pid: number): Record<string, number> {
     }
   }
   return byKind;
+}
+
+/** Pins every thread of `pid` to `cpus` (a taskset list: "1", "0-2"); the threads it starts later inherit it. Linux. */
+export function pinToCpus(pid: number, cpus: string): void {
+  execFileSync("taskset", ["--all-tasks", "--pid", "--cpu-list", cpus, String(pid)], { stdio: "ignore" });
 }
 
 /**

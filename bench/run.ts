@@ -10,12 +10,12 @@
  * environment knobs. Figures are printed, never asserted: this is not a timed test.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
-import { killAllNow, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
+import { killAllNow, pinToCpus, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
 import { measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
@@ -53,6 +53,18 @@ type AuthClient = "immediate" | "retry-after";
 const AUTH_CLIENT = process.env.BENCH_AUTH_CLIENT || "immediate";
 if (!["immediate", "retry-after", "both"].includes(AUTH_CLIENT)) throw new Error(`BENCH_AUTH_CLIENT must be immediate, retry-after or both (got ${AUTH_CLIENT})`);
 const AUTH_CLIENTS: AuthClient[] = AUTH_CLIENT === "both" ? ["immediate", "retry-after"] : [AUTH_CLIENT as AuthClient];
+/**
+ * BENCH_PIN=1: the shape the chart deploys, on one machine. identity runs alone on the last CPU (with one
+ * derivation at a time, as identity chooses on one CPU); the gateway, the session service, notification,
+ * the baseline and the load generator share the others; raw scrypt runs alone on identity's CPU. The share
+ * of raw scrypt then says how close identity gets to its own core's ceiling with the rest of the platform
+ * elsewhere. Linux with taskset, 2 CPUs or more.
+ */
+const PIN = process.env.BENCH_PIN === "1";
+const CPU_COUNT = availableParallelism();
+if (PIN && CPU_COUNT < 2) throw new Error("BENCH_PIN=1 needs 2 CPUs or more");
+const IDENTITY_CPUS = String(CPU_COUNT - 1);
+const OTHER_CPUS = CPU_COUNT > 2 ? `0-${CPU_COUNT - 2}` : "0";
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || "warn";
 const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
 const PASSWORD = "bench-password-0123";
@@ -121,7 +133,7 @@ function platformEnv(backend: Backend, ports: { identity: number; session: numbe
     IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
     SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
     RATE_LIMIT_ENABLED: "false",
-    ...(process.env.BENCH_HASHING_CONCURRENCY ? { IDENTITY_HASHING_CONCURRENCY: process.env.BENCH_HASHING_CONCURRENCY } : {}),
+    ...(process.env.BENCH_HASHING_CONCURRENCY || PIN ? { IDENTITY_HASHING_CONCURRENCY: process.env.BENCH_HASHING_CONCURRENCY || "1" } : {}),
     ...(backend === "redis" ? { REDIS_URL, REDIS_KEY_PREFIX: redisPrefix! } : {}),
   };
 }
@@ -167,6 +179,7 @@ async function startPlatform(backend: Backend): Promise<Platform> {
   ]);
   const gatewayChild = await startChild("gateway", entryOf("gateway"), envOf("gateway"), gateway);
   const children = [gatewayChild, ...services];
+  if (PIN) for (const child of children) pinToCpus(child.pid, child.name === "identity" ? IDENTITY_CPUS : OTHER_CPUS);
   log(`platform (${backend}) up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${children.map((c) => `${c.name} pid ${c.pid}`).join(", ")}; gateway on :${gateway}`);
   return { backend, baseURL: `http://127.0.0.1:${gateway}${BASE_PATH}`, children, redisPrefix, dataDir };
 }
@@ -254,6 +267,7 @@ async function startBaseline(method: "GET" | "POST", path: string, captured: Cap
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   const child = await startChild("baseline", "bench/baseline-server.ts", { ...env, PORT: String(port), BASELINE_ROUTES: routesFile, NODE_ENV: "" }, port).finally(() => removeTempDir(dir));
+  if (PIN) pinToCpus(child.pid, OTHER_CPUS);
   const url = `http://127.0.0.1:${port}${path}`;
   const probe = method === "GET" ? await get(url) : await post(url, probeBody ?? {});
   if (probe.body !== captured.body) throw new Error(`baseline answers different bytes than the gateway:\n${probe.body}\n${captured.body}`);
@@ -355,7 +369,7 @@ function platformCpuPerRequest(cpu: CpuUse): number {
  * meanwhile), in a process of its own with identity's environment (bench/scrypt.ts).
  */
 async function scrypt(): Promise<ScryptResult> {
-  const result = await measureRawScrypt(SCRYPT_DURATION, AUTH_CONNECTIONS);
+  const result = await measureRawScrypt(SCRYPT_DURATION, AUTH_CONNECTIONS, PIN ? IDENTITY_CPUS : undefined);
   log(`  scrypt    ${fmt(result.hashesPerSecond, 1).padStart(8)} hashes/s  (raw, ${result.hashes} in ${result.seconds.toFixed(1)} s, ${result.concurrency} in flight, libuv threadpool ${result.threadpool}; ${result.cpuMsPerHash.toFixed(1)} ms CPU per hash)`);
   return result;
 }
@@ -589,12 +603,13 @@ async function main(): Promise<void> {
   if (which !== "all" && !SCENARIOS.includes(which as Scenario)) throw new Error(`usage: tsx bench/run.ts [${SCENARIOS.join("|")}|all] [--redis|--memory|--both]`);
   const scenarios = which === "all" ? SCENARIOS : [which as Scenario];
   const backends = await chooseBackends(which === "all", flags);
+  if (PIN) pinToCpus(process.pid, OTHER_CPUS);
   if (FROM_BUILD) {
     const started = Date.now();
     await buildPlatform();
     log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  log(`bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache, platform from ${FROM_BUILD ? "the build (dist/)" : "source (tsx)"}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  log(`bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache, platform from ${FROM_BUILD ? "the build (dist/)" : "source (tsx)"}${PIN ? `; identity and raw scrypt on CPU ${IDENTITY_CPUS}, the rest on ${OTHER_CPUS}` : ""}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 
   for (const backend of backends) {
     const platform = await startPlatform(backend);

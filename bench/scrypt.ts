@@ -60,10 +60,12 @@ export async function measureScrypt(durationSeconds: number, concurrency: number
   };
 }
 
-/** measureScrypt in a child process with identity's environment (see the top of this file). */
-export function measureRawScrypt(durationSeconds: number, concurrency: number): Promise<ScryptResult> {
+/** measureScrypt in a child process with identity's environment (see the top of this file), on `cpus` only if given (taskset). */
+export function measureRawScrypt(durationSeconds: number, concurrency: number, cpus?: string): Promise<ScryptResult> {
   const self = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ["--import", "tsx", self, String(durationSeconds), String(concurrency)], {
+  const command = [process.execPath, "--import", "tsx", self, String(durationSeconds), String(concurrency)];
+  const pinned = cpus ? ["taskset", "--cpu-list", cpus, ...command] : command;
+  const child = spawn(pinned[0]!, pinned.slice(1), {
     env: { ...process.env, ...PROCESS_ENV.identity },
     stdio: ["ignore", "pipe", "inherit"],
   });
