@@ -111,9 +111,12 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
     const [sessionPortB, gatewayPortB] = await freePorts(2);
     sessionEnvA = { ...env, REDIS_URL: relay.url };
     const sessionEnvB = { ...sessionEnvA, SESSION_PORT: String(sessionPortB) };
-    services.push(await startNotification(env), await startIdentity(env));
+    services.push(await startNotification(env));
     sessionA = await startSession(sessionEnvA);
     services.push(await startSession(sessionEnvB));
+    // After the session services: identity's start-up backfill calls its session service at once, and a
+    // refused connection would leave identity's channel backing off into the first sign-up.
+    services.push(await startIdentity(env));
     gateways.push(await startGateway(env));
     gateways.push(await startGateway({ ...env, PORT: String(gatewayPortB), SESSION_SERVICE_URL: `127.0.0.1:${sessionPortB}` }));
     baseA = `${gateways[0]!.origin}/api/auth`;
