@@ -73,6 +73,17 @@ function readThreadCpuMs(pid: number): Record<string, number> {
   return byKind;
 }
 
+/** Why this machine cannot pin processes to CPUs with pinToCpus, or undefined if it can. */
+export function cannotPin(cpuCount: number): string | undefined {
+  if (process.platform !== "linux" || cpuCount < 2) return "it needs Linux and 2 CPUs or more";
+  try {
+    execFileSync("taskset", ["--version"], { stdio: "ignore" });
+  } catch {
+    return "it needs taskset (util-linux)";
+  }
+  return undefined;
+}
+
 /** Pins every thread of `pid` to `cpus` (a taskset list: "1", "0-2"); the threads it starts later inherit it. Linux. */
 export function pinToCpus(pid: number, cpus: string): void {
   execFileSync("taskset", ["--all-tasks", "--pid", "--cpu-list", cpus, String(pid)], { stdio: "ignore" });

@@ -12,11 +12,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
-import { killAllNow, pinToCpus, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
+import { cannotPin, killAllNow, pinToCpus, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
 import { measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
@@ -63,18 +62,10 @@ const AUTH_CLIENTS: AuthClient[] = AUTH_CLIENT === "both" ? ["immediate", "retry
  */
 const PIN = process.env.BENCH_PIN === "1";
 const CPU_COUNT = availableParallelism();
-/** Why this machine cannot run BENCH_PIN=1, if it cannot (`make bench` then skips that pass with this line). */
-function cannotPin(): string | undefined {
-  if (process.platform !== "linux" || CPU_COUNT < 2) return "it needs Linux and 2 CPUs or more";
-  try {
-    execFileSync("taskset", ["--version"], { stdio: "ignore" });
-  } catch {
-    return "it needs taskset (util-linux)";
-  }
-  return undefined;
-}
 const IDENTITY_CPUS = String(CPU_COUNT - 1);
 const OTHER_CPUS = CPU_COUNT > 2 ? `0-${CPU_COUNT - 2}` : "0";
+/** identity's IDENTITY_HASHING_CONCURRENCY: BENCH_HASHING_CONCURRENCY, else 1 when pinned to one CPU, else its own default. */
+const HASHING_CONCURRENCY = process.env.BENCH_HASHING_CONCURRENCY || (PIN ? "1" : "");
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || "warn";
 const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
 const PASSWORD = "bench-password-0123";
@@ -143,7 +134,7 @@ function platformEnv(backend: Backend, ports: { identity: number; session: numbe
     IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
     SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
     RATE_LIMIT_ENABLED: "false",
-    ...(process.env.BENCH_HASHING_CONCURRENCY || PIN ? { IDENTITY_HASHING_CONCURRENCY: process.env.BENCH_HASHING_CONCURRENCY || "1" } : {}),
+    ...(HASHING_CONCURRENCY ? { IDENTITY_HASHING_CONCURRENCY: HASHING_CONCURRENCY } : {}),
     ...(backend === "redis" ? { REDIS_URL, REDIS_KEY_PREFIX: redisPrefix! } : {}),
   };
 }
@@ -613,7 +604,7 @@ async function main(): Promise<void> {
   if (which !== "all" && !SCENARIOS.includes(which as Scenario)) throw new Error(`usage: tsx bench/run.ts [${SCENARIOS.join("|")}|all] [--redis|--memory|--both]`);
   const scenarios = which === "all" ? SCENARIOS : [which as Scenario];
   if (PIN) {
-    const why = cannotPin();
+    const why = cannotPin(CPU_COUNT);
     if (why) return log(`BENCH_PIN=1 skipped: ${why}`);
     pinToCpus(process.pid, OTHER_CPUS);
   }
