@@ -77,7 +77,7 @@ interface Row {
   backend: Backend;
   /** The sign-in load's clients (immediate retry unless said). */
   client?: AuthClient;
-  ours: Measurement & { cpu: CpuUse };
+  ours: Measurement & { cpu: CpuUse; threads: ThreadUse };
   baseline: Measurement & { cpu: CpuUse };
   /** Raw scrypt measured just before this scenario (sign-in, sign-up), and our req/s over its hashes/s. */
   scrypt?: ScryptResult;
@@ -87,6 +87,8 @@ interface Row {
    * throughput we would reach with the machine to ourselves. Other load on the machine hardly moves it.
    */
   scryptCpuShare?: number;
+  /** CPU per successful request besides identity's hashing threads (cpuBeyondHashing), in ms. */
+  beyondHashingMs?: number;
   responseBytes: number;
 }
 
@@ -298,7 +300,10 @@ function machineCpu(): { process: number; interrupts: number; steal: number } | 
   }
 }
 
-async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[], client: AuthClient = "immediate"): Promise<Measurement & { cpu: CpuUse }> {
+/** CPU per response by process and kind of thread (main = the event loop; libuv-worker = scrypt in identity). */
+type ThreadUse = Record<string, Record<string, number>>;
+
+async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[], client: AuthClient = "immediate"): Promise<Measurement & { cpu: CpuUse; threads: ThreadUse }> {
   const load = client === "retry-after" ? runRetryAfterLoad : runLoad;
   if (WARMUP > 0) await load({ ...options, duration: WARMUP });
   const before = children.map((child) => child.cpuMs());
@@ -333,15 +338,18 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
   const cpuText = Object.entries(cpu).map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`).join(", ");
   log(`  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`);
   log(`            CPU: ${cpuText}`);
-  // Where each process's CPU went, by kind of thread (main = the event loop; libuv-worker = scrypt here).
-  const threadText = children.map((child, i) => {
-    const kinds = Object.entries(threadsAfter[i]!).map(([kind, ms]) => [kind, (ms - (threadsBefore[i]![kind] ?? 0)) / responses] as const).filter(([, ms]) => ms >= 0.05);
-    return `${child.name}: ${kinds.map(([kind, ms]) => `${kind} ${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)}`).join(", ")}`;
+  const threads: ThreadUse = {};
+  children.forEach((child, i) => {
+    threads[child.name] = Object.fromEntries(Object.entries(threadsAfter[i]!).map(([kind, ms]) => [kind, (ms - (threadsBefore[i]![kind] ?? 0)) / responses]));
+  });
+  const threadText = Object.entries(threads).map(([name, kinds]) => {
+    const shown = Object.entries(kinds).filter(([, ms]) => ms >= 0.05);
+    return `${name}: ${shown.map(([kind, ms]) => `${kind} ${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)}`).join(", ")}`;
   });
   log(`            threads (ms/req): ${threadText.join("; ")}`);
   if (result.non2xx) log(`            platform CPU per 2xx response: ${(platformCpuPerRequest(cpu) * responses / Math.max(1, okCount(result))).toFixed(1)} ms`);
   if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
-  return { ...result, cpu };
+  return { ...result, cpu, threads };
 }
 
 /** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
@@ -357,7 +365,22 @@ const okCount = (m: Measurement) => Math.round(m.rps * m.seconds);
  * every response (refusals too) divided by the 2xx ones, since only those did the work being compared.
  */
 function scryptCpuShare(raw: ScryptResult, m: Measurement & { cpu: CpuUse }): number {
-  return raw.cpuMsPerHash / ((platformCpuPerRequest(m.cpu) * Math.max(1, m.total)) / Math.max(1, okCount(m)));
+  return raw.cpuMsPerHash / cpuPerSuccess(m);
+}
+
+/** What the platform and load generator spent per 2xx response: every response's CPU (refusals too) over the 2xx ones. */
+function cpuPerSuccess(m: Measurement & { cpu: CpuUse }): number {
+  return (platformCpuPerRequest(m.cpu) * Math.max(1, m.total)) / Math.max(1, okCount(m));
+}
+
+/**
+ * The CPU a successful request cost besides its hashing: everything above but identity's libuv threads,
+ * where scrypt runs. It does not depend on how fast the machine derives, as the share of raw scrypt does
+ * (raw / (raw + this) on shared cores).
+ */
+function cpuBeyondHashing(m: Measurement & { cpu: CpuUse; threads: ThreadUse }): number {
+  const hashing = (m.threads.identity?.["libuv-worker"] ?? 0) * Math.max(1, m.total) / Math.max(1, okCount(m));
+  return cpuPerSuccess(m) - hashing;
 }
 
 /** CPU per response of the whole platform plus the load generator (what one request costs the machine). */
@@ -415,7 +438,7 @@ async function signIn(platform: Platform): Promise<void> {
   } finally {
     await stopBaseline(baseline.child);
   }
-  const measured: Array<{ client: AuthClient; ours: Measurement & { cpu: CpuUse } }> = [];
+  const measured: Array<{ client: AuthClient; ours: Measurement & { cpu: CpuUse; threads: ThreadUse } }> = [];
   for (const client of AUTH_CLIENTS) {
     measured.push({ client, ours: await measure(client === "immediate" ? "ours" : "ours (RA)", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children, client) });
   }
@@ -423,7 +446,7 @@ async function signIn(platform: Platform): Promise<void> {
   // measurement to the next, so the ratios use the mean of the two around ours.
   const both = meanScrypt(raw, await scrypt());
   for (const { client, ours } of measured) {
-    rows.push({ scenario: "sign-in", backend: platform.backend, client, ours, baseline: baselineResult, scrypt: both, scryptRatio: ours.rps / both.hashesPerSecond, scryptCpuShare: scryptCpuShare(both, ours), responseBytes: Buffer.byteLength(captured.body) });
+    rows.push({ scenario: "sign-in", backend: platform.backend, client, ours, baseline: baselineResult, scrypt: both, scryptRatio: ours.rps / both.hashesPerSecond, scryptCpuShare: scryptCpuShare(both, ours), beyondHashingMs: cpuBeyondHashing(ours), responseBytes: Buffer.byteLength(captured.body) });
   }
 }
 
@@ -444,7 +467,7 @@ async function signUpScenario(platform: Platform): Promise<void> {
     await stopBaseline(baseline.child);
   }
   const ours = await measure("ours", { ...options, url: `${platform.baseURL}/sign-up/email` }, platform.children);
-  rows.push({ scenario: "sign-up", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: scryptCpuShare(raw, ours), responseBytes: Buffer.byteLength(captured.body) });
+  rows.push({ scenario: "sign-up", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: scryptCpuShare(raw, ours), beyondHashingMs: cpuBeyondHashing(ours), responseBytes: Buffer.byteLength(captured.body) });
 }
 
 /**
@@ -518,13 +541,14 @@ function report(): void {
   log(`Node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"}), load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
     `platform from ${FROM_BUILD ? "the build" : "source"}; ${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`);
   log("");
-  log("| scenario | cache | ours req/s | baseline req/s | ratio | ours p50 / p99 | baseline p99 | non-2xx / errors | vs raw scrypt (req/s; CPU-based) |");
-  log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  log("| scenario | cache | ours req/s | baseline req/s | ratio | ours p50 / p99 | baseline p99 | non-2xx / errors | vs raw scrypt (req/s; CPU-based) | CPU besides hashing |");
+  log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) {
     const ratio = row.ours.rps / row.baseline.rps;
     const failures = `${row.ours.non2xx + row.baseline.non2xx} / ${row.ours.errors + row.baseline.errors}`;
     const scryptCell = row.scrypt && row.scryptRatio !== undefined ? `${(row.scryptRatio * 100).toFixed(0)} % of ${fmt(row.scrypt.hashesPerSecond, 1)}/s; ${((row.scryptCpuShare ?? 0) * 100).toFixed(0)} %` : "";
-    log(`| ${rowLabel(row)} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} |`);
+    const beyondCell = row.beyondHashingMs === undefined ? "" : `${row.beyondHashingMs.toFixed(1)} ms`;
+    log(`| ${rowLabel(row)} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} | ${beyondCell} |`);
   }
   log("");
   log("CPU per response during the measured run (ms of CPU, all threads; cores = CPU seconds per second):");
@@ -558,7 +582,9 @@ function report(): void {
       `(N=16384, r=16, p=1, 64-byte key, maxmem 64 MiB, async crypto.scrypt, ${AUTH_CONNECTIONS} in flight on the default libuv threadpool of ${scrypts[0]!.threadpool}). ` +
       `Sign-in costs one scrypt verification and sign-up one hash, so that is their ceiling here. ` +
       `"CPU-based" is raw scrypt's CPU per hash (${scrypts.map((s) => s.cpuMsPerHash.toFixed(1)).join(", ")} ms) over the CPU one request costs the platform and load generator: ` +
-      `the share of raw scrypt throughput reachable with the machine to ourselves, and far steadier than req/s when other work shares the machine.`);
+      `the share of raw scrypt throughput reachable with the machine to ourselves, and far steadier than req/s when other work shares the machine. ` +
+      `"CPU besides hashing" is what a successful request cost the platform and load generator apart from identity's scrypt threads: on shared cores the CPU-based share is about raw / (raw + that), ` +
+      `so it, unlike the share, does not depend on how fast this machine derives.`);
   }
   if (memoryRows.length) {
     log("");
