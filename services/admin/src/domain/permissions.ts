@@ -14,7 +14,8 @@ export const ADMIN_PERMISSIONS: Record<string, readonly string[]> = {
 export function roleHasPermissions(config: Registry["config"], role: string | undefined | null, asked: Record<string, unknown>): boolean {
   if (!isAdminRole(config, role)) return false;
   return Object.entries(asked).every(([resource, actions]) => {
-    const granted = ADMIN_PERMISSIONS[resource];
+    // Own keys only: "constructor" or "toString" are not resources.
+    const granted = Object.hasOwn(ADMIN_PERMISSIONS, resource) ? ADMIN_PERMISSIONS[resource] : undefined;
     return Array.isArray(actions) && granted !== undefined && actions.every((action) => typeof action === "string" && granted.includes(action));
   });
 }

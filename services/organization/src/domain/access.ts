@@ -5,7 +5,7 @@
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberRecord, OrganizationRecord } from "../store/organization-store.js";
 import type { Caller, Registry } from "./ports.js";
-import { grants, isCreator, type Resource } from "./roles.js";
+import { grants, grantsAllOf, isCreator, type Resource } from "./roles.js";
 
 type Deps = Pick<Registry, "config" | "store">;
 
@@ -87,4 +87,14 @@ export function requirePermission(deps: Deps, member: MemberRecord, resource: Re
 }
 
 export const isOwner = (deps: Deps, member: { role: string }) => isCreator(deps.config.creatorRole, member.role);
+
+/**
+ * Whether the member may give `role` (invite with it, or set it): an owner any role; anyone else neither
+ * the owner role nor a role granting what their own does not, so a custom role that may, say, change roles
+ * cannot be used to reach one that may delete the organization.
+ */
+export function mayGrant(deps: Deps, member: MemberRecord, role: string): boolean {
+  if (isOwner(deps, member)) return true;
+  return !isOwner(deps, { role }) && grantsAllOf(deps.config.roles, member.role, role);
+}
 

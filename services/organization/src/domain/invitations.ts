@@ -7,7 +7,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord } from "../store/organization-store.js";
-import { actorCheck, isOwner, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
+import { actorCheck, mayGrant, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
 import type { Caller, Registry } from "./ports.js";
 import { isKnownRole } from "./roles.js";
 
@@ -24,11 +24,13 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
   const organizationId = targetId(caller, input.organizationId);
   const email = input.email.toLowerCase();
   const organization = await requireOrganization(deps, organizationId);
-  const inviter = actorCheck(caller, (member) => {
-    requirePermission(deps, member, "invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
-    if (isOwner(deps, input) && !isOwner(deps, member)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
-  });
-  await requireActor(deps, organizationId, inviter);
+  const inviterWith = (role: string) =>
+    actorCheck(caller, (member) => {
+      requirePermission(deps, member, "invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+      if (!mayGrant(deps, member, role)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+    });
+  const inviter = inviterWith(input.role);
+  const actor = await requireActor(deps, organizationId, inviter);
   if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
 
   // One identity call: the inviter's name for the mail, and whether the address already has a member.
@@ -42,7 +44,11 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
   let invitation: InvitationRecord;
   if (pending && pending.expiresAt > now) {
     if (!input.resend) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
-    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, actor: inviter }))) throw new AuthError("INVITATION_NOT_FOUND");
+    // A resend renews the invitation with the role it has, not the one asked: the re-sender must be allowed
+    // to give that role, or an admin could keep an owner's invitation alive.
+    const resender = inviterWith(pending.role);
+    resender.check(actor);
+    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, actor: resender }))) throw new AuthError("INVITATION_NOT_FOUND");
     invitation = { ...pending, expiresAt };
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };

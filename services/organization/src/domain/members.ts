@@ -4,7 +4,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organization-store.js";
-import { actorCheck, isOwner, requireActor, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import { actorCheck, isOwner, mayGrant, requireActor, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 
@@ -85,14 +85,18 @@ export async function removeMember(deps: Deps, caller: Caller, input: { memberId
   return member;
 }
 
-/** Needs the member update permission; only an owner grants or takes the owner role; the only owner stays one. */
+/**
+ * Needs the member update permission; only an owner grants or takes the owner role, and a non-owner grants
+ * no role beyond their own (mayGrant); the only owner stays one.
+ */
 export async function updateMemberRole(deps: Deps, caller: Caller, input: { memberId: string; role: string; organizationId?: string }): Promise<MemberWithUser> {
   const organizationId = targetId(caller, input.organizationId);
   const updater = actorCheck(
     caller,
     (actor, member) => {
       requirePermission(deps, actor, "member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-      if (member && (isOwner(deps, member) || isOwner(deps, input)) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+      if (!mayGrant(deps, actor, input.role)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+      if (member && isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     },
     "MEMBER_NOT_FOUND",
   );

@@ -41,12 +41,24 @@ export function isKnownRole(table: RoleTable, role: string): boolean {
   return roles.length > 0 && roles.every((r) => Object.hasOwn(table, r));
 }
 
+/** What one role grants on one resource; none for a name that is not a resource (e.g. "constructor"). */
+function actionsOf(permissions: Permissions, resource: string): readonly string[] {
+  return Object.hasOwn(permissions, resource) ? (permissions[resource as Resource] ?? []) : [];
+}
+
 /** Whether the member's role grants every asked action on every asked resource. */
 export function grants(table: RoleTable, role: string, asked: Record<string, readonly string[]>): boolean {
   const roles = rolesOf(role).filter((r) => Object.hasOwn(table, r));
   return Object.entries(asked).every(([resource, actions]) =>
-    actions.every((action) => roles.some((r) => (table[r]![resource as Resource] ?? []).includes(action))),
+    actions.every((action) => roles.some((r) => actionsOf(table[r]!, resource).includes(action))),
   );
+}
+
+/** Whether `holder` grants everything `role` grants: a member hands on (invites with, sets) only what they hold. */
+export function grantsAllOf(table: RoleTable, holder: string, role: string): boolean {
+  return rolesOf(role)
+    .filter((r) => Object.hasOwn(table, r))
+    .every((r) => grants(table, holder, table[r]! as Record<string, readonly string[]>));
 }
 
 /** Whether the role value includes the creator role (the owner). */
