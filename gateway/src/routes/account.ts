@@ -4,7 +4,7 @@ import * as z from "zod";
 import { redirectErrorCode } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { otherFields, parseBody, parseQuery } from "../http/body.js";
-import { clearSessionCookies } from "../http/cookies.js";
+import { clearSessionCookies, hasDontRemember } from "../http/cookies.js";
 import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
 import type { CurrentSession } from "../http/session.js";
@@ -85,7 +85,9 @@ export function accountRoutes(deps: RouteDeps): Router {
         }),
       { revokeOtherSessions },
     );
-    if (result.session) issueSession(res, deps, result.session, true);
+    // The new session keeps this browser's choice: after a dont-remember sign-in its cookie stays a
+    // browser-session cookie (a shared computer is still signed out when the browser closes).
+    if (result.session) issueSession(res, deps, result.session, !hasDontRemember(req, deps.jar, deps.secret));
     res.json({ token: result.session?.token ?? null, user: publicUser(result.user!) });
   });
 
