@@ -125,12 +125,14 @@ export function adminRoutes(deps: RouteDeps): Router {
     const caller = callerFrom(deps, req);
     const body = parseBody(req, updateUserBody);
     if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
-    const refused = Object.keys(body.data).find((key) => key in NOT_UPDATED_HERE);
+    // Own keys only: a field named like an Object.prototype member ("constructor", "toString") is an extra
+    // field like any other (it answered the member function's source as the message before).
+    const refused = Object.keys(body.data).find((key) => Object.hasOwn(NOT_UPDATED_HERE, key));
     if (refused) throw new AuthError("VALIDATION_ERROR", NOT_UPDATED_HERE[refused]);
     const known = updateUserData.safeParse(body.data);
     if (!known.success) throw new AuthError("VALIDATION_ERROR", `Invalid data.${known.error.issues[0]?.path.join(".")}: ${known.error.issues[0]?.message}`);
     // The other fields go to identity as extra fields: it keeps the configured ones and drops the rest.
-    const extraFields = Object.fromEntries(Object.entries(body.data).filter(([key]) => !(key in updateUserData.shape)));
+    const extraFields = Object.fromEntries(Object.entries(body.data).filter(([key]) => !Object.hasOwn(updateUserData.shape, key)));
     const { user } = await call(admin, admin.updateUser, {
       caller,
       userId: body.userId,

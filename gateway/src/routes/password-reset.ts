@@ -25,7 +25,7 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
     router.post(path, async (req, res) => {
       const body = parseBody(req, requestBody);
       // A malformed address is refused (SPEC §5 INVALID_EMAIL); a well-formed unknown one is answered as a known one.
-      if (!emailAddress.safeParse(body.email.trim().toLowerCase()).success) throw new AuthError("INVALID_EMAIL");
+      if (!emailAddress.safeParse(body.email.trim()).success) throw new AuthError("INVALID_EMAIL");
       await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: req.callbacks.body.redirectTo?.toString() });
       res.json(passwordResetRequestedResponse());
     });

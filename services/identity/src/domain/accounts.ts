@@ -26,6 +26,6 @@ export async function unlinkAccount(deps: Deps, input: UnlinkAccountInput): Prom
     input.id !== undefined ? a.id === input.id : a.providerId === input.providerId && (!input.accountId || a.accountId === input.accountId),
   );
   if (!target) throw new AuthError("ACCOUNT_NOT_FOUND");
-  if (accounts.length === 1) throw new AuthError("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");
-  await deps.store.deleteAccount(target.id);
+  // Checked again where it is deleted: two unlinks at once must not both see the other account and remove both.
+  if (accounts.length === 1 || !(await deps.store.deleteAccountUnlessLast(input.userId, target.id))) throw new AuthError("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");
 }

@@ -13,7 +13,7 @@ export async function admitUser(deps: Deps, user: UserRecord, refusal: ErrorCode
 }
 
 /** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */
-async function clearExpiredBan(deps: Deps, user: UserRecord): Promise<UserRecord> {
+export async function clearExpiredBan(deps: Deps, user: UserRecord): Promise<UserRecord> {
   if (!user.banned || !user.banExpires || user.banExpires > deps.now()) return user;
   return (await deps.store.updateUser(user.id, { banned: false, banReason: null, banExpires: null })) ?? user;
 }

@@ -4,6 +4,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { apiLink, mailKey } from "./links.js";
+import { voidResetLinks } from "./password-reset.js";
 import type { Registry } from "./ports.js";
 import { signVerificationToken } from "./tokens.js";
 import { normaliseEmail } from "./validation.js";
@@ -24,6 +25,8 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
   if (!user.emailVerified) {
     const updated = await deps.store.updateUser(user.id, { email: newEmail });
     if (!updated) throw new AuthError("USER_NOT_FOUND");
+    // Reset links went to the old address, whose mailbox is not the user's any more.
+    await voidResetLinks(deps, user.id);
     await deps.sessions.forgetUser(updated);
     if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input.callbackUrl);
     return;

@@ -9,12 +9,14 @@ import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js
 import { requireFreshSession } from "./freshness.js";
 import { apiLink, mailKey } from "./links.js";
 import type { CallerSession, Registry } from "./ports.js";
+import { tokenHash } from "./trusted-devices.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "organizations" | "now" | "passwords">;
 
 const DELETE_TOKEN_LENGTH = 32;
 const DELETE_TOKEN_SECONDS = 86_400;
-const identifierOf = (token: string) => `delete-account-${token}`;
+// The record names the token's hash: a dump of the verification table deletes no one.
+const identifierOf = (token: string) => `delete-account-${tokenHash(token)}`;
 
 export interface DeleteUserInput {
   userId: string;

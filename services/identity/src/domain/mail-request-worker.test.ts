@@ -8,6 +8,7 @@ import { MAX_ATTEMPTS, processDue } from "./mail-request-worker.js";
 import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
 import type { MailPort, MailTemplate } from "./ports.js";
 import { requestPasswordReset } from "./password-reset.js";
+import { tokenHash } from "./trusted-devices.js";
 import { sendVerificationEmail } from "./verification.js";
 
 interface Sent {
@@ -148,8 +149,10 @@ describe("mail requests", () => {
       tokens.push(new URL(sent.at(-1)!.variables.url!).pathname.split("/").pop()!);
     }
     expect(new Set(tokens).size).toBe(3);
-    expect(await store.findVerification(`reset-password:${tokens[0]}`)).toBeNull();
-    expect(await store.findVerification(`reset-password:${tokens[1]}`)).toBeNull();
-    expect(await store.findVerification(`reset-password:${tokens[2]}`)).toMatchObject({ value: user.id });
+    // The records name the tokens' hashes, never the tokens.
+    expect(await store.findVerification(`reset-password:${tokens[2]}`)).toBeNull();
+    expect(await store.findVerification(`reset-password:${tokenHash(tokens[0]!)}`)).toBeNull();
+    expect(await store.findVerification(`reset-password:${tokenHash(tokens[1]!)}`)).toBeNull();
+    expect(await store.findVerification(`reset-password:${tokenHash(tokens[2]!)}`)).toMatchObject({ value: user.id });
   });
 });

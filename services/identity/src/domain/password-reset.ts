@@ -1,7 +1,8 @@
 /**
  * Password reset: a 24-character token valid one hour, mailed as a link, used at most once; a newer token
- * voids the older ones. Asking for one only queues a mail request (the same single insert for any address),
- * so the answer takes as long whether or not the address is a user's; the worker does the rest afterwards.
+ * voids the older ones, and so does a change of the password or of the address; only its hash is stored.
+ * Asking for one only queues a mail request (the same single insert for any address), so the answer takes
+ * as long whether or not the address is a user's; the worker does the rest afterwards.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
@@ -9,13 +10,23 @@ import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
 import { apiLink, mailKey } from "./links.js";
 import { enqueueMailRequest } from "./mail-requests.js";
 import type { Registry } from "./ports.js";
+import { tokenHash } from "./trusted-devices.js";
 import { checkPasswordLength, normaliseEmail } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
 
 const RESET_TOKEN_LENGTH = 24;
 const RESET_PREFIX = "reset-password:";
-const identifierOf = (token: string) => `${RESET_PREFIX}${token}`;
+// The record names the token's hash: a dump of the verification table resets no one's password.
+const identifierOf = (token: string) => `${RESET_PREFIX}${tokenHash(token)}`;
+
+/**
+ * Voids every reset link of the user: the password changed (the link was asked for the old one), or the
+ * address did (the link went to a mailbox that is no longer the user's).
+ */
+export async function voidResetLinks(deps: Pick<Registry, "store">, userId: string): Promise<void> {
+  await deps.store.deleteVerifications(RESET_PREFIX, userId);
+}
 
 /** Answers the same, in the same time, whether or not the address belongs to a user (no enumeration). */
 export async function requestPasswordReset(deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">, input: { email: string; redirectTo?: string }): Promise<void> {
@@ -36,7 +47,7 @@ export async function mailResetLink(deps: Deps, input: { email: string; redirect
   if (!user) return;
   const now = deps.now();
   const token = randomString(RESET_TOKEN_LENGTH);
-  await deps.store.deleteVerifications(RESET_PREFIX, user.id);
+  await voidResetLinks(deps, user.id);
   await deps.store.createVerification({
     id: newId(),
     identifier: identifierOf(token),
@@ -53,6 +64,8 @@ async function liveRecord(deps: Pick<Deps, "store" | "now">, token: string) {
   if (!/^[A-Za-z0-9]{1,64}$/.test(token)) throw new AuthError("INVALID_TOKEN");
   const record = await deps.store.findVerification(identifierOf(token));
   if (!record || record.expiresAt <= deps.now()) throw new AuthError("INVALID_TOKEN");
+  // The record outlives a removed user: its link must not give a credential account to a user id no one has.
+  if (!(await deps.store.findUserById(record.value))) throw new AuthError("INVALID_TOKEN");
   return record;
 }
 
@@ -74,7 +87,7 @@ export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, in
     await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now });
   }
   // Any other reset link of the user dies with this one, and so does the trust given to any browser.
-  await deps.store.deleteVerifications(RESET_PREFIX, userId);
+  await voidResetLinks(deps, userId);
   await deps.store.deleteTrustedDevices(userId);
   if (deps.config.resetPassword.revokeSessions) await deps.sessions.revokeUserSessions(userId);
   return userId;

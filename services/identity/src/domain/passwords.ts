@@ -3,6 +3,7 @@ import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import { voidResetLinks } from "./password-reset.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { checkPasswordLength } from "./validation.js";
 
@@ -27,8 +28,10 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   if (!(await deps.passwords.verify(credential.password, input.currentPassword, input.deadline))) throw new AuthError("INVALID_PASSWORD");
   const previous = credential.password;
   await deps.store.setAccountPassword(credential.id, await deps.passwords.hash(input.newPassword, input.deadline));
-  // A new password ends the trust given to browsers: the next sign-in anywhere asks for the second factor.
+  // A new password ends the trust given to browsers (the next sign-in anywhere asks for the second factor)
+  // and the reset links mailed before it.
   await deps.store.deleteTrustedDevices(user.id);
+  await voidResetLinks(deps, user.id);
   if (!input.revokeOtherSessions) return { user };
   // The new password and the end of every session go together or not at all: if the revocation fails, the
   // previous password is put back and the caller gets the error (a retry starts from where it was). The

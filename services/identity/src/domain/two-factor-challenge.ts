@@ -20,6 +20,12 @@ import { checkBackupCode, checkTotp, type SecondFactor } from "./two-factor.js";
 export const CHALLENGE_SECONDS = 600;
 /** A mailed code is good for 5 minutes. */
 export const OTP_SECONDS = 300;
+/**
+ * A user's challenges of the last CHALLENGE_SECONDS take this many challenges' worth of codes together. Each
+ * sign-in with the password opens a new challenge with attempts of its own, so without it a password holder
+ * signing in again and again (from many addresses, past the rate limit) could guess on and on.
+ */
+export const USER_CHALLENGES_WORTH = 2;
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">;
 
@@ -81,15 +87,19 @@ export interface AnswerChallengeInput {
 /**
  * Checks a code against the challenge. Valid: the challenge is used up and the session created (with a
  * trusted device if asked). Invalid: INVALID_TWO_FACTOR_AUTHENTICATION and nothing created; the attempt
- * counts, and the challenge is void once the attempts are spent.
+ * counts, and the challenge is void once the attempts are spent. Once the user's challenges have taken
+ * USER_CHALLENGES_WORTH challenges' worth of codes, no code is checked until some of them expire (429).
  */
 export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): Promise<{ user: UserRecord; session: Session; rememberMe: boolean; trustedDevice?: DeviceToken }> {
   const challenge = await liveChallenge(deps, input.token);
   const { maxAttempts, keys } = deps.config.twoFactor;
-  if (!(await deps.store.countChallengeAttempt(challenge.id, maxAttempts))) {
-    await deps.store.consumeChallenge(challenge.id);
-    throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-  }
+  // A spent challenge stays until it expires (refusing every code), so its attempts count for the user.
+  if (!(await deps.store.countChallengeAttempt(challenge.id, maxAttempts))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+  // Counted first, then compared: of guesses racing on many challenges, each sees at least the ones counted
+  // before it, so no more than the limit get through.
+  const userLimit = USER_CHALLENGES_WORTH * maxAttempts;
+  // No retry hint: callers take one for a service at capacity (rpc-client.ts), and would refuse everyone's codes.
+  if ((await deps.store.countUserChallengeAttempts(challenge.userId, deps.now(), userLimit + 1)) > userLimit) throw new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER");
   const user = await deps.store.findUserById(challenge.userId);
   if (!user) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const valid =
@@ -98,10 +108,7 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
       : input.method === "totp"
         ? await checkTotp(deps, user.id, input.code, { requireVerified: true })
         : await checkBackupCode(deps, user.id, input.code);
-  if (!valid) {
-    if (challenge.attempts + 1 >= maxAttempts) await deps.store.consumeChallenge(challenge.id);
-    throw new AuthError("INVALID_TWO_FACTOR_AUTHENTICATION");
-  }
+  if (!valid) throw new AuthError("INVALID_TWO_FACTOR_AUTHENTICATION");
   // Single use: of two requests racing with valid codes, only the one that deletes the challenge signs in.
   if (!(await deps.store.consumeChallenge(challenge.id))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const current = await admitUser(deps, user, "INVALID_TWO_FACTOR_COOKIE");

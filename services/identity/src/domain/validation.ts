@@ -3,13 +3,17 @@ import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { IdentityConfig, UserFieldConfig } from "../config.js";
 
-const emailSchema = z.email();
+/** 255 characters at most: the size of the email column (the gateway's request shapes say the same). */
+const emailSchema = z.email().max(255);
 
-/** Lower-cased, trimmed, and valid, else INVALID_EMAIL. */
+/**
+ * Trimmed, valid, then lower-cased; else INVALID_EMAIL. Checked before lower-casing: a few non-ASCII letters
+ * lower-case to ASCII (KELVIN SIGN to "k"), so an invalid look-alike would otherwise become another's address.
+ */
 export function normaliseEmail(email: string): string {
-  const value = email.trim().toLowerCase();
+  const value = email.trim();
   if (!emailSchema.safeParse(value).success) throw new AuthError("INVALID_EMAIL");
-  return value;
+  return value.toLowerCase();
 }
 
 export function checkPasswordLength(password: string, config: Pick<IdentityConfig, "passwordMinLength" | "passwordMaxLength">): void {
@@ -17,15 +21,15 @@ export function checkPasswordLength(password: string, config: Pick<IdentityConfi
   if (password.length > config.passwordMaxLength) throw new AuthError("PASSWORD_TOO_LONG");
 }
 
-const USERNAME = /^[a-z0-9_.]{3,30}$/;
+const USERNAME = /^[A-Za-z0-9_.]{3,30}$/;
 
-/** Lower-cased; 3 to 30 letters, digits, underscores or dots. */
+/** 3 to 30 letters, digits, underscores or dots, checked before lower-casing (as emails are). */
 export function normaliseUsername(username: string): string {
-  const value = username.trim().toLowerCase();
+  const value = username.trim();
   if (!USERNAME.test(value)) {
     throw new AuthError("VALIDATION_ERROR", "Invalid username: use 3 to 30 letters, digits, underscores or dots");
   }
-  return value;
+  return value.toLowerCase();
 }
 
 /** A field name as quoted back in an error: never the whole of an arbitrarily long input. */
@@ -46,7 +50,8 @@ export function checkExtraFields(input: Record<string, unknown>, fields: Record<
     out[name] = value;
   }
   for (const [name, field] of Object.entries(fields)) {
-    if (field.required && field.input && out[name] === undefined) throw new AuthError("VALIDATION_ERROR", `Missing field: ${name}`);
+    // Own properties only: a field named like an Object.prototype member ("constructor") is present only when sent.
+    if (field.required && field.input && !Object.hasOwn(out, name)) throw new AuthError("VALIDATION_ERROR", `Missing field: ${name}`);
   }
   return out;
 }

@@ -2,8 +2,10 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { UserRecord } from "../store/identity-store.js";
+import { clearExpiredBan } from "./bans.js";
 import { apiLink, mailKey } from "./links.js";
 import { enqueueMailRequest } from "./mail-requests.js";
+import { voidResetLinks } from "./password-reset.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { signVerificationToken, verifyVerificationToken } from "./tokens.js";
 import { normaliseEmail } from "./validation.js";
@@ -48,15 +50,25 @@ export async function verifyEmail(
     const newEmail = normaliseEmail(payload.updateTo);
     if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
     const updated = (await deps.store.updateUser(user.id, { email: newEmail, emailVerified: false }))!;
+    // Reset links went to the old address, whose mailbox is not the user's any more.
+    await voidResetLinks(deps, user.id);
     await deps.sessions.forgetUser(updated);
     await mailVerificationLink(deps, updated);
     return { user: updated };
   }
 
-  const verified = user.emailVerified ? user : (await deps.store.updateUser(user.id, { emailVerified: true }))!;
-  if (!user.emailVerified) await deps.sessions.forgetUser(verified);
+  // Only the use that verifies the address signs in: a link followed again (later, or at the same time)
+  // verifies nothing more and is no standing sign-in link for whoever else holds the mail.
+  if (user.emailVerified) return { user };
+  const verified = await deps.store.markEmailVerified(user.id, user.email);
+  // Another use of the link won the race (or the address moved meanwhile): this one changes nothing.
+  if (!verified) return { user: (await deps.store.findUserById(user.id)) ?? user };
+  await deps.sessions.forgetUser(verified);
   // A verification link is not a second factor: with two-factor on, the user signs in the usual way.
   if (!deps.config.emailVerification.autoSignIn || verified.twoFactorEnabled) return { user: verified };
-  const session = await deps.sessions.createSession(verified, { rememberMe: true, client: input.client });
-  return { user: verified, session };
+  // Nor a way round a ban: the address is verified, but a banned user gets no session here either.
+  const current = await clearExpiredBan(deps, verified);
+  if (current.banned) return { user: current };
+  const session = await deps.sessions.createSession(current, { rememberMe: true, client: input.client });
+  return { user: current, session };
 }

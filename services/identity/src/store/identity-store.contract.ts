@@ -165,6 +165,16 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect(await store.findUserById(user.id)).toEqual(cleared);
     });
 
+    it("markEmailVerified changes an unverified user still at that address, once", async () => {
+      const { user } = await created({ emailVerified: false });
+      contractClock.at += 60_000;
+      expect(await store.markEmailVerified(user.id, "other-" + user.email)).toBeNull();
+      const [first, second] = await Promise.all([store.markEmailVerified(user.id, user.email), store.markEmailVerified(user.id, user.email)]);
+      expect([first, second].filter(Boolean)).toEqual([{ ...user, emailVerified: true, updatedAt: new Date(contractClock.at) }]);
+      expect(await store.markEmailVerified(user.id, user.email)).toBeNull();
+      expect(await store.findUserById(user.id)).toMatchObject({ emailVerified: true });
+    });
+
     it("updateUser answers null for an unknown id", async () => {
       expect(await store.updateUser(newId(), { name: "Nobody" })).toBeNull();
     });
@@ -215,6 +225,19 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       await store.deleteAccount(github.id);
       expect((await store.listAccounts(user.id)).map((a) => a.id)).toEqual([account.id]);
       expect(await store.listAccounts("nobody")).toEqual([]);
+    });
+
+    it("deletes an account unless it is the user's last, also when two deletions race", async () => {
+      const { user, account } = await created();
+      const github = anAccount(user, { providerId: "github", accountId: unique("gh"), password: null });
+      await store.createAccount(github);
+      expect(await store.deleteAccountUnlessLast("another-user", github.id)).toBe(false);
+      const results = await Promise.all([store.deleteAccountUnlessLast(user.id, account.id), store.deleteAccountUnlessLast(user.id, github.id)]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const [left] = await store.listAccounts(user.id);
+      expect(await store.listAccounts(user.id)).toHaveLength(1);
+      expect(await store.deleteAccountUnlessLast(user.id, left!.id)).toBe(false);
+      expect(await store.listAccounts(user.id)).toHaveLength(1);
     });
 
     it("finds a provider's account by its account id and replaces its tokens", async () => {

@@ -136,12 +136,22 @@ export interface IdentityStore extends TwoFactorStore {
   updateAccountTokens(id: string, patch: AccountTokensPatch): Promise<boolean>;
   /** Applies a patch and sets updatedAt; null when the user does not exist. */
   updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
+  /**
+   * Marks the address verified if the user still has it and it is not verified yet, in one conditional write
+   * (of two racing calls one wins); the updated user, or null when nothing changed.
+   */
+  markEmailVerified(id: string, email: string): Promise<UserRecord | null>;
   /** Every account of the user, oldest first. */
   listAccounts(userId: string): Promise<AccountRecord[]>;
   createAccount(account: AccountRecord): Promise<void>;
   /** Sets the password hash of one account; false when the account is gone. */
   setAccountPassword(accountId: string, passwordHash: string): Promise<boolean>;
   deleteAccount(accountId: string): Promise<void>;
+  /**
+   * Deletes one of the user's accounts unless it is the user's last (unlink): true when deleted, false when
+   * it was the last or is gone. Of concurrent calls for one user, never all remove the accounts left.
+   */
+  deleteAccountUnlessLast(userId: string, accountId: string): Promise<boolean>;
   /**
    * Deletes the user's accounts and two-factor records, then the user, in one transaction. Deleting a missing
    * user is not an error.

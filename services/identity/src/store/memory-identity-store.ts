@@ -87,6 +87,13 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       users.set(id, updated);
       return copyUser(updated);
     },
+    async markEmailVerified(id, email) {
+      const user = users.get(id);
+      if (!user || user.email !== email || user.emailVerified) return null;
+      const updated: UserRecord = { ...user, emailVerified: true, updatedAt: now() };
+      users.set(id, updated);
+      return copyUser(updated);
+    },
     async listAccounts(userId) {
       return [...accounts.values()].filter((a) => a.userId === userId).sort(byCreation).map(copy);
     },
@@ -103,6 +110,11 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     },
     async deleteAccount(accountId) {
       accounts.delete(accountId);
+    },
+    async deleteAccountUnlessLast(userId, accountId) {
+      const owned = [...accounts.values()].filter((a) => a.userId === userId);
+      if (owned.length <= 1 || !owned.some((a) => a.id === accountId)) return false;
+      return accounts.delete(accountId);
     },
     async deleteUserAndAccounts(userId) {
       await twoFactor.deleteTwoFactor(userId);

@@ -67,6 +67,11 @@ export function memoryTwoFactorStore(setUserFlag: (userId: string, enabled: bool
       found.attempts += 1;
       return true;
     },
+    async countUserChallengeAttempts(userId, now, atMost) {
+      let sum = 0;
+      for (const challenge of challenges.values()) if (challenge.userId === userId && challenge.expiresAt > now) sum += challenge.attempts;
+      return Math.min(atMost, sum);
+    },
     async setChallengeOtp(id, otpHash, otpExpiresAt) {
       const found = challenges.get(id);
       if (found) Object.assign(found, { otpHash, otpExpiresAt });

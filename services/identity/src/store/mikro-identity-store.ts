@@ -1,6 +1,7 @@
 /** The identity store on MikroORM (SQLite or PostgreSQL). Unique violations become catalogue errors here. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
+import type { EntityManager } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
@@ -140,6 +141,12 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       }
       return toUser(row);
     },
+    async markEmailVerified(id, email) {
+      const changed = await store.em().nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: now() });
+      if (changed !== 1) return null;
+      const row = await store.readOne(UserEntity, { id });
+      return row ? toUser(row) : null;
+    },
     async listAccounts(userId) {
       const rows = await store.em().find(AccountEntity, { userId }, { orderBy: { createdAt: "asc" } });
       return rows.map(toAccount);
@@ -159,6 +166,24 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async deleteAccount(accountId) {
       await store.em().nativeDelete(AccountEntity, { id: accountId });
+    },
+    async deleteAccountUnlessLast(userId, accountId) {
+      // Counted and deleted in one statement (atomic on SQLite). PostgreSQL first takes a transaction-scoped
+      // advisory lock on the user: there a statement counts the rows committed when it began, so two unlinks
+      // at once would each count the other's account and both delete.
+      const remove = async (em: EntityManager) => {
+        const deleted = await em
+          .createQueryBuilder(AccountEntity)
+          .delete({ id: accountId, userId })
+          .andWhere(`(select count(*) from "account" where "user_id" = ?) > 1`, [userId])
+          .execute("run");
+        return deleted.affectedRows === 1;
+      };
+      if (store.dialect !== "postgresql") return remove(store.em());
+      return store.em().transactional(async (em) => {
+        await em.execute("select pg_advisory_xact_lock(hashtext(?))", [`identity-accounts:${userId}`]);
+        return remove(em);
+      });
     },
     async deleteUserAndAccounts(userId) {
       await store.em().transactional(async (em) => {

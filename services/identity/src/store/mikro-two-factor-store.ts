@@ -108,6 +108,11 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
       const updated = await em.nativeUpdate(TwoFactorChallengeEntity, { id, attempts: row.attempts }, { attempts: row.attempts + 1 });
       return updated === 1 ? true : this.countChallengeAttempt(id, max);
     },
+    async countUserChallengeAttempts(userId, now, atMost) {
+      // Each row read holds at least one attempt, so `atMost` rows always reach `atMost`.
+      const rows = await store.em().find(TwoFactorChallengeEntity, { userId, expiresAt: { $gt: now }, attempts: { $gt: 0 } }, { limit: atMost });
+      return Math.min(atMost, rows.reduce((sum, row) => sum + row.attempts, 0));
+    },
     async setChallengeOtp(id, otpHash, otpExpiresAt) {
       await store.em().nativeUpdate(TwoFactorChallengeEntity, { id }, { otpHash, otpExpiresAt });
     },

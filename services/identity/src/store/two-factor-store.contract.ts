@@ -150,6 +150,20 @@ export function twoFactorStoreContract(backend: string, open: () => Promise<Iden
       expect(await store.listTrustedDevices(other, AT)).toHaveLength(1);
     });
 
+    it("counts the codes tried on a user's unexpired challenges, up to a bound", async () => {
+      const userId = await aUserId();
+      const other = await aUserId();
+      const challenges = [aChallenge(userId), aChallenge(userId), aChallenge(userId, { expiresAt: later(1_000) }), aChallenge(userId), aChallenge(other)];
+      for (const challenge of challenges) await store.createChallenge(challenge);
+      for (const [index, attempts] of [[0, 3], [1, 2], [2, 4], [4, 5]] as const) {
+        for (let i = 0; i < attempts; i++) await store.countChallengeAttempt(challenges[index]!.id, 5);
+      }
+      expect(await store.countUserChallengeAttempts(userId, AT, 100)).toBe(9);
+      expect(await store.countUserChallengeAttempts(userId, later(1_000), 100)).toBe(5);
+      expect(await store.countUserChallengeAttempts(userId, AT, 4)).toBe(4);
+      expect(await store.countUserChallengeAttempts(userId, later(600_000), 100)).toBe(0);
+    });
+
     it("disabling removes the enrolment, codes, devices and challenges and clears twoFactorEnabled; deleting the user does too", async () => {
       for (const remove of ["disable", "delete-user"] as const) {
         const userId = await aUserId();

@@ -79,6 +79,11 @@ export interface TwoFactorStore {
   findChallenge(id: string): Promise<TwoFactorChallengeRecord | null>;
   /** Counts one attempt, in one conditional UPDATE: false once `max` attempts were made (or it is gone). */
   countChallengeAttempt(id: string, max: number): Promise<boolean>;
+  /**
+   * The codes tried on the user's challenges not expired at `now` (a challenge that signed someone in is
+   * gone, and its attempts with it), counted up to `atMost`: enough to compare with a limit.
+   */
+  countUserChallengeAttempts(userId: string, now: Date, atMost: number): Promise<number>;
   /** Stores the hash of a newly mailed one-time code (replacing an earlier one). */
   setChallengeOtp(id: string, otpHash: string, otpExpiresAt: Date): Promise<void>;
   /** Deletes a challenge: true only for the one caller that deleted it (single use under races). */

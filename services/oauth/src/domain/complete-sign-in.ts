@@ -30,6 +30,13 @@ export type CallbackOutcome =
   | { kind: "linked"; redirectUrl: string }
   | { kind: "failed"; error: string; errorUrl?: string; errorDescription?: string };
 
+/**
+ * A provider's address with its ASCII letters lower-cased, and only those: String#toLowerCase maps a few
+ * non-ASCII letters to ASCII (KELVIN SIGN to "k"), which would turn a look-alike the provider vouched for
+ * into another user's address. Left as sent, such an address is refused by identity as invalid.
+ */
+export const lowerCaseAddress = (email: string): string => email.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
 const codeOf = (code: ErrorCode): string => REDIRECT_ERRORS.socialCallback[code as keyof typeof REDIRECT_ERRORS.socialCallback] ?? "internal_server_error";
 /** A provider's own error code (access_denied ...) is passed on only when it looks like one. */
 const PROVIDER_ERROR = /^[a-z0-9_]{1,64}$/;
@@ -54,7 +61,7 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
   try {
     const result = await provider.complete({ code: input.code, state: state.state, codeVerifier: state.codeVerifier, nonce: state.nonce, redirectUri: redirectUriOf(deps, provider.id), userJson: input.userJson, iss: input.iss });
     if (!result.profile.email) return fail("EMAIL_NOT_FOUND");
-    profile = { ...result.profile, email: result.profile.email.toLowerCase(), providerId: provider.id, tokens: result.tokens };
+    profile = { ...result.profile, email: lowerCaseAddress(result.profile.email), providerId: provider.id, tokens: result.tokens };
   } catch (error) {
     if (!(error instanceof ProfileError)) throw error;
     deps.log.warn("social sign-in: provider answer refused", { providerId: provider.id, error: error.message });
@@ -84,7 +91,7 @@ async function signIn(deps: Registry, state: SignInState, profile: VerifiedProfi
 
 async function link(deps: Registry, state: SignInState, profile: VerifiedProfile): Promise<CallbackOutcome> {
   // The provider's address must be the signed-in user's own (SPEC.md §8 email_doesn't_match).
-  if (profile.email !== state.link!.email.toLowerCase()) throw new AuthError("EMAIL_DOESNT_MATCH");
+  if (profile.email !== lowerCaseAddress(state.link!.email)) throw new AuthError("EMAIL_DOESNT_MATCH");
   await deps.identity.linkProviderAccount(state.link!.userId, profile);
   return { kind: "linked", redirectUrl: state.callbackUrl };
 }

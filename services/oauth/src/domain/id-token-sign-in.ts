@@ -5,6 +5,7 @@
  */
 import { AuthError, isErrorCode } from "@auth-platform/proto/errors";
 import { ProfileError } from "../providers/provider.js";
+import { lowerCaseAddress } from "./complete-sign-in.js";
 import type { ClientInfo, ProviderSignIn, Registry } from "./ports.js";
 
 export interface IdTokenSignInInput {
@@ -35,7 +36,7 @@ export async function signInWithIdToken(deps: Pick<Registry, "config" | "provide
   const tokens = { ...result.tokens, refreshToken: input.refreshToken, accessTokenExpiresAt: input.expiresAt };
   try {
     return await deps.identity.signInWithProvider(
-      { ...result.profile, email: result.profile.email.toLowerCase(), providerId: provider.id, tokens },
+      { ...result.profile, email: lowerCaseAddress(result.profile.email), providerId: provider.id, tokens },
       { trusted: deps.config.trustedProviders.includes(provider.id), disableImplicitLinking: deps.config.disableImplicitLinking, client: input.client, trustedDevice: input.trustedDevice },
     );
   } catch (error) {

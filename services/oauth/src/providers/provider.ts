@@ -27,6 +27,9 @@ export class ProfileError extends Error {
   override name = "ProfileError";
 }
 
+/** The longest user id and name identity stores (its columns hold 255 characters). */
+const MAX_PROFILE_FIELD = 255;
+
 const challengeOf = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
 const isLoopback = (url: string) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 
@@ -96,6 +99,10 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
     try {
       const { profile, raw } = await definition.profile({ accessToken: tokens.accessToken ?? "", claims, http: deps.http, endpoints: await endpoints(), userJson: parsedUser });
       if (!profile) throw new ProfileError(`${id} answered no user id`);
+      // A provider's answer is not bounded by our columns: an over-long id cannot be kept (cut, it would name
+      // another account); a name is a label, kept cut to length (by code points, never half a character).
+      if (profile.accountId.length > MAX_PROFILE_FIELD) throw new ProfileError(`${id} answered an over-long user id`);
+      profile.name = Array.from(profile.name).slice(0, MAX_PROFILE_FIELD).join("");
       return { profile, raw, tokens };
     } catch (error) {
       if (error instanceof ProfileError) throw error;

@@ -1,0 +1,232 @@
+/**
+ * Single-use tokens under attack, over raw HTTP with real SMTP: a reset link kept past a password or email
+ * change or the user's removal, reset and delete-account tokens read from a dump of identity's verification
+ * table, a verification link followed again (or twice at once, or by a banned user) to sign in, and a
+ * password holder guessing second-factor codes over many sign-in challenges.
+ */
+import { describe, expect, it } from "vitest";
+import { backendLabel } from "../../testing/databases.js";
+import { dumpTable, stringsIn } from "../../testing/dumps.js";
+import { uniqueEmail } from "../../testing/http.js";
+import { linkIn } from "../../testing/smtp.js";
+import { usePlatform } from "../../testing/use-platform.js";
+import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
+import { accountHelpers } from "./accounts.js";
+import { anAdmin } from "./admin-fixtures.js";
+
+const PASSWORD = "password-123";
+const resetTokenIn = (link: string) => new URL(link).pathname.split("/").pop()!;
+
+describe(`single-use tokens, default configuration (${backendLabel()})`, () => {
+  const platform = usePlatform({ smtp: true });
+  const { client, follow, signUp, smtp } = accountHelpers(platform);
+
+  async function resetToken(email: string): Promise<string> {
+    await client().post("/forget-password", { email, redirectTo: "/reset" });
+    return resetTokenIn(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
+  }
+
+  it("a reset link mailed before a password change no longer resets the password", async () => {
+    const { c, email } = await signUp();
+    const token = await resetToken(email);
+    expect((await c.post("/change-password", { currentPassword: PASSWORD, newPassword: "owner-new-pass-1" })).status).toBe(200);
+    expect(await client().post("/reset-password", { token, newPassword: "attacker-pass-1" })).toMatchObject({ status: 400, body: { code: "INVALID_TOKEN" } });
+    expect((await client().post("/sign-in/email", { email, password: "owner-new-pass-1" })).status).toBe(200);
+  });
+
+  it("a reset link mailed to the old address no longer resets the password once the address changed", async () => {
+    const { c, email } = await signUp();
+    const token = await resetToken(email);
+    const newEmail = uniqueEmail("moved");
+    expect((await c.post("/change-email", { newEmail })).status).toBe(200);
+    expect((await c.get("/get-session")).body.user.email).toBe(newEmail);
+    expect(await client().post("/reset-password", { token, newPassword: "attacker-pass-1" })).toMatchObject({ status: 400, body: { code: "INVALID_TOKEN" } });
+    expect((await client().post("/sign-in/email", { email: newEmail, password: PASSWORD })).status).toBe(200);
+  });
+
+  it("a verified user's confirmed email change also ends the reset links mailed to the old address", async () => {
+    const { c, email } = await signUp();
+    await follow(c, linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email"));
+    const token = await resetToken(email);
+    const newEmail = uniqueEmail("confirmed");
+    expect((await c.post("/change-email", { newEmail })).body).toEqual({ status: true });
+    await follow(c, linkIn(await smtp.waitFor(email, (m) => m.text.includes(newEmail)), "/verify-email"));
+    expect((await c.get("/get-session")).body.user.email).toBe(newEmail);
+    expect(await client().post("/reset-password", { token, newPassword: "attacker-pass-1" })).toMatchObject({ status: 400, body: { code: "INVALID_TOKEN" } });
+  });
+
+  it("a verification link for the old address verifies nothing once the address changed", async () => {
+    const { c, email } = await signUp();
+    const oldLink = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const newEmail = uniqueEmail("moved");
+    expect((await c.post("/change-email", { newEmail })).status).toBe(200);
+    expect((await follow(c, oldLink)).headers.get("location")).toBe("/?error=user_not_found");
+    expect((await c.get("/get-session")).body.user).toMatchObject({ email: newEmail, emailVerified: false });
+  });
+
+  it("a dump of the verification table holds no live reset or delete-account token", async () => {
+    const { c, email } = await signUp();
+    const reset = await resetToken(email);
+    expect((await c.post("/delete-user", { password: PASSWORD })).status).toBe(200);
+    const deleteToken = new URL(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback")).searchParams.get("token")!;
+    const dumped = [...stringsIn(await dumpTable(platform.env.IDENTITY_DATABASE_URL!, "verification"))].join("\n");
+    expect(dumped.includes(reset)).toBe(false);
+    expect(dumped.includes(deleteToken)).toBe(false);
+    // The tokens themselves still work, each once.
+    expect((await client().get(`/reset-password/${reset}?callbackURL=/reset`)).headers.get("location")).toBe(`/reset?token=${reset}`);
+    expect((await client().post("/reset-password", { token: reset, newPassword: "new-password-456" })).status).toBe(200);
+    expect((await client().post("/reset-password", { token: reset, newPassword: "new-password-789" })).body).toMatchObject({ code: "INVALID_TOKEN" });
+    const owner = client();
+    expect((await owner.post("/sign-in/email", { email, password: "new-password-456" })).status).toBe(200);
+    expect((await owner.get(`/delete-user/callback?token=${deleteToken}&callbackURL=/bye`)).headers.get("location")).toBe("/bye");
+    expect((await client().post("/sign-in/email", { email, password: "new-password-456" })).status).toBe(401);
+  });
+
+  it("a reset link of a removed user resets nothing and creates nothing", async () => {
+    const admin = await anAdmin(platform);
+    const { email, user } = await signUp();
+    const token = await resetToken(email);
+    expect((await admin.c.post("/admin/remove-user", { userId: user.id })).status).toBe(200);
+    expect(await client().post("/reset-password", { token, newPassword: "ghost-password-1" })).toMatchObject({ status: 400, body: { code: "INVALID_TOKEN" } });
+    expect(await platform.services.identity.deps.store.listAccounts(user.id)).toEqual([]);
+  });
+
+  it("two concurrent resets with one token: exactly one succeeds", async () => {
+    const { email } = await signUp();
+    const token = await resetToken(email);
+    const answers = await Promise.all(["racer-pass-001", "racer-pass-002", "racer-pass-003"].map((newPassword) => client().post("/reset-password", { token, newPassword })));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 400, 400]);
+  });
+
+  it("a token of one kind is refused where another kind is expected", async () => {
+    const { c, email } = await signUp();
+    const verification = new URL(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email")).searchParams.get("token")!;
+    const reset = await resetToken(email);
+    expect((await client().post("/reset-password", { token: verification, newPassword: "attacker-pass-1" })).body).toMatchObject({ code: "INVALID_TOKEN" });
+    expect((await client().get(`/verify-email?token=${reset}`)).body).toMatchObject({ code: "INVALID_TOKEN" });
+    expect((await c.get(`/delete-user/callback?token=${reset}`)).body).toMatchObject({ code: "INVALID_TOKEN" });
+    expect((await client().get(`/delete-user/callback?token=${verification}`)).status).toBeGreaterThanOrEqual(400);
+    expect((await c.get("/get-session")).body.user.email).toBe(email);
+  });
+
+  it("a reset link expires after an hour", async () => {
+    const { email } = await signUp();
+    const token = await resetToken(email);
+    platform.clock.advance(3_600_000 + 1_000);
+    expect((await client().post("/reset-password", { token, newPassword: "late-password-1" })).body).toMatchObject({ code: "INVALID_TOKEN" });
+  });
+});
+
+describe(`verification links that sign in (${backendLabel()})`, () => {
+  const platform = usePlatform({ smtp: true, env: { IDENTITY_AUTO_SIGN_IN_AFTER_VERIFICATION: "true" } });
+  const { client, follow, signUp, smtp } = accountHelpers(platform);
+  const signedIn = async (c: ReturnType<typeof client>) => (await c.get("/get-session")).body !== null;
+
+  it("signs in once: followed again, by anyone, the link verifies nothing more and creates no session", async () => {
+    const { email } = await signUp();
+    const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const first = client();
+    expect((await follow(first, link)).status).toBe(302);
+    expect(await signedIn(first)).toBe(true);
+    const later = client();
+    const again = await follow(later, link);
+    expect({ status: again.status, location: again.headers.get("location") }).toEqual({ status: 302, location: "/" });
+    expect(await signedIn(later)).toBe(false);
+  });
+
+  it("followed twice at once, the link creates one session", async () => {
+    const { email } = await signUp();
+    const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const browsers = Array.from({ length: 4 }, () => client());
+    await Promise.all(browsers.map((b) => follow(b, link)));
+    const sessions = await Promise.all(browsers.map(signedIn));
+    expect(sessions.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("a banned user's link verifies the address but signs no one in", async () => {
+    const admin = await anAdmin(platform);
+    const { email, user } = await signUp();
+    expect((await admin.c.post("/admin/ban-user", { userId: user.id })).status).toBe(200);
+    // The banned user asks for a new link and follows one (the sign-up's, never used, would do as well).
+    await client().post("/send-verification-email", { email });
+    const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const banned = client();
+    expect((await follow(banned, link)).status).toBe(302);
+    expect(await signedIn(banned)).toBe(false);
+    expect((await platform.services.identity.deps.store.findUserByEmail(email))!.emailVerified).toBe(true);
+  });
+
+  it("a link kept past a password reset signs no one in", async () => {
+    const { email } = await signUp();
+    const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const owner = client();
+    await follow(owner, link);
+    await client().post("/forget-password", { email });
+    const token = resetTokenIn(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
+    expect((await client().post("/reset-password", { token, newPassword: "owner-new-pass-1" })).status).toBe(200);
+    const attacker = client();
+    await follow(attacker, link);
+    expect(await signedIn(attacker)).toBe(false);
+  });
+});
+
+describe(`second-factor guessing over many challenges (${backendLabel()})`, () => {
+  const platform = usePlatform();
+  const secretOf = (totpURI: string) => base32Decode(new URL(totpURI).searchParams.get("secret")!);
+  const codeNow = (secret: Buffer) => totpCode(secret, totpStep(new Date()));
+  /** A code no authenticator shows now (none of the steps accepted either side). */
+  function wrongNow(secret: Buffer): string {
+    const step = totpStep(new Date());
+    const accepted = new Set([step - 1, step, step + 1].map((s) => totpCode(secret, s)));
+    for (let n = 0; ; n++) if (!accepted.has(String(n).padStart(6, "0"))) return String(n).padStart(6, "0");
+  }
+
+  /** A user with two-factor on; answers the email and the TOTP secret. */
+  async function enrolled() {
+    const owner = platform.client();
+    const email = uniqueEmail("2fa-guess");
+    await owner.post("/sign-up/email", { name: "Ada", email, password: PASSWORD });
+    const secret = secretOf((await owner.post("/two-factor/enable", { password: PASSWORD })).body.totpURI);
+    expect((await owner.post("/two-factor/verify-totp", { code: codeNow(secret) })).status).toBe(200);
+    platform.clock.advance(30_000);
+    return { email, secret };
+  }
+
+  it("guesses fired at once on many challenges still get only two challenges' worth checked", async () => {
+    const { email, secret } = await enrolled();
+    const browsers = Array.from({ length: 4 }, () => platform.client());
+    for (const b of browsers) expect((await b.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+    const answers = await Promise.all(browsers.flatMap((b) => Array.from({ length: 5 }, () => b.post("/two-factor/verify-totp", { code: wrongNow(secret) }))));
+    const checked = answers.filter((res) => res.body.code === "INVALID_TWO_FACTOR_AUTHENTICATION");
+    expect(checked.length).toBeLessThanOrEqual(10);
+    // The rest are refused for the user (or the spent challenge), never taken for a gateway-wide outage.
+    for (const res of answers.filter((r) => !checked.includes(r))) expect(["429 TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", "401 INVALID_TWO_FACTOR_COOKIE"]).toContain(`${res.status} ${res.body.code}`);
+  });
+
+  it("a password holder gets two challenges' worth of guesses per 10 minutes, however many sign-ins they start", async () => {
+    const { email, secret } = await enrolled();
+    const attacker = platform.client();
+    for (let challenge = 0; challenge < 2; challenge++) {
+      expect((await attacker.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+      for (let i = 0; i < 5; i++) expect((await attacker.post("/two-factor/verify-totp", { code: wrongNow(secret) })).body).toMatchObject({ code: "INVALID_TWO_FACTOR_AUTHENTICATION" });
+    }
+    // A third challenge takes no more guesses, not even the right code, from anyone, for now.
+    for (const c of [attacker, platform.client()]) {
+      expect((await c.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+      const refused = await c.post("/two-factor/verify-totp", { code: codeNow(secret) });
+      expect(refused).toMatchObject({ status: 429, body: { code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message: "Too many requests. Please try again later." } });
+      expect((await c.get("/get-session")).body).toBeNull();
+    }
+    // Another user's codes are checked meanwhile, as usual.
+    const other = await enrolled();
+    const bystander = platform.client();
+    expect((await bystander.post("/sign-in/email", { email: other.email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+    expect((await bystander.post("/two-factor/verify-totp", { code: codeNow(other.secret) })).status).toBe(200);
+    // Once the guessed-on challenges have expired, the user signs in as usual.
+    platform.clock.advance(10 * 60_000 + 1_000);
+    const later = platform.client();
+    expect((await later.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+    expect((await later.post("/two-factor/verify-totp", { code: codeNow(secret) })).status).toBe(200);
+    expect((await later.get("/get-session")).body.user.email).toBe(email);
+  });
+});
