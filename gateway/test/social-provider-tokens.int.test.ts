@@ -2,10 +2,11 @@
  * A social account's provider tokens through the current client's calls: getAccessToken answers the
  * stored access token (kept encrypted by identity), refreshToken renews it at the provider's token
  * endpoint with the stored refresh token and stores the new ones, accountInfo reads the provider's profile.
+ * An admin impersonating the user gets none of them.
  */
 import { describe, expect, it } from "vitest";
 import { CURRENT_GENERATION } from "../../testing/better-auth-clients.js";
-import { useSocialPlatform } from "../../testing/social-platform.js";
+import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 
 const social = useSocialPlatform();
 
@@ -53,5 +54,40 @@ describe("provider tokens of a social account (current client)", () => {
     for (const { error } of [await otherClient.refreshToken({ accountId: owned!.id }), await otherClient.accountInfo({ query: { accountId: owned!.id } })]) {
       expect(error).toMatchObject({ status: 400, code: "ACCOUNT_NOT_FOUND" });
     }
+  });
+
+  it("an admin impersonating the user reads neither the tokens nor the profile: 403, and the tokens stay unrefreshed", async () => {
+    social.idp.signInAs(social.anAccount("impersonated"));
+    const owner = social.browser();
+    const ownerClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => owner.request(input instanceof Request ? input.url : String(input), init));
+    await owner.follow(((await ownerClient.signIn.social({ provider: "google", callbackURL: "/" })).data as { url: string }).url);
+    const [google] = (await ownerClient.listAccounts()).data!;
+
+    const admin = social.browser();
+    const adminClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => admin.request(input instanceof Request ? input.url : String(input), init));
+    const adminEmail = social.anAccount("admin").email;
+    const { data: signedUp } = await adminClient.signUp.email({ email: adminEmail, password: "correct horse battery", name: "A" });
+    await social.platform.services.identity.deps.store.updateUser(signedUp!.user.id, { role: "admin" });
+    await adminClient.signIn.email({ email: adminEmail, password: "correct horse battery" });
+    const base = social.platform.baseURL;
+    const origin = new URL(base).origin;
+    expect((await postJson(admin, `${base}/admin/impersonate-user`, { userId: google!.userId }, origin)).status).toBe(200);
+
+    const refreshesBefore = social.tokens.requests.length;
+    for (const { status, body } of [
+      await postJson(admin, `${base}/get-access-token`, { accountId: google!.id }, origin),
+      await postJson(admin, `${base}/refresh-token`, { accountId: google!.id }, origin),
+      await postJson(admin, `${base}/get-access-token`, { providerId: "google" }, origin),
+    ]) {
+      expect(status).toBe(403);
+      expect(body).toMatchObject({ code: "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING" });
+      expect(JSON.stringify(body)).not.toMatch(/token"\s*:/i);
+    }
+    const info = await admin.request(`${base}/account-info?accountId=${google!.id}`);
+    expect(info.status).toBe(403);
+    expect(social.tokens.requests.length).toBe(refreshesBefore);
+    // The session is the user's all the same (what impersonation is for), and the user still gets their tokens.
+    expect(((await (await admin.request(`${base}/get-session`)).json()) as { user: { id: string } }).user.id).toBe(google!.userId);
+    expect((await ownerClient.getAccessToken({ accountId: google!.id })).error).toBeNull();
   });
 });

@@ -3,9 +3,12 @@
  * (POST /get-access-token), a renewed one (POST /refresh-token) and the provider's profile
  * (GET /account-info). The account is chosen by the platform's account id (`accountId`, the current
  * client) or by provider (`providerId`, earlier clients), always among the signed-in user's own accounts.
- * A credential-only user has no provider account: 400 ACCOUNT_NOT_FOUND.
+ * A credential-only user has no provider account: 400 ACCOUNT_NOT_FOUND. An admin impersonating the user
+ * gets none of it (403): impersonation is for seeing this platform as the user sees it, and the user's
+ * tokens would reach their data at the provider, beyond it and after the impersonation ends.
  */
-import { Router } from "express";
+import { type Request, Router } from "express";
+import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { call } from "@auth-platform/proto/rpc-client";
 import { parseBody, parseQuery } from "../http/body.js";
@@ -20,13 +23,20 @@ export const selection = z.looseObject({
 
 const iso = (date: Date | undefined) => date?.toISOString();
 
+/** The signed-in user, unless an admin is impersonating them. */
+async function accountHolder(deps: RouteDeps, req: Request) {
+  const { session, user } = await deps.sessions.require(req);
+  if (session.impersonatedBy) throw new AuthError("PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING");
+  return user;
+}
+
 export function providerAccountRoutes(deps: RouteDeps): Router {
   const router = Router();
   const identity = deps.clients.identity;
   const oauth = deps.clients.oauth;
 
   router.post("/get-access-token", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
+    const user = await accountHolder(deps, req);
     const body = parseBody(req, selection);
     const tokens = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
     res.json({
@@ -38,7 +48,7 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
   });
 
   router.post("/refresh-token", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
+    const user = await accountHolder(deps, req);
     const body = parseBody(req, selection);
     // Renewal needs the provider's configuration: the oauth service reads the tokens from identity, asks the
     // provider and stores the new ones.
@@ -56,7 +66,7 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
   });
 
   router.get("/account-info", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
+    const user = await accountHolder(deps, req);
     const query = parseQuery(req, selection);
     const info = await call(oauth, oauth.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
     res.json({
