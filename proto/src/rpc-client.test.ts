@@ -59,7 +59,7 @@ describe("CapacityMemory", () => {
  * A unary method of a fake client: answers each call with a capacity refusal carrying a retry
  * hint while `full`, else { ok: true }; records when each call reached it (on the fake clock).
  */
-function fakePeer() {
+function fakePeer(refusal: { code: string; grpcStatus: number } = { code: "SERVICE_UNAVAILABLE", grpcStatus: grpc.status.UNAVAILABLE }) {
   const peer = { full: true, calls: [] as number[] };
   const method = Object.assign(
     (_request: object, _metadata: grpc.Metadata, _options: Partial<grpc.CallOptions>, callback: (error: grpc.ServiceError | null, response: { ok: boolean }) => void) => {
@@ -69,9 +69,9 @@ function fakePeer() {
       queueMicrotask(() => {
         if (!full) return callback(null, { ok: true });
         const metadata = new grpc.Metadata();
-        metadata.set(ERROR_CODE_KEY, "SERVICE_UNAVAILABLE");
+        metadata.set(ERROR_CODE_KEY, refusal.code);
         metadata.set(RETRY_AFTER_KEY, "400");
-        callback(Object.assign(new Error("at capacity"), { code: grpc.status.UNAVAILABLE, details: "", metadata }), { ok: false });
+        callback(Object.assign(new Error("refused"), { code: refusal.grpcStatus, details: "", metadata }), { ok: false });
       });
       return { getPeer: () => "10.0.0.1:50051" } as unknown as grpc.ClientUnaryCall;
     },
@@ -107,6 +107,15 @@ describe("call() after the peer said it is at capacity", () => {
     await vi.advanceTimersByTimeAsync(HOLD_MAX_MS);
     await expect(next).resolves.toEqual({ ok: true });
     expect(peer.calls).toHaveLength(3);
+  });
+
+  it("a refusal of one caller with a retry hint (too many requests) holds and refuses no one else's calls", async () => {
+    const { peer, method, client } = fakePeer({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", grpcStatus: grpc.status.RESOURCE_EXHAUSTED });
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", retryAfterMs: 400 });
+    // The next call, anyone's, goes to the peer at once: only a peer at capacity makes the caller hold.
+    peer.full = false;
+    await expect(call(client, method, {})).resolves.toEqual({ ok: true });
+    expect(peer.calls).toEqual([1_000_000, 1_000_000]);
   });
 
   it("refuses a held call itself when the peer refused another call while it waited", async () => {

@@ -127,7 +127,9 @@ function send<Req, Res>(
         reject(callerGone());
       } else if (error) {
         const peerError = fromServiceError(error);
-        atCapacity(client).answered(path, peer, peerError.retryAfterMs);
+        // Only a peer at capacity makes its callers hold: a hint on another refusal (one user's too many
+        // requests) is that user's, passed on, and must not turn away everyone's calls of the method.
+        atCapacity(client).answered(path, peer, peerError.code === "SERVICE_UNAVAILABLE" ? peerError.retryAfterMs : undefined);
         reject(peerError);
       } else {
         atCapacity(client).answered(path, peer, undefined);
@@ -139,7 +141,7 @@ function send<Req, Res>(
 }
 
 /**
- * The longest a caller refuses on its own after a peer said it is at capacity (a refusal with a retry
+ * The longest a caller refuses on its own after a peer said it is at capacity (SERVICE_UNAVAILABLE with a retry
  * hint: identity's hashing queue). Under a flood of retries, the refusals then cost the peer nothing (its
  * event loop shares the CPU with its hashing); a small part of the hint only, so a peer that frees up
  * sooner than it estimated soon gets calls again.
