@@ -1,12 +1,15 @@
 /**
  * Authorization attacks on organizations and the admin area, tried through the gateway: a member handing on
  * permissions their own role does not hold (custom ORGANIZATION_ROLES), an admin renewing an owner's
- * invitation by re-sending it, and permission names that are the names of built-in object properties.
+ * invitation by re-sending it, permission names that are the names of built-in object properties, and an
+ * unverified user who takes on an invited address to read the invitation's id from list-user-invitations.
  */
 import { describe, expect, it } from "vitest";
+import { uniqueEmail } from "../../testing/http.js";
+import { linkIn } from "../../testing/smtp.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { anAdmin } from "./admin-fixtures.js";
-import { join, organizationOf, person, refusal } from "./organization-fixtures.js";
+import { join, organizationOf, person, refusal, verifyEmail } from "./organization-fixtures.js";
 
 describe("with the default roles", () => {
   const platform = usePlatform();
@@ -76,5 +79,44 @@ describe("with custom roles, a member hands on only what their own role grants",
     expect((await mona.c.post("/organization/update-member-role", { memberId: member.id, role: "manager", organizationId: org.id })).body.role).toBe("manager");
     expect((await mona.c.post("/organization/invite-member", { email: "helper@example.com", role: "manager", organizationId: org.id })).status).toBe(200);
     expect((await ada.c.post("/organization/update-member-role", { memberId: member.id, role: "treasurer", organizationId: org.id })).body.role).toBe("treasurer");
+  });
+});
+
+describe("an invitation to an address without an account (default: verification not required)", () => {
+  const platform = usePlatform({ smtp: true });
+
+  it("an unverified user who changes her address to the invited one is not shown the invitation", async () => {
+    const ada = await person(platform);
+    const org = await organizationOf(ada);
+    const invitedAddress = uniqueEmail("boss");
+    const invited = await ada.c.post("/organization/invite-member", { email: invitedAddress, role: "admin", organizationId: org.id });
+    expect(invited.status).toBe(200);
+
+    // Unverified, Mallory's change of address applies at once (SPEC §4): she now carries the invited address.
+    const mallory = await person(platform, "Mallory");
+    expect((await mallory.c.post("/change-email", { newEmail: invitedAddress })).status).toBe(200);
+    expect((await mallory.c.get("/get-session")).body.user).toMatchObject({ email: invitedAddress, emailVerified: false });
+    // The list would hand her the id; without it she cannot accept.
+    expect((await mallory.c.get("/organization/list-user-invitations")).body).toEqual([]);
+    expect((await ada.c.get(`/organization/list-members?organizationId=${org.id}`)).body.members.map((m: any) => m.userId)).toEqual([ada.user.id]);
+    expect(await platform.services.organization.deps.store.findInvitation(invited.body.id)).toMatchObject({ status: "pending" });
+  });
+
+  it("the invitee lists her invitation once she has verified the address; the mailed link works before", async () => {
+    const ada = await person(platform);
+    const org = await organizationOf(ada);
+    const grace = await person(platform, "Grace");
+    const first = await ada.c.post("/organization/invite-member", { email: grace.email, role: "admin", organizationId: org.id });
+    const other = await organizationOf(ada);
+    const second = await ada.c.post("/organization/invite-member", { email: grace.email, role: "member", organizationId: other.id });
+    expect((await grace.c.get("/organization/list-user-invitations")).body).toEqual([]);
+    // The mailed link is the proof of the mailbox: its holder reads and accepts while still unverified.
+    const mailed = await platform.smtp.waitFor(grace.email, (m) => m.text.includes(`/accept-invitation/${first.body.id}`));
+    const id = linkIn(mailed, "/accept-invitation/").split("/").pop()!;
+    expect((await grace.c.get(`/organization/get-invitation?id=${id}`)).body).toMatchObject({ id, organizationId: org.id, status: "pending" });
+    expect((await grace.c.post("/organization/accept-invitation", { invitationId: id })).body.member).toMatchObject({ userId: grace.user.id, role: "admin" });
+
+    await verifyEmail(platform, grace);
+    expect((await grace.c.get("/organization/list-user-invitations")).body.map((i: any) => i.id)).toEqual([second.body.id]);
   });
 });

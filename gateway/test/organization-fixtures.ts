@@ -1,6 +1,7 @@
 /** Fixtures shared by the organization suites: signed-up users, organizations, members by invitation. */
 import { expect } from "vitest";
 import { type TestClient, uniqueEmail } from "../../testing/http.js";
+import { linkIn } from "../../testing/smtp.js";
 import type { PlatformUnderTest } from "../../testing/use-platform.js";
 
 export interface Person {
@@ -20,6 +21,13 @@ export async function person(platform: PlatformUnderTest, name = "Ada"): Promise
   const res = await c.post("/sign-up/email", { name, email, password: "password-123" });
   expect(res.status).toBe(200);
   return { c, email, user: res.body.user };
+}
+
+/** Verifies `who`'s address by the link mailed to it (the platform needs `smtp`): invitations are listed only then. */
+export async function verifyEmail(platform: PlatformUnderTest, who: Person): Promise<void> {
+  const mail = await platform.smtp.waitFor(who.email, (m) => m.text.includes("/verify-email"));
+  await platform.follow(who.c, linkIn(mail, "/verify-email"));
+  expect((await who.c.get("/get-session")).body.user).toMatchObject({ email: who.email, emailVerified: true });
 }
 
 /** Creates an organization as `owner`; answers its body (with members). */

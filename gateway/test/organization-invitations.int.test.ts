@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { linkIn } from "../../testing/smtp.js";
 import { usePlatform } from "../../testing/use-platform.js";
-import { activeOf, organizationOf, person, refusal, uniqueSlug } from "./organization-fixtures.js";
+import { activeOf, organizationOf, person, refusal, uniqueSlug, verifyEmail } from "./organization-fixtures.js";
 
 const APP_URL = "https://app.example.test";
 const TWO_DAYS_MS = 172_800_000;
@@ -34,6 +34,9 @@ describe(`organization invitations (${backendLabel()})`, () => {
     const id = new URL(link).pathname.split("/").pop()!;
     const shown = await grace.c.get(`/organization/get-invitation?id=${id}`);
     expect(shown.body).toMatchObject({ id, organizationName: org.name, organizationSlug: org.slug, inviterEmail: ada.email, status: "pending" });
+    // Her own list shows it once her address is verified.
+    expect((await grace.c.get("/organization/list-user-invitations")).body).toEqual([]);
+    await verifyEmail(platform, grace);
     expect((await grace.c.get("/organization/list-user-invitations")).body.map((i: any) => i.id)).toEqual([id]);
     expect((await ada.c.get("/organization/list-invitations")).body.map((i: any) => i.id)).toEqual([id]);
 
@@ -118,6 +121,8 @@ describe(`organization invitations (${backendLabel()})`, () => {
     const grace = await person(platform, "Grace");
     await organizationOf(ada);
     const { body: invitation } = await ada.c.post("/organization/invite-member", { email: grace.email, role: "member" });
+    await verifyEmail(platform, grace);
+    expect((await grace.c.get("/organization/list-user-invitations")).body.map((i: any) => i.id)).toEqual([invitation.id]);
     platform.clock.advance(TWO_DAYS_MS + 1_000);
     const gone = { status: 400, code: "INVITATION_NOT_FOUND", message: "Invitation not found" };
     expect(refusal(await grace.c.get(`/organization/get-invitation?id=${invitation.id}`))).toEqual(gone);

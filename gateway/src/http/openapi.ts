@@ -217,7 +217,7 @@ export const OPERATIONS: readonly Operation[] = [
     query: organization.organizationQuery,
     success: { 200: ok(z.array(s.invitationSchema), responses.invitationListResponse) },
   }),
-  op("get", "/organization/list-user-invitations", ORG, "Invitations addressed to the caller", {
+  op("get", "/organization/list-user-invitations", ORG, "Invitations addressed to the caller (none while the address is unverified)", {
     session: true,
     success: { 200: ok(z.array(s.invitationSchema), responses.invitationListResponse) },
   }),

@@ -75,7 +75,13 @@ export function organizationRoutes(deps: RouteDeps): Router {
   /** The signed-in caller the organization service acts for, or 401. */
   const callerOf = async (req: Request): Promise<Caller> => {
     const { session, user } = await deps.sessions.require(req);
-    return { userId: user.id, email: user.email, sessionToken: session.token, activeOrganizationId: session.activeOrganizationId ?? undefined };
+    return {
+      userId: user.id,
+      email: user.email,
+      emailVerified: user.emailVerified,
+      sessionToken: session.token,
+      activeOrganizationId: session.activeOrganizationId ?? undefined,
+    };
   };
 
   router.post("/organization/create", async (req, res) => {

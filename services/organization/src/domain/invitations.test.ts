@@ -66,6 +66,17 @@ describe("invitations", () => {
     expect((await invite()).id).not.toBe(invitation.id);
   });
 
+  it("lists invitations only to a verified address; the mailed id still works for an unverified one", async () => {
+    const deps = testRegistry();
+    const { invitee, invite } = await setUp(deps);
+    const invitation = await invite();
+    const unverified = aUser(deps, "Grace", false);
+    const claimed = { ...unverified.caller(), email: invitee.user.email };
+    expect(await listUserInvitations(deps, claimed)).toEqual([]);
+    expect(await getInvitation(deps, claimed, invitation.id)).toMatchObject({ invitation: { id: invitation.id } });
+    expect(await listUserInvitations(deps, invitee.caller())).toHaveLength(1);
+  });
+
   it("reject answers it; cancel needs the cancel permission", async () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);

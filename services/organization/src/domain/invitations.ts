@@ -92,8 +92,13 @@ export async function listInvitations(deps: Deps, caller: Caller, organizationId
   return deps.store.listInvitations(id);
 }
 
-/** The pending, unexpired invitations addressed to the caller. */
+/**
+ * The pending, unexpired invitations addressed to the caller. Only for a verified address: an unverified user
+ * may set their address to anyone's (change-email applies at once), and the list would hand them the ids of
+ * invitations mailed to that inbox. The mailed link still works for its holder: having the id proves the mailbox.
+ */
 export async function listUserInvitations(deps: Deps, caller: Caller): Promise<InvitationRecord[]> {
+  if (!caller.emailVerified) return [];
   const now = deps.now();
   return (await deps.store.listPendingInvitationsTo(caller.email.toLowerCase())).filter((i) => i.expiresAt > now);
 }

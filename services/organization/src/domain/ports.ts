@@ -8,6 +8,8 @@ export interface Caller {
   userId: string;
   /** Lower-cased. */
   email: string;
+  /** Whether the user proved they own `email`; an unverified address may be anyone's (SPEC §4 change-email). */
+  emailVerified: boolean;
   sessionToken: string;
   activeOrganizationId: string | null;
 }

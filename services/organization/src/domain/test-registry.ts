@@ -61,11 +61,11 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
 }
 
 /** A signed-in user: known to identity, with one session; `caller()` reads the session's active organization. */
-export function aUser(deps: TestRegistry, name = "Ada") {
+export function aUser(deps: TestRegistry, name = "Ada", emailVerified = true) {
   const user: MemberUser = { id: newId(), name, email: `${name.toLowerCase()}-${randomString(6).toLowerCase()}@example.com`, image: null };
   deps.known.set(user.id, user);
   const token = randomString(32);
   deps.sessionsByToken.set(token, { userId: user.id, active: null });
-  const caller = (): Caller => ({ userId: user.id, email: user.email, sessionToken: token, activeOrganizationId: deps.sessionsByToken.get(token)!.active });
+  const caller = (): Caller => ({ userId: user.id, email: user.email, emailVerified, sessionToken: token, activeOrganizationId: deps.sessionsByToken.get(token)!.active });
   return { user, token, caller, active: () => deps.sessionsByToken.get(token)!.active };
 }

@@ -38,5 +38,11 @@ export function toFullMessage(full: FullOrganization): FullMessage {
 /** The caller a request carries; every call made for a signed-in user needs one. */
 export function callerOf(caller: CallerMessage | undefined): Caller {
   if (!caller?.userId || !caller.sessionToken) throw new AuthError("UNAUTHORIZED");
-  return { userId: caller.userId, email: caller.email.toLowerCase(), sessionToken: caller.sessionToken, activeOrganizationId: caller.activeOrganizationId || null };
+  return {
+    userId: caller.userId,
+    email: caller.email.toLowerCase(),
+    emailVerified: caller.emailVerified,
+    sessionToken: caller.sessionToken,
+    activeOrganizationId: caller.activeOrganizationId || null,
+  };
 }

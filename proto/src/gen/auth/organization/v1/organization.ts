@@ -33,7 +33,11 @@ export interface Caller {
   /** The caller's session token: the session whose active organization changes. Never log it. */
   sessionToken: string;
   /** The session's active organization, the default of calls that name none. */
-  activeOrganizationId?: string | undefined;
+  activeOrganizationId?:
+    | string
+    | undefined;
+  /** Whether the signed-in user's email address is verified (only then are invitations listed by address). */
+  emailVerified: boolean;
 }
 
 /** Organization is one tenant: a named group of members. */
@@ -580,7 +584,7 @@ export interface RemoveUserMembershipsResponse {
 }
 
 function createBaseCaller(): Caller {
-  return { userId: "", email: "", sessionToken: "", activeOrganizationId: undefined };
+  return { userId: "", email: "", sessionToken: "", activeOrganizationId: undefined, emailVerified: false };
 }
 
 export const Caller: MessageFns<Caller> = {
@@ -596,6 +600,9 @@ export const Caller: MessageFns<Caller> = {
     }
     if (message.activeOrganizationId !== undefined) {
       writer.uint32(34).string(message.activeOrganizationId);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(40).bool(message.emailVerified);
     }
     return writer;
   },
@@ -645,6 +652,14 @@ export const Caller: MessageFns<Caller> = {
             message.activeOrganizationId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -675,6 +690,11 @@ export const Caller: MessageFns<Caller> = {
         : isSet(object.active_organization_id)
         ? globalThis.String(object.active_organization_id)
         : undefined,
+      emailVerified: isSet(object.emailVerified)
+        ? globalThis.Boolean(object.emailVerified)
+        : isSet(object.email_verified)
+        ? globalThis.Boolean(object.email_verified)
+        : false,
     };
   },
 
@@ -692,6 +712,9 @@ export const Caller: MessageFns<Caller> = {
     if (message.activeOrganizationId !== undefined) {
       obj.activeOrganizationId = message.activeOrganizationId;
     }
+    if (message.emailVerified !== false) {
+      obj.emailVerified = message.emailVerified;
+    }
     return obj;
   },
 
@@ -704,6 +727,7 @@ export const Caller: MessageFns<Caller> = {
     message.email = object.email ?? "";
     message.sessionToken = object.sessionToken ?? "";
     message.activeOrganizationId = object.activeOrganizationId ?? undefined;
+    message.emailVerified = object.emailVerified ?? false;
     return message;
   },
 };
