@@ -1,14 +1,19 @@
 /**
  * Single-use tokens under attack, over raw HTTP with real SMTP: a reset link kept past a password or email
  * change or the user's removal, reset and delete-account tokens read from a dump of identity's verification
- * table, a verification link followed again (or twice at once, or by a banned user) to sign in, and a
- * password holder guessing second-factor codes over many sign-in challenges.
+ * table, a verification link followed again (or twice at once, or by a banned user) to sign in, a
+ * password holder guessing second-factor codes over many sign-in challenges, an admin's password change
+ * leaving reset links or sign-in challenges alive, and a provider account linked by a pre-registration
+ * squatter surviving the owner's reset.
  */
 import { describe, expect, it } from "vitest";
+import type { BrowserFlow } from "../../testing/browser-flow.js";
 import { backendLabel } from "../../testing/databases.js";
 import { dumpTable, stringsIn } from "../../testing/dumps.js";
 import { uniqueEmail } from "../../testing/http.js";
+import type { OpenIdAccount } from "../../testing/openid-provider.js";
 import { linkIn } from "../../testing/smtp.js";
+import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
 import { accountHelpers } from "./accounts.js";
@@ -107,6 +112,25 @@ describe(`single-use tokens, default configuration (${backendLabel()})`, () => {
     expect((await c.get(`/delete-user/callback?token=${reset}`)).body).toMatchObject({ code: "INVALID_TOKEN" });
     expect((await client().get(`/delete-user/callback?token=${verification}`)).status).toBeGreaterThanOrEqual(400);
     expect((await c.get("/get-session")).body.user.email).toBe(email);
+  });
+
+  it("a reset link mailed before an admin sets the password no longer resets it", async () => {
+    const admin = await anAdmin(platform);
+    const { email, user } = await signUp();
+    const token = await resetToken(email);
+    expect((await admin.c.post("/admin/set-user-password", { userId: user.id, newPassword: "admin-set-pass-1" })).status).toBe(200);
+    expect(await client().post("/reset-password", { token, newPassword: "attacker-pass-1" })).toMatchObject({ status: 400, body: { code: "INVALID_TOKEN" } });
+    expect((await client().post("/sign-in/email", { email, password: "admin-set-pass-1" })).status).toBe(200);
+  });
+
+  it("admin update-user cannot move the address (the reset links keep going to the user's own mailbox)", async () => {
+    const admin = await anAdmin(platform);
+    const { email, user } = await signUp();
+    const token = await resetToken(email);
+    const moved = await admin.c.post("/admin/update-user", { userId: user.id, data: { email: uniqueEmail("admin-moved") } });
+    expect(moved).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } });
+    expect((await platform.services.identity.deps.store.findUserById(user.id))!.email).toBe(email);
+    expect((await client().post("/reset-password", { token, newPassword: "owner-new-pass-1" })).status).toBe(200);
   });
 
   it("a reset link expires after an hour", async () => {
@@ -228,5 +252,148 @@ describe(`second-factor guessing over many challenges (${backendLabel()})`, () =
     expect((await later.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
     expect((await later.post("/two-factor/verify-totp", { code: codeNow(secret) })).status).toBe(200);
     expect((await later.get("/get-session")).body.user.email).toBe(email);
+  });
+});
+
+describe(`second-factor sign-ins waiting when the password changes (${backendLabel()})`, () => {
+  const platform = usePlatform({ smtp: true });
+  const { client, smtp } = accountHelpers(platform);
+  const secretOf = (totpURI: string) => base32Decode(new URL(totpURI).searchParams.get("secret")!);
+  const codeNow = (secret: Buffer) => totpCode(secret, totpStep(new Date()));
+
+  /** A user with two-factor on (the owner's client keeps its session) and a challenge opened with the old password. */
+  async function challengeWithOldPassword() {
+    const owner = platform.client();
+    const email = uniqueEmail("2fa-pending");
+    const { body } = await owner.post("/sign-up/email", { name: "Ada", email, password: PASSWORD });
+    const secret = secretOf((await owner.post("/two-factor/enable", { password: PASSWORD })).body.totpURI);
+    expect((await owner.post("/two-factor/verify-totp", { code: codeNow(secret) })).status).toBe(200);
+    platform.clock.advance(30_000);
+    const attacker = platform.client();
+    expect((await attacker.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+    return { owner, attacker, email, secret, userId: body.user.id as string };
+  }
+
+  async function expectDeadChallenge(attacker: ReturnType<typeof client>, secret: Buffer) {
+    expect(await attacker.post("/two-factor/verify-totp", { code: codeNow(secret) })).toMatchObject({ status: 401, body: { code: "INVALID_TWO_FACTOR_COOKIE" } });
+    expect((await attacker.get("/get-session")).body).toBeNull();
+  }
+
+  it("the user's own password change ends it", async () => {
+    const { owner, attacker, secret } = await challengeWithOldPassword();
+    expect((await owner.post("/change-password", { currentPassword: PASSWORD, newPassword: "owner-new-pass-1" })).status).toBe(200);
+    await expectDeadChallenge(attacker, secret);
+  });
+
+  it("a password reset ends it", async () => {
+    const { attacker, email, secret } = await challengeWithOldPassword();
+    await client().post("/forget-password", { email });
+    const token = resetTokenIn(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
+    expect((await client().post("/reset-password", { token, newPassword: "owner-new-pass-1" })).status).toBe(200);
+    await expectDeadChallenge(attacker, secret);
+  });
+
+  it("an admin's set-user-password ends it", async () => {
+    const admin = await anAdmin(platform);
+    const { attacker, secret, userId } = await challengeWithOldPassword();
+    expect((await admin.c.post("/admin/set-user-password", { userId, newPassword: "admin-set-pass-1" })).status).toBe(200);
+    await expectDeadChallenge(attacker, secret);
+  });
+
+  it("an admin's set-user-password also ends the trust given to browsers: the next sign-in asks for the second factor", async () => {
+    const admin = await anAdmin(platform);
+    const { email, secret, userId } = await challengeWithOldPassword();
+    const trusted = platform.client();
+    expect((await trusted.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+    expect((await trusted.post("/two-factor/verify-totp", { code: codeNow(secret), trustDevice: true })).status).toBe(200);
+    await trusted.post("/sign-out", {});
+    // Trusted: the browser skips the second factor.
+    expect((await trusted.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ user: { id: userId } });
+    await trusted.post("/sign-out", {});
+    expect((await admin.c.post("/admin/set-user-password", { userId, newPassword: "admin-set-pass-1" })).status).toBe(200);
+    expect((await trusted.post("/sign-in/email", { email, password: "admin-set-pass-1" })).body).toMatchObject({ twoFactorRedirect: true });
+  });
+
+  it("a challenge opened with the new password is answered as usual", async () => {
+    const { owner, email, secret } = await challengeWithOldPassword();
+    expect((await owner.post("/change-password", { currentPassword: PASSWORD, newPassword: "owner-new-pass-1" })).status).toBe(200);
+    const later = platform.client();
+    expect((await later.post("/sign-in/email", { email, password: "owner-new-pass-1" })).body).toMatchObject({ twoFactorRedirect: true });
+    expect((await later.post("/two-factor/verify-totp", { code: codeNow(secret) })).status).toBe(200);
+  });
+});
+
+describe("a provider account linked by a pre-registration squatter, at the owner's reset", () => {
+  const social = useSocialPlatform();
+  const api = (path: string) => `${social.platform.baseURL}${path}`;
+  const at = (path: string) => `${social.platform.origin}${path}`;
+
+  /** Signs the browser out of the provider first, so its login is the account the test names. */
+  async function googleSignIn(flow: BrowserFlow, account: OpenIdAccount): Promise<string> {
+    for (const name of [...flow.jar.cookies.keys()]) if (name.startsWith("_session") || name.startsWith("_interaction")) flow.jar.cookies.delete(name);
+    social.idp.signInAs(account);
+    const res = await postJson(flow, api("/sign-in/social"), { provider: "google", callbackURL: "/dashboard", errorCallbackURL: "/oops" });
+    expect(res.status).toBe(200);
+    return (await flow.follow(res.body.url)).url.href;
+  }
+
+  /** The newest reset link to `to` in the development outbox (no SMTP_URL here). */
+  async function resetLinkFor(to: string): Promise<string> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const { messages } = (await (await fetch(api(`/dev/outbox?to=${encodeURIComponent(to)}`))).json()) as { messages: { links: string[] }[] };
+      const link = messages.flatMap((m) => m.links).find((url) => url.includes("/reset-password/"));
+      if (link) return link;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no reset mail to ${to}`);
+  }
+
+  /** The owner of the address asks for a reset link and sets a password through it. */
+  async function ownerResets(email: string, newPassword: string) {
+    const owner = social.browser();
+    expect((await postJson(owner, api("/request-password-reset"), { email, redirectTo: "/reset-password" }, social.platform.origin)).status).toBe(200);
+    const token = (await owner.follow(await resetLinkFor(email))).url.searchParams.get("token")!;
+    expect((await postJson(owner, api("/reset-password"), { token, newPassword })).status).toBe(200);
+  }
+
+  const providersOf = async (flow: BrowserFlow) => ((await (await flow.request(api("/list-accounts"))).json()) as Array<{ provider: string }>).map((a) => a.provider).sort();
+  const sessionUser = async (flow: BrowserFlow) => ((await (await flow.request(api("/get-session"))).json()) as { user: { id: string } } | null)?.user.id;
+
+  it("an unverified user's reset removes the provider accounts: the squatter's provider sign-in answers account_not_linked", async () => {
+    // The squatter's provider does not verify addresses: its profile says the owner's address, unverified.
+    const squatted = social.anAccount("squatted", { email_verified: false });
+    const squatter = social.browser();
+    expect(await googleSignIn(squatter, squatted)).toBe(at("/dashboard"));
+    const userId = await sessionUser(squatter);
+    expect((await social.platform.services.identity.deps.store.findUserById(userId!))!.emailVerified).toBe(false);
+    // The owner cannot sign up (the address is taken) and resets the password instead.
+    expect((await postJson(social.browser(), api("/sign-up/email"), { email: squatted.email, password: "owner-password-1", name: "Owner" })).status).toBe(422);
+    await ownerResets(squatted.email, "owner-password-1");
+
+    // SPEC §4: a user with the address exists, the provider is not linked and does not vouch for it.
+    const again = social.browser();
+    expect(await googleSignIn(again, squatted)).toBe(at("/oops?error=account_not_linked"));
+    expect(await sessionUser(again)).toBeUndefined();
+    expect(await sessionUser(squatter)).toBeUndefined();
+
+    const owner = social.browser();
+    const signedIn = await postJson(owner, api("/sign-in/email"), { email: squatted.email, password: "owner-password-1" });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.user.id).toBe(userId);
+    expect(await providersOf(owner)).toEqual(["credential"]);
+  });
+
+  it("a verified user's reset keeps the provider accounts", async () => {
+    const account = social.anAccount("verified-reset");
+    const flow = social.browser();
+    expect(await googleSignIn(flow, account)).toBe(at("/dashboard"));
+    const userId = await sessionUser(flow);
+    await ownerResets(account.email, "owner-password-1");
+
+    const byProvider = social.browser();
+    expect(await googleSignIn(byProvider, account)).toBe(at("/dashboard"));
+    expect(await sessionUser(byProvider)).toBe(userId);
+    expect(await providersOf(byProvider)).toEqual(["credential", "google"]);
+    expect((await postJson(social.browser(), api("/sign-in/email"), { email: account.email, password: "owner-password-1" })).status).toBe(200);
   });
 });

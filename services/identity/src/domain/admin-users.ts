@@ -16,6 +16,7 @@ import {
   type UserRecord,
 } from "../store/identity-store.js";
 import { removeUser as removeUserAndSessions } from "./delete-user.js";
+import { voidResetLinks } from "./password-reset.js";
 import type { Registry } from "./ports.js";
 import { checkExtraFields, checkPasswordLength, normaliseEmail } from "./validation.js";
 
@@ -184,15 +185,24 @@ export async function setRole(deps: Deps, userId: string, role: string): Promise
   return user;
 }
 
-/** Sets (or replaces) the credential password, creating the credential account when there is none. */
+/**
+ * Sets (or replaces) the credential password, creating the credential account when there is none. As with
+ * the user's own change, the reset links mailed before it, the sign-ins the old password opened that wait
+ * for their second factor, and the trust given to browsers (an admin sets a password most often for an
+ * account someone else got into) end with it.
+ */
 export async function setUserPassword(deps: Deps, input: { userId: string; newPassword: string; deadline?: number }): Promise<void> {
   checkPasswordLength(input.newPassword, deps.config);
   const user = await existing(deps, input.userId);
   const hash = await deps.passwords.hash(input.newPassword, input.deadline);
   const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
-  if (credential && (await deps.store.setAccountPassword(credential.id, hash))) return;
-  const now = deps.now();
-  await deps.store.createAccount({ id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: hash, createdAt: now, updatedAt: now });
+  if (!credential || !(await deps.store.setAccountPassword(credential.id, hash))) {
+    const now = deps.now();
+    await deps.store.createAccount({ id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: hash, createdAt: now, updatedAt: now });
+  }
+  await voidResetLinks(deps, user.id);
+  await deps.store.deleteUserChallenges(user.id);
+  await deps.store.deleteTrustedDevices(user.id);
 }
 
 /** Bans a user and ends every session of the user (cache included) before answering. */

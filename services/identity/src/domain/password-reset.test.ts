@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { newId } from "@auth-platform/runtime/random";
 import { checkResetToken, requestPasswordReset, resetPassword } from "./password-reset.js";
 import { signInEmail } from "./sign-in.js";
 import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
@@ -70,6 +71,34 @@ describe("password reset", () => {
     await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
     expect(deps.sessions.of(user.id)).toHaveLength(1);
     expect(await errorCode(requestPasswordReset(testRegistry({ IDENTITY_RESET_PASSWORD_ENABLED: "false" }), { email }))).toBe("RESET_PASSWORD_ISNT_ENABLED");
+  });
+
+  /** Links a provider account to the user, as a provider sign-in would. */
+  async function linkProvider(deps: TestRegistry, userId: string) {
+    const at = deps.now();
+    await deps.store.createAccount({ id: newId(), accountId: `sub-${newId()}`, providerId: "google", userId, password: null, createdAt: at, updatedAt: at });
+  }
+  const providersOf = async (deps: TestRegistry, userId: string) => (await deps.store.listAccounts(userId)).map((a) => a.providerId).sort();
+
+  it("an unverified user's reset removes the provider accounts and their sessions, even when sessions are kept on reset", async () => {
+    const deps = testRegistry({ IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false" });
+    const { email, user } = await aSignedUpUser(deps);
+    await linkProvider(deps, user.id);
+    await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
+    expect(await providersOf(deps, user.id)).toEqual(["credential"]);
+    expect(deps.sessions.of(user.id)).toEqual([]);
+    // The reset proves the mailbox but is not a verification link (SPEC §4): the address stays unverified.
+    expect((await deps.store.findUserById(user.id))!.emailVerified).toBe(false);
+  });
+
+  it("a verified user's reset keeps the provider accounts", async () => {
+    const deps = testRegistry({ IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false" });
+    const { email, user } = await aSignedUpUser(deps);
+    await deps.store.updateUser(user.id, { emailVerified: true });
+    await linkProvider(deps, user.id);
+    await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
+    expect(await providersOf(deps, user.id)).toEqual(["credential", "google"]);
+    expect(deps.sessions.of(user.id)).toHaveLength(1);
   });
 
   it("gives a user without a password (a social sign-up) a password account", async () => {

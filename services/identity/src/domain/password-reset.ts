@@ -3,10 +3,12 @@
  * voids the older ones, and so does a change of the password or of the address; only its hash is stored.
  * Asking for one only queues a mail request (the same single insert for any address), so the answer takes
  * as long whether or not the address is a user's; the worker does the rest afterwards.
+ * A reset ends what the old password had opened: other reset links, trusted devices, pending two-factor
+ * challenges and (by default) sessions; for a user whose address is not verified, the provider accounts too.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
-import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
+import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { apiLink, mailKey } from "./links.js";
 import { enqueueMailRequest } from "./mail-requests.js";
 import type { Registry } from "./ports.js";
@@ -65,8 +67,21 @@ async function liveRecord(deps: Pick<Deps, "store" | "now">, token: string) {
   const record = await deps.store.findVerification(identifierOf(token));
   if (!record || record.expiresAt <= deps.now()) throw new AuthError("INVALID_TOKEN");
   // The record outlives a removed user: its link must not give a credential account to a user id no one has.
-  if (!(await deps.store.findUserById(record.value))) throw new AuthError("INVALID_TOKEN");
-  return record;
+  const user = await deps.store.findUserById(record.value);
+  if (!user) throw new AuthError("INVALID_TOKEN");
+  return { record, user };
+}
+
+/**
+ * Removes the provider accounts of a user whose address is not verified: whoever linked them (a provider
+ * that does not verify addresses creates such a user, SPEC §4) never proved the mailbox the reset link just
+ * proved, and must not keep signing in to the account its owner now recovers. Answers how many went.
+ */
+async function dropUnprovenProviderAccounts(deps: Pick<Deps, "store">, user: UserRecord): Promise<number> {
+  if (user.emailVerified) return 0;
+  const providerAccounts = (await deps.store.listAccounts(user.id)).filter((account) => account.providerId !== CREDENTIAL_PROVIDER);
+  for (const account of providerAccounts) await deps.store.deleteAccount(account.id);
+  return providerAccounts.length;
 }
 
 export async function checkResetToken(deps: Pick<Deps, "store" | "now">, token: string): Promise<void> {
@@ -75,10 +90,13 @@ export async function checkResetToken(deps: Pick<Deps, "store" | "now">, token: 
 
 export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, input: { token: string; newPassword: string; deadline?: number }): Promise<string> {
   checkPasswordLength(input.newPassword, deps.config);
-  const record = await liveRecord(deps, input.token);
+  const { record, user } = await liveRecord(deps, input.token);
   if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
-  const userId = record.value;
+  const userId = user.id;
   const hash = await deps.passwords.hash(input.newPassword, input.deadline);
+  // Before the new password is stored: a failure in between leaves no account the owner recovered with the
+  // intruder's provider account still on it.
+  const droppedAccounts = await dropUnprovenProviderAccounts(deps, user);
   const credential = await deps.store.findAccount(userId, CREDENTIAL_PROVIDER);
   if (credential) {
     await deps.store.setAccountPassword(credential.id, hash);
@@ -86,9 +104,12 @@ export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, in
     const now = deps.now();
     await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now });
   }
-  // Any other reset link of the user dies with this one, and so does the trust given to any browser.
+  // Any other reset link of the user dies with this one, and so does the trust given to any browser and
+  // every sign-in waiting for its second factor (the old password proved its first).
   await voidResetLinks(deps, userId);
   await deps.store.deleteTrustedDevices(userId);
-  if (deps.config.resetPassword.revokeSessions) await deps.sessions.revokeUserSessions(userId);
+  await deps.store.deleteUserChallenges(userId);
+  // Sessions opened through a dropped provider account end whatever the configuration says.
+  if (deps.config.resetPassword.revokeSessions || droppedAccounts > 0) await deps.sessions.revokeUserSessions(userId);
   return userId;
 }

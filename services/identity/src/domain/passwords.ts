@@ -28,9 +28,10 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   if (!(await deps.passwords.verify(credential.password, input.currentPassword, input.deadline))) throw new AuthError("INVALID_PASSWORD");
   const previous = credential.password;
   await deps.store.setAccountPassword(credential.id, await deps.passwords.hash(input.newPassword, input.deadline));
-  // A new password ends the trust given to browsers (the next sign-in anywhere asks for the second factor)
-  // and the reset links mailed before it.
+  // A new password ends the trust given to browsers (the next sign-in anywhere asks for the second factor),
+  // the sign-ins the old one opened that wait for their second factor, and the reset links mailed before it.
   await deps.store.deleteTrustedDevices(user.id);
+  await deps.store.deleteUserChallenges(user.id);
   await voidResetLinks(deps, user.id);
   if (!input.revokeOtherSessions) return { user };
   // The new password and the end of every session go together or not at all: if the revocation fails, the

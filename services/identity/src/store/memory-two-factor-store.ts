@@ -14,6 +14,11 @@ export function memoryTwoFactorStore(setUserFlag: (userId: string, enabled: bool
     for (const [id, device] of devices) if (device.userId === userId) deleted += Number(devices.delete(id));
     return deleted;
   };
+  const deleteChallenges = (userId: string) => {
+    let deleted = 0;
+    for (const [id, challenge] of challenges) if (challenge.userId === userId) deleted += Number(challenges.delete(id));
+    return deleted;
+  };
   return {
     async saveTwoFactor(record, codeHashes) {
       enrolments.set(record.userId, copy(record));
@@ -43,7 +48,7 @@ export function memoryTwoFactorStore(setUserFlag: (userId: string, enabled: bool
       enrolments.delete(userId);
       backupCodes.delete(userId);
       deleteDevices(userId);
-      for (const [id, challenge] of challenges) if (challenge.userId === userId) challenges.delete(id);
+      deleteChallenges(userId);
       setUserFlag(userId, false);
     },
     async replaceBackupCodes(userId, codeHashes) {
@@ -77,6 +82,7 @@ export function memoryTwoFactorStore(setUserFlag: (userId: string, enabled: bool
       if (found) Object.assign(found, { otpHash, otpExpiresAt });
     },
     consumeChallenge: async (id) => challenges.delete(id),
+    deleteUserChallenges: async (userId) => deleteChallenges(userId),
     async createTrustedDevice(record) {
       devices.set(record.id, copy(record));
     },

@@ -119,6 +119,7 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
     async consumeChallenge(id) {
       return (await store.em().nativeDelete(TwoFactorChallengeEntity, { id })) > 0;
     },
+    deleteUserChallenges: (userId) => store.em().nativeDelete(TwoFactorChallengeEntity, { userId }),
     async createTrustedDevice(record) {
       await store.em().insert(TrustedDeviceEntity, record);
     },

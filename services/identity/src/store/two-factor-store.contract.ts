@@ -127,6 +127,19 @@ export function twoFactorStoreContract(backend: string, open: () => Promise<Iden
       expect(await store.countChallengeAttempt(challenge.id, 3)).toBe(false);
     });
 
+    it("deletes every challenge of one user, and only that user's", async () => {
+      const userId = await aUserId();
+      const other = await aUserId();
+      const mine = [aChallenge(userId), aChallenge(userId, { expiresAt: later(-1) })];
+      const theirs = aChallenge(other);
+      for (const challenge of [...mine, theirs]) await store.createChallenge(challenge);
+      expect(await store.deleteUserChallenges(userId)).toBe(2);
+      for (const challenge of mine) expect(await store.findChallenge(challenge.id)).toBeNull();
+      expect(await store.countChallengeAttempt(mine[0]!.id, 5)).toBe(false);
+      expect(await store.findChallenge(theirs.id)).toEqual(theirs);
+      expect(await store.deleteUserChallenges(userId)).toBe(0);
+    });
+
     it("trusted devices: found by token hash, renewed, listed live and newest use first, deleted only by their user", async () => {
       const userId = await aUserId();
       const other = await aUserId();

@@ -88,6 +88,8 @@ export interface TwoFactorStore {
   setChallengeOtp(id: string, otpHash: string, otpExpiresAt: Date): Promise<void>;
   /** Deletes a challenge: true only for the one caller that deleted it (single use under races). */
   consumeChallenge(id: string): Promise<boolean>;
+  /** Deletes every challenge of the user (the password that opened them changed); returns how many. */
+  deleteUserChallenges(userId: string): Promise<number>;
   createTrustedDevice(record: TrustedDeviceRecord): Promise<void>;
   /** The device whose token hashes to this, or null. */
   findTrustedDevice(tokenHash: string): Promise<TrustedDeviceRecord | null>;
