@@ -15,6 +15,7 @@ import { noStore } from "./http/no-store.js";
 import { observeRequests } from "./http/observe.js";
 import { rateLimit } from "./http/rate-limit.js";
 import { securityEventReporter, type SecurityEventReporter } from "./http/security-events.js";
+import { securityHeaders } from "./http/security-headers.js";
 import { sessionResolver } from "./http/session.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(observeRequests);
   api.use(requestId);
   api.use(noStore);
+  api.use(securityHeaders(config.baseUrl));
   api.use(requestFacts({ ...config, clientIp: clientIpPolicy(config.trustedProxies, config.clientIpHeaders) }));
   api.use(cors);
   api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));

@@ -4,6 +4,7 @@
  * AUTH_GATEWAY_URL (default http://127.0.0.1:3000), WEB_ROOT (default web/ beside this file), METRICS_PORT
  * (Prometheus /metrics on its own port, bound on WEB_HOST; unset: none), and the app's run-time settings
  * AUTH_BASE_PATH (default /api/auth) and WEB_ANALYTICS_PATH (unset: no analytics script; runtime-config.ts).
+ * AUTH_APP_URL (else AUTH_BASE_URL, the API on the app's host), the ConfigMap's public URLs: https turns HSTS on.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +22,7 @@ const gatewayUrl = process.env.AUTH_GATEWAY_URL ?? "http://127.0.0.1:3000";
 const root = process.env.WEB_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), "web");
 const metricsPort = portOrUnset("METRICS_PORT", process.env.METRICS_PORT);
 const config = runtimeConfigFromEnv(process.env);
+const https = (process.env.AUTH_APP_URL || process.env.AUTH_BASE_URL || "").startsWith("https:");
 
 /** A port from the environment: unset or empty is undefined; anything but 0..65535 stops the process. */
 function portOrUnset(name: string, value: string | undefined): number | undefined {
@@ -32,7 +34,7 @@ function portOrUnset(name: string, value: string | undefined): number | undefine
 
 const log = createLogger("web");
 
-const server = createWebServer({ root, gatewayUrl, config });
+const server = createWebServer({ root, gatewayUrl, config, https });
 server.listen(port, host, () => log.info("listening", { port, host, root, gateway: gatewayUrl, basePath: config.basePath, analyticsPath: config.analyticsPath ?? null }));
 const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort, host);
 if (metrics) log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });

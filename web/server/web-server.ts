@@ -22,6 +22,8 @@ export interface WebServerOptions {
   gatewayUrl: string;
   /** The API's base path and the analytics script (default: /api/auth, none). */
   config?: RuntimeConfig;
+  /** The app's public URL is https: every page and file tells the browser to keep to https (HSTS). */
+  https?: boolean;
 }
 
 /** The `route` label of the HTTP metrics: which kind of answer a request got. */
@@ -75,6 +77,12 @@ const SECURITY_HEADERS: Record<string, string> = {
   "X-Frame-Options": "DENY",
 };
 
+/**
+ * HSTS when the app is public over https: one year, for this host only (subdomains are not the platform's).
+ * The gateway sends the same on its answers (gateway/src/http/security-headers.ts).
+ */
+const HTTPS_ONLY = { "Strict-Transport-Security": "max-age=31536000" };
+
 /** Hop-by-hop headers are not forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
 
@@ -123,11 +131,11 @@ async function fileFor(root: string, pathname: string): Promise<{ path: string; 
   }
 }
 
-function sendFile(req: IncomingMessage, res: ServerResponse, file: { path: string; stats: Stats }, status = 200): void {
+function sendFile(req: IncomingMessage, res: ServerResponse, security: Record<string, string>, file: { path: string; stats: Stats }, status = 200): void {
   // Hashed assets never change; index.html must be re-read so a new release is picked up.
   const immutable = file.path.includes(`${sep}assets${sep}`);
   res.writeHead(status, {
-    ...SECURITY_HEADERS,
+    ...security,
     "Content-Type": TYPES[extname(file.path)] ?? "application/octet-stream",
     "Content-Length": String(file.stats.size),
     "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
@@ -137,8 +145,8 @@ function sendFile(req: IncomingMessage, res: ServerResponse, file: { path: strin
 }
 
 /** index.html with the run-time settings written in; browsers must revalidate it, so a new release is picked up. */
-function sendIndex(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
-  res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": TYPES[".html"]!, "Content-Length": String(body.length), "Cache-Control": "no-cache" });
+function sendIndex(req: IncomingMessage, res: ServerResponse, security: Record<string, string>, body: Buffer): void {
+  res.writeHead(200, { ...security, "Content-Type": TYPES[".html"]!, "Content-Length": String(body.length), "Cache-Control": "no-cache" });
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
@@ -146,6 +154,7 @@ export function createWebServer(options: WebServerOptions): Server {
   const root = normalize(options.root);
   const gateway = new URL(options.gatewayUrl);
   const config = options.config ?? DEFAULT_RUNTIME_CONFIG;
+  const security = options.https ? { ...SECURITY_HEADERS, ...HTTPS_ONLY } : SECURITY_HEADERS;
   const indexPath = join(root, "index.html");
   // The page with the settings written in, read again only when the file changes (a build in place).
   let page: { mtimeMs: number; size: number; body: Buffer } | undefined;
@@ -174,11 +183,11 @@ export function createWebServer(options: WebServerOptions): Server {
     const file = await fileFor(root, url.pathname);
     if (file && file.path !== indexPath) {
       routed(WEB_ROUTES.static);
-      return sendFile(req, res, file);
+      return sendFile(req, res, security, file);
     }
     // A path with a file extension is a missing file; anything else is one of the app's routes.
     if (!file && extname(url.pathname)) {
-      res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain" });
+      res.writeHead(404, { ...security, "content-type": "text/plain" });
       return void res.end("Not found");
     }
     routed(WEB_ROUTES.index);
@@ -187,6 +196,6 @@ export function createWebServer(options: WebServerOptions): Server {
       res.writeHead(500, { "content-type": "text/plain" });
       return void res.end("The web app is not built: run `npm run build`.");
     }
-    sendIndex(req, res, await indexPage(index));
+    sendIndex(req, res, security, await indexPage(index));
   });
 }

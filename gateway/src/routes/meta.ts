@@ -1,5 +1,6 @@
 /** GET /ok (liveness for probes) and GET /error (the page redirects land on). */
 import { Router } from "express";
+import { API_CONTENT_SECURITY_POLICY } from "../http/security-headers.js";
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -26,7 +27,7 @@ export function metaRoutes(appUrl: string | undefined): Router {
   });
   router.get("/error", (req, res) => {
     const code = typeof req.query.error === "string" && req.query.error ? req.query.error : "unknown_error";
-    res.type("html").setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    res.type("html").setHeader("Content-Security-Policy", `${API_CONTENT_SECURITY_POLICY}; style-src 'unsafe-inline'`);
     res.send(errorPage(code, appUrl ?? "/"));
   });
   return router;
