@@ -19,7 +19,7 @@ function answer(handler: ReturnType<typeof errorHandler>, error: unknown, option
     json: (body: unknown) => void (sent.body = body),
     setHeader: (name: string, value: string) => void (sent.headers = { ...sent.headers, [name]: value }),
   } as unknown as Response;
-  handler(error, { path: "/sign-in/email" } as Request, res, () => {});
+  handler(error, { path: "/sign-in/email", route: { path: "/sign-in/email" } } as unknown as Request, res, () => {});
   return sent;
 }
 

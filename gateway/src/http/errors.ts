@@ -7,6 +7,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import { describeError, type Logger } from "@auth-platform/runtime/log";
+import { routeOf } from "./observe.js";
 
 export function fromRequestParsing(error: { type?: string; status?: number; expose?: boolean }): AuthError | undefined {
   if (error.type === "entity.too.large") return new AuthError("REQUEST_BODY_TOO_LARGE");
@@ -59,16 +60,17 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
         // The client hung up before its answer and the calls made for it were cancelled with it: nothing
         // was unavailable, and nobody would read the 503.
         if (res.destroyed) return;
-        logUnavailable(req.path, known.cause);
+        // The route's template, not req.path: /reset-password/{token} would write a live reset token to the log.
+        logUnavailable(routeOf(req), known.cause);
       } else if (known.http >= 500) {
         // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
-        log.error("internal error", { path: req.path, code: known.code, error: known.cause ?? known.message });
+        log.error("internal error", { path: routeOf(req), code: known.code, error: known.cause ?? known.message });
       }
       if (known.retryAfterMs !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds(known.retryAfterMs)));
       res.status(known.http).json({ code: known.code, message: known.message });
       return;
     }
-    log.error("unexpected error", { path: req.path, error: describeError(error) });
+    log.error("unexpected error", { path: routeOf(req), error: describeError(error) });
     res.status(500).json({ code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
   };
 }

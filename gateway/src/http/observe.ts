@@ -17,7 +17,8 @@ declare module "express-serve-static-core" {
 
 export const UNMATCHED_ROUTE = "unmatched";
 
-const routeOf = (req: Request): string => {
+/** The matched route's template (/reset-password/:token), never the raw path, which may hold a mailed token. */
+export const routeOf = (req: Request): string => {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === "string" ? path : UNMATCHED_ROUTE;
 };

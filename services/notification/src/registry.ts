@@ -8,6 +8,7 @@ import { startRecipientSlotPurge } from "./domain/recipient-limit.js";
 import { openNotificationStore } from "./store/mikro-notification-store.js";
 import { createDevelopmentOutbox } from "./transport/development-outbox.js";
 import { checkSmtp, createSmtpTransport } from "./transport/smtp-transport.js";
+import { createUndeliverableTransport } from "./transport/undeliverable.js";
 
 export async function buildRegistry(config: NotificationConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
   const store = await openNotificationStore(config.databaseUrl);
@@ -15,10 +16,13 @@ export async function buildRegistry(config: NotificationConfig, log: Logger): Pr
   if (config.smtpUrl) {
     transport = createSmtpTransport({ url: config.smtpUrl, from: config.mailFrom });
     void checkSmtp(config.smtpUrl, log);
+  } else if (config.production) {
+    // Why: the development outbox keeps and logs live links; production must do neither.
+    transport = createUndeliverableTransport();
+    log.error("SMTP_URL is not set: no mail can be delivered; every message fails and is not kept");
   } else {
     transport = createDevelopmentOutbox(log);
-    const warn = config.production ? log.error : log.warn;
-    warn("SMTP_URL is not set: mail goes to the development outbox and is not delivered (links are logged)");
+    log.warn("SMTP_URL is not set: mail goes to the development outbox and is not delivered (links are logged)");
   }
   let worker: DeliveryWorker | undefined;
   const registry: Registry = { config, store, transport, log, now: () => new Date(), random: Math.random, wake: () => worker?.wake() };

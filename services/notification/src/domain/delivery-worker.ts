@@ -37,11 +37,11 @@ function describe(error: unknown): string {
 }
 
 /**
- * Once mail has left through SMTP its bodies are erased from the outbox: they may hold live reset links and
- * sign-in codes, which should not outlive their use in a database. The development outbox keeps them: its
- * mailbox page reads them.
+ * Once mail has left through SMTP (or failed for good) its bodies are erased from the outbox: they may hold
+ * live reset links and sign-in codes, which should not outlive their use in a database. Only the development
+ * outbox keeps them: its mailbox page reads them.
  */
-const eraseOption = (deps: Pick<Deps, "transport">) => ({ eraseContent: deps.transport.kind === "smtp" });
+const eraseOption = (deps: Pick<Deps, "transport">) => ({ eraseContent: deps.transport.kind !== "development-outbox" });
 
 /** Records a delivery, trying a few times: a lost write here would mean a second send after the lease. */
 async function recordDelivered(deps: Deps, message: OutboxRecord): Promise<void> {

@@ -15,8 +15,11 @@ export interface OutgoingMail {
 }
 
 export interface MailTransport {
-  /** "development-outbox": nothing leaves the process; messages are read back through ListOutbox. */
-  readonly kind: "smtp" | "development-outbox";
+  /**
+   * "development-outbox": nothing leaves the process; messages are read back through ListOutbox.
+   * "none": production without SMTP_URL; every send fails for good (transport/undeliverable.ts).
+   */
+  readonly kind: "smtp" | "development-outbox" | "none";
   /** Sends one message; throws on failure (a DeliveryFailure says whether retrying can help). */
   send(mail: OutgoingMail): Promise<void>;
   close(): Promise<void>;

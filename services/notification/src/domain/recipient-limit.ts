@@ -8,9 +8,20 @@ import type { Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "config" | "store" | "now">;
 
-/** A stable, non-reversible-at-a-glance name for an address (already trimmed and lower-cased). */
+/**
+ * The mailbox an address reaches: a subaddress (local+tag@domain, RFC 5233) lands in local@domain at most
+ * providers, so counting each tag apart would let one inbox be flooded through as many tags as wanted. Two
+ * mailboxes that differ only by a tag on a server without subaddressing share a limit, which costs nothing.
+ */
+export function mailboxOf(recipient: string): string {
+  const at = recipient.lastIndexOf("@");
+  const plus = recipient.indexOf("+");
+  return plus > 0 && plus < at ? recipient.slice(0, plus) + recipient.slice(at) : recipient;
+}
+
+/** A stable, non-reversible-at-a-glance name for an address's mailbox (the address already trimmed and lower-cased). */
 export function recipientKey(recipient: string): string {
-  return createHash("sha256").update(recipient).digest("hex");
+  return createHash("sha256").update(mailboxOf(recipient)).digest("hex");
 }
 
 /** True when the recipient may get one more message now (and counts it); false when over the limit. */

@@ -39,8 +39,21 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-export function renderTemplate(name: TemplateName, vars: Variables, context: MailContext): RenderedMail {
+/**
+ * Line breaks and other control characters, as one run. A name or organization name is user input; with its
+ * line breaks kept, it could lay out paragraphs of its own in the text body (a forged "Reset password:
+ * https://evil.example" line above the real one), as HTML escaping alone does not prevent there.
+ */
+const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/** Every variable as one line of text. */
+function oneLine(vars: Variables): Variables {
+  return Object.fromEntries(Object.entries(vars).map(([key, value]) => [key, value?.replace(CONTROL_RUN, " ")]));
+}
+
+export function renderTemplate(name: TemplateName, rawVars: Variables, context: MailContext): RenderedMail {
   const template = TEMPLATES[name];
+  const vars = oneLine(rawVars);
   for (const key of template.required) {
     if (!vars[key]?.trim()) throw new TemplateError(`variables.${key} is required for ${name}`);
   }
