@@ -1002,6 +1002,24 @@ describe("client IP settings", () => {
     expect(env.AUTH_TRUSTED_PROXIES).toBe("10.42.0.0/16,fd00::/8");
     expect(env.AUTH_CLIENT_IP_HEADERS).toBe("cf-connecting-ip,x-real-ip");
   });
+
+  // Regression: a LoadBalancer or NodePort Service with kube-proxy's default policy (Cluster) hands the
+  // gateway (or the web app, which appends its peer) a node's private address as the peer. That address
+  // is a trusted proxy by default, so each client's own X-Forwarded-For chose its rate-limit key: unlimited
+  // sign-in attempts, and any victim's address could be locked out.
+  it("keeps the client's address as the source of an outside gateway or web Service", () => {
+    for (const type of ["LoadBalancer", "NodePort"]) {
+      const objects = render({ gateway: { service: { type } }, web: { service: { type } } });
+      expectSchemaValid(objects);
+      for (const component of ["gateway", "web"] as const) {
+        expect(one(objects, "Service", component).spec).toMatchObject({ type, externalTrafficPolicy: "Local" });
+      }
+    }
+    const chosen = render({ gateway: { service: { type: "LoadBalancer", externalTrafficPolicy: "Cluster" } } });
+    expect(one(chosen, "Service", "gateway").spec.externalTrafficPolicy).toBe("Cluster");
+    // A ClusterIP Service takes no such field.
+    expect(one(render(), "Service", "gateway").spec).not.toHaveProperty("externalTrafficPolicy");
+  });
 });
 
 describe("invalid values", () => {
@@ -1015,6 +1033,7 @@ describe("invalid values", () => {
     ["a base URL that is not http(s)", { config: { baseUrl: "auth.example.com" } }, /config\.baseUrl/],
     ["the root as base path beside the web app", { config: { basePath: "/" } }, /config\.basePath must not be \/ while web\.enabled/],
     ["a headless Service of type LoadBalancer", { identity: { service: { type: "LoadBalancer" } } }, /identity\.service\.headless needs service\.type ClusterIP/],
+    ["an unknown traffic policy", { gateway: { service: { type: "LoadBalancer", externalTrafficPolicy: "Nearest" } } }, /externalTrafficPolicy/],
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],

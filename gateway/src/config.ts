@@ -7,13 +7,20 @@ import { DEFAULT_TRUSTED_PROXIES, trustedProxyList } from "./http/client-ip.js";
 const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number().int().positive() });
 export type RateLimitRule = z.output<typeof ruleSchema>;
 
-/** SPEC.md §9: 3 per 10 s on the credential paths; the same on /two-factor/* (codes are guessable). */
+/**
+ * SPEC.md §9: 3 per 10 s on the credential paths; the same on /two-factor/* (codes are guessable) and on
+ * password reset (each request mails whatever address it names; the default rule let one client send 100
+ * reset mails, to 100 addresses, every 10 s).
+ */
 const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/sign-in": { window: 10, max: 3 },
   "/sign-up": { window: 10, max: 3 },
   "/change-password": { window: 10, max: 3 },
   "/change-email": { window: 10, max: 3 },
   "/two-factor": { window: 10, max: 3 },
+  "/forget-password": { window: 10, max: 3 },
+  "/request-password-reset": { window: 10, max: 3 },
+  "/reset-password": { window: 10, max: 3 },
 };
 
 const schema = z.object({

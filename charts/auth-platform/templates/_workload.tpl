@@ -325,6 +325,12 @@ metadata:
   {{- end }}
 spec:
   type: {{ $values.service.type }}
+  {{- if and (has .component (list "gateway" "web")) (ne $values.service.type "ClusterIP") }}
+  # With Cluster, kube-proxy rewrites the source of outside traffic to a node's private address, which the
+  # gateway trusts as a proxy by default: it would then take the client's own X-Forwarded-For as its
+  # rate-limit key. Local keeps the client's address as the source.
+  externalTrafficPolicy: {{ $values.service.externalTrafficPolicy }}
+  {{- end }}
   {{- if and (not (has .component (list "gateway" "web"))) $values.service.headless }}
   {{- if ne $values.service.type "ClusterIP" }}
   {{- fail (printf "%s.service.headless needs service.type ClusterIP (it is %s): set headless to false for a %s Service" .component $values.service.type $values.service.type) }}
