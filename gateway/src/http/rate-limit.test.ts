@@ -98,6 +98,23 @@ describe("ruleFor", () => {
   });
 });
 
+describe("rateLimit counter keys", () => {
+  it("name the path by its hash, so a token in a path (the reset landing) is never kept in the counters", async () => {
+    const keys: string[] = [];
+    const store = createMemoryKeyValue(fakeClock().now);
+    const recording: KeyValue = { ...store, hit: (key, windowMs) => (keys.push(key), store.hit(key, windowMs)) };
+    const send = limiter(recording);
+    const token = "ResetTokenThatMustNotBeKept1234";
+    expect(await send(`/reset-password/${token}`)).toEqual({ allowed: true });
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(/^rate:203\.0\.113\.1\|/);
+    expect(keys[0]!.toLowerCase()).not.toContain(token.toLowerCase());
+    // The same path, spelled as routing sees it, shares the counter.
+    await send(`/RESET-PASSWORD/${token}/`);
+    expect(keys[1]).toBe(keys[0]);
+  });
+});
+
 describe("rateLimit with the memory store and a fake clock", () => {
   it("allows max requests per window, then answers TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER with X-Retry-After in whole seconds", async () => {
     const clock = fakeClock();

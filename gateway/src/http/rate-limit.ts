@@ -4,6 +4,7 @@
  * gateway replicas share one exact count). If Redis is down the limiter fails open and logs: an outage of
  * the counter store must not take sign-in down; the services' own checks still apply.
  */
+import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
@@ -23,6 +24,14 @@ export interface RateLimitOptions {
  */
 function routedPath(path: string): string {
   return path.toLowerCase().replace(/\/+$/, "") || "/";
+}
+
+/**
+ * The counter's key. The path is named by its hash: a path can hold a secret (the reset landing
+ * /reset-password/<token>), and the counters (Redis) are no place to keep one, even for a window.
+ */
+export function counterKey(client: string, path: string): string {
+  return `rate:${client}|${createHash("sha256").update(path).digest("base64url")}`;
 }
 
 export function ruleFor(path: string, options: RateLimitOptions): RateLimitRule {
@@ -49,7 +58,7 @@ export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: 
     const rule = ruleFor(path, options);
     let hit: { count: number; resetMs: number };
     try {
-      hit = await counters.hit(`rate:${client}|${path}`, rule.window * 1000);
+      hit = await counters.hit(counterKey(client, path), rule.window * 1000);
     } catch (error) {
       log.warn("rate limit store unavailable; request allowed", { error });
       return next();
