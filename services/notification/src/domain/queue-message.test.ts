@@ -73,6 +73,15 @@ describe("queueMessage", () => {
     expect((await queueMessage(deps, { to: "ada@example.com", template: "password-reset", variables: { url } })).created).toBe(true);
   });
 
+  it("keeps a separate allowance for sign-in codes: a stranger's reset requests cannot keep the user's codes from arriving", async () => {
+    const { deps } = setup();
+    for (let i = 0; i < 5; i++) expect((await queueMessage(deps, { to: "ada@example.com", template: "password-reset", variables: { url } })).created).toBe(true);
+    expect((await queueMessage(deps, { to: "ada@example.com", template: "email-verification", variables: { url } })).suppressed).toBe(true);
+    // The sign-in code still goes out, and has a limit of its own.
+    for (let i = 0; i < 5; i++) expect((await queueMessage(deps, { to: "ada@example.com", template: "sign-in-code", variables: { code: "123456" } })).created).toBe(true);
+    expect((await queueMessage(deps, { to: "ada@example.com", template: "sign-in-code", variables: { code: "123456" } })).suppressed).toBe(true);
+  });
+
   it("takes its limit and window from the configuration; 0 turns the limit off", async () => {
     const strict = setup({ NOTIFICATION_RECIPIENT_LIMIT: "1", NOTIFICATION_RECIPIENT_WINDOW: "60" });
     expect((await queueMessage(strict.deps, { to: "ada@example.com", template: "password-reset", variables: { url } })).created).toBe(true);

@@ -36,9 +36,9 @@ export async function queueMessage(deps: Deps, input: QueueMessageInput): Promis
     if (existing) return { id: existing.id, created: false };
   }
   const recipient = input.to.trim().toLowerCase();
-  if (!(await takeRecipientAllowance(deps, recipient))) {
+  if (!(await takeRecipientAllowance(deps, recipient, input.template))) {
     const { limit, windowSeconds } = deps.config.recipientLimit;
-    deps.log.warn("mail suppressed: recipient over its limit", { template: input.template, recipientKey: recipientKey(recipient).slice(0, 16), limit, windowSeconds });
+    deps.log.warn("mail suppressed: recipient over its limit", { template: input.template, recipientKey: recipientKey(recipient, input.template).slice(0, 16), limit, windowSeconds });
     return { id: "", created: false, suppressed: true };
   }
   const now = deps.now();
