@@ -15,13 +15,13 @@ const GATEWAY = ["gateway"] as const;
 
 /** Who may call what (docs/internal-api.md). */
 export const ORGANIZATION_ACCESS: AccessTable = {
-  // Without a caller, user_id names the creator: server-side creation by our users' services and the admin area.
-  CreateOrganization: ["gateway", "internal-client", "admin"],
+  // Without a caller, user_id names the creator: server-side creation by our users' services.
+  CreateOrganization: ["gateway", "internal-client"],
   UpdateOrganization: GATEWAY,
   DeleteOrganization: GATEWAY,
   GetFullOrganization: GATEWAY,
   SetActiveOrganization: GATEWAY,
-  ListOrganizations: ["gateway", "internal-client", "admin"],
+  ListOrganizations: ["gateway", "internal-client"],
   ListMembers: GATEWAY,
   GetActiveMember: GATEWAY,
   InviteMember: GATEWAY,
@@ -36,10 +36,10 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   LeaveOrganization: GATEWAY,
   CheckSlug: GATEWAY,
   HasPermission: GATEWAY,
-  // "Is user U a member of O, with which role": our users' own services and the admin area.
-  GetMembership: ["internal-client", "admin"],
-  // Deleting a user (identity, or the admin area's remove-user through identity) removes their memberships.
-  RemoveUserMemberships: ["identity", "admin"],
+  // "Is user U a member of O, with which role": our users' own services.
+  GetMembership: ["internal-client"],
+  // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
+  RemoveUserMemberships: ["identity"],
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
