@@ -4,7 +4,8 @@
  * append-only file so that, killed and restarted, it comes back holding the cache entries of sessions revoked
  * while it was down: the case where a stale entry could bring a revoked session back. The session replicas
  * reach Redis through a relay the test can cut, so a test can hold the replicas' flush of pending tombstones
- * back and read the cache exactly as a gateway does in the window before it.
+ * back and read the cache exactly as a gateway does in the window before it. A change of a user (update-user,
+ * set-role) made while Redis is down must be served once it is back, not the entry from before it.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
@@ -18,7 +19,7 @@ import { dropDatabases, TEST_DATABASE_URL, type TestDatabase } from "../../testi
 import { dumpTable } from "../../testing/dumps.js";
 import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { freePorts, platformEnv, workloadEnv, type RunningGateway, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
+import { freePorts, platformEnv, workloadEnv, type RunningGateway, type RunningIdentity, startAdmin, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
 import { REDIS_SERVER_INSTALLED, type Relay, startRedisServer, startRelay, type TestRedisServer } from "../../testing/redis-server.js";
 
 const PREFIX = "outage:";
@@ -34,6 +35,7 @@ let lookup: (token: string) => string;
 const services: RunningService[] = [];
 const gateways: RunningGateway[] = [];
 let sessionA: RunningService;
+let identity: RunningIdentity;
 let sessionEnvA: Record<string, string>;
 let baseA: string;
 let baseB: string;
@@ -47,6 +49,16 @@ async function browser(base: string, email?: string): Promise<{ client: TestClie
     : await client.post("/sign-up/email", { name: "Out", email: (email = uniqueEmail("outage")), password: PASSWORD });
   expect(res.status).toBe(200);
   return { client, token: res.body.token, email: email! };
+}
+
+/** A user given the admin role in identity's store (as the bootstrap command does), signed in afresh on gateway A. */
+async function anAdmin(): Promise<{ client: TestClient; token: string; id: string }> {
+  const { client, email } = await browser(baseA);
+  const id = (await client.get("/get-session")).body.user.id;
+  await identity.deps.store.updateUser(id, { role: "admin" });
+  const admin = await browser(baseA, email);
+  expect((await admin.client.get("/get-session")).body.user.role).toBe("admin");
+  return { client: admin.client, token: admin.token, id };
 }
 
 /** The same cookie presented to the other gateway. */
@@ -89,11 +101,12 @@ async function outage(during: () => Promise<void>): Promise<void> {
   await eventually(async () => expect(await raw.ping()).toBe("PONG"));
 }
 
-/** The replicas reach Redis again: pending tombstones are written and the lease is held again. */
+/** The replicas reach Redis again: pending tombstones are written, pending forgets done, and the lease is held again. */
 async function recover(): Promise<void> {
   relay.restore();
   await eventually(async () => {
     expect(await dumpTable(env.SESSION_DATABASE_URL!, "session_pending_revocation")).toEqual([]);
+    expect(await dumpTable(env.SESSION_DATABASE_URL!, "session_pending_forget")).toEqual([]);
     expect(await raw.get(`${PREFIX}cache-lease`)).not.toBeNull();
   });
 }
@@ -116,7 +129,9 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
     services.push(await startSession(sessionEnvB));
     // After the session services: identity's start-up backfill calls its session service at once, and a
     // refused connection would leave identity's channel backing off into the first sign-up.
-    services.push(await startIdentity(env));
+    identity = await startIdentity(env);
+    services.push(identity);
+    services.push(await startAdmin(env));
     gateways.push(await startGateway(env));
     gateways.push(await startGateway({ ...env, PORT: String(gatewayPortB), SESSION_SERVICE_URL: `127.0.0.1:${sessionPortB}` }));
     baseA = `${gateways[0]!.origin}/api/auth`;
@@ -262,6 +277,41 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
     await recover();
     expect(await tombstone(phone.token)).not.toBeNull();
     expect((await stolen.get("/get-session")).body).toBeNull();
+  });
+
+  it("update-user and set-role during the outage answer 200, and once Redis is back with its old entries every gateway serves the change", async () => {
+    const user = await browser(baseA);
+    const boss = await anAdmin();
+    const deputy = await anAdmin();
+    const userId = (await user.client.get("/get-session")).body.user.id;
+    // Every gateway and replica has read each session: Redis holds an entry of each, with the old values.
+    expect(await everywhere(user.client, user.token)).toEqual([userId, userId, userId, userId]);
+    expect(await everywhere(deputy.client, deputy.token)).toEqual([deputy.id, deputy.id, deputy.id, deputy.id]);
+    for (const base of [baseA, baseB]) expect((await onGateway(base, deputy.client).get("/admin/list-users")).status).toBe(200);
+
+    await outage(async () => {
+      const renamed = await user.client.post("/update-user", { name: "Renamed" });
+      expect(renamed.status).toBe(200);
+      const demoted = await boss.client.post("/admin/set-role", { userId: deputy.id, role: "user" });
+      expect(demoted.status).toBe(200);
+      expect(demoted.body.user.role).toBe("user");
+    });
+    // Redis is back with the entries from before the changes: the lapsed lease keeps them from being served.
+    expect(await cacheEntry(user.token)).toContain('"name":"Out"');
+    expect(await cacheEntry(deputy.token)).toContain('"role":"admin"');
+    for (const base of [baseA, baseB]) expect((await onGateway(base, user.client).get("/get-session")).body.user.name).toBe("Renamed");
+
+    await recover();
+    for (const base of [baseA, baseB]) {
+      expect((await onGateway(base, user.client).get("/get-session")).body.user.name).toBe("Renamed");
+      expect((await onGateway(base, deputy.client).get("/get-session")).body.user.role).toBe("user");
+      const refused = await onGateway(base, deputy.client).get("/admin/list-users");
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe("ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT");
+    }
+    // Served from the cache again (filled afresh), still the new values.
+    for (const base of [baseA, baseB]) expect((await onGateway(base, user.client).get("/get-session")).body.user.name).toBe("Renamed");
+    expect(await cacheEntry(user.token)).toContain('"name":"Renamed"');
   });
 
   it("change-password whose revocation fails changes nothing: the old password still works, the new one does not; sign-out still clears the cookie", async () => {

@@ -43,6 +43,23 @@ describe("active organization", () => {
     expect(await activeOf(deps, session.token)).toBe("org-after");
   });
 
+  it("a set during a Redis outage succeeds after waiting out the lease; the old value is not served when Redis returns", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    await setActiveOrganization(deps, session.token, "org-left");
+    expect(await activeOf(deps, session.token)).toBe("org-left");
+    deps.cache.down = true;
+    const start = deps.clock.now();
+    await clearActiveOrganization(deps, "org-left");
+    expect(deps.clock.now() - start).toBeGreaterThanOrEqual(deps.config.cacheLeaseMs);
+    await setActiveOrganization(deps, session.token, null);
+    expect(await deps.store.listPendingForgets(10)).toHaveLength(1);
+    deps.cache.down = false;
+    expect(await activeOf(deps, session.token)).toBeNull();
+    expect(await deps.lease.tick()).toBe(true);
+    expect(await activeOf(deps, session.token)).toBeNull();
+  });
+
   it("refuses a session that does not exist", async () => {
     const deps = testRegistry();
     await expect(setActiveOrganization(deps, "x".repeat(32), "org-1")).rejects.toThrow(new AuthError("SESSION_NOT_FOUND"));

@@ -1,22 +1,23 @@
 /**
  * The active organization of sessions (SPEC.md §4). The store is changed first, then the cached copies are
- * dropped, so the next read (gateway or service) loads the new value; both happen before the call answers.
+ * dropped, so the next read (gateway or service) loads the new value; both happen before the call answers
+ * (during a Redis outage the drop is recorded as pending and the lease waited out: sessions.ts).
  * Only the organization service calls these: it has checked membership.
  */
 import { AuthError } from "@auth-platform/proto/errors";
-import { forgetCachedSession } from "@auth-platform/runtime/session-cache";
 import type { Registry } from "./ports.js";
+import { dropCachedCopies } from "./sessions.js";
 
-type Deps = Pick<Registry, "store" | "cache" | "tokens">;
+type Deps = Pick<Registry, "store" | "cache" | "tokens" | "lease" | "log">;
 
 /** Sets (or with null clears) the active organization of the session with this token. */
 export async function setActiveOrganization(deps: Deps, token: string, organizationId: string | null): Promise<void> {
   if (!(await deps.store.setActiveOrganization(token, organizationId))) throw new AuthError("SESSION_NOT_FOUND");
-  await forgetCachedSession(deps.cache, deps.tokens.lookup(token));
+  await dropCachedCopies(deps, [token]);
 }
 
 /** Clears an organization as the active one of every session (of one user when userId is given). */
 export async function clearActiveOrganization(deps: Deps, organizationId: string, userId?: string): Promise<void> {
   const tokens = await deps.store.clearActiveOrganization(organizationId, userId);
-  await Promise.all(tokens.map((token) => forgetCachedSession(deps.cache, deps.tokens.lookup(token))));
+  await dropCachedCopies(deps, tokens);
 }

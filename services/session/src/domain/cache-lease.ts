@@ -1,17 +1,20 @@
 /**
  * The cache lease (docs/decisions.md, "Sessions and the cache"). Readers trust a cache entry only while the
  * lease key is in Redis. Each session replica, every third of the lease time:
- *   1. notes the time, then asks the store for pending revocations (their tombstones not yet written);
- *   2. if there are some, writes those tombstones (and drops the entries), clears them, and goes back to 1;
+ *   1. notes the time, then asks the store for pending revocations (their tombstones not yet written) and
+ *      pending forgets (entries of changed sessions or users not yet dropped);
+ *   2. if there are some, writes those tombstones (and drops the entries), drops the forgotten entries,
+ *      clears both, and goes back to 1;
  *   3. once none is pending, sets the lease to end leaseMs after the time noted in 1.
- * A replica that records a pending revocation waits out leaseMs (plus a margin) before it answers: every
- * lease set on a check made before that record has lapsed by then, and every later check sees the record,
- * so from then on no cached copy of the revoked session is trusted, on any gateway or replica, until its
- * tombstone is written.
+ * A replica that records a pending revocation or forget waits out leaseMs (plus a margin) before it answers:
+ * every lease set on a check made before that record has lapsed by then, and every later check sees the
+ * record, so from then on no cached copy of the revoked (or changed) session is trusted, on any gateway or
+ * replica, until its tombstone is written (or its entry dropped). A forget never removes a tombstone, so a
+ * session with both pending ends revoked, whatever the order.
  */
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
-import { holdCacheLease, revokeCachedSession } from "@auth-platform/runtime/session-cache";
+import { forgetCachedSession, holdCacheLease, revokeCachedSession } from "@auth-platform/runtime/session-cache";
 import type { SessionStore } from "../store/session-store.js";
 
 /** Covers the time a SET can take to reach Redis and the clock difference between hosts. */
@@ -22,7 +25,7 @@ const MAX_FLUSH_ROUNDS = 20;
 export interface CacheLease {
   /** Resolves once no lease granted before this call can still be trusted. */
   waitOut(): Promise<void>;
-  /** One round: flush pending revocations, then renew the lease if none is left. True when the lease is held. */
+  /** One round: flush pending revocations and forgets, then renew the lease if none is left. True when the lease is held. */
   tick(): Promise<boolean>;
   stop(): void;
 }
@@ -51,16 +54,24 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
       for (let round = 0; round < MAX_FLUSH_ROUNDS; round++) {
         const checkedAt = now();
         const pending = await deps.store.listPending(FLUSH_BATCH);
-        if (!pending.length) {
+        const forgets = await deps.store.listPendingForgets(FLUSH_BATCH);
+        if (!pending.length && !forgets.length) {
           const at = now();
           await holdCacheLease(deps.cache, checkedAt + deps.leaseMs - at, at);
           if (failing) deps.log.info("session cache lease held again");
           failing = false;
           return true;
         }
-        await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt, now())));
-        await deps.store.clearPending(pending.map((p) => p.lookup));
-        deps.log.info("pending session revocations written to the cache", { count: pending.length });
+        if (pending.length) {
+          await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt, now())));
+          await deps.store.clearPending(pending.map((p) => p.lookup));
+          deps.log.info("pending session revocations written to the cache", { count: pending.length });
+        }
+        if (forgets.length) {
+          await Promise.all(forgets.map((f) => forgetCachedSession(deps.cache, f.lookup)));
+          await deps.store.clearPendingForgets(forgets);
+          deps.log.info("pending session forgets written to the cache", { count: forgets.length });
+        }
       }
       return false;
     } catch (error) {

@@ -12,7 +12,7 @@ export interface Registry {
   cache: KeyValue;
   /** Keyed hash (cache and store lookups) and sealing of tokens, from AUTH_SECRET. */
   tokens: TokenVault;
-  /** The cache lease this replica keeps; a revocation Redis could not take waits it out. */
+  /** The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. */
   lease: Pick<CacheLease, "waitOut">;
   now: () => Date;
   log: Logger;

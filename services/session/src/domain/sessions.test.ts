@@ -108,6 +108,53 @@ describe("get-session", () => {
   });
 });
 
+describe("changes during a Redis outage (the forget is recorded as pending)", () => {
+  it("forgetUser succeeds after waiting out the lease; the old copy Redis comes back with is never served", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const user = (await getSession(deps, session.token, false))!.cached.user;
+    expect(user.role).toBe("user");
+    await forgetUser(deps, session.userId, { ...user, role: "admin", updatedAt: new Date(deps.clock.now()).toISOString() });
+    expect((await getSession(deps, session.token, false))?.cached.user.role).toBe("admin");
+
+    deps.cache.down = true;
+    deps.clock.advance(1_000);
+    const start = deps.clock.now();
+    await forgetUser(deps, session.userId, { ...user, role: "user", name: "Ada King", updatedAt: new Date(deps.clock.now()).toISOString() });
+    expect(deps.clock.now() - start).toBeGreaterThanOrEqual(deps.config.cacheLeaseMs);
+    expect(await deps.store.listPendingForgets(10)).toHaveLength(1);
+    expect((await getSession(deps, session.token, false))?.cached.user).toMatchObject({ role: "user", name: "Ada King" });
+
+    // Redis is back with the entry from before the change: with the lease lapsed it is not trusted.
+    deps.cache.down = false;
+    expect(await deps.cache.get(`session:${vault.lookup(session.token)}`)).not.toBeNull();
+    expect((await getSession(deps, session.token, false))?.cached.user).toMatchObject({ role: "user", name: "Ada King" });
+    // The next round drops the entry, clears the record and holds the lease; the cache then serves the change.
+    expect(await deps.lease.tick()).toBe(true);
+    expect(await deps.store.listPendingForgets(10)).toEqual([]);
+    expect((await getSession(deps, session.token, false))?.cached.user).toMatchObject({ role: "user", name: "Ada King" });
+    const counter = countStoreReads(deps);
+    expect((await getSession(deps, session.token, false))?.cached.user.role).toBe("user");
+    expect(counter.reads).toBe(0);
+  });
+
+  it("a session both revoked and forgotten during the outage ends revoked", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const user = (await getSession(deps, session.token, false))!.cached.user;
+    deps.cache.down = true;
+    await forgetUser(deps, session.userId, { ...user, name: "Ada King" });
+    await revokeSession(deps, session.token);
+    expect(await deps.store.listPendingForgets(10)).toHaveLength(1);
+    expect(await deps.store.listPending(10)).toHaveLength(1);
+    deps.cache.down = false;
+    expect(await deps.lease.tick()).toBe(true);
+    expect(await deps.cache.get(`revoked:${vault.lookup(session.token)}`)).toBe("1");
+    expect(await deps.cache.get(`session:${vault.lookup(session.token)}`)).toBeNull();
+    expect(await getSession(deps, session.token, false)).toBeNull();
+  });
+});
+
 describe("changes during a read (a fill never puts an older copy back)", () => {
   it("a cache miss that read the user before a role change does not cache the old role after it", async () => {
     const deps = testRegistry();

@@ -5,6 +5,9 @@
  * revocation recorded as pending in one transaction, and the call waits out the cache lease before it
  * answers (cache-lease.ts): from then on no cached copy is trusted until the tombstone is written, so a
  * revoke succeeds during an outage and no revoked session is served from the cache when Redis returns.
+ * A change (ForgetUser, the active organization) writes the store, then drops the cached copies; when Redis
+ * cannot take that, the forgets are recorded as pending and the call waits out the lease the same way, so
+ * the change succeeds and no copy from before it is served when Redis returns (a demoted admin stays demoted).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
@@ -195,7 +198,23 @@ export async function forgetUser(deps: Deps, userId: string, user?: CachedUser):
   if (user) await deps.store.putUser(user);
   else await deps.store.deleteUser(userId);
   const sessions = await deps.store.listByUser(userId);
-  await Promise.all(sessions.map((session) => forgetCachedSession(deps.cache, deps.tokens.lookup(session.token))));
+  await dropCachedCopies(deps, sessions.map((s) => s.token));
+}
+
+/**
+ * Drops the cached copies of these sessions after a change of them or their user. When Redis cannot take it,
+ * the forgets are recorded as pending and the call waits out the lease, as a revocation does: from then on no
+ * copy from before the change is trusted until a flush has dropped them (cache-lease.ts).
+ */
+export async function dropCachedCopies(deps: Pick<Deps, "store" | "cache" | "tokens" | "lease" | "log">, tokens: string[]): Promise<void> {
+  if (!tokens.length) return;
+  try {
+    await Promise.all(tokens.map((token) => forgetCachedSession(deps.cache, deps.tokens.lookup(token))));
+  } catch (error) {
+    deps.log.warn("session cache unavailable: forget recorded in the store until the cache is back", { error, count: tokens.length });
+    await deps.store.forgetPending(tokens);
+    await deps.lease.waitOut();
+  }
 }
 
 /** The users who have sessions but no kept copy (sessions from before copies were kept), a page at a time. */

@@ -42,6 +42,19 @@ export const PendingRevocationEntity = defineEntity({
 export type PendingRevocationRow = InstanceType<typeof PendingRevocationEntity.class>;
 
 /**
+ * A cache entry to drop (its session or user changed) that Redis could not take. While one exists no replica
+ * refreshes the cache lease, so no cached copy of the old values is trusted.
+ */
+export const PendingForgetEntity = defineEntity({
+  name: "PendingForget",
+  tableName: "session_pending_forget",
+  properties: {
+    tokenHash: p.string().primary(),
+    recordedAt: p.datetime(),
+  },
+});
+
+/**
  * The session service's copy of a user, served with their sessions on a cache miss, so the session service
  * never calls identity: identity pushes it with CreateSession and ForgetUser (the newest by updatedAt wins).
  * `snapshot` is the CachedUser as JSON; updated_at is the user's, for the newest-wins comparison.

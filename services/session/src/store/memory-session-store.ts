@@ -1,6 +1,6 @@
 /**
  * The session store in process memory: for unit tests of the domain, and the contract's reference backend.
- * Like the SQL store it keys sessions and pending revocations by the token's keyed hash.
+ * Like the SQL store it keys sessions, pending revocations and pending forgets by the token's keyed hash.
  */
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
@@ -10,6 +10,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
   const now = options.now ?? (() => new Date());
   const sessions = new Map<string, SessionRecord>();
   const pending = new Map<string, { expiresAt: Date; recordedAt: Date; order: number }>();
+  const forgets = new Map<string, { recordedAt: Date; order: number }>();
   const users = new Map<string, CachedUser>();
   let recorded = 0;
   const copy = (session: SessionRecord): SessionRecord => ({ ...session });
@@ -55,6 +56,21 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async clearPending(lookups) {
       for (const lookup of lookups) pending.delete(lookup);
     },
+    async forgetPending(tokens) {
+      const recordedAt = now();
+      for (const token of tokens) forgets.set(vault.lookup(token), { recordedAt, order: recorded++ });
+    },
+    async listPendingForgets(limit) {
+      return [...forgets.entries()]
+        .sort(([, a], [, b]) => a.recordedAt.getTime() - b.recordedAt.getTime() || a.order - b.order)
+        .slice(0, limit)
+        .map(([lookup, { recordedAt }]) => ({ lookup, recordedAt }));
+    },
+    async clearPendingForgets(listed) {
+      for (const { lookup, recordedAt } of listed) {
+        if (forgets.get(lookup)?.recordedAt.getTime() === recordedAt.getTime()) forgets.delete(lookup);
+      }
+    },
     async putUser(user) {
       const kept = users.get(user.id);
       if (!kept || Date.parse(kept.updatedAt) <= Date.parse(user.updatedAt)) users.set(user.id, structuredClone(user));
@@ -84,6 +100,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async close() {
       sessions.clear();
       pending.clear();
+      forgets.clear();
       users.clear();
     },
   };

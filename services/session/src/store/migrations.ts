@@ -89,11 +89,22 @@ class IndexActiveOrganization extends Migration {
   }
 }
 
+/** Cache entries still to drop after a change Redis could not take (entities.ts, PendingForgetEntity). */
+class CreatePendingForget extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_pending_forget" (
+      "token_hash" varchar(64) not null primary key,
+      "recorded_at" timestamptz not null
+    )`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
     { name: "0002-hash-session-tokens", class: hashSessionTokens(vault) },
     { name: "0003-session-user", class: CreateSessionUser },
     { name: "0005-session-active-organization", class: IndexActiveOrganization },
+    { name: "0006-session-pending-forget", class: CreatePendingForget },
   ];
 }

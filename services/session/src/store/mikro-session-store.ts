@@ -2,7 +2,7 @@
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import { openStore } from "@auth-platform/runtime/store";
-import { PendingRevocationEntity, SessionEntity, type SessionRow, SessionUserEntity } from "./entities.js";
+import { PendingForgetEntity, PendingRevocationEntity, SessionEntity, type SessionRow, SessionUserEntity } from "./entities.js";
 import { sessionMigrations } from "./migrations.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
@@ -23,7 +23,7 @@ function toRecord(row: SessionRow, token: string): SessionRecord {
 
 export async function openSessionStore(url: string, vault: TokenVault, options: { now?: () => Date } = {}): Promise<SessionStore> {
   const now = options.now ?? (() => new Date());
-  const store = await openStore({ url, entities: [SessionEntity, PendingRevocationEntity, SessionUserEntity], migrations: sessionMigrations(vault) });
+  const store = await openStore({ url, entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity], migrations: sessionMigrations(vault) });
   const hashes = (tokens: string[]) => tokens.map((token) => vault.lookup(token));
   /** The token of a row, or null when its sealed copy does not open (sealed under another AUTH_SECRET). */
   const opened = (row: SessionRow): string | null => {
@@ -73,6 +73,20 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
     },
     async clearPending(lookups) {
       if (lookups.length) await store.em().nativeDelete(PendingRevocationEntity, { tokenHash: { $in: lookups } });
+    },
+    async forgetPending(tokens) {
+      if (!tokens.length) return;
+      const recordedAt = now();
+      const rows = [...new Set(hashes(tokens))].map((tokenHash) => ({ tokenHash, recordedAt }));
+      await store.em().upsertMany(PendingForgetEntity, rows, { onConflictFields: ["tokenHash"], onConflictAction: "merge", onConflictMergeFields: ["recordedAt"] });
+    },
+    async listPendingForgets(limit) {
+      const rows = await store.em().find(PendingForgetEntity, {}, { orderBy: { recordedAt: "asc" }, limit });
+      return rows.map((row) => ({ lookup: row.tokenHash, recordedAt: row.recordedAt }));
+    },
+    async clearPendingForgets(forgets) {
+      // Each only as listed: one recorded again since (a later change) stays for the next flush.
+      if (forgets.length) await store.em().nativeDelete(PendingForgetEntity, { $or: forgets.map((f) => ({ tokenHash: f.lookup, recordedAt: f.recordedAt })) });
     },
     async putUser(user) {
       const row = { userId: user.id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };

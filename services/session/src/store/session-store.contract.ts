@@ -188,6 +188,41 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       await store.clearPending([pending[0]!.lookup]);
       expect(await store.listPending(1)).toEqual([]);
     });
+    it("forgetPending records each forget once, by lookup hash; clearPendingForgets clears exactly those listed", async () => {
+      const [a, b] = [await created(), await created()];
+      const gone = aSession();
+      expect(await store.listPendingForgets(1)).toEqual([]);
+      await store.forgetPending([a.token, b.token, gone.token, a.token]);
+      await store.forgetPending([]);
+      // The sessions themselves are left as they are.
+      expect(await store.findByToken(a.token)).toEqual(a);
+      const pending = await store.listPendingForgets(1_000);
+      expect(pending).toHaveLength(3);
+      expect(pending.every((p) => /^[A-Za-z0-9_-]{43}$/.test(p.lookup) && p.recordedAt instanceof Date)).toBe(true);
+      expect(pending.map((p) => p.lookup)).not.toContain(a.token);
+      expect(await store.listPendingForgets(1)).toHaveLength(1);
+
+      await store.clearPendingForgets(pending.concat([{ lookup: "unknown", recordedAt: new Date() }]));
+      await store.clearPendingForgets([]);
+      expect(await store.listPendingForgets(1_000)).toEqual([]);
+      expect(await store.findByToken(b.token)).toEqual(b);
+    });
+
+    it("a forget recorded again after it was listed survives the clear of the listed one (a later change is still to drop)", async () => {
+      const session = await created();
+      await store.forgetPending([session.token]);
+      const listed = await store.listPendingForgets(1_000);
+      expect(listed).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await store.forgetPending([session.token]);
+      await store.clearPendingForgets(listed);
+      const again = await store.listPendingForgets(1_000);
+      expect(again.map((p) => p.lookup)).toEqual([listed[0]!.lookup]);
+      expect(again[0]!.recordedAt.getTime()).toBeGreaterThan(listed[0]!.recordedAt.getTime());
+      await store.clearPendingForgets(again);
+      expect(await store.listPendingForgets(1)).toEqual([]);
+    });
+
     it("keeps a user copy, every field intact, and forgets it", async () => {
       const user = aUserCopy({ image: "https://example.com/a.png", username: "ada", displayUsername: "Ada", emailVerified: true, extraFields: { plan: "pro", seats: 3, tags: ["a"], nested: { x: null } } });
       expect(await store.findUser(user.id)).toBeNull();

@@ -21,6 +21,15 @@ export interface PendingRevocation {
   expiresAt: Date;
 }
 
+/**
+ * A dropping of a session's cache entry (the session or its user changed) still to be done: the token's
+ * lookup hash, and when it was last recorded (a flush clears it only if it was not recorded again since).
+ */
+export interface PendingForget {
+  lookup: string;
+  recordedAt: Date;
+}
+
 export interface SessionStore {
   create(session: SessionRecord): Promise<void>;
   /** The session with this token (expired or not), or null. */
@@ -40,6 +49,15 @@ export interface SessionStore {
   listPending(limit: number): Promise<PendingRevocation[]>;
   /** Forgets these pending revocations (their tombstones are written). Unknown ones are not an error. */
   clearPending(lookups: string[]): Promise<void>;
+  /**
+   * Records as pending the dropping of these sessions' cache entries (Redis could not take it). One already
+   * pending is recorded again: its recordedAt moves, so a flush that listed it before does not clear it.
+   */
+  forgetPending(tokens: string[]): Promise<void>;
+  /** Pending forgets, oldest first, at most `limit`. */
+  listPendingForgets(limit: number): Promise<PendingForget[]>;
+  /** Clears these pending forgets (their entries are dropped), except those recorded again since they were listed. */
+  clearPendingForgets(forgets: PendingForget[]): Promise<void>;
   /**
    * Keeps this copy of a user (served with their sessions) unless the kept one is newer by updatedAt; an
    * equal updatedAt replaces it (the later write wins), so concurrent writers converge on the newest.
