@@ -8,7 +8,7 @@ import { voidResetLinks } from "./password-reset.js";
 import type { Registry } from "./ports.js";
 import { signVerificationToken } from "./tokens.js";
 import { normaliseEmail } from "./validation.js";
-import { mailVerificationLink } from "./verification.js";
+import { mailVerificationLink, moveToEmail } from "./verification.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
 
@@ -23,7 +23,7 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
   if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
 
   if (!user.emailVerified) {
-    const updated = await deps.store.updateUser(user.id, { email: newEmail });
+    const updated = await moveToEmail(deps, user.id, newEmail);
     if (!updated) throw new AuthError("USER_NOT_FOUND");
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);

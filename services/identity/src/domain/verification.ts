@@ -21,6 +21,19 @@ export async function mailVerificationLink(deps: Deps, user: UserRecord, callbac
 }
 
 /**
+ * Moves a user to a new address. The early lookup of the callers is no lock: an address taken meanwhile (by
+ * another change or a sign-up) fails on the unique index, and that loser gets change-email's answer too.
+ */
+export async function moveToEmail(deps: Pick<Registry, "store">, userId: string, email: string, emailVerified?: boolean): Promise<UserRecord | null> {
+  try {
+    return await deps.store.updateUser(userId, emailVerified === undefined ? { email } : { email, emailVerified });
+  } catch (error) {
+    if (error instanceof AuthError && error.code === "USER_ALREADY_EXISTS") throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
+    throw error;
+  }
+}
+
+/**
  * Answers the same, in the same time, whether the address is unknown, unverified or verified (no
  * enumeration): it only queues a mail request; the worker looks the address up afterwards.
  */
@@ -49,7 +62,7 @@ export async function verifyEmail(
     // Confirmed from the current address: move to the new one, which must now be verified in turn.
     const newEmail = normaliseEmail(payload.updateTo);
     if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
-    const updated = (await deps.store.updateUser(user.id, { email: newEmail, emailVerified: false }))!;
+    const updated = (await moveToEmail(deps, user.id, newEmail, false))!;
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
     await deps.sessions.forgetUser(updated);
