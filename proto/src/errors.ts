@@ -102,6 +102,8 @@ export const ERRORS = {
   // Not in SPEC §8: the current better-auth client's codes for the admin-on-admin and self-removal refusals.
   YOU_CANNOT_IMPERSONATE_ADMINS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate admins"),
   YOU_CANNOT_REMOVE_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot remove yourself"),
+  // Ours: a banned user gets no session by any path (SPEC.md §4), an admin's impersonation included.
+  YOU_CANNOT_IMPERSONATE_BANNED_USERS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate banned users"),
   // Ours: an impersonation session reads no provider tokens or profile (gateway/src/routes/provider-accounts.ts).
   PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Provider accounts are not available while impersonating"),
   // The current client's admin update-user with an empty `data`.

@@ -6,10 +6,12 @@ import type { CallerInput, Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "config" | "sessions" | "store" | "now" | "log">;
 
-export interface AdminAction {
+export interface AdminAction<T = unknown> {
   /** The audit action name; absent for reads, which are not recorded. */
   action?: string;
   targetId?: string;
+  /** The target known only once the action is done (the user create-user made). */
+  targetOf?: (result: T) => string;
   details?: Record<string, unknown>;
   /** Record a non-admin's refused attempt only, not the admin's (a check before reporting bad input). */
   refusalOnly?: boolean;
@@ -19,7 +21,7 @@ export interface AdminAction {
  * The caller must hold an admin role: a non-admin's attempt at an action is recorded as a failure, then
  * refused with ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT; no session is UNAUTHORIZED (not recorded: no actor).
  */
-export async function asAdmin<T>(deps: Deps, caller: CallerInput | undefined, what: AdminAction, run: (admin: Admin) => Promise<T>): Promise<T> {
+export async function asAdmin<T>(deps: Deps, caller: CallerInput | undefined, what: AdminAction<T>, run: (admin: Admin) => Promise<T>): Promise<T> {
   const { session, user } = await callerSession(deps, caller);
   const admin: Admin = { actorId: user.id, impersonatorId: session.impersonatedBy ?? null, ipAddress: caller?.ipAddress, userAgent: caller?.userAgent, session, user };
   if (!isAdminRole(deps.config, user.role)) {
@@ -38,7 +40,7 @@ export async function asAdmin<T>(deps: Deps, caller: CallerInput | undefined, wh
     throw new AuthError("ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT");
   }
   if (!what.action || what.refusalOnly) return run(admin);
-  return audited(deps, admin, what.action, what.targetId ?? null, () => run(admin), what.details);
+  return audited(deps, admin, what.action, what.targetId ?? null, () => run(admin), what.details, what.targetOf);
 }
 
 /** The audit action of each admin route that changes something (reads are not recorded). */

@@ -37,11 +37,12 @@ export async function audited<T>(
   targetId: string | null,
   run: () => Promise<T>,
   details: Record<string, unknown> = {},
+  targetOf?: (result: T) => string,
 ): Promise<T> {
   const base = { action, actorId: actor.actorId, impersonatorId: actor.impersonatorId, targetId: targetId || null, ipAddress: actor.ipAddress ?? null, userAgent: actor.userAgent ?? null };
   try {
     const result = await run();
-    await record(deps, { ...base, outcome: "success", details });
+    await record(deps, { ...base, ...(targetOf && { targetId: targetOf(result) || null }), outcome: "success", details });
     return result;
   } catch (error) {
     const code = error instanceof AuthError ? error.code : "INTERNAL_SERVER_ERROR";

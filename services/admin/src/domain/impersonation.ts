@@ -35,15 +35,28 @@ export async function impersonateUser(deps: Registry, caller: CallerInput | unde
     const target = userId ? await deps.identity.getUser(userId) : null;
     if (!target) throw new AuthError("USER_NOT_FOUND");
     if (isAdminRole(deps.config, target.role) && !deps.config.impersonateAdmins) throw new AuthError("YOU_CANNOT_IMPERSONATE_ADMINS");
+    const user = await admittedTarget(deps, target);
     const session = await deps.sessions.createImpersonationSession({
-      user: sessionUserOf(target),
+      user: sessionUserOf(user),
       impersonatedBy: admin.actorId,
       expiresInSeconds: deps.config.impersonationSeconds,
       ipAddress: caller?.ipAddress,
       userAgent: caller?.userAgent,
     });
-    return { session, user: target };
+    return { session, user };
   });
+}
+
+/**
+ * The target as an impersonation session may be created for, by the rule of every session creation (SPEC.md
+ * §4): a live ban refuses it (a ban ends the user's sessions, so an admin must not open one), an expired ban
+ * is lifted first.
+ */
+async function admittedTarget(deps: Pick<Registry, "identity" | "now">, target: User): Promise<User> {
+  if (!target.banned) return target;
+  const expires = target.banExpires ? new Date(target.banExpires) : null;
+  if (!expires || expires > deps.now()) throw new AuthError("YOU_CANNOT_IMPERSONATE_BANNED_USERS");
+  return deps.identity.unbanUser(target.id);
 }
 
 /**

@@ -27,7 +27,7 @@ export interface CreateUserInput {
 }
 
 export const createUser = (deps: Deps, caller: CallerInput | undefined, input: CreateUserInput) =>
-  asAdmin(deps, caller, { action: "user.create", details: { role: input.role } }, async () => deps.identity.createUser(input));
+  asAdmin(deps, caller, { action: "user.create", details: { role: input.role }, targetOf: (user) => user.id }, async () => deps.identity.createUser(input));
 
 export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: string, role: string) =>
   asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async () => {
@@ -91,10 +91,14 @@ export const unbanUser = (deps: Deps, caller: CallerInput | undefined, userId: s
     return deps.identity.unbanUser(userId);
   });
 
+/** Ends one session; the audit record names the session's user as the target. */
 export const revokeUserSession = (deps: Deps, caller: CallerInput | undefined, sessionToken: string) =>
-  asAdmin(deps, caller, { action: "session.revoke" }, async () => {
+  asAdmin(deps, caller, { action: "session.revoke", targetOf: (userId) => userId }, async () => {
     if (!sessionToken) throw new AuthError("SESSION_NOT_FOUND");
+    // Read first: once revoked, the session no longer tells whose it was.
+    const found = await deps.sessions.getSession(sessionToken);
     await deps.sessions.revokeSession(sessionToken);
+    return found?.session.userId ?? "";
   });
 
 export const revokeUserSessions = (deps: Deps, caller: CallerInput | undefined, userId: string) =>

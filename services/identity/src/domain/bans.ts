@@ -5,11 +5,23 @@ import type { Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "store" | "now">;
 
-/** The user as a session may be created for: an expired ban is lifted (SPEC.md §4), a live one refused. */
+/**
+ * The user as a session may be created for: an expired ban is lifted (SPEC.md §4), a live one refused. The
+ * user is read again: the record given was read before the proof (a scrypt, a provider round trip), and a
+ * ban stored meanwhile has already ended every session it could find, so this one must see it.
+ */
 export async function admitUser(deps: Deps, user: UserRecord, refusal: ErrorCode): Promise<UserRecord> {
-  const current = await clearExpiredBan(deps, user);
-  if (current.banned) throw new AuthError(refusal);
+  const current = await admissibleUser(deps, user.id);
+  if (!current) throw new AuthError(refusal);
   return current;
+}
+
+/** The user as now stored, an expired ban lifted; null when the user is gone or banned. */
+export async function admissibleUser(deps: Deps, userId: string): Promise<UserRecord | null> {
+  const latest = await deps.store.findUserById(userId);
+  if (!latest) return null;
+  const current = await clearExpiredBan(deps, latest);
+  return current.banned ? null : current;
 }
 
 /** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */

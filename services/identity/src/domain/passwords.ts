@@ -3,6 +3,7 @@ import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import { admissibleUser } from "./bans.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { checkPasswordLength } from "./validation.js";
@@ -43,9 +44,12 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
     await deps.store.setAccountPassword(credential.id, previous);
     throw error;
   }
-  // Every session ended, the caller's too; the caller continues on a new one.
-  const session = await deps.sessions.createSession(user, { rememberMe: true, client: input.client });
-  return { user, session };
+  // Every session ended, the caller's too; the caller continues on a new one, unless a ban was stored since
+  // the user was read (two scrypts ago): the ban ended the sessions, and a banned user gets no new one.
+  const current = await admissibleUser(deps, user.id);
+  if (!current) return { user };
+  const session = await deps.sessions.createSession(current, { rememberMe: true, client: input.client });
+  return { user: current, session };
 }
 
 export async function setPassword(deps: Deps, input: { userId: string; newPassword: string; deadline?: number }): Promise<void> {

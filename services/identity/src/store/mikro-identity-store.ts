@@ -94,7 +94,8 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       }
     },
     async findUserById(id) {
-      const row = await store.em().findOne(UserEntity, { id });
+      // A plain row (Store.readOne): sign-in reads the user again before its session, so this is a hot path.
+      const row = await store.readOne(UserEntity, { id });
       return row ? toUser(row) : null;
     },
     async findUsers(ids, emails) {
