@@ -2,6 +2,7 @@
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
@@ -48,6 +49,14 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
           expiresInSeconds: 0,
           user: toSessionUser(user),
         });
+        // A deletion may have run since the caller read the user (a sign-in waits on the password hash):
+        // its revocation and ForgetUser came before this session and its copy, so end both here. A deletion
+        // still running deletes the row after this read, and its ForgetUser then ends this session's copy.
+        if (!(await store.findUserById(user.id))) {
+          await call(sessionClient, sessionClient.revokeUserSessions, { userId: user.id });
+          await call(sessionClient, sessionClient.forgetUser, { userId: user.id });
+          throw new AuthError("FAILED_TO_CREATE_SESSION");
+        }
         return session!;
       },
       async revokeUserSessions(userId) {

@@ -8,6 +8,7 @@ import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { requireFreshSession } from "./freshness.js";
 import { apiLink, mailKey } from "./links.js";
+import { voidResetLinks } from "./password-reset.js";
 import type { CallerSession, Registry } from "./ports.js";
 import { tokenHash } from "./trusted-devices.js";
 
@@ -16,7 +17,8 @@ type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "organizat
 const DELETE_TOKEN_LENGTH = 32;
 const DELETE_TOKEN_SECONDS = 86_400;
 // The record names the token's hash: a dump of the verification table deletes no one.
-const identifierOf = (token: string) => `delete-account-${tokenHash(token)}`;
+const DELETE_PREFIX = "delete-account-";
+const identifierOf = (token: string) => `${DELETE_PREFIX}${tokenHash(token)}`;
 
 export interface DeleteUserInput {
   userId: string;
@@ -36,6 +38,12 @@ export async function removeUser(deps: Pick<Deps, "store" | "sessions" | "organi
   await deps.sessions.revokeUserSessions(userId);
   await deps.organizations.removeUserMemberships(userId);
   await deps.store.deleteUserAndAccounts(userId);
+  // Again: a membership written meanwhile (an accept, a create in flight) escaped the first pass. One written
+  // after this pass is removed by the organization service, which then finds the user gone.
+  await deps.organizations.removeUserMemberships(userId);
+  // The user's mailed reset and deletion links name a user no one has now: their records go too.
+  await voidResetLinks(deps, userId);
+  await deps.store.deleteVerifications(DELETE_PREFIX, userId);
   await deps.sessions.forgetDeletedUser(userId);
 }
 

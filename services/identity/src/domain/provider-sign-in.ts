@@ -76,7 +76,13 @@ export async function userForProvider(deps: Deps, input: ProviderSignInInput, re
   const account = await store.findAccountByProvider(profile.providerId, profile.accountId);
   if (account) {
     let user = await store.findUserById(account.userId);
-    if (!user) throw new AuthError("FAILED_TO_CREATE_SESSION");
+    if (!user) {
+      // Linked while its user was being deleted (no foreign key stops it): the account, with the deleted
+      // user's provider tokens, goes, and the profile signs in as one no user holds yet.
+      await store.deleteAccount(account.id);
+      if (!retried) return userForProvider(deps, input, true);
+      throw new AuthError("FAILED_TO_CREATE_SESSION");
+    }
     await store.updateAccountTokens(account.id, sealedTokens(deps.providerTokens, account.id, profile));
     // The provider now vouches for the address the user holds: it is verified.
     if (profile.emailVerified && !user.emailVerified && user.email === email) user = (await store.updateUser(user.id, { emailVerified: true })) ?? user;

@@ -9,6 +9,7 @@ import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord } from "../store/organization-store.js";
 import { actorCheck, mayGrant, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
 import type { Caller, Registry } from "./ports.js";
+import { requireLiveMember, withUsers } from "./members.js";
 import { isKnownRole } from "./roles.js";
 
 type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "mail" | "now">;
@@ -109,6 +110,7 @@ export async function acceptInvitation(deps: Deps, caller: Caller, id: string): 
   if (!(await deps.store.findMember(invitation.organizationId, invitation.inviterId))) throw new AuthError("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
   const member: MemberRecord = { id: newId(), organizationId: invitation.organizationId, userId: caller.userId, role: invitation.role, createdAt: deps.now() };
   if (!(await deps.store.acceptInvitation(id, member))) throw new AuthError("INVITATION_NOT_FOUND");
+  await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
   await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
   return { invitation: { ...invitation, status: "accepted" }, member };
 }

@@ -142,3 +142,14 @@ export const SUCCESSOR_ROLE = "admin";
 export async function removeUserMemberships(deps: Pick<Deps, "store" | "config">, userId: string): Promise<void> {
   await deps.store.removeUser(userId, deps.config.creatorRole, SUCCESSOR_ROLE);
 }
+
+/**
+ * After writing a membership of the caller (create, accept): a deletion of the user that ran meanwhile removed
+ * the memberships before this one was written, so when identity no longer knows the user, that removal runs
+ * again. Identity removes memberships once more after the user row, so a write it misses is seen here.
+ */
+export async function requireLiveMember(deps: Pick<Deps, "store" | "config">, member: MemberWithUser): Promise<void> {
+  if (member.user) return;
+  await removeUserMemberships(deps, member.userId);
+  throw new AuthError("USER_NOT_FOUND");
+}

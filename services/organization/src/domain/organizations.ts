@@ -7,7 +7,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
 import { actorCheck, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, withUsers } from "./members.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMember, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "now">;
@@ -39,8 +39,10 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   // The store checks the limit under a per-creator lock, and the unique slug index decides between
   // concurrent creates of one slug.
   await deps.store.createOrganization(organization, creator, deps.config.organizationLimit);
+  const members = await withUsers(deps, [creator]);
+  await requireLiveMember(deps, members[0]!);
   if (input.caller) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
-  return { organization, members: await withUsers(deps, [creator]), invitations: [], memberCount: 1 };
+  return { organization, members, invitations: [], memberCount: 1 };
 }
 
 export interface UpdateOrganizationInput {
