@@ -69,24 +69,34 @@ describe("create-user audit", () => {
   });
 });
 
+/**
+ * Has the admin ban the user while identity checks the next password (a scrypt takes tens of milliseconds),
+ * once; returns what puts the real check back.
+ */
+function banWhileVerifying(admin: { c: { post(path: string, body: unknown): Promise<{ status: number }> } }, userId: string): () => void {
+  const passwords = platform.services.identity.deps.passwords;
+  const verify = passwords.verify;
+  passwords.verify = async (...args: Parameters<typeof verify>) => {
+    passwords.verify = verify;
+    expect((await admin.c.post("/admin/ban-user", { userId })).status).toBe(200);
+    return verify.apply(passwords, args);
+  };
+  return () => {
+    passwords.verify = verify;
+  };
+}
+
 describe("a ban during a sign-in in flight", () => {
   it("leaves no session: the ban is read after the password is proven, not before", async () => {
     const admin = await anAdmin(platform);
     const user = await aUser(platform);
-    const passwords = platform.services.identity.deps.passwords;
-    const verify = passwords.verify;
-    // The ban lands while the password is being checked (a scrypt takes tens of milliseconds).
-    passwords.verify = async (...args: Parameters<typeof verify>) => {
-      passwords.verify = verify;
-      expect((await admin.c.post("/admin/ban-user", { userId: user.id })).status).toBe(200);
-      return verify.apply(passwords, args);
-    };
+    const restore = banWhileVerifying(admin, user.id);
     try {
       const res = await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe("INVALID_EMAIL_OR_PASSWORD");
     } finally {
-      passwords.verify = verify;
+      restore();
     }
     expect((await admin.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toEqual([]);
   });
@@ -96,19 +106,13 @@ describe("a ban during a password change in flight", () => {
   it("ends every session, and revokeOtherSessions hands the banned user no new one", async () => {
     const admin = await anAdmin(platform);
     const user = await aUser(platform);
-    const passwords = platform.services.identity.deps.passwords;
-    const verify = passwords.verify;
-    passwords.verify = async (...args: Parameters<typeof verify>) => {
-      passwords.verify = verify;
-      expect((await admin.c.post("/admin/ban-user", { userId: user.id })).status).toBe(200);
-      return verify.apply(passwords, args);
-    };
+    const restore = banWhileVerifying(admin, user.id);
     try {
       const res = await user.c.post("/change-password", { currentPassword: PASSWORD, newPassword: "password-456", revokeOtherSessions: true });
       expect(res.status).toBe(200);
       expect(res.body.token).toBeNull();
     } finally {
-      passwords.verify = verify;
+      restore();
     }
     expect((await admin.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toEqual([]);
     expect((await user.c.get("/get-session")).body).toBeNull();
