@@ -11,7 +11,6 @@ import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
 import { refuseMalformedInput } from "./http/body.js";
 import { errorHandler } from "./http/errors.js";
-import { noStore } from "./http/no-store.js";
 import { observeRequests } from "./http/observe.js";
 import { rateLimit } from "./http/rate-limit.js";
 import { securityEventReporter, type SecurityEventReporter } from "./http/security-events.js";
@@ -66,7 +65,6 @@ export function createApp(deps: AppDeps): express.Express {
   const api = express.Router();
   api.use(observeRequests);
   api.use(requestId);
-  api.use(noStore);
   api.use(securityHeaders(config.baseUrl));
   api.use(requestFacts({ ...config, clientIp: clientIpPolicy(config.trustedProxies, config.clientIpHeaders) }));
   api.use(cors);

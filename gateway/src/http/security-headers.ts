@@ -5,6 +5,9 @@
  * the policy for its inline style only), no answer may be framed (clickjacking), and a redirect or the
  * /error page's link sends no Referer. When the public base URL is https, the browser is told to keep to
  * https for the host (the app's too, on one host): one year, no subdomains, which the platform does not own.
+ * And nothing is stored: these answers carry sessions, tokens and users (get-session, sign-in, list-sessions),
+ * and a CDN that keeps answers without Cache-Control for a default time would hand one user's session to the
+ * next caller of the URL.
  */
 import type { NextFunction, Request, Response } from "express";
 
@@ -14,6 +17,7 @@ export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 
 export function securityHeaders(baseUrl: string | undefined) {
   const https = baseUrl?.startsWith("https:") ?? false;
   return (_req: Request, res: Response, next: NextFunction): void => {
+    res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
     res.setHeader("X-Frame-Options", "DENY");

@@ -6,6 +6,11 @@ import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
+/** Pending records (revocations, forgets) in the order they were recorded, at most `limit`. */
+function oldestFirst<T extends { recordedAt: Date; order: number }>(records: Map<string, T>, limit: number): Array<[string, T]> {
+  return [...records.entries()].sort(([, a], [, b]) => a.recordedAt.getTime() - b.recordedAt.getTime() || a.order - b.order).slice(0, limit);
+}
+
 export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, options: { now?: () => Date } = {}): SessionStore {
   const now = options.now ?? (() => new Date());
   const sessions = new Map<string, SessionRecord>();
@@ -48,10 +53,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       }
     },
     async listPending(limit) {
-      return [...pending.entries()]
-        .sort(([, a], [, b]) => a.recordedAt.getTime() - b.recordedAt.getTime() || a.order - b.order)
-        .slice(0, limit)
-        .map(([lookup, { expiresAt }]) => ({ lookup, expiresAt }));
+      return oldestFirst(pending, limit).map(([lookup, { expiresAt }]) => ({ lookup, expiresAt }));
     },
     async clearPending(lookups) {
       for (const lookup of lookups) pending.delete(lookup);
@@ -61,10 +63,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       for (const token of tokens) forgets.set(vault.lookup(token), { recordedAt, order: recorded++ });
     },
     async listPendingForgets(limit) {
-      return [...forgets.entries()]
-        .sort(([, a], [, b]) => a.recordedAt.getTime() - b.recordedAt.getTime() || a.order - b.order)
-        .slice(0, limit)
-        .map(([lookup, { recordedAt }]) => ({ lookup, recordedAt }));
+      return oldestFirst(forgets, limit).map(([lookup, { recordedAt }]) => ({ lookup, recordedAt }));
     },
     async clearPendingForgets(listed) {
       for (const { lookup, recordedAt } of listed) {
