@@ -697,12 +697,13 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
   const coreDns = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } };
   const database = { to: [{ ipBlock: { cidr: "10.20.0.0/24" } }], ports: [{ port: 5432, protocol: "TCP" }, { port: 6379, protocol: "TCP" }] };
   const smtp = { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [{ port: 465, protocol: "TCP" }] };
+  const collector = { to: [{ ipBlock: { cidr: "10.30.0.0/24" } }], ports: [{ port: 4318, protocol: "TCP" }] };
   const objects = render({
     networkPolicy: {
       gateway: { from: [ingressController] },
       internalClients: [billing],
       healthProbeFrom: [nodes],
-      egress: { allowAll: false, dnsTo: [coreDns], extraRules: [database, smtp] },
+      egress: { allowAll: false, dnsTo: [coreDns], extraRules: [collector], componentRules: { session: [database], notification: [database, smtp] } },
     },
   });
   const CALLEES: Record<Component, Component[]> = {
@@ -749,14 +750,16 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     expect(containerPortOf(one(objects, "Deployment", name), "grpc-health")).toBe(HEALTH_PORT);
   });
 
-  it.each(NAMES)("lets %s out to DNS, the gRPC ports of the services it calls, and the extra rules only", (name) => {
+  const OWN_RULES: Partial<Record<Component, object[]>> = { session: [database], notification: [database, smtp] };
+
+  it.each(NAMES)("lets %s out to DNS, the gRPC ports of the services it calls, the extra rules and its own rules only", (name) => {
     const policy = policyOf(objects, name);
     expect(policy.spec.policyTypes).toEqual(["Ingress", "Egress"]);
     expect(policy.spec.egress).toEqual([
       { ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }], to: [coreDns] },
       ...CALLEES[name].map((callee) => ({ ports: [{ port: COMPONENTS[callee].port, protocol: "TCP" }], to: [peerOf(objects, callee)] })),
-      database,
-      smtp,
+      collector,
+      ...(OWN_RULES[name] ?? []),
     ]);
   });
 
@@ -1045,6 +1048,8 @@ describe("invalid values", () => {
     ["an ECDSA key of an RSA size", { tls: { certManager: { privateKey: { size: 2048 } } } }, /tls\.certManager\.privateKey\.size/],
     ["a NetworkPolicy peer with an unknown field", { networkPolicy: { gateway: { from: [{ namespace: "ingress-nginx" }] } } }, /networkPolicy\.gateway\.from/],
     ["an egress rule with a lower-case protocol", { networkPolicy: { egress: { extraRules: [{ ports: [{ port: 5432, protocol: "tcp" }] }] } } }, /protocol/],
+    ["a component's egress rule with a lower-case protocol", { networkPolicy: { egress: { componentRules: { session: [{ ports: [{ port: 5432, protocol: "tcp" }] }] } } } }, /protocol/],
+    ["egress rules for a component the chart does not have", { networkPolicy: { egress: { componentRules: { database: [{ ports: [{ port: 5432 }] }] } } } }, /componentRules|database|additional/],
     ["X-Forwarded-For named as a single-value header", { config: { clientIpHeaders: ["X-Forwarded-For"] } }, /config\.clientIpHeaders/],
     ["two client-IP headers in one item", { config: { clientIpHeaders: ["cf-connecting-ip,x-real-ip"] } }, /config\.clientIpHeaders/],
   ])("refuses %s", (_, values, message) => {

@@ -1,8 +1,8 @@
 {{/*
 NetworkPolicy of a component (values networkPolicy). Takes (dict "root" $ "component" "<name>").
 Ingress follows the call graph: who calls the component's port. Egress is open unless
-networkPolicy.egress.allowAll is false; then it follows the same graph the other way round, plus DNS and
-networkPolicy.egress.extraRules.
+networkPolicy.egress.allowAll is false; then it follows the same graph the other way round, plus DNS,
+networkPolicy.egress.extraRules (every component) and the component's networkPolicy.egress.componentRules.
 */}}
 
 {{/*
@@ -144,6 +144,10 @@ spec:
     {{- end }}
     {{- end }}
     {{- with $np.egress.extraRules }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- with index $np.egress.componentRules .component }}
+    # This component's own rules (networkPolicy.egress.componentRules).
     {{- toYaml . | nindent 4 }}
     {{- end }}
   {{- end }}
