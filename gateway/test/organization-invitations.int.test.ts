@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { linkIn } from "../../testing/smtp.js";
 import { usePlatform } from "../../testing/use-platform.js";
-import { activeOf, organizationOf, person, refusal, uniqueSlug, verifyEmail } from "./organization-fixtures.js";
+import { activeOf, join, organizationOf, person, refusal, uniqueSlug, verifyEmail } from "./organization-fixtures.js";
 
 const APP_URL = "https://app.example.test";
 const TWO_DAYS_MS = 172_800_000;
@@ -90,6 +90,29 @@ describe(`organization invitations (${backendLabel()})`, () => {
     const again = await ada.c.post("/organization/invite-member", { email, role: "member", resend: true });
     expect(again.body.id).toBe(first.id);
     await expect.poll(() => platform.smtp.mails.filter((m) => m.to.includes(email)).length, { timeout: 10_000 }).toBe(2);
+  });
+
+  it("an admin's invitation is refused once the admin is demoted, and works again when the owner resends it", async () => {
+    const ada = await person(platform, "Ada");
+    const mallory = await person(platform, "Mallory");
+    const grace = await person(platform, "Grace");
+    const org = await organizationOf(ada);
+    const demoted = await join(ada, mallory, org.id, "admin");
+    const { body: invitation } = await mallory.c.post("/organization/invite-member", { email: grace.email, role: "admin", organizationId: org.id });
+    expect((await ada.c.post("/organization/update-member-role", { memberId: demoted.id, role: "member", organizationId: org.id })).status).toBe(200);
+
+    expect(refusal(await grace.c.post("/organization/accept-invitation", { invitationId: invitation.id }))).toEqual({
+      status: 400,
+      code: "INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE",
+      message: "The inviter may no longer give this role; ask for a new invitation",
+    });
+    const members = (await ada.c.get(`/organization/list-members?organizationId=${org.id}`)).body;
+    expect(members.members.map((m: any) => m.userId)).not.toContain(grace.user.id);
+
+    expect((await ada.c.post("/organization/invite-member", { email: grace.email, role: "admin", organizationId: org.id, resend: true })).status).toBe(200);
+    const accepted = await grace.c.post("/organization/accept-invitation", { invitationId: invitation.id });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.member.role).toBe("admin");
   });
 
   it("two accepts of one invitation at once make one membership", async () => {

@@ -104,6 +104,23 @@ describe("invitations", () => {
     expect(await errorCode(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
   });
 
+  it("refuses an invitation whose inviter was demoted since, until someone who may give the role resends it", async () => {
+    const deps = testRegistry();
+    const { owner, organization, invitee, invite } = await setUp(deps);
+    const admin = aUser(deps, "Admin");
+    await acceptInvitation(deps, admin.caller(), (await inviteMember(deps, owner.caller(), { email: admin.user.email, role: "admin", organizationId: organization.id, resend: false })).id);
+    const invitation = await invite("admin", admin);
+    const adminMember = (await deps.store.findMember(organization.id, admin.user.id))!;
+    await deps.store.updateMemberRole(adminMember.id, "member");
+    expect(await errorCode(acceptInvitation(deps, invitee.caller(), invitation.id))).toBe("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
+    expect(await deps.store.findMember(organization.id, invitee.user.id)).toBeNull();
+
+    // The owner renews it and becomes its inviter: it is accepted with the role.
+    const resent = await inviteMember(deps, owner.caller(), { email: invitee.user.email, role: "admin", organizationId: organization.id, resend: true });
+    expect(resent.inviterId).toBe(owner.user.id);
+    expect((await acceptInvitation(deps, invitee.caller(), invitation.id)).member.role).toBe("admin");
+  });
+
   it("a deleted user's memberships go and the invitations they sent are canceled, idempotently", async () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);

@@ -10,7 +10,7 @@ import type { InvitationRecord, MemberRecord } from "../store/organization-store
 import { actorCheck, mayGrant, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
 import type { Caller, Registry } from "./ports.js";
 import { requireLiveMember, withUsers } from "./members.js";
-import { isKnownRole } from "./roles.js";
+import { grants, isKnownRole } from "./roles.js";
 
 type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "mail" | "now">;
 
@@ -47,10 +47,11 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
     if (!input.resend) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
     // A resend renews the invitation with the role it has, not the one asked: the re-sender must be allowed
     // to give that role, or an admin could keep an owner's invitation alive.
+    // The re-sender becomes its inviter (the mail names them): accepting checks the inviter's role then.
     const resender = inviterWith(pending.role);
     resender.check(actor);
-    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, actor: resender }))) throw new AuthError("INVITATION_NOT_FOUND");
-    invitation = { ...pending, expiresAt };
+    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, inviterId: caller.userId, actor: resender }))) throw new AuthError("INVITATION_NOT_FOUND");
+    invitation = { ...pending, expiresAt, inviterId: caller.userId };
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
     // The store refuses a second pending invitation under the organization's lock (two concurrent invites).
@@ -107,7 +108,13 @@ export async function listUserInvitations(deps: Deps, caller: Caller): Promise<I
 /** Makes the caller a member with the invited role (once, even when two accepts race) and the organization active. */
 export async function acceptInvitation(deps: Deps, caller: Caller, id: string): Promise<{ invitation: InvitationRecord; member: MemberRecord }> {
   const invitation = await requireOwnInvitation(deps, caller, id);
-  if (!(await deps.store.findMember(invitation.organizationId, invitation.inviterId))) throw new AuthError("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
+  const inviter = await deps.store.findMember(invitation.organizationId, invitation.inviterId);
+  if (!inviter) throw new AuthError("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
+  // An invitation gives what its inviter could give: one demoted since (an admin made a member) no longer
+  // hands out the role, as one who left does not.
+  if (!grants(deps.config.roles, inviter.role, { invitation: ["create"] }) || !mayGrant(deps, inviter, invitation.role)) {
+    throw new AuthError("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
+  }
   const member: MemberRecord = { id: newId(), organizationId: invitation.organizationId, userId: caller.userId, role: invitation.role, createdAt: deps.now() };
   if (!(await deps.store.acceptInvitation(id, member))) throw new AuthError("INVITATION_NOT_FOUND");
   await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);

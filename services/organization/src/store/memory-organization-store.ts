@@ -153,12 +153,13 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     async listPendingInvitationsTo(email) {
       return [...invitations.values()].filter((i) => i.email === email && i.status === "pending").sort(byAge).reverse().map(copy);
     },
-    async answerInvitation(id, status, { expiresAt, actor } = {}) {
+    async answerInvitation(id, status, { expiresAt, inviterId, actor } = {}) {
       const found = invitations.get(id);
       if (!found || found.status !== "pending") return false;
       checkActor(found.organizationId, actor);
       found.status = status;
       if (expiresAt) found.expiresAt = expiresAt;
+      if (inviterId) found.inviterId = inviterId;
       return true;
     },
     async acceptInvitation(id, member) {

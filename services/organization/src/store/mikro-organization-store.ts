@@ -242,8 +242,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
     async listPendingInvitationsTo(email) {
       return (await store.em().find(InvitationEntity, { email, status: "pending" }, { orderBy: newest })).map(toInvitation);
     },
-    async answerInvitation(id, status, { expiresAt, actor } = {}) {
-      const answer = async (em: EntityManager) => (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}) })) > 0;
+    async answerInvitation(id, status, { expiresAt, inviterId, actor } = {}) {
+      const answer = async (em: EntityManager) =>
+        (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) })) > 0;
       if (!actor) return answer(store.em());
       const invitation = await store.em().findOne(InvitationEntity, { id, status: "pending" });
       if (!invitation) return false;

@@ -118,10 +118,11 @@ export interface OrganizationStore {
   /** The pending invitations to this (lower-cased) address, newest first. */
   listPendingInvitationsTo(email: string): Promise<InvitationRecord[]>;
   /**
-   * Moves a pending invitation to another status (and expiry); false when it is no longer pending (or gone).
+   * Moves a pending invitation to another status (and expiry, and inviter: a resend); false when it is no
+   * longer pending (or gone).
    * With `actor`, decided under the invitation's organization's lock.
    */
-  answerInvitation(id: string, status: InvitationStatus, options?: { expiresAt?: Date; actor?: ActorCheck }): Promise<boolean>;
+  answerInvitation(id: string, status: InvitationStatus, options?: { expiresAt?: Date; inviterId?: string; actor?: ActorCheck }): Promise<boolean>;
   /**
    * Accepts a pending invitation and adds the member, atomically: of two concurrent accepts one wins, the
    * other gets false and adds nothing. A membership that already exists raises

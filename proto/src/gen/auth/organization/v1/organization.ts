@@ -6269,7 +6269,8 @@ export const OrganizationServiceService = {
   /**
    * AcceptInvitation makes the caller a member with the invited role, once, and makes the organization
    * active. Errors: INVITATION_NOT_FOUND, YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION,
-   * INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION, USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.
+   * INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION, INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE,
+   * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.
    */
   acceptInvitation: {
     path: "/auth.organization.v1.OrganizationService/AcceptInvitation" as const,
@@ -6478,7 +6479,8 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   /**
    * AcceptInvitation makes the caller a member with the invited role, once, and makes the organization
    * active. Errors: INVITATION_NOT_FOUND, YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION,
-   * INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION, USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.
+   * INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION, INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE,
+   * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.
    */
   acceptInvitation: handleUnaryCall<AcceptInvitationRequest, AcceptInvitationResponse>;
   /**
@@ -6760,7 +6762,8 @@ export interface OrganizationServiceClient extends Client {
   /**
    * AcceptInvitation makes the caller a member with the invited role, once, and makes the organization
    * active. Errors: INVITATION_NOT_FOUND, YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION,
-   * INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION, USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.
+   * INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION, INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE,
+   * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.
    */
   acceptInvitation(
     request: AcceptInvitationRequest,
