@@ -91,7 +91,7 @@ export const ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to cancel this invitation"),
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: e(S.FAILED_PRECONDITION, 400, "Inviter is no longer a member of the organization"),
   // Ours: the inviter was demoted since and may no longer give the invited role (services/organization invitations.ts).
-  INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE: e(S.FAILED_PRECONDITION, 400, "The inviter may no longer give this role; ask for a new invitation"),
+  INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE: e(S.FAILED_PRECONDITION, 400, "Inviter may no longer give this role"),
   YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: e(S.PERMISSION_DENIED, 403, "you are not allowed to invite user with this role"),
   // Not in SPEC.md §8, which names no refusal for the member update permission: better-auth's own text.
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to update this member"),
