@@ -3,7 +3,7 @@
  * either, and every admin mutation's audit record names its target.
  */
 import { describe, expect, it } from "vitest";
-import { uniqueEmail } from "../../testing/http.js";
+import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { aUser, anAdmin, PASSWORD } from "./admin-fixtures.js";
 
@@ -38,6 +38,40 @@ describe("impersonating a banned user", () => {
     expect(res.body.user).toMatchObject({ id: user.id, banned: false, banReason: null, banExpires: null });
     // Lifted in the store, not only in the answer (the admin's client now holds the user's session).
     expect(await platform.services.identity.deps.store.findUserById(user.id)).toMatchObject({ banned: false, banReason: null, banExpires: null });
+  });
+});
+
+describe("an admin reading another admin's sessions", () => {
+  it("sees handles, not bearer tokens: no handle acts as the other admin, and each still revokes its session", async () => {
+    const mallory = await anAdmin(platform);
+    const ada = await anAdmin(platform);
+    const listed = (await mallory.c.post("/admin/list-user-sessions", { userId: ada.id })).body.sessions;
+    // Ada's sessions: sign-up's and the sign-in the fixture made.
+    expect(listed).toHaveLength(2);
+    const handles: string[] = listed.map((s: { token: string }) => s.token);
+    expect(JSON.stringify(listed)).not.toContain(ada.token);
+    const [handle] = handles as [string, string];
+
+    // The handle is no session, as a bearer token or as the cookie's value.
+    const bearer = new TestClient(platform.baseURL, { authorization: `Bearer ${handle}` });
+    expect((await bearer.get("/get-session")).body).toBeNull();
+    expect((await bearer.get("/admin/list-users")).status).toBe(401);
+
+    // A tampered handle revokes nothing; the handle revokes the session it was listed for.
+    const tampered = `${handle.slice(0, -2)}${handle.endsWith("AA") ? "BB" : "AA"}`;
+    expect((await mallory.c.post("/admin/revoke-user-session", { sessionToken: tampered })).status).toBe(404);
+    expect((await ada.c.get("/get-session")).body?.user.id).toBe(ada.id);
+    for (const each of handles) expect((await mallory.c.post("/admin/revoke-user-session", { sessionToken: each })).status).toBe(200);
+    expect((await ada.c.get("/get-session")).body).toBeNull();
+    expect((await mallory.c.post("/admin/list-user-sessions", { userId: ada.id })).body.sessions).toEqual([]);
+  });
+
+  it("still revokes with a raw token, as clients that kept one do", async () => {
+    const admin = await anAdmin(platform);
+    const user = await aUser(platform);
+    const token = (await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD })).body.token;
+    expect((await admin.c.post("/admin/revoke-user-session", { sessionToken: token })).status).toBe(200);
+    expect((await new TestClient(platform.baseURL, { authorization: `Bearer ${token}` }).get("/get-session")).body).toBeNull();
   });
 });
 

@@ -13,6 +13,7 @@ import { parseBody, parseQuery } from "../http/body.js";
 import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
 import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
+import { sessionHandles } from "../http/session-handles.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
   adminSuccessResponse,
@@ -94,6 +95,8 @@ export function adminRoutes(deps: RouteDeps): Router {
   const admin = deps.clients.admin;
   // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
   const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
+  // The listing shows handles, not bearer tokens; revoke-user-session takes either (session-handles.ts).
+  const handles = sessionHandles(deps.secret);
 
   const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });
 
@@ -163,7 +166,7 @@ export function adminRoutes(deps: RouteDeps): Router {
     const caller = callerFrom(deps, req);
     const body = parseBody(req, userIdBody);
     const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
-    res.json(listUserSessionsResponse(sessions.map(publicSession)));
+    res.json(listUserSessionsResponse(sessions.map((session) => ({ ...publicSession(session), token: handles.handleOf(session.token) }))));
   });
 
   router.post("/admin/ban-user", async (req, res) => {
@@ -207,7 +210,7 @@ export function adminRoutes(deps: RouteDeps): Router {
   router.post("/admin/revoke-user-session", async (req, res) => {
     const caller = callerFrom(deps, req);
     const body = parseBody(req, revokeUserSessionBody);
-    await call(admin, admin.revokeUserSession, { caller, sessionToken: body.sessionToken });
+    await call(admin, admin.revokeUserSession, { caller, sessionToken: handles.tokenOf(body.sessionToken) });
     res.json(adminSuccessResponse());
   });
 

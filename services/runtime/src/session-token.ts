@@ -6,7 +6,8 @@
  *   - seal/open: AES-256-GCM under another derived key (purpose "session-token-encryption"), for the one
  *     place the API shows a token again (list-sessions). The session id is the associated data, so a
  *     sealed token copied onto another row does not open.
- * The gateway needs only lookup (one HMAC per request on the warm path of get-session).
+ * The gateway needs only lookup (one HMAC per request on the warm path of get-session), and a sealer of its
+ * own for the handles the admin listing shows instead of tokens (gateway/src/http/session-handles.ts).
  */
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes } from "node:crypto";
 
@@ -41,21 +42,40 @@ export function tokenLookup(secret: string): TokenLookup {
 
 export function tokenVault(secret: string): TokenVault {
   const { lookup } = tokenLookup(secret);
-  const key = createSecretKey(deriveKey(secret, SEAL_PURPOSE));
+  const sealing = sealer(secret, SEAL_PURPOSE);
   return {
     lookup,
-    seal(token, sessionId) {
+    seal: (token, sessionId) => sealing.seal(token, sessionId),
+    open: (sealed, sessionId) => sealing.open(sealed, sessionId),
+  };
+}
+
+export interface Sealer {
+  /** The text encrypted and bound to `context` (associated data). */
+  seal(text: string, context: string): string;
+  /** The text back, or an Error when the sealed value was not made by seal for this context and secret. */
+  open(sealed: string, context: string): string;
+}
+
+/**
+ * AES-256-GCM under a key derived from the secret for `purpose`, a fresh nonce per value:
+ * `format.iv.ciphertext.tag`, base64url parts (`format` tells one kind of sealed value from another).
+ */
+export function sealer(secret: string, purpose: string, format = FORMAT): Sealer {
+  const key = createSecretKey(deriveKey(secret, purpose));
+  return {
+    seal(text, context) {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", key, iv);
-      cipher.setAAD(Buffer.from(sessionId));
-      const body = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
-      return [FORMAT, iv.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".");
+      cipher.setAAD(Buffer.from(context));
+      const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+      return [format, iv.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".");
     },
-    open(sealed, sessionId) {
-      const [format, iv, body, tag] = sealed.split(".");
-      if (format !== FORMAT || !iv || body === undefined || !tag) throw new Error("not a sealed session token");
+    open(sealed, context) {
+      const [given, iv, body, tag] = sealed.split(".");
+      if (given !== format || !iv || body === undefined || !tag) throw new Error("not a sealed value");
       const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-      decipher.setAAD(Buffer.from(sessionId));
+      decipher.setAAD(Buffer.from(context));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));
       return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
     },
