@@ -500,7 +500,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       },
       session: { expiresIn: 2592000, freshAge: 0 },
       notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
-      organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
+      organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, invitationLimit: 25, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
     },
     clusterDomain: "k8s.example.internal",
   };
@@ -573,6 +573,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       organizationLimit: 5,
       deleteEnabled: false,
       invitationExpiresInSeconds: 3600,
+      invitationLimit: 25,
       roles: { owner: { organization: ["update", "delete"] }, member: {} },
     });
   });

@@ -157,3 +157,21 @@ describe(`organization invitations (${backendLabel()})`, () => {
     expect(renewed.body.id).not.toBe(invitation.id);
   });
 });
+
+describe(`organization invitation limit (${backendLabel()})`, () => {
+  const platform = usePlatform({ smtp: true, env: { ORGANIZATION_INVITATION_LIMIT: "2" } });
+
+  it("refuses a third pending invitation with better-auth's 403 INVITATION_LIMIT_REACHED and mails nothing; canceling one frees its place", async () => {
+    const ada = await person(platform, "Ada");
+    const org = await organizationOf(ada);
+    const invite = (email: string) => ada.c.post("/organization/invite-member", { email, role: "member", organizationId: org.id });
+    const first = await invite(`first-${uniqueSlug()}@example.com`);
+    expect((await invite(`second-${uniqueSlug()}@example.com`)).status).toBe(200);
+    const third = `third-${uniqueSlug()}@example.com`;
+    expect(refusal(await invite(third))).toEqual({ status: 403, code: "INVITATION_LIMIT_REACHED", message: "Invitation limit reached" });
+    expect((await ada.c.post("/organization/cancel-invitation", { invitationId: first.body.id })).status).toBe(200);
+    expect((await invite(third)).status).toBe(200);
+    await platform.smtp.waitFor(third);
+    expect(platform.smtp.mails.filter((m) => m.to.includes(third))).toHaveLength(1);
+  });
+});

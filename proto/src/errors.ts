@@ -90,6 +90,8 @@ export const ERRORS = {
   YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not the recipient of the invitation"),
   YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to cancel this invitation"),
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: e(S.FAILED_PRECONDITION, 400, "Inviter is no longer a member of the organization"),
+  // Not in SPEC.md §8: better-auth 1.7's code and text (its invitationLimit, 100 by default).
+  INVITATION_LIMIT_REACHED: e(S.PERMISSION_DENIED, 403, "Invitation limit reached"),
   // Ours: the inviter was demoted since and may no longer give the invited role (services/organization invitations.ts).
   INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE: e(S.FAILED_PRECONDITION, 400, "Inviter may no longer give this role"),
   YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: e(S.PERMISSION_DENIED, 403, "you are not allowed to invite user with this role"),

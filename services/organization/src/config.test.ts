@@ -4,7 +4,7 @@ import { organizationConfig } from "./config.js";
 import { DEFAULT_ROLES } from "./domain/roles.js";
 
 describe("organizationConfig", () => {
-  it("has working defaults: port 50054, a SQLite file, owner/admin/member, two-day invitations", () => {
+  it("has working defaults: port 50054, a SQLite file, owner/admin/member, two-day invitations, 100 pending at most", () => {
     expect(organizationConfig({})).toMatchObject({
       port: 50054,
       databaseUrl: "file:data/organization.db",
@@ -17,6 +17,7 @@ describe("organizationConfig", () => {
       deleteEnabled: true,
       creatorRole: "owner",
       invitationExpiresInSeconds: 172_800,
+      invitationLimit: 100,
       roles: DEFAULT_ROLES,
     });
   });
@@ -32,5 +33,6 @@ describe("organizationConfig", () => {
     expect(() => organizationConfig({ ORGANIZATION_ROLES: "not json" })).toThrow(/ORGANIZATION_ROLES/);
     expect(() => organizationConfig({ ORGANIZATION_CREATOR_ROLE: "founder" })).toThrow(/ORGANIZATION_CREATOR_ROLE/);
     expect(() => organizationConfig({ ORGANIZATION_LIMIT: "-1" })).toThrow(/ORGANIZATION_LIMIT/);
+    expect(() => organizationConfig({ ORGANIZATION_INVITATION_LIMIT: "0" })).toThrow(/ORGANIZATION_INVITATION_LIMIT/);
   });
 });

@@ -19,6 +19,7 @@ const schema = z.object({
   ORGANIZATION_DELETE_ENABLED: env.bool(true),
   ORGANIZATION_CREATOR_ROLE: z.string().min(1).default("owner"),
   ORGANIZATION_INVITATION_EXPIRES_IN: z.coerce.number().int().min(60).default(172_800),
+  ORGANIZATION_INVITATION_LIMIT: z.coerce.number().int().min(1).default(100),
   ORGANIZATION_ROLES: env.json(roleTableSchema, DEFAULT_ROLES as z.input<typeof roleTableSchema>),
 });
 
@@ -39,6 +40,8 @@ export interface OrganizationConfig {
   deleteEnabled: boolean;
   creatorRole: string;
   invitationExpiresInSeconds: number;
+  /** The most pending, unexpired invitations one organization may have at once. */
+  invitationLimit: number;
   roles: RoleTable;
 }
 
@@ -62,6 +65,7 @@ export function organizationConfig(source: Record<string, string | undefined>): 
     deleteEnabled: c.ORGANIZATION_DELETE_ENABLED,
     creatorRole: c.ORGANIZATION_CREATOR_ROLE,
     invitationExpiresInSeconds: c.ORGANIZATION_INVITATION_EXPIRES_IN,
+    invitationLimit: c.ORGANIZATION_INVITATION_LIMIT,
     roles: c.ORGANIZATION_ROLES,
   };
 }

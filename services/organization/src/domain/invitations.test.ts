@@ -121,6 +121,22 @@ describe("invitations", () => {
     expect((await acceptInvitation(deps, invitee.caller(), invitation.id)).member.role).toBe("admin");
   });
 
+  it("refuses an invitation past ORGANIZATION_INVITATION_LIMIT pending ones, and mails nothing for it; resend still works", async () => {
+    const deps = testRegistry({ ORGANIZATION_INVITATION_LIMIT: "2" });
+    const { owner, organization, invite } = await setUp(deps);
+    const to = (email: string, resend = false) => inviteMember(deps, owner.caller(), { email, role: "member", organizationId: organization.id, resend });
+    await invite();
+    await to("second@example.com");
+    const mailed = deps.sent.length;
+    expect(await errorCode(to("third@example.com"))).toBe("INVITATION_LIMIT_REACHED");
+    expect(deps.sent).toHaveLength(mailed);
+    deps.advance(1000);
+    await to("second@example.com", true);
+    expect(deps.sent).toHaveLength(mailed + 1);
+    deps.advance(TWO_DAYS);
+    await to("third@example.com");
+  });
+
   it("a deleted user's memberships go and the invitations they sent are canceled, idempotently", async () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);

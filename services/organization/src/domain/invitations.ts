@@ -54,8 +54,9 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
     invitation = { ...pending, expiresAt, inviterId: caller.userId };
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
-    // The store refuses a second pending invitation under the organization's lock (two concurrent invites).
-    await deps.store.createInvitation(invitation, inviter);
+    // The store refuses a second pending invitation of the address, and one past the organization's limit,
+    // under the organization's lock (concurrent invites).
+    await deps.store.createInvitation(invitation, inviter, deps.config.invitationLimit);
   }
   const inviterName = users.find((u) => u.id === caller.userId)?.name;
   await deps.mail.sendInvitation(

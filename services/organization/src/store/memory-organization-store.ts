@@ -128,12 +128,11 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       for (const i of invitations.values()) if (i.inviterId === userId && i.status === "pending") i.status = "canceled";
       return mine.map((m) => m.organizationId);
     },
-    async createInvitation(invitation, actor) {
+    async createInvitation(invitation, actor, limit = Infinity) {
       checkActor(invitation.organizationId, actor);
-      const pending = [...invitations.values()].some(
-        (i) => i.organizationId === invitation.organizationId && i.email === invitation.email && i.status === "pending" && i.expiresAt > invitation.createdAt,
-      );
-      if (pending) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+      const pending = [...invitations.values()].filter((i) => i.organizationId === invitation.organizationId && i.status === "pending" && i.expiresAt > invitation.createdAt);
+      if (pending.some((i) => i.email === invitation.email)) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+      if (pending.length >= limit) throw new AuthError("INVITATION_LIMIT_REACHED");
       invitations.set(invitation.id, copy(invitation));
     },
     async findInvitation(id) {

@@ -215,16 +215,12 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       await store.em().nativeUpdate(InvitationEntity, { inviterId: userId, status: "pending" }, { status: "canceled" });
       return memberships.map((row) => row.organizationId);
     },
-    async createInvitation(invitation, actor) {
+    async createInvitation(invitation, actor, limit) {
       await locked(invitation.organizationId, async (em) => {
         await checkActor(em, invitation.organizationId, actor);
-        const pending = await em.count(InvitationEntity, {
-          organizationId: invitation.organizationId,
-          email: invitation.email,
-          status: "pending",
-          expiresAt: { $gt: invitation.createdAt },
-        });
-        if (pending) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+        const valid = { organizationId: invitation.organizationId, status: "pending", expiresAt: { $gt: invitation.createdAt } } as const;
+        if (await em.count(InvitationEntity, { ...valid, email: invitation.email })) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+        if (limit !== undefined && (await em.count(InvitationEntity, valid)) >= limit) throw new AuthError("INVITATION_LIMIT_REACHED");
         await em.insert(InvitationEntity, invitation);
       });
     },

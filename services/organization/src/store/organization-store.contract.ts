@@ -228,6 +228,19 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       await store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(101) });
     });
 
+    it("refuses an invitation past the limit of pending, unexpired ones; expired and answered ones do not count", async () => {
+      const { organization } = await created();
+      const expiring = anInvitation(organization.id, { expiresAt: at(100) });
+      const answered = anInvitation(organization.id);
+      for (const invitation of [anInvitation(organization.id), expiring, answered]) await store.createInvitation(invitation, undefined, 3);
+      expect(await errorCode(store.createInvitation(anInvitation(organization.id), undefined, 3))).toBe("INVITATION_LIMIT_REACHED");
+      expect(await store.answerInvitation(answered.id, "canceled")).toBe(true);
+      await store.createInvitation(anInvitation(organization.id), undefined, 3);
+      expect(await errorCode(store.createInvitation(anInvitation(organization.id), undefined, 3))).toBe("INVITATION_LIMIT_REACHED");
+      await store.createInvitation(anInvitation(organization.id, { createdAt: at(100) }), undefined, 3);
+      expect((await store.listInvitations(organization.id, true)).length).toBe(4);
+    });
+
     it("checks the actor on the rows as they are when it writes; a refused change writes nothing", async () => {
       const { organization, owner } = await created();
       const subject = aMember(organization.id, { role: "admin" });
@@ -328,6 +341,14 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
           expect(wasDemoted || wasDeleted).toBe(true);
           if (wasDemoted) expect(await store.findOrganization(organization.id)).not.toBeNull();
         }
+      });
+
+      it("invitations of many addresses at once do not pass the limit", async () => {
+        const { organization } = await created();
+        const results = await Promise.allSettled(Array.from({ length: attempts }, () => store.createInvitation(anInvitation(organization.id), undefined, 2)));
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
+        for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("INVITATION_LIMIT_REACHED");
+        expect(await store.listInvitations(organization.id, true)).toHaveLength(2);
       });
 
       it("invitations of one address leave exactly one pending", async () => {

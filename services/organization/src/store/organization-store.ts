@@ -106,10 +106,11 @@ export interface OrganizationStore {
 
   /**
    * Stores a pending invitation. A pending invitation of the same address to the same organization still
-   * valid at the new one's createdAt raises USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION; invitations
-   * within one organization are serialized so two concurrent ones leave one pending.
+   * valid at the new one's createdAt raises USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION, and `limit` such
+   * invitations of any address INVITATION_LIMIT_REACHED; invitations within one organization are
+   * serialized, so two concurrent ones leave one pending and concurrent ones do not pass the limit.
    */
-  createInvitation(invitation: InvitationRecord, actor?: ActorCheck): Promise<void>;
+  createInvitation(invitation: InvitationRecord, actor?: ActorCheck, limit?: number): Promise<void>;
   findInvitation(id: string): Promise<InvitationRecord | null>;
   /** The newest pending invitation of this (lower-cased) address to the organization, or null. */
   findPendingInvitation(organizationId: string, email: string): Promise<InvitationRecord | null>;
