@@ -32,6 +32,11 @@ export interface RequestContext {
 
 export interface CallContext extends RequestContext {
   metadata: grpc.Metadata;
+  /**
+   * The calling workload, named by its mutual-TLS certificate (RpcServerHooks.callerOf), for a handler whose
+   * rule is narrower than its RPC's access-table row; undefined without mutual TLS (GRPC_INSECURE).
+   */
+  caller: string | undefined;
 }
 
 export interface RpcServerHooks {
@@ -44,6 +49,8 @@ export interface RpcServerHooks {
   run<T>(context: RequestContext, fn: () => Promise<T>, call: InboundCall): Promise<T>;
   /** Records an answered RPC: its full path, how long it took, its gRPC status and catalogue code. */
   observe?(path: string, seconds: number, status: { code: number; errorCode?: string }): void;
+  /** The calling workload, from the call's verified client certificate (CallContext.caller). */
+  callerOf?(call: grpc.ServerUnaryCall<unknown, unknown>): string | undefined;
 }
 
 export interface InboundCall {
@@ -73,7 +80,7 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
         });
         const context: RequestContext = { requestId, deadline, signal: stopped.signal };
         const seconds = () => (performance.now() - started) / 1000;
-        hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata }), { path, metadata: call.metadata }).then(
+        hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata, caller: hooks.callerOf?.(call) }), { path, metadata: call.metadata }).then(
           (response) => {
             hooks.observe?.(path, seconds(), { code: grpc.status.OK });
             callback(null, response);

@@ -6,6 +6,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { PeerCertificate } from "node:tls";
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Logger } from "./log.js";
 
 export const TRUST_DOMAIN = "auth-platform";
 
@@ -104,6 +105,14 @@ export function checkAccess(caller: string | undefined, allowed: readonly string
   if (caller === undefined) return new AuthError("CALLER_NOT_IDENTIFIED");
   if (!allowed.includes(caller)) return new AuthError("CALLER_NOT_ALLOWED");
   return undefined;
+}
+
+/**
+ * The one log line of a refused call, whether its RPC's row refused the caller (grpc-server.ts) or a
+ * narrower rule of the handler did (`detail` says which, e.g. the template a SendEmail named).
+ */
+export function logRefusal(log: Logger, method: string, caller: string | undefined, refused: AuthError, detail: Record<string, unknown> = {}): void {
+  log.warn("call refused", { method, caller: caller ?? "(no workload identity)", code: refused.code, ...detail });
 }
 
 /** The RPC names of a service definition ("/auth.session.v1.SessionService/CreateSession" -> "CreateSession"). */

@@ -11,7 +11,7 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "./grpc-health.js";
 import { type Closer, closeSteps } from "./close-steps.js";
 import { catalogueStatus } from "@auth-platform/proto/rpc-server";
-import { type AccessTable, callerOf, checkAccess, checkTableCovers, rpcNames } from "./grpc-access.js";
+import { type AccessTable, callerOf, checkAccess, checkTableCovers, logRefusal, rpcNames } from "./grpc-access.js";
 import { certificatesReady, type GrpcTls, insecureWarning, serverCredentials } from "./grpc-transport.js";
 import type { Logger } from "./log.js";
 import { recordRpcServed } from "./metrics.js";
@@ -152,7 +152,7 @@ function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImple
       const caller = callerOf(call);
       const refused = checkAccess(caller, allowed);
       if (refused) {
-        log.warn("call refused", { method: `${binding.name}/${rpc}`, caller: caller ?? "(no workload identity)", code: refused.code });
+        logRefusal(log, `${binding.name}/${rpc}`, caller, refused);
         recordRpcServed(`/${binding.name}/${rpc}`, 0, refused.grpcStatus, refused.code);
         callback(catalogueStatus(refused));
         return;

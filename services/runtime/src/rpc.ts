@@ -1,12 +1,13 @@
 /**
- * The processes' side of the RPC glue: handlers log through their own service's logger, run in their
- * request context and in a trace span continuing the caller's, and are counted and timed (metrics.ts);
- * calls to other services carry the current request context (its id and what is left of its deadline)
- * and trace context, and are counted and timed too.
+ * The processes' side of the RPC glue: handlers log through their own service's logger, are told the
+ * calling workload (grpc-access.ts), run in their request context and in a trace span continuing the
+ * caller's, and are counted and timed (metrics.ts); calls to other services carry the current request
+ * context (its id and what is left of its deadline) and trace context, and are counted and timed too.
  */
 import type * as grpc from "@grpc/grpc-js";
 import { call as callWith, type CallHooks, type CallOptions } from "@auth-platform/proto/rpc-client";
 import { type RpcServer, rpcServer } from "@auth-platform/proto/rpc-server";
+import { callerOf } from "./grpc-access.js";
 import { describeError, type Logger } from "./log.js";
 import { recordRpcCalled, recordRpcServed } from "./metrics.js";
 import { currentRequestContext, withRequestContext } from "./request-context.js";
@@ -18,6 +19,8 @@ export function serviceRpc(log: Logger): RpcServer {
     logUnexpected: (method, requestId, error) => log.error("unexpected error", { method, requestId, error: describeError(error) }),
     run: (context, fn, call) => inServerSpan(call.path, call.metadata, () => withRequestContext(context, fn)),
     observe: (path, seconds, status) => recordRpcServed(path, seconds, status.code, status.errorCode),
+    // Remembered per connection (callerOf), so the access check's reading serves the handler too.
+    callerOf,
   });
 }
 

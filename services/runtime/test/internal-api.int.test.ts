@@ -9,7 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminServiceClient, AdminServiceService } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import { NotificationServiceClient, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { NotificationServiceClient, NotificationServiceService, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
@@ -135,6 +135,18 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
   },
 };
 
+/** docs/internal-api.md's SendEmail rule, per template: the workloads whose mail it is. */
+const TEMPLATE_SENDERS: ReadonlyArray<[Template, readonly Workload[]]> = [
+  [Template.TEMPLATE_EMAIL_VERIFICATION, ["identity"]],
+  [Template.TEMPLATE_PASSWORD_RESET, ["identity"]],
+  [Template.TEMPLATE_CHANGE_EMAIL, ["identity"]],
+  [Template.TEMPLATE_DELETE_ACCOUNT, ["identity"]],
+  [Template.TEMPLATE_SIGN_IN_CODE, ["identity"]],
+  [Template.TEMPLATE_ORGANIZATION_INVITATION, ["organization"]],
+];
+/** Every variable any template requires, so only the caller decides the outcome. */
+const MAIL_VARIABLES = { url: "https://app.example.com/act?token=t0ken", name: "Ada", organization_name: "Engines", inviter_name: "Charles", role: "member", code: "482913" };
+
 const SERVICES = {
   identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
   session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
@@ -149,6 +161,7 @@ type Outcome = { code: grpc.status; errorCode?: string };
 type RawMethod = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void;
 
 let platform: Platform;
+const logs: Array<Record<string, unknown>> = [];
 const clients = new Map<string, grpc.Client>();
 
 function client(service: Service, workload: Workload): grpc.Client {
@@ -176,7 +189,8 @@ function rawCall(target: grpc.Client, service: Service, rpc: string, request?: u
 const DENIED = { code: grpc.status.PERMISSION_DENIED, errorCode: "CALLER_NOT_ALLOWED" };
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  // Warnings collected: a refusal is logged ("call refused").
+  platform = await startPlatform({ env: { LOG_LEVEL: "warn" }, logs: (entry) => logs.push(entry) });
 });
 afterAll(async () => {
   for (const c of clients.values()) c.close();
@@ -239,6 +253,47 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect((await call(membership, membership.getMembership, { userId: "someone-else", organizationId: created.body.id })).member).toBeUndefined();
     // Removing memberships is identity's (user deletion) and the admin area's, never a client's.
     expect(await rawCall(client("organization", "internal-client"), "organization", "RemoveUserMemberships", { userId: signedUp.body.user.id })).toEqual(DENIED);
+  });
+
+  it("SendEmail sends each template only for the workloads whose mail it is; a refused one queues nothing", async () => {
+    const outbox = platform.services.notification.deps.store;
+    expect(TEMPLATE_SENDERS.map(([template]) => template).sort()).toEqual(Object.values(Template).filter((t) => typeof t === "number" && t > 0).sort());
+    for (const [template, senders] of TEMPLATE_SENDERS) {
+      for (const workload of EXPECTED.notification!.SendEmail!) {
+        const to = uniqueEmail(`mail-${workload}`);
+        const outcome = await rawCall(client("notification", workload), "notification", "SendEmail", { to, template, variables: MAIL_VARIABLES, idempotencyKey: "" });
+        const queued = await outbox.list({ recipient: to, limit: 10 });
+        if (senders.includes(workload)) {
+          expect(outcome, `${workload} sends ${Template[template]}`).toEqual({ code: grpc.status.OK, errorCode: undefined });
+          expect(queued, `${workload} sends ${Template[template]}`).toHaveLength(1);
+        } else {
+          expect(outcome, `${workload} sends ${Template[template]}`).toEqual(DENIED);
+          expect(queued, `${workload} sends ${Template[template]}`).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it("the organization workload cannot mail a password reset of its own; its invitations and identity's resets go out", async () => {
+    const outbox = platform.services.notification.deps.store;
+    const mail = client("notification", "organization") as NotificationServiceClient;
+    const victim = uniqueEmail("victim");
+    const phishing = { to: victim, template: Template.TEMPLATE_PASSWORD_RESET, variables: { url: "https://evil.example/reset" }, idempotencyKey: "" };
+    expect(await rawCall(mail, "notification", "SendEmail", phishing)).toEqual(DENIED);
+    expect(await outbox.list({ recipient: victim, limit: 10 })).toEqual([]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: "call refused", method: "auth.notification.v1.NotificationService/SendEmail", caller: "organization", code: "CALLER_NOT_ALLOWED", template: "password-reset" }),
+    );
+
+    const invitee = uniqueEmail("invitee");
+    const invitation = { to: invitee, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables: MAIL_VARIABLES, idempotencyKey: "" };
+    const { messageId } = await call(mail, mail.sendEmail, invitation);
+    expect(await outbox.list({ recipient: invitee, limit: 10 })).toMatchObject([{ id: messageId, template: "organization-invitation" }]);
+
+    const account = client("notification", "identity") as NotificationServiceClient;
+    const reset = { to: victim, template: Template.TEMPLATE_PASSWORD_RESET, variables: { url: "https://app.example.com/reset?token=real" }, idempotencyKey: "" };
+    const sent = await call(account, account.sendEmail, reset);
+    expect(await outbox.list({ recipient: victim, limit: 10 })).toMatchObject([{ id: sent.messageId, template: "password-reset" }]);
   });
 
   it("the development outbox is read by the gateway only", async () => {

@@ -144,6 +144,28 @@ describe("a service under mutual TLS", () => {
     }
   });
 
+  it("tells each handler the workload that called it, for rules narrower than the RPC's row", async () => {
+    const whoCalled: ServiceBinding = {
+      ...probe(),
+      implementation: { ...probe().implementation, forIdentity: serviceRpc(log).unary("ForIdentity", async (_request, { caller }) => Buffer.from(caller ?? "")) },
+      access: { ForIdentity: ["identity", "gateway"], ForNobody: [] },
+    };
+    const echo = await startGrpcServer({ services: [whoCalled], port: 0, host: "127.0.0.1", tls: mtls(await tlsDir(caA, "echo-server", "session")), log, graceMs: 500 });
+    try {
+      for (const workload of ["identity", "gateway"]) {
+        const client = createGrpcClient(ProbeClient, `127.0.0.1:${echo.port}`, { tls: mtls(await tlsDir(caA, `${workload}-echo`, workload)), serverName: "session" });
+        try {
+          const method = (client as unknown as Record<string, Parameters<typeof call<Buffer, Buffer>>[1]>).forIdentity!;
+          expect((await call(client, method, Buffer.from(""))).toString()).toBe(workload);
+        } finally {
+          client.close();
+        }
+      }
+    } finally {
+      await echo.shutdown();
+    }
+  });
+
   it("fails the handshake without a client certificate, and for plaintext", async () => {
     const noClientCert = grpc.credentials.createSsl(Buffer.from(caA.certPem));
     expect(await rawCall(address, noClientCert, "session")).toMatchObject({ ok: false, code: grpc.status.UNAVAILABLE });
