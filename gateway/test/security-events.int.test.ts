@@ -1,6 +1,6 @@
 /**
- * Security events in the audit log: a user's own password change, email change (requested and confirmed) and
- * session revocations, sign-in failure bursts, wrong two-factor codes and their bursts, failed social
+ * Security events in the audit log: a user's own password change, password reset (and what a reset of an
+ * unverified user removed), email change (requested and confirmed) and session revocations, sign-in failure bursts, wrong two-factor codes and their bursts, failed social
  * sign-ins, reported by the gateway to the admin service and read by an admin through
  * GET /admin/list-audit-events with actor, target, IP, user agent and outcome; and delivered after the admin
  * service was down for a while.
@@ -51,6 +51,30 @@ describe("security events in the audit log", () => {
         expect.objectContaining({ ...expected, outcome: "failure", details: { revokeOtherSessions: false, error: "INVALID_PASSWORD" } }),
       ]),
     );
+  });
+
+  it("records a password reset, naming the two-factor setup a reset of an unverified user removed", async () => {
+    const admin = await anAdmin(platform);
+    const resetBy = async (email: string, newPassword: string) => {
+      await platform.client().post("/forget-password", { email });
+      const token = new URL(linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/")).pathname.split("/").pop()!;
+      expect((await platform.client().post("/reset-password", { token, newPassword }, AGENT)).status).toBe(200);
+    };
+    const unverified = await aUser(platform);
+    const enabled = await unverified.c.post("/two-factor/enable", { password: PASSWORD });
+    const secret = base32Decode(new URL(enabled.body.totpURI).searchParams.get("secret")!);
+    expect((await unverified.c.post("/two-factor/verify-totp", { code: totpCode(secret, totpStep(new Date())) })).status).toBe(200);
+    await resetBy(unverified.email, "owner-password-1");
+    const plain = await aUser(platform);
+    await resetBy(plain.email, "owner-password-1");
+
+    const expected = { action: "user.reset-password", outcome: "success", userAgent: AGENT["user-agent"] };
+    const [removed] = await eventsOf(admin, `action=user.reset-password&targetId=${unverified.id}`, () => true);
+    expect(removed).toMatchObject({ ...expected, actorId: unverified.id });
+    expect(removed!.details).toEqual({ providerAccountsRemoved: 0, twoFactorRemoved: true });
+    const [nothingRemoved] = await eventsOf(admin, `action=user.reset-password&targetId=${plain.id}`, () => true);
+    expect(nothingRemoved).toMatchObject({ ...expected, actorId: plain.id });
+    expect(nothingRemoved!.details).toEqual({});
   });
 
   it("records an email change", async () => {

@@ -1,31 +1,33 @@
 /**
  * The linking rules of SPEC.md §4 end to end (real OpenID provider, real services): an existing user with
  * the provider's email is linked only when that user's address is verified and the provider vouches for it
- * (or is trusted); never into an unverified local account (pre-registration takeover); /link-social links
- * to the signed-in user only, never an account another user holds, never a provider twice.
+ * (or is trusted); never into an unverified local account (pre-registration takeover), trusted provider or
+ * not; /link-social links to the signed-in user only, never an account another user holds, never a provider
+ * twice.
  */
 import { describe, expect, it } from "vitest";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
-import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
+import { postJson, type SocialPlatform, useSocialPlatform } from "../../testing/social-platform.js";
 import type { OpenIdAccount } from "../../testing/openid-provider.js";
 
 const social = useSocialPlatform();
-const at = (path: string) => `${social.platform.origin}${path}`;
+// The helpers work on the file's platform unless given another (the trusted-provider suite's).
+const at = (path: string, on: SocialPlatform = social) => `${on.platform.origin}${path}`;
 
-async function signUp(flow: BrowserFlow, email: string) {
-  const res = await postJson(flow, `${social.platform.baseURL}/sign-up/email`, { email, password: "correct horse battery", name: "Local" });
+async function signUp(flow: BrowserFlow, email: string, on: SocialPlatform = social) {
+  const res = await postJson(flow, `${on.platform.baseURL}/sign-up/email`, { email, password: "correct horse battery", name: "Local" });
   expect(res.status).toBe(200);
   return res.body.user as { id: string };
 }
 
-async function verify(userId: string) {
-  await social.platform.services.identity.deps.store.updateUser(userId, { emailVerified: true });
+async function verify(userId: string, on: SocialPlatform = social) {
+  await on.platform.services.identity.deps.store.updateUser(userId, { emailVerified: true });
 }
 
-async function googleSignIn(flow: BrowserFlow, account: OpenIdAccount) {
+async function googleSignIn(flow: BrowserFlow, account: OpenIdAccount, on: SocialPlatform = social) {
   forgetProviderSession(flow);
-  social.idp.signInAs(account);
-  const res = await postJson(flow, `${social.platform.baseURL}/sign-in/social`, { provider: "google", callbackURL: "/dashboard", errorCallbackURL: "/oops" });
+  on.idp.signInAs(account);
+  const res = await postJson(flow, `${on.platform.baseURL}/sign-in/social`, { provider: "google", callbackURL: "/dashboard", errorCallbackURL: "/oops" });
   expect(res.status).toBe(200);
   return (await flow.follow(res.body.url)).url.href;
 }
@@ -44,7 +46,7 @@ function forgetProviderSession(flow: BrowserFlow) {
   for (const name of [...flow.jar.cookies.keys()]) if (name.startsWith("_session") || name.startsWith("_interaction")) flow.jar.cookies.delete(name);
 }
 
-const providersOf = async (flow: BrowserFlow) => ((await (await flow.request(`${social.platform.baseURL}/list-accounts`)).json()) as Array<{ provider: string }>).map((a) => a.provider);
+const providersOf = async (flow: BrowserFlow, on: SocialPlatform = social) => ((await (await flow.request(`${on.platform.baseURL}/list-accounts`)).json()) as Array<{ provider: string }>).map((a) => a.provider);
 
 describe("linking at social sign-in", () => {
   it("links into a verified local account when the provider verified the same email", async () => {
@@ -80,6 +82,35 @@ describe("linking at social sign-in", () => {
     expect(await providersOf(attacker)).toEqual(["credential"]);
     const accounts = await social.platform.services.identity.deps.store.listAccounts(squatter.id);
     expect(accounts.map((a) => a.providerId)).toEqual(["credential"]);
+  });
+});
+
+describe("linking at social sign-in with the provider trusted (OAUTH_TRUSTED_PROVIDERS)", () => {
+  const trusted = useSocialPlatform({ env: { OAUTH_TRUSTED_PROVIDERS: "google" } });
+
+  it("links into a verified local account even when the provider does not vouch for the email", async () => {
+    const account = trusted.anAccount("trusted", { email_verified: false });
+    const user = await signUp(trusted.browser(), account.email, trusted);
+    await verify(user.id, trusted);
+    const flow = trusted.browser();
+    expect(await googleSignIn(flow, account, trusted)).toBe(at("/dashboard", trusted));
+    expect((await providersOf(flow, trusted)).sort()).toEqual(["credential", "google"]);
+  });
+
+  it("still never links into an unverified local account: account_not_linked, the squatter's account untouched", async () => {
+    // The victim's provider vouches for the address and is trusted; the squatter registered it first.
+    const victim = trusted.anAccount("trusted-takeover");
+    const attacker = trusted.browser();
+    const squatter = await signUp(attacker, victim.email, trusted);
+    const flow = trusted.browser();
+    expect(await googleSignIn(flow, victim, trusted)).toBe(at("/oops?error=account_not_linked", trusted));
+    expect(flow.jar.cookies.has("better-auth.session_token")).toBe(false);
+    expect(await providersOf(attacker, trusted)).toEqual(["credential"]);
+    const { store } = trusted.platform.services.identity.deps;
+    expect((await store.listAccounts(squatter.id)).map((a) => a.providerId)).toEqual(["credential"]);
+    // The provider's word verifies nothing either: the owner recovers the address by a reset (docs/decisions.md).
+    expect((await store.findUserById(squatter.id))!.emailVerified).toBe(false);
+    expect((await postJson(trusted.browser(), `${trusted.platform.baseURL}/sign-in/email`, { email: victim.email, password: "correct horse battery" })).status).toBe(200);
   });
 });
 

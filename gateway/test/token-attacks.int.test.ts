@@ -3,8 +3,8 @@
  * change or the user's removal, reset and delete-account tokens read from a dump of identity's verification
  * table, a verification link followed again (or twice at once, or by a banned user) to sign in, a
  * password holder guessing second-factor codes over many sign-in challenges, an admin's password change
- * leaving reset links or sign-in challenges alive, and a provider account linked by a pre-registration
- * squatter surviving the owner's reset.
+ * leaving reset links or sign-in challenges alive, and a provider account or a two-factor setup left by a
+ * pre-registration squatter surviving the owner's reset.
  */
 import { describe, expect, it } from "vitest";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
@@ -323,7 +323,7 @@ describe(`second-factor sign-ins waiting when the password changes (${backendLab
   });
 });
 
-describe("a provider account linked by a pre-registration squatter, at the owner's reset", () => {
+describe("what a pre-registration squatter set up (a provider account, two-factor), at the owner's reset", () => {
   const social = useSocialPlatform();
   const api = (path: string) => `${social.platform.baseURL}${path}`;
   const at = (path: string) => `${social.platform.origin}${path}`;
@@ -395,5 +395,45 @@ describe("a provider account linked by a pre-registration squatter, at the owner
     expect(await sessionUser(byProvider)).toBe(userId);
     expect(await providersOf(byProvider)).toEqual(["credential", "google"]);
     expect((await postJson(social.browser(), api("/sign-in/email"), { email: account.email, password: "owner-password-1" })).status).toBe(200);
+  });
+
+  /** Signs a user up with a password and turns two-factor on in that session; answers the user's id. */
+  async function signUpWithTwoFactor(email: string, password: string): Promise<string> {
+    const flow = social.browser();
+    const signedUp = await postJson(flow, api("/sign-up/email"), { email, password, name: "Squatter" }, social.platform.origin);
+    expect(signedUp.status).toBe(200);
+    const enabled = await postJson(flow, api("/two-factor/enable"), { password }, social.platform.origin);
+    const secret = base32Decode(new URL(enabled.body.totpURI).searchParams.get("secret")!);
+    expect((await postJson(flow, api("/two-factor/verify-totp"), { code: totpCode(secret, totpStep(new Date())) }, social.platform.origin)).status).toBe(200);
+    expect((await postJson(social.browser(), api("/sign-in/email"), { email, password })).body).toMatchObject({ twoFactorRedirect: true });
+    return signedUp.body.user.id;
+  }
+
+  it("an unverified user's reset turns the squatter's two-factor off: the owner signs in with the new password alone", async () => {
+    const email = social.anAccount("squatted-2fa").email;
+    const userId = await signUpWithTwoFactor(email, "squatter-pass-1");
+    await ownerResets(email, "owner-password-1");
+
+    const owner = social.browser();
+    const signedIn = await postJson(owner, api("/sign-in/email"), { email, password: "owner-password-1" });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.twoFactorRedirect).toBeUndefined();
+    expect(signedIn.body.user).toMatchObject({ id: userId, twoFactorEnabled: false });
+    expect(await sessionUser(owner)).toBe(userId);
+    // Nothing of the squatter's setup is left to answer a second factor with.
+    const { store } = social.platform.services.identity.deps;
+    expect(await store.findTwoFactor(userId)).toBeNull();
+    expect(await store.countBackupCodes(userId)).toBe(0);
+  });
+
+  it("a verified user's reset keeps two-factor: the sign-in with the new password asks for the second factor", async () => {
+    const email = social.anAccount("verified-2fa").email;
+    const userId = await signUpWithTwoFactor(email, "password-123");
+    await social.platform.services.identity.deps.store.updateUser(userId, { emailVerified: true });
+    await ownerResets(email, "owner-password-1");
+
+    const owner = social.browser();
+    expect((await postJson(owner, api("/sign-in/email"), { email, password: "owner-password-1" })).body).toMatchObject({ twoFactorRedirect: true });
+    expect(await sessionUser(owner)).toBeUndefined();
   });
 });

@@ -51,9 +51,11 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
     const body = parseBody(req, resetBody);
     const token = body.token ?? parseQuery(req, resetQuery).token;
     if (!token) throw new AuthError("INVALID_TOKEN");
-    const { userId } = await call(identity, identity.resetPassword, { token, newPassword: body.newPassword });
-    // Reported once done: a refused reset names no user (the token was not valid).
-    deps.events.report({ action: "user.reset-password", actorId: userId, targetId: userId, ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, outcome: "success", details: {} });
+    const { userId, providerAccountsRemoved, twoFactorRemoved } = await call(identity, identity.resetPassword, { token, newPassword: body.newPassword });
+    // Reported once done: a refused reset names no user (the token was not valid). What the reset of an
+    // unverified user took away (a squatter's setup, docs/decisions.md) is named in the details.
+    const details = providerAccountsRemoved || twoFactorRemoved ? { providerAccountsRemoved, twoFactorRemoved } : {};
+    deps.events.report({ action: "user.reset-password", actorId: userId, targetId: userId, ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, outcome: "success", details });
     res.json({ status: true });
   });
   return router;

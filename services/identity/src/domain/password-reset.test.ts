@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "@auth-platform/runtime/random";
+import { completeSignIn } from "./complete-sign-in.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "./password-reset.js";
 import { signInEmail } from "./sign-in.js";
 import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { base32Decode, totpCode, totpStep } from "./totp.js";
+import { trustDevice } from "./trusted-devices.js";
+import { checkBackupCode, enableTwoFactor, verifySignedInUser } from "./two-factor.js";
+import { answerChallenge } from "./two-factor-challenge.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const HOUR = 3_600_000;
@@ -99,6 +104,72 @@ describe("password reset", () => {
     await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
     expect(await providersOf(deps, user.id)).toEqual(["credential", "google"]);
     expect(deps.sessions.of(user.id)).toHaveLength(1);
+  });
+
+  /**
+   * Two-factor set up as the user who holds the password would (a squatter, on an unverified address):
+   * activated, a trusted browser, a sign-in waiting for its second factor. Answers the backup codes and
+   * the device and challenge tokens.
+   */
+  async function withTwoFactor(deps: TestRegistry, user: { id: string }, password = "password-123") {
+    const { totpUri, backupCodes } = await enableTwoFactor(deps, { userId: user.id, password });
+    const secret = base32Decode(new URL(totpUri).searchParams.get("secret")!);
+    await verifySignedInUser(deps, { userId: user.id, method: "totp", code: totpCode(secret, totpStep(deps.now())) });
+    deps.advance(30_000);
+    const enrolled = (await deps.store.findUserById(user.id))!;
+    const device = await trustDevice(deps, user.id, {});
+    const { challenge } = await completeSignIn(deps, enrolled, { rememberMe: true, client: {}, refusal: "UNAUTHORIZED" });
+    return { backupCodes, device, challenge: challenge! };
+  }
+
+  it("an unverified user's reset turns two-factor off: secret, backup codes, trusted devices and pending sign-ins go", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    const squatter = await withTwoFactor(deps, user);
+    const reset = await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
+    expect(reset).toEqual({ userId: user.id, removed: { providerAccounts: 0, twoFactor: true } });
+
+    expect((await deps.store.findUserById(user.id))!.twoFactorEnabled).toBe(false);
+    expect(await deps.store.findTwoFactor(user.id)).toBeNull();
+    expect(await deps.store.countBackupCodes(user.id)).toBe(0);
+    expect(await checkBackupCode(deps, user.id, squatter.backupCodes[0]!)).toBe(false);
+    expect(await deps.store.listTrustedDevices(user.id, deps.now())).toEqual([]);
+    const answer = answerChallenge(deps, { token: squatter.challenge.token, method: "backup-code", code: squatter.backupCodes[1]!, trustDevice: false, client: {} });
+    expect(await errorCode(answer)).toBe("INVALID_TWO_FACTOR_COOKIE");
+    // The owner's password alone signs in: no second factor someone else holds.
+    const signedIn = await signInEmail(deps, { email, password: "new-password-456", rememberMe: true, client: {} });
+    expect(signedIn.session).toBeDefined();
+    expect(signedIn.challenge).toBeUndefined();
+  });
+
+  it("an enrolment not yet activated goes too, and sessions kept on reset stop showing two-factor on", async () => {
+    const deps = testRegistry({ IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false" });
+    const { email, user } = await aSignedUpUser(deps);
+    await withTwoFactor(deps, user);
+    expect(deps.sessions.copies.get(user.id)!.twoFactorEnabled).toBe(true);
+    await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
+    expect(deps.sessions.of(user.id)).toHaveLength(1);
+    expect(deps.sessions.copies.get(user.id)!.twoFactorEnabled).toBe(false);
+
+    const other = await aSignedUpUser(deps);
+    await enableTwoFactor(deps, { userId: other.user.id, password: other.password });
+    const reset = await resetPassword(deps, { token: await mailedResetToken(deps, other.email), newPassword: "new-password-456" });
+    expect(reset.removed).toEqual({ providerAccounts: 0, twoFactor: true });
+    expect(await deps.store.findTwoFactor(other.user.id)).toBeNull();
+  });
+
+  it("a verified user's reset keeps two-factor (the trusted devices and pending sign-ins still end)", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    await deps.store.updateUser(user.id, { emailVerified: true });
+    const { backupCodes, device } = await withTwoFactor(deps, user);
+    const reset = await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
+    expect(reset.removed).toEqual({ providerAccounts: 0, twoFactor: false });
+    expect((await deps.store.findUserById(user.id))!.twoFactorEnabled).toBe(true);
+    expect(await deps.store.countBackupCodes(user.id)).toBe(backupCodes.length);
+    expect(await deps.store.listTrustedDevices(user.id, deps.now())).toEqual([]);
+    const signedIn = await signInEmail(deps, { email, password: "new-password-456", rememberMe: true, client: {}, trustedDevice: device.token });
+    expect(signedIn.challenge).toBeDefined();
   });
 
   it("gives a user without a password (a social sign-up) a password account", async () => {

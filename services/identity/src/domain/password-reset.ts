@@ -4,7 +4,8 @@
  * Asking for one only queues a mail request (the same single insert for any address), so the answer takes
  * as long whether or not the address is a user's; the worker does the rest afterwards.
  * A reset ends what the old password had opened: other reset links, trusted devices, pending two-factor
- * challenges and (by default) sessions; for a user whose address is not verified, the provider accounts too.
+ * challenges and (by default) sessions; for a user whose address is not verified, the provider accounts and
+ * the two-factor setup too.
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
@@ -72,31 +73,45 @@ async function liveRecord(deps: Pick<Deps, "store" | "now">, token: string) {
   return { record, user };
 }
 
+/** What a reset took from a user whose address is not verified (the gateway records it in the security event). */
+export interface UnprovenSetupRemoved {
+  providerAccounts: number;
+  twoFactor: boolean;
+}
+
 /**
- * Removes the provider accounts of a user whose address is not verified: whoever linked them (a provider
- * that does not verify addresses creates such a user, SPEC §4) never proved the mailbox the reset link just
- * proved, and must not keep signing in to the account its owner now recovers. Answers how many went.
+ * Removes what was set up on a user whose address is not verified: its provider accounts and its two-factor
+ * setup (secret, backup codes, trusted devices, pending challenges, the flag). Whoever set them up (a
+ * squatter who registered the address first, or a provider that does not verify addresses, SPEC §4) never
+ * proved the mailbox the reset link just proved: the owner now recovering the account must neither share
+ * it with the squatter's provider account nor pass a second factor the squatter holds.
  */
-async function dropUnprovenProviderAccounts(deps: Pick<Deps, "store">, user: UserRecord): Promise<number> {
-  if (user.emailVerified) return 0;
+async function dropUnprovenSetup(deps: Pick<Deps, "store">, user: UserRecord): Promise<UnprovenSetupRemoved> {
+  if (user.emailVerified) return { providerAccounts: 0, twoFactor: false };
   const providerAccounts = (await deps.store.listAccounts(user.id)).filter((account) => account.providerId !== CREDENTIAL_PROVIDER);
   for (const account of providerAccounts) await deps.store.deleteAccount(account.id);
-  return providerAccounts.length;
+  // An enrolment not yet activated counts too: its first code would turn the squatter's secret on.
+  const twoFactor = user.twoFactorEnabled || (await deps.store.findTwoFactor(user.id)) !== null;
+  if (twoFactor) await deps.store.deleteTwoFactor(user.id);
+  return { providerAccounts: providerAccounts.length, twoFactor };
 }
 
 export async function checkResetToken(deps: Pick<Deps, "store" | "now">, token: string): Promise<void> {
   await liveRecord(deps, token);
 }
 
-export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, input: { token: string; newPassword: string; deadline?: number }): Promise<string> {
+export async function resetPassword(
+  deps: Deps & Pick<Registry, "passwords">,
+  input: { token: string; newPassword: string; deadline?: number },
+): Promise<{ userId: string; removed: UnprovenSetupRemoved }> {
   checkPasswordLength(input.newPassword, deps.config);
   const { record, user } = await liveRecord(deps, input.token);
   if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
   const userId = user.id;
   const hash = await deps.passwords.hash(input.newPassword, input.deadline);
   // Before the new password is stored: a failure in between leaves no account the owner recovered with the
-  // intruder's provider account still on it.
-  const droppedAccounts = await dropUnprovenProviderAccounts(deps, user);
+  // intruder's provider account or second factor still on it.
+  const removed = await dropUnprovenSetup(deps, user);
   const credential = await deps.store.findAccount(userId, CREDENTIAL_PROVIDER);
   if (credential) {
     await deps.store.setAccountPassword(credential.id, hash);
@@ -110,6 +125,12 @@ export async function resetPassword(deps: Deps & Pick<Registry, "passwords">, in
   await deps.store.deleteTrustedDevices(userId);
   await deps.store.deleteUserChallenges(userId);
   // Sessions opened through a dropped provider account end whatever the configuration says.
-  if (deps.config.resetPassword.revokeSessions || droppedAccounts > 0) await deps.sessions.revokeUserSessions(userId);
-  return userId;
+  if (deps.config.resetPassword.revokeSessions || removed.providerAccounts > 0) {
+    await deps.sessions.revokeUserSessions(userId);
+  } else if (removed.twoFactor) {
+    // Sessions kept must stop showing twoFactorEnabled.
+    const updated = await deps.store.findUserById(userId);
+    if (updated) await deps.sessions.forgetUser(updated);
+  }
+  return { userId, removed };
 }

@@ -48,6 +48,8 @@ describe("no way around the second factor", () => {
   it("a password reset revokes the trusted devices", async () => {
     const deps = testRegistry();
     const { user, email } = await activated(deps);
+    // Verified: an unverified user's reset turns two-factor off altogether (password-reset.test.ts).
+    await deps.store.updateUser(user.id, { emailVerified: true });
     const device = await trustDevice(deps, user.id, {});
     expect((await completeSignIn(deps, user, { ...options, trustedDevice: device.token })).session).toBeDefined();
     await mailResetLink(deps, { email });

@@ -137,7 +137,8 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     resetPassword: rpc.unary("ResetPassword", async (req, { deadline }) => {
-      return { userId: await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline }) };
+      const { userId, removed } = await resetPassword(registry, { token: req.token, newPassword: req.newPassword, deadline });
+      return { userId, providerAccountsRemoved: removed.providerAccounts, twoFactorRemoved: removed.twoFactor };
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
       await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });

@@ -290,6 +290,10 @@ export interface ResetPasswordRequest {
 export interface ResetPasswordResponse {
   /** Whose password was reset (for the gateway's security event). */
   userId: string;
+  /** Provider accounts removed because the user's address was not verified (the security event's details). */
+  providerAccountsRemoved: number;
+  /** Whether the two-factor setup was removed because the user's address was not verified (likewise). */
+  twoFactorRemoved: boolean;
 }
 
 export interface ChangeEmailRequest {
@@ -3221,13 +3225,19 @@ export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
 };
 
 function createBaseResetPasswordResponse(): ResetPasswordResponse {
-  return { userId: "" };
+  return { userId: "", providerAccountsRemoved: 0, twoFactorRemoved: false };
 }
 
 export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
   encode(message: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.providerAccountsRemoved !== 0) {
+      writer.uint32(16).int32(message.providerAccountsRemoved);
+    }
+    if (message.twoFactorRemoved !== false) {
+      writer.uint32(24).bool(message.twoFactorRemoved);
     }
     return writer;
   },
@@ -3253,6 +3263,22 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.providerAccountsRemoved = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.twoFactorRemoved = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3272,6 +3298,16 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      providerAccountsRemoved: isSet(object.providerAccountsRemoved)
+        ? globalThis.Number(object.providerAccountsRemoved)
+        : isSet(object.provider_accounts_removed)
+        ? globalThis.Number(object.provider_accounts_removed)
+        : 0,
+      twoFactorRemoved: isSet(object.twoFactorRemoved)
+        ? globalThis.Boolean(object.twoFactorRemoved)
+        : isSet(object.two_factor_removed)
+        ? globalThis.Boolean(object.two_factor_removed)
+        : false,
     };
   },
 
@@ -3279,6 +3315,12 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.providerAccountsRemoved !== 0) {
+      obj.providerAccountsRemoved = Math.round(message.providerAccountsRemoved);
+    }
+    if (message.twoFactorRemoved !== false) {
+      obj.twoFactorRemoved = message.twoFactorRemoved;
     }
     return obj;
   },
@@ -3289,6 +3331,8 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
   fromPartial<I extends Exact<DeepPartial<ResetPasswordResponse>, I>>(object: I): ResetPasswordResponse {
     const message = createBaseResetPasswordResponse();
     message.userId = object.userId ?? "";
+    message.providerAccountsRemoved = object.providerAccountsRemoved ?? 0;
+    message.twoFactorRemoved = object.twoFactorRemoved ?? false;
     return message;
   },
 };
