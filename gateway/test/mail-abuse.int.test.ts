@@ -86,14 +86,27 @@ describe(`mail abuse and password reset, default configuration (${backendLabel()
 describe(`password reset keeping sessions when configured (${backendLabel()})`, () => {
   const platform = usePlatform({ smtp: true, env: { IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET: "false" } });
 
-  it("IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET=false keeps the other sessions", async () => {
-    const email = uniqueEmail("keeper");
+  /** Signs a user up on a "phone", verified or not, and resets the password from elsewhere; answers the phone. */
+  async function resetAway(label: string, verified: boolean): Promise<{ phone: TestClient; email: string }> {
+    const email = uniqueEmail(label);
     const phone = new TestClient(platform.baseURL);
-    expect((await phone.post("/sign-up/email", { name: "K", email, password: "password-123" })).status).toBe(200);
+    const signedUp = await phone.post("/sign-up/email", { name: "K", email, password: "password-123" });
+    expect(signedUp.status).toBe(200);
+    if (verified) await platform.services.identity.deps.store.updateUser(signedUp.body.user.id, { emailVerified: true });
     await new TestClient(platform.baseURL).post("/forget-password", { email });
     const token = resetToken(linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/"));
     expect((await new TestClient(platform.baseURL).post("/reset-password", { token, newPassword: "brand-new-pass-1" })).status).toBe(200);
+    return { phone, email };
+  }
+
+  it("IDENTITY_REVOKE_SESSIONS_ON_PASSWORD_RESET=false keeps a verified user's other sessions", async () => {
+    const { phone, email } = await resetAway("keeper", true);
     expect((await phone.get("/get-session")).body).toMatchObject({ user: { email } });
+  });
+
+  it("but ends an unverified user's: whoever opened them never proved the mailbox the reset link did", async () => {
+    const { phone } = await resetAway("squatted", false);
+    expect((await phone.get("/get-session")).body).toBeNull();
   });
 });
 

@@ -124,13 +124,8 @@ export async function resetPassword(
   await voidResetLinks(deps, userId);
   await deps.store.deleteTrustedDevices(userId);
   await deps.store.deleteUserChallenges(userId);
-  // Sessions opened through a dropped provider account end whatever the configuration says.
-  if (deps.config.resetPassword.revokeSessions || removed.providerAccounts > 0) {
-    await deps.sessions.revokeUserSessions(userId);
-  } else if (removed.twoFactor) {
-    // Sessions kept must stop showing twoFactorEnabled.
-    const updated = await deps.store.findUserById(userId);
-    if (updated) await deps.sessions.forgetUser(updated);
-  }
+  // An unverified user's sessions end whatever the configuration says: whoever opened them (a squatter's
+  // password or provider account) never proved the mailbox the reset link just proved.
+  if (deps.config.resetPassword.revokeSessions || !user.emailVerified) await deps.sessions.revokeUserSessions(userId);
   return { userId, removed };
 }
