@@ -1,7 +1,7 @@
 /**
  * Impersonation through the gateway: start, act as the user, stop (the admin session restored from the
  * signed cookie), the session hidden from the user's own list, the cookie tampered with, admin-on-admin,
- * and the same with bearer tokens instead of cookies.
+ * no impersonation from an impersonation session, and the same with bearer tokens instead of cookies.
  */
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../../testing/http.js";
@@ -128,5 +128,60 @@ describe("impersonate-user and stop-impersonating", () => {
     expect(stopped.body.user.id).toBe(admin.id);
     expect(stopped.headers.get("set-auth-token")).toMatch(new RegExp(`^${admin.token}\\.`));
     expect((await asUser.get("/get-session")).body).toBeNull();
+  });
+});
+
+describe("impersonation from an impersonation session (ADMIN_IMPERSONATE_ADMINS=true)", () => {
+  const withAdmins = usePlatform({ env: { ADMIN_IMPERSONATE_ADMINS: "true" } });
+
+  it("is refused, so stopping always leads back to the first admin's own session", async () => {
+    const admin = await anAdmin(withAdmins);
+    const deputy = await anAdmin(withAdmins);
+    const user = await aUser(withAdmins);
+    const adminCookie = admin.c.cookies.get(SESSION_COOKIE);
+
+    expect((await admin.c.post("/admin/impersonate-user", { userId: deputy.id })).status).toBe(200);
+    const kept = admin.c.cookies.get(ADMIN_COOKIE);
+    const impersonating = admin.c.cookies.get(SESSION_COOKIE);
+    // Acting as the other admin, whose role passes the admin check: starting another impersonation is refused.
+    const nested = await admin.c.post("/admin/impersonate-user", { userId: user.id });
+    expect(nested.status).toBe(403);
+    expect(nested.body).toEqual({ code: "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING", message: "You cannot impersonate while impersonating" });
+    // Nothing changed: the same impersonation, the same kept admin token, no session for the user.
+    expect(admin.c.cookies.get(ADMIN_COOKIE)).toBe(kept);
+    expect(admin.c.cookies.get(SESSION_COOKIE)).toBe(impersonating);
+    expect((await admin.c.get("/get-session")).body.session).toMatchObject({ userId: deputy.id, impersonatedBy: admin.id });
+    expect((await deputy.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toHaveLength(1);
+
+    // One stop leads back to the admin; a second, from the admin's own session, is refused and ends nothing.
+    const stopped = await admin.c.post("/admin/stop-impersonating");
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.user.id).toBe(admin.id);
+    expect(admin.c.cookies.get(SESSION_COOKIE)).toBe(adminCookie);
+    const again = await admin.c.post("/admin/stop-impersonating");
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe("YOU_ARE_NOT_IMPERSONATING_ANYONE");
+    expect((await admin.c.get("/get-session")).body.user.id).toBe(admin.id);
+    expect((await admin.c.get("/admin/list-users")).status).toBe(200);
+
+    // The refused attempt is in the audit log, with the admin who was impersonating.
+    const log = await deputy.c.get(`/admin/list-audit-events?action=user.impersonate.start&targetId=${user.id}`);
+    expect(log.body.events).toEqual([
+      expect.objectContaining({ actorId: deputy.id, impersonatorId: admin.id, outcome: "failure", details: expect.objectContaining({ error: "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING" }) }),
+    ]);
+  });
+
+  it("is refused to a bearer client too", async () => {
+    const admin = await anAdmin(withAdmins);
+    const deputy = await anAdmin(withAdmins);
+    const user = await aUser(withAdmins);
+    const asAdmin = new TestClient(withAdmins.baseURL, { authorization: `Bearer ${admin.token}` });
+    const started = await asAdmin.post("/admin/impersonate-user", { userId: deputy.id });
+    expect(started.status).toBe(200);
+    const asDeputy = new TestClient(withAdmins.baseURL, { authorization: `Bearer ${started.headers.get("set-auth-token")}` });
+    const nested = await asDeputy.post("/admin/impersonate-user", { userId: user.id });
+    expect(nested.status).toBe(403);
+    expect(nested.body.code).toBe("YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING");
+    expect(nested.headers.get("set-auth-token")).toBeNull();
   });
 });

@@ -7,7 +7,8 @@ import { uniqueEmail } from "../../testing/http.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { aUser, anAdmin, PASSWORD } from "./admin-fixtures.js";
 
-const platform = usePlatform();
+// editor: a role configured besides the defaults (user, and the admin roles).
+const platform = usePlatform({ env: { ADMIN_ASSIGNABLE_ROLES: "user,editor" } });
 
 const ROUTES: Array<[method: "GET" | "POST", path: string, body?: Record<string, unknown>]> = [
   ["GET", "/admin/list-users"],
@@ -181,6 +182,36 @@ describe("admin routes", () => {
     expect((await platform.client().post("/sign-in/email", { email, password: "new-password-456" })).status).toBe(200);
     expect((await c.post("/admin/set-user-password", { userId: id, newPassword: "short" })).body.code).toBe("PASSWORD_TOO_SHORT");
     expect((await c.post("/admin/set-user-password", { userId: "nobody", newPassword: PASSWORD })).body.code).toBe("USER_NOT_FOUND");
+  });
+
+  it("set-role and create-user refuse a role that is not configured, alone or in a list, and change nothing", async () => {
+    const admin = await anAdmin(platform);
+    const user = await aUser(platform);
+    const refusal = { code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", message: "You are not allowed to set non-existent value" };
+    for (const role of ["superuser", ["user", "superuser"], "editor, superuser", "Admin", ","]) {
+      const set = await admin.c.post("/admin/set-role", { userId: user.id, role });
+      expect([set.status, set.body]).toEqual([400, refusal]);
+      const email = uniqueEmail("refused");
+      const created = await admin.c.post("/admin/create-user", { email, password: PASSWORD, name: "Refused", role });
+      expect([created.status, created.body]).toEqual([400, refusal]);
+      expect((await admin.c.get(`/admin/list-users?searchValue=${encodeURIComponent(email)}`)).body.users).toEqual([]);
+      expect((await platform.client().post("/sign-in/email", { email, password: PASSWORD })).status).toBe(401);
+    }
+    expect((await admin.c.get(`/admin/get-user?id=${user.id}`)).body.role).toBe("user");
+    expect((await user.c.get("/get-session")).body.user.role).toBe("user");
+    // An unknown user with an unknown role: the role is refused first, as better-auth does.
+    expect((await admin.c.post("/admin/set-role", { userId: "nobody", role: "superuser" })).body.code).toBe("YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE");
+    // The refusals are in the audit log with their code.
+    const log = await admin.c.get(`/admin/list-audit-events?actorId=${admin.id}&action=user.set-role`);
+    expect(log.body.events[0]).toMatchObject({ outcome: "failure", details: expect.objectContaining({ error: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" }) });
+
+    // Configured roles, alone or together, still work.
+    expect((await admin.c.post("/admin/set-role", { userId: user.id, role: ["editor", "user"] })).body.user.role).toBe("editor,user");
+    expect((await user.c.get("/get-session")).body.user.role).toBe("editor,user");
+    const email = uniqueEmail("editor");
+    const created = await admin.c.post("/admin/create-user", { email, password: PASSWORD, name: "Editor", role: "editor" });
+    expect(created.status).toBe(200);
+    expect(created.body.user).toMatchObject({ email, role: "editor" });
   });
 
   it("list-user-sessions, revoke-user-session, revoke-user-sessions", async () => {

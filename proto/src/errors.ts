@@ -108,6 +108,11 @@ export const ERRORS = {
   YOU_CANNOT_REMOVE_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot remove yourself"),
   // Ours: a banned user gets no session by any path (SPEC.md §4), an admin's impersonation included.
   YOU_CANNOT_IMPERSONATE_BANNED_USERS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate banned users"),
+  // Ours: an impersonation session cannot start another, so stop-impersonating always leads back to an admin's own session.
+  YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "You cannot impersonate while impersonating"),
+  // The current client's code for a role that is not configured (ADMIN_ASSIGNABLE_ROLES); SPEC §8 has no message,
+  // so this one is ours, worded to keep better-auth 1.7's code.
+  YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE: e(S.INVALID_ARGUMENT, 400, "You are not allowed to set non-existent value"),
   // Ours: an impersonation session reads no provider tokens or profile (gateway/src/routes/provider-accounts.ts).
   PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Provider accounts are not available while impersonating"),
   // The current client's admin update-user with an empty `data`.

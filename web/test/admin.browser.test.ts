@@ -16,7 +16,8 @@ import { workloadEnv } from "../../testing/platform.js";
 import { useWebApp } from "../../testing/web-app.js";
 import { poll, signInOnScreen, signUpByApi } from "./browser-helpers.js";
 
-const web = useWebApp();
+// The roles the role screen gives besides the default user role (admins give only configured roles).
+const web = useWebApp({ env: { ADMIN_ASSIGNABLE_ROLES: "user,editor,support" } });
 const run = promisify(execFile);
 
 /** `npm run admin:bootstrap -- --email <email>`, as an operator runs it against this platform. */

@@ -3,17 +3,16 @@ import * as z from "zod";
 import { env, loadConfig } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
+const roleList = z.string().transform((value) => value.split(",").map((role) => role.trim()).filter(Boolean));
+
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   ADMIN_PORT: env.port(50055),
   ADMIN_DATABASE_URL: z.string().min(1).default("file:data/admin.db"),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
-  ADMIN_ROLES: z
-    .string()
-    .default("admin")
-    .transform((value) => value.split(",").map((role) => role.trim()).filter(Boolean))
-    .refine((roles) => roles.length > 0, "at least one role"),
+  ADMIN_ROLES: roleList.default(["admin"]).refine((roles) => roles.length > 0, "at least one role"),
+  ADMIN_ASSIGNABLE_ROLES: roleList.default(["user"]),
   ADMIN_IMPERSONATE_ADMINS: env.bool(false),
   ADMIN_IMPERSONATION_SESSION_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   ADMIN_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(365),
@@ -30,6 +29,11 @@ export interface AdminConfig {
   sessionServiceUrl: string;
   /** A user holding any of these roles is an admin (SPEC.md §6; default admin). */
   adminRoles: string[];
+  /**
+   * The roles an admin may give (set-role, create-user, update-user): ADMIN_ASSIGNABLE_ROLES (default user)
+   * and the admin roles. Any other is refused, as better-auth refuses a role its `roles` option lacks.
+   */
+  assignableRoles: string[];
   /** Whether an admin may impersonate another admin (default no). */
   impersonateAdmins: boolean;
   /** SPEC.md §9: impersonation sessions last 3600 s. */
@@ -50,6 +54,7 @@ export function adminConfig(source: Record<string, string | undefined>): AdminCo
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     adminRoles: c.ADMIN_ROLES,
+    assignableRoles: [...new Set([...c.ADMIN_ASSIGNABLE_ROLES, ...c.ADMIN_ROLES])],
     impersonateAdmins: c.ADMIN_IMPERSONATE_ADMINS,
     impersonationSeconds: c.ADMIN_IMPERSONATION_SESSION_SECONDS,
     auditRetentionDays: c.ADMIN_AUDIT_RETENTION_DAYS,

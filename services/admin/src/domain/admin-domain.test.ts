@@ -4,7 +4,7 @@ import { purgeExpired } from "./audit.js";
 import { impersonateUser, stopImpersonating } from "./impersonation.js";
 import { roleHasPermissions } from "./permissions.js";
 import { aSignedInUser, T0, testRegistry } from "./test-registry.js";
-import { banUser, listUsers, removeUser, setRole } from "./users.js";
+import { banUser, createUser, listUsers, removeUser, setRole, updateUser } from "./users.js";
 
 const caller = (token: string) => ({ sessionToken: token, ipAddress: "203.0.113.9", userAgent: "unit" });
 
@@ -45,7 +45,7 @@ describe("admin actions", () => {
   });
 
   it("remove: never yourself; set-role is recorded with the role", async () => {
-    const deps = testRegistry();
+    const deps = testRegistry({ ADMIN_ASSIGNABLE_ROLES: "user,editor" });
     const admin = aSignedInUser(deps, "admin");
     const user = aSignedInUser(deps);
     await expect(removeUser(deps, caller(admin.token), admin.user.id)).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_YOURSELF" });
@@ -53,6 +53,31 @@ describe("admin actions", () => {
     expect((await deps.store.list({ limit: 1, offset: 0, action: "user.set-role" })).records[0]).toMatchObject({ details: { role: "editor" }, outcome: "success" });
     await removeUser(deps, caller(admin.token), user.user.id);
     expect(deps.users.has(user.user.id)).toBe(false);
+  });
+});
+
+describe("assignable roles", () => {
+  it("by default user and the admin roles; any other, alone or in a list, is refused and recorded, the user unchanged", async () => {
+    const deps = testRegistry({ ADMIN_ROLES: "admin,support" });
+    expect(deps.config.assignableRoles).toEqual(["user", "admin", "support"]);
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    for (const role of ["superuser", "user,superuser", " ", ","]) {
+      await expect(setRole(deps, caller(admin.token), user.user.id, role)).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", http: 400 });
+      await expect(updateUser(deps, caller(admin.token), { userId: user.user.id, name: "Renamed", role, clearImage: false, extraFields: {} })).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" });
+      await expect(createUser(deps, caller(admin.token), { email: "new@example.com", password: "password-123", name: "New", role, extraFields: {} })).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" });
+    }
+    expect(deps.users.get(user.user.id)).toMatchObject({ role: "user", name: "Ada" });
+    expect(deps.users.size).toBe(2);
+    const { records } = await deps.store.list({ limit: 10, offset: 0, action: "user.set-role" });
+    expect(records.map((r) => [r.outcome, r.details.error])).toEqual(Array(4).fill(["failure", "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE"]));
+    await expect(setRole(deps, caller(admin.token), user.user.id, "support, user")).resolves.toMatchObject({ role: "support, user" });
+    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", password: "password-123", name: "New", role: "admin", extraFields: {} })).resolves.toMatchObject({ role: "admin" });
+  });
+
+  it("ADMIN_ASSIGNABLE_ROLES replaces user; empty leaves the admin roles only", () => {
+    expect(testRegistry({ ADMIN_ASSIGNABLE_ROLES: "member, editor" }).config.assignableRoles).toEqual(["member", "editor", "admin"]);
+    expect(testRegistry({ ADMIN_ASSIGNABLE_ROLES: "" }).config.assignableRoles).toEqual(["admin"]);
   });
 });
 
@@ -89,7 +114,12 @@ describe("impersonation", () => {
     const allowing = testRegistry({ ADMIN_IMPERSONATE_ADMINS: "true" });
     const c = aSignedInUser(allowing, "admin");
     const d = aSignedInUser(allowing, "admin");
-    await expect(impersonateUser(allowing, caller(c.token), d.user.id)).resolves.toMatchObject({ user: { id: d.user.id } });
+    const { session } = await impersonateUser(allowing, caller(c.token), d.user.id);
+    expect(session).toMatchObject({ userId: d.user.id, impersonatedBy: c.user.id });
+    // Never from an impersonation session, although its user is an admin.
+    const e = aSignedInUser(allowing);
+    await expect(impersonateUser(allowing, caller(session.token), e.user.id)).rejects.toMatchObject({ code: "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING", http: 403 });
+    expect([...allowing.sessionsByToken.values()].filter((s) => s.userId === e.user.id)).toHaveLength(1);
   });
 });
 
@@ -103,7 +133,7 @@ describe("permissions and retention", () => {
   });
 
   it("drops audit records past the retention, keeps everything with 0", async () => {
-    const deps = testRegistry({ ADMIN_AUDIT_RETENTION_DAYS: "30" });
+    const deps = testRegistry({ ADMIN_AUDIT_RETENTION_DAYS: "30", ADMIN_ASSIGNABLE_ROLES: "a,b" });
     const admin = aSignedInUser(deps, "admin");
     const user = aSignedInUser(deps);
     await setRole(deps, caller(admin.token), user.user.id, "a");

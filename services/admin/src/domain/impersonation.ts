@@ -1,7 +1,10 @@
 /**
  * Impersonation (SPEC.md §4): an admin starts a short, non-persistent session for another user, flagged
  * with the admin's id; stopping ends it and hands back the admin's own session, whose token the gateway kept
- * in a signed cookie. Admins are not impersonated unless configured (ADMIN_IMPERSONATE_ADMINS).
+ * in a signed cookie. Admins are not impersonated unless configured (ADMIN_IMPERSONATE_ADMINS), and never from
+ * an impersonation session: the gateway keeps one admin token per browser, so a second impersonation would
+ * replace it with the first impersonation's token, and stopping twice would leave the admin's own session
+ * unreachable (still live, its token no longer held anywhere).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { asAdmin } from "./as-admin.js";
@@ -32,6 +35,7 @@ export function sessionUserOf(user: User): SessionUser {
 
 export async function impersonateUser(deps: Registry, caller: CallerInput | undefined, userId: string): Promise<{ session: Session; user: User }> {
   return asAdmin(deps, caller, { action: "user.impersonate.start", targetId: userId }, async (admin) => {
+    if (admin.impersonatorId) throw new AuthError("YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING");
     const target = userId ? await deps.identity.getUser(userId) : null;
     if (!target) throw new AuthError("USER_NOT_FOUND");
     if (isAdminRole(deps.config, target.role) && !deps.config.impersonateAdmins) throw new AuthError("YOU_CANNOT_IMPERSONATE_ADMINS");

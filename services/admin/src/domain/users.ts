@@ -2,6 +2,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { asAdmin } from "./as-admin.js";
+import { rolesOf } from "./authorize.js";
 import type { CallerInput, Registry, Session, User } from "./ports.js";
 
 type Deps = Registry;
@@ -10,6 +11,12 @@ async function existingUser(deps: Pick<Deps, "identity">, userId: string): Promi
   const user = userId ? await deps.identity.getUser(userId) : null;
   if (!user) throw new AuthError("USER_NOT_FOUND");
   return user;
+}
+
+/** Refuses a role (each of a comma-separated list) that is not configured: a typo would otherwise stick silently. */
+function checkAssignableRole(config: Deps["config"], role: string): void {
+  const roles = rolesOf(role);
+  if (roles.length === 0 || !roles.every((r) => config.assignableRoles.includes(r))) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE");
 }
 
 /** The total is counted up to the configured bound (a bounded scan at any table size), whatever the caller asked. */
@@ -27,10 +34,14 @@ export interface CreateUserInput {
 }
 
 export const createUser = (deps: Deps, caller: CallerInput | undefined, input: CreateUserInput) =>
-  asAdmin(deps, caller, { action: "user.create", details: { role: input.role }, targetOf: (user) => user.id }, async () => deps.identity.createUser(input));
+  asAdmin(deps, caller, { action: "user.create", details: { role: input.role }, targetOf: (user) => user.id }, async () => {
+    checkAssignableRole(deps.config, input.role);
+    return deps.identity.createUser(input);
+  });
 
 export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: string, role: string) =>
   asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async () => {
+    checkAssignableRole(deps.config, role);
     await existingUser(deps, userId);
     return deps.identity.setRole(userId, role);
   });
@@ -48,6 +59,7 @@ export interface UpdateUserInput {
 export const updateUser = (deps: Deps, caller: CallerInput | undefined, input: UpdateUserInput) =>
   asAdmin(deps, caller, { action: "user.update", targetId: input.userId, details: { fields: updatedFields(input) } }, async () => {
     if (updatedFields(input).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
+    if (input.role !== undefined) checkAssignableRole(deps.config, input.role);
     let user = await existingUser(deps, input.userId);
     const { role, userId, name, image, clearImage, extraFields } = input;
     if (name !== undefined || image !== undefined || clearImage || Object.keys(extraFields).length) {

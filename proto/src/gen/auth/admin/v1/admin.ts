@@ -123,7 +123,7 @@ export interface CreateUserRequest {
   password: string;
   /** The new user's display name. */
   name: string;
-  /** The new user's role (non-empty, at most 255 characters). */
+  /** The new user's role (non-empty, at most 255 characters; each of a comma-separated list configured). */
   role: string;
   /** Configured extra user fields, by name. */
   extraFields?: { [key: string]: any } | undefined;
@@ -143,7 +143,7 @@ export interface SetRoleRequest {
     | undefined;
   /** The user whose role changes. */
   userId: string;
-  /** The new role (non-empty, at most 255 characters). */
+  /** The new role (non-empty, at most 255 characters; each of a comma-separated list configured). */
   role: string;
 }
 
@@ -3968,7 +3968,7 @@ export const AdminServiceService = {
   },
   /**
    * CreateUser creates a user with a password and a role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL,
-   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser: {
     path: "/auth.admin.v1.AdminService/CreateUser" as const,
@@ -3979,7 +3979,7 @@ export const AdminServiceService = {
     responseSerialize: (value: CreateUserResponse): Buffer => Buffer.from(CreateUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
   },
-  /** SetRole sets a user's role. Errors: USER_NOT_FOUND. */
+  /** SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE. */
   setRole: {
     path: "/auth.admin.v1.AdminService/SetRole" as const,
     requestStream: false as const,
@@ -4038,7 +4038,8 @@ export const AdminServiceService = {
   },
   /**
    * ImpersonateUser starts a short, non-persistent session for another user, flagged with the admin's id.
-   * Errors: USER_NOT_FOUND, YOU_CANNOT_IMPERSONATE_ADMINS.
+   * Errors: USER_NOT_FOUND, YOU_CANNOT_IMPERSONATE_ADMINS, YOU_CANNOT_IMPERSONATE_BANNED_USERS,
+   * YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING.
    */
   impersonateUser: {
     path: "/auth.admin.v1.AdminService/ImpersonateUser" as const,
@@ -4154,7 +4155,7 @@ export const AdminServiceService = {
   },
   /**
    * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
-   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR.
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   updateUser: {
     path: "/auth.admin.v1.AdminService/UpdateUser" as const,
@@ -4174,10 +4175,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
    * CreateUser creates a user with a password and a role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL,
-   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
-  /** SetRole sets a user's role. Errors: USER_NOT_FOUND. */
+  /** SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE. */
   setRole: handleUnaryCall<SetRoleRequest, SetRoleResponse>;
   /** SetUserPassword replaces a user's password. Errors: USER_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG. */
   setUserPassword: handleUnaryCall<SetUserPasswordRequest, SetUserPasswordResponse>;
@@ -4192,7 +4193,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   unbanUser: handleUnaryCall<UnbanUserRequest, UnbanUserResponse>;
   /**
    * ImpersonateUser starts a short, non-persistent session for another user, flagged with the admin's id.
-   * Errors: USER_NOT_FOUND, YOU_CANNOT_IMPERSONATE_ADMINS.
+   * Errors: USER_NOT_FOUND, YOU_CANNOT_IMPERSONATE_ADMINS, YOU_CANNOT_IMPERSONATE_BANNED_USERS,
+   * YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING.
    */
   impersonateUser: handleUnaryCall<ImpersonateUserRequest, ImpersonateUserResponse>;
   /**
@@ -4225,7 +4227,7 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   recordEvent: handleUnaryCall<RecordEventRequest, RecordEventResponse>;
   /**
    * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
-   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR.
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
 }
@@ -4265,7 +4267,7 @@ export interface AdminServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * CreateUser creates a user with a password and a role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL,
-   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser(
     request: CreateUserRequest,
@@ -4282,7 +4284,7 @@ export interface AdminServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateUserResponse) => void,
   ): ClientUnaryCall;
-  /** SetRole sets a user's role. Errors: USER_NOT_FOUND. */
+  /** SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE. */
   setRole(
     request: SetRoleRequest,
     callback: (error: ServiceError | null, response: SetRoleResponse) => void,
@@ -4367,7 +4369,8 @@ export interface AdminServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * ImpersonateUser starts a short, non-persistent session for another user, flagged with the admin's id.
-   * Errors: USER_NOT_FOUND, YOU_CANNOT_IMPERSONATE_ADMINS.
+   * Errors: USER_NOT_FOUND, YOU_CANNOT_IMPERSONATE_ADMINS, YOU_CANNOT_IMPERSONATE_BANNED_USERS,
+   * YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING.
    */
   impersonateUser(
     request: ImpersonateUserRequest,
@@ -4526,7 +4529,7 @@ export interface AdminServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
-   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR.
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   updateUser(
     request: UpdateUserRequest,
