@@ -51,6 +51,57 @@ describe(`change email (${backendLabel()})`, () => {
       expect((await client().post("/sign-in/email", { email: newEmail, password: "password-123" })).status).toBe(200);
     });
 
+    describe("a confirmation link moves only the user it was issued to", () => {
+      /** A verified user's approval of a move to a new address, then B signed up with A's address once `vacate` took it from A. */
+      async function addressTakenOver(vacate: (a: Awaited<ReturnType<typeof signUp>>) => Promise<void>) {
+        const a = await signUp();
+        await follow(a.c, linkIn(await smtp.waitFor(a.email, (m) => m.text.includes("/verify-email")), "/verify-email"));
+        const newEmail = uniqueEmail("wanted");
+        expect((await a.c.post("/change-email", { newEmail })).body).toEqual({ status: true });
+        const approval = linkIn(await smtp.waitFor(a.email, (m) => m.text.includes(newEmail)), "/verify-email");
+        await vacate(a);
+        const b = await signUp(a.email);
+        return { a, b, approval, newEmail };
+      }
+
+      /** Opened in B's session, A's approval is answered as a bad link, and B stays where it is, unverified. */
+      async function expectRefusedForB({ b, approval, newEmail }: Awaited<ReturnType<typeof addressTakenOver>>) {
+        const mangled = new URL(approval);
+        mangled.searchParams.set("token", `${mangled.searchParams.get("token")}x`);
+        const answer = async (link: string) => {
+          const res = await follow(b.c, link);
+          return { status: res.status, location: res.headers.get("location"), body: res.body };
+        };
+        expect(await answer(approval)).toEqual(await answer(mangled.toString()));
+        expect(await answer(approval)).toMatchObject({ status: 302, location: "/?error=invalid_token" });
+        expect((await b.c.get("/get-session")).body.user).toMatchObject({ id: b.user.id, email: b.email, emailVerified: false });
+        expect((await client().post("/sign-in/email", { email: newEmail, password: "password-123" })).status).toBe(401);
+      }
+
+      it("once A moved to another address and B signed up with A's old one, B's session cannot use A's approval", async () => {
+        const elsewhere = uniqueEmail("elsewhere");
+        const taken = await addressTakenOver(async (a) => {
+          expect((await a.c.post("/change-email", { newEmail: elsewhere })).body).toEqual({ status: true });
+          await follow(a.c, linkIn(await smtp.waitFor(a.email, (m) => m.text.includes(elsewhere)), "/verify-email"));
+          expect((await a.c.get("/get-session")).body.user.email).toBe(elsewhere);
+        });
+        await expectRefusedForB(taken);
+        // Nor does A's own session: the approval was for the address A has left.
+        expect((await follow(taken.a.c, taken.approval)).headers.get("location")).toBe("/?error=invalid_token");
+        expect((await taken.a.c.get("/get-session")).body.user.email).toBe(elsewhere);
+      });
+
+      it("once A deleted the account and B signed up with the address, B's session cannot use A's approval", async () => {
+        await expectRefusedForB(
+          await addressTakenOver(async (a) => {
+            expect((await a.c.post("/delete-user", { password: a.password })).status).toBe(200);
+            await follow(a.c, linkIn(await smtp.waitFor(a.email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback"));
+            expect((await client().post("/sign-in/email", { email: a.email, password: a.password })).status).toBe(401);
+          }),
+        );
+      });
+    });
+
     it("refuses the same address, a taken one, a malformed one, and anonymous callers", async () => {
       const { c, email } = await signUp();
       const other = await signUp();

@@ -88,3 +88,76 @@ describe(`email verification, stricter configuration (${backendLabel()})`, () =>
     expect((await browser.get("/get-session")).body.user.email).toBe(email);
   });
 });
+
+describe(`email verification, a link names its user (${backendLabel()})`, () => {
+  // Signed in by the link, as STRICT_ENV, but verification not required (a user signs in to leave an address).
+  const platform = usePlatform({ smtp: true, env: { IDENTITY_AUTO_SIGN_IN_AFTER_VERIFICATION: "true", IDENTITY_DELETE_USER_VERIFICATION: "false" } });
+  const { client, follow, signUp, smtp } = accountHelpers(platform);
+
+  /** What a client sees of an answer to a link: status, redirect, body, and whether a session cookie came. */
+  const answerOf = (res: Awaited<ReturnType<typeof follow>>) => ({
+    status: res.status,
+    location: res.headers.get("location"),
+    body: res.body,
+    setsSession: res.headers.getSetCookie().some((cookie) => cookie.includes("session_token=") && !/max-age=0/i.test(cookie)),
+  });
+  const withoutCallback = (link: string) => {
+    const url = new URL(link);
+    url.searchParams.delete("callbackURL");
+    return url.toString();
+  };
+  const mangled = (link: string) => {
+    const url = new URL(link);
+    url.searchParams.set("token", `${url.searchParams.get("token")}x`);
+    return url.toString();
+  };
+
+  /** A's verification link for an address, then B signed up with that address once `vacate` took it from A. */
+  async function addressTakenOver(vacate: (a: Awaited<ReturnType<typeof signUp>>) => Promise<void>) {
+    const a = await signUp();
+    const link = linkIn(await smtp.waitFor(a.email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    await vacate(a);
+    const b = await signUp(a.email);
+    return { link, b };
+  }
+
+  /** A's link opened by the mailbox's owner: the invalid-token answer, and B unverified with no new session. */
+  async function expectRefusedForB(link: string, b: Awaited<ReturnType<typeof signUp>>) {
+    for (const variant of [link, withoutCallback(link)]) {
+      const opener = client();
+      expect(answerOf(await follow(opener, variant))).toEqual(answerOf(await follow(client(), mangled(variant))));
+      expect((await opener.get("/get-session")).body).toBeNull();
+    }
+    expect(answerOf(await follow(client(), link))).toMatchObject({ status: 302, location: "/?error=invalid_token", setsSession: false });
+    expect((await b.c.get("/get-session")).body.user).toMatchObject({ id: b.user.id, emailVerified: false });
+    expect((await b.c.get("/list-sessions")).body).toHaveLength(1);
+  }
+
+  it("A's link, once A deleted the account and B signed up with the address, neither verifies B nor signs into B", async () => {
+    const { link, b } = await addressTakenOver(async (a) => {
+      expect((await a.c.post("/delete-user", { password: a.password })).body).toMatchObject({ success: true });
+    });
+    await expectRefusedForB(link, b);
+  });
+
+  it("A's link, once A moved to another address and B signed up with this one, neither verifies B nor signs into B", async () => {
+    const elsewhere = uniqueEmail("elsewhere");
+    const { link, b } = await addressTakenOver(async (a) => {
+      expect((await a.c.post("/change-email", { newEmail: elsewhere })).body).toEqual({ status: true });
+    });
+    await expectRefusedForB(link, b);
+    expect((await client().post("/sign-in/email", { email: elsewhere, password: "password-123" })).body.user).toMatchObject({ email: elsewhere, emailVerified: false });
+  });
+
+  it("the link of the user holding the address verifies and signs in, once", async () => {
+    const { email, user } = await signUp();
+    const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
+    const opener = client();
+    expect(answerOf(await follow(opener, link))).toMatchObject({ status: 302, location: "/", setsSession: true });
+    expect((await opener.get("/get-session")).body.user).toMatchObject({ id: user.id, emailVerified: true });
+    const again = client();
+    expect(answerOf(await follow(again, link))).toMatchObject({ status: 302, location: "/", setsSession: false });
+    expect((await again.get("/get-session")).body).toBeNull();
+    expect((await opener.get("/list-sessions")).body).toHaveLength(2);
+  });
+});

@@ -140,9 +140,9 @@ describe(`change email edge cases (${backendLabel()})`, () => {
     const firstLink = linkIn(await smtp.waitFor(email, (m) => m.text.includes(first)), "/verify-email");
     const secondLink = linkIn(await smtp.waitFor(email, (m) => m.text.includes(second)), "/verify-email");
     expect((await follow(c, secondLink)).status).toBeLessThan(400);
-    // The first link names the address the user has left: it finds no one.
+    // The first link names the address the user has left: it is a bad link now.
     const stale = await follow(c, firstLink);
-    expect({ status: stale.status, error: new URL(stale.headers.get("location") ?? "/", "http://x").searchParams.get("error") }).toEqual({ status: 302, error: "user_not_found" });
+    expect({ status: stale.status, error: new URL(stale.headers.get("location") ?? "/", "http://x").searchParams.get("error") }).toEqual({ status: 302, error: "invalid_token" });
     expect((await c.get("/get-session")).body.user.email).toBe(second);
   });
 });

@@ -65,7 +65,7 @@ describe(`single-use tokens, default configuration (${backendLabel()})`, () => {
     const oldLink = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email");
     const newEmail = uniqueEmail("moved");
     expect((await c.post("/change-email", { newEmail })).status).toBe(200);
-    expect((await follow(c, oldLink)).headers.get("location")).toBe("/?error=user_not_found");
+    expect((await follow(c, oldLink)).headers.get("location")).toBe("/?error=invalid_token");
     expect((await c.get("/get-session")).body.user).toMatchObject({ email: newEmail, emailVerified: false });
   });
 

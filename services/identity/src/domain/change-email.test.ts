@@ -46,6 +46,23 @@ describe("change email", () => {
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
   });
 
+  it("a confirmation link moves only the user it was issued to, not one who took the address since", async () => {
+    const deps = testRegistry();
+    const { email, user: a } = await aSignedUpUser(deps);
+    await deps.store.updateUser(a.id, { emailVerified: true });
+    await changeEmail(deps, { userId: a.id, newEmail: "new@example.com" });
+    const approval = tokenIn(deps.mail.link(email, "change-email"));
+    // A leaves the address by a second change it confirms; B signs up with it and opens A's first approval.
+    await changeEmail(deps, { userId: a.id, newEmail: "other@example.com" });
+    await verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "change-email")), client: {}, sessionUserId: a.id });
+    const { user: b } = await aSignedUpUser(deps, { email });
+    expect(await errorCode(verifyEmail(deps, { token: approval, client: {}, sessionUserId: b.id }))).toBe("INVALID_TOKEN");
+    expect(await errorCode(verifyEmail(deps, { token: approval, client: {}, sessionUserId: a.id }))).toBe("INVALID_TOKEN");
+    expect(await deps.store.findUserById(b.id)).toMatchObject({ email, emailVerified: false });
+    expect(await deps.store.findUserById(a.id)).toMatchObject({ email: "other@example.com" });
+    expect(await deps.store.findUserByEmail("new@example.com")).toBeNull();
+  });
+
   it("refuses the same address, a taken one, a malformed one, an unknown user, and everything when disabled", async () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps);

@@ -31,7 +31,7 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
     if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input.callbackUrl);
     return;
   }
-  const token = await signVerificationToken({ email: user.email, updateTo: newEmail }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
+  const token = await signVerificationToken({ userId: user.id, email: user.email, updateTo: newEmail }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
   const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: input.callbackUrl });
   await deps.mail.send(user.email, "change-email", { url, name: user.name, email: user.email, new_email: newEmail }, mailKey("change-email", token));
 }

@@ -15,7 +15,7 @@ type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
 /** Mails a verification link to `to` (the user's address, or the new one for updateTo tokens). */
 export async function mailVerificationLink(deps: Deps, user: UserRecord, callbackUrl?: string): Promise<void> {
   const { config } = deps;
-  const token = await signVerificationToken({ email: user.email }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
+  const token = await signVerificationToken({ userId: user.id, email: user.email }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
   const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: callbackUrl });
   await deps.mail.send(user.email, "email-verification", { url, name: user.name, email: user.email }, mailKey("verify", token));
 }
@@ -54,7 +54,11 @@ export async function verifyEmail(
 ): Promise<{ user: UserRecord; session?: Session }> {
   const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
   const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
-  if (!user) throw new AuthError("USER_NOT_FOUND");
+  // The link is for the user it was mailed to, at the address it was mailed to. Within its hour the address
+  // may have passed to another account (the first deleted, or moved away): that account was never proven to
+  // own the mailbox, so the link neither verifies it nor signs into it. Answered as a bad link, whether the
+  // address is someone else's now or no one's, so the link tells its holder nothing about who has it.
+  if (!user || user.id !== payload.userId) throw new AuthError("INVALID_TOKEN");
 
   if (payload.updateTo) {
     // An approval counts only in a session of the user it was issued to: a leaked link alone moves nothing.
