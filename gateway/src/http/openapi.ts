@@ -107,7 +107,7 @@ export const OPERATIONS: readonly Operation[] = [
   op("get", "/verify-email", A, "Verify an email address (the mailed link)", {
     query: verification.verifyQuery,
     success: { 200: s.verifiedEmailSchema, 302: "redirect" },
-    errors: [401, 404],
+    errors: [401],
   }),
 
   op("post", "/forget-password", A, "Request a password reset link (1.1 client)", {

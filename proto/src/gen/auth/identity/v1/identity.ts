@@ -10151,7 +10151,7 @@ export const IdentityServiceService = {
   },
   /**
    * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
-   * Errors: TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address).
    */
   verifyEmail: {
     path: "/auth.identity.v1.IdentityService/VerifyEmail" as const,
@@ -10643,7 +10643,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   sendVerificationEmail: handleUnaryCall<SendVerificationEmailRequest, SendVerificationEmailResponse>;
   /**
    * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
-   * Errors: TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address).
    */
   verifyEmail: handleUnaryCall<VerifyEmailRequest, VerifyEmailResponse>;
   /**
@@ -10907,7 +10907,7 @@ export interface IdentityServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
-   * Errors: TOKEN_EXPIRED, INVALID_TOKEN, USER_NOT_FOUND.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address).
    */
   verifyEmail(
     request: VerifyEmailRequest,
