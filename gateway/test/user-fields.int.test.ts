@@ -6,7 +6,9 @@ import { usePlatform } from "../../testing/use-platform.js";
 
 describe(`configured user fields (${backendLabel()})`, () => {
   const platform = usePlatform({
-    env: { IDENTITY_USER_FIELDS: JSON.stringify({ phone: { type: "string", required: true }, age: { type: "number" }, plan: { type: "string", input: false } }) },
+    env: {
+      IDENTITY_USER_FIELDS: JSON.stringify({ phone: { type: "string", required: true }, age: { type: "number" }, city: { type: "string" }, beta: { type: "boolean" }, plan: { type: "string", input: false } }),
+    },
   });
 
   it("stores and serves extra fields, requires required ones, ignores server-only and unknown ones", async () => {
@@ -36,5 +38,25 @@ describe(`configured user fields (${backendLabel()})`, () => {
     expect(updated.role).toBe("user");
     expect(Object.keys(updated)).not.toContain("plan");
     expect(Object.keys(updated)).not.toContain("isAdmin");
+  });
+
+  it("keeps every one of concurrent updates of one user that set different fields", async () => {
+    const client = new TestClient(platform.baseURL);
+    await client.post("/sign-up/email", { name: "F", email: uniqueEmail("race"), password: "password-123", phone: "+1 212", age: 40, city: "Paris", beta: false });
+    // The session service's copy of the user follows the newest updatedAt, and racing updates can share one
+    // millisecond: a later update on its own pushes the stored user as it then is.
+    const stored = async (change: Record<string, unknown>) => {
+      expect((await client.post("/update-user", change)).status).toBe(200);
+      return (await client.get("/get-session")).body.user;
+    };
+    for (let round = 1; round <= 5; round++) {
+      // Each request may read the user before the others have written: none may put back a value it read.
+      const changes = [{ phone: `+44 ${round}` }, { age: 40 + round }, { city: `City ${round}` }, { beta: round % 2 === 1 }];
+      const answers = await Promise.all(changes.map((change) => client.post("/update-user", change)));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(await stored({ name: `F${round}` })).toMatchObject(Object.assign({ name: `F${round}` }, ...changes));
+    }
+    await Promise.all([client.post("/update-user", { name: "G" }), client.post("/update-user", { age: 50 })]);
+    expect(await stored({ beta: false })).toMatchObject({ name: "G", phone: "+44 5", age: 50, city: "City 5", beta: false });
   });
 });

@@ -28,6 +28,17 @@ describe("update user", () => {
     expect((await deps.store.findUserById(user.id))!.extraFields).toEqual({ phone: "+44 20", age: 42 });
   });
 
+  it("keeps both of two concurrent updates of different extra fields (or of one and the name), removes one sent as null", async () => {
+    const deps = testRegistry({ IDENTITY_USER_FIELDS: FIELDS });
+    const { user } = await aSignedUpUser(deps);
+    await deps.store.updateUser(user.id, { extraFields: { plan: "pro", phone: "+1 212", age: 41 } });
+    // Each request read both fields before either wrote: neither may put back the value it read.
+    await Promise.all([updateUser(deps, { userId: user.id, fields: { phone: "+44 20" } }), updateUser(deps, { userId: user.id, fields: { age: 42 } })]);
+    expect((await deps.store.findUserById(user.id))!.extraFields).toEqual({ plan: "pro", phone: "+44 20", age: 42 });
+    await Promise.all([updateUser(deps, { userId: user.id, fields: { name: "Ada King" } }), updateUser(deps, { userId: user.id, fields: { phone: null, age: 43 } })]);
+    expect(await deps.store.findUserById(user.id)).toMatchObject({ name: "Ada King", extraFields: { plan: "pro", age: 43 } });
+  });
+
   it("refuses the email, a taken username, bad values and an unknown user, changing nothing", async () => {
     const deps = testRegistry();
     await aSignedUpUser(deps, { username: "taken" });

@@ -32,9 +32,12 @@ export async function updateUser(deps: Deps, input: { userId: string; fields: Re
   if (!user) throw new AuthError("USER_NOT_FOUND");
   if (Object.keys(extra).length) {
     const fields = deps.config.userFields;
-    // Stored values of fields the request may not set are kept as they are.
-    const kept = Object.fromEntries(Object.entries(user.extraFields).filter(([name]) => !(Object.hasOwn(fields, name) && fields[name]!.input)));
-    patch.extraFields = { ...kept, ...checkExtraFields({ ...user.extraFields, ...extra }, fields) };
+    // Checked against the stored fields (a required one must stay set), but only the fields the request names
+    // are written, merged by the store: the others, and those the request may not set, stay as stored, even
+    // when another update changes them meanwhile. A named field left out by the check (null) is removed.
+    const checked = checkExtraFields({ ...user.extraFields, ...extra }, fields);
+    const named = Object.keys(extra).filter((name) => Object.hasOwn(fields, name) && fields[name]!.input);
+    if (named.length) patch.extraFields = Object.fromEntries(named.map((name) => [name, Object.hasOwn(checked, name) ? checked[name] : null]));
   }
   if (patch.username && patch.username !== user.username) {
     const holder = await deps.store.findUserByUsername(patch.username);

@@ -209,9 +209,22 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       const extraFields = { plan: "pro", seats: 12, ratio: 0.25, beta: true, none: null, tags: ["a", "b"], nested: { lang: "fr", note: "café ✓ \"quoted\"" } };
       const { user } = await created({ extraFields });
       expect((await store.findUserById(user.id))!.extraFields).toEqual(extraFields);
-      const next = { plan: "team", nested: { lang: "de" } };
-      expect((await store.updateUser(user.id, { extraFields: next }))!.extraFields).toEqual(next);
+      // Merged: named fields replaced whole (no deep merge), a null removes one, the others kept.
+      const next = { plan: "team", seats: 12, ratio: 0.25, beta: true, none: null, nested: { lang: "de", none: null } };
+      expect((await store.updateUser(user.id, { extraFields: { plan: "team", tags: null, nested: { lang: "de", none: null } } }))!.extraFields).toEqual(next);
       expect((await store.findUserById(user.id))!.extraFields).toEqual(next);
+    });
+
+    it("keeps both of two concurrent updates of different extra fields of one user, and of an extra field and the name", async () => {
+      const { user } = await created({ extraFields: { plan: "free", locale: "en" } });
+      const racing = Array.from({ length: 8 }, (_, i) => (i % 2 ? { extraFields: { plan: `plan-${i}` } } : { extraFields: { seats: i } }));
+      await Promise.all(racing.map((patch) => store.updateUser(user.id, patch)));
+      expect((await store.findUserById(user.id))!.extraFields).toMatchObject({ plan: expect.stringMatching(/^plan-/), seats: expect.any(Number), locale: "en" });
+
+      await Promise.all([store.updateUser(user.id, { name: "Countess" }), store.updateUser(user.id, { extraFields: { beta: true } })]);
+      const found = (await store.findUserById(user.id))!;
+      expect(found.name).toBe("Countess");
+      expect(found.extraFields).toMatchObject({ beta: true, locale: "en", seats: expect.any(Number) });
     });
 
     it("lists accounts oldest first, adds one, refuses a second link of the same provider account, deletes one", async () => {

@@ -71,7 +71,22 @@ export interface MailRequestRecord {
   createdAt: Date;
 }
 
+/**
+ * What updateUser changes: the columns it names, and `extraFields` merged into the stored extra fields (each
+ * named field replaced whole, a null removing it, the others kept as they are), in one write, so two updates
+ * of different fields of one user at once both survive.
+ */
 export type UserPatch = Partial<Omit<UserRecord, "id" | "createdAt">>;
+
+/** The stored extra fields with a patch's extra fields merged in (the memory store's half of UserPatch). */
+export function mergeExtraFields(stored: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...stored };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null || value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
+}
 
 export const CREDENTIAL_PROVIDER = "credential";
 
@@ -134,7 +149,7 @@ export interface IdentityStore extends TwoFactorStore {
   findAccountByProvider(providerId: string, accountId: string): Promise<AccountRecord | null>;
   /** Replaces the tokens (and scope) of an account and sets updatedAt; false when the account is gone. */
   updateAccountTokens(id: string, patch: AccountTokensPatch): Promise<boolean>;
-  /** Applies a patch and sets updatedAt; null when the user does not exist. */
+  /** Applies a patch (extra fields merged, see UserPatch) and sets updatedAt in one write; null when the user does not exist. */
   updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
   /**
    * Marks the address verified if the user still has it and it is not verified yet, in one conditional write

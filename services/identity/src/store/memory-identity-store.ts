@@ -1,7 +1,7 @@
 /** The identity store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { compareUsers, matchesUserQuery } from "./user-query.js";
-import type { AccountRecord, IdentityStore, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
+import { type AccountRecord, type IdentityStore, type MailRequestRecord, mergeExtraFields, type UserRecord, type VerificationRecord } from "./identity-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 
 /** Copies out, so a caller never holds a record the store keeps (as with rows read from a database). */
@@ -81,7 +81,8 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async updateUser(id, patch) {
       const user = users.get(id);
       if (!user) return null;
-      const updated: UserRecord = { ...user, ...structuredClone(patch), updatedAt: now() };
+      const { extraFields, ...columns } = structuredClone(patch);
+      const updated: UserRecord = { ...user, ...columns, extraFields: extraFields ? mergeExtraFields(user.extraFields, extraFields) : user.extraFields, updatedAt: now() };
       const error = clash(updated);
       if (error) throw error;
       users.set(id, updated);

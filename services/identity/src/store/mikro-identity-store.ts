@@ -1,7 +1,7 @@
 /** The identity store on MikroORM (SQLite or PostgreSQL). Unique violations become catalogue errors here. */
 import { AuthError } from "@auth-platform/proto/errors";
-import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
-import type { EntityManager } from "@mikro-orm/sql";
+import { type Dialect, isUniqueViolation, openStore } from "@auth-platform/runtime/store";
+import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
@@ -71,6 +71,38 @@ function toMailRequest(row: MailRequestRow): MailRequestRecord {
   };
 }
 
+/** Extra field names as configuration allows them (config.ts): safe inside a SQLite JSON path. */
+const EXTRA_FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * The extra_fields column with `changes` merged in (UserPatch): each named field replaced whole, a null
+ * removing it, the others as stored, computed by the UPDATE itself from the row it writes.
+ */
+function mergedExtraFields(dialect: Dialect, changes: Record<string, unknown>) {
+  const names = Object.keys(changes);
+  const bad = names.find((name) => !EXTRA_FIELD_NAME.test(name));
+  if (bad !== undefined) throw new Error(`updateUser: extra field names must be plain identifiers, not ${JSON.stringify(bad)}`);
+  const stored = `coalesce(nullif("extra_fields", ''), '{}')`;
+  const removed = names.filter((name) => changes[name] === null || changes[name] === undefined);
+  const set = names.filter((name) => !removed.includes(name));
+  if (dialect === "postgresql") {
+    // jsonb || replaces top-level keys whole (no deep merge); - drops a key.
+    const values = Object.fromEntries(set.map((name) => [name, changes[name]]));
+    return raw(`((${stored}::jsonb${" - ?::text".repeat(removed.length)}) || ?::jsonb)::text`, [...removed, JSON.stringify(values)]);
+  }
+  let sql = stored;
+  const params: unknown[] = [];
+  if (removed.length) {
+    sql = `json_remove(${sql}${", ?".repeat(removed.length)})`;
+    params.push(...removed.map((name) => `$.${name}`));
+  }
+  if (set.length) {
+    sql = `json_set(${sql}${", ?, json(?)".repeat(set.length)})`;
+    params.push(...set.flatMap((name) => [`$.${name}`, JSON.stringify(changes[name])]));
+  }
+  return raw(sql, params);
+}
+
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 /** `now` stamps updatedAt on changes (the registry's clock, which domain tests move). */
@@ -129,18 +161,20 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       return changed > 0;
     },
     async updateUser(id, patch) {
-      const em = store.em();
-      const row = await em.findOne(UserEntity, { id });
-      if (!row) return null;
+      // One UPDATE with the extra fields merged by the database: no read before it whose copy a concurrent
+      // update of another field could have changed meanwhile.
       const { extraFields, ...rest } = patch;
-      em.assign(row, { ...rest, ...(extraFields ? { extraFields: JSON.stringify(extraFields) } : {}), updatedAt: now() });
+      const columns = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+      const merge = extraFields && Object.keys(extraFields).length ? { extraFields: mergedExtraFields(store.dialect, extraFields) } : {};
       try {
-        await em.flush();
+        const changed = await store.em().nativeUpdate(UserEntity, { id }, { ...columns, ...merge, updatedAt: now() });
+        if (!changed) return null;
       } catch (error) {
         if (isUniqueViolation(error)) throw new AuthError(/username/i.test(String(error)) ? "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER" : "USER_ALREADY_EXISTS");
         throw error;
       }
-      return toUser(row);
+      const row = await store.readOne(UserEntity, { id });
+      return row ? toUser(row) : null;
     },
     async markEmailVerified(id, email) {
       const changed = await store.em().nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: now() });
