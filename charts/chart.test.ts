@@ -497,7 +497,9 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
         resetPassword: { enabled: false, revokeSessions: true },
         changeEmail: { enabled: false },
         deleteUser: { verification: false },
+        defaultRole: "member",
       },
+      admin: { assignableRoles: ["editor", "member"] },
       session: { expiresIn: 2592000, freshAge: 0 },
       notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
       organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, invitationLimit: 25, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
@@ -546,6 +548,14 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       NOTIFICATION_RETRY_MAX_MS: "600000",
     });
     expect(JSON.parse(env.RATE_LIMIT_RULES ?? "")).toEqual({ "/sign-in": { window: 60, max: 5 } });
+  });
+
+  it("lets admins give back the role new users get: identity.defaultRole joins admin.assignableRoles", () => {
+    expect(env).toMatchObject({ IDENTITY_DEFAULT_ROLE: "member", ADMIN_ASSIGNABLE_ROLES: "editor,member" });
+    const other = single(render({ ...values, config: { ...values.config, admin: { assignableRoles: ["editor"] } } }), "ConfigMap").data as Record<string, string>;
+    expect(other.ADMIN_ASSIGNABLE_ROLES).toBe("editor,member");
+    const defaults = single(render({}), "ConfigMap").data as Record<string, string>;
+    expect(defaults.ADMIN_ASSIGNABLE_ROLES).toBe("user");
   });
 
   it("gives identity and notification the configured lifecycle and mail settings", () => {
