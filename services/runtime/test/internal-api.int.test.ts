@@ -36,7 +36,6 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ResetPassword: ["gateway"],
     ChangeEmail: ["gateway"],
     ChangePassword: ["gateway"],
-    SetPassword: ["admin"],
     UpdateUser: ["gateway", "admin"],
     DeleteUser: ["gateway"],
     ListAccounts: ["gateway"],

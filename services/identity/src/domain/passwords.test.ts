@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changePassword, setPassword } from "./passwords.js";
+import { changePassword } from "./passwords.js";
 import { signInEmail } from "./sign-in.js";
 import { aSignedUpUser, type TestRegistry, testRegistry } from "./test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
@@ -44,18 +44,5 @@ describe("change password", () => {
     for (const account of await deps.store.listAccounts(user.id)) await deps.store.deleteAccount(account.id);
     expect(await errorCode(changePassword(deps, change(user.id, "password-123", "new-password-456")))).toBe("CREDENTIAL_ACCOUNT_NOT_FOUND");
     expect(await errorCode(changePassword(deps, change("nobody", "password-123", "new-password-456")))).toBe("USER_NOT_FOUND");
-  });
-});
-
-describe("set password", () => {
-  it("gives a user without a password one, and refuses a user who has one", async () => {
-    const deps = testRegistry();
-    const { email, user } = await aSignedUpUser(deps);
-    expect(await errorCode(setPassword(deps, { userId: user.id, newPassword: "new-password-456" }))).toBe("USER_ALREADY_HAS_A_PASSWORD");
-    for (const account of await deps.store.listAccounts(user.id)) await deps.store.deleteAccount(account.id);
-    expect(await errorCode(setPassword(deps, { userId: user.id, newPassword: "short" }))).toBe("PASSWORD_TOO_SHORT");
-    await setPassword(deps, { userId: user.id, newPassword: "new-password-456" });
-    expect(await signsIn(deps, email, "new-password-456")).toBe(true);
-    expect(await errorCode(setPassword(deps, { userId: "nobody", newPassword: "new-password-456" }))).toBe("USER_NOT_FOUND");
   });
 });

@@ -1,7 +1,6 @@
 /** Change password (knowing the current one) and set password (server-side, for users without one). */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
-import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { admissibleUser } from "./bans.js";
 import { voidResetLinks } from "./password-reset.js";
@@ -50,19 +49,4 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   if (!current) return { user };
   const session = await deps.sessions.createSession(current, { rememberMe: true, client: input.client });
   return { user: current, session };
-}
-
-export async function setPassword(deps: Deps, input: { userId: string; newPassword: string; deadline?: number }): Promise<void> {
-  checkPasswordLength(input.newPassword, deps.config);
-  const user = await deps.store.findUserById(input.userId);
-  if (!user) throw new AuthError("USER_NOT_FOUND");
-  const credential = await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER);
-  if (credential?.password) throw new AuthError("USER_ALREADY_HAS_A_PASSWORD");
-  const hash = await deps.passwords.hash(input.newPassword, input.deadline);
-  if (credential) {
-    await deps.store.setAccountPassword(credential.id, hash);
-    return;
-  }
-  const now = deps.now();
-  await deps.store.createAccount({ id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: hash, createdAt: now, updatedAt: now });
 }

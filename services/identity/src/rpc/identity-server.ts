@@ -11,7 +11,7 @@ import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "
 import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
-import { changePassword, setPassword } from "../domain/passwords.js";
+import { changePassword } from "../domain/passwords.js";
 import type { Registry } from "../domain/ports.js";
 import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
@@ -42,9 +42,6 @@ export const IDENTITY_ACCESS: AccessTable = {
   ResetPassword: GATEWAY,
   ChangeEmail: GATEWAY,
   ChangePassword: GATEWAY,
-  // Sets a password with no proof of the old one (better-auth's server-only setPassword): no route calls it;
-  // reserved for the admin service.
-  SetPassword: ["admin"],
   // admin: the admin area's update-user (profile fields of any user).
   UpdateUser: ["gateway", "admin"],
   DeleteUser: GATEWAY,
@@ -154,10 +151,6 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         deadline,
       });
       return { user: toUserMessage(user), session };
-    }),
-    setPassword: rpc.unary("SetPassword", async (req, { deadline }) => {
-      await setPassword(registry, { userId: req.userId, newPassword: req.newPassword, deadline });
-      return {};
     }),
     updateUser: rpc.unary("UpdateUser", async (req) => {
       if (req.clearImage && req.image !== undefined) throw new AuthError("VALIDATION_ERROR", "image and clearImage are exclusive");

@@ -330,16 +330,6 @@ export interface ChangePasswordResponse {
   session?: Session | undefined;
 }
 
-export interface SetPasswordRequest {
-  /** The signed-in user (who has no password yet). */
-  userId: string;
-  /** The password. Never logged. */
-  newPassword: string;
-}
-
-export interface SetPasswordResponse {
-}
-
 export interface UpdateUserRequest {
   /** The signed-in user. */
   userId: string;
@@ -3761,151 +3751,6 @@ export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
-    return message;
-  },
-};
-
-function createBaseSetPasswordRequest(): SetPasswordRequest {
-  return { userId: "", newPassword: "" };
-}
-
-export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
-  encode(message: SetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.newPassword !== "") {
-      writer.uint32(18).string(message.newPassword);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSetPasswordRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.newPassword = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): SetPasswordRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      newPassword: isSet(object.newPassword)
-        ? globalThis.String(object.newPassword)
-        : isSet(object.new_password)
-        ? globalThis.String(object.new_password)
-        : "",
-    };
-  },
-
-  toJSON(message: SetPasswordRequest): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.newPassword !== "") {
-      obj.newPassword = message.newPassword;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<SetPasswordRequest>, I>>(base?: I): SetPasswordRequest {
-    return SetPasswordRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SetPasswordRequest>, I>>(object: I): SetPasswordRequest {
-    const message = createBaseSetPasswordRequest();
-    message.userId = object.userId ?? "";
-    message.newPassword = object.newPassword ?? "";
-    return message;
-  },
-};
-
-function createBaseSetPasswordResponse(): SetPasswordResponse {
-  return {};
-}
-
-export const SetPasswordResponse: MessageFns<SetPasswordResponse> = {
-  encode(_: SetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSetPasswordResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): SetPasswordResponse {
-    return {};
-  },
-
-  toJSON(_: SetPasswordResponse): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<SetPasswordResponse>, I>>(base?: I): SetPasswordResponse {
-    return SetPasswordResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SetPasswordResponse>, I>>(_: I): SetPasswordResponse {
-    const message = createBaseSetPasswordResponse();
     return message;
   },
 };
@@ -10232,19 +10077,6 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
   },
   /**
-   * SetPassword gives a password to a user without one (server-side only; no HTTP route).
-   * Errors: USER_NOT_FOUND, USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
-   */
-  setPassword: {
-    path: "/auth.identity.v1.IdentityService/SetPassword" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: SetPasswordRequest): Buffer => Buffer.from(SetPasswordRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SetPasswordRequest => SetPasswordRequest.decode(value),
-    responseSerialize: (value: SetPasswordResponse): Buffer => Buffer.from(SetPasswordResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SetPasswordResponse => SetPasswordResponse.decode(value),
-  },
-  /**
    * UpdateUser changes name, image, username and configured fields; never the email.
    * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
    */
@@ -10669,11 +10501,6 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
   /**
-   * SetPassword gives a password to a user without one (server-side only; no HTTP route).
-   * Errors: USER_NOT_FOUND, USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
-   */
-  setPassword: handleUnaryCall<SetPasswordRequest, SetPasswordResponse>;
-  /**
    * UpdateUser changes name, image, username and configured fields; never the email.
    * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
    */
@@ -11015,25 +10842,6 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * SetPassword gives a password to a user without one (server-side only; no HTTP route).
-   * Errors: USER_NOT_FOUND, USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
-   */
-  setPassword(
-    request: SetPasswordRequest,
-    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
-  ): ClientUnaryCall;
-  setPassword(
-    request: SetPasswordRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
-  ): ClientUnaryCall;
-  setPassword(
-    request: SetPasswordRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
   ): ClientUnaryCall;
   /**
    * UpdateUser changes name, image, username and configured fields; never the email.
