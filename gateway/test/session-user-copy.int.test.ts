@@ -55,6 +55,19 @@ describe(`the session's user after profile changes (${backendLabel()})`, () => {
     expect(await warmAndCold(platform, c)).toMatchObject({ email: newEmail, emailVerified: true, name: "Grace Hopper" });
   });
 
+  it("right after concurrent updates of one user, get-session shows the user as stored, warm and on a miss", async () => {
+    const { c, user } = await signUpThrough(platform);
+    const { store } = platform.services.identity.deps;
+    // Racing updates land within one millisecond and their copies reach the session service in any order: the
+    // copy kept must be the last write's, with no later change to correct it.
+    for (let round = 1; round <= 20; round++) {
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => c.post("/update-user", { name: `Grace ${round}.${i}` })));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+      const stored = (await store.findUserById(user.id))!;
+      expect(await warmAndCold(platform, c)).toMatchObject({ name: stored.name, updatedAt: stored.updatedAt.toISOString() });
+    }
+  });
+
   it("a session whose user has no copy is signed out on a miss, and back once identity's backfill pushes the user", async () => {
     const { c, user } = await signUpThrough(platform);
     const { session: sessionService, identity } = platform.services;

@@ -175,6 +175,38 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect(await store.findUserById(user.id)).toMatchObject({ emailVerified: true });
     });
 
+    it("every write of a user gets an updatedAt past the one before, also with the clock standing still", async () => {
+      // The session service keeps the copy with the newest updatedAt: two writes sharing one would let the
+      // copy of the earlier write, arriving last, stay (docs/decisions.md, the session service's copy).
+      const at = new Date(contractClock.at);
+      const { user } = await created({ emailVerified: false, updatedAt: at });
+      const stamps = [
+        (await store.updateUser(user.id, { name: "First" }))!.updatedAt,
+        (await store.updateUser(user.id, { extraFields: { plan: "pro" } }))!.updatedAt,
+        (await store.markEmailVerified(user.id, user.email))!.updatedAt,
+      ];
+      await store.saveTwoFactor({ userId: user.id, secret: "sealed", verified: false, lastTotpStep: null, createdAt: at, updatedAt: at }, []);
+      await store.activateTwoFactor(user.id, at);
+      stamps.push((await store.findUserById(user.id))!.updatedAt);
+      await store.deleteTwoFactor(user.id);
+      stamps.push((await store.findUserById(user.id))!.updatedAt);
+      expect(stamps.map((stamp) => stamp.getTime() - at.getTime())).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it("concurrent updates of one user in one millisecond each get their own updatedAt, the last read back the newest", async () => {
+      const at = new Date(contractClock.at);
+      const { user } = await created({ updatedAt: at });
+      const writes = 8;
+      const results = await Promise.all(Array.from({ length: writes }, (_, i) => store.updateUser(user.id, { name: `Writer ${i}` })));
+      const stored = (await store.findUserById(user.id))!;
+      // Each write moved it on by exactly 1 ms from the one before: no two shared a value.
+      expect(stored.updatedAt.getTime() - at.getTime()).toBe(writes);
+      const newest = results.reduce((a, b) => (a!.updatedAt > b!.updatedAt ? a : b))!;
+      expect(newest).toEqual(stored);
+      // No read back older than its own write.
+      for (const result of results) expect(result!.updatedAt.getTime()).toBeGreaterThan(at.getTime());
+    });
+
     it("updateUser answers null for an unknown id", async () => {
       expect(await store.updateUser(newId(), { name: "Nobody" })).toBeNull();
     });

@@ -149,7 +149,10 @@ export interface IdentityStore extends TwoFactorStore {
   findAccountByProvider(providerId: string, accountId: string): Promise<AccountRecord | null>;
   /** Replaces the tokens (and scope) of an account and sets updatedAt; false when the account is gone. */
   updateAccountTokens(id: string, patch: AccountTokensPatch): Promise<boolean>;
-  /** Applies a patch (extra fields merged, see UserPatch) and sets updatedAt in one write; null when the user does not exist. */
+  /**
+   * Applies a patch (extra fields merged, see UserPatch) and sets updatedAt in one write; null when the user does
+   * not exist. Every write of a user moves updatedAt strictly past the stored one (user-updated-at.ts).
+   */
   updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
   /**
    * Marks the address verified if the user still has it and it is not verified yet, in one conditional write

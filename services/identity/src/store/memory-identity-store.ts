@@ -3,6 +3,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { compareUsers, matchesUserQuery } from "./user-query.js";
 import { type AccountRecord, type IdentityStore, type MailRequestRecord, mergeExtraFields, type UserRecord, type VerificationRecord } from "./identity-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
+import { nextUserUpdatedAt } from "./user-updated-at.js";
 
 /** Copies out, so a caller never holds a record the store keeps (as with rows read from a database). */
 const copyUser = (user: UserRecord): UserRecord => structuredClone(user);
@@ -39,7 +40,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   const linked = (account: AccountRecord) => [...accounts.values()].some((a) => a.providerId === account.providerId && a.accountId === account.accountId);
   const twoFactor = memoryTwoFactorStore((userId, enabled) => {
     const user = users.get(userId);
-    if (user) Object.assign(user, { twoFactorEnabled: enabled, updatedAt: now() });
+    if (user) Object.assign(user, { twoFactorEnabled: enabled, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) });
   });
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
@@ -82,7 +83,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       const user = users.get(id);
       if (!user) return null;
       const { extraFields, ...columns } = structuredClone(patch);
-      const updated: UserRecord = { ...user, ...columns, extraFields: extraFields ? mergeExtraFields(user.extraFields, extraFields) : user.extraFields, updatedAt: now() };
+      const updated: UserRecord = { ...user, ...columns, extraFields: extraFields ? mergeExtraFields(user.extraFields, extraFields) : user.extraFields, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) };
       const error = clash(updated);
       if (error) throw error;
       users.set(id, updated);
@@ -91,7 +92,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async markEmailVerified(id, email) {
       const user = users.get(id);
       if (!user || user.email !== email || user.emailVerified) return null;
-      const updated: UserRecord = { ...user, emailVerified: true, updatedAt: now() };
+      const updated: UserRecord = { ...user, emailVerified: true, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) };
       users.set(id, updated);
       return copyUser(updated);
     },

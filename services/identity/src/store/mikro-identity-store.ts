@@ -8,6 +8,7 @@ import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, 
 import { identityMigrations } from "./migrations.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 import { listUsersInSql } from "./mikro-user-query.js";
+import { nextUserUpdatedAtSql } from "./user-updated-at.js";
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -167,7 +168,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const columns = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       const merge = extraFields && Object.keys(extraFields).length ? { extraFields: mergedExtraFields(store.dialect, extraFields) } : {};
       try {
-        const changed = await store.em().nativeUpdate(UserEntity, { id }, { ...columns, ...merge, updatedAt: now() });
+        const changed = await store.em().nativeUpdate(UserEntity, { id }, { ...columns, ...merge, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
         if (!changed) return null;
       } catch (error) {
         if (isUniqueViolation(error)) throw new AuthError(/username/i.test(String(error)) ? "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER" : "USER_ALREADY_EXISTS");
@@ -177,7 +178,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       return row ? toUser(row) : null;
     },
     async markEmailVerified(id, email) {
-      const changed = await store.em().nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: now() });
+      const changed = await store.em().nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
       if (changed !== 1) return null;
       const row = await store.readOne(UserEntity, { id });
       return row ? toUser(row) : null;

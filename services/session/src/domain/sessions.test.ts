@@ -114,6 +114,7 @@ describe("changes during a Redis outage (the forget is recorded as pending)", ()
     const session = await signedIn(deps);
     const user = (await getSession(deps, session.token, false))!.cached.user;
     expect(user.role).toBe("user");
+    deps.clock.advance(1_000); // a change after the sign-in: identity gives it a later updatedAt
     await forgetUser(deps, session.userId, { ...user, role: "admin", updatedAt: new Date(deps.clock.now()).toISOString() });
     expect((await getSession(deps, session.token, false))?.cached.user.role).toBe("admin");
 
@@ -159,6 +160,7 @@ describe("changes during a read (a fill never puts an older copy back)", () => {
   it("a cache miss that read the user before a role change does not cache the old role after it", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps, { userId: "demoted-admin" });
+    deps.clock.advance(1_000); // a change after the sign-in: identity gives it a later updatedAt
     await forgetUser(deps, session.userId, aUser(deps, { id: session.userId, role: "admin" }));
     deps.clock.advance(1_000);
     const held = holdNext(deps, "findUser");

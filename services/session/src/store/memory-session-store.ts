@@ -72,7 +72,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     },
     async putUser(user) {
       const kept = users.get(user.id);
-      if (!kept || Date.parse(kept.updatedAt) <= Date.parse(user.updatedAt)) users.set(user.id, structuredClone(user));
+      if (!kept || Date.parse(kept.updatedAt) < Date.parse(user.updatedAt)) users.set(user.id, structuredClone(user));
     },
     async findUser(userId) {
       const user = users.get(userId);

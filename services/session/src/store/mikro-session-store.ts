@@ -91,8 +91,8 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
     async putUser(user) {
       const row = { userId: user.id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
       // One atomic statement (every sign-in runs it), so concurrent writers need no lock: it inserts the row,
-      // or replaces the one there only with a copy at least as new.
-      await store.em().createQueryBuilder(SessionUserEntity).insert(row).onConflict("userId").merge(["updatedAt", "snapshot"]).where({ updatedAt: { $lte: row.updatedAt } }).execute();
+      // or replaces the one there only with a strictly newer copy.
+      await store.em().createQueryBuilder(SessionUserEntity).insert(row).onConflict("userId").merge(["updatedAt", "snapshot"]).where({ updatedAt: { $lt: row.updatedAt } }).execute();
     },
     async findUser(userId) {
       const row = await store.readOne(SessionUserEntity, { userId });

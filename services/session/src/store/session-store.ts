@@ -59,8 +59,10 @@ export interface SessionStore {
   /** Clears these pending forgets (their entries are dropped), except those recorded again since they were listed. */
   clearPendingForgets(forgets: PendingForget[]): Promise<void>;
   /**
-   * Keeps this copy of a user (served with their sessions) unless the kept one is newer by updatedAt; an
-   * equal updatedAt replaces it (the later write wins), so concurrent writers converge on the newest.
+   * Keeps this copy of a user (served with their sessions) when it is newer by updatedAt than the kept one (or
+   * none is kept), so concurrent writers converge on the newest. An equal updatedAt is the same write of the
+   * user (identity never gives two writes one: its store/user-updated-at.ts), so it changes nothing: a copy read
+   * before a write that shared its millisecond must not replace that write's copy.
    */
   putUser(user: CachedUser): Promise<void>;
   /** The kept copy of a user, or null. */
