@@ -109,15 +109,21 @@ export async function listUserInvitations(deps: Deps, caller: Caller): Promise<I
 /** Makes the caller a member with the invited role (once, even when two accepts race) and the organization active. */
 export async function acceptInvitation(deps: Deps, caller: Caller, id: string): Promise<{ invitation: InvitationRecord; member: MemberRecord }> {
   const invitation = await requireOwnInvitation(deps, caller, id);
-  const inviter = await deps.store.findMember(invitation.organizationId, invitation.inviterId);
-  if (!inviter) throw new AuthError("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION");
-  // An invitation gives what its inviter could give: one demoted since (an admin made a member) no longer
-  // hands out the role, as one who left does not.
-  if (!grants(deps.config.roles, inviter.role, { invitation: ["create"] }) || !mayGrant(deps, inviter, invitation.role)) {
-    throw new AuthError("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
-  }
+  // An invitation gives what its inviter could give: one who left, or was demoted since (an admin made a
+  // member), no longer hands out the role. Checked now, and again by the store under the organization's
+  // lock, where a concurrent demotion or removal of the inviter is decided.
+  const inviter = actorCheck(
+    { userId: invitation.inviterId },
+    (member) => {
+      if (!grants(deps.config.roles, member.role, { invitation: ["create"] }) || !mayGrant(deps, member, invitation.role)) {
+        throw new AuthError("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
+      }
+    },
+    "INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION",
+  );
+  await requireActor(deps, invitation.organizationId, inviter);
   const member: MemberRecord = { id: newId(), organizationId: invitation.organizationId, userId: caller.userId, role: invitation.role, createdAt: deps.now() };
-  if (!(await deps.store.acceptInvitation(id, member))) throw new AuthError("INVITATION_NOT_FOUND");
+  if (!(await deps.store.acceptInvitation(id, member, inviter))) throw new AuthError("INVITATION_NOT_FOUND");
   await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
   await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
   return { invitation: { ...invitation, status: "accepted" }, member };

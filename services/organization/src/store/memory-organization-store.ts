@@ -161,9 +161,10 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (inviterId) found.inviterId = inviterId;
       return true;
     },
-    async acceptInvitation(id, member) {
+    async acceptInvitation(id, member, inviter) {
       const found = invitations.get(id);
       if (!found || found.status !== "pending") return false;
+      checkActor(found.organizationId, inviter);
       addMember(member);
       found.status = "accepted";
       return true;

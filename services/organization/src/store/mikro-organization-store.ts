@@ -249,11 +249,13 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         return answer(em);
       });
     },
-    async acceptInvitation(id, member) {
+    async acceptInvitation(id, member, inviter) {
       // The guarded update decides between concurrent accepts: the loser's update changes no row (on
-      // PostgreSQL it waits for the winner's commit, then finds the status changed).
+      // PostgreSQL it waits for the winner's commit, then finds the status changed). Under the
+      // organization's lock, where the inviter's role changes and removal happen too.
       return unique("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", () =>
-        store.em().transactional(async (em) => {
+        locked(member.organizationId, async (em) => {
+          await checkActor(em, member.organizationId, inviter);
           if ((await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status: "accepted" })) === 0) return false;
           await em.insert(MemberEntity, member);
           return true;

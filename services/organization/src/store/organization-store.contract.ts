@@ -142,6 +142,26 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(await store.acceptInvitation(invitation.id, aMember(organization.id))).toBe(false);
     });
 
+    it("an accept whose inviter check refuses adds no member and leaves the invitation pending; the check sees the inviter as stored", async () => {
+      const { organization, owner } = await created();
+      const invitation = anInvitation(organization.id, { inviterId: owner.userId });
+      await store.createInvitation(invitation);
+      const seen: Array<string | null> = [];
+      const refuse: ActorCheck = {
+        userId: owner.userId,
+        check(actor) {
+          seen.push(actor?.role ?? null);
+          throw new AuthError("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
+        },
+      };
+      const member = aMember(organization.id);
+      expect(await errorCode(store.acceptInvitation(invitation.id, member, refuse))).toBe("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
+      expect(seen).toEqual([owner.role]);
+      expect(await store.findMember(organization.id, member.userId)).toBeNull();
+      expect((await store.findInvitation(invitation.id))!.status).toBe("pending");
+      expect(await store.acceptInvitation(invitation.id, member, { userId: owner.userId, check() {} })).toBe(true);
+    });
+
     it("an accept by an existing member is refused and leaves the invitation pending", async () => {
       const { organization, owner } = await created();
       const invitation = anInvitation(organization.id);

@@ -127,8 +127,10 @@ export interface OrganizationStore {
   /**
    * Accepts a pending invitation and adds the member, atomically: of two concurrent accepts one wins, the
    * other gets false and adds nothing. A membership that already exists raises
-   * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION and leaves the invitation pending.
+   * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION and leaves the invitation pending. With `inviter`, its
+   * check runs under the organization's lock on the inviter's membership as it is then, so a concurrent
+   * demotion or removal of the inviter is seen.
    */
-  acceptInvitation(id: string, member: MemberRecord): Promise<boolean>;
+  acceptInvitation(id: string, member: MemberRecord, inviter?: ActorCheck): Promise<boolean>;
   close(): Promise<void>;
 }
