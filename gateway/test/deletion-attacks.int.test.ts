@@ -26,28 +26,18 @@ describe(`deletion races (${backendLabel()})`, () => {
     const link = linkIn(await smtp.waitFor(email, (m) => m.text.includes("/delete-user/callback")), "/delete-user/callback");
 
     // Hold the sign-in between its password check and its session until the deletion is done.
-    const sessions = platform.services.identity.deps.sessions;
-    const original = sessions.createSession;
-    let entered!: () => void;
-    const reached = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    sessions.createSession = async (...args) => {
-      entered();
-      await gate;
-      return original(...args);
-    };
+    const held = holdNext(platform.services.identity.deps.sessions, "createSession");
     try {
       const other = client();
       const signIn = other.post("/sign-in/email", { email, password });
-      await reached;
+      await held.reached;
       expect((await follow(c, link)).status).toBe(302);
-      release();
+      held.release();
       const res = await signIn;
       expect(res.status).not.toBe(200);
       expect((await other.get("/get-session")).body).toBeNull();
     } finally {
-      sessions.createSession = original;
+      held.restore();
     }
     const store = platform.services.session.deps.store;
     expect(await store.listByUser(user.id)).toEqual([]);
@@ -184,24 +174,15 @@ describe(`deletion racing a social sign-in (${backendLabel()})`, () => {
 
     // Hold the implicit link (existing verified user, provider vouches) until the user is deleted.
     const store = identity.deps.store;
-    const original = store.createAccount;
-    let entered!: () => void;
-    const reached = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    store.createAccount = async (...args) => {
-      entered();
-      await gate;
-      return original(...args);
-    };
+    const held = holdNext(store, "createAccount");
     try {
       const racing = googleSignIn(social.browser(), account);
-      await reached;
+      await held.reached;
       await removeUser(identity.deps, user.id);
-      release();
+      held.release();
       expect(await racing).not.toBe(`${social.platform.origin}/dashboard`);
     } finally {
-      store.createAccount = original;
+      held.restore();
     }
 
     // The same social account registers anew, with nothing of the deleted user.

@@ -80,7 +80,15 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
         });
         const context: RequestContext = { requestId, deadline, signal: stopped.signal };
         const seconds = () => (performance.now() - started) / 1000;
-        hooks.run(context, () => handler(call.request, { ...context, metadata: call.metadata, caller: hooks.callerOf?.(call) }), { path, metadata: call.metadata }).then(
+        // The caller is worked out only for a handler that reads it (one RPC does), not on every call.
+        const callContext: CallContext = {
+          ...context,
+          metadata: call.metadata,
+          get caller() {
+            return hooks.callerOf?.(call);
+          },
+        };
+        hooks.run(context, () => handler(call.request, callContext), { path, metadata: call.metadata }).then(
           (response) => {
             hooks.observe?.(path, seconds(), { code: grpc.status.OK });
             callback(null, response);

@@ -41,13 +41,8 @@ export function tokenLookup(secret: string): TokenLookup {
 }
 
 export function tokenVault(secret: string): TokenVault {
-  const { lookup } = tokenLookup(secret);
-  const sealing = sealer(secret, SEAL_PURPOSE);
-  return {
-    lookup,
-    seal: (token, sessionId) => sealing.seal(token, sessionId),
-    open: (sealed, sessionId) => sealing.open(sealed, sessionId),
-  };
+  // The session id is the sealed token's context.
+  return { ...tokenLookup(secret), ...sealer(secret, SEAL_PURPOSE) };
 }
 
 export interface Sealer {

@@ -4,13 +4,13 @@
  * email equals the invitation email, lower-cased). The mail goes through the notification service with a
  * link to the web app's invitation page.
  */
-import { AuthError } from "@auth-platform/proto/errors";
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord } from "../store/organization-store.js";
 import { actorCheck, mayGrant, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
 import type { Caller, Registry } from "./ports.js";
 import { requireLiveMember, withUsers } from "./members.js";
-import { grants, isKnownRole } from "./roles.js";
+import { isKnownRole } from "./roles.js";
 
 type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "mail" | "now">;
 
@@ -21,15 +21,24 @@ export interface InviteInput {
   resend: boolean;
 }
 
+/**
+ * The rule for a member inviting with `role`, at invite time and again at accept time (for the inviter as
+ * they are then): the invitation create permission (else `noPermission`), and a role they may give (else
+ * `cannotGive`).
+ */
+function mayInvite(deps: Deps, role: string, noPermission: ErrorCode, cannotGive: ErrorCode) {
+  return (member: MemberRecord) => {
+    requirePermission(deps, member, "invitation", "create", noPermission);
+    if (!mayGrant(deps, member, role)) throw new AuthError(cannotGive);
+  };
+}
+
 export async function inviteMember(deps: Deps, caller: Caller, input: InviteInput): Promise<InvitationRecord> {
   const organizationId = targetId(caller, input.organizationId);
   const email = input.email.toLowerCase();
   const organization = await requireOrganization(deps, organizationId);
   const inviterWith = (role: string) =>
-    actorCheck(caller, (member) => {
-      requirePermission(deps, member, "invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
-      if (!mayGrant(deps, member, role)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
-    });
+    actorCheck(caller, mayInvite(deps, role, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"));
   const inviter = inviterWith(input.role);
   const actor = await requireActor(deps, organizationId, inviter);
   if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
@@ -114,11 +123,7 @@ export async function acceptInvitation(deps: Deps, caller: Caller, id: string): 
   // lock, where a concurrent demotion or removal of the inviter is decided.
   const inviter = actorCheck(
     { userId: invitation.inviterId },
-    (member) => {
-      if (!grants(deps.config.roles, member.role, { invitation: ["create"] }) || !mayGrant(deps, member, invitation.role)) {
-        throw new AuthError("INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE");
-      }
-    },
+    mayInvite(deps, invitation.role, "INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE", "INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE"),
     "INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION",
   );
   await requireActor(deps, invitation.organizationId, inviter);
