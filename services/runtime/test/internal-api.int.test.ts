@@ -280,6 +280,8 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     const phishing = { to: victim, template: Template.TEMPLATE_PASSWORD_RESET, variables: { url: "https://evil.example/reset" }, idempotencyKey: "" };
     expect(await rawCall(mail, "notification", "SendEmail", phishing)).toEqual(DENIED);
     expect(await outbox.list({ recipient: victim, limit: 10 })).toEqual([]);
+    // Refused as a sender whatever else is wrong with the request: the address is not checked first.
+    expect(await rawCall(mail, "notification", "SendEmail", { ...phishing, to: "not an address" })).toEqual(DENIED);
     expect(logs).toContainEqual(
       expect.objectContaining({ msg: "call refused", method: "auth.notification.v1.NotificationService/SendEmail", caller: "organization", code: "CALLER_NOT_ALLOWED", template: "password-reset" }),
     );

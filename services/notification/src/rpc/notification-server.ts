@@ -42,10 +42,11 @@ export const TEMPLATE_SENDERS: Readonly<Record<TemplateName, readonly Workload[]
 export function notificationService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: NotificationServiceServer = {
     sendEmail: rpc.unary("SendEmail", async (req, { caller }) => {
-      if (!email.safeParse(req.to.trim()).success) throw new AuthError("VALIDATION_ERROR", "to must be an email address");
       const template = templateName(req.template);
       if (!template) throw new AuthError("VALIDATION_ERROR", "template is required");
+      // The sender first: a caller that may not send this mail learns nothing about its request but that.
       checkSender(registry, caller, template);
+      if (!email.safeParse(req.to.trim()).success) throw new AuthError("VALIDATION_ERROR", "to must be an email address");
       if (req.idempotencyKey.length > 255) throw new AuthError("VALIDATION_ERROR", "idempotencyKey is too long");
       const { id } = await queueMessage(registry, {
         to: req.to,
