@@ -4,7 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
-import { checkExtraFields, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
+import { checkExtraFields, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
 import { mailVerificationLink } from "./verification.js";
 
 export interface SignUpInput {
@@ -29,6 +29,7 @@ export async function signUpEmail(
 ): Promise<{ user: UserRecord; session?: Session }> {
   const { config, store } = deps;
   if (!config.emailPasswordEnabled) throw new AuthError("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
+  checkName(input.name);
   const email = normaliseEmail(input.email);
   checkPasswordLength(input.password, config);
   const username = input.username !== undefined ? normaliseUsername(input.username) : null;

@@ -2,7 +2,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { UserPatch, UserRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
-import { checkExtraFields, normaliseUsername } from "./validation.js";
+import { checkExtraFields, checkName, normaliseUsername } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions">;
 
@@ -12,10 +12,7 @@ export async function updateUser(deps: Deps, input: { userId: string; fields: Re
   const { fields } = input;
   if ("email" in fields) throw new AuthError("EMAIL_CAN_NOT_BE_UPDATED");
   const patch: UserPatch = {};
-  if (fields.name !== undefined) {
-    if (typeof fields.name !== "string" || !fields.name.trim()) throw new AuthError("VALIDATION_ERROR", "Invalid name: expected a non-empty string");
-    patch.name = fields.name;
-  }
+  if (fields.name !== undefined) patch.name = checkName(fields.name);
   if (fields.image !== undefined) {
     if (fields.image !== null && typeof fields.image !== "string") throw new AuthError("VALIDATION_ERROR", "Invalid image: expected a string or null");
     patch.image = fields.image;

@@ -21,6 +21,12 @@ export function checkPasswordLength(password: string, config: Pick<IdentityConfi
   if (password.length > config.passwordMaxLength) throw new AuthError("PASSWORD_TOO_LONG");
 }
 
+/** A user's name (SPEC.md §1: required): a string with something in it, as sign-up and every update take it. */
+export function checkName(name: unknown): string {
+  if (typeof name !== "string" || !name.trim()) throw new AuthError("VALIDATION_ERROR", "Invalid name: expected a non-empty string");
+  return name;
+}
+
 const USERNAME = /^[A-Za-z0-9_.]{3,30}$/;
 
 /** 3 to 30 letters, digits, underscores or dots, checked before lower-casing (as emails are). */
