@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL } from "../../testing/databases.js";
+import { holdNext } from "../../testing/hold-next.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { freePorts, type RunningGateway, type RunningSession, startGateway, startSession } from "../../testing/platform.js";
 import { usePlatform } from "../../testing/use-platform.js";
@@ -36,6 +37,30 @@ describe("ban-user", () => {
     const unbanned = await admin.c.post("/admin/unban-user", { userId: user.id });
     expect(unbanned.body.user).toMatchObject({ banned: false, banReason: null, banExpires: null });
     expect((await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it("a ban landing between a sign-in's last read of the user and its session leaves the user no live session", async () => {
+    const admin = await anAdmin(platform);
+    const user = await aUser(platform);
+    // Hold the sign-in after identity read the user (not banned yet), before its CreateSession.
+    const held = holdNext(platform.services.identity.deps.sessions, "createSession");
+    const laptop = platform.client();
+    let signedIn;
+    try {
+      const signIn = laptop.post("/sign-in/email", { email: user.email, password: PASSWORD });
+      await held.reached;
+      expect((await admin.c.post("/admin/ban-user", { userId: user.id })).status).toBe(200);
+      held.release();
+      signedIn = await signIn;
+    } finally {
+      held.restore();
+    }
+    // The ban's revocation ran before the session existed: the banned copy it handed over refuses the session.
+    expect((await laptop.get("/get-session")).body).toBeNull();
+    expect((await user.c.get("/get-session")).body).toBeNull();
+    expect(await platform.services.session.deps.store.listByUser(user.id)).toEqual([]);
+    expect((await admin.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toEqual([]);
+    expect(signedIn).toMatchObject({ status: 500, body: { code: "FAILED_TO_CREATE_SESSION", message: "Failed to create session" } });
   });
 
   it("refuses username sign-in of a banned user with the generic failure", async () => {

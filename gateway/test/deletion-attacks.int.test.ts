@@ -8,6 +8,7 @@ import { removeUser } from "../../services/identity/src/domain/delete-user.js";
 import { tokenHash } from "../../services/identity/src/domain/trusted-devices.js";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
 import { backendLabel } from "../../testing/databases.js";
+import { holdNext } from "../../testing/hold-next.js";
 import type { OpenIdAccount } from "../../testing/openid-provider.js";
 import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 import { linkIn } from "../../testing/smtp.js";
@@ -44,21 +45,6 @@ describe(`deletion races (${backendLabel()})`, () => {
     expect(await store.findUser(user.id)).toBeNull();
   });
 });
-
-/** Holds the next call of `method` on `target` until `release()`; `reached` settles once it is called. */
-function holdNext<T extends object>(target: T, method: keyof T) {
-  const original = target[method] as (...args: unknown[]) => Promise<unknown>;
-  let entered!: () => void;
-  const reached = new Promise<void>((resolve) => (entered = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  (target as Record<keyof T, unknown>)[method] = async (...args: unknown[]) => {
-    entered();
-    await gate;
-    return original.apply(target, args);
-  };
-  return { reached, release, restore: () => ((target as Record<keyof T, unknown>)[method] = original) };
-}
 
 describe(`deletion racing a membership being written (${backendLabel()})`, () => {
   const platform = usePlatform({ smtp: true });

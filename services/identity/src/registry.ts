@@ -1,13 +1,14 @@
 /** Builds the identity service's dependencies once: config, store, session client, clock, mail request worker. */
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
-import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
-import { AuthError } from "@auth-platform/proto/errors";
+import { type Session, SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
+import { banHolds } from "./domain/bans.js";
 import { startSessionUserBackfill } from "./domain/session-users.js";
 import { HashingQueue } from "./hashing-queue.js";
 import { providerTokenVault } from "./domain/provider-token-vault.js";
@@ -41,14 +42,26 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
       async createSession(user, { rememberMe, client }) {
-        const { session } = await call(sessionClient, sessionClient.createSession, {
-          userId: user.id,
-          ipAddress: client.ipAddress,
-          userAgent: client.userAgent,
-          rememberMe,
-          expiresInSeconds: 0,
-          user: toSessionUser(user),
-        });
+        let session: Session | undefined;
+        try {
+          ({ session } = await call(sessionClient, sessionClient.createSession, {
+            userId: user.id,
+            ipAddress: client.ipAddress,
+            userAgent: client.userAgent,
+            rememberMe,
+            expiresInSeconds: 0,
+            user: toSessionUser(user),
+          }));
+        } catch (error) {
+          // The session service refuses a user it holds a banned copy of: a ban stored since the caller read
+          // the user (BanUser hands the copy over before it ends the sessions). With the ban stored here too,
+          // that is this sign-in's refusal, not a failure; any other failure stays unexpected.
+          if (error instanceof PeerError && error.code === "FAILED_TO_CREATE_SESSION") {
+            const current = await store.findUserById(user.id);
+            if (!current || banHolds(current, now())) throw new AuthError("FAILED_TO_CREATE_SESSION");
+          }
+          throw error;
+        }
         // A deletion may have run since the caller read the user (a sign-in waits on the password hash):
         // its revocation and ForgetUser came before this session and its copy, so end both here. A deletion
         // still running deletes the row after this read, and its ForgetUser then ends this session's copy.
@@ -59,8 +72,8 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         }
         return session!;
       },
-      async revokeUserSessions(userId) {
-        await call(sessionClient, sessionClient.revokeUserSessions, { userId });
+      async revokeUserSessions(userId, user) {
+        await call(sessionClient, sessionClient.revokeUserSessions, { userId, user: user && toSessionUser(user) });
       },
       async forgetUser(user) {
         await call(sessionClient, sessionClient.forgetUser, { userId: user.id, user: toSessionUser(user) });

@@ -55,6 +55,8 @@ describe("admin user changes", () => {
 
     await banUser(deps, { userId: user.id, reason: "abuse" });
     expect(deps.sessions.of(user.id)).toEqual([]);
+    // The session service holds the banned copy, so a sign-in that read the user before the ban gets no session.
+    expect(deps.sessions.copies.get(user.id)).toMatchObject({ banned: true, banReason: "abuse" });
     expect((await unbanUser(deps, user.id)).banned).toBe(false);
     await expect(signIn()).resolves.toBeTruthy();
   });

@@ -212,8 +212,9 @@ export async function banUser(deps: Deps, input: { userId: string; reason?: stri
   if (!Number.isInteger(seconds) || seconds < 0) throw invalid("Invalid banExpiresIn: expected a whole number of seconds");
   const banExpires = seconds > 0 ? new Date(deps.now().getTime() + seconds * 1000) : null;
   const user = await patchUser(deps, input.userId, { banned: true, banReason: input.reason?.trim() || DEFAULT_BAN_REASON, banExpires });
-  // After the ban is stored no new session can start (sign-in checks it), so this ends them all.
-  await deps.sessions.revokeUserSessions(input.userId);
+  // After the ban is stored sign-in refuses the user. A sign-in that read the user just before is held off by
+  // the banned copy this hands the session service ahead of the revocation (its CreateSession refuses).
+  await deps.sessions.revokeUserSessions(input.userId, user);
   return user;
 }
 

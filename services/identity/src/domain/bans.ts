@@ -24,6 +24,11 @@ export async function admissibleUser(deps: Deps, userId: string): Promise<UserRe
   return current.banned ? null : current;
 }
 
+/** Whether the user's ban holds at `now` (one whose expiry has passed only waits to be lifted). */
+export function banHolds(user: Pick<UserRecord, "banned" | "banExpires">, now: Date): boolean {
+  return user.banned && !(user.banExpires && user.banExpires <= now);
+}
+
 /** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */
 export async function clearExpiredBan(deps: Deps, user: UserRecord): Promise<UserRecord> {
   if (!user.banned || !user.banExpires || user.banExpires > deps.now()) return user;

@@ -14,8 +14,11 @@ export interface ClientInfo {
 export interface SessionPort {
   /** Starts a session for the user (the session service caches the user with it). */
   createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<Session>;
-  /** Ends every session of the user. Idempotent. */
-  revokeUserSessions(userId: string): Promise<void>;
+  /**
+   * Ends every session of the user. Idempotent. With `user` (a ban), the session service keeps that copy first,
+   * so a session being created meanwhile sees the ban and is refused, or is made before the revocation lists.
+   */
+  revokeUserSessions(userId: string, user?: UserRecord): Promise<void>;
   /** Tells the session service the user changed: it serves this copy from now on (cached copies dropped). */
   forgetUser(user: UserRecord): Promise<void>;
   /** Tells the session service the user was deleted: its copy of the user goes. */

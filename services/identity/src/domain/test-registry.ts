@@ -51,8 +51,9 @@ function fakeSessions(now: () => Date): FakeSessions {
       sessions.live.push(session);
       return session;
     },
-    async revokeUserSessions(userId) {
+    async revokeUserSessions(userId, user) {
       if (sessions.failRevoke) throw new Error("session service unavailable");
+      if (user) sessions.copies.set(user.id, user);
       sessions.live = sessions.live.filter((s) => s.userId !== userId);
     },
     async forgetUser(user) {

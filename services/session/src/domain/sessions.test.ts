@@ -204,6 +204,86 @@ describe("changes during a read (a fill never puts an older copy back)", () => {
   });
 });
 
+describe("a sign-in carrying an older copy of the user than the one kept", () => {
+  it("caches the kept copy, not the one given", async () => {
+    const deps = testRegistry();
+    const user = aUser(deps, { role: "admin" });
+    await deps.lease.tick();
+    deps.clock.advance(1_000);
+    // The change (a demotion) reached the session service before the sign-in that read the user before it.
+    await forgetUser(deps, user.id, { ...user, role: "user", updatedAt: new Date(deps.clock.now()).toISOString() });
+    const session = await createSession(deps, { userId: user.id, rememberMe: true, user });
+    const store = countStoreReads(deps);
+    expect((await getSession(deps, session.token, false))?.cached.user.role).toBe("user");
+    expect(store.reads).toBe(0); // served from the cache the sign-in filled
+  });
+});
+
+describe("a ban racing a sign-in (no live session for a banned user, in either order)", () => {
+  /** The user as identity read it before the ban, and the banned copy the ban hands over a little later. */
+  async function banRace(deps: TestRegistry, banExpires: string | null = null) {
+    const user = aUser(deps);
+    await deps.lease.tick();
+    deps.clock.advance(1_000);
+    const banned = { ...user, banned: true, banReason: "spam", banExpires, updatedAt: new Date(deps.clock.now()).toISOString() };
+    return { user, banned, create: () => createSession(deps, { userId: user.id, rememberMe: true, user }) };
+  }
+
+  async function expectNoSession(deps: TestRegistry, userId: string, token?: string) {
+    expect(await deps.store.listByUser(userId)).toEqual([]);
+    if (token) expect(await getSession(deps, token, false)).toBeNull();
+    expect((await deps.store.findUser(userId))?.banned).toBe(true);
+  }
+
+  it("a ban done before the session is created: the creation is refused and leaves no session", async () => {
+    const deps = testRegistry();
+    const { user, banned, create } = await banRace(deps);
+    await revokeUserSessions(deps, user.id, { user: banned });
+    expect(await errorCode(create())).toBe("FAILED_TO_CREATE_SESSION");
+    await expectNoSession(deps, user.id);
+  });
+
+  it("a ban landing between the session's insert and its read of the user: refused, no session", async () => {
+    const deps = testRegistry();
+    const { user, banned, create } = await banRace(deps);
+    const held = holdNext(deps, "putUser");
+    const creating = errorCode(create());
+    await held.reached;
+    await revokeUserSessions(deps, user.id, { user: banned });
+    held.release();
+    expect(await creating).toBe("FAILED_TO_CREATE_SESSION");
+    await expectNoSession(deps, user.id);
+  });
+
+  it("a session created between the ban's copy and its revocation: refused, no session", async () => {
+    const deps = testRegistry();
+    const { user, banned, create } = await banRace(deps);
+    const held = holdNext(deps, "putUser");
+    const banning = revokeUserSessions(deps, user.id, { user: banned });
+    await held.reached;
+    expect(await errorCode(create())).toBe("FAILED_TO_CREATE_SESSION");
+    held.release();
+    await banning;
+    await expectNoSession(deps, user.id);
+  });
+
+  it("a session created before the ban is ended by it", async () => {
+    const deps = testRegistry();
+    const { user, banned, create } = await banRace(deps);
+    const session = await create();
+    await revokeUserSessions(deps, user.id, { user: banned });
+    await expectNoSession(deps, user.id, session.token);
+  });
+
+  it("a ban whose expiry has passed does not refuse (identity lifts it at this sign-in)", async () => {
+    const deps = testRegistry();
+    const user = aUser(deps, { banned: true, banReason: "spam", banExpires: new Date(deps.clock.now() - 1).toISOString() });
+    await deps.lease.tick();
+    const session = await createSession(deps, { userId: user.id, rememberMe: true, user });
+    expect((await getSession(deps, session.token, false))?.cached.user.id).toBe(user.id);
+  });
+});
+
 describe("refresh", () => {
   it("extends a session read after the update age by its full lifetime, once; disableRefresh leaves it", async () => {
     const deps = testRegistry({ SESSION_UPDATE_AGE: "3600" });
@@ -276,7 +356,7 @@ describe("revoke", () => {
     const theirs = await signedIn(deps, { userId: "u2" });
     expect(await errorCode(revokeSession(deps, theirs.token, "u1"))).toBe("SESSION_NOT_FOUND");
     expect(await getSession(deps, theirs.token, false)).not.toBeNull();
-    await revokeUserSessions(deps, "u1", mine.token);
+    await revokeUserSessions(deps, "u1", { keepToken: mine.token });
     expect((await listSessions(deps, "u1")).map((s) => s.token)).toEqual([mine.token]);
     expect(await getSession(deps, other.token, false)).toBeNull();
     await revokeUserSessions(deps, "u1");
@@ -292,7 +372,7 @@ describe("revoke", () => {
 
     deps.cache.down = true;
     const start = deps.clock.now();
-    await revokeUserSessions(deps, session.userId, kept.token);
+    await revokeUserSessions(deps, session.userId, { keepToken: kept.token });
     // The call waited out the lease (on the test clock) before answering.
     expect(deps.clock.now() - start).toBeGreaterThanOrEqual(deps.config.cacheLeaseMs);
     expect(await deps.store.findByToken(session.token)).toBeNull();

@@ -54,18 +54,34 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     impersonatedBy: input.impersonatedBy || null,
     activeOrganizationId: null,
   };
+  let user: CachedUser | null;
   try {
     await deps.store.create(session);
     // The copy a cache miss serves (never asking identity); a newer one already kept stays.
     if (input.user) await deps.store.putUser(input.user);
+    // Read after the insert: a ban keeps its copy before it lists the user's sessions (revokeUserSessions),
+    // so either this read sees the ban or the ban's list sees this session.
+    user = await deps.store.findUser(session.userId);
   } catch (error) {
     deps.log.error("session insert failed", { error });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
+  if (user && isBanned(user, now)) {
+    // Nobody holds the token yet and nothing cached it: deleting the row ends the session.
+    await deps.store.deleteByTokens([session.token]);
+    deps.log.info("session refused: the user was banned meanwhile", { userId: session.userId });
+    throw new AuthError("FAILED_TO_CREATE_SESSION");
+  }
   authEvents.sessionCreated();
-  // A new token has no generation yet: a forget that found the new row since (a user change) refuses the fill.
-  if (input.user) await fillCache(deps, session.token, toCached(deps, session, input.user), null);
+  // The newest copy, not the one given (which may predate a change already kept). A new token has no
+  // generation yet: a forget that found the new row since (a user change) refuses the fill.
+  if (user) await fillCache(deps, session.token, toCached(deps, session, user), null);
   return session;
+}
+
+/** A ban still in force; one whose expiry has passed is lifted by identity at the next session creation (SPEC.md §4). */
+function isBanned(user: CachedUser, now: Date): boolean {
+  return user.banned && !(user.banExpires && Date.parse(user.banExpires) <= now.getTime());
 }
 
 /**
@@ -184,8 +200,13 @@ export async function revokeSession(deps: Deps, token: string, ownerId?: string)
   await revokeAll(deps, [session]);
 }
 
-export async function revokeUserSessions(deps: Deps, userId: string, keepToken?: string): Promise<void> {
-  const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== keepToken);
+/**
+ * Ends every session of the user but `keepToken`. With `user` (a ban), that copy is kept first (unless a newer
+ * one is): a createSession running meanwhile either reads it and refuses, or inserted its row before this lists.
+ */
+export async function revokeUserSessions(deps: Deps, userId: string, options: { keepToken?: string; user?: CachedUser } = {}): Promise<void> {
+  if (options.user) await deps.store.putUser(options.user);
+  const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== options.keepToken);
   await revokeAll(deps, sessions);
 }
 

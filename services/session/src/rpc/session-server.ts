@@ -50,11 +50,12 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       return {};
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req) => {
-      await revokeUserSessions(registry, req.userId);
+      if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
+      await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user) });
       return {};
     }),
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
-      await revokeUserSessions(registry, req.userId, req.keepToken);
+      await revokeUserSessions(registry, req.userId, { keepToken: req.keepToken });
       return {};
     }),
     forgetUser: rpc.unary("ForgetUser", async (req) => {

@@ -176,6 +176,11 @@ export interface RevokeSessionResponse {
 export interface RevokeUserSessionsRequest {
   /** The user whose sessions all end. */
   userId: string;
+  /**
+   * The user as it now is (banned), kept before the sessions end, unless a newer copy is already kept.
+   * Absent: the kept copy stays as it is.
+   */
+  user?: SessionUser | undefined;
 }
 
 export interface RevokeUserSessionsResponse {
@@ -1595,13 +1600,16 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "" };
+  return { userId: "", user: undefined };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
   encode(message: RevokeUserSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.user !== undefined) {
+      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1627,6 +1635,14 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = SessionUser.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1646,6 +1662,7 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
     };
   },
 
@@ -1653,6 +1670,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.user !== undefined) {
+      obj.user = SessionUser.toJSON(message.user);
     }
     return obj;
   },
@@ -1663,6 +1683,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
   fromPartial<I extends Exact<DeepPartial<RevokeUserSessionsRequest>, I>>(object: I): RevokeUserSessionsRequest {
     const message = createBaseRevokeUserSessionsRequest();
     message.userId = object.userId ?? "";
+    message.user = (object.user !== undefined && object.user !== null)
+      ? SessionUser.fromPartial(object.user)
+      : undefined;
     return message;
   },
 };
@@ -2469,7 +2492,11 @@ export const ClearActiveOrganizationResponse: MessageFns<ClearActiveOrganization
  */
 export type SessionServiceService = typeof SessionServiceService;
 export const SessionServiceService = {
-  /** CreateSession starts a session for a user. Errors: FAILED_TO_CREATE_SESSION. */
+  /**
+   * CreateSession starts a session for a user. It refuses, leaving no session, when the newest copy of the
+   * user it keeps (the one given, or a newer one) is banned and the ban has not expired. Errors:
+   * FAILED_TO_CREATE_SESSION.
+   */
   createSession: {
     path: "/auth.session.v1.SessionService/CreateSession" as const,
     requestStream: false as const,
@@ -2512,7 +2539,12 @@ export const SessionServiceService = {
       Buffer.from(RevokeSessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeSessionResponse => RevokeSessionResponse.decode(value),
   },
-  /** RevokeUserSessions ends every session of a user. Idempotent. Errors: none. */
+  /**
+   * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
+   * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
+   * its session before this call lists the user's sessions. Idempotent. Errors: VALIDATION_ERROR (user.id
+   * is not user_id).
+   */
   revokeUserSessions: {
     path: "/auth.session.v1.SessionService/RevokeUserSessions" as const,
     requestStream: false as const,
@@ -2602,7 +2634,11 @@ export const SessionServiceService = {
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
-  /** CreateSession starts a session for a user. Errors: FAILED_TO_CREATE_SESSION. */
+  /**
+   * CreateSession starts a session for a user. It refuses, leaving no session, when the newest copy of the
+   * user it keeps (the one given, or a newer one) is banned and the ban has not expired. Errors:
+   * FAILED_TO_CREATE_SESSION.
+   */
   createSession: handleUnaryCall<CreateSessionRequest, CreateSessionResponse>;
   /** GetSession validates a token and refreshes it past the update age. Errors: none (absent session). */
   getSession: handleUnaryCall<GetSessionRequest, GetSessionResponse>;
@@ -2610,7 +2646,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   listSessions: handleUnaryCall<ListSessionsRequest, ListSessionsResponse>;
   /** RevokeSession ends one session; with user_id set it must belong to that user. Errors: SESSION_NOT_FOUND. */
   revokeSession: handleUnaryCall<RevokeSessionRequest, RevokeSessionResponse>;
-  /** RevokeUserSessions ends every session of a user. Idempotent. Errors: none. */
+  /**
+   * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
+   * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
+   * its session before this call lists the user's sessions. Idempotent. Errors: VALIDATION_ERROR (user.id
+   * is not user_id).
+   */
   revokeUserSessions: handleUnaryCall<RevokeUserSessionsRequest, RevokeUserSessionsResponse>;
   /** RevokeOtherSessions ends every session of a user but one. Idempotent. Errors: none. */
   revokeOtherSessions: handleUnaryCall<RevokeOtherSessionsRequest, RevokeOtherSessionsResponse>;
@@ -2639,7 +2680,11 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
 }
 
 export interface SessionServiceClient extends Client {
-  /** CreateSession starts a session for a user. Errors: FAILED_TO_CREATE_SESSION. */
+  /**
+   * CreateSession starts a session for a user. It refuses, leaving no session, when the newest copy of the
+   * user it keeps (the one given, or a newer one) is banned and the ban has not expired. Errors:
+   * FAILED_TO_CREATE_SESSION.
+   */
   createSession(
     request: CreateSessionRequest,
     callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
@@ -2703,7 +2748,12 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeSessionResponse) => void,
   ): ClientUnaryCall;
-  /** RevokeUserSessions ends every session of a user. Idempotent. Errors: none. */
+  /**
+   * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
+   * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
+   * its session before this call lists the user's sessions. Idempotent. Errors: VALIDATION_ERROR (user.id
+   * is not user_id).
+   */
   revokeUserSessions(
     request: RevokeUserSessionsRequest,
     callback: (error: ServiceError | null, response: RevokeUserSessionsResponse) => void,
