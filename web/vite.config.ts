@@ -6,7 +6,7 @@
  */
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
-import { injectRuntimeConfig, runtimeConfigFromEnv } from "./server/runtime-config.js";
+import { injectRuntimeConfig, pageConfig, runtimeConfigFromEnv } from "./server/runtime-config.js";
 
 export const GATEWAY_URL = process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 
@@ -17,7 +17,8 @@ export default defineConfig(({ command }) => {
     plugins: [
       react(),
       // The dev server only: a build's index.html gets its settings from the server that serves it.
-      { name: "runtime-config", apply: "serve", transformIndexHtml: (html: string) => injectRuntimeConfig(html, runtime) },
+      // The page's own address decides (no analytics script where it carries a token), as in production.
+      { name: "runtime-config", apply: "serve", transformIndexHtml: (html: string, ctx: { path: string; originalUrl?: string }) => injectRuntimeConfig(html, pageConfig(runtime, new URL(ctx.originalUrl ?? ctx.path, "http://dev.invalid"))) },
     ],
     server: {
       host: process.env.WEB_HOST ?? "127.0.0.1",

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { injectRuntimeConfig, runtimeConfigFromEnv } from "./runtime-config.js";
+import { carriesSecret, injectRuntimeConfig, pageConfig, runtimeConfigFromEnv } from "./runtime-config.js";
 import { createWebServer } from "./web-server.js";
 
 const INDEX = '<!doctype html>\n<html>\n  <head>\n    <title>app</title>\n  </head>\n  <body><script type="module" src="/assets/app-1.js"></script></body>\n</html>';
@@ -42,6 +42,21 @@ describe("runtime config from the environment", () => {
     expect(html).toContain('<script defer src="/insights.js"></script>');
     expect(html.indexOf("/insights.js")).toBeLessThan(html.indexOf("</head>"));
     expect(html.replace(/\s*<meta name="auth-api-base-path"[^>]*>/, "").replace(/\s*<script defer[^>]*><\/script>/, "")).toBe(INDEX);
+  });
+
+  it.each(["/reset-password?token=abc", "/reset-password/abc", "/Reset-Password/abc", "/reset%2Dpassword/abc", "/verify-email?token=abc", "/accept-invitation/inv-1", "/account?token=abc"])(
+    "sees a secret in the address %s: no analytics script there",
+    (path) => {
+      const url = new URL(path, "http://app.example");
+      expect(carriesSecret(url)).toBe(true);
+      expect(pageConfig({ basePath: "/auth", analyticsPath: "/insights.js" }, url)).toEqual({ basePath: "/auth" });
+    },
+  );
+
+  it.each(["/", "/account", "/reset-passwords", "/sign-in?redirect=%2Faccount", "/reset-password-help"])("sees no secret in the address %s: the analytics script stays", (path) => {
+    const url = new URL(path, "http://app.example");
+    expect(carriesSecret(url)).toBe(false);
+    expect(pageConfig({ basePath: "/auth", analyticsPath: "/insights.js" }, url)).toEqual({ basePath: "/auth", analyticsPath: "/insights.js" });
   });
 });
 
@@ -95,6 +110,23 @@ describe("web server with run-time settings", () => {
     const head = await fetch(`${origin}/account`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
+  });
+
+  it("serves a page whose address carries a token without the analytics script and sending no Referer; other pages unchanged", async () => {
+    for (const path of ["/reset-password?token=abc123", "/reset-password/abc123", "/verify-email?token=abc123", "/accept-invitation/inv-1", "/index.html?token=abc123"]) {
+      const res = await fetch(`${origin}${path}`);
+      const html = await res.text();
+      expect(res.status, path).toBe(200);
+      expect(html, path).toContain('<meta name="auth-api-base-path" content="/auth" />');
+      expect(html, path).not.toContain("/_vercel/insights/script.js");
+      expect(Number(res.headers.get("content-length"))).toBe(Buffer.byteLength(html));
+      expect(res.headers.get("referrer-policy"), path).toBe("no-referrer");
+      expect(res.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
+    // The script tag of the other pages is served from the same cached file, and comes back.
+    const other = await fetch(`${origin}/account`);
+    expect(await other.text()).toContain('<script defer src="/_vercel/insights/script.js"></script>');
+    expect(other.headers.get("referrer-policy")).toBe("same-origin");
   });
 
   it("passes the configured base path on to the gateway, and /api/auth no more", async () => {

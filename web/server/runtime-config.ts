@@ -4,7 +4,8 @@
  *   AUTH_BASE_PATH       the API's base path, the gateway's own variable (default /api/auth): the path the
  *                        server passes on to the gateway, and the one the app calls.
  *   WEB_ANALYTICS_PATH   a relative path of the analytics script of SPEC §2 (e.g. /_vercel/insights/script.js);
- *                        unset or empty: no script tag at all.
+ *                        unset or empty: no script tag at all. Never on a page whose address carries a
+ *                        secret (pageConfig below).
  */
 import { API_BASE_PATH_META, DEFAULT_API_BASE_PATH, isLocalPath } from "../src/runtime-config.js";
 
@@ -38,4 +39,31 @@ export function injectRuntimeConfig(html: string, config: RuntimeConfig): string
   const tags = [`<meta name="${API_BASE_PATH_META}" content="${config.basePath}" />`];
   if (config.analyticsPath) tags.push(`<script defer src="${config.analyticsPath}"></script>`);
   return html.replace("</head>", `  ${tags.join("\n    ")}\n  </head>`);
+}
+
+/**
+ * The app's pages that a mailed link opens with a secret in the address: the password-reset token
+ * (/reset-password?token= and /reset-password/{token}), the email verification token (/verify-email?token=)
+ * and an invitation's id (/accept-invitation/{id}). Compared lower case: the router matches paths so.
+ */
+const SECRET_PAGES = ["/reset-password", "/verify-email", "/accept-invitation"];
+
+/** Whether the address of a page carries a secret: one of SECRET_PAGES, or any page with a token parameter. */
+export function carriesSecret(url: URL): boolean {
+  if (url.searchParams.has("token")) return true;
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname).toLowerCase();
+  } catch {
+    path = url.pathname.toLowerCase();
+  }
+  return SECRET_PAGES.some((page) => path === page || path.startsWith(`${page}/`));
+}
+
+/**
+ * The settings of the page at `url`: no analytics script where the address carries a secret, as a third
+ * party's script can read the address (and report it as the page viewed) before the app takes it out.
+ */
+export function pageConfig(config: RuntimeConfig, url: URL): RuntimeConfig {
+  return config.analyticsPath && carriesSecret(url) ? { basePath: config.basePath } : config;
 }

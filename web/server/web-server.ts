@@ -3,7 +3,8 @@
  * serves the built app (dist/web/) with a fallback to index.html for the app's own routes, and passes the
  * API's base path (/api/auth unless AUTH_BASE_PATH says otherwise) through to the gateway, so the browser
  * sees one origin as it does behind the Ingress. index.html carries the run-time settings
- * (runtime-config.ts): the base path the app calls, and the analytics script when one is configured.
+ * (runtime-config.ts): the base path the app calls, and the analytics script when one is configured,
+ * except on a page whose address carries a secret (a reset token...), which also sends no Referer at all.
  * Every request is counted in the process's HTTP RED metrics (services/runtime/src/metrics.ts) by the
  * kind of route that answered it, never the raw path, so a scan of random paths cannot grow the label set.
  */
@@ -13,7 +14,7 @@ import { createServer, type IncomingMessage, request as httpRequest, type Server
 import { request as httpsRequest } from "node:https";
 import { extname, join, normalize, sep } from "node:path";
 import { recordHttpRequest } from "@auth-platform/runtime/metrics";
-import { DEFAULT_RUNTIME_CONFIG, injectRuntimeConfig, type RuntimeConfig } from "./runtime-config.js";
+import { carriesSecret, DEFAULT_RUNTIME_CONFIG, injectRuntimeConfig, type RuntimeConfig } from "./runtime-config.js";
 
 export interface WebServerOptions {
   /** The folder holding index.html and assets/ (vite build's output). */
@@ -82,6 +83,12 @@ const SECURITY_HEADERS: Record<string, string> = {
  * The gateway sends the same on its answers (gateway/src/http/security-headers.ts).
  */
 const HTTPS_ONLY = { "Strict-Transport-Security": "max-age=31536000" };
+
+/**
+ * A page whose address carries a secret (runtime-config.ts carriesSecret) sends no Referer, not even to
+ * this origin: its requests (the API's, an image's) would carry the address with the token otherwise.
+ */
+const NO_REFERRER = { "Referrer-Policy": "no-referrer" };
 
 /** Hop-by-hop headers are not forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
@@ -156,13 +163,15 @@ export function createWebServer(options: WebServerOptions): Server {
   const config = options.config ?? DEFAULT_RUNTIME_CONFIG;
   const security = options.https ? { ...SECURITY_HEADERS, ...HTTPS_ONLY } : SECURITY_HEADERS;
   const indexPath = join(root, "index.html");
-  // The page with the settings written in, read again only when the file changes (a build in place).
-  let page: { mtimeMs: number; size: number; body: Buffer } | undefined;
-  const indexPage = async (file: { path: string; stats: Stats }): Promise<Buffer> => {
+  // The page with the settings written in (with and without the analytics script), read again only when
+  // the file changes (a build in place).
+  let page: { mtimeMs: number; size: number; body: Buffer; secretBody: Buffer } | undefined;
+  const indexPage = async (file: { path: string; stats: Stats }, secret: boolean): Promise<Buffer> => {
     if (page?.mtimeMs !== file.stats.mtimeMs || page.size !== file.stats.size) {
-      page = { mtimeMs: file.stats.mtimeMs, size: file.stats.size, body: Buffer.from(injectRuntimeConfig(await readFile(file.path, "utf8"), config)) };
+      const html = await readFile(file.path, "utf8");
+      page = { mtimeMs: file.stats.mtimeMs, size: file.stats.size, body: Buffer.from(injectRuntimeConfig(html, config)), secretBody: Buffer.from(injectRuntimeConfig(html, { basePath: config.basePath })) };
     }
-    return page.body;
+    return secret ? page.secretBody : page.body;
   };
   return createServer(async (req, res) => {
     const routed = observe(req, res);
@@ -196,6 +205,7 @@ export function createWebServer(options: WebServerOptions): Server {
       res.writeHead(500, { "content-type": "text/plain" });
       return void res.end("The web app is not built: run `npm run build`.");
     }
-    sendIndex(req, res, security, await indexPage(index));
+    const secret = carriesSecret(url);
+    sendIndex(req, res, secret ? { ...security, ...NO_REFERRER } : security, await indexPage(index, secret));
   });
 }

@@ -365,3 +365,39 @@ describe("admin area", () => {
     expect(screen.getByRole("button", { name: "Next page" }).hasAttribute("disabled")).toBe(false);
   });
 });
+
+describe("reset password screen", () => {
+  it.each(["/reset-password?token=tok-1", "/reset-password/tok-1"])("takes the token out of the address of %s at once (no history entry keeps it) and resets with it", async (path) => {
+    const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/reset-password": () => ({ status: 200, body: { status: true } }) });
+    const { history } = renderApp(path);
+    await waitFor(() => expect(history.location.href).toBe("/reset-password"));
+    expect(history.length).toBe(1);
+    fireEvent.change(await screen.findByLabelText("New password"), { target: { value: "new-password-1" } });
+    fireEvent.click(screen.getByRole("button", { name: "Set new password" }));
+    expect(await screen.findByText("Your password has been changed. You can now sign in with it.")).toBeTruthy();
+    expect(calls.find((c) => c.path === "/reset-password")?.body).toEqual({ newPassword: "new-password-1", token: "tok-1" });
+    expect(history.location.href).toBe("/reset-password");
+  });
+
+  it("keeps the gateway's error in the address and says it", async () => {
+    stubApi({ "/get-session": () => ({ status: 200, body: null }) });
+    const { history } = renderApp("/reset-password?error=INVALID_TOKEN");
+    expect(await screen.findByText("This link is not valid. It may have been used already or have expired.")).toBeTruthy();
+    expect(history.location.href).toBe("/reset-password?error=INVALID_TOKEN");
+  });
+});
+
+describe("verify email screen", () => {
+  it("takes the token out of the address at once (no history entry keeps it) and verifies with it", async () => {
+    stubApi({ "/get-session": () => ({ status: 200, body: null }), "/verify-email": () => ({ status: 200, body: { status: true, user } }) });
+    // The stub records paths only: the token goes in the query.
+    const stubbed = globalThis.fetch;
+    const urls: string[] = [];
+    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => (urls.push(input), stubbed(input, init)));
+    const { history } = renderApp("/verify-email?token=tok-2");
+    await waitFor(() => expect(history.location.href).toBe("/verify-email"));
+    expect(history.length).toBe(1);
+    expect(await screen.findByText("Your email address is verified.")).toBeTruthy();
+    expect(urls.filter((url) => url.includes("/verify-email"))).toEqual(["/api/auth/verify-email?token=tok-2"]);
+  });
+});
