@@ -60,7 +60,8 @@ describe("ban-user", () => {
     expect((await user.c.get("/get-session")).body).toBeNull();
     expect(await platform.services.session.deps.store.listByUser(user.id)).toEqual([]);
     expect((await admin.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toEqual([]);
-    expect(signedIn).toMatchObject({ status: 500, body: { code: "FAILED_TO_CREATE_SESSION", message: "Failed to create session" } });
+    // And the sign-in is answered as a banned user's is: the generic failure, not a server error.
+    expect(signedIn).toMatchObject({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD" } });
   });
 
   it("refuses username sign-in of a banned user with the generic failure", async () => {

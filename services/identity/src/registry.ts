@@ -41,7 +41,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     providerTokens: providerTokenVault(config.secret),
     passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
-      async createSession(user, { rememberMe, client }) {
+      async createSession(user, { rememberMe, client, refusal }) {
         let session: Session | undefined;
         try {
           ({ session } = await call(sessionClient, sessionClient.createSession, {
@@ -55,10 +55,11 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         } catch (error) {
           // The session service refuses a user it holds a banned copy of: a ban stored since the caller read
           // the user (BanUser hands the copy over before it ends the sessions). With the ban stored here too,
-          // that is this sign-in's refusal, not a failure; any other failure stays unexpected.
+          // that is this sign-in's refusal (the one its method gives a banned user), not a failure; any other
+          // failure stays unexpected.
           if (error instanceof PeerError && error.code === "FAILED_TO_CREATE_SESSION") {
             const current = await store.findUserById(user.id);
-            if (!current || banHolds(current, now())) throw new AuthError("FAILED_TO_CREATE_SESSION");
+            if (!current || banHolds(current, now())) throw new AuthError(refusal ?? "FAILED_TO_CREATE_SESSION");
           }
           throw error;
         }

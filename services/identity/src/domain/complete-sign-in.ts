@@ -42,6 +42,6 @@ export async function completeSignIn(deps: Deps, user: UserRecord, options: Comp
     if (!device) return { user: current, challenge: await createChallenge(deps, current, { rememberMe: options.rememberMe, client: options.client }) };
     trustedDevice = device;
   }
-  const session = await deps.sessions.createSession(current, { rememberMe: options.rememberMe, client: options.client });
+  const session = await deps.sessions.createSession(current, { rememberMe: options.rememberMe, client: options.client, refusal: options.refusal });
   return { user: current, session, trustedDevice };
 }

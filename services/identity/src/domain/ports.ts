@@ -1,4 +1,5 @@
 /** What the identity domain needs from outside itself: its store, the session service, a clock. */
+import type { ErrorCode } from "@auth-platform/proto/errors";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
@@ -13,7 +14,7 @@ export interface ClientInfo {
 
 export interface SessionPort {
   /** Starts a session for the user (the session service caches the user with it). */
-  createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<Session>;
+  createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo; refusal?: ErrorCode }): Promise<Session>;
   /**
    * Ends every session of the user. Idempotent. With `user` (a ban), the session service keeps that copy first,
    * so a session being created meanwhile sees the ban and is refused, or is made before the revocation lists.

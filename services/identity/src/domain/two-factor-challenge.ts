@@ -112,7 +112,7 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
   // Single use: of two requests racing with valid codes, only the one that deletes the challenge signs in.
   if (!(await deps.store.consumeChallenge(challenge.id))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const current = await admitUser(deps, user, "INVALID_TWO_FACTOR_COOKIE");
-  const session = await deps.sessions.createSession(current, { rememberMe: challenge.rememberMe, client: input.client });
+  const session = await deps.sessions.createSession(current, { rememberMe: challenge.rememberMe, client: input.client, refusal: "INVALID_TWO_FACTOR_COOKIE" });
   const trustedDevice = input.trustDevice ? await trustDevice(deps, current.id, input.client) : undefined;
   return { user: current, session, rememberMe: challenge.rememberMe, trustedDevice };
 }
