@@ -106,6 +106,8 @@ export const ERRORS = {
   // Not in SPEC §8: the current better-auth client's codes for the admin-on-admin and self-removal refusals.
   YOU_CANNOT_IMPERSONATE_ADMINS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate admins"),
   YOU_CANNOT_REMOVE_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot remove yourself"),
+  // Ours: an admin taking their own admin role away while no other admin could sign in (services/admin users.ts).
+  YOU_CANNOT_REMOVE_THE_LAST_ADMIN: e(S.FAILED_PRECONDITION, 400, "You cannot remove the last admin"),
   // Ours: a banned user gets no session by any path (SPEC.md §4), an admin's impersonation included.
   YOU_CANNOT_IMPERSONATE_BANNED_USERS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate banned users"),
   // Ours: an impersonation session cannot start another, so stop-impersonating always leads back to an admin's own session.

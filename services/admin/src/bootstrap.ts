@@ -5,6 +5,7 @@
  *   npm run admin:bootstrap -- --email ops@example.com [--name "Ops"]        (from source)
  *   node dist/admin-bootstrap.js --email ops@example.com                     (from the build, the chart's Job)
  *
+ * --role gives one of ADMIN_ROLES (default the first); an existing user keeps their other roles.
  * The password of a new user comes from ADMIN_BOOTSTRAP_PASSWORD (never a flag: it would stay in the shell
  * history and the process list). Under `make dev` the admin certificate is data/tls/admin, used when
  * GRPC_TLS_DIR is not set.
@@ -22,7 +23,7 @@ import { identityPortOf } from "./registry.js";
 runMain("admin-bootstrap", async () => {
   const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string" } } });
   const email = values.email ?? process.env.ADMIN_BOOTSTRAP_EMAIL;
-  if (!email) throw new Error("usage: admin-bootstrap --email <address> [--name <name>] [--role <role>] (ADMIN_BOOTSTRAP_PASSWORD to create the user)");
+  if (!email) throw new Error("usage: admin-bootstrap --email <address> [--name <name>] [--role <one of ADMIN_ROLES>] (ADMIN_BOOTSTRAP_PASSWORD to create the user)");
   const env = { ...process.env };
   if (!env.GRPC_TLS_DIR && env.GRPC_INSECURE !== "true" && existsSync("data/tls/admin")) env.GRPC_TLS_DIR = "data/tls/admin";
   const config = adminConfig(env);
@@ -30,7 +31,7 @@ runMain("admin-bootstrap", async () => {
   const client = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
   try {
     const role = values.role ?? config.adminRoles[0]!;
-    const { user, created } = await bootstrapAdmin(identityPortOf(client), { email, name: values.name, password: process.env.ADMIN_BOOTSTRAP_PASSWORD, role });
+    const { user, created } = await bootstrapAdmin(identityPortOf(client), { email, name: values.name, password: process.env.ADMIN_BOOTSTRAP_PASSWORD, role }, config.adminRoles);
     process.stdout.write(`${created ? "created" : "promoted"} ${user.email} (id ${user.id}) with role ${user.role}\n`);
   } finally {
     client.close();

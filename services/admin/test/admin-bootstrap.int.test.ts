@@ -30,21 +30,26 @@ describe("admin bootstrap command", () => {
     expect((await c.get("/admin/list-users")).status).toBe(200);
   });
 
-  it("promotes an existing user (no password needed), and again changes nothing", async () => {
+  it("promotes an existing user (no password needed), keeping the user's role beside admin, and again changes nothing", async () => {
     const c = platform.client();
     const email = uniqueEmail("promoted");
     await c.post("/sign-up/email", { name: "P", email, password: PASSWORD });
     expect((await c.get("/admin/list-users")).status).toBe(403);
     const env = workloadEnv(platform.env, "admin");
-    expect((await bootstrap(["--email", email], env)).stdout).toMatch(/^promoted .* with role admin/);
-    expect((await bootstrap(["--email", email], env)).stdout).toMatch(/^promoted .* with role admin/);
+    expect((await bootstrap(["--email", email], env)).stdout).toMatch(/^promoted .* with role user,admin\n$/);
+    expect((await bootstrap(["--email", email], env)).stdout).toMatch(/^promoted .* with role user,admin\n$/);
     expect((await c.get("/admin/list-users")).status).toBe(200);
   });
 
-  it("fails plainly without an email, without a password for a new user, and with another workload's certificate", async () => {
+  it("fails plainly without an email, without a password for a new user, with a role that is not an admin role, and with another workload's certificate", async () => {
     const env = workloadEnv(platform.env, "admin");
     await expect(bootstrap([], env)).rejects.toMatchObject({ stderr: expect.stringContaining("usage: admin-bootstrap --email") });
     await expect(bootstrap(["--email", uniqueEmail("nobody")], env)).rejects.toMatchObject({ stderr: expect.stringContaining("ADMIN_BOOTSTRAP_PASSWORD") });
+    const c = platform.client();
+    const email = uniqueEmail("not-admin");
+    await c.post("/sign-up/email", { name: "N", email, password: PASSWORD });
+    await expect(bootstrap(["--email", email, "--role", "user"], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--role "user" is not an admin role (ADMIN_ROLES: admin)') });
+    expect((await c.get("/admin/list-users")).status).toBe(403);
     const asGateway = workloadEnv(platform.env, "gateway");
     await expect(bootstrap(["--email", uniqueEmail("x")], { ...asGateway, ADMIN_BOOTSTRAP_PASSWORD: PASSWORD })).rejects.toMatchObject({ code: 1 });
   });

@@ -1,7 +1,9 @@
 /**
- * The first admin: promotes the user with this email to the admin role, or creates that user with the
- * role when there is none. Idempotent: running it again for an admin changes nothing.
+ * The first admin: promotes the user with this email to the admin role (added to the user's other roles),
+ * or creates that user with the role when there is none. Idempotent: running it again for an admin
+ * changes nothing.
  */
+import { rolesOf } from "../domain/authorize.js";
 import type { IdentityPort, User } from "../domain/ports.js";
 
 export interface BootstrapInput {
@@ -9,15 +11,23 @@ export interface BootstrapInput {
   /** Needed only to create the user. */
   password?: string;
   name?: string;
+  /** One of adminRoles: any other would make a "first admin" who cannot use the admin area. */
   role: string;
 }
 
-export async function bootstrapAdmin(identity: Pick<IdentityPort, "listUsers" | "createUser" | "setRole">, input: BootstrapInput): Promise<{ user: User; created: boolean }> {
+export async function bootstrapAdmin(
+  identity: Pick<IdentityPort, "listUsers" | "createUser" | "setRole">,
+  input: BootstrapInput,
+  adminRoles: string[],
+): Promise<{ user: User; created: boolean }> {
+  if (!adminRoles.includes(input.role)) throw new Error(`--role ${JSON.stringify(input.role)} is not an admin role (ADMIN_ROLES: ${adminRoles.join(",")}): that user could not use the admin area.`);
   const email = input.email.trim().toLowerCase();
   const { users } = await identity.listUsers({ filterField: "email", filterOperator: "eq", filterValue: email, limit: 1, offset: 0, countLimit: 1 });
   const existing = users[0];
   if (existing) {
-    const user = existing.role?.split(",").map((r) => r.trim()).includes(input.role) ? existing : await identity.setRole(existing.id, input.role);
+    // Added, not replacing: a promoted editor stays an editor.
+    const roles = rolesOf(existing.role);
+    const user = roles.includes(input.role) ? existing : await identity.setRole(existing.id, [...roles, input.role].join(","));
     return { user, created: false };
   }
   if (!input.password) throw new Error(`No user has the email ${email}: give a password (ADMIN_BOOTSTRAP_PASSWORD) to create one.`);

@@ -81,6 +81,59 @@ describe("assignable roles", () => {
   });
 });
 
+describe("the last admin", () => {
+  it("an admin cannot take their own admin role away while no other admin may sign in; the refusal is recorded and changes nothing", async () => {
+    const deps = testRegistry({ ADMIN_ROLES: "admin,support", ADMIN_ASSIGNABLE_ROLES: "user,editor" });
+    const admin = aSignedInUser(deps, "admin");
+    aSignedInUser(deps, "user");
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN", http: 400, message: "You cannot remove the last admin" });
+    await expect(updateUser(deps, caller(admin.token), { userId: admin.user.id, name: "Renamed", role: "editor", clearImage: false, extraFields: {} })).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    expect(deps.users.get(admin.user.id)).toMatchObject({ role: "admin", name: "Ada" });
+    const { records } = await deps.store.list({ limit: 10, offset: 0 });
+    expect(records.map((r) => [r.action, r.targetId, r.outcome, r.details.error]).sort()).toEqual([
+      ["user.set-role", admin.user.id, "failure", "YOU_CANNOT_REMOVE_THE_LAST_ADMIN"],
+      ["user.update", admin.user.id, "failure", "YOU_CANNOT_REMOVE_THE_LAST_ADMIN"],
+    ]);
+    // Keeping any admin role is no demotion.
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "editor,support")).resolves.toMatchObject({ role: "editor,support" });
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "admin")).resolves.toMatchObject({ role: "admin" });
+  });
+
+  it("another admin, by any admin role, lets an admin step down; a banned one counts only once the ban has run out", async () => {
+    const deps = testRegistry({ ADMIN_ROLES: "admin,support" });
+    const first = aSignedInUser(deps, "admin");
+    const second = aSignedInUser(deps, "support");
+    await expect(setRole(deps, caller(first.token), first.user.id, "user")).resolves.toMatchObject({ role: "user" });
+    // The second admin is now the last one.
+    await expect(setRole(deps, caller(second.token), second.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    await expect(updateUser(deps, caller(second.token), { userId: second.user.id, role: "user", clearImage: false, extraFields: {} })).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    const third = aSignedInUser(deps, "admin");
+    await banUser(deps, caller(second.token), { userId: third.user.id, expiresInSeconds: 60 });
+    await expect(setRole(deps, caller(second.token), second.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    deps.clock.advance(60_001);
+    await expect(setRole(deps, caller(second.token), second.user.id, "user")).resolves.toMatchObject({ role: "user" });
+  });
+
+  it("an admin whose role pairs an admin role with another role (a bootstrap promotion's user,admin) counts", async () => {
+    for (const role of ["user,admin", "admin,editor", "support,admin"]) {
+      const deps = testRegistry({ ADMIN_ROLES: "admin,support", ADMIN_ASSIGNABLE_ROLES: "user,editor" });
+      const admin = aSignedInUser(deps, "admin");
+      aSignedInUser(deps, role);
+      await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).resolves.toMatchObject({ role: "user" });
+    }
+  });
+
+  it("demoting, banning or removing another admin is allowed: the caller stays an admin", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    const others = [aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin")];
+    await expect(setRole(deps, caller(admin.token), others[0]!.user.id, "user")).resolves.toMatchObject({ role: "user" });
+    await expect(banUser(deps, caller(admin.token), { userId: others[1]!.user.id, expiresInSeconds: 0 })).resolves.toMatchObject({ banned: true });
+    await expect(removeUser(deps, caller(admin.token), others[2]!.user.id)).resolves.toBeUndefined();
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+  });
+});
+
 describe("impersonation", () => {
   it("starts a session of the configured length flagged with the admin, and stops back to the admin's session", async () => {
     const deps = testRegistry({ ADMIN_IMPERSONATION_SESSION_SECONDS: "600" });

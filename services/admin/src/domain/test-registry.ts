@@ -34,7 +34,13 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   };
   const identity: IdentityPort = {
     getUser: async (id) => users.get(id) ?? null,
-    listUsers: async ({ countLimit }) => ({ users: [...users.values()], total: Math.min(users.size, countLimit || users.size), totalIsLowerBound: countLimit > 0 && users.size > countLimit }),
+    // Identity's equality filter (the only one the domain asks for) and page size; no search, sort or offset.
+    listUsers: async ({ filterField, filterOperator, filterValue, limit, countLimit }) => {
+      if (filterValue !== undefined && (filterOperator ?? "eq") !== "eq") throw new Error(`test registry: filterOperator ${filterOperator} is not faked`);
+      const field = (filterField || "email") as keyof User;
+      const matching = [...users.values()].filter((user) => filterValue === undefined || user[field] === filterValue);
+      return { users: matching.slice(0, limit || 100), total: Math.min(matching.length, countLimit || matching.length), totalIsLowerBound: countLimit > 0 && matching.length > countLimit };
+    },
     createUser: async (input) => {
       const user: User = { id: newId(), name: input.name, email: input.email, emailVerified: false, role: input.role, banned: false, createdAt: new Date(now), updatedAt: new Date(now), extraFields: {}, twoFactorEnabled: false };
       users.set(user.id, user);

@@ -2,7 +2,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { asAdmin } from "./as-admin.js";
-import { rolesOf } from "./authorize.js";
+import { type Admin, isAdminRole, rolesOf } from "./authorize.js";
 import type { CallerInput, Registry, Session, User } from "./ports.js";
 
 type Deps = Registry;
@@ -17,6 +17,43 @@ async function existingUser(deps: Pick<Deps, "identity">, userId: string): Promi
 function checkAssignableRole(config: Deps["config"], role: string): void {
   const roles = rolesOf(role);
   if (roles.length === 0 || !roles.every((r) => config.assignableRoles.includes(r))) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE");
+}
+
+/** How many holders of each admin role value the last-admin check reads: enough to pass over banned admins. */
+const ADMIN_HOLDERS_READ = 100;
+
+/**
+ * The stored roles that make an admin which identity's role filter can find: it compares the whole role,
+ * so these are each admin role alone and paired with another assignable role, in either order (set-role
+ * with two roles, or a promotion by the bootstrap command, stores "user,admin"). Longer lists are not seen.
+ */
+function adminRoleValues(config: Deps["config"]): string[] {
+  const others = (admin: string) => config.assignableRoles.filter((r) => r !== admin);
+  return [...new Set(config.adminRoles.flatMap((admin) => [admin, ...others(admin).flatMap((other) => [`${other},${admin}`, `${admin},${other}`])]))];
+}
+
+/**
+ * Whether a user other than `userId` holds an admin role and may sign in (no ban in force). One bounded
+ * read per role value through identity's role filter (an equality its role index serves); an admin the
+ * filter cannot find makes the answer err towards "no" (docs/decisions.md, "The last admin and the
+ * bootstrap role").
+ */
+async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, userId: string): Promise<boolean> {
+  for (const role of adminRoleValues(deps.config)) {
+    const { users } = await deps.identity.listUsers({ filterField: "role", filterOperator: "eq", filterValue: role, limit: ADMIN_HOLDERS_READ, offset: 0, countLimit: ADMIN_HOLDERS_READ });
+    if (users.some((user) => user.id !== userId && !(user.banned && (!user.banExpires || user.banExpires > deps.now())))) return true;
+  }
+  return false;
+}
+
+/**
+ * Refuses an admin taking their own admin role away when no other admin could sign in: the admin area
+ * would have no one left (recovery is the operator's bootstrap command). Demoting another admin leaves the
+ * caller, an admin, in place.
+ */
+async function checkAdminRemains(deps: Deps, admin: Admin, userId: string, role: string): Promise<void> {
+  if (userId !== admin.actorId || isAdminRole(deps.config, role)) return;
+  if (!(await anotherAdmin(deps, userId))) throw new AuthError("YOU_CANNOT_REMOVE_THE_LAST_ADMIN");
 }
 
 /** The total is counted up to the configured bound (a bounded scan at any table size), whatever the caller asked. */
@@ -40,9 +77,10 @@ export const createUser = (deps: Deps, caller: CallerInput | undefined, input: C
   });
 
 export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: string, role: string) =>
-  asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async () => {
+  asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async (admin) => {
     checkAssignableRole(deps.config, role);
     await existingUser(deps, userId);
+    await checkAdminRemains(deps, admin, userId, role);
     return deps.identity.setRole(userId, role);
   });
 
@@ -57,10 +95,12 @@ export interface UpdateUserInput {
 
 /** Changes profile fields and the role in one audited action; the role goes through SetRole (cached copies dropped). */
 export const updateUser = (deps: Deps, caller: CallerInput | undefined, input: UpdateUserInput) =>
-  asAdmin(deps, caller, { action: "user.update", targetId: input.userId, details: { fields: updatedFields(input) } }, async () => {
+  asAdmin(deps, caller, { action: "user.update", targetId: input.userId, details: { fields: updatedFields(input) } }, async (admin) => {
     if (updatedFields(input).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
     if (input.role !== undefined) checkAssignableRole(deps.config, input.role);
     let user = await existingUser(deps, input.userId);
+    // Before any change: a refused role leaves the profile fields as they were too.
+    if (input.role !== undefined) await checkAdminRemains(deps, admin, input.userId, input.role);
     const { role, userId, name, image, clearImage, extraFields } = input;
     if (name !== undefined || image !== undefined || clearImage || Object.keys(extraFields).length) {
       user = await deps.identity.updateUser({ userId, name, image, clearImage, extraFields });

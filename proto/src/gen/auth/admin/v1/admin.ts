@@ -3979,7 +3979,10 @@ export const AdminServiceService = {
     responseSerialize: (value: CreateUserResponse): Buffer => Buffer.from(CreateUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
   },
-  /** SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE. */
+  /**
+   * SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE,
+   * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (the caller's own admin role, no other admin who may sign in).
+   */
   setRole: {
     path: "/auth.admin.v1.AdminService/SetRole" as const,
     requestStream: false as const,
@@ -4155,7 +4158,8 @@ export const AdminServiceService = {
   },
   /**
    * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
-   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE,
+   * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (as SetRole).
    */
   updateUser: {
     path: "/auth.admin.v1.AdminService/UpdateUser" as const,
@@ -4178,7 +4182,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
-  /** SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE. */
+  /**
+   * SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE,
+   * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (the caller's own admin role, no other admin who may sign in).
+   */
   setRole: handleUnaryCall<SetRoleRequest, SetRoleResponse>;
   /** SetUserPassword replaces a user's password. Errors: USER_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG. */
   setUserPassword: handleUnaryCall<SetUserPasswordRequest, SetUserPasswordResponse>;
@@ -4227,7 +4234,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   recordEvent: handleUnaryCall<RecordEventRequest, RecordEventResponse>;
   /**
    * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
-   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE,
+   * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (as SetRole).
    */
   updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
 }
@@ -4284,7 +4292,10 @@ export interface AdminServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateUserResponse) => void,
   ): ClientUnaryCall;
-  /** SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE. */
+  /**
+   * SetRole sets a user's role. Errors: USER_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE,
+   * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (the caller's own admin role, no other admin who may sign in).
+   */
   setRole(
     request: SetRoleRequest,
     callback: (error: ServiceError | null, response: SetRoleResponse) => void,
@@ -4529,7 +4540,8 @@ export interface AdminServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * UpdateUser changes a user's profile fields and role (the current client's admin update-user).
-   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
+   * Errors: USER_NOT_FOUND, NO_DATA_TO_UPDATE, VALIDATION_ERROR, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE,
+   * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (as SetRole).
    */
   updateUser(
     request: UpdateUserRequest,

@@ -1,0 +1,78 @@
+/**
+ * The last admin through the gateway: an admin cannot take their own admin role away (set-role,
+ * update-user) while no other admin may sign in. The refusal is the catalogue's 400, which both
+ * generations of better-auth's adminClient read as `error.code` and `error.message`, and it is audited.
+ * Its own platform: the suite decides who the admins are.
+ */
+import { describe, expect, it } from "vitest";
+import { createAuthClient as createLegacyClient } from "better-auth/client";
+import { adminClient as legacyAdminClient } from "better-auth/client/plugins";
+import { createAuthClient as createCurrentClient } from "better-auth-1.7/client";
+import { adminClient as currentAdminClient } from "better-auth-1.7/client/plugins";
+import { browserFetch } from "../../testing/browser.js";
+import { usePlatform } from "../../testing/use-platform.js";
+import { anAdmin } from "./admin-fixtures.js";
+
+const platform = usePlatform({ env: { ADMIN_ASSIGNABLE_ROLES: "user,editor" } });
+const REFUSAL = { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN", message: "You cannot remove the last admin" };
+
+/** A new admin made the only one: every other admin is demoted by it (allowed: the caller stays an admin). */
+async function theLastAdmin() {
+  const admin = await anAdmin(platform);
+  const users = await admin.c.get("/admin/list-users?limit=1000");
+  for (const user of users.body.users as Array<{ id: string; role: string | null }>) {
+    const isAdmin = (user.role ?? "").split(",").includes("admin");
+    if (isAdmin && user.id !== admin.id) expect((await admin.c.post("/admin/set-role", { userId: user.id, role: "user" })).status).toBe(200);
+  }
+  return admin;
+}
+
+describe("the last admin", () => {
+  it("cannot take their own admin role away through set-role or update-user: 400, nothing changed, the refusal audited", async () => {
+    const admin = await theLastAdmin();
+    const setRole = await admin.c.post("/admin/set-role", { userId: admin.id, role: "user" });
+    expect(setRole.status).toBe(400);
+    expect(setRole.body).toEqual(REFUSAL);
+    const update = await admin.c.post("/admin/update-user", { userId: admin.id, data: { name: "Renamed", role: ["editor"] } });
+    expect(update.status).toBe(400);
+    expect(update.body).toEqual(REFUSAL);
+    expect((await admin.c.get("/get-session")).body.user).toMatchObject({ id: admin.id, role: "admin", name: "Ada" });
+    expect((await admin.c.get("/admin/list-users")).status).toBe(200);
+    const log = await admin.c.get(`/admin/list-audit-events?actorId=${admin.id}&targetId=${admin.id}`);
+    expect(log.body.events.map((e: { action: string; outcome: string; details: { error?: string } }) => [e.action, e.outcome, e.details.error]).sort()).toEqual([
+      ["user.set-role", "failure", REFUSAL.code],
+      ["user.update", "failure", REFUSAL.code],
+    ]);
+    // Keeping an admin role is no demotion.
+    expect((await admin.c.post("/admin/set-role", { userId: admin.id, role: ["editor", "admin"] })).body.user.role).toBe("editor,admin");
+  });
+
+  it("may step down once another admin may sign in, who is then the last; a banned admin does not count", async () => {
+    const first = await theLastAdmin();
+    const second = await anAdmin(platform);
+    expect((await second.c.post("/admin/ban-user", { userId: first.id })).status).toBe(200);
+    expect((await second.c.post("/admin/set-role", { userId: second.id, role: "user" })).body).toEqual(REFUSAL);
+    expect((await second.c.post("/admin/unban-user", { userId: first.id })).status).toBe(200);
+    const stepDown = await second.c.post("/admin/set-role", { userId: second.id, role: "user" });
+    expect(stepDown.status).toBe(200);
+    expect(stepDown.body.user.role).toBe("user");
+    expect((await second.c.get("/admin/list-users")).status).toBe(403);
+  });
+
+  const current = (baseURL: string, f: typeof fetch) => createCurrentClient({ baseURL, plugins: [currentAdminClient()], fetchOptions: { customFetchImpl: f } });
+  const GENERATIONS = [
+    { version: "1.1.9", make: (baseURL: string, f: typeof fetch) => createLegacyClient({ baseURL, plugins: [legacyAdminClient()], fetchOptions: { customFetchImpl: f } }) as unknown as ReturnType<typeof current> },
+    { version: "1.7.25", make: current },
+  ];
+
+  it.each(GENERATIONS)("better-auth $version adminClient's setRole reads the refusal as the catalogue's code and message", async ({ make }) => {
+    const admin = await theLastAdmin();
+    const { customFetchImpl } = browserFetch(platform.origin);
+    const client = make(platform.baseURL, customFetchImpl as typeof fetch);
+    const signIn = await client.signIn.email({ email: admin.email, password: "password-123" });
+    expect(signIn.error).toBeNull();
+    const { data, error } = await client.admin.setRole({ userId: admin.id, role: "user" });
+    expect(data).toBeNull();
+    expect(error).toMatchObject({ status: 400, ...REFUSAL });
+  });
+});
