@@ -11,6 +11,7 @@ import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import { gatewayConfig } from "./config.js";
 import { securityEventReporter } from "./http/security-events.js";
+import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
 
 const EVENTS_FLUSH_MS = 5_000;
@@ -28,8 +29,10 @@ runMain("gateway", async () => {
   await certificatesReady(config.grpcTls);
   const clients = createClients(config);
   const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
-  await counters.ready();
-  const events = securityEventReporter(clients.admin, log);
+  // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts).
+  const queue = config.redisUrl ? redisEventQueue(config.redisUrl, config.redisKeyPrefix, clients.admin, log) : undefined;
+  await Promise.all([counters.ready(), queue?.ready()]);
+  const events = securityEventReporter(clients.admin, log, { queue });
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log, events });
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, config.host);
   if (metrics) log.info("metrics listening", { port: metrics.port, host: config.host, path: "/metrics" });
@@ -46,13 +49,14 @@ runMain("gateway", async () => {
   const shutdown = closeSteps(
     [
       { name: "in-flight requests", close: () => closeHttpServer(server, REQUESTS_GRACE_MS, log) },
-      // Security events still queued are delivered first (the admin client is still open), at most 5 s.
+      // Security events still queued are delivered first (the admin client is still open), at most 5 s; with
+      // Redis, reading stops and what this replica has not delivered stays there for another one.
       { name: "security events", close: () => events.flush(EVENTS_FLUSH_MS) },
       {
         name: "clients, counters, metrics, tracing",
         close: () => {
           clients.close();
-          return Promise.all([counters.close(), metrics?.close(), stopTracing()]);
+          return Promise.all([events.close(), counters.close(), metrics?.close(), stopTracing()]);
         },
       },
     ],

@@ -6,8 +6,9 @@
  * A report never slows down or fails the user's action: it is queued in memory (bounded) and delivered in
  * the background in order, retried with backoff for as long as the admin service is unreachable; the event
  * id is chosen here, so a retry is stored once. Only a full queue drops a report (with a warning), and an
- * event the admin service refuses as invalid. A stopping gateway waits (bounded) for the queue to empty; a
- * crash still loses what it holds (docs/decisions.md).
+ * event the admin service refuses as invalid. A stopping gateway waits (bounded) for the queue to empty.
+ * Without Redis a crash loses what the queue holds; with Redis the queue is a stream in Redis
+ * (security-events-redis.ts) and another replica delivers what a crashed one left (docs/decisions.md).
  */
 import { createHash } from "node:crypto";
 import type { Request } from "express";
@@ -42,42 +43,57 @@ export interface SecurityEventReporter {
   socialSignInFailed(req: Request, details: { provider: string; error: string }, current?: CurrentSession | null): void;
   /** Waits until every queued event is delivered, at most timeoutMs; false (and a warning) if some were not. */
   flush(timeoutMs: number): Promise<boolean>;
+  /** Releases the queue's connections (Redis); after flush, when the gateway stops. */
+  close(): Promise<void>;
 }
 
-export function securityEventReporter(
-  admin: AdminServiceClient,
-  log: Logger,
-  options: { burstThreshold?: number; burstWindowMs?: number; now?: () => number; firstRetryMs?: number } = {},
-): SecurityEventReporter {
+/** Where reported events wait until the admin service has stored them: process memory, or Redis (security-events-redis.ts). */
+export interface EventQueue {
+  /** Takes an event to deliver; returns at once and never throws. */
+  push(event: AuditEvent): void;
+  /** On stop: waits (at most timeoutMs) until nothing this process holds would be lost; false (and a warning) if some would. */
+  flush(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Sends one event to the admin service: resolves once stored, or once refused as invalid (dropped with a
+ * warning: a retry would be refused too); rejects while the admin service cannot store it (retry later).
+ * Delivered with its own deadline (no request context passed to call), never the request's.
+ */
+export async function recordEvent(admin: AdminServiceClient, log: Logger, event: AuditEvent): Promise<void> {
+  try {
+    await call(admin, admin.recordEvent, { event }, { deadlineMs: DEADLINE_MS });
+  } catch (error) {
+    if (!(error instanceof AuthError && error.code === "VALIDATION_ERROR")) throw error;
+    log.warn("security event dropped", { action: event.action, error });
+  }
+}
+
+/** The wait before the attempt after `attempt` failed ones: doubling from firstRetryMs, at most MAX_RETRY_MS. */
+export const retryDelay = (attempt: number, firstRetryMs = FIRST_RETRY_MS) => Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** (attempt - 1));
+
+/** The queue in process memory (bounded, QUEUE_LIMIT), drained in order by one loop, each event retried until stored. */
+export function memoryEventQueue(admin: AdminServiceClient, log: Logger, options: { firstRetryMs?: number } = {}): EventQueue {
   const queue: { event: AuditEvent; attempt: number }[] = [];
   const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   let draining = false;
-  const burstThreshold = options.burstThreshold ?? 5;
-  const burstWindowMs = options.burstWindowMs ?? 15 * 60_000;
-  const now = options.now ?? Date.now;
-  const failures = new Map<string, { window: number; count: number }>();
   /** flush() calls waiting for the queue to empty. */
   const emptied: Array<() => void> = [];
 
-  /** The one delivery loop (report() sets `draining` before starting it, so two never run). */
+  /** The one delivery loop (push() sets `draining` before starting it, so two never run). */
   async function drain(): Promise<void> {
     try {
       while (queue.length) {
         const item = queue[0]!;
         try {
-          await call(admin, admin.recordEvent, { event: item.event }, { deadlineMs: DEADLINE_MS });
+          await recordEvent(admin, log, item.event);
           queue.shift();
         } catch (error) {
+          // An unreachable admin service will take the event once back.
           item.attempt += 1;
-          // A refusal (bad event) will not succeed on a retry; an unreachable admin service will, once back.
-          if (error instanceof AuthError && error.code === "VALIDATION_ERROR") {
-            queue.shift();
-            log.warn("security event dropped", { action: item.event.action, error });
-          } else {
-            if (item.attempt === 1) log.warn("security event not delivered yet; retrying", { action: item.event.action, queued: queue.length, error });
-            const delay = Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** (item.attempt - 1));
-            await new Promise((resolve) => setTimeout(resolve, delay).unref());
-          }
+          if (item.attempt === 1) log.warn("security event not delivered yet; retrying", { action: item.event.action, queued: queue.length, error });
+          await new Promise((resolve) => setTimeout(resolve, retryDelay(item.attempt, firstRetryMs)).unref());
         }
       }
     } finally {
@@ -86,32 +102,49 @@ export function securityEventReporter(
     }
   }
 
-  const flush = (timeoutMs: number) =>
-    new Promise<boolean>((resolve) => {
-      if (!queue.length) return resolve(true);
-      const timer = setTimeout(() => {
-        emptied.splice(emptied.indexOf(delivered), 1);
-        log.warn("security events not delivered before stopping", { lost: queue.length });
-        resolve(false);
-      }, timeoutMs);
-      const delivered = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      emptied.push(delivered);
-    });
+  return {
+    push(event) {
+      if (queue.length >= QUEUE_LIMIT) {
+        log.warn("security event dropped: queue full", { action: event.action });
+        return;
+      }
+      queue.push({ event, attempt: 0 });
+      if (!draining) {
+        draining = true;
+        setImmediate(() => void drain());
+      }
+    },
+    flush: (timeoutMs) =>
+      new Promise<boolean>((resolve) => {
+        if (!queue.length) return resolve(true);
+        const timer = setTimeout(() => {
+          emptied.splice(emptied.indexOf(delivered), 1);
+          log.warn("security events not delivered before stopping", { lost: queue.length });
+          resolve(false);
+        }, timeoutMs);
+        const delivered = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        emptied.push(delivered);
+      }),
+    close: async () => undefined,
+  };
+}
+
+export function securityEventReporter(
+  admin: AdminServiceClient,
+  log: Logger,
+  options: { burstThreshold?: number; burstWindowMs?: number; now?: () => number; firstRetryMs?: number; queue?: EventQueue } = {},
+): SecurityEventReporter {
+  const queue = options.queue ?? memoryEventQueue(admin, log, options);
+  const burstThreshold = options.burstThreshold ?? 5;
+  const burstWindowMs = options.burstWindowMs ?? 15 * 60_000;
+  const now = options.now ?? Date.now;
+  const failures = new Map<string, { window: number; count: number }>();
 
   const report: SecurityEventReporter["report"] = (event) => {
-    if (queue.length >= QUEUE_LIMIT) {
-      log.warn("security event dropped: queue full", { action: event.action });
-      return;
-    }
-    queue.push({ event: { ...event, id: event.id ?? newId(), at: event.at ?? new Date(now()) }, attempt: 0 });
-    // Delivered with its own deadline (no request context passed to call), never the request's.
-    if (!draining) {
-      draining = true;
-      setImmediate(() => void drain());
-    }
+    queue.push({ ...event, id: event.id ?? newId(), at: event.at ?? new Date(now()) });
   };
 
   const clientOf = (req: Request) => ({ ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined });
@@ -145,7 +178,8 @@ export function securityEventReporter(
 
   return {
     report,
-    flush,
+    flush: (timeoutMs) => queue.flush(timeoutMs),
+    close: () => queue.close(),
     async reported(req, current, action, run, details = {}) {
       const base = { action, actorId: current.user.id, impersonatorId: current.session.impersonatedBy ?? undefined, targetId: current.user.id, ...clientOf(req) };
       try {
