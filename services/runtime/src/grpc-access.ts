@@ -115,6 +115,25 @@ export function logRefusal(log: Logger, method: string, caller: string | undefin
   log.warn("call refused", { method, caller: caller ?? "(no workload identity)", code: refused.code, ...detail });
 }
 
+/**
+ * A narrower rule inside an RPC the caller's row allows (a template of SendEmail, a field of a request):
+ * refuses a caller not in `allowed` as a row refuses one (CALLER_NOT_ALLOWED, the same log line, `detail`
+ * saying which rule), before the handler does anything. Without mutual TLS no caller is known and no
+ * access table applies either (docs/internal-api.md).
+ */
+export function requireCaller(
+  context: { log: Logger; mutualTls: boolean; method: string },
+  caller: string | undefined,
+  allowed: readonly Workload[],
+  detail: Record<string, unknown>,
+): void {
+  if (!context.mutualTls) return;
+  const refused = checkAccess(caller, allowed);
+  if (!refused) return;
+  logRefusal(context.log, context.method, caller, refused, detail);
+  throw refused;
+}
+
 /** The RPC names of a service definition ("/auth.session.v1.SessionService/CreateSession" -> "CreateSession"). */
 export function rpcNames(definition: grpc.ServiceDefinition): Map<string, string> {
   return new Map(Object.entries(definition).map(([key, method]) => [key, method.path.slice(method.path.lastIndexOf("/") + 1)]));

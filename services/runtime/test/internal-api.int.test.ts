@@ -241,6 +241,29 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
   });
 
+  it("only identity hands the session service a copy of a user with RevokeUserSessions: a planted copy is refused, the plain call is not", async () => {
+    const browser = new TestClient(platform.baseURL);
+    const signedUp = await browser.post("/sign-up/email", { name: "Copy", email: uniqueEmail("copy"), password: "password-123" });
+    const userId = signedUp.body.user.id as string;
+    const reader = client("session", "admin") as SessionServiceClient;
+    const token = signedUp.body.token as string;
+    const { user } = await call(reader, reader.getSession, { token, disableRefresh: true });
+    // A copy newer than the kept one, naming the user an admin: believed, it would make them one.
+    const planted = { ...user!, role: "admin", updatedAt: new Date(Date.now() + 60_000) };
+    for (const workload of ["gateway", "admin"] as const) {
+      expect(await rawCall(client("session", workload), "session", "RevokeUserSessions", { userId, user: planted }), workload).toEqual(DENIED);
+      expect(logs).toContainEqual(
+        expect.objectContaining({ msg: "call refused", method: "auth.session.v1.SessionService/RevokeUserSessions", caller: workload, code: "CALLER_NOT_ALLOWED", field: "user" }),
+      );
+    }
+    // Refused before anything happened: the session lives on, with the user as identity last said.
+    expect((await call(reader, reader.getSession, { token, disableRefresh: true })).user).toMatchObject({ id: userId, role: "user" });
+    expect((await browser.get("/get-session")).body.user).toMatchObject({ id: userId, role: "user" });
+    // The gateway's own call (/revoke-sessions) carries no copy and still ends the sessions.
+    expect(await rawCall(client("session", "gateway"), "session", "RevokeUserSessions", { userId })).toEqual({ code: grpc.status.OK, errorCode: undefined });
+    expect((await browser.get("/get-session")).body).toBeNull();
+  });
+
   it("our users' services ask the organization service whether a user is a member, and with which role", async () => {
     const browser = new TestClient(platform.baseURL);
     const signedUp = await browser.post("/sign-up/email", { name: "Member", email: uniqueEmail("member"), password: "password-123" });

@@ -2,7 +2,7 @@
 import { type NotificationServiceServer, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
-import { type AccessTable, checkAccess, logRefusal, type Workload } from "@auth-platform/runtime/grpc-access";
+import { type AccessTable, requireCaller, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as z from "zod";
 import { listOutbox } from "../domain/list-outbox.js";
@@ -45,7 +45,8 @@ export function notificationService(registry: Registry, rpc: RpcServer): Service
       const template = templateName(req.template);
       if (!template) throw new AuthError("VALIDATION_ERROR", "template is required");
       // The sender first: a caller that may not send this mail learns nothing about its request but that.
-      checkSender(registry, caller, template);
+      const mail = { log: registry.log, mutualTls: registry.config.grpc.tls.kind === "mtls", method: `${SERVICE_NAME}/SendEmail` };
+      requireCaller(mail, caller, TEMPLATE_SENDERS[template], { template });
       if (!email.safeParse(req.to.trim()).success) throw new AuthError("VALIDATION_ERROR", "to must be an email address");
       if (req.idempotencyKey.length > 255) throw new AuthError("VALIDATION_ERROR", "idempotencyKey is too long");
       const { id } = await queueMessage(registry, {
@@ -66,17 +67,4 @@ export function notificationService(registry: Registry, rpc: RpcServer): Service
     name: SERVICE_NAME,
     access: NOTIFICATION_ACCESS,
   };
-}
-
-/**
- * Refuses a caller whose row allows SendEmail but not this template, as a row refuses a caller
- * (CALLER_NOT_ALLOWED, the same log line), before anything is queued.
- */
-function checkSender(registry: Registry, caller: string | undefined, template: TemplateName): void {
-  // Without mutual TLS no caller is known and no access table applies either (docs/internal-api.md).
-  if (registry.config.grpc.tls.kind !== "mtls") return;
-  const refused = checkAccess(caller, TEMPLATE_SENDERS[template]);
-  if (!refused) return;
-  logRefusal(registry.log, `${SERVICE_NAME}/SendEmail`, caller, refused, { template });
-  throw refused;
 }

@@ -2,7 +2,7 @@
 import { type SessionServiceServer, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
-import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import { type AccessTable, requireCaller, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
@@ -25,7 +25,16 @@ export const SESSION_ACCESS: AccessTable = {
   ClearActiveOrganization: ["organization"],
 };
 
+/**
+ * Who may hand over a copy of a user with RevokeUserSessions (a ban's): identity, which owns users. The
+ * session service serves the copy it keeps to get-session and the admin service, so a copy from anyone
+ * else (a role of their choosing) would be believed.
+ */
+const USER_COPY_SENDERS: readonly Workload[] = ["identity"];
+const SERVICE_NAME = "auth.session.v1.SessionService";
+
 export function sessionService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const mutualTls = registry.config.grpc.tls.kind === "mtls";
   const implementation: SessionServiceServer = {
     createSession: rpc.unary("CreateSession", async (req) => {
       if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
@@ -49,7 +58,8 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       await revokeSession(registry, req.token, req.userId);
       return {};
     }),
-    revokeUserSessions: rpc.unary("RevokeUserSessions", async (req) => {
+    revokeUserSessions: rpc.unary("RevokeUserSessions", async (req, { caller }) => {
+      if (req.user) requireCaller({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
       if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
       await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user) });
       return {};
@@ -81,7 +91,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
   return {
     definition: SessionServiceService,
     implementation: implementation as unknown as ServiceBinding["implementation"],
-    name: "auth.session.v1.SessionService",
+    name: SERVICE_NAME,
     access: SESSION_ACCESS,
   };
 }
