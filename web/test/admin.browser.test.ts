@@ -47,7 +47,7 @@ describe("admin area", () => {
     await target.goto("/admin");
     await target.waitForURL((url) => url.pathname === "/");
 
-    expect(await promoteWithOperatorCommand(adminEmail)).toMatch(new RegExp(`^promoted ${adminEmail} .* with role admin`));
+    expect(await promoteWithOperatorCommand(adminEmail)).toMatch(new RegExp(`^promoted ${adminEmail} .* with role user,admin`));
     const admin = await web.page();
     await signInOnScreen(admin, adminEmail, "password-123");
     await admin.getByRole("link", { name: "Admin" }).click();
