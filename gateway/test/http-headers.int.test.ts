@@ -68,9 +68,13 @@ describe("security headers behind https (AUTH_BASE_URL https)", () => {
     const web = createWebServer({ root, gatewayUrl: platform.origin, https: true });
     const origin = await new Promise<string>((resolve) => web.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(web.address() as AddressInfo).port}`)));
     try {
-      const page = await fetch(`${origin}/reset-password?token=abc`);
+      const page = await fetch(`${origin}/account`);
       expect(page.headers.get("strict-transport-security")).toMatch(/^max-age=\d{7,}$/);
       expect(page.headers.get("referrer-policy")).toBe("same-origin");
+      // A page whose address carries a secret sends no Referer at all (web-server.ts).
+      const reset = await fetch(`${origin}/reset-password?token=abc`);
+      expect(reset.headers.get("strict-transport-security")).toMatch(/^max-age=\d{7,}$/);
+      expect(reset.headers.get("referrer-policy")).toBe("no-referrer");
       const api = await fetch(`${origin}/api/auth/ok`);
       expect(api.status).toBe(200);
       expectInert(api.headers, "through the web server");
