@@ -11,7 +11,7 @@ import { createAuthClient as createCurrentClient } from "better-auth-1.7/client"
 import { adminClient as currentAdminClient } from "better-auth-1.7/client/plugins";
 import { browserFetch } from "../../testing/browser.js";
 import { usePlatform } from "../../testing/use-platform.js";
-import { anAdmin } from "./admin-fixtures.js";
+import { aUser, anAdmin } from "./admin-fixtures.js";
 
 const platform = usePlatform({ env: { ADMIN_ASSIGNABLE_ROLES: "user,editor" } });
 const REFUSAL = { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN", message: "You cannot remove the last admin" };
@@ -57,6 +57,17 @@ describe("the last admin", () => {
     expect(stepDown.status).toBe(200);
     expect(stepDown.body.user.role).toBe("user");
     expect((await second.c.get("/admin/list-users")).status).toBe(403);
+  });
+
+  it("counts an admin whose role is a longer list, but not one whose role only contains the name", async () => {
+    const first = await theLastAdmin();
+    const other = await aUser(platform);
+    await platform.services.identity.deps.store.updateUser(other.id, { role: "superadmin" });
+    expect((await first.c.post("/admin/set-role", { userId: first.id, role: "user" })).body).toEqual(REFUSAL);
+    expect((await first.c.post("/admin/set-role", { userId: other.id, role: ["editor", "user", "admin"] })).body.user.role).toBe("editor,user,admin");
+    const stepDown = await first.c.post("/admin/set-role", { userId: first.id, role: "user" });
+    expect(stepDown.status).toBe(200);
+    expect(stepDown.body.user.role).toBe("user");
   });
 
   const current = (baseURL: string, f: typeof fetch) => createCurrentClient({ baseURL, plugins: [currentAdminClient()], fetchOptions: { customFetchImpl: f } });

@@ -284,6 +284,11 @@ describe("list-users", () => {
     ["filterField=banned&filterValue=maybe", "boolean"],
     ["filterField=banned&filterOperator=gt&filterValue=true", "boolean takes eq or ne"],
     ["filterField=createdAt&filterOperator=lt&filterValue=yesterday", "date"],
+    ["filterField=createdAt&filterOperator=contains&filterValue=2024", 'filterOperator "contains" for createdAt'],
+    ["filterField=banned&filterOperator=in&filterValue=true", "boolean takes eq or ne"],
+    ["filterField=role&filterValue=admin&filterValue=user", "filterValue for role: a list takes filterOperator in or not_in"],
+    ["filterField=role&filterOperator=starts_with&filterValue=a&filterValue=b", "filterValue for role: a list"],
+    ["filterField=createdAt&filterOperator=not_in&filterValue=1&filterValue=soon", "date"],
     ["sortBy=password", "sortBy"],
     ["sortBy=name&sortDirection=sideways", "sortDirection"],
     ["limit=-1", "limit"],
@@ -295,5 +300,14 @@ describe("list-users", () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("VALIDATION_ERROR");
     expect(res.body.message).toContain(named);
+  });
+
+  it("takes at most 100 values for in and not_in", async () => {
+    const { c } = await anAdmin(platform);
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `filterValue=u${i}`).join("&");
+    expect((await c.get(`/admin/list-users?filterField=id&filterOperator=in&${values(100)}`)).body.total).toBe(0);
+    const res = await c.get(`/admin/list-users?filterField=id&filterOperator=not_in&${values(101)}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringContaining("filterValue") });
   });
 });

@@ -86,6 +86,35 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect(bad.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
   });
 
+  it.runIf(generation.version === "1.7.25")("listUsers with the 1.7 filter operators: contains, starts_with, in and not_in with a list", async () => {
+    const { client } = await anAdmin();
+    const tag = `bf${Date.now().toString(36)}`;
+    const users = [];
+    for (const [name, role] of [["Anna", "user"], ["Ben", ["user", "admin"]], ["Cleo", "user"]] as const) {
+      const { data, error } = await client.admin.createUser({ email: `${name.toLowerCase()}.${tag}@example.com`, password: PASSWORD, name: `${name} ${tag}`, role: role as "user" });
+      expect(error).toBeNull();
+      users.push(data!.user);
+    }
+    // A role no admin may set, which a contains match on "admin" finds too.
+    await platform.services.identity.deps.store.updateUser(users[2]!.id, { role: "superadmin" });
+    const names = async (query: Parameters<typeof client.admin.listUsers>[0]["query"]) => {
+      const { data, error } = await client.admin.listUsers({ query: { searchValue: tag, sortBy: "name", ...query } });
+      expect(error).toBeNull();
+      return data!.users.map((u) => u.name.split(" ")[0]);
+    };
+    expect(await names({ filterField: "role", filterOperator: "contains", filterValue: "ADMIN" })).toEqual(["Ben", "Cleo"]);
+    expect(await names({ filterField: "role", filterOperator: "ends_with", filterValue: ",admin" })).toEqual(["Ben"]);
+    expect(await names({ filterField: "name", filterOperator: "starts_with", filterValue: "%" })).toEqual([]);
+    expect(await names({ filterField: "id", filterOperator: "in", filterValue: [users[0]!.id, users[2]!.id] })).toEqual(["Anna", "Cleo"]);
+    expect(await names({ filterField: "id", filterOperator: "in", filterValue: [users[1]!.id] })).toEqual(["Ben"]);
+    expect(await names({ filterField: "role", filterOperator: "not_in", filterValue: ["user", "superadmin"] })).toEqual(["Ben"]);
+    expect(await names({ filterField: "createdAt", filterOperator: "in", filterValue: [new Date(users[0]!.createdAt).getTime()] })).toEqual(["Anna"]);
+
+    const bad = await client.admin.listUsers({ query: { filterField: "createdAt", filterOperator: "contains", filterValue: "2024" } });
+    expect(bad.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+    expect(bad.error!.message).toContain("filterOperator");
+  });
+
   it("banUser ends the user's sessions, unbanUser lets the user back", async () => {
     const { client } = await anAdmin();
     const user = await signedUp();

@@ -131,7 +131,7 @@ export interface UserListQuery {
   searchOperator?: "contains" | "starts_with" | "ends_with";
   filterField?: string;
   filterValue?: string;
-  filterOperator?: "eq" | "ne" | "lt" | "lte" | "gt" | "gte";
+  filterOperator?: "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "contains" | "starts_with" | "ends_with";
   sortBy?: string;
   sortDirection?: "asc" | "desc";
   limit: number;

@@ -38,8 +38,9 @@ export const listUsersQuery = z.object({
   sortBy: z.string().max(64).optional(),
   sortDirection: z.string().max(16).optional(),
   filterField: z.string().max(64).optional(),
-  // A query string carries text; the identity service reads it as the filtered field's type.
-  filterValue: z.string().max(255).optional(),
+  // A query string carries text; the identity service reads it as the filtered field's type. A list (in,
+  // not_in) comes as the key repeated (better-auth 1.7's client), one value as a plain one.
+  filterValue: z.union([z.string().max(255), z.array(z.string().max(255)).max(100)]).optional(),
   filterOperator: z.string().max(16).optional(),
 });
 export const userIdBody = z.object({ userId: id });

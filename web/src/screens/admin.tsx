@@ -28,7 +28,9 @@ export const USER_FILTERS: Record<string, { label: string; query: Pick<UserListQ
   all: { label: "All users", query: {} },
   banned: { label: "Banned", query: { filterField: "banned", filterValue: "true", filterOperator: "eq" } },
   active: { label: "Not banned", query: { filterField: "banned", filterValue: "false", filterOperator: "eq" } },
-  admins: { label: "Role: admin", query: { filterField: "role", filterValue: "admin", filterOperator: "eq" } },
+  // contains: a role may be a list ("user,admin", as the bootstrap command promotes), which eq would miss;
+  // it also shows a role such as "superadmin", whose name the table's role column shows beside it.
+  admins: { label: "Role contains admin", query: { filterField: "role", filterValue: "admin", filterOperator: "contains" } },
   unverified: { label: "Email not verified", query: { filterField: "emailVerified", filterValue: "false", filterOperator: "eq" } },
 };
 const SORTABLE = [

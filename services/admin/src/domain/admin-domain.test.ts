@@ -123,6 +123,32 @@ describe("the last admin", () => {
     }
   });
 
+  it("an admin holding a longer list, or roles outside the configured ones, counts; a role that only contains the name does not", async () => {
+    for (const role of ["editor,user,admin", "auditor, support ,user", "ADMIN,admin"]) {
+      const deps = testRegistry({ ADMIN_ROLES: "admin,support", ADMIN_ASSIGNABLE_ROLES: "user,editor" });
+      const admin = aSignedInUser(deps, "admin");
+      aSignedInUser(deps, role);
+      await expect(setRole(deps, caller(admin.token), admin.user.id, "user"), role).resolves.toMatchObject({ role: "user" });
+    }
+    for (const role of ["superadmin", "admins", "user,Admin", "support-admin"]) {
+      const deps = testRegistry({ ADMIN_ROLES: "admin,support", ADMIN_ASSIGNABLE_ROLES: "user,editor" });
+      const admin = aSignedInUser(deps, "admin");
+      aSignedInUser(deps, role);
+      await expect(setRole(deps, caller(admin.token), admin.user.id, "user"), role).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    }
+  });
+
+  it("reads the first 100 users whose role contains an admin role's name: an admin past them is not seen, and the check refuses", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    for (let i = 0; i < 99; i += 1) aSignedInUser(deps, "superadmin");
+    const late = aSignedInUser(deps, "user,admin");
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    await setRole(deps, caller(admin.token), [...deps.users.values()].find((u) => u.role === "superadmin")!.id, "user");
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).resolves.toMatchObject({ role: "user" });
+    expect(deps.users.get(late.user.id)?.role).toBe("user,admin");
+  });
+
   it("demoting, banning or removing another admin is allowed: the caller stays an admin", async () => {
     const deps = testRegistry();
     const admin = aSignedInUser(deps, "admin");

@@ -34,11 +34,18 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   };
   const identity: IdentityPort = {
     getUser: async (id) => users.get(id) ?? null,
-    // Identity's equality filter (the only one the domain asks for) and page size; no search, sort or offset.
+    // Identity's eq and contains filters (the ones the domain asks for) and page size; no search or offset, and
+    // users in creation order (the order the domain asks for).
     listUsers: async ({ filterField, filterOperator, filterValue, limit, countLimit }) => {
-      if (filterValue !== undefined && (filterOperator ?? "eq") !== "eq") throw new Error(`test registry: filterOperator ${filterOperator} is not faked`);
+      const operator = filterOperator || "eq";
+      if (filterValue !== undefined && operator !== "eq" && operator !== "contains") throw new Error(`test registry: filterOperator ${filterOperator} is not faked`);
       const field = (filterField || "email") as keyof User;
-      const matching = [...users.values()].filter((user) => filterValue === undefined || user[field] === filterValue);
+      const matches = (user: User) => {
+        const value = user[field];
+        if (operator === "eq") return value === filterValue;
+        return typeof value === "string" && value.toLowerCase().includes(String(filterValue).toLowerCase());
+      };
+      const matching = [...users.values()].filter((user) => filterValue === undefined || matches(user));
       return { users: matching.slice(0, limit || 100), total: Math.min(matching.length, countLimit || matching.length), totalIsLowerBound: countLimit > 0 && matching.length > countLimit };
     },
     createUser: async (input) => {

@@ -19,29 +19,29 @@ function checkAssignableRole(config: Deps["config"], role: string): void {
   if (roles.length === 0 || !roles.every((r) => config.assignableRoles.includes(r))) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE");
 }
 
-/** How many holders of each admin role value the last-admin check reads: enough to pass over banned admins. */
+/** How many users whose role contains an admin role's name the last-admin check reads: enough to pass over banned ones. */
 const ADMIN_HOLDERS_READ = 100;
 
 /**
- * The stored roles that make an admin which identity's role filter can find: it compares the whole role,
- * so these are each admin role alone and paired with another assignable role, in either order (set-role
- * with two roles, or a promotion by the bootstrap command, stores "user,admin"). Longer lists are not seen.
- */
-function adminRoleValues(config: Deps["config"]): string[] {
-  const others = (admin: string) => config.assignableRoles.filter((r) => r !== admin);
-  return [...new Set(config.adminRoles.flatMap((admin) => [admin, ...others(admin).flatMap((other) => [`${other},${admin}`, `${admin},${other}`])]))];
-}
-
-/**
- * Whether a user other than `userId` holds an admin role and may sign in (no ban in force). One bounded
- * read per role value through identity's role filter (an equality its role index serves); an admin the
- * filter cannot find makes the answer err towards "no" (docs/decisions.md, "The last admin and the
- * bootstrap role").
+ * Whether a user other than `userId` holds an admin role and may sign in (no ban in force). Per admin role,
+ * one bounded read, oldest first, of the users whose role contains its name (identity's contains filter,
+ * case-insensitive), kept when the role's comma-separated list really holds an admin role ("superadmin"
+ * does not make an "admin"). An admin past the first ADMIN_HOLDERS_READ matches is not seen and the answer
+ * errs towards "no" (docs/decisions.md, "The last admin and the bootstrap role").
  */
 async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, userId: string): Promise<boolean> {
-  for (const role of adminRoleValues(deps.config)) {
-    const { users } = await deps.identity.listUsers({ filterField: "role", filterOperator: "eq", filterValue: role, limit: ADMIN_HOLDERS_READ, offset: 0, countLimit: ADMIN_HOLDERS_READ });
-    if (users.some((user) => user.id !== userId && !(user.banned && (!user.banExpires || user.banExpires > deps.now())))) return true;
+  for (const role of deps.config.adminRoles) {
+    const { users } = await deps.identity.listUsers({
+      filterField: "role",
+      filterOperator: "contains",
+      filterValue: role,
+      sortBy: "createdAt",
+      limit: ADMIN_HOLDERS_READ,
+      offset: 0,
+      countLimit: ADMIN_HOLDERS_READ,
+    });
+    const mayActAsAdmin = (user: User) => user.id !== userId && isAdminRole(deps.config, user.role) && !(user.banned && (!user.banExpires || user.banExpires > deps.now()));
+    if (users.some(mayActAsAdmin)) return true;
   }
   return false;
 }

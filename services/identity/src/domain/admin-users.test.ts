@@ -22,12 +22,29 @@ describe("userQueryOf", () => {
     expect(userQueryOf({ filterField: "role", filterValue: 5 }).filter?.value).toBe("5");
   });
 
+  it("takes a list, or one value, for in and not_in, and text operators on text fields", () => {
+    expect(userQueryOf({ filterField: "role", filterOperator: "in", filterValue: ["admin", "user"] }).filter).toEqual({ field: "role", operator: "in", value: ["admin", "user"] });
+    expect(userQueryOf({ filterField: "role", filterOperator: "not_in", filterValue: "admin" }).filter).toEqual({ field: "role", operator: "not_in", value: ["admin"] });
+    expect(userQueryOf({ filterField: "createdAt", filterOperator: "in", filterValue: [T0, String(T0)] }).filter?.value).toEqual([new Date(T0), new Date(T0)]);
+    expect(userQueryOf({ filterField: "role", filterOperator: "contains", filterValue: "adm" }).filter).toEqual({ field: "role", operator: "contains", value: "adm" });
+    expect(userQueryOf({ filterField: "email", filterOperator: "ends_with", filterValue: "@example.com" }).filter?.operator).toBe("ends_with");
+  });
+
   it.each([
     [{ searchOperator: "regex", searchValue: "x" }, /searchOperator/],
     [{ filterField: "password", filterValue: "x" }, /filterField/],
     [{ filterField: "banned", filterValue: "yes" }, /boolean/],
     [{ filterField: "banned", filterOperator: "lt", filterValue: "true" }, /boolean takes eq or ne/],
     [{ filterField: "updatedAt", filterValue: "soon" }, /date/],
+    [{ filterField: "role", filterOperator: "like", filterValue: "a" }, /filterOperator "like"/],
+    [{ filterField: "createdAt", filterOperator: "contains", filterValue: "2024" }, /filterOperator "contains" for createdAt/],
+    [{ filterField: "banned", filterOperator: "in", filterValue: [true] }, /boolean takes eq or ne/],
+    [{ filterField: "role", filterOperator: "eq", filterValue: ["admin"] }, /filterValue for role: a list takes filterOperator in or not_in/],
+    [{ filterField: "role", filterOperator: "contains", filterValue: ["admin"] }, /filterValue for role: a list/],
+    [{ filterField: "role", filterOperator: "in", filterValue: [] }, /filterValue for role: in takes from 1 to 100 values/],
+    [{ filterField: "role", filterOperator: "not_in", filterValue: Array.from({ length: 101 }, (_, i) => `r${i}`) }, /filterValue for role: not_in takes from 1 to 100/],
+    [{ filterField: "role", filterOperator: "in", filterValue: ["admin", { x: 1 }] }, /filterValue for role: in takes strings or numbers/],
+    [{ filterField: "createdAt", filterOperator: "in", filterValue: ["soon"] }, /date/],
     [{ sortBy: "password" }, /sortBy/],
     [{ sortDirection: "up" }, /sortDirection/],
     [{ limit: 1001 }, /limit/],

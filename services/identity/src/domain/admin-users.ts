@@ -30,7 +30,9 @@ export const DEFAULT_BAN_REASON = "No reason";
 
 const SEARCH_FIELDS = ["email", "name"] as const;
 const SEARCH_OPERATORS: SearchOperator[] = ["contains", "starts_with", "ends_with"];
-const FILTER_OPERATORS: FilterOperator[] = ["eq", "ne", "lt", "lte", "gt", "gte"];
+const FILTER_OPERATORS: FilterOperator[] = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "not_in", "contains", "starts_with", "ends_with"];
+/** The most values an in or not_in filter takes (better-auth sets no bound; a query string carries a few). */
+export const MAX_FILTER_VALUES = 100;
 
 export interface ListUsersInput {
   searchValue?: string;
@@ -41,8 +43,8 @@ export interface ListUsersInput {
   sortBy?: string;
   sortDirection?: string;
   filterField?: string;
-  /** JSON-typed, or a string (a query string's value) read as the field's type. */
-  filterValue?: string | number | boolean | null;
+  /** JSON-typed, or a string (a query string's value) read as the field's type; for in and not_in, a list or one value. */
+  filterValue?: string | number | boolean | null | unknown[];
   filterOperator?: string;
   /** Counts matches up to this many; 0 or absent counts them all. */
   countLimit?: number;
@@ -72,6 +74,26 @@ function filterValueOf(field: UserQueryField, raw: string | number | boolean | n
   throw invalid(`Invalid filterValue for ${field}: expected a string`);
 }
 
+/** The filter's value for its field and operator: a list for in and not_in, one value otherwise. */
+function filterOf(field: UserQueryField, operator: FilterOperator, raw: NonNullable<ListUsersInput["filterValue"]>): NonNullable<UserQuery["filter"]>["value"] {
+  const type = USER_QUERY_FIELDS[field];
+  if (type === "boolean" && operator !== "eq" && operator !== "ne") throw invalid(`Invalid filterOperator "${operator}" for ${field}: a boolean takes eq or ne`);
+  if ((operator === "contains" || operator === "starts_with" || operator === "ends_with") && type !== "string") {
+    throw invalid(`Invalid filterOperator "${operator}" for ${field}: ${operator} takes a text field`);
+  }
+  if (operator !== "in" && operator !== "not_in") {
+    if (Array.isArray(raw)) throw invalid(`Invalid filterValue for ${field}: a list takes filterOperator in or not_in`);
+    return filterValueOf(field, raw);
+  }
+  // A query string carries a one-value list as a plain value, so one value is a list of one.
+  const values = Array.isArray(raw) ? raw : [raw];
+  if (values.length < 1 || values.length > MAX_FILTER_VALUES) throw invalid(`Invalid filterValue for ${field}: ${operator} takes from 1 to ${MAX_FILTER_VALUES} values`);
+  return values.map((value) => {
+    if (typeof value !== "string" && typeof value !== "number") throw invalid(`Invalid filterValue for ${field}: ${operator} takes strings or numbers`);
+    return filterValueOf(field, value) as string | Date;
+  });
+}
+
 /** Validates a list-users request into a store query; a bad field, operator or value is a VALIDATION_ERROR. */
 export function userQueryOf(input: ListUsersInput): UserQuery {
   const fields = Object.keys(USER_QUERY_FIELDS) as UserQueryField[];
@@ -94,11 +116,7 @@ export function userQueryOf(input: ListUsersInput): UserQuery {
   const filterOperator = oneOf("filterOperator", input.filterOperator, FILTER_OPERATORS, "eq");
   const filterField = oneOf("filterField", input.filterField, fields, "email");
   if (input.filterValue !== undefined && input.filterValue !== null) {
-    const value = filterValueOf(filterField, input.filterValue);
-    if (typeof value === "boolean" && filterOperator !== "eq" && filterOperator !== "ne") {
-      throw invalid(`Invalid filterOperator "${filterOperator}" for ${filterField}: a boolean takes eq or ne`);
-    }
-    query.filter = { field: filterField, operator: filterOperator, value };
+    query.filter = { field: filterField, operator: filterOperator, value: filterOf(filterField, filterOperator, input.filterValue) };
   }
   if (input.sortBy) {
     query.sort = { field: oneOf("sortBy", input.sortBy, fields, "createdAt"), direction: oneOf("sortDirection", input.sortDirection, ["asc", "desc"] as const, "asc") };

@@ -24,7 +24,7 @@ type AdminHandlers = Pick<IdentityServiceServer, "listUsers" | "createUser" | "s
 export function identityAdminHandlers(registry: Registry, rpc: RpcServer): AdminHandlers {
   return {
     listUsers: rpc.unary("ListUsers", async (req) => {
-      const { users, total, totalIsLowerBound } = await listUsers(registry, { ...req, filterValue: req.filterValue as string | number | boolean | null | undefined });
+      const { users, total, totalIsLowerBound } = await listUsers(registry, { ...req, filterValue: req.filterValue as string | number | boolean | null | unknown[] | undefined });
       return { users: users.map(toUserMessage), total, totalIsLowerBound };
     }),
     createUser: rpc.unary("CreateUser", async (req, { deadline }) => {

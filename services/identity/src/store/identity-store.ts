@@ -104,12 +104,13 @@ export const USER_QUERY_FIELDS = {
 } as const;
 export type UserQueryField = keyof typeof USER_QUERY_FIELDS;
 export type SearchOperator = "contains" | "starts_with" | "ends_with";
-export type FilterOperator = "eq" | "ne" | "lt" | "lte" | "gt" | "gte";
+export type FilterOperator = "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "not_in" | SearchOperator;
 
 /** A validated list-users query (domain/admin-users.ts builds it). */
 export interface UserQuery {
   search?: { field: "email" | "name"; operator: SearchOperator; value: string };
-  filter?: { field: UserQueryField; operator: FilterOperator; value: string | boolean | Date | null };
+  /** in and not_in take a list of values; contains, starts_with and ends_with a string, matched as search is. */
+  filter?: { field: UserQueryField; operator: FilterOperator; value: string | boolean | Date | null | Array<string | Date> };
   sort?: { field: UserQueryField; direction: "asc" | "desc" };
   limit: number;
   offset: number;

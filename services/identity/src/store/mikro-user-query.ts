@@ -1,6 +1,7 @@
 /**
- * list-users in SQL, for PostgreSQL and SQLite alike (the semantics of user-query.ts). Search is a LIKE on
- * lower(column) with the value's wildcards escaped ('!' as the escape character, which both dialects take);
+ * list-users in SQL, for PostgreSQL and SQLite alike (the semantics of user-query.ts). Search, and the filter's
+ * contains, starts_with and ends_with, are a LIKE on lower(column) with the value's wildcards escaped ('!' as
+ * the escape character, which both dialects take);
  * emails are stored lower-case, so email search uses the column and its unique index. The indexes that
  * serve each combination are those of migrations 0005 to 0008 (docs/decisions.md, "list-users").
  *
@@ -14,19 +15,21 @@
 import type { EntityManager } from "@mikro-orm/sql";
 import type { Dialect } from "@auth-platform/runtime/store";
 import { UserEntity, type UserRow } from "./entities.js";
-import type { UserQuery } from "./identity-store.js";
+import type { FilterOperator, SearchOperator, UserQuery, UserQueryField } from "./identity-store.js";
 
-const OPERATORS = { eq: "$eq", ne: "$ne", lt: "$lt", lte: "$lte", gt: "$gt", gte: "$gte" } as const;
+const OPERATORS = { eq: "$eq", ne: "$ne", lt: "$lt", lte: "$lte", gt: "$gt", gte: "$gte", in: "$in", not_in: "$nin" } as const;
 
 /** Escapes LIKE's wildcards and the escape character itself. */
 const escapeLike = (value: string) => value.replace(/[!%_]/g, (c) => `!${c}`);
 
-function likePattern(query: NonNullable<UserQuery["search"]>): string {
+function likePattern(query: { operator: SearchOperator; value: string }): string {
   const value = escapeLike(query.value.toLowerCase());
   if (query.operator === "starts_with") return `${value}%`;
   if (query.operator === "ends_with") return `%${value}`;
   return `%${value}%`;
 }
+
+const isTextOperator = (operator: FilterOperator): operator is SearchOperator => operator === "contains" || operator === "starts_with" || operator === "ends_with";
 
 export interface UserListing {
   rows: UserRow[];
@@ -37,17 +40,21 @@ export interface UserListing {
 export async function listUsersInSql(em: EntityManager, dialect: Dialect, query: UserQuery): Promise<UserListing> {
   // PostgreSQL stores the lower-cased name (migration 0007); SQLite's lower() is cheap (ASCII only).
   const lowerName = dialect === "postgresql" ? `"u"."name_lower"` : `lower("u"."name")`;
+  const columnOf = (field: UserQueryField) => `"u"."${em.getMetadata().get(UserEntity).properties[field]!.fieldNames[0]}"`;
+  /** What a text match compares: the column lower-cased, the way search's indexes serve it for email and name. */
+  const lowered = (field: UserQueryField) => (field === "email" ? `"u"."email"` : field === "name" ? lowerName : `lower(${columnOf(field)})`);
   const build = () => {
     const qb = em.createQueryBuilder(UserEntity, "u");
     if (query.search) {
       // Emails are stored lower-case: comparing the bare column keeps its indexes usable.
-      const target = query.search.field === "email" ? `"u"."email"` : lowerName;
-      qb.andWhere(`${target} like ? escape '!'`, [likePattern(query.search)]);
+      qb.andWhere(`${lowered(query.search.field)} like ? escape '!'`, [likePattern(query.search)]);
     }
-    if (query.filter && query.filter.value !== null) {
+    if (query.filter && query.filter.value !== null && isTextOperator(query.filter.operator)) {
+      qb.andWhere(`${lowered(query.filter.field)} like ? escape '!'`, [likePattern({ operator: query.filter.operator, value: String(query.filter.value) })]);
+    } else if (query.filter && query.filter.value !== null) {
       const { field, operator, value } = query.filter;
       // The boolean columns are NOT NULL: `ne b` is `eq !b`, an equality an index range serves.
-      const condition = typeof value === "boolean" && operator === "ne" ? { $eq: !value } : { [OPERATORS[operator]]: value };
+      const condition = typeof value === "boolean" && operator === "ne" ? { $eq: !value } : { [OPERATORS[operator as keyof typeof OPERATORS]]: value };
       qb.andWhere({ [field]: condition } as never);
     }
     return qb;

@@ -65,6 +65,40 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       expect((await names({ filter: { field: "createdAt", operator: "lte", value: new Date(T0 + 1000) } })).total).toBe(2);
     });
 
+    it("filters text with contains, starts_with and ends_with as search does: case-insensitive, wildcards literal", async () => {
+      // Both plans: the walk (no count limit) and the matches read first (a count limit).
+      const matching = async (filter: UserQuery["filter"]) => {
+        const [walked, counted] = [await names({ filter }), await names({ filter, countLimit: 100 })];
+        expect(counted.names, JSON.stringify(filter)).toEqual(walked.names);
+        return walked.names;
+      };
+      expect(await matching({ field: "role", operator: "contains", value: "DMI" })).toEqual(["Zoe Adams"]);
+      expect(await matching({ field: "name", operator: "contains", value: "ADAM" })).toEqual(["Zoe Adams", "adam Smith", "Carl Adamson"]);
+      expect(await matching({ field: "name", operator: "starts_with", value: "Adam" })).toEqual(["adam Smith"]);
+      expect(await matching({ field: "name", operator: "ends_with", value: "SON" })).toEqual(["Carl Adamson"]);
+      expect(await matching({ field: "email", operator: "starts_with", value: "BEA." })).toEqual(["Bea 100%_off"]);
+      expect(await matching({ field: "name", operator: "contains", value: "0%_o" })).toEqual(["Bea 100%_off"]);
+      expect(await matching({ field: "name", operator: "contains", value: "_" })).toEqual(["Bea 100%_off"]);
+      expect(await matching({ field: "name", operator: "starts_with", value: "%" })).toEqual([]);
+      expect(await matching({ field: "role", operator: "contains", value: "%" })).toEqual([]);
+      expect(await matching({ field: "role", operator: "ends_with", value: "_" })).toEqual([]);
+      expect(await matching({ field: "role", operator: "starts_with", value: "!" })).toEqual([]);
+    });
+
+    it("filters with in and not_in: exact values of the field's type; a NULL matches neither", async () => {
+      const matching = async (filter: UserQuery["filter"]) => {
+        const [walked, counted] = [await names({ filter }), await names({ filter, countLimit: 100 })];
+        expect(counted.names, JSON.stringify(filter)).toEqual(walked.names);
+        return walked.names;
+      };
+      expect(await matching({ field: "role", operator: "in", value: ["admin", "user"] })).toEqual(["Zoe Adams", "adam Smith", "Carl Adamson"]);
+      expect(await matching({ field: "role", operator: "in", value: ["ADMIN", "adm%"] })).toEqual([]);
+      expect(await matching({ field: "role", operator: "not_in", value: ["admin"] })).toEqual(["adam Smith", "Carl Adamson"]);
+      expect(await matching({ field: "id", operator: "in", value: [people[1]!.id, people[3]!.id] })).toEqual(["adam Smith", "Carl Adamson"]);
+      expect(await matching({ field: "createdAt", operator: "in", value: [new Date(T0), new Date(T0 + 2000)] })).toEqual(["Zoe Adams", "Bea 100%_off"]);
+      expect(await matching({ field: "createdAt", operator: "not_in", value: [new Date(T0)] })).toEqual(["adam Smith", "Bea 100%_off", "Carl Adamson"]);
+    });
+
     it("sorts in either direction with NULLs last ascending, ties by id, and pages without overlap", async () => {
       expect((await names({ sort: { field: "createdAt", direction: "desc" } })).names).toEqual(["Carl Adamson", "Bea 100%_off", "adam Smith", "Zoe Adams"]);
       expect((await names({})).names).toEqual(["Zoe Adams", "adam Smith", "Bea 100%_off", "Carl Adamson"]);

@@ -3,7 +3,7 @@
  * the MikroORM store does (search case-insensitive, a NULL column matches no filter, NULLs sort as the
  * largest value, ties broken by id).
  */
-import type { UserQuery, UserRecord } from "./identity-store.js";
+import type { SearchOperator, UserQuery, UserRecord } from "./identity-store.js";
 
 type Comparable = string | number | boolean | null;
 
@@ -15,19 +15,26 @@ const valueOf = (user: UserRecord, field: string): Comparable => {
 
 const normalise = (value: string | boolean | Date | null): Comparable => (value instanceof Date ? value.getTime() : value);
 
+/** Search's text match: case-insensitive, the value taken literally. */
+function textMatches(haystack: string, value: string, operator: SearchOperator): boolean {
+  const [text, needle] = [haystack.toLowerCase(), value.toLowerCase()];
+  return operator === "starts_with" ? text.startsWith(needle) : operator === "ends_with" ? text.endsWith(needle) : text.includes(needle);
+}
+
 export function matchesUserQuery(user: UserRecord, query: UserQuery): boolean {
-  if (query.search) {
-    const haystack = String(valueOf(user, query.search.field) ?? "").toLowerCase();
-    const needle = query.search.value.toLowerCase();
-    const { operator } = query.search;
-    const found = operator === "starts_with" ? haystack.startsWith(needle) : operator === "ends_with" ? haystack.endsWith(needle) : haystack.includes(needle);
-    if (!found) return false;
-  }
+  if (query.search && !textMatches(String(valueOf(user, query.search.field) ?? ""), query.search.value, query.search.operator)) return false;
   if (query.filter) {
     const actual = valueOf(user, query.filter.field);
-    const expected = normalise(query.filter.value);
-    if (actual === null || expected === null) return false;
-    switch (query.filter.operator) {
+    const { operator, value } = query.filter;
+    if (actual === null || value === null) return false;
+    if (Array.isArray(value)) {
+      const found = value.map(normalise).includes(actual);
+      return operator === "not_in" ? !found : found;
+    }
+    if (operator === "contains" || operator === "starts_with" || operator === "ends_with") return textMatches(String(actual), String(value), operator);
+    const expected = normalise(value);
+    if (expected === null) return false;
+    switch (operator) {
       case "eq": return actual === expected;
       case "ne": return actual !== expected;
       case "lt": return actual < expected;

@@ -656,7 +656,10 @@ export interface GetUsersResponse {
   users: User[];
 }
 
-/** UserFilter compares one user field with a value: eq, ne, lt, lte, gt, gte. */
+/**
+ * The filter compares one user field with a value: eq, ne, lt, lte, gt, gte, contains, starts_with, ends_with,
+ * or with a list of values: in, not_in.
+ */
 export interface ListUsersRequest {
   searchValue?:
     | string
@@ -680,11 +683,14 @@ export interface ListUsersRequest {
   filterField?:
     | string
     | undefined;
-  /** A string, number or boolean (JSON-typed), or a string to be read as the field's type. */
+  /**
+   * A string, number or boolean (JSON-typed), or a string to be read as the field's type; for in and not_in
+   * a list of strings or numbers (at most 100), or one such value.
+   */
   filterValue?:
     | any
     | undefined;
-  /** eq (default), ne, lt, lte, gt, gte. */
+  /** eq (default), ne, lt, lte, gt, gte, in, not_in, contains, starts_with, ends_with. */
   filterOperator?:
     | string
     | undefined;
