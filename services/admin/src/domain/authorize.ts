@@ -14,6 +14,10 @@ export function isAdminRole(config: Registry["config"], role: string | undefined
   return rolesOf(role).some((r) => config.adminRoles.includes(r));
 }
 
+/** A ban in force at `now`; one whose expiry has passed only waits to be lifted (SPEC.md §4). */
+export const banHolds = (user: { banned: boolean; banExpires?: Date | string | null }, now: Date): boolean =>
+  user.banned && !(user.banExpires && new Date(user.banExpires) <= now);
+
 export interface Admin extends AuditActor {
   actorId: string;
   session: Session;

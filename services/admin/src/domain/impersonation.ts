@@ -9,7 +9,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { asAdmin } from "./as-admin.js";
 import { audited } from "./audit.js";
-import { callerSession, isAdminRole } from "./authorize.js";
+import { banHolds, callerSession, isAdminRole } from "./authorize.js";
 import type { CallerInput, Registry, Session, SessionUser, User } from "./ports.js";
 
 /** The user as the session service serves it beside a session. */
@@ -58,8 +58,7 @@ export async function impersonateUser(deps: Registry, caller: CallerInput | unde
  */
 async function admittedTarget(deps: Pick<Registry, "identity" | "now">, target: User): Promise<User> {
   if (!target.banned) return target;
-  const expires = target.banExpires ? new Date(target.banExpires) : null;
-  if (!expires || expires > deps.now()) throw new AuthError("YOU_CANNOT_IMPERSONATE_BANNED_USERS");
+  if (banHolds(target, deps.now())) throw new AuthError("YOU_CANNOT_IMPERSONATE_BANNED_USERS");
   return deps.identity.unbanUser(target.id);
 }
 

@@ -2,7 +2,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { asAdmin } from "./as-admin.js";
-import { type Admin, isAdminRole, rolesOf } from "./authorize.js";
+import { type Admin, banHolds, isAdminRole, rolesOf } from "./authorize.js";
 import type { CallerInput, Registry, Session, User } from "./ports.js";
 
 type Deps = Registry;
@@ -40,7 +40,7 @@ async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, use
       offset: 0,
       countLimit: ADMIN_HOLDERS_READ,
     });
-    const mayActAsAdmin = (user: User) => user.id !== userId && isAdminRole(deps.config, user.role) && !(user.banned && (!user.banExpires || user.banExpires > deps.now()));
+    const mayActAsAdmin = (user: User) => user.id !== userId && isAdminRole(deps.config, user.role) && !banHolds(user, deps.now());
     if (users.some(mayActAsAdmin)) return true;
   }
   return false;

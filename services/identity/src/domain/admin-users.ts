@@ -8,6 +8,8 @@ import { newId } from "@auth-platform/runtime/random";
 import {
   CREDENTIAL_PROVIDER,
   type FilterOperator,
+  isTextOperator,
+  SEARCH_OPERATORS,
   type SearchOperator,
   USER_QUERY_FIELDS,
   type UserQuery,
@@ -29,7 +31,6 @@ export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_BAN_REASON = "No reason";
 
 const SEARCH_FIELDS = ["email", "name"] as const;
-const SEARCH_OPERATORS: SearchOperator[] = ["contains", "starts_with", "ends_with"];
 const FILTER_OPERATORS: FilterOperator[] = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "not_in", "contains", "starts_with", "ends_with"];
 /** The most values an in or not_in filter takes (better-auth sets no bound; a query string carries a few). */
 export const MAX_FILTER_VALUES = 100;
@@ -78,7 +79,7 @@ function filterValueOf(field: UserQueryField, raw: string | number | boolean | n
 function filterOf(field: UserQueryField, operator: FilterOperator, raw: NonNullable<ListUsersInput["filterValue"]>): NonNullable<UserQuery["filter"]>["value"] {
   const type = USER_QUERY_FIELDS[field];
   if (type === "boolean" && operator !== "eq" && operator !== "ne") throw invalid(`Invalid filterOperator "${operator}" for ${field}: a boolean takes eq or ne`);
-  if ((operator === "contains" || operator === "starts_with" || operator === "ends_with") && type !== "string") {
+  if (isTextOperator(operator) && type !== "string") {
     throw invalid(`Invalid filterOperator "${operator}" for ${field}: ${operator} takes a text field`);
   }
   if (operator !== "in" && operator !== "not_in") {
@@ -111,7 +112,7 @@ export function userQueryOf(input: ListUsersInput): UserQuery {
     query.countLimit = input.countLimit;
   }
   const searchField = oneOf("searchField", input.searchField, SEARCH_FIELDS, "email");
-  const searchOperator = oneOf("searchOperator", input.searchOperator, SEARCH_OPERATORS, "contains");
+  const searchOperator = oneOf<SearchOperator>("searchOperator", input.searchOperator, SEARCH_OPERATORS, "contains");
   if (input.searchValue) query.search = { field: searchField, operator: searchOperator, value: input.searchValue };
   const filterOperator = oneOf("filterOperator", input.filterOperator, FILTER_OPERATORS, "eq");
   const filterField = oneOf("filterField", input.filterField, fields, "email");

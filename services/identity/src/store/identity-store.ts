@@ -103,7 +103,10 @@ export const USER_QUERY_FIELDS = {
   updatedAt: "date",
 } as const;
 export type UserQueryField = keyof typeof USER_QUERY_FIELDS;
-export type SearchOperator = "contains" | "starts_with" | "ends_with";
+export const SEARCH_OPERATORS = ["contains", "starts_with", "ends_with"] as const;
+export type SearchOperator = (typeof SEARCH_OPERATORS)[number];
+/** The text match operators, which search and the filter share. */
+export const isTextOperator = (operator: string): operator is SearchOperator => (SEARCH_OPERATORS as readonly string[]).includes(operator);
 export type FilterOperator = "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "not_in" | SearchOperator;
 
 /** A validated list-users query (domain/admin-users.ts builds it). */

@@ -15,7 +15,7 @@
 import type { EntityManager } from "@mikro-orm/sql";
 import type { Dialect } from "@auth-platform/runtime/store";
 import { UserEntity, type UserRow } from "./entities.js";
-import type { FilterOperator, SearchOperator, UserQuery, UserQueryField } from "./identity-store.js";
+import { isTextOperator, type SearchOperator, type UserQuery, type UserQueryField } from "./identity-store.js";
 
 const OPERATORS = { eq: "$eq", ne: "$ne", lt: "$lt", lte: "$lte", gt: "$gt", gte: "$gte", in: "$in", not_in: "$nin" } as const;
 
@@ -29,7 +29,6 @@ function likePattern(query: { operator: SearchOperator; value: string }): string
   return `%${value}%`;
 }
 
-const isTextOperator = (operator: FilterOperator): operator is SearchOperator => operator === "contains" || operator === "starts_with" || operator === "ends_with";
 
 export interface UserListing {
   rows: UserRow[];

@@ -3,7 +3,7 @@
  * the MikroORM store does (search case-insensitive, a NULL column matches no filter, NULLs sort as the
  * largest value, ties broken by id).
  */
-import type { SearchOperator, UserQuery, UserRecord } from "./identity-store.js";
+import { isTextOperator, type SearchOperator, type UserQuery, type UserRecord } from "./identity-store.js";
 
 type Comparable = string | number | boolean | null;
 
@@ -31,7 +31,7 @@ export function matchesUserQuery(user: UserRecord, query: UserQuery): boolean {
       const found = value.map(normalise).includes(actual);
       return operator === "not_in" ? !found : found;
     }
-    if (operator === "contains" || operator === "starts_with" || operator === "ends_with") return textMatches(String(actual), String(value), operator);
+    if (isTextOperator(operator)) return textMatches(String(actual), String(value), operator);
     const expected = normalise(value);
     if (expected === null) return false;
     switch (operator) {
