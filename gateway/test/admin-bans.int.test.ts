@@ -64,6 +64,28 @@ describe("ban-user", () => {
     expect(signedIn).toMatchObject({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD" } });
   });
 
+  it("a ban landing between an impersonation's read of the user and its session: refused as banned, no session", async () => {
+    const admin = await anAdmin(platform);
+    const other = await anAdmin(platform);
+    const user = await aUser(platform);
+    // Hold the impersonation after the admin service read the user (not banned yet), before CreateSession.
+    const held = holdNext(platform.services.admin.deps.sessions, "createImpersonationSession");
+    let started;
+    try {
+      const impersonation = admin.c.post("/admin/impersonate-user", { userId: user.id });
+      await held.reached;
+      expect((await other.c.post("/admin/ban-user", { userId: user.id })).status).toBe(200);
+      held.release();
+      started = await impersonation;
+    } finally {
+      held.restore();
+    }
+    // The answer an earlier ban gets, not a server error; the admin keeps their own session, the user has none.
+    expect(started).toMatchObject({ status: 403, body: { code: "YOU_CANNOT_IMPERSONATE_BANNED_USERS" } });
+    expect((await admin.c.get("/get-session")).body.user.id).toBe(admin.id);
+    expect(await platform.services.session.deps.store.listByUser(user.id)).toEqual([]);
+  });
+
   it("refuses username sign-in of a banned user with the generic failure", async () => {
     const admin = await anAdmin(platform);
     const c = platform.client();

@@ -1,5 +1,7 @@
 /** The admin use cases on fakes of identity and session, with an injected clock. */
 import { describe, expect, it } from "vitest";
+import { AuthError } from "@auth-platform/proto/errors";
+import { holdNext } from "../../../../testing/hold-next.js";
 import { purgeExpired } from "./audit.js";
 import { impersonateUser, stopImpersonating } from "./impersonation.js";
 import { roleHasPermissions } from "./permissions.js";
@@ -199,6 +201,31 @@ describe("impersonation", () => {
     const e = aSignedInUser(allowing);
     await expect(impersonateUser(allowing, caller(session.token), e.user.id)).rejects.toMatchObject({ code: "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING", http: 403 });
     expect([...allowing.sessionsByToken.values()].filter((s) => s.userId === e.user.id)).toHaveLength(1);
+  });
+
+  it("a ban landing between the target's read and its session is the banned-user refusal, not a server error", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    const held = holdNext(deps.sessions, "createImpersonationSession");
+    const impersonation = impersonateUser(deps, caller(admin.token), user.user.id);
+    await held.reached;
+    await banUser(deps, caller(aSignedInUser(deps, "admin").token), { userId: user.user.id, expiresInSeconds: 0 });
+    held.release();
+    await expect(impersonation).rejects.toMatchObject({ code: "YOU_CANNOT_IMPERSONATE_BANNED_USERS", http: 403 });
+    expect([...deps.sessionsByToken.values()].filter((s) => s.userId === user.user.id)).toEqual([]);
+    const { records } = await deps.store.list({ limit: 10, offset: 0 });
+    expect(records.find((r) => r.action === "user.impersonate.start")).toMatchObject({ outcome: "failure", targetId: user.user.id, details: { error: "YOU_CANNOT_IMPERSONATE_BANNED_USERS" } });
+  });
+
+  it("a session failure with no ban behind it stays a server failure", async () => {
+    const deps = testRegistry();
+    const admin = aSignedInUser(deps, "admin");
+    const user = aSignedInUser(deps);
+    deps.sessions.createImpersonationSession = async () => {
+      throw new AuthError("FAILED_TO_CREATE_SESSION");
+    };
+    await expect(impersonateUser(deps, caller(admin.token), user.user.id)).rejects.toMatchObject({ code: "FAILED_TO_CREATE_SESSION", http: 500 });
   });
 });
 

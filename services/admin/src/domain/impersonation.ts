@@ -40,15 +40,30 @@ export async function impersonateUser(deps: Registry, caller: CallerInput | unde
     if (!target) throw new AuthError("USER_NOT_FOUND");
     if (isAdminRole(deps.config, target.role) && !deps.config.impersonateAdmins) throw new AuthError("YOU_CANNOT_IMPERSONATE_ADMINS");
     const user = await admittedTarget(deps, target);
-    const session = await deps.sessions.createImpersonationSession({
-      user: sessionUserOf(user),
-      impersonatedBy: admin.actorId,
-      expiresInSeconds: deps.config.impersonationSeconds,
-      ipAddress: caller?.ipAddress,
-      userAgent: caller?.userAgent,
-    });
+    const session = await deps.sessions
+      .createImpersonationSession({
+        user: sessionUserOf(user),
+        impersonatedBy: admin.actorId,
+        expiresInSeconds: deps.config.impersonationSeconds,
+        ipAddress: caller?.ipAddress,
+        userAgent: caller?.userAgent,
+      })
+      .catch((error: unknown) => refusedForBan(deps, user.id, error));
     return { session, user };
   });
+}
+
+/**
+ * The session service refuses a user it holds a banned copy of: a ban stored after the read above (BanUser
+ * hands the copy over before it ends the sessions). With the ban in force, that is the banned-user refusal an
+ * earlier ban gets, not a server failure; any other failure stays unexpected.
+ */
+async function refusedForBan(deps: Pick<Registry, "identity" | "now">, userId: string, error: unknown): Promise<never> {
+  if (error instanceof AuthError && error.code === "FAILED_TO_CREATE_SESSION") {
+    const current = await deps.identity.getUser(userId);
+    if (current && banHolds(current, deps.now())) throw new AuthError("YOU_CANNOT_IMPERSONATE_BANNED_USERS");
+  }
+  throw error;
 }
 
 /**

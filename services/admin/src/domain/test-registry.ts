@@ -6,6 +6,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { adminConfig } from "../config.js";
 import { createMemoryAuditStore } from "../store/memory-audit-store.js";
+import { banHolds } from "./authorize.js";
 import type { IdentityPort, Registry, Session, SessionPort, SessionUser, User } from "./ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
@@ -77,6 +78,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     },
     listSessions: async (userId) => [...sessionsByToken.values()].filter((s) => s.userId === userId),
     async createImpersonationSession(input) {
+      // As the session service: the newest copy it keeps of a banned user refuses the session.
+      const kept = users.get(input.user.id);
+      if (kept && banHolds(kept, new Date(now))) throw new AuthError("FAILED_TO_CREATE_SESSION");
       const session: Session = {
         id: newId(),
         token: randomString(32),
