@@ -10,6 +10,7 @@ import { adminClient as legacyAdminClient } from "better-auth/client/plugins";
 import { createAuthClient as createCurrentClient } from "better-auth-1.7/client";
 import { adminClient as currentAdminClient } from "better-auth-1.7/client/plugins";
 import { browserFetch } from "../../testing/browser.js";
+import { holdNext } from "../../testing/hold-next.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { aUser, anAdmin } from "./admin-fixtures.js";
 
@@ -68,6 +69,39 @@ describe("the last admin", () => {
     const stepDown = await first.c.post("/admin/set-role", { userId: first.id, role: "user" });
     expect(stepDown.status).toBe(200);
     expect(stepDown.body.user.role).toBe("user");
+  });
+
+  it("two last admins demoting each other at once: one demotion stands, the other is refused, one admin remains", async () => {
+    const first = await theLastAdmin();
+    const second = await anAdmin(platform);
+    const admin = platform.services.admin.deps;
+    // The first demotion held at its write, after its check; the second sent while it is held, answered once
+    // the first is done. Which interleavings the lock rules out is for the domain's tests and the store
+    // contract (admin-domain.test.ts, audit-store.contract.ts); this is the real services' answer to it.
+    const held = holdNext(admin.identity, "setRole");
+    const lock = admin.store.withAdminChangeLock;
+    let results;
+    try {
+      const one = first.c.post("/admin/set-role", { userId: second.id, role: "user" });
+      await held.reached;
+      let queued!: () => void;
+      const secondQueued = new Promise<void>((resolve) => (queued = resolve));
+      admin.store.withAdminChangeLock = (work) => (queued(), lock(work));
+      const two = second.c.post("/admin/set-role", { userId: first.id, role: "user" });
+      await secondQueued;
+      held.release();
+      results = await Promise.all([one, two]);
+    } finally {
+      held.restore();
+      admin.store.withAdminChangeLock = lock;
+    }
+    expect(results.map((r) => r.status)).toEqual([200, 400]);
+    expect(results[1]!.body).toEqual(REFUSAL);
+    expect((await first.c.get("/get-session")).body.user.role).toBe("admin");
+    // Recorded once, as the admin service refused it (the gateway asks nothing more about its answer).
+    const log = await first.c.get(`/admin/list-audit-events?actorId=${second.id}&action=user.set-role`);
+    expect(log.body.events.map((e: { targetId: string; details: { error?: string } }) => [e.targetId, e.details.error])).toEqual([[first.id, REFUSAL.code]]);
+    expect((await first.c.get("/admin/list-users")).status).toBe(200);
   });
 
   const current = (baseURL: string, f: typeof fetch) => createCurrentClient({ baseURL, plugins: [currentAdminClient()], fetchOptions: { customFetchImpl: f } });

@@ -7,7 +7,7 @@
 import { type NextFunction, type Request, type Response, Router } from "express";
 import * as z from "zod";
 import type { Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
-import { AuthError } from "@auth-platform/proto/errors";
+import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { parseBody, parseQuery } from "../http/body.js";
 import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
@@ -277,13 +277,15 @@ const OPEN_TO_USERS = new Set(["/admin/has-permission", "/admin/stop-impersonati
  * an admin route (a body or query the route refuses; malformed JSON, a body too large or a NUL character,
  * refused before any route runs) is answered only to an admin. The caller's session and role are checked
  * first (401, then 403 'Only admins can access this endpoint'), so a non-admin learns nothing about the
- * routes' input. The admin service checks the role again on every call; this check is made only for bad input.
+ * routes' input. The admin service checks the role again on every call, before its own refusals (a 400 it
+ * answers reached an admin): this check is made only for the bad input the gateway refuses.
  */
 export function adminInputRefusals(deps: RouteDeps) {
   const admin = deps.clients.admin;
   return async (error: unknown, req: Request, _res: Response, next: NextFunction) => {
     const refusal = error instanceof AuthError ? error : fromRequestParsing(error as { type?: string });
-    const badInput = refusal !== undefined && (refusal.http === 400 || refusal.http === 413);
+    // The admin service's own answers come after its role check: only the gateway's refusals are asked about.
+    const badInput = refusal !== undefined && !(refusal instanceof PeerError) && (refusal.http === 400 || refusal.http === 413);
     if (!badInput || !req.path.startsWith("/admin/") || OPEN_TO_USERS.has(req.path)) return next(error);
     try {
       await call(admin, admin.checkAdmin, { caller: callerFrom(deps, req), route: req.path.slice("/admin/".length) });

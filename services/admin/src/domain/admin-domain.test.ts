@@ -5,7 +5,7 @@ import { holdNext } from "../../../../testing/hold-next.js";
 import { purgeExpired } from "./audit.js";
 import { impersonateUser, stopImpersonating } from "./impersonation.js";
 import { roleHasPermissions } from "./permissions.js";
-import { aSignedInUser, T0, testRegistry } from "./test-registry.js";
+import { aSignedInUser, T0, type TestRegistry, testRegistry } from "./test-registry.js";
 import { banUser, createUser, listUsers, removeUser, setRole, updateUser } from "./users.js";
 
 const caller = (token: string) => ({ sessionToken: token, ipAddress: "203.0.113.9", userAgent: "unit" });
@@ -114,6 +114,63 @@ describe("the last admin", () => {
     await expect(setRole(deps, caller(second.token), second.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
     deps.clock.advance(60_001);
     await expect(setRole(deps, caller(second.token), second.user.id, "user")).resolves.toMatchObject({ role: "user" });
+  });
+
+  /**
+   * Runs `first` until it is about to write (its identity.setRole held), then `second` until it has asked for
+   * the admin change lock and had every chance to run on, then lets both finish.
+   */
+  async function atOnce(deps: TestRegistry, first: () => Promise<unknown>, second: () => Promise<unknown>) {
+    const held = holdNext(deps.identity, "setRole");
+    const lock = deps.store.withAdminChangeLock;
+    try {
+      const one = first();
+      await held.reached;
+      let queued!: () => void;
+      const secondQueued = new Promise<void>((resolve) => (queued = resolve));
+      deps.store.withAdminChangeLock = (work) => (queued(), lock(work));
+      const two = second();
+      await secondQueued;
+      for (let turn = 0; turn < 10; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      held.release();
+      return await Promise.allSettled([one, two]);
+    } finally {
+      held.restore();
+      deps.store.withAdminChangeLock = lock;
+    }
+  }
+
+  it("two last admins stepping down at once: the second is decided after the first, and refused", async () => {
+    const deps = testRegistry();
+    const [a, b] = [aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin")];
+    const [one, two] = await atOnce(deps, () => setRole(deps, caller(a.token), a.user.id, "user"), () => setRole(deps, caller(b.token), b.user.id, "user"));
+    expect(one).toMatchObject({ status: "fulfilled", value: { role: "user" } });
+    expect(two).toMatchObject({ status: "rejected", reason: { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" } });
+    expect(deps.users.get(b.user.id)!.role).toBe("admin");
+  });
+
+  it("two last admins demoting each other at once: one demotion stands, the other is refused", async () => {
+    const deps = testRegistry();
+    const [a, b] = [aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin")];
+    const [one, two] = await atOnce(deps, () => setRole(deps, caller(a.token), b.user.id, "user"), () => updateUser(deps, caller(b.token), { userId: a.user.id, role: "user", clearImage: false, extraFields: {} }));
+    expect(one).toMatchObject({ status: "fulfilled" });
+    expect(two).toMatchObject({ status: "rejected", reason: { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" } });
+    expect([deps.users.get(a.user.id)!.role, deps.users.get(b.user.id)!.role]).toEqual(["admin", "user"]);
+  });
+
+  it("an admin stepping down while banning or removing the only other admin: the second change is refused", async () => {
+    for (const other of ["ban", "remove"] as const) {
+      const deps = testRegistry();
+      const [a, b] = [aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin")];
+      const [one, two] = await atOnce(
+        deps,
+        () => setRole(deps, caller(a.token), a.user.id, "user"),
+        () => (other === "ban" ? banUser(deps, caller(a.token), { userId: b.user.id, expiresInSeconds: 0 }) : removeUser(deps, caller(a.token), b.user.id)),
+      );
+      expect(one, other).toMatchObject({ status: "fulfilled", value: { role: "user" } });
+      expect(two, other).toMatchObject({ status: "rejected", reason: { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" } });
+      expect(deps.users.get(b.user.id), other).toMatchObject({ role: "admin", banned: false });
+    }
   });
 
   it("an admin whose role pairs an admin role with another role (a bootstrap promotion's user,admin) counts", async () => {

@@ -23,13 +23,19 @@ function checkAssignableRole(config: Deps["config"], role: string): void {
 const ADMIN_HOLDERS_READ = 100;
 
 /**
- * Whether a user other than `userId` holds an admin role and may sign in (no ban in force). Per admin role,
- * one bounded read, oldest first, of the users whose role contains its name (identity's contains filter,
- * case-insensitive), kept when the role's comma-separated list really holds an admin role ("superadmin"
- * does not make an "admin"). An admin past the first ADMIN_HOLDERS_READ matches is not seen and the answer
- * errs towards "no" (docs/decisions.md, "The last admin and the bootstrap role").
+ * Whether a user other than `userId` holds an admin role and may sign in (no ban in force). The calling
+ * admin first, read afresh (they may have been demoted a moment ago); then, per admin role, one bounded read,
+ * oldest first, of the users whose role contains its name (identity's contains filter, case-insensitive),
+ * kept when the role's comma-separated list really holds an admin role ("superadmin" does not make an
+ * "admin"). An admin past the first ADMIN_HOLDERS_READ matches is not seen and the answer errs towards "no"
+ * (docs/decisions.md, "The last admin and the bootstrap role").
  */
-async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, userId: string): Promise<boolean> {
+async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, admin: Admin, userId: string): Promise<boolean> {
+  const mayActAsAdmin = (user: User) => user.id !== userId && isAdminRole(deps.config, user.role) && !banHolds(user, deps.now());
+  if (admin.actorId !== userId) {
+    const caller = await deps.identity.getUser(admin.actorId);
+    if (caller && mayActAsAdmin(caller)) return true;
+  }
   for (const role of deps.config.adminRoles) {
     const { users } = await deps.identity.listUsers({
       filterField: "role",
@@ -40,20 +46,32 @@ async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, use
       offset: 0,
       countLimit: ADMIN_HOLDERS_READ,
     });
-    const mayActAsAdmin = (user: User) => user.id !== userId && isAdminRole(deps.config, user.role) && !banHolds(user, deps.now());
     if (users.some(mayActAsAdmin)) return true;
   }
   return false;
 }
 
 /**
- * Refuses an admin taking their own admin role away when no other admin could sign in: the admin area
- * would have no one left (recovery is the operator's bootstrap command). Demoting another admin leaves the
- * caller, an admin, in place.
+ * Refuses a change that would leave the admin area with no one: `target` (as read under the lock) may act as
+ * an admin now, the change takes that away (a role without an admin role, a ban, a removal), and no other
+ * user could sign in as an admin (recovery is the operator's bootstrap command).
  */
-async function checkAdminRemains(deps: Deps, admin: Admin, userId: string, role: string): Promise<void> {
-  if (userId !== admin.actorId || isAdminRole(deps.config, role)) return;
-  if (!(await anotherAdmin(deps, userId))) throw new AuthError("YOU_CANNOT_REMOVE_THE_LAST_ADMIN");
+async function checkAdminRemains(deps: Deps, admin: Admin, target: User, keepsAdminRole: boolean): Promise<void> {
+  if (keepsAdminRole || !isAdminRole(deps.config, target.role) || banHolds(target, deps.now())) return;
+  if (!(await anotherAdmin(deps, admin, target.id))) throw new AuthError("YOU_CANNOT_REMOVE_THE_LAST_ADMIN");
+}
+
+/**
+ * Runs a change of who may act as an admin under the store's admin change lock, with the target read there:
+ * two such changes at once (two admins stepping down, or demoting each other) are checked and written one
+ * after the other, so the second sees the first.
+ */
+function changingAdmins<T>(deps: Deps, admin: Admin, userId: string, keepsAdminRole: boolean, change: (user: User) => Promise<T>): Promise<T> {
+  return deps.store.withAdminChangeLock(async () => {
+    const user = await existingUser(deps, userId);
+    await checkAdminRemains(deps, admin, user, keepsAdminRole);
+    return change(user);
+  });
 }
 
 /** The total is counted up to the configured bound (a bounded scan at any table size), whatever the caller asked. */
@@ -79,9 +97,7 @@ export const createUser = (deps: Deps, caller: CallerInput | undefined, input: C
 export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: string, role: string) =>
   asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async (admin) => {
     checkAssignableRole(deps.config, role);
-    await existingUser(deps, userId);
-    await checkAdminRemains(deps, admin, userId, role);
-    return deps.identity.setRole(userId, role);
+    return changingAdmins(deps, admin, userId, isAdminRole(deps.config, role), () => deps.identity.setRole(userId, role));
   });
 
 export interface UpdateUserInput {
@@ -97,16 +113,17 @@ export interface UpdateUserInput {
 export const updateUser = (deps: Deps, caller: CallerInput | undefined, input: UpdateUserInput) =>
   asAdmin(deps, caller, { action: "user.update", targetId: input.userId, details: { fields: updatedFields(input) } }, async (admin) => {
     if (updatedFields(input).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
-    if (input.role !== undefined) checkAssignableRole(deps.config, input.role);
-    let user = await existingUser(deps, input.userId);
-    // Before any change: a refused role leaves the profile fields as they were too.
-    if (input.role !== undefined) await checkAdminRemains(deps, admin, input.userId, input.role);
     const { role, userId, name, image, clearImage, extraFields } = input;
-    if (name !== undefined || image !== undefined || clearImage || Object.keys(extraFields).length) {
-      user = await deps.identity.updateUser({ userId, name, image, clearImage, extraFields });
-    }
-    if (role !== undefined) user = await deps.identity.setRole(userId, role);
-    return user;
+    if (role !== undefined) checkAssignableRole(deps.config, role);
+    // Checked before any change: a refused role leaves the profile fields as they were too.
+    const keepsAdminRole = role === undefined || isAdminRole(deps.config, role);
+    return changingAdmins(deps, admin, userId, keepsAdminRole, async (user) => {
+      if (name !== undefined || image !== undefined || clearImage || Object.keys(extraFields).length) {
+        user = await deps.identity.updateUser({ userId, name, image, clearImage, extraFields });
+      }
+      if (role !== undefined) user = await deps.identity.setRole(userId, role);
+      return user;
+    });
   });
 
 function updatedFields(input: UpdateUserInput): string[] {
@@ -133,8 +150,7 @@ export interface BanInput {
 export const banUser = (deps: Deps, caller: CallerInput | undefined, input: BanInput) =>
   asAdmin(deps, caller, { action: "user.ban", targetId: input.userId, details: { reason: input.reason ?? null, expiresInSeconds: input.expiresInSeconds } }, async (admin) => {
     if (input.userId === admin.actorId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
-    await existingUser(deps, input.userId);
-    return deps.identity.banUser(input.userId, input.reason, input.expiresInSeconds);
+    return changingAdmins(deps, admin, input.userId, false, () => deps.identity.banUser(input.userId, input.reason, input.expiresInSeconds));
   });
 
 export const unbanUser = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
@@ -163,6 +179,5 @@ export const revokeUserSessions = (deps: Deps, caller: CallerInput | undefined, 
 export const removeUser = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
   asAdmin(deps, caller, { action: "user.remove", targetId: userId }, async (admin) => {
     if (userId === admin.actorId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
-    await existingUser(deps, userId);
-    await deps.identity.removeUser(userId);
+    await changingAdmins(deps, admin, userId, false, () => deps.identity.removeUser(userId));
   });

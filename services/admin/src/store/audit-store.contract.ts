@@ -63,6 +63,32 @@ export function auditStoreContract(backend: string, open: () => Promise<AuditSto
       expect(window.records.map((r) => r.targetId)).toEqual(["t2", "t1"]);
     });
 
+    it("runs the admin changes given to its lock one at a time, in order, a failed one releasing it", async () => {
+      const ran: string[] = [];
+      let started!: () => void;
+      const firstStarted = new Promise<void>((resolve) => (started = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = store.withAdminChangeLock(async () => {
+        ran.push("first");
+        started();
+        await held;
+        ran.push("first done");
+        throw new Error("refused");
+      });
+      await firstStarted;
+      const second = store.withAdminChangeLock(async () => {
+        ran.push("second");
+        return 2;
+      });
+      for (let turn = 0; turn < 10; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      expect(ran).toEqual(["first"]);
+      release();
+      await expect(first).rejects.toThrow("refused");
+      await expect(second).resolves.toBe(2);
+      expect(ran).toEqual(["first", "first done", "second"]);
+    });
+
     it("deletes what is older than the retention cut, nothing newer", async () => {
       const actorId = newId();
       await store.append(anEvent({ actorId, at: new Date(T0 - 86_400_000 * 400) }));

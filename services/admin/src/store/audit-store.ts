@@ -1,4 +1,7 @@
-/** The admin store port: the audit log, append-only, read newest first, trimmed by retention. */
+/**
+ * The admin store port: the audit log, append-only, read newest first, trimmed by retention; and the lock
+ * under which the admin service changes who may act as an admin.
+ */
 
 export type AuditOutcome = "success" | "failure";
 
@@ -38,5 +41,11 @@ export interface AuditStore {
   list(query: AuditQuery): Promise<{ records: AuditRecord[]; total: number }>;
   /** Deletes every record older than `before`; returns how many. */
   deleteOlderThan(before: Date): Promise<number>;
+  /**
+   * Runs `work` while no other work given here runs, in this replica or any other sharing the database: the
+   * last-admin check and the change it allows are one step (PostgreSQL: a transaction-scoped advisory lock;
+   * SQLite and memory serve one replica, so in process).
+   */
+  withAdminChangeLock<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

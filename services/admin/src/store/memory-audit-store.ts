@@ -1,5 +1,6 @@
 /** The audit log in process memory: for unit tests of the domain, and the contract's reference backend. */
 import type { AuditQuery, AuditRecord, AuditStore } from "./audit-store.js";
+import { inTurn } from "./in-turn.js";
 
 const matches = (record: AuditRecord, query: AuditQuery) =>
   (!query.action || record.action === query.action) &&
@@ -31,6 +32,7 @@ export function createMemoryAuditStore(): AuditStore {
       }
       return count;
     },
+    withAdminChangeLock: inTurn(),
     async close() {},
   };
 }

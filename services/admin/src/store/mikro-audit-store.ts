@@ -2,6 +2,7 @@
 import { openStore } from "@auth-platform/runtime/store";
 import type { AuditOutcome, AuditQuery, AuditRecord, AuditStore } from "./audit-store.js";
 import { AuditEventEntity, type AuditEventRow } from "./entities.js";
+import { inTurn } from "./in-turn.js";
 import { adminMigrations } from "./migrations.js";
 
 function toRecord(row: AuditEventRow): AuditRecord {
@@ -28,8 +29,13 @@ function whereOf(query: AuditQuery) {
   };
 }
 
+/** The advisory lock's key: one lock for the whole admin set. */
+const ADMIN_CHANGE_LOCK = "admin-change";
+
 export async function openAuditStore(url: string): Promise<AuditStore> {
   const store = await openStore({ url, entities: [AuditEventEntity], migrations: adminMigrations });
+  // In process first: a replica's waiting changes hold no PostgreSQL connection but the one in front.
+  const inProcess = inTurn();
   return {
     async append(record) {
       // ON CONFLICT DO NOTHING (both dialects): a retried report stores nothing twice and raises nothing.
@@ -52,6 +58,15 @@ export async function openAuditStore(url: string): Promise<AuditStore> {
     },
     async deleteOlderThan(before) {
       return store.em().nativeDelete(AuditEventEntity, { at: { $lt: before } });
+    },
+    withAdminChangeLock(work) {
+      if (store.dialect !== "postgresql") return inProcess(work);
+      return inProcess(() =>
+        store.em().transactional(async (em) => {
+          await em.execute("select pg_advisory_xact_lock(hashtext(?))", [ADMIN_CHANGE_LOCK]);
+          return work();
+        }),
+      );
     },
     close: () => store.close(),
   };
