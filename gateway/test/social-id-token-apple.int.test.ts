@@ -73,6 +73,24 @@ describe(`sign-in with an Apple id token (${backendLabel()})`, () => {
     expect((await (await fetch(api("/social-providers"))).json()).providers.sort()).toEqual(["apple", "google"]);
   });
 
+  it("names a new user with the name the app got beside the token (Apple gives it once); later sign-ins keep it", async () => {
+    const email = anEmail();
+    const claims = { sub: `apple-${email}`, email, email_verified: "true" };
+    const first = await postJson(social.browser(), api("/sign-in/social"), {
+      provider: "apple",
+      idToken: { token: await apple.sign(claims), user: { name: { firstName: "Ada", lastName: "Lovelace" }, email: "someone-else@example.com" } },
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.user).toMatchObject({ email, name: "Ada Lovelace" });
+    // Without it (every later authorization), the account's user keeps the name it was given.
+    const later = await signInWithAppleToken(social.browser(), await apple.sign(claims));
+    expect(later.body.user).toMatchObject({ id: first.body.user.id, name: "Ada Lovelace" });
+    // Without a name at the first sign-in, the address stands in for it.
+    const other = anEmail();
+    const unnamed = await signInWithAppleToken(social.browser(), await apple.sign({ sub: `apple-${other}`, email: other, email_verified: "true" }));
+    expect(unnamed.body.user).toMatchObject({ email: other, name: other });
+  });
+
   it.each([
     ["issued over an hour ago", { iat: Math.floor(Date.now() / 1000) - 3601 }, "n-2", {}],
     ["with another nonce", { nonce: "someone-elses" }, "n-2", {}],

@@ -40,6 +40,13 @@ export const signInSocialBody = z.object({
       accessToken: z.string().max(16_384).nullish(),
       refreshToken: z.string().max(16_384).nullish(),
       expiresAt: z.number().int().nonnegative().nullish(),
+      // The name the app got beside the token (Apple's first authorization only); the email here is not used.
+      user: z
+        .object({
+          name: z.object({ firstName: z.string().max(255).nullish(), lastName: z.string().max(255).nullish() }).nullish(),
+          email: z.string().max(255).nullish(),
+        })
+        .nullish(),
     })
     .nullish(),
 });
@@ -116,6 +123,8 @@ export function socialRoutes(deps: RouteDeps): Router {
         expiresAt: idToken.expiresAt != null ? String(idToken.expiresAt) : undefined,
         client: clientOf(req),
         trustedDevice: trustedDeviceOf(req, deps),
+        userFirstName: idToken.user?.name?.firstName ?? undefined,
+        userLastName: idToken.user?.name?.lastName ?? undefined,
       };
       const outcome = await countedSignIn(
         "social",

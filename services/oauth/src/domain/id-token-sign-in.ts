@@ -6,6 +6,7 @@
 import { AuthError, isErrorCode } from "@auth-platform/proto/errors";
 import { ProfileError } from "../providers/provider.js";
 import { lowerCaseAddress } from "./complete-sign-in.js";
+import type { ClientGivenUser } from "../providers/types.js";
 import type { ClientInfo, ProviderSignIn, Registry } from "./ports.js";
 
 export interface IdTokenSignInInput {
@@ -18,6 +19,8 @@ export interface IdTokenSignInInput {
   client: ClientInfo;
   /** The token of the browser's trusted-device cookie, if it has one. */
   trustedDevice?: string;
+  /** The name the client got beside the token (Apple's first authorization). */
+  user?: ClientGivenUser;
 }
 
 export async function signInWithIdToken(deps: Pick<Registry, "config" | "providers" | "identity" | "log">, input: IdTokenSignInInput): Promise<ProviderSignIn> {
@@ -26,7 +29,7 @@ export async function signInWithIdToken(deps: Pick<Registry, "config" | "provide
   if (!provider.verifyIdToken) throw new AuthError("ID_TOKEN_NOT_SUPPORTED");
   let result;
   try {
-    result = await provider.verifyIdToken({ idToken: input.idToken, nonce: input.nonce, accessToken: input.accessToken });
+    result = await provider.verifyIdToken({ idToken: input.idToken, nonce: input.nonce, accessToken: input.accessToken, user: input.user });
   } catch (error) {
     if (!(error instanceof ProfileError)) throw error;
     deps.log.info("id token refused", { providerId: provider.id, error: error.message });

@@ -88,16 +88,19 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
     }
   }
 
-  async function profileFrom(tokens: ProviderTokens, claims: Json | null, userJson?: string): Promise<SignInResult> {
-    if (!tokens.accessToken && !claims) throw new ProfileError(`${id} granted no access token`);
-    let parsedUser: Json | undefined;
+  /** The user object a provider posted beside the callback (Apple's first sign-in), when it parses. */
+  function postedUser(userJson: string | undefined): Json | undefined {
     try {
-      parsedUser = userJson ? (JSON.parse(userJson) as Json) : undefined;
+      return userJson ? (JSON.parse(userJson) as Json) : undefined;
     } catch {
-      parsedUser = undefined;
+      return undefined;
     }
+  }
+
+  async function profileFrom(tokens: ProviderTokens, claims: Json | null, user?: Json): Promise<SignInResult> {
+    if (!tokens.accessToken && !claims) throw new ProfileError(`${id} granted no access token`);
     try {
-      const { profile, raw } = await definition.profile({ accessToken: tokens.accessToken ?? "", claims, http: deps.http, endpoints: await endpoints(), userJson: parsedUser });
+      const { profile, raw } = await definition.profile({ accessToken: tokens.accessToken ?? "", claims, http: deps.http, endpoints: await endpoints(), userJson: user });
       if (!profile) throw new ProfileError(`${id} answered no user id`);
       // A provider's answer is not bounded by our columns: an over-long id cannot be kept (cut, it would name
       // another account); a name is a label, kept cut to length (by code points, never half a character).
@@ -157,7 +160,7 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
       }
       const claims = definition.verifyIdToken && tokens.idToken ? await verifiedClaims(tokens.idToken, input.nonce) : null;
       if (definition.verifyIdToken && !claims && definition.discovery) throw new ProfileError(`${id} sent no id token`);
-      return profileFrom(tokens, claims, input.userJson);
+      return profileFrom(tokens, claims, postedUser(input.userJson));
     },
 
     async refresh(refreshToken) {
@@ -180,7 +183,9 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
     verifyIdToken: definition.idTokenSignIn
       ? async (input) => {
           const claims = await verifiedClaims(input.idToken, input.nonce, definition.idTokenSignIn!.maxAgeSeconds);
-          return profileFrom({ accessToken: input.accessToken, idToken: input.idToken, scopes: [] }, claims);
+          // The same shape as the user object Apple posts beside a callback.
+          const user = input.user ? { name: { firstName: input.user.firstName, lastName: input.user.lastName } } : undefined;
+          return profileFrom({ accessToken: input.accessToken, idToken: input.idToken, scopes: [] }, claims, user);
         }
       : undefined,
   };

@@ -27,6 +27,12 @@ export interface SignInResult {
   raw: Json;
 }
 
+/** The user's name as a client got it from the provider beside an id token (Apple's first authorization). */
+export interface ClientGivenUser {
+  firstName?: string;
+  lastName?: string;
+}
+
 /** One configured provider, as the sign-in flow uses it. */
 export interface Provider {
   id: string;
@@ -39,5 +45,5 @@ export interface Provider {
   /** The provider's profile read with stored tokens (the id token's claims were verified when it was stored). */
   accountInfo(input: { accessToken?: string; idToken?: string }): Promise<SignInResult>;
   /** Verifies an id token the client obtained itself (Google, Apple); undefined for the others. */
-  verifyIdToken?(input: { idToken: string; nonce?: string; accessToken?: string }): Promise<SignInResult>;
+  verifyIdToken?(input: { idToken: string; nonce?: string; accessToken?: string; user?: ClientGivenUser }): Promise<SignInResult>;
 }

@@ -71,6 +71,7 @@ export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding
         expiresAt: expiresAt && !Number.isNaN(expiresAt.getTime()) ? expiresAt : undefined,
         client: toClient(req.client),
         trustedDevice: req.trustedDevice,
+        user: req.userFirstName || req.userLastName ? { firstName: req.userFirstName, lastName: req.userLastName } : undefined,
       });
     }),
     refreshProviderTokens: rpc.unary("RefreshProviderTokens", async (req) => {

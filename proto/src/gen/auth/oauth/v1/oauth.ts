@@ -176,7 +176,18 @@ export interface SignInWithIdTokenRequest {
     | Client
     | undefined;
   /** The trusted-device token from the browser's trusted-device cookie, if any. */
-  trustedDevice?: string | undefined;
+  trustedDevice?:
+    | string
+    | undefined;
+  /**
+   * The user's name as the client got it beside the token: Apple gives it to the app at the first
+   * authorization only, never in the token. Names a new Apple user (the other providers put the name in the token).
+   */
+  userFirstName?:
+    | string
+    | undefined;
+  /** See user_first_name. */
+  userLastName?: string | undefined;
 }
 
 /** SignInWithIdTokenResponse: the signed-in user. */
@@ -1231,6 +1242,8 @@ function createBaseSignInWithIdTokenRequest(): SignInWithIdTokenRequest {
     expiresAt: undefined,
     client: undefined,
     trustedDevice: undefined,
+    userFirstName: undefined,
+    userLastName: undefined,
   };
 }
 
@@ -1259,6 +1272,12 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
     }
     if (message.trustedDevice !== undefined) {
       writer.uint32(66).string(message.trustedDevice);
+    }
+    if (message.userFirstName !== undefined) {
+      writer.uint32(74).string(message.userFirstName);
+    }
+    if (message.userLastName !== undefined) {
+      writer.uint32(82).string(message.userLastName);
     }
     return writer;
   },
@@ -1340,6 +1359,22 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
             message.trustedDevice = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.userFirstName = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.userLastName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1386,6 +1421,16 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
         : isSet(object.trusted_device)
         ? globalThis.String(object.trusted_device)
         : undefined,
+      userFirstName: isSet(object.userFirstName)
+        ? globalThis.String(object.userFirstName)
+        : isSet(object.user_first_name)
+        ? globalThis.String(object.user_first_name)
+        : undefined,
+      userLastName: isSet(object.userLastName)
+        ? globalThis.String(object.userLastName)
+        : isSet(object.user_last_name)
+        ? globalThis.String(object.user_last_name)
+        : undefined,
     };
   },
 
@@ -1415,6 +1460,12 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
     if (message.trustedDevice !== undefined) {
       obj.trustedDevice = message.trustedDevice;
     }
+    if (message.userFirstName !== undefined) {
+      obj.userFirstName = message.userFirstName;
+    }
+    if (message.userLastName !== undefined) {
+      obj.userLastName = message.userLastName;
+    }
     return obj;
   },
 
@@ -1433,6 +1484,8 @@ export const SignInWithIdTokenRequest: MessageFns<SignInWithIdTokenRequest> = {
       ? Client.fromPartial(object.client)
       : undefined;
     message.trustedDevice = object.trustedDevice ?? undefined;
+    message.userFirstName = object.userFirstName ?? undefined;
+    message.userLastName = object.userLastName ?? undefined;
     return message;
   },
 };
