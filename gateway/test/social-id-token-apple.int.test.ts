@@ -85,10 +85,16 @@ describe(`sign-in with an Apple id token (${backendLabel()})`, () => {
     // Without it (every later authorization), the account's user keeps the name it was given.
     const later = await signInWithAppleToken(social.browser(), await apple.sign(claims));
     expect(later.body.user).toMatchObject({ id: first.body.user.id, name: "Ada Lovelace" });
-    // Without a name at the first sign-in, the address stands in for it.
+    // Without a name at the first sign-in, or a blank one, the address stands in for it.
     const other = anEmail();
     const unnamed = await signInWithAppleToken(social.browser(), await apple.sign({ sub: `apple-${other}`, email: other, email_verified: "true" }));
     expect(unnamed.body.user).toMatchObject({ email: other, name: other });
+    const blank = anEmail();
+    const blankName = await postJson(social.browser(), api("/sign-in/social"), {
+      provider: "apple",
+      idToken: { token: await apple.sign({ sub: `apple-${blank}`, email: blank, email_verified: "true" }), user: { name: { firstName: "  ", lastName: "" } } },
+    });
+    expect(blankName.body.user).toMatchObject({ email: blank, name: blank });
   });
 
   it.each([

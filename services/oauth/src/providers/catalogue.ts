@@ -94,7 +94,8 @@ export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
     async profile(ctx) {
       const result = fromClaims(ctx.claims);
       const name = obj(ctx.userJson?.name);
-      const full = [str(name.firstName), str(name.lastName)].filter(Boolean).join(" ");
+      // A blank part is no name (the address stands in for a missing one).
+      const full = [str(name.firstName)?.trim(), str(name.lastName)?.trim()].filter(Boolean).join(" ");
       if (result.profile) result.profile.name = full || result.profile.name || (result.profile.email ?? "");
       return result;
     },
