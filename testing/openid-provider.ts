@@ -2,7 +2,8 @@
  * A real OpenID provider (oidc-provider) on a loopback port, for the social sign-in suites: discovery, an
  * authorization endpoint with PKCE required, a token endpoint, id tokens signed with a key the test holds
  * (so it can also forge tokens with a wrong audience, nonce or key), and a login step the test drives: the
- * interaction signs in whichever account `signInAs` names, with no form.
+ * interaction signs in whichever account `signInAs` names, with no form. With `issueRefreshTokens` it grants a
+ * refresh token with every code (without asking for offline_access), so a suite can renew tokens at it.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -27,10 +28,17 @@ export interface TestOpenIdProvider {
   forgeIdToken(claims: Record<string, unknown>, options?: { foreignKey?: boolean }): Promise<string>;
   /** Authorization requests seen, by their query parameters. */
   authorizations: URLSearchParams[];
+  /** Asks the userinfo endpoint with an access token: the claims, or null when the provider refuses the token. */
+  userinfo(accessToken: string): Promise<Record<string, unknown> | null>;
   stop(): Promise<void>;
 }
 
-export async function startOpenIdProvider(options: { redirectUris: string[]; clientId?: string; clientSecret?: string }): Promise<TestOpenIdProvider> {
+export async function startOpenIdProvider(options: {
+  redirectUris: string[];
+  clientId?: string;
+  clientSecret?: string;
+  issueRefreshTokens?: boolean;
+}): Promise<TestOpenIdProvider> {
   const clientId = options.clientId ?? "platform-client";
   const clientSecret = options.clientSecret ?? "platform-client-secret-0123456789";
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
@@ -60,6 +68,7 @@ export async function startOpenIdProvider(options: { redirectUris: string[]; cli
     // The id token carries the scope's claims itself (Google's do).
     conformIdTokenClaims: false,
     pkce: { required: () => true },
+    ...(options.issueRefreshTokens ? { issueRefreshToken: async () => true } : {}),
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx: unknown, sub: string) {
@@ -93,6 +102,10 @@ export async function startOpenIdProvider(options: { redirectUris: string[]; cli
     authorizations,
     signInAs(next) {
       account = next;
+    },
+    async userinfo(accessToken) {
+      const answer = await fetch(`${issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+      return answer.ok ? ((await answer.json()) as Record<string, unknown>) : null;
     },
     async forgeIdToken(claims, { foreignKey = false } = {}) {
       const now = Math.floor(Date.now() / 1000);

@@ -2,6 +2,10 @@
  * The platform with Google configured against a real OpenID provider on loopback (openid-provider.ts), for
  * the social sign-in suites. Google's token endpoint is overridden by a pass-through stand-in that records
  * each token request (so a test can read the PKCE verifier sent) and can answer a forged id token instead.
+ * By default the stand-in adds a refresh token of its own and answers refresh requests itself; with
+ * `refreshAtProvider` the provider grants real refresh tokens and renews them, so a renewed access token is
+ * one the provider accepts. `clock.advance` ages tokens as in usePlatform (provider and platform alike: both
+ * run in the test's process).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +13,7 @@ import { afterAll, beforeAll } from "vitest";
 import { BrowserFlow } from "./browser-flow.js";
 import { type OpenIdAccount, startOpenIdProvider, type TestOpenIdProvider } from "./openid-provider.js";
 import { freePorts, type Platform, type PlatformOptions, startPlatform } from "./platform.js";
+import { testClock } from "./test-clock.js";
 
 export interface TokenStandIn {
   url: string;
@@ -19,7 +24,7 @@ export interface TokenStandIn {
   stop(): Promise<void>;
 }
 
-async function startTokenStandIn(upstream: () => string): Promise<TokenStandIn> {
+async function startTokenStandIn(upstream: () => string, refreshAtProvider: boolean): Promise<TokenStandIn> {
   const standIn: TokenStandIn = { url: "", requests: [], stop: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -28,7 +33,7 @@ async function startTokenStandIn(upstream: () => string): Promise<TokenStandIn> 
       const body = Buffer.concat(chunks).toString("utf8");
       const form = new URLSearchParams(body);
       standIn.requests.push(form);
-      if (form.get("grant_type") === "refresh_token") {
+      if (form.get("grant_type") === "refresh_token" && !refreshAtProvider) {
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify({ access_token: `refreshed-${form.get("refresh_token")}`, token_type: "Bearer", expires_in: 1800, refresh_token: "rotated-refresh-token", scope: "openid email profile" }));
         return;
@@ -43,7 +48,7 @@ async function startTokenStandIn(upstream: () => string): Promise<TokenStandIn> 
         res.setHeader("content-type", answer.headers.get("content-type") ?? "application/json");
         const text = await answer.text();
         // The test provider grants refresh tokens only with offline_access: the stand-in adds one.
-        const parsed = answer.ok ? (JSON.parse(text) as Record<string, unknown>) : null;
+        const parsed = answer.ok && !refreshAtProvider ? (JSON.parse(text) as Record<string, unknown>) : null;
         res.end(parsed ? JSON.stringify({ refresh_token: "first-refresh-token", ...parsed }) : text);
       });
     });
@@ -62,19 +67,28 @@ export interface SocialPlatform {
   browser(): BrowserFlow;
   /** An account on the provider with a fresh subject and email. */
   anAccount(label: string, overrides?: Partial<OpenIdAccount>): OpenIdAccount;
+  /** Moves the clock (Date) forward for the platform and the provider; real time is restored after the suite. */
+  clock: { advance(ms: number): void };
+}
+
+export interface SocialPlatformOptions extends PlatformOptions {
+  /** The provider grants and renews refresh tokens itself (the stand-in passes refresh requests on). */
+  refreshAtProvider?: boolean;
 }
 
 let counter = 0;
 
-export function useSocialPlatform(options: PlatformOptions = {}): SocialPlatform {
+export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): SocialPlatform {
+  const { refreshAtProvider = false, ...options } = socialOptions;
   let platform: Platform | undefined;
+  const clock = testClock();
   let idp: TestOpenIdProvider | undefined;
   let tokens: TokenStandIn | undefined;
   beforeAll(async () => {
     const [port] = await freePorts(1);
     const baseURL = `http://127.0.0.1:${port}/api/auth`;
-    idp = await startOpenIdProvider({ redirectUris: [`${baseURL}/callback/google`] });
-    tokens = await startTokenStandIn(() => `${idp!.issuer}/token`);
+    idp = await startOpenIdProvider({ redirectUris: [`${baseURL}/callback/google`], issueRefreshTokens: refreshAtProvider });
+    tokens = await startTokenStandIn(() => `${idp!.issuer}/token`, refreshAtProvider);
     platform = await startPlatform({
       ...options,
       env: {
@@ -92,6 +106,7 @@ export function useSocialPlatform(options: PlatformOptions = {}): SocialPlatform
     await platform?.stop();
     await tokens?.stop();
     await idp?.stop();
+    clock.restore();
   });
   const followed = (url: URL) => url.origin === idp!.issuer || url.href.startsWith(`${platform!.baseURL}/`);
   return {
@@ -110,6 +125,7 @@ export function useSocialPlatform(options: PlatformOptions = {}): SocialPlatform
       const id = `${label}-${Date.now().toString(36)}-${counter}`;
       return { sub: `sub-${id}`, email: `${id}@example.com`, email_verified: true, name: `Test ${label}`, picture: `https://img.example/${id}.png`, ...overrides };
     },
+    clock: { advance: (ms) => clock.advance(ms) },
   };
 }
 

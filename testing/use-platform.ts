@@ -10,7 +10,7 @@
  *   session ages without the test sleeping. Time keeps running from there; real time is restored after the
  *   scope's platform is stopped.
  */
-import { afterAll, beforeAll, expect, vi } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { IdentityStore } from "../services/identity/src/store/identity-store.js";
 import { openIdentityStore } from "../services/identity/src/store/mikro-identity-store.js";
 import { openNotificationStore } from "../services/notification/src/store/mikro-notification-store.js";
@@ -18,6 +18,7 @@ import type { NotificationStore } from "../services/notification/src/store/notif
 import { TestClient } from "./http.js";
 import { type Platform, type PlatformOptions, startPlatform } from "./platform.js";
 import { type SmtpOptions, startSmtp, type TestSmtp } from "./smtp.js";
+import { testClock } from "./test-clock.js";
 
 export interface UsePlatformOptions extends PlatformOptions {
   /** Start a test SMTP server and send the platform's mail to it (true, or the server's options). */
@@ -43,7 +44,7 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
   let platform: Platform | undefined;
   let smtp: TestSmtp | undefined;
   let queues: { identity: IdentityStore; notification: NotificationStore } | undefined;
-  let clockFaked = false;
+  const clock = testClock();
 
   beforeAll(async () => {
     if (smtpOption) smtp = await startSmtp(smtpOption === true ? {} : smtpOption);
@@ -54,7 +55,7 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
     await queues?.notification.close();
     await platform?.stop();
     await smtp?.stop();
-    if (clockFaked) vi.useRealTimers();
+    clock.restore();
   });
 
   const started = (): Platform => {
@@ -104,12 +105,6 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
       await expect.poll(async () => (await identity.findDueMailRequests(FAR_FUTURE, 1)).length, { timeout: 10_000 }).toBe(0);
       await expect.poll(async () => (await notification.list({ limit: 10_000 })).filter((m) => m.status === "pending").length, { timeout: 10_000 }).toBe(0);
     },
-    clock: {
-      advance(ms) {
-        if (!clockFaked) vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, advanceTimeDelta: 1 });
-        clockFaked = true;
-        vi.setSystemTime(Date.now() + ms);
-      },
-    },
+    clock: { advance: (ms) => clock.advance(ms) },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * What the current better-auth client asks of a linked identity-provider account: its access token
- * (POST /get-access-token), a renewed one (POST /refresh-token) and the provider's profile
- * (GET /account-info). The account is chosen by the platform's account id (`accountId`, the current
+ * What the current better-auth client asks of a linked identity-provider account: a usable access token
+ * (POST /get-access-token, renewed first when it has expired), a renewed one (POST /refresh-token) and the
+ * provider's profile (GET /account-info). The account is chosen by the platform's account id (`accountId`, the current
  * client) or by provider (`providerId`, earlier clients), always among the signed-in user's own accounts.
  * A credential-only user has no provider account: 400 ACCOUNT_NOT_FOUND. An admin impersonating the user
  * gets none of it (403): impersonation is for seeing this platform as the user sees it, and the user's
@@ -23,6 +23,13 @@ export const selection = z.looseObject({
 
 const iso = (date: Date | undefined) => date?.toISOString();
 
+/**
+ * An access token this close to its expiry is renewed before it is answered (better-auth's margin), so
+ * the caller does not get one that lapses on its way to the provider. No expiry stored: never renewed.
+ */
+const RENEWAL_MARGIN_MS = 5_000;
+const expiresSoon = (expiresAt: Date | undefined) => expiresAt !== undefined && expiresAt.getTime() - Date.now() < RENEWAL_MARGIN_MS;
+
 /** The signed-in user, unless an admin is impersonating them. */
 async function accountHolder(deps: RouteDeps, req: Request) {
   const { session, user } = await deps.sessions.require(req);
@@ -38,7 +45,11 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
   router.post("/get-access-token", async (req, res) => {
     const user = await accountHolder(deps, req);
     const body = parseBody(req, selection);
-    const tokens = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
+    const stored = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
+    // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
+    // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
+    // stored). Without a refresh token the stored one is answered as it is, past expiry and all.
+    const tokens = stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt) ? await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: stored.account?.id }) : stored;
     res.json({
       accessToken: tokens.accessToken,
       accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
