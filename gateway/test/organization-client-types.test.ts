@@ -25,22 +25,34 @@ async function declared(c: ReturnType<typeof client>) {
     list: (await c.organization.list()).data!,
     inviteMember: (await c.organization.inviteMember({ email: "", role: "member" })).data!,
     checkSlug: (await c.organization.checkSlug({ slug: "" })).data!,
+    listUserInvitations: (await c.organization.listUserInvitations()).data!,
+    removeMember: (await c.organization.removeMember({ memberIdOrEmail: "" })).data!,
   };
 }
 type Declared = Awaited<ReturnType<typeof declared>>;
 
 /**
  * Left out, on purpose: the current client types `role` as the union of its default role names, where ours
- * are configurable (a string), and it declares `member.user` on accept-invitation and remove-member, which
- * answer the member as SPEC.md §7 shows it. Those bodies are checked at run time instead
- * (organization-client.int.test.ts).
+ * are configurable (a string), so whole member bodies are not compared; it declares `member.user` on
+ * accept-invitation, which answers the member as SPEC.md §7 shows it; and it declares a user's `image` as
+ * optional where ours is null when unset (as its own server answers from the database). Those bodies are
+ * checked at run time instead (organization-client.int.test.ts).
  */
+type RemovedUser = Built<typeof responses.removedMemberResponse>["member"]["user"];
+type DeclaredRemovedUser = Declared["removeMember"]["member"]["user"];
 describe("our organization bodies satisfy the current organizationClient's declared types", () => {
   it("list", () => {
     expectTypeOf<Built<typeof responses.organizationListResponse>>().toExtend<Declared["list"]>();
   });
   it("check-slug", () => {
     expectTypeOf<Built<typeof responses.slugAvailableResponse>>().toExtend<Declared["checkSlug"]>();
+  });
+  it("list-user-invitations: each invitation with its organization's name", () => {
+    type Item = Built<typeof responses.userInvitationListResponse>[number];
+    expectTypeOf<Omit<Item, "role">>().toExtend<Omit<Declared["listUserInvitations"][number], "role">>();
+  });
+  it("remove-member: the removed member with its user", () => {
+    expectTypeOf<Omit<NonNullable<RemovedUser>, "image">>().toExtend<Omit<DeclaredRemovedUser, "image">>();
   });
   it("invitations carry one of the four statuses", () => {
     expectTypeOf<Built<typeof responses.invitationResponse>["status"]>().toExtend<Declared["inviteMember"]["status"]>();

@@ -2,9 +2,10 @@
  * The better-auth organizationClient, 1.1 and current, driving the gateway as a browser app would: create,
  * list, setActive, getFullOrganization, inviteMember, acceptInvitation, rejectInvitation, cancelInvitation,
  * updateMemberRole, removeMember and leave (the current client's leave; a 1.1 app removes itself), checking
- * the `data` and `error` each hands back.
+ * the `data` and `error` each hands back; and what only the current client reads or sends
+ * (listUserInvitations' organizationName, create's keepCurrentActiveOrganization).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAuthClient as createLegacyClient } from "better-auth/client";
 import { organizationClient as legacyOrganizationClient } from "better-auth/client/plugins";
 import { createAuthClient as createCurrentClient } from "better-auth-1.7/client";
@@ -12,7 +13,9 @@ import { organizationClient as currentOrganizationClient } from "better-auth-1.7
 import { browserFetch } from "../../testing/browser.js";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { linkIn } from "../../testing/smtp.js";
+import { usePlatform } from "../../testing/use-platform.js";
+import { tokenOf } from "./better-auth-browser.js";
 import { uniqueSlug } from "./organization-fixtures.js";
 
 type CustomFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -23,17 +26,11 @@ const legacy = (baseURL: string, customFetchImpl: CustomFetch) =>
 
 /** Both generations, typed through the current client's declared API (the calls used here are shared). */
 const GENERATIONS = [
-  { version: "1.1.9", make: legacy, hasLeave: false },
-  { version: "1.7.25", make: current, hasLeave: true },
+  { version: "1.1.9", make: legacy, hasLeave: false, current: false },
+  { version: "1.7.25", make: current, hasLeave: true, current: true },
 ];
 
-let platform: Platform;
-beforeAll(async () => {
-  platform = await startPlatform();
-});
-afterAll(async () => {
-  await platform?.stop();
-});
+const platform = usePlatform({ smtp: true });
 
 describe.each(GENERATIONS)(`better-auth $version organizationClient (${backendLabel()})`, (generation) => {
   async function signedUp(name: string) {
@@ -45,6 +42,12 @@ describe.each(GENERATIONS)(`better-auth $version organizationClient (${backendLa
     return { client, email, user: data!.user };
   }
   const activeOf = async (client: OrgClient) => (await client.getSession()).data?.session.activeOrganizationId ?? null;
+  /** Verifies the address by the mailed link: invitations are listed to a verified address only. */
+  async function verified(who: Awaited<ReturnType<typeof signedUp>>) {
+    const mail = await platform.smtp.waitFor(who.email, (m) => m.text.includes("/verify-email"));
+    const { error } = await who.client.verifyEmail({ query: { token: tokenOf(linkIn(mail, "/verify-email")) } });
+    expect(error).toBeNull();
+  }
 
   it("create, list, setActive, getFullOrganization", async () => {
     const ada = await signedUp("Ada");
@@ -135,5 +138,56 @@ describe.each(GENERATIONS)(`better-auth $version organizationClient (${backendLa
     expect(left.error).toBeNull();
     expect(await activeOf(grace.client)).toBeNull();
     expect((await grace.client.organization.list()).data).toEqual([]);
+  });
+
+  it("removeMember answers the member with its user, named by member id or by email", async () => {
+    const ada = await signedUp("Ada");
+    const grace = await signedUp("Grace");
+    const bob = await signedUp("Bob");
+    const { data: org } = await ada.client.organization.create({ name: "Engines", slug: uniqueSlug("client") });
+    const members = [];
+    for (const who of [grace, bob]) {
+      const { data: invitation } = await ada.client.organization.inviteMember({ email: who.email, role: "member" });
+      members.push((await who.client.organization.acceptInvitation({ invitationId: invitation!.id })).data!.member);
+    }
+    const byId = await ada.client.organization.removeMember({ memberIdOrEmail: members[0]!.id });
+    expect(byId.error).toBeNull();
+    expect(byId.data!.member).toMatchObject({ id: members[0]!.id, organizationId: org!.id, userId: grace.user.id, role: "member" });
+    expect(byId.data!.member.user).toEqual({ id: grace.user.id, name: "Grace", email: grace.email, image: null });
+    const byEmail = await ada.client.organization.removeMember({ memberIdOrEmail: bob.email });
+    expect(byEmail.error).toBeNull();
+    expect(byEmail.data!.member).toMatchObject({ id: members[1]!.id, userId: bob.user.id, user: { id: bob.user.id, name: "Bob", email: bob.email, image: null } });
+  });
+
+  it.runIf(generation.current)("listUserInvitations: each invitation with its organization's name, the other fields as before", async () => {
+    const ada = await signedUp("Ada");
+    const grace = await signedUp("Grace");
+    const { data: engines } = await ada.client.organization.create({ name: "Engines", slug: uniqueSlug("client") });
+    const { data: looms } = await ada.client.organization.create({ name: "Looms", slug: uniqueSlug("client") });
+    const toEngines = (await ada.client.organization.inviteMember({ email: grace.email, role: "member", organizationId: engines!.id })).data!;
+    const toLooms = (await ada.client.organization.inviteMember({ email: grace.email, role: "admin", organizationId: looms!.id })).data!;
+    await verified(grace);
+
+    const { data, error } = await grace.client.organization.listUserInvitations();
+    expect(error).toBeNull();
+    const byId = new Map(data!.map((invitation) => [invitation.id, invitation]));
+    expect(byId.get(toEngines.id)).toEqual({ ...toEngines, organizationName: "Engines" });
+    expect(byId.get(toLooms.id)).toEqual({ ...toLooms, organizationName: "Looms" });
+    expect(data).toHaveLength(2);
+  });
+
+  it.runIf(generation.current)("create with keepCurrentActiveOrganization leaves the active organization as it is", async () => {
+    const ada = await signedUp("Ada");
+    const kept = await ada.client.organization.create({ name: "Kept", slug: uniqueSlug("client"), keepCurrentActiveOrganization: true });
+    expect(kept.error).toBeNull();
+    expect(kept.data).toMatchObject({ name: "Kept", members: [expect.objectContaining({ userId: ada.user.id, role: "owner" })] });
+    expect(await activeOf(ada.client)).toBeNull();
+
+    const { data: first } = await ada.client.organization.create({ name: "First", slug: uniqueSlug("client") });
+    expect(await activeOf(ada.client)).toBe(first!.id);
+    const second = await ada.client.organization.create({ name: "Second", slug: uniqueSlug("client"), keepCurrentActiveOrganization: true });
+    expect(second.error).toBeNull();
+    expect(await activeOf(ada.client)).toBe(first!.id);
+    expect((await ada.client.organization.list()).data!.map((o) => o.id).sort()).toEqual([kept.data!.id, first!.id, second.data!.id].sort());
   });
 });

@@ -219,7 +219,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   op("get", "/organization/list-user-invitations", ORG, "Invitations addressed to the caller (none while the address is unverified)", {
     session: true,
-    success: { 200: ok(z.array(s.invitationSchema), responses.invitationListResponse) },
+    success: { 200: ok(z.array(s.userInvitationSchema), responses.userInvitationListResponse) },
   }),
   op("post", "/organization/accept-invitation", ORG, "Accept an invitation", {
     session: true,

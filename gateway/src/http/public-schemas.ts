@@ -170,6 +170,8 @@ export const memberListSchema = z.object({ members: z.array(memberSchema), total
 
 export const removedMemberSchema = z.object({ member: memberSchema });
 
+export const userInvitationSchema = invitationSchema.extend({ organizationName: z.string() });
+
 export const invitationDetailSchema = invitationSchema.extend({ organizationName: z.string(), organizationSlug: z.string(), inviterEmail: z.string() });
 
 export const acceptedInvitationSchema = z.object({ invitation: invitationSchema, member: memberSchema });

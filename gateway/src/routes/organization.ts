@@ -26,6 +26,7 @@ import {
   rejectedInvitationResponse,
   removedMemberResponse,
   slugAvailableResponse,
+  userInvitationListResponse,
 } from "./responses.js";
 
 const id = z.string().min(1).max(64);
@@ -34,7 +35,15 @@ const metadata = z.record(z.string().max(64), z.string().max(1024));
 /** The current client sends several roles as an array; they are kept comma-separated. */
 const role = z.union([z.string().min(1).max(255), z.array(z.string().min(1).max(64)).min(1).max(8)]).transform((r) => (Array.isArray(r) ? r.join(",") : r));
 
-export const createBody = z.object({ name: text.min(1), slug: text.min(1), userId: id.optional(), logo: z.string().max(2048).optional(), metadata: metadata.optional() });
+/** keepCurrentActiveOrganization (current client): the session's active organization stays as it is. */
+export const createBody = z.object({
+  name: text.min(1),
+  slug: text.min(1),
+  userId: id.optional(),
+  logo: z.string().max(2048).optional(),
+  metadata: metadata.optional(),
+  keepCurrentActiveOrganization: z.boolean().optional(),
+});
 export const updateBody = z.object({
   data: z.object({ name: text.min(1).optional(), slug: text.min(1).optional(), logo: z.string().max(2048).nullish(), metadata: metadata.optional() }),
   organizationId: id.optional(),
@@ -96,6 +105,7 @@ export function organizationRoutes(deps: RouteDeps): Router {
       slug: body.slug,
       logo: body.logo,
       metadata: body.metadata ?? {},
+      keepActiveOrganization: body.keepCurrentActiveOrganization ?? false,
     });
     res.json(fullOrganizationResponse(full!));
   });
@@ -214,7 +224,7 @@ export function organizationRoutes(deps: RouteDeps): Router {
   router.get("/organization/list-user-invitations", async (req, res) => {
     const caller = await callerOf(req);
     const { invitations } = await call(organization, organization.listUserInvitations, { caller });
-    res.json(invitationListResponse(invitations));
+    res.json(userInvitationListResponse(invitations));
   });
 
   router.post("/organization/accept-invitation", async (req, res) => {

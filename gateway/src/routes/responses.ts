@@ -82,11 +82,16 @@ export const memberResponse = (member: Member) => publicMember(member);
 
 export const memberListResponse = (members: Member[], total: number) => ({ members: members.map(publicMember), total });
 
+/** The removed member with its user (the current client declares `member.user`; 1.1 reads the member's own fields). */
 export const removedMemberResponse = (member: Member) => ({ member: publicMember(member) });
 
 export const invitationResponse = (invitation: Invitation) => publicInvitation(invitation);
 
 export const invitationListResponse = (invitations: Invitation[]) => invitations.map(publicInvitation);
+
+/** list-user-invitations: each of the caller's invitations with its organization's name (the current client reads it). */
+export const userInvitationListResponse = (invitations: Invitation[]) =>
+  invitations.map((invitation) => ({ ...publicInvitation(invitation), organizationName: invitation.organizationName ?? "" }));
 
 /** get-invitation: the invitation with what its page shows. */
 export const invitationDetailResponse = (found: GetInvitationResponse) => ({

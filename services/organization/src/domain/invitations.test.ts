@@ -77,6 +77,24 @@ describe("invitations", () => {
     expect(await listUserInvitations(deps, invitee.caller())).toHaveLength(1);
   });
 
+  it("lists the caller's invitations each with its organization's name, leaving out one whose organization is gone", async () => {
+    const deps = testRegistry();
+    const { owner, invitee, invite } = await setUp(deps);
+    const engines = await invite();
+    const { organization: looms } = await createOrganization(deps, { caller: owner.caller(), name: "Looms", slug: "looms", metadata: {} });
+    deps.advance(1000);
+    const loom = await inviteMember(deps, owner.caller(), { email: invitee.user.email, role: "admin", organizationId: looms.id, resend: false });
+    const listed = await listUserInvitations(deps, invitee.caller());
+    expect(listed).toEqual([
+      { ...loom, organizationName: "Looms" },
+      { ...engines, organizationName: "Engines" },
+    ]);
+    // The organization deleted between the two store reads: its invitation can no longer be accepted.
+    const findOrganizations = deps.store.findOrganizations;
+    deps.store.findOrganizations = async (ids) => (await findOrganizations(ids)).filter((o) => o.id !== looms.id);
+    expect((await listUserInvitations(deps, invitee.caller())).map((i) => i.organizationName)).toEqual(["Engines"]);
+  });
+
   it("reject answers it; cancel needs the cancel permission", async () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);

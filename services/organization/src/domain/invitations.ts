@@ -104,15 +104,27 @@ export async function listInvitations(deps: Deps, caller: Caller, organizationId
   return deps.store.listInvitations(id);
 }
 
+export interface UserInvitation extends InvitationRecord {
+  organizationName: string;
+}
+
 /**
- * The pending, unexpired invitations addressed to the caller. Only for a verified address: an unverified user
- * may set their address to anyone's (change-email applies at once), and the list would hand them the ids of
- * invitations mailed to that inbox. The mailed link still works for its holder: having the id proves the mailbox.
+ * The pending, unexpired invitations addressed to the caller, each with its organization's name (read in one
+ * store call; an invitation whose organization was deleted meanwhile is left out, as it can no longer be
+ * accepted). Only for a verified address: an unverified user may set their address to anyone's (change-email
+ * applies at once), and the list would hand them the ids of invitations mailed to that inbox. The mailed link
+ * still works for its holder: having the id proves the mailbox.
  */
-export async function listUserInvitations(deps: Deps, caller: Caller): Promise<InvitationRecord[]> {
+export async function listUserInvitations(deps: Deps, caller: Caller): Promise<UserInvitation[]> {
   if (!caller.emailVerified) return [];
   const now = deps.now();
-  return (await deps.store.listPendingInvitationsTo(caller.email.toLowerCase())).filter((i) => i.expiresAt > now);
+  const pending = (await deps.store.listPendingInvitationsTo(caller.email.toLowerCase())).filter((i) => i.expiresAt > now);
+  if (!pending.length) return [];
+  const names = new Map((await deps.store.findOrganizations(pending.map((i) => i.organizationId))).map((o) => [o.id, o.name]));
+  return pending.flatMap((invitation) => {
+    const organizationName = names.get(invitation.organizationId);
+    return organizationName === undefined ? [] : [{ ...invitation, organizationName }];
+  });
 }
 
 /** Makes the caller a member with the invited role (once, even when two accepts race) and the organization active. */

@@ -45,6 +45,17 @@ describe("members", () => {
     expect(await errorCode(removeMember(deps, owner.caller(), { memberIdOrEmail: "nobody@example.com" }))).toBe("MEMBER_NOT_FOUND");
   });
 
+  it("answers the removed member with its user, named by member id or by email, in one identity call", async () => {
+    const deps = testRegistry();
+    const { owner, admin, member } = await setUp(deps);
+    let calls = deps.userCalls;
+    expect(await removeMember(deps, owner.caller(), { memberIdOrEmail: member.member.id })).toEqual({ ...member.member, user: member.user });
+    expect(deps.userCalls - calls).toBe(1);
+    calls = deps.userCalls;
+    expect(await removeMember(deps, owner.caller(), { memberIdOrEmail: admin.user.email.toUpperCase() })).toEqual({ ...admin.member, user: admin.user });
+    expect(deps.userCalls - calls).toBe(1);
+  });
+
   it("role changes need member update; only owners grant or take the owner role; unknown roles refused", async () => {
     const deps = testRegistry();
     const { owner, ownerMember, admin, member } = await setUp(deps);

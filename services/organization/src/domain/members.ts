@@ -41,17 +41,20 @@ export async function getActiveMember(deps: Deps, caller: Caller, target: Target
   return (await withUsers(deps, [readable.member]))[0]!;
 }
 
-/** The member a value names: an email (it holds an at-sign) or a member id, within one organization. */
-async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: string): Promise<MemberRecord> {
-  let member: MemberRecord | null;
+/**
+ * The member a value names, with its user: an email (it holds an at-sign) or a member id, within one
+ * organization. One identity call either way.
+ */
+async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: string): Promise<MemberWithUser> {
   if (memberIdOrEmail.includes("@")) {
     const [user] = await deps.users.getUsers([], [memberIdOrEmail.toLowerCase()]);
-    member = user ? await deps.store.findMember(organizationId, user.id) : null;
-  } else {
-    member = await deps.store.findMemberById(memberIdOrEmail);
+    const member = user ? await deps.store.findMember(organizationId, user.id) : null;
+    if (!user || !member) throw new AuthError("MEMBER_NOT_FOUND");
+    return { ...member, user };
   }
+  const member = await deps.store.findMemberById(memberIdOrEmail);
   if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
-  return member;
+  return (await withUsers(deps, [member]))[0]!;
 }
 
 /**
@@ -65,9 +68,10 @@ async function removeMembership(deps: Deps, member: MemberRecord, actor?: ActorC
 
 /**
  * Anyone may remove themselves (but not as the only owner); removing someone else needs the member delete
- * permission, and removing an owner needs to be an owner.
+ * permission, and removing an owner needs to be an owner. Answers the removed member with its user, as the
+ * current better-auth client declares (read before the removal, so a failed read removes no one).
  */
-export async function removeMember(deps: Deps, caller: Caller, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberRecord> {
+export async function removeMember(deps: Deps, caller: Caller, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberWithUser> {
   const organizationId = targetId(caller, input.organizationId);
   const remover = actorCheck(
     caller,

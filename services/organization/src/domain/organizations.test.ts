@@ -27,6 +27,18 @@ describe("create organization", () => {
     expect(owner.active()).toBe(organization.id);
   });
 
+  it("with keepActiveOrganization leaves the session's active organization as it is, the current one or none", async () => {
+    const deps = testRegistry();
+    const owner = aUser(deps);
+    const kept = await createOrganization(deps, { caller: owner.caller(), name: "Second", slug: "second", metadata: {}, keepActiveOrganization: true });
+    expect(kept.members).toEqual([expect.objectContaining({ userId: owner.user.id, role: "owner" })]);
+    expect(owner.active()).toBeNull();
+    const { organization: first } = await anOrganization(deps, owner);
+    expect(owner.active()).toBe(first.id);
+    await createOrganization(deps, { caller: owner.caller(), name: "Third", slug: "third", metadata: {}, keepActiveOrganization: true });
+    expect(owner.active()).toBe(first.id);
+  });
+
   it("refuses a taken slug, creation switched off, and the per-user limit", async () => {
     const deps = testRegistry({ ORGANIZATION_LIMIT: "1" });
     const { owner, organization } = await anOrganization(deps);

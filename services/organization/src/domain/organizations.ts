@@ -27,6 +27,8 @@ export interface CreateOrganizationInput {
   slug: string;
   logo?: string;
   metadata: Record<string, string>;
+  /** With a caller: the session's active organization stays as it is (better-auth's keepCurrentActiveOrganization). */
+  keepActiveOrganization?: boolean;
 }
 
 export async function createOrganization(deps: Deps, input: CreateOrganizationInput): Promise<FullOrganization> {
@@ -41,7 +43,7 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   await deps.store.createOrganization(organization, creator, deps.config.organizationLimit);
   const members = await withUsers(deps, [creator]);
   await requireLiveMember(deps, members[0]!);
-  if (input.caller) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
+  if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
   return { organization, members, invitations: [], memberCount: 1 };
 }
 

@@ -1,6 +1,7 @@
 /** Organization records <-> contract messages. */
 import type { Caller as CallerMessage, FullOrganization as FullMessage, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { AuthError } from "@auth-platform/proto/errors";
+import type { UserInvitation } from "../domain/invitations.js";
 import type { MemberWithUser } from "../domain/members.js";
 import type { FullOrganization } from "../domain/organizations.js";
 import type { Caller } from "../domain/ports.js";
@@ -24,6 +25,11 @@ export function toMemberMessage(member: MemberRecord | MemberWithUser): Member {
 
 export function toInvitationMessage(invitation: InvitationRecord): Invitation {
   return { ...invitation };
+}
+
+/** An invitation addressed to the caller, with its organization's name. */
+export function toUserInvitationMessage(invitation: UserInvitation): Invitation {
+  return { ...toInvitationMessage(invitation), organizationName: invitation.organizationName };
 }
 
 export function toFullMessage(full: FullOrganization): FullMessage {

@@ -8,7 +8,7 @@ import * as invitations from "../domain/invitations.js";
 import * as members from "../domain/members.js";
 import * as organizations from "../domain/organizations.js";
 import type { Registry } from "../domain/ports.js";
-import { callerOf, toFullMessage, toInvitationMessage, toMemberMessage, toOrganizationMessage } from "./mappers.js";
+import { callerOf, toFullMessage, toInvitationMessage, toMemberMessage, toOrganizationMessage, toUserInvitationMessage } from "./mappers.js";
 import * as valid from "./validation.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -54,6 +54,7 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
         slug: valid.slug(req.slug),
         logo: valid.logo(req.logo),
         metadata: valid.metadata(req.metadata),
+        keepActiveOrganization: req.keepActiveOrganization,
       });
       return { organization: toFullMessage(full) };
     }),
@@ -126,7 +127,7 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
       invitations: (await invitations.listInvitations(registry, callerOf(req.caller), valid.optionalId("organizationId", req.organizationId))).map(toInvitationMessage),
     })),
     listUserInvitations: rpc.unary("ListUserInvitations", async (req) => ({
-      invitations: (await invitations.listUserInvitations(registry, callerOf(req.caller))).map(toInvitationMessage),
+      invitations: (await invitations.listUserInvitations(registry, callerOf(req.caller))).map(toUserInvitationMessage),
     })),
     acceptInvitation: rpc.unary("AcceptInvitation", async (req) => {
       const accepted = await invitations.acceptInvitation(registry, callerOf(req.caller), valid.id("invitationId", req.invitationId));

@@ -41,6 +41,12 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       const found = organizations.get(id);
       return found ? copyOrganization(found) : null;
     },
+    async findOrganizations(ids) {
+      return [...new Set(ids)].flatMap((id) => {
+        const found = organizations.get(id);
+        return found ? [copyOrganization(found)] : [];
+      });
+    },
     async findOrganizationBySlug(slug) {
       const found = [...organizations.values()].find((o) => o.slug === slug);
       return found ? copyOrganization(found) : null;

@@ -106,6 +106,10 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       const row = await store.em().findOne(OrganizationEntity, { id });
       return row ? toOrganization(row) : null;
     },
+    async findOrganizations(ids) {
+      if (!ids.length) return [];
+      return (await store.em().find(OrganizationEntity, { id: { $in: [...new Set(ids)] } })).map(toOrganization);
+    },
     async findOrganizationBySlug(slug) {
       const row = await store.em().findOne(OrganizationEntity, { slug });
       return row ? toOrganization(row) : null;

@@ -48,6 +48,14 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(await store.findOrganization(newId())).toBeNull();
     });
 
+    it("finds several organizations by id at once, skipping the ones that do not exist", async () => {
+      const { organization: first } = await created();
+      const { organization: second } = await created({ metadata: { plan: "pro" } });
+      const found = await store.findOrganizations([second.id, newId(), first.id, second.id]);
+      expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual([first, second].sort((a, b) => a.id.localeCompare(b.id)));
+      expect(await store.findOrganizations([])).toEqual([]);
+    });
+
     it("refuses a taken slug on create and on update, leaving nothing behind", async () => {
       const { organization } = await created();
       const clash = anOrganization({ slug: organization.slug });

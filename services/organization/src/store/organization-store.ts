@@ -71,6 +71,8 @@ export interface OrganizationStore {
    */
   createOrganization(organization: OrganizationRecord, creator: MemberRecord, limit?: number): Promise<void>;
   findOrganization(id: string): Promise<OrganizationRecord | null>;
+  /** The organizations with these ids that exist, in no particular order. */
+  findOrganizations(ids: string[]): Promise<OrganizationRecord[]>;
   findOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
   /** Applies a patch; null when the organization is gone. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
   updateOrganization(id: string, patch: OrganizationPatch, actor?: ActorCheck): Promise<OrganizationRecord | null>;

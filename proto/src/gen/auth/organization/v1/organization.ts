@@ -89,7 +89,7 @@ export interface Member {
   createdAt?:
     | Date
     | undefined;
-  /** Present where the call says so (member lists, the active member). */
+  /** Present where the call says so (member lists, the active member, a removed member). */
   user?: MemberUser | undefined;
 }
 
@@ -112,7 +112,11 @@ export interface Invitation {
     | Date
     | undefined;
   /** When the invitation was first sent (a resend renews expires_at only). */
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** The organization's display name: present where the call says so (the caller's own invitations). */
+  organizationName?: string | undefined;
 }
 
 /** FullOrganization is an organization with its first page of members and its invitations. */
@@ -147,6 +151,11 @@ export interface CreateOrganizationRequest {
     | undefined;
   /** Free key-value data. */
   metadata: { [key: string]: string };
+  /**
+   * With a caller: the session's active organization stays as it is (none, or the current one) instead of
+   * becoming the new one.
+   */
+  keepActiveOrganization: boolean;
 }
 
 export interface CreateOrganizationRequest_MetadataEntry {
@@ -408,7 +417,7 @@ export interface ListUserInvitationsRequest {
 
 /** ListUserInvitationsResponse: the caller's pending, unexpired invitations. */
 export interface ListUserInvitationsResponse {
-  /** The invitations. */
+  /** The invitations, each with organization_name. */
   invitations: Invitation[];
 }
 
@@ -478,7 +487,7 @@ export interface RemoveMemberRequest {
 
 /** RemoveMemberResponse: the removed membership. */
 export interface RemoveMemberResponse {
-  /** The membership as it was. */
+  /** The membership as it was, with user fields. */
   member?: Member | undefined;
 }
 
@@ -1290,6 +1299,7 @@ function createBaseInvitation(): Invitation {
     inviterId: "",
     expiresAt: undefined,
     createdAt: undefined,
+    organizationName: undefined,
   };
 }
 
@@ -1318,6 +1328,9 @@ export const Invitation: MessageFns<Invitation> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.organizationName !== undefined) {
+      writer.uint32(74).string(message.organizationName);
     }
     return writer;
   },
@@ -1399,6 +1412,14 @@ export const Invitation: MessageFns<Invitation> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.organizationName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1437,6 +1458,11 @@ export const Invitation: MessageFns<Invitation> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      organizationName: isSet(object.organizationName)
+        ? globalThis.String(object.organizationName)
+        : isSet(object.organization_name)
+        ? globalThis.String(object.organization_name)
+        : undefined,
     };
   },
 
@@ -1466,6 +1492,9 @@ export const Invitation: MessageFns<Invitation> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.organizationName !== undefined) {
+      obj.organizationName = message.organizationName;
+    }
     return obj;
   },
 
@@ -1482,6 +1511,7 @@ export const Invitation: MessageFns<Invitation> = {
     message.inviterId = object.inviterId ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
+    message.organizationName = object.organizationName ?? undefined;
     return message;
   },
 };
@@ -1612,7 +1642,15 @@ export const FullOrganization: MessageFns<FullOrganization> = {
 };
 
 function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
-  return { caller: undefined, userId: "", name: "", slug: "", logo: undefined, metadata: {} };
+  return {
+    caller: undefined,
+    userId: "",
+    name: "",
+    slug: "",
+    logo: undefined,
+    metadata: {},
+    keepActiveOrganization: false,
+  };
 }
 
 export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
@@ -1635,6 +1673,9 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
     globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
       CreateOrganizationRequest_MetadataEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
     });
+    if (message.keepActiveOrganization !== false) {
+      writer.uint32(56).bool(message.keepActiveOrganization);
+    }
     return writer;
   },
 
@@ -1702,6 +1743,14 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
             }
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.keepActiveOrganization = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1739,6 +1788,11 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
           {},
         )
         : {},
+      keepActiveOrganization: isSet(object.keepActiveOrganization)
+        ? globalThis.Boolean(object.keepActiveOrganization)
+        : isSet(object.keep_active_organization)
+        ? globalThis.Boolean(object.keep_active_organization)
+        : false,
     };
   },
 
@@ -1768,6 +1822,9 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
         });
       }
     }
+    if (message.keepActiveOrganization !== false) {
+      obj.keepActiveOrganization = message.keepActiveOrganization;
+    }
     return obj;
   },
 
@@ -1792,6 +1849,7 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
       },
       {},
     );
+    message.keepActiveOrganization = object.keepActiveOrganization ?? false;
     return message;
   },
 };
@@ -6090,7 +6148,8 @@ export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   /**
    * CreateOrganization makes an organization whose creator gets the creator role; with a caller the new
-   * organization becomes the caller session's active one. Without a caller, user_id names the creator
+   * organization becomes the caller session's active one, unless keep_active_organization is set. Without a
+   * caller, user_id names the creator
    * (server-side callers). Errors: YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION,
    * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS, ORGANIZATION_ALREADY_EXISTS, UNAUTHORIZED.
    */
@@ -6254,7 +6313,10 @@ export const OrganizationServiceService = {
       Buffer.from(ListInvitationsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListInvitationsResponse => ListInvitationsResponse.decode(value),
   },
-  /** ListUserInvitations lists the pending, unexpired invitations addressed to the caller. Errors: none. */
+  /**
+   * ListUserInvitations lists the pending, unexpired invitations addressed to the caller, each with its
+   * organization's name. Errors: none.
+   */
   listUserInvitations: {
     path: "/auth.organization.v1.OrganizationService/ListUserInvitations" as const,
     requestStream: false as const,
@@ -6416,7 +6478,8 @@ export const OrganizationServiceService = {
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
   /**
    * CreateOrganization makes an organization whose creator gets the creator role; with a caller the new
-   * organization becomes the caller session's active one. Without a caller, user_id names the creator
+   * organization becomes the caller session's active one, unless keep_active_organization is set. Without a
+   * caller, user_id names the creator
    * (server-side callers). Errors: YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION,
    * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS, ORGANIZATION_ALREADY_EXISTS, UNAUTHORIZED.
    */
@@ -6474,7 +6537,10 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
    */
   listInvitations: handleUnaryCall<ListInvitationsRequest, ListInvitationsResponse>;
-  /** ListUserInvitations lists the pending, unexpired invitations addressed to the caller. Errors: none. */
+  /**
+   * ListUserInvitations lists the pending, unexpired invitations addressed to the caller, each with its
+   * organization's name. Errors: none.
+   */
   listUserInvitations: handleUnaryCall<ListUserInvitationsRequest, ListUserInvitationsResponse>;
   /**
    * AcceptInvitation makes the caller a member with the invited role, once, and makes the organization
@@ -6531,7 +6597,8 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
 export interface OrganizationServiceClient extends Client {
   /**
    * CreateOrganization makes an organization whose creator gets the creator role; with a caller the new
-   * organization becomes the caller session's active one. Without a caller, user_id names the creator
+   * organization becomes the caller session's active one, unless keep_active_organization is set. Without a
+   * caller, user_id names the creator
    * (server-side callers). Errors: YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION,
    * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS, ORGANIZATION_ALREADY_EXISTS, UNAUTHORIZED.
    */
@@ -6743,7 +6810,10 @@ export interface OrganizationServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListInvitationsResponse) => void,
   ): ClientUnaryCall;
-  /** ListUserInvitations lists the pending, unexpired invitations addressed to the caller. Errors: none. */
+  /**
+   * ListUserInvitations lists the pending, unexpired invitations addressed to the caller, each with its
+   * organization's name. Errors: none.
+   */
   listUserInvitations(
     request: ListUserInvitationsRequest,
     callback: (error: ServiceError | null, response: ListUserInvitationsResponse) => void,
