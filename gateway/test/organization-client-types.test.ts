@@ -33,8 +33,7 @@ type Declared = Awaited<ReturnType<typeof declared>>;
 
 /**
  * Left out, on purpose: the current client types `role` as the union of its default role names, where ours
- * are configurable (a string), so whole member bodies are not compared; it declares `member.user` on
- * accept-invitation, which answers the member as SPEC.md §7 shows it; and it declares a user's `image` as
+ * are configurable (a string), so whole member bodies are not compared; and it declares a user's `image` as
  * optional where ours is null when unset (as its own server answers from the database). Those bodies are
  * checked at run time instead (organization-client.int.test.ts).
  */
