@@ -101,6 +101,14 @@ describe("create-user audit", () => {
     const after = await admin.c.get(`/admin/list-audit-events?actorId=${admin.id}&action=user.create`);
     expect(after.body.events[0]).toMatchObject({ outcome: "failure", details: expect.objectContaining({ error: "USER_ALREADY_EXISTS" }) });
   });
+
+  it("a user created without a password or a role is recorded alike, the role null (the default role applied)", async () => {
+    const admin = await anAdmin(platform);
+    const created = await admin.c.post("/admin/create-user", { email: uniqueEmail(), name: "Bare" });
+    expect([created.status, created.body.user.role]).toEqual([200, "user"]);
+    const log = await admin.c.get(`/admin/list-audit-events?actorId=${admin.id}&action=user.create`);
+    expect(log.body.events[0]).toMatchObject({ action: "user.create", actorId: admin.id, targetId: created.body.user.id, outcome: "success", details: { role: null } });
+  });
 });
 
 /**

@@ -44,11 +44,13 @@ export const listUsersQuery = z.object({
   filterOperator: z.string().max(16).optional(),
 });
 export const userIdBody = z.object({ userId: id });
+// Password and role optional, as better-auth 1.7 takes them: no password, no credential account; no role
+// (here or as data.role), identity's default role.
 export const createUserBody = z.object({
   email: z.string().max(255),
-  password: z.string().max(1024),
+  password: z.string().max(1024).optional(),
   name: z.string().min(1).max(255),
-  role,
+  role: role.optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export const setRoleBody = z.object({ userId: id, role });
@@ -83,6 +85,14 @@ export const auditQuery = z.object({
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
 });
+
+/** create-user's data.role, read as the role is (a name or a list); absent stays absent. */
+function dataRoleOf(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = role.safeParse(value);
+  if (!parsed.success) throw new AuthError("VALIDATION_ERROR", `Invalid data.role: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
 
 /** The caller's session token (cookie or bearer), or 401 before any call. */
 function callerFrom(deps: RouteDeps, req: Request): Caller {
@@ -120,7 +130,9 @@ export function adminRoutes(deps: RouteDeps): Router {
   router.post("/admin/create-user", async (req, res) => {
     const caller = callerFrom(deps, req);
     const body = parseBody(req, createUserBody);
-    const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role, extraFields: body.data ?? {} });
+    // better-auth 1.7 reads the role from data.role when role is absent; either way it is not an extra field.
+    const { role: dataRole, ...extraFields } = body.data ?? {};
+    const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role ?? dataRoleOf(dataRole), extraFields });
     res.json(adminUserResponse(userOut(user)));
   });
 

@@ -83,6 +83,44 @@ describe("assignable roles", () => {
   });
 });
 
+describe("create-user without a password or a role (better-auth 1.7)", () => {
+  /** The registry with identity's createUser watched: what the admin service asked it for. */
+  function watched(env: Record<string, string> = {}) {
+    const deps = testRegistry(env);
+    const asked: Array<Parameters<TestRegistry["identity"]["createUser"]>[0]> = [];
+    const create = deps.identity.createUser;
+    deps.identity.createUser = (input) => {
+      asked.push(input);
+      return create(input);
+    };
+    return { deps, asked };
+  }
+
+  it("asks identity for a user with neither (its default role, no credential account) and records the creation with a null role", async () => {
+    const { deps, asked } = watched({ ADMIN_ASSIGNABLE_ROLES: "editor" });
+    const admin = aSignedInUser(deps, "admin");
+    // "user" is not assignable here: the default role is identity's, which no admin chose, so it is not checked.
+    const user = await createUser(deps, caller(admin.token), { email: "new@example.com", name: "New", extraFields: {} });
+    expect(user).toMatchObject({ email: "new@example.com", role: "user" });
+    expect(asked).toEqual([{ email: "new@example.com", name: "New", extraFields: {} }]);
+    expect(asked[0]).not.toHaveProperty("password");
+    expect(asked[0]).not.toHaveProperty("role");
+    const { records } = await deps.store.list({ limit: 10, offset: 0, action: "user.create" });
+    expect(records).toMatchObject([{ outcome: "success", actorId: admin.user.id, targetId: user.id, details: { role: null } }]);
+  });
+
+  it("a role given without a password is still checked: refused and recorded, no user asked for", async () => {
+    const { deps, asked } = watched();
+    const admin = aSignedInUser(deps, "admin");
+    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", name: "New", role: "superuser", extraFields: {} })).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" });
+    expect(asked).toEqual([]);
+    const { records } = await deps.store.list({ limit: 10, offset: 0, action: "user.create" });
+    expect(records).toMatchObject([{ outcome: "failure", details: { role: "superuser", error: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" } }]);
+    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", name: "New", role: "admin", extraFields: {} })).resolves.toMatchObject({ role: "admin" });
+    expect(asked).toEqual([{ email: "new@example.com", name: "New", role: "admin", extraFields: {} }]);
+  });
+});
+
 describe("the last admin", () => {
   it("an admin cannot take their own admin role away while no other admin may sign in; the refusal is recorded and changes nothing", async () => {
     const deps = testRegistry({ ADMIN_ROLES: "admin,support", ADMIN_ASSIGNABLE_ROLES: "user,editor" });

@@ -12,7 +12,8 @@ export interface IdentityPort {
   /** The user, or null when there is none. */
   getUser(userId: string): Promise<User | null>;
   listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number; totalIsLowerBound: boolean }>;
-  createUser(input: { email: string; password: string; name: string; role: string; extraFields: Record<string, unknown> }): Promise<User>;
+  /** No password: no credential account; no role: identity's default role. */
+  createUser(input: { email: string; password?: string; name: string; role?: string; extraFields: Record<string, unknown> }): Promise<User>;
   setRole(userId: string, role: string): Promise<User>;
   /** Profile fields (name, image, configured extra fields); identity's UpdateUser. */
   updateUser(input: { userId: string; name?: string; image?: string; clearImage: boolean; extraFields: Record<string, unknown> }): Promise<User>;

@@ -50,7 +50,8 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       return { users: matching.slice(0, limit || 100), total: Math.min(matching.length, countLimit || matching.length), totalIsLowerBound: countLimit > 0 && matching.length > countLimit };
     },
     createUser: async (input) => {
-      const user: User = { id: newId(), name: input.name, email: input.email, emailVerified: false, role: input.role, banned: false, createdAt: new Date(now), updatedAt: new Date(now), extraFields: {}, twoFactorEnabled: false };
+      // No role: identity's default role (IDENTITY_DEFAULT_ROLE, "user").
+      const user: User = { id: newId(), name: input.name, email: input.email, emailVerified: false, role: input.role ?? "user", banned: false, createdAt: new Date(now), updatedAt: new Date(now), extraFields: {}, twoFactorEnabled: false };
       users.set(user.id, user);
       return user;
     },

@@ -82,15 +82,18 @@ export const getUser = (deps: Deps, caller: CallerInput | undefined, userId: str
 
 export interface CreateUserInput {
   email: string;
-  password: string;
+  /** Absent: the user is created with no credential account (password reset or social sign-in gets them in). */
+  password?: string;
   name: string;
-  role: string;
+  /** Absent: identity's default role, which no admin chose, so not checked here. */
+  role?: string;
   extraFields: Record<string, unknown>;
 }
 
+/** The audit record's role is null when none was given (identity's default role applied). */
 export const createUser = (deps: Deps, caller: CallerInput | undefined, input: CreateUserInput) =>
-  asAdmin(deps, caller, { action: "user.create", details: { role: input.role }, targetOf: (user) => user.id }, async () => {
-    checkAssignableRole(deps.config, input.role);
+  asAdmin(deps, caller, { action: "user.create", details: { role: input.role ?? null }, targetOf: (user) => user.id }, async () => {
+    if (input.role !== undefined) checkAssignableRole(deps.config, input.role);
     return deps.identity.createUser(input);
   });
 

@@ -1,9 +1,11 @@
 /** identity's admin use cases on the memory store with the test registry's clock. */
 import { describe, expect, it } from "vitest";
+import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
 import { banUser, createUser, setRole, unbanUser, userQueryOf } from "./admin-users.js";
+import { requestPasswordReset, resetPassword } from "./password-reset.js";
 import { signInEmail } from "./sign-in.js";
 import { signUpEmail } from "./sign-up.js";
-import { T0, testRegistry } from "./test-registry.js";
+import { T0, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
 
 describe("userQueryOf", () => {
   it("defaults: no search or filter, 100 per page, creation order", () => {
@@ -76,6 +78,60 @@ describe("admin user changes", () => {
     expect(deps.sessions.copies.get(user.id)).toMatchObject({ banned: true, banReason: "abuse" });
     expect((await unbanUser(deps, user.id)).banned).toBe(false);
     await expect(signIn()).resolves.toBeTruthy();
+  });
+});
+
+describe("a user an admin creates without a password (better-auth 1.7)", () => {
+  /** Counts the hasher's calls: a sign-in costs one verification, against a stored hash or the dummy one. */
+  function counted(deps: TestRegistry) {
+    const calls = { hash: 0, verify: 0, verifyNone: 0 };
+    const { hash, verify, verifyNone } = deps.passwords;
+    deps.passwords.hash = (...args) => (calls.hash++, hash(...args));
+    deps.passwords.verify = (...args) => (calls.verify++, verify(...args));
+    deps.passwords.verifyNone = (...args) => (calls.verifyNone++, verifyNone(...args));
+    return calls;
+  }
+  const signIn = (deps: TestRegistry, email: string, password: string) => signInEmail(deps, { email, password, rememberMe: true, client: {} });
+
+  it("has no credential account and no hash was made; sign-in with any password is the unknown user's failure, dummy hash included", async () => {
+    const deps = testRegistry();
+    const calls = counted(deps);
+    const user = await createUser(deps, { email: "Nopass@Example.com", name: "No Pass", extraFields: {} });
+    expect(user).toMatchObject({ email: "nopass@example.com", role: "user", emailVerified: false });
+    expect(await deps.store.listAccounts(user.id)).toEqual([]);
+    expect(calls.hash).toBe(0);
+    for (const password of ["password-123", "", "x".repeat(128)]) {
+      await expect(signIn(deps, "nopass@example.com", password)).rejects.toMatchObject({ code: "INVALID_EMAIL_OR_PASSWORD" });
+    }
+    expect(calls).toEqual({ hash: 0, verify: 0, verifyNone: 3 });
+    await expect(signIn(deps, "nobody@example.com", "password-123")).rejects.toMatchObject({ code: "INVALID_EMAIL_OR_PASSWORD" });
+    expect(calls).toEqual({ hash: 0, verify: 0, verifyNone: 4 });
+    expect(deps.sessions.of(user.id)).toEqual([]);
+  });
+
+  it("a password reset through the mailed link creates the credential account; sign-in then works", async () => {
+    const deps = testRegistry();
+    const user = await createUser(deps, { email: "nopass@example.com", name: "No Pass", extraFields: {} });
+    await requestPasswordReset(deps, { email: "nopass@example.com" });
+    await deps.processMailRequests();
+    const token = tokenIn(deps.mail.link("nopass@example.com", "password-reset"));
+    await resetPassword(deps, { token, newPassword: "chosen-password-1" });
+    expect((await deps.store.listAccounts(user.id)).map((a) => a.providerId)).toEqual([CREDENTIAL_PROVIDER]);
+    expect((await signIn(deps, "nopass@example.com", "chosen-password-1")).user).toMatchObject({ id: user.id });
+  });
+
+  it("a password given is checked as before, an empty one too; no role is the configured default role, or none when switched off", async () => {
+    const deps = testRegistry();
+    for (const password of ["", "short"]) {
+      await expect(createUser(deps, { email: "p@example.com", password, name: "P", extraFields: {} })).rejects.toMatchObject({ code: "PASSWORD_TOO_SHORT" });
+    }
+    expect(await deps.store.findUserByEmail("p@example.com")).toBeNull();
+    const withPassword = await createUser(deps, { email: "p@example.com", password: "password-123", name: "P", extraFields: {} });
+    expect(withPassword.role).toBe("user");
+    expect((await signIn(deps, "p@example.com", "password-123")).user).toMatchObject({ id: withPassword.id });
+    await expect(createUser(deps, { email: "r@example.com", name: "R", role: " ", extraFields: {} })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    expect((await createUser(testRegistry({ IDENTITY_DEFAULT_ROLE: "member" }), { email: "m@example.com", name: "M", extraFields: {} })).role).toBe("member");
+    expect((await createUser(testRegistry({ IDENTITY_DEFAULT_ROLE: "" }), { email: "m@example.com", name: "M", extraFields: {} })).role).toBeNull();
   });
 });
 

@@ -145,19 +145,26 @@ function checkRole(role: string): string {
 
 export interface CreateUserInput {
   email: string;
-  password: string;
+  /** Absent: the user gets no credential account. Present, even empty, it must meet the length limits. */
+  password?: string;
   name: string;
-  role: string;
+  /** Absent: the default role, as at sign-up (none when IDENTITY_DEFAULT_ROLE is switched off). */
+  role?: string;
   extraFields: Record<string, unknown>;
   deadline?: number;
 }
 
-/** Creates a user with a credential account and the given role; no session (the admin stays signed in). */
+/**
+ * Creates a user with the given role or the default one; no session (the admin stays signed in). With a
+ * password the user gets a credential account; without one none, as a social sign-up leaves it: sign-in
+ * with any password is the generic failure (the unknown user's path, its dummy hash included), and a
+ * password reset creates the credential account.
+ */
 export async function createUser(deps: Deps, input: CreateUserInput): Promise<UserRecord> {
   const email = normaliseEmail(input.email);
-  checkPasswordLength(input.password, deps.config);
+  if (input.password !== undefined) checkPasswordLength(input.password, deps.config);
   if (!input.name.trim()) throw invalid("Invalid name: expected a non-empty string");
-  const role = checkRole(input.role);
+  const role = input.role === undefined ? deps.config.defaultRole : checkRole(input.role);
   const extraFields = checkExtraFields(input.extraFields, deps.config.userFields);
   if (await deps.store.findUserByEmail(email)) throw new AuthError("USER_ALREADY_EXISTS");
   const now = deps.now();
@@ -178,6 +185,7 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
     extraFields,
     twoFactorEnabled: false,
   };
+  if (input.password === undefined) return deps.store.createUserWithAccount(user, null);
   const hash = await deps.passwords.hash(input.password, input.deadline);
   return deps.store.createUserWithAccount(user, {
     id: newId(),

@@ -90,6 +90,14 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect(await store.findUserByUsername(username)).toEqual(user);
     });
 
+    it("creates a user with no account (an admin's user without a password); the email stays taken", async () => {
+      const user = aUser();
+      expect(await store.createUserWithAccount(user, null)).toEqual(user);
+      expect(await store.findUserByEmail(user.email)).toEqual(user);
+      expect(await store.listAccounts(user.id)).toEqual([]);
+      await expectAuthError(store.createUserWithAccount(aUser({ email: user.email }), null), "USER_ALREADY_EXISTS");
+    });
+
     it("finds several users at once by id or email, unknown ones left out", async () => {
       const { user: a } = await created();
       const { user: b } = await created();

@@ -130,10 +130,11 @@ export interface UserPage {
 
 export interface IdentityStore extends TwoFactorStore {
   /**
-   * Creates a user and its first account atomically. A clash on email raises USER_ALREADY_EXISTS, on
-   * username USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER; neither leaves a partial user behind.
+   * Creates a user and its first account atomically; null creates the user with no account (an admin's
+   * user created without a password). A clash on email raises USER_ALREADY_EXISTS, on username
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER; neither leaves a partial user behind.
    */
-  createUserWithAccount(user: UserRecord, account: AccountRecord): Promise<UserRecord>;
+  createUserWithAccount(user: UserRecord, account: AccountRecord | null): Promise<UserRecord>;
   /** The user with this id, or null. */
   findUserById(id: string): Promise<UserRecord | null>;
   /** The users with these ids or (already lower-cased) emails, in no particular order; unknown ones left out. */

@@ -51,9 +51,9 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async createUserWithAccount(user, account) {
       const error = clash(user);
       if (error) throw error;
-      if (linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+      if (account && linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
       users.set(user.id, copyUser(user));
-      accounts.set(account.id, stored(account));
+      if (account) accounts.set(account.id, stored(account));
       return user;
     },
     findUserById: async (id) => find((user) => user.id === id),

@@ -116,7 +116,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       try {
         await store.em().transactional(async (em) => {
           em.create(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
-          em.create(AccountEntity, accountRow(account));
+          if (account) em.create(AccountEntity, accountRow(account));
         });
         return user;
       } catch (error) {

@@ -111,7 +111,7 @@ export interface GetUserResponse {
   user?: User | undefined;
 }
 
-/** CreateUserRequest: a new user with a password and a role. */
+/** CreateUserRequest: a new user, with or without a password and a role. */
 export interface CreateUserRequest {
   /** The admin who asks. */
   caller?:
@@ -119,12 +119,22 @@ export interface CreateUserRequest {
     | undefined;
   /** The new user's email address (unique). */
   email: string;
-  /** The new user's password (the configured length limits apply). Never log it. */
-  password: string;
+  /**
+   * The new user's password (the configured length limits apply, an empty one too). Never log it. Absent:
+   * the user has no credential account (password reset or a social sign-in gets them in).
+   */
+  password?:
+    | string
+    | undefined;
   /** The new user's display name. */
   name: string;
-  /** The new user's role (non-empty, at most 255 characters; each of a comma-separated list configured). */
-  role: string;
+  /**
+   * The new user's role (non-empty, at most 255 characters; each of a comma-separated list configured).
+   * Absent: identity's default role (IDENTITY_DEFAULT_ROLE).
+   */
+  role?:
+    | string
+    | undefined;
   /** Configured extra user fields, by name. */
   extraFields?: { [key: string]: any } | undefined;
 }
@@ -1128,7 +1138,7 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
 };
 
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { caller: undefined, email: "", password: "", name: "", role: "", extraFields: undefined };
+  return { caller: undefined, email: "", password: undefined, name: "", role: undefined, extraFields: undefined };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
@@ -1139,13 +1149,13 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.email !== "") {
       writer.uint32(18).string(message.email);
     }
-    if (message.password !== "") {
+    if (message.password !== undefined) {
       writer.uint32(26).string(message.password);
     }
     if (message.name !== "") {
       writer.uint32(34).string(message.name);
     }
-    if (message.role !== "") {
+    if (message.role !== undefined) {
       writer.uint32(42).string(message.role);
     }
     if (message.extraFields !== undefined) {
@@ -1231,9 +1241,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     return {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       email: isSet(object.email) ? globalThis.String(object.email) : "",
-      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
       extraFields: isObject(object.extraFields)
         ? object.extraFields
         : isObject(object.extra_fields)
@@ -1250,13 +1260,13 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.email !== "") {
       obj.email = message.email;
     }
-    if (message.password !== "") {
+    if (message.password !== undefined) {
       obj.password = message.password;
     }
     if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.role !== "") {
+    if (message.role !== undefined) {
       obj.role = message.role;
     }
     if (message.extraFields !== undefined) {
@@ -1274,9 +1284,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
       ? Caller.fromPartial(object.caller)
       : undefined;
     message.email = object.email ?? "";
-    message.password = object.password ?? "";
+    message.password = object.password ?? undefined;
     message.name = object.name ?? "";
-    message.role = object.role ?? "";
+    message.role = object.role ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
     return message;
   },
@@ -3967,8 +3977,9 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
   },
   /**
-   * CreateUser creates a user with a password and a role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL,
-   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
+   * CreateUser creates a user, with a password or without one (then with no credential account), with the
+   * role given or identity's default role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser: {
     path: "/auth.admin.v1.AdminService/CreateUser" as const,
@@ -4178,8 +4189,9 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   /** GetUser reads one user. Errors: USER_NOT_FOUND. */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
-   * CreateUser creates a user with a password and a role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL,
-   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
+   * CreateUser creates a user, with a password or without one (then with no credential account), with the
+   * role given or identity's default role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
   /**
@@ -4274,8 +4286,9 @@ export interface AdminServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateUser creates a user with a password and a role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL,
-   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
+   * CreateUser creates a user, with a password or without one (then with no credential account), with the
+   * role given or identity's default role. Errors: USER_ALREADY_EXISTS, INVALID_EMAIL, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG, YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.
    */
   createUser(
     request: CreateUserRequest,

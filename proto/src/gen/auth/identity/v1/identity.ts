@@ -708,9 +708,13 @@ export interface ListUsersResponse {
 
 export interface CreateUserRequest {
   email: string;
-  password: string;
+  /** Absent: no credential account. Present (even empty): the password length limits apply. */
+  password?: string | undefined;
   name: string;
-  role: string;
+  /** Absent: the default role. */
+  role?:
+    | string
+    | undefined;
   /** Configured extra user fields, by name. */
   extraFields?: { [key: string]: any } | undefined;
 }
@@ -8052,7 +8056,7 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
 };
 
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { email: "", password: "", name: "", role: "", extraFields: undefined };
+  return { email: "", password: undefined, name: "", role: undefined, extraFields: undefined };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
@@ -8060,13 +8064,13 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
     }
-    if (message.password !== "") {
+    if (message.password !== undefined) {
       writer.uint32(18).string(message.password);
     }
     if (message.name !== "") {
       writer.uint32(26).string(message.name);
     }
-    if (message.role !== "") {
+    if (message.role !== undefined) {
       writer.uint32(34).string(message.role);
     }
     if (message.extraFields !== undefined) {
@@ -8143,9 +8147,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
   fromJSON(object: any): CreateUserRequest {
     return {
       email: isSet(object.email) ? globalThis.String(object.email) : "",
-      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
       extraFields: isObject(object.extraFields)
         ? object.extraFields
         : isObject(object.extra_fields)
@@ -8159,13 +8163,13 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.email !== "") {
       obj.email = message.email;
     }
-    if (message.password !== "") {
+    if (message.password !== undefined) {
       obj.password = message.password;
     }
     if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.role !== "") {
+    if (message.role !== undefined) {
       obj.role = message.role;
     }
     if (message.extraFields !== undefined) {
@@ -8180,9 +8184,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateUserRequest>, I>>(object: I): CreateUserRequest {
     const message = createBaseCreateUserRequest();
     message.email = object.email ?? "";
-    message.password = object.password ?? "";
+    message.password = object.password ?? undefined;
     message.name = object.name ?? "";
-    message.role = object.role ?? "";
+    message.role = object.role ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
     return message;
   },
@@ -10331,7 +10335,8 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
   },
   /**
-   * CreateUser creates a user with a credential account and the given role.
+   * CreateUser creates a user: with a credential account when a password is given (none otherwise), with the
+   * given role or else the default role (IDENTITY_DEFAULT_ROLE; none when that is switched off).
    * Errors: INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_ALREADY_EXISTS, VALIDATION_ERROR.
    */
   createUser: {
@@ -10586,7 +10591,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
   /**
-   * CreateUser creates a user with a credential account and the given role.
+   * CreateUser creates a user: with a credential account when a password is given (none otherwise), with the
+   * given role or else the default role (IDENTITY_DEFAULT_ROLE; none when that is switched off).
    * Errors: INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_ALREADY_EXISTS, VALIDATION_ERROR.
    */
   createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
@@ -11181,7 +11187,8 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ListUsersResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateUser creates a user with a credential account and the given role.
+   * CreateUser creates a user: with a credential account when a password is given (none otherwise), with the
+   * given role or else the default role (IDENTITY_DEFAULT_ROLE; none when that is switched off).
    * Errors: INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_ALREADY_EXISTS, VALIDATION_ERROR.
    */
   createUser(
