@@ -10,6 +10,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
+import { CURRENT_GENERATION } from "./better-auth-clients.js";
 import { BrowserFlow } from "./browser-flow.js";
 import { type OpenIdAccount, startOpenIdProvider, type TestOpenIdProvider } from "./openid-provider.js";
 import { freePorts, type Platform, type PlatformOptions, startPlatform } from "./platform.js";
@@ -134,4 +135,21 @@ export async function postJson(flow: BrowserFlow, url: string, body: unknown, or
   const res = await flow.request(url, { method: "POST", headers: { "content-type": "application/json", ...(origin ? { origin } : {}) }, body: JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as any) : null, headers: res.headers };
+}
+
+/** The current better-auth client in a browser flow of the social platform (its cookies, the provider's redirects). */
+export function clientIn(social: SocialPlatform, flow: BrowserFlow) {
+  return CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => flow.request(input instanceof Request ? input.url : String(input), init));
+}
+
+/** A user signed up and in with Google through the current client: the provider's account, the browser, the client and the linked account. */
+export async function signedInWithGoogle(social: SocialPlatform, label: string) {
+  const account = social.anAccount(label);
+  social.idp.signInAs(account);
+  const flow = social.browser();
+  const client = clientIn(social, flow);
+  const { data } = await client.signIn.social({ provider: "google", callbackURL: "/dashboard" });
+  await flow.follow((data as { url: string }).url);
+  const [google] = (await client.listAccounts()).data!;
+  return { account, flow, client, google: google! };
 }

@@ -7,25 +7,12 @@
  * platform alike.
  */
 import { describe, expect, it } from "vitest";
-import { CURRENT_GENERATION } from "../../testing/better-auth-clients.js";
-import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
+import { postJson, signedInWithGoogle as signedIn, useSocialPlatform } from "../../testing/social-platform.js";
 
 const social = useSocialPlatform({ refreshAtProvider: true });
 
 /** The provider's access tokens live an hour (oidc-provider's default). */
 const HOUR_MS = 60 * 60 * 1000;
-
-/** A user signed in with Google through the current (1.7) client, and their Google account. */
-async function signedInWithGoogle(label: string) {
-  const account = social.anAccount(label);
-  social.idp.signInAs(account);
-  const flow = social.browser();
-  const client = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => flow.request(input instanceof Request ? input.url : String(input), init));
-  const { data } = await client.signIn.social({ provider: "google", callbackURL: "/dashboard" });
-  await flow.follow((data as { url: string }).url);
-  const [google] = (await client.listAccounts()).data!;
-  return { account, flow, client, google: google! };
-}
 
 const refreshRequests = () => social.tokens.requests.filter((form) => form.get("grant_type") === "refresh_token").length;
 
@@ -48,7 +35,7 @@ const tokenColumns = ({ accessToken, refreshToken, idToken, accessTokenExpiresAt
 
 describe("get-access-token renews an expired access token (better-auth 1.7 client)", () => {
   it("answers a token that has not expired as stored, without asking the provider", async () => {
-    const { account, client, google } = await signedInWithGoogle("fresh");
+    const { account, client, google } = await signedIn(social, "fresh");
     const before = refreshRequests();
     const { data, error } = await client.getAccessToken({ accountId: google.id });
     expect(error).toBeNull();
@@ -59,7 +46,7 @@ describe("get-access-token renews an expired access token (better-auth 1.7 clien
   });
 
   it("after expiry answers a renewed token the provider accepts, stores it, and does not renew it again", async () => {
-    const { account, client, google } = await signedInWithGoogle("expired");
+    const { account, client, google } = await signedIn(social, "expired");
     const first = await client.getAccessToken({ accountId: google.id });
     const old = first.data!.accessToken;
     const oldRefresh = (await storedTokens(google.userId)).refreshToken;
@@ -86,7 +73,7 @@ describe("get-access-token renews an expired access token (better-auth 1.7 clien
   });
 
   it("renews a token that expires within five seconds; selected by provider too", async () => {
-    const { account, flow, client, google } = await signedInWithGoogle("expiring");
+    const { account, flow, client, google } = await signedIn(social, "expiring");
     const first = await client.getAccessToken({ accountId: google.id });
     const expiresAt = new Date(first.data!.accessTokenExpiresAt!).getTime();
 
@@ -101,7 +88,7 @@ describe("get-access-token renews an expired access token (better-auth 1.7 clien
   });
 
   it("without a refresh token answers the expired token as stored, with its past expiry", async () => {
-    const { client, google } = await signedInWithGoogle("no-refresh");
+    const { client, google } = await signedIn(social, "no-refresh");
     const first = await client.getAccessToken({ accountId: google.id });
     const { row } = await storedTokens(google.userId);
     await social.platform.services.identity.deps.store.updateAccountTokens(row.id, { ...tokenColumns(row), refreshToken: null });
@@ -117,7 +104,7 @@ describe("get-access-token renews an expired access token (better-auth 1.7 clien
   });
 
   it("a refresh token the provider refuses: 400 INVALID_TOKEN, as refresh-token answers, and the stored token stays", async () => {
-    const { client, google } = await signedInWithGoogle("refused");
+    const { client, google } = await signedIn(social, "refused");
     const first = await client.getAccessToken({ accountId: google.id });
     const { row } = await storedTokens(google.userId);
     const { providerTokens, store } = social.platform.services.identity.deps;

@@ -5,20 +5,13 @@
  * An admin impersonating the user gets none of them.
  */
 import { describe, expect, it } from "vitest";
-import { CURRENT_GENERATION } from "../../testing/better-auth-clients.js";
-import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
+import { clientIn, postJson, signedInWithGoogle, useSocialPlatform } from "../../testing/social-platform.js";
 
 const social = useSocialPlatform();
 
 describe("provider tokens of a social account (current client)", () => {
   it("answers, refreshes and reads the profile of the signed-in user's Google account", async () => {
-    const account = social.anAccount("tokens");
-    social.idp.signInAs(account);
-    const flow = social.browser();
-    const client = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => flow.request(input instanceof Request ? input.url : String(input), init));
-    const { data } = await client.signIn.social({ provider: "google", callbackURL: "/dashboard" });
-    await flow.follow((data as { url: string }).url);
-    const [google] = (await client.listAccounts()).data!;
+    const { account, client, google } = await signedInWithGoogle(social, "tokens");
 
     const stored = await client.getAccessToken({ accountId: google!.id });
     expect(stored.error).toBeNull();
@@ -43,13 +36,8 @@ describe("provider tokens of a social account (current client)", () => {
   });
 
   it("another user's account id is not found: 400 ACCOUNT_NOT_FOUND", async () => {
-    social.idp.signInAs(social.anAccount("owner"));
-    const owner = social.browser();
-    const ownerClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => owner.request(input instanceof Request ? input.url : String(input), init));
-    await owner.follow(((await ownerClient.signIn.social({ provider: "google", callbackURL: "/" })).data as { url: string }).url);
-    const [owned] = (await ownerClient.listAccounts()).data!;
-    const other = social.browser();
-    const otherClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => other.request(input instanceof Request ? input.url : String(input), init));
+    const { google: owned } = await signedInWithGoogle(social, "owner");
+    const otherClient = clientIn(social, social.browser());
     await otherClient.signUp.email({ email: social.anAccount("other").email, password: "correct horse battery", name: "O" });
     for (const { error } of [await otherClient.refreshToken({ accountId: owned!.id }), await otherClient.accountInfo({ query: { accountId: owned!.id } })]) {
       expect(error).toMatchObject({ status: 400, code: "ACCOUNT_NOT_FOUND" });
@@ -57,14 +45,10 @@ describe("provider tokens of a social account (current client)", () => {
   });
 
   it("an admin impersonating the user reads neither the tokens nor the profile: 403, and the tokens stay unrefreshed", async () => {
-    social.idp.signInAs(social.anAccount("impersonated"));
-    const owner = social.browser();
-    const ownerClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => owner.request(input instanceof Request ? input.url : String(input), init));
-    await owner.follow(((await ownerClient.signIn.social({ provider: "google", callbackURL: "/" })).data as { url: string }).url);
-    const [google] = (await ownerClient.listAccounts()).data!;
+    const { client: ownerClient, google } = await signedInWithGoogle(social, "impersonated");
 
     const admin = social.browser();
-    const adminClient = CURRENT_GENERATION.make(social.platform.baseURL, (input, init) => admin.request(input instanceof Request ? input.url : String(input), init));
+    const adminClient = clientIn(social, admin);
     const adminEmail = social.anAccount("admin").email;
     const { data: signedUp } = await adminClient.signUp.email({ email: adminEmail, password: "correct horse battery", name: "A" });
     await social.platform.services.identity.deps.store.updateUser(signedUp!.user.id, { role: "admin" });
