@@ -5,7 +5,7 @@
  * growing delay, up to MAX_ATTEMPTS; a worker that dies mid-request leaves its lease to run out, and the
  * request is done again (a reset then issues a fresh token, which voids the first).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { MailRequestRecord } from "../store/identity-store.js";
 import { mailResetLink } from "./password-reset.js";
 import type { Registry } from "./ports.js";
@@ -64,59 +64,9 @@ export async function processDue(deps: Deps): Promise<number> {
   return due.length;
 }
 
-export interface MailRequestWorker {
-  /** Runs a pass in `afterMs` (when the request just queued is due). */
-  wake(afterMs: number): void;
-  /** Stops polling and waits for the pass in progress. */
-  stop(): Promise<void>;
-}
+export type MailRequestWorker = PollingWorker;
 
 /** Starts the worker: a pass now, then one every pollIntervalMs, and one whenever woken. */
 export function startMailRequestWorker(deps: Deps, pollIntervalMs = POLL_INTERVAL_MS): MailRequestWorker {
-  let stopped = false;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const schedule = () => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(run, pollIntervalMs);
-    timer.unref();
-  };
-  function run(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    running = (async () => {
-      let full = false;
-      do {
-        again = false;
-        try {
-          full = (await processDue(deps)) >= BATCH_SIZE;
-        } catch (error) {
-          deps.log.warn("mail requests unavailable; paused until the next poll", { error: describe(error) });
-          full = false;
-        }
-      } while (!stopped && (again || full));
-    })().finally(() => {
-      running = undefined;
-      schedule();
-    });
-  }
-  // A wake comes from inside an RPC; the pass must not run (and log) under that one call's request id.
-  const outsideAnyRequest = AsyncLocalStorage.snapshot();
-  run();
-  return {
-    wake: (afterMs) => {
-      if (!stopped) setTimeout(() => outsideAnyRequest(run), afterMs).unref();
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPollingWorker({ name: "mail requests", pass: () => processDue(deps), batchSize: BATCH_SIZE, pollIntervalMs, log: deps.log });
 }

@@ -8,12 +8,12 @@
  * message is sent again with the same Message-ID. Delivery is therefore at least once with a recognisable
  * resend: SMTP offers nothing stronger, since a server may accept a message whose reply never arrives.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomString } from "@auth-platform/runtime/random";
 import type { OutboxRecord } from "../store/notification-store.js";
-import { retryDelay } from "./backoff.js";
+import { retryDelay } from "@auth-platform/runtime/backoff";
 import { DeliveryFailure, type Registry } from "./ports.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
+import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 
 type Deps = Pick<Registry, "config" | "store" | "transport" | "log" | "now" | "random">;
 
@@ -101,61 +101,9 @@ export async function deliverDue(deps: Deps): Promise<number> {
   return due.length;
 }
 
-export interface DeliveryWorker {
-  /** Runs a pass now (or right after the current one). */
-  wake(): void;
-  /** Stops polling and waits for the pass in progress (its sends are bounded by the transport's timeout). */
-  stop(): Promise<void>;
-}
+export type DeliveryWorker = PollingWorker;
 
 /** Starts the worker: a pass now, then one every pollIntervalMs, and one whenever woken. */
 export function startDeliveryWorker(deps: Deps): DeliveryWorker {
-  let stopped = false;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-
-  const schedule = () => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(run, deps.config.pollIntervalMs);
-    timer.unref();
-  };
-
-  function run(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    running = (async () => {
-      let full = false;
-      do {
-        again = false;
-        try {
-          full = (await deliverDue(deps)) >= BATCH_SIZE;
-        } catch (error) {
-          // The store is unreachable: mail waits in the outbox; try again at the next poll.
-          deps.log.warn("outbox unavailable; delivery paused until the next poll", { error: describe(error) });
-          full = false;
-        }
-      } while (!stopped && (again || full));
-    })().finally(() => {
-      running = undefined;
-      schedule();
-    });
-  }
-
-  // A wake comes from inside an RPC; the pass must not run (and log) under that one call's request id.
-  const outsideAnyRequest = AsyncLocalStorage.snapshot();
-  run();
-  return {
-    wake: () => outsideAnyRequest(run),
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPollingWorker({ name: "outbox", pass: () => deliverDue(deps), batchSize: BATCH_SIZE, pollIntervalMs: deps.config.pollIntervalMs, log: deps.log });
 }

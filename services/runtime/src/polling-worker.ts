@@ -1,0 +1,83 @@
+/**
+ * The loop every durable queue of the platform runs (identity's mail requests and user-copy outbox,
+ * notification's deliveries, organization's invitation mail): a pass at start, one every poll interval,
+ * one whenever woken, and passes back to back while a pass finds a full batch. What a pass does (find due
+ * rows, lease, process, retry with backoff) belongs to the queue; the loop only decides when passes run.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Logger } from "./log.js";
+
+export interface PollingWorkerOptions {
+  /** Named in the log line of a failed pass. */
+  name: string;
+  /** One pass; resolves to how many rows it found due. */
+  pass: () => Promise<number>;
+  /** A pass that found this many rows is followed at once by another. */
+  batchSize: number;
+  pollIntervalMs: number;
+  log: Logger;
+}
+
+export interface PollingWorker {
+  /** Runs a pass in `afterMs` (0: now, or right after the pass in progress). */
+  wake(afterMs?: number): void;
+  /** Stops polling and waits for the pass in progress. */
+  stop(): Promise<void>;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
+
+export function startPollingWorker(options: PollingWorkerOptions): PollingWorker {
+  let stopped = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  const schedule = () => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, options.pollIntervalMs);
+    timer.unref();
+  };
+
+  function run(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = (async () => {
+      let full = false;
+      do {
+        again = false;
+        try {
+          full = (await options.pass()) >= options.batchSize;
+        } catch (error) {
+          // The store is unreachable: the rows wait where they are; the next poll tries again.
+          options.log.warn(`${options.name} unavailable; paused until the next poll`, { error: describe(error) });
+          full = false;
+        }
+      } while (!stopped && (again || full));
+    })().finally(() => {
+      running = undefined;
+      schedule();
+    });
+  }
+
+  // A wake comes from inside an RPC; the pass must not run (and log) under that one call's request id.
+  const outsideAnyRequest = AsyncLocalStorage.snapshot();
+  run();
+  return {
+    wake(afterMs = 0) {
+      if (stopped) return;
+      if (afterMs <= 0) outsideAnyRequest(run);
+      else setTimeout(() => outsideAnyRequest(run), afterMs).unref();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
