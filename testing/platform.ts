@@ -45,6 +45,8 @@ export interface PlatformOptions {
   tls?: boolean;
   /** Receives every log line of every process, parsed (default: stdout, at LOG_LEVEL=error). */
   logs?: LogSink;
+  /** Environment for one service only, over `env` (e.g. identity dialling the session service through a proxy). */
+  serviceEnv?: Partial<Record<"identity" | "session" | "notification" | "organization" | "admin" | "oauth", Record<string, string>>>;
 }
 
 /** Where the in-process services and the gateway write their log lines. */
@@ -161,13 +163,14 @@ export const startOAuth = (env: Record<string, string>, logs?: LogSink) => oauth
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
-  const notification = await startNotification(env, options.logs);
+  const own = (service: keyof NonNullable<PlatformOptions["serviceEnv"]>) => ({ ...env, ...options.serviceEnv?.[service] });
+  const notification = await startNotification(own("notification"), options.logs);
   // Session first: it calls nobody, and identity's start-up backfill of user copies then succeeds at once.
-  const session = await startSession(env, options.logs);
-  const identity = await startIdentity(env, options.logs);
-  const organization = await startOrganization(env, options.logs);
-  const admin = await startAdmin(env, options.logs);
-  const oauthService = await startOAuth(env, options.logs);
+  const session = await startSession(own("session"), options.logs);
+  const identity = await startIdentity(own("identity"), options.logs);
+  const organization = await startOrganization(own("organization"), options.logs);
+  const admin = await startAdmin(own("admin"), options.logs);
+  const oauthService = await startOAuth(own("oauth"), options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}${env.AUTH_BASE_PATH ?? "/api/auth"}`,

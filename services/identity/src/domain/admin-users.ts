@@ -198,18 +198,16 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
   });
 }
 
-async function patchUser(deps: Pick<Deps, "store">, userId: string, patch: Partial<UserRecord>): Promise<UserRecord> {
-  const updated = await deps.store.updateUser(userId, patch);
+async function patchUser(deps: Pick<Deps, "store">, userId: string, patch: Partial<UserRecord>, options?: { revokeSessions?: boolean }): Promise<UserRecord> {
+  const updated = await deps.store.updateUser(userId, patch, options);
   if (!updated) throw new AuthError("USER_NOT_FOUND");
   return updated;
 }
 
 export async function setRole(deps: Deps, userId: string, role: string): Promise<UserRecord> {
   await existing(deps, userId);
-  const user = await patchUser(deps, userId, { role: checkRole(role) });
-  // The role travels with cached sessions: drop them so a demoted admin is not served as one.
-  await deps.sessions.forgetUser(user);
-  return user;
+  // The role travels with the session service's copy of the user: the store's outbox carries the new one.
+  return patchUser(deps, userId, { role: checkRole(role) });
 }
 
 /**
@@ -232,24 +230,23 @@ export async function setUserPassword(deps: Deps, input: { userId: string; newPa
   await deps.store.deleteTrustedDevices(user.id);
 }
 
-/** Bans a user and ends every session of the user (cache included) before answering. */
+/**
+ * Bans a user and ends every session of the user (cache included): both are one write, the ban and its outbox
+ * row, delivered before the answer, or by the outbox worker once the session service can be reached.
+ */
 export async function banUser(deps: Deps, input: { userId: string; reason?: string; expiresInSeconds?: number }): Promise<UserRecord> {
   await existing(deps, input.userId);
   const seconds = input.expiresInSeconds ?? 0;
   if (!Number.isInteger(seconds) || seconds < 0) throw invalid("Invalid banExpiresIn: expected a whole number of seconds");
   const banExpires = seconds > 0 ? new Date(deps.now().getTime() + seconds * 1000) : null;
-  const user = await patchUser(deps, input.userId, { banned: true, banReason: input.reason?.trim() || DEFAULT_BAN_REASON, banExpires });
   // After the ban is stored sign-in refuses the user. A sign-in that read the user just before is held off by
-  // the banned copy this hands the session service ahead of the revocation (its CreateSession refuses).
-  await deps.sessions.revokeUserSessions(input.userId, user);
-  return user;
+  // the banned copy the delivery hands the session service ahead of the revocation (its CreateSession refuses).
+  return patchUser(deps, input.userId, { banned: true, banReason: input.reason?.trim() || DEFAULT_BAN_REASON, banExpires }, { revokeSessions: true });
 }
 
 export async function unbanUser(deps: Deps, userId: string): Promise<UserRecord> {
   await existing(deps, userId);
-  const user = await patchUser(deps, userId, { banned: false, banReason: null, banExpires: null });
-  await deps.sessions.forgetUser(user);
-  return user;
+  return patchUser(deps, userId, { banned: false, banReason: null, banExpires: null });
 }
 
 /** Deletes the user, the user's sessions and accounts (the delete-user flow, without its confirmations). */

@@ -27,7 +27,6 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
     if (!updated) throw new AuthError("USER_NOT_FOUND");
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
-    await deps.sessions.forgetUser(updated);
     if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input.callbackUrl);
     return;
   }

@@ -7,12 +7,13 @@ import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
+import { openSession } from "./open-session.js";
 import { type ChallengeToken, createChallenge } from "./two-factor-challenge.js";
 import { type DeviceToken, useTrustedDevice } from "./trusted-devices.js";
 import { mailVerificationLink } from "./verification.js";
 import { admitUser } from "./bans.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log">;
 
 export interface CompleteSignInOptions {
   rememberMe: boolean;
@@ -42,6 +43,6 @@ export async function completeSignIn(deps: Deps, user: UserRecord, options: Comp
     if (!device) return { user: current, challenge: await createChallenge(deps, current, { rememberMe: options.rememberMe, client: options.client }) };
     trustedDevice = device;
   }
-  const session = await deps.sessions.createSession(current, { rememberMe: options.rememberMe, client: options.client, refusal: options.refusal });
+  const session = await openSession(deps, current, { rememberMe: options.rememberMe, client: options.client, refusal: options.refusal });
   return { user: current, session, trustedDevice };
 }

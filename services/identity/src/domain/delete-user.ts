@@ -1,7 +1,8 @@
 /**
  * Delete user: at once with a mailed token; with the password, or from a fresh session, a confirmation mail
- * when confirmation by mail is configured, else at once. Deletion ends the sessions first, then removes the
- * memberships (organization service), then the accounts and the user in one transaction; every step is idempotent, so a retry after a failure is safe.
+ * when confirmation by mail is configured, else at once. Deletion removes the accounts and the user in one
+ * transaction with its session outbox row, whose delivery ends the sessions and removes the memberships
+ * (organization service): at once, or when those services can be reached again (session-outbox.ts).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/random";
@@ -31,20 +32,16 @@ export interface DeleteUserInput {
 }
 
 /**
- * Removes everything the user owns here, their sessions and their memberships. Safe to call again: the user
- * row goes last, so a retry after a failed step finds the user and runs every step again.
+ * Removes everything the user owns here; the sessions and memberships follow through the outbox. A membership
+ * written after the delivery (an accept in flight) is removed by the organization service, which then finds
+ * the user gone.
  */
-export async function removeUser(deps: Pick<Deps, "store" | "sessions" | "organizations">, userId: string): Promise<void> {
-  await deps.sessions.revokeUserSessions(userId);
-  await deps.organizations.removeUserMemberships(userId);
-  await deps.store.deleteUserAndAccounts(userId);
-  // Again: a membership written meanwhile (an accept, a create in flight) escaped the first pass. One written
-  // after this pass is removed by the organization service, which then finds the user gone.
-  await deps.organizations.removeUserMemberships(userId);
-  // The user's mailed reset and deletion links name a user no one has now: their records go too.
+export async function removeUser(deps: Pick<Deps, "store">, userId: string): Promise<void> {
+  // The user's mailed reset and deletion links name a user no one has now: their records go too (first: a
+  // failure here leaves the user, and a retry runs every step again).
   await voidResetLinks(deps, userId);
   await deps.store.deleteVerifications(DELETE_PREFIX, userId);
-  await deps.sessions.forgetDeletedUser(userId);
+  await deps.store.deleteUserAndAccounts(userId);
 }
 
 export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ deleted: boolean }> {

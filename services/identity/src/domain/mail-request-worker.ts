@@ -11,7 +11,7 @@ import { mailResetLink } from "./password-reset.js";
 import type { Registry } from "./ports.js";
 import { mailVerificationIfUnverified } from "./verification.js";
 
-type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "mail" | "now" | "log">;
 
 export const BATCH_SIZE = 10;
 /** Longer than any one request takes (two store calls and a SendEmail under its deadline). */
@@ -33,7 +33,12 @@ export async function processMailRequest(deps: Deps, request: MailRequestRecord)
 
 const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
 
-async function handle(deps: Deps, request: MailRequestRecord): Promise<void> {
+/**
+ * Claims and processes one request: done, it is deleted; failed, it is retried later with a growing delay.
+ * Never throws for the request's own failure. A request's own RPC calls it at once for a request it wrote
+ * with its row (sign-up's verification mail), so a healthy system mails at once and an outage only delays.
+ */
+export async function runMailRequest(deps: Deps, request: MailRequestRecord): Promise<void> {
   const now = deps.now();
   if (!(await deps.store.claimMailRequest(request.id, request.attempts, now, new Date(now.getTime() + LEASE_MS)))) return;
   const attempts = request.attempts + 1;
@@ -57,7 +62,7 @@ async function handle(deps: Deps, request: MailRequestRecord): Promise<void> {
 /** One pass: every due request (up to a batch) claimed and processed. Returns how many were due. */
 export async function processDue(deps: Deps): Promise<number> {
   const due = await deps.store.findDueMailRequests(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((request) => handle(deps, request)));
+  const results = await Promise.allSettled(due.map((request) => runMailRequest(deps, request)));
   for (const result of results) {
     if (result.status === "rejected") deps.log.error("mail request bookkeeping failed", { error: describe(result.reason) });
   }

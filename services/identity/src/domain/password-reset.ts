@@ -16,7 +16,7 @@ import type { Registry } from "./ports.js";
 import { tokenHash } from "./trusted-devices.js";
 import { checkPasswordLength, normaliseEmail } from "./validation.js";
 
-type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "mail" | "now">;
 
 const RESET_TOKEN_LENGTH = 24;
 const RESET_PREFIX = "reset-password:";
@@ -112,20 +112,22 @@ export async function resetPassword(
   // Before the new password is stored: a failure in between leaves no account the owner recovered with the
   // intruder's provider account or second factor still on it.
   const removed = await dropUnprovenSetup(deps, user);
+  // An unverified user's sessions end whatever the configuration says: whoever opened them (a squatter's
+  // password or provider account) never proved the mailbox the reset link just proved. The end of the
+  // sessions is written with the password (the store's session outbox): delivered before the answer, or, with
+  // the session service away, as soon as it is back, and before any new session of the user.
+  const revokeSessions = deps.config.resetPassword.revokeSessions || !user.emailVerified;
   const credential = await deps.store.findAccount(userId, CREDENTIAL_PROVIDER);
   if (credential) {
-    await deps.store.setAccountPassword(credential.id, hash);
+    await deps.store.setAccountPassword(credential.id, hash, { revokeSessionsOf: revokeSessions ? userId : undefined });
   } else {
     const now = deps.now();
-    await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now });
+    await deps.store.createAccount({ id: newId(), accountId: userId, providerId: CREDENTIAL_PROVIDER, userId, password: hash, createdAt: now, updatedAt: now }, { revokeSessions });
   }
   // Any other reset link of the user dies with this one, and so does the trust given to any browser and
   // every sign-in waiting for its second factor (the old password proved its first).
   await voidResetLinks(deps, userId);
   await deps.store.deleteTrustedDevices(userId);
   await deps.store.deleteUserChallenges(userId);
-  // An unverified user's sessions end whatever the configuration says: whoever opened them (a squatter's
-  // password or provider account) never proved the mailbox the reset link just proved.
-  if (deps.config.resetPassword.revokeSessions || !user.emailVerified) await deps.sessions.revokeUserSessions(userId);
   return { userId, removed };
 }

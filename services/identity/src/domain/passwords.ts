@@ -5,9 +5,10 @@ import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js
 import { admissibleUser } from "./bans.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { ClientInfo, Registry } from "./ports.js";
+import { openSession } from "./open-session.js";
 import { checkPasswordLength } from "./validation.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "now" | "passwords">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "now" | "passwords" | "log">;
 
 export interface ChangePasswordInput {
   userId: string;
@@ -47,6 +48,6 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   // the user was read (two scrypts ago): the ban ended the sessions, and a banned user gets no new one.
   const current = await admissibleUser(deps, user.id);
   if (!current) return { user };
-  const session = await deps.sessions.createSession(current, { rememberMe: true, client: input.client });
+  const session = await openSession(deps, current, { rememberMe: true, client: input.client });
   return { user: current, session };
 }

@@ -1,5 +1,4 @@
 /** What the identity domain needs from outside itself: its store, the session service, a clock. */
-import type { ErrorCode } from "@auth-platform/proto/errors";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
@@ -12,18 +11,19 @@ export interface ClientInfo {
   userAgent?: string;
 }
 
+/** The session service's RPCs that identity calls (domain/open-session.ts and session-outbox.ts call them). */
 export interface SessionPort {
-  /** Starts a session for the user (the session service caches the user with it). */
-  createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo; refusal?: ErrorCode }): Promise<Session>;
+  /** Starts a session for the user (the session service keeps the copy of the user it carries). */
+  createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<Session>;
   /**
    * Ends every session of the user. Idempotent. With `user` (a ban), the session service keeps that copy first,
    * so a session being created meanwhile sees the ban and is refused, or is made before the revocation lists.
    */
   revokeUserSessions(userId: string, user?: UserRecord): Promise<void>;
   /** Tells the session service the user changed: it serves this copy from now on (cached copies dropped). */
-  forgetUser(user: UserRecord): Promise<void>;
+  putUserCopy(user: UserRecord): Promise<void>;
   /** Tells the session service the user was deleted: its copy of the user goes. */
-  forgetDeletedUser(userId: string): Promise<void>;
+  dropUserCopy(userId: string): Promise<void>;
   /** Users with sessions but no copy in the session service, ids ascending after `afterUserId` (session-users.ts). */
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
 }

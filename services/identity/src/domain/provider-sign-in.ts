@@ -15,7 +15,7 @@ import type { ProviderTokenVault } from "./provider-token-vault.js";
 import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
 import { normaliseEmail } from "./validation.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now"> & { providerTokens: ProviderTokenVault };
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log"> & { providerTokens: ProviderTokenVault };
 
 export interface ProviderProfile {
   providerId: string;

@@ -22,7 +22,7 @@ export async function backfillSessionUsers(deps: Deps, pageSize = BACKFILL_PAGE_
     const ids = await deps.sessions.usersMissingSnapshot(after, pageSize);
     for (const id of ids) {
       const user = await deps.store.findUserById(id);
-      if (user) await deps.sessions.forgetUser(user);
+      if (user) await deps.sessions.putUserCopy(user);
       else await deps.sessions.revokeUserSessions(id);
       handled++;
     }

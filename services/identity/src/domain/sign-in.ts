@@ -9,7 +9,7 @@ import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { normaliseEmail } from "./validation.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now" | "passwords">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "passwords" | "log">;
 
 export interface SignInInput {
   password: string;

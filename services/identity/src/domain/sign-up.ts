@@ -4,8 +4,9 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
+import { openSession } from "./open-session.js";
 import { checkExtraFields, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
-import { mailVerificationLink } from "./verification.js";
+import { runMailRequest } from "./mail-request-worker.js";
 
 export interface SignUpInput {
   name: string;
@@ -24,7 +25,7 @@ export interface SignUpInput {
 }
 
 export async function signUpEmail(
-  deps: Pick<Registry, "config" | "store" | "sessions" | "mail" | "now" | "passwords">,
+  deps: Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "passwords" | "log">,
   input: SignUpInput,
 ): Promise<{ user: UserRecord; session?: Session }> {
   const { config, store } = deps;
@@ -59,21 +60,18 @@ export async function signUpEmail(
     extraFields,
   };
   const passwordHash = await deps.passwords.hash(input.password, input.deadline);
-  await store.createUserWithAccount(user, {
-    id: newId(),
-    accountId: user.id,
-    providerId: CREDENTIAL_PROVIDER,
-    userId: user.id,
-    password: passwordHash,
-    createdAt: now,
-    updatedAt: now,
-  });
   const verification = config.emailVerification;
-  if (verification.enabled && (verification.sendOnSignUp || verification.required)) {
-    await mailVerificationLink(deps, user, input.callbackUrl);
-  }
+  // The verification mail is queued with the user (one transaction) and sent right after: with the
+  // notification service away the sign-up still succeeds, and the mail follows when it is back.
+  const mailRequest =
+    verification.enabled && (verification.sendOnSignUp || verification.required)
+      ? { id: newId(), kind: "email-verification" as const, email, callbackUrl: input.callbackUrl ?? null, nextAttemptAt: now, createdAt: now }
+      : undefined;
+  const account = { id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: passwordHash, createdAt: now, updatedAt: now };
+  await store.createUserWithAccount(user, account, mailRequest);
+  if (mailRequest) await runMailRequest(deps, { ...mailRequest, attempts: 0, leaseUntil: null });
   // With verification required, the first session comes after the address is verified.
   if (!config.autoSignIn || verification.required) return { user };
-  const session = await deps.sessions.createSession(user, { rememberMe: input.rememberMe, client: input.client });
+  const session = await openSession(deps, user, { rememberMe: input.rememberMe, client: input.client });
   return { user, session };
 }

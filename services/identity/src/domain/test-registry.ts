@@ -12,6 +12,7 @@ import { identityConfig } from "../config.js";
 import { createMemoryIdentityStore } from "../store/memory-identity-store.js";
 import type { UserRecord } from "../store/identity-store.js";
 import { processDue } from "./mail-request-worker.js";
+import { deliverDueSessionOutbox, publishingStore } from "./session-outbox.js";
 import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
 import type { MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "./ports.js";
 import { signUpEmail } from "./sign-up.js";
@@ -31,10 +32,12 @@ export interface SentMail {
 export interface FakeSessions extends SessionPort {
   live: Session[];
   forgotten: string[];
-  /** The copy of each user the session service keeps (pushed with createSession and forgetUser). */
+  /** The copy of each user the session service keeps (pushed with createSession and putUserCopy). */
   copies: Map<string, UserRecord>;
   /** Makes revokeUserSessions fail, as when the session service is unreachable. */
   failRevoke: boolean;
+  /** Makes every call fail, as when the session service is unreachable. */
+  unreachable: boolean;
   of(userId: string): Session[];
 }
 
@@ -44,23 +47,27 @@ function fakeSessions(now: () => Date): FakeSessions {
     forgotten: [],
     copies: new Map(),
     failRevoke: false,
+    unreachable: false,
     of: (userId) => sessions.live.filter((s) => s.userId === userId),
     async createSession(user) {
+      if (sessions.unreachable) throw new Error("session service unavailable");
       const session: Session = { id: newId(), token: randomString(32), userId: user.id, createdAt: now() };
       sessions.copies.set(user.id, user);
       sessions.live.push(session);
       return session;
     },
     async revokeUserSessions(userId, user) {
-      if (sessions.failRevoke) throw new Error("session service unavailable");
+      if (sessions.failRevoke || sessions.unreachable) throw new Error("session service unavailable");
       if (user) sessions.copies.set(user.id, user);
       sessions.live = sessions.live.filter((s) => s.userId !== userId);
     },
-    async forgetUser(user) {
+    async putUserCopy(user) {
+      if (sessions.unreachable) throw new Error("session service unavailable");
       sessions.forgotten.push(user.id);
       sessions.copies.set(user.id, user);
     },
-    async forgetDeletedUser(userId) {
+    async dropUserCopy(userId) {
+      if (sessions.unreachable) throw new Error("session service unavailable");
       sessions.copies.delete(userId);
     },
     async usersMissingSnapshot(afterUserId, limit) {
@@ -122,6 +129,8 @@ export interface TestRegistry extends Registry {
   advance(ms: number): void;
   /** Runs the mail request worker once every queued request is due (what the real worker does on its own). */
   processMailRequests(): Promise<void>;
+  /** Runs one pass of the session outbox worker (what the real worker does on its own). */
+  processSessionOutbox(): Promise<number>;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -130,9 +139,10 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   let clock = T0;
   const now = () => new Date(clock);
+  const rows = createMemoryIdentityStore({ now });
   const registry: TestRegistry = {
     config: identityConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.example.com/api/auth", ...env }),
-    store: createMemoryIdentityStore({ now }),
+    store: rows,
     sessions: fakeSessions(now),
     organizations: fakeOrganizations(),
     mail: fakeMail(),
@@ -146,7 +156,10 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       clock += MAIL_REQUEST_DELAY_MS;
       await processDue(registry);
     },
+    processSessionOutbox: () => deliverDueSessionOutbox(registry),
   };
+  // As the service runs: every write of a user delivered to the session service before it returns.
+  registry.store = publishingStore(rows, { ...registry, outbox: { wake() {} } });
   return registry;
 }
 

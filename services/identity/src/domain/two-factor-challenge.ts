@@ -11,6 +11,7 @@ import type { UserRecord } from "../store/identity-store.js";
 import type { TwoFactorChallengeRecord } from "../store/two-factor-store.js";
 import { admitUser } from "./bans.js";
 import type { ClientInfo, Registry } from "./ports.js";
+import { openSession } from "./open-session.js";
 import { codeHash } from "./secret-box.js";
 import { type DeviceToken, tokenHash, trustDevice } from "./trusted-devices.js";
 import { newOtp, otpMatches } from "./two-factor-codes.js";
@@ -27,7 +28,7 @@ export const OTP_SECONDS = 300;
  */
 export const USER_CHALLENGES_WORTH = 2;
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "mail" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log">;
 
 export interface ChallengeToken {
   token: string;
@@ -112,7 +113,7 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
   // Single use: of two requests racing with valid codes, only the one that deletes the challenge signs in.
   if (!(await deps.store.consumeChallenge(challenge.id))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const current = await admitUser(deps, user, "INVALID_TWO_FACTOR_COOKIE");
-  const session = await deps.sessions.createSession(current, { rememberMe: challenge.rememberMe, client: input.client, refusal: "INVALID_TWO_FACTOR_COOKIE" });
+  const session = await openSession(deps, current, { rememberMe: challenge.rememberMe, client: input.client, refusal: "INVALID_TWO_FACTOR_COOKIE" });
   const trustedDevice = input.trustDevice ? await trustDevice(deps, current.id, input.client) : undefined;
   return { user: current, session, rememberMe: challenge.rememberMe, trustedDevice };
 }

@@ -55,9 +55,7 @@ export async function enableTwoFactor(deps: Deps, input: PasswordInput & { issue
 export async function disableTwoFactor(deps: Deps, input: PasswordInput): Promise<UserRecord> {
   const user = await requirePassword(deps, input);
   await deps.store.deleteTwoFactor(user.id);
-  const updated = (await deps.store.findUserById(user.id)) ?? user;
-  await deps.sessions.forgetUser(updated);
-  return updated;
+  return (await deps.store.findUserById(user.id)) ?? user;
 }
 
 export async function getTotpUri(deps: Deps, input: PasswordInput): Promise<string> {
@@ -112,7 +110,5 @@ export async function verifySignedInUser(deps: Deps, input: { userId: string; me
   }
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  // The session service's copies of the user must show twoFactorEnabled now.
-  if (input.method === "totp" && !enrolment.verified) await deps.sessions.forgetUser(user);
   return user;
 }

@@ -42,6 +42,5 @@ export async function updateUser(deps: Deps, input: { userId: string; fields: Re
   }
   const updated = await deps.store.updateUser(user.id, patch);
   if (!updated) throw new AuthError("USER_NOT_FOUND");
-  await deps.sessions.forgetUser(updated);
   return updated;
 }

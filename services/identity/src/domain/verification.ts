@@ -7,13 +7,14 @@ import { apiLink, mailKey } from "./links.js";
 import { enqueueMailRequest } from "./mail-requests.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { ClientInfo, Registry } from "./ports.js";
+import { openSession } from "./open-session.js";
 import { signVerificationToken, verifyVerificationToken } from "./tokens.js";
 import { normaliseEmail } from "./validation.js";
 
-type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "organizations" | "now" | "log">;
 
 /** Mails a verification link to `to` (the user's address, or the new one for updateTo tokens). */
-export async function mailVerificationLink(deps: Deps, user: UserRecord, callbackUrl?: string): Promise<void> {
+export async function mailVerificationLink(deps: Pick<Registry, "config" | "mail" | "now">, user: UserRecord, callbackUrl?: string): Promise<void> {
   const { config } = deps;
   const token = await signVerificationToken({ userId: user.id, email: user.email }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
   const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: callbackUrl });
@@ -43,7 +44,7 @@ export async function sendVerificationEmail(deps: Pick<Registry, "config" | "sto
 }
 
 /** The worker's half: mails a link if the address is a user's and not verified yet. */
-export async function mailVerificationIfUnverified(deps: Deps, input: { email: string; callbackUrl?: string }): Promise<void> {
+export async function mailVerificationIfUnverified(deps: Pick<Registry, "config" | "store" | "mail" | "now">, input: { email: string; callbackUrl?: string }): Promise<void> {
   const user = await deps.store.findUserByEmail(input.email);
   if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
 }
@@ -69,7 +70,6 @@ export async function verifyEmail(
     const updated = (await moveToEmail(deps, user.id, newEmail, false))!;
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
-    await deps.sessions.forgetUser(updated);
     await mailVerificationLink(deps, updated);
     return { user: updated };
   }
@@ -80,12 +80,11 @@ export async function verifyEmail(
   const verified = await deps.store.markEmailVerified(user.id, user.email);
   // Another use of the link won the race (or the address moved meanwhile): this one changes nothing.
   if (!verified) return { user: (await deps.store.findUserById(user.id)) ?? user };
-  await deps.sessions.forgetUser(verified);
   // A verification link is not a second factor: with two-factor on, the user signs in the usual way.
   if (!deps.config.emailVerification.autoSignIn || verified.twoFactorEnabled) return { user: verified };
   // Nor a way round a ban: the address is verified, but a banned user gets no session here either.
   const current = await clearExpiredBan(deps, verified);
   if (current.banned) return { user: current };
-  const session = await deps.sessions.createSession(current, { rememberMe: true, client: input.client });
+  const session = await openSession(deps, current, { rememberMe: true, client: input.client });
   return { user: current, session };
 }

@@ -80,6 +80,22 @@ export const MailRequestEntity = defineEntity({
 
 export type MailRequestRow = InstanceType<typeof MailRequestEntity.class>;
 
+/** What the session service has still to be told about each user (identity-store.ts, SessionOutboxRecord). */
+export const SessionOutboxEntity = defineEntity({
+  name: "SessionOutbox",
+  tableName: "session_outbox",
+  properties: {
+    userId: p.string().primary(),
+    revokeSessions: p.boolean().default(false),
+    version: p.integer(),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime(),
+    leaseUntil: p.datetime().nullable(),
+  },
+});
+
+export type SessionOutboxRow = InstanceType<typeof SessionOutboxEntity.class>;
+
 /** Two-factor (migration 0004): the TOTP enrolment, backup codes, sign-in challenges, trusted devices. */
 export const TwoFactorEntity = defineEntity({
   name: "TwoFactor",

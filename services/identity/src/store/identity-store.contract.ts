@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import { type AccountRecord, CREDENTIAL_PROVIDER, type IdentityStore, type UserRecord } from "./identity-store.js";
+import { type AccountRecord, CREDENTIAL_PROVIDER, type IdentityStore, USER_WRITES, type UserRecord } from "./identity-store.js";
 
 let counter = 0;
 const unique = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`;
@@ -376,6 +376,84 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       await store.deleteMailRequest(early.id);
       await store.deleteMailRequest(late.id);
       expect(mine(await store.findDueMailRequests(at(1000), 100))).toEqual([]);
+    });
+
+    /** Each write of a user (USER_WRITES) run on a fresh user, with the option that makes it end the sessions. */
+    const userWrites: Record<(typeof USER_WRITES)[number], (user: UserRecord, account: AccountRecord) => Promise<unknown>> = {
+      updateUser: (user) => store.updateUser(user.id, { name: "Changed" }),
+      markEmailVerified: (user) => store.markEmailVerified(user.id, user.email),
+      deleteUserAndAccounts: (user) => store.deleteUserAndAccounts(user.id),
+      activateTwoFactor: async (user) => {
+        const at = contractClock.now();
+        await store.saveTwoFactor({ userId: user.id, secret: "sealed", verified: false, lastTotpStep: null, createdAt: at, updatedAt: at }, []);
+        await store.activateTwoFactor(user.id, at);
+      },
+      deleteTwoFactor: (user) => store.deleteTwoFactor(user.id),
+      queueSessionRevocation: (user) => store.queueSessionRevocation(user.id),
+      setAccountPassword: (user, account) => store.setAccountPassword(account.id, "new-hash", { revokeSessionsOf: user.id }),
+      createAccount: (user) => store.createAccount(anAccount(user, { providerId: "github", accountId: unique("gh") }), { revokeSessions: true }),
+    };
+    /**
+     * Every other method of the store, none of which changes a user: a new method must be put in one list or
+     * the other, so a new way to write a user cannot skip the session outbox unnoticed.
+     */
+    const CHANGES_NO_USER = [
+      // Creating a user: a new user has no session; the first CreateSession carries the copy.
+      "createUserWithAccount",
+      "findUserById", "findUsers", "findUserByEmail", "findUserByUsername", "findAccount", "listUsers", "findAccountByProvider",
+      "updateAccountTokens", "listAccounts", "deleteAccount", "deleteAccountUnlessLast",
+      "createVerification", "findVerification", "consumeVerification", "deleteVerifications",
+      "enqueueMailRequest", "findDueMailRequests", "claimMailRequest", "retryMailRequest", "deleteMailRequest",
+      "findSessionOutbox", "findDueSessionOutbox", "claimSessionOutbox", "retrySessionOutbox", "clearSessionOutbox",
+      "saveTwoFactor", "findTwoFactor", "resealTwoFactor", "useTotpStep", "replaceBackupCodes", "useBackupCode", "countBackupCodes",
+      "createChallenge", "findChallenge", "countChallengeAttempt", "countUserChallengeAttempts", "setChallengeOtp", "consumeChallenge", "deleteUserChallenges",
+      "createTrustedDevice", "findTrustedDevice", "renewTrustedDevice", "listTrustedDevices", "deleteTrustedDevice", "deleteTrustedDevices",
+      "close",
+    ];
+
+    it("names every method either a write of a user (USER_WRITES) or one that changes no user", () => {
+      const methods = Object.keys(store).sort();
+      expect(methods).toEqual([...USER_WRITES, ...CHANGES_NO_USER].sort());
+    });
+
+    it.each(USER_WRITES)("%s writes the user's session outbox row with it", async (method) => {
+      const { user, account } = await created();
+      expect(await store.findSessionOutbox(user.id)).toBeNull();
+      await userWrites[method](user, account);
+      const row = await store.findSessionOutbox(user.id);
+      expect(row).toMatchObject({ userId: user.id, attempts: 0, leaseUntil: null });
+      // Those that end the sessions (a deletion, a revocation, a password reset) say so.
+      const revokes = ["deleteUserAndAccounts", "queueSessionRevocation", "setAccountPassword", "createAccount"].includes(method);
+      expect(row!.revokeSessions).toBe(revokes);
+      await store.clearSessionOutbox(user.id, row!.version);
+    });
+
+    it("keeps one row a user: each write moves its version, a revocation is never dropped, and only the version read is cleared", async () => {
+      const { user } = await created();
+      const at = (seconds: number) => new Date(contractClock.at + seconds * 1000);
+      await store.updateUser(user.id, { name: "One" }, { revokeSessions: true });
+      const first = (await store.findSessionOutbox(user.id))!;
+      await store.updateUser(user.id, { name: "Two" });
+      const second = (await store.findSessionOutbox(user.id))!;
+      expect(second.version).toBeGreaterThan(first.version);
+      expect(second.revokeSessions).toBe(true);
+      expect(await store.clearSessionOutbox(user.id, first.version)).toBe(false);
+
+      const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimSessionOutbox(user.id, second.version, at(0), at(60))));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      expect((await store.findDueSessionOutbox(at(10), 1000)).some((row) => row.userId === user.id)).toBe(false);
+      await store.retrySessionOutbox(user.id, at(100));
+      expect(await store.findSessionOutbox(user.id)).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
+      expect((await store.findDueSessionOutbox(at(99), 1000)).some((row) => row.userId === user.id)).toBe(false);
+      expect((await store.findDueSessionOutbox(at(100), 1000)).some((row) => row.userId === user.id)).toBe(true);
+      expect(await store.clearSessionOutbox(user.id, second.version)).toBe(true);
+      expect(await store.findSessionOutbox(user.id)).toBeNull();
+    });
+
+    it("two writes of one user at once both reach the outbox", async () => {
+      const { user } = await created();
+      await Promise.all([store.updateUser(user.id, { name: "A" }), store.updateUser(user.id, { image: "https://example.com/a.png" })]);
+      expect((await store.findSessionOutbox(user.id))!.version).toBeGreaterThanOrEqual(2);
     });
   });
 }

@@ -72,6 +72,25 @@ export interface MailRequestRecord {
 }
 
 /**
+ * What the session service has still to be told about a user: its copy of the user (the user as stored now,
+ * or gone), and with revokeSessions, the end of every session of the user. One row a user, written in the
+ * same transaction as every write of the user (and by queueSessionRevocation), delivered and cleared by
+ * domain/session-outbox.ts.
+ */
+export interface SessionOutboxRecord {
+  userId: string;
+  /** Every session of the user ends on delivery (a ban, a password reset, a deletion). */
+  revokeSessions: boolean;
+  /** Moves with every change queued for the user: a delivery clears only the version it delivered. */
+  version: number;
+  /** Delivery attempts by the worker since the last change. */
+  attempts: number;
+  nextAttemptAt: Date;
+  /** While in the future, one worker holds the row. */
+  leaseUntil: Date | null;
+}
+
+/**
  * What updateUser changes: the columns it names, and `extraFields` merged into the stored extra fields (each
  * named field replaced whole, a null removing it, the others kept as they are), in one write, so two updates
  * of different fields of one user at once both survive.
@@ -128,13 +147,31 @@ export interface UserPage {
   totalIsLowerBound: boolean;
 }
 
+/**
+ * The store's methods that change a user row, or (with their option) end a user's sessions. Each writes the
+ * user's session outbox row in the same transaction (domain/session-outbox.ts delivers it), so no such write
+ * can leave the session service behind; identity-store.contract.ts checks each, and that every other method
+ * of the store is listed there as changing no user. Creating a user is not among them: a new user has no
+ * session, and the first CreateSession carries the copy.
+ */
+export const USER_WRITES = [
+  "updateUser",
+  "markEmailVerified",
+  "deleteUserAndAccounts",
+  "activateTwoFactor",
+  "deleteTwoFactor",
+  "queueSessionRevocation",
+  "setAccountPassword",
+  "createAccount",
+] as const;
+
 export interface IdentityStore extends TwoFactorStore {
   /**
-   * Creates a user and its first account atomically; null creates the user with no account (an admin's
+   * Creates a user and its first account atomically, with the mail request (a verification mail) if given; null creates the user with no account (an admin's
    * user created without a password). A clash on email raises USER_ALREADY_EXISTS, on username
    * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER; neither leaves a partial user behind.
    */
-  createUserWithAccount(user: UserRecord, account: AccountRecord | null): Promise<UserRecord>;
+  createUserWithAccount(user: UserRecord, account: AccountRecord | null, mailRequest?: Omit<MailRequestRecord, "attempts" | "leaseUntil">): Promise<UserRecord>;
   /** The user with this id, or null. */
   findUserById(id: string): Promise<UserRecord | null>;
   /** The users with these ids or (already lower-cased) emails, in no particular order; unknown ones left out. */
@@ -157,8 +194,9 @@ export interface IdentityStore extends TwoFactorStore {
   /**
    * Applies a patch (extra fields merged, see UserPatch) and sets updatedAt in one write; null when the user does
    * not exist. Every write of a user moves updatedAt strictly past the stored one (user-updated-at.ts).
+   * With revokeSessions (a ban), the outbox row also asks for the end of the user's sessions.
    */
-  updateUser(id: string, patch: UserPatch): Promise<UserRecord | null>;
+  updateUser(id: string, patch: UserPatch, options?: { revokeSessions?: boolean }): Promise<UserRecord | null>;
   /**
    * Marks the address verified if the user still has it and it is not verified yet, in one conditional write
    * (of two racing calls one wins); the updated user, or null when nothing changed.
@@ -166,9 +204,13 @@ export interface IdentityStore extends TwoFactorStore {
   markEmailVerified(id: string, email: string): Promise<UserRecord | null>;
   /** Every account of the user, oldest first. */
   listAccounts(userId: string): Promise<AccountRecord[]>;
-  createAccount(account: AccountRecord): Promise<void>;
-  /** Sets the password hash of one account; false when the account is gone. */
-  setAccountPassword(accountId: string, passwordHash: string): Promise<boolean>;
+  /** With revokeSessions (a password reset), the user's sessions are queued to end in the same transaction. */
+  createAccount(account: AccountRecord, options?: { revokeSessions?: boolean }): Promise<void>;
+  /**
+   * Sets the password hash of one account; false when the account is gone. With revokeSessionsOf (a password
+   * reset), the end of that user's sessions is queued in the same transaction.
+   */
+  setAccountPassword(accountId: string, passwordHash: string, options?: { revokeSessionsOf?: string }): Promise<boolean>;
   deleteAccount(accountId: string): Promise<void>;
   /**
    * Deletes one of the user's accounts unless it is the user's last (unlink): true when deleted, false when
@@ -203,5 +245,17 @@ export interface IdentityStore extends TwoFactorStore {
   retryMailRequest(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
   /** Removes a processed (or abandoned) request. */
   deleteMailRequest(id: string): Promise<void>;
+  /** Queues the end of every session of the user (with the user's copy), due now; safe before the user exists or after. */
+  queueSessionRevocation(userId: string): Promise<void>;
+  /** The user's outbox row, or null when the session service has been told everything. */
+  findSessionOutbox(userId: string): Promise<SessionOutboxRecord | null>;
+  /** Up to `limit` rows due at `now` whose lease is free, oldest due first. */
+  findDueSessionOutbox(now: Date, limit: number): Promise<SessionOutboxRecord[]>;
+  /** Takes the lease on a row still at `version` and counts the attempt: true for the one caller that won it. */
+  claimSessionOutbox(userId: string, version: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Frees the lease and schedules the next attempt. */
+  retrySessionOutbox(userId: string, nextAttemptAt: Date): Promise<void>;
+  /** Removes the row if it is still at `version` (nothing was queued since it was read): true when removed. */
+  clearSessionOutbox(userId: string, version: number): Promise<boolean>;
   close(): Promise<void>;
 }

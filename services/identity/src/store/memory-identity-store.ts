@@ -1,7 +1,7 @@
 /** The identity store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { compareUsers, matchesUserQuery } from "./user-query.js";
-import { type AccountRecord, type IdentityStore, type MailRequestRecord, mergeExtraFields, type UserRecord, type VerificationRecord } from "./identity-store.js";
+import { type AccountRecord, type IdentityStore, type MailRequestRecord, mergeExtraFields, type SessionOutboxRecord, type UserRecord, type VerificationRecord } from "./identity-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
 
@@ -25,6 +25,14 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   const accounts = new Map<string, AccountRecord>();
   const verifications = new Map<string, VerificationRecord>();
   const mailRequests = new Map<string, MailRequestRecord>();
+  const sessionOutbox = new Map<string, SessionOutboxRecord>();
+  /** The session outbox row of a user write (USER_WRITES), as the SQL stores' upsert writes it. */
+  const queueSessionOutbox = (userId: string, revokeSessions = false) => {
+    const row = sessionOutbox.get(userId);
+    if (!row) sessionOutbox.set(userId, { userId, revokeSessions, version: 1, attempts: 0, nextAttemptAt: now(), leaseUntil: null });
+    else Object.assign(row, { version: row.version + 1, attempts: 0, nextAttemptAt: now(), revokeSessions: row.revokeSessions || revokeSessions });
+  };
+  const outboxLeaseFree = (row: SessionOutboxRecord, at: Date) => row.leaseUntil === null || row.leaseUntil <= at;
   const byCreation = (a: { createdAt: Date }, b: { createdAt: Date }) => a.createdAt.getTime() - b.createdAt.getTime();
   const leaseFree = (request: MailRequestRecord, at: Date) => request.leaseUntil === null || request.leaseUntil <= at;
   /** The unique indexes of the user table: email, and username when set. */
@@ -41,19 +49,22 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   const twoFactor = memoryTwoFactorStore((userId, enabled) => {
     const user = users.get(userId);
     if (user) Object.assign(user, { twoFactorEnabled: enabled, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) });
+    queueSessionOutbox(userId);
   });
+  const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
   };
   return {
-    ...twoFactor,
-    async createUserWithAccount(user, account) {
+    ...twoFactorMethods,
+    async createUserWithAccount(user, account, mailRequest) {
       const error = clash(user);
       if (error) throw error;
       if (account && linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
       users.set(user.id, copyUser(user));
       if (account) accounts.set(account.id, stored(account));
+      if (mailRequest) mailRequests.set(mailRequest.id, { ...mailRequest, attempts: 0, leaseUntil: null });
       return user;
     },
     findUserById: async (id) => find((user) => user.id === id),
@@ -79,7 +90,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       Object.assign(account, patch, { updatedAt: now() });
       return true;
     },
-    async updateUser(id, patch) {
+    async updateUser(id, patch, options) {
       const user = users.get(id);
       if (!user) return null;
       const { extraFields, ...columns } = structuredClone(patch);
@@ -87,6 +98,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       const error = clash(updated);
       if (error) throw error;
       users.set(id, updated);
+      queueSessionOutbox(id, options?.revokeSessions);
       return copyUser(updated);
     },
     async markEmailVerified(id, email) {
@@ -94,20 +106,23 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       if (!user || user.email !== email || user.emailVerified) return null;
       const updated: UserRecord = { ...user, emailVerified: true, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) };
       users.set(id, updated);
+      queueSessionOutbox(id);
       return copyUser(updated);
     },
     async listAccounts(userId) {
       return [...accounts.values()].filter((a) => a.userId === userId).sort(byCreation).map(copy);
     },
-    async createAccount(account) {
+    async createAccount(account, options) {
       // The database's unique index on (providerId, accountId) refuses a second link of a social account.
       if (linked(account)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
       accounts.set(account.id, stored(account));
+      if (options?.revokeSessions) queueSessionOutbox(account.userId, true);
     },
-    async setAccountPassword(accountId, passwordHash) {
+    async setAccountPassword(accountId, passwordHash, options) {
       const account = accounts.get(accountId);
       if (!account) return false;
       Object.assign(account, { password: passwordHash, updatedAt: now() });
+      if (options?.revokeSessionsOf) queueSessionOutbox(options.revokeSessionsOf, true);
       return true;
     },
     async deleteAccount(accountId) {
@@ -119,9 +134,10 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       return accounts.delete(accountId);
     },
     async deleteUserAndAccounts(userId) {
-      await twoFactor.deleteTwoFactor(userId);
+      await twoFactorMethods.deleteTwoFactor(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
       users.delete(userId);
+      queueSessionOutbox(userId, true);
     },
     async createVerification(record) {
       verifications.set(record.id, copy(record));
@@ -164,9 +180,37 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async deleteMailRequest(id) {
       mailRequests.delete(id);
     },
+    async queueSessionRevocation(userId) {
+      queueSessionOutbox(userId, true);
+    },
+    findSessionOutbox: async (userId) => {
+      const row = sessionOutbox.get(userId);
+      return row ? copy(row) : null;
+    },
+    async findDueSessionOutbox(at, limit) {
+      return [...sessionOutbox.values()]
+        .filter((row) => row.nextAttemptAt <= at && outboxLeaseFree(row, at))
+        .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+        .slice(0, limit)
+        .map(copy);
+    },
+    async claimSessionOutbox(userId, version, at, leaseUntil) {
+      const row = sessionOutbox.get(userId);
+      if (!row || row.version !== version || !outboxLeaseFree(row, at)) return false;
+      Object.assign(row, { attempts: row.attempts + 1, leaseUntil });
+      return true;
+    },
+    async retrySessionOutbox(userId, nextAttemptAt) {
+      const row = sessionOutbox.get(userId);
+      if (row) Object.assign(row, { nextAttemptAt, leaseUntil: null });
+    },
+    async clearSessionOutbox(userId, version) {
+      if (sessionOutbox.get(userId)?.version !== version) return false;
+      return sessionOutbox.delete(userId);
+    },
     async close() {
-      for (const map of [users, accounts, verifications, mailRequests]) map.clear();
-      twoFactor.clear();
+      for (const map of [users, accounts, verifications, mailRequests, sessionOutbox]) map.clear();
+      clearTwoFactor();
     },
   };
 }

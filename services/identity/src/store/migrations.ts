@@ -204,6 +204,24 @@ class UserEmailVerified extends Migration {
   }
 }
 
+/**
+ * The session outbox: what the session service has still to be told about a user, written with every write
+ * of the user (domain/session-outbox.ts). A new table only: nothing running is locked or changed.
+ */
+class CreateSessionOutbox extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_outbox" (
+      "user_id" varchar(64) not null primary key,
+      "revoke_sessions" boolean not null default false,
+      "version" integer not null,
+      "attempts" integer not null default 0,
+      "next_attempt_at" timestamptz not null,
+      "lease_until" timestamptz null
+    )`);
+    this.addSql(`create index "session_outbox_next_attempt_at_index" on "session_outbox" ("next_attempt_at")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -213,4 +231,5 @@ export const identityMigrations = [
   { name: "0006-user-name-prefix", class: UserNamePrefix },
   { name: "0007-user-name-lower", class: UserNameLower },
   { name: "0008-user-email-verified", class: UserEmailVerified },
+  { name: "0009-session-outbox", class: CreateSessionOutbox },
 ];

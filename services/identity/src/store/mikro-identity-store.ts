@@ -4,10 +4,12 @@ import { type Dialect, isUniqueViolation, openStore } from "@auth-platform/runti
 import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
-import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, UserRecord, VerificationRecord } from "./identity-store.js";
+import { SessionOutboxEntity, type SessionOutboxRow } from "./entities.js";
+import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, SessionOutboxRecord, UserRecord, VerificationRecord } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 import { listUsersInSql } from "./mikro-user-query.js";
+import { queueSessionOutbox } from "./queue-session-outbox.js";
 import { nextUserUpdatedAtSql } from "./user-updated-at.js";
 
 function toUser(row: UserRow): UserRecord {
@@ -104,19 +106,35 @@ function mergedExtraFields(dialect: Dialect, changes: Record<string, unknown>) {
   return raw(sql, params);
 }
 
+function toSessionOutbox(row: SessionOutboxRow): SessionOutboxRecord {
+  return {
+    userId: row.userId,
+    revokeSessions: Boolean(row.revokeSessions),
+    version: row.version,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    leaseUntil: row.leaseUntil ?? null,
+  };
+}
+
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 /** `now` stamps updatedAt on changes (the registry's clock, which domain tests move). */
 export async function openIdentityStore(url: string, options: { now?: () => Date } = {}): Promise<IdentityStore> {
   const now = options.now ?? (() => new Date());
-  const store = await openStore({ url, entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, ...TWO_FACTOR_ENTITIES], migrations: identityMigrations });
+  const store = await openStore({
+    url,
+    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, ...TWO_FACTOR_ENTITIES],
+    migrations: identityMigrations,
+  });
   return {
     ...mikroTwoFactorStore(store, now),
-    async createUserWithAccount(user, account) {
+    async createUserWithAccount(user, account, mailRequest) {
       try {
         await store.em().transactional(async (em) => {
-          em.create(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
-          if (account) em.create(AccountEntity, accountRow(account));
+          await em.insert(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
+          if (account) await em.insert(AccountEntity, accountRow(account));
+          if (mailRequest) await em.insert(MailRequestEntity, { ...mailRequest, attempts: 0, leaseUntil: null });
         });
         return user;
       } catch (error) {
@@ -161,14 +179,18 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const changed = await store.em().nativeUpdate(AccountEntity, { id }, { ...patch, updatedAt: now() });
       return changed > 0;
     },
-    async updateUser(id, patch) {
+    async updateUser(id, patch, options) {
       // One UPDATE with the extra fields merged by the database: no read before it whose copy a concurrent
       // update of another field could have changed meanwhile.
       const { extraFields, ...rest } = patch;
       const columns = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       const merge = extraFields && Object.keys(extraFields).length ? { extraFields: mergedExtraFields(store.dialect, extraFields) } : {};
       try {
-        const changed = await store.em().nativeUpdate(UserEntity, { id }, { ...columns, ...merge, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
+        const changed = await store.em().transactional(async (em) => {
+          const count = await em.nativeUpdate(UserEntity, { id }, { ...columns, ...merge, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
+          if (count) await queueSessionOutbox(em, id, now(), options?.revokeSessions);
+          return count;
+        });
         if (!changed) return null;
       } catch (error) {
         if (isUniqueViolation(error)) throw new AuthError(/username/i.test(String(error)) ? "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER" : "USER_ALREADY_EXISTS");
@@ -178,7 +200,11 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       return row ? toUser(row) : null;
     },
     async markEmailVerified(id, email) {
-      const changed = await store.em().nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
+      const changed = await store.em().transactional(async (em) => {
+        const count = await em.nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
+        if (count === 1) await queueSessionOutbox(em, id, now());
+        return count;
+      });
       if (changed !== 1) return null;
       const row = await store.readOne(UserEntity, { id });
       return row ? toUser(row) : null;
@@ -187,18 +213,23 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const rows = await store.em().find(AccountEntity, { userId }, { orderBy: { createdAt: "asc" } });
       return rows.map(toAccount);
     },
-    async createAccount(account) {
-      const em = store.em();
-      em.create(AccountEntity, accountRow(account));
+    async createAccount(account, options) {
       try {
-        await em.flush();
+        await store.em().transactional(async (em) => {
+          await em.insert(AccountEntity, accountRow(account));
+          if (options?.revokeSessions) await queueSessionOutbox(em, account.userId, now(), true);
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
         throw error;
       }
     },
-    async setAccountPassword(accountId, passwordHash) {
-      return (await store.em().nativeUpdate(AccountEntity, { id: accountId }, { password: passwordHash, updatedAt: now() })) > 0;
+    async setAccountPassword(accountId, passwordHash, options) {
+      return store.em().transactional(async (em) => {
+        const changed = await em.nativeUpdate(AccountEntity, { id: accountId }, { password: passwordHash, updatedAt: now() });
+        if (changed && options?.revokeSessionsOf) await queueSessionOutbox(em, options.revokeSessionsOf, now(), true);
+        return changed > 0;
+      });
     },
     async deleteAccount(accountId) {
       await store.em().nativeDelete(AccountEntity, { id: accountId });
@@ -229,6 +260,8 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
         await em.nativeDelete(TrustedDeviceEntity, { userId });
         await em.nativeDelete(AccountEntity, { userId });
         await em.nativeDelete(UserEntity, { id: userId });
+        // Delivered as a deletion: the sessions end, the copy goes, the memberships go (session-outbox.ts).
+        await queueSessionOutbox(em, userId, now(), true);
       });
     },
     async createVerification(record) {
@@ -262,6 +295,26 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async deleteMailRequest(id) {
       await store.em().nativeDelete(MailRequestEntity, { id });
+    },
+    async queueSessionRevocation(userId) {
+      await queueSessionOutbox(store.em(), userId, now(), true);
+    },
+    async findSessionOutbox(userId) {
+      const row = await store.readOne(SessionOutboxEntity, { userId });
+      return row ? toSessionOutbox(row) : null;
+    },
+    async findDueSessionOutbox(at, limit) {
+      const rows = await store.em().find(SessionOutboxEntity, { nextAttemptAt: { $lte: at }, ...leaseFree(at) }, { orderBy: { nextAttemptAt: "asc" }, limit });
+      return rows.map(toSessionOutbox);
+    },
+    async claimSessionOutbox(userId, version, at, leaseUntil) {
+      return (await store.em().nativeUpdate(SessionOutboxEntity, { userId, version, ...leaseFree(at) }, { attempts: raw(`"attempts" + 1`), leaseUntil })) === 1;
+    },
+    async retrySessionOutbox(userId, nextAttemptAt) {
+      await store.em().nativeUpdate(SessionOutboxEntity, { userId }, { nextAttemptAt, leaseUntil: null });
+    },
+    async clearSessionOutbox(userId, version) {
+      return (await store.em().nativeDelete(SessionOutboxEntity, { userId, version })) === 1;
     },
     close: () => store.close(),
   };

@@ -2,6 +2,7 @@
 import type { Store } from "@auth-platform/runtime/store";
 import { BackupCodeEntity, TrustedDeviceEntity, type TrustedDeviceRow, TwoFactorChallengeEntity, type TwoFactorChallengeRow, TwoFactorEntity, type TwoFactorRow, UserEntity } from "./entities.js";
 import type { TrustedDeviceRecord, TwoFactorChallengeRecord, TwoFactorRecord, TwoFactorStore } from "./two-factor-store.js";
+import { queueSessionOutbox } from "./queue-session-outbox.js";
 import { nextUserUpdatedAtSql } from "./user-updated-at.js";
 
 export const TWO_FACTOR_ENTITIES = [TwoFactorEntity, BackupCodeEntity, TwoFactorChallengeEntity, TrustedDeviceEntity];
@@ -60,6 +61,7 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
       await store.em().transactional(async (em) => {
         await em.nativeUpdate(TwoFactorEntity, { userId }, { verified: true, updatedAt: at });
         await em.nativeUpdate(UserEntity, { id: userId }, { twoFactorEnabled: true, updatedAt: nextUserUpdatedAtSql(store.dialect, at) });
+        await queueSessionOutbox(em, userId, now());
       });
     },
     async useTotpStep(userId, step) {
@@ -77,6 +79,7 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
         await em.nativeDelete(TrustedDeviceEntity, { userId });
         await em.nativeDelete(TwoFactorChallengeEntity, { userId });
         await em.nativeUpdate(UserEntity, { id: userId }, { twoFactorEnabled: false, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
+        await queueSessionOutbox(em, userId, now());
       });
     },
     async replaceBackupCodes(userId, codeHashes) {
