@@ -1,12 +1,14 @@
 /**
  * Impersonation through the gateway: start, act as the user, stop (the admin session restored from the
  * signed cookie), the session hidden from the user's own list, the cookie tampered with, admin-on-admin,
- * no impersonation from an impersonation session, and the same with bearer tokens instead of cookies.
+ * no impersonation from an impersonation session, none of the user's own sessions seen or ended from one,
+ * and the same with bearer tokens instead of cookies.
  */
 import { describe, expect, it } from "vitest";
+import { eventually } from "../../testing/eventually.js";
 import { TestClient } from "../../testing/http.js";
 import { usePlatform } from "../../testing/use-platform.js";
-import { aUser, anAdmin } from "./admin-fixtures.js";
+import { aUser, anAdmin, PASSWORD } from "./admin-fixtures.js";
 
 const platform = usePlatform();
 const ADMIN_COOKIE = "better-auth.admin_session";
@@ -128,6 +130,100 @@ describe("impersonate-user and stop-impersonating", () => {
     expect(stopped.body.user.id).toBe(admin.id);
     expect(stopped.headers.get("set-auth-token")).toMatch(new RegExp(`^${admin.token}\\.`));
     expect((await asUser.get("/get-session")).body).toBeNull();
+  });
+});
+
+describe("an impersonation session holds none of the user's own sessions", () => {
+  const REFUSED = { code: "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING", message: "You cannot revoke sessions while impersonating" };
+  const bearer = (token: string) => new TestClient(platform.baseURL, { authorization: `Bearer ${token}` });
+
+  it("list-sessions shows handles, never a token: after stop-impersonating none of them is a session of the user", async () => {
+    const admin = await anAdmin(platform);
+    const user = await aUser(platform);
+    const phone = platform.client();
+    expect((await phone.post("/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(200);
+    const tokens = [(await user.c.get("/get-session")).body.session.token, (await phone.get("/get-session")).body.session.token];
+    // The user's own listing is unchanged: the raw tokens, which the user's client revokes with.
+    expect((await user.c.get("/list-sessions")).body.map((s: { token: string }) => s.token).sort()).toEqual([...tokens].sort());
+
+    expect((await admin.c.post("/admin/impersonate-user", { userId: user.id })).status).toBe(200);
+    const listed = await admin.c.get("/list-sessions");
+    expect(listed.status).toBe(200);
+    expect(listed.body).toHaveLength(2);
+    const handles: string[] = listed.body.map((s: { token: string; userId: string }) => (expect(s.userId).toBe(user.id), s.token));
+    for (const handle of handles) {
+      expect(handle).toMatch(/^sh1\./);
+      for (const token of tokens) expect(handle).not.toContain(token);
+    }
+    expect(JSON.stringify(listed.body)).not.toMatch(new RegExp(tokens.join("|")));
+
+    const stopped = await admin.c.post("/admin/stop-impersonating");
+    expect(stopped.body.user.id).toBe(admin.id);
+    // The attack: a listed token used as a session of the user. No handle is one, as a bearer or as the cookie.
+    for (const handle of handles) {
+      expect((await bearer(handle).get("/get-session")).body).toBeNull();
+      expect((await bearer(handle).get("/list-sessions")).status).toBe(401);
+    }
+    // The user's sessions live on.
+    expect((await user.c.get("/get-session")).body.user.id).toBe(user.id);
+    expect((await phone.get("/get-session")).body.user.id).toBe(user.id);
+  });
+
+  it("revoke-session, revoke-sessions, revoke-other-sessions and change-password's revokeOtherSessions are refused: every session of the user lives on", async () => {
+    const admin = await anAdmin(platform);
+    const user = await aUser(platform);
+    const userToken = (await user.c.get("/get-session")).body.session.token;
+    expect((await admin.c.post("/admin/impersonate-user", { userId: user.id })).status).toBe(200);
+    const handle = (await admin.c.get("/list-sessions")).body[0].token;
+
+    // Even a raw token the admin learnt elsewhere is refused, as is a token that names no session.
+    for (const token of [handle, userToken, "no-such-token"]) {
+      const res = await admin.c.post("/revoke-session", { token });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(REFUSED);
+    }
+    for (const path of ["/revoke-sessions", "/revoke-other-sessions"]) {
+      const res = await admin.c.post(path, {});
+      expect(res.status, path).toBe(403);
+      expect(res.body).toEqual(REFUSED);
+    }
+    // A new password with revokeOtherSessions would end the user's sessions and mint a plain one for the admin.
+    const changed = await admin.c.post("/change-password", { currentPassword: PASSWORD, newPassword: "new-password-456", revokeOtherSessions: true });
+    expect(changed.status).toBe(403);
+    expect(changed.body).toEqual(REFUSED);
+    expect(changed.headers.get("set-auth-token")).toBeNull();
+    expect(changed.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBeUndefined();
+    expect((await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(200);
+
+    // Nothing ended: the user's session, and the impersonation itself.
+    expect((await user.c.get("/get-session")).body.session.token).toBe(userToken);
+    expect((await admin.c.get("/get-session")).body.session).toMatchObject({ userId: user.id, impersonatedBy: admin.id });
+    // The refusals are in the audit log as the impersonating admin's attempts.
+    const other = await anAdmin(platform);
+    await eventually(async () => {
+      const log = await other.c.get(`/admin/list-audit-events?actorId=${user.id}&action=session.revoke-own-all`);
+      expect(log.body.events).toEqual([expect.objectContaining({ impersonatorId: admin.id, outcome: "failure", details: expect.objectContaining({ error: REFUSED.code }) })]);
+    });
+
+    // The impersonation session may end itself: the admin's own session is untouched, stop-impersonating then finds none to leave.
+    const ownToken = (await admin.c.get("/get-session")).body.session.token;
+    expect((await admin.c.post("/revoke-session", { token: ownToken })).body).toEqual({ status: true });
+    expect((await admin.c.get("/get-session")).body).toBeNull();
+    expect((await user.c.get("/get-session")).body.user.id).toBe(user.id);
+  });
+
+  it("the same for a bearer client", async () => {
+    const admin = await anAdmin(platform);
+    const user = await aUser(platform);
+    const userToken = (await user.c.get("/get-session")).body.session.token;
+    const started = await bearer(admin.token).post("/admin/impersonate-user", { userId: user.id });
+    const asUser = bearer(started.headers.get("set-auth-token")!);
+    const listed = await asUser.get("/list-sessions");
+    expect(listed.body.map((s: { token: string }) => s.token)).not.toContain(userToken);
+    expect(listed.body[0].token).toMatch(/^sh1\./);
+    expect((await asUser.post("/revoke-other-sessions", {})).body.code).toBe(REFUSED.code);
+    expect((await asUser.post("/revoke-sessions", {})).body.code).toBe(REFUSED.code);
+    expect((await user.c.get("/get-session")).body.session.token).toBe(userToken);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * better-auth's adminClient, both generations (1.1.9 and 1.7), driving the admin routes as an admin
  * dashboard would: listUsers (search, filter, sort, paging), createUser, setRole, banUser, unbanUser,
- * impersonateUser, stopImpersonating, listUserSessions, revokeUserSession(s), removeUser.
+ * impersonateUser, stopImpersonating (listSessions and the revoke calls while impersonating), listUserSessions,
+ * revokeUserSession(s), removeUser.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuthClient as createLegacyClient } from "better-auth/client";
@@ -141,6 +142,29 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect(stopped.error).toBeNull();
     expect((await admin.client.getSession()).data!.user.id).toBe(admin.id);
     expect((await admin.client.admin.stopImpersonating()).error).toMatchObject({ status: 400 });
+  });
+
+  it("while impersonating, listSessions gives handles, not the user's tokens, and the revoke calls are refused", async () => {
+    const admin = await anAdmin();
+    const user = await signedUp();
+    const userToken = (await user.client.getSession()).data!.session.token;
+    expect((await admin.client.admin.impersonateUser({ userId: user.id })).error).toBeNull();
+
+    const listed = await admin.client.listSessions();
+    expect(listed.error).toBeNull();
+    expect(listed.data).toHaveLength(1);
+    expect(listed.data![0]!.token).toMatch(/^sh1\./);
+    expect(listed.data![0]!.token).not.toContain(userToken);
+    const refused = { status: 403, code: "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING" };
+    expect((await admin.client.revokeSession({ token: listed.data![0]!.token })).error).toMatchObject(refused);
+    expect((await admin.client.revokeOtherSessions()).error).toMatchObject(refused);
+    expect((await admin.client.revokeSessions()).error).toMatchObject(refused);
+    expect((await admin.client.changePassword({ currentPassword: PASSWORD, newPassword: "new-password-456", revokeOtherSessions: true })).error).toMatchObject(refused);
+
+    expect((await admin.client.admin.stopImpersonating()).error).toBeNull();
+    expect((await user.client.getSession()).data!.session.token).toBe(userToken);
+    // The user's own client still lists the raw token.
+    expect((await user.client.listSessions()).data!.map((s) => s.token)).toEqual([userToken]);
   });
 
   it("listUserSessions, revokeUserSession, revokeUserSessions, removeUser", async () => {

@@ -117,6 +117,8 @@ export const ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE: e(S.INVALID_ARGUMENT, 400, "You are not allowed to set non-existent value"),
   // Ours: an impersonation session reads no provider tokens or profile (gateway/src/routes/provider-accounts.ts).
   PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Provider accounts are not available while impersonating"),
+  // Ours: an impersonation session ends no session of the user but itself, nor mints one (the session service's rule).
+  YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "You cannot revoke sessions while impersonating"),
   // The current client's admin update-user with an empty `data`.
   NO_DATA_TO_UPDATE: e(S.INVALID_ARGUMENT, 400, "No data to update"),
 

@@ -36,7 +36,11 @@ export const unlinkBody = z
   .object({ providerId: z.string().min(1).max(255).optional(), accountId: z.string().max(255).nullish() })
   .refine((body) => body.providerId !== undefined || Boolean(body.accountId), { path: ["providerId"], message: "expected providerId or accountId" });
 
-const callerOf = (current: CurrentSession) => ({ token: current.session.token, createdAt: new Date(current.session.createdAt) });
+const callerOf = (current: CurrentSession) => ({
+  token: current.session.token,
+  createdAt: new Date(current.session.createdAt),
+  impersonatedBy: current.session.impersonatedBy ?? undefined,
+});
 
 export function accountRoutes(deps: RouteDeps): Router {
   const router = Router();

@@ -13,7 +13,7 @@ import { parseBody, parseQuery } from "../http/body.js";
 import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
 import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
-import { sessionHandles } from "../http/session-handles.js";
+import { sessionHandles } from "@auth-platform/runtime/session-handles";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
   adminSuccessResponse,
@@ -106,7 +106,7 @@ export function adminRoutes(deps: RouteDeps): Router {
   const admin = deps.clients.admin;
   // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
   const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
-  // The listing shows handles, not bearer tokens; revoke-user-session takes either (session-handles.ts).
+  // The listing shows handles, not bearer tokens; revoke-user-session takes either (runtime/session-handles.ts).
   const handles = sessionHandles(deps.secret);
 
   const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });

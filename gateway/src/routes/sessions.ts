@@ -34,22 +34,28 @@ export function sessionRoutes(deps: RouteDeps): Router {
   router.get("/get-session", getSession);
   router.post("/get-session", getSession);
 
+  // Each call names the caller's session: the session service decides what it may see and end (an
+  // impersonation session sees handles, not tokens, and ends no session but itself).
   router.get("/list-sessions", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const list = await call(sessions, sessions.listSessions, { userId: user.id, includeImpersonated: false });
+    const { user, session } = await deps.sessions.require(req);
+    const list = await call(sessions, sessions.listSessions, { userId: user.id, includeImpersonated: false, callerToken: session.token });
     res.json(list.sessions.map(publicSession));
   });
 
   router.post("/revoke-session", async (req, res) => {
     const current = await deps.sessions.require(req);
     const body = parseBody(req, revokeSessionBody);
-    await deps.events.reported(req, current, "session.revoke-own", () => call(sessions, sessions.revokeSession, { token: body.token, userId: current.user.id }));
+    await deps.events.reported(req, current, "session.revoke-own", () =>
+      call(sessions, sessions.revokeSession, { token: body.token, userId: current.user.id, callerToken: current.session.token }),
+    );
     res.json({ status: true });
   });
 
   router.post("/revoke-sessions", async (req, res) => {
     const current = await deps.sessions.require(req);
-    await deps.events.reported(req, current, "session.revoke-own-all", () => call(sessions, sessions.revokeUserSessions, { userId: current.user.id }));
+    await deps.events.reported(req, current, "session.revoke-own-all", () =>
+      call(sessions, sessions.revokeUserSessions, { userId: current.user.id, callerToken: current.session.token }),
+    );
     clearSessionCookies(res, deps.jar);
     res.json({ status: true });
   });

@@ -6,8 +6,8 @@
  *   - seal/open: AES-256-GCM under another derived key (purpose "session-token-encryption"), for the one
  *     place the API shows a token again (list-sessions). The session id is the associated data, so a
  *     sealed token copied onto another row does not open.
- * The gateway needs only lookup (one HMAC per request on the warm path of get-session), and a sealer of its
- * own for the handles the admin listing shows instead of tokens (gateway/src/http/session-handles.ts).
+ * The gateway needs only lookup (one HMAC per request on the warm path of get-session). The handles some
+ * listings show instead of tokens have a sealer of their own (session-handles.ts).
  */
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes } from "node:crypto";
 

@@ -4,6 +4,7 @@
  */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import { sessionHandles } from "@auth-platform/runtime/session-handles";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
 import { cacheLease } from "./domain/cache-lease.js";
@@ -24,6 +25,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
     store,
     cache,
     tokens,
+    handles: sessionHandles(config.secret),
     lease,
     log,
     now,

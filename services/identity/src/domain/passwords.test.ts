@@ -29,6 +29,19 @@ describe("change password", () => {
     expect(session!.token).not.toBe(before!.token);
   });
 
+  it("with revokeOtherSessions from an impersonation session is refused before anything changes: no session ends, none is made", async () => {
+    const deps = testRegistry();
+    const { email, user, session: before } = await aSignedUpUser(deps);
+    const caller = { token: "impersonation-token", createdAt: new Date(), impersonatedBy: "admin-1" };
+    const refused = changePassword(deps, { ...change(user.id, "password-123", "new-password-456", true), caller });
+    expect(await errorCode(refused)).toBe("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
+    expect(deps.sessions.of(user.id).map((s) => s.token)).toEqual([before!.token]);
+    expect(await signsIn(deps, email, "password-123")).toBe(true);
+    // Without revoking, the change itself is the user's password as any other (it needs the current one).
+    const { session } = await changePassword(deps, { ...change(user.id, "password-123", "new-password-456"), caller });
+    expect(session).toBeUndefined();
+  });
+
   it("when the sessions cannot be ended, keeps the old password and fails (a retry starts over)", async () => {
     const deps = testRegistry();
     const { email, user } = await aSignedUpUser(deps);

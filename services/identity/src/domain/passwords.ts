@@ -4,7 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { admissibleUser } from "./bans.js";
 import { voidResetLinks } from "./password-reset.js";
-import type { ClientInfo, Registry } from "./ports.js";
+import type { CallerSession, ClientInfo, Registry } from "./ports.js";
 import { openSession } from "./open-session.js";
 import { checkPasswordLength } from "./validation.js";
 
@@ -15,12 +15,17 @@ export interface ChangePasswordInput {
   currentPassword: string;
   newPassword: string;
   revokeOtherSessions: boolean;
+  /** The session the request acts in. */
+  caller?: CallerSession;
   client: ClientInfo;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;
 }
 
 export async function changePassword(deps: Deps, input: ChangePasswordInput): Promise<{ user: UserRecord; session?: Session }> {
+  // Revoking would end the user's own sessions and hand the admin a plain session of the user (unflagged,
+  // audited as the user's): refused before anything is checked or changed.
+  if (input.revokeOtherSessions && input.caller?.impersonatedBy) throw new AuthError("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
   checkPasswordLength(input.newPassword, deps.config);
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");

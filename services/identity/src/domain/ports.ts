@@ -44,6 +44,8 @@ export interface OrganizationPort {
 export interface CallerSession {
   token: string;
   createdAt: Date;
+  /** Set on an impersonation session: the admin acting as the user. */
+  impersonatedBy?: string;
 }
 
 /** The mail request worker of this process. */

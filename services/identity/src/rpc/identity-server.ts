@@ -147,6 +147,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         currentPassword: req.currentPassword,
         newPassword: req.newPassword,
         revokeOtherSessions: req.revokeOtherSessions,
+        caller: toCaller(req.caller),
         client: toClient(req.client),
         deadline,
       });

@@ -48,7 +48,7 @@ export function toClient(client: Client | undefined): ClientInfo {
 }
 
 export function toCaller(caller: CallerMessage | undefined): CallerSession | undefined {
-  return caller?.createdAt ? { token: caller.token, createdAt: caller.createdAt } : undefined;
+  return caller?.createdAt ? { token: caller.token, createdAt: caller.createdAt, impersonatedBy: caller.impersonatedBy } : undefined;
 }
 
 /** The entries of `fields` that are set (a proto3 optional field left out reads as undefined). */

@@ -1,6 +1,7 @@
 /** What the session domain needs from outside itself. */
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import type { SessionHandles } from "@auth-platform/runtime/session-handles";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
@@ -12,6 +13,8 @@ export interface Registry {
   cache: KeyValue;
   /** Keyed hash (cache and store lookups) and sealing of tokens, from AUTH_SECRET. */
   tokens: TokenVault;
+  /** The handles a listing shows instead of tokens to a caller that must not hold them (an impersonation session). */
+  handles: Pick<SessionHandles, "handleOf">;
   /** The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. */
   lease: Pick<CacheLease, "waitOut">;
   now: () => Date;

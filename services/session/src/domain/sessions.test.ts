@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { CACHE_LEASE_KEY } from "@auth-platform/runtime/session-cache";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, type ValidSession } from "./sessions.js";
-import { aUser, holdNext, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { aUser, handles, holdNext, type TestRegistry, testRegistry, vault } from "./test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const DAY = 86_400_000;
@@ -354,7 +354,7 @@ describe("revoke", () => {
     const mine = await signedIn(deps, { userId: "u1" });
     const other = await signedIn(deps, { userId: "u1" });
     const theirs = await signedIn(deps, { userId: "u2" });
-    expect(await errorCode(revokeSession(deps, theirs.token, "u1"))).toBe("SESSION_NOT_FOUND");
+    expect(await errorCode(revokeSession(deps, theirs.token, { ownerId: "u1" }))).toBe("SESSION_NOT_FOUND");
     expect(await getSession(deps, theirs.token, false)).not.toBeNull();
     await revokeUserSessions(deps, "u1", { keepToken: mine.token });
     expect((await listSessions(deps, "u1")).map((s) => s.token)).toEqual([mine.token]);
@@ -399,5 +399,60 @@ describe("revoke", () => {
     expect((await listSessions(deps, user.id)).map((s) => s.token).sort()).toEqual([live.token, short.token].sort());
     deps.clock.advance(DAY);
     expect((await listSessions(deps, user.id)).map((s) => s.token)).toEqual([live.token]);
+  });
+});
+
+describe("a caller acting in an impersonation session", () => {
+  async function impersonated(deps: TestRegistry) {
+    const user = aUser(deps);
+    await deps.lease.tick();
+    const own = await createSession(deps, { userId: user.id, rememberMe: true, user });
+    const phone = await createSession(deps, { userId: user.id, rememberMe: true, user });
+    const admin = await createSession(deps, { userId: user.id, rememberMe: false, user, impersonatedBy: "admin-1", expiresInSeconds: 3600 });
+    return { user, own, phone, admin };
+  }
+
+  it("lists handles that open to the tokens, never a raw token; the user's own session lists the tokens", async () => {
+    const deps = testRegistry();
+    const { user, own, phone, admin } = await impersonated(deps);
+    const listed = await listSessions(deps, user.id, { callerToken: admin.token });
+    expect(listed.map((s) => s.id).sort()).toEqual([own.id, phone.id].sort());
+    for (const session of listed) {
+      expect(session.token).toMatch(/^sh1\./);
+      expect([own.token, phone.token]).toContain(handles.tokenOf(session.token));
+      expect(await getSession(deps, session.token, true)).toBeNull();
+    }
+    expect((await listSessions(deps, user.id, { callerToken: own.token })).map((s) => s.token).sort()).toEqual([own.token, phone.token].sort());
+    // The admin listing names no caller session: the raw tokens, which the gateway turns into handles.
+    expect((await listSessions(deps, user.id, { includeImpersonated: true })).map((s) => s.token)).toContain(phone.token);
+  });
+
+  it("ends no session of the user but its own, whatever the call", async () => {
+    const deps = testRegistry();
+    const { user, own, phone, admin } = await impersonated(deps);
+    const refused = "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING";
+    expect(await errorCode(revokeSession(deps, phone.token, { ownerId: user.id, callerToken: admin.token }))).toBe(refused);
+    expect(await errorCode(revokeSession(deps, "no-such-token", { ownerId: user.id, callerToken: admin.token }))).toBe(refused);
+    expect(await errorCode(revokeUserSessions(deps, user.id, { callerToken: admin.token }))).toBe(refused);
+    expect(await errorCode(revokeUserSessions(deps, user.id, { keepToken: admin.token, callerToken: admin.token }))).toBe(refused);
+    for (const session of [own, phone, admin]) expect(await getSession(deps, session.token, true)).not.toBeNull();
+
+    await revokeSession(deps, admin.token, { ownerId: user.id, callerToken: admin.token });
+    expect(await getSession(deps, admin.token, true)).toBeNull();
+    expect(await getSession(deps, phone.token, true)).not.toBeNull();
+  });
+
+  it("a caller session that is gone, expired or another user's is refused before anything ends", async () => {
+    const deps = testRegistry();
+    const { user, own, phone } = await impersonated(deps);
+    const stranger = await signedIn(deps);
+    expect(await errorCode(listSessions(deps, user.id, { callerToken: stranger.token }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(listSessions(deps, user.id, { callerToken: "" }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(revokeUserSessions(deps, user.id, { callerToken: "no-such-token" }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(revokeSession(deps, phone.token, { ownerId: user.id, callerToken: stranger.token }))).toBe("UNAUTHORIZED");
+    expect(await getSession(deps, phone.token, true)).not.toBeNull();
+    // An ordinary session of the user ends the others, itself kept.
+    await revokeUserSessions(deps, user.id, { keepToken: own.token, callerToken: own.token });
+    expect((await listSessions(deps, user.id, { callerToken: own.token })).map((s) => s.token)).toEqual([own.token]);
   });
 });

@@ -171,10 +171,40 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   return { cached: refreshed, refreshed: true };
 }
 
-/** The user's live sessions, impersonation sessions left out unless asked for (admins see them). */
-export async function listSessions(deps: Deps, userId: string, includeImpersonated = false): Promise<SessionRecord[]> {
+export interface ListSessionsOptions {
+  /** Impersonation sessions too (the admin listing). */
+  includeImpersonated?: boolean;
+  /** The session the request acts in (the gateway's list-sessions); absent for a service's own listing. */
+  callerToken?: string;
+}
+
+/**
+ * The user's live sessions, impersonation sessions left out unless asked for (admins see them). A caller
+ * acting in an impersonation session gets handles instead of tokens: a raw token listed there would let
+ * the admin keep a plain session of the user after stop-impersonating, outside the impersonation's limits
+ * and audit.
+ */
+export async function listSessions(deps: Pick<Deps, "store" | "now"> & Pick<Registry, "handles">, userId: string, options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+  const caller = options.callerToken === undefined ? null : await callerSession(deps, options.callerToken, userId);
   const now = deps.now();
-  return (await deps.store.listByUser(userId)).filter((s) => s.expiresAt > now && (includeImpersonated || !s.impersonatedBy));
+  const listed = (await deps.store.listByUser(userId)).filter((s) => s.expiresAt > now && (options.includeImpersonated || !s.impersonatedBy));
+  if (!caller?.impersonatedBy) return listed;
+  return listed.map((s) => ({ ...s, token: deps.handles.handleOf(s.token) }));
+}
+
+/** The live session of this user (when named) that a request acts in, or UNAUTHORIZED. */
+async function callerSession(deps: Pick<Deps, "store" | "now">, token: string, userId: string | undefined): Promise<SessionRecord> {
+  const session = token ? await deps.store.findByToken(token) : null;
+  if (!session || session.expiresAt <= deps.now() || (userId !== undefined && session.userId !== userId)) throw new AuthError("UNAUTHORIZED");
+  return session;
+}
+
+/**
+ * An impersonation session ends no session of the user but itself, nor starts one: the user's own sessions
+ * are theirs, and an admin who must end them has the admin routes, audited as the admin's.
+ */
+function refuseWhileImpersonating(caller: SessionRecord): void {
+  if (caller.impersonatedBy) throw new AuthError("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
 }
 
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
@@ -193,18 +223,26 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
   await deps.store.deleteByTokens(sessions.map((s) => s.token));
 }
 
-/** Ends one session; with ownerId, only if it belongs to that user (else, as if absent, SESSION_NOT_FOUND). */
-export async function revokeSession(deps: Deps, token: string, ownerId?: string): Promise<void> {
+/**
+ * Ends one session; with ownerId, only if it belongs to that user (else, as if absent, SESSION_NOT_FOUND).
+ * With callerToken (the session the request acts in), an impersonation session may end only itself.
+ */
+export async function revokeSession(deps: Deps, token: string, options: { ownerId?: string; callerToken?: string } = {}): Promise<void> {
+  const caller = options.callerToken === undefined ? null : await callerSession(deps, options.callerToken, options.ownerId);
   const session = await deps.store.findByToken(token);
-  if (!session || (ownerId && session.userId !== ownerId)) throw new AuthError("SESSION_NOT_FOUND");
+  // Refused whether or not the token names a session: the answer tells an impersonation session nothing.
+  if (caller && session?.id !== caller.id) refuseWhileImpersonating(caller);
+  if (!session || (options.ownerId && session.userId !== options.ownerId)) throw new AuthError("SESSION_NOT_FOUND");
   await revokeAll(deps, [session]);
 }
 
 /**
  * Ends every session of the user but `keepToken`. With `user` (a ban), that copy is kept first (unless a newer
  * one is): a createSession running meanwhile either reads it and refuses, or inserted its row before this lists.
+ * With callerToken (the session the request acts in), refused to an impersonation session.
  */
-export async function revokeUserSessions(deps: Deps, userId: string, options: { keepToken?: string; user?: CachedUser } = {}): Promise<void> {
+export async function revokeUserSessions(deps: Deps, userId: string, options: { keepToken?: string; user?: CachedUser; callerToken?: string } = {}): Promise<void> {
+  if (options.callerToken !== undefined) refuseWhileImpersonating(await callerSession(deps, options.callerToken, userId));
   if (options.user) await deps.store.putUser(options.user);
   const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== options.keepToken);
   await revokeAll(deps, sessions);

@@ -6,6 +6,7 @@
 import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
+import { sessionHandles } from "@auth-platform/runtime/session-handles";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import { sessionConfig } from "../config.js";
 import { createMemorySessionStore } from "../store/memory-session-store.js";
@@ -58,6 +59,8 @@ export interface TestRegistry extends Registry {
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
+/** The handles the gateway opens, under the same secret. */
+export const handles = sessionHandles("session-domain-secret-0123456789-0123456789");
 
 /** A registry whose lease the test drives (tick) and whose waits move the test clock. */
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
@@ -73,6 +76,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     store,
     cache,
     tokens: vault,
+    handles,
     lease,
     clock,
     log: silent,

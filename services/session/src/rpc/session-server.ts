@@ -52,20 +52,21 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({
-      sessions: (await listSessions(registry, req.userId, req.includeImpersonated)).map(toSessionMessage),
+      sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, callerToken: req.callerToken })).map(toSessionMessage),
     })),
     revokeSession: rpc.unary("RevokeSession", async (req) => {
-      await revokeSession(registry, req.token, req.userId);
+      await revokeSession(registry, req.token, { ownerId: req.userId, callerToken: req.callerToken });
       return {};
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req, { caller }) => {
       if (req.user) requireCaller({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
       if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
-      await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user) });
+      await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user), callerToken: req.callerToken });
       return {};
     }),
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
-      await revokeUserSessions(registry, req.userId, { keepToken: req.keepToken });
+      // The session that stays is the caller's: an impersonation session may not end the user's others.
+      await revokeUserSessions(registry, req.userId, { keepToken: req.keepToken, callerToken: req.keepToken });
       return {};
     }),
     forgetUser: rpc.unary("ForgetUser", async (req) => {

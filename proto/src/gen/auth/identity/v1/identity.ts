@@ -31,7 +31,11 @@ export interface CallerSession {
   /** The caller's session token (kept when other sessions are revoked). */
   token: string;
   /** When the caller's session was created (freshness checks). */
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** Set when the caller's session is an impersonation session: the id of the admin acting as the user. */
+  impersonatedBy?: string | undefined;
 }
 
 /** Account is a linked sign-in method. */
@@ -840,7 +844,7 @@ export interface StoreProviderTokensResponse {
 }
 
 function createBaseCallerSession(): CallerSession {
-  return { token: "", createdAt: undefined };
+  return { token: "", createdAt: undefined, impersonatedBy: undefined };
 }
 
 export const CallerSession: MessageFns<CallerSession> = {
@@ -850,6 +854,9 @@ export const CallerSession: MessageFns<CallerSession> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(18).fork()).join();
+    }
+    if (message.impersonatedBy !== undefined) {
+      writer.uint32(26).string(message.impersonatedBy);
     }
     return writer;
   },
@@ -883,6 +890,14 @@ export const CallerSession: MessageFns<CallerSession> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.impersonatedBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -903,6 +918,11 @@ export const CallerSession: MessageFns<CallerSession> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      impersonatedBy: isSet(object.impersonatedBy)
+        ? globalThis.String(object.impersonatedBy)
+        : isSet(object.impersonated_by)
+        ? globalThis.String(object.impersonated_by)
+        : undefined,
     };
   },
 
@@ -914,6 +934,9 @@ export const CallerSession: MessageFns<CallerSession> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.impersonatedBy !== undefined) {
+      obj.impersonatedBy = message.impersonatedBy;
+    }
     return obj;
   },
 
@@ -924,6 +947,7 @@ export const CallerSession: MessageFns<CallerSession> = {
     const message = createBaseCallerSession();
     message.token = object.token ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    message.impersonatedBy = object.impersonatedBy ?? undefined;
     return message;
   },
 };
@@ -10072,8 +10096,10 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ChangeEmailResponse => ChangeEmailResponse.decode(value),
   },
   /**
-   * ChangePassword checks the current password and sets a new one, optionally ending other sessions.
-   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   * ChangePassword checks the current password and sets a new one, optionally ending other sessions (never
+   * from an impersonation session, which would end the user's sessions and mint an unflagged one).
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG,
+   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   changePassword: {
     path: "/auth.identity.v1.IdentityService/ChangePassword" as const,
@@ -10507,8 +10533,10 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   changeEmail: handleUnaryCall<ChangeEmailRequest, ChangeEmailResponse>;
   /**
-   * ChangePassword checks the current password and sets a new one, optionally ending other sessions.
-   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   * ChangePassword checks the current password and sets a new one, optionally ending other sessions (never
+   * from an impersonation session, which would end the user's sessions and mint an unflagged one).
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG,
+   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
   /**
@@ -10837,8 +10865,10 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ChangeEmailResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ChangePassword checks the current password and sets a new one, optionally ending other sessions.
-   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG.
+   * ChangePassword checks the current password and sets a new one, optionally ending other sessions (never
+   * from an impersonation session, which would end the user's sessions and mint an unflagged one).
+   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG,
+   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   changePassword(
     request: ChangePasswordRequest,

@@ -156,10 +156,19 @@ export interface ListSessionsRequest {
   userId: string;
   /** Admins see impersonation sessions too (list-user-sessions). */
   includeImpersonated: boolean;
+  /**
+   * The token of the session the request acts in (the gateway's list-sessions). Absent: a service's own
+   * listing (the admin service's, whose tokens the gateway turns into handles), raw tokens.
+   */
+  callerToken?: string | undefined;
 }
 
 export interface ListSessionsResponse {
-  /** The user's live sessions, tokens included (the gateway needs them to revoke one). */
+  /**
+   * The user's live sessions, tokens included (the gateway needs them to revoke one); for a caller_token
+   * that is not a live, unimpersonated session of the user, each token is the session's handle
+   * (runtime/session-handles.ts), which no service accepts as a session.
+   */
   sessions: Session[];
 }
 
@@ -167,7 +176,14 @@ export interface RevokeSessionRequest {
   /** The token of the session to end. */
   token: string;
   /** When set, the session must belong to this user. */
-  userId?: string | undefined;
+  userId?:
+    | string
+    | undefined;
+  /**
+   * The token of the session the request acts in (the gateway's revoke-session): an impersonation session
+   * may end only itself. Absent: no caller session (sign-out of the token itself, the admin service).
+   */
+  callerToken?: string | undefined;
 }
 
 export interface RevokeSessionResponse {
@@ -180,7 +196,14 @@ export interface RevokeUserSessionsRequest {
    * The user as it now is (banned), kept before the sessions end, unless a newer copy is already kept.
    * Absent: the kept copy stays as it is.
    */
-  user?: SessionUser | undefined;
+  user?:
+    | SessionUser
+    | undefined;
+  /**
+   * The token of the session the request acts in (the gateway's revoke-sessions): refused to an
+   * impersonation session. Absent: a service's own revocation (a ban, a password change, deletion).
+   */
+  callerToken?: string | undefined;
 }
 
 export interface RevokeUserSessionsResponse {
@@ -189,7 +212,7 @@ export interface RevokeUserSessionsResponse {
 export interface RevokeOtherSessionsRequest {
   /** The user whose other sessions end. */
   userId: string;
-  /** The token of the one session that stays (the caller's own). */
+  /** The token of the one session that stays: the caller's own, which must not be an impersonation session. */
   keepToken: string;
 }
 
@@ -1297,7 +1320,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "", includeImpersonated: false };
+  return { userId: "", includeImpersonated: false, callerToken: undefined };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
@@ -1307,6 +1330,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     }
     if (message.includeImpersonated !== false) {
       writer.uint32(16).bool(message.includeImpersonated);
+    }
+    if (message.callerToken !== undefined) {
+      writer.uint32(26).string(message.callerToken);
     }
     return writer;
   },
@@ -1340,6 +1366,14 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.includeImpersonated = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callerToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1364,6 +1398,11 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         : isSet(object.include_impersonated)
         ? globalThis.Boolean(object.include_impersonated)
         : false,
+      callerToken: isSet(object.callerToken)
+        ? globalThis.String(object.callerToken)
+        : isSet(object.caller_token)
+        ? globalThis.String(object.caller_token)
+        : undefined,
     };
   },
 
@@ -1375,6 +1414,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     if (message.includeImpersonated !== false) {
       obj.includeImpersonated = message.includeImpersonated;
     }
+    if (message.callerToken !== undefined) {
+      obj.callerToken = message.callerToken;
+    }
     return obj;
   },
 
@@ -1385,6 +1427,7 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     const message = createBaseListSessionsRequest();
     message.userId = object.userId ?? "";
     message.includeImpersonated = object.includeImpersonated ?? false;
+    message.callerToken = object.callerToken ?? undefined;
     return message;
   },
 };
@@ -1459,7 +1502,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
 };
 
 function createBaseRevokeSessionRequest(): RevokeSessionRequest {
-  return { token: "", userId: undefined };
+  return { token: "", userId: undefined, callerToken: undefined };
 }
 
 export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
@@ -1469,6 +1512,9 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     }
     if (message.userId !== undefined) {
       writer.uint32(18).string(message.userId);
+    }
+    if (message.callerToken !== undefined) {
+      writer.uint32(26).string(message.callerToken);
     }
     return writer;
   },
@@ -1502,6 +1548,14 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callerToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1522,6 +1576,11 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : undefined,
+      callerToken: isSet(object.callerToken)
+        ? globalThis.String(object.callerToken)
+        : isSet(object.caller_token)
+        ? globalThis.String(object.caller_token)
+        : undefined,
     };
   },
 
@@ -1533,6 +1592,9 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
+    if (message.callerToken !== undefined) {
+      obj.callerToken = message.callerToken;
+    }
     return obj;
   },
 
@@ -1543,6 +1605,7 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     const message = createBaseRevokeSessionRequest();
     message.token = object.token ?? "";
     message.userId = object.userId ?? undefined;
+    message.callerToken = object.callerToken ?? undefined;
     return message;
   },
 };
@@ -1600,7 +1663,7 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "", user: undefined };
+  return { userId: "", user: undefined, callerToken: undefined };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
@@ -1610,6 +1673,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     }
     if (message.user !== undefined) {
       SessionUser.encode(message.user, writer.uint32(18).fork()).join();
+    }
+    if (message.callerToken !== undefined) {
+      writer.uint32(26).string(message.callerToken);
     }
     return writer;
   },
@@ -1643,6 +1709,14 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.user = SessionUser.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callerToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1663,6 +1737,11 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         ? globalThis.String(object.user_id)
         : "",
       user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      callerToken: isSet(object.callerToken)
+        ? globalThis.String(object.callerToken)
+        : isSet(object.caller_token)
+        ? globalThis.String(object.caller_token)
+        : undefined,
     };
   },
 
@@ -1673,6 +1752,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     }
     if (message.user !== undefined) {
       obj.user = SessionUser.toJSON(message.user);
+    }
+    if (message.callerToken !== undefined) {
+      obj.callerToken = message.callerToken;
     }
     return obj;
   },
@@ -1686,6 +1768,7 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     message.user = (object.user !== undefined && object.user !== null)
       ? SessionUser.fromPartial(object.user)
       : undefined;
+    message.callerToken = object.callerToken ?? undefined;
     return message;
   },
 };
@@ -2517,7 +2600,11 @@ export const SessionServiceService = {
     responseSerialize: (value: GetSessionResponse): Buffer => Buffer.from(GetSessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSessionResponse => GetSessionResponse.decode(value),
   },
-  /** ListSessions returns the user's active sessions, impersonation sessions left out. Errors: none. */
+  /**
+   * ListSessions returns the user's active sessions, impersonation sessions left out unless asked for. A
+   * caller acting in a session (caller_token) gets raw tokens only when that is a live session of the user
+   * that no admin impersonates; else every token is replaced by its handle. Errors: none.
+   */
   listSessions: {
     path: "/auth.session.v1.SessionService/ListSessions" as const,
     requestStream: false as const,
@@ -2528,7 +2615,11 @@ export const SessionServiceService = {
       Buffer.from(ListSessionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListSessionsResponse => ListSessionsResponse.decode(value),
   },
-  /** RevokeSession ends one session; with user_id set it must belong to that user. Errors: SESSION_NOT_FOUND. */
+  /**
+   * RevokeSession ends one session; with user_id set it must belong to that user. With caller_token, an
+   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (caller_token names no
+   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   */
   revokeSession: {
     path: "/auth.session.v1.SessionService/RevokeSession" as const,
     requestStream: false as const,
@@ -2542,8 +2633,9 @@ export const SessionServiceService = {
   /**
    * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
    * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
-   * its session before this call lists the user's sessions. Idempotent. Errors: VALIDATION_ERROR (user.id
-   * is not user_id).
+   * its session before this call lists the user's sessions. Idempotent. With caller_token, refused to an
+   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (caller_token
+   * names no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeUserSessions: {
     path: "/auth.session.v1.SessionService/RevokeUserSessions" as const,
@@ -2556,7 +2648,11 @@ export const SessionServiceService = {
       Buffer.from(RevokeUserSessionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeUserSessionsResponse => RevokeUserSessionsResponse.decode(value),
   },
-  /** RevokeOtherSessions ends every session of a user but one. Idempotent. Errors: none. */
+  /**
+   * RevokeOtherSessions ends every session of a user but the caller's (keep_token), which must be a live
+   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (keep_token names no
+   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   */
   revokeOtherSessions: {
     path: "/auth.session.v1.SessionService/RevokeOtherSessions" as const,
     requestStream: false as const,
@@ -2642,18 +2738,31 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   createSession: handleUnaryCall<CreateSessionRequest, CreateSessionResponse>;
   /** GetSession validates a token and refreshes it past the update age. Errors: none (absent session). */
   getSession: handleUnaryCall<GetSessionRequest, GetSessionResponse>;
-  /** ListSessions returns the user's active sessions, impersonation sessions left out. Errors: none. */
+  /**
+   * ListSessions returns the user's active sessions, impersonation sessions left out unless asked for. A
+   * caller acting in a session (caller_token) gets raw tokens only when that is a live session of the user
+   * that no admin impersonates; else every token is replaced by its handle. Errors: none.
+   */
   listSessions: handleUnaryCall<ListSessionsRequest, ListSessionsResponse>;
-  /** RevokeSession ends one session; with user_id set it must belong to that user. Errors: SESSION_NOT_FOUND. */
+  /**
+   * RevokeSession ends one session; with user_id set it must belong to that user. With caller_token, an
+   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (caller_token names no
+   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   */
   revokeSession: handleUnaryCall<RevokeSessionRequest, RevokeSessionResponse>;
   /**
    * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
    * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
-   * its session before this call lists the user's sessions. Idempotent. Errors: VALIDATION_ERROR (user.id
-   * is not user_id).
+   * its session before this call lists the user's sessions. Idempotent. With caller_token, refused to an
+   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (caller_token
+   * names no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeUserSessions: handleUnaryCall<RevokeUserSessionsRequest, RevokeUserSessionsResponse>;
-  /** RevokeOtherSessions ends every session of a user but one. Idempotent. Errors: none. */
+  /**
+   * RevokeOtherSessions ends every session of a user but the caller's (keep_token), which must be a live
+   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (keep_token names no
+   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   */
   revokeOtherSessions: handleUnaryCall<RevokeOtherSessionsRequest, RevokeOtherSessionsResponse>;
   /**
    * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
@@ -2716,7 +2825,11 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSessionResponse) => void,
   ): ClientUnaryCall;
-  /** ListSessions returns the user's active sessions, impersonation sessions left out. Errors: none. */
+  /**
+   * ListSessions returns the user's active sessions, impersonation sessions left out unless asked for. A
+   * caller acting in a session (caller_token) gets raw tokens only when that is a live session of the user
+   * that no admin impersonates; else every token is replaced by its handle. Errors: none.
+   */
   listSessions(
     request: ListSessionsRequest,
     callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
@@ -2732,7 +2845,11 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
   ): ClientUnaryCall;
-  /** RevokeSession ends one session; with user_id set it must belong to that user. Errors: SESSION_NOT_FOUND. */
+  /**
+   * RevokeSession ends one session; with user_id set it must belong to that user. With caller_token, an
+   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (caller_token names no
+   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   */
   revokeSession(
     request: RevokeSessionRequest,
     callback: (error: ServiceError | null, response: RevokeSessionResponse) => void,
@@ -2751,8 +2868,9 @@ export interface SessionServiceClient extends Client {
   /**
    * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
    * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
-   * its session before this call lists the user's sessions. Idempotent. Errors: VALIDATION_ERROR (user.id
-   * is not user_id).
+   * its session before this call lists the user's sessions. Idempotent. With caller_token, refused to an
+   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (caller_token
+   * names no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeUserSessions(
     request: RevokeUserSessionsRequest,
@@ -2769,7 +2887,11 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeUserSessionsResponse) => void,
   ): ClientUnaryCall;
-  /** RevokeOtherSessions ends every session of a user but one. Idempotent. Errors: none. */
+  /**
+   * RevokeOtherSessions ends every session of a user but the caller's (keep_token), which must be a live
+   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (keep_token names no
+   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   */
   revokeOtherSessions(
     request: RevokeOtherSessionsRequest,
     callback: (error: ServiceError | null, response: RevokeOtherSessionsResponse) => void,
