@@ -1,7 +1,7 @@
 /**
  * Profile images: the upload limit is 4 MB (SPEC §1), but the picture is stored as a small data URL in the
  * user's `image` field, not as the uploaded file: the user record travels with every session read (and the
- * session cache), and the gateway accepts at most 2048 characters there. So the browser scales the picture
+ * session cache), and the platform accepts at most 2048 characters there. So the browser scales the picture
  * down to a square avatar (64 px, covering) and encodes it as WebP, lowering the quality (then the size) until
  * it fits. No file store is needed; a provider's image URL fits the same field.
  */
@@ -9,6 +9,18 @@ export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 export const MAX_IMAGE_CHARS = 2048;
 
 export class AvatarError extends Error {}
+
+const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+\/]+={0,2}$/;
+
+/**
+ * The image to put in an <img src>, or null: only what the platform now accepts (an https: URL or a base64
+ * PNG, JPEG, WebP or GIF data URL, docs/http-api.md), so a record stored before that rule shows no picture.
+ */
+export function shownImage(image: string | null | undefined): string | null {
+  if (!image || image.length > MAX_IMAGE_CHARS || /[\u0000-\u0020\u007f-\u009f]/.test(image)) return null;
+  if (image.startsWith("data:")) return RASTER_DATA_URL.test(image) ? image : null;
+  return URL.parse(image)?.protocol === "https:" ? image : null;
+}
 
 async function loadImage(file: Blob): Promise<ImageBitmap> {
   try {

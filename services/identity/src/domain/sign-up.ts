@@ -4,7 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
-import { checkExtraFields, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
+import { checkExtraFields, checkImage, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
 import { mailVerificationLink } from "./verification.js";
 
 export interface SignUpInput {
@@ -33,6 +33,7 @@ export async function signUpEmail(
   const email = normaliseEmail(input.email);
   checkPasswordLength(input.password, config);
   const username = input.username !== undefined ? normaliseUsername(input.username) : null;
+  const image = input.image !== undefined ? checkImage(input.image) : null;
   const extraFields = checkExtraFields(input.extraFields, config.userFields);
 
   // Cheap early answers; the unique indexes decide races (50 concurrent sign-ups make one user).
@@ -45,7 +46,7 @@ export async function signUpEmail(
     name: input.name,
     email,
     emailVerified: false,
-    image: input.image ?? null,
+    image,
     createdAt: now,
     updatedAt: now,
     username,

@@ -38,6 +38,45 @@ export function normaliseUsername(username: string): string {
   return value.toLowerCase();
 }
 
+/** The longest image kept: the web app scales its pictures into data URLs of at most this length. */
+export const IMAGE_MAX_LENGTH = 2048;
+/**
+ * A base64 raster image; never SVG (an SVG can carry script) nor any other media type. The slash in the class
+ * is escaped: vite's import scanner misreads the file otherwise (zod resolved to another copy in tests).
+ */
+const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+\/]+={0,2}$/;
+
+/**
+ * Why a user's image is refused, or undefined when it is safe in an <img src>: an https: URL or a base64
+ * PNG, JPEG, WebP or GIF data URL, at most IMAGE_MAX_LENGTH characters, without spaces or control characters
+ * (which browsers drop from a URL, so "java\tscript:" would read as a scheme).
+ */
+export function imageProblem(image: string): string | undefined {
+  if (image.length > IMAGE_MAX_LENGTH) return `at most ${IMAGE_MAX_LENGTH} characters`;
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(image)) return "must not contain spaces or control characters";
+  if (image.startsWith("data:")) return RASTER_DATA_URL.test(image) ? undefined : "a data URL must be a base64 PNG, JPEG, WebP or GIF image";
+  const url = URL.parse(image);
+  if (url?.protocol !== "https:") return "expected an https: URL or a data:image URL";
+  if (url.username || url.password) return "must not carry a user name or password";
+  return undefined;
+}
+
+/** A client's image: the value to store (an empty string is no image), else VALIDATION_ERROR naming why. */
+export function checkImage(image: string): string | null {
+  if (image === "") return null;
+  const problem = imageProblem(image);
+  if (problem) throw new AuthError("VALIDATION_ERROR", `Invalid image: ${problem}`);
+  return image;
+}
+
+/**
+ * A provider's avatar: kept only when a client's would be, else dropped (no image, never a failed sign-in).
+ * An http: avatar is dropped too: upgrading it to https: could name another resource or none.
+ */
+export function providerImage(image: string | undefined): string | null {
+  return image && !imageProblem(image) ? image : null;
+}
+
 /** A field name as quoted back in an error: never the whole of an arbitrarily long input. */
 const quoted = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
 
