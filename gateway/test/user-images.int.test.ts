@@ -53,4 +53,13 @@ describe("user images", () => {
     expect((await grace.c.post("/update-user", { image: WEBP })).status).toBe(200);
     expect((await grace.c.get("/get-session?disableCookieCache=true")).body.user.image).toBe(WEBP);
   });
+
+  it("an image stored before the rule is answered as none, in the session and in member lists", async () => {
+    const grace = await aUser(platform);
+    await platform.services.identity.deps.store.updateUser(grace.id, { image: "javascript:alert(document.cookie)" });
+    expect((await grace.c.get("/get-session?disableCookieCache=true")).body.user.image).toBeNull();
+    const organization = await grace.c.post("/organization/create", { name: "Old images", slug: `old-images-${Date.now().toString(36)}` });
+    expect(organization.status).toBe(200);
+    expect(organization.body.members[0].user.image).toBeNull();
+  });
 });

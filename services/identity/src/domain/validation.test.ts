@@ -1,7 +1,8 @@
 /** The image rule: what a client may set as a user's image, and which provider avatars are kept. */
 import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
-import { checkImage, IMAGE_MAX_LENGTH, imageProblem, providerImage } from "./validation.js";
+import { IMAGE_MAX_LENGTH, imageProblem } from "@auth-platform/runtime/user-image";
+import { checkImage, providerImage } from "./validation.js";
 
 const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 

@@ -1,6 +1,7 @@
 /** Input rules of SPEC.md §5 shared by the identity use cases. */
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
+import { imageProblem, safeImage } from "@auth-platform/runtime/user-image";
 import type { IdentityConfig, UserFieldConfig } from "../config.js";
 
 /** 255 characters at most: the size of the email column (the gateway's request shapes say the same). */
@@ -38,30 +39,7 @@ export function normaliseUsername(username: string): string {
   return value.toLowerCase();
 }
 
-/** The longest image kept: the web app scales its pictures into data URLs of at most this length. */
-export const IMAGE_MAX_LENGTH = 2048;
-/**
- * A base64 raster image; never SVG (an SVG can carry script) nor any other media type. The slash in the class
- * is escaped: vite's import scanner misreads the file otherwise (zod resolved to another copy in tests).
- */
-const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+\/]+={0,2}$/;
-
-/**
- * Why a user's image is refused, or undefined when it is safe in an <img src>: an https: URL or a base64
- * PNG, JPEG, WebP or GIF data URL, at most IMAGE_MAX_LENGTH characters, without spaces or control characters
- * (which browsers drop from a URL, so "java\tscript:" would read as a scheme).
- */
-export function imageProblem(image: string): string | undefined {
-  if (image.length > IMAGE_MAX_LENGTH) return `at most ${IMAGE_MAX_LENGTH} characters`;
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(image)) return "must not contain spaces or control characters";
-  if (image.startsWith("data:")) return RASTER_DATA_URL.test(image) ? undefined : "a data URL must be a base64 PNG, JPEG, WebP or GIF image";
-  const url = URL.parse(image);
-  if (url?.protocol !== "https:") return "expected an https: URL or a data:image URL";
-  if (url.username || url.password) return "must not carry a user name or password";
-  return undefined;
-}
-
-/** A client's image: the value to store (an empty string is no image), else VALIDATION_ERROR naming why. */
+/** A client's image (the rule: runtime/user-image.ts): the value to store (an empty string is no image), else VALIDATION_ERROR naming why. */
 export function checkImage(image: string): string | null {
   if (image === "") return null;
   const problem = imageProblem(image);
@@ -74,7 +52,7 @@ export function checkImage(image: string): string | null {
  * An http: avatar is dropped too: upgrading it to https: could name another resource or none.
  */
 export function providerImage(image: string | undefined): string | null {
-  return image && !imageProblem(image) ? image : null;
+  return safeImage(image);
 }
 
 /** A field name as quoted back in an error: never the whole of an arbitrarily long input. */
