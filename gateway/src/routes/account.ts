@@ -13,7 +13,7 @@ import { accountListResponse } from "./responses.js";
 
 export const updateUserBody = z.looseObject({
   name: z.string().max(255).optional(),
-  // Checked by identity (imageProblem in its validation.ts): an https: URL or a raster data URL.
+  // Checked by identity (runtime/user-image.ts): an https: URL or a raster data URL.
   image: z.string().nullish(),
   username: z.string().optional(),
   displayUsername: z.string().max(255).optional(),

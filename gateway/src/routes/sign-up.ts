@@ -12,7 +12,7 @@ export const signUpBody = z.looseObject({
   name: z.string().max(255),
   email: z.string().max(255),
   password: z.string(),
-  // Checked by identity (imageProblem in its validation.ts): an https: URL or a raster data URL.
+  // Checked by identity (runtime/user-image.ts): an https: URL or a raster data URL.
   image: z.string().nullish(),
   callbackURL: z.string().nullish(),
   username: z.string().nullish(),
