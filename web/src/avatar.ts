@@ -5,22 +5,18 @@
  * down to a square avatar (64 px, covering) and encodes it as WebP, lowering the quality (then the size) until
  * it fits. No file store is needed; a provider's image URL fits the same field.
  */
+import { IMAGE_MAX_LENGTH, safeImage } from "@auth-platform/runtime/user-image";
+
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
-export const MAX_IMAGE_CHARS = 2048;
+export const MAX_IMAGE_CHARS = IMAGE_MAX_LENGTH;
 
 export class AvatarError extends Error {}
 
-const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+\/]+={0,2}$/;
-
 /**
- * The image to put in an <img src>, or null: only what the platform now accepts (an https: URL or a base64
- * PNG, JPEG, WebP or GIF data URL, docs/http-api.md), so a record stored before that rule shows no picture.
+ * The image to put in an <img src>, or null: only what the platform accepts and answers (the one rule,
+ * runtime/user-image.ts: an https: URL or a raster data URL, docs/http-api.md).
  */
-export function shownImage(image: string | null | undefined): string | null {
-  if (!image || image.length > MAX_IMAGE_CHARS || /[\u0000-\u0020\u007f-\u009f]/.test(image)) return null;
-  if (image.startsWith("data:")) return RASTER_DATA_URL.test(image) ? image : null;
-  return URL.parse(image)?.protocol === "https:" ? image : null;
-}
+export const shownImage = safeImage;
 
 async function loadImage(file: Blob): Promise<ImageBitmap> {
   try {
