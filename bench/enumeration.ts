@@ -1,10 +1,12 @@
 /**
  * Account enumeration benchmark: for every route that takes an email or a username, how well ONE request
- * tells a known account from an unknown one, by its latency (and, separately, by its status).
+ * tells a known account from an unknown one, by its latency (and, separately, by its status). The last,
+ * organization/remove-member by email, is sent by an organization's owner about registered users who are
+ * not members and about unregistered addresses: both are refused MEMBER_NOT_FOUND.
  *
  *   tsx bench/enumeration.ts            (make bench-enumeration, npm run enumeration -w @auth-platform/bench)
  *
- * It starts the platform as production runs it (identity, session, notification, gateway: one process each,
+ * It starts the platform as production runs it (identity, session, notification, organization, gateway: one process each,
  * fresh SQLite files, the development outbox, rate limiting off so every request reaches the handler),
  * creates BENCH_ENUM_USERS known accounts, then per route sends BENCH_ENUM_SAMPLES requests about known
  * accounts and as many about unknown ones, one at a time in a random interleaved order (so drift and
@@ -31,6 +33,8 @@ const num = (name: string, fallback: number) => {
 
 const SAMPLES = num("BENCH_ENUM_SAMPLES", 200);
 const USERS = num("BENCH_ENUM_USERS", 20);
+/** BENCH_ENUM_ROUTES: a comma-separated list of route names to measure (default every route). */
+const ONLY = (process.env.BENCH_ENUM_ROUTES ?? "").split(",").map((name) => name.trim()).filter(Boolean);
 const WARMUP = 10;
 const TARGET = 0.55;
 const PASSWORD = "bench-password-0123";
@@ -46,8 +50,8 @@ interface Sample {
 
 interface Route {
   name: string;
-  /** One request about a known account (i-th), or about an unknown one. */
-  request: (known: boolean, i: number) => { path: string; body: unknown };
+  /** One request about a known account (i-th), or about an unknown one; `signedIn`: sent with the owner's session. */
+  request: (known: boolean, i: number) => { path: string; body: unknown; signedIn?: boolean };
   note?: string;
 }
 
@@ -68,11 +72,20 @@ const ROUTES: Route[] = [
   { name: "request-password-reset", request: (known, i) => ({ path: "/request-password-reset", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },
   // The known accounts are never verified: the case where a mail really goes out.
   { name: "send-verification-email", request: (known, i) => ({ path: "/send-verification-email", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/verified" } }) },
+  // The known accounts are registered but not members of the owner's organization: MEMBER_NOT_FOUND either way.
+  {
+    name: "organization/remove-member (email)",
+    request: (known, i) => ({ path: "/organization/remove-member", body: { memberIdOrEmail: known ? knownEmail(i) : unknownEmail(), organizationId: owner.organizationId }, signedIn: true }),
+  },
 ];
 
-async function post(baseURL: string, path: string, body: unknown): Promise<Sample> {
+/** The session cookie (and origin) of the organization owner that remove-member is sent as. */
+const owner = { cookie: "", origin: "", organizationId: "" };
+
+async function post(baseURL: string, path: string, body: unknown, signedIn = false): Promise<Sample> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...(signedIn ? { cookie: owner.cookie, origin: owner.origin } : {}) };
   const started = performance.now();
-  const res = await fetch(baseURL + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(baseURL + path, { method: "POST", headers, body: JSON.stringify(body) });
   await res.arrayBuffer();
   return { ms: performance.now() - started, status: res.status };
 }
@@ -90,21 +103,21 @@ function interleaved(n: number): boolean[] {
 async function measure(baseURL: string, route: Route): Promise<{ known: Sample[]; unknown: Sample[] }> {
   for (let i = 0; i < WARMUP; i++) {
     const request = route.request(i % 2 === 0, i);
-    await post(baseURL, request.path, request.body);
+    await post(baseURL, request.path, request.body, request.signedIn);
   }
   const known: Sample[] = [];
   const unknown: Sample[] = [];
   let i = 0;
   for (const isKnown of interleaved(SAMPLES)) {
     const request = route.request(isKnown, i++);
-    (isKnown ? known : unknown).push(await post(baseURL, request.path, request.body));
+    (isKnown ? known : unknown).push(await post(baseURL, request.path, request.body, request.signedIn));
   }
   return { known, unknown };
 }
 
 async function startPlatform(): Promise<{ baseURL: string; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-enumeration-"));
-  const [identity, session, notification, gateway] = (await freePorts(4)) as [number, number, number, number];
+  const [identity, session, notification, organization, gateway] = (await freePorts(5)) as [number, number, number, number, number];
   const inherited: Record<string, string> = {};
   const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|MAIL_FROM$|APP_NAME$|PORT$|LOG_LEVEL$|NODE_ENV$)/;
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !platformVar.test(key)) inherited[key] = value;
@@ -116,13 +129,16 @@ async function startPlatform(): Promise<{ baseURL: string; dataDir: string }> {
     IDENTITY_PORT: String(identity),
     SESSION_PORT: String(session),
     NOTIFICATION_PORT: String(notification),
+    ORGANIZATION_PORT: String(organization),
     PORT: String(gateway),
     IDENTITY_SERVICE_URL: `127.0.0.1:${identity}`,
     SESSION_SERVICE_URL: `127.0.0.1:${session}`,
     NOTIFICATION_SERVICE_URL: `127.0.0.1:${notification}`,
+    ORGANIZATION_SERVICE_URL: `127.0.0.1:${organization}`,
     IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
     SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
     NOTIFICATION_DATABASE_URL: `file:${join(dataDir, "notification.db")}`,
+    ORGANIZATION_DATABASE_URL: `file:${join(dataDir, "organization.db")}`,
     // Every request must reach its handler: the sign-in limit would otherwise answer 429 after a few.
     RATE_LIMIT_ENABLED: "false",
   };
@@ -131,8 +147,28 @@ async function startPlatform(): Promise<{ baseURL: string; dataDir: string }> {
     startChild("session", "services/session/src/main.ts", env, session),
     startChild("notification", "services/notification/src/main.ts", env, notification),
   ]);
+  await startChild("organization", "services/organization/src/main.ts", env, organization);
   await startChild("gateway", "gateway/src/main.ts", env, gateway);
   return { baseURL: `http://127.0.0.1:${gateway}/api/auth`, dataDir };
+}
+
+/** Signs up the owner that remove-member is sent as, with an organization of their own (its only member). */
+async function signUpOrganizationOwner(baseURL: string): Promise<void> {
+  owner.origin = new URL(baseURL).origin;
+  const res = await fetch(`${baseURL}/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Owner", email: `owner-${RUN_ID}@example.com`, password: PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`sign-up of the organization owner: HTTP ${res.status}`);
+  owner.cookie = res.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  const created = await fetch(`${baseURL}/organization/create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: owner.cookie, origin: owner.origin },
+    body: JSON.stringify({ name: "Bench", slug: `bench-${RUN_ID}` }),
+  });
+  if (created.status !== 200) throw new Error(`organization/create: HTTP ${created.status} ${await created.text()}`);
+  owner.organizationId = ((await created.json()) as { id: string }).id;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -146,12 +182,13 @@ async function main(): Promise<void> {
       const res = await post(baseURL, "/sign-up/email", { name: "Known", email: knownEmail(i), username: knownUsername(i), password: PASSWORD });
       if (res.status !== 200) throw new Error(`sign-up of known account ${i}: HTTP ${res.status}`);
     }
+    await signUpOrganizationOwner(baseURL);
     const lines = [
       "| route | median known ms | median unknown ms | status known / unknown | by status | by latency, in-sample | by latency, held out | target <= 55% |",
       "|---|---|---|---|---|---|---|---|",
     ];
     const notes: string[] = [];
-    for (const route of ROUTES) {
+    for (const route of ROUTES.filter((r) => !ONLY.length || ONLY.includes(r.name))) {
       log(`measuring ${route.name}: ${SAMPLES} known + ${SAMPLES} unknown`);
       const { known, unknown } = await measure(baseURL, route);
       const statuses = (samples: Sample[]) => [...new Set(samples.map((s) => s.status))].sort().join(",");

@@ -29,6 +29,20 @@ describe(`organizations (${backendLabel()})`, () => {
       expect((await ada.c.get("/organization/get-active-member-role")).body).toEqual({ role: "owner" });
     });
 
+    it("slugs differing only in case are one: stored lower-cased, create and check-slug refuse the other case, lookups fold", async () => {
+      const ada = await person(platform);
+      const slug = `A-x-${uniqueSlug()}`;
+      const created = await ada.c.post("/organization/create", { name: "Axes", slug });
+      expect(created.status).toBe(200);
+      expect(created.body.slug).toBe(slug.toLowerCase());
+      const grace = await person(platform);
+      for (const other of [slug.toLowerCase(), slug.toUpperCase()]) {
+        expect(refusal(await grace.c.post("/organization/create", { name: "x", slug: other }))).toMatchObject({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS" });
+        expect(refusal(await grace.c.post("/organization/check-slug", { slug: other }))).toMatchObject({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS" });
+      }
+      expect((await ada.c.get(`/organization/get-full-organization?organizationSlug=${slug.toUpperCase()}`)).body.id).toBe(created.body.id);
+    });
+
     it("refuses a taken slug (check-slug says so too), the per-user limit, and calls without a session", async () => {
       const ada = await person(platform);
       const taken = await organizationOf(ada);

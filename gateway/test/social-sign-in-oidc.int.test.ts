@@ -57,6 +57,20 @@ describe("social sign-in with an OpenID provider", () => {
     expect(accounts).toEqual([expect.objectContaining({ provider: "google", accountId: account.sub, scopes: expect.arrayContaining(["openid", "email", "profile"]) })]);
   });
 
+  it.each([
+    ["a javascript: URL", "javascript:alert(document.cookie)"],
+    ["an http: URL", "http://img.example/avatar.png"],
+    ["an SVG data URL", "data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+"],
+  ])("registers a user whose picture claim is %s without an image (the avatar dropped, the sign-in kept)", async (_kind, picture) => {
+    const account = social.anAccount("avatar", { picture });
+    social.idp.signInAs(account);
+    const flow = social.browser();
+    const end = await flow.follow((await startGoogle(flow)).url);
+    expect(end.url.href).toBe(`${social.platform.origin}/welcome`);
+    const session = await (await flow.request(`${social.platform.baseURL}/get-session`)).json();
+    expect(session.user).toMatchObject({ email: account.email, image: null });
+  });
+
   it("signs a returning user in to the callback URL, same user", async () => {
     const account = social.anAccount("returning");
     social.idp.signInAs(account);

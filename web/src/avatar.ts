@@ -1,14 +1,22 @@
 /**
  * Profile images: the upload limit is 4 MB (SPEC §1), but the picture is stored as a small data URL in the
  * user's `image` field, not as the uploaded file: the user record travels with every session read (and the
- * session cache), and the gateway accepts at most 2048 characters there. So the browser scales the picture
+ * session cache), and the platform accepts at most 2048 characters there. So the browser scales the picture
  * down to a square avatar (64 px, covering) and encodes it as WebP, lowering the quality (then the size) until
  * it fits. No file store is needed; a provider's image URL fits the same field.
  */
+import { IMAGE_MAX_LENGTH, safeImage } from "@auth-platform/runtime/user-image";
+
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
-export const MAX_IMAGE_CHARS = 2048;
+export const MAX_IMAGE_CHARS = IMAGE_MAX_LENGTH;
 
 export class AvatarError extends Error {}
+
+/**
+ * The image to put in an <img src>, or null: only what the platform accepts and answers (the one rule,
+ * runtime/user-image.ts: an https: URL or a raster data URL, docs/http-api.md).
+ */
+export const shownImage = safeImage;
 
 async function loadImage(file: Blob): Promise<ImageBitmap> {
   try {

@@ -2,12 +2,23 @@
 /** The app's rules that need no browser: where a sign-in may return to, password rules, devices, error sentences, the API's base path. */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, ApiError } from "./api";
+import { shownImage } from "./avatar";
 import { placeError } from "./components";
 import { errorSentence } from "./error-codes";
 import { passwordRules } from "./password-rules";
 import { apiBasePath } from "./runtime-config";
 import { safeRedirect } from "./safe-redirect";
 import { describeUserAgent } from "./user-agent";
+
+describe("shownImage", () => {
+  it.each(["https://img.example/a.png", "data:image/webp;base64,UklGRg==", "data:image/png;base64,iVBORw0KGgo="])("shows %s", (image) => {
+    expect(shownImage(image)).toBe(image);
+  });
+
+  it.each(["javascript:alert(1)", "data:image/svg+xml;base64,PHN2Zz4=", "data:text/html,<script>", "http://img.example/a.png", " javascript:alert(1)", `https://img.example/${"a".repeat(2048)}`, "", null])("shows nothing for %j", (image) => {
+    expect(shownImage(image)).toBeNull();
+  });
+});
 
 describe("safeRedirect", () => {
   it("keeps a path on this origin, query and fragment included", () => {

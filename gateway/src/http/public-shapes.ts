@@ -4,6 +4,8 @@
  * strings, absent values as null); both carry the same field names, so one function serves each shape.
  */
 
+import { safeImage } from "@auth-platform/runtime/user-image";
+
 type When = Date | string | undefined;
 type Maybe<T> = T | null | undefined;
 
@@ -79,7 +81,8 @@ export function publicUser(user: UserFields): PublicUser {
     name: user.name,
     email: user.email,
     emailVerified: user.emailVerified,
-    image: user.image ?? null,
+    // Only an image safe in an <img src> (docs/http-api.md): one stored before the rule is answered as none.
+    image: safeImage(user.image),
     createdAt: iso(user.createdAt),
     updatedAt: iso(user.updatedAt),
     // Always present, null when unset, so the shape does not change with the sign-up method.
@@ -199,7 +202,7 @@ export function publicMember(member: { id: string; organizationId: string; userI
     userId: member.userId,
     role: member.role,
     createdAt: iso(member.createdAt),
-    ...(member.user ? { user: { id: member.user.id, name: member.user.name, email: member.user.email, image: member.user.image ?? null } } : {}),
+    ...(member.user ? { user: { id: member.user.id, name: member.user.name, email: member.user.email, image: safeImage(member.user.image) } } : {}),
   };
 }
 

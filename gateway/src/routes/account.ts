@@ -13,7 +13,8 @@ import { accountListResponse } from "./responses.js";
 
 export const updateUserBody = z.looseObject({
   name: z.string().max(255).optional(),
-  image: z.string().max(2048).nullish(),
+  // Checked by identity (runtime/user-image.ts): an https: URL or a raster data URL.
+  image: z.string().nullish(),
   username: z.string().optional(),
   displayUsername: z.string().max(255).optional(),
 });

@@ -67,7 +67,7 @@ const NOT_UPDATED_HERE: Record<string, string> = {
   createdAt: "createdAt cannot be updated",
   updatedAt: "updatedAt cannot be updated",
 };
-const updateUserData = z.object({ name: z.string().min(1).max(255).optional(), image: z.string().max(2048).nullish(), role: role.optional() });
+const updateUserData = z.object({ name: z.string().min(1).max(255).optional(), image: z.string().nullish(), role: role.optional() });
 export const setUserPasswordBody = z.object({ userId: id, newPassword: z.string().max(1024) });
 export const banUserBody = z.object({ userId: id, banReason: z.string().max(1024).optional(), banExpiresIn: z.number().int().min(1).max(100 * 365 * 86_400).optional() });
 export const revokeUserSessionBody = z.object({ sessionToken: z.string().min(1).max(256) });

@@ -11,6 +11,7 @@ import { type Request, Router } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { call } from "@auth-platform/proto/rpc-client";
+import { safeImage } from "@auth-platform/runtime/user-image";
 import { parseBody, parseQuery } from "../http/body.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -81,7 +82,8 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
     const query = parseQuery(req, selection);
     const info = await call(oauth, oauth.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
     res.json({
-      user: info.user ?? {},
+      // The provider's avatar only when safe in an <img src>, as every user image this API answers.
+      user: info.user ? { ...info.user, ...(info.user.image !== undefined ? { image: safeImage(info.user.image) } : {}) } : {},
       data: info.data ?? {},
       account: { id: info.account?.id, providerId: info.account?.providerId, accountId: info.account?.accountId },
     });

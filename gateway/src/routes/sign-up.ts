@@ -12,7 +12,8 @@ export const signUpBody = z.looseObject({
   name: z.string().max(255),
   email: z.string().max(255),
   password: z.string(),
-  image: z.string().max(2048).nullish(),
+  // Checked by identity (runtime/user-image.ts): an https: URL or a raster data URL.
+  image: z.string().nullish(),
   callbackURL: z.string().nullish(),
   username: z.string().nullish(),
   displayUsername: z.string().max(255).nullish(),

@@ -86,6 +86,29 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
     expect(await service.registry.store.findById(id)).toMatchObject({ attempts: 1, text: "", html: "", links: [] });
   });
 
+  it("an invitation shows the names others typed without links, bounded, and says who sent it", async () => {
+    const to = recipient();
+    const url = "https://acme.test/accept-invitation/inv-1";
+    const variables = {
+      url,
+      organization_name: `Verify at https://evil.example/login or www.evil.example ${"x".repeat(80)}`,
+      inviter_name: "IT\u202eDesk\r\nsupport@evil.example",
+      role: "member",
+    };
+    await send(service, { to, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables });
+    const mail = await smtp.waitFor(to);
+    // 60 characters, then the ellipsis.
+    const organization = `Verify at evil[.]example/login or www[.]evil[.]example ${"x".repeat(5)}…`;
+    expect(mail.subject).toBe(`ITDesk support@evil[.]example invited you to join ${organization} on Acme Auth`);
+    for (const body of [mail.text, mail.html]) {
+      expect(body).not.toMatch(/evil\.example|https:\/\/evil|\u202e/);
+      expect(body).toContain("This email was sent by Acme Auth");
+    }
+    expect(mail.text).toContain(`Join ${organization}`);
+    // The only links are the invitation's and the footer's.
+    expect(mail.html.match(/href="[^"]*"/g)).toEqual([`href="${url}"`, `href="${url}"`, 'href="https://app.acme.test"']);
+  });
+
   it("sends one message for a repeated idempotency key", async () => {
     const to = recipient();
     const request = { to, template: Template.TEMPLATE_PASSWORD_RESET, variables: { url: "https://acme.test/reset?token=once" }, idempotencyKey: `reset:${to}` };

@@ -3,7 +3,7 @@ import { useNavigate } from "@tanstack/react-router";
 import { type ChangeEvent, type FormEvent, type ReactNode, useState } from "react";
 import { providerName, SocialButtons } from "../social";
 import { api, type LinkedAccount, type Session, type SessionWithUser, errorMessage } from "../api";
-import { AvatarError, avatarDataUrl } from "../avatar";
+import { AvatarError, avatarDataUrl, shownImage } from "../avatar";
 import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { passwordAcceptable } from "../password-rules";
 import { sessionQuery, useSession } from "../session";
@@ -46,7 +46,7 @@ export function Account() {
 function Profile({ current }: { current: SessionWithUser }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState(current.user.name);
-  const [image, setImage] = useState<string | null>(current.user.image);
+  const [image, setImage] = useState<string | null>(shownImage(current.user.image));
   const [imageError, setImageError] = useState<string>();
   const save = useMutation({
     mutationFn: () => api.updateUser({ name: name.trim(), image }),

@@ -107,6 +107,13 @@ describe("sign-in with a provider profile", () => {
     expect(await errorCode(signIn(deps, aProfile({ email: "" })))).toBe("USER_EMAIL_NOT_FOUND");
     expect(await errorCode(signIn(deps, aProfile({ email: "not-an-email" })))).toBe("USER_EMAIL_NOT_FOUND");
   });
+
+  it.each(["javascript:alert(1)", "http://img.example/a.png", "data:image/svg+xml;base64,PHN2Zz4="])("drops the avatar %s: the user is created without an image", async (image) => {
+    const deps = testRegistry();
+    const { user } = await signIn(deps, aProfile({ image }));
+    expect(user.image).toBeNull();
+    expect((await signIn(deps, aProfile({ accountId: "gh-2", email: "grace@example.com", image: "https://avatars.example/g.png" }))).user.image).toBe("https://avatars.example/g.png");
+  });
 });
 
 describe("linking a provider account to a signed-in user", () => {

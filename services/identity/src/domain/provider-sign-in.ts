@@ -13,7 +13,7 @@ import type { AccountRecord, AccountTokensPatch, UserRecord } from "../store/ide
 import type { ClientInfo, Registry } from "./ports.js";
 import type { ProviderTokenVault } from "./provider-token-vault.js";
 import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
-import { normaliseEmail } from "./validation.js";
+import { normaliseEmail, providerImage } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log"> & { providerTokens: ProviderTokenVault };
 
@@ -102,7 +102,7 @@ export async function userForProvider(deps: Deps, input: ProviderSignInInput, re
       name: profile.name || email.split("@")[0]!,
       email,
       emailVerified: profile.emailVerified,
-      image: profile.image ?? null,
+      image: providerImage(profile.image),
       createdAt: now,
       updatedAt: now,
       username: null,

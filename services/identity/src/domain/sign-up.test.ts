@@ -73,4 +73,12 @@ describe("sign-up", () => {
     const disabled = testRegistry({ IDENTITY_EMAIL_PASSWORD_ENABLED: "false" });
     expect(await errorCode(signUpEmail(disabled, input()))).toBe("EMAIL_AND_PASSWORD_IS_NOT_ENABLED");
   });
+
+  it("keeps an https: image, takes an empty one as none, refuses a script URL before creating anyone", async () => {
+    const deps = testRegistry();
+    expect((await signUpEmail(deps, input({ image: "https://img.example/a.png" }))).user.image).toBe("https://img.example/a.png");
+    expect((await signUpEmail(deps, input({ email: "grace@example.com", image: "" }))).user.image).toBeNull();
+    expect(await errorCode(signUpEmail(deps, input({ email: "eve@example.com", image: "javascript:alert(1)" })))).toBe("VALIDATION_ERROR");
+    expect(await deps.store.findUserByEmail("eve@example.com")).toBeNull();
+  });
 });

@@ -5,7 +5,7 @@ import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { openSession } from "./open-session.js";
-import { checkExtraFields, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
+import { checkExtraFields, checkImage, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
 import { runMailRequest } from "./mail-request-worker.js";
 
 export interface SignUpInput {
@@ -34,6 +34,7 @@ export async function signUpEmail(
   const email = normaliseEmail(input.email);
   checkPasswordLength(input.password, config);
   const username = input.username !== undefined ? normaliseUsername(input.username) : null;
+  const image = input.image !== undefined ? checkImage(input.image) : null;
   const extraFields = checkExtraFields(input.extraFields, config.userFields);
 
   // Cheap early answers; the unique indexes decide races (50 concurrent sign-ups make one user).
@@ -46,7 +47,7 @@ export async function signUpEmail(
     name: input.name,
     email,
     emailVerified: false,
-    image: input.image ?? null,
+    image,
     createdAt: now,
     updatedAt: now,
     username,

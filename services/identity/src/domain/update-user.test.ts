@@ -52,4 +52,15 @@ describe("update user", () => {
     // Renaming to one's own username (another case) is not a clash.
     expect(await updateUser(deps, { userId: user.id, fields: { username: "MINE" } })).toMatchObject({ username: "mine", displayUsername: "MINE" });
   });
+
+  it("refuses an image that is not https: or a raster data URL and keeps the stored one; an empty one removes it", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    await updateUser(deps, { userId: user.id, fields: { image: "https://img.example/a.png" } });
+    for (const image of ["data:image/svg+xml;base64,PHN2Zz4=", "http://img.example/a.png", "javascript:alert(1)"]) {
+      expect(await errorCode(updateUser(deps, { userId: user.id, fields: { image } })), image).toBe("VALIDATION_ERROR");
+    }
+    expect((await deps.store.findUserById(user.id))!.image).toBe("https://img.example/a.png");
+    expect((await updateUser(deps, { userId: user.id, fields: { image: "" } })).image).toBeNull();
+  });
 });

@@ -2,7 +2,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { UserPatch, UserRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
-import { checkExtraFields, checkName, normaliseUsername } from "./validation.js";
+import { checkExtraFields, checkImage, checkName, normaliseUsername } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions">;
 
@@ -15,7 +15,7 @@ export async function updateUser(deps: Deps, input: { userId: string; fields: Re
   if (fields.name !== undefined) patch.name = checkName(fields.name);
   if (fields.image !== undefined) {
     if (fields.image !== null && typeof fields.image !== "string") throw new AuthError("VALIDATION_ERROR", "Invalid image: expected a string or null");
-    patch.image = fields.image;
+    patch.image = fields.image === null ? null : checkImage(fields.image);
   }
   if (fields.username !== undefined) {
     if (typeof fields.username !== "string") throw new AuthError("VALIDATION_ERROR", "Invalid username: expected a string");

@@ -1,6 +1,7 @@
 /** Input rules of SPEC.md §5 shared by the identity use cases. */
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
+import { imageProblem, safeImage } from "@auth-platform/runtime/user-image";
 import type { IdentityConfig, UserFieldConfig } from "../config.js";
 
 /** 255 characters at most: the size of the email column (the gateway's request shapes say the same). */
@@ -36,6 +37,22 @@ export function normaliseUsername(username: string): string {
     throw new AuthError("VALIDATION_ERROR", "Invalid username: use 3 to 30 letters, digits, underscores or dots");
   }
   return value.toLowerCase();
+}
+
+/** A client's image (the rule: runtime/user-image.ts): the value to store (an empty string is no image), else VALIDATION_ERROR naming why. */
+export function checkImage(image: string): string | null {
+  if (image === "") return null;
+  const problem = imageProblem(image);
+  if (problem) throw new AuthError("VALIDATION_ERROR", `Invalid image: ${problem}`);
+  return image;
+}
+
+/**
+ * A provider's avatar: kept only when a client's would be, else dropped (no image, never a failed sign-in).
+ * An http: avatar is dropped too: upgrading it to https: could name another resource or none.
+ */
+export function providerImage(image: string | undefined): string | null {
+  return safeImage(image);
 }
 
 /** A field name as quoted back in an error: never the whole of an arbitrarily long input. */

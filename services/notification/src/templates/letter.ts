@@ -52,6 +52,38 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
+/** The longest name a mail shows of what someone else typed (an organization's, an inviter's), in characters. */
+export const MAX_SHOWN_NAME = 60;
+
+/** Invisible and direction-changing characters: they can hide or reorder what a name shows. */
+const INVISIBLE = /[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu;
+/** A URL's scheme and its slashes ("https://", "ftp://"): dropped, so no link starts in a name. */
+const SCHEME = /\b[a-z][a-z0-9+.-]*:\/\/+/giu;
+/** A dot, or one of the full-width and ideographic dots that IDNA reads as one. */
+const DOT = "[.\\u3002\\uff0e\\uff61]";
+/** A host-looking run ("evil.example", "www.evil.example", "evil。example"): its dots are broken as "[.]". */
+const HOST = new RegExp(`[\\p{L}\\p{N}-]+(?:${DOT}[\\p{L}\\p{N}-]+)*${DOT}\\p{L}[\\p{L}\\p{N}-]+`, "gu");
+/** An IPv4 address, which mail clients link as readily as a host name. */
+const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}\b/g;
+
+/**
+ * A name someone other than the recipient chose, made fit for a subject or a sentence: no control or
+ * invisible characters, no URL a mail client would turn into a link (no scheme, host dots broken as "[.]"),
+ * spaces collapsed, and at most MAX_SHOWN_NAME characters (longer ones cut, with an ellipsis).
+ */
+export function shownName(value: string): string {
+  const plain = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+    .replace(INVISIBLE, "")
+    .replace(SCHEME, "")
+    .replace(HOST, (host) => host.replace(new RegExp(DOT, "g"), "[.]"))
+    .replace(IPV4, (address) => address.replace(/\./g, "[.]"))
+    .replace(/\s+/g, " ")
+    .trim();
+  const characters = Array.from(plain);
+  return characters.length > MAX_SHOWN_NAME ? `${characters.slice(0, MAX_SHOWN_NAME).join("").trimEnd()}…` : plain;
+}
+
 /** "Hi Ada," or "Hi," when the name is unknown. */
 export function greeting(vars: Variables): string {
   return vars.name ? `Hi ${vars.name},` : "Hi,";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderTemplate, TEMPLATES, TemplateError, type TemplateName, type Variables } from "./index.js";
+import { MAX_SHOWN_NAME, shownName } from "./letter.js";
 
 const context = { appName: "Acme Auth", footerUrl: "https://app.example.com" };
 const url = "https://auth.example.com/api/auth/verify-email?token=abc123&callbackURL=%2F";
@@ -57,7 +58,7 @@ describe("escaping and safety", () => {
   it("keeps line breaks out of the subject", () => {
     const mail = renderTemplate("organization-invitation", hostile, context);
     expect(mail.subject).not.toMatch(/[\r\n]/);
-    expect(mail.subject).toBe(`Mallory Bcc: victim@example.com invited you to join Evil & "Co" <b> on Acme Auth`);
+    expect(mail.subject).toBe(`Mallory Bcc: victim@example[.]com invited you to join Evil & "Co" <b> on Acme Auth`);
   });
 
   it("accepts only http(s) links", () => {
@@ -68,6 +69,36 @@ describe("escaping and safety", () => {
 
   it("refuses oversized variables", () => {
     expect(() => renderTemplate("password-reset", { url, name: "x".repeat(2_001) }, context)).toThrow("variables.name is too long");
+  });
+});
+
+describe("names others typed (shownName)", () => {
+  it.each([
+    ["a URL", "Visit https://evil.example/login now", "Visit evil[.]example/login now"],
+    ["a bare host", "evil.example", "evil[.]example"],
+    ["a www host", "www.evil.co.uk", "www[.]evil[.]co[.]uk"],
+    ["an address", "help@evil.example", "help@evil[.]example"],
+    ["an ideographic dot", "evil\u3002example", "evil[.]example"],
+    ["an IPv4 address", "see 10.0.0.1", "see 10[.]0[.]0[.]1"],
+    ["other schemes", "ftp://files.example and HTTP://x.example", "files[.]example and x[.]example"],
+    ["control and direction characters", "Ada\u202e\u200b\r\nLovelace", "Ada Lovelace"],
+    ["initials and numbers", "J.R.R. Tolkien Club 3.14", "J.R.R. Tolkien Club 3.14"],
+  ])("neutralises %s", (_kind, value, shown) => {
+    expect(shownName(value)).toBe(shown);
+  });
+
+  it(`cuts a name past ${MAX_SHOWN_NAME} characters with an ellipsis, whole characters only`, () => {
+    expect(shownName("a".repeat(MAX_SHOWN_NAME))).toBe("a".repeat(MAX_SHOWN_NAME));
+    expect(shownName("a".repeat(MAX_SHOWN_NAME + 1))).toBe(`${"a".repeat(MAX_SHOWN_NAME)}…`);
+    expect(Array.from(shownName("😀".repeat(100)))).toHaveLength(MAX_SHOWN_NAME + 1);
+  });
+
+  it("the invitation shows its names through it and says who sent the mail", () => {
+    const mail = renderTemplate("organization-invitation", { url, organization_name: `Pay at https://evil.example ${"y".repeat(100)}`, inviter_name: "www.evil.example" }, context);
+    expect(mail.subject).toBe(`www[.]evil[.]example invited you to join Pay at evil[.]example ${"y".repeat(MAX_SHOWN_NAME - "Pay at evil[.]example ".length)}… on Acme Auth`);
+    expect(mail.text).not.toContain("evil.example");
+    expect(mail.text).toContain("This email was sent by Acme Auth");
+    expect(renderTemplate("organization-invitation", { url, organization_name: "https://" }, context).subject).toBe("You are invited to join (no name) on Acme Auth");
   });
 });
 

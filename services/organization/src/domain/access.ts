@@ -21,9 +21,15 @@ export function targetId(caller: Caller, organizationId?: string): string {
   return id;
 }
 
+/**
+ * A slug as stored and looked up: lower case, so "A-x" and "a-x" are one organization's (slugs are ASCII,
+ * rpc/validation.ts; store migration 0002 folded the older rows).
+ */
+export const foldSlug = (slug: string): string => slug.toLowerCase();
+
 /** The organization named by slug, id, or the active one; null when none is named or active. */
 export async function findTarget(deps: Deps, caller: Caller, target: Target): Promise<OrganizationRecord | null | "none"> {
-  if (target.organizationSlug) return deps.store.findOrganizationBySlug(target.organizationSlug);
+  if (target.organizationSlug) return deps.store.findOrganizationBySlug(foldSlug(target.organizationSlug));
   const id = target.organizationId || caller.activeOrganizationId;
   return id ? deps.store.findOrganization(id) : "none";
 }

@@ -56,6 +56,26 @@ describe("members", () => {
     expect(deps.userCalls - calls).toBe(1);
   });
 
+  it("by email, an unregistered address and a registered non-member do the same store and identity calls (no timing enumeration)", async () => {
+    const deps = testRegistry();
+    const { owner } = await setUp(deps);
+    const outsider = aUser(deps, "Outsider");
+    const calls: string[] = [];
+    const store = deps.store as unknown as Record<string, unknown>;
+    for (const [name, method] of Object.entries(store)) {
+      if (typeof method === "function") store[name] = (...args: unknown[]) => (calls.push(name), (method as (...a: unknown[]) => unknown).apply(deps.store, args));
+    }
+    const workFor = async (email: string) => {
+      calls.length = 0;
+      const identityBefore = deps.userCalls;
+      expect(await errorCode(removeMember(deps, owner.caller(), { memberIdOrEmail: email }))).toBe("MEMBER_NOT_FOUND");
+      return { store: [...calls], identity: deps.userCalls - identityBefore };
+    };
+    const registered = await workFor(outsider.user.email);
+    expect(registered.store).toContain("findMember");
+    expect(await workFor("nobody@example.com")).toEqual(registered);
+  });
+
   it("role changes need member update; only owners grant or take the owner role; unknown roles refused", async () => {
     const deps = testRegistry();
     const { owner, ownerMember, admin, member } = await setUp(deps);

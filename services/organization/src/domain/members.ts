@@ -41,6 +41,9 @@ export async function getActiveMember(deps: Deps, caller: Caller, target: Target
   return (await withUsers(deps, [readable.member]))[0]!;
 }
 
+/** Never a user's id (identity's ids are newId()s, which hold no hyphen). */
+const NO_USER_ID = "-no-user-";
+
 /**
  * The member a value names, with its user: an email (it holds an at-sign) or a member id, within one
  * organization. One identity call either way.
@@ -48,7 +51,9 @@ export async function getActiveMember(deps: Deps, caller: Caller, target: Target
 async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: string): Promise<MemberWithUser> {
   if (memberIdOrEmail.includes("@")) {
     const [user] = await deps.users.getUsers([], [memberIdOrEmail.toLowerCase()]);
-    const member = user ? await deps.store.findMember(organizationId, user.id) : null;
+    // The membership lookup runs for an unregistered address too (an id no user has): a registered address
+    // that is not a member costs the same, so the time of the refusal does not tell whether it is registered.
+    const member = await deps.store.findMember(organizationId, user?.id ?? NO_USER_ID);
     if (!user || !member) throw new AuthError("MEMBER_NOT_FOUND");
     return { ...member, user };
   }

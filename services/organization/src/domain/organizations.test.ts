@@ -50,6 +50,21 @@ describe("create organization", () => {
     expect(await errorCode(createOrganization(closed, { caller: aUser(closed).caller(), name: "x", slug: "x", metadata: {} }))).toBe("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
   });
 
+  it("slugs differing only in case are one slug: stored lower-cased, a create or update conflicts, check-slug and lookups fold", async () => {
+    const deps = testRegistry();
+    const owner = aUser(deps);
+    const { organization } = await createOrganization(deps, { caller: owner.caller(), name: "Axes", slug: "A-x", metadata: {} });
+    expect(organization.slug).toBe("a-x");
+    const other = aUser(deps);
+    expect(await errorCode(createOrganization(deps, { caller: other.caller(), name: "x", slug: "a-x", metadata: {} }))).toBe("ORGANIZATION_ALREADY_EXISTS");
+    expect(await errorCode(createOrganization(deps, { caller: other.caller(), name: "x", slug: "A-X", metadata: {} }))).toBe("ORGANIZATION_ALREADY_EXISTS");
+    for (const slug of ["a-x", "A-x", "A-X"]) expect(await errorCode(checkSlug(deps, slug)), slug).toBe("ORGANIZATION_ALREADY_EXISTS");
+    for (const slug of ["a-x", "A-X"]) expect((await getFullOrganization(deps, owner.caller(), { organizationSlug: slug }))!.organization.id, slug).toBe(organization.id);
+    const second = await createOrganization(deps, { caller: other.caller(), name: "Ys", slug: "Y-z", metadata: {} });
+    expect(await errorCode(updateOrganization(deps, other.caller(), { organizationId: second.organization.id, patch: { slug: "a-X" } }))).toBe("ORGANIZATION_ALREADY_EXISTS");
+    expect((await updateOrganization(deps, other.caller(), { organizationId: second.organization.id, patch: { slug: "Y-Renamed" } })).slug).toBe("y-renamed");
+  });
+
   it("without a caller needs a userId (server-side), and sets no active organization", async () => {
     const deps = testRegistry();
     expect(await errorCode(createOrganization(deps, { name: "x", slug: "x", metadata: {} }))).toBe("UNAUTHORIZED");

@@ -6,7 +6,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
-import { actorCheck, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
+import { actorCheck, foldSlug, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMember, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
 
@@ -36,7 +36,7 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   if (!creatorId) throw new AuthError("UNAUTHORIZED");
   if (!deps.config.allowCreation) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
   const now = deps.now();
-  const organization: OrganizationRecord = { id: newId(), name: input.name, slug: input.slug, logo: input.logo ?? null, metadata: input.metadata, createdAt: now };
+  const organization: OrganizationRecord = { id: newId(), name: input.name, slug: foldSlug(input.slug), logo: input.logo ?? null, metadata: input.metadata, createdAt: now };
   const creator = { id: newId(), organizationId: organization.id, userId: creatorId, role: deps.config.creatorRole, createdAt: now };
   // The store checks the limit under a per-creator lock, and the unique slug index decides between
   // concurrent creates of one slug.
@@ -57,7 +57,8 @@ export async function updateOrganization(deps: Deps, caller: Caller, input: Upda
   await requireOrganization(deps, id);
   const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"));
   await requireActor(deps, id, actor);
-  const updated = await deps.store.updateOrganization(id, input.patch, actor);
+  const patch = input.patch.slug === undefined ? input.patch : { ...input.patch, slug: foldSlug(input.patch.slug) };
+  const updated = await deps.store.updateOrganization(id, patch, actor);
   if (!updated) throw new AuthError("ORGANIZATION_NOT_FOUND");
   return updated;
 }
@@ -120,5 +121,5 @@ export function listOrganizations(deps: Pick<Deps, "store">, userId: string): Pr
 
 /** ORGANIZATION_ALREADY_EXISTS when the slug is taken. */
 export async function checkSlug(deps: Pick<Deps, "store">, slug: string): Promise<void> {
-  if (await deps.store.findOrganizationBySlug(slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
+  if (await deps.store.findOrganizationBySlug(foldSlug(slug))) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
 }

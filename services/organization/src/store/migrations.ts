@@ -44,4 +44,25 @@ class CreateOrganization extends Migration {
   }
 }
 
-export const organizationMigrations = [{ name: "0001-create-organization", class: CreateOrganization }];
+/**
+ * Slugs are compared folded to lower case (the domain folds every slug it writes or looks up), so slugs that
+ * differ only in case become one. Of each such group the oldest organization (then the smallest id) keeps
+ * the lower-cased slug; each other one gets it with "-" and the first 8 characters of its id, lower-cased,
+ * appended (the slug cut to 119 characters first, so it stays within 128). Every other slug is lower-cased.
+ */
+class SlugLowerCase extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`update "organization" set "slug" = substr(lower("slug"), 1, 119) || '-' || lower(substr("id", 1, 8))
+      where exists (
+        select 1 from "organization" as "older"
+        where lower("older"."slug") = lower("organization"."slug")
+          and ("older"."created_at" < "organization"."created_at" or ("older"."created_at" = "organization"."created_at" and "older"."id" < "organization"."id"))
+      )`);
+    this.addSql(`update "organization" set "slug" = lower("slug") where "slug" <> lower("slug")`);
+  }
+}
+
+export const organizationMigrations = [
+  { name: "0001-create-organization", class: CreateOrganization },
+  { name: "0002-slug-lower-case", class: SlugLowerCase },
+];
