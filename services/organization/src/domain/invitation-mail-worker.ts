@@ -17,7 +17,7 @@ type Deps = Pick<Registry, "store" | "mail" | "now" | "log">;
 export const BATCH_SIZE = 10;
 /** Longer than one mail takes (a store read and a SendEmail under its 5 s deadline). */
 export const LEASE_MS = 60_000;
-/** With RETRY, the attempts span about two hours of outage (the delays grow to ten minutes, then stay). */
+/** With RETRY, the attempts span one to two hours of outage (the delays grow to ten minutes, then stay). */
 export const MAX_ATTEMPTS = 20;
 export const RETRY = { baseMs: 1_000, maxMs: 600_000 };
 export const POLL_INTERVAL_MS = 1_000;
