@@ -4,8 +4,9 @@
  * SMTP_URL pointing at it, before the tests of that scope, and stops both after them.
  *
  * Two things let a suite wait on an event instead of the real clock:
- * - mailSettled(): resolves once every mail request identity queued has been processed and every message
- *   the outbox holds has been delivered, so "and no other mail was sent" can be checked at once;
+ * - mailSettled(): resolves once every mail request identity queued has been processed, every invitation
+ *   mail the organization service queued has been handed to notification, and every message the outbox
+ *   holds has been delivered, so "and no other mail was sent" can be checked at once;
  * - clock.advance(ms): moves the clock the in-process services read (Date) forward, so a token or a
  *   session ages without the test sleeping. Time keeps running from there; real time is restored after the
  *   scope's platform is stopped.
@@ -15,6 +16,8 @@ import type { IdentityStore } from "../services/identity/src/store/identity-stor
 import { openIdentityStore } from "../services/identity/src/store/mikro-identity-store.js";
 import { openNotificationStore } from "../services/notification/src/store/mikro-notification-store.js";
 import type { NotificationStore } from "../services/notification/src/store/notification-store.js";
+import { openOrganizationStore } from "../services/organization/src/store/mikro-organization-store.js";
+import type { OrganizationStore } from "../services/organization/src/store/organization-store.js";
 import { TestClient } from "./http.js";
 import { type Platform, type PlatformOptions, startPlatform } from "./platform.js";
 import { type SmtpOptions, startSmtp, type TestSmtp } from "./smtp.js";
@@ -32,7 +35,7 @@ export interface PlatformUnderTest extends Platform {
   client(): TestClient;
   /** Follows an absolute link from a mail with a client's cookies. */
   follow(client: TestClient, link: string): ReturnType<TestClient["get"]>;
-  /** Resolves once identity's mail request queue is empty and the outbox holds nothing undelivered. */
+  /** Resolves once identity's mail request queue and organization's invitation mail queue are empty and the outbox holds nothing undelivered. */
   mailSettled(): Promise<void>;
   clock: { advance(ms: number): void };
 }
@@ -43,7 +46,7 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
   const { smtp: smtpOption, ...platformOptions } = options;
   let platform: Platform | undefined;
   let smtp: TestSmtp | undefined;
-  let queues: { identity: IdentityStore; notification: NotificationStore } | undefined;
+  let queues: { identity: IdentityStore; organization: OrganizationStore; notification: NotificationStore } | undefined;
   const clock = testClock();
 
   beforeAll(async () => {
@@ -52,6 +55,7 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
   });
   afterAll(async () => {
     await queues?.identity.close();
+    await queues?.organization.close();
     await queues?.notification.close();
     await platform?.stop();
     await smtp?.stop();
@@ -65,6 +69,7 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
   const openQueues = async () => {
     queues ??= {
       identity: await openIdentityStore(started().env.IDENTITY_DATABASE_URL!),
+      organization: await openOrganizationStore(started().env.ORGANIZATION_DATABASE_URL!),
       notification: await openNotificationStore(started().env.NOTIFICATION_DATABASE_URL!),
     };
     return queues;
@@ -101,8 +106,9 @@ export function usePlatform(options: UsePlatformOptions = {}): PlatformUnderTest
     client: () => new TestClient(started().baseURL),
     follow: (client, link) => client.get(link.slice(started().baseURL.length)),
     async mailSettled() {
-      const { identity, notification } = await openQueues();
+      const { identity, organization, notification } = await openQueues();
       await expect.poll(async () => (await identity.findDueMailRequests(FAR_FUTURE, 1)).length, { timeout: 10_000 }).toBe(0);
+      await expect.poll(async () => (await organization.findDueInvitationMails(FAR_FUTURE, 1)).length, { timeout: 10_000 }).toBe(0);
       await expect.poll(async () => (await notification.list({ limit: 10_000 })).filter((m) => m.status === "pending").length, { timeout: 10_000 }).toBe(0);
     },
     clock: { advance: (ms) => clock.advance(ms) },

@@ -1,11 +1,16 @@
-/** Builds the organization service's dependencies once: config, store, identity/session/notification clients, clock. */
+/**
+ * Builds the organization service's dependencies once: config, store, identity/session/notification clients,
+ * clock, and the invitation mail worker.
+ */
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
 import { call } from "@auth-platform/runtime/rpc";
+import type { PollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { OrganizationConfig } from "./config.js";
+import { startInvitationMailWorker } from "./domain/invitation-mail-worker.js";
 import type { Registry } from "./domain/ports.js";
 import { openOrganizationStore } from "./store/mikro-organization-store.js";
 
@@ -15,7 +20,8 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
   const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
-  return {
+  let worker: PollingWorker | undefined;
+  const registry: Registry = {
     config,
     store,
     log,
@@ -39,7 +45,13 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
         await call(notification, notification.sendEmail, { to, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables, idempotencyKey });
       },
     },
+    invitationMails: { wake: () => worker?.wake() },
+  };
+  worker = startInvitationMailWorker(registry);
+  return {
+    ...registry,
     async close() {
+      await worker.stop();
       identity.close();
       sessions.close();
       notification.close();

@@ -1,18 +1,22 @@
 /**
  * Invitation use cases (SPEC.md §4): invite (and resend), read, list, accept, reject, cancel. Accepting,
  * rejecting and reading need a pending, unexpired invitation and the caller to be its recipient (session
- * email equals the invitation email, lower-cased). The mail goes through the notification service with a
- * link to the web app's invitation page.
+ * email equals the invitation email, lower-cased). The mail, with a link to the web app's invitation page,
+ * is written to the invitation_mail outbox in the invitation's transaction and handed to the notification
+ * service by the invitation mail worker (invitation-mail-worker.ts), so an invite answered with success
+ * always mails, even when notification is down at that moment.
  */
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import type { InvitationRecord, MemberRecord } from "../store/organization-store.js";
+import type { InvitationRecord, MemberRecord, NewInvitationMail } from "../store/organization-store.js";
+import { invitationMailKey } from "./invitation-mail-worker.js";
 import { actorCheck, mayGrant, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
 import type { Caller, Registry } from "./ports.js";
 import { requireLiveMember, withUsers } from "./members.js";
 import { isKnownRole } from "./roles.js";
+import { undoOnFailure } from "./undo.js";
 
-type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "mail" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "invitationMails" | "log" | "now">;
 
 export interface InviteInput {
   email: string;
@@ -50,6 +54,22 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
 
   const now = deps.now();
   const expiresAt = new Date(now.getTime() + deps.config.invitationExpiresInSeconds * 1000);
+  const inviterName = users.find((u) => u.id === caller.userId)?.name;
+  // Written in the invitation's transaction: both are stored or neither, and the worker mails it.
+  const mailOf = (invitation: InvitationRecord): NewInvitationMail => ({
+    id: newId(),
+    invitationId: invitation.id,
+    recipient: email,
+    variables: {
+      url: `${deps.config.appUrl}/accept-invitation/${invitation.id}`,
+      organization_name: organization.name,
+      role: invitation.role,
+      ...(inviterName ? { inviter_name: inviterName } : {}),
+    },
+    idempotencyKey: invitationMailKey(invitation),
+    nextAttemptAt: now,
+    createdAt: now,
+  });
   const pending = await deps.store.findPendingInvitation(organizationId, email);
   let invitation: InvitationRecord;
   if (pending && pending.expiresAt > now) {
@@ -59,26 +79,16 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
     // The re-sender becomes its inviter (the mail names them): accepting checks the inviter's role then.
     const resender = inviterWith(pending.role);
     resender.check(actor);
-    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, inviterId: caller.userId, actor: resender }))) throw new AuthError("INVITATION_NOT_FOUND");
     invitation = { ...pending, expiresAt, inviterId: caller.userId };
+    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, inviterId: caller.userId, actor: resender, mail: mailOf(invitation) }))) throw new AuthError("INVITATION_NOT_FOUND");
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
     // The store refuses a second pending invitation of the address, and one past the organization's limit,
     // under the organization's lock (concurrent invites).
-    await deps.store.createInvitation(invitation, inviter, deps.config.invitationLimit);
+    await deps.store.createInvitation(invitation, inviter, deps.config.invitationLimit, mailOf(invitation));
   }
-  const inviterName = users.find((u) => u.id === caller.userId)?.name;
-  await deps.mail.sendInvitation(
-    email,
-    {
-      url: `${deps.config.appUrl}/accept-invitation/${invitation.id}`,
-      organization_name: organization.name,
-      role: invitation.role,
-      ...(inviterName ? { inviter_name: inviterName } : {}),
-    },
-    // A resend renews the expiry, and with it the key: a new mail.
-    `organization-invitation:${invitation.id}:${expiresAt.getTime()}`,
-  );
+  // Committed: a healthy system mails at once; otherwise the worker retries until notification answers.
+  deps.invitationMails.wake();
   return invitation;
 }
 
@@ -140,9 +150,16 @@ export async function acceptInvitation(deps: Deps, caller: Caller, id: string): 
   );
   await requireActor(deps, invitation.organizationId, inviter);
   const member: MemberRecord = { id: newId(), organizationId: invitation.organizationId, userId: caller.userId, role: invitation.role, createdAt: deps.now() };
-  if (!(await deps.store.acceptInvitation(id, member, inviter))) throw new AuthError("INVITATION_NOT_FOUND");
+  // Read before the write: with identity down the call fails (503) with the invitation still pending.
   await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
-  await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
+  if (!(await deps.store.acceptInvitation(id, member, inviter))) throw new AuthError("INVITATION_NOT_FOUND");
+  // What follows calls identity and the session service; if either fails, the invitation is pending again
+  // and the member gone, so the recipient's retry works.
+  await undoOnFailure(deps, "accept invitation", () => deps.store.reopenInvitation(id, member.id), async () => {
+    // Read again after the write: a deletion of the user that ran meanwhile is seen (requireLiveMember).
+    await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
+    await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
+  });
   return { invitation: { ...invitation, status: "accepted" }, member };
 }
 

@@ -7,8 +7,9 @@ import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organizatio
 import { actorCheck, isOwner, mayGrant, requireActor, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
+import { undoOnFailure } from "./undo.js";
 
-type Deps = Pick<Registry, "config" | "store" | "users" | "sessions">;
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "log">;
 
 /** SPEC.md §9: the default page size of list reads. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -64,11 +65,17 @@ async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: 
 
 /**
  * Removes a member (refused for the only owner, and unless `actor` still may, decided by the store under
- * the organization's lock) and clears the organization as the removed user's active one.
+ * the organization's lock) and clears the organization as the removed user's active one. When the session
+ * service fails that, the member is put back as they were: the failure (503) then means no one was removed,
+ * and a retry works.
  */
 async function removeMembership(deps: Deps, member: MemberRecord, actor?: ActorCheck): Promise<void> {
-  await deps.store.deleteMember(member.id, { keepRole: deps.config.creatorRole, actor });
-  await deps.sessions.clearActiveOrganization(member.organizationId, member.userId);
+  const removed = await deps.store.deleteMember(member.id, { keepRole: deps.config.creatorRole, actor });
+  const { id, organizationId, userId, role, createdAt } = member;
+  const putBack = async () => {
+    if (removed) await deps.store.addMember({ id, organizationId, userId, role, createdAt });
+  };
+  await undoOnFailure(deps, "remove member", putBack, () => deps.sessions.clearActiveOrganization(organizationId, userId));
 }
 
 /**
@@ -115,9 +122,11 @@ export async function updateMemberRole(deps: Deps, caller: Caller, input: { memb
   const member = await deps.store.findMemberById(input.memberId);
   if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
   updater.check(actor, member);
+  // The member's user (for the answer) is read before the change: with identity down nothing changes.
+  const { user } = (await withUsers(deps, [member]))[0]!;
   const updated = await deps.store.updateMemberRole(member.id, input.role, { keepRole: deps.config.creatorRole, actor: updater });
   if (!updated) throw new AuthError("MEMBER_NOT_FOUND");
-  return (await withUsers(deps, [updated]))[0]!;
+  return { ...updated, user };
 }
 
 export async function leaveOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<MemberRecord> {

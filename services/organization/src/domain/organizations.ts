@@ -9,8 +9,9 @@ import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "..
 import { actorCheck, foldSlug, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMember, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
+import { undoOnFailure } from "./undo.js";
 
-type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "now">;
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "now" | "log">;
 
 export interface FullOrganization {
   organization: OrganizationRecord;
@@ -38,12 +39,20 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   const now = deps.now();
   const organization: OrganizationRecord = { id: newId(), name: input.name, slug: foldSlug(input.slug), logo: input.logo ?? null, metadata: input.metadata, createdAt: now };
   const creator = { id: newId(), organizationId: organization.id, userId: creatorId, role: deps.config.creatorRole, createdAt: now };
+  // The creator's user is read before anything is written: with identity down the call fails (503) having
+  // created nothing, and a retry with the same slug works.
+  await requireLiveMember(deps, (await withUsers(deps, [creator]))[0]!);
   // The store checks the limit under a per-creator lock, and the unique slug index decides between
   // concurrent creates of one slug.
   await deps.store.createOrganization(organization, creator, deps.config.organizationLimit);
-  const members = await withUsers(deps, [creator]);
-  await requireLiveMember(deps, members[0]!);
-  if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
+  // What follows the write calls identity and the session service; if either fails, the organization goes again.
+  const members = await undoOnFailure(deps, "create organization", () => deps.store.deleteOrganization(organization.id), async () => {
+    // Read again after the write: a deletion of the creator that ran meanwhile is seen (requireLiveMember).
+    const members = await withUsers(deps, [creator]);
+    await requireLiveMember(deps, members[0]!);
+    if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
+    return members;
+  });
   return { organization, members, invitations: [], memberCount: 1 };
 }
 
@@ -63,14 +72,24 @@ export async function updateOrganization(deps: Deps, caller: Caller, input: Upda
   return updated;
 }
 
-/** Deletes the organization, its members and invitations, then clears it as anyone's active organization. */
+/** Clears the organization as anyone's active organization, then deletes it with its members and invitations. */
 export async function deleteOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {
   if (!deps.config.deleteEnabled) throw new AuthError("NOT_FOUND");
   const organization = await requireOrganization(deps, organizationId);
   const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"));
   await requireActor(deps, organizationId, actor);
-  await deps.store.deleteOrganization(organizationId, actor);
+  // Cleared before the deletion, so a session service that is down fails the call (503) with nothing
+  // deleted; clearing an organization that then stays (a refused deletion) only unsets a choice its
+  // members make again with set-active.
   await deps.sessions.clearActiveOrganization(organizationId);
+  await deps.store.deleteOrganization(organizationId, actor);
+  // And again after it, for a set-active that came between the two. The deletion is kept either way: one
+  // that fails here leaves a session naming a deleted organization, which every read refuses like any other.
+  try {
+    await deps.sessions.clearActiveOrganization(organizationId);
+  } catch (error) {
+    deps.log.warn("deleted organization not cleared again from sessions", { organizationId, error: error instanceof Error ? error.message : String(error) });
+  }
   return organization;
 }
 

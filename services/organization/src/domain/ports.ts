@@ -35,8 +35,16 @@ export interface SessionPort {
 }
 
 export interface MailPort {
-  /** Queues the invitation mail in the notification outbox; the same key never queues twice. */
+  /**
+   * Hands the invitation mail to the notification service (SendEmail), which queues it in its own outbox;
+   * the same key never queues twice. Called by the invitation mail worker only.
+   */
   sendInvitation(to: string, variables: Record<string, string>, idempotencyKey: string): Promise<void>;
+}
+
+export interface InvitationMailQueue {
+  /** Asks the invitation mail worker for a pass now: called once an invitation and its mail are committed. */
+  wake(): void;
 }
 
 export interface Registry {
@@ -45,6 +53,7 @@ export interface Registry {
   users: UserPort;
   sessions: SessionPort;
   mail: MailPort;
+  invitationMails: InvitationMailQueue;
   log: Logger;
   now: () => Date;
 }

@@ -1,11 +1,14 @@
 /**
  * The organization domain's dependencies for unit tests: the memory store, a clock the test moves, and
  * fakes of identity (users by id and email, counting calls), the session service (active organization per
- * session token) and the notification service (mail kept in a list).
+ * session token) and the notification service (mail kept in a list; `mailDown` makes it fail). The
+ * invitation mail worker does not run by itself: `deliverMail()` runs one pass, as the worker would.
  */
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
+import { AuthError } from "@auth-platform/proto/errors";
 import { organizationConfig } from "../config.js";
+import { BATCH_SIZE, deliverDueInvitationMails } from "./invitation-mail-worker.js";
 import { createMemoryOrganizationStore } from "../store/memory-organization-store.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 
@@ -20,6 +23,14 @@ export interface TestRegistry extends Registry {
   /** Session token -> active organization id, and the session's user. */
   sessionsByToken: Map<string, { userId: string; active: string | null }>;
   sent: Array<{ to: string; variables: Record<string, string>; key: string }>;
+  /** SendEmail calls made, answered or not. */
+  sendCalls: number;
+  /** While true, SendEmail fails as an unreachable notification service does. */
+  mailDown: boolean;
+  /** How many times the invitation mail worker was woken. */
+  wakes: number;
+  /** Runs the invitation mail worker's pass (repeated while a pass finds a full batch); answers the mails now in `sent`. */
+  deliverMail(): Promise<TestRegistry["sent"]>;
 }
 
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
@@ -34,6 +45,13 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     userCalls: 0,
     sessionsByToken: new Map(),
     sent: [],
+    sendCalls: 0,
+    mailDown: false,
+    wakes: 0,
+    async deliverMail() {
+      while ((await deliverDueInvitationMails(registry)) >= BATCH_SIZE);
+      return registry.sent;
+    },
     users: {
       async getUsers(ids, emails) {
         registry.userCalls++;
@@ -53,8 +71,13 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     },
     mail: {
       async sendInvitation(to, variables, key) {
+        registry.sendCalls++;
+        if (registry.mailDown) throw new AuthError("SERVICE_UNAVAILABLE");
         if (!registry.sent.some((m) => m.key === key)) registry.sent.push({ to, variables, key });
       },
+    },
+    invitationMails: {
+      wake: () => void registry.wakes++,
     },
   };
   return registry;

@@ -46,3 +46,22 @@ export const InvitationEntity = defineEntity({
 });
 
 export type InvitationRow = InstanceType<typeof InvitationEntity.class>;
+
+/** Invitation mails waiting for the invitation mail worker; variables are a string map stored as JSON text. */
+export const InvitationMailEntity = defineEntity({
+  name: "InvitationMail",
+  tableName: "invitation_mail",
+  properties: {
+    id: p.string().primary(),
+    invitationId: p.string(),
+    recipient: p.string(),
+    variables: p.text(),
+    idempotencyKey: p.string(),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime(),
+    leaseUntil: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type InvitationMailRow = InstanceType<typeof InvitationMailEntity.class>;

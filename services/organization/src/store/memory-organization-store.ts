@@ -1,7 +1,7 @@
 /** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { rolesOf } from "../domain/roles.js";
-import type { ActorCheck, InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationMailRecord, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 
 const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -10,6 +10,12 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   const organizations = new Map<string, OrganizationRecord>();
   const members = new Map<string, MemberRecord>();
   const invitations = new Map<string, InvitationRecord>();
+  const mails = new Map<string, InvitationMailRecord>();
+  const copyMail = (m: InvitationMailRecord): InvitationMailRecord => ({ ...m, variables: { ...m.variables } });
+  const queueMail = (mail: NewInvitationMail | undefined) => {
+    if (mail) mails.set(mail.id, copyMail({ ...mail, attempts: 0, leaseUntil: null }));
+  };
+  const leaseFree = (mail: InvitationMailRecord, now: Date) => !mail.leaseUntil || mail.leaseUntil <= now;
   const copyOrganization = (o: OrganizationRecord): OrganizationRecord => ({ ...o, metadata: { ...o.metadata } });
   const copy = <T extends object>(record: T): T => ({ ...record });
   const membersOf = (organizationId: string) => [...members.values()].filter((m) => m.organizationId === organizationId);
@@ -134,12 +140,13 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       for (const i of invitations.values()) if (i.inviterId === userId && i.status === "pending") i.status = "canceled";
       return mine.map((m) => m.organizationId);
     },
-    async createInvitation(invitation, actor, limit = Infinity) {
+    async createInvitation(invitation, actor, limit = Infinity, mail) {
       checkActor(invitation.organizationId, actor);
       const pending = [...invitations.values()].filter((i) => i.organizationId === invitation.organizationId && i.status === "pending" && i.expiresAt > invitation.createdAt);
       if (pending.some((i) => i.email === invitation.email)) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
       if (pending.length >= limit) throw new AuthError("INVITATION_LIMIT_REACHED");
       invitations.set(invitation.id, copy(invitation));
+      queueMail(mail);
     },
     async findInvitation(id) {
       const found = invitations.get(id);
@@ -158,13 +165,14 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     async listPendingInvitationsTo(email) {
       return [...invitations.values()].filter((i) => i.email === email && i.status === "pending").sort(byAge).reverse().map(copy);
     },
-    async answerInvitation(id, status, { expiresAt, inviterId, actor } = {}) {
+    async answerInvitation(id, status, { expiresAt, inviterId, actor, mail } = {}) {
       const found = invitations.get(id);
       if (!found || found.status !== "pending") return false;
       checkActor(found.organizationId, actor);
       found.status = status;
       if (expiresAt) found.expiresAt = expiresAt;
       if (inviterId) found.inviterId = inviterId;
+      queueMail(mail);
       return true;
     },
     async acceptInvitation(id, member, inviter) {
@@ -175,10 +183,39 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       found.status = "accepted";
       return true;
     },
+    async reopenInvitation(id, memberId) {
+      members.delete(memberId);
+      const found = invitations.get(id);
+      if (found?.status === "accepted") found.status = "pending";
+    },
+    async findDueInvitationMails(now, limit) {
+      return [...mails.values()]
+        .filter((m) => m.nextAttemptAt <= now && leaseFree(m, now))
+        .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copyMail);
+    },
+    async claimInvitationMail(id, seenAttempts, now, leaseUntil) {
+      const found = mails.get(id);
+      if (!found || found.attempts !== seenAttempts || !leaseFree(found, now)) return false;
+      found.attempts = seenAttempts + 1;
+      found.leaseUntil = leaseUntil;
+      return true;
+    },
+    async retryInvitationMail(id, attempts, nextAttemptAt) {
+      const found = mails.get(id);
+      if (!found || found.attempts !== attempts) return;
+      found.nextAttemptAt = nextAttemptAt;
+      found.leaseUntil = null;
+    },
+    async deleteInvitationMail(id) {
+      mails.delete(id);
+    },
     async close() {
       organizations.clear();
       members.clear();
       invitations.clear();
+      mails.clear();
     },
   };
 }

@@ -62,7 +62,27 @@ class SlugLowerCase extends Migration {
   }
 }
 
+class CreateInvitationMail extends Migration {
+  async up(): Promise<void> {
+    // The invitation mail outbox: written with the invitation, emptied by the worker once notification took it.
+    this.addSql(`create table "invitation_mail" (
+      "id" varchar(64) not null primary key,
+      "invitation_id" varchar(64) not null,
+      "recipient" varchar(320) not null,
+      "variables" text not null,
+      "idempotency_key" varchar(255) not null,
+      "attempts" integer not null default 0,
+      "next_attempt_at" timestamptz not null,
+      "lease_until" timestamptz null,
+      "created_at" timestamptz not null
+    )`);
+    // The worker's scan: mails by due time.
+    this.addSql(`create index "invitation_mail_next_attempt_at_index" on "invitation_mail" ("next_attempt_at")`);
+  }
+}
+
 export const organizationMigrations = [
   { name: "0001-create-organization", class: CreateOrganization },
   { name: "0002-slug-lower-case", class: SlugLowerCase },
+  { name: "0003-create-invitation-mail", class: CreateInvitationMail },
 ];

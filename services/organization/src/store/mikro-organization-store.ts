@@ -3,9 +3,9 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { EntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
 import { rolesOf } from "../domain/roles.js";
-import { InvitationEntity, type InvitationRow, MemberEntity, type MemberRow, OrganizationEntity, type OrganizationRow } from "./entities.js";
+import { InvitationEntity, InvitationMailEntity, type InvitationMailRow, type InvitationRow, MemberEntity, type MemberRow, OrganizationEntity, type OrganizationRow } from "./entities.js";
 import { organizationMigrations } from "./migrations.js";
-import type { ActorCheck, InvitationRecord, InvitationStatus, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationMailRecord, InvitationRecord, InvitationStatus, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 
 function toOrganization(row: OrganizationRow): OrganizationRecord {
   return {
@@ -36,6 +36,25 @@ const toInvitation = (row: InvitationRow): InvitationRecord => ({
   expiresAt: row.expiresAt,
   createdAt: row.createdAt,
 });
+
+const toInvitationMail = (row: InvitationMailRow): InvitationMailRecord => ({
+  id: row.id,
+  invitationId: row.invitationId,
+  recipient: row.recipient,
+  variables: JSON.parse(row.variables) as Record<string, string>,
+  idempotencyKey: row.idempotencyKey,
+  attempts: row.attempts,
+  nextAttemptAt: row.nextAttemptAt,
+  leaseUntil: row.leaseUntil ?? null,
+  createdAt: row.createdAt,
+});
+
+/** Queues an invitation mail in the transaction `em` belongs to. */
+async function queueMail(em: EntityManager, mail: NewInvitationMail | undefined): Promise<void> {
+  if (mail) await em.insert(InvitationMailEntity, { ...mail, variables: JSON.stringify(mail.variables), attempts: 0, leaseUntil: null });
+}
+
+const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 const metadataText = (metadata: Record<string, string>) => (Object.keys(metadata).length ? JSON.stringify(metadata) : null);
 
@@ -89,7 +108,7 @@ async function holders(em: EntityManager, organizationId: string, role: string):
 }
 
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
-  const store = await openStore({ url, entities: [OrganizationEntity, MemberEntity, InvitationEntity], migrations: organizationMigrations });
+  const store = await openStore({ url, entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity], migrations: organizationMigrations });
   const newest = { createdAt: "desc", id: "desc" } as const;
   const locked = lockedTransactions(store);
   return {
@@ -219,13 +238,14 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       await store.em().nativeUpdate(InvitationEntity, { inviterId: userId, status: "pending" }, { status: "canceled" });
       return memberships.map((row) => row.organizationId);
     },
-    async createInvitation(invitation, actor, limit) {
+    async createInvitation(invitation, actor, limit, mail) {
       await locked(invitation.organizationId, async (em) => {
         await checkActor(em, invitation.organizationId, actor);
         const valid = { organizationId: invitation.organizationId, status: "pending", expiresAt: { $gt: invitation.createdAt } } as const;
         if (await em.count(InvitationEntity, { ...valid, email: invitation.email })) throw new AuthError("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
         if (limit !== undefined && (await em.count(InvitationEntity, valid)) >= limit) throw new AuthError("INVITATION_LIMIT_REACHED");
         await em.insert(InvitationEntity, invitation);
+        await queueMail(em, mail);
       });
     },
     async findInvitation(id) {
@@ -242,10 +262,13 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
     async listPendingInvitationsTo(email) {
       return (await store.em().find(InvitationEntity, { email, status: "pending" }, { orderBy: newest })).map(toInvitation);
     },
-    async answerInvitation(id, status, { expiresAt, inviterId, actor } = {}) {
-      const answer = async (em: EntityManager) =>
-        (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) })) > 0;
-      if (!actor) return answer(store.em());
+    async answerInvitation(id, status, { expiresAt, inviterId, actor, mail } = {}) {
+      const answer = async (em: EntityManager) => {
+        if ((await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) })) === 0) return false;
+        await queueMail(em, mail);
+        return true;
+      };
+      if (!actor && !mail) return answer(store.em());
       const invitation = await store.em().findOne(InvitationEntity, { id, status: "pending" });
       if (!invitation) return false;
       return locked(invitation.organizationId, async (em) => {
@@ -265,6 +288,25 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           return true;
         }),
       );
+    },
+    async reopenInvitation(id, memberId) {
+      await store.em().transactional(async (em) => {
+        await em.nativeDelete(MemberEntity, { id: memberId });
+        await em.nativeUpdate(InvitationEntity, { id, status: "accepted" }, { status: "pending" });
+      });
+    },
+    async findDueInvitationMails(now, limit) {
+      const rows = await store.em().find(InvitationMailEntity, { nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc", id: "asc" }, limit });
+      return rows.map(toInvitationMail);
+    },
+    async claimInvitationMail(id, seenAttempts, now, leaseUntil) {
+      return (await store.em().nativeUpdate(InvitationMailEntity, { id, attempts: seenAttempts, ...leaseFree(now) }, { attempts: seenAttempts + 1, leaseUntil })) === 1;
+    },
+    async retryInvitationMail(id, attempts, nextAttemptAt) {
+      await store.em().nativeUpdate(InvitationMailEntity, { id, attempts }, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteInvitationMail(id) {
+      await store.em().nativeDelete(InvitationMailEntity, { id });
     },
     close: () => store.close(),
   };

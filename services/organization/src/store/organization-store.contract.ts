@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import type { ActorCheck, InvitationRecord, MemberRecord, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const T0 = Date.UTC(2030, 0, 1, 2, 3, 4, 567);
@@ -21,6 +21,18 @@ export function anInvitation(organizationId: string, overrides: Partial<Invitati
   return { id: newId(), organizationId, email: `${newId()}@example.com`, role: "member", status: "pending", inviterId: newId(), expiresAt: at(172_800_000), createdAt: at(0), ...overrides };
 }
 
+export function aMail(invitation: InvitationRecord, overrides: Partial<InvitationRecord> = {}): NewInvitationMail {
+  const expiresAt = overrides.expiresAt ?? invitation.expiresAt;
+  return {
+    id: newId(),
+    invitationId: invitation.id,
+    recipient: invitation.email,
+    variables: { url: `https://app.example.com/accept-invitation/${invitation.id}`, organization_name: "Analytical Engines", role: invitation.role, inviter_name: "Ada" },
+    idempotencyKey: `organization-invitation:${invitation.id}:${expiresAt.getTime()}`,
+    nextAttemptAt: at(0),
+    createdAt: at(0),
+  };
+}
 
 export function organizationStoreContract(backend: string, open: () => Promise<OrganizationStore>): void {
   describe(`OrganizationStore contract (${backend})`, () => {
@@ -310,6 +322,79 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(await store.deleteMember(subject.id, { actor: allow })).toBe(true);
       expect(await store.deleteOrganization(organization.id, allow)).toBe(true);
       expect(await store.deleteOrganization(organization.id, allow)).toBe(false);
+    });
+
+    it("queues an invitation's mail in the invitation's transaction: a refused invitation or resend queues none", async () => {
+      const { organization, owner } = await created();
+      const far = at(10 ** 12);
+      const mine = (ids: string[]) => async () => (await store.findDueInvitationMails(far, 10_000)).filter((m) => ids.includes(m.invitationId));
+      const invitation = anInvitation(organization.id);
+      const mail = aMail(invitation);
+      await store.createInvitation(invitation, undefined, undefined, mail);
+      expect(await mine([invitation.id])()).toEqual([{ ...mail, attempts: 0, leaseUntil: null }]);
+
+      // Refused (the address is already invited, or the actor check throws): neither row is written.
+      const twin = anInvitation(organization.id, { email: invitation.email });
+      expect(await errorCode(store.createInvitation(twin, undefined, undefined, aMail(twin)))).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+      const refused = anInvitation(organization.id);
+      const refuse: ActorCheck = { userId: owner.userId, check: () => { throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION"); } };
+      expect(await errorCode(store.createInvitation(refused, refuse, undefined, aMail(refused)))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+      expect(await store.findInvitation(refused.id)).toBeNull();
+      expect(await mine([twin.id, refused.id])()).toEqual([]);
+
+      // A resend queues its mail with the renewal; a refused one, or one of an answered invitation, none.
+      const resend = aMail(invitation, { expiresAt: at(999) });
+      expect(await errorCode(store.answerInvitation(invitation.id, "pending", { expiresAt: at(999), actor: refuse, mail: resend }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+      expect(await mine([invitation.id])()).toHaveLength(1);
+      expect(await store.answerInvitation(invitation.id, "pending", { expiresAt: at(999), mail: resend })).toBe(true);
+      expect((await mine([invitation.id])()).map((m) => m.idempotencyKey).sort()).toEqual([mail.idempotencyKey, resend.idempotencyKey].sort());
+      expect(await store.answerInvitation(invitation.id, "canceled")).toBe(true);
+      expect(await store.answerInvitation(invitation.id, "pending", { expiresAt: at(1999), mail: aMail(invitation, { expiresAt: at(1999) }) })).toBe(false);
+      expect(await mine([invitation.id])()).toHaveLength(2);
+    });
+
+    it("leases each invitation mail to one worker, retries and deletes them", async () => {
+      const { organization } = await created();
+      const due = (s: number) => at(5_000_000 + s * 1000);
+      const early = { ...aMail(anInvitation(organization.id)), nextAttemptAt: due(0), createdAt: due(0) };
+      const late = { ...aMail(anInvitation(organization.id)), nextAttemptAt: due(5), createdAt: due(5) };
+      // Stored through the invitations they belong to (the only way in).
+      for (const mail of [late, early]) {
+        await store.createInvitation(anInvitation(organization.id, { id: mail.invitationId }), undefined, undefined, mail);
+      }
+      const mine = async (now: Date) => (await store.findDueInvitationMails(now, 10_000)).map((m) => m.id).filter((id) => id === early.id || id === late.id);
+      expect(await mine(due(5))).toEqual([early.id, late.id]);
+      expect(await mine(due(4))).toEqual([early.id]);
+
+      const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimInvitationMail(early.id, 0, due(5), due(65))));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      expect(await mine(due(10))).toEqual([late.id]);
+      // A lease that ran out is taken over, at the attempt count seen.
+      expect(await store.claimInvitationMail(early.id, 0, due(70), due(130))).toBe(false);
+      expect(await store.claimInvitationMail(early.id, 1, due(70), due(130))).toBe(true);
+      await store.retryInvitationMail(early.id, 2, due(200));
+      expect((await store.findDueInvitationMails(due(200), 10_000)).find((m) => m.id === early.id)).toEqual({ ...early, attempts: 2, leaseUntil: null, nextAttemptAt: due(200) });
+      await store.deleteInvitationMail(early.id);
+      await store.deleteInvitationMail(late.id);
+      expect(await mine(due(1000))).toEqual([]);
+    });
+
+    it("reopens an accepted invitation: its member goes and it is pending again; anything else is left as it is", async () => {
+      const { organization } = await created();
+      const invitation = anInvitation(organization.id);
+      await store.createInvitation(invitation);
+      const member = aMember(organization.id);
+      expect(await store.acceptInvitation(invitation.id, member)).toBe(true);
+      await store.reopenInvitation(invitation.id, member.id);
+      expect(await store.findInvitation(invitation.id)).toEqual(invitation);
+      expect(await store.findMemberById(member.id)).toBeNull();
+      // Accepted again after the reopen: the retry works.
+      expect(await store.acceptInvitation(invitation.id, member)).toBe(true);
+      const canceled = anInvitation(organization.id);
+      await store.createInvitation(canceled);
+      await store.answerInvitation(canceled.id, "canceled");
+      await store.reopenInvitation(canceled.id, newId());
+      expect((await store.findInvitation(canceled.id))!.status).toBe("canceled");
     });
 
     describe("races: ten concurrent attempts, exactly the allowed outcome", () => {

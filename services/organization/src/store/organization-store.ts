@@ -31,6 +31,31 @@ export interface InvitationRecord {
   createdAt: Date;
 }
 
+/**
+ * An invitation mail waiting to be handed to the notification service. Written in the transaction that
+ * stores (or renews) its invitation, so an invitation answered with success always has its mail on the way;
+ * the invitation mail worker delivers it with retries and deletes it (docs/organizations.md).
+ */
+export interface InvitationMailRecord {
+  id: string;
+  invitationId: string;
+  /** Lower-cased. */
+  recipient: string;
+  /** The organization-invitation template's variables (url, organization_name, role, inviter_name). */
+  variables: Record<string, string>;
+  /** SendEmail's idempotency key: one per invitation and expiry (invitationMailKey). */
+  idempotencyKey: string;
+  /** Delivery attempts started so far. */
+  attempts: number;
+  nextAttemptAt: Date;
+  /** While in the future, one worker holds the mail. */
+  leaseUntil: Date | null;
+  createdAt: Date;
+}
+
+/** An invitation mail as the use case writes it: not attempted yet, free. */
+export type NewInvitationMail = Omit<InvitationMailRecord, "attempts" | "leaseUntil">;
+
 /** How a member page is ordered and filtered (exact matches on the stored role value). */
 export interface MemberQuery {
   limit: number;
@@ -111,8 +136,9 @@ export interface OrganizationStore {
    * valid at the new one's createdAt raises USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION, and `limit` such
    * invitations of any address INVITATION_LIMIT_REACHED; invitations within one organization are
    * serialized, so two concurrent ones leave one pending and concurrent ones do not pass the limit.
+   * `mail` is queued in the same transaction: both are stored or neither.
    */
-  createInvitation(invitation: InvitationRecord, actor?: ActorCheck, limit?: number): Promise<void>;
+  createInvitation(invitation: InvitationRecord, actor?: ActorCheck, limit?: number, mail?: NewInvitationMail): Promise<void>;
   findInvitation(id: string): Promise<InvitationRecord | null>;
   /** The newest pending invitation of this (lower-cased) address to the organization, or null. */
   findPendingInvitation(organizationId: string, email: string): Promise<InvitationRecord | null>;
@@ -123,9 +149,10 @@ export interface OrganizationStore {
   /**
    * Moves a pending invitation to another status (and expiry, and inviter: a resend); false when it is no
    * longer pending (or gone).
-   * With `actor`, decided under the invitation's organization's lock.
+   * With `actor`, decided under the invitation's organization's lock. `mail` (a resend's) is queued in the
+   * same transaction, only when the invitation was still pending.
    */
-  answerInvitation(id: string, status: InvitationStatus, options?: { expiresAt?: Date; inviterId?: string; actor?: ActorCheck }): Promise<boolean>;
+  answerInvitation(id: string, status: InvitationStatus, options?: { expiresAt?: Date; inviterId?: string; actor?: ActorCheck; mail?: NewInvitationMail }): Promise<boolean>;
   /**
    * Accepts a pending invitation and adds the member, atomically: of two concurrent accepts one wins, the
    * other gets false and adds nothing. A membership that already exists raises
@@ -134,5 +161,22 @@ export interface OrganizationStore {
    * demotion or removal of the inviter is seen.
    */
   acceptInvitation(id: string, member: MemberRecord, inviter?: ActorCheck): Promise<boolean>;
+  /**
+   * Undoes acceptInvitation after a later step failed: removes the member it added and makes the invitation
+   * pending again, atomically (a member or an invitation already gone or changed is left as it is).
+   */
+  reopenInvitation(id: string, memberId: string): Promise<void>;
+
+  /** Up to `limit` invitation mails due at `now` whose lease is free, oldest due first. */
+  findDueInvitationMails(now: Date, limit: number): Promise<InvitationMailRecord[]>;
+  /**
+   * Takes the lease on a due mail and counts the attempt, in one conditional UPDATE (lease free and still at
+   * `seenAttempts`): true for the one caller that won it.
+   */
+  claimInvitationMail(id: string, seenAttempts: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Frees the lease of a mail held at `attempts` and schedules another attempt. */
+  retryInvitationMail(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
+  /** Removes a delivered, dropped or abandoned mail. */
+  deleteInvitationMail(id: string): Promise<void>;
   close(): Promise<void>;
 }
