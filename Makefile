@@ -6,7 +6,9 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 STAMP := node_modules/.install-stamp
 MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json)
 
-.PHONY: install dev test typecheck gen check-gen bench clean-data
+.PHONY: install dev test typecheck gen check-gen bench clean-data bench-all bench-get-session bench-sign-in \
+  bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
+  bench-list-users bench-organization-members bench-http2-promotion
 
 $(STAMP): $(MANIFESTS)
 	npm ci --no-audit --no-fund
@@ -34,6 +36,26 @@ check-gen: install
 
 bench: install
 	npm run bench -w @auth-platform/bench
+
+# One benchmark each (bench/README.md says what each measures). BENCH_CACHE=--redis or --both picks the
+# session cache of a single bench/run.ts scenario (default memory); every BENCH_* variable passes through.
+BENCH_CACHE ?=
+bench-all: install
+	cd bench && tsx run.ts all
+bench-get-session bench-sign-in bench-sign-up bench-mixed: bench-%: install
+	cd bench && tsx run.ts $* $(BENCH_CACHE)
+bench-pinned: install
+	cd bench && BENCH_PIN=1 tsx run.ts sign-in $(BENCH_CACHE)
+bench-overload: install
+	cd bench && BENCH_AUTH_CONNECTIONS=200 BENCH_AUTH_CLIENT=both tsx run.ts sign-in $(BENCH_CACHE)
+bench-footprint: install
+	cd bench && tsx footprint.ts both
+bench-enumeration: install
+	cd bench && tsx enumeration.ts
+bench-scrypt: install
+	cd bench && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --import tsx scrypt.ts 15 16
+bench-list-users bench-organization-members bench-http2-promotion: bench-%: install
+	cd bench && tsx $*.ts
 
 clean-data:
 	rm -rf data

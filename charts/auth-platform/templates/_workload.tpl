@@ -73,7 +73,7 @@ The container environment a component needs besides the ConfigMap: the secret ke
 - name: AUTH_GATEWAY_URL
   value: {{ printf "http://%s.%s.svc.%s:%d" (include "auth-platform.componentName" (dict "root" $root "component" "gateway")) $root.Release.Namespace (trimSuffix "." $root.Values.clusterDomain) (int $root.Values.gateway.port) | quote }}
 {{- with $root.Values.web.analyticsPath }}
-# The analytics script of SPEC §2: a path on the app's host, written into index.html as a script tag. The
+# The analytics script (WEB_ANALYTICS_PATH): a path on the app's host, written into index.html as a script tag. The
 # API's base path comes from the ConfigMap's AUTH_BASE_PATH, the gateway's own.
 - name: WEB_ANALYTICS_PATH
   value: {{ . | quote }}
