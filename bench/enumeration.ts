@@ -66,7 +66,7 @@ const ROUTES: Route[] = [
   {
     name: "sign-up/email",
     request: (known, i) => ({ path: "/sign-up/email", body: { name: "Probe", email: known ? knownEmail(i) : unknownEmail(), password: PASSWORD } }),
-    note: "422 for a taken email, by SPEC: enumerable by status",
+    note: "422 for a taken email, by design: enumerable by status",
   },
   { name: "forget-password", request: (known, i) => ({ path: "/forget-password", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },
   { name: "request-password-reset", request: (known, i) => ({ path: "/request-password-reset", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },

@@ -6,8 +6,8 @@
  *   npx tsx bench/http2-promotion.ts
  *
  * For each kind: 300 requests, one at a time, every one finished; then two scavenges; the old generation's
- * growth is what the scavenges kept of requests nobody references any more (docs/capacity.md, "Where the
- * memory-cache tail comes from"). The last row repeats the grpc-js calls with the platform's remedy on
+ * growth is what the scavenges kept of requests nobody references any more
+ * (docs/adr/0027-build-and-memory-footprint.md). The last row repeats the grpc-js calls with the platform's remedy on
  * (releaseClosedHttp2Streams, services/runtime/src/http2-streams.ts: every process that makes or serves
  * gRPC calls runs it); it stays on for the rest of the process, so it comes last. A Node or grpc-js
  * upgrade that fixes the cause shows as a grpc-js figure near the control's without it.

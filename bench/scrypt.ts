@@ -1,5 +1,5 @@
 /**
- * Raw scrypt throughput on this machine with the platform's parameters (SPEC.md §9, as in
+ * Raw scrypt throughput on this machine with the platform's parameters (as in
  * services/identity/src/password.ts): N=16384, r=16, p=1, a 64-byte key, maxmem 64 MiB, async
  * crypto.scrypt on the default libuv threadpool, `concurrency` derivations kept in flight.
  *

@@ -60,7 +60,7 @@ const TLS_DIR = "/etc/auth-platform/tls";
 /** METRICS_PORT by default, and the NetworkPolicy rule admitting scrapes of it (from any source by default). */
 const METRICS_PORT = 9464;
 const METRICS_RULE = { ports: [{ port: "metrics", protocol: "TCP" }] };
-/** Who calls whom (PLAN.md's call graph): the callers each service's NetworkPolicy admits. */
+/** Who calls whom (the call graph of docs/adr/0021-call-graph-deadlines-and-errors.md): the callers each service's NetworkPolicy admits. */
 const CALLERS: Record<Component, Component[]> = {
   gateway: [],
   identity: ["gateway", "organization", "admin", "oauth"],

@@ -5,7 +5,7 @@
  *
  * Our own TypeScript and the npm packages are bundled together, tree-shaken and minified: a process loads
  * one file instead of hundreds of modules, which is most of its idle memory and start-up time
- * (bench/footprint.ts; docs/decisions.md). Code only some configurations need (the PostgreSQL dialect,
+ * (bench/footprint.ts; docs/adr/0027-build-and-memory-footprint.md). Code only some configurations need (the PostgreSQL dialect,
  * the pg driver) is split into chunks under dist/chunks/, loaded on first use. Only packages that must be
  * loaded from node_modules at run time stay imports (EXTERNAL below). Two copies of the same version of a
  * package (zod in several workspaces) are bundled once.

@@ -52,7 +52,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
  * services also keep V8's young generation small (--max-semi-space-size, in MiB; V8's default grows it to
  * 16 MiB): their loaded memory drops by 5 to 15 MiB each for a few more minor collections, which they can
  * afford off the hot path. The gateway, which serves get-session from its cache, keeps V8's default: a
- * smaller young generation cost it CPU per request (bench/README.md, "Third round").
+ * smaller young generation cost it CPU per request (docs/adr/0027-build-and-memory-footprint.md).
  */
 export const NODE_FLAGS: Record<ProcessName, string[]> = {
   identity: ["--max-semi-space-size=1", "--expose-gc"],
@@ -70,8 +70,8 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
  * Environment of each process wherever this launcher starts it (the chart sets the same in its `env`).
  * identity: glibc gives the 32 MiB scrypt allocates and frees for every derivation transparent huge pages
  * (glibc 2.35 or later, with the kernel's THP in `madvise` or `always` mode; a no-op elsewhere): the kernel
- * zeroes far fewer, larger pages, and a derivation costs about 14 % less CPU (docs/capacity.md, "Sign-in
- * under load").
+ * zeroes far fewer, larger pages, and a derivation costs about 14 % less CPU
+ * (docs/adr/0026-identity-hashing-threads.md).
  */
 export const PROCESS_ENV: Partial<Record<ProcessName, Record<string, string>>> = {
   identity: { GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" },

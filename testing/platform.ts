@@ -198,7 +198,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
  * One step of a platform's stop, named on stderr while it runs past STEP_WARN_MS, with what a service's
  * close is waiting for (RunningService.closing): a stop that hangs then says where it is before the
  * test's hook times out. That is how the store close that waited
- * forever for a leaked PostgreSQL connection was found (docs/decisions.md, "Closing a PostgreSQL store").
+ * forever for a leaked PostgreSQL connection was found (docs/adr/0018-postgresql-connections.md).
  */
 async function step(name: string, run: () => Promise<void>, closing?: () => string | undefined): Promise<void> {
   // performance.now(), not Date: a suite's clock.advance() moves Date (testing/use-platform.ts).

@@ -8,7 +8,7 @@ const ruleSchema = z.object({ window: z.number().int().positive(), max: z.number
 export type RateLimitRule = z.output<typeof ruleSchema>;
 
 /**
- * SPEC.md §9: 3 per 10 s on the credential paths; the same on /two-factor/* (codes are guessable) and on
+ * 3 per 10 s on the credential paths (docs/http-api.md#rate-limits); the same on /two-factor/* (codes are guessable) and on
  * password reset (each request mails whatever address it names; the default rule let one client send 100
  * reset mails, to 100 addresses, every 10 s).
  */

@@ -337,7 +337,7 @@ describe(`bad input on the account routes (${backendLabel()})`, () => {
         const res = await send(method, path, method === "POST" ? { json, headers: cookie } : { headers: cookie });
         expectError(res, code, `${method} ${path} ${JSON.stringify(json)}`, field);
       }
-      // The forgot-password paths refuse an empty address as malformed (SPEC §5 INVALID_EMAIL).
+      // The forgot-password paths refuse an empty address as malformed (INVALID_EMAIL).
       for (const path of ["/forget-password", "/request-password-reset"]) {
         expectError(await send("POST", path, { json: { email: "" } }), "INVALID_EMAIL", `POST ${path}`);
       }

@@ -27,7 +27,7 @@ describe("impersonating a banned user", () => {
     expect(log.body.events[0]).toMatchObject({ targetId: user.id, outcome: "failure", details: expect.objectContaining({ error: "YOU_CANNOT_IMPERSONATE_BANNED_USERS" }) });
   });
 
-  it("lifts a ban that has expired, as any session creation does (SPEC §4)", async () => {
+  it("lifts a ban that has expired, as any session creation does", async () => {
     const admin = await anAdmin(platform);
     const user = await aUser(platform);
     expect((await admin.c.post("/admin/ban-user", { userId: user.id, banExpiresIn: 60 })).status).toBe(200);

@@ -92,7 +92,7 @@ describe("an invitation to an address without an account (default: verification 
     const invited = await ada.c.post("/organization/invite-member", { email: invitedAddress, role: "admin", organizationId: org.id });
     expect(invited.status).toBe(200);
 
-    // Unverified, Mallory's change of address applies at once (SPEC §4): she now carries the invited address.
+    // Unverified, Mallory's change of address applies at once (docs/http-api/account.md#post-change-email): she now carries the invited address.
     const mallory = await person(platform, "Mallory");
     expect((await mallory.c.post("/change-email", { newEmail: invitedAddress })).status).toBe(200);
     expect((await mallory.c.get("/get-session")).body.user).toMatchObject({ email: invitedAddress, emailVerified: false });

@@ -167,7 +167,7 @@ describe(`bad input (${backendLabel()})`, () => {
         ["password", 12345678],
       ];
       for (const [field, value] of mistyped) await expectFieldError("/sign-up/email", { ...valid, [field]: value }, field);
-      // A name is required (SPEC.md §1), as update-user holds it: an empty or blank one makes no account.
+      // A name is required (docs/http-api/sign-in.md#post-sign-upemail), as update-user holds it: an empty or blank one makes no account.
       for (const name of ["", "   "]) await expectFieldError("/sign-up/email", { ...valid, name }, "name");
       expect((await send("POST", "/sign-in/email", { json: { email: valid.email, password: PASSWORD } })).status).toBe(401);
     });

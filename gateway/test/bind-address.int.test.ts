@@ -1,5 +1,5 @@
 /**
- * Issue 6 item 7 (gateway half): the gateway process listens on HOST. With HOST=127.0.0.1 (what `make dev`
+ * The gateway process listens on HOST. With HOST=127.0.0.1 (what `make dev`
  * sets) it cannot be reached on the machine's other addresses; by default (0.0.0.0) it can. Runs the real
  * entry point (gateway/src/main.ts); skipped on a machine with no non-loopback IPv4 address.
  */

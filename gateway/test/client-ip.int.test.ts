@@ -1,8 +1,8 @@
 /**
- * Issue 6 item 3: forwarded client-IP headers cannot buy a client more password guesses. From a peer that
+ * Forwarded client-IP headers cannot buy a client more password guesses. From a peer that
  * is not a trusted proxy, rotating X-Forwarded-For, Forwarded, X-Client-IP or CF-Connecting-IP leaves every
  * attempt on the peer's own count (3 sign-ins per 10 s); from a trusted proxy the configured single-value
- * headers count, in SPEC.md §9 order. The test connects from 127.0.0.1, trusted by default, so each
+ * headers count, in their fixed order (docs/adr/0007-client-ip-from-trusted-proxies.md). The test connects from 127.0.0.1, trusted by default, so each
  * platform here sets AUTH_TRUSTED_PROXIES explicitly.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,13 +96,13 @@ describe(`client IP from a trusted proxy (${backendLabel()})`, () => {
     const { platform } = running;
     const ip = freshIp();
     const email = await aUser(platform, { "x-forwarded-for": freshIp() });
-    // X-Real-IP is configured; X-Client-IP (first in SPEC §9) and CF-Connecting-IP are not: rotating them changes nothing.
+    // X-Real-IP is configured; X-Client-IP (first in the order) and CF-Connecting-IP are not: rotating them changes nothing.
     for (let i = 0; i < 3; i++) {
       const headers = { "x-client-ip": freshIp(), "cf-connecting-ip": freshIp(), "x-real-ip": ip };
       expect((await signIn(platform, email, "wrong-password", headers)).status).toBe(401);
     }
     expect((await signIn(platform, email, PASSWORD, { "x-real-ip": ip })).status).toBe(429);
-    // X-Forwarded-For comes before X-Real-IP in SPEC §9: with it, it is the key.
+    // X-Forwarded-For comes before X-Real-IP in the order: with it, it is the key.
     expect((await signIn(platform, email, PASSWORD, { "x-real-ip": ip, "x-forwarded-for": freshIp() })).status).toBe(200);
     expect((await signIn(platform, email, PASSWORD, { "x-client-ip": freshIp(), "x-forwarded-for": ip })).status).toBe(429);
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 6 item 10 (gateway part): a NUL byte in a query string is a 400 (in a path token, an unknown token),
+ * A NUL byte in a query string is a 400 (in a path token, an unknown token),
  * never a 500; a request that declares a body and never sends it, or never finishes its headers, is
  * answered 408 and closed within the configured bound (GATEWAY_REQUEST_TIMEOUT_MS / GATEWAY_HEADERS_TIMEOUT_MS, short here).
  */

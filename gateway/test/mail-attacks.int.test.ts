@@ -124,7 +124,7 @@ describe(`mailed links and request headers (${backendLabel()})`, () => {
     try {
       const email = uniqueEmail("no-base");
       expect((await platform.client().post("/sign-up/email", { name: "Victim", email, password: PASSWORD })).status).toBe(200);
-      // The request's own origin is trusted when none is configured (SPEC §2), so the spoofed one is accepted here.
+      // The request's own origin is trusted when none is configured, so the spoofed one is accepted here.
       expect(await rawPost(unconfigured.origin, "/api/auth/forget-password", { email, redirectTo: "http://evil.example/steal" }, { host: "evil.example" })).toBe(200);
       const link = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
       // The link is built by identity from its configuration, never from the request.

@@ -1,5 +1,5 @@
 /**
- * Issue 6 item 2, end to end: an attacker asks for a reset of a victim's password with a callback that a
+ * Open redirects, end to end: an attacker asks for a reset of a victim's password with a callback that a
  * naive check lets through. Every bypass of the corpus is refused at the door (403 INVALID_REDIRECTURL,
  * INVALID_CALLBACKURL on the landing routes); every accepted one, once mailed and followed, lands on the
  * app origin with the token, never on evil.example. Mail is read from the development outbox.

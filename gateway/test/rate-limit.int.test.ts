@@ -1,4 +1,4 @@
-/** Rate limits of SPEC.md §9 through the gateway with limiting on: per client IP (an IPv6 /64) plus path. */
+/** Rate limits (docs/http-api.md#rate-limits) through the gateway with limiting on: per client IP (an IPv6 /64) plus path. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.js";

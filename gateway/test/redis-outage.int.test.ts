@@ -1,5 +1,5 @@
 /**
- * Redis stopped mid-flow and restarted (issue 6, item 5), with two session replicas and two gateways. The
+ * Redis stopped mid-flow and restarted, with two session replicas and two gateways. The
  * Redis here is the test's own redis-server (the machine's shared one is never touched), run with an
  * append-only file so that, killed and restarted, it comes back holding the cache entries of sessions revoked
  * while it was down: the case where a stale entry could bring a revoked session back. The session replicas

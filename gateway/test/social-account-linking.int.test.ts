@@ -1,5 +1,5 @@
 /**
- * The linking rules of SPEC.md §4 end to end (real OpenID provider, real services): an existing user with
+ * The linking rules (docs/http-api/social.md#linking-rules) end to end (real OpenID provider, real services): an existing user with
  * the provider's email is linked only when that user's address is verified and the provider vouches for it
  * (or is trusted); never into an unverified local account (pre-registration takeover), trusted provider or
  * not; /link-social links to the signed-in user only, never an account another user holds, never a provider
@@ -108,7 +108,7 @@ describe("linking at social sign-in with the provider trusted (OAUTH_TRUSTED_PRO
     expect(await providersOf(attacker, trusted)).toEqual(["credential"]);
     const { store } = trusted.platform.services.identity.deps;
     expect((await store.listAccounts(squatter.id)).map((a) => a.providerId)).toEqual(["credential"]);
-    // The provider's word verifies nothing either: the owner recovers the address by a reset (docs/decisions.md).
+    // The provider's word verifies nothing either: the owner recovers the address by a reset (docs/adr/0014-reset-of-an-unverified-account.md).
     expect((await store.findUserById(squatter.id))!.emailVerified).toBe(false);
     expect((await postJson(trusted.browser(), `${trusted.platform.baseURL}/sign-in/email`, { email: victim.email, password: "correct horse battery" })).status).toBe(200);
   });

@@ -370,7 +370,7 @@ describe("what a pre-registration squatter set up (a provider account, two-facto
     expect((await postJson(social.browser(), api("/sign-up/email"), { email: squatted.email, password: "owner-password-1", name: "Owner" })).status).toBe(422);
     await ownerResets(squatted.email, "owner-password-1");
 
-    // SPEC §4: a user with the address exists, the provider is not linked and does not vouch for it.
+    // The linking rules (docs/http-api/social.md#linking-rules): a user with the address exists, the provider is not linked and does not vouch for it.
     const again = social.browser();
     expect(await googleSignIn(again, squatted)).toBe(at("/oops?error=account_not_linked"));
     expect(await sessionUser(again)).toBeUndefined();

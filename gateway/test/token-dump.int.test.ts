@@ -1,5 +1,5 @@
 /**
- * Issue 6, item 9: a dump of the session table and of Redis is not a set of working sessions. The test reads
+ * A dump of the session table and of Redis is not a set of working sessions. The test reads
  * the table with the database's own client and every key and value with a plain Redis client (its own
  * redis-server), then presents every string found there, whole and in parts, to get-session as a bearer
  * token and as a session cookie (raw, and signed with the real secret as if the attacker had it too): none

@@ -1,6 +1,6 @@
 /**
  * The one error catalogue. Each entry: the gRPC status a service answers, the HTTP status the gateway
- * answers, and the exact message of SPEC.md §8. Keys are the stable codes the better-auth client shows as
+ * answers, and the exact message (docs/http-api.md#errors). Keys are the stable codes the better-auth client shows as
  * `error.code`, each derived from its message by codeOf (errors.test.ts checks every entry): deprecate,
  * never rename. This file imports nothing from grpc-js so any package can use it.
  */
@@ -90,12 +90,12 @@ export const ERRORS = {
   YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not the recipient of the invitation"),
   YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to cancel this invitation"),
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: e(S.FAILED_PRECONDITION, 400, "Inviter is no longer a member of the organization"),
-  // Not in SPEC.md §8: better-auth 1.7's code and text (its invitationLimit, 100 by default).
+  // better-auth 1.7's code and text (its invitationLimit, 100 by default).
   INVITATION_LIMIT_REACHED: e(S.PERMISSION_DENIED, 403, "Invitation limit reached"),
   // Ours: the inviter was demoted since and may no longer give the invited role (services/organization invitations.ts).
   INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE: e(S.FAILED_PRECONDITION, 400, "Inviter may no longer give this role"),
   YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: e(S.PERMISSION_DENIED, 403, "you are not allowed to invite user with this role"),
-  // Not in SPEC.md §8, which names no refusal for the member update permission: better-auth's own text.
+  // The refusal of the member update permission: better-auth's own text.
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to update this member"),
 
   // Admin
@@ -103,16 +103,16 @@ export const ERRORS = {
   ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT: e(S.PERMISSION_DENIED, 403, "Only admins can access this endpoint"),
   YOU_ARE_NOT_IMPERSONATING_ANYONE: e(S.FAILED_PRECONDITION, 400, "You are not impersonating anyone"),
   FAILED_TO_FIND_ADMIN_SESSION: e(S.NOT_FOUND, 400, "Failed to find admin session"),
-  // Not in SPEC §8: the current better-auth client's codes for the admin-on-admin and self-removal refusals.
+  // The current better-auth client's codes for the admin-on-admin and self-removal refusals.
   YOU_CANNOT_IMPERSONATE_ADMINS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate admins"),
   YOU_CANNOT_REMOVE_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot remove yourself"),
   // Ours: an admin taking their own admin role away while no other admin could sign in (services/admin users.ts).
   YOU_CANNOT_REMOVE_THE_LAST_ADMIN: e(S.FAILED_PRECONDITION, 400, "You cannot remove the last admin"),
-  // Ours: a banned user gets no session by any path (SPEC.md §4), an admin's impersonation included.
+  // Ours: a banned user gets no session by any path (docs/adr/0037-no-session-for-a-banned-user.md), an admin's impersonation included.
   YOU_CANNOT_IMPERSONATE_BANNED_USERS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate banned users"),
   // Ours: an impersonation session cannot start another, so stop-impersonating always leads back to an admin's own session.
   YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "You cannot impersonate while impersonating"),
-  // The current client's code for a role that is not configured (ADMIN_ASSIGNABLE_ROLES); SPEC §8 has no message,
+  // The current client's code for a role that is not configured (ADMIN_ASSIGNABLE_ROLES); better-auth has no message for it,
   // so this one is ours, worded to keep better-auth 1.7's code.
   YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE: e(S.INVALID_ARGUMENT, 400, "You are not allowed to set non-existent value"),
   // Ours: an impersonation session reads no provider tokens or profile (gateway/src/routes/provider-accounts.ts).
@@ -135,7 +135,7 @@ export const ERRORS = {
   TWO_FACTOR_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Two factor isn't enabled"),
   BACKUP_CODES_ARENT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Backup codes aren't enabled"),
 
-  // HTTP concerns the gateway answers itself (SPEC.md §5, §8 status codes).
+  // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
   INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),
   INVALID_CALLBACKURL: e(S.PERMISSION_DENIED, 403, "Invalid callbackURL"),
@@ -149,7 +149,7 @@ export const ERRORS = {
   SERVICE_UNAVAILABLE: e(S.UNAVAILABLE, 503, "Service unavailable"),
   INTERNAL_SERVER_ERROR: e(S.INTERNAL, 500, "Internal server error"),
 
-  // Social sign-in (SPEC.md §8 redirect codes: a callback answers them as ?error=, spaces as underscores).
+  // Social sign-in (docs/http-api.md#redirect-error-codes: a callback answers them as ?error=, spaces as underscores).
   ACCOUNT_NOT_LINKED: e(S.FAILED_PRECONDITION, 401, "account not linked"),
   UNABLE_TO_LINK_ACCOUNT: e(S.FAILED_PRECONDITION, 400, "unable to link account"),
   STATE_NOT_FOUND: e(S.INVALID_ARGUMENT, 400, "state not found"),
@@ -243,7 +243,7 @@ export function codeOf(message: string): string {
 }
 
 /**
- * The redirect error codes of SPEC §8 (`?error=` on a callback URL), per redirecting route: which catalogue
+ * The redirect error codes (docs/http-api.md#redirect-error-codes) (`?error=` on a callback URL), per redirecting route: which catalogue
  * errors a route answers with a redirect, and the code it puts in the URL. Any other error is answered as JSON.
  */
 export const REDIRECT_ERRORS = {

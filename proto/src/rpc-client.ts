@@ -94,7 +94,7 @@ function callerGone(): PeerError {
  * threads always runnable, and on shared cores they take the CPU the peer's hashing needs; held, they
  * sleep. A held call still gets a 503 within about a second when the peer is still full (from the caller
  * itself when the peer refused another call in the meantime), never a wait for the queue past its
- * deadline (docs/decisions.md, "Sign-in beyond capacity").
+ * deadline (docs/adr/0025-sign-in-beyond-capacity.md).
  */
 export const HOLD_MAX_MS = 1_000;
 

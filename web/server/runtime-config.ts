@@ -3,7 +3,7 @@
  * index.html, by the production server (web-server.ts) and Vite's dev server (web/vite.config.ts) alike:
  *   AUTH_BASE_PATH       the API's base path, the gateway's own variable (default /api/auth): the path the
  *                        server passes on to the gateway, and the one the app calls.
- *   WEB_ANALYTICS_PATH   a relative path of the analytics script of SPEC §2 (e.g. /_vercel/insights/script.js);
+ *   WEB_ANALYTICS_PATH   a relative path of an analytics script (e.g. /_vercel/insights/script.js);
  *                        unset or empty: no script tag at all. Never on a page whose address carries a
  *                        secret (pageConfig below).
  */

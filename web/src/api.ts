@@ -17,9 +17,9 @@ export interface User {
   updatedAt: string;
   username: string | null;
   displayUsername: string | null;
-  /** With the two-factor API (issue 11); absent before it. */
+  /** Whether two-factor is on for the user. */
   twoFactorEnabled?: boolean;
-  /** The admin fields (issue 10): a comma-separated role list, and the ban. */
+  /** The admin fields: a comma-separated role list, and the ban. */
   role?: string | null;
   banned?: boolean;
   banReason?: string | null;

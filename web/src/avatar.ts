@@ -1,5 +1,5 @@
 /**
- * Profile images: the upload limit is 4 MB (SPEC §1), but the picture is stored as a small data URL in the
+ * Profile images: the upload limit is 4 MB (docs/adr/0030-web-app.md), but the picture is stored as a small data URL in the
  * user's `image` field, not as the uploaded file: the user record travels with every session read (and the
  * session cache), and the platform accepts at most 2048 characters there. So the browser scales the picture
  * down to a square avatar (64 px, covering) and encodes it as WebP, lowering the quality (then the size) until

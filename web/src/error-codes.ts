@@ -1,5 +1,5 @@
 /**
- * A readable sentence for each redirect error code of SPEC §8 (`/error?error={code}` and the `error`
+ * A readable sentence for each redirect error code (docs/http-api.md#redirect-error-codes) (`/error?error={code}` and the `error`
  * parameter the gateway adds to a callback URL). Unknown codes get a general sentence; the page always shows
  * the code itself as well.
  */

@@ -57,7 +57,7 @@ describe("describeUserAgent", () => {
 });
 
 describe("errorSentence", () => {
-  it("has a sentence for every redirect code of SPEC §8 and a general one for the rest", () => {
+  it("has a sentence for every redirect code (docs/http-api.md#redirect-error-codes) and a general one for the rest", () => {
     const generic = errorSentence("no_such_code");
     for (const code of ["token_expired", "invalid_token", "user_not_found", "unauthorized", "INVALID_TOKEN", "invalid_callback_request", "state_not_found", "no_code", "oauth_provider_not_found", "please_restart_the_process", "unable_to_get_user_info", "email_not_found", "email_doesn't_match", "unable_to_link_account", "internal_server_error", "account_not_linked", "unable_to_create_user", "unable_to_create_session"]) {
       expect(errorSentence(code), code).not.toBe(generic);

@@ -1,4 +1,4 @@
-/** The platform's password length rules (SPEC §5, the defaults: 8 to 128 characters), checked as one types. */
+/** The platform's password length rules (docs/http-api.md#limits-and-defaults: 8 to 128 characters by default), checked as one types. */
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 

@@ -36,7 +36,7 @@ function Layout() {
   const session = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  // The organization screens only where the platform has the organization API (issue 9).
+  // The organization screens only where the platform has the organization API.
   const organizations = useQuery({ queryKey: ["organization-api", session.data?.user.id], queryFn: () => api.organization.list().then(() => true, () => false), enabled: Boolean(session.data), staleTime: Infinity });
   const isAdmin = useQuery(adminQuery(session.data?.user.id, session.data?.user.role));
   const mailbox = useQuery({ queryKey: ["outbox-available"], queryFn: () => api.devOutbox("-").then(() => true, () => false), staleTime: Infinity });

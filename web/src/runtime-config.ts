@@ -1,7 +1,7 @@
 /**
  * The settings the built app takes at run time rather than build time, so one build serves every install:
  * the API's base path (the gateway's AUTH_BASE_PATH, default /api/auth) and the path of the analytics
- * script of SPEC §2 (unset: none). The web server and Vite's dev server write them into index.html
+ * script (WEB_ANALYTICS_PATH; unset: none). The web server and Vite's dev server write them into index.html
  * (web/server/runtime-config.ts): the base path as a meta tag this module reads, the analytics script as
  * its own script tag. No DOM here: the servers import the names and rules too.
  */

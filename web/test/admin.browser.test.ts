@@ -1,5 +1,5 @@
 /**
- * The admin area in the browser (issue 10's API): a user promoted with the operator command (the
+ * The admin area in the browser: a user promoted with the operator command (the
  * admin-bootstrap process, with the admin workload's certificate) finds a user by search, bans them (their
  * open browser is signed out, their sign-in refused), finds them under the "Banned" filter, unbans,
  * impersonates them (the banner on every page) and stops, reads the audit log, and removes the user behind a

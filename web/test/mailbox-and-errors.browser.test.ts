@@ -1,6 +1,6 @@
 /**
  * With no mail server (the development outbox): verify an address from the mailbox page. The error page
- * for every redirect code of SPEC §8, and a code it does not know.
+ * for every redirect code (docs/http-api.md#redirect-error-codes), and a code it does not know.
  */
 import { describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";

@@ -1,5 +1,5 @@
 /**
- * Organizations in the browser (needs issue 9's API): create one with the suggested slug, invite a second
+ * Organizations in the browser: create one with the suggested slug, invite a second
  * person who signs up from the mailed link and accepts, change their role, remove them; a taken slug is
  * refused next to its field.
  */
@@ -10,9 +10,9 @@ import { poll, signInOnScreen, signUpByApi } from "./browser-helpers.js";
 
 const web = useWebApp({ smtp: true });
 
-/** Whether this build has the organization API (issue 9): until it lands these tests are skipped, saying so. */
+/** Whether this build has the organization API; without it these tests are skipped, saying so. */
 const hasOrganizationApi = async () => (await fetch(`${web.origin}/api/auth/organization/list`)).status !== 404;
-const NO_API = "the organization API (issue 9) is not in this build";
+const NO_API = "the organization API is not in this build";
 
 describe("organizations", () => {
   it("creates an organization, invites someone who signs up from the mail and accepts, then changes their role and removes them", async ({ skip }) => {

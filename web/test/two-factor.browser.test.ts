@@ -1,5 +1,5 @@
 /**
- * Two-factor in the browser (needs issue 11's API): set up from the account page with the QR code's key,
+ * Two-factor in the browser: set up from the account page with the QR code's key,
  * backup codes shown once, the sign-in challenge answered with a TOTP code (trusting the device), with a
  * code by mail and with a backup code, trusted devices listed and revoked, and two-factor turned off.
  */
@@ -13,11 +13,11 @@ import { poll, signInOnScreen, signUpByApi } from "./browser-helpers.js";
 const web = useWebApp({ smtp: true });
 
 /**
- * Whether this build has the two-factor API (issue 11): until it lands these tests are skipped, saying so;
+ * Whether this build has the two-factor API; without it these tests are skipped, saying so;
  * once it has, they run in full.
  */
 const hasTwoFactorApi = async () => (await fetch(`${web.origin}/api/auth/two-factor/send-otp`, { method: "POST", headers: { "content-type": "application/json", origin: web.origin }, body: "{}" })).status !== 404;
-const NO_API = "the two-factor API (issue 11) is not in this build";
+const NO_API = "the two-factor API is not in this build";
 
 /** RFC 4648 base32 (the otpauth secret) to bytes. */
 function base32(text: string): Buffer {

@@ -9,7 +9,7 @@
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { isTrustedOrigin } from "./origins.js";
 
-/** The callback-like fields SPEC.md §5 names, and the error each answers when untrusted. */
+/** The callback-like fields (docs/http-api.md#origin-and-callback-urls), and the error each answers when untrusted. */
 export const CALLBACK_FIELDS = {
   callbackURL: "INVALID_CALLBACKURL",
   redirectTo: "INVALID_REDIRECTURL",

@@ -4,13 +4,13 @@
  * ignores them, so a client cannot pick its own rate-limit key. From a trusted peer, X-Forwarded-For and
  * Forwarded are read from the right (the nearest address that is not a trusted proxy); single-value headers
  * (X-Client-IP, CF-Connecting-IP, ...) count only when named in AUTH_CLIENT_IP_HEADERS, because common
- * proxies pass them through untouched. Headers are tried in the order of SPEC.md §9. IPv6 clients are keyed
+ * proxies pass them through untouched. Headers are tried in one fixed order (docs/adr/0007-client-ip-from-trusted-proxies.md). IPv6 clients are keyed
  * by their /64: one subscriber usually holds a whole /64, and per-address keys would let it rotate past the
  * limit.
  */
 import { BlockList, isIP } from "node:net";
 
-/** SPEC.md §9's order. */
+/** The fixed order headers are tried in (docs/adr/0007-client-ip-from-trusted-proxies.md). */
 export const CLIENT_IP_HEADERS = [
   "x-client-ip",
   "x-forwarded-for",
@@ -48,7 +48,7 @@ export interface ClientIpPolicy {
 
 /**
  * The policy from AUTH_TRUSTED_PROXIES (IPs and CIDRs) and AUTH_CLIENT_IP_HEADERS (extra single-value
- * headers): X-Forwarded-For and Forwarded plus the named ones, in SPEC.md §9 order, unknown names last.
+ * headers): X-Forwarded-For and Forwarded plus the named ones, in the fixed order above, unknown names last.
  */
 export function clientIpPolicy(trustedProxies: string[], extraHeaders: string[] = []): ClientIpPolicy {
   const wanted = new Set([...LIST_HEADERS, ...extraHeaders.map((name) => name.toLowerCase())]);

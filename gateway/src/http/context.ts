@@ -35,7 +35,7 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   res.setHeader("X-Request-Id", id);
   // A client that goes away before its answer cancels the calls made for it, and a password hash still
   // waiting in identity's queue for it is dropped: under a retry storm, clients that gave up would
-  // otherwise keep the hashing busy for nobody (docs/capacity.md, "Sign-in under load").
+  // otherwise keep the hashing busy for nobody (docs/adr/0025-sign-in-beyond-capacity.md).
   const stopped = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) stopped.abort();

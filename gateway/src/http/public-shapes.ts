@@ -1,5 +1,5 @@
 /**
- * The JSON shapes the HTTP API serves for a user and a session (SPEC.md §7), built here and nowhere else.
+ * The JSON shapes the HTTP API serves for a user and a session (docs/http-api/sessions.md#get-get-session-also-post), built here and nowhere else.
  * The inputs are the contracts' messages (dates as Date) or the session cache's record (dates as ISO
  * strings, absent values as null); both carry the same field names, so one function serves each shape.
  */
@@ -89,7 +89,7 @@ export function publicUser(user: UserFields): PublicUser {
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? user.username ?? null,
     twoFactorEnabled: user.twoFactorEnabled ?? false,
-    // The admin fields (SPEC.md §3), after the extra fields so a configured field can never shadow them.
+    // The admin fields (docs/adr/0034-admin-roles-and-authorization.md), after the extra fields so a configured field can never shadow them.
     role: user.role ?? null,
     banned: user.banned ?? false,
     banReason: user.banReason ?? null,

@@ -8,7 +8,7 @@ import { rateLimit, ruleFor, type RateLimitOptions } from "./rate-limit.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
-/** SPEC.md §9: 100 per 10 s by default, 3 per 10 s on the credential paths. */
+/** The rate limits (docs/http-api.md#rate-limits): 100 per 10 s by default, 3 per 10 s on the credential paths. */
 const OPTIONS: RateLimitOptions = {
   enabled: true,
   default: { window: 10, max: 100 },

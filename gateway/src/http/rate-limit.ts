@@ -1,5 +1,5 @@
 /**
- * Rate limits of SPEC.md §9: a fixed window per client IP plus path, the longest configured path prefix
+ * Rate limits (docs/http-api.md#rate-limits): a fixed window per client IP plus path, the longest configured path prefix
  * choosing the rule. Counters live in the shared key-value store (Redis: one atomic round trip, so all
  * gateway replicas share one exact count). If Redis is down the limiter fails open and logs: an outage of
  * the counter store must not take sign-in down; the services' own checks still apply.

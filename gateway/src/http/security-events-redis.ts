@@ -1,7 +1,7 @@
 /**
  * The security events' queue in Redis, when the gateway has REDIS_URL: a stream (`<prefix>security-events`)
  * read by every gateway replica as one consumer group, so an event a replica queued and then crashed with
- * is delivered by another replica, or by the restarted one (docs/decisions.md "Security events in Redis").
+ * is delivered by another replica, or by the restarted one (docs/adr/0033-security-events-in-a-redis-stream.md).
  *
  * report -> XADD (bounded by STREAM_LIMIT; Redis unreachable or the stream full: the process memory queue
  * takes the event, as without Redis). Each replica reads new entries with XREADGROUP on a connection of its

@@ -2,13 +2,13 @@
  * Security events (password and email changes, self-service session revocations, sign-in, two-factor and
  * social sign-in failures, failure bursts) reported to the admin service's audit log
  * (AdminService/RecordEvent). The gateway reports them because it is the one component that sees the
- * actor's session, the client IP, the user agent and the outcome of each (docs/decisions.md "Admin area").
+ * actor's session, the client IP, the user agent and the outcome of each (docs/adr/0032-security-events-reported-by-gateway.md).
  * A report never slows down or fails the user's action: it is queued in memory (bounded) and delivered in
  * the background in order, retried with backoff for as long as the admin service is unreachable; the event
  * id is chosen here, so a retry is stored once. Only a full queue drops a report (with a warning), and an
  * event the admin service refuses as invalid. A stopping gateway waits (bounded) for the queue to empty.
  * Without Redis a crash loses what the queue holds; with Redis the queue is a stream in Redis
- * (security-events-redis.ts) and another replica delivers what a crashed one left (docs/decisions.md).
+ * (security-events-redis.ts) and another replica delivers what a crashed one left (docs/adr/0033-security-events-in-a-redis-stream.md).
  */
 import { createHash } from "node:crypto";
 import type { Request } from "express";

@@ -1,5 +1,5 @@
 /**
- * The admin area under /admin (SPEC.md §6-§7), as better-auth's adminClient 1.1 and 1.7 call it. Each route
+ * The admin area under /admin (docs/http-api/admin.md), as better-auth's adminClient 1.1 and 1.7 call it. Each route
  * makes one call to the admin service with the caller's session token; the admin service decides who is an
  * admin. The gateway's own part is HTTP: bodies, cookies (the admin's session kept in a signed cookie while
  * impersonating), status codes.

@@ -1,5 +1,5 @@
 /**
- * Everything under /organization (SPEC.md §7), as the better-auth organizationClient calls it (1.1 and the
+ * Everything under /organization (docs/http-api/organizations.md), as the better-auth organizationClient calls it (1.1 and the
  * current client; get-organization, list-members, list-user-invitations, get-active-member-role, leave and
  * check-slug are the current client's). Each route checks the shape, then makes one call to the organization service with the
  * caller read from the session; the service applies every rule.
@@ -52,7 +52,7 @@ export const organizationIdBody = z.object({ organizationId: id });
 export const targetQuery = z.looseObject({ organizationId: id.optional(), organizationSlug: text.optional() });
 export const setActiveBody = z.object({ organizationId: id.nullish(), organizationSlug: text.optional() });
 export const fullOrganizationQuery = targetQuery.extend({ membersLimit: z.coerce.number().int().min(1).max(1000).optional() });
-/** The current client's list-members options: sort by createdAt or role, filter role or userId (SPEC §9 pages). */
+/** The current client's list-members options: sort by createdAt or role, filter role or userId (pages of 100 by default, at most 1,000). */
 const filterValue = z.union([z.string().max(255), z.array(z.string().max(255)).max(100)]);
 export const listMembersQuery = z.looseObject({
   organizationId: id.optional(),

@@ -24,7 +24,7 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
   for (const path of ["/forget-password", "/request-password-reset"]) {
     router.post(path, async (req, res) => {
       const body = parseBody(req, requestBody);
-      // A malformed address is refused (SPEC §5 INVALID_EMAIL); a well-formed unknown one is answered as a known one.
+      // A malformed address is refused (INVALID_EMAIL, docs/http-api/password-reset.md); a well-formed unknown one is answered as a known one.
       if (!emailAddress.safeParse(body.email.trim()).success) throw new AuthError("INVALID_EMAIL");
       await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: req.callbacks.body.redirectTo?.toString() });
       res.json(passwordResetRequestedResponse());
@@ -53,7 +53,7 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
     if (!token) throw new AuthError("INVALID_TOKEN");
     const { userId, providerAccountsRemoved, twoFactorRemoved } = await call(identity, identity.resetPassword, { token, newPassword: body.newPassword });
     // Reported once done: a refused reset names no user (the token was not valid). What the reset of an
-    // unverified user took away (a squatter's setup, docs/decisions.md) is named in the details.
+    // unverified user took away (a squatter's setup, docs/adr/0014-reset-of-an-unverified-account.md) is named in the details.
     const details = providerAccountsRemoved || twoFactorRemoved ? { providerAccountsRemoved, twoFactorRemoved } : {};
     deps.events.report({ action: "user.reset-password", actorId: userId, targetId: userId, ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, outcome: "success", details });
     res.json({ status: true });

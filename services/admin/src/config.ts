@@ -27,7 +27,7 @@ export interface AdminConfig {
   databaseUrl: string;
   identityServiceUrl: string;
   sessionServiceUrl: string;
-  /** A user holding any of these roles is an admin (SPEC.md §6; default admin). */
+  /** A user holding any of these roles is an admin (docs/http-api/admin.md#who-is-an-admin; default admin). */
   adminRoles: string[];
   /**
    * The roles an admin may give (set-role, create-user, update-user): ADMIN_ASSIGNABLE_ROLES (default user)
@@ -36,7 +36,7 @@ export interface AdminConfig {
   assignableRoles: string[];
   /** Whether an admin may impersonate another admin (default no). */
   impersonateAdmins: boolean;
-  /** SPEC.md §9: impersonation sessions last 3600 s. */
+  /** Impersonation sessions last 3600 s by default (docs/http-api/admin.md#bans-and-impersonation). */
   impersonationSeconds: number;
   /** Audit records older than this many days are deleted; 0 keeps them forever. */
   auditRetentionDays: number;

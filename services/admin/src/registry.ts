@@ -80,7 +80,7 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
         user: input.user,
         impersonatedBy: input.impersonatedBy,
         expiresInSeconds: input.expiresInSeconds,
-        // Not persistent (SPEC.md §4): a browser-session cookie, and the short lifetime above.
+        // Not persistent: a browser-session cookie, and the short lifetime above.
         rememberMe: false,
         ipAddress: input.ipAddress,
         userAgent: input.userAgent,

@@ -96,7 +96,7 @@ export interface IdentityConfig {
     /** Codes a sign-in challenge accepts trying, all methods together, before it is void. */
     maxAttempts: number;
   };
-  /** The role new users get (SPEC.md §6), or null when switched off (IDENTITY_DEFAULT_ROLE empty). */
+  /** The role new users get, or null when switched off (IDENTITY_DEFAULT_ROLE empty). */
   defaultRole: string | null;
 }
 

@@ -4,7 +4,7 @@
  * scheduler is work-conserving), but on a host it shares with the gateway and the session service, their
  * event loops, which answer get-session in a few ms, no longer wait behind two busy scrypt threads: with
  * the memory cache and sign-ins saturating the hashing, get-session p99 went from 44-90 ms to 27 ms on a
- * 2-core machine, sign-ins unchanged (docs/capacity.md, "Sign-in under load"). In a cluster identity has
+ * 2-core machine, sign-ins unchanged (docs/adr/0026-identity-hashing-threads.md). In a cluster identity has
  * its pod's CPU to itself and the setting changes nothing.
  *
  * Only identity's own process does this (its main.ts), never a process that hosts several services (the

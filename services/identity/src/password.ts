@@ -1,5 +1,5 @@
 /**
- * Password hashing per SPEC.md §9: scrypt N=16384, r=16, p=1, a 64-byte key and a 16-byte random salt,
+ * Password hashing (docs/adr/0009-sign-in-failures-and-password-hashes.md): scrypt N=16384, r=16, p=1, a 64-byte key and a 16-byte random salt,
  * stored as `salt:hash` in hex. Passwords are NFKC-normalised first so that visually identical input typed
  * on different keyboards hashes the same. The salt goes to scrypt as its hex text, the format existing
  * better-auth databases use, so their stored hashes verify here unchanged.

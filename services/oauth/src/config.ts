@@ -44,7 +44,7 @@ export interface OAuthConfig {
   providers: Partial<Record<ProviderId, ProviderSettings>>;
 }
 
-/** SPEC.md §9: the social sign-in state lives 10 minutes. */
+/** The social sign-in state lives 10 minutes (docs/http-api.md#limits-and-defaults). */
 export const STATE_TTL_MS = 10 * 60_000;
 
 export function oauthConfig(source: Record<string, string | undefined>): OAuthConfig {

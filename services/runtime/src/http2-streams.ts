@@ -4,7 +4,7 @@
  * the stream, so each finished gRPC call (its whole object graph, about 18 KiB for a bare unary call)
  * was promoted to the old generation and freed only by a mark-compact. Under load that made every
  * scavenge copy megabytes: the 10 to 23 ms pauses behind get-session's tail with the memory cache
- * (docs/capacity.md; bench/http2-promotion.ts measures it). With the listeners gone only the stream
+ * (bench/http2-promotion.ts measures it). With the listeners gone only the stream
  * itself is kept that way: about half as much for a bare call, and in the gateway under load a quarter.
  *
  * node publishes on its close channels when it marks a stream closed, which can come before the stream

@@ -21,7 +21,7 @@ const STARTUP_GC_DELAY_MS = 1_000;
  * pages, and V8 gives neither back while the process idles: an idle process allocates too little to
  * trigger a collection, and V8's memory reducer never ran in one here. A plain full collection frees the
  * garbage but keeps the pages resident; this one also shrinks the young generation to its minimum and
- * releases the free pages. Measured with bench/footprint.ts (docs/capacity.md): about 20 MiB less idle
+ * releases the free pages. Measured with bench/footprint.ts (docs/adr/0027-build-and-memory-footprint.md): about 20 MiB less idle
  * RSS in the gateway and up to 7 MiB in each service (identity least), for one pause of 45 to 80 ms (V8
  * runs two collections), once. The young generation grows back under load as V8 sees fit, so the hot
  * path keeps V8's defaults. Needs node's --expose-gc (NODE_FLAGS in deploy/processes.ts); without it

@@ -8,8 +8,8 @@
  *                       past the session's expiry); a record of another version reads as a miss
  *   revoked:{lookup} -> "1", TTL until the session would have expired, and at least an hour and a minute
  *   cache-lease      -> its deadline (epoch ms), PX a few seconds, refreshed by the session service while no
- *                       revocation or forget waits to be written to Redis (docs/decisions.md, "Sessions and
- *                       the cache")
+ *                       revocation or forget waits to be written to Redis
+ *                       (docs/adr/0003-cache-lease-through-redis-outages.md)
  *   generation:{lookup} -> a random value, changed by every forget, TTL an hour and a minute
  *
  * A revoke writes the tombstone before it deletes anything, and every read asks for entry, tombstone and

@@ -3,7 +3,7 @@
  * (`platform.formatQuery`) before the query reaches the driver, so each query is a text SQLite has not seen
  * and compiles anew. Here a query's parameters are bound instead: its text depends only on its shape, and
  * the connection keeps each compiled statement by its text (a sign-in's reads and writes then cost no
- * compilation; docs/capacity.md).
+ * compilation; docs/adr/0017-sqlite-settings-and-statements.md).
  *
  * Values are bound as MikroORM's SQLite platform writes them into the text (`SqlitePlatform.escape`), so
  * what is stored and compared is unchanged: integers as integers (node:sqlite binds a JavaScript number as

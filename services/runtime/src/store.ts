@@ -88,7 +88,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // WAL lets readers run beside the one writer; busy_timeout waits for the lock instead of failing.
     // synchronous=NORMAL (SQLite's advice for WAL): a commit no longer waits for an fsync on the event loop,
     // only checkpoints do; a process crash loses nothing, a power loss may lose the last commits
-    // (docs/decisions.md, "SQLite durability").
+    // (docs/adr/0017-sqlite-settings-and-statements.md).
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     if (dbName !== ":memory:") {
       await orm.em.getConnection().execute("pragma journal_mode = wal");

@@ -31,7 +31,7 @@ export interface SessionConfig {
   cacheLeaseMs: number;
 }
 
-/** SPEC.md §9: rememberMe false gives a one-day session. */
+/** rememberMe false gives a one-day session (docs/http-api/sessions.md). */
 export const SHORT_SESSION_SECONDS = 86_400;
 
 export function sessionConfig(source: Record<string, string | undefined>): SessionConfig {

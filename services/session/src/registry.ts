@@ -1,6 +1,6 @@
 /**
  * Builds the session service's dependencies once: config, store, cache, clock. It calls no other service
- * (identity pushes users to it: docs/decisions.md, call graph).
+ * (identity pushes users to it: docs/adr/0021-call-graph-deadlines-and-errors.md).
  */
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";

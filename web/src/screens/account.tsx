@@ -144,7 +144,7 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
 
 /**
  * Change the password, or, for someone who signs in only through a provider (no credential account), set
- * one: setting a password without the current one is server-only (SPEC §6), so the app mails the person a
+ * one: setting a password without the current one is no route of the user's own (docs/http-api/account.md), so the app mails the person a
  * password-reset link to their own verified address, and the reset creates the credential account.
  */
 function PasswordSection({ current }: { current: SessionWithUser }) {

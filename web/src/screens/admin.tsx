@@ -1,5 +1,5 @@
 /**
- * The admin area (issue 10's API, for users whose role is an admin role): the users table (search by field
+ * The admin area (for users whose role is an admin role): the users table (search by field
  * and operator, one filter, sorting, paging), a user's page (sessions, role, ban and unban, password,
  * impersonation, removal behind a typed confirmation) and the audit log. The admin service decides who is an
  * admin; the route guard asks it (has-permission) before any of these screens shows.

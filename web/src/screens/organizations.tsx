@@ -1,5 +1,5 @@
 /**
- * Organizations (issue 9's API): create one (the slug suggested from the name and checked as one types),
+ * Organizations: create one (the slug suggested from the name and checked as one types),
  * switch the active one, its members and their roles, invitations; and the invitation page a recipient
  * opens from the mail (/accept-invitation/{id}).
  */

@@ -1,5 +1,5 @@
 /**
- * Two-factor screens (issue 11's API): the sign-in challenge (/two-factor) and the account section
+ * Two-factor screens: the sign-in challenge (/two-factor) and the account section
  * (set up with a QR code, backup codes shown once with copy and download, trusted devices, disable).
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";

@@ -1,5 +1,5 @@
 /**
- * Who may use the admin area (SPEC.md §6): a live session whose user holds one of the configured admin roles.
+ * Who may use the admin area (docs/http-api/admin.md#who-is-an-admin): a live session whose user holds one of the configured admin roles.
  * The role is read from the session service's record of the session's user, which identity refreshes on
  * every role change (SetRole drops the cached copies), so a demoted admin is refused at once.
  */
@@ -14,7 +14,7 @@ export function isAdminRole(config: Registry["config"], role: string | undefined
   return rolesOf(role).some((r) => config.adminRoles.includes(r));
 }
 
-/** A ban in force at `now`; one whose expiry has passed only waits to be lifted (SPEC.md §4). */
+/** A ban in force at `now`; one whose expiry has passed only waits to be lifted. */
 export const banHolds = (user: { banned: boolean; banExpires?: Date | string | null }, now: Date): boolean =>
   user.banned && !(user.banExpires && new Date(user.banExpires) <= now);
 

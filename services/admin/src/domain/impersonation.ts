@@ -1,5 +1,5 @@
 /**
- * Impersonation (SPEC.md §4): an admin starts a short, non-persistent session for another user, flagged
+ * Impersonation (docs/adr/0036-bans-and-impersonation.md): an admin starts a short, non-persistent session for another user, flagged
  * with the admin's id; stopping ends it and hands back the admin's own session, whose token the gateway kept
  * in a signed cookie. Admins are not impersonated unless configured (ADMIN_IMPERSONATE_ADMINS), and never from
  * an impersonation session: the gateway keeps one admin token per browser, so a second impersonation would
@@ -67,8 +67,8 @@ async function refusedForBan(deps: Pick<Registry, "identity" | "now">, userId: s
 }
 
 /**
- * The target as an impersonation session may be created for, by the rule of every session creation (SPEC.md
- * §4): a live ban refuses it (a ban ends the user's sessions, so an admin must not open one), an expired ban
+ * The target as an impersonation session may be created for, by the rule of every session creation
+ * (docs/adr/0036-bans-and-impersonation.md): a live ban refuses it (a ban ends the user's sessions, so an admin must not open one), an expired ban
  * is lifted first.
  */
 async function admittedTarget(deps: Pick<Registry, "identity" | "now">, target: User): Promise<User> {

@@ -28,7 +28,7 @@ const ADMIN_HOLDERS_READ = 100;
  * oldest first, of the users whose role contains its name (identity's contains filter, case-insensitive),
  * kept when the role's comma-separated list really holds an admin role ("superadmin" does not make an
  * "admin"). An admin past the first ADMIN_HOLDERS_READ matches is not seen and the answer errs towards "no"
- * (docs/decisions.md, "The last admin and the bootstrap role").
+ * (docs/adr/0035-the-last-admin-and-bootstrap.md).
  */
 async function anotherAdmin(deps: Pick<Deps, "config" | "identity" | "now">, admin: Admin, userId: string): Promise<boolean> {
   const mayActAsAdmin = (user: User) => user.id !== userId && isAdminRole(deps.config, user.role) && !banHolds(user, deps.now());

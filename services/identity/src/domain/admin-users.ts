@@ -24,10 +24,10 @@ import { checkExtraFields, checkPasswordLength, normaliseEmail } from "./validat
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "now" | "passwords">;
 
-/** SPEC.md §9: the default page size of list reads. */
+/** The default page size of list reads (docs/http-api.md#limits-and-defaults). */
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
-/** SPEC.md §9: the default ban reason. */
+/** The default ban reason (docs/http-api/admin.md#bans-and-impersonation). */
 export const DEFAULT_BAN_REASON = "No reason";
 
 const SEARCH_FIELDS = ["email", "name"] as const;

@@ -1,4 +1,4 @@
-/** Bans at the moment a session is created (SPEC.md §4). */
+/** Bans at the moment a session is created (docs/adr/0036-bans-and-impersonation.md). */
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { UserRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
@@ -6,7 +6,7 @@ import type { Registry } from "./ports.js";
 type Deps = Pick<Registry, "store" | "now">;
 
 /**
- * The user as a session may be created for: an expired ban is lifted (SPEC.md §4), a live one refused. The
+ * The user as a session may be created for: an expired ban is lifted, a live one refused. The
  * user is read again: the record given was read before the proof (a scrypt, a provider round trip), and a
  * ban stored meanwhile has already ended every session it could find, so this one must see it.
  */
@@ -29,7 +29,7 @@ export function banHolds(user: Pick<UserRecord, "banned" | "banExpires">, now: D
   return user.banned && !(user.banExpires && user.banExpires <= now);
 }
 
-/** A ban whose expiry has passed is lifted at the next session creation (SPEC.md §4). */
+/** A ban whose expiry has passed is lifted at the next session creation. */
 export async function clearExpiredBan(deps: Deps, user: UserRecord): Promise<UserRecord> {
   if (!user.banned || !user.banExpires || user.banExpires > deps.now()) return user;
   return (await deps.store.updateUser(user.id, { banned: false, banReason: null, banExpires: null })) ?? user;

@@ -19,7 +19,7 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");
   if (newEmail === user.email) throw new AuthError("EMAIL_IS_THE_SAME");
-  // The generic refusal of SPEC §8: a signed-in user learns nothing about who else has an account.
+  // The generic refusal (docs/adr/0023-compatible-answers-that-reveal-nothing.md): a signed-in user learns nothing about who else has an account.
   if (await deps.store.findUserByEmail(newEmail)) throw new AuthError("COULDNT_UPDATE_YOUR_EMAIL");
 
   if (!user.emailVerified) {

@@ -93,7 +93,7 @@ describe("password reset", () => {
     await resetPassword(deps, { token: await mailedResetToken(deps, email), newPassword: "new-password-456" });
     expect(await providersOf(deps, user.id)).toEqual(["credential"]);
     expect(deps.sessions.of(user.id)).toEqual([]);
-    // The reset proves the mailbox but is not a verification link (SPEC §4): the address stays unverified.
+    // The reset proves the mailbox but is not a verification link (docs/adr/0014-reset-of-an-unverified-account.md): the address stays unverified.
     expect((await deps.store.findUserById(user.id))!.emailVerified).toBe(false);
   });
 

@@ -82,7 +82,7 @@ export interface UnprovenSetupRemoved {
 /**
  * Removes what was set up on a user whose address is not verified: its provider accounts and its two-factor
  * setup (secret, backup codes, trusted devices, pending challenges, the flag). Whoever set them up (a
- * squatter who registered the address first, or a provider that does not verify addresses, SPEC §4) never
+ * squatter who registered the address first, or a provider that does not verify addresses; docs/adr/0014-reset-of-an-unverified-account.md) never
  * proved the mailbox the reset link just proved: the owner now recovering the account must neither share
  * it with the squatter's provider account nor pass a second factor the squatter holds.
  */

@@ -1,5 +1,5 @@
 /**
- * Sign-in and linking with an identity provider's profile (SPEC.md §4 "Social sign-in"). The oauth service
+ * Sign-in and linking with an identity provider's profile (docs/http-api/social.md#linking-rules). The oauth service
  * has verified the provider's answer; identity decides whose account it is:
  *   - the account with that provider and provider account id: its user (tokens renewed);
  *   - else a user with that email: linked only when that user's own address is verified (never into an

@@ -50,7 +50,7 @@ describe("sign-in", () => {
     expect(deps.mail.to(email, "email-verification")).toHaveLength(1);
     expect(await errorCode(signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} }))).toBe("EMAIL_NOT_VERIFIED");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(2);
-    // By username the failure stays generic (SPEC §5), and a link is mailed all the same.
+    // By username the failure stays generic (docs/http-api/sign-in.md), and a link is mailed all the same.
     expect(await errorCode(signInUsername(deps, { username: "ada", password: "password-123", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(3);
     // A wrong password learns nothing and mails nothing.

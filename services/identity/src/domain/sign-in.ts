@@ -40,7 +40,7 @@ export async function signInEmail(deps: Deps, input: SignInInput & { email: stri
 export async function signInUsername(deps: Deps, input: SignInInput & { username: string }) {
   deps.passwords.admit(input.deadline);
   const username = input.username.trim().toLowerCase();
-  // SPEC §5: an unverified username sign-in gets a new mail and the generic failure.
+  // docs/http-api/sign-in.md: an unverified username sign-in gets a new mail and the generic failure.
   return signIn(deps, await deps.store.findUserByUsername(username), input, "INVALID_USERNAME_OR_PASSWORD", "INVALID_USERNAME_OR_PASSWORD");
 }
 

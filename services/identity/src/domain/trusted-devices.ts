@@ -9,7 +9,7 @@ import { newId, randomString } from "@auth-platform/runtime/random";
 import type { TrustedDeviceRecord } from "../store/two-factor-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 
-/** SPEC.md §9: trusted-device cookie, 2592000 s. */
+/** The trusted-device cookie lives 30 days, 2592000 s (docs/http-api/two-factor.md). */
 export const TRUSTED_DEVICE_SECONDS = 2_592_000;
 
 type Deps = Pick<Registry, "store" | "now">;

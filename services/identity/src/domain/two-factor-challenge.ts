@@ -17,7 +17,7 @@ import { type DeviceToken, tokenHash, trustDevice } from "./trusted-devices.js";
 import { newOtp, otpMatches } from "./two-factor-codes.js";
 import { checkBackupCode, checkTotp, type SecondFactor } from "./two-factor.js";
 
-/** SPEC: the two-factor cookie lives 10 minutes. */
+/** The two-factor cookie lives 10 minutes (docs/http-api/two-factor.md). */
 export const CHALLENGE_SECONDS = 600;
 /** A mailed code is good for 5 minutes. */
 export const OTP_SECONDS = 300;

@@ -1,10 +1,10 @@
-/** The codes of two-factor: backup codes (SPEC.md §5) and mailed one-time codes. */
+/** The codes of two-factor: backup codes and mailed one-time codes. */
 import { timingSafeEqual } from "node:crypto";
 import { randomString } from "@auth-platform/runtime/random";
 import type { TwoFactorKeys } from "../two-factor-keys.js";
 import { codeHash, codeHashCandidates } from "./secret-box.js";
 
-/** SPEC.md §9: 10 codes of 10 characters. */
+/** 10 codes of 10 characters (docs/http-api/two-factor.md). */
 export const BACKUP_CODE_COUNT = 10;
 const BACKUP_CODE_LENGTH = 10;
 const LETTERS_AND_DIGITS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

@@ -1,4 +1,4 @@
-/** Input rules of SPEC.md §5 shared by the identity use cases. */
+/** Input rules (docs/http-api/sign-in.md) shared by the identity use cases. */
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
 import { imageProblem, safeImage } from "@auth-platform/runtime/user-image";
@@ -22,7 +22,7 @@ export function checkPasswordLength(password: string, config: Pick<IdentityConfi
   if (password.length > config.passwordMaxLength) throw new AuthError("PASSWORD_TOO_LONG");
 }
 
-/** A user's name (SPEC.md §1: required): a string with something in it, as sign-up and every update take it. */
+/** A user's name (required): a string with something in it, as sign-up and every update take it. */
 export function checkName(name: unknown): string {
   if (typeof name !== "string" || !name.trim()) throw new AuthError("VALIDATION_ERROR", "Invalid name: expected a non-empty string");
   return name;

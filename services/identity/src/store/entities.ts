@@ -1,4 +1,4 @@
-/** The identity service's tables (SPEC.md §3): user and account. */
+/** The identity service's tables: user and account. */
 import { defineEntity, p } from "@mikro-orm/core";
 
 export const UserEntity = defineEntity({

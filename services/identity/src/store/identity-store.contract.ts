@@ -185,7 +185,7 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
 
     it("every write of a user gets an updatedAt past the one before, also with the clock standing still", async () => {
       // The session service keeps the copy with the newest updatedAt: two writes sharing one would let the
-      // copy of the earlier write, arriving last, stay (docs/decisions.md, the session service's copy).
+      // copy of the earlier write, arriving last, stay (docs/adr/0004-session-service-keeps-user-copies.md).
       const at = new Date(contractClock.at);
       const { user } = await created({ emailVerified: false, updatedAt: at });
       const stamps = [

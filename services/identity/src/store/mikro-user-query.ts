@@ -3,7 +3,7 @@
  * contains, starts_with and ends_with, are a LIKE on lower(column) with the value's wildcards escaped ('!' as
  * the escape character, which both dialects take);
  * emails are stored lower-case, so email search uses the column and its unique index. The indexes that
- * serve each combination are those of migrations 0005 to 0008 (docs/decisions.md, "list-users").
+ * serve each combination are those of migrations 0005 to 0008 (docs/adr/0039-list-users-queries.md).
  *
  * Two plans. With a search or a filter and a bounded count, the matches are read first, through whatever
  * index serves the search or filter, at most countLimit + 1 of them: one query counts them (a window count)

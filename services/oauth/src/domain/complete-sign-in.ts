@@ -1,7 +1,7 @@
 /**
  * The provider's callback: the state is consumed (once, whatever happens next), then the code exchanged,
  * the profile read, and the user signed in (or the account linked) through identity. Every failure is an
- * outcome carrying SPEC.md §8's redirect code and the state's error URL (absent: the default error page),
+ * outcome carrying the redirect code (docs/http-api.md#redirect-error-codes) and the state's error URL (absent: the default error page),
  * never a thrown error, so the gateway always answers the browser with a redirect.
  */
 import { AuthError, type ErrorCode, redirectErrorCode, REDIRECT_ERRORS } from "@auth-platform/proto/errors";
@@ -90,7 +90,7 @@ async function signIn(deps: Registry, state: SignInState, profile: VerifiedProfi
 }
 
 async function link(deps: Registry, state: SignInState, profile: VerifiedProfile): Promise<CallbackOutcome> {
-  // The provider's address must be the signed-in user's own (SPEC.md §8 email_doesn't_match).
+  // The provider's address must be the signed-in user's own (email_doesn't_match).
   if (profile.email !== lowerCaseAddress(state.link!.email)) throw new AuthError("EMAIL_DOESNT_MATCH");
   await deps.identity.linkProviderAccount(state.link!.userId, profile);
   return { kind: "linked", redirectUrl: state.callbackUrl };

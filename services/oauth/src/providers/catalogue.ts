@@ -1,5 +1,5 @@
 /**
- * The 13 providers SPEC.md §1 names: default endpoints and scopes, whether they take PKCE, and how their
+ * The 13 providers (docs/social-sign-in.md): default endpoints and scopes, whether they take PKCE, and how their
  * answer maps to a profile (email, verified flag, name, image). Every endpoint can be overridden by
  * configuration (`<PROVIDER>_TOKEN_URL` ...); docs/social-sign-in.md lists them per provider.
  */

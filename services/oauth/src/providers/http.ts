@@ -1,5 +1,5 @@
 /**
- * The outbound HTTP of social sign-in (SPEC.md §7 "Outbound"): form-encoded token requests and bearer
+ * The outbound HTTP of social sign-in : form-encoded token requests and bearer
  * user-info reads, each bounded by a timeout. A provider's answer is never trusted to be JSON of the
  * right shape: callers read fields defensively.
  */

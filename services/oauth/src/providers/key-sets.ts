@@ -1,7 +1,7 @@
 /**
  * Id-token verification against a provider's key set, through jose: one remote key set per URL, fetched
  * with a 5 s timeout, refetched at most every 30 s when an unknown key id shows up, cached 10 minutes
- * (SPEC.md §9 "Key-set fetch").
+ * (docs/adr/0042-social-sign-in-service-and-linking.md).
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 

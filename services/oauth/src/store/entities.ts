@@ -1,4 +1,4 @@
-/** The oauth service's table: social sign-in states (SPEC.md §3, the verification record of a state). */
+/** The oauth service's table: social sign-in states (one record per state). */
 import { defineEntity, p } from "@mikro-orm/core";
 
 export const SignInStateEntity = defineEntity({

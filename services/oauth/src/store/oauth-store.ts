@@ -1,4 +1,4 @@
-/** The oauth store port: the sign-in state of SPEC.md §3 ("verification" record keyed by the state). */
+/** The oauth store port: the sign-in state (a record keyed by the state). */
 
 /** The signed-in user a provider account is to be linked to (/link-social). */
 export interface LinkIntent {

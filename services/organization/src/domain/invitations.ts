@@ -1,5 +1,5 @@
 /**
- * Invitation use cases (SPEC.md §4): invite (and resend), read, list, accept, reject, cancel. Accepting,
+ * Invitation use cases (docs/organizations.md#invitations): invite (and resend), read, list, accept, reject, cancel. Accepting,
  * rejecting and reading need a pending, unexpired invitation and the caller to be its recipient (session
  * email equals the invitation email, lower-cased). The mail, with a link to the web app's invitation page,
  * is written to the invitation_mail outbox in the invitation's transaction and handed to the notification

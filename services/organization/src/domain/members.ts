@@ -1,6 +1,6 @@
 /**
  * Member use cases: pages of members with their users, the caller's membership, removal, role changes,
- * leaving, permission checks, and the removal of a deleted user's memberships (SPEC.md §5-§6).
+ * leaving, permission checks, and the removal of a deleted user's memberships (docs/organizations.md).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organization-store.js";
@@ -11,7 +11,7 @@ import { undoOnFailure } from "./undo.js";
 
 type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "log">;
 
-/** SPEC.md §9: the default page size of list reads. */
+/** The default page size of list reads (docs/http-api.md#limits-and-defaults). */
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1_000;
 

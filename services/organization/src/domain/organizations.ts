@@ -1,6 +1,6 @@
 /**
  * Organization use cases: create, update, delete, read with members, the active organization, list, slug
- * check (SPEC.md §4-§6). The active organization lives on the session: the session service changes it (cache
+ * check (docs/organizations.md). The active organization lives on the session: the session service changes it (cache
  * included) before these calls answer.
  */
 import { AuthError } from "@auth-platform/proto/errors";
@@ -113,7 +113,7 @@ export async function getFullOrganization(deps: Deps, caller: Caller, target: Ta
 }
 
 /**
- * Sets the caller session's active organization (SPEC.md §4): unset clears it; with nothing named the
+ * Sets the caller session's active organization (docs/organizations.md#the-active-organization): unset clears it; with nothing named the
  * active one is read back; naming one the caller is not a member of (or one that does not exist: the same
  * refusal) clears it and fails.
  */

@@ -8,7 +8,7 @@ export interface Caller {
   userId: string;
   /** Lower-cased. */
   email: string;
-  /** Whether the user proved they own `email`; an unverified address may be anyone's (SPEC §4 change-email). */
+  /** Whether the user proved they own `email`; an unverified address may be anyone's (docs/http-api/account.md#post-change-email). */
   emailVerified: boolean;
   sessionToken: string;
   activeOrganizationId: string | null;

@@ -1,4 +1,4 @@
-/** The organization service's tables (SPEC.md §3); metadata is a string map stored as JSON text. */
+/** The organization service's tables; metadata is a string map stored as JSON text. */
 import { defineEntity, p } from "@mikro-orm/core";
 
 export const OrganizationEntity = defineEntity({

@@ -1,4 +1,4 @@
-/** The organization store port: organizations, members and invitations (SPEC.md §3). */
+/** The organization store port: organizations, members and invitations. */
 
 export interface OrganizationRecord {
   id: string;

@@ -1,5 +1,5 @@
 /**
- * The active organization of sessions (SPEC.md §4). The store is changed first, then the cached copies are
+ * The active organization of sessions (docs/organizations.md#the-active-organization). The store is changed first, then the cached copies are
  * dropped, so the next read (gateway or service) loads the new value; both happen before the call answers
  * (during a Redis outage the drop is recorded as pending and the lease waited out: sessions.ts).
  * Only the organization service calls these: it has checked membership.

@@ -1,5 +1,5 @@
 /**
- * The cache lease (docs/decisions.md, "Sessions and the cache"). Readers trust a cache entry only while the
+ * The cache lease (docs/adr/0003-cache-lease-through-redis-outages.md). Readers trust a cache entry only while the
  * lease key is in Redis. Each session replica, every third of the lease time:
  *   1. notes the time, then asks the store for pending revocations (their tombstones not yet written) and
  *      pending forgets (entries of changed sessions or users not yet dropped);

@@ -79,7 +79,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   return session;
 }
 
-/** A ban still in force; one whose expiry has passed is lifted by identity at the next session creation (SPEC.md §4). */
+/** A ban still in force; one whose expiry has passed is lifted by identity at the next session creation. */
 function isBanned(user: CachedUser, now: Date): boolean {
   return user.banned && !(user.banExpires && Date.parse(user.banExpires) <= now.getTime());
 }

@@ -1,5 +1,5 @@
 /**
- * The session service's tables (SPEC.md §3). A session row keeps its token only as a keyed hash (the lookup
+ * The session service's tables. A session row keeps its token only as a keyed hash (the lookup
  * key) and an encrypted copy for list-sessions (runtime/session-token.ts), so a dump of the table holds no
  * credential.
  */

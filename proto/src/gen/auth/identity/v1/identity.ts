@@ -10211,7 +10211,7 @@ export const IdentityServiceService = {
       GetProviderAccountInfoResponse.decode(value),
   },
   /**
-   * Two-factor (docs/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
+   * Two-factor (docs/http-api/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
    * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
    * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
    */
@@ -10434,7 +10434,7 @@ export const IdentityServiceService = {
   },
   /**
    * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
-   * provider and account id, else the user with that email under the linking rules (SPEC.md §4), else a new
+   * provider and account id, else the user with that email under the linking rules (docs/http-api/social.md#linking-rules), else a new
    * user with the account (a registration). Stores the provider's tokens encrypted.
    * Errors: ACCOUNT_NOT_LINKED, USER_EMAIL_NOT_FOUND, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
    */
@@ -10573,7 +10573,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   getProviderAccountInfo: handleUnaryCall<GetProviderAccountInfoRequest, GetProviderAccountInfoResponse>;
   /**
-   * Two-factor (docs/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
+   * Two-factor (docs/http-api/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
    * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
    * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
    */
@@ -10642,7 +10642,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   removeUser: handleUnaryCall<RemoveUserRequest, RemoveUserResponse>;
   /**
    * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
-   * provider and account id, else the user with that email under the linking rules (SPEC.md §4), else a new
+   * provider and account id, else the user with that email under the linking rules (docs/http-api/social.md#linking-rules), else a new
    * user with the account (a registration). Stores the provider's tokens encrypted.
    * Errors: ACCOUNT_NOT_LINKED, USER_EMAIL_NOT_FOUND, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
    */
@@ -11017,7 +11017,7 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Two-factor (docs/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
+   * Two-factor (docs/http-api/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
    * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
    * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
    */
@@ -11324,7 +11324,7 @@ export interface IdentityServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
-   * provider and account id, else the user with that email under the linking rules (SPEC.md §4), else a new
+   * provider and account id, else the user with that email under the linking rules (docs/http-api/social.md#linking-rules), else a new
    * user with the account (a registration). Stores the provider's tokens encrypted.
    * Errors: ACCOUNT_NOT_LINKED, USER_EMAIL_NOT_FOUND, FAILED_TO_CREATE_USER, FAILED_TO_CREATE_SESSION.
    */

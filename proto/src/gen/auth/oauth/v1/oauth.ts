@@ -119,7 +119,7 @@ export interface CompleteSignInResponse {
   redirectUrl?:
     | string
     | undefined;
-  /** On failure: the redirect error code (SPEC.md §8) and the URL to send it to (absent: the default error page). */
+  /** On failure: the redirect error code (docs/http-api.md#redirect-error-codes) and the URL to send it to (absent: the default error page). */
   error?:
     | string
     | undefined;
