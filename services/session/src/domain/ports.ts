@@ -12,8 +12,11 @@ export interface Registry {
   cache: KeyValue;
   /** Keyed hash (cache and store lookups) and sealing of tokens, from AUTH_SECRET. */
   tokens: TokenVault;
-  /** The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. */
-  lease: Pick<CacheLease, "waitOut">;
+  /**
+   * The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. It also
+   * says how long cached sessions may be served while the store is out of reach.
+   */
+  lease: Pick<CacheLease, "waitOut" | "staleServingUntil" | "forbidStaleServing">;
   now: () => Date;
   log: Logger;
 }
