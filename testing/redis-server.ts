@@ -81,6 +81,8 @@ export async function startRedisServer(options: { persist?: boolean } = {}): Pro
  */
 export interface Relay {
   url: string;
+  /** The relay's own port on 127.0.0.1 (for a URL of another scheme: a PostgreSQL database behind it). */
+  port: number;
   cut(): void;
   restore(): void;
   close(): Promise<void>;
@@ -110,6 +112,7 @@ export async function startRelay(targetPort: number): Promise<Relay> {
   const port = (server.address() as { port: number }).port;
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     cut() {
       open = false;
       for (const socket of sockets) socket.destroy();
