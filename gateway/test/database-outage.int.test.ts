@@ -1,7 +1,7 @@
 /**
  * A service's PostgreSQL database out of reach mid-run (issue 33, item 6). The session and identity
  * services reach their databases through relays the test cuts (every connection closed, new ones refused),
- * as a stopped or partitioned server looks to them; the shared PostgreSQL server is never touched. Every
+ * as a stopped server looks to them, or partitions (nothing forwarded, nothing refused); the shared PostgreSQL server is never touched. Every
  * route that needs the missing database answers 503 with Retry-After and the catalogue's message (before:
  * 500 with the driver's error logged as unexpected), a signed-in user's get-session is served from the
  * session cache for SESSION_CACHE_STALE_SERVE_SECONDS and then 503, a session revoked before the outage or
@@ -162,6 +162,12 @@ describe.skipIf(!TEST_DATABASE_URL || !TEST_REDIS_URL)("a service's PostgreSQL d
     const current = await user.client.get("/get-session");
     expect(current.status).toBe(200);
     expect(current.body.user.id).toBe(user.userId);
+
+    // Partitioned instead (nothing answers, nothing is refused): the call runs out of time, still a 503
+    // with Retry-After.
+    identityDb.restore();
+    identityDb.partition();
+    expectUnavailable(await new TestClient(base).post("/sign-in/email", { email: user.email, password: PASSWORD }));
 
     identityDb.restore();
     const renamed = await eventually(async () => {
