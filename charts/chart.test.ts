@@ -422,6 +422,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(sessionConfig(of("session"))).toMatchObject({
       databaseUrl: "postgres://auth@postgresql:5432/session",
       redisUrl: REQUIRED.redis.url,
+      cacheStaleServeSeconds: 300,
     });
     expect(of("session").AUTH_SECRET).toBe(secretEnv.AUTH_SECRET);
     expect(notificationConfig(of("notification"))).toMatchObject({ smtpUrl: undefined, databaseUrl: "postgres://auth@postgresql:5432/notification" });
@@ -500,7 +501,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
         defaultRole: "member",
       },
       admin: { assignableRoles: ["editor", "member"] },
-      session: { expiresIn: 2592000, freshAge: 0 },
+      session: { expiresIn: 2592000, freshAge: 0, cacheStaleServeSeconds: 120 },
       notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
       organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, invitationLimit: 25, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
     },
@@ -542,6 +543,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       AUTH_TRUSTED_ORIGINS: "https://app.example.com,https://admin.example.com",
       SESSION_EXPIRES_IN: "2592000",
       SESSION_FRESH_AGE: "0",
+      SESSION_CACHE_STALE_SERVE_SECONDS: "120",
       APP_NAME: "Acme, Inc.",
       MAIL_FROM: "Acme <no-reply@acme.example>",
       NOTIFICATION_MAX_ATTEMPTS: "5",

@@ -81,17 +81,29 @@ export async function startRedisServer(options: { persist?: boolean } = {}): Pro
  */
 export interface Relay {
   url: string;
+  /** The relay's own port on 127.0.0.1 (for a URL of another scheme: a PostgreSQL database behind it). */
+  port: number;
+  /** Closes every connection and refuses new ones: a server stopped, or a host that answers with a reset. */
   cut(): void;
+  /** Forwards nothing more, either way, and leaves every connection (new ones too) open: a network partition. */
+  partition(): void;
+  /** Forwards again; the connections held open by a partition are closed, as their peers would time out. */
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startRelay(targetPort: number): Promise<Relay> {
   const sockets = new Set<Socket>();
-  let open = true;
+  const silenced = new Set<Socket>();
+  let state: "open" | "cut" | "partitioned" = "open";
   const server: Server = createServer((client) => {
-    if (!open) {
+    if (state === "cut") {
       client.destroy();
+      return;
+    }
+    if (state === "partitioned") {
+      client.on("error", () => undefined);
+      silenced.add(client);
       return;
     }
     const upstream = createConnection({ port: targetPort, host: "127.0.0.1" });
@@ -110,16 +122,26 @@ export async function startRelay(targetPort: number): Promise<Relay> {
   const port = (server.address() as { port: number }).port;
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     cut() {
-      open = false;
+      state = "cut";
       for (const socket of sockets) socket.destroy();
+    },
+    partition() {
+      state = "partitioned";
+      for (const socket of sockets) {
+        socket.unpipe();
+        silenced.add(socket);
+      }
     },
     restore() {
-      open = true;
+      state = "open";
+      for (const socket of silenced) socket.destroy();
+      silenced.clear();
     },
     async close() {
-      open = false;
-      for (const socket of sockets) socket.destroy();
+      state = "cut";
+      for (const socket of [...sockets, ...silenced]) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
   };

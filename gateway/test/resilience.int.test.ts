@@ -45,9 +45,12 @@ describe(`a service killed mid-run (${backendLabel()})`, () => {
     const signIn = await new TestClient(baseURL).post("/sign-in/email", { email, password: "password-123" });
     expect(signIn.status).toBe(503);
     expect(signIn.body).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable" });
+    // No service said when to come back: the gateway's default.
+    expect(signIn.headers.get("retry-after")).toBe("5");
     const list = await client.get("/list-sessions");
     expect(list.status).toBe(503);
     expect(list.body.code).toBe("SERVICE_UNAVAILABLE");
+    expect(list.headers.get("retry-after")).toBe("5");
     expect((await client.get("/ok")).status).toBe(200);
 
     processes.session = await startProcess("session", { env: workloadEnv(env, "session") });

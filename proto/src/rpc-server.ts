@@ -5,7 +5,8 @@
  * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer (and
  * a retry hint, if the error has one, in x-retry-after-ms). A
  * peer's error the handler let escape (PeerError) is this service's failure, not its caller's: it is logged
- * with its cause and answered as INTERNAL, or SERVICE_UNAVAILABLE when the peer was unavailable. Anything
+ * with its cause and answered as INTERNAL, or SERVICE_UNAVAILABLE (with the peer's retry hint, and then
+ * not logged: the peer refused on purpose and logs it) when the peer was unavailable. Anything
  * else is logged with the method and request id and answered as a generic INTERNAL, so causes never reach
  * the wire.
  */
@@ -142,8 +143,13 @@ export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
 /** The status a handler's error answers; `logCause` records what the handler did not turn into a catalogue answer. */
 function toServiceError(error: unknown, logCause?: (cause: unknown) => void): Partial<grpc.StatusObject> {
   if (error instanceof PeerError) {
-    logCause?.(error.cause ?? error);
-    return catalogueStatus(new AuthError(error.code === "SERVICE_UNAVAILABLE" ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR"));
+    // A refusal with a retry hint (the peer's database out of reach, its queue full) is the peer's
+    // deliberate answer, which it logs itself: one error line per call here would only repeat it.
+    const refused = error.code === "SERVICE_UNAVAILABLE" && error.retryAfterMs !== undefined;
+    if (!refused) logCause?.(error.cause ?? error);
+    // Its hint holds for this call too: passed on.
+    if (error.code === "SERVICE_UNAVAILABLE") return catalogueStatus(new AuthError("SERVICE_UNAVAILABLE", undefined, { retryAfterMs: error.retryAfterMs }));
+    return catalogueStatus(new AuthError("INTERNAL_SERVER_ERROR"));
   }
   if (error instanceof AuthError) return catalogueStatus(error);
   logCause?.(error);

@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
-import { errorHandler, retryAfterSeconds, UNAVAILABLE_LOG_INTERVAL_MS } from "./errors.js";
+import { errorHandler, retryAfterSeconds, UNAVAILABLE_LOG_INTERVAL_MS, UNAVAILABLE_RETRY_AFTER_MS } from "./errors.js";
 
 function recorder() {
   const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
@@ -29,7 +29,7 @@ describe("errorHandler", () => {
     let now = 1_000_000;
     const handler = errorHandler(log, () => now);
     for (let i = 0; i < 500; i++) {
-      expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE"))).toEqual({ status: 503, body: { code: "SERVICE_UNAVAILABLE", message: "Service unavailable" } });
+      expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE"))).toMatchObject({ status: 503, body: { code: "SERVICE_UNAVAILABLE", message: "Service unavailable" } });
     }
     expect(lines).toHaveLength(1);
     expect(lines[0]!.fields).not.toHaveProperty("sinceLastLine");
@@ -56,11 +56,12 @@ describe("errorHandler", () => {
     expect(lines).toHaveLength(2);
   });
 
-  it("answers Retry-After in whole seconds, at least 1, when the refusal says when to come back", () => {
+  it("answers Retry-After in whole seconds, at least 1: the refusal's hint, else the default for an unreachable service", () => {
     const handler = errorHandler(recorder().log);
     expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE", undefined, { retryAfterMs: 1500 }))).toMatchObject({ status: 503, headers: { "Retry-After": "2" } });
     expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE", undefined, { retryAfterMs: 0 })).headers).toEqual({ "Retry-After": "1" });
-    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE")).headers).toBeUndefined();
+    expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE")).headers).toEqual({ "Retry-After": String(UNAVAILABLE_RETRY_AFTER_MS / 1000) });
+    expect(answer(handler, new AuthError("INTERNAL_SERVER_ERROR")).headers).toBeUndefined();
     expect([1, 999, 1000, 1001].map(retryAfterSeconds)).toEqual([1, 1, 1, 2]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The gateway's one error mapper: catalogue errors answer their HTTP status with { code, message }; body
  * parser and URL decoding failures are 400s; anything else is logged with the request id and answered as a generic 500.
- * A refusal that says when to try again (identity's hashing queue at capacity) answers the standard
- * Retry-After header, in whole seconds, at least 1.
+ * Every 503 answers the standard Retry-After header, in whole seconds, at least 1: the refusal's own hint
+ * (identity's hashing queue at capacity, a service's database out of reach), else UNAVAILABLE_RETRY_AFTER_MS
+ * (a service that cannot be reached, or a call that ran out of time: a database partitioned away).
  */
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -46,6 +47,12 @@ function unavailableLog(log: Logger, now: () => number) {
   };
 }
 
+/**
+ * Retry-After of a 503 that gave no hint of its own. About how long a replica takes to be replaced or a
+ * dependency to answer again after a blip; the same as a service's hint for its database out of reach.
+ */
+export const UNAVAILABLE_RETRY_AFTER_MS = 5_000;
+
 /** Retry-After is in whole seconds; 0 would invite an immediate retry, so at least 1. */
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
@@ -66,7 +73,8 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
         // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
         log.error("internal error", { path: routeOf(req), code: known.code, error: known.cause ?? known.message });
       }
-      if (known.retryAfterMs !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds(known.retryAfterMs)));
+      const retryAfterMs = known.retryAfterMs ?? (known.code === "SERVICE_UNAVAILABLE" ? UNAVAILABLE_RETRY_AFTER_MS : undefined);
+      if (retryAfterMs !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds(retryAfterMs)));
       res.status(known.http).json({ code: known.code, message: known.message });
       return;
     }

@@ -4,9 +4,12 @@
  * without code of its own. startService polls the checks and turns the readiness health status
  * (READINESS_SERVICE) NOT_SERVING while a required one fails.
  *
- * Only the database is required: Redis is optional by design (the rate limiter fails open, the session
- * cache falls back to the store under its lease), so a Redis outage must not take every replica out of
- * its Service at once. Its state is still exported (auth_dependency_up) and logged.
+ * Neither the database nor Redis is required: both are shared by every replica, so an outage of either
+ * would take every replica out of its Service at once. The platform answers through them instead: Redis is
+ * optional by design (the rate limiter fails open, the session cache falls back to the store under its
+ * lease), and a database out of reach is answered 503 with a retry hint (rpc.ts) while the session service
+ * serves the sessions its cache holds (docs/configuration.md). Their state is still exported
+ * (auth_dependency_up) and logged. A dependency of one replica alone would be `required`.
  */
 
 export interface Dependency {

@@ -4,6 +4,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import type { Closer } from "./close-steps.js";
+import { DATABASE_RETRY_AFTER_MS } from "./database-unreachable.js";
 import { type RunningServer, startGrpcServer } from "./grpc-server.js";
 import { createLogger } from "./log.js";
 import { currentRequestContext, currentRequestId, withRequestContext } from "./request-context.js";
@@ -16,6 +17,7 @@ const definition = {
   fail: { path: "/test.v1.Probe/Fail", requestStream: false, responseStream: false, ...raw },
   crash: { path: "/test.v1.Probe/Crash", requestStream: false, responseStream: false, ...raw },
   nested: { path: "/test.v1.Probe/Nested", requestStream: false, responseStream: false, ...raw },
+  databaseAway: { path: "/test.v1.Probe/DatabaseAway", requestStream: false, responseStream: false, ...raw },
 } as grpc.ServiceDefinition;
 const ProbeClient = grpc.makeGenericClientConstructor(definition, "Probe");
 
@@ -60,7 +62,7 @@ async function start(closers: Closer[] = [{ name: "store", close: () => void clo
       {
         name: "test.v1.Probe",
         definition,
-        access: { EchoRequestId: [], Slow: [], Fail: [], Crash: [], Nested: [] },
+        access: { EchoRequestId: [], Slow: [], Fail: [], Crash: [], Nested: [], DatabaseAway: [] },
         implementation: {
           echoRequestId: unary("EchoRequestId", async () => Buffer.from(currentRequestId() ?? "")),
           slow: unary("Slow", async () => {
@@ -73,6 +75,10 @@ async function start(closers: Closer[] = [{ name: "store", close: () => void clo
           }),
           crash: unary("Crash", async () => {
             throw new Error("database password is hunter22");
+          }),
+          // As MikroORM rethrows pg's error for a server that went away (its code copied, when it has one).
+          databaseAway: unary("DatabaseAway", async () => {
+            throw Object.assign(new Error("Connection terminated unexpectedly"), { name: "DriverException" });
           }),
           nested: unary("Nested", async () => {
             await new Promise((resolve) => setTimeout(resolve, nested.waitMs));
@@ -139,6 +145,13 @@ describe("startGrpcServer", () => {
     await expect(crash).rejects.not.toMatchObject({ message: expect.stringContaining("hunter22") });
   });
 
+  it("answers a database out of reach as SERVICE_UNAVAILABLE with a retry hint, never the driver's message", async () => {
+    const { probe } = await start();
+    const away = call(probe, method(probe, "databaseAway"), Buffer.alloc(0));
+    await expect(away).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable", retryAfterMs: DATABASE_RETRY_AFTER_MS, grpcCode: grpc.status.UNAVAILABLE });
+    expect(logged.filter((line) => line.msg === "unexpected error")).toEqual([]);
+  });
+
   it("shuts down gracefully: in-flight calls finish, new calls are refused, then stores close", async () => {
     const { probe } = await start();
     const inFlight = call(probe, method(probe, "slow"), Buffer.alloc(0));
@@ -197,6 +210,14 @@ describe("calls a handler makes", () => {
     // USER_NOT_FOUND was the peer's answer to this service, not to our caller: it must not pass for theirs.
     await expect(outer).rejects.toMatchObject({ code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
     expect(logged).toContainEqual(expect.objectContaining({ service: "test", msg: "unexpected error", method: "Nested", error: expect.stringContaining("User not found") }));
+  });
+
+  it("pass a peer's refusal with a retry hint (its database away) on with the hint, without logging it as unexpected", async () => {
+    const { probe } = await start();
+    Object.assign(nested, { method: "databaseAway" });
+    const outer = call(probe, method(probe, "nested"), Buffer.alloc(0));
+    await expect(outer).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: DATABASE_RETRY_AFTER_MS });
+    expect(logged.filter((line) => line.msg === "unexpected error")).toEqual([]);
   });
 
   it("are cancelled with the call that caused them when its caller stops waiting", async () => {

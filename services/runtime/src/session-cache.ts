@@ -11,6 +11,9 @@
  *                       revocation or forget waits to be written to Redis
  *                       (docs/adr/0003-cache-lease-through-redis-outages.md)
  *   generation:{lookup} -> a random value, changed by every forget, TTL an hour and a minute
+ *   cache-stale-stop -> "1", TTL the configured stale-serving time: set when a change of a user's sessions
+ *                       could not reach the session store; no replica serves entries past the lease while it
+ *                       is there (readHeldSession)
  *
  * A revoke writes the tombstone before it deletes anything, and every read asks for entry, tombstone and
  * lease in one round trip, so a cache entry written late by a concurrent reader can never bring a revoked
@@ -82,6 +85,7 @@ const MAX_ENTRY_TTL_MS = 3_600_000;
 /** How long a tombstone lives at least: longer than any entry a concurrent reader can still write. */
 export const MIN_TOMBSTONE_TTL_MS = MAX_ENTRY_TTL_MS + 60_000;
 export const CACHE_LEASE_KEY = "cache-lease";
+export const STALE_STOP_KEY = "cache-stale-stop";
 /**
  * How long a generation lives: longer than any fill can take between its read and its write (calls end at
  * their deadline, seconds), with the margin the tombstones have.
@@ -118,10 +122,34 @@ export async function readCachedSessionForFill(kv: KeyValue, key: SessionKey, no
 function cachedOf(key: SessionKey, entry: string | null, revoked: string | null, lease: string | null, now: number): CachedSession | "revoked" | null {
   if (revoked) return "revoked";
   // The deadline bounds a lease even if a delayed SET reached Redis late (clocks agree to well under a second).
-  if (!entry || !lease || !(Number(lease) > now)) return null;
+  if (!lease || !(Number(lease) > now)) return null;
+  return liveEntry(key, entry, now);
+}
+
+/** The session an entry holds, unless it is missing, of another record version, or expired. */
+function liveEntry(key: SessionKey, entry: string | null, now: number): CachedSession | null {
+  if (!entry) return null;
   const cached = JSON.parse(entry) as CachedSession;
   if (cached.v !== CACHE_RECORD_VERSION || !(Date.parse(cached.session.expiresAt) > now)) return null;
   return { ...cached, session: { ...cached.session, token: key.token } };
+}
+
+/**
+ * The entry this cache holds for a token, whatever the lease says: for the session service alone, while its
+ * store is out of reach and the entries are still known to be complete (cache-lease.ts, staleServingUntil).
+ * A tombstone still reads "revoked"; an expired entry, one of another version, or any entry while the stop
+ * key is set (stopStaleServing) reads as nothing.
+ */
+export async function readHeldSession(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
+  const [entry, revoked, stopped] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), STALE_STOP_KEY]);
+  if (revoked) return "revoked";
+  if (stopped) return null;
+  return liveEntry(key, entry ?? null, now);
+}
+
+/** No replica serves entries past the lease for ttlMs: a change of sessions or users did not reach the store. */
+export async function stopStaleServing(kv: KeyValue, ttlMs: number): Promise<void> {
+  if (ttlMs > 0) await kv.set(STALE_STOP_KEY, "1", ttlMs);
 }
 
 /**

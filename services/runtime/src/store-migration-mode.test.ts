@@ -58,7 +58,7 @@ describe(`migration modes (${backendLabel()})`, () => {
     }
   });
 
-  it("registers the open database as a required dependency, and forgets it on close", async () => {
+  it("registers the open database as a dependency, and forgets it on close", async () => {
     const db = await createTestDatabase("migration_dependency");
     try {
       const store = await openStore({ url: db.url, entities: [Gadget], migrations: first });

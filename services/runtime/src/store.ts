@@ -101,7 +101,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await orm.close(true);
     throw new MigrationsDone();
   }
-  const unregister = registerDependency({ kind: "database", required: true, check: async () => void (await orm.em.getConnection().execute("select 1")) });
+  // Reported (auth_dependency_up, a log line) but not required: every replica shares the database, so an
+  // outage would take them all out of their Service at once, and callers would meet a connection failure
+  // instead of the 503 with Retry-After each replica answers (rpc.ts), and no cached session (session).
+  const unregister = registerDependency({ kind: "database", required: false, check: async () => void (await orm.em.getConnection().execute("select 1")) });
   return {
     orm,
     dialect,

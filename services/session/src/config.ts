@@ -12,6 +12,8 @@ const schema = z.object({
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
   SESSION_CACHE_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
+  // Entries live at most an hour in the cache; serving them longer than that is not possible anyway.
+  SESSION_CACHE_STALE_SERVE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(300),
 });
 
 export interface SessionConfig {
@@ -29,6 +31,11 @@ export interface SessionConfig {
   secretIsDefault: boolean;
   /** How long one cache lease lasts; a revocation Redis cannot take waits this long (plus a margin). */
   cacheLeaseMs: number;
+  /**
+   * How long get-session keeps answering from the cache entries it holds while the store is out of reach
+   * (read-only: no refresh, no new session); 0 turns it off.
+   */
+  cacheStaleServeSeconds: number;
 }
 
 /** rememberMe false gives a one-day session (docs/http-api/sessions.md). */
@@ -49,5 +56,6 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     secret,
     secretIsDefault: isDefault,
     cacheLeaseMs: c.SESSION_CACHE_LEASE_MS,
+    cacheStaleServeSeconds: c.SESSION_CACHE_STALE_SERVE_SECONDS,
   };
 }

@@ -17,7 +17,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
   const store = await openSessionStore(config.databaseUrl, tokens, { now });
   const cache = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
   await cache.ready();
-  const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs });
+  const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000 });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
   await lease.tick();
   return {

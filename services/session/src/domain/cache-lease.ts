@@ -11,7 +11,15 @@
  * record, so from then on no cached copy of the revoked (or changed) session is trusted, on any gateway or
  * replica, until its tombstone is written (or its entry dropped). A forget never removes a tombstone, so a
  * session with both pending ends revoked, whatever the order.
+ *
+ * While the store is out of reach the lease is not renewed (a pending revocation could hide there), and the
+ * replica may serve the entries it finds for a bounded time instead (staleServingUntil; sessions.ts,
+ * getSession): from its last clean check, whose lease was still in force when the store was first found
+ * unreachable, for staleServeMs. Nothing pending existed at that check, and nothing can have been recorded
+ * since without the store. Any other failure (Redis, a pending record that could not be flushed, a
+ * revocation or forget this replica recorded as pending) ends it until the next clean check.
  */
+import { isDatabaseUnreachable } from "@auth-platform/runtime/database-unreachable";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { forgetCachedSession, holdCacheLease, revokeCachedSession } from "@auth-platform/runtime/session-cache";
@@ -27,6 +35,13 @@ export interface CacheLease {
   waitOut(): Promise<void>;
   /** One round: flush pending revocations and forgets, then renew the lease if none is left. True when the lease is held. */
   tick(): Promise<boolean>;
+  /**
+   * Until when (epoch ms) this replica may serve the cache entries it holds without its store (0: not
+   * now). Set only while the store is out of reach since a clean check made within the lease before.
+   */
+  staleServingUntil(): number;
+  /** Ends stale serving until the next clean check: a change of sessions was not written to the cache. */
+  forbidStaleServing(): void;
   stop(): void;
 }
 
@@ -35,6 +50,8 @@ export interface CacheLeaseDeps {
   cache: KeyValue;
   log: Logger;
   leaseMs: number;
+  /** How long after its last clean check the replica may serve cached sessions while its store is out of reach (0: never). */
+  staleServeMs?: number;
   /** The clock (epoch ms) lease deadlines are set on; the real one by default. */
   now?: () => number;
   /** Waits `ms` on that clock; a real timer by default. */
@@ -48,11 +65,33 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let failing = false;
+  // The last clean check (nothing pending, lease set), while stale serving may still count from it.
+  let cleanAt: number | undefined;
+  // Whether the ticks since that check failed, each because the store was out of reach.
+  let storeAway = false;
+  // When this replica last recorded a revocation or forget as pending: a check begun before it may have
+  // missed the record, so it cannot vouch for the entries (a round in flight may still end clean).
+  let forbiddenAt = Number.NEGATIVE_INFINITY;
+  const vouchedAt = () => (cleanAt !== undefined && cleanAt > forbiddenAt ? cleanAt : undefined);
+
+  function storeUnreachable(at: number, error: unknown): void {
+    const staleServeMs = deps.staleServeMs ?? 0;
+    // Found within the lease of the last clean check: no revocation can have been recorded in between.
+    const from = vouchedAt();
+    if (!storeAway && from !== undefined && at - from <= deps.leaseMs && staleServeMs > 0) {
+      deps.log.warn("session store unreachable: serving cached sessions read-only", { until: new Date(from + staleServeMs).toISOString(), error });
+    } else if (!storeAway) {
+      cleanAt = undefined;
+    }
+    storeAway = true;
+  }
 
   async function tick(): Promise<boolean> {
+    let sawPending = false;
+    let checkedAt = now();
     try {
       for (let round = 0; round < MAX_FLUSH_ROUNDS; round++) {
-        const checkedAt = now();
+        checkedAt = now();
         const pending = await deps.store.listPending(FLUSH_BATCH);
         const forgets = await deps.store.listPendingForgets(FLUSH_BATCH);
         if (!pending.length && !forgets.length) {
@@ -60,8 +99,11 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
           await holdCacheLease(deps.cache, checkedAt + deps.leaseMs - at, at);
           if (failing) deps.log.info("session cache lease held again");
           failing = false;
+          cleanAt = checkedAt;
+          storeAway = false;
           return true;
         }
+        sawPending = true;
         if (pending.length) {
           await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt, now())));
           await deps.store.clearPending(pending.map((p) => p.lookup));
@@ -73,10 +115,13 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
           deps.log.info("pending session forgets written to the cache", { count: forgets.length });
         }
       }
+      cleanAt = undefined;
       return false;
     } catch (error) {
       if (!failing) deps.log.warn("session cache lease not renewed; cached sessions are not trusted until it is", { error });
       failing = true;
+      if (!sawPending && isDatabaseUnreachable(error)) storeUnreachable(checkedAt, error);
+      else cleanAt = undefined;
       return false;
     }
   }
@@ -94,6 +139,14 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
   return {
     tick,
     waitOut: () => sleep(deps.leaseMs + LEASE_MARGIN_MS),
+    staleServingUntil() {
+      const from = vouchedAt();
+      return storeAway && from !== undefined ? from + (deps.staleServeMs ?? 0) : 0;
+    },
+    forbidStaleServing() {
+      forbiddenAt = now();
+      cleanAt = undefined;
+    },
     stop() {
       stopped = true;
       clearTimeout(timer);

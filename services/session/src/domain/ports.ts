@@ -15,8 +15,11 @@ export interface Registry {
   tokens: TokenVault;
   /** The handles a listing shows instead of tokens to a caller that must not hold them (an impersonation session). */
   handles: Pick<SessionHandles, "handleOf">;
-  /** The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. */
-  lease: Pick<CacheLease, "waitOut">;
+  /**
+   * The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. It also
+   * says how long cached sessions may be served while the store is out of reach.
+   */
+  lease: Pick<CacheLease, "waitOut" | "staleServingUntil" | "forbidStaleServing">;
   now: () => Date;
   log: Logger;
 }

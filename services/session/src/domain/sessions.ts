@@ -8,8 +8,15 @@
  * A change (ForgetUser, the active organization) writes the store, then drops the cached copies; when Redis
  * cannot take that, the forgets are recorded as pending and the call waits out the lease the same way, so
  * the change succeeds and no copy from before it is served when Redis returns (a demoted admin stays demoted).
+ *
+ * The store out of reach (PostgreSQL down or partitioned): get-session answers from the cache entries this
+ * replica holds, read-only and for SESSION_CACHE_STALE_SERVE_SECONDS at most (cache-lease.ts), never a
+ * revoked one; every write fails with the outage (503 with a retry hint, runtime rpc.ts). A sign-out gets
+ * its token's tombstone all the same, and a change of a user's sessions that fails stops stale serving on
+ * every replica (stopStaleServing).
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import { isDatabaseUnreachable } from "@auth-platform/runtime/database-unreachable";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import {
   CACHE_RECORD_VERSION,
@@ -17,7 +24,9 @@ import {
   type CachedUser,
   forgetCachedSession,
   readCachedSessionForFill,
+  readHeldSession,
   revokeCachedSession,
+  stopStaleServing,
   writeCachedSession,
 } from "@auth-platform/runtime/session-cache";
 import { SHORT_SESSION_SECONDS } from "../config.js";
@@ -63,6 +72,8 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     // so either this read sees the ban or the ban's list sees this session.
     user = await deps.store.findUser(session.userId);
   } catch (error) {
+    // The store out of reach is answered as such (503 with a retry hint: runtime rpc.ts), not as a failure.
+    if (isDatabaseUnreachable(error)) throw error;
     deps.log.error("session insert failed", { error });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
@@ -144,16 +155,14 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   }
   if (cached === "revoked") return null;
   if (!cached) {
-    const record = await deps.store.findByToken(token);
-    if (!record) return null;
-    if (record.expiresAt <= now) {
-      await deps.store.deleteByTokens([token]);
-      return null;
+    try {
+      cached = await loadSession(deps, token, now);
+    } catch (error) {
+      if (!isDatabaseUnreachable(error)) throw error;
+      const held = await heldDuringOutage(deps, token, now, error);
+      return held && { cached: held, refreshed: false };
     }
-    // Identity pushes the user with CreateSession and ForgetUser; no copy means no user to serve (deleted).
-    const user = await deps.store.findUser(record.userId);
-    if (!user) return null;
-    cached = toCached(deps, record, user);
+    if (!cached) return null;
     if (generation !== undefined) await fillCache(deps, token, cached, generation);
   }
   if (disableRefresh || now.getTime() < cached.refreshAt) return { cached, refreshed: false };
@@ -161,7 +170,15 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   const expiresAt = Date.parse(cached.session.expiresAt);
   const lifetime = expiresAt - Date.parse(cached.session.updatedAt);
   const newExpiresAt = new Date(now.getTime() + lifetime);
-  if (!(await deps.store.extend(token, newExpiresAt, now))) return null;
+  let extended: boolean;
+  try {
+    extended = await deps.store.extend(token, newExpiresAt, now);
+  } catch (error) {
+    // The lease vouched for this entry; the extension waits for the store (the session is far from expiry).
+    if (isDatabaseUnreachable(error)) return { cached, refreshed: false };
+    throw error;
+  }
+  if (!extended) return null;
   const refreshed: CachedSession = {
     ...cached,
     session: { ...cached.session, expiresAt: newExpiresAt.toISOString(), updatedAt: now.toISOString() },
@@ -169,6 +186,39 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   };
   if (generation !== undefined) await fillCache(deps, token, refreshed, generation);
   return { cached: refreshed, refreshed: true };
+}
+
+/** The session and its user as the store has them, or null (none, expired, or its user gone). */
+async function loadSession(deps: Deps, token: string, now: Date): Promise<CachedSession | null> {
+  const record = await deps.store.findByToken(token);
+  if (!record) return null;
+  if (record.expiresAt <= now) {
+    await deps.store.deleteByTokens([token]);
+    return null;
+  }
+  // Identity pushes the user with CreateSession and ForgetUser; no copy means no user to serve (deleted).
+  const user = await deps.store.findUser(record.userId);
+  if (!user) return null;
+  return toCached(deps, record, user);
+}
+
+/**
+ * The store is out of reach: the cache entry this token has, served as it is (no refresh, no fill) while the
+ * lease allows stale serving (cache-lease.ts, staleServingUntil); a revoked one is no session. Without
+ * one the outage is the answer (`unreachable` rethrown: 503 with a retry hint), not "no session": that would
+ * sign the user out.
+ */
+async function heldDuringOutage(deps: Deps, token: string, now: Date, unreachable: unknown): Promise<CachedSession | null> {
+  if (now.getTime() >= deps.lease.staleServingUntil()) throw unreachable;
+  let held: CachedSession | "revoked" | null;
+  try {
+    held = await readHeldSession(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime());
+  } catch {
+    throw unreachable;
+  }
+  if (held === "revoked") return null;
+  if (!held) throw unreachable;
+  return held;
 }
 
 export interface ListSessionsOptions {
@@ -217,7 +267,12 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
   } catch (error) {
     deps.log.warn("session cache unavailable: revocation recorded in the store until the cache is back", { error, count: sessions.length });
     await deps.store.revokePending(sessions);
+    // Until a flush has written these tombstones, this replica serves no entry past the lease.
+    deps.lease.forbidStaleServing();
     await deps.lease.waitOut();
+    // Redis may be back by now: the tombstones then hold at once, whatever happens to the store next.
+    const later = deps.now().getTime();
+    await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, later))).catch(() => undefined);
     return;
   }
   await deps.store.deleteByTokens(sessions.map((s) => s.token));
@@ -229,11 +284,53 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
  */
 export async function revokeSession(deps: Deps, token: string, options: { ownerId?: string; callerToken?: string } = {}): Promise<void> {
   const caller = options.callerToken === undefined ? null : await callerSession(deps, options.callerToken, options.ownerId);
-  const session = await deps.store.findByToken(token);
+  let session: SessionRecord | null;
+  try {
+    session = await deps.store.findByToken(token);
+  } catch (error) {
+    if (isDatabaseUnreachable(error)) await revokeHeldCopy(deps, token, options.ownerId);
+    throw error;
+  }
   // Refused whether or not the token names a session: the answer tells an impersonation session nothing.
   if (caller && session?.id !== caller.id) refuseWhileImpersonating(caller);
   if (!session || (options.ownerId && session.userId !== options.ownerId)) throw new AuthError("SESSION_NOT_FOUND");
   await revokeAll(deps, [session]);
+}
+
+/**
+ * A sign-out while the store is out of reach still fails (503: the row stays until a retry deletes it), but
+ * the cache entry it would be served from during the outage gets its tombstone: the signed-out token is
+ * not served from the cache meanwhile. Best effort; only the owner's (the entry names its user).
+ */
+async function revokeHeldCopy(deps: Deps, token: string, ownerId: string | undefined): Promise<void> {
+  try {
+    const lookup = deps.tokens.lookup(token);
+    const held = await readHeldSession(deps.cache, { token, lookup }, deps.now().getTime());
+    if (!held || held === "revoked" || (ownerId && held.session.userId !== ownerId)) return;
+    await revokeCachedSession(deps.cache, lookup, new Date(held.session.expiresAt), deps.now().getTime());
+  } catch (error) {
+    deps.log.warn("session cache unavailable: a sign-out during a store outage left its cache entry", { error });
+  }
+}
+
+/**
+ * A change of a user's sessions (a ban, a revocation of all of them, a changed user) that could not reach
+ * the store: the cache still holds their entries, which stale serving must not hand out as if nothing had
+ * changed. No replica serves entries past the lease until the stop key lapses (this one until its next
+ * clean check); the call itself fails with the outage.
+ */
+async function withoutStaleServingOnOutage<T>(deps: Deps, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (isDatabaseUnreachable(error)) {
+      deps.lease.forbidStaleServing();
+      await stopStaleServing(deps.cache, deps.config.cacheStaleServeSeconds * 1000).catch((cause: unknown) => {
+        deps.log.warn("session cache unavailable: could not stop other replicas serving cached sessions", { error: cause });
+      });
+    }
+    throw error;
+  }
 }
 
 /**
@@ -243,9 +340,11 @@ export async function revokeSession(deps: Deps, token: string, options: { ownerI
  */
 export async function revokeUserSessions(deps: Deps, userId: string, options: { keepToken?: string; user?: CachedUser; callerToken?: string } = {}): Promise<void> {
   if (options.callerToken !== undefined) refuseWhileImpersonating(await callerSession(deps, options.callerToken, userId));
-  if (options.user) await deps.store.putUser(options.user);
-  const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== options.keepToken);
-  await revokeAll(deps, sessions);
+  await withoutStaleServingOnOutage(deps, async () => {
+    if (options.user) await deps.store.putUser(options.user);
+    const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== options.keepToken);
+    await revokeAll(deps, sessions);
+  });
 }
 
 /**
@@ -254,10 +353,12 @@ export async function revokeUserSessions(deps: Deps, userId: string, options: { 
  * sessions, so the next read serves the kept copy, or none.
  */
 export async function forgetUser(deps: Deps, userId: string, user?: CachedUser): Promise<void> {
-  if (user) await deps.store.putUser(user);
-  else await deps.store.deleteUser(userId);
-  const sessions = await deps.store.listByUser(userId);
-  await dropCachedCopies(deps, sessions.map((s) => s.token));
+  await withoutStaleServingOnOutage(deps, async () => {
+    if (user) await deps.store.putUser(user);
+    else await deps.store.deleteUser(userId);
+    const sessions = await deps.store.listByUser(userId);
+    await dropCachedCopies(deps, sessions.map((s) => s.token));
+  });
 }
 
 /**
@@ -272,7 +373,10 @@ export async function dropCachedCopies(deps: Pick<Deps, "store" | "cache" | "tok
   } catch (error) {
     deps.log.warn("session cache unavailable: forget recorded in the store until the cache is back", { error, count: tokens.length });
     await deps.store.forgetPending(tokens);
+    deps.lease.forbidStaleServing();
     await deps.lease.waitOut();
+    // Redis may be back by now: the entries then go at once, whatever happens to the store next.
+    await Promise.all(tokens.map((token) => forgetCachedSession(deps.cache, deps.tokens.lookup(token)))).catch(() => undefined);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The session domain's dependencies for unit tests: the memory store, a memory cache that can be made to
- * fail like an unreachable Redis, a clock the test moves (shared by the cache, the store and the lease),
+ * fail like an unreachable Redis, the store failing like an unreachable PostgreSQL (`store.down`), a clock the test moves (shared by the cache, the store and the lease),
  * and a fake of the identity service that serves users by id.
  */
 import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
@@ -50,10 +50,29 @@ export function faultyKeyValue(now: () => number): KeyValue & { down: boolean } 
   });
 }
 
+/** The error node's socket gives for a PostgreSQL server that refuses connections (how pg reports it). */
+export const unreachable = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+
+/** A store whose every method fails like a PostgreSQL server out of reach while `down` is set. */
+export function faultyStore<S extends object>(inner: S): S & { down: boolean } {
+  const store: Record<string, unknown> & { down: boolean } = { down: false };
+  for (const [key, value] of Object.entries(inner)) {
+    store[key] =
+      typeof value === "function"
+        ? async (...args: unknown[]) => {
+            if (store.down) throw unreachable();
+            return value.apply(inner, args);
+          }
+        : value;
+  }
+  return store as unknown as S & { down: boolean };
+}
+
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 export interface TestRegistry extends Registry {
   cache: ReturnType<typeof faultyKeyValue>;
+  store: Registry["store"] & { down: boolean };
   lease: CacheLease;
   clock: TestClock;
 }
@@ -66,10 +85,10 @@ export const handles = sessionHandles("session-domain-secret-0123456789-01234567
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   const clock = testClock();
   const now = () => new Date(clock.now());
-  const store = createMemorySessionStore(vault, { now });
+  const store = faultyStore(createMemorySessionStore(vault, { now }));
   const cache = faultyKeyValue(clock.now);
   const config = sessionConfig({ AUTH_SECRET: "session-domain-secret-0123456789-0123456789", ...env });
-  const lease = cacheLease({ store, cache, log: silent, leaseMs: config.cacheLeaseMs, now: clock.now, sleep: clock.sleep });
+  const lease = cacheLease({ store, cache, log: silent, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000, now: clock.now, sleep: clock.sleep });
   lease.stop();
   return {
     config,
@@ -97,7 +116,7 @@ export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): 
  * Holds the next call of a store method until `release()`: `reached` resolves once a caller is inside it, so a
  * test can run a change while a read is between the cache and its fill.
  */
-export function holdNext<K extends "findUser" | "extend" | "putUser">(deps: TestRegistry, method: K) {
+export function holdNext<K extends "findUser" | "extend" | "putUser" | "listPendingForgets">(deps: TestRegistry, method: K) {
   const original = deps.store[method].bind(deps.store) as (...args: unknown[]) => Promise<unknown>;
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
