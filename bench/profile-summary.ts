@@ -56,7 +56,7 @@ const idleUs = [...idleIds].reduce((sum, id) => sum + (selfUs.get(id) ?? 0), 0);
 
 function packageOf(url: string): string {
   if (!url) return "(native/vm)";
-  if (url.startsWith("node:")) return "node:" + url.slice(5).split("/")[0];
+  if (url.startsWith("node:")) return `node:${url.slice(5).split("/")[0]}`;
   const nm = url.lastIndexOf("/node_modules/");
   if (nm >= 0) {
     const rest = url.slice(nm + 14).split("/");

@@ -526,7 +526,7 @@ function fmt(value: number, digits: number): string {
 }
 
 function log(line: string): void {
-  process.stdout.write(line + "\n");
+  process.stdout.write(`${line}\n`);
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;

@@ -512,7 +512,7 @@ describe(`bad input (${backendLabel()})`, () => {
 
     it("deeply nested JSON is a 400", async () => {
       const deepArray = "[".repeat(300_000) + "]".repeat(300_000);
-      const deepObject = '{"a":'.repeat(80_000) + "1" + "}".repeat(80_000);
+      const deepObject = `${'{"a":'.repeat(80_000)}1${"}".repeat(80_000)}`;
       for (const body of [deepArray, deepObject]) {
         const res = await send("POST", "/sign-in/email", { body });
         expect(res).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } });
@@ -522,7 +522,7 @@ describe(`bad input (${backendLabel()})`, () => {
     // Sign-up passes fields it does not know on to the identity service as JSON: re-serialising a deeply
     // nested one overflowed the stack and surfaced as a 500.
     it("a deeply nested extra sign-up field is a 400", async () => {
-      const deepObject = '{"a":'.repeat(80_000) + "1" + "}".repeat(80_000);
+      const deepObject = `${'{"a":'.repeat(80_000)}1${"}".repeat(80_000)}`;
       const body = `{"name":"Ada","email":"${uniqueEmail("deep")}","password":"${PASSWORD}","nested":${deepObject}}`;
       const res = await send("POST", "/sign-up/email", { body });
       expect(res).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } });

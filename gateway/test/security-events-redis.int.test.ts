@@ -140,10 +140,10 @@ describe.skipIf(!TEST_REDIS_URL)("security events kept in Redis (needs TEST_REDI
     expect(counted.received.map((e) => e.id)).toEqual([id]);
     expect((await stored(action)).map((e) => e.id)).toEqual([id]);
     // The same event reported by two replicas (a burst both saw) is stored once too.
-    second.report({ id: "burst-" + id, action, outcome: "failure" });
-    second.report({ id: "burst-" + id, action, outcome: "failure" });
-    await eventually(async () => expect(counted.received.filter((e) => e.id === "burst-" + id)).toHaveLength(2));
-    await eventually(async () => expect((await stored(action)).map((e) => e.id).sort()).toEqual(["burst-" + id, id].sort()));
+    second.report({ id: `burst-${id}`, action, outcome: "failure" });
+    second.report({ id: `burst-${id}`, action, outcome: "failure" });
+    await eventually(async () => expect(counted.received.filter((e) => e.id === `burst-${id}`)).toHaveLength(2));
+    await eventually(async () => expect((await stored(action)).map((e) => e.id).sort()).toEqual([`burst-${id}`, id].sort()));
   });
 
   it("a full stream hands reports to the memory queue; all are delivered once the admin service is back", async () => {
