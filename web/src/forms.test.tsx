@@ -394,7 +394,10 @@ describe("verify email screen", () => {
     // The stub records paths only: the token goes in the query.
     const stubbed = globalThis.fetch;
     const urls: string[] = [];
-    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => (urls.push(input), stubbed(input, init)));
+    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => {
+      urls.push(input);
+      return stubbed(input, init);
+    });
     const { history } = renderApp("/verify-email?token=tok-2");
     await waitFor(() => expect(history.location.href).toBe("/verify-email"));
     expect(history.length).toBe(1);

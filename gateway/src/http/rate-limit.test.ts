@@ -64,7 +64,12 @@ async function untilConnected(counters: KeyValue): Promise<void> {
 
 function fakeClock(start = 1_700_000_000_000) {
   let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe("ruleFor", () => {
@@ -95,7 +100,13 @@ describe("rateLimit counter keys", () => {
   it("name the path by its hash, so a token in a path (the reset landing) is never kept in the counters", async () => {
     const keys: string[] = [];
     const store = createMemoryKeyValue(fakeClock().now);
-    const recording: KeyValue = { ...store, hit: (key, windowMs) => (keys.push(key), store.hit(key, windowMs)) };
+    const recording: KeyValue = {
+      ...store,
+      hit: (key, windowMs) => {
+        keys.push(key);
+        return store.hit(key, windowMs);
+      },
+    };
     const send = limiter(recording);
     const token = "ResetTokenThatMustNotBeKept1234";
     expect(await send(`/reset-password/${token}`)).toEqual({ allowed: true });

@@ -140,7 +140,8 @@ describe(`SMTP down, then up (${backendLabel()})`, () => {
   it("keeps the message through the outage and delivers it once, after the server comes back", async () => {
     const [port] = await freePorts(1);
     db = await createTestDatabase("notification");
-    const running = (service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(port!) }));
+    service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(port!) });
+    const running = service;
     const to = recipient();
     const id = await send(running, { to, template: Template.TEMPLATE_EMAIL_VERIFICATION, variables: { url: "https://acme.test/verify?token=outage" } });
 
