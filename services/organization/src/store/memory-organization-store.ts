@@ -160,7 +160,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     },
     async answerInvitation(id, status, { expiresAt, inviterId, actor } = {}) {
       const found = invitations.get(id);
-      if (!found || found.status !== "pending") return false;
+      if (found?.status !== "pending") return false;
       checkActor(found.organizationId, actor);
       found.status = status;
       if (expiresAt) found.expiresAt = expiresAt;
@@ -169,7 +169,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     },
     async acceptInvitation(id, member, inviter) {
       const found = invitations.get(id);
-      if (!found || found.status !== "pending") return false;
+      if (found?.status !== "pending") return false;
       checkActor(found.organizationId, inviter);
       addMember(member);
       found.status = "accepted";
