@@ -35,7 +35,7 @@ function adminClient(options: { to?: AdminServiceClient; answer?: () => Error | 
       const answer = (error: Error | null, response?: object) => {
         if (!options.hold?.()) callback(error, response);
       };
-      if (options.to) (options.to.recordEvent as Function).call(options.to, request, metadata, callOptions, answer);
+      if (options.to) (options.to.recordEvent as (...args: unknown[]) => unknown).call(options.to, request, metadata, callOptions, answer);
       else setImmediate(() => answer(options.answer?.() ?? null, {}));
     },
   } as unknown as AdminServiceClient;
