@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 STAMP := node_modules/.install-stamp
 MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json)
 
-.PHONY: install dev test typecheck gen check-gen bench clean-data bench-all bench-get-session bench-sign-in \
+.PHONY: install dev test typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
   bench-list-users bench-organization-members bench-http2-promotion
 
@@ -24,6 +24,14 @@ test: install check-gen typecheck
 
 typecheck: install
 	tsc -p tsconfig.json && tsc -p web/tsconfig.json
+
+# biome's lint rules and format check (biome.json), then the refusal of fixed waits in tests.
+lint: install
+	biome check --error-on-warnings .
+	tsx scripts/check-no-sleeps.ts
+
+format: install
+	biome format --write .
 
 gen: install
 	cd proto && buf lint && buf generate

@@ -37,7 +37,7 @@ for (const route of routes) {
 const port = Number(process.env.PORT ?? 0);
 const server = app.listen(port, "127.0.0.1", () => {
   const address = server.address();
-  process.stdout.write(JSON.stringify({ level: "info", service: "baseline", msg: "listening", port: typeof address === "object" && address ? address.port : port }) + "\n");
+  process.stdout.write(`${JSON.stringify({ level: "info", service: "baseline", msg: "listening", port: typeof address === "object" && address ? address.port : port })}\n`);
 });
 server.keepAliveTimeout = 65_000;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -39,7 +39,12 @@ if (lastArg || dropArg) {
   const until = profile.endTime - Number(dropArg?.slice("--drop-last=".length) ?? 0) * 1e6;
   const from = lastArg ? until - Number(lastArg.slice("--last=".length)) * 1e6 : -Infinity;
   let at = profile.startTime;
-  const kept = profile.samples.map((id, i) => ({ id, delta: profile.timeDeltas[i] ?? 0, at: (at += profile.timeDeltas[i] ?? 0) })).filter((s) => s.at >= from && s.at <= until);
+  const kept = profile.samples
+    .map((id, i) => {
+      at += profile.timeDeltas[i] ?? 0;
+      return { id, delta: profile.timeDeltas[i] ?? 0, at };
+    })
+    .filter((s) => s.at >= from && s.at <= until);
   profile.samples = kept.map((s) => s.id);
   profile.timeDeltas = kept.map((s) => s.delta);
 }
@@ -49,21 +54,21 @@ const parent = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const [i, id] of profile.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
 const idleIds = new Set(profile.nodes.filter((n) => ["(idle)", "(program)", "(garbage collector)"].includes(n.callFrame.functionName)).map((n) => n.id));
 const idleUs = [...idleIds].reduce((sum, id) => sum + (selfUs.get(id) ?? 0), 0);
 
 function packageOf(url: string): string {
   if (!url) return "(native/vm)";
-  if (url.startsWith("node:")) return "node:" + url.slice(5).split("/")[0];
+  if (url.startsWith("node:")) return `node:${url.slice(5).split("/")[0]}`;
   const nm = url.lastIndexOf("/node_modules/");
   if (nm >= 0) {
     const rest = url.slice(nm + 14).split("/");
     return rest[0]!.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   const repo = url.indexOf("/work/");
-  return url.slice(repo >= 0 ? repo : 0).replace(/^file:\/\//, "").split("/").slice(0, 6).join("/");
+  return url.slice(Math.max(repo, 0)).replace(/^file:\/\//, "").split("/").slice(0, 6).join("/");
 }
 
 const label = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "~/")}:${n.callFrame.lineNumber + 1}`;

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
-import { cannotPin, killAllNow, pinToCpus, REPO_ROOT, startChild, stopAll, type Child } from "./processes.js";
+import { cannotPin, killAllNow, pinToCpus, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
 import { measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
@@ -332,8 +332,8 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
     const ours = Object.values(cpu).reduce((sum, use) => sum + use.cores * 1000 * result.seconds, 0);
     const use = (ms: number) => ({ msPerRequest: ms / responses, cores: ms / 1000 / result.seconds });
     cpu["other processes"] = use(Math.max(0, machineAfter.process - machineBefore.process - ours));
-    cpu["interrupts"] = use(machineAfter.interrupts - machineBefore.interrupts);
-    cpu["steal"] = use(machineAfter.steal - machineBefore.steal);
+    cpu.interrupts = use(machineAfter.interrupts - machineBefore.interrupts);
+    cpu.steal = use(machineAfter.steal - machineBefore.steal);
   }
   const cpuText = Object.entries(cpu).map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`).join(", ");
   log(`  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`);
@@ -526,7 +526,7 @@ function fmt(value: number, digits: number): string {
 }
 
 function log(line: string): void {
-  process.stdout.write(line + "\n");
+  process.stdout.write(`${line}\n`);
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;

@@ -232,7 +232,7 @@ describe("NOTES.txt", () => {
     "templates/zz-notes.yaml": ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: notes-under-test", "data:", '  notes: {{ tpl (.Files.Get "notes-under-test.txt") . | toJson }}'].join("\n"),
   });
   const notesOf = (values: Values) =>
-    (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")?.data as { notes: string }).notes;
+    (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")!.data as { notes: string }).notes;
 
   it("prints where the migrations ran and how to read their logs, where the metrics are, and how to turn traces on", () => {
     const notes = notesOf({});

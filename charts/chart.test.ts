@@ -924,7 +924,7 @@ const notesChart = chartWith({
   ].join("\n"),
 });
 const notesOf = (values: Values) =>
-  (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")?.data as { notes: string }).notes;
+  (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")!.data as { notes: string }).notes;
 
 describe("with mTLS turned off explicitly", () => {
   const objects = render({ tls: { enabled: false } });

@@ -25,6 +25,7 @@ export type K8sObject = {
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   // Rendered objects are checked against the Kubernetes schemas, not typed field by field.
+  // biome-ignore lint/suspicious/noExplicitAny: see above; the tests read any field of any kind.
   [field: string]: any;
 };
 

@@ -5,7 +5,6 @@
 import { once } from "node:events";
 import { rmSync } from "node:fs";
 import { connect } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel, type TestDatabase } from "../testing/databases.js";
@@ -95,14 +94,16 @@ describe(`the compiled build (${backendLabel()})`, () => {
 
   it("closes every process on SIGTERM: each finishes its close in time and exits 0, the gateway after closing a request that does not end", async () => {
     // A slow upload in flight at the gateway (its body never completes): its connection is closed after the
-    // requests' grace, and the gateway still exits 0.
+    // requests' grace, and the gateway still exits 0. Its Expect: 100-continue makes the gateway say when the
+    // request has reached it (Node answers 100 Continue as it hands the request over).
     const gatewayUrl = new URL(baseURL);
     const slow = connect(Number(gatewayUrl.port), gatewayUrl.hostname);
     await once(slow, "connect");
     slow.on("error", () => {});
     const slowClosed = once(slow, "close");
-    slow.write(`POST ${gatewayUrl.pathname}/sign-in/email HTTP/1.1\r\nHost: ${gatewayUrl.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":`);
-    await sleep(200);
+    const received = once(slow, "data");
+    slow.write(`POST ${gatewayUrl.pathname}/sign-in/email HTTP/1.1\r\nHost: ${gatewayUrl.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n{"email":`);
+    expect(String((await received)[0])).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     const gateway = processes.find((started) => started.name === "gateway")!;
     const stopping = performance.now();
     gateway.child.kill("SIGTERM");

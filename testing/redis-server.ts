@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eventually } from "./eventually.js";
 import { freePorts } from "./ports.js";
 
 /** Whether redis-server is on PATH (suites that need one skip with a message otherwise). */
@@ -27,8 +28,7 @@ export interface TestRedisServer {
 }
 
 async function waitForPort(port: number, up: boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await eventually(async () => {
     const accepts = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ port, host: "127.0.0.1" });
       socket.once("connect", () => {
@@ -37,10 +37,8 @@ async function waitForPort(port: number, up: boolean, timeoutMs = 10_000): Promi
       });
       socket.once("error", () => resolve(false));
     });
-    if (accepts === up) return;
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not ${up ? "start" : "stop"} in time`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    if (accepts !== up) throw new Error(`redis-server on port ${port} did not ${up ? "start" : "stop"} in time`);
+  }, timeoutMs);
 }
 
 export async function startRedisServer(options: { persist?: boolean } = {}): Promise<TestRedisServer> {

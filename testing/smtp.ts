@@ -3,6 +3,7 @@
  * message and keeps it, raw and parsed (mailparser), with its envelope and the authenticated user, for the
  * test to read. Optionally it requires AUTH for one username and password.
  */
+import { EventEmitter, once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
@@ -66,6 +67,8 @@ function headersOf(lines: ReadonlyArray<{ key: string; line: string }>): Record<
 export async function startSmtp(options: SmtpOptions | number = {}): Promise<TestSmtp> {
   const { port = 0, auth, allowInsecureAuth = auth !== undefined } = typeof options === "number" ? { port: options } : options;
   const mails: ReceivedMail[] = [];
+  // Emits "mail" for each message kept, so waitFor() wakes when one arrives instead of polling.
+  const received = new EventEmitter().setMaxListeners(0);
   const server = new SMTPServer({
     authOptional: !auth,
     allowInsecureAuth,
@@ -95,6 +98,7 @@ export async function startSmtp(options: SmtpOptions | number = {}): Promise<Tes
               headers: headersOf(parsed.headerLines),
               user: typeof session.user === "string" ? session.user : undefined,
             });
+            received.emit("mail");
             callback();
           },
           (error: Error) => callback(error),
@@ -112,12 +116,13 @@ export async function startSmtp(options: SmtpOptions | number = {}): Promise<Tes
     port: bound,
     mails,
     async waitFor(to, predicate = () => true, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = AbortSignal.timeout(timeoutMs);
       for (;;) {
         const found = [...mails].reverse().find((m) => m.to.includes(to.toLowerCase()) && predicate(m));
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms (have: ${mails.map((m) => `${m.to}: ${m.subject}`).join("; ")})`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await once(received, "mail", { signal: deadline }).catch(() => {
+          throw new Error(`no mail to ${to} within ${timeoutMs} ms (have: ${mails.map((m) => `${m.to}: ${m.subject}`).join("; ")})`);
+        });
       }
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -10,7 +10,7 @@ import { injectRuntimeConfig, pageConfig, runtimeConfigFromEnv } from "./server/
 
 export const GATEWAY_URL = process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 
-export default defineConfig(({ command }) => {
+export default defineConfig(() => {
   const runtime = runtimeConfigFromEnv(process.env);
   return {
     root: import.meta.dirname,

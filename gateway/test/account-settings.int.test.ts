@@ -9,7 +9,7 @@ import { accountHelpers } from "./accounts.js";
 
 describe(`account settings (${backendLabel()})`, () => {
   const platform = usePlatform({ smtp: true });
-  const { client, signUp, smtp } = accountHelpers(platform);
+  const { client, signUp } = accountHelpers(platform);
 
   describe("change password and update user", () => {
     it("checks the current password, and with revokeOtherSessions ends the others and issues a new session", async () => {

@@ -86,7 +86,10 @@ describe("the last admin", () => {
       await held.reached;
       let queued!: () => void;
       const secondQueued = new Promise<void>((resolve) => (queued = resolve));
-      admin.store.withAdminChangeLock = (work) => (queued(), lock(work));
+      admin.store.withAdminChangeLock = (work) => {
+        queued();
+        return lock(work);
+      };
       const two = second.c.post("/admin/set-role", { userId: first.id, role: "user" });
       await secondQueued;
       held.release();

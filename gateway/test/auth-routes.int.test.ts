@@ -135,7 +135,7 @@ describe(`auth routes (${backendLabel()})`, () => {
   it("get-session answers null without a session, and null plus a cleared cookie for a forged one", async () => {
     const client = new TestClient(platform.baseURL);
     expect((await client.get("/get-session")).body).toBeNull();
-    client.cookies.set("better-auth.session_token", encodeURIComponent("A".repeat(32) + ".forged"));
+    client.cookies.set("better-auth.session_token", encodeURIComponent(`${"A".repeat(32)}.forged`));
     const res = await client.get("/get-session");
     expect(res.body).toBeNull();
     expect(res.headers.getSetCookie().some((c) => /^better-auth\.session_token=;.*Max-Age=0/.test(c))).toBe(true);

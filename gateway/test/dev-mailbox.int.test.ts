@@ -4,7 +4,7 @@
  * and the gateway lists it. With SMTP_URL set the outbox answers NOT_FOUND; with NODE_ENV=production the
  * gateway does not mount the route at all (and without SMTP_URL there is no outbox to read).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
@@ -12,6 +12,7 @@ import { backendLabel } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { type Platform, type PlatformOptions, startPlatform } from "../../testing/platform.js";
 import { startSmtp, type TestSmtp } from "../../testing/smtp.js";
+import { testClock } from "../../testing/test-clock.js";
 
 interface OutboxEntry {
   id: string;
@@ -27,7 +28,9 @@ interface OutboxEntry {
 
 const NOT_FOUND = { code: "NOT_FOUND", message: "Not found" };
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Moved forward between two mails, for distinct creation times (the listing is newest first).
+const clock = testClock();
+afterEach(() => clock.restore());
 
 async function signUp(platform: Platform, email = uniqueEmail("dev")) {
   const client = new TestClient(platform.baseURL);
@@ -88,13 +91,13 @@ describe(`GET /dev/outbox with the development outbox (${backendLabel()})`, () =
     const { platform, http } = running;
     const { email } = await signUp(platform);
     await outboxOf(http, email);
-    await sleep(5); // distinct creation times, for the order below
+    clock.advance(5); // distinct creation times, for the order below
     expect((await new TestClient(platform.baseURL).post("/forget-password", { email, redirectTo: "/reset" })).status).toBe(200);
     const mine = await outboxOf(http, email.toUpperCase(), 2);
     expect(mine.map((m) => m.template)).toEqual(["password-reset", "email-verification"]);
     expect(mine[0]!.links).toEqual([expect.stringMatching(new RegExp(`^${escapeRegExp(platform.baseURL)}/reset-password/[A-Za-z0-9]{24}\\?callbackURL=%2Freset$`))]);
 
-    await sleep(5);
+    clock.advance(5);
     const other = await signUp(platform);
     const [otherMessage] = await outboxOf(http, other.email);
     const newest = await http.get("/dev/outbox?limit=1");

@@ -11,6 +11,7 @@ import addFormatsModule from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
 import { BrowserFlow } from "../../testing/browser-flow.js";
+import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { useSocialPlatform } from "../../testing/social-platform.js";
 import { OPERATIONS } from "../src/http/openapi.js";
@@ -93,14 +94,13 @@ type Mail = { links: string[]; text: string; template: string; createdAt: string
 
 /** The newest development-mailbox message of a template to an address, waiting for identity's mail queue. */
 async function lastMail(b: CheckedBrowser, to: string, template: string, after = ""): Promise<Mail> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return eventually(async () => {
     const res = await b.get(`/dev/outbox?to=${encodeURIComponent(to)}`);
     expect(res.status).toBe(200);
     const found = (res.body.messages as Mail[]).filter((m) => m.template === template && m.createdAt > after).sort((x, y) => y.createdAt.localeCompare(x.createdAt))[0];
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${template} mail to ${to}`);
+    if (!found) throw new Error(`no ${template} mail to ${to}`);
+    return found;
+  });
 }
 
 const codeFor = (totpURI: string) => totpCode(base32Decode(new URL(totpURI).searchParams.get("secret")!), totpStep(new Date()));

@@ -86,7 +86,7 @@ describe(`profile values (${backendLabel()})`, () => {
   it("usernames: length limits, unicode look-alikes refused before lower-casing, availability agrees", async () => {
     const { c } = await signUp();
     const base = `u${Date.now().toString(36)}`;
-    for (const bad of ["ab", "a".repeat(31), "\u212Aate_" + base, "ádám_" + base, "a b c", "x@example.com", "<script>"]) {
+    for (const bad of ["ab", "a".repeat(31), `\u212Aate_${base}`, `ádám_${base}`, "a b c", "x@example.com", "<script>"]) {
       expect((await c.post("/update-user", { username: bad })).status, bad).toBe(400);
       expect((await client().post("/is-username-available", { username: bad })).status, bad).toBe(400);
     }

@@ -44,11 +44,11 @@ const rpcAddresses: string[] = [];
 /** A browser signed in (a new user, or an existing one by email) on the given gateway. */
 async function browser(base: string, email?: string): Promise<{ client: TestClient; token: string; email: string }> {
   const client = new TestClient(base);
-  const res = email
-    ? await client.post("/sign-in/email", { email, password: PASSWORD })
-    : await client.post("/sign-up/email", { name: "Out", email: (email = uniqueEmail("outage")), password: PASSWORD });
+  const signedUp = email === undefined;
+  email ??= uniqueEmail("outage");
+  const res = signedUp ? await client.post("/sign-up/email", { name: "Out", email, password: PASSWORD }) : await client.post("/sign-in/email", { email, password: PASSWORD });
   expect(res.status).toBe(200);
-  return { client, token: res.body.token, email: email! };
+  return { client, token: res.body.token, email };
 }
 
 /** A user given the admin role in identity's store (as the bootstrap command does), signed in afresh on gateway A. */

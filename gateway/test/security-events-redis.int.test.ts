@@ -35,7 +35,7 @@ function adminClient(options: { to?: AdminServiceClient; answer?: () => Error | 
       const answer = (error: Error | null, response?: object) => {
         if (!options.hold?.()) callback(error, response);
       };
-      if (options.to) (options.to.recordEvent as Function).call(options.to, request, metadata, callOptions, answer);
+      if (options.to) (options.to.recordEvent as (...args: unknown[]) => unknown).call(options.to, request, metadata, callOptions, answer);
       else setImmediate(() => answer(options.answer?.() ?? null, {}));
     },
   } as unknown as AdminServiceClient;
@@ -64,6 +64,11 @@ describe.skipIf(!TEST_REDIS_URL)("security events kept in Redis (needs TEST_REDI
 
   /** The admin service's records of these ids. */
   const stored = async (action: string) => (await admin!.deps.store.list({ action, limit: 100, offset: 0 })).records;
+  /** How many connections to this Redis database wait in a blocking XREADGROUP (CLIENT LIST: flag b). */
+  const blockedReaders = async () =>
+    String(await raw.client("LIST"))
+      .split("\n")
+      .filter((client) => / db=(\d+) /.exec(client)?.[1] === String(raw.options.db ?? 0) && / flags=\w*b\w* /.test(client) && / cmd=xreadgroup /.test(client)).length;
   const pending = async (prefix: string) => Number(((await raw.xpending(`${prefix}${STREAM_KEY}`, "gateway")) as [number])[0]);
 
   beforeAll(async () => {
@@ -135,10 +140,10 @@ describe.skipIf(!TEST_REDIS_URL)("security events kept in Redis (needs TEST_REDI
     expect(counted.received.map((e) => e.id)).toEqual([id]);
     expect((await stored(action)).map((e) => e.id)).toEqual([id]);
     // The same event reported by two replicas (a burst both saw) is stored once too.
-    second.report({ id: "burst-" + id, action, outcome: "failure" });
-    second.report({ id: "burst-" + id, action, outcome: "failure" });
-    await eventually(async () => expect(counted.received.filter((e) => e.id === "burst-" + id)).toHaveLength(2));
-    await eventually(async () => expect((await stored(action)).map((e) => e.id).sort()).toEqual(["burst-" + id, id].sort()));
+    second.report({ id: `burst-${id}`, action, outcome: "failure" });
+    second.report({ id: `burst-${id}`, action, outcome: "failure" });
+    await eventually(async () => expect(counted.received.filter((e) => e.id === `burst-${id}`)).toHaveLength(2));
+    await eventually(async () => expect((await stored(action)).map((e) => e.id).sort()).toEqual([`burst-${id}`, id].sort()));
   });
 
   it("a full stream hands reports to the memory queue; all are delivered once the admin service is back", async () => {
@@ -159,9 +164,10 @@ describe.skipIf(!TEST_REDIS_URL)("security events kept in Redis (needs TEST_REDI
 
   it("a stop ends promptly, reading or retrying, and leaves what it did not deliver in Redis", async () => {
     const prefix = testRedisPrefix();
+    const readersBefore = await blockedReaders();
     const idle = await replica(url, prefix, adminClient({}).client);
     await eventually(async () => expect(await raw.exists(`${prefix}${STREAM_KEY}`)).toBe(1));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // inside its blocking read (2 s)
+    await eventually(async () => expect(await blockedReaders()).toBeGreaterThan(readersBefore)); // inside its blocking read (2 s)
     let started = Date.now();
     expect(await idle.flush(5_000)).toBe(true);
     await idle.close();

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
+import { eventually } from "../../testing/eventually.js";
 import { postJson, type SocialPlatform, useSocialPlatform } from "../../testing/social-platform.js";
 import type { OpenIdAccount } from "../../testing/openid-provider.js";
 
@@ -154,14 +155,13 @@ describe("POST /link-social", () => {
 describe("a password for an account made through a provider", () => {
   /** The newest mail to `to` in the development outbox (no SMTP_URL here), once it holds a reset link. */
   async function resetLinkFor(to: string): Promise<string> {
-    for (let attempt = 0; attempt < 100; attempt++) {
+    return eventually(async () => {
       const res = await fetch(`${social.platform.baseURL}/dev/outbox?to=${encodeURIComponent(to)}`);
       const { messages } = (await res.json()) as { messages: { links: string[] }[] };
       const link = messages.flatMap((m) => m.links).find((url) => url.includes("/reset-password/"));
-      if (link) return link;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`no reset mail to ${to}`);
+      if (!link) throw new Error(`no reset mail to ${to}`);
+      return link;
+    });
   }
 
   it("the mailed reset link creates the credential account: the person then signs in with email and password too", async () => {

@@ -97,7 +97,7 @@ describe("a provider's answer is bounded like any input", () => {
     expect(Array.from((await sessionUser(flow)).name as string)).toHaveLength(255);
     const { res } = await signInWithToken({ name });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.user.name).toBe("N".repeat(254) + "\u{1F600}");
+    expect(res.body.user.name).toBe(`${"N".repeat(254)}\u{1F600}`);
   });
 
   it("an over-long user id or address is refused (unable_to_get_user_info, email_not_found; 400 by id token), never a 500, nothing stored", async () => {

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
 import { backendLabel } from "../../testing/databases.js";
 import { dumpTable, stringsIn } from "../../testing/dumps.js";
+import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import type { OpenIdAccount } from "../../testing/openid-provider.js";
 import { linkIn } from "../../testing/smtp.js";
@@ -339,13 +340,12 @@ describe("what a pre-registration squatter set up (a provider account, two-facto
 
   /** The newest reset link to `to` in the development outbox (no SMTP_URL here). */
   async function resetLinkFor(to: string): Promise<string> {
-    for (let attempt = 0; attempt < 100; attempt++) {
+    return eventually(async () => {
       const { messages } = (await (await fetch(api(`/dev/outbox?to=${encodeURIComponent(to)}`))).json()) as { messages: { links: string[] }[] };
       const link = messages.flatMap((m) => m.links).find((url) => url.includes("/reset-password/"));
-      if (link) return link;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`no reset mail to ${to}`);
+      if (!link) throw new Error(`no reset mail to ${to}`);
+      return link;
+    });
   }
 
   /** The owner of the address asks for a reset link and sets a password through it. */

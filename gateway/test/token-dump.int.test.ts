@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DATABASE_URL } from "../../testing/databases.js";
 import { dumpRedis, dumpTable, stringsIn } from "../../testing/dumps.js";
+import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { type Platform, startPlatform } from "../../testing/platform.js";
 import { REDIS_SERVER_INSTALLED, startRedisServer, type TestRedisServer } from "../../testing/redis-server.js";
@@ -62,10 +63,9 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`a dump of the session table and Redis 
     // Redis restarted empty. Once the session service is back on it (the pending tombstone written, the lease
     // held), the next reads fill it again; then it is dumped.
     const leaseKey = `${PREFIX}cache-lease`;
-    for (let i = 0; !(await dumpRedis(redisServer.url, PREFIX)).some(({ key }) => key === leaseKey); i++) {
-      if (i > 150) throw new Error("the session service did not take the cache lease again");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(async () => {
+      if (!(await dumpRedis(redisServer.url, PREFIX)).some(({ key }) => key === leaseKey)) throw new Error("the session service did not take the cache lease again");
+    });
     for (const token of live) expect(await getSession({ authorization: `Bearer ${token}` })).not.toBeNull();
     const redis = await dumpRedis(redisServer.url, PREFIX);
 

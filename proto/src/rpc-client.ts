@@ -204,7 +204,10 @@ function capacityRefusal(retryAfterMs: number): PeerError {
 const capacity = new WeakMap<grpc.Client, CapacityMemory>();
 function atCapacity(client: grpc.Client): CapacityMemory {
   let memory = capacity.get(client);
-  if (!memory) capacity.set(client, (memory = new CapacityMemory()));
+  if (!memory) {
+    memory = new CapacityMemory();
+    capacity.set(client, memory);
+  }
   return memory;
 }
 

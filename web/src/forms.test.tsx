@@ -39,7 +39,7 @@ function renderApp(path: string) {
       <RouterProvider router={router} />
     </QueryClientProvider>,
   );
-  return { router, history };
+  return { router, history, queryClient };
 }
 
 const user = { id: "u1", name: "Ada", email: "ada@example.com", emailVerified: true, image: null, createdAt: "", updatedAt: "", username: "ada", displayUsername: "Ada" };
@@ -187,10 +187,11 @@ describe("social sign-in and linking", () => {
   it("shows no social buttons when the platform has none configured or no such route (404)", async () => {
     for (const answer of [{ status: 200, body: { providers: [] } }, { status: 404, body: { code: "NOT_FOUND", message: "Not found" } }]) {
       const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/social-providers": () => answer });
-      renderApp("/sign-in");
+      const { queryClient } = renderApp("/sign-in");
       await screen.findByRole("heading", { name: "Sign in" });
       await waitFor(() => expect(calls.some((c) => c.path === "/social-providers")).toBe(true));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The answer is in (none to offer); waitFor lets the screen render it before it returns.
+      await waitFor(() => expect(queryClient.getQueryState(["social-providers"])).toMatchObject({ status: "success", data: [] }));
       expect(screen.queryByRole("list", { name: "Sign in with another service" })).toBeNull();
       expect(screen.queryByRole("alert")).toBeNull();
       cleanup();
@@ -393,7 +394,10 @@ describe("verify email screen", () => {
     // The stub records paths only: the token goes in the query.
     const stubbed = globalThis.fetch;
     const urls: string[] = [];
-    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => (urls.push(input), stubbed(input, init)));
+    vi.stubGlobal("fetch", (input: string, init?: RequestInit) => {
+      urls.push(input);
+      return stubbed(input, init);
+    });
     const { history } = renderApp("/verify-email?token=tok-2");
     await waitFor(() => expect(history.location.href).toBe("/verify-email"));
     expect(history.length).toBe(1);

@@ -25,7 +25,7 @@ export function ImpersonationBanner({ user }: { user: User }) {
     },
   });
   return (
-    <div className="impersonation" role="region" aria-label="Impersonation">
+    <section className="impersonation" aria-label="Impersonation">
       <span>
         You are impersonating <strong>{user.name || user.email}</strong> ({user.email}).
       </span>
@@ -33,6 +33,6 @@ export function ImpersonationBanner({ user }: { user: User }) {
         {stop.isPending ? "Stopping…" : "Stop impersonating"}
       </button>
       {stop.error && <span role="alert">{errorMessage(stop.error)}</span>}
-    </div>
+    </section>
   );
 }

@@ -1,25 +1,23 @@
 /** Small steps the browser suites share: an account made through the API, signing in through the screen. */
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
+import { eventually } from "../../testing/eventually.js";
 
 /**
  * Signs up through the web app's /api/auth (as its own screen would), without a browser. A set-up step: a
  * 503 (identity's hashing queue refusing at once on a machine busy with other suites) is tried again.
  */
 export async function signUpByApi(origin: string, fields: { name: string; email: string; password: string; username?: string }): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  const status = await eventually(async () => {
     const res = await fetch(`${origin}/api/auth/sign-up/email`, {
       method: "POST",
       headers: { "content-type": "application/json", origin },
       body: JSON.stringify(fields),
     });
-    if (res.status === 503 && attempt < 5) {
-      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
-      continue;
-    }
-    expect(res.status).toBe(200);
-    return;
-  }
+    if (res.status === 503) throw new Error("sign-up refused with 503 (identity's hashing queue is full)");
+    return res.status;
+  });
+  expect(status).toBe(200);
 }
 
 /** Signs in through the sign-in screen and waits for the account page. */

@@ -1,5 +1,5 @@
 /** Forgot password, the mailed link, the new password, and the link's refusal once used. */
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";
 import { useWebApp } from "../../testing/web-app.js";
 import { mailLink, poll, signInOnScreen, signUpByApi } from "./browser-helpers.js";

@@ -22,7 +22,7 @@ function record(page: Awaited<ReturnType<typeof web.page>>): Request[] {
 
 /** What the page's requests reveal: their paths, and the Referer headers sent. */
 async function seen(requests: Request[]): Promise<{ paths: string[]; referers: string[] }> {
-  const referers = await Promise.all(requests.map(async (request) => (await request.allHeaders())["referer"] ?? ""));
+  const referers = await Promise.all(requests.map(async (request) => (await request.allHeaders()).referer ?? ""));
   return { paths: requests.map((request) => new URL(request.url()).pathname), referers: referers.filter(Boolean) };
 }
 

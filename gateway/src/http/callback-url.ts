@@ -29,6 +29,7 @@ export interface RedirectPolicy {
 }
 
 /** C0 controls, DEL and the C1 range: no URL a client means to send holds them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** A callback URL that passed the resolver; the only thing a redirect can be built from. */

@@ -87,7 +87,10 @@ export function originCheck(req: Request, _res: Response, next: NextFunction): v
     const origin = req.headers.origin ?? req.headers.referer;
     if (origin !== undefined) {
       const value = origin === "null" ? null : originOf(origin);
-      if (!isTrustedOrigin(value, req.facts.trustedOrigins)) return next(new AuthError("INVALID_ORIGIN"));
+      if (!isTrustedOrigin(value, req.facts.trustedOrigins)) {
+        next(new AuthError("INVALID_ORIGIN"));
+        return;
+      }
     }
   }
   req.callbacks = {

@@ -15,9 +15,16 @@ function answer(handler: ReturnType<typeof errorHandler>, error: unknown, option
   const sent: { status?: number; body?: unknown; headers?: Record<string, string> } = {};
   const res = {
     destroyed: options.clientGone ?? false,
-    status: (code: number) => ((sent.status = code), res),
-    json: (body: unknown) => void (sent.body = body),
-    setHeader: (name: string, value: string) => void (sent.headers = { ...sent.headers, [name]: value }),
+    status: (code: number) => {
+      sent.status = code;
+      return res;
+    },
+    json: (body: unknown) => {
+      sent.body = body;
+    },
+    setHeader: (name: string, value: string) => {
+      sent.headers = { ...sent.headers, [name]: value };
+    },
   } as unknown as Response;
   handler(error, { path: "/sign-in/email", route: { path: "/sign-in/email" } } as unknown as Request, res, () => {});
   return sent;

@@ -375,7 +375,9 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
     ];
     const responses = successResponses(operation);
     for (const status of errorStatuses(operation)) responses[String(status)] = errorResponse(status);
-    (paths[openApiPath(operation.path)] ??= {})[operation.method] = {
+    const pathItem = paths[openApiPath(operation.path)] ?? {};
+    paths[openApiPath(operation.path)] = pathItem;
+    pathItem[operation.method] = {
       operationId: operationId(operation),
       tags: [operation.tag],
       summary: operation.summary,

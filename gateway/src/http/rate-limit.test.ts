@@ -4,7 +4,8 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
-import { rateLimit, ruleFor, type RateLimitOptions } from "./rate-limit.js";
+import { eventually } from "../../../testing/eventually.js";
+import { counterKey, rateLimit, ruleFor, type RateLimitOptions } from "./rate-limit.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
@@ -58,20 +59,17 @@ async function times(n: number, fn: () => Promise<Outcome>): Promise<Outcome[]> 
 
 /** The Redis store refuses commands (no offline queue) until its connection is up; wait for it. */
 async function untilConnected(counters: KeyValue): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await counters.get("ping");
-      return;
-    } catch (error) {
-      if (attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  await eventually(() => counters.get("ping"));
 }
 
 function fakeClock(start = 1_700_000_000_000) {
   let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe("ruleFor", () => {
@@ -102,7 +100,13 @@ describe("rateLimit counter keys", () => {
   it("name the path by its hash, so a token in a path (the reset landing) is never kept in the counters", async () => {
     const keys: string[] = [];
     const store = createMemoryKeyValue(fakeClock().now);
-    const recording: KeyValue = { ...store, hit: (key, windowMs) => (keys.push(key), store.hit(key, windowMs)) };
+    const recording: KeyValue = {
+      ...store,
+      hit: (key, windowMs) => {
+        keys.push(key);
+        return store.hit(key, windowMs);
+      },
+    };
     const send = limiter(recording);
     const token = "ResetTokenThatMustNotBeKept1234";
     expect(await send(`/reset-password/${token}`)).toEqual({ allowed: true });
@@ -244,7 +248,8 @@ describe("rateLimit with Redis", () => {
     const ip = "198.51.100.4";
     await times(2, () => send("/sign-in/email", ip));
     expect(await send("/sign-in/email", ip)).toMatchObject({ allowed: false, retryAfter: "1" });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // Redis ends the window: its counter expires.
+    await eventually(async () => expect(await counters.get(counterKey(ip, "/sign-in/email"))).toBeNull());
     expect((await times(2, () => send("/sign-in/email", ip))).every((o) => o.allowed)).toBe(true);
     expect((await send("/sign-in/email", ip)).allowed).toBe(false);
   });

@@ -3,6 +3,7 @@ import type { Request } from "express";
 import { describe, expect, it } from "vitest";
 import type { AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { createLogger } from "@auth-platform/runtime/log";
+import { eventually } from "../../../testing/eventually.js";
 import { QUEUE_LIMIT, securityEventReporter } from "./security-events.js";
 import type { CurrentSession } from "./session.js";
 
@@ -26,9 +27,10 @@ const log = createLogger("gateway", "warn", (line) => void lines.push(line));
 const req = { facts: { ipAddress: "203.0.113.9", userAgent: "ua" } } as unknown as Request;
 const current = { user: { id: "u1" }, session: { impersonatedBy: "admin-1" } } as unknown as CurrentSession;
 const unavailable = () => Object.assign(new Error("unavailable"), { code: 14, details: "unavailable", metadata: { get: () => [] } });
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-};
+const until = (check: () => boolean) =>
+  eventually(async () => {
+    if (!check()) throw new Error(`not yet: ${check}`);
+  });
 
 describe("securityEventReporter", () => {
   it("flush (on stop) waits until the queued events are delivered, retries included", async () => {

@@ -74,8 +74,14 @@ export const callbackFields = z.looseObject({
  * account is no sign-in; a failed one cannot tell a link from a sign-in and counts as a failed sign-in.
  */
 function countCallback(outcome: CompleteSignInResponse): void {
-  if (outcome.error) return authEvents.signIn("social", outcome.error === "internal_server_error" ? "error" : "failure");
-  if (outcome.twoFactor) return authEvents.signIn("social", "two_factor_required");
+  if (outcome.error) {
+    authEvents.signIn("social", outcome.error === "internal_server_error" ? "error" : "failure");
+    return;
+  }
+  if (outcome.twoFactor) {
+    authEvents.signIn("social", "two_factor_required");
+    return;
+  }
   if (!outcome.session) return;
   authEvents.signIn("social", "success");
   if (outcome.isNewUser) authEvents.signUp("social", "success");

@@ -27,7 +27,12 @@ function held<T = string>() {
 
 function fakeClock(start = 1_000_000) {
   let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 /** Runs one operation that takes `ms` on the clock, so the queue knows an operation's mean time. */
@@ -134,11 +139,11 @@ describe("HashingQueue", () => {
     const patientResult = queue.run(patient.operation);
     expect(queue.size.waiting).toBe(3);
     clock.advance(100);
-    running.forEach((op) => op.finish("x"));
+    for (const op of running) op.finish("x");
     await settle();
     expect(waiting.slice(0, 2).map((op) => op.started)).toEqual([true, true]);
     clock.advance(100);
-    waiting.slice(0, 2).forEach((op) => op.finish("x"));
+    for (const op of waiting.slice(0, 2)) op.finish("x");
     await settle();
     patient.finish("x");
     await expect(Promise.all([...waitingResults.slice(0, 2), patientResult])).resolves.toEqual(["x", "x", "x"]);

@@ -36,7 +36,7 @@ afterAll(async () => {
 async function socialUser(email = uniqueEmail("social")) {
   const now = new Date();
   const user = { id: newId(), name: "Social", email, emailVerified: true, image: null, createdAt: now, updatedAt: now, username: null, displayUsername: null, role: null, banned: false, banReason: null, banExpires: null, extraFields: {}, twoFactorEnabled: false };
-  await store.createUserWithAccount(user, { id: newId(), accountId: "gh-" + user.id, providerId: "github", userId: user.id, password: null, scope: "read:user,user:email", createdAt: now, updatedAt: now });
+  await store.createUserWithAccount(user, { id: newId(), accountId: `gh-${user.id}`, providerId: "github", userId: user.id, password: null, scope: "read:user,user:email", createdAt: now, updatedAt: now });
   return user;
 }
 

@@ -8,6 +8,7 @@ import { call } from "@auth-platform/proto/rpc-client";
 import { backendLabel, createTestDatabase, type TestDatabase } from "../../../testing/databases.js";
 import { freePorts } from "../../../testing/platform.js";
 import { startSmtp, type TestSmtp } from "../../../testing/smtp.js";
+import { testClock } from "../../../testing/test-clock.js";
 import { startNotification, type RunningNotification } from "./harness.js";
 
 const APP = { APP_NAME: "Acme Auth", MAIL_FROM: "Acme Auth <no-reply@acme.test>", AUTH_APP_URL: "https://app.acme.test" };
@@ -18,7 +19,9 @@ const SMTP_PASS = "mailer-password";
 /** The test SMTP server, requiring AUTH as SMTP_USER. */
 const startMailer = (port = 0) => startSmtp({ port, auth: { user: SMTP_USER, pass: SMTP_PASS } });
 const smtpUrl = (port: number) => `smtp://${SMTP_USER}:${SMTP_PASS}@127.0.0.1:${port}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Moved forward between two mails, for distinct creation times (the listing is newest first).
+const clock = testClock();
+afterEach(() => clock.restore());
 
 const VARIABLES: Record<string, string> = {
   name: "Ada",
@@ -160,7 +163,8 @@ describe(`SMTP down, then up (${backendLabel()})`, () => {
   it("keeps the message through the outage and delivers it once, after the server comes back", async () => {
     const [port] = await freePorts(1);
     db = await createTestDatabase("notification");
-    const running = (service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(port!) }));
+    service = await startNotification({ ...APP, ...FAST, NOTIFICATION_DATABASE_URL: db.url, SMTP_URL: smtpUrl(port!) });
+    const running = service;
     const to = recipient();
     const id = await send(running, { to, template: Template.TEMPLATE_EMAIL_VERIFICATION, variables: { url: "https://acme.test/verify?token=outage" } });
 
@@ -273,7 +277,7 @@ describe(`development outbox (${backendLabel()})`, () => {
   it("lists newest first, all recipients without a filter, up to the limit", async () => {
     const to = recipient();
     const first = await send(service, { to, template: Template.TEMPLATE_DELETE_ACCOUNT, variables: { url: "https://acme.test/delete?token=1" } });
-    await sleep(5);
+    clock.advance(5);
     const second = await send(service, { to, template: Template.TEMPLATE_CHANGE_EMAIL, variables: { url: "https://acme.test/change?token=2" } });
     const mine = await call(service.client, service.client.listOutbox, { to, limit: 0 });
     expect(mine.messages.map((m) => m.id)).toEqual([second, first]);

@@ -8,6 +8,7 @@ import type { Logger } from "./log.js";
 
 export interface Closer {
   name: string;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a close hook may be synchronous and return nothing.
   close(): Promise<unknown> | void;
 }
 

@@ -4,7 +4,9 @@ import { checkDependencies, registerDependency } from "./dependencies.js";
 import { enableMetrics } from "./metrics.js";
 
 const removers: Array<() => void> = [];
-afterEach(() => removers.splice(0).forEach((remove) => remove()));
+afterEach(() => {
+  for (const remove of removers.splice(0)) remove();
+});
 const add = (...args: Parameters<typeof registerDependency>) => removers.push(registerDependency(...args));
 
 const upValue = async (dependency: string) =>

@@ -4,7 +4,7 @@
  * `serverName` (the service's name, e.g. "session"), whatever address it was reached at, so the check does
  * not depend on cluster DNS names.
  */
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { channelCredentials, type GrpcTls } from "./grpc-transport.js";
 import { releaseClosedHttp2Streams } from "./http2-streams.js";
 

@@ -6,6 +6,7 @@ import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import type { Closer } from "./close-steps.js";
 import { DATABASE_RETRY_AFTER_MS } from "./database-unreachable.js";
 import { type RunningServer, startGrpcServer } from "./grpc-server.js";
+import { testClock } from "../../../testing/test-clock.js";
 import { createLogger } from "./log.js";
 import { currentRequestContext, currentRequestId, withRequestContext } from "./request-context.js";
 import { call, serviceRpc } from "./rpc.js";
@@ -33,21 +34,32 @@ const HealthClient = grpc.makeGenericClientConstructor(healthDefinition, "Health
 const logged: Array<Record<string, unknown>> = [];
 const log = createLogger("test", "error", (line) => void logged.push(JSON.parse(line) as Record<string, unknown>));
 const { unary } = serviceRpc(log);
-/** What the Nested handler does: waits `waitMs`, then calls `method` on the same server (A -> B like identity -> session). */
-const nested = { waitMs: 0, method: "slow", error: undefined as unknown, elapsedMs: 0 };
+/**
+ * What the Nested handler does: spends `spendMs` on the test clock (its inbound deadline draws nearer), then calls
+ * `method` on the same server (A -> B like identity -> session).
+ */
+const nested = { spendMs: 0, method: "slow", error: undefined as unknown, elapsedMs: 0 };
+const clock = testClock();
 /** The signal of the last Slow call's request context (aborted when its caller stopped waiting). */
 let slowSignal: AbortSignal | undefined;
+/** Slow answers once the test opens its gate (and at once after); `slowStarted` resolves when a Slow call begins. */
+let slowGate = Promise.withResolvers<void>();
+let slowStarted = Promise.withResolvers<void>();
 let running: RunningServer | undefined;
 let self: grpc.Client | undefined;
 const closed: string[] = [];
 
 afterEach(async () => {
+  clock.restore();
+  slowGate.resolve();
   await running?.shutdown();
   running = undefined;
   closed.length = 0;
   logged.length = 0;
-  Object.assign(nested, { waitMs: 0, method: "slow", error: undefined, elapsedMs: 0 });
+  Object.assign(nested, { spendMs: 0, method: "slow", error: undefined, elapsedMs: 0 });
   slowSignal = undefined;
+  slowGate = Promise.withResolvers<void>();
+  slowStarted = Promise.withResolvers<void>();
 });
 
 async function start(closers: Closer[] = [{ name: "store", close: () => void closed.push("store") }]) {
@@ -67,7 +79,8 @@ async function start(closers: Closer[] = [{ name: "store", close: () => void clo
           echoRequestId: unary("EchoRequestId", async () => Buffer.from(currentRequestId() ?? "")),
           slow: unary("Slow", async () => {
             slowSignal = currentRequestContext()?.signal;
-            await new Promise((resolve) => setTimeout(resolve, 400));
+            slowStarted.resolve();
+            await slowGate.promise;
             return Buffer.from("done");
           }),
           fail: unary("Fail", async () => {
@@ -81,7 +94,7 @@ async function start(closers: Closer[] = [{ name: "store", close: () => void clo
             throw Object.assign(new Error("Connection terminated unexpectedly"), { name: "DriverException" });
           }),
           nested: unary("Nested", async () => {
-            await new Promise((resolve) => setTimeout(resolve, nested.waitMs));
+            if (nested.spendMs) clock.advance(nested.spendMs);
             const began = Date.now();
             try {
               return await call(self!, method(self!, nested.method), Buffer.alloc(0));
@@ -155,8 +168,9 @@ describe("startGrpcServer", () => {
   it("shuts down gracefully: in-flight calls finish, new calls are refused, then stores close", async () => {
     const { probe } = await start();
     const inFlight = call(probe, method(probe, "slow"), Buffer.alloc(0));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await slowStarted.promise;
     const stopping = running!.shutdown();
+    slowGate.resolve();
     expect((await inFlight).toString()).toBe("done");
     await stopping;
     expect(closed).toEqual(["store"]);
@@ -169,9 +183,10 @@ describe("startGrpcServer", () => {
     const { probe } = await start([{ name: "store", close: () => new Promise<void>((resolve) => (releaseStore = resolve)) }]);
     expect(running!.closing()).toBeUndefined();
     const inFlight = call(probe, method(probe, "slow"), Buffer.alloc(0));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await slowStarted.promise;
     const stopping = running!.shutdown();
     expect(running!.closing()).toBe("in-flight calls");
+    slowGate.resolve();
     await inFlight;
     await vi.waitFor(() => expect(running!.closing()).toBe("store"));
     releaseStore();
@@ -184,9 +199,9 @@ describe("startGrpcServer", () => {
 describe("calls a handler makes", () => {
   it("inherit what is left of the inbound deadline: a nested call fails with DEADLINE_EXCEEDED when it is nearly spent", async () => {
     const { probe } = await start();
-    // The outer call allows 1 s; the handler spends 800 ms, then calls Slow (400 ms). With a fresh 5 s
-    // deadline the nested call would succeed after the outer caller gave up; inheriting, it ends with it.
-    Object.assign(nested, { waitMs: 800, method: "slow" });
+    // The outer call allows 1 s; the handler spends 800 ms, then calls Slow (which does not answer). With a
+    // fresh 5 s deadline the nested call would outlive the outer caller; inheriting, it ends with it.
+    Object.assign(nested, { spendMs: 800, method: "slow" });
     const outer = call(probe, method(probe, "nested"), Buffer.alloc(0), { deadlineMs: 1_000 });
     // The caller's own deadline and the handler's answer end together: either way, unavailable.
     await expect(outer).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
@@ -198,7 +213,8 @@ describe("calls a handler makes", () => {
 
   it("run to completion when the inbound deadline leaves them time", async () => {
     const { probe } = await start();
-    Object.assign(nested, { waitMs: 0, method: "slow" });
+    Object.assign(nested, { spendMs: 0, method: "slow" });
+    slowGate.resolve();
     const reply = await call(probe, method(probe, "nested"), Buffer.alloc(0), { deadlineMs: 60_000 });
     expect(reply.toString()).toBe("done");
   });
@@ -222,12 +238,14 @@ describe("calls a handler makes", () => {
 
   it("are cancelled with the call that caused them when its caller stops waiting", async () => {
     const { probe } = await start();
-    Object.assign(nested, { waitMs: 100, method: "slow" });
+    Object.assign(nested, { method: "slow" });
     const stopped = new AbortController();
     const began = Date.now();
     const outer = withRequestContext({ requestId: "gone", signal: stopped.signal }, () => call(probe, method(probe, "nested"), Buffer.alloc(0), { deadlineMs: 60_000 }));
-    setTimeout(() => stopped.abort(), 250);
-    // The caller's call ends at once, not when the 400 ms of Slow are over ...
+    // The caller stops waiting while the handler's nested call to Slow is under way.
+    await slowStarted.promise;
+    stopped.abort();
+    // The caller's call ends at once, not when Slow answers (it never does here) ...
     await expect(outer).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", grpcCode: grpc.status.CANCELLED });
     expect(Date.now() - began).toBeLessThan(450);
     // ... and the handler's nested call is cancelled too: Slow's own context says nobody waits for it.
@@ -243,6 +261,7 @@ describe("calls a handler makes", () => {
   it("end their context's signal with one shared AbortError, not one built (stack and all) per call", async () => {
     const { probe } = await start();
     const signals: AbortSignal[] = [];
+    slowGate.resolve();
     for (let i = 0; i < 2; i++) {
       await call(probe, method(probe, "slow"), Buffer.alloc(0));
       signals.push(slowSignal!);

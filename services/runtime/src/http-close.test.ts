@@ -38,8 +38,9 @@ async function upload(port: number, sent: string) {
 describe("closeHttpServer", () => {
   it("closes the connection of a request that does not finish in the grace period, and says so", async () => {
     const port = await listening();
+    const received = once(server!, "request");
     const slow = upload(port, "only part of the body");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await received;
     const warnings: Array<[string, unknown]> = [];
     const started = performance.now();
     await closeHttpServer(server!, 200, { warn: (msg, fields) => void warnings.push([msg, fields]) });
@@ -52,8 +53,9 @@ describe("closeHttpServer", () => {
 
   it("lets a request in flight finish within the grace period, without a warning", async () => {
     const port = await listening(100);
+    const received = once(server!, "request");
     const answered = upload(port, "x".repeat(100));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await received;
     const warnings: string[] = [];
     const started = performance.now();
     await closeHttpServer(server!, 5_000, { warn: (msg) => void warnings.push(msg) });

@@ -20,8 +20,14 @@ let lateAnswers = 0;
 /** The request says how to answer: "fail", "large", "slow", else an echo. */
 function answer(call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>): void {
   const kind = call.request.toString();
-  if (kind === "fail") return callback({ code: grpc.status.FAILED_PRECONDITION, details: "refused on purpose" });
-  if (kind === "large") return callback(null, Buffer.alloc(512 * 1024, 7));
+  if (kind === "fail") {
+    callback({ code: grpc.status.FAILED_PRECONDITION, details: "refused on purpose" });
+    return;
+  }
+  if (kind === "large") {
+    callback(null, Buffer.alloc(512 * 1024, 7));
+    return;
+  }
   if (kind === "slow") {
     setTimeout(() => {
       lateAnswers++;

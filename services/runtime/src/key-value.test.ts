@@ -1,25 +1,27 @@
 /**
  * One KeyValue contract, run on the memory store (fake clock) and, when TEST_REDIS_URL is set, on Redis
- * under a unique key prefix (real time, short TTLs).
+ * under a unique key prefix (time moved by shortening the prefix's TTLs).
  */
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../../testing/eventually.js";
 import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
 import { createLogger } from "./log.js";
 import { LOWER_ALPHANUMERIC, randomString } from "./random.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || undefined;
-const TTL_MS = 150;
-const WINDOW_MS = 600;
+// Long enough that no key expires on the real clock while a test runs: time is moved by advance().
+const TTL_MS = 5_000;
+const WINDOW_MS = 10_000;
 
 interface Backend {
   kv: KeyValue;
-  /** Lets `ms` pass for the store: moves the fake clock, or sleeps. */
+  /** Lets `ms` pass for the store: moves the fake clock, or shortens the TTLs of its Redis keys. */
   advance(ms: number): Promise<void>;
   /** A second store that must not see the first one's keys. */
   other(): Promise<KeyValue>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const prefix = () => `test:${randomString(8, LOWER_ALPHANUMERIC)}:`;
 
 /**
@@ -28,14 +30,25 @@ const prefix = () => `test:${randomString(8, LOWER_ALPHANUMERIC)}:`;
  */
 async function connectedRedisKeyValue(url: string, keyPrefix = prefix()): Promise<KeyValue> {
   const kv = createRedisKeyValue(url, createLogger("test", "error"), keyPrefix);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await kv.get("ping");
-      return kv;
-    } catch (error) {
-      if (attempt > 100) throw error;
-      await sleep(20);
+  await eventually(() => kv.get("ping"));
+  return kv;
+}
+
+/**
+ * Lets `ms` pass for the keys under `keyPrefix` as Redis would see it (its clock cannot be moved): each TTL is
+ * shortened by `ms`, and a key whose TTL runs out is deleted. Keys without a TTL stay.
+ */
+async function advanceRedis(url: string, keyPrefix: string, ms: number): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    for (const key of await redis.keys(`${keyPrefix}*`)) {
+      const left = await redis.pttl(key);
+      if (left < 0) continue;
+      if (left <= ms) await redis.del(key);
+      else await redis.pexpire(key, left - ms);
     }
+  } finally {
+    redis.disconnect();
   }
 }
 
@@ -51,7 +64,8 @@ function memoryBackend(): Backend {
 }
 
 async function redisBackend(url: string): Promise<Backend> {
-  return { kv: await connectedRedisKeyValue(url), advance: sleep, other: () => connectedRedisKeyValue(url) };
+  const keyPrefix = prefix();
+  return { kv: await connectedRedisKeyValue(url, keyPrefix), advance: (ms) => advanceRedis(url, keyPrefix, ms), other: () => connectedRedisKeyValue(url) };
 }
 
 function keyValueContract(name: string, open: () => Promise<Backend>): void {

@@ -37,7 +37,7 @@ export function redact(fields: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-export function createLogger(service: string, level: LogLevel = "info", write: (line: string) => void = (line) => void process.stdout.write(line + "\n")): Logger {
+export function createLogger(service: string, level: LogLevel = "info", write: (line: string) => void = (line) => void process.stdout.write(`${line}\n`)): Logger {
   const emit = (at: LogLevel, msg: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[at] < ORDER[level]) return;
     const requestId = currentRequestId();

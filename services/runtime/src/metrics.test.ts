@@ -1,6 +1,7 @@
 /** The metrics registry and its endpoint, and the Grafana dashboard kept in step with it. */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../../../testing/eventually.js";
 import "./dependencies.js";
 import { authEvents, enableMetrics, startMetricsServer } from "./metrics.js";
 
@@ -52,9 +53,16 @@ describe("gauges read at scrape time", () => {
     let text = await registry.metrics();
     expect(text).toMatch(/^auth_mail_outbox_depth 3$/m);
     expect(text).toMatch(/^auth_mail_oldest_undelivered_age_seconds 42$/m);
-    gaugeSources.outbox(() => Promise.reject(new Error("database down")));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    text = await registry.metrics();
+    let failedReads = 0;
+    gaugeSources.outbox(async () => {
+      failedReads++;
+      throw new Error("database down");
+    });
+    // A scrape that read the failing source (the previous scrape's reading is shared until it settles).
+    await eventually(async () => {
+      text = await registry.metrics();
+      expect(failedReads).toBeGreaterThan(0);
+    });
     expect(text).toMatch(/^auth_mail_outbox_depth 3$/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
   });

@@ -3,6 +3,7 @@
  * fake clock for the store's TTLs) and, when TEST_REDIS_URL is set, on Redis under a unique prefix.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../../testing/eventually.js";
 import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
 import { createLogger } from "./log.js";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "./random.js";
@@ -75,15 +76,8 @@ interface Backend {
 async function redisBackend(url: string): Promise<Backend> {
   const kv = createRedisKeyValue(url, createLogger("test", "error"), `test:${randomString(8, LOWER_ALPHANUMERIC)}:`);
   // The store fails fast rather than queueing until its connection is up.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await kv.get("ping");
-      return { kv, clock: Date.now };
-    } catch (error) {
-      if (attempt > 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  await eventually(() => kv.get("ping"));
+  return { kv, clock: Date.now };
 }
 
 function memoryBackend(): Backend {

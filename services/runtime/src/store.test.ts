@@ -1,10 +1,26 @@
 /** The store bootstrap: real migrations on SQLite and PostgreSQL, and replicas migrating at once. */
-import { setTimeout as sleep } from "node:timers/promises";
+import { once } from "node:events";
 import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, TEST_DATABASE_URL } from "../../../testing/databases.js";
+import { eventually } from "../../../testing/eventually.js";
 import { openStore } from "./store.js";
+
+/** Waits until PostgreSQL runs `query` (pg_stat_activity), seen from a connection of its own. */
+async function untilRunning(url: string, query: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await eventually(async () => {
+      const { rows } = await client.query("select 1 from pg_stat_activity where query = $1 and state = 'active'", [query]);
+      expect(rows).toHaveLength(1);
+    });
+  } finally {
+    await client.end();
+  }
+}
 
 const Widget = defineEntity({
   name: "Widget",
@@ -82,7 +98,8 @@ describe("openStore", () => {
         // More queries than the pool holds idle connections, so some are still connecting when close starts
         // (a readiness check or a late handler at shutdown).
         const queries = Array.from({ length: 8 }, () => store.em().getConnection().execute("select 1").then(() => "ran", () => "refused"));
-        const closed = await Promise.race([store.close().then(() => "closed"), sleep(5_000).then(() => "still closing")]);
+        const deadline = AbortSignal.timeout(5_000);
+        const closed = await Promise.race([store.close().then(() => "closed"), once(deadline, "abort").then(() => "still closing")]);
         expect(closed).toBe("closed");
         for (const outcome of await Promise.all(queries)) expect(["ran", "refused"]).toContain(outcome);
       }
@@ -97,7 +114,7 @@ describe("openStore", () => {
     try {
       // The pool's one connection is busy for a second; the next query cannot get one in 200 ms.
       const busy = store.em().getConnection().execute("select pg_sleep(1)");
-      await sleep(50);
+      await untilRunning(db.url, "select pg_sleep(1)");
       const started = performance.now();
       await expect(store.em().getConnection().execute("select 1")).rejects.toThrow(/timeout/i);
       expect(performance.now() - started).toBeLessThan(900);

@@ -20,7 +20,9 @@ export type Dialect = "sqlite" | "postgresql";
 
 export interface StoreOptions {
   url: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a store holds entities of every type; EntitySchema is invariant in them.
   entities: EntitySchema<any, any>[];
+  // biome-ignore lint/suspicious/noExplicitAny: MikroORM constructs migrations with arguments of its own.
   migrations: Array<{ name: string; class: new (...args: any[]) => Migration }>;
   /** Connection pool size for PostgreSQL. */
   poolMax?: number;
@@ -39,6 +41,7 @@ export interface Store {
    * identity map, change tracking or hydration): about a third of findOne's CPU, for the read-only lookups
    * on hot paths (a sign-in's user and account).
    */
+  // biome-ignore lint/suspicious/noExplicitAny: the schema's base entity type plays no part in a read.
   readOne<Entity extends object>(entity: EntitySchema<Entity, any>, where: QBFilterQuery<Entity>, orderBy?: QueryOrderMap<Entity>): Promise<Entity | null>;
   close(): Promise<void>;
 }
@@ -109,6 +112,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     orm,
     dialect,
     em: () => orm.em.fork() as EntityManager,
+    // biome-ignore lint/suspicious/noExplicitAny: as in Store.readOne.
     readOne: async <Entity extends object>(entity: EntitySchema<Entity, any>, where: QBFilterQuery<Entity>, orderBy?: QueryOrderMap<Entity>) => {
       const query = (orm.em.fork() as EntityManager).createQueryBuilder(entity).select("*").where(where).limit(1);
       if (orderBy) query.orderBy(orderBy);

@@ -73,6 +73,7 @@ function Profile({ current }: { current: SessionWithUser }) {
         <FormAlert message={save.error ? errorMessage(save.error) : undefined} />
         {save.isSuccess && <FormAlert tone="success" message="Your profile has been saved." />}
         <div className="avatar-row">
+          {/* biome-ignore lint/a11y/noRedundantAlt: "profile picture" is what the image is (the account's picture), not a description of an image. */}
           {image ? <img className="avatar" src={image} alt="Your profile picture" width={64} height={64} /> : <div className="avatar placeholder" aria-hidden="true">{current.user.name.slice(0, 1).toUpperCase()}</div>}
           <div>
             <Field label="Profile picture (up to 4 MB)" name="image" type="file" accept="image/*" onChange={choose} error={imageError} />

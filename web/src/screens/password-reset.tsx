@@ -68,7 +68,9 @@ export function ResetPassword() {
   const reset = useMutation({
     mutationFn: () => api.resetPassword({ newPassword: password, token: token! }),
     // Used up: coming back to this screen later shows no form for it.
-    onSuccess: () => void (heldToken = undefined),
+    onSuccess: () => {
+      heldToken = undefined;
+    },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

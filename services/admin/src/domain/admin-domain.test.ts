@@ -166,7 +166,10 @@ describe("the last admin", () => {
       await held.reached;
       let queued!: () => void;
       const secondQueued = new Promise<void>((resolve) => (queued = resolve));
-      deps.store.withAdminChangeLock = (work) => (queued(), lock(work));
+      deps.store.withAdminChangeLock = (work) => {
+        queued();
+        return lock(work);
+      };
       const two = second();
       await secondQueued;
       for (let turn = 0; turn < 10; turn += 1) await new Promise((resolve) => setImmediate(resolve));

@@ -112,7 +112,11 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     now: () => new Date(now),
     users,
     sessionsByToken,
-    clock: { advance: (ms) => void (now += ms) },
+    clock: {
+      advance: (ms) => {
+        now += ms;
+      },
+    },
   };
 }
 

@@ -86,9 +86,18 @@ describe("a user an admin creates without a password (better-auth 1.7)", () => {
   function counted(deps: TestRegistry) {
     const calls = { hash: 0, verify: 0, verifyNone: 0 };
     const { hash, verify, verifyNone } = deps.passwords;
-    deps.passwords.hash = (...args) => (calls.hash++, hash(...args));
-    deps.passwords.verify = (...args) => (calls.verify++, verify(...args));
-    deps.passwords.verifyNone = (...args) => (calls.verifyNone++, verifyNone(...args));
+    deps.passwords.hash = (...args) => {
+      calls.hash++;
+      return hash(...args);
+    };
+    deps.passwords.verify = (...args) => {
+      calls.verify++;
+      return verify(...args);
+    };
+    deps.passwords.verifyNone = (...args) => {
+      calls.verifyNone++;
+      return verifyNone(...args);
+    };
     return calls;
   }
   const signIn = (deps: TestRegistry, email: string, password: string) => signInEmail(deps, { email, password, rememberMe: true, client: {} });

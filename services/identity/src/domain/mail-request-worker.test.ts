@@ -43,7 +43,12 @@ const deps = () => ({
   mail,
   log,
   sessions: { createSession: async () => ({}) as never, revokeUserSessions: async () => {}, forgetUser: async () => {}, forgetDeletedUser: async () => {}, usersMissingSnapshot: async () => [] },
-  mailRequests: { wake: (afterMs: number) => void (wakes++, wakeDelays.push(afterMs)) },
+  mailRequests: {
+    wake: (afterMs: number) => {
+      wakes++;
+      wakeDelays.push(afterMs);
+    },
+  },
   now: () => new Date(clock),
 });
 

@@ -151,7 +151,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     log: silent,
     now,
     providerTokens: providerTokenVault(SECRET),
-    advance: (ms) => void (clock += ms),
+    advance: (ms) => {
+      clock += ms;
+    },
     async processMailRequests() {
       clock += MAIL_REQUEST_DELAY_MS;
       await processDue(registry);

@@ -67,7 +67,7 @@ export function checkExtraFields(input: Record<string, unknown>, fields: Record<
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    if (!field || !field.input) continue;
+    if (!field?.input) continue;
     if (value === null || value === undefined) continue;
     if (typeof value !== field.type) throw new AuthError("VALIDATION_ERROR", `Invalid field ${quoted(name)}: expected ${field.type}`);
     out[name] = value;

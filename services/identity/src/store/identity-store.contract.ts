@@ -176,7 +176,7 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
     it("markEmailVerified changes an unverified user still at that address, once", async () => {
       const { user } = await created({ emailVerified: false });
       contractClock.at += 60_000;
-      expect(await store.markEmailVerified(user.id, "other-" + user.email)).toBeNull();
+      expect(await store.markEmailVerified(user.id, `other-${user.email}`)).toBeNull();
       const [first, second] = await Promise.all([store.markEmailVerified(user.id, user.email), store.markEmailVerified(user.id, user.email)]);
       expect([first, second].filter(Boolean)).toEqual([{ ...user, emailVerified: true, updatedAt: new Date(contractClock.at) }]);
       expect(await store.markEmailVerified(user.id, user.email)).toBeNull();

@@ -7,7 +7,7 @@ import { isTextOperator, type SearchOperator, type UserQuery, type UserRecord } 
 
 type Comparable = string | number | boolean | null;
 
-const valueOf = (user: UserRecord, field: string): Comparable => {
+const fieldValue = (user: UserRecord, field: string): Comparable => {
   const value = (user as unknown as Record<string, unknown>)[field];
   if (value instanceof Date) return value.getTime();
   return (value ?? null) as Comparable;
@@ -22,9 +22,9 @@ function textMatches(haystack: string, value: string, operator: SearchOperator):
 }
 
 export function matchesUserQuery(user: UserRecord, query: UserQuery): boolean {
-  if (query.search && !textMatches(String(valueOf(user, query.search.field) ?? ""), query.search.value, query.search.operator)) return false;
+  if (query.search && !textMatches(String(fieldValue(user, query.search.field) ?? ""), query.search.value, query.search.operator)) return false;
   if (query.filter) {
-    const actual = valueOf(user, query.filter.field);
+    const actual = fieldValue(user, query.filter.field);
     const { operator, value } = query.filter;
     if (actual === null || value === null) return false;
     if (Array.isArray(value)) {
@@ -50,8 +50,8 @@ export function compareUsers(query: UserQuery): (a: UserRecord, b: UserRecord) =
   const field = query.sort?.field ?? "createdAt";
   const sign = query.sort?.direction === "desc" ? -1 : 1;
   return (a, b) => {
-    const x = valueOf(a, field);
-    const y = valueOf(b, field);
+    const x = fieldValue(a, field);
+    const y = fieldValue(b, field);
     if (x !== y) {
       if (x === null) return sign;
       if (y === null) return -sign;

@@ -8,16 +8,16 @@ import { DeliveryFailure, type MailTransport, type OutgoingMail } from "./ports.
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** A transport that fails while `down`, records what it sent, and can be made slow. */
+/** A transport that fails while `down`, records what it sent, and can be made slow (each send yields to the event loop). */
 function fakeTransport() {
   const sent: OutgoingMail[] = [];
   const transport = {
     kind: "smtp" as const,
     down: false as false | "transient" | "permanent",
-    delayMs: 0,
+    slow: false,
     sent,
     async send(mail: OutgoingMail) {
-      if (transport.delayMs) await new Promise((resolve) => setTimeout(resolve, transport.delayMs));
+      if (transport.slow) await new Promise((resolve) => setImmediate(resolve));
       if (transport.down) throw new DeliveryFailure("refused", { permanent: transport.down === "permanent" });
       sent.push(mail);
     },
@@ -107,7 +107,7 @@ describe("deliverDue", () => {
 
   it("sends each message once when two workers run side by side", async () => {
     const { deps } = setup();
-    deps.transport.delayMs = 5;
+    deps.transport.slow = true;
     for (let i = 0; i < 25; i++) await deps.store.insert(aMessage({ nextAttemptAt: deps.now() }));
     for (let round = 0; round < 4; round++) await Promise.all([deliverDue(deps), deliverDue(deps)]);
     expect(deps.transport.sent).toHaveLength(25);

@@ -38,7 +38,7 @@ export function createMemoryNotificationStore(): NotificationStore {
     },
     async claim(id, seenAttempts, owner, now, leaseUntil) {
       const row = rows.get(id);
-      if (!row || row.status !== "pending" || row.attempts !== seenAttempts || !leaseFree(row, now)) return false;
+      if (row?.status !== "pending" || row.attempts !== seenAttempts || !leaseFree(row, now)) return false;
       Object.assign(row, { attempts: seenAttempts + 1, leaseUntil, leaseOwner: owner });
       return true;
     },

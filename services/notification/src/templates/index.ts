@@ -44,6 +44,7 @@ function isHttpUrl(value: string): boolean {
  * line breaks kept, it could lay out paragraphs of its own in the text body (a forged "Reset password:
  * https://evil.example" line above the real one), as HTML escaping alone does not prevent there.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose.
 const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /** Every variable as one line of text. */

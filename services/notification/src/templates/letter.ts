@@ -96,7 +96,7 @@ function composeText(letter: Letter, context: MailContext): string {
   blocks.push(...letter.outro);
   // "-- " is the conventional signature separator mail clients recognise.
   blocks.push(["-- ", context.appName, ...(context.footerUrl ? [context.footerUrl] : [])].join("\n"));
-  return blocks.join("\n\n") + "\n";
+  return `${blocks.join("\n\n")}\n`;
 }
 
 const paragraph = (text: string) => `<p style="margin:0 0 16px;line-height:1.5">${escapeHtml(text)}</p>`;

@@ -67,7 +67,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     providers: new Map([[provider.id, provider]]),
     now: () => new Date(clock),
     log: silent,
-    advance: (ms) => void (clock += ms),
+    advance: (ms) => {
+      clock += ms;
+    },
     provider,
     signedIn: [],
     linked: [],

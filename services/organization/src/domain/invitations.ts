@@ -95,7 +95,7 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
 /** The invitation, pending and unexpired, addressed to the caller. */
 async function requireOwnInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
   const invitation = await deps.store.findInvitation(id);
-  if (!invitation || invitation.status !== "pending" || invitation.expiresAt <= deps.now()) throw new AuthError("INVITATION_NOT_FOUND");
+  if (invitation?.status !== "pending" || invitation.expiresAt <= deps.now()) throw new AuthError("INVITATION_NOT_FOUND");
   if (invitation.email !== caller.email.toLowerCase()) throw new AuthError("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
   return invitation;
 }

@@ -40,7 +40,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     store: createMemoryOrganizationStore(),
     log: silent,
     now: () => new Date(clock),
-    advance: (ms) => void (clock += ms),
+    advance: (ms) => {
+      clock += ms;
+    },
     known: new Map(),
     userCalls: 0,
     sessionsByToken: new Map(),

@@ -167,7 +167,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     },
     async answerInvitation(id, status, { expiresAt, inviterId, actor, mail } = {}) {
       const found = invitations.get(id);
-      if (!found || found.status !== "pending") return false;
+      if (found?.status !== "pending") return false;
       checkActor(found.organizationId, actor);
       found.status = status;
       if (expiresAt) found.expiresAt = expiresAt;
@@ -177,7 +177,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     },
     async acceptInvitation(id, member, inviter) {
       const found = invitations.get(id);
-      if (!found || found.status !== "pending") return false;
+      if (found?.status !== "pending") return false;
       checkActor(found.organizationId, inviter);
       addMember(member);
       found.status = "accepted";

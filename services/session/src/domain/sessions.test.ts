@@ -23,7 +23,10 @@ async function signedIn(deps: TestRegistry, options: { rememberMe?: boolean; use
 function countStoreReads(deps: TestRegistry) {
   const counter = { reads: 0 };
   const findByToken = deps.store.findByToken.bind(deps.store);
-  deps.store.findByToken = (token) => (counter.reads++, findByToken(token));
+  deps.store.findByToken = (token) => {
+    counter.reads++;
+    return findByToken(token);
+  };
   return counter;
 }
 

@@ -24,7 +24,15 @@ export interface TestClock {
 
 export function testClock(start = T0): TestClock {
   let at = start;
-  return { now: () => at, advance: (ms) => void (at += ms), sleep: async (ms) => void (at += ms) };
+  return {
+    now: () => at,
+    advance: (ms) => {
+      at += ms;
+    },
+    sleep: async (ms) => {
+      at += ms;
+    },
+  };
 }
 
 /** A memory cache that refuses every command while `down` is set, as ioredis does with Redis unreachable. */

@@ -143,7 +143,7 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
 
     it("finds nothing by a token's lookup hash or by another session's token (the lookup is keyed on the token)", async () => {
       const session = await created();
-      const other = aSession({ id: session.id + "x" });
+      const other = aSession({ id: `${session.id}x` });
       expect(await store.findByToken(other.token)).toBeNull();
       expect(await store.findByToken(session.token.toUpperCase())).toBeNull();
       expect(await store.findByToken(session.token.slice(1))).toBeNull();
