@@ -150,7 +150,10 @@ describe("an impersonation session holds none of the user's own sessions", () =>
     const listed = await admin.c.get("/list-sessions");
     expect(listed.status).toBe(200);
     expect(listed.body).toHaveLength(2);
-    const handles: string[] = listed.body.map((s: { token: string; userId: string }) => (expect(s.userId).toBe(user.id), s.token));
+    const handles: string[] = listed.body.map((s: { token: string; userId: string }) => {
+      expect(s.userId).toBe(user.id);
+      return s.token;
+    });
     for (const handle of handles) {
       expect(handle).toMatch(/^sh1\./);
       for (const token of tokens) expect(handle).not.toContain(token);

@@ -11,7 +11,7 @@ export const IMAGE_MAX_LENGTH = 2048;
  * A base64 raster image; never SVG (an SVG can carry script) nor any other media type. The slash in the class
  * is escaped: vite's import scanner misreads the file otherwise (zod resolved to another copy in tests).
  */
-const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+\/]+={0,2}$/;
+const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+={0,2}$/;
 
 /**
  * Why an image is refused, or undefined when it is safe in an <img src>: an https: URL or a base64 PNG, JPEG,
@@ -20,6 +20,7 @@ const RASTER_DATA_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+\/
  */
 export function imageProblem(image: string): string | undefined {
   if (image.length > IMAGE_MAX_LENGTH) return `at most ${IMAGE_MAX_LENGTH} characters`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this pattern's purpose.
   if (/[\u0000-\u0020\u007f-\u009f]/.test(image)) return "must not contain spaces or control characters";
   if (image.startsWith("data:")) return RASTER_DATA_URL.test(image) ? undefined : "a data URL must be a base64 PNG, JPEG, WebP or GIF image";
   const url = URL.parse(image);

@@ -73,6 +73,7 @@ const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}\b/g;
  */
 export function shownName(value: string): string {
   const plain = value
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is this pattern's purpose.
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
     .replace(INVISIBLE, "")
     .replace(SCHEME, "")

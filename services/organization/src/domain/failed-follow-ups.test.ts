@@ -21,7 +21,9 @@ function identityDownFrom(deps: TestRegistry, nth: number) {
     if (++calls >= nth) throw unavailable();
     return getUsers(ids, emails);
   };
-  return () => void (deps.users.getUsers = getUsers);
+  return () => {
+    deps.users.getUsers = getUsers;
+  };
 }
 
 /** Makes one session service method fail until restored. */
@@ -30,7 +32,9 @@ function sessionsDown(deps: TestRegistry, method: "setActiveOrganization" | "cle
   deps.sessions[method] = async () => {
     throw unavailable();
   };
-  return () => void (deps.sessions[method] = original as never);
+  return () => {
+    deps.sessions[method] = original as never;
+  };
 }
 
 async function withMember(deps: TestRegistry) {

@@ -63,7 +63,11 @@ describe("members", () => {
     const calls: string[] = [];
     const store = deps.store as unknown as Record<string, unknown>;
     for (const [name, method] of Object.entries(store)) {
-      if (typeof method === "function") store[name] = (...args: unknown[]) => (calls.push(name), (method as (...a: unknown[]) => unknown).apply(deps.store, args));
+      if (typeof method === "function")
+        store[name] = (...args: unknown[]) => {
+          calls.push(name);
+          return (method as (...a: unknown[]) => unknown).apply(deps.store, args);
+        };
     }
     const workFor = async (email: string) => {
       calls.length = 0;
