@@ -2,6 +2,7 @@
  * Builds the session service's dependencies once: config, store, cache, clock. It calls no other service
  * (identity pushes users to it: docs/decisions.md, call graph).
  */
+import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { tokenVault } from "@auth-platform/runtime/session-token";
@@ -23,6 +24,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
     config,
     store,
     cache,
+    cacheMac: cacheMac(config.secret),
     tokens,
     lease,
     log,

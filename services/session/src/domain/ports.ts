@@ -1,4 +1,5 @@
 /** What the session domain needs from outside itself. */
+import type { CacheMac } from "@auth-platform/runtime/cache-mac";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
@@ -10,6 +11,8 @@ export interface Registry {
   config: SessionConfig;
   store: SessionStore;
   cache: KeyValue;
+  /** Signs the cache entries this service writes and checks those it reads (AUTH_SECRET-derived key). */
+  cacheMac: CacheMac;
   /** Keyed hash (cache and store lookups) and sealing of tokens, from AUTH_SECRET. */
   tokens: TokenVault;
   /** The cache lease this replica keeps; a revocation or forget Redis could not take waits it out. */

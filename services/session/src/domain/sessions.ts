@@ -17,6 +17,7 @@ import {
   type CachedUser,
   forgetCachedSession,
   readCachedSessionForFill,
+  type RefusedRecord,
   revokeCachedSession,
   writeCachedSession,
 } from "@auth-platform/runtime/session-cache";
@@ -25,7 +26,7 @@ import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "tokens" | "lease" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -118,9 +119,9 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Cach
 }
 
 /** Fills the cache unless a forget changed the session's generation since `generation` was read. */
-async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log" | "now">, token: string, cached: CachedSession, generation: string | null): Promise<void> {
+async function fillCache(deps: Pick<Deps, "cache" | "cacheMac" | "tokens" | "log" | "now">, token: string, cached: CachedSession, generation: string | null): Promise<void> {
   try {
-    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached, generation, deps.now().getTime());
+    await writeCachedSession(deps.cache, deps.cacheMac, deps.tokens.lookup(token), cached, generation, deps.now().getTime());
   } catch (error) {
     deps.log.warn("session cache write failed", { error });
   }
@@ -138,7 +139,10 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   // The generation read before the store: a fill must present it (undefined: the cache failed, no fill).
   let generation: string | null | undefined;
   try {
-    ({ cached, generation } = await readCachedSessionForFill(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime()));
+    let refused: RefusedRecord | null;
+    ({ cached, generation, refused } = await readCachedSessionForFill(deps.cache, deps.cacheMac, { token, lookup: deps.tokens.lookup(token) }, now.getTime()));
+    // Written by someone without AUTH_SECRET (or moved from another key): the store answers, and the fill below replaces it.
+    if (refused) deps.log.warn("session cache entry refused: its MAC does not hold (written without AUTH_SECRET, or moved); reading the store", { reason: refused });
   } catch (error) {
     deps.log.warn("session cache read failed; reading the store", { error });
   }

@@ -3,6 +3,7 @@
  * fail like an unreachable Redis, a clock the test moves (shared by the cache, the store and the lease),
  * and a fake of the identity service that serves users by id.
  */
+import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
@@ -58,6 +59,7 @@ export interface TestRegistry extends Registry {
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
+export const mac = cacheMac("session-domain-secret-0123456789-0123456789");
 
 /** A registry whose lease the test drives (tick) and whose waits move the test clock. */
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
@@ -72,6 +74,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     config,
     store,
     cache,
+    cacheMac: mac,
     tokens: vault,
     lease,
     clock,
