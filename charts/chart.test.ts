@@ -415,13 +415,13 @@ describe("with default values (and the required config.baseUrl)", () => {
     const gateway = gatewayConfig(of("gateway"));
     expect(gateway).toMatchObject({ baseUrl: "https://auth.example.com/api/auth", devMailbox: false, secretIsDefault: false });
     expect(gateway.notificationServiceUrl).toBe(env.NOTIFICATION_SERVICE_URL);
-    expect(gateway.redisUrl).toBe(REQUIRED.redis.url);
+    expect(gateway.redis?.url).toBe(REQUIRED.redis.url);
     const identity = identityConfig(of("identity"));
     expect(identity).toMatchObject({ notificationServiceUrl: env.NOTIFICATION_SERVICE_URL, secret: secretEnv.AUTH_SECRET });
     expect(identity.databaseUrl).toBe("postgres://auth@postgresql:5432/identity");
     expect(sessionConfig(of("session"))).toMatchObject({
       databaseUrl: "postgres://auth@postgresql:5432/session",
-      redisUrl: REQUIRED.redis.url,
+      redis: { url: REQUIRED.redis.url },
     });
     expect(of("session").AUTH_SECRET).toBe(secretEnv.AUTH_SECRET);
     expect(notificationConfig(of("notification"))).toMatchObject({ smtpUrl: undefined, databaseUrl: "postgres://auth@postgresql:5432/notification" });

@@ -1,17 +1,18 @@
 /** The session service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { type RedisConnection, redisFromEnv } from "@auth-platform/runtime/redis-connection";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   SESSION_PORT: env.port(50052),
   SESSION_DATABASE_URL: z.string().min(1).default("file:data/session.db"),
-  REDIS_URL: env.optionalUrl(),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
   SESSION_CACHE_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
+  NODE_ENV: z.string().default("development"),
 });
 
 export interface SessionConfig {
@@ -20,7 +21,8 @@ export interface SessionConfig {
   /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
   grpc: GrpcServerSettings;
   databaseUrl: string;
-  redisUrl?: string;
+  /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
+  redis?: RedisConnection;
   redisKeyPrefix: string;
   expiresInSeconds: number;
   updateAgeSeconds: number;
@@ -29,6 +31,8 @@ export interface SessionConfig {
   secretIsDefault: boolean;
   /** How long one cache lease lasts; a revocation Redis cannot take waits this long (plus a margin). */
   cacheLeaseMs: number;
+  /** NODE_ENV=production: a Redis without credentials or TLS is warned about at start. */
+  production: boolean;
 }
 
 /** SPEC.md §9: rememberMe false gives a one-day session. */
@@ -42,12 +46,13 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     port: c.SESSION_PORT,
     grpc: grpcServerFromEnv(source),
     databaseUrl: c.SESSION_DATABASE_URL,
-    redisUrl: c.REDIS_URL,
+    redis: redisFromEnv(source),
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     expiresInSeconds: c.SESSION_EXPIRES_IN,
     updateAgeSeconds: c.SESSION_UPDATE_AGE,
     secret,
     secretIsDefault: isDefault,
     cacheLeaseMs: c.SESSION_CACHE_LEASE_MS,
+    production: c.NODE_ENV === "production",
   };
 }
