@@ -80,11 +80,12 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)("the cache's client on a Redis with TLS
     writeFileSync(otherCa, (await issueCertificateAuthority({ name: "another-ca" })).certPem);
     writeFileSync(join(dir, "redis.crt"), certificate.certPem);
     writeFileSync(join(dir, "redis.key"), certificate.keyPem);
-    // TLS only (no plaintext port), no client certificates; the default user off, one ACL user with a password.
+    // TLS only (no plaintext port), no client certificates; the default user off, one ACL user with a
+    // password, limited as docs/configuration.md suggests (its key prefix, no flush, no KEYS).
     server = await startRedisServer({
       args: (tlsPort) => [
         "--port", "0", "--tls-port", String(tlsPort), "--tls-cert-file", join(dir, "redis.crt"), "--tls-key-file", join(dir, "redis.key"),
-        "--tls-ca-cert-file", ca, "--tls-auth-clients", "no", "--user", "default", "off", "--user", "auth", "on", `>${password}`, "~*", "&*", "+@all",
+        "--tls-ca-cert-file", ca, "--tls-auth-clients", "no", "--user", "default", "off", "--user", "auth", "on", `>${password}`, "~tls-test:*", "+@all", "-@dangerous", "+info",
       ],
     });
     port = server.port;
@@ -98,7 +99,8 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)("the cache's client on a Redis with TLS
     try {
       if (!(await kv.ready(1_000))) return false;
       await kv.set("probe", "1", 10_000);
-      return (await kv.get("probe")) === "1";
+      // The rate limiter's script runs under the ACL user too.
+      return (await kv.get("probe")) === "1" && (await kv.hit("hits", 10_000)).count >= 1;
     } catch {
       return false;
     } finally {
