@@ -43,6 +43,21 @@ describe("cache record MAC", () => {
     }
   });
 
+  it("after verifying a record, still refuses any other bytes, MAC or key (what it remembers is exactly what it checked)", () => {
+    const remembering = cacheMac(SECRET);
+    const signed = remembering.sign(KEY, RECORD);
+    for (let i = 0; i < 3; i++) expect(remembering.verify(KEY, RECORD, signed)).toBe(true);
+    expect(remembering.verify(KEY, RECORD.replace('"role":"user"', '"role":"admin"'), signed)).toBe(false);
+    expect(remembering.verify(KEY, RECORD, `${signed.slice(0, -1)}A`)).toBe(false);
+    expect(remembering.verify("session:another", RECORD, signed)).toBe(false);
+    // Another secret's instance remembers nothing of this one.
+    expect(cacheMac(OTHER).verify(KEY, RECORD, signed)).toBe(false);
+    // Still verified after thousands of other keys pushed it out of what is remembered.
+    for (let i = 0; i < 3_000; i++) remembering.verify(`session:${i}`, RECORD, remembering.sign(`session:${i}`, RECORD));
+    expect(remembering.verify(KEY, RECORD, signed)).toBe(true);
+    expect(remembering.verify(KEY, `${RECORD} `, signed)).toBe(false);
+  });
+
   it("is HMAC-SHA256 under the HKDF key of its own purpose, not the secret nor another purpose's key", () => {
     const key = deriveKey(SECRET, CACHE_MAC_PURPOSE);
     const expected = createHmac("sha256", key).update(KEY).update("\0").update(RECORD).digest("base64url");
