@@ -1,6 +1,8 @@
 // The Helm chart: lint, render with default and overridden values, validate every object against the
 // Kubernetes schemas, and check what a user depends on (security, probes, wiring, secrets).
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_FLAGS, PROCESS_ENV } from "../deploy/processes.js";
 import { gatewayConfig } from "../gateway/src/config.js";
@@ -72,9 +74,9 @@ const CALLERS: Record<Component, Component[]> = {
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
-  gateway: { AUTH_SECRET: false, REDIS_URL: true },
+  gateway: { AUTH_SECRET: false, REDIS_URL: true, REDIS_USERNAME: true, REDIS_PASSWORD: true },
   identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false, IDENTITY_TWO_FACTOR_KEYS: true },
-  session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true },
+  session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true, REDIS_USERNAME: true, REDIS_PASSWORD: true },
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
   organization: { ORGANIZATION_DATABASE_URL: false },
   admin: { ADMIN_DATABASE_URL: false },
@@ -415,13 +417,13 @@ describe("with default values (and the required config.baseUrl)", () => {
     const gateway = gatewayConfig(of("gateway"));
     expect(gateway).toMatchObject({ baseUrl: "https://auth.example.com/api/auth", devMailbox: false, secretIsDefault: false });
     expect(gateway.notificationServiceUrl).toBe(env.NOTIFICATION_SERVICE_URL);
-    expect(gateway.redisUrl).toBe(REQUIRED.redis.url);
+    expect(gateway.redis?.url).toBe(REQUIRED.redis.url);
     const identity = identityConfig(of("identity"));
     expect(identity).toMatchObject({ notificationServiceUrl: env.NOTIFICATION_SERVICE_URL, secret: secretEnv.AUTH_SECRET });
     expect(identity.databaseUrl).toBe("postgres://auth@postgresql:5432/identity");
     expect(sessionConfig(of("session"))).toMatchObject({
       databaseUrl: "postgres://auth@postgresql:5432/session",
-      redisUrl: REQUIRED.redis.url,
+      redis: { url: REQUIRED.redis.url },
       cacheStaleServeSeconds: 300,
     });
     expect(of("session").AUTH_SECRET).toBe(secretEnv.AUTH_SECRET);
@@ -1083,6 +1085,63 @@ describe("invalid values", () => {
     // One replica, or Redis from an existing Secret, renders.
     expect(() => renderValuesText(merge(withoutRedis, { session: { autoscaling: { enabled: false }, replicaCount: 1 } }))).not.toThrow();
     expect(() => renderValuesText(merge(withoutRedis, { secret: { existingSecret: "auth-secrets" } }))).not.toThrow();
+  });
+});
+
+describe("Redis over TLS with an ACL user (the session cache is an authorisation input)", () => {
+  const values = { redis: { url: "rediss://redis.example.internal:6380/0", username: "auth", password: "sentinel-redis-acl-password", tls: { caSecret: "redis-ca", caKey: "ca.pem" } } };
+  const objects = render(values);
+  const secretEnv = decoded(single(objects, "Secret"));
+  const env = single(objects, "ConfigMap").data as Record<string, string>;
+
+  it("renders objects that match the Kubernetes schemas", () => {
+    expectSchemaValid(objects);
+  });
+
+  it("keeps the user and password in the Secret, and gives them only to the gateway and the session service", () => {
+    expect(secretEnv).toMatchObject({ REDIS_URL: values.redis.url, REDIS_USERNAME: "auth", REDIS_PASSWORD: values.redis.password });
+    expect(renderText(values)).not.toContain(values.redis.password);
+    for (const name of NAMES) {
+      const keys = [...envOf(containerOf(one(objects, "Deployment", name))).values()].flatMap((e) => e.valueFrom?.secretKeyRef?.key ?? []);
+      expect(keys.includes("REDIS_PASSWORD"), name).toBe(name === "gateway" || name === "session");
+    }
+  });
+
+  it("mounts the CA Secret's key into the gateway and session pods only, and both processes accept the result", () => {
+    for (const name of NAMES) {
+      const deployment = one(objects, "Deployment", name);
+      const container = containerOf(deployment);
+      const mount = container.volumeMounts?.find((m: { name: string }) => m.name === "redis-tls");
+      const file = envOf(container).get("REDIS_TLS_CA_FILE")?.value;
+      if (name !== "gateway" && name !== "session") {
+        expect(mount, name).toBeUndefined();
+        expect(file, name).toBeUndefined();
+        continue;
+      }
+      expect(mount).toMatchObject({ mountPath: "/etc/auth-platform/redis-tls", readOnly: true });
+      expect(file).toBe("/etc/auth-platform/redis-tls/ca.crt");
+      expect(deployment.spec.template.spec.volumes).toContainEqual({ name: "redis-tls", secret: { secretName: "redis-ca", items: [{ key: "ca.pem", path: "ca.crt" }], defaultMode: 288 } });
+    }
+    // The CA file exists only in the pod: the processes read their own environment with a readable one.
+    const dir = mkdtempSync(join(tmpdir(), "chart-redis-ca-"));
+    try {
+      writeFileSync(join(dir, "ca.crt"), "CA");
+      const of = (name: Component) => ({ ...componentEnv(one(objects, "Deployment", name), env, secretEnv), REDIS_TLS_CA_FILE: join(dir, "ca.crt") });
+      const expected = { url: values.redis.url, username: "auth", password: values.redis.password, ca: "CA" };
+      expect(gatewayConfig(of("gateway")).redis).toEqual(expected);
+      expect(sessionConfig(of("session")).redis).toEqual(expected);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ["a CA for a plaintext redis:// URL", { redis: { url: "redis://redis:6379", tls: { caSecret: "redis-ca" } } }, /redis\.tls\.caSecret needs a rediss:\/\/ redis\.url/],
+    ["a user without password", { redis: { username: "auth" } }, /redis\.username needs redis\.password/],
+    ["credentials in the URL and apart", { redis: { url: "rediss://:pw@redis:6380", password: "other" } }, /redis\.url already holds credentials/],
+    ["a CA Secret name that is not a name", { redis: { url: "rediss://redis:6380", tls: { caSecret: "Redis_CA" } } }, /caSecret/],
+  ])("refuses %s", (_, override, message) => {
+    expect(() => renderText(override)).toThrow(message);
   });
 });
 

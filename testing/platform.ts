@@ -124,7 +124,7 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
   const log = createLogger("gateway", config.logLevel, writeTo(logs));
   await certificatesReady(config.grpcTls);
   const clients = createClients(config);
-  const counters: KeyValue = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  const counters: KeyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
   await counters.ready();
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
   const server = gatewayServer(app, config.timeouts);

@@ -41,11 +41,13 @@ async function waitForPort(port: number, up: boolean, timeoutMs = 10_000): Promi
   }, timeoutMs);
 }
 
-export async function startRedisServer(options: { persist?: boolean } = {}): Promise<TestRedisServer> {
+/** `args`: more redis-server arguments (later ones win), e.g. TLS on the port instead of plaintext, or ACL users. */
+export async function startRedisServer(options: { persist?: boolean; args?: (port: number) => string[] } = {}): Promise<TestRedisServer> {
   const [port] = await freePorts(1);
   const dir = mkdtempSync(join(tmpdir(), "auth-test-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--logfile", ""];
   args.push(...(options.persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]));
+  args.push(...(options.args?.(port!) ?? []));
   let child: ChildProcess | undefined;
   const running = () => !!child && child.exitCode === null && child.signalCode === null;
   const start = async () => {

@@ -52,14 +52,23 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("etag", false);
 
   const jar = cookieJar(config.cookiePrefix, config.baseUrl?.startsWith("https:") ?? false);
+  const events = deps.events ?? securityEventReporter(deps.clients.admin, log);
   const routeDeps: RouteDeps = {
     clients: deps.clients,
     jar,
     secret: config.secret,
     appUrl: config.appUrl,
     log,
-    events: deps.events ?? securityEventReporter(deps.clients.admin, log),
-    sessions: sessionResolver({ clients: deps.clients, jar, secret: config.secret, sharedCache: deps.sharedSessionCache, log }),
+    events,
+    sessions: sessionResolver({
+      clients: deps.clients,
+      jar,
+      secret: config.secret,
+      sharedCache: deps.sharedSessionCache,
+      log,
+      // Someone wrote to Redis without AUTH_SECRET (docs/configuration.md, "Redis"): the audit log shows when and from which request.
+      onRefusedEntry: (req, reason) => events.report({ action: "session-cache.entry-refused", outcome: "failure", ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, details: { reason } }),
+    }),
   };
 
   const api = express.Router();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TRUSTED_PROXIES } from "./http/client-ip.js";
+import { sessionConfig } from "../../services/session/src/config.js";
 import { gatewayConfig } from "./config.js";
 
 const SECRET = { AUTH_SECRET: "test-secret-0123456789-0123456789-0123456789" };
@@ -32,5 +33,19 @@ describe("gatewayConfig: bind address, request bounds and client IP", () => {
     expect(gatewayConfig(SECRET).clientIpHeaders).toEqual([]);
     expect(gatewayConfig({ ...SECRET, AUTH_CLIENT_IP_HEADERS: "CF-Connecting-IP, x-real-ip" }).clientIpHeaders).toEqual(["CF-Connecting-IP", "x-real-ip"]);
     expect(() => gatewayConfig({ ...SECRET, AUTH_CLIENT_IP_HEADERS: "x-real-ip,bad header" })).toThrow(/AUTH_CLIENT_IP_HEADERS/);
+  });
+});
+
+describe("gatewayConfig and sessionConfig: Redis credentials and TLS", () => {
+  // Both processes read the shared cache: each reads the same settings through its own config loader.
+  const loaders = { gateway: gatewayConfig, session: sessionConfig };
+
+  it.each(Object.keys(loaders) as Array<keyof typeof loaders>)("%s reads REDIS_URL, REDIS_USERNAME and REDIS_PASSWORD, and refuses what cannot work", (name) => {
+    const load = loaders[name];
+    expect(load(SECRET).redis).toBeUndefined();
+    expect(load({ ...SECRET, REDIS_URL: "rediss://redis:6380", REDIS_USERNAME: "auth", REDIS_PASSWORD: "pw" }).redis).toEqual({ url: "rediss://redis:6380", username: "auth", password: "pw" });
+    expect(() => load({ ...SECRET, REDIS_URL: "https://redis:6380" })).toThrow(/REDIS_URL: must start with redis:\/\/ or rediss:\/\//);
+    expect(() => load({ ...SECRET, REDIS_URL: "redis://redis:6379", REDIS_TLS_CA_FILE: "/etc/redis/ca.crt" })).toThrow(/REDIS_TLS_CA_FILE: only with a rediss:\/\//);
+    expect(load({ ...SECRET, NODE_ENV: "production", GRPC_INSECURE: "true" }).production).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 /** The gateway's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { type RedisConnection, redisFromEnv } from "@auth-platform/runtime/redis-connection";
 import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import { DEFAULT_TRUSTED_PROXIES, trustedProxyList } from "./http/client-ip.js";
 
@@ -45,7 +46,6 @@ const schema = z.object({
     }),
   AUTH_CLIENT_IP_HEADERS: env.list().pipe(z.array(z.string().regex(/^[A-Za-z0-9-]+$/, "must be header names"))),
   AUTH_COOKIE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("better-auth"),
-  REDIS_URL: env.optionalUrl(),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   RATE_LIMIT_ENABLED: env.bool(true),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(10),
@@ -79,7 +79,8 @@ export interface GatewayConfig {
   /** Single-value client-IP headers believed from a trusted proxy (AUTH_CLIENT_IP_HEADERS). */
   clientIpHeaders: string[];
   cookiePrefix: string;
-  redisUrl?: string;
+  /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
+  redis?: RedisConnection;
   redisKeyPrefix: string;
   rateLimit: { enabled: boolean; default: RateLimitRule; rules: Record<string, RateLimitRule> };
   bodyLimit: string;
@@ -95,6 +96,8 @@ export interface GatewayConfig {
   grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
   devMailbox: boolean;
+  /** NODE_ENV=production: a Redis without credentials or TLS is warned about at start. */
+  production: boolean;
   /** Port of the Prometheus /metrics endpoint (METRICS_PORT), bound on `host`, never under the base path. */
   metricsPort?: number;
 }
@@ -115,7 +118,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     trustedProxies: c.AUTH_TRUSTED_PROXIES,
     clientIpHeaders: c.AUTH_CLIENT_IP_HEADERS,
     cookiePrefix: c.AUTH_COOKIE_PREFIX,
-    redisUrl: c.REDIS_URL,
+    redis: redisFromEnv(source),
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     rateLimit: {
       enabled: c.RATE_LIMIT_ENABLED,
@@ -133,6 +136,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     oauthServiceUrl: c.OAUTH_SERVICE_URL,
     grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
+    production: c.NODE_ENV === "production",
     metricsPort: c.METRICS_PORT,
   };
 }

@@ -3,6 +3,7 @@ import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { closeHttpServer } from "@auth-platform/runtime/http-close";
 import { createLogger } from "@auth-platform/runtime/log";
+import { redisWarnings } from "@auth-platform/runtime/redis-connection";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { closeOnSignals, runMain } from "@auth-platform/runtime/main";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
@@ -28,9 +29,10 @@ runMain("gateway", async () => {
   if (grpcWarning) log.warn(grpcWarning);
   await certificatesReady(config.grpcTls);
   const clients = createClients(config);
-  const counters = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
+  const counters = createKeyValue(config.redis, log, config.redisKeyPrefix);
   // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts).
-  const queue = config.redisUrl ? redisEventQueue(config.redisUrl, config.redisKeyPrefix, clients.admin, log) : undefined;
+  const queue = config.redis ? redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
   await Promise.all([counters.ready(), queue?.ready()]);
   const events = securityEventReporter(clients.admin, log, { queue });
   const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log, events });

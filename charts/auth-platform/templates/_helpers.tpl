@@ -87,6 +87,26 @@ secret.existingSecret, which the chart cannot read.)
 {{- if and $several (not .Values.redis.url) (not .Values.secret.existingSecret) }}
 {{- fail "redis.url is required when the session service runs more than one replica (session.replicaCount > 1 or session.autoscaling.enabled): without a shared cache a revoked session stays valid on the other replicas. Set redis.url, put REDIS_URL in secret.existingSecret, or run one session replica with autoscaling off." }}
 {{- end }}
+{{- include "auth-platform.checkRedis" . }}
+{{- end }}
+
+{{/*
+Refuses Redis settings the gateway and the session service would refuse at start (runtime/redis-connection.ts),
+as far as the chart can see them (not inside secret.existingSecret).
+*/}}
+{{- define "auth-platform.checkRedis" -}}
+{{- $redis := .Values.redis }}
+{{- if and $redis.tls.caSecret $redis.url (not (hasPrefix "rediss://" $redis.url)) }}
+{{- fail "redis.tls.caSecret needs a rediss:// redis.url: the CA only serves a TLS connection" }}
+{{- end }}
+{{- if not .Values.secret.existingSecret }}
+{{- if and $redis.username (not $redis.password) }}
+{{- fail "redis.username needs redis.password: an ACL user signs in with its password" }}
+{{- end }}
+{{- if and (or $redis.username $redis.password) (regexMatch "^rediss?://[^/@]*@" $redis.url) }}
+{{- fail "redis.username / redis.password: redis.url already holds credentials (give them in one place)" }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*

@@ -95,6 +95,11 @@ The container environment a component needs besides the ConfigMap: the secret ke
   value: "glibc.malloc.hugetlb=1"
 {{- end }}
 {{- end }}
+{{- if include "auth-platform.redisCa" . }}
+# The CA of the Redis server's certificate (redis.tls.caSecret), mounted below.
+- name: REDIS_TLS_CA_FILE
+  value: {{ printf "%s/ca.crt" (include "auth-platform.redisCaDir" $root) | quote }}
+{{- end }}
 {{- if $root.Values.metrics.enabled }}
 - name: METRICS_PORT
   value: {{ $root.Values.metrics.port | int64 | quote }}
@@ -105,6 +110,15 @@ The container environment a component needs besides the ConfigMap: the secret ke
 {{- end }}
 
 {{/*
+Whether a component reads Redis and is given the CA of its server (redis.tls.caSecret): gateway and session.
+*/}}
+{{- define "auth-platform.redisCa" -}}
+{{- if and .root.Values.redis.tls.caSecret (has .component (list "gateway" "session")) }}true{{ end }}
+{{- end }}
+
+{{- define "auth-platform.redisCaDir" -}}/etc/auth-platform/redis-tls{{- end }}
+
+{{/*
 Whether a component has a database of its own (and so a migration Job).
 */}}
 {{- define "auth-platform.hasDatabase" -}}
@@ -113,12 +127,14 @@ Whether a component has a database of its own (and so a migration Job).
 
 {{/*
 Secret keys each process reads, as <key>: <optional>. Optional keys may be missing from
-secret.existingSecret (REDIS_URL, SMTP_URL, IDENTITY_TWO_FACTOR_KEYS) and are left out of the chart's Secret when not set.
+secret.existingSecret (the REDIS_* keys, SMTP_URL, IDENTITY_TWO_FACTOR_KEYS) and are left out of the chart's Secret when not set.
 */}}
 {{- define "auth-platform.secretKeys" -}}
 {{- if eq .component "gateway" }}
 AUTH_SECRET: false
 REDIS_URL: true
+REDIS_USERNAME: true
+REDIS_PASSWORD: true
 {{- else if eq .component "identity" }}
 AUTH_SECRET: false
 IDENTITY_DATABASE_URL: false
@@ -127,6 +143,8 @@ IDENTITY_TWO_FACTOR_KEYS: true
 AUTH_SECRET: false
 SESSION_DATABASE_URL: false
 REDIS_URL: true
+REDIS_USERNAME: true
+REDIS_PASSWORD: true
 {{- else if eq .component "notification" }}
 NOTIFICATION_DATABASE_URL: false
 SMTP_URL: true
@@ -265,6 +283,11 @@ spec:
               mountPath: {{ include "auth-platform.tlsDir" $root }}
               readOnly: true
             {{- end }}
+            {{- if include "auth-platform.redisCa" $ctx }}
+            - name: redis-tls
+              mountPath: {{ include "auth-platform.redisCaDir" $root }}
+              readOnly: true
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
@@ -274,6 +297,15 @@ spec:
           secret:
             secretName: {{ include "auth-platform.tlsSecretName" $ctx }}
             # 0440: readable by the pod's group (fsGroup), not by others.
+            defaultMode: 288
+        {{- end }}
+        {{- if include "auth-platform.redisCa" $ctx }}
+        - name: redis-tls
+          secret:
+            secretName: {{ $root.Values.redis.tls.caSecret }}
+            items:
+              - key: {{ $root.Values.redis.tls.caKey }}
+                path: ca.crt
             defaultMode: 288
         {{- end }}
       {{- with $root.Values.nodeSelector }}

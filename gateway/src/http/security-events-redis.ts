@@ -19,6 +19,7 @@ import { Redis } from "ioredis";
 import { type AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId } from "@auth-platform/runtime/random";
+import { redisClientOptions, type RedisConnection } from "@auth-platform/runtime/redis-connection";
 import { type EventQueue, memoryEventQueue, recordEvent, retryDelay } from "./security-events.js";
 
 /** The stream's key under REDIS_KEY_PREFIX (as the rate limiter's `rate:` keys). */
@@ -73,7 +74,9 @@ export interface RedisEventQueue extends EventQueue {
   ready(timeoutMs?: number): Promise<boolean>;
 }
 
-export function redisEventQueue(url: string, prefix: string, admin: AdminServiceClient, log: Logger, options: RedisEventQueueOptions = {}): RedisEventQueue {
+export function redisEventQueue(connection: RedisConnection | string, prefix: string, admin: AdminServiceClient, log: Logger, options: RedisEventQueueOptions = {}): RedisEventQueue {
+  const { url, ...rest } = typeof connection === "string" ? { url: connection } : connection;
+  const credentials = redisClientOptions({ url, ...rest });
   const key = `${prefix}${STREAM_KEY}`;
   const firstRetryMs = options.firstRetryMs; // undefined: the memory queue's (retryDelay's default)
   const streamLimit = options.streamLimit ?? STREAM_LIMIT;
@@ -85,8 +88,8 @@ export function redisEventQueue(url: string, prefix: string, admin: AdminService
   const memory = memoryEventQueue(admin, log, { firstRetryMs });
   // No keyPrefix: ioredis does not prefix the key of XGROUP and XINFO, so every command names `key` in full.
   // Offline commands fail at once (a report then goes to memory) instead of waiting for a reconnection.
-  const commands = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
-  const reader = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: blockMs + COMMAND_TIMEOUT_MS });
+  const commands = new Redis(url, { ...credentials, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
+  const reader = new Redis(url, { ...credentials, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: blockMs + COMMAND_TIMEOUT_MS });
   // The key-value store's connection already logs Redis going away and coming back.
   commands.on("error", () => undefined);
   reader.on("error", () => undefined);

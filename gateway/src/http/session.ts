@@ -1,15 +1,17 @@
 /**
  * Finds the caller's session: a bearer token or the signed cookie. With Redis shared with the session
  * service, a warm session is read straight from the cache under the token's keyed hash (one HMAC, one
- * MGET, no gRPC hop, no SQL), and the HTTP JSON is built from the session service's cache record; a miss, a
- * session due for refresh, a cache without its lease, or a cache failure asks the session service.
+ * MGET, one HMAC to check the entry's MAC, no gRPC hop, no SQL), and the HTTP JSON is built from the session
+ * service's cache record; a miss, a session due for refresh, a cache without its lease, an entry whose MAC
+ * does not hold (reported as a security event), or a cache failure asks the session service.
  */
 import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
+import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { call } from "@auth-platform/runtime/rpc";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
-import { readCachedSession } from "@auth-platform/runtime/session-cache";
+import { readCachedSession, type RefusedRecord } from "@auth-platform/runtime/session-cache";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import type { Clients } from "../clients.js";
 import { type CookieJar, parseCookies, unsign } from "./cookies.js";
@@ -32,8 +34,12 @@ export interface SessionResolver {
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret: string; sharedCache?: KeyValue; log: Logger }): SessionResolver {
+/** Told of a shared cache entry refused for its MAC, for the request that read it (a security event). */
+export type RefusedCacheEntry = (req: Request, reason: RefusedRecord) => void;
+
+export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret: string; sharedCache?: KeyValue; log: Logger; onRefusedEntry?: RefusedCacheEntry }): SessionResolver {
   const { lookup } = tokenLookup(deps.secret);
+  const mac = cacheMac(deps.secret);
   const tokenOf = (req: Request): string | null => {
     const bearer = BEARER.exec(req.headers.authorization ?? "")?.[1];
     if (bearer) return bearer.includes(".") ? unsign(bearer, deps.secret) : bearer;
@@ -46,7 +52,11 @@ export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret
     if (!token) return null;
     if (deps.sharedCache) {
       try {
-        const cached = await readCachedSession(deps.sharedCache, { token, lookup: lookup(token) });
+        const { cached, refused } = await readCachedSession(deps.sharedCache, mac, { token, lookup: lookup(token) });
+        if (refused) {
+          deps.log.warn("session cache entry refused: its MAC does not hold (written without AUTH_SECRET, or moved); asking the session service", { reason: refused });
+          deps.onRefusedEntry?.(req, refused);
+        }
         if (cached === "revoked") return null;
         if (cached && (options.disableRefresh || Date.now() < cached.refreshAt)) {
           return { session: publicSession(cached.session), user: publicUser(cached.user), refreshed: false };

@@ -5,6 +5,7 @@
 import { Redis } from "ioredis";
 import { registerDependency } from "./dependencies.js";
 import type { Logger } from "./log.js";
+import { redisClientOptions, type RedisConnection } from "./redis-connection.js";
 
 export interface KeyValue {
   readonly kind: "redis" | "memory";
@@ -48,8 +49,11 @@ if current ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
-export function createRedisKeyValue(url: string, log: Logger, prefix = "auth:"): KeyValue {
+/** `connection`: the process's Redis settings (redis-connection.ts), or just a URL (tests, tools). */
+export function createRedisKeyValue(connection: RedisConnection | string, log: Logger, prefix = "auth:"): KeyValue {
+  const { url, ...rest } = typeof connection === "string" ? { url: connection } : connection;
   const redis = new Redis(url, {
+    ...redisClientOptions({ url, ...rest }),
     keyPrefix: prefix,
     // Fail fast while Redis is down instead of queueing: callers fall back or fail open.
     enableOfflineQueue: false,
@@ -151,9 +155,9 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
   };
 }
 
-/** Redis when a URL is given, else memory with a warning (once, at boot). */
-export function createKeyValue(url: string | undefined, log: Logger, prefix = "auth:"): KeyValue {
-  if (url) return createRedisKeyValue(url, log, prefix);
+/** Redis when REDIS_URL is set, else memory with a warning (once, at boot). */
+export function createKeyValue(connection: RedisConnection | undefined, log: Logger, prefix = "auth:"): KeyValue {
+  if (connection) return createRedisKeyValue(connection, log, prefix);
   log.warn("REDIS_URL is not set: using process memory for the cache and counters (single replica only)");
   return createMemoryKeyValue();
 }

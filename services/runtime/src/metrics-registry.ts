@@ -90,6 +90,12 @@ export const sessionsRevoked = new Counter({
   help: "Sessions revoked (signed out, revoked by their user or an admin, or with their user).",
   registers: [registry],
 });
+export const cacheRecordsRefused = new Counter({
+  name: "auth_cache_records_refused_total",
+  help: "Session cache entries not trusted because their MAC is missing (unsigned) or does not match (invalid-mac): written to Redis by someone without AUTH_SECRET, or moved to another key.",
+  labelNames: ["reason"] as const,
+  registers: [registry],
+});
 export const mailDeliveryFailures = new Counter({
   name: "auth_mail_delivery_failures_total",
   help: "Failed mail delivery attempts: retry (another attempt is scheduled) or final (given up).",

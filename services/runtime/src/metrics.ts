@@ -79,6 +79,7 @@ export const authEvents = {
   twoFactorChallenge: (method: TwoFactorMethod, outcome: TwoFactorOutcome) => instruments?.twoFactorChallenges.inc({ method, outcome }),
   sessionCreated: () => instruments?.sessionsCreated.inc(),
   sessionsRevoked: (count = 1) => instruments?.sessionsRevoked.inc(count),
+  cacheRecordRefused: (reason: "unsigned" | "invalid-mac") => instruments?.cacheRecordsRefused.inc({ reason }),
   mailDeliveryFailed: (kind: "retry" | "final") => instruments?.mailDeliveryFailures.inc({ kind }),
   passwordHashed: (seconds: number) => instruments?.passwordHashSeconds.observe(seconds),
 };

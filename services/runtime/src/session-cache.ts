@@ -4,8 +4,9 @@
  * (session-token.ts), never the token, and entries hold the session without its token, so a dump of Redis
  * holds no credential.
  *
- *   session:{lookup} -> JSON CachedSession (a versioned record) minus the token, TTL at most an hour (never
- *                       past the session's expiry); a record of another version reads as a miss
+ *   session:{lookup} -> {"v":3,"mac":"<MAC>","record":<JSON CachedSession minus the token, plus validUntil>},
+ *                       TTL at most an hour (never past the session's expiry); a record of another version
+ *                       reads as a miss
  *   revoked:{lookup} -> "1", TTL until the session would have expired, and at least an hour and a minute
  *   cache-lease      -> its deadline (epoch ms), PX a few seconds, refreshed by the session service while no
  *                       revocation or forget waits to be written to Redis
@@ -21,15 +22,27 @@
  * A forget (the user or the session changed) changes the generation before it drops the entry, and a fill
  * writes only while the generation is still the one read before the data it writes, so a fill that read
  * the session or the user before the change cannot put the old copy back after the forget.
+ *
+ * The entry is the one record here that grants access (a user id, a role, an impersonator), so it carries a
+ * MAC (cache-mac.ts) over its key and the record's exact bytes: an entry edited, written from scratch or
+ * moved from another key by whoever can write to Redis without AUTH_SECRET reads as a miss (the caller asks
+ * the store) and is counted and reported as refused. The record also says until when it may be trusted (its
+ * TTL as written), so a genuine record saved and written back later is refused after that hour at most. The
+ * other keys only ever take access away: a forged tombstone or generation signs out or costs a miss, and a
+ * deleted one or a forged lease can at most let a genuine record be served within that hour; Redis
+ * credentials and TLS are what stop those (docs/configuration.md, "Redis").
  */
+import { CACHE_MAC_LENGTH, type CacheMac } from "./cache-mac.js";
 import type { KeyValue } from "./key-value.js";
+import { authEvents } from "./metrics.js";
 import { newId } from "./random.js";
 
 /**
  * The record's version. Change it with any change of its shape: a reader of one version treats an entry of
  * any other as a miss (during a rolling deploy the old and new writers then only cost each other misses).
+ * Version 3 added the MAC: a version 2 entry, which has none, is never trusted.
  */
-export const CACHE_RECORD_VERSION = 2;
+export const CACHE_RECORD_VERSION = 3;
 
 /** A session as cached: dates as ISO strings, absent values as null. */
 export interface CachedSessionFields {
@@ -95,56 +108,81 @@ const entryKey = (lookup: string) => `session:${lookup}`;
 const revokedKey = (lookup: string) => `revoked:${lookup}`;
 const generationKey = (lookup: string) => `generation:${lookup}`;
 
-/** What a read finds, and the generation a fill of that session must present (null: none yet). */
-export interface CacheRead {
+/** Why an entry was not trusted although it was there: no MAC in the current layout, or a MAC that does not match. */
+export type RefusedRecord = "unsigned" | "invalid-mac";
+
+/** What a read finds, and why an entry there was refused (null: none was). */
+export interface CacheAnswer {
   cached: CachedSession | "revoked" | null;
+  refused: RefusedRecord | null;
+}
+
+/** A read for a fill: also the generation a fill of that session must present (null: none yet). */
+export interface CacheRead extends CacheAnswer {
   generation: string | null;
 }
 
 /**
- * The live cached session, "revoked", or null on a miss. Expired entries, and every entry while the cache
- * lease is absent, read as a miss (the caller asks the store). A tombstone counts with or without a lease.
+ * The live cached session, "revoked", or null on a miss. Expired entries, entries whose MAC does not hold
+ * (`refused` says why), and every entry while the cache lease is absent, read as a miss (the caller asks
+ * the store). A tombstone counts with or without a lease.
  */
-export async function readCachedSession(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
+export async function readCachedSession(kv: KeyValue, mac: CacheMac, key: SessionKey, now = Date.now()): Promise<CacheAnswer> {
   const [entry, revoked, lease] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY]);
-  return cachedOf(key, entry ?? null, revoked ?? null, lease ?? null, now);
+  return answerOf(mac, key, entry ?? null, revoked ?? null, lease ?? null, now);
 }
 
 /**
  * readCachedSession for a reader that may fill the cache afterwards (the session service): the same
  * answer, and in the same round trip the generation its fill must present (writeCachedSession).
  */
-export async function readCachedSessionForFill(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CacheRead> {
+export async function readCachedSessionForFill(kv: KeyValue, mac: CacheMac, key: SessionKey, now = Date.now()): Promise<CacheRead> {
   const [entry, revoked, lease, generation] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY, generationKey(key.lookup)]);
-  return { cached: cachedOf(key, entry ?? null, revoked ?? null, lease ?? null, now), generation: generation ?? null };
+  return { ...answerOf(mac, key, entry ?? null, revoked ?? null, lease ?? null, now), generation: generation ?? null };
 }
 
-function cachedOf(key: SessionKey, entry: string | null, revoked: string | null, lease: string | null, now: number): CachedSession | "revoked" | null {
-  if (revoked) return "revoked";
+// The entry's layout: the version first (a reader of another version parses it and sees a miss), then the
+// MAC of a fixed length, then the signed record's bytes exactly as written, so they are sliced out, not re-serialised.
+const ENTRY_HEAD = `{"v":${CACHE_RECORD_VERSION},"mac":"`;
+const ENTRY_MIDDLE = `","record":`;
+const RECORD_AT = ENTRY_HEAD.length + CACHE_MAC_LENGTH + ENTRY_MIDDLE.length;
+
+/** The record as signed: the session without its token, and the time after which the entry is not trusted. */
+type SignedRecord = Omit<CachedSession, "session"> & { session: Omit<CachedSessionFields, "token">; validUntil: number };
+
+function answerOf(mac: CacheMac, key: SessionKey, entry: string | null, revoked: string | null, lease: string | null, now: number): CacheAnswer {
+  if (revoked) return { cached: "revoked", refused: null };
   // The deadline bounds a lease even if a delayed SET reached Redis late (clocks agree to well under a second).
-  if (!lease || !(Number(lease) > now)) return null;
-  return liveEntry(key, entry, now);
+  if (!lease || !(Number(lease) > now)) return { cached: null, refused: null };
+  return verifiedEntry(mac, key, entry, now);
 }
 
-/** The session an entry holds, unless it is missing, of another record version, or expired. */
-function liveEntry(key: SessionKey, entry: string | null, now: number): CachedSession | null {
-  if (!entry) return null;
-  const cached = JSON.parse(entry) as CachedSession;
-  if (cached.v !== CACHE_RECORD_VERSION || !(Date.parse(cached.session.expiresAt) > now)) return null;
-  return { ...cached, session: { ...cached.session, token: key.token } };
+/** The session a signed entry holds, unless it is missing, of another version, refused (MAC) or expired. */
+function verifiedEntry(mac: CacheMac, key: SessionKey, entry: string | null, now: number): CacheAnswer {
+  if (!entry) return { cached: null, refused: null };
+  const bytes = signedBytes(entry);
+  if (bytes === null) {
+    if (isOtherVersion(entry)) return { cached: null, refused: null };
+    return refuse("unsigned");
+  }
+  if (!mac.verify(entryKey(key.lookup), bytes, entry.slice(ENTRY_HEAD.length, ENTRY_HEAD.length + CACHE_MAC_LENGTH))) return refuse("invalid-mac");
+  const { validUntil, ...record } = JSON.parse(bytes) as SignedRecord;
+  if (record.v !== CACHE_RECORD_VERSION || !(validUntil > now) || !(Date.parse(record.session.expiresAt) > now)) return { cached: null, refused: null };
+  return { cached: { ...record, session: { ...record.session, token: key.token } }, refused: null };
 }
 
 /**
  * The entry this cache holds for a token, whatever the lease says: for the session service alone, while its
  * store is out of reach and the entries are still known to be complete (cache-lease.ts, staleServingUntil).
- * A tombstone still reads "revoked"; an expired entry, one of another version, or any entry while the stop
- * key is set (stopStaleServing) reads as nothing.
+ * A tombstone still reads "revoked"; an entry that is expired, of another version or refused by its MAC, or
+ * any entry while the stop key is set (stopStaleServing), reads as nothing.
  */
-export async function readHeldSession(kv: KeyValue, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
+export async function readHeldSession(kv: KeyValue, mac: CacheMac, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
   const [entry, revoked, stopped] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), STALE_STOP_KEY]);
   if (revoked) return "revoked";
   if (stopped) return null;
-  return liveEntry(key, entry ?? null, now);
+  const { cached } = verifiedEntry(mac, key, entry ?? null, now);
+  return cached === "revoked" ? null : cached;
 }
 
 /** No replica serves entries past the lease for ttlMs: a change of sessions or users did not reach the store. */
@@ -152,17 +190,45 @@ export async function stopStaleServing(kv: KeyValue, ttlMs: number): Promise<voi
   if (ttlMs > 0) await kv.set(STALE_STOP_KEY, "1", ttlMs);
 }
 
+function refuse(reason: RefusedRecord): CacheAnswer {
+  authEvents.cacheRecordRefused(reason);
+  return { cached: null, refused: reason };
+}
+
+/** The signed record's bytes of an entry in this version's layout, or null. */
+function signedBytes(entry: string): string | null {
+  if (entry.length <= RECORD_AT || !entry.startsWith(ENTRY_HEAD) || !entry.endsWith("}")) return null;
+  if (!entry.startsWith(ENTRY_MIDDLE, RECORD_AT - ENTRY_MIDDLE.length)) return null;
+  return entry.slice(RECORD_AT, -1);
+}
+
 /**
- * Caches a session under its token's lookup hash; the token itself is left out of the entry. `generation`
- * is the session's generation as read before the data of `cached` was read (readCachedSessionForFill; null
- * for a session created just now): when a forget changed it since, nothing is written and the answer is
- * false (the next read misses and loads the store).
+ * An entry another version of the code wrote (a rolling deploy): a plain miss, not a refusal. Whoever can
+ * write to Redis gains nothing by writing one; an entry claiming this version without a valid MAC is refused.
  */
-export async function writeCachedSession(kv: KeyValue, lookup: string, cached: CachedSession, generation: string | null, now = Date.now()): Promise<boolean> {
+function isOtherVersion(entry: string): boolean {
+  try {
+    const { v } = JSON.parse(entry) as { v?: unknown };
+    return typeof v === "number" && v !== CACHE_RECORD_VERSION;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Caches a session under its token's lookup hash, signed (the token itself is left out of the entry).
+ * `generation` is the session's generation as read before the data of `cached` was read
+ * (readCachedSessionForFill; null for a session created just now): when a forget changed it since, nothing
+ * is written and the answer is false (the next read misses and loads the store).
+ */
+export async function writeCachedSession(kv: KeyValue, mac: CacheMac, lookup: string, cached: CachedSession, generation: string | null, now = Date.now()): Promise<boolean> {
   const ttl = Math.min(Date.parse(cached.session.expiresAt) - now, MAX_ENTRY_TTL_MS);
   if (ttl <= 0) return false;
   const { token: _token, ...session } = cached.session;
-  return kv.setIfUnchanged(generationKey(lookup), generation, entryKey(lookup), JSON.stringify({ ...cached, session }), ttl);
+  const record: SignedRecord = { ...cached, session, validUntil: now + ttl };
+  const bytes = JSON.stringify(record);
+  const key = entryKey(lookup);
+  return kv.setIfUnchanged(generationKey(lookup), generation, key, `${ENTRY_HEAD}${mac.sign(key, bytes)}${ENTRY_MIDDLE}${bytes}}`, ttl);
 }
 
 /**

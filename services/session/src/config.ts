@@ -1,19 +1,20 @@
 /** The session service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { type RedisConnection, redisFromEnv } from "@auth-platform/runtime/redis-connection";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   SESSION_PORT: env.port(50052),
   SESSION_DATABASE_URL: z.string().min(1).default("file:data/session.db"),
-  REDIS_URL: env.optionalUrl(),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
   SESSION_CACHE_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
   // Entries live at most an hour in the cache; serving them longer than that is not possible anyway.
   SESSION_CACHE_STALE_SERVE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(300),
+  NODE_ENV: z.string().default("development"),
 });
 
 export interface SessionConfig {
@@ -22,7 +23,8 @@ export interface SessionConfig {
   /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
   grpc: GrpcServerSettings;
   databaseUrl: string;
-  redisUrl?: string;
+  /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
+  redis?: RedisConnection;
   redisKeyPrefix: string;
   expiresInSeconds: number;
   updateAgeSeconds: number;
@@ -36,6 +38,8 @@ export interface SessionConfig {
    * (read-only: no refresh, no new session); 0 turns it off.
    */
   cacheStaleServeSeconds: number;
+  /** NODE_ENV=production: a Redis without credentials or TLS is warned about at start. */
+  production: boolean;
 }
 
 /** rememberMe false gives a one-day session (docs/http-api/sessions.md). */
@@ -49,7 +53,7 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     port: c.SESSION_PORT,
     grpc: grpcServerFromEnv(source),
     databaseUrl: c.SESSION_DATABASE_URL,
-    redisUrl: c.REDIS_URL,
+    redis: redisFromEnv(source),
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     expiresInSeconds: c.SESSION_EXPIRES_IN,
     updateAgeSeconds: c.SESSION_UPDATE_AGE,
@@ -57,5 +61,6 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     secretIsDefault: isDefault,
     cacheLeaseMs: c.SESSION_CACHE_LEASE_MS,
     cacheStaleServeSeconds: c.SESSION_CACHE_STALE_SERVE_SECONDS,
+    production: c.NODE_ENV === "production",
   };
 }

@@ -2,9 +2,11 @@
  * Builds the session service's dependencies once: config, store, cache, clock. It calls no other service
  * (identity pushes users to it: docs/adr/0021-call-graph-deadlines-and-errors.md).
  */
+import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
+import { redisWarnings } from "@auth-platform/runtime/redis-connection";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
 import { cacheLease } from "./domain/cache-lease.js";
@@ -15,7 +17,8 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const tokens = tokenVault(config.secret);
   const store = await openSessionStore(config.databaseUrl, tokens, { now });
-  const cache = createKeyValue(config.redisUrl, log, config.redisKeyPrefix);
+  for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
+  const cache = createKeyValue(config.redis, log, config.redisKeyPrefix);
   await cache.ready();
   const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000 });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
@@ -24,6 +27,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
     config,
     store,
     cache,
+    cacheMac: cacheMac(config.secret),
     tokens,
     handles: sessionHandles(config.secret),
     lease,

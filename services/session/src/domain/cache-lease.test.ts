@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { CACHE_LEASE_KEY, readCachedSession } from "@auth-platform/runtime/session-cache";
 import { LEASE_MARGIN_MS } from "./cache-lease.js";
 import { createSession } from "./sessions.js";
-import { aUser, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { aUser, mac, type TestRegistry, testRegistry, vault } from "./test-registry.js";
 
 const LEASE_MS = 600;
 
@@ -17,7 +17,7 @@ describe("cache lease", () => {
   beforeEach(() => {
     deps = testRegistry({ SESSION_CACHE_LEASE_MS: String(LEASE_MS) });
   });
-  const read = (token: string) => readCachedSession(deps.cache, { token, lookup: vault.lookup(token) }, deps.clock.now());
+  const read = async (token: string) => (await readCachedSession(deps.cache, mac, { token, lookup: vault.lookup(token) }, deps.clock.now())).cached;
 
   it("holds the lease while nothing is pending; its deadline is the check time plus the lease time", async () => {
     const before = deps.clock.now();

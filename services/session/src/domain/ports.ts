@@ -1,4 +1,5 @@
 /** What the session domain needs from outside itself. */
+import type { CacheMac } from "@auth-platform/runtime/cache-mac";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { SessionHandles } from "@auth-platform/runtime/session-handles";
@@ -11,6 +12,8 @@ export interface Registry {
   config: SessionConfig;
   store: SessionStore;
   cache: KeyValue;
+  /** Signs the cache entries this service writes and checks those it reads (AUTH_SECRET-derived key). */
+  cacheMac: CacheMac;
   /** Keyed hash (cache and store lookups) and sealing of tokens, from AUTH_SECRET. */
   tokens: TokenVault;
   /** The handles a listing shows instead of tokens to a caller that must not hold them (an impersonation session). */

@@ -56,6 +56,31 @@ describe("get-session", () => {
     expect(store.reads).toBe(1);
   });
 
+  // Issue 33: the cache was trusted as written; whoever could write to it became an admin or another user.
+  it("a cache entry edited to make its user an admin or another user is refused: the store answers, a warning is logged, the fill replaces it", async () => {
+    const deps = testRegistry();
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    deps.log = { ...deps.log, warn: (msg, fields) => void warnings.push([msg, fields]) };
+    const session = await signedIn(deps);
+    const other = await signedIn(deps);
+    const key = `session:${vault.lookup(session.token)}`;
+    const genuine = (await deps.cache.get(key))!;
+    const store = countStoreReads(deps);
+    for (const edited of [genuine.replace('"role":"user"', '"role":"admin"'), genuine.replaceAll(session.userId, other.userId)]) {
+      await deps.cache.set(key, edited, DAY);
+      const found = await getSession(deps, session.token, false);
+      expect(found?.cached.user).toMatchObject({ id: session.userId, role: "user" });
+      expect(found?.cached.session.userId).toBe(session.userId);
+      expect(await deps.cache.get(key)).toBe(genuine);
+    }
+    expect(store.reads).toBe(2);
+    expect(warnings).toEqual([expect.arrayContaining([expect.stringContaining("MAC does not hold"), { reason: "invalid-mac" }]), expect.anything()]);
+    // The other session's valid entry moved under this token's key is refused too.
+    await deps.cache.set(key, (await deps.cache.get(`session:${vault.lookup(other.token)}`))!, DAY);
+    expect((await getSession(deps, session.token, false))?.cached.user.id).toBe(session.userId);
+    expect(store.reads).toBe(3);
+  });
+
   it("answers null for an unknown token, an expired session (which is deleted), and a user who no longer exists", async () => {
     const deps = testRegistry();
     expect(await getSession(deps, "no-such-token", false)).toBeNull();

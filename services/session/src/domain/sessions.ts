@@ -25,6 +25,7 @@ import {
   forgetCachedSession,
   readCachedSessionForFill,
   readHeldSession,
+  type RefusedRecord,
   revokeCachedSession,
   stopStaleServing,
   writeCachedSession,
@@ -34,7 +35,7 @@ import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "tokens" | "lease" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -129,9 +130,9 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Cach
 }
 
 /** Fills the cache unless a forget changed the session's generation since `generation` was read. */
-async function fillCache(deps: Pick<Deps, "cache" | "tokens" | "log" | "now">, token: string, cached: CachedSession, generation: string | null): Promise<void> {
+async function fillCache(deps: Pick<Deps, "cache" | "cacheMac" | "tokens" | "log" | "now">, token: string, cached: CachedSession, generation: string | null): Promise<void> {
   try {
-    await writeCachedSession(deps.cache, deps.tokens.lookup(token), cached, generation, deps.now().getTime());
+    await writeCachedSession(deps.cache, deps.cacheMac, deps.tokens.lookup(token), cached, generation, deps.now().getTime());
   } catch (error) {
     deps.log.warn("session cache write failed", { error });
   }
@@ -149,7 +150,10 @@ export async function getSession(deps: Deps, token: string, disableRefresh: bool
   // The generation read before the store: a fill must present it (undefined: the cache failed, no fill).
   let generation: string | null | undefined;
   try {
-    ({ cached, generation } = await readCachedSessionForFill(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime()));
+    let refused: RefusedRecord | null;
+    ({ cached, generation, refused } = await readCachedSessionForFill(deps.cache, deps.cacheMac, { token, lookup: deps.tokens.lookup(token) }, now.getTime()));
+    // Written by someone without AUTH_SECRET (or moved from another key): the store answers, and the fill below replaces it.
+    if (refused) deps.log.warn("session cache entry refused: its MAC does not hold (written without AUTH_SECRET, or moved); reading the store", { reason: refused });
   } catch (error) {
     deps.log.warn("session cache read failed; reading the store", { error });
   }
@@ -212,7 +216,7 @@ async function heldDuringOutage(deps: Deps, token: string, now: Date, unreachabl
   if (now.getTime() >= deps.lease.staleServingUntil()) throw unreachable;
   let held: CachedSession | "revoked" | null;
   try {
-    held = await readHeldSession(deps.cache, { token, lookup: deps.tokens.lookup(token) }, now.getTime());
+    held = await readHeldSession(deps.cache, deps.cacheMac, { token, lookup: deps.tokens.lookup(token) }, now.getTime());
   } catch {
     throw unreachable;
   }
@@ -305,7 +309,7 @@ export async function revokeSession(deps: Deps, token: string, options: { ownerI
 async function revokeHeldCopy(deps: Deps, token: string, ownerId: string | undefined): Promise<void> {
   try {
     const lookup = deps.tokens.lookup(token);
-    const held = await readHeldSession(deps.cache, { token, lookup }, deps.now().getTime());
+    const held = await readHeldSession(deps.cache, deps.cacheMac, { token, lookup }, deps.now().getTime());
     if (!held || held === "revoked" || (ownerId && held.session.userId !== ownerId)) return;
     await revokeCachedSession(deps.cache, lookup, new Date(held.session.expiresAt), deps.now().getTime());
   } catch (error) {

@@ -176,7 +176,7 @@ describe("no revoked or changed session served during the outage", () => {
     expect(deps.lease.staleServingUntil()).toBe(0);
     // Another replica, still in its window, finds the stop key beside every entry.
     expect(await deps.cache.get(STALE_STOP_KEY)).toBe("1");
-    expect(await readHeldSession(deps.cache, { token: banned.token, lookup: vault.lookup(banned.token) }, deps.clock.now())).toBeNull();
+    expect(await readHeldSession(deps.cache, deps.cacheMac, { token: banned.token, lookup: vault.lookup(banned.token) }, deps.clock.now())).toBeNull();
     expect(await errorCode(getSession(deps, banned.token, false))).toBe(UNREACHABLE);
     expect(await errorCode(getSession(deps, other.token, false))).toBe(UNREACHABLE);
   });

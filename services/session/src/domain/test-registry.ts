@@ -3,6 +3,7 @@
  * fail like an unreachable Redis, the store failing like an unreachable PostgreSQL (`store.down`), a clock the test moves (shared by the cache, the store and the lease),
  * and a fake of the identity service that serves users by id.
  */
+import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
@@ -88,6 +89,7 @@ export interface TestRegistry extends Registry {
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
 /** The handles the gateway opens, under the same secret. */
 export const handles = sessionHandles("session-domain-secret-0123456789-0123456789");
+export const mac = cacheMac("session-domain-secret-0123456789-0123456789");
 
 /** A registry whose lease the test drives (tick) and whose waits move the test clock. */
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
@@ -102,6 +104,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     config,
     store,
     cache,
+    cacheMac: mac,
     tokens: vault,
     handles,
     lease,
