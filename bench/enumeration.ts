@@ -34,7 +34,10 @@ const num = (name: string, fallback: number) => {
 const SAMPLES = num("BENCH_ENUM_SAMPLES", 200);
 const USERS = num("BENCH_ENUM_USERS", 20);
 /** BENCH_ENUM_ROUTES: a comma-separated list of route names to measure (default every route). */
-const ONLY = (process.env.BENCH_ENUM_ROUTES ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+const ONLY = (process.env.BENCH_ENUM_ROUTES ?? "")
+  .split(",")
+  .map((name) => name.trim())
+  .filter(Boolean);
 const WARMUP = 10;
 const TARGET = 0.55;
 const PASSWORD = "bench-password-0123";
@@ -62,7 +65,10 @@ const knownUsername = (i: number) => `known_${RUN_ID}_${i % USERS}`;
 
 const ROUTES: Route[] = [
   { name: "sign-in/email", request: (known, i) => ({ path: "/sign-in/email", body: { email: known ? knownEmail(i) : unknownEmail(), password: WRONG_PASSWORD } }) },
-  { name: "sign-in/username", request: (known, i) => ({ path: "/sign-in/username", body: { username: known ? knownUsername(i) : `nobody_${RUN_ID}_${++counter}`, password: WRONG_PASSWORD } }) },
+  {
+    name: "sign-in/username",
+    request: (known, i) => ({ path: "/sign-in/username", body: { username: known ? knownUsername(i) : `nobody_${RUN_ID}_${++counter}`, password: WRONG_PASSWORD } }),
+  },
   {
     name: "sign-up/email",
     request: (known, i) => ({ path: "/sign-up/email", body: { name: "Probe", email: known ? knownEmail(i) : unknownEmail(), password: PASSWORD } }),
@@ -71,11 +77,18 @@ const ROUTES: Route[] = [
   { name: "forget-password", request: (known, i) => ({ path: "/forget-password", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },
   { name: "request-password-reset", request: (known, i) => ({ path: "/request-password-reset", body: { email: known ? knownEmail(i) : unknownEmail(), redirectTo: "/reset" } }) },
   // The known accounts are never verified: the case where a mail really goes out.
-  { name: "send-verification-email", request: (known, i) => ({ path: "/send-verification-email", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/verified" } }) },
+  {
+    name: "send-verification-email",
+    request: (known, i) => ({ path: "/send-verification-email", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/verified" } }),
+  },
   // The known accounts are registered but not members of the owner's organization: MEMBER_NOT_FOUND either way.
   {
     name: "organization/remove-member (email)",
-    request: (known, i) => ({ path: "/organization/remove-member", body: { memberIdOrEmail: known ? knownEmail(i) : unknownEmail(), organizationId: owner.organizationId }, signedIn: true }),
+    request: (known, i) => ({
+      path: "/organization/remove-member",
+      body: { memberIdOrEmail: known ? knownEmail(i) : unknownEmail(), organizationId: owner.organizationId },
+      signedIn: true,
+    }),
   },
 ];
 
@@ -161,7 +174,10 @@ async function signUpOrganizationOwner(baseURL: string): Promise<void> {
     body: JSON.stringify({ name: "Owner", email: `owner-${RUN_ID}@example.com`, password: PASSWORD }),
   });
   if (res.status !== 200) throw new Error(`sign-up of the organization owner: HTTP ${res.status}`);
-  owner.cookie = res.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  owner.cookie = res.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
   const created = await fetch(`${baseURL}/organization/create`, {
     method: "POST",
     headers: { "content-type": "application/json", cookie: owner.cookie, origin: owner.origin },
@@ -192,9 +208,18 @@ async function main(): Promise<void> {
       log(`measuring ${route.name}: ${SAMPLES} known + ${SAMPLES} unknown`);
       const { known, unknown } = await measure(baseURL, route);
       const statuses = (samples: Sample[]) => [...new Set(samples.map((s) => s.status))].sort().join(",");
-      const byStatus = categoricalAccuracy(known.map((s) => s.status), unknown.map((s) => s.status));
-      const inSample = bestThreshold(known.map((s) => s.ms), unknown.map((s) => s.ms)).accuracy;
-      const heldOut = heldOutAccuracy(known.map((s) => s.ms), unknown.map((s) => s.ms));
+      const byStatus = categoricalAccuracy(
+        known.map((s) => s.status),
+        unknown.map((s) => s.status),
+      );
+      const inSample = bestThreshold(
+        known.map((s) => s.ms),
+        unknown.map((s) => s.ms),
+      ).accuracy;
+      const heldOut = heldOutAccuracy(
+        known.map((s) => s.ms),
+        unknown.map((s) => s.ms),
+      );
       const verdict = byStatus > 0.5 ? "n/a (status)" : heldOut <= TARGET ? "yes" : "NO";
       lines.push(
         `| ${route.name} | ${ms(median(known.map((s) => s.ms)))} | ${ms(median(unknown.map((s) => s.ms)))} | ${statuses(known)} / ${statuses(unknown)} | ${pct(byStatus)} | ${pct(inSample)} | ${pct(heldOut)} | ${verdict} |`,

@@ -67,7 +67,16 @@ interface Row {
 async function measure(mode: Mode): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-footprint-"));
   // One call, so the metrics ports differ from the others.
-  const [identity, session, notification, gateway, organization, admin, oauth, ...metricsPorts] = (await freePorts(process.env.BENCH_METRICS === "1" ? 7 + ORDER.length : 7)) as [number, number, number, number, number, number, number, ...number[]];
+  const [identity, session, notification, gateway, organization, admin, oauth, ...metricsPorts] = (await freePorts(process.env.BENCH_METRICS === "1" ? 7 + ORDER.length : 7)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    ...number[],
+  ];
   const env: Record<string, string> = {
     LOG_LEVEL: "info",
     AUTH_SECRET: "bench-secret-0123456789-0123456789-0123456789",
@@ -116,9 +125,16 @@ async function measure(mode: Mode): Promise<Row[]> {
     const emails = Array.from({ length: 16 }, (_, i) => `footprint-${mode}-${i}@example.com`);
     let cookie = "";
     for (const email of emails) {
-      const res = await fetch(`${base}/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bench", email, password: PASSWORD }) });
+      const res = await fetch(`${base}/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bench", email, password: PASSWORD }),
+      });
       if (res.status !== 200) throw new Error(`sign-up: HTTP ${res.status} ${await res.text()}`);
-      cookie = res.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+      cookie = res.headers
+        .getSetCookie()
+        .map((line) => line.split(";")[0])
+        .join("; ");
     }
     let next = 0;
     await runLoad({
@@ -144,7 +160,11 @@ async function measure(mode: Mode): Promise<Row[]> {
 
 function print(rows: Row[]): void {
   const mib = (bytes: number) => (bytes / MIB).toFixed(1);
-  console.log(`\n${POSTGRES ? "PostgreSQL" : "SQLite"}; METRICS_PORT ${process.env.BENCH_METRICS === "1" ? "set (prom-client loaded)" : "unset"}; load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `\n${POSTGRES ? "PostgreSQL" : "SQLite"}; METRICS_PORT ${process.env.BENCH_METRICS === "1" ? "set (prom-client loaded)" : "unset"}; load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
   console.log("\n| process | run from | start to listening | idle RSS | RSS after load | peak RSS |");
   console.log("|---|---|---:|---:|---:|---:|");
   for (const row of rows) {

@@ -62,7 +62,9 @@ const kinds: Record<string, () => Promise<void>> = {
 };
 
 function unaryCall(): Promise<void> {
-  return new Promise<void>((resolve, reject) => client.Echo(Buffer.alloc(200), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) => (error ? reject(error) : resolve())));
+  return new Promise<void>((resolve, reject) =>
+    client.Echo(Buffer.alloc(200), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 // A mark-compact during the requests frees what they promoted so far and would hide it: such a round is run again.

@@ -69,7 +69,14 @@ function sendOnce(agent: Agent, url: URL, options: LoadOptions): Promise<{ statu
   return new Promise((resolve, reject) => {
     const body = options.nextBody?.() ?? options.body;
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? "GET",
+        headers: { ...options.headers, ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }) },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] }));

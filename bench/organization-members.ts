@@ -32,14 +32,23 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 async function insertMembers(client: pg.Client, organizationId: string, count: number): Promise<void> {
   const t0 = Date.UTC(2030, 0, 1);
   for (let start = 0; start < count; start += 1_000) {
-    const rows = Array.from({ length: Math.min(1_000, count - start) }, (_, i) => [newId(), organizationId, newId(), i === 0 && start === 0 ? "owner" : "member", new Date(t0 + (start + i) * 1000)]);
+    const rows = Array.from({ length: Math.min(1_000, count - start) }, (_, i) => [
+      newId(),
+      organizationId,
+      newId(),
+      i === 0 && start === 0 ? "owner" : "member",
+      new Date(t0 + (start + i) * 1000),
+    ]);
     const values = rows.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`).join(", ");
     await client.query(`insert into "member" ("id", "organization_id", "user_id", "role", "created_at") values ${values}`, rows.flat());
   }
 }
 
 async function main(): Promise<void> {
-  const name = `auth_bench_org_${newId().toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 12)}`;
+  const name = `auth_bench_org_${newId()
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")
+    .slice(0, 12)}`;
   await admin((c) => c.query(`create database "${name}"`));
   const url = new URL(BASE);
   url.pathname = `/${name}`;

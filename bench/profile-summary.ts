@@ -68,10 +68,16 @@ function packageOf(url: string): string {
     return rest[0]!.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   const repo = url.indexOf("/work/");
-  return url.slice(Math.max(repo, 0)).replace(/^file:\/\//, "").split("/").slice(0, 6).join("/");
+  return url
+    .slice(Math.max(repo, 0))
+    .replace(/^file:\/\//, "")
+    .split("/")
+    .slice(0, 6)
+    .join("/");
 }
 
-const label = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "~/")}:${n.callFrame.lineNumber + 1}`;
+const label = (n: ProfileNode) =>
+  `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "~/")}:${n.callFrame.lineNumber + 1}`;
 
 const selfByLabel = new Map<string, number>();
 const selfByPackage = new Map<string, number>();

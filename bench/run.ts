@@ -122,7 +122,8 @@ interface Platform {
 /** The environment the platform processes get: ours, minus any platform settings of the calling shell. */
 function platformEnv(backend: Backend, ports: { identity: number; session: number; gateway: number }, dataDir: string, redisPrefix?: string): Record<string, string> {
   const inherited: Record<string, string> = {};
-  const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|GRPC_|MAIL_FROM$|APP_NAME$|PORT$|HOST$|LOG_LEVEL$|NODE_ENV$)/;
+  const platformVar =
+    /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|GRPC_|MAIL_FROM$|APP_NAME$|PORT$|HOST$|LOG_LEVEL$|NODE_ENV$)/;
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !platformVar.test(key)) inherited[key] = value;
   return {
     ...inherited,
@@ -230,7 +231,10 @@ function expectOk(what: string, response: Captured): Captured {
 
 /** The Cookie header a browser would send back after these Set-Cookie lines. */
 function cookieHeader(setCookie: string[]): string {
-  return setCookie.map((line) => line.split(";")[0]!.trim()).filter((pair) => !pair.endsWith("=")).join("; ");
+  return setCookie
+    .map((line) => line.split(";")[0]!.trim())
+    .filter((pair) => !pair.endsWith("="))
+    .join("; ");
 }
 
 let emailCounter = 0;
@@ -269,7 +273,9 @@ async function startBaseline(method: "GET" | "POST", path: string, captured: Cap
   const [port] = (await freePorts(1)) as [number];
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  const child = await startChild("baseline", "bench/baseline-server.ts", { ...env, PORT: String(port), BASELINE_ROUTES: routesFile, NODE_ENV: "" }, port).finally(() => removeTempDir(dir));
+  const child = await startChild("baseline", "bench/baseline-server.ts", { ...env, PORT: String(port), BASELINE_ROUTES: routesFile, NODE_ENV: "" }, port).finally(() =>
+    removeTempDir(dir),
+  );
   if (PIN) pinToCpus(child.pid, OTHER_CPUS);
   const url = `http://127.0.0.1:${port}${path}`;
   const probe = method === "GET" ? await get(url) : await post(url, probeBody ?? {});
@@ -303,7 +309,12 @@ function machineCpu(): { process: number; interrupts: number; steal: number } | 
 /** CPU per response by process and kind of thread (main = the event loop; libuv-worker = scrypt in identity). */
 type ThreadUse = Record<string, Record<string, number>>;
 
-async function measure(label: string, options: Omit<LoadOptions, "duration">, children: Child[], client: AuthClient = "immediate"): Promise<Measurement & { cpu: CpuUse; threads: ThreadUse }> {
+async function measure(
+  label: string,
+  options: Omit<LoadOptions, "duration">,
+  children: Child[],
+  client: AuthClient = "immediate",
+): Promise<Measurement & { cpu: CpuUse; threads: ThreadUse }> {
   const load = client === "retry-after" ? runRetryAfterLoad : runLoad;
   if (WARMUP > 0) await load({ ...options, duration: WARMUP });
   const before = children.map((child) => child.cpuMs());
@@ -335,8 +346,12 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
     cpu.interrupts = use(machineAfter.interrupts - machineBefore.interrupts);
     cpu.steal = use(machineAfter.steal - machineBefore.steal);
   }
-  const cpuText = Object.entries(cpu).map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`).join(", ");
-  log(`  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`);
+  const cpuText = Object.entries(cpu)
+    .map(([name, use]) => `${name} ${use.msPerRequest < 1 ? use.msPerRequest.toFixed(3) : use.msPerRequest.toFixed(1)} ms/req (${use.cores.toFixed(2)} cores)`)
+    .join(", ");
+  log(
+    `  ${label.padEnd(9)} ${fmt(result.rps, result.rps < 100 ? 1 : 0).padStart(8)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.total} responses, ${result.non2xx} non-2xx, ${result.errors} errors)`,
+  );
   log(`            CPU: ${cpuText}`);
   const threads: ThreadUse = {};
   children.forEach((child, i) => {
@@ -347,14 +362,20 @@ async function measure(label: string, options: Omit<LoadOptions, "duration">, ch
     return `${name}: ${shown.map(([kind, ms]) => `${kind} ${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)}`).join(", ")}`;
   });
   log(`            threads (ms/req): ${threadText.join("; ")}`);
-  if (result.non2xx) log(`            platform CPU per 2xx response: ${(platformCpuPerRequest(cpu) * responses / Math.max(1, okCount(result))).toFixed(1)} ms`);
+  if (result.non2xx) log(`            platform CPU per 2xx response: ${((platformCpuPerRequest(cpu) * responses) / Math.max(1, okCount(result))).toFixed(1)} ms`);
   if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
   return { ...result, cpu, threads };
 }
 
 /** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
 function meanScrypt(a: ScryptResult, b: ScryptResult): ScryptResult {
-  return { ...a, hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2, hashes: a.hashes + b.hashes, seconds: a.seconds + b.seconds, cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2 };
+  return {
+    ...a,
+    hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2,
+    hashes: a.hashes + b.hashes,
+    seconds: a.seconds + b.seconds,
+    cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2,
+  };
 }
 
 /** 2xx responses in a measurement. */
@@ -379,7 +400,7 @@ function cpuPerSuccess(m: Measurement & { cpu: CpuUse }): number {
  * (raw / (raw + this) on shared cores).
  */
 function cpuBeyondHashing(m: Measurement & { cpu: CpuUse; threads: ThreadUse }): number {
-  const hashing = (m.threads.identity?.["libuv-worker"] ?? 0) * Math.max(1, m.total) / Math.max(1, okCount(m));
+  const hashing = ((m.threads.identity?.["libuv-worker"] ?? 0) * Math.max(1, m.total)) / Math.max(1, okCount(m));
   return cpuPerSuccess(m) - hashing;
 }
 
@@ -394,7 +415,9 @@ function platformCpuPerRequest(cpu: CpuUse): number {
  */
 async function scrypt(): Promise<ScryptResult> {
   const result = await measureRawScrypt(SCRYPT_DURATION, AUTH_CONNECTIONS, PIN ? IDENTITY_CPUS : undefined);
-  log(`  scrypt    ${fmt(result.hashesPerSecond, 1).padStart(8)} hashes/s  (raw, ${result.hashes} in ${result.seconds.toFixed(1)} s, ${result.concurrency} in flight, libuv threadpool ${result.threadpool}; ${result.cpuMsPerHash.toFixed(1)} ms CPU per hash)`);
+  log(
+    `  scrypt    ${fmt(result.hashesPerSecond, 1).padStart(8)} hashes/s  (raw, ${result.hashes} in ${result.seconds.toFixed(1)} s, ${result.concurrency} in flight, libuv threadpool ${result.threadpool}; ${result.cpuMsPerHash.toFixed(1)} ms CPU per hash)`,
+  );
   return result;
 }
 
@@ -440,13 +463,27 @@ async function signIn(platform: Platform): Promise<void> {
   }
   const measured: Array<{ client: AuthClient; ours: Measurement & { cpu: CpuUse; threads: ThreadUse } }> = [];
   for (const client of AUTH_CLIENTS) {
-    measured.push({ client, ours: await measure(client === "immediate" ? "ours" : "ours (RA)", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children, client) });
+    measured.push({
+      client,
+      ours: await measure(client === "immediate" ? "ours" : "ours (RA)", { ...options, url: `${platform.baseURL}/sign-in/email` }, platform.children, client),
+    });
   }
   // Raw scrypt again after: on a shared or virtual machine its CPU per hash moves by a fifth from one
   // measurement to the next, so the ratios use the mean of the two around ours.
   const both = meanScrypt(raw, await scrypt());
   for (const { client, ours } of measured) {
-    rows.push({ scenario: "sign-in", backend: platform.backend, client, ours, baseline: baselineResult, scrypt: both, scryptRatio: ours.rps / both.hashesPerSecond, scryptCpuShare: scryptCpuShare(both, ours), beyondHashingMs: cpuBeyondHashing(ours), responseBytes: Buffer.byteLength(captured.body) });
+    rows.push({
+      scenario: "sign-in",
+      backend: platform.backend,
+      client,
+      ours,
+      baseline: baselineResult,
+      scrypt: both,
+      scryptRatio: ours.rps / both.hashesPerSecond,
+      scryptCpuShare: scryptCpuShare(both, ours),
+      beyondHashingMs: cpuBeyondHashing(ours),
+      responseBytes: Buffer.byteLength(captured.body),
+    });
   }
 }
 
@@ -467,7 +504,17 @@ async function signUpScenario(platform: Platform): Promise<void> {
     await stopBaseline(baseline.child);
   }
   const ours = await measure("ours", { ...options, url: `${platform.baseURL}/sign-up/email` }, platform.children);
-  rows.push({ scenario: "sign-up", backend: platform.backend, ours, baseline: baselineResult, scrypt: raw, scryptRatio: ours.rps / raw.hashesPerSecond, scryptCpuShare: scryptCpuShare(raw, ours), beyondHashingMs: cpuBeyondHashing(ours), responseBytes: Buffer.byteLength(captured.body) });
+  rows.push({
+    scenario: "sign-up",
+    backend: platform.backend,
+    ours,
+    baseline: baselineResult,
+    scrypt: raw,
+    scryptRatio: ours.rps / raw.hashesPerSecond,
+    scryptCpuShare: scryptCpuShare(raw, ours),
+    beyondHashingMs: cpuBeyondHashing(ours),
+    responseBytes: Buffer.byteLength(captured.body),
+  });
 }
 
 /**
@@ -512,7 +559,9 @@ async function mixed(platform: Platform): Promise<void> {
   const sessionAlone = await runPacedLoadApart({ ...session, duration: DURATION });
   const [sessionResult, signInResult] = await Promise.all([runPacedLoadApart({ ...session, duration: DURATION }), signInLoad({ ...signIn, duration: DURATION })]);
   const line = (label: string, m: Measurement) =>
-    log(`  ${label.padEnd(22)} ${fmt(m.rps, 1).padStart(8)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  max ${m.max} ms  (${m.total} responses, statuses ${JSON.stringify(m.statusCodes)}, ${m.errors} errors)`);
+    log(
+      `  ${label.padEnd(22)} ${fmt(m.rps, 1).padStart(8)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  max ${m.max} ms  (${m.total} responses, statuses ${JSON.stringify(m.statusCodes)}, ${m.errors} errors)`,
+    );
   line("get-session alone", sessionAlone);
   line("get-session, mixed", sessionResult);
   line("sign-in, mixed", signInResult);
@@ -538,17 +587,26 @@ function report(): void {
   log("");
   log(`## Results (${new Date().toISOString()})`);
   log("");
-  log(`Node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"}), load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
-    `platform from ${FROM_BUILD ? "the build" : "source"}; ${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`);
+  log(
+    `Node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"}), load average now ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; ` +
+      `platform from ${FROM_BUILD ? "the build" : "source"}; ${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`,
+  );
   log("");
   log("| scenario | cache | ours req/s | baseline req/s | ratio | ours p50 / p99 | baseline p99 | non-2xx / errors | vs raw scrypt (req/s; CPU-based) | CPU besides hashing |");
   log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) {
     const ratio = row.ours.rps / row.baseline.rps;
     const failures = `${row.ours.non2xx + row.baseline.non2xx} / ${row.ours.errors + row.baseline.errors}`;
-    const scryptCell = row.scrypt && row.scryptRatio !== undefined ? `${(row.scryptRatio * 100).toFixed(0)} % of ${fmt(row.scrypt.hashesPerSecond, 1)}/s; ${((row.scryptCpuShare ?? 0) * 100).toFixed(0)} %` : "";
+    const scryptCell =
+      row.scrypt && row.scryptRatio !== undefined
+        ? `${(row.scryptRatio * 100).toFixed(0)} % of ${fmt(row.scrypt.hashesPerSecond, 1)}/s; ${((row.scryptCpuShare ?? 0) * 100).toFixed(0)} %`
+        : "";
     const beyondCell = row.beyondHashingMs === undefined ? "" : `${row.beyondHashingMs.toFixed(1)} ms`;
-    log(`| ${rowLabel(row)} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} | ${beyondCell} |`);
+    log(
+      `| ${rowLabel(row)} | ${row.backend} | ${fmt(row.ours.rps, row.ours.rps < 100 ? 1 : 0)} | ${fmt(row.baseline.rps, 0)} | ${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} % | ${row.ours.p50} / ${row.ours.p99} ms | ${row.baseline.p99} ms | ${failures} | ${scryptCell} | ${beyondCell} |`,
+    );
   }
   log("");
   log("CPU per response during the measured run (ms of CPU, all threads; cores = CPU seconds per second):");
@@ -562,29 +620,39 @@ function report(): void {
   for (const row of rows) {
     const platformUse = names.map((name) => row.ours.cpu[name]).filter((u) => u !== undefined);
     const total = platformUse.reduce((sum, u) => ({ msPerRequest: sum.msPerRequest + u.msPerRequest, cores: sum.cores + u.cores }), { msPerRequest: 0, cores: 0 });
-    log(`| ${rowLabel(row)} | ${row.backend} | ${names.map((name) => cell(row.ours.cpu[name])).join(" | ")} | ${cell(total)} | ${cell(row.ours.cpu["load generator"])} | ${cell(row.baseline.cpu.baseline)} | ${noise(row.ours.cpu)} / ${noise(row.baseline.cpu)} |`);
+    log(
+      `| ${rowLabel(row)} | ${row.backend} | ${names.map((name) => cell(row.ours.cpu[name])).join(" | ")} | ${cell(total)} | ${cell(row.ours.cpu["load generator"])} | ${cell(row.baseline.cpu.baseline)} | ${noise(row.ours.cpu)} / ${noise(row.baseline.cpu)} |`,
+    );
   }
   if (mixedRows.length) {
     log("");
-    log(`Mixed: get-session at ${MIXED_SESSION_RATE} req/s over ${MIXED_SESSION_CONNECTIONS} connections (latency from when each request was due), alone and then while sign-ins at ${AUTH_CONNECTIONS} connections saturate the hashing:`);
+    log(
+      `Mixed: get-session at ${MIXED_SESSION_RATE} req/s over ${MIXED_SESSION_CONNECTIONS} connections (latency from when each request was due), alone and then while sign-ins at ${AUTH_CONNECTIONS} connections saturate the hashing:`,
+    );
     log("");
-    log("| cache | get-session alone p50 / p99 | get-session mixed req/s | mixed p50 / p99 / max | get-session non-2xx / errors | sign-in 2xx req/s | sign-in 503s | sign-in p50 / p99 | sign-in other non-2xx / errors |");
+    log(
+      "| cache | get-session alone p50 / p99 | get-session mixed req/s | mixed p50 / p99 / max | get-session non-2xx / errors | sign-in 2xx req/s | sign-in 503s | sign-in p50 / p99 | sign-in other non-2xx / errors |",
+    );
     log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const row of mixedRows) {
       const unavailable = row.signIn.statusCodes["503"] ?? 0;
-      log(`| ${row.backend} | ${row.sessionAlone.p50} / ${row.sessionAlone.p99} ms | ${fmt(row.session.rps, 0)} | ${row.session.p50} / ${row.session.p99} / ${row.session.max} ms | ${row.session.non2xx} / ${row.session.errors} | ${fmt(row.signIn.rps, 1)} | ${unavailable} | ${row.signIn.p50} / ${row.signIn.p99} ms | ${row.signIn.non2xx - unavailable} / ${row.signIn.errors} |`);
+      log(
+        `| ${row.backend} | ${row.sessionAlone.p50} / ${row.sessionAlone.p99} ms | ${fmt(row.session.rps, 0)} | ${row.session.p50} / ${row.session.p99} / ${row.session.max} ms | ${row.session.non2xx} / ${row.session.errors} | ${fmt(row.signIn.rps, 1)} | ${unavailable} | ${row.signIn.p50} / ${row.signIn.p99} ms | ${row.signIn.non2xx - unavailable} / ${row.signIn.errors} |`,
+      );
     }
   }
   const scrypts = rows.flatMap((r) => (r.scrypt ? [r.scrypt] : []));
   if (scrypts.length) {
     log("");
-    log(`Raw scrypt on this machine, measured beside each credential scenario: ${scrypts.map((s) => fmt(s.hashesPerSecond, 1)).join(", ")} hashes/s ` +
-      `(N=16384, r=16, p=1, 64-byte key, maxmem 64 MiB, async crypto.scrypt, ${AUTH_CONNECTIONS} in flight on the default libuv threadpool of ${scrypts[0]!.threadpool}). ` +
-      `Sign-in costs one scrypt verification and sign-up one hash, so that is their ceiling here. ` +
-      `"CPU-based" is raw scrypt's CPU per hash (${scrypts.map((s) => s.cpuMsPerHash.toFixed(1)).join(", ")} ms) over the CPU one request costs the platform and load generator: ` +
-      `the share of raw scrypt throughput reachable with the machine to ourselves, and far steadier than req/s when other work shares the machine. ` +
-      `"CPU besides hashing" is what a successful request cost the platform and load generator apart from identity's scrypt threads: on shared cores the CPU-based share is about raw / (raw + that), ` +
-      `so it, unlike the share, does not depend on how fast this machine derives.`);
+    log(
+      `Raw scrypt on this machine, measured beside each credential scenario: ${scrypts.map((s) => fmt(s.hashesPerSecond, 1)).join(", ")} hashes/s ` +
+        `(N=16384, r=16, p=1, 64-byte key, maxmem 64 MiB, async crypto.scrypt, ${AUTH_CONNECTIONS} in flight on the default libuv threadpool of ${scrypts[0]!.threadpool}). ` +
+        `Sign-in costs one scrypt verification and sign-up one hash, so that is their ceiling here. ` +
+        `"CPU-based" is raw scrypt's CPU per hash (${scrypts.map((s) => s.cpuMsPerHash.toFixed(1)).join(", ")} ms) over the CPU one request costs the platform and load generator: ` +
+        `the share of raw scrypt throughput reachable with the machine to ourselves, and far steadier than req/s when other work shares the machine. ` +
+        `"CPU besides hashing" is what a successful request cost the platform and load generator apart from identity's scrypt threads: on shared cores the CPU-based share is about raw / (raw + that), ` +
+        `so it, unlike the share, does not depend on how fast this machine derives.`,
+    );
   }
   if (memoryRows.length) {
     log("");
@@ -600,7 +668,10 @@ function report(): void {
   const failed = rows.filter((r) => r.ours.non2xx || r.ours.errors || r.baseline.non2xx || r.baseline.errors);
   if (failed.length) log(`\nWARNING: non-2xx responses or errors in ${failed.map((r) => `${r.scenario}/${r.backend}`).join(", ")}: those figures are not valid.`);
   if (process.env.BENCH_JSON) {
-    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, authConnections: AUTH_CONNECTIONS, rows, mixed: mixedRows, memory: memoryRows }, null, 2));
+    writeFileSync(
+      process.env.BENCH_JSON,
+      JSON.stringify({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, authConnections: AUTH_CONNECTIONS, rows, mixed: mixedRows, memory: memoryRows }, null, 2),
+    );
     log(`\n(JSON written to ${process.env.BENCH_JSON})`);
   }
 }
@@ -640,7 +711,11 @@ async function main(): Promise<void> {
     await buildPlatform();
     log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  log(`bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache, platform from ${FROM_BUILD ? "the build (dist/)" : "source (tsx)"}${PIN ? `; identity and raw scrypt on CPU ${IDENTITY_CPUS}, the rest on ${OTHER_CPUS}` : ""}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  log(
+    `bench ${RUN_ID}: ${scenarios.join(", ")} with ${backends.join(" and ")} cache, platform from ${FROM_BUILD ? "the build (dist/)" : "source (tsx)"}${PIN ? `; identity and raw scrypt on CPU ${IDENTITY_CPUS}, the rest on ${OTHER_CPUS}` : ""}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 
   for (const backend of backends) {
     const platform = await startPlatform(backend);

@@ -17,8 +17,8 @@ export interface ThresholdRule {
 
 /** Balanced accuracy of a rule on samples of A and B. */
 export function accuracyOf(rule: ThresholdRule, a: readonly number[], b: readonly number[]): number {
-  const aRight = a.filter((x) => (x > rule.threshold) === rule.aAbove).length;
-  const bRight = b.filter((x) => (x > rule.threshold) !== rule.aAbove).length;
+  const aRight = a.filter((x) => x > rule.threshold === rule.aAbove).length;
+  const bRight = b.filter((x) => x > rule.threshold !== rule.aAbove).length;
   return (aRight / a.length + bRight / b.length) / 2;
 }
 

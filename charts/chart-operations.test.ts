@@ -42,8 +42,7 @@ const deploymentOf = (objects: K8sObject[], component: string) => named(objects,
 const containerOf = (o: K8sObject) => o.spec.template.spec.containers[0];
 type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } };
 const envOf = (container: { env?: EnvVar[] }) => new Map((container.env ?? []).map((e) => [e.name, e]));
-const decoded = (secret: K8sObject) =>
-  Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
+const decoded = (secret: K8sObject) => Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
 
 /** The environment a container's process sees (the image sets NODE_ENV=production), secrets resolved from `secret`. */
 function processEnv(container: { env?: EnvVar[] }, secret: Record<string, string>): Record<string, string> {
@@ -229,7 +228,14 @@ describe("invalid operations values", () => {
 describe("NOTES.txt", () => {
   const notesChart = chartWith({
     "notes-under-test.txt": readFileSync(`${CHART_DIR}/templates/NOTES.txt`, "utf8"),
-    "templates/zz-notes.yaml": ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: notes-under-test", "data:", '  notes: {{ tpl (.Files.Get "notes-under-test.txt") . | toJson }}'].join("\n"),
+    "templates/zz-notes.yaml": [
+      "apiVersion: v1",
+      "kind: ConfigMap",
+      "metadata:",
+      "  name: notes-under-test",
+      "data:",
+      '  notes: {{ tpl (.Files.Get "notes-under-test.txt") . | toJson }}',
+    ].join("\n"),
   });
   const notesOf = (values: Values) =>
     (parseObjects(renderValuesText(merge(REQUIRED, values), notesChart)).find((o) => o.metadata.name === "notes-under-test")!.data as { notes: string }).notes;
@@ -249,7 +255,11 @@ describe("NOTES.txt", () => {
 describe("topology spread", () => {
   it.each(COMPONENTS)("spreads %s's own pods over nodes and zones by default, as a preference", (component) => {
     const deployment = deploymentOf(render(), component);
-    const constraints = deployment.spec.template.spec.topologySpreadConstraints as { topologyKey: string; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> } }[];
+    const constraints = deployment.spec.template.spec.topologySpreadConstraints as {
+      topologyKey: string;
+      whenUnsatisfiable: string;
+      labelSelector: { matchLabels: Record<string, string> };
+    }[];
     expect(constraints.map((c) => c.topologyKey)).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
     for (const c of constraints) {
       expect(c.whenUnsatisfiable).toBe("ScheduleAnyway");

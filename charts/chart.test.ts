@@ -12,17 +12,7 @@ import { organizationConfig } from "../services/organization/src/config.js";
 import { oauthConfig } from "../services/oauth/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
 import { runtimeConfigFromEnv } from "../web/server/runtime-config.js";
-import {
-  CHART_DIR,
-  type K8sObject,
-  RELEASE,
-  chartWith,
-  helm,
-  parseObjects,
-  render as renderValues,
-  renderText as renderValuesText,
-  schemaProblem,
-} from "./render.js";
+import { CHART_DIR, type K8sObject, RELEASE, chartWith, helm, parseObjects, render as renderValues, renderText as renderValuesText, schemaProblem } from "./render.js";
 
 type Component = "gateway" | "identity" | "session" | "notification" | "oauth" | "organization" | "admin";
 
@@ -109,8 +99,7 @@ const render = (values: Values = {}) => renderValues(merge(REQUIRED, values));
 const renderText = (values: Values = {}) => renderValuesText(merge(REQUIRED, values));
 
 /** A copy of `value` without `keys`. */
-const without = <T extends object>(value: T, keys: readonly (keyof T)[]) =>
-  Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key as keyof T)));
+const without = <T extends object>(value: T, keys: readonly (keyof T)[]) => Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key as keyof T)));
 
 /** The environment a pod of the chart's image sees (its Dockerfile sets NODE_ENV=production). */
 const podEnv = (configMap: Record<string, string>, secret: Record<string, string>) => ({
@@ -143,8 +132,7 @@ function componentEnv(deployment: K8sObject, configMap: Record<string, string>, 
 }
 
 /** Decoded data of a Secret object. */
-const decoded = (secret: K8sObject) =>
-  Object.fromEntries(Object.entries((secret.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
+const decoded = (secret: K8sObject) => Object.fromEntries(Object.entries((secret.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
 
 /** Every variable name docs/configuration.md lists, with `A_MIN_X` / `_MAX_X` shorthand expanded. */
 function documentedNames(): Set<string> {
@@ -185,8 +173,7 @@ function single(objects: K8sObject[], kind: string): K8sObject {
 }
 
 /** Whether every label of a selector is on the pod. */
-const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
-  Object.entries(selector).every(([key, value]) => labels[key] === value);
+const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
 
 function containerOf(deployment: K8sObject) {
   const containers = deployment.spec.template.spec.containers;
@@ -336,9 +323,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(selects(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
     expect(deployment.spec.selector.matchLabels).toEqual(service.spec.selector);
     const [port] = service.spec.ports;
-    const containerPort = containerOf(deployment).ports.find(
-      (p: { name: string; containerPort: number }) => p.name === port.targetPort || p.containerPort === port.targetPort,
-    );
+    const containerPort = containerOf(deployment).ports.find((p: { name: string; containerPort: number }) => p.name === port.targetPort || p.containerPort === port.targetPort);
     expect(containerPort?.containerPort).toBe(COMPONENTS[name].port);
     expect(port.port).toBe(COMPONENTS[name].port);
   });
@@ -435,10 +420,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     const containerNames = WITH_WEB.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
     // Variables only set by non-default values: the client-IP settings and the mTLS opt-out.
     const optional = render({ config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"] }, tls: { enabled: false } });
-    const optionalNames = [
-      ...Object.keys(single(optional, "ConfigMap").data),
-      ...NAMES.flatMap((name) => [...envOf(containerOf(one(optional, "Deployment", name))).keys()]),
-    ];
+    const optionalNames = [...Object.keys(single(optional, "ConfigMap").data), ...NAMES.flatMap((name) => [...envOf(containerOf(one(optional, "Deployment", name))).keys()])];
     const unknown = [...new Set([...Object.keys(env), ...Object.keys(secretEnv), ...containerNames, ...optionalNames])].filter((name) => !documented.has(name));
     expect(unknown).toEqual([]);
   });
@@ -480,9 +462,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
     password: "sentinel-pg-password",
     smtp: "smtps://user:sentinel-smtp-password@smtp.example.com:465",
   };
-  const components = Object.fromEntries(
-    WITH_WEB.map((name) => [name, { replicaCount: 3, autoscaling: { enabled: false }, pdb: { enabled: false } }]),
-  );
+  const components = Object.fromEntries(WITH_WEB.map((name) => [name, { replicaCount: 3, autoscaling: { enabled: false }, pdb: { enabled: false } }]));
   const values = {
     ...components,
     secret: { existingSecret: "auth-env", authSecret: sentinels.authSecret },
@@ -505,7 +485,14 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       admin: { assignableRoles: ["editor", "member"] },
       session: { expiresIn: 2592000, freshAge: 0, cacheStaleServeSeconds: 120 },
       notification: { appName: "Acme, Inc.", mailFrom: "Acme <no-reply@acme.example>", maxAttempts: 5, retryMaxMs: 600000 },
-      organization: { allowCreation: false, limit: 5, deleteEnabled: false, invitationExpiresIn: 3600, invitationLimit: 25, roles: { owner: { organization: ["update", "delete"] }, member: {} } },
+      organization: {
+        allowCreation: false,
+        limit: 5,
+        deleteEnabled: false,
+        invitationExpiresIn: 3600,
+        invitationLimit: 25,
+        roles: { owner: { organization: ["update", "delete"] }, member: {} },
+      },
     },
     clusterDomain: "k8s.example.internal",
   };
@@ -692,7 +679,9 @@ describe("NetworkPolicies with default values", () => {
     expect(containerPortOf(one(objects, "Deployment", name), "grpc")).toBe(COMPONENTS[name].port);
     // The peers select exactly the callers' pods: not the service itself, not the other services, not the test pod.
     const [rule] = policy.spec.ingress;
-    const admitted = NAMES.filter((other) => rule.from.some((peer: { podSelector: { matchLabels: Record<string, string> } }) => selects(peer.podSelector.matchLabels, podLabels(objects, other))));
+    const admitted = NAMES.filter((other) =>
+      rule.from.some((peer: { podSelector: { matchLabels: Record<string, string> } }) => selects(peer.podSelector.matchLabels, podLabels(objects, other))),
+    );
     expect(admitted.sort()).toEqual([...CALLERS[name]].sort());
     const testPod = single(objects, "Pod").metadata.labels as Record<string, string>;
     expect(rule.from.some((peer: { podSelector: { matchLabels: Record<string, string> } }) => selects(peer.podSelector.matchLabels, testPod))).toBe(false);
@@ -710,7 +699,13 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
   const billing = { podSelector: { matchLabels: { app: "billing" } } };
   const nodes = { ipBlock: { cidr: "10.0.0.0/16" } };
   const coreDns = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } };
-  const database = { to: [{ ipBlock: { cidr: "10.20.0.0/24" } }], ports: [{ port: 5432, protocol: "TCP" }, { port: 6379, protocol: "TCP" }] };
+  const database = {
+    to: [{ ipBlock: { cidr: "10.20.0.0/24" } }],
+    ports: [
+      { port: 5432, protocol: "TCP" },
+      { port: 6379, protocol: "TCP" },
+    ],
+  };
   const smtp = { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [{ port: 465, protocol: "TCP" }] };
   const collector = { to: [{ ipBlock: { cidr: "10.30.0.0/24" } }], ports: [{ port: 4318, protocol: "TCP" }] };
   const objects = render({
@@ -771,7 +766,13 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const policy = policyOf(objects, name);
     expect(policy.spec.policyTypes).toEqual(["Ingress", "Egress"]);
     expect(policy.spec.egress).toEqual([
-      { ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }], to: [coreDns] },
+      {
+        ports: [
+          { port: 53, protocol: "UDP" },
+          { port: 53, protocol: "TCP" },
+        ],
+        to: [coreDns],
+      },
       ...CALLEES[name].map((callee) => ({ ports: [{ port: COMPONENTS[callee].port, protocol: "TCP" }], to: [peerOf(objects, callee)] })),
       collector,
       ...(OWN_RULES[name] ?? []),
@@ -783,7 +784,8 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
       for (const callee of GRPC) {
         const egress = policyOf(objects, caller).spec.egress.some(
           (rule: { to?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports: { port: number }[] }) =>
-            rule.ports.some((p) => p.port === COMPONENTS[callee].port) && rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector.matchLabels, podLabels(objects, callee))),
+            rule.ports.some((p) => p.port === COMPONENTS[callee].port) &&
+            rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector.matchLabels, podLabels(objects, callee))),
         );
         const ingress = policyOf(objects, callee).spec.ingress[0].from.some(
           (peer: { podSelector?: { matchLabels: Record<string, string> } }) => peer.podSelector && selects(peer.podSelector.matchLabels, podLabels(objects, caller)),
@@ -808,7 +810,9 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "admin");
     expect(ofKind(withoutAdmin, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     expect(withoutAdmin.filter((o) => o.kind === "Job" && componentOf(o) === "admin-bootstrap")).toEqual([]);
-    expect(policyOf(withoutAdmin, "identity", present).spec.ingress[0].from).toEqual(["gateway", "organization", "oauth"].map((caller) => peerOf(withoutAdmin, caller as Component)));
+    expect(policyOf(withoutAdmin, "identity", present).spec.ingress[0].from).toEqual(
+      ["gateway", "organization", "oauth"].map((caller) => peerOf(withoutAdmin, caller as Component)),
+    );
   });
 
   it("renders no NetworkPolicy when turned off", () => {
@@ -853,7 +857,12 @@ describe("mTLS certificates from cert-manager", () => {
     const withClient = render({ tls: { internalClient: { enabled: true } } });
     expectSchemaValid(withClient);
     const cert = ofKind(withClient, "Certificate").find((c) => componentOf(c) === "internal-client");
-    expect(cert?.spec).toMatchObject({ uris: ["spiffe://auth-platform/internal-client"], usages: ["digital signature", "client auth"], secretName: `${fullname}-internal-client-tls`, issuerRef: ISSUER });
+    expect(cert?.spec).toMatchObject({
+      uris: ["spiffe://auth-platform/internal-client"],
+      usages: ["digital signature", "client auth"],
+      secretName: `${fullname}-internal-client-tls`,
+      issuerRef: ISSUER,
+    });
     expect(cert?.spec).not.toHaveProperty("dnsNames");
     for (const name of NAMES) {
       const volumes = one(withClient, "Deployment", name).spec.template.spec.volumes as { secret?: { secretName: string } }[];
@@ -1016,7 +1025,10 @@ describe("client IP settings", () => {
   });
 
   it("passes the configured proxies and single-value headers through", () => {
-    const env = single(render({ config: { trustedProxies: ["10.42.0.0/16", "fd00::/8"], clientIpHeaders: ["CF-Connecting-IP", "x-real-ip"] } }), "ConfigMap").data as Record<string, string>;
+    const env = single(render({ config: { trustedProxies: ["10.42.0.0/16", "fd00::/8"], clientIpHeaders: ["CF-Connecting-IP", "x-real-ip"] } }), "ConfigMap").data as Record<
+      string,
+      string
+    >;
     expect(env.AUTH_TRUSTED_PROXIES).toBe("10.42.0.0/16,fd00::/8");
     expect(env.AUTH_CLIENT_IP_HEADERS).toBe("cf-connecting-ip,x-real-ip");
   });
@@ -1047,7 +1059,11 @@ describe("invalid values", () => {
     ["a PDB with neither bound", { gateway: { pdb: { maxUnavailable: null } } }, /gateway\.pdb/],
     ["an HPA without a target", { identity: { autoscaling: { targetCPUUtilizationPercentage: null } } }, /identity\.autoscaling/],
     ["a non-PostgreSQL database URL", { identity: { database: { url: "file:data/identity.db" } } }, /identity\.database\.url/],
-    ["a base URL with the base path already in it", { config: { baseUrl: "https://auth.example.com/api/auth" } }, /config\.baseUrl \(https:\/\/auth\.example\.com\/api\/auth\) must not end with config\.basePath/],
+    [
+      "a base URL with the base path already in it",
+      { config: { baseUrl: "https://auth.example.com/api/auth" } },
+      /config\.baseUrl \(https:\/\/auth\.example\.com\/api\/auth\) must not end with config\.basePath/,
+    ],
     ["a base URL that is not http(s)", { config: { baseUrl: "auth.example.com" } }, /config\.baseUrl/],
     ["the root as base path beside the web app", { config: { basePath: "/" } }, /config\.basePath must not be \/ while web\.enabled/],
     ["a headless Service of type LoadBalancer", { identity: { service: { type: "LoadBalancer" } } }, /identity\.service\.headless needs service\.type ClusterIP/],
@@ -1055,16 +1071,38 @@ describe("invalid values", () => {
     ["a MAIL_FROM without an address", { config: { notification: { mailFrom: "Acme" } } }, /mailFrom/],
     ["a health port equal to a service's port", { probes: { grpcHealthPort: 50052 } }, /probes\.grpcHealthPort \(50052\) must differ from session\.port/],
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
-    ["own TLS Secrets with one missing", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", oauth: "oa", organization: "or", admin: "ad" } } }, /tls\.existingSecrets\.notification is required/],
-    ["the internal-client certificate without cert-manager", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", oauth: "oa", organization: "or", admin: "ad" }, internalClient: { enabled: true } } }, /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/],
+    [
+      "own TLS Secrets with one missing",
+      { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", oauth: "oa", organization: "or", admin: "ad" } } },
+      /tls\.existingSecrets\.notification is required/,
+    ],
+    [
+      "the internal-client certificate without cert-manager",
+      {
+        tls: {
+          certManager: { enabled: false },
+          existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", oauth: "oa", organization: "or", admin: "ad" },
+          internalClient: { enabled: true },
+        },
+      },
+      /tls\.internalClient\.enabled needs tls\.enabled and tls\.certManager\.enabled/,
+    ],
     ["a TLS Secret name that is not a name", { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "Gateway_TLS" } } }, /existingSecrets\.gateway/],
     ["tls.enabled as a string", { tls: { enabled: "false" } }, /tls\.enabled/],
     ["a certificate lifetime that is not a Go duration", { tls: { certManager: { duration: "90d" } } }, /tls\.certManager\.duration/],
     ["an ECDSA key of an RSA size", { tls: { certManager: { privateKey: { size: 2048 } } } }, /tls\.certManager\.privateKey\.size/],
     ["a NetworkPolicy peer with an unknown field", { networkPolicy: { gateway: { from: [{ namespace: "ingress-nginx" }] } } }, /networkPolicy\.gateway\.from/],
     ["an egress rule with a lower-case protocol", { networkPolicy: { egress: { extraRules: [{ ports: [{ port: 5432, protocol: "tcp" }] }] } } }, /protocol/],
-    ["a component's egress rule with a lower-case protocol", { networkPolicy: { egress: { componentRules: { session: [{ ports: [{ port: 5432, protocol: "tcp" }] }] } } } }, /protocol/],
-    ["egress rules for a component the chart does not have", { networkPolicy: { egress: { componentRules: { database: [{ ports: [{ port: 5432 }] }] } } } }, /componentRules|database|additional/],
+    [
+      "a component's egress rule with a lower-case protocol",
+      { networkPolicy: { egress: { componentRules: { session: [{ ports: [{ port: 5432, protocol: "tcp" }] }] } } } },
+      /protocol/,
+    ],
+    [
+      "egress rules for a component the chart does not have",
+      { networkPolicy: { egress: { componentRules: { database: [{ ports: [{ port: 5432 }] }] } } } },
+      /componentRules|database|additional/,
+    ],
     ["X-Forwarded-For named as a single-value header", { config: { clientIpHeaders: ["X-Forwarded-For"] } }, /config\.clientIpHeaders/],
     ["two client-IP headers in one item", { config: { clientIpHeaders: ["cf-connecting-ip,x-real-ip"] } }, /config\.clientIpHeaders/],
   ])("refuses %s", (_, values, message) => {
@@ -1089,7 +1127,9 @@ describe("invalid values", () => {
 });
 
 describe("Redis over TLS with an ACL user (the session cache is an authorisation input)", () => {
-  const values = { redis: { url: "rediss://redis.example.internal:6380/0", username: "auth", password: "sentinel-redis-acl-password", tls: { caSecret: "redis-ca", caKey: "ca.pem" } } };
+  const values = {
+    redis: { url: "rediss://redis.example.internal:6380/0", username: "auth", password: "sentinel-redis-acl-password", tls: { caSecret: "redis-ca", caKey: "ca.pem" } },
+  };
   const objects = render(values);
   const secretEnv = decoded(single(objects, "Secret"));
   const env = single(objects, "ConfigMap").data as Record<string, string>;
@@ -1120,7 +1160,10 @@ describe("Redis over TLS with an ACL user (the session cache is an authorisation
       }
       expect(mount).toMatchObject({ mountPath: "/etc/auth-platform/redis-tls", readOnly: true });
       expect(file).toBe("/etc/auth-platform/redis-tls/ca.crt");
-      expect(deployment.spec.template.spec.volumes).toContainEqual({ name: "redis-tls", secret: { secretName: "redis-ca", items: [{ key: "ca.pem", path: "ca.crt" }], defaultMode: 288 } });
+      expect(deployment.spec.template.spec.volumes).toContainEqual({
+        name: "redis-tls",
+        secret: { secretName: "redis-ca", items: [{ key: "ca.pem", path: "ca.crt" }], defaultMode: 288 },
+      });
     }
     // The CA file exists only in the pod: the processes read their own environment with a readable one.
     const dir = mkdtempSync(join(tmpdir(), "chart-redis-ca-"));
@@ -1196,7 +1239,15 @@ describe("the web app and the Ingress", () => {
   });
 
   it("routes the base path to the gateway and the rest to the web app on one host, with optional TLS", () => {
-    const values = { ingress: { enabled: true, className: "nginx", host: "auth.example.com", annotations: { "cert-manager.io/cluster-issuer": "letsencrypt" }, tls: { enabled: true, secretName: "" } } };
+    const values = {
+      ingress: {
+        enabled: true,
+        className: "nginx",
+        host: "auth.example.com",
+        annotations: { "cert-manager.io/cluster-issuer": "letsencrypt" },
+        tls: { enabled: true, secretName: "" },
+      },
+    };
     const rendered = render(values);
     expectSchemaValid(rendered);
     const ingress = single(rendered, "Ingress");
@@ -1233,7 +1284,15 @@ describe("the web app and the Ingress", () => {
     const restricted = render({ networkPolicy: { egress: { allowAll: false } } });
     const policy = ofKind(restricted, "NetworkPolicy").find((o) => componentOf(o) === "web")!;
     expect(policy.spec.ingress).toEqual([{ ports: [{ port: "http", protocol: "TCP" }] }, METRICS_RULE]);
-    expect(policy.spec.egress).toEqual([{ ports: [{ port: 53, protocol: "UDP" }, { port: 53, protocol: "TCP" }] }, { ports: [{ port: 3000, protocol: "TCP" }], to: [peerOf(restricted, "gateway")] }]);
+    expect(policy.spec.egress).toEqual([
+      {
+        ports: [
+          { port: 53, protocol: "UDP" },
+          { port: 53, protocol: "TCP" },
+        ],
+      },
+      { ports: [{ port: 3000, protocol: "TCP" }], to: [peerOf(restricted, "gateway")] },
+    ]);
   });
 });
 
@@ -1256,7 +1315,10 @@ describe("the admin bootstrap Job", () => {
 
   it("is admitted to identity by its NetworkPolicy, and nowhere else", () => {
     const labels = job.spec.template.metadata.labels as Record<string, string>;
-    const admitted = (name: Component) => policyOf(objects, name).spec.ingress[0].from.some((peer: { podSelector?: { matchLabels: Record<string, string> } }) => peer.podSelector && selects(peer.podSelector.matchLabels, labels));
+    const admitted = (name: Component) =>
+      policyOf(objects, name).spec.ingress[0].from.some(
+        (peer: { podSelector?: { matchLabels: Record<string, string> } }) => peer.podSelector && selects(peer.podSelector.matchLabels, labels),
+      );
     expect(admitted("identity")).toBe(true);
     for (const name of ["session", "notification", "admin"] as const) expect(admitted(name), name).toBe(false);
   });
@@ -1278,7 +1340,10 @@ describe("the oauth service and its provider credentials", () => {
     expect(secretEnv).toMatchObject({ GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret" });
     expect(secretEnv).not.toHaveProperty("GOOGLE_CLIENT_ID");
     for (const name of NAMES.filter((n) => n !== "oauth")) {
-      expect([...envOf(containerOf(one(objects, "Deployment", name))).keys()].filter((key) => key.endsWith("_CLIENT_SECRET")), name).toEqual([]);
+      expect(
+        [...envOf(containerOf(one(objects, "Deployment", name))).keys()].filter((key) => key.endsWith("_CLIENT_SECRET")),
+        name,
+      ).toEqual([]);
     }
     const config = oauthConfig(componentEnv(one(objects, "Deployment", "oauth"), env, secretEnv));
     expect(Object.keys(config.providers)).toEqual(["github"]);

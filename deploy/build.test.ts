@@ -102,7 +102,9 @@ describe(`the compiled build (${backendLabel()})`, () => {
     slow.on("error", () => {});
     const slowClosed = once(slow, "close");
     const received = once(slow, "data");
-    slow.write(`POST ${gatewayUrl.pathname}/sign-in/email HTTP/1.1\r\nHost: ${gatewayUrl.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n{"email":`);
+    slow.write(
+      `POST ${gatewayUrl.pathname}/sign-in/email HTTP/1.1\r\nHost: ${gatewayUrl.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n{"email":`,
+    );
     expect(String((await received)[0])).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     const gateway = processes.find((started) => started.name === "gateway")!;
     const stopping = performance.now();

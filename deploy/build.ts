@@ -109,7 +109,10 @@ function entitySortWithoutIcu(): Plugin {
 export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> {
   rmSync(outdir, { recursive: true, force: true });
   const entryPoints = Object.fromEntries([
-    ...(Object.keys(ENTRY_POINTS) as ProcessName[]).map((name) => [BUILT_ENTRY[name].replace(/^dist\/|\.js$/g, ""), join(ROOT, name === "web" ? WEB_SERVER_SOURCE : ENTRY_POINTS[name])]),
+    ...(Object.keys(ENTRY_POINTS) as ProcessName[]).map((name) => [
+      BUILT_ENTRY[name].replace(/^dist\/|\.js$/g, ""),
+      join(ROOT, name === "web" ? WEB_SERVER_SOURCE : ENTRY_POINTS[name]),
+    ]),
     ["start", join(ROOT, "deploy/start.ts")],
   ]);
   await build({

@@ -125,7 +125,12 @@ export async function startProcess(name: ProcessName | string, options: StartOpt
   const flags = NODE_FLAGS[name as ProcessName] ?? [];
   const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...loader, join(ROOT, entry)], {
     cwd: ROOT,
-    env: { ...(options.inheritEnv === false ? {} : process.env), PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`, ...PROCESS_ENV[name as ProcessName], ...options.env },
+    env: {
+      ...(options.inheritEnv === false ? {} : process.env),
+      PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`,
+      ...PROCESS_ENV[name as ProcessName],
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

@@ -8,7 +8,10 @@ const FULL_RANGE: PortRange = { low: LOWEST, span: ephemeralStart() - LOWEST };
 /** Runs freePorts(1) over `range` with `port` as its first random candidate; expects it to draw again. */
 async function drawingFirst(port: number, range: PortRange): Promise<number> {
   const random = Math.random;
-  const spy = vi.spyOn(Math, "random").mockImplementationOnce(() => (port - range.low + 0.5) / range.span).mockImplementation(random);
+  const spy = vi
+    .spyOn(Math, "random")
+    .mockImplementationOnce(() => (port - range.low + 0.5) / range.span)
+    .mockImplementation(random);
   try {
     const [drawn] = await freePorts(1, range);
     expect(spy).toHaveBeenCalledTimes(2);

@@ -73,11 +73,7 @@ export interface StoreBackends<S> {
  * (reported as skipped otherwise). Each SQL store the contract opens sits on a fresh database, dropped when
  * the store is closed.
  */
-export function onEveryBackend<S extends { close(): Promise<void> }>(
-  label: string,
-  backends: StoreBackends<S>,
-  contract: (backend: string, open: () => Promise<S>) => void,
-): void {
+export function onEveryBackend<S extends { close(): Promise<void> }>(label: string, backends: StoreBackends<S>, contract: (backend: string, open: () => Promise<S>) => void): void {
   const fresh = (dialect: "default" | "sqlite") => async (): Promise<S> => {
     const db = await createTestDatabase(label, dialect);
     const store = await backends.sql(db.url);

@@ -14,7 +14,11 @@ export async function scrapeMetrics(port: number | undefined): Promise<Samples> 
   for (const line of (await res.text()).split("\n")) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match) continue;
-    const labels = (match[2] ?? "").match(/\w+="(?:[^"\\]|\\.)*"/g)?.sort().join(",") ?? "";
+    const labels =
+      (match[2] ?? "")
+        .match(/\w+="(?:[^"\\]|\\.)*"/g)
+        ?.sort()
+        .join(",") ?? "";
     samples.set(`${match[1]}{${labels}}`, Number(match[3]));
   }
   return samples;
@@ -22,4 +26,7 @@ export async function scrapeMetrics(port: number | undefined): Promise<Samples> 
 
 /** The key of a sample, labels given as an object. */
 export const sample = (name: string, labels: Record<string, string> = {}) =>
-  `${name}{${Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(",")}}`;
+  `${name}{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .sort()
+    .join(",")}}`;

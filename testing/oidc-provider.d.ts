@@ -18,7 +18,10 @@ declare module "oidc-provider" {
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
-    Grant: new (properties: { accountId: string; clientId: string }) => GrantInstance;
+    Grant: new (properties: {
+      accountId: string;
+      clientId: string;
+    }) => GrantInstance;
     on(event: string, listener: (...args: unknown[]) => void): void;
   }
 }

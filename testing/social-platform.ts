@@ -36,7 +36,15 @@ async function startTokenStandIn(upstream: () => string, refreshAtProvider: bool
       standIn.requests.push(form);
       if (form.get("grant_type") === "refresh_token" && !refreshAtProvider) {
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ access_token: `refreshed-${form.get("refresh_token")}`, token_type: "Bearer", expires_in: 1800, refresh_token: "rotated-refresh-token", scope: "openid email profile" }));
+        res.end(
+          JSON.stringify({
+            access_token: `refreshed-${form.get("refresh_token")}`,
+            token_type: "Bearer",
+            expires_in: 1800,
+            refresh_token: "rotated-refresh-token",
+            scope: "openid email profile",
+          }),
+        );
         return;
       }
       if (standIn.forgedIdToken) {

@@ -37,10 +37,11 @@ export async function startTcpProxy(): Promise<TcpProxy> {
     heal() {
       cut = false;
     },
-    close: () => new Promise<void>((resolve) => {
-      proxy.cut();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.cut();
+        server.close(() => resolve());
+      }),
   };
   const forward = (client: Socket) => {
     if (cut || client.destroyed) return void client.destroy();

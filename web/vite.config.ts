@@ -18,7 +18,12 @@ export default defineConfig(() => {
       react(),
       // The dev server only: a build's index.html gets its settings from the server that serves it.
       // The page's own address decides (no analytics script where it carries a token), as in production.
-      { name: "runtime-config", apply: "serve", transformIndexHtml: (html: string, ctx: { path: string; originalUrl?: string }) => injectRuntimeConfig(html, pageConfig(runtime, new URL(ctx.originalUrl ?? ctx.path, "http://dev.invalid"))) },
+      {
+        name: "runtime-config",
+        apply: "serve",
+        transformIndexHtml: (html: string, ctx: { path: string; originalUrl?: string }) =>
+          injectRuntimeConfig(html, pageConfig(runtime, new URL(ctx.originalUrl ?? ctx.path, "http://dev.invalid"))),
+      },
     ],
     server: {
       host: process.env.WEB_HOST ?? "127.0.0.1",

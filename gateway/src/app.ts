@@ -67,7 +67,14 @@ export function createApp(deps: AppDeps): express.Express {
       sharedCache: deps.sharedSessionCache,
       log,
       // Someone wrote to Redis without AUTH_SECRET (docs/configuration.md, "Redis"): the audit log shows when and from which request.
-      onRefusedEntry: (req, reason) => events.report({ action: "session-cache.entry-refused", outcome: "failure", ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, details: { reason } }),
+      onRefusedEntry: (req, reason) =>
+        events.report({
+          action: "session-cache.entry-refused",
+          outcome: "failure",
+          ipAddress: req.facts.ipAddress || undefined,
+          userAgent: req.facts.userAgent || undefined,
+          details: { reason },
+        }),
     }),
   };
 

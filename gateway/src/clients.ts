@@ -18,7 +18,15 @@ export interface Clients {
   close(): void;
 }
 
-export function createClients(addresses: { identityServiceUrl: string; sessionServiceUrl: string; notificationServiceUrl: string; organizationServiceUrl: string; adminServiceUrl: string; oauthServiceUrl: string; grpcTls: GrpcTls }): Clients {
+export function createClients(addresses: {
+  identityServiceUrl: string;
+  sessionServiceUrl: string;
+  notificationServiceUrl: string;
+  organizationServiceUrl: string;
+  adminServiceUrl: string;
+  oauthServiceUrl: string;
+  grpcTls: GrpcTls;
+}): Clients {
   const tls = addresses.grpcTls;
   const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });

@@ -43,7 +43,11 @@ describe("gatewayConfig and sessionConfig: Redis credentials and TLS", () => {
   it.each(Object.keys(loaders) as Array<keyof typeof loaders>)("%s reads REDIS_URL, REDIS_USERNAME and REDIS_PASSWORD, and refuses what cannot work", (name) => {
     const load = loaders[name];
     expect(load(SECRET).redis).toBeUndefined();
-    expect(load({ ...SECRET, REDIS_URL: "rediss://redis:6380", REDIS_USERNAME: "auth", REDIS_PASSWORD: "pw" }).redis).toEqual({ url: "rediss://redis:6380", username: "auth", password: "pw" });
+    expect(load({ ...SECRET, REDIS_URL: "rediss://redis:6380", REDIS_USERNAME: "auth", REDIS_PASSWORD: "pw" }).redis).toEqual({
+      url: "rediss://redis:6380",
+      username: "auth",
+      password: "pw",
+    });
     expect(() => load({ ...SECRET, REDIS_URL: "https://redis:6380" })).toThrow(/REDIS_URL: must start with redis:\/\/ or rediss:\/\//);
     expect(() => load({ ...SECRET, REDIS_URL: "redis://redis:6379", REDIS_TLS_CA_FILE: "/etc/redis/ca.crt" })).toThrow(/REDIS_TLS_CA_FILE: only with a rediss:\/\//);
     expect(load({ ...SECRET, NODE_ENV: "production", GRPC_INSECURE: "true" }).production).toBe(true);

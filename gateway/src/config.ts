@@ -28,7 +28,10 @@ const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   PORT: env.port(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
-  AUTH_BASE_PATH: z.string().regex(/^\/[^?#]*$/, "must be a path starting with /").default("/api/auth"),
+  AUTH_BASE_PATH: z
+    .string()
+    .regex(/^\/[^?#]*$/, "must be a path starting with /")
+    .default("/api/auth"),
   AUTH_BASE_URL: env.optionalUrl(),
   AUTH_APP_URL: env.optionalUrl(),
   AUTH_TRUSTED_ORIGINS: env.list(),
@@ -36,7 +39,14 @@ const schema = z.object({
   AUTH_TRUSTED_PROXIES: z
     .string()
     .optional()
-    .transform((value) => (value === undefined ? DEFAULT_TRUSTED_PROXIES : value.split(",").map((s) => s.trim()).filter(Boolean)))
+    .transform((value) =>
+      value === undefined
+        ? DEFAULT_TRUSTED_PROXIES
+        : value
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+    )
     .superRefine((entries, ctx) => {
       try {
         trustedProxyList(entries);
@@ -45,13 +55,19 @@ const schema = z.object({
       }
     }),
   AUTH_CLIENT_IP_HEADERS: env.list().pipe(z.array(z.string().regex(/^[A-Za-z0-9-]+$/, "must be header names"))),
-  AUTH_COOKIE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("better-auth"),
+  AUTH_COOKIE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default("better-auth"),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   RATE_LIMIT_ENABLED: env.bool(true),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_RULES: env.json(z.record(z.string().startsWith("/"), ruleSchema), DEFAULT_RULES),
-  GATEWAY_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i).default("1mb"),
+  GATEWAY_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)?$/i)
+    .default("1mb"),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),

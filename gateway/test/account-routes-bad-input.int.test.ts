@@ -281,7 +281,7 @@ function wrongValues(route: Route, field: Field): unknown[] {
 
 describe(`bad input on the account routes (${backendLabel()})`, () => {
   describe("malformed JSON on every POST is a 400 VALIDATION_ERROR 'Malformed JSON body'", () => {
-    const MALFORMED = ["{bad", '{"email": }', '{"email":"a@b.c",}', "{'email':'a@b.c'}", '{"a":1}}', '{"a":"\\x"}', "[1,2", "undefined", "NaN", "{\"a\":\"\u0000"];
+    const MALFORMED = ["{bad", '{"email": }', '{"email":"a@b.c",}', "{'email':'a@b.c'}", '{"a":1}}', '{"a":"\\x"}', "[1,2", "undefined", "NaN", '{"a":"\u0000'];
     for (const route of POST_ROUTES) {
       it(route.label, async () => {
         const session = await aSession();
@@ -448,8 +448,16 @@ describe(`bad input on the account routes (${backendLabel()})`, () => {
       const session = await aSession();
       const long = "p".repeat(129);
       expectError(await send("POST", "/reset-password", { json: { newPassword: long, token: UNKNOWN_RESET_TOKEN } }), "PASSWORD_TOO_LONG", "reset");
-      expectError(await send("POST", "/change-password", { json: { currentPassword: PASSWORD, newPassword: long }, headers: { cookie: session.cookie } }), "PASSWORD_TOO_LONG", "change");
-      expectError(await send("POST", "/change-password", { json: { currentPassword: PASSWORD, newPassword: "short" }, headers: { cookie: session.cookie } }), "PASSWORD_TOO_SHORT", "change");
+      expectError(
+        await send("POST", "/change-password", { json: { currentPassword: PASSWORD, newPassword: long }, headers: { cookie: session.cookie } }),
+        "PASSWORD_TOO_LONG",
+        "change",
+      );
+      expectError(
+        await send("POST", "/change-password", { json: { currentPassword: PASSWORD, newPassword: "short" }, headers: { cookie: session.cookie } }),
+        "PASSWORD_TOO_SHORT",
+        "change",
+      );
     });
 
     it("GET /reset-password/:token with an oversized or odd token lands on the callback with error=INVALID_TOKEN", async () => {
@@ -488,7 +496,10 @@ describe(`bad input on the account routes (${backendLabel()})`, () => {
       // A NUL is bad input on every route, forget-password included: refused alike for any address, so
       // the answer says nothing about which accounts exist.
       for (const email of [`${session.email}\u0000`, `${uniqueEmail("nobody")}\u0000`]) {
-        expect(await send("POST", "/forget-password", { json: { email } })).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR", message: "Invalid email: must not contain NUL characters" } });
+        expect(await send("POST", "/forget-password", { json: { email } })).toMatchObject({
+          status: 400,
+          body: { code: "VALIDATION_ERROR", message: "Invalid email: must not contain NUL characters" },
+        });
       }
       for (const query of ["/verify-email?token=%00", `/delete-user/callback?token=${"%00".repeat(32)}`, "/verify-email?token=a&callbackURL=%2F%00"]) {
         const res = await send("GET", query, { headers: { cookie: session.cookie } });
@@ -543,7 +554,11 @@ describe(`bad input on the account routes (${backendLabel()})`, () => {
           }
         }
         // Any callback field is checked wherever it appears, in the body or the query.
-        const query = await send(route.method, `${route.path}?redirectTo=${encodeURIComponent(EVIL)}`, route.input === "body" ? { json: route.valid(session), headers: { cookie: session.cookie } } : { headers: { cookie: session.cookie } });
+        const query = await send(
+          route.method,
+          `${route.path}?redirectTo=${encodeURIComponent(EVIL)}`,
+          route.input === "body" ? { json: route.valid(session), headers: { cookie: session.cookie } } : { headers: { cookie: session.cookie } },
+        );
         expectError(query, "INVALID_REDIRECTURL", `${route.label} ?redirectTo`);
         await platform.mailSettled();
         expect(mailsTo(session.email), `${route.label} sent mail`).toBe(mailsBefore);

@@ -16,7 +16,10 @@ describe(`account settings (${backendLabel()})`, () => {
       const { c, email } = await signUp();
       const phone = client();
       await phone.post("/sign-in/email", { email, password: "password-123" });
-      expect(await c.post("/change-password", { currentPassword: "wrong-password", newPassword: "next-password-1" })).toMatchObject({ status: 400, body: { code: "INVALID_PASSWORD", message: "Invalid password" } });
+      expect(await c.post("/change-password", { currentPassword: "wrong-password", newPassword: "next-password-1" })).toMatchObject({
+        status: 400,
+        body: { code: "INVALID_PASSWORD", message: "Invalid password" },
+      });
       const kept = await c.post("/change-password", { currentPassword: "password-123", newPassword: "next-password-1" });
       expect(kept.body).toMatchObject({ token: null, user: { email } });
       expect((await phone.get("/get-session")).body).not.toBeNull();
@@ -33,7 +36,10 @@ describe(`account settings (${backendLabel()})`, () => {
       const { c } = await signUp();
       expect(await c.post("/update-user", { name: "Grace Hopper", image: "https://img.example/g.png" })).toMatchObject({ status: 200, body: { status: true } });
       expect((await c.get("/get-session")).body.user).toMatchObject({ name: "Grace Hopper", image: "https://img.example/g.png" });
-      expect(await c.post("/update-user", { email: uniqueEmail() })).toMatchObject({ status: 400, body: { code: "EMAIL_CAN_NOT_BE_UPDATED", message: "Email can not be updated" } });
+      expect(await c.post("/update-user", { email: uniqueEmail() })).toMatchObject({
+        status: 400,
+        body: { code: "EMAIL_CAN_NOT_BE_UPDATED", message: "Email can not be updated" },
+      });
       // A field that is not an input is ignored, never stored.
       expect(await c.post("/update-user", { favouriteColour: "blue" })).toMatchObject({ status: 200, body: { status: true } });
       expect(Object.keys((await c.get("/get-session")).body.user)).not.toContain("favouriteColour");
@@ -52,9 +58,21 @@ describe(`account settings (${backendLabel()})`, () => {
       const list = await c.get("/list-accounts");
       expect(list.status).toBe(200);
       expect(list.body).toEqual([
-        { id: expect.any(String), provider: "credential", providerId: "credential", accountId: user.id, userId: user.id, createdAt: expect.any(String), updatedAt: expect.any(String), scopes: [] },
+        {
+          id: expect.any(String),
+          provider: "credential",
+          providerId: "credential",
+          accountId: user.id,
+          userId: user.id,
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+          scopes: [],
+        },
       ]);
-      expect(await c.post("/unlink-account", { providerId: "credential" })).toMatchObject({ status: 400, body: { code: "YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT", message: "You can't unlink your last account" } });
+      expect(await c.post("/unlink-account", { providerId: "credential" })).toMatchObject({
+        status: 400,
+        body: { code: "YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT", message: "You can't unlink your last account" },
+      });
       expect(await c.post("/unlink-account", { providerId: "github" })).toMatchObject({ status: 400, body: { code: "ACCOUNT_NOT_FOUND" } });
       expect((await client().get("/list-accounts")).status).toBe(401);
     });

@@ -19,7 +19,11 @@ export const STRICT_ENV: Record<string, string> = {
 };
 
 /** Signs a user up through the HTTP API; the client holds the new session. */
-export async function signUpThrough(platform: PlatformUnderTest, email = uniqueEmail(), password = "password-123"): Promise<{ c: TestClient; email: string; password: string; user: any }> {
+export async function signUpThrough(
+  platform: PlatformUnderTest,
+  email = uniqueEmail(),
+  password = "password-123",
+): Promise<{ c: TestClient; email: string; password: string; user: any }> {
   const c = platform.client();
   const res = await c.post("/sign-up/email", { name: "Grace", email, password });
   expect(res.status).toBe(200);

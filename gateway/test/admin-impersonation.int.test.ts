@@ -266,7 +266,12 @@ describe("impersonation from an impersonation session (ADMIN_IMPERSONATE_ADMINS=
     // The refused attempt is in the audit log, with the admin who was impersonating.
     const log = await deputy.c.get(`/admin/list-audit-events?action=user.impersonate.start&targetId=${user.id}`);
     expect(log.body.events).toEqual([
-      expect.objectContaining({ actorId: deputy.id, impersonatorId: admin.id, outcome: "failure", details: expect.objectContaining({ error: "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING" }) }),
+      expect.objectContaining({
+        actorId: deputy.id,
+        impersonatorId: admin.id,
+        outcome: "failure",
+        details: expect.objectContaining({ error: "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING" }),
+      }),
     ]);
   });
 

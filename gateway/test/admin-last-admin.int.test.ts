@@ -109,7 +109,11 @@ describe("the last admin", () => {
 
   const current = (baseURL: string, f: typeof fetch) => createCurrentClient({ baseURL, plugins: [currentAdminClient()], fetchOptions: { customFetchImpl: f } });
   const GENERATIONS = [
-    { version: "1.1.9", make: (baseURL: string, f: typeof fetch) => createLegacyClient({ baseURL, plugins: [legacyAdminClient()], fetchOptions: { customFetchImpl: f } }) as unknown as ReturnType<typeof current> },
+    {
+      version: "1.1.9",
+      make: (baseURL: string, f: typeof fetch) =>
+        createLegacyClient({ baseURL, plugins: [legacyAdminClient()], fetchOptions: { customFetchImpl: f } }) as unknown as ReturnType<typeof current>,
+    },
     { version: "1.7.25", make: current },
   ];
 

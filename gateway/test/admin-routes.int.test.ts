@@ -117,7 +117,9 @@ describe("bad input to the admin routes is answered to admins only", () => {
     // The non-admin's attempt at an action is in the audit log, as with valid input; the admin's bad input is not.
     const logged = await admin.c.get(`/admin/list-audit-events?actorId=${user.id}`);
     const action = RECORDED_AS[path.split("?")[0]!];
-    expect(logged.body.events).toEqual(action ? [expect.objectContaining({ action, actorId: user.id, outcome: "failure", details: { input: "invalid", error: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT" } })] : []);
+    expect(logged.body.events).toEqual(
+      action ? [expect.objectContaining({ action, actorId: user.id, outcome: "failure", details: { input: "invalid", error: "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT" } })] : [],
+    );
     expect((await admin.c.get(`/admin/list-audit-events?actorId=${admin.id}`)).body.events).toEqual([]);
   });
 
@@ -141,7 +143,15 @@ describe("the admin fields of the user", () => {
 
   it("cannot be set through sign-up", async () => {
     const c = platform.client();
-    const res = await c.post("/sign-up/email", { name: "Mallory", email: uniqueEmail("mallory"), password: PASSWORD, role: "admin", banned: true, banReason: "x", banExpires: "2030-01-01T00:00:00Z" });
+    const res = await c.post("/sign-up/email", {
+      name: "Mallory",
+      email: uniqueEmail("mallory"),
+      password: PASSWORD,
+      role: "admin",
+      banned: true,
+      banReason: "x",
+      banExpires: "2030-01-01T00:00:00Z",
+    });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ role: "user", banned: false, banReason: null, banExpires: null });
     expect((await c.get("/admin/list-users")).status).toBe(403);
@@ -253,7 +263,12 @@ describe("list-users", () => {
     const { c } = await anAdmin(platform);
     const tag = `ls${Date.now().toString(36)}`;
     for (const name of ["Alice", "Bob", "Carol"]) {
-      await c.post("/admin/create-user", { email: `${name.toLowerCase()}.${tag}@example.com`, password: PASSWORD, name: `${name} ${tag}`, role: name === "Bob" ? "editor" : "user" });
+      await c.post("/admin/create-user", {
+        email: `${name.toLowerCase()}.${tag}@example.com`,
+        password: PASSWORD,
+        name: `${name} ${tag}`,
+        role: name === "Bob" ? "editor" : "user",
+      });
     }
     const all = await c.get(`/admin/list-users?searchValue=${tag}&searchField=email&sortBy=name&sortDirection=desc`);
     expect(all.status).toBe(200);

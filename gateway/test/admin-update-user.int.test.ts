@@ -30,7 +30,10 @@ describe("admin update-user (better-auth 1.7 adminClient)", () => {
     expect(session.body.user).toMatchObject({ name: "Grace Hopper", role: "editor" });
     const cleared = await client.admin.updateUser({ userId: grace.id, data: { image: null } });
     expect(cleared.data!.image ?? null).toBeNull();
-    const log = await client.$fetch<{ events: { action: string; targetId: string; outcome: string; details: { fields: string[] } }[] }>(`/admin/list-audit-events?action=user.update&targetId=${grace.id}`, { method: "GET" });
+    const log = await client.$fetch<{ events: { action: string; targetId: string; outcome: string; details: { fields: string[] } }[] }>(
+      `/admin/list-audit-events?action=user.update&targetId=${grace.id}`,
+      { method: "GET" },
+    );
     expect(log.data!.events.map((e) => e.details.fields.sort())).toEqual(expect.arrayContaining([["image", "name", "role"], ["image"]]));
   });
 
@@ -42,7 +45,15 @@ describe("admin update-user (better-auth 1.7 adminClient)", () => {
       return { status: error?.status, code: error?.code, message: error?.message };
     };
     expect(await refusal({})).toEqual({ status: 400, code: "NO_DATA_TO_UPDATE", message: "No data to update" });
-    for (const [field, value] of [["password", "new-password-1"], ["id", "x"], ["email", "x@example.com"], ["emailVerified", true], ["banned", true], ["banReason", "spam"], ["banExpires", 1]] as const) {
+    for (const [field, value] of [
+      ["password", "new-password-1"],
+      ["id", "x"],
+      ["email", "x@example.com"],
+      ["emailVerified", true],
+      ["banned", true],
+      ["banReason", "spam"],
+      ["banExpires", 1],
+    ] as const) {
       expect(await refusal({ [field]: value })).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
     }
     expect(await refusal({ banned: true })).toMatchObject({ message: "Ban fields cannot be updated through update-user; use ban-user or unban-user" });
@@ -51,7 +62,11 @@ describe("admin update-user (better-auth 1.7 adminClient)", () => {
     expect(await refusal({ name: "X" }, "no-such-user")).toMatchObject({ status: 404, code: "USER_NOT_FOUND" });
     // A role that is not configured refuses the whole change (the name with it), under 1.7's code.
     for (const role of ["superuser", ["editor", "superuser"]]) {
-      expect(await refusal({ name: "Renamed", role })).toEqual({ status: 400, code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", message: "You are not allowed to set non-existent value" });
+      expect(await refusal({ name: "Renamed", role })).toEqual({
+        status: 400,
+        code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
+        message: "You are not allowed to set non-existent value",
+      });
     }
     const unchanged = await platform.services.identity.deps.store.findUserById(grace.id);
     expect(unchanged).toMatchObject({ name: "Grace", banned: false, role: "user" });

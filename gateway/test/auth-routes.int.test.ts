@@ -55,7 +55,10 @@ describe(`auth routes (${backendLabel()})`, () => {
 
   it("sign-up checks the email and the password length", async () => {
     const client = new TestClient(platform.baseURL);
-    expect((await client.post("/sign-up/email", { name: "A", email: "not-an-email", password: "password-123" })).body).toMatchObject({ code: "INVALID_EMAIL", message: "Invalid email" });
+    expect((await client.post("/sign-up/email", { name: "A", email: "not-an-email", password: "password-123" })).body).toMatchObject({
+      code: "INVALID_EMAIL",
+      message: "Invalid email",
+    });
     const short = await client.post("/sign-up/email", { name: "A", email: uniqueEmail(), password: "short" });
     expect(short).toMatchObject({ status: 400, body: { code: "PASSWORD_TOO_SHORT", message: "Password too short" } });
     const long = await client.post("/sign-up/email", { name: "A", email: uniqueEmail(), password: "x".repeat(129) });
@@ -253,7 +256,10 @@ describe("bodies no route accepts", () => {
       body: { code: "VALIDATION_ERROR", message: "Invalid name: must not contain NUL characters" },
     });
     const deep = `${'{"a":'.repeat(10_000)}"leaf"${"}".repeat(10_000)}`;
-    const res = await client.request("POST", "/sign-up/email", { body: `{"name":"A","email":"${uniqueEmail()}","password":"password-123","extra":${deep}}`, headers: { "content-type": "application/json" } });
+    const res = await client.request("POST", "/sign-up/email", {
+      body: `{"name":"A","email":"${uniqueEmail()}","password":"password-123","extra":${deep}}`,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/nested too deeply/);
   });

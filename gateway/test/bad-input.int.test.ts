@@ -57,11 +57,7 @@ function checked(reply: Reply, what: string): Reply {
  * One raw HTTP request (node:http, so a GET can carry a body too). A JSON body gets its content type and
  * an exact content-length unless the headers say otherwise.
  */
-async function send(
-  method: string,
-  path: string,
-  options: { json?: unknown; body?: string | Buffer; headers?: Record<string, string>; base?: Platform } = {},
-): Promise<Reply> {
+async function send(method: string, path: string, options: { json?: unknown; body?: string | Buffer; headers?: Record<string, string>; base?: Platform } = {}): Promise<Reply> {
   const base = options.base ?? platform;
   const body = options.json !== undefined ? JSON.stringify(options.json) : options.body;
   const headers: Record<string, string> = {
@@ -212,7 +208,11 @@ describe(`bad input (${backendLabel()})`, () => {
 
     it("GET /get-session: its query flags must be booleans", async () => {
       const { cookie } = await aSession();
-      for (const [field, value] of [["disableRefresh", "yes"], ["disableCookieCache", "maybe"], ["disableRefresh", "2"]]) {
+      for (const [field, value] of [
+        ["disableRefresh", "yes"],
+        ["disableCookieCache", "maybe"],
+        ["disableRefresh", "2"],
+      ]) {
         const res = await send("GET", `/get-session?${field}=${value}`, { headers: { cookie } });
         expect(res.status).toBe(400);
         expect(res.body.code).toBe("VALIDATION_ERROR");

@@ -28,7 +28,10 @@ type CustomFetch = Parameters<typeof createCurrentClient>[0] extends infer O ? (
 const currentAdmin = (baseURL: string, customFetchImpl: CustomFetch) => createCurrentClient({ baseURL, plugins: [currentAdminClient()], fetchOptions: { customFetchImpl } });
 type AdminAuthClient = ReturnType<typeof currentAdmin>;
 const GENERATIONS = [
-  { version: "1.1.9", make: (baseURL: string, f: CustomFetch) => createLegacyClient({ baseURL, plugins: [legacyAdminClient()], fetchOptions: { customFetchImpl: f } }) as unknown as AdminAuthClient },
+  {
+    version: "1.1.9",
+    make: (baseURL: string, f: CustomFetch) => createLegacyClient({ baseURL, plugins: [legacyAdminClient()], fetchOptions: { customFetchImpl: f } }) as unknown as AdminAuthClient,
+  },
   { version: "1.7.25", make: currentAdmin },
 ];
 
@@ -91,8 +94,17 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     const { client } = await anAdmin();
     const tag = `bf${Date.now().toString(36)}`;
     const users = [];
-    for (const [name, role] of [["Anna", "user"], ["Ben", ["user", "admin"]], ["Cleo", "user"]] as const) {
-      const { data, error } = await client.admin.createUser({ email: `${name.toLowerCase()}.${tag}@example.com`, password: PASSWORD, name: `${name} ${tag}`, role: role as "user" });
+    for (const [name, role] of [
+      ["Anna", "user"],
+      ["Ben", ["user", "admin"]],
+      ["Cleo", "user"],
+    ] as const) {
+      const { data, error } = await client.admin.createUser({
+        email: `${name.toLowerCase()}.${tag}@example.com`,
+        password: PASSWORD,
+        name: `${name} ${tag}`,
+        role: role as "user",
+      });
       expect(error).toBeNull();
       users.push(data!.user);
     }

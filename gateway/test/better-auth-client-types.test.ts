@@ -13,11 +13,7 @@ const DATE_FIELDS = ["createdAt", "updatedAt", "expiresAt"] as const;
 type DateField = (typeof DATE_FIELDS)[number];
 
 /** What the client's JSON parser makes of a body: ISO date strings become Dates, recursively. */
-type Parsed<T> = T extends (infer I)[]
-  ? Parsed<I>[]
-  : T extends object
-    ? { [K in keyof T]: K extends DateField ? (T[K] extends string ? Date : T[K]) : Parsed<T[K]> }
-    : T;
+type Parsed<T> = T extends (infer I)[] ? Parsed<I>[] : T extends object ? { [K in keyof T]: K extends DateField ? (T[K] extends string ? Date : T[K]) : Parsed<T[K]> } : T;
 
 /**
  * usernameClient declares username and displayUsername as strings. A user who signed up without one gets

@@ -24,20 +24,20 @@ const TOKEN = /^[A-Za-z0-9]{32}$/;
 const sessionCookie = (cookies: Map<string, string>) => cookies.get("better-auth.session_token");
 
 describe.each(CLIENT_GENERATIONS)(`better-auth $version client against the gateway (${backendLabel()})`, (generation: ClientGeneration) => {
-/** A better-auth client of this generation with its own cookie jar (one browser). */
-function aBrowser() {
-  const { cookies, exchanges, customFetchImpl } = browserFetch(platform.origin);
-  const client = generation.make(platform.baseURL, customFetchImpl);
-  return { client, cookies, exchanges };
-}
+  /** A better-auth client of this generation with its own cookie jar (one browser). */
+  function aBrowser() {
+    const { cookies, exchanges, customFetchImpl } = browserFetch(platform.origin);
+    const client = generation.make(platform.baseURL, customFetchImpl);
+    return { client, cookies, exchanges };
+  }
 
-async function signedUp(extra: { username?: string } = {}) {
-  const browser = aBrowser();
-  const email = uniqueEmail("client");
-  const { data, error } = await browser.client.signUp.email({ name: "Ada", email, password: PASSWORD, ...extra });
-  expect(error).toBeNull();
-  return { ...browser, email, user: data!.user, token: data!.token as string };
-}
+  async function signedUp(extra: { username?: string } = {}) {
+    const browser = aBrowser();
+    const email = uniqueEmail("client");
+    const { data, error } = await browser.client.signUp.email({ name: "Ada", email, password: PASSWORD, ...extra });
+    expect(error).toBeNull();
+    return { ...browser, email, user: data!.user, token: data!.token as string };
+  }
 
   it("signUp.email without a username: data has the user and the token, the browser gets the session cookie", async () => {
     const { client, cookies } = aBrowser();
@@ -106,7 +106,10 @@ async function signedUp(extra: { username?: string } = {}) {
 
   it("signIn.email failures: error 401 INVALID_EMAIL_OR_PASSWORD, 'Invalid email or password', no data, no cookie", async () => {
     const { email } = await signedUp();
-    for (const attempt of [{ email, password: "wrong-password" }, { email: uniqueEmail("nobody"), password: PASSWORD }]) {
+    for (const attempt of [
+      { email, password: "wrong-password" },
+      { email: uniqueEmail("nobody"), password: PASSWORD },
+    ]) {
       const { client, cookies } = aBrowser();
       const { data, error } = await client.signIn.email(attempt);
       expect(data).toBeNull();

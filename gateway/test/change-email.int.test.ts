@@ -106,7 +106,10 @@ describe(`change email (${backendLabel()})`, () => {
       const { c, email } = await signUp();
       const other = await signUp();
       expect(await c.post("/change-email", { newEmail: email.toUpperCase() })).toMatchObject({ status: 400, body: { code: "EMAIL_IS_THE_SAME", message: "Email is the same" } });
-      expect(await c.post("/change-email", { newEmail: other.email })).toMatchObject({ status: 400, body: { code: "COULDNT_UPDATE_YOUR_EMAIL", message: "Couldn't update your email" } });
+      expect(await c.post("/change-email", { newEmail: other.email })).toMatchObject({
+        status: 400,
+        body: { code: "COULDNT_UPDATE_YOUR_EMAIL", message: "Couldn't update your email" },
+      });
       expect(await c.post("/change-email", { newEmail: "nope" })).toMatchObject({ status: 400, body: { code: "INVALID_EMAIL" } });
       expect((await client().post("/change-email", { newEmail: uniqueEmail() })).status).toBe(401);
     });
@@ -123,7 +126,10 @@ describe(`change email, stricter configuration (${backendLabel()})`, () => {
     await c().post("/sign-up/email", { name: "St", email, password: "password-123" });
     const browser = c();
     await browser.get(linkIn(await smtp.waitFor(email, (m) => m.text.includes("/verify-email")), "/verify-email").slice(strict.baseURL.length));
-    expect(await browser.post("/change-email", { newEmail: uniqueEmail() })).toMatchObject({ status: 400, body: { code: "CHANGE_EMAIL_IS_DISABLED", message: "Change email is disabled" } });
+    expect(await browser.post("/change-email", { newEmail: uniqueEmail() })).toMatchObject({
+      status: 400,
+      body: { code: "CHANGE_EMAIL_IS_DISABLED", message: "Change email is disabled" },
+    });
     strict.clock.advance(1_200);
     expect(await browser.post("/delete-user", {})).toMatchObject({ status: 403, body: { code: "SESSION_IS_NOT_FRESH", message: "Session is not fresh" } });
     expect(await browser.post("/unlink-account", { providerId: "credential" })).toMatchObject({ status: 403, body: { code: "SESSION_IS_NOT_FRESH" } });

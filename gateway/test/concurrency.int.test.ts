@@ -19,16 +19,17 @@ const AT_CAPACITY = { status: 503, body: { code: "SERVICE_UNAVAILABLE", message:
 /** Index of the one 200 among the answers (fails unless there is exactly one). */
 function theOneWinner(answers: JsonResponse[]): number {
   const statuses = answers.map((a) => a.status);
-  expect(statuses.filter((s) => s === 200), `statuses: ${statuses.join(",")}`).toHaveLength(1);
+  expect(
+    statuses.filter((s) => s === 200),
+    `statuses: ${statuses.join(",")}`,
+  ).toHaveLength(1);
   return statuses.indexOf(200);
 }
 
 describe(`concurrent sign-ups (${backendLabel()})`, () => {
   it("50 simultaneous sign-ups with one email make exactly one user; the other 49 get 422 USER_ALREADY_EXISTS", { timeout: 90_000 }, async () => {
     const email = uniqueEmail("race");
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => client().post("/sign-up/email", { name: `Racer ${i}`, email, password: passwordOf(i) })),
-    );
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => client().post("/sign-up/email", { name: `Racer ${i}`, email, password: passwordOf(i) })));
     const winner = theOneWinner(answers);
     const losers = answers.filter((_, i) => i !== winner);
     expect(losers).toHaveLength(49);
@@ -51,9 +52,7 @@ describe(`concurrent sign-ups (${backendLabel()})`, () => {
   it("20 simultaneous sign-ups with different emails and one username: one wins, 19 get the username 422", { timeout: 90_000 }, async () => {
     const username = `racer_${Date.now().toString(36)}`;
     const emails = Array.from({ length: 20 }, () => uniqueEmail("username-race"));
-    const answers = await Promise.all(
-      emails.map((email, i) => client().post("/sign-up/email", { name: `Racer ${i}`, email, password: passwordOf(i), username })),
-    );
+    const answers = await Promise.all(emails.map((email, i) => client().post("/sign-up/email", { name: `Racer ${i}`, email, password: passwordOf(i), username })));
     const winner = theOneWinner(answers);
     const losers = answers.filter((_, i) => i !== winner);
     expect(losers).toHaveLength(19);

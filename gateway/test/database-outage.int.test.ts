@@ -12,7 +12,16 @@ import { checkDependencies } from "@auth-platform/runtime/dependencies";
 import { dropDatabases, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from "../../testing/databases.js";
 import { eventually } from "../../testing/eventually.js";
 import { type JsonResponse, TestClient, uniqueEmail } from "../../testing/http.js";
-import { platformEnv, type RunningGateway, type RunningIdentity, type RunningSession, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
+import {
+  platformEnv,
+  type RunningGateway,
+  type RunningIdentity,
+  type RunningSession,
+  startGateway,
+  startIdentity,
+  startNotification,
+  startSession,
+} from "../../testing/platform.js";
 import { type Relay, startRelay } from "../../testing/redis-server.js";
 import { testClock } from "../../testing/test-clock.js";
 import type { RunningService } from "@auth-platform/runtime/service";
@@ -62,7 +71,6 @@ function expectUnavailable(res: JsonResponse): void {
 }
 
 const seenLogs = () => logs.map((line) => `${line.service} ${line.level} ${line.msg}`);
-
 
 describe.skipIf(!TEST_DATABASE_URL || !TEST_REDIS_URL)("a service's PostgreSQL database out of reach (postgresql + redis)", () => {
   beforeAll(async () => {

@@ -36,8 +36,15 @@ describe(`email verification (${backendLabel()})`, () => {
       const { email } = await signUp();
       const secret = new TextEncoder().encode(platform.env.AUTH_SECRET);
       const now = Math.floor(Date.now() / 1000);
-      const expired = await new SignJWT({ email }).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now - 7200).setExpirationTime(now - 3600).sign(secret);
-      const forged = await new SignJWT({ email }).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now + 3600).sign(new TextEncoder().encode("another-secret-another-secret-another"));
+      const expired = await new SignJWT({ email })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(now - 7200)
+        .setExpirationTime(now - 3600)
+        .sign(secret);
+      const forged = await new SignJWT({ email })
+        .setProtectedHeader({ alg: "HS256" })
+        .setExpirationTime(now + 3600)
+        .sign(new TextEncoder().encode("another-secret-another-secret-another"));
       const c = client();
       const expiredRes = await c.get(`/verify-email?token=${expired}&callbackURL=/done`);
       expect(expiredRes.headers.get("location")).toBe("/done?error=token_expired");
@@ -74,8 +81,14 @@ describe(`email verification, stricter configuration (${backendLabel()})`, () =>
     expect(signUpRes.body.token).toBeNull();
     await smtp.waitFor(email, (m) => m.text.includes("/verify-email"));
     const count = smtp.mails.filter((m) => m.to.includes(email)).length;
-    expect(await c().post("/sign-in/email", { email, password: "password-123" })).toMatchObject({ status: 403, body: { code: "EMAIL_NOT_VERIFIED", message: "Email not verified" } });
-    expect(await c().post("/sign-in/username", { username: signUpRes.body.user.username, password: "password-123" })).toMatchObject({ status: 401, body: { code: "INVALID_USERNAME_OR_PASSWORD" } });
+    expect(await c().post("/sign-in/email", { email, password: "password-123" })).toMatchObject({
+      status: 403,
+      body: { code: "EMAIL_NOT_VERIFIED", message: "Email not verified" },
+    });
+    expect(await c().post("/sign-in/username", { username: signUpRes.body.user.username, password: "password-123" })).toMatchObject({
+      status: 401,
+      body: { code: "INVALID_USERNAME_OR_PASSWORD" },
+    });
     // A wrong password learns nothing and sends nothing.
     expect(await c().post("/sign-in/email", { email, password: "wrong-password" })).toMatchObject({ status: 401 });
     await strict.mailSettled();

@@ -67,12 +67,18 @@ describe(`addresses and usernames that only lower-case into valid ones (${backen
     const email = `kelvin-${Date.now().toString(36)}@example.com`;
     const lookAlike = email.replace(/^k/, KELVIN);
     expect(lookAlike.toLowerCase()).toBe(email);
-    expect(refusal(await platform.client().post("/sign-up/email", { name: "K", email: lookAlike, password: PASSWORD, constructor: "c" }))).toMatchObject({ status: 400, code: "INVALID_EMAIL" });
+    expect(refusal(await platform.client().post("/sign-up/email", { name: "K", email: lookAlike, password: PASSWORD, constructor: "c" }))).toMatchObject({
+      status: 400,
+      code: "INVALID_EMAIL",
+    });
     expect(await platform.services.identity.deps.store.findUserByEmail(email)).toBeNull();
 
     const owner = platform.client();
     expect((await owner.post("/sign-up/email", { name: "K", email, password: PASSWORD, constructor: "c" })).status).toBe(200);
-    expect(refusal(await platform.client().post("/sign-up/email", { name: "K", email: lookAlike, password: PASSWORD, constructor: "c" }))).toMatchObject({ status: 400, code: "INVALID_EMAIL" });
+    expect(refusal(await platform.client().post("/sign-up/email", { name: "K", email: lookAlike, password: PASSWORD, constructor: "c" }))).toMatchObject({
+      status: 400,
+      code: "INVALID_EMAIL",
+    });
     // Sign-in with the look-alike is the generic failure, never the owner's session.
     const signIn = await platform.client().post("/sign-in/email", { email: lookAlike, password: PASSWORD });
     expect(refusal(signIn)).toEqual({ status: 401, code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" });

@@ -35,7 +35,9 @@ describe(`mail abuse and password reset, default configuration (${backendLabel()
   it("20 forget-password requests (from rotating client IPs) deliver at most 5 mails to the victim, and answer alike", async () => {
     const { email } = await signUp();
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => client({ "x-forwarded-for": `203.0.113.${i + 1}` }).post(i % 2 ? "/forget-password" : "/request-password-reset", { email, redirectTo: "/reset" })),
+      Array.from({ length: 20 }, (_, i) =>
+        client({ "x-forwarded-for": `203.0.113.${i + 1}` }).post(i % 2 ? "/forget-password" : "/request-password-reset", { email, redirectTo: "/reset" }),
+      ),
     );
     expect(answers[0]!.body).toMatchObject({ status: true });
     for (const res of answers) expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: answers[0]!.body });
@@ -129,7 +131,9 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       await notification.close();
       expect(await c.post("/forget-password", { email, redirectTo: "/reset" })).toMatchObject({ status: 200, body: { status: true } });
       // The worker tried, failed, and kept the request for a later attempt.
-      await expect.poll(async () => (await queue.findDueMailRequests(new Date(Date.UTC(9999, 0, 1)), 10)).some((r) => r.attempts >= 1 && r.leaseUntil === null), { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(async () => (await queue.findDueMailRequests(new Date(Date.UTC(9999, 0, 1)), 10)).some((r) => r.attempts >= 1 && r.leaseUntil === null), { timeout: 10_000 })
+        .toBe(true);
       expect(mailsTo(smtp, email).filter((m) => m.text.includes("/reset-password/"))).toHaveLength(0);
       notification = await startNotification(env);
       const mail = await smtp.waitFor(email, (m) => m.text.includes("/reset-password/"), 15_000);
@@ -160,7 +164,11 @@ describe(`development secret (${backendLabel()})`, () => {
     expect((await browser.post("/sign-up/email", { name: "F", email, password: "password-123" })).status).toBe(200);
     const now = Math.floor(Date.now() / 1000);
     const sign = (claims: Record<string, string>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now).setExpirationTime(now + 3600).sign(new TextEncoder().encode(PUBLISHED_DEV_SECRET));
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
+        .sign(new TextEncoder().encode(PUBLISHED_DEV_SECRET));
     const anonymous = new TestClient(platform.baseURL);
     // A forged verification, and a forged email change to the attacker's address: both refused.
     expect(await anonymous.get(`/verify-email?token=${await sign({ email })}`)).toMatchObject({ status: 400, body: { code: "INVALID_TOKEN" } });

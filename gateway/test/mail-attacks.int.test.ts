@@ -25,10 +25,13 @@ function rawPost(origin: string, path: string, body: unknown, headers: Record<st
   const { hostname, port } = new URL(origin);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { hostname, port, path, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });

@@ -93,7 +93,11 @@ function describeCorpus(label: string, appUrl?: string) {
       const http = new TestClient(platform.baseURL);
       for (const callbackURL of redirectCorpus(appOrigin).refused) {
         const q = encodeURIComponent(callbackURL);
-        for (const path of [`/reset-password/${"A".repeat(24)}?callbackURL=${q}`, `/verify-email?token=garbage&callbackURL=${q}`, `/delete-user/callback?token=garbage&callbackURL=${q}`]) {
+        for (const path of [
+          `/reset-password/${"A".repeat(24)}?callbackURL=${q}`,
+          `/verify-email?token=garbage&callbackURL=${q}`,
+          `/delete-user/callback?token=garbage&callbackURL=${q}`,
+        ]) {
           const res = await http.get(path);
           expect({ status: res.status, body: res.body, location: res.headers.get("location") }, `${path}`).toEqual({ ...refusal("callbackURL", callbackURL), location: null });
         }

@@ -29,7 +29,12 @@ const validators = new Map<string, ValidateFunction>();
 const seen = new Map<string, Set<number>>();
 const problems: string[] = [];
 
-const routes = OPERATIONS.map((o) => ({ key: `${o.method} ${o.path}`, method: o.method, template: o.path.replace(/:(\w+)/g, "{$1}"), pattern: new RegExp(`^${o.path.replace(/:\w+/g, "[^/]+")}$`) }));
+const routes = OPERATIONS.map((o) => ({
+  key: `${o.method} ${o.path}`,
+  method: o.method,
+  template: o.path.replace(/:(\w+)/g, "{$1}"),
+  pattern: new RegExp(`^${o.path.replace(/:\w+/g, "[^/]+")}$`),
+}));
 
 /** Checks one answer of the gateway against the document; a mismatch is recorded (asserted at the end of each test). */
 async function conform(method: string, url: URL, res: Response): Promise<void> {
@@ -386,9 +391,21 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await b.get(`/account-info?accountId=${google!.id}`)).status).toBe(200);
     expect((await b.get("/callback/google?state=forged&code=x")).status).toBe(302);
     expect((await b.get("/callback/google?probe=%00")).status).toBe(400);
-    const form = await b.request(`${social.platform.baseURL}/callback/google`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "state=s&code=c" });
+    const form = await b.request(`${social.platform.baseURL}/callback/google`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "state=s&code=c",
+    });
     expect(form.status).toBe(302);
-    expect((await b.request(`${social.platform.baseURL}/callback/google?probe=%00`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "state=s" })).status).toBe(400);
+    expect(
+      (
+        await b.request(`${social.platform.baseURL}/callback/google?probe=%00`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "state=s",
+        })
+      ).status,
+    ).toBe(400);
 
     const { b: linker, email: linkerEmail } = await signedUp("Linker");
     expect((await linker.post("/link-social", { provider: "nope" })).status).toBeGreaterThanOrEqual(400);

@@ -16,7 +16,6 @@ import { OPERATIONS, openApiDocument } from "../src/http/openapi.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
-
 const document = openApiDocument({ baseUrl: "http://127.0.0.1:3000/api/auth", devMailbox: true, sessionCookieName: "better-auth.session_token" }) as any;
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: Router & { stack?: Layer[] } };
@@ -24,7 +23,10 @@ type Layer = { route?: { path: string; methods: Record<string, boolean> }; handl
 /** "get /path" for every route of the app, through the nested routers. */
 function expressRoutes(stack: Layer[]): string[] {
   return stack.flatMap((layer) => {
-    if (layer.route) return Object.keys(layer.route.methods).filter((m) => m !== "_all").map((method) => `${method} ${layer.route!.path}`);
+    if (layer.route)
+      return Object.keys(layer.route.methods)
+        .filter((m) => m !== "_all")
+        .map((method) => `${method} ${layer.route!.path}`);
     return layer.handle?.stack ? expressRoutes(layer.handle.stack) : [];
   });
 }

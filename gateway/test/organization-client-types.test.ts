@@ -10,11 +10,7 @@ import type * as responses from "../src/routes/responses.js";
 
 const DATE_FIELDS = ["createdAt", "updatedAt", "expiresAt"] as const;
 type DateField = (typeof DATE_FIELDS)[number];
-type Parsed<T> = T extends (infer I)[]
-  ? Parsed<I>[]
-  : T extends object
-    ? { [K in keyof T]: K extends DateField ? (T[K] extends string ? Date : T[K]) : Parsed<T[K]> }
-    : T;
+type Parsed<T> = T extends (infer I)[] ? Parsed<I>[] : T extends object ? { [K in keyof T]: K extends DateField ? (T[K] extends string ? Date : T[K]) : Parsed<T[K]> } : T;
 type Built<F extends (...args: never[]) => unknown> = Parsed<ReturnType<F>>;
 
 const client = () => createAuthClient({ plugins: [organizationClient()] });

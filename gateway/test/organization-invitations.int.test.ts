@@ -66,7 +66,10 @@ describe(`organization invitations (${backendLabel()})`, () => {
     const org = await organizationOf(ada);
     const gone = { status: 400, code: "INVITATION_NOT_FOUND", message: "Invitation not found" };
     const rejected = (await ada.c.post("/organization/invite-member", { email: grace.email, role: "member" })).body;
-    expect((await grace.c.post("/organization/reject-invitation", { invitationId: rejected.id })).body).toEqual({ invitation: expect.objectContaining({ id: rejected.id, status: "rejected" }), member: null });
+    expect((await grace.c.post("/organization/reject-invitation", { invitationId: rejected.id })).body).toEqual({
+      invitation: expect.objectContaining({ id: rejected.id, status: "rejected" }),
+      member: null,
+    });
     expect(refusal(await grace.c.post("/organization/accept-invitation", { invitationId: rejected.id }))).toEqual(gone);
     expect(refusal(await grace.c.get(`/organization/get-invitation?id=${rejected.id}`))).toEqual(gone);
 
@@ -77,7 +80,10 @@ describe(`organization invitations (${backendLabel()})`, () => {
     const accepted = (await ada.c.post("/organization/invite-member", { email: grace.email, role: "member" })).body;
     expect((await grace.c.post("/organization/accept-invitation", { invitationId: accepted.id })).status).toBe(200);
     expect(refusal(await grace.c.post("/organization/reject-invitation", { invitationId: accepted.id }))).toEqual(gone);
-    expect(refusal(await ada.c.post("/organization/invite-member", { email: grace.email, role: "member", organizationId: org.id }))).toMatchObject({ status: 400, code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION" });
+    expect(refusal(await ada.c.post("/organization/invite-member", { email: grace.email, role: "member", organizationId: org.id }))).toMatchObject({
+      status: 400,
+      code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION",
+    });
   });
 
   it("a second invitation is refused unless resend, which mails it again", async () => {
@@ -85,7 +91,11 @@ describe(`organization invitations (${backendLabel()})`, () => {
     await organizationOf(ada);
     const email = `resend-${uniqueSlug()}@example.com`;
     const first = (await ada.c.post("/organization/invite-member", { email, role: "member" })).body;
-    expect(refusal(await ada.c.post("/organization/invite-member", { email, role: "member" }))).toEqual({ status: 400, code: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION", message: "User is already invited to this organization" });
+    expect(refusal(await ada.c.post("/organization/invite-member", { email, role: "member" }))).toEqual({
+      status: 400,
+      code: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION",
+      message: "User is already invited to this organization",
+    });
     await platform.smtp.waitFor(email);
     const again = await ada.c.post("/organization/invite-member", { email, role: "member", resend: true });
     expect(again.body.id).toBe(first.id);

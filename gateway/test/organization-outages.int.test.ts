@@ -82,7 +82,9 @@ describe(`organization writes during an outage (${backendLabel()})`, () => {
     // The worker tried, failed, and kept the mail for a later attempt; nothing was mailed.
     const queue = organization.deps.store;
     await expect
-      .poll(async () => (await queue.findDueInvitationMails(FAR_FUTURE, 100)).some((m) => m.invitationId === invited.body.id && m.attempts >= 1 && m.leaseUntil === null), { timeout: 10_000 })
+      .poll(async () => (await queue.findDueInvitationMails(FAR_FUTURE, 100)).some((m) => m.invitationId === invited.body.id && m.attempts >= 1 && m.leaseUntil === null), {
+        timeout: 10_000,
+      })
       .toBe(true);
     expect(invitationMails(grace.email)).toHaveLength(0);
 

@@ -14,7 +14,11 @@ describe(`organization settings (${backendLabel()})`, () => {
   it("creation switched off: 403, and nothing is created", async () => {
     const ada = await person(platform);
     const slug = uniqueSlug();
-    expect(refusal(await ada.c.post("/organization/create", { name: "x", slug }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION", message: "You are not allowed to create a new organization" });
+    expect(refusal(await ada.c.post("/organization/create", { name: "x", slug }))).toEqual({
+      status: 403,
+      code: "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION",
+      message: "You are not allowed to create a new organization",
+    });
     expect(await platform.services.organization.deps.store.findOrganizationBySlug(slug)).toBeNull();
   });
 

@@ -46,12 +46,20 @@ describe(`organizations (${backendLabel()})`, () => {
     it("refuses a taken slug (check-slug says so too), the per-user limit, and calls without a session", async () => {
       const ada = await person(platform);
       const taken = await organizationOf(ada);
-      expect(refusal(await ada.c.post("/organization/create", { name: "x", slug: taken.slug }))).toEqual({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" });
+      expect(refusal(await ada.c.post("/organization/create", { name: "x", slug: taken.slug }))).toEqual({
+        status: 400,
+        code: "ORGANIZATION_ALREADY_EXISTS",
+        message: "Organization already exists",
+      });
       expect(refusal(await ada.c.post("/organization/check-slug", { slug: taken.slug }))).toMatchObject({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS" });
       expect((await ada.c.post("/organization/check-slug", { slug: uniqueSlug() })).body).toEqual({ status: true });
       await organizationOf(ada);
       await organizationOf(ada);
-      expect(refusal(await ada.c.post("/organization/create", { name: "x", slug: uniqueSlug() }))).toEqual({ status: 403, code: "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS", message: "You have reached the maximum number of organizations" });
+      expect(refusal(await ada.c.post("/organization/create", { name: "x", slug: uniqueSlug() }))).toEqual({
+        status: 403,
+        code: "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS",
+        message: "You have reached the maximum number of organizations",
+      });
       const anonymous = platform.client();
       expect((await anonymous.post("/organization/create", { name: "x", slug: uniqueSlug() })).status).toBe(401);
       expect((await anonymous.get("/organization/list")).status).toBe(401);
@@ -61,7 +69,10 @@ describe(`organizations (${backendLabel()})`, () => {
     it("a browser cannot create for another user", async () => {
       const ada = await person(platform);
       const grace = await person(platform, "Grace");
-      expect(refusal(await ada.c.post("/organization/create", { name: "x", slug: uniqueSlug(), userId: grace.user.id }))).toMatchObject({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION" });
+      expect(refusal(await ada.c.post("/organization/create", { name: "x", slug: uniqueSlug(), userId: grace.user.id }))).toMatchObject({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION",
+      });
     });
 
     it("reading an organization needs membership; null when none is active", async () => {
@@ -69,10 +80,17 @@ describe(`organizations (${backendLabel()})`, () => {
       const grace = await person(platform, "Grace");
       const org = await organizationOf(ada);
       expect((await grace.c.get("/organization/get-full-organization")).body).toBeNull();
-      expect(refusal(await grace.c.get(`/organization/get-full-organization?organizationId=${org.id}`))).toEqual({ status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", message: "User is not a member of the organization" });
+      expect(refusal(await grace.c.get(`/organization/get-full-organization?organizationId=${org.id}`))).toEqual({
+        status: 403,
+        code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+        message: "User is not a member of the organization",
+      });
       expect(refusal(await grace.c.get(`/organization/list-members?organizationId=${org.id}`))).toMatchObject({ status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" });
       expect(refusal(await grace.c.get("/organization/get-active-member"))).toEqual({ status: 400, code: "NO_ACTIVE_ORGANIZATION", message: "No active organization" });
-      expect(refusal(await grace.c.get("/organization/get-full-organization?organizationId=nope"))).toMatchObject({ status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" });
+      expect(refusal(await grace.c.get("/organization/get-full-organization?organizationId=nope"))).toMatchObject({
+        status: 403,
+        code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+      });
     });
   });
 
@@ -84,10 +102,20 @@ describe(`organizations (${backendLabel()})`, () => {
       const org = await organizationOf(ada);
       await join(ada, admin, org.id, "admin");
       await join(ada, member, org.id);
-      expect((await admin.c.post("/organization/update", { organizationId: org.id, data: { name: "Renamed", metadata: { a: "1" } } })).body).toMatchObject({ name: "Renamed", metadata: { a: "1" } });
-      expect(refusal(await member.c.post("/organization/update", { organizationId: org.id, data: { name: "x" } }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION", message: "You are not allowed to update this organization" });
+      expect((await admin.c.post("/organization/update", { organizationId: org.id, data: { name: "Renamed", metadata: { a: "1" } } })).body).toMatchObject({
+        name: "Renamed",
+        metadata: { a: "1" },
+      });
+      expect(refusal(await member.c.post("/organization/update", { organizationId: org.id, data: { name: "x" } }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION",
+        message: "You are not allowed to update this organization",
+      });
       const other = await organizationOf(ada);
-      expect(refusal(await ada.c.post("/organization/update", { organizationId: org.id, data: { slug: other.slug } }))).toMatchObject({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS" });
+      expect(refusal(await ada.c.post("/organization/update", { organizationId: org.id, data: { slug: other.slug } }))).toMatchObject({
+        status: 400,
+        code: "ORGANIZATION_ALREADY_EXISTS",
+      });
       expect((await ada.c.post("/organization/update", { organizationId: org.id, data: { logo: null } })).body.logo).toBeNull();
     });
 
@@ -98,7 +126,11 @@ describe(`organizations (${backendLabel()})`, () => {
       await join(ada, admin, org.id, "admin");
       const pending = await ada.c.post("/organization/invite-member", { email: "later@example.com", role: "member", organizationId: org.id });
       expect(await activeOf(admin)).toBe(org.id);
-      expect(refusal(await admin.c.post("/organization/delete", { organizationId: org.id }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION", message: "You are not allowed to delete this organization" });
+      expect(refusal(await admin.c.post("/organization/delete", { organizationId: org.id }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION",
+        message: "You are not allowed to delete this organization",
+      });
       const deleted = await ada.c.post("/organization/delete", { organizationId: org.id });
       expect(deleted.body).toMatchObject({ id: org.id, slug: org.slug });
       expect([await activeOf(ada), await activeOf(admin)]).toEqual([null, null]);
@@ -115,13 +147,39 @@ describe(`organizations (${backendLabel()})`, () => {
       const adminMember = await join(ada, admin, org.id, "admin");
       const plain = await join(ada, member, org.id);
       const owner = org.members[0];
-      expect(refusal(await member.c.post("/organization/remove-member", { memberIdOrEmail: adminMember.id, organizationId: org.id }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", message: "You are not allowed to delete this member" });
-      expect(refusal(await admin.c.post("/organization/remove-member", { memberIdOrEmail: owner.id, organizationId: org.id }))).toMatchObject({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER" });
-      expect(refusal(await member.c.post("/organization/update-member-role", { memberId: adminMember.id, role: "member", organizationId: org.id }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", message: "You are not allowed to update this member" });
-      expect(refusal(await admin.c.post("/organization/update-member-role", { memberId: plain.id, role: "owner", organizationId: org.id }))).toMatchObject({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER" });
-      expect(refusal(await ada.c.post("/organization/update-member-role", { memberId: plain.id, role: "wizard", organizationId: org.id }))).toEqual({ status: 400, code: "ROLE_NOT_FOUND", message: "Role not found" });
-      expect((await admin.c.post("/organization/update-member-role", { memberId: plain.id, role: "admin", organizationId: org.id })).body).toMatchObject({ id: plain.id, role: "admin", user: { email: member.email } });
-      expect(refusal(await ada.c.post("/organization/remove-member", { memberIdOrEmail: "nobody@example.com", organizationId: org.id }))).toEqual({ status: 400, code: "MEMBER_NOT_FOUND", message: "Member not found" });
+      expect(refusal(await member.c.post("/organization/remove-member", { memberIdOrEmail: adminMember.id, organizationId: org.id }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER",
+        message: "You are not allowed to delete this member",
+      });
+      expect(refusal(await admin.c.post("/organization/remove-member", { memberIdOrEmail: owner.id, organizationId: org.id }))).toMatchObject({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER",
+      });
+      expect(refusal(await member.c.post("/organization/update-member-role", { memberId: adminMember.id, role: "member", organizationId: org.id }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER",
+        message: "You are not allowed to update this member",
+      });
+      expect(refusal(await admin.c.post("/organization/update-member-role", { memberId: plain.id, role: "owner", organizationId: org.id }))).toMatchObject({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER",
+      });
+      expect(refusal(await ada.c.post("/organization/update-member-role", { memberId: plain.id, role: "wizard", organizationId: org.id }))).toEqual({
+        status: 400,
+        code: "ROLE_NOT_FOUND",
+        message: "Role not found",
+      });
+      expect((await admin.c.post("/organization/update-member-role", { memberId: plain.id, role: "admin", organizationId: org.id })).body).toMatchObject({
+        id: plain.id,
+        role: "admin",
+        user: { email: member.email },
+      });
+      expect(refusal(await ada.c.post("/organization/remove-member", { memberIdOrEmail: "nobody@example.com", organizationId: org.id }))).toEqual({
+        status: 400,
+        code: "MEMBER_NOT_FOUND",
+        message: "Member not found",
+      });
       expect((await admin.c.post("/organization/remove-member", { memberIdOrEmail: member.email, organizationId: org.id })).body).toMatchObject({ member: { id: plain.id } });
       expect(await activeOf(member)).toBeNull();
     });
@@ -133,12 +191,28 @@ describe(`organizations (${backendLabel()})`, () => {
       const org = await organizationOf(ada);
       await join(ada, admin, org.id, "admin");
       await join(ada, member, org.id);
-      expect(refusal(await member.c.post("/organization/invite-member", { email: "x@example.com", role: "member", organizationId: org.id }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", message: "You are not allowed to invite users to this organization" });
-      expect(refusal(await admin.c.post("/organization/invite-member", { email: "x@example.com", role: "owner", organizationId: org.id }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE", message: "you are not allowed to invite user with this role" });
+      expect(refusal(await member.c.post("/organization/invite-member", { email: "x@example.com", role: "member", organizationId: org.id }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION",
+        message: "You are not allowed to invite users to this organization",
+      });
+      expect(refusal(await admin.c.post("/organization/invite-member", { email: "x@example.com", role: "owner", organizationId: org.id }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE",
+        message: "you are not allowed to invite user with this role",
+      });
       const invited = await admin.c.post("/organization/invite-member", { email: "x@example.com", role: "member", organizationId: org.id });
-      expect(refusal(await member.c.post("/organization/cancel-invitation", { invitationId: invited.body.id }))).toEqual({ status: 403, code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", message: "You are not allowed to cancel this invitation" });
+      expect(refusal(await member.c.post("/organization/cancel-invitation", { invitationId: invited.body.id }))).toEqual({
+        status: 403,
+        code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION",
+        message: "You are not allowed to cancel this invitation",
+      });
       expect((await admin.c.post("/organization/cancel-invitation", { invitationId: invited.body.id })).body).toMatchObject({ id: invited.body.id, status: "canceled" });
-      expect(refusal(await ada.c.post("/organization/invite-member", { email: admin.email, role: "member", organizationId: org.id }))).toEqual({ status: 400, code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", message: "User is already a member of this organization" });
+      expect(refusal(await ada.c.post("/organization/invite-member", { email: admin.email, role: "member", organizationId: org.id }))).toEqual({
+        status: 400,
+        code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION",
+        message: "User is already a member of this organization",
+      });
     });
 
     it("has-permission answers from the matrix (1.1 `permission` and current `permissions`)", async () => {
@@ -189,9 +263,16 @@ describe(`organizations (${backendLabel()})`, () => {
       const grace = await person(platform, "Grace");
       await organizationOf(ada);
       const theirs = await organizationOf(grace);
-      expect(refusal(await ada.c.post("/organization/set-active", { organizationId: theirs.id }))).toEqual({ status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", message: "User is not a member of the organization" });
+      expect(refusal(await ada.c.post("/organization/set-active", { organizationId: theirs.id }))).toEqual({
+        status: 403,
+        code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+        message: "User is not a member of the organization",
+      });
       expect(await activeOf(ada)).toBeNull();
-      expect(refusal(await ada.c.post("/organization/set-active", { organizationId: "no-such-organization" }))).toMatchObject({ status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" });
+      expect(refusal(await ada.c.post("/organization/set-active", { organizationId: "no-such-organization" }))).toMatchObject({
+        status: 403,
+        code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+      });
     });
 
     it("is per session, and cleared on every session of a removed member", async () => {

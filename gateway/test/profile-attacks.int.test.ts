@@ -37,7 +37,10 @@ describe(`profile races (${backendLabel()})`, () => {
     const target = uniqueEmail("contested");
     const answers = await Promise.all(users.map(({ c }) => c.post("/change-email", { newEmail: target })));
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 200), statuses.join(",")).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 200),
+      statuses.join(","),
+    ).toHaveLength(1);
     for (const res of answers.filter((a) => a.status !== 200)) expect(answerOf(res)).toEqual(EMAIL_TAKEN);
     const emails = await Promise.all(users.map(async ({ c }) => (await c.get("/get-session")).body.user.email));
     expect(emails.filter((e) => e === target)).toHaveLength(1);
@@ -77,7 +80,10 @@ describe(`profile races (${backendLabel()})`, () => {
     const username = `race_${Date.now().toString(36)}`;
     const answers = await Promise.all(users.map(({ c }, i) => c.post("/update-user", { username: i % 2 ? username.toUpperCase() : username })));
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 200), statuses.join(",")).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 200),
+      statuses.join(","),
+    ).toHaveLength(1);
     for (const res of answers.filter((a) => a.status !== 200)) expect(answerOf(res)).toEqual(USERNAME_TAKEN);
   });
 });

@@ -19,7 +19,18 @@ import { dropDatabases, TEST_DATABASE_URL, type TestDatabase } from "../../testi
 import { dumpTable } from "../../testing/dumps.js";
 import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { freePorts, platformEnv, workloadEnv, type RunningGateway, type RunningIdentity, startAdmin, startGateway, startIdentity, startNotification, startSession } from "../../testing/platform.js";
+import {
+  freePorts,
+  platformEnv,
+  workloadEnv,
+  type RunningGateway,
+  type RunningIdentity,
+  startAdmin,
+  startGateway,
+  startIdentity,
+  startNotification,
+  startSession,
+} from "../../testing/platform.js";
 import { REDIS_SERVER_INSTALLED, type Relay, startRedisServer, startRelay, type TestRedisServer } from "../../testing/redis-server.js";
 
 const PREFIX = "outage:";

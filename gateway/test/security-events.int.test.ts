@@ -19,7 +19,16 @@ const logs: Array<Record<string, unknown>> = [];
 const platform = usePlatform({ smtp: true, env: { LOG_LEVEL: "warn" }, logs: (entry) => logs.push(entry) });
 const AGENT = { "user-agent": "security-events-suite/1.0" };
 
-type Event = { id: string; action: string; actorId: string | null; targetId: string | null; ipAddress: string | null; userAgent: string | null; outcome: string; details: Record<string, unknown> };
+type Event = {
+  id: string;
+  action: string;
+  actorId: string | null;
+  targetId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  outcome: string;
+  details: Record<string, unknown>;
+};
 
 /** The events matching `where`, once at least `count` are there (delivery is asynchronous). */
 async function eventsOf(admin: Awaited<ReturnType<typeof anAdmin>>, query: string, where: (e: Event) => boolean, count = 1, timeoutMs?: number): Promise<Event[]> {
@@ -123,8 +132,12 @@ describe("security events in the audit log", () => {
     const failures = await eventsOf(admin, `action=two-factor.verify&targetId=${user.id}`, () => true, 5);
     expect(failures).toHaveLength(5);
     const expected = { targetId: user.id, outcome: "failure", userAgent: AGENT["user-agent"], ipAddress: expect.any(String) };
-    expect(failures.filter((e) => e.details.signedIn)).toEqual([expect.objectContaining({ ...expected, actorId: user.id, details: { method: "totp", signedIn: true, error: "INVALID_TWO_FACTOR_AUTHENTICATION" } })]);
-    expect(failures.filter((e) => !e.details.signedIn)).toEqual(Array(4).fill(expect.objectContaining({ ...expected, actorId: null, details: { method: "totp", signedIn: false, error: "INVALID_TWO_FACTOR_AUTHENTICATION" } })));
+    expect(failures.filter((e) => e.details.signedIn)).toEqual([
+      expect.objectContaining({ ...expected, actorId: user.id, details: { method: "totp", signedIn: true, error: "INVALID_TWO_FACTOR_AUTHENTICATION" } }),
+    ]);
+    expect(failures.filter((e) => !e.details.signedIn)).toEqual(
+      Array(4).fill(expect.objectContaining({ ...expected, actorId: null, details: { method: "totp", signedIn: false, error: "INVALID_TWO_FACTOR_AUTHENTICATION" } })),
+    );
     const bursts = await eventsOf(admin, `action=two-factor.failure-burst&targetId=${user.id}`, () => true);
     expect(bursts).toEqual([expect.objectContaining({ targetId: user.id, outcome: "failure", details: { scope: "account", failures: 5, windowSeconds: 900 } })]);
   });

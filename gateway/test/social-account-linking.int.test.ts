@@ -47,7 +47,8 @@ function forgetProviderSession(flow: BrowserFlow) {
   for (const name of [...flow.jar.cookies.keys()]) if (name.startsWith("_session") || name.startsWith("_interaction")) flow.jar.cookies.delete(name);
 }
 
-const providersOf = async (flow: BrowserFlow, on: SocialPlatform = social) => ((await (await flow.request(`${on.platform.baseURL}/list-accounts`)).json()) as Array<{ provider: string }>).map((a) => a.provider);
+const providersOf = async (flow: BrowserFlow, on: SocialPlatform = social) =>
+  ((await (await flow.request(`${on.platform.baseURL}/list-accounts`)).json()) as Array<{ provider: string }>).map((a) => a.provider);
 
 describe("linking at social sign-in", () => {
   it("links into a verified local account when the provider verified the same email", async () => {

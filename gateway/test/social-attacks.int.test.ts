@@ -84,7 +84,12 @@ describe("the provider's address is checked as the provider sent it", () => {
 
 describe("a provider's answer is bounded like any input", () => {
   const signInWithToken = async (claims: Record<string, unknown>) => {
-    const token = await social.idp.forgeIdToken({ sub: `long-${Date.now()}-${Math.random()}`, email: `long-${Date.now().toString(36)}-${Math.round(Math.random() * 1e6)}@example.com`, email_verified: true, ...claims });
+    const token = await social.idp.forgeIdToken({
+      sub: `long-${Date.now()}-${Math.random()}`,
+      email: `long-${Date.now().toString(36)}-${Math.round(Math.random() * 1e6)}@example.com`,
+      email_verified: true,
+      ...claims,
+    });
     const flow = social.browser();
     const res = await postJson(flow, `${social.platform.baseURL}/sign-in/social`, { provider: "google", idToken: { token } });
     return { res, flow };
@@ -156,7 +161,9 @@ describe("attacks on the callback that the platform resists", () => {
   it("a provider error that is not a plain code is passed on as invalid_callback_request, and its description is bounded", async () => {
     const flow = social.browser();
     const state = new URL(await startGoogle(flow)).searchParams.get("state")!;
-    const res = await flow.request(`${social.platform.baseURL}/callback/google?${new URLSearchParams({ state, error: "<script>x</script>", error_description: "d".repeat(2000) })}`);
+    const res = await flow.request(
+      `${social.platform.baseURL}/callback/google?${new URLSearchParams({ state, error: "<script>x</script>", error_description: "d".repeat(2000) })}`,
+    );
     const location = new URL(res.headers.get("location")!);
     expect(location.searchParams.get("error")).toBe("invalid_callback_request");
     expect(location.searchParams.get("error_description")!.length).toBeLessThanOrEqual(500);

@@ -27,7 +27,17 @@ beforeAll(async () => {
   const server: Server = createServer((req, res) => {
     res.setHeader("content-type", "application/json");
     if (req.url === "/.well-known/openid-configuration") {
-      return res.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth/authorize`, token_endpoint: `${issuer}/auth/token`, jwks_uri: `${issuer}/auth/keys`, response_types_supported: ["code"], subject_types_supported: ["pairwise"], id_token_signing_alg_values_supported: ["ES256"] }));
+      return res.end(
+        JSON.stringify({
+          issuer,
+          authorization_endpoint: `${issuer}/auth/authorize`,
+          token_endpoint: `${issuer}/auth/token`,
+          jwks_uri: `${issuer}/auth/keys`,
+          response_types_supported: ["code"],
+          subject_types_supported: ["pairwise"],
+          id_token_signing_alg_values_supported: ["ES256"],
+        }),
+      );
     }
     if (req.url === "/auth/keys") return res.end(JSON.stringify({ keys: [jwk] }));
     res.statusCode = 404;
@@ -39,7 +49,9 @@ beforeAll(async () => {
     issuer,
     sign: (claims, { foreignKey = false } = {}) => {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: issuer, aud: APPLE_CLIENT_ID, iat: now, exp: now + 600, ...claims }).setProtectedHeader({ alg: "ES256", kid: "apple-test" }).sign(foreignKey ? foreign.privateKey : key.privateKey);
+      return new SignJWT({ iss: issuer, aud: APPLE_CLIENT_ID, iat: now, exp: now + 600, ...claims })
+        .setProtectedHeader({ alg: "ES256", kid: "apple-test" })
+        .sign(foreignKey ? foreign.privateKey : key.privateKey);
     },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };

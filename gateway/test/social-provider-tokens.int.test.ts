@@ -27,7 +27,12 @@ describe("provider tokens of a social account (current client)", () => {
     expect(refreshed.error).toBeNull();
     expect(refreshed.data).toMatchObject({ accessToken: "refreshed-first-refresh-token", refreshToken: "rotated-refresh-token", providerId: "google" });
     const form = social.tokens.requests[before]!;
-    expect(Object.fromEntries(form)).toMatchObject({ grant_type: "refresh_token", refresh_token: "first-refresh-token", client_id: social.idp.clientId, client_secret: social.idp.clientSecret });
+    expect(Object.fromEntries(form)).toMatchObject({
+      grant_type: "refresh_token",
+      refresh_token: "first-refresh-token",
+      client_id: social.idp.clientId,
+      client_secret: social.idp.clientSecret,
+    });
     expect((await client.getAccessToken({ accountId: google!.id })).data?.accessToken).toBe("refreshed-first-refresh-token");
 
     const info = await client.accountInfo({ query: { accountId: google!.id } });

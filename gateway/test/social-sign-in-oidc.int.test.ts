@@ -11,7 +11,13 @@ import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 const social = useSocialPlatform();
 
 async function startGoogle(flow: ReturnType<typeof social.browser>, body: Record<string, unknown> = {}) {
-  const res = await postJson(flow, `${social.platform.baseURL}/sign-in/social`, { provider: "google", callbackURL: "/dashboard", newUserCallbackURL: "/welcome", errorCallbackURL: "/oops", ...body });
+  const res = await postJson(flow, `${social.platform.baseURL}/sign-in/social`, {
+    provider: "google",
+    callbackURL: "/dashboard",
+    newUserCallbackURL: "/welcome",
+    errorCallbackURL: "/oops",
+    ...body,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { url: string; redirect: boolean };
 }

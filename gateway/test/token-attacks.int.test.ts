@@ -225,7 +225,8 @@ describe(`second-factor guessing over many challenges (${backendLabel()})`, () =
     const checked = answers.filter((res) => res.body.code === "INVALID_TWO_FACTOR_AUTHENTICATION");
     expect(checked.length).toBeLessThanOrEqual(10);
     // The rest are refused for the user (or the spent challenge), never taken for a gateway-wide outage.
-    for (const res of answers.filter((r) => !checked.includes(r))) expect(["429 TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", "401 INVALID_TWO_FACTOR_COOKIE"]).toContain(`${res.status} ${res.body.code}`);
+    for (const res of answers.filter((r) => !checked.includes(r)))
+      expect(["429 TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", "401 INVALID_TWO_FACTOR_COOKIE"]).toContain(`${res.status} ${res.body.code}`);
   });
 
   it("a password holder gets two challenges' worth of guesses per 10 minutes, however many sign-ins they start", async () => {
@@ -233,7 +234,8 @@ describe(`second-factor guessing over many challenges (${backendLabel()})`, () =
     const attacker = platform.client();
     for (let challenge = 0; challenge < 2; challenge++) {
       expect((await attacker.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
-      for (let i = 0; i < 5; i++) expect((await attacker.post("/two-factor/verify-totp", { code: wrongNow(secret) })).body).toMatchObject({ code: "INVALID_TWO_FACTOR_AUTHENTICATION" });
+      for (let i = 0; i < 5; i++)
+        expect((await attacker.post("/two-factor/verify-totp", { code: wrongNow(secret) })).body).toMatchObject({ code: "INVALID_TWO_FACTOR_AUTHENTICATION" });
     }
     // A third challenge takes no more guesses, not even the right code, from anyone, for now.
     for (const c of [attacker, platform.client()]) {

@@ -98,7 +98,10 @@ describe(`two-factor challenge abuse (${backendLabel()})`, () => {
   it("a wrong backup code or mailed code never creates a session; no mailed code means none is accepted", async () => {
     const { client, email } = await enrolled();
     await challenge(client, email);
-    for (const [path, code] of [["/two-factor/verify-backup-code", "aaaaa-bbbbb"], ["/two-factor/verify-otp", "123456"]] as const) {
+    for (const [path, code] of [
+      ["/two-factor/verify-backup-code", "aaaaa-bbbbb"],
+      ["/two-factor/verify-otp", "123456"],
+    ] as const) {
       const res = await client.post(path, { code });
       expect(res.status, path).toBe(401);
       expect(res.body).toMatchObject({ code: "INVALID_TWO_FACTOR_AUTHENTICATION" });
@@ -173,7 +176,11 @@ describe(`two-factor challenge abuse (${backendLabel()})`, () => {
     }
     const signedIn = platform.client();
     await signedIn.post("/sign-up/email", { name: "Bo", email: uniqueEmail("bo"), password: PASSWORD });
-    for (const [path, body] of [["/two-factor/enable", {}], ["/two-factor/enable", { password: PASSWORD, method: "sms" }], ["/two-factor/revoke-trusted-device", { id: "" }]] as const) {
+    for (const [path, body] of [
+      ["/two-factor/enable", {}],
+      ["/two-factor/enable", { password: PASSWORD, method: "sms" }],
+      ["/two-factor/revoke-trusted-device", { id: "" }],
+    ] as const) {
       const res = await signedIn.post(path, body);
       expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
       expect(res.body.code).toBe("VALIDATION_ERROR");

@@ -21,8 +21,7 @@ const DAY = 86_400_000;
 const BACKUP_CODE = /^[A-Za-z0-9]{5}-[A-Za-z0-9]{5}$/;
 
 type CustomFetch = ReturnType<typeof browserFetch>["customFetchImpl"];
-const currentClient = (baseURL: string, customFetchImpl: CustomFetch) =>
-  createCurrentClient({ baseURL, plugins: [currentTwoFactorClient()], fetchOptions: { customFetchImpl } });
+const currentClient = (baseURL: string, customFetchImpl: CustomFetch) => createCurrentClient({ baseURL, plugins: [currentTwoFactorClient()], fetchOptions: { customFetchImpl } });
 type TwoFactorAuthClient = ReturnType<typeof currentClient>;
 /** Typed through the current client's API, which both share for every call made here. */
 const clientOf = (generation: ClientGeneration, baseURL: string, customFetchImpl: CustomFetch): TwoFactorAuthClient =>
@@ -198,7 +197,10 @@ describe.each(CLIENT_GENERATIONS)(`two-factor with the better-auth $version twoF
 
   /** A call no client declares (our trusted-device routes), with the browser's cookies. */
   async function fetchJson(browser: ReturnType<typeof aBrowser>, method: string, path: string, body?: unknown) {
-    const { data, error } = await (browser.client as unknown as { $fetch: (path: string, init: object) => Promise<{ data: any; error: unknown }> }).$fetch(path, { method, ...(body ? { body } : {}) });
+    const { data, error } = await (browser.client as unknown as { $fetch: (path: string, init: object) => Promise<{ data: any; error: unknown }> }).$fetch(path, {
+      method,
+      ...(body ? { body } : {}),
+    });
     expect(error).toBeNull();
     return data;
   }

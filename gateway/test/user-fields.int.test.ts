@@ -7,7 +7,13 @@ import { usePlatform } from "../../testing/use-platform.js";
 describe(`configured user fields (${backendLabel()})`, () => {
   const platform = usePlatform({
     env: {
-      IDENTITY_USER_FIELDS: JSON.stringify({ phone: { type: "string", required: true }, age: { type: "number" }, city: { type: "string" }, beta: { type: "boolean" }, plan: { type: "string", input: false } }),
+      IDENTITY_USER_FIELDS: JSON.stringify({
+        phone: { type: "string", required: true },
+        age: { type: "number" },
+        city: { type: "string" },
+        beta: { type: "boolean" },
+        plan: { type: "string", input: false },
+      }),
     },
   });
 
@@ -18,8 +24,14 @@ describe(`configured user fields (${backendLabel()})`, () => {
     expect((await client.get("/get-session")).body.user).toMatchObject({ phone: "+44 20", age: 41 });
 
     const base = { name: "F", password: "password-123" };
-    expect(await new TestClient(platform.baseURL).post("/sign-up/email", { ...base, email: uniqueEmail() })).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR", message: "Missing field: phone" } });
-    expect(await new TestClient(platform.baseURL).post("/sign-up/email", { ...base, email: uniqueEmail(), phone: 5 })).toMatchObject({ status: 400, body: { message: "Invalid field phone: expected string" } });
+    expect(await new TestClient(platform.baseURL).post("/sign-up/email", { ...base, email: uniqueEmail() })).toMatchObject({
+      status: 400,
+      body: { code: "VALIDATION_ERROR", message: "Missing field: phone" },
+    });
+    expect(await new TestClient(platform.baseURL).post("/sign-up/email", { ...base, email: uniqueEmail(), phone: 5 })).toMatchObject({
+      status: 400,
+      body: { message: "Invalid field phone: expected string" },
+    });
     // Fields that are not inputs (server-only `plan`, unknown `isAdmin`, `role`) are ignored, never stored.
     const extras = new TestClient(platform.baseURL);
     const ignored = await extras.post("/sign-up/email", { ...base, email: uniqueEmail(), phone: "1", plan: "enterprise", isAdmin: true, role: "admin" });

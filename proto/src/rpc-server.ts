@@ -89,20 +89,22 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
             return hooks.callerOf?.(call);
           },
         };
-        hooks.run(context, () => handler(call.request, callContext), { path, metadata: call.metadata }).then(
-          (response) => {
-            hooks.observe?.(path, seconds(), { code: grpc.status.OK });
-            callback(null, response);
-          },
-          (error: unknown) => {
-            // Whoever asked has gone: the failure its going caused (a nested call cancelled with it) is no
-            // fault to log, and the answer reaches nobody.
-            const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
-            const status = toServiceError(error, logCause);
-            hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
-            callback(status);
-          },
-        );
+        hooks
+          .run(context, () => handler(call.request, callContext), { path, metadata: call.metadata })
+          .then(
+            (response) => {
+              hooks.observe?.(path, seconds(), { code: grpc.status.OK });
+              callback(null, response);
+            },
+            (error: unknown) => {
+              // Whoever asked has gone: the failure its going caused (a nested call cancelled with it) is no
+              // fault to log, and the answer reaches nobody.
+              const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
+              const status = toServiceError(error, logCause);
+              hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
+              callback(status);
+            },
+          );
       };
     },
   };

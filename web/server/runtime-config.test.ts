@@ -21,7 +21,10 @@ describe("runtime config from the environment", () => {
   });
 
   it("takes the gateway's AUTH_BASE_PATH (trailing slash dropped) and WEB_ANALYTICS_PATH", () => {
-    expect(runtimeConfigFromEnv({ AUTH_BASE_PATH: "/auth/", WEB_ANALYTICS_PATH: "/_vercel/insights/script.js" })).toEqual({ basePath: "/auth", analyticsPath: "/_vercel/insights/script.js" });
+    expect(runtimeConfigFromEnv({ AUTH_BASE_PATH: "/auth/", WEB_ANALYTICS_PATH: "/_vercel/insights/script.js" })).toEqual({
+      basePath: "/auth",
+      analyticsPath: "/_vercel/insights/script.js",
+    });
   });
 
   it.each([
@@ -44,14 +47,19 @@ describe("runtime config from the environment", () => {
     expect(html.replace(/\s*<meta name="auth-api-base-path"[^>]*>/, "").replace(/\s*<script defer[^>]*><\/script>/, "")).toBe(INDEX);
   });
 
-  it.each(["/reset-password?token=abc", "/reset-password/abc", "/Reset-Password/abc", "/reset%2Dpassword/abc", "/verify-email?token=abc", "/accept-invitation/inv-1", "/account?token=abc"])(
-    "sees a secret in the address %s: no analytics script there",
-    (path) => {
-      const url = new URL(path, "http://app.example");
-      expect(carriesSecret(url)).toBe(true);
-      expect(pageConfig({ basePath: "/auth", analyticsPath: "/insights.js" }, url)).toEqual({ basePath: "/auth" });
-    },
-  );
+  it.each([
+    "/reset-password?token=abc",
+    "/reset-password/abc",
+    "/Reset-Password/abc",
+    "/reset%2Dpassword/abc",
+    "/verify-email?token=abc",
+    "/accept-invitation/inv-1",
+    "/account?token=abc",
+  ])("sees a secret in the address %s: no analytics script there", (path) => {
+    const url = new URL(path, "http://app.example");
+    expect(carriesSecret(url)).toBe(true);
+    expect(pageConfig({ basePath: "/auth", analyticsPath: "/insights.js" }, url)).toEqual({ basePath: "/auth" });
+  });
 
   it.each(["/", "/account", "/reset-passwords", "/sign-in?redirect=%2Faccount", "/reset-password-help"])("sees no secret in the address %s: the analytics script stays", (path) => {
     const url = new URL(path, "http://app.example");

@@ -44,8 +44,7 @@ afterAll(async () => {
 const scrape = () => scrapeMetrics(metrics.port);
 
 const requests = (method: string, route: string, status: number) => `http_server_requests_total{method="${method}",route="${route}",status="${status}"}`;
-const durations = (method: string, route: string, status: number) =>
-  `http_server_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`;
+const durations = (method: string, route: string, status: number) => `http_server_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`;
 
 describe("web server metrics", () => {
   it("count each answered request by route kind and status, with its duration", async () => {

@@ -72,7 +72,8 @@ const TYPES: Record<string, string> = {
 
 /** Headers of every page and file: no framing, no sniffing, scripts and connections to this origin only. */
 const SECURITY_HEADERS: Record<string, string> = {
-  "Content-Security-Policy": "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+  "Content-Security-Policy":
+    "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "same-origin",
   "X-Frame-Options": "DENY",
@@ -102,15 +103,12 @@ function proxy(req: IncomingMessage, res: ServerResponse, gateway: URL): void {
   headers["x-forwarded-host"] = req.headers.host ?? "";
   headers["x-forwarded-proto"] = "encrypted" in req.socket && req.socket.encrypted ? "https" : "http";
   const send = gateway.protocol === "https:" ? httpsRequest : httpRequest;
-  const upstream = send(
-    { protocol: gateway.protocol, hostname: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers },
-    (answer) => {
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-      res.writeHead(answer.statusCode ?? 502, out);
-      answer.pipe(res);
-    },
-  );
+  const upstream = send({ protocol: gateway.protocol, hostname: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers }, (answer) => {
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+    res.writeHead(answer.statusCode ?? 502, out);
+    answer.pipe(res);
+  });
   upstream.on("error", () => {
     if (res.headersSent) return res.destroy();
     res.writeHead(502, { "content-type": "application/json" });
@@ -169,7 +167,12 @@ export function createWebServer(options: WebServerOptions): Server {
   const indexPage = async (file: { path: string; stats: Stats }, secret: boolean): Promise<Buffer> => {
     if (page?.mtimeMs !== file.stats.mtimeMs || page.size !== file.stats.size) {
       const html = await readFile(file.path, "utf8");
-      page = { mtimeMs: file.stats.mtimeMs, size: file.stats.size, body: Buffer.from(injectRuntimeConfig(html, config)), secretBody: Buffer.from(injectRuntimeConfig(html, { basePath: config.basePath })) };
+      page = {
+        mtimeMs: file.stats.mtimeMs,
+        size: file.stats.size,
+        body: Buffer.from(injectRuntimeConfig(html, config)),
+        secretBody: Buffer.from(injectRuntimeConfig(html, { basePath: config.basePath })),
+      };
     }
     return secret ? page.secretBody : page.body;
   };

@@ -236,8 +236,7 @@ export const api = {
   verifyEmail: (token: string) => get<{ status: boolean; user: User }>(`/verify-email?token=${encodeURIComponent(token)}`),
   updateUser: (body: { name?: string; image?: string | null }) => post<{ status: boolean }>("/update-user", body),
   changeEmail: (body: { newEmail: string; callbackURL: string }) => post<{ status: boolean }>("/change-email", body),
-  changePassword: (body: { currentPassword: string; newPassword: string; revokeOtherSessions: boolean }) =>
-    post<{ token: string | null; user: User }>("/change-password", body),
+  changePassword: (body: { currentPassword: string; newPassword: string; revokeOtherSessions: boolean }) => post<{ token: string | null; user: User }>("/change-password", body),
   deleteUser: (body: { password?: string; callbackURL: string }) => post<{ success: boolean; message: string }>("/delete-user", body),
   listAccounts: () => get<LinkedAccount[]>("/list-accounts"),
   unlinkAccount: (account: LinkedAccount) => post<{ status: boolean }>("/unlink-account", { providerId: account.providerId, accountId: account.accountId }),

@@ -60,7 +60,11 @@ describe("guards", () => {
   });
 
   it("sends a signed-in visitor of sign-in on to where they were going, never to another site", async () => {
-    stubApi({ "/get-session": () => ({ status: 200, body: { session, user } }), "/list-sessions": () => ({ status: 200, body: [] }), "/list-accounts": () => ({ status: 200, body: [] }) });
+    stubApi({
+      "/get-session": () => ({ status: 200, body: { session, user } }),
+      "/list-sessions": () => ({ status: 200, body: [] }),
+      "/list-accounts": () => ({ status: 200, body: [] }),
+    });
     const { router } = renderApp("/sign-in?redirect=%2F%2Fevil.example");
     await waitFor(() => expect(router.state.location.pathname).toBe("/account"));
   });
@@ -123,9 +127,15 @@ describe("sign-up form", () => {
     fireEvent.click(screen.getByRole("button", { name: "Create account" }));
     const username = screen.getByLabelText("Username (optional)");
     await waitFor(() => expect(username.getAttribute("aria-invalid")).toBe("true"));
-    const described = username.getAttribute("aria-describedby")!.split(" ").map((id) => document.getElementById(id)?.textContent);
+    const described = username
+      .getAttribute("aria-describedby")!
+      .split(" ")
+      .map((id) => document.getElementById(id)?.textContent);
     expect(described).toContain("username is already taken. please try another.");
-    expect(calls.at(-1)).toMatchObject({ path: "/sign-up/email", body: { name: "Ada", email: "ada@example.com", username: "ada", password: "abcdefgh", callbackURL: "/verify-email" } });
+    expect(calls.at(-1)).toMatchObject({
+      path: "/sign-up/email",
+      body: { name: "Ada", email: "ada@example.com", username: "ada", password: "abcdefgh", callbackURL: "/verify-email" },
+    });
   });
 
   it("sends nothing while the password breaks a rule", async () => {
@@ -148,7 +158,9 @@ describe("create-organization form", () => {
       "/organization/list": () => ({ status: 200, body: taken.size ? [org] : [] }),
       "/organization/get-full-organization": () => ({ status: 200, body: taken.size ? org : null }),
       "/organization/check-slug": (call) =>
-        taken.has((call.body as { slug: string }).slug) ? { status: 400, body: { code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" } } : { status: 200, body: { status: true } },
+        taken.has((call.body as { slug: string }).slug)
+          ? { status: 400, body: { code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" } }
+          : { status: 200, body: { status: true } },
       "/organization/create": (call) => {
         taken.add((call.body as { slug: string }).slug);
         return { status: 200, body: org };
@@ -185,7 +197,10 @@ describe("social sign-in and linking", () => {
   });
 
   it("shows no social buttons when the platform has none configured or no such route (404)", async () => {
-    for (const answer of [{ status: 200, body: { providers: [] } }, { status: 404, body: { code: "NOT_FOUND", message: "Not found" } }]) {
+    for (const answer of [
+      { status: 200, body: { providers: [] } },
+      { status: 404, body: { code: "NOT_FOUND", message: "Not found" } },
+    ]) {
       const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/social-providers": () => answer });
       const { queryClient } = renderApp("/sign-in");
       await screen.findByRole("heading", { name: "Sign in" });
@@ -335,7 +350,9 @@ describe("admin area", () => {
     expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ searchField: "name", searchOperator: "starts_with" });
 
     fireEvent.change(screen.getByLabelText("Show"), { target: { value: "banned" } });
-    await waitFor(() => expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ filterField: "banned", filterValue: "true", filterOperator: "eq" }));
+    await waitFor(() =>
+      expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ filterField: "banned", filterValue: "true", filterOperator: "eq" }),
+    );
 
     fireEvent.click(screen.getByRole("button", { name: "Email" }));
     await waitFor(() => expect(Object.fromEntries(new URL(lastUrl, "http://app.test").searchParams)).toMatchObject({ sortBy: "email", sortDirection: "asc" }));
@@ -368,17 +385,20 @@ describe("admin area", () => {
 });
 
 describe("reset password screen", () => {
-  it.each(["/reset-password?token=tok-1", "/reset-password/tok-1"])("takes the token out of the address of %s at once (no history entry keeps it) and resets with it", async (path) => {
-    const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/reset-password": () => ({ status: 200, body: { status: true } }) });
-    const { history } = renderApp(path);
-    await waitFor(() => expect(history.location.href).toBe("/reset-password"));
-    expect(history.length).toBe(1);
-    fireEvent.change(await screen.findByLabelText("New password"), { target: { value: "new-password-1" } });
-    fireEvent.click(screen.getByRole("button", { name: "Set new password" }));
-    expect(await screen.findByText("Your password has been changed. You can now sign in with it.")).toBeTruthy();
-    expect(calls.find((c) => c.path === "/reset-password")?.body).toEqual({ newPassword: "new-password-1", token: "tok-1" });
-    expect(history.location.href).toBe("/reset-password");
-  });
+  it.each(["/reset-password?token=tok-1", "/reset-password/tok-1"])(
+    "takes the token out of the address of %s at once (no history entry keeps it) and resets with it",
+    async (path) => {
+      const calls = stubApi({ "/get-session": () => ({ status: 200, body: null }), "/reset-password": () => ({ status: 200, body: { status: true } }) });
+      const { history } = renderApp(path);
+      await waitFor(() => expect(history.location.href).toBe("/reset-password"));
+      expect(history.length).toBe(1);
+      fireEvent.change(await screen.findByLabelText("New password"), { target: { value: "new-password-1" } });
+      fireEvent.click(screen.getByRole("button", { name: "Set new password" }));
+      expect(await screen.findByText("Your password has been changed. You can now sign in with it.")).toBeTruthy();
+      expect(calls.find((c) => c.path === "/reset-password")?.body).toEqual({ newPassword: "new-password-1", token: "tok-1" });
+      expect(history.location.href).toBe("/reset-password");
+    },
+  );
 
   it("keeps the gateway's error in the address and says it", async () => {
     stubApi({ "/get-session": () => ({ status: 200, body: null }) });

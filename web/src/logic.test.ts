@@ -15,7 +15,16 @@ describe("shownImage", () => {
     expect(shownImage(image)).toBe(image);
   });
 
-  it.each(["javascript:alert(1)", "data:image/svg+xml;base64,PHN2Zz4=", "data:text/html,<script>", "http://img.example/a.png", " javascript:alert(1)", `https://img.example/${"a".repeat(2048)}`, "", null])("shows nothing for %j", (image) => {
+  it.each([
+    "javascript:alert(1)",
+    "data:image/svg+xml;base64,PHN2Zz4=",
+    "data:text/html,<script>",
+    "http://img.example/a.png",
+    " javascript:alert(1)",
+    `https://img.example/${"a".repeat(2048)}`,
+    "",
+    null,
+  ])("shows nothing for %j", (image) => {
     expect(shownImage(image)).toBeNull();
   });
 });
@@ -59,7 +68,26 @@ describe("describeUserAgent", () => {
 describe("errorSentence", () => {
   it("has a sentence for every redirect code (docs/http-api.md#redirect-error-codes) and a general one for the rest", () => {
     const generic = errorSentence("no_such_code");
-    for (const code of ["token_expired", "invalid_token", "user_not_found", "unauthorized", "INVALID_TOKEN", "invalid_callback_request", "state_not_found", "no_code", "oauth_provider_not_found", "please_restart_the_process", "unable_to_get_user_info", "email_not_found", "email_doesn't_match", "unable_to_link_account", "internal_server_error", "account_not_linked", "unable_to_create_user", "unable_to_create_session"]) {
+    for (const code of [
+      "token_expired",
+      "invalid_token",
+      "user_not_found",
+      "unauthorized",
+      "INVALID_TOKEN",
+      "invalid_callback_request",
+      "state_not_found",
+      "no_code",
+      "oauth_provider_not_found",
+      "please_restart_the_process",
+      "unable_to_get_user_info",
+      "email_not_found",
+      "email_doesn't_match",
+      "unable_to_link_account",
+      "internal_server_error",
+      "account_not_linked",
+      "unable_to_create_user",
+      "unable_to_create_session",
+    ]) {
       expect(errorSentence(code), code).not.toBe(generic);
     }
   });
@@ -70,7 +98,10 @@ describe("placeError", () => {
     const taken = new ApiError(422, "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER", "username is already taken. please try another.");
     expect(placeError(taken, ["email", "username"])).toEqual({ field: "username", message: "username is already taken. please try another." });
     expect(placeError(taken, ["email"])).toEqual({ message: "username is already taken. please try another." });
-    expect(placeError(new ApiError(400, "PASSWORD_TOO_SHORT", "Password too short"), ["newPassword"], { password: "newPassword" })).toEqual({ field: "newPassword", message: "Password too short" });
+    expect(placeError(new ApiError(400, "PASSWORD_TOO_SHORT", "Password too short"), ["newPassword"], { password: "newPassword" })).toEqual({
+      field: "newPassword",
+      message: "Password too short",
+    });
     expect(placeError(new TypeError("fetch failed"), ["email"])).toEqual({ message: "The server could not be reached. Check your connection and try again." });
   });
 });
@@ -150,7 +181,10 @@ describe("the API client under a capacity refusal (503 with Retry-After)", () =>
     expect(calls).toHaveLength(3);
   });
 
-  it.each([["a long wait", "60"], ["no Retry-After (the cause is not capacity)", undefined]])("answers at once with %s", async (_case, seconds) => {
+  it.each([
+    ["a long wait", "60"],
+    ["no Retry-After (the cause is not capacity)", undefined],
+  ])("answers at once with %s", async (_case, seconds) => {
     const calls = await answering(() => busy(seconds));
     await expect(api.signInEmail(credentials)).rejects.toBeInstanceOf(ApiError);
     expect(calls).toHaveLength(1);

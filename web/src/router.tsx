@@ -30,16 +30,35 @@ interface RouterContext {
 
 /** Query values are strings (or absent): nothing else from the address bar reaches a screen. */
 const strings = (keys: string[]) => (search: Record<string, unknown>) =>
-  Object.fromEntries(keys.flatMap((key) => (typeof search[key] === "string" ? [[key, search[key] as string]] : typeof search[key] === "number" ? [[key, String(search[key])]] : [])));
+  Object.fromEntries(
+    keys.flatMap((key) => (typeof search[key] === "string" ? [[key, search[key] as string]] : typeof search[key] === "number" ? [[key, String(search[key])]] : [])),
+  );
 
 function Layout() {
   const session = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   // The organization screens only where the platform has the organization API.
-  const organizations = useQuery({ queryKey: ["organization-api", session.data?.user.id], queryFn: () => api.organization.list().then(() => true, () => false), enabled: Boolean(session.data), staleTime: Infinity });
+  const organizations = useQuery({
+    queryKey: ["organization-api", session.data?.user.id],
+    queryFn: () =>
+      api.organization.list().then(
+        () => true,
+        () => false,
+      ),
+    enabled: Boolean(session.data),
+    staleTime: Infinity,
+  });
   const isAdmin = useQuery(adminQuery(session.data?.user.id, session.data?.user.role));
-  const mailbox = useQuery({ queryKey: ["outbox-available"], queryFn: () => api.devOutbox("-").then(() => true, () => false), staleTime: Infinity });
+  const mailbox = useQuery({
+    queryKey: ["outbox-available"],
+    queryFn: () =>
+      api.devOutbox("-").then(
+        () => true,
+        () => false,
+      ),
+    staleTime: Infinity,
+  });
   const signOut = useMutation({
     mutationFn: api.signOut,
     onSuccess: async () => {
@@ -185,7 +204,12 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/", component: Home }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignIn }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-up", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignUp }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/two-factor", validateSearch: strings(["redirect", "methods"]), component: lazyRouteComponent(twoFactor, "TwoFactorChallenge") }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/two-factor",
+    validateSearch: strings(["redirect", "methods"]),
+    component: lazyRouteComponent(twoFactor, "TwoFactorChallenge"),
+  }),
   createRoute({ getParentRoute: () => rootRoute, path: "/forgot-password", component: ForgotPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password", validateSearch: strings(["token", "error"]), component: ResetPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password/$token", validateSearch: strings(["error"]), component: ResetPassword }),

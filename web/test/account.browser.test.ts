@@ -17,17 +17,19 @@ describe("account page", () => {
     const profile = page.getByRole("region", { name: "Profile" });
     // A 1200x900 PNG drawn by the browser itself.
     const png = Buffer.from(
-      (await page.evaluate(() => {
-        const canvas = document.createElement("canvas");
-        canvas.width = 1200;
-        canvas.height = 900;
-        const context = canvas.getContext("2d")!;
-        context.fillStyle = "#0a7";
-        context.fillRect(0, 0, 1200, 900);
-        context.fillStyle = "#fc0";
-        context.fillRect(300, 200, 600, 500);
-        return canvas.toDataURL("image/png");
-      })).split(",")[1]!,
+      (
+        await page.evaluate(() => {
+          const canvas = document.createElement("canvas");
+          canvas.width = 1200;
+          canvas.height = 900;
+          const context = canvas.getContext("2d")!;
+          context.fillStyle = "#0a7";
+          context.fillRect(0, 0, 1200, 900);
+          context.fillStyle = "#fc0";
+          context.fillRect(300, 200, 600, 500);
+          return canvas.toDataURL("image/png");
+        })
+      ).split(",")[1]!,
       "base64",
     );
     const file = profile.getByLabel("Profile picture (up to 4 MB)");

@@ -58,7 +58,10 @@ describe("admin area", () => {
     await admin.getByLabel("Show").selectOption("admins");
     await admin.getByLabel("Search", { exact: true }).fill(adminEmail);
     await admin.getByRole("button", { name: "Search" }).click();
-    const listed = async () => [await admin.getByRole("navigation", { name: "Users pages" }).getByRole("status").innerText(), await admin.getByRole("table", { name: "Users" }).locator("tbody").innerText()];
+    const listed = async () => [
+      await admin.getByRole("navigation", { name: "Users pages" }).getByRole("status").innerText(),
+      await admin.getByRole("table", { name: "Users" }).locator("tbody").innerText(),
+    ];
     await poll(listed).toEqual(["1 to 1 of 1", expect.stringContaining(adminEmail)]);
     expect((await listed())[1]).toContain("user,admin");
     // A fresh screen (all users, no search) for what follows, which reads the list's answers as they come.
@@ -98,7 +101,10 @@ describe("admin area", () => {
     // Two sessions: the sign-up's (made by Node's fetch) and the browser's. Revoke the first one only.
     const sessions = admin.getByRole("list", { name: "Sessions" }).getByRole("listitem");
     await poll(() => sessions.count()).toBe(2);
-    await sessions.filter({ hasNotText: "Chrome" }).getByRole("button", { name: /^Revoke the session on Node\.js/ }).click();
+    await sessions
+      .filter({ hasNotText: "Chrome" })
+      .getByRole("button", { name: /^Revoke the session on Node\.js/ })
+      .click();
     await poll(() => sessions.count()).toBe(1);
     expect(await sessions.innerText()).toContain("Chrome");
     await target.goto("/account");
@@ -206,7 +212,11 @@ describe("admin area", () => {
     await web.screenshot(admin, "admin-user-role-and-password");
 
     const signIn = (pw: string) =>
-      fetch(`${web.origin}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: web.origin }, body: JSON.stringify({ email: targetEmail, password: pw }) });
+      fetch(`${web.origin}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: web.origin },
+        body: JSON.stringify({ email: targetEmail, password: pw }),
+      });
     expect((await signIn("password-456")).status).toBe(401);
     const answer = await signIn("set-by-admin-1");
     expect(answer.status).toBe(200);

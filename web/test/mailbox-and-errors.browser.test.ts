@@ -10,9 +10,24 @@ import { poll } from "./browser-helpers.js";
 const web = useWebApp();
 
 const SPEC_REDIRECT_CODES = [
-  "token_expired", "invalid_token", "user_not_found", "unauthorized", "INVALID_TOKEN", "invalid_callback_request", "state_not_found",
-  "no_code", "oauth_provider_not_found", "please_restart_the_process", "unable_to_get_user_info", "email_not_found",
-  "email_doesn't_match", "unable_to_link_account", "internal_server_error", "account_not_linked", "unable_to_create_user", "unable_to_create_session",
+  "token_expired",
+  "invalid_token",
+  "user_not_found",
+  "unauthorized",
+  "INVALID_TOKEN",
+  "invalid_callback_request",
+  "state_not_found",
+  "no_code",
+  "oauth_provider_not_found",
+  "please_restart_the_process",
+  "unable_to_get_user_info",
+  "email_not_found",
+  "email_doesn't_match",
+  "unable_to_link_account",
+  "internal_server_error",
+  "account_not_linked",
+  "unable_to_create_user",
+  "unable_to_create_session",
 ];
 const GENERIC = "Something went wrong and the request could not be completed.";
 

@@ -11,7 +11,12 @@ const web = useWebApp({ env: { IDENTITY_AUTO_SIGN_IN: "false" } });
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
 
 /** Whether the page's browser still holds a session (asked the way the app asks). */
-const signedIn = (page: Page) => page.evaluate(() => fetch("/api/auth/get-session").then((r) => r.json()).then((body) => body !== null));
+const signedIn = (page: Page) =>
+  page.evaluate(() =>
+    fetch("/api/auth/get-session")
+      .then((r) => r.json())
+      .then((body) => body !== null),
+  );
 
 describe("active sessions", () => {
   it("names each device, marks this one, and signs out one, the others, then everywhere", async () => {

@@ -87,7 +87,10 @@ describe("social sign-in", () => {
     await page.waitForURL("**/dev/mailbox");
     await page.getByLabel("Recipient").fill(person.email);
     await page.getByRole("button", { name: "Filter" }).click();
-    const link = page.getByRole("listitem").filter({ hasText: `To ${person.email}` }).getByRole("link", { name: /\/api\/auth\/reset-password\// });
+    const link = page
+      .getByRole("listitem")
+      .filter({ hasText: `To ${person.email}` })
+      .getByRole("link", { name: /\/api\/auth\/reset-password\// });
     await poll(() => link.count()).toBe(1);
     await link.click();
     await page.waitForURL((url) => url.pathname === "/reset-password" && !url.searchParams.has("token"));

@@ -16,7 +16,8 @@ const web = useWebApp({ smtp: true });
  * Whether this build has the two-factor API; without it these tests are skipped, saying so;
  * once it has, they run in full.
  */
-const hasTwoFactorApi = async () => (await fetch(`${web.origin}/api/auth/two-factor/send-otp`, { method: "POST", headers: { "content-type": "application/json", origin: web.origin }, body: "{}" })).status !== 404;
+const hasTwoFactorApi = async () =>
+  (await fetch(`${web.origin}/api/auth/two-factor/send-otp`, { method: "POST", headers: { "content-type": "application/json", origin: web.origin }, body: "{}" })).status !== 404;
 const NO_API = "the two-factor API is not in this build";
 
 /** RFC 4648 base32 (the otpauth secret) to bytes. */

@@ -25,7 +25,10 @@ function codeOf(source: Record<string, unknown> | undefined, policy = SPLIT): st
 }
 
 describe("CallbackUrl.resolve against the open-redirect corpus", () => {
-  for (const [label, policy] of [["app on its own origin", SPLIT], ["app on the gateway's origin", SAME]] as const) {
+  for (const [label, policy] of [
+    ["app on its own origin", SPLIT],
+    ["app on the gateway's origin", SAME],
+  ] as const) {
     describe(label, () => {
       const corpus = redirectCorpus(policy.appOrigin);
 
@@ -99,7 +102,9 @@ describe("resolveCallbacks", () => {
   });
 
   it("answers 403 with the message naming the field", () => {
-    expect(() => resolveCallbacks({ callbackURL: "//evil.com" }, SPLIT)).toThrow(expect.objectContaining({ code: "INVALID_CALLBACKURL", http: 403, message: "Invalid callbackURL" }));
+    expect(() => resolveCallbacks({ callbackURL: "//evil.com" }, SPLIT)).toThrow(
+      expect.objectContaining({ code: "INVALID_CALLBACKURL", http: 403, message: "Invalid callbackURL" }),
+    );
   });
 
   it("refuses a callback field that is not a string", () => {
@@ -109,7 +114,10 @@ describe("resolveCallbacks", () => {
   });
 
   it("resolves every present field, and leaves absent, null or empty ones out", () => {
-    const resolved = resolveCallbacks({ callbackURL: "/dashboard", redirectTo: "https://trusted.example.com/reset", errorCallbackURL: null, newUserCallbackURL: "", unrelated: "https://evil.com" }, SPLIT);
+    const resolved = resolveCallbacks(
+      { callbackURL: "/dashboard", redirectTo: "https://trusted.example.com/reset", errorCallbackURL: null, newUserCallbackURL: "", unrelated: "https://evil.com" },
+      SPLIT,
+    );
     expect(Object.keys(resolved).sort()).toEqual(["callbackURL", "redirectTo"]);
     expect(String(resolved.callbackURL)).toBe(`${APP}/dashboard`);
     expect(String(resolved.redirectTo)).toBe("https://trusted.example.com/reset");

@@ -11,7 +11,25 @@ describe("clientIp: which peers are trusted proxies", () => {
   const forwarded = { "x-forwarded-for": "203.0.113.50" };
 
   it("trusts loopback and private ranges by default, in IPv4, IPv6 and IPv4-mapped form", () => {
-    for (const peer of ["127.0.0.1", "127.255.0.9", "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.254", "192.168.0.1", "192.168.255.255", "::1", "fc00::1", "fd12:3456::1", "::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:172.20.0.1", "::ffff:192.168.7.7", "::ffff:7f00:1", "0:0:0:0:0:ffff:a01:203"]) {
+    for (const peer of [
+      "127.0.0.1",
+      "127.255.0.9",
+      "10.0.0.1",
+      "10.255.255.255",
+      "172.16.0.1",
+      "172.31.255.254",
+      "192.168.0.1",
+      "192.168.255.255",
+      "::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.1.2.3",
+      "::ffff:172.20.0.1",
+      "::ffff:192.168.7.7",
+      "::ffff:7f00:1",
+      "0:0:0:0:0:ffff:a01:203",
+    ]) {
       expect(clientIp(forwarded, peer, DEFAULT), peer).toBe("203.0.113.50");
     }
   });

@@ -90,7 +90,10 @@ export function rateLimitKeyOf(address: string): string {
   if (!groups) return address;
   const isMapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
   if (isMapped) return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join(".");
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`;
 }
 
 /** A BlockList of the entries (IPs or CIDRs); an empty list trusts no peer. */
@@ -132,11 +135,7 @@ function nearestUntrusted(entries: string[], proxies: BlockList): string | undef
   return entries[0];
 }
 
-export function clientIp(
-  headers: Record<string, string | string[] | undefined>,
-  peer: string | undefined,
-  policy: ClientIpPolicy,
-): string | undefined {
+export function clientIp(headers: Record<string, string | string[] | undefined>, peer: string | undefined, policy: ClientIpPolicy): string | undefined {
   if (peer !== undefined && isIP(peer) && isTrustedPeer(peer, policy.proxies)) {
     for (const name of policy.headers) {
       const raw = headers[name];

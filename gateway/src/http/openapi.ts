@@ -141,9 +141,24 @@ export const OPERATIONS: readonly Operation[] = [
   op("get", "/list-accounts", A, "The caller's linked accounts", { session: true, success: { 200: ok(s.accountListSchema, responses.accountListResponse) } }),
   op("post", "/unlink-account", A, "Unlink one of the caller's accounts", { session: true, body: account.unlinkBody, success: { 200: s.statusSchema } }),
 
-  op("post", "/get-access-token", A, "A linked provider account's access token", { session: true, body: providerAccounts.selection, success: { 200: s.accessTokenSchema }, errors: [404] }),
-  op("post", "/refresh-token", A, "Refresh a linked provider account's tokens", { session: true, body: providerAccounts.selection, success: { 200: s.refreshedTokenSchema }, errors: [404] }),
-  op("get", "/account-info", A, "What the provider says about a linked account", { session: true, query: providerAccounts.selection, success: { 200: s.accountInfoSchema }, errors: [404] }),
+  op("post", "/get-access-token", A, "A linked provider account's access token", {
+    session: true,
+    body: providerAccounts.selection,
+    success: { 200: s.accessTokenSchema },
+    errors: [404],
+  }),
+  op("post", "/refresh-token", A, "Refresh a linked provider account's tokens", {
+    session: true,
+    body: providerAccounts.selection,
+    success: { 200: s.refreshedTokenSchema },
+    errors: [404],
+  }),
+  op("get", "/account-info", A, "What the provider says about a linked account", {
+    session: true,
+    query: providerAccounts.selection,
+    success: { 200: s.accountInfoSchema },
+    errors: [404],
+  }),
 
   op("post", "/update-session", SESS, "The caller's session (no additional session fields are configurable)", {
     session: true,
@@ -154,7 +169,11 @@ export const OPERATIONS: readonly Operation[] = [
     success: { 200: ok(s.usernameAvailabilitySchema, responses.usernameAvailabilityResponse) },
   }),
 
-  op("post", "/two-factor/enable", TF, "Start TOTP enrolment", { session: true, body: twoFactor.enableBody, success: { 200: ok(s.enableTwoFactorSchema, responses.enableTwoFactorResponse) } }),
+  op("post", "/two-factor/enable", TF, "Start TOTP enrolment", {
+    session: true,
+    body: twoFactor.enableBody,
+    success: { 200: ok(s.enableTwoFactorSchema, responses.enableTwoFactorResponse) },
+  }),
   op("post", "/two-factor/disable", TF, "Turn two-factor off", { session: true, body: twoFactor.passwordBody, success: { 200: ok(s.statusSchema, responses.statusResponse) } }),
   op("post", "/two-factor/get-totp-uri", TF, "The TOTP URI", { session: true, body: twoFactor.passwordBody, success: { 200: ok(s.totpUriSchema, responses.totpUriResponse) } }),
   op("post", "/two-factor/generate-backup-codes", TF, "New backup codes", {
@@ -181,8 +200,16 @@ export const OPERATIONS: readonly Operation[] = [
     body: organization.createBody,
     success: { 200: ok(s.fullOrganizationSchema, responses.fullOrganizationResponse) },
   }),
-  op("post", "/organization/update", ORG, "Update an organization", { session: true, body: organization.updateBody, success: { 200: ok(s.organizationSchema, responses.organizationResponse) } }),
-  op("post", "/organization/delete", ORG, "Delete an organization", { session: true, body: organization.organizationIdBody, success: { 200: ok(s.organizationSchema, responses.organizationResponse) } }),
+  op("post", "/organization/update", ORG, "Update an organization", {
+    session: true,
+    body: organization.updateBody,
+    success: { 200: ok(s.organizationSchema, responses.organizationResponse) },
+  }),
+  op("post", "/organization/delete", ORG, "Delete an organization", {
+    session: true,
+    body: organization.organizationIdBody,
+    success: { 200: ok(s.organizationSchema, responses.organizationResponse) },
+  }),
   op("get", "/organization/get-full-organization", ORG, "An organization with its members and pending invitations", {
     session: true,
     query: organization.fullOrganizationQuery,
@@ -200,13 +227,21 @@ export const OPERATIONS: readonly Operation[] = [
     query: organization.listMembersQuery,
     success: { 200: ok(s.memberListSchema, responses.memberListResponse) },
   }),
-  op("get", "/organization/get-active-member", ORG, "The caller's membership", { session: true, query: organization.targetQuery, success: { 200: ok(s.memberSchema, responses.memberResponse) } }),
+  op("get", "/organization/get-active-member", ORG, "The caller's membership", {
+    session: true,
+    query: organization.targetQuery,
+    success: { 200: ok(s.memberSchema, responses.memberResponse) },
+  }),
   op("get", "/organization/get-active-member-role", ORG, "The caller's role", {
     session: true,
     query: organization.activeRoleQuery,
     success: { 200: ok(s.memberRoleSchema, responses.memberRoleResponse) },
   }),
-  op("post", "/organization/invite-member", ORG, "Invite someone by email", { session: true, body: organization.inviteBody, success: { 200: ok(s.invitationSchema, responses.invitationResponse) } }),
+  op("post", "/organization/invite-member", ORG, "Invite someone by email", {
+    session: true,
+    body: organization.inviteBody,
+    success: { 200: ok(s.invitationSchema, responses.invitationResponse) },
+  }),
   op("get", "/organization/get-invitation", ORG, "An invitation addressed to the caller", {
     session: true,
     query: organization.invitationQuery,
@@ -236,21 +271,56 @@ export const OPERATIONS: readonly Operation[] = [
     body: organization.invitationIdBody,
     success: { 200: ok(s.invitationSchema, responses.invitationResponse) },
   }),
-  op("post", "/organization/remove-member", ORG, "Remove a member", { session: true, body: organization.removeBody, success: { 200: ok(s.removedMemberSchema, responses.removedMemberResponse) } }),
-  op("post", "/organization/update-member-role", ORG, "Change a member's role", { session: true, body: organization.updateRoleBody, success: { 200: ok(s.memberSchema, responses.memberResponse) } }),
-  op("post", "/organization/leave", ORG, "Leave an organization", { session: true, body: organization.organizationIdBody, success: { 200: ok(s.memberSchema, responses.memberResponse) } }),
-  op("post", "/organization/check-slug", ORG, "Whether a slug is free", { session: true, body: organization.slugBody, success: { 200: ok(s.statusSchema, responses.slugAvailableResponse) } }),
+  op("post", "/organization/remove-member", ORG, "Remove a member", {
+    session: true,
+    body: organization.removeBody,
+    success: { 200: ok(s.removedMemberSchema, responses.removedMemberResponse) },
+  }),
+  op("post", "/organization/update-member-role", ORG, "Change a member's role", {
+    session: true,
+    body: organization.updateRoleBody,
+    success: { 200: ok(s.memberSchema, responses.memberResponse) },
+  }),
+  op("post", "/organization/leave", ORG, "Leave an organization", {
+    session: true,
+    body: organization.organizationIdBody,
+    success: { 200: ok(s.memberSchema, responses.memberResponse) },
+  }),
+  op("post", "/organization/check-slug", ORG, "Whether a slug is free", {
+    session: true,
+    body: organization.slugBody,
+    success: { 200: ok(s.statusSchema, responses.slugAvailableResponse) },
+  }),
   op("post", "/organization/has-permission", ORG, "Whether the caller's role allows actions", {
     session: true,
     body: organization.permissionBody,
     success: { 200: ok(s.permissionSchema, responses.permissionResponse) },
   }),
 
-  op("get", "/admin/list-users", ADM, "Search and page users", { session: true, query: admin.listUsersQuery, success: { 200: ok(s.listUsersSchema, responses.listUsersResponse) } }),
+  op("get", "/admin/list-users", ADM, "Search and page users", {
+    session: true,
+    query: admin.listUsersQuery,
+    success: { 200: ok(s.listUsersSchema, responses.listUsersResponse) },
+  }),
   op("get", "/admin/get-user", ADM, "One user", { session: true, query: admin.getUserQuery, success: { 200: s.userSchema }, errors: [404] }),
-  op("post", "/admin/create-user", ADM, "Create a user", { session: true, body: admin.createUserBody, success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) }, errors: [422] }),
-  op("post", "/admin/update-user", ADM, "Update a user's name, image, role or configured fields (the current client)", { session: true, body: admin.updateUserBody, success: { 200: s.userSchema }, errors: [404] }),
-  op("post", "/admin/set-role", ADM, "Set a user's role", { session: true, body: admin.setRoleBody, success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) }, errors: [404] }),
+  op("post", "/admin/create-user", ADM, "Create a user", {
+    session: true,
+    body: admin.createUserBody,
+    success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) },
+    errors: [422],
+  }),
+  op("post", "/admin/update-user", ADM, "Update a user's name, image, role or configured fields (the current client)", {
+    session: true,
+    body: admin.updateUserBody,
+    success: { 200: s.userSchema },
+    errors: [404],
+  }),
+  op("post", "/admin/set-role", ADM, "Set a user's role", {
+    session: true,
+    body: admin.setRoleBody,
+    success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) },
+    errors: [404],
+  }),
   op("post", "/admin/set-user-password", ADM, "Set a user's password", {
     session: true,
     body: admin.setUserPasswordBody,
@@ -264,17 +334,40 @@ export const OPERATIONS: readonly Operation[] = [
     errors: [404],
   }),
   op("post", "/admin/ban-user", ADM, "Ban a user", { session: true, body: admin.banUserBody, success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) }, errors: [404] }),
-  op("post", "/admin/unban-user", ADM, "Lift a ban", { session: true, body: admin.userIdBody, success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) }, errors: [404] }),
-  op("post", "/admin/impersonate-user", ADM, "Act as a user", { session: true, body: admin.userIdBody, success: { 200: ok(s.sessionWithUserSchema, responses.impersonationResponse) }, errors: [404] }),
-  op("post", "/admin/stop-impersonating", ADM, "Back to the admin's own session", { session: true, success: { 200: ok(s.sessionWithUserSchema, responses.impersonationResponse) } }),
+  op("post", "/admin/unban-user", ADM, "Lift a ban", {
+    session: true,
+    body: admin.userIdBody,
+    success: { 200: ok(s.adminUserSchema, responses.adminUserResponse) },
+    errors: [404],
+  }),
+  op("post", "/admin/impersonate-user", ADM, "Act as a user", {
+    session: true,
+    body: admin.userIdBody,
+    success: { 200: ok(s.sessionWithUserSchema, responses.impersonationResponse) },
+    errors: [404],
+  }),
+  op("post", "/admin/stop-impersonating", ADM, "Back to the admin's own session", {
+    session: true,
+    success: { 200: ok(s.sessionWithUserSchema, responses.impersonationResponse) },
+  }),
   op("post", "/admin/revoke-user-session", ADM, "Revoke one session of a user", {
     session: true,
     body: admin.revokeUserSessionBody,
     success: { 200: ok(s.successSchema, responses.adminSuccessResponse) },
     errors: [404],
   }),
-  op("post", "/admin/revoke-user-sessions", ADM, "Revoke all sessions of a user", { session: true, body: admin.userIdBody, success: { 200: ok(s.successSchema, responses.adminSuccessResponse) }, errors: [404] }),
-  op("post", "/admin/remove-user", ADM, "Delete a user", { session: true, body: admin.userIdBody, success: { 200: ok(s.successSchema, responses.adminSuccessResponse) }, errors: [404] }),
+  op("post", "/admin/revoke-user-sessions", ADM, "Revoke all sessions of a user", {
+    session: true,
+    body: admin.userIdBody,
+    success: { 200: ok(s.successSchema, responses.adminSuccessResponse) },
+    errors: [404],
+  }),
+  op("post", "/admin/remove-user", ADM, "Delete a user", {
+    session: true,
+    body: admin.userIdBody,
+    success: { 200: ok(s.successSchema, responses.adminSuccessResponse) },
+    errors: [404],
+  }),
   op("post", "/admin/has-permission", ADM, "Whether the caller's role allows actions", {
     session: true,
     body: admin.hasPermissionBody,
@@ -282,7 +375,9 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   op("get", "/admin/list-audit-events", ADM, "The audit log", { session: true, query: admin.auditQuery, success: { 200: s.auditEventsSchema } }),
 
-  op("get", "/social-providers", SOC, "The configured social providers (ours: the sign-in page shows only these)", { success: { 200: ok(z.object({ providers: z.array(z.string()) }).strict(), responses.socialProvidersResponse) } }),
+  op("get", "/social-providers", SOC, "The configured social providers (ours: the sign-in page shows only these)", {
+    success: { 200: ok(z.object({ providers: z.array(z.string()) }).strict(), responses.socialProvidersResponse) },
+  }),
   op("post", "/sign-in/social", SOC, "Start a social sign-in (or sign in with a provider's id token)", {
     body: social.signInSocialBody,
     success: { 200: ok(s.socialSignInSchema, responses.socialTokenResponse) },
@@ -335,7 +430,12 @@ function queryParameters(query: z.ZodType): JsonSchema[] {
 /** The headers telling a refused client when to come back, by status (rate-limit.ts, errors.ts). */
 const RETRY_HEADERS: Record<number, JsonSchema> = {
   429: { "X-Retry-After": { description: "Seconds until the rate-limit window lets this client in again", schema: { type: "integer", minimum: 1 } } },
-  503: { "Retry-After": { description: "Seconds after which a retry is expected to be let in (password hashing busy, a database out of reach, a service unreachable)", schema: { type: "integer", minimum: 1 } } },
+  503: {
+    "Retry-After": {
+      description: "Seconds after which a retry is expected to be let in (password hashing busy, a database out of reach, a service unreachable)",
+      schema: { type: "integer", minimum: 1 },
+    },
+  },
 };
 
 const REDIRECT = { description: "Redirect to the callback URL (errors as ?error=code)", headers: { Location: { schema: { type: "string" } } } };
@@ -404,7 +504,12 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
         bearer: { type: "http", scheme: "bearer" },
       },
       responses: Object.fromEntries(
-        [...errorBodies].sort(([a], [b]) => a - b).map(([status, schema]) => [`Error${status}`, { description: `Error (${status})`, ...(RETRY_HEADERS[status] ? { headers: RETRY_HEADERS[status] } : {}), content: { "application/json": { schema } } }]),
+        [...errorBodies]
+          .sort(([a], [b]) => a - b)
+          .map(([status, schema]) => [
+            `Error${status}`,
+            { description: `Error (${status})`, ...(RETRY_HEADERS[status] ? { headers: RETRY_HEADERS[status] } : {}), content: { "application/json": { schema } } },
+          ]),
       ),
     },
   };

@@ -9,7 +9,23 @@ describe("public shapes", () => {
   it("a user: the same JSON from a message (Dates, unset fields) and from the cache record (ISO strings, nulls)", () => {
     const message = { id: "u1", name: "Ada", email: "ada@example.com", emailVerified: true, createdAt: created, updatedAt: updated, extraFields: { age: 36 } };
     const cached = { ...message, image: null, username: null, displayUsername: null, createdAt: created.toISOString(), updatedAt: updated.toISOString() };
-    const expected = { age: 36, id: "u1", name: "Ada", email: "ada@example.com", emailVerified: true, image: null, createdAt: created.toISOString(), updatedAt: updated.toISOString(), username: null, displayUsername: null, twoFactorEnabled: false, role: null, banned: false, banReason: null, banExpires: null };
+    const expected = {
+      age: 36,
+      id: "u1",
+      name: "Ada",
+      email: "ada@example.com",
+      emailVerified: true,
+      image: null,
+      createdAt: created.toISOString(),
+      updatedAt: updated.toISOString(),
+      username: null,
+      displayUsername: null,
+      twoFactorEnabled: false,
+      role: null,
+      banned: false,
+      banReason: null,
+      banExpires: null,
+    };
     expect(publicUser(message)).toEqual(expected);
     expect(publicUser(cached)).toEqual(expected);
     expect(publicUser({ ...cached, twoFactorEnabled: true })).toEqual({ ...expected, twoFactorEnabled: true });

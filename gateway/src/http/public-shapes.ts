@@ -122,7 +122,14 @@ export interface PublicTrustedDevice {
   expiresAt: string;
 }
 
-export function publicTrustedDevice(device: { id: string; userAgent?: Maybe<string>; ipAddress?: Maybe<string>; createdAt?: When; lastUsedAt?: When; expiresAt?: When }): PublicTrustedDevice {
+export function publicTrustedDevice(device: {
+  id: string;
+  userAgent?: Maybe<string>;
+  ipAddress?: Maybe<string>;
+  createdAt?: When;
+  lastUsedAt?: When;
+  expiresAt?: When;
+}): PublicTrustedDevice {
   return {
     id: device.id,
     userAgent: device.userAgent ?? null,
@@ -195,7 +202,14 @@ export function publicOrganization(organization: OrganizationFields): PublicOrga
   };
 }
 
-export function publicMember(member: { id: string; organizationId: string; userId: string; role: string; createdAt?: When; user?: { id: string; name: string; email: string; image?: Maybe<string> } }): PublicMember {
+export function publicMember(member: {
+  id: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt?: When;
+  user?: { id: string; name: string; email: string; image?: Maybe<string> };
+}): PublicMember {
   return {
     id: member.id,
     organizationId: member.organizationId,
@@ -206,7 +220,16 @@ export function publicMember(member: { id: string; organizationId: string; userI
   };
 }
 
-export function publicInvitation(invitation: { id: string; organizationId: string; email: string; role: string; status: string; inviterId: string; expiresAt?: When; createdAt?: When }): PublicInvitation {
+export function publicInvitation(invitation: {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: string;
+  status: string;
+  inviterId: string;
+  expiresAt?: When;
+  createdAt?: When;
+}): PublicInvitation {
   return {
     id: invitation.id,
     organizationId: invitation.organizationId,

@@ -82,7 +82,10 @@ describe("ruleFor", () => {
   it("picks the longest matching prefix whatever the order of the rules", () => {
     const specific = { window: 60, max: 1 };
     const general = { window: 10, max: 5 };
-    for (const rules of [{ "/sign-in": general, "/sign-in/username": specific }, { "/sign-in/username": specific, "/sign-in": general }]) {
+    for (const rules of [
+      { "/sign-in": general, "/sign-in/username": specific },
+      { "/sign-in/username": specific, "/sign-in": general },
+    ]) {
       const options = { ...OPTIONS, rules };
       expect(ruleFor("/sign-in/username", options)).toBe(specific);
       expect(ruleFor("/sign-in/email", options)).toBe(general);
@@ -288,7 +291,14 @@ describe("the default rules", () => {
   it("limit every /two-factor path to 3 per 10 s (codes are guessable), like the credential paths", async () => {
     const { gatewayConfig } = await import("../config.js");
     const options = gatewayConfig({ AUTH_SECRET: "unit-test-secret-0123456789-0123456789" }).rateLimit;
-    for (const path of ["/two-factor/verify-totp", "/two-factor/verify-otp", "/two-factor/verify-backup-code", "/two-factor/send-otp", "/two-factor/enable", "/Two-Factor/Verify-Totp/"]) {
+    for (const path of [
+      "/two-factor/verify-totp",
+      "/two-factor/verify-otp",
+      "/two-factor/verify-backup-code",
+      "/two-factor/send-otp",
+      "/two-factor/enable",
+      "/Two-Factor/Verify-Totp/",
+    ]) {
       expect(ruleFor(path, options), path).toEqual({ window: 10, max: 3 });
     }
   });

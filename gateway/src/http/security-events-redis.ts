@@ -74,7 +74,13 @@ export interface RedisEventQueue extends EventQueue {
   ready(timeoutMs?: number): Promise<boolean>;
 }
 
-export function redisEventQueue(connection: RedisConnection | string, prefix: string, admin: AdminServiceClient, log: Logger, options: RedisEventQueueOptions = {}): RedisEventQueue {
+export function redisEventQueue(
+  connection: RedisConnection | string,
+  prefix: string,
+  admin: AdminServiceClient,
+  log: Logger,
+  options: RedisEventQueueOptions = {},
+): RedisEventQueue {
   const { url, ...rest } = typeof connection === "string" ? { url: connection } : connection;
   const credentials = redisClientOptions({ url, ...rest });
   const key = `${prefix}${STREAM_KEY}`;

@@ -73,12 +73,26 @@ describe("securityEventReporter", () => {
     await until(() => calls >= 3);
     expect(admin.received).toHaveLength(3);
     expect(new Set(admin.received.map((e) => e.id)).size).toBe(1);
-    expect(admin.received[0]).toMatchObject({ action: "session.revoke-own", actorId: "u1", targetId: "u1", impersonatorId: "admin-1", ipAddress: "203.0.113.9", userAgent: "ua", outcome: "success" });
+    expect(admin.received[0]).toMatchObject({
+      action: "session.revoke-own",
+      actorId: "u1",
+      targetId: "u1",
+      impersonatorId: "admin-1",
+      ipAddress: "203.0.113.9",
+      userAgent: "ua",
+      outcome: "success",
+    });
   });
 
   it("keeps retrying, in order, for as long as the admin service is unreachable; drops only what it refuses", async () => {
     let down = true;
-    const admin = fakeAdmin((event) => (down ? unavailable() : event.action === "bad" ? Object.assign(new Error("bad"), { code: 3, details: "bad", metadata: { get: (key: string) => (key === "x-error-code" ? ["VALIDATION_ERROR"] : []) } }) : null));
+    const admin = fakeAdmin((event) =>
+      down
+        ? unavailable()
+        : event.action === "bad"
+          ? Object.assign(new Error("bad"), { code: 3, details: "bad", metadata: { get: (key: string) => (key === "x-error-code" ? ["VALIDATION_ERROR"] : []) } })
+          : null,
+    );
     const events = securityEventReporter(admin.client, log, { firstRetryMs: 1 });
     events.report({ action: "first", outcome: "success" });
     events.report({ action: "bad", outcome: "success" });
@@ -101,7 +115,10 @@ describe("securityEventReporter", () => {
     expect(verify[0]).toMatchObject({ targetId: "u2", outcome: "failure", ipAddress: "203.0.113.9", details: { method: "totp", signedIn: false } });
     expect(verify[0]!.actorId).toBeUndefined();
     const bursts = admin.received.filter((e) => e.action === "two-factor.failure-burst");
-    expect(bursts.map((e) => [e.details?.scope, e.targetId])).toEqual([["account", "u2"], ["ip", undefined]]);
+    expect(bursts.map((e) => [e.details?.scope, e.targetId])).toEqual([
+      ["account", "u2"],
+      ["ip", undefined],
+    ]);
     events.twoFactorFailed(req, "u1", { method: "otp", error: "INVALID_TWO_FACTOR_AUTHENTICATION" }, current);
     await until(() => admin.received.length >= 6);
     expect(admin.received[5]).toMatchObject({ action: "two-factor.verify", actorId: "u1", impersonatorId: "admin-1", targetId: "u1", details: { signedIn: true } });
@@ -122,7 +139,10 @@ describe("securityEventReporter", () => {
     for (let i = 0; i < 7; i++) events.signInFailed(req, "Grace@Example.com");
     await until(() => admin.received.length >= 2);
     expect(admin.received.map((e) => e.details?.scope).sort()).toEqual(["account", "ip"]);
-    expect(admin.received.find((e) => e.details?.scope === "account")).toMatchObject({ action: "sign-in.failure-burst", details: { identifier: "grace@example.com", failures: 3 } });
+    expect(admin.received.find((e) => e.details?.scope === "account")).toMatchObject({
+      action: "sign-in.failure-burst",
+      details: { identifier: "grace@example.com", failures: 3 },
+    });
     const firstIds = admin.received.map((e) => e.id);
     now += 60_000;
     for (let i = 0; i < 3; i++) events.signInFailed(req, "grace@example.com");

@@ -37,7 +37,14 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 /** Told of a shared cache entry refused for its MAC, for the request that read it (a security event). */
 export type RefusedCacheEntry = (req: Request, reason: RefusedRecord) => void;
 
-export function sessionResolver(deps: { clients: Clients; jar: CookieJar; secret: string; sharedCache?: KeyValue; log: Logger; onRefusedEntry?: RefusedCacheEntry }): SessionResolver {
+export function sessionResolver(deps: {
+  clients: Clients;
+  jar: CookieJar;
+  secret: string;
+  sharedCache?: KeyValue;
+  log: Logger;
+  onRefusedEntry?: RefusedCacheEntry;
+}): SessionResolver {
   const { lookup } = tokenLookup(deps.secret);
   const mac = cacheMac(deps.secret);
   const tokenOf = (req: Request): string | null => {

@@ -69,7 +69,16 @@ const NOT_UPDATED_HERE: Record<string, string> = {
 };
 const updateUserData = z.object({ name: z.string().min(1).max(255).optional(), image: z.string().nullish(), role: role.optional() });
 export const setUserPasswordBody = z.object({ userId: id, newPassword: z.string().max(1024) });
-export const banUserBody = z.object({ userId: id, banReason: z.string().max(1024).optional(), banExpiresIn: z.number().int().min(1).max(100 * 365 * 86_400).optional() });
+export const banUserBody = z.object({
+  userId: id,
+  banReason: z.string().max(1024).optional(),
+  banExpiresIn: z
+    .number()
+    .int()
+    .min(1)
+    .max(100 * 365 * 86_400)
+    .optional(),
+});
 export const revokeUserSessionBody = z.object({ sessionToken: z.string().min(1).max(256) });
 export const hasPermissionBody = z.object({
   permission: z.record(z.string(), z.array(z.string())).optional(),
@@ -132,7 +141,14 @@ export function adminRoutes(deps: RouteDeps): Router {
     const body = parseBody(req, createUserBody);
     // better-auth 1.7 reads the role from data.role when role is absent; either way it is not an extra field.
     const { role: dataRole, ...extraFields } = body.data ?? {};
-    const { user } = await call(admin, admin.createUser, { caller, email: body.email, password: body.password, name: body.name, role: body.role ?? dataRoleOf(dataRole), extraFields });
+    const { user } = await call(admin, admin.createUser, {
+      caller,
+      email: body.email,
+      password: body.password,
+      name: body.name,
+      role: body.role ?? dataRoleOf(dataRole),
+      extraFields,
+    });
     res.json(adminUserResponse(userOut(user)));
   });
 

@@ -15,7 +15,11 @@ export const outboxQuery = z.object({
 });
 
 /** TEMPLATE_PASSWORD_RESET -> "password-reset". */
-const templateLabel = (template: OutboxMessage["template"]) => templateToJSON(template).replace(/^TEMPLATE_/, "").toLowerCase().replace(/_/g, "-");
+const templateLabel = (template: OutboxMessage["template"]) =>
+  templateToJSON(template)
+    .replace(/^TEMPLATE_/, "")
+    .toLowerCase()
+    .replace(/_/g, "-");
 
 /** The JSON shape of one kept message. */
 export function publicOutboxMessage(message: OutboxMessage) {

@@ -2,8 +2,7 @@
 import { Router } from "express";
 import { API_CONTENT_SECURITY_POLICY } from "../http/security-headers.js";
 
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 export function errorPage(code: string, appUrl: string): string {
   const safeCode = escapeHtml(code.slice(0, 200));

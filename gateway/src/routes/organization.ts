@@ -203,7 +203,13 @@ export function organizationRoutes(deps: RouteDeps): Router {
   router.post("/organization/invite-member", async (req, res) => {
     const caller = await callerOf(req);
     const body = parseBody(req, inviteBody);
-    const { invitation } = await call(organization, organization.inviteMember, { caller, email: body.email, role: body.role, organizationId: body.organizationId, resend: body.resend ?? false });
+    const { invitation } = await call(organization, organization.inviteMember, {
+      caller,
+      email: body.email,
+      role: body.role,
+      organizationId: body.organizationId,
+      resend: body.resend ?? false,
+    });
     res.json(invitationResponse(invitation!));
   });
 

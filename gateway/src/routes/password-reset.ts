@@ -55,7 +55,15 @@ export function passwordResetRoutes(deps: RouteDeps): Router {
     // Reported once done: a refused reset names no user (the token was not valid). What the reset of an
     // unverified user took away (a squatter's setup, docs/adr/0014-reset-of-an-unverified-account.md) is named in the details.
     const details = providerAccountsRemoved || twoFactorRemoved ? { providerAccountsRemoved, twoFactorRemoved } : {};
-    deps.events.report({ action: "user.reset-password", actorId: userId, targetId: userId, ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined, outcome: "success", details });
+    deps.events.report({
+      action: "user.reset-password",
+      actorId: userId,
+      targetId: userId,
+      ipAddress: req.facts.ipAddress || undefined,
+      userAgent: req.facts.userAgent || undefined,
+      outcome: "success",
+      details,
+    });
     res.json({ status: true });
   });
   return router;

@@ -50,7 +50,8 @@ export function providerAccountRoutes(deps: RouteDeps): Router {
     // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
     // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
     // stored). Without a refresh token the stored one is answered as it is, past expiry and all.
-    const tokens = stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt) ? await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: stored.account?.id }) : stored;
+    const tokens =
+      stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt) ? await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: stored.account?.id }) : stored;
     res.json({
       accessToken: tokens.accessToken,
       accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),

@@ -27,7 +27,14 @@ export function sessionRoutes(deps: RouteDeps): Router {
     }
     if (found.refreshed) {
       const dontRemember = hasDontRemember(req, deps.jar, deps.secret);
-      setSessionCookie(res, deps.jar, deps.secret, found.session.token, { expiresAt: new Date(found.session.expiresAt), updatedAt: new Date(found.session.updatedAt) }, dontRemember);
+      setSessionCookie(
+        res,
+        deps.jar,
+        deps.secret,
+        found.session.token,
+        { expiresAt: new Date(found.session.expiresAt), updatedAt: new Date(found.session.updatedAt) },
+        dontRemember,
+      );
     }
     res.json(sessionResponse(found.session, found.user));
   };

@@ -46,7 +46,13 @@ export function signInRoutes(deps: RouteDeps): Router {
     const rememberMe = body.rememberMe ?? true;
     const outcome = await countedSignIn(
       "email",
-      () => countingFailures(req, deps, body.email, call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) })),
+      () =>
+        countingFailures(
+          req,
+          deps,
+          body.email,
+          call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+        ),
       (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
     );
     if (answeredWithChallenge(req, res, deps, outcome)) return;
@@ -59,7 +65,19 @@ export function signInRoutes(deps: RouteDeps): Router {
     const rememberMe = body.rememberMe ?? true;
     const outcome = await countedSignIn(
       "username",
-      () => countingFailures(req, deps, body.username, call(identity, identity.signInUsername, { username: body.username, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) })),
+      () =>
+        countingFailures(
+          req,
+          deps,
+          body.username,
+          call(identity, identity.signInUsername, {
+            username: body.username,
+            password: body.password,
+            rememberMe,
+            client: clientOf(req),
+            trustedDevice: trustedDeviceOf(req, deps),
+          }),
+        ),
       (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
     );
     if (answeredWithChallenge(req, res, deps, outcome)) return;

@@ -12,14 +12,7 @@ import { call } from "@auth-platform/runtime/rpc";
 import { parseBody } from "../http/body.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
 import { errorCodeOf } from "../http/security-events.js";
-import {
-  clearTrustDeviceCookie,
-  clearTwoFactorCookie,
-  setTrustDeviceCookie,
-  setTwoFactorCookie,
-  trustDeviceCookie,
-  twoFactorCookie,
-} from "../http/two-factor-cookies.js";
+import { clearTrustDeviceCookie, clearTwoFactorCookie, setTrustDeviceCookie, setTwoFactorCookie, trustDeviceCookie, twoFactorCookie } from "../http/two-factor-cookies.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
   backupCodesResponse,
@@ -50,7 +43,12 @@ export const trustedDeviceOf = (req: Request, deps: RouteDeps) => trustDeviceCoo
  * The cookies of a sign-in whose identity answer may be a challenge: the two-factor cookie when challenged
  * (the challenge is returned), else the renewed trusted-device cookie if a trusted device let it through.
  */
-export function setChallengeCookies(req: Request, res: Response, deps: RouteDeps, outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken }): TwoFactorChallenge | undefined {
+export function setChallengeCookies(
+  req: Request,
+  res: Response,
+  deps: RouteDeps,
+  outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken },
+): TwoFactorChallenge | undefined {
   if (outcome.trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, outcome.trustedDevice.token, outcome.trustedDevice.expiresAt);
   if (!outcome.twoFactor) return undefined;
   setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor.token, outcome.twoFactor.expiresAt, outcome.twoFactor.userId);

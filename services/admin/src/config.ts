@@ -3,7 +3,12 @@ import * as z from "zod";
 import { env, loadConfig } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
-const roleList = z.string().transform((value) => value.split(",").map((role) => role.trim()).filter(Boolean));
+const roleList = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((role) => role.trim())
+    .filter(Boolean),
+);
 
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),

@@ -17,7 +17,11 @@ const run = promisify(execFile);
 const PASSWORD = "password-123";
 
 function bootstrap(args: string[], env: Record<string, string>) {
-  return run(process.execPath, ["--import", "tsx", join(ROOT, ENTRY_POINTS["admin-bootstrap"]), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 30_000 });
+  return run(process.execPath, ["--import", "tsx", join(ROOT, ENTRY_POINTS["admin-bootstrap"]), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    timeout: 30_000,
+  });
 }
 
 describe("admin bootstrap command", () => {
@@ -48,7 +52,10 @@ describe("admin bootstrap command", () => {
     const c = platform.client();
     const email = uniqueEmail("not-admin");
     await c.post("/sign-up/email", { name: "N", email, password: PASSWORD });
-    await expect(bootstrap(["--email", email, "--role", "user"], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--role "user" is not an admin role (ADMIN_ROLES: admin)') });
+    await expect(bootstrap(["--email", email, "--role", "user"], env)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--role "user" is not an admin role (ADMIN_ROLES: admin)'),
+    });
     expect((await c.get("/admin/list-users")).status).toBe(403);
     const asGateway = workloadEnv(platform.env, "gateway");
     await expect(bootstrap(["--email", uniqueEmail("x")], { ...asGateway, ADMIN_BOOTSTRAP_PASSWORD: PASSWORD })).rejects.toMatchObject({ code: 1 });

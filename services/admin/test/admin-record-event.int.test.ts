@@ -18,7 +18,17 @@ describe("RecordEvent", () => {
   it("stores a reported event once however often it is retried, and admins read it", async () => {
     const gateway = clientAs("gateway");
     const userId = newId();
-    const event = { id: newId(), action: "password.change", actorId: userId, targetId: userId, at: new Date(), ipAddress: "198.51.100.4", userAgent: "reporter", outcome: "success", details: { revokedOtherSessions: true } };
+    const event = {
+      id: newId(),
+      action: "password.change",
+      actorId: userId,
+      targetId: userId,
+      at: new Date(),
+      ipAddress: "198.51.100.4",
+      userAgent: "reporter",
+      outcome: "success",
+      details: { revokedOtherSessions: true },
+    };
     await call(gateway, gateway.recordEvent, { event });
     await call(gateway, gateway.recordEvent, { event: { ...event, outcome: "failure" } });
     const admin = await anAdmin(platform);

@@ -254,7 +254,11 @@ describe("HashingQueue", () => {
 
   it("counts an operation that throws at once as finished", async () => {
     const queue = new HashingQueue({ concurrency: 1, maxQueued: 0, now: fakeClock().now });
-    await expect(queue.run(() => { throw new Error("bad input"); })).rejects.toThrow("bad input");
+    await expect(
+      queue.run(() => {
+        throw new Error("bad input");
+      }),
+    ).rejects.toThrow("bad input");
     await expect(queue.run(async () => "ok")).resolves.toBe("ok");
   });
 

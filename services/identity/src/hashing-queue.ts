@@ -173,5 +173,7 @@ function gone(): AuthError {
  * it captures no stack (withoutStack) nobody would read (a refusal is answered, not logged).
  */
 function busy(reason: "queue full" | "deadline", retryAfterMs: number): AuthError {
-  return withoutStack(() => new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: `password hashing at capacity (${reason})`, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) }));
+  return withoutStack(
+    () => new AuthError("SERVICE_UNAVAILABLE", undefined, { cause: `password hashing at capacity (${reason})`, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) }),
+  );
 }

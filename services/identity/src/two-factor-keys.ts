@@ -38,12 +38,16 @@ export function twoFactorKeys(list: string | undefined, authSecret: string): Two
   }
   const problems: string[] = [];
   const keys: TwoFactorKey[] = [];
-  for (const entry of list.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(":");
     const id = entry.slice(0, colon);
     const material = Buffer.from(entry.slice(colon + 1), "base64");
     // Never echo the entry: it holds the key.
-    if (colon <= 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) problems.push(`IDENTITY_TWO_FACTOR_KEYS: entry ${keys.length + 1} must be id:base64key with an id of 1 to 32 letters, digits, - or _`);
+    if (colon <= 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id))
+      problems.push(`IDENTITY_TWO_FACTOR_KEYS: entry ${keys.length + 1} must be id:base64key with an id of 1 to 32 letters, digits, - or _`);
     else if (material.length < 32) problems.push(`IDENTITY_TWO_FACTOR_KEYS: key "${id}" must be at least 32 bytes of base64 (openssl rand -base64 32)`);
     else if (keys.some((k) => k.id === id)) problems.push(`IDENTITY_TWO_FACTOR_KEYS: key id "${id}" is listed twice`);
     else keys.push(keyFrom(id, material));

@@ -17,7 +17,10 @@ const BURST = 12;
 let platform: Platform;
 const logs: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
-  platform = await startPlatform({ env: { IDENTITY_HASHING_CONCURRENCY: "1", IDENTITY_HASHING_QUEUE_LIMIT: "2", METRICS_PORT: "0", LOG_LEVEL: "warn" }, logs: (entry) => void logs.push(entry) });
+  platform = await startPlatform({
+    env: { IDENTITY_HASHING_CONCURRENCY: "1", IDENTITY_HASHING_QUEUE_LIMIT: "2", METRICS_PORT: "0", LOG_LEVEL: "warn" },
+    logs: (entry) => void logs.push(entry),
+  });
 });
 afterAll(async () => {
   await platform?.stop();
@@ -36,7 +39,12 @@ describe(`hashing for clients that went away (${backendLabel()})`, () => {
 
     // One sign-in takes the one place; two more wait (the queue's limit), and their clients hang up.
     const signIn = (signal?: AbortSignal) =>
-      fetch(`${platform.baseURL}/sign-in/email`, { method: "POST", signal, headers: { "content-type": "application/json", origin: platform.origin }, body: JSON.stringify({ email, password: PASSWORD }) });
+      fetch(`${platform.baseURL}/sign-in/email`, {
+        method: "POST",
+        signal,
+        headers: { "content-type": "application/json", origin: platform.origin },
+        body: JSON.stringify({ email, password: PASSWORD }),
+      });
     const first = signIn();
     const leaving = new AbortController();
     const ghosts = [signIn(leaving.signal), signIn(leaving.signal)].map((p) => p.catch((error: Error) => error.name));

@@ -35,8 +35,33 @@ afterAll(async () => {
 /** A user who signed up through a social provider: no credential account. */
 async function socialUser(email = uniqueEmail("social")) {
   const now = new Date();
-  const user = { id: newId(), name: "Social", email, emailVerified: true, image: null, createdAt: now, updatedAt: now, username: null, displayUsername: null, role: null, banned: false, banReason: null, banExpires: null, extraFields: {}, twoFactorEnabled: false };
-  await store.createUserWithAccount(user, { id: newId(), accountId: `gh-${user.id}`, providerId: "github", userId: user.id, password: null, scope: "read:user,user:email", createdAt: now, updatedAt: now });
+  const user = {
+    id: newId(),
+    name: "Social",
+    email,
+    emailVerified: true,
+    image: null,
+    createdAt: now,
+    updatedAt: now,
+    username: null,
+    displayUsername: null,
+    role: null,
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    extraFields: {},
+    twoFactorEnabled: false,
+  };
+  await store.createUserWithAccount(user, {
+    id: newId(),
+    accountId: `gh-${user.id}`,
+    providerId: "github",
+    userId: user.id,
+    password: null,
+    scope: "read:user,user:email",
+    createdAt: now,
+    updatedAt: now,
+  });
   return user;
 }
 
@@ -78,7 +103,6 @@ describe(`bans at sign-in (${backendLabel()})`, () => {
     expect((await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" })).status).toBe(200);
     expect(await store.findUserById(body.user.id)).toMatchObject({ banned: false, banReason: null, banExpires: null });
   });
-
 });
 
 describe(`identity for the current better-auth client (${backendLabel()})`, () => {

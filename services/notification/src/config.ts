@@ -23,7 +23,12 @@ const schema = z.object({
     .string()
     .optional()
     .transform((value) => value || undefined)
-    .pipe(z.string().regex(/^smtps?:\/\/[^/\s]+/, "must be smtp://[user:pass@]host[:port] or smtps://…").optional()),
+    .pipe(
+      z
+        .string()
+        .regex(/^smtps?:\/\/[^/\s]+/, "must be smtp://[user:pass@]host[:port] or smtps://…")
+        .optional(),
+    ),
   APP_NAME: z.string().trim().min(1).max(100).default("Auth Platform"),
   MAIL_FROM: z
     .string()

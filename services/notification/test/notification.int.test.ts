@@ -209,9 +209,7 @@ describe(`two replicas on one database (${backendLabel()})`, () => {
 
   it("delivers each message exactly once", async () => {
     const ids = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        send(replicas[i % 2]!, { to: recipient(), template: Template.TEMPLATE_SIGN_IN_CODE, variables: { code: String(100000 + i) } }),
-      ),
+      Array.from({ length: 30 }, (_, i) => send(replicas[i % 2]!, { to: recipient(), template: Template.TEMPLATE_SIGN_IN_CODE, variables: { code: String(100000 + i) } })),
     );
     await expect.poll(() => smtp.mails.length, { timeout: 10_000 }).toBe(30);
     // Stopping waits for each replica's pass in progress: a duplicate send would have arrived by now.

@@ -60,7 +60,10 @@ export function oauthConfig(source: Record<string, string | undefined>): OAuthCo
       const value = source[`${prefix}_${name}`]?.trim();
       if (value) endpoints[name] = loadConfig(z.object({ [`${prefix}_${name}`]: z.string().url() }), { [`${prefix}_${name}`]: value })[`${prefix}_${name}`] as string;
     }
-    const scopes = (source[`${prefix}_SCOPES`] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const scopes = (source[`${prefix}_SCOPES`] ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     providers[id] = { clientId, clientSecret, scopes, endpoints };
   }
   return {

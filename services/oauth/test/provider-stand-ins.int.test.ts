@@ -127,7 +127,13 @@ interface Case {
 const CASES: Partial<Record<ProviderId, Case>> = {
   discord: {
     userInfo: { id: "80351110224678912", username: "nelly", global_name: "Nelly", avatar: "8342729096ea3675442027381ff50dfe", email: "nelly@discord.example", verified: true },
-    expected: { accountId: "80351110224678912", email: "nelly@discord.example", emailVerified: true, name: "Nelly", image: "https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png" },
+    expected: {
+      accountId: "80351110224678912",
+      email: "nelly@discord.example",
+      emailVerified: true,
+      name: "Nelly",
+      image: "https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png",
+    },
   },
   facebook: {
     userInfo: { id: "10158", name: "Fay Book", email: "fay@fb.example", picture: { data: { url: "https://fb.example/p.jpg" } } },
@@ -144,7 +150,13 @@ const CASES: Partial<Record<ProviderId, Case>> = {
   microsoft: {
     claims: { sub: "pairwise-sub", oid: "00000000-0000-0000-66f3-3332eca7ea81", email: "megan@contoso.example", name: "Megan Bowen", xms_edov: true },
     issuer: "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0",
-    expected: { accountId: "00000000-0000-0000-66f3-3332eca7ea81", email: "megan@contoso.example", emailVerified: true, name: "Megan Bowen", image: `data:image/png;base64,${PHOTO.toString("base64")}` },
+    expected: {
+      accountId: "00000000-0000-0000-66f3-3332eca7ea81",
+      email: "megan@contoso.example",
+      emailVerified: true,
+      name: "Megan Bowen",
+      image: `data:image/png;base64,${PHOTO.toString("base64")}`,
+    },
   },
   spotify: {
     userInfo: { id: "wizzler", display_name: "Wizzler", email: "wiz@spotify.example", images: [{ url: "https://i.scdn.example/w.jpg", height: 300 }] },
@@ -161,7 +173,13 @@ const CASES: Partial<Record<ProviderId, Case>> = {
   },
   dropbox: {
     userInfoMethod: "POST",
-    userInfo: { account_id: "dbid:AAH4f99T0taONIb", email: "franz@dropbox.example", email_verified: true, name: { display_name: "Franz Ferdinand (Personal)" }, profile_photo_url: "https://dl-web.example/p.jpg" },
+    userInfo: {
+      account_id: "dbid:AAH4f99T0taONIb",
+      email: "franz@dropbox.example",
+      email_verified: true,
+      name: { display_name: "Franz Ferdinand (Personal)" },
+      profile_photo_url: "https://dl-web.example/p.jpg",
+    },
     expected: { accountId: "dbid:AAH4f99T0taONIb", email: "franz@dropbox.example", emailVerified: true, name: "Franz Ferdinand (Personal)", image: "https://dl-web.example/p.jpg" },
   },
   linkedin: {
@@ -277,14 +295,22 @@ describe("refusals", () => {
 
   it("an id token for another nonce is refused (Twitch)", async () => {
     const provider = providerFor("twitch");
-    tokenAnswers.set("twitch", { access_token: "at", token_type: "Bearer", id_token: await idToken("twitch", { sub: "1", email: "a@b.example", nonce: "other" }, "https://id.twitch.tv/oauth2") });
-    await expect(provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "expected", redirectUri: REDIRECT("twitch") })).rejects.toThrow(/id token refused/);
+    tokenAnswers.set("twitch", {
+      access_token: "at",
+      token_type: "Bearer",
+      id_token: await idToken("twitch", { sub: "1", email: "a@b.example", nonce: "other" }, "https://id.twitch.tv/oauth2"),
+    });
+    await expect(provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "expected", redirectUri: REDIRECT("twitch") })).rejects.toThrow(
+      /id token refused/,
+    );
   });
 
   it("a token endpoint error (GitHub answers 200 with error) is refused", async () => {
     const provider = providerFor("github");
     tokenAnswers.set("github", { error: "bad_verification_code" });
-    await expect(provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "n", redirectUri: REDIRECT("github") })).rejects.toThrow(/bad_verification_code/);
+    await expect(provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "n", redirectUri: REDIRECT("github") })).rejects.toThrow(
+      /bad_verification_code/,
+    );
   });
 
   it("an Apple id token older than an hour is refused for id-token sign-in", async () => {

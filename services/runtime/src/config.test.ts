@@ -92,10 +92,15 @@ describe("secretFromEnv", () => {
   it("processes started together without AUTH_SECRET agree on one generated secret", async () => {
     const file = join(dir, "auth-secret");
     const script = join(dir, "print-secret.ts");
-    writeFileSync(script, `import { secretFromEnv } from ${JSON.stringify(new URL("./config.ts", import.meta.url).pathname)};\nprocess.stdout.write(secretFromEnv(process.env).secret);\n`);
+    writeFileSync(
+      script,
+      `import { secretFromEnv } from ${JSON.stringify(new URL("./config.ts", import.meta.url).pathname)};\nprocess.stdout.write(secretFromEnv(process.env).secret);\n`,
+    );
     const run = () =>
       new Promise<string>((done, fail) =>
-        execFile(process.execPath, ["--import", "tsx", script], { env: { PATH: process.env.PATH, AUTH_SECRET_FILE: file } }, (error, stdout) => (error ? fail(error) : done(stdout))),
+        execFile(process.execPath, ["--import", "tsx", script], { env: { PATH: process.env.PATH, AUTH_SECRET_FILE: file } }, (error, stdout) =>
+          error ? fail(error) : done(stdout),
+        ),
       );
     const secrets = await Promise.all(Array.from({ length: 6 }, run));
     expect(secrets[0]).toMatch(/^[A-Za-z0-9_-]{64}$/);

@@ -17,9 +17,7 @@ export class ConfigError extends Error {
 export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`),
-  );
+  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`));
 }
 
 /** Env helpers shared by every process's schema. */
@@ -31,7 +29,12 @@ export const env = {
     z
       .string()
       .optional()
-      .transform((value) => (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)),
+      .transform((value) =>
+        (value ?? "")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
   json: <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
     z
       .string()
@@ -47,7 +50,12 @@ export const env = {
       })
       .pipe(schema),
   logLevel: () => z.enum(["debug", "info", "warn", "error"]).default("info"),
-  optionalUrl: () => z.string().url().optional().or(z.literal("").transform(() => undefined)),
+  optionalUrl: () =>
+    z
+      .string()
+      .url()
+      .optional()
+      .or(z.literal("").transform(() => undefined)),
 };
 
 /** Where a development process keeps its generated secret, relative to the working directory. */

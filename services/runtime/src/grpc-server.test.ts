@@ -122,18 +122,22 @@ describe("startGrpcServer", () => {
     const { health } = await start();
     const check = (service: string) =>
       new Promise<unknown>((resolve, reject) =>
-        (health as unknown as Record<string, (req: unknown, cb: (e: unknown, r: unknown) => void) => void>).check!({ service }, (error, response) => (error ? reject(error) : resolve(response))),
+        (health as unknown as Record<string, (req: unknown, cb: (e: unknown, r: unknown) => void) => void>).check!({ service }, (error, response) =>
+          error ? reject(error) : resolve(response),
+        ),
       );
     expect(await check("")).toEqual({ status: "SERVING" });
     expect(await check("test.v1.Probe")).toEqual({ status: "SERVING" });
     await expect(check("no.such.Service")).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });
 
-  it("reports readiness (the `readiness` status and each service) apart from liveness (\"\")", async () => {
+  it('reports readiness (the `readiness` status and each service) apart from liveness ("")', async () => {
     const { health } = await start();
     const check = (service: string) =>
       new Promise<unknown>((resolve, reject) =>
-        (health as unknown as Record<string, (req: unknown, cb: (e: unknown, r: unknown) => void) => void>).check!({ service }, (error, response) => (error ? reject(error) : resolve(response))),
+        (health as unknown as Record<string, (req: unknown, cb: (e: unknown, r: unknown) => void) => void>).check!({ service }, (error, response) =>
+          error ? reject(error) : resolve(response),
+        ),
       );
     expect(await check("readiness")).toEqual({ status: "SERVING" });
     running!.setReady(false);
@@ -161,7 +165,12 @@ describe("startGrpcServer", () => {
   it("answers a database out of reach as SERVICE_UNAVAILABLE with a retry hint, never the driver's message", async () => {
     const { probe } = await start();
     const away = call(probe, method(probe, "databaseAway"), Buffer.alloc(0));
-    await expect(away).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable", retryAfterMs: DATABASE_RETRY_AFTER_MS, grpcCode: grpc.status.UNAVAILABLE });
+    await expect(away).rejects.toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+      message: "Service unavailable",
+      retryAfterMs: DATABASE_RETRY_AFTER_MS,
+      grpcCode: grpc.status.UNAVAILABLE,
+    });
     expect(logged.filter((line) => line.msg === "unexpected error")).toEqual([]);
   });
 

@@ -35,7 +35,11 @@ export interface GrpcServerSettings {
 }
 
 const tlsSchema = z.object({
-  GRPC_TLS_DIR: z.string().trim().optional().transform((value) => value || undefined),
+  GRPC_TLS_DIR: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => value || undefined),
   GRPC_INSECURE: env.bool(false),
   NODE_ENV: z.string().optional(),
 });
@@ -113,9 +117,7 @@ export function certificatesReady(tls: GrpcTls): Promise<void> {
   if (tls.kind === "insecure") return Promise.resolve();
   const files = provider(tls);
   const first = (listen: (listener: (update: unknown) => void) => void) =>
-    new Promise<void>((resolve, reject) =>
-      listen((update) => (update ? resolve() : reject(new Error(`cannot read the TLS files in ${tls.dir}`)))),
-    );
+    new Promise<void>((resolve, reject) => listen((update) => (update ? resolve() : reject(new Error(`cannot read the TLS files in ${tls.dir}`)))));
   return Promise.all([first((l) => files.addCaCertificateListener(l)), first((l) => files.addIdentityCertificateListener(l))]).then(() => undefined);
 }
 

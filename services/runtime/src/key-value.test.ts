@@ -218,7 +218,11 @@ describe.skipIf(!REDIS_URL)("on Redis", () => {
 
 describe.skipIf(!process.env.TEST_REDIS_URL)("Redis key-value at start", () => {
   it("takes commands right after ready() resolves (regression: the first commands failed while connecting)", async () => {
-    const kv = createRedisKeyValue(process.env.TEST_REDIS_URL!, createLogger("test", "error", () => {}), `ready-test:${Date.now()}:`);
+    const kv = createRedisKeyValue(
+      process.env.TEST_REDIS_URL!,
+      createLogger("test", "error", () => {}),
+      `ready-test:${Date.now()}:`,
+    );
     try {
       expect(await kv.ready()).toBe(true);
       await kv.set("k", "v", 1_000);
@@ -229,7 +233,11 @@ describe.skipIf(!process.env.TEST_REDIS_URL)("Redis key-value at start", () => {
   });
 
   it("gives up waiting after the timeout when Redis is unreachable", async () => {
-    const kv = createRedisKeyValue("redis://127.0.0.1:1", createLogger("test", "error", () => {}), "down:");
+    const kv = createRedisKeyValue(
+      "redis://127.0.0.1:1",
+      createLogger("test", "error", () => {}),
+      "down:",
+    );
     try {
       const started = Date.now();
       expect(await kv.ready(300)).toBe(false);

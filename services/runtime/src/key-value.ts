@@ -87,7 +87,7 @@ export function createRedisKeyValue(connection: RedisConnection | string, log: L
     },
     getMany: (keys) => (keys.length ? redis.mget(...keys) : Promise.resolve([])),
     async hit(key, windowMs) {
-      const [count, ttl] = (await (redis as unknown as { authHit(k: string, w: number): Promise<[number, number]> }).authHit(key, windowMs));
+      const [count, ttl] = await (redis as unknown as { authHit(k: string, w: number): Promise<[number, number]> }).authHit(key, windowMs);
       return { count, resetMs: ttl };
     },
     async setIfUnchanged(guardKey, expected, key, value, ttlMs) {

@@ -23,7 +23,10 @@ export interface Logger {
 export function describeError(error: unknown): string {
   const blank = (text: string) => text.replace(/'(?:[^']|'')*'/g, "'…'").replace(/=\([^)]*\)/g, "=(…)");
   if (!(error instanceof Error)) return blank(String(error));
-  const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)).join("\n");
+  const frames = (error.stack ?? "")
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .join("\n");
   return `${error.name}: ${blank(error.message)}${frames ? `\n${frames}` : ""}`;
 }
 

@@ -67,23 +67,38 @@ describe("closeWithin", () => {
   }
 
   it("resolves true when the service closes in time, and logs nothing", async () => {
-    const { lines, service: running } = service(() => Promise.resolve(), () => undefined);
+    const { lines, service: running } = service(
+      () => Promise.resolve(),
+      () => undefined,
+    );
     await expect(closeWithin(running, 1_000)).resolves.toBe(true);
     expect(lines).toEqual([]);
   });
 
   it("gives up after the limit and logs what the close was still waiting for", async () => {
-    const { lines, service: running } = service(() => new Promise<void>(() => {}), () => "session's dependencies (stores, caches, clients)");
+    const { lines, service: running } = service(
+      () => new Promise<void>(() => {}),
+      () => "session's dependencies (stores, caches, clients)",
+    );
     const started = performance.now();
     await expect(closeWithin(running, 100)).resolves.toBe(false);
     expect(performance.now() - started).toBeGreaterThanOrEqual(95);
     expect(lines).toEqual([
-      expect.objectContaining({ level: "error", service: "probe", msg: "shutdown did not finish in time", limitMs: 100, waitingFor: "session's dependencies (stores, caches, clients)" }),
+      expect.objectContaining({
+        level: "error",
+        service: "probe",
+        msg: "shutdown did not finish in time",
+        limitMs: 100,
+        waitingFor: "session's dependencies (stores, caches, clients)",
+      }),
     ]);
   });
 
   it("resolves false and logs the error when the close fails", async () => {
-    const { lines, service: running } = service(() => Promise.reject(new Error("pool end failed")), () => undefined);
+    const { lines, service: running } = service(
+      () => Promise.reject(new Error("pool end failed")),
+      () => undefined,
+    );
     await expect(closeWithin(running, 1_000)).resolves.toBe(false);
     expect(lines).toEqual([expect.objectContaining({ level: "error", msg: "shutdown failed" })]);
     expect(JSON.stringify(lines[0])).toContain("pool end failed");

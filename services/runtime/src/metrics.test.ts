@@ -24,7 +24,11 @@ describe("the metrics endpoint", () => {
     expect(text).toMatch(/^# HELP auth_sign_ins_total /m);
     expect(text).toMatch(/^auth_sign_ins_total\{method="email",outcome="failure"\} [1-9]/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
-    for (const [method, path] of [["GET", "/"], ["GET", "/metrics/x"], ["POST", "/metrics"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/"],
+      ["GET", "/metrics/x"],
+      ["POST", "/metrics"],
+    ] as const) {
       expect((await fetch(`http://127.0.0.1:${server.port}${path}`, { method })).status, `${method} ${path}`).toBe(404);
     }
   });
@@ -38,7 +42,9 @@ describe("the Grafana dashboard (deploy/grafana/auth-platform.json)", () => {
   it("queries only metrics the processes export", async () => {
     const exported = new Set((await registry.getMetricsAsJSON()).map((m) => m.name));
     const used = new Set(
-      dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => [...target.expr.matchAll(/\b([a-z_]+_(?:total|seconds|bytes|depth|up)(?:_bucket|_count|_sum)?)\b/g)].map((m) => m[1]!))),
+      dashboard.panels.flatMap((panel) =>
+        panel.targets.flatMap((target) => [...target.expr.matchAll(/\b([a-z_]+_(?:total|seconds|bytes|depth|up)(?:_bucket|_count|_sum)?)\b/g)].map((m) => m[1]!)),
+      ),
     );
     expect(used.size).toBeGreaterThan(10);
     const unknown = [...used].map((name) => name.replace(/_(bucket|count|sum)$/, "")).filter((name) => !exported.has(name));

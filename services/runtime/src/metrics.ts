@@ -24,9 +24,23 @@ export async function enableMetrics(): Promise<Registry> {
 
 /** gRPC status names (grpc_code label), as grpc-go and the grpc-prometheus conventions spell them. */
 const GRPC_CODES = [
-  "OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound", "AlreadyExists", "PermissionDenied",
-  "ResourceExhausted", "FailedPrecondition", "Aborted", "OutOfRange", "Unimplemented", "Internal", "Unavailable",
-  "DataLoss", "Unauthenticated",
+  "OK",
+  "Canceled",
+  "Unknown",
+  "InvalidArgument",
+  "DeadlineExceeded",
+  "NotFound",
+  "AlreadyExists",
+  "PermissionDenied",
+  "ResourceExhausted",
+  "FailedPrecondition",
+  "Aborted",
+  "OutOfRange",
+  "Unimplemented",
+  "Internal",
+  "Unavailable",
+  "DataLoss",
+  "Unauthenticated",
 ];
 export const grpcCodeName = (code: number): string => GRPC_CODES[code] ?? String(code);
 
@@ -91,11 +105,7 @@ export function failureOutcome(error: unknown): "failure" | "error" {
 }
 
 /** Runs a sign-in and counts its outcome under `method` (`outcomeOf` tells a challenge from a session). */
-export async function countedSignIn<T>(
-  method: SignInMethod,
-  attempt: () => Promise<T>,
-  outcomeOf: (result: T) => SignInOutcome = () => "success",
-): Promise<T> {
+export async function countedSignIn<T>(method: SignInMethod, attempt: () => Promise<T>, outcomeOf: (result: T) => SignInOutcome = () => "success"): Promise<T> {
   try {
     const result = await attempt();
     authEvents.signIn(method, outcomeOf(result));

@@ -84,8 +84,29 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)("the cache's client on a Redis with TLS
     // password, limited as docs/configuration.md suggests (its key prefix, no flush, no KEYS).
     server = await startRedisServer({
       args: (tlsPort) => [
-        "--port", "0", "--tls-port", String(tlsPort), "--tls-cert-file", join(dir, "redis.crt"), "--tls-key-file", join(dir, "redis.key"),
-        "--tls-ca-cert-file", ca, "--tls-auth-clients", "no", "--user", "default", "off", "--user", "auth", "on", `>${password}`, "~tls-test:*", "+@all", "-@dangerous", "+info",
+        "--port",
+        "0",
+        "--tls-port",
+        String(tlsPort),
+        "--tls-cert-file",
+        join(dir, "redis.crt"),
+        "--tls-key-file",
+        join(dir, "redis.key"),
+        "--tls-ca-cert-file",
+        ca,
+        "--tls-auth-clients",
+        "no",
+        "--user",
+        "default",
+        "off",
+        "--user",
+        "auth",
+        "on",
+        `>${password}`,
+        "~tls-test:*",
+        "+@all",
+        "-@dangerous",
+        "+info",
       ],
     });
     port = server.port;

@@ -72,7 +72,8 @@ export function redisWarnings(connection: RedisConnection | undefined, productio
   if (!connection || !production) return [];
   const url = new URL(connection.url);
   const warnings: string[] = [];
-  if (!connection.password && !url.password) warnings.push("Redis without a password (REDIS_PASSWORD or in REDIS_URL): anyone who reaches it can read the session cache, delete revocations and flush it");
+  if (!connection.password && !url.password)
+    warnings.push("Redis without a password (REDIS_PASSWORD or in REDIS_URL): anyone who reaches it can read the session cache, delete revocations and flush it");
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
   if (url.protocol !== "rediss:" && !loopback) warnings.push("REDIS_URL is not rediss://: the session cache and credentials cross the network in plaintext");
   return warnings;

@@ -20,13 +20,15 @@ import { inServerSpan, startClientSpan } from "./tracing.js";
 /** The handler adapter of a service whose unexpected errors `log` records (under that service's name). */
 export function serviceRpc(log: Logger): RpcServer {
   const unavailable = databaseUnavailable(log);
-  const answered = <T>(fn: () => Promise<T>, path: string) => async () => {
-    try {
-      return await fn();
-    } catch (error) {
-      throw !(error instanceof AuthError) && isDatabaseUnreachable(error) ? unavailable(path, error) : error;
-    }
-  };
+  const answered =
+    <T>(fn: () => Promise<T>, path: string) =>
+    async () => {
+      try {
+        return await fn();
+      } catch (error) {
+        throw !(error instanceof AuthError) && isDatabaseUnreachable(error) ? unavailable(path, error) : error;
+      }
+    };
   return rpcServer({
     logUnexpected: (method, requestId, error) => log.error("unexpected error", { method, requestId, error: describeError(error) }),
     run: (context, fn, call) => inServerSpan(call.path, call.metadata, () => withRequestContext(context, answered(fn, call.path))),

@@ -97,7 +97,16 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
     readiness.timer = setInterval(() => void check(), options.readinessIntervalMs ?? 5_000);
     readiness.timer.unref();
     void check();
-    return { address: `${host}:${server.port}`, port: server.port, healthPort: server.healthPort, metricsPort: metrics?.port, log, deps, close: server.shutdown, closing: server.closing };
+    return {
+      address: `${host}:${server.port}`,
+      port: server.port,
+      healthPort: server.healthPort,
+      metricsPort: metrics?.port,
+      log,
+      deps,
+      close: server.shutdown,
+      closing: server.closing,
+    };
   } catch (error) {
     await metrics?.close();
     await deps.close();

@@ -207,7 +207,8 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
 
     it("counts refused entries by reason (auth_cache_records_refused_total)", async () => {
       const registry = await enableMetrics();
-      const count = async (reason: string) => (await registry.getSingleMetric("auth_cache_records_refused_total")!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+      const count = async (reason: string) =>
+        (await registry.getSingleMetric("auth_cache_records_refused_total")!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
       const now = backend.clock();
       const cached = aCachedSession(now);
       const key = keyOf(cached.session.token);
@@ -362,7 +363,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const raw = (await kv.get(`session:${lookup(token)}`))!;
       expect(raw).not.toContain(token);
       expect(JSON.parse(raw).record.session.token).toBeUndefined();
-      expect((await read(kv, keyOf(token), now))).toEqual(cached);
+      expect(await read(kv, keyOf(token), now)).toEqual(cached);
       // The hash alone, presented as if it were the token, finds nothing.
       expect(await read(kv, keyOf(lookup(token)), now)).toBeNull();
       await revokeCachedSession(kv, lookup(token), new Date(cached.session.expiresAt), now);

@@ -64,8 +64,14 @@ describe("session token vault", () => {
     let best = Infinity;
     let naive = Infinity;
     for (let round = 0; round < 6; round++) {
-      best = Math.min(best, perCallUs(() => lookup(token)));
-      naive = Math.min(naive, perCallUs(() => createHmac("sha256", raw).update(token).digest("base64url")));
+      best = Math.min(
+        best,
+        perCallUs(() => lookup(token)),
+      );
+      naive = Math.min(
+        naive,
+        perCallUs(() => createHmac("sha256", raw).update(token).digest("base64url")),
+      );
     }
     expect(best * 3).toBeLessThan(naive);
     expect(best).toBeLessThan(100);

@@ -86,7 +86,10 @@ describe("a SQLite store", () => {
     em.create(Gadget, { id: "g2", label: "it's", count: -3, ratio: 2, active: false, madeAt: new Date(0), extra: null });
     await em.flush();
 
-    const types = await s.em().getConnection().execute(`select id, typeof(label) label, typeof(count) count, typeof(ratio) ratio, typeof(active) active, typeof(made_at) made_at from gadget order by id`);
+    const types = await s
+      .em()
+      .getConnection()
+      .execute(`select id, typeof(label) label, typeof(count) count, typeof(ratio) ratio, typeof(active) active, typeof(made_at) made_at from gadget order by id`);
     expect(types).toEqual([
       { id: "g1", label: "text", count: "integer", ratio: "real", active: "integer", made_at: "integer" },
       { id: "g2", label: "text", count: "integer", ratio: "real", active: "integer", made_at: "integer" },

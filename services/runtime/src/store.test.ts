@@ -64,7 +64,8 @@ describe("openStore", () => {
     const db = await createTestDatabase("store_sqlite_pragmas", "sqlite");
     try {
       const store = await openStore({ url: db.url, entities: [Widget], migrations });
-      const pragma = async (execute: (sql: string) => Promise<unknown>, name: string) => Object.values(((await execute(`pragma ${name}`)) as Array<Record<string, unknown>>)[0]!)[0];
+      const pragma = async (execute: (sql: string) => Promise<unknown>, name: string) =>
+        Object.values(((await execute(`pragma ${name}`)) as Array<Record<string, unknown>>)[0]!)[0];
       const connection = store.em().getConnection();
       expect(await pragma((sql) => connection.execute(sql), "journal_mode")).toBe("wal");
       expect(await pragma((sql) => connection.execute(sql), "synchronous")).toBe(1); // NORMAL
@@ -97,7 +98,16 @@ describe("openStore", () => {
         const store = await openStore({ url: db.url, entities: [Widget], migrations });
         // More queries than the pool holds idle connections, so some are still connecting when close starts
         // (a readiness check or a late handler at shutdown).
-        const queries = Array.from({ length: 8 }, () => store.em().getConnection().execute("select 1").then(() => "ran", () => "refused"));
+        const queries = Array.from({ length: 8 }, () =>
+          store
+            .em()
+            .getConnection()
+            .execute("select 1")
+            .then(
+              () => "ran",
+              () => "refused",
+            ),
+        );
         const deadline = AbortSignal.timeout(5_000);
         const closed = await Promise.race([store.close().then(() => "closed"), once(deadline, "abort").then(() => "still closing")]);
         expect(closed).toBe("closed");

@@ -131,7 +131,9 @@ async function checkMigrated(orm: MikroORM): Promise<void> {
   const pending = await orm.migrator.getPending();
   if (pending.length > 0) {
     await orm.close(true);
-    throw new Error(`MIGRATIONS=skip but ${pending.length} migration(s) are pending (${pending.map((m) => m.name).join(", ")}): run the migration Job (node dist/<service>.js migrate) first`);
+    throw new Error(
+      `MIGRATIONS=skip but ${pending.length} migration(s) are pending (${pending.map((m) => m.name).join(", ")}): run the migration Job (node dist/<service>.js migrate) first`,
+    );
   }
 }
 
@@ -161,9 +163,5 @@ const MIGRATION_LOCK = "auth-platform:migrations";
 /** Whether an error is a unique-constraint violation, on either dialect. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { name?: string; code?: string; message?: string };
-  return (
-    e?.name === "UniqueConstraintViolationException" ||
-    e?.code === "23505" ||
-    /UNIQUE constraint failed|duplicate key value/i.test(e?.message ?? "")
-  );
+  return e?.name === "UniqueConstraintViolationException" || e?.code === "23505" || /UNIQUE constraint failed|duplicate key value/i.test(e?.message ?? "");
 }

@@ -149,8 +149,16 @@ const MAIL_VARIABLES = { url: "https://app.example.com/act?token=t0ken", name: "
 const SERVICES = {
   identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
   session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
-  notification: { Client: NotificationServiceClient, definition: NotificationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL! },
-  organization: { Client: OrganizationServiceClient, definition: OrganizationServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ORGANIZATION_SERVICE_URL! },
+  notification: {
+    Client: NotificationServiceClient,
+    definition: NotificationServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL!,
+  },
+  organization: {
+    Client: OrganizationServiceClient,
+    definition: OrganizationServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.ORGANIZATION_SERVICE_URL!,
+  },
   admin: { Client: AdminServiceClient, definition: AdminServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ADMIN_SERVICE_URL! },
   oauth: { Client: OAuthServiceClient, definition: OAuthServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.OAUTH_SERVICE_URL! },
 } as const;
@@ -221,7 +229,9 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect(signedUp.status).toBe(200);
     const userId = signedUp.body.user.id as string;
 
-    expect(await rawCall(client("session", "gateway"), "session", "CreateSession", { userId, ipAddress: "", userAgent: "", rememberMe: true, expiresInSeconds: 0 })).toEqual(DENIED);
+    expect(await rawCall(client("session", "gateway"), "session", "CreateSession", { userId, ipAddress: "", userAgent: "", rememberMe: true, expiresInSeconds: 0 })).toEqual(
+      DENIED,
+    );
 
     const sessions = client("session", "identity") as SessionServiceClient;
     const { session } = await call(sessions, sessions.createSession, { userId, ipAddress: "", userAgent: "", rememberMe: true, expiresInSeconds: 0 });
@@ -279,7 +289,11 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
 
   it("SendEmail sends each template only for the workloads whose mail it is; a refused one queues nothing", async () => {
     const outbox = platform.services.notification.deps.store;
-    expect(TEMPLATE_SENDERS.map(([template]) => template).sort()).toEqual(Object.values(Template).filter((t) => typeof t === "number" && t > 0).sort());
+    expect(TEMPLATE_SENDERS.map(([template]) => template).sort()).toEqual(
+      Object.values(Template)
+        .filter((t) => typeof t === "number" && t > 0)
+        .sort(),
+    );
     for (const [template, senders] of TEMPLATE_SENDERS) {
       for (const workload of EXPECTED.notification!.SendEmail!) {
         const to = uniqueEmail(`mail-${workload}`);
@@ -306,7 +320,13 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     // Refused as a sender whatever else is wrong with the request: the address is not checked first.
     expect(await rawCall(mail, "notification", "SendEmail", { ...phishing, to: "not an address" })).toEqual(DENIED);
     expect(logs).toContainEqual(
-      expect.objectContaining({ msg: "call refused", method: "auth.notification.v1.NotificationService/SendEmail", caller: "organization", code: "CALLER_NOT_ALLOWED", template: "password-reset" }),
+      expect.objectContaining({
+        msg: "call refused",
+        method: "auth.notification.v1.NotificationService/SendEmail",
+        caller: "organization",
+        code: "CALLER_NOT_ALLOWED",
+        template: "password-reset",
+      }),
     );
 
     const invitee = uniqueEmail("invitee");

@@ -12,13 +12,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
-import {
-  type CertificateAuthority,
-  issueCertificateAuthority,
-  issueWorkloadCertificate,
-  type IssueOptions,
-  writeTlsDir,
-} from "../../../deploy/dev-certs.js";
+import { type CertificateAuthority, issueCertificateAuthority, issueWorkloadCertificate, type IssueOptions, writeTlsDir } from "../../../deploy/dev-certs.js";
 import { startProcess } from "../../../deploy/processes.js";
 import { createGrpcClient } from "../src/grpc-client.js";
 import { type RunningServer, type ServiceBinding, startGrpcServer } from "../src/grpc-server.js";

@@ -73,8 +73,14 @@ function Profile({ current }: { current: SessionWithUser }) {
         <FormAlert message={save.error ? errorMessage(save.error) : undefined} />
         {save.isSuccess && <FormAlert tone="success" message="Your profile has been saved." />}
         <div className="avatar-row">
-          {/* biome-ignore lint/a11y/noRedundantAlt: "profile picture" is what the image is (the account's picture), not a description of an image. */}
-          {image ? <img className="avatar" src={image} alt="Your profile picture" width={64} height={64} /> : <div className="avatar placeholder" aria-hidden="true">{current.user.name.slice(0, 1).toUpperCase()}</div>}
+          {image ? (
+            // biome-ignore lint/a11y/noRedundantAlt: "profile picture" is what the image is (the account's picture), not a description of an image.
+            <img className="avatar" src={image} alt="Your profile picture" width={64} height={64} />
+          ) : (
+            <div className="avatar placeholder" aria-hidden="true">
+              {current.user.name.slice(0, 1).toUpperCase()}
+            </div>
+          )}
           <div>
             <Field label="Profile picture (up to 4 MB)" name="image" type="file" accept="image/*" onChange={choose} error={imageError} />
             {image && (
@@ -134,7 +140,16 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
       <form onSubmit={submit} noValidate>
         <FormAlert message={placed && !placed.field ? placed.message : undefined} />
         {change.isSuccess && <FormAlert tone="success" message={done} />}
-        <Field label="New email address" name="newEmail" type="email" autoComplete="email" required value={newEmail} onChange={(e) => setNewEmail(e.target.value)} error={placed?.field ? placed.message : undefined} />
+        <Field
+          label="New email address"
+          name="newEmail"
+          type="email"
+          autoComplete="email"
+          required
+          value={newEmail}
+          onChange={(e) => setNewEmail(e.target.value)}
+          error={placed?.field ? placed.message : undefined}
+        />
         <SubmitButton pending={change.isPending} pendingText="Changing…">
           Change email
         </SubmitButton>
@@ -200,7 +215,16 @@ function ChangePassword() {
     <form onSubmit={submit} noValidate>
       <FormAlert message={localError ?? (placed && !placed.field ? placed.message : undefined)} />
       {change.isSuccess && <FormAlert tone="success" message="Your password has been changed." />}
-      <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={(e) => setCurrentPassword(e.target.value)} error={placed?.field === "currentPassword" ? placed.message : undefined} />
+      <Field
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={currentPassword}
+        onChange={(e) => setCurrentPassword(e.target.value)}
+        error={placed?.field === "currentPassword" ? placed.message : undefined}
+      />
       <Field
         label="New password"
         name="newPassword"
@@ -222,7 +246,6 @@ function ChangePassword() {
     </form>
   );
 }
-
 
 function LinkedAccounts() {
   const queryClient = useQueryClient();
@@ -345,7 +368,15 @@ function DeleteAccount({ hasPassword }: { hasPassword: boolean | undefined }) {
         <form onSubmit={submit} noValidate>
           <FormAlert message={placed && !placed.field ? placed.message : undefined} />
           {hasPassword !== false && (
-            <Field label="Password" name="deletePassword" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={placed?.field ? placed.message : undefined} />
+            <Field
+              label="Password"
+              name="deletePassword"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              error={placed?.field ? placed.message : undefined}
+            />
           )}
           <SubmitButton pending={remove.isPending} pendingText="Deleting…" className="danger">
             Delete my account

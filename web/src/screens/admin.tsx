@@ -54,7 +54,21 @@ function AdminNav() {
   );
 }
 
-function Pager({ offset, shown, total, atLeast = false, onPage, label }: { offset: number; shown: number; total: number; atLeast?: boolean; onPage: (offset: number) => void; label: string }) {
+function Pager({
+  offset,
+  shown,
+  total,
+  atLeast = false,
+  onPage,
+  label,
+}: {
+  offset: number;
+  shown: number;
+  total: number;
+  atLeast?: boolean;
+  onPage: (offset: number) => void;
+  label: string;
+}) {
   // Past a lower-bound total, a full page means there may be more.
   const more = atLeast ? shown === PAGE_SIZE : offset + shown < total;
   return (
@@ -292,7 +306,12 @@ function UserSessions({ user, onChange }: { user: User; onChange: () => Promise<
                 {session.ipAddress ?? "unknown address"} · last active {new Date(session.updatedAt).toLocaleString()}
               </span>
             </span>
-            <button type="button" onClick={() => revoke.mutate(session.token)} disabled={revoke.isPending} aria-label={`Revoke the session on ${deviceName(session.userAgent)} (${session.ipAddress ?? "unknown address"}, started ${new Date(session.createdAt).toLocaleString()})`}>
+            <button
+              type="button"
+              onClick={() => revoke.mutate(session.token)}
+              disabled={revoke.isPending}
+              aria-label={`Revoke the session on ${deviceName(session.userAgent)} (${session.ipAddress ?? "unknown address"}, started ${new Date(session.createdAt).toLocaleString()})`}
+            >
               Revoke
             </button>
           </li>
@@ -392,7 +411,15 @@ function PasswordForm({ user }: { user: User }) {
       >
         <FormAlert message={change.error ? errorMessage(change.error) : undefined} />
         {change.isSuccess && <FormAlert tone="success" message="The password has been set." />}
-        <Field label="New password for this user" name="newPassword" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        <Field
+          label="New password for this user"
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
         <SubmitButton pending={change.isPending} pendingText="Saving…">
           Set password
         </SubmitButton>
@@ -486,7 +513,9 @@ export function AuditLog() {
                   {event.impersonatorId && (
                     <>
                       {" "}
-                      <span className="muted">(impersonated by <UserLink id={event.impersonatorId} />)</span>
+                      <span className="muted">
+                        (impersonated by <UserLink id={event.impersonatorId} />)
+                      </span>
                     </>
                   )}
                 </td>

@@ -29,7 +29,12 @@ export function Organizations() {
   const queryClient = useQueryClient();
   const organizations = useQuery({ queryKey: orgKeys.list, queryFn: api.organization.list });
   const active = useQuery({ queryKey: orgKeys.full, queryFn: api.organization.getFull });
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: orgKeys.list }), queryClient.invalidateQueries({ queryKey: ["organization"] }), queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey })]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: orgKeys.list }),
+      queryClient.invalidateQueries({ queryKey: ["organization"] }),
+      queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey }),
+    ]);
   const setActive = useMutation({ mutationFn: (id: string | null) => api.organization.setActive(id), onSuccess: refresh });
   return (
     <Page title="Organizations" narrow={false}>
@@ -89,7 +94,15 @@ function CreateOrganization({ onCreated }: { onCreated: () => Promise<unknown> }
     },
   });
   const slugTaken = availability.error instanceof ApiError ? availability.error.message : undefined;
-  const slugHint = !effectiveSlug ? "Letters, digits and dashes; suggested from the name." : checked !== effectiveSlug || availability.isFetching ? "Checking…" : slugTaken ? undefined : availability.isSuccess ? `“${effectiveSlug}” is available.` : undefined;
+  const slugHint = !effectiveSlug
+    ? "Letters, digits and dashes; suggested from the name."
+    : checked !== effectiveSlug || availability.isFetching
+      ? "Checking…"
+      : slugTaken
+        ? undefined
+        : availability.isSuccess
+          ? `“${effectiveSlug}” is available.`
+          : undefined;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -142,7 +155,10 @@ function ActiveOrganization({ organization, onChange }: { organization: FullOrga
 }
 
 function Members({ organization, me, canManage, onChange }: { organization: FullOrganization; me?: Member; canManage: boolean; onChange: () => Promise<unknown> }) {
-  const changeRole = useMutation({ mutationFn: ({ member, role }: { member: Member; role: string }) => api.organization.updateMemberRole(member.id, role, organization.id), onSuccess: onChange });
+  const changeRole = useMutation({
+    mutationFn: ({ member, role }: { member: Member; role: string }) => api.organization.updateMemberRole(member.id, role, organization.id),
+    onSuccess: onChange,
+  });
   const remove = useMutation({ mutationFn: (member: Member) => api.organization.removeMember(member.id, organization.id), onSuccess: onChange });
   const failure = changeRole.error ?? remove.error;
   return (
@@ -196,7 +212,10 @@ function Invitations({ organization, onChange }: { organization: FullOrganizatio
       await onChange();
     },
   });
-  const resend = useMutation({ mutationFn: (target: { email: string; role: string }) => api.organization.invite({ ...target, organizationId: organization.id, resend: true }), onSuccess: onChange });
+  const resend = useMutation({
+    mutationFn: (target: { email: string; role: string }) => api.organization.invite({ ...target, organizationId: organization.id, resend: true }),
+    onSuccess: onChange,
+  });
   const cancel = useMutation({ mutationFn: (id: string) => api.organization.cancelInvitation(id), onSuccess: onChange });
   const pending = organization.invitations.filter((i) => i.status === "pending");
   const failure = resend.error ?? cancel.error;
@@ -235,10 +254,18 @@ function Invitations({ organization, onChange }: { organization: FullOrganizatio
         {pending.map((invitation) => (
           <li key={invitation.id}>
             <span>
-              <strong>{invitation.email}</strong> <span className="muted">as {invitation.role} · expires {new Date(invitation.expiresAt).toLocaleDateString()}</span>
+              <strong>{invitation.email}</strong>{" "}
+              <span className="muted">
+                as {invitation.role} · expires {new Date(invitation.expiresAt).toLocaleDateString()}
+              </span>
             </span>
             <span className="row">
-              <button type="button" onClick={() => resend.mutate({ email: invitation.email, role: invitation.role })} disabled={resend.isPending} aria-label={`Resend the invitation to ${invitation.email}`}>
+              <button
+                type="button"
+                onClick={() => resend.mutate({ email: invitation.email, role: invitation.role })}
+                disabled={resend.isPending}
+                aria-label={`Resend the invitation to ${invitation.email}`}
+              >
                 Resend
               </button>
               <button type="button" onClick={() => cancel.mutate(invitation.id)} disabled={cancel.isPending} aria-label={`Cancel the invitation to ${invitation.email}`}>

@@ -23,7 +23,16 @@ export function ForgotPassword() {
         <form onSubmit={submit} noValidate>
           <p>Enter the email address of your account and we will send you a link to choose a new password.</p>
           <FormAlert message={placed && !placed.field ? placed.message : undefined} />
-          <Field label="Email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={placed?.field ? placed.message : undefined} />
+          <Field
+            label="Email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={placed?.field ? placed.message : undefined}
+          />
           <SubmitButton pending={request.isPending} pendingText="Sending…">
             Send reset link
           </SubmitButton>

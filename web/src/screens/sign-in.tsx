@@ -16,9 +16,7 @@ export function SignIn() {
   const [rememberMe, setRememberMe] = useState(true);
   const signIn = useMutation({
     mutationFn: () =>
-      identifier.includes("@")
-        ? api.signInEmail({ email: identifier.trim(), password, rememberMe })
-        : api.signInUsername({ username: identifier.trim(), password, rememberMe }),
+      identifier.includes("@") ? api.signInEmail({ email: identifier.trim(), password, rememberMe }) : api.signInUsername({ username: identifier.trim(), password, rememberMe }),
     onSuccess: async (result) => {
       if (needsSecondFactor(result)) {
         const methods = (result.twoFactorMethods ?? ["totp", "otp"]).join(",");
@@ -52,7 +50,10 @@ export function SignIn() {
         <Link to="/forgot-password">Forgot your password?</Link>
       </p>
       <p>
-        New here? <Link to="/sign-up" search={search.redirect ? { redirect: search.redirect } : {}}>Create an account</Link>
+        New here?{" "}
+        <Link to="/sign-up" search={search.redirect ? { redirect: search.redirect } : {}}>
+          Create an account
+        </Link>
       </p>
     </Page>
   );

@@ -184,7 +184,15 @@ function TwoFactorSetup() {
         noValidate
       >
         <FormAlert message={confirm.error ? errorMessage(confirm.error) : undefined} />
-        <Field label="Code from your authenticator app" name="totpCode" autoComplete="one-time-code" inputMode="numeric" required value={code} onChange={(e) => setCode(e.target.value)} />
+        <Field
+          label="Code from your authenticator app"
+          name="totpCode"
+          autoComplete="one-time-code"
+          inputMode="numeric"
+          required
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
         <SubmitButton pending={confirm.isPending} pendingText="Checking…">
           Turn on two-factor authentication
         </SubmitButton>
@@ -224,14 +232,28 @@ function TwoFactorEnabled() {
                 {device.ipAddress ?? "Unknown IP address"} · trusted until <time dateTime={device.expiresAt}>{new Date(device.expiresAt).toLocaleDateString()}</time>
               </span>
             </span>
-            <button type="button" onClick={() => revoke.mutate(device.id)} disabled={revoke.isPending} aria-label={`Stop trusting ${describeUserAgent(device.userAgent)} (${device.ipAddress ?? "unknown IP"})`}>
+            <button
+              type="button"
+              onClick={() => revoke.mutate(device.id)}
+              disabled={revoke.isPending}
+              aria-label={`Stop trusting ${describeUserAgent(device.userAgent)} (${device.ipAddress ?? "unknown IP"})`}
+            >
               Stop trusting
             </button>
           </li>
         ))}
       </ul>
       <form onSubmit={(event) => event.preventDefault()} noValidate>
-        <Field label="Password" name="twoFactorPassword" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} hint="Needed for new backup codes and to turn two-factor off." />
+        <Field
+          label="Password"
+          name="twoFactorPassword"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          hint="Needed for new backup codes and to turn two-factor off."
+        />
         <div className="row">
           <button type="button" onClick={() => regenerate.mutate()} disabled={regenerate.isPending || disable.isPending} aria-busy={regenerate.isPending || undefined}>
             {regenerate.isPending ? "Generating…" : "New backup codes"}

@@ -19,7 +19,13 @@ export function VerifyEmail() {
     if (search.token) void navigate({ to: "/verify-email", search: search.error ? { error: search.error } : {}, replace: true });
   }, [search.token, search.error, navigate]);
   const queryClient = useQueryClient();
-  const verify = useQuery({ queryKey: ["verify-email", token], queryFn: () => api.verifyEmail(token!), enabled: Boolean(token) && !search.error, retry: false, staleTime: Infinity });
+  const verify = useQuery({
+    queryKey: ["verify-email", token],
+    queryFn: () => api.verifyEmail(token!),
+    enabled: Boolean(token) && !search.error,
+    retry: false,
+    staleTime: Infinity,
+  });
   useEffect(() => {
     if (verify.isSuccess) void queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
   }, [verify.isSuccess, queryClient]);

@@ -22,14 +22,23 @@ describe("bootstrapAdmin", () => {
     }
     expect(deps.users.get(user.id)?.role).toBe("user");
     expect(deps.users.size).toBe(1);
-    await expect(bootstrapAdmin(deps.identity, { email: "new@example.com", password: "password-123", role: "support" }, deps.config.adminRoles)).resolves.toMatchObject({ created: true, user: { role: "support" } });
+    await expect(bootstrapAdmin(deps.identity, { email: "new@example.com", password: "password-123", role: "support" }, deps.config.adminRoles)).resolves.toMatchObject({
+      created: true,
+      user: { role: "support" },
+    });
   });
 
   it("adds the admin role to an existing user's roles, and again changes nothing", async () => {
     const deps = testRegistry();
     const user = aUser(deps, "editor, reviewer");
-    await expect(bootstrapAdmin(deps.identity, { email: user.email, role: "admin" }, deps.config.adminRoles)).resolves.toMatchObject({ created: false, user: { role: "editor,reviewer,admin" } });
-    await expect(bootstrapAdmin(deps.identity, { email: user.email, role: "admin" }, deps.config.adminRoles)).resolves.toMatchObject({ created: false, user: { role: "editor,reviewer,admin" } });
+    await expect(bootstrapAdmin(deps.identity, { email: user.email, role: "admin" }, deps.config.adminRoles)).resolves.toMatchObject({
+      created: false,
+      user: { role: "editor,reviewer,admin" },
+    });
+    await expect(bootstrapAdmin(deps.identity, { email: user.email, role: "admin" }, deps.config.adminRoles)).resolves.toMatchObject({
+      created: false,
+      user: { role: "editor,reviewer,admin" },
+    });
     const plain = aUser(deps, "");
     await expect(bootstrapAdmin(deps.identity, { email: plain.email, role: "admin" }, deps.config.adminRoles)).resolves.toMatchObject({ user: { role: "admin" } });
   });

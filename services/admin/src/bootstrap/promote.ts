@@ -20,7 +20,8 @@ export async function bootstrapAdmin(
   input: BootstrapInput,
   adminRoles: string[],
 ): Promise<{ user: User; created: boolean }> {
-  if (!adminRoles.includes(input.role)) throw new Error(`--role ${JSON.stringify(input.role)} is not an admin role (ADMIN_ROLES: ${adminRoles.join(",")}): that user could not use the admin area.`);
+  if (!adminRoles.includes(input.role))
+    throw new Error(`--role ${JSON.stringify(input.role)} is not an admin role (ADMIN_ROLES: ${adminRoles.join(",")}): that user could not use the admin area.`);
   const email = input.email.trim().toLowerCase();
   const { users } = await identity.listUsers({ filterField: "email", filterOperator: "eq", filterValue: email, limit: 1, offset: 0, countLimit: 1 });
   const existing = users[0];

@@ -66,15 +66,21 @@ describe("assignable roles", () => {
     const user = aSignedInUser(deps);
     for (const role of ["superuser", "user,superuser", " ", ","]) {
       await expect(setRole(deps, caller(admin.token), user.user.id, role)).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", http: 400 });
-      await expect(updateUser(deps, caller(admin.token), { userId: user.user.id, name: "Renamed", role, clearImage: false, extraFields: {} })).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" });
-      await expect(createUser(deps, caller(admin.token), { email: "new@example.com", password: "password-123", name: "New", role, extraFields: {} })).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" });
+      await expect(updateUser(deps, caller(admin.token), { userId: user.user.id, name: "Renamed", role, clearImage: false, extraFields: {} })).rejects.toMatchObject({
+        code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
+      });
+      await expect(createUser(deps, caller(admin.token), { email: "new@example.com", password: "password-123", name: "New", role, extraFields: {} })).rejects.toMatchObject({
+        code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
+      });
     }
     expect(deps.users.get(user.user.id)).toMatchObject({ role: "user", name: "Ada" });
     expect(deps.users.size).toBe(2);
     const { records } = await deps.store.list({ limit: 10, offset: 0, action: "user.set-role" });
     expect(records.map((r) => [r.outcome, r.details.error])).toEqual(Array(4).fill(["failure", "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE"]));
     await expect(setRole(deps, caller(admin.token), user.user.id, "support, user")).resolves.toMatchObject({ role: "support, user" });
-    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", password: "password-123", name: "New", role: "admin", extraFields: {} })).resolves.toMatchObject({ role: "admin" });
+    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", password: "password-123", name: "New", role: "admin", extraFields: {} })).resolves.toMatchObject(
+      { role: "admin" },
+    );
   });
 
   it("ADMIN_ASSIGNABLE_ROLES replaces user; empty leaves the admin roles only", () => {
@@ -112,7 +118,9 @@ describe("create-user without a password or a role (better-auth 1.7)", () => {
   it("a role given without a password is still checked: refused and recorded, no user asked for", async () => {
     const { deps, asked } = watched();
     const admin = aSignedInUser(deps, "admin");
-    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", name: "New", role: "superuser", extraFields: {} })).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" });
+    await expect(createUser(deps, caller(admin.token), { email: "new@example.com", name: "New", role: "superuser", extraFields: {} })).rejects.toMatchObject({
+      code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
+    });
     expect(asked).toEqual([]);
     const { records } = await deps.store.list({ limit: 10, offset: 0, action: "user.create" });
     expect(records).toMatchObject([{ outcome: "failure", details: { role: "superuser", error: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE" } }]);
@@ -126,8 +134,14 @@ describe("the last admin", () => {
     const deps = testRegistry({ ADMIN_ROLES: "admin,support", ADMIN_ASSIGNABLE_ROLES: "user,editor" });
     const admin = aSignedInUser(deps, "admin");
     aSignedInUser(deps, "user");
-    await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN", http: 400, message: "You cannot remove the last admin" });
-    await expect(updateUser(deps, caller(admin.token), { userId: admin.user.id, name: "Renamed", role: "editor", clearImage: false, extraFields: {} })).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    await expect(setRole(deps, caller(admin.token), admin.user.id, "user")).rejects.toMatchObject({
+      code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN",
+      http: 400,
+      message: "You cannot remove the last admin",
+    });
+    await expect(updateUser(deps, caller(admin.token), { userId: admin.user.id, name: "Renamed", role: "editor", clearImage: false, extraFields: {} })).rejects.toMatchObject({
+      code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN",
+    });
     expect(deps.users.get(admin.user.id)).toMatchObject({ role: "admin", name: "Ada" });
     const { records } = await deps.store.list({ limit: 10, offset: 0 });
     expect(records.map((r) => [r.action, r.targetId, r.outcome, r.details.error]).sort()).toEqual([
@@ -146,7 +160,9 @@ describe("the last admin", () => {
     await expect(setRole(deps, caller(first.token), first.user.id, "user")).resolves.toMatchObject({ role: "user" });
     // The second admin is now the last one.
     await expect(setRole(deps, caller(second.token), second.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
-    await expect(updateUser(deps, caller(second.token), { userId: second.user.id, role: "user", clearImage: false, extraFields: {} })).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
+    await expect(updateUser(deps, caller(second.token), { userId: second.user.id, role: "user", clearImage: false, extraFields: {} })).rejects.toMatchObject({
+      code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN",
+    });
     const third = aSignedInUser(deps, "admin");
     await banUser(deps, caller(second.token), { userId: third.user.id, expiresInSeconds: 60 });
     await expect(setRole(deps, caller(second.token), second.user.id, "user")).rejects.toMatchObject({ code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" });
@@ -184,7 +200,11 @@ describe("the last admin", () => {
   it("two last admins stepping down at once: the second is decided after the first, and refused", async () => {
     const deps = testRegistry();
     const [a, b] = [aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin")];
-    const [one, two] = await atOnce(deps, () => setRole(deps, caller(a.token), a.user.id, "user"), () => setRole(deps, caller(b.token), b.user.id, "user"));
+    const [one, two] = await atOnce(
+      deps,
+      () => setRole(deps, caller(a.token), a.user.id, "user"),
+      () => setRole(deps, caller(b.token), b.user.id, "user"),
+    );
     expect(one).toMatchObject({ status: "fulfilled", value: { role: "user" } });
     expect(two).toMatchObject({ status: "rejected", reason: { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" } });
     expect(deps.users.get(b.user.id)!.role).toBe("admin");
@@ -193,7 +213,11 @@ describe("the last admin", () => {
   it("two last admins demoting each other at once: one demotion stands, the other is refused", async () => {
     const deps = testRegistry();
     const [a, b] = [aSignedInUser(deps, "admin"), aSignedInUser(deps, "admin")];
-    const [one, two] = await atOnce(deps, () => setRole(deps, caller(a.token), b.user.id, "user"), () => updateUser(deps, caller(b.token), { userId: a.user.id, role: "user", clearImage: false, extraFields: {} }));
+    const [one, two] = await atOnce(
+      deps,
+      () => setRole(deps, caller(a.token), b.user.id, "user"),
+      () => updateUser(deps, caller(b.token), { userId: a.user.id, role: "user", clearImage: false, extraFields: {} }),
+    );
     expect(one).toMatchObject({ status: "fulfilled" });
     expect(two).toMatchObject({ status: "rejected", reason: { code: "YOU_CANNOT_REMOVE_THE_LAST_ADMIN" } });
     expect([deps.users.get(a.user.id)!.role, deps.users.get(b.user.id)!.role]).toEqual(["admin", "user"]);
@@ -313,7 +337,11 @@ describe("impersonation", () => {
     await expect(impersonation).rejects.toMatchObject({ code: "YOU_CANNOT_IMPERSONATE_BANNED_USERS", http: 403 });
     expect([...deps.sessionsByToken.values()].filter((s) => s.userId === user.user.id)).toEqual([]);
     const { records } = await deps.store.list({ limit: 10, offset: 0 });
-    expect(records.find((r) => r.action === "user.impersonate.start")).toMatchObject({ outcome: "failure", targetId: user.user.id, details: { error: "YOU_CANNOT_IMPERSONATE_BANNED_USERS" } });
+    expect(records.find((r) => r.action === "user.impersonate.start")).toMatchObject({
+      outcome: "failure",
+      targetId: user.user.id,
+      details: { error: "YOU_CANNOT_IMPERSONATE_BANNED_USERS" },
+    });
   });
 
   it("a session failure with no ban behind it stays a server failure", async () => {

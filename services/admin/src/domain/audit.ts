@@ -39,7 +39,14 @@ export async function audited<T>(
   details: Record<string, unknown> = {},
   targetOf?: (result: T) => string,
 ): Promise<T> {
-  const base = { action, actorId: actor.actorId, impersonatorId: actor.impersonatorId, targetId: targetId || null, ipAddress: actor.ipAddress ?? null, userAgent: actor.userAgent ?? null };
+  const base = {
+    action,
+    actorId: actor.actorId,
+    impersonatorId: actor.impersonatorId,
+    targetId: targetId || null,
+    ipAddress: actor.ipAddress ?? null,
+    userAgent: actor.userAgent ?? null,
+  };
   try {
     const result = await run();
     await record(deps, { ...base, ...(targetOf && { targetId: targetOf(result) || null }), outcome: "success", details });
@@ -53,7 +60,8 @@ export async function audited<T>(
 
 export async function listAuditEvents(deps: Pick<Registry, "store">, query: Partial<AuditQuery>): Promise<{ records: AuditRecord[]; total: number }> {
   const limit = query.limit || AUDIT_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX_PAGE_SIZE) throw new AuthError("VALIDATION_ERROR", `Invalid limit: expected an integer from 1 to ${AUDIT_MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX_PAGE_SIZE)
+    throw new AuthError("VALIDATION_ERROR", `Invalid limit: expected an integer from 1 to ${AUDIT_MAX_PAGE_SIZE}`);
   const offset = query.offset ?? 0;
   if (!Number.isInteger(offset) || offset < 0) throw new AuthError("VALIDATION_ERROR", "Invalid offset: expected an integer of 0 or more");
   return deps.store.list({ ...query, limit, offset });

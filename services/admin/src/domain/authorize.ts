@@ -8,15 +8,18 @@ import type { AuditActor } from "./audit.js";
 import type { CallerInput, Registry, Session, SessionUser } from "./ports.js";
 
 /** A user's roles: better-auth stores several as one comma-separated string. */
-export const rolesOf = (role: string | undefined | null): string[] => (role ?? "").split(",").map((r) => r.trim()).filter(Boolean);
+export const rolesOf = (role: string | undefined | null): string[] =>
+  (role ?? "")
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
 
 export function isAdminRole(config: Registry["config"], role: string | undefined | null): boolean {
   return rolesOf(role).some((r) => config.adminRoles.includes(r));
 }
 
 /** A ban in force at `now`; one whose expiry has passed only waits to be lifted. */
-export const banHolds = (user: { banned: boolean; banExpires?: Date | string | null }, now: Date): boolean =>
-  user.banned && !(user.banExpires && new Date(user.banExpires) <= now);
+export const banHolds = (user: { banned: boolean; banExpires?: Date | string | null }, now: Date): boolean => user.banned && !(user.banExpires && new Date(user.banExpires) <= now);
 
 export interface Admin extends AuditActor {
   actorId: string;

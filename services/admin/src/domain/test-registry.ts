@@ -47,16 +47,32 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
         return typeof value === "string" && value.toLowerCase().includes(String(filterValue).toLowerCase());
       };
       const matching = [...users.values()].filter((user) => filterValue === undefined || matches(user));
-      return { users: matching.slice(0, limit || 100), total: Math.min(matching.length, countLimit || matching.length), totalIsLowerBound: countLimit > 0 && matching.length > countLimit };
+      return {
+        users: matching.slice(0, limit || 100),
+        total: Math.min(matching.length, countLimit || matching.length),
+        totalIsLowerBound: countLimit > 0 && matching.length > countLimit,
+      };
     },
     createUser: async (input) => {
       // No role: identity's default role (IDENTITY_DEFAULT_ROLE, "user").
-      const user: User = { id: newId(), name: input.name, email: input.email, emailVerified: false, role: input.role ?? "user", banned: false, createdAt: new Date(now), updatedAt: new Date(now), extraFields: {}, twoFactorEnabled: false };
+      const user: User = {
+        id: newId(),
+        name: input.name,
+        email: input.email,
+        emailVerified: false,
+        role: input.role ?? "user",
+        banned: false,
+        createdAt: new Date(now),
+        updatedAt: new Date(now),
+        extraFields: {},
+        twoFactorEnabled: false,
+      };
       users.set(user.id, user);
       return user;
     },
     setRole: async (id, role) => update(id, { role }),
-    updateUser: async ({ userId, name, image, clearImage }) => update(userId, { ...(name !== undefined && { name }), ...(image !== undefined && { image }), ...(clearImage && { image: undefined }) }),
+    updateUser: async ({ userId, name, image, clearImage }) =>
+      update(userId, { ...(name !== undefined && { name }), ...(image !== undefined && { image }), ...(clearImage && { image: undefined }) }),
     setUserPassword: async (id) => void userOf(id),
     banUser: async (id, reason, seconds) => {
       const user = update(id, { banned: true, banReason: reason || "No reason", banExpires: seconds ? new Date(now + seconds * 1000) : undefined });
@@ -122,7 +138,18 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
 
 /** A user with a live (non-impersonation) session; returns the user and its session token. */
 export function aSignedInUser(deps: TestRegistry, role = "user"): { user: User; token: string } {
-  const user: User = { id: newId(), name: "Ada", email: `${newId()}@example.com`, emailVerified: true, role, banned: false, createdAt: new Date(T0), updatedAt: new Date(T0), extraFields: {}, twoFactorEnabled: false };
+  const user: User = {
+    id: newId(),
+    name: "Ada",
+    email: `${newId()}@example.com`,
+    emailVerified: true,
+    role,
+    banned: false,
+    createdAt: new Date(T0),
+    updatedAt: new Date(T0),
+    extraFields: {},
+    twoFactorEnabled: false,
+  };
   deps.users.set(user.id, user);
   const token = randomString(32);
   deps.sessionsByToken.set(token, { id: newId(), token, userId: user.id, expiresAt: new Date(deps.now().getTime() + 86_400_000), createdAt: deps.now(), updatedAt: deps.now() });

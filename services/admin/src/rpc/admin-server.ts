@@ -44,7 +44,13 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
     listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, toCallerInput(req.caller), req.query ?? { limit: 0, offset: 0, countLimit: 0 })),
     getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, toCallerInput(req.caller), req.userId) })),
     createUser: rpc.unary("CreateUser", async (req) => ({
-      user: await users.createUser(registry, toCallerInput(req.caller), { email: req.email, password: req.password, name: req.name, role: req.role, extraFields: req.extraFields ?? {} }),
+      user: await users.createUser(registry, toCallerInput(req.caller), {
+        email: req.email,
+        password: req.password,
+        name: req.name,
+        role: req.role,
+        extraFields: req.extraFields ?? {},
+      }),
     })),
     updateUser: rpc.unary("UpdateUser", async (req) => ({
       user: await users.updateUser(registry, toCallerInput(req.caller), {

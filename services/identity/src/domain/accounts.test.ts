@@ -4,7 +4,6 @@ import { listAccounts, unlinkAccount } from "./accounts.js";
 import { aSignedUpUser, testRegistry } from "./test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
-
 describe("linked accounts", () => {
   it("lists a user's accounts oldest first, unlinks one from a fresh session, and never the last one", async () => {
     const deps = testRegistry();

@@ -22,9 +22,7 @@ export interface UnlinkAccountInput {
 export async function unlinkAccount(deps: Deps, input: UnlinkAccountInput): Promise<void> {
   requireFreshSession(input.caller, deps.config.freshAgeSeconds, deps.now());
   const accounts = await deps.store.listAccounts(input.userId);
-  const target = accounts.find((a) =>
-    input.id !== undefined ? a.id === input.id : a.providerId === input.providerId && (!input.accountId || a.accountId === input.accountId),
-  );
+  const target = accounts.find((a) => (input.id !== undefined ? a.id === input.id : a.providerId === input.providerId && (!input.accountId || a.accountId === input.accountId)));
   if (!target) throw new AuthError("ACCOUNT_NOT_FOUND");
   // Checked again where it is deleted: two unlinks at once must not both see the other account and remove both.
   if (accounts.length === 1 || !(await deps.store.deleteAccountUnlessLast(input.userId, target.id))) throw new AuthError("YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT");

@@ -61,7 +61,9 @@ describe("admin user changes", () => {
     const deps = testRegistry();
     const user = await createUser(deps, { email: "Eve@Example.com", password: "password-123", name: "Eve", role: "user", extraFields: {} });
     expect(user).toMatchObject({ email: "eve@example.com", role: "user", banned: false });
-    await expect(createUser(deps, { email: "eve@example.com", password: "password-123", name: "Eve", role: "user", extraFields: {} })).rejects.toMatchObject({ code: "USER_ALREADY_EXISTS" });
+    await expect(createUser(deps, { email: "eve@example.com", password: "password-123", name: "Eve", role: "user", extraFields: {} })).rejects.toMatchObject({
+      code: "USER_ALREADY_EXISTS",
+    });
     await expect(setRole(deps, "nobody", "admin")).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
     expect((await setRole(deps, user.id, " editor ")).role).toBe("editor");
 

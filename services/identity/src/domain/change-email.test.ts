@@ -4,7 +4,6 @@ import { aSignedUpUser, testRegistry, tokenIn } from "./test-registry.js";
 import { verifyEmail } from "./verification.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
-
 describe("change email", () => {
   it("an unverified user's address changes at once; the new address gets a verification link", async () => {
     const deps = testRegistry();

@@ -42,7 +42,13 @@ const deps = () => ({
   store,
   mail,
   log,
-  sessions: { createSession: async () => ({}) as never, revokeUserSessions: async () => {}, forgetUser: async () => {}, forgetDeletedUser: async () => {}, usersMissingSnapshot: async () => [] },
+  sessions: {
+    createSession: async () => ({}) as never,
+    revokeUserSessions: async () => {},
+    forgetUser: async () => {},
+    forgetDeletedUser: async () => {},
+    usersMissingSnapshot: async () => [],
+  },
   mailRequests: {
     wake: (afterMs: number) => {
       wakes++;
@@ -91,13 +97,19 @@ describe("mail requests", () => {
     expect(await processDue(deps())).toBe(0);
     clock += MAIL_REQUEST_DELAY_MS;
     const queued = (await store.findDueMailRequests(new Date(clock), 10)).map((r) => `${r.kind} ${r.email}`);
-    expect(queued.sort()).toEqual([`email-verification ${user.email}`, "email-verification nobody@example.com", `password-reset ${user.email}`, "password-reset nobody@example.com"].sort());
+    expect(queued.sort()).toEqual(
+      [`email-verification ${user.email}`, "email-verification nobody@example.com", `password-reset ${user.email}`, "password-reset nobody@example.com"].sort(),
+    );
 
     expect(await processDue(deps())).toBe(4);
     const byTemplate = (template: MailTemplate) => sent.filter((m) => m.template === template);
     expect(sent).toHaveLength(2);
-    expect(byTemplate("password-reset")).toEqual([expect.objectContaining({ to: user.email, variables: expect.objectContaining({ url: expect.stringMatching(/\/reset-password\/[A-Za-z0-9]{24}\?callbackURL=%2Freset$/) }) })]);
-    expect(byTemplate("email-verification")).toEqual([expect.objectContaining({ to: user.email, variables: expect.objectContaining({ url: expect.stringContaining("callbackURL=%2Fverified") }) })]);
+    expect(byTemplate("password-reset")).toEqual([
+      expect.objectContaining({ to: user.email, variables: expect.objectContaining({ url: expect.stringMatching(/\/reset-password\/[A-Za-z0-9]{24}\?callbackURL=%2Freset$/) }) }),
+    ]);
+    expect(byTemplate("email-verification")).toEqual([
+      expect.objectContaining({ to: user.email, variables: expect.objectContaining({ url: expect.stringContaining("callbackURL=%2Fverified") }) }),
+    ]);
     expect(await store.findDueMailRequests(new Date(clock + 3_600_000), 10)).toEqual([]);
   });
 

@@ -19,7 +19,10 @@ async function mailedResetToken(deps: TestRegistry, email: string, redirectTo?: 
 }
 
 const signsIn = (deps: TestRegistry, email: string, password: string) =>
-  signInEmail(deps, { email, password, rememberMe: true, client: {} }).then(() => true, () => false);
+  signInEmail(deps, { email, password, rememberMe: true, client: {} }).then(
+    () => true,
+    () => false,
+  );
 
 describe("password reset", () => {
   it("mails a link to a known address only; the link resets the password once and ends every session", async () => {
@@ -67,7 +70,8 @@ describe("password reset", () => {
 
   it("refuses forged tokens without touching the store's contents", async () => {
     const deps = testRegistry();
-    for (const token of ["A".repeat(24), "", "../etc", "x".repeat(65)]) expect(await errorCode(resetPassword(deps, { token, newPassword: "new-password-456" }))).toBe("INVALID_TOKEN");
+    for (const token of ["A".repeat(24), "", "../etc", "x".repeat(65)])
+      expect(await errorCode(resetPassword(deps, { token, newPassword: "new-password-456" }))).toBe("INVALID_TOKEN");
   });
 
   it("keeps a verified user's sessions when so configured, and is refused when disabled", async () => {

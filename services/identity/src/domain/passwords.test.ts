@@ -5,8 +5,17 @@ import { aSignedUpUser, type TestRegistry, testRegistry } from "./test-registry.
 import { errorCode } from "../../../../testing/error-code.js";
 
 const signsIn = (deps: TestRegistry, email: string, password: string) =>
-  signInEmail(deps, { email, password, rememberMe: true, client: {} }).then(() => true, () => false);
-const change = (userId: string, currentPassword: string, newPassword: string, revokeOtherSessions = false) => ({ userId, currentPassword, newPassword, revokeOtherSessions, client: {} });
+  signInEmail(deps, { email, password, rememberMe: true, client: {} }).then(
+    () => true,
+    () => false,
+  );
+const change = (userId: string, currentPassword: string, newPassword: string, revokeOtherSessions = false) => ({
+  userId,
+  currentPassword,
+  newPassword,
+  revokeOtherSessions,
+  client: {},
+});
 
 describe("change password", () => {
   it("needs the current password; the new one works afterwards and the old one no longer does", async () => {

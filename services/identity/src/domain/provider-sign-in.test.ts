@@ -8,7 +8,17 @@ import { errorCode } from "../../../../testing/error-code.js";
 const client = { ipAddress: "203.0.113.9", userAgent: "provider test" };
 
 function aProfile(overrides: Partial<ProviderProfile> = {}): ProviderProfile {
-  return { providerId: "github", accountId: "gh-1", email: "Ada@Example.com", emailVerified: true, name: "Ada", accessToken: "gho_access", refreshToken: "ghr_refresh", scopes: ["read:user", "user:email"], ...overrides };
+  return {
+    providerId: "github",
+    accountId: "gh-1",
+    email: "Ada@Example.com",
+    emailVerified: true,
+    name: "Ada",
+    accessToken: "gho_access",
+    refreshToken: "ghr_refresh",
+    scopes: ["read:user", "user:email"],
+    ...overrides,
+  };
 }
 
 const signIn = (deps: TestRegistry, profile: ProviderProfile, options: { trusted?: boolean; disableImplicitLinking?: boolean } = {}) =>
@@ -112,7 +122,9 @@ describe("sign-in with a provider profile", () => {
     const deps = testRegistry();
     const { user } = await signIn(deps, aProfile({ image }));
     expect(user.image).toBeNull();
-    expect((await signIn(deps, aProfile({ accountId: "gh-2", email: "grace@example.com", image: "https://avatars.example/g.png" }))).user.image).toBe("https://avatars.example/g.png");
+    expect((await signIn(deps, aProfile({ accountId: "gh-2", email: "grace@example.com", image: "https://avatars.example/g.png" }))).user.image).toBe(
+      "https://avatars.example/g.png",
+    );
   });
 });
 

@@ -57,7 +57,16 @@ export function sealedTokens(vault: ProviderTokenVault, accountRowId: string, pr
 function newAccount(deps: Pick<Deps, "now" | "providerTokens">, userId: string, profile: ProviderProfile): AccountRecord {
   const id = newId();
   const now = deps.now();
-  return { id, accountId: profile.accountId, providerId: profile.providerId, userId, password: null, createdAt: now, updatedAt: now, ...sealedTokens(deps.providerTokens, id, profile) };
+  return {
+    id,
+    accountId: profile.accountId,
+    providerId: profile.providerId,
+    userId,
+    password: null,
+    createdAt: now,
+    updatedAt: now,
+    ...sealedTokens(deps.providerTokens, id, profile),
+  };
 }
 
 function profileEmail(profile: ProviderProfile): string {

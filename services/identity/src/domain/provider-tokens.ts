@@ -74,7 +74,14 @@ export async function storeProviderTokens(
   tokens: Pick<ProviderProfile, "accessToken" | "refreshToken" | "idToken" | "accessTokenExpiresAt" | "refreshTokenExpiresAt" | "scopes">,
 ): Promise<void> {
   const account = await findProviderAccount(deps, selection);
-  const sealed = sealedTokens(deps.providerTokens, account.id, { providerId: account.providerId, accountId: account.accountId, email: "", emailVerified: false, name: "", ...tokens });
+  const sealed = sealedTokens(deps.providerTokens, account.id, {
+    providerId: account.providerId,
+    accountId: account.accountId,
+    email: "",
+    emailVerified: false,
+    name: "",
+    ...tokens,
+  });
   await deps.store.updateAccountTokens(account.id, {
     accessToken: sealed.accessToken ?? account.accessToken ?? null,
     refreshToken: sealed.refreshToken ?? account.refreshToken ?? null,

@@ -47,9 +47,7 @@ export async function signInUsername(deps: Deps, input: SignInInput & { username
 async function signIn(deps: Deps, user: UserRecord | null, input: SignInInput, failure: ErrorCode, unverified: ErrorCode): Promise<SignInOutcome> {
   // The account lookup runs for an unknown user too (an id no user has), so both paths do the same queries.
   const account = await deps.store.findAccount(user?.id ?? NO_USER_ID, CREDENTIAL_PROVIDER);
-  const valid = account?.password
-    ? await deps.passwords.verify(account.password, input.password, input.deadline)
-    : await deps.passwords.verifyNone(input.password, input.deadline);
+  const valid = account?.password ? await deps.passwords.verify(account.password, input.password, input.deadline) : await deps.passwords.verifyNone(input.password, input.deadline);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
   return completeSignIn(deps, user, { rememberMe: input.rememberMe, client: input.client, trustedDevice: input.trustedDevice, refusal: failure, unverified });
 }

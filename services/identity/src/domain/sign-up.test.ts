@@ -15,7 +15,6 @@ const input = (overrides: Partial<SignUpInput> = {}): SignUpInput => ({
   ...overrides,
 });
 
-
 describe("sign-up", () => {
   it("creates the user with a password account, signs them in and mails a verification link", async () => {
     const deps = testRegistry();

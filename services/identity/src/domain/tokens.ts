@@ -18,14 +18,16 @@ const key = (secret: string) => new TextEncoder().encode(secret);
 export async function signVerificationToken(payload: VerificationPayload, secret: string, expiresInSeconds: number, now: Date): Promise<string> {
   const { userId, ...claims } = payload;
   const issuedAt = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: "HS256" })
-    .setSubject(userId)
-    .setIssuedAt(issuedAt)
-    // A unique id per token: two links mailed in the same second are two messages, not one.
-    .setJti(randomString(16))
-    .setExpirationTime(issuedAt + expiresInSeconds)
-    .sign(key(secret));
+  return (
+    new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject(userId)
+      .setIssuedAt(issuedAt)
+      // A unique id per token: two links mailed in the same second are two messages, not one.
+      .setJti(randomString(16))
+      .setExpirationTime(issuedAt + expiresInSeconds)
+      .sign(key(secret))
+  );
 }
 
 /**

@@ -92,7 +92,11 @@ describe("email verification", () => {
       const { email, user } = await aSignedUpUser(deps);
       const issuedAt = Math.floor(deps.now().getTime() / 1000);
       const signedUpSessions = deps.sessions.of(user.id).length;
-      const legacy = await new SignJWT({ email }).setProtectedHeader({ alg: "HS256" }).setIssuedAt(issuedAt).setExpirationTime(issuedAt + 3_600).sign(new TextEncoder().encode(deps.config.secret));
+      const legacy = await new SignJWT({ email })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + 3_600)
+        .sign(new TextEncoder().encode(deps.config.secret));
       expect(await errorCode(verifyEmail(deps, { token: legacy, client: {} }))).toBe("INVALID_TOKEN");
       expect(await deps.store.findUserById(user.id)).toMatchObject({ emailVerified: false });
       expect(deps.sessions.of(user.id)).toHaveLength(signedUpSessions);

@@ -49,10 +49,7 @@ export async function mailVerificationIfUnverified(deps: Pick<Registry, "config"
   if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
 }
 
-export async function verifyEmail(
-  deps: Deps,
-  input: { token: string; client: ClientInfo; sessionUserId?: string },
-): Promise<{ user: UserRecord; session?: Session }> {
+export async function verifyEmail(deps: Deps, input: { token: string; client: ClientInfo; sessionUserId?: string }): Promise<{ user: UserRecord; session?: Session }> {
   const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
   const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
   // The link is for the user it was mailed to, at the address it was mailed to. Within its hour the address

@@ -114,7 +114,10 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     }),
     getUsers: rpc.unary("GetUsers", async (req) => {
       if (req.ids.length > MAX_BATCH || req.emails.length > MAX_BATCH) throw new AuthError("VALIDATION_ERROR", `at most ${MAX_BATCH} ids and ${MAX_BATCH} emails`);
-      const users = await registry.store.findUsers(req.ids, req.emails.map((email) => email.toLowerCase()));
+      const users = await registry.store.findUsers(
+        req.ids,
+        req.emails.map((email) => email.toLowerCase()),
+      );
       return { users: users.map(toUserMessage) };
     }),
     sendVerificationEmail: rpc.unary("SendVerificationEmail", async (req) => {
@@ -203,14 +206,18 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
       if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");
       const t = req.tokens;
-      await storeProviderTokens(registry, { userId: req.userId, accountId: req.accountId }, {
-        accessToken: t?.accessToken,
-        refreshToken: t?.refreshToken,
-        idToken: t?.idToken,
-        accessTokenExpiresAt: t?.accessTokenExpiresAt,
-        refreshTokenExpiresAt: t?.refreshTokenExpiresAt,
-        scopes: t?.scopes ?? [],
-      });
+      await storeProviderTokens(
+        registry,
+        { userId: req.userId, accountId: req.accountId },
+        {
+          accessToken: t?.accessToken,
+          refreshToken: t?.refreshToken,
+          idToken: t?.idToken,
+          accessTokenExpiresAt: t?.accessTokenExpiresAt,
+          refreshTokenExpiresAt: t?.refreshTokenExpiresAt,
+          scopes: t?.scopes ?? [],
+        },
+      );
       return {};
     }),
     linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({

@@ -39,7 +39,10 @@ export function toAccountMessage(account: AccountRecord): Account {
     accountId: account.accountId,
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
-    scopes: (account.scope ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    scopes: (account.scope ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }
 

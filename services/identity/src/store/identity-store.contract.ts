@@ -246,7 +246,7 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
     });
 
     it("round-trips extraFields as JSON, on create and on update", async () => {
-      const extraFields = { plan: "pro", seats: 12, ratio: 0.25, beta: true, none: null, tags: ["a", "b"], nested: { lang: "fr", note: "café ✓ \"quoted\"" } };
+      const extraFields = { plan: "pro", seats: 12, ratio: 0.25, beta: true, none: null, tags: ["a", "b"], nested: { lang: "fr", note: 'café ✓ "quoted"' } };
       const { user } = await created({ extraFields });
       expect((await store.findUserById(user.id))!.extraFields).toEqual(extraFields);
       // Merged: named fields replaced whole (no deep merge), a null removes one, the others kept.
@@ -400,14 +400,51 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
     const CHANGES_NO_USER = [
       // Creating a user: a new user has no session; the first CreateSession carries the copy.
       "createUserWithAccount",
-      "findUserById", "findUsers", "findUserByEmail", "findUserByUsername", "findAccount", "listUsers", "findAccountByProvider",
-      "updateAccountTokens", "listAccounts", "deleteAccount", "deleteAccountUnlessLast",
-      "createVerification", "findVerification", "consumeVerification", "deleteVerifications",
-      "enqueueMailRequest", "findDueMailRequests", "claimMailRequest", "retryMailRequest", "deleteMailRequest",
-      "findSessionOutbox", "findDueSessionOutbox", "claimSessionOutbox", "retrySessionOutbox", "clearSessionOutbox",
-      "saveTwoFactor", "findTwoFactor", "resealTwoFactor", "useTotpStep", "replaceBackupCodes", "useBackupCode", "countBackupCodes",
-      "createChallenge", "findChallenge", "countChallengeAttempt", "countUserChallengeAttempts", "setChallengeOtp", "consumeChallenge", "deleteUserChallenges",
-      "createTrustedDevice", "findTrustedDevice", "renewTrustedDevice", "listTrustedDevices", "deleteTrustedDevice", "deleteTrustedDevices",
+      "findUserById",
+      "findUsers",
+      "findUserByEmail",
+      "findUserByUsername",
+      "findAccount",
+      "listUsers",
+      "findAccountByProvider",
+      "updateAccountTokens",
+      "listAccounts",
+      "deleteAccount",
+      "deleteAccountUnlessLast",
+      "createVerification",
+      "findVerification",
+      "consumeVerification",
+      "deleteVerifications",
+      "enqueueMailRequest",
+      "findDueMailRequests",
+      "claimMailRequest",
+      "retryMailRequest",
+      "deleteMailRequest",
+      "findSessionOutbox",
+      "findDueSessionOutbox",
+      "claimSessionOutbox",
+      "retrySessionOutbox",
+      "clearSessionOutbox",
+      "saveTwoFactor",
+      "findTwoFactor",
+      "resealTwoFactor",
+      "useTotpStep",
+      "replaceBackupCodes",
+      "useBackupCode",
+      "countBackupCodes",
+      "createChallenge",
+      "findChallenge",
+      "countChallengeAttempt",
+      "countUserChallengeAttempts",
+      "setChallengeOtp",
+      "consumeChallenge",
+      "deleteUserChallenges",
+      "createTrustedDevice",
+      "findTrustedDevice",
+      "renewTrustedDevice",
+      "listTrustedDevices",
+      "deleteTrustedDevice",
+      "deleteTrustedDevices",
       "close",
     ];
 

@@ -5,5 +5,9 @@ import { twoFactorStoreContract } from "./two-factor-store.contract.js";
 import { createMemoryIdentityStore } from "./memory-identity-store.js";
 import { openIdentityStore } from "./mikro-identity-store.js";
 
-onEveryBackend("identity_store", { memory: () => createMemoryIdentityStore({ now: contractClock.now }), sql: (url) => openIdentityStore(url, { now: contractClock.now }) }, identityStoreContract);
+onEveryBackend(
+  "identity_store",
+  { memory: () => createMemoryIdentityStore({ now: contractClock.now }), sql: (url) => openIdentityStore(url, { now: contractClock.now }) },
+  identityStoreContract,
+);
 onEveryBackend("identity_two_factor", { memory: () => createMemoryIdentityStore(), sql: (url) => openIdentityStore(url) }, twoFactorStoreContract);

@@ -1,7 +1,15 @@
 /** The identity store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { compareUsers, matchesUserQuery } from "./user-query.js";
-import { type AccountRecord, type IdentityStore, type MailRequestRecord, mergeExtraFields, type SessionOutboxRecord, type UserRecord, type VerificationRecord } from "./identity-store.js";
+import {
+  type AccountRecord,
+  type IdentityStore,
+  type MailRequestRecord,
+  mergeExtraFields,
+  type SessionOutboxRecord,
+  type UserRecord,
+  type VerificationRecord,
+} from "./identity-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
 
@@ -94,7 +102,12 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       const user = users.get(id);
       if (!user) return null;
       const { extraFields, ...columns } = structuredClone(patch);
-      const updated: UserRecord = { ...user, ...columns, extraFields: extraFields ? mergeExtraFields(user.extraFields, extraFields) : user.extraFields, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) };
+      const updated: UserRecord = {
+        ...user,
+        ...columns,
+        extraFields: extraFields ? mergeExtraFields(user.extraFields, extraFields) : user.extraFields,
+        updatedAt: nextUserUpdatedAt(user.updatedAt, now()),
+      };
       const error = clash(updated);
       if (error) throw error;
       users.set(id, updated);
@@ -110,7 +123,10 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       return copyUser(updated);
     },
     async listAccounts(userId) {
-      return [...accounts.values()].filter((a) => a.userId === userId).sort(byCreation).map(copy);
+      return [...accounts.values()]
+        .filter((a) => a.userId === userId)
+        .sort(byCreation)
+        .map(copy);
     },
     async createAccount(account, options) {
       // The database's unique index on (providerId, accountId) refuses a second link of a social account.

@@ -1,6 +1,15 @@
 /** The two-factor part of the identity store on MikroORM (SQLite or PostgreSQL). */
 import type { Store } from "@auth-platform/runtime/store";
-import { BackupCodeEntity, TrustedDeviceEntity, type TrustedDeviceRow, TwoFactorChallengeEntity, type TwoFactorChallengeRow, TwoFactorEntity, type TwoFactorRow, UserEntity } from "./entities.js";
+import {
+  BackupCodeEntity,
+  TrustedDeviceEntity,
+  type TrustedDeviceRow,
+  TwoFactorChallengeEntity,
+  type TwoFactorChallengeRow,
+  TwoFactorEntity,
+  type TwoFactorRow,
+  UserEntity,
+} from "./entities.js";
 import type { TrustedDeviceRecord, TwoFactorChallengeRecord, TwoFactorRecord, TwoFactorStore } from "./two-factor-store.js";
 import { queueSessionOutbox } from "./queue-session-outbox.js";
 import { nextUserUpdatedAtSql } from "./user-updated-at.js";
@@ -47,7 +56,11 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
         await em.nativeDelete(TwoFactorEntity, { userId: record.userId });
         await em.nativeDelete(BackupCodeEntity, { userId: record.userId });
         await em.insert(TwoFactorEntity, record);
-        if (codeHashes.length) await em.insertMany(BackupCodeEntity, codeHashes.map((codeHash) => ({ userId: record.userId, codeHash })));
+        if (codeHashes.length)
+          await em.insertMany(
+            BackupCodeEntity,
+            codeHashes.map((codeHash) => ({ userId: record.userId, codeHash })),
+          );
       });
     },
     async findTwoFactor(userId) {
@@ -65,11 +78,7 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
       });
     },
     async useTotpStep(userId, step) {
-      const updated = await store.em().nativeUpdate(
-        TwoFactorEntity,
-        { userId, $or: [{ lastTotpStep: null }, { lastTotpStep: { $lt: step } }] },
-        { lastTotpStep: step },
-      );
+      const updated = await store.em().nativeUpdate(TwoFactorEntity, { userId, $or: [{ lastTotpStep: null }, { lastTotpStep: { $lt: step } }] }, { lastTotpStep: step });
       return updated === 1;
     },
     async deleteTwoFactor(userId) {
@@ -85,7 +94,11 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
     async replaceBackupCodes(userId, codeHashes) {
       await store.em().transactional(async (em) => {
         await em.nativeDelete(BackupCodeEntity, { userId });
-        if (codeHashes.length) await em.insertMany(BackupCodeEntity, codeHashes.map((codeHash) => ({ userId, codeHash })));
+        if (codeHashes.length)
+          await em.insertMany(
+            BackupCodeEntity,
+            codeHashes.map((codeHash) => ({ userId, codeHash })),
+          );
       });
     },
     async useBackupCode(userId, candidates) {
@@ -115,7 +128,10 @@ export function mikroTwoFactorStore(store: Store, now: () => Date = () => new Da
     async countUserChallengeAttempts(userId, now, atMost) {
       // Each row read holds at least one attempt, so `atMost` rows always reach `atMost`.
       const rows = await store.em().find(TwoFactorChallengeEntity, { userId, expiresAt: { $gt: now }, attempts: { $gt: 0 } }, { limit: atMost });
-      return Math.min(atMost, rows.reduce((sum, row) => sum + row.attempts, 0));
+      return Math.min(
+        atMost,
+        rows.reduce((sum, row) => sum + row.attempts, 0),
+      );
     },
     async setChallengeOtp(id, otpHash, otpExpiresAt) {
       await store.em().nativeUpdate(TwoFactorChallengeEntity, { id }, { otpHash, otpExpiresAt });

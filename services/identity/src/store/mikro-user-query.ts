@@ -29,7 +29,6 @@ function likePattern(query: { operator: SearchOperator; value: string }): string
   return `%${value}%`;
 }
 
-
 export interface UserListing {
   rows: UserRow[];
   total: number;
@@ -72,7 +71,10 @@ export async function listUsersInSql(em: EntityManager, dialect: Dialect, query:
   /** How many rows match, up to countLimit (0: all), reading at most countLimit + 1 of them. */
   const count = async (): Promise<Omit<UserListing, "rows">> => {
     if (!query.countLimit) return { total: await build().getCount(), totalIsLowerBound: false };
-    const { sql, params } = build().select(["id"]).limit(query.countLimit + 1).toQuery();
+    const { sql, params } = build()
+      .select(["id"])
+      .limit(query.countLimit + 1)
+      .toQuery();
     const [row] = await em.execute<Array<{ n: number | string }>>(`select count(*) as "n" from (${sql}) as "matching"`, [...params]);
     return bounded(Number(row?.n ?? 0));
   };
@@ -84,7 +86,9 @@ export async function listUsersInSql(em: EntityManager, dialect: Dialect, query:
 
   // Matches first: the subquery's LIMIT keeps the database from walking the sort order's index instead.
   const column = `"m"."${em.getMetadata().get(UserEntity).properties[sortField]!.fieldNames[0]}"`;
-  const { sql, params } = build().limit(query.countLimit + 1).toQuery();
+  const { sql, params } = build()
+    .limit(query.countLimit + 1)
+    .toQuery();
   const found = await em.execute<Array<Record<string, unknown> & { matching_count: number | string }>>(
     `select "m".*, count(*) over () as "matching_count" from (${sql}) as "m" order by ${column} ${direction}, "m"."id" asc limit ? offset ?`,
     [...params, query.limit, query.offset],

@@ -168,7 +168,12 @@ export function twoFactorStoreContract(backend: string, open: () => Promise<Iden
       const other = await aUserId();
       const challenges = [aChallenge(userId), aChallenge(userId), aChallenge(userId, { expiresAt: later(1_000) }), aChallenge(userId), aChallenge(other)];
       for (const challenge of challenges) await store.createChallenge(challenge);
-      for (const [index, attempts] of [[0, 3], [1, 2], [2, 4], [4, 5]] as const) {
+      for (const [index, attempts] of [
+        [0, 3],
+        [1, 2],
+        [2, 4],
+        [4, 5],
+      ] as const) {
         for (let i = 0; i < attempts; i++) await store.countChallengeAttempt(challenges[index]!.id, 5);
       }
       expect(await store.countUserChallengeAttempts(userId, AT, 100)).toBe(9);

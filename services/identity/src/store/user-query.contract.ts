@@ -24,7 +24,12 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
         { name: "Carl Adamson", role: "user", emailVerified: true },
       ];
       for (const [i, row] of rows.entries()) {
-        const user = aUser({ ...row, email: `${row.name!.split(" ")[0]!.toLowerCase()}.${tag}@example.com`, createdAt: new Date(T0 + i * 1000), updatedAt: new Date(T0 + i * 1000) });
+        const user = aUser({
+          ...row,
+          email: `${row.name!.split(" ")[0]!.toLowerCase()}.${tag}@example.com`,
+          createdAt: new Date(T0 + i * 1000),
+          updatedAt: new Date(T0 + i * 1000),
+        });
         await store.createUserWithAccount(user, anAccount(user));
         people.push(user);
       }
@@ -34,12 +39,24 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
     });
 
     const names = async (query: Partial<UserQuery>) => {
-      const { users, total } = await store.listUsers({ limit: 100, offset: 0, countLimit: 0, ...query, search: query.search ?? { field: "email", operator: "contains", value: tag } });
+      const { users, total } = await store.listUsers({
+        limit: 100,
+        offset: 0,
+        countLimit: 0,
+        ...query,
+        search: query.search ?? { field: "email", operator: "contains", value: tag },
+      });
       return { names: users.map((u) => u.name), total };
     };
 
     it("searches name case-insensitively with contains, starts_with and ends_with; wildcards are literal", async () => {
-      const inTag = (value: string, operator: "contains" | "starts_with" | "ends_with") => store.listUsers({ limit: 100, offset: 0, countLimit: 0, search: { field: "name", operator, value } }).then((r) => r.users.filter((u) => u.email.includes(tag)).map((u) => u.name).sort());
+      const inTag = (value: string, operator: "contains" | "starts_with" | "ends_with") =>
+        store.listUsers({ limit: 100, offset: 0, countLimit: 0, search: { field: "name", operator, value } }).then((r) =>
+          r.users
+            .filter((u) => u.email.includes(tag))
+            .map((u) => u.name)
+            .sort(),
+        );
       expect(await inTag("ADAM", "contains")).toEqual(["Carl Adamson", "Zoe Adams", "adam Smith"].sort());
       expect(await inTag("adam", "starts_with")).toEqual(["adam Smith"]);
       expect(await inTag("SON", "ends_with")).toEqual(["Carl Adamson"]);
@@ -115,7 +132,9 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
 
     it("counts up to the count limit: past it the total is the limit, flagged as a lower bound", async () => {
       const counted = (countLimit: number, query: Partial<UserQuery> = {}) =>
-        store.listUsers({ limit: 1, offset: 0, countLimit, search: { field: "email", operator: "contains", value: tag }, ...query }).then(({ users, total, totalIsLowerBound }) => ({ page: users.length, total, totalIsLowerBound }));
+        store
+          .listUsers({ limit: 1, offset: 0, countLimit, search: { field: "email", operator: "contains", value: tag }, ...query })
+          .then(({ users, total, totalIsLowerBound }) => ({ page: users.length, total, totalIsLowerBound }));
       expect(await counted(0)).toEqual({ page: 1, total: 4, totalIsLowerBound: false });
       expect(await counted(4)).toEqual({ page: 1, total: 4, totalIsLowerBound: false });
       expect(await counted(3)).toEqual({ page: 1, total: 3, totalIsLowerBound: true });
@@ -137,7 +156,13 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       const filters: Array<UserQuery["filter"]> = [undefined, { field: "emailVerified", operator: "ne", value: true }];
       for (const sort of sorts) {
         for (const filter of filters) {
-          for (const [limit, offset] of [[100, 0], [2, 0], [2, 1], [2, 2], [1, 3]] as const) {
+          for (const [limit, offset] of [
+            [100, 0],
+            [2, 0],
+            [2, 1],
+            [2, 2],
+            [1, 3],
+          ] as const) {
             const query = { limit, offset, sort, filter, search: { field: "email" as const, operator: "contains" as const, value: tag } };
             const exact = await store.listUsers({ ...query, countLimit: 100 });
             const bounded = await store.listUsers({ ...query, countLimit: 1 });
@@ -146,8 +171,14 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
               .sort(compareUsers({ ...query, countLimit: 0 }))
               .slice(offset, offset + limit)
               .map((p) => p.name);
-            expect(exact.users.map((u) => u.name), JSON.stringify({ sort, filter, limit, offset })).toEqual(expected);
-            expect(bounded.users.map((u) => u.name), JSON.stringify({ sort, filter, limit, offset })).toEqual(expected);
+            expect(
+              exact.users.map((u) => u.name),
+              JSON.stringify({ sort, filter, limit, offset }),
+            ).toEqual(expected);
+            expect(
+              bounded.users.map((u) => u.name),
+              JSON.stringify({ sort, filter, limit, offset }),
+            ).toEqual(expected);
             expect(exact).toMatchObject({ total: filter ? 2 : 4, totalIsLowerBound: false });
             expect(bounded).toMatchObject({ total: 1, totalIsLowerBound: true });
           }
@@ -160,7 +191,13 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       // count limit the SQL store reads the page in the sort order, not out of the matches it counted.
       const late = `l${newId().slice(0, 8).toLowerCase()}`;
       for (let i = 0; i < 45; i += 1) {
-        const user = aUser({ name: `Aaron ${String(i).padStart(2, "0")}`, email: `a${i}.${late}@example.com`, emailVerified: true, createdAt: new Date(T0 - 100_000 + i), updatedAt: new Date(T0) });
+        const user = aUser({
+          name: `Aaron ${String(i).padStart(2, "0")}`,
+          email: `a${i}.${late}@example.com`,
+          emailVerified: true,
+          createdAt: new Date(T0 - 100_000 + i),
+          updatedAt: new Date(T0),
+        });
         await store.createUserWithAccount(user, anAccount(user));
       }
       for (const [i, name] of ["Zed One", "Zed Two"].entries()) {
@@ -171,9 +208,15 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       const filter = { field: "emailVerified" as const, operator: "ne" as const, value: true };
       const sorts: Array<UserQuery["sort"]> = [undefined, { field: "name", direction: "asc" }, { field: "email", direction: "asc" }, { field: "createdAt", direction: "asc" }];
       for (const sort of sorts) {
-        for (const [offset, expected] of [[0, "Zed One"], [1, "Zed Two"]] as const) {
+        for (const [offset, expected] of [
+          [0, "Zed One"],
+          [1, "Zed Two"],
+        ] as const) {
           const page = await store.listUsers({ limit: 1, offset, countLimit: 1, search, filter, sort });
-          expect(page.users.map((u) => u.name), JSON.stringify({ sort, offset })).toEqual([expected]);
+          expect(
+            page.users.map((u) => u.name),
+            JSON.stringify({ sort, offset }),
+          ).toEqual([expected]);
           expect(page).toMatchObject({ total: 1, totalIsLowerBound: true });
         }
       }

@@ -35,12 +35,18 @@ export function matchesUserQuery(user: UserRecord, query: UserQuery): boolean {
     const expected = normalise(value);
     if (expected === null) return false;
     switch (operator) {
-      case "eq": return actual === expected;
-      case "ne": return actual !== expected;
-      case "lt": return actual < expected;
-      case "lte": return actual <= expected;
-      case "gt": return actual > expected;
-      case "gte": return actual >= expected;
+      case "eq":
+        return actual === expected;
+      case "ne":
+        return actual !== expected;
+      case "lt":
+        return actual < expected;
+      case "lte":
+        return actual <= expected;
+      case "gt":
+        return actual > expected;
+      case "gte":
+        return actual >= expected;
     }
   }
   return true;

@@ -64,7 +64,8 @@ describe("queueMessage", () => {
     expect(JSON.stringify(warnings[0]!.fields)).not.toMatch(/ada|example/i);
     // Another recipient is not affected; a retried idempotent call is answered without counting.
     expect((await queueMessage(deps, { to: "grace@example.com", template: "password-reset", variables: { url }, idempotencyKey: "g1" })).created).toBe(true);
-    for (let i = 0; i < 6; i++) expect((await queueMessage(deps, { to: "grace@example.com", template: "password-reset", variables: { url }, idempotencyKey: "g1" })).created).toBe(false);
+    for (let i = 0; i < 6; i++)
+      expect((await queueMessage(deps, { to: "grace@example.com", template: "password-reset", variables: { url }, idempotencyKey: "g1" })).created).toBe(false);
     expect((await queueMessage(deps, { to: "grace@example.com", template: "password-reset", variables: { url } })).created).toBe(true);
     // The window slides: 15 minutes after the first sends, the recipient may get mail again.
     advance(899);

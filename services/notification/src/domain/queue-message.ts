@@ -38,7 +38,12 @@ export async function queueMessage(deps: Deps, input: QueueMessageInput): Promis
   const recipient = input.to.trim().toLowerCase();
   if (!(await takeRecipientAllowance(deps, recipient, input.template))) {
     const { limit, windowSeconds } = deps.config.recipientLimit;
-    deps.log.warn("mail suppressed: recipient over its limit", { template: input.template, recipientKey: recipientKey(recipient, input.template).slice(0, 16), limit, windowSeconds });
+    deps.log.warn("mail suppressed: recipient over its limit", {
+      template: input.template,
+      recipientKey: recipientKey(recipient, input.template).slice(0, 16),
+      limit,
+      windowSeconds,
+    });
     return { id: "", created: false, suppressed: true };
   }
   const now = deps.now();

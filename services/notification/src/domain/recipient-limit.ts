@@ -36,7 +36,9 @@ export function allowanceOf(template: TemplateName): "sign-in" | "account" {
  */
 export function recipientKey(recipient: string, template?: TemplateName): string {
   const allowance = template ? allowanceOf(template) : "account";
-  return createHash("sha256").update(allowance === "account" ? mailboxOf(recipient) : `${allowance}:${mailboxOf(recipient)}`).digest("hex");
+  return createHash("sha256")
+    .update(allowance === "account" ? mailboxOf(recipient) : `${allowance}:${mailboxOf(recipient)}`)
+    .digest("hex");
 }
 
 /** True when the recipient may get one more message of this kind now (and counts it); false when over the limit. */

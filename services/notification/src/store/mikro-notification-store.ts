@@ -69,9 +69,7 @@ export async function openNotificationStore(url: string): Promise<NotificationSt
       return row ? toRecord(row) : null;
     },
     async findDue(now, limit) {
-      const rows = await store
-        .em()
-        .find(OutboxMessageEntity, { status: "pending", nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc" }, limit });
+      const rows = await store.em().find(OutboxMessageEntity, { status: "pending", nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc" }, limit });
       return rows.map(toRecord);
     },
     async pendingStats() {
@@ -89,17 +87,23 @@ export async function openNotificationStore(url: string): Promise<NotificationSt
     async markDelivered(id, at, options) {
       await store
         .em()
-        .nativeUpdate(OutboxMessageEntity, { id, deliveredAt: null }, { status: "delivered", deliveredAt: at, leaseUntil: null, leaseOwner: null, lastError: null, ...erased(options) });
+        .nativeUpdate(
+          OutboxMessageEntity,
+          { id, deliveredAt: null },
+          { status: "delivered", deliveredAt: at, leaseUntil: null, leaseOwner: null, lastError: null, ...erased(options) },
+        );
     },
     async scheduleRetry(id, owner, nextAttemptAt, error) {
-      await store
-        .em()
-        .nativeUpdate(OutboxMessageEntity, { id, status: "pending", leaseOwner: owner }, { nextAttemptAt, leaseUntil: null, leaseOwner: null, lastError: error });
+      await store.em().nativeUpdate(OutboxMessageEntity, { id, status: "pending", leaseOwner: owner }, { nextAttemptAt, leaseUntil: null, leaseOwner: null, lastError: error });
     },
     async markFailed(id, owner, error, options) {
       await store
         .em()
-        .nativeUpdate(OutboxMessageEntity, { id, status: "pending", leaseOwner: owner }, { status: "failed", leaseUntil: null, leaseOwner: null, lastError: error, ...erased(options) });
+        .nativeUpdate(
+          OutboxMessageEntity,
+          { id, status: "pending", leaseOwner: owner },
+          { status: "failed", leaseUntil: null, leaseOwner: null, lastError: error, ...erased(options) },
+        );
     },
     async findByIdempotencyKey(key) {
       const row = await store.em().findOne(OutboxMessageEntity, { idempotencyKey: key });
@@ -135,9 +139,7 @@ export async function openNotificationStore(url: string): Promise<NotificationSt
       return store.em().nativeDelete(RecipientSlotEntity, { usedAt: { $lte: before } });
     },
     async list({ recipient, limit }) {
-      const rows = await store
-        .em()
-        .find(OutboxMessageEntity, recipient ? { recipient } : {}, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit });
+      const rows = await store.em().find(OutboxMessageEntity, recipient ? { recipient } : {}, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit });
       return rows.map(toRecord);
     },
     close: () => store.close(),

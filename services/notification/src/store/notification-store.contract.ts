@@ -110,7 +110,14 @@ export function notificationStoreContract(backend: string, open: () => Promise<N
       expect(await store.findById(message.id)).toMatchObject({ leaseOwner: "w1", lastError: null });
 
       await store.scheduleRetry(message.id, "w1", at(5), "connection refused");
-      expect(await store.findById(message.id)).toMatchObject({ status: "pending", attempts: 1, nextAttemptAt: at(5), leaseUntil: null, leaseOwner: null, lastError: "connection refused" });
+      expect(await store.findById(message.id)).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        nextAttemptAt: at(5),
+        leaseUntil: null,
+        leaseOwner: null,
+        lastError: "connection refused",
+      });
       expect(await store.findDue(at(4), 10)).toEqual([]);
       expect(await store.findDue(at(5), 10)).toHaveLength(1);
 

@@ -7,10 +7,7 @@ export const deleteAccount: MailTemplate = {
   letter: (vars, { appName }) => ({
     subject: `Confirm deleting your ${appName} account`,
     heading: "Confirm deleting your account",
-    intro: [
-      greeting(vars),
-      `You asked to delete your ${appName} account. Deleting it removes the account and its data, and cannot be undone.`,
-    ],
+    intro: [greeting(vars), `You asked to delete your ${appName} account. Deleting it removes the account and its data, and cannot be undone.`],
     action: { label: "Delete my account", url: vars.url! },
     outro: ["If you did not ask for this, ignore this email and your account stays as it is. Consider changing your password."],
   }),

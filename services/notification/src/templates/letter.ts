@@ -4,13 +4,7 @@
  * HTML-escaped here, in one place, so a template cannot forget to.
  */
 
-export type TemplateName =
-  | "email-verification"
-  | "password-reset"
-  | "change-email"
-  | "delete-account"
-  | "organization-invitation"
-  | "sign-in-code";
+export type TemplateName = "email-verification" | "password-reset" | "change-email" | "delete-account" | "organization-invitation" | "sign-in-code";
 
 /** What every template may use besides its variables: the product's name and where its footer points. */
 export interface MailContext {
@@ -110,9 +104,7 @@ function composeHtml(letter: Letter, context: MailContext): string {
   const code = letter.code
     ? `<p style="margin:24px 0;font-size:28px;font-weight:700;letter-spacing:6px;font-family:ui-monospace,Menlo,Consolas,monospace">${escapeHtml(letter.code)}</p>`
     : "";
-  const footerLink = context.footerUrl
-    ? `<br><a href="${escapeHtml(context.footerUrl)}" style="color:#6b7280">${escapeHtml(context.footerUrl)}</a>`
-    : "";
+  const footerLink = context.footerUrl ? `<br><a href="${escapeHtml(context.footerUrl)}" style="color:#6b7280">${escapeHtml(context.footerUrl)}</a>` : "";
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(letter.subject)}</title></head>

@@ -14,10 +14,7 @@ export const organizationInvitation: MailTemplate = {
     return {
       subject: inviter ? `${inviter} invited you to join ${organization} on ${appName}` : `You are invited to join ${organization} on ${appName}`,
       heading: `Join ${organization}`,
-      intro: [
-        greeting(vars.name ? { name: shownName(vars.name) } : {}),
-        `${who} to join the organization ${organization} on ${appName}${vars.role ? ` as ${vars.role}` : ""}.`,
-      ],
+      intro: [greeting(vars.name ? { name: shownName(vars.name) } : {}), `${who} to join the organization ${organization} on ${appName}${vars.role ? ` as ${vars.role}` : ""}.`],
       action: { label: "Accept invitation", url: vars.url! },
       outro: [
         `This email was sent by ${appName}, the sign-in service of this organization. The organization's and the inviter's names were typed by its members; ${appName} did not check them.`,

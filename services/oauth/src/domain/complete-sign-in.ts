@@ -59,7 +59,15 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
 
   let profile: VerifiedProfile;
   try {
-    const result = await provider.complete({ code: input.code, state: state.state, codeVerifier: state.codeVerifier, nonce: state.nonce, redirectUri: redirectUriOf(deps, provider.id), userJson: input.userJson, iss: input.iss });
+    const result = await provider.complete({
+      code: input.code,
+      state: state.state,
+      codeVerifier: state.codeVerifier,
+      nonce: state.nonce,
+      redirectUri: redirectUriOf(deps, provider.id),
+      userJson: input.userJson,
+      iss: input.iss,
+    });
     if (!result.profile.email) return fail("EMAIL_NOT_FOUND");
     profile = { ...result.profile, email: lowerCaseAddress(result.profile.email), providerId: provider.id, tokens: result.tokens };
   } catch (error) {

@@ -40,7 +40,12 @@ export async function signInWithIdToken(deps: Pick<Registry, "config" | "provide
   try {
     return await deps.identity.signInWithProvider(
       { ...result.profile, email: lowerCaseAddress(result.profile.email), providerId: provider.id, tokens },
-      { trusted: deps.config.trustedProviders.includes(provider.id), disableImplicitLinking: deps.config.disableImplicitLinking, client: input.client, trustedDevice: input.trustedDevice },
+      {
+        trusted: deps.config.trustedProviders.includes(provider.id),
+        disableImplicitLinking: deps.config.disableImplicitLinking,
+        client: input.client,
+        trustedDevice: input.trustedDevice,
+      },
     );
   } catch (error) {
     // identity's answer is meant for our caller (a peer error escaping would be a generic 500).

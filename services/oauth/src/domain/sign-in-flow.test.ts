@@ -6,7 +6,13 @@ import { testRegistry, type TestRegistry } from "./test-registry.js";
 
 const client = { ipAddress: "203.0.113.5" };
 const start = (deps: TestRegistry, extra: Partial<Parameters<typeof startSignIn>[1]> = {}) =>
-  startSignIn(deps, { providerId: "github", callbackUrl: "https://app.example/dashboard", errorUrl: "https://app.example/oops", newUserUrl: "https://app.example/welcome", ...extra });
+  startSignIn(deps, {
+    providerId: "github",
+    callbackUrl: "https://app.example/dashboard",
+    errorUrl: "https://app.example/oops",
+    newUserUrl: "https://app.example/welcome",
+    ...extra,
+  });
 const callback = (deps: TestRegistry, state: string | undefined, extra: Partial<Parameters<typeof completeSignIn>[1]> = {}) =>
   completeSignIn(deps, { providerId: "github", code: "the-code", state, client, ...extra });
 

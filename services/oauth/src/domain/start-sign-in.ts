@@ -47,6 +47,13 @@ export async function startSignIn(deps: Pick<Registry, "config" | "store" | "pro
     expiresAt: new Date(now.getTime() + STATE_TTL_MS),
     createdAt: now,
   });
-  const url = await provider.authorizationUrl({ state, codeVerifier, nonce, redirectUri: redirectUriOf(deps, provider.id), scopes: input.scopes ?? [], loginHint: input.loginHint });
+  const url = await provider.authorizationUrl({
+    state,
+    codeVerifier,
+    nonce,
+    redirectUri: redirectUriOf(deps, provider.id),
+    scopes: input.scopes ?? [],
+    loginHint: input.loginHint,
+  });
   return { url, state };
 }

@@ -24,7 +24,11 @@ export interface FakeProvider extends Provider {
 export function fakeProvider(id = "github"): FakeProvider {
   const provider: FakeProvider = {
     id,
-    answer: { profile: { accountId: "42", email: "Ada@Example.com", emailVerified: true, name: "Ada", image: null }, tokens: { accessToken: "at", scopes: ["read:user"] }, raw: {} },
+    answer: {
+      profile: { accountId: "42", email: "Ada@Example.com", emailVerified: true, name: "Ada", image: null },
+      tokens: { accessToken: "at", scopes: ["read:user"] },
+      raw: {},
+    },
     completed: [],
     async authorizationUrl(input) {
       return `https://provider.example/authorize?state=${input.state}&redirect_uri=${encodeURIComponent(input.redirectUri)}`;

@@ -6,21 +6,7 @@
 import { type Json, type ProviderHttp, flag, obj, str } from "./http.js";
 import type { MappedProfile } from "./types.js";
 
-export const PROVIDER_IDS = [
-  "apple",
-  "discord",
-  "facebook",
-  "github",
-  "microsoft",
-  "google",
-  "spotify",
-  "twitch",
-  "twitter",
-  "dropbox",
-  "linkedin",
-  "gitlab",
-  "reddit",
-] as const;
+export const PROVIDER_IDS = ["apple", "discord", "facebook", "github", "microsoft", "google", "spotify", "twitch", "twitter", "dropbox", "linkedin", "gitlab", "reddit"] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export interface Endpoints {
@@ -82,7 +68,12 @@ async function userInfoClaims(ctx: ProfileContext) {
 export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
   apple: {
     discovery: true,
-    endpoints: { issuer: "https://appleid.apple.com", authorization: "https://appleid.apple.com/auth/authorize", token: "https://appleid.apple.com/auth/token", jwks: "https://appleid.apple.com/auth/keys" },
+    endpoints: {
+      issuer: "https://appleid.apple.com",
+      authorization: "https://appleid.apple.com/auth/authorize",
+      token: "https://appleid.apple.com/auth/token",
+      jwks: "https://appleid.apple.com/auth/keys",
+    },
     scopes: ["email", "name"],
     pkce: false,
     clientAuth: "post",
@@ -218,7 +209,10 @@ export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
       const raw = await ctx.http.getJson(ctx.endpoints.userInfo!, ctx.accessToken);
       const id = str(raw.id);
       const images = Array.isArray(raw.images) ? (raw.images as Json[]) : [];
-      return { raw, profile: id ? { accountId: id, email: str(raw.email) ?? null, emailVerified: false, name: str(raw.display_name) ?? "", image: str(images[0]?.url) ?? null } : null };
+      return {
+        raw,
+        profile: id ? { accountId: id, email: str(raw.email) ?? null, emailVerified: false, name: str(raw.display_name) ?? "", image: str(images[0]?.url) ?? null } : null,
+      };
     },
   },
   twitch: {
@@ -256,7 +250,10 @@ export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
       const id = str(data.id);
       const email = str(data.confirmed_email) ?? null;
       // X answers confirmed_email only for an address the user confirmed.
-      return { raw, profile: id ? { accountId: id, email, emailVerified: email !== null, name: str(data.name) ?? str(data.username) ?? "", image: str(data.profile_image_url) ?? null } : null };
+      return {
+        raw,
+        profile: id ? { accountId: id, email, emailVerified: email !== null, name: str(data.name) ?? str(data.username) ?? "", image: str(data.profile_image_url) ?? null } : null,
+      };
     },
   },
   dropbox: {
@@ -277,7 +274,15 @@ export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
       const id = str(raw.account_id);
       return {
         raw,
-        profile: id ? { accountId: id, email: str(raw.email) ?? null, emailVerified: flag(raw.email_verified), name: str(obj(raw.name).display_name) ?? "", image: str(raw.profile_photo_url) ?? null } : null,
+        profile: id
+          ? {
+              accountId: id,
+              email: str(raw.email) ?? null,
+              emailVerified: flag(raw.email_verified),
+              name: str(obj(raw.name).display_name) ?? "",
+              image: str(raw.profile_photo_url) ?? null,
+            }
+          : null,
       };
     },
   },
@@ -307,7 +312,15 @@ export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
       // GitLab's primary email is confirmed once confirmed_at is set.
       return {
         raw,
-        profile: id ? { accountId: id, email: str(raw.email) ?? null, emailVerified: str(raw.confirmed_at) !== undefined, name: str(raw.name) ?? str(raw.username) ?? "", image: str(raw.avatar_url) ?? null } : null,
+        profile: id
+          ? {
+              accountId: id,
+              email: str(raw.email) ?? null,
+              emailVerified: str(raw.confirmed_at) !== undefined,
+              name: str(raw.name) ?? str(raw.username) ?? "",
+              image: str(raw.avatar_url) ?? null,
+            }
+          : null,
       };
     },
   },
@@ -325,7 +338,15 @@ export const PROVIDERS: Record<ProviderId, ProviderDefinition> = {
       // Reddit discloses no email address: sign-in answers email_not_found unless one is added by a later API.
       return {
         raw,
-        profile: id ? { accountId: id, email: str(raw.email) ?? null, emailVerified: flag(raw.has_verified_email) && str(raw.email) !== undefined, name: str(raw.name) ?? "", image: str(raw.icon_img)?.split("?")[0] ?? null } : null,
+        profile: id
+          ? {
+              accountId: id,
+              email: str(raw.email) ?? null,
+              emailVerified: flag(raw.has_verified_email) && str(raw.email) !== undefined,
+              name: str(raw.name) ?? "",
+              image: str(raw.icon_img)?.split("?")[0] ?? null,
+            }
+          : null,
       };
     },
   },

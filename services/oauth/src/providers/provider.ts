@@ -61,7 +61,13 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
       });
       const endpoints = endpointsOf(definition, settings, found.serverMetadata());
       // A plain copy: serverMetadata() carries helper methods the constructor does not take.
-      const metadata: oidc.ServerMetadata = { ...(JSON.parse(JSON.stringify(found.serverMetadata())) as oidc.ServerMetadata), authorization_endpoint: endpoints.authorization, token_endpoint: endpoints.token, userinfo_endpoint: endpoints.userInfo, jwks_uri: endpoints.jwks };
+      const metadata: oidc.ServerMetadata = {
+        ...(JSON.parse(JSON.stringify(found.serverMetadata())) as oidc.ServerMetadata),
+        authorization_endpoint: endpoints.authorization,
+        token_endpoint: endpoints.token,
+        userinfo_endpoint: endpoints.userInfo,
+        jwks_uri: endpoints.jwks,
+      };
       const config = new oidc.Configuration(metadata, settings.clientId, undefined, oidc.ClientSecretPost(settings.clientSecret));
       if (insecure.length || [endpoints.token, endpoints.authorization].some((u) => u.startsWith("http:") && isLoopback(u))) oidc.allowInsecureRequests(config);
       return { config, endpoints };
@@ -196,11 +202,15 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
 
   /** A form-encoded POST to the token endpoint with the client's credentials (in the body, or HTTP Basic). */
   async function tokenRequest(fields: Record<string, string | undefined>, what: string): Promise<Json> {
-    const credentials = definition.clientAuth === "basic" ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`).toString("base64")}` } : undefined;
+    const credentials =
+      definition.clientAuth === "basic"
+        ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`).toString("base64")}` }
+        : undefined;
     const form = { ...fields, client_id: settings.clientId, client_secret: definition.clientAuth === "post" ? settings.clientSecret : undefined };
     try {
       const answer = await deps.http.postForm((await endpoints()).token, form, credentials);
-      if (typeof answer.access_token !== "string") throw new ProviderHttpError(`${id} token endpoint answered ${typeof answer.error === "string" ? answer.error : "no access token"}`);
+      if (typeof answer.access_token !== "string")
+        throw new ProviderHttpError(`${id} token endpoint answered ${typeof answer.error === "string" ? answer.error : "no access token"}`);
       return answer;
     } catch (error) {
       throw new ProfileError(`${id} ${what}: ${(error as Error).message}`);

@@ -39,7 +39,12 @@ export async function findTarget(deps: Deps, caller: Caller, target: Target): Pr
  * active. An organization that does not exist is refused like one the caller is not a member of (the same
  * `refusal`), so a non-member cannot tell taken slugs from free ones by asking for them.
  */
-export async function requireReadable(deps: Deps, caller: Caller, target: Target, refusal: ErrorCode = "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"): Promise<{ organization: OrganizationRecord; member: MemberRecord } | "none"> {
+export async function requireReadable(
+  deps: Deps,
+  caller: Caller,
+  target: Target,
+  refusal: ErrorCode = "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+): Promise<{ organization: OrganizationRecord; member: MemberRecord } | "none"> {
   const organization = await findTarget(deps, caller, target);
   if (organization === "none") return "none";
   const member = organization && (await deps.store.findMember(organization.id, caller.userId));
@@ -103,4 +108,3 @@ export function mayGrant(deps: Deps, member: MemberRecord, role: string): boolea
   if (isOwner(deps, member)) return true;
   return !isOwner(deps, { role }) && grantsAllOf(deps.config.roles, member.role, role);
 }
-

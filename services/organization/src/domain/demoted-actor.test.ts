@@ -10,7 +10,6 @@ import { createOrganization, deleteOrganization, updateOrganization } from "./or
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
-
 /** Ada owns the organization; Grace is a second owner, Alan an admin, Joan a member. */
 async function setUp() {
   const deps = testRegistry();
@@ -56,7 +55,9 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot update or delete the organization with the old role", async () => {
     const { deps, organization, alan, grace } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await errorCode(updateOrganization(deps, alan.caller(), { organizationId: organization.id, patch: { name: "Taken over" } }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
+    expect(await errorCode(updateOrganization(deps, alan.caller(), { organizationId: organization.id, patch: { name: "Taken over" } }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION",
+    );
     read();
     expect((await deps.store.findOrganization(organization.id))!.name).toBe("Engines");
 
@@ -69,12 +70,16 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot remove a member with the old role, nor one made an owner meanwhile", async () => {
     const { deps, organization, alan, joan } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER",
+    );
     read();
     await deps.store.updateMemberRole(alan.member.id, "admin");
     // Only an owner removes an owner: Joan is made one after Alan's request read her as a member.
     read = changeAfterRead(deps, "findMemberById", joan.member.id, () => deps.store.updateMemberRole(joan.member.id, "owner"));
-    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, alan.caller(), { memberIdOrEmail: joan.member.id, organizationId: organization.id }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER",
+    );
     read();
     expect(await deps.store.findMemberById(joan.member.id)).not.toBeNull();
   });
@@ -90,15 +95,21 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot change roles with the old role, nor grant the owner role after losing it", async () => {
     const { deps, organization, alan, grace, joan } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await errorCode(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "admin", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "admin", organizationId: organization.id }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER",
+    );
     read();
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "admin"));
-    expect(await errorCode(updateMemberRole(deps, grace.caller(), { memberId: joan.member.id, role: "owner", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, grace.caller(), { memberId: joan.member.id, role: "owner", organizationId: organization.id }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER",
+    );
     read();
     // Only an owner changes an owner's role: Joan is made one after Alan's request read her as a member.
     await deps.store.updateMemberRole(alan.member.id, "admin");
     read = changeAfterRead(deps, "findMemberById", joan.member.id, () => deps.store.updateMemberRole(joan.member.id, "owner"));
-    expect(await errorCode(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "member", organizationId: organization.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(updateMemberRole(deps, alan.caller(), { memberId: joan.member.id, role: "member", organizationId: organization.id }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER",
+    );
     read();
     expect((await deps.store.findMemberById(joan.member.id))!.role).toBe("owner");
   });
@@ -106,18 +117,24 @@ describe("an actor demoted while their request is in flight", () => {
   it("cannot invite, re-send or cancel invitations with the old role", async () => {
     const { deps, organization, alan, grace, invitation } = await setUp();
     let read = changeAfterCheck(deps, alan.user.id, () => deps.store.updateMemberRole(alan.member.id, "member"));
-    expect(await errorCode(inviteMember(deps, alan.caller(), { email: "mary@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    expect(await errorCode(inviteMember(deps, alan.caller(), { email: "mary@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION",
+    );
     read();
     expect(await deps.store.findPendingInvitation(organization.id, "mary@example.com")).toBeNull();
 
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "admin"));
-    expect(await errorCode(inviteMember(deps, grace.caller(), { email: "mary@example.com", role: "owner", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+    expect(await errorCode(inviteMember(deps, grace.caller(), { email: "mary@example.com", role: "owner", organizationId: organization.id, resend: false }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE",
+    );
     read();
 
     await deps.store.updateMemberRole(grace.member.id, "owner");
     deps.advance(60_000);
     read = changeAfterCheck(deps, grace.user.id, () => deps.store.updateMemberRole(grace.member.id, "member"));
-    expect(await errorCode(inviteMember(deps, grace.caller(), { email: invitation.email, role: "member", organizationId: organization.id, resend: true }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    expect(await errorCode(inviteMember(deps, grace.caller(), { email: invitation.email, role: "member", organizationId: organization.id, resend: true }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION",
+    );
     read();
     expect((await deps.store.findInvitation(invitation.id))!.expiresAt).toEqual(invitation.expiresAt);
     expect((await deps.deliverMail()).filter((m) => m.to === invitation.email)).toHaveLength(1);

@@ -55,7 +55,11 @@ describe("invitation mail outbox", () => {
     expect(await deps.deliverMail()).toEqual([]);
     deps.advance(RETRY.baseMs);
     expect(await deps.deliverMail()).toEqual([
-      { to: "grace@example.com", key: `organization-invitation:${invitation.id}:${invitation.expiresAt.getTime()}`, variables: expect.objectContaining({ url: `https://app.example.com/accept-invitation/${invitation.id}`, inviter_name: "Ada" }) },
+      {
+        to: "grace@example.com",
+        key: `organization-invitation:${invitation.id}:${invitation.expiresAt.getTime()}`,
+        variables: expect.objectContaining({ url: `https://app.example.com/accept-invitation/${invitation.id}`, inviter_name: "Ada" }),
+      },
     ]);
     expect(await queued(deps)).toEqual([]);
   });

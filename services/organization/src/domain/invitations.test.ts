@@ -12,7 +12,8 @@ async function setUp(deps: TestRegistry) {
   const owner = aUser(deps, "Ada");
   const { organization } = await createOrganization(deps, { caller: owner.caller(), name: "Engines", slug: "engines", metadata: {} });
   const invitee = aUser(deps, "Grace");
-  const invite = (role = "member", by = owner) => inviteMember(deps, by.caller(), { email: invitee.user.email.toUpperCase(), role, organizationId: organization.id, resend: false });
+  const invite = (role = "member", by = owner) =>
+    inviteMember(deps, by.caller(), { email: invitee.user.email.toUpperCase(), role, organizationId: organization.id, resend: false });
   return { owner, organization, invitee, invite };
 }
 
@@ -22,7 +23,12 @@ describe("invitations", () => {
     const { invitee, invite } = await setUp(deps);
     const invitation = await invite();
     expect(invitation).toMatchObject({ email: invitee.user.email, status: "pending", expiresAt: new Date(deps.now().getTime() + TWO_DAYS) });
-    expect(await deps.deliverMail()).toEqual([expect.objectContaining({ to: invitee.user.email, variables: expect.objectContaining({ url: `https://app.example.com/accept-invitation/${invitation.id}`, organization_name: "Engines", inviter_name: "Ada" }) })]);
+    expect(await deps.deliverMail()).toEqual([
+      expect.objectContaining({
+        to: invitee.user.email,
+        variables: expect.objectContaining({ url: `https://app.example.com/accept-invitation/${invitation.id}`, organization_name: "Engines", inviter_name: "Ada" }),
+      }),
+    ]);
   });
 
   it("refuses a second invitation unless resend, which renews it and mails again", async () => {
@@ -109,7 +115,9 @@ describe("invitations", () => {
     await acceptInvitation(deps, member.caller(), memberInvite.id);
     const pending = await invite();
     expect(await errorCode(cancelInvitation(deps, member.caller(), pending.id))).toBe("YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION");
-    expect(await errorCode(inviteMember(deps, member.caller(), { email: "x@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+    expect(await errorCode(inviteMember(deps, member.caller(), { email: "x@example.com", role: "member", organizationId: organization.id, resend: false }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION",
+    );
     expect((await cancelInvitation(deps, owner.caller(), pending.id)).status).toBe("canceled");
     expect(await errorCode(acceptInvitation(deps, invitee.caller(), pending.id))).toBe("INVITATION_NOT_FOUND");
   });
@@ -119,7 +127,11 @@ describe("invitations", () => {
     const { owner, organization, invitee, invite } = await setUp(deps);
     expect(await errorCode(invite("wizard"))).toBe("ROLE_NOT_FOUND");
     const admin = aUser(deps, "Admin");
-    await acceptInvitation(deps, admin.caller(), (await inviteMember(deps, owner.caller(), { email: admin.user.email, role: "admin", organizationId: organization.id, resend: false })).id);
+    await acceptInvitation(
+      deps,
+      admin.caller(),
+      (await inviteMember(deps, owner.caller(), { email: admin.user.email, role: "admin", organizationId: organization.id, resend: false })).id,
+    );
     expect(await errorCode(invite("owner", admin))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
     const invitation = await invite("member", admin);
     await deps.store.deleteMember((await deps.store.findMember(organization.id, admin.user.id))!.id);
@@ -130,7 +142,11 @@ describe("invitations", () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);
     const admin = aUser(deps, "Admin");
-    await acceptInvitation(deps, admin.caller(), (await inviteMember(deps, owner.caller(), { email: admin.user.email, role: "admin", organizationId: organization.id, resend: false })).id);
+    await acceptInvitation(
+      deps,
+      admin.caller(),
+      (await inviteMember(deps, owner.caller(), { email: admin.user.email, role: "admin", organizationId: organization.id, resend: false })).id,
+    );
     const invitation = await invite("admin", admin);
     const adminMember = (await deps.store.findMember(organization.id, admin.user.id))!;
     await deps.store.updateMemberRole(adminMember.id, "member");

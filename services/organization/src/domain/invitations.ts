@@ -80,7 +80,8 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
     const resender = inviterWith(pending.role);
     resender.check(actor);
     invitation = { ...pending, expiresAt, inviterId: caller.userId };
-    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, inviterId: caller.userId, actor: resender, mail: mailOf(invitation) }))) throw new AuthError("INVITATION_NOT_FOUND");
+    if (!(await deps.store.answerInvitation(pending.id, "pending", { expiresAt, inviterId: caller.userId, actor: resender, mail: mailOf(invitation) })))
+      throw new AuthError("INVITATION_NOT_FOUND");
   } else {
     invitation = { id: newId(), organizationId, email, role: input.role, status: "pending", inviterId: caller.userId, expiresAt, createdAt: now };
     // The store refuses a second pending invitation of the address, and one past the organization's limit,
@@ -155,11 +156,16 @@ export async function acceptInvitation(deps: Deps, caller: Caller, id: string): 
   if (!(await deps.store.acceptInvitation(id, member, inviter))) throw new AuthError("INVITATION_NOT_FOUND");
   // What follows calls identity and the session service; if either fails, the invitation is pending again
   // and the member gone, so the recipient's retry works.
-  await undoOnFailure(deps, "accept invitation", () => deps.store.reopenInvitation(id, member.id), async () => {
-    // Read again after the write: a deletion of the user that ran meanwhile is seen (requireLiveMember).
-    await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
-    await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
-  });
+  await undoOnFailure(
+    deps,
+    "accept invitation",
+    () => deps.store.reopenInvitation(id, member.id),
+    async () => {
+      // Read again after the write: a deletion of the user that ran meanwhile is seen (requireLiveMember).
+      await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
+      await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
+    },
+  );
   return { invitation: { ...invitation, status: "accepted" }, member };
 }
 

@@ -6,7 +6,6 @@ import { createOrganization } from "./organizations.js";
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
-
 async function setUp(deps: TestRegistry) {
   const owner = aUser(deps, "Ada");
   const { organization } = await createOrganization(deps, { caller: owner.caller(), name: "Engines", slug: "engines", metadata: {} });

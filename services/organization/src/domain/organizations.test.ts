@@ -5,7 +5,6 @@ import { checkSlug, createOrganization, deleteOrganization, getFullOrganization,
 import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
-
 async function anOrganization(deps: TestRegistry, owner = aUser(deps), slug = `org-${Math.random().toString(36).slice(2)}`) {
   const full = await createOrganization(deps, { caller: owner.caller(), name: "Engines", slug, metadata: {} });
   return { owner, organization: full.organization, full };
@@ -45,9 +44,13 @@ describe("create organization", () => {
     const other = aUser(deps);
     expect(await errorCode(createOrganization(deps, { caller: other.caller(), name: "x", slug: organization.slug, metadata: {} }))).toBe("ORGANIZATION_ALREADY_EXISTS");
     expect(await errorCode(checkSlug(deps, organization.slug))).toBe("ORGANIZATION_ALREADY_EXISTS");
-    expect(await errorCode(createOrganization(deps, { caller: owner.caller(), name: "x", slug: "second", metadata: {} }))).toBe("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
+    expect(await errorCode(createOrganization(deps, { caller: owner.caller(), name: "x", slug: "second", metadata: {} }))).toBe(
+      "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS",
+    );
     const closed = testRegistry({ ORGANIZATION_ALLOW_CREATION: "false" });
-    expect(await errorCode(createOrganization(closed, { caller: aUser(closed).caller(), name: "x", slug: "x", metadata: {} }))).toBe("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
+    expect(await errorCode(createOrganization(closed, { caller: aUser(closed).caller(), name: "x", slug: "x", metadata: {} }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION",
+    );
   });
 
   it("slugs differing only in case are one slug: stored lower-cased, a create or update conflicts, check-slug and lookups fold", async () => {
@@ -82,8 +85,12 @@ describe("update and delete", () => {
     const admin = await aMemberOf(deps, organization.id, owner, "admin");
     const member = await aMemberOf(deps, organization.id, owner);
     expect((await updateOrganization(deps, admin.caller(), { organizationId: organization.id, patch: { name: "New" } })).name).toBe("New");
-    expect(await errorCode(updateOrganization(deps, member.caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION");
-    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(updateOrganization(deps, member.caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe(
+      "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION",
+    );
+    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe(
+      "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+    );
     expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { patch: { name: "x" } }))).toBe("NO_ACTIVE_ORGANIZATION");
   });
 

@@ -46,13 +46,18 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
   // concurrent creates of one slug.
   await deps.store.createOrganization(organization, creator, deps.config.organizationLimit);
   // What follows the write calls identity and the session service; if either fails, the organization goes again.
-  const members = await undoOnFailure(deps, "create organization", () => deps.store.deleteOrganization(organization.id), async () => {
-    // Read again after the write: a deletion of the creator that ran meanwhile is seen (requireLiveMember).
-    const members = await withUsers(deps, [creator]);
-    await requireLiveMember(deps, members[0]!);
-    if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
-    return members;
-  });
+  const members = await undoOnFailure(
+    deps,
+    "create organization",
+    () => deps.store.deleteOrganization(organization.id),
+    async () => {
+      // Read again after the write: a deletion of the creator that ran meanwhile is seen (requireLiveMember).
+      const members = await withUsers(deps, [creator]);
+      await requireLiveMember(deps, members[0]!);
+      if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
+      return members;
+    },
+  );
   return { organization, members, invitations: [], memberCount: 1 };
 }
 

@@ -32,7 +32,10 @@ export const roleTableSchema = z.record(roleName, permissions).refine((table) =>
 
 /** The roles a member's role value names (comma-separated), trimmed. */
 export function rolesOf(role: string): string[] {
-  return role.split(",").map((r) => r.trim()).filter(Boolean);
+  return role
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
 }
 
 /** Whether every role in the value is configured. */
@@ -49,9 +52,7 @@ function actionsOf(permissions: Permissions, resource: string): readonly string[
 /** Whether the member's role grants every asked action on every asked resource. */
 export function grants(table: RoleTable, role: string, asked: Record<string, readonly string[]>): boolean {
   const roles = rolesOf(role).filter((r) => Object.hasOwn(table, r));
-  return Object.entries(asked).every(([resource, actions]) =>
-    actions.every((action) => roles.some((r) => actionsOf(table[r]!, resource).includes(action))),
-  );
+  return Object.entries(asked).every(([resource, actions]) => actions.every((action) => roles.some((r) => actionsOf(table[r]!, resource).includes(action))));
 }
 
 /** Whether `holder` grants everything `role` grants: a member hands on (invites with, sets) only what they hold. */

@@ -58,7 +58,13 @@ const FILTER_FIELDS = ["role", "userId"] as const;
 const FILTER_OPERATORS = ["eq", "ne", "in", "not_in"] as const;
 
 /** The member list's order and filter (MemberQuery): unknown fields or operators are refused, not ignored. */
-export function memberQuery(req: { sortBy: string; descending: boolean; filterField: string; filterOperator: string; filterValues: string[] }): Pick<MemberQuery, "sortBy" | "descending" | "filter"> {
+export function memberQuery(req: {
+  sortBy: string;
+  descending: boolean;
+  filterField: string;
+  filterOperator: string;
+  filterValues: string[];
+}): Pick<MemberQuery, "sortBy" | "descending" | "filter"> {
   const sortBy = req.sortBy || "createdAt";
   if (!(SORT_FIELDS as readonly string[]).includes(sortBy)) throw new AuthError("VALIDATION_ERROR", `sortBy must be one of ${SORT_FIELDS.join(", ")}`);
   const query: Pick<MemberQuery, "sortBy" | "descending" | "filter"> = { sortBy: sortBy as MemberQuery["sortBy"], descending: req.descending };

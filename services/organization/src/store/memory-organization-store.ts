@@ -3,8 +3,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { rolesOf } from "../domain/roles.js";
 import type { ActorCheck, InvitationMailRecord, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
 
-const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
-  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function createMemoryOrganizationStore(): OrganizationStore {
   const organizations = new Map<string, OrganizationRecord>();
@@ -38,7 +37,8 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   };
   return {
     async createOrganization(organization, creator, limit = 0) {
-      if (limit > 0 && [...members.values()].filter((m) => m.userId === creator.userId).length >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
+      if (limit > 0 && [...members.values()].filter((m) => m.userId === creator.userId).length >= limit)
+        throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
       if (slugTaken(organization.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
       organizations.set(organization.id, copyOrganization(organization));
       members.set(creator.id, copy(creator));
@@ -93,7 +93,9 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       return found ? copy(found) : null;
     },
     async findMembersByUserIds(organizationId, userIds) {
-      return membersOf(organizationId).filter((m) => userIds.includes(m.userId)).map(copy);
+      return membersOf(organizationId)
+        .filter((m) => userIds.includes(m.userId))
+        .map(copy);
     },
     async listMembers(organizationId, { limit, offset, sortBy, descending, filter }) {
       const matches = (m: MemberRecord) => {
@@ -160,10 +162,18 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       return found ? copy(found) : null;
     },
     async listInvitations(organizationId, pendingOnly) {
-      return [...invitations.values()].filter((i) => i.organizationId === organizationId && (!pendingOnly || i.status === "pending")).sort(byAge).reverse().map(copy);
+      return [...invitations.values()]
+        .filter((i) => i.organizationId === organizationId && (!pendingOnly || i.status === "pending"))
+        .sort(byAge)
+        .reverse()
+        .map(copy);
     },
     async listPendingInvitationsTo(email) {
-      return [...invitations.values()].filter((i) => i.email === email && i.status === "pending").sort(byAge).reverse().map(copy);
+      return [...invitations.values()]
+        .filter((i) => i.email === email && i.status === "pending")
+        .sort(byAge)
+        .reverse()
+        .map(copy);
     },
     async answerInvitation(id, status, { expiresAt, inviterId, actor, mail } = {}) {
       const found = invitations.get(id);

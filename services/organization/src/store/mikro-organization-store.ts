@@ -3,9 +3,27 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { EntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
 import { rolesOf } from "../domain/roles.js";
-import { InvitationEntity, InvitationMailEntity, type InvitationMailRow, type InvitationRow, MemberEntity, type MemberRow, OrganizationEntity, type OrganizationRow } from "./entities.js";
+import {
+  InvitationEntity,
+  InvitationMailEntity,
+  type InvitationMailRow,
+  type InvitationRow,
+  MemberEntity,
+  type MemberRow,
+  OrganizationEntity,
+  type OrganizationRow,
+} from "./entities.js";
 import { organizationMigrations } from "./migrations.js";
-import type { ActorCheck, InvitationMailRecord, InvitationRecord, InvitationStatus, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type {
+  ActorCheck,
+  InvitationMailRecord,
+  InvitationRecord,
+  InvitationStatus,
+  MemberRecord,
+  NewInvitationMail,
+  OrganizationRecord,
+  OrganizationStore,
+} from "./organization-store.js";
 
 function toOrganization(row: OrganizationRow): OrganizationRecord {
   return {
@@ -264,7 +282,8 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
     },
     async answerInvitation(id, status, { expiresAt, inviterId, actor, mail } = {}) {
       const answer = async (em: EntityManager) => {
-        if ((await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) })) === 0) return false;
+        if ((await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) })) === 0)
+          return false;
         await queueMail(em, mail);
         return true;
       };

@@ -18,7 +18,17 @@ export function aMember(organizationId: string, overrides: Partial<MemberRecord>
 }
 
 export function anInvitation(organizationId: string, overrides: Partial<InvitationRecord> = {}): InvitationRecord {
-  return { id: newId(), organizationId, email: `${newId()}@example.com`, role: "member", status: "pending", inviterId: newId(), expiresAt: at(172_800_000), createdAt: at(0), ...overrides };
+  return {
+    id: newId(),
+    organizationId,
+    email: `${newId()}@example.com`,
+    role: "member",
+    status: "pending",
+    inviterId: newId(),
+    expiresAt: at(172_800_000),
+    createdAt: at(0),
+    ...overrides,
+  };
 }
 
 export function aMail(invitation: InvitationRecord, overrides: Partial<InvitationRecord> = {}): NewInvitationMail {
@@ -261,7 +271,9 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const { organization } = await created();
       const first = anInvitation(organization.id, { expiresAt: at(100) });
       await store.createInvitation(first);
-      expect(await errorCode(store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(50) }))).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
+      expect(await errorCode(store.createInvitation({ ...anInvitation(organization.id), email: first.email, createdAt: at(50) }))).toBe(
+        "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION",
+      );
       const afterExpiry = { ...anInvitation(organization.id), email: first.email, createdAt: at(100) };
       await store.createInvitation(afterExpiry);
       expect(await store.answerInvitation(afterExpiry.id, "canceled")).toBe(true);
@@ -305,7 +317,14 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect(await errorCode(store.createInvitation(anInvitation(organization.id), refuse))).toBe(refused);
       expect(await errorCode(store.answerInvitation(invitation.id, "canceled", { actor: refuse }))).toBe(refused);
       const subjectSeen = `${subject.id}:admin`;
-      expect(seen).toEqual([{ role: "owner,admin" }, { role: "owner,admin" }, { role: "owner,admin", subject: subjectSeen }, { role: "owner,admin", subject: subjectSeen }, { role: "owner,admin" }, { role: "owner,admin" }]);
+      expect(seen).toEqual([
+        { role: "owner,admin" },
+        { role: "owner,admin" },
+        { role: "owner,admin", subject: subjectSeen },
+        { role: "owner,admin", subject: subjectSeen },
+        { role: "owner,admin" },
+        { role: "owner,admin" },
+      ]);
       expect(await store.findOrganization(organization.id)).toEqual(organization);
       expect(await store.findMemberById(subject.id)).toEqual(subject);
       expect(await store.listInvitations(organization.id)).toEqual([invitation]);
@@ -337,14 +356,21 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const twin = anInvitation(organization.id, { email: invitation.email });
       expect(await errorCode(store.createInvitation(twin, undefined, undefined, aMail(twin)))).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
       const refused = anInvitation(organization.id);
-      const refuse: ActorCheck = { userId: owner.userId, check: () => { throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION"); } };
+      const refuse: ActorCheck = {
+        userId: owner.userId,
+        check: () => {
+          throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+        },
+      };
       expect(await errorCode(store.createInvitation(refused, refuse, undefined, aMail(refused)))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
       expect(await store.findInvitation(refused.id)).toBeNull();
       expect(await mine([twin.id, refused.id])()).toEqual([]);
 
       // A resend queues its mail with the renewal; a refused one, or one of an answered invitation, none.
       const resend = aMail(invitation, { expiresAt: at(999) });
-      expect(await errorCode(store.answerInvitation(invitation.id, "pending", { expiresAt: at(999), actor: refuse, mail: resend }))).toBe("YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION");
+      expect(await errorCode(store.answerInvitation(invitation.id, "pending", { expiresAt: at(999), actor: refuse, mail: resend }))).toBe(
+        "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION",
+      );
       expect(await mine([invitation.id])()).toHaveLength(1);
       expect(await store.answerInvitation(invitation.id, "pending", { expiresAt: at(999), mail: resend })).toBe(true);
       expect((await mine([invitation.id])()).map((m) => m.idempotencyKey).sort()).toEqual([mail.idempotencyKey, resend.idempotencyKey].sort());

@@ -128,10 +128,13 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
 
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(async () => {
-      await tick();
-      schedule();
-    }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+    timer = setTimeout(
+      async () => {
+        await tick();
+        schedule();
+      },
+      Math.max(100, Math.floor(deps.leaseMs / 3)),
+    );
     timer.unref();
   };
   schedule();

@@ -361,7 +361,10 @@ export async function forgetUser(deps: Deps, userId: string, user?: CachedUser):
     if (user) await deps.store.putUser(user);
     else await deps.store.deleteUser(userId);
     const sessions = await deps.store.listByUser(userId);
-    await dropCachedCopies(deps, sessions.map((s) => s.token));
+    await dropCachedCopies(
+      deps,
+      sessions.map((s) => s.token),
+    );
   });
 }
 

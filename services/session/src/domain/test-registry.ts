@@ -120,7 +120,24 @@ let users = 0;
 export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): CachedUser {
   const at = new Date(deps.clock.now()).toISOString();
   users++;
-  return { id: `user-${users}`, name: "Ada", email: `ada${users}@example.com`, emailVerified: true, image: null, createdAt: at, updatedAt: at, username: null, displayUsername: null, extraFields: {}, twoFactorEnabled: false, role: "user", banned: false, banReason: null, banExpires: null, ...overrides };
+  return {
+    id: `user-${users}`,
+    name: "Ada",
+    email: `ada${users}@example.com`,
+    emailVerified: true,
+    image: null,
+    createdAt: at,
+    updatedAt: at,
+    username: null,
+    displayUsername: null,
+    extraFields: {},
+    twoFactorEnabled: false,
+    role: "user",
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    ...overrides,
+  };
 }
 
 /**

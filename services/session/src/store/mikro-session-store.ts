@@ -92,7 +92,14 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       const row = { userId: user.id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
       // One atomic statement (every sign-in runs it), so concurrent writers need no lock: it inserts the row,
       // or replaces the one there only with a strictly newer copy.
-      await store.em().createQueryBuilder(SessionUserEntity).insert(row).onConflict("userId").merge(["updatedAt", "snapshot"]).where({ updatedAt: { $lt: row.updatedAt } }).execute();
+      await store
+        .em()
+        .createQueryBuilder(SessionUserEntity)
+        .insert(row)
+        .onConflict("userId")
+        .merge(["updatedAt", "snapshot"])
+        .where({ updatedAt: { $lt: row.updatedAt } })
+        .execute();
     },
     async findUser(userId) {
       const row = await store.readOne(SessionUserEntity, { userId });
@@ -102,11 +109,14 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       await store.em().nativeDelete(SessionUserEntity, { userId });
     },
     async usersMissingSnapshot(afterUserId, limit) {
-      const rows = (await store.em().getConnection().execute(
-        `select distinct s."user_id" from "session" s left join "session_user" u on u."user_id" = s."user_id"
+      const rows = (await store
+        .em()
+        .getConnection()
+        .execute(
+          `select distinct s."user_id" from "session" s left join "session_user" u on u."user_id" = s."user_id"
          where u."user_id" is null and s."user_id" > ? order by s."user_id" limit ?`,
-        [afterUserId, limit],
-      )) as Array<{ user_id: string }>;
+          [afterUserId, limit],
+        )) as Array<{ user_id: string }>;
       return rows.map((row) => row.user_id);
     },
     async setActiveOrganization(token, organizationId) {

@@ -224,7 +224,13 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
     });
 
     it("keeps a user copy, every field intact, and forgets it", async () => {
-      const user = aUserCopy({ image: "https://example.com/a.png", username: "ada", displayUsername: "Ada", emailVerified: true, extraFields: { plan: "pro", seats: 3, tags: ["a"], nested: { x: null } } });
+      const user = aUserCopy({
+        image: "https://example.com/a.png",
+        username: "ada",
+        displayUsername: "Ada",
+        emailVerified: true,
+        extraFields: { plan: "pro", seats: 3, tags: ["a"], nested: { x: null } },
+      });
       expect(await store.findUser(user.id)).toBeNull();
       await store.putUser(user);
       expect(await store.findUser(user.id)).toEqual(user);

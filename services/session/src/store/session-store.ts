@@ -1,7 +1,6 @@
 /** The session store port. Tokens cross it in the clear; the store keeps only their hash and a sealed copy. */
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 
-
 export interface SessionRecord {
   id: string;
   token: string;
