@@ -57,10 +57,10 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         await call(sessionClient, sessionClient.revokeUserSessions, { userId, user: user && toSessionUser(user) });
       },
       async putUserCopy(user) {
-        await call(sessionClient, sessionClient.forgetUser, { userId: user.id, user: toSessionUser(user) });
+        await call(sessionClient, sessionClient.putUserCopy, { user: toSessionUser(user) });
       },
       async dropUserCopy(userId) {
-        await call(sessionClient, sessionClient.forgetUser, { userId });
+        await call(sessionClient, sessionClient.dropUserCopy, { userId });
       },
       async usersMissingSnapshot(afterUserId, limit) {
         return (await call(sessionClient, sessionClient.listUsersMissingSnapshot, { afterUserId, limit })).userIds;

@@ -71,6 +71,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RevokeSession: ["gateway", "admin"],
     RevokeOtherSessions: ["gateway"],
     RevokeUserSessions: ["gateway", "identity", "admin"],
+    PutUserCopy: ["identity"],
+    DropUserCopy: ["identity"],
     ForgetUser: ["identity"],
     ListUsersMissingSnapshot: ["identity"],
     SetActiveOrganization: ["organization"],

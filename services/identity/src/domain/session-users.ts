@@ -1,6 +1,6 @@
 /**
  * The session service keeps its own copy of each signed-in user (it never calls identity, so the call graph
- * stays acyclic: docs/adr/0004-session-service-keeps-user-copies.md). Identity pushes the copy with CreateSession and ForgetUser. Sessions
+ * stays acyclic: docs/adr/0004-session-service-keeps-user-copies.md). Identity pushes the copy with CreateSession and PutUserCopy. Sessions
  * created before the session service kept copies have none: at start identity pushes the user of each of
  * them once (a backfill), and until it has, such a session reads as signed out on a cache miss.
  */

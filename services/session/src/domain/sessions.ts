@@ -5,7 +5,7 @@
  * revocation recorded as pending in one transaction, and the call waits out the cache lease before it
  * answers (cache-lease.ts): from then on no cached copy is trusted until the tombstone is written, so a
  * revoke succeeds during an outage and no revoked session is served from the cache when Redis returns.
- * A change (ForgetUser, the active organization) writes the store, then drops the cached copies; when Redis
+ * A change (PutUserCopy, DropUserCopy, the active organization) writes the store, then drops the cached copies; when Redis
  * cannot take that, the forgets are recorded as pending and the call waits out the lease the same way, so
  * the change succeeds and no copy from before it is served when Redis returns (a demoted admin stays demoted).
  *
@@ -200,7 +200,7 @@ async function loadSession(deps: Deps, token: string, now: Date): Promise<Cached
     await deps.store.deleteByTokens([token]);
     return null;
   }
-  // Identity pushes the user with CreateSession and ForgetUser; no copy means no user to serve (deleted).
+  // Identity pushes the user with CreateSession and PutUserCopy; no copy means no user to serve (deleted).
   const user = await deps.store.findUser(record.userId);
   if (!user) return null;
   return toCached(deps, record, user);

@@ -116,7 +116,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
 
 let users = 0;
 
-/** A user as identity pushes it (with CreateSession or ForgetUser), last updated at the test clock's time. */
+/** A user as identity pushes it (with CreateSession or PutUserCopy), last updated at the test clock's time. */
 export function aUser(deps: TestRegistry, overrides: Partial<CachedUser> = {}): CachedUser {
   const at = new Date(deps.clock.now()).toISOString();
   users++;

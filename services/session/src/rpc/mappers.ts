@@ -53,7 +53,7 @@ export function toUserMessage(user: CachedUser): SessionUser {
   };
 }
 
-/** The user a request carries (CreateSession, ForgetUser), as the cache and the store keep it. */
+/** The user a request carries (CreateSession, PutUserCopy), as the cache and the store keep it. */
 export function userFromMessage(user: SessionUser): CachedUser {
   return {
     id: user.id,

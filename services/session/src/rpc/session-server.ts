@@ -18,6 +18,8 @@ export const SESSION_ACCESS: AccessTable = {
   RevokeSession: ["gateway", "admin"],
   RevokeOtherSessions: ["gateway"],
   RevokeUserSessions: ["gateway", "identity", "admin"],
+  PutUserCopy: ["identity"],
+  DropUserCopy: ["identity"],
   ForgetUser: ["identity"],
   ListUsersMissingSnapshot: ["identity"],
   // The organization service has checked the membership; nothing else changes a session's organization.
@@ -67,6 +69,16 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
       // The session that stays is the caller's: an impersonation session may not end the user's others.
       await revokeUserSessions(registry, req.userId, { keepToken: req.keepToken, callerToken: req.keepToken });
+      return {};
+    }),
+    putUserCopy: rpc.unary("PutUserCopy", async (req) => {
+      if (!req.user?.id) throw new AuthError("VALIDATION_ERROR", "user is required");
+      await forgetUser(registry, req.user.id, userFromMessage(req.user));
+      return {};
+    }),
+    dropUserCopy: rpc.unary("DropUserCopy", async (req) => {
+      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
+      await forgetUser(registry, req.userId);
       return {};
     }),
     forgetUser: rpc.unary("ForgetUser", async (req) => {

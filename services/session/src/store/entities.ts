@@ -56,7 +56,7 @@ export const PendingForgetEntity = defineEntity({
 
 /**
  * The session service's copy of a user, served with their sessions on a cache miss, so the session service
- * never calls identity: identity pushes it with CreateSession and ForgetUser (the newest by updatedAt wins).
+ * never calls identity: identity pushes it with CreateSession and PutUserCopy (the newest by updatedAt wins).
  * `snapshot` is the CachedUser as JSON; updated_at is the user's, for the newest-wins comparison.
  */
 export const SessionUserEntity = defineEntity({

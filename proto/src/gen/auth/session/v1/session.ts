@@ -233,6 +233,22 @@ export interface ForgetUserRequest {
 export interface ForgetUserResponse {
 }
 
+export interface PutUserCopyRequest {
+  /** The user as it now is. */
+  user?: SessionUser | undefined;
+}
+
+export interface PutUserCopyResponse {
+}
+
+export interface DropUserCopyRequest {
+  /** The deleted user. */
+  userId: string;
+}
+
+export interface DropUserCopyResponse {
+}
+
 export interface ListUsersMissingSnapshotRequest {
   /** Ids greater than this one ("" for the first page). */
   afterUserId: string;
@@ -2113,6 +2129,252 @@ export const ForgetUserResponse: MessageFns<ForgetUserResponse> = {
   },
 };
 
+function createBasePutUserCopyRequest(): PutUserCopyRequest {
+  return { user: undefined };
+}
+
+export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
+  encode(message: PutUserCopyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      SessionUser.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PutUserCopyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePutUserCopyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = SessionUser.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PutUserCopyRequest {
+    return { user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: PutUserCopyRequest): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = SessionUser.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PutUserCopyRequest>, I>>(base?: I): PutUserCopyRequest {
+    return PutUserCopyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PutUserCopyRequest>, I>>(object: I): PutUserCopyRequest {
+    const message = createBasePutUserCopyRequest();
+    message.user = (object.user !== undefined && object.user !== null)
+      ? SessionUser.fromPartial(object.user)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePutUserCopyResponse(): PutUserCopyResponse {
+  return {};
+}
+
+export const PutUserCopyResponse: MessageFns<PutUserCopyResponse> = {
+  encode(_: PutUserCopyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PutUserCopyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePutUserCopyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): PutUserCopyResponse {
+    return {};
+  },
+
+  toJSON(_: PutUserCopyResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PutUserCopyResponse>, I>>(base?: I): PutUserCopyResponse {
+    return PutUserCopyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PutUserCopyResponse>, I>>(_: I): PutUserCopyResponse {
+    const message = createBasePutUserCopyResponse();
+    return message;
+  },
+};
+
+function createBaseDropUserCopyRequest(): DropUserCopyRequest {
+  return { userId: "" };
+}
+
+export const DropUserCopyRequest: MessageFns<DropUserCopyRequest> = {
+  encode(message: DropUserCopyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DropUserCopyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDropUserCopyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DropUserCopyRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DropUserCopyRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DropUserCopyRequest>, I>>(base?: I): DropUserCopyRequest {
+    return DropUserCopyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DropUserCopyRequest>, I>>(object: I): DropUserCopyRequest {
+    const message = createBaseDropUserCopyRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseDropUserCopyResponse(): DropUserCopyResponse {
+  return {};
+}
+
+export const DropUserCopyResponse: MessageFns<DropUserCopyResponse> = {
+  encode(_: DropUserCopyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DropUserCopyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDropUserCopyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DropUserCopyResponse {
+    return {};
+  },
+
+  toJSON(_: DropUserCopyResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DropUserCopyResponse>, I>>(base?: I): DropUserCopyResponse {
+    return DropUserCopyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DropUserCopyResponse>, I>>(_: I): DropUserCopyResponse {
+    const message = createBaseDropUserCopyResponse();
+    return message;
+  },
+};
+
 function createBaseListUsersMissingSnapshotRequest(): ListUsersMissingSnapshotRequest {
   return { afterUserId: "", limit: 0 };
 }
@@ -2665,9 +2927,35 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): RevokeOtherSessionsResponse => RevokeOtherSessionsResponse.decode(value),
   },
   /**
-   * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
-   * the session service's copy of the user (the newest by updated_at wins), or removes it when none is given
-   * (the user was deleted). Errors: none.
+   * PutUserCopy keeps this copy of the user (unless a newer one by updated_at is kept) and drops the cached
+   * copies of the user's sessions, so they are served with it from now on. Errors: VALIDATION_ERROR.
+   */
+  putUserCopy: {
+    path: "/auth.session.v1.SessionService/PutUserCopy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PutUserCopyRequest): Buffer => Buffer.from(PutUserCopyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PutUserCopyRequest => PutUserCopyRequest.decode(value),
+    responseSerialize: (value: PutUserCopyResponse): Buffer => Buffer.from(PutUserCopyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PutUserCopyResponse => PutUserCopyResponse.decode(value),
+  },
+  /**
+   * DropUserCopy removes the copy of a deleted user and the cached copies of its sessions. Errors:
+   * VALIDATION_ERROR.
+   */
+  dropUserCopy: {
+    path: "/auth.session.v1.SessionService/DropUserCopy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DropUserCopyRequest): Buffer => Buffer.from(DropUserCopyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DropUserCopyRequest => DropUserCopyRequest.decode(value),
+    responseSerialize: (value: DropUserCopyResponse): Buffer =>
+      Buffer.from(DropUserCopyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DropUserCopyResponse => DropUserCopyResponse.decode(value),
+  },
+  /**
+   * ForgetUser is PutUserCopy with a user, DropUserCopy without one. Deprecated: served for identity
+   * replicas of the previous release during a rolling upgrade; removed in the release after. Errors: none.
    */
   forgetUser: {
     path: "/auth.session.v1.SessionService/ForgetUser" as const,
@@ -2765,9 +3053,18 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    */
   revokeOtherSessions: handleUnaryCall<RevokeOtherSessionsRequest, RevokeOtherSessionsResponse>;
   /**
-   * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
-   * the session service's copy of the user (the newest by updated_at wins), or removes it when none is given
-   * (the user was deleted). Errors: none.
+   * PutUserCopy keeps this copy of the user (unless a newer one by updated_at is kept) and drops the cached
+   * copies of the user's sessions, so they are served with it from now on. Errors: VALIDATION_ERROR.
+   */
+  putUserCopy: handleUnaryCall<PutUserCopyRequest, PutUserCopyResponse>;
+  /**
+   * DropUserCopy removes the copy of a deleted user and the cached copies of its sessions. Errors:
+   * VALIDATION_ERROR.
+   */
+  dropUserCopy: handleUnaryCall<DropUserCopyRequest, DropUserCopyResponse>;
+  /**
+   * ForgetUser is PutUserCopy with a user, DropUserCopy without one. Deprecated: served for identity
+   * replicas of the previous release during a rolling upgrade; removed in the release after. Errors: none.
    */
   forgetUser: handleUnaryCall<ForgetUserRequest, ForgetUserResponse>;
   /**
@@ -2908,9 +3205,46 @@ export interface SessionServiceClient extends Client {
     callback: (error: ServiceError | null, response: RevokeOtherSessionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ForgetUser drops the cached user of every session of that user, after the user changed, and replaces
-   * the session service's copy of the user (the newest by updated_at wins), or removes it when none is given
-   * (the user was deleted). Errors: none.
+   * PutUserCopy keeps this copy of the user (unless a newer one by updated_at is kept) and drops the cached
+   * copies of the user's sessions, so they are served with it from now on. Errors: VALIDATION_ERROR.
+   */
+  putUserCopy(
+    request: PutUserCopyRequest,
+    callback: (error: ServiceError | null, response: PutUserCopyResponse) => void,
+  ): ClientUnaryCall;
+  putUserCopy(
+    request: PutUserCopyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PutUserCopyResponse) => void,
+  ): ClientUnaryCall;
+  putUserCopy(
+    request: PutUserCopyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PutUserCopyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DropUserCopy removes the copy of a deleted user and the cached copies of its sessions. Errors:
+   * VALIDATION_ERROR.
+   */
+  dropUserCopy(
+    request: DropUserCopyRequest,
+    callback: (error: ServiceError | null, response: DropUserCopyResponse) => void,
+  ): ClientUnaryCall;
+  dropUserCopy(
+    request: DropUserCopyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DropUserCopyResponse) => void,
+  ): ClientUnaryCall;
+  dropUserCopy(
+    request: DropUserCopyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DropUserCopyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ForgetUser is PutUserCopy with a user, DropUserCopy without one. Deprecated: served for identity
+   * replicas of the previous release during a rolling upgrade; removed in the release after. Errors: none.
    */
   forgetUser(
     request: ForgetUserRequest,
