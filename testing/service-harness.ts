@@ -88,8 +88,8 @@ export async function startServiceUnderTest<Config extends ServiceConfig, Deps>(
   };
 }
 
-/** What a fake peer answers to one unary RPC: the response, or a thrown error (sent as INTERNAL). */
-export type FakeRpc<Req, Res> = (request: Req) => Res | Promise<Res>;
+/** What a fake peer answers to one unary RPC (typed by the caller's request): the response, or a thrown error (sent as INTERNAL). */
+export type FakeRpc = (request: never) => unknown;
 
 export interface FakePeer {
   /** host:port, for the service's *_SERVICE_URL. */
@@ -102,25 +102,20 @@ export interface FakePeer {
  * serving only the RPCs given (the rest answer UNIMPLEMENTED), presenting `workload`'s certificate under
  * mTLS so the service under test accepts it as that peer.
  */
-export async function fakePeer(
-  workload: Workload,
-  definition: grpc.ServiceDefinition,
-  rpcs: Record<string, FakeRpc<never, unknown>>,
-  env: Record<string, string>,
-): Promise<FakePeer> {
+export async function fakePeer(workload: Workload, definition: grpc.ServiceDefinition, rpcs: Record<string, FakeRpc>, env: Record<string, string>): Promise<FakePeer> {
   const tls = grpcTlsFromEnv(workloadEnv(env, workload));
   await certificatesReady(tls);
   const server = new grpc.Server();
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const [name, answer] of Object.entries(rpcs)) {
-    implementation[name] = ((call: grpc.ServerUnaryCall<never, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    implementation[name] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       Promise.resolve()
-        .then(() => answer(call.request))
+        .then(() => answer(call.request as never))
         .then(
           (response) => callback(null, response),
           (error: unknown) => callback({ code: grpc.status.INTERNAL, details: String(error) }),
         );
-    }) as grpc.handleUnaryCall<never, unknown>;
+    }) as grpc.handleUnaryCall<unknown, unknown>;
   }
   server.addService(definition, implementation);
   const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", serverCredentials(tls), (error, bound) => (error ? reject(error) : resolve(bound))));
