@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 STAMP := node_modules/.install-stamp
 MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json)
 
-.PHONY: install dev test typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-sign-in \
+.PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
   bench-list-users bench-organization-members bench-http2-promotion
 
@@ -21,6 +21,11 @@ dev: install
 
 test: install check-gen typecheck
 	npm test
+
+# Everything but the suites that boot the whole platform (vitest.config.ts: the `fast` project): unit,
+# domain and one-service suites, for the edit-test loop. `make test` stays the whole suite.
+test-fast: install
+	vitest run --project fast
 
 typecheck: install
 	tsc -p tsconfig.json && tsc -p web/tsconfig.json

@@ -1,6 +1,6 @@
-/** Starts the notification service in-process, as its main.ts does: real gRPC on a loopback port, real migrations, a log to read. */
+/** Starts the notification service in-process on the shared service harness (testing/service-harness.ts). */
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
-import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import { startServiceUnderTest } from "../../../testing/service-harness.js";
 import { notificationConfig } from "../src/config.js";
 import type { Registry } from "../src/domain/ports.js";
 import { start } from "../src/start.js";
@@ -14,20 +14,15 @@ export interface RunningNotification {
   stop(): Promise<void>;
 }
 
+/** `env` sets NOTIFICATION_DATABASE_URL (the suites share one database between replicas). */
 export async function startNotification(env: Record<string, string>): Promise<RunningNotification> {
-  const config = notificationConfig({ LOG_LEVEL: "info", ...env, NOTIFICATION_PORT: "0" });
-  const logs: Array<Record<string, unknown>> = [];
   // The delivery suites call the service directly in plaintext; access control has its own suite.
-  const service = await start(config, { host: "127.0.0.1", graceMs: 1_000, logTo: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const client = createGrpcClient(NotificationServiceClient, service.address, { tls: config.grpc.tls, serverName: "notification" });
+  const service = await startServiceUnderTest({ name: "notification", configure: notificationConfig, start, databaseVar: "NOTIFICATION_DATABASE_URL", env, mtls: false });
   return {
     address: service.address,
-    client,
+    client: service.clientAs(NotificationServiceClient, "gateway"),
     registry: service.deps,
-    logs,
-    async stop() {
-      client.close();
-      await service.close();
-    },
+    logs: service.logs,
+    stop: () => service.stop(),
   };
 }

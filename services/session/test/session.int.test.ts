@@ -1,0 +1,124 @@
+/**
+ * The session service on its own (testing/service-harness.ts): its real gRPC server under mutual TLS, its
+ * real store on a fresh database, the callers played by the test certificates of identity, the gateway,
+ * organization, admin and our users' services. No other service runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionServiceClient, type SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { call } from "@auth-platform/proto/rpc-client";
+import { newId } from "@auth-platform/runtime/random";
+import { backendLabel } from "../../../testing/databases.js";
+import { peerCodeOf, REFUSED, startServiceUnderTest, type ServiceUnderTest } from "../../../testing/service-harness.js";
+import { sessionConfig } from "../src/config.js";
+import type { Registry } from "../src/domain/ports.js";
+import { start } from "../src/start.js";
+
+let service: ServiceUnderTest<Registry>;
+let identity: SessionServiceClient;
+let gateway: SessionServiceClient;
+
+beforeAll(async () => {
+  service = await startServiceUnderTest({
+    name: "session",
+    configure: sessionConfig,
+    start,
+    databaseVar: "SESSION_DATABASE_URL",
+    env: { AUTH_SECRET: "session-harness-secret-0123456789abcdef" },
+  });
+  identity = service.clientAs(SessionServiceClient, "identity");
+  gateway = service.clientAs(SessionServiceClient, "gateway");
+});
+afterAll(() => service?.stop());
+
+/** The copy of a user identity hands over with a new session. */
+function userCopy(overrides: Partial<SessionUser> = {}): SessionUser {
+  const id = overrides.id ?? newId();
+  const at = new Date();
+  return {
+    id,
+    name: "Ada",
+    email: `${id}@example.com`,
+    emailVerified: true,
+    createdAt: at,
+    updatedAt: at,
+    extraFields: {},
+    twoFactorEnabled: false,
+    role: "user",
+    banned: false,
+    ...overrides,
+  };
+}
+
+/** A new session of a new user, as identity creates it at sign-in. */
+async function signedIn(user = userCopy()) {
+  const { session } = await call(identity, identity.createSession, {
+    userId: user.id,
+    ipAddress: "198.51.100.7",
+    userAgent: "harness",
+    rememberMe: true,
+    expiresInSeconds: 0,
+    user,
+  });
+  return { user, session: session! };
+}
+
+describe(`the session service on its own (${backendLabel()})`, () => {
+  it("creates a session that get-session answers with its user, lists it, and forgets it once revoked", async () => {
+    const { user, session } = await signedIn();
+    expect(session).toMatchObject({ userId: user.id, ipAddress: "198.51.100.7", userAgent: "harness" });
+    expect(session.expiresAt!.getTime()).toBeGreaterThan(Date.now());
+
+    const found = await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true });
+    expect(found.session).toMatchObject({ id: session.id, userId: user.id });
+    expect(found.user).toMatchObject({ id: user.id, name: "Ada", email: user.email, role: "user" });
+
+    const second = await call(identity, identity.createSession, { userId: user.id, rememberMe: false, expiresInSeconds: 0, user });
+    const listed = await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false });
+    expect(listed.sessions.map((s) => s.id).sort()).toEqual([session.id, second.session!.id].sort());
+
+    await call(gateway, gateway.revokeSession, { token: session.token, userId: user.id });
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session).toBeUndefined();
+    expect((await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false })).sessions.map((s) => s.id)).toEqual([second.session!.id]);
+    // The store itself holds only the session that was not revoked.
+    expect((await service.deps.store.listByUser(user.id)).map((s) => s.id)).toEqual([second.session!.id]);
+  });
+
+  it("serves the copy of the user identity last put, and no session once identity dropped the copy", async () => {
+    const { user, session } = await signedIn();
+    const renamed = { ...user, name: "Ada Lovelace", updatedAt: new Date(Date.now() + 1_000) };
+    await call(identity, identity.forgetUser, { userId: user.id, user: renamed });
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).user).toMatchObject({ id: user.id, name: "Ada Lovelace" });
+
+    await call(identity, identity.forgetUser, { userId: user.id });
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).user).toBeUndefined();
+  });
+
+  it("ends every session of a user on RevokeUserSessions, and sets the active organization only for organization", async () => {
+    const { user, session } = await signedIn();
+    const organization = service.clientAs(SessionServiceClient, "organization");
+    await call(organization, organization.setActiveOrganization, { token: session.token, organizationId: "org-1" });
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session?.activeOrganizationId).toBe("org-1");
+    expect(await peerCodeOf(call(gateway, gateway.setActiveOrganization, { token: session.token, organizationId: "org-2" }))).toEqual(REFUSED);
+
+    await call(gateway, gateway.revokeUserSessions, { userId: user.id });
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session).toBeUndefined();
+  });
+
+  it("refuses callers outside the access table, and a user copy from anyone but identity, before anything happens", async () => {
+    const { user, session } = await signedIn();
+    expect(await peerCodeOf(call(gateway, gateway.createSession, { userId: user.id, rememberMe: true, expiresInSeconds: 0, user }))).toEqual(REFUSED);
+    const ours = service.clientAs(SessionServiceClient, "internal-client");
+    expect(await peerCodeOf(call(ours, ours.listSessions, { userId: user.id, includeImpersonated: false }))).toEqual(REFUSED);
+    // Our users' services may validate a session, and nothing else.
+    expect((await call(ours, ours.getSession, { token: session.token, disableRefresh: true })).session?.id).toBe(session.id);
+
+    const admin = service.clientAs(SessionServiceClient, "admin");
+    const planted = { ...user, role: "admin", updatedAt: new Date(Date.now() + 60_000) };
+    expect(await peerCodeOf(call(admin, admin.revokeUserSessions, { userId: user.id, user: planted }))).toEqual(REFUSED);
+    expect(service.logs).toContainEqual(
+      expect.objectContaining({ msg: "call refused", method: "auth.session.v1.SessionService/RevokeUserSessions", caller: "admin", code: "CALLER_NOT_ALLOWED", field: "user" }),
+    );
+    // Refused before anything happened: the session lives on, its user as identity last said.
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).user).toMatchObject({ id: user.id, role: "user" });
+  });
+});
