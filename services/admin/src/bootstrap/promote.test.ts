@@ -1,7 +1,7 @@
 /** The bootstrap command's rule on identity's fake: the role must be an admin role, and is added to a user's roles. */
 import { describe, expect, it } from "vitest";
 import type { User } from "../domain/ports.js";
-import { aSignedInUser, type TestRegistry, testRegistry } from "../domain/test-registry.js";
+import { aSignedInUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { bootstrapAdmin } from "./promote.js";
 
 /** A user whose email is stored lower-case, as identity stores it. */

@@ -5,7 +5,7 @@ import { holdNext } from "../../../../testing/hold-next.js";
 import { purgeExpired } from "./audit.js";
 import { impersonateUser, stopImpersonating } from "./impersonation.js";
 import { roleHasPermissions } from "./permissions.js";
-import { aSignedInUser, T0, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aSignedInUser, T0, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { banUser, createUser, listUsers, removeUser, setRole, updateUser } from "./users.js";
 
 const caller = (token: string) => ({ sessionToken: token, ipAddress: "203.0.113.9", userAgent: "unit" });

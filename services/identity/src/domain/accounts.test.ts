@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "@auth-platform/runtime/random";
 import { listAccounts, unlinkAccount } from "./accounts.js";
-import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 describe("linked accounts", () => {

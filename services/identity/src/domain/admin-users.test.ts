@@ -5,7 +5,7 @@ import { banUser, createUser, setRole, unbanUser, userQueryOf } from "./admin-us
 import { requestPasswordReset, resetPassword } from "./password-reset.js";
 import { signInEmail } from "./sign-in.js";
 import { signUpEmail } from "./sign-up.js";
-import { T0, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { T0, type TestRegistry, testRegistry, tokenIn } from "../../test/test-registry.js";
 
 describe("userQueryOf", () => {
   it("defaults: no search or filter, 100 per page, creation order", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { changeEmail } from "./change-email.js";
-import { aSignedUpUser, testRegistry, tokenIn } from "./test-registry.js";
+import { aSignedUpUser, testRegistry, tokenIn } from "../../test/test-registry.js";
 import { verifyEmail } from "./verification.js";
 import { errorCode } from "../../../../testing/error-code.js";
 

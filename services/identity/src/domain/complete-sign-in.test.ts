@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { completeSignIn } from "./complete-sign-in.js";
-import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { answerChallenge, CHALLENGE_SECONDS } from "./two-factor-challenge.js";
 import { trustDevice, TRUSTED_DEVICE_SECONDS } from "./trusted-devices.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deleteUser } from "./delete-user.js";
-import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const DAY = 86_400_000;

@@ -3,7 +3,7 @@ import { newId } from "@auth-platform/runtime/random";
 import { completeSignIn } from "./complete-sign-in.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "./password-reset.js";
 import { signInEmail } from "./sign-in.js";
-import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "../../test/test-registry.js";
 import { base32Decode, totpCode, totpStep } from "./totp.js";
 import { trustDevice } from "./trusted-devices.js";
 import { checkBackupCode, enableTwoFactor, verifySignedInUser } from "./two-factor.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { changePassword } from "./passwords.js";
 import { signInEmail } from "./sign-in.js";
-import { aSignedUpUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aSignedUpUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const signsIn = (deps: TestRegistry, email: string, password: string) =>

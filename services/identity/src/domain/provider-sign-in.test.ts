@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { providerTokens } from "./provider-tokens.js";
 import { linkProviderAccount, type ProviderProfile, signInWithProvider } from "./provider-sign-in.js";
-import { aSignedUpUser, testRegistry, type TestRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry, type TestRegistry } from "../../test/test-registry.js";
 import { trustDevice } from "./trusted-devices.js";
 import { errorCode } from "../../../../testing/error-code.js";
 

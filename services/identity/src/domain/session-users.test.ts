@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { backfillSessionUsers, startSessionUserBackfill } from "./session-users.js";
-import { aSignedUpUser, testRegistry, type TestRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry, type TestRegistry } from "../../test/test-registry.js";
 
 /** A session the session service kept from before it stored user copies. */
 function legacySession(deps: TestRegistry, userId: string): Session {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { signInEmail, signInUsername } from "./sign-in.js";
-import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const HOUR = 3_600_000;

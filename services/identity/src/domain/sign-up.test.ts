@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CREDENTIAL_PROVIDER } from "../store/identity-store.js";
 import { signInEmail } from "./sign-in.js";
 import { signUpEmail, type SignUpInput } from "./sign-up.js";
-import { T0, testRegistry } from "./test-registry.js";
+import { T0, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const input = (overrides: Partial<SignUpInput> = {}): SignUpInput => ({

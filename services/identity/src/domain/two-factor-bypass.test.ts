@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { completeSignIn } from "./complete-sign-in.js";
 import { mailResetLink, resetPassword } from "./password-reset.js";
-import { aSignedUpUser, testRegistry, tokenIn, type TestRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry, tokenIn, type TestRegistry } from "../../test/test-registry.js";
 import { trustDevice } from "./trusted-devices.js";
 import { enableTwoFactor, verifySignedInUser } from "./two-factor.js";
 import { answerChallenge } from "./two-factor-challenge.js";

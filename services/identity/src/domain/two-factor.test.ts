@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { base32Decode, totpCode, totpStep } from "./totp.js";
-import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { enableTwoFactor, generateBackupCodes, verifySignedInUser } from "./two-factor.js";
 
 const KEY_A = Buffer.alloc(32, 7).toString("base64");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aSignedUpUser, testRegistry } from "./test-registry.js";
+import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { updateUser } from "./update-user.js";
 import { errorCode } from "../../../../testing/error-code.js";
 

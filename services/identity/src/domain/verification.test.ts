@@ -2,7 +2,7 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { changeEmail } from "./change-email.js";
 import { signVerificationToken } from "./tokens.js";
-import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "./test-registry.js";
+import { aSignedUpUser, type TestRegistry, testRegistry, tokenIn } from "../../test/test-registry.js";
 import { sendVerificationEmail, verifyEmail } from "./verification.js";
 import { errorCode } from "../../../../testing/error-code.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { completeSignIn } from "./complete-sign-in.js";
 import { CODE_VERIFIER_LENGTH, STATE_LENGTH, startSignIn } from "./start-sign-in.js";
-import { testRegistry, type TestRegistry } from "./test-registry.js";
+import { testRegistry, type TestRegistry } from "../../test/test-registry.js";
 
 const client = { ipAddress: "203.0.113.5" };
 const start = (deps: TestRegistry, extra: Partial<Parameters<typeof startSignIn>[1]> = {}) =>

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { cancelInvitation, inviteMember } from "./invitations.js";
 import { removeMember, updateMemberRole } from "./members.js";
 import { createOrganization, deleteOrganization, updateOrganization } from "./organizations.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 /** Ada owns the organization; Grace is a second owner, Alan an admin, Joan a member. */

@@ -8,7 +8,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { acceptInvitation, inviteMember } from "./invitations.js";
 import { leaveOrganization, removeMember, updateMemberRole } from "./members.js";
 import { createOrganization, deleteOrganization } from "./organizations.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const unavailable = () => new AuthError("SERVICE_UNAVAILABLE");

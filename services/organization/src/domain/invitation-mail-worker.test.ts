@@ -9,7 +9,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import { cancelInvitation, inviteMember } from "./invitations.js";
 import { deliverDueInvitationMails, LEASE_MS, MAX_ATTEMPTS, RETRY } from "./invitation-mail-worker.js";
 import { createOrganization } from "./organizations.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 
 const FAR_FUTURE = new Date(Date.UTC(9999, 0, 1));
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { acceptInvitation, cancelInvitation, getInvitation, inviteMember, listUserInvitations, rejectInvitation } from "./invitations.js";
 import { removeUserMemberships } from "./members.js";
 import { createOrganization } from "./organizations.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const TWO_DAYS = 172_800_000;

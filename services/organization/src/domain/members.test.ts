@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { acceptInvitation, inviteMember } from "./invitations.js";
 import { getActiveMember, hasPermission, leaveOrganization, listMembers, removeMember, updateMemberRole } from "./members.js";
 import { createOrganization } from "./organizations.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 async function setUp(deps: TestRegistry) {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { acceptInvitation, inviteMember } from "./invitations.js";
 import { checkSlug, createOrganization, deleteOrganization, getFullOrganization, setActiveOrganization, updateOrganization } from "./organizations.js";
-import { aUser, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 async function anOrganization(deps: TestRegistry, owner = aUser(deps), slug = `org-${Math.random().toString(36).slice(2)}`) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { clearActiveOrganization, setActiveOrganization } from "./active-organization.js";
 import { createSession, getSession } from "./sessions.js";
-import { aUser, holdNext, type TestRegistry, testRegistry } from "./test-registry.js";
+import { aUser, holdNext, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 
 /** The users this file signed in, so a second session of one user carries the same copy. */
 const known = new Map<string, ReturnType<typeof aUser>>();

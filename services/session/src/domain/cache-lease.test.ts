@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { CACHE_LEASE_KEY, readCachedSession } from "@auth-platform/runtime/session-cache";
 import { LEASE_MARGIN_MS } from "./cache-lease.js";
 import { createSession } from "./sessions.js";
-import { aUser, mac, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { aUser, mac, type TestRegistry, testRegistry, vault } from "../../test/test-registry.js";
 
 const LEASE_MS = 600;
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { CACHE_LEASE_KEY } from "@auth-platform/runtime/session-cache";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, type ValidSession } from "./sessions.js";
-import { aUser, handles, holdNext, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { aUser, handles, holdNext, type TestRegistry, testRegistry, vault } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const DAY = 86_400_000;

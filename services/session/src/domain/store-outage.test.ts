@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { readHeldSession, STALE_STOP_KEY } from "@auth-platform/runtime/session-cache";
 import { errorCode } from "../../../../testing/error-code.js";
 import { createSession, getSession, revokeSession, revokeUserSessions } from "./sessions.js";
-import { aUser, holdNext, type TestRegistry, testRegistry, vault } from "./test-registry.js";
+import { aUser, holdNext, type TestRegistry, testRegistry, vault } from "../../test/test-registry.js";
 
 const LEASE_MS = 600;
 const STALE_SECONDS = 60;

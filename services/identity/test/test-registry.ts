@@ -3,20 +3,20 @@
  * the session and mail ports that behave like the services behind them (sessions are kept per user, mail
  * is kept per address), so tests assert what a user would see.
  */
-import { HashingQueue } from "../hashing-queue.js";
-import { passwordHasher } from "../password.js";
+import { HashingQueue } from "../src/hashing-queue.js";
+import { passwordHasher } from "../src/password.js";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
-import { identityConfig } from "../config.js";
-import { createMemoryIdentityStore } from "../store/memory-identity-store.js";
-import type { UserRecord } from "../store/identity-store.js";
-import { processDue } from "./mail-request-worker.js";
-import { deliverDueSessionOutbox, publishingStore } from "./session-outbox.js";
-import { MAIL_REQUEST_DELAY_MS } from "./mail-requests.js";
-import type { MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "./ports.js";
-import { signUpEmail } from "./sign-up.js";
-import { providerTokenVault } from "./provider-token-vault.js";
+import { identityConfig } from "../src/config.js";
+import { createMemoryIdentityStore } from "../src/store/memory-identity-store.js";
+import type { UserRecord } from "../src/store/identity-store.js";
+import { processDue } from "../src/domain/mail-request-worker.js";
+import { deliverDueSessionOutbox, publishingStore } from "../src/domain/session-outbox.js";
+import { MAIL_REQUEST_DELAY_MS } from "../src/domain/mail-requests.js";
+import type { MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "../src/domain/ports.js";
+import { signUpEmail } from "../src/domain/sign-up.js";
+import { providerTokenVault } from "../src/domain/provider-token-vault.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 const SECRET = "domain-test-secret-0123456789-0123456789";

@@ -7,11 +7,11 @@ import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
-import { oauthConfig } from "../config.js";
-import { ProfileError } from "../providers/provider.js";
-import type { Provider, SignInResult } from "../providers/types.js";
-import { createMemoryOAuthStore } from "../store/memory-oauth-store.js";
-import type { Registry, VerifiedProfile } from "./ports.js";
+import { oauthConfig } from "../src/config.js";
+import { ProfileError } from "../src/providers/provider.js";
+import type { Provider, SignInResult } from "../src/providers/types.js";
+import { createMemoryOAuthStore } from "../src/store/memory-oauth-store.js";
+import type { Registry, VerifiedProfile } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 

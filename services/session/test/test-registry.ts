@@ -9,10 +9,10 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
 import { tokenVault } from "@auth-platform/runtime/session-token";
-import { sessionConfig } from "../config.js";
-import { createMemorySessionStore } from "../store/memory-session-store.js";
-import { cacheLease, type CacheLease } from "./cache-lease.js";
-import type { Registry } from "./ports.js";
+import { sessionConfig } from "../src/config.js";
+import { createMemorySessionStore } from "../src/store/memory-session-store.js";
+import { cacheLease, type CacheLease } from "../src/domain/cache-lease.js";
+import type { Registry } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 

@@ -4,10 +4,10 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
-import { adminConfig } from "../config.js";
-import { createMemoryAuditStore } from "../store/memory-audit-store.js";
-import { banHolds } from "./authorize.js";
-import type { IdentityPort, Registry, Session, SessionPort, SessionUser, User } from "./ports.js";
+import { adminConfig } from "../src/config.js";
+import { createMemoryAuditStore } from "../src/store/memory-audit-store.js";
+import { banHolds } from "../src/domain/authorize.js";
+import type { IdentityPort, Registry, Session, SessionPort, SessionUser, User } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 

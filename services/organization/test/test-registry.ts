@@ -7,10 +7,10 @@
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { AuthError } from "@auth-platform/proto/errors";
-import { organizationConfig } from "../config.js";
-import { BATCH_SIZE, deliverDueInvitationMails } from "./invitation-mail-worker.js";
-import { createMemoryOrganizationStore } from "../store/memory-organization-store.js";
-import type { Caller, MemberUser, Registry } from "./ports.js";
+import { organizationConfig } from "../src/config.js";
+import { BATCH_SIZE, deliverDueInvitationMails } from "../src/domain/invitation-mail-worker.js";
+import { createMemoryOrganizationStore } from "../src/store/memory-organization-store.js";
+import type { Caller, MemberUser, Registry } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
