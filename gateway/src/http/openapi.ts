@@ -7,6 +7,7 @@
  * route against the document.
  */
 import * as z from "zod";
+import { ERRORS, type ErrorCode } from "@auth-platform/proto/errors";
 import * as account from "../routes/account.js";
 import * as admin from "../routes/admin.js";
 import * as currentClient from "../routes/current-client.js";
@@ -21,6 +22,7 @@ import * as signUp from "../routes/sign-up.js";
 import * as social from "../routes/social.js";
 import * as twoFactor from "../routes/two-factor.js";
 import * as verification from "../routes/verification.js";
+import type { RouteSpec } from "./define-route.js";
 import * as s from "./public-schemas.js";
 
 /** What a route answers on success: a JSON body, a redirect (302 with Location), or an HTML page. */
@@ -38,6 +40,8 @@ export interface Operation {
   success: Partial<Record<200 | 302, Success>>;
   /** Error statuses beyond those every route may answer (COMMON_ERRORS). */
   errors?: number[];
+  /** The catalogue errors the route declares (listed per route in the document). */
+  codes?: readonly ErrorCode[];
   /** Needs a session (cookie or bearer): 401 without one. */
   session?: boolean;
   /** Served only with AUTH_DEV_MAILBOX (development). */
@@ -395,9 +399,38 @@ export const OPERATIONS: readonly Operation[] = [
   op("get", "/dev/outbox", "Development", "The development mailbox (AUTH_DEV_MAILBOX only)", { devOnly: true, query: devMailbox.outboxQuery, success: { 200: s.outboxSchema } }),
 ];
 
-/** The operation an express path and method belong to. */
-export function operationOf(method: string, path: string): Operation | undefined {
-  return OPERATIONS.find((o) => o.method === method.toLowerCase() && o.path === path);
+/** A declared route (defineRoute) as an operation of the document. */
+function operationOf(spec: RouteSpec): Operation {
+  const success: Operation["success"] = {};
+  if (spec.response) success[200] = spec.response;
+  if (spec.html) success[200] = "html";
+  if (spec.redirect) success[302] = "redirect";
+  return {
+    method: spec.method,
+    path: spec.path,
+    tag: spec.tag,
+    summary: spec.summary,
+    body: spec.body,
+    query: spec.query,
+    success,
+    errors: (spec.errors ?? []).map((code) => ERRORS[code].http),
+    codes: spec.errors,
+    session: spec.session !== undefined,
+    devOnly: spec.devOnly,
+  };
+}
+
+/** The document's operations: the declared routes, then the registry entries of routes not yet declared with defineRoute. */
+function operationsOf(routes: readonly RouteSpec[]): Operation[] {
+  const declared = routes.map(operationOf);
+  const isDeclared = (o: Operation) => declared.some((d) => d.method === o.method && d.path === o.path);
+  return [...declared, ...OPERATIONS.filter((o) => !isDeclared(o))];
+}
+
+/** A route's declared catalogue errors of one status, as the description of that error response. */
+function errorDescription(operation: Operation, status: number): string | undefined {
+  const codes = (operation.codes ?? []).filter((code) => ERRORS[code].http === status);
+  return codes.length ? `Error (${status}): ${codes.map((code) => `${code} (${ERRORS[code].message})`).join(", ")}` : undefined;
 }
 
 /** The statuses an operation may answer with an error body. */
@@ -451,6 +484,8 @@ function successResponses(operation: Operation): Record<string, JsonSchema> {
 }
 
 export interface DocumentOptions {
+  /** The app's declared routes (defineRoute), in the order they are mounted. */
+  routes: readonly RouteSpec[];
   /** The API's absolute URL (the request's base URL: AUTH_BASE_URL, or what the request names). */
   baseUrl: string;
   /** Whether the development mailbox is served. */
@@ -467,20 +502,26 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
     if (!errorBodies.has(status)) errorBodies.set(status, jsonSchema(s.errorSchema(status), "output"));
     return { $ref: `#/components/responses/Error${status}` };
   };
-  for (const operation of OPERATIONS) {
+  const operations = operationsOf(options.routes);
+  for (const operation of operations) {
     if (operation.devOnly && !options.devMailbox) continue;
     const parameters = [
       ...[...operation.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "string" } })),
       ...(operation.query ? queryParameters(operation.query) : []),
     ];
     const responses = successResponses(operation);
-    for (const status of errorStatuses(operation)) responses[String(status)] = errorResponse(status);
+    for (const status of errorStatuses(operation)) {
+      const description = errorDescription(operation, status);
+      // A Reference Object's description overrides the shared one: the codes this route answers with that status.
+      responses[String(status)] = { ...errorResponse(status), ...(description ? { description } : {}) };
+    }
     const pathItem = paths[openApiPath(operation.path)] ?? {};
     paths[openApiPath(operation.path)] = pathItem;
     pathItem[operation.method] = {
       operationId: operationId(operation),
       tags: [operation.tag],
       summary: operation.summary,
+      ...(operation.codes?.length ? { "x-error-codes": [...operation.codes] } : {}),
       ...(operation.session ? { security: [{ sessionCookie: [] }, { bearer: [] }] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(operation.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(operation.body, "input") } } } } : {}),
@@ -496,7 +537,7 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     servers: [{ url: options.baseUrl }],
-    tags: [...new Set(OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
+    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
