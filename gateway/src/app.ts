@@ -103,13 +103,13 @@ export function createApp(deps: AppDeps): express.Express {
   };
   api.use(metaRoutes(config.appUrl));
   mount(signUpRoutes(routeDeps));
-  api.use(signInRoutes(routeDeps));
-  api.use(sessionRoutes(routeDeps));
-  api.use(verificationRoutes(routeDeps));
-  api.use(passwordResetRoutes(routeDeps));
+  mount(signInRoutes(routeDeps));
+  mount(sessionRoutes(routeDeps));
+  mount(verificationRoutes(routeDeps));
+  mount(passwordResetRoutes(routeDeps));
   api.use(accountRoutes(routeDeps));
   api.use(providerAccountRoutes(routeDeps));
-  api.use(currentClientRoutes(routeDeps));
+  mount(currentClientRoutes(routeDeps));
   api.use(twoFactorRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
   api.use(adminRoutes(routeDeps));
