@@ -107,10 +107,10 @@ export function createApp(deps: AppDeps): express.Express {
   mount(sessionRoutes(routeDeps));
   mount(verificationRoutes(routeDeps));
   mount(passwordResetRoutes(routeDeps));
-  api.use(accountRoutes(routeDeps));
-  api.use(providerAccountRoutes(routeDeps));
+  mount(accountRoutes(routeDeps));
+  mount(providerAccountRoutes(routeDeps));
   mount(currentClientRoutes(routeDeps));
-  api.use(twoFactorRoutes(routeDeps));
+  mount(twoFactorRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
   api.use(adminRoutes(routeDeps));
   api.use(socialRoutes(routeDeps));
