@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(providerAccountRoutes(routeDeps));
   mount(currentClientRoutes(routeDeps));
   mount(twoFactorRoutes(routeDeps));
-  api.use(organizationRoutes(routeDeps));
+  mount(organizationRoutes(routeDeps));
   api.use(adminRoutes(routeDeps));
   api.use(socialRoutes(routeDeps));
   if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
