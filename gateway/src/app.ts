@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): express.Express {
     routes.push(...declared);
     api.use(mountRoutes(declared, routeDeps.sessions));
   };
-  api.use(metaRoutes(config.appUrl));
+  mount(metaRoutes(config.appUrl));
   mount(signUpRoutes(routeDeps));
   mount(signInRoutes(routeDeps));
   mount(sessionRoutes(routeDeps));
@@ -112,10 +112,10 @@ export function createApp(deps: AppDeps): express.Express {
   mount(currentClientRoutes(routeDeps));
   mount(twoFactorRoutes(routeDeps));
   mount(organizationRoutes(routeDeps));
-  api.use(adminRoutes(routeDeps));
-  api.use(socialRoutes(routeDeps));
-  if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
-  api.use(openApiRoutes({ routes: routes.map((route) => route.spec), devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
+  mount(adminRoutes(routeDeps));
+  mount(socialRoutes(routeDeps));
+  if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
+  mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(adminInputRefusals(routeDeps));
   api.use(errorHandler(log));

@@ -7,19 +7,20 @@
  */
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import type * as z from "zod";
-import type { ErrorCode } from "@auth-platform/proto/errors";
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { parseBody, parseQuery } from "./body.js";
 import type { CurrentSession, SessionResolver } from "./session.js";
 
 export type Tag = "Account" | "Sessions" | "Two-factor" | "Organizations" | "Admin" | "Social sign-in" | "Meta" | "Development";
 
 /**
- * How a route needs the caller's session (both are documented as needing one: 401 without it).
+ * How a route needs the caller's session (each is documented as needing one: 401 without it).
  * "required": resolved before the body and query are parsed and handed to the handler as `session`.
- * "checked-by-route": the handler checks it in its own way (the admin service with the caller's token, or a
- * failure answered as a redirect).
+ * "token": a session token (cookie or bearer) must be present before the body and query are parsed; the
+ * service the handler calls checks it (the admin routes).
+ * "checked-by-route": the handler checks it in its own way (a failure answered as a redirect).
  */
-export type SessionUse = "required" | "checked-by-route";
+export type SessionUse = "required" | "token" | "checked-by-route";
 
 type Schema = z.ZodType | undefined;
 
@@ -31,6 +32,8 @@ export interface RouteSpec<B extends Schema = Schema, Q extends Schema = Schema,
   summary: string;
   body?: B;
   query?: Q;
+  /** A query the handler reads and checks itself (a bad one is answered as a redirect, not 400): documented, not parsed here. */
+  queryCheckedByRoute?: z.ZodType;
   /** The JSON answered with 200. */
   response?: R;
   /** Answers a redirect (302 with a Location): to the callback URL, errors as ?error=code. */
@@ -74,6 +77,7 @@ export function defineRoute<B extends Schema = undefined, Q extends Schema = und
     async handle(req, res, sessions) {
       // The caller first, then the input: a request without a session is 401 whatever its body.
       const session = spec.session === "required" ? await sessions.require(req) : undefined;
+      if (spec.session === "token" && !sessions.tokenOf(req)) throw new AuthError("UNAUTHORIZED");
       const body = spec.body ? parseBody(req, spec.body) : undefined;
       const query = spec.query ? parseQuery(req, spec.query) : undefined;
       await handler({

@@ -411,7 +411,7 @@ function operationOf(spec: RouteSpec): Operation {
     tag: spec.tag,
     summary: spec.summary,
     body: spec.body,
-    query: spec.query,
+    query: spec.query ?? spec.queryCheckedByRoute,
     success,
     errors: (spec.errors ?? []).map((code) => ERRORS[code].http),
     codes: spec.errors,
