@@ -1,9 +1,10 @@
 /**
- * The public JSON shapes (public-shapes.ts, routes/responses.ts) as zod schemas, for the OpenAPI document
- * (http/openapi.ts). The builders' return types are checked against these at compile time where the
- * document's registry names them (ok() in openapi.ts), and the real answers at run time by
- * gateway/test/openapi-responses.int.test.ts. Objects are strict (additionalProperties: false in the
- * document) except the user, which carries the configured additional fields.
+ * The response bodies of the HTTP API as zod schemas. A route names its schema in its defineRoute
+ * declaration (http/define-route.ts): the handler's answer must match the schema's input type (tsc), the
+ * OpenAPI document describes it (http/openapi.ts), and gateway/test/openapi-responses.int.test.ts checks the
+ * real answers. The user, session, organization, member, invitation and trusted device shapes are
+ * @auth-platform/contract's, shared with the web app. Objects are strict (additionalProperties: false in
+ * the document) except the user, which carries the configured additional fields.
  */
 import * as z from "zod";
 import { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema } from "@auth-platform/contract/shapes";
