@@ -10,6 +10,7 @@ import { cookieJar } from "./http/cookies.js";
 import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
 import { refuseMalformedInput } from "./http/body.js";
+import { mountRoutes, type Route, type RouteSpec } from "./http/define-route.js";
 import { errorHandler } from "./http/errors.js";
 import { observeRequests } from "./http/observe.js";
 import { rateLimit } from "./http/rate-limit.js";
@@ -43,6 +44,11 @@ export interface AppDeps {
   log: Logger;
   /** The security event reporter (main.ts keeps it to flush on stop); made here when not given. */
   events?: SecurityEventReporter;
+}
+
+/** The routes an app serves, as declared (the registry its OpenAPI document is built from). */
+export function declaredRoutes(app: express.Express): readonly RouteSpec[] {
+  return (app.locals.routes as Route[]).map((route) => route.spec);
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -88,21 +94,28 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(express.json({ limit: config.bodyLimit, strict: true }));
   api.use(refuseMalformedInput);
   api.use(originCheck);
-  api.use(metaRoutes(config.appUrl));
-  api.use(signUpRoutes(routeDeps));
-  api.use(signInRoutes(routeDeps));
-  api.use(sessionRoutes(routeDeps));
-  api.use(verificationRoutes(routeDeps));
-  api.use(passwordResetRoutes(routeDeps));
-  api.use(accountRoutes(routeDeps));
-  api.use(providerAccountRoutes(routeDeps));
-  api.use(currentClientRoutes(routeDeps));
-  api.use(twoFactorRoutes(routeDeps));
-  api.use(organizationRoutes(routeDeps));
-  api.use(adminRoutes(routeDeps));
-  api.use(socialRoutes(routeDeps));
-  if (config.devMailbox) api.use(devMailboxRoutes(deps.clients.notification));
-  api.use(openApiRoutes({ devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
+  // Every declared route, in mounting order: the OpenAPI document (GET /openapi.json) is built from this list.
+  const routes: Route[] = [];
+  app.locals.routes = routes;
+  const mount = (declared: Route[]) => {
+    routes.push(...declared);
+    api.use(mountRoutes(declared, routeDeps.sessions));
+  };
+  mount(metaRoutes(config.appUrl));
+  mount(signUpRoutes(routeDeps));
+  mount(signInRoutes(routeDeps));
+  mount(sessionRoutes(routeDeps));
+  mount(verificationRoutes(routeDeps));
+  mount(passwordResetRoutes(routeDeps));
+  mount(accountRoutes(routeDeps));
+  mount(providerAccountRoutes(routeDeps));
+  mount(currentClientRoutes(routeDeps));
+  mount(twoFactorRoutes(routeDeps));
+  mount(organizationRoutes(routeDeps));
+  mount(adminRoutes(routeDeps));
+  mount(socialRoutes(routeDeps));
+  if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
+  mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(adminInputRefusals(routeDeps));
   api.use(errorHandler(log));

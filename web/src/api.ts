@@ -5,39 +5,11 @@
  * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
  * names or at its top.
  */
+import type { Invitation, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 import { apiBasePath } from "./runtime-config";
 
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-  emailVerified: boolean;
-  image: string | null;
-  createdAt: string;
-  updatedAt: string;
-  username: string | null;
-  displayUsername: string | null;
-  /** Whether two-factor is on for the user. */
-  twoFactorEnabled?: boolean;
-  /** The admin fields: a comma-separated role list, and the ban. */
-  role?: string | null;
-  banned?: boolean;
-  banReason?: string | null;
-  banExpires?: string | null;
-}
-
-export interface Session {
-  id: string;
-  token: string;
-  userId: string;
-  expiresAt: string;
-  ipAddress: string | null;
-  userAgent: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** The admin's user id on a session an admin started as this user (impersonation). */
-  impersonatedBy?: string | null;
-}
+/** The user, session, organization, member, invitation and trusted device shapes the gateway answers. */
+export type { Invitation, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 
 export interface SessionWithUser {
   session: Session;
@@ -75,43 +47,7 @@ export type SignInResult = { token: string; user: User } | TwoFactorRedirect;
 
 export const needsSecondFactor = (result: SignInResult): result is TwoFactorRedirect => "twoFactorRedirect" in result && result.twoFactorRedirect === true;
 
-export interface TrustedDevice {
-  id: string;
-  userAgent: string | null;
-  ipAddress: string | null;
-  createdAt: string;
-  lastUsedAt: string;
-  expiresAt: string;
-}
-
 export type SecondFactorMethod = "totp" | "otp" | "backup-code";
-
-export interface Organization {
-  id: string;
-  name: string;
-  slug: string;
-  logo: string | null;
-  createdAt: string;
-}
-
-export interface Member {
-  id: string;
-  organizationId: string;
-  userId: string;
-  role: string;
-  createdAt: string;
-  user?: { id: string; name: string; email: string; image: string | null };
-}
-
-export interface Invitation {
-  id: string;
-  organizationId: string;
-  email: string;
-  role: string;
-  status: string;
-  inviterId: string;
-  expiresAt: string;
-}
 
 export interface FullOrganization extends Organization {
   members: Member[];

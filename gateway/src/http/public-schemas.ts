@@ -1,85 +1,19 @@
 /**
- * The public JSON shapes (public-shapes.ts, routes/responses.ts) as zod schemas, for the OpenAPI document
- * (http/openapi.ts). The builders' return types are checked against these at compile time where the
- * document's registry names them (ok() in openapi.ts), and the real answers at run time by
- * gateway/test/openapi-responses.int.test.ts. Objects are strict (additionalProperties: false in the
- * document) except the user, which carries the configured additional fields.
+ * The response bodies of the HTTP API as zod schemas. A route names its schema in its defineRoute
+ * declaration (http/define-route.ts): the handler's answer must match the schema's input type (tsc), the
+ * OpenAPI document describes it (http/openapi.ts), and gateway/test/openapi-responses.int.test.ts checks the
+ * real answers. The user, session, organization, member, invitation and trusted device shapes are
+ * @auth-platform/contract's, shared with the web app. Objects are strict (additionalProperties: false in
+ * the document) except the user, which carries the configured additional fields.
  */
 import * as z from "zod";
+import { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema } from "@auth-platform/contract/shapes";
 import { ERRORS } from "@auth-platform/proto/errors";
+
+export { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema };
 
 const when = z.iso.datetime({ offset: true });
 const nullableText = z.string().nullable();
-
-export const userSchema = z
-  .looseObject({
-    id: z.string(),
-    name: z.string(),
-    email: z.string(),
-    emailVerified: z.boolean(),
-    image: nullableText,
-    createdAt: when,
-    updatedAt: when,
-    username: nullableText,
-    displayUsername: nullableText,
-    twoFactorEnabled: z.boolean(),
-    role: nullableText,
-    banned: z.boolean(),
-    banReason: nullableText,
-    banExpires: when.nullable(),
-  })
-  .describe("A user; configured additional fields appear beside these.");
-
-export const sessionSchema = z.object({
-  id: z.string(),
-  token: z.string(),
-  userId: z.string(),
-  expiresAt: when,
-  ipAddress: nullableText,
-  userAgent: nullableText,
-  createdAt: when,
-  updatedAt: when,
-  impersonatedBy: nullableText.optional(),
-  activeOrganizationId: nullableText.optional(),
-});
-
-export const trustedDeviceSchema = z.object({
-  id: z.string(),
-  userAgent: nullableText,
-  ipAddress: nullableText,
-  createdAt: when,
-  lastUsedAt: when,
-  expiresAt: when,
-});
-
-export const organizationSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  slug: z.string(),
-  logo: nullableText,
-  metadata: z.record(z.string(), z.string()).nullable(),
-  createdAt: when,
-});
-
-export const memberSchema = z.object({
-  id: z.string(),
-  organizationId: z.string(),
-  userId: z.string(),
-  role: z.string(),
-  createdAt: when,
-  user: z.object({ id: z.string(), name: z.string(), email: z.string(), image: nullableText }).optional(),
-});
-
-export const invitationSchema = z.object({
-  id: z.string(),
-  organizationId: z.string(),
-  email: z.string(),
-  role: z.string(),
-  status: z.enum(["pending", "accepted", "rejected", "canceled"]),
-  inviterId: z.string(),
-  expiresAt: when,
-  createdAt: when,
-});
 
 // ---- response bodies ----
 

@@ -4,40 +4,20 @@
  * strings, absent values as null); both carry the same field names, so one function serves each shape.
  */
 
+import type { Invitation, InvitationStatus, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 import { safeImage } from "@auth-platform/runtime/user-image";
 
 type When = Date | string | undefined;
 type Maybe<T> = T | null | undefined;
 
-export type PublicUser = Record<string, unknown> & {
-  id: string;
-  name: string;
-  email: string;
-  emailVerified: boolean;
-  image: string | null;
-  createdAt: string;
-  updatedAt: string;
-  username: string | null;
-  displayUsername: string | null;
-  twoFactorEnabled: boolean;
-  role: string | null;
-  banned: boolean;
-  banReason: string | null;
-  banExpires: string | null;
-};
-
-export interface PublicSession {
-  id: string;
-  token: string;
-  userId: string;
-  expiresAt: string;
-  ipAddress: string | null;
-  userAgent: string | null;
-  createdAt: string;
-  updatedAt: string;
-  impersonatedBy?: string | null;
-  activeOrganizationId?: string | null;
-}
+/** The shapes as @auth-platform/contract declares them (z.infer of its schemas). */
+export type PublicUser = User;
+export type PublicSession = Session;
+export type PublicTrustedDevice = TrustedDevice;
+export type PublicOrganization = Organization;
+export type PublicMember = Member;
+export type PublicInvitation = Invitation;
+export type { InvitationStatus };
 
 /** A user as auth.identity.v1.User, auth.session.v1.SessionUser or the session cache carry it. */
 export interface UserFields {
@@ -113,15 +93,6 @@ export function publicSession(session: SessionFields): PublicSession {
 }
 
 /** A trusted device as GET /two-factor/list-trusted-devices shows it. */
-export interface PublicTrustedDevice {
-  id: string;
-  userAgent: string | null;
-  ipAddress: string | null;
-  createdAt: string;
-  lastUsedAt: string;
-  expiresAt: string;
-}
-
 export function publicTrustedDevice(device: {
   id: string;
   userAgent?: Maybe<string>;
@@ -150,45 +121,6 @@ export interface OrganizationFields {
   logo?: Maybe<string>;
   metadata: Record<string, string>;
   createdAt?: When;
-}
-
-export interface PublicOrganization {
-  id: string;
-  name: string;
-  slug: string;
-  logo: string | null;
-  /** null when none is set. */
-  metadata: Record<string, string> | null;
-  createdAt: string;
-}
-
-export interface PublicMemberUser {
-  id: string;
-  name: string;
-  email: string;
-  image: string | null;
-}
-
-export interface PublicMember {
-  id: string;
-  organizationId: string;
-  userId: string;
-  role: string;
-  createdAt: string;
-  user?: PublicMemberUser;
-}
-
-export type InvitationStatus = "pending" | "accepted" | "rejected" | "canceled";
-
-export interface PublicInvitation {
-  id: string;
-  organizationId: string;
-  email: string;
-  role: string;
-  status: InvitationStatus;
-  inviterId: string;
-  expiresAt: string;
-  createdAt: string;
 }
 
 export function publicOrganization(organization: OrganizationFields): PublicOrganization {

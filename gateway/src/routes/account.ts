@@ -1,9 +1,10 @@
 /** The signed-in user's account: update, change email and password, delete, linked accounts. */
-import { Router } from "express";
 import * as z from "zod";
 import { redirectErrorCode } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
-import { otherFields, parseBody, parseQuery } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { accountListSchema, deleteUserSchema, statusSchema, tokenAndUserSchema } from "../http/public-schemas.js";
+import { otherFields } from "../http/body.js";
 import { clearSessionCookies, hasDontRemember } from "../http/cookies.js";
 import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
@@ -43,106 +44,191 @@ const callerOf = (current: CurrentSession) => ({
   impersonatedBy: current.session.impersonatedBy ?? undefined,
 });
 
-export function accountRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export function accountRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const identity = deps.clients.identity;
 
-  router.post("/update-user", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, updateUserBody);
-    await call(identity, identity.updateUser, {
-      userId: user.id,
-      name: body.name,
-      image: body.image ?? undefined,
-      clearImage: body.image === null,
-      username: body.username,
-      displayUsername: body.displayUsername,
-      extraFields: otherFields(body, UPDATE_USER_FIELDS),
-    });
-    res.json({ status: true });
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/update-user",
+        tag: "Account",
+        summary: "Update the caller's profile",
+        session: "required",
+        body: updateUserBody,
+        response: statusSchema,
+        errors: ["EMAIL_CAN_NOT_BE_UPDATED", "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER"],
+      },
+      async ({ body, session: { user }, json }) => {
+        await call(identity, identity.updateUser, {
+          userId: user.id,
+          name: body.name,
+          image: body.image ?? undefined,
+          clearImage: body.image === null,
+          username: body.username,
+          displayUsername: body.displayUsername,
+          extraFields: otherFields(body, UPDATE_USER_FIELDS),
+        });
+        json({ status: true });
+      },
+    ),
+  );
 
-  router.post("/change-email", async (req, res) => {
-    const current = await deps.sessions.require(req);
-    const body = parseBody(req, changeEmailBody);
-    await deps.events.reported(req, current, "user.change-email", () =>
-      call(identity, identity.changeEmail, { userId: current.user.id, newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() }),
-    );
-    res.json({ status: true });
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/change-email",
+        tag: "Account",
+        summary: "Change the caller's email address",
+        session: "required",
+        body: changeEmailBody,
+        response: statusSchema,
+        errors: ["CHANGE_EMAIL_IS_DISABLED", "INVALID_EMAIL", "EMAIL_IS_THE_SAME", "COULDNT_UPDATE_YOUR_EMAIL"],
+      },
+      async ({ req, body, session: current, json }) => {
+        await deps.events.reported(req, current, "user.change-email", () =>
+          call(identity, identity.changeEmail, { userId: current.user.id, newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() }),
+        );
+        json({ status: true });
+      },
+    ),
+  );
 
-  router.post("/change-password", async (req, res) => {
-    const current = await deps.sessions.require(req);
-    const body = parseBody(req, changePasswordBody);
-    const revokeOtherSessions = body.revokeOtherSessions ?? false;
-    const result = await deps.events.reported(
-      req,
-      current,
-      "user.change-password",
-      () =>
-        call(identity, identity.changePassword, {
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/change-password",
+        tag: "Account",
+        summary: "Change the caller's password",
+        session: "required",
+        body: changePasswordBody,
+        response: tokenAndUserSchema,
+        errors: [
+          "INVALID_PASSWORD",
+          "CREDENTIAL_ACCOUNT_NOT_FOUND",
+          "PASSWORD_TOO_SHORT",
+          "PASSWORD_TOO_LONG",
+          "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING",
+          "SERVICE_UNAVAILABLE",
+        ],
+      },
+      async ({ req, res, body, session: current, json }) => {
+        const revokeOtherSessions = body.revokeOtherSessions ?? false;
+        const result = await deps.events.reported(
+          req,
+          current,
+          "user.change-password",
+          () =>
+            call(identity, identity.changePassword, {
+              userId: current.user.id,
+              currentPassword: body.currentPassword,
+              newPassword: body.newPassword,
+              revokeOtherSessions,
+              caller: callerOf(current),
+              client: clientOf(req),
+            }),
+          { revokeOtherSessions },
+        );
+        // The new session keeps this browser's choice: after a dont-remember sign-in its cookie stays a
+        // browser-session cookie (a shared computer is still signed out when the browser closes).
+        if (result.session) issueSession(res, deps, result.session, !hasDontRemember(req, deps.jar, deps.secret));
+        json({ token: result.session?.token ?? null, user: publicUser(result.user!) });
+      },
+    ),
+  );
+
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/delete-user",
+        tag: "Account",
+        summary: "Delete the caller's account (or mail the confirmation link)",
+        session: "required",
+        body: deleteUserBody,
+        response: deleteUserSchema,
+        errors: ["NOT_FOUND", "INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "SESSION_IS_NOT_FRESH"],
+      },
+      async ({ req, res, body, session: current, json }) => {
+        const { deleted } = await call(identity, identity.deleteUser, {
           userId: current.user.id,
-          currentPassword: body.currentPassword,
-          newPassword: body.newPassword,
-          revokeOtherSessions,
+          password: body.password ?? undefined,
+          token: body.token ?? undefined,
+          callbackUrl: req.callbacks.body.callbackURL?.toString(),
           caller: callerOf(current),
-          client: clientOf(req),
-        }),
-      { revokeOtherSessions },
-    );
-    // The new session keeps this browser's choice: after a dont-remember sign-in its cookie stays a
-    // browser-session cookie (a shared computer is still signed out when the browser closes).
-    if (result.session) issueSession(res, deps, result.session, !hasDontRemember(req, deps.jar, deps.secret));
-    res.json({ token: result.session?.token ?? null, user: publicUser(result.user!) });
-  });
+        });
+        if (deleted) clearSessionCookies(res, deps.jar);
+        json({ success: true, message: deleted ? "User deleted" : "Verification email sent" });
+      },
+    ),
+  );
 
-  router.post("/delete-user", async (req, res) => {
-    const current = await deps.sessions.require(req);
-    const body = parseBody(req, deleteUserBody);
-    const { deleted } = await call(identity, identity.deleteUser, {
-      userId: current.user.id,
-      password: body.password ?? undefined,
-      token: body.token ?? undefined,
-      callbackUrl: req.callbacks.body.callbackURL?.toString(),
-      caller: callerOf(current),
-    });
-    if (deleted) clearSessionCookies(res, deps.jar);
-    res.json({ success: true, message: deleted ? "User deleted" : "Verification email sent" });
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/delete-user/callback",
+        tag: "Account",
+        summary: "Confirm an account deletion (the mailed link)",
+        session: "checked-by-route",
+        query: deleteCallbackQuery,
+        response: deleteUserSchema,
+        redirect: true,
+        errors: ["NOT_FOUND", "INVALID_TOKEN"],
+      },
+      async ({ req, res, query, json }) => {
+        try {
+          const current = await deps.sessions.require(req);
+          await call(identity, identity.deleteUser, { userId: current.user.id, token: query.token, caller: callerOf(current) });
+        } catch (error) {
+          const code = redirectErrorCode("deleteUserCallback", error);
+          const callback = req.callbacks.query.callbackURL;
+          if (callback && code) return redirectTo(res, callback, { error: code });
+          throw error;
+        }
+        clearSessionCookies(res, deps.jar);
+        if (req.callbacks.query.callbackURL) return redirectTo(res, req.callbacks.query.callbackURL);
+        json({ success: true, message: "User deleted" });
+      },
+    ),
+  );
 
-  router.get("/delete-user/callback", async (req, res) => {
-    const query = parseQuery(req, deleteCallbackQuery);
-    try {
-      const current = await deps.sessions.require(req);
-      await call(identity, identity.deleteUser, { userId: current.user.id, token: query.token, caller: callerOf(current) });
-    } catch (error) {
-      const code = redirectErrorCode("deleteUserCallback", error);
-      const callback = req.callbacks.query.callbackURL;
-      if (callback && code) return redirectTo(res, callback, { error: code });
-      throw error;
-    }
-    clearSessionCookies(res, deps.jar);
-    if (req.callbacks.query.callbackURL) return redirectTo(res, req.callbacks.query.callbackURL);
-    res.json({ success: true, message: "User deleted" });
-  });
+  routes.push(
+    defineRoute(
+      { method: "get", path: "/list-accounts", tag: "Account", summary: "The caller's linked accounts", session: "required", response: accountListSchema },
+      async ({ session: { user }, json }) => {
+        const { accounts } = await call(identity, identity.listAccounts, { userId: user.id });
+        json(accountListResponse(accounts, user.id));
+      },
+    ),
+  );
 
-  router.get("/list-accounts", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const { accounts } = await call(identity, identity.listAccounts, { userId: user.id });
-    res.json(accountListResponse(accounts, user.id));
-  });
-
-  router.post("/unlink-account", async (req, res) => {
-    const current = await deps.sessions.require(req);
-    const body = parseBody(req, unlinkBody);
-    await call(
-      identity,
-      identity.unlinkAccount,
-      body.providerId !== undefined
-        ? { userId: current.user.id, providerId: body.providerId, accountId: body.accountId ?? undefined, caller: callerOf(current) }
-        : { userId: current.user.id, providerId: "", id: body.accountId ?? undefined, caller: callerOf(current) },
-    );
-    res.json({ status: true });
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/unlink-account",
+        tag: "Account",
+        summary: "Unlink one of the caller's accounts",
+        session: "required",
+        body: unlinkBody,
+        response: statusSchema,
+        errors: ["ACCOUNT_NOT_FOUND", "YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT", "SESSION_IS_NOT_FRESH"],
+      },
+      async ({ body, session: current, json }) => {
+        await call(
+          identity,
+          identity.unlinkAccount,
+          body.providerId !== undefined
+            ? { userId: current.user.id, providerId: body.providerId, accountId: body.accountId ?? undefined, caller: callerOf(current) }
+            : { userId: current.user.id, providerId: "", id: body.accountId ?? undefined, caller: callerOf(current) },
+        );
+        json({ status: true });
+      },
+    ),
+  );
+  return routes;
 }

@@ -4,12 +4,23 @@
  * admin. The gateway's own part is HTTP: bodies, cookies (the admin's session kept in a signed cookie while
  * impersonating), status codes.
  */
-import { type NextFunction, type Request, type Response, Router } from "express";
+import type { NextFunction, Request, Response } from "express";
 import * as z from "zod";
 import type { Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseBody, parseQuery } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import {
+  adminUserSchema,
+  auditEventsSchema,
+  listUserSessionsSchema,
+  listUsersSchema,
+  permissionSchema,
+  sessionWithUserSchema,
+  statusSchema,
+  successSchema,
+  userSchema,
+} from "../http/public-schemas.js";
 import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
 import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
@@ -110,8 +121,8 @@ function callerFrom(deps: RouteDeps, req: Request): Caller {
   return { sessionToken: token, ...clientOf(req) };
 }
 
-export function adminRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export function adminRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const admin = deps.clients.admin;
   // Named like the session cookie (prefix, __Secure- behind https), so it carries the same protections.
   const adminCookie = deps.jar.sessionName.replace(/session_token$/, "admin_session");
@@ -120,181 +131,411 @@ export function adminRoutes(deps: RouteDeps): Router {
 
   const userOut = (user: Parameters<typeof publicUser>[0] | undefined) => publicUser(user ?? { id: "", name: "", email: "", emailVerified: false });
 
-  router.get("/admin/list-users", async (req, res) => {
-    const q = parseQuery(req, listUsersQuery);
-    const answer = await call(admin, admin.listUsers, {
-      caller: callerFrom(deps, req),
-      // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
-      query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
-    });
-    res.json(listUsersResponse(answer.users.map(publicUser), answer.total, answer.totalIsLowerBound, q.limit, q.offset));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/admin/list-users",
+        tag: "Admin",
+        session: "token",
+        summary: "Search and page users",
+        query: listUsersQuery,
+        response: listUsersSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT"],
+      },
+      async ({ req, query, json }) => {
+        const q = query;
+        const answer = await call(admin, admin.listUsers, {
+          caller: callerFrom(deps, req),
+          // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
+          query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
+        });
+        json(listUsersResponse(answer.users.map(publicUser), answer.total, answer.totalIsLowerBound, q.limit, q.offset));
+      },
+    ),
+  );
 
-  router.get("/admin/get-user", async (req, res) => {
-    const q = parseQuery(req, getUserQuery);
-    const { user } = await call(admin, admin.getUser, { caller: callerFrom(deps, req), userId: q.id });
-    res.json(userOut(user));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/admin/get-user",
+        tag: "Admin",
+        session: "token",
+        summary: "One user",
+        query: getUserQuery,
+        response: userSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
+      },
+      async ({ req, query, json }) => {
+        const q = query;
+        const { user } = await call(admin, admin.getUser, { caller: callerFrom(deps, req), userId: q.id });
+        json(userOut(user));
+      },
+    ),
+  );
 
-  router.post("/admin/create-user", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, createUserBody);
-    // better-auth 1.7 reads the role from data.role when role is absent; either way it is not an extra field.
-    const { role: dataRole, ...extraFields } = body.data ?? {};
-    const { user } = await call(admin, admin.createUser, {
-      caller,
-      email: body.email,
-      password: body.password,
-      name: body.name,
-      role: body.role ?? dataRoleOf(dataRole),
-      extraFields,
-    });
-    res.json(adminUserResponse(userOut(user)));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/create-user",
+        tag: "Admin",
+        session: "token",
+        summary: "Create a user",
+        body: createUserBody,
+        response: adminUserSchema,
+        errors: [
+          "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT",
+          "USER_ALREADY_EXISTS",
+          "INVALID_EMAIL",
+          "PASSWORD_TOO_SHORT",
+          "PASSWORD_TOO_LONG",
+          "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
+        ],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        // better-auth 1.7 reads the role from data.role when role is absent; either way it is not an extra field.
+        const { role: dataRole, ...extraFields } = body.data ?? {};
+        const { user } = await call(admin, admin.createUser, {
+          caller,
+          email: body.email,
+          password: body.password,
+          name: body.name,
+          role: body.role ?? dataRoleOf(dataRole),
+          extraFields,
+        });
+        json(adminUserResponse(userOut(user)));
+      },
+    ),
+  );
 
   // The current client's adminUpdateUser: answers the user itself (not wrapped).
-  router.post("/admin/update-user", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, updateUserBody);
-    if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
-    // Own keys only: a field named like an Object.prototype member ("constructor", "toString") is an extra
-    // field like any other (it answered the member function's source as the message before).
-    const refused = Object.keys(body.data).find((key) => Object.hasOwn(NOT_UPDATED_HERE, key));
-    if (refused) throw new AuthError("VALIDATION_ERROR", NOT_UPDATED_HERE[refused]);
-    const known = updateUserData.safeParse(body.data);
-    if (!known.success) throw new AuthError("VALIDATION_ERROR", `Invalid data.${known.error.issues[0]?.path.join(".")}: ${known.error.issues[0]?.message}`);
-    // The other fields go to identity as extra fields: it keeps the configured ones and drops the rest.
-    const extraFields = Object.fromEntries(Object.entries(body.data).filter(([key]) => !Object.hasOwn(updateUserData.shape, key)));
-    const { user } = await call(admin, admin.updateUser, {
-      caller,
-      userId: body.userId,
-      name: known.data.name,
-      image: known.data.image ?? undefined,
-      clearImage: known.data.image === null,
-      role: known.data.role,
-      extraFields,
-    });
-    res.json(userOut(user));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/update-user",
+        tag: "Admin",
+        session: "token",
+        summary: "Update a user's name, image, role or configured fields (the current client)",
+        body: updateUserBody,
+        response: userSchema,
+        errors: [
+          "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT",
+          "USER_NOT_FOUND",
+          "NO_DATA_TO_UPDATE",
+          "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
+          "YOU_CANNOT_REMOVE_THE_LAST_ADMIN",
+        ],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
+        // Own keys only: a field named like an Object.prototype member ("constructor", "toString") is an extra
+        // field like any other (it answered the member function's source as the message before).
+        const refused = Object.keys(body.data).find((key) => Object.hasOwn(NOT_UPDATED_HERE, key));
+        if (refused) throw new AuthError("VALIDATION_ERROR", NOT_UPDATED_HERE[refused]);
+        const known = updateUserData.safeParse(body.data);
+        if (!known.success) throw new AuthError("VALIDATION_ERROR", `Invalid data.${known.error.issues[0]?.path.join(".")}: ${known.error.issues[0]?.message}`);
+        // The other fields go to identity as extra fields: it keeps the configured ones and drops the rest.
+        const extraFields = Object.fromEntries(Object.entries(body.data).filter(([key]) => !Object.hasOwn(updateUserData.shape, key)));
+        const { user } = await call(admin, admin.updateUser, {
+          caller,
+          userId: body.userId,
+          name: known.data.name,
+          image: known.data.image ?? undefined,
+          clearImage: known.data.image === null,
+          role: known.data.role,
+          extraFields,
+        });
+        json(userOut(user));
+      },
+    ),
+  );
 
-  router.post("/admin/set-role", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, setRoleBody);
-    const { user } = await call(admin, admin.setRole, { caller, userId: body.userId, role: body.role });
-    res.json(adminUserResponse(userOut(user)));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/set-role",
+        tag: "Admin",
+        session: "token",
+        summary: "Set a user's role",
+        body: setRoleBody,
+        response: adminUserSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", "YOU_CANNOT_REMOVE_THE_LAST_ADMIN"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        const { user } = await call(admin, admin.setRole, { caller, userId: body.userId, role: body.role });
+        json(adminUserResponse(userOut(user)));
+      },
+    ),
+  );
 
-  router.post("/admin/set-user-password", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, setUserPasswordBody);
-    await call(admin, admin.setUserPassword, { caller, userId: body.userId, newPassword: body.newPassword });
-    res.json(setUserPasswordResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/set-user-password",
+        tag: "Admin",
+        session: "token",
+        summary: "Set a user's password",
+        body: setUserPasswordBody,
+        response: statusSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "PASSWORD_TOO_SHORT", "PASSWORD_TOO_LONG"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        await call(admin, admin.setUserPassword, { caller, userId: body.userId, newPassword: body.newPassword });
+        json(setUserPasswordResponse());
+      },
+    ),
+  );
 
-  router.post("/admin/list-user-sessions", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, userIdBody);
-    const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
-    res.json(listUserSessionsResponse(sessions.map((session) => ({ ...publicSession(session), token: handles.handleOf(session.token) }))));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/list-user-sessions",
+        tag: "Admin",
+        session: "token",
+        summary: "A user's sessions",
+        body: userIdBody,
+        response: listUserSessionsSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
+        json(listUserSessionsResponse(sessions.map((session) => ({ ...publicSession(session), token: handles.handleOf(session.token) }))));
+      },
+    ),
+  );
 
-  router.post("/admin/ban-user", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, banUserBody);
-    const { user } = await call(admin, admin.banUser, { caller, userId: body.userId, reason: body.banReason, expiresInSeconds: String(body.banExpiresIn ?? 0) });
-    res.json(adminUserResponse(userOut(user)));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/ban-user",
+        tag: "Admin",
+        session: "token",
+        summary: "Ban a user",
+        body: banUserBody,
+        response: adminUserSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "YOU_CANNOT_BAN_YOURSELF"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        const { user } = await call(admin, admin.banUser, { caller, userId: body.userId, reason: body.banReason, expiresInSeconds: String(body.banExpiresIn ?? 0) });
+        json(adminUserResponse(userOut(user)));
+      },
+    ),
+  );
 
-  router.post("/admin/unban-user", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, userIdBody);
-    const { user } = await call(admin, admin.unbanUser, { caller, userId: body.userId });
-    res.json(adminUserResponse(userOut(user)));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/unban-user",
+        tag: "Admin",
+        session: "token",
+        summary: "Lift a ban",
+        body: userIdBody,
+        response: adminUserSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        const { user } = await call(admin, admin.unbanUser, { caller, userId: body.userId });
+        json(adminUserResponse(userOut(user)));
+      },
+    ),
+  );
 
-  router.post("/admin/impersonate-user", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, userIdBody);
-    const { session, user } = await call(admin, admin.impersonateUser, { caller, userId: body.userId });
-    if (!session) throw new AuthError("FAILED_TO_CREATE_SESSION");
-    // The admin's own token, kept signed (and the dont-remember choice with it) so stop-impersonating can restore it.
-    const dontRemember = req.headers.cookie?.includes(deps.jar.dontRememberName) ? "1" : "";
-    setSignedCookie(res, deps.jar, adminCookie, `${caller.sessionToken}:${dontRemember}`, deps.secret);
-    issueSession(res, deps, session, false);
-    res.json(impersonationResponse(publicSession(session), userOut(user)));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/impersonate-user",
+        tag: "Admin",
+        session: "token",
+        summary: "Act as a user",
+        body: userIdBody,
+        response: sessionWithUserSchema,
+        errors: [
+          "ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT",
+          "USER_NOT_FOUND",
+          "YOU_CANNOT_IMPERSONATE_ADMINS",
+          "YOU_CANNOT_IMPERSONATE_BANNED_USERS",
+          "YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING",
+          "FAILED_TO_CREATE_SESSION",
+        ],
+      },
+      async ({ req, res, body, json }) => {
+        const caller = callerFrom(deps, req);
+        const { session, user } = await call(admin, admin.impersonateUser, { caller, userId: body.userId });
+        if (!session) throw new AuthError("FAILED_TO_CREATE_SESSION");
+        // The admin's own token, kept signed (and the dont-remember choice with it) so stop-impersonating can restore it.
+        const dontRemember = req.headers.cookie?.includes(deps.jar.dontRememberName) ? "1" : "";
+        setSignedCookie(res, deps.jar, adminCookie, `${caller.sessionToken}:${dontRemember}`, deps.secret);
+        issueSession(res, deps, session, false);
+        json(impersonationResponse(publicSession(session), userOut(user)));
+      },
+    ),
+  );
 
-  router.post("/admin/stop-impersonating", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
-    const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
-    const [adminToken = "", dontRemember = ""] = kept.split(":");
-    const { session, user } = await call(admin, admin.stopImpersonating, { caller, adminSessionToken: adminToken });
-    if (!session) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
-    clearCookie(res, deps.jar, adminCookie);
-    issueSession(res, deps, session, !dontRemember);
-    res.json(impersonationResponse(publicSession(session), userOut(user)));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/stop-impersonating",
+        tag: "Admin",
+        session: "token",
+        summary: "Back to the admin's own session",
+        response: sessionWithUserSchema,
+        errors: ["YOU_ARE_NOT_IMPERSONATING_ANYONE", "FAILED_TO_FIND_ADMIN_SESSION"],
+      },
+      async ({ req, res, json }) => {
+        const caller = callerFrom(deps, req);
+        // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
+        const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
+        const [adminToken = "", dontRemember = ""] = kept.split(":");
+        const { session, user } = await call(admin, admin.stopImpersonating, { caller, adminSessionToken: adminToken });
+        if (!session) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
+        clearCookie(res, deps.jar, adminCookie);
+        issueSession(res, deps, session, !dontRemember);
+        json(impersonationResponse(publicSession(session), userOut(user)));
+      },
+    ),
+  );
 
-  router.post("/admin/revoke-user-session", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, revokeUserSessionBody);
-    await call(admin, admin.revokeUserSession, { caller, sessionToken: handles.tokenOf(body.sessionToken) });
-    res.json(adminSuccessResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/revoke-user-session",
+        tag: "Admin",
+        session: "token",
+        summary: "Revoke one session of a user",
+        body: revokeUserSessionBody,
+        response: successSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "SESSION_NOT_FOUND"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        await call(admin, admin.revokeUserSession, { caller, sessionToken: handles.tokenOf(body.sessionToken) });
+        json(adminSuccessResponse());
+      },
+    ),
+  );
 
-  router.post("/admin/revoke-user-sessions", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, userIdBody);
-    await call(admin, admin.revokeUserSessions, { caller, userId: body.userId });
-    res.json(adminSuccessResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/revoke-user-sessions",
+        tag: "Admin",
+        session: "token",
+        summary: "Revoke all sessions of a user",
+        body: userIdBody,
+        response: successSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        await call(admin, admin.revokeUserSessions, { caller, userId: body.userId });
+        json(adminSuccessResponse());
+      },
+    ),
+  );
 
-  router.post("/admin/remove-user", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, userIdBody);
-    await call(admin, admin.removeUser, { caller, userId: body.userId });
-    res.json(adminSuccessResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/remove-user",
+        tag: "Admin",
+        session: "token",
+        summary: "Delete a user",
+        body: userIdBody,
+        response: successSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "YOU_CANNOT_REMOVE_YOURSELF", "YOU_CANNOT_REMOVE_THE_LAST_ADMIN"],
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        await call(admin, admin.removeUser, { caller, userId: body.userId });
+        json(adminSuccessResponse());
+      },
+    ),
+  );
 
-  router.post("/admin/has-permission", async (req, res) => {
-    const caller = callerFrom(deps, req);
-    const body = parseBody(req, hasPermissionBody);
-    const permissions = body.permissions ?? body.permission;
-    if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
-    const { success } = await call(admin, admin.hasPermission, { caller, permissions });
-    res.json(permissionResponse(success));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/admin/has-permission",
+        tag: "Admin",
+        session: "token",
+        summary: "Whether the caller's role allows actions",
+        body: hasPermissionBody,
+        response: permissionSchema,
+      },
+      async ({ req, body, json }) => {
+        const caller = callerFrom(deps, req);
+        const permissions = body.permissions ?? body.permission;
+        if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
+        const { success } = await call(admin, admin.hasPermission, { caller, permissions });
+        json(permissionResponse(success));
+      },
+    ),
+  );
 
-  router.get("/admin/list-audit-events", async (req, res) => {
-    const q = parseQuery(req, auditQuery);
-    const answer = await call(admin, admin.listAuditEvents, {
-      caller: callerFrom(deps, req),
-      limit: q.limit ?? 0,
-      offset: q.offset ?? 0,
-      action: q.action,
-      actorId: q.actorId,
-      targetId: q.targetId,
-      since: q.since ? new Date(q.since) : undefined,
-      until: q.until ? new Date(q.until) : undefined,
-    });
-    res.json({
-      events: answer.events.map((e) => ({
-        id: e.id,
-        action: e.action,
-        actorId: e.actorId ?? null,
-        impersonatorId: e.impersonatorId ?? null,
-        targetId: e.targetId ?? null,
-        at: (e.at ?? new Date(0)).toISOString(),
-        ipAddress: e.ipAddress ?? null,
-        userAgent: e.userAgent ?? null,
-        outcome: e.outcome,
-        details: e.details ?? {},
-      })),
-      total: answer.total,
-    });
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/admin/list-audit-events",
+        tag: "Admin",
+        session: "token",
+        summary: "The audit log",
+        query: auditQuery,
+        response: auditEventsSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT"],
+      },
+      async ({ req, query, json }) => {
+        const q = query;
+        const answer = await call(admin, admin.listAuditEvents, {
+          caller: callerFrom(deps, req),
+          limit: q.limit ?? 0,
+          offset: q.offset ?? 0,
+          action: q.action,
+          actorId: q.actorId,
+          targetId: q.targetId,
+          since: q.since ? new Date(q.since) : undefined,
+          until: q.until ? new Date(q.until) : undefined,
+        });
+        json({
+          events: answer.events.map((e) => ({
+            id: e.id,
+            action: e.action,
+            actorId: e.actorId ?? null,
+            impersonatorId: e.impersonatorId ?? null,
+            targetId: e.targetId ?? null,
+            at: (e.at ?? new Date(0)).toISOString(),
+            ipAddress: e.ipAddress ?? null,
+            userAgent: e.userAgent ?? null,
+            outcome: e.outcome,
+            details: e.details ?? {},
+          })),
+          total: answer.total,
+        });
+      },
+    ),
+  );
+  return routes;
 }
 
 /** The admin routes any signed-in user may call: their bad input is answered as it is. */

@@ -3,11 +3,11 @@
  * notification service's development outbox is the transport (no SMTP_URL); the service itself answers
  * NOT_FOUND otherwise, so a mount by mistake still leaks no mail.
  */
-import { Router } from "express";
 import * as z from "zod";
 import { type NotificationServiceClient, type OutboxMessage, templateToJSON } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseQuery } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { outboxSchema } from "../http/public-schemas.js";
 
 export const outboxQuery = z.object({
   to: z.string().trim().max(320).optional(),
@@ -36,14 +36,24 @@ export function publicOutboxMessage(message: OutboxMessage) {
   };
 }
 
-export function devMailboxRoutes(client: NotificationServiceClient): Router {
-  const router = Router();
-  router.get("/dev/outbox", async (req, res) => {
-    const query = parseQuery(req, outboxQuery);
-    const { messages } = await call(client, client.listOutbox, { to: query.to || undefined, limit: query.limit ?? 0 });
-    // Reset and sign-in links: never cached by a browser or proxy.
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ messages: messages.map(publicOutboxMessage) });
-  });
-  return router;
+export function devMailboxRoutes(client: NotificationServiceClient): Route[] {
+  const outbox = defineRoute(
+    {
+      method: "get",
+      path: "/dev/outbox",
+      tag: "Development",
+      summary: "The development mailbox (AUTH_DEV_MAILBOX only)",
+      devOnly: true,
+      query: outboxQuery,
+      response: outboxSchema,
+      errors: ["NOT_FOUND"],
+    },
+    async ({ res, query, json }) => {
+      const { messages } = await call(client, client.listOutbox, { to: query.to || undefined, limit: query.limit ?? 0 });
+      // Reset and sign-in links: never cached by a browser or proxy.
+      res.setHeader("Cache-Control", "no-store");
+      json({ messages: messages.map(publicOutboxMessage) });
+    },
+  );
+  return [outbox];
 }

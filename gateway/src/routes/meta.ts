@@ -1,5 +1,6 @@
 /** GET /ok (liveness for probes) and GET /error (the page redirects land on). */
-import { Router } from "express";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { okSchema } from "../http/public-schemas.js";
 import { API_CONTENT_SECURITY_POLICY } from "../http/security-headers.js";
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -19,15 +20,13 @@ export function errorPage(code: string, appUrl: string): string {
 </html>`;
 }
 
-export function metaRoutes(appUrl: string | undefined): Router {
-  const router = Router();
-  router.get("/ok", (_req, res) => {
-    res.json({ ok: true });
-  });
-  router.get("/error", (req, res) => {
-    const code = typeof req.query.error === "string" && req.query.error ? req.query.error : "unknown_error";
-    res.type("html").setHeader("Content-Security-Policy", `${API_CONTENT_SECURITY_POLICY}; style-src 'unsafe-inline'`);
-    res.send(errorPage(code, appUrl ?? "/"));
-  });
-  return router;
+export function metaRoutes(appUrl: string | undefined): Route[] {
+  return [
+    defineRoute({ method: "get", path: "/ok", tag: "Meta", summary: "Liveness", response: okSchema }, ({ json }) => json({ ok: true })),
+    defineRoute({ method: "get", path: "/error", tag: "Meta", summary: "The page error redirects land on", html: true }, ({ req, res }) => {
+      const code = typeof req.query.error === "string" && req.query.error ? req.query.error : "unknown_error";
+      res.type("html").setHeader("Content-Security-Policy", `${API_CONTENT_SECURITY_POLICY}; style-src 'unsafe-inline'`);
+      res.send(errorPage(code, appUrl ?? "/"));
+    }),
+  ];
 }

@@ -4,12 +4,27 @@
  * check-slug are the current client's). Each route checks the shape, then makes one call to the organization service with the
  * caller read from the session; the service applies every rule.
  */
-import { type Request, Router } from "express";
 import * as z from "zod";
 import type { Caller } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { AuthError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseBody, parseQuery } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import {
+  acceptedInvitationSchema,
+  fullOrganizationSchema,
+  invitationDetailSchema,
+  invitationSchema,
+  memberListSchema,
+  memberRoleSchema,
+  memberSchema,
+  organizationSchema,
+  permissionSchema,
+  rejectedInvitationSchema,
+  removedMemberSchema,
+  statusSchema,
+  userInvitationSchema,
+} from "../http/public-schemas.js";
+import type { CurrentSession } from "../http/session.js";
 import type { RouteDeps } from "./deps.js";
 import {
   acceptedInvitationResponse,
@@ -77,219 +92,528 @@ const actions = z.record(z.string().max(64), z.array(z.string().max(64)).max(16)
 /** `permission` (1.1) or `permissions` (current client). */
 export const permissionBody = z.object({ organizationId: id.optional(), permission: actions.optional(), permissions: actions.optional() });
 
-export function organizationRoutes(deps: RouteDeps): Router {
-  const router = Router();
+/** The signed-in caller the organization service acts for. */
+function callerOf({ session, user }: CurrentSession): Caller {
+  return {
+    userId: user.id,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    sessionToken: session.token,
+    activeOrganizationId: session.activeOrganizationId ?? undefined,
+  };
+}
+
+export function organizationRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const organization = deps.clients.organization;
 
-  /** The signed-in caller the organization service acts for, or 401. */
-  const callerOf = async (req: Request): Promise<Caller> => {
-    const { session, user } = await deps.sessions.require(req);
-    return {
-      userId: user.id,
-      email: user.email,
-      emailVerified: user.emailVerified,
-      sessionToken: session.token,
-      activeOrganizationId: session.activeOrganizationId ?? undefined,
-    };
-  };
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/create",
+        tag: "Organizations",
+        session: "required",
+        summary: "Create an organization",
+        body: createBody,
+        response: fullOrganizationSchema,
+        errors: ["ORGANIZATION_ALREADY_EXISTS", "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION", "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        // A browser creates for its own user only: naming another user is for server-side gRPC callers.
+        if (body.userId && body.userId !== caller.userId) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
+        const { organization: full } = await call(organization, organization.createOrganization, {
+          caller,
+          userId: "",
+          name: body.name,
+          slug: body.slug,
+          logo: body.logo,
+          metadata: body.metadata ?? {},
+          keepActiveOrganization: body.keepCurrentActiveOrganization ?? false,
+        });
+        json(fullOrganizationResponse(full!));
+      },
+    ),
+  );
 
-  router.post("/organization/create", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, createBody);
-    // A browser creates for its own user only: naming another user is for server-side gRPC callers.
-    if (body.userId && body.userId !== caller.userId) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
-    const { organization: full } = await call(organization, organization.createOrganization, {
-      caller,
-      userId: "",
-      name: body.name,
-      slug: body.slug,
-      logo: body.logo,
-      metadata: body.metadata ?? {},
-      keepActiveOrganization: body.keepCurrentActiveOrganization ?? false,
-    });
-    res.json(fullOrganizationResponse(full!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/update",
+        tag: "Organizations",
+        session: "required",
+        summary: "Update an organization",
+        body: updateBody,
+        response: organizationSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "ORGANIZATION_ALREADY_EXISTS", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { data, organizationId } = body;
+        const { organization: updated } = await call(organization, organization.updateOrganization, {
+          caller,
+          organizationId,
+          name: data.name,
+          slug: data.slug,
+          // null clears the logo (an empty string to the service).
+          logo: data.logo === null ? "" : data.logo,
+          metadata: data.metadata ?? {},
+          setMetadata: data.metadata !== undefined,
+        });
+        json(organizationResponse(updated!));
+      },
+    ),
+  );
 
-  router.post("/organization/update", async (req, res) => {
-    const caller = await callerOf(req);
-    const { data, organizationId } = parseBody(req, updateBody);
-    const { organization: updated } = await call(organization, organization.updateOrganization, {
-      caller,
-      organizationId,
-      name: data.name,
-      slug: data.slug,
-      // null clears the logo (an empty string to the service).
-      logo: data.logo === null ? "" : data.logo,
-      metadata: data.metadata ?? {},
-      setMetadata: data.metadata !== undefined,
-    });
-    res.json(organizationResponse(updated!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/delete",
+        tag: "Organizations",
+        session: "required",
+        summary: "Delete an organization",
+        body: organizationIdBody,
+        response: organizationSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { organization: deleted } = await call(organization, organization.deleteOrganization, { caller, organizationId: body.organizationId });
+        json(organizationResponse(deleted!));
+      },
+    ),
+  );
 
-  router.post("/organization/delete", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, organizationIdBody);
-    const { organization: deleted } = await call(organization, organization.deleteOrganization, { caller, organizationId: body.organizationId });
-    res.json(organizationResponse(deleted!));
-  });
-
-  router.get("/organization/get-full-organization", async (req, res) => {
-    const caller = await callerOf(req);
-    const { organizationId, organizationSlug, membersLimit } = parseQuery(req, fullOrganizationQuery);
-    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: membersLimit ?? 0 });
-    res.json(full ? fullOrganizationResponse(full) : null);
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/get-full-organization",
+        tag: "Organizations",
+        session: "required",
+        summary: "An organization with its members and pending invitations",
+        query: fullOrganizationQuery,
+        response: fullOrganizationSchema.nullable(),
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        const { organizationId, organizationSlug, membersLimit } = query;
+        const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: membersLimit ?? 0 });
+        json(full ? fullOrganizationResponse(full) : null);
+      },
+    ),
+  );
 
   // The current client's organization without members and invitations.
-  router.get("/organization/get-organization", async (req, res) => {
-    const caller = await callerOf(req);
-    const { organizationId, organizationSlug } = parseQuery(req, targetQuery);
-    const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: 0 });
-    res.json(full ? organizationResponse(full.organization!) : null);
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/get-organization",
+        tag: "Organizations",
+        session: "required",
+        summary: "An organization",
+        query: targetQuery,
+        response: organizationSchema.nullable(),
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        const { organizationId, organizationSlug } = query;
+        const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: 0 });
+        json(full ? organizationResponse(full.organization!) : null);
+      },
+    ),
+  );
 
-  router.post("/organization/set-active", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, setActiveBody);
-    const { organization: full } = await call(organization, organization.setActiveOrganization, {
-      caller,
-      organizationId: body.organizationId ?? undefined,
-      organizationSlug: body.organizationSlug,
-      unset: body.organizationId === null && !body.organizationSlug,
-    });
-    res.json(full ? fullOrganizationResponse(full) : null);
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/set-active",
+        tag: "Organizations",
+        session: "required",
+        summary: "Set the session's active organization",
+        body: setActiveBody,
+        response: fullOrganizationSchema.nullable(),
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { organization: full } = await call(organization, organization.setActiveOrganization, {
+          caller,
+          organizationId: body.organizationId ?? undefined,
+          organizationSlug: body.organizationSlug,
+          unset: body.organizationId === null && !body.organizationSlug,
+        });
+        json(full ? fullOrganizationResponse(full) : null);
+      },
+    ),
+  );
 
-  router.get("/organization/list", async (req, res) => {
-    const caller = await callerOf(req);
-    const { organizations } = await call(organization, organization.listOrganizations, { userId: caller.userId });
-    res.json(organizationListResponse(organizations));
-  });
+  routes.push(
+    defineRoute(
+      { method: "get", path: "/organization/list", tag: "Organizations", session: "required", summary: "The caller's organizations", response: z.array(organizationSchema) },
+      async ({ session, json }) => {
+        const caller = callerOf(session);
+        const { organizations } = await call(organization, organization.listOrganizations, { userId: caller.userId });
+        json(organizationListResponse(organizations));
+      },
+    ),
+  );
 
-  router.get("/organization/list-members", async (req, res) => {
-    const caller = await callerOf(req);
-    const query = parseQuery(req, listMembersQuery);
-    const page = await call(organization, organization.listMembers, {
-      caller,
-      organizationId: query.organizationId,
-      organizationSlug: query.organizationSlug,
-      limit: query.limit ?? 0,
-      offset: query.offset ?? 0,
-      sortBy: query.sortBy ?? "",
-      descending: query.sortDirection === "desc",
-      filterField: query.filterField ?? "",
-      filterOperator: query.filterOperator ?? "",
-      filterValues: query.filterValue === undefined ? [] : [query.filterValue].flat(),
-    });
-    res.json(memberListResponse(page.members, page.total));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/list-members",
+        tag: "Organizations",
+        session: "required",
+        summary: "An organization's members",
+        query: listMembersQuery,
+        response: memberListSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        const page = await call(organization, organization.listMembers, {
+          caller,
+          organizationId: query.organizationId,
+          organizationSlug: query.organizationSlug,
+          limit: query.limit ?? 0,
+          offset: query.offset ?? 0,
+          sortBy: query.sortBy ?? "",
+          descending: query.sortDirection === "desc",
+          filterField: query.filterField ?? "",
+          filterOperator: query.filterOperator ?? "",
+          filterValues: query.filterValue === undefined ? [] : [query.filterValue].flat(),
+        });
+        json(memberListResponse(page.members, page.total));
+      },
+    ),
+  );
 
-  router.get("/organization/get-active-member", async (req, res) => {
-    const caller = await callerOf(req);
-    const query = parseQuery(req, targetQuery);
-    const { member } = await call(organization, organization.getActiveMember, { caller, ...query });
-    res.json(memberResponse(member!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/get-active-member",
+        tag: "Organizations",
+        session: "required",
+        summary: "The caller's membership",
+        query: targetQuery,
+        response: memberSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION", "MEMBER_NOT_FOUND"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        const { member } = await call(organization, organization.getActiveMember, { caller, ...query });
+        json(memberResponse(member!));
+      },
+    ),
+  );
 
-  router.get("/organization/get-active-member-role", async (req, res) => {
-    const caller = await callerOf(req);
-    const query = parseQuery(req, activeRoleQuery);
-    // Another member's role is not served here: list-members shows it to members.
-    if (query.userId && query.userId !== caller.userId) throw new AuthError("VALIDATION_ERROR", "Invalid userId: only the caller's own role is served");
-    const { member } = await call(organization, organization.getActiveMember, { caller, organizationId: query.organizationId, organizationSlug: query.organizationSlug });
-    res.json(memberRoleResponse(member!.role));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/get-active-member-role",
+        tag: "Organizations",
+        session: "required",
+        summary: "The caller's role",
+        query: activeRoleQuery,
+        response: memberRoleSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION", "MEMBER_NOT_FOUND"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        // Another member's role is not served here: list-members shows it to members.
+        if (query.userId && query.userId !== caller.userId) throw new AuthError("VALIDATION_ERROR", "Invalid userId: only the caller's own role is served");
+        const { member } = await call(organization, organization.getActiveMember, { caller, organizationId: query.organizationId, organizationSlug: query.organizationSlug });
+        json(memberRoleResponse(member!.role));
+      },
+    ),
+  );
 
-  router.post("/organization/invite-member", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, inviteBody);
-    const { invitation } = await call(organization, organization.inviteMember, {
-      caller,
-      email: body.email,
-      role: body.role,
-      organizationId: body.organizationId,
-      resend: body.resend ?? false,
-    });
-    res.json(invitationResponse(invitation!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/invite-member",
+        tag: "Organizations",
+        session: "required",
+        summary: "Invite someone by email",
+        body: inviteBody,
+        response: invitationSchema,
+        errors: [
+          "ORGANIZATION_NOT_FOUND",
+          "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+          "NO_ACTIVE_ORGANIZATION",
+          "INVALID_EMAIL",
+          "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION",
+          "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION",
+          "ROLE_NOT_FOUND",
+          "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION",
+          "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE",
+          "INVITATION_LIMIT_REACHED",
+        ],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { invitation } = await call(organization, organization.inviteMember, {
+          caller,
+          email: body.email,
+          role: body.role,
+          organizationId: body.organizationId,
+          resend: body.resend ?? false,
+        });
+        json(invitationResponse(invitation!));
+      },
+    ),
+  );
 
-  router.get("/organization/get-invitation", async (req, res) => {
-    const caller = await callerOf(req);
-    const query = parseQuery(req, invitationQuery);
-    const found = await call(organization, organization.getInvitation, { caller, invitationId: query.id });
-    res.json(invitationDetailResponse(found));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/get-invitation",
+        tag: "Organizations",
+        session: "required",
+        summary: "An invitation addressed to the caller",
+        query: invitationQuery,
+        response: invitationDetailSchema,
+        errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        const found = await call(organization, organization.getInvitation, { caller, invitationId: query.id });
+        json(invitationDetailResponse(found));
+      },
+    ),
+  );
 
-  router.get("/organization/list-invitations", async (req, res) => {
-    const caller = await callerOf(req);
-    const query = parseQuery(req, organizationQuery);
-    const { invitations } = await call(organization, organization.listInvitations, { caller, organizationId: query.organizationId });
-    res.json(invitationListResponse(invitations));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/list-invitations",
+        tag: "Organizations",
+        session: "required",
+        summary: "An organization's invitations",
+        query: organizationQuery,
+        response: z.array(invitationSchema),
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION"],
+      },
+      async ({ query, session, json }) => {
+        const caller = callerOf(session);
+        const { invitations } = await call(organization, organization.listInvitations, { caller, organizationId: query.organizationId });
+        json(invitationListResponse(invitations));
+      },
+    ),
+  );
 
-  router.get("/organization/list-user-invitations", async (req, res) => {
-    const caller = await callerOf(req);
-    const { invitations } = await call(organization, organization.listUserInvitations, { caller });
-    res.json(userInvitationListResponse(invitations));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/organization/list-user-invitations",
+        tag: "Organizations",
+        session: "required",
+        summary: "Invitations addressed to the caller (none while the address is unverified)",
+        response: z.array(userInvitationSchema),
+      },
+      async ({ session, json }) => {
+        const caller = callerOf(session);
+        const { invitations } = await call(organization, organization.listUserInvitations, { caller });
+        json(userInvitationListResponse(invitations));
+      },
+    ),
+  );
 
-  router.post("/organization/accept-invitation", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, invitationIdBody);
-    const accepted = await call(organization, organization.acceptInvitation, { caller, invitationId: body.invitationId });
-    res.json(acceptedInvitationResponse(accepted.invitation!, accepted.member!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/accept-invitation",
+        tag: "Organizations",
+        session: "required",
+        summary: "Accept an invitation",
+        body: invitationIdBody,
+        response: acceptedInvitationSchema,
+        errors: [
+          "INVITATION_NOT_FOUND",
+          "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION",
+          "INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION",
+          "INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE",
+        ],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const accepted = await call(organization, organization.acceptInvitation, { caller, invitationId: body.invitationId });
+        json(acceptedInvitationResponse(accepted.invitation!, accepted.member!));
+      },
+    ),
+  );
 
-  router.post("/organization/reject-invitation", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, invitationIdBody);
-    const { invitation } = await call(organization, organization.rejectInvitation, { caller, invitationId: body.invitationId });
-    res.json(rejectedInvitationResponse(invitation!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/reject-invitation",
+        tag: "Organizations",
+        session: "required",
+        summary: "Reject an invitation",
+        body: invitationIdBody,
+        response: rejectedInvitationSchema,
+        errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { invitation } = await call(organization, organization.rejectInvitation, { caller, invitationId: body.invitationId });
+        json(rejectedInvitationResponse(invitation!));
+      },
+    ),
+  );
 
-  router.post("/organization/cancel-invitation", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, invitationIdBody);
-    const { invitation } = await call(organization, organization.cancelInvitation, { caller, invitationId: body.invitationId });
-    res.json(invitationResponse(invitation!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/cancel-invitation",
+        tag: "Organizations",
+        session: "required",
+        summary: "Cancel an invitation",
+        body: invitationIdBody,
+        response: invitationSchema,
+        errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { invitation } = await call(organization, organization.cancelInvitation, { caller, invitationId: body.invitationId });
+        json(invitationResponse(invitation!));
+      },
+    ),
+  );
 
-  router.post("/organization/remove-member", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, removeBody);
-    const { member } = await call(organization, organization.removeMember, { caller, memberIdOrEmail: body.memberIdOrEmail, organizationId: body.organizationId });
-    res.json(removedMemberResponse(member!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/remove-member",
+        tag: "Organizations",
+        session: "required",
+        summary: "Remove a member",
+        body: removeBody,
+        response: removedMemberSchema,
+        errors: [
+          "ORGANIZATION_NOT_FOUND",
+          "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+          "NO_ACTIVE_ORGANIZATION",
+          "MEMBER_NOT_FOUND",
+          "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER",
+          "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER",
+        ],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { member } = await call(organization, organization.removeMember, { caller, memberIdOrEmail: body.memberIdOrEmail, organizationId: body.organizationId });
+        json(removedMemberResponse(member!));
+      },
+    ),
+  );
 
-  router.post("/organization/update-member-role", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, updateRoleBody);
-    const { member } = await call(organization, organization.updateMemberRole, { caller, memberId: body.memberId, role: body.role, organizationId: body.organizationId });
-    res.json(memberResponse(member!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/update-member-role",
+        tag: "Organizations",
+        session: "required",
+        summary: "Change a member's role",
+        body: updateRoleBody,
+        response: memberSchema,
+        errors: [
+          "ORGANIZATION_NOT_FOUND",
+          "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+          "NO_ACTIVE_ORGANIZATION",
+          "MEMBER_NOT_FOUND",
+          "ROLE_NOT_FOUND",
+          "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER",
+          "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER",
+        ],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { member } = await call(organization, organization.updateMemberRole, { caller, memberId: body.memberId, role: body.role, organizationId: body.organizationId });
+        json(memberResponse(member!));
+      },
+    ),
+  );
 
-  router.post("/organization/leave", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, organizationIdBody);
-    const { member } = await call(organization, organization.leaveOrganization, { caller, organizationId: body.organizationId });
-    res.json(memberResponse(member!));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/leave",
+        tag: "Organizations",
+        session: "required",
+        summary: "Leave an organization",
+        body: organizationIdBody,
+        response: memberSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "MEMBER_NOT_FOUND", "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const { member } = await call(organization, organization.leaveOrganization, { caller, organizationId: body.organizationId });
+        json(memberResponse(member!));
+      },
+    ),
+  );
 
-  router.post("/organization/check-slug", async (req, res) => {
-    await callerOf(req);
-    const body = parseBody(req, slugBody);
-    await call(organization, organization.checkSlug, { slug: body.slug });
-    res.json(slugAvailableResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/check-slug",
+        tag: "Organizations",
+        session: "required",
+        summary: "Whether a slug is free",
+        body: slugBody,
+        response: statusSchema,
+        errors: ["ORGANIZATION_ALREADY_EXISTS"],
+      },
+      async ({ body, json }) => {
+        await call(organization, organization.checkSlug, { slug: body.slug });
+        json(slugAvailableResponse());
+      },
+    ),
+  );
 
-  router.post("/organization/has-permission", async (req, res) => {
-    const caller = await callerOf(req);
-    const body = parseBody(req, permissionBody);
-    const asked = body.permissions ?? body.permission;
-    if (!asked || !Object.keys(asked).length) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: required");
-    const permissions = Object.fromEntries(Object.entries(asked).map(([resource, list]) => [resource, { actions: list }]));
-    const { success } = await call(organization, organization.hasPermission, { caller, organizationId: body.organizationId, permissions });
-    res.json(permissionResponse(success));
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/organization/has-permission",
+        tag: "Organizations",
+        session: "required",
+        summary: "Whether the caller's role allows actions",
+        body: permissionBody,
+        response: permissionSchema,
+        errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION"],
+      },
+      async ({ body, session, json }) => {
+        const caller = callerOf(session);
+        const asked = body.permissions ?? body.permission;
+        if (!asked || !Object.keys(asked).length) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: required");
+        const permissions = Object.fromEntries(Object.entries(asked).map(([resource, list]) => [resource, { actions: list }]));
+        const { success } = await call(organization, organization.hasPermission, { caller, organizationId: body.organizationId, permissions });
+        json(permissionResponse(success));
+      },
+    ),
+  );
+  return routes;
 }

@@ -7,12 +7,13 @@
  * gets none of it (403): impersonation is for seeing this platform as the user sees it, and the user's
  * tokens would reach their data at the provider, beyond it and after the impersonation ends.
  */
-import { type Request, Router } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { call } from "@auth-platform/proto/rpc-client";
 import { safeImage } from "@auth-platform/runtime/user-image";
-import { parseBody, parseQuery } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { accessTokenSchema, accountInfoSchema, refreshedTokenSchema } from "../http/public-schemas.js";
+import type { CurrentSession } from "../http/session.js";
 import type { RouteDeps } from "./deps.js";
 
 // Fields such as userId or useAccountCookie may be sent too; the session decides the user, and no account
@@ -32,62 +33,102 @@ const RENEWAL_MARGIN_MS = 5_000;
 const expiresSoon = (expiresAt: Date | undefined) => expiresAt !== undefined && expiresAt.getTime() - Date.now() < RENEWAL_MARGIN_MS;
 
 /** The signed-in user, unless an admin is impersonating them. */
-async function accountHolder(deps: RouteDeps, req: Request) {
-  const { session, user } = await deps.sessions.require(req);
+function accountHolder({ session, user }: CurrentSession) {
   if (session.impersonatedBy) throw new AuthError("PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING");
   return user;
 }
 
-export function providerAccountRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export function providerAccountRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const identity = deps.clients.identity;
   const oauth = deps.clients.oauth;
 
-  router.post("/get-access-token", async (req, res) => {
-    const user = await accountHolder(deps, req);
-    const body = parseBody(req, selection);
-    const stored = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
-    // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
-    // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
-    // stored). Without a refresh token the stored one is answered as it is, past expiry and all.
-    const tokens =
-      stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt) ? await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: stored.account?.id }) : stored;
-    res.json({
-      accessToken: tokens.accessToken,
-      accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
-      scopes: tokens.account?.scopes ?? [],
-      idToken: tokens.idToken,
-    });
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/get-access-token",
+        tag: "Account",
+        summary: "A linked provider account's access token",
+        session: "required",
+        body: selection,
+        response: accessTokenSchema,
+        errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING"],
+      },
+      async ({ body, session, json }) => {
+        const user = accountHolder(session);
+        const stored = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
+        // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
+        // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
+        // stored). Without a refresh token the stored one is answered as it is, past expiry and all.
+        const tokens =
+          stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt)
+            ? await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: stored.account?.id })
+            : stored;
+        json({
+          accessToken: tokens.accessToken,
+          accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
+          scopes: tokens.account?.scopes ?? [],
+          idToken: tokens.idToken,
+        });
+      },
+    ),
+  );
 
-  router.post("/refresh-token", async (req, res) => {
-    const user = await accountHolder(deps, req);
-    const body = parseBody(req, selection);
-    // Renewal needs the provider's configuration: the oauth service reads the tokens from identity, asks the
-    // provider and stores the new ones.
-    const tokens = await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId });
-    res.json({
-      accessToken: tokens.accessToken,
-      refreshToken: tokens.refreshToken,
-      accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
-      refreshTokenExpiresAt: iso(tokens.refreshTokenExpiresAt),
-      scope: (tokens.account?.scopes ?? []).join(","),
-      idToken: tokens.idToken,
-      providerId: tokens.account?.providerId,
-      accountId: tokens.account?.id,
-    });
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/refresh-token",
+        tag: "Account",
+        summary: "Refresh a linked provider account's tokens",
+        session: "required",
+        body: selection,
+        response: refreshedTokenSchema,
+        errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING"],
+      },
+      async ({ body, session, json }) => {
+        const user = accountHolder(session);
+        // Renewal needs the provider's configuration: the oauth service reads the tokens from identity, asks the
+        // provider and stores the new ones.
+        const tokens = await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId });
+        json({
+          accessToken: tokens.accessToken,
+          refreshToken: tokens.refreshToken,
+          accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
+          refreshTokenExpiresAt: iso(tokens.refreshTokenExpiresAt),
+          scope: (tokens.account?.scopes ?? []).join(","),
+          idToken: tokens.idToken,
+          providerId: tokens.account?.providerId,
+          accountId: tokens.account?.id,
+        });
+      },
+    ),
+  );
 
-  router.get("/account-info", async (req, res) => {
-    const user = await accountHolder(deps, req);
-    const query = parseQuery(req, selection);
-    const info = await call(oauth, oauth.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
-    res.json({
-      // The provider's avatar only when safe in an <img src>, as every user image this API answers.
-      user: info.user ? { ...info.user, ...(info.user.image !== undefined ? { image: safeImage(info.user.image) } : {}) } : {},
-      data: info.data ?? {},
-      account: { id: info.account?.id, providerId: info.account?.providerId, accountId: info.account?.accountId },
-    });
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/account-info",
+        tag: "Account",
+        summary: "What the provider says about a linked account",
+        session: "required",
+        query: selection,
+        response: accountInfoSchema,
+        errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING", "FAILED_TO_GET_USER_INFO"],
+      },
+      async ({ query, session, json }) => {
+        const user = accountHolder(session);
+        const info = await call(oauth, oauth.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
+        json({
+          // The provider's avatar only when safe in an <img src>, as every user image this API answers.
+          user: info.user ? { ...info.user, ...(info.user.image !== undefined ? { image: safeImage(info.user.image) } : {}) } : {},
+          data: info.data ?? {},
+          account: { id: info.account?.id, providerId: info.account?.providerId, accountId: info.account?.accountId },
+        });
+      },
+    ),
+  );
+  return routes;
 }

@@ -1,10 +1,11 @@
 /** POST /sign-in/email and /sign-in/username (a user with two-factor on gets a challenge instead of a session). */
-import { type Request, Router } from "express";
+import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { countedSignIn } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseBody } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { signInOrChallengeSchema } from "../http/public-schemas.js";
 import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signInEmailResponse, signInUsernameResponse } from "./responses.js";
@@ -37,52 +38,76 @@ async function countingFailures<T>(req: Request, deps: RouteDeps, identifier: st
   }
 }
 
-export function signInRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export function signInRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const identity = deps.clients.identity;
 
-  router.post("/sign-in/email", async (req, res) => {
-    const body = parseBody(req, signInEmailBody);
-    const rememberMe = body.rememberMe ?? true;
-    const outcome = await countedSignIn(
-      "email",
-      () =>
-        countingFailures(
-          req,
-          deps,
-          body.email,
-          call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
-        ),
-      (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
-    );
-    if (answeredWithChallenge(req, res, deps, outcome)) return;
-    issueSession(res, deps, outcome.session!, rememberMe);
-    res.json(signInEmailResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/sign-in/email",
+        tag: "Account",
+        summary: "Sign in with email and password",
+        body: signInEmailBody,
+        response: signInOrChallengeSchema,
+        errors: ["INVALID_EMAIL_OR_PASSWORD", "EMAIL_NOT_VERIFIED", "EMAIL_AND_PASSWORD_IS_NOT_ENABLED", "SERVICE_UNAVAILABLE"],
+      },
+      async ({ req, res, body, json }) => {
+        const rememberMe = body.rememberMe ?? true;
+        const outcome = await countedSignIn(
+          "email",
+          () =>
+            countingFailures(
+              req,
+              deps,
+              body.email,
+              call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+            ),
+          (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
+        );
+        if (answeredWithChallenge(req, res, deps, outcome)) return;
+        issueSession(res, deps, outcome.session!, rememberMe);
+        json(signInEmailResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
+      },
+    ),
+  );
 
-  router.post("/sign-in/username", async (req, res) => {
-    const body = parseBody(req, signInUsernameBody);
-    const rememberMe = body.rememberMe ?? true;
-    const outcome = await countedSignIn(
-      "username",
-      () =>
-        countingFailures(
-          req,
-          deps,
-          body.username,
-          call(identity, identity.signInUsername, {
-            username: body.username,
-            password: body.password,
-            rememberMe,
-            client: clientOf(req),
-            trustedDevice: trustedDeviceOf(req, deps),
-          }),
-        ),
-      (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
-    );
-    if (answeredWithChallenge(req, res, deps, outcome)) return;
-    issueSession(res, deps, outcome.session!, rememberMe);
-    res.json(signInUsernameResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/sign-in/username",
+        tag: "Account",
+        summary: "Sign in with username and password",
+        body: signInUsernameBody,
+        response: signInOrChallengeSchema,
+        errors: ["INVALID_USERNAME_OR_PASSWORD", "SERVICE_UNAVAILABLE"],
+      },
+      async ({ req, res, body, json }) => {
+        const rememberMe = body.rememberMe ?? true;
+        const outcome = await countedSignIn(
+          "username",
+          () =>
+            countingFailures(
+              req,
+              deps,
+              body.username,
+              call(identity, identity.signInUsername, {
+                username: body.username,
+                password: body.password,
+                rememberMe,
+                client: clientOf(req),
+                trustedDevice: trustedDeviceOf(req, deps),
+              }),
+            ),
+          (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
+        );
+        if (answeredWithChallenge(req, res, deps, outcome)) return;
+        issueSession(res, deps, outcome.session!, rememberMe);
+        json(signInUsernameResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
+      },
+    ),
+  );
+  return routes;
 }

@@ -1,9 +1,10 @@
 /** POST /sign-up/email: email and password (and optionally username) sign-up. */
-import { Router } from "express";
 import * as z from "zod";
 import { authEvents, failureOutcome } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
-import { otherFields, parseBody } from "../http/body.js";
+import { otherFields } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { signUpSchema } from "../http/public-schemas.js";
 import { publicUser } from "../http/public-shapes.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { signUpResponse } from "./responses.js";
@@ -22,36 +23,52 @@ export const signUpBody = z.looseObject({
 
 const KNOWN = new Set(Object.keys(signUpBody.shape));
 
-export function signUpRoutes(deps: RouteDeps): Router {
-  const router = Router();
-  router.post("/sign-up/email", async (req, res) => {
-    const body = parseBody(req, signUpBody);
-    const rememberMe = body.rememberMe ?? true;
-    const identity = deps.clients.identity;
-    const signUp = call(identity, identity.signUpEmail, {
-      name: body.name,
-      email: body.email,
-      password: body.password,
-      image: body.image ?? undefined,
-      username: body.username ?? undefined,
-      displayUsername: body.displayUsername ?? undefined,
-      extraFields: otherFields(body, KNOWN),
-      rememberMe,
-      client: clientOf(req),
-      callbackUrl: req.callbacks.body.callbackURL?.toString(),
-    });
-    const { user, session } = await signUp.then(
-      (answer) => {
-        authEvents.signUp("email", "success");
-        return answer;
-      },
-      (error: unknown) => {
-        authEvents.signUp("email", failureOutcome(error));
-        throw error;
-      },
-    );
-    if (session) issueSession(res, deps, session, rememberMe);
-    res.json(signUpResponse(session?.token ?? null, publicUser(user!)));
-  });
-  return router;
+export function signUpRoutes(deps: RouteDeps): Route[] {
+  const signUp = defineRoute(
+    {
+      method: "post",
+      path: "/sign-up/email",
+      tag: "Account",
+      summary: "Sign up with email and password",
+      body: signUpBody,
+      response: signUpSchema,
+      errors: [
+        "EMAIL_AND_PASSWORD_IS_NOT_ENABLED",
+        "INVALID_EMAIL",
+        "PASSWORD_TOO_SHORT",
+        "PASSWORD_TOO_LONG",
+        "USER_ALREADY_EXISTS",
+        "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER",
+      ],
+    },
+    async ({ req, res, body, json }) => {
+      const rememberMe = body.rememberMe ?? true;
+      const identity = deps.clients.identity;
+      const signUp = call(identity, identity.signUpEmail, {
+        name: body.name,
+        email: body.email,
+        password: body.password,
+        image: body.image ?? undefined,
+        username: body.username ?? undefined,
+        displayUsername: body.displayUsername ?? undefined,
+        extraFields: otherFields(body, KNOWN),
+        rememberMe,
+        client: clientOf(req),
+        callbackUrl: req.callbacks.body.callbackURL?.toString(),
+      });
+      const { user, session } = await signUp.then(
+        (answer) => {
+          authEvents.signUp("email", "success");
+          return answer;
+        },
+        (error: unknown) => {
+          authEvents.signUp("email", failureOutcome(error));
+          throw error;
+        },
+      );
+      if (session) issueSession(res, deps, session, rememberMe);
+      json(signUpResponse(session?.token ?? null, publicUser(user!)));
+    },
+  );
+  return [signUp];
 }

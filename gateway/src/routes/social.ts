@@ -5,14 +5,14 @@
  * (callback-url.ts), binds the state to the browser with a cookie, and answers every callback outcome as a
  * redirect: the callback URL on success, the error URL (default: the error page) with `?error=` otherwise.
  */
-import { type Request, type Response, Router } from "express";
-import express from "express";
+import express, { type Request, type Response } from "express";
 import * as z from "zod";
 import type { CompleteSignInResponse } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { authEvents, countedSignIn, failureOutcome } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { socialRedirectSchema, socialSignInSchema } from "../http/public-schemas.js";
 import { CallbackUrl } from "../http/callback-url.js";
-import { parseBody } from "../http/body.js";
 import { clearStateCookie, hasStateCookie, setStateCookie } from "../http/cookies.js";
 import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
@@ -87,8 +87,8 @@ function countCallback(outcome: CompleteSignInResponse): void {
   if (outcome.isNewUser) authEvents.signUp("social", "success");
 }
 
-export function socialRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export function socialRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const oauth = deps.clients.oauth;
 
   /** Where a failure goes: the state's error URL, else the error page (the app's when AUTH_APP_URL is set). */
@@ -111,68 +111,112 @@ export function socialRoutes(deps: RouteDeps): Router {
     redirectTo(res, page, { methods: methods.join(","), redirect: after });
   };
 
-  router.get("/social-providers", async (_req, res) => {
-    const { providerIds } = await call(oauth, oauth.listProviders, {});
-    res.json(socialProvidersResponse(providerIds));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/social-providers",
+        tag: "Social sign-in",
+        summary: "The configured social providers (ours: the sign-in page shows only these)",
+        response: z.object({ providers: z.array(z.string()) }).strict(),
+      },
+      async ({ json }) => {
+        const { providerIds } = await call(oauth, oauth.listProviders, {});
+        json(socialProvidersResponse(providerIds));
+      },
+    ),
+  );
 
-  router.post("/sign-in/social", async (req, res) => {
-    const body = parseBody(req, signInSocialBody);
-    const idToken = body.idToken;
-    if (idToken) {
-      const request = {
-        providerId: body.provider,
-        idToken: idToken.token,
-        nonce: idToken.nonce ?? undefined,
-        accessToken: idToken.accessToken ?? undefined,
-        refreshToken: idToken.refreshToken ?? undefined,
-        expiresAt: idToken.expiresAt != null ? String(idToken.expiresAt) : undefined,
-        client: clientOf(req),
-        trustedDevice: trustedDeviceOf(req, deps),
-        userFirstName: idToken.user?.name?.firstName ?? undefined,
-        userLastName: idToken.user?.name?.lastName ?? undefined,
-      };
-      const outcome = await countedSignIn(
-        "social",
-        () =>
-          call(oauth, oauth.signInWithIdToken, request).catch((error: unknown) => {
-            if (failureOutcome(error) === "failure") deps.events.socialSignInFailed(req, { provider: body.provider, error: errorCodeOf(error) });
-            throw error;
-          }),
-        (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
-      );
-      if (outcome.isNewUser) authEvents.signUp("social", "success");
-      if (answeredWithChallenge(req, res, deps, outcome)) return;
-      issueSession(res, deps, outcome.session!, true);
-      return res.json(socialTokenResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
-    }
-    const callbacks = req.callbacks.body;
-    const { url, state } = await call(oauth, oauth.startSignIn, {
-      providerId: body.provider,
-      callbackUrl: (callbacks.callbackURL ?? home(req)).href,
-      errorCallbackUrl: callbacks.errorCallbackURL?.href,
-      newUserCallbackUrl: callbacks.newUserCallbackURL?.href,
-      scopes: body.scopes ?? [],
-      loginHint: body.loginHint ?? undefined,
-    });
-    setStateCookie(res, deps.jar, deps.secret, state);
-    res.json(socialRedirectResponse(url, !body.disableRedirect));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/sign-in/social",
+        tag: "Social sign-in",
+        summary: "Start a social sign-in (or sign in with a provider's id token)",
+        body: signInSocialBody,
+        response: socialSignInSchema,
+        errors: [
+          "PROVIDER_NOT_FOUND",
+          "INVALID_CALLBACKURL",
+          "INVALID_ERRORCALLBACKURL",
+          "INVALID_NEWUSERCALLBACKURL",
+          "ID_TOKEN_NOT_SUPPORTED",
+          "INVALID_TOKEN",
+          "USER_EMAIL_NOT_FOUND",
+          "ACCOUNT_NOT_LINKED",
+        ],
+      },
+      async ({ req, res, body, json }) => {
+        const idToken = body.idToken;
+        if (idToken) {
+          const request = {
+            providerId: body.provider,
+            idToken: idToken.token,
+            nonce: idToken.nonce ?? undefined,
+            accessToken: idToken.accessToken ?? undefined,
+            refreshToken: idToken.refreshToken ?? undefined,
+            expiresAt: idToken.expiresAt != null ? String(idToken.expiresAt) : undefined,
+            client: clientOf(req),
+            trustedDevice: trustedDeviceOf(req, deps),
+            userFirstName: idToken.user?.name?.firstName ?? undefined,
+            userLastName: idToken.user?.name?.lastName ?? undefined,
+          };
+          const outcome = await countedSignIn(
+            "social",
+            () =>
+              call(oauth, oauth.signInWithIdToken, request).catch((error: unknown) => {
+                if (failureOutcome(error) === "failure") deps.events.socialSignInFailed(req, { provider: body.provider, error: errorCodeOf(error) });
+                throw error;
+              }),
+            (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
+          );
+          if (outcome.isNewUser) authEvents.signUp("social", "success");
+          if (answeredWithChallenge(req, res, deps, outcome)) return;
+          issueSession(res, deps, outcome.session!, true);
+          return json(socialTokenResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
+        }
+        const callbacks = req.callbacks.body;
+        const { url, state } = await call(oauth, oauth.startSignIn, {
+          providerId: body.provider,
+          callbackUrl: (callbacks.callbackURL ?? home(req)).href,
+          errorCallbackUrl: callbacks.errorCallbackURL?.href,
+          newUserCallbackUrl: callbacks.newUserCallbackURL?.href,
+          scopes: body.scopes ?? [],
+          loginHint: body.loginHint ?? undefined,
+        });
+        setStateCookie(res, deps.jar, deps.secret, state);
+        json(socialRedirectResponse(url, !body.disableRedirect));
+      },
+    ),
+  );
 
-  router.post("/link-social", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, linkSocialBody);
-    const callbacks = req.callbacks.body;
-    const { url, state } = await call(oauth, oauth.startSignIn, {
-      providerId: body.provider,
-      callbackUrl: (callbacks.callbackURL ?? home(req)).href,
-      errorCallbackUrl: callbacks.errorCallbackURL?.href,
-      link: { userId: user.id, email: user.email },
-      scopes: body.scopes ?? [],
-    });
-    setStateCookie(res, deps.jar, deps.secret, state);
-    res.json(socialRedirectResponse(url, !body.disableRedirect));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/link-social",
+        tag: "Social sign-in",
+        summary: "Start linking a provider account",
+        session: "required",
+        body: linkSocialBody,
+        response: socialRedirectSchema,
+        errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
+      },
+      async ({ req, res, body, session: { user }, json }) => {
+        const callbacks = req.callbacks.body;
+        const { url, state } = await call(oauth, oauth.startSignIn, {
+          providerId: body.provider,
+          callbackUrl: (callbacks.callbackURL ?? home(req)).href,
+          errorCallbackUrl: callbacks.errorCallbackURL?.href,
+          link: { userId: user.id, email: user.email },
+          scopes: body.scopes ?? [],
+        });
+        setStateCookie(res, deps.jar, deps.secret, state);
+        json(socialRedirectResponse(url, !body.disableRedirect));
+      },
+    ),
+  );
 
   const handleCallback = async (req: Request, res: Response, fields: z.output<typeof callbackFields>) => {
     const providerId = String(req.params.id ?? "");
@@ -208,21 +252,45 @@ export function socialRoutes(deps: RouteDeps): Router {
     redirectTo(res, target);
   };
 
-  router.get("/callback/:id", async (req, res) => {
-    const result = callbackFields.safeParse(req.query);
-    if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
-    await handleCallback(req, res, result.data);
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/callback/:id",
+        tag: "Social sign-in",
+        summary: "The provider's redirect back (every outcome is a redirect)",
+        queryCheckedByRoute: callbackFields,
+        redirect: true,
+      },
+      async ({ req, res }) => {
+        const result = callbackFields.safeParse(req.query);
+        if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
+        await handleCallback(req, res, result.data);
+      },
+    ),
+  );
 
   // Apple answers with a cross-site form POST (response_mode=form_post): no SameSite=Lax cookie comes with
   // it, so the fields are moved to the query of a GET on the same path, which the browser sends with its
   // cookies. The state is the CSRF protection of this route (app.ts exempts it from the origin check).
-  router.post("/callback/:id", express.urlencoded({ extended: false, limit: "16kb" }), (req, res) => {
-    const result = callbackFields.safeParse(req.body ?? {});
-    if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
-    const target = new URL(`${req.facts.baseUrl}/callback/${encodeURIComponent(String(req.params.id ?? ""))}`);
-    for (const [name, value] of Object.entries(result.data)) if (typeof value === "string") target.searchParams.set(name, value);
-    res.redirect(302, target.href);
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/callback/:id",
+        tag: "Social sign-in",
+        summary: "A provider's form POST back (Apple): redirected to the GET",
+        redirect: true,
+        before: [express.urlencoded({ extended: false, limit: "16kb" })],
+      },
+      async ({ req, res }) => {
+        const result = callbackFields.safeParse(req.body ?? {});
+        if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
+        const target = new URL(`${req.facts.baseUrl}/callback/${encodeURIComponent(String(req.params.id ?? ""))}`);
+        for (const [name, value] of Object.entries(result.data)) if (typeof value === "string") target.searchParams.set(name, value);
+        res.redirect(302, target.href);
+      },
+    ),
+  );
+  return routes;
 }

@@ -3,13 +3,14 @@
  * second step of a challenged sign-in (send-otp, verify-totp, verify-otp, verify-backup-code) and the user's
  * trusted devices (our own list and revoke routes: no better-auth client has them). Rate limited 3 per 10 s.
  */
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
 import * as z from "zod";
 import type { TrustedDeviceToken, TwoFactorChallenge } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
-import { parseBody } from "../http/body.js";
+import { defineRoute, type Route } from "../http/define-route.js";
+import { backupCodesSchema, enableTwoFactorSchema, statusSchema, totpUriSchema, trustedDevicesSchema, twoFactorVerifiedSchema } from "../http/public-schemas.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
 import { errorCodeOf } from "../http/security-events.js";
 import { clearTrustDeviceCookie, clearTwoFactorCookie, setTrustDeviceCookie, setTwoFactorCookie, trustDeviceCookie, twoFactorCookie } from "../http/two-factor-cookies.js";
@@ -68,100 +69,187 @@ export function answeredWithChallenge(req: Request, res: Response, deps: RouteDe
   return true;
 }
 
-export function twoFactorRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export function twoFactorRoutes(deps: RouteDeps): Route[] {
+  const routes: Route[] = [];
   const identity = deps.clients.identity;
 
-  router.post("/two-factor/enable", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, enableBody);
-    const { totpUri, backupCodes } = await call(identity, identity.enableTwoFactor, { userId: user.id, password: body.password, issuer: body.issuer ?? undefined });
-    res.json(enableTwoFactorResponse(totpUri, backupCodes));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/two-factor/enable",
+        tag: "Two-factor",
+        summary: "Start TOTP enrolment",
+        session: "required",
+        body: enableBody,
+        response: enableTwoFactorSchema,
+        errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TOTP_IS_ALREADY_ENABLED"],
+      },
+      async ({ body, session: { user }, json }) => {
+        const { totpUri, backupCodes } = await call(identity, identity.enableTwoFactor, { userId: user.id, password: body.password, issuer: body.issuer ?? undefined });
+        json(enableTwoFactorResponse(totpUri, backupCodes));
+      },
+    ),
+  );
 
-  router.post("/two-factor/disable", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, passwordBody);
-    await call(identity, identity.disableTwoFactor, { userId: user.id, password: body.password });
-    clearTrustDeviceCookie(res, deps.jar);
-    res.json(statusResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/two-factor/disable",
+        tag: "Two-factor",
+        summary: "Turn two-factor off",
+        session: "required",
+        body: passwordBody,
+        response: statusSchema,
+        errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
+      },
+      async ({ res, body, session: { user }, json }) => {
+        await call(identity, identity.disableTwoFactor, { userId: user.id, password: body.password });
+        clearTrustDeviceCookie(res, deps.jar);
+        json(statusResponse());
+      },
+    ),
+  );
 
-  router.post("/two-factor/get-totp-uri", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, passwordBody);
-    const { totpUri } = await call(identity, identity.getTotpUri, { userId: user.id, password: body.password });
-    res.json(totpUriResponse(totpUri));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/two-factor/get-totp-uri",
+        tag: "Two-factor",
+        summary: "The TOTP URI",
+        session: "required",
+        body: passwordBody,
+        response: totpUriSchema,
+        errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TOTP_NOT_ENABLED"],
+      },
+      async ({ body, session: { user }, json }) => {
+        const { totpUri } = await call(identity, identity.getTotpUri, { userId: user.id, password: body.password });
+        json(totpUriResponse(totpUri));
+      },
+    ),
+  );
 
-  router.post("/two-factor/generate-backup-codes", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, passwordBody);
-    const { backupCodes } = await call(identity, identity.generateBackupCodes, { userId: user.id, password: body.password });
-    res.json(backupCodesResponse(backupCodes));
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/two-factor/generate-backup-codes",
+        tag: "Two-factor",
+        summary: "New backup codes",
+        session: "required",
+        body: passwordBody,
+        response: backupCodesSchema,
+        errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
+      },
+      async ({ body, session: { user }, json }) => {
+        const { backupCodes } = await call(identity, identity.generateBackupCodes, { userId: user.id, password: body.password });
+        json(backupCodesResponse(backupCodes));
+      },
+    ),
+  );
 
-  router.post("/two-factor/send-otp", async (req, res) => {
-    parseBody(req, sendOtpBody);
-    const challenge = twoFactorCookie(req, deps.jar, deps.secret);
-    if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-    await call(identity, identity.sendTwoFactorOtp, { challenge: challenge.token });
-    res.json(statusResponse());
-  });
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/two-factor/send-otp",
+        tag: "Two-factor",
+        summary: "Mail a one-time code for the pending sign-in",
+        body: sendOtpBody,
+        response: statusSchema,
+        errors: ["INVALID_TWO_FACTOR_COOKIE", "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"],
+      },
+      async ({ req, json }) => {
+        const challenge = twoFactorCookie(req, deps.jar, deps.secret);
+        if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+        await call(identity, identity.sendTwoFactorOtp, { challenge: challenge.token });
+        json(statusResponse());
+      },
+    ),
+  );
 
   const verify = (path: string, rpc: typeof identity.verifyTotp, method: TwoFactorMethod) =>
-    router.post(path, async (req, res) => {
-      const body = parseBody(req, verifyBody);
-      const current = await deps.sessions.current(req);
-      if (current) {
-        // A signed-in user checking a code (the first TOTP code activates two-factor): no new session.
-        const { user } = await call(identity, rpc, { code: body.code, userId: current.user.id, trustDevice: false, client: clientOf(req) }).catch((error: unknown) => {
-          if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
-          throw error;
-        });
-        res.json(twoFactorVerifiedResponse(current.session.token, publicUser(user!)));
-        return;
-      }
-      const challenge = twoFactorCookie(req, deps.jar, deps.secret);
-      if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-      const { user, session, trustedDevice, rememberMe } = await call(identity, rpc, {
-        code: body.code,
-        challenge: challenge.token,
-        trustDevice: body.trustDevice ?? false,
-        client: clientOf(req),
-      }).then(
-        (answer) => {
-          authEvents.twoFactorChallenge(method, "passed");
-          return answer;
+    routes.push(
+      defineRoute(
+        {
+          method: "post",
+          path,
+          tag: "Two-factor",
+          summary: "Check a second-factor code (completes a pending sign-in)",
+          body: verifyBody,
+          response: twoFactorVerifiedSchema,
+          errors: ["INVALID_TWO_FACTOR_COOKIE", "INVALID_TWO_FACTOR_AUTHENTICATION", "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"],
         },
-        (error: unknown) => {
-          if (failureOutcome(error) === "failure") {
-            authEvents.twoFactorChallenge(method, "failed");
-            deps.events.twoFactorFailed(req, challenge.userId, { method, error: errorCodeOf(error) });
+        async ({ req, res, body, json }) => {
+          const current = await deps.sessions.current(req);
+          if (current) {
+            // A signed-in user checking a code (the first TOTP code activates two-factor): no new session.
+            const { user } = await call(identity, rpc, { code: body.code, userId: current.user.id, trustDevice: false, client: clientOf(req) }).catch((error: unknown) => {
+              if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
+              throw error;
+            });
+            json(twoFactorVerifiedResponse(current.session.token, publicUser(user!)));
+            return;
           }
-          throw error;
+          const challenge = twoFactorCookie(req, deps.jar, deps.secret);
+          if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
+          const { user, session, trustedDevice, rememberMe } = await call(identity, rpc, {
+            code: body.code,
+            challenge: challenge.token,
+            trustDevice: body.trustDevice ?? false,
+            client: clientOf(req),
+          }).then(
+            (answer) => {
+              authEvents.twoFactorChallenge(method, "passed");
+              return answer;
+            },
+            (error: unknown) => {
+              if (failureOutcome(error) === "failure") {
+                authEvents.twoFactorChallenge(method, "failed");
+                deps.events.twoFactorFailed(req, challenge.userId, { method, error: errorCodeOf(error) });
+              }
+              throw error;
+            },
+          );
+          clearTwoFactorCookie(res, deps.jar);
+          issueSession(res, deps, session!, rememberMe);
+          if (trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, trustedDevice.token, trustedDevice.expiresAt);
+          json(twoFactorVerifiedResponse(session!.token, publicUser(user!)));
         },
-      );
-      clearTwoFactorCookie(res, deps.jar);
-      issueSession(res, deps, session!, rememberMe);
-      if (trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, trustedDevice.token, trustedDevice.expiresAt);
-      res.json(twoFactorVerifiedResponse(session!.token, publicUser(user!)));
-    });
+      ),
+    );
   verify("/two-factor/verify-totp", identity.verifyTotp, "totp");
   verify("/two-factor/verify-otp", identity.verifyTwoFactorOtp, "otp");
   verify("/two-factor/verify-backup-code", identity.verifyBackupCode, "backup_code");
 
-  router.get("/two-factor/list-trusted-devices", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const { devices } = await call(identity, identity.listTrustedDevices, { userId: user.id });
-    res.json(trustedDevicesResponse(devices.map(publicTrustedDevice)));
-  });
+  routes.push(
+    defineRoute(
+      { method: "get", path: "/two-factor/list-trusted-devices", tag: "Two-factor", summary: "The caller's trusted devices", session: "required", response: trustedDevicesSchema },
+      async ({ session: { user }, json }) => {
+        const { devices } = await call(identity, identity.listTrustedDevices, { userId: user.id });
+        json(trustedDevicesResponse(devices.map(publicTrustedDevice)));
+      },
+    ),
+  );
 
-  router.post("/two-factor/revoke-trusted-device", async (req, res) => {
-    const { user } = await deps.sessions.require(req);
-    const body = parseBody(req, revokeBody);
-    await call(identity, identity.revokeTrustedDevice, { userId: user.id, id: body.id });
-    res.json(statusResponse());
-  });
-  return router;
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/two-factor/revoke-trusted-device",
+        tag: "Two-factor",
+        summary: "Forget a trusted device",
+        session: "required",
+        body: revokeBody,
+        response: statusSchema,
+      },
+      async ({ body, session: { user }, json }) => {
+        await call(identity, identity.revokeTrustedDevice, { userId: user.id, id: body.id });
+        json(statusResponse());
+      },
+    ),
+  );
+  return routes;
 }

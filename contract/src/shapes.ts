@@ -1,0 +1,94 @@
+/**
+ * The public JSON shapes of a user, a session, an organization, a member, an invitation and a trusted device,
+ * declared once: the gateway answers them (gateway/src/http/public-shapes.ts builds them, and its OpenAPI
+ * document describes them from these schemas) and the web app reads them (web/src/api.ts). Types and
+ * schemas only: nothing here runs on a server. Objects are strict in the OpenAPI document
+ * (additionalProperties: false) except the user, which carries the configured additional fields.
+ */
+import * as z from "zod";
+
+const when = z.iso.datetime({ offset: true });
+const nullableText = z.string().nullable();
+
+export const userSchema = z
+  .looseObject({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    emailVerified: z.boolean(),
+    image: nullableText,
+    createdAt: when,
+    updatedAt: when,
+    username: nullableText,
+    displayUsername: nullableText,
+    twoFactorEnabled: z.boolean(),
+    // The admin fields: a comma-separated role list, and the ban.
+    role: nullableText,
+    banned: z.boolean(),
+    banReason: nullableText,
+    banExpires: when.nullable(),
+  })
+  .describe("A user; configured additional fields appear beside these.");
+
+export const sessionSchema = z.object({
+  id: z.string(),
+  token: z.string(),
+  userId: z.string(),
+  expiresAt: when,
+  ipAddress: nullableText,
+  userAgent: nullableText,
+  createdAt: when,
+  updatedAt: when,
+  // The admin's user id on a session an admin started as this user (impersonation).
+  impersonatedBy: nullableText.optional(),
+  activeOrganizationId: nullableText.optional(),
+});
+
+export const trustedDeviceSchema = z.object({
+  id: z.string(),
+  userAgent: nullableText,
+  ipAddress: nullableText,
+  createdAt: when,
+  lastUsedAt: when,
+  expiresAt: when,
+});
+
+export const organizationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  logo: nullableText,
+  // null when none is set.
+  metadata: z.record(z.string(), z.string()).nullable(),
+  createdAt: when,
+});
+
+export const memberSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  userId: z.string(),
+  role: z.string(),
+  createdAt: when,
+  user: z.object({ id: z.string(), name: z.string(), email: z.string(), image: nullableText }).optional(),
+});
+
+export const invitationStatusSchema = z.enum(["pending", "accepted", "rejected", "canceled"]);
+
+export const invitationSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  email: z.string(),
+  role: z.string(),
+  status: invitationStatusSchema,
+  inviterId: z.string(),
+  expiresAt: when,
+  createdAt: when,
+});
+
+export type User = z.infer<typeof userSchema>;
+export type Session = z.infer<typeof sessionSchema>;
+export type TrustedDevice = z.infer<typeof trustedDeviceSchema>;
+export type Organization = z.infer<typeof organizationSchema>;
+export type Member = z.infer<typeof memberSchema>;
+export type InvitationStatus = z.infer<typeof invitationStatusSchema>;
+export type Invitation = z.infer<typeof invitationSchema>;

@@ -1,0 +1,102 @@
+/**
+ * defineRoute: a route of the HTTP API declared once. The declaration names the method and path, the zod
+ * schemas of the body, the query and the JSON answer, the catalogue errors the route answers, a summary
+ * and a tag; the handler gets the parsed body and query and answers through a `json` typed by the response
+ * schema. mountRoutes registers the routes on an express router; the same declarations are the registry
+ * the OpenAPI document is built from (http/openapi.ts), so no second list of routes exists.
+ */
+import { type Request, type RequestHandler, type Response, Router } from "express";
+import type * as z from "zod";
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import { parseBody, parseQuery } from "./body.js";
+import type { CurrentSession, SessionResolver } from "./session.js";
+
+export type Tag = "Account" | "Sessions" | "Two-factor" | "Organizations" | "Admin" | "Social sign-in" | "Meta" | "Development";
+
+/**
+ * How a route needs the caller's session (each is documented as needing one: 401 without it).
+ * "required": resolved before the body and query are parsed and handed to the handler as `session`.
+ * "token": a session token (cookie or bearer) must be present before the body and query are parsed; the
+ * service the handler calls checks it (the admin routes).
+ * "checked-by-route": the handler checks it in its own way (a failure answered as a redirect).
+ */
+export type SessionUse = "required" | "token" | "checked-by-route";
+
+type Schema = z.ZodType | undefined;
+
+export interface RouteSpec<B extends Schema = Schema, Q extends Schema = Schema, R extends Schema = Schema, S extends SessionUse | undefined = SessionUse | undefined> {
+  method: "get" | "post";
+  /** The express path under the base path (`:name` for a path parameter). */
+  path: string;
+  tag: Tag;
+  summary: string;
+  body?: B;
+  query?: Q;
+  /** A query the handler reads and checks itself (a bad one is answered as a redirect, not 400): documented, not parsed here. */
+  queryCheckedByRoute?: z.ZodType;
+  /** The JSON answered with 200. */
+  response?: R;
+  /** Answers a redirect (302 with a Location): to the callback URL, errors as ?error=code. */
+  redirect?: true;
+  /** Answers an HTML page (200). */
+  html?: true;
+  /** The catalogue errors the route answers beyond those every route may answer (COMMON_ERRORS in openapi.ts). */
+  errors?: readonly ErrorCode[];
+  session?: S;
+  /** Served only with AUTH_DEV_MAILBOX (development). */
+  devOnly?: true;
+  /** Express handlers run before the route's own (a form body parser). */
+  before?: RequestHandler[];
+}
+
+type Parsed<T extends Schema> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteContext<B extends Schema, Q extends Schema, R extends Schema, S extends SessionUse | undefined> {
+  req: Request;
+  res: Response;
+  body: Parsed<B>;
+  query: Parsed<Q>;
+  /** The caller's session, when the route declares session: "required". */
+  session: S extends "required" ? CurrentSession : undefined;
+  /** Answers the JSON the route declares (its response schema's input type). */
+  json: (body: R extends z.ZodType ? z.input<R> : never) => void;
+}
+
+/** A declared route: its declaration (the OpenAPI registry reads it) and its express handler. */
+export interface Route {
+  spec: RouteSpec;
+  handle: (req: Request, res: Response, sessions: SessionResolver) => Promise<void>;
+}
+
+export function defineRoute<B extends Schema = undefined, Q extends Schema = undefined, R extends Schema = undefined, S extends SessionUse | undefined = undefined>(
+  spec: RouteSpec<B, Q, R, S>,
+  handler: (context: RouteContext<B, Q, R, S>) => void | Promise<void>,
+): Route {
+  return {
+    spec,
+    async handle(req, res, sessions) {
+      // The caller first, then the input: a request without a session is 401 whatever its body.
+      const session = spec.session === "required" ? await sessions.require(req) : undefined;
+      if (spec.session === "token" && !sessions.tokenOf(req)) throw new AuthError("UNAUTHORIZED");
+      const body = spec.body ? parseBody(req, spec.body) : undefined;
+      const query = spec.query ? parseQuery(req, spec.query) : undefined;
+      await handler({
+        req,
+        res,
+        body: body as Parsed<B>,
+        query: query as Parsed<Q>,
+        session: session as RouteContext<B, Q, R, S>["session"],
+        json: (answer) => {
+          res.json(answer);
+        },
+      });
+    },
+  };
+}
+
+/** An express router serving the routes, in their order. */
+export function mountRoutes(routes: readonly Route[], sessions: SessionResolver): Router {
+  const router = Router();
+  for (const route of routes) router[route.spec.method](route.spec.path, ...(route.spec.before ?? []), (req, res) => route.handle(req, res, sessions));
+  return router;
+}
