@@ -1,5 +1,5 @@
 /**
- * A service's PostgreSQL database out of reach mid-run (issue 33, item 6). The session and identity
+ * A service's PostgreSQL database out of reach mid-run. The session and identity
  * services reach their databases through relays the test cuts (every connection closed, new ones refused),
  * as a stopped server looks to them, or partitions (nothing forwarded, nothing refused); the shared PostgreSQL server is never touched. Every
  * route that needs the missing database answers 503 with Retry-After and the catalogue's message (before:
