@@ -1,4 +1,8 @@
 /**
+ * Writes while another service is down (real gRPC, real SMTP): a sign-up while the notification service is
+ * stopped is answered 200 and its verification mail follows once notification is back (identity's mail
+ * request queue, written with the user).
+ *
  * Organization writes while another service is down (real gRPC, real SMTP): an invitation made while the
  * notification service is stopped is answered 200 and mailed once it is back (the invitation mail outbox);
  * an organization/create while identity is stopped is answered 503 with nothing created, and the client's
@@ -38,7 +42,7 @@ let gateway: RunningGateway;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  ({ env, databases } = await platformEnv({ env: { SMTP_URL: smtp.url, AUTH_APP_URL: APP_URL } }));
+  ({ env, databases } = await platformEnv({ env: { SMTP_URL: smtp.url, AUTH_APP_URL: APP_URL, IDENTITY_SEND_VERIFICATION_ON_SIGN_UP: "true" } }));
   notification = await startNotification(env);
   // Session before identity: identity's start-up backfill calls it at once.
   session = await startSession(env);
@@ -119,5 +123,32 @@ describe(`organization writes during an outage (${backendLabel()})`, () => {
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.body).toMatchObject({ slug, members: [expect.objectContaining({ userId: ada.user.id, role: "owner" })] });
     expect((await ada.c.get("/get-session")).body.session.activeOrganizationId).toBe(retried.body.id);
+  });
+});
+
+const verificationMails = (email: string) => smtp.mails.filter((m) => m.to.includes(email) && m.text.includes("/verify-email"));
+
+describe(`sign-up while notification is down (${backendLabel()})`, () => {
+  it("answers 200 with the user and its session, and the verification mail follows once notification is back", async () => {
+    const client = new TestClient(`${gateway.origin}/api/auth`);
+    const email = uniqueEmail("outage");
+
+    await notification.close();
+    const signedUp = await client.post("/sign-up/email", { name: "Ada", email, password: "password-123" });
+    expect(signedUp.status, JSON.stringify(signedUp.body)).toBe(200);
+    expect(signedUp.body.user).toMatchObject({ email, emailVerified: false });
+    expect((await client.get("/get-session")).body.user.email).toBe(email);
+    // The request's own attempt failed; the mail request waits for a later one, and nothing was mailed.
+    const queue = identity.deps.store;
+    await expect.poll(async () => (await queue.findDueMailRequests(FAR_FUTURE, 100)).some((r) => r.email === email && r.attempts >= 1), { timeout: 10_000 }).toBe(true);
+    expect(verificationMails(email)).toHaveLength(0);
+    // A retry of the sign-up meets the user it made, as it would after any successful sign-up.
+    expect((await new TestClient(`${gateway.origin}/api/auth`).post("/sign-up/email", { name: "Ada", email, password: "password-123" })).status).toBe(422);
+
+    notification = await startNotification(env);
+    const mail = await smtp.waitFor(email, (m) => m.text.includes("/verify-email"), 30_000);
+    expect(linkIn(mail, "/verify-email")).toContain("token=");
+    await expect.poll(async () => (await queue.findDueMailRequests(FAR_FUTURE, 100)).filter((r) => r.email === email), { timeout: 10_000 }).toEqual([]);
+    expect(verificationMails(email)).toHaveLength(1);
   });
 });
