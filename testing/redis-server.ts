@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "./eventually.js";
@@ -71,78 +71,6 @@ export async function startRedisServer(options: { persist?: boolean; args?: (por
     async close() {
       await kill();
       rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/**
- * A TCP relay to a server, which a test can cut and restore: the clients behind it lose the server while
- * the others keep it (a partial outage).
- */
-export interface Relay {
-  url: string;
-  /** The relay's own port on 127.0.0.1 (for a URL of another scheme: a PostgreSQL database behind it). */
-  port: number;
-  /** Closes every connection and refuses new ones: a server stopped, or a host that answers with a reset. */
-  cut(): void;
-  /** Forwards nothing more, either way, and leaves every connection (new ones too) open: a network partition. */
-  partition(): void;
-  /** Forwards again; the connections held open by a partition are closed, as their peers would time out. */
-  restore(): void;
-  close(): Promise<void>;
-}
-
-export async function startRelay(targetPort: number): Promise<Relay> {
-  const sockets = new Set<Socket>();
-  const silenced = new Set<Socket>();
-  let state: "open" | "cut" | "partitioned" = "open";
-  const server: Server = createServer((client) => {
-    if (state === "cut") {
-      client.destroy();
-      return;
-    }
-    if (state === "partitioned") {
-      client.on("error", () => undefined);
-      silenced.add(client);
-      return;
-    }
-    const upstream = createConnection({ port: targetPort, host: "127.0.0.1" });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => undefined);
-      socket.on("close", () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    cut() {
-      state = "cut";
-      for (const socket of sockets) socket.destroy();
-    },
-    partition() {
-      state = "partitioned";
-      for (const socket of sockets) {
-        socket.unpipe();
-        silenced.add(socket);
-      }
-    },
-    restore() {
-      state = "open";
-      for (const socket of silenced) socket.destroy();
-      silenced.clear();
-    },
-    async close() {
-      state = "cut";
-      for (const socket of [...sockets, ...silenced]) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

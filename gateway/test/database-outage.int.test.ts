@@ -22,7 +22,7 @@ import {
   startNotification,
   startSession,
 } from "../../testing/platform.js";
-import { type Relay, startRelay } from "../../testing/redis-server.js";
+import { type Relay, startRelay } from "../../testing/tcp-relay.js";
 import { testClock } from "../../testing/test-clock.js";
 import type { RunningService } from "@auth-platform/runtime/service";
 

@@ -31,7 +31,8 @@ import {
   startNotification,
   startSession,
 } from "../../testing/platform.js";
-import { REDIS_SERVER_INSTALLED, type Relay, startRedisServer, startRelay, type TestRedisServer } from "../../testing/redis-server.js";
+import { REDIS_SERVER_INSTALLED, startRedisServer, type TestRedisServer } from "../../testing/redis-server.js";
+import { type Relay, startRelay } from "../../testing/tcp-relay.js";
 
 const PREFIX = "outage:";
 const PASSWORD = "password-123";

@@ -9,28 +9,28 @@ import { backendLabel } from "../../testing/databases.js";
 import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { linkIn } from "../../testing/smtp.js";
-import { startTcpProxy } from "../../testing/tcp-proxy.js";
+import { startRelay } from "../../testing/tcp-relay.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { anAdmin, aUser, PASSWORD } from "./admin-fixtures.js";
 
-// identity dials the session service through this proxy; every other process dials it directly.
-const proxy = await startTcpProxy();
-afterAll(() => proxy.close());
+// identity dials the session service through this relay; every other process dials it directly.
+const relay = await startRelay();
+afterAll(() => relay.close());
 
 describe(`identity partitioned from the session service (${backendLabel()})`, () => {
-  const platform = usePlatform({ smtp: true, serviceEnv: { identity: { SESSION_SERVICE_URL: proxy.address } } });
+  const platform = usePlatform({ smtp: true, serviceEnv: { identity: { SESSION_SERVICE_URL: `127.0.0.1:${relay.port}` } } });
   beforeAll(() => {
-    proxy.target = platform.sessionAddress;
+    relay.setTarget(Number(platform.sessionAddress.split(":").pop()));
   });
   // Each test starts with the link up and identity's channel through it connected.
   beforeEach(async () => {
-    proxy.heal();
+    relay.restore();
     await eventually(() => platform.services.identity.deps.sessions.usersMissingSnapshot("", 1));
   });
 
   /** Heals the partition and lets the outbox's retry come due (it backs off while the link is cut). */
   const heal = () => {
-    proxy.heal();
+    relay.restore();
     platform.clock.advance(120_000);
   };
   const signedIn = async (client: ReturnType<typeof platform.client>) => (await client.get("/get-session")).body !== null;
@@ -39,7 +39,7 @@ describe(`identity partitioned from the session service (${backendLabel()})`, ()
     const admin = await anAdmin(platform);
     const user = await aUser(platform);
 
-    proxy.cut();
+    relay.cut();
     const banned = await admin.c.post("/admin/ban-user", { userId: user.id, banReason: "partition" });
     expect(banned.status).toBe(200);
     expect(banned.body.user).toMatchObject({ id: user.id, banned: true });
@@ -57,7 +57,7 @@ describe(`identity partitioned from the session service (${backendLabel()})`, ()
     const other = await anAdmin(platform);
     expect((await other.c.get("/admin/list-users?limit=1")).status).toBe(200);
 
-    proxy.cut();
+    relay.cut();
     expect((await admin.c.post("/admin/set-role", { userId: other.id, role: "user" })).status).toBe(200);
 
     heal();
@@ -73,13 +73,13 @@ describe(`identity partitioned from the session service (${backendLabel()})`, ()
     const link = linkIn(await platform.smtp.waitFor(email, (m) => m.text.includes("/reset-password/")), "/reset-password/");
     const token = new URL(link).pathname.split("/").pop()!;
 
-    proxy.cut();
+    relay.cut();
     expect(await platform.client().post("/reset-password", { newPassword: "new-password-456", token })).toMatchObject({ status: 200, body: { status: true } });
     // The link is spent: the reset is done, and its revocation is kept until it can be delivered.
     expect((await platform.client().post("/reset-password", { newPassword: "another-password-1", token })).body.code).toBe("INVALID_TOKEN");
 
     // The owner signs in as soon as the link is back, before the worker's retry: the revocation goes first.
-    proxy.heal();
+    relay.restore();
     const owner = platform.client();
     await eventually(async () => expect((await owner.post("/sign-in/email", { email, password: "new-password-456" })).status).toBe(200));
     expect(await signedIn(intruder)).toBe(false);
