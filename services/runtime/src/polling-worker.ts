@@ -25,8 +25,6 @@ export interface PollingWorker {
   stop(): Promise<void>;
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
-
 export function startPollingWorker(options: PollingWorkerOptions): PollingWorker {
   let stopped = false;
   let again = false;
@@ -55,7 +53,7 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
           full = (await options.pass()) >= options.batchSize;
         } catch (error) {
           // The store is unreachable: the rows wait where they are; the next poll tries again.
-          options.log.warn(`${options.name} unavailable; paused until the next poll`, { error: describe(error) });
+          options.log.warn(`${options.name} unavailable; paused until the next poll`, { error });
           full = false;
         }
       } while (!stopped && (again || full));

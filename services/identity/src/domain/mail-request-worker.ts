@@ -31,8 +31,6 @@ export async function processMailRequest(deps: Deps, request: MailRequestRecord)
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
-
 /**
  * Claims and processes one request: done, it is deleted; failed, it is retried later with a growing delay.
  * Never throws for the request's own failure. A request's own RPC calls it at once for a request it wrote
@@ -48,12 +46,12 @@ export async function runMailRequest(deps: Deps, request: MailRequestRecord): Pr
     // The address is not logged: only which kind of request failed.
     if (attempts >= MAX_ATTEMPTS) {
       await deps.store.deleteMailRequest(request.id);
-      deps.log.error("mail request abandoned", { requestId: request.id, kind: request.kind, attempts, error: describe(error) });
+      deps.log.error("mail request abandoned", { requestId: request.id, kind: request.kind, attempts, error });
       return;
     }
     const delay = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** (attempts - 1));
     await deps.store.retryMailRequest(request.id, attempts, new Date(deps.now().getTime() + delay));
-    deps.log.warn("mail request failed; will retry", { requestId: request.id, kind: request.kind, attempts, retryInMs: delay, error: describe(error) });
+    deps.log.warn("mail request failed; will retry", { requestId: request.id, kind: request.kind, attempts, retryInMs: delay, error });
     return;
   }
   await deps.store.deleteMailRequest(request.id);
@@ -64,7 +62,7 @@ export async function processDue(deps: Deps): Promise<number> {
   const due = await deps.store.findDueMailRequests(deps.now(), BATCH_SIZE);
   const results = await Promise.allSettled(due.map((request) => runMailRequest(deps, request)));
   for (const result of results) {
-    if (result.status === "rejected") deps.log.error("mail request bookkeeping failed", { error: describe(result.reason) });
+    if (result.status === "rejected") deps.log.error("mail request bookkeeping failed", { error: result.reason });
   }
   return due.length;
 }

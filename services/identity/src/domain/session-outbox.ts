@@ -24,8 +24,6 @@ const BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
 /** From this many failed attempts on, each failure is logged as an error: someone should look. */
 const ALERT_AFTER_ATTEMPTS = 10;
 
-const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
-
 /** Tells the session service (and, for a deleted user, the organization service) what the row asks. */
 export async function deliverSessionOutbox(deps: Deps, row: SessionOutboxRecord): Promise<void> {
   const user = await deps.store.findUserById(row.userId);
@@ -63,7 +61,7 @@ export function publishingStore(store: IdentityStore, deps: Omit<Deps, "store"> 
     try {
       await flushSessionOutbox({ ...deps, store }, userId);
     } catch (error) {
-      deps.log.warn("session service not told of a user change yet; the outbox worker retries", { userId, error: describe(error) });
+      deps.log.warn("session service not told of a user change yet; the outbox worker retries", { userId, error });
       deps.outbox.wake(BACKOFF.baseMs);
     }
   };
@@ -97,7 +95,7 @@ async function handle(deps: Deps, row: SessionOutboxRecord): Promise<void> {
   } catch (error) {
     const delay = retryDelay(attempts, BACKOFF);
     await deps.store.retrySessionOutbox(row.userId, new Date(deps.now().getTime() + delay));
-    const fields = { userId: row.userId, revokeSessions: row.revokeSessions, attempts, retryInMs: delay, error: describe(error) };
+    const fields = { userId: row.userId, revokeSessions: row.revokeSessions, attempts, retryInMs: delay, error };
     if (attempts >= ALERT_AFTER_ATTEMPTS) deps.log.error("session outbox row still undelivered", fields);
     else deps.log.warn("session outbox delivery failed; will retry", fields);
     return;
@@ -111,7 +109,7 @@ export async function deliverDueSessionOutbox(deps: Deps): Promise<number> {
   const due = await deps.store.findDueSessionOutbox(deps.now(), BATCH_SIZE);
   const results = await Promise.allSettled(due.map((row) => handle(deps, row)));
   for (const result of results) {
-    if (result.status === "rejected") deps.log.error("session outbox bookkeeping failed", { error: describe(result.reason) });
+    if (result.status === "rejected") deps.log.error("session outbox bookkeeping failed", { error: result.reason });
   }
   return due.length;
 }

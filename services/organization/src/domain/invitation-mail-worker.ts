@@ -28,8 +28,6 @@ export const POLL_INTERVAL_MS = 1_000;
  */
 export const invitationMailKey = (invitation: Pick<InvitationRecord, "id" | "expiresAt">) => `organization-invitation:${invitation.id}:${invitation.expiresAt.getTime()}`;
 
-const describe = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
-
 /** Whether the invitation is still the pending one this mail was written for. */
 function stillMailable(invitation: InvitationRecord | null, mail: InvitationMailRecord, now: Date): boolean {
   return !!invitation && invitation.status === "pending" && invitation.expiresAt > now && invitationMailKey(invitation) === mail.idempotencyKey;
@@ -51,12 +49,12 @@ async function handle(deps: Deps, mail: InvitationMailRecord): Promise<void> {
   } catch (error) {
     if (attempts >= MAX_ATTEMPTS) {
       await deps.store.deleteInvitationMail(mail.id);
-      deps.log.error("invitation mail abandoned", { ...fields, error: describe(error) });
+      deps.log.error("invitation mail abandoned", { ...fields, error });
       return;
     }
     const delay = retryDelay(attempts, RETRY);
     await deps.store.retryInvitationMail(mail.id, attempts, new Date(deps.now().getTime() + delay));
-    deps.log.warn("invitation mail not handed over; will retry", { ...fields, retryInMs: delay, error: describe(error) });
+    deps.log.warn("invitation mail not handed over; will retry", { ...fields, retryInMs: delay, error });
     return;
   }
   await deps.store.deleteInvitationMail(mail.id);
@@ -67,7 +65,7 @@ export async function deliverDueInvitationMails(deps: Deps): Promise<number> {
   const due = await deps.store.findDueInvitationMails(deps.now(), BATCH_SIZE);
   const results = await Promise.allSettled(due.map((mail) => handle(deps, mail)));
   for (const result of results) {
-    if (result.status === "rejected") deps.log.error("invitation mail bookkeeping failed", { error: describe(result.reason) });
+    if (result.status === "rejected") deps.log.error("invitation mail bookkeeping failed", { error: result.reason });
   }
   return due.length;
 }
