@@ -10,7 +10,7 @@
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
-import type { IdentityStore, SessionOutboxRecord } from "../store/identity-store.js";
+import type { IdentityStore, SessionOutboxRecord, USER_WRITES } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "store" | "sessions" | "organizations" | "now" | "log">;
@@ -73,8 +73,8 @@ export function publishingStore(store: IdentityStore, deps: Omit<Deps, "store"> 
       if (userId) await publish(userId);
       return result;
     };
-  return {
-    ...store,
+  // Typed by USER_WRITES: a write of a user added to the store and not wrapped here does not compile.
+  const writes: Pick<IdentityStore, (typeof USER_WRITES)[number]> = {
     updateUser: published(store.updateUser, (id) => id),
     markEmailVerified: published(store.markEmailVerified, (id) => id),
     deleteUserAndAccounts: published(store.deleteUserAndAccounts, (id) => id),
@@ -84,6 +84,7 @@ export function publishingStore(store: IdentityStore, deps: Omit<Deps, "store"> 
     setAccountPassword: published(store.setAccountPassword, (_account, _hash, options) => options?.revokeSessionsOf),
     createAccount: published(store.createAccount, (account, options) => (options?.revokeSessions ? account.userId : undefined)),
   };
+  return { ...store, ...writes };
 }
 
 async function handle(deps: Deps, row: SessionOutboxRecord): Promise<void> {
