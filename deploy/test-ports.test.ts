@@ -5,7 +5,10 @@ import { ephemeralStart, freePorts, LOWEST, type PortRange, workerRange } from "
 
 const FULL_RANGE: PortRange = { low: LOWEST, span: ephemeralStart() - LOWEST };
 
-/** Runs freePorts(1) over `range` with `port` as its first random candidate; expects it to draw again. */
+/**
+ * Runs freePorts(1) over `range` with `port` as its first random candidate; expects it to draw again (more
+ * than once when the next candidate is taken too: other tests bind ports in this range meanwhile).
+ */
 async function drawingFirst(port: number, range: PortRange): Promise<number> {
   const random = Math.random;
   const spy = vi
@@ -14,7 +17,7 @@ async function drawingFirst(port: number, range: PortRange): Promise<number> {
     .mockImplementation(random);
   try {
     const [drawn] = await freePorts(1, range);
-    expect(spy).toHaveBeenCalledTimes(2);
+    expect(spy.mock.calls.length).toBeGreaterThanOrEqual(2);
     return drawn!;
   } finally {
     spy.mockRestore();
