@@ -121,7 +121,7 @@ export function logRefusal(log: Logger, method: string, caller: string | undefin
  * saying which rule), before the handler does anything. Without mutual TLS no caller is known and no
  * access table applies either (docs/internal-api.md).
  */
-export function requireCaller(
+export function requireWorkload(
   context: { log: Logger; mutualTls: boolean; method: string },
   caller: string | undefined,
   allowed: readonly Workload[],

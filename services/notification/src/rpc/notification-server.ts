@@ -2,7 +2,7 @@
 import { type NotificationServiceServer, NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
-import { type AccessTable, requireCaller, type Workload } from "@auth-platform/runtime/grpc-access";
+import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as z from "zod";
 import { listOutbox } from "../domain/list-outbox.js";
@@ -46,7 +46,7 @@ export function notificationService(registry: Registry, rpc: RpcServer): Service
       if (!template) throw new AuthError("VALIDATION_ERROR", "template is required");
       // The sender first: a caller that may not send this mail learns nothing about its request but that.
       const mail = { log: registry.log, mutualTls: registry.config.grpc.tls.kind === "mtls", method: `${SERVICE_NAME}/SendEmail` };
-      requireCaller(mail, caller, TEMPLATE_SENDERS[template], { template });
+      requireWorkload(mail, caller, TEMPLATE_SENDERS[template], { template });
       if (!email.safeParse(req.to.trim()).success) throw new AuthError("VALIDATION_ERROR", "to must be an email address");
       if (req.idempotencyKey.length > 255) throw new AuthError("VALIDATION_ERROR", "idempotencyKey is too long");
       const { id } = await queueMessage(registry, {

@@ -2,7 +2,7 @@
 import { type SessionServiceServer, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
-import { type AccessTable, requireCaller, type Workload } from "@auth-platform/runtime/grpc-access";
+import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
@@ -61,7 +61,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       return {};
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req, { caller }) => {
-      if (req.user) requireCaller({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
+      if (req.user) requireWorkload({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
       if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
       await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user), callerToken: req.callerToken });
       return {};
