@@ -155,7 +155,7 @@ describe("an impersonation session holds none of the user's own sessions", () =>
       return s.token;
     });
     for (const handle of handles) {
-      expect(handle).toMatch(/^sh1\./);
+      expect(handle).toMatch(/^sh2\./);
       for (const token of tokens) expect(handle).not.toContain(token);
     }
     expect(JSON.stringify(listed.body)).not.toMatch(new RegExp(tokens.join("|")));
@@ -223,7 +223,7 @@ describe("an impersonation session holds none of the user's own sessions", () =>
     const asUser = bearer(started.headers.get("set-auth-token")!);
     const listed = await asUser.get("/list-sessions");
     expect(listed.body.map((s: { token: string }) => s.token)).not.toContain(userToken);
-    expect(listed.body[0].token).toMatch(/^sh1\./);
+    expect(listed.body[0].token).toMatch(/^sh2\./);
     expect((await asUser.post("/revoke-other-sessions", {})).body.code).toBe(REFUSED.code);
     expect((await asUser.post("/revoke-sessions", {})).body.code).toBe(REFUSED.code);
     expect((await user.c.get("/get-session")).body.session.token).toBe(userToken);

@@ -165,7 +165,7 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     const listed = await admin.client.listSessions();
     expect(listed.error).toBeNull();
     expect(listed.data).toHaveLength(1);
-    expect(listed.data![0]!.token).toMatch(/^sh1\./);
+    expect(listed.data![0]!.token).toMatch(/^sh2\./);
     expect(listed.data![0]!.token).not.toContain(userToken);
     const refused = { status: 403, code: "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING" };
     expect((await admin.client.revokeSession({ token: listed.data![0]!.token })).error).toMatchObject(refused);

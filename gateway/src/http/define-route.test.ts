@@ -66,17 +66,6 @@ describe("defineRoute", () => {
     expect(seen).toBe(current);
   });
 
-  it('session "token": 401 without a token before the body is looked at; the session itself is not resolved', async () => {
-    const refusing = { ...sessions, require: () => Promise.reject(new Error("not resolved here")) } as unknown as SessionResolver;
-    const route = defineRoute({ method: "post", path: "/x", tag: "Admin", summary: "x", session: "token", body, response: z.object({ ok: z.boolean() }) }, ({ json }) =>
-      json({ ok: true }),
-    );
-    const { res } = response();
-    expect(await codeOf(route.handle(request({ name: "" }), res, refusing))).toBe("UNAUTHORIZED");
-    expect(await codeOf(route.handle(request({ name: "" }, {}, true), res, refusing))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(route.handle(request({ name: "Ada" }, {}, true), res, refusing))).toBe("answered");
-  });
-
   it("a query checked by the route is not parsed (the handler answers a bad one itself)", async () => {
     const route = defineRoute({ method: "get", path: "/x", tag: "Meta", summary: "x", queryCheckedByRoute: query, redirect: true }, ({ req, res }) => {
       res.json({ valid: query.safeParse(req.query).success });

@@ -7,7 +7,7 @@
  */
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import type * as z from "zod";
-import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import type { ErrorCode } from "@auth-platform/proto/errors";
 import { parseBody, parseQuery } from "./body.js";
 import type { CurrentSession, SessionResolver } from "./session.js";
 
@@ -16,11 +16,9 @@ export type Tag = "Account" | "Sessions" | "Two-factor" | "Organizations" | "Adm
 /**
  * How a route needs the caller's session (each is documented as needing one: 401 without it).
  * "required": resolved before the body and query are parsed and handed to the handler as `session`.
- * "token": a session token (cookie or bearer) must be present before the body and query are parsed; the
- * service the handler calls checks it (the admin routes).
  * "checked-by-route": the handler checks it in its own way (a failure answered as a redirect).
  */
-export type SessionUse = "required" | "token" | "checked-by-route";
+export type SessionUse = "required" | "checked-by-route";
 
 type Schema = z.ZodType | undefined;
 
@@ -77,7 +75,6 @@ export function defineRoute<B extends Schema = undefined, Q extends Schema = und
     async handle(req, res, sessions) {
       // The caller first, then the input: a request without a session is 401 whatever its body.
       const session = spec.session === "required" ? await sessions.require(req) : undefined;
-      if (spec.session === "token" && !sessions.tokenOf(req)) throw new AuthError("UNAUTHORIZED");
       const body = spec.body ? parseBody(req, spec.body) : undefined;
       const query = spec.query ? parseQuery(req, spec.query) : undefined;
       await handler({

@@ -28,6 +28,8 @@ export interface SessionResolver {
   tokenOf(req: Request): string | null;
   /** The live session for the request, or null. */
   current(req: Request, options?: { disableRefresh?: boolean }): Promise<CurrentSession | null>;
+  /** The live session a token other than the request's names (the admin's kept one, a token in a body), never extended; or null. */
+  ofToken(req: Request, token: string): Promise<CurrentSession | null>;
   /** The live session, or 401. */
   require(req: Request): Promise<CurrentSession>;
 }
@@ -54,9 +56,7 @@ export function sessionResolver(deps: {
     return cookie ? unsign(cookie, deps.secret) : null;
   };
 
-  const current = async (req: Request, options: { disableRefresh?: boolean } = {}): Promise<CurrentSession | null> => {
-    const token = tokenOf(req);
-    if (!token) return null;
+  const resolve = async (req: Request, token: string, options: { disableRefresh?: boolean }): Promise<CurrentSession | null> => {
     if (deps.sharedCache) {
       try {
         const { cached, refused } = await readCachedSession(deps.sharedCache, mac, { token, lookup: lookup(token) });
@@ -78,9 +78,15 @@ export function sessionResolver(deps: {
     return { session: publicSession(found.session), user: publicUser(found.user), refreshed: found.refreshed };
   };
 
+  const current = async (req: Request, options: { disableRefresh?: boolean } = {}): Promise<CurrentSession | null> => {
+    const token = tokenOf(req);
+    return token ? resolve(req, token, options) : null;
+  };
+
   return {
     tokenOf,
     current,
+    ofToken: (req, token) => (token ? resolve(req, token, { disableRefresh: true }) : Promise.resolve(null)),
     async require(req) {
       const found = await current(req);
       if (!found) throw new AuthError("UNAUTHORIZED");

@@ -6,9 +6,9 @@
  */
 import type { NextFunction, Request, Response } from "express";
 import * as z from "zod";
-import type { Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import {
   adminUserSchema,
@@ -25,7 +25,7 @@ import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
 import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
-import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { issueSession, type RouteDeps } from "./deps.js";
 import {
   adminSuccessResponse,
   adminUserResponse,
@@ -114,13 +114,6 @@ function dataRoleOf(value: unknown): string | undefined {
   return parsed.data;
 }
 
-/** The caller's session token (cookie or bearer), or 401 before any call. */
-function callerFrom(deps: RouteDeps, req: Request): Caller {
-  const token = deps.sessions.tokenOf(req);
-  if (!token) throw new AuthError("UNAUTHORIZED");
-  return { sessionToken: token, ...clientOf(req) };
-}
-
 export function adminRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
   const admin = deps.clients.admin;
@@ -137,16 +130,16 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "get",
         path: "/admin/list-users",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Search and page users",
         query: listUsersQuery,
         response: listUsersSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT"],
       },
-      async ({ req, query, json }) => {
+      async ({ req, session, query, json }) => {
         const q = query;
         const answer = await call(admin, admin.listUsers, {
-          caller: callerFrom(deps, req),
+          caller: callerOf(req, session),
           // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
           query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
         });
@@ -161,15 +154,15 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "get",
         path: "/admin/get-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "One user",
         query: getUserQuery,
         response: userSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
       },
-      async ({ req, query, json }) => {
+      async ({ req, session, query, json }) => {
         const q = query;
-        const { user } = await call(admin, admin.getUser, { caller: callerFrom(deps, req), userId: q.id });
+        const { user } = await call(admin, admin.getUser, { caller: callerOf(req, session), userId: q.id });
         json(userOut(user));
       },
     ),
@@ -181,7 +174,7 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/create-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Create a user",
         body: createUserBody,
         response: adminUserSchema,
@@ -194,8 +187,8 @@ export function adminRoutes(deps: RouteDeps): Route[] {
           "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE",
         ],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         // better-auth 1.7 reads the role from data.role when role is absent; either way it is not an extra field.
         const { role: dataRole, ...extraFields } = body.data ?? {};
         const { user } = await call(admin, admin.createUser, {
@@ -218,7 +211,7 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/update-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Update a user's name, image, role or configured fields (the current client)",
         body: updateUserBody,
         response: userSchema,
@@ -230,8 +223,8 @@ export function adminRoutes(deps: RouteDeps): Route[] {
           "YOU_CANNOT_REMOVE_THE_LAST_ADMIN",
         ],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         if (Object.keys(body.data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
         // Own keys only: a field named like an Object.prototype member ("constructor", "toString") is an extra
         // field like any other (it answered the member function's source as the message before).
@@ -261,14 +254,14 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/set-role",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Set a user's role",
         body: setRoleBody,
         response: adminUserSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", "YOU_CANNOT_REMOVE_THE_LAST_ADMIN"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         const { user } = await call(admin, admin.setRole, { caller, userId: body.userId, role: body.role });
         json(adminUserResponse(userOut(user)));
       },
@@ -281,14 +274,14 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/set-user-password",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Set a user's password",
         body: setUserPasswordBody,
         response: statusSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "PASSWORD_TOO_SHORT", "PASSWORD_TOO_LONG"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         await call(admin, admin.setUserPassword, { caller, userId: body.userId, newPassword: body.newPassword });
         json(setUserPasswordResponse());
       },
@@ -301,16 +294,16 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/list-user-sessions",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "A user's sessions",
         body: userIdBody,
         response: listUserSessionsSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         const { sessions } = await call(admin, admin.listUserSessions, { caller, userId: body.userId });
-        json(listUserSessionsResponse(sessions.map((session) => ({ ...publicSession(session), token: handles.handleOf(session.token) }))));
+        json(listUserSessionsResponse(sessions.map((session) => ({ ...publicSession(session), token: handles.handleOf(session.id) }))));
       },
     ),
   );
@@ -321,14 +314,14 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/ban-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Ban a user",
         body: banUserBody,
         response: adminUserSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "YOU_CANNOT_BAN_YOURSELF"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         const { user } = await call(admin, admin.banUser, { caller, userId: body.userId, reason: body.banReason, expiresInSeconds: String(body.banExpiresIn ?? 0) });
         json(adminUserResponse(userOut(user)));
       },
@@ -341,14 +334,14 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/unban-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Lift a ban",
         body: userIdBody,
         response: adminUserSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         const { user } = await call(admin, admin.unbanUser, { caller, userId: body.userId });
         json(adminUserResponse(userOut(user)));
       },
@@ -361,7 +354,7 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/impersonate-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Act as a user",
         body: userIdBody,
         response: sessionWithUserSchema,
@@ -374,13 +367,12 @@ export function adminRoutes(deps: RouteDeps): Route[] {
           "FAILED_TO_CREATE_SESSION",
         ],
       },
-      async ({ req, res, body, json }) => {
-        const caller = callerFrom(deps, req);
-        const { session, user } = await call(admin, admin.impersonateUser, { caller, userId: body.userId });
+      async ({ req, session: current, res, body, json }) => {
+        const { session, user } = await call(admin, admin.impersonateUser, { caller: callerOf(req, current), userId: body.userId });
         if (!session) throw new AuthError("FAILED_TO_CREATE_SESSION");
         // The admin's own token, kept signed (and the dont-remember choice with it) so stop-impersonating can restore it.
         const dontRemember = req.headers.cookie?.includes(deps.jar.dontRememberName) ? "1" : "";
-        setSignedCookie(res, deps.jar, adminCookie, `${caller.sessionToken}:${dontRemember}`, deps.secret);
+        setSignedCookie(res, deps.jar, adminCookie, `${current.session.token}:${dontRemember}`, deps.secret);
         issueSession(res, deps, session, false);
         json(impersonationResponse(publicSession(session), userOut(user)));
       },
@@ -393,21 +385,22 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/stop-impersonating",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Back to the admin's own session",
         response: sessionWithUserSchema,
         errors: ["YOU_ARE_NOT_IMPERSONATING_ANYONE", "FAILED_TO_FIND_ADMIN_SESSION"],
       },
-      async ({ req, res, json }) => {
-        const caller = callerFrom(deps, req);
-        // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
+      async ({ req, session, res, json }) => {
+        // A missing or tampered cookie, or a session no longer live, names no admin session: the admin service
+        // answers FAILED_TO_FIND_ADMIN_SESSION (and records it).
         const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
         const [adminToken = "", dontRemember = ""] = kept.split(":");
-        const { session, user } = await call(admin, admin.stopImpersonating, { caller, adminSessionToken: adminToken });
-        if (!session) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
+        const back = await deps.sessions.ofToken(req, adminToken);
+        await call(admin, admin.stopImpersonating, { caller: callerOf(req, session), adminSessionId: back?.session.id, adminUserId: back?.user.id });
+        if (!back) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
         clearCookie(res, deps.jar, adminCookie);
-        issueSession(res, deps, session, !dontRemember);
-        json(impersonationResponse(publicSession(session), userOut(user)));
+        issueSession(res, deps, back.session, !dontRemember);
+        json(impersonationResponse(back.session, back.user));
       },
     ),
   );
@@ -418,15 +411,16 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/revoke-user-session",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Revoke one session of a user",
         body: revokeUserSessionBody,
         response: successSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "SESSION_NOT_FOUND"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
-        await call(admin, admin.revokeUserSession, { caller, sessionToken: handles.tokenOf(body.sessionToken) });
+      async ({ req, session, body, json }) => {
+        const named = body.sessionToken;
+        const sessionId = handles.isHandle(named) ? handles.sessionIdOf(named) : ((await deps.sessions.ofToken(req, named))?.session.id ?? "");
+        await call(admin, admin.revokeUserSession, { caller: callerOf(req, session), sessionId });
         json(adminSuccessResponse());
       },
     ),
@@ -438,14 +432,14 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/revoke-user-sessions",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Revoke all sessions of a user",
         body: userIdBody,
         response: successSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         await call(admin, admin.revokeUserSessions, { caller, userId: body.userId });
         json(adminSuccessResponse());
       },
@@ -458,14 +452,14 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/remove-user",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Delete a user",
         body: userIdBody,
         response: successSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT", "USER_NOT_FOUND", "YOU_CANNOT_REMOVE_YOURSELF", "YOU_CANNOT_REMOVE_THE_LAST_ADMIN"],
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         await call(admin, admin.removeUser, { caller, userId: body.userId });
         json(adminSuccessResponse());
       },
@@ -478,13 +472,13 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "post",
         path: "/admin/has-permission",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "Whether the caller's role allows actions",
         body: hasPermissionBody,
         response: permissionSchema,
       },
-      async ({ req, body, json }) => {
-        const caller = callerFrom(deps, req);
+      async ({ req, session, body, json }) => {
+        const caller = callerOf(req, session);
         const permissions = body.permissions ?? body.permission;
         if (!permissions) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: expected an object of resource -> actions");
         const { success } = await call(admin, admin.hasPermission, { caller, permissions });
@@ -499,16 +493,16 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         method: "get",
         path: "/admin/list-audit-events",
         tag: "Admin",
-        session: "token",
+        session: "required",
         summary: "The audit log",
         query: auditQuery,
         response: auditEventsSchema,
         errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT"],
       },
-      async ({ req, query, json }) => {
+      async ({ req, session, query, json }) => {
         const q = query;
         const answer = await call(admin, admin.listAuditEvents, {
-          caller: callerFrom(deps, req),
+          caller: callerOf(req, session),
           limit: q.limit ?? 0,
           offset: q.offset ?? 0,
           action: q.action,
@@ -557,7 +551,8 @@ export function adminInputRefusals(deps: RouteDeps) {
     const badInput = refusal !== undefined && !(refusal instanceof PeerError) && (refusal.http === 400 || refusal.http === 413);
     if (!badInput || !req.path.startsWith("/admin/") || OPEN_TO_USERS.has(req.path)) return next(error);
     try {
-      await call(admin, admin.checkAdmin, { caller: callerFrom(deps, req), route: req.path.slice("/admin/".length) });
+      const session = await deps.sessions.require(req);
+      await call(admin, admin.checkAdmin, { caller: callerOf(req, session), route: req.path.slice("/admin/".length) });
     } catch (denied) {
       return next(denied);
     }

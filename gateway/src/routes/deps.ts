@@ -23,10 +23,14 @@ export function clientOf(req: Request) {
   return { ipAddress: req.facts.ipAddress, userAgent: req.facts.userAgent };
 }
 
+/** A session as the service answers it (Dates) or as the gateway resolved it (its public JSON). */
+type IssuedSession = Pick<Session, "token"> & Partial<Record<"expiresAt" | "updatedAt" | "createdAt", Date | string>>;
+
 /** Sets the session cookie and the set-auth-token header (for bearer clients) for a new session. */
-export function issueSession(res: Response, deps: RouteDeps, session: Session, rememberMe: boolean): void {
-  const expiresAt = session.expiresAt ?? new Date();
-  setSessionCookie(res, deps.jar, deps.secret, session.token, { expiresAt, updatedAt: session.updatedAt ?? session.createdAt ?? expiresAt }, !rememberMe);
+export function issueSession(res: Response, deps: RouteDeps, session: IssuedSession, rememberMe: boolean): void {
+  const expiresAt = new Date(session.expiresAt ?? Date.now());
+  const updatedAt = new Date(session.updatedAt ?? session.createdAt ?? expiresAt);
+  setSessionCookie(res, deps.jar, deps.secret, session.token, { expiresAt, updatedAt }, !rememberMe);
   // A remembered sign-in drops a dont-remember marker left by an earlier session on this browser.
   if (rememberMe) clearDontRemember(res, deps.jar);
   res.setHeader("set-auth-token", sign(session.token, deps.secret));

@@ -5,9 +5,9 @@
  * caller read from the session; the service applies every rule.
  */
 import * as z from "zod";
-import type { Caller } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { AuthError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import {
   acceptedInvitationSchema,
@@ -24,7 +24,6 @@ import {
   statusSchema,
   userInvitationSchema,
 } from "../http/public-schemas.js";
-import type { CurrentSession } from "../http/session.js";
 import type { RouteDeps } from "./deps.js";
 import {
   acceptedInvitationResponse,
@@ -92,17 +91,6 @@ const actions = z.record(z.string().max(64), z.array(z.string().max(64)).max(16)
 /** `permission` (1.1) or `permissions` (current client). */
 export const permissionBody = z.object({ organizationId: id.optional(), permission: actions.optional(), permissions: actions.optional() });
 
-/** The signed-in caller the organization service acts for. */
-function callerOf({ session, user }: CurrentSession): Caller {
-  return {
-    userId: user.id,
-    email: user.email,
-    emailVerified: user.emailVerified,
-    sessionToken: session.token,
-    activeOrganizationId: session.activeOrganizationId ?? undefined,
-  };
-}
-
 export function organizationRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
   const organization = deps.clients.organization;
@@ -119,8 +107,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: fullOrganizationSchema,
         errors: ["ORGANIZATION_ALREADY_EXISTS", "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION", "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         // A browser creates for its own user only: naming another user is for server-side gRPC callers.
         if (body.userId && body.userId !== caller.userId) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION");
         const { organization: full } = await call(organization, organization.createOrganization, {
@@ -149,8 +137,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: organizationSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "ORGANIZATION_ALREADY_EXISTS", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { data, organizationId } = body;
         const { organization: updated } = await call(organization, organization.updateOrganization, {
           caller,
@@ -179,8 +167,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: organizationSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { organization: deleted } = await call(organization, organization.deleteOrganization, { caller, organizationId: body.organizationId });
         json(organizationResponse(deleted!));
       },
@@ -199,8 +187,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: fullOrganizationSchema.nullable(),
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         const { organizationId, organizationSlug, membersLimit } = query;
         const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: membersLimit ?? 0 });
         json(full ? fullOrganizationResponse(full) : null);
@@ -221,8 +209,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: organizationSchema.nullable(),
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         const { organizationId, organizationSlug } = query;
         const { organization: full } = await call(organization, organization.getFullOrganization, { caller, organizationId, organizationSlug, membersLimit: 0 });
         json(full ? organizationResponse(full.organization!) : null);
@@ -242,8 +230,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: fullOrganizationSchema.nullable(),
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { organization: full } = await call(organization, organization.setActiveOrganization, {
           caller,
           organizationId: body.organizationId ?? undefined,
@@ -258,8 +246,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
   routes.push(
     defineRoute(
       { method: "get", path: "/organization/list", tag: "Organizations", session: "required", summary: "The caller's organizations", response: z.array(organizationSchema) },
-      async ({ session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, session, json }) => {
+        const caller = callerOf(req, session);
         const { organizations } = await call(organization, organization.listOrganizations, { userId: caller.userId });
         json(organizationListResponse(organizations));
       },
@@ -278,8 +266,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: memberListSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         const page = await call(organization, organization.listMembers, {
           caller,
           organizationId: query.organizationId,
@@ -309,8 +297,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: memberSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION", "MEMBER_NOT_FOUND"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         const { member } = await call(organization, organization.getActiveMember, { caller, ...query });
         json(memberResponse(member!));
       },
@@ -329,8 +317,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: memberRoleSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION", "MEMBER_NOT_FOUND"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         // Another member's role is not served here: list-members shows it to members.
         if (query.userId && query.userId !== caller.userId) throw new AuthError("VALIDATION_ERROR", "Invalid userId: only the caller's own role is served");
         const { member } = await call(organization, organization.getActiveMember, { caller, organizationId: query.organizationId, organizationSlug: query.organizationSlug });
@@ -362,8 +350,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
           "INVITATION_LIMIT_REACHED",
         ],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { invitation } = await call(organization, organization.inviteMember, {
           caller,
           email: body.email,
@@ -388,8 +376,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: invitationDetailSchema,
         errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         const found = await call(organization, organization.getInvitation, { caller, invitationId: query.id });
         json(invitationDetailResponse(found));
       },
@@ -408,8 +396,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: z.array(invitationSchema),
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION"],
       },
-      async ({ query, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, query, session, json }) => {
+        const caller = callerOf(req, session);
         const { invitations } = await call(organization, organization.listInvitations, { caller, organizationId: query.organizationId });
         json(invitationListResponse(invitations));
       },
@@ -426,8 +414,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         summary: "Invitations addressed to the caller (none while the address is unverified)",
         response: z.array(userInvitationSchema),
       },
-      async ({ session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, session, json }) => {
+        const caller = callerOf(req, session);
         const { invitations } = await call(organization, organization.listUserInvitations, { caller });
         json(userInvitationListResponse(invitations));
       },
@@ -451,8 +439,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
           "INVITER_MAY_NO_LONGER_GIVE_THIS_ROLE",
         ],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const accepted = await call(organization, organization.acceptInvitation, { caller, invitationId: body.invitationId });
         json(acceptedInvitationResponse(accepted.invitation!, accepted.member!));
       },
@@ -471,8 +459,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: rejectedInvitationSchema,
         errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { invitation } = await call(organization, organization.rejectInvitation, { caller, invitationId: body.invitationId });
         json(rejectedInvitationResponse(invitation!));
       },
@@ -491,8 +479,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: invitationSchema,
         errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { invitation } = await call(organization, organization.cancelInvitation, { caller, invitationId: body.invitationId });
         json(invitationResponse(invitation!));
       },
@@ -518,8 +506,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
           "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER",
         ],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { member } = await call(organization, organization.removeMember, { caller, memberIdOrEmail: body.memberIdOrEmail, organizationId: body.organizationId });
         json(removedMemberResponse(member!));
       },
@@ -546,8 +534,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
           "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER",
         ],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { member } = await call(organization, organization.updateMemberRole, { caller, memberId: body.memberId, role: body.role, organizationId: body.organizationId });
         json(memberResponse(member!));
       },
@@ -566,8 +554,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: memberSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "MEMBER_NOT_FOUND", "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const { member } = await call(organization, organization.leaveOrganization, { caller, organizationId: body.organizationId });
         json(memberResponse(member!));
       },
@@ -605,8 +593,8 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: permissionSchema,
         errors: ["ORGANIZATION_NOT_FOUND", "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "NO_ACTIVE_ORGANIZATION"],
       },
-      async ({ body, session, json }) => {
-        const caller = callerOf(session);
+      async ({ req, body, session, json }) => {
+        const caller = callerOf(req, session);
         const asked = body.permissions ?? body.permission;
         if (!asked || !Object.keys(asked).length) throw new AuthError("VALIDATION_ERROR", "Invalid permissions: required");
         const permissions = Object.fromEntries(Object.entries(asked).map(([resource, list]) => [resource, { actions: list }]));

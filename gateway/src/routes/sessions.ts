@@ -3,6 +3,7 @@ import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
 import { queryBool } from "../http/body.js";
+import { callerOf } from "../http/caller.js";
 import { clearSessionCookies, hasDontRemember, setSessionCookie } from "../http/cookies.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { sessionSchema, sessionWithUserSchema, statusSchema, successSchema } from "../http/public-schemas.js";
@@ -58,8 +59,8 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
   routes.push(
     defineRoute(
       { method: "get", path: "/list-sessions", tag: "Sessions", summary: "The caller's sessions", session: "required", response: z.array(sessionSchema) },
-      async ({ session: { user, session }, json }) => {
-        const list = await call(sessions, sessions.listSessions, { userId: user.id, includeImpersonated: false, callerToken: session.token });
+      async ({ req, session: current, json }) => {
+        const list = await call(sessions, sessions.listSessions, { userId: current.user.id, includeImpersonated: false, caller: callerOf(req, current) });
         json(list.sessions.map(publicSession));
       },
     ),
@@ -79,7 +80,7 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
       },
       async ({ req, body, session: current, json }) => {
         await deps.events.reported(req, current, "session.revoke-own", () =>
-          call(sessions, sessions.revokeSession, { token: body.token, userId: current.user.id, callerToken: current.session.token }),
+          call(sessions, sessions.revokeSession, { token: body.token, userId: current.user.id, caller: callerOf(req, current) }),
         );
         json({ status: true });
       },
@@ -99,7 +100,7 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
       },
       async ({ req, res, session: current, json }) => {
         await deps.events.reported(req, current, "session.revoke-own-all", () =>
-          call(sessions, sessions.revokeUserSessions, { userId: current.user.id, callerToken: current.session.token }),
+          call(sessions, sessions.revokeUserSessions, { userId: current.user.id, caller: callerOf(req, current) }),
         );
         clearSessionCookies(res, deps.jar);
         json({ status: true });
@@ -119,9 +120,7 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
         errors: ["YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING"],
       },
       async ({ req, session: current, json }) => {
-        await deps.events.reported(req, current, "session.revoke-own-others", () =>
-          call(sessions, sessions.revokeOtherSessions, { userId: current.user.id, keepToken: current.session.token }),
-        );
+        await deps.events.reported(req, current, "session.revoke-own-others", () => call(sessions, sessions.revokeOtherSessions, { caller: callerOf(req, current) }));
         json({ status: true });
       },
     ),

@@ -69,10 +69,6 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
   const identityPort = identityPortOf(identity);
 
   const sessionPort: SessionPort = {
-    async getSession(token) {
-      const found = await rcall(sessions, sessions.getSession, { token, disableRefresh: true });
-      return found.session && found.user ? { session: found.session, user: found.user } : null;
-    },
     listSessions: async (userId) => (await rcall(sessions, sessions.listSessions, { userId, includeImpersonated: true })).sessions,
     async createImpersonationSession(input) {
       const { session } = await rcall(sessions, sessions.createSession, {
@@ -87,9 +83,7 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
       });
       return required(session, "session");
     },
-    revokeSession: async (token) => {
-      await rcall(sessions, sessions.revokeSession, { token });
-    },
+    revokeSession: async (sessionId) => (await rcall(sessions, sessions.revokeSession, { token: "", sessionId })).userId,
     revokeUserSessions: async (userId) => {
       await rcall(sessions, sessions.revokeUserSessions, { userId });
     },

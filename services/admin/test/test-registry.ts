@@ -7,7 +7,7 @@ import { newId, randomString } from "@auth-platform/runtime/random";
 import { adminConfig } from "../src/config.js";
 import { createMemoryAuditStore } from "../src/store/memory-audit-store.js";
 import { banHolds } from "../src/domain/authorize.js";
-import type { IdentityPort, Registry, Session, SessionPort, SessionUser, User } from "../src/domain/ports.js";
+import type { Caller, IdentityPort, Registry, Session, SessionPort, User } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 
@@ -87,12 +87,6 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     },
   };
   const sessions: SessionPort = {
-    async getSession(token) {
-      const session = sessionsByToken.get(token);
-      if (!session || session.expiresAt!.getTime() <= now) return null;
-      const user = users.get(session.userId);
-      return user ? { session, user: user as SessionUser } : null;
-    },
     listSessions: async (userId) => [...sessionsByToken.values()].filter((s) => s.userId === userId),
     async createImpersonationSession(input) {
       // As the session service: the newest copy it keeps of a banned user refuses the session.
@@ -112,14 +106,17 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       sessionsByToken.set(session.token, session);
       return session;
     },
-    async revokeSession(token) {
-      if (!sessionsByToken.delete(token)) throw new AuthError("SESSION_NOT_FOUND");
+    async revokeSession(sessionId) {
+      const session = [...sessionsByToken.values()].find((s) => s.id === sessionId);
+      if (!session) throw new AuthError("SESSION_NOT_FOUND");
+      sessionsByToken.delete(session.token);
+      return session.userId;
     },
     async revokeUserSessions(userId) {
       for (const [token, session] of sessionsByToken) if (session.userId === userId) sessionsByToken.delete(token);
     },
   };
-  return {
+  const registry: TestRegistry = {
     config: adminConfig({ ...env }),
     store: createMemoryAuditStore(),
     identity,
@@ -134,6 +131,36 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       },
     },
   };
+  registries.push(registry);
+  return registry;
+}
+
+const registries: TestRegistry[] = [];
+
+/**
+ * The caller the gateway asserts for a request carrying this token, built as it builds one from the live
+ * session and the session's copy of the user; none when the token names no live session (the gateway
+ * answers 401 before any call, and a call without a caller is refused).
+ */
+export function callerFor(token: string): Caller | undefined {
+  for (const deps of registries) {
+    const session = deps.sessionsByToken.get(token);
+    if (!session) continue;
+    const user = deps.users.get(session.userId);
+    if (!user || session.expiresAt!.getTime() <= deps.now().getTime()) return undefined;
+    return {
+      sessionId: session.id,
+      userId: user.id,
+      role: user.role,
+      impersonatedBy: session.impersonatedBy,
+      sessionCreatedAt: session.createdAt,
+      ipAddress: "203.0.113.9",
+      userAgent: "unit",
+      email: user.email,
+      emailVerified: user.emailVerified,
+    };
+  }
+  return undefined;
 }
 
 /** A user with a live (non-impersonation) session; returns the user and its session token. */

@@ -33,8 +33,8 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
       },
     },
     sessions: {
-      async setActiveOrganization(token, organizationId) {
-        await call(sessions, sessions.setActiveOrganization, { token, organizationId: organizationId ?? undefined });
+      async setActiveOrganization(sessionId, organizationId) {
+        await call(sessions, sessions.setActiveOrganization, { sessionId, organizationId: organizationId ?? undefined });
       },
       async clearActiveOrganization(organizationId, userId) {
         await call(sessions, sessions.clearActiveOrganization, { organizationId, userId });

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetUsersResponse, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceService, type SendEmailRequest, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
-import { type Caller, OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import type { Caller } from "@auth-platform/proto/gen/auth/common/v1/caller";
+import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { SessionServiceService, type SetActiveOrganizationRequest } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { newId } from "@auth-platform/runtime/random";
@@ -87,7 +88,7 @@ function aUser(name: string): Caller {
   const id = newId();
   const email = `${name}-${id}@example.com`.toLowerCase();
   users.set(id, { id, name, email });
-  return { userId: id, email, sessionToken: `token-${id}`, emailVerified: true };
+  return { userId: id, email, sessionId: `session-${id}`, emailVerified: true };
 }
 
 async function anOrganization(owner: Caller) {
@@ -119,7 +120,7 @@ describe(`the organization service on its own (${backendLabel()})`, () => {
     const full = await anOrganization(owner);
     expect(full.organization).toMatchObject({ name: "Acme" });
     expect(full.members).toEqual([expect.objectContaining({ userId: owner.userId, role: "owner" })]);
-    expect(activeSet).toContainEqual(expect.objectContaining({ token: owner.sessionToken, organizationId: full.organization!.id }));
+    expect(activeSet).toContainEqual(expect.objectContaining({ sessionId: owner.sessionId, organizationId: full.organization!.id }));
     expect(await service.deps.store.findMember(full.organization!.id, owner.userId)).toMatchObject({ role: "owner" });
   });
 

@@ -1,7 +1,7 @@
 /**
  * The organization domain's dependencies for unit tests: the memory store, a clock the test moves, and
  * fakes of identity (users by id and email, counting calls), the session service (active organization per
- * session token) and the notification service (mail kept in a list; `mailDown` makes it fail). The
+ * session id) and the notification service (mail kept in a list; `mailDown` makes it fail). The
  * invitation mail worker does not run by itself: `deliverMail()` runs one pass, as the worker would.
  */
 import type { Logger } from "@auth-platform/runtime/log";
@@ -20,8 +20,8 @@ export interface TestRegistry extends Registry {
   known: Map<string, MemberUser>;
   /** How many identity calls were made. */
   userCalls: number;
-  /** Session token -> active organization id, and the session's user. */
-  sessionsByToken: Map<string, { userId: string; active: string | null }>;
+  /** Session id -> active organization id, and the session's user. */
+  sessionsById: Map<string, { userId: string; active: string | null }>;
   sent: Array<{ to: string; variables: Record<string, string>; key: string }>;
   /** SendEmail calls made, answered or not. */
   sendCalls: number;
@@ -45,7 +45,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     },
     known: new Map(),
     userCalls: 0,
-    sessionsByToken: new Map(),
+    sessionsById: new Map(),
     sent: [],
     sendCalls: 0,
     mailDown: false,
@@ -61,12 +61,12 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       },
     },
     sessions: {
-      async setActiveOrganization(token, organizationId) {
-        const session = registry.sessionsByToken.get(token);
+      async setActiveOrganization(sessionId, organizationId) {
+        const session = registry.sessionsById.get(sessionId);
         if (session) session.active = organizationId;
       },
       async clearActiveOrganization(organizationId, userId) {
-        for (const session of registry.sessionsByToken.values()) {
+        for (const session of registry.sessionsById.values()) {
           if (session.active === organizationId && (!userId || session.userId === userId)) session.active = null;
         }
       },
@@ -89,8 +89,8 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
 export function aUser(deps: TestRegistry, name = "Ada", emailVerified = true) {
   const user: MemberUser = { id: newId(), name, email: `${name.toLowerCase()}-${randomString(6).toLowerCase()}@example.com`, image: null };
   deps.known.set(user.id, user);
-  const token = randomString(32);
-  deps.sessionsByToken.set(token, { userId: user.id, active: null });
-  const caller = (): Caller => ({ userId: user.id, email: user.email, emailVerified, sessionToken: token, activeOrganizationId: deps.sessionsByToken.get(token)!.active });
-  return { user, token, caller, active: () => deps.sessionsByToken.get(token)!.active };
+  const sessionId = randomString(16);
+  deps.sessionsById.set(sessionId, { userId: user.id, active: null });
+  const caller = (): Caller => ({ userId: user.id, email: user.email, emailVerified, sessionId, activeOrganizationId: deps.sessionsById.get(sessionId)!.active });
+  return { user, sessionId, caller, active: () => deps.sessionsById.get(sessionId)!.active };
 }

@@ -96,9 +96,9 @@ describe(`the session service on its own (${backendLabel()})`, () => {
   it("ends every session of a user on RevokeUserSessions, and sets the active organization only for organization", async () => {
     const { user, session } = await signedIn();
     const organization = service.clientAs(SessionServiceClient, "organization");
-    await call(organization, organization.setActiveOrganization, { token: session.token, organizationId: "org-1" });
+    await call(organization, organization.setActiveOrganization, { sessionId: session.id, organizationId: "org-1" });
     expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session?.activeOrganizationId).toBe("org-1");
-    expect(await peerCodeOf(call(gateway, gateway.setActiveOrganization, { token: session.token, organizationId: "org-2" }))).toEqual(REFUSED);
+    expect(await peerCodeOf(call(gateway, gateway.setActiveOrganization, { sessionId: session.id, organizationId: "org-2" }))).toEqual(REFUSED);
 
     await call(gateway, gateway.revokeUserSessions, { userId: user.id });
     expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session).toBeUndefined();

@@ -1,10 +1,11 @@
 /** Runs an admin action for a caller: authorisation, then the action, with the audit record of both. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { audited, record } from "./audit.js";
-import { type Admin, callerSession, isAdminRole } from "./authorize.js";
-import type { CallerInput, Registry } from "./ports.js";
+import type { Admin } from "./authorize.js";
+import { actorOf, isAdminRole } from "./authorize.js";
+import type { Caller, Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "config" | "sessions" | "store" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "now" | "log">;
 
 export interface AdminAction<T = unknown> {
   /** The audit action name; absent for reads, which are not recorded. */
@@ -19,12 +20,11 @@ export interface AdminAction<T = unknown> {
 
 /**
  * The caller must hold an admin role: a non-admin's attempt at an action is recorded as a failure, then
- * refused with ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT; no session is UNAUTHORIZED (not recorded: no actor).
+ * refused with ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT; no caller is UNAUTHORIZED (not recorded: no actor).
  */
-export async function asAdmin<T>(deps: Deps, caller: CallerInput | undefined, what: AdminAction<T>, run: (admin: Admin) => Promise<T>): Promise<T> {
-  const { session, user } = await callerSession(deps, caller);
-  const admin: Admin = { actorId: user.id, impersonatorId: session.impersonatedBy ?? null, ipAddress: caller?.ipAddress, userAgent: caller?.userAgent, session, user };
-  if (!isAdminRole(deps.config, user.role)) {
+export async function asAdmin<T>(deps: Deps, caller: Caller | undefined, what: AdminAction<T>, run: (admin: Admin) => Promise<T>): Promise<T> {
+  const { caller: valid, ...admin } = actorOf(caller);
+  if (!isAdminRole(deps.config, valid.role)) {
     if (what.action) {
       await record(deps, {
         action: what.action,
@@ -61,7 +61,7 @@ const ROUTE_ACTIONS: Record<string, string> = {
  * Whether the caller may use the admin area, asked by the gateway before it reports a request's bad input.
  * A non-admin's attempt at an action is recorded as refused, as it is with valid input.
  */
-export async function checkAdmin(deps: Deps, caller: CallerInput | undefined, route: string): Promise<void> {
+export async function checkAdmin(deps: Deps, caller: Caller | undefined, route: string): Promise<void> {
   const action = Object.hasOwn(ROUTE_ACTIONS, route) ? ROUTE_ACTIONS[route] : undefined;
   await asAdmin(deps, caller, { action, details: { input: "invalid" }, refusalOnly: true }, async () => undefined);
 }

@@ -1,11 +1,12 @@
 /**
- * Who may use the admin area (docs/http-api/admin.md#who-is-an-admin): a live session whose user holds one of the configured admin roles.
- * The role is read from the session service's record of the session's user, which identity refreshes on
- * every role change (SetRole drops the cached copies), so a demoted admin is refused at once.
+ * Who may use the admin area (docs/http-api/admin.md#who-is-an-admin): a caller whose role holds one of the
+ * configured admin roles. The caller is the gateway's (auth.common.v1.Caller), built from the session it
+ * resolved; the session's copy of the user is refreshed on every role change (identity publishes it and
+ * the cached copies are dropped), so a demoted admin is refused at once.
  */
-import { AuthError } from "@auth-platform/proto/errors";
 import type { AuditActor } from "./audit.js";
-import type { CallerInput, Registry, Session, SessionUser } from "./ports.js";
+import { requireCaller } from "@auth-platform/runtime/caller";
+import type { Caller, Registry } from "./ports.js";
 
 /** A user's roles: better-auth stores several as one comma-separated string. */
 export const rolesOf = (role: string | undefined | null): string[] =>
@@ -23,27 +24,10 @@ export const banHolds = (user: { banned: boolean; banExpires?: Date | string | n
 
 export interface Admin extends AuditActor {
   actorId: string;
-  session: Session;
-  user: SessionUser;
 }
 
-/** The caller's live session and user, or UNAUTHORIZED. */
-export async function callerSession(deps: Pick<Registry, "sessions">, caller: CallerInput | undefined): Promise<{ session: Session; user: SessionUser }> {
-  const found = caller?.sessionToken ? await deps.sessions.getSession(caller.sessionToken) : null;
-  if (!found) throw new AuthError("UNAUTHORIZED");
-  return found;
-}
-
-/** The caller as an admin, or UNAUTHORIZED (no session) / ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT. */
-export async function requireAdmin(deps: Pick<Registry, "config" | "sessions">, caller: CallerInput | undefined): Promise<Admin> {
-  const { session, user } = await callerSession(deps, caller);
-  if (!isAdminRole(deps.config, user.role)) throw new AuthError("ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT");
-  return {
-    actorId: user.id,
-    impersonatorId: session.impersonatedBy ?? null,
-    ipAddress: caller?.ipAddress,
-    userAgent: caller?.userAgent,
-    session,
-    user,
-  };
+/** The caller as an audit actor, or UNAUTHORIZED when the call acts for nobody. */
+export function actorOf(caller: Caller | undefined): Admin & { caller: Caller } {
+  const valid = requireCaller(caller);
+  return { caller: valid, actorId: valid.userId, impersonatorId: valid.impersonatedBy ?? null, ipAddress: valid.ipAddress, userAgent: valid.userAgent };
 }

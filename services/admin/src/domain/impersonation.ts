@@ -1,7 +1,7 @@
 /**
  * Impersonation (docs/adr/0036-bans-and-impersonation.md): an admin starts a short, non-persistent session for another user, flagged
  * with the admin's id; stopping ends it and hands back the admin's own session, whose token the gateway kept
- * in a signed cookie. Admins are not impersonated unless configured (ADMIN_IMPERSONATE_ADMINS), and never from
+ * in a signed cookie (the gateway resolves it and names it here by id and user). Admins are not impersonated unless configured (ADMIN_IMPERSONATE_ADMINS), and never from
  * an impersonation session: the gateway keeps one admin token per browser, so a second impersonation would
  * replace it with the first impersonation's token, and stopping twice would leave the admin's own session
  * unreachable (still live, its token no longer held anywhere).
@@ -9,8 +9,8 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { asAdmin } from "./as-admin.js";
 import { audited } from "./audit.js";
-import { banHolds, callerSession, isAdminRole } from "./authorize.js";
-import type { CallerInput, Registry, Session, SessionUser, User } from "./ports.js";
+import { actorOf, banHolds, isAdminRole } from "./authorize.js";
+import type { Caller, Registry, Session, SessionUser, User } from "./ports.js";
 
 /** The user as the session service serves it beside a session. */
 export function sessionUserOf(user: User): SessionUser {
@@ -33,7 +33,7 @@ export function sessionUserOf(user: User): SessionUser {
   };
 }
 
-export async function impersonateUser(deps: Registry, caller: CallerInput | undefined, userId: string): Promise<{ session: Session; user: User }> {
+export async function impersonateUser(deps: Registry, caller: Caller | undefined, userId: string): Promise<{ session: Session; user: User }> {
   return asAdmin(deps, caller, { action: "user.impersonate.start", targetId: userId }, async (admin) => {
     if (admin.impersonatorId) throw new AuthError("YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING");
     const target = userId ? await deps.identity.getUser(userId) : null;
@@ -45,8 +45,8 @@ export async function impersonateUser(deps: Registry, caller: CallerInput | unde
         user: sessionUserOf(user),
         impersonatedBy: admin.actorId,
         expiresInSeconds: deps.config.impersonationSeconds,
-        ipAddress: caller?.ipAddress,
-        userAgent: caller?.userAgent,
+        ipAddress: admin.ipAddress,
+        userAgent: admin.userAgent,
       })
       .catch((error: unknown) => refusedForBan(deps, user.id, error));
     return { session, user };
@@ -77,19 +77,22 @@ async function admittedTarget(deps: Pick<Registry, "identity" | "now">, target: 
   return deps.identity.unbanUser(target.id);
 }
 
+/** The admin's own session the gateway resolved from the cookie it kept: absent when none came or it ended. */
+export interface KeptAdminSession {
+  sessionId?: string;
+  userId?: string;
+}
+
 /**
- * Ends the caller's impersonation session and answers the admin session it came from. Needs no admin role:
- * only a session flagged as impersonating, and the admin's own live session (the token the gateway kept).
+ * Ends the caller's impersonation session, the admin's own session being live to go back to. Needs no admin
+ * role: only a session flagged as impersonating, and a kept session that is the impersonator's own.
  */
-export async function stopImpersonating(deps: Registry, caller: CallerInput | undefined, adminSessionToken: string): Promise<{ session: Session; user: SessionUser }> {
-  const { session, user } = await callerSession(deps, caller);
-  const actor = { actorId: user.id, impersonatorId: session.impersonatedBy ?? null, ipAddress: caller?.ipAddress, userAgent: caller?.userAgent };
-  return audited(deps, actor, "user.impersonate.stop", user.id, async () => {
-    if (!session.impersonatedBy) throw new AuthError("YOU_ARE_NOT_IMPERSONATING_ANYONE");
-    const admin = adminSessionToken ? await deps.sessions.getSession(adminSessionToken) : null;
-    // The kept session must be the impersonator's own: a token of anyone else's session is refused.
-    if (!admin || admin.session.userId !== session.impersonatedBy) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
-    await deps.sessions.revokeSession(session.token);
-    return admin;
+export async function stopImpersonating(deps: Registry, caller: Caller | undefined, kept: KeptAdminSession): Promise<void> {
+  const { caller: valid, ...actor } = actorOf(caller);
+  await audited(deps, actor, "user.impersonate.stop", valid.userId, async () => {
+    if (!valid.impersonatedBy) throw new AuthError("YOU_ARE_NOT_IMPERSONATING_ANYONE");
+    // The kept session must be the impersonator's own: anyone else's session is refused.
+    if (!kept.sessionId || kept.userId !== valid.impersonatedBy) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
+    await deps.sessions.revokeSession(valid.sessionId);
   });
 }

@@ -2,8 +2,9 @@
  * has-permission: what a role may do in the admin area. Admin roles hold every permission below; any other
  * role none (the admin area has no finer-grained roles here).
  */
-import { callerSession, isAdminRole } from "./authorize.js";
-import type { CallerInput, Registry } from "./ports.js";
+import { requireCaller } from "@auth-platform/runtime/caller";
+import { isAdminRole } from "./authorize.js";
+import type { Caller, Registry } from "./ports.js";
 
 export const ADMIN_PERMISSIONS: Record<string, readonly string[]> = {
   user: ["create", "list", "set-role", "ban", "impersonate", "delete", "set-password", "get", "update"],
@@ -20,7 +21,6 @@ export function roleHasPermissions(config: Registry["config"], role: string | un
   });
 }
 
-export async function hasPermission(deps: Pick<Registry, "config" | "sessions">, caller: CallerInput | undefined, asked: Record<string, unknown>): Promise<boolean> {
-  const { user } = await callerSession(deps, caller);
-  return roleHasPermissions(deps.config, user.role, asked);
+export async function hasPermission(deps: Pick<Registry, "config">, caller: Caller | undefined, asked: Record<string, unknown>): Promise<boolean> {
+  return roleHasPermissions(deps.config, requireCaller(caller).role, asked);
 }

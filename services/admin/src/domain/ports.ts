@@ -1,11 +1,12 @@
 /** What the admin domain needs from outside itself: its audit store, identity and session, a clock. */
 import type { ListUsersRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { AdminConfig } from "../config.js";
 import type { AuditStore } from "../store/audit-store.js";
 
-export type { Session, SessionUser, User };
+export type { Caller, Session, SessionUser, User };
 
 /** The identity service's admin RPCs. */
 export interface IdentityPort {
@@ -26,12 +27,10 @@ export interface IdentityPort {
 
 /** The session service. */
 export interface SessionPort {
-  /** The live session for a token and its user, or null. Never extends it. */
-  getSession(token: string): Promise<{ session: Session; user: SessionUser } | null>;
   listSessions(userId: string): Promise<Session[]>;
   createImpersonationSession(input: { user: SessionUser; impersonatedBy: string; expiresInSeconds: number; ipAddress?: string; userAgent?: string }): Promise<Session>;
-  /** Ends one session; SESSION_NOT_FOUND when there is none. */
-  revokeSession(token: string): Promise<void>;
+  /** Ends the session with this id and answers its user; SESSION_NOT_FOUND when there is none. */
+  revokeSession(sessionId: string): Promise<string>;
   revokeUserSessions(userId: string): Promise<void>;
 }
 
@@ -42,11 +41,4 @@ export interface Registry {
   sessions: SessionPort;
   log: Logger;
   now: () => Date;
-}
-
-/** Who calls: the session token the gateway found, and the device. */
-export interface CallerInput {
-  sessionToken: string;
-  ipAddress?: string;
-  userAgent?: string;
 }

@@ -3,7 +3,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { asAdmin } from "./as-admin.js";
 import { type Admin, banHolds, isAdminRole, rolesOf } from "./authorize.js";
-import type { CallerInput, Registry, Session, User } from "./ports.js";
+import type { Caller, Registry, Session, User } from "./ports.js";
 
 type Deps = Registry;
 
@@ -75,10 +75,10 @@ function changingAdmins<T>(deps: Deps, admin: Admin, userId: string, keepsAdminR
 }
 
 /** The total is counted up to the configured bound (a bounded scan at any table size), whatever the caller asked. */
-export const listUsers = (deps: Deps, caller: CallerInput | undefined, query: ListUsersRequest) =>
+export const listUsers = (deps: Deps, caller: Caller | undefined, query: ListUsersRequest) =>
   asAdmin(deps, caller, {}, () => deps.identity.listUsers({ ...query, countLimit: deps.config.listUsersCountLimit }));
 
-export const getUser = (deps: Deps, caller: CallerInput | undefined, userId: string) => asAdmin(deps, caller, {}, () => existingUser(deps, userId));
+export const getUser = (deps: Deps, caller: Caller | undefined, userId: string) => asAdmin(deps, caller, {}, () => existingUser(deps, userId));
 
 export interface CreateUserInput {
   email: string;
@@ -91,13 +91,13 @@ export interface CreateUserInput {
 }
 
 /** The audit record's role is null when none was given (identity's default role applied). */
-export const createUser = (deps: Deps, caller: CallerInput | undefined, input: CreateUserInput) =>
+export const createUser = (deps: Deps, caller: Caller | undefined, input: CreateUserInput) =>
   asAdmin(deps, caller, { action: "user.create", details: { role: input.role ?? null }, targetOf: (user) => user.id }, async () => {
     if (input.role !== undefined) checkAssignableRole(deps.config, input.role);
     return deps.identity.createUser(input);
   });
 
-export const setRole = (deps: Deps, caller: CallerInput | undefined, userId: string, role: string) =>
+export const setRole = (deps: Deps, caller: Caller | undefined, userId: string, role: string) =>
   asAdmin(deps, caller, { action: "user.set-role", targetId: userId, details: { role } }, async (admin) => {
     checkAssignableRole(deps.config, role);
     return changingAdmins(deps, admin, userId, isAdminRole(deps.config, role), () => deps.identity.setRole(userId, role));
@@ -113,7 +113,7 @@ export interface UpdateUserInput {
 }
 
 /** Changes profile fields and the role in one audited action; the role goes through SetRole (cached copies dropped). */
-export const updateUser = (deps: Deps, caller: CallerInput | undefined, input: UpdateUserInput) =>
+export const updateUser = (deps: Deps, caller: Caller | undefined, input: UpdateUserInput) =>
   asAdmin(deps, caller, { action: "user.update", targetId: input.userId, details: { fields: updatedFields(input) } }, async (admin) => {
     if (updatedFields(input).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
     const { role, userId, name, image, clearImage, extraFields } = input;
@@ -134,14 +134,13 @@ function updatedFields(input: UpdateUserInput): string[] {
   return [...named, ...(input.clearImage ? ["image"] : []), ...Object.keys(input.extraFields)];
 }
 
-export const setUserPassword = (deps: Deps, caller: CallerInput | undefined, userId: string, newPassword: string) =>
+export const setUserPassword = (deps: Deps, caller: Caller | undefined, userId: string, newPassword: string) =>
   asAdmin(deps, caller, { action: "user.set-password", targetId: userId }, async () => {
     await existingUser(deps, userId);
     await deps.identity.setUserPassword(userId, newPassword);
   });
 
-export const listUserSessions = (deps: Deps, caller: CallerInput | undefined, userId: string): Promise<Session[]> =>
-  asAdmin(deps, caller, {}, () => deps.sessions.listSessions(userId));
+export const listUserSessions = (deps: Deps, caller: Caller | undefined, userId: string): Promise<Session[]> => asAdmin(deps, caller, {}, () => deps.sessions.listSessions(userId));
 
 export interface BanInput {
   userId: string;
@@ -150,36 +149,33 @@ export interface BanInput {
 }
 
 /** Bans a user; every session of the user is gone (cache included) when this answers. */
-export const banUser = (deps: Deps, caller: CallerInput | undefined, input: BanInput) =>
+export const banUser = (deps: Deps, caller: Caller | undefined, input: BanInput) =>
   asAdmin(deps, caller, { action: "user.ban", targetId: input.userId, details: { reason: input.reason ?? null, expiresInSeconds: input.expiresInSeconds } }, async (admin) => {
     if (input.userId === admin.actorId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
     return changingAdmins(deps, admin, input.userId, false, () => deps.identity.banUser(input.userId, input.reason, input.expiresInSeconds));
   });
 
-export const unbanUser = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
+export const unbanUser = (deps: Deps, caller: Caller | undefined, userId: string) =>
   asAdmin(deps, caller, { action: "user.unban", targetId: userId }, async () => {
     await existingUser(deps, userId);
     return deps.identity.unbanUser(userId);
   });
 
 /** Ends one session; the audit record names the session's user as the target. */
-export const revokeUserSession = (deps: Deps, caller: CallerInput | undefined, sessionToken: string) =>
+export const revokeUserSession = (deps: Deps, caller: Caller | undefined, sessionId: string) =>
   asAdmin(deps, caller, { action: "session.revoke", targetOf: (userId) => userId }, async () => {
-    if (!sessionToken) throw new AuthError("SESSION_NOT_FOUND");
-    // Read first: once revoked, the session no longer tells whose it was.
-    const found = await deps.sessions.getSession(sessionToken);
-    await deps.sessions.revokeSession(sessionToken);
-    return found?.session.userId ?? "";
+    if (!sessionId) throw new AuthError("SESSION_NOT_FOUND");
+    return deps.sessions.revokeSession(sessionId);
   });
 
-export const revokeUserSessions = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
+export const revokeUserSessions = (deps: Deps, caller: Caller | undefined, userId: string) =>
   asAdmin(deps, caller, { action: "session.revoke-all", targetId: userId }, async () => {
     await existingUser(deps, userId);
     await deps.sessions.revokeUserSessions(userId);
   });
 
 /** Removes a user, the user's sessions and accounts. An admin cannot remove themselves. */
-export const removeUser = (deps: Deps, caller: CallerInput | undefined, userId: string) =>
+export const removeUser = (deps: Deps, caller: Caller | undefined, userId: string) =>
   asAdmin(deps, caller, { action: "user.remove", targetId: userId }, async (admin) => {
     if (userId === admin.actorId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
     await changingAdmins(deps, admin, userId, false, () => deps.identity.removeUser(userId));

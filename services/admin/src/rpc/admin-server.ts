@@ -10,7 +10,7 @@ import { impersonateUser, stopImpersonating } from "../domain/impersonation.js";
 import { hasPermission } from "../domain/permissions.js";
 import type { Registry } from "../domain/ports.js";
 import * as users from "../domain/users.js";
-import { toAuditEventMessage, toCallerInput } from "./mappers.js";
+import { toAuditEventMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
 
@@ -41,10 +41,10 @@ const OUTCOMES = new Set(["success", "failure"]);
 
 export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: AdminServiceServer = {
-    listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, toCallerInput(req.caller), req.query ?? { limit: 0, offset: 0, countLimit: 0 })),
-    getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, toCallerInput(req.caller), req.userId) })),
+    listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, req.caller, req.query ?? { limit: 0, offset: 0, countLimit: 0 })),
+    getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, req.caller, req.userId) })),
     createUser: rpc.unary("CreateUser", async (req) => ({
-      user: await users.createUser(registry, toCallerInput(req.caller), {
+      user: await users.createUser(registry, req.caller, {
         email: req.email,
         password: req.password,
         name: req.name,
@@ -53,7 +53,7 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
       }),
     })),
     updateUser: rpc.unary("UpdateUser", async (req) => ({
-      user: await users.updateUser(registry, toCallerInput(req.caller), {
+      user: await users.updateUser(registry, req.caller, {
         userId: req.userId,
         name: req.name,
         image: req.image,
@@ -62,39 +62,42 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
         extraFields: req.extraFields ?? {},
       }),
     })),
-    setRole: rpc.unary("SetRole", async (req) => ({ user: await users.setRole(registry, toCallerInput(req.caller), req.userId, req.role) })),
+    setRole: rpc.unary("SetRole", async (req) => ({ user: await users.setRole(registry, req.caller, req.userId, req.role) })),
     setUserPassword: rpc.unary("SetUserPassword", async (req) => {
-      await users.setUserPassword(registry, toCallerInput(req.caller), req.userId, req.newPassword);
+      await users.setUserPassword(registry, req.caller, req.userId, req.newPassword);
       return {};
     }),
-    listUserSessions: rpc.unary("ListUserSessions", async (req) => ({ sessions: await users.listUserSessions(registry, toCallerInput(req.caller), req.userId) })),
+    listUserSessions: rpc.unary("ListUserSessions", async (req) => ({ sessions: await users.listUserSessions(registry, req.caller, req.userId) })),
     banUser: rpc.unary("BanUser", async (req) => {
       const expiresInSeconds = Number(req.expiresInSeconds);
-      return { user: await users.banUser(registry, toCallerInput(req.caller), { userId: req.userId, reason: req.reason, expiresInSeconds }) };
+      return { user: await users.banUser(registry, req.caller, { userId: req.userId, reason: req.reason, expiresInSeconds }) };
     }),
-    unbanUser: rpc.unary("UnbanUser", async (req) => ({ user: await users.unbanUser(registry, toCallerInput(req.caller), req.userId) })),
-    impersonateUser: rpc.unary("ImpersonateUser", async (req) => impersonateUser(registry, toCallerInput(req.caller), req.userId)),
-    stopImpersonating: rpc.unary("StopImpersonating", async (req) => stopImpersonating(registry, toCallerInput(req.caller), req.adminSessionToken)),
+    unbanUser: rpc.unary("UnbanUser", async (req) => ({ user: await users.unbanUser(registry, req.caller, req.userId) })),
+    impersonateUser: rpc.unary("ImpersonateUser", async (req) => impersonateUser(registry, req.caller, req.userId)),
+    stopImpersonating: rpc.unary("StopImpersonating", async (req) => {
+      await stopImpersonating(registry, req.caller, { sessionId: req.adminSessionId, userId: req.adminUserId });
+      return {};
+    }),
     revokeUserSession: rpc.unary("RevokeUserSession", async (req) => {
-      await users.revokeUserSession(registry, toCallerInput(req.caller), req.sessionToken);
+      await users.revokeUserSession(registry, req.caller, req.sessionId);
       return {};
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req) => {
-      await users.revokeUserSessions(registry, toCallerInput(req.caller), req.userId);
+      await users.revokeUserSessions(registry, req.caller, req.userId);
       return {};
     }),
     removeUser: rpc.unary("RemoveUser", async (req) => {
-      await users.removeUser(registry, toCallerInput(req.caller), req.userId);
+      await users.removeUser(registry, req.caller, req.userId);
       return {};
     }),
-    hasPermission: rpc.unary("HasPermission", async (req) => ({ success: await hasPermission(registry, toCallerInput(req.caller), req.permissions ?? {}) })),
+    hasPermission: rpc.unary("HasPermission", async (req) => ({ success: await hasPermission(registry, req.caller, req.permissions ?? {}) })),
     // Nothing to record: the gateway asks before it refuses an admin route's bad input.
     checkAdmin: rpc.unary("CheckAdmin", async (req) => {
-      await checkAdmin(registry, toCallerInput(req.caller), req.route);
+      await checkAdmin(registry, req.caller, req.route);
       return {};
     }),
     listAuditEvents: rpc.unary("ListAuditEvents", async (req) =>
-      asAdmin(registry, toCallerInput(req.caller), {}, async () => {
+      asAdmin(registry, req.caller, {}, async () => {
         const { records, total } = await listAuditEvents(registry, {
           limit: req.limit,
           offset: req.offset,

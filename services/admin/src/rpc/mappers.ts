@@ -1,11 +1,6 @@
-/** Audit records and callers <-> contract messages. */
-import type { AuditEvent, Caller } from "@auth-platform/proto/gen/auth/admin/v1/admin";
-import type { CallerInput } from "../domain/ports.js";
+/** Audit records <-> contract messages. */
+import type { AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import type { AuditRecord } from "../store/audit-store.js";
-
-export function toCallerInput(caller: Caller | undefined): CallerInput | undefined {
-  return caller ? { sessionToken: caller.sessionToken, ipAddress: caller.ipAddress, userAgent: caller.userAgent } : undefined;
-}
 
 export function toAuditEventMessage(record: AuditRecord): AuditEvent {
   return {

@@ -163,7 +163,7 @@ export async function acceptInvitation(deps: Deps, caller: Caller, id: string): 
     async () => {
       // Read again after the write: a deletion of the user that ran meanwhile is seen (requireLiveMember).
       await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
-      await deps.sessions.setActiveOrganization(caller.sessionToken, invitation.organizationId);
+      await deps.sessions.setActiveOrganization(caller.sessionId, invitation.organizationId);
     },
   );
   return { invitation: { ...invitation, status: "accepted" }, member };

@@ -54,7 +54,7 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
       // Read again after the write: a deletion of the creator that ran meanwhile is seen (requireLiveMember).
       const members = await withUsers(deps, [creator]);
       await requireLiveMember(deps, members[0]!);
-      if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionToken, organization.id);
+      if (input.caller && !input.keepActiveOrganization) await deps.sessions.setActiveOrganization(input.caller.sessionId, organization.id);
       return members;
     },
   );
@@ -124,18 +124,18 @@ export async function getFullOrganization(deps: Deps, caller: Caller, target: Ta
  */
 export async function setActiveOrganization(deps: Deps, caller: Caller, target: Target & { unset?: boolean }): Promise<FullOrganization | null> {
   if (target.unset && !target.organizationId && !target.organizationSlug) {
-    if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionToken, null);
+    if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionId, null);
     return null;
   }
   let readable: Awaited<ReturnType<typeof requireReadable>>;
   try {
     readable = await requireReadable(deps, caller, target);
   } catch (refusal) {
-    if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionToken, null);
+    if (caller.activeOrganizationId) await deps.sessions.setActiveOrganization(caller.sessionId, null);
     throw refusal;
   }
   if (readable === "none") return null;
-  await deps.sessions.setActiveOrganization(caller.sessionToken, readable.organization.id);
+  await deps.sessions.setActiveOrganization(caller.sessionId, readable.organization.id);
   return fullOrganization(deps, readable.organization);
 }
 

@@ -3,14 +3,15 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { OrganizationConfig } from "../config.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 
-/** The signed-in user a call is made for (the gateway reads it from the session). */
+/** The signed-in user a call is made for (auth.common.v1.Caller, as the gateway built it from the session). */
 export interface Caller {
   userId: string;
   /** Lower-cased. */
   email: string;
   /** Whether the user proved they own `email`; an unverified address may be anyone's (docs/http-api/account.md#post-change-email). */
   emailVerified: boolean;
-  sessionToken: string;
+  /** The session the call acts in: the one whose active organization changes. */
+  sessionId: string;
   activeOrganizationId: string | null;
 }
 
@@ -29,7 +30,7 @@ export interface UserPort {
 
 export interface SessionPort {
   /** Sets (or with null clears) the active organization of one session, cache included. */
-  setActiveOrganization(sessionToken: string, organizationId: string | null): Promise<void>;
+  setActiveOrganization(sessionId: string, organizationId: string | null): Promise<void>;
   /** Clears an organization as the active one of every session (of one user when given). Idempotent. */
   clearActiveOrganization(organizationId: string, userId?: string): Promise<void>;
 }

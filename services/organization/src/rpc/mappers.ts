@@ -1,6 +1,6 @@
 /** Organization records <-> contract messages. */
-import type { Caller as CallerMessage, FullOrganization as FullMessage, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
-import { AuthError } from "@auth-platform/proto/errors";
+import { type Caller as CallerMessage, requireCaller } from "@auth-platform/runtime/caller";
+import type { FullOrganization as FullMessage, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import type { UserInvitation } from "../domain/invitations.js";
 import type { MemberWithUser } from "../domain/members.js";
 import type { FullOrganization } from "../domain/organizations.js";
@@ -42,13 +42,13 @@ export function toFullMessage(full: FullOrganization): FullMessage {
 }
 
 /** The caller a request carries; every call made for a signed-in user needs one. */
-export function callerOf(caller: CallerMessage | undefined): Caller {
-  if (!caller?.userId || !caller.sessionToken) throw new AuthError("UNAUTHORIZED");
+export function callerOf(message: CallerMessage | undefined): Caller {
+  const caller = requireCaller(message);
   return {
     userId: caller.userId,
     email: caller.email.toLowerCase(),
     emailVerified: caller.emailVerified,
-    sessionToken: caller.sessionToken,
+    sessionId: caller.sessionId,
     activeOrganizationId: caller.activeOrganizationId || null,
   };
 }

@@ -23,21 +23,21 @@ describe("active organization", () => {
   it("a set or a clear is served at once, cache included", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps);
-    await setActiveOrganization(deps, session.token, "org-1");
+    await setActiveOrganization(deps, session.id, "org-1");
     expect(await activeOf(deps, session.token)).toBe("org-1");
-    await setActiveOrganization(deps, session.token, null);
+    await setActiveOrganization(deps, session.id, null);
     expect(await activeOf(deps, session.token)).toBeNull();
   });
 
   it("a get-session that missed the cache and read the session before a set does not cache the old value after it", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps);
-    await setActiveOrganization(deps, session.token, "org-before");
+    await setActiveOrganization(deps, session.id, "org-before");
     // The store read happens before findUser; holding findUser keeps the reader between its read and its fill.
     const held = holdNext(deps, "findUser");
     const reading = getSession(deps, session.token, true);
     await held.reached;
-    await setActiveOrganization(deps, session.token, "org-after");
+    await setActiveOrganization(deps, session.id, "org-after");
     held.release();
     expect((await reading)?.cached.session.activeOrganizationId).toBe("org-before");
     expect(await activeOf(deps, session.token)).toBe("org-after");
@@ -46,13 +46,13 @@ describe("active organization", () => {
   it("a set during a Redis outage succeeds after waiting out the lease; the old value is not served when Redis returns", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps);
-    await setActiveOrganization(deps, session.token, "org-left");
+    await setActiveOrganization(deps, session.id, "org-left");
     expect(await activeOf(deps, session.token)).toBe("org-left");
     deps.cache.down = true;
     const start = deps.clock.now();
     await clearActiveOrganization(deps, "org-left");
     expect(deps.clock.now() - start).toBeGreaterThanOrEqual(deps.config.cacheLeaseMs);
-    await setActiveOrganization(deps, session.token, null);
+    await setActiveOrganization(deps, session.id, null);
     expect(await deps.store.listPendingForgets(10)).toHaveLength(1);
     deps.cache.down = false;
     expect(await activeOf(deps, session.token)).toBeNull();
@@ -62,7 +62,7 @@ describe("active organization", () => {
 
   it("refuses a session that does not exist", async () => {
     const deps = testRegistry();
-    await expect(setActiveOrganization(deps, "x".repeat(32), "org-1")).rejects.toThrow(new AuthError("SESSION_NOT_FOUND"));
+    await expect(setActiveOrganization(deps, "no-such-session", "org-1")).rejects.toThrow(new AuthError("SESSION_NOT_FOUND"));
   });
 
   it("clears one organization on every session of one user, or of everyone", async () => {
@@ -70,7 +70,7 @@ describe("active organization", () => {
     const a1 = await signedIn(deps, "user-a");
     const a2 = await signedIn(deps, "user-a");
     const b = await signedIn(deps, "user-b");
-    for (const s of [a1, a2, b]) await setActiveOrganization(deps, s.token, "org-1");
+    for (const s of [a1, a2, b]) await setActiveOrganization(deps, s.id, "org-1");
     await clearActiveOrganization(deps, "org-1", "user-a");
     expect([await activeOf(deps, a1.token), await activeOf(deps, a2.token), await activeOf(deps, b.token)]).toEqual([null, null, "org-1"]);
     await clearActiveOrganization(deps, "org-1");

@@ -11,8 +11,9 @@ import { dropCachedCopies } from "./sessions.js";
 type Deps = Pick<Registry, "store" | "cache" | "tokens" | "lease" | "log">;
 
 /** Sets (or with null clears) the active organization of the session with this token. */
-export async function setActiveOrganization(deps: Deps, token: string, organizationId: string | null): Promise<void> {
-  if (!(await deps.store.setActiveOrganization(token, organizationId))) throw new AuthError("SESSION_NOT_FOUND");
+export async function setActiveOrganization(deps: Deps, sessionId: string, organizationId: string | null): Promise<void> {
+  const token = await deps.store.setActiveOrganization(sessionId, organizationId);
+  if (token === null) throw new AuthError("SESSION_NOT_FOUND");
   await dropCachedCopies(deps, [token]);
 }
 

@@ -11,6 +11,8 @@ import { aUser, handles, holdNext, type TestRegistry, testRegistry, vault } from
 import { errorCode } from "../../../../testing/error-code.js";
 
 const DAY = 86_400_000;
+/** The caller the gateway names for a request acting in this session. */
+const callerOf = (session: { id: string; userId: string }) => ({ sessionId: session.id, userId: session.userId });
 const expiryOf = (found: ValidSession | null) => Date.parse(found!.cached.session.expiresAt);
 
 async function signedIn(deps: TestRegistry, options: { rememberMe?: boolean; userId?: string } = {}) {
@@ -384,7 +386,7 @@ describe("revoke", () => {
     const theirs = await signedIn(deps, { userId: "u2" });
     expect(await errorCode(revokeSession(deps, theirs.token, { ownerId: "u1" }))).toBe("SESSION_NOT_FOUND");
     expect(await getSession(deps, theirs.token, false)).not.toBeNull();
-    await revokeUserSessions(deps, "u1", { keepToken: mine.token });
+    await revokeUserSessions(deps, "u1", { caller: callerOf(mine), keepCallers: true });
     expect((await listSessions(deps, "u1")).map((s) => s.token)).toEqual([mine.token]);
     expect(await getSession(deps, other.token, false)).toBeNull();
     await revokeUserSessions(deps, "u1");
@@ -400,7 +402,7 @@ describe("revoke", () => {
 
     deps.cache.down = true;
     const start = deps.clock.now();
-    await revokeUserSessions(deps, session.userId, { keepToken: kept.token });
+    await revokeUserSessions(deps, session.userId);
     // The call waited out the lease (on the test clock) before answering.
     expect(deps.clock.now() - start).toBeGreaterThanOrEqual(deps.config.cacheLeaseMs);
     expect(await deps.store.findByToken(session.token)).toBeNull();
@@ -443,14 +445,14 @@ describe("a caller acting in an impersonation session", () => {
   it("lists handles that open to the tokens, never a raw token; the user's own session lists the tokens", async () => {
     const deps = testRegistry();
     const { user, own, phone, admin } = await impersonated(deps);
-    const listed = await listSessions(deps, user.id, { callerToken: admin.token });
+    const listed = await listSessions(deps, user.id, { caller: callerOf(admin) });
     expect(listed.map((s) => s.id).sort()).toEqual([own.id, phone.id].sort());
     for (const session of listed) {
-      expect(session.token).toMatch(/^sh1\./);
-      expect([own.token, phone.token]).toContain(handles.tokenOf(session.token));
+      expect(session.token).toMatch(/^sh2\./);
+      expect(handles.sessionIdOf(session.token)).toBe(session.id);
       expect(await getSession(deps, session.token, true)).toBeNull();
     }
-    expect((await listSessions(deps, user.id, { callerToken: own.token })).map((s) => s.token).sort()).toEqual([own.token, phone.token].sort());
+    expect((await listSessions(deps, user.id, { caller: callerOf(own) })).map((s) => s.token).sort()).toEqual([own.token, phone.token].sort());
     // The admin listing names no caller session: the raw tokens, which the gateway turns into handles.
     expect((await listSessions(deps, user.id, { includeImpersonated: true })).map((s) => s.token)).toContain(phone.token);
   });
@@ -459,13 +461,13 @@ describe("a caller acting in an impersonation session", () => {
     const deps = testRegistry();
     const { user, own, phone, admin } = await impersonated(deps);
     const refused = "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING";
-    expect(await errorCode(revokeSession(deps, phone.token, { ownerId: user.id, callerToken: admin.token }))).toBe(refused);
-    expect(await errorCode(revokeSession(deps, "no-such-token", { ownerId: user.id, callerToken: admin.token }))).toBe(refused);
-    expect(await errorCode(revokeUserSessions(deps, user.id, { callerToken: admin.token }))).toBe(refused);
-    expect(await errorCode(revokeUserSessions(deps, user.id, { keepToken: admin.token, callerToken: admin.token }))).toBe(refused);
+    expect(await errorCode(revokeSession(deps, phone.token, { ownerId: user.id, caller: callerOf(admin) }))).toBe(refused);
+    expect(await errorCode(revokeSession(deps, "no-such-token", { ownerId: user.id, caller: callerOf(admin) }))).toBe(refused);
+    expect(await errorCode(revokeUserSessions(deps, user.id, { caller: callerOf(admin) }))).toBe(refused);
+    expect(await errorCode(revokeUserSessions(deps, user.id, { caller: callerOf(admin), keepCallers: true }))).toBe(refused);
     for (const session of [own, phone, admin]) expect(await getSession(deps, session.token, true)).not.toBeNull();
 
-    await revokeSession(deps, admin.token, { ownerId: user.id, callerToken: admin.token });
+    await revokeSession(deps, admin.token, { ownerId: user.id, caller: callerOf(admin) });
     expect(await getSession(deps, admin.token, true)).toBeNull();
     expect(await getSession(deps, phone.token, true)).not.toBeNull();
   });
@@ -474,13 +476,15 @@ describe("a caller acting in an impersonation session", () => {
     const deps = testRegistry();
     const { user, own, phone } = await impersonated(deps);
     const stranger = await signedIn(deps);
-    expect(await errorCode(listSessions(deps, user.id, { callerToken: stranger.token }))).toBe("UNAUTHORIZED");
-    expect(await errorCode(listSessions(deps, user.id, { callerToken: "" }))).toBe("UNAUTHORIZED");
-    expect(await errorCode(revokeUserSessions(deps, user.id, { callerToken: "no-such-token" }))).toBe("UNAUTHORIZED");
-    expect(await errorCode(revokeSession(deps, phone.token, { ownerId: user.id, callerToken: stranger.token }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(listSessions(deps, user.id, { caller: callerOf(stranger) }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(listSessions(deps, user.id, { caller: { sessionId: "", userId: user.id } }))).toBe("UNAUTHORIZED");
+    // A session named for another user than its own (the gateway never does) is no caller either.
+    expect(await errorCode(listSessions(deps, user.id, { caller: { sessionId: phone.id, userId: stranger.userId } }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(revokeUserSessions(deps, user.id, { caller: { sessionId: "no-such-session", userId: user.id } }))).toBe("UNAUTHORIZED");
+    expect(await errorCode(revokeSession(deps, phone.token, { ownerId: user.id, caller: callerOf(stranger) }))).toBe("UNAUTHORIZED");
     expect(await getSession(deps, phone.token, true)).not.toBeNull();
     // An ordinary session of the user ends the others, itself kept.
-    await revokeUserSessions(deps, user.id, { keepToken: own.token, callerToken: own.token });
-    expect((await listSessions(deps, user.id, { callerToken: own.token })).map((s) => s.token)).toEqual([own.token]);
+    await revokeUserSessions(deps, user.id, { caller: callerOf(own), keepCallers: true });
+    expect((await listSessions(deps, user.id, { caller: callerOf(own) })).map((s) => s.token)).toEqual([own.token]);
   });
 });

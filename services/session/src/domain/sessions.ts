@@ -228,8 +228,14 @@ async function heldDuringOutage(deps: Deps, token: string, now: Date, unreachabl
 export interface ListSessionsOptions {
   /** Impersonation sessions too (the admin listing). */
   includeImpersonated?: boolean;
-  /** The session the request acts in (the gateway's list-sessions); absent for a service's own listing. */
-  callerToken?: string;
+  /** The signed-in user the request acts for (the gateway's list-sessions); absent for a service's own listing. */
+  caller?: CallerRef;
+}
+
+/** The session a request acts in, as the gateway named it (auth.common.v1.Caller): re-checked here, where sessions live. */
+export interface CallerRef {
+  sessionId: string;
+  userId: string;
 }
 
 /**
@@ -239,18 +245,28 @@ export interface ListSessionsOptions {
  * and audit.
  */
 export async function listSessions(deps: Pick<Deps, "store" | "now"> & Pick<Registry, "handles">, userId: string, options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
-  const caller = options.callerToken === undefined ? null : await callerSession(deps, options.callerToken, userId);
   const now = deps.now();
-  const listed = (await deps.store.listByUser(userId)).filter((s) => s.expiresAt > now && (options.includeImpersonated || !s.impersonatedBy));
+  const sessions = await deps.store.listByUser(userId);
+  const caller = options.caller === undefined ? null : callerAmong(sessions, options.caller, userId, now);
+  const listed = sessions.filter((s) => s.expiresAt > now && (options.includeImpersonated || !s.impersonatedBy));
   if (!caller?.impersonatedBy) return listed;
-  return listed.map((s) => ({ ...s, token: deps.handles.handleOf(s.token) }));
+  return listed.map((s) => ({ ...s, token: deps.handles.handleOf(s.id) }));
 }
 
-/** The live session of this user (when named) that a request acts in, or UNAUTHORIZED. */
-async function callerSession(deps: Pick<Deps, "store" | "now">, token: string, userId: string | undefined): Promise<SessionRecord> {
-  const session = token ? await deps.store.findByToken(token) : null;
-  if (!session || session.expiresAt <= deps.now() || (userId !== undefined && session.userId !== userId)) throw new AuthError("UNAUTHORIZED");
+/**
+ * The session a request acts in, found among its user's sessions: it must be live and belong to the user
+ * the request names (when it names one), else UNAUTHORIZED. Its impersonation is read from the store, not
+ * taken from the caller.
+ */
+function callerAmong(sessions: SessionRecord[], caller: CallerRef, userId: string | undefined, now: Date): SessionRecord {
+  const session = caller.sessionId ? sessions.find((s) => s.id === caller.sessionId) : undefined;
+  if (!session || session.expiresAt <= now || session.userId !== caller.userId || (userId !== undefined && userId !== caller.userId)) throw new AuthError("UNAUTHORIZED");
   return session;
+}
+
+/** The live session a request acts in, or UNAUTHORIZED (callerAmong). */
+async function callerSession(deps: Pick<Deps, "store" | "now">, caller: CallerRef, userId: string | undefined): Promise<SessionRecord> {
+  return callerAmong(caller.userId ? await deps.store.listByUser(caller.userId) : [], caller, userId, deps.now());
 }
 
 /**
@@ -284,10 +300,10 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
 
 /**
  * Ends one session; with ownerId, only if it belongs to that user (else, as if absent, SESSION_NOT_FOUND).
- * With callerToken (the session the request acts in), an impersonation session may end only itself.
+ * With a caller (the session the request acts in), an impersonation session may end only itself.
  */
-export async function revokeSession(deps: Deps, token: string, options: { ownerId?: string; callerToken?: string } = {}): Promise<void> {
-  const caller = options.callerToken === undefined ? null : await callerSession(deps, options.callerToken, options.ownerId);
+export async function revokeSession(deps: Deps, token: string, options: { ownerId?: string; caller?: CallerRef } = {}): Promise<string> {
+  const caller = options.caller === undefined ? null : await callerSession(deps, options.caller, options.ownerId);
   let session: SessionRecord | null;
   try {
     session = await deps.store.findByToken(token);
@@ -299,6 +315,15 @@ export async function revokeSession(deps: Deps, token: string, options: { ownerI
   if (caller && session?.id !== caller.id) refuseWhileImpersonating(caller);
   if (!session || (options.ownerId && session.userId !== options.ownerId)) throw new AuthError("SESSION_NOT_FOUND");
   await revokeAll(deps, [session]);
+  return session.userId;
+}
+
+/** Ends one session named by id (a service's revocation); answers its user. */
+export async function revokeSessionById(deps: Deps, sessionId: string): Promise<string> {
+  const session = sessionId ? await deps.store.findById(sessionId) : null;
+  if (!session) throw new AuthError("SESSION_NOT_FOUND");
+  await revokeAll(deps, [session]);
+  return session.userId;
 }
 
 /**
@@ -338,15 +363,17 @@ async function withoutStaleServingOnOutage<T>(deps: Deps, change: () => Promise<
 }
 
 /**
- * Ends every session of the user but `keepToken`. With `user` (a ban), that copy is kept first (unless a newer
- * one is): a createSession running meanwhile either reads it and refuses, or inserted its row before this lists.
- * With callerToken (the session the request acts in), refused to an impersonation session.
+ * Ends every session of the user, but the caller's own with keepCallers. With `user` (a ban), that copy is
+ * kept first (unless a newer one is): a createSession running meanwhile either reads it and refuses, or
+ * inserted its row before this lists. With a caller (the session the request acts in), refused to an
+ * impersonation session.
  */
-export async function revokeUserSessions(deps: Deps, userId: string, options: { keepToken?: string; user?: CachedUser; callerToken?: string } = {}): Promise<void> {
-  if (options.callerToken !== undefined) refuseWhileImpersonating(await callerSession(deps, options.callerToken, userId));
+export async function revokeUserSessions(deps: Deps, userId: string, options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean } = {}): Promise<void> {
+  if (options.caller !== undefined) refuseWhileImpersonating(await callerSession(deps, options.caller, userId));
+  const keep = options.keepCallers ? options.caller?.sessionId : undefined;
   await withoutStaleServingOnOutage(deps, async () => {
     if (options.user) await deps.store.putUser(options.user);
-    const sessions = (await deps.store.listByUser(userId)).filter((s) => s.token !== options.keepToken);
+    const sessions = (await deps.store.listByUser(userId)).filter((s) => s.id !== keep);
     await revokeAll(deps, sessions);
   });
 }

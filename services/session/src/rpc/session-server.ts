@@ -4,9 +4,10 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { requireCaller } from "@auth-platform/runtime/caller";
 import type { Registry } from "../domain/ports.js";
 import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
-import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, usersMissingSnapshot } from "../domain/sessions.js";
+import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeSessionById, revokeUserSessions, usersMissingSnapshot } from "../domain/sessions.js";
 import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessage } from "./mappers.js";
 
 /** Who may call what (docs/internal-api.md). */
@@ -54,21 +55,25 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({
-      sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, callerToken: req.callerToken })).map(toSessionMessage),
+      sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, caller: req.caller && requireCaller(req.caller) })).map(toSessionMessage),
     })),
     revokeSession: rpc.unary("RevokeSession", async (req) => {
-      await revokeSession(registry, req.token, { ownerId: req.userId, callerToken: req.callerToken });
-      return {};
+      if (req.sessionId !== undefined) {
+        if (req.token || req.caller) throw new AuthError("VALIDATION_ERROR", "name the session by token or by sessionId, not both");
+        return { userId: await revokeSessionById(registry, req.sessionId) };
+      }
+      return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: req.caller && requireCaller(req.caller) }) };
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req, { caller }) => {
       if (req.user) requireWorkload({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
       if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
-      await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user), callerToken: req.callerToken });
+      await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user), caller: req.caller && requireCaller(req.caller) });
       return {};
     }),
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
       // The session that stays is the caller's: an impersonation session may not end the user's others.
-      await revokeUserSessions(registry, req.userId, { keepToken: req.keepToken, callerToken: req.keepToken });
+      const caller = requireCaller(req.caller);
+      await revokeUserSessions(registry, caller.userId, { caller, keepCallers: true });
       return {};
     }),
     putUserCopy: rpc.unary("PutUserCopy", async (req) => {
@@ -91,8 +96,8 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       userIds: await usersMissingSnapshot(registry, req.afterUserId, req.limit || 100),
     })),
     setActiveOrganization: rpc.unary("SetActiveOrganization", async (req) => {
-      if (!req.token) throw new AuthError("VALIDATION_ERROR", "token is required");
-      await setActiveOrganization(registry, req.token, req.organizationId || null);
+      if (!req.sessionId) throw new AuthError("VALIDATION_ERROR", "sessionId is required");
+      await setActiveOrganization(registry, req.sessionId, req.organizationId || null);
       return {};
     }),
     clearActiveOrganization: rpc.unary("ClearActiveOrganization", async (req) => {

@@ -29,6 +29,10 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       const session = sessions.get(vault.lookup(token));
       return session ? copy(session) : null;
     },
+    async findById(id) {
+      const session = [...sessions.values()].find((s) => s.id === id);
+      return session ? copy(session) : null;
+    },
     async listByUser(userId) {
       return [...sessions.values()]
         .filter((s) => s.userId === userId)
@@ -85,11 +89,11 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       const missing = new Set([...sessions.values()].map((s) => s.userId).filter((id) => id > afterUserId && !users.has(id)));
       return [...missing].sort().slice(0, limit);
     },
-    async setActiveOrganization(token, organizationId) {
-      const session = sessions.get(vault.lookup(token));
-      if (!session) return false;
+    async setActiveOrganization(sessionId, organizationId) {
+      const session = [...sessions.values()].find((s) => s.id === sessionId);
+      if (!session) return null;
       session.activeOrganizationId = organizationId;
-      return true;
+      return session.token;
     },
     async clearActiveOrganization(organizationId, userId) {
       const changed = [...sessions.values()].filter((s) => s.activeOrganizationId === organizationId && (!userId || s.userId === userId));

@@ -44,6 +44,11 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       const row = await store.readOne(SessionEntity, { tokenHash: vault.lookup(token) });
       return row ? toRecord(row, token) : null;
     },
+    async findById(id) {
+      const row = await store.readOne(SessionEntity, { id });
+      const token = row ? opened(row) : null;
+      return row && token !== null ? toRecord(row, token) : null;
+    },
     async listByUser(userId) {
       const rows = await store.em().find(SessionEntity, { userId }, { orderBy: { createdAt: "asc" } });
       return rows.flatMap((row) => {
@@ -119,9 +124,11 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
         )) as Array<{ user_id: string }>;
       return rows.map((row) => row.user_id);
     },
-    async setActiveOrganization(token, organizationId) {
-      const changed = await store.em().nativeUpdate(SessionEntity, { tokenHash: vault.lookup(token) }, { activeOrganizationId: organizationId });
-      return changed > 0;
+    async setActiveOrganization(sessionId, organizationId) {
+      const row = await store.em().findOne(SessionEntity, { id: sessionId });
+      if (!row) return null;
+      const changed = await store.em().nativeUpdate(SessionEntity, { id: sessionId }, { activeOrganizationId: organizationId });
+      return changed > 0 ? opened(row) : null;
     },
     async clearActiveOrganization(organizationId, userId) {
       const where = userId ? { activeOrganizationId: organizationId, userId } : { activeOrganizationId: organizationId };

@@ -79,6 +79,12 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       expect(await store.findByToken(randomString(32))).toBeNull();
     });
 
+    it("finds a session by id, every field intact; null for an unknown id", async () => {
+      const session = await created({ impersonatedBy: newId(), activeOrganizationId: newId() });
+      expect(await store.findById(session.id)).toEqual(session);
+      expect(await store.findById(newId())).toBeNull();
+    });
+
     it("round-trips dates to the exact millisecond", async () => {
       const session = await created({
         createdAt: new Date(Date.UTC(2023, 11, 31, 23, 59, 59, 999)),
@@ -273,14 +279,14 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       expect(await store.usersMissingSnapshot(prefix, 2)).toEqual([a, d]);
     });
 
-    it("sets and clears one session's active organization; a gone session answers false", async () => {
+    it("sets and clears one session's active organization by id, answering its token; a gone session answers null", async () => {
       const session = await created();
       const organizationId = newId();
-      expect(await store.setActiveOrganization(session.token, organizationId)).toBe(true);
+      expect(await store.setActiveOrganization(session.id, organizationId)).toBe(session.token);
       expect((await store.findByToken(session.token))!.activeOrganizationId).toBe(organizationId);
-      expect(await store.setActiveOrganization(session.token, null)).toBe(true);
+      expect(await store.setActiveOrganization(session.id, null)).toBe(session.token);
       expect((await store.findByToken(session.token))!.activeOrganizationId).toBeNull();
-      expect(await store.setActiveOrganization(randomString(32), organizationId)).toBe(false);
+      expect(await store.setActiveOrganization(randomString(32), organizationId)).toBeNull();
     });
 
     it("clears an active organization on every session that has it, or on one user's only", async () => {

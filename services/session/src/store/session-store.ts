@@ -33,6 +33,8 @@ export interface SessionStore {
   create(session: SessionRecord): Promise<void>;
   /** The session with this token (expired or not), or null. */
   findByToken(token: string): Promise<SessionRecord | null>;
+  /** The session with this id (expired or not), or null (also when its sealed token does not open). */
+  findById(id: string): Promise<SessionRecord | null>;
   /** Every session of a user, expired ones included, oldest first. */
   listByUser(userId: string): Promise<SessionRecord[]>;
   /** Moves expiry and updatedAt; false when the session no longer exists. */
@@ -70,8 +72,11 @@ export interface SessionStore {
   deleteUser(userId: string): Promise<void>;
   /** Ids of users who have a session but no kept copy, ascending, greater than `afterUserId`, at most `limit`. */
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
-  /** Sets (or with null clears) a session's active organization; false when the session no longer exists. */
-  setActiveOrganization(token: string, organizationId: string | null): Promise<boolean>;
+  /**
+   * Sets (or with null clears) the active organization of the session with this id; answers its token (for
+   * its cache entry), or null when the session no longer exists.
+   */
+  setActiveOrganization(sessionId: string, organizationId: string | null): Promise<string | null>;
   /**
    * Clears this active organization on every session that has it (of one user when userId is given) and
    * answers the tokens of the sessions changed.

@@ -20,24 +20,13 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Caller } from "../../common/v1/caller.js";
 import { ListUsersRequest as ListUsersRequest1, User } from "../../identity/v1/identity.js";
-import { Session, SessionUser } from "../../session/v1/session.js";
+import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.admin.v1";
 
 export const protobufFileName = "auth/admin/v1/admin.proto";
-
-/** Caller is who calls an admin RPC: the session token the gateway found and the device. */
-export interface Caller {
-  /** The caller's session token (cookie or bearer); the admin service resolves it through session. Never log it. */
-  sessionToken: string;
-  /** The caller's IP address, as the gateway resolved it (recorded in the audit log). */
-  ipAddress?:
-    | string
-    | undefined;
-  /** The caller's User-Agent (recorded in the audit log). */
-  userAgent?: string | undefined;
-}
 
 /** AuditEvent is one recorded admin action or security event. */
 export interface AuditEvent {
@@ -259,18 +248,19 @@ export interface StopImpersonatingRequest {
   caller?:
     | Caller
     | undefined;
-  /** The admin's own session token, kept by the gateway in a signed cookie; empty when none came. */
-  adminSessionToken: string;
+  /**
+   * The admin's own session, which the gateway resolved from the token it kept in a signed cookie: its id
+   * and its user. Absent when none came or it is no longer live.
+   */
+  adminSessionId?: string | undefined;
+  adminUserId?: string | undefined;
 }
 
-/** StopImpersonatingResponse: the admin's own session, live again as the current one. */
+/**
+ * StopImpersonatingResponse is empty: the impersonation session ended; the gateway answers the admin's
+ * session it resolved.
+ */
 export interface StopImpersonatingResponse {
-  /** The admin's session. */
-  session?:
-    | Session
-    | undefined;
-  /** The admin's user as the session service holds it. */
-  user?: SessionUser | undefined;
 }
 
 /** RevokeUserSessionRequest names the session to end. */
@@ -279,8 +269,8 @@ export interface RevokeUserSessionRequest {
   caller?:
     | Caller
     | undefined;
-  /** The token of the session to end (as ListUserSessions answers it). Never log it. */
-  sessionToken: string;
+  /** The id of the session to end (the gateway opens the handle ListUserSessions answers for it). */
+  sessionId: string;
 }
 
 /** RevokeUserSessionResponse is empty: the session ended. */
@@ -427,119 +417,6 @@ export interface UpdateUserResponse {
   /** The user after the change. */
   user?: User | undefined;
 }
-
-function createBaseCaller(): Caller {
-  return { sessionToken: "", ipAddress: undefined, userAgent: undefined };
-}
-
-export const Caller: MessageFns<Caller> = {
-  encode(message: Caller, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.sessionToken !== "") {
-      writer.uint32(10).string(message.sessionToken);
-    }
-    if (message.ipAddress !== undefined) {
-      writer.uint32(18).string(message.ipAddress);
-    }
-    if (message.userAgent !== undefined) {
-      writer.uint32(26).string(message.userAgent);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Caller {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCaller();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.sessionToken = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.ipAddress = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.userAgent = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Caller {
-    return {
-      sessionToken: isSet(object.sessionToken)
-        ? globalThis.String(object.sessionToken)
-        : isSet(object.session_token)
-        ? globalThis.String(object.session_token)
-        : "",
-      ipAddress: isSet(object.ipAddress)
-        ? globalThis.String(object.ipAddress)
-        : isSet(object.ip_address)
-        ? globalThis.String(object.ip_address)
-        : undefined,
-      userAgent: isSet(object.userAgent)
-        ? globalThis.String(object.userAgent)
-        : isSet(object.user_agent)
-        ? globalThis.String(object.user_agent)
-        : undefined,
-    };
-  },
-
-  toJSON(message: Caller): unknown {
-    const obj: any = {};
-    if (message.sessionToken !== "") {
-      obj.sessionToken = message.sessionToken;
-    }
-    if (message.ipAddress !== undefined) {
-      obj.ipAddress = message.ipAddress;
-    }
-    if (message.userAgent !== undefined) {
-      obj.userAgent = message.userAgent;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Caller>, I>>(base?: I): Caller {
-    return Caller.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Caller>, I>>(object: I): Caller {
-    const message = createBaseCaller();
-    message.sessionToken = object.sessionToken ?? "";
-    message.ipAddress = object.ipAddress ?? undefined;
-    message.userAgent = object.userAgent ?? undefined;
-    return message;
-  },
-};
 
 function createBaseAuditEvent(): AuditEvent {
   return {
@@ -792,7 +669,7 @@ function createBaseListUsersRequest(): ListUsersRequest {
 export const ListUsersRequest: MessageFns<ListUsersRequest> = {
   encode(message: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.query !== undefined) {
       ListUsersRequest1.encode(message.query, writer.uint32(18).fork()).join();
@@ -813,8 +690,8 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -986,7 +863,7 @@ function createBaseGetUserRequest(): GetUserRequest {
 export const GetUserRequest: MessageFns<GetUserRequest> = {
   encode(message: GetUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -1007,8 +884,8 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -1144,7 +1021,7 @@ function createBaseCreateUserRequest(): CreateUserRequest {
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
   encode(message: CreateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(58).fork()).join();
     }
     if (message.email !== "") {
       writer.uint32(18).string(message.email);
@@ -1177,8 +1054,8 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
@@ -1366,7 +1243,7 @@ function createBaseSetRoleRequest(): SetRoleRequest {
 export const SetRoleRequest: MessageFns<SetRoleRequest> = {
   encode(message: SetRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -1390,8 +1267,8 @@ export const SetRoleRequest: MessageFns<SetRoleRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
@@ -1540,7 +1417,7 @@ function createBaseSetUserPasswordRequest(): SetUserPasswordRequest {
 export const SetUserPasswordRequest: MessageFns<SetUserPasswordRequest> = {
   encode(message: SetUserPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -1564,8 +1441,8 @@ export const SetUserPasswordRequest: MessageFns<SetUserPasswordRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
@@ -1703,7 +1580,7 @@ function createBaseListUserSessionsRequest(): ListUserSessionsRequest {
 export const ListUserSessionsRequest: MessageFns<ListUserSessionsRequest> = {
   encode(message: ListUserSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -1724,8 +1601,8 @@ export const ListUserSessionsRequest: MessageFns<ListUserSessionsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -1863,7 +1740,7 @@ function createBaseBanUserRequest(): BanUserRequest {
 export const BanUserRequest: MessageFns<BanUserRequest> = {
   encode(message: BanUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(42).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -1890,8 +1767,8 @@ export const BanUserRequest: MessageFns<BanUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
@@ -2057,7 +1934,7 @@ function createBaseUnbanUserRequest(): UnbanUserRequest {
 export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
   encode(message: UnbanUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -2078,8 +1955,8 @@ export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -2215,7 +2092,7 @@ function createBaseImpersonateUserRequest(): ImpersonateUserRequest {
 export const ImpersonateUserRequest: MessageFns<ImpersonateUserRequest> = {
   encode(message: ImpersonateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -2236,8 +2113,8 @@ export const ImpersonateUserRequest: MessageFns<ImpersonateUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -2387,16 +2264,19 @@ export const ImpersonateUserResponse: MessageFns<ImpersonateUserResponse> = {
 };
 
 function createBaseStopImpersonatingRequest(): StopImpersonatingRequest {
-  return { caller: undefined, adminSessionToken: "" };
+  return { caller: undefined, adminSessionId: undefined, adminUserId: undefined };
 }
 
 export const StopImpersonatingRequest: MessageFns<StopImpersonatingRequest> = {
   encode(message: StopImpersonatingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
-    if (message.adminSessionToken !== "") {
-      writer.uint32(18).string(message.adminSessionToken);
+    if (message.adminSessionId !== undefined) {
+      writer.uint32(34).string(message.adminSessionId);
+    }
+    if (message.adminUserId !== undefined) {
+      writer.uint32(42).string(message.adminUserId);
     }
     return writer;
   },
@@ -2414,20 +2294,28 @@ export const StopImpersonatingRequest: MessageFns<StopImpersonatingRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.adminSessionToken = reader.string();
+            message.adminSessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.adminUserId = reader.string();
             continue;
           }
         }
@@ -2445,11 +2333,16 @@ export const StopImpersonatingRequest: MessageFns<StopImpersonatingRequest> = {
   fromJSON(object: any): StopImpersonatingRequest {
     return {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
-      adminSessionToken: isSet(object.adminSessionToken)
-        ? globalThis.String(object.adminSessionToken)
-        : isSet(object.admin_session_token)
-        ? globalThis.String(object.admin_session_token)
-        : "",
+      adminSessionId: isSet(object.adminSessionId)
+        ? globalThis.String(object.adminSessionId)
+        : isSet(object.admin_session_id)
+        ? globalThis.String(object.admin_session_id)
+        : undefined,
+      adminUserId: isSet(object.adminUserId)
+        ? globalThis.String(object.adminUserId)
+        : isSet(object.admin_user_id)
+        ? globalThis.String(object.admin_user_id)
+        : undefined,
     };
   },
 
@@ -2458,8 +2351,11 @@ export const StopImpersonatingRequest: MessageFns<StopImpersonatingRequest> = {
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
     }
-    if (message.adminSessionToken !== "") {
-      obj.adminSessionToken = message.adminSessionToken;
+    if (message.adminSessionId !== undefined) {
+      obj.adminSessionId = message.adminSessionId;
+    }
+    if (message.adminUserId !== undefined) {
+      obj.adminUserId = message.adminUserId;
     }
     return obj;
   },
@@ -2472,23 +2368,18 @@ export const StopImpersonatingRequest: MessageFns<StopImpersonatingRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
-    message.adminSessionToken = object.adminSessionToken ?? "";
+    message.adminSessionId = object.adminSessionId ?? undefined;
+    message.adminUserId = object.adminUserId ?? undefined;
     return message;
   },
 };
 
 function createBaseStopImpersonatingResponse(): StopImpersonatingResponse {
-  return { session: undefined, user: undefined };
+  return {};
 }
 
 export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = {
-  encode(message: StopImpersonatingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.session !== undefined) {
-      Session.encode(message.session, writer.uint32(10).fork()).join();
-    }
-    if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
-    }
+  encode(_: StopImpersonatingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
@@ -2505,22 +2396,6 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.session = Session.decode(reader, reader.uint32());
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.user = SessionUser.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2533,50 +2408,35 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
     }
   },
 
-  fromJSON(object: any): StopImpersonatingResponse {
-    return {
-      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
-    };
+  fromJSON(_: any): StopImpersonatingResponse {
+    return {};
   },
 
-  toJSON(message: StopImpersonatingResponse): unknown {
+  toJSON(_: StopImpersonatingResponse): unknown {
     const obj: any = {};
-    if (message.session !== undefined) {
-      obj.session = Session.toJSON(message.session);
-    }
-    if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
-    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<StopImpersonatingResponse>, I>>(base?: I): StopImpersonatingResponse {
     return StopImpersonatingResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<StopImpersonatingResponse>, I>>(object: I): StopImpersonatingResponse {
+  fromPartial<I extends Exact<DeepPartial<StopImpersonatingResponse>, I>>(_: I): StopImpersonatingResponse {
     const message = createBaseStopImpersonatingResponse();
-    message.session = (object.session !== undefined && object.session !== null)
-      ? Session.fromPartial(object.session)
-      : undefined;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
-      : undefined;
     return message;
   },
 };
 
 function createBaseRevokeUserSessionRequest(): RevokeUserSessionRequest {
-  return { caller: undefined, sessionToken: "" };
+  return { caller: undefined, sessionId: "" };
 }
 
 export const RevokeUserSessionRequest: MessageFns<RevokeUserSessionRequest> = {
   encode(message: RevokeUserSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
-    if (message.sessionToken !== "") {
-      writer.uint32(18).string(message.sessionToken);
+    if (message.sessionId !== "") {
+      writer.uint32(34).string(message.sessionId);
     }
     return writer;
   },
@@ -2594,20 +2454,20 @@ export const RevokeUserSessionRequest: MessageFns<RevokeUserSessionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.sessionToken = reader.string();
+            message.sessionId = reader.string();
             continue;
           }
         }
@@ -2625,10 +2485,10 @@ export const RevokeUserSessionRequest: MessageFns<RevokeUserSessionRequest> = {
   fromJSON(object: any): RevokeUserSessionRequest {
     return {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
-      sessionToken: isSet(object.sessionToken)
-        ? globalThis.String(object.sessionToken)
-        : isSet(object.session_token)
-        ? globalThis.String(object.session_token)
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
         : "",
     };
   },
@@ -2638,8 +2498,8 @@ export const RevokeUserSessionRequest: MessageFns<RevokeUserSessionRequest> = {
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
     }
-    if (message.sessionToken !== "") {
-      obj.sessionToken = message.sessionToken;
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
     }
     return obj;
   },
@@ -2652,7 +2512,7 @@ export const RevokeUserSessionRequest: MessageFns<RevokeUserSessionRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
-    message.sessionToken = object.sessionToken ?? "";
+    message.sessionId = object.sessionId ?? "";
     return message;
   },
 };
@@ -2716,7 +2576,7 @@ function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
   encode(message: RevokeUserSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -2737,8 +2597,8 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -2859,7 +2719,7 @@ function createBaseRemoveUserRequest(): RemoveUserRequest {
 export const RemoveUserRequest: MessageFns<RemoveUserRequest> = {
   encode(message: RemoveUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -2880,8 +2740,8 @@ export const RemoveUserRequest: MessageFns<RemoveUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -3002,7 +2862,7 @@ function createBaseHasPermissionRequest(): HasPermissionRequest {
 export const HasPermissionRequest: MessageFns<HasPermissionRequest> = {
   encode(message: HasPermissionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.permissions !== undefined) {
       Struct.encode(Struct.wrap(message.permissions), writer.uint32(18).fork()).join();
@@ -3023,8 +2883,8 @@ export const HasPermissionRequest: MessageFns<HasPermissionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -3165,7 +3025,7 @@ function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
 export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
   encode(message: ListAuditEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(74).fork()).join();
     }
     if (message.limit !== 0) {
       writer.uint32(16).int32(message.limit);
@@ -3204,8 +3064,8 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 9: {
+            if (tag !== 74) {
               break;
             }
 
@@ -3562,7 +3422,7 @@ function createBaseCheckAdminRequest(): CheckAdminRequest {
 export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
   encode(message: CheckAdminRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.route !== "") {
       writer.uint32(18).string(message.route);
@@ -3583,8 +3443,8 @@ export const CheckAdminRequest: MessageFns<CheckAdminRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -3709,7 +3569,7 @@ function createBaseUpdateUserRequest(): UpdateUserRequest {
 export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
   encode(message: UpdateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(66).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -3745,8 +3605,8 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
@@ -3950,8 +3810,8 @@ export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
 
 /**
  * Admin orchestrates identity and session for the admin area and owns the audit log. Every admin RPC takes
- * the caller's session; the caller's user must hold one of the configured admin roles
- * (ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT otherwise, UNAUTHORIZED without a live session). Every RPC answers
+ * the caller (auth.common.v1.Caller, asserted by the gateway); the caller's role must hold one of the
+ * configured admin roles (ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT otherwise, UNAUTHORIZED without a caller). Every RPC answers
  * catalogue errors with the code in the x-error-code trailer.
  */
 export type AdminServiceService = typeof AdminServiceService;
@@ -4067,9 +3927,9 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): ImpersonateUserResponse => ImpersonateUserResponse.decode(value),
   },
   /**
-   * StopImpersonating ends the caller's impersonation session and answers the admin's own session.
-   * Needs no admin role, only an impersonation session. Errors: UNAUTHORIZED, YOU_ARE_NOT_IMPERSONATING_ANYONE,
-   * FAILED_TO_FIND_ADMIN_SESSION.
+   * StopImpersonating ends the caller's impersonation session, when the admin's own session the gateway
+   * names is the impersonator's. Needs no admin role, only an impersonation session. Errors: UNAUTHORIZED,
+   * YOU_ARE_NOT_IMPERSONATING_ANYONE, FAILED_TO_FIND_ADMIN_SESSION.
    */
   stopImpersonating: {
     path: "/auth.admin.v1.AdminService/StopImpersonating" as const,
@@ -4082,7 +3942,7 @@ export const AdminServiceService = {
       Buffer.from(StopImpersonatingResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StopImpersonatingResponse => StopImpersonatingResponse.decode(value),
   },
-  /** RevokeUserSession ends one session by its token. Errors: SESSION_NOT_FOUND. */
+  /** RevokeUserSession ends one session by its id. Errors: SESSION_NOT_FOUND. */
   revokeUserSession: {
     path: "/auth.admin.v1.AdminService/RevokeUserSession" as const,
     requestStream: false as const,
@@ -4217,12 +4077,12 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    */
   impersonateUser: handleUnaryCall<ImpersonateUserRequest, ImpersonateUserResponse>;
   /**
-   * StopImpersonating ends the caller's impersonation session and answers the admin's own session.
-   * Needs no admin role, only an impersonation session. Errors: UNAUTHORIZED, YOU_ARE_NOT_IMPERSONATING_ANYONE,
-   * FAILED_TO_FIND_ADMIN_SESSION.
+   * StopImpersonating ends the caller's impersonation session, when the admin's own session the gateway
+   * names is the impersonator's. Needs no admin role, only an impersonation session. Errors: UNAUTHORIZED,
+   * YOU_ARE_NOT_IMPERSONATING_ANYONE, FAILED_TO_FIND_ADMIN_SESSION.
    */
   stopImpersonating: handleUnaryCall<StopImpersonatingRequest, StopImpersonatingResponse>;
-  /** RevokeUserSession ends one session by its token. Errors: SESSION_NOT_FOUND. */
+  /** RevokeUserSession ends one session by its id. Errors: SESSION_NOT_FOUND. */
   revokeUserSession: handleUnaryCall<RevokeUserSessionRequest, RevokeUserSessionResponse>;
   /** RevokeUserSessions ends every session of a user. Idempotent. Errors: none. */
   revokeUserSessions: handleUnaryCall<RevokeUserSessionsRequest, RevokeUserSessionsResponse>;
@@ -4412,9 +4272,9 @@ export interface AdminServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ImpersonateUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * StopImpersonating ends the caller's impersonation session and answers the admin's own session.
-   * Needs no admin role, only an impersonation session. Errors: UNAUTHORIZED, YOU_ARE_NOT_IMPERSONATING_ANYONE,
-   * FAILED_TO_FIND_ADMIN_SESSION.
+   * StopImpersonating ends the caller's impersonation session, when the admin's own session the gateway
+   * names is the impersonator's. Needs no admin role, only an impersonation session. Errors: UNAUTHORIZED,
+   * YOU_ARE_NOT_IMPERSONATING_ANYONE, FAILED_TO_FIND_ADMIN_SESSION.
    */
   stopImpersonating(
     request: StopImpersonatingRequest,
@@ -4431,7 +4291,7 @@ export interface AdminServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StopImpersonatingResponse) => void,
   ): ClientUnaryCall;
-  /** RevokeUserSession ends one session by its token. Errors: SESSION_NOT_FOUND. */
+  /** RevokeUserSession ends one session by its id. Errors: SESSION_NOT_FOUND. */
   revokeUserSession(
     request: RevokeUserSessionRequest,
     callback: (error: ServiceError | null, response: RevokeUserSessionResponse) => void,

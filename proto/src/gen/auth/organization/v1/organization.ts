@@ -19,26 +19,11 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Caller } from "../../common/v1/caller.js";
 
 export const protobufPackage = "auth.organization.v1";
 
 export const protobufFileName = "auth/organization/v1/organization.proto";
-
-/** Caller is the signed-in user a call is made for, as the gateway read it from the session. */
-export interface Caller {
-  /** The signed-in user's id. */
-  userId: string;
-  /** The signed-in user's email address (matched against invitations). */
-  email: string;
-  /** The caller's session token: the session whose active organization changes. Never log it. */
-  sessionToken: string;
-  /** The session's active organization, the default of calls that name none. */
-  activeOrganizationId?:
-    | string
-    | undefined;
-  /** Whether the signed-in user's email address is verified (only then are invitations listed by address). */
-  emailVerified: boolean;
-}
 
 /** Organization is one tenant: a named group of members. */
 export interface Organization {
@@ -591,155 +576,6 @@ export interface RemoveUserMembershipsRequest {
 /** RemoveUserMembershipsResponse is empty: the user's memberships are gone. */
 export interface RemoveUserMembershipsResponse {
 }
-
-function createBaseCaller(): Caller {
-  return { userId: "", email: "", sessionToken: "", activeOrganizationId: undefined, emailVerified: false };
-}
-
-export const Caller: MessageFns<Caller> = {
-  encode(message: Caller, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.email !== "") {
-      writer.uint32(18).string(message.email);
-    }
-    if (message.sessionToken !== "") {
-      writer.uint32(26).string(message.sessionToken);
-    }
-    if (message.activeOrganizationId !== undefined) {
-      writer.uint32(34).string(message.activeOrganizationId);
-    }
-    if (message.emailVerified !== false) {
-      writer.uint32(40).bool(message.emailVerified);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Caller {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCaller();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.email = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.sessionToken = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.activeOrganizationId = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.emailVerified = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Caller {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      email: isSet(object.email) ? globalThis.String(object.email) : "",
-      sessionToken: isSet(object.sessionToken)
-        ? globalThis.String(object.sessionToken)
-        : isSet(object.session_token)
-        ? globalThis.String(object.session_token)
-        : "",
-      activeOrganizationId: isSet(object.activeOrganizationId)
-        ? globalThis.String(object.activeOrganizationId)
-        : isSet(object.active_organization_id)
-        ? globalThis.String(object.active_organization_id)
-        : undefined,
-      emailVerified: isSet(object.emailVerified)
-        ? globalThis.Boolean(object.emailVerified)
-        : isSet(object.email_verified)
-        ? globalThis.Boolean(object.email_verified)
-        : false,
-    };
-  },
-
-  toJSON(message: Caller): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.email !== "") {
-      obj.email = message.email;
-    }
-    if (message.sessionToken !== "") {
-      obj.sessionToken = message.sessionToken;
-    }
-    if (message.activeOrganizationId !== undefined) {
-      obj.activeOrganizationId = message.activeOrganizationId;
-    }
-    if (message.emailVerified !== false) {
-      obj.emailVerified = message.emailVerified;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Caller>, I>>(base?: I): Caller {
-    return Caller.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Caller>, I>>(object: I): Caller {
-    const message = createBaseCaller();
-    message.userId = object.userId ?? "";
-    message.email = object.email ?? "";
-    message.sessionToken = object.sessionToken ?? "";
-    message.activeOrganizationId = object.activeOrganizationId ?? undefined;
-    message.emailVerified = object.emailVerified ?? false;
-    return message;
-  },
-};
 
 function createBaseOrganization(): Organization {
   return { id: "", name: "", slug: "", logo: undefined, metadata: {}, createdAt: undefined };
@@ -1656,7 +1492,7 @@ function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
 export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
   encode(message: CreateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(66).fork()).join();
     }
     if (message.userId !== "") {
       writer.uint32(18).string(message.userId);
@@ -1692,8 +1528,8 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
@@ -2027,7 +1863,7 @@ function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
 export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
   encode(message: UpdateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(66).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -2063,8 +1899,8 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
@@ -2390,7 +2226,7 @@ function createBaseDeleteOrganizationRequest(): DeleteOrganizationRequest {
 export const DeleteOrganizationRequest: MessageFns<DeleteOrganizationRequest> = {
   encode(message: DeleteOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.organizationId !== "") {
       writer.uint32(18).string(message.organizationId);
@@ -2411,8 +2247,8 @@ export const DeleteOrganizationRequest: MessageFns<DeleteOrganizationRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -2550,7 +2386,7 @@ function createBaseGetFullOrganizationRequest(): GetFullOrganizationRequest {
 export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> = {
   encode(message: GetFullOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(42).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -2577,8 +2413,8 @@ export const GetFullOrganizationRequest: MessageFns<GetFullOrganizationRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
@@ -2750,7 +2586,7 @@ function createBaseSetActiveOrganizationRequest(): SetActiveOrganizationRequest 
 export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationRequest> = {
   encode(message: SetActiveOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(42).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -2777,8 +2613,8 @@ export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
@@ -3103,7 +2939,7 @@ function createBaseListMembersRequest(): ListMembersRequest {
 export const ListMembersRequest: MessageFns<ListMembersRequest> = {
   encode(message: ListMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(90).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -3148,8 +2984,8 @@ export const ListMembersRequest: MessageFns<ListMembersRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 11: {
+            if (tag !== 90) {
               break;
             }
 
@@ -3427,7 +3263,7 @@ function createBaseGetActiveMemberRequest(): GetActiveMemberRequest {
 export const GetActiveMemberRequest: MessageFns<GetActiveMemberRequest> = {
   encode(message: GetActiveMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -3451,8 +3287,8 @@ export const GetActiveMemberRequest: MessageFns<GetActiveMemberRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
@@ -3607,7 +3443,7 @@ function createBaseInviteMemberRequest(): InviteMemberRequest {
 export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
   encode(message: InviteMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(50).fork()).join();
     }
     if (message.email !== "") {
       writer.uint32(18).string(message.email);
@@ -3637,8 +3473,8 @@ export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
@@ -3815,7 +3651,7 @@ function createBaseGetInvitationRequest(): GetInvitationRequest {
 export const GetInvitationRequest: MessageFns<GetInvitationRequest> = {
   encode(message: GetInvitationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.invitationId !== "") {
       writer.uint32(18).string(message.invitationId);
@@ -3836,8 +3672,8 @@ export const GetInvitationRequest: MessageFns<GetInvitationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -4037,7 +3873,7 @@ function createBaseListInvitationsRequest(): ListInvitationsRequest {
 export const ListInvitationsRequest: MessageFns<ListInvitationsRequest> = {
   encode(message: ListInvitationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -4058,8 +3894,8 @@ export const ListInvitationsRequest: MessageFns<ListInvitationsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -4199,7 +4035,7 @@ function createBaseListUserInvitationsRequest(): ListUserInvitationsRequest {
 export const ListUserInvitationsRequest: MessageFns<ListUserInvitationsRequest> = {
   encode(message: ListUserInvitationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -4217,8 +4053,8 @@ export const ListUserInvitationsRequest: MessageFns<ListUserInvitationsRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 2: {
+            if (tag !== 18) {
               break;
             }
 
@@ -4339,7 +4175,7 @@ function createBaseAcceptInvitationRequest(): AcceptInvitationRequest {
 export const AcceptInvitationRequest: MessageFns<AcceptInvitationRequest> = {
   encode(message: AcceptInvitationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.invitationId !== "") {
       writer.uint32(18).string(message.invitationId);
@@ -4360,8 +4196,8 @@ export const AcceptInvitationRequest: MessageFns<AcceptInvitationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -4519,7 +4355,7 @@ function createBaseRejectInvitationRequest(): RejectInvitationRequest {
 export const RejectInvitationRequest: MessageFns<RejectInvitationRequest> = {
   encode(message: RejectInvitationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.invitationId !== "") {
       writer.uint32(18).string(message.invitationId);
@@ -4540,8 +4376,8 @@ export const RejectInvitationRequest: MessageFns<RejectInvitationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -4679,7 +4515,7 @@ function createBaseCancelInvitationRequest(): CancelInvitationRequest {
 export const CancelInvitationRequest: MessageFns<CancelInvitationRequest> = {
   encode(message: CancelInvitationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.invitationId !== "") {
       writer.uint32(18).string(message.invitationId);
@@ -4700,8 +4536,8 @@ export const CancelInvitationRequest: MessageFns<CancelInvitationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -4839,7 +4675,7 @@ function createBaseRemoveMemberRequest(): RemoveMemberRequest {
 export const RemoveMemberRequest: MessageFns<RemoveMemberRequest> = {
   encode(message: RemoveMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.memberIdOrEmail !== "") {
       writer.uint32(18).string(message.memberIdOrEmail);
@@ -4863,8 +4699,8 @@ export const RemoveMemberRequest: MessageFns<RemoveMemberRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
@@ -5019,7 +4855,7 @@ function createBaseUpdateMemberRoleRequest(): UpdateMemberRoleRequest {
 export const UpdateMemberRoleRequest: MessageFns<UpdateMemberRoleRequest> = {
   encode(message: UpdateMemberRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(42).fork()).join();
     }
     if (message.memberId !== "") {
       writer.uint32(18).string(message.memberId);
@@ -5046,8 +4882,8 @@ export const UpdateMemberRoleRequest: MessageFns<UpdateMemberRoleRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
@@ -5215,7 +5051,7 @@ function createBaseLeaveOrganizationRequest(): LeaveOrganizationRequest {
 export const LeaveOrganizationRequest: MessageFns<LeaveOrganizationRequest> = {
   encode(message: LeaveOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.organizationId !== "") {
       writer.uint32(18).string(message.organizationId);
@@ -5236,8 +5072,8 @@ export const LeaveOrganizationRequest: MessageFns<LeaveOrganizationRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
@@ -5563,7 +5399,7 @@ function createBaseHasPermissionRequest(): HasPermissionRequest {
 export const HasPermissionRequest: MessageFns<HasPermissionRequest> = {
   encode(message: HasPermissionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
-      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -5587,8 +5423,8 @@ export const HasPermissionRequest: MessageFns<HasPermissionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 

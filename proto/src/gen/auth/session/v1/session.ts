@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Caller } from "../../common/v1/caller.js";
 
 export const protobufPackage = "auth.session.v1";
 
@@ -157,10 +158,10 @@ export interface ListSessionsRequest {
   /** Admins see impersonation sessions too (list-user-sessions). */
   includeImpersonated: boolean;
   /**
-   * The token of the session the request acts in (the gateway's list-sessions). Absent: a service's own
-   * listing (the admin service's, whose tokens the gateway turns into handles), raw tokens.
+   * The signed-in user the request acts for (the gateway's list-sessions). Absent: a service's own listing
+   * (the admin service's, whose tokens the gateway turns into handles), raw tokens.
    */
-  callerToken?: string | undefined;
+  caller?: Caller | undefined;
 }
 
 export interface ListSessionsResponse {
@@ -173,20 +174,26 @@ export interface ListSessionsResponse {
 }
 
 export interface RevokeSessionRequest {
-  /** The token of the session to end. */
+  /** The token of the session to end (the gateway's sign-out and revoke-session); or session_id. */
   token: string;
+  /** The id of the session to end (a service's revocation: services name sessions by id, never by token). */
+  sessionId?:
+    | string
+    | undefined;
   /** When set, the session must belong to this user. */
   userId?:
     | string
     | undefined;
   /**
-   * The token of the session the request acts in (the gateway's revoke-session): an impersonation session
-   * may end only itself. Absent: no caller session (sign-out of the token itself, the admin service).
+   * The signed-in user the request acts for (the gateway's revoke-session): an impersonation session may
+   * end only itself. Absent: no caller (sign-out of the token itself, the admin service).
    */
-  callerToken?: string | undefined;
+  caller?: Caller | undefined;
 }
 
 export interface RevokeSessionResponse {
+  /** The ended session's user. */
+  userId: string;
 }
 
 export interface RevokeUserSessionsRequest {
@@ -200,20 +207,18 @@ export interface RevokeUserSessionsRequest {
     | SessionUser
     | undefined;
   /**
-   * The token of the session the request acts in (the gateway's revoke-sessions): refused to an
-   * impersonation session. Absent: a service's own revocation (a ban, a password change, deletion).
+   * The signed-in user the request acts for (the gateway's revoke-sessions): refused to an impersonation
+   * session. Absent: a service's own revocation (a ban, a password change, deletion).
    */
-  callerToken?: string | undefined;
+  caller?: Caller | undefined;
 }
 
 export interface RevokeUserSessionsResponse {
 }
 
 export interface RevokeOtherSessionsRequest {
-  /** The user whose other sessions end. */
-  userId: string;
-  /** The token of the one session that stays: the caller's own, which must not be an impersonation session. */
-  keepToken: string;
+  /** The signed-in user whose other sessions end; the caller's own session stays. */
+  caller?: Caller | undefined;
 }
 
 export interface RevokeOtherSessionsResponse {
@@ -261,7 +266,9 @@ export interface ListUsersMissingSnapshotResponse {
 }
 
 export interface SetActiveOrganizationRequest {
-  token: string;
+  /** The session whose active organization changes (the caller's). */
+  sessionId: string;
+  /** The new active organization; absent clears it. */
   organizationId?: string | undefined;
 }
 
@@ -1336,7 +1343,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "", includeImpersonated: false, callerToken: undefined };
+  return { userId: "", includeImpersonated: false, caller: undefined };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
@@ -1347,8 +1354,8 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     if (message.includeImpersonated !== false) {
       writer.uint32(16).bool(message.includeImpersonated);
     }
-    if (message.callerToken !== undefined) {
-      writer.uint32(26).string(message.callerToken);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1382,12 +1389,12 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.includeImpersonated = reader.bool();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.callerToken = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1414,11 +1421,7 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         : isSet(object.include_impersonated)
         ? globalThis.Boolean(object.include_impersonated)
         : false,
-      callerToken: isSet(object.callerToken)
-        ? globalThis.String(object.callerToken)
-        : isSet(object.caller_token)
-        ? globalThis.String(object.caller_token)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
     };
   },
 
@@ -1430,8 +1433,8 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     if (message.includeImpersonated !== false) {
       obj.includeImpersonated = message.includeImpersonated;
     }
-    if (message.callerToken !== undefined) {
-      obj.callerToken = message.callerToken;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -1443,7 +1446,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     const message = createBaseListSessionsRequest();
     message.userId = object.userId ?? "";
     message.includeImpersonated = object.includeImpersonated ?? false;
-    message.callerToken = object.callerToken ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -1518,7 +1523,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
 };
 
 function createBaseRevokeSessionRequest(): RevokeSessionRequest {
-  return { token: "", userId: undefined, callerToken: undefined };
+  return { token: "", sessionId: undefined, userId: undefined, caller: undefined };
 }
 
 export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
@@ -1526,11 +1531,14 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     if (message.token !== "") {
       writer.uint32(10).string(message.token);
     }
+    if (message.sessionId !== undefined) {
+      writer.uint32(42).string(message.sessionId);
+    }
     if (message.userId !== undefined) {
       writer.uint32(18).string(message.userId);
     }
-    if (message.callerToken !== undefined) {
-      writer.uint32(26).string(message.callerToken);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1556,6 +1564,14 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
             message.token = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
           case 2: {
             if (tag !== 18) {
               break;
@@ -1564,12 +1580,12 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
             message.userId = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.callerToken = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1587,16 +1603,17 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
   fromJSON(object: any): RevokeSessionRequest {
     return {
       token: isSet(object.token) ? globalThis.String(object.token) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
       userId: isSet(object.userId)
         ? globalThis.String(object.userId)
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : undefined,
-      callerToken: isSet(object.callerToken)
-        ? globalThis.String(object.callerToken)
-        : isSet(object.caller_token)
-        ? globalThis.String(object.caller_token)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
     };
   },
 
@@ -1605,11 +1622,14 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     if (message.token !== "") {
       obj.token = message.token;
     }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
     if (message.userId !== undefined) {
       obj.userId = message.userId;
     }
-    if (message.callerToken !== undefined) {
-      obj.callerToken = message.callerToken;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -1620,18 +1640,24 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
   fromPartial<I extends Exact<DeepPartial<RevokeSessionRequest>, I>>(object: I): RevokeSessionRequest {
     const message = createBaseRevokeSessionRequest();
     message.token = object.token ?? "";
+    message.sessionId = object.sessionId ?? undefined;
     message.userId = object.userId ?? undefined;
-    message.callerToken = object.callerToken ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
 
 function createBaseRevokeSessionResponse(): RevokeSessionResponse {
-  return {};
+  return { userId: "" };
 }
 
 export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
-  encode(_: RevokeSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: RevokeSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
     return writer;
   },
 
@@ -1648,6 +1674,14 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1660,26 +1694,36 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
     }
   },
 
-  fromJSON(_: any): RevokeSessionResponse {
-    return {};
+  fromJSON(object: any): RevokeSessionResponse {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
   },
 
-  toJSON(_: RevokeSessionResponse): unknown {
+  toJSON(message: RevokeSessionResponse): unknown {
     const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<RevokeSessionResponse>, I>>(base?: I): RevokeSessionResponse {
     return RevokeSessionResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<RevokeSessionResponse>, I>>(_: I): RevokeSessionResponse {
+  fromPartial<I extends Exact<DeepPartial<RevokeSessionResponse>, I>>(object: I): RevokeSessionResponse {
     const message = createBaseRevokeSessionResponse();
+    message.userId = object.userId ?? "";
     return message;
   },
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "", user: undefined, callerToken: undefined };
+  return { userId: "", user: undefined, caller: undefined };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
@@ -1690,8 +1734,8 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     if (message.user !== undefined) {
       SessionUser.encode(message.user, writer.uint32(18).fork()).join();
     }
-    if (message.callerToken !== undefined) {
-      writer.uint32(26).string(message.callerToken);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1725,12 +1769,12 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.user = SessionUser.decode(reader, reader.uint32());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.callerToken = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1753,11 +1797,7 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         ? globalThis.String(object.user_id)
         : "",
       user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
-      callerToken: isSet(object.callerToken)
-        ? globalThis.String(object.callerToken)
-        : isSet(object.caller_token)
-        ? globalThis.String(object.caller_token)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
     };
   },
 
@@ -1769,8 +1809,8 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     if (message.user !== undefined) {
       obj.user = SessionUser.toJSON(message.user);
     }
-    if (message.callerToken !== undefined) {
-      obj.callerToken = message.callerToken;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -1784,7 +1824,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     message.user = (object.user !== undefined && object.user !== null)
       ? SessionUser.fromPartial(object.user)
       : undefined;
-    message.callerToken = object.callerToken ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -1842,16 +1884,13 @@ export const RevokeUserSessionsResponse: MessageFns<RevokeUserSessionsResponse> 
 };
 
 function createBaseRevokeOtherSessionsRequest(): RevokeOtherSessionsRequest {
-  return { userId: "", keepToken: "" };
+  return { caller: undefined };
 }
 
 export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> = {
   encode(message: RevokeOtherSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.keepToken !== "") {
-      writer.uint32(18).string(message.keepToken);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1869,20 +1908,12 @@ export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.keepToken = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1898,27 +1929,13 @@ export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> 
   },
 
   fromJSON(object: any): RevokeOtherSessionsRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      keepToken: isSet(object.keepToken)
-        ? globalThis.String(object.keepToken)
-        : isSet(object.keep_token)
-        ? globalThis.String(object.keep_token)
-        : "",
-    };
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
   },
 
   toJSON(message: RevokeOtherSessionsRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.keepToken !== "") {
-      obj.keepToken = message.keepToken;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -1928,8 +1945,9 @@ export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> 
   },
   fromPartial<I extends Exact<DeepPartial<RevokeOtherSessionsRequest>, I>>(object: I): RevokeOtherSessionsRequest {
     const message = createBaseRevokeOtherSessionsRequest();
-    message.userId = object.userId ?? "";
-    message.keepToken = object.keepToken ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -2544,13 +2562,13 @@ export const ListUsersMissingSnapshotResponse: MessageFns<ListUsersMissingSnapsh
 };
 
 function createBaseSetActiveOrganizationRequest(): SetActiveOrganizationRequest {
-  return { token: "", organizationId: undefined };
+  return { sessionId: "", organizationId: undefined };
 }
 
 export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationRequest> = {
   encode(message: SetActiveOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.token !== "") {
-      writer.uint32(10).string(message.token);
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
     }
     if (message.organizationId !== undefined) {
       writer.uint32(18).string(message.organizationId);
@@ -2571,12 +2589,12 @@ export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.token = reader.string();
+            message.sessionId = reader.string();
             continue;
           }
           case 2: {
@@ -2601,7 +2619,11 @@ export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationReque
 
   fromJSON(object: any): SetActiveOrganizationRequest {
     return {
-      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
       organizationId: isSet(object.organizationId)
         ? globalThis.String(object.organizationId)
         : isSet(object.organization_id)
@@ -2612,8 +2634,8 @@ export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationReque
 
   toJSON(message: SetActiveOrganizationRequest): unknown {
     const obj: any = {};
-    if (message.token !== "") {
-      obj.token = message.token;
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
     }
     if (message.organizationId !== undefined) {
       obj.organizationId = message.organizationId;
@@ -2626,7 +2648,7 @@ export const SetActiveOrganizationRequest: MessageFns<SetActiveOrganizationReque
   },
   fromPartial<I extends Exact<DeepPartial<SetActiveOrganizationRequest>, I>>(object: I): SetActiveOrganizationRequest {
     const message = createBaseSetActiveOrganizationRequest();
-    message.token = object.token ?? "";
+    message.sessionId = object.sessionId ?? "";
     message.organizationId = object.organizationId ?? undefined;
     return message;
   },
@@ -2864,8 +2886,9 @@ export const SessionServiceService = {
   },
   /**
    * ListSessions returns the user's active sessions, impersonation sessions left out unless asked for. A
-   * caller acting in a session (caller_token) gets raw tokens only when that is a live session of the user
-   * that no admin impersonates; else every token is replaced by its handle. Errors: none.
+   * caller (the gateway's list-sessions) gets raw tokens only when its session is a live session of the
+   * user that no admin impersonates; else every token is replaced by its handle. Errors: UNAUTHORIZED (the
+   * caller's session is not a live session of user_id).
    */
   listSessions: {
     path: "/auth.session.v1.SessionService/ListSessions" as const,
@@ -2878,9 +2901,9 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): ListSessionsResponse => ListSessionsResponse.decode(value),
   },
   /**
-   * RevokeSession ends one session; with user_id set it must belong to that user. With caller_token, an
-   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (caller_token names no
-   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * RevokeSession ends one session, named by token or by id; with user_id set it must belong to that user. With a caller, an
+   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (the caller's session is
+   * no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeSession: {
     path: "/auth.session.v1.SessionService/RevokeSession" as const,
@@ -2895,9 +2918,9 @@ export const SessionServiceService = {
   /**
    * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
    * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
-   * its session before this call lists the user's sessions. Idempotent. With caller_token, refused to an
-   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (caller_token
-   * names no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * its session before this call lists the user's sessions. Idempotent. With a caller, refused to an
+   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (the caller's
+   * session is no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeUserSessions: {
     path: "/auth.session.v1.SessionService/RevokeUserSessions" as const,
@@ -2911,9 +2934,9 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): RevokeUserSessionsResponse => RevokeUserSessionsResponse.decode(value),
   },
   /**
-   * RevokeOtherSessions ends every session of a user but the caller's (keep_token), which must be a live
-   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (keep_token names no
-   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * RevokeOtherSessions ends every session of the caller's user but the caller's own, which must be a live
+   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (no caller, or its
+   * session is no live session of its user), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeOtherSessions: {
     path: "/auth.session.v1.SessionService/RevokeOtherSessions" as const,
@@ -2986,7 +3009,7 @@ export const SessionServiceService = {
   },
   /**
    * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
-   * session, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   * session, named by id, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
    */
   setActiveOrganization: {
     path: "/auth.session.v1.SessionService/SetActiveOrganization" as const,
@@ -3028,28 +3051,29 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   getSession: handleUnaryCall<GetSessionRequest, GetSessionResponse>;
   /**
    * ListSessions returns the user's active sessions, impersonation sessions left out unless asked for. A
-   * caller acting in a session (caller_token) gets raw tokens only when that is a live session of the user
-   * that no admin impersonates; else every token is replaced by its handle. Errors: none.
+   * caller (the gateway's list-sessions) gets raw tokens only when its session is a live session of the
+   * user that no admin impersonates; else every token is replaced by its handle. Errors: UNAUTHORIZED (the
+   * caller's session is not a live session of user_id).
    */
   listSessions: handleUnaryCall<ListSessionsRequest, ListSessionsResponse>;
   /**
-   * RevokeSession ends one session; with user_id set it must belong to that user. With caller_token, an
-   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (caller_token names no
-   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * RevokeSession ends one session, named by token or by id; with user_id set it must belong to that user. With a caller, an
+   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (the caller's session is
+   * no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeSession: handleUnaryCall<RevokeSessionRequest, RevokeSessionResponse>;
   /**
    * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
    * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
-   * its session before this call lists the user's sessions. Idempotent. With caller_token, refused to an
-   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (caller_token
-   * names no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * its session before this call lists the user's sessions. Idempotent. With a caller, refused to an
+   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (the caller's
+   * session is no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeUserSessions: handleUnaryCall<RevokeUserSessionsRequest, RevokeUserSessionsResponse>;
   /**
-   * RevokeOtherSessions ends every session of a user but the caller's (keep_token), which must be a live
-   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (keep_token names no
-   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * RevokeOtherSessions ends every session of the caller's user but the caller's own, which must be a live
+   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (no caller, or its
+   * session is no live session of its user), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeOtherSessions: handleUnaryCall<RevokeOtherSessionsRequest, RevokeOtherSessionsResponse>;
   /**
@@ -3075,7 +3099,7 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   listUsersMissingSnapshot: handleUnaryCall<ListUsersMissingSnapshotRequest, ListUsersMissingSnapshotResponse>;
   /**
    * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
-   * session, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   * session, named by id, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
    */
   setActiveOrganization: handleUnaryCall<SetActiveOrganizationRequest, SetActiveOrganizationResponse>;
   /**
@@ -3124,8 +3148,9 @@ export interface SessionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ListSessions returns the user's active sessions, impersonation sessions left out unless asked for. A
-   * caller acting in a session (caller_token) gets raw tokens only when that is a live session of the user
-   * that no admin impersonates; else every token is replaced by its handle. Errors: none.
+   * caller (the gateway's list-sessions) gets raw tokens only when its session is a live session of the
+   * user that no admin impersonates; else every token is replaced by its handle. Errors: UNAUTHORIZED (the
+   * caller's session is not a live session of user_id).
    */
   listSessions(
     request: ListSessionsRequest,
@@ -3143,9 +3168,9 @@ export interface SessionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RevokeSession ends one session; with user_id set it must belong to that user. With caller_token, an
-   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (caller_token names no
-   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * RevokeSession ends one session, named by token or by id; with user_id set it must belong to that user. With a caller, an
+   * impersonation session ends only itself. Errors: SESSION_NOT_FOUND, UNAUTHORIZED (the caller's session is
+   * no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeSession(
     request: RevokeSessionRequest,
@@ -3165,9 +3190,9 @@ export interface SessionServiceClient extends Client {
   /**
    * RevokeUserSessions ends every session of a user. With user set (a ban), that copy of the user is kept
    * first (unless a newer one is), so a CreateSession running meanwhile either sees it and refuses, or made
-   * its session before this call lists the user's sessions. Idempotent. With caller_token, refused to an
-   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (caller_token
-   * names no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * its session before this call lists the user's sessions. Idempotent. With a caller, refused to an
+   * impersonation session. Errors: VALIDATION_ERROR (user.id is not user_id), UNAUTHORIZED (the caller's
+   * session is no live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeUserSessions(
     request: RevokeUserSessionsRequest,
@@ -3185,9 +3210,9 @@ export interface SessionServiceClient extends Client {
     callback: (error: ServiceError | null, response: RevokeUserSessionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RevokeOtherSessions ends every session of a user but the caller's (keep_token), which must be a live
-   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (keep_token names no
-   * live session of user_id), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * RevokeOtherSessions ends every session of the caller's user but the caller's own, which must be a live
+   * session of the user that no admin impersonates. Idempotent. Errors: UNAUTHORIZED (no caller, or its
+   * session is no live session of its user), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   revokeOtherSessions(
     request: RevokeOtherSessionsRequest,
@@ -3283,7 +3308,7 @@ export interface SessionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
-   * session, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   * session, named by id, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
    */
   setActiveOrganization(
     request: SetActiveOrganizationRequest,
