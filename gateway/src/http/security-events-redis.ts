@@ -4,20 +4,21 @@
  * is delivered by another replica, or by the restarted one (docs/adr/0033-security-events-in-a-redis-stream.md).
  *
  * report -> XADD (bounded by STREAM_LIMIT; Redis unreachable or the stream full: the process memory queue
- * takes the event, as without Redis). Each replica reads new entries with XREADGROUP on a connection of its
- * own (BLOCK: no busy poll, and the blocking read never holds the connection reports are written on),
- * delivers them in order with the memory queue's retries, and removes each (XACK and XDEL, atomically)
- * once the admin service stored it or refused it as invalid. Entries a replica read and did not finish (it
- * crashed, or stopped mid-delivery) stay pending in the group; every replica takes over, now and then,
- * entries pending longer than CLAIM_IDLE_MS (XAUTOCLAIM). A replica retrying an entry for a long time
- * (admin service down) renews its claim on what it holds (XCLAIM), so the others do not take it over. An
- * event delivered twice (an XACK lost, an entry taken over mid-delivery) is stored once: its id is chosen
- * when reported and the admin service keeps one record per id.
+ * takes the event, as without Redis). Each replica's worker (runtime/polling-worker.ts) reads new entries
+ * with XREADGROUP on a connection of its own (BLOCK: no busy poll, and the blocking read never holds the
+ * connection reports are written on), delivers them in order with the memory queue's backoff, and removes
+ * each (XACK and XDEL, atomically) once the admin service stored it or refused it as invalid. Entries a
+ * replica read and did not finish (it crashed, or stopped mid-delivery) stay pending in the group; every
+ * replica takes over, now and then, entries pending longer than CLAIM_IDLE_MS (XAUTOCLAIM). A replica
+ * retrying an entry for a long time (admin service down) renews its claim on what it holds (XCLAIM), so the
+ * others do not take it over. An event delivered twice (an XACK lost, an entry taken over mid-delivery) is
+ * stored once: its id is chosen when reported and the admin service keeps one record per id.
  */
 import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { type AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import type { Logger } from "@auth-platform/runtime/log";
+import { type PollingWorker, type RetryLater, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { newId } from "@auth-platform/runtime/random";
 import { redisClientOptions, type RedisConnection } from "@auth-platform/runtime/redis-connection";
 import { type EventQueue, memoryEventQueue, recordEvent, retryDelay } from "./security-events.js";
@@ -104,14 +105,6 @@ export function redisEventQueue(
   const scripts = commands as unknown as Scripts;
 
   let stopped = false;
-  let signalStop!: () => void;
-  /** Resolves when stopping: ends the loop's pauses and waits at once. */
-  const stopping = new Promise<void>((resolve) => (signalStop = resolve));
-  const pause = async (ms: number) => {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, ms))), stopping]);
-    clearTimeout(timer);
-  };
   const ready = (redis: Redis) => (redis.status === "ready" ? Promise.resolve() : new Promise<void>((resolve) => redis.once("ready", () => resolve())));
   /** XADDs not answered yet: a stop waits for them (each ends in Redis or in the memory queue). */
   const adding = new Set<Promise<void>>();
@@ -143,33 +136,6 @@ export function redisEventQueue(
     }
   }
 
-  /**
-   * Delivers entries in order; each is removed once the admin service stored it (or refused it). Returns
-   * early when stopping: what is left stays pending for another replica. A Redis error is thrown to the loop
-   * (the entries left are pending, and taken over once idle).
-   */
-  async function deliver(entries: Entry[]): Promise<void> {
-    for (let i = 0; i < entries.length && !stopped; i++) {
-      const [id, fields] = entries[i]!;
-      const event = parse(fields);
-      if (!event) log.warn("security event dropped: unreadable stream entry", { id });
-      let done = !event;
-      for (let attempt = 1; event && !done && !stopped; attempt++) {
-        try {
-          await recordEvent(admin, log, event);
-          done = true;
-        } catch (error) {
-          if (attempt === 1) log.warn("security event not delivered yet; retrying", { action: event.action, error });
-          await pause(retryDelay(attempt, firstRetryMs));
-          // Still ours: renewed, or another replica would take them over as a gone one's.
-          if (!stopped) await commands.xclaim(key, GROUP, consumer, 0, ...entries.slice(i).map(([held]) => held), "JUSTID");
-        }
-      }
-      if (!done) return;
-      await scripts.securityEventDone(key, GROUP, id);
-    }
-  }
-
   const parse = (fields: string[]): AuditEvent | undefined => {
     const at = fields.indexOf("event");
     try {
@@ -198,39 +164,73 @@ export function redisEventQueue(
     return answer?.[0]?.[1] ?? [];
   }
 
-  /** The one loop of this replica: claim now and then, read, deliver; Redis errors pause it (with backoff). */
-  async function run(): Promise<void> {
-    let failures = 0;
-    let grouped = false;
-    let nextClaim = 0;
-    // Redis down at boot: nothing to read until it is up (reports meanwhile go to memory).
-    await Promise.race([Promise.all([ready(commands), ready(reader)]), stopping]);
-    while (!stopped) {
-      try {
-        if (!grouped) await createGroup();
-        grouped = true;
-        if (Date.now() >= nextClaim) {
-          nextClaim = Date.now() + claimEveryMs;
-          await deliver(await claim());
-        }
-        await deliver(await read());
-        failures = 0;
-      } catch (error) {
-        if (stopped) break;
-        // The stream was removed (Redis emptied, or restarted without persistence): created again.
-        if (String(error).includes("NOGROUP")) grouped = false;
-        if (failures++ === 0) log.warn("security event stream unavailable; retrying", { error });
-        await pause(retryDelay(failures, firstRetryMs));
+  /** Entries this replica read or took over and has not delivered yet, in order; the first has failed `attempt` times. */
+  let held: Entry[] = [];
+  let attempt = 0;
+  let grouped = false;
+  let nextClaim = 0;
+  /** Redis failures since a pass last delivered all it held. */
+  let failures = 0;
+
+  /**
+   * One pass of this replica's worker: claim now and then, or read; deliver what it holds in order, each
+   * entry removed once the admin service stored it (or refused it). An entry that fails is retried with
+   * backoff, first in the next pass. A Redis error leaves what it holds pending (taken over once idle) and
+   * pauses the worker (with backoff); so does a stop, for another replica.
+   */
+  async function pass(): Promise<number | RetryLater> {
+    try {
+      if (!grouped) await createGroup();
+      grouped = true;
+      // Still ours while retried: renewed, or another replica would take them over as a gone one's.
+      if (held.length && attempt > 0) await commands.xclaim(key, GROUP, consumer, 0, ...held.map(([id]) => id), "JUSTID");
+      if (!held.length && Date.now() >= nextClaim) {
+        nextClaim = Date.now() + claimEveryMs;
+        held = await claim();
       }
+      if (!held.length) held = await read();
+      while (held.length && !stopped) {
+        const [id, fields] = held[0]!;
+        const event = parse(fields);
+        if (!event) log.warn("security event dropped: unreadable stream entry", { id });
+        else {
+          try {
+            await recordEvent(admin, log, event);
+          } catch (error) {
+            if (++attempt === 1) log.warn("security event not delivered yet; retrying", { action: event.action, error });
+            return { retryInMs: retryDelay(attempt, firstRetryMs) };
+          }
+        }
+        await scripts.securityEventDone(key, GROUP, id);
+        held.shift();
+        attempt = 0;
+      }
+      failures = 0;
+      return 0;
+    } catch (error) {
+      held = [];
+      attempt = 0;
+      if (stopped) return 0;
+      // The stream was removed (Redis emptied, or restarted without persistence): created again.
+      if (String(error).includes("NOGROUP")) grouped = false;
+      if (failures++ === 0) log.warn("security event stream unavailable; retrying", { error });
+      return { retryInMs: retryDelay(failures, firstRetryMs) };
     }
   }
-  const running = run();
 
-  async function stop(): Promise<void> {
+  let worker: PollingWorker | undefined;
+  // Redis down at boot: nothing to read until it is up (reports meanwhile go to memory). Passes run back to
+  // back: the blocking read is the wait.
+  void Promise.all([ready(commands), ready(reader)]).then(() => {
+    if (!stopped) worker = startPollingWorker({ name: "security event stream", pass, batchSize: 1, pollIntervalMs: 0, log });
+  });
+
+  /** Stops the worker; resolves once its pass in progress has ended. */
+  function stop(): Promise<void> {
     stopped = true;
-    signalStop();
     // The blocking read ends now; entries it was being given stay pending for another replica.
     reader.disconnect();
+    return worker?.stop() ?? Promise.resolve();
   }
 
   return {
@@ -244,17 +244,18 @@ export function redisEventQueue(
     },
     async flush(timeoutMs) {
       const started = Date.now();
-      await stop();
+      const ended = stop();
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
       // The delivery under way finishes (and is removed); the reports being written end in Redis or in memory.
-      await Promise.race([Promise.all([running, ...adding]), timedOut]);
+      await Promise.race([Promise.all([ended, ...adding]), timedOut]);
       clearTimeout(timer);
       // What Redis holds is not lost; only what the memory queue could not deliver would be.
       return memory.flush(Math.max(0, timeoutMs - (Date.now() - started)));
     },
     async close() {
-      await stop();
+      // Not waiting for a delivery under way: a crash's stop, or one after flush.
+      void stop();
       await commands.quit().catch(() => commands.disconnect());
     },
   };

@@ -16,6 +16,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { call } from "@auth-platform/proto/rpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
+import { type RetryLater, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { newId } from "@auth-platform/runtime/random";
 import type { CurrentSession } from "./session.js";
 
@@ -73,34 +74,32 @@ export async function recordEvent(admin: AdminServiceClient, log: Logger, event:
 /** The wait before the attempt after `attempt` failed ones: doubling from firstRetryMs, at most MAX_RETRY_MS. */
 export const retryDelay = (attempt: number, firstRetryMs = FIRST_RETRY_MS) => Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** (attempt - 1));
 
-/** The queue in process memory (bounded, QUEUE_LIMIT), drained in order by one loop, each event retried until stored. */
+/** The queue in process memory (bounded, QUEUE_LIMIT), drained in order by one worker, each event retried until stored. */
 export function memoryEventQueue(admin: AdminServiceClient, log: Logger, options: { firstRetryMs?: number } = {}): EventQueue {
   const queue: { event: AuditEvent; attempt: number }[] = [];
   const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
-  let draining = false;
   /** flush() calls waiting for the queue to empty. */
   const emptied: Array<() => void> = [];
 
-  /** The one delivery loop (push() sets `draining` before starting it, so two never run). */
-  async function drain(): Promise<void> {
-    try {
-      while (queue.length) {
-        const item = queue[0]!;
-        try {
-          await recordEvent(admin, log, item.event);
-          queue.shift();
-        } catch (error) {
-          // An unreachable admin service will take the event once back.
-          item.attempt += 1;
-          if (item.attempt === 1) log.warn("security event not delivered yet; retrying", { action: item.event.action, queued: queue.length, error });
-          await new Promise((resolve) => setTimeout(resolve, retryDelay(item.attempt, firstRetryMs)).unref());
-        }
+  /** Delivers the queue in order until it is empty, or until an event fails: then the worker waits to retry it. */
+  async function pass(): Promise<number | RetryLater> {
+    while (queue.length) {
+      const item = queue[0]!;
+      try {
+        await recordEvent(admin, log, item.event);
+        queue.shift();
+      } catch (error) {
+        // An unreachable admin service will take the event once back.
+        item.attempt += 1;
+        if (item.attempt === 1) log.warn("security event not delivered yet; retrying", { action: item.event.action, queued: queue.length, error });
+        return { retryInMs: retryDelay(item.attempt, firstRetryMs) };
       }
-    } finally {
-      draining = false;
-      if (!queue.length) for (const resolve of emptied.splice(0)) resolve();
     }
+    for (const resolve of emptied.splice(0)) resolve();
+    // A pass ends with the queue empty (or retrying): never followed at once by another.
+    return 0;
   }
+  const worker = startPollingWorker({ name: "security events", pass, batchSize: 1, log });
 
   return {
     push(event) {
@@ -109,10 +108,9 @@ export function memoryEventQueue(admin: AdminServiceClient, log: Logger, options
         return;
       }
       queue.push({ event, attempt: 0 });
-      if (!draining) {
-        draining = true;
-        setImmediate(() => void drain());
-      }
+      // Delivered after the reporting request's turn, never in it. A queue already holding events has a pass
+      // running or a retry waiting, which takes this one too.
+      if (queue.length === 1) setImmediate(() => worker.wake());
     },
     flush: (timeoutMs) =>
       new Promise<boolean>((resolve) => {

@@ -1,20 +1,30 @@
 /**
- * The loop every durable queue of the platform runs (identity's mail requests and user-copy outbox,
- * notification's deliveries, organization's invitation mail): a pass at start, one every poll interval,
- * one whenever woken, and passes back to back while a pass finds a full batch. What a pass does (find due
- * rows, lease, process, retry with backoff) belongs to the queue; the loop only decides when passes run.
+ * The loop every reliable-delivery queue of the platform runs (identity's mail requests and user-copy
+ * outbox, notification's deliveries, organization's invitation mail, the gateway's security events, the
+ * session service's cache lease with its pending flushes): a pass at start, one every poll interval, one
+ * whenever woken, and passes back to back while a pass finds a full batch. What a pass does (find due rows,
+ * lease, process, retry with backoff) belongs to the queue; the loop only decides when passes run.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Logger } from "./log.js";
 
+/** What a pass resolves to when it failed and the queue has no table to hold the retry's time: wait that long. */
+export interface RetryLater {
+  retryInMs: number;
+}
+
 export interface PollingWorkerOptions {
   /** Named in the log line of a failed pass. */
   name: string;
-  /** One pass; resolves to how many rows it found due. */
-  pass: () => Promise<number>;
+  /**
+   * One pass; resolves to how many rows it found due, or to RetryLater: no pass then runs before retryInMs,
+   * polled or woken (the queue's own backoff).
+   */
+  pass: () => Promise<number | RetryLater>;
   /** A pass that found this many rows is followed at once by another. */
   batchSize: number;
-  pollIntervalMs: number;
+  /** Omitted: no polling (a queue in process memory, each of whose items comes with a wake). */
+  pollIntervalMs?: number;
   log: Logger;
 }
 
@@ -30,16 +40,22 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** Set while a pass's RetryLater runs: only its timer starts the next pass. */
+  let retryInMs: number | undefined;
 
   const schedule = () => {
-    if (stopped) return;
+    const afterMs = retryInMs ?? options.pollIntervalMs;
+    if (stopped || afterMs === undefined) return;
     clearTimeout(timer);
-    timer = setTimeout(run, options.pollIntervalMs);
+    timer = setTimeout(() => {
+      retryInMs = undefined;
+      run();
+    }, afterMs);
     timer.unref();
   };
 
   function run(): void {
-    if (stopped) return;
+    if (stopped || retryInMs !== undefined) return;
     if (running) {
       again = true;
       return;
@@ -50,7 +66,12 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
       do {
         again = false;
         try {
-          full = (await options.pass()) >= options.batchSize;
+          const found = await options.pass();
+          if (typeof found !== "number") {
+            retryInMs = found.retryInMs;
+            break;
+          }
+          full = found >= options.batchSize;
         } catch (error) {
           // The store is unreachable: the rows wait where they are; the next poll tries again.
           options.log.warn(`${options.name} unavailable; paused until the next poll`, { error });

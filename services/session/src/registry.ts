@@ -22,7 +22,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
   await cache.ready();
   const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000 });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
-  await lease.tick();
+  await lease.start();
   return {
     config,
     store,
@@ -34,7 +34,7 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
     log,
     now,
     async close() {
-      lease.stop();
+      await lease.stop();
       await cache.close();
       await store.close();
     },

@@ -99,7 +99,6 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   const cache = faultyKeyValue(clock.now);
   const config = sessionConfig({ AUTH_SECRET: "session-domain-secret-0123456789-0123456789", ...env });
   const lease = cacheLease({ store, cache, log: silent, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000, now: clock.now, sleep: clock.sleep });
-  lease.stop();
   return {
     config,
     store,

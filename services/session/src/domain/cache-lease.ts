@@ -1,6 +1,6 @@
 /**
  * The cache lease (docs/adr/0003-cache-lease-through-redis-outages.md). Readers trust a cache entry only while the
- * lease key is in Redis. Each session replica, every third of the lease time:
+ * lease key is in Redis. Each session replica, every third of the lease time (runtime/polling-worker.ts):
  *   1. notes the time, then asks the store for pending revocations (their tombstones not yet written) and
  *      pending forgets (entries of changed sessions or users not yet dropped);
  *   2. if there are some, writes those tombstones (and drops the entries), drops the forgotten entries,
@@ -22,6 +22,7 @@
 import { isDatabaseUnreachable } from "@auth-platform/runtime/database-unreachable";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { forgetCachedSession, holdCacheLease, revokeCachedSession } from "@auth-platform/runtime/session-cache";
 import type { SessionStore } from "../store/session-store.js";
 
@@ -42,7 +43,10 @@ export interface CacheLease {
   staleServingUntil(): number;
   /** Ends stale serving until the next clean check: a change of sessions was not written to the cache. */
   forbidStaleServing(): void;
-  stop(): void;
+  /** Runs a round now, then one every third of the lease time; resolves once the first is done. */
+  start(): Promise<void>;
+  /** Ends the rounds; waits for the one in progress. */
+  stop(): Promise<void>;
 }
 
 export interface CacheLeaseDeps {
@@ -62,8 +66,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 export function cacheLease(deps: CacheLeaseDeps): CacheLease {
   const { now = Date.now, sleep = realSleep } = deps;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
+  let worker: PollingWorker | undefined;
   let failing = false;
   // The last clean check (nothing pending, lease set), while stale serving may still count from it.
   let cleanAt: number | undefined;
@@ -126,19 +129,6 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
     }
   }
 
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(
-      async () => {
-        await tick();
-        schedule();
-      },
-      Math.max(100, Math.floor(deps.leaseMs / 3)),
-    );
-    timer.unref();
-  };
-  schedule();
-
   return {
     tick,
     waitOut: () => sleep(deps.leaseMs + LEASE_MARGIN_MS),
@@ -150,9 +140,22 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
       forbiddenAt = now();
       cleanAt = undefined;
     },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
+    start() {
+      let firstDone!: () => void;
+      const first = new Promise<void>((resolve) => (firstDone = resolve));
+      worker = startPollingWorker({
+        name: "session cache lease",
+        // A round logs its own failure; the next round is the retry.
+        pass: async () => {
+          await tick().finally(firstDone);
+          return 0;
+        },
+        batchSize: 1,
+        pollIntervalMs: Math.max(100, Math.floor(deps.leaseMs / 3)),
+        log: deps.log,
+      });
+      return first;
     },
+    stop: async () => worker?.stop(),
   };
 }
