@@ -1,5 +1,6 @@
 /** What the admin domain needs from outside itself: its audit store, identity and session, a clock. */
-import type { ListUsersRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { AdminConfig } from "../config.js";

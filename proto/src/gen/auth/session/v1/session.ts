@@ -62,7 +62,7 @@ export interface Session {
 }
 
 /**
- * SessionUser is the user as served beside a session: the fields of auth.identity.v1.User that
+ * SessionUser is the user as served beside a session: the fields of auth.common.v1.User that
  * get-session shows. The identity service is its source.
  */
 export interface SessionUser {
@@ -97,7 +97,7 @@ export interface SessionUser {
   /** The configured extra user fields this user has, by name. */
   extraFields?: { [key: string]: any } | undefined;
   twoFactorEnabled: boolean;
-  /** Admin fields (auth.identity.v1.User's). */
+  /** Admin fields (auth.common.v1.User's). */
   role?: string | undefined;
   banned: boolean;
   banReason?: string | undefined;
