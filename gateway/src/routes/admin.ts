@@ -25,6 +25,7 @@ import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
 import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
+import { carriedUser } from "@auth-platform/runtime/user-message";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import {
   adminSuccessResponse,
@@ -403,11 +404,12 @@ export function adminRoutes(deps: RouteDeps): Route[] {
         // A missing or tampered cookie yields no token: the admin service answers FAILED_TO_FIND_ADMIN_SESSION.
         const kept = signedCookie(req, adminCookie, deps.secret) ?? "";
         const [adminToken = "", dontRemember = ""] = kept.split(":");
-        const { session, user } = await call(admin, admin.stopImpersonating, { caller, adminSessionToken: adminToken });
+        const stopped = await call(admin, admin.stopImpersonating, { caller, adminSessionToken: adminToken });
+        const { session } = stopped;
         if (!session) throw new AuthError("FAILED_TO_FIND_ADMIN_SESSION");
         clearCookie(res, deps.jar, adminCookie);
         issueSession(res, deps, session, !dontRemember);
-        json(impersonationResponse(publicSession(session), userOut(user)));
+        json(impersonationResponse(publicSession(session), userOut(carriedUser(stopped))));
       },
     ),
   );

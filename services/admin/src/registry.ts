@@ -5,6 +5,7 @@ import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
 import { call } from "@auth-platform/runtime/rpc";
+import { carriedUser, userFields } from "@auth-platform/runtime/user-message";
 import type { AdminConfig } from "./config.js";
 import { startRetention } from "./domain/audit.js";
 import type { IdentityPort, Registry, SessionPort } from "./domain/ports.js";
@@ -71,13 +72,14 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
   const sessionPort: SessionPort = {
     async getSession(token) {
       const found = await rcall(sessions, sessions.getSession, { token, disableRefresh: true });
-      return found.session && found.user ? { session: found.session, user: found.user } : null;
+      const user = carriedUser(found);
+      return found.session && user ? { session: found.session, user } : null;
     },
     listSessions: async (userId) => (await rcall(sessions, sessions.listSessions, { userId, includeImpersonated: true })).sessions,
     async createImpersonationSession(input) {
       const { session } = await rcall(sessions, sessions.createSession, {
         userId: input.user.id,
-        user: input.user,
+        ...userFields(input.user),
         impersonatedBy: input.impersonatedBy,
         expiresInSeconds: input.expiresInSeconds,
         // Not persistent: a browser-session cookie, and the short lifetime above.

@@ -7,7 +7,7 @@ import { newId, randomString } from "@auth-platform/runtime/random";
 import { adminConfig } from "../src/config.js";
 import { createMemoryAuditStore } from "../src/store/memory-audit-store.js";
 import { banHolds } from "../src/domain/authorize.js";
-import type { IdentityPort, Registry, Session, SessionPort, SessionUser, User } from "../src/domain/ports.js";
+import type { IdentityPort, Registry, Session, SessionPort, User } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 
@@ -91,7 +91,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       const session = sessionsByToken.get(token);
       if (!session || session.expiresAt!.getTime() <= now) return null;
       const user = users.get(session.userId);
-      return user ? { session, user: user as SessionUser } : null;
+      return user ? { session, user } : null;
     },
     listSessions: async (userId) => [...sessionsByToken.values()].filter((s) => s.userId === userId),
     async createImpersonationSession(input) {

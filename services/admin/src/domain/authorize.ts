@@ -5,7 +5,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { AuditActor } from "./audit.js";
-import type { CallerInput, Registry, Session, SessionUser } from "./ports.js";
+import type { CallerInput, Registry, Session, User } from "./ports.js";
 
 /** A user's roles: better-auth stores several as one comma-separated string. */
 export const rolesOf = (role: string | undefined | null): string[] =>
@@ -24,11 +24,11 @@ export const banHolds = (user: { banned: boolean; banExpires?: Date | string | n
 export interface Admin extends AuditActor {
   actorId: string;
   session: Session;
-  user: SessionUser;
+  user: User;
 }
 
 /** The caller's live session and user, or UNAUTHORIZED. */
-export async function callerSession(deps: Pick<Registry, "sessions">, caller: CallerInput | undefined): Promise<{ session: Session; user: SessionUser }> {
+export async function callerSession(deps: Pick<Registry, "sessions">, caller: CallerInput | undefined): Promise<{ session: Session; user: User }> {
   const found = caller?.sessionToken ? await deps.sessions.getSession(caller.sessionToken) : null;
   if (!found) throw new AuthError("UNAUTHORIZED");
   return found;

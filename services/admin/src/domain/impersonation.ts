@@ -10,28 +10,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { asAdmin } from "./as-admin.js";
 import { audited } from "./audit.js";
 import { banHolds, callerSession, isAdminRole } from "./authorize.js";
-import type { CallerInput, Registry, Session, SessionUser, User } from "./ports.js";
-
-/** The user as the session service serves it beside a session. */
-export function sessionUserOf(user: User): SessionUser {
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    emailVerified: user.emailVerified,
-    image: user.image,
-    createdAt: user.createdAt,
-    updatedAt: user.updatedAt,
-    username: user.username,
-    displayUsername: user.displayUsername,
-    extraFields: user.extraFields,
-    role: user.role,
-    banned: user.banned,
-    banReason: user.banReason,
-    banExpires: user.banExpires,
-    twoFactorEnabled: user.twoFactorEnabled,
-  };
-}
+import type { CallerInput, Registry, Session, User } from "./ports.js";
 
 export async function impersonateUser(deps: Registry, caller: CallerInput | undefined, userId: string): Promise<{ session: Session; user: User }> {
   return asAdmin(deps, caller, { action: "user.impersonate.start", targetId: userId }, async (admin) => {
@@ -42,7 +21,7 @@ export async function impersonateUser(deps: Registry, caller: CallerInput | unde
     const user = await admittedTarget(deps, target);
     const session = await deps.sessions
       .createImpersonationSession({
-        user: sessionUserOf(user),
+        user,
         impersonatedBy: admin.actorId,
         expiresInSeconds: deps.config.impersonationSeconds,
         ipAddress: caller?.ipAddress,
@@ -81,7 +60,7 @@ async function admittedTarget(deps: Pick<Registry, "identity" | "now">, target: 
  * Ends the caller's impersonation session and answers the admin session it came from. Needs no admin role:
  * only a session flagged as impersonating, and the admin's own live session (the token the gateway kept).
  */
-export async function stopImpersonating(deps: Registry, caller: CallerInput | undefined, adminSessionToken: string): Promise<{ session: Session; user: SessionUser }> {
+export async function stopImpersonating(deps: Registry, caller: CallerInput | undefined, adminSessionToken: string): Promise<{ session: Session; user: User }> {
   const { session, user } = await callerSession(deps, caller);
   const actor = { actorId: user.id, impersonatorId: session.impersonatedBy ?? null, ipAddress: caller?.ipAddress, userAgent: caller?.userAgent };
   return audited(deps, actor, "user.impersonate.stop", user.id, async () => {

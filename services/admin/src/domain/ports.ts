@@ -1,12 +1,12 @@
 /** What the admin domain needs from outside itself: its audit store, identity and session, a clock. */
 import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
 import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { AdminConfig } from "../config.js";
 import type { AuditStore } from "../store/audit-store.js";
 
-export type { Session, SessionUser, User };
+export type { Session, User };
 
 /** The identity service's admin RPCs. */
 export interface IdentityPort {
@@ -28,9 +28,9 @@ export interface IdentityPort {
 /** The session service. */
 export interface SessionPort {
   /** The live session for a token and its user, or null. Never extends it. */
-  getSession(token: string): Promise<{ session: Session; user: SessionUser } | null>;
+  getSession(token: string): Promise<{ session: Session; user: User } | null>;
   listSessions(userId: string): Promise<Session[]>;
-  createImpersonationSession(input: { user: SessionUser; impersonatedBy: string; expiresInSeconds: number; ipAddress?: string; userAgent?: string }): Promise<Session>;
+  createImpersonationSession(input: { user: User; impersonatedBy: string; expiresInSeconds: number; ipAddress?: string; userAgent?: string }): Promise<Session>;
   /** Ends one session; SESSION_NOT_FOUND when there is none. */
   revokeSession(token: string): Promise<void>;
   revokeUserSessions(userId: string): Promise<void>;

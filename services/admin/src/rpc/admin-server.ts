@@ -4,6 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { userFields } from "@auth-platform/runtime/user-message";
 import { asAdmin, checkAdmin } from "../domain/as-admin.js";
 import { listAuditEvents, record } from "../domain/audit.js";
 import { impersonateUser, stopImpersonating } from "../domain/impersonation.js";
@@ -74,7 +75,10 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
     }),
     unbanUser: rpc.unary("UnbanUser", async (req) => ({ user: await users.unbanUser(registry, toCallerInput(req.caller), req.userId) })),
     impersonateUser: rpc.unary("ImpersonateUser", async (req) => impersonateUser(registry, toCallerInput(req.caller), req.userId)),
-    stopImpersonating: rpc.unary("StopImpersonating", async (req) => stopImpersonating(registry, toCallerInput(req.caller), req.adminSessionToken)),
+    stopImpersonating: rpc.unary("StopImpersonating", async (req) => {
+      const { session, user } = await stopImpersonating(registry, toCallerInput(req.caller), req.adminSessionToken);
+      return { session, ...userFields(user) };
+    }),
     revokeUserSession: rpc.unary("RevokeUserSession", async (req) => {
       await users.revokeUserSession(registry, toCallerInput(req.caller), req.sessionToken);
       return {};

@@ -271,7 +271,14 @@ export interface StopImpersonatingResponse {
     | Session
     | undefined;
   /** The admin's user as the session service holds it. */
-  user?: SessionUser | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (auth.session.v1.SessionUser), set with it; read only when
+   * `user` is absent (an admin replica of the previous release). Removed in the release after.
+   */
+  sessionUser?: SessionUser | undefined;
 }
 
 /** RevokeUserSessionRequest names the session to end. */
@@ -2479,7 +2486,7 @@ export const StopImpersonatingRequest: MessageFns<StopImpersonatingRequest> = {
 };
 
 function createBaseStopImpersonatingResponse(): StopImpersonatingResponse {
-  return { session: undefined, user: undefined };
+  return { session: undefined, user: undefined, sessionUser: undefined };
 }
 
 export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = {
@@ -2488,7 +2495,10 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
       Session.encode(message.session, writer.uint32(10).fork()).join();
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
+      User.encode(message.user, writer.uint32(26).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2514,12 +2524,20 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2537,7 +2555,12 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
   fromJSON(object: any): StopImpersonatingResponse {
     return {
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
     };
   },
 
@@ -2547,7 +2570,10 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
       obj.session = Session.toJSON(message.session);
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     return obj;
   },
@@ -2560,8 +2586,9 @@ export const StopImpersonatingResponse: MessageFns<StopImpersonatingResponse> = 
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     return message;
   },

@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { User } from "../../common/v1/user.js";
 
 export const protobufPackage = "auth.session.v1";
 
@@ -62,8 +63,12 @@ export interface Session {
 }
 
 /**
- * SessionUser is the user as served beside a session: the fields of auth.common.v1.User that
- * get-session shows. The identity service is its source.
+ * SessionUser is the deprecated wire form of the user beside a session: auth.common.v1.User's fields under
+ * other numbers. Kept for one release so that a rolling upgrade from the previous one works
+ * (docs/adr/0047-one-user-message-between-releases.md): each field of this type now has a `user`
+ * (auth.common.v1.User) beside it at a new number. Writers of this release set both, with the same user;
+ * readers take `user`, and this one only when `user` is absent (a replica of the previous release sends
+ * only this one). Removed, with every field of this type, in the release after.
  */
 export interface SessionUser {
   /** User id. */
@@ -125,7 +130,14 @@ export interface CreateSessionRequest {
   /** Lifetime override in seconds (impersonation); 0 uses the configured expiry. */
   expiresInSeconds: number;
   /** The user to serve with the session, so the cache is warm from the start. */
-  user?: SessionUser | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?: SessionUser | undefined;
 }
 
 export interface CreateSessionResponse {
@@ -143,8 +155,18 @@ export interface GetSessionRequest {
 
 export interface GetSessionResponse {
   /** Absent when the token names no live session. */
-  session?: Session | undefined;
+  session?:
+    | Session
+    | undefined;
+  /** The session's user, absent with the session. */
   user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?:
     | SessionUser
     | undefined;
   /** True when this call extended the session, so the caller reissues its cookie. */
@@ -197,6 +219,13 @@ export interface RevokeUserSessionsRequest {
    * Absent: the kept copy stays as it is.
    */
   user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?:
     | SessionUser
     | undefined;
   /**
@@ -225,7 +254,8 @@ export interface ForgetUserRequest {
   /**
    * The user as it now is: served with the user's sessions from now on, unless a newer copy is already kept.
    * Absent: the copy is removed (the user was deleted, or the sender predates copies; identity's backfill
-   * then pushes the user again).
+   * then pushes the user again). Still the deprecated SessionUser: only identity replicas of the previous
+   * release call ForgetUser, and it goes with SessionUser in the release after.
    */
   user?: SessionUser | undefined;
 }
@@ -235,7 +265,14 @@ export interface ForgetUserResponse {
 
 export interface PutUserCopyRequest {
   /** The user as it now is. */
-  user?: SessionUser | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?: SessionUser | undefined;
 }
 
 export interface PutUserCopyResponse {
@@ -882,6 +919,7 @@ function createBaseCreateSessionRequest(): CreateSessionRequest {
     impersonatedBy: undefined,
     expiresInSeconds: 0,
     user: undefined,
+    sessionUser: undefined,
   };
 }
 
@@ -906,7 +944,10 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       writer.uint32(48).int32(message.expiresInSeconds);
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(58).fork()).join();
+      User.encode(message.user, writer.uint32(66).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -972,12 +1013,20 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
             message.expiresInSeconds = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 7: {
             if (tag !== 58) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1024,7 +1073,12 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
         : isSet(object.expires_in_seconds)
         ? globalThis.Number(object.expires_in_seconds)
         : 0,
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
     };
   },
 
@@ -1049,7 +1103,10 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       obj.expiresInSeconds = Math.round(message.expiresInSeconds);
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     return obj;
   },
@@ -1065,8 +1122,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     message.rememberMe = object.rememberMe ?? false;
     message.impersonatedBy = object.impersonatedBy ?? undefined;
     message.expiresInSeconds = object.expiresInSeconds ?? 0;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     return message;
   },
@@ -1231,7 +1289,7 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
 };
 
 function createBaseGetSessionResponse(): GetSessionResponse {
-  return { session: undefined, user: undefined, refreshed: false };
+  return { session: undefined, user: undefined, sessionUser: undefined, refreshed: false };
 }
 
 export const GetSessionResponse: MessageFns<GetSessionResponse> = {
@@ -1240,7 +1298,10 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       Session.encode(message.session, writer.uint32(10).fork()).join();
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
+      User.encode(message.user, writer.uint32(34).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(18).fork()).join();
     }
     if (message.refreshed !== false) {
       writer.uint32(24).bool(message.refreshed);
@@ -1269,12 +1330,20 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
           case 3: {
@@ -1300,7 +1369,12 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
   fromJSON(object: any): GetSessionResponse {
     return {
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
       refreshed: isSet(object.refreshed) ? globalThis.Boolean(object.refreshed) : false,
     };
   },
@@ -1311,7 +1385,10 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       obj.session = Session.toJSON(message.session);
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     if (message.refreshed !== false) {
       obj.refreshed = message.refreshed;
@@ -1327,8 +1404,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     message.refreshed = object.refreshed ?? false;
     return message;
@@ -1679,7 +1757,7 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "", user: undefined, callerToken: undefined };
+  return { userId: "", user: undefined, sessionUser: undefined, callerToken: undefined };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
@@ -1688,7 +1766,10 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
       writer.uint32(10).string(message.userId);
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
+      User.encode(message.user, writer.uint32(34).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(18).fork()).join();
     }
     if (message.callerToken !== undefined) {
       writer.uint32(26).string(message.callerToken);
@@ -1717,12 +1798,20 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.userId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
           case 3: {
@@ -1752,7 +1841,12 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
       callerToken: isSet(object.callerToken)
         ? globalThis.String(object.callerToken)
         : isSet(object.caller_token)
@@ -1767,7 +1861,10 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
       obj.userId = message.userId;
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     if (message.callerToken !== undefined) {
       obj.callerToken = message.callerToken;
@@ -1781,8 +1878,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
   fromPartial<I extends Exact<DeepPartial<RevokeUserSessionsRequest>, I>>(object: I): RevokeUserSessionsRequest {
     const message = createBaseRevokeUserSessionsRequest();
     message.userId = object.userId ?? "";
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     message.callerToken = object.callerToken ?? undefined;
     return message;
@@ -2130,13 +2228,16 @@ export const ForgetUserResponse: MessageFns<ForgetUserResponse> = {
 };
 
 function createBasePutUserCopyRequest(): PutUserCopyRequest {
-  return { user: undefined };
+  return { user: undefined, sessionUser: undefined };
 }
 
 export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
   encode(message: PutUserCopyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(10).fork()).join();
+      User.encode(message.user, writer.uint32(18).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(10).fork()).join();
     }
     return writer;
   },
@@ -2154,12 +2255,20 @@ export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 1: {
             if (tag !== 10) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2175,13 +2284,23 @@ export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
   },
 
   fromJSON(object: any): PutUserCopyRequest {
-    return { user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
+    };
   },
 
   toJSON(message: PutUserCopyRequest): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     return obj;
   },
@@ -2191,8 +2310,9 @@ export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<PutUserCopyRequest>, I>>(object: I): PutUserCopyRequest {
     const message = createBasePutUserCopyRequest();
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     return message;
   },
@@ -2969,7 +3089,7 @@ export const SessionServiceService = {
   /**
    * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
    * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
-   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   * PutUserCopy (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot: {
     path: "/auth.session.v1.SessionService/ListUsersMissingSnapshot" as const,
@@ -3070,7 +3190,7 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   /**
    * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
    * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
-   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   * PutUserCopy (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot: handleUnaryCall<ListUsersMissingSnapshotRequest, ListUsersMissingSnapshotResponse>;
   /**
@@ -3264,7 +3384,7 @@ export interface SessionServiceClient extends Client {
   /**
    * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
    * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
-   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   * PutUserCopy (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot(
     request: ListUsersMissingSnapshotRequest,
