@@ -5,6 +5,8 @@
  */
 
 import type { Invitation, InvitationStatus, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { User as UserMessage } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { safeImage } from "@auth-platform/runtime/user-image";
 
 type When = Date | string | undefined;
@@ -19,24 +21,14 @@ export type PublicMember = Member;
 export type PublicInvitation = Invitation;
 export type { InvitationStatus };
 
-/** A user as auth.identity.v1.User, auth.session.v1.SessionUser or the session cache carry it. */
-export interface UserFields {
-  id: string;
-  name: string;
-  email: string;
-  emailVerified: boolean;
-  image?: Maybe<string>;
-  createdAt?: When;
-  updatedAt?: When;
-  username?: Maybe<string>;
-  displayUsername?: Maybe<string>;
-  extraFields?: Record<string, unknown> | undefined;
-  twoFactorEnabled?: boolean;
-  role?: Maybe<string>;
-  banned?: boolean;
-  banReason?: Maybe<string>;
-  banExpires?: When | null;
-}
+/** Every field of T may be unset (absent, undefined or null). */
+type Unset<T> = { [K in keyof T]?: T[K] | null };
+
+/**
+ * A user as auth.common.v1.User or the session cache's record (CachedUser) carry it, not declared again: the
+ * four fields every user has, the others maybe unset (a message leaves them out, the cache holds nulls).
+ */
+export type UserFields = Pick<UserMessage, "id" | "name" | "email" | "emailVerified"> & (Unset<UserMessage> | Unset<CachedUser>);
 
 /** A session as auth.session.v1.Session or the session cache (with its token put back) carry it. */
 export interface SessionFields {
@@ -63,8 +55,8 @@ export function publicUser(user: UserFields): PublicUser {
     emailVerified: user.emailVerified,
     // Only an image safe in an <img src> (docs/http-api.md): one stored before the rule is answered as none.
     image: safeImage(user.image),
-    createdAt: iso(user.createdAt),
-    updatedAt: iso(user.updatedAt),
+    createdAt: iso(user.createdAt ?? undefined),
+    updatedAt: iso(user.updatedAt ?? undefined),
     // Always present, null when unset, so the shape does not change with the sign-up method.
     username: user.username ?? null,
     displayUsername: user.displayUsername ?? user.username ?? null,

@@ -13,6 +13,7 @@ import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { readCachedSession, type RefusedRecord } from "@auth-platform/runtime/session-cache";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
+import { carriedUser } from "@auth-platform/runtime/user-message";
 import type { Clients } from "../clients.js";
 import { type CookieJar, parseCookies, unsign } from "./cookies.js";
 import { type PublicSession, type PublicUser, publicSession, publicUser } from "./public-shapes.js";
@@ -74,8 +75,9 @@ export function sessionResolver(deps: {
     }
     const sessions = deps.clients.sessions;
     const found = await call(sessions, sessions.getSession, { token, disableRefresh: options.disableRefresh ?? false });
-    if (!found.session || !found.user) return null;
-    return { session: publicSession(found.session), user: publicUser(found.user), refreshed: found.refreshed };
+    const user = carriedUser(found);
+    if (!found.session || !user) return null;
+    return { session: publicSession(found.session), user: publicUser(user), refreshed: found.refreshed };
   };
 
   const current = async (req: Request, options: { disableRefresh?: boolean } = {}): Promise<CurrentSession | null> => {

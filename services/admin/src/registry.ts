@@ -5,6 +5,7 @@ import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
 import { call } from "@auth-platform/runtime/rpc";
+import { userFields } from "@auth-platform/runtime/user-message";
 import type { AdminConfig } from "./config.js";
 import { startRetention } from "./domain/audit.js";
 import type { IdentityPort, Registry, SessionPort } from "./domain/ports.js";
@@ -73,7 +74,7 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
     async createImpersonationSession(input) {
       const { session } = await rcall(sessions, sessions.createSession, {
         userId: input.user.id,
-        user: input.user,
+        ...userFields(input.user),
         impersonatedBy: input.impersonatedBy,
         expiresInSeconds: input.expiresInSeconds,
         // Not persistent: a browser-session cookie, and the short lifetime above.

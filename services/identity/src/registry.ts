@@ -5,6 +5,7 @@ import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/s
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
+import { userFields } from "@auth-platform/runtime/user-message";
 import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
 import { publishingStore, startSessionOutboxWorker } from "./domain/session-outbox.js";
@@ -14,7 +15,7 @@ import { HashingQueue } from "./hashing-queue.js";
 import { providerTokenVault } from "./domain/provider-token-vault.js";
 import { passwordHasher } from "./password.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
-import { toSessionUser } from "./rpc/mappers.js";
+import { toUserMessage } from "./rpc/mappers.js";
 import { openIdentityStore } from "./store/mikro-identity-store.js";
 
 const TEMPLATES: Record<MailTemplate, Template> = {
@@ -49,15 +50,15 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
           userAgent: client.userAgent,
           rememberMe,
           expiresInSeconds: 0,
-          user: toSessionUser(user),
+          ...userFields(toUserMessage(user)),
         });
         return session!;
       },
       async revokeUserSessions(userId, user) {
-        await call(sessionClient, sessionClient.revokeUserSessions, { userId, user: user && toSessionUser(user) });
+        await call(sessionClient, sessionClient.revokeUserSessions, { userId, ...userFields(user && toUserMessage(user)) });
       },
       async putUserCopy(user) {
-        await call(sessionClient, sessionClient.putUserCopy, { user: toSessionUser(user) });
+        await call(sessionClient, sessionClient.putUserCopy, userFields(toUserMessage(user)));
       },
       async dropUserCopy(userId) {
         await call(sessionClient, sessionClient.dropUserCopy, { userId });

@@ -3,7 +3,7 @@
  * whose answer the test sets, and a fake identity that applies the same outcome rules as identity's
  * (a user per email; errors the test asks for).
  */
-import type { User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";

@@ -58,7 +58,7 @@ export interface CachedSessionFields {
   activeOrganizationId: string | null;
 }
 
-/** The session's user as cached (the fields of auth.session.v1.SessionUser). */
+/** The session's user as cached (the fields of auth.common.v1.User). */
 export interface CachedUser {
   id: string;
   name: string;

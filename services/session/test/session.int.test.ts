@@ -4,7 +4,8 @@
  * organization, admin and our users' services. No other service runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionServiceClient, type SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { newId } from "@auth-platform/runtime/random";
 import { backendLabel } from "../../../testing/databases.js";
@@ -31,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 /** The copy of a user identity hands over with a new session. */
-function userCopy(overrides: Partial<SessionUser> = {}): SessionUser {
+function userCopy(overrides: Partial<User> = {}): User {
   const id = overrides.id ?? newId();
   const at = new Date();
   return {
@@ -120,5 +121,55 @@ describe(`the session service on its own (${backendLabel()})`, () => {
     );
     // Refused before anything happened: the session lives on, its user as identity last said.
     expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).user).toMatchObject({ id: user.id, role: "user" });
+  });
+});
+
+// One release carries the user twice (docs/adr/0047-one-user-message-between-releases.md): `user`
+// (auth.common.v1.User) and the deprecated `sessionUser` (SessionUser, the previous release's numbers).
+describe(`the user in both wire forms during a rolling upgrade (${backendLabel()})`, () => {
+  it("serves a user that an identity replica of the previous release sent only as SessionUser", async () => {
+    const user = userCopy({ username: "ada", displayUsername: "Ada", image: "https://example.com/a.png", extraFields: { plan: "pro" } });
+    // What the previous release writes: the user at CreateSessionRequest's field 7, nothing at 8.
+    const { session } = await call(identity, identity.createSession, { userId: user.id, rememberMe: true, expiresInSeconds: 0, sessionUser: user });
+    const found = await call(gateway, gateway.getSession, { token: session!.token, disableRefresh: true });
+    expect(found.user).toEqual(user);
+
+    const renamed = { ...user, name: "Ada Lovelace", updatedAt: new Date(Date.now() + 1_000) };
+    await call(identity, identity.putUserCopy, { sessionUser: renamed });
+    expect((await call(gateway, gateway.getSession, { token: session!.token, disableRefresh: true })).user).toEqual(renamed);
+
+    // The banned copy a ban hands over, in the old form: kept first, then every session ends.
+    const banned = { ...renamed, banned: true, banReason: "spam", updatedAt: new Date(Date.now() + 2_000) };
+    await call(identity, identity.revokeUserSessions, { userId: user.id, sessionUser: banned });
+    expect((await call(gateway, gateway.getSession, { token: session!.token, disableRefresh: true })).session).toBeUndefined();
+    expect(await service.deps.store.findUser(user.id)).toMatchObject({ name: "Ada Lovelace", banned: true, banReason: "spam" });
+  });
+
+  it("takes `user` when both forms come, and checks the old form as it checks the new", async () => {
+    const user = userCopy();
+    const { session } = await call(identity, identity.createSession, {
+      userId: user.id,
+      rememberMe: true,
+      expiresInSeconds: 0,
+      user,
+      sessionUser: { ...user, name: "Not this one" },
+    });
+    expect((await call(gateway, gateway.getSession, { token: session!.token, disableRefresh: true })).user).toMatchObject({ name: "Ada" });
+
+    expect(await peerCodeOf(call(identity, identity.createSession, { userId: user.id, rememberMe: true, expiresInSeconds: 0, sessionUser: userCopy() }))).toMatchObject({
+      errorCode: "VALIDATION_ERROR",
+    });
+    // A copy of the user only identity may send is refused from anyone else in the old form too.
+    const admin = service.clientAs(SessionServiceClient, "admin");
+    const planted = { ...user, role: "admin", updatedAt: new Date(Date.now() + 60_000) };
+    expect(await peerCodeOf(call(admin, admin.revokeUserSessions, { userId: user.id, sessionUser: planted }))).toEqual(REFUSED);
+    expect((await call(gateway, gateway.getSession, { token: session!.token, disableRefresh: true })).user).toMatchObject({ id: user.id, role: "user" });
+  });
+
+  it("answers GetSession with the user in both forms, for a gateway or admin replica of the previous release", async () => {
+    const { user, session } = await signedIn();
+    const found = await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true });
+    expect(found.user).toEqual(user);
+    expect(found.sessionUser).toEqual(user);
   });
 });

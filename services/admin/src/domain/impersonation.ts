@@ -10,28 +10,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { asAdmin } from "./as-admin.js";
 import { audited } from "./audit.js";
 import { actorOf, banHolds, isAdminRole } from "./authorize.js";
-import type { Caller, Registry, Session, SessionUser, User } from "./ports.js";
-
-/** The user as the session service serves it beside a session. */
-export function sessionUserOf(user: User): SessionUser {
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    emailVerified: user.emailVerified,
-    image: user.image,
-    createdAt: user.createdAt,
-    updatedAt: user.updatedAt,
-    username: user.username,
-    displayUsername: user.displayUsername,
-    extraFields: user.extraFields,
-    role: user.role,
-    banned: user.banned,
-    banReason: user.banReason,
-    banExpires: user.banExpires,
-    twoFactorEnabled: user.twoFactorEnabled,
-  };
-}
+import type { Caller, Registry, Session, User } from "./ports.js";
 
 export async function impersonateUser(deps: Registry, caller: Caller | undefined, userId: string): Promise<{ session: Session; user: User }> {
   return asAdmin(deps, caller, { action: "user.impersonate.start", targetId: userId }, async (admin) => {
@@ -42,7 +21,7 @@ export async function impersonateUser(deps: Registry, caller: Caller | undefined
     const user = await admittedTarget(deps, target);
     const session = await deps.sessions
       .createImpersonationSession({
-        user: sessionUserOf(user),
+        user,
         impersonatedBy: admin.actorId,
         expiresInSeconds: deps.config.impersonationSeconds,
         ipAddress: admin.ipAddress,

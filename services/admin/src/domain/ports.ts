@@ -1,12 +1,13 @@
 /** What the admin domain needs from outside itself: its audit store, identity and session, a clock. */
-import type { ListUsersRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { AdminConfig } from "../config.js";
 import type { AuditStore } from "../store/audit-store.js";
 
-export type { Caller, Session, SessionUser, User };
+export type { Caller, Session, User };
 
 /** The identity service's admin RPCs. */
 export interface IdentityPort {
@@ -28,7 +29,7 @@ export interface IdentityPort {
 /** The session service. */
 export interface SessionPort {
   listSessions(userId: string): Promise<Session[]>;
-  createImpersonationSession(input: { user: SessionUser; impersonatedBy: string; expiresInSeconds: number; ipAddress?: string; userAgent?: string }): Promise<Session>;
+  createImpersonationSession(input: { user: User; impersonatedBy: string; expiresInSeconds: number; ipAddress?: string; userAgent?: string }): Promise<Session>;
   /** Ends the session with this id and answers its user; SESSION_NOT_FOUND when there is none. */
   revokeSession(sessionId: string): Promise<string>;
   revokeUserSessions(userId: string): Promise<void>;

@@ -1,8 +1,8 @@
 /** Domain records <-> contract messages. */
-import type { Account, CallerSession as CallerMessage, Client, ProviderProfile as ProfileMessage, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { Account, CallerSession as CallerMessage, Client, ProviderProfile as ProfileMessage } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ProviderProfile } from "../domain/provider-sign-in.js";
-import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { SignInOutcome } from "../domain/complete-sign-in.js";
 import type { CallerSession, ClientInfo } from "../domain/ports.js";
 import type { AccountRecord, UserRecord } from "../store/identity-store.js";
@@ -25,11 +25,6 @@ export function toUserMessage(user: UserRecord): User {
     extraFields: user.extraFields,
     twoFactorEnabled: user.twoFactorEnabled,
   };
-}
-
-/** The user as the session service serves it beside a session: the same fields as the user message. */
-export function toSessionUser(user: UserRecord): SessionUser {
-  return toUserMessage(user);
 }
 
 export function toAccountMessage(account: AccountRecord): Account {

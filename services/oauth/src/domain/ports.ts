@@ -1,5 +1,6 @@
 /** What the oauth domain needs from outside itself: its store, the providers, identity, a clock. */
-import type { Account, TrustedDeviceToken, TwoFactorChallenge, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { Account, TrustedDeviceToken, TwoFactorChallenge } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { OAuthConfig } from "../config.js";

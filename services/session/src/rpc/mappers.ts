@@ -1,5 +1,6 @@
 /** Session records and cache records <-> contract messages. */
-import type { Session, SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { CachedSessionFields, CachedUser } from "@auth-platform/runtime/session-cache";
 import type { SessionRecord } from "../store/session-store.js";
 
@@ -33,7 +34,8 @@ export function sessionMessageFromCache(session: CachedSessionFields): Session {
   };
 }
 
-export function toUserMessage(user: CachedUser): SessionUser {
+/** The user a session is served with, as the cache and the store keep it, as GetSession answers it. */
+export function toUserMessage(user: CachedUser): User {
   return {
     id: user.id,
     name: user.name,
@@ -54,7 +56,7 @@ export function toUserMessage(user: CachedUser): SessionUser {
 }
 
 /** The user a request carries (CreateSession, PutUserCopy), as the cache and the store keep it. */
-export function userFromMessage(user: SessionUser): CachedUser {
+export function userFromMessage(user: User): CachedUser {
   return {
     id: user.id,
     name: user.name,

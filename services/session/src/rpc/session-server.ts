@@ -5,6 +5,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
+import { carriedUser, userFields } from "@auth-platform/runtime/user-message";
 import type { Registry } from "../domain/ports.js";
 import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeSessionById, revokeUserSessions, usersMissingSnapshot } from "../domain/sessions.js";
@@ -41,8 +42,9 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
   const implementation: SessionServiceServer = {
     createSession: rpc.unary("CreateSession", async (req) => {
       if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
-      if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
-      const session = await createSession(registry, { ...req, user: req.user && userFromMessage(req.user) });
+      const user = carriedUser(req);
+      if (user && user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
+      const session = await createSession(registry, { ...req, user: user && userFromMessage(user) });
       return { session: toSessionMessage(session) };
     }),
     getSession: rpc.unary("GetSession", async (req) => {
@@ -50,7 +52,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       if (!found) return { refreshed: false };
       return {
         session: sessionMessageFromCache(found.cached.session),
-        user: toUserMessage(found.cached.user),
+        ...userFields(toUserMessage(found.cached.user)),
         refreshed: found.refreshed,
       };
     }),
@@ -65,9 +67,10 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: req.caller && requireCaller(req.caller) }) };
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req, { caller }) => {
-      if (req.user) requireWorkload({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
-      if (req.user && req.user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
-      await revokeUserSessions(registry, req.userId, { user: req.user && userFromMessage(req.user), caller: req.caller && requireCaller(req.caller) });
+      const user = carriedUser(req);
+      if (user) requireWorkload({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
+      if (user && user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
+      await revokeUserSessions(registry, req.userId, { user: user && userFromMessage(user), caller: req.caller && requireCaller(req.caller) });
       return {};
     }),
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
@@ -77,8 +80,9 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       return {};
     }),
     putUserCopy: rpc.unary("PutUserCopy", async (req) => {
-      if (!req.user?.id) throw new AuthError("VALIDATION_ERROR", "user is required");
-      await forgetUser(registry, req.user.id, userFromMessage(req.user));
+      const user = carriedUser(req);
+      if (!user?.id) throw new AuthError("VALIDATION_ERROR", "user is required");
+      await forgetUser(registry, user.id, userFromMessage(user));
       return {};
     }),
     dropUserCopy: rpc.unary("DropUserCopy", async (req) => {

@@ -21,7 +21,8 @@ import {
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Caller } from "../../common/v1/caller.js";
-import { ListUsersRequest as ListUsersRequest1, User } from "../../identity/v1/identity.js";
+import { User } from "../../common/v1/user.js";
+import { ListUsersRequest as ListUsersRequest1 } from "../../identity/v1/identity.js";
 import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.admin.v1";

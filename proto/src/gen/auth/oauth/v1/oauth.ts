@@ -20,7 +20,8 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { Account, Client, TrustedDeviceToken, TwoFactorChallenge, User } from "../../identity/v1/identity.js";
+import { User } from "../../common/v1/user.js";
+import { Account, Client, TrustedDeviceToken, TwoFactorChallenge } from "../../identity/v1/identity.js";
 import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.oauth.v1";

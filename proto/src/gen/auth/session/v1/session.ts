@@ -21,6 +21,7 @@ import {
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Caller } from "../../common/v1/caller.js";
+import { User } from "../../common/v1/user.js";
 
 export const protobufPackage = "auth.session.v1";
 
@@ -63,8 +64,12 @@ export interface Session {
 }
 
 /**
- * SessionUser is the user as served beside a session: the fields of auth.identity.v1.User that
- * get-session shows. The identity service is its source.
+ * SessionUser is the deprecated wire form of the user beside a session: auth.common.v1.User's fields under
+ * other numbers. Kept for one release so that a rolling upgrade from the previous one works
+ * (docs/adr/0047-one-user-message-between-releases.md): each field of this type now has a `user`
+ * (auth.common.v1.User) beside it at a new number. Writers of this release set both, with the same user;
+ * readers take `user`, and this one only when `user` is absent (a replica of the previous release sends
+ * only this one). Removed, with every field of this type, in the release after.
  */
 export interface SessionUser {
   /** User id. */
@@ -98,7 +103,7 @@ export interface SessionUser {
   /** The configured extra user fields this user has, by name. */
   extraFields?: { [key: string]: any } | undefined;
   twoFactorEnabled: boolean;
-  /** Admin fields (auth.identity.v1.User's). */
+  /** Admin fields (auth.common.v1.User's). */
   role?: string | undefined;
   banned: boolean;
   banReason?: string | undefined;
@@ -126,7 +131,14 @@ export interface CreateSessionRequest {
   /** Lifetime override in seconds (impersonation); 0 uses the configured expiry. */
   expiresInSeconds: number;
   /** The user to serve with the session, so the cache is warm from the start. */
-  user?: SessionUser | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?: SessionUser | undefined;
 }
 
 export interface CreateSessionResponse {
@@ -144,8 +156,18 @@ export interface GetSessionRequest {
 
 export interface GetSessionResponse {
   /** Absent when the token names no live session. */
-  session?: Session | undefined;
+  session?:
+    | Session
+    | undefined;
+  /** The session's user, absent with the session. */
   user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?:
     | SessionUser
     | undefined;
   /** True when this call extended the session, so the caller reissues its cookie. */
@@ -204,6 +226,13 @@ export interface RevokeUserSessionsRequest {
    * Absent: the kept copy stays as it is.
    */
   user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?:
     | SessionUser
     | undefined;
   /**
@@ -230,7 +259,8 @@ export interface ForgetUserRequest {
   /**
    * The user as it now is: served with the user's sessions from now on, unless a newer copy is already kept.
    * Absent: the copy is removed (the user was deleted, or the sender predates copies; identity's backfill
-   * then pushes the user again).
+   * then pushes the user again). Still the deprecated SessionUser: only identity replicas of the previous
+   * release call ForgetUser, and it goes with SessionUser in the release after.
    */
   user?: SessionUser | undefined;
 }
@@ -240,7 +270,14 @@ export interface ForgetUserResponse {
 
 export interface PutUserCopyRequest {
   /** The user as it now is. */
-  user?: SessionUser | undefined;
+  user?:
+    | User
+    | undefined;
+  /**
+   * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
+   * absent. Removed in the release after.
+   */
+  sessionUser?: SessionUser | undefined;
 }
 
 export interface PutUserCopyResponse {
@@ -889,6 +926,7 @@ function createBaseCreateSessionRequest(): CreateSessionRequest {
     impersonatedBy: undefined,
     expiresInSeconds: 0,
     user: undefined,
+    sessionUser: undefined,
   };
 }
 
@@ -913,7 +951,10 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       writer.uint32(48).int32(message.expiresInSeconds);
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(58).fork()).join();
+      User.encode(message.user, writer.uint32(66).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -979,12 +1020,20 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
             message.expiresInSeconds = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 7: {
             if (tag !== 58) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1031,7 +1080,12 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
         : isSet(object.expires_in_seconds)
         ? globalThis.Number(object.expires_in_seconds)
         : 0,
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
     };
   },
 
@@ -1056,7 +1110,10 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       obj.expiresInSeconds = Math.round(message.expiresInSeconds);
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     return obj;
   },
@@ -1072,8 +1129,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     message.rememberMe = object.rememberMe ?? false;
     message.impersonatedBy = object.impersonatedBy ?? undefined;
     message.expiresInSeconds = object.expiresInSeconds ?? 0;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     return message;
   },
@@ -1238,7 +1296,7 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
 };
 
 function createBaseGetSessionResponse(): GetSessionResponse {
-  return { session: undefined, user: undefined, refreshed: false };
+  return { session: undefined, user: undefined, sessionUser: undefined, refreshed: false };
 }
 
 export const GetSessionResponse: MessageFns<GetSessionResponse> = {
@@ -1247,7 +1305,10 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       Session.encode(message.session, writer.uint32(10).fork()).join();
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
+      User.encode(message.user, writer.uint32(34).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(18).fork()).join();
     }
     if (message.refreshed !== false) {
       writer.uint32(24).bool(message.refreshed);
@@ -1276,12 +1337,20 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
           case 3: {
@@ -1307,7 +1376,12 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
   fromJSON(object: any): GetSessionResponse {
     return {
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
       refreshed: isSet(object.refreshed) ? globalThis.Boolean(object.refreshed) : false,
     };
   },
@@ -1318,7 +1392,10 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       obj.session = Session.toJSON(message.session);
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     if (message.refreshed !== false) {
       obj.refreshed = message.refreshed;
@@ -1334,8 +1411,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     message.refreshed = object.refreshed ?? false;
     return message;
@@ -1723,7 +1801,7 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "", user: undefined, caller: undefined };
+  return { userId: "", user: undefined, sessionUser: undefined, caller: undefined };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
@@ -1732,7 +1810,10 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
       writer.uint32(10).string(message.userId);
     }
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(18).fork()).join();
+      User.encode(message.user, writer.uint32(42).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(18).fork()).join();
     }
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(34).fork()).join();
@@ -1761,12 +1842,20 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.userId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
           case 4: {
@@ -1796,7 +1885,12 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
-      user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
     };
   },
@@ -1807,7 +1901,10 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
       obj.userId = message.userId;
     }
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
@@ -1821,8 +1918,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
   fromPartial<I extends Exact<DeepPartial<RevokeUserSessionsRequest>, I>>(object: I): RevokeUserSessionsRequest {
     const message = createBaseRevokeUserSessionsRequest();
     message.userId = object.userId ?? "";
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
@@ -2148,13 +2246,16 @@ export const ForgetUserResponse: MessageFns<ForgetUserResponse> = {
 };
 
 function createBasePutUserCopyRequest(): PutUserCopyRequest {
-  return { user: undefined };
+  return { user: undefined, sessionUser: undefined };
 }
 
 export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
   encode(message: PutUserCopyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
-      SessionUser.encode(message.user, writer.uint32(10).fork()).join();
+      User.encode(message.user, writer.uint32(18).fork()).join();
+    }
+    if (message.sessionUser !== undefined) {
+      SessionUser.encode(message.sessionUser, writer.uint32(10).fork()).join();
     }
     return writer;
   },
@@ -2172,12 +2273,20 @@ export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
           case 1: {
             if (tag !== 10) {
               break;
             }
 
-            message.user = SessionUser.decode(reader, reader.uint32());
+            message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2193,13 +2302,23 @@ export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
   },
 
   fromJSON(object: any): PutUserCopyRequest {
-    return { user: isSet(object.user) ? SessionUser.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      sessionUser: isSet(object.sessionUser)
+        ? SessionUser.fromJSON(object.sessionUser)
+        : isSet(object.session_user)
+        ? SessionUser.fromJSON(object.session_user)
+        : undefined,
+    };
   },
 
   toJSON(message: PutUserCopyRequest): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
-      obj.user = SessionUser.toJSON(message.user);
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.sessionUser !== undefined) {
+      obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
     return obj;
   },
@@ -2209,8 +2328,9 @@ export const PutUserCopyRequest: MessageFns<PutUserCopyRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<PutUserCopyRequest>, I>>(object: I): PutUserCopyRequest {
     const message = createBasePutUserCopyRequest();
-    message.user = (object.user !== undefined && object.user !== null)
-      ? SessionUser.fromPartial(object.user)
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
+      ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     return message;
   },
@@ -2992,7 +3112,7 @@ export const SessionServiceService = {
   /**
    * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
    * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
-   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   * PutUserCopy (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot: {
     path: "/auth.session.v1.SessionService/ListUsersMissingSnapshot" as const,
@@ -3094,7 +3214,7 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   /**
    * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
    * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
-   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   * PutUserCopy (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot: handleUnaryCall<ListUsersMissingSnapshotRequest, ListUsersMissingSnapshotResponse>;
   /**
@@ -3289,7 +3409,7 @@ export interface SessionServiceClient extends Client {
   /**
    * ListUsersMissingSnapshot pages through the users who have sessions but no user copy in the session
    * service (sessions created before it kept one), by id after after_user_id; identity answers each with a
-   * ForgetUser carrying the user (a one-off backfill at start). Errors: none.
+   * PutUserCopy (a one-off backfill at start). Errors: none.
    */
   listUsersMissingSnapshot(
     request: ListUsersMissingSnapshotRequest,
