@@ -47,7 +47,7 @@ export function identityPortOf(identity: IdentityServiceClient): IdentityPort {
     listUsers: (query) => rcall(identity, identity.listUsers, query),
     createUser: async (input) => required((await rcall(identity, identity.createUser, input)).user, "user"),
     setRole: async (userId, role) => required((await rcall(identity, identity.setRole, { userId, role })).user, "user"),
-    updateUser: async (input) => required((await rcall(identity, identity.updateUser, input)).user, "user"),
+    updateUser: async (input) => required((await rcall(identity, identity.setUserProfile, input)).user, "user"),
     setUserPassword: async (userId, newPassword) => {
       await rcall(identity, identity.setUserPassword, { userId, newPassword });
     },

@@ -15,18 +15,21 @@ import { openIdentityStore } from "../src/store/mikro-identity-store.js";
 
 let platform: Platform;
 let store: IdentityStore;
-/** SetUserPassword is the admin service's (docs/internal-api.md); the other calls are the gateway's. */
+/** SetUserPassword is the admin service's, LoadProviderTokens oauth's (docs/internal-api.md); the other calls are the gateway's. */
 let admin: IdentityServiceClient;
+let oauth: IdentityServiceClient;
 let identity: IdentityServiceClient;
 
 beforeAll(async () => {
   platform = await startPlatform();
   store = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
   admin = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("admin"), serverName: "identity" });
+  oauth = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("oauth"), serverName: "identity" });
   identity = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("gateway"), serverName: "identity" });
 });
 afterAll(async () => {
   admin?.close();
+  oauth?.close();
   identity?.close();
   await store?.close();
   await platform?.stop();
@@ -115,7 +118,7 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
     expect(await store.findUserById(signUp.body.user.id)).toMatchObject({ role: "user", banned: false, emailVerified: false, extraFields: {} });
   });
 
-  it("GetProviderTokens and GetProviderAccountInfo: a provider account is found by id or provider; renewal and the profile are oauth's", async () => {
+  it("GetProviderTokens, GetProviderAccountInfo and LoadProviderTokens: a provider account is found by id or provider; renewal and the profile are oauth's", async () => {
     const user = await socialUser();
     const [github] = await store.listAccounts(user.id);
     // The stored tokens are answered (this account holds none); renewing and reading the profile need the
@@ -126,6 +129,10 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
       expect(answer.accessToken).toBeUndefined();
       await expect(call(identity, identity.getProviderTokens, { userId: user.id, ...selection, refresh: true })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
       await expect(call(identity, identity.getProviderAccountInfo, { userId: user.id, ...selection })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      // oauth reads the same tokens for the user it names.
+      const loaded = await call(oauth, oauth.loadProviderTokens, { userId: user.id, ...selection });
+      expect(loaded.account).toMatchObject({ id: github!.id, providerId: "github" });
+      expect(loaded.accessToken).toBeUndefined();
     }
     for (const rpc of [identity.getProviderTokens, identity.getProviderAccountInfo]) {
       // Another user's account, an unknown one, or no selection at all: not found.
@@ -133,6 +140,9 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
       await expect(call(identity, rpc, { userId: user.id, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
       await expect(call(identity, rpc, { userId: user.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
     }
+    await expect(call(oauth, oauth.loadProviderTokens, { userId: "someone-else", accountId: github!.id })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+    await expect(call(oauth, oauth.loadProviderTokens, { userId: user.id, providerId: "gitlab" })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+    await expect(call(oauth, oauth.loadProviderTokens, { userId: user.id })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
   });
 
   it("unlink-account by the platform's account id (the current client's call)", async () => {

@@ -31,7 +31,7 @@ export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<R
         await call(identity, identity.linkProviderAccount, { userId, profile: toProfileMessage(profile) });
       },
       async providerTokens(selection) {
-        const answer = await call(identity, identity.getProviderTokens, { ...selection, refresh: false });
+        const answer = await call(identity, identity.loadProviderTokens, selection);
         return { ...answer, account: answer.account! };
       },
       async storeProviderTokens(userId, accountId, tokens) {

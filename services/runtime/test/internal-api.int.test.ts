@@ -36,12 +36,12 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ResetPassword: ["gateway"],
     ChangeEmail: ["gateway"],
     ChangePassword: ["gateway"],
-    UpdateUser: ["gateway", "admin"],
+    UpdateUser: ["gateway"],
     DeleteUser: ["gateway"],
     ListAccounts: ["gateway"],
     UnlinkAccount: ["gateway"],
     IsUsernameAvailable: ["gateway"],
-    GetProviderTokens: ["gateway", "oauth"],
+    GetProviderTokens: ["gateway"],
     GetProviderAccountInfo: ["gateway"],
     EnableTwoFactor: ["gateway"],
     DisableTwoFactor: ["gateway"],
@@ -60,8 +60,10 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     BanUser: ["admin"],
     UnbanUser: ["admin"],
     RemoveUser: ["admin"],
+    SetUserProfile: ["admin"],
     SignInWithProvider: ["oauth"],
     LinkProviderAccount: ["oauth"],
+    LoadProviderTokens: ["oauth"],
     StoreProviderTokens: ["oauth"],
   },
   session: {
@@ -249,6 +251,7 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     const users = client("identity", "internal-client") as IdentityServiceClient;
     expect((await call(users, users.getUser, { id: userId })).user?.email).toBe(signedUp.body.user.email);
     expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, name: "Mallory" })).toEqual(DENIED);
+    expect(await rawCall(client("identity", "internal-client"), "identity", "SetUserProfile", { userId, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
   });

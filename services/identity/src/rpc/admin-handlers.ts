@@ -4,7 +4,8 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import { banUser, createUser, listUsers, removeUser, setRole, setUserPassword, unbanUser } from "../domain/admin-users.js";
 import type { Registry } from "../domain/ports.js";
-import { toUserMessage } from "./mappers.js";
+import { updateUser } from "../domain/update-user.js";
+import { profileFields, toUserMessage } from "./mappers.js";
 
 const ADMIN = ["admin"] as const;
 
@@ -17,9 +18,11 @@ export const IDENTITY_ADMIN_ACCESS: AccessTable = {
   BanUser: ADMIN,
   UnbanUser: ADMIN,
   RemoveUser: ADMIN,
+  // The admin area's update-user: UpdateUser's use case for the user the admin names.
+  SetUserProfile: ADMIN,
 };
 
-type AdminHandlers = Pick<IdentityServiceServer, "listUsers" | "createUser" | "setRole" | "setUserPassword" | "banUser" | "unbanUser" | "removeUser">;
+type AdminHandlers = Pick<IdentityServiceServer, "listUsers" | "createUser" | "setRole" | "setUserPassword" | "banUser" | "unbanUser" | "removeUser" | "setUserProfile">;
 
 export function identityAdminHandlers(registry: Registry, rpc: RpcServer): AdminHandlers {
   return {
@@ -45,5 +48,8 @@ export function identityAdminHandlers(registry: Registry, rpc: RpcServer): Admin
       await removeUser(registry, req.userId);
       return {};
     }),
+    setUserProfile: rpc.unary("SetUserProfile", async (req) => ({
+      user: toUserMessage(await updateUser(registry, { userId: req.userId, fields: profileFields(req) })),
+    })),
   };
 }

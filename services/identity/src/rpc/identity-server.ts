@@ -18,7 +18,7 @@ import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
 import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
-import { definedOnly, toAccountMessage, toCaller, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
+import { profileFields, toAccountMessage, toCaller, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
 import { twoFactorHandlers } from "./two-factor-handlers.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -42,14 +42,12 @@ export const IDENTITY_ACCESS: AccessTable = {
   ResetPassword: GATEWAY,
   ChangeEmail: GATEWAY,
   ChangePassword: GATEWAY,
-  // admin: the admin area's update-user (profile fields of any user).
-  UpdateUser: ["gateway", "admin"],
+  UpdateUser: GATEWAY,
   DeleteUser: GATEWAY,
   ListAccounts: GATEWAY,
   UnlinkAccount: GATEWAY,
   IsUsernameAvailable: GATEWAY,
-  // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
-  GetProviderTokens: ["gateway", "oauth"],
+  GetProviderTokens: GATEWAY,
   GetProviderAccountInfo: GATEWAY,
   EnableTwoFactor: GATEWAY,
   DisableTwoFactor: GATEWAY,
@@ -64,6 +62,8 @@ export const IDENTITY_ACCESS: AccessTable = {
   ...IDENTITY_ADMIN_ACCESS,
   SignInWithProvider: ["oauth"],
   LinkProviderAccount: ["oauth"],
+  // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
+  LoadProviderTokens: ["oauth"],
   StoreProviderTokens: ["oauth"],
 };
 
@@ -156,14 +156,9 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       });
       return { user: toUserMessage(user), session };
     }),
-    updateUser: rpc.unary("UpdateUser", async (req) => {
-      if (req.clearImage && req.image !== undefined) throw new AuthError("VALIDATION_ERROR", "image and clearImage are exclusive");
-      const fields = {
-        ...req.extraFields,
-        ...definedOnly({ name: req.name, image: req.clearImage ? null : req.image, username: req.username, displayUsername: req.displayUsername }),
-      };
-      return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
-    }),
+    updateUser: rpc.unary("UpdateUser", async (req) => ({
+      user: toUserMessage(await updateUser(registry, { userId: req.userId, fields: profileFields(req) })),
+    })),
     deleteUser: rpc.unary("DeleteUser", async (req, { deadline }) => {
       return deleteUser(registry, {
         userId: req.userId,
@@ -202,6 +197,10 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         trustedDevice: req.trustedDevice,
       });
       return { ...toSignInResponse(outcome), isNewUser: outcome.isNewUser };
+    }),
+    loadProviderTokens: rpc.unary("LoadProviderTokens", async (req) => {
+      const { account, ...tokens } = await providerTokens(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
+      return { account: toAccountMessage(account), ...tokens };
     }),
     storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
       if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");

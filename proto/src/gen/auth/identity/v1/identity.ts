@@ -773,6 +773,36 @@ export interface RemoveUserRequest {
 export interface RemoveUserResponse {
 }
 
+/** SetUserProfileRequest: UpdateUserRequest's fields, for the user the admin names. */
+export interface SetUserProfileRequest {
+  userId: string;
+  /** Each field is changed only when set. */
+  name?:
+    | string
+    | undefined;
+  /** New avatar URL. */
+  image?:
+    | string
+    | undefined;
+  /** Removes the image (image must be unset). */
+  clearImage: boolean;
+  /** New username. */
+  username?:
+    | string
+    | undefined;
+  /** New username as typed. */
+  displayUsername?:
+    | string
+    | undefined;
+  /** The other fields to change, by name: configured extra user fields (any other name is dropped, never stored). */
+  extraFields?: { [key: string]: any } | undefined;
+}
+
+/** SetUserProfileResponse: the user as changed. */
+export interface SetUserProfileResponse {
+  user?: User | undefined;
+}
+
 /** ProviderProfile is what an identity provider said of the user, with the tokens it granted. */
 export interface ProviderProfile {
   providerId: string;
@@ -830,6 +860,26 @@ export interface LinkProviderAccountRequest {
 
 export interface LinkProviderAccountResponse {
   account?: Account | undefined;
+}
+
+export interface LoadProviderTokensRequest {
+  userId: string;
+  /** The platform's id of the account (Account.id). */
+  accountId?:
+    | string
+    | undefined;
+  /** Or the provider it belongs to (for example github). */
+  providerId?: string | undefined;
+}
+
+/** LoadProviderTokensResponse: the account and its tokens, as GetProviderTokensResponse. */
+export interface LoadProviderTokensResponse {
+  account?: Account | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
+  idToken?: string | undefined;
+  accessTokenExpiresAt?: Date | undefined;
+  refreshTokenExpiresAt?: Date | undefined;
 }
 
 export interface StoreProviderTokensRequest {
@@ -9025,6 +9075,262 @@ export const RemoveUserResponse: MessageFns<RemoveUserResponse> = {
   },
 };
 
+function createBaseSetUserProfileRequest(): SetUserProfileRequest {
+  return {
+    userId: "",
+    name: undefined,
+    image: undefined,
+    clearImage: false,
+    username: undefined,
+    displayUsername: undefined,
+    extraFields: undefined,
+  };
+}
+
+export const SetUserProfileRequest: MessageFns<SetUserProfileRequest> = {
+  encode(message: SetUserProfileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.image !== undefined) {
+      writer.uint32(26).string(message.image);
+    }
+    if (message.clearImage !== false) {
+      writer.uint32(32).bool(message.clearImage);
+    }
+    if (message.username !== undefined) {
+      writer.uint32(42).string(message.username);
+    }
+    if (message.displayUsername !== undefined) {
+      writer.uint32(50).string(message.displayUsername);
+    }
+    if (message.extraFields !== undefined) {
+      Struct.encode(Struct.wrap(message.extraFields), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetUserProfileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetUserProfileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.clearImage = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.displayUsername = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetUserProfileRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      image: isSet(object.image) ? globalThis.String(object.image) : undefined,
+      clearImage: isSet(object.clearImage)
+        ? globalThis.Boolean(object.clearImage)
+        : isSet(object.clear_image)
+        ? globalThis.Boolean(object.clear_image)
+        : false,
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
+      displayUsername: isSet(object.displayUsername)
+        ? globalThis.String(object.displayUsername)
+        : isSet(object.display_username)
+        ? globalThis.String(object.display_username)
+        : undefined,
+      extraFields: isObject(object.extraFields)
+        ? object.extraFields
+        : isObject(object.extra_fields)
+        ? object.extra_fields
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetUserProfileRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.image !== undefined) {
+      obj.image = message.image;
+    }
+    if (message.clearImage !== false) {
+      obj.clearImage = message.clearImage;
+    }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
+    if (message.displayUsername !== undefined) {
+      obj.displayUsername = message.displayUsername;
+    }
+    if (message.extraFields !== undefined) {
+      obj.extraFields = message.extraFields;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetUserProfileRequest>, I>>(base?: I): SetUserProfileRequest {
+    return SetUserProfileRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetUserProfileRequest>, I>>(object: I): SetUserProfileRequest {
+    const message = createBaseSetUserProfileRequest();
+    message.userId = object.userId ?? "";
+    message.name = object.name ?? undefined;
+    message.image = object.image ?? undefined;
+    message.clearImage = object.clearImage ?? false;
+    message.username = object.username ?? undefined;
+    message.displayUsername = object.displayUsername ?? undefined;
+    message.extraFields = object.extraFields ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetUserProfileResponse(): SetUserProfileResponse {
+  return { user: undefined };
+}
+
+export const SetUserProfileResponse: MessageFns<SetUserProfileResponse> = {
+  encode(message: SetUserProfileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetUserProfileResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetUserProfileResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetUserProfileResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: SetUserProfileResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetUserProfileResponse>, I>>(base?: I): SetUserProfileResponse {
+    return SetUserProfileResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetUserProfileResponse>, I>>(object: I): SetUserProfileResponse {
+    const message = createBaseSetUserProfileResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
 function createBaseProviderProfile(): ProviderProfile {
   return {
     providerId: "",
@@ -9779,6 +10085,297 @@ export const LinkProviderAccountResponse: MessageFns<LinkProviderAccountResponse
   },
 };
 
+function createBaseLoadProviderTokensRequest(): LoadProviderTokensRequest {
+  return { userId: "", accountId: undefined, providerId: undefined };
+}
+
+export const LoadProviderTokensRequest: MessageFns<LoadProviderTokensRequest> = {
+  encode(message: LoadProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.accountId !== undefined) {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(26).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LoadProviderTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLoadProviderTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LoadProviderTokensRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: LoadProviderTokensRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountId !== undefined) {
+      obj.accountId = message.accountId;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LoadProviderTokensRequest>, I>>(base?: I): LoadProviderTokensRequest {
+    return LoadProviderTokensRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LoadProviderTokensRequest>, I>>(object: I): LoadProviderTokensRequest {
+    const message = createBaseLoadProviderTokensRequest();
+    message.userId = object.userId ?? "";
+    message.accountId = object.accountId ?? undefined;
+    message.providerId = object.providerId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseLoadProviderTokensResponse(): LoadProviderTokensResponse {
+  return {
+    account: undefined,
+    accessToken: undefined,
+    refreshToken: undefined,
+    idToken: undefined,
+    accessTokenExpiresAt: undefined,
+    refreshTokenExpiresAt: undefined,
+  };
+}
+
+export const LoadProviderTokensResponse: MessageFns<LoadProviderTokensResponse> = {
+  encode(message: LoadProviderTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.accessToken !== undefined) {
+      writer.uint32(18).string(message.accessToken);
+    }
+    if (message.refreshToken !== undefined) {
+      writer.uint32(26).string(message.refreshToken);
+    }
+    if (message.idToken !== undefined) {
+      writer.uint32(34).string(message.idToken);
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.accessTokenExpiresAt), writer.uint32(42).fork()).join();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refreshTokenExpiresAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LoadProviderTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLoadProviderTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.accessTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refreshTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LoadProviderTokensResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : undefined,
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : undefined,
+      idToken: isSet(object.idToken)
+        ? globalThis.String(object.idToken)
+        : isSet(object.id_token)
+        ? globalThis.String(object.id_token)
+        : undefined,
+      accessTokenExpiresAt: isSet(object.accessTokenExpiresAt)
+        ? fromJsonTimestamp(object.accessTokenExpiresAt)
+        : isSet(object.access_token_expires_at)
+        ? fromJsonTimestamp(object.access_token_expires_at)
+        : undefined,
+      refreshTokenExpiresAt: isSet(object.refreshTokenExpiresAt)
+        ? fromJsonTimestamp(object.refreshTokenExpiresAt)
+        : isSet(object.refresh_token_expires_at)
+        ? fromJsonTimestamp(object.refresh_token_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: LoadProviderTokensResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.accessToken !== undefined) {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.refreshToken !== undefined) {
+      obj.refreshToken = message.refreshToken;
+    }
+    if (message.idToken !== undefined) {
+      obj.idToken = message.idToken;
+    }
+    if (message.accessTokenExpiresAt !== undefined) {
+      obj.accessTokenExpiresAt = message.accessTokenExpiresAt.toISOString();
+    }
+    if (message.refreshTokenExpiresAt !== undefined) {
+      obj.refreshTokenExpiresAt = message.refreshTokenExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LoadProviderTokensResponse>, I>>(base?: I): LoadProviderTokensResponse {
+    return LoadProviderTokensResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LoadProviderTokensResponse>, I>>(object: I): LoadProviderTokensResponse {
+    const message = createBaseLoadProviderTokensResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.accessToken = object.accessToken ?? undefined;
+    message.refreshToken = object.refreshToken ?? undefined;
+    message.idToken = object.idToken ?? undefined;
+    message.accessTokenExpiresAt = object.accessTokenExpiresAt ?? undefined;
+    message.refreshTokenExpiresAt = object.refreshTokenExpiresAt ?? undefined;
+    return message;
+  },
+};
+
 function createBaseStoreProviderTokensRequest(): StoreProviderTokensRequest {
   return { userId: "", accountId: "", tokens: undefined };
 }
@@ -10433,6 +11030,22 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): RemoveUserResponse => RemoveUserResponse.decode(value),
   },
   /**
+   * SetUserProfile changes a user's name, image, username and configured fields, as UpdateUser does for the
+   * caller (the admin area's update-user). Errors: USER_NOT_FOUND, EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR,
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   */
+  setUserProfile: {
+    path: "/auth.identity.v1.IdentityService/SetUserProfile" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetUserProfileRequest): Buffer =>
+      Buffer.from(SetUserProfileRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetUserProfileRequest => SetUserProfileRequest.decode(value),
+    responseSerialize: (value: SetUserProfileResponse): Buffer =>
+      Buffer.from(SetUserProfileResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetUserProfileResponse => SetUserProfileResponse.decode(value),
+  },
+  /**
    * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
    * provider and account id, else the user with that email under the linking rules (docs/http-api/social.md#linking-rules), else a new
    * user with the account (a registration). Stores the provider's tokens encrypted.
@@ -10463,6 +11076,21 @@ export const IdentityServiceService = {
     responseSerialize: (value: LinkProviderAccountResponse): Buffer =>
       Buffer.from(LinkProviderAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): LinkProviderAccountResponse => LinkProviderAccountResponse.decode(value),
+  },
+  /**
+   * LoadProviderTokens reads the stored tokens of one of the user's provider accounts, selected by its id
+   * or provider (called by oauth to renew them or read the provider's profile). Errors: ACCOUNT_NOT_FOUND.
+   */
+  loadProviderTokens: {
+    path: "/auth.identity.v1.IdentityService/LoadProviderTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LoadProviderTokensRequest): Buffer =>
+      Buffer.from(LoadProviderTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LoadProviderTokensRequest => LoadProviderTokensRequest.decode(value),
+    responseSerialize: (value: LoadProviderTokensResponse): Buffer =>
+      Buffer.from(LoadProviderTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoadProviderTokensResponse => LoadProviderTokensResponse.decode(value),
   },
   /**
    * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
@@ -10641,6 +11269,12 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /** RemoveUser deletes the user, the user's sessions and accounts. Irreversible. Errors: USER_NOT_FOUND. */
   removeUser: handleUnaryCall<RemoveUserRequest, RemoveUserResponse>;
   /**
+   * SetUserProfile changes a user's name, image, username and configured fields, as UpdateUser does for the
+   * caller (the admin area's update-user). Errors: USER_NOT_FOUND, EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR,
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   */
+  setUserProfile: handleUnaryCall<SetUserProfileRequest, SetUserProfileResponse>;
+  /**
    * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
    * provider and account id, else the user with that email under the linking rules (docs/http-api/social.md#linking-rules), else a new
    * user with the account (a registration). Stores the provider's tokens encrypted.
@@ -10652,6 +11286,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: USER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (linked to another user, or this provider twice).
    */
   linkProviderAccount: handleUnaryCall<LinkProviderAccountRequest, LinkProviderAccountResponse>;
+  /**
+   * LoadProviderTokens reads the stored tokens of one of the user's provider accounts, selected by its id
+   * or provider (called by oauth to renew them or read the provider's profile). Errors: ACCOUNT_NOT_FOUND.
+   */
+  loadProviderTokens: handleUnaryCall<LoadProviderTokensRequest, LoadProviderTokensResponse>;
   /**
    * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
    * refresh). Errors: ACCOUNT_NOT_FOUND.
@@ -11323,6 +11962,26 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
   ): ClientUnaryCall;
   /**
+   * SetUserProfile changes a user's name, image, username and configured fields, as UpdateUser does for the
+   * caller (the admin area's update-user). Errors: USER_NOT_FOUND, EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR,
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   */
+  setUserProfile(
+    request: SetUserProfileRequest,
+    callback: (error: ServiceError | null, response: SetUserProfileResponse) => void,
+  ): ClientUnaryCall;
+  setUserProfile(
+    request: SetUserProfileRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetUserProfileResponse) => void,
+  ): ClientUnaryCall;
+  setUserProfile(
+    request: SetUserProfileRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetUserProfileResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * SignInWithProvider signs in with an identity provider's profile (called by oauth): the account with that
    * provider and account id, else the user with that email under the linking rules (docs/http-api/social.md#linking-rules), else a new
    * user with the account (a registration). Stores the provider's tokens encrypted.
@@ -11361,6 +12020,25 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LinkProviderAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * LoadProviderTokens reads the stored tokens of one of the user's provider accounts, selected by its id
+   * or provider (called by oauth to renew them or read the provider's profile). Errors: ACCOUNT_NOT_FOUND.
+   */
+  loadProviderTokens(
+    request: LoadProviderTokensRequest,
+    callback: (error: ServiceError | null, response: LoadProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  loadProviderTokens(
+    request: LoadProviderTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LoadProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  loadProviderTokens(
+    request: LoadProviderTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LoadProviderTokensResponse) => void,
   ): ClientUnaryCall;
   /**
    * StoreProviderTokens replaces the tokens of one of the user's provider accounts (called by oauth after a
