@@ -9,6 +9,7 @@ import type { TrustedDeviceToken, TwoFactorChallenge } from "@auth-platform/prot
 import { AuthError } from "@auth-platform/proto/errors";
 import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { backupCodesSchema, enableTwoFactorSchema, statusSchema, totpUriSchema, trustedDevicesSchema, twoFactorVerifiedSchema } from "../http/public-schemas.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
@@ -85,8 +86,12 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: enableTwoFactorSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TOTP_IS_ALREADY_ENABLED"],
       },
-      async ({ body, session: { user }, json }) => {
-        const { totpUri, backupCodes } = await call(identity, identity.enableTwoFactor, { userId: user.id, password: body.password, issuer: body.issuer ?? undefined });
+      async ({ req, body, session, json }) => {
+        const { totpUri, backupCodes } = await call(identity, identity.enableTwoFactor, {
+          caller: callerOf(req, session),
+          password: body.password,
+          issuer: body.issuer ?? undefined,
+        });
         json(enableTwoFactorResponse(totpUri, backupCodes));
       },
     ),
@@ -104,8 +109,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: statusSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
       },
-      async ({ res, body, session: { user }, json }) => {
-        await call(identity, identity.disableTwoFactor, { userId: user.id, password: body.password });
+      async ({ req, res, body, session, json }) => {
+        await call(identity, identity.disableTwoFactor, { caller: callerOf(req, session), password: body.password });
         clearTrustDeviceCookie(res, deps.jar);
         json(statusResponse());
       },
@@ -124,8 +129,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: totpUriSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TOTP_NOT_ENABLED"],
       },
-      async ({ body, session: { user }, json }) => {
-        const { totpUri } = await call(identity, identity.getTotpUri, { userId: user.id, password: body.password });
+      async ({ req, body, session, json }) => {
+        const { totpUri } = await call(identity, identity.getTotpUri, { caller: callerOf(req, session), password: body.password });
         json(totpUriResponse(totpUri));
       },
     ),
@@ -143,8 +148,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: backupCodesSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
       },
-      async ({ body, session: { user }, json }) => {
-        const { backupCodes } = await call(identity, identity.generateBackupCodes, { userId: user.id, password: body.password });
+      async ({ req, body, session, json }) => {
+        const { backupCodes } = await call(identity, identity.generateBackupCodes, { caller: callerOf(req, session), password: body.password });
         json(backupCodesResponse(backupCodes));
       },
     ),
@@ -186,7 +191,7 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
           const current = await deps.sessions.current(req);
           if (current) {
             // A signed-in user checking a code (the first TOTP code activates two-factor): no new session.
-            const { user } = await call(identity, rpc, { code: body.code, userId: current.user.id, trustDevice: false, client: clientOf(req) }).catch((error: unknown) => {
+            const { user } = await call(identity, rpc, { code: body.code, caller: callerOf(req, current), trustDevice: false }).catch((error: unknown) => {
               if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
               throw error;
             });
@@ -227,8 +232,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
   routes.push(
     defineRoute(
       { method: "get", path: "/two-factor/list-trusted-devices", tag: "Two-factor", summary: "The caller's trusted devices", session: "required", response: trustedDevicesSchema },
-      async ({ session: { user }, json }) => {
-        const { devices } = await call(identity, identity.listTrustedDevices, { userId: user.id });
+      async ({ req, session, json }) => {
+        const { devices } = await call(identity, identity.listTrustedDevices, { caller: callerOf(req, session) });
         json(trustedDevicesResponse(devices.map(publicTrustedDevice)));
       },
     ),
@@ -245,8 +250,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         body: revokeBody,
         response: statusSchema,
       },
-      async ({ body, session: { user }, json }) => {
-        await call(identity, identity.revokeTrustedDevice, { userId: user.id, id: body.id });
+      async ({ req, body, session, json }) => {
+        await call(identity, identity.revokeTrustedDevice, { caller: callerOf(req, session), id: body.id });
         json(statusResponse());
       },
     ),

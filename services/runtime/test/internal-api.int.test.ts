@@ -250,7 +250,8 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect(found.user?.createdAt).toBeInstanceOf(Date);
     const users = client("identity", "internal-client") as IdentityServiceClient;
     expect((await call(users, users.getUser, { id: userId })).user?.email).toBe(signedUp.body.user.email);
-    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, name: "Mallory" })).toEqual(DENIED);
+    const caller = { sessionId: session!.id, userId, email: signedUp.body.user.email, emailVerified: false, sessionCreatedAt: session!.createdAt };
+    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { caller, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("identity", "internal-client"), "identity", "SetUserProfile", { userId, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);

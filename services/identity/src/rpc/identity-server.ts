@@ -2,6 +2,7 @@
 import { type IdentityServiceServer, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
@@ -18,15 +19,18 @@ import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
 import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
-import { profileFields, toAccountMessage, toCaller, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
+import { callerClient, profileFields, toAccountMessage, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
 import { twoFactorHandlers } from "./two-factor-handlers.js";
 
 const GATEWAY = ["gateway"] as const;
 
-/** Who may call what (docs/internal-api.md). */
 /** The most users one GetUsers call reads (a member page is at most 1000). */
 const MAX_BATCH = 1_000;
 
+/**
+ * Who may call what (docs/internal-api.md). An RPC that takes a Caller (the signed-in user) is the
+ * gateway's alone: only the gateway may assert a caller; a service acting on a user it names has its own RPC.
+ */
 export const IDENTITY_ACCESS: AccessTable = {
   SignUpEmail: GATEWAY,
   SignInEmail: GATEWAY,
@@ -125,7 +129,9 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     verifyEmail: rpc.unary("VerifyEmail", async (req) => {
-      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId: req.sessionUserId });
+      // Opened signed in or not; a caller sent must name a user and a session.
+      const sessionUserId = req.caller && requireCaller(req.caller).userId;
+      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId });
       return { user: toUserMessage(user), session };
     }),
     requestPasswordReset: rpc.unary("RequestPasswordReset", async (req) => {
@@ -141,50 +147,54 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return { userId, providerAccountsRemoved: removed.providerAccounts, twoFactorRemoved: removed.twoFactor };
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
-      await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
+      await changeEmail(registry, { userId: requireCaller(req.caller).userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
       return {};
     }),
     changePassword: rpc.unary("ChangePassword", async (req, { deadline }) => {
+      const caller = requireCaller(req.caller);
       const { user, session } = await changePassword(registry, {
-        userId: req.userId,
+        userId: caller.userId,
         currentPassword: req.currentPassword,
         newPassword: req.newPassword,
         revokeOtherSessions: req.revokeOtherSessions,
-        caller: toCaller(req.caller),
-        client: toClient(req.client),
+        caller,
+        client: callerClient(caller),
         deadline,
       });
       return { user: toUserMessage(user), session };
     }),
-    updateUser: rpc.unary("UpdateUser", async (req) => ({
-      user: toUserMessage(await updateUser(registry, { userId: req.userId, fields: profileFields(req) })),
-    })),
+    updateUser: rpc.unary("UpdateUser", async (req) => {
+      const { userId } = requireCaller(req.caller);
+      return { user: toUserMessage(await updateUser(registry, { userId, fields: profileFields(req) })) };
+    }),
     deleteUser: rpc.unary("DeleteUser", async (req, { deadline }) => {
+      const caller = requireCaller(req.caller);
       return deleteUser(registry, {
-        userId: req.userId,
+        userId: caller.userId,
         password: req.password,
         token: req.token,
         callbackUrl: req.callbackUrl,
-        caller: toCaller(req.caller),
+        caller,
         deadline,
       });
     }),
     listAccounts: rpc.unary("ListAccounts", async (req) => ({
-      accounts: (await listAccounts(registry, req.userId)).map(toAccountMessage),
+      accounts: (await listAccounts(registry, requireCaller(req.caller).userId)).map(toAccountMessage),
     })),
     unlinkAccount: rpc.unary("UnlinkAccount", async (req) => {
-      await unlinkAccount(registry, { userId: req.userId, id: req.id, providerId: req.providerId, accountId: req.accountId, caller: toCaller(req.caller) });
+      const caller = requireCaller(req.caller);
+      await unlinkAccount(registry, { userId: caller.userId, id: req.id, providerId: req.providerId, accountId: req.accountId, caller });
       return {};
     }),
     isUsernameAvailable: rpc.unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
     getProviderTokens: rpc.unary("GetProviderTokens", async (req) => {
-      const selection = { userId: req.userId, accountId: req.accountId, providerId: req.providerId };
+      const selection = { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId };
       if (req.refresh) return requireConfiguredProvider(registry, selection);
       const { account, ...tokens } = await providerTokens(registry, selection);
       return { account: toAccountMessage(account), ...tokens };
     }),
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
-      requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
+      requireConfiguredProvider(registry, { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId }),
     ),
     ...twoFactorHandlers(registry, rpc),
     ...identityAdminHandlers(registry, rpc),

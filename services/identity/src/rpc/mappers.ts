@@ -1,17 +1,11 @@
 /** Domain records <-> contract messages. */
-import type {
-  Account,
-  CallerSession as CallerMessage,
-  Client,
-  ProviderProfile as ProfileMessage,
-  UpdateUserRequest,
-  User,
-} from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Account, Client, ProviderProfile as ProfileMessage, UpdateUserRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ProviderProfile } from "../domain/provider-sign-in.js";
 import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { SignInOutcome } from "../domain/complete-sign-in.js";
-import type { CallerSession, ClientInfo } from "../domain/ports.js";
+import type { Caller } from "@auth-platform/runtime/caller";
+import type { ClientInfo } from "../domain/ports.js";
 import type { AccountRecord, UserRecord } from "../store/identity-store.js";
 
 export function toUserMessage(user: UserRecord): User {
@@ -57,8 +51,9 @@ export function toClient(client: Client | undefined): ClientInfo {
   return { ipAddress: client?.ipAddress, userAgent: client?.userAgent };
 }
 
-export function toCaller(caller: CallerMessage | undefined): CallerSession | undefined {
-  return caller?.createdAt ? { token: caller.token, createdAt: caller.createdAt, impersonatedBy: caller.impersonatedBy } : undefined;
+/** The signed-in caller's device, as the gateway resolved it. */
+export function callerClient(caller: Caller): ClientInfo {
+  return { ipAddress: caller.ipAddress, userAgent: caller.userAgent };
 }
 
 /** The entries of `fields` that are set (a proto3 optional field left out reads as undefined). */

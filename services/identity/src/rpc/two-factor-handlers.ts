@@ -1,7 +1,11 @@
-/** The two-factor RPCs of IdentityService: decode, call one use case, encode. */
+/**
+ * The two-factor RPCs of IdentityService: decode, call one use case, encode. Enrolment and trusted devices
+ * act for the caller (requireCaller); the Verify* RPCs answer a sign-in challenge or check the caller's code.
+ */
 import type { IdentityServiceServer } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import type { Registry } from "../domain/ports.js";
 import { listTrustedDevices, revokeTrustedDevice } from "../domain/trusted-devices.js";
 import { disableTwoFactor, enableTwoFactor, generateBackupCodes, getTotpUri, verifySignedInUser } from "../domain/two-factor.js";
@@ -26,7 +30,7 @@ type TwoFactorHandlers = Pick<
 interface VerifyRequest {
   code: string;
   challenge?: string | undefined;
-  userId?: string | undefined;
+  caller?: Caller | undefined;
   trustDevice: boolean;
   client?: { ipAddress?: string | undefined; userAgent?: string | undefined } | undefined;
 }
@@ -34,7 +38,7 @@ interface VerifyRequest {
 export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactorHandlers {
   /** A challenge (sign-in) or the signed-in user, never both and never neither. */
   const verify = (method: "totp" | "otp" | "backup-code") => async (req: VerifyRequest) => {
-    if (Boolean(req.challenge) === Boolean(req.userId)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and userId is required");
+    if (Boolean(req.challenge) === Boolean(req.caller)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and caller is required");
     if (req.challenge) {
       const { user, session, rememberMe, trustedDevice } = await answerChallenge(registry, {
         token: req.challenge,
@@ -45,23 +49,25 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
       });
       return { user: toUserMessage(user), session, trustedDevice, rememberMe };
     }
+    const { userId } = requireCaller(req.caller);
     // A signed-in user has no challenge, so no mailed code to check.
     if (method === "otp") throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-    return { user: toUserMessage(await verifySignedInUser(registry, { userId: req.userId!, method, code: req.code })), rememberMe: false };
+    return { user: toUserMessage(await verifySignedInUser(registry, { userId, method, code: req.code })), rememberMe: false };
   };
   return {
     enableTwoFactor: rpc.unary("EnableTwoFactor", async (req, { deadline }) => {
-      const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId: req.userId, password: req.password, issuer: req.issuer, deadline });
+      const { userId } = requireCaller(req.caller);
+      const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId, password: req.password, issuer: req.issuer, deadline });
       return { totpUri, backupCodes };
     }),
     disableTwoFactor: rpc.unary("DisableTwoFactor", async (req, { deadline }) => ({
-      user: toUserMessage(await disableTwoFactor(registry, { userId: req.userId, password: req.password, deadline })),
+      user: toUserMessage(await disableTwoFactor(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline })),
     })),
     getTotpUri: rpc.unary("GetTotpUri", async (req, { deadline }) => ({
-      totpUri: await getTotpUri(registry, { userId: req.userId, password: req.password, deadline }),
+      totpUri: await getTotpUri(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline }),
     })),
     generateBackupCodes: rpc.unary("GenerateBackupCodes", async (req, { deadline }) => ({
-      backupCodes: await generateBackupCodes(registry, { userId: req.userId, password: req.password, deadline }),
+      backupCodes: await generateBackupCodes(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline }),
     })),
     verifyTotp: rpc.unary("VerifyTotp", verify("totp")),
     sendTwoFactorOtp: rpc.unary("SendTwoFactorOtp", async (req) => {
@@ -71,7 +77,7 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
     verifyTwoFactorOtp: rpc.unary("VerifyTwoFactorOtp", verify("otp")),
     verifyBackupCode: rpc.unary("VerifyBackupCode", verify("backup-code")),
     listTrustedDevices: rpc.unary("ListTrustedDevices", async (req) => ({
-      devices: (await listTrustedDevices(registry, req.userId)).map((device) => ({
+      devices: (await listTrustedDevices(registry, requireCaller(req.caller).userId)).map((device) => ({
         id: device.id,
         userAgent: device.userAgent ?? undefined,
         ipAddress: device.ipAddress ?? undefined,
@@ -81,7 +87,7 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
       })),
     })),
     revokeTrustedDevice: rpc.unary("RevokeTrustedDevice", async (req) => {
-      await revokeTrustedDevice(registry, req.userId, req.id);
+      await revokeTrustedDevice(registry, requireCaller(req.caller).userId, req.id);
       return {};
     }),
   };

@@ -20,23 +20,12 @@ import {
 } from "@grpc/grpc-js";
 import { Struct, Value } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Caller } from "../../common/v1/caller.js";
 import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.identity.v1";
 
 export const protobufFileName = "auth/identity/v1/identity.proto";
-
-/** CallerSession is the caller's session, for rules that depend on it (freshness, keeping it). */
-export interface CallerSession {
-  /** The caller's session token (kept when other sessions are revoked). */
-  token: string;
-  /** When the caller's session was created (freshness checks). */
-  createdAt?:
-    | Date
-    | undefined;
-  /** Set when the caller's session is an impersonation session: the id of the admin acting as the user. */
-  impersonatedBy?: string | undefined;
-}
 
 /** Account is a linked sign-in method. */
 export interface Account {
@@ -251,10 +240,10 @@ export interface VerifyEmailRequest {
     | Client
     | undefined;
   /**
-   * The user of the session the link was opened in, if any: an email-change approval needs it to be the
-   * user the token was issued to (else UNAUTHORIZED).
+   * The signed-in user who opened the link, if any: an email-change approval needs them to be the user the
+   * token was issued to (else UNAUTHORIZED).
    */
-  sessionUserId?: string | undefined;
+  caller?: Caller | undefined;
 }
 
 export interface VerifyEmailResponse {
@@ -302,7 +291,9 @@ export interface ResetPasswordResponse {
 
 export interface ChangeEmailRequest {
   /** The signed-in user. */
-  userId: string;
+  caller?:
+    | Caller
+    | undefined;
   /** The new address. */
   newEmail: string;
   /** Where the approval link sends the browser. */
@@ -313,16 +304,19 @@ export interface ChangeEmailResponse {
 }
 
 export interface ChangePasswordRequest {
-  /** The signed-in user. */
-  userId: string;
+  /**
+   * The signed-in user; an impersonation session may not revoke sessions, and the new session is opened on
+   * the caller's device.
+   */
+  caller?:
+    | Caller
+    | undefined;
   /** The current password. Never logged. */
   currentPassword: string;
   /** The new password. Never logged. */
   newPassword: string;
   /** Also end every other session of the user. */
   revokeOtherSessions: boolean;
-  caller?: CallerSession | undefined;
-  client?: Client | undefined;
 }
 
 export interface ChangePasswordResponse {
@@ -336,7 +330,9 @@ export interface ChangePasswordResponse {
 
 export interface UpdateUserRequest {
   /** The signed-in user. */
-  userId: string;
+  caller?:
+    | Caller
+    | undefined;
   /** Each field is changed only when set. */
   name?:
     | string
@@ -365,8 +361,10 @@ export interface UpdateUserResponse {
 }
 
 export interface DeleteUserRequest {
-  /** The signed-in user. */
-  userId: string;
+  /** The signed-in user (the freshness of the session when neither password nor token is given). */
+  caller?:
+    | Caller
+    | undefined;
   /** The password, when deletion asks for it. */
   password?:
     | string
@@ -377,7 +375,6 @@ export interface DeleteUserRequest {
     | undefined;
   /** Where the confirmation link sends the browser. */
   callbackUrl?: string | undefined;
-  caller?: CallerSession | undefined;
 }
 
 export interface DeleteUserResponse {
@@ -387,7 +384,7 @@ export interface DeleteUserResponse {
 
 export interface ListAccountsRequest {
   /** The signed-in user. */
-  userId: string;
+  caller?: Caller | undefined;
 }
 
 export interface ListAccountsResponse {
@@ -396,15 +393,16 @@ export interface ListAccountsResponse {
 }
 
 export interface UnlinkAccountRequest {
-  /** The signed-in user. */
-  userId: string;
+  /** The signed-in user (the freshness of the session). */
+  caller?:
+    | Caller
+    | undefined;
   /**
    * With provider_id the account is chosen by provider (and the provider's account_id, if given); the
    * current better-auth client names the platform's account id (Account.id) in id instead.
    */
   providerId: string;
   accountId?: string | undefined;
-  caller?: CallerSession | undefined;
   id?: string | undefined;
 }
 
@@ -423,7 +421,9 @@ export interface IsUsernameAvailableResponse {
 
 export interface GetProviderTokensRequest {
   /** The signed-in user. */
-  userId: string;
+  caller?:
+    | Caller
+    | undefined;
   /** The platform's id of the account (Account.id). */
   accountId?:
     | string
@@ -463,7 +463,9 @@ export interface GetProviderTokensResponse {
 
 export interface GetProviderAccountInfoRequest {
   /** The signed-in user. */
-  userId: string;
+  caller?:
+    | Caller
+    | undefined;
   /** The provider account's id at the provider. */
   accountId?:
     | string
@@ -504,7 +506,7 @@ export interface TrustedDeviceToken {
 }
 
 export interface EnableTwoFactorRequest {
-  userId: string;
+  caller?: Caller | undefined;
   password: string;
   /** An issuer shown by authenticator apps instead of the configured application name. */
   issuer?: string | undefined;
@@ -516,7 +518,7 @@ export interface EnableTwoFactorResponse {
 }
 
 export interface DisableTwoFactorRequest {
-  userId: string;
+  caller?: Caller | undefined;
   password: string;
 }
 
@@ -525,7 +527,7 @@ export interface DisableTwoFactorResponse {
 }
 
 export interface GetTotpUriRequest {
-  userId: string;
+  caller?: Caller | undefined;
   password: string;
 }
 
@@ -534,7 +536,7 @@ export interface GetTotpUriResponse {
 }
 
 export interface GenerateBackupCodesRequest {
-  userId: string;
+  caller?: Caller | undefined;
   password: string;
 }
 
@@ -544,16 +546,17 @@ export interface GenerateBackupCodesResponse {
 
 /**
  * The Verify* requests answer a sign-in challenge (challenge set) or check a code of the signed-in user
- * (user_id set); the three share one shape.
+ * (caller set), never both; the three share one shape.
  */
 export interface VerifyTotpRequest {
   code: string;
   challenge?: string | undefined;
-  userId?:
-    | string
+  caller?:
+    | Caller
     | undefined;
   /** Trust this browser for later sign-ins (challenge only). */
   trustDevice: boolean;
+  /** The device signing in (challenge only). */
   client?: Client | undefined;
 }
 
@@ -573,11 +576,12 @@ export interface VerifyTotpResponse {
 export interface VerifyTwoFactorOtpRequest {
   code: string;
   challenge?: string | undefined;
-  userId?:
-    | string
+  caller?:
+    | Caller
     | undefined;
   /** Trust this browser for later sign-ins (challenge only). */
   trustDevice: boolean;
+  /** The device signing in (challenge only). */
   client?: Client | undefined;
 }
 
@@ -597,11 +601,12 @@ export interface VerifyTwoFactorOtpResponse {
 export interface VerifyBackupCodeRequest {
   code: string;
   challenge?: string | undefined;
-  userId?:
-    | string
+  caller?:
+    | Caller
     | undefined;
   /** Trust this browser for later sign-ins (challenge only). */
   trustDevice: boolean;
+  /** The device signing in (challenge only). */
   client?: Client | undefined;
 }
 
@@ -636,7 +641,7 @@ export interface TrustedDevice {
 }
 
 export interface ListTrustedDevicesRequest {
-  userId: string;
+  caller?: Caller | undefined;
 }
 
 export interface ListTrustedDevicesResponse {
@@ -644,7 +649,7 @@ export interface ListTrustedDevicesResponse {
 }
 
 export interface RevokeTrustedDeviceRequest {
-  userId: string;
+  caller?: Caller | undefined;
   id: string;
 }
 
@@ -892,115 +897,6 @@ export interface StoreProviderTokensRequest {
 
 export interface StoreProviderTokensResponse {
 }
-
-function createBaseCallerSession(): CallerSession {
-  return { token: "", createdAt: undefined, impersonatedBy: undefined };
-}
-
-export const CallerSession: MessageFns<CallerSession> = {
-  encode(message: CallerSession, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.token !== "") {
-      writer.uint32(10).string(message.token);
-    }
-    if (message.createdAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(18).fork()).join();
-    }
-    if (message.impersonatedBy !== undefined) {
-      writer.uint32(26).string(message.impersonatedBy);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CallerSession {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCallerSession();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.token = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.impersonatedBy = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CallerSession {
-    return {
-      token: isSet(object.token) ? globalThis.String(object.token) : "",
-      createdAt: isSet(object.createdAt)
-        ? fromJsonTimestamp(object.createdAt)
-        : isSet(object.created_at)
-        ? fromJsonTimestamp(object.created_at)
-        : undefined,
-      impersonatedBy: isSet(object.impersonatedBy)
-        ? globalThis.String(object.impersonatedBy)
-        : isSet(object.impersonated_by)
-        ? globalThis.String(object.impersonated_by)
-        : undefined,
-    };
-  },
-
-  toJSON(message: CallerSession): unknown {
-    const obj: any = {};
-    if (message.token !== "") {
-      obj.token = message.token;
-    }
-    if (message.createdAt !== undefined) {
-      obj.createdAt = message.createdAt.toISOString();
-    }
-    if (message.impersonatedBy !== undefined) {
-      obj.impersonatedBy = message.impersonatedBy;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CallerSession>, I>>(base?: I): CallerSession {
-    return CallerSession.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CallerSession>, I>>(object: I): CallerSession {
-    const message = createBaseCallerSession();
-    message.token = object.token ?? "";
-    message.createdAt = object.createdAt ?? undefined;
-    message.impersonatedBy = object.impersonatedBy ?? undefined;
-    return message;
-  },
-};
 
 function createBaseAccount(): Account {
   return { id: "", providerId: "", accountId: "", createdAt: undefined, updatedAt: undefined, scopes: [] };
@@ -2756,7 +2652,7 @@ export const SendVerificationEmailResponse: MessageFns<SendVerificationEmailResp
 };
 
 function createBaseVerifyEmailRequest(): VerifyEmailRequest {
-  return { token: "", client: undefined, sessionUserId: undefined };
+  return { token: "", client: undefined, caller: undefined };
 }
 
 export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
@@ -2767,8 +2663,8 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(18).fork()).join();
     }
-    if (message.sessionUserId !== undefined) {
-      writer.uint32(26).string(message.sessionUserId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -2802,12 +2698,12 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.sessionUserId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2826,11 +2722,7 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     return {
       token: isSet(object.token) ? globalThis.String(object.token) : "",
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
-      sessionUserId: isSet(object.sessionUserId)
-        ? globalThis.String(object.sessionUserId)
-        : isSet(object.session_user_id)
-        ? globalThis.String(object.session_user_id)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
     };
   },
 
@@ -2842,8 +2734,8 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
-    if (message.sessionUserId !== undefined) {
-      obj.sessionUserId = message.sessionUserId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -2857,7 +2749,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
-    message.sessionUserId = object.sessionUserId ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -3412,13 +3306,13 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
 };
 
 function createBaseChangeEmailRequest(): ChangeEmailRequest {
-  return { userId: "", newEmail: "", callbackUrl: undefined };
+  return { caller: undefined, newEmail: "", callbackUrl: undefined };
 }
 
 export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
   encode(message: ChangeEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.newEmail !== "") {
       writer.uint32(18).string(message.newEmail);
@@ -3442,12 +3336,12 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -3480,11 +3374,7 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
 
   fromJSON(object: any): ChangeEmailRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       newEmail: isSet(object.newEmail)
         ? globalThis.String(object.newEmail)
         : isSet(object.new_email)
@@ -3500,8 +3390,8 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
 
   toJSON(message: ChangeEmailRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.newEmail !== "") {
       obj.newEmail = message.newEmail;
@@ -3517,7 +3407,9 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<ChangeEmailRequest>, I>>(object: I): ChangeEmailRequest {
     const message = createBaseChangeEmailRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.newEmail = object.newEmail ?? "";
     message.callbackUrl = object.callbackUrl ?? undefined;
     return message;
@@ -3577,20 +3469,13 @@ export const ChangeEmailResponse: MessageFns<ChangeEmailResponse> = {
 };
 
 function createBaseChangePasswordRequest(): ChangePasswordRequest {
-  return {
-    userId: "",
-    currentPassword: "",
-    newPassword: "",
-    revokeOtherSessions: false,
-    caller: undefined,
-    client: undefined,
-  };
+  return { caller: undefined, currentPassword: "", newPassword: "", revokeOtherSessions: false };
 }
 
 export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
   encode(message: ChangePasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(58).fork()).join();
     }
     if (message.currentPassword !== "") {
       writer.uint32(18).string(message.currentPassword);
@@ -3600,12 +3485,6 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
     }
     if (message.revokeOtherSessions !== false) {
       writer.uint32(32).bool(message.revokeOtherSessions);
-    }
-    if (message.caller !== undefined) {
-      CallerSession.encode(message.caller, writer.uint32(42).fork()).join();
-    }
-    if (message.client !== undefined) {
-      Client.encode(message.client, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -3623,12 +3502,12 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -3655,22 +3534,6 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
             message.revokeOtherSessions = reader.bool();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.caller = CallerSession.decode(reader, reader.uint32());
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.client = Client.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3685,11 +3548,7 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
 
   fromJSON(object: any): ChangePasswordRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       currentPassword: isSet(object.currentPassword)
         ? globalThis.String(object.currentPassword)
         : isSet(object.current_password)
@@ -3705,15 +3564,13 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
         : isSet(object.revoke_other_sessions)
         ? globalThis.Boolean(object.revoke_other_sessions)
         : false,
-      caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
-      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
     };
   },
 
   toJSON(message: ChangePasswordRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.currentPassword !== "") {
       obj.currentPassword = message.currentPassword;
@@ -3724,12 +3581,6 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
     if (message.revokeOtherSessions !== false) {
       obj.revokeOtherSessions = message.revokeOtherSessions;
     }
-    if (message.caller !== undefined) {
-      obj.caller = CallerSession.toJSON(message.caller);
-    }
-    if (message.client !== undefined) {
-      obj.client = Client.toJSON(message.client);
-    }
     return obj;
   },
 
@@ -3738,16 +3589,12 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(object: I): ChangePasswordRequest {
     const message = createBaseChangePasswordRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.currentPassword = object.currentPassword ?? "";
     message.newPassword = object.newPassword ?? "";
     message.revokeOtherSessions = object.revokeOtherSessions ?? false;
-    message.caller = (object.caller !== undefined && object.caller !== null)
-      ? CallerSession.fromPartial(object.caller)
-      : undefined;
-    message.client = (object.client !== undefined && object.client !== null)
-      ? Client.fromPartial(object.client)
-      : undefined;
     return message;
   },
 };
@@ -3841,7 +3688,7 @@ export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
 
 function createBaseUpdateUserRequest(): UpdateUserRequest {
   return {
-    userId: "",
+    caller: undefined,
     name: undefined,
     image: undefined,
     clearImage: false,
@@ -3853,8 +3700,8 @@ function createBaseUpdateUserRequest(): UpdateUserRequest {
 
 export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
   encode(message: UpdateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(74).fork()).join();
     }
     if (message.name !== undefined) {
       writer.uint32(26).string(message.name);
@@ -3890,12 +3737,12 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 9: {
+            if (tag !== 74) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 3: {
@@ -3960,11 +3807,7 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
 
   fromJSON(object: any): UpdateUserRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
       image: isSet(object.image) ? globalThis.String(object.image) : undefined,
       clearImage: isSet(object.clearImage)
@@ -3988,8 +3831,8 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
 
   toJSON(message: UpdateUserRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.name !== undefined) {
       obj.name = message.name;
@@ -4017,7 +3860,9 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<UpdateUserRequest>, I>>(object: I): UpdateUserRequest {
     const message = createBaseUpdateUserRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.name = object.name ?? undefined;
     message.image = object.image ?? undefined;
     message.clearImage = object.clearImage ?? false;
@@ -4096,13 +3941,13 @@ export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
 };
 
 function createBaseDeleteUserRequest(): DeleteUserRequest {
-  return { userId: "", password: undefined, token: undefined, callbackUrl: undefined, caller: undefined };
+  return { caller: undefined, password: undefined, token: undefined, callbackUrl: undefined };
 }
 
 export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
   encode(message: DeleteUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(50).fork()).join();
     }
     if (message.password !== undefined) {
       writer.uint32(18).string(message.password);
@@ -4112,9 +3957,6 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
     }
     if (message.callbackUrl !== undefined) {
       writer.uint32(34).string(message.callbackUrl);
-    }
-    if (message.caller !== undefined) {
-      CallerSession.encode(message.caller, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4132,12 +3974,12 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -4164,14 +4006,6 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
             message.callbackUrl = reader.string();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.caller = CallerSession.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4186,11 +4020,7 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
 
   fromJSON(object: any): DeleteUserRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       password: isSet(object.password) ? globalThis.String(object.password) : undefined,
       token: isSet(object.token) ? globalThis.String(object.token) : undefined,
       callbackUrl: isSet(object.callbackUrl)
@@ -4198,14 +4028,13 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
         : isSet(object.callback_url)
         ? globalThis.String(object.callback_url)
         : undefined,
-      caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
     };
   },
 
   toJSON(message: DeleteUserRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.password !== undefined) {
       obj.password = message.password;
@@ -4216,9 +4045,6 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
     if (message.callbackUrl !== undefined) {
       obj.callbackUrl = message.callbackUrl;
     }
-    if (message.caller !== undefined) {
-      obj.caller = CallerSession.toJSON(message.caller);
-    }
     return obj;
   },
 
@@ -4227,13 +4053,12 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<DeleteUserRequest>, I>>(object: I): DeleteUserRequest {
     const message = createBaseDeleteUserRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.password = object.password ?? undefined;
     message.token = object.token ?? undefined;
     message.callbackUrl = object.callbackUrl ?? undefined;
-    message.caller = (object.caller !== undefined && object.caller !== null)
-      ? CallerSession.fromPartial(object.caller)
-      : undefined;
     return message;
   },
 };
@@ -4306,13 +4131,13 @@ export const DeleteUserResponse: MessageFns<DeleteUserResponse> = {
 };
 
 function createBaseListAccountsRequest(): ListAccountsRequest {
-  return { userId: "" };
+  return { caller: undefined };
 }
 
 export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   encode(message: ListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -4330,12 +4155,12 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 2: {
+            if (tag !== 18) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -4351,19 +4176,13 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   },
 
   fromJSON(object: any): ListAccountsRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-    };
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
   },
 
   toJSON(message: ListAccountsRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -4373,7 +4192,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(object: I): ListAccountsRequest {
     const message = createBaseListAccountsRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -4448,22 +4269,19 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
 };
 
 function createBaseUnlinkAccountRequest(): UnlinkAccountRequest {
-  return { userId: "", providerId: "", accountId: undefined, caller: undefined, id: undefined };
+  return { caller: undefined, providerId: "", accountId: undefined, id: undefined };
 }
 
 export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
   encode(message: UnlinkAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(50).fork()).join();
     }
     if (message.providerId !== "") {
       writer.uint32(18).string(message.providerId);
     }
     if (message.accountId !== undefined) {
       writer.uint32(26).string(message.accountId);
-    }
-    if (message.caller !== undefined) {
-      CallerSession.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.id !== undefined) {
       writer.uint32(42).string(message.id);
@@ -4484,12 +4302,12 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -4506,14 +4324,6 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
             }
 
             message.accountId = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.caller = CallerSession.decode(reader, reader.uint32());
             continue;
           }
           case 5: {
@@ -4538,11 +4348,7 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
 
   fromJSON(object: any): UnlinkAccountRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -4553,24 +4359,20 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : undefined,
-      caller: isSet(object.caller) ? CallerSession.fromJSON(object.caller) : undefined,
       id: isSet(object.id) ? globalThis.String(object.id) : undefined,
     };
   },
 
   toJSON(message: UnlinkAccountRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.providerId !== "") {
       obj.providerId = message.providerId;
     }
     if (message.accountId !== undefined) {
       obj.accountId = message.accountId;
-    }
-    if (message.caller !== undefined) {
-      obj.caller = CallerSession.toJSON(message.caller);
     }
     if (message.id !== undefined) {
       obj.id = message.id;
@@ -4583,12 +4385,11 @@ export const UnlinkAccountRequest: MessageFns<UnlinkAccountRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<UnlinkAccountRequest>, I>>(object: I): UnlinkAccountRequest {
     const message = createBaseUnlinkAccountRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.providerId = object.providerId ?? "";
     message.accountId = object.accountId ?? undefined;
-    message.caller = (object.caller !== undefined && object.caller !== null)
-      ? CallerSession.fromPartial(object.caller)
-      : undefined;
     message.id = object.id ?? undefined;
     return message;
   },
@@ -4781,13 +4582,13 @@ export const IsUsernameAvailableResponse: MessageFns<IsUsernameAvailableResponse
 };
 
 function createBaseGetProviderTokensRequest(): GetProviderTokensRequest {
-  return { userId: "", accountId: undefined, providerId: undefined, refresh: false };
+  return { caller: undefined, accountId: undefined, providerId: undefined, refresh: false };
 }
 
 export const GetProviderTokensRequest: MessageFns<GetProviderTokensRequest> = {
   encode(message: GetProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(42).fork()).join();
     }
     if (message.accountId !== undefined) {
       writer.uint32(18).string(message.accountId);
@@ -4814,12 +4615,12 @@ export const GetProviderTokensRequest: MessageFns<GetProviderTokensRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -4860,11 +4661,7 @@ export const GetProviderTokensRequest: MessageFns<GetProviderTokensRequest> = {
 
   fromJSON(object: any): GetProviderTokensRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       accountId: isSet(object.accountId)
         ? globalThis.String(object.accountId)
         : isSet(object.account_id)
@@ -4881,8 +4678,8 @@ export const GetProviderTokensRequest: MessageFns<GetProviderTokensRequest> = {
 
   toJSON(message: GetProviderTokensRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.accountId !== undefined) {
       obj.accountId = message.accountId;
@@ -4901,7 +4698,9 @@ export const GetProviderTokensRequest: MessageFns<GetProviderTokensRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<GetProviderTokensRequest>, I>>(object: I): GetProviderTokensRequest {
     const message = createBaseGetProviderTokensRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.accountId = object.accountId ?? undefined;
     message.providerId = object.providerId ?? undefined;
     message.refresh = object.refresh ?? false;
@@ -5088,13 +4887,13 @@ export const GetProviderTokensResponse: MessageFns<GetProviderTokensResponse> = 
 };
 
 function createBaseGetProviderAccountInfoRequest(): GetProviderAccountInfoRequest {
-  return { userId: "", accountId: undefined, providerId: undefined };
+  return { caller: undefined, accountId: undefined, providerId: undefined };
 }
 
 export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoRequest> = {
   encode(message: GetProviderAccountInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.accountId !== undefined) {
       writer.uint32(18).string(message.accountId);
@@ -5118,12 +4917,12 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -5156,11 +4955,7 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
 
   fromJSON(object: any): GetProviderAccountInfoRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       accountId: isSet(object.accountId)
         ? globalThis.String(object.accountId)
         : isSet(object.account_id)
@@ -5176,8 +4971,8 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
 
   toJSON(message: GetProviderAccountInfoRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.accountId !== undefined) {
       obj.accountId = message.accountId;
@@ -5195,7 +4990,9 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
     object: I,
   ): GetProviderAccountInfoRequest {
     const message = createBaseGetProviderAccountInfoRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.accountId = object.accountId ?? undefined;
     message.providerId = object.providerId ?? undefined;
     return message;
@@ -5522,13 +5319,13 @@ export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
 };
 
 function createBaseEnableTwoFactorRequest(): EnableTwoFactorRequest {
-  return { userId: "", password: "", issuer: undefined };
+  return { caller: undefined, password: "", issuer: undefined };
 }
 
 export const EnableTwoFactorRequest: MessageFns<EnableTwoFactorRequest> = {
   encode(message: EnableTwoFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
@@ -5552,12 +5349,12 @@ export const EnableTwoFactorRequest: MessageFns<EnableTwoFactorRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -5590,11 +5387,7 @@ export const EnableTwoFactorRequest: MessageFns<EnableTwoFactorRequest> = {
 
   fromJSON(object: any): EnableTwoFactorRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       password: isSet(object.password) ? globalThis.String(object.password) : "",
       issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : undefined,
     };
@@ -5602,8 +5395,8 @@ export const EnableTwoFactorRequest: MessageFns<EnableTwoFactorRequest> = {
 
   toJSON(message: EnableTwoFactorRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.password !== "") {
       obj.password = message.password;
@@ -5619,7 +5412,9 @@ export const EnableTwoFactorRequest: MessageFns<EnableTwoFactorRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<EnableTwoFactorRequest>, I>>(object: I): EnableTwoFactorRequest {
     const message = createBaseEnableTwoFactorRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.password = object.password ?? "";
     message.issuer = object.issuer ?? undefined;
     return message;
@@ -5720,13 +5515,13 @@ export const EnableTwoFactorResponse: MessageFns<EnableTwoFactorResponse> = {
 };
 
 function createBaseDisableTwoFactorRequest(): DisableTwoFactorRequest {
-  return { userId: "", password: "" };
+  return { caller: undefined, password: "" };
 }
 
 export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
   encode(message: DisableTwoFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
@@ -5747,12 +5542,12 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -5777,19 +5572,15 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
 
   fromJSON(object: any): DisableTwoFactorRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       password: isSet(object.password) ? globalThis.String(object.password) : "",
     };
   },
 
   toJSON(message: DisableTwoFactorRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.password !== "") {
       obj.password = message.password;
@@ -5802,7 +5593,9 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<DisableTwoFactorRequest>, I>>(object: I): DisableTwoFactorRequest {
     const message = createBaseDisableTwoFactorRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.password = object.password ?? "";
     return message;
   },
@@ -5876,13 +5669,13 @@ export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
 };
 
 function createBaseGetTotpUriRequest(): GetTotpUriRequest {
-  return { userId: "", password: "" };
+  return { caller: undefined, password: "" };
 }
 
 export const GetTotpUriRequest: MessageFns<GetTotpUriRequest> = {
   encode(message: GetTotpUriRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
@@ -5903,12 +5696,12 @@ export const GetTotpUriRequest: MessageFns<GetTotpUriRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -5933,19 +5726,15 @@ export const GetTotpUriRequest: MessageFns<GetTotpUriRequest> = {
 
   fromJSON(object: any): GetTotpUriRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       password: isSet(object.password) ? globalThis.String(object.password) : "",
     };
   },
 
   toJSON(message: GetTotpUriRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.password !== "") {
       obj.password = message.password;
@@ -5958,7 +5747,9 @@ export const GetTotpUriRequest: MessageFns<GetTotpUriRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<GetTotpUriRequest>, I>>(object: I): GetTotpUriRequest {
     const message = createBaseGetTotpUriRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.password = object.password ?? "";
     return message;
   },
@@ -6038,13 +5829,13 @@ export const GetTotpUriResponse: MessageFns<GetTotpUriResponse> = {
 };
 
 function createBaseGenerateBackupCodesRequest(): GenerateBackupCodesRequest {
-  return { userId: "", password: "" };
+  return { caller: undefined, password: "" };
 }
 
 export const GenerateBackupCodesRequest: MessageFns<GenerateBackupCodesRequest> = {
   encode(message: GenerateBackupCodesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
@@ -6065,12 +5856,12 @@ export const GenerateBackupCodesRequest: MessageFns<GenerateBackupCodesRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -6095,19 +5886,15 @@ export const GenerateBackupCodesRequest: MessageFns<GenerateBackupCodesRequest> 
 
   fromJSON(object: any): GenerateBackupCodesRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       password: isSet(object.password) ? globalThis.String(object.password) : "",
     };
   },
 
   toJSON(message: GenerateBackupCodesRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.password !== "") {
       obj.password = message.password;
@@ -6120,7 +5907,9 @@ export const GenerateBackupCodesRequest: MessageFns<GenerateBackupCodesRequest> 
   },
   fromPartial<I extends Exact<DeepPartial<GenerateBackupCodesRequest>, I>>(object: I): GenerateBackupCodesRequest {
     const message = createBaseGenerateBackupCodesRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.password = object.password ?? "";
     return message;
   },
@@ -6200,7 +5989,7 @@ export const GenerateBackupCodesResponse: MessageFns<GenerateBackupCodesResponse
 };
 
 function createBaseVerifyTotpRequest(): VerifyTotpRequest {
-  return { code: "", challenge: undefined, userId: undefined, trustDevice: false, client: undefined };
+  return { code: "", challenge: undefined, caller: undefined, trustDevice: false, client: undefined };
 }
 
 export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
@@ -6211,8 +6000,8 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     if (message.challenge !== undefined) {
       writer.uint32(18).string(message.challenge);
     }
-    if (message.userId !== undefined) {
-      writer.uint32(26).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(50).fork()).join();
     }
     if (message.trustDevice !== false) {
       writer.uint32(32).bool(message.trustDevice);
@@ -6252,12 +6041,12 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
             message.challenge = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 4: {
@@ -6292,11 +6081,7 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     return {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : undefined,
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       trustDevice: isSet(object.trustDevice)
         ? globalThis.Boolean(object.trustDevice)
         : isSet(object.trust_device)
@@ -6314,8 +6099,8 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     if (message.challenge !== undefined) {
       obj.challenge = message.challenge;
     }
-    if (message.userId !== undefined) {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.trustDevice !== false) {
       obj.trustDevice = message.trustDevice;
@@ -6333,7 +6118,9 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     const message = createBaseVerifyTotpRequest();
     message.code = object.code ?? "";
     message.challenge = object.challenge ?? undefined;
-    message.userId = object.userId ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.trustDevice = object.trustDevice ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
@@ -6472,7 +6259,7 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
 };
 
 function createBaseVerifyTwoFactorOtpRequest(): VerifyTwoFactorOtpRequest {
-  return { code: "", challenge: undefined, userId: undefined, trustDevice: false, client: undefined };
+  return { code: "", challenge: undefined, caller: undefined, trustDevice: false, client: undefined };
 }
 
 export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = {
@@ -6483,8 +6270,8 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     if (message.challenge !== undefined) {
       writer.uint32(18).string(message.challenge);
     }
-    if (message.userId !== undefined) {
-      writer.uint32(26).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(50).fork()).join();
     }
     if (message.trustDevice !== false) {
       writer.uint32(32).bool(message.trustDevice);
@@ -6524,12 +6311,12 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
             message.challenge = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 4: {
@@ -6564,11 +6351,7 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     return {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : undefined,
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       trustDevice: isSet(object.trustDevice)
         ? globalThis.Boolean(object.trustDevice)
         : isSet(object.trust_device)
@@ -6586,8 +6369,8 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     if (message.challenge !== undefined) {
       obj.challenge = message.challenge;
     }
-    if (message.userId !== undefined) {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.trustDevice !== false) {
       obj.trustDevice = message.trustDevice;
@@ -6605,7 +6388,9 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     const message = createBaseVerifyTwoFactorOtpRequest();
     message.code = object.code ?? "";
     message.challenge = object.challenge ?? undefined;
-    message.userId = object.userId ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.trustDevice = object.trustDevice ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
@@ -6744,7 +6529,7 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
 };
 
 function createBaseVerifyBackupCodeRequest(): VerifyBackupCodeRequest {
-  return { code: "", challenge: undefined, userId: undefined, trustDevice: false, client: undefined };
+  return { code: "", challenge: undefined, caller: undefined, trustDevice: false, client: undefined };
 }
 
 export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
@@ -6755,8 +6540,8 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     if (message.challenge !== undefined) {
       writer.uint32(18).string(message.challenge);
     }
-    if (message.userId !== undefined) {
-      writer.uint32(26).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(50).fork()).join();
     }
     if (message.trustDevice !== false) {
       writer.uint32(32).bool(message.trustDevice);
@@ -6796,12 +6581,12 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
             message.challenge = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 4: {
@@ -6836,11 +6621,7 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     return {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : undefined,
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : undefined,
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       trustDevice: isSet(object.trustDevice)
         ? globalThis.Boolean(object.trustDevice)
         : isSet(object.trust_device)
@@ -6858,8 +6639,8 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     if (message.challenge !== undefined) {
       obj.challenge = message.challenge;
     }
-    if (message.userId !== undefined) {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.trustDevice !== false) {
       obj.trustDevice = message.trustDevice;
@@ -6877,7 +6658,9 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     const message = createBaseVerifyBackupCodeRequest();
     message.code = object.code ?? "";
     message.challenge = object.challenge ?? undefined;
-    message.userId = object.userId ?? undefined;
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.trustDevice = object.trustDevice ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
@@ -7311,13 +7094,13 @@ export const TrustedDevice: MessageFns<TrustedDevice> = {
 };
 
 function createBaseListTrustedDevicesRequest(): ListTrustedDevicesRequest {
-  return { userId: "" };
+  return { caller: undefined };
 }
 
 export const ListTrustedDevicesRequest: MessageFns<ListTrustedDevicesRequest> = {
   encode(message: ListTrustedDevicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -7335,12 +7118,12 @@ export const ListTrustedDevicesRequest: MessageFns<ListTrustedDevicesRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 2: {
+            if (tag !== 18) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -7356,19 +7139,13 @@ export const ListTrustedDevicesRequest: MessageFns<ListTrustedDevicesRequest> = 
   },
 
   fromJSON(object: any): ListTrustedDevicesRequest {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-    };
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
   },
 
   toJSON(message: ListTrustedDevicesRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     return obj;
   },
@@ -7378,7 +7155,9 @@ export const ListTrustedDevicesRequest: MessageFns<ListTrustedDevicesRequest> = 
   },
   fromPartial<I extends Exact<DeepPartial<ListTrustedDevicesRequest>, I>>(object: I): ListTrustedDevicesRequest {
     const message = createBaseListTrustedDevicesRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     return message;
   },
 };
@@ -7455,13 +7234,13 @@ export const ListTrustedDevicesResponse: MessageFns<ListTrustedDevicesResponse> 
 };
 
 function createBaseRevokeTrustedDeviceRequest(): RevokeTrustedDeviceRequest {
-  return { userId: "", id: "" };
+  return { caller: undefined, id: "" };
 }
 
 export const RevokeTrustedDeviceRequest: MessageFns<RevokeTrustedDeviceRequest> = {
   encode(message: RevokeTrustedDeviceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(26).fork()).join();
     }
     if (message.id !== "") {
       writer.uint32(18).string(message.id);
@@ -7482,12 +7261,12 @@ export const RevokeTrustedDeviceRequest: MessageFns<RevokeTrustedDeviceRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -7512,19 +7291,15 @@ export const RevokeTrustedDeviceRequest: MessageFns<RevokeTrustedDeviceRequest> 
 
   fromJSON(object: any): RevokeTrustedDeviceRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
   toJSON(message: RevokeTrustedDeviceRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.id !== "") {
       obj.id = message.id;
@@ -7537,7 +7312,9 @@ export const RevokeTrustedDeviceRequest: MessageFns<RevokeTrustedDeviceRequest> 
   },
   fromPartial<I extends Exact<DeepPartial<RevokeTrustedDeviceRequest>, I>>(object: I): RevokeTrustedDeviceRequest {
     const message = createBaseRevokeTrustedDeviceRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.id = object.id ?? "";
     return message;
   },
@@ -10541,7 +10318,9 @@ export const StoreProviderTokensResponse: MessageFns<StoreProviderTokensResponse
 
 /**
  * Identity owns users, accounts and passwords. Every RPC answers catalogue errors with the code in the
- * x-error-code trailer.
+ * x-error-code trailer. An RPC that acts for the signed-in user takes the gateway's auth.common.v1.Caller
+ * (only the gateway may call it) and answers UNAUTHORIZED without one; a service acting on a user it names
+ * calls an RPC of its own that takes the user id.
  */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {
@@ -10626,8 +10405,10 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): SendVerificationEmailResponse => SendVerificationEmailResponse.decode(value),
   },
   /**
-   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
-   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address).
+   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo. The
+   * caller, when the link is opened signed in, must be the token's user for an email-change approval.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address),
+   * UNAUTHORIZED (an email-change approval in another user's session).
    */
   verifyEmail: {
     path: "/auth.identity.v1.IdentityService/VerifyEmail" as const,
@@ -10680,8 +10461,9 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
   },
   /**
-   * ChangeEmail changes an unverified user's email at once, or mails a confirmation to a verified one.
-   * Errors: CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME, USER_ALREADY_EXISTS.
+   * ChangeEmail changes the caller's email at once when unverified, or mails a confirmation when verified.
+   * Errors: UNAUTHORIZED (no caller), CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME,
+   * USER_ALREADY_EXISTS.
    */
   changeEmail: {
     path: "/auth.identity.v1.IdentityService/ChangeEmail" as const,
@@ -10693,10 +10475,11 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ChangeEmailResponse => ChangeEmailResponse.decode(value),
   },
   /**
-   * ChangePassword checks the current password and sets a new one, optionally ending other sessions (never
-   * from an impersonation session, which would end the user's sessions and mint an unflagged one).
-   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG,
-   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * ChangePassword checks the caller's current password and sets a new one, optionally ending every session
+   * and opening a new one on the caller's device (never from an impersonation session, which would end the
+   * user's sessions and mint an unflagged one).
+   * Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG, YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   changePassword: {
     path: "/auth.identity.v1.IdentityService/ChangePassword" as const,
@@ -10710,8 +10493,9 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
   },
   /**
-   * UpdateUser changes name, image, username and configured fields; never the email.
-   * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   * UpdateUser changes the caller's name, image, username and configured fields; never the email.
+   * Errors: UNAUTHORIZED (no caller), EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR,
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
    */
   updateUser: {
     path: "/auth.identity.v1.IdentityService/UpdateUser" as const,
@@ -10723,8 +10507,9 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): UpdateUserResponse => UpdateUserResponse.decode(value),
   },
   /**
-   * DeleteUser deletes with a password or a mailed token, or mails the token to a fresh session.
-   * Errors: NOT_FOUND (disabled), INVALID_PASSWORD, INVALID_TOKEN, SESSION_IS_NOT_FRESH.
+   * DeleteUser deletes the caller with a password or a mailed token, or, from a fresh session, at once or
+   * by mailing the token. Errors: UNAUTHORIZED (no caller), NOT_FOUND (disabled), INVALID_PASSWORD,
+   * INVALID_TOKEN, SESSION_IS_NOT_FRESH.
    */
   deleteUser: {
     path: "/auth.identity.v1.IdentityService/DeleteUser" as const,
@@ -10735,7 +10520,7 @@ export const IdentityServiceService = {
     responseSerialize: (value: DeleteUserResponse): Buffer => Buffer.from(DeleteUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteUserResponse => DeleteUserResponse.decode(value),
   },
-  /** ListAccounts lists the user's linked accounts. Errors: none. */
+  /** ListAccounts lists the caller's linked accounts. Errors: UNAUTHORIZED (no caller). */
   listAccounts: {
     path: "/auth.identity.v1.IdentityService/ListAccounts" as const,
     requestStream: false as const,
@@ -10747,8 +10532,8 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ListAccountsResponse => ListAccountsResponse.decode(value),
   },
   /**
-   * UnlinkAccount removes a linked account, never the last one.
-   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
+   * UnlinkAccount removes one of the caller's linked accounts, never the last one, from a fresh session.
+   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
    */
   unlinkAccount: {
     path: "/auth.identity.v1.IdentityService/UnlinkAccount" as const,
@@ -10776,9 +10561,10 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): IsUsernameAvailableResponse => IsUsernameAvailableResponse.decode(value),
   },
   /**
-   * GetProviderTokens reads (refresh: renews) the tokens of one of the user's identity-provider accounts,
-   * selected by its id or provider. The credential account holds no provider tokens.
-   * Errors: ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not configured).
+   * GetProviderTokens reads (refresh: renews) the tokens of one of the caller's identity-provider accounts,
+   * selected by its id or provider. The credential account holds no provider tokens. Errors: UNAUTHORIZED
+   * (no caller), ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not
+   * configured).
    */
   getProviderTokens: {
     path: "/auth.identity.v1.IdentityService/GetProviderTokens" as const,
@@ -10792,8 +10578,8 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): GetProviderTokensResponse => GetProviderTokensResponse.decode(value),
   },
   /**
-   * GetProviderAccountInfo reads what the identity provider says of one of the user's provider accounts.
-   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
+   * GetProviderAccountInfo reads what the identity provider says of one of the caller's provider accounts.
+   * Errors: UNAUTHORIZED (no caller), ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
    */
   getProviderAccountInfo: {
     path: "/auth.identity.v1.IdentityService/GetProviderAccountInfo" as const,
@@ -10808,9 +10594,10 @@ export const IdentityServiceService = {
       GetProviderAccountInfoResponse.decode(value),
   },
   /**
-   * Two-factor (docs/http-api/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
-   * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
-   * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
+   * Two-factor (docs/http-api/two-factor.md); the enrolment RPCs act for the caller and answer UNAUTHORIZED
+   * without one. EnableTwoFactor checks the password and starts (or restarts) a TOTP enrolment; two-factor
+   * becomes active with the first verified code. Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND,
+   * TOTP_IS_ALREADY_ENABLED.
    */
   enableTwoFactor: {
     path: "/auth.identity.v1.IdentityService/EnableTwoFactor" as const,
@@ -10865,8 +10652,8 @@ export const IdentityServiceService = {
   },
   /**
    * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
-   * signed-in user (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
-   * TOTP_NOT_ENABLED.
+   * caller (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
+   * TOTP_NOT_ENABLED, UNAUTHORIZED (a caller without a user or session).
    */
   verifyTotp: {
     path: "/auth.identity.v1.IdentityService/VerifyTotp" as const,
@@ -10919,7 +10706,7 @@ export const IdentityServiceService = {
       Buffer.from(VerifyBackupCodeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): VerifyBackupCodeResponse => VerifyBackupCodeResponse.decode(value),
   },
-  /** ListTrustedDevices lists the user's live trusted devices. Errors: none. */
+  /** ListTrustedDevices lists the caller's live trusted devices. Errors: UNAUTHORIZED (no caller). */
   listTrustedDevices: {
     path: "/auth.identity.v1.IdentityService/ListTrustedDevices" as const,
     requestStream: false as const,
@@ -10931,7 +10718,7 @@ export const IdentityServiceService = {
       Buffer.from(ListTrustedDevicesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListTrustedDevicesResponse => ListTrustedDevicesResponse.decode(value),
   },
-  /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
+  /** RevokeTrustedDevice forgets one of the caller's trusted devices (idempotent). Errors: UNAUTHORIZED (no caller). */
   revokeTrustedDevice: {
     path: "/auth.identity.v1.IdentityService/RevokeTrustedDevice" as const,
     requestStream: false as const,
@@ -11139,8 +10926,10 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   sendVerificationEmail: handleUnaryCall<SendVerificationEmailRequest, SendVerificationEmailResponse>;
   /**
-   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
-   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address).
+   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo. The
+   * caller, when the link is opened signed in, must be the token's user for an email-change approval.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address),
+   * UNAUTHORIZED (an email-change approval in another user's session).
    */
   verifyEmail: handleUnaryCall<VerifyEmailRequest, VerifyEmailResponse>;
   /**
@@ -11156,32 +10945,36 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   /**
-   * ChangeEmail changes an unverified user's email at once, or mails a confirmation to a verified one.
-   * Errors: CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME, USER_ALREADY_EXISTS.
+   * ChangeEmail changes the caller's email at once when unverified, or mails a confirmation when verified.
+   * Errors: UNAUTHORIZED (no caller), CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME,
+   * USER_ALREADY_EXISTS.
    */
   changeEmail: handleUnaryCall<ChangeEmailRequest, ChangeEmailResponse>;
   /**
-   * ChangePassword checks the current password and sets a new one, optionally ending other sessions (never
-   * from an impersonation session, which would end the user's sessions and mint an unflagged one).
-   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG,
-   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * ChangePassword checks the caller's current password and sets a new one, optionally ending every session
+   * and opening a new one on the caller's device (never from an impersonation session, which would end the
+   * user's sessions and mint an unflagged one).
+   * Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG, YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
   /**
-   * UpdateUser changes name, image, username and configured fields; never the email.
-   * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   * UpdateUser changes the caller's name, image, username and configured fields; never the email.
+   * Errors: UNAUTHORIZED (no caller), EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR,
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
    */
   updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
   /**
-   * DeleteUser deletes with a password or a mailed token, or mails the token to a fresh session.
-   * Errors: NOT_FOUND (disabled), INVALID_PASSWORD, INVALID_TOKEN, SESSION_IS_NOT_FRESH.
+   * DeleteUser deletes the caller with a password or a mailed token, or, from a fresh session, at once or
+   * by mailing the token. Errors: UNAUTHORIZED (no caller), NOT_FOUND (disabled), INVALID_PASSWORD,
+   * INVALID_TOKEN, SESSION_IS_NOT_FRESH.
    */
   deleteUser: handleUnaryCall<DeleteUserRequest, DeleteUserResponse>;
-  /** ListAccounts lists the user's linked accounts. Errors: none. */
+  /** ListAccounts lists the caller's linked accounts. Errors: UNAUTHORIZED (no caller). */
   listAccounts: handleUnaryCall<ListAccountsRequest, ListAccountsResponse>;
   /**
-   * UnlinkAccount removes a linked account, never the last one.
-   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
+   * UnlinkAccount removes one of the caller's linked accounts, never the last one, from a fresh session.
+   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
    */
   unlinkAccount: handleUnaryCall<UnlinkAccountRequest, UnlinkAccountResponse>;
   /**
@@ -11190,20 +10983,22 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    */
   isUsernameAvailable: handleUnaryCall<IsUsernameAvailableRequest, IsUsernameAvailableResponse>;
   /**
-   * GetProviderTokens reads (refresh: renews) the tokens of one of the user's identity-provider accounts,
-   * selected by its id or provider. The credential account holds no provider tokens.
-   * Errors: ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not configured).
+   * GetProviderTokens reads (refresh: renews) the tokens of one of the caller's identity-provider accounts,
+   * selected by its id or provider. The credential account holds no provider tokens. Errors: UNAUTHORIZED
+   * (no caller), ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not
+   * configured).
    */
   getProviderTokens: handleUnaryCall<GetProviderTokensRequest, GetProviderTokensResponse>;
   /**
-   * GetProviderAccountInfo reads what the identity provider says of one of the user's provider accounts.
-   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
+   * GetProviderAccountInfo reads what the identity provider says of one of the caller's provider accounts.
+   * Errors: UNAUTHORIZED (no caller), ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
    */
   getProviderAccountInfo: handleUnaryCall<GetProviderAccountInfoRequest, GetProviderAccountInfoResponse>;
   /**
-   * Two-factor (docs/http-api/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
-   * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
-   * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
+   * Two-factor (docs/http-api/two-factor.md); the enrolment RPCs act for the caller and answer UNAUTHORIZED
+   * without one. EnableTwoFactor checks the password and starts (or restarts) a TOTP enrolment; two-factor
+   * becomes active with the first verified code. Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND,
+   * TOTP_IS_ALREADY_ENABLED.
    */
   enableTwoFactor: handleUnaryCall<EnableTwoFactorRequest, EnableTwoFactorResponse>;
   /**
@@ -11220,8 +11015,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   generateBackupCodes: handleUnaryCall<GenerateBackupCodesRequest, GenerateBackupCodesResponse>;
   /**
    * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
-   * signed-in user (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
-   * TOTP_NOT_ENABLED.
+   * caller (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
+   * TOTP_NOT_ENABLED, UNAUTHORIZED (a caller without a user or session).
    */
   verifyTotp: handleUnaryCall<VerifyTotpRequest, VerifyTotpResponse>;
   /** SendTwoFactorOtp mails a one-time code for a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE. */
@@ -11236,9 +11031,9 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * INVALID_TWO_FACTOR_AUTHENTICATION, BACKUP_CODES_ARENT_ENABLED.
    */
   verifyBackupCode: handleUnaryCall<VerifyBackupCodeRequest, VerifyBackupCodeResponse>;
-  /** ListTrustedDevices lists the user's live trusted devices. Errors: none. */
+  /** ListTrustedDevices lists the caller's live trusted devices. Errors: UNAUTHORIZED (no caller). */
   listTrustedDevices: handleUnaryCall<ListTrustedDevicesRequest, ListTrustedDevicesResponse>;
-  /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
+  /** RevokeTrustedDevice forgets one of the caller's trusted devices (idempotent). Errors: UNAUTHORIZED (no caller). */
   revokeTrustedDevice: handleUnaryCall<RevokeTrustedDeviceRequest, RevokeTrustedDeviceResponse>;
   /**
    * Admin (the admin service is the only caller; it checks the caller is an admin first).
@@ -11412,8 +11207,10 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: SendVerificationEmailResponse) => void,
   ): ClientUnaryCall;
   /**
-   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo.
-   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address).
+   * VerifyEmail checks a verification token: verifies the address, or moves the user to updateTo. The
+   * caller, when the link is opened signed in, must be the token's user for an email-change approval.
+   * Errors: TOKEN_EXPIRED, INVALID_TOKEN (also when the token's user no longer holds its address),
+   * UNAUTHORIZED (an email-change approval in another user's session).
    */
   verifyEmail(
     request: VerifyEmailRequest,
@@ -11485,8 +11282,9 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ChangeEmail changes an unverified user's email at once, or mails a confirmation to a verified one.
-   * Errors: CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME, USER_ALREADY_EXISTS.
+   * ChangeEmail changes the caller's email at once when unverified, or mails a confirmation when verified.
+   * Errors: UNAUTHORIZED (no caller), CHANGE_EMAIL_IS_DISABLED, INVALID_EMAIL, EMAIL_IS_THE_SAME,
+   * USER_ALREADY_EXISTS.
    */
   changeEmail(
     request: ChangeEmailRequest,
@@ -11504,10 +11302,11 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ChangeEmailResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ChangePassword checks the current password and sets a new one, optionally ending other sessions (never
-   * from an impersonation session, which would end the user's sessions and mint an unflagged one).
-   * Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG,
-   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
+   * ChangePassword checks the caller's current password and sets a new one, optionally ending every session
+   * and opening a new one on the caller's device (never from an impersonation session, which would end the
+   * user's sessions and mint an unflagged one).
+   * Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND, PASSWORD_TOO_SHORT,
+   * PASSWORD_TOO_LONG, YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING.
    */
   changePassword(
     request: ChangePasswordRequest,
@@ -11525,8 +11324,9 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateUser changes name, image, username and configured fields; never the email.
-   * Errors: EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR, USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
+   * UpdateUser changes the caller's name, image, username and configured fields; never the email.
+   * Errors: UNAUTHORIZED (no caller), EMAIL_CAN_NOT_BE_UPDATED, VALIDATION_ERROR,
+   * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER.
    */
   updateUser(
     request: UpdateUserRequest,
@@ -11544,8 +11344,9 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * DeleteUser deletes with a password or a mailed token, or mails the token to a fresh session.
-   * Errors: NOT_FOUND (disabled), INVALID_PASSWORD, INVALID_TOKEN, SESSION_IS_NOT_FRESH.
+   * DeleteUser deletes the caller with a password or a mailed token, or, from a fresh session, at once or
+   * by mailing the token. Errors: UNAUTHORIZED (no caller), NOT_FOUND (disabled), INVALID_PASSWORD,
+   * INVALID_TOKEN, SESSION_IS_NOT_FRESH.
    */
   deleteUser(
     request: DeleteUserRequest,
@@ -11562,7 +11363,7 @@ export interface IdentityServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteUserResponse) => void,
   ): ClientUnaryCall;
-  /** ListAccounts lists the user's linked accounts. Errors: none. */
+  /** ListAccounts lists the caller's linked accounts. Errors: UNAUTHORIZED (no caller). */
   listAccounts(
     request: ListAccountsRequest,
     callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
@@ -11579,8 +11380,8 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UnlinkAccount removes a linked account, never the last one.
-   * Errors: SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
+   * UnlinkAccount removes one of the caller's linked accounts, never the last one, from a fresh session.
+   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, ACCOUNT_NOT_FOUND, YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT.
    */
   unlinkAccount(
     request: UnlinkAccountRequest,
@@ -11617,9 +11418,10 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: IsUsernameAvailableResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetProviderTokens reads (refresh: renews) the tokens of one of the user's identity-provider accounts,
-   * selected by its id or provider. The credential account holds no provider tokens.
-   * Errors: ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not configured).
+   * GetProviderTokens reads (refresh: renews) the tokens of one of the caller's identity-provider accounts,
+   * selected by its id or provider. The credential account holds no provider tokens. Errors: UNAUTHORIZED
+   * (no caller), ACCOUNT_NOT_FOUND (no provider account matches), PROVIDER_NOT_FOUND (its provider is not
+   * configured).
    */
   getProviderTokens(
     request: GetProviderTokensRequest,
@@ -11637,8 +11439,8 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: GetProviderTokensResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetProviderAccountInfo reads what the identity provider says of one of the user's provider accounts.
-   * Errors: ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
+   * GetProviderAccountInfo reads what the identity provider says of one of the caller's provider accounts.
+   * Errors: UNAUTHORIZED (no caller), ACCOUNT_NOT_FOUND, PROVIDER_NOT_FOUND, as GetProviderTokens.
    */
   getProviderAccountInfo(
     request: GetProviderAccountInfoRequest,
@@ -11656,9 +11458,10 @@ export interface IdentityServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: GetProviderAccountInfoResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Two-factor (docs/http-api/two-factor.md). EnableTwoFactor checks the password and starts (or restarts) a TOTP
-   * enrolment; two-factor becomes active with the first verified code. Errors: INVALID_PASSWORD,
-   * CREDENTIAL_ACCOUNT_NOT_FOUND, TOTP_IS_ALREADY_ENABLED.
+   * Two-factor (docs/http-api/two-factor.md); the enrolment RPCs act for the caller and answer UNAUTHORIZED
+   * without one. EnableTwoFactor checks the password and starts (or restarts) a TOTP enrolment; two-factor
+   * becomes active with the first verified code. Errors: INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND,
+   * TOTP_IS_ALREADY_ENABLED.
    */
   enableTwoFactor(
     request: EnableTwoFactorRequest,
@@ -11731,8 +11534,8 @@ export interface IdentityServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
-   * signed-in user (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
-   * TOTP_NOT_ENABLED.
+   * caller (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
+   * TOTP_NOT_ENABLED, UNAUTHORIZED (a caller without a user or session).
    */
   verifyTotp(
     request: VerifyTotpRequest,
@@ -11803,7 +11606,7 @@ export interface IdentityServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: VerifyBackupCodeResponse) => void,
   ): ClientUnaryCall;
-  /** ListTrustedDevices lists the user's live trusted devices. Errors: none. */
+  /** ListTrustedDevices lists the caller's live trusted devices. Errors: UNAUTHORIZED (no caller). */
   listTrustedDevices(
     request: ListTrustedDevicesRequest,
     callback: (error: ServiceError | null, response: ListTrustedDevicesResponse) => void,
@@ -11819,7 +11622,7 @@ export interface IdentityServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListTrustedDevicesResponse) => void,
   ): ClientUnaryCall;
-  /** RevokeTrustedDevice forgets one of the user's trusted devices (idempotent). Errors: none. */
+  /** RevokeTrustedDevice forgets one of the caller's trusted devices (idempotent). Errors: UNAUTHORIZED (no caller). */
   revokeTrustedDevice(
     request: RevokeTrustedDeviceRequest,
     callback: (error: ServiceError | null, response: RevokeTrustedDeviceResponse) => void,
