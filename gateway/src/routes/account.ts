@@ -41,6 +41,7 @@ export const unlinkBody = z
 export function accountRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
   const identity = deps.clients.identity;
+  const accounts = deps.clients.accounts;
 
   routes.push(
     defineRoute(
@@ -191,8 +192,8 @@ export function accountRoutes(deps: RouteDeps): Route[] {
     defineRoute(
       { method: "get", path: "/list-accounts", tag: "Account", summary: "The caller's linked accounts", session: "required", response: accountListSchema },
       async ({ req, session: current, json }) => {
-        const { accounts } = await call(identity, identity.listAccounts, { caller: callerOf(req, current) });
-        json(accountListResponse(accounts, current.user.id));
+        const listed = await call(accounts, accounts.listAccounts, { caller: callerOf(req, current) });
+        json(accountListResponse(listed.accounts, current.user.id));
       },
     ),
   );
@@ -212,8 +213,8 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       async ({ req, body, session: current, json }) => {
         const caller = callerOf(req, current);
         await call(
-          identity,
-          identity.unlinkAccount,
+          accounts,
+          accounts.unlinkAccount,
           body.providerId !== undefined
             ? { caller, providerId: body.providerId, accountId: body.accountId ?? undefined }
             : { caller, providerId: "", id: body.accountId ?? undefined },

@@ -41,7 +41,7 @@ function accountHolder({ session, user }: CurrentSession) {
 
 export function providerAccountRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
-  const identity = deps.clients.identity;
+  const accounts = deps.clients.accounts;
   const oauth = deps.clients.oauth;
 
   routes.push(
@@ -58,7 +58,7 @@ export function providerAccountRoutes(deps: RouteDeps): Route[] {
       },
       async ({ req, body, session, json }) => {
         const user = accountHolder(session);
-        const stored = await call(identity, identity.getProviderTokens, { caller: callerOf(req, session), accountId: body.accountId, providerId: body.providerId, refresh: false });
+        const stored = await call(accounts, accounts.getProviderTokens, { caller: callerOf(req, session), accountId: body.accountId, providerId: body.providerId, refresh: false });
         // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
         // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
         // stored). Without a refresh token the stored one is answered as it is, past expiry and all.

@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Caller } from "@auth-platform/proto/gen/auth/common/v1/caller";
+import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
@@ -17,21 +19,24 @@ import { openIdentityStore } from "../src/store/mikro-identity-store.js";
 let platform: Platform;
 let store: IdentityStore;
 /** SetUserPassword is the admin service's, LoadProviderTokens oauth's (docs/internal-api.md); the other calls are the gateway's. */
-let admin: IdentityServiceClient;
-let oauth: IdentityServiceClient;
+let admin: AdminUserServiceClient;
+let oauth: AccountServiceClient;
 let identity: IdentityServiceClient;
+let accounts: AccountServiceClient;
 
 beforeAll(async () => {
   platform = await startPlatform();
   store = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
-  admin = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("admin"), serverName: "identity" });
-  oauth = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("oauth"), serverName: "identity" });
+  admin = createGrpcClient(AdminUserServiceClient, platform.identityAddress, { tls: platform.grpcTls("admin"), serverName: "identity" });
+  oauth = createGrpcClient(AccountServiceClient, platform.identityAddress, { tls: platform.grpcTls("oauth"), serverName: "identity" });
   identity = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("gateway"), serverName: "identity" });
+  accounts = createGrpcClient(AccountServiceClient, platform.identityAddress, { tls: platform.grpcTls("gateway"), serverName: "identity" });
 });
 afterAll(async () => {
   admin?.close();
   oauth?.close();
   identity?.close();
+  accounts?.close();
   await store?.close();
   await platform?.stop();
 });
@@ -132,22 +137,22 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
     // The stored tokens are answered (this account holds none); renewing and reading the profile need the
     // provider's configuration, which only the oauth service has.
     for (const selection of [{ accountId: github!.id }, { providerId: "github" }]) {
-      const answer = await call(identity, identity.getProviderTokens, { caller, ...selection, refresh: false });
+      const answer = await call(accounts, accounts.getProviderTokens, { caller, ...selection, refresh: false });
       expect(answer.account).toMatchObject({ id: github!.id, providerId: "github" });
       expect(answer.accessToken).toBeUndefined();
-      await expect(call(identity, identity.getProviderTokens, { caller, ...selection, refresh: true })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
-      await expect(call(identity, identity.getProviderAccountInfo, { caller, ...selection })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      await expect(call(accounts, accounts.getProviderTokens, { caller, ...selection, refresh: true })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      await expect(call(accounts, accounts.getProviderAccountInfo, { caller, ...selection })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
       // oauth reads the same tokens for the user it names.
       const loaded = await call(oauth, oauth.loadProviderTokens, { userId: user.id, ...selection });
       expect(loaded.account).toMatchObject({ id: github!.id, providerId: "github" });
       expect(loaded.accessToken).toBeUndefined();
     }
     const someoneElse = { ...caller, userId: "someone-else" };
-    for (const rpc of [identity.getProviderTokens, identity.getProviderAccountInfo]) {
+    for (const rpc of [accounts.getProviderTokens, accounts.getProviderAccountInfo]) {
       // Another user's account, an unknown one, or no selection at all: not found.
-      await expect(call(identity, rpc, { caller: someoneElse, accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
-      await expect(call(identity, rpc, { caller, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
-      await expect(call(identity, rpc, { caller, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(accounts, rpc, { caller: someoneElse, accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(accounts, rpc, { caller, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(accounts, rpc, { caller, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
     }
     await expect(call(oauth, oauth.loadProviderTokens, { userId: "someone-else", accountId: github!.id })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
     await expect(call(oauth, oauth.loadProviderTokens, { userId: user.id, providerId: "gitlab" })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });

@@ -1,15 +1,12 @@
-/** IdentityService over gRPC: decode, call one use case, encode. */
+/** IdentityService over gRPC (users, sign-up and sign-in, the signed-in user's own account): decode, call one use case, encode. */
 import { type IdentityServiceServer, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
-import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
-import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "../domain/provider-tokens.js";
-import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
 import { changePassword } from "../domain/passwords.js";
@@ -18,9 +15,7 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
-import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
-import { callerClient, profileFields, toAccountMessage, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
-import { twoFactorHandlers } from "./two-factor-handlers.js";
+import { callerClient, profileFields, toClient, toSignInResponse, toUserMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
 
@@ -48,27 +43,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   ChangePassword: GATEWAY,
   UpdateUser: GATEWAY,
   DeleteUser: GATEWAY,
-  ListAccounts: GATEWAY,
-  UnlinkAccount: GATEWAY,
   IsUsernameAvailable: GATEWAY,
-  GetProviderTokens: GATEWAY,
-  GetProviderAccountInfo: GATEWAY,
-  EnableTwoFactor: GATEWAY,
-  DisableTwoFactor: GATEWAY,
-  GetTotpUri: GATEWAY,
-  GenerateBackupCodes: GATEWAY,
-  VerifyTotp: GATEWAY,
-  SendTwoFactorOtp: GATEWAY,
-  VerifyTwoFactorOtp: GATEWAY,
-  VerifyBackupCode: GATEWAY,
-  ListTrustedDevices: GATEWAY,
-  RevokeTrustedDevice: GATEWAY,
-  ...IDENTITY_ADMIN_ACCESS,
-  SignInWithProvider: ["oauth"],
-  LinkProviderAccount: ["oauth"],
-  // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
-  LoadProviderTokens: ["oauth"],
-  StoreProviderTokens: ["oauth"],
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -178,60 +153,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         deadline,
       });
     }),
-    listAccounts: rpc.unary("ListAccounts", async (req) => ({
-      accounts: (await listAccounts(registry, requireCaller(req.caller).userId)).map(toAccountMessage),
-    })),
-    unlinkAccount: rpc.unary("UnlinkAccount", async (req) => {
-      const caller = requireCaller(req.caller);
-      await unlinkAccount(registry, { userId: caller.userId, id: req.id, providerId: req.providerId, accountId: req.accountId, caller });
-      return {};
-    }),
     isUsernameAvailable: rpc.unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
-    getProviderTokens: rpc.unary("GetProviderTokens", async (req) => {
-      const selection = { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId };
-      if (req.refresh) return requireConfiguredProvider(registry, selection);
-      const { account, ...tokens } = await providerTokens(registry, selection);
-      return { account: toAccountMessage(account), ...tokens };
-    }),
-    getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
-      requireConfiguredProvider(registry, { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId }),
-    ),
-    ...twoFactorHandlers(registry, rpc),
-    ...identityAdminHandlers(registry, rpc),
-    signInWithProvider: rpc.unary("SignInWithProvider", async (req) => {
-      const outcome = await signInWithProvider(registry, {
-        profile: toProviderProfile(req.profile),
-        trusted: req.trusted,
-        disableImplicitLinking: req.disableImplicitLinking,
-        client: toClient(req.client),
-        trustedDevice: req.trustedDevice,
-      });
-      return { ...toSignInResponse(outcome), isNewUser: outcome.isNewUser };
-    }),
-    loadProviderTokens: rpc.unary("LoadProviderTokens", async (req) => {
-      const { account, ...tokens } = await providerTokens(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
-      return { account: toAccountMessage(account), ...tokens };
-    }),
-    storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
-      if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");
-      const t = req.tokens;
-      await storeProviderTokens(
-        registry,
-        { userId: req.userId, accountId: req.accountId },
-        {
-          accessToken: t?.accessToken,
-          refreshToken: t?.refreshToken,
-          idToken: t?.idToken,
-          accessTokenExpiresAt: t?.accessTokenExpiresAt,
-          refreshTokenExpiresAt: t?.refreshTokenExpiresAt,
-          scopes: t?.scopes ?? [],
-        },
-      );
-      return {};
-    }),
-    linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
-      account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),
-    })),
   };
   return {
     definition: IdentityServiceService,

@@ -1,5 +1,6 @@
 /** Domain records <-> contract messages. */
-import type { Account, Client, ProviderProfile as ProfileMessage, UpdateUserRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { ProviderProfile as ProfileMessage } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import type { Account, Client, UpdateUserRequest, User } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ProviderProfile } from "../domain/provider-sign-in.js";
 import type { SessionUser } from "@auth-platform/proto/gen/auth/session/v1/session";

@@ -1,30 +1,34 @@
 /**
- * The two-factor RPCs of IdentityService: decode, call one use case, encode. Enrolment and trusted devices
- * act for the caller (requireCaller); the Verify* RPCs answer a sign-in challenge or check the caller's code.
+ * TwoFactorService over gRPC: decode, call one use case, encode. Enrolment and trusted devices act for the
+ * caller (requireCaller); the Verify* RPCs answer a sign-in challenge or check the caller's code.
  */
-import type { IdentityServiceServer } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { type TwoFactorServiceServer, TwoFactorServiceService } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import { listTrustedDevices, revokeTrustedDevice } from "../domain/trusted-devices.js";
 import { disableTwoFactor, enableTwoFactor, generateBackupCodes, getTotpUri, verifySignedInUser } from "../domain/two-factor.js";
 import { answerChallenge, sendChallengeOtp } from "../domain/two-factor-challenge.js";
 import { toClient, toUserMessage } from "./mappers.js";
 
-type TwoFactorHandlers = Pick<
-  IdentityServiceServer,
-  | "enableTwoFactor"
-  | "disableTwoFactor"
-  | "getTotpUri"
-  | "generateBackupCodes"
-  | "verifyTotp"
-  | "sendTwoFactorOtp"
-  | "verifyTwoFactorOtp"
-  | "verifyBackupCode"
-  | "listTrustedDevices"
-  | "revokeTrustedDevice"
->;
+const GATEWAY = ["gateway"] as const;
+
+/** Who may call what (docs/internal-api.md): the gateway, for a challenged sign-in or the caller. */
+export const TWO_FACTOR_ACCESS: AccessTable = {
+  EnableTwoFactor: GATEWAY,
+  DisableTwoFactor: GATEWAY,
+  GetTotpUri: GATEWAY,
+  GenerateBackupCodes: GATEWAY,
+  VerifyTotp: GATEWAY,
+  SendTwoFactorOtp: GATEWAY,
+  VerifyTwoFactorOtp: GATEWAY,
+  VerifyBackupCode: GATEWAY,
+  ListTrustedDevices: GATEWAY,
+  RevokeTrustedDevice: GATEWAY,
+};
 
 /** The request of the three Verify* RPCs (one shape). */
 interface VerifyRequest {
@@ -35,7 +39,7 @@ interface VerifyRequest {
   client?: { ipAddress?: string | undefined; userAgent?: string | undefined } | undefined;
 }
 
-export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactorHandlers {
+export function twoFactorService(registry: Registry, rpc: RpcServer): ServiceBinding {
   /** A challenge (sign-in) or the signed-in user, never both and never neither. */
   const verify = (method: "totp" | "otp" | "backup-code") => async (req: VerifyRequest) => {
     if (Boolean(req.challenge) === Boolean(req.caller)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and caller is required");
@@ -54,7 +58,7 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
     if (method === "otp") throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
     return { user: toUserMessage(await verifySignedInUser(registry, { userId, method, code: req.code })), rememberMe: false };
   };
-  return {
+  const implementation: TwoFactorServiceServer = {
     enableTwoFactor: rpc.unary("EnableTwoFactor", async (req, { deadline }) => {
       const { userId } = requireCaller(req.caller);
       const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId, password: req.password, issuer: req.issuer, deadline });
@@ -90,5 +94,11 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
       await revokeTrustedDevice(registry, requireCaller(req.caller).userId, req.id);
       return {};
     }),
+  };
+  return {
+    definition: TwoFactorServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.identity.v1.TwoFactorService",
+    access: TWO_FACTOR_ACCESS,
   };
 }
