@@ -1,6 +1,11 @@
-/** One gRPC client per service the gateway calls; every call goes through call() with a deadline. */
+/**
+ * One gRPC client per service the gateway calls (identity's process serves three of them, on one address);
+ * every call goes through call() with a deadline.
+ */
 import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { TwoFactorServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
@@ -10,6 +15,10 @@ import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
 
 export interface Clients {
   identity: IdentityServiceClient;
+  /** identity's TwoFactorService. */
+  twoFactor: TwoFactorServiceClient;
+  /** identity's AccountService (linked accounts, provider tokens). */
+  accounts: AccountServiceClient;
   sessions: SessionServiceClient;
   notification: NotificationServiceClient;
   organization: OrganizationServiceClient;
@@ -29,6 +38,9 @@ export function createClients(addresses: {
 }): Clients {
   const tls = addresses.grpcTls;
   const identity = createGrpcClient(IdentityServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  // Same target, credentials and options: grpc-js shares the connections (its subchannel pool).
+  const twoFactor = createGrpcClient(TwoFactorServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  const accounts = createGrpcClient(AccountServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
@@ -36,6 +48,8 @@ export function createClients(addresses: {
   const oauth = createGrpcClient(OAuthServiceClient, addresses.oauthServiceUrl, { tls, serverName: "oauth" });
   return {
     identity,
+    twoFactor,
+    accounts,
     sessions,
     notification,
     organization,
@@ -45,6 +59,8 @@ export function createClients(addresses: {
       organization.close();
       admin.close();
       identity.close();
+      twoFactor.close();
+      accounts.close();
       sessions.close();
       notification.close();
       oauth.close();

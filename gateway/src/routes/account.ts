@@ -2,14 +2,14 @@
 import * as z from "zod";
 import { redirectErrorCode } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { accountListSchema, deleteUserSchema, statusSchema, tokenAndUserSchema } from "../http/public-schemas.js";
 import { otherFields } from "../http/body.js";
 import { clearSessionCookies, hasDontRemember } from "../http/cookies.js";
 import { publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
-import type { CurrentSession } from "../http/session.js";
-import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { issueSession, type RouteDeps } from "./deps.js";
 import { accountListResponse } from "./responses.js";
 
 export const updateUserBody = z.looseObject({
@@ -38,15 +38,10 @@ export const unlinkBody = z
   .object({ providerId: z.string().min(1).max(255).optional(), accountId: z.string().max(255).nullish() })
   .refine((body) => body.providerId !== undefined || Boolean(body.accountId), { path: ["providerId"], message: "expected providerId or accountId" });
 
-const callerOf = (current: CurrentSession) => ({
-  token: current.session.token,
-  createdAt: new Date(current.session.createdAt),
-  impersonatedBy: current.session.impersonatedBy ?? undefined,
-});
-
 export function accountRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
   const identity = deps.clients.identity;
+  const accounts = deps.clients.accounts;
 
   routes.push(
     defineRoute(
@@ -60,9 +55,9 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         response: statusSchema,
         errors: ["EMAIL_CAN_NOT_BE_UPDATED", "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER"],
       },
-      async ({ body, session: { user }, json }) => {
+      async ({ req, body, session: current, json }) => {
         await call(identity, identity.updateUser, {
-          userId: user.id,
+          caller: callerOf(req, current),
           name: body.name,
           image: body.image ?? undefined,
           clearImage: body.image === null,
@@ -89,7 +84,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       },
       async ({ req, body, session: current, json }) => {
         await deps.events.reported(req, current, "user.change-email", () =>
-          call(identity, identity.changeEmail, { userId: current.user.id, newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() }),
+          call(identity, identity.changeEmail, { caller: callerOf(req, current), newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() }),
         );
         json({ status: true });
       },
@@ -123,12 +118,10 @@ export function accountRoutes(deps: RouteDeps): Route[] {
           "user.change-password",
           () =>
             call(identity, identity.changePassword, {
-              userId: current.user.id,
+              caller: callerOf(req, current),
               currentPassword: body.currentPassword,
               newPassword: body.newPassword,
               revokeOtherSessions,
-              caller: callerOf(current),
-              client: clientOf(req),
             }),
           { revokeOtherSessions },
         );
@@ -154,11 +147,10 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       },
       async ({ req, res, body, session: current, json }) => {
         const { deleted } = await call(identity, identity.deleteUser, {
-          userId: current.user.id,
+          caller: callerOf(req, current),
           password: body.password ?? undefined,
           token: body.token ?? undefined,
           callbackUrl: req.callbacks.body.callbackURL?.toString(),
-          caller: callerOf(current),
         });
         if (deleted) clearSessionCookies(res, deps.jar);
         json({ success: true, message: deleted ? "User deleted" : "Verification email sent" });
@@ -182,7 +174,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       async ({ req, res, query, json }) => {
         try {
           const current = await deps.sessions.require(req);
-          await call(identity, identity.deleteUser, { userId: current.user.id, token: query.token, caller: callerOf(current) });
+          await call(identity, identity.deleteUser, { caller: callerOf(req, current), token: query.token });
         } catch (error) {
           const code = redirectErrorCode("deleteUserCallback", error);
           const callback = req.callbacks.query.callbackURL;
@@ -199,9 +191,9 @@ export function accountRoutes(deps: RouteDeps): Route[] {
   routes.push(
     defineRoute(
       { method: "get", path: "/list-accounts", tag: "Account", summary: "The caller's linked accounts", session: "required", response: accountListSchema },
-      async ({ session: { user }, json }) => {
-        const { accounts } = await call(identity, identity.listAccounts, { userId: user.id });
-        json(accountListResponse(accounts, user.id));
+      async ({ req, session: current, json }) => {
+        const listed = await call(accounts, accounts.listAccounts, { caller: callerOf(req, current) });
+        json(accountListResponse(listed.accounts, current.user.id));
       },
     ),
   );
@@ -218,13 +210,14 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         response: statusSchema,
         errors: ["ACCOUNT_NOT_FOUND", "YOU_CANT_UNLINK_YOUR_LAST_ACCOUNT", "SESSION_IS_NOT_FRESH"],
       },
-      async ({ body, session: current, json }) => {
+      async ({ req, body, session: current, json }) => {
+        const caller = callerOf(req, current);
         await call(
-          identity,
-          identity.unlinkAccount,
+          accounts,
+          accounts.unlinkAccount,
           body.providerId !== undefined
-            ? { userId: current.user.id, providerId: body.providerId, accountId: body.accountId ?? undefined, caller: callerOf(current) }
-            : { userId: current.user.id, providerId: "", id: body.accountId ?? undefined, caller: callerOf(current) },
+            ? { caller, providerId: body.providerId, accountId: body.accountId ?? undefined }
+            : { caller, providerId: "", id: body.accountId ?? undefined },
         );
         json({ status: true });
       },

@@ -11,6 +11,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { call } from "@auth-platform/proto/rpc-client";
 import { safeImage } from "@auth-platform/runtime/user-image";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { accessTokenSchema, accountInfoSchema, refreshedTokenSchema } from "../http/public-schemas.js";
 import type { CurrentSession } from "../http/session.js";
@@ -40,7 +41,7 @@ function accountHolder({ session, user }: CurrentSession) {
 
 export function providerAccountRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
-  const identity = deps.clients.identity;
+  const accounts = deps.clients.accounts;
   const oauth = deps.clients.oauth;
 
   routes.push(
@@ -55,9 +56,9 @@ export function providerAccountRoutes(deps: RouteDeps): Route[] {
         response: accessTokenSchema,
         errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING"],
       },
-      async ({ body, session, json }) => {
+      async ({ req, body, session, json }) => {
         const user = accountHolder(session);
-        const stored = await call(identity, identity.getProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId, refresh: false });
+        const stored = await call(accounts, accounts.getProviderTokens, { caller: callerOf(req, session), accountId: body.accountId, providerId: body.providerId, refresh: false });
         // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
         // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
         // stored). Without a refresh token the stored one is answered as it is, past expiry and all.

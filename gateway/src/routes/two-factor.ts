@@ -9,6 +9,7 @@ import type { TrustedDeviceToken, TwoFactorChallenge } from "@auth-platform/prot
 import { AuthError } from "@auth-platform/proto/errors";
 import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { backupCodesSchema, enableTwoFactorSchema, statusSchema, totpUriSchema, trustedDevicesSchema, twoFactorVerifiedSchema } from "../http/public-schemas.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
@@ -71,7 +72,7 @@ export function answeredWithChallenge(req: Request, res: Response, deps: RouteDe
 
 export function twoFactorRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
-  const identity = deps.clients.identity;
+  const twoFactor = deps.clients.twoFactor;
 
   routes.push(
     defineRoute(
@@ -85,8 +86,12 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: enableTwoFactorSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TOTP_IS_ALREADY_ENABLED"],
       },
-      async ({ body, session: { user }, json }) => {
-        const { totpUri, backupCodes } = await call(identity, identity.enableTwoFactor, { userId: user.id, password: body.password, issuer: body.issuer ?? undefined });
+      async ({ req, body, session, json }) => {
+        const { totpUri, backupCodes } = await call(twoFactor, twoFactor.enableTwoFactor, {
+          caller: callerOf(req, session),
+          password: body.password,
+          issuer: body.issuer ?? undefined,
+        });
         json(enableTwoFactorResponse(totpUri, backupCodes));
       },
     ),
@@ -104,8 +109,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: statusSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
       },
-      async ({ res, body, session: { user }, json }) => {
-        await call(identity, identity.disableTwoFactor, { userId: user.id, password: body.password });
+      async ({ req, res, body, session, json }) => {
+        await call(twoFactor, twoFactor.disableTwoFactor, { caller: callerOf(req, session), password: body.password });
         clearTrustDeviceCookie(res, deps.jar);
         json(statusResponse());
       },
@@ -124,8 +129,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: totpUriSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TOTP_NOT_ENABLED"],
       },
-      async ({ body, session: { user }, json }) => {
-        const { totpUri } = await call(identity, identity.getTotpUri, { userId: user.id, password: body.password });
+      async ({ req, body, session, json }) => {
+        const { totpUri } = await call(twoFactor, twoFactor.getTotpUri, { caller: callerOf(req, session), password: body.password });
         json(totpUriResponse(totpUri));
       },
     ),
@@ -143,8 +148,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         response: backupCodesSchema,
         errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
       },
-      async ({ body, session: { user }, json }) => {
-        const { backupCodes } = await call(identity, identity.generateBackupCodes, { userId: user.id, password: body.password });
+      async ({ req, body, session, json }) => {
+        const { backupCodes } = await call(twoFactor, twoFactor.generateBackupCodes, { caller: callerOf(req, session), password: body.password });
         json(backupCodesResponse(backupCodes));
       },
     ),
@@ -164,13 +169,13 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
       async ({ req, json }) => {
         const challenge = twoFactorCookie(req, deps.jar, deps.secret);
         if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-        await call(identity, identity.sendTwoFactorOtp, { challenge: challenge.token });
+        await call(twoFactor, twoFactor.sendTwoFactorOtp, { challenge: challenge.token });
         json(statusResponse());
       },
     ),
   );
 
-  const verify = (path: string, rpc: typeof identity.verifyTotp, method: TwoFactorMethod) =>
+  const verify = (path: string, rpc: typeof twoFactor.verifyTotp, method: TwoFactorMethod) =>
     routes.push(
       defineRoute(
         {
@@ -186,7 +191,7 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
           const current = await deps.sessions.current(req);
           if (current) {
             // A signed-in user checking a code (the first TOTP code activates two-factor): no new session.
-            const { user } = await call(identity, rpc, { code: body.code, userId: current.user.id, trustDevice: false, client: clientOf(req) }).catch((error: unknown) => {
+            const { user } = await call(twoFactor, rpc, { code: body.code, caller: callerOf(req, current), trustDevice: false }).catch((error: unknown) => {
               if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
               throw error;
             });
@@ -195,7 +200,7 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
           }
           const challenge = twoFactorCookie(req, deps.jar, deps.secret);
           if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-          const { user, session, trustedDevice, rememberMe } = await call(identity, rpc, {
+          const { user, session, trustedDevice, rememberMe } = await call(twoFactor, rpc, {
             code: body.code,
             challenge: challenge.token,
             trustDevice: body.trustDevice ?? false,
@@ -220,15 +225,15 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         },
       ),
     );
-  verify("/two-factor/verify-totp", identity.verifyTotp, "totp");
-  verify("/two-factor/verify-otp", identity.verifyTwoFactorOtp, "otp");
-  verify("/two-factor/verify-backup-code", identity.verifyBackupCode, "backup_code");
+  verify("/two-factor/verify-totp", twoFactor.verifyTotp, "totp");
+  verify("/two-factor/verify-otp", twoFactor.verifyTwoFactorOtp, "otp");
+  verify("/two-factor/verify-backup-code", twoFactor.verifyBackupCode, "backup_code");
 
   routes.push(
     defineRoute(
       { method: "get", path: "/two-factor/list-trusted-devices", tag: "Two-factor", summary: "The caller's trusted devices", session: "required", response: trustedDevicesSchema },
-      async ({ session: { user }, json }) => {
-        const { devices } = await call(identity, identity.listTrustedDevices, { userId: user.id });
+      async ({ req, session, json }) => {
+        const { devices } = await call(twoFactor, twoFactor.listTrustedDevices, { caller: callerOf(req, session) });
         json(trustedDevicesResponse(devices.map(publicTrustedDevice)));
       },
     ),
@@ -245,8 +250,8 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         body: revokeBody,
         response: statusSchema,
       },
-      async ({ body, session: { user }, json }) => {
-        await call(identity, identity.revokeTrustedDevice, { userId: user.id, id: body.id });
+      async ({ req, body, session, json }) => {
+        await call(twoFactor, twoFactor.revokeTrustedDevice, { caller: callerOf(req, session), id: body.id });
         json(statusResponse());
       },
     ),

@@ -3,6 +3,7 @@ import type { Request } from "express";
 import * as z from "zod";
 import { AuthError, redirectErrorCode } from "@auth-platform/proto/errors";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { statusSchema, verifiedEmailSchema } from "../http/public-schemas.js";
 import { redirectTo } from "../http/redirect.js";
@@ -52,7 +53,7 @@ export function verificationRoutes(deps: RouteDeps): Route[] {
         let current: CurrentSession | null = null;
         try {
           current = await deps.sessions.current(req);
-          result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req), sessionUserId: current?.user.id });
+          result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req), caller: current ? callerOf(req, current) : undefined });
         } catch (error) {
           // Only the confirmation of an email change answers this refusal (the new address was taken meanwhile).
           if (current && error instanceof AuthError && error.code === "COULDNT_UPDATE_YOUR_EMAIL") reportEmailChange(deps, req, current, "failure", { error: error.code });

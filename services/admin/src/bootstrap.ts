@@ -12,6 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { certificatesReady } from "@auth-platform/runtime/grpc-transport";
@@ -29,12 +30,18 @@ runMain("admin-bootstrap", async () => {
   const config = adminConfig(env);
   await certificatesReady(config.grpc.tls);
   const client = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
+  const users = createGrpcClient(AdminUserServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
   try {
     const role = values.role ?? config.adminRoles[0]!;
-    const { user, created } = await bootstrapAdmin(identityPortOf(client), { email, name: values.name, password: process.env.ADMIN_BOOTSTRAP_PASSWORD, role }, config.adminRoles);
+    const { user, created } = await bootstrapAdmin(
+      identityPortOf(client, users),
+      { email, name: values.name, password: process.env.ADMIN_BOOTSTRAP_PASSWORD, role },
+      config.adminRoles,
+    );
     process.stdout.write(`${created ? "created" : "promoted"} ${user.email} (id ${user.id}) with role ${user.role}\n`);
   } finally {
     client.close();
+    users.close();
   }
   // The certificate reload timer of the gRPC transport would keep a one-off command alive.
   process.exit(0);

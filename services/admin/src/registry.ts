@@ -1,4 +1,5 @@
 /** Builds the admin service's dependencies once: config, audit store, identity and session clients, clock. */
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
@@ -34,8 +35,11 @@ const required = <T>(value: T | undefined, what: string): T => {
   return value;
 };
 
-/** The identity service's admin RPCs behind an IdentityPort (also used by the bootstrap command). */
-export function identityPortOf(identity: IdentityServiceClient): IdentityPort {
+/**
+ * The identity process's user reads (IdentityService) and admin RPCs (AdminUserService) behind an
+ * IdentityPort (also used by the bootstrap command).
+ */
+export function identityPortOf(identity: IdentityServiceClient, users: AdminUserServiceClient): IdentityPort {
   return {
     async getUser(userId) {
       try {
@@ -45,18 +49,17 @@ export function identityPortOf(identity: IdentityServiceClient): IdentityPort {
         throw error;
       }
     },
-    listUsers: (query) => rcall(identity, identity.listUsers, query),
-    createUser: async (input) => required((await rcall(identity, identity.createUser, input)).user, "user"),
-    setRole: async (userId, role) => required((await rcall(identity, identity.setRole, { userId, role })).user, "user"),
-    updateUser: async (input) => required((await rcall(identity, identity.updateUser, input)).user, "user"),
+    listUsers: (query) => rcall(users, users.listUsers, query),
+    createUser: async (input) => required((await rcall(users, users.createUser, input)).user, "user"),
+    setRole: async (userId, role) => required((await rcall(users, users.setRole, { userId, role })).user, "user"),
+    updateUser: async (input) => required((await rcall(users, users.setUserProfile, input)).user, "user"),
     setUserPassword: async (userId, newPassword) => {
-      await rcall(identity, identity.setUserPassword, { userId, newPassword });
+      await rcall(users, users.setUserPassword, { userId, newPassword });
     },
-    banUser: async (userId, reason, expiresInSeconds) =>
-      required((await rcall(identity, identity.banUser, { userId, reason, expiresInSeconds: String(expiresInSeconds) })).user, "user"),
-    unbanUser: async (userId) => required((await rcall(identity, identity.unbanUser, { userId })).user, "user"),
+    banUser: async (userId, reason, expiresInSeconds) => required((await rcall(users, users.banUser, { userId, reason, expiresInSeconds: String(expiresInSeconds) })).user, "user"),
+    unbanUser: async (userId) => required((await rcall(users, users.unbanUser, { userId })).user, "user"),
     removeUser: async (userId) => {
-      await rcall(identity, identity.removeUser, { userId });
+      await rcall(users, users.removeUser, { userId });
     },
   };
 }
@@ -65,9 +68,10 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
   const store = await openAuditStore(config.databaseUrl);
   const tls = config.grpc.tls;
   const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const users = createGrpcClient(AdminUserServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
 
-  const identityPort = identityPortOf(identity);
+  const identityPort = identityPortOf(identity, users);
 
   const sessionPort: SessionPort = {
     listSessions: async (userId) => (await rcall(sessions, sessions.listSessions, { userId, includeImpersonated: true })).sessions,
@@ -97,6 +101,7 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
     async close() {
       stopRetention();
       identity.close();
+      users.close();
       sessions.close();
       await store.close();
     },

@@ -3,6 +3,9 @@
  * credential one (social links, added here straight through the store) can be unlinked.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Caller } from "@auth-platform/proto/gen/auth/common/v1/caller";
+import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { call } from "@auth-platform/proto/rpc-client";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
@@ -15,19 +18,25 @@ import { openIdentityStore } from "../src/store/mikro-identity-store.js";
 
 let platform: Platform;
 let store: IdentityStore;
-/** SetUserPassword is the admin service's (docs/internal-api.md); the other calls are the gateway's. */
-let admin: IdentityServiceClient;
+/** SetUserPassword is the admin service's, LoadProviderTokens oauth's (docs/internal-api.md); the other calls are the gateway's. */
+let admin: AdminUserServiceClient;
+let oauth: AccountServiceClient;
 let identity: IdentityServiceClient;
+let accounts: AccountServiceClient;
 
 beforeAll(async () => {
   platform = await startPlatform();
   store = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
-  admin = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("admin"), serverName: "identity" });
+  admin = createGrpcClient(AdminUserServiceClient, platform.identityAddress, { tls: platform.grpcTls("admin"), serverName: "identity" });
+  oauth = createGrpcClient(AccountServiceClient, platform.identityAddress, { tls: platform.grpcTls("oauth"), serverName: "identity" });
   identity = createGrpcClient(IdentityServiceClient, platform.identityAddress, { tls: platform.grpcTls("gateway"), serverName: "identity" });
+  accounts = createGrpcClient(AccountServiceClient, platform.identityAddress, { tls: platform.grpcTls("gateway"), serverName: "identity" });
 });
 afterAll(async () => {
   admin?.close();
+  oauth?.close();
   identity?.close();
+  accounts?.close();
   await store?.close();
   await platform?.stop();
 });
@@ -65,6 +74,11 @@ async function socialUser(email = uniqueEmail("social")) {
   return user;
 }
 
+/** The caller the gateway names for a user acting in a session (gateway/src/http/caller.ts). */
+function callerOf(user: { id: string; email: string; emailVerified: boolean }, session: { id: string; createdAt: Date | string } = { id: newId(), createdAt: new Date() }): Caller {
+  return { sessionId: session.id, userId: user.id, email: user.email, emailVerified: user.emailVerified, sessionCreatedAt: new Date(session.createdAt) };
+}
+
 describe(`identity over gRPC (${backendLabel()})`, () => {
   it("lists a social account's scopes and unlinks it while another account remains", async () => {
     const user = await socialUser();
@@ -82,11 +96,12 @@ describe(`identity over gRPC (${backendLabel()})`, () => {
     const email = uniqueEmail("twice");
     const client = new TestClient(platform.baseURL);
     const { body } = await client.post("/sign-up/email", { name: "Twice", email, password: "password-123" });
-    await call(identity, identity.deleteUser, { userId: body.user.id, password: "password-123" });
+    const caller = callerOf(body.user, (await client.get("/get-session")).body.session);
+    await call(identity, identity.deleteUser, { caller, password: "password-123" });
     await store.deleteUserAndAccounts(body.user.id);
     expect(await store.findUserById(body.user.id)).toBeNull();
     expect(await store.listAccounts(body.user.id)).toEqual([]);
-    await expect(call(identity, identity.deleteUser, { userId: body.user.id, password: "password-123" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
+    await expect(call(identity, identity.deleteUser, { caller, password: "password-123" })).rejects.toMatchObject({ code: "USER_NOT_FOUND" });
   });
 });
 
@@ -115,24 +130,33 @@ describe(`identity for the current better-auth client (${backendLabel()})`, () =
     expect(await store.findUserById(signUp.body.user.id)).toMatchObject({ role: "user", banned: false, emailVerified: false, extraFields: {} });
   });
 
-  it("GetProviderTokens and GetProviderAccountInfo: a provider account is found by id or provider; renewal and the profile are oauth's", async () => {
+  it("GetProviderTokens, GetProviderAccountInfo and LoadProviderTokens: a provider account is found by id or provider; renewal and the profile are oauth's", async () => {
     const user = await socialUser();
+    const caller = callerOf(user);
     const [github] = await store.listAccounts(user.id);
     // The stored tokens are answered (this account holds none); renewing and reading the profile need the
     // provider's configuration, which only the oauth service has.
     for (const selection of [{ accountId: github!.id }, { providerId: "github" }]) {
-      const answer = await call(identity, identity.getProviderTokens, { userId: user.id, ...selection, refresh: false });
+      const answer = await call(accounts, accounts.getProviderTokens, { caller, ...selection, refresh: false });
       expect(answer.account).toMatchObject({ id: github!.id, providerId: "github" });
       expect(answer.accessToken).toBeUndefined();
-      await expect(call(identity, identity.getProviderTokens, { userId: user.id, ...selection, refresh: true })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
-      await expect(call(identity, identity.getProviderAccountInfo, { userId: user.id, ...selection })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      await expect(call(accounts, accounts.getProviderTokens, { caller, ...selection, refresh: true })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      await expect(call(accounts, accounts.getProviderAccountInfo, { caller, ...selection })).rejects.toMatchObject({ code: "PROVIDER_NOT_FOUND" });
+      // oauth reads the same tokens for the user it names.
+      const loaded = await call(oauth, oauth.loadProviderTokens, { userId: user.id, ...selection });
+      expect(loaded.account).toMatchObject({ id: github!.id, providerId: "github" });
+      expect(loaded.accessToken).toBeUndefined();
     }
-    for (const rpc of [identity.getProviderTokens, identity.getProviderAccountInfo]) {
+    const someoneElse = { ...caller, userId: "someone-else" };
+    for (const rpc of [accounts.getProviderTokens, accounts.getProviderAccountInfo]) {
       // Another user's account, an unknown one, or no selection at all: not found.
-      await expect(call(identity, rpc, { userId: "someone-else", accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
-      await expect(call(identity, rpc, { userId: user.id, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
-      await expect(call(identity, rpc, { userId: user.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(accounts, rpc, { caller: someoneElse, accountId: github!.id, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(accounts, rpc, { caller, providerId: "gitlab", refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+      await expect(call(accounts, rpc, { caller, refresh: false })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
     }
+    await expect(call(oauth, oauth.loadProviderTokens, { userId: "someone-else", accountId: github!.id })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+    await expect(call(oauth, oauth.loadProviderTokens, { userId: user.id, providerId: "gitlab" })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
+    await expect(call(oauth, oauth.loadProviderTokens, { userId: user.id })).rejects.toMatchObject({ code: "ACCOUNT_NOT_FOUND" });
   });
 
   it("unlink-account by the platform's account id (the current client's call)", async () => {

@@ -6,6 +6,7 @@
  * (docs/adr/0047-one-user-message-between-releases.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -74,7 +75,7 @@ afterAll(async () => {
 describe(`identity hands the session service each user in both wire forms (${backendLabel()})`, () => {
   it("with a new session, a changed user and a ban", async () => {
     const gateway = service.clientAs(IdentityServiceClient, "gateway");
-    const admin = service.clientAs(IdentityServiceClient, "admin");
+    const admin = service.clientAs(AdminUserServiceClient, "admin");
     const email = `ada-${newId().toLowerCase()}@example.com`;
     const { user } = await call(gateway, gateway.signUpEmail, { name: "Ada", email, password: "password-123", rememberMe: true, client: {} });
     const signedUp = created.find((req) => req.userId === user!.id);

@@ -50,7 +50,8 @@ export interface RunningService<Deps = unknown> {
 export interface ServiceDefinition<Config extends ServiceConfig, Deps extends { close(): Promise<void> }> {
   name: string;
   build(config: Config, log: Logger): Promise<Deps>;
-  bind(deps: Deps, rpc: RpcServer): ServiceBinding;
+  /** The gRPC service the process serves, or its services (one port, each with its own access table). */
+  bind(deps: Deps, rpc: RpcServer): ServiceBinding | ServiceBinding[];
 }
 
 export async function startService<Config extends ServiceConfig, Deps extends { close(): Promise<void> }>(
@@ -71,7 +72,7 @@ export async function startService<Config extends ServiceConfig, Deps extends { 
     }
     const readiness = { timer: undefined as NodeJS.Timeout | undefined, failing: "" };
     const server = await startGrpcServer({
-      services: [service.bind(deps, serviceRpc(log))],
+      services: [service.bind(deps, serviceRpc(log))].flat(),
       port: config.port,
       host,
       tls: config.grpc.tls,

@@ -8,7 +8,10 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminServiceClient, AdminServiceService } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import { AccountServiceClient, AccountServiceService } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import { AdminUserServiceClient, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { TwoFactorServiceClient, TwoFactorServiceService } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient, NotificationServiceService, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
@@ -36,13 +39,12 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ResetPassword: ["gateway"],
     ChangeEmail: ["gateway"],
     ChangePassword: ["gateway"],
-    UpdateUser: ["gateway", "admin"],
+    UpdateUser: ["gateway"],
     DeleteUser: ["gateway"],
-    ListAccounts: ["gateway"],
-    UnlinkAccount: ["gateway"],
     IsUsernameAvailable: ["gateway"],
-    GetProviderTokens: ["gateway", "oauth"],
-    GetProviderAccountInfo: ["gateway"],
+  },
+  // The identity process's other services (same port, same certificate name).
+  twoFactor: {
     EnableTwoFactor: ["gateway"],
     DisableTwoFactor: ["gateway"],
     GetTotpUri: ["gateway"],
@@ -53,6 +55,18 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     VerifyBackupCode: ["gateway"],
     ListTrustedDevices: ["gateway"],
     RevokeTrustedDevice: ["gateway"],
+  },
+  accounts: {
+    ListAccounts: ["gateway"],
+    UnlinkAccount: ["gateway"],
+    GetProviderTokens: ["gateway"],
+    GetProviderAccountInfo: ["gateway"],
+    SignInWithProvider: ["oauth"],
+    LinkProviderAccount: ["oauth"],
+    LoadProviderTokens: ["oauth"],
+    StoreProviderTokens: ["oauth"],
+  },
+  adminUsers: {
     ListUsers: ["admin"],
     CreateUser: ["admin"],
     SetRole: ["admin"],
@@ -60,9 +74,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     BanUser: ["admin"],
     UnbanUser: ["admin"],
     RemoveUser: ["admin"],
-    SignInWithProvider: ["oauth"],
-    LinkProviderAccount: ["oauth"],
-    StoreProviderTokens: ["oauth"],
+    SetUserProfile: ["admin"],
   },
   session: {
     CreateSession: ["identity", "admin"],
@@ -150,6 +162,21 @@ const MAIL_VARIABLES = { url: "https://app.example.com/act?token=t0ken", name: "
 
 const SERVICES = {
   identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
+  twoFactor: {
+    Client: TwoFactorServiceClient,
+    definition: TwoFactorServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
+  },
+  accounts: {
+    Client: AccountServiceClient,
+    definition: AccountServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
+  },
+  adminUsers: {
+    Client: AdminUserServiceClient,
+    definition: AdminUserServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
+  },
   session: { Client: SessionServiceClient, definition: SessionServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SESSION_SERVICE_URL! },
   notification: {
     Client: NotificationServiceClient,
@@ -165,6 +192,9 @@ const SERVICES = {
   oauth: { Client: OAuthServiceClient, definition: OAuthServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.OAUTH_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
+/** The services served by another's process, by the name in that process's certificate. */
+const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", accounts: "identity", adminUsers: "identity" };
+const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 
 type Outcome = { code: grpc.status; errorCode?: string };
 type RawMethod = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void;
@@ -178,7 +208,7 @@ function client(service: Service, workload: Workload): grpc.Client {
   let found = clients.get(key);
   if (!found) {
     const { Client, address } = SERVICES[service];
-    found = createGrpcClient(Client as unknown as typeof grpc.Client, address(platform), { tls: platform.grpcTls(workload), serverName: service });
+    found = createGrpcClient(Client as unknown as typeof grpc.Client, address(platform), { tls: platform.grpcTls(workload), serverName: serverNameOf(service) });
     clients.set(key, found);
   }
   return found;
@@ -248,7 +278,9 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect(found.user?.createdAt).toBeInstanceOf(Date);
     const users = client("identity", "internal-client") as IdentityServiceClient;
     expect((await call(users, users.getUser, { id: userId })).user?.email).toBe(signedUp.body.user.email);
-    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { userId, name: "Mallory" })).toEqual(DENIED);
+    const caller = { sessionId: session!.id, userId, email: signedUp.body.user.email, emailVerified: false, sessionCreatedAt: session!.createdAt };
+    expect(await rawCall(client("identity", "internal-client"), "identity", "UpdateUser", { caller, name: "Mallory" })).toEqual(DENIED);
+    expect(await rawCall(client("adminUsers", "internal-client"), "adminUsers", "SetUserProfile", { userId, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
   });
@@ -358,7 +390,7 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     for (const service of Object.keys(SERVICES) as Service[]) {
       for (const credentials of [grpc.credentials.createInsecure(), grpc.credentials.createSsl(ca)]) {
         const { Client, address } = SERVICES[service];
-        const anonymous = new (Client as unknown as typeof grpc.Client)(address(platform), credentials, { "grpc.ssl_target_name_override": service });
+        const anonymous = new (Client as unknown as typeof grpc.Client)(address(platform), credentials, { "grpc.ssl_target_name_override": serverNameOf(service) });
         try {
           const rpc = Object.keys(EXPECTED[service]!)[0]!;
           expect((await rawCall(anonymous, service, rpc)).code, service).toBe(grpc.status.UNAVAILABLE);

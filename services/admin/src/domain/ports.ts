@@ -17,7 +17,7 @@ export interface IdentityPort {
   /** No password: no credential account; no role: identity's default role. */
   createUser(input: { email: string; password?: string; name: string; role?: string; extraFields: Record<string, unknown> }): Promise<User>;
   setRole(userId: string, role: string): Promise<User>;
-  /** Profile fields (name, image, configured extra fields); identity's UpdateUser. */
+  /** Profile fields (name, image, configured extra fields); identity's SetUserProfile. */
   updateUser(input: { userId: string; name?: string; image?: string; clearImage: boolean; extraFields: Record<string, unknown> }): Promise<User>;
   setUserPassword(userId: string, newPassword: string): Promise<void>;
   /** Bans and ends every session of the user before answering. */

@@ -8,7 +8,7 @@ describe("linked accounts", () => {
   it("lists a user's accounts oldest first, unlinks one from a fresh session, and never the last one", async () => {
     const deps = testRegistry();
     const { user, session } = await aSignedUpUser(deps);
-    const caller = { token: session!.token, createdAt: deps.now() };
+    const caller = { sessionCreatedAt: session!.createdAt };
     deps.advance(1_000);
     await deps.store.createAccount({ id: newId(), accountId: "gh-1", providerId: "github", userId: user.id, password: null, createdAt: deps.now(), updatedAt: deps.now() });
     expect((await listAccounts(deps, user.id)).map((a) => a.providerId)).toEqual(["credential", "github"]);
@@ -24,7 +24,7 @@ describe("linked accounts", () => {
     const deps = testRegistry({ SESSION_FRESH_AGE: "60" });
     const { user, session } = await aSignedUpUser(deps);
     await deps.store.createAccount({ id: newId(), accountId: "gh-1", providerId: "github", userId: user.id, password: null, createdAt: deps.now(), updatedAt: deps.now() });
-    const caller = { token: session!.token, createdAt: deps.now() };
+    const caller = { sessionCreatedAt: session!.createdAt };
     deps.advance(60_001);
     expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "github", caller }))).toBe("SESSION_IS_NOT_FRESH");
     expect(await errorCode(unlinkAccount(deps, { userId: user.id, providerId: "github" }))).toBe("SESSION_IS_NOT_FRESH");

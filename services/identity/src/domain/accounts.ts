@@ -2,7 +2,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { AccountRecord } from "../store/identity-store.js";
 import { requireFreshSession } from "./freshness.js";
-import type { CallerSession, Registry } from "./ports.js";
+import type { CallerFacts, Registry } from "./ports.js";
 
 type Deps = Pick<Registry, "config" | "store" | "now">;
 
@@ -16,7 +16,7 @@ export interface UnlinkAccountInput {
   id?: string;
   providerId: string;
   accountId?: string;
-  caller?: CallerSession;
+  caller?: CallerFacts;
 }
 
 export async function unlinkAccount(deps: Deps, input: UnlinkAccountInput): Promise<void> {

@@ -23,7 +23,7 @@ describe("delete user", () => {
   it("from a fresh session mails a confirmation link; its token deletes the user once, within a day", async () => {
     const deps = testRegistry();
     const { email, user, session } = await aSignedUpUser(deps);
-    const caller = { token: session!.token, createdAt: deps.now() };
+    const caller = { sessionCreatedAt: session!.createdAt };
     expect(await deleteUser(deps, { userId: user.id, caller, callbackUrl: "/bye" })).toEqual({ deleted: false });
     const link = deps.mail.link(email, "delete-account");
     expect(link).toMatch(/\/delete-user\/callback\?token=[0-9a-z]{32}&callbackURL=%2Fbye$/);
@@ -37,7 +37,7 @@ describe("delete user", () => {
     const deps = testRegistry();
     const { email, user, session } = await aSignedUpUser(deps);
     const { user: other } = await aSignedUpUser(deps);
-    await deleteUser(deps, { userId: user.id, caller: { token: session!.token, createdAt: deps.now() } });
+    await deleteUser(deps, { userId: user.id, caller: { sessionCreatedAt: session!.createdAt } });
     const token = tokenIn(deps.mail.link(email, "delete-account"));
     expect(await errorCode(deleteUser(deps, { userId: other.id, token }))).toBe("INVALID_TOKEN");
     expect(await errorCode(deleteUser(deps, { userId: user.id, token: "a".repeat(32) }))).toBe("INVALID_TOKEN");
@@ -51,7 +51,7 @@ describe("delete user", () => {
   it("without password or token needs a session younger than the fresh age", async () => {
     const deps = testRegistry({ SESSION_FRESH_AGE: "3600" });
     const { user, session } = await aSignedUpUser(deps);
-    const caller = { token: session!.token, createdAt: deps.now() };
+    const caller = { sessionCreatedAt: session!.createdAt };
     deps.advance(3_600_000 + 1);
     expect(await errorCode(deleteUser(deps, { userId: user.id, caller }))).toBe("SESSION_IS_NOT_FRESH");
     expect(await errorCode(deleteUser(deps, { userId: user.id }))).toBe("SESSION_IS_NOT_FRESH");
@@ -61,7 +61,7 @@ describe("delete user", () => {
   it("with verification off, a fresh session deletes at once; with deletion disabled nothing is deleted", async () => {
     const deps = testRegistry({ IDENTITY_DELETE_USER_VERIFICATION: "false" });
     const { user, session } = await aSignedUpUser(deps);
-    expect(await deleteUser(deps, { userId: user.id, caller: { token: session!.token, createdAt: deps.now() } })).toEqual({ deleted: true });
+    expect(await deleteUser(deps, { userId: user.id, caller: { sessionCreatedAt: session!.createdAt } })).toEqual({ deleted: true });
     expect(await gone(deps, user.id)).toBe(true);
 
     const disabled = testRegistry({ IDENTITY_DELETE_USER_ENABLED: "false" });

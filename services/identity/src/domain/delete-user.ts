@@ -10,7 +10,7 @@ import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js
 import { requireFreshSession } from "./freshness.js";
 import { apiLink, mailKey } from "./links.js";
 import { voidResetLinks } from "./password-reset.js";
-import type { CallerSession, Registry } from "./ports.js";
+import type { CallerFacts, Registry } from "./ports.js";
 import { tokenHash } from "./trusted-devices.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "organizations" | "now" | "passwords">;
@@ -26,7 +26,7 @@ export interface DeleteUserInput {
   password?: string;
   token?: string;
   callbackUrl?: string;
-  caller?: CallerSession;
+  caller?: CallerFacts;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;
 }

@@ -1,8 +1,10 @@
 /** Actions that need a recent sign-in: the caller's session must be younger than freshAge (0 disables). */
 import { AuthError } from "@auth-platform/proto/errors";
-import type { CallerSession } from "./ports.js";
+import type { CallerFacts } from "./ports.js";
 
-export function requireFreshSession(caller: CallerSession | undefined, freshAgeSeconds: number, now: Date): void {
+/** A caller whose session's creation is unknown is not fresh. */
+export function requireFreshSession(caller: CallerFacts | undefined, freshAgeSeconds: number, now: Date): void {
   if (freshAgeSeconds === 0) return;
-  if (!caller || now.getTime() - caller.createdAt.getTime() > freshAgeSeconds * 1000) throw new AuthError("SESSION_IS_NOT_FRESH");
+  const createdAt = caller?.sessionCreatedAt;
+  if (!createdAt || now.getTime() - createdAt.getTime() > freshAgeSeconds * 1000) throw new AuthError("SESSION_IS_NOT_FRESH");
 }

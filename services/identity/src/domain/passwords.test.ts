@@ -41,7 +41,7 @@ describe("change password", () => {
   it("with revokeOtherSessions from an impersonation session is refused before anything changes: no session ends, none is made", async () => {
     const deps = testRegistry();
     const { email, user, session: before } = await aSignedUpUser(deps);
-    const caller = { token: "impersonation-token", createdAt: new Date(), impersonatedBy: "admin-1" };
+    const caller = { sessionCreatedAt: new Date(), impersonatedBy: "admin-1" };
     const refused = changePassword(deps, { ...change(user.id, "password-123", "new-password-456", true), caller });
     expect(await errorCode(refused)).toBe("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
     expect(deps.sessions.of(user.id).map((s) => s.token)).toEqual([before!.token]);

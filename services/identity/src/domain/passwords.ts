@@ -4,7 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { admissibleUser } from "./bans.js";
 import { voidResetLinks } from "./password-reset.js";
-import type { CallerSession, ClientInfo, Registry } from "./ports.js";
+import type { CallerFacts, ClientInfo, Registry } from "./ports.js";
 import { openSession } from "./open-session.js";
 import { checkPasswordLength } from "./validation.js";
 
@@ -16,7 +16,7 @@ export interface ChangePasswordInput {
   newPassword: string;
   revokeOtherSessions: boolean;
   /** The session the request acts in. */
-  caller?: CallerSession;
+  caller?: CallerFacts;
   client: ClientInfo;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;

@@ -1,5 +1,6 @@
 /** What the identity domain needs from outside itself: its store, the session service, a clock. */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
 import type { PasswordHasher } from "../password.js";
@@ -40,13 +41,11 @@ export interface OrganizationPort {
   removeUserMemberships(userId: string): Promise<void>;
 }
 
-/** The caller's session, for rules that depend on it. */
-export interface CallerSession {
-  token: string;
-  createdAt: Date;
-  /** Set on an impersonation session: the admin acting as the user. */
-  impersonatedBy?: string;
-}
+/**
+ * What the rules read of the signed-in caller (auth.common.v1.Caller, runtime/caller.ts): when its
+ * session was created (freshness.ts) and, on an impersonation session, the admin acting as the user.
+ */
+export type CallerFacts = Pick<Caller, "sessionCreatedAt" | "impersonatedBy">;
 
 /** The mail request worker of this process. */
 export interface MailRequestsPort {

@@ -2,9 +2,9 @@
  * Tokens an identity provider granted for one of the user's accounts, opened from their sealed copies. The
  * credential account is not a provider account and holds none. Renewing tokens and reading the provider's
  * profile need the provider's configuration, which the oauth service holds: the gateway asks oauth for
- * those (refresh-token, account-info), which reads the tokens here and stores renewed ones with
- * storeProviderTokens. identity's own GetProviderTokens with refresh and GetProviderAccountInfo still answer
- * PROVIDER_NOT_FOUND (no route calls them).
+ * those (refresh-token, account-info), which reads the tokens here (LoadProviderTokens) and stores renewed
+ * ones with storeProviderTokens. identity's own GetProviderTokens with refresh and GetProviderAccountInfo
+ * still answer PROVIDER_NOT_FOUND (no route calls them).
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type AccountRecord } from "../store/identity-store.js";

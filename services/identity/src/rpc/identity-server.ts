@@ -1,14 +1,12 @@
-/** IdentityService over gRPC: decode, call one use case, encode. */
+/** IdentityService over gRPC (users, sign-up and sign-in, the signed-in user's own account): decode, call one use case, encode. */
 import { type IdentityServiceServer, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
-import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
-import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "../domain/provider-tokens.js";
-import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
 import { changePassword } from "../domain/passwords.js";
@@ -17,16 +15,17 @@ import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
 import { updateUser } from "../domain/update-user.js";
 import { sendVerificationEmail, verifyEmail } from "../domain/verification.js";
-import { IDENTITY_ADMIN_ACCESS, identityAdminHandlers } from "./admin-handlers.js";
-import { definedOnly, toAccountMessage, toCaller, toClient, toProviderProfile, toSignInResponse, toUserMessage } from "./mappers.js";
-import { twoFactorHandlers } from "./two-factor-handlers.js";
+import { callerClient, profileFields, toClient, toSignInResponse, toUserMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
 
-/** Who may call what (docs/internal-api.md). */
 /** The most users one GetUsers call reads (a member page is at most 1000). */
 const MAX_BATCH = 1_000;
 
+/**
+ * Who may call what (docs/internal-api.md). An RPC that takes a Caller (the signed-in user) is the
+ * gateway's alone: only the gateway may assert a caller; a service acting on a user it names has its own RPC.
+ */
 export const IDENTITY_ACCESS: AccessTable = {
   SignUpEmail: GATEWAY,
   SignInEmail: GATEWAY,
@@ -42,29 +41,9 @@ export const IDENTITY_ACCESS: AccessTable = {
   ResetPassword: GATEWAY,
   ChangeEmail: GATEWAY,
   ChangePassword: GATEWAY,
-  // admin: the admin area's update-user (profile fields of any user).
-  UpdateUser: ["gateway", "admin"],
+  UpdateUser: GATEWAY,
   DeleteUser: GATEWAY,
-  ListAccounts: GATEWAY,
-  UnlinkAccount: GATEWAY,
   IsUsernameAvailable: GATEWAY,
-  // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
-  GetProviderTokens: ["gateway", "oauth"],
-  GetProviderAccountInfo: GATEWAY,
-  EnableTwoFactor: GATEWAY,
-  DisableTwoFactor: GATEWAY,
-  GetTotpUri: GATEWAY,
-  GenerateBackupCodes: GATEWAY,
-  VerifyTotp: GATEWAY,
-  SendTwoFactorOtp: GATEWAY,
-  VerifyTwoFactorOtp: GATEWAY,
-  VerifyBackupCode: GATEWAY,
-  ListTrustedDevices: GATEWAY,
-  RevokeTrustedDevice: GATEWAY,
-  ...IDENTITY_ADMIN_ACCESS,
-  SignInWithProvider: ["oauth"],
-  LinkProviderAccount: ["oauth"],
-  StoreProviderTokens: ["oauth"],
 };
 
 export function identityService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -125,7 +104,9 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return {};
     }),
     verifyEmail: rpc.unary("VerifyEmail", async (req) => {
-      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId: req.sessionUserId });
+      // Opened signed in or not; a caller sent must name a user and a session.
+      const sessionUserId = req.caller && requireCaller(req.caller).userId;
+      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId });
       return { user: toUserMessage(user), session };
     }),
     requestPasswordReset: rpc.unary("RequestPasswordReset", async (req) => {
@@ -141,88 +122,38 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return { userId, providerAccountsRemoved: removed.providerAccounts, twoFactorRemoved: removed.twoFactor };
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
-      await changeEmail(registry, { userId: req.userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
+      await changeEmail(registry, { userId: requireCaller(req.caller).userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
       return {};
     }),
     changePassword: rpc.unary("ChangePassword", async (req, { deadline }) => {
+      const caller = requireCaller(req.caller);
       const { user, session } = await changePassword(registry, {
-        userId: req.userId,
+        userId: caller.userId,
         currentPassword: req.currentPassword,
         newPassword: req.newPassword,
         revokeOtherSessions: req.revokeOtherSessions,
-        caller: toCaller(req.caller),
-        client: toClient(req.client),
+        caller,
+        client: callerClient(caller),
         deadline,
       });
       return { user: toUserMessage(user), session };
     }),
     updateUser: rpc.unary("UpdateUser", async (req) => {
-      if (req.clearImage && req.image !== undefined) throw new AuthError("VALIDATION_ERROR", "image and clearImage are exclusive");
-      const fields = {
-        ...req.extraFields,
-        ...definedOnly({ name: req.name, image: req.clearImage ? null : req.image, username: req.username, displayUsername: req.displayUsername }),
-      };
-      return { user: toUserMessage(await updateUser(registry, { userId: req.userId, fields })) };
+      const { userId } = requireCaller(req.caller);
+      return { user: toUserMessage(await updateUser(registry, { userId, fields: profileFields(req) })) };
     }),
     deleteUser: rpc.unary("DeleteUser", async (req, { deadline }) => {
+      const caller = requireCaller(req.caller);
       return deleteUser(registry, {
-        userId: req.userId,
+        userId: caller.userId,
         password: req.password,
         token: req.token,
         callbackUrl: req.callbackUrl,
-        caller: toCaller(req.caller),
+        caller,
         deadline,
       });
     }),
-    listAccounts: rpc.unary("ListAccounts", async (req) => ({
-      accounts: (await listAccounts(registry, req.userId)).map(toAccountMessage),
-    })),
-    unlinkAccount: rpc.unary("UnlinkAccount", async (req) => {
-      await unlinkAccount(registry, { userId: req.userId, id: req.id, providerId: req.providerId, accountId: req.accountId, caller: toCaller(req.caller) });
-      return {};
-    }),
     isUsernameAvailable: rpc.unary("IsUsernameAvailable", async (req) => ({ available: await isUsernameAvailable(registry, req.username) })),
-    getProviderTokens: rpc.unary("GetProviderTokens", async (req) => {
-      const selection = { userId: req.userId, accountId: req.accountId, providerId: req.providerId };
-      if (req.refresh) return requireConfiguredProvider(registry, selection);
-      const { account, ...tokens } = await providerTokens(registry, selection);
-      return { account: toAccountMessage(account), ...tokens };
-    }),
-    getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
-      requireConfiguredProvider(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId }),
-    ),
-    ...twoFactorHandlers(registry, rpc),
-    ...identityAdminHandlers(registry, rpc),
-    signInWithProvider: rpc.unary("SignInWithProvider", async (req) => {
-      const outcome = await signInWithProvider(registry, {
-        profile: toProviderProfile(req.profile),
-        trusted: req.trusted,
-        disableImplicitLinking: req.disableImplicitLinking,
-        client: toClient(req.client),
-        trustedDevice: req.trustedDevice,
-      });
-      return { ...toSignInResponse(outcome), isNewUser: outcome.isNewUser };
-    }),
-    storeProviderTokens: rpc.unary("StoreProviderTokens", async (req) => {
-      if (!req.accountId) throw new AuthError("VALIDATION_ERROR", "accountId is required");
-      const t = req.tokens;
-      await storeProviderTokens(
-        registry,
-        { userId: req.userId, accountId: req.accountId },
-        {
-          accessToken: t?.accessToken,
-          refreshToken: t?.refreshToken,
-          idToken: t?.idToken,
-          accessTokenExpiresAt: t?.accessTokenExpiresAt,
-          refreshTokenExpiresAt: t?.refreshTokenExpiresAt,
-          scopes: t?.scopes ?? [],
-        },
-      );
-      return {};
-    }),
-    linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
-      account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),
-    })),
   };
   return {
     definition: IdentityServiceService,

@@ -1,10 +1,12 @@
 /** Domain records <-> contract messages. */
+import type { ProviderProfile as ProfileMessage } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
-import type { Account, CallerSession as CallerMessage, Client, ProviderProfile as ProfileMessage } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Account, Client, UpdateUserRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ProviderProfile } from "../domain/provider-sign-in.js";
 import type { SignInOutcome } from "../domain/complete-sign-in.js";
-import type { CallerSession, ClientInfo } from "../domain/ports.js";
+import type { Caller } from "@auth-platform/runtime/caller";
+import type { ClientInfo } from "../domain/ports.js";
 import type { AccountRecord, UserRecord } from "../store/identity-store.js";
 
 export function toUserMessage(user: UserRecord): User {
@@ -45,13 +47,26 @@ export function toClient(client: Client | undefined): ClientInfo {
   return { ipAddress: client?.ipAddress, userAgent: client?.userAgent };
 }
 
-export function toCaller(caller: CallerMessage | undefined): CallerSession | undefined {
-  return caller?.createdAt ? { token: caller.token, createdAt: caller.createdAt, impersonatedBy: caller.impersonatedBy } : undefined;
+/** The signed-in caller's device, as the gateway resolved it. */
+export function callerClient(caller: Caller): ClientInfo {
+  return { ipAddress: caller.ipAddress, userAgent: caller.userAgent };
 }
 
 /** The entries of `fields` that are set (a proto3 optional field left out reads as undefined). */
-export function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
+function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** A profile change (UpdateUser for the caller, SetUserProfile for the user an admin names). */
+export type ProfileChange = Pick<UpdateUserRequest, "name" | "image" | "clearImage" | "username" | "displayUsername" | "extraFields">;
+
+/** The fields a profile change sets, by name (domain/update-user.ts); clearImage sets the image to null. */
+export function profileFields(change: ProfileChange): Record<string, unknown> {
+  if (change.clearImage && change.image !== undefined) throw new AuthError("VALIDATION_ERROR", "image and clearImage are exclusive");
+  return {
+    ...change.extraFields,
+    ...definedOnly({ name: change.name, image: change.clearImage ? null : change.image, username: change.username, displayUsername: change.displayUsername }),
+  };
 }
 
 /** A sign-in's outcome: the session (maybe let through by a trusted device) or the two-factor challenge. */

@@ -1,5 +1,6 @@
 /** Domain <-> contract messages. */
-import type { Client, ProviderProfile } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { ProviderProfile } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import type { Client } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { ClientInfo, VerifiedProfile } from "../domain/ports.js";
 import type { ProviderTokens } from "../providers/types.js";
 

@@ -1,15 +1,17 @@
-/** The admin RPCs of IdentityService (domain/admin-users.ts); only the admin service may call them. */
-import type { IdentityServiceServer } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+/** AdminUserService over gRPC (domain/admin-users.ts): the admin area's user operations, for the admin service alone. */
+import { type AdminUserServiceServer, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { banUser, createUser, listUsers, removeUser, setRole, setUserPassword, unbanUser } from "../domain/admin-users.js";
 import type { Registry } from "../domain/ports.js";
-import { toUserMessage } from "./mappers.js";
+import { updateUser } from "../domain/update-user.js";
+import { profileFields, toUserMessage } from "./mappers.js";
 
 const ADMIN = ["admin"] as const;
 
-/** Who may call the admin RPCs (docs/internal-api.md). */
-export const IDENTITY_ADMIN_ACCESS: AccessTable = {
+/** Who may call what (docs/internal-api.md): the admin service, which checks its caller is an admin first. */
+export const ADMIN_USER_ACCESS: AccessTable = {
   ListUsers: ADMIN,
   CreateUser: ADMIN,
   SetRole: ADMIN,
@@ -17,12 +19,12 @@ export const IDENTITY_ADMIN_ACCESS: AccessTable = {
   BanUser: ADMIN,
   UnbanUser: ADMIN,
   RemoveUser: ADMIN,
+  // The admin area's update-user: UpdateUser's use case for the user the admin names.
+  SetUserProfile: ADMIN,
 };
 
-type AdminHandlers = Pick<IdentityServiceServer, "listUsers" | "createUser" | "setRole" | "setUserPassword" | "banUser" | "unbanUser" | "removeUser">;
-
-export function identityAdminHandlers(registry: Registry, rpc: RpcServer): AdminHandlers {
-  return {
+export function adminUserService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const implementation: AdminUserServiceServer = {
     listUsers: rpc.unary("ListUsers", async (req) => {
       const { users, total, totalIsLowerBound } = await listUsers(registry, { ...req, filterValue: req.filterValue as string | number | boolean | null | unknown[] | undefined });
       return { users: users.map(toUserMessage), total, totalIsLowerBound };
@@ -45,5 +47,14 @@ export function identityAdminHandlers(registry: Registry, rpc: RpcServer): Admin
       await removeUser(registry, req.userId);
       return {};
     }),
+    setUserProfile: rpc.unary("SetUserProfile", async (req) => ({
+      user: toUserMessage(await updateUser(registry, { userId: req.userId, fields: profileFields(req) })),
+    })),
+  };
+  return {
+    definition: AdminUserServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.identity.v1.AdminUserService",
+    access: ADMIN_USER_ACCESS,
   };
 }

@@ -1,40 +1,48 @@
-/** The two-factor RPCs of IdentityService: decode, call one use case, encode. */
-import type { IdentityServiceServer } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+/**
+ * TwoFactorService over gRPC: decode, call one use case, encode. Enrolment and trusted devices act for the
+ * caller (requireCaller); the Verify* RPCs answer a sign-in challenge or check the caller's code.
+ */
+import { type TwoFactorServiceServer, TwoFactorServiceService } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import { listTrustedDevices, revokeTrustedDevice } from "../domain/trusted-devices.js";
 import { disableTwoFactor, enableTwoFactor, generateBackupCodes, getTotpUri, verifySignedInUser } from "../domain/two-factor.js";
 import { answerChallenge, sendChallengeOtp } from "../domain/two-factor-challenge.js";
 import { toClient, toUserMessage } from "./mappers.js";
 
-type TwoFactorHandlers = Pick<
-  IdentityServiceServer,
-  | "enableTwoFactor"
-  | "disableTwoFactor"
-  | "getTotpUri"
-  | "generateBackupCodes"
-  | "verifyTotp"
-  | "sendTwoFactorOtp"
-  | "verifyTwoFactorOtp"
-  | "verifyBackupCode"
-  | "listTrustedDevices"
-  | "revokeTrustedDevice"
->;
+const GATEWAY = ["gateway"] as const;
+
+/** Who may call what (docs/internal-api.md): the gateway, for a challenged sign-in or the caller. */
+export const TWO_FACTOR_ACCESS: AccessTable = {
+  EnableTwoFactor: GATEWAY,
+  DisableTwoFactor: GATEWAY,
+  GetTotpUri: GATEWAY,
+  GenerateBackupCodes: GATEWAY,
+  VerifyTotp: GATEWAY,
+  SendTwoFactorOtp: GATEWAY,
+  VerifyTwoFactorOtp: GATEWAY,
+  VerifyBackupCode: GATEWAY,
+  ListTrustedDevices: GATEWAY,
+  RevokeTrustedDevice: GATEWAY,
+};
 
 /** The request of the three Verify* RPCs (one shape). */
 interface VerifyRequest {
   code: string;
   challenge?: string | undefined;
-  userId?: string | undefined;
+  caller?: Caller | undefined;
   trustDevice: boolean;
   client?: { ipAddress?: string | undefined; userAgent?: string | undefined } | undefined;
 }
 
-export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactorHandlers {
+export function twoFactorService(registry: Registry, rpc: RpcServer): ServiceBinding {
   /** A challenge (sign-in) or the signed-in user, never both and never neither. */
   const verify = (method: "totp" | "otp" | "backup-code") => async (req: VerifyRequest) => {
-    if (Boolean(req.challenge) === Boolean(req.userId)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and userId is required");
+    if (Boolean(req.challenge) === Boolean(req.caller)) throw new AuthError("VALIDATION_ERROR", "exactly one of challenge and caller is required");
     if (req.challenge) {
       const { user, session, rememberMe, trustedDevice } = await answerChallenge(registry, {
         token: req.challenge,
@@ -45,23 +53,25 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
       });
       return { user: toUserMessage(user), session, trustedDevice, rememberMe };
     }
+    const { userId } = requireCaller(req.caller);
     // A signed-in user has no challenge, so no mailed code to check.
     if (method === "otp") throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-    return { user: toUserMessage(await verifySignedInUser(registry, { userId: req.userId!, method, code: req.code })), rememberMe: false };
+    return { user: toUserMessage(await verifySignedInUser(registry, { userId, method, code: req.code })), rememberMe: false };
   };
-  return {
+  const implementation: TwoFactorServiceServer = {
     enableTwoFactor: rpc.unary("EnableTwoFactor", async (req, { deadline }) => {
-      const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId: req.userId, password: req.password, issuer: req.issuer, deadline });
+      const { userId } = requireCaller(req.caller);
+      const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId, password: req.password, issuer: req.issuer, deadline });
       return { totpUri, backupCodes };
     }),
     disableTwoFactor: rpc.unary("DisableTwoFactor", async (req, { deadline }) => ({
-      user: toUserMessage(await disableTwoFactor(registry, { userId: req.userId, password: req.password, deadline })),
+      user: toUserMessage(await disableTwoFactor(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline })),
     })),
     getTotpUri: rpc.unary("GetTotpUri", async (req, { deadline }) => ({
-      totpUri: await getTotpUri(registry, { userId: req.userId, password: req.password, deadline }),
+      totpUri: await getTotpUri(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline }),
     })),
     generateBackupCodes: rpc.unary("GenerateBackupCodes", async (req, { deadline }) => ({
-      backupCodes: await generateBackupCodes(registry, { userId: req.userId, password: req.password, deadline }),
+      backupCodes: await generateBackupCodes(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline }),
     })),
     verifyTotp: rpc.unary("VerifyTotp", verify("totp")),
     sendTwoFactorOtp: rpc.unary("SendTwoFactorOtp", async (req) => {
@@ -71,7 +81,7 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
     verifyTwoFactorOtp: rpc.unary("VerifyTwoFactorOtp", verify("otp")),
     verifyBackupCode: rpc.unary("VerifyBackupCode", verify("backup-code")),
     listTrustedDevices: rpc.unary("ListTrustedDevices", async (req) => ({
-      devices: (await listTrustedDevices(registry, req.userId)).map((device) => ({
+      devices: (await listTrustedDevices(registry, requireCaller(req.caller).userId)).map((device) => ({
         id: device.id,
         userAgent: device.userAgent ?? undefined,
         ipAddress: device.ipAddress ?? undefined,
@@ -81,8 +91,14 @@ export function twoFactorHandlers(registry: Registry, rpc: RpcServer): TwoFactor
       })),
     })),
     revokeTrustedDevice: rpc.unary("RevokeTrustedDevice", async (req) => {
-      await revokeTrustedDevice(registry, req.userId, req.id);
+      await revokeTrustedDevice(registry, requireCaller(req.caller).userId, req.id);
       return {};
     }),
+  };
+  return {
+    definition: TwoFactorServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.identity.v1.TwoFactorService",
+    access: TWO_FACTOR_ACCESS,
   };
 }
