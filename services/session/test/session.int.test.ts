@@ -172,4 +172,24 @@ describe(`the user in both wire forms during a rolling upgrade (${backendLabel()
     expect(found.user).toEqual(user);
     expect(found.sessionUser).toEqual(user);
   });
+
+  it("names the caller by session for this release's gateway, and still by token for the previous release's", async () => {
+    const { user, session } = await signedIn();
+    const admin = service.clientAs(SessionServiceClient, "admin");
+    const { session: impersonation } = await call(admin, admin.createSession, { userId: user.id, rememberMe: false, impersonatedBy: "admin-1", expiresInSeconds: 600, user });
+    const caller = (s: { id: string }) => ({ sessionId: s.id, userId: user.id, email: user.email, emailVerified: true });
+    // An impersonation session is shown handles, never the user's tokens, however its gateway names it.
+    const byCaller = await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false, caller: caller(impersonation!) });
+    const byToken = await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false, callerToken: impersonation!.token });
+    for (const listed of [byCaller, byToken]) expect(listed.sessions.map((s) => s.token)).toEqual([expect.stringMatching(/^sh2\./)]);
+    // ... and may not end the user's other sessions either way.
+    for (const request of [{ caller: caller(impersonation!) }, { userId: user.id, keepToken: impersonation!.token }]) {
+      expect(await peerCodeOf(call(gateway, gateway.revokeOtherSessions, request))).toMatchObject({ errorCode: "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING" });
+    }
+    // The user's own session lists the tokens, and ends the others, named either way.
+    expect((await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false, callerToken: session.token })).sessions.map((s) => s.token)).toEqual([session.token]);
+    await call(gateway, gateway.revokeOtherSessions, { userId: user.id, keepToken: session.token });
+    expect((await call(gateway, gateway.getSession, { token: impersonation!.token, disableRefresh: true })).session).toBeUndefined();
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session?.id).toBe(session.id);
+  });
 });

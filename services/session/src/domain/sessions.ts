@@ -264,6 +264,15 @@ function callerAmong(sessions: SessionRecord[], caller: CallerRef, userId: strin
   return session;
 }
 
+/**
+ * The caller a gateway of the previous release names by its session token (deprecated: read during a rolling
+ * upgrade only); a token that names no session is a caller no check accepts.
+ */
+export async function callerByToken(deps: Pick<Deps, "store">, token: string): Promise<CallerRef> {
+  const session = token ? await deps.store.findByToken(token) : null;
+  return session ? { sessionId: session.id, userId: session.userId } : { sessionId: "", userId: "" };
+}
+
 /** The live session a request acts in, or UNAUTHORIZED (callerAmong). */
 async function callerSession(deps: Pick<Deps, "store" | "now">, caller: CallerRef, userId: string | undefined): Promise<SessionRecord> {
   return callerAmong(caller.userId ? await deps.store.listByUser(caller.userId) : [], caller, userId, deps.now());

@@ -4,11 +4,22 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
-import { requireCaller } from "@auth-platform/runtime/caller";
+import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import { carriedUser, userFields } from "@auth-platform/runtime/user-message";
 import type { Registry } from "../domain/ports.js";
 import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
-import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeSessionById, revokeUserSessions, usersMissingSnapshot } from "../domain/sessions.js";
+import {
+  type CallerRef,
+  callerByToken,
+  createSession,
+  forgetUser,
+  getSession,
+  listSessions,
+  revokeSession,
+  revokeSessionById,
+  revokeUserSessions,
+  usersMissingSnapshot,
+} from "../domain/sessions.js";
 import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessage } from "./mappers.js";
 
 /** Who may call what (docs/internal-api.md). */
@@ -37,6 +48,15 @@ export const SESSION_ACCESS: AccessTable = {
 const USER_COPY_SENDERS: readonly Workload[] = ["identity"];
 const SERVICE_NAME = "auth.session.v1.SessionService";
 
+/**
+ * The caller a request names: the gateway's Caller, or (deprecated, a gateway of the previous release during
+ * a rolling upgrade) the caller's session token, resolved here. Absent: a service's own call.
+ */
+async function callerOf(registry: Registry, req: { caller?: Caller; callerToken?: string }): Promise<CallerRef | undefined> {
+  if (req.caller) return requireCaller(req.caller);
+  return req.callerToken === undefined ? undefined : callerByToken(registry, req.callerToken);
+}
+
 export function sessionService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const mutualTls = registry.config.grpc.tls.kind === "mtls";
   const implementation: SessionServiceServer = {
@@ -57,26 +77,27 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({
-      sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, caller: req.caller && requireCaller(req.caller) })).map(toSessionMessage),
+      sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, caller: await callerOf(registry, req) })).map(toSessionMessage),
     })),
     revokeSession: rpc.unary("RevokeSession", async (req) => {
       if (req.sessionId !== undefined) {
         if (req.token || req.caller) throw new AuthError("VALIDATION_ERROR", "name the session by token or by sessionId, not both");
         return { userId: await revokeSessionById(registry, req.sessionId) };
       }
-      return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: req.caller && requireCaller(req.caller) }) };
+      return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: await callerOf(registry, req) }) };
     }),
     revokeUserSessions: rpc.unary("RevokeUserSessions", async (req, { caller }) => {
       const user = carriedUser(req);
       if (user) requireWorkload({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
       if (user && user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
-      await revokeUserSessions(registry, req.userId, { user: user && userFromMessage(user), caller: req.caller && requireCaller(req.caller) });
+      await revokeUserSessions(registry, req.userId, { user: user && userFromMessage(user), caller: await callerOf(registry, req) });
       return {};
     }),
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {
       // The session that stays is the caller's: an impersonation session may not end the user's others.
-      const caller = requireCaller(req.caller);
-      await revokeUserSessions(registry, caller.userId, { caller, keepCallers: true });
+      const old = !req.caller && req.keepToken !== undefined;
+      const caller = old ? await callerByToken(registry, req.keepToken!) : requireCaller(req.caller);
+      await revokeUserSessions(registry, old ? (req.userId ?? "") : caller.userId, { caller, keepCallers: true });
       return {};
     }),
     putUserCopy: rpc.unary("PutUserCopy", async (req) => {

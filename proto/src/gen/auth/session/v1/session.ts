@@ -183,7 +183,14 @@ export interface ListSessionsRequest {
    * The signed-in user the request acts for (the gateway's list-sessions). Absent: a service's own listing
    * (the admin service's, whose tokens the gateway turns into handles), raw tokens.
    */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * Deprecated: the caller's session by token, as a gateway of the previous release names it; read only
+   * when caller is absent (a rolling upgrade). Removed in the release after.
+   */
+  callerToken?: string | undefined;
 }
 
 export interface ListSessionsResponse {
@@ -210,7 +217,14 @@ export interface RevokeSessionRequest {
    * The signed-in user the request acts for (the gateway's revoke-session): an impersonation session may
    * end only itself. Absent: no caller (sign-out of the token itself, the admin service).
    */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * Deprecated: the caller's session by token, as a gateway of the previous release names it; read only
+   * when caller is absent (a rolling upgrade). Removed in the release after.
+   */
+  callerToken?: string | undefined;
 }
 
 export interface RevokeSessionResponse {
@@ -239,7 +253,14 @@ export interface RevokeUserSessionsRequest {
    * The signed-in user the request acts for (the gateway's revoke-sessions): refused to an impersonation
    * session. Absent: a service's own revocation (a ban, a password change, deletion).
    */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * Deprecated: the caller's session by token, as a gateway of the previous release names it; read only
+   * when caller is absent (a rolling upgrade). Removed in the release after.
+   */
+  callerToken?: string | undefined;
 }
 
 export interface RevokeUserSessionsResponse {
@@ -247,7 +268,15 @@ export interface RevokeUserSessionsResponse {
 
 export interface RevokeOtherSessionsRequest {
   /** The signed-in user whose other sessions end; the caller's own session stays. */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * Deprecated: the user and the token of the session that stays, as a gateway of the previous release
+   * names them; read only when caller is absent (a rolling upgrade). Removed in the release after.
+   */
+  userId?: string | undefined;
+  keepToken?: string | undefined;
 }
 
 export interface RevokeOtherSessionsResponse {
@@ -1421,7 +1450,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "", includeImpersonated: false, caller: undefined };
+  return { userId: "", includeImpersonated: false, caller: undefined, callerToken: undefined };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
@@ -1434,6 +1463,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     }
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    if (message.callerToken !== undefined) {
+      writer.uint32(26).string(message.callerToken);
     }
     return writer;
   },
@@ -1475,6 +1507,14 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callerToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1500,6 +1540,11 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         ? globalThis.Boolean(object.include_impersonated)
         : false,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      callerToken: isSet(object.callerToken)
+        ? globalThis.String(object.callerToken)
+        : isSet(object.caller_token)
+        ? globalThis.String(object.caller_token)
+        : undefined,
     };
   },
 
@@ -1514,6 +1559,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
     }
+    if (message.callerToken !== undefined) {
+      obj.callerToken = message.callerToken;
+    }
     return obj;
   },
 
@@ -1527,6 +1575,7 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.callerToken = object.callerToken ?? undefined;
     return message;
   },
 };
@@ -1601,7 +1650,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
 };
 
 function createBaseRevokeSessionRequest(): RevokeSessionRequest {
-  return { token: "", sessionId: undefined, userId: undefined, caller: undefined };
+  return { token: "", sessionId: undefined, userId: undefined, caller: undefined, callerToken: undefined };
 }
 
 export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
@@ -1617,6 +1666,9 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     }
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    if (message.callerToken !== undefined) {
+      writer.uint32(26).string(message.callerToken);
     }
     return writer;
   },
@@ -1666,6 +1718,14 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callerToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1692,6 +1752,11 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
         ? globalThis.String(object.user_id)
         : undefined,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      callerToken: isSet(object.callerToken)
+        ? globalThis.String(object.callerToken)
+        : isSet(object.caller_token)
+        ? globalThis.String(object.caller_token)
+        : undefined,
     };
   },
 
@@ -1709,6 +1774,9 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
     }
+    if (message.callerToken !== undefined) {
+      obj.callerToken = message.callerToken;
+    }
     return obj;
   },
 
@@ -1723,6 +1791,7 @@ export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.callerToken = object.callerToken ?? undefined;
     return message;
   },
 };
@@ -1801,7 +1870,7 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "", user: undefined, sessionUser: undefined, caller: undefined };
+  return { userId: "", user: undefined, sessionUser: undefined, caller: undefined, callerToken: undefined };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
@@ -1817,6 +1886,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     }
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    if (message.callerToken !== undefined) {
+      writer.uint32(26).string(message.callerToken);
     }
     return writer;
   },
@@ -1866,6 +1938,14 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callerToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1892,6 +1972,11 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         ? SessionUser.fromJSON(object.session_user)
         : undefined,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      callerToken: isSet(object.callerToken)
+        ? globalThis.String(object.callerToken)
+        : isSet(object.caller_token)
+        ? globalThis.String(object.caller_token)
+        : undefined,
     };
   },
 
@@ -1909,6 +1994,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
     }
+    if (message.callerToken !== undefined) {
+      obj.callerToken = message.callerToken;
+    }
     return obj;
   },
 
@@ -1925,6 +2013,7 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.callerToken = object.callerToken ?? undefined;
     return message;
   },
 };
@@ -1982,13 +2071,19 @@ export const RevokeUserSessionsResponse: MessageFns<RevokeUserSessionsResponse> 
 };
 
 function createBaseRevokeOtherSessionsRequest(): RevokeOtherSessionsRequest {
-  return { caller: undefined };
+  return { caller: undefined, userId: undefined, keepToken: undefined };
 }
 
 export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> = {
   encode(message: RevokeOtherSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(26).fork()).join();
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.keepToken !== undefined) {
+      writer.uint32(18).string(message.keepToken);
     }
     return writer;
   },
@@ -2014,6 +2109,22 @@ export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> 
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keepToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2027,13 +2138,31 @@ export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> 
   },
 
   fromJSON(object: any): RevokeOtherSessionsRequest {
-    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      keepToken: isSet(object.keepToken)
+        ? globalThis.String(object.keepToken)
+        : isSet(object.keep_token)
+        ? globalThis.String(object.keep_token)
+        : undefined,
+    };
   },
 
   toJSON(message: RevokeOtherSessionsRequest): unknown {
     const obj: any = {};
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.keepToken !== undefined) {
+      obj.keepToken = message.keepToken;
     }
     return obj;
   },
@@ -2046,6 +2175,8 @@ export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> 
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.userId = object.userId ?? undefined;
+    message.keepToken = object.keepToken ?? undefined;
     return message;
   },
 };
