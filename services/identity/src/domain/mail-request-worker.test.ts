@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "@auth-platform/runtime/log";
 import { identityConfig } from "../config.js";
 import { aUser, anAccount } from "../store/identity-store.contract.js";
@@ -74,6 +74,7 @@ beforeEach(async () => {
   logged = [];
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await store.close();
 });
 
@@ -121,6 +122,8 @@ describe("mail requests", () => {
   });
 
   it("keeps a request while the notification service fails, retrying with growing delays, then mails it", async () => {
+    // The jitter drawn at its top: each delay is the nominal one (runtime/backoff.ts).
+    vi.spyOn(Math, "random").mockReturnValue(1 - 1e-9);
     const user = await aKnownUser();
     await requestPasswordReset(deps(), { email: user.email });
     mailDown = true;

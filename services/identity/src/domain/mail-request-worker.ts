@@ -5,6 +5,7 @@
  * growing delay, up to MAX_ATTEMPTS; a worker that dies mid-request leaves its lease to run out, and the
  * request is done again (a reset then issues a fresh token, which voids the first).
  */
+import { type BackoffPolicy, retryDelay } from "@auth-platform/runtime/backoff";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { MailRequestRecord } from "../store/identity-store.js";
 import { mailResetLink } from "./password-reset.js";
@@ -18,7 +19,7 @@ export const BATCH_SIZE = 10;
 export const LEASE_MS = 60_000;
 export const MAX_ATTEMPTS = 10;
 export const POLL_INTERVAL_MS = 1_000;
-const MAX_RETRY_DELAY_MS = 300_000;
+const RETRY: BackoffPolicy = { baseMs: 1_000, maxMs: 300_000 };
 
 /** Does what one request asks. */
 export async function processMailRequest(deps: Deps, request: MailRequestRecord): Promise<void> {
@@ -49,7 +50,7 @@ export async function runMailRequest(deps: Deps, request: MailRequestRecord): Pr
       deps.log.error("mail request abandoned", { requestId: request.id, kind: request.kind, attempts, error });
       return;
     }
-    const delay = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** (attempts - 1));
+    const delay = retryDelay(attempts, RETRY);
     await deps.store.retryMailRequest(request.id, attempts, new Date(deps.now().getTime() + delay));
     deps.log.warn("mail request failed; will retry", { requestId: request.id, kind: request.kind, attempts, retryInMs: delay, error });
     return;
