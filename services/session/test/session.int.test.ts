@@ -187,7 +187,9 @@ describe(`the user in both wire forms during a rolling upgrade (${backendLabel()
       expect(await peerCodeOf(call(gateway, gateway.revokeOtherSessions, request))).toMatchObject({ errorCode: "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING" });
     }
     // The user's own session lists the tokens, and ends the others, named either way.
-    expect((await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false, callerToken: session.token })).sessions.map((s) => s.token)).toEqual([session.token]);
+    expect((await call(gateway, gateway.listSessions, { userId: user.id, includeImpersonated: false, callerToken: session.token })).sessions.map((s) => s.token)).toEqual([
+      session.token,
+    ]);
     await call(gateway, gateway.revokeOtherSessions, { userId: user.id, keepToken: session.token });
     expect((await call(gateway, gateway.getSession, { token: impersonation!.token, disableRefresh: true })).session).toBeUndefined();
     expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session?.id).toBe(session.id);
