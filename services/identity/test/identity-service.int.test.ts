@@ -12,56 +12,31 @@ import { AccountServiceClient, AccountServiceService } from "@auth-platform/prot
 import { AdminUserServiceClient, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { TwoFactorServiceClient, TwoFactorServiceService } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
-import { NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
-import { OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
-import { SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { type AccessTable, type Workload, WORKLOADS } from "@auth-platform/runtime/grpc-access";
 import { newId } from "@auth-platform/runtime/random";
 import { backendLabel } from "../../../testing/databases.js";
-import { type FakePeer, fakePeer, harnessEnv, peerCodeOf, REFUSED, type ServiceUnderTest, startServiceUnderTest } from "../../../testing/service-harness.js";
-import { identityConfig } from "../src/config.js";
+import { peerCodeOf, REFUSED, type ServiceUnderTest } from "../../../testing/service-harness.js";
 import type { Registry } from "../src/domain/ports.js";
 import { ACCOUNT_ACCESS } from "../src/rpc/account-server.js";
 import { ADMIN_USER_ACCESS } from "../src/rpc/admin-user-server.js";
 import { IDENTITY_ACCESS } from "../src/rpc/identity-server.js";
 import { TWO_FACTOR_ACCESS } from "../src/rpc/two-factor-server.js";
-import { start } from "../src/start.js";
+import { type IdentityAlone, startIdentityAlone } from "./identity-alone.js";
 
-let peers: FakePeer[] = [];
+let identity: IdentityAlone;
 let service: ServiceUnderTest<Registry>;
 let gateway: IdentityServiceClient;
 let accounts: AccountServiceClient;
 
 beforeAll(async () => {
-  const env = await harnessEnv();
-  const session = await fakePeer(
-    "session",
-    SessionServiceService,
-    { putUserCopy: () => ({}), dropUserCopy: () => ({}), revokeUserSessions: () => ({}), listUsersMissingSnapshot: () => ({ userIds: [] }) },
-    env,
-  );
-  const notification = await fakePeer("notification", NotificationServiceService, { sendEmail: () => ({ messageId: newId() }) }, env);
-  const organization = await fakePeer("organization", OrganizationServiceService, { removeUserMemberships: () => ({}) }, env);
-  peers = [session, notification, organization];
-  service = await startServiceUnderTest({
-    name: "identity",
-    configure: identityConfig,
-    start,
-    databaseVar: "IDENTITY_DATABASE_URL",
-    env: {
-      SESSION_SERVICE_URL: session.url,
-      NOTIFICATION_SERVICE_URL: notification.url,
-      ORGANIZATION_SERVICE_URL: organization.url,
-      AUTH_SECRET: "identity-harness-secret-0123456789abcdef",
-    },
-  });
+  identity = await startIdentityAlone();
+  service = identity.service;
   gateway = service.clientAs(IdentityServiceClient, "gateway");
   accounts = service.clientAs(AccountServiceClient, "gateway");
 });
 afterAll(async () => {
-  await service?.stop();
-  await Promise.all(peers.map((peer) => peer.close()));
+  await identity?.stop();
 });
 
 /** The services of the identity process, each with its access table. */

@@ -8,68 +8,42 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import { NotificationServiceService } from "@auth-platform/proto/gen/auth/notification/v1/notification";
-import { OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
-import { type CreateSessionRequest, type PutUserCopyRequest, type RevokeUserSessionsRequest, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { CreateSessionRequest, PutUserCopyRequest, RevokeUserSessionsRequest } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { newId } from "@auth-platform/runtime/random";
 import { backendLabel } from "../../../testing/databases.js";
 import { eventually } from "../../../testing/eventually.js";
-import { type FakePeer, fakePeer, harnessEnv, type ServiceUnderTest, startServiceUnderTest } from "../../../testing/service-harness.js";
-import { identityConfig } from "../src/config.js";
+import type { ServiceUnderTest } from "../../../testing/service-harness.js";
 import type { Registry } from "../src/domain/ports.js";
-import { start } from "../src/start.js";
+import { type IdentityAlone, startIdentityAlone } from "./identity-alone.js";
 
 const created: CreateSessionRequest[] = [];
 const puts: PutUserCopyRequest[] = [];
 const revocations: RevokeUserSessionsRequest[] = [];
 
-let peers: FakePeer[] = [];
+let identity: IdentityAlone;
 let service: ServiceUnderTest<Registry>;
 
 beforeAll(async () => {
-  const env = await harnessEnv();
-  const session = await fakePeer(
-    "session",
-    SessionServiceService,
-    {
-      createSession: (req: CreateSessionRequest) => {
-        created.push(req);
-        const at = new Date();
-        return { session: { id: newId(), token: newId(), userId: req.userId, expiresAt: new Date(at.getTime() + 3_600_000), createdAt: at, updatedAt: at } };
-      },
-      putUserCopy: (req: PutUserCopyRequest) => {
-        puts.push(req);
-        return {};
-      },
-      revokeUserSessions: (req: RevokeUserSessionsRequest) => {
-        revocations.push(req);
-        return {};
-      },
-      dropUserCopy: () => ({}),
-      listUsersMissingSnapshot: () => ({ userIds: [] }),
+  identity = await startIdentityAlone({
+    createSession: (req: CreateSessionRequest) => {
+      created.push(req);
+      const at = new Date();
+      return { session: { id: newId(), token: newId(), userId: req.userId, expiresAt: new Date(at.getTime() + 3_600_000), createdAt: at, updatedAt: at } };
     },
-    env,
-  );
-  const notification = await fakePeer("notification", NotificationServiceService, { sendEmail: () => ({ messageId: newId() }) }, env);
-  const organization = await fakePeer("organization", OrganizationServiceService, { removeUserMemberships: () => ({}) }, env);
-  peers = [session, notification, organization];
-  service = await startServiceUnderTest({
-    name: "identity",
-    configure: identityConfig,
-    start,
-    databaseVar: "IDENTITY_DATABASE_URL",
-    env: {
-      AUTH_SECRET: "identity-harness-secret-0123456789abcdef",
-      SESSION_SERVICE_URL: session.url,
-      NOTIFICATION_SERVICE_URL: notification.url,
-      ORGANIZATION_SERVICE_URL: organization.url,
+    putUserCopy: (req: PutUserCopyRequest) => {
+      puts.push(req);
+      return {};
+    },
+    revokeUserSessions: (req: RevokeUserSessionsRequest) => {
+      revocations.push(req);
+      return {};
     },
   });
+  service = identity.service;
 });
 afterAll(async () => {
-  await service?.stop();
-  await Promise.all(peers.map((peer) => peer.close()));
+  await identity?.stop();
 });
 
 describe(`identity hands the session service each user in both wire forms (${backendLabel()})`, () => {
