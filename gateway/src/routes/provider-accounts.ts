@@ -11,6 +11,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import { call } from "@auth-platform/proto/rpc-client";
 import { safeImage } from "@auth-platform/runtime/user-image";
+import type { Request } from "express";
 import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { accessTokenSchema, accountInfoSchema, refreshedTokenSchema } from "../http/public-schemas.js";
@@ -34,9 +35,10 @@ const RENEWAL_MARGIN_MS = 5_000;
 const expiresSoon = (expiresAt: Date | undefined) => expiresAt !== undefined && expiresAt.getTime() - Date.now() < RENEWAL_MARGIN_MS;
 
 /** The signed-in user, unless an admin is impersonating them. */
-function accountHolder({ session, user }: CurrentSession) {
-  if (session.impersonatedBy) throw new AuthError("PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING");
-  return user;
+/** The caller, when it may read its provider accounts (not from an impersonation session). */
+function accountHolder(req: Request, current: CurrentSession) {
+  if (current.session.impersonatedBy) throw new AuthError("PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING");
+  return callerOf(req, current);
 }
 
 export function providerAccountRoutes(deps: RouteDeps): Route[] {
@@ -57,15 +59,13 @@ export function providerAccountRoutes(deps: RouteDeps): Route[] {
         errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING"],
       },
       async ({ req, body, session, json }) => {
-        const user = accountHolder(session);
-        const stored = await call(accounts, accounts.getProviderTokens, { caller: callerOf(req, session), accountId: body.accountId, providerId: body.providerId, refresh: false });
+        const caller = accountHolder(req, session);
+        const stored = await call(accounts, accounts.getProviderTokens, { caller, accountId: body.accountId, providerId: body.providerId, refresh: false });
         // The caller wants a token it can use: an expired one is renewed first, the way /refresh-token renews it
         // (oauth asks the provider and has identity store the new tokens, so the next call answers them as
         // stored). Without a refresh token the stored one is answered as it is, past expiry and all.
         const tokens =
-          stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt)
-            ? await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: stored.account?.id })
-            : stored;
+          stored.refreshToken && expiresSoon(stored.accessTokenExpiresAt) ? await call(oauth, oauth.refreshProviderTokens, { caller, accountId: stored.account?.id }) : stored;
         json({
           accessToken: tokens.accessToken,
           accessTokenExpiresAt: iso(tokens.accessTokenExpiresAt),
@@ -88,11 +88,11 @@ export function providerAccountRoutes(deps: RouteDeps): Route[] {
         response: refreshedTokenSchema,
         errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING"],
       },
-      async ({ body, session, json }) => {
-        const user = accountHolder(session);
+      async ({ req, body, session, json }) => {
+        const caller = accountHolder(req, session);
         // Renewal needs the provider's configuration: the oauth service reads the tokens from identity, asks the
         // provider and stores the new ones.
-        const tokens = await call(oauth, oauth.refreshProviderTokens, { userId: user.id, accountId: body.accountId, providerId: body.providerId });
+        const tokens = await call(oauth, oauth.refreshProviderTokens, { caller, accountId: body.accountId, providerId: body.providerId });
         json({
           accessToken: tokens.accessToken,
           refreshToken: tokens.refreshToken,
@@ -119,9 +119,8 @@ export function providerAccountRoutes(deps: RouteDeps): Route[] {
         response: accountInfoSchema,
         errors: ["ACCOUNT_NOT_FOUND", "INVALID_TOKEN", "PROVIDER_NOT_FOUND", "PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING", "FAILED_TO_GET_USER_INFO"],
       },
-      async ({ query, session, json }) => {
-        const user = accountHolder(session);
-        const info = await call(oauth, oauth.getProviderAccountInfo, { userId: user.id, accountId: query.accountId, providerId: query.providerId });
+      async ({ req, query, session, json }) => {
+        const info = await call(oauth, oauth.getProviderAccountInfo, { caller: accountHolder(req, session), accountId: query.accountId, providerId: query.providerId });
         json({
           // The provider's avatar only when safe in an <img src>, as every user image this API answers.
           user: info.user ? { ...info.user, ...(info.user.image !== undefined ? { image: safeImage(info.user.image) } : {}) } : {},

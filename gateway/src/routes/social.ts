@@ -10,6 +10,7 @@ import * as z from "zod";
 import type { CompleteSignInResponse } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { authEvents, countedSignIn, failureOutcome } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
+import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { socialRedirectSchema, socialSignInSchema } from "../http/public-schemas.js";
 import { CallbackUrl } from "../http/callback-url.js";
@@ -203,13 +204,13 @@ export function socialRoutes(deps: RouteDeps): Route[] {
         response: socialRedirectSchema,
         errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
       },
-      async ({ req, res, body, session: { user }, json }) => {
+      async ({ req, res, body, session, json }) => {
         const callbacks = req.callbacks.body;
         const { url, state } = await call(oauth, oauth.startSignIn, {
           providerId: body.provider,
           callbackUrl: (callbacks.callbackURL ?? home(req)).href,
           errorCallbackUrl: callbacks.errorCallbackURL?.href,
-          link: { userId: user.id, email: user.email },
+          linkFor: callerOf(req, session),
           scopes: body.scopes ?? [],
         });
         setStateCookie(res, deps.jar, deps.secret, state);

@@ -215,11 +215,12 @@ function client(service: Service, workload: Workload): grpc.Client {
 }
 
 /** Calls `rpc` with an empty request (every field at its default) and returns the raw gRPC status. */
-function rawCall(target: grpc.Client, service: Service, rpc: string, request?: unknown): Promise<Outcome> {
+/** Calls `rpc` with `request` over the message's defaults (an empty request when none is given). */
+function rawCall(target: grpc.Client, service: Service, rpc: string, request?: object): Promise<Outcome> {
   const [key, method] = Object.entries(SERVICES[service].definition).find(([, m]) => m.path.endsWith(`/${rpc}`))!;
   const fn = (target as unknown as Record<string, RawMethod>)[key]!;
   return new Promise((resolve) =>
-    fn.call(target, request ?? method.requestDeserialize(Buffer.alloc(0)), new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) =>
+    fn.call(target, { ...method.requestDeserialize(Buffer.alloc(0)), ...request }, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) =>
       resolve({ code: error?.code ?? grpc.status.OK, errorCode: error?.metadata?.get(ERROR_CODE_KEY)[0] as string | undefined }),
     ),
   );
@@ -283,6 +284,21 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     expect(await rawCall(client("adminUsers", "internal-client"), "adminUsers", "SetUserProfile", { userId, name: "Mallory" })).toEqual(DENIED);
     expect(await rawCall(client("session", "internal-client"), "session", "ListSessions", { userId })).toEqual(DENIED);
     expect(await rawCall(client("notification", "internal-client"), "notification", "ListOutbox", { to: signedUp.body.user.email, limit: 0 })).toEqual(DENIED);
+  });
+
+  it("an RPC that acts for a signed-in user refuses the gateway's call that names no caller (docs/internal-api.md, the caller)", async () => {
+    const acting: Array<[Service, string, Record<string, unknown>]> = [
+      ["oauth", "RefreshProviderTokens", { providerId: "github" }],
+      ["oauth", "GetProviderAccountInfo", { providerId: "github" }],
+      ["oauth", "StartSignIn", { providerId: "github", callbackUrl: "https://app.example/", linkFor: { sessionId: "", userId: "", email: "", emailVerified: false } }],
+      ["organization", "ListMembers", {}],
+      ["admin", "ListUsers", {}],
+      ["session", "RevokeOtherSessions", {}],
+      ["identity", "ChangeEmail", { newEmail: "x@example.com" }],
+    ];
+    for (const [service, method, request] of acting) {
+      expect(await rawCall(client(service, "gateway"), service, method, request), `${service}.${method}`).toMatchObject({ errorCode: "UNAUTHORIZED" });
+    }
   });
 
   it("only identity hands the session service a copy of a user with RevokeUserSessions: a planted copy is refused, the plain call is not", async () => {

@@ -4,6 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { requireCaller } from "@auth-platform/runtime/caller";
 import { completeSignIn } from "../domain/complete-sign-in.js";
 import { signInWithIdToken } from "../domain/id-token-sign-in.js";
 import { providerAccountInfo, refreshProviderTokens } from "../domain/provider-accounts.js";
@@ -31,13 +32,13 @@ export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding
       for (const url of [req.callbackUrl, req.errorCallbackUrl, req.newUserCallbackUrl]) {
         if (url !== undefined && (!URL.canParse(url) || url.length > MAX_URL)) throw new AuthError("VALIDATION_ERROR", "callback URLs must be absolute URLs");
       }
-      if (req.link && (!req.link.userId || !req.link.email)) throw new AuthError("VALIDATION_ERROR", "link needs userId and email");
+      const linkFor = req.linkFor && requireCaller(req.linkFor);
       return startSignIn(registry, {
         providerId: req.providerId,
         callbackUrl: req.callbackUrl,
         errorUrl: req.errorCallbackUrl,
         newUserUrl: req.newUserCallbackUrl,
-        link: req.link,
+        link: linkFor && { userId: linkFor.userId, email: linkFor.email },
         scopes: req.scopes,
         loginHint: req.loginHint,
       });
@@ -75,12 +76,10 @@ export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding
       });
     }),
     refreshProviderTokens: rpc.unary("RefreshProviderTokens", async (req) => {
-      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
-      return refreshProviderTokens(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
+      return refreshProviderTokens(registry, { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId });
     }),
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) => {
-      if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
-      return providerAccountInfo(registry, { userId: req.userId, accountId: req.accountId, providerId: req.providerId });
+      return providerAccountInfo(registry, { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId });
     }),
   };
   return {

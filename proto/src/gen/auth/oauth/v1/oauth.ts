@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Caller } from "../../common/v1/caller.js";
 import { User } from "../../common/v1/user.js";
 import { Account, Client, TrustedDeviceToken, TwoFactorChallenge } from "../../identity/v1/identity.js";
 import { Session } from "../../session/v1/session.js";
@@ -38,14 +39,6 @@ export interface ListProvidersResponse {
   providerIds: string[];
 }
 
-/** LinkIntent is the signed-in user a provider account is to be linked to. */
-export interface LinkIntent {
-  /** The user the provider account is linked to. */
-  userId: string;
-  /** That user's email address: the provider account's must be the same (EMAIL_DOESNT_MATCH otherwise). */
-  email: string;
-}
-
 /** StartSignInRequest: the provider and where the browser goes afterwards. */
 export interface StartSignInRequest {
   /** The configured provider to sign in with. */
@@ -60,9 +53,12 @@ export interface StartSignInRequest {
   newUserCallbackUrl?:
     | string
     | undefined;
-  /** Set: the callback links the provider account to this user instead of signing in. */
-  link?:
-    | LinkIntent
+  /**
+   * Set: the callback links the provider account to this signed-in user instead of signing in; the provider
+   * account's email address must be the caller's (EMAIL_DOESNT_MATCH otherwise).
+   */
+  linkFor?:
+    | Caller
     | undefined;
   /** Scopes asked for beyond the provider's defaults. */
   scopes: string[];
@@ -213,8 +209,10 @@ export interface SignInWithIdTokenResponse {
 
 /** RefreshProviderTokensRequest names one of the user's provider accounts. */
 export interface RefreshProviderTokensRequest {
-  /** The account's owner. */
-  userId: string;
+  /** The signed-in owner of the account. */
+  caller?:
+    | Caller
+    | undefined;
   /** The provider's account id (the user's id at the provider). */
   accountId?:
     | string
@@ -251,8 +249,10 @@ export interface RefreshProviderTokensResponse {
 
 /** GetProviderAccountInfoRequest names one of the user's provider accounts. */
 export interface GetProviderAccountInfoRequest {
-  /** The account's owner. */
-  userId: string;
+  /** The signed-in owner of the account. */
+  caller?:
+    | Caller
+    | undefined;
   /** The provider's account id (the user's id at the provider). */
   accountId?:
     | string
@@ -400,102 +400,13 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   },
 };
 
-function createBaseLinkIntent(): LinkIntent {
-  return { userId: "", email: "" };
-}
-
-export const LinkIntent: MessageFns<LinkIntent> = {
-  encode(message: LinkIntent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.email !== "") {
-      writer.uint32(18).string(message.email);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): LinkIntent {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseLinkIntent();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.email = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): LinkIntent {
-    return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
-      email: isSet(object.email) ? globalThis.String(object.email) : "",
-    };
-  },
-
-  toJSON(message: LinkIntent): unknown {
-    const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
-    }
-    if (message.email !== "") {
-      obj.email = message.email;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<LinkIntent>, I>>(base?: I): LinkIntent {
-    return LinkIntent.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<LinkIntent>, I>>(object: I): LinkIntent {
-    const message = createBaseLinkIntent();
-    message.userId = object.userId ?? "";
-    message.email = object.email ?? "";
-    return message;
-  },
-};
-
 function createBaseStartSignInRequest(): StartSignInRequest {
   return {
     providerId: "",
     callbackUrl: "",
     errorCallbackUrl: undefined,
     newUserCallbackUrl: undefined,
-    link: undefined,
+    linkFor: undefined,
     scopes: [],
     loginHint: undefined,
   };
@@ -515,8 +426,8 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     if (message.newUserCallbackUrl !== undefined) {
       writer.uint32(34).string(message.newUserCallbackUrl);
     }
-    if (message.link !== undefined) {
-      LinkIntent.encode(message.link, writer.uint32(42).fork()).join();
+    if (message.linkFor !== undefined) {
+      Caller.encode(message.linkFor, writer.uint32(66).fork()).join();
     }
     for (const v of message.scopes) {
       writer.uint32(50).string(v!);
@@ -572,12 +483,12 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
             message.newUserCallbackUrl = reader.string();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
-            message.link = LinkIntent.decode(reader, reader.uint32());
+            message.linkFor = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 6: {
@@ -630,7 +541,11 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
         : isSet(object.new_user_callback_url)
         ? globalThis.String(object.new_user_callback_url)
         : undefined,
-      link: isSet(object.link) ? LinkIntent.fromJSON(object.link) : undefined,
+      linkFor: isSet(object.linkFor)
+        ? Caller.fromJSON(object.linkFor)
+        : isSet(object.link_for)
+        ? Caller.fromJSON(object.link_for)
+        : undefined,
       scopes: globalThis.Array.isArray(object?.scopes)
         ? object.scopes.map((e: any) => globalThis.String(e))
         : [],
@@ -656,8 +571,8 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     if (message.newUserCallbackUrl !== undefined) {
       obj.newUserCallbackUrl = message.newUserCallbackUrl;
     }
-    if (message.link !== undefined) {
-      obj.link = LinkIntent.toJSON(message.link);
+    if (message.linkFor !== undefined) {
+      obj.linkFor = Caller.toJSON(message.linkFor);
     }
     if (message.scopes?.length) {
       obj.scopes = message.scopes;
@@ -677,8 +592,8 @@ export const StartSignInRequest: MessageFns<StartSignInRequest> = {
     message.callbackUrl = object.callbackUrl ?? "";
     message.errorCallbackUrl = object.errorCallbackUrl ?? undefined;
     message.newUserCallbackUrl = object.newUserCallbackUrl ?? undefined;
-    message.link = (object.link !== undefined && object.link !== null)
-      ? LinkIntent.fromPartial(object.link)
+    message.linkFor = (object.linkFor !== undefined && object.linkFor !== null)
+      ? Caller.fromPartial(object.linkFor)
       : undefined;
     message.scopes = object.scopes?.map((e) => e) || [];
     message.loginHint = object.loginHint ?? undefined;
@@ -1643,13 +1558,13 @@ export const SignInWithIdTokenResponse: MessageFns<SignInWithIdTokenResponse> = 
 };
 
 function createBaseRefreshProviderTokensRequest(): RefreshProviderTokensRequest {
-  return { userId: "", accountId: undefined, providerId: undefined };
+  return { caller: undefined, accountId: undefined, providerId: undefined };
 }
 
 export const RefreshProviderTokensRequest: MessageFns<RefreshProviderTokensRequest> = {
   encode(message: RefreshProviderTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.accountId !== undefined) {
       writer.uint32(18).string(message.accountId);
@@ -1673,12 +1588,12 @@ export const RefreshProviderTokensRequest: MessageFns<RefreshProviderTokensReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -1711,11 +1626,7 @@ export const RefreshProviderTokensRequest: MessageFns<RefreshProviderTokensReque
 
   fromJSON(object: any): RefreshProviderTokensRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       accountId: isSet(object.accountId)
         ? globalThis.String(object.accountId)
         : isSet(object.account_id)
@@ -1731,8 +1642,8 @@ export const RefreshProviderTokensRequest: MessageFns<RefreshProviderTokensReque
 
   toJSON(message: RefreshProviderTokensRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.accountId !== undefined) {
       obj.accountId = message.accountId;
@@ -1748,7 +1659,9 @@ export const RefreshProviderTokensRequest: MessageFns<RefreshProviderTokensReque
   },
   fromPartial<I extends Exact<DeepPartial<RefreshProviderTokensRequest>, I>>(object: I): RefreshProviderTokensRequest {
     const message = createBaseRefreshProviderTokensRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.accountId = object.accountId ?? undefined;
     message.providerId = object.providerId ?? undefined;
     return message;
@@ -1936,13 +1849,13 @@ export const RefreshProviderTokensResponse: MessageFns<RefreshProviderTokensResp
 };
 
 function createBaseGetProviderAccountInfoRequest(): GetProviderAccountInfoRequest {
-  return { userId: "", accountId: undefined, providerId: undefined };
+  return { caller: undefined, accountId: undefined, providerId: undefined };
 }
 
 export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoRequest> = {
   encode(message: GetProviderAccountInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(34).fork()).join();
     }
     if (message.accountId !== undefined) {
       writer.uint32(18).string(message.accountId);
@@ -1966,12 +1879,12 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.userId = reader.string();
+            message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -2004,11 +1917,7 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
 
   fromJSON(object: any): GetProviderAccountInfoRequest {
     return {
-      userId: isSet(object.userId)
-        ? globalThis.String(object.userId)
-        : isSet(object.user_id)
-        ? globalThis.String(object.user_id)
-        : "",
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       accountId: isSet(object.accountId)
         ? globalThis.String(object.accountId)
         : isSet(object.account_id)
@@ -2024,8 +1933,8 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
 
   toJSON(message: GetProviderAccountInfoRequest): unknown {
     const obj: any = {};
-    if (message.userId !== "") {
-      obj.userId = message.userId;
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
     }
     if (message.accountId !== undefined) {
       obj.accountId = message.accountId;
@@ -2043,7 +1952,9 @@ export const GetProviderAccountInfoRequest: MessageFns<GetProviderAccountInfoReq
     object: I,
   ): GetProviderAccountInfoRequest {
     const message = createBaseGetProviderAccountInfoRequest();
-    message.userId = object.userId ?? "";
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
     message.accountId = object.accountId ?? undefined;
     message.providerId = object.providerId ?? undefined;
     return message;
