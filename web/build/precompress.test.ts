@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), "precompress-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("precompressFolder", () => {
-  it("writes file.br and file.gz beside every compressible file that shrinks, in every folder", () => {
+  it("writes file.br and file.gz beside every compressible file that shrinks, in every folder", async () => {
     const text = `body { color: #1d4ed8; }\n`.repeat(50);
     mkdirSync(join(dir, "assets"));
     const files = { "assets/app-1a2b.js": `console.log(${JSON.stringify(text)});`, "assets/app-1a2b.css": text, "index.html": `<p>${text}</p>`, "icon.svg": `<svg>${text}</svg>` };
@@ -19,7 +19,7 @@ describe("precompressFolder", () => {
     writeFileSync(join(dir, "tiny.txt"), "a");
     writeFileSync(join(dir, "assets/app-1a2b.js.map"), `{"mappings":"${"A".repeat(2000)}"}`);
 
-    precompressFolder(dir);
+    await precompressFolder(dir);
 
     for (const [name, body] of Object.entries(files)) {
       expect(brotliDecompressSync(readFileSync(join(dir, `${name}.br`))).toString(), name).toBe(body);

@@ -56,7 +56,7 @@ beforeAll(async () => {
   writeFileSync(join(root, "favicon.svg"), ICON);
   writeFileSync(join(root, "robots.txt"), "User-agent: *\nDisallow:\n");
   writeFileSync(join(root, "logo.png"), Buffer.alloc(600, 7));
-  precompressFolder(root);
+  await precompressFolder(root);
   writeFileSync(join(dir, "secret.txt"), "outside the root");
   gateway = createServer((req, res) => {
     let body = "";
