@@ -3,7 +3,7 @@
  * user up and in through the built gateway and services.
  */
 import { once } from "node:events";
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,6 +90,33 @@ describe(`the compiled build (${backendLabel()})`, () => {
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     const ok = await fetch(`${webOrigin}/api/auth/ok`);
     expect(await ok.json()).toEqual({ ok: true });
+  });
+
+  it("precompresses the web app's files, serves them compressed, and keeps its source maps outside the public folder", async () => {
+    const web = join(outdir, "web");
+    const maps = join(outdir, "sourcemaps");
+    const html = await (await fetch(`${webOrigin}/`)).text();
+    expect(html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml" />');
+    const script = html.match(/src="(\/assets\/[^"]+\.js)"/)![1]!;
+    const style = html.match(/href="(\/assets\/[^"]+\.css)"/)![1]!;
+    for (const file of [script, style, "/favicon.svg"]) {
+      expect(existsSync(join(web, `${file}.br`)), `${file}.br`).toBe(true);
+      expect(existsSync(join(web, `${file}.gz`)), `${file}.gz`).toBe(true);
+    }
+    const asset = await fetch(`${webOrigin}${script}`, { headers: { "accept-encoding": "br" } });
+    expect(asset.headers.get("content-encoding")).toBe("br");
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const body = await asset.text();
+    expect(body).toBe(readFileSync(join(web, script), "utf8"));
+    // Hidden maps: no sourceMappingURL comment, and every map is under sourcemaps/, none under web/.
+    expect(body).not.toContain("sourceMappingURL");
+    const files = (dir: string) => readdirSync(dir, { recursive: true }).map(String);
+    expect(files(web).filter((name) => name.endsWith(".map"))).toEqual([]);
+    expect(files(maps)).toContain(join("assets", `${script.split("/").pop()}.map`));
+    expect((await fetch(`${webOrigin}${script}.map`)).status).toBe(404);
+    const icon = await fetch(`${webOrigin}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
   });
 
   it("closes every process on SIGTERM: each finishes its close in time and exits 0, the gateway after closing a request that does not end", async () => {

@@ -12,7 +12,7 @@
  *
  *   tsx deploy/build.ts [outdir]      (default dist/)
  */
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Plugin } from "esbuild";
@@ -138,8 +138,30 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
     plugins: [builtinsByRequire(), entitySortWithoutIcu(), onePerVersion()],
     logLevel: "warning",
   });
-  // The web app's static files, beside dist/web.js which serves them (web/server/main.ts).
+  // The web app's static files, beside dist/web.js which serves them (web/server/main.ts), each compressible
+  // one with its .br and .gz (web/build/precompress.ts).
   await viteBuild({ configFile: join(ROOT, "web/vite.config.ts"), build: { outDir: join(outdir, "web"), emptyOutDir: true }, logLevel: "warn" });
+  moveSourceMaps(join(outdir, "web"), join(outdir, "sourcemaps"));
+}
+
+/**
+ * The web app's source maps (hidden: no sourceMappingURL comment) leave the public folder for one beside it,
+ * dist/sourcemaps/ with the same relative paths (assets/index-<hash>.js.map), for an operator to upload to an
+ * error tracker with the release. They hold the app's whole source: never served (the server also answers
+ * 404 for any *.map).
+ */
+export function moveSourceMaps(publicDir: string, mapsDir: string): string[] {
+  rmSync(mapsDir, { recursive: true, force: true });
+  const moved: string[] = [];
+  for (const entry of readdirSync(publicDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".map")) continue;
+    const from = join(entry.parentPath, entry.name);
+    const to = join(mapsDir, relative(publicDir, from));
+    mkdirSync(dirname(to), { recursive: true });
+    renameSync(from, to);
+    moved.push(to);
+  }
+  return moved;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(ROOT, "deploy/build.ts")) {

@@ -6,6 +6,7 @@
  */
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { precompressPlugin } from "./build/precompress.js";
 import { injectRuntimeConfig, pageConfig, runtimeConfigFromEnv } from "./server/runtime-config.js";
 
 export const GATEWAY_URL = process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
@@ -24,6 +25,8 @@ export default defineConfig(() => {
         transformIndexHtml: (html: string, ctx: { path: string; originalUrl?: string }) =>
           injectRuntimeConfig(html, pageConfig(runtime, new URL(ctx.originalUrl ?? ctx.path, "http://dev.invalid"))),
       },
+      // The build only: file.br and file.gz beside each script, style sheet, page and SVG (build/precompress.ts).
+      precompressPlugin(),
     ],
     server: {
       host: process.env.WEB_HOST ?? "127.0.0.1",
@@ -31,6 +34,9 @@ export default defineConfig(() => {
       strictPort: true,
       proxy: { [runtime.basePath]: { target: GATEWAY_URL, xfwd: true } },
     },
-    build: { outDir: "../dist/web", emptyOutDir: true, sourcemap: true },
+    // Source maps without the sourceMappingURL comment: browsers never ask for them, the server never serves
+    // them (web/server/web-server.ts answers 404 for *.map), and `npm run build` moves them out of the public
+    // folder to dist/sourcemaps/ for an error tracker (deploy/build.ts).
+    build: { outDir: "../dist/web", emptyOutDir: true, sourcemap: "hidden" as const },
   };
 });

@@ -107,7 +107,8 @@ describe("web server with run-time settings", () => {
 
   it("serves every route's index page with the base path and the analytics script, /index.html included", async () => {
     for (const path of ["/", "/account", "/index.html"]) {
-      const res = await fetch(`${origin}${path}`);
+      // Uncompressed, so Content-Length is the page's own length (web-server.test.ts checks the compressed pages).
+      const res = await fetch(`${origin}${path}`, { headers: { "accept-encoding": "identity" } });
       const html = await res.text();
       expect(res.status, path).toBe(200);
       expect(html).toContain('<meta name="auth-api-base-path" content="/auth" />');
@@ -122,7 +123,7 @@ describe("web server with run-time settings", () => {
 
   it("serves a page whose address carries a token without the analytics script and sending no Referer; other pages unchanged", async () => {
     for (const path of ["/reset-password?token=abc123", "/reset-password/abc123", "/verify-email?token=abc123", "/accept-invitation/inv-1", "/index.html?token=abc123"]) {
-      const res = await fetch(`${origin}${path}`);
+      const res = await fetch(`${origin}${path}`, { headers: { "accept-encoding": "identity" } });
       const html = await res.text();
       expect(res.status, path).toBe(200);
       expect(html, path).toContain('<meta name="auth-api-base-path" content="/auth" />');

@@ -1,15 +1,18 @@
 /**
  * The web app's production server: files and the index page for the app's routes, never a file outside
  * its folder, and /api/auth passed on to the gateway (method, body, cookies, the client's address) and back.
+ * Files go out precompressed as the request accepts, cached by kind and revalidated; source maps never.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../../testing/ports.js";
-import { createWebServer } from "./web-server.js";
+import { precompressFolder } from "../build/precompress.js";
+import { acceptedEncodings, createWebServer } from "./web-server.js";
 
 const listen = (server: Server) => new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
@@ -21,12 +24,39 @@ let web: Server;
 let origin: string;
 const seen: { method?: string; url?: string; headers: IncomingHttpHeaders; body: string }[] = [];
 
+/** A script large enough to be worth compressing, and the favicon, as a build writes them. */
+const SCRIPT = `export const words = [${Array.from({ length: 400 }, (_, i) => `"word-${i % 37}"`).join(", ")}];\n`;
+const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><title>icon</title><path d="M16 1.5 3.5 6v9c0 7.6 5.3 13.4 12.5 15.5" fill="#1d4ed8"/></svg>';
+const INDEX = `<!doctype html><head><title>app</title></head><body>${"<p>The app's page, long enough to be worth compressing.</p>".repeat(20)}</body>`;
+
+/** A request with exactly these headers (fetch adds its own Accept-Encoding and decompresses), its raw bytes back. */
+function raw(path: string, headers: Record<string, string> = {}, method = "GET"): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${origin}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const decoded = (body: Buffer, encoding: string | undefined) => (encoding === "br" ? brotliDecompressSync(body) : encoding === "gzip" ? gunzipSync(body) : body);
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "web-server-"));
   root = join(dir, "web");
   mkdirSync(join(root, "assets"), { recursive: true });
-  writeFileSync(join(root, "index.html"), "<!doctype html><title>app</title>");
+  writeFileSync(join(root, "index.html"), INDEX);
   writeFileSync(join(root, "assets", "app-123.js"), "console.log(1)");
+  writeFileSync(join(root, "assets", "words-4f2a.js"), SCRIPT);
+  // A source map left in the public folder by mistake (the build moves them out): still never served.
+  writeFileSync(join(root, "assets", "words-4f2a.js.map"), '{"version":3,"sources":["src/words.ts"]}');
+  writeFileSync(join(root, "favicon.svg"), ICON);
+  writeFileSync(join(root, "robots.txt"), "User-agent: *\nDisallow:\n");
+  writeFileSync(join(root, "logo.png"), Buffer.alloc(600, 7));
+  await precompressFolder(root);
   writeFileSync(join(dir, "secret.txt"), "outside the root");
   gateway = createServer((req, res) => {
     let body = "";
@@ -104,5 +134,145 @@ describe("web server", () => {
     expect(res.status).toBe(502);
     expect(await res.json()).toEqual({ code: "BAD_GATEWAY", message: "The authentication service is not reachable. Please try again later." });
     await close(orphan);
+  });
+
+  it("sends the precompressed copy of the best encoding the request accepts, br then gzip, else the file itself", async () => {
+    const cases: [string | undefined, string | undefined][] = [
+      ["gzip, deflate, br", "br"],
+      ["gzip", "gzip"],
+      ["br;q=0, gzip;q=0.5", "gzip"],
+      ["*", "br"],
+      ["gzip;q=0, *;q=0.1", "br"],
+      ["identity", undefined],
+      ["deflate", undefined],
+      ["br;q=0, gzip;q=0", undefined],
+      [undefined, undefined],
+    ];
+    for (const [accept, encoding] of cases) {
+      const res = await raw("/assets/words-4f2a.js", accept === undefined ? {} : { "accept-encoding": accept });
+      expect(res.status, accept).toBe(200);
+      expect(res.headers["content-encoding"], accept).toBe(encoding);
+      expect(res.headers.vary, accept).toBe("Accept-Encoding");
+      expect(res.headers["content-type"], accept).toBe("text/javascript; charset=utf-8");
+      expect(Number(res.headers["content-length"]), accept).toBe(res.body.length);
+      expect(decoded(res.body, encoding).toString(), accept).toBe(SCRIPT);
+      if (encoding) expect(res.body.length, accept).toBeLessThan(Buffer.byteLength(SCRIPT));
+    }
+    // The same through fetch (undici asks for a compressed copy and decompresses it).
+    const fetched = await fetch(`${origin}/assets/words-4f2a.js`);
+    expect(["br", "gzip"]).toContain(fetched.headers.get("content-encoding"));
+    expect(await fetched.text()).toBe(SCRIPT);
+  });
+
+  it("compresses the index page (written with the run-time settings) as the request accepts", async () => {
+    for (const encoding of ["br", "gzip", undefined]) {
+      const res = await raw("/account", encoding ? { "accept-encoding": encoding } : {});
+      expect(res.status).toBe(200);
+      expect(res.headers["content-encoding"]).toBe(encoding);
+      expect(res.headers.vary).toBe("Accept-Encoding");
+      expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(Number(res.headers["content-length"])).toBe(res.body.length);
+      const html = decoded(res.body, encoding).toString();
+      expect(html).toContain("<title>app</title>");
+      expect(html).toContain('<meta name="auth-api-base-path" content="/api/auth" />');
+    }
+  });
+
+  it("answers HEAD with the headers of the copy it would send, and no body", async () => {
+    const res = await raw("/assets/words-4f2a.js", { "accept-encoding": "gzip" }, "HEAD");
+    const get = await raw("/assets/words-4f2a.js", { "accept-encoding": "gzip" });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(Number(res.headers["content-length"])).toBe(get.body.length);
+    expect(res.body.length).toBe(0);
+  });
+
+  it("ignores Range: the whole file or copy, never a range of a compressed copy", async () => {
+    for (const encoding of ["br", "identity"]) {
+      const res = await raw("/assets/words-4f2a.js", { "accept-encoding": encoding, range: "bytes=0-9" });
+      expect(res.status).toBe(200);
+      expect(res.headers["content-range"]).toBeUndefined();
+      expect(res.headers["accept-ranges"]).toBeUndefined();
+      expect(decoded(res.body, res.headers["content-encoding"]).toString()).toBe(SCRIPT);
+    }
+  });
+
+  it("caches hashed assets for a year, the index page never without revalidating, other files an hour", async () => {
+    const kinds: [string, string][] = [
+      ["/assets/words-4f2a.js", "public, max-age=31536000, immutable"],
+      ["/assets/app-123.js", "public, max-age=31536000, immutable"],
+      ["/", "no-cache"],
+      ["/index.html", "no-cache"],
+      ["/reset-password/abc", "no-cache"],
+      ["/favicon.svg", "public, max-age=3600"],
+      ["/robots.txt", "public, max-age=3600"],
+      ["/logo.png", "public, max-age=3600"],
+    ];
+    for (const [path, cacheControl] of kinds) {
+      const res = await raw(path, { "accept-encoding": "gzip, br" });
+      expect(res.status, path).toBe(200);
+      expect(res.headers["cache-control"], path).toBe(cacheControl);
+      expect(res.headers.etag, path).toMatch(/^"[^"]+"$/);
+    }
+    expect((await raw("/robots.txt")).headers["last-modified"]).toBeDefined();
+    // An image is not compressed again: no copy, no Vary.
+    const image = await raw("/logo.png", { "accept-encoding": "gzip, br" });
+    expect(image.headers["content-encoding"]).toBeUndefined();
+    expect(image.headers.vary).toBeUndefined();
+    expect(image.headers["content-type"]).toBe("image/png");
+  });
+
+  it("answers a revalidation of an unchanged file or page with 304, each encoding with its own validator", async () => {
+    for (const path of ["/assets/words-4f2a.js", "/favicon.svg", "/account", "/"]) {
+      for (const encoding of ["br", "gzip", "identity"]) {
+        const first = await raw(path, { "accept-encoding": encoding });
+        const etag = String(first.headers.etag);
+        const again = await raw(path, { "accept-encoding": encoding, "if-none-match": etag });
+        expect(again.status, `${path} ${encoding}`).toBe(304);
+        expect(again.body.length).toBe(0);
+        expect(again.headers.etag).toBe(etag);
+        expect(again.headers["cache-control"]).toBe(first.headers["cache-control"]);
+        expect(again.headers.vary).toBe("Accept-Encoding");
+        // A copy in another encoding is another representation: sent in full.
+        const other = await raw(path, { "accept-encoding": encoding === "br" ? "gzip" : "br", "if-none-match": etag });
+        expect(other.status, `${path} ${encoding}, asked in another encoding`).toBe(200);
+        expect(decoded(other.body, other.headers["content-encoding"]).length).toBeGreaterThan(0);
+      }
+    }
+    const file = await raw("/robots.txt");
+    expect((await raw("/robots.txt", { "if-modified-since": String(file.headers["last-modified"]) })).status).toBe(304);
+    expect((await raw("/robots.txt", { "if-modified-since": new Date(0).toUTCString() })).status).toBe(200);
+    expect((await raw("/assets/words-4f2a.js", { "if-none-match": '"another"' })).status).toBe(200);
+  });
+
+  it("never serves a source map, present or not", async () => {
+    for (const path of ["/assets/words-4f2a.js.map", "/assets/words-4f2a.js%2Emap", "/assets/missing.js.map"]) {
+      const res = await raw(path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.toString(), path).not.toContain("sources");
+    }
+  });
+
+  it("serves the favicon, as SVG at /favicon.svg and at /favicon.ico", async () => {
+    for (const path of ["/favicon.svg", "/favicon.ico"]) {
+      const res = await fetch(`${origin}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type"), path).toBe("image/svg+xml");
+      expect(await res.text(), path).toBe(ICON);
+    }
+  });
+});
+
+describe("acceptedEncodings", () => {
+  it("reads Accept-Encoding's names and weights, in our order of preference", () => {
+    expect(acceptedEncodings(undefined)).toEqual([]);
+    expect(acceptedEncodings("")).toEqual([]);
+    expect(acceptedEncodings("gzip, deflate, br, zstd")).toEqual(["br", "gzip"]);
+    expect(acceptedEncodings("GZIP;Q=0.8")).toEqual(["gzip"]);
+    expect(acceptedEncodings("x-gzip")).toEqual(["gzip"]);
+    expect(acceptedEncodings("br;q=0")).toEqual([]);
+    expect(acceptedEncodings("*;q=0")).toEqual([]);
+    expect(acceptedEncodings("*, gzip;q=0")).toEqual(["br"]);
+    expect(acceptedEncodings("identity;q=1, *;q=0")).toEqual([]);
   });
 });

@@ -5,15 +5,21 @@
  * sees one origin as it does behind the Ingress. index.html carries the run-time settings
  * (runtime-config.ts): the base path the app calls, and the analytics script when one is configured,
  * except on a page whose address carries a secret (a reset token...), which also sends no Referer at all.
+ * Files go out as the build precompressed them (.br, .gz beside each; web/build/precompress.ts) when the
+ * request accepts it, hashed assets cached for a year, index.html revalidated every time (ETag, 304), and
+ * source maps never (404: the build keeps them in dist/sourcemaps/, outside the public folder).
  * Every request is counted in the process's HTTP RED metrics (services/runtime/src/metrics.ts) by the
  * kind of route that answered it, never the raw path, so a scan of random paths cannot grow the label set.
  */
+import { createHash } from "node:crypto";
 import { createReadStream, type Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { extname, join, normalize, sep } from "node:path";
+import { extname, join, normalize, relative, sep } from "node:path";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { recordHttpRequest } from "@auth-platform/runtime/metrics";
+import { COMPRESSIBLE, PRECOMPRESSED } from "../build/precompress.js";
 import { carriesSecret, DEFAULT_RUNTIME_CONFIG, injectRuntimeConfig, type RuntimeConfig } from "./runtime-config.js";
 
 export interface WebServerOptions {
@@ -61,7 +67,6 @@ const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".json": "application/json",
-  ".map": "application/json",
   ".svg": "image/svg+xml",
   ".png": "image/png",
   ".ico": "image/x-icon",
@@ -136,22 +141,124 @@ async function fileFor(root: string, pathname: string): Promise<{ path: string; 
   }
 }
 
-function sendFile(req: IncomingMessage, res: ServerResponse, security: Record<string, string>, file: { path: string; stats: Stats }, status = 200): void {
-  // Hashed assets never change; index.html must be re-read so a new release is picked up.
-  const immutable = file.path.includes(`${sep}assets${sep}`);
-  res.writeHead(status, {
+/**
+ * The encodings of the precompressed copies the request accepts (RFC 9110 §12.5.3), in our order of
+ * preference (br, then gzip): q=0 refuses one, `*` stands for those not named. Empty: the file as it is.
+ */
+export function acceptedEncodings(header: string | string[] | undefined): ("br" | "gzip")[] {
+  if (header === undefined) return [];
+  const weights = new Map<string, number>();
+  for (const part of String(header).toLowerCase().split(",")) {
+    const [name = "", ...params] = part.split(";").map((piece) => piece.trim());
+    if (!name) continue;
+    const q = params.map((param) => /^q=([0-9.]+)$/.exec(param)?.[1]).find((value) => value !== undefined);
+    weights.set(name, q === undefined ? 1 : Number(q));
+  }
+  const weight = (name: string) => weights.get(name) ?? (name === "gzip" ? weights.get("x-gzip") : undefined) ?? weights.get("*") ?? 0;
+  return PRECOMPRESSED.map(({ encoding }) => encoding).filter((encoding) => weight(encoding) > 0);
+}
+
+/**
+ * How long a browser or proxy keeps a file: the hashed files under assets/ forever (a new build names new
+ * files), index.html never without asking again (no-cache: it names the current build's files), and the
+ * other public files (favicon...) an hour, so a new one shows within the hour.
+ */
+const CACHE_CONTROL = {
+  hashed: "public, max-age=31536000, immutable",
+  index: "no-cache",
+  other: "public, max-age=3600",
+} as const;
+
+/** Whether the request's copy is still current (RFC 9110 §13.1.2, §13.1.3): If-None-Match wins over If-Modified-Since. */
+function notModified(req: IncomingMessage, etag: string, lastModified?: Date): boolean {
+  const match = req.headers["if-none-match"];
+  if (match !== undefined) return match.trim() === "*" || match.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+  const since = req.headers["if-modified-since"];
+  if (!since || !lastModified) return false;
+  const time = Date.parse(since);
+  return !Number.isNaN(time) && Math.floor(lastModified.getTime() / 1000) * 1000 <= time;
+}
+
+/** A strong validator of one encoding of a file: its size and modification time, and the encoding. */
+const fileETag = (stats: Stats, encoding?: string) => `"${stats.size.toString(36)}-${Math.floor(stats.mtimeMs).toString(36)}${encoding ? `-${encoding}` : ""}"`;
+
+/** The precompressed copy (file.br, file.gz) of the best encoding the request accepts, if the build wrote one. */
+async function precompressedCopy(req: IncomingMessage, path: string): Promise<{ encoding: string; path: string; stats: Stats } | undefined> {
+  for (const encoding of acceptedEncodings(req.headers["accept-encoding"])) {
+    const copy = `${path}${PRECOMPRESSED.find((p) => p.encoding === encoding)!.suffix}`;
+    const stats = await stat(copy).catch(() => undefined);
+    if (stats?.isFile()) return { encoding, path: copy, stats };
+  }
+  return undefined;
+}
+
+/**
+ * A file of the build: its precompressed copy when the request accepts one (Content-Encoding, and Vary so a
+ * cache keeps each encoding apart), with its validators, so a revalidation is a 304. A Range header is
+ * ignored: the whole file (or copy) is sent, never a range of a compressed copy.
+ */
+async function sendFile(req: IncomingMessage, res: ServerResponse, security: Record<string, string>, root: string, file: { path: string; stats: Stats }): Promise<void> {
+  const type = extname(file.path);
+  const compressible = COMPRESSIBLE.has(type);
+  const copy = compressible ? await precompressedCopy(req, file.path) : undefined;
+  const sent = copy ?? { path: file.path, stats: file.stats, encoding: undefined };
+  const hashed = relative(root, file.path).startsWith(`assets${sep}`);
+  const headers: Record<string, string> = {
     ...security,
-    "Content-Type": TYPES[extname(file.path)] ?? "application/octet-stream",
-    "Content-Length": String(file.stats.size),
-    "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+    "Cache-Control": hashed ? CACHE_CONTROL.hashed : CACHE_CONTROL.other,
+    ETag: fileETag(sent.stats, sent.encoding),
+    "Last-Modified": sent.stats.mtime.toUTCString(),
+    ...(compressible ? { Vary: "Accept-Encoding" } : {}),
+  };
+  if (notModified(req, headers.ETag!, sent.stats.mtime)) return void res.writeHead(304, headers).end();
+  res.writeHead(200, {
+    ...headers,
+    "Content-Type": TYPES[type] ?? "application/octet-stream",
+    "Content-Length": String(sent.stats.size),
+    ...(sent.encoding ? { "Content-Encoding": sent.encoding } : {}),
   });
   if (req.method === "HEAD") return void res.end();
-  createReadStream(file.path).pipe(res);
+  createReadStream(sent.path).pipe(res);
+}
+
+/** One index page, as it is and compressed (each only when smaller), with a validator of its content. */
+interface IndexPage {
+  identity: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
+  etag: string;
+}
+
+/** index.html is compressed here, not at build time: the run-time settings are written into it. */
+function indexPage(html: string): IndexPage {
+  const identity = Buffer.from(html);
+  const br = brotliCompressSync(identity);
+  const gzip = gzipSync(identity);
+  return {
+    identity,
+    ...(br.length < identity.length ? { br } : {}),
+    ...(gzip.length < identity.length ? { gzip } : {}),
+    etag: createHash("sha256").update(identity).digest("base64url").slice(0, 22),
+  };
 }
 
 /** index.html with the run-time settings written in; browsers must revalidate it, so a new release is picked up. */
-function sendIndex(req: IncomingMessage, res: ServerResponse, security: Record<string, string>, body: Buffer): void {
-  res.writeHead(200, { ...security, "Content-Type": TYPES[".html"]!, "Content-Length": String(body.length), "Cache-Control": "no-cache" });
+function sendIndex(req: IncomingMessage, res: ServerResponse, security: Record<string, string>, page: IndexPage): void {
+  const encoding = acceptedEncodings(req.headers["accept-encoding"]).find((name) => page[name]);
+  const body = encoding ? page[encoding]! : page.identity;
+  const headers: Record<string, string> = {
+    ...security,
+    "Cache-Control": CACHE_CONTROL.index,
+    ETag: `"${page.etag}${encoding ? `-${encoding}` : ""}"`,
+    Vary: "Accept-Encoding",
+  };
+  if (notModified(req, headers.ETag!)) return void res.writeHead(304, headers).end();
+  res.writeHead(200, {
+    ...headers,
+    "Content-Type": TYPES[".html"]!,
+    "Content-Length": String(body.length),
+    ...(encoding ? { "Content-Encoding": encoding } : {}),
+  });
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
@@ -163,15 +270,15 @@ export function createWebServer(options: WebServerOptions): Server {
   const indexPath = join(root, "index.html");
   // The page with the settings written in (with and without the analytics script), read again only when
   // the file changes (a build in place).
-  let page: { mtimeMs: number; size: number; body: Buffer; secretBody: Buffer } | undefined;
-  const indexPage = async (file: { path: string; stats: Stats }, secret: boolean): Promise<Buffer> => {
+  let page: { mtimeMs: number; size: number; body: IndexPage; secretBody: IndexPage } | undefined;
+  const readIndex = async (file: { path: string; stats: Stats }, secret: boolean): Promise<IndexPage> => {
     if (page?.mtimeMs !== file.stats.mtimeMs || page.size !== file.stats.size) {
       const html = await readFile(file.path, "utf8");
       page = {
         mtimeMs: file.stats.mtimeMs,
         size: file.stats.size,
-        body: Buffer.from(injectRuntimeConfig(html, config)),
-        secretBody: Buffer.from(injectRuntimeConfig(html, { basePath: config.basePath })),
+        body: indexPage(injectRuntimeConfig(html, config)),
+        secretBody: indexPage(injectRuntimeConfig(html, { basePath: config.basePath })),
       };
     }
     return secret ? page.secretBody : page.body;
@@ -192,10 +299,13 @@ export function createWebServer(options: WebServerOptions): Server {
       res.writeHead(405, { allow: "GET, HEAD" });
       return void res.end();
     }
-    const file = await fileFor(root, url.pathname);
+    // Browsers that ignore the page's <link rel="icon"> ask for /favicon.ico: the SVG icon answers it.
+    const found = (await fileFor(root, url.pathname)) ?? (url.pathname === "/favicon.ico" ? await fileFor(root, "/favicon.svg") : undefined);
+    // Source maps are kept out of the public folder (deploy/build.ts); one left in it is a missing file too.
+    const file = found && extname(found.path) !== ".map" ? found : undefined;
     if (file && file.path !== indexPath) {
       routed(WEB_ROUTES.static);
-      return sendFile(req, res, security, file);
+      return sendFile(req, res, security, root, file);
     }
     // A path with a file extension is a missing file; anything else is one of the app's routes.
     if (!file && extname(url.pathname)) {
@@ -209,6 +319,6 @@ export function createWebServer(options: WebServerOptions): Server {
       return void res.end("The web app is not built: run `npm run build`.");
     }
     const secret = carriesSecret(url);
-    sendIndex(req, res, secret ? { ...security, ...NO_REFERRER } : security, await indexPage(index, secret));
+    sendIndex(req, res, secret ? { ...security, ...NO_REFERRER } : security, await readIndex(index, secret));
   });
 }

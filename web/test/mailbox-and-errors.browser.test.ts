@@ -54,6 +54,34 @@ describe("development mailbox", () => {
     await page.waitForURL((url) => url.pathname === "/verify-email");
     await poll(() => page.getByRole("status").innerText()).toBe("Your email address is verified.");
   });
+
+  it("wraps a long link inside its card on a phone, the page never wider than the screen", async () => {
+    // A 400-character callback URL makes the verification link as long.
+    const email = uniqueEmail("web-mailbox-long");
+    const callbackURL = `/account?from=${"x".repeat(400)}`;
+    const signUp = await fetch(`${web.origin}/api/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: web.origin },
+      body: JSON.stringify({ name: "Long link", email, password: "password-123", callbackURL }),
+    });
+    expect(signUp.status).toBe(200);
+    const page = await web.page({ mobile: true });
+    await page.goto("/dev/mailbox");
+    await page.getByLabel("Recipient").fill(email);
+    await page.getByRole("button", { name: "Filter" }).click();
+    const link = page
+      .getByRole("listitem")
+      .filter({ hasText: `To ${email}` })
+      .getByRole("link", { name: /\/api\/auth\/verify-email\?/ });
+    await poll(() => link.count()).toBe(1);
+    expect((await link.innerText()).length).toBeGreaterThan(400);
+    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    const card = await page.locator(".mail").first().boundingBox();
+    const box = await link.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(card!.x + card!.width);
+    await web.screenshot(page, "dev-mailbox-long-link");
+  });
 });
 
 describe("error page", () => {

@@ -29,7 +29,7 @@ export function Mailbox() {
       {outbox.data && outbox.data.messages.length === 0 && <p role="status">No mail{to ? ` to ${to}` : ""} yet.</p>}
       <ul className="cards">
         {outbox.data?.messages.map((mail) => (
-          <li key={mail.id} className="card">
+          <li key={mail.id} className="card mail">
             <h2>{mail.subject}</h2>
             <p className="muted">
               To {mail.to} · <time dateTime={mail.createdAt}>{new Date(mail.createdAt).toLocaleString()}</time>
