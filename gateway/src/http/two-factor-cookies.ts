@@ -6,7 +6,22 @@
 import type { Request, Response } from "express";
 import { type CookieJar, parseCookies, serialize, sign, unsign } from "./cookies.js";
 
-const secondsUntil = (expiresAt: Date | undefined) => ((expiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000;
+/**
+ * A cookie's Max-Age: exactly the lifetime identity gave the token (expiresAt - issuedAt: 600 s for a
+ * challenge, 2592000 s for a trusted device), like the session cookie, so the time the call took does not
+ * shave a second off. An identity of the previous release sends no issuedAt: what is left from now.
+ */
+function lifetimeSeconds(expiresAt: Date | undefined, issuedAt: Date | undefined): number {
+  if (expiresAt && issuedAt) return Math.round((expiresAt.getTime() - issuedAt.getTime()) / 1000);
+  return ((expiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000;
+}
+
+/** The lifetime of a token identity issued. */
+export interface IssuedToken {
+  token: string;
+  expiresAt?: Date | undefined;
+  issuedAt?: Date | undefined;
+}
 
 function read(req: Request, name: string, secret: string): string | null {
   const value = parseCookies(req.headers.cookie).get(name);
@@ -14,8 +29,9 @@ function read(req: Request, name: string, secret: string): string | null {
 }
 
 /** The challenge cookie holds the challenge token and the user it signs in (named in the audit log when an answer fails). */
-export function setTwoFactorCookie(res: Response, jar: CookieJar, secret: string, token: string, expiresAt: Date | undefined, userId: string): void {
-  res.append("Set-Cookie", serialize(jar.twoFactorName, sign(`${token}:${userId}`, secret), jar, secondsUntil(expiresAt)));
+export function setTwoFactorCookie(res: Response, jar: CookieJar, secret: string, challenge: IssuedToken, userId: string): void {
+  const value = sign(`${challenge.token}:${userId}`, secret);
+  res.append("Set-Cookie", serialize(jar.twoFactorName, value, jar, lifetimeSeconds(challenge.expiresAt, challenge.issuedAt)));
 }
 
 /** The challenge token and its user, or null when the cookie is missing or its signature does not hold. */
@@ -30,8 +46,8 @@ export function clearTwoFactorCookie(res: Response, jar: CookieJar): void {
   res.append("Set-Cookie", serialize(jar.twoFactorName, "", jar, 0));
 }
 
-export function setTrustDeviceCookie(res: Response, jar: CookieJar, secret: string, token: string, expiresAt: Date | undefined): void {
-  res.append("Set-Cookie", serialize(jar.trustDeviceName, sign(token, secret), jar, secondsUntil(expiresAt)));
+export function setTrustDeviceCookie(res: Response, jar: CookieJar, secret: string, device: IssuedToken): void {
+  res.append("Set-Cookie", serialize(jar.trustDeviceName, sign(device.token, secret), jar, lifetimeSeconds(device.expiresAt, device.issuedAt)));
 }
 
 export const trustDeviceCookie = (req: Request, jar: CookieJar, secret: string) => read(req, jar.trustDeviceName, secret);

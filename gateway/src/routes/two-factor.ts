@@ -10,6 +10,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
 import { callerOf } from "../http/caller.js";
+import { clearSessionCookies, hasDontRemember } from "../http/cookies.js";
 import { defineRoute, type Route } from "../http/define-route.js";
 import { backupCodesSchema, enableTwoFactorSchema, statusSchema, totpUriSchema, trustedDevicesSchema, twoFactorVerifiedSchema } from "../http/public-schemas.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
@@ -51,9 +52,13 @@ export function setChallengeCookies(
   deps: RouteDeps,
   outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken },
 ): TwoFactorChallenge | undefined {
-  if (outcome.trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, outcome.trustedDevice.token, outcome.trustedDevice.expiresAt);
+  if (outcome.trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, outcome.trustedDevice);
   if (!outcome.twoFactor) return undefined;
-  setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor.token, outcome.twoFactor.expiresAt, outcome.twoFactor.userId);
+  setTwoFactorCookie(res, deps.jar, deps.secret, outcome.twoFactor, outcome.twoFactor.userId);
+  // No session until the second factor: a session cookie this browser still holds (an earlier sign-in, of
+  // this user or another) goes, with its dont-remember marker, as better-auth's sign-in hook does; the
+  // challenge keeps this sign-in's rememberMe.
+  clearSessionCookies(res, deps.jar);
   // A trusted-device cookie that did not let this user through is of no use to this browser any more.
   if (trustedDeviceOf(req, deps)) clearTrustDeviceCookie(res, deps.jar);
   return outcome.twoFactor;
@@ -107,11 +112,14 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
         session: "required",
         body: passwordBody,
         response: statusSchema,
-        errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED"],
+        errors: ["INVALID_PASSWORD", "CREDENTIAL_ACCOUNT_NOT_FOUND", "TWO_FACTOR_ISNT_ENABLED", "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING"],
       },
       async ({ req, res, body, session, json }) => {
-        await call(twoFactor, twoFactor.disableTwoFactor, { caller: callerOf(req, session), password: body.password });
+        // A change of factors: the caller continues on a new session, the old one ends (rotation).
+        const rememberMe = !hasDontRemember(req, deps.jar, deps.secret);
+        const { session: rotated } = await call(twoFactor, twoFactor.disableTwoFactor, { caller: callerOf(req, session), password: body.password, rotation: { rememberMe } });
         clearTrustDeviceCookie(res, deps.jar);
+        if (rotated) issueSession(res, deps, rotated, rememberMe);
         json(statusResponse());
       },
     ),
@@ -185,17 +193,22 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
           summary: "Check a second-factor code (completes a pending sign-in)",
           body: verifyBody,
           response: twoFactorVerifiedSchema,
-          errors: ["INVALID_TWO_FACTOR_COOKIE", "INVALID_TWO_FACTOR_AUTHENTICATION", "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"],
+          errors: ["INVALID_TWO_FACTOR_COOKIE", "INVALID_TWO_FACTOR_AUTHENTICATION", "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING"],
         },
         async ({ req, res, body, json }) => {
           const current = await deps.sessions.current(req);
           if (current) {
-            // A signed-in user checking a code (the first TOTP code activates two-factor): no new session.
-            const { user } = await call(twoFactor, rpc, { code: body.code, caller: callerOf(req, current), trustDevice: false }).catch((error: unknown) => {
-              if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
-              throw error;
-            });
-            json(twoFactorVerifiedResponse(current.session.token, publicUser(user!)));
+            // A signed-in user checking a code. The first TOTP code activates two-factor, a change of factors:
+            // the caller continues on a new session (this browser's remember-me choice kept), the old one ends.
+            const rememberMe = !hasDontRemember(req, deps.jar, deps.secret);
+            const { user, session: rotated } = await call(twoFactor, rpc, { code: body.code, caller: callerOf(req, current), trustDevice: false, rotation: { rememberMe } }).catch(
+              (error: unknown) => {
+                if (failureOutcome(error) === "failure") deps.events.twoFactorFailed(req, current.user.id, { method, error: errorCodeOf(error) }, current);
+                throw error;
+              },
+            );
+            if (rotated) issueSession(res, deps, rotated, rememberMe);
+            json(twoFactorVerifiedResponse((rotated ?? current.session).token, publicUser(user!)));
             return;
           }
           const challenge = twoFactorCookie(req, deps.jar, deps.secret);
@@ -220,7 +233,7 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
           );
           clearTwoFactorCookie(res, deps.jar);
           issueSession(res, deps, session!, rememberMe);
-          if (trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, trustedDevice.token, trustedDevice.expiresAt);
+          if (trustedDevice) setTrustDeviceCookie(res, deps.jar, deps.secret, trustedDevice);
           json(twoFactorVerifiedResponse(session!.token, publicUser(user!)));
         },
       ),

@@ -54,6 +54,9 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         });
         return session!;
       },
+      async revokeSession(userId, sessionId) {
+        await call(sessionClient, sessionClient.revokeSession, { token: "", sessionId, userId });
+      },
       async revokeUserSessions(userId, user) {
         await call(sessionClient, sessionClient.revokeUserSessions, { userId, ...userFields(user && toUserMessage(user)) });
       },

@@ -6,6 +6,7 @@
 import { HashingQueue } from "../src/hashing-queue.js";
 import { passwordHasher } from "../src/password.js";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { PeerError } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { identityConfig } from "../src/config.js";
@@ -34,7 +35,7 @@ export interface FakeSessions extends SessionPort {
   forgotten: string[];
   /** The copy of each user the session service keeps (pushed with createSession and putUserCopy). */
   copies: Map<string, UserRecord>;
-  /** Makes revokeUserSessions fail, as when the session service is unreachable. */
+  /** Makes revokeUserSessions and revokeSession fail, as when the session service is unreachable. */
   failRevoke: boolean;
   /** Makes every call fail, as when the session service is unreachable. */
   unreachable: boolean;
@@ -55,6 +56,12 @@ function fakeSessions(now: () => Date): FakeSessions {
       sessions.copies.set(user.id, user);
       sessions.live.push(session);
       return session;
+    },
+    async revokeSession(userId, sessionId) {
+      if (sessions.failRevoke || sessions.unreachable) throw new Error("session service unavailable");
+      const session = sessions.live.find((s) => s.id === sessionId && s.userId === userId);
+      if (!session) throw new PeerError("SESSION_NOT_FOUND", 5, undefined, undefined);
+      sessions.live = sessions.live.filter((s) => s !== session);
     },
     async revokeUserSessions(userId, user) {
       if (sessions.failRevoke || sessions.unreachable) throw new Error("session service unavailable");

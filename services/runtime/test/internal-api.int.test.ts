@@ -80,7 +80,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     CreateSession: ["identity", "admin"],
     GetSession: ["gateway", "internal-client", "admin"],
     ListSessions: ["gateway", "admin"],
-    RevokeSession: ["gateway", "admin"],
+    RevokeSession: ["gateway", "identity", "admin"],
     RevokeOtherSessions: ["gateway"],
     RevokeUserSessions: ["gateway", "identity", "admin"],
     PutUserCopy: ["identity"],

@@ -42,3 +42,46 @@ export async function openSession(deps: Deps, user: UserRecord, options: OpenSes
   }
   return session;
 }
+
+/** The caller's session to rotate, as the gateway names it (SessionRotation). */
+export interface Rotation {
+  /** The caller's session, which ends once the new one is open. */
+  sessionId: string;
+  /** Set on an impersonation session: refused (refuseRotationWhileImpersonating). */
+  impersonatedBy?: string | undefined;
+  /** The caller's session is remembered; false gives the new one the short lifetime again. */
+  rememberMe: boolean;
+  client: ClientInfo;
+}
+
+/**
+ * A change of factors (two-factor turned on or off) from an impersonation session is refused before anything
+ * is checked or changed: rotating would end the admin's flagged session and hand the admin a plain session of
+ * the user (unflagged, audited as the user's), as revoke-other-sessions on a password change would.
+ */
+export function refuseRotationWhileImpersonating(rotation: Pick<Rotation, "impersonatedBy"> | undefined): void {
+  if (rotation?.impersonatedBy) throw new AuthError("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
+}
+
+/**
+ * Rotates the caller's session after a change of the user's authentication factors (OWASP ASVS 5.0 7.2.4):
+ * a new session through openSession, the one way a session is opened, then the caller's ends; the user's
+ * other sessions stay, as better-auth's two-factor plugin leaves them. The old session ends only once the
+ * new one exists, so a failure to open it leaves the caller signed in as before; if the old one cannot be
+ * ended, the new one is ended again and the caller gets the error (still signed in on the old one). An old
+ * session already gone (signed out meanwhile) is ended all the same.
+ */
+export async function rotateSession(deps: Deps, user: UserRecord, rotation: Rotation): Promise<Session> {
+  refuseRotationWhileImpersonating(rotation);
+  const session = await openSession(deps, user, { rememberMe: rotation.rememberMe, client: rotation.client });
+  try {
+    await deps.sessions.revokeSession(user.id, rotation.sessionId);
+  } catch (error) {
+    if (error instanceof PeerError && error.code === "SESSION_NOT_FOUND") return session;
+    await deps.sessions.revokeSession(user.id, session.id).catch((undo: unknown) => {
+      deps.log.warn("a rotation could not end the caller's session nor the new one: both stay until they expire", { error: undo });
+    });
+    throw error;
+  }
+  return session;
+}

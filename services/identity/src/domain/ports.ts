@@ -21,6 +21,8 @@ export interface SessionPort {
    * so a session being created meanwhile sees the ban and is refused, or is made before the revocation lists.
    */
   revokeUserSessions(userId: string, user?: UserRecord): Promise<void>;
+  /** Ends one session of the user, named by id (SESSION_NOT_FOUND when it is not a live session of the user). */
+  revokeSession(userId: string, sessionId: string): Promise<void>;
   /** Tells the session service the user changed: it serves this copy from now on (cached copies dropped). */
   putUserCopy(user: UserRecord): Promise<void>;
   /** Tells the session service the user was deleted: its copy of the user goes. */

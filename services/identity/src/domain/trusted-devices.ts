@@ -17,6 +17,8 @@ type Deps = Pick<Registry, "store" | "now">;
 export interface DeviceToken {
   token: string;
   expiresAt: Date;
+  /** When the trust was given or renewed (the cookie lives expiresAt - issuedAt). */
+  issuedAt: Date;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function trustDevice(deps: Deps, userId: string, client: ClientInfo
     lastUsedAt: now,
     expiresAt,
   });
-  return { token, expiresAt };
+  return { token, expiresAt, issuedAt: now };
 }
 
 /** Whether `token` is a live trusted device of this user; if so its trust is renewed for another 30 days. */
@@ -53,7 +55,7 @@ export async function useTrustedDevice(deps: Deps, userId: string, token: string
   if (!device || device.userId !== userId || device.expiresAt <= now) return null;
   const expiresAt = expiresFrom(now);
   await deps.store.renewTrustedDevice(device.id, now, expiresAt);
-  return { token, expiresAt };
+  return { token, expiresAt, issuedAt: now };
 }
 
 export async function listTrustedDevices(deps: Deps, userId: string): Promise<TrustedDeviceRecord[]> {

@@ -37,6 +37,8 @@ export interface ChallengeToken {
   methods: string[];
   /** The user it signs in. */
   userId: string;
+  /** When it was opened (the cookie lives expiresAt - issuedAt). */
+  issuedAt: Date;
 }
 
 export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<ChallengeToken> {
@@ -56,7 +58,7 @@ export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: U
     createdAt: now,
   });
   const enrolment = await deps.store.findTwoFactor(user.id);
-  return { token, expiresAt, methods: enrolment?.verified ? ["totp", "otp"] : ["otp"], userId: user.id };
+  return { token, expiresAt, methods: enrolment?.verified ? ["totp", "otp"] : ["otp"], userId: user.id, issuedAt: now };
 }
 
 /** The live challenge a token names, or INVALID_TWO_FACTOR_COOKIE. */

@@ -7,12 +7,14 @@
 import { randomBytes } from "node:crypto";
 import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { type Rotation, refuseRotationWhileImpersonating, rotateSession } from "./open-session.js";
 import type { Registry } from "./ports.js";
 import { open, seal } from "./secret-box.js";
 import { matchTotp, otpauthUri } from "./totp.js";
 import { backupCodeCandidates, newBackupCodes } from "./two-factor-codes.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "now" | "passwords">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "now" | "passwords" | "log">;
 
 /** The factors a code can be checked against outside a challenge. */
 export type SecondFactor = "totp" | "backup-code";
@@ -51,11 +53,17 @@ export async function enableTwoFactor(deps: Deps, input: PasswordInput & { issue
   return { totpUri: uriFor(deps, secret, user, input.issuer), backupCodes: codes };
 }
 
-/** Turns two-factor off: the secret, backup codes, pending challenges and trusted devices go with it. */
-export async function disableTwoFactor(deps: Deps, input: PasswordInput): Promise<UserRecord> {
+/**
+ * Turns two-factor off: the secret, backup codes, pending challenges and trusted devices go with it. With
+ * `rotation` (the gateway asks for it), the caller continues on a new session and the old one ends.
+ */
+export async function disableTwoFactor(deps: Deps, input: PasswordInput & { rotation?: Rotation }): Promise<{ user: UserRecord; session?: Session }> {
+  refuseRotationWhileImpersonating(input.rotation);
   const user = await requirePassword(deps, input);
   await deps.store.deleteTwoFactor(user.id);
-  return (await deps.store.findUserById(user.id)) ?? user;
+  const current = (await deps.store.findUserById(user.id)) ?? user;
+  if (!input.rotation) return { user: current };
+  return { user: current, session: await rotateSession(deps, current, input.rotation) };
 }
 
 export async function getTotpUri(deps: Deps, input: PasswordInput): Promise<string> {
@@ -97,18 +105,24 @@ export async function checkBackupCode(deps: Pick<Deps, "config" | "store">, user
 }
 
 /**
- * A code checked by the signed-in user (no challenge). The first valid TOTP code activates two-factor.
- * Wrong code: INVALID_TWO_FACTOR_AUTHENTICATION.
+ * A code checked by the signed-in user (no challenge). The first valid TOTP code activates two-factor; with
+ * `rotation`, that activation moves the caller to a new session (the old one ends). Any other code checked
+ * leaves the session as it is. Wrong code: INVALID_TWO_FACTOR_AUTHENTICATION.
  */
-export async function verifySignedInUser(deps: Deps, input: { userId: string; method: SecondFactor; code: string }): Promise<UserRecord> {
+export async function verifySignedInUser(
+  deps: Deps,
+  input: { userId: string; method: SecondFactor; code: string; rotation?: Rotation },
+): Promise<{ user: UserRecord; session?: Session }> {
   const enrolment = await deps.store.findTwoFactor(input.userId);
   if (!enrolment) throw new AuthError(input.method === "totp" ? "TOTP_NOT_ENABLED" : "BACKUP_CODES_ARENT_ENABLED");
+  const activates = input.method === "totp" && !enrolment.verified;
+  // Refused before the code is checked (and its step used up).
+  if (activates) refuseRotationWhileImpersonating(input.rotation);
   const valid = input.method === "totp" ? await checkTotp(deps, input.userId, input.code, { requireVerified: false }) : await checkBackupCode(deps, input.userId, input.code);
   if (!valid) throw new AuthError("INVALID_TWO_FACTOR_AUTHENTICATION");
-  if (input.method === "totp" && !enrolment.verified) {
-    await deps.store.activateTwoFactor(input.userId, deps.now());
-  }
+  if (activates) await deps.store.activateTwoFactor(input.userId, deps.now());
   const user = await deps.store.findUserById(input.userId);
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  return user;
+  if (!activates || !input.rotation) return { user };
+  return { user, session: await rotateSession(deps, user, input.rotation) };
 }

@@ -8,11 +8,13 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import type { SessionRotation } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
+import type { Rotation } from "../domain/open-session.js";
 import type { Registry } from "../domain/ports.js";
 import { listTrustedDevices, revokeTrustedDevice } from "../domain/trusted-devices.js";
 import { disableTwoFactor, enableTwoFactor, generateBackupCodes, getTotpUri, verifySignedInUser } from "../domain/two-factor.js";
 import { answerChallenge, sendChallengeOtp } from "../domain/two-factor-challenge.js";
-import { toClient, toUserMessage } from "./mappers.js";
+import { callerClient, toClient, toUserMessage } from "./mappers.js";
 
 const GATEWAY = ["gateway"] as const;
 
@@ -37,6 +39,13 @@ interface VerifyRequest {
   caller?: Caller | undefined;
   trustDevice: boolean;
   client?: { ipAddress?: string | undefined; userAgent?: string | undefined } | undefined;
+  rotation?: SessionRotation | undefined;
+}
+
+/** The caller's session to rotate, when the gateway asks (a gateway of the previous release does not). */
+function rotationOf(caller: Caller, rotation: SessionRotation | undefined): Rotation | undefined {
+  if (!rotation) return undefined;
+  return { sessionId: caller.sessionId, impersonatedBy: caller.impersonatedBy, rememberMe: rotation.rememberMe, client: callerClient(caller) };
 }
 
 export function twoFactorService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -53,10 +62,11 @@ export function twoFactorService(registry: Registry, rpc: RpcServer): ServiceBin
       });
       return { user: toUserMessage(user), session, trustedDevice, rememberMe };
     }
-    const { userId } = requireCaller(req.caller);
+    const caller = requireCaller(req.caller);
     // A signed-in user has no challenge, so no mailed code to check.
     if (method === "otp") throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-    return { user: toUserMessage(await verifySignedInUser(registry, { userId, method, code: req.code })), rememberMe: false };
+    const { user, session } = await verifySignedInUser(registry, { userId: caller.userId, method, code: req.code, rotation: rotationOf(caller, req.rotation) });
+    return { user: toUserMessage(user), session, rememberMe: req.rotation?.rememberMe ?? false };
   };
   const implementation: TwoFactorServiceServer = {
     enableTwoFactor: rpc.unary("EnableTwoFactor", async (req, { deadline }) => {
@@ -64,9 +74,11 @@ export function twoFactorService(registry: Registry, rpc: RpcServer): ServiceBin
       const { totpUri, backupCodes } = await enableTwoFactor(registry, { userId, password: req.password, issuer: req.issuer, deadline });
       return { totpUri, backupCodes };
     }),
-    disableTwoFactor: rpc.unary("DisableTwoFactor", async (req, { deadline }) => ({
-      user: toUserMessage(await disableTwoFactor(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline })),
-    })),
+    disableTwoFactor: rpc.unary("DisableTwoFactor", async (req, { deadline }) => {
+      const caller = requireCaller(req.caller);
+      const { user, session } = await disableTwoFactor(registry, { userId: caller.userId, password: req.password, deadline, rotation: rotationOf(caller, req.rotation) });
+      return { user: toUserMessage(user), session };
+    }),
     getTotpUri: rpc.unary("GetTotpUri", async (req, { deadline }) => ({
       totpUri: await getTotpUri(registry, { userId: requireCaller(req.caller).userId, password: req.password, deadline }),
     })),

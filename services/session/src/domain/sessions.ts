@@ -328,9 +328,10 @@ export async function revokeSession(deps: Deps, token: string, options: { ownerI
 }
 
 /** Ends one session named by id (a service's revocation); answers its user. */
-export async function revokeSessionById(deps: Deps, sessionId: string): Promise<string> {
+export async function revokeSessionById(deps: Deps, sessionId: string, ownerId?: string): Promise<string> {
   const session = sessionId ? await deps.store.findById(sessionId) : null;
-  if (!session) throw new AuthError("SESSION_NOT_FOUND");
+  // With an owner named, another user's session is not found (as by token).
+  if (!session || (ownerId && session.userId !== ownerId)) throw new AuthError("SESSION_NOT_FOUND");
   await revokeAll(deps, [session]);
   return session.userId;
 }

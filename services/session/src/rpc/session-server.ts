@@ -28,7 +28,8 @@ export const SESSION_ACCESS: AccessTable = {
   CreateSession: ["identity", "admin"],
   GetSession: ["gateway", "internal-client", "admin"],
   ListSessions: ["gateway", "admin"],
-  RevokeSession: ["gateway", "admin"],
+  // identity: by session_id and user_id, the caller's old session when a change of factors rotates it.
+  RevokeSession: ["gateway", "identity", "admin"],
   RevokeOtherSessions: ["gateway"],
   RevokeUserSessions: ["gateway", "identity", "admin"],
   PutUserCopy: ["identity"],
@@ -82,7 +83,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
     revokeSession: rpc.unary("RevokeSession", async (req) => {
       if (req.sessionId !== undefined) {
         if (req.token || req.caller) throw new AuthError("VALIDATION_ERROR", "name the session by token or by sessionId, not both");
-        return { userId: await revokeSessionById(registry, req.sessionId) };
+        return { userId: await revokeSessionById(registry, req.sessionId, req.userId) };
       }
       return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: await callerOf(registry, req) }) };
     }),

@@ -352,12 +352,21 @@ export interface TwoFactorChallenge {
   methods: string[];
   /** The user the challenge signs in (the gateway names the target of a failed answer in the audit log). */
   userId: string;
+  /**
+   * When the challenge was opened: the cookie lives exactly expires_at - issued_at (the time the answer
+   * took does not shave a second off). Absent from identities of the previous release.
+   */
+  issuedAt?: Date | undefined;
 }
 
 /** TrustedDeviceToken is the secret a trusted-device cookie carries. */
 export interface TrustedDeviceToken {
   token: string;
-  expiresAt?: Date | undefined;
+  expiresAt?:
+    | Date
+    | undefined;
+  /** When the trust was given or renewed: the cookie lives exactly expires_at - issued_at. */
+  issuedAt?: Date | undefined;
 }
 
 export interface GetUsersRequest {
@@ -3438,7 +3447,7 @@ export const IsUsernameAvailableResponse: MessageFns<IsUsernameAvailableResponse
 };
 
 function createBaseTwoFactorChallenge(): TwoFactorChallenge {
-  return { token: "", expiresAt: undefined, methods: [], userId: "" };
+  return { token: "", expiresAt: undefined, methods: [], userId: "", issuedAt: undefined };
 }
 
 export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
@@ -3454,6 +3463,9 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     }
     if (message.userId !== "") {
       writer.uint32(34).string(message.userId);
+    }
+    if (message.issuedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.issuedAt), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -3503,6 +3515,14 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
             message.userId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.issuedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3529,6 +3549,11 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      issuedAt: isSet(object.issuedAt)
+        ? fromJsonTimestamp(object.issuedAt)
+        : isSet(object.issued_at)
+        ? fromJsonTimestamp(object.issued_at)
+        : undefined,
     };
   },
 
@@ -3546,6 +3571,9 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     if (message.userId !== "") {
       obj.userId = message.userId;
     }
+    if (message.issuedAt !== undefined) {
+      obj.issuedAt = message.issuedAt.toISOString();
+    }
     return obj;
   },
 
@@ -3558,12 +3586,13 @@ export const TwoFactorChallenge: MessageFns<TwoFactorChallenge> = {
     message.expiresAt = object.expiresAt ?? undefined;
     message.methods = object.methods?.map((e) => e) || [];
     message.userId = object.userId ?? "";
+    message.issuedAt = object.issuedAt ?? undefined;
     return message;
   },
 };
 
 function createBaseTrustedDeviceToken(): TrustedDeviceToken {
-  return { token: "", expiresAt: undefined };
+  return { token: "", expiresAt: undefined, issuedAt: undefined };
 }
 
 export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
@@ -3573,6 +3602,9 @@ export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
     }
     if (message.expiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    if (message.issuedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.issuedAt), writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -3606,6 +3638,14 @@ export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
             message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.issuedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3626,6 +3666,11 @@ export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
         : isSet(object.expires_at)
         ? fromJsonTimestamp(object.expires_at)
         : undefined,
+      issuedAt: isSet(object.issuedAt)
+        ? fromJsonTimestamp(object.issuedAt)
+        : isSet(object.issued_at)
+        ? fromJsonTimestamp(object.issued_at)
+        : undefined,
     };
   },
 
@@ -3637,6 +3682,9 @@ export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
     if (message.expiresAt !== undefined) {
       obj.expiresAt = message.expiresAt.toISOString();
     }
+    if (message.issuedAt !== undefined) {
+      obj.issuedAt = message.issuedAt.toISOString();
+    }
     return obj;
   },
 
@@ -3647,6 +3695,7 @@ export const TrustedDeviceToken: MessageFns<TrustedDeviceToken> = {
     const message = createBaseTrustedDeviceToken();
     message.token = object.token ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
+    message.issuedAt = object.issuedAt ?? undefined;
     return message;
   },
 };

@@ -43,10 +43,25 @@ export interface EnableTwoFactorResponse {
 export interface DisableTwoFactorRequest {
   caller?: Caller | undefined;
   password: string;
+  /** Rotate the caller's session (SessionRotation); a gateway of the previous release sends none and gets none. */
+  rotation?: SessionRotation | undefined;
 }
 
 export interface DisableTwoFactorResponse {
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** The caller's new session, when rotation was asked (the caller's old one has ended). */
+  session?: Session | undefined;
+}
+
+/**
+ * SessionRotation asks that a change of authentication factors made by the caller (turning two-factor on or
+ * off) open a new session on the caller's device and end the caller's session, the user's others untouched.
+ */
+export interface SessionRotation {
+  /** The caller's session is remembered (false: a dont-remember session, given the short lifetime again). */
+  rememberMe: boolean;
 }
 
 export interface GetTotpUriRequest {
@@ -80,14 +95,18 @@ export interface VerifyTotpRequest {
   /** Trust this browser for later sign-ins (challenge only). */
   trustDevice: boolean;
   /** The device signing in (challenge only). */
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** Caller only: rotate the caller's session if this code activates two-factor (SessionRotation). */
+  rotation?: SessionRotation | undefined;
 }
 
 export interface VerifyTotpResponse {
   user?:
     | User
     | undefined;
-  /** The new session (challenge only). */
+  /** The new session: of the challenge, or the caller's rotated session (an activation with rotation). */
   session?: Session | undefined;
   trustedDevice?:
     | TrustedDeviceToken
@@ -105,14 +124,18 @@ export interface VerifyTwoFactorOtpRequest {
   /** Trust this browser for later sign-ins (challenge only). */
   trustDevice: boolean;
   /** The device signing in (challenge only). */
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** Caller only: rotate the caller's session if this code activates two-factor (SessionRotation). */
+  rotation?: SessionRotation | undefined;
 }
 
 export interface VerifyTwoFactorOtpResponse {
   user?:
     | User
     | undefined;
-  /** The new session (challenge only). */
+  /** The new session: of the challenge, or the caller's rotated session (an activation with rotation). */
   session?: Session | undefined;
   trustedDevice?:
     | TrustedDeviceToken
@@ -130,14 +153,18 @@ export interface VerifyBackupCodeRequest {
   /** Trust this browser for later sign-ins (challenge only). */
   trustDevice: boolean;
   /** The device signing in (challenge only). */
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** Caller only: rotate the caller's session if this code activates two-factor (SessionRotation). */
+  rotation?: SessionRotation | undefined;
 }
 
 export interface VerifyBackupCodeResponse {
   user?:
     | User
     | undefined;
-  /** The new session (challenge only). */
+  /** The new session: of the challenge, or the caller's rotated session (an activation with rotation). */
   session?: Session | undefined;
   trustedDevice?:
     | TrustedDeviceToken
@@ -376,7 +403,7 @@ export const EnableTwoFactorResponse: MessageFns<EnableTwoFactorResponse> = {
 };
 
 function createBaseDisableTwoFactorRequest(): DisableTwoFactorRequest {
-  return { caller: undefined, password: "" };
+  return { caller: undefined, password: "", rotation: undefined };
 }
 
 export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
@@ -386,6 +413,9 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
+    }
+    if (message.rotation !== undefined) {
+      SessionRotation.encode(message.rotation, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -419,6 +449,14 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
             message.password = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.rotation = SessionRotation.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -435,6 +473,7 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
     return {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       password: isSet(object.password) ? globalThis.String(object.password) : "",
+      rotation: isSet(object.rotation) ? SessionRotation.fromJSON(object.rotation) : undefined,
     };
   },
 
@@ -445,6 +484,9 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
     }
     if (message.password !== "") {
       obj.password = message.password;
+    }
+    if (message.rotation !== undefined) {
+      obj.rotation = SessionRotation.toJSON(message.rotation);
     }
     return obj;
   },
@@ -458,18 +500,24 @@ export const DisableTwoFactorRequest: MessageFns<DisableTwoFactorRequest> = {
       ? Caller.fromPartial(object.caller)
       : undefined;
     message.password = object.password ?? "";
+    message.rotation = (object.rotation !== undefined && object.rotation !== null)
+      ? SessionRotation.fromPartial(object.rotation)
+      : undefined;
     return message;
   },
 };
 
 function createBaseDisableTwoFactorResponse(): DisableTwoFactorResponse {
-  return { user: undefined };
+  return { user: undefined, session: undefined };
 }
 
 export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
   encode(message: DisableTwoFactorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -495,6 +543,14 @@ export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -508,13 +564,19 @@ export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
   },
 
   fromJSON(object: any): DisableTwoFactorResponse {
-    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+    };
   },
 
   toJSON(message: DisableTwoFactorResponse): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
     }
     return obj;
   },
@@ -525,6 +587,82 @@ export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
   fromPartial<I extends Exact<DeepPartial<DisableTwoFactorResponse>, I>>(object: I): DisableTwoFactorResponse {
     const message = createBaseDisableTwoFactorResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSessionRotation(): SessionRotation {
+  return { rememberMe: false };
+}
+
+export const SessionRotation: MessageFns<SessionRotation> = {
+  encode(message: SessionRotation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rememberMe !== false) {
+      writer.uint32(8).bool(message.rememberMe);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionRotation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionRotation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.rememberMe = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionRotation {
+    return {
+      rememberMe: isSet(object.rememberMe)
+        ? globalThis.Boolean(object.rememberMe)
+        : isSet(object.remember_me)
+        ? globalThis.Boolean(object.remember_me)
+        : false,
+    };
+  },
+
+  toJSON(message: SessionRotation): unknown {
+    const obj: any = {};
+    if (message.rememberMe !== false) {
+      obj.rememberMe = message.rememberMe;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionRotation>, I>>(base?: I): SessionRotation {
+    return SessionRotation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionRotation>, I>>(object: I): SessionRotation {
+    const message = createBaseSessionRotation();
+    message.rememberMe = object.rememberMe ?? false;
     return message;
   },
 };
@@ -850,7 +988,14 @@ export const GenerateBackupCodesResponse: MessageFns<GenerateBackupCodesResponse
 };
 
 function createBaseVerifyTotpRequest(): VerifyTotpRequest {
-  return { code: "", challenge: undefined, caller: undefined, trustDevice: false, client: undefined };
+  return {
+    code: "",
+    challenge: undefined,
+    caller: undefined,
+    trustDevice: false,
+    client: undefined,
+    rotation: undefined,
+  };
 }
 
 export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
@@ -869,6 +1014,9 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(42).fork()).join();
+    }
+    if (message.rotation !== undefined) {
+      SessionRotation.encode(message.rotation, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -926,6 +1074,14 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.rotation = SessionRotation.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -949,6 +1105,7 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
         ? globalThis.Boolean(object.trust_device)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      rotation: isSet(object.rotation) ? SessionRotation.fromJSON(object.rotation) : undefined,
     };
   },
 
@@ -969,6 +1126,9 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.rotation !== undefined) {
+      obj.rotation = SessionRotation.toJSON(message.rotation);
+    }
     return obj;
   },
 
@@ -985,6 +1145,9 @@ export const VerifyTotpRequest: MessageFns<VerifyTotpRequest> = {
     message.trustDevice = object.trustDevice ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
+      : undefined;
+    message.rotation = (object.rotation !== undefined && object.rotation !== null)
+      ? SessionRotation.fromPartial(object.rotation)
       : undefined;
     return message;
   },
@@ -1120,7 +1283,14 @@ export const VerifyTotpResponse: MessageFns<VerifyTotpResponse> = {
 };
 
 function createBaseVerifyTwoFactorOtpRequest(): VerifyTwoFactorOtpRequest {
-  return { code: "", challenge: undefined, caller: undefined, trustDevice: false, client: undefined };
+  return {
+    code: "",
+    challenge: undefined,
+    caller: undefined,
+    trustDevice: false,
+    client: undefined,
+    rotation: undefined,
+  };
 }
 
 export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = {
@@ -1139,6 +1309,9 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(42).fork()).join();
+    }
+    if (message.rotation !== undefined) {
+      SessionRotation.encode(message.rotation, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1196,6 +1369,14 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.rotation = SessionRotation.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1219,6 +1400,7 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
         ? globalThis.Boolean(object.trust_device)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      rotation: isSet(object.rotation) ? SessionRotation.fromJSON(object.rotation) : undefined,
     };
   },
 
@@ -1239,6 +1421,9 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.rotation !== undefined) {
+      obj.rotation = SessionRotation.toJSON(message.rotation);
+    }
     return obj;
   },
 
@@ -1255,6 +1440,9 @@ export const VerifyTwoFactorOtpRequest: MessageFns<VerifyTwoFactorOtpRequest> = 
     message.trustDevice = object.trustDevice ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
+      : undefined;
+    message.rotation = (object.rotation !== undefined && object.rotation !== null)
+      ? SessionRotation.fromPartial(object.rotation)
       : undefined;
     return message;
   },
@@ -1390,7 +1578,14 @@ export const VerifyTwoFactorOtpResponse: MessageFns<VerifyTwoFactorOtpResponse> 
 };
 
 function createBaseVerifyBackupCodeRequest(): VerifyBackupCodeRequest {
-  return { code: "", challenge: undefined, caller: undefined, trustDevice: false, client: undefined };
+  return {
+    code: "",
+    challenge: undefined,
+    caller: undefined,
+    trustDevice: false,
+    client: undefined,
+    rotation: undefined,
+  };
 }
 
 export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
@@ -1409,6 +1604,9 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(42).fork()).join();
+    }
+    if (message.rotation !== undefined) {
+      SessionRotation.encode(message.rotation, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1466,6 +1664,14 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.rotation = SessionRotation.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1489,6 +1695,7 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
         ? globalThis.Boolean(object.trust_device)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      rotation: isSet(object.rotation) ? SessionRotation.fromJSON(object.rotation) : undefined,
     };
   },
 
@@ -1509,6 +1716,9 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.rotation !== undefined) {
+      obj.rotation = SessionRotation.toJSON(message.rotation);
+    }
     return obj;
   },
 
@@ -1525,6 +1735,9 @@ export const VerifyBackupCodeRequest: MessageFns<VerifyBackupCodeRequest> = {
     message.trustDevice = object.trustDevice ?? false;
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
+      : undefined;
+    message.rotation = (object.rotation !== undefined && object.rotation !== null)
+      ? SessionRotation.fromPartial(object.rotation)
       : undefined;
     return message;
   },
@@ -2258,7 +2471,9 @@ export const TwoFactorServiceService = {
   },
   /**
    * DisableTwoFactor checks the caller's password, removes the secret and codes, revokes every trusted
-   * device. Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND.
+   * device; with rotation, opens a new session and ends the caller's (a change of factors).
+   * Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND,
+   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING (rotation asked from an impersonation session).
    */
   disableTwoFactor: {
     path: "/auth.identity.v1.TwoFactorService/DisableTwoFactor" as const,
@@ -2301,8 +2516,10 @@ export const TwoFactorServiceService = {
   },
   /**
    * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
-   * caller (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
-   * TOTP_NOT_ENABLED, UNAUTHORIZED (a caller without a user or session).
+   * caller (activates two-factor; with rotation, the activation opens a new session and ends the
+   * caller's). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION, TOTP_NOT_ENABLED,
+   * UNAUTHORIZED (a caller without a user or session), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING (an
+   * activation with rotation asked from an impersonation session).
    */
   verifyTotp: {
     path: "/auth.identity.v1.TwoFactorService/VerifyTotp" as const,
@@ -2390,7 +2607,9 @@ export interface TwoFactorServiceServer extends UntypedServiceImplementation {
   enableTwoFactor: handleUnaryCall<EnableTwoFactorRequest, EnableTwoFactorResponse>;
   /**
    * DisableTwoFactor checks the caller's password, removes the secret and codes, revokes every trusted
-   * device. Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND.
+   * device; with rotation, opens a new session and ends the caller's (a change of factors).
+   * Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND,
+   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING (rotation asked from an impersonation session).
    */
   disableTwoFactor: handleUnaryCall<DisableTwoFactorRequest, DisableTwoFactorResponse>;
   /**
@@ -2405,8 +2624,10 @@ export interface TwoFactorServiceServer extends UntypedServiceImplementation {
   generateBackupCodes: handleUnaryCall<GenerateBackupCodesRequest, GenerateBackupCodesResponse>;
   /**
    * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
-   * caller (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
-   * TOTP_NOT_ENABLED, UNAUTHORIZED (a caller without a user or session).
+   * caller (activates two-factor; with rotation, the activation opens a new session and ends the
+   * caller's). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION, TOTP_NOT_ENABLED,
+   * UNAUTHORIZED (a caller without a user or session), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING (an
+   * activation with rotation asked from an impersonation session).
    */
   verifyTotp: handleUnaryCall<VerifyTotpRequest, VerifyTotpResponse>;
   /** SendTwoFactorOtp mails a one-time code for a sign-in challenge. Errors: INVALID_TWO_FACTOR_COOKIE. */
@@ -2450,7 +2671,9 @@ export interface TwoFactorServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * DisableTwoFactor checks the caller's password, removes the secret and codes, revokes every trusted
-   * device. Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND.
+   * device; with rotation, opens a new session and ends the caller's (a change of factors).
+   * Errors: UNAUTHORIZED (no caller), INVALID_PASSWORD, CREDENTIAL_ACCOUNT_NOT_FOUND,
+   * YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING (rotation asked from an impersonation session).
    */
   disableTwoFactor(
     request: DisableTwoFactorRequest,
@@ -2507,8 +2730,10 @@ export interface TwoFactorServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * VerifyTotp checks an authenticator code: for a sign-in challenge (creates the session) or for the
-   * caller (activates two-factor). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION,
-   * TOTP_NOT_ENABLED, UNAUTHORIZED (a caller without a user or session).
+   * caller (activates two-factor; with rotation, the activation opens a new session and ends the
+   * caller's). Errors: INVALID_TWO_FACTOR_COOKIE, INVALID_TWO_FACTOR_AUTHENTICATION, TOTP_NOT_ENABLED,
+   * UNAUTHORIZED (a caller without a user or session), YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING (an
+   * activation with rotation asked from an impersonation session).
    */
   verifyTotp(
     request: VerifyTotpRequest,
