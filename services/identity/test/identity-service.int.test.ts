@@ -22,6 +22,7 @@ import { ACCOUNT_ACCESS } from "../src/rpc/account-server.js";
 import { ADMIN_USER_ACCESS } from "../src/rpc/admin-user-server.js";
 import { IDENTITY_ACCESS } from "../src/rpc/identity-server.js";
 import { TWO_FACTOR_ACCESS } from "../src/rpc/two-factor-server.js";
+import { aUser as aUserRecord } from "../src/store/identity-store.contract.js";
 import { type IdentityAlone, startIdentityAlone } from "./identity-alone.js";
 
 let identity: IdentityAlone;
@@ -74,30 +75,19 @@ const CALLER_OR_OTHER = new Set(["VerifyEmail", "VerifyTotp", "VerifyTwoFactorOt
 /** A user with a github account (no password), written straight through the store, and the gateway's caller for them. */
 async function aUser(): Promise<{ caller: Caller; githubAccountId: string }> {
   const now = new Date();
-  const id = newId();
-  const email = `${id}@example.com`.toLowerCase();
+  const user = aUserRecord({ name: "Ada", emailVerified: true, role: "user", createdAt: now, updatedAt: now });
   const githubAccountId = newId();
-  await service.deps.store.createUserWithAccount(
-    {
-      id,
-      name: "Ada",
-      email,
-      emailVerified: true,
-      image: null,
-      createdAt: now,
-      updatedAt: now,
-      username: null,
-      displayUsername: null,
-      role: "user",
-      banned: false,
-      banReason: null,
-      banExpires: null,
-      extraFields: {},
-      twoFactorEnabled: false,
-    },
-    { id: githubAccountId, accountId: `gh-${id}`, providerId: "github", userId: id, password: null, scope: "read:user", createdAt: now, updatedAt: now },
-  );
-  return { caller: { sessionId: newId(), userId: id, email, emailVerified: true, role: "user", sessionCreatedAt: now }, githubAccountId };
+  await service.deps.store.createUserWithAccount(user, {
+    id: githubAccountId,
+    accountId: `gh-${user.id}`,
+    providerId: "github",
+    userId: user.id,
+    password: null,
+    scope: "read:user",
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { caller: { sessionId: newId(), userId: user.id, email: user.email, emailVerified: true, role: "user", sessionCreatedAt: now }, githubAccountId };
 }
 
 describe(`the identity service on its own (${backendLabel()})`, () => {

@@ -273,9 +273,10 @@ export async function callerByToken(deps: Pick<Deps, "store">, token: string): P
   return session ? { sessionId: session.id, userId: session.userId } : { sessionId: "", userId: "" };
 }
 
-/** The live session a request acts in, or UNAUTHORIZED (callerAmong). */
+/** The live session a request acts in, read by its id, or UNAUTHORIZED (callerAmong). */
 async function callerSession(deps: Pick<Deps, "store" | "now">, caller: CallerRef, userId: string | undefined): Promise<SessionRecord> {
-  return callerAmong(caller.userId ? await deps.store.listByUser(caller.userId) : [], caller, userId, deps.now());
+  const session = caller.sessionId ? await deps.store.findById(caller.sessionId) : null;
+  return callerAmong(session ? [session] : [], caller, userId, deps.now());
 }
 
 /**
