@@ -1,5 +1,5 @@
 /** The form pieces every screen uses: labelled fields with their error, the form's alert, pending buttons. */
-import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef } from "react";
+import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { ApiError, errorMessage } from "./api";
 
 /** The field an API error names, from its catalogue code (the rest go to the top of the form). */
@@ -89,5 +89,115 @@ export function Page({ title, children, narrow = true }: { title: string; childr
       </h1>
       {children}
     </section>
+  );
+}
+
+/**
+ * A destructive or privileged action that asks first: the button opens a modal dialog naming what will
+ * happen; only its confirm button acts. While the action runs both buttons wait; a refusal shows inside the
+ * dialog (the newest one replaces the last) and the dialog stays open.
+ */
+export function ConfirmButton({
+  children,
+  title,
+  description,
+  confirmLabel,
+  pendingText,
+  onConfirm,
+  danger = true,
+  disabled,
+  className,
+}: {
+  children: ReactNode;
+  title: string;
+  description: ReactNode;
+  confirmLabel: string;
+  pendingText: string;
+  onConfirm: () => Promise<unknown>;
+  danger?: boolean;
+  disabled?: boolean;
+  className?: string;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string>();
+  const close = () => {
+    setError(undefined);
+    dialog.current?.close();
+  };
+  const confirm = async () => {
+    setPending(true);
+    setError(undefined);
+    try {
+      await onConfirm();
+      dialog.current?.close();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className={className ?? (danger ? "danger" : undefined)} disabled={disabled} onClick={() => dialog.current?.showModal()}>
+        {children}
+      </button>
+      <dialog ref={dialog} className="confirm" aria-labelledby={titleId} onClose={() => setError(undefined)}>
+        <h2 id={titleId}>{title}</h2>
+        <div>{description}</div>
+        <FormAlert message={error} />
+        <div className="actions">
+          <button type="button" onClick={close} disabled={pending}>
+            Cancel
+          </button>
+          <button type="button" className={danger ? "danger" : "primary"} onClick={confirm} disabled={pending} aria-busy={pending || undefined}>
+            {pending ? pendingText : confirmLabel}
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/** What an action did, and how to take it back where the platform allows (a ban is lifted, a role restored). */
+export interface Done {
+  message: string;
+  undo?: { label: string; run: () => Promise<unknown>; undoneMessage: string };
+}
+
+/** Announces what happened after an action, with its undo button; a failed undo says why. */
+export function DoneNotice({ done, onClear }: { done?: Done; onClear: () => void }) {
+  const [pending, setPending] = useState(false);
+  // The undo's outcome belongs to the notice it was pressed on; a newer notice replaces it.
+  const [undone, setOutcome] = useState<{ of: Done; message: string; tone: "error" | "success" }>();
+  const outcome = undone && undone.of === done ? undone : undefined;
+  if (outcome) return <FormAlert message={outcome.message} tone={outcome.tone} />;
+  if (!done) return null;
+  const undo = done.undo;
+  const runUndo = async () => {
+    if (!undo || !done) return;
+    setPending(true);
+    try {
+      await undo.run();
+      setOutcome({ of: done, message: undo.undoneMessage, tone: "success" });
+    } catch (caught) {
+      setOutcome({ of: done, message: errorMessage(caught), tone: "error" });
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <div className="alert alert-success done-notice" role="status">
+      <span>{done.message}</span>
+      {undo && (
+        <button type="button" className="link" onClick={runUndo} disabled={pending} aria-busy={pending || undefined}>
+          {undo.label}
+        </button>
+      )}
+      <button type="button" className="link" onClick={onClear} aria-label="Dismiss">
+        Dismiss
+      </button>
+    </div>
   );
 }
