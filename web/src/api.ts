@@ -6,6 +6,7 @@
  * names or at its top.
  */
 import type { Invitation, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import { translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
 /** The user, session, organization, member, invitation and trusted device shapes the gateway answers. */
@@ -114,8 +115,9 @@ export class ApiError extends Error {
 
 /** The message a person reads for any failure (a network error included). */
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
-  return "The server could not be reached. Check your connection and try again.";
+  // The catalogue's message in the reader's language, by its code; the server's English one otherwise.
+  if (error instanceof ApiError) return translateIfKnown(`errors.${error.code}`) ?? error.message;
+  return translate("common.unreachable");
 }
 
 /**

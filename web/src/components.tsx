@@ -1,6 +1,7 @@
 /** The form pieces every screen uses: labelled fields with their error, the form's alert, pending buttons. */
 import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { ApiError, errorMessage } from "./api";
+import { useT } from "./i18n";
 
 /** The field an API error names, from its catalogue code (the rest go to the top of the form). */
 const FIELD_OF_CODE: Record<string, string> = {
@@ -118,6 +119,7 @@ export function ConfirmButton({
   disabled?: boolean;
   className?: string;
 }) {
+  const t = useT();
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [pending, setPending] = useState(false);
@@ -149,7 +151,7 @@ export function ConfirmButton({
         <FormAlert message={error} />
         <div className="actions">
           <button type="button" onClick={close} disabled={pending}>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button type="button" className={danger ? "danger" : "primary"} onClick={confirm} disabled={pending} aria-busy={pending || undefined}>
             {pending ? pendingText : confirmLabel}
@@ -168,6 +170,7 @@ export interface Done {
 
 /** Announces what happened after an action, with its undo button; a failed undo says why. */
 export function DoneNotice({ done, onClear }: { done?: Done; onClear: () => void }) {
+  const t = useT();
   const [pending, setPending] = useState(false);
   // The undo's outcome belongs to the notice it was pressed on; a newer notice replaces it.
   const [undone, setOutcome] = useState<{ of: Done; message: string; tone: "error" | "success" }>();
@@ -195,8 +198,8 @@ export function DoneNotice({ done, onClear }: { done?: Done; onClear: () => void
           {undo.label}
         </button>
       )}
-      <button type="button" className="link" onClick={onClear} aria-label="Dismiss">
-        Dismiss
+      <button type="button" className="link" onClick={onClear}>
+        {t("common.dismiss")}
       </button>
     </div>
   );

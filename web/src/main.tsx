@@ -3,6 +3,7 @@ import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { ApiError } from "./api";
+import { preferredLanguage, switchLanguage } from "./i18n";
 import { createAppRouter } from "./router";
 import { sessionQuery } from "./session";
 import "./styles.css";
@@ -24,10 +25,17 @@ const queryClient: QueryClient = new QueryClient({
 });
 const router = createAppRouter(queryClient);
 
-createRoot(document.getElementById("root")!).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+// The first paint is in the reader's language: its catalogue loads first (English is in the bundle).
+void switchLanguage(preferredLanguage())
+  .catch(() => undefined)
+  .then(render);
+
+function render() {
+  createRoot(document.getElementById("root")!).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,16 @@
+import type { Catalogue } from "../en";
+import account from "./account";
+import admin from "./admin";
+import common from "./common";
+import errors from "./errors";
+import mailbox from "./mailbox";
+import organizations from "./organizations";
+import passwordReset from "./password-reset";
+import signIn from "./sign-in";
+import signUp from "./sign-up";
+import twoFactor from "./two-factor";
+import verifyEmail from "./verify-email";
+
+const de: Catalogue = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox };
+
+export default de;

@@ -1,0 +1,20 @@
+/** The English catalogue: the source of every key. Each screen's messages live in their own file. */
+import account from "./account";
+import admin from "./admin";
+import common from "./common";
+import errors from "./errors";
+import mailbox from "./mailbox";
+import organizations from "./organizations";
+import passwordReset from "./password-reset";
+import signIn from "./sign-in";
+import signUp from "./sign-up";
+import twoFactor from "./two-factor";
+import verifyEmail from "./verify-email";
+
+const en = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox };
+
+/** A catalogue: the English one's shape, every message a string. */
+type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };
+export type Catalogue = Shape<typeof en>;
+
+export default en as Catalogue;
