@@ -5,6 +5,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../../testing/eventually.js";
+import { hitContract } from "../../../testing/hit-contract.js";
 import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
 import { createLogger } from "./log.js";
 import { LOWER_ALPHANUMERIC, randomString } from "./random.js";
@@ -126,37 +127,7 @@ function keyValueContract(name: string, open: () => Promise<Backend>): void {
       expect(await kv.get(b)).toBeNull();
     });
 
-    it("counts hits within one window: the first hit starts it and sets the time left", async () => {
-      const k = key("hits");
-      const first = await kv.hit(k, WINDOW_MS);
-      expect(first.count).toBe(1);
-      expect(first.resetMs).toBeGreaterThan(WINDOW_MS - 100);
-      expect(first.resetMs).toBeLessThanOrEqual(WINDOW_MS);
-      expect((await kv.hit(k, WINDOW_MS)).count).toBe(2);
-      await backend.advance(100);
-      const third = await kv.hit(k, WINDOW_MS);
-      expect(third.count).toBe(3);
-      // Later hits do not push the window back.
-      expect(third.resetMs).toBeLessThanOrEqual(WINDOW_MS - 100);
-      expect(third.resetMs).toBeGreaterThan(0);
-      expect((await kv.hit(key("other-hits"), WINDOW_MS)).count).toBe(1);
-    });
-
-    it("restarts the count once the window has passed", async () => {
-      const k = key("window");
-      for (let i = 1; i <= 3; i++) expect((await kv.hit(k, WINDOW_MS)).count).toBe(i);
-      await backend.advance(WINDOW_MS + 100);
-      const restarted = await kv.hit(k, WINDOW_MS);
-      expect(restarted.count).toBe(1);
-      expect(restarted.resetMs).toBeGreaterThan(WINDOW_MS - 100);
-      expect((await kv.hit(k, WINDOW_MS)).count).toBe(2);
-    });
-
-    it("counts concurrent hits exactly", async () => {
-      const k = key("burst");
-      const results = await Promise.all(Array.from({ length: 25 }, () => kv.hit(k, 60_000)));
-      expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    });
+    hitContract(() => ({ counters: kv, advance: (ms) => backend.advance(ms) }), WINDOW_MS);
 
     it("setIfUnchanged writes only while the guard holds what the writer read, absent included", async () => {
       const guard = key("guard");
