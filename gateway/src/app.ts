@@ -13,7 +13,7 @@ import { refuseMalformedInput } from "./http/body.js";
 import { mountRoutes, type Route, type RouteSpec } from "./http/define-route.js";
 import { errorHandler } from "./http/errors.js";
 import { observeRequests } from "./http/observe.js";
-import { rateLimit } from "./http/rate-limit.js";
+import { type RateLimitCounters, rateLimit } from "./http/rate-limit.js";
 import { securityEventReporter, type SecurityEventReporter } from "./http/security-events.js";
 import { securityHeaders } from "./http/security-headers.js";
 import { sessionResolver } from "./http/session.js";
@@ -37,8 +37,8 @@ import { openApiRoutes } from "./routes/openapi.js";
 export interface AppDeps {
   config: GatewayConfig;
   clients: Clients;
-  /** Rate-limit counters (Redis or memory). */
-  counters: KeyValue;
+  /** Rate-limit counters (Redis, the database or memory: RATE_LIMIT_STORAGE). */
+  counters: RateLimitCounters;
   /** The session cache shared with the session service (only when it is Redis). */
   sharedSessionCache?: KeyValue;
   log: Logger;

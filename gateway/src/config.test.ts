@@ -53,3 +53,32 @@ describe("gatewayConfig and sessionConfig: Redis credentials and TLS", () => {
     expect(load({ ...SECRET, NODE_ENV: "production", GRPC_INSECURE: "true" }).production).toBe(true);
   });
 });
+
+describe("gatewayConfig: where the rate-limit counters live", () => {
+  const REDIS = { REDIS_URL: "redis://127.0.0.1:6379" };
+  const DATABASE = { RATE_LIMIT_STORAGE: "database", RATE_LIMIT_DATABASE_URL: "postgres://auth:pw@db:5432/gateway" };
+
+  it("keeps them in Redis when REDIS_URL is set, else in process memory, unless RATE_LIMIT_STORAGE says otherwise", () => {
+    expect(gatewayConfig(SECRET).rateLimit.storage).toBe("memory");
+    expect(gatewayConfig({ ...SECRET, ...REDIS }).rateLimit.storage).toBe("redis");
+    expect(gatewayConfig({ ...SECRET, ...REDIS, RATE_LIMIT_STORAGE: "memory" }).rateLimit.storage).toBe("memory");
+    expect(gatewayConfig({ ...SECRET, RATE_LIMIT_STORAGE: "" }).rateLimit.storage).toBe("memory");
+    expect(gatewayConfig({ ...SECRET, ...DATABASE }).rateLimit).toMatchObject({ storage: "database", databaseUrl: DATABASE.RATE_LIMIT_DATABASE_URL });
+    expect(gatewayConfig({ ...SECRET, ...REDIS, ...DATABASE }).rateLimit.storage).toBe("database");
+  });
+
+  it("refuses a storage it cannot use, each with what to set", () => {
+    expect(() => gatewayConfig({ ...SECRET, RATE_LIMIT_STORAGE: "database" })).toThrow(
+      /RATE_LIMIT_DATABASE_URL: required with RATE_LIMIT_STORAGE=database \(a postgres:\/\/ URL\)/,
+    );
+    expect(() => gatewayConfig({ ...SECRET, RATE_LIMIT_STORAGE: "redis" })).toThrow(/RATE_LIMIT_STORAGE: redis needs REDIS_URL/);
+    expect(() => gatewayConfig({ ...SECRET, RATE_LIMIT_STORAGE: "postgres" })).toThrow(/RATE_LIMIT_STORAGE: .*"memory"\|"redis"\|"database"/);
+    expect(() => gatewayConfig({ ...SECRET, ...DATABASE, RATE_LIMIT_DATABASE_URL: "file:data/gateway.db" })).toThrow(
+      /RATE_LIMIT_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
+    // A URL without the storage that reads it is a forgotten setting, not a choice.
+    expect(() => gatewayConfig({ ...SECRET, ...REDIS, RATE_LIMIT_DATABASE_URL: DATABASE.RATE_LIMIT_DATABASE_URL })).toThrow(
+      /RATE_LIMIT_DATABASE_URL: only with RATE_LIMIT_STORAGE=database \(the counters are in redis\)/,
+    );
+  });
+});

@@ -1,6 +1,6 @@
 /** The gateway's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
-import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
+import { ConfigError, env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type RedisConnection, redisFromEnv } from "@auth-platform/runtime/redis-connection";
 import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import { DEFAULT_TRUSTED_PROXIES, trustedProxyList } from "./http/client-ip.js";
@@ -23,6 +23,10 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/request-password-reset": { window: 10, max: 3 },
   "/reset-password": { window: 10, max: 3 },
 };
+
+/** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */
+const RATE_LIMIT_STORAGES = ["memory", "redis", "database"] as const;
+export type RateLimitStorage = (typeof RATE_LIMIT_STORAGES)[number];
 
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
@@ -64,6 +68,12 @@ const schema = z.object({
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_RULES: env.json(z.record(z.string().startsWith("/"), ruleSchema), DEFAULT_RULES),
+  RATE_LIMIT_STORAGE: z.preprocess((value) => (value === "" ? undefined : value), z.enum(RATE_LIMIT_STORAGES).optional()),
+  RATE_LIMIT_DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .refine((url) => !url || /^postgres(ql)?:\/\//.test(url), "must be a postgres:// or postgresql:// URL"),
   GATEWAY_BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)?$/i)
@@ -98,7 +108,14 @@ export interface GatewayConfig {
   /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
   redis?: RedisConnection;
   redisKeyPrefix: string;
-  rateLimit: { enabled: boolean; default: RateLimitRule; rules: Record<string, RateLimitRule> };
+  rateLimit: {
+    enabled: boolean;
+    default: RateLimitRule;
+    rules: Record<string, RateLimitRule>;
+    storage: RateLimitStorage;
+    /** RATE_LIMIT_DATABASE_URL, set exactly when the storage is the database; may hold a password. */
+    databaseUrl?: string;
+  };
   bodyLimit: string;
   /** Bounds on receiving one request: the whole of it (headers and body), and its headers alone. */
   timeouts: { requestMs: number; headersMs: number };
@@ -121,6 +138,7 @@ export interface GatewayConfig {
 export function gatewayConfig(source: Record<string, string | undefined>): GatewayConfig {
   const c = loadConfig(schema, source);
   const { secret, isDefault } = secretFromEnv(source);
+  const redis = redisFromEnv(source);
   return {
     logLevel: c.LOG_LEVEL,
     port: c.PORT,
@@ -134,12 +152,13 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     trustedProxies: c.AUTH_TRUSTED_PROXIES,
     clientIpHeaders: c.AUTH_CLIENT_IP_HEADERS,
     cookiePrefix: c.AUTH_COOKIE_PREFIX,
-    redis: redisFromEnv(source),
+    redis,
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     rateLimit: {
       enabled: c.RATE_LIMIT_ENABLED,
       default: { window: c.RATE_LIMIT_WINDOW, max: c.RATE_LIMIT_MAX },
       rules: c.RATE_LIMIT_RULES,
+      ...rateLimitStorage(c.RATE_LIMIT_STORAGE, c.RATE_LIMIT_DATABASE_URL, redis !== undefined),
     },
     bodyLimit: c.GATEWAY_BODY_LIMIT,
     // Node requires the headers bound to be no longer than the whole request's.
@@ -155,4 +174,13 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     production: c.NODE_ENV === "production",
     metricsPort: c.METRICS_PORT,
   };
+}
+
+/** RATE_LIMIT_STORAGE, by default Redis when there is one, else process memory; refuses what cannot work. */
+function rateLimitStorage(storage: RateLimitStorage | undefined, databaseUrl: string | undefined, hasRedis: boolean): { storage: RateLimitStorage; databaseUrl?: string } {
+  const chosen = storage ?? (hasRedis ? "redis" : "memory");
+  if (chosen === "database" && !databaseUrl) throw new ConfigError(["RATE_LIMIT_DATABASE_URL: required with RATE_LIMIT_STORAGE=database (a postgres:// URL)"]);
+  if (chosen !== "database" && databaseUrl) throw new ConfigError([`RATE_LIMIT_DATABASE_URL: only with RATE_LIMIT_STORAGE=database (the counters are in ${chosen})`]);
+  if (chosen === "redis" && !hasRedis) throw new ConfigError(["RATE_LIMIT_STORAGE: redis needs REDIS_URL"]);
+  return chosen === "database" ? { storage: chosen, databaseUrl } : { storage: chosen };
 }

@@ -11,6 +11,7 @@ import { stopTracing } from "@auth-platform/runtime/tracing";
 import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import { gatewayConfig } from "./config.js";
+import { openRateLimitCounters } from "./http/rate-limit.js";
 import { securityEventReporter } from "./http/security-events.js";
 import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
@@ -30,12 +31,14 @@ runMain("gateway", async () => {
   await certificatesReady(config.grpcTls);
   const clients = createClients(config);
   for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
-  const counters = createKeyValue(config.redis, log, config.redisKeyPrefix);
+  const keyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
+  const counters = await openRateLimitCounters(config.rateLimit.storage, config.rateLimit.databaseUrl, keyValue, log);
+  if (config.rateLimit.enabled) log.info("rate-limit counters", { storage: config.rateLimit.storage });
   // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts).
   const queue = config.redis ? redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
-  await Promise.all([counters.ready(), queue?.ready()]);
+  await Promise.all([keyValue.ready(), counters === keyValue ? undefined : counters.ready(), queue?.ready()]);
   const events = securityEventReporter(clients.admin, log, { queue });
-  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log, events });
+  const app = createApp({ config, clients, counters, sharedSessionCache: keyValue.kind === "redis" ? keyValue : undefined, log, events });
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, config.host);
   if (metrics) log.info("metrics listening", { port: metrics.port, host: config.host, path: "/metrics" });
   const server = gatewayServer(app, config.timeouts);
@@ -58,7 +61,7 @@ runMain("gateway", async () => {
         name: "clients, counters, metrics, tracing",
         close: () => {
           clients.close();
-          return Promise.all([events.close(), counters.close(), metrics?.close(), stopTracing()]);
+          return Promise.all([events.close(), keyValue.close(), counters === keyValue ? undefined : counters.close(), metrics?.close(), stopTracing()]);
         },
       },
     ],

@@ -5,7 +5,7 @@ import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "@auth-
 import type { Logger } from "@auth-platform/runtime/log";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 import { eventually } from "../../../testing/eventually.js";
-import { counterKey, rateLimit, ruleFor, type RateLimitOptions } from "./rate-limit.js";
+import { counterKey, openRateLimitCounters, rateLimit, ruleFor, type RateLimitOptions } from "./rate-limit.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
@@ -283,6 +283,23 @@ describe("rateLimit with Redis", () => {
       expect(warnings).toContain("rate limit store unavailable; request allowed");
     } finally {
       await unreachable.close();
+    }
+  });
+});
+
+describe("openRateLimitCounters", () => {
+  it("counts in the process's key-value store for redis, and for memory without Redis; memory beside Redis is a store of its own", async () => {
+    const { log } = recordingLogger();
+    const memory = createMemoryKeyValue();
+    expect(await openRateLimitCounters("memory", undefined, memory, log)).toBe(memory);
+    const redis: KeyValue = { ...createMemoryKeyValue(), kind: "redis" };
+    expect(await openRateLimitCounters("redis", undefined, redis, log)).toBe(redis);
+    const own = await openRateLimitCounters("memory", undefined, redis, log);
+    try {
+      await own.hit("rate:k", 10_000);
+      expect(await redis.get("rate:k")).toBeNull();
+    } finally {
+      await own.close();
     }
   });
 });

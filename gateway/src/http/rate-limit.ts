@@ -1,16 +1,20 @@
 /**
  * Rate limits (docs/http-api.md#rate-limits): a fixed window per client IP plus path, the longest configured path prefix
- * choosing the rule. Counters live in the shared key-value store (Redis: one atomic round trip, so all
- * gateway replicas share one exact count). If Redis is down the limiter fails open and logs: an outage of
- * the counter store must not take sign-in down; the services' own checks still apply.
+ * choosing the rule. Counters live where RATE_LIMIT_STORAGE says: in Redis or in PostgreSQL (one atomic
+ * round trip per hit either way, so all gateway replicas share one exact count), or in process memory. If
+ * the counter store is down the limiter fails open and logs: an outage of the counter store must not take
+ * sign-in down; the services' own checks still apply.
  */
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
-import type { KeyValue } from "@auth-platform/runtime/key-value";
+import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { authEvents } from "@auth-platform/runtime/metrics";
-import type { RateLimitRule } from "../config.js";
+import type { RateLimitRule, RateLimitStorage } from "../config.js";
+
+/** Where the counters live: a key-value store (Redis, memory) or the database (rate-limit-database.ts). */
+export type RateLimitCounters = Pick<KeyValue, "hit" | "ready" | "close">;
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -28,7 +32,7 @@ function routedPath(path: string): string {
 
 /**
  * The counter's key. The path is named by its hash: a path can hold a secret (the reset landing
- * /reset-password/<token>), and the counters (Redis) are no place to keep one, even for a window.
+ * /reset-password/<token>), and the counters (Redis, the database) are no place to keep one, even for a window.
  */
 export function counterKey(client: string, path: string): string {
   return `rate:${client}|${createHash("sha256").update(path).digest("base64url")}`;
@@ -49,7 +53,20 @@ function rulePrefix(path: string, options: RateLimitOptions): string | undefined
   return best;
 }
 
-export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: (req: Request) => string | undefined, log: Logger) {
+/**
+ * The counters RATE_LIMIT_STORAGE names. Redis, and memory without Redis, are the process's key-value store
+ * (`keyValue`, which the caller closes); memory beside Redis and the database are stores of their own.
+ */
+export async function openRateLimitCounters(storage: RateLimitStorage, databaseUrl: string | undefined, keyValue: KeyValue, log: Logger): Promise<RateLimitCounters> {
+  if (storage === "database") {
+    // Loaded only here: pg stays out of a gateway that keeps its counters elsewhere.
+    const { openDatabaseCounters } = await import("./rate-limit-database.js");
+    return openDatabaseCounters({ url: databaseUrl!, log });
+  }
+  return storage === keyValue.kind ? keyValue : createMemoryKeyValue();
+}
+
+export function rateLimit(options: RateLimitOptions, counters: RateLimitCounters, keyOf: (req: Request) => string | undefined, log: Logger) {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (!options.enabled) return next();
     const client = keyOf(req);
