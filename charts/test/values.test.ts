@@ -1,11 +1,11 @@
 // The chart with values overridden: autoscaling, an existing secret, custom configuration, disabled
-// services, SMTP, database URLs, client IP settings, and the values it refuses.
+// services, SMTP, database URLs, rate-limit counters in PostgreSQL, client IP settings, and the values it refuses.
 import { gatewayConfig } from "../../gateway/src/config.js";
 import { identityConfig } from "../../services/identity/src/config.js";
 import { notificationConfig } from "../../services/notification/src/config.js";
 import { organizationConfig } from "../../services/organization/src/config.js";
 import { describe, expect, it } from "vitest";
-import { RELEASE, renderText as renderValuesText } from "../render.js";
+import { parseObjects, RELEASE, renderText as renderValuesText } from "../render.js";
 import {
   COMPONENTS,
   NAMES,
@@ -23,6 +23,8 @@ import {
   one,
   single,
   containerOf,
+  componentEnv,
+  decoded,
   expectSchemaValid,
 } from "./helpers.js";
 
@@ -208,6 +210,54 @@ describe("with database URLs given in full or built from parts", () => {
     expect(new URL(decode("IDENTITY_DATABASE_URL")).password).toBe("p%40ss%3Aw%2Frd%2Bx");
     expect(decodeURIComponent(new URL(decode("IDENTITY_DATABASE_URL")).password)).toBe("p@ss:w/rd+x");
     expect(decode("SESSION_DATABASE_URL")).toBe("postgres://session:pw@sessions-db:5432/sessions");
+  });
+});
+
+describe("with the rate-limit counters in PostgreSQL (config.rateLimit.storage database)", () => {
+  const ONE_SESSION = { session: { autoscaling: { enabled: false }, replicaCount: 1 } };
+  const withoutRedis = merge({ config: REQUIRED.config, tls: REQUIRED.tls }, ONE_SESSION);
+  const values = merge(withoutRedis, { config: { rateLimit: { storage: "database" } }, postgresql: { password: "p@ss" } });
+  const objects = parseObjects(renderValuesText(values));
+  const env = single(objects, "ConfigMap").data as Record<string, string>;
+  const secretEnv = decoded(single(objects, "Secret"));
+
+  it("renders objects that match the Kubernetes schemas", () => {
+    expectSchemaValid(objects);
+  });
+
+  it("gives the gateway alone RATE_LIMIT_DATABASE_URL, on the gateway database of the postgresql block, and the gateway accepts it", () => {
+    expect(env.RATE_LIMIT_STORAGE).toBe("database");
+    expect(secretEnv.RATE_LIMIT_DATABASE_URL).toBe("postgres://auth:p%40ss@postgresql:5432/gateway");
+    for (const name of NAMES) {
+      const ref = envOf(containerOf(one(objects, "Deployment", name))).get("RATE_LIMIT_DATABASE_URL")?.valueFrom?.secretKeyRef;
+      if (name === "gateway") expect(ref).toEqual({ name: expect.any(String), key: "RATE_LIMIT_DATABASE_URL" });
+      else expect(ref, name).toBeUndefined();
+    }
+    const gateway = gatewayConfig({ ...componentEnv(one(objects, "Deployment", "gateway"), env, secretEnv), GRPC_TLS_DIR: "/etc/auth-platform/tls" });
+    expect(gateway.rateLimit).toMatchObject({ storage: "database", databaseUrl: "postgres://auth:p%40ss@postgresql:5432/gateway" });
+    expect(gateway.redis).toBeUndefined();
+  });
+
+  it("takes gateway.database.url as given, and requires the key of an existing Secret", () => {
+    const url = "postgres://gw:pw@counters-db:5432/counters";
+    expect(decoded(single(render(merge(values, { gateway: { database: { url } } })), "Secret")).RATE_LIMIT_DATABASE_URL).toBe(url);
+    const existing = render(merge(values, { secret: { existingSecret: "auth-env" } }));
+    const ref = envOf(containerOf(one(existing, "Deployment", "gateway"))).get("RATE_LIMIT_DATABASE_URL")?.valueFrom?.secretKeyRef;
+    expect(ref).toEqual({ name: "auth-env", key: "RATE_LIMIT_DATABASE_URL" });
+  });
+
+  it("leaves both variables out by default: the gateway counts in Redis when there is one", () => {
+    const defaults = render();
+    expect(single(defaults, "ConfigMap").data).not.toHaveProperty("RATE_LIMIT_STORAGE");
+    expect(decoded(single(defaults, "Secret"))).not.toHaveProperty("RATE_LIMIT_DATABASE_URL");
+  });
+
+  it("refuses the redis storage without Redis, and a storage the gateway does not know", () => {
+    expect(() => renderValuesText(merge(withoutRedis, { config: { rateLimit: { storage: "redis" } } }))).toThrow(
+      /config\.rateLimit\.storage redis needs redis\.url \(or REDIS_URL in secret\.existingSecret\)/,
+    );
+    expect(() => renderValuesText(merge(withoutRedis, { config: { rateLimit: { storage: "redis" } }, secret: { existingSecret: "auth-env" } }))).not.toThrow();
+    expect(() => renderText({ config: { rateLimit: { storage: "postgres" } } })).toThrow(/config\.rateLimit\.storage/);
   });
 });
 

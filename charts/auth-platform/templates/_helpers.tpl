@@ -110,6 +110,24 @@ as far as the chart can see them (not inside secret.existingSecret).
 {{- end }}
 
 {{/*
+Whether the gateway keeps its rate-limit counters in PostgreSQL (config.rateLimit.storage database), and so
+reads RATE_LIMIT_DATABASE_URL.
+*/}}
+{{- define "auth-platform.rateLimitInDatabase" -}}
+{{- if eq .Values.config.rateLimit.storage "database" }}true{{ end }}
+{{- end }}
+
+{{/*
+Refuses a rate-limit storage the gateway would refuse at start (gateway/src/config.ts), as far as the chart
+can see (REDIS_URL may also come from secret.existingSecret).
+*/}}
+{{- define "auth-platform.checkRateLimitStorage" -}}
+{{- if and (eq .Values.config.rateLimit.storage "redis") (not .Values.redis.url) (not .Values.secret.existingSecret) }}
+{{- fail "config.rateLimit.storage redis needs redis.url (or REDIS_URL in secret.existingSecret); leave it empty to count in Redis when there is one, else in memory" }}
+{{- end }}
+{{- end }}
+
+{{/*
 AUTH_BASE_URL, the public URL of the API: config.baseUrl (required) followed by config.basePath.
 */}}
 {{- define "auth-platform.authBaseUrl" -}}

@@ -119,7 +119,8 @@ Whether a component reads Redis and is given the CA of its server (redis.tls.caS
 {{- define "auth-platform.redisCaDir" -}}/etc/auth-platform/redis-tls{{- end }}
 
 {{/*
-Whether a component has a database of its own (and so a migration Job).
+Whether a component has a database of its own with migrations (and so a migration Job). The gateway's
+rate-limit database holds one table, which the gateway creates itself at start.
 */}}
 {{- define "auth-platform.hasDatabase" -}}
 {{- if ne . "gateway" }}true{{ end }}
@@ -135,6 +136,9 @@ AUTH_SECRET: false
 REDIS_URL: true
 REDIS_USERNAME: true
 REDIS_PASSWORD: true
+{{- if include "auth-platform.rateLimitInDatabase" .root }}
+RATE_LIMIT_DATABASE_URL: false
+{{- end }}
 {{- else if eq .component "identity" }}
 AUTH_SECRET: false
 IDENTITY_DATABASE_URL: false
