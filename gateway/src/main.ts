@@ -33,7 +33,10 @@ runMain("gateway", async () => {
   for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
   const keyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
   const counters = await openRateLimitCounters(config.rateLimit.storage, config.rateLimit.databaseUrl, keyValue, log);
-  if (config.rateLimit.enabled) log.info("rate-limit counters", { storage: config.rateLimit.storage });
+  if (config.rateLimit.enabled) {
+    if (config.rateLimit.storage === "memory") log.warn("rate-limit counters in process memory: each replica counts alone (single replica only)");
+    else log.info("rate-limit counters", { storage: config.rateLimit.storage });
+  }
   // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts).
   const queue = config.redis ? redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
   await Promise.all([keyValue.ready(), counters === keyValue ? undefined : counters.ready(), queue?.ready()]);

@@ -158,6 +158,6 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
 /** Redis when REDIS_URL is set, else memory with a warning (once, at boot). */
 export function createKeyValue(connection: RedisConnection | undefined, log: Logger, prefix = "auth:"): KeyValue {
   if (connection) return createRedisKeyValue(connection, log, prefix);
-  log.warn("REDIS_URL is not set: using process memory for the cache and counters (single replica only)");
+  log.warn("REDIS_URL is not set: using process memory for the cache (single replica only)");
   return createMemoryKeyValue();
 }
