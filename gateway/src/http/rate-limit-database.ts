@@ -10,11 +10,11 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { RateLimitCounters } from "./rate-limit.js";
 
 /** A few connections per replica: one short statement per request, never a transaction held open. */
-export const POOL_MAX = 2;
+const POOL_MAX = 2;
 /** The longest a hit waits, for a connection and for its statement: past it the limiter fails open. */
 const CONNECT_TIMEOUT_MS = 1_000;
 const STATEMENT_TIMEOUT_MS = 1_000;
-/** The client's own bound, for a server that no longer answers at all (the server's timeout needs it to). */
+/** The client's own bound, for a server that no longer answers at all (a partition): the statement timeout is the server's. */
 const QUERY_TIMEOUT_MS = 1_500;
 const SWEEP_EVERY_MS = 60_000;
 /** Rows one delete removes: a sweep runs deletes of this size back to back, each short. */
@@ -89,11 +89,11 @@ export async function openDatabaseCounters(options: DatabaseCountersOptions): Pr
       await client.query(CREATE_TABLE);
       await client.query(CREATE_INDEX);
       await client.query("commit");
-    } catch (error) {
-      await client.query("rollback").catch(() => undefined);
-      throw error;
-    } finally {
       client.release();
+    } catch (error) {
+      // The connection may be broken or still running a statement: dropped (the server rolls back), not reused.
+      client.release(error as Error);
+      throw error;
     }
   };
   // Created once; a failure (the database unreachable at start) is tried again by the next hit.
