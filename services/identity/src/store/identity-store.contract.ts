@@ -356,8 +356,24 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
 
     it("queues mail requests, leases each to one worker, retries and deletes them", async () => {
       const at = (s: number) => new Date(Date.UTC(2031, 0, 1, 0, 0, s));
-      const early = { id: newId(), kind: "password-reset" as const, email: `${unique("a")}@example.com`, callbackUrl: "/reset", language: "de" as const, nextAttemptAt: at(0), createdAt: at(0) };
-      const late = { id: newId(), kind: "email-verification" as const, email: `${unique("b")}@example.com`, callbackUrl: null, language: null, nextAttemptAt: at(5), createdAt: at(5) };
+      const early = {
+        id: newId(),
+        kind: "password-reset" as const,
+        email: `${unique("a")}@example.com`,
+        callbackUrl: "/reset",
+        language: "de" as const,
+        nextAttemptAt: at(0),
+        createdAt: at(0),
+      };
+      const late = {
+        id: newId(),
+        kind: "email-verification" as const,
+        email: `${unique("b")}@example.com`,
+        callbackUrl: null,
+        language: null,
+        nextAttemptAt: at(5),
+        createdAt: at(5),
+      };
       await store.enqueueMailRequest(late);
       await store.enqueueMailRequest(early);
       const mine = (list: Array<{ id: string }>) => list.map((r) => r.id).filter((id) => id === early.id || id === late.id);

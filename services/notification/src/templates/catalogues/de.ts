@@ -35,7 +35,8 @@ export default {
   "change-email-new-address": {
     subject: "Bestätigen Sie Ihre neue E-Mail-Adresse für {appName} (Schritt 2 von 2)",
     heading: "Schritt 2 von 2: Bestätigen Sie Ihre neue E-Mail-Adresse",
-    intro: "Die E-Mail-Adresse Ihres Kontos bei {appName} lautet jetzt {email}. Bestätigen Sie über den folgenden Link, dass diese Adresse Ihnen gehört; bis dahin gilt sie als nicht bestätigt.",
+    intro:
+      "Die E-Mail-Adresse Ihres Kontos bei {appName} lautet jetzt {email}. Bestätigen Sie über den folgenden Link, dass diese Adresse Ihnen gehört; bis dahin gilt sie als nicht bestätigt.",
     action: "Neue Adresse bestätigen",
     outro: "Wenn Sie das nicht angefordert haben, hat vielleicht jemand Ihre Adresse versehentlich eingegeben; Sie können diese E-Mail ignorieren.",
   },

@@ -35,7 +35,8 @@ export default {
   "change-email-new-address": {
     subject: "Confirma tu nueva dirección de correo para {appName} (paso 2 de 2)",
     heading: "Paso 2 de 2: confirma tu nueva dirección de correo",
-    intro: "La dirección de correo de tu cuenta de {appName} ahora es {email}. Sigue el enlace de abajo para confirmar que esta dirección es tuya; hasta entonces, queda sin verificar.",
+    intro:
+      "La dirección de correo de tu cuenta de {appName} ahora es {email}. Sigue el enlace de abajo para confirmar que esta dirección es tuya; hasta entonces, queda sin verificar.",
     action: "Confirmar la nueva dirección",
     outro: "Si no lo has pedido tú, puede que alguien haya escrito tu dirección por error; puedes ignorar este correo.",
   },

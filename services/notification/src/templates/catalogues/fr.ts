@@ -35,7 +35,8 @@ export default {
   "change-email-new-address": {
     subject: "Confirmez votre nouvelle adresse e-mail pour {appName} (étape 2 sur 2)",
     heading: "Étape 2 sur 2 : confirmez votre nouvelle adresse e-mail",
-    intro: "L'adresse e-mail de votre compte {appName} est désormais {email}. Suivez le lien ci-dessous pour confirmer que cette adresse est bien la vôtre ; d'ici là, elle reste non vérifiée.",
+    intro:
+      "L'adresse e-mail de votre compte {appName} est désormais {email}. Suivez le lien ci-dessous pour confirmer que cette adresse est bien la vôtre ; d'ici là, elle reste non vérifiée.",
     action: "Confirmer la nouvelle adresse",
     outro: "Si vous n'êtes pas à l'origine de cette demande, quelqu'un a peut-être saisi votre adresse par erreur ; vous pouvez ignorer cet e-mail.",
   },
