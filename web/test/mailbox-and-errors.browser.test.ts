@@ -126,7 +126,8 @@ describe("in a German browser", () => {
     await page.goto("/error?error=token_expired");
     await poll(() => page.getByRole("heading", { level: 1 }).innerText()).toBe("Etwas ist schiefgelaufen");
     expect(await page.getByRole("alert").innerText()).toBe("Dieser Link ist abgelaufen. Fordern Sie einen neuen an und verwenden Sie ihn innerhalb einer Stunde.");
-    expect(await page.locator("main p").filter({ has: page.locator("code") }).innerText()).toBe("Fehlercode: token_expired");
+    const codeLine = page.locator("main p").filter({ has: page.locator("code") });
+    expect(await codeLine.innerText()).toBe("Fehlercode: token_expired");
     expect(await page.getByRole("link", { name: "Zurück zur Anwendung" }).getAttribute("href")).toBe("/");
     expect(await page.title()).toBe("Etwas ist schiefgelaufen · Auth Platform");
     expect(await page.locator("html").getAttribute("lang")).toBe("de");
@@ -158,7 +159,8 @@ describe("in a German browser", () => {
     const subject = "Bestätigen Sie Ihre E-Mail-Adresse für Auth Platform";
     expect(await mail.getByRole("heading", { level: 2 }).innerText()).toBe(subject);
     expect(await mail.locator("pre").innerText()).toContain("Hallo Neuling,");
-    expect(await mail.getByRole("list", { name: `Links in „${subject}“` }).getByRole("link").count()).toBe(1);
+    const links = mail.getByRole("list", { name: `Links in „${subject}“` });
+    expect(await links.getByRole("link").count()).toBe(1);
     // The date as a German reader writes it (28.11.2025, 22:41:53).
     expect(await mail.locator("time").innerText()).toMatch(/^\d{1,2}\.\d{1,2}\.\d{4}, \d{2}:\d{2}:\d{2}$/);
     await page.getByLabel("Empfänger").fill("nobody-yet@example.com");
