@@ -42,8 +42,11 @@ export interface WebAppUnderTest {
   readonly platform: Platform;
   readonly smtp: TestSmtp;
   readonly browser: Browser;
-  /** A page in a new browser context, 390 px wide when `mobile`, with another User-Agent when given. */
-  page(options?: { mobile?: boolean; userAgent?: string }): Promise<Page>;
+  /**
+   * A page in a new browser context, 390 px wide when `mobile`, with another User-Agent when given, and the
+   * browser's language `locale` (navigator.languages and Accept-Language; default en-US).
+   */
+  page(options?: { mobile?: boolean; userAgent?: string; locale?: string }): Promise<Page>;
   /** Fails on any serious or critical axe-core violation of the page as it is now. */
   checkA11y(page: Page, screen: string): Promise<void>;
   screenshot(page: Page, name: string): Promise<void>;
@@ -127,10 +130,11 @@ export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
     get browser() {
       return need(browser, "browser");
     },
-    async page({ mobile = false, userAgent }: { mobile?: boolean; userAgent?: string } = {}) {
+    async page({ mobile = false, userAgent, locale }: { mobile?: boolean; userAgent?: string; locale?: string } = {}) {
       const context = await need(browser, "browser").newContext({
         baseURL: origin,
         ...(userAgent ? { userAgent } : {}),
+        ...(locale ? { locale } : {}),
         viewport: mobile ? { width: 390, height: 844 } : { width: 1280, height: 900 },
       });
       contexts.push(context);

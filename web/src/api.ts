@@ -6,7 +6,7 @@
  * names or at its top.
  */
 import type { Invitation, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
-import { translate, translateIfKnown } from "./i18n";
+import { currentLanguage, translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
 /** The user, session, organization, member, invitation and trusted device shapes the gateway answers. */
@@ -113,11 +113,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The message a person reads for any failure (a network error included). */
+/**
+ * The message a person reads for any failure (a network error included), in the reader's language: the
+ * catalogue's message for the error's code (the code itself never changes). In English the server's own
+ * message, which is the catalogue's or a more precise one (a validation error naming its field); a code the
+ * catalogue does not know keeps the server's message too.
+ */
 export function errorMessage(error: unknown): string {
-  // The catalogue's message in the reader's language, by its code; the server's English one otherwise.
-  if (error instanceof ApiError) return translateIfKnown(`errors.${error.code}`) ?? error.message;
-  return translate("common.unreachable");
+  if (!(error instanceof ApiError)) return translate("common.unreachable");
+  if (currentLanguage() === "en") return error.message;
+  return translateIfKnown(`errors.${error.code}`) ?? error.message;
 }
 
 /**
@@ -133,7 +138,8 @@ async function request<T>(method: "GET" | "POST", path: string, body?: unknown):
     const res = await fetch(`${apiBasePath()}${path}`, {
       method,
       credentials: "same-origin",
-      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      // The app's language, not only the browser's: the mails a call leads to are written in it.
+      headers: { accept: "application/json", "accept-language": currentLanguage(), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const retryAfter = Number(res.headers.get("retry-after"));
@@ -150,8 +156,9 @@ async function request<T>(method: "GET" | "POST", path: string, body?: unknown):
     }
     if (!res.ok) {
       const { code, message } = (data ?? {}) as { code?: string; message?: string };
-      if (res.status === 429) throw new ApiError(429, code ?? "TOO_MANY_REQUESTS", message ?? "Too many requests. Please try again later.");
-      throw new ApiError(res.status, code ?? "UNKNOWN", message ?? `The request failed (${res.status}).`);
+      // A refusal without the gateway's body (a proxy's): the catalogue's code for a rate limit, else none.
+      if (res.status === 429) throw new ApiError(429, code ?? "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message ?? translate("errors.TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"));
+      throw new ApiError(res.status, code ?? "UNKNOWN", message ?? translate("common.requestFailed", { status: res.status }));
     }
     return data as T;
   }

@@ -1,7 +1,7 @@
 /** The form pieces every screen uses: labelled fields with their error, the form's alert, pending buttons. */
 import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { ApiError, errorMessage } from "./api";
-import { useT } from "./i18n";
+import { useLanguage, useT } from "./i18n";
 
 /** The field an API error names, from its catalogue code (the rest go to the top of the form). */
 const FIELD_OF_CODE: Record<string, string> = {
@@ -78,11 +78,21 @@ export function SubmitButton({ pending, children, pendingText, className }: { pe
 
 /** Sets the document title and moves focus to the page heading on navigation (screen readers hear the new page). */
 export function Page({ title, children, narrow = true }: { title: string; children: ReactNode; narrow?: boolean }) {
+  const t = useT();
+  const language = useLanguage();
   const ref = useRef<HTMLHeadingElement>(null);
+  const shown = useRef({ title, language });
+  const documentTitle = t("common.pageTitle", { title });
   useEffect(() => {
-    document.title = `${title} · Auth Platform`;
+    document.title = documentTitle;
+  }, [documentTitle]);
+  useEffect(() => {
+    const before = shown.current;
+    shown.current = { title, language };
+    // A new language renames the page, but the reader stays where they are (at the language picker).
+    if (before.language !== language) return;
     ref.current?.focus();
-  }, [title]);
+  }, [title, language]);
   return (
     <section className={narrow ? "page narrow" : "page"} aria-labelledby="page-title">
       <h1 id="page-title" ref={ref} tabIndex={-1}>

@@ -1,6 +1,7 @@
 /**
  * With no mail server (the development outbox): verify an address from the mailbox page. The error page
- * for every redirect code (docs/http-api.md#redirect-error-codes), and a code it does not know.
+ * for every redirect code (docs/http-api.md#redirect-error-codes), and a code it does not know. Both in a
+ * German browser: the page, the mail and the error in German.
  */
 import { describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";
@@ -116,5 +117,56 @@ describe("error page", () => {
     await poll(() => page.getByRole("heading", { level: 1 }).innerText()).toBe("Page not found");
     const scripts = await page.locator("script[src]").evaluateAll((nodes) => nodes.map((n) => (n as HTMLScriptElement).src));
     expect(scripts.every((src) => new URL(src).pathname.startsWith("/assets/"))).toBe(true);
+  });
+});
+
+describe("in a German browser", () => {
+  it("shows the error page in German: its sentence, the code, the way back and the page's title and language", async () => {
+    const page = await web.page({ locale: "de-DE" });
+    await page.goto("/error?error=token_expired");
+    await poll(() => page.getByRole("heading", { level: 1 }).innerText()).toBe("Etwas ist schiefgelaufen");
+    expect(await page.getByRole("alert").innerText()).toBe("Dieser Link ist abgelaufen. Fordern Sie einen neuen an und verwenden Sie ihn innerhalb einer Stunde.");
+    const codeLine = page.locator("main p").filter({ has: page.locator("code") });
+    expect(await codeLine.innerText()).toBe("Fehlercode: token_expired");
+    expect(await page.getByRole("link", { name: "Zurück zur Anwendung" }).getAttribute("href")).toBe("/");
+    expect(await page.title()).toBe("Etwas ist schiefgelaufen · Auth Platform");
+    expect(await page.locator("html").getAttribute("lang")).toBe("de");
+    await page.goto(`/error?error=${encodeURIComponent("no_such_code")}`);
+    await poll(() => page.getByRole("alert").innerText()).toBe("Etwas ist schiefgelaufen; die Anfrage konnte nicht abgeschlossen werden.");
+    await web.checkA11y(page, "error page in German");
+    await web.screenshot(page, "error-page-de");
+  });
+
+  it("shows the mailbox in German, with the verification mail a German sign-up got", async () => {
+    const email = uniqueEmail("web-mailbox-de");
+    const page = await web.page({ locale: "de-DE" });
+    await page.goto("/dev/mailbox");
+    await poll(() => page.getByRole("heading", { level: 1 }).innerText()).toBe("Entwicklungs-Postfach");
+    // Signed up from this browser, which sends its language (Accept-Language: de-DE) as the app does.
+    const status = await page.evaluate(async (address) => {
+      const res = await fetch("/api/auth/sign-up/email", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Neuling", email: address, password: "password-123" }),
+      });
+      return res.status;
+    }, email);
+    expect(status).toBe(200);
+    await page.getByLabel("Empfänger").fill(email);
+    await page.getByRole("button", { name: "Filtern" }).click();
+    const mail = page.getByRole("listitem").filter({ hasText: `An ${email}` });
+    await poll(() => mail.count()).toBe(1);
+    const subject = "Bestätigen Sie Ihre E-Mail-Adresse für Auth Platform";
+    expect(await mail.getByRole("heading", { level: 2 }).innerText()).toBe(subject);
+    expect(await mail.locator("pre").innerText()).toContain("Hallo Neuling,");
+    const links = mail.getByRole("list", { name: `Links in „${subject}“` });
+    expect(await links.getByRole("link").count()).toBe(1);
+    // The date as a German reader writes it (28.11.2025, 22:41:53).
+    expect(await mail.locator("time").innerText()).toMatch(/^\d{1,2}\.\d{1,2}\.\d{4}, \d{2}:\d{2}:\d{2}$/);
+    await page.getByLabel("Empfänger").fill("nobody-yet@example.com");
+    await page.getByRole("button", { name: "Filtern" }).click();
+    await poll(() => page.getByRole("status").innerText()).toBe("Noch keine E-Mails an nobody-yet@example.com.");
+    await web.checkA11y(page, "mailbox in German");
+    await web.screenshot(page, "dev-mailbox-de");
   });
 });

@@ -1,6 +1,7 @@
-/** Per-request facts the routes share: the base URL, the trusted origins, the client's device. */
+/** Per-request facts the routes share: the base URL, the trusted origins, the client's device and language. */
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
+import { type Language, negotiateLanguage } from "@auth-platform/runtime/language";
 import { withRequestContext } from "@auth-platform/runtime/request-context";
 import { type RedirectPolicy, type ResolvedCallbacks, resolveCallbacks } from "./callback-url.js";
 import { type ClientIpPolicy, clientIp } from "./client-ip.js";
@@ -13,6 +14,8 @@ export interface RequestFacts {
   redirects: RedirectPolicy;
   ipAddress?: string;
   userAgent?: string;
+  /** The best language of the request's Accept-Language we speak (English by default): the mails it leads to are written in it. */
+  language: Language;
 }
 
 declare module "express-serve-static-core" {
@@ -64,6 +67,7 @@ export function requestFacts(options: { baseUrl?: string; basePath: string; appU
       redirects,
       ipAddress: clientIp(req.headers, req.socket.remoteAddress, options.clientIp),
       userAgent: req.headers["user-agent"]?.slice(0, 512),
+      language: negotiateLanguage(req.headers["accept-language"]),
     };
     next();
   };

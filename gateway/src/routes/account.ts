@@ -84,7 +84,12 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       },
       async ({ req, body, session: current, json }) => {
         await deps.events.reported(req, current, "user.change-email", () =>
-          call(identity, identity.changeEmail, { caller: callerOf(req, current), newEmail: body.newEmail, callbackUrl: req.callbacks.body.callbackURL?.toString() }),
+          call(identity, identity.changeEmail, {
+            caller: callerOf(req, current),
+            newEmail: body.newEmail,
+            callbackUrl: req.callbacks.body.callbackURL?.toString(),
+            language: req.facts.language,
+          }),
         );
         json({ status: true });
       },
@@ -151,6 +156,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
           password: body.password ?? undefined,
           token: body.token ?? undefined,
           callbackUrl: req.callbacks.body.callbackURL?.toString(),
+          language: req.facts.language,
         });
         if (deleted) clearSessionCookies(res, deps.jar);
         json({ success: true, message: deleted ? "User deleted" : "Verification email sent" });

@@ -358,6 +358,7 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
           role: body.role,
           organizationId: body.organizationId,
           resend: body.resend ?? false,
+          language: req.facts.language,
         });
         json(invitationResponse(invitation!));
       },

@@ -36,7 +36,7 @@ export function passwordResetRoutes(deps: RouteDeps): Route[] {
         async ({ req, body, json }) => {
           // A malformed address is refused (INVALID_EMAIL, docs/http-api/password-reset.md); a well-formed unknown one is answered as a known one.
           if (!emailAddress.safeParse(body.email.trim()).success) throw new AuthError("INVALID_EMAIL");
-          await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: req.callbacks.body.redirectTo?.toString() });
+          await call(identity, identity.requestPasswordReset, { email: body.email, redirectTo: req.callbacks.body.redirectTo?.toString(), language: req.facts.language });
           json(passwordResetRequestedResponse());
         },
       ),

@@ -62,7 +62,14 @@ export function signInRoutes(deps: RouteDeps): Route[] {
               req,
               deps,
               body.email,
-              call(identity, identity.signInEmail, { email: body.email, password: body.password, rememberMe, client: clientOf(req), trustedDevice: trustedDeviceOf(req, deps) }),
+              call(identity, identity.signInEmail, {
+                email: body.email,
+                password: body.password,
+                rememberMe,
+                client: clientOf(req),
+                trustedDevice: trustedDeviceOf(req, deps),
+                language: req.facts.language,
+              }),
             ),
           (answer) => (answer.twoFactor ? "two_factor_required" : "success"),
         );
@@ -99,6 +106,7 @@ export function signInRoutes(deps: RouteDeps): Route[] {
                 rememberMe,
                 client: clientOf(req),
                 trustedDevice: trustedDeviceOf(req, deps),
+                language: req.facts.language,
               }),
             ),
           (answer) => (answer.twoFactor ? "two_factor_required" : "success"),

@@ -55,6 +55,7 @@ export function signUpRoutes(deps: RouteDeps): Route[] {
         rememberMe,
         client: clientOf(req),
         callbackUrl: req.callbacks.body.callbackURL?.toString(),
+        language: req.facts.language,
       });
       const { user, session } = await signUp.then(
         (answer) => {

@@ -177,7 +177,7 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
       async ({ req, json }) => {
         const challenge = twoFactorCookie(req, deps.jar, deps.secret);
         if (!challenge) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
-        await call(twoFactor, twoFactor.sendTwoFactorOtp, { challenge: challenge.token });
+        await call(twoFactor, twoFactor.sendTwoFactorOtp, { challenge: challenge.token, language: req.facts.language });
         json(statusResponse());
       },
     ),

@@ -22,6 +22,7 @@ const TEMPLATES: Record<MailTemplate, Template> = {
   "email-verification": Template.TEMPLATE_EMAIL_VERIFICATION,
   "password-reset": Template.TEMPLATE_PASSWORD_RESET,
   "change-email": Template.TEMPLATE_CHANGE_EMAIL,
+  "change-email-new-address": Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS,
   "delete-account": Template.TEMPLATE_DELETE_ACCOUNT,
   "sign-in-code": Template.TEMPLATE_SIGN_IN_CODE,
 };
@@ -76,8 +77,8 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       },
     },
     mail: {
-      async send(to, template, variables, idempotencyKey) {
-        await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey });
+      async send(to, template, variables, idempotencyKey, language) {
+        await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey, language });
       },
     },
   };

@@ -7,6 +7,7 @@ import { HashingQueue } from "../src/hashing-queue.js";
 import { passwordHasher } from "../src/password.js";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { PeerError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { identityConfig } from "../src/config.js";
@@ -27,6 +28,7 @@ export interface SentMail {
   template: MailTemplate;
   variables: Record<string, string>;
   idempotencyKey: string;
+  language?: Language;
 }
 
 /** The session service as identity sees it: sessions per user, and which users' cached copies were dropped. */
@@ -121,8 +123,8 @@ function fakeMail(): FakeMail {
       if (!found) throw new Error(`no ${template} mail to ${address} (sent: ${mail.sent.map((m) => `${m.template} ${m.to}`).join(", ")})`);
       return found.variables.url!;
     },
-    async send(to, template, variables, idempotencyKey) {
-      if (!mail.sent.some((m) => m.idempotencyKey === idempotencyKey)) mail.sent.push({ to, template, variables, idempotencyKey });
+    async send(to, template, variables, idempotencyKey, language) {
+      if (!mail.sent.some((m) => m.idempotencyKey === idempotencyKey)) mail.sent.push({ to, template, variables, idempotencyKey, language });
     },
   };
   return mail;

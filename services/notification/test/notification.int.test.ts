@@ -39,12 +39,13 @@ const TEMPLATES = [
   Template.TEMPLATE_DELETE_ACCOUNT,
   Template.TEMPLATE_ORGANIZATION_INVITATION,
   Template.TEMPLATE_SIGN_IN_CODE,
+  Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS,
 ];
 
 let n = 0;
 const recipient = () => `user${++n}-${Date.now().toString(36)}@example.com`;
 
-async function send(service: RunningNotification, request: { to: string; template: Template; variables?: Record<string, string>; idempotencyKey?: string }) {
+async function send(service: RunningNotification, request: { to: string; template: Template; variables?: Record<string, string>; idempotencyKey?: string; language?: string }) {
   const { messageId } = await call(service.client, service.client.sendEmail, { variables: {}, idempotencyKey: "", ...request });
   return messageId;
 }
@@ -110,6 +111,27 @@ describe(`notification service over SMTP (${backendLabel()})`, () => {
     expect(mail.text).toContain(`Join ${organization}`);
     // The only links are the invitation's and the footer's.
     expect(mail.html.match(/href="[^"]*"/g)).toEqual([`href="${url}"`, `href="${url}"`, 'href="https://app.acme.test"']);
+  });
+
+  it("writes the mail in the language asked, and in English for none or one it does not speak", async () => {
+    const url = "https://acme.test/api/auth/reset-password/tok?callbackURL=%2F";
+    const subjects: Record<string, string> = {};
+    for (const language of ["de", "fr", "es", "en", "it", undefined]) {
+      const to = recipient();
+      await send(service, { to, template: Template.TEMPLATE_PASSWORD_RESET, variables: { url, name: "Ada" }, ...(language ? { language } : {}) });
+      const mail = await smtp.waitFor(to);
+      expect(mail.text).toContain(url);
+      subjects[language ?? "none"] = mail.subject;
+      if (language === "de") expect(mail.html).toContain('<html lang="de">');
+    }
+    expect(subjects).toEqual({
+      de: "Setzen Sie Ihr Passwort für Acme Auth zurück",
+      fr: "Réinitialisez votre mot de passe Acme Auth",
+      es: "Restablece tu contraseña de Acme Auth",
+      en: "Reset your Acme Auth password",
+      it: "Reset your Acme Auth password",
+      none: "Reset your Acme Auth password",
+    });
   });
 
   it("sends one message for a repeated idempotency key", async () => {

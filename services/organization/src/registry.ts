@@ -41,8 +41,8 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
       },
     },
     mail: {
-      async sendInvitation(to, variables, idempotencyKey) {
-        await call(notification, notification.sendEmail, { to, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables, idempotencyKey });
+      async sendInvitation(to, variables, idempotencyKey, language) {
+        await call(notification, notification.sendEmail, { to, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables, idempotencyKey, language });
       },
     },
     invitationMails: { wake: () => worker?.wake() },

@@ -22,7 +22,7 @@ export interface TestRegistry extends Registry {
   userCalls: number;
   /** Session id -> active organization id, and the session's user. */
   sessionsById: Map<string, { userId: string; active: string | null }>;
-  sent: Array<{ to: string; variables: Record<string, string>; key: string }>;
+  sent: Array<{ to: string; variables: Record<string, string>; key: string; language?: string }>;
   /** SendEmail calls made, answered or not. */
   sendCalls: number;
   /** While true, SendEmail fails as an unreachable notification service does. */
@@ -72,10 +72,10 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       },
     },
     mail: {
-      async sendInvitation(to, variables, key) {
+      async sendInvitation(to, variables, key, language) {
         registry.sendCalls++;
         if (registry.mailDown) throw new AuthError("SERVICE_UNAVAILABLE");
-        if (!registry.sent.some((m) => m.key === key)) registry.sent.push({ to, variables, key });
+        if (!registry.sent.some((m) => m.key === key)) registry.sent.push({ to, variables, key, language });
       },
     },
     invitationMails: {

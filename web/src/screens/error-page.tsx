@@ -1,29 +1,32 @@
 import { Link, useSearch } from "@tanstack/react-router";
 import { Page } from "../components";
 import { errorSentence } from "../error-codes";
+import { useT } from "../i18n";
 
 export function ErrorPage() {
+  const t = useT();
   const search = useSearch({ strict: false }) as { error?: string };
   const code = typeof search.error === "string" && search.error ? search.error.slice(0, 200) : "unknown_error";
   return (
-    <Page title="Something went wrong">
+    <Page title={t("common.errorPage.title")}>
       <p role="alert">{errorSentence(code)}</p>
       <p>
-        Error code: <code>{code}</code>
+        {t("common.errorPage.code")} <code>{code}</code>
       </p>
       <p>
-        <Link to="/">Back to the application</Link>
+        <Link to="/">{t("common.errorPage.back")}</Link>
       </p>
     </Page>
   );
 }
 
 export function NotFound() {
+  const t = useT();
   return (
-    <Page title="Page not found">
-      <p>There is no page at this address.</p>
+    <Page title={t("common.notFound.title")}>
+      <p>{t("common.notFound.text")}</p>
       <p>
-        <Link to="/">Back to the application</Link>
+        <Link to="/">{t("common.errorPage.back")}</Link>
       </p>
     </Page>
   );

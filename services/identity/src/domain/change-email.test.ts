@@ -31,8 +31,21 @@ describe("change email", () => {
     expect(moved).toMatchObject({ id: user.id, email: "new@example.com", emailVerified: false });
     expect(await deps.store.findUserByEmail(email)).toBeNull();
     expect(deps.sessions.forgotten).toContain(user.id);
-    await verifyEmail(deps, { token: tokenIn(deps.mail.link("new@example.com", "email-verification")), client: {} });
+    await verifyEmail(deps, { token: tokenIn(deps.mail.link("new@example.com", "change-email-new-address")), client: {} });
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email: "new@example.com", emailVerified: true });
+  });
+
+  it("step 1 goes to the current address in the asking request's language, step 2 to the new one in the approving request's", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    await deps.store.updateUser(user.id, { emailVerified: true });
+    await changeEmail(deps, { userId: user.id, newEmail: "new@example.com", language: "fr" });
+    const approval = deps.mail.to(email, "change-email").at(-1)!;
+    expect(approval.language).toBe("fr");
+    await verifyEmail(deps, { token: tokenIn(approval.variables.url!), client: {}, sessionUserId: user.id, language: "de" });
+    expect(deps.mail.to("new@example.com").map((m) => ({ template: m.template, language: m.language, email: m.variables.email }))).toEqual([
+      { template: "change-email-new-address", language: "de", email: "new@example.com" },
+    ]);
   });
 
   it("a confirmation link is refused if the new address was taken meanwhile", async () => {

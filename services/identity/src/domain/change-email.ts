@@ -3,6 +3,7 @@
  * a verified user confirms from the current address, through a verification token carrying updateTo.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { apiLink, mailKey } from "./links.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { Registry } from "./ports.js";
@@ -12,7 +13,7 @@ import { mailVerificationLink, moveToEmail } from "./verification.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "now">;
 
-export async function changeEmail(deps: Deps, input: { userId: string; newEmail: string; callbackUrl?: string }): Promise<void> {
+export async function changeEmail(deps: Deps, input: { userId: string; newEmail: string; callbackUrl?: string; language?: Language }): Promise<void> {
   const { config } = deps;
   if (!config.changeEmailEnabled) throw new AuthError("CHANGE_EMAIL_IS_DISABLED");
   const newEmail = normaliseEmail(input.newEmail);
@@ -27,10 +28,11 @@ export async function changeEmail(deps: Deps, input: { userId: string; newEmail:
     if (!updated) throw new AuthError("USER_NOT_FOUND");
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
-    if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input.callbackUrl);
+    if (config.emailVerification.enabled) await mailVerificationLink(deps, updated, input);
     return;
   }
   const token = await signVerificationToken({ userId: user.id, email: user.email, updateTo: newEmail }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
   const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: input.callbackUrl });
-  await deps.mail.send(user.email, "change-email", { url, name: user.name, email: user.email, new_email: newEmail }, mailKey("change-email", token));
+  // Step 1 of 2: the current address approves; the approval mails step 2 to the new one (verification.ts).
+  await deps.mail.send(user.email, "change-email", { url, name: user.name, email: user.email, new_email: newEmail }, mailKey("change-email", token), input.language);
 }

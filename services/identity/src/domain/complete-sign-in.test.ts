@@ -97,7 +97,8 @@ describe("completeSignIn", () => {
     await expect(answerChallenge(deps, { token: challenge!.token, method: "otp", code, trustDevice: false, client: {} })).rejects.toMatchObject({
       code: "INVALID_TWO_FACTOR_AUTHENTICATION",
     });
-    await sendChallengeOtp(deps, challenge!.token);
+    await sendChallengeOtp(deps, challenge!.token, "fr");
+    expect(deps.mail.to(user.email, "sign-in-code").at(-1)!.language).toBe("fr");
     const fresh = deps.mail.to(user.email, "sign-in-code").at(-1)!.variables.code!;
     const answered = await answerChallenge(deps, { token: challenge!.token, method: "otp", code: fresh, trustDevice: false, client: {} });
     expect(answered.rememberMe).toBe(false);

@@ -5,6 +5,7 @@
  */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import type { UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { openSession } from "./open-session.js";
@@ -24,6 +25,8 @@ export interface CompleteSignInOptions {
   refusal: ErrorCode;
   /** When email verification is required and the user is unverified: mail a new link, then fail with this. */
   unverified?: ErrorCode;
+  /** The language of that mail (the request's). */
+  language?: Language;
 }
 
 export type SignInOutcome =
@@ -34,7 +37,7 @@ export async function completeSignIn(deps: Deps, user: UserRecord, options: Comp
   const current = await admitUser(deps, user, options.refusal);
   if (options.unverified && deps.config.emailVerification.required && !current.emailVerified) {
     // Only a caller who proved who they are learns the address is unverified; a new link is mailed.
-    await mailVerificationLink(deps, current);
+    await mailVerificationLink(deps, current, { language: options.language });
     throw new AuthError(options.unverified);
   }
   let trustedDevice: DeviceToken | undefined;

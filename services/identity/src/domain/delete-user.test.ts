@@ -24,8 +24,9 @@ describe("delete user", () => {
     const deps = testRegistry();
     const { email, user, session } = await aSignedUpUser(deps);
     const caller = { sessionCreatedAt: session!.createdAt };
-    expect(await deleteUser(deps, { userId: user.id, caller, callbackUrl: "/bye" })).toEqual({ deleted: false });
+    expect(await deleteUser(deps, { userId: user.id, caller, callbackUrl: "/bye", language: "es" })).toEqual({ deleted: false });
     const link = deps.mail.link(email, "delete-account");
+    expect(deps.mail.to(email, "delete-account")[0]!.language).toBe("es");
     expect(link).toMatch(/\/delete-user\/callback\?token=[0-9a-z]{32}&callbackURL=%2Fbye$/);
     expect(await gone(deps, user.id)).toBe(false);
     deps.advance(DAY - 1_000);

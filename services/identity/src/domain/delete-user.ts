@@ -5,6 +5,7 @@
  * (organization service): at once, or when those services can be reached again (session-outbox.ts).
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { requireFreshSession } from "./freshness.js";
@@ -26,6 +27,8 @@ export interface DeleteUserInput {
   password?: string;
   token?: string;
   callbackUrl?: string;
+  /** The language of the confirmation mail (the request's). */
+  language?: Language;
   caller?: CallerFacts;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;
@@ -55,7 +58,7 @@ export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ 
     if (!credential?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
     if (!(await deps.passwords.verify(credential.password, input.password, input.deadline))) throw new AuthError("INVALID_PASSWORD");
     // The password proves who asks; with confirmation by mail configured, the mailed link still decides.
-    if (config.deleteUser.verification) return mailDeleteConfirmation(deps, user, input.callbackUrl);
+    if (config.deleteUser.verification) return mailDeleteConfirmation(deps, user, input);
     await removeUser(deps, user.id);
     return { deleted: true };
   }
@@ -70,11 +73,11 @@ export async function deleteUser(deps: Deps, input: DeleteUserInput): Promise<{ 
     await removeUser(deps, user.id);
     return { deleted: true };
   }
-  return mailDeleteConfirmation(deps, user, input.callbackUrl);
+  return mailDeleteConfirmation(deps, user, input);
 }
 
 /** Stores a single-use delete token and mails its link to the user. */
-async function mailDeleteConfirmation(deps: Deps, user: UserRecord, callbackUrl: string | undefined): Promise<{ deleted: false }> {
+async function mailDeleteConfirmation(deps: Deps, user: UserRecord, { callbackUrl, language }: Pick<DeleteUserInput, "callbackUrl" | "language">): Promise<{ deleted: false }> {
   const { config } = deps;
   const now = deps.now();
   const token = randomString(DELETE_TOKEN_LENGTH, LOWER_ALPHANUMERIC);
@@ -87,7 +90,7 @@ async function mailDeleteConfirmation(deps: Deps, user: UserRecord, callbackUrl:
     updatedAt: now,
   });
   const url = apiLink(config.baseUrl, "/delete-user/callback", { token, callbackURL: callbackUrl });
-  await deps.mail.send(user.email, "delete-account", { url, name: user.name, email: user.email }, mailKey("delete", token));
+  await deps.mail.send(user.email, "delete-account", { url, name: user.name, email: user.email }, mailKey("delete", token), language);
   return { deleted: false };
 }
 

@@ -15,6 +15,7 @@ interface Sent {
   to: string;
   template: MailTemplate;
   variables: Record<string, string>;
+  language?: string;
 }
 
 let store: IdentityStore;
@@ -32,9 +33,9 @@ const log: Logger = {
   error: (message, fields) => void logged.push({ level: "error", message, fields }),
 };
 const mail: MailPort = {
-  async send(to, template, variables) {
+  async send(to, template, variables, _idempotencyKey, language) {
     if (mailDown) throw new Error("notification unavailable");
-    sent.push({ to, template, variables });
+    sent.push({ to, template, variables, language });
   },
 };
 const deps = () => ({
@@ -112,6 +113,18 @@ describe("mail requests", () => {
       expect.objectContaining({ to: user.email, variables: expect.objectContaining({ url: expect.stringContaining("callbackURL=%2Fverified") }) }),
     ]);
     expect(await store.findDueMailRequests(new Date(clock + 3_600_000), 10)).toEqual([]);
+  });
+
+  it("mails in the language of the request that queued it, English for a request that named none", async () => {
+    const user = await aKnownUser();
+    await requestPasswordReset(deps(), { email: user.email, language: "es" });
+    await sendVerificationEmail(deps(), { email: user.email, language: "fr" });
+    await passWhenDue();
+    expect(sent.map((m) => `${m.template} ${m.language}`).sort()).toEqual(["email-verification fr", "password-reset es"]);
+    sent = [];
+    await requestPasswordReset(deps(), { email: user.email });
+    await passWhenDue();
+    expect(sent.map((m) => `${m.template} ${m.language}`)).toEqual(["password-reset undefined"]);
   });
 
   it("mails no verification link to a verified address", async () => {

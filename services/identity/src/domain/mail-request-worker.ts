@@ -24,11 +24,12 @@ const RETRY: BackoffPolicy = { baseMs: 1_000, maxMs: 300_000 };
 /** Does what one request asks. */
 export async function processMailRequest(deps: Deps, request: MailRequestRecord): Promise<void> {
   const callbackUrl = request.callbackUrl ?? undefined;
+  const language = request.language ?? undefined;
   switch (request.kind) {
     case "password-reset":
-      return mailResetLink(deps, { email: request.email, redirectTo: callbackUrl });
+      return mailResetLink(deps, { email: request.email, redirectTo: callbackUrl, language });
     case "email-verification":
-      return mailVerificationIfUnverified(deps, { email: request.email, callbackUrl });
+      return mailVerificationIfUnverified(deps, { email: request.email, callbackUrl, language });
   }
 }
 

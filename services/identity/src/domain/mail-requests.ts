@@ -4,6 +4,7 @@
  * database, so a request survives a crash or restart of the process that took it (any replica's worker
  * picks it up). The worker is mail-request-worker.ts.
  */
+import type { Language } from "@auth-platform/runtime/language";
 import { newId } from "@auth-platform/runtime/random";
 import type { MailRequestKind } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
@@ -18,10 +19,18 @@ export const MAIL_REQUEST_DELAY_MS = 250;
 /** Queues a request for an already normalised address, due MAIL_REQUEST_DELAY_MS from now, and wakes the worker then. */
 export async function enqueueMailRequest(
   deps: Pick<Registry, "store" | "now" | "mailRequests">,
-  input: { kind: MailRequestKind; email: string; callbackUrl?: string },
+  input: { kind: MailRequestKind; email: string; callbackUrl?: string; language?: Language },
 ): Promise<void> {
   const now = deps.now();
   const due = new Date(now.getTime() + MAIL_REQUEST_DELAY_MS);
-  await deps.store.enqueueMailRequest({ id: newId(), kind: input.kind, email: input.email, callbackUrl: input.callbackUrl ?? null, nextAttemptAt: due, createdAt: now });
+  await deps.store.enqueueMailRequest({
+    id: newId(),
+    kind: input.kind,
+    email: input.email,
+    callbackUrl: input.callbackUrl ?? null,
+    language: input.language ?? null,
+    nextAttemptAt: due,
+    createdAt: now,
+  });
   deps.mailRequests.wake(MAIL_REQUEST_DELAY_MS);
 }

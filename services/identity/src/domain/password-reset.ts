@@ -8,6 +8,7 @@
  * the two-factor setup too.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { apiLink, mailKey } from "./links.js";
@@ -32,7 +33,10 @@ export async function voidResetLinks(deps: Pick<Registry, "store">, userId: stri
 }
 
 /** Answers the same, in the same time, whether or not the address belongs to a user (no enumeration). */
-export async function requestPasswordReset(deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">, input: { email: string; redirectTo?: string }): Promise<void> {
+export async function requestPasswordReset(
+  deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">,
+  input: { email: string; redirectTo?: string; language?: Language },
+): Promise<void> {
   if (!deps.config.resetPassword.enabled) throw new AuthError("RESET_PASSWORD_ISNT_ENABLED");
   let email: string;
   try {
@@ -40,11 +44,11 @@ export async function requestPasswordReset(deps: Pick<Registry, "config" | "stor
   } catch {
     return;
   }
-  await enqueueMailRequest(deps, { kind: "password-reset", email, callbackUrl: input.redirectTo });
+  await enqueueMailRequest(deps, { kind: "password-reset", email, callbackUrl: input.redirectTo, language: input.language });
 }
 
 /** The worker's half: for a user's address, a new token (voiding the older ones) mailed as a link. */
-export async function mailResetLink(deps: Deps, input: { email: string; redirectTo?: string }): Promise<void> {
+export async function mailResetLink(deps: Deps, input: { email: string; redirectTo?: string; language?: Language }): Promise<void> {
   const { config } = deps;
   const user = await deps.store.findUserByEmail(input.email);
   if (!user) return;
@@ -60,7 +64,7 @@ export async function mailResetLink(deps: Deps, input: { email: string; redirect
     updatedAt: now,
   });
   const url = apiLink(config.baseUrl, `/reset-password/${token}`, { callbackURL: input.redirectTo });
-  await deps.mail.send(user.email, "password-reset", { url, name: user.name, email: user.email }, mailKey("reset", token));
+  await deps.mail.send(user.email, "password-reset", { url, name: user.name, email: user.email }, mailKey("reset", token), input.language);
 }
 
 async function liveRecord(deps: Pick<Deps, "store" | "now">, token: string) {

@@ -1,6 +1,7 @@
 /** What the identity domain needs from outside itself: its store, the session service, a clock. */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { Caller } from "@auth-platform/runtime/caller";
+import type { Language } from "@auth-platform/runtime/language";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
 import type { PasswordHasher } from "../password.js";
@@ -31,11 +32,14 @@ export interface SessionPort {
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
 }
 
-export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "delete-account" | "sign-in-code";
+export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "change-email-new-address" | "delete-account" | "sign-in-code";
 
 export interface MailPort {
-  /** Queues a message in the notification outbox; the same idempotency key never queues twice. */
-  send(to: string, template: MailTemplate, variables: Record<string, string>, idempotencyKey: string): Promise<void>;
+  /**
+   * Queues a message in the notification outbox, written in `language` (the request's, passed down by the
+   * gateway; none: English); the same idempotency key never queues twice.
+   */
+  send(to: string, template: MailTemplate, variables: Record<string, string>, idempotencyKey: string, language?: Language): Promise<void>;
 }
 
 export interface OrganizationPort {

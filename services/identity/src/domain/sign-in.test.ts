@@ -51,8 +51,10 @@ describe("sign-in", () => {
     expect(await errorCode(signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} }))).toBe("EMAIL_NOT_VERIFIED");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(2);
     // By username the failure stays generic (docs/http-api/sign-in.md), and a link is mailed all the same.
-    expect(await errorCode(signInUsername(deps, { username: "ada", password: "password-123", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
+    expect(await errorCode(signInUsername(deps, { username: "ada", password: "password-123", rememberMe: true, client: {}, language: "es" }))).toBe("INVALID_USERNAME_OR_PASSWORD");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(3);
+    // In the language of the sign-in that asked.
+    expect(deps.mail.to(email, "email-verification").at(-1)!.language).toBe("es");
     // A wrong password learns nothing and mails nothing.
     expect(await errorCode(signInEmail(deps, { email, password: "wrong-password", rememberMe: true, client: {} }))).toBe("INVALID_EMAIL_OR_PASSWORD");
     expect(deps.mail.to(email, "email-verification")).toHaveLength(3);

@@ -4,6 +4,7 @@
  * timing tells whether an account exists. A proven password ends in completeSignIn (session or challenge).
  */
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
 import type { ClientInfo, Registry } from "./ports.js";
@@ -19,6 +20,8 @@ export interface SignInInput {
   trustedDevice?: string;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;
+  /** The language of the verification mail an unverified user's sign-in sends (the request's). */
+  language?: Language;
 }
 
 /** Never a user's id (ids are newId()s: no hyphen-free "-" sequence like this one). */
@@ -49,5 +52,12 @@ async function signIn(deps: Deps, user: UserRecord | null, input: SignInInput, f
   const account = await deps.store.findAccount(user?.id ?? NO_USER_ID, CREDENTIAL_PROVIDER);
   const valid = account?.password ? await deps.passwords.verify(account.password, input.password, input.deadline) : await deps.passwords.verifyNone(input.password, input.deadline);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
-  return completeSignIn(deps, user, { rememberMe: input.rememberMe, client: input.client, trustedDevice: input.trustedDevice, refusal: failure, unverified });
+  return completeSignIn(deps, user, {
+    rememberMe: input.rememberMe,
+    client: input.client,
+    trustedDevice: input.trustedDevice,
+    refusal: failure,
+    unverified,
+    language: input.language,
+  });
 }

@@ -18,13 +18,14 @@ const input = (overrides: Partial<SignUpInput> = {}): SignUpInput => ({
 describe("sign-up", () => {
   it("creates the user with a password account, signs them in and mails a verification link", async () => {
     const deps = testRegistry();
-    const { user, session } = await signUpEmail(deps, input({ email: "  Ada@Example.COM ", callbackUrl: "/welcome" }));
+    const { user, session } = await signUpEmail(deps, input({ email: "  Ada@Example.COM ", callbackUrl: "/welcome", language: "de" }));
     expect(user).toMatchObject({ name: "Ada", email: "ada@example.com", emailVerified: false, createdAt: new Date(T0) });
     expect(session).toMatchObject({ userId: user.id });
     expect(deps.sessions.of(user.id)).toHaveLength(1);
     expect(await deps.store.findUserByEmail("ada@example.com")).toEqual(user);
     expect((await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER))!.password).not.toContain("password-123");
     expect(deps.mail.link("ada@example.com", "email-verification")).toMatch(/^https:\/\/auth\.example\.com\/api\/auth\/verify-email\?token=.+&callbackURL=%2Fwelcome$/);
+    expect(deps.mail.to("ada@example.com", "email-verification")[0]!.language).toBe("de");
     // The password works for sign-in.
     expect((await signInEmail(deps, { email: "ada@example.com", password: "password-123", rememberMe: true, client: {} })).user.id).toBe(user.id);
   });

@@ -1,6 +1,7 @@
 /** Email-and-password sign-up (optionally with a username), then auto sign-in when configured. */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { newId } from "@auth-platform/runtime/random";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import type { ClientInfo, Registry } from "./ports.js";
@@ -20,6 +21,8 @@ export interface SignUpInput {
   client: ClientInfo;
   /** Where the verification link leads after verifying. */
   callbackUrl?: string;
+  /** The language of the verification mail (the request's). */
+  language?: Language;
   /** When the caller stops waiting (epoch ms): hashing that would end later is refused (SERVICE_UNAVAILABLE). */
   deadline?: number;
 }
@@ -66,7 +69,7 @@ export async function signUpEmail(
   // notification service away the sign-up still succeeds, and the mail follows when it is back.
   const mailRequest =
     verification.enabled && (verification.sendOnSignUp || verification.required)
-      ? { id: newId(), kind: "email-verification" as const, email, callbackUrl: input.callbackUrl ?? null, nextAttemptAt: now, createdAt: now }
+      ? { id: newId(), kind: "email-verification" as const, email, callbackUrl: input.callbackUrl ?? null, language: input.language ?? null, nextAttemptAt: now, createdAt: now }
       : undefined;
   const account = { id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: passwordHash, createdAt: now, updatedAt: now };
   await store.createUserWithAccount(user, account, mailRequest);

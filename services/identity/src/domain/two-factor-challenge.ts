@@ -5,6 +5,7 @@
  * goes far.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { UserRecord } from "../store/identity-store.js";
@@ -68,15 +69,15 @@ async function liveChallenge(deps: Pick<Deps, "store" | "now">, token: string): 
   return challenge;
 }
 
-/** Mails a one-time code for the challenge (a new code replaces the previous one). */
-export async function sendChallengeOtp(deps: Deps, token: string): Promise<void> {
+/** Mails a one-time code for the challenge (a new code replaces the previous one), in the request's language. */
+export async function sendChallengeOtp(deps: Deps, token: string, language?: Language): Promise<void> {
   const challenge = await liveChallenge(deps, token);
   const user = await deps.store.findUserById(challenge.userId);
   if (!user) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const code = newOtp();
   const expiresAt = new Date(Math.min(deps.now().getTime() + OTP_SECONDS * 1000, challenge.expiresAt.getTime()));
   await deps.store.setChallengeOtp(challenge.id, codeHash(deps.config.twoFactor.keys, code), expiresAt);
-  await deps.mail.send(user.email, "sign-in-code", { code, name: user.name }, `two-factor-otp:${newId()}`);
+  await deps.mail.send(user.email, "sign-in-code", { code, name: user.name }, `two-factor-otp:${newId()}`, language);
 }
 
 export interface AnswerChallengeInput {

@@ -1,6 +1,7 @@
 /** Email verification: sending the link, and following it (verify, or move to the updateTo address). */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { Language } from "@auth-platform/runtime/language";
 import type { UserRecord } from "../store/identity-store.js";
 import { clearExpiredBan } from "./bans.js";
 import { apiLink, mailKey } from "./links.js";
@@ -13,12 +14,19 @@ import { normaliseEmail } from "./validation.js";
 
 type Deps = Pick<Registry, "config" | "store" | "mail" | "sessions" | "organizations" | "now" | "log">;
 
-/** Mails a verification link to `to` (the user's address, or the new one for updateTo tokens). */
-export async function mailVerificationLink(deps: Pick<Registry, "config" | "mail" | "now">, user: UserRecord, callbackUrl?: string): Promise<void> {
+/**
+ * Mails a link that verifies the user's address: the email-verification mail, or step 2 of an approved email
+ * change (change-email-new-address), which verifies the new address the same way.
+ */
+export async function mailVerificationLink(
+  deps: Pick<Registry, "config" | "mail" | "now">,
+  user: UserRecord,
+  options: { callbackUrl?: string; language?: Language; template?: "email-verification" | "change-email-new-address" } = {},
+): Promise<void> {
   const { config } = deps;
   const token = await signVerificationToken({ userId: user.id, email: user.email }, config.secret, config.emailVerification.expiresInSeconds, deps.now());
-  const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: callbackUrl });
-  await deps.mail.send(user.email, "email-verification", { url, name: user.name, email: user.email }, mailKey("verify", token));
+  const url = apiLink(config.baseUrl, "/verify-email", { token, callbackURL: options.callbackUrl });
+  await deps.mail.send(user.email, options.template ?? "email-verification", { url, name: user.name, email: user.email }, mailKey("verify", token), options.language);
 }
 
 /**
@@ -38,18 +46,27 @@ export async function moveToEmail(deps: Pick<Registry, "store">, userId: string,
  * Answers the same, in the same time, whether the address is unknown, unverified or verified (no
  * enumeration): it only queues a mail request; the worker looks the address up afterwards.
  */
-export async function sendVerificationEmail(deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">, input: { email: string; callbackUrl?: string }): Promise<void> {
+export async function sendVerificationEmail(
+  deps: Pick<Registry, "config" | "store" | "now" | "mailRequests">,
+  input: { email: string; callbackUrl?: string; language?: Language },
+): Promise<void> {
   if (!deps.config.emailVerification.enabled) throw new AuthError("VERIFICATION_EMAIL_ISNT_ENABLED");
-  await enqueueMailRequest(deps, { kind: "email-verification", email: normaliseEmail(input.email), callbackUrl: input.callbackUrl });
+  await enqueueMailRequest(deps, { kind: "email-verification", email: normaliseEmail(input.email), callbackUrl: input.callbackUrl, language: input.language });
 }
 
 /** The worker's half: mails a link if the address is a user's and not verified yet. */
-export async function mailVerificationIfUnverified(deps: Pick<Registry, "config" | "store" | "mail" | "now">, input: { email: string; callbackUrl?: string }): Promise<void> {
+export async function mailVerificationIfUnverified(
+  deps: Pick<Registry, "config" | "store" | "mail" | "now">,
+  input: { email: string; callbackUrl?: string; language?: Language },
+): Promise<void> {
   const user = await deps.store.findUserByEmail(input.email);
-  if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
+  if (user && !user.emailVerified) await mailVerificationLink(deps, user, input);
 }
 
-export async function verifyEmail(deps: Deps, input: { token: string; client: ClientInfo; sessionUserId?: string }): Promise<{ user: UserRecord; session?: Session }> {
+export async function verifyEmail(
+  deps: Deps,
+  input: { token: string; client: ClientInfo; sessionUserId?: string; language?: Language },
+): Promise<{ user: UserRecord; session?: Session }> {
   const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
   const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
   // The link is for the user it was mailed to, at the address it was mailed to. Within its hour the address
@@ -67,7 +84,8 @@ export async function verifyEmail(deps: Deps, input: { token: string; client: Cl
     const updated = (await moveToEmail(deps, user.id, newEmail, false))!;
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
-    await mailVerificationLink(deps, updated);
+    // Step 2 of 2, in the language of the browser that approved the change.
+    await mailVerificationLink(deps, updated, { language: input.language, template: "change-email-new-address" });
     return { user: updated };
   }
 

@@ -4,6 +4,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import { languageOr } from "@auth-platform/runtime/language";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { changeEmail } from "../domain/change-email.js";
 import { deleteUser } from "../domain/delete-user.js";
@@ -60,6 +61,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         rememberMe: req.rememberMe,
         client: toClient(req.client),
         callbackUrl: req.callbackUrl,
+        language: languageOr(req.language),
         deadline,
       });
       return { user: toUserMessage(user), session };
@@ -71,6 +73,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         rememberMe: req.rememberMe,
         client: toClient(req.client),
         trustedDevice: req.trustedDevice,
+        language: languageOr(req.language),
         deadline,
       });
       return toSignInResponse(outcome);
@@ -82,6 +85,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         rememberMe: req.rememberMe,
         client: toClient(req.client),
         trustedDevice: req.trustedDevice,
+        language: languageOr(req.language),
         deadline,
       });
       return toSignInResponse(outcome);
@@ -100,17 +104,17 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return { users: users.map(toUserMessage) };
     }),
     sendVerificationEmail: rpc.unary("SendVerificationEmail", async (req) => {
-      await sendVerificationEmail(registry, { email: req.email, callbackUrl: req.callbackUrl });
+      await sendVerificationEmail(registry, { email: req.email, callbackUrl: req.callbackUrl, language: languageOr(req.language) });
       return {};
     }),
     verifyEmail: rpc.unary("VerifyEmail", async (req) => {
       // Opened signed in or not; a caller sent must name a user and a session.
       const sessionUserId = req.caller && requireCaller(req.caller).userId;
-      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId });
+      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId, language: languageOr(req.language) });
       return { user: toUserMessage(user), session };
     }),
     requestPasswordReset: rpc.unary("RequestPasswordReset", async (req) => {
-      await requestPasswordReset(registry, { email: req.email, redirectTo: req.redirectTo });
+      await requestPasswordReset(registry, { email: req.email, redirectTo: req.redirectTo, language: languageOr(req.language) });
       return {};
     }),
     checkResetToken: rpc.unary("CheckResetToken", async (req) => {
@@ -122,7 +126,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
       return { userId, providerAccountsRemoved: removed.providerAccounts, twoFactorRemoved: removed.twoFactor };
     }),
     changeEmail: rpc.unary("ChangeEmail", async (req) => {
-      await changeEmail(registry, { userId: requireCaller(req.caller).userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl });
+      await changeEmail(registry, { userId: requireCaller(req.caller).userId, newEmail: req.newEmail, callbackUrl: req.callbackUrl, language: languageOr(req.language) });
       return {};
     }),
     changePassword: rpc.unary("ChangePassword", async (req, { deadline }) => {
@@ -149,6 +153,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         password: req.password,
         token: req.token,
         callbackUrl: req.callbackUrl,
+        language: languageOr(req.language),
         caller,
         deadline,
       });

@@ -7,6 +7,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import { languageOr } from "@auth-platform/runtime/language";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { SessionRotation } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import type { Rotation } from "../domain/open-session.js";
@@ -87,7 +88,7 @@ export function twoFactorService(registry: Registry, rpc: RpcServer): ServiceBin
     })),
     verifyTotp: rpc.unary("VerifyTotp", verify("totp")),
     sendTwoFactorOtp: rpc.unary("SendTwoFactorOtp", async (req) => {
-      await sendChallengeOtp(registry, req.challenge);
+      await sendChallengeOtp(registry, req.challenge, languageOr(req.language));
       return {};
     }),
     verifyTwoFactorOtp: rpc.unary("VerifyTwoFactorOtp", verify("otp")),

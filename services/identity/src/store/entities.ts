@@ -71,6 +71,7 @@ export const MailRequestEntity = defineEntity({
     kind: p.string(),
     email: p.string(),
     callbackUrl: p.text().nullable(),
+    language: p.string().nullable(),
     attempts: p.integer(),
     nextAttemptAt: p.datetime(),
     leaseUntil: p.datetime().nullable(),

@@ -356,13 +356,30 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
 
     it("queues mail requests, leases each to one worker, retries and deletes them", async () => {
       const at = (s: number) => new Date(Date.UTC(2031, 0, 1, 0, 0, s));
-      const early = { id: newId(), kind: "password-reset" as const, email: `${unique("a")}@example.com`, callbackUrl: "/reset", nextAttemptAt: at(0), createdAt: at(0) };
-      const late = { id: newId(), kind: "email-verification" as const, email: `${unique("b")}@example.com`, callbackUrl: null, nextAttemptAt: at(5), createdAt: at(5) };
+      const early = {
+        id: newId(),
+        kind: "password-reset" as const,
+        email: `${unique("a")}@example.com`,
+        callbackUrl: "/reset",
+        language: "de" as const,
+        nextAttemptAt: at(0),
+        createdAt: at(0),
+      };
+      const late = {
+        id: newId(),
+        kind: "email-verification" as const,
+        email: `${unique("b")}@example.com`,
+        callbackUrl: null,
+        language: null,
+        nextAttemptAt: at(5),
+        createdAt: at(5),
+      };
       await store.enqueueMailRequest(late);
       await store.enqueueMailRequest(early);
       const mine = (list: Array<{ id: string }>) => list.map((r) => r.id).filter((id) => id === early.id || id === late.id);
       expect(mine(await store.findDueMailRequests(at(5), 100))).toEqual([early.id, late.id]);
       expect((await store.findDueMailRequests(at(5), 100)).find((r) => r.id === early.id)).toEqual({ ...early, attempts: 0, leaseUntil: null });
+      expect((await store.findDueMailRequests(at(5), 100)).find((r) => r.id === late.id)).toEqual({ ...late, attempts: 0, leaseUntil: null });
       expect(mine(await store.findDueMailRequests(at(4), 100))).toEqual([early.id]);
 
       const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimMailRequest(early.id, 0, at(5), at(65))));

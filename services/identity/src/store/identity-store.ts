@@ -1,4 +1,5 @@
 /** The identity store port: what the domain needs of persistence, nothing more. */
+import type { Language } from "@auth-platform/runtime/language";
 import type { TwoFactorStore } from "./two-factor-store.js";
 
 export interface UserRecord {
@@ -63,6 +64,8 @@ export interface MailRequestRecord {
   /** Normalised (trimmed, lower-case). */
   email: string;
   callbackUrl: string | null;
+  /** The language of the mail (the asking request's); null: English. */
+  language: Language | null;
   /** Processing attempts started so far. */
   attempts: number;
   nextAttemptAt: Date;

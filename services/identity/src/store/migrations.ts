@@ -222,6 +222,13 @@ class CreateSessionOutbox extends Migration {
   }
 }
 
+/** The language of a queued mail request's mail; rows queued before have none (English). A nullable column only. */
+class MailRequestLanguage extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "mail_request" add column "language" varchar(16) null`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -232,4 +239,5 @@ export const identityMigrations = [
   { name: "0007-user-name-lower", class: UserNameLower },
   { name: "0008-user-email-verified", class: UserEmailVerified },
   { name: "0009-session-outbox", class: CreateSessionOutbox },
+  { name: "0010-mail-request-language", class: MailRequestLanguage },
 ];

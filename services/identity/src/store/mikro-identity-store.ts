@@ -1,5 +1,6 @@
 /** The identity store on MikroORM (SQLite or PostgreSQL). Unique violations become catalogue errors here. */
 import { AuthError } from "@auth-platform/proto/errors";
+import { languageOr } from "@auth-platform/runtime/language";
 import { type Dialect, isUniqueViolation, openStore } from "@auth-platform/runtime/store";
 import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
@@ -67,6 +68,8 @@ function toMailRequest(row: MailRequestRow): MailRequestRecord {
     kind: row.kind as MailRequestKind,
     email: row.email,
     callbackUrl: row.callbackUrl ?? null,
+    // A row queued before the language was kept, or with one no longer spoken: English.
+    language: row.language ? languageOr(row.language) : null,
     attempts: row.attempts,
     nextAttemptAt: row.nextAttemptAt,
     leaseUntil: row.leaseUntil ?? null,

@@ -6,6 +6,7 @@
  * one upstream, the HTTP client least of all, can tell.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { newId } from "@auth-platform/runtime/random";
 import { renderTemplate, TemplateError, type TemplateName, type Variables } from "../templates/index.js";
 import type { Registry } from "./ports.js";
@@ -18,13 +19,15 @@ export interface QueueMessageInput {
   template: TemplateName;
   variables: Variables;
   idempotencyKey?: string;
+  /** The language to write it in (default English). */
+  language?: Language;
 }
 
 /** `id` is empty for a suppressed message. */
 export async function queueMessage(deps: Deps, input: QueueMessageInput): Promise<{ id: string; created: boolean; suppressed?: true }> {
   let rendered;
   try {
-    rendered = renderTemplate(input.template, input.variables, { appName: deps.config.appName, footerUrl: deps.config.footerUrl });
+    rendered = renderTemplate(input.template, input.variables, { appName: deps.config.appName, footerUrl: deps.config.footerUrl, language: input.language });
   } catch (error) {
     if (error instanceof TemplateError) throw new AuthError("VALIDATION_ERROR", error.message);
     throw error;

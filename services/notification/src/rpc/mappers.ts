@@ -10,6 +10,7 @@ const BY_ENUM: ReadonlyMap<Template, TemplateName> = new Map([
   [Template.TEMPLATE_DELETE_ACCOUNT, "delete-account"],
   [Template.TEMPLATE_ORGANIZATION_INVITATION, "organization-invitation"],
   [Template.TEMPLATE_SIGN_IN_CODE, "sign-in-code"],
+  [Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS, "change-email-new-address"],
 ]);
 const BY_NAME: ReadonlyMap<TemplateName, Template> = new Map([...BY_ENUM].map(([e, n]) => [n, e]));
 

@@ -3,6 +3,7 @@ import { type NotificationServiceServer, NotificationServiceService } from "@aut
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
+import { languageOr } from "@auth-platform/runtime/language";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as z from "zod";
 import { listOutbox } from "../domain/list-outbox.js";
@@ -33,6 +34,7 @@ export const TEMPLATE_SENDERS: Readonly<Record<TemplateName, readonly Workload[]
   "email-verification": ["identity"],
   "password-reset": ["identity"],
   "change-email": ["identity"],
+  "change-email-new-address": ["identity"],
   "delete-account": ["identity"],
   "sign-in-code": ["identity"],
   // Invitations: the organization service issues them.
@@ -54,6 +56,7 @@ export function notificationService(registry: Registry, rpc: RpcServer): Service
         template,
         variables: req.variables,
         idempotencyKey: req.idempotencyKey || undefined,
+        language: languageOr(req.language),
       });
       return { messageId: id };
     }),

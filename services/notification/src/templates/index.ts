@@ -1,8 +1,10 @@
 /**
- * Renders a named template: checks its required variables (and that links are http(s) URLs), then composes
- * the text and HTML bodies. A missing or bad variable is a TemplateError naming it.
+ * Renders a named template in the mail's language: checks its required variables (and that links are
+ * http(s) URLs), then composes the text and HTML bodies. A missing or bad variable is a TemplateError naming it.
  */
+import { MAIL_CATALOGUES } from "./catalogues/index.js";
 import { changeEmail } from "./change-email.js";
+import { changeEmailNewAddress } from "./change-email-new-address.js";
 import { deleteAccount } from "./delete-account.js";
 import { emailVerification } from "./email-verification.js";
 import { compose, type MailContext, type MailTemplate, type RenderedMail, type TemplateName, type Variables } from "./letter.js";
@@ -16,6 +18,7 @@ export const TEMPLATES: Readonly<Record<TemplateName, MailTemplate>> = {
   "email-verification": emailVerification,
   "password-reset": passwordReset,
   "change-email": changeEmail,
+  "change-email-new-address": changeEmailNewAddress,
   "delete-account": deleteAccount,
   "organization-invitation": organizationInvitation,
   "sign-in-code": signInCode,
@@ -63,5 +66,6 @@ export function renderTemplate(name: TemplateName, rawVars: Variables, context: 
   }
   // Why: the url lands in an href; a javascript: or data: link in a trusted sender's mail is a phishing aid.
   if (vars.url && !isHttpUrl(vars.url)) throw new TemplateError("variables.url must be an http(s) URL");
-  return compose(template.letter(vars, context), context);
+  const text = MAIL_CATALOGUES[context.language ?? "en"];
+  return compose(template.letter(vars, { appName: context.appName, text }), context, text);
 }

@@ -1,15 +1,24 @@
 /**
  * The shared shape of every mail: a template module describes a letter (subject, heading, paragraphs, an
- * optional action link and code); compose() turns it into the plain-text and HTML bodies. Every variable is
- * HTML-escaped here, in one place, so a template cannot forget to.
+ * optional action link and code) in the words of the mail's language (catalogues/); compose() turns it into
+ * the plain-text and HTML bodies. Every variable is HTML-escaped here, in one place, so a template cannot forget to.
  */
+import type { Language } from "@auth-platform/runtime/language";
+import { fill, type MailCatalogue } from "./catalogues/index.js";
 
-export type TemplateName = "email-verification" | "password-reset" | "change-email" | "delete-account" | "organization-invitation" | "sign-in-code";
+export type TemplateName = Exclude<keyof MailCatalogue, "letter">;
 
-/** What every template may use besides its variables: the product's name and where its footer points. */
+/** What every mail may use besides its variables: the product's name, where its footer points, its language (default English). */
 export interface MailContext {
   appName: string;
   footerUrl?: string;
+  language?: Language;
+}
+
+/** What a template writes its letter with: the product's name and the catalogue of the mail's language. */
+export interface LetterContext {
+  appName: string;
+  text: MailCatalogue;
 }
 
 /** Template variables as the caller sends them (snake_case keys: url, name, email, new_email, …). */
@@ -39,7 +48,7 @@ export interface MailTemplate {
   name: TemplateName;
   /** Variables the template cannot do without. */
   required: readonly string[];
-  letter(vars: Variables, context: MailContext): Letter;
+  letter(vars: Variables, context: LetterContext): Letter;
 }
 
 export function escapeHtml(value: string): string {
@@ -79,9 +88,9 @@ export function shownName(value: string): string {
   return characters.length > MAX_SHOWN_NAME ? `${characters.slice(0, MAX_SHOWN_NAME).join("").trimEnd()}…` : plain;
 }
 
-/** "Hi Ada," or "Hi," when the name is unknown. */
-export function greeting(vars: Variables): string {
-  return vars.name ? `Hi ${vars.name},` : "Hi,";
+/** "Hi Ada," or "Hi," when the name is unknown (in the mail's language). */
+export function greeting(vars: Variables, text: MailCatalogue): string {
+  return vars.name ? fill(text.letter.greeting, { name: vars.name }) : text.letter.greetingWithoutName;
 }
 
 function composeText(letter: Letter, context: MailContext): string {
@@ -96,17 +105,17 @@ function composeText(letter: Letter, context: MailContext): string {
 
 const paragraph = (text: string) => `<p style="margin:0 0 16px;line-height:1.5">${escapeHtml(text)}</p>`;
 
-function composeHtml(letter: Letter, context: MailContext): string {
+function composeHtml(letter: Letter, context: MailContext, text: MailCatalogue): string {
   const action = letter.action
     ? `<p style="margin:24px 0"><a href="${escapeHtml(letter.action.url)}" style="display:inline-block;background:#111827;color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(letter.action.label)}</a></p>
-<p style="margin:0 0 16px;line-height:1.5;font-size:13px;color:#6b7280">Or paste this link into your browser:<br><a href="${escapeHtml(letter.action.url)}" style="color:#2563eb;word-break:break-all">${escapeHtml(letter.action.url)}</a></p>`
+<p style="margin:0 0 16px;line-height:1.5;font-size:13px;color:#6b7280">${escapeHtml(text.letter.pasteLink)}<br><a href="${escapeHtml(letter.action.url)}" style="color:#2563eb;word-break:break-all">${escapeHtml(letter.action.url)}</a></p>`
     : "";
   const code = letter.code
     ? `<p style="margin:24px 0;font-size:28px;font-weight:700;letter-spacing:6px;font-family:ui-monospace,Menlo,Consolas,monospace">${escapeHtml(letter.code)}</p>`
     : "";
   const footerLink = context.footerUrl ? `<br><a href="${escapeHtml(context.footerUrl)}" style="color:#6b7280">${escapeHtml(context.footerUrl)}</a>` : "";
   return `<!doctype html>
-<html lang="en">
+<html lang="${context.language ?? "en"}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(letter.subject)}</title></head>
 <body style="margin:0;padding:0;background:#f3f4f6;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#111827">
 <div style="max-width:560px;margin:0 auto;padding:32px 16px">
@@ -124,12 +133,12 @@ ${letter.outro.map(paragraph).join("\n")}
 }
 
 /** The letter as a finished message: subject, both bodies, and its links. */
-export function compose(letter: Letter, context: MailContext): RenderedMail {
+export function compose(letter: Letter, context: MailContext, text: MailCatalogue): RenderedMail {
   return {
     // Why: a variable with a line break must never start a new header line.
     subject: letter.subject.replace(/[\r\n\t]+/g, " ").trim(),
     text: composeText(letter, context),
-    html: composeHtml(letter, context),
+    html: composeHtml(letter, context, text),
     links: letter.action ? [letter.action.url] : [],
   };
 }

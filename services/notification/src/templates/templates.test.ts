@@ -1,6 +1,9 @@
+import { LANGUAGES } from "@auth-platform/runtime/language";
 import { describe, expect, it } from "vitest";
+import { catalogueProblems } from "../../../../testing/catalogues.js";
+import { MAIL_CATALOGUES } from "./catalogues/index.js";
 import { renderTemplate, TEMPLATES, TemplateError, type TemplateName, type Variables } from "./index.js";
-import { MAX_SHOWN_NAME, shownName } from "./letter.js";
+import { escapeHtml, MAX_SHOWN_NAME, shownName } from "./letter.js";
 
 const context = { appName: "Acme Auth", footerUrl: "https://app.example.com" };
 const url = "https://auth.example.com/api/auth/verify-email?token=abc123&callbackURL=%2F";
@@ -41,6 +44,50 @@ describe.each(Object.keys(TEMPLATES) as TemplateName[])("template %s", (name) =>
   it("refuses to render without its required variables, naming the first one", () => {
     const required = TEMPLATES[name].required;
     expect(() => renderTemplate(name, {}, context)).toThrow(new TemplateError(`variables.${required[0]} is required for ${name}`));
+  });
+});
+
+describe("languages", () => {
+  it.each(LANGUAGES)("the %s catalogue has every message of the English one, none empty, with the same placeholders", (language) => {
+    expect(catalogueProblems(MAIL_CATALOGUES.en, MAIL_CATALOGUES[language])).toEqual([]);
+  });
+
+  describe.each(LANGUAGES.flatMap((language) => (Object.keys(TEMPLATES) as TemplateName[]).map((name) => [language, name] as const)))("%s %s", (language, name) => {
+    const mail = renderTemplate(name, full, { ...context, language });
+    const english = renderTemplate(name, full, context);
+    const text = MAIL_CATALOGUES[language][name];
+
+    it("is written in its language: subject, heading, action, and the page's lang", () => {
+      const heading = mail.text.split("\n")[0]!;
+      expect(mail.html).toContain(`<html lang="${language}">`);
+      expect(mail.html).toContain(`${escapeHtml(heading)}</h1>`);
+      expect(mail.text).toContain(`${text.action}: ${url}`);
+      expect(mail.html).toContain(escapeHtml(MAIL_CATALOGUES[language].letter.pasteLink));
+      if (language !== "en") {
+        expect(mail.subject).not.toBe(english.subject);
+        expect(heading).not.toBe(english.text.split("\n")[0]);
+      }
+    });
+
+    it("fills every placeholder and keeps the link, the app's name and the greeting's name", () => {
+      expect(`${mail.subject}\n${mail.text}`).not.toMatch(/\{\w+\}/);
+      expect(mail.subject).toContain("Acme Auth");
+      expect(mail.text).toContain("Acme Auth");
+      expect(mail.text).toContain("Ada");
+      expect(mail.links).toEqual([url]);
+    });
+  });
+
+  it("writes in English without a language", () => {
+    expect(renderTemplate("password-reset", full, context)).toEqual(renderTemplate("password-reset", full, { ...context, language: "en" }));
+  });
+
+  it("says which step of an email change each mail is", () => {
+    const german = { ...context, language: "de" as const };
+    expect(renderTemplate("change-email", full, context).subject).toBe("Approve the change of your Acme Auth email address (step 1 of 2)");
+    expect(renderTemplate("change-email-new-address", full, context).subject).toBe("Confirm your new email address for Acme Auth (step 2 of 2)");
+    expect(renderTemplate("change-email", full, german).text).toContain("Schritt 1 von 2: Genehmigen Sie die Änderung Ihrer E-Mail-Adresse");
+    expect(renderTemplate("change-email-new-address", full, german).text).toContain("Schritt 2 von 2: Bestätigen Sie Ihre neue E-Mail-Adresse");
   });
 });
 

@@ -119,6 +119,16 @@ describe("invitation mail outbox", () => {
     expect(deps.sent.map((m) => m.to)).toEqual(["grace@example.com", "alan@example.com"]);
   });
 
+  it("writes the mail in the inviter's language, kept with it until the worker hands it over", async () => {
+    const deps = testRegistry();
+    const { owner, organization } = await setUp(deps);
+    await inviteMember(deps, owner.caller(), { email: "grace@example.com", role: "member", organizationId: organization.id, resend: false, language: "de" });
+    await inviteMember(deps, owner.caller(), { email: "alan@example.com", role: "member", organizationId: organization.id, resend: false });
+    expect((await queued(deps)).map((m) => m.language).sort()).toEqual(["de", null]);
+    await deps.deliverMail();
+    expect(deps.sent.map((m) => `${m.to} ${m.language}`).sort()).toEqual(["alan@example.com undefined", "grace@example.com de"]);
+  });
+
   it("a mail handed over again after a lost answer carries the same key, so notification queues it once", async () => {
     const deps = testRegistry();
     const { invite } = await setUp(deps);

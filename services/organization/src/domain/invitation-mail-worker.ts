@@ -45,7 +45,7 @@ async function handle(deps: Deps, mail: InvitationMailRecord): Promise<void> {
     return;
   }
   try {
-    await deps.mail.sendInvitation(mail.recipient, mail.variables, mail.idempotencyKey);
+    await deps.mail.sendInvitation(mail.recipient, mail.variables, mail.idempotencyKey, mail.language ?? undefined);
   } catch (error) {
     if (attempts >= MAX_ATTEMPTS) {
       await deps.store.deleteInvitationMail(mail.id);

@@ -7,6 +7,7 @@
  * always mails, even when notification is down at that moment.
  */
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
+import type { Language } from "@auth-platform/runtime/language";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord, NewInvitationMail } from "../store/organization-store.js";
 import { invitationMailKey } from "./invitation-mail-worker.js";
@@ -23,6 +24,8 @@ export interface InviteInput {
   role: string;
   organizationId?: string;
   resend: boolean;
+  /** The inviter's language (their request's): the invitation mail is written in it. */
+  language?: Language;
 }
 
 /**
@@ -67,6 +70,7 @@ export async function inviteMember(deps: Deps, caller: Caller, input: InviteInpu
       ...(inviterName ? { inviter_name: inviterName } : {}),
     },
     idempotencyKey: invitationMailKey(invitation),
+    language: input.language ?? null,
     nextAttemptAt: now,
     createdAt: now,
   });

@@ -1,4 +1,5 @@
 /** What the organization domain needs from outside itself. */
+import type { Language } from "@auth-platform/runtime/language";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { OrganizationConfig } from "../config.js";
 import type { OrganizationStore } from "../store/organization-store.js";
@@ -40,7 +41,7 @@ export interface MailPort {
    * Hands the invitation mail to the notification service (SendEmail), which queues it in its own outbox;
    * the same key never queues twice. Called by the invitation mail worker only.
    */
-  sendInvitation(to: string, variables: Record<string, string>, idempotencyKey: string): Promise<void>;
+  sendInvitation(to: string, variables: Record<string, string>, idempotencyKey: string, language?: Language): Promise<void>;
 }
 
 export interface InvitationMailQueue {

@@ -3,6 +3,7 @@ import { type OrganizationServiceServer, OrganizationServiceService } from "@aut
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import { languageOr } from "@auth-platform/runtime/language";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as invitations from "../domain/invitations.js";
 import * as members from "../domain/members.js";
@@ -116,6 +117,7 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
         role: valid.role(req.role),
         organizationId: valid.optionalId("organizationId", req.organizationId),
         resend: req.resend,
+        language: languageOr(req.language),
       });
       return { invitation: toInvitationMessage(invitation) };
     }),

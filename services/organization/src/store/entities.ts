@@ -57,6 +57,7 @@ export const InvitationMailEntity = defineEntity({
     recipient: p.string(),
     variables: p.text(),
     idempotencyKey: p.string(),
+    language: p.string().nullable(),
     attempts: p.integer(),
     nextAttemptAt: p.datetime(),
     leaseUntil: p.datetime().nullable(),

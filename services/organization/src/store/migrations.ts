@@ -81,8 +81,16 @@ class CreateInvitationMail extends Migration {
   }
 }
 
+/** The language of a queued invitation mail (the inviter's); mails queued before have none (English). A nullable column only. */
+class InvitationMailLanguage extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "invitation_mail" add column "language" varchar(16) null`);
+  }
+}
+
 export const organizationMigrations = [
   { name: "0001-create-organization", class: CreateOrganization },
   { name: "0002-slug-lower-case", class: SlugLowerCase },
   { name: "0003-create-invitation-mail", class: CreateInvitationMail },
+  { name: "0004-invitation-mail-language", class: InvitationMailLanguage },
 ];

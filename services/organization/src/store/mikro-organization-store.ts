@@ -1,4 +1,5 @@
 /** The organization store on MikroORM (SQLite or PostgreSQL). */
+import { languageOr } from "@auth-platform/runtime/language";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { EntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
@@ -61,6 +62,8 @@ const toInvitationMail = (row: InvitationMailRow): InvitationMailRecord => ({
   recipient: row.recipient,
   variables: JSON.parse(row.variables) as Record<string, string>,
   idempotencyKey: row.idempotencyKey,
+  // A mail queued before the language was kept, or in one no longer spoken: English.
+  language: row.language ? languageOr(row.language) : null,
   attempts: row.attempts,
   nextAttemptAt: row.nextAttemptAt,
   leaseUntil: row.leaseUntil ?? null,

@@ -39,6 +39,7 @@ export function aMail(invitation: InvitationRecord, overrides: Partial<Invitatio
     recipient: invitation.email,
     variables: { url: `https://app.example.com/accept-invitation/${invitation.id}`, organization_name: "Analytical Engines", role: invitation.role, inviter_name: "Ada" },
     idempotencyKey: `organization-invitation:${invitation.id}:${expiresAt.getTime()}`,
+    language: "fr",
     nextAttemptAt: at(0),
     createdAt: at(0),
   };
@@ -383,13 +384,14 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       const { organization } = await created();
       const due = (s: number) => at(5_000_000 + s * 1000);
       const early = { ...aMail(anInvitation(organization.id)), nextAttemptAt: due(0), createdAt: due(0) };
-      const late = { ...aMail(anInvitation(organization.id)), nextAttemptAt: due(5), createdAt: due(5) };
+      const late = { ...aMail(anInvitation(organization.id)), language: null, nextAttemptAt: due(5), createdAt: due(5) };
       // Stored through the invitations they belong to (the only way in).
       for (const mail of [late, early]) {
         await store.createInvitation(anInvitation(organization.id, { id: mail.invitationId }), undefined, undefined, mail);
       }
       const mine = async (now: Date) => (await store.findDueInvitationMails(now, 10_000)).map((m) => m.id).filter((id) => id === early.id || id === late.id);
       expect(await mine(due(5))).toEqual([early.id, late.id]);
+      expect((await store.findDueInvitationMails(due(5), 10_000)).filter((m) => m.id === early.id || m.id === late.id).map((m) => m.language)).toEqual(["fr", null]);
       expect(await mine(due(4))).toEqual([early.id]);
 
       const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimInvitationMail(early.id, 0, due(5), due(65))));

@@ -1,4 +1,5 @@
 /** The organization store port: organizations, members and invitations. */
+import type { Language } from "@auth-platform/runtime/language";
 
 export interface OrganizationRecord {
   id: string;
@@ -45,6 +46,8 @@ export interface InvitationMailRecord {
   variables: Record<string, string>;
   /** SendEmail's idempotency key: one per invitation and expiry (invitationMailKey). */
   idempotencyKey: string;
+  /** The mail's language: the inviter's (their request's); null: English. */
+  language: Language | null;
   /** Delivery attempts started so far. */
   attempts: number;
   nextAttemptAt: Date;

@@ -6,11 +6,12 @@ import errors from "./errors";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
 import passwordReset from "./password-reset";
+import redirectErrors from "./redirect-errors";
 import signIn from "./sign-in";
 import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const de: Catalogue = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox };
+const de: Catalogue = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox, redirectErrors };
 
 export default de;

@@ -6,12 +6,13 @@ import errors from "./errors";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
 import passwordReset from "./password-reset";
+import redirectErrors from "./redirect-errors";
 import signIn from "./sign-in";
 import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const en = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox };
+const en = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox, redirectErrors };
 
 /** A catalogue: the English one's shape, every message a string. */
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };

@@ -89,7 +89,14 @@ export interface SignUpEmailRequest {
     | string
     | undefined;
   /** The other fields of the request body, by name; checked against the configured extra user fields. */
-  extraFields?: { [key: string]: any } | undefined;
+  extraFields?:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * The language of the mail this call may send (en, de, fr, es: the gateway's pick from Accept-Language);
+   * absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface SignUpEmailResponse {
@@ -114,7 +121,14 @@ export interface SignInEmailRequest {
   /** false gives the short session. */
   rememberMe: boolean;
   /** The device signing in (recorded on the session). */
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /**
+   * The language of the verification mail a sign-in of an unverified user sends (en, de, fr, es); absent
+   * or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface SignInEmailResponse {
@@ -144,7 +158,14 @@ export interface SignInUsernameRequest {
   /** false gives the short session. */
   rememberMe: boolean;
   /** The device signing in. */
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /**
+   * The language of the verification mail a sign-in of an unverified user sends (en, de, fr, es); absent
+   * or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface SignInUsernameResponse {
@@ -176,7 +197,14 @@ export interface SendVerificationEmailRequest {
   /** The address to verify (answered alike whether or not a user has it). */
   email: string;
   /** Where the verification link sends the browser afterwards (already checked by the gateway). */
-  callbackUrl?: string | undefined;
+  callbackUrl?:
+    | string
+    | undefined;
+  /**
+   * The language of the mail this call may send (en, de, fr, es: the gateway's pick from Accept-Language);
+   * absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface SendVerificationEmailResponse {
@@ -192,7 +220,14 @@ export interface VerifyEmailRequest {
    * The signed-in user who opened the link, if any: an email-change approval needs them to be the user the
    * token was issued to (else UNAUTHORIZED).
    */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * The language of the mail to the new address an email-change approval sends (en, de, fr, es); absent or
+   * another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface VerifyEmailResponse {
@@ -208,7 +243,14 @@ export interface RequestPasswordResetRequest {
   /** The account's address (answered alike whether or not a user has it). */
   email: string;
   /** Where the reset link sends the browser (already checked by the gateway). */
-  redirectTo?: string | undefined;
+  redirectTo?:
+    | string
+    | undefined;
+  /**
+   * The language of the mail this call may send (en, de, fr, es: the gateway's pick from Accept-Language);
+   * absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface RequestPasswordResetResponse {
@@ -246,7 +288,14 @@ export interface ChangeEmailRequest {
   /** The new address. */
   newEmail: string;
   /** Where the approval link sends the browser. */
-  callbackUrl?: string | undefined;
+  callbackUrl?:
+    | string
+    | undefined;
+  /**
+   * The language of the mail this call may send (en, de, fr, es: the gateway's pick from Accept-Language);
+   * absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface ChangeEmailResponse {
@@ -323,7 +372,14 @@ export interface DeleteUserRequest {
     | string
     | undefined;
   /** Where the confirmation link sends the browser. */
-  callbackUrl?: string | undefined;
+  callbackUrl?:
+    | string
+    | undefined;
+  /**
+   * The language of the mail this call may send (en, de, fr, es: the gateway's pick from Accept-Language);
+   * absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface DeleteUserResponse {
@@ -693,6 +749,7 @@ function createBaseSignUpEmailRequest(): SignUpEmailRequest {
     client: undefined,
     callbackUrl: undefined,
     extraFields: undefined,
+    language: undefined,
   };
 }
 
@@ -727,6 +784,9 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     }
     if (message.extraFields !== undefined) {
       Struct.encode(Struct.wrap(message.extraFields), writer.uint32(90).fork()).join();
+    }
+    if (message.language !== undefined) {
+      writer.uint32(98).string(message.language);
     }
     return writer;
   },
@@ -824,6 +884,14 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
             message.extraFields = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -864,6 +932,7 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
         : isObject(object.extra_fields)
         ? object.extra_fields
         : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -899,6 +968,9 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
     if (message.extraFields !== undefined) {
       obj.extraFields = message.extraFields;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -919,6 +991,7 @@ export const SignUpEmailRequest: MessageFns<SignUpEmailRequest> = {
       : undefined;
     message.callbackUrl = object.callbackUrl ?? undefined;
     message.extraFields = object.extraFields ?? undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -1011,7 +1084,14 @@ export const SignUpEmailResponse: MessageFns<SignUpEmailResponse> = {
 };
 
 function createBaseSignInEmailRequest(): SignInEmailRequest {
-  return { trustedDevice: undefined, email: "", password: "", rememberMe: false, client: undefined };
+  return {
+    trustedDevice: undefined,
+    email: "",
+    password: "",
+    rememberMe: false,
+    client: undefined,
+    language: undefined,
+  };
 }
 
 export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
@@ -1030,6 +1110,9 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(34).fork()).join();
+    }
+    if (message.language !== undefined) {
+      writer.uint32(42).string(message.language);
     }
     return writer;
   },
@@ -1087,6 +1170,14 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1114,6 +1205,7 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
         ? globalThis.Boolean(object.remember_me)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -1134,6 +1226,9 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -1149,6 +1244,7 @@ export const SignInEmailRequest: MessageFns<SignInEmailRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -1285,7 +1381,14 @@ export const SignInEmailResponse: MessageFns<SignInEmailResponse> = {
 };
 
 function createBaseSignInUsernameRequest(): SignInUsernameRequest {
-  return { trustedDevice: undefined, username: "", password: "", rememberMe: false, client: undefined };
+  return {
+    trustedDevice: undefined,
+    username: "",
+    password: "",
+    rememberMe: false,
+    client: undefined,
+    language: undefined,
+  };
 }
 
 export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
@@ -1304,6 +1407,9 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(34).fork()).join();
+    }
+    if (message.language !== undefined) {
+      writer.uint32(42).string(message.language);
     }
     return writer;
   },
@@ -1361,6 +1467,14 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1388,6 +1502,7 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
         ? globalThis.Boolean(object.remember_me)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -1408,6 +1523,9 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -1423,6 +1541,7 @@ export const SignInUsernameRequest: MessageFns<SignInUsernameRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -1693,7 +1812,7 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
 };
 
 function createBaseSendVerificationEmailRequest(): SendVerificationEmailRequest {
-  return { email: "", callbackUrl: undefined };
+  return { email: "", callbackUrl: undefined, language: undefined };
 }
 
 export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailRequest> = {
@@ -1703,6 +1822,9 @@ export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailReque
     }
     if (message.callbackUrl !== undefined) {
       writer.uint32(18).string(message.callbackUrl);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(26).string(message.language);
     }
     return writer;
   },
@@ -1736,6 +1858,14 @@ export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailReque
             message.callbackUrl = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1756,6 +1886,7 @@ export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailReque
         : isSet(object.callback_url)
         ? globalThis.String(object.callback_url)
         : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -1767,6 +1898,9 @@ export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailReque
     if (message.callbackUrl !== undefined) {
       obj.callbackUrl = message.callbackUrl;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -1777,6 +1911,7 @@ export const SendVerificationEmailRequest: MessageFns<SendVerificationEmailReque
     const message = createBaseSendVerificationEmailRequest();
     message.email = object.email ?? "";
     message.callbackUrl = object.callbackUrl ?? undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -1834,7 +1969,7 @@ export const SendVerificationEmailResponse: MessageFns<SendVerificationEmailResp
 };
 
 function createBaseVerifyEmailRequest(): VerifyEmailRequest {
-  return { token: "", client: undefined, caller: undefined };
+  return { token: "", client: undefined, caller: undefined, language: undefined };
 }
 
 export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
@@ -1847,6 +1982,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    if (message.language !== undefined) {
+      writer.uint32(42).string(message.language);
     }
     return writer;
   },
@@ -1888,6 +2026,14 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1905,6 +2051,7 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
       token: isSet(object.token) ? globalThis.String(object.token) : "",
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -1918,6 +2065,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.language !== undefined) {
+      obj.language = message.language;
     }
     return obj;
   },
@@ -1934,6 +2084,7 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -2026,7 +2177,7 @@ export const VerifyEmailResponse: MessageFns<VerifyEmailResponse> = {
 };
 
 function createBaseRequestPasswordResetRequest(): RequestPasswordResetRequest {
-  return { email: "", redirectTo: undefined };
+  return { email: "", redirectTo: undefined, language: undefined };
 }
 
 export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest> = {
@@ -2036,6 +2187,9 @@ export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest
     }
     if (message.redirectTo !== undefined) {
       writer.uint32(18).string(message.redirectTo);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(26).string(message.language);
     }
     return writer;
   },
@@ -2069,6 +2223,14 @@ export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest
             message.redirectTo = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2089,6 +2251,7 @@ export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest
         : isSet(object.redirect_to)
         ? globalThis.String(object.redirect_to)
         : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -2100,6 +2263,9 @@ export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest
     if (message.redirectTo !== undefined) {
       obj.redirectTo = message.redirectTo;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -2110,6 +2276,7 @@ export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest
     const message = createBaseRequestPasswordResetRequest();
     message.email = object.email ?? "";
     message.redirectTo = object.redirectTo ?? undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -2488,7 +2655,7 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
 };
 
 function createBaseChangeEmailRequest(): ChangeEmailRequest {
-  return { caller: undefined, newEmail: "", callbackUrl: undefined };
+  return { caller: undefined, newEmail: "", callbackUrl: undefined, language: undefined };
 }
 
 export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
@@ -2501,6 +2668,9 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
     }
     if (message.callbackUrl !== undefined) {
       writer.uint32(26).string(message.callbackUrl);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(42).string(message.language);
     }
     return writer;
   },
@@ -2542,6 +2712,14 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
             message.callbackUrl = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2567,6 +2745,7 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
         : isSet(object.callback_url)
         ? globalThis.String(object.callback_url)
         : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -2581,6 +2760,9 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
     if (message.callbackUrl !== undefined) {
       obj.callbackUrl = message.callbackUrl;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -2594,6 +2776,7 @@ export const ChangeEmailRequest: MessageFns<ChangeEmailRequest> = {
       : undefined;
     message.newEmail = object.newEmail ?? "";
     message.callbackUrl = object.callbackUrl ?? undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -3123,7 +3306,7 @@ export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
 };
 
 function createBaseDeleteUserRequest(): DeleteUserRequest {
-  return { caller: undefined, password: undefined, token: undefined, callbackUrl: undefined };
+  return { caller: undefined, password: undefined, token: undefined, callbackUrl: undefined, language: undefined };
 }
 
 export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
@@ -3139,6 +3322,9 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
     }
     if (message.callbackUrl !== undefined) {
       writer.uint32(34).string(message.callbackUrl);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(58).string(message.language);
     }
     return writer;
   },
@@ -3188,6 +3374,14 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
             message.callbackUrl = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3210,6 +3404,7 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
         : isSet(object.callback_url)
         ? globalThis.String(object.callback_url)
         : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -3227,6 +3422,9 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
     if (message.callbackUrl !== undefined) {
       obj.callbackUrl = message.callbackUrl;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -3241,6 +3439,7 @@ export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
     message.password = object.password ?? undefined;
     message.token = object.token ?? undefined;
     message.callbackUrl = object.callbackUrl ?? undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };

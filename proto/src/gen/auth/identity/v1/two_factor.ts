@@ -175,6 +175,11 @@ export interface VerifyBackupCodeResponse {
 
 export interface SendTwoFactorOtpRequest {
   challenge: string;
+  /**
+   * The language of the mail this call may send (en, de, fr, es: the gateway's pick from Accept-Language);
+   * absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 export interface SendTwoFactorOtpResponse {
@@ -1873,13 +1878,16 @@ export const VerifyBackupCodeResponse: MessageFns<VerifyBackupCodeResponse> = {
 };
 
 function createBaseSendTwoFactorOtpRequest(): SendTwoFactorOtpRequest {
-  return { challenge: "" };
+  return { challenge: "", language: undefined };
 }
 
 export const SendTwoFactorOtpRequest: MessageFns<SendTwoFactorOtpRequest> = {
   encode(message: SendTwoFactorOtpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.challenge !== "") {
       writer.uint32(10).string(message.challenge);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(18).string(message.language);
     }
     return writer;
   },
@@ -1905,6 +1913,14 @@ export const SendTwoFactorOtpRequest: MessageFns<SendTwoFactorOtpRequest> = {
             message.challenge = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1918,13 +1934,19 @@ export const SendTwoFactorOtpRequest: MessageFns<SendTwoFactorOtpRequest> = {
   },
 
   fromJSON(object: any): SendTwoFactorOtpRequest {
-    return { challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : "" };
+    return {
+      challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : "",
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+    };
   },
 
   toJSON(message: SendTwoFactorOtpRequest): unknown {
     const obj: any = {};
     if (message.challenge !== "") {
       obj.challenge = message.challenge;
+    }
+    if (message.language !== undefined) {
+      obj.language = message.language;
     }
     return obj;
   },
@@ -1935,6 +1957,7 @@ export const SendTwoFactorOtpRequest: MessageFns<SendTwoFactorOtpRequest> = {
   fromPartial<I extends Exact<DeepPartial<SendTwoFactorOtpRequest>, I>>(object: I): SendTwoFactorOtpRequest {
     const message = createBaseSendTwoFactorOtpRequest();
     message.challenge = object.challenge ?? "";
+    message.language = object.language ?? undefined;
     return message;
   },
 };

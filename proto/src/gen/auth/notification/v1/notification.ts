@@ -32,7 +32,7 @@ export enum Template {
   TEMPLATE_EMAIL_VERIFICATION = 1,
   /** TEMPLATE_PASSWORD_RESET - Reset a password; variables: url, name. */
   TEMPLATE_PASSWORD_RESET = 2,
-  /** TEMPLATE_CHANGE_EMAIL - Approve an email change; variables: url, name, new_email. */
+  /** TEMPLATE_CHANGE_EMAIL - Approve an email change, mailed to the current address (step 1 of 2); variables: url, name, new_email. */
   TEMPLATE_CHANGE_EMAIL = 3,
   /** TEMPLATE_DELETE_ACCOUNT - Confirm an account deletion; variables: url, name. */
   TEMPLATE_DELETE_ACCOUNT = 4,
@@ -40,6 +40,11 @@ export enum Template {
   TEMPLATE_ORGANIZATION_INVITATION = 5,
   /** TEMPLATE_SIGN_IN_CODE - A one-time sign-in code; variables: code. */
   TEMPLATE_SIGN_IN_CODE = 6,
+  /**
+   * TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS - Confirm the new address of an approved email change (step 2 of 2; step 1 is TEMPLATE_CHANGE_EMAIL to
+   * the old address); variables: url, name, email (the new address).
+   */
+  TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -66,6 +71,9 @@ export function templateFromJSON(object: any): Template {
     case 6:
     case "TEMPLATE_SIGN_IN_CODE":
       return Template.TEMPLATE_SIGN_IN_CODE;
+    case 7:
+    case "TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS":
+      return Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -89,6 +97,8 @@ export function templateToJSON(object: Template): string {
       return "TEMPLATE_ORGANIZATION_INVITATION";
     case Template.TEMPLATE_SIGN_IN_CODE:
       return "TEMPLATE_SIGN_IN_CODE";
+    case Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS:
+      return "TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS";
     case Template.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -105,6 +115,8 @@ export interface SendEmailRequest {
   variables: { [key: string]: string };
   /** Same key, same message: a retried call is not sent twice. */
   idempotencyKey: string;
+  /** The language to write the mail in: en, de, fr or es. Absent (an older caller) or another one: English. */
+  language?: string | undefined;
 }
 
 export interface SendEmailRequest_VariablesEntry {
@@ -163,7 +175,7 @@ export interface OutboxMessage {
 }
 
 function createBaseSendEmailRequest(): SendEmailRequest {
-  return { to: "", template: 0, variables: {}, idempotencyKey: "" };
+  return { to: "", template: 0, variables: {}, idempotencyKey: "", language: undefined };
 }
 
 export const SendEmailRequest: MessageFns<SendEmailRequest> = {
@@ -179,6 +191,9 @@ export const SendEmailRequest: MessageFns<SendEmailRequest> = {
     });
     if (message.idempotencyKey !== "") {
       writer.uint32(34).string(message.idempotencyKey);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(42).string(message.language);
     }
     return writer;
   },
@@ -231,6 +246,14 @@ export const SendEmailRequest: MessageFns<SendEmailRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -266,6 +289,7 @@ export const SendEmailRequest: MessageFns<SendEmailRequest> = {
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -289,6 +313,9 @@ export const SendEmailRequest: MessageFns<SendEmailRequest> = {
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -309,6 +336,7 @@ export const SendEmailRequest: MessageFns<SendEmailRequest> = {
       {},
     );
     message.idempotencyKey = object.idempotencyKey ?? "";
+    message.language = object.language ?? undefined;
     return message;
   },
 };

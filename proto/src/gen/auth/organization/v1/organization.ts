@@ -346,6 +346,11 @@ export interface InviteMemberRequest {
     | undefined;
   /** Renews and resends a pending invitation to the same address instead of failing. */
   resend: boolean;
+  /**
+   * The language of the invitation mail: the inviter's (en, de, fr, es: the gateway's pick from the
+   * inviter's Accept-Language); absent or another one: English.
+   */
+  language?: string | undefined;
 }
 
 /** InviteMemberResponse: the invitation (its mail is queued). */
@@ -3437,7 +3442,7 @@ export const GetActiveMemberResponse: MessageFns<GetActiveMemberResponse> = {
 };
 
 function createBaseInviteMemberRequest(): InviteMemberRequest {
-  return { caller: undefined, email: "", role: "", organizationId: undefined, resend: false };
+  return { caller: undefined, email: "", role: "", organizationId: undefined, resend: false, language: undefined };
 }
 
 export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
@@ -3456,6 +3461,9 @@ export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
     }
     if (message.resend !== false) {
       writer.uint32(40).bool(message.resend);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(58).string(message.language);
     }
     return writer;
   },
@@ -3513,6 +3521,14 @@ export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
             message.resend = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3536,6 +3552,7 @@ export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
         ? globalThis.String(object.organization_id)
         : undefined,
       resend: isSet(object.resend) ? globalThis.Boolean(object.resend) : false,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -3556,6 +3573,9 @@ export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
     if (message.resend !== false) {
       obj.resend = message.resend;
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -3571,6 +3591,7 @@ export const InviteMemberRequest: MessageFns<InviteMemberRequest> = {
     message.role = object.role ?? "";
     message.organizationId = object.organizationId ?? undefined;
     message.resend = object.resend ?? false;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
