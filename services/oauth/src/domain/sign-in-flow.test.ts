@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { completeSignIn } from "./complete-sign-in.js";
 import { CODE_VERIFIER_LENGTH, STATE_LENGTH, startSignIn } from "./start-sign-in.js";
-import { testRegistry, type TestRegistry } from "../../test/test-registry.js";
+import { fakeProvider, testRegistry, type TestRegistry } from "../../test/test-registry.js";
 
 const client = { ipAddress: "203.0.113.5" };
 const start = (deps: TestRegistry, extra: Partial<Parameters<typeof startSignIn>[1]> = {}) =>
@@ -64,7 +64,13 @@ describe("social sign-in flow", () => {
     const deps = testRegistry();
     expect(await callback(deps, undefined)).toEqual({ kind: "failed", error: "state_not_found" });
     expect(await callback(deps, "x".repeat(32))).toEqual({ kind: "failed", error: "state_not_found" });
-    expect(await callback(deps, (await start(deps)).state, { code: undefined })).toMatchObject({ error: "no_code", errorUrl: "https://app.example/oops" });
+    expect(await callback(deps, (await start(deps)).state, { code: undefined })).toEqual({ kind: "failed", error: "no_code", errorUrl: "https://app.example/oops" });
+    expect(await callback(deps, (await start(deps)).state, { code: undefined, errorDescription: "The window was closed" })).toMatchObject({
+      error: "no_code",
+      errorDescription: "The window was closed",
+    });
+    expect(await callback(deps, (await start(deps)).state, { providerId: "gitlab" })).toMatchObject({ error: "oauth_provider_not_found", errorUrl: "https://app.example/oops" });
+    deps.providers.set("gitlab", fakeProvider("gitlab"));
     expect(await callback(deps, (await start(deps)).state, { providerId: "gitlab" })).toMatchObject({ error: "invalid_callback_request" });
     expect(await callback(deps, (await start(deps)).state, { error: "access_denied", errorDescription: "The user said no" })).toMatchObject({
       error: "access_denied",
@@ -73,6 +79,8 @@ describe("social sign-in flow", () => {
     expect(await callback(deps, (await start(deps)).state, { error: "<script>" })).toMatchObject({ error: "invalid_callback_request" });
     deps.provider.answer = "refuse";
     expect(await callback(deps, (await start(deps)).state)).toMatchObject({ error: "unable_to_get_user_info" });
+    deps.provider.answer = "refuse-code";
+    expect(await callback(deps, (await start(deps)).state)).toMatchObject({ error: "please_restart_the_process", errorUrl: "https://app.example/oops" });
     deps.provider.answer = { profile: { accountId: "1", email: null, emailVerified: false, name: "", image: null }, tokens: { scopes: [] }, raw: {} };
     expect(await callback(deps, (await start(deps)).state)).toMatchObject({ error: "email_not_found" });
   });
