@@ -92,6 +92,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
         if (registry.identityFails) throw new AuthError(registry.identityFails);
         registry.linked.push({ userId, profile });
       },
+      async checkProviderLink(userId, providerId) {
+        if (registry.linked.some((link) => link.userId === userId && link.profile.providerId === providerId)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+      },
       async providerTokens() {
         throw new AuthError("ACCOUNT_NOT_FOUND");
       },

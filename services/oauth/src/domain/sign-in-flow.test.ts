@@ -117,8 +117,21 @@ describe("social sign-in flow", () => {
     expect(await callback(deps, (await start(deps, { link })).state)).toEqual({ kind: "linked", redirectUrl: "https://app.example/dashboard" });
     expect(deps.linked).toMatchObject([{ userId: "user-1", profile: { accountId: "42" } }]);
     expect(deps.signedIn).toHaveLength(0);
-    expect(await callback(deps, (await start(deps, { link: { userId: "user-1", email: "bob@example.com" } })).state)).toMatchObject({ error: "email_doesn't_match" });
+    expect(await callback(deps, (await start(deps, { link: { userId: "user-2", email: "bob@example.com" } })).state)).toMatchObject({ error: "email_doesn't_match" });
     deps.identityFails = "SOCIAL_ACCOUNT_ALREADY_LINKED";
-    expect(await callback(deps, (await start(deps, { link })).state)).toMatchObject({ error: "unable_to_link_account" });
+    expect(await callback(deps, (await start(deps, { link: { userId: "user-3", email: "ada@example.com" } })).state)).toMatchObject({ error: "unable_to_link_account" });
+  });
+
+  it("refuses at once to link a provider the user already has, unless the link asks for more scopes", async () => {
+    const deps = testRegistry();
+    const link = { userId: "user-1", email: "ada@example.com" };
+    await callback(deps, (await start(deps, { link })).state);
+    await expect(start(deps, { link })).rejects.toThrow(new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED"));
+    // Another user, or a sign-in, is not concerned.
+    expect((await start(deps, { link: { userId: "user-2", email: "bob@example.com" } })).url).toContain("state=");
+    expect((await start(deps)).url).toContain("state=");
+    // More scopes renew the linked account's grant at the callback.
+    const widened = await start(deps, { link, scopes: ["repo"] });
+    expect(await callback(deps, widened.state)).toEqual({ kind: "linked", redirectUrl: "https://app.example/dashboard" });
   });
 });
