@@ -142,6 +142,27 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect((await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error).toBeNull();
   });
 
+  it("unbanUser clears the reason and the expiry with the ban; the reason stays in the audit log", async () => {
+    const { client } = await anAdmin();
+    const user = await signedUp();
+    await client.admin.banUser({ userId: user.id, banReason: "chargeback fraud, ticket 4711", banExpiresIn: 3600 });
+    const lifted = { banned: false, banReason: null, banExpires: null };
+    const { data, error } = await client.admin.unbanUser({ userId: user.id });
+    expect(error).toBeNull();
+    expect(data!.user).toMatchObject(lifted);
+    const listed = await client.admin.listUsers({ query: { filterField: "id", filterValue: user.id } });
+    expect(listed.data!.users).toEqual([expect.objectContaining({ id: user.id, ...lifted })]);
+    // Back in, the user's own session shows nothing of the admin's note.
+    const back = aBrowser();
+    expect((await back.client.signIn.email({ email: user.email, password: PASSWORD })).error).toBeNull();
+    expect((await back.client.getSession()).data!.user).toMatchObject(lifted);
+    const audit = await client.$fetch<{ events: { action: string; details: { reason?: string } }[] }>("/admin/list-audit-events", {
+      method: "GET",
+      query: { targetId: user.id, action: "user.ban" },
+    });
+    expect(audit.data!.events.map((event) => event.details.reason)).toEqual(["chargeback fraud, ticket 4711"]);
+  });
+
   it("impersonateUser and stopImpersonating", async () => {
     const admin = await anAdmin();
     const user = await signedUp();
