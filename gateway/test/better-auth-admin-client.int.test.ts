@@ -90,6 +90,21 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect(bad.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
   });
 
+  it("createUser with a role, and without one (the 1.1 server required it): the default role", async () => {
+    const { client } = await anAdmin();
+    const withRole = await client.admin.createUser({ email: uniqueEmail("with-role"), password: PASSWORD, name: "With Role", role: "admin" });
+    expect(withRole.error).toBeNull();
+    expect(withRole.data!.user).toMatchObject({ name: "With Role", role: "admin" });
+    const email = uniqueEmail("default-role");
+    const withoutRole = await client.admin.createUser({ email, password: PASSWORD, name: "Default Role" });
+    expect(withoutRole.error).toBeNull();
+    expect(withoutRole.data!.user).toMatchObject({ email, name: "Default Role", role: "user" });
+    // The user is real: it signs in with its password, with the default role.
+    const signedIn = await aBrowser().client.signIn.email({ email, password: PASSWORD });
+    expect(signedIn.error).toBeNull();
+    expect(signedIn.data!.user).toMatchObject({ id: withoutRole.data!.user.id, role: "user" });
+  });
+
   it.runIf(generation.version === "1.7.25")("listUsers with the 1.7 filter operators: contains, starts_with, in and not_in with a list", async () => {
     const { client } = await anAdmin();
     const tag = `bf${Date.now().toString(36)}`;
