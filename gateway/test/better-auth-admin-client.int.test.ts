@@ -90,6 +90,21 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect(bad.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
   });
 
+  it("createUser with a role, and without one (the 1.1 server required it): the default role", async () => {
+    const { client } = await anAdmin();
+    const withRole = await client.admin.createUser({ email: uniqueEmail("with-role"), password: PASSWORD, name: "With Role", role: "admin" });
+    expect(withRole.error).toBeNull();
+    expect(withRole.data!.user).toMatchObject({ name: "With Role", role: "admin" });
+    const email = uniqueEmail("default-role");
+    const withoutRole = await client.admin.createUser({ email, password: PASSWORD, name: "Default Role" });
+    expect(withoutRole.error).toBeNull();
+    expect(withoutRole.data!.user).toMatchObject({ email, name: "Default Role", role: "user" });
+    // The user is real: it signs in with its password, with the default role.
+    const signedIn = await aBrowser().client.signIn.email({ email, password: PASSWORD });
+    expect(signedIn.error).toBeNull();
+    expect(signedIn.data!.user).toMatchObject({ id: withoutRole.data!.user.id, role: "user" });
+  });
+
   it.runIf(generation.version === "1.7.25")("listUsers with the 1.7 filter operators: contains, starts_with, in and not_in with a list", async () => {
     const { client } = await anAdmin();
     const tag = `bf${Date.now().toString(36)}`;
@@ -140,6 +155,27 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect(self.error).toMatchObject({ status: 400, code: "YOU_CANNOT_BAN_YOURSELF" });
     expect((await client.admin.unbanUser({ userId: user.id })).data!.user.banned).toBe(false);
     expect((await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error).toBeNull();
+  });
+
+  it("unbanUser clears the reason and the expiry with the ban; the reason stays in the audit log", async () => {
+    const { client } = await anAdmin();
+    const user = await signedUp();
+    await client.admin.banUser({ userId: user.id, banReason: "chargeback fraud, ticket 4711", banExpiresIn: 3600 });
+    const lifted = { banned: false, banReason: null, banExpires: null };
+    const { data, error } = await client.admin.unbanUser({ userId: user.id });
+    expect(error).toBeNull();
+    expect(data!.user).toMatchObject(lifted);
+    const listed = await client.admin.listUsers({ query: { filterField: "id", filterValue: user.id } });
+    expect(listed.data!.users).toEqual([expect.objectContaining({ id: user.id, ...lifted })]);
+    // Back in, the user's own session shows nothing of the admin's note.
+    const back = aBrowser();
+    expect((await back.client.signIn.email({ email: user.email, password: PASSWORD })).error).toBeNull();
+    expect((await back.client.getSession()).data!.user).toMatchObject(lifted);
+    const audit = await client.$fetch<{ events: { action: string; details: { reason?: string } }[] }>("/admin/list-audit-events", {
+      method: "GET",
+      query: { targetId: user.id, action: "user.ban" },
+    });
+    expect(audit.data!.events.map((event) => event.details.reason)).toEqual(["chargeback fraud, ticket 4711"]);
   });
 
   it("impersonateUser and stopImpersonating", async () => {

@@ -420,6 +420,7 @@ describe("real answers conform to GET /openapi.json", () => {
     await linker.follow(link.body.url);
     const linked = ((await linker.get("/list-accounts")).body as { providerId: string }[]).find((account) => account.providerId === "google");
     expect(linked).toBeDefined();
+    expect((await linker.post("/link-social", { provider: "google", callbackURL: "/settings" })).status).toBe(400);
     expect((await linker.post("/unlink-account", { providerId: "google" })).status).toBe(200);
     expectConforming();
   });

@@ -159,6 +159,38 @@ describe.each(GENERATIONS)(`better-auth $version organizationClient (${backendLa
     expect(byEmail.data!.member).toMatchObject({ id: members[1]!.id, userId: bob.user.id, user: { id: bob.user.id, name: "Bob", email: bob.email, image: null } });
   });
 
+  it("a non-member acting on an organization gets the 1.1 server's answers, the same whether it exists or not", async () => {
+    const ada = await signedUp("Ada");
+    const grace = await signedUp("Grace");
+    const mallory = await signedUp("Mallory");
+    const { data: org } = await ada.client.organization.create({ name: "Engines", slug: uniqueSlug("client") });
+    const { data: invitation } = await ada.client.organization.inviteMember({ email: grace.email, role: "member" });
+    const graceMember = (await grace.client.organization.acceptInvitation({ invitationId: invitation!.id })).data!.member;
+    const { data: pending } = await ada.client.organization.inviteMember({ email: uniqueEmail("later"), role: "member" });
+    const memberNotFound = { status: 400, code: "MEMBER_NOT_FOUND", message: "Member not found" };
+    const notAMember = { status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", message: "User is not a member of the organization" };
+    const organizationNotFound = { status: 400, code: "ORGANIZATION_NOT_FOUND", message: "Organization not found" };
+
+    // Mallory has no active organization: naming none is "Organization not found", as 1.1 answers.
+    expect((await mallory.client.organization.inviteMember({ email: uniqueEmail("x"), role: "member" })).error).toMatchObject(organizationNotFound);
+    expect((await mallory.client.organization.update({ data: { name: "Taken" } })).error).toMatchObject(organizationNotFound);
+    // An organization she is not a member of, and one that does not exist, answer alike.
+    for (const organizationId of [org!.id, "no-such-organization"]) {
+      const m = mallory.client.organization;
+      expect((await m.inviteMember({ email: uniqueEmail("x"), role: "member", organizationId })).error).toMatchObject(memberNotFound);
+      expect((await m.updateMemberRole({ memberId: graceMember.id, role: "admin", organizationId })).error).toMatchObject(memberNotFound);
+      expect((await m.removeMember({ memberIdOrEmail: grace.email, organizationId })).error).toMatchObject(memberNotFound);
+      // 1.1 answers this message with 400; ours keeps the 403 it has on every read (docs/adr/0050-organization-refusals-of-non-members.md).
+      expect((await m.update({ organizationId, data: { name: "Taken" } })).error).toMatchObject(notAMember);
+    }
+    expect((await mallory.client.organization.cancelInvitation({ invitationId: pending!.id })).error).toMatchObject(memberNotFound);
+
+    // Nothing changed.
+    const full = (await ada.client.organization.getFullOrganization()).data!;
+    expect(full).toMatchObject({ name: "Engines", invitations: [expect.objectContaining({ id: pending!.id, status: "pending" })] });
+    expect(full.members.find((m) => m.userId === grace.user.id)).toMatchObject({ role: "member" });
+  });
+
   it.runIf(generation.current)("listUserInvitations: each invitation with its organization's name, the other fields as before", async () => {
     const ada = await signedUp("Ada");
     const grace = await signedUp("Grace");

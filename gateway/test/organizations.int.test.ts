@@ -136,7 +136,8 @@ describe(`organizations (${backendLabel()})`, () => {
       expect([await activeOf(ada), await activeOf(admin)]).toEqual([null, null]);
       expect((await admin.c.get("/organization/list")).body).toEqual([]);
       expect(await platform.services.organization.deps.store.findInvitation(pending.body.id)).toBeNull();
-      expect(refusal(await ada.c.post("/organization/delete", { organizationId: org.id }))).toMatchObject({ status: 400, code: "ORGANIZATION_NOT_FOUND" });
+      // Gone: its former owner is now a non-member like anyone else.
+      expect(refusal(await ada.c.post("/organization/delete", { organizationId: org.id }))).toMatchObject({ status: 403, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" });
     });
 
     it("members: remove needs member delete, role change needs member update, only owners touch owners", async () => {

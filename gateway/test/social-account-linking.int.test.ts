@@ -136,9 +136,65 @@ describe("POST /link-social", () => {
     expect(await linkGoogle(other, sameEmail)).toBe(at("/oops?error=unable_to_link_account"));
     const fresh = social.anAccount("second", { email: sameEmail.email });
     expect(await linkGoogle(other, fresh)).toBe(at("/settings"));
+    // A second Google account is refused when the link starts (below); asking for more scopes gets to the
+    // callback, where another account of the provider is refused all the same.
     const third = social.anAccount("third", { email: sameEmail.email });
-    expect(await linkGoogle(other, third)).toBe(at("/oops?error=unable_to_link_account"));
+    forgetProviderSession(other);
+    social.idp.signInAs(third);
+    const widening = await postJson(
+      other,
+      `${social.platform.baseURL}/link-social`,
+      { provider: "google", callbackURL: "/settings", errorCallbackURL: "/oops", scopes: ["offline_access"] },
+      social.platform.origin,
+    );
+    expect(widening.status).toBe(200);
+    expect((await other.follow(widening.body.url)).url.href).toBe(at("/oops?error=unable_to_link_account"));
     expect((await providersOf(other)).sort()).toEqual(["credential", "google"]);
+  });
+
+  it("refuses a provider the user already has at once: 400 SOCIAL_ACCOUNT_ALREADY_LINKED, before any redirect to the provider", async () => {
+    const account = social.anAccount("twice");
+    const flow = social.browser();
+    await signUp(flow, account.email);
+    expect(await linkGoogle(flow, account)).toBe(at("/settings"));
+    const authorizationsBefore = social.idp.authorizations.length;
+    const again = await postJson(
+      flow,
+      `${social.platform.baseURL}/link-social`,
+      { provider: "google", callbackURL: "/settings", errorCallbackURL: "/oops" },
+      social.platform.origin,
+    );
+    expect({ status: again.status, body: again.body }).toEqual({ status: 400, body: { code: "SOCIAL_ACCOUNT_ALREADY_LINKED", message: "Social account already linked" } });
+    // No provider URL, no sign-in state bound to the browser, nothing asked of the provider.
+    expect(again.headers.getSetCookie()).toEqual([]);
+    expect(social.idp.authorizations.length).toBe(authorizationsBefore);
+    expect((await providersOf(flow)).sort()).toEqual(["credential", "google"]);
+  });
+
+  it("lets a user with the provider linked ask for more scopes: the same account gets the new grant", async () => {
+    const account = social.anAccount("widen");
+    const flow = social.browser();
+    await signUp(flow, account.email);
+    expect(await linkGoogle(flow, account)).toBe(at("/settings"));
+    const accessToken = async () =>
+      (await postJson(flow, `${social.platform.baseURL}/get-access-token`, { providerId: "google" }, social.platform.origin)).body.accessToken as string;
+    const googleAccounts = async () =>
+      ((await (await flow.request(`${social.platform.baseURL}/list-accounts`)).json()) as Array<{ id: string; provider: string }>).filter((a) => a.provider === "google");
+    const before = await googleAccounts();
+    const firstToken = await accessToken();
+    forgetProviderSession(flow);
+    social.idp.signInAs(account);
+    const res = await postJson(
+      flow,
+      `${social.platform.baseURL}/link-social`,
+      { provider: "google", callbackURL: "/settings", scopes: ["offline_access"] },
+      social.platform.origin,
+    );
+    expect(res.status).toBe(200);
+    expect(new URL(res.body.url).searchParams.get("scope")!.split(" ")).toContain("offline_access");
+    expect((await flow.follow(res.body.url)).url.href).toBe(at("/settings"));
+    expect((await googleAccounts()).map((a) => a.id)).toEqual(before.map((a) => a.id));
+    expect(await accessToken()).not.toBe(firstToken);
   });
 
   it("refuses a provider account whose email is not the user's: email_doesn't_match", async () => {

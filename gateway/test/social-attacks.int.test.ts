@@ -143,7 +143,8 @@ describe("attacks on the callback that the platform resists", () => {
     const victim = social.browser();
     const state = new URL(await startGoogle(victim)).searchParams.get("state")!;
     const res = await victim.request(`${social.platform.baseURL}/callback/google?${new URLSearchParams({ code, state, iss: social.idp.issuer })}`);
-    expect(res.headers.get("location")).toBe(at("/oops?error=unable_to_get_user_info"));
+    // The provider refuses the code at the token exchange: the victim's verifier is not the one it was issued for.
+    expect(res.headers.get("location")).toBe(at("/oops?error=please_restart_the_process"));
     expect(await sessionUser(victim)).toBeNull();
   });
 

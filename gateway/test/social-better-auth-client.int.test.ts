@@ -1,8 +1,8 @@
 /**
  * The better-auth client's social calls (1.1 and the current generation) against the gateway, with a real
  * OpenID provider behind Google: signIn.social answers the provider URL the browser then follows,
- * signIn.social with an id token signs in at once, linkSocial links to the signed-in user, and an
- * unconfigured provider is a 404 'Provider not found'.
+ * signIn.social with an id token signs in at once, linkSocial links to the signed-in user (and refuses a
+ * provider already linked at once), and an unconfigured provider is a 404 'Provider not found'.
  */
 import { describe, expect, it } from "vitest";
 import { CLIENT_GENERATIONS } from "../../testing/better-auth-clients.js";
@@ -69,5 +69,9 @@ describe.each(CLIENT_GENERATIONS)("better-auth client $version: social sign-in",
     expect((await flow.follow((data as { url: string }).url)).url.href).toBe(`${social.platform.origin}/settings`);
     const accounts = await client.listAccounts();
     expect(accounts.data?.map((a) => a.providerId ?? (a as { provider?: string }).provider).sort()).toEqual(["credential", "google"]);
+    // Linking it again is refused at once, with no provider URL: the 1.1 server's answer.
+    const again = await client.linkSocial({ provider: "google", callbackURL: "/settings" });
+    expect(again.data).toBeNull();
+    expect(again.error).toMatchObject({ status: 400, code: "SOCIAL_ACCOUNT_ALREADY_LINKED", message: "Social account already linked" });
   });
 });

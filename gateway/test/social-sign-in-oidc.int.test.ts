@@ -162,6 +162,32 @@ describe("social sign-in with an OpenID provider", () => {
     expect((await anonymous.request(callbackUrl({ code: "x" }))).headers.get("location")).toBe(at("/api/auth/error?error=state_not_found"));
   });
 
+  it("passes the provider's error_description on beside no_code", async () => {
+    const flow = social.browser();
+    const { url } = await startGoogle(flow);
+    const res = await flow.request(callbackUrl({ state: stateOf(url), error_description: "The window was closed" }));
+    expect(res.headers.get("location")).toBe(at("/oops?error=no_code&error_description=The+window+was+closed"));
+  });
+
+  it("answers oauth_provider_not_found for a callback naming a provider that is not configured", async () => {
+    const flow = social.browser();
+    const { url } = await startGoogle(flow);
+    const res = await flow.request(`${social.platform.baseURL}/callback/github?${new URLSearchParams({ code: "any", state: stateOf(url) })}`);
+    expect(res.headers.get("location")).toBe(at("/oops?error=oauth_provider_not_found"));
+    expect(res.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
+  });
+
+  it("answers please_restart_the_process when the provider refuses the code at the token exchange", async () => {
+    const flow = social.browser();
+    const { url } = await startGoogle(flow);
+    const requestsBefore = social.tokens.requests.length;
+    const res = await flow.request(callbackUrl({ code: "a-code-the-provider-never-issued", state: stateOf(url), iss: social.idp.issuer }));
+    // The provider itself was asked, and refused the code.
+    expect(social.tokens.requests.slice(requestsBefore).map((form) => form.get("code"))).toEqual(["a-code-the-provider-never-issued"]);
+    expect(res.headers.get("location")).toBe(at("/oops?error=please_restart_the_process"));
+    expect(res.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
+  });
+
   it("answers a form POST (Apple's form_post) from another site by moving it to a GET with the cookies", async () => {
     const flow = social.browser();
     const { url } = await startGoogle(flow);

@@ -339,8 +339,7 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         response: invitationSchema,
         errors: [
           "ORGANIZATION_NOT_FOUND",
-          "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
-          "NO_ACTIVE_ORGANIZATION",
+          "MEMBER_NOT_FOUND",
           "INVALID_EMAIL",
           "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION",
           "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION",
@@ -478,7 +477,7 @@ export function organizationRoutes(deps: RouteDeps): Route[] {
         summary: "Cancel an invitation",
         body: invitationIdBody,
         response: invitationSchema,
-        errors: ["INVITATION_NOT_FOUND", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"],
+        errors: ["INVITATION_NOT_FOUND", "MEMBER_NOT_FOUND", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"],
       },
       async ({ req, body, session, json }) => {
         const caller = callerOf(req, session);

@@ -34,7 +34,6 @@ const iso = (date: Date | undefined) => date?.toISOString();
 const RENEWAL_MARGIN_MS = 5_000;
 const expiresSoon = (expiresAt: Date | undefined) => expiresAt !== undefined && expiresAt.getTime() - Date.now() < RENEWAL_MARGIN_MS;
 
-/** The signed-in user, unless an admin is impersonating them. */
 /** The caller, when it may read its provider accounts (not from an impersonation session). */
 function accountHolder(req: Request, current: CurrentSession) {
   if (current.session.impersonatedBy) throw new AuthError("PROVIDER_ACCOUNTS_ARE_NOT_AVAILABLE_WHILE_IMPERSONATING");

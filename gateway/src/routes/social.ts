@@ -202,7 +202,7 @@ export function socialRoutes(deps: RouteDeps): Route[] {
         session: "required",
         body: linkSocialBody,
         response: socialRedirectSchema,
-        errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
+        errors: ["PROVIDER_NOT_FOUND", "SOCIAL_ACCOUNT_ALREADY_LINKED", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
       },
       async ({ req, res, body, session, json }) => {
         const callbacks = req.callbacks.body;

@@ -31,6 +31,9 @@ export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<R
       async linkProviderAccount(userId, profile) {
         await call(accounts, accounts.linkProviderAccount, { userId, profile: toProfileMessage(profile) });
       },
+      async checkProviderLink(userId, providerId) {
+        await call(accounts, accounts.checkProviderLink, { userId, providerId });
+      },
       async providerTokens(selection) {
         const answer = await call(accounts, accounts.loadProviderTokens, selection);
         return { ...answer, account: answer.account! };

@@ -16,7 +16,7 @@ import { oauthConfig } from "../src/config.js";
 import { PROVIDERS, type ProviderId } from "../src/providers/catalogue.js";
 import { providerHttp } from "../src/providers/http.js";
 import { keySets } from "../src/providers/key-sets.js";
-import { createProvider } from "../src/providers/provider.js";
+import { CodeExchangeError, createProvider, ProfileError } from "../src/providers/provider.js";
 import type { MappedProfile } from "../src/providers/types.js";
 
 interface Seen {
@@ -290,7 +290,10 @@ describe("refusals", () => {
       .setAudience(CLIENT_ID)
       .sign(other.privateKey);
     tokenAnswers.set("microsoft", { access_token: "at", token_type: "Bearer", id_token: forged });
-    await expect(provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "n", redirectUri: REDIRECT("microsoft") })).rejects.toThrow(/id token refused/);
+    const completing = provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "n", redirectUri: REDIRECT("microsoft") });
+    await expect(completing).rejects.toThrow(/id token refused/);
+    // Tokens were granted: the profile is what is refused (unable_to_get_user_info), not the code.
+    await expect(completing).rejects.toBeInstanceOf(ProfileError);
   });
 
   it("an id token for another nonce is refused (Twitch)", async () => {
@@ -305,12 +308,12 @@ describe("refusals", () => {
     );
   });
 
-  it("a token endpoint error (GitHub answers 200 with error) is refused", async () => {
+  it("a token endpoint error (GitHub answers 200 with error) is a refused code, not a refused profile", async () => {
     const provider = providerFor("github");
     tokenAnswers.set("github", { error: "bad_verification_code" });
-    await expect(provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "n", redirectUri: REDIRECT("github") })).rejects.toThrow(
-      /bad_verification_code/,
-    );
+    const completing = provider.complete({ code: "c", state: "s", codeVerifier: randomString(128), nonce: "n", redirectUri: REDIRECT("github") });
+    await expect(completing).rejects.toThrow(/bad_verification_code/);
+    await expect(completing).rejects.toBeInstanceOf(CodeExchangeError);
   });
 
   it("an Apple id token older than an hour is refused for id-token sign-in", async () => {

@@ -8,7 +8,7 @@ import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { oauthConfig } from "../src/config.js";
-import { ProfileError } from "../src/providers/provider.js";
+import { CodeExchangeError, ProfileError } from "../src/providers/provider.js";
 import type { Provider, SignInResult } from "../src/providers/types.js";
 import { createMemoryOAuthStore } from "../src/store/memory-oauth-store.js";
 import type { Registry, VerifiedProfile } from "../src/domain/ports.js";
@@ -16,8 +16,8 @@ import type { Registry, VerifiedProfile } from "../src/domain/ports.js";
 export const T0 = Date.UTC(2031, 0, 1);
 
 export interface FakeProvider extends Provider {
-  /** What complete() answers next: a result, or "refuse" for a provider answer the flow refuses. */
-  answer: SignInResult | "refuse";
+  /** What complete() answers next: a result, "refuse" for a provider answer the flow refuses, "refuse-code" for a code the token endpoint refuses. */
+  answer: SignInResult | "refuse" | "refuse-code";
   completed: Array<Parameters<Provider["complete"]>[0]>;
 }
 
@@ -35,6 +35,7 @@ export function fakeProvider(id = "github"): FakeProvider {
     },
     async complete(input) {
       provider.completed.push(input);
+      if (provider.answer === "refuse-code") throw new CodeExchangeError("invalid_grant");
       if (provider.answer === "refuse") throw new ProfileError("refused");
       return provider.answer;
     },
@@ -42,7 +43,7 @@ export function fakeProvider(id = "github"): FakeProvider {
       throw new ProfileError("the fake provider grants no refresh");
     },
     async accountInfo() {
-      if (provider.answer === "refuse") throw new ProfileError("refused");
+      if (typeof provider.answer === "string") throw new ProfileError("refused");
       return provider.answer;
     },
   };
@@ -90,6 +91,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       async linkProviderAccount(userId, profile) {
         if (registry.identityFails) throw new AuthError(registry.identityFails);
         registry.linked.push({ userId, profile });
+      },
+      async checkProviderLink(userId, providerId) {
+        if (registry.linked.some((link) => link.userId === userId && link.profile.providerId === providerId)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
       },
       async providerTokens() {
         throw new AuthError("ACCOUNT_NOT_FOUND");

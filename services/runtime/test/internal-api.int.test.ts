@@ -63,6 +63,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetProviderAccountInfo: ["gateway"],
     SignInWithProvider: ["oauth"],
     LinkProviderAccount: ["oauth"],
+    CheckProviderLink: ["oauth"],
     LoadProviderTokens: ["oauth"],
     StoreProviderTokens: ["oauth"],
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { providerTokens } from "./provider-tokens.js";
-import { linkProviderAccount, type ProviderProfile, signInWithProvider } from "./provider-sign-in.js";
+import { checkProviderLink, linkProviderAccount, type ProviderProfile, signInWithProvider } from "./provider-sign-in.js";
 import { aSignedUpUser, testRegistry, type TestRegistry } from "../../test/test-registry.js";
 import { trustDevice } from "./trusted-devices.js";
 import { errorCode } from "../../../../testing/error-code.js";
@@ -140,5 +140,15 @@ describe("linking a provider account to a signed-in user", () => {
     await linkProviderAccount(deps, ada.id, aProfile({ accessToken: "gho_renewed" }));
     expect((await providerTokens(deps, { userId: ada.id, providerId: "github" })).accessToken).toBe("gho_renewed");
     expect(await errorCode(linkProviderAccount(deps, "no-such-user", aProfile({ accountId: "gh-9" })))).toBe("USER_NOT_FOUND");
+  });
+
+  it("refuses at the start a provider the user already has, and only that", async () => {
+    const deps = testRegistry();
+    const ada = await verifiedUser(deps);
+    await checkProviderLink(deps, ada.id, "github");
+    await linkProviderAccount(deps, ada.id, aProfile({ email: "ada@github.example" }));
+    expect(await errorCode(checkProviderLink(deps, ada.id, "github"))).toBe("SOCIAL_ACCOUNT_ALREADY_LINKED");
+    await checkProviderLink(deps, ada.id, "gitlab");
+    await checkProviderLink(deps, (await verifiedUser(deps, "bob@example.com")).id, "github");
   });
 });

@@ -146,6 +146,14 @@ export async function signInWithProvider(deps: Deps, input: ProviderSignInInput)
 }
 
 /**
+ * Refuses, when /link-social starts, the link linkProviderAccount would refuse at the callback whatever the
+ * provider answers: a second account of a provider the user already has.
+ */
+export async function checkProviderLink(deps: Pick<Deps, "store">, userId: string, providerId: string): Promise<void> {
+  if (await deps.store.findAccount(userId, providerId)) throw new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED");
+}
+
+/**
  * Links a provider account to a signed-in user (/link-social): refused when that provider account belongs
  * to another user, or when the user already has an account of this provider. Relinking the same provider
  * account renews its tokens.

@@ -11,7 +11,7 @@ import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import type { Registry } from "../domain/ports.js";
-import { linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
+import { checkProviderLink, linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "../domain/provider-tokens.js";
 import { toAccountMessage, toClient, toProviderProfile, toSignInResponse } from "./mappers.js";
 
@@ -26,6 +26,7 @@ export const ACCOUNT_ACCESS: AccessTable = {
   GetProviderAccountInfo: GATEWAY,
   SignInWithProvider: OAUTH,
   LinkProviderAccount: OAUTH,
+  CheckProviderLink: OAUTH,
   // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
   LoadProviderTokens: OAUTH,
   StoreProviderTokens: OAUTH,
@@ -84,6 +85,11 @@ export function accountService(registry: Registry, rpc: RpcServer): ServiceBindi
     linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
       account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),
     })),
+    checkProviderLink: rpc.unary("CheckProviderLink", async (req) => {
+      if (!req.userId || !req.providerId) throw new AuthError("VALIDATION_ERROR", "userId and providerId are required");
+      await checkProviderLink(registry, req.userId, req.providerId);
+      return {};
+    }),
   };
   return {
     definition: AccountServiceService,

@@ -6,7 +6,7 @@
  */
 import { AuthError, type ErrorCode, redirectErrorCode, REDIRECT_ERRORS } from "@auth-platform/proto/errors";
 import { describeError } from "@auth-platform/runtime/log";
-import { ProfileError } from "../providers/provider.js";
+import { CodeExchangeError, ProfileError } from "../providers/provider.js";
 import type { SignInState } from "../store/oauth-store.js";
 import type { ClientInfo, ProviderSignIn, Registry, VerifiedProfile } from "./ports.js";
 import { redirectUriOf } from "./start-sign-in.js";
@@ -45,17 +45,18 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
   if (!input.state) return { kind: "failed", error: codeOf("STATE_NOT_FOUND") };
   const state = await deps.store.consumeState(input.state);
   if (!state) return { kind: "failed", error: codeOf("STATE_NOT_FOUND") };
-  const fail = (code: ErrorCode, errorDescription?: string): CallbackOutcome => ({ kind: "failed", error: codeOf(code), errorUrl: state.errorUrl ?? undefined, errorDescription });
+  const failWith = (error: string, errorDescription?: string): CallbackOutcome => ({ kind: "failed", error, errorUrl: state.errorUrl ?? undefined, errorDescription });
+  const fail = (code: ErrorCode, errorDescription?: string) => failWith(codeOf(code), errorDescription);
   if (state.expiresAt <= deps.now()) return fail("PLEASE_RESTART_THE_PROCESS");
-  // A state is good for the provider it was made for only.
-  if (state.providerId !== input.providerId) return fail("INVALID_CALLBACK_REQUEST");
-  if (input.error) {
-    const error = PROVIDER_ERROR.test(input.error) ? input.error : codeOf("INVALID_CALLBACK_REQUEST");
-    return { kind: "failed", error, errorUrl: state.errorUrl ?? undefined, errorDescription: input.errorDescription?.slice(0, 500) };
-  }
-  if (!input.code) return fail("NO_CODE");
-  const provider = deps.providers.get(state.providerId);
+  // The provider's own words (a refusal, or no code) are passed on, bounded.
+  const description = input.errorDescription?.slice(0, 500);
+  if (input.error) return PROVIDER_ERROR.test(input.error) ? failWith(input.error, description) : fail("INVALID_CALLBACK_REQUEST", description);
+  if (!input.code) return fail("NO_CODE", description);
+  // The callback's provider before the state's: a path naming no configured provider says so, as better-auth does.
+  const provider = deps.providers.get(input.providerId);
   if (!provider) return fail("OAUTH_PROVIDER_NOT_FOUND");
+  // A state is good for the provider it was made for only.
+  if (state.providerId !== provider.id) return fail("INVALID_CALLBACK_REQUEST");
 
   let profile: VerifiedProfile;
   try {
@@ -71,6 +72,10 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
     if (!result.profile.email) return fail("EMAIL_NOT_FOUND");
     profile = { ...result.profile, email: lowerCaseAddress(result.profile.email), providerId: provider.id, tokens: result.tokens };
   } catch (error) {
+    if (error instanceof CodeExchangeError) {
+      deps.log.warn("social sign-in: the provider granted no tokens for the code", { providerId: provider.id, error: error.message });
+      return fail("PLEASE_RESTART_THE_PROCESS");
+    }
     if (!(error instanceof ProfileError)) throw error;
     deps.log.warn("social sign-in: provider answer refused", { providerId: provider.id, error: error.message });
     return fail("UNABLE_TO_GET_USER_INFO");

@@ -27,6 +27,8 @@ export interface IdentityPort {
   signInWithProvider(profile: VerifiedProfile, options: SignInOptions): Promise<ProviderSignIn>;
   /** Links the profile's provider account to the user. */
   linkProviderAccount(userId: string, profile: VerifiedProfile): Promise<void>;
+  /** Refuses a link the callback would refuse whatever the provider answers (SOCIAL_ACCOUNT_ALREADY_LINKED passes through). */
+  checkProviderLink(userId: string, providerId: string): Promise<void>;
   /** The stored tokens of one of the user's provider accounts (ACCOUNT_NOT_FOUND passes through). */
   providerTokens(selection: AccountSelection): Promise<StoredTokens>;
   /** Replaces the account's tokens after a refresh. */

@@ -4,21 +4,12 @@
  * tokens; oauth holds the provider configuration, so it reads them from identity, asks the provider, and
  * (refresh) hands the new tokens back to identity.
  */
-import { AuthError, isErrorCode, PeerError } from "@auth-platform/proto/errors";
+import { AuthError } from "@auth-platform/proto/errors";
 import { ProfileError } from "../providers/provider.js";
+import { fromIdentity } from "./from-identity.js";
 import type { AccountSelection, Registry, StoredTokens } from "./ports.js";
 
 type Deps = Pick<Registry, "providers" | "identity" | "log">;
-
-/** identity's answer is meant for our caller: a peer error escaping the handler would be a generic 500. */
-async function fromIdentity<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof PeerError && isErrorCode(error.code) && error.code !== "INTERNAL_SERVER_ERROR") throw new AuthError(error.code);
-    throw error;
-  }
-}
 
 async function withProvider(deps: Deps, selection: AccountSelection) {
   const stored = await fromIdentity(() => deps.identity.providerTokens(selection));

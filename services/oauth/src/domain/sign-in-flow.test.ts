@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { completeSignIn } from "./complete-sign-in.js";
 import { CODE_VERIFIER_LENGTH, STATE_LENGTH, startSignIn } from "./start-sign-in.js";
-import { testRegistry, type TestRegistry } from "../../test/test-registry.js";
+import { fakeProvider, testRegistry, type TestRegistry } from "../../test/test-registry.js";
 
 const client = { ipAddress: "203.0.113.5" };
 const start = (deps: TestRegistry, extra: Partial<Parameters<typeof startSignIn>[1]> = {}) =>
@@ -64,7 +64,13 @@ describe("social sign-in flow", () => {
     const deps = testRegistry();
     expect(await callback(deps, undefined)).toEqual({ kind: "failed", error: "state_not_found" });
     expect(await callback(deps, "x".repeat(32))).toEqual({ kind: "failed", error: "state_not_found" });
-    expect(await callback(deps, (await start(deps)).state, { code: undefined })).toMatchObject({ error: "no_code", errorUrl: "https://app.example/oops" });
+    expect(await callback(deps, (await start(deps)).state, { code: undefined })).toEqual({ kind: "failed", error: "no_code", errorUrl: "https://app.example/oops" });
+    expect(await callback(deps, (await start(deps)).state, { code: undefined, errorDescription: "The window was closed" })).toMatchObject({
+      error: "no_code",
+      errorDescription: "The window was closed",
+    });
+    expect(await callback(deps, (await start(deps)).state, { providerId: "gitlab" })).toMatchObject({ error: "oauth_provider_not_found", errorUrl: "https://app.example/oops" });
+    deps.providers.set("gitlab", fakeProvider("gitlab"));
     expect(await callback(deps, (await start(deps)).state, { providerId: "gitlab" })).toMatchObject({ error: "invalid_callback_request" });
     expect(await callback(deps, (await start(deps)).state, { error: "access_denied", errorDescription: "The user said no" })).toMatchObject({
       error: "access_denied",
@@ -73,6 +79,8 @@ describe("social sign-in flow", () => {
     expect(await callback(deps, (await start(deps)).state, { error: "<script>" })).toMatchObject({ error: "invalid_callback_request" });
     deps.provider.answer = "refuse";
     expect(await callback(deps, (await start(deps)).state)).toMatchObject({ error: "unable_to_get_user_info" });
+    deps.provider.answer = "refuse-code";
+    expect(await callback(deps, (await start(deps)).state)).toMatchObject({ error: "please_restart_the_process", errorUrl: "https://app.example/oops" });
     deps.provider.answer = { profile: { accountId: "1", email: null, emailVerified: false, name: "", image: null }, tokens: { scopes: [] }, raw: {} };
     expect(await callback(deps, (await start(deps)).state)).toMatchObject({ error: "email_not_found" });
   });
@@ -109,8 +117,21 @@ describe("social sign-in flow", () => {
     expect(await callback(deps, (await start(deps, { link })).state)).toEqual({ kind: "linked", redirectUrl: "https://app.example/dashboard" });
     expect(deps.linked).toMatchObject([{ userId: "user-1", profile: { accountId: "42" } }]);
     expect(deps.signedIn).toHaveLength(0);
-    expect(await callback(deps, (await start(deps, { link: { userId: "user-1", email: "bob@example.com" } })).state)).toMatchObject({ error: "email_doesn't_match" });
+    expect(await callback(deps, (await start(deps, { link: { userId: "user-2", email: "bob@example.com" } })).state)).toMatchObject({ error: "email_doesn't_match" });
     deps.identityFails = "SOCIAL_ACCOUNT_ALREADY_LINKED";
-    expect(await callback(deps, (await start(deps, { link })).state)).toMatchObject({ error: "unable_to_link_account" });
+    expect(await callback(deps, (await start(deps, { link: { userId: "user-3", email: "ada@example.com" } })).state)).toMatchObject({ error: "unable_to_link_account" });
+  });
+
+  it("refuses at once to link a provider the user already has, unless the link asks for more scopes", async () => {
+    const deps = testRegistry();
+    const link = { userId: "user-1", email: "ada@example.com" };
+    await callback(deps, (await start(deps, { link })).state);
+    await expect(start(deps, { link })).rejects.toThrow(new AuthError("SOCIAL_ACCOUNT_ALREADY_LINKED"));
+    // Another user, or a sign-in, is not concerned.
+    expect((await start(deps, { link: { userId: "user-2", email: "bob@example.com" } })).url).toContain("state=");
+    expect((await start(deps)).url).toContain("state=");
+    // More scopes renew the linked account's grant at the callback.
+    const widened = await start(deps, { link, scopes: ["repo"] });
+    expect(await callback(deps, widened.state)).toEqual({ kind: "linked", redirectUrl: "https://app.example/dashboard" });
   });
 });

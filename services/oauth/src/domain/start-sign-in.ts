@@ -7,6 +7,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import { randomString } from "@auth-platform/runtime/random";
 import { STATE_TTL_MS } from "../config.js";
 import type { LinkIntent } from "../store/oauth-store.js";
+import { fromIdentity } from "./from-identity.js";
 import type { Registry } from "./ports.js";
 
 export const STATE_LENGTH = 32;
@@ -26,9 +27,12 @@ export interface StartSignInInput {
 /** Where a provider sends the browser back to. */
 export const redirectUriOf = (deps: Pick<Registry, "config">, providerId: string) => `${deps.config.baseUrl}/callback/${providerId}`;
 
-export async function startSignIn(deps: Pick<Registry, "config" | "store" | "providers" | "now">, input: StartSignInInput): Promise<{ url: string; state: string }> {
+export async function startSignIn(deps: Pick<Registry, "config" | "store" | "providers" | "identity" | "now">, input: StartSignInInput): Promise<{ url: string; state: string }> {
   const provider = deps.providers.get(input.providerId);
   if (!provider) throw new AuthError("PROVIDER_NOT_FOUND");
+  // A provider the user already has is refused now, before the round trip to it, as better-auth 1.1 does;
+  // unless the link asks for more scopes: then it renews that account's grant (docs/adr/0049-link-social-refuses-a-linked-provider-at-once.md).
+  if (input.link && !input.scopes?.length) await fromIdentity(() => deps.identity.checkProviderLink(input.link!.userId, provider.id));
   const now = deps.now();
   const state = randomString(STATE_LENGTH);
   const codeVerifier = randomString(CODE_VERIFIER_LENGTH);

@@ -27,6 +27,20 @@ export class ProfileError extends Error {
   override name = "ProfileError";
 }
 
+/**
+ * The token endpoint granted no tokens for the callback's code (it refused the code, or could not be
+ * reached): the callback answers please_restart_the_process, since only a new authorization gets a new code.
+ */
+export class CodeExchangeError extends Error {
+  override name = "CodeExchangeError";
+}
+
+/** openid-client's failures of the token request itself: an OAuth error answer, or none (fetch failed, timed out). */
+const isTokenRequestFailure = (error: unknown) =>
+  error instanceof oidc.ResponseBodyError ||
+  (error instanceof TypeError && error.message === "fetch failed") ||
+  (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"));
+
 /** The longest user id and name identity stores (its columns hold 255 characters). */
 const MAX_PROFILE_FIELD = 255;
 
@@ -158,6 +172,7 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
             idTokenExpected: true,
           });
         } catch (error) {
+          if (isTokenRequestFailure(error)) throw new CodeExchangeError(`${id} code grant: ${(error as Error).message}`);
           throw new ProfileError(`${id} code grant: ${(error as Error).message}`);
         }
         tokens = readTokens(answer as unknown as Json, deps.now());
@@ -197,7 +212,11 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
   };
 
   async function exchange(code: string, redirectUri: string, codeVerifier: string | undefined): Promise<Json> {
-    return tokenRequest({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: codeVerifier }, "code exchange");
+    try {
+      return await tokenRequest({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: codeVerifier }, "code exchange");
+    } catch (error) {
+      throw new CodeExchangeError((error as Error).message);
+    }
   }
 
   /** A form-encoded POST to the token endpoint with the client's credentials (in the body, or HTTP Basic). */

@@ -14,10 +14,13 @@ export interface Target {
   organizationSlug?: string;
 }
 
-/** The organization id a call names, else the caller's active one; NO_ACTIVE_ORGANIZATION when neither. */
-export function targetId(caller: Caller, organizationId?: string): string {
+/**
+ * The organization id a call names, else the caller's active one; `none` (NO_ACTIVE_ORGANIZATION by default,
+ * ORGANIZATION_NOT_FOUND where better-auth answers that) when neither.
+ */
+export function targetId(caller: Caller, organizationId?: string, none: ErrorCode = "NO_ACTIVE_ORGANIZATION"): string {
   const id = organizationId || caller.activeOrganizationId;
-  if (!id) throw new AuthError("NO_ACTIVE_ORGANIZATION");
+  if (!id) throw new AuthError(none);
   return id;
 }
 

@@ -122,6 +122,19 @@ describe("invitations", () => {
     expect(await errorCode(acceptInvitation(deps, invitee.caller(), pending.id))).toBe("INVITATION_NOT_FOUND");
   });
 
+  it("answers a non-member as better-auth does: Member not found, whether the organization exists or not", async () => {
+    const deps = testRegistry();
+    const { organization, invite } = await setUp(deps);
+    const pending = await invite();
+    const stranger = aUser(deps, "Mallory");
+    const inviteTo = (organizationId?: string) => inviteMember(deps, stranger.caller(), { email: "x@example.com", role: "member", organizationId, resend: false });
+    expect(await errorCode(inviteTo(organization.id))).toBe("MEMBER_NOT_FOUND");
+    expect(await errorCode(inviteTo("no-such-organization"))).toBe("MEMBER_NOT_FOUND");
+    expect(await errorCode(inviteTo(undefined))).toBe("ORGANIZATION_NOT_FOUND");
+    expect(await errorCode(cancelInvitation(deps, stranger.caller(), pending.id))).toBe("MEMBER_NOT_FOUND");
+    expect((await deps.store.findInvitation(pending.id))?.status).toBe("pending");
+  });
+
   it("refuses unknown roles, the owner role from a non-owner, and an inviter who left", async () => {
     const deps = testRegistry();
     const { owner, organization, invitee, invite } = await setUp(deps);

@@ -41,13 +41,15 @@ function mayInvite(deps: Deps, role: string, noPermission: ErrorCode, cannotGive
 }
 
 export async function inviteMember(deps: Deps, caller: Caller, input: InviteInput): Promise<InvitationRecord> {
-  const organizationId = targetId(caller, input.organizationId);
+  // better-auth's answers: none named or active is "Organization not found"; a non-member, and an
+  // organization that does not exist (membership is read first), "Member not found" (docs/adr/0050-organization-refusals-of-non-members.md).
+  const organizationId = targetId(caller, input.organizationId, "ORGANIZATION_NOT_FOUND");
   const email = input.email.toLowerCase();
-  const organization = await requireOrganization(deps, organizationId);
   const inviterWith = (role: string) =>
-    actorCheck(caller, mayInvite(deps, role, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"));
+    actorCheck(caller, mayInvite(deps, role, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"), "MEMBER_NOT_FOUND");
   const inviter = inviterWith(input.role);
   const actor = await requireActor(deps, organizationId, inviter);
+  const organization = await requireOrganization(deps, organizationId);
   if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
 
   // One identity call: the inviter's name for the mail, and whether the address already has a member.
@@ -183,7 +185,7 @@ export async function rejectInvitation(deps: Deps, caller: Caller, id: string): 
 export async function cancelInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
   const invitation = await deps.store.findInvitation(id);
   if (!invitation) throw new AuthError("INVITATION_NOT_FOUND");
-  const canceler = actorCheck(caller, (member) => requirePermission(deps, member, "invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"));
+  const canceler = actorCheck(caller, (member) => requirePermission(deps, member, "invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"), "MEMBER_NOT_FOUND");
   await requireActor(deps, invitation.organizationId, canceler);
   if (!(await deps.store.answerInvitation(id, "canceled", { actor: canceler }))) throw new AuthError("INVITATION_NOT_FOUND");
   return { ...invitation, status: "canceled" };

@@ -91,7 +91,11 @@ describe("update and delete", () => {
     expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { organizationId: organization.id, patch: { name: "x" } }))).toBe(
       "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
     );
-    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { patch: { name: "x" } }))).toBe("NO_ACTIVE_ORGANIZATION");
+    // An id no organization has gets the non-member's answer; none named or active is better-auth's "Organization not found".
+    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { organizationId: "no-such-organization", patch: { name: "x" } }))).toBe(
+      "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION",
+    );
+    expect(await errorCode(updateOrganization(deps, aUser(deps).caller(), { patch: { name: "x" } }))).toBe("ORGANIZATION_NOT_FOUND");
   });
 
   it("only the owner deletes; deletion clears it as every member's active organization; it can be disabled", async () => {
@@ -103,6 +107,9 @@ describe("update and delete", () => {
     expect((await deleteOrganization(deps, owner.caller(), organization.id)).id).toBe(organization.id);
     expect([owner.active(), admin.active()]).toEqual([null, null]);
     expect(await deps.store.findMember(organization.id, admin.user.id)).toBeNull();
+    // Deleted, or never there: the same answer as for a non-member.
+    expect(await errorCode(deleteOrganization(deps, owner.caller(), organization.id))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+    expect(await errorCode(deleteOrganization(deps, owner.caller(), "no-such-organization"))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
     const disabled = testRegistry({ ORGANIZATION_DELETE_ENABLED: "false" });
     const kept = await anOrganization(disabled);
     expect(await errorCode(deleteOrganization(disabled, kept.owner.caller(), kept.organization.id))).toBe("NOT_FOUND");

@@ -67,8 +67,9 @@ export interface UpdateOrganizationInput {
 }
 
 export async function updateOrganization(deps: Deps, caller: Caller, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
-  const id = targetId(caller, input.organizationId);
-  await requireOrganization(deps, id);
+  // Membership is read first: an organization that does not exist is refused as one the caller is not a
+  // member of (docs/adr/0050-organization-refusals-of-non-members.md).
+  const id = targetId(caller, input.organizationId, "ORGANIZATION_NOT_FOUND");
   const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"));
   await requireActor(deps, id, actor);
   const patch = input.patch.slug === undefined ? input.patch : { ...input.patch, slug: foldSlug(input.patch.slug) };
@@ -80,9 +81,10 @@ export async function updateOrganization(deps: Deps, caller: Caller, input: Upda
 /** Clears the organization as anyone's active organization, then deletes it with its members and invitations. */
 export async function deleteOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {
   if (!deps.config.deleteEnabled) throw new AuthError("NOT_FOUND");
-  const organization = await requireOrganization(deps, organizationId);
+  // Membership first, as for an update: a non-member learns nothing of whether the organization exists.
   const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"));
   await requireActor(deps, organizationId, actor);
+  const organization = await requireOrganization(deps, organizationId);
   // Cleared before the deletion, so a session service that is down fails the call (503) with nothing
   // deleted; clearing an organization that then stays (a refused deletion) only unsets a choice its
   // members make again with set-active.

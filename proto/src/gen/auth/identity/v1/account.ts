@@ -182,6 +182,15 @@ export interface LinkProviderAccountResponse {
   account?: Account | undefined;
 }
 
+export interface CheckProviderLinkRequest {
+  userId: string;
+  /** The provider to link (for example github). */
+  providerId: string;
+}
+
+export interface CheckProviderLinkResponse {
+}
+
 export interface LoadProviderTokensRequest {
   userId: string;
   /** The platform's id of the account (Account.id). */
@@ -1807,6 +1816,151 @@ export const LinkProviderAccountResponse: MessageFns<LinkProviderAccountResponse
   },
 };
 
+function createBaseCheckProviderLinkRequest(): CheckProviderLinkRequest {
+  return { userId: "", providerId: "" };
+}
+
+export const CheckProviderLinkRequest: MessageFns<CheckProviderLinkRequest> = {
+  encode(message: CheckProviderLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.providerId !== "") {
+      writer.uint32(18).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckProviderLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckProviderLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckProviderLinkRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CheckProviderLinkRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckProviderLinkRequest>, I>>(base?: I): CheckProviderLinkRequest {
+    return CheckProviderLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckProviderLinkRequest>, I>>(object: I): CheckProviderLinkRequest {
+    const message = createBaseCheckProviderLinkRequest();
+    message.userId = object.userId ?? "";
+    message.providerId = object.providerId ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckProviderLinkResponse(): CheckProviderLinkResponse {
+  return {};
+}
+
+export const CheckProviderLinkResponse: MessageFns<CheckProviderLinkResponse> = {
+  encode(_: CheckProviderLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckProviderLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckProviderLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckProviderLinkResponse {
+    return {};
+  },
+
+  toJSON(_: CheckProviderLinkResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckProviderLinkResponse>, I>>(base?: I): CheckProviderLinkResponse {
+    return CheckProviderLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckProviderLinkResponse>, I>>(_: I): CheckProviderLinkResponse {
+    const message = createBaseCheckProviderLinkResponse();
+    return message;
+  },
+};
+
 function createBaseLoadProviderTokensRequest(): LoadProviderTokensRequest {
   return { userId: "", accountId: undefined, providerId: undefined };
 }
@@ -2360,6 +2514,22 @@ export const AccountServiceService = {
     responseDeserialize: (value: Buffer): LinkProviderAccountResponse => LinkProviderAccountResponse.decode(value),
   },
   /**
+   * CheckProviderLink refuses, when /link-social starts (called by oauth), a link LinkProviderAccount
+   * would refuse at the callback whatever the provider answers. Errors: SOCIAL_ACCOUNT_ALREADY_LINKED (the
+   * user already has an account of this provider).
+   */
+  checkProviderLink: {
+    path: "/auth.identity.v1.AccountService/CheckProviderLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckProviderLinkRequest): Buffer =>
+      Buffer.from(CheckProviderLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckProviderLinkRequest => CheckProviderLinkRequest.decode(value),
+    responseSerialize: (value: CheckProviderLinkResponse): Buffer =>
+      Buffer.from(CheckProviderLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckProviderLinkResponse => CheckProviderLinkResponse.decode(value),
+  },
+  /**
    * LoadProviderTokens reads the stored tokens of one of the user's provider accounts, selected by its id
    * or provider (called by oauth to renew them or read the provider's profile). Errors: ACCOUNT_NOT_FOUND.
    */
@@ -2423,6 +2593,12 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
    * Errors: USER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (linked to another user, or this provider twice).
    */
   linkProviderAccount: handleUnaryCall<LinkProviderAccountRequest, LinkProviderAccountResponse>;
+  /**
+   * CheckProviderLink refuses, when /link-social starts (called by oauth), a link LinkProviderAccount
+   * would refuse at the callback whatever the provider answers. Errors: SOCIAL_ACCOUNT_ALREADY_LINKED (the
+   * user already has an account of this provider).
+   */
+  checkProviderLink: handleUnaryCall<CheckProviderLinkRequest, CheckProviderLinkResponse>;
   /**
    * LoadProviderTokens reads the stored tokens of one of the user's provider accounts, selected by its id
    * or provider (called by oauth to renew them or read the provider's profile). Errors: ACCOUNT_NOT_FOUND.
@@ -2550,6 +2726,26 @@ export interface AccountServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LinkProviderAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckProviderLink refuses, when /link-social starts (called by oauth), a link LinkProviderAccount
+   * would refuse at the callback whatever the provider answers. Errors: SOCIAL_ACCOUNT_ALREADY_LINKED (the
+   * user already has an account of this provider).
+   */
+  checkProviderLink(
+    request: CheckProviderLinkRequest,
+    callback: (error: ServiceError | null, response: CheckProviderLinkResponse) => void,
+  ): ClientUnaryCall;
+  checkProviderLink(
+    request: CheckProviderLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckProviderLinkResponse) => void,
+  ): ClientUnaryCall;
+  checkProviderLink(
+    request: CheckProviderLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckProviderLinkResponse) => void,
   ): ClientUnaryCall;
   /**
    * LoadProviderTokens reads the stored tokens of one of the user's provider accounts, selected by its id

@@ -6022,8 +6022,8 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): CreateOrganizationResponse => CreateOrganizationResponse.decode(value),
   },
   /**
-   * UpdateOrganization changes name, slug, logo or metadata. Errors: NO_ACTIVE_ORGANIZATION,
-   * ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION,
+   * UpdateOrganization changes name, slug, logo or metadata. Errors: ORGANIZATION_NOT_FOUND (none named
+   * or active), USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION (also for one that does not exist),
    * YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION, ORGANIZATION_ALREADY_EXISTS.
    */
   updateOrganization: {
@@ -6039,8 +6039,8 @@ export const OrganizationServiceService = {
   },
   /**
    * DeleteOrganization removes an organization, its members and invitations, and clears it as the active
-   * organization of every session. Errors: NOT_FOUND (disabled), ORGANIZATION_NOT_FOUND,
-   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION.
+   * organization of every session. Errors: NOT_FOUND (disabled), USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION
+   * (also for one that does not exist), YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION.
    */
   deleteOrganization: {
     path: "/auth.organization.v1.OrganizationService/DeleteOrganization" as const,
@@ -6127,7 +6127,8 @@ export const OrganizationServiceService = {
   },
   /**
    * InviteMember invites an address with a role and mails the invitation; resend renews a pending one.
-   * Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, ROLE_NOT_FOUND,
+   * Errors: ORGANIZATION_NOT_FOUND (none named or active), MEMBER_NOT_FOUND (the caller is not a member,
+   * also of one that does not exist), ROLE_NOT_FOUND,
    * YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE,
    * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION, USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION, INVALID_EMAIL.
    */
@@ -6218,8 +6219,8 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): RejectInvitationResponse => RejectInvitationResponse.decode(value),
   },
   /**
-   * CancelInvitation withdraws a pending invitation. Errors: INVITATION_NOT_FOUND,
-   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION.
+   * CancelInvitation withdraws a pending invitation. Errors: INVITATION_NOT_FOUND, MEMBER_NOT_FOUND (the
+   * caller is not a member), YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION.
    */
   cancelInvitation: {
     path: "/auth.organization.v1.OrganizationService/CancelInvitation" as const,
@@ -6342,15 +6343,15 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    */
   createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
   /**
-   * UpdateOrganization changes name, slug, logo or metadata. Errors: NO_ACTIVE_ORGANIZATION,
-   * ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION,
+   * UpdateOrganization changes name, slug, logo or metadata. Errors: ORGANIZATION_NOT_FOUND (none named
+   * or active), USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION (also for one that does not exist),
    * YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION, ORGANIZATION_ALREADY_EXISTS.
    */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
   /**
    * DeleteOrganization removes an organization, its members and invitations, and clears it as the active
-   * organization of every session. Errors: NOT_FOUND (disabled), ORGANIZATION_NOT_FOUND,
-   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION.
+   * organization of every session. Errors: NOT_FOUND (disabled), USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION
+   * (also for one that does not exist), YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION.
    */
   deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, DeleteOrganizationResponse>;
   /**
@@ -6379,7 +6380,8 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   getActiveMember: handleUnaryCall<GetActiveMemberRequest, GetActiveMemberResponse>;
   /**
    * InviteMember invites an address with a role and mails the invitation; resend renews a pending one.
-   * Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, ROLE_NOT_FOUND,
+   * Errors: ORGANIZATION_NOT_FOUND (none named or active), MEMBER_NOT_FOUND (the caller is not a member,
+   * also of one that does not exist), ROLE_NOT_FOUND,
    * YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE,
    * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION, USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION, INVALID_EMAIL.
    */
@@ -6412,8 +6414,8 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    */
   rejectInvitation: handleUnaryCall<RejectInvitationRequest, RejectInvitationResponse>;
   /**
-   * CancelInvitation withdraws a pending invitation. Errors: INVITATION_NOT_FOUND,
-   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION.
+   * CancelInvitation withdraws a pending invitation. Errors: INVITATION_NOT_FOUND, MEMBER_NOT_FOUND (the
+   * caller is not a member), YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION.
    */
   cancelInvitation: handleUnaryCall<CancelInvitationRequest, CancelInvitationResponse>;
   /**
@@ -6475,8 +6477,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateOrganization changes name, slug, logo or metadata. Errors: NO_ACTIVE_ORGANIZATION,
-   * ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION,
+   * UpdateOrganization changes name, slug, logo or metadata. Errors: ORGANIZATION_NOT_FOUND (none named
+   * or active), USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION (also for one that does not exist),
    * YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION, ORGANIZATION_ALREADY_EXISTS.
    */
   updateOrganization(
@@ -6496,8 +6498,8 @@ export interface OrganizationServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * DeleteOrganization removes an organization, its members and invitations, and clears it as the active
-   * organization of every session. Errors: NOT_FOUND (disabled), ORGANIZATION_NOT_FOUND,
-   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION.
+   * organization of every session. Errors: NOT_FOUND (disabled), USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION
+   * (also for one that does not exist), YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION.
    */
   deleteOrganization(
     request: DeleteOrganizationRequest,
@@ -6610,7 +6612,8 @@ export interface OrganizationServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * InviteMember invites an address with a role and mails the invitation; resend renews a pending one.
-   * Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, ROLE_NOT_FOUND,
+   * Errors: ORGANIZATION_NOT_FOUND (none named or active), MEMBER_NOT_FOUND (the caller is not a member,
+   * also of one that does not exist), ROLE_NOT_FOUND,
    * YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE,
    * USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION, USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION, INVALID_EMAIL.
    */
@@ -6727,8 +6730,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: RejectInvitationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CancelInvitation withdraws a pending invitation. Errors: INVITATION_NOT_FOUND,
-   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION.
+   * CancelInvitation withdraws a pending invitation. Errors: INVITATION_NOT_FOUND, MEMBER_NOT_FOUND (the
+   * caller is not a member), YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION.
    */
   cancelInvitation(
     request: CancelInvitationRequest,
