@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { usePlatform } from "../../testing/use-platform.js";
-import { activeOf, join, organizationOf, person, refusal, uniqueSlug } from "./organization-fixtures.js";
+import { activeOf, join, organizationOf, type Person, person, refusal, uniqueSlug } from "./organization-fixtures.js";
 
 describe(`organizations (${backendLabel()})`, () => {
   const platform = usePlatform({ env: { ORGANIZATION_LIMIT: "3", IDENTITY_DELETE_USER_VERIFICATION: "false" } });
@@ -288,6 +288,41 @@ describe(`organizations (${backendLabel()})`, () => {
       await ada.c.post("/organization/remove-member", { memberIdOrEmail: grace.email });
       expect([await activeOf(grace), await activeOf(graceOnSecond)]).toEqual([null, null]);
       expect(await activeOf(ada)).toBe(org.id);
+    });
+
+    it("a new sign-in starts in the organization last set active, but not in one the user was removed from or that was deleted", async () => {
+      const ada = await person(platform);
+      const grace = await person(platform, "Grace");
+      /** Signs out and in again on the same client: the active organization of the new session. */
+      const signedInAgain = async (who: Person) => {
+        expect((await who.c.post("/sign-out", {})).status).toBe(200);
+        expect((await who.c.post("/sign-in/email", { email: who.email, password: "password-123" })).status).toBe(200);
+        return activeOf(who);
+      };
+      const one = await organizationOf(ada);
+      const two = await organizationOf(ada);
+      await ada.c.post("/organization/set-active", { organizationId: one.id });
+      expect(await signedInAgain(ada)).toBe(one.id);
+      // A sign-in on another device starts there too.
+      const elsewhere = platform.client();
+      expect((await elsewhere.post("/sign-in/email", { email: ada.email, password: "password-123" })).status).toBe(200);
+      expect(await activeOf({ ...ada, c: elsewhere })).toBe(one.id);
+
+      // Removed by an owner while it was her last choice: not restored.
+      await join(ada, grace, one.id);
+      expect(await signedInAgain(grace)).toBe(one.id);
+      await ada.c.post("/organization/remove-member", { memberIdOrEmail: grace.email, organizationId: one.id });
+      expect(await signedInAgain(grace)).toBeNull();
+
+      // Deleted while it was the last choice: not restored.
+      await ada.c.post("/organization/set-active", { organizationId: two.id });
+      expect((await ada.c.post("/organization/delete", { organizationId: two.id })).status).toBe(200);
+      expect(await signedInAgain(ada)).toBeNull();
+
+      // Choosing none is a choice too.
+      await ada.c.post("/organization/set-active", { organizationId: one.id });
+      await ada.c.post("/organization/set-active", { organizationId: null });
+      expect(await signedInAgain(ada)).toBeNull();
     });
   });
 
