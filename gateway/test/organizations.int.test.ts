@@ -119,6 +119,51 @@ describe(`organizations (${backendLabel()})`, () => {
       expect((await ada.c.post("/organization/update", { organizationId: org.id, data: { logo: null } })).body.logo).toBeNull();
     });
 
+    it("get-full-organization, set-active and create say what the caller may do, by the same rules", async () => {
+      const ada = await person(platform);
+      const admin = await person(platform, "Admin");
+      const member = await person(platform, "Member");
+      const org = (await ada.c.post("/organization/create", { name: "Access", slug: uniqueSlug() })).body;
+      const owner = org.members[0].id;
+      expect(org.access).toMatchObject({ role: "owner", assignableRoles: ["owner", "admin", "member"], updatableMemberIds: [owner] });
+      const adminId = (await join(ada, admin, org.id, "admin")).id;
+      const memberId = (await join(ada, member, org.id)).id;
+      const accessOf = async (who: Person) => (await who.c.get(`/organization/get-full-organization?organizationId=${org.id}`)).body.access;
+      expect(await accessOf(ada)).toEqual({
+        role: "owner",
+        canUpdateOrganization: true,
+        canDeleteOrganization: true,
+        canInvite: true,
+        canCancelInvitations: true,
+        assignableRoles: ["owner", "admin", "member"],
+        updatableMemberIds: [owner, adminId, memberId],
+        removableMemberIds: [owner, adminId, memberId],
+        ownerRole: "owner",
+      });
+      expect(await accessOf(admin)).toEqual({
+        role: "admin",
+        canUpdateOrganization: true,
+        canDeleteOrganization: false,
+        canInvite: true,
+        canCancelInvitations: true,
+        assignableRoles: ["admin", "member"],
+        updatableMemberIds: [adminId, memberId],
+        removableMemberIds: [adminId, memberId],
+        ownerRole: "owner",
+      });
+      expect((await member.c.post("/organization/set-active", { organizationId: org.id })).body.access).toEqual({
+        role: "member",
+        canUpdateOrganization: false,
+        canDeleteOrganization: false,
+        canInvite: false,
+        canCancelInvitations: false,
+        assignableRoles: ["member"],
+        updatableMemberIds: [],
+        removableMemberIds: [memberId],
+        ownerRole: "owner",
+      });
+    });
+
     it("delete: only the owner; members' active organization cleared; members and invitations gone", async () => {
       const ada = await person(platform);
       const admin = await person(platform, "Admin");
