@@ -352,4 +352,35 @@ describe("organizations", () => {
     await poll(() => owner.getByRole("list", { name: "Your organizations" }).getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Taken Co")]);
     expect(await owner.getByRole("heading", { name: "Settings Co", level: 2 }).count()).toBe(0);
   });
+
+  it("the header's switcher changes the active organization, the page follows, and the next sign-in starts there", async ({ skip }) => {
+    if (!(await hasOrganizationApi())) return skip(NO_API);
+    const olga = await apiPerson("Olga Owner");
+    await organizationBy(olga, "First Co");
+    await organizationBy(olga, "Second Co");
+    const page = await web.page();
+    await signInOnScreen(page, olga.email, PASSWORD);
+    const switcher = page.getByRole("banner").getByLabel("Organization", { exact: true });
+    const chosen = () => switcher.locator("option:checked").innerText();
+    await poll(chosen).toBe("Second Co");
+    await page.goto("/organizations");
+    await poll(() => page.getByRole("heading", { level: 2, name: "Second Co" }).count()).toBe(1);
+    await web.checkA11y(page, "header with organization switcher");
+
+    await switcher.selectOption({ label: "First Co" });
+    await poll(() => page.getByRole("heading", { level: 2, name: "First Co" }).count()).toBe(1);
+    await poll(() => page.getByRole("list", { name: "Your organizations" }).getByRole("listitem").filter({ hasText: "Active" }).innerText()).toContain("First Co");
+
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL("**/sign-in");
+    await signInOnScreen(page, olga.email, PASSWORD);
+    await poll(chosen).toBe("First Co");
+
+    // None is a choice too.
+    await switcher.selectOption({ label: "No organization" });
+    await poll(chosen).toBe("No organization");
+    await page.goto("/organizations");
+    await poll(() => page.getByRole("list", { name: "Your organizations" }).getByRole("listitem").count()).toBe(2);
+    expect(await page.getByRole("list", { name: "Members" }).count()).toBe(0);
+  });
 });
