@@ -85,6 +85,25 @@ export const invitationSchema = z.object({
   createdAt: when,
 });
 
+/**
+ * What the signed-in user may do in an organization (get-full-organization's `access`): their role and
+ * what it allows by the organization service's rules, so a client offers only what will be accepted.
+ */
+export const organizationAccessSchema = z.object({
+  role: z.string(),
+  canUpdateOrganization: z.boolean(),
+  canDeleteOrganization: z.boolean(),
+  canInvite: z.boolean(),
+  canCancelInvitations: z.boolean(),
+  // The roles they may give: invite with, or set as a member's role.
+  assignableRoles: z.array(z.string()),
+  // Of the members in the answer: whose role they may change, and whom they may remove (themselves: leaving).
+  updatableMemberIds: z.array(z.string()),
+  removableMemberIds: z.array(z.string()),
+  // The role that makes a member an owner: only an owner gives or takes it, and changes or removes owners.
+  ownerRole: z.string(),
+});
+
 export type User = z.infer<typeof userSchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type TrustedDevice = z.infer<typeof trustedDeviceSchema>;
@@ -92,3 +111,4 @@ export type Organization = z.infer<typeof organizationSchema>;
 export type Member = z.infer<typeof memberSchema>;
 export type InvitationStatus = z.infer<typeof invitationStatusSchema>;
 export type Invitation = z.infer<typeof invitationSchema>;
+export type OrganizationAccess = z.infer<typeof organizationAccessSchema>;

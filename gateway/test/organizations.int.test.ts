@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { usePlatform } from "../../testing/use-platform.js";
-import { activeOf, join, organizationOf, person, refusal, uniqueSlug } from "./organization-fixtures.js";
+import { activeOf, join, organizationOf, type Person, person, refusal, uniqueSlug } from "./organization-fixtures.js";
 
 describe(`organizations (${backendLabel()})`, () => {
   const platform = usePlatform({ env: { ORGANIZATION_LIMIT: "3", IDENTITY_DELETE_USER_VERIFICATION: "false" } });
@@ -117,6 +117,51 @@ describe(`organizations (${backendLabel()})`, () => {
         code: "ORGANIZATION_ALREADY_EXISTS",
       });
       expect((await ada.c.post("/organization/update", { organizationId: org.id, data: { logo: null } })).body.logo).toBeNull();
+    });
+
+    it("get-full-organization, set-active and create say what the caller may do, by the same rules", async () => {
+      const ada = await person(platform);
+      const admin = await person(platform, "Admin");
+      const member = await person(platform, "Member");
+      const org = (await ada.c.post("/organization/create", { name: "Access", slug: uniqueSlug() })).body;
+      const owner = org.members[0].id;
+      expect(org.access).toMatchObject({ role: "owner", assignableRoles: ["owner", "admin", "member"], updatableMemberIds: [owner] });
+      const adminId = (await join(ada, admin, org.id, "admin")).id;
+      const memberId = (await join(ada, member, org.id)).id;
+      const accessOf = async (who: Person) => (await who.c.get(`/organization/get-full-organization?organizationId=${org.id}`)).body.access;
+      expect(await accessOf(ada)).toEqual({
+        role: "owner",
+        canUpdateOrganization: true,
+        canDeleteOrganization: true,
+        canInvite: true,
+        canCancelInvitations: true,
+        assignableRoles: ["owner", "admin", "member"],
+        updatableMemberIds: [owner, adminId, memberId],
+        removableMemberIds: [owner, adminId, memberId],
+        ownerRole: "owner",
+      });
+      expect(await accessOf(admin)).toEqual({
+        role: "admin",
+        canUpdateOrganization: true,
+        canDeleteOrganization: false,
+        canInvite: true,
+        canCancelInvitations: true,
+        assignableRoles: ["admin", "member"],
+        updatableMemberIds: [adminId, memberId],
+        removableMemberIds: [adminId, memberId],
+        ownerRole: "owner",
+      });
+      expect((await member.c.post("/organization/set-active", { organizationId: org.id })).body.access).toEqual({
+        role: "member",
+        canUpdateOrganization: false,
+        canDeleteOrganization: false,
+        canInvite: false,
+        canCancelInvitations: false,
+        assignableRoles: ["member"],
+        updatableMemberIds: [],
+        removableMemberIds: [memberId],
+        ownerRole: "owner",
+      });
     });
 
     it("delete: only the owner; members' active organization cleared; members and invitations gone", async () => {
@@ -289,6 +334,41 @@ describe(`organizations (${backendLabel()})`, () => {
       await ada.c.post("/organization/remove-member", { memberIdOrEmail: grace.email });
       expect([await activeOf(grace), await activeOf(graceOnSecond)]).toEqual([null, null]);
       expect(await activeOf(ada)).toBe(org.id);
+    });
+
+    it("a new sign-in starts in the organization last set active, but not in one the user was removed from or that was deleted", async () => {
+      const ada = await person(platform);
+      const grace = await person(platform, "Grace");
+      /** Signs out and in again on the same client: the active organization of the new session. */
+      const signedInAgain = async (who: Person) => {
+        expect((await who.c.post("/sign-out", {})).status).toBe(200);
+        expect((await who.c.post("/sign-in/email", { email: who.email, password: "password-123" })).status).toBe(200);
+        return activeOf(who);
+      };
+      const one = await organizationOf(ada);
+      const two = await organizationOf(ada);
+      await ada.c.post("/organization/set-active", { organizationId: one.id });
+      expect(await signedInAgain(ada)).toBe(one.id);
+      // A sign-in on another device starts there too.
+      const elsewhere = platform.client();
+      expect((await elsewhere.post("/sign-in/email", { email: ada.email, password: "password-123" })).status).toBe(200);
+      expect(await activeOf({ ...ada, c: elsewhere })).toBe(one.id);
+
+      // Removed by an owner while it was her last choice: not restored.
+      await join(ada, grace, one.id);
+      expect(await signedInAgain(grace)).toBe(one.id);
+      await ada.c.post("/organization/remove-member", { memberIdOrEmail: grace.email, organizationId: one.id });
+      expect(await signedInAgain(grace)).toBeNull();
+
+      // Deleted while it was the last choice: not restored.
+      await ada.c.post("/organization/set-active", { organizationId: two.id });
+      expect((await ada.c.post("/organization/delete", { organizationId: two.id })).status).toBe(200);
+      expect(await signedInAgain(ada)).toBeNull();
+
+      // Choosing none is a choice too.
+      await ada.c.post("/organization/set-active", { organizationId: one.id });
+      await ada.c.post("/organization/set-active", { organizationId: null });
+      expect(await signedInAgain(ada)).toBeNull();
     });
   });
 

@@ -5,12 +5,12 @@
  * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
  * names or at its top.
  */
-import type { Invitation, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Invitation, Member, Organization, OrganizationAccess, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 import { currentLanguage, translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
 /** The user, session, organization, member, invitation and trusted device shapes the gateway answers. */
-export type { Invitation, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+export type { Invitation, Member, Organization, OrganizationAccess, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 
 export interface SessionWithUser {
   session: Session;
@@ -53,6 +53,8 @@ export type SecondFactorMethod = "totp" | "otp" | "backup-code";
 export interface FullOrganization extends Organization {
   members: Member[];
   invitations: Invitation[];
+  /** What the signed-in member may do in it (docs/organizations.md#what-the-caller-may-do). */
+  access?: OrganizationAccess;
 }
 
 export interface InvitationDetail extends Invitation {
@@ -202,6 +204,8 @@ export const api = {
     list: () => get<Organization[]>("/organization/list"),
     create: (body: { name: string; slug: string }) => post<FullOrganization>("/organization/create", body),
     checkSlug: (slug: string) => post<{ status: boolean }>("/organization/check-slug", { slug }),
+    update: (organizationId: string, data: { name?: string; slug?: string; logo?: string | null }) => post<Organization>("/organization/update", { organizationId, data }),
+    delete: (organizationId: string) => post<Organization>("/organization/delete", { organizationId }),
     getFull: () => get<FullOrganization | null>("/organization/get-full-organization"),
     setActive: (organizationId: string | null) => post<FullOrganization | null>("/organization/set-active", { organizationId }),
     getActiveMember: () => get<Member>("/organization/get-active-member"),

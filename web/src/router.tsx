@@ -8,9 +8,12 @@ import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tansta
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Link, Outlet, redirect, type RouterHistory, useNavigate } from "@tanstack/react-router";
 import { api } from "./api";
 import { Page } from "./components";
+import { useT } from "./i18n";
+import { ImpersonationBanner } from "./impersonation";
+import { organizationsQuery } from "./organization-queries";
+import { OrganizationSwitcher } from "./organization-switcher";
 import { safeRedirect } from "./safe-redirect";
 import { sessionQuery, useSession } from "./session";
-import { ImpersonationBanner } from "./impersonation";
 import { ErrorPage, NotFound } from "./screens/error-page";
 import { ForgotPassword, ResetPassword } from "./screens/password-reset";
 import { SignIn } from "./screens/sign-in";
@@ -35,20 +38,12 @@ const strings = (keys: string[]) => (search: Record<string, unknown>) =>
   );
 
 function Layout() {
+  const t = useT();
   const session = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  // The organization screens only where the platform has the organization API.
-  const organizations = useQuery({
-    queryKey: ["organization-api", session.data?.user.id],
-    queryFn: () =>
-      api.organization.list().then(
-        () => true,
-        () => false,
-      ),
-    enabled: Boolean(session.data),
-    staleTime: Infinity,
-  });
+  // The organization screens and the switcher only where the platform has the organization API (the list answers).
+  const organizations = useQuery(organizationsQuery(session.data?.user.id));
   const isAdmin = useQuery(adminQuery(session.data?.user.id, session.data?.user.role));
   const mailbox = useQuery({
     queryKey: ["outbox-available"],
@@ -70,49 +65,53 @@ function Layout() {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t("common.layout.skipToContent")}
       </a>
       {session.data?.session.impersonatedBy && <ImpersonationBanner user={session.data.user} />}
       <header className="top">
+        {/* The product's name, the same in every language. */}
         <Link to="/" className="brand">
           Auth Platform
         </Link>
-        <nav aria-label="Main">
+        {session.data && organizations.data && organizations.data.length > 0 && (
+          <OrganizationSwitcher organizations={organizations.data} activeId={session.data.session.activeOrganizationId ?? null} />
+        )}
+        <nav aria-label={t("common.layout.mainNavigation")}>
           <ul>
             {session.data ? (
               <>
                 <li>
-                  <Link to="/account">Account</Link>
+                  <Link to="/account">{t("common.layout.account")}</Link>
                 </li>
-                {organizations.data && (
+                {organizations.isSuccess && (
                   <li>
-                    <Link to="/organizations">Organizations</Link>
+                    <Link to="/organizations">{t("common.layout.organizations")}</Link>
                   </li>
                 )}
                 {isAdmin.data && (
                   <li>
-                    <Link to="/admin">Admin</Link>
+                    <Link to="/admin">{t("common.layout.admin")}</Link>
                   </li>
                 )}
                 <li>
                   <button type="button" className="link" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-                    {signOut.isPending ? "Signing out…" : "Sign out"}
+                    {signOut.isPending ? t("common.layout.signingOut") : t("common.layout.signOut")}
                   </button>
                 </li>
               </>
             ) : (
               <>
                 <li>
-                  <Link to="/sign-in">Sign in</Link>
+                  <Link to="/sign-in">{t("common.layout.signIn")}</Link>
                 </li>
                 <li>
-                  <Link to="/sign-up">Sign up</Link>
+                  <Link to="/sign-up">{t("common.layout.signUp")}</Link>
                 </li>
               </>
             )}
             {mailbox.data && (
               <li>
-                <Link to="/dev/mailbox">Mailbox</Link>
+                <Link to="/dev/mailbox">{t("common.layout.mailbox")}</Link>
               </li>
             )}
           </ul>
@@ -126,36 +125,43 @@ function Layout() {
 }
 
 function Home() {
+  const t = useT();
   const session = useSession();
   return (
-    <Page title={session.data ? `Welcome, ${session.data.user.name}` : "Welcome"}>
+    <Page title={session.data ? t("common.layout.welcomeName", { name: session.data.user.name }) : t("common.layout.welcome")}>
       {session.data ? (
         <p>
-          You are signed in as {session.data.user.email}. <Link to="/account">Manage your account</Link>.
+          {t("common.layout.signedInAs", { email: session.data.user.email })} <Link to="/account">{t("common.layout.manageAccount")}</Link>
         </p>
       ) : (
-        <p>
-          <Link to="/sign-in">Sign in</Link> or <Link to="/sign-up">create an account</Link>.
-        </p>
+        <>
+          <p>{t("common.layout.signedOut")}</p>
+          <p className="row">
+            <Link to="/sign-in">{t("common.layout.signIn")}</Link>
+            <Link to="/sign-up">{t("common.layout.createAccount")}</Link>
+          </p>
+        </>
       )}
     </Page>
   );
 }
 
 function Loading() {
+  const t = useT();
   return (
     <p role="status" className="muted">
-      Loading…
+      {t("common.layout.loading")}
     </p>
   );
 }
 
 function Goodbye() {
+  const t = useT();
   return (
-    <Page title="Account deleted">
-      <p role="status">Your account and everything in it has been deleted.</p>
+    <Page title={t("common.layout.accountDeleted")}>
+      <p role="status">{t("common.layout.accountDeletedText")}</p>
       <p>
-        <Link to="/">Back to the application</Link>
+        <Link to="/">{t("common.layout.backToApp")}</Link>
       </p>
     </Page>
   );

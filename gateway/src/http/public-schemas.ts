@@ -7,7 +7,7 @@
  * the document) except the user, which carries the configured additional fields.
  */
 import * as z from "zod";
-import { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema } from "@auth-platform/contract/shapes";
+import { invitationSchema, memberSchema, organizationAccessSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema } from "@auth-platform/contract/shapes";
 import { ERRORS } from "@auth-platform/proto/errors";
 
 export { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema };
@@ -98,7 +98,12 @@ export const socialRedirectSchema = z.object({ url: z.string(), redirect: z.bool
 
 export const socialSignInSchema = z.union([socialRedirectSchema, signInSchema]);
 
-export const fullOrganizationSchema = organizationSchema.extend({ members: z.array(memberSchema), invitations: z.array(invitationSchema) });
+/** access: ours (docs/better-auth-compat.md), what the caller may do in it. */
+export const fullOrganizationSchema = organizationSchema.extend({
+  members: z.array(memberSchema),
+  invitations: z.array(invitationSchema),
+  access: organizationAccessSchema.optional(),
+});
 
 export const memberListSchema = z.object({ members: z.array(memberSchema), total: z.number().int() });
 

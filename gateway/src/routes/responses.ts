@@ -4,7 +4,7 @@
  * current client's declared types (ISO date strings become Dates in the client's JSON parser).
  */
 import type { Account } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { FullOrganization, GetInvitationResponse, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import type { CallerAccess, FullOrganization, GetInvitationResponse, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { publicInvitation, publicMember, publicOrganization } from "../http/public-shapes.js";
 import type { PublicSession, PublicTrustedDevice, PublicUser } from "../http/public-shapes.js";
 
@@ -67,11 +67,27 @@ export const twoFactorVerifiedResponse = (token: string, user: PublicUser) => ({
 export const statusResponse = () => ({ status: true });
 
 export const trustedDevicesResponse = (devices: PublicTrustedDevice[]) => ({ devices });
+
+/** What the caller may do in an organization (ours: docs/better-auth-compat.md). */
+const publicAccess = (access: CallerAccess) => ({
+  role: access.role,
+  canUpdateOrganization: access.updateOrganization,
+  canDeleteOrganization: access.deleteOrganization,
+  canInvite: access.invite,
+  canCancelInvitations: access.cancelInvitations,
+  assignableRoles: access.assignableRoles,
+  updatableMemberIds: access.updatableMemberIds,
+  removableMemberIds: access.removableMemberIds,
+  ownerRole: access.ownerRole,
+});
+
 /** An organization with its members (and invitations): create, get-full-organization, set-active. */
 export const fullOrganizationResponse = (full: FullOrganization) => ({
   ...publicOrganization(full.organization!),
   members: full.members.map(publicMember),
   invitations: full.invitations.map(publicInvitation),
+  // Ours: what the caller may do in it (the web app offers only those controls).
+  ...(full.callerAccess && { access: publicAccess(full.callerAccess) }),
 });
 
 export const organizationResponse = (organization: Organization) => publicOrganization(organization);

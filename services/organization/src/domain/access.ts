@@ -111,3 +111,49 @@ export function mayGrant(deps: Deps, member: MemberRecord, role: string): boolea
   if (isOwner(deps, member)) return true;
   return !isOwner(deps, { role }) && grantsAllOf(deps.config.roles, member.role, role);
 }
+
+/** Only an owner changes or removes an owner. */
+const mayTouch = (deps: Deps, actor: MemberRecord, member: { role: string }) => !isOwner(deps, member) || isOwner(deps, actor);
+
+/** Whether `actor` may change roles at all, and `member`'s in particular (the new role is mayGrant's). */
+export function mayChangeRoleOf(deps: Deps, actor: MemberRecord, member?: { role: string }): boolean {
+  return grants(deps.config.roles, actor.role, { member: ["update"] }) && (!member || mayTouch(deps, actor, member));
+}
+
+/** Whether `actor` may remove `member`: anyone themselves (leaving); someone else with member delete. */
+export function mayRemove(deps: Deps, actor: MemberRecord, member: MemberRecord): boolean {
+  if (member.id === actor.id) return true;
+  return grants(deps.config.roles, actor.role, { member: ["delete"] }) && mayTouch(deps, actor, member);
+}
+
+/** The caller's role in an organization and what it lets them do, by the rules above (no state rules). */
+export interface CallerAccess {
+  role: string;
+  updateOrganization: boolean;
+  deleteOrganization: boolean;
+  invite: boolean;
+  cancelInvitations: boolean;
+  /** The configured roles the caller may give (invite with, set). */
+  assignableRoles: string[];
+  /** Of `members`, those whose role the caller may change, and those the caller may remove. */
+  updatableMemberIds: string[];
+  removableMemberIds: string[];
+  /** The role that makes an owner (the creator role). */
+  ownerRole: string;
+}
+
+/** What `actor` may do in their organization, for `members` (a page of its members). */
+export function accessOf(deps: Deps, actor: MemberRecord, members: MemberRecord[]): CallerAccess {
+  const may = (resource: Resource, action: string) => grants(deps.config.roles, actor.role, { [resource]: [action] });
+  return {
+    role: actor.role,
+    updateOrganization: may("organization", "update"),
+    deleteOrganization: deps.config.deleteEnabled && may("organization", "delete"),
+    invite: may("invitation", "create"),
+    cancelInvitations: may("invitation", "cancel"),
+    assignableRoles: Object.keys(deps.config.roles).filter((role) => mayGrant(deps, actor, role)),
+    updatableMemberIds: members.filter((member) => mayChangeRoleOf(deps, actor, member)).map((member) => member.id),
+    removableMemberIds: members.filter((member) => mayRemove(deps, actor, member)).map((member) => member.id),
+    ownerRole: deps.config.creatorRole,
+  };
+}

@@ -2,11 +2,13 @@
 import { describe, expect, it } from "vitest";
 import { acceptInvitation, inviteMember } from "./invitations.js";
 import { getActiveMember, hasPermission, leaveOrganization, listMembers, removeMember, updateMemberRole } from "./members.js";
-import { createOrganization } from "./organizations.js";
+import { createOrganization, getFullOrganization } from "./organizations.js";
+import type { Caller } from "./ports.js";
+import { DEFAULT_ROLES } from "./roles.js";
 import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
-async function setUp(deps: TestRegistry) {
+async function setUp(deps: TestRegistry, adminRole = "admin") {
   const owner = aUser(deps, "Ada");
   const { organization } = await createOrganization(deps, { caller: owner.caller(), name: "Engines", slug: "engines", metadata: {} });
   const join = async (role: string, name: string) => {
@@ -17,7 +19,7 @@ async function setUp(deps: TestRegistry) {
     return { ...user, member };
   };
   const ownerMember = (await deps.store.findMember(organization.id, owner.user.id))!;
-  return { owner, ownerMember, organization, admin: await join("admin", "Admin"), member: await join("member", "Member"), join };
+  return { owner, ownerMember, organization, admin: await join(adminRole, "Admin"), member: await join("member", "Member"), join };
 }
 
 describe("members", () => {
@@ -87,6 +89,60 @@ describe("members", () => {
     expect(await errorCode(updateMemberRole(deps, admin.caller(), { memberId: ownerMember.id, role: "member" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     expect(await errorCode(updateMemberRole(deps, owner.caller(), { memberId: member.member.id, role: "wizard" }))).toBe("ROLE_NOT_FOUND");
     expect((await updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "admin" })).role).toBe("admin");
+  });
+
+  it("the full organization says what its reader may do, by the rules the calls check", async () => {
+    const deps = testRegistry();
+    const { owner, ownerMember, admin, member } = await setUp(deps);
+    const everyone = [ownerMember.id, admin.member.id, member.member.id];
+    const accessOf = async (who: { caller: () => Caller }) => (await getFullOrganization(deps, who.caller(), {}))!.access;
+    expect(await accessOf(owner)).toEqual({
+      role: "owner",
+      updateOrganization: true,
+      deleteOrganization: true,
+      invite: true,
+      cancelInvitations: true,
+      assignableRoles: ["owner", "admin", "member"],
+      updatableMemberIds: everyone,
+      removableMemberIds: everyone,
+      ownerRole: "owner",
+    });
+    // An admin is offered neither the owner role nor the owner.
+    expect(await accessOf(admin)).toEqual({
+      role: "admin",
+      updateOrganization: true,
+      deleteOrganization: false,
+      invite: true,
+      cancelInvitations: true,
+      assignableRoles: ["admin", "member"],
+      updatableMemberIds: [admin.member.id, member.member.id],
+      removableMemberIds: [admin.member.id, member.member.id],
+      ownerRole: "owner",
+    });
+    // A member manages no one: they may only leave.
+    expect(await accessOf(member)).toEqual({
+      role: "member",
+      updateOrganization: false,
+      deleteOrganization: false,
+      invite: false,
+      cancelInvitations: false,
+      assignableRoles: ["member"],
+      updatableMemberIds: [],
+      removableMemberIds: [member.member.id],
+      ownerRole: "owner",
+    });
+    // What it offers is accepted, what it leaves out refused.
+    expect((await updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "admin" })).role).toBe("admin");
+    expect(await errorCode(updateMemberRole(deps, admin.caller(), { memberId: ownerMember.id, role: "admin" }))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+    expect(await errorCode(removeMember(deps, admin.caller(), { memberIdOrEmail: ownerMember.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+  });
+
+  it("with configured roles, the roles offered are those granting nothing beyond the reader's own; deletion off is not offered", async () => {
+    const roles = { owner: DEFAULT_ROLES.owner!, manager: { member: ["update"] }, billing: { organization: ["update"] }, member: {} };
+    const deps = testRegistry({ ORGANIZATION_ROLES: JSON.stringify(roles), ORGANIZATION_DELETE_ENABLED: "false" });
+    const { owner, admin: manager } = await setUp(deps, "manager");
+    expect((await getFullOrganization(deps, manager.caller(), {}))!.access.assignableRoles).toEqual(["manager", "member"]);
+    expect((await getFullOrganization(deps, owner.caller(), {}))!.access).toMatchObject({ deleteOrganization: false, assignableRoles: ["owner", "manager", "billing", "member"] });
   });
 
   it("answers has-permission from the role matrix, configurable", async () => {

@@ -4,7 +4,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organization-store.js";
-import { actorCheck, isOwner, mayGrant, requireActor, requireReadable, requireMember, requirePermission, type Target, targetId } from "./access.js";
+import { actorCheck, mayChangeRoleOf, mayGrant, mayRemove, requireActor, requireMember, requireReadable, type Target, targetId } from "./access.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 import { undoOnFailure } from "./undo.js";
@@ -88,9 +88,7 @@ export async function removeMember(deps: Deps, caller: Caller, input: { memberId
   const remover = actorCheck(
     caller,
     (actor, member) => {
-      if (!member || member.id === actor.id) return;
-      requirePermission(deps, actor, "member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
-      if (isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
+      if (member && !mayRemove(deps, actor, member)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
     },
     "MEMBER_NOT_FOUND",
   );
@@ -110,9 +108,7 @@ export async function updateMemberRole(deps: Deps, caller: Caller, input: { memb
   const updater = actorCheck(
     caller,
     (actor, member) => {
-      requirePermission(deps, actor, "member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-      if (!mayGrant(deps, actor, input.role)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-      if (member && isOwner(deps, member) && !isOwner(deps, actor)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
+      if (!mayChangeRoleOf(deps, actor, member) || !mayGrant(deps, actor, input.role)) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     },
     "MEMBER_NOT_FOUND",
   );

@@ -5,8 +5,8 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import type { InvitationRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
-import { actorCheck, foldSlug, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
+import type { InvitationRecord, MemberRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
+import { accessOf, actorCheck, type CallerAccess, foldSlug, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMember, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
 import { undoOnFailure } from "./undo.js";
@@ -18,6 +18,8 @@ export interface FullOrganization {
   members: MemberWithUser[];
   invitations: InvitationRecord[];
   memberCount: number;
+  /** What the member who reads it may do in it. */
+  access: CallerAccess;
 }
 
 export interface CreateOrganizationInput {
@@ -58,7 +60,7 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
       return members;
     },
   );
-  return { organization, members, invitations: [], memberCount: 1 };
+  return { organization, members, invitations: [], memberCount: 1, access: accessOf(deps, creator, members) };
 }
 
 export interface UpdateOrganizationInput {
@@ -101,22 +103,24 @@ export async function deleteOrganization(deps: Deps, caller: Caller, organizatio
 }
 
 /**
- * The organization with its first page of members (`membersLimit`, default 100, at most 1,000) and its
- * pending invitations (answered ones are history, not served here); reading it requires membership.
+ * The organization with its first page of members (`membersLimit`, default 100, at most 1,000), its
+ * pending invitations (answered ones are history, not served here) and what `reader` (a member: reading it
+ * requires membership) may do in it.
  */
-export async function fullOrganization(deps: Deps, organization: OrganizationRecord, membersLimit = 0): Promise<FullOrganization> {
+export async function fullOrganization(deps: Deps, organization: OrganizationRecord, reader: MemberRecord, membersLimit = 0): Promise<FullOrganization> {
   const [page, invitations] = await Promise.all([
     deps.store.listMembers(organization.id, { limit: Math.min(membersLimit || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset: 0 }),
     deps.store.listInvitations(organization.id, true),
   ]);
-  return { organization, members: await withUsers(deps, page.members), invitations, memberCount: page.total };
+  const members = await withUsers(deps, page.members);
+  return { organization, members, invitations, memberCount: page.total, access: accessOf(deps, reader, members) };
 }
 
 /** By slug, id, or the active organization; null when none is named or active. */
 export async function getFullOrganization(deps: Deps, caller: Caller, target: Target & { membersLimit?: number }): Promise<FullOrganization | null> {
   const readable = await requireReadable(deps, caller, target);
   if (readable === "none") return null;
-  return fullOrganization(deps, readable.organization, target.membersLimit);
+  return fullOrganization(deps, readable.organization, readable.member, target.membersLimit);
 }
 
 /**
@@ -138,7 +142,7 @@ export async function setActiveOrganization(deps: Deps, caller: Caller, target: 
   }
   if (readable === "none") return null;
   await deps.sessions.setActiveOrganization(caller.sessionId, readable.organization.id);
-  return fullOrganization(deps, readable.organization);
+  return fullOrganization(deps, readable.organization, readable.member);
 }
 
 export function listOrganizations(deps: Pick<Deps, "store">, userId: string): Promise<OrganizationRecord[]> {

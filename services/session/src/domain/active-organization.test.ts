@@ -76,4 +76,17 @@ describe("active organization", () => {
     await clearActiveOrganization(deps, "org-1");
     expect(await activeOf(deps, b.token)).toBeNull();
   });
+
+  it("a new session starts in the organization its user last set active, from its first read (cache included)", async () => {
+    const deps = testRegistry();
+    const first = await signedIn(deps, "user-r");
+    await setActiveOrganization(deps, first.id, "org-a");
+    await setActiveOrganization(deps, first.id, "org-b");
+    const next = await createSession(deps, { userId: "user-r", rememberMe: true, user: known.get("user-r") });
+    expect(next.activeOrganizationId).toBe("org-b");
+    expect(await activeOf(deps, next.token)).toBe("org-b");
+    // Cleared for the user (they left it): the next session starts with none.
+    await clearActiveOrganization(deps, "org-b", "user-r");
+    expect(await activeOf(deps, (await signedIn(deps, "user-r")).token)).toBeNull();
+  });
 });

@@ -67,6 +67,8 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   let user: CachedUser | null;
   try {
     await deps.store.create(session);
+    // It starts in the organization its user last set active (docs/adr/0053-remembered-active-organization.md).
+    session.activeOrganizationId = await deps.store.restoreActiveOrganization(session.id, session.userId);
     // The copy a cache miss serves (never asking identity); a newer one already kept stays.
     if (input.user) await deps.store.putUser(input.user);
     // Read after the insert: a ban keeps its copy before it lists the user's sessions (revokeUserSessions),

@@ -70,3 +70,16 @@ export const SessionUserEntity = defineEntity({
 });
 
 export type SessionUserRow = InstanceType<typeof SessionUserEntity.class>;
+
+/**
+ * The organization a user last set active in a session of their own; a new session starts in it
+ * (docs/adr/0053-remembered-active-organization.md). Forgotten with the membership (ClearActiveOrganization).
+ */
+export const RememberedOrganizationEntity = defineEntity({
+  name: "RememberedOrganization",
+  tableName: "session_remembered_organization",
+  properties: {
+    userId: p.string().primary(),
+    organizationId: p.string().index(),
+  },
+});

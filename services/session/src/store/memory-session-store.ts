@@ -17,6 +17,8 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
   const pending = new Map<string, { expiresAt: Date; recordedAt: Date; order: number }>();
   const forgets = new Map<string, { recordedAt: Date; order: number }>();
   const users = new Map<string, CachedUser>();
+  /** User id -> the organization they last set active. */
+  const remembered = new Map<string, string>();
   let recorded = 0;
   const copy = (session: SessionRecord): SessionRecord => ({ ...session });
   return {
@@ -84,6 +86,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     },
     async deleteUser(userId) {
       users.delete(userId);
+      remembered.delete(userId);
     },
     async usersMissingSnapshot(afterUserId, limit) {
       const missing = new Set([...sessions.values()].map((s) => s.userId).filter((id) => id > afterUserId && !users.has(id)));
@@ -93,18 +96,31 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       const session = [...sessions.values()].find((s) => s.id === sessionId);
       if (!session) return null;
       session.activeOrganizationId = organizationId;
+      if (!session.impersonatedBy) {
+        if (organizationId) remembered.set(session.userId, organizationId);
+        else remembered.delete(session.userId);
+      }
       return session.token;
     },
     async clearActiveOrganization(organizationId, userId) {
+      for (const [user, organization] of remembered) if (organization === organizationId && (!userId || user === userId)) remembered.delete(user);
       const changed = [...sessions.values()].filter((s) => s.activeOrganizationId === organizationId && (!userId || s.userId === userId));
       for (const session of changed) session.activeOrganizationId = null;
       return changed.map((s) => s.token);
+    },
+    async restoreActiveOrganization(sessionId, userId) {
+      const session = [...sessions.values()].find((s) => s.id === sessionId);
+      const organizationId = remembered.get(userId);
+      if (!session || !organizationId) return null;
+      session.activeOrganizationId = organizationId;
+      return organizationId;
     },
     async close() {
       sessions.clear();
       pending.clear();
       forgets.clear();
       users.clear();
+      remembered.clear();
     },
   };
 }

@@ -99,6 +99,20 @@ class CreatePendingForget extends Migration {
   }
 }
 
+/**
+ * The organization each user last set active, so a new session starts in it (docs/adr/0053); looked up by
+ * organization when one is deleted or a member leaves it.
+ */
+class CreateRememberedOrganization extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_remembered_organization" (
+      "user_id" varchar(64) not null primary key,
+      "organization_id" varchar(64) not null
+    )`);
+    this.addSql(`create index "session_remembered_organization_organization_id_index" on "session_remembered_organization" ("organization_id")`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
@@ -106,5 +120,6 @@ export function sessionMigrations(vault: TokenVault) {
     { name: "0003-session-user", class: CreateSessionUser },
     { name: "0005-session-active-organization", class: IndexActiveOrganization },
     { name: "0006-session-pending-forget", class: CreatePendingForget },
+    { name: "0007-session-remembered-organization", class: CreateRememberedOrganization },
   ];
 }

@@ -2,7 +2,7 @@
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import { openStore } from "@auth-platform/runtime/store";
-import { PendingForgetEntity, PendingRevocationEntity, SessionEntity, type SessionRow, SessionUserEntity } from "./entities.js";
+import { PendingForgetEntity, PendingRevocationEntity, RememberedOrganizationEntity, SessionEntity, type SessionRow, SessionUserEntity } from "./entities.js";
 import { sessionMigrations } from "./migrations.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
@@ -23,7 +23,11 @@ function toRecord(row: SessionRow, token: string): SessionRecord {
 
 export async function openSessionStore(url: string, vault: TokenVault, options: { now?: () => Date } = {}): Promise<SessionStore> {
   const now = options.now ?? (() => new Date());
-  const store = await openStore({ url, entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity], migrations: sessionMigrations(vault) });
+  const store = await openStore({
+    url,
+    entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity, RememberedOrganizationEntity],
+    migrations: sessionMigrations(vault),
+  });
   const hashes = (tokens: string[]) => tokens.map((token) => vault.lookup(token));
   /** The token of a row, or null when its sealed copy does not open (sealed under another AUTH_SECRET). */
   const opened = (row: SessionRow): string | null => {
@@ -111,7 +115,10 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       return row ? (JSON.parse(row.snapshot) as CachedUser) : null;
     },
     async deleteUser(userId) {
-      await store.em().nativeDelete(SessionUserEntity, { userId });
+      await store.em().transactional(async (em) => {
+        await em.nativeDelete(SessionUserEntity, { userId });
+        await em.nativeDelete(RememberedOrganizationEntity, { userId });
+      });
     },
     async usersMissingSnapshot(afterUserId, limit) {
       const rows = (await store
@@ -125,20 +132,55 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       return rows.map((row) => row.user_id);
     },
     async setActiveOrganization(sessionId, organizationId) {
-      const row = await store.em().findOne(SessionEntity, { id: sessionId });
-      if (!row) return null;
-      const changed = await store.em().nativeUpdate(SessionEntity, { id: sessionId }, { activeOrganizationId: organizationId });
-      return changed > 0 ? opened(row) : null;
+      return store.em().transactional(async (em) => {
+        const row = await em.findOne(SessionEntity, { id: sessionId });
+        if (!row) return null;
+        const changed = await em.nativeUpdate(SessionEntity, { id: sessionId }, { activeOrganizationId: organizationId });
+        if (changed === 0) return null;
+        // An admin acting as the user chooses for this session only.
+        if (!row.impersonatedBy) {
+          if (organizationId) {
+            await em.upsertMany(RememberedOrganizationEntity, [{ userId: row.userId, organizationId }], {
+              onConflictFields: ["userId"],
+              onConflictAction: "merge",
+              onConflictMergeFields: ["organizationId"],
+            });
+          } else {
+            await em.nativeDelete(RememberedOrganizationEntity, { userId: row.userId });
+          }
+        }
+        return opened(row);
+      });
     },
     async clearActiveOrganization(organizationId, userId) {
       const where = userId ? { activeOrganizationId: organizationId, userId } : { activeOrganizationId: organizationId };
-      const rows = await store.em().find(SessionEntity, where);
-      if (!rows.length) return [];
-      await store.em().nativeUpdate(SessionEntity, { id: { $in: rows.map((row) => row.id) }, activeOrganizationId: organizationId }, { activeOrganizationId: null });
-      return rows.flatMap((row) => {
-        const token = opened(row);
-        return token === null ? [] : [token];
+      return store.em().transactional(async (em) => {
+        // Forgotten before the sessions are read: restoreActiveOrganization holds the remembered row (for
+        // share) while it writes, so a session starting meanwhile is either written before this delete (and
+        // read below) or finds the row gone.
+        await em.nativeDelete(RememberedOrganizationEntity, userId ? { organizationId, userId } : { organizationId });
+        const rows = await em.find(SessionEntity, where);
+        if (!rows.length) return [];
+        await em.nativeUpdate(SessionEntity, { id: { $in: rows.map((row) => row.id) }, activeOrganizationId: organizationId }, { activeOrganizationId: null });
+        return rows.flatMap((row) => {
+          const token = opened(row);
+          return token === null ? [] : [token];
+        });
       });
+    },
+    async restoreActiveOrganization(sessionId, userId) {
+      // One statement; on PostgreSQL it holds the remembered row until it commits (see clearActiveOrganization).
+      // SQLite runs one writer at a time.
+      const lock = store.dialect === "postgresql" ? " for share" : "";
+      const rows = (await store
+        .em()
+        .getConnection()
+        .execute(
+          `update "session" set "active_organization_id" = (select "organization_id" from "session_remembered_organization" where "user_id" = ?${lock})
+           where "id" = ? and exists (select 1 from "session_remembered_organization" where "user_id" = ?) returning "active_organization_id"`,
+          [userId, sessionId, userId],
+        )) as Array<{ active_organization_id: string | null }>;
+      return rows[0]?.active_organization_id ?? null;
     },
     close: () => store.close(),
   };

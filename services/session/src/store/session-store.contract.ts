@@ -303,5 +303,67 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       expect((await store.findByToken(theirs.token))!.activeOrganizationId).toBeNull();
       expect(await store.clearActiveOrganization(organizationId)).toEqual([]);
     });
+
+    it("remembers the organization last set active on a user's own session; a new session starts in it; null forgets it", async () => {
+      const userId = newId();
+      const [first, second] = [newId(), newId()];
+      const old = await created({ userId });
+      expect(await store.restoreActiveOrganization(old.id, userId)).toBeNull();
+      expect((await store.findByToken(old.token))!.activeOrganizationId).toBeNull();
+      await store.setActiveOrganization(old.id, first);
+      await store.setActiveOrganization(old.id, second);
+      const next = await created({ userId });
+      expect(await store.restoreActiveOrganization(next.id, userId)).toBe(second);
+      expect((await store.findByToken(next.token))!.activeOrganizationId).toBe(second);
+      // Another user's sessions start as they were.
+      const other = await created();
+      expect(await store.restoreActiveOrganization(other.id, other.userId)).toBeNull();
+      await store.setActiveOrganization(next.id, null);
+      const third = await created({ userId });
+      expect(await store.restoreActiveOrganization(third.id, userId)).toBeNull();
+      expect((await store.findByToken(third.token))!.activeOrganizationId).toBeNull();
+    });
+
+    it("an impersonation session's choice is not remembered for the user", async () => {
+      const userId = newId();
+      const own = await created({ userId });
+      const chosen = newId();
+      await store.setActiveOrganization(own.id, chosen);
+      const impersonation = await created({ userId, impersonatedBy: newId() });
+      expect(await store.restoreActiveOrganization(impersonation.id, userId)).toBe(chosen);
+      await store.setActiveOrganization(impersonation.id, newId());
+      await store.setActiveOrganization(impersonation.id, null);
+      const next = await created({ userId });
+      expect(await store.restoreActiveOrganization(next.id, userId)).toBe(chosen);
+    });
+
+    it("clearing an organization forgets it as the remembered one (of one user, or of everyone); deleting the user forgets theirs", async () => {
+      const organizationId = newId();
+      const [ada, bob, cy] = [newId(), newId(), newId()];
+      for (const userId of [ada, bob]) await store.setActiveOrganization((await created({ userId })).id, organizationId);
+      const elsewhere = newId();
+      await store.setActiveOrganization((await created({ userId: cy })).id, elsewhere);
+      const restored = async (userId: string) => store.restoreActiveOrganization((await created({ userId })).id, userId);
+      await store.clearActiveOrganization(organizationId, ada);
+      expect(await restored(ada)).toBeNull();
+      expect(await restored(bob)).toBe(organizationId);
+      await store.clearActiveOrganization(organizationId);
+      expect(await restored(bob)).toBeNull();
+      expect(await restored(cy)).toBe(elsewhere);
+      await store.deleteUser(cy);
+      expect(await restored(cy)).toBeNull();
+    });
+
+    it("a session starting while its organization is cleared never keeps it (ten concurrent pairs)", async () => {
+      const attempts = Array.from({ length: 10 }, async () => {
+        const userId = newId();
+        const organizationId = newId();
+        await store.setActiveOrganization((await created({ userId })).id, organizationId);
+        const starting = await created({ userId });
+        await Promise.all([store.clearActiveOrganization(organizationId, userId), store.restoreActiveOrganization(starting.id, userId)]);
+        return (await store.findByToken(starting.token))!.activeOrganizationId;
+      });
+      expect(await Promise.all(attempts)).toEqual(Array(10).fill(null));
+    });
   });
 }

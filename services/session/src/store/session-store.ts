@@ -68,19 +68,27 @@ export interface SessionStore {
   putUser(user: CachedUser): Promise<void>;
   /** The kept copy of a user, or null. */
   findUser(userId: string): Promise<CachedUser | null>;
-  /** Forgets the copy of a (deleted) user; an unknown one is not an error. */
+  /** Forgets the copy of a (deleted) user and their remembered organization; an unknown one is not an error. */
   deleteUser(userId: string): Promise<void>;
   /** Ids of users who have a session but no kept copy, ascending, greater than `afterUserId`, at most `limit`. */
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
   /**
    * Sets (or with null clears) the active organization of the session with this id; answers its token (for
-   * its cache entry), or null when the session no longer exists.
+   * its cache entry), or null when the session no longer exists. In the same transaction, on a session of
+   * the user's own (not an impersonation), the value becomes the user's remembered organization (null
+   * forgets it): the one their next session starts in (restoreActiveOrganization).
    */
   setActiveOrganization(sessionId: string, organizationId: string | null): Promise<string | null>;
   /**
    * Clears this active organization on every session that has it (of one user when userId is given) and
-   * answers the tokens of the sessions changed.
+   * answers the tokens of the sessions changed. It is forgotten as those users' remembered organization
+   * first, so a session starting meanwhile either finds it gone or is cleared with the others.
    */
   clearActiveOrganization(organizationId: string, userId?: string): Promise<string[]>;
+  /**
+   * Makes the user's remembered organization the active one of this new session (nothing changes when the
+   * user has none, or the session is gone); answers the organization restored, or null.
+   */
+  restoreActiveOrganization(sessionId: string, userId: string): Promise<string | null>;
   close(): Promise<void>;
 }

@@ -116,6 +116,34 @@ export interface FullOrganization {
   invitations: Invitation[];
   /** How many members it has, all pages together. */
   memberCount: number;
+  /** What the caller may do in it (absent in answers made without a caller). */
+  callerAccess?: CallerAccess | undefined;
+}
+
+/**
+ * CallerAccess is the caller's role in an organization and what it lets them do there, decided by the same
+ * rules the calls check, so a client offers only what will be accepted (state rules, such as the only
+ * owner staying one, are still answered by the call).
+ */
+export interface CallerAccess {
+  /** The caller's role (several comma-separated). */
+  role: string;
+  /** May change the name, slug, logo or metadata (UpdateOrganization). */
+  updateOrganization: boolean;
+  /** May delete it (DeleteOrganization; false while deletion is switched off). */
+  deleteOrganization: boolean;
+  /** May invite (InviteMember), with one of assignable_roles. */
+  invite: boolean;
+  /** May cancel invitations (CancelInvitation). */
+  cancelInvitations: boolean;
+  /** The configured roles the caller may give: invite with, or set as a member's role. */
+  assignableRoles: string[];
+  /** Of the members in this answer, those whose role the caller may change (to one of assignable_roles). */
+  updatableMemberIds: string[];
+  /** Of the members in this answer, those the caller may remove (the caller included: leaving). */
+  removableMemberIds: string[];
+  /** The role that makes a member an owner (ORGANIZATION_CREATOR_ROLE): only an owner gives or takes it. */
+  ownerRole: string;
 }
 
 /** CreateOrganizationRequest: the new organization and its creator. */
@@ -1358,7 +1386,7 @@ export const Invitation: MessageFns<Invitation> = {
 };
 
 function createBaseFullOrganization(): FullOrganization {
-  return { organization: undefined, members: [], invitations: [], memberCount: 0 };
+  return { organization: undefined, members: [], invitations: [], memberCount: 0, callerAccess: undefined };
 }
 
 export const FullOrganization: MessageFns<FullOrganization> = {
@@ -1374,6 +1402,9 @@ export const FullOrganization: MessageFns<FullOrganization> = {
     }
     if (message.memberCount !== 0) {
       writer.uint32(32).int32(message.memberCount);
+    }
+    if (message.callerAccess !== undefined) {
+      CallerAccess.encode(message.callerAccess, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1423,6 +1454,14 @@ export const FullOrganization: MessageFns<FullOrganization> = {
             message.memberCount = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.callerAccess = CallerAccess.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1447,6 +1486,11 @@ export const FullOrganization: MessageFns<FullOrganization> = {
         : isSet(object.member_count)
         ? globalThis.Number(object.member_count)
         : 0,
+      callerAccess: isSet(object.callerAccess)
+        ? CallerAccess.fromJSON(object.callerAccess)
+        : isSet(object.caller_access)
+        ? CallerAccess.fromJSON(object.caller_access)
+        : undefined,
     };
   },
 
@@ -1464,6 +1508,9 @@ export const FullOrganization: MessageFns<FullOrganization> = {
     if (message.memberCount !== 0) {
       obj.memberCount = Math.round(message.memberCount);
     }
+    if (message.callerAccess !== undefined) {
+      obj.callerAccess = CallerAccess.toJSON(message.callerAccess);
+    }
     return obj;
   },
 
@@ -1478,6 +1525,244 @@ export const FullOrganization: MessageFns<FullOrganization> = {
     message.members = object.members?.map((e) => Member.fromPartial(e)) || [];
     message.invitations = object.invitations?.map((e) => Invitation.fromPartial(e)) || [];
     message.memberCount = object.memberCount ?? 0;
+    message.callerAccess = (object.callerAccess !== undefined && object.callerAccess !== null)
+      ? CallerAccess.fromPartial(object.callerAccess)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCallerAccess(): CallerAccess {
+  return {
+    role: "",
+    updateOrganization: false,
+    deleteOrganization: false,
+    invite: false,
+    cancelInvitations: false,
+    assignableRoles: [],
+    updatableMemberIds: [],
+    removableMemberIds: [],
+    ownerRole: "",
+  };
+}
+
+export const CallerAccess: MessageFns<CallerAccess> = {
+  encode(message: CallerAccess, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.role !== "") {
+      writer.uint32(10).string(message.role);
+    }
+    if (message.updateOrganization !== false) {
+      writer.uint32(16).bool(message.updateOrganization);
+    }
+    if (message.deleteOrganization !== false) {
+      writer.uint32(24).bool(message.deleteOrganization);
+    }
+    if (message.invite !== false) {
+      writer.uint32(32).bool(message.invite);
+    }
+    if (message.cancelInvitations !== false) {
+      writer.uint32(40).bool(message.cancelInvitations);
+    }
+    for (const v of message.assignableRoles) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.updatableMemberIds) {
+      writer.uint32(58).string(v!);
+    }
+    for (const v of message.removableMemberIds) {
+      writer.uint32(66).string(v!);
+    }
+    if (message.ownerRole !== "") {
+      writer.uint32(74).string(message.ownerRole);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CallerAccess {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCallerAccess();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.updateOrganization = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.deleteOrganization = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.invite = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.cancelInvitations = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.assignableRoles.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatableMemberIds.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.removableMemberIds.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.ownerRole = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CallerAccess {
+    return {
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      updateOrganization: isSet(object.updateOrganization)
+        ? globalThis.Boolean(object.updateOrganization)
+        : isSet(object.update_organization)
+        ? globalThis.Boolean(object.update_organization)
+        : false,
+      deleteOrganization: isSet(object.deleteOrganization)
+        ? globalThis.Boolean(object.deleteOrganization)
+        : isSet(object.delete_organization)
+        ? globalThis.Boolean(object.delete_organization)
+        : false,
+      invite: isSet(object.invite) ? globalThis.Boolean(object.invite) : false,
+      cancelInvitations: isSet(object.cancelInvitations)
+        ? globalThis.Boolean(object.cancelInvitations)
+        : isSet(object.cancel_invitations)
+        ? globalThis.Boolean(object.cancel_invitations)
+        : false,
+      assignableRoles: globalThis.Array.isArray(object?.assignableRoles)
+        ? object.assignableRoles.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.assignable_roles)
+        ? object.assignable_roles.map((e: any) => globalThis.String(e))
+        : [],
+      updatableMemberIds: globalThis.Array.isArray(object?.updatableMemberIds)
+        ? object.updatableMemberIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.updatable_member_ids)
+        ? object.updatable_member_ids.map((e: any) => globalThis.String(e))
+        : [],
+      removableMemberIds: globalThis.Array.isArray(object?.removableMemberIds)
+        ? object.removableMemberIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.removable_member_ids)
+        ? object.removable_member_ids.map((e: any) => globalThis.String(e))
+        : [],
+      ownerRole: isSet(object.ownerRole)
+        ? globalThis.String(object.ownerRole)
+        : isSet(object.owner_role)
+        ? globalThis.String(object.owner_role)
+        : "",
+    };
+  },
+
+  toJSON(message: CallerAccess): unknown {
+    const obj: any = {};
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.updateOrganization !== false) {
+      obj.updateOrganization = message.updateOrganization;
+    }
+    if (message.deleteOrganization !== false) {
+      obj.deleteOrganization = message.deleteOrganization;
+    }
+    if (message.invite !== false) {
+      obj.invite = message.invite;
+    }
+    if (message.cancelInvitations !== false) {
+      obj.cancelInvitations = message.cancelInvitations;
+    }
+    if (message.assignableRoles?.length) {
+      obj.assignableRoles = message.assignableRoles;
+    }
+    if (message.updatableMemberIds?.length) {
+      obj.updatableMemberIds = message.updatableMemberIds;
+    }
+    if (message.removableMemberIds?.length) {
+      obj.removableMemberIds = message.removableMemberIds;
+    }
+    if (message.ownerRole !== "") {
+      obj.ownerRole = message.ownerRole;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CallerAccess>, I>>(base?: I): CallerAccess {
+    return CallerAccess.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CallerAccess>, I>>(object: I): CallerAccess {
+    const message = createBaseCallerAccess();
+    message.role = object.role ?? "";
+    message.updateOrganization = object.updateOrganization ?? false;
+    message.deleteOrganization = object.deleteOrganization ?? false;
+    message.invite = object.invite ?? false;
+    message.cancelInvitations = object.cancelInvitations ?? false;
+    message.assignableRoles = object.assignableRoles?.map((e) => e) || [];
+    message.updatableMemberIds = object.updatableMemberIds?.map((e) => e) || [];
+    message.removableMemberIds = object.removableMemberIds?.map((e) => e) || [];
+    message.ownerRole = object.ownerRole ?? "";
     return message;
   },
 };
@@ -6055,8 +6340,8 @@ export const OrganizationServiceService = {
   },
   /**
    * GetFullOrganization reads an organization (by id or slug, default the active one) with its first page
-   * of members (their user fields from identity, one batched call) and its invitations; absent when none is
-   * named or active. Errors: ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
+   * of members (their user fields from identity, one batched call), its invitations and what the caller
+   * may do in it; absent when none is named or active. Errors: ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
    */
   getFullOrganization: {
     path: "/auth.organization.v1.OrganizationService/GetFullOrganization" as const,
@@ -6356,8 +6641,8 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, DeleteOrganizationResponse>;
   /**
    * GetFullOrganization reads an organization (by id or slug, default the active one) with its first page
-   * of members (their user fields from identity, one batched call) and its invitations; absent when none is
-   * named or active. Errors: ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
+   * of members (their user fields from identity, one batched call), its invitations and what the caller
+   * may do in it; absent when none is named or active. Errors: ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
    */
   getFullOrganization: handleUnaryCall<GetFullOrganizationRequest, GetFullOrganizationResponse>;
   /**
@@ -6518,8 +6803,8 @@ export interface OrganizationServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetFullOrganization reads an organization (by id or slug, default the active one) with its first page
-   * of members (their user fields from identity, one batched call) and its invitations; absent when none is
-   * named or active. Errors: ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
+   * of members (their user fields from identity, one batched call), its invitations and what the caller
+   * may do in it; absent when none is named or active. Errors: ORGANIZATION_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
    */
   getFullOrganization(
     request: GetFullOrganizationRequest,

@@ -3111,7 +3111,8 @@ export const ClearActiveOrganizationResponse: MessageFns<ClearActiveOrganization
 export type SessionServiceService = typeof SessionServiceService;
 export const SessionServiceService = {
   /**
-   * CreateSession starts a session for a user. It refuses, leaving no session, when the newest copy of the
+   * CreateSession starts a session for a user, in the organization the user last set active (if it has not
+   * been cleared for them since). It refuses, leaving no session, when the newest copy of the
    * user it keeps (the one given, or a newer one) is banned and the ban has not expired. Errors:
    * FAILED_TO_CREATE_SESSION.
    */
@@ -3260,7 +3261,8 @@ export const SessionServiceService = {
   },
   /**
    * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
-   * session, named by id, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   * session, named by id, store and cache, before it answers; on a session of the user's own (not an
+   * impersonation) it is also the one the user's next sessions start in. Errors: SESSION_NOT_FOUND.
    */
   setActiveOrganization: {
     path: "/auth.session.v1.SessionService/SetActiveOrganization" as const,
@@ -3275,7 +3277,8 @@ export const SessionServiceService = {
   },
   /**
    * ClearActiveOrganization clears an organization as the active one of every session (of one user when
-   * user_id is set), store and cache, before it answers. Idempotent. Errors: none.
+   * user_id is set), store and cache, before it answers, and as the one their next sessions start in.
+   * Idempotent. Errors: none.
    */
   clearActiveOrganization: {
     path: "/auth.session.v1.SessionService/ClearActiveOrganization" as const,
@@ -3293,7 +3296,8 @@ export const SessionServiceService = {
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateSession starts a session for a user. It refuses, leaving no session, when the newest copy of the
+   * CreateSession starts a session for a user, in the organization the user last set active (if it has not
+   * been cleared for them since). It refuses, leaving no session, when the newest copy of the
    * user it keeps (the one given, or a newer one) is banned and the ban has not expired. Errors:
    * FAILED_TO_CREATE_SESSION.
    */
@@ -3350,19 +3354,22 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   listUsersMissingSnapshot: handleUnaryCall<ListUsersMissingSnapshotRequest, ListUsersMissingSnapshotResponse>;
   /**
    * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
-   * session, named by id, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   * session, named by id, store and cache, before it answers; on a session of the user's own (not an
+   * impersonation) it is also the one the user's next sessions start in. Errors: SESSION_NOT_FOUND.
    */
   setActiveOrganization: handleUnaryCall<SetActiveOrganizationRequest, SetActiveOrganizationResponse>;
   /**
    * ClearActiveOrganization clears an organization as the active one of every session (of one user when
-   * user_id is set), store and cache, before it answers. Idempotent. Errors: none.
+   * user_id is set), store and cache, before it answers, and as the one their next sessions start in.
+   * Idempotent. Errors: none.
    */
   clearActiveOrganization: handleUnaryCall<ClearActiveOrganizationRequest, ClearActiveOrganizationResponse>;
 }
 
 export interface SessionServiceClient extends Client {
   /**
-   * CreateSession starts a session for a user. It refuses, leaving no session, when the newest copy of the
+   * CreateSession starts a session for a user, in the organization the user last set active (if it has not
+   * been cleared for them since). It refuses, leaving no session, when the newest copy of the
    * user it keeps (the one given, or a newer one) is banned and the ban has not expired. Errors:
    * FAILED_TO_CREATE_SESSION.
    */
@@ -3559,7 +3566,8 @@ export interface SessionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * SetActiveOrganization sets (or with organization_id absent, clears) the active organization of one
-   * session, named by id, store and cache, before it answers. Errors: SESSION_NOT_FOUND.
+   * session, named by id, store and cache, before it answers; on a session of the user's own (not an
+   * impersonation) it is also the one the user's next sessions start in. Errors: SESSION_NOT_FOUND.
    */
   setActiveOrganization(
     request: SetActiveOrganizationRequest,
@@ -3578,7 +3586,8 @@ export interface SessionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ClearActiveOrganization clears an organization as the active one of every session (of one user when
-   * user_id is set), store and cache, before it answers. Idempotent. Errors: none.
+   * user_id is set), store and cache, before it answers, and as the one their next sessions start in.
+   * Idempotent. Errors: none.
    */
   clearActiveOrganization(
     request: ClearActiveOrganizationRequest,
