@@ -371,6 +371,8 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await a.post("/admin/has-permission", {})).status).toBe(400);
     expect((await a.get("/admin/list-audit-events?limit=5")).status).toBe(200);
     expect((await a.get("/admin/list-audit-events?since=yesterday")).status).toBe(400);
+    expect((await a.get("/admin/list-roles")).status).toBe(200);
+    expect((await plain.b.get("/admin/list-roles")).status).toBe(403);
     expect((await a.post("/admin/stop-impersonating")).status).toBeGreaterThanOrEqual(400);
     expect((await a.post("/admin/impersonate-user", { userId: "missing" })).status).toBeGreaterThanOrEqual(400);
     expect((await a.post("/admin/impersonate-user", { userId: plain.id })).status).toBe(200);

@@ -77,6 +77,9 @@ export interface UserListQuery {
   offset: number;
 }
 
+/** A user of the admin list: the user and when they last signed in (null: never). */
+export type ListedUser = User & { lastSignInAt: string | null };
+
 export interface AuditEvent {
   id: string;
   action: string;
@@ -88,6 +91,13 @@ export interface AuditEvent {
   userAgent: string | null;
   outcome: string;
   details: Record<string, unknown>;
+}
+
+/** A page of the audit log, with the name and email of each user it names (by id; a removed user is absent). */
+export interface AuditPage {
+  events: AuditEvent[];
+  total: number;
+  users: Record<string, { name: string; email: string }>;
 }
 
 export interface AuditQuery {
@@ -222,7 +232,11 @@ export const api = {
     /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */
     canManageUsers: () => post<{ success: boolean }>("/admin/has-permission", { permissions: { user: ["list"] } }).then((r) => r.success),
     /** totalIsLowerBound: more users match than the admin service counts (its count limit); total is that limit. */
-    listUsers: (query: UserListQuery) => get<{ users: User[]; total: number; totalIsLowerBound?: boolean }>(`/admin/list-users${queryString(query)}`),
+    listUsers: (query: UserListQuery) => get<{ users: ListedUser[]; total: number; totalIsLowerBound?: boolean }>(`/admin/list-users${queryString(query)}`),
+    /** The roles admins may give, in configured order. */
+    listRoles: () => get<{ roles: string[] }>("/admin/list-roles").then((answer) => answer.roles),
+    /** No password: the user gets no credential account; no role: the platform's default role. */
+    createUser: (body: { name: string; email: string; password?: string; role?: string }) => post<{ user: User }>("/admin/create-user", body),
     getUser: (id: string) => get<User>(`/admin/get-user?id=${encodeURIComponent(id)}`),
     listUserSessions: (userId: string) => post<{ sessions: Session[] }>("/admin/list-user-sessions", { userId }),
     revokeUserSession: (sessionToken: string) => post<{ success: boolean }>("/admin/revoke-user-session", { sessionToken }),
@@ -234,7 +248,7 @@ export const api = {
     impersonateUser: (userId: string) => post<{ session: Session; user: User }>("/admin/impersonate-user", { userId }),
     stopImpersonating: () => post<{ session: Session; user: User }>("/admin/stop-impersonating"),
     removeUser: (userId: string) => post<{ success: boolean }>("/admin/remove-user", { userId }),
-    listAuditEvents: (query: AuditQuery) => get<{ events: AuditEvent[]; total: number }>(`/admin/list-audit-events${queryString(query)}`),
+    listAuditEvents: (query: AuditQuery) => get<AuditPage>(`/admin/list-audit-events${queryString(query)}`),
   },
   /**
    * The social providers this platform has configured (no secrets). A platform without the route (404)

@@ -12,6 +12,7 @@ const FIELD_OF_CODE: Record<string, string> = {
   PASSWORD_TOO_LONG: "password",
   INVALID_PASSWORD: "currentPassword",
   USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER: "username",
+  YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE: "role",
 };
 
 /** Splits an error into the field it names (when the form has that field) and the form-level message. */

@@ -6,6 +6,7 @@
 import { type QueryClient, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { api, errorMessage, type User } from "./api";
+import { useT } from "./i18n";
 
 /**
  * After the session changed hands (impersonation started or stopped): everything cached belonged to the
@@ -15,6 +16,7 @@ export const startOver = (queryClient: QueryClient) => queryClient.resetQueries(
 
 /** The banner on every page while an admin acts as someone else, with the way back. */
 export function ImpersonationBanner({ user }: { user: User }) {
+  const t = useT();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const stop = useMutation({
@@ -25,12 +27,10 @@ export function ImpersonationBanner({ user }: { user: User }) {
     },
   });
   return (
-    <section className="impersonation" aria-label="Impersonation">
-      <span>
-        You are impersonating <strong>{user.name || user.email}</strong> ({user.email}).
-      </span>
+    <section className="impersonation" aria-label={t("admin.impersonation.label")}>
+      <span>{t("admin.impersonation.banner", { name: user.name || user.email, email: user.email })}</span>
       <button type="button" onClick={() => stop.mutate()} disabled={stop.isPending} aria-busy={stop.isPending || undefined}>
-        {stop.isPending ? "Stopping…" : "Stop impersonating"}
+        {stop.isPending ? t("admin.impersonation.stopping") : t("admin.impersonation.stop")}
       </button>
       {stop.error && <span role="alert">{errorMessage(stop.error)}</span>}
     </section>

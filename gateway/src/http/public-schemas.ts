@@ -124,7 +124,12 @@ export const memberRoleSchema = z.object({ role: z.string() });
 export const adminUserSchema = z.object({ user: userSchema });
 
 export const listUsersSchema = z.object({
-  users: z.array(userSchema),
+  users: z.array(
+    userSchema.extend({
+      // Ours, for admins only (docs/adr/0054-last-sign-in-and-audit-names.md): better-auth's clients ignore it.
+      lastSignInAt: when.nullable().describe("When the user last signed in; null when never (or not since the platform records it)."),
+    }),
+  ),
   total: z.number().int().describe("How many users match; when totalIsLowerBound, at least this many (the count limit)."),
   totalIsLowerBound: z.literal(true).optional().describe("Present when more users match than ADMIN_LIST_USERS_COUNT_LIMIT: total is that limit."),
   limit: z.number().int().optional(),
@@ -149,7 +154,12 @@ export const auditEventsSchema = z.object({
     }),
   ),
   total: z.number().int(),
+  users: z
+    .record(z.string(), z.object({ name: z.string(), email: z.string() }))
+    .describe("The name and email of each user the page's events name (actor, impersonator, target), by id; a removed user is absent."),
 });
+
+export const rolesSchema = z.object({ roles: z.array(z.string()).describe("The roles admins may give, in configured order.") });
 
 export const outboxSchema = z.object({
   messages: z.array(

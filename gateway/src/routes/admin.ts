@@ -16,6 +16,7 @@ import {
   listUserSessionsSchema,
   listUsersSchema,
   permissionSchema,
+  rolesSchema,
   sessionWithUserSchema,
   statusSchema,
   successSchema,
@@ -143,7 +144,8 @@ export function adminRoutes(deps: RouteDeps): Route[] {
           // The admin service sets the count limit (ADMIN_LIST_USERS_COUNT_LIMIT).
           query: { ...q, limit: q.limit ?? 0, offset: q.offset ?? 0, countLimit: 0 },
         });
-        json(listUsersResponse(answer.users.map(publicUser), answer.total, answer.totalIsLowerBound, q.limit, q.offset));
+        const users = answer.users.map((user) => ({ ...publicUser(user), lastSignInAt: answer.lastSignInAt[user.id]?.toISOString() ?? null }));
+        json(listUsersResponse(users, answer.total, answer.totalIsLowerBound, q.limit, q.offset));
       },
     ),
   );
@@ -525,7 +527,26 @@ export function adminRoutes(deps: RouteDeps): Route[] {
             details: e.details ?? {},
           })),
           total: answer.total,
+          users: Object.fromEntries(answer.users.map(({ id, name, email }) => [id, { name, email }])),
         });
+      },
+    ),
+  );
+
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/admin/list-roles",
+        tag: "Admin",
+        session: "required",
+        summary: "The roles admins may give",
+        response: rolesSchema,
+        errors: ["ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT"],
+      },
+      async ({ req, session, json }) => {
+        const { roles } = await call(admin, admin.listRoles, { caller: callerOf(req, session) });
+        json({ roles });
       },
     ),
   );

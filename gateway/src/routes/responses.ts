@@ -134,7 +134,10 @@ export const adminUserResponse = (user: PublicUser) => ({ user });
 
 /** limit and offset echo the request (the current client declares them). */
 /** totalIsLowerBound (ours, not better-auth's) only when more users match than the count limit: total is that limit. */
-export const listUsersResponse = (users: PublicUser[], total: number, totalIsLowerBound: boolean, limit: number | undefined, offset: number | undefined) => ({
+/** A user of the admin list: the user, and when they last signed in (ours; null when never). */
+export type ListedUser = PublicUser & { lastSignInAt: string | null };
+
+export const listUsersResponse = (users: ListedUser[], total: number, totalIsLowerBound: boolean, limit: number | undefined, offset: number | undefined) => ({
   users,
   total,
   ...(totalIsLowerBound && { totalIsLowerBound: true as const }),

@@ -30,6 +30,9 @@ async function relay<T>(pending: Promise<T>): Promise<T> {
 /** call() with relay(). */
 const rcall: typeof call = (client, method, request, options) => relay(call(client, method, request, options));
 
+/** The most ids identity's GetUsers takes in one call. */
+const GET_USERS_BATCH = 1_000;
+
 const required = <T>(value: T | undefined, what: string): T => {
   if (value === undefined) throw new Error(`${what} missing from the answer`);
   return value;
@@ -48,6 +51,12 @@ export function identityPortOf(identity: IdentityServiceClient, users: AdminUser
         if (error instanceof AuthError && error.code === "USER_NOT_FOUND") return null;
         throw error;
       }
+    },
+    async getUsers(userIds) {
+      const batches = [];
+      for (let start = 0; start < userIds.length; start += GET_USERS_BATCH) batches.push(userIds.slice(start, start + GET_USERS_BATCH));
+      const answers = await Promise.all(batches.map((ids) => rcall(identity, identity.getUsers, { ids, emails: [] })));
+      return answers.flatMap((answer) => answer.users);
     },
     listUsers: (query) => rcall(users, users.listUsers, query),
     createUser: async (input) => required((await rcall(users, users.createUser, input)).user, "user"),

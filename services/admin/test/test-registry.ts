@@ -35,6 +35,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   };
   const identity: IdentityPort = {
     getUser: async (id) => users.get(id) ?? null,
+    getUsers: async (ids) => ids.flatMap((id) => users.get(id) ?? []),
     // Identity's eq and contains filters (the ones the domain asks for) and page size; no search or offset, and
     // users in creation order (the order the domain asks for).
     listUsers: async ({ filterField, filterOperator, filterValue, limit, countLimit }) => {
@@ -51,6 +52,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
         users: matching.slice(0, limit || 100),
         total: Math.min(matching.length, countLimit || matching.length),
         totalIsLowerBound: countLimit > 0 && matching.length > countLimit,
+        lastSignInAt: {},
       };
     },
     createUser: async (input) => {

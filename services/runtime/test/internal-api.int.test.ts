@@ -31,7 +31,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SignInEmail: ["gateway"],
     SignInUsername: ["gateway"],
     GetUser: ["internal-client", "admin"],
-    GetUsers: ["organization"],
+    GetUsers: ["organization", "admin"],
     SendVerificationEmail: ["gateway"],
     VerifyEmail: ["gateway"],
     RequestPasswordReset: ["gateway"],
@@ -138,6 +138,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListAuditEvents: ["gateway"],
     RecordEvent: ["gateway"],
     UpdateUser: ["gateway"],
+    ListRoles: ["gateway"],
   },
   oauth: {
     ListProviders: ["gateway"],

@@ -6,7 +6,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { AuditQuery, AuditRecord } from "../store/audit-store.js";
-import type { Registry } from "./ports.js";
+import type { Registry, User } from "./ports.js";
 
 type Deps = Pick<Registry, "store" | "now" | "log">;
 
@@ -65,6 +65,21 @@ export async function listAuditEvents(deps: Pick<Registry, "store">, query: Part
   const offset = query.offset ?? 0;
   if (!Number.isInteger(offset) || offset < 0) throw new AuthError("VALIDATION_ERROR", "Invalid offset: expected an integer of 0 or more");
   return deps.store.list({ ...query, limit, offset });
+}
+
+/** Who a user the log names is, as identity knows them now. */
+export type NamedUser = Pick<User, "id" | "name" | "email">;
+
+/**
+ * The users a page of records names (actor, impersonator, target), each once, read from identity in one call
+ * when the page is read: the log itself keeps ids only, so a removed user's name and email are gone from it
+ * with the user (docs/adr/0054-last-sign-in-and-audit-names.md).
+ */
+export async function usersNamedIn(deps: Pick<Registry, "identity">, records: AuditRecord[]): Promise<NamedUser[]> {
+  const ids = new Set(records.flatMap((record) => [record.actorId, record.impersonatorId, record.targetId]).filter((id) => id !== null));
+  if (ids.size === 0) return [];
+  const users = await deps.identity.getUsers([...ids]);
+  return users.map(({ id, name, email }) => ({ id, name, email }));
 }
 
 /** Deletes records past the retention; a retention of 0 days keeps everything. */

@@ -13,7 +13,10 @@ export type { Caller, Session, User };
 export interface IdentityPort {
   /** The user, or null when there is none. */
   getUser(userId: string): Promise<User | null>;
-  listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number; totalIsLowerBound: boolean }>;
+  /** The users with these ids who exist, in no particular order (identity's GetUsers, in batches it takes). */
+  getUsers(userIds: string[]): Promise<User[]>;
+  /** A page of users, and when each of them last signed in (by id; absent for one who never did). */
+  listUsers(query: ListUsersRequest): Promise<{ users: User[]; total: number; totalIsLowerBound: boolean; lastSignInAt: Record<string, Date> }>;
   /** No password: no credential account; no role: identity's default role. */
   createUser(input: { email: string; password?: string; name: string; role?: string; extraFields: Record<string, unknown> }): Promise<User>;
   setRole(userId: string, role: string): Promise<User>;

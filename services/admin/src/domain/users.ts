@@ -74,6 +74,9 @@ function changingAdmins<T>(deps: Deps, admin: Admin, userId: string, keepsAdminR
   });
 }
 
+/** The roles admins may give (ADMIN_ASSIGNABLE_ROLES, then ADMIN_ROLES), for the admin area's choices. A read: not recorded. */
+export const listRoles = (deps: Deps, caller: Caller | undefined) => asAdmin(deps, caller, {}, async () => deps.config.assignableRoles);
+
 /** The total is counted up to the configured bound (a bounded scan at any table size), whatever the caller asked. */
 export const listUsers = (deps: Deps, caller: Caller | undefined, query: ListUsersRequest) =>
   asAdmin(deps, caller, {}, () => deps.identity.listUsers({ ...query, countLimit: deps.config.listUsersCountLimit }));

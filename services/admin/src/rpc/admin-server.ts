@@ -5,7 +5,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { asAdmin, checkAdmin } from "../domain/as-admin.js";
-import { listAuditEvents, record } from "../domain/audit.js";
+import { listAuditEvents, record, usersNamedIn } from "../domain/audit.js";
 import { impersonateUser, stopImpersonating } from "../domain/impersonation.js";
 import { hasPermission } from "../domain/permissions.js";
 import type { Registry } from "../domain/ports.js";
@@ -35,6 +35,7 @@ export const ADMIN_ACCESS: AccessTable = {
   // Security events, reported by the gateway (which sees actor, IP, user agent and outcome); calls no one back.
   RecordEvent: ["gateway"],
   UpdateUser: GATEWAY,
+  ListRoles: GATEWAY,
 };
 
 const OUTCOMES = new Set(["success", "failure"]);
@@ -107,9 +108,10 @@ export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding
           since: req.since,
           until: req.until,
         });
-        return { events: records.map(toAuditEventMessage), total };
+        return { events: records.map(toAuditEventMessage), total, users: await usersNamedIn(registry, records) };
       }),
     ),
+    listRoles: rpc.unary("ListRoles", async (req) => ({ roles: await users.listRoles(registry, req.caller) })),
     recordEvent: rpc.unary("RecordEvent", async (req) => {
       const event = req.event;
       if (!event?.id || !event.action || !OUTCOMES.has(event.outcome)) throw new AuthError("VALIDATION_ERROR", "event needs an id, an action and an outcome (success or failure)");

@@ -1,7 +1,8 @@
 /**
  * Opening a session for a user who proved who they are. The user's pending session outbox row goes first (a
  * revocation queued by a reset or a ban during an outage must not end the session opened after it), then the
- * session, then the checks for the writes that may have raced with it.
+ * session, then the checks for the writes that may have raced with it, then the note of the sign-in the admin
+ * area lists (docs/adr/0054-last-sign-in-and-audit-names.md).
  */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode, PeerError } from "@auth-platform/proto/errors";
@@ -40,6 +41,8 @@ export async function openSession(deps: Deps, user: UserRecord, options: OpenSes
     await deps.store.queueSessionRevocation(user.id);
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
+  // The session is open: a note that cannot be written is logged, never this sign-in's failure.
+  await deps.store.recordSignIn(user.id, deps.now()).catch((error: unknown) => deps.log.warn("last sign-in not recorded", { userId: user.id, error }));
   return session;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { listUsers } from "./admin-users.js";
 import { signInEmail, signInUsername } from "./sign-in.js";
 import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
@@ -15,6 +16,26 @@ describe("sign-in", () => {
     const byUsername = await signInUsername(deps, { username: "Ada", password: "password-123", rememberMe: true, client: {} });
     expect(byUsername.user.id).toBe(user.id);
     expect(deps.sessions.of(user.id)).toHaveLength(3);
+  });
+
+  it("notes the last sign-in for the admin list, without moving the user or queueing a copy for the session service", async () => {
+    const deps = testRegistry();
+    const { email, user } = await aSignedUpUser(deps);
+    const lastSignIn = async () => (await listUsers(deps, { searchValue: email })).lastSignInAt[user.id];
+    // Sign-up signs in.
+    expect(await lastSignIn()).toEqual(deps.now());
+    const before = await deps.store.findUserById(user.id);
+    const outboxBefore = await deps.store.findSessionOutbox(user.id);
+    deps.advance(HOUR);
+    await signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} });
+    expect(await lastSignIn()).toEqual(deps.now());
+    expect(await deps.store.findUserById(user.id)).toEqual(before);
+    expect(await deps.store.findSessionOutbox(user.id)).toEqual(outboxBefore);
+    // A refused sign-in is no sign-in.
+    const signedInAt = deps.now();
+    deps.advance(HOUR);
+    expect(await errorCode(signInEmail(deps, { email, password: "wrong-password", rememberMe: true, client: {} }))).toBe("INVALID_EMAIL_OR_PASSWORD");
+    expect(await lastSignIn()).toEqual(signedInAt);
   });
 
   it("answers one generic error for a wrong password, an unknown address or a malformed one, and starts no session", async () => {

@@ -26,8 +26,11 @@ export const ADMIN_USER_ACCESS: AccessTable = {
 export function adminUserService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: AdminUserServiceServer = {
     listUsers: rpc.unary("ListUsers", async (req) => {
-      const { users, total, totalIsLowerBound } = await listUsers(registry, { ...req, filterValue: req.filterValue as string | number | boolean | null | unknown[] | undefined });
-      return { users: users.map(toUserMessage), total, totalIsLowerBound };
+      const { users, total, totalIsLowerBound, lastSignInAt } = await listUsers(registry, {
+        ...req,
+        filterValue: req.filterValue as string | number | boolean | null | unknown[] | undefined,
+      });
+      return { users: users.map(toUserMessage), total, totalIsLowerBound, lastSignInAt };
     }),
     createUser: rpc.unary("CreateUser", async (req, { deadline }) => {
       const user = await createUser(registry, { email: req.email, password: req.password, name: req.name, role: req.role, extraFields: req.extraFields ?? {}, deadline });

@@ -33,8 +33,9 @@ export const IDENTITY_ACCESS: AccessTable = {
   SignInUsername: GATEWAY,
   // The session service fills its cache with the user; our users' own services read a user.
   GetUser: ["internal-client", "admin"],
-  // Member lists show each member's name, email and image: one batched read per request.
-  GetUsers: ["organization"],
+  // Member lists show each member's name, email and image, the audit log each named user's name and email:
+  // one batched read per request.
+  GetUsers: ["organization", "admin"],
   SendVerificationEmail: GATEWAY,
   VerifyEmail: GATEWAY,
   RequestPasswordReset: GATEWAY,

@@ -21,6 +21,8 @@ export const UserEntity = defineEntity({
     /** Configured extra fields, JSON text. */
     extraFields: p.text().default("{}"),
     twoFactorEnabled: p.boolean().default(false),
+    /** The last sign-in (recordSignIn): not part of the user record, which the session service copies. */
+    lastSignInAt: p.datetime().nullable(),
   },
 });
 

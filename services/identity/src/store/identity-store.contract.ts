@@ -419,6 +419,8 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "createUserWithAccount",
       "findUserById",
       "findUsers",
+      // The last sign-in is no field of the user record: updatedAt stays and the copies do not move.
+      "recordSignIn",
       "findUserByEmail",
       "findUserByUsername",
       "findAccount",

@@ -148,6 +148,8 @@ export interface UserPage {
   users: UserRecord[];
   total: number;
   totalIsLowerBound: boolean;
+  /** When each user of the page last signed in (recordSignIn), by id; absent for one who never did. */
+  lastSignInAt: Record<string, Date>;
 }
 
 /**
@@ -179,6 +181,12 @@ export interface IdentityStore extends TwoFactorStore {
   findUserById(id: string): Promise<UserRecord | null>;
   /** The users with these ids or (already lower-cased) emails, in no particular order; unknown ones left out. */
   findUsers(ids: string[], emails: string[]): Promise<UserRecord[]>;
+  /**
+   * Notes a sign-in of the user at `at`, unless a later one is noted already (two at once keep the newer).
+   * Changes nothing the user record holds: updatedAt stays and no session outbox row is written, so the
+   * session service's copy of the user does not move. Listed by listUsers; gone with the user.
+   */
+  recordSignIn(userId: string, at: Date): Promise<void>;
   /** The user with this (already lower-cased) email, or null. */
   findUserByEmail(email: string): Promise<UserRecord | null>;
   /** The user with this (already lower-cased) username, or null. */

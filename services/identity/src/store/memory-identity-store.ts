@@ -34,6 +34,8 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   const verifications = new Map<string, VerificationRecord>();
   const mailRequests = new Map<string, MailRequestRecord>();
   const sessionOutbox = new Map<string, SessionOutboxRecord>();
+  /** recordSignIn's column, kept beside the user records as the SQL stores keep it out of them. */
+  const lastSignIns = new Map<string, Date>();
   /** The session outbox row of a user write (USER_WRITES), as the SQL stores' upsert writes it. */
   const queueSessionOutbox = (userId: string, revokeSessions = false) => {
     const row = sessionOutbox.get(userId);
@@ -83,10 +85,16 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       const found = [...accounts.values()].filter((a) => a.userId === userId && a.providerId === providerId).sort(byCreation)[0];
       return found ? copy(found) : null;
     },
+    async recordSignIn(userId, at) {
+      const noted = lastSignIns.get(userId);
+      if (users.has(userId) && (!noted || noted < at)) lastSignIns.set(userId, new Date(at));
+    },
     async listUsers(query) {
       const matching = [...users.values()].filter((user) => matchesUserQuery(user, query)).sort(compareUsers(query));
       const totalIsLowerBound = query.countLimit > 0 && matching.length > query.countLimit;
-      return { users: matching.slice(query.offset, query.offset + query.limit).map(copyUser), total: totalIsLowerBound ? query.countLimit : matching.length, totalIsLowerBound };
+      const page = matching.slice(query.offset, query.offset + query.limit);
+      const lastSignInAt = Object.fromEntries(page.flatMap((user) => (lastSignIns.has(user.id) ? [[user.id, new Date(lastSignIns.get(user.id)!)]] : [])));
+      return { users: page.map(copyUser), total: totalIsLowerBound ? query.countLimit : matching.length, totalIsLowerBound, lastSignInAt };
     },
     async findAccountByProvider(providerId, accountId) {
       const found = [...accounts.values()].find((a) => a.providerId === providerId && a.accountId === accountId);
@@ -153,6 +161,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       await twoFactorMethods.deleteTwoFactor(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
       users.delete(userId);
+      lastSignIns.delete(userId);
       queueSessionOutbox(userId, true);
     },
     async createVerification(record) {

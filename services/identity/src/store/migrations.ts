@@ -229,6 +229,16 @@ class MailRequestLanguage extends Migration {
   }
 }
 
+/**
+ * When each user last signed in (docs/adr/0054-last-sign-in-and-audit-names.md): a nullable column, so adding
+ * it rewrites no row on either database.
+ */
+class UserLastSignIn extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "user" add column "last_sign_in_at" timestamptz null`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -240,4 +250,5 @@ export const identityMigrations = [
   { name: "0008-user-email-verified", class: UserEmailVerified },
   { name: "0009-session-outbox", class: CreateSessionOutbox },
   { name: "0010-mail-request-language", class: MailRequestLanguage },
+  { name: "0011-user-last-sign-in", class: UserLastSignIn },
 ];

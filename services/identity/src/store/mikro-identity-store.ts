@@ -170,9 +170,14 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const row = await store.readOne(AccountEntity, { userId, providerId }, { createdAt: "asc" });
       return row ? toAccount(row) : null;
     },
+    async recordSignIn(userId, at) {
+      // One statement by primary key, touching no other column (updatedAt stays; no outbox row).
+      await store.em().nativeUpdate(UserEntity, { id: userId, $or: [{ lastSignInAt: null }, { lastSignInAt: { $lt: at } }] }, { lastSignInAt: at });
+    },
     async listUsers(query) {
       const { rows, ...counted } = await listUsersInSql(store.em(), store.dialect, query);
-      return { users: rows.map(toUser), ...counted };
+      const signedIn = rows.filter((row) => row.lastSignInAt);
+      return { users: rows.map(toUser), ...counted, lastSignInAt: Object.fromEntries(signedIn.map((row) => [row.id, row.lastSignInAt as Date])) };
     },
     async findAccountByProvider(providerId, accountId) {
       const row = await store.em().findOne(AccountEntity, { providerId, accountId });

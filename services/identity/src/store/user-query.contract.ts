@@ -225,6 +225,23 @@ export function userQueryContract(backend: string, open: () => Promise<IdentityS
       expect(first.users.map((u) => u.name)).toEqual(["Zed Two", "Zed One"]);
     });
 
+    it("lists each user's last sign-in, the newest of those noted, on both plans, without moving the user", async () => {
+      const [zoe, adam] = people as [UserRecord, UserRecord];
+      await store.recordSignIn(zoe.id, new Date(T0 + 60_000));
+      await store.recordSignIn(adam.id, new Date(T0 + 120_000));
+      // An older sign-in noted late (two at once) does not take the newer one back.
+      await store.recordSignIn(adam.id, new Date(T0 + 90_000));
+      await store.recordSignIn("no-such-user", new Date(T0));
+      const search = { field: "email" as const, operator: "contains" as const, value: tag };
+      // countLimit 0 walks the sort order; a bounded count with a search reads the matches first.
+      for (const countLimit of [0, 100]) {
+        const page = await store.listUsers({ limit: 100, offset: 0, countLimit, search });
+        expect(page.lastSignInAt).toEqual({ [zoe.id]: new Date(T0 + 60_000), [adam.id]: new Date(T0 + 120_000) });
+      }
+      expect(await store.findUserById(adam.id)).toEqual(adam);
+      expect(await store.findSessionOutbox(adam.id)).toBeNull();
+    });
+
     it("reads every field of the matched users back as it was written", async () => {
       const { users } = await store.listUsers({ limit: 100, offset: 0, countLimit: 100, search: { field: "email", operator: "contains", value: tag } });
       expect(users.length).toBe(4);

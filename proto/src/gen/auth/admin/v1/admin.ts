@@ -83,6 +83,13 @@ export interface ListUsersResponse {
   total: number;
   /** True when more users match than the count limit (ADMIN_LIST_USERS_COUNT_LIMIT): total is that limit. */
   totalIsLowerBound: boolean;
+  /** When each user of the page last signed in, by user id; a user who never did is absent. */
+  lastSignInAt: { [key: string]: Date };
+}
+
+export interface ListUsersResponse_LastSignInAtEntry {
+  key: string;
+  value?: Date | undefined;
 }
 
 /** GetUserRequest names the user to read. */
@@ -358,6 +365,21 @@ export interface ListAuditEventsResponse {
   events: AuditEvent[];
   /** How many events match the filters, all pages together. */
   total: number;
+  /** The users the page's events name (actor, impersonator, target) who still exist, each once. */
+  users: AuditUser[];
+}
+
+/**
+ * AuditUser: who a user named in the audit log is, read from identity when the log is read (the log keeps
+ * only the id).
+ */
+export interface AuditUser {
+  /** User id. */
+  id: string;
+  /** Display name. */
+  name: string;
+  /** Email address. */
+  email: string;
 }
 
 /** RecordEventRequest: an event another service reports. */
@@ -417,6 +439,18 @@ export interface UpdateUserRequest {
 export interface UpdateUserResponse {
   /** The user after the change. */
   user?: User | undefined;
+}
+
+/** ListRolesRequest: the admin who asks. */
+export interface ListRolesRequest {
+  /** The admin who asks. */
+  caller?: Caller | undefined;
+}
+
+/** ListRolesResponse: the roles admins may give, in configured order. */
+export interface ListRolesResponse {
+  /** Role names; a user's role may be a comma-separated list of them. */
+  roles: string[];
 }
 
 function createBaseAuditEvent(): AuditEvent {
@@ -753,7 +787,7 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { users: [], total: 0, totalIsLowerBound: false };
+  return { users: [], total: 0, totalIsLowerBound: false, lastSignInAt: {} };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -767,6 +801,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.totalIsLowerBound !== false) {
       writer.uint32(24).bool(message.totalIsLowerBound);
     }
+    globalThis.Object.entries(message.lastSignInAt).forEach(([key, value]: [string, Date]) => {
+      ListUsersResponse_LastSignInAtEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
     return writer;
   },
 
@@ -807,6 +844,17 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.totalIsLowerBound = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = ListUsersResponse_LastSignInAtEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.lastSignInAt[entry4.key] = entry4.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -828,6 +876,33 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
         : isSet(object.total_is_lower_bound)
         ? globalThis.Boolean(object.total_is_lower_bound)
         : false,
+      lastSignInAt: isObject(object.lastSignInAt)
+        ? (globalThis.Object.entries(object.lastSignInAt) as [string, any][]).reduce(
+          (acc: { [key: string]: Date }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: fromJsonTimestamp(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.last_sign_in_at)
+        ? (globalThis.Object.entries(object.last_sign_in_at) as [string, any][]).reduce(
+          (acc: { [key: string]: Date }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: fromJsonTimestamp(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -842,6 +917,15 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.totalIsLowerBound !== false) {
       obj.totalIsLowerBound = message.totalIsLowerBound;
     }
+    if (message.lastSignInAt) {
+      const entries = globalThis.Object.entries(message.lastSignInAt) as [string, Date][];
+      if (entries.length > 0) {
+        obj.lastSignInAt = {};
+        entries.forEach(([k, v]) => {
+          obj.lastSignInAt[k] = v.toISOString();
+        });
+      }
+    }
     return obj;
   },
 
@@ -853,6 +937,104 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.totalIsLowerBound = object.totalIsLowerBound ?? false;
+    message.lastSignInAt = (globalThis.Object.entries(object.lastSignInAt ?? {}) as [string, Date][]).reduce(
+      (acc: { [key: string]: Date }, [key, value]: [string, Date]) => {
+        if (value !== undefined) {
+          acc[key] = value;
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseListUsersResponse_LastSignInAtEntry(): ListUsersResponse_LastSignInAtEntry {
+  return { key: "", value: undefined };
+}
+
+export const ListUsersResponse_LastSignInAtEntry: MessageFns<ListUsersResponse_LastSignInAtEntry> = {
+  encode(message: ListUsersResponse_LastSignInAtEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Timestamp.encode(toTimestamp(message.value), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse_LastSignInAtEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse_LastSignInAtEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse_LastSignInAtEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? fromJsonTimestamp(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: ListUsersResponse_LastSignInAtEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = message.value.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersResponse_LastSignInAtEntry>, I>>(
+    base?: I,
+  ): ListUsersResponse_LastSignInAtEntry {
+    return ListUsersResponse_LastSignInAtEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersResponse_LastSignInAtEntry>, I>>(
+    object: I,
+  ): ListUsersResponse_LastSignInAtEntry {
+    const message = createBaseListUsersResponse_LastSignInAtEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? undefined;
     return message;
   },
 };
@@ -3211,7 +3393,7 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
 };
 
 function createBaseListAuditEventsResponse(): ListAuditEventsResponse {
-  return { events: [], total: 0 };
+  return { events: [], total: 0, users: [] };
 }
 
 export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
@@ -3221,6 +3403,9 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     }
     if (message.total !== 0) {
       writer.uint32(16).int32(message.total);
+    }
+    for (const v of message.users) {
+      AuditUser.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -3254,6 +3439,14 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
             message.total = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.users.push(AuditUser.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3270,6 +3463,7 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     return {
       events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => AuditEvent.fromJSON(e)) : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => AuditUser.fromJSON(e)) : [],
     };
   },
 
@@ -3281,6 +3475,9 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     if (message.total !== 0) {
       obj.total = Math.round(message.total);
     }
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => AuditUser.toJSON(e));
+    }
     return obj;
   },
 
@@ -3291,6 +3488,108 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     const message = createBaseListAuditEventsResponse();
     message.events = object.events?.map((e) => AuditEvent.fromPartial(e)) || [];
     message.total = object.total ?? 0;
+    message.users = object.users?.map((e) => AuditUser.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAuditUser(): AuditUser {
+  return { id: "", name: "", email: "" };
+}
+
+export const AuditUser: MessageFns<AuditUser> = {
+  encode(message: AuditUser, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditUser {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditUser();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditUser {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: AuditUser): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditUser>, I>>(base?: I): AuditUser {
+    return AuditUser.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditUser>, I>>(object: I): AuditUser {
+    const message = createBaseAuditUser();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };
@@ -3809,6 +4108,142 @@ export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
   },
 };
 
+function createBaseListRolesRequest(): ListRolesRequest {
+  return { caller: undefined };
+}
+
+export const ListRolesRequest: MessageFns<ListRolesRequest> = {
+  encode(message: ListRolesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRolesRequest {
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+  },
+
+  toJSON(message: ListRolesRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRolesRequest>, I>>(base?: I): ListRolesRequest {
+    return ListRolesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRolesRequest>, I>>(object: I): ListRolesRequest {
+    const message = createBaseListRolesRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListRolesResponse(): ListRolesResponse {
+  return { roles: [] };
+}
+
+export const ListRolesResponse: MessageFns<ListRolesResponse> = {
+  encode(message: ListRolesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.roles) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRolesResponse {
+    return { roles: globalThis.Array.isArray(object?.roles) ? object.roles.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: ListRolesResponse): unknown {
+    const obj: any = {};
+    if (message.roles?.length) {
+      obj.roles = message.roles;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRolesResponse>, I>>(base?: I): ListRolesResponse {
+    return ListRolesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRolesResponse>, I>>(object: I): ListRolesResponse {
+    const message = createBaseListRolesResponse();
+    message.roles = object.roles?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * Admin orchestrates identity and session for the admin area and owns the audit log. Every admin RPC takes
  * the caller (auth.common.v1.Caller, asserted by the gateway); the caller's role must hold one of the
@@ -3817,7 +4252,10 @@ export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
  */
 export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
-  /** ListUsers: the identity service's search, filter, sort and paging. Errors: VALIDATION_ERROR. */
+  /**
+   * ListUsers: the identity service's search, filter, sort and paging, with each listed user's last sign-in.
+   * Errors: VALIDATION_ERROR.
+   */
   listUsers: {
     path: "/auth.admin.v1.AdminService/ListUsers" as const,
     requestStream: false as const,
@@ -4003,7 +4441,10 @@ export const AdminServiceService = {
     responseSerialize: (value: CheckAdminResponse): Buffer => Buffer.from(CheckAdminResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckAdminResponse => CheckAdminResponse.decode(value),
   },
-  /** ListAuditEvents pages the audit log, newest first, filtered. Errors: none. */
+  /**
+   * ListAuditEvents pages the audit log, newest first, filtered, with the name and email of each user the
+   * page names (read from identity in one call; a removed user has none). Errors: none.
+   */
   listAuditEvents: {
     path: "/auth.admin.v1.AdminService/ListAuditEvents" as const,
     requestStream: false as const,
@@ -4042,10 +4483,26 @@ export const AdminServiceService = {
     responseSerialize: (value: UpdateUserResponse): Buffer => Buffer.from(UpdateUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateUserResponse => UpdateUserResponse.decode(value),
   },
+  /**
+   * ListRoles answers the roles admins may give (ADMIN_ASSIGNABLE_ROLES, then ADMIN_ROLES), so the admin
+   * area offers them as choices. Errors: none (the caller must be an admin).
+   */
+  listRoles: {
+    path: "/auth.admin.v1.AdminService/ListRoles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRolesRequest): Buffer => Buffer.from(ListRolesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRolesRequest => ListRolesRequest.decode(value),
+    responseSerialize: (value: ListRolesResponse): Buffer => Buffer.from(ListRolesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRolesResponse => ListRolesResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
-  /** ListUsers: the identity service's search, filter, sort and paging. Errors: VALIDATION_ERROR. */
+  /**
+   * ListUsers: the identity service's search, filter, sort and paging, with each listed user's last sign-in.
+   * Errors: VALIDATION_ERROR.
+   */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
   /** GetUser reads one user. Errors: USER_NOT_FOUND. */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
@@ -4098,7 +4555,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Errors: UNAUTHORIZED, ONLY_ADMINS_CAN_ACCESS_THIS_ENDPOINT.
    */
   checkAdmin: handleUnaryCall<CheckAdminRequest, CheckAdminResponse>;
-  /** ListAuditEvents pages the audit log, newest first, filtered. Errors: none. */
+  /**
+   * ListAuditEvents pages the audit log, newest first, filtered, with the name and email of each user the
+   * page names (read from identity in one call; a removed user has none). Errors: none.
+   */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
   /**
    * RecordEvent appends a security event reported by another service. Idempotent by event id.
@@ -4111,10 +4571,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * YOU_CANNOT_REMOVE_THE_LAST_ADMIN (as SetRole).
    */
   updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
+  /**
+   * ListRoles answers the roles admins may give (ADMIN_ASSIGNABLE_ROLES, then ADMIN_ROLES), so the admin
+   * area offers them as choices. Errors: none (the caller must be an admin).
+   */
+  listRoles: handleUnaryCall<ListRolesRequest, ListRolesResponse>;
 }
 
 export interface AdminServiceClient extends Client1 {
-  /** ListUsers: the identity service's search, filter, sort and paging. Errors: VALIDATION_ERROR. */
+  /**
+   * ListUsers: the identity service's search, filter, sort and paging, with each listed user's last sign-in.
+   * Errors: VALIDATION_ERROR.
+   */
   listUsers(
     request: ListUsersRequest,
     callback: (error: ServiceError | null, response: ListUsersResponse) => void,
@@ -4377,7 +4845,10 @@ export interface AdminServiceClient extends Client1 {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckAdminResponse) => void,
   ): ClientUnaryCall;
-  /** ListAuditEvents pages the audit log, newest first, filtered. Errors: none. */
+  /**
+   * ListAuditEvents pages the audit log, newest first, filtered, with the name and email of each user the
+   * page names (read from identity in one call; a removed user has none). Errors: none.
+   */
   listAuditEvents(
     request: ListAuditEventsRequest,
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
@@ -4431,6 +4902,25 @@ export interface AdminServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListRoles answers the roles admins may give (ADMIN_ASSIGNABLE_ROLES, then ADMIN_ROLES), so the admin
+   * area offers them as choices. Errors: none (the caller must be an admin).
+   */
+  listRoles(
+    request: ListRolesRequest,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { User } from "../../common/v1/user.js";
 import { ListUsersRequest } from "./identity.js";
 
@@ -32,6 +33,16 @@ export interface ListUsersResponse {
   total: number;
   /** True when more users match than count_limit: total is count_limit. */
   totalIsLowerBound: boolean;
+  /**
+   * When each user of the page last signed in, by user id; a user who never did is absent. Kept apart from
+   * the user (its updated_at and the copies other services keep do not move with it).
+   */
+  lastSignInAt: { [key: string]: Date };
+}
+
+export interface ListUsersResponse_LastSignInAtEntry {
+  key: string;
+  value?: Date | undefined;
 }
 
 export interface CreateUserRequest {
@@ -128,7 +139,7 @@ export interface SetUserProfileResponse {
 }
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { users: [], total: 0, totalIsLowerBound: false };
+  return { users: [], total: 0, totalIsLowerBound: false, lastSignInAt: {} };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -142,6 +153,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.totalIsLowerBound !== false) {
       writer.uint32(24).bool(message.totalIsLowerBound);
     }
+    globalThis.Object.entries(message.lastSignInAt).forEach(([key, value]: [string, Date]) => {
+      ListUsersResponse_LastSignInAtEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
     return writer;
   },
 
@@ -182,6 +196,17 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.totalIsLowerBound = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = ListUsersResponse_LastSignInAtEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.lastSignInAt[entry4.key] = entry4.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -203,6 +228,33 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
         : isSet(object.total_is_lower_bound)
         ? globalThis.Boolean(object.total_is_lower_bound)
         : false,
+      lastSignInAt: isObject(object.lastSignInAt)
+        ? (globalThis.Object.entries(object.lastSignInAt) as [string, any][]).reduce(
+          (acc: { [key: string]: Date }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: fromJsonTimestamp(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.last_sign_in_at)
+        ? (globalThis.Object.entries(object.last_sign_in_at) as [string, any][]).reduce(
+          (acc: { [key: string]: Date }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: fromJsonTimestamp(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -217,6 +269,15 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     if (message.totalIsLowerBound !== false) {
       obj.totalIsLowerBound = message.totalIsLowerBound;
     }
+    if (message.lastSignInAt) {
+      const entries = globalThis.Object.entries(message.lastSignInAt) as [string, Date][];
+      if (entries.length > 0) {
+        obj.lastSignInAt = {};
+        entries.forEach(([k, v]) => {
+          obj.lastSignInAt[k] = v.toISOString();
+        });
+      }
+    }
     return obj;
   },
 
@@ -228,6 +289,104 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.totalIsLowerBound = object.totalIsLowerBound ?? false;
+    message.lastSignInAt = (globalThis.Object.entries(object.lastSignInAt ?? {}) as [string, Date][]).reduce(
+      (acc: { [key: string]: Date }, [key, value]: [string, Date]) => {
+        if (value !== undefined) {
+          acc[key] = value;
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseListUsersResponse_LastSignInAtEntry(): ListUsersResponse_LastSignInAtEntry {
+  return { key: "", value: undefined };
+}
+
+export const ListUsersResponse_LastSignInAtEntry: MessageFns<ListUsersResponse_LastSignInAtEntry> = {
+  encode(message: ListUsersResponse_LastSignInAtEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Timestamp.encode(toTimestamp(message.value), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse_LastSignInAtEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse_LastSignInAtEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse_LastSignInAtEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? fromJsonTimestamp(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: ListUsersResponse_LastSignInAtEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = message.value.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersResponse_LastSignInAtEntry>, I>>(
+    base?: I,
+  ): ListUsersResponse_LastSignInAtEntry {
+    return ListUsersResponse_LastSignInAtEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersResponse_LastSignInAtEntry>, I>>(
+    object: I,
+  ): ListUsersResponse_LastSignInAtEntry {
+    const message = createBaseListUsersResponse_LastSignInAtEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? undefined;
     return message;
   },
 };
@@ -1441,7 +1600,8 @@ export const SetUserProfileResponse: MessageFns<SetUserProfileResponse> = {
 export type AdminUserServiceService = typeof AdminUserServiceService;
 export const AdminUserServiceService = {
   /**
-   * ListUsers searches, filters, sorts and pages users; answers the page and the total.
+   * ListUsers searches, filters, sorts and pages users; answers the page, the total and when each user of
+   * the page last signed in.
    * Errors: VALIDATION_ERROR (unknown field, operator, or a value of the wrong type).
    */
   listUsers: {
@@ -1545,7 +1705,8 @@ export const AdminUserServiceService = {
 
 export interface AdminUserServiceServer extends UntypedServiceImplementation {
   /**
-   * ListUsers searches, filters, sorts and pages users; answers the page and the total.
+   * ListUsers searches, filters, sorts and pages users; answers the page, the total and when each user of
+   * the page last signed in.
    * Errors: VALIDATION_ERROR (unknown field, operator, or a value of the wrong type).
    */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
@@ -1581,7 +1742,8 @@ export interface AdminUserServiceServer extends UntypedServiceImplementation {
 
 export interface AdminUserServiceClient extends Client1 {
   /**
-   * ListUsers searches, filters, sorts and pages users; answers the page and the total.
+   * ListUsers searches, filters, sorts and pages users; answers the page, the total and when each user of
+   * the page last signed in.
    * Errors: VALIDATION_ERROR (unknown field, operator, or a value of the wrong type).
    */
   listUsers(
@@ -1748,6 +1910,28 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000).toString();
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (globalThis.Number(t.seconds) || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;
