@@ -11,6 +11,7 @@ import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { authEvents } from "@auth-platform/runtime/metrics";
 import type { RateLimitRule } from "../config.js";
+import { retryAfterSeconds } from "./errors.js";
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -66,7 +67,9 @@ export function rateLimit(options: RateLimitOptions, counters: KeyValue, keyOf: 
     if (hit.count <= rule.max) return next();
     // Labelled by rule, never by path: a scan of random paths must not grow the label set.
     authEvents.rateLimited(rulePrefix(path, options) ?? "default");
-    res.setHeader("X-Retry-After", String(Math.max(1, Math.ceil(hit.resetMs / 1000))));
-    next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"));
+    // better-auth's X-Retry-After, and the standard Retry-After the error handler writes from retryAfterMs
+    // (the same whole seconds, at least 1): a client reads either.
+    res.setHeader("X-Retry-After", String(retryAfterSeconds(hit.resetMs)));
+    next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", undefined, { retryAfterMs: hit.resetMs }));
   };
 }
