@@ -53,7 +53,12 @@ export function verificationRoutes(deps: RouteDeps): Route[] {
         let current: CurrentSession | null = null;
         try {
           current = await deps.sessions.current(req);
-          result = await call(identity, identity.verifyEmail, { token: query.token, client: clientOf(req), caller: current ? callerOf(req, current) : undefined });
+          result = await call(identity, identity.verifyEmail, {
+            token: query.token,
+            client: clientOf(req),
+            caller: current ? callerOf(req, current) : undefined,
+            callbackUrl: req.callbacks.query.callbackURL?.toString(),
+          });
         } catch (error) {
           // Only the confirmation of an email change answers this refusal (the new address was taken meanwhile).
           if (current && error instanceof AuthError && error.code === "COULDNT_UPDATE_YOUR_EMAIL") reportEmailChange(deps, req, current, "failure", { error: error.code });

@@ -49,7 +49,11 @@ export async function mailVerificationIfUnverified(deps: Pick<Registry, "config"
   if (user && !user.emailVerified) await mailVerificationLink(deps, user, input.callbackUrl);
 }
 
-export async function verifyEmail(deps: Deps, input: { token: string; client: ClientInfo; sessionUserId?: string }): Promise<{ user: UserRecord; session?: Session }> {
+/** `callbackUrl`: the link's own, where the new address's verification link lands after an approved change. */
+export async function verifyEmail(
+  deps: Deps,
+  input: { token: string; client: ClientInfo; sessionUserId?: string; callbackUrl?: string },
+): Promise<{ user: UserRecord; session?: Session }> {
   const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
   const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
   // The link is for the user it was mailed to, at the address it was mailed to. Within its hour the address
@@ -67,7 +71,8 @@ export async function verifyEmail(deps: Deps, input: { token: string; client: Cl
     const updated = (await moveToEmail(deps, user.id, newEmail, false))!;
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
-    await mailVerificationLink(deps, updated);
+    // Where the approval landed, the verification lands too (the app's "your address is changed" screen).
+    await mailVerificationLink(deps, updated, input.callbackUrl);
     return { user: updated };
   }
 

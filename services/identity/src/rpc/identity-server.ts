@@ -106,7 +106,7 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     verifyEmail: rpc.unary("VerifyEmail", async (req) => {
       // Opened signed in or not; a caller sent must name a user and a session.
       const sessionUserId = req.caller && requireCaller(req.caller).userId;
-      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId });
+      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId, callbackUrl: req.callbackUrl });
       return { user: toUserMessage(user), session };
     }),
     requestPasswordReset: rpc.unary("RequestPasswordReset", async (req) => {

@@ -192,7 +192,14 @@ export interface VerifyEmailRequest {
    * The signed-in user who opened the link, if any: an email-change approval needs them to be the user the
    * token was issued to (else UNAUTHORIZED).
    */
-  caller?: Caller | undefined;
+  caller?:
+    | Caller
+    | undefined;
+  /**
+   * The link's callbackURL, checked by the gateway: a change-of-address approval carries it on to the
+   * verification link it mails to the new address, as better-auth does.
+   */
+  callbackUrl?: string | undefined;
 }
 
 export interface VerifyEmailResponse {
@@ -1834,7 +1841,7 @@ export const SendVerificationEmailResponse: MessageFns<SendVerificationEmailResp
 };
 
 function createBaseVerifyEmailRequest(): VerifyEmailRequest {
-  return { token: "", client: undefined, caller: undefined };
+  return { token: "", client: undefined, caller: undefined, callbackUrl: undefined };
 }
 
 export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
@@ -1847,6 +1854,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(34).fork()).join();
+    }
+    if (message.callbackUrl !== undefined) {
+      writer.uint32(42).string(message.callbackUrl);
     }
     return writer;
   },
@@ -1888,6 +1898,14 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1905,6 +1923,11 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
       token: isSet(object.token) ? globalThis.String(object.token) : "",
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : undefined,
     };
   },
 
@@ -1918,6 +1941,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.callbackUrl !== undefined) {
+      obj.callbackUrl = message.callbackUrl;
     }
     return obj;
   },
@@ -1934,6 +1960,7 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.callbackUrl = object.callbackUrl ?? undefined;
     return message;
   },
 };
