@@ -3,15 +3,18 @@ export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
 export interface Rule {
-  label: string;
+  /** Which rule: the screens word it in the reader's language. */
+  id: "min" | "max";
+  /** Its number of characters. */
+  limit: number;
   met: boolean;
 }
 
 export function passwordRules(password: string): Rule[] {
   const length = [...password].length;
   return [
-    { label: `At least ${PASSWORD_MIN} characters`, met: length >= PASSWORD_MIN },
-    { label: `At most ${PASSWORD_MAX} characters`, met: length <= PASSWORD_MAX },
+    { id: "min", limit: PASSWORD_MIN, met: length >= PASSWORD_MIN },
+    { id: "max", limit: PASSWORD_MAX, met: length <= PASSWORD_MAX },
   ];
 }
 
