@@ -6,10 +6,12 @@
  * it fits. No file store is needed; a provider's image URL fits the same field.
  */
 import { IMAGE_MAX_LENGTH, safeImage } from "@auth-platform/runtime/user-image";
+import { translate } from "./i18n";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 export const MAX_IMAGE_CHARS = IMAGE_MAX_LENGTH;
 
+/** Why a picture was refused, in the reader's language (the account page shows it next to the file field). */
 export class AvatarError extends Error {}
 
 /**
@@ -22,13 +24,13 @@ async function loadImage(file: Blob): Promise<ImageBitmap> {
   try {
     return await createImageBitmap(file);
   } catch {
-    throw new AvatarError("This file is not an image we can read. Choose a PNG, JPEG, GIF or WebP picture.");
+    throw new AvatarError(translate("account.imageUnreadable"));
   }
 }
 
 export async function avatarDataUrl(file: File): Promise<string> {
-  if (file.size > MAX_UPLOAD_BYTES) throw new AvatarError("The image is larger than 4 MB. Choose a smaller one.");
-  if (!file.type.startsWith("image/")) throw new AvatarError("This file is not an image. Choose a PNG, JPEG, GIF or WebP picture.");
+  if (file.size > MAX_UPLOAD_BYTES) throw new AvatarError(translate("account.imageTooLarge"));
+  if (!file.type.startsWith("image/")) throw new AvatarError(translate("account.imageNotAnImage"));
   const bitmap = await loadImage(file);
   for (const size of [64, 48, 32]) {
     const canvas = document.createElement("canvas");
@@ -42,5 +44,5 @@ export async function avatarDataUrl(file: File): Promise<string> {
       if (url.length <= MAX_IMAGE_CHARS) return url;
     }
   }
-  throw new AvatarError("This image could not be made small enough. Try a simpler picture.");
+  throw new AvatarError(translate("account.imageTooComplex"));
 }
