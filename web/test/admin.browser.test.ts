@@ -124,8 +124,8 @@ describe("admin area", () => {
     await target.getByLabel("Email or username").fill(targetEmail);
     await target.getByLabel("Password", { exact: true }).fill("password-456");
     await target.getByRole("button", { name: "Sign in" }).click();
-    // The platform answers a banned user's sign-in like a wrong password (no account state leaks).
-    await poll(() => target.getByRole("alert").innerText()).toBe("Invalid email or password");
+    // The right password is told of the ban and its end (docs/adr/0052); a wrong one gets the generic failure.
+    await poll(() => target.getByRole("alert").innerText()).toMatch(/^Your account is suspended until .+\.$/);
     expect(new URL(target.url()).pathname).toBe("/sign-in");
 
     // The "Banned" filter lists them.
