@@ -2,7 +2,9 @@
  * Account enumeration benchmark: for every route that takes an email or a username, how well ONE request
  * tells a known account from an unknown one, by its latency (and, separately, by its status). The last,
  * organization/remove-member by email, is sent by an organization's owner about registered users who are
- * not members and about unregistered addresses: both are refused MEMBER_NOT_FOUND.
+ * not members and about unregistered addresses: both are refused MEMBER_NOT_FOUND. sign-in/email (banned
+ * account) sends a wrong password for banned accounts and for unregistered addresses: a banned user is told
+ * the ban only after the right password (docs/adr/0052-a-banned-user-is-told-after-the-proof.md).
  *
  *   tsx bench/enumeration.ts            (make bench-enumeration, npm run enumeration -w @auth-platform/bench)
  *
@@ -19,6 +21,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import { grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
+import { call } from "@auth-platform/runtime/rpc";
 import { freePorts } from "../testing/ports.js";
 import { killAllNow, startChild, stopAll } from "./processes.js";
 import { bestThreshold, categoricalAccuracy, heldOutAccuracy, median } from "./separation.js";
@@ -62,6 +68,7 @@ let counter = 0;
 const unknownEmail = () => `nobody-${RUN_ID}-${++counter}@example.com`;
 const knownEmail = (i: number) => `known-${RUN_ID}-${i % USERS}@example.com`;
 const knownUsername = (i: number) => `known_${RUN_ID}_${i % USERS}`;
+const bannedEmail = (i: number) => `banned-${RUN_ID}-${i % USERS}@example.com`;
 
 const ROUTES: Route[] = [
   { name: "sign-in/email", request: (known, i) => ({ path: "/sign-in/email", body: { email: known ? knownEmail(i) : unknownEmail(), password: WRONG_PASSWORD } }) },
@@ -80,6 +87,11 @@ const ROUTES: Route[] = [
   {
     name: "send-verification-email",
     request: (known, i) => ({ path: "/send-verification-email", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/verified" } }),
+  },
+  // A banned account's wrong password answers as anyone's: only the right one is told the ban (403 BANNED_USER).
+  {
+    name: "sign-in/email (banned account)",
+    request: (known, i) => ({ path: "/sign-in/email", body: { email: known ? bannedEmail(i) : unknownEmail(), password: WRONG_PASSWORD } }),
   },
   // The known accounts are registered but not members of the owner's organization: MEMBER_NOT_FOUND either way.
   {
@@ -128,7 +140,7 @@ async function measure(baseURL: string, route: Route): Promise<{ known: Sample[]
   return { known, unknown };
 }
 
-async function startPlatform(): Promise<{ baseURL: string; dataDir: string }> {
+async function startPlatform(): Promise<{ baseURL: string; dataDir: string; env: Record<string, string> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-enumeration-"));
   const [identity, session, notification, organization, gateway] = (await freePorts(5)) as [number, number, number, number, number];
   const inherited: Record<string, string> = {};
@@ -162,7 +174,29 @@ async function startPlatform(): Promise<{ baseURL: string; dataDir: string }> {
   ]);
   await startChild("organization", "services/organization/src/main.ts", env, organization);
   await startChild("gateway", "gateway/src/main.ts", env, gateway);
-  return { baseURL: `http://127.0.0.1:${gateway}/api/auth`, dataDir };
+  return { baseURL: `http://127.0.0.1:${gateway}/api/auth`, dataDir, env };
+}
+
+/** Signs up BENCH_ENUM_USERS accounts and bans them, as an admin would, over identity's gRPC API (plaintext here). */
+async function signUpBannedAccounts(baseURL: string, env: Record<string, string>): Promise<void> {
+  const users = createGrpcClient(AdminUserServiceClient, env.IDENTITY_SERVICE_URL!, { tls: grpcTlsFromEnv(env), serverName: "identity" });
+  try {
+    for (let i = 0; i < USERS; i++) {
+      const res = await fetch(`${baseURL}/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Banned", email: bannedEmail(i), password: PASSWORD }),
+      });
+      if (res.status !== 200) throw new Error(`sign-up of banned account ${i}: HTTP ${res.status}`);
+      const { user } = (await res.json()) as { user: { id: string } };
+      await call(users, users.banUser, { userId: user.id, reason: "bench", expiresInSeconds: "0" });
+    }
+    // The right password is told the ban: the accounts measured are banned indeed.
+    const check = await post(baseURL, "/sign-in/email", { email: bannedEmail(0), password: PASSWORD });
+    if (check.status !== 403) throw new Error(`a banned account's sign-in answered HTTP ${check.status}, not 403`);
+  } finally {
+    users.close();
+  }
 }
 
 /** Signs up the owner that remove-member is sent as, with an organization of their own (its only member). */
@@ -191,13 +225,14 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const ms = (x: number) => x.toFixed(2);
 
 async function main(): Promise<void> {
-  const { baseURL, dataDir } = await startPlatform();
+  const { baseURL, dataDir, env } = await startPlatform();
   try {
     log(`platform up; creating ${USERS} known accounts`);
     for (let i = 0; i < USERS; i++) {
       const res = await post(baseURL, "/sign-up/email", { name: "Known", email: knownEmail(i), username: knownUsername(i), password: PASSWORD });
       if (res.status !== 200) throw new Error(`sign-up of known account ${i}: HTTP ${res.status}`);
     }
+    await signUpBannedAccounts(baseURL, env);
     await signUpOrganizationOwner(baseURL);
     const lines = [
       "| route | median known ms | median unknown ms | status known / unknown | by status | by latency, in-sample | by latency, held out | target <= 55% |",

@@ -135,8 +135,7 @@ describe("a ban during a sign-in in flight", () => {
     const restore = banWhileVerifying(admin, user.id);
     try {
       const res = await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD });
-      expect(res.status).toBe(401);
-      expect(res.body.code).toBe("INVALID_EMAIL_OR_PASSWORD");
+      expect(res).toMatchObject({ status: 403, body: { code: "BANNED_USER" } });
     } finally {
       restore();
     }

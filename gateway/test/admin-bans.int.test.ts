@@ -1,7 +1,8 @@
 /**
  * Bans through the gateway: a banned user has no live session anywhere (both session replicas and the
- * shared cache) the moment ban-user answers, cannot sign in by any method, and is let back in when the
- * ban expires (the clock advanced) or is lifted.
+ * shared cache) the moment ban-user answers, cannot sign in by any method (the right password is told the
+ * ban and its end, a wrong one gets the generic failure), and is let back in when the ban expires (the clock
+ * advanced) or is lifted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL } from "../../testing/databases.js";
@@ -27,9 +28,12 @@ describe("ban-user", () => {
     expect((await laptop.get("/get-session")).body).toBeNull();
     expect((await admin.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toEqual([]);
 
+    // The right password learns of the ban (a permanent one: no end); a wrong one only that it is wrong.
     const refused = await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD });
-    expect(refused.status).toBe(401);
-    expect(refused.body.code).toBe("INVALID_EMAIL_OR_PASSWORD");
+    expect(refused).toMatchObject({ status: 403, body: { code: "BANNED_USER", message: "You have been banned from this application", banExpires: null } });
+    const guessed = await platform.client().post("/sign-in/email", { email: user.email, password: "wrong-password-1" });
+    expect(guessed).toMatchObject({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD" } });
+    expect(guessed.body).not.toHaveProperty("banExpires");
 
     const listed = await admin.c.get(`/admin/list-users?filterField=banned&filterValue=true&searchValue=${encodeURIComponent(user.email)}`);
     expect(listed.body.users.map((u: { id: string }) => u.id)).toEqual([user.id]);
@@ -60,8 +64,8 @@ describe("ban-user", () => {
     expect((await user.c.get("/get-session")).body).toBeNull();
     expect(await platform.services.session.deps.store.listByUser(user.id)).toEqual([]);
     expect((await admin.c.post("/admin/list-user-sessions", { userId: user.id })).body.sessions).toEqual([]);
-    // And the sign-in is answered as a banned user's is: the generic failure, not a server error.
-    expect(signedIn).toMatchObject({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD" } });
+    // And the sign-in is answered as a banned user's is (the password was right): the ban, not a server error.
+    expect(signedIn).toMatchObject({ status: 403, body: { code: "BANNED_USER", banExpires: null } });
   });
 
   it("a ban landing between an impersonation's read of the user and its session: refused as banned, no session", async () => {
@@ -86,7 +90,7 @@ describe("ban-user", () => {
     expect(await platform.services.session.deps.store.listByUser(user.id)).toEqual([]);
   });
 
-  it("refuses username sign-in of a banned user with the generic failure", async () => {
+  it("tells a banned user of the ban at username sign-in, after the right password only", async () => {
     const admin = await anAdmin(platform);
     const c = platform.client();
     const username = `banned_${Date.now().toString(36)}`;
@@ -94,8 +98,9 @@ describe("ban-user", () => {
     expect(up.status).toBe(200);
     await admin.c.post("/admin/ban-user", { userId: up.body.user.id, banReason: "spam" });
     const refused = await platform.client().post("/sign-in/username", { username, password: PASSWORD });
-    expect(refused.status).toBe(401);
-    expect(refused.body.code).toBe("INVALID_USERNAME_OR_PASSWORD");
+    expect(refused).toMatchObject({ status: 403, body: { code: "BANNED_USER", banExpires: null } });
+    const guessed = await platform.client().post("/sign-in/username", { username, password: "wrong-password-1" });
+    expect(guessed).toMatchObject({ status: 401, body: { code: "INVALID_USERNAME_OR_PASSWORD" } });
   });
 
   it("a ban with an expiry holds until it passes, then the next sign-in clears it", async () => {
@@ -107,7 +112,10 @@ describe("ban-user", () => {
     const expires = Date.parse(banned.body.user.banExpires);
     expect(expires).toBeGreaterThanOrEqual(before + 60_000);
     expect(expires).toBeLessThan(Date.now() + 61_000);
-    expect((await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(401);
+    expect(await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD })).toMatchObject({
+      status: 403,
+      body: { code: "BANNED_USER", banExpires: banned.body.user.banExpires },
+    });
 
     platform.clock.advance(61_000);
     const back = await platform.client().post("/sign-in/email", { email: user.email, password: PASSWORD });
@@ -177,6 +185,6 @@ describe.skipIf(!TEST_REDIS_URL)("ban across replicas (needs TEST_REDIS_URL)", (
     expect((await onB.get("/get-session")).body).toBeNull();
     expect((await aOnB.get("/get-session")).body).toBeNull();
     expect((await user.c.get("/get-session")).body).toBeNull();
-    expect((await onB.post("/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(401);
+    expect((await onB.post("/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(403);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * better-auth's adminClient, both generations (1.1.9 and 1.7), driving the admin routes as an admin
- * dashboard would: listUsers (search, filter, sort, paging), createUser, setRole, banUser, unbanUser,
+ * dashboard would: listUsers (search, filter, sort, paging), createUser, setRole, banUser (and the banned
+ * user's sign-in answered BANNED_USER), unbanUser,
  * impersonateUser, stopImpersonating (listSessions and the revoke calls while impersonating), listUserSessions,
  * revokeUserSession(s), removeUser.
  */
@@ -150,7 +151,11 @@ describe.each(GENERATIONS)(`better-auth $version adminClient against the gateway
     expect(error).toBeNull();
     expect(data!.user).toMatchObject({ banned: true, banReason: "spam" });
     expect((await user.client.getSession()).data).toBeNull();
-    expect((await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error?.status).toBe(401);
+    // The right password is told the ban (better-auth 1.7's code) and its end; a wrong one the generic failure.
+    const refused = (await aBrowser().client.signIn.email({ email: user.email, password: PASSWORD })).error as { status: number; code?: string; banExpires?: string | Date } | null;
+    expect(refused).toMatchObject({ status: 403, code: "BANNED_USER" });
+    expect(new Date(refused!.banExpires!).getTime()).toBe(new Date(data!.user.banExpires!).getTime());
+    expect((await aBrowser().client.signIn.email({ email: user.email, password: "wrong-password" })).error).toMatchObject({ status: 401, code: "INVALID_EMAIL_OR_PASSWORD" });
     const self = await client.admin.banUser({ userId: (await client.getSession()).data!.user.id });
     expect(self.error).toMatchObject({ status: 400, code: "YOU_CANNOT_BAN_YOURSELF" });
     expect((await client.admin.unbanUser({ userId: user.id })).data!.user.banned).toBe(false);

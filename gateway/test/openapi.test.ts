@@ -110,8 +110,8 @@ describe("the OpenAPI document", () => {
     expect(signUp.responses["429"]).toEqual({ $ref: "#/components/responses/Error429" });
   });
 
-  it("declares when a refused client may come back: X-Retry-After on 429, Retry-After on 503", () => {
-    expect(Object.keys(document.components.responses.Error429.headers)).toEqual(["X-Retry-After"]);
+  it("declares when a refused client may come back: X-Retry-After and Retry-After on 429, Retry-After on 503", () => {
+    expect(Object.keys(document.components.responses.Error429.headers)).toEqual(["X-Retry-After", "Retry-After"]);
     expect(Object.keys(document.components.responses.Error503.headers)).toEqual(["Retry-After"]);
     expect(document.components.responses.Error400.headers).toBeUndefined();
   });

@@ -48,11 +48,13 @@ function expectLimited(res: JsonResponse): void {
   expect(retryAfter).toMatch(/^\d+$/);
   expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
   expect(Number(retryAfter)).toBeLessThanOrEqual(10);
+  // The standard header says the same, so a client that reads only Retry-After waits as long.
+  expect(res.headers.get("retry-after")).toBe(retryAfter);
   expect(res.headers.getSetCookie()).toEqual([]);
 }
 
 describe(`rate limits (${backendLabel()})`, () => {
-  it("the 4th sign-in attempt within 10 s from one IP is a 429 with X-Retry-After in seconds", async () => {
+  it("the 4th sign-in attempt within 10 s from one IP is a 429 with X-Retry-After and Retry-After in seconds", async () => {
     const email = await aUser();
     // No forwarded header: the socket peer is the client.
     const direct = client();

@@ -2,7 +2,7 @@
  * Social sign-in of a user with two-factor on, against the real OpenID provider: the callback creates no
  * session, sets the two-factor cookie and sends the browser to the web app's two-factor page with the
  * callback URL; a verified code then creates the session; a trusted device lets a later sign-in through
- * (and renews its cookie); a banned user is refused whatever their second factor. Also the configured
+ * (and renews its cookie); a banned user is refused (BANNED_USER) whatever their second factor. Also the configured
  * providers route and the social sign-in counters.
  */
 import { describe, expect, it } from "vitest";
@@ -67,13 +67,13 @@ describe(`social sign-in with two-factor on (${backendLabel()})`, () => {
     expect(delta(signUps("success"))).toBe(0);
   });
 
-  it("refuses a banned user with unable_to_create_session, challenge or not", async () => {
+  it("refuses a banned user with better-auth 1.7's BANNED_USER, challenge or not", async () => {
     const account = social.anAccount("banned");
     const { userId } = await twoFactorUserWithGoogle(account);
     await social.platform.services.identity.deps.store.updateUser(userId, { banned: true, banReason: "spam" });
     const flow = social.browser();
     const { end } = await signInWithGoogle(flow);
-    expect(end.href).toBe(`${APP}/oops?error=unable_to_create_session`);
+    expect(end.href).toBe(`${APP}/oops?error=BANNED_USER`);
     expect([...flow.jar.cookies.keys()].filter((name) => name.endsWith("two_factor") || name.endsWith("session_token"))).toEqual([]);
   });
 

@@ -110,6 +110,9 @@ export const ERRORS = {
   YOU_CANNOT_REMOVE_THE_LAST_ADMIN: e(S.FAILED_PRECONDITION, 400, "You cannot remove the last admin"),
   // Ours: a banned user gets no session by any path (docs/adr/0037-no-session-for-a-banned-user.md), an admin's impersonation included.
   YOU_CANNOT_IMPERSONATE_BANNED_USERS: e(S.PERMISSION_DENIED, 403, "You cannot impersonate banned users"),
+  // better-auth 1.7's code and text for a banned user's proven sign-in (docs/adr/0052-a-banned-user-is-told-after-the-proof.md);
+  // named apart from its message (CODES_APART_FROM_MESSAGE). The body carries the ban's end, `banExpires`.
+  BANNED_USER: e(S.PERMISSION_DENIED, 403, "You have been banned from this application"),
   // Ours: an impersonation session cannot start another, so stop-impersonating always leads back to an admin's own session.
   YOU_CANNOT_IMPERSONATE_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "You cannot impersonate while impersonating"),
   // The current client's code for a role that is not configured (ADMIN_ASSIGNABLE_ROLES); better-auth has no message for it,
@@ -170,24 +173,33 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** Codes a better-auth client compares that its message does not give (codeOf): kept as the client names them. */
+export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set(["BANNED_USER"]);
+
+/** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */
+export type ErrorFields = Readonly<Record<string, string | null>>;
+
 /**
  * A catalogue error. `message` may be replaced for validation errors that name the field. `retryAfterMs`
  * is when the one refusing expects to have room again (identity's hashing queue at capacity): it travels
  * to the caller in the x-retry-after-ms trailer (rpc-server.ts) and reaches the browser as `Retry-After`.
+ * `fields` travel in the x-error-fields trailer and end up in the JSON body beside code and message.
  */
 export class AuthError extends Error {
   readonly code: ErrorCode;
   readonly http: number;
   readonly grpcStatus: number;
   readonly retryAfterMs?: number;
+  readonly fields?: ErrorFields;
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; retryAfterMs?: number; fields?: ErrorFields }) {
     super(message ?? ERRORS[code].message, options);
     this.name = "AuthError";
     this.code = code;
     this.http = ERRORS[code].http;
     this.grpcStatus = ERRORS[code].status;
     if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options?.fields !== undefined) this.fields = options.fields;
   }
 }
 
@@ -219,8 +231,8 @@ export class PeerError extends AuthError {
   /** The gRPC status the peer's call ended with (DEADLINE_EXCEEDED, UNAVAILABLE, ...). */
   readonly grpcCode: number;
 
-  constructor(code: ErrorCode, grpcCode: number, message: string | undefined, cause: unknown, retryAfterMs?: number) {
-    super(code, message, { cause, retryAfterMs });
+  constructor(code: ErrorCode, grpcCode: number, message: string | undefined, cause: unknown, retryAfterMs?: number, fields?: ErrorFields) {
+    super(code, message, { cause, retryAfterMs, fields });
     this.grpcCode = grpcCode;
   }
 }
@@ -280,6 +292,8 @@ export const REDIRECT_ERRORS = {
     UNABLE_TO_CREATE_SESSION: "unable_to_create_session",
     FAILED_TO_CREATE_SESSION: "unable_to_create_session",
     INTERNAL_SERVER_ERROR: "internal_server_error",
+    // Upper case, as better-auth 1.7 redirects it (its code as is).
+    BANNED_USER: "BANNED_USER",
   },
 } as const satisfies Record<string, Partial<Record<ErrorCode, string>>>;
 

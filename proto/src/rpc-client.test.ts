@@ -1,8 +1,12 @@
-/** The caller's short memory of a peer at capacity, and how a call waits on it (rpc-client.ts), on a fake clock. */
+/**
+ * The caller's short memory of a peer at capacity, and how a call waits on it (rpc-client.ts), on a fake
+ * clock; and how a peer's catalogue error, its body fields included, is read back.
+ */
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { call, CapacityMemory, HOLD_MAX_MS, holdFor, SHORT_CIRCUIT_MAX_MS } from "./rpc-client.js";
-import { ERROR_CODE_KEY, RETRY_AFTER_KEY } from "./rpc-server.js";
+import { AuthError } from "./errors.js";
+import { call, CapacityMemory, fromServiceError, HOLD_MAX_MS, holdFor, SHORT_CIRCUIT_MAX_MS } from "./rpc-client.js";
+import { catalogueStatus, ERROR_CODE_KEY, ERROR_FIELDS_KEY, RETRY_AFTER_KEY } from "./rpc-server.js";
 
 const SIGN_IN = "/auth.identity.v1.IdentityService/SignInEmail";
 const SIGN_UP = "/auth.identity.v1.IdentityService/SignUpEmail";
@@ -172,5 +176,28 @@ describe("call() after the peer said it is at capacity", () => {
     expect(holdFor(99)).toBe(0);
     expect(holdFor(100)).toBe(50);
     expect(holdFor(60_000)).toBe(HOLD_MAX_MS);
+  });
+});
+
+describe("fromServiceError", () => {
+  const asServiceError = (status: Partial<grpc.StatusObject>) => Object.assign(new Error("refused"), status) as grpc.ServiceError;
+
+  it("gives back the code, message and body fields the peer sent", () => {
+    const sent = new AuthError("BANNED_USER", undefined, { fields: { banExpires: "2027-03-03T10:00:00.000Z", reason: null } });
+    expect(fromServiceError(asServiceError(catalogueStatus(sent)))).toMatchObject({
+      code: "BANNED_USER",
+      message: "You have been banned from this application",
+      fields: { banExpires: "2027-03-03T10:00:00.000Z", reason: null },
+    });
+  });
+
+  it("drops a fields trailer that is not an object of strings and nulls", () => {
+    for (const raw of ["not json", "[1]", '{"banExpires":5}', "null"]) {
+      const status = catalogueStatus(new AuthError("BANNED_USER"));
+      status.metadata!.set(ERROR_FIELDS_KEY, raw);
+      const error = fromServiceError(asServiceError(status));
+      expect(error.code).toBe("BANNED_USER");
+      expect(error.fields).toBeUndefined();
+    }
   });
 });

@@ -12,8 +12,8 @@
  * SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
-import { INTERNAL_API_CODES, isErrorCode, PeerError, withoutStack } from "./errors.js";
-import { ERROR_CODE_KEY, REQUEST_ID_KEY, RETRY_AFTER_KEY, type RequestContext } from "./rpc-server.js";
+import { type ErrorFields, INTERNAL_API_CODES, isErrorCode, PeerError, withoutStack } from "./errors.js";
+import { ERROR_CODE_KEY, ERROR_FIELDS_KEY, REQUEST_ID_KEY, RETRY_AFTER_KEY, type RequestContext } from "./rpc-server.js";
 
 type UnaryMethod<Req, Res> = (
   request: Req,
@@ -227,11 +227,24 @@ function peerOf(call: grpc.ClientUnaryCall): string {
 export function fromServiceError(error: grpc.ServiceError): PeerError {
   const code = String(error.metadata?.get(ERROR_CODE_KEY)[0] ?? "");
   if (isErrorCode(code) && INTERNAL_API_CODES.has(code)) return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
-  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error, retryAfterOf(error.metadata));
+  if (isErrorCode(code)) return new PeerError(code, error.code, error.details || undefined, error, retryAfterOf(error.metadata), fieldsOf(error.metadata));
   if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
     return new PeerError("SERVICE_UNAVAILABLE", error.code, undefined, error);
   }
   return new PeerError("INTERNAL_SERVER_ERROR", error.code, undefined, error);
+}
+
+/** The error's body fields, if its trailer holds an object of strings and nulls (anything else is dropped). */
+function fieldsOf(metadata: grpc.Metadata | undefined): ErrorFields | undefined {
+  const raw = metadata?.get(ERROR_FIELDS_KEY)[0];
+  if (typeof raw !== "string") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+    return Object.values(parsed).every((value) => value === null || typeof value === "string") ? (parsed as ErrorFields) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The peer's retry hint (ms), if its trailer holds a sane one. */

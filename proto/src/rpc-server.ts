@@ -3,7 +3,7 @@
  * service passed in (no module-level state, so several services in one process keep their own logger).
  *
  * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer (and
- * a retry hint, if the error has one, in x-retry-after-ms). A
+ * a retry hint, if the error has one, in x-retry-after-ms; its body fields, JSON, in x-error-fields). A
  * peer's error the handler let escape (PeerError) is this service's failure, not its caller's: it is logged
  * with its cause and answered as INTERNAL, or SERVICE_UNAVAILABLE (with the peer's retry hint, and then
  * not logged: the peer refused on purpose and logs it) when the peer was unavailable. Anything
@@ -17,6 +17,8 @@ export const ERROR_CODE_KEY = "x-error-code";
 export const REQUEST_ID_KEY = "x-request-id";
 /** Trailer of a refusal that says when to try again (AuthError.retryAfterMs), in whole milliseconds. */
 export const RETRY_AFTER_KEY = "x-retry-after-ms";
+/** Trailer of the fields an error's body carries beside code and message (AuthError.fields), as JSON. */
+export const ERROR_FIELDS_KEY = "x-error-fields";
 const MAX_DETAILS = 512;
 
 /** What a call carries on to the calls it causes: its request id and its deadline (epoch ms), if any. */
@@ -138,6 +140,7 @@ export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
   if (error.retryAfterMs !== undefined) metadata.set(RETRY_AFTER_KEY, String(Math.max(0, Math.ceil(error.retryAfterMs))));
+  if (error.fields !== undefined) metadata.set(ERROR_FIELDS_KEY, JSON.stringify(error.fields));
   // Details travel in a trailer, whose size is bounded: a message that quotes input is cut short.
   return { code: error.grpcStatus, details: error.message.slice(0, MAX_DETAILS), metadata };
 }

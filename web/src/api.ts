@@ -114,11 +114,20 @@ const queryString = (params: object) => {
   return entries.length ? `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString()}` : "";
 };
 
+/** What an error answer says beyond its code and message. */
+export interface ErrorDetails {
+  /** A rate-limit refusal (429): whole seconds until requests are let in again (Retry-After). */
+  retryAfter?: number;
+  /** BANNED_USER: when the ban ends (ISO 8601); null when it does not. */
+  banExpires?: string | null;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -133,8 +142,42 @@ export class ApiError extends Error {
  */
 export function errorMessage(error: unknown): string {
   if (!(error instanceof ApiError)) return translate("common.unreachable");
+  if (error.code === "BANNED_USER") return suspendedMessage(error.details.banExpires);
+  // How long to wait, where the gateway said (the submit button counts it down: components.tsx).
+  if (error.status === 429 && error.details.retryAfter) return translate("common.tooManyRequestsWait", { wait: formatWait(error.details.retryAfter) });
   if (currentLanguage() === "en") return error.message;
   return translateIfKnown(`errors.${error.code}`) ?? error.message;
+}
+
+/** A banned user's sign-in: until when, or without an end (a permanent ban, or a redirect that does not say). */
+export function suspendedMessage(banExpires: string | null | undefined): string {
+  const ends = banExpires ? new Date(banExpires) : undefined;
+  if (!ends || Number.isNaN(ends.getTime())) return translate("common.suspended");
+  const date = new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "long", timeStyle: "short" }).format(ends);
+  return translate("common.suspendedUntil", { date });
+}
+
+/** "12 seconds", "2 minutes", in the reader's language. */
+function formatWait(seconds: number): string {
+  const [value, unit] = seconds < 60 ? [seconds, "second"] : [Math.ceil(seconds / 60), "minute"];
+  return new Intl.NumberFormat(currentLanguage(), { style: "unit", unit, unitDisplay: "long" }).format(value);
+}
+
+/**
+ * Who is told of a rate-limit refusal, with when requests are let in again (epoch ms): the submit buttons,
+ * which wait that long.
+ */
+const rateLimitListeners = new Set<(until: number) => void>();
+
+export function onRateLimited(listener: (until: number) => void): () => void {
+  rateLimitListeners.add(listener);
+  return () => rateLimitListeners.delete(listener);
+}
+
+/** Whole seconds of a Retry-After header (the gateway's 429 and 503), undefined when absent or not a number of seconds. */
+function secondsOf(header: string | null): number | undefined {
+  const seconds = Number(header ?? undefined);
+  return Number.isInteger(seconds) && seconds >= 1 ? seconds : undefined;
 }
 
 /**
@@ -154,8 +197,9 @@ async function request<T>(method: "GET" | "POST", path: string, body?: unknown):
       headers: { accept: "application/json", "accept-language": currentLanguage(), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const retryAfter = Number(res.headers.get("retry-after"));
-    if (res.status === 503 && retryAfter >= 1 && retryAfter <= MAX_AUTOMATIC_WAIT_S && attempt < AUTOMATIC_RETRIES) {
+    // X-Retry-After: the only one an older gateway sends with its 429.
+    const retryAfter = secondsOf(res.headers.get("retry-after") ?? res.headers.get("x-retry-after"));
+    if (res.status === 503 && retryAfter !== undefined && retryAfter <= MAX_AUTOMATIC_WAIT_S && attempt < AUTOMATIC_RETRIES) {
       await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
       continue;
     }
@@ -167,10 +211,13 @@ async function request<T>(method: "GET" | "POST", path: string, body?: unknown):
       data = null;
     }
     if (!res.ok) {
-      const { code, message } = (data ?? {}) as { code?: string; message?: string };
-      // A refusal without the gateway's body (a proxy's): the catalogue's code for a rate limit, else none.
-      if (res.status === 429) throw new ApiError(429, code ?? "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message ?? translate("errors.TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"));
-      throw new ApiError(res.status, code ?? "UNKNOWN", message ?? translate("common.requestFailed", { status: res.status }));
+      const { code, message, banExpires } = (data ?? {}) as { code?: string; message?: string; banExpires?: unknown };
+      if (res.status === 429) {
+        if (retryAfter !== undefined) for (const listener of rateLimitListeners) listener(Date.now() + retryAfter * 1000);
+        throw new ApiError(429, code ?? "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message ?? translate("errors.TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"), { retryAfter });
+      }
+      const details = typeof banExpires === "string" || banExpires === null ? { banExpires } : {};
+      throw new ApiError(res.status, code ?? "UNKNOWN", message ?? translate("common.requestFailed", { status: res.status }), details);
     }
     return data as T;
   }

@@ -1,6 +1,6 @@
 /** The form pieces every screen uses: labelled fields with their error, the form's alert, pending buttons. */
 import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef, useState } from "react";
-import { ApiError, errorMessage } from "./api";
+import { ApiError, errorMessage, onRateLimited } from "./api";
 import { useLanguage, useT } from "./i18n";
 
 /** The field an API error names, from its catalogue code (the rest go to the top of the form). */
@@ -55,12 +55,16 @@ export function Field({ label, name, error, hint, ...input }: FieldProps) {
   );
 }
 
-/** The form-level message: announced when it appears, and focused so keyboard users land on it. */
-export function FormAlert({ message, tone = "error" }: { message?: string; tone?: "error" | "success" }) {
+/**
+ * The form-level message: announced when it appears, and focused so keyboard users land on it. `cause` is
+ * what raised it (the error, a local check's refusal): a new cause with the same words is announced again.
+ */
+export function FormAlert({ message, tone = "error", cause }: { message?: string; tone?: "error" | "success"; cause?: unknown }) {
   const ref = useRef<HTMLDivElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new cause is the trigger, even with the same words.
   useEffect(() => {
     if (message) ref.current?.focus();
-  }, [message]);
+  }, [message, cause]);
   if (!message) return null;
   return (
     <div ref={ref} tabIndex={-1} className={`alert alert-${tone}`} role={tone === "error" ? "alert" : "status"}>
@@ -69,12 +73,56 @@ export function FormAlert({ message, tone = "error" }: { message?: string; tone?
   );
 }
 
+/**
+ * The form's submit button: waits while its request runs, and after a rate-limit refusal (429) until the
+ * wait is over, counting down. The refusal is this button's when it came while the button was pending (its
+ * form's request); a form's own code needs to do nothing for it.
+ */
 export function SubmitButton({ pending, children, pendingText, className }: { pending: boolean; children: ReactNode; pendingText: string; className?: string }) {
+  const t = useT();
+  const waitingForAnswer = useRef(pending);
+  waitingForAnswer.current = pending;
+  const [limitedUntil, setLimitedUntil] = useState<number>();
+  useEffect(
+    () =>
+      onRateLimited((until) => {
+        if (waitingForAnswer.current) setLimitedUntil(until);
+      }),
+    [],
+  );
+  const secondsLeft = useSecondsLeft(limitedUntil);
+  const waiting = secondsLeft > 0;
   return (
-    <button type="submit" className={className ?? "primary"} disabled={pending} aria-busy={pending || undefined}>
-      {pending ? pendingText : children}
+    <button type="submit" className={className ?? "primary"} disabled={pending || waiting} aria-busy={pending || undefined}>
+      {pending ? pendingText : waiting ? t("common.tryAgainIn", { seconds: secondsLeft }) : children}
     </button>
   );
+}
+
+/** Whole seconds until `until` (epoch ms), ticking down to 0; 0 when there is nothing to wait for. */
+function useSecondsLeft(until: number | undefined): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    if (until === undefined) return;
+    setNow(Date.now());
+    const timer = setInterval(() => {
+      const at = Date.now();
+      setNow(at);
+      if (at >= until) clearInterval(timer);
+    }, 250);
+    return () => clearInterval(timer);
+  }, [until]);
+  return until === undefined ? 0 : Math.max(0, Math.ceil((until - now) / 1000));
+}
+
+/**
+ * The refusal to show of several actions that share one alert: the newest action's, if it failed (a
+ * mutation by when it was started, a failing query by when it failed). A later success hides an older failure.
+ */
+export function newestError(...results: Array<{ error: unknown; submittedAt?: number; errorUpdatedAt?: number }>): unknown {
+  const at = (result: (typeof results)[number]) => result.submittedAt ?? (result.error ? (result.errorUpdatedAt ?? 0) : 0);
+  const newest = results.reduce<(typeof results)[number] | undefined>((best, result) => (best === undefined || at(result) > at(best) ? result : best), undefined);
+  return newest?.error ?? undefined;
 }
 
 /** Sets the document title and moves focus to the page heading on navigation (screen readers hear the new page). */

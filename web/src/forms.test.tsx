@@ -5,7 +5,7 @@
  */
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createMemoryHistory, RouterProvider } from "@tanstack/react-router";
-import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAppRouter } from "./router";
 
@@ -192,7 +192,12 @@ describe("social sign-in and linking", () => {
     expect([...list.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Continue with GitHub", "Continue with Google"]);
     fireEvent.click(screen.getByRole("button", { name: "Continue with GitHub" }));
     await waitFor(() => expect(assign).toHaveBeenCalledWith("https://github.example/login/oauth/authorize?state=s"));
-    expect(calls.find((c) => c.path === "/sign-in/social")).toEqual({ method: "POST", path: "/sign-in/social", body: { provider: "github", callbackURL: "/organizations" } });
+    // A failure comes back to this screen, which says why (a banned user: BANNED_USER).
+    expect(calls.find((c) => c.path === "/sign-in/social")).toEqual({
+      method: "POST",
+      path: "/sign-in/social",
+      body: { provider: "github", callbackURL: "/organizations", errorCallbackURL: "/sign-in?redirect=%2Forganizations" },
+    });
     assign.mockRestore();
   });
 
@@ -235,7 +240,10 @@ describe("social sign-in and linking", () => {
     await waitFor(() => expect(assign).toHaveBeenCalledWith("https://accounts.google.example/o/oauth2/auth?state=s"));
     expect(calls.find((c) => c.path === "/link-social")?.body).toEqual({ provider: "google", callbackURL: "/account" });
 
+    // Asked first: the dialog's confirm button unlinks.
     fireEvent.click(screen.getByRole("button", { name: "Unlink GitHub" }));
+    expect(calls.some((c) => c.path === "/unlink-account")).toBe(false);
+    fireEvent.click(within(await screen.findByRole("dialog", { name: "Unlink GitHub?" })).getByRole("button", { name: "Unlink" }));
     await waitFor(() => expect(screen.queryByRole("button", { name: "Unlink GitHub" })).toBeNull());
     expect(calls.find((c) => c.path === "/unlink-account")?.body).toEqual({ providerId: "github", accountId: "x-github" });
     const after = await screen.findByRole("list", { name: "Link another sign-in method" });

@@ -9,3 +9,19 @@ export const sessionQuery = queryOptions({
 });
 
 export const useSession = () => useQuery(sessionQuery);
+
+/**
+ * Whether this browser was just signed out everywhere from the account page: the sign-in screen it lands on
+ * says so once. Kept in memory only, as the page's own news.
+ */
+let signedOutOfEveryDevice = false;
+
+export const noteSignedOutEverywhere = () => {
+  signedOutOfEveryDevice = true;
+};
+
+export const signedOutEverywhere = () => signedOutOfEveryDevice;
+
+export const clearSignedOutEverywhere = () => {
+  signedOutOfEveryDevice = false;
+};

@@ -6,9 +6,10 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { api, errorMessage } from "./api";
 import { FormAlert } from "./components";
+import { translate, useT } from "./i18n";
 
+/** The providers' own names (brands, the same in every language). */
 const PROVIDER_NAMES: Record<string, string> = {
-  credential: "Email and password",
   github: "GitHub",
   gitlab: "GitLab",
   google: "Google",
@@ -29,35 +30,55 @@ const PROVIDER_NAMES: Record<string, string> = {
   zoom: "Zoom",
 };
 
-/** "github" -> "GitHub"; an unknown id gets a capital first letter. */
-export const providerName = (id: string) => PROVIDER_NAMES[id] ?? id.charAt(0).toUpperCase() + id.slice(1);
+/** "github" -> "GitHub", "credential" -> "Email and password" (in the reader's language); an unknown id gets a capital first letter. */
+export const providerName = (id: string) => (id === "credential" ? translate("account.passwordMethod") : (PROVIDER_NAMES[id] ?? id.charAt(0).toUpperCase() + id.slice(1)));
 
 export const useSocialProviders = () => useQuery({ queryKey: ["social-providers"], queryFn: api.socialProviders, staleTime: Infinity });
 
 /** Leaves for the provider's page (a full navigation: the provider is another site). */
 const leaveFor = (url: string) => window.location.assign(url);
 
+/** Starts linking `provider` to the signed-in account and leaves for its page (a link, or an unlink's undo). */
+export const linkProvider = async (provider: string, callbackURL: string) => leaveFor((await api.linkSocial({ provider, callbackURL })).url);
+
 /**
- * One button per configured provider. `mode` "sign-in" signs in (or up) and returns to `callbackURL`;
- * "link" adds the provider to the signed-in account. `except` hides providers already linked.
+ * One button per configured provider. `mode` "sign-in" signs in (or up) and returns to `callbackURL`, or
+ * on failure to `errorCallbackURL` with ?error=; "link" adds the provider to the signed-in account.
+ * `except` hides providers already linked.
  */
-export function SocialButtons({ mode, callbackURL, except = [] }: { mode: "sign-in" | "link"; callbackURL: string; except?: string[] }) {
+export function SocialButtons({
+  mode,
+  callbackURL,
+  errorCallbackURL,
+  except = [],
+}: {
+  mode: "sign-in" | "link";
+  callbackURL: string;
+  errorCallbackURL?: string;
+  except?: string[];
+}) {
+  const t = useT();
   const providers = useSocialProviders();
   const start = useMutation({
-    mutationFn: (provider: string) => (mode === "sign-in" ? api.signInSocial : api.linkSocial)({ provider, callbackURL }),
+    mutationFn: (provider: string) => (mode === "sign-in" ? api.signInSocial : api.linkSocial)({ provider, callbackURL, ...(errorCallbackURL ? { errorCallbackURL } : {}) }),
     onSuccess: (answer) => leaveFor(answer.url),
   });
   const shown = (providers.data ?? []).filter((id) => !except.includes(id));
   if (shown.length === 0) return null;
-  const verb = mode === "sign-in" ? "Continue with" : "Link";
+  const label = (id: string) =>
+    start.isPending && start.variables === id
+      ? t("signIn.opening", { provider: providerName(id) })
+      : mode === "sign-in"
+        ? t("signIn.continueWith", { provider: providerName(id) })
+        : t("account.linkProvider", { provider: providerName(id) });
   return (
     <div className="social">
-      <FormAlert message={start.error ? errorMessage(start.error) : undefined} />
-      <ul className="social-buttons" aria-label={mode === "sign-in" ? "Sign in with another service" : "Link another sign-in method"}>
+      <FormAlert message={start.error ? errorMessage(start.error) : undefined} cause={start.error} />
+      <ul className="social-buttons" aria-label={mode === "sign-in" ? t("signIn.otherServices") : t("account.linkAnother")}>
         {shown.map((id) => (
           <li key={id}>
             <button type="button" onClick={() => start.mutate(id)} disabled={start.isPending} aria-busy={(start.isPending && start.variables === id) || undefined}>
-              {start.isPending && start.variables === id ? `Opening ${providerName(id)}…` : `${verb} ${providerName(id)}`}
+              {label(id)}
             </button>
           </li>
         ))}

@@ -1,6 +1,11 @@
-/** "Chrome on Linux" from a User-Agent header: enough for a person to recognise their own devices. */
+import { translate } from "./i18n";
+
+/**
+ * "Chrome on Linux" from a User-Agent header, in the reader's language: enough for a person to recognise
+ * their own devices. Browser and system names are brands, the same in every language.
+ */
 export function describeUserAgent(userAgent: string | null): string {
-  if (!userAgent) return "Unknown device";
+  if (!userAgent) return translate("account.unknownDevice");
   const ua = userAgent;
   const browser = /Edg\//.test(ua)
     ? "Edge"
@@ -16,7 +21,7 @@ export function describeUserAgent(userAgent: string | null): string {
               ? "curl"
               : /node|undici/i.test(ua)
                 ? "Node.js"
-                : "Unknown browser";
+                : translate("account.unknownBrowser");
   const device = /iPhone/.test(ua)
     ? "iPhone"
     : /iPad/.test(ua)
@@ -32,5 +37,5 @@ export function describeUserAgent(userAgent: string | null): string {
               : /Linux/.test(ua)
                 ? "Linux"
                 : undefined;
-  return device ? `${browser} on ${device}` : browser;
+  return device ? translate("account.browserOnDevice", { browser, device }) : browser;
 }

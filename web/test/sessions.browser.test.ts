@@ -1,4 +1,7 @@
-/** Active sessions on the account page: devices named, this one marked, revoke one, revoke others, everywhere. */
+/**
+ * Active sessions on the account page: devices named, this one marked, revoke one, revoke others, everywhere;
+ * each asks first (cancelling ends nothing) and says what it did.
+ */
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../testing/http.js";
@@ -40,8 +43,18 @@ describe("active sessions", () => {
     // Usable 390 px wide: nothing wider than the screen.
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
+    // Asked first: cancelling signs nothing out.
     await desktop.getByRole("button", { name: /^Sign out Safari on iPhone/ }).click();
+    const askOne = desktop.getByRole("dialog", { name: "Sign out Safari on iPhone?" });
+    await poll(() => askOne.innerText()).toContain("Safari on iPhone (127.0.0.1) is signed out at once.");
+    await web.checkA11y(desktop, "sign out one device dialog");
+    await askOne.getByRole("button", { name: "Cancel" }).click();
+    await poll(() => askOne.isVisible()).toBe(false);
+    expect(await signedIn(phone)).toBe(true);
+    await desktop.getByRole("button", { name: /^Sign out Safari on iPhone/ }).click();
+    await askOne.getByRole("button", { name: "Sign out", exact: true }).click();
     await poll(() => sessions.getByRole("listitem").count()).toBe(1);
+    await poll(() => desktop.getByRole("region", { name: "Active sessions" }).getByRole("status").innerText()).toContain("Safari on iPhone has been signed out.");
     expect(await signedIn(phone)).toBe(false);
     expect(await signedIn(desktop)).toBe(true);
     // The phone's account page, reloaded, sends it to sign-in (and back to the account page after).
@@ -52,13 +65,16 @@ describe("active sessions", () => {
     await desktop.reload();
     await poll(() => sessions.getByRole("listitem").count()).toBe(2);
     await desktop.getByRole("button", { name: "Sign out other devices" }).click();
-    await poll(() => desktop.getByRole("status").innerText()).toBe("Your other devices have been signed out.");
+    await desktop.getByRole("dialog", { name: "Sign out your other devices?" }).getByRole("button", { name: "Sign out other devices" }).click();
+    await poll(() => desktop.getByRole("region", { name: "Active sessions" }).getByRole("status").innerText()).toContain("Your other devices have been signed out.");
     await poll(() => sessions.getByRole("listitem").count()).toBe(1);
     expect(await signedIn(phone)).toBe(false);
 
     await signInOnScreen(phone, email, "password-123");
     await desktop.getByRole("button", { name: "Sign out everywhere" }).click();
+    await desktop.getByRole("dialog", { name: "Sign out everywhere?" }).getByRole("button", { name: "Sign out everywhere" }).click();
     await desktop.waitForURL("**/sign-in");
+    await poll(() => desktop.getByRole("status").innerText()).toContain("You have been signed out on every device, this one included.");
     expect(await signedIn(desktop)).toBe(false);
     expect(await signedIn(phone)).toBe(false);
   });

@@ -3,7 +3,9 @@
  * Google: the sign-in page shows a button for it (and for no provider that is not configured), the person
  * signs in at the provider and comes back signed in to where they were going; on the account page a
  * password user links the provider, then unlinks it; a person who signed up through the provider sets a
- * password from the mailed link in the development mailbox and then signs in with it. Needs GET
+ * password from the mailed link in the development mailbox and then signs in with it; a banned user comes back
+ * to the sign-in screen, which says the account is suspended. Unlinking asks first, and its undo links the
+ * provider again through the provider. Needs GET
  * /social-providers (skipped, saying so, on a build without that route).
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -46,7 +48,7 @@ describe("social sign-in", () => {
     await poll(() => page.locator("main").innerText()).toContain(person.email);
   });
 
-  it("links the provider to a password account from the account page, then unlinks it", async ({ skip }) => {
+  it("links the provider to a password account from the account page, unlinks it (asked first), and links it again from the undo", async ({ skip }) => {
     if (!(await hasProvidersRoute())) return skip(NO_ROUTE);
     const email = uniqueEmail("web-link");
     await signUpByApi(web.origin, { name: "Lin Ker", email, password: "password-123" });
@@ -59,8 +61,22 @@ describe("social sign-in", () => {
     await poll(() => unlink.count()).toBe(1);
     expect(await page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(0);
     await unlink.click();
+    const dialog = page.getByRole("dialog", { name: "Unlink Google?" });
+    await poll(() => dialog.innerText()).toContain("You will no longer sign in with Google.");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect(await unlink.count()).toBe(1);
+    await unlink.click();
+    await dialog.getByRole("button", { name: "Unlink", exact: true }).click();
     await poll(() => page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(1);
     expect(await unlink.count()).toBe(0);
+    const methods = page.getByRole("region", { name: "Sign-in methods" });
+    await poll(() => methods.getByRole("status").innerText()).toContain("Google is unlinked.");
+    await web.checkA11y(page, "account after an unlink");
+
+    // The undo links the same provider account again, through the provider, and comes back here.
+    await methods.getByRole("button", { name: "Link Google again" }).click();
+    await page.waitForURL((url) => url.pathname === "/account", { timeout: 30_000 });
+    await poll(() => unlink.count()).toBe(1);
   });
 
   it("lets a person who signed up through the provider set a password from the mailed link, then sign in with it", async ({ skip }) => {
@@ -105,5 +121,27 @@ describe("social sign-in", () => {
     await poll(() => password.getByLabel("Current password").count()).toBe(1);
     await poll(() => page.getByRole("button", { name: "Set up two-factor authentication" }).count()).toBe(1);
     await poll(() => page.getByRole("region", { name: "Sign-in methods" }).getByRole("button", { name: "Unlink Email and password" }).count()).toBe(1);
+  });
+
+  it("brings a banned user back to the sign-in screen, which says the account is suspended", async ({ skip }) => {
+    if (!(await hasProvidersRoute())) return skip(NO_ROUTE);
+    const person = account("banned");
+    idp!.signInAs(person);
+    const page = await web.page();
+    await page.goto("/sign-in");
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await page.waitForURL((url) => url.pathname === "/account", { timeout: 30_000 });
+    const store = web.platform.services.identity.deps.store;
+    const user = await store.findUserByEmail(person.email);
+    await store.updateUser(user!.id, { banned: true, banReason: "spam" });
+    await page.context().clearCookies();
+
+    await page.goto("/sign-in?redirect=%2Faccount");
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    // Back on the sign-in screen (the redirect it had kept), with better-auth's code in the address.
+    await page.waitForURL((url) => url.pathname === "/sign-in" && url.searchParams.get("error") === "BANNED_USER", { timeout: 30_000 });
+    expect(new URL(page.url()).searchParams.get("redirect")).toBe("/account");
+    await poll(() => page.getByRole("alert").innerText()).toBe("Your account is suspended.");
+    await web.checkA11y(page, "sign-in of a banned social user");
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Two-factor in the browser: set up from the account page with the QR code's key,
  * backup codes shown once, the sign-in challenge answered with a TOTP code (trusting the device), with a
- * code by mail and with a backup code, trusted devices listed and revoked, and two-factor turned off.
+ * code by mail and with a backup code, trusted devices listed and revoked, and two-factor turned off (each
+ * asked first, with the password in the dialog, and reported after). The challenge shows its newest refusal.
  */
 import { createHmac } from "node:crypto";
 import type { Page } from "playwright-core";
@@ -112,7 +113,12 @@ describe("two-factor authentication", () => {
     // Revoke the trusted device: the next sign-in from the first browser is challenged again.
     await page.reload();
     await devices.getByRole("button", { name: /^Stop trusting/ }).click();
+    await page
+      .getByRole("dialog", { name: /^Stop trusting Chrome on Linux/ })
+      .getByRole("button", { name: "Stop trusting" })
+      .click();
     await poll(() => devices.getByRole("listitem").count()).toBe(0);
+    await poll(() => page.getByRole("region", { name: "Two-factor authentication" }).getByRole("status").first().innerText()).toContain("Chrome on Linux is no longer trusted");
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/sign-in");
     await signInToChallenge(page, email, "password-123");
@@ -132,15 +138,53 @@ describe("two-factor authentication", () => {
     await section.getByRole("button", { name: "Turn on two-factor authentication" }).click();
     await poll(() => section.getByRole("status").first().innerText()).toBe("Two-factor authentication is on.");
 
-    await section.getByLabel("Password").fill("wrong-password");
+    // Asked first, the password in the dialog; a wrong one is refused there and nothing changes.
     await section.getByRole("button", { name: "Turn off two-factor authentication" }).click();
-    await poll(() => section.getByRole("alert").innerText()).toBe("Invalid password");
-    await section.getByLabel("Password").fill("password-123");
-    await section.getByRole("button", { name: "Turn off two-factor authentication" }).click();
+    const dialog = page.getByRole("dialog", { name: "Turn off two-factor authentication?" });
+    await web.checkA11y(page, "turn off two-factor dialog");
+    await dialog.getByLabel("Password").fill("wrong-password");
+    await dialog.getByRole("button", { name: "Turn off", exact: true }).click();
+    await poll(() => dialog.getByRole("alert").innerText()).toBe("Invalid password");
+    await dialog.getByLabel("Password").fill("password-123");
+    await dialog.getByRole("button", { name: "Turn off", exact: true }).click();
     await poll(() => section.getByRole("button", { name: "Set up two-factor authentication" }).count()).toBe(1);
+    await poll(() => section.getByRole("status").first().innerText()).toContain("Two-factor authentication is off.");
 
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/sign-in");
     await signInOnScreen(page, email, "password-123");
+  });
+
+  it("shows the newest refusal of the challenge, and announces the same one again", async ({ skip }) => {
+    if (!(await hasTwoFactorApi())) return skip(NO_API);
+    const email = uniqueEmail("web-2fa-refusals");
+    await signUpByApi(web.origin, { name: "Nia", email, password: "password-123" });
+    const page = await web.page();
+    await signInOnScreen(page, email, "password-123");
+    const section = page.getByRole("region", { name: "Two-factor authentication" });
+    await section.getByLabel("Password").fill("password-123");
+    await section.getByRole("button", { name: "Set up two-factor authentication" }).click();
+    const secret = await section.getByTestId("totp-secret").innerText();
+    await section.getByLabel("Code from your authenticator app").fill(totp(secret));
+    await section.getByRole("button", { name: "Turn on two-factor authentication" }).click();
+    await poll(() => section.getByRole("status").first().innerText()).toBe("Two-factor authentication is on.");
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL("**/sign-in");
+    await signInToChallenge(page, email, "password-123");
+
+    const alert = page.getByRole("alert");
+    await page.getByRole("radio", { name: "Code by email" }).check();
+    await page.getByLabel("Code from the email").fill("000000");
+    await page.getByRole("button", { name: "Verify" }).click();
+    await poll(() => alert.innerText()).toBe("invalid two factor authentication");
+    // The challenge is gone from this browser: the code request is refused, and that newer refusal shows.
+    await page.context().clearCookies();
+    await page.getByRole("button", { name: "Email me a code" }).click();
+    await poll(() => alert.innerText()).toBe("invalid two factor cookie");
+    // The same refusal again is announced again: the alert takes the focus once more.
+    await page.getByLabel("Code from the email").focus();
+    await page.getByRole("button", { name: "Email me a code" }).click();
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("alert");
+    expect(await alert.innerText()).toBe("invalid two factor cookie");
   });
 });

@@ -1,4 +1,7 @@
-/** The gateway's error mapper: a flood of 503s is logged once per interval, with the count left out. */
+/**
+ * The gateway's error mapper: a flood of 503s is logged once per interval, with the count left out; an
+ * error's own fields join its body, never replacing its code or message.
+ */
 import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -70,5 +73,15 @@ describe("errorHandler", () => {
     expect(answer(handler, new AuthError("SERVICE_UNAVAILABLE")).headers).toEqual({ "Retry-After": String(UNAVAILABLE_RETRY_AFTER_MS / 1000) });
     expect(answer(handler, new AuthError("INTERNAL_SERVER_ERROR")).headers).toBeUndefined();
     expect([1, 999, 1000, 1001].map(retryAfterSeconds)).toEqual([1, 1, 1, 2]);
+  });
+
+  it("answers an error's fields beside its code and message, which they cannot replace", () => {
+    const handler = errorHandler(recorder().log);
+    const banned = new AuthError("BANNED_USER", undefined, { fields: { banExpires: "2027-03-03T10:00:00.000Z", code: "OTHER", message: "other" } });
+    expect(answer(handler, banned)).toEqual({
+      status: 403,
+      body: { code: "BANNED_USER", message: "You have been banned from this application", banExpires: "2027-03-03T10:00:00.000Z" },
+    });
+    expect(answer(handler, new AuthError("INVALID_EMAIL_OR_PASSWORD")).body).toEqual({ code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The gateway's one error mapper: catalogue errors answer their HTTP status with { code, message }; body
+ * The gateway's one error mapper: catalogue errors answer their HTTP status with { code, message } (and the
+ * error's fields, e.g. BANNED_USER's banExpires); body
  * parser and URL decoding failures are 400s; anything else is logged with the request id and answered as a generic 500.
  * Every 503 answers the standard Retry-After header, in whole seconds, at least 1: the refusal's own hint
  * (identity's hashing queue at capacity, a service's database out of reach), else UNAVAILABLE_RETRY_AFTER_MS
@@ -75,7 +76,8 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
       }
       const retryAfterMs = known.retryAfterMs ?? (known.code === "SERVICE_UNAVAILABLE" ? UNAVAILABLE_RETRY_AFTER_MS : undefined);
       if (retryAfterMs !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds(retryAfterMs)));
-      res.status(known.http).json({ code: known.code, message: known.message });
+      // The error's own fields (BANNED_USER's banExpires) never replace its code and message.
+      res.status(known.http).json({ ...known.fields, code: known.code, message: known.message });
       return;
     }
     log.error("unexpected error", { path: routeOf(req), error: describeError(error) });

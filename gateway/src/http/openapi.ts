@@ -49,7 +49,10 @@ function queryParameters(query: z.ZodType): JsonSchema[] {
 
 /** The headers telling a refused client when to come back, by status (rate-limit.ts, errors.ts). */
 const RETRY_HEADERS: Record<number, JsonSchema> = {
-  429: { "X-Retry-After": { description: "Seconds until the rate-limit window lets this client in again", schema: { type: "integer", minimum: 1 } } },
+  429: {
+    "X-Retry-After": { description: "Seconds until the rate-limit window lets this client in again", schema: { type: "integer", minimum: 1 } },
+    "Retry-After": { description: "The same seconds, in the standard header", schema: { type: "integer", minimum: 1 } },
+  },
   503: {
     "Retry-After": {
       description: "Seconds after which a retry is expected to be let in (password hashing busy, a database out of reach, a service unreachable)",

@@ -182,5 +182,7 @@ export function errorSchema(http: number) {
   const codes = Object.entries(ERRORS)
     .filter(([, entry]) => entry.http === http)
     .map(([code]) => code);
-  return z.object({ code: codes.length ? z.enum(codes as [string, ...string[]]) : z.string(), message: z.string() });
+  const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
+  if (http !== ERRORS.BANNED_USER.http) return z.object({ code, message: z.string() });
+  return z.object({ code, message: z.string(), banExpires: z.string().nullable().optional().describe("BANNED_USER: when the ban ends (ISO 8601); null: it does not") });
 }

@@ -123,7 +123,7 @@ describe("rateLimit counter keys", () => {
 });
 
 describe("rateLimit with the memory store and a fake clock", () => {
-  it("allows max requests per window, then answers TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER with X-Retry-After in whole seconds", async () => {
+  it("allows max requests per window, then answers TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER with X-Retry-After (and Retry-After) in whole seconds", async () => {
     const clock = fakeClock();
     const send = limiter(createMemoryKeyValue(clock.now));
     expect((await times(3, () => send("/sign-in/email"))).every((o) => o.allowed)).toBe(true);
@@ -131,8 +131,9 @@ describe("rateLimit with the memory store and a fake clock", () => {
     const refused = await send("/sign-in/email");
     expect(refused.allowed).toBe(false);
     expect(refused.error).toMatchObject({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", http: 429, message: "Too many requests. Please try again later." });
-    // 7.5 s left in the window, rounded up to whole seconds.
+    // 7.5 s left in the window, rounded up to whole seconds; the error carries it for the standard Retry-After.
     expect(refused.retryAfter).toBe("8");
+    expect(refused.error?.retryAfterMs).toBe(7_500);
   });
 
   it("counts the default rule: 100 allowed, the 101st refused", async () => {

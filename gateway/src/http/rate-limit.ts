@@ -15,6 +15,7 @@ import type { RateLimitRule, RateLimitStorage } from "../config.js";
 
 /** Where the counters live: a key-value store (Redis, memory) or the database (rate-limit-database.ts). */
 export type RateLimitCounters = Pick<KeyValue, "hit" | "ready" | "close">;
+import { retryAfterSeconds } from "./errors.js";
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -83,7 +84,9 @@ export function rateLimit(options: RateLimitOptions, counters: RateLimitCounters
     if (hit.count <= rule.max) return next();
     // Labelled by rule, never by path: a scan of random paths must not grow the label set.
     authEvents.rateLimited(rulePrefix(path, options) ?? "default");
-    res.setHeader("X-Retry-After", String(Math.max(1, Math.ceil(hit.resetMs / 1000))));
-    next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"));
+    // better-auth's X-Retry-After, and the standard Retry-After the error handler writes from retryAfterMs
+    // (the same whole seconds, at least 1): a client reads either.
+    res.setHeader("X-Retry-After", String(retryAfterSeconds(hit.resetMs)));
+    next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", undefined, { retryAfterMs: hit.resetMs }));
   };
 }

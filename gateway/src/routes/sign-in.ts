@@ -51,7 +51,7 @@ export function signInRoutes(deps: RouteDeps): Route[] {
         summary: "Sign in with email and password",
         body: signInEmailBody,
         response: signInOrChallengeSchema,
-        errors: ["INVALID_EMAIL_OR_PASSWORD", "EMAIL_NOT_VERIFIED", "EMAIL_AND_PASSWORD_IS_NOT_ENABLED", "SERVICE_UNAVAILABLE"],
+        errors: ["INVALID_EMAIL_OR_PASSWORD", "EMAIL_NOT_VERIFIED", "BANNED_USER", "EMAIL_AND_PASSWORD_IS_NOT_ENABLED", "SERVICE_UNAVAILABLE"],
       },
       async ({ req, res, body, json }) => {
         const rememberMe = body.rememberMe ?? true;
@@ -89,7 +89,7 @@ export function signInRoutes(deps: RouteDeps): Route[] {
         summary: "Sign in with username and password",
         body: signInUsernameBody,
         response: signInOrChallengeSchema,
-        errors: ["INVALID_USERNAME_OR_PASSWORD", "SERVICE_UNAVAILABLE"],
+        errors: ["INVALID_USERNAME_OR_PASSWORD", "BANNED_USER", "SERVICE_UNAVAILABLE"],
       },
       async ({ req, res, body, json }) => {
         const rememberMe = body.rememberMe ?? true;

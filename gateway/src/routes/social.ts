@@ -146,6 +146,7 @@ export function socialRoutes(deps: RouteDeps): Route[] {
           "INVALID_TOKEN",
           "USER_EMAIL_NOT_FOUND",
           "ACCOUNT_NOT_LINKED",
+          "BANNED_USER",
         ],
       },
       async ({ req, res, body, json }) => {

@@ -193,7 +193,13 @@ export function twoFactorRoutes(deps: RouteDeps): Route[] {
           summary: "Check a second-factor code (completes a pending sign-in)",
           body: verifyBody,
           response: twoFactorVerifiedSchema,
-          errors: ["INVALID_TWO_FACTOR_COOKIE", "INVALID_TWO_FACTOR_AUTHENTICATION", "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING"],
+          errors: [
+            "INVALID_TWO_FACTOR_COOKIE",
+            "INVALID_TWO_FACTOR_AUTHENTICATION",
+            "BANNED_USER",
+            "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER",
+            "YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING",
+          ],
         },
         async ({ req, res, body, json }) => {
           const current = await deps.sessions.current(req);

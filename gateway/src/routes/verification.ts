@@ -58,6 +58,7 @@ export function verificationRoutes(deps: RouteDeps): Route[] {
             client: clientOf(req),
             caller: current ? callerOf(req, current) : undefined,
             language: req.facts.language,
+            callbackUrl: req.callbacks.query.callbackURL?.toString(),
           });
         } catch (error) {
           // Only the confirmation of an email change answers this refusal (the new address was taken meanwhile).

@@ -106,13 +106,14 @@ describe(`identity over gRPC (${backendLabel()})`, () => {
 });
 
 describe(`bans at sign-in (${backendLabel()})`, () => {
-  it("refuses a banned user with the generic failure, and clears an expired ban at the next sign-in", async () => {
+  it("tells a banned user with the right password of the ban and its end, and clears an expired ban at the next sign-in", async () => {
     const email = uniqueEmail("banned");
     const { body } = await new TestClient(platform.baseURL).post("/sign-up/email", { name: "Ban", email, password: "password-123" });
-    await store.updateUser(body.user.id, { banned: true, banReason: "spam", banExpires: new Date(Date.now() + 60_000) });
+    const ends = new Date(Date.now() + 60_000);
+    await store.updateUser(body.user.id, { banned: true, banReason: "spam", banExpires: ends });
     expect(await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" })).toMatchObject({
-      status: 401,
-      body: { code: "INVALID_EMAIL_OR_PASSWORD" },
+      status: 403,
+      body: { code: "BANNED_USER", banExpires: ends.toISOString() },
     });
     await store.updateUser(body.user.id, { banExpires: new Date(Date.now() - 1_000) });
     expect((await new TestClient(platform.baseURL).post("/sign-in/email", { email, password: "password-123" })).status).toBe(200);

@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { catalogueProblems } from "../../../testing/catalogues.js";
 import { ApiError, api, errorMessage } from "../api";
 import { errorSentence } from "../error-codes";
-import { passwordRules } from "../password-rules";
 import de from "./catalogues/de";
 import en from "./catalogues/en";
 import es from "./catalogues/es";
@@ -67,11 +66,6 @@ describe("errors in the reader's language", () => {
     for (const unknown of ["no_such_code", "__proto__", "constructor", "token_expired.x", ""]) {
       expect(errorSentence(unknown), unknown).toBe("Etwas ist schiefgelaufen; die Anfrage konnte nicht abgeschlossen werden.");
     }
-  });
-
-  it("words the password rules in the reader's language", async () => {
-    await switchLanguage("fr");
-    expect(passwordRules("short").map((rule) => rule.label)).toEqual(["Au moins 8 caractères", "Au plus 128 caractères"]);
   });
 });
 

@@ -1,15 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { type ChangeEvent, type FormEvent, type ReactNode, useState } from "react";
-import { providerName, SocialButtons } from "../social";
-import { api, type LinkedAccount, type Session, type SessionWithUser, errorMessage } from "../api";
+import { api, errorMessage, type LinkedAccount, type Session, type SessionWithUser } from "../api";
 import { AvatarError, avatarDataUrl, shownImage } from "../avatar";
-import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
+import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
+import { useLanguage, useT } from "../i18n";
+import { LanguagePicker } from "../i18n/language-picker";
 import { passwordAcceptable } from "../password-rules";
-import { sessionQuery, useSession } from "../session";
+import { noteSignedOutEverywhere, sessionQuery, useSession } from "../session";
+import { linkProvider, providerName, SocialButtons } from "../social";
 import { describeUserAgent } from "../user-agent";
-import { PasswordRules } from "./sign-up";
+import { type LocalRefusal, PasswordRules } from "./sign-up";
 import { TwoFactorSection } from "./two-factor";
+import { EMAIL_CHANGE_CALLBACK } from "./verify-email";
 
 /** The accounts query the account page's sections share (sign-in methods, whether there is a password). */
 const accountsQuery = { queryKey: ["accounts"], queryFn: api.listAccounts };
@@ -24,13 +27,14 @@ function Section({ id, title, children }: { id: string; title: string; children:
 }
 
 export function Account() {
+  const t = useT();
   const session = useSession();
   const accounts = useQuery(accountsQuery);
   // Whether the person has a password (a credential account); undefined until the list comes.
   const hasPassword = accounts.data?.some((account) => account.providerId === "credential");
   if (!session.data) return null;
   return (
-    <Page title="Your account" narrow={false}>
+    <Page title={t("account.title")} narrow={false}>
       <Profile current={session.data} />
       <ChangeEmail current={session.data} />
       <PasswordSection current={session.data} />
@@ -38,12 +42,16 @@ export function Account() {
       {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} hasPassword={hasPassword} />}
       <LinkedAccounts />
       <ActiveSessions current={session.data} />
+      <Section id="language-title" title={t("account.languageTitle")}>
+        <LanguagePicker />
+      </Section>
       <DeleteAccount hasPassword={hasPassword} />
     </Page>
   );
 }
 
 function Profile({ current }: { current: SessionWithUser }) {
+  const t = useT();
   const queryClient = useQueryClient();
   const [name, setName] = useState(current.user.name);
   const [image, setImage] = useState<string | null>(shownImage(current.user.image));
@@ -59,7 +67,7 @@ function Profile({ current }: { current: SessionWithUser }) {
       setImage(await avatarDataUrl(file));
       setImageError(undefined);
     } catch (error) {
-      setImageError(error instanceof AvatarError ? error.message : "The image could not be read.");
+      setImageError(error instanceof AvatarError ? error.message : t("account.imageUnreadable"));
       event.target.value = "";
     }
   };
@@ -67,64 +75,72 @@ function Profile({ current }: { current: SessionWithUser }) {
     event.preventDefault();
     save.mutate();
   };
+  const { email, emailVerified, username, displayUsername } = current.user;
   return (
-    <Section id="profile-title" title="Profile">
+    <Section id="profile-title" title={t("account.profileTitle")}>
       <form onSubmit={submit} noValidate>
-        <FormAlert message={save.error ? errorMessage(save.error) : undefined} />
-        {save.isSuccess && <FormAlert tone="success" message="Your profile has been saved." />}
+        <FormAlert message={save.error ? errorMessage(save.error) : undefined} cause={save.error} />
+        {save.isSuccess && <FormAlert tone="success" message={t("account.profileSaved")} />}
         <div className="avatar-row">
           {image ? (
-            // biome-ignore lint/a11y/noRedundantAlt: "profile picture" is what the image is (the account's picture), not a description of an image.
-            <img className="avatar" src={image} alt="Your profile picture" width={64} height={64} />
+            <img className="avatar" src={image} alt={t("account.pictureAlt")} width={64} height={64} />
           ) : (
             <div className="avatar placeholder" aria-hidden="true">
               {current.user.name.slice(0, 1).toUpperCase()}
             </div>
           )}
           <div>
-            <Field label="Profile picture (up to 4 MB)" name="image" type="file" accept="image/*" onChange={choose} error={imageError} />
+            <Field label={t("account.picture")} name="image" type="file" accept="image/*" onChange={choose} error={imageError} />
             {image && (
               <button type="button" className="link" onClick={() => setImage(null)}>
-                Remove picture
+                {t("account.removePicture")}
               </button>
             )}
           </div>
         </div>
-        <Field label="Name" name="name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} />
+        <Field label={t("account.name")} name="name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} />
         <p className="muted">
-          Email: {current.user.email} {current.user.emailVerified ? "(verified)" : "(not verified)"}
-          {current.user.username ? ` · Username: ${current.user.displayUsername ?? current.user.username}` : ""}
+          {emailVerified ? t("account.emailVerified", { email }) : t("account.emailUnverified", { email })}
+          {username ? ` · ${t("account.username", { username: displayUsername ?? username })}` : ""}
         </p>
-        <SubmitButton pending={save.isPending} pendingText="Saving…">
-          Save profile
+        <SubmitButton pending={save.isPending} pendingText={t("account.saving")}>
+          {t("account.saveProfile")}
         </SubmitButton>
       </form>
-      {!current.user.emailVerified && <ResendVerification email={current.user.email} />}
+      {!emailVerified && <ResendVerification email={email} />}
     </Section>
   );
 }
 
 function ResendVerification({ email }: { email: string }) {
+  const t = useT();
   const send = useMutation({ mutationFn: () => api.sendVerificationEmail({ email, callbackURL: "/verify-email" }) });
   return (
     <div className="row">
-      <FormAlert message={send.error ? errorMessage(send.error) : undefined} />
+      <FormAlert message={send.error ? errorMessage(send.error) : undefined} cause={send.error} />
       {send.isSuccess ? (
-        <FormAlert tone="success" message={`We sent a new verification link to ${email}.`} />
+        <FormAlert tone="success" message={t("account.verificationSent", { email })} />
       ) : (
         <button type="button" onClick={() => send.mutate()} disabled={send.isPending} aria-busy={send.isPending || undefined}>
-          {send.isPending ? "Sending…" : "Send the verification email again"}
+          {send.isPending ? t("account.sending") : t("account.resendVerification")}
         </button>
       )}
     </div>
   );
 }
 
+/**
+ * A verified user's change goes in two steps, each a mailed link landing on the verify-email screen (which
+ * knows it is a change by its callback): the current address approves, then the new one is verified. An
+ * unverified user's address changes at once.
+ */
 function ChangeEmail({ current }: { current: SessionWithUser }) {
+  const t = useT();
   const queryClient = useQueryClient();
   const [newEmail, setNewEmail] = useState("");
+  const { email, emailVerified } = current.user;
   const change = useMutation({
-    mutationFn: () => api.changeEmail({ newEmail: newEmail.trim(), callbackURL: "/verify-email" }),
+    mutationFn: () => api.changeEmail({ newEmail: newEmail.trim(), callbackURL: EMAIL_CHANGE_CALLBACK }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey }),
   });
   const submit = (event: FormEvent) => {
@@ -132,16 +148,16 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
     change.mutate();
   };
   const placed = change.error ? placeError(change.error, ["newEmail"], { email: "newEmail" }) : undefined;
-  const done = current.user.emailVerified
-    ? `We sent a link to ${current.user.email} to approve the change. Your email stays the same until the change is approved and the new address verified.`
-    : "Your email address has been changed.";
+  // Read after the answer: a verified user's address stays until approved, an unverified one's has moved.
+  const done = emailVerified ? t("account.approvalSent", { email }) : t("account.emailChanged", { email });
   return (
-    <Section id="email-title" title="Email address">
+    <Section id="email-title" title={t("account.emailTitle")}>
+      <p>{emailVerified ? t("account.changeEmailSteps", { email }) : t("account.changeEmailAtOnce")}</p>
       <form onSubmit={submit} noValidate>
-        <FormAlert message={placed && !placed.field ? placed.message : undefined} />
+        <FormAlert message={placed && !placed.field ? placed.message : undefined} cause={change.error} />
         {change.isSuccess && <FormAlert tone="success" message={done} />}
         <Field
-          label="New email address"
+          label={t("account.newEmail")}
           name="newEmail"
           type="email"
           autoComplete="email"
@@ -150,8 +166,8 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
           onChange={(e) => setNewEmail(e.target.value)}
           error={placed?.field ? placed.message : undefined}
         />
-        <SubmitButton pending={change.isPending} pendingText="Changing…">
-          Change email
+        <SubmitButton pending={change.isPending} pendingText={t("account.changing")}>
+          {t("account.changeEmail")}
         </SubmitButton>
       </form>
     </Section>
@@ -164,38 +180,41 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
  * password-reset link to their own verified address, and the reset creates the credential account.
  */
 function PasswordSection({ current }: { current: SessionWithUser }) {
+  const t = useT();
   const accounts = useQuery(accountsQuery);
   return (
-    <Section id="password-title" title="Password">
-      <FormAlert message={accounts.error ? errorMessage(accounts.error) : undefined} />
-      {accounts.isPending && <p role="status">Loading…</p>}
+    <Section id="password-title" title={t("account.passwordTitle")}>
+      <FormAlert message={accounts.error ? errorMessage(accounts.error) : undefined} cause={accounts.error} />
+      {accounts.isPending && <p role="status">{t("account.loading")}</p>}
       {accounts.data && (accounts.data.some((account) => account.providerId === "credential") ? <ChangePassword /> : <SetPassword current={current} />)}
     </Section>
   );
 }
 
 function SetPassword({ current }: { current: SessionWithUser }) {
+  const t = useT();
   const { email, emailVerified } = current.user;
   const send = useMutation({ mutationFn: () => api.forgetPassword({ email, redirectTo: "/reset-password" }) });
-  if (!emailVerified) return <p>You have no password yet. Verify your email address first, then you can set one here.</p>;
-  if (send.isSuccess) return <FormAlert tone="success" message={`We sent a link to ${email}. Open it to choose your password.`} />;
+  if (!emailVerified) return <p>{t("account.noPasswordVerifyFirst")}</p>;
+  if (send.isSuccess) return <FormAlert tone="success" message={t("account.setPasswordSent", { email })} />;
   return (
     <>
-      <p>You have no password yet: you sign in through another service. Set a password to also sign in with your email address.</p>
-      <FormAlert message={send.error ? errorMessage(send.error) : undefined} />
+      <p>{t("account.noPassword")}</p>
+      <FormAlert message={send.error ? errorMessage(send.error) : undefined} cause={send.error} />
       <button type="button" onClick={() => send.mutate()} disabled={send.isPending} aria-busy={send.isPending || undefined}>
-        {send.isPending ? "Sending…" : "Set a password"}
+        {send.isPending ? t("account.sending") : t("account.setPassword")}
       </button>
     </>
   );
 }
 
 function ChangePassword() {
+  const t = useT();
   const queryClient = useQueryClient();
   const [currentPassword, setCurrentPassword] = useState("");
   const [newPassword, setNewPassword] = useState("");
   const [revokeOthers, setRevokeOthers] = useState(true);
-  const [localError, setLocalError] = useState<string>();
+  const [localError, setLocalError] = useState<LocalRefusal>();
   const change = useMutation({
     mutationFn: () => api.changePassword({ currentPassword, newPassword, revokeOtherSessions: revokeOthers }),
     onSuccess: () => {
@@ -206,17 +225,17 @@ function ChangePassword() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!passwordAcceptable(newPassword)) return setLocalError("Choose a new password that meets the rules below.");
+    if (!passwordAcceptable(newPassword)) return setLocalError({ message: t("account.meetRules") });
     setLocalError(undefined);
     change.mutate();
   };
   const placed = change.error ? placeError(change.error, ["currentPassword", "newPassword"], { password: "newPassword" }) : undefined;
   return (
     <form onSubmit={submit} noValidate>
-      <FormAlert message={localError ?? (placed && !placed.field ? placed.message : undefined)} />
-      {change.isSuccess && <FormAlert tone="success" message="Your password has been changed." />}
+      <FormAlert message={localError?.message ?? (placed && !placed.field ? placed.message : undefined)} cause={localError ?? change.error} />
+      {change.isSuccess && <FormAlert tone="success" message={t("account.passwordChanged")} />}
       <Field
-        label="Current password"
+        label={t("account.currentPassword")}
         name="currentPassword"
         type="password"
         autoComplete="current-password"
@@ -226,7 +245,7 @@ function ChangePassword() {
         error={placed?.field === "currentPassword" ? placed.message : undefined}
       />
       <Field
-        label="New password"
+        label={t("account.newPassword")}
         name="newPassword"
         type="password"
         autoComplete="new-password"
@@ -238,151 +257,216 @@ function ChangePassword() {
       />
       <div className="check">
         <input id="revoke-others" type="checkbox" checked={revokeOthers} onChange={(e) => setRevokeOthers(e.target.checked)} />
-        <label htmlFor="revoke-others">Sign out my other devices</label>
+        <label htmlFor="revoke-others">{t("account.signOutOthersToo")}</label>
       </div>
-      <SubmitButton pending={change.isPending} pendingText="Changing…">
-        Change password
+      <SubmitButton pending={change.isPending} pendingText={t("account.changing")}>
+        {t("account.changePassword")}
       </SubmitButton>
     </form>
   );
 }
 
+/**
+ * The sign-in methods. Unlinking asks first; a provider unlinked can be linked again at once (the undo runs
+ * the provider's link flow); the password cannot come back that way (a reset mails a new one).
+ */
 function LinkedAccounts() {
+  const t = useT();
+  const language = useLanguage();
   const queryClient = useQueryClient();
   const accounts = useQuery(accountsQuery);
-  const unlink = useMutation({
-    mutationFn: (account: LinkedAccount) => api.unlinkAccount(account),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountsQuery.queryKey }),
-  });
+  const [done, setDone] = useState<Done>();
+  const unlink = async (account: LinkedAccount) => {
+    await api.unlinkAccount(account);
+    const name = providerName(account.providerId);
+    setDone({
+      message: t("account.unlinked", { provider: name }),
+      ...(account.providerId === "credential"
+        ? {}
+        : {
+            undo: {
+              label: t("account.linkAgain", { provider: name }),
+              run: () => linkProvider(account.providerId, "/account"),
+              undoneMessage: t("account.linkingAgain", { provider: name }),
+            },
+          }),
+    });
+    await queryClient.invalidateQueries({ queryKey: accountsQuery.queryKey });
+  };
+  const last = accounts.data?.length === 1;
   return (
-    <Section id="accounts-title" title="Sign-in methods">
-      <FormAlert message={accounts.error ? errorMessage(accounts.error) : unlink.error ? errorMessage(unlink.error) : undefined} />
-      {accounts.isPending && <p role="status">Loading…</p>}
+    <Section id="accounts-title" title={t("account.methodsTitle")}>
+      <FormAlert message={accounts.error ? errorMessage(accounts.error) : undefined} cause={accounts.error} />
+      <DoneNotice done={done} onClear={() => setDone(undefined)} />
+      {accounts.isPending && <p role="status">{t("account.loading")}</p>}
       <ul className="list">
-        {accounts.data?.map((account) => (
-          <li key={account.id}>
-            <span>
-              <strong>{providerName(account.providerId)}</strong>
-              <span className="muted"> · linked {new Date(account.createdAt).toLocaleDateString()}</span>
-            </span>
-            <button
-              type="button"
-              onClick={() => unlink.mutate(account)}
-              disabled={unlink.isPending || accounts.data.length < 2}
-              aria-busy={(unlink.isPending && unlink.variables?.id === account.id) || undefined}
-              aria-label={`Unlink ${providerName(account.providerId)}`}
-              title={accounts.data.length < 2 ? "Your last sign-in method cannot be removed" : undefined}
-            >
-              {unlink.isPending && unlink.variables?.id === account.id ? "Unlinking…" : "Unlink"}
-            </button>
-          </li>
-        ))}
+        {accounts.data?.map((account) => {
+          const name = providerName(account.providerId);
+          return (
+            <li key={account.id}>
+              <span>
+                <strong>{name}</strong>
+                <span className="muted"> · {t("account.linkedOn", { date: new Date(account.createdAt).toLocaleDateString(language) })}</span>
+              </span>
+              <ConfirmButton
+                danger={false}
+                disabled={last}
+                title={t("account.unlinkTitle", { provider: name })}
+                description={<p>{account.providerId === "credential" ? t("account.unlinkPasswordDescription") : t("account.unlinkDescription", { provider: name })}</p>}
+                confirmLabel={t("account.unlink")}
+                pendingText={t("account.unlinking")}
+                onConfirm={() => unlink(account)}
+              >
+                {t("account.unlink")}
+                <span className="visually-hidden"> {name}</span>
+              </ConfirmButton>
+            </li>
+          );
+        })}
       </ul>
+      {last && <p className="muted">{t("account.lastMethod")}</p>}
       {accounts.data && <SocialButtons mode="link" callbackURL="/account" except={accounts.data.map((account) => account.providerId)} />}
     </Section>
   );
 }
 
+/** Each way of signing devices out asks first and says what it did; a session ended cannot be brought back. */
 function ActiveSessions({ current }: { current: SessionWithUser }) {
+  const t = useT();
+  const language = useLanguage();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const sessions = useQuery({ queryKey: ["sessions"], queryFn: api.listSessions });
+  const [done, setDone] = useState<Done>();
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["sessions"] });
-  const revoke = useMutation({ mutationFn: (session: Session) => api.revokeSession(session.token), onSuccess: refresh });
-  const revokeOthers = useMutation({ mutationFn: api.revokeOtherSessions, onSuccess: refresh });
-  const revokeAll = useMutation({
-    mutationFn: api.revokeSessions,
-    onSuccess: async () => {
-      queryClient.setQueryData(sessionQuery.queryKey, null);
-      await navigate({ to: "/sign-in" });
-    },
-  });
-  const failure = revoke.error ?? revokeOthers.error ?? revokeAll.error ?? sessions.error;
-  const busy = revoke.isPending || revokeOthers.isPending || revokeAll.isPending;
+  const revoke = async (session: Session, device: string) => {
+    await api.revokeSession(session.token);
+    setDone({ message: t("account.deviceSignedOut", { device }) });
+    await refresh();
+  };
+  const revokeOthers = async () => {
+    await api.revokeOtherSessions();
+    setDone({ message: t("account.othersSignedOut") });
+    await refresh();
+  };
+  const revokeAll = async () => {
+    await api.revokeSessions();
+    noteSignedOutEverywhere();
+    queryClient.setQueryData(sessionQuery.queryKey, null);
+    await navigate({ to: "/sign-in" });
+  };
   const ordered = [...(sessions.data ?? [])].sort((a, b) => (a.id === current.session.id ? -1 : b.id === current.session.id ? 1 : b.updatedAt.localeCompare(a.updatedAt)));
   return (
-    <Section id="sessions-title" title="Active sessions">
-      <FormAlert message={failure ? errorMessage(failure) : undefined} />
-      {revokeOthers.isSuccess && <FormAlert tone="success" message="Your other devices have been signed out." />}
-      {sessions.isPending && <p role="status">Loading…</p>}
-      <ul className="list" aria-label="Sessions">
+    <Section id="sessions-title" title={t("account.sessionsTitle")}>
+      <FormAlert message={sessions.error ? errorMessage(sessions.error) : undefined} cause={sessions.error} />
+      <DoneNotice done={done} onClear={() => setDone(undefined)} />
+      {sessions.isPending && <p role="status">{t("account.loading")}</p>}
+      <ul className="list" aria-label={t("account.sessionsList")}>
         {ordered.map((session) => {
           const self = session.id === current.session.id;
           const device = describeUserAgent(session.userAgent);
+          const where = session.ipAddress ?? t("account.unknownIp");
           return (
             <li key={session.id} className={self ? "current" : undefined}>
               <span>
                 <strong>{device}</strong>
-                {self && <span className="badge">This device</span>}
+                {self && <span className="badge">{t("account.thisDevice")}</span>}
                 <br />
                 <span className="muted">
-                  {session.ipAddress ?? "Unknown IP address"} · last active <time dateTime={session.updatedAt}>{new Date(session.updatedAt).toLocaleString()}</time>
+                  {where} · {t("account.lastActive")} <time dateTime={session.updatedAt}>{new Date(session.updatedAt).toLocaleString(language)}</time>
                 </span>
               </span>
               {!self && (
-                <button type="button" onClick={() => revoke.mutate(session)} disabled={busy} aria-label={`Sign out ${device} (${session.ipAddress ?? "unknown IP"})`}>
-                  {revoke.isPending && revoke.variables?.id === session.id ? "Signing out…" : "Sign out"}
-                </button>
+                <ConfirmButton
+                  danger={false}
+                  title={t("account.signOutDeviceTitle", { device })}
+                  description={<p>{t("account.signOutDeviceDescription", { device, where })}</p>}
+                  confirmLabel={t("account.signOut")}
+                  pendingText={t("account.signingOut")}
+                  onConfirm={() => revoke(session, device)}
+                >
+                  {t("account.signOut")}
+                  <span className="visually-hidden"> {t("account.deviceAt", { device, where })}</span>
+                </ConfirmButton>
               )}
             </li>
           );
         })}
       </ul>
       <div className="row">
-        <button type="button" onClick={() => revokeOthers.mutate()} disabled={busy || ordered.length < 2} aria-busy={revokeOthers.isPending || undefined}>
-          {revokeOthers.isPending ? "Signing out…" : "Sign out other devices"}
-        </button>
-        <button type="button" className="danger" onClick={() => revokeAll.mutate()} disabled={busy} aria-busy={revokeAll.isPending || undefined}>
-          {revokeAll.isPending ? "Signing out…" : "Sign out everywhere"}
-        </button>
+        <ConfirmButton
+          danger={false}
+          disabled={ordered.length < 2}
+          title={t("account.signOutOthersTitle")}
+          description={<p>{t("account.signOutOthersDescription")}</p>}
+          confirmLabel={t("account.signOutOthers")}
+          pendingText={t("account.signingOut")}
+          onConfirm={revokeOthers}
+        >
+          {t("account.signOutOthers")}
+        </ConfirmButton>
+        <ConfirmButton
+          title={t("account.signOutEverywhereTitle")}
+          description={<p>{t("account.signOutEverywhereDescription")}</p>}
+          confirmLabel={t("account.signOutEverywhere")}
+          pendingText={t("account.signingOut")}
+          onConfirm={revokeAll}
+        >
+          {t("account.signOutEverywhere")}
+        </ConfirmButton>
       </div>
     </Section>
   );
 }
 
-/** Without a password (a provider's account only) there is none to ask for: the server confirms another way. */
+/**
+ * Deleting asks first, for the password when there is one (without one, a provider's account only, the
+ * server confirms another way). With mailed confirmation (the default) nothing is deleted until its link is
+ * opened: ignoring the mail is the way back; deleted at once, there is none.
+ */
 function DeleteAccount({ hasPassword }: { hasPassword: boolean | undefined }) {
+  const t = useT();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [password, setPassword] = useState("");
-  const remove = useMutation({
-    mutationFn: () => api.deleteUser({ password: password || undefined, callbackURL: "/goodbye" }),
-    onSuccess: async (result) => {
-      if (result.message === "User deleted") {
-        queryClient.setQueryData(sessionQuery.queryKey, null);
-        await navigate({ to: "/goodbye" });
-      }
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    remove.mutate();
+  const [done, setDone] = useState<Done>();
+  const remove = async () => {
+    const result = await api.deleteUser({ password: password || undefined, callbackURL: "/goodbye" });
+    setPassword("");
+    if (result.message === "User deleted") {
+      queryClient.setQueryData(sessionQuery.queryKey, null);
+      await navigate({ to: "/goodbye" });
+      return;
+    }
+    setDone({ message: t("account.deleteMailSent") });
   };
-  const placed = remove.error ? placeError(remove.error, ["deletePassword"], { currentPassword: "deletePassword" }) : undefined;
   return (
-    <Section id="delete-title" title="Delete account">
-      <p>Deleting your account removes your profile, sign-in methods and sessions. It cannot be undone.</p>
-      {remove.isSuccess ? (
-        <FormAlert tone="success" message="We sent you an email. Open its link to confirm that your account should be deleted." />
-      ) : (
-        <form onSubmit={submit} noValidate>
-          <FormAlert message={placed && !placed.field ? placed.message : undefined} />
-          {hasPassword !== false && (
-            <Field
-              label="Password"
-              name="deletePassword"
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              error={placed?.field ? placed.message : undefined}
-            />
-          )}
-          <SubmitButton pending={remove.isPending} pendingText="Deleting…" className="danger">
-            Delete my account
-          </SubmitButton>
-        </form>
-      )}
+    <Section id="delete-title" title={t("account.deleteTitle")}>
+      <p>{t("account.deleteIntro")}</p>
+      <DoneNotice done={done} onClear={() => setDone(undefined)} />
+      <ConfirmButton
+        title={t("account.deleteConfirmTitle")}
+        description={
+          <>
+            <p>{t("account.deleteConfirmDescription")}</p>
+            {hasPassword !== false && (
+              <Field
+                label={t("account.password")}
+                name="deletePassword"
+                type="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
+          </>
+        }
+        confirmLabel={t("account.deleteAccount")}
+        pendingText={t("account.deleting")}
+        onConfirm={remove}
+      >
+        {t("account.deleteAccount")}
+      </ConfirmButton>
     </Section>
   );
 }

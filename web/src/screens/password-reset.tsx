@@ -4,10 +4,12 @@ import { type FormEvent, useEffect, useState } from "react";
 import { api } from "../api";
 import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
+import { useT } from "../i18n";
 import { passwordAcceptable } from "../password-rules";
-import { PasswordRules } from "./sign-up";
+import { type LocalRefusal, PasswordRules } from "./sign-up";
 
 export function ForgotPassword() {
+  const t = useT();
   const [email, setEmail] = useState("");
   const request = useMutation({ mutationFn: () => api.forgetPassword({ email: email.trim(), redirectTo: "/reset-password" }) });
   const submit = (event: FormEvent) => {
@@ -16,15 +18,16 @@ export function ForgotPassword() {
   };
   const placed = request.error ? placeError(request.error, ["email"]) : undefined;
   return (
-    <Page title="Forgot your password?">
+    <Page title={t("passwordReset.forgotTitle")}>
       {request.isSuccess ? (
-        <FormAlert tone="success" message={request.data.message} />
+        // The same words whether or not the address has an account (the server's answer says no more).
+        <FormAlert tone="success" message={t("passwordReset.sent")} />
       ) : (
         <form onSubmit={submit} noValidate>
-          <p>Enter the email address of your account and we will send you a link to choose a new password.</p>
-          <FormAlert message={placed && !placed.field ? placed.message : undefined} />
+          <p>{t("passwordReset.forgotIntro")}</p>
+          <FormAlert message={placed && !placed.field ? placed.message : undefined} cause={request.error} />
           <Field
-            label="Email"
+            label={t("passwordReset.email")}
             name="email"
             type="email"
             autoComplete="email"
@@ -33,13 +36,13 @@ export function ForgotPassword() {
             onChange={(e) => setEmail(e.target.value)}
             error={placed?.field ? placed.message : undefined}
           />
-          <SubmitButton pending={request.isPending} pendingText="Sending…">
-            Send reset link
+          <SubmitButton pending={request.isPending} pendingText={t("passwordReset.sending")}>
+            {t("passwordReset.send")}
           </SubmitButton>
         </form>
       )}
       <p>
-        <Link to="/sign-in">Back to sign in</Link>
+        <Link to="/sign-in">{t("passwordReset.backToSignIn")}</Link>
       </p>
     </Page>
   );
@@ -52,9 +55,6 @@ export function ForgotPassword() {
  */
 let heldToken: string | undefined;
 
-/** No token in the address nor held: typed by hand, or reloaded after the token was taken out. */
-const NO_TOKEN = "This page has no reset link: once opened, the link is taken out of the address, so a reload loses it. Open the link from your email again, or ask for a new one.";
-
 /**
  * /reset-password/{token}, and /reset-password?token= or ?error= where the gateway's mail link lands. The
  * token is taken out of the address at once (the history entry is replaced by plain /reset-password), so
@@ -62,6 +62,7 @@ const NO_TOKEN = "This page has no reset link: once opened, the link is taken ou
  * mailed link again (the link stays valid until used).
  */
 export function ResetPassword() {
+  const t = useT();
   const params = useParams({ strict: false }) as { token?: string };
   const search = useSearch({ strict: false }) as { token?: string; error?: string };
   const navigate = useNavigate();
@@ -73,7 +74,7 @@ export function ResetPassword() {
     void navigate({ to: "/reset-password", search: search.error ? { error: search.error } : {}, replace: true });
   }, [inAddress, search.error, navigate]);
   const [password, setPassword] = useState("");
-  const [localError, setLocalError] = useState<string>();
+  const [localError, setLocalError] = useState<LocalRefusal>();
   const reset = useMutation({
     mutationFn: () => api.resetPassword({ newPassword: password, token: token! }),
     // Used up: coming back to this screen later shows no form for it.
@@ -83,37 +84,38 @@ export function ResetPassword() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!passwordAcceptable(password)) return setLocalError("Choose a password that meets the rules below.");
+    if (!passwordAcceptable(password)) return setLocalError({ message: t("passwordReset.meetRules") });
     setLocalError(undefined);
     reset.mutate();
   };
   if (reset.isSuccess) {
     return (
-      <Page title="Password changed">
-        <FormAlert tone="success" message="Your password has been changed. You can now sign in with it." />
+      <Page title={t("passwordReset.changedTitle")}>
+        <FormAlert tone="success" message={t("passwordReset.changed")} />
         <p>
-          <Link to="/sign-in">Sign in</Link>
+          <Link to="/sign-in">{t("passwordReset.signIn")}</Link>
         </p>
       </Page>
     );
   }
   if (search.error || !token) {
     return (
-      <Page title="Reset your password">
-        <FormAlert message={search.error ? errorSentence(search.error) : NO_TOKEN} />
+      <Page title={t("passwordReset.resetTitle")}>
+        {/* No token in the address nor held: typed by hand, or reloaded after the token was taken out. */}
+        <FormAlert message={search.error ? errorSentence(search.error) : t("passwordReset.noToken")} />
         <p>
-          <Link to="/forgot-password">Ask for a new link</Link>
+          <Link to="/forgot-password">{t("passwordReset.askAgain")}</Link>
         </p>
       </Page>
     );
   }
   const placed = reset.error ? placeError(reset.error, ["password"]) : undefined;
   return (
-    <Page title="Choose a new password">
+    <Page title={t("passwordReset.chooseTitle")}>
       <form onSubmit={submit} noValidate>
-        <FormAlert message={localError ?? (placed && !placed.field ? placed.message : undefined)} />
+        <FormAlert message={localError?.message ?? (placed && !placed.field ? placed.message : undefined)} cause={localError ?? reset.error} />
         <Field
-          label="New password"
+          label={t("passwordReset.newPassword")}
           name="password"
           type="password"
           autoComplete="new-password"
@@ -123,8 +125,8 @@ export function ResetPassword() {
           error={placed?.field ? placed.message : undefined}
           hint={<PasswordRules password={password} />}
         />
-        <SubmitButton pending={reset.isPending} pendingText="Saving…">
-          Set new password
+        <SubmitButton pending={reset.isPending} pendingText={t("passwordReset.saving")}>
+          {t("passwordReset.save")}
         </SubmitButton>
       </form>
     </Page>

@@ -1,19 +1,29 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
-import { type FormEvent, useState } from "react";
-import { api, needsSecondFactor } from "../api";
-import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
+import { type FormEvent, useEffect, useState } from "react";
+import { api, needsSecondFactor, suspendedMessage } from "../api";
+import { DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
+import { errorSentence } from "../error-codes";
+import { useT } from "../i18n";
 import { safeRedirect } from "../safe-redirect";
-import { sessionQuery } from "../session";
+import { clearSignedOutEverywhere, sessionQuery, signedOutEverywhere } from "../session";
 import { SocialButtons } from "../social";
 
+/** The sign-in screen's own address (with where to go after), where a failed social sign-in comes back to. */
+const signInUrl = (redirect?: string) => (redirect ? `/sign-in?redirect=${encodeURIComponent(redirect)}` : "/sign-in");
+
 export function SignIn() {
-  const search = useSearch({ strict: false }) as { redirect?: string };
+  const t = useT();
+  // `error`: a social sign-in that failed comes back here with the gateway's redirect code.
+  const search = useSearch({ strict: false }) as { redirect?: string; error?: unknown };
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [identifier, setIdentifier] = useState("");
   const [password, setPassword] = useState("");
   const [rememberMe, setRememberMe] = useState(true);
+  // Said once, after the account page signed this browser out with every other (sign out everywhere).
+  const [signedOut, setSignedOut] = useState(signedOutEverywhere);
+  useEffect(clearSignedOutEverywhere, []);
   const signIn = useMutation({
     mutationFn: () =>
       identifier.includes("@") ? api.signInEmail({ email: identifier.trim(), password, rememberMe }) : api.signInUsername({ username: identifier.trim(), password, rememberMe }),
@@ -30,29 +40,46 @@ export function SignIn() {
     event.preventDefault();
     signIn.mutate();
   };
-  const error = signIn.error ? placeError(signIn.error, []) : undefined;
+  const socialError = typeof search.error === "string" && search.error ? search.error.slice(0, 200) : undefined;
+  // The newest refusal: this form's, once it was sent; before that, the social sign-in's that led here.
+  const message = signIn.error
+    ? placeError(signIn.error, []).message
+    : signIn.isIdle && socialError
+      ? socialError === "BANNED_USER"
+        ? suspendedMessage(undefined)
+        : errorSentence(socialError)
+      : undefined;
   return (
-    <Page title="Sign in">
+    <Page title={t("signIn.title")}>
+      <DoneNotice done={signedOut ? { message: t("signIn.signedOutEverywhere") } : undefined} onClear={() => setSignedOut(false)} />
       <form onSubmit={submit} noValidate>
-        <FormAlert message={error?.message} />
-        <Field label="Email or username" name="identifier" autoComplete="username" required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
-        <Field label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        <FormAlert message={message} cause={signIn.error} />
+        <Field label={t("signIn.identifier")} name="identifier" autoComplete="username" required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
+        <Field
+          label={t("signIn.password")}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
         <div className="check">
           <input id="remember-me" type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} />
-          <label htmlFor="remember-me">Remember me on this device</label>
+          <label htmlFor="remember-me">{t("signIn.rememberMe")}</label>
         </div>
-        <SubmitButton pending={signIn.isPending} pendingText="Signing in…">
-          Sign in
+        <SubmitButton pending={signIn.isPending} pendingText={t("signIn.submitting")}>
+          {t("signIn.submit")}
         </SubmitButton>
       </form>
-      <SocialButtons mode="sign-in" callbackURL={safeRedirect(search.redirect)} />
+      <SocialButtons mode="sign-in" callbackURL={safeRedirect(search.redirect)} errorCallbackURL={signInUrl(search.redirect)} />
       <p>
-        <Link to="/forgot-password">Forgot your password?</Link>
+        <Link to="/forgot-password">{t("signIn.forgotPassword")}</Link>
       </p>
       <p>
-        New here?{" "}
+        {t("signIn.newHere")}{" "}
         <Link to="/sign-up" search={search.redirect ? { redirect: search.redirect } : {}}>
-          Create an account
+          {t("signIn.createAccount")}
         </Link>
       </p>
     </Page>

@@ -6,18 +6,26 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useSearch } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useState } from "react";
 import { api, errorMessage, type SecondFactorMethod, type SessionWithUser } from "../api";
-import { Field, FormAlert, Page, SubmitButton } from "../components";
+import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, newestError, Page, SubmitButton } from "../components";
+import { type MessageKey, useLanguage, useT } from "../i18n";
 import { safeRedirect } from "../safe-redirect";
 import { sessionQuery } from "../session";
 import { describeUserAgent } from "../user-agent";
 
-const METHOD_LABELS: Record<SecondFactorMethod, string> = {
-  totp: "Authenticator app",
-  otp: "Code by email",
-  "backup-code": "Backup code",
+const METHOD_LABELS: Record<SecondFactorMethod, MessageKey> = {
+  totp: "twoFactor.methodTotp",
+  otp: "twoFactor.methodOtp",
+  "backup-code": "twoFactor.methodBackupCode",
+};
+
+const CODE_LABELS: Record<SecondFactorMethod, MessageKey> = {
+  totp: "twoFactor.codeFromApp",
+  otp: "twoFactor.codeFromEmail",
+  "backup-code": "twoFactor.methodBackupCode",
 };
 
 export function TwoFactorChallenge() {
+  const t = useT();
   const search = useSearch({ strict: false }) as { redirect?: string; methods?: string };
   const offered = (search.methods ?? "totp,otp").split(",").filter((m): m is SecondFactorMethod => m === "totp" || m === "otp");
   const methods: SecondFactorMethod[] = [...offered, "backup-code"];
@@ -43,30 +51,30 @@ export function TwoFactorChallenge() {
     event.preventDefault();
     verify.mutate();
   };
-  const failure = verify.error ?? sendOtp.error;
+  const failure = newestError(verify, sendOtp);
   return (
-    <Page title="Two-factor authentication">
+    <Page title={t("twoFactor.challengeTitle")}>
       <fieldset className="choices">
-        <legend>Confirm it is you with</legend>
+        <legend>{t("twoFactor.confirmWith")}</legend>
         {methods.map((m) => (
           <div className="check" key={m}>
             <input type="radio" id={`method-${m}`} name="method" checked={method === m} onChange={() => choose(m)} />
-            <label htmlFor={`method-${m}`}>{METHOD_LABELS[m]}</label>
+            <label htmlFor={`method-${m}`}>{t(METHOD_LABELS[m])}</label>
           </div>
         ))}
       </fieldset>
       <form onSubmit={submit} noValidate>
-        <FormAlert message={failure ? errorMessage(failure) : undefined} />
+        <FormAlert message={failure ? errorMessage(failure) : undefined} cause={failure} />
         {method === "otp" && (
           <div className="row">
-            {sendOtp.isSuccess && <FormAlert tone="success" message="We sent a code to your email address. It is valid for 5 minutes." />}
+            {sendOtp.isSuccess && <FormAlert tone="success" message={t("twoFactor.codeSent")} />}
             <button type="button" onClick={() => sendOtp.mutate()} disabled={sendOtp.isPending} aria-busy={sendOtp.isPending || undefined}>
-              {sendOtp.isPending ? "Sending…" : sendOtp.isSuccess ? "Send another code" : "Email me a code"}
+              {sendOtp.isPending ? t("twoFactor.sending") : sendOtp.isSuccess ? t("twoFactor.sendAnother") : t("twoFactor.sendCode")}
             </button>
           </div>
         )}
         <Field
-          label={method === "backup-code" ? "Backup code" : method === "otp" ? "Code from the email" : "Code from your authenticator app"}
+          label={t(CODE_LABELS[method])}
           name="code"
           autoComplete="one-time-code"
           inputMode={method === "backup-code" ? "text" : "numeric"}
@@ -76,10 +84,10 @@ export function TwoFactorChallenge() {
         />
         <div className="check">
           <input id="trust-device" type="checkbox" checked={trustDevice} onChange={(e) => setTrustDevice(e.target.checked)} />
-          <label htmlFor="trust-device">Trust this device for 30 days</label>
+          <label htmlFor="trust-device">{t("twoFactor.trustDevice")}</label>
         </div>
-        <SubmitButton pending={verify.isPending} pendingText="Checking…">
-          Verify
+        <SubmitButton pending={verify.isPending} pendingText={t("twoFactor.checking")}>
+          {t("twoFactor.verify")}
         </SubmitButton>
       </form>
     </Page>
@@ -88,14 +96,15 @@ export function TwoFactorChallenge() {
 
 /** Backup codes, shown once: a list to read, a copy button and a text file to keep. */
 function BackupCodes({ codes }: { codes: string[] }) {
+  const t = useT();
   const [copied, setCopied] = useState(false);
   const text = `${codes.join("\n")}\n`;
   const download = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
   useEffect(() => () => URL.revokeObjectURL(download), [download]);
   return (
     <div className="backup-codes">
-      <p>Keep these backup codes somewhere safe. Each works once, when you cannot use your authenticator app. They are not shown again.</p>
-      <ul aria-label="Backup codes" className="codes">
+      <p>{t("twoFactor.backupIntro")}</p>
+      <ul aria-label={t("twoFactor.backupCodes")} className="codes">
         {codes.map((code) => (
           <li key={code}>
             <code>{code}</code>
@@ -112,30 +121,34 @@ function BackupCodes({ codes }: { codes: string[] }) {
             )
           }
         >
-          Copy codes
+          {t("twoFactor.copyCodes")}
         </button>
         <a className="button" href={download} download="backup-codes.txt">
-          Download codes
+          {t("twoFactor.downloadCodes")}
         </a>
       </div>
-      {copied && <p role="status">Copied to the clipboard.</p>}
+      {copied && <p role="status">{t("twoFactor.copied")}</p>}
     </div>
   );
 }
 
-/** The account page's section. */
-/** Setting it up asks for the password: someone without one (a provider's account only) sets one first. */
+/** The account page's section. Setting it up asks for the password: someone without one (a provider's account only) sets one first. */
 export function TwoFactorSection({ current, hasPassword }: { current: SessionWithUser; hasPassword?: boolean }) {
+  const t = useT();
   const enabled = current.user.twoFactorEnabled === true;
+  // Here, not in the part it reports on: turning two-factor off replaces that part with the setup form.
+  const [done, setDone] = useState<Done>();
   return (
     <section className="card" aria-labelledby="two-factor-title">
-      <h2 id="two-factor-title">Two-factor authentication</h2>
-      {enabled ? <TwoFactorEnabled /> : hasPassword === false ? <p>Two-factor authentication asks for your password: set a password first.</p> : <TwoFactorSetup />}
+      <h2 id="two-factor-title">{t("twoFactor.sectionTitle")}</h2>
+      <DoneNotice done={done} onClear={() => setDone(undefined)} />
+      {enabled ? <TwoFactorEnabled onDone={setDone} /> : hasPassword === false ? <p>{t("twoFactor.setPasswordFirst")}</p> : <TwoFactorSetup />}
     </section>
   );
 }
 
 function TwoFactorSetup() {
+  const t = useT();
   const queryClient = useQueryClient();
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
@@ -158,11 +171,19 @@ function TwoFactorSetup() {
         }}
         noValidate
       >
-        <p>Two-factor authentication asks for a code from an authenticator app (or from your email) when you sign in.</p>
-        <FormAlert message={enable.error ? errorMessage(enable.error) : undefined} />
-        <Field label="Password" name="twoFactorPassword" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        <SubmitButton pending={enable.isPending} pendingText="Setting up…">
-          Set up two-factor authentication
+        <p>{t("twoFactor.setupIntro")}</p>
+        <FormAlert message={enable.error ? errorMessage(enable.error) : undefined} cause={enable.error} />
+        <Field
+          label={t("twoFactor.password")}
+          name="twoFactorPassword"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <SubmitButton pending={enable.isPending} pendingText={t("twoFactor.settingUp")}>
+          {t("twoFactor.setUp")}
         </SubmitButton>
       </form>
     );
@@ -170,10 +191,10 @@ function TwoFactorSetup() {
   const secret = new URL(enable.data.totpURI).searchParams.get("secret") ?? "";
   return (
     <div>
-      <p>Scan this QR code with your authenticator app, or enter the key by hand.</p>
-      {qr && <img src={qr} width={200} height={200} alt="QR code of your authenticator key" />}
+      <p>{t("twoFactor.scan")}</p>
+      {qr && <img src={qr} width={200} height={200} alt={t("twoFactor.qrAlt")} />}
       <p>
-        Key: <code data-testid="totp-secret">{secret}</code>
+        {t("twoFactor.key")} <code data-testid="totp-secret">{secret}</code>
       </p>
       <BackupCodes codes={enable.data.backupCodes} />
       <form
@@ -183,9 +204,9 @@ function TwoFactorSetup() {
         }}
         noValidate
       >
-        <FormAlert message={confirm.error ? errorMessage(confirm.error) : undefined} />
+        <FormAlert message={confirm.error ? errorMessage(confirm.error) : undefined} cause={confirm.error} />
         <Field
-          label="Code from your authenticator app"
+          label={t("twoFactor.codeFromApp")}
           name="totpCode"
           autoComplete="one-time-code"
           inputMode="numeric"
@@ -193,76 +214,125 @@ function TwoFactorSetup() {
           value={code}
           onChange={(e) => setCode(e.target.value)}
         />
-        <SubmitButton pending={confirm.isPending} pendingText="Checking…">
-          Turn on two-factor authentication
+        <SubmitButton pending={confirm.isPending} pendingText={t("twoFactor.checking")}>
+          {t("twoFactor.turnOn")}
         </SubmitButton>
       </form>
     </div>
   );
 }
 
-function TwoFactorEnabled() {
+/** A password field inside a confirmation dialog: the action it confirms needs the password. */
+function PasswordInDialog({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const t = useT();
+  return (
+    <Field
+      label={t("twoFactor.password")}
+      name="twoFactorPassword"
+      type="password"
+      autoComplete="current-password"
+      required
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
+
+/**
+ * Two-factor on: trusted devices, new backup codes, turning it off. Each asks first; new codes and turning off
+ * ask for the password in their dialog. None can be undone from here: turning it on again takes a new key.
+ */
+function TwoFactorEnabled({ onDone }: { onDone: (done: Done) => void }) {
+  const t = useT();
+  const language = useLanguage();
   const queryClient = useQueryClient();
-  const [password, setPassword] = useState("");
+  const [codesPassword, setCodesPassword] = useState("");
+  const [offPassword, setOffPassword] = useState("");
+  const [newCodes, setNewCodes] = useState<string[]>();
   const devices = useQuery({ queryKey: ["trusted-devices"], queryFn: api.twoFactor.listTrustedDevices });
-  const regenerate = useMutation({ mutationFn: () => api.twoFactor.generateBackupCodes(password) });
-  const disable = useMutation({
-    mutationFn: () => api.twoFactor.disable(password),
-    onSuccess: () => queryClient.invalidateQueries(),
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api.twoFactor.revokeTrustedDevice(id),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["trusted-devices"] }),
-  });
-  const failure = regenerate.error ?? disable.error ?? revoke.error ?? devices.error;
+  const regenerate = async () => {
+    const answer = await api.twoFactor.generateBackupCodes(codesPassword);
+    setCodesPassword("");
+    setNewCodes(answer.backupCodes);
+    onDone({ message: t("twoFactor.newCodesDone") });
+  };
+  const turnOff = async () => {
+    await api.twoFactor.disable(offPassword);
+    setOffPassword("");
+    onDone({ message: t("twoFactor.turnedOff") });
+    await queryClient.invalidateQueries();
+  };
+  const stopTrusting = async (id: string, name: string) => {
+    await api.twoFactor.revokeTrustedDevice(id);
+    onDone({ message: t("twoFactor.stoppedTrusting", { device: name }) });
+    await queryClient.invalidateQueries({ queryKey: ["trusted-devices"] });
+  };
   return (
     <div>
-      <p role="status">Two-factor authentication is on.</p>
-      <FormAlert message={failure ? errorMessage(failure) : undefined} />
-      {regenerate.data && <BackupCodes codes={regenerate.data.backupCodes} />}
-      <h3>Trusted devices</h3>
-      {devices.data && devices.data.devices.length === 0 && <p>No trusted devices.</p>}
-      <ul className="list" aria-label="Trusted devices">
-        {devices.data?.devices.map((device) => (
-          <li key={device.id}>
-            <span>
-              <strong>{describeUserAgent(device.userAgent)}</strong>
-              <br />
-              <span className="muted">
-                {device.ipAddress ?? "Unknown IP address"} · trusted until <time dateTime={device.expiresAt}>{new Date(device.expiresAt).toLocaleDateString()}</time>
+      <p role="status">{t("twoFactor.isOn")}</p>
+      <FormAlert message={devices.error ? errorMessage(devices.error) : undefined} cause={devices.error} />
+      {newCodes && <BackupCodes codes={newCodes} />}
+      <h3>{t("twoFactor.trustedDevices")}</h3>
+      {devices.data && devices.data.devices.length === 0 && <p>{t("twoFactor.noTrustedDevices")}</p>}
+      <ul className="list" aria-label={t("twoFactor.trustedDevices")}>
+        {devices.data?.devices.map((device) => {
+          const name = describeUserAgent(device.userAgent);
+          const where = device.ipAddress ?? t("twoFactor.unknownIp");
+          return (
+            <li key={device.id}>
+              <span>
+                <strong>{name}</strong>
+                <br />
+                <span className="muted">
+                  {where} · {t("twoFactor.trustedUntil")} <time dateTime={device.expiresAt}>{new Date(device.expiresAt).toLocaleDateString(language)}</time>
+                </span>
               </span>
-            </span>
-            <button
-              type="button"
-              onClick={() => revoke.mutate(device.id)}
-              disabled={revoke.isPending}
-              aria-label={`Stop trusting ${describeUserAgent(device.userAgent)} (${device.ipAddress ?? "unknown IP"})`}
-            >
-              Stop trusting
-            </button>
-          </li>
-        ))}
+              <ConfirmButton
+                danger={false}
+                title={t("twoFactor.stopTrustingTitle", { device: name })}
+                description={<p>{t("twoFactor.stopTrustingDescription", { device: name, where })}</p>}
+                confirmLabel={t("twoFactor.stopTrusting")}
+                pendingText={t("twoFactor.stopping")}
+                onConfirm={() => stopTrusting(device.id, name)}
+              >
+                {t("twoFactor.stopTrusting")}
+                <span className="visually-hidden"> {t("twoFactor.deviceAt", { device: name, where })}</span>
+              </ConfirmButton>
+            </li>
+          );
+        })}
       </ul>
-      <form onSubmit={(event) => event.preventDefault()} noValidate>
-        <Field
-          label="Password"
-          name="twoFactorPassword"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          hint="Needed for new backup codes and to turn two-factor off."
-        />
-        <div className="row">
-          <button type="button" onClick={() => regenerate.mutate()} disabled={regenerate.isPending || disable.isPending} aria-busy={regenerate.isPending || undefined}>
-            {regenerate.isPending ? "Generating…" : "New backup codes"}
-          </button>
-          <button type="button" className="danger" onClick={() => disable.mutate()} disabled={regenerate.isPending || disable.isPending} aria-busy={disable.isPending || undefined}>
-            {disable.isPending ? "Turning off…" : "Turn off two-factor authentication"}
-          </button>
-        </div>
-      </form>
+      <div className="row">
+        <ConfirmButton
+          danger={false}
+          title={t("twoFactor.newCodesTitle")}
+          description={
+            <>
+              <p>{t("twoFactor.newCodesDescription")}</p>
+              <PasswordInDialog value={codesPassword} onChange={setCodesPassword} />
+            </>
+          }
+          confirmLabel={t("twoFactor.newCodes")}
+          pendingText={t("twoFactor.generating")}
+          onConfirm={regenerate}
+        >
+          {t("twoFactor.newCodes")}
+        </ConfirmButton>
+        <ConfirmButton
+          title={t("twoFactor.turnOffTitle")}
+          description={
+            <>
+              <p>{t("twoFactor.turnOffDescription")}</p>
+              <PasswordInDialog value={offPassword} onChange={setOffPassword} />
+            </>
+          }
+          confirmLabel={t("twoFactor.turnOff")}
+          pendingText={t("twoFactor.turningOff")}
+          onConfirm={turnOff}
+        >
+          {t("twoFactor.turnOffButton")}
+        </ConfirmButton>
+      </div>
     </div>
   );
 }

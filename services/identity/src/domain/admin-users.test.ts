@@ -70,7 +70,7 @@ describe("admin user changes", () => {
     const banned = await banUser(deps, { userId: user.id, expiresInSeconds: 60 });
     expect(banned).toMatchObject({ banned: true, banReason: "No reason", banExpires: new Date(deps.now().getTime() + 60_000) });
     const signIn = () => signInEmail(deps, { email: "eve@example.com", password: "password-123", rememberMe: true, client: {} });
-    await expect(signIn()).rejects.toMatchObject({ code: "INVALID_EMAIL_OR_PASSWORD" });
+    await expect(signIn()).rejects.toMatchObject({ code: "BANNED_USER", fields: { banExpires: banned.banExpires!.toISOString() } });
     deps.advance(60_001);
     expect((await signIn()).user).toMatchObject({ banned: false, banReason: null, banExpires: null });
 

@@ -27,10 +27,12 @@ describe("change email", () => {
     expect(await errorCode(verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {} }))).toBe("UNAUTHORIZED");
     expect(await errorCode(verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {}, sessionUserId: "someone-else" }))).toBe("UNAUTHORIZED");
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email });
-    const { user: moved } = await verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {}, sessionUserId: user.id });
+    const { user: moved } = await verifyEmail(deps, { token: tokenIn(confirmation.variables.url!), client: {}, sessionUserId: user.id, callbackUrl: "/verify-email?change=email" });
     expect(moved).toMatchObject({ id: user.id, email: "new@example.com", emailVerified: false });
     expect(await deps.store.findUserByEmail(email)).toBeNull();
     expect(deps.sessions.forgotten).toContain(user.id);
+    // The new address's link lands where the approval did (as better-auth carries the callback on).
+    expect(deps.mail.link("new@example.com", "change-email-new-address")).toContain(`callbackURL=${encodeURIComponent("/verify-email?change=email")}`);
     await verifyEmail(deps, { token: tokenIn(deps.mail.link("new@example.com", "change-email-new-address")), client: {} });
     expect(await deps.store.findUserById(user.id)).toMatchObject({ email: "new@example.com", emailVerified: true });
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { AuthError } from "@auth-platform/proto/errors";
 import { completeSignIn } from "./complete-sign-in.js";
 import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { answerChallenge, CHALLENGE_SECONDS } from "./two-factor-challenge.js";
@@ -26,11 +25,13 @@ describe("completeSignIn", () => {
     expect(deps.sessions.of(user.id)).toHaveLength(before + 1);
   });
 
-  it("a live ban refuses with the caller's error; an expired one is lifted", async () => {
+  it("a live ban refuses with BANNED_USER and its end, a user gone with the caller's error; an expired ban is lifted", async () => {
     const deps = testRegistry();
     const { user } = await aSignedUpUser(deps);
-    const banned = (await deps.store.updateUser(user.id, { banned: true, banExpires: new Date(deps.now().getTime() + 1_000) }))!;
-    await expect(completeSignIn(deps, banned, options)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const ends = new Date(deps.now().getTime() + 1_000);
+    const banned = (await deps.store.updateUser(user.id, { banned: true, banExpires: ends }))!;
+    await expect(completeSignIn(deps, banned, options)).rejects.toMatchObject({ code: "BANNED_USER", fields: { banExpires: ends.toISOString() } });
+    await expect(completeSignIn(deps, { ...banned, id: "gone-user" }, options)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     deps.advance(2_000);
     const outcome = await completeSignIn(deps, banned, options);
     expect(outcome.user.banned).toBe(false);
@@ -48,10 +49,10 @@ describe("completeSignIn", () => {
     expect(deps.sessions.of(user.id)).toHaveLength(before);
   });
 
-  it("a banned user with two-factor gets the refusal, never a challenge", async () => {
+  it("a banned user with two-factor is told the ban after the password, never given a challenge", async () => {
     const { deps, user } = await twoFactorUser();
     const banned = (await deps.store.updateUser(user.id, { banned: true }))!;
-    await expect(completeSignIn(deps, banned, options)).rejects.toBeInstanceOf(AuthError);
+    await expect(completeSignIn(deps, banned, options)).rejects.toMatchObject({ code: "BANNED_USER", fields: { banExpires: null } });
   });
 
   it("a live trusted device of the user lets the sign-in through and is renewed; another user's is no use", async () => {
@@ -103,5 +104,20 @@ describe("completeSignIn", () => {
     const answered = await answerChallenge(deps, { token: challenge!.token, method: "otp", code: fresh, trustDevice: false, client: {} });
     expect(answered.rememberMe).toBe(false);
     expect(answered.session.userId).toBe(user.id);
+  });
+
+  it("a ban stored while the challenge waits: a right code is told the ban, a wrong one only that it is wrong", async () => {
+    const { deps, user } = await twoFactorUser();
+    const { challenge } = await completeSignIn(deps, user, options);
+    const { sendChallengeOtp } = await import("./two-factor-challenge.js");
+    await sendChallengeOtp(deps, challenge!.token);
+    const code = deps.mail.to(user.email, "sign-in-code").at(-1)!.variables.code!;
+    const ends = new Date(deps.now().getTime() + 3_600_000);
+    await deps.store.updateUser(user.id, { banned: true, banExpires: ends });
+    const before = deps.sessions.of(user.id).length;
+    const answer = (attempt: string) => answerChallenge(deps, { token: challenge!.token, method: "otp", code: attempt, trustDevice: false, client: {} });
+    await expect(answer(code === "000000" ? "111111" : "000000")).rejects.toMatchObject({ code: "INVALID_TWO_FACTOR_AUTHENTICATION" });
+    await expect(answer(code)).rejects.toMatchObject({ code: "BANNED_USER", fields: { banExpires: ends.toISOString() } });
+    expect(deps.sessions.of(user.id)).toHaveLength(before);
   });
 });

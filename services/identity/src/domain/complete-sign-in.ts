@@ -1,6 +1,6 @@
 /**
  * The end of every sign-in that proved who the user is (password today; social sign-in routes here too):
- * the ban check, then either a two-factor challenge (two-factor on, and no live trusted device) or the session.
+ * the ban check (BANNED_USER, told only now that the user proved who they are), then either a two-factor challenge (two-factor on, and no live trusted device) or the session.
  * Nothing here depends on how the user proved themselves.
  */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
@@ -21,7 +21,7 @@ export interface CompleteSignInOptions {
   client: ClientInfo;
   /** The token of the browser's trusted-device cookie, if it has one. */
   trustedDevice?: string;
-  /** The error a banned user gets (each sign-in method answers its own generic failure). */
+  /** The error for a user gone since the proof (each sign-in method answers its own); a banned user gets BANNED_USER. */
   refusal: ErrorCode;
   /** When email verification is required and the user is unverified: mail a new link, then fail with this. */
   unverified?: ErrorCode;

@@ -7,7 +7,7 @@
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode, PeerError } from "@auth-platform/proto/errors";
 import type { UserRecord } from "../store/identity-store.js";
-import { banHolds } from "./bans.js";
+import { bannedUser, banHolds } from "./bans.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { flushSessionOutbox } from "./session-outbox.js";
 
@@ -16,7 +16,10 @@ type Deps = Pick<Registry, "store" | "sessions" | "organizations" | "now" | "log
 export interface OpenSessionOptions {
   rememberMe: boolean;
   client: ClientInfo;
-  /** The error a user banned meanwhile gets (the sign-in method's own refusal); FAILED_TO_CREATE_SESSION by default. */
+  /**
+   * Set by a sign-in that proved who the user is: its own refusal for a user gone meanwhile, and a user banned
+   * meanwhile is told the ban (BANNED_USER). Unset, both are FAILED_TO_CREATE_SESSION.
+   */
   refusal?: ErrorCode;
 }
 
@@ -31,6 +34,7 @@ export async function openSession(deps: Deps, user: UserRecord, options: OpenSes
     // too, that is this sign-in's refusal, not a failure; any other failure stays unexpected.
     if (error instanceof PeerError && error.code === "FAILED_TO_CREATE_SESSION") {
       const current = await deps.store.findUserById(user.id);
+      if (current && banHolds(current, deps.now()) && options.refusal) throw bannedUser(current);
       if (!current || banHolds(current, deps.now())) throw new AuthError(options.refusal ?? "FAILED_TO_CREATE_SESSION");
     }
     throw error;

@@ -85,11 +85,11 @@ describe("sign-in with a provider profile", () => {
     expect(deps.sessions.of(squatter.id)).toHaveLength(1);
   });
 
-  it("gives a banned user no session, until the ban expires", async () => {
+  it("gives a banned user no session but BANNED_USER, until the ban expires", async () => {
     const deps = testRegistry();
     const { user } = await signIn(deps, aProfile());
     await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: new Date(deps.now().getTime() + 60_000) });
-    expect(await errorCode(signIn(deps, aProfile()))).toBe("FAILED_TO_CREATE_SESSION");
+    expect(await errorCode(signIn(deps, aProfile()))).toBe("BANNED_USER");
     expect(deps.sessions.of(user.id)).toHaveLength(1);
     deps.advance(60_001);
     expect((await signIn(deps, aProfile())).user.id).toBe(user.id);

@@ -140,7 +140,7 @@ export type ProviderSignInOutcome = SignInOutcome & { isNewUser: boolean };
 export async function signInWithProvider(deps: Deps, input: ProviderSignInInput): Promise<ProviderSignInOutcome> {
   const { user, isNewUser } = await userForProvider(deps, input);
   // Bans, then two-factor (a challenge, or a trusted device) as for every sign-in; a banned user: the
-  // callback answers unable_to_create_session.
+  // callback answers BANNED_USER, as better-auth 1.7 does.
   const outcome = await completeSignIn(deps, user, { rememberMe: true, client: input.client, trustedDevice: input.trustedDevice, refusal: "FAILED_TO_CREATE_SESSION" });
   return { ...outcome, isNewUser };
 }

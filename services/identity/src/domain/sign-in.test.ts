@@ -50,19 +50,25 @@ describe("sign-in", () => {
     expect(deps.sessions.of(user.id)).toHaveLength(1); // the sign-up's only
   });
 
-  it("refuses a banned user with the generic error until the ban expires, then lifts the ban", async () => {
+  it("tells a banned user who gave the right password of the ban and its end, until it expires, then lifts it", async () => {
     const deps = testRegistry();
-    const { email, user } = await aSignedUpUser(deps);
-    await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: new Date(deps.now().getTime() + HOUR) });
-    const attempt = () => signInEmail(deps, { email, password: "password-123", rememberMe: true, client: {} });
-    expect(await errorCode(attempt())).toBe("INVALID_EMAIL_OR_PASSWORD");
+    const { email, user } = await aSignedUpUser(deps, { username: "ada" });
+    const ends = new Date(deps.now().getTime() + HOUR);
+    await deps.store.updateUser(user.id, { banned: true, banReason: "spam", banExpires: ends });
+    const attempt = (password = "password-123") => signInEmail(deps, { email, password, rememberMe: true, client: {} });
+    await expect(attempt()).rejects.toMatchObject({ code: "BANNED_USER", http: 403, fields: { banExpires: ends.toISOString() } });
+    await expect(signInUsername(deps, { username: "ada", password: "password-123", rememberMe: true, client: {} })).rejects.toMatchObject({ code: "BANNED_USER" });
+    // A wrong password learns nothing of the ban: the generic failure, as for any address.
+    expect(await errorCode(attempt("wrong-password"))).toBe("INVALID_EMAIL_OR_PASSWORD");
+    expect(await errorCode(signInUsername(deps, { username: "ada", password: "wrong-password", rememberMe: true, client: {} }))).toBe("INVALID_USERNAME_OR_PASSWORD");
+    expect(deps.sessions.of(user.id)).toHaveLength(1); // the sign-up's only
     deps.advance(HOUR);
     expect((await attempt()).user).toMatchObject({ banned: false, banReason: null, banExpires: null });
     expect(await deps.store.findUserById(user.id)).toMatchObject({ banned: false });
 
     await deps.store.updateUser(user.id, { banned: true, banExpires: null });
     deps.advance(1_000 * HOUR);
-    expect(await errorCode(attempt())).toBe("INVALID_EMAIL_OR_PASSWORD");
+    await expect(attempt()).rejects.toMatchObject({ code: "BANNED_USER", fields: { banExpires: null } });
   });
 
   it("with verification required, an unverified user who knows the password gets EMAIL_NOT_VERIFIED and a new link", async () => {

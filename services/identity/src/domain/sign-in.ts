@@ -1,7 +1,8 @@
 /**
  * Sign-in with email or username and password. Every failure (unknown user, no password, wrong password,
- * banned) answers the one generic error and costs one scrypt verification, so neither the message nor the
- * timing tells whether an account exists. A proven password ends in completeSignIn (session or challenge).
+ * a banned user's wrong password) answers the one generic error and costs one scrypt verification, so neither
+ * the message nor the timing tells whether an account exists. A proven password ends in completeSignIn
+ * (session or challenge; a banned user is told the ban there, docs/adr/0052-a-banned-user-is-told-after-the-proof.md).
  */
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { Language } from "@auth-platform/runtime/language";

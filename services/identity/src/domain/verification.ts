@@ -63,9 +63,10 @@ export async function mailVerificationIfUnverified(
   if (user && !user.emailVerified) await mailVerificationLink(deps, user, input);
 }
 
+/** `callbackUrl`: the link's own, where the new address's verification link lands after an approved change. */
 export async function verifyEmail(
   deps: Deps,
-  input: { token: string; client: ClientInfo; sessionUserId?: string; language?: Language },
+  input: { token: string; client: ClientInfo; sessionUserId?: string; callbackUrl?: string; language?: Language },
 ): Promise<{ user: UserRecord; session?: Session }> {
   const payload = await verifyVerificationToken(input.token, deps.config.secret, deps.now());
   const user = await deps.store.findUserByEmail(payload.email.toLowerCase());
@@ -84,8 +85,9 @@ export async function verifyEmail(
     const updated = (await moveToEmail(deps, user.id, newEmail, false))!;
     // Reset links went to the old address, whose mailbox is not the user's any more.
     await voidResetLinks(deps, user.id);
-    // Step 2 of 2, in the language of the browser that approved the change.
-    await mailVerificationLink(deps, updated, { language: input.language, template: "change-email-new-address" });
+    // Step 2 of 2, in the language of the browser that approved the change; where the approval landed, the
+    // verification lands too (the app's "your address is changed" screen).
+    await mailVerificationLink(deps, updated, { callbackUrl: input.callbackUrl, language: input.language, template: "change-email-new-address" });
     return { user: updated };
   }
 

@@ -111,7 +111,13 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
     verifyEmail: rpc.unary("VerifyEmail", async (req) => {
       // Opened signed in or not; a caller sent must name a user and a session.
       const sessionUserId = req.caller && requireCaller(req.caller).userId;
-      const { user, session } = await verifyEmail(registry, { token: req.token, client: toClient(req.client), sessionUserId, language: languageOr(req.language) });
+      const { user, session } = await verifyEmail(registry, {
+        token: req.token,
+        client: toClient(req.client),
+        sessionUserId,
+        callbackUrl: req.callbackUrl,
+        language: languageOr(req.language),
+      });
       return { user: toUserMessage(user), session };
     }),
     requestPasswordReset: rpc.unary("RequestPasswordReset", async (req) => {

@@ -49,7 +49,7 @@ export async function signInWithIdToken(deps: Pick<Registry, "config" | "provide
     );
   } catch (error) {
     // identity's answer is meant for our caller (a peer error escaping would be a generic 500).
-    if (error instanceof AuthError && isErrorCode(error.code) && error.code !== "INTERNAL_SERVER_ERROR") throw new AuthError(error.code);
+    if (error instanceof AuthError && isErrorCode(error.code) && error.code !== "INTERNAL_SERVER_ERROR") throw new AuthError(error.code, undefined, { fields: error.fields });
     throw error;
   }
 }

@@ -91,6 +91,7 @@ describe("social sign-in flow", () => {
       ["ACCOUNT_NOT_LINKED", "account_not_linked"],
       ["FAILED_TO_CREATE_USER", "unable_to_create_user"],
       ["FAILED_TO_CREATE_SESSION", "unable_to_create_session"],
+      ["BANNED_USER", "BANNED_USER"],
       ["USER_EMAIL_NOT_FOUND", "email_not_found"],
       ["INTERNAL_SERVER_ERROR", "internal_server_error"],
     ] as const) {

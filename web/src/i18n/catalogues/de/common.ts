@@ -49,4 +49,8 @@ export default {
     accountDeletedText: "Ihr Konto und alle zugehörigen Daten wurden gelöscht.",
     backToApp: "Zurück zur Anwendung",
   },
+  tooManyRequestsWait: "Zu viele Versuche. Warten Sie {wait} und versuchen Sie es dann erneut.",
+  tryAgainIn: "Erneut in {seconds} s",
+  suspended: "Ihr Konto ist gesperrt.",
+  suspendedUntil: "Ihr Konto ist bis zum {date} gesperrt.",
 } satisfies Catalogue["common"];

@@ -112,4 +112,5 @@ export default {
   UNABLE_TO_CREATE_SESSION: "Die Anmeldung konnte nicht abgeschlossen werden.",
   CALLER_NOT_IDENTIFIED: "Aufrufer nicht identifiziert.",
   CALLER_NOT_ALLOWED: "Aufrufer nicht zugelassen.",
+  BANNED_USER: "Sie wurden von dieser Anwendung gesperrt.",
 } satisfies Catalogue["errors"];

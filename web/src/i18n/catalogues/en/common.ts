@@ -49,4 +49,8 @@ export default {
     accountDeletedText: "Your account and everything in it has been deleted.",
     backToApp: "Back to the application",
   },
+  tooManyRequestsWait: "Too many attempts. Wait {wait}, then try again.",
+  tryAgainIn: "Try again in {seconds} s",
+  suspended: "Your account is suspended.",
+  suspendedUntil: "Your account is suspended until {date}.",
 };

@@ -1,1 +1,21 @@
-export default {};
+/** Forgot password and the reset screen. */
+export default {
+  forgotTitle: "Forgot your password?",
+  forgotIntro: "Enter the email address of your account and we will send you a link to choose a new password.",
+  email: "Email",
+  send: "Send reset link",
+  sending: "Sending…",
+  sent: "If an account uses this address, a password reset link has been sent to it",
+  backToSignIn: "Back to sign in",
+  resetTitle: "Reset your password",
+  noToken: "This page has no reset link: once opened, the link is taken out of the address, so a reload loses it. Open the link from your email again, or ask for a new one.",
+  askAgain: "Ask for a new link",
+  chooseTitle: "Choose a new password",
+  newPassword: "New password",
+  meetRules: "Choose a password that meets the rules below.",
+  save: "Set new password",
+  saving: "Saving…",
+  changedTitle: "Password changed",
+  changed: "Your password has been changed. You can now sign in with it.",
+  signIn: "Sign in",
+};

@@ -1,1 +1,21 @@
-export default {};
+/** The sign-up screen, and the password rules every new-password field shows. */
+export default {
+  title: "Create an account",
+  name: "Name",
+  email: "Email",
+  username: "Username (optional)",
+  usernameHint: "Lets you sign in with a username instead of your email.",
+  password: "Password",
+  ruleMin: "At least {count} characters",
+  ruleMax: "At most {count} characters",
+  ruleMet: "(met)",
+  ruleUnmet: "(not met yet)",
+  enterName: "Enter your name.",
+  meetRules: "Choose a password that meets the rules below.",
+  submit: "Create account",
+  submitting: "Creating your account…",
+  haveAccount: "Already have an account?",
+  signIn: "Sign in",
+  checkEmailTitle: "Check your email",
+  checkEmail: "We sent a link to {email}. Open it to verify your address, then sign in.",
+};

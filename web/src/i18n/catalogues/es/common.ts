@@ -49,4 +49,8 @@ export default {
     accountDeletedText: "Tu cuenta y todo lo que contenía se han eliminado.",
     backToApp: "Volver a la aplicación",
   },
+  tooManyRequestsWait: "Demasiados intentos. Espera {wait} y vuelve a intentarlo.",
+  tryAgainIn: "Reintentar en {seconds} s",
+  suspended: "Tu cuenta está suspendida.",
+  suspendedUntil: "Tu cuenta está suspendida hasta el {date}.",
 } satisfies Catalogue["common"];

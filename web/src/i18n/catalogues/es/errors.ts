@@ -112,4 +112,5 @@ export default {
   UNABLE_TO_CREATE_SESSION: "No se ha podido iniciar la sesión.",
   CALLER_NOT_IDENTIFIED: "Llamante no identificado.",
   CALLER_NOT_ALLOWED: "Llamante no autorizado.",
+  BANNED_USER: "Se te ha bloqueado el acceso a esta aplicación.",
 } satisfies Catalogue["errors"];

@@ -49,4 +49,8 @@ export default {
     accountDeletedText: "Votre compte et tout ce qu’il contenait ont été supprimés.",
     backToApp: "Retour à l’application",
   },
+  tooManyRequestsWait: "Trop de tentatives. Attendez {wait}, puis réessayez.",
+  tryAgainIn: "Réessayer dans {seconds} s",
+  suspended: "Votre compte est suspendu.",
+  suspendedUntil: "Votre compte est suspendu jusqu’au {date}.",
 } satisfies Catalogue["common"];

@@ -112,4 +112,5 @@ export default {
   UNABLE_TO_CREATE_SESSION: "Impossible d'ouvrir la session.",
   CALLER_NOT_IDENTIFIED: "Appelant non identifié.",
   CALLER_NOT_ALLOWED: "Appelant non autorisé.",
+  BANNED_USER: "Vous avez été banni de cette application.",
 } satisfies Catalogue["errors"];

@@ -227,7 +227,14 @@ export interface VerifyEmailRequest {
    * The language of the mail to the new address an email-change approval sends (en, de, fr, es); absent or
    * another one: English.
    */
-  language?: string | undefined;
+  language?:
+    | string
+    | undefined;
+  /**
+   * The link's callbackURL, checked by the gateway: a change-of-address approval carries it on to the
+   * verification link it mails to the new address, as better-auth does.
+   */
+  callbackUrl?: string | undefined;
 }
 
 export interface VerifyEmailResponse {
@@ -1969,7 +1976,7 @@ export const SendVerificationEmailResponse: MessageFns<SendVerificationEmailResp
 };
 
 function createBaseVerifyEmailRequest(): VerifyEmailRequest {
-  return { token: "", client: undefined, caller: undefined, language: undefined };
+  return { token: "", client: undefined, caller: undefined, language: undefined, callbackUrl: undefined };
 }
 
 export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
@@ -1985,6 +1992,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     }
     if (message.language !== undefined) {
       writer.uint32(42).string(message.language);
+    }
+    if (message.callbackUrl !== undefined) {
+      writer.uint32(50).string(message.callbackUrl);
     }
     return writer;
   },
@@ -2034,6 +2044,14 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
             message.language = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2052,6 +2070,11 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : undefined,
     };
   },
 
@@ -2069,6 +2092,9 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
     if (message.language !== undefined) {
       obj.language = message.language;
     }
+    if (message.callbackUrl !== undefined) {
+      obj.callbackUrl = message.callbackUrl;
+    }
     return obj;
   },
 
@@ -2085,6 +2111,7 @@ export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
       ? Caller.fromPartial(object.caller)
       : undefined;
     message.language = object.language ?? undefined;
+    message.callbackUrl = object.callbackUrl ?? undefined;
     return message;
   },
 };
