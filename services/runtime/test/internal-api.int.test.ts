@@ -161,7 +161,15 @@ const TEMPLATE_SENDERS: ReadonlyArray<[Template, readonly Workload[]]> = [
   [Template.TEMPLATE_ORGANIZATION_INVITATION, ["organization"]],
 ];
 /** Every variable any template requires, so only the caller decides the outcome. */
-const MAIL_VARIABLES = { url: "https://app.example.com/act?token=t0ken", name: "Ada", organization_name: "Engines", inviter_name: "Charles", role: "member", code: "482913", email: "ada@new.example.com" };
+const MAIL_VARIABLES = {
+  url: "https://app.example.com/act?token=t0ken",
+  name: "Ada",
+  organization_name: "Engines",
+  inviter_name: "Charles",
+  role: "member",
+  code: "482913",
+  email: "ada@new.example.com",
+};
 
 const SERVICES = {
   identity: { Client: IdentityServiceClient, definition: IdentityServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.IDENTITY_SERVICE_URL! },
