@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 STAMP := node_modules/.install-stamp
 MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json)
 
-.PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-sign-in \
+.PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
   bench-list-users bench-organization-members bench-http2-promotion
 
@@ -55,7 +55,7 @@ bench: install
 BENCH_CACHE ?=
 bench-all: install
 	cd bench && tsx run.ts all
-bench-get-session bench-sign-in bench-sign-up bench-mixed: bench-%: install
+bench-get-session bench-ok bench-sign-in bench-sign-up bench-mixed: bench-%: install
 	cd bench && tsx run.ts $* $(BENCH_CACHE)
 bench-pinned: install
 	cd bench && BENCH_PIN=1 tsx run.ts sign-in $(BENCH_CACHE)

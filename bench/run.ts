@@ -2,11 +2,11 @@
  * Benchmarks of the gateway's hot paths against the real platform, each beside a plain express baseline
  * answering the same JSON in the same run:
  *
- *   tsx bench/run.ts [get-session|sign-in|sign-up|all] [--redis|--memory|--both]
+ *   tsx bench/run.ts [get-session|ok|sign-in|sign-up|mixed|all]... [--redis|--memory|--both]
  *
  * The platform (identity, session, gateway) runs in its own processes, as in production; autocannon runs
- * here. `all` runs every scenario with the memory cache and, if Redis answers, again with Redis. A single
- * scenario uses memory unless --redis is given or BENCH_REDIS_URL is set. See bench/README.md for the
+ * here. `all` runs every scenario with the memory cache and, if Redis answers, again with Redis. Named
+ * scenarios use memory unless --redis is given or BENCH_REDIS_URL is set. See bench/README.md for the
  * environment knobs. Figures are printed, never asserted: this is not a timed test.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,9 +22,9 @@ import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { buildPlatform } from "../deploy/build.js";
 import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
 
-type Scenario = "get-session" | "sign-in" | "sign-up" | "mixed";
+type Scenario = "get-session" | "ok" | "sign-in" | "sign-up" | "mixed";
 type Backend = "memory" | "redis";
-const SCENARIOS: Scenario[] = ["get-session", "sign-in", "sign-up", "mixed"];
+const SCENARIOS: Scenario[] = ["get-session", "ok", "sign-in", "sign-up", "mixed"];
 
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -440,6 +440,20 @@ async function getSession(platform: Platform): Promise<void> {
   rows.push({ scenario: "get-session", backend: platform.backend, ours, baseline: baselineResult, responseBytes: Buffer.byteLength(captured.body) });
 }
 
+/** GET /ok, no cookie: the gateway's own cost per request (middleware chain, routing, answer) with nothing behind it. */
+async function ok(platform: Platform): Promise<void> {
+  const captured = expectOk("ok", await get(`${platform.baseURL}/ok`));
+  const baseline = await startBaseline("GET", `${BASE_PATH}/ok`, captured);
+  let baselineResult: Measurement & { cpu: CpuUse };
+  try {
+    baselineResult = await measure("baseline", { url: baseline.url, connections: CONNECTIONS }, [baseline.child]);
+  } finally {
+    await stopBaseline(baseline.child);
+  }
+  const ours = await measure("ours", { url: `${platform.baseURL}/ok`, connections: CONNECTIONS }, platform.children);
+  rows.push({ scenario: "ok", backend: platform.backend, ours, baseline: baselineResult, responseBytes: Buffer.byteLength(captured.body) });
+}
+
 async function signIn(platform: Platform): Promise<void> {
   const emails = Array.from({ length: Math.max(1, USERS) }, () => freshEmail("in"));
   const started = Date.now();
@@ -697,15 +711,17 @@ async function chooseBackends(all: boolean, flags: Set<string>): Promise<Backend
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const flags = new Set(args.filter((a) => a.startsWith("--")));
-  const which = args.find((a) => !a.startsWith("--")) ?? "all";
-  if (which !== "all" && !SCENARIOS.includes(which as Scenario)) throw new Error(`usage: tsx bench/run.ts [${SCENARIOS.join("|")}|all] [--redis|--memory|--both]`);
-  const scenarios = which === "all" ? SCENARIOS : [which as Scenario];
+  const named = args.filter((a) => !a.startsWith("--"));
+  const all = named.length === 0 || named.includes("all");
+  const unknown = named.filter((a) => a !== "all" && !SCENARIOS.includes(a as Scenario));
+  if (unknown.length) throw new Error(`usage: tsx bench/run.ts [${SCENARIOS.join("|")}|all]... [--redis|--memory|--both]`);
+  const scenarios = all ? SCENARIOS : (named as Scenario[]);
   if (PIN) {
     const why = cannotPin(CPU_COUNT);
     if (why) return log(`BENCH_PIN=1 skipped: ${why}`);
     pinToCpus(process.pid, OTHER_CPUS);
   }
-  const backends = await chooseBackends(which === "all", flags);
+  const backends = await chooseBackends(all, flags);
   if (FROM_BUILD) {
     const started = Date.now();
     await buildPlatform();
@@ -723,6 +739,7 @@ async function main(): Promise<void> {
       for (const scenario of scenarios) {
         log(`${scenario} (${backend})`);
         if (scenario === "get-session") await getSession(platform);
+        else if (scenario === "ok") await ok(platform);
         else if (scenario === "sign-in") await signIn(platform);
         else if (scenario === "mixed") await mixed(platform);
         else await signUpScenario(platform);
