@@ -5,8 +5,8 @@
  * (a rate-limited or malformed one) or by no route is labelled "unmatched".
  */
 import type { NextFunction, Request, Response } from "express";
-import { recordHttpRequest } from "@auth-platform/runtime/metrics";
-import { startHttpSpan } from "@auth-platform/runtime/tracing";
+import { metricsEnabled, recordHttpRequest } from "@auth-platform/runtime/metrics";
+import { startHttpSpan, tracingActive } from "@auth-platform/runtime/tracing";
 
 declare module "express-serve-static-core" {
   interface Locals {
@@ -24,18 +24,19 @@ export const routeOf = (req: Request): string => {
 };
 
 export function observeRequests(req: Request, res: Response, next: NextFunction): void {
+  // A process that neither serves metrics nor traces has no reader for either: nothing to time or listen for.
+  if (!metricsEnabled() && !tracingActive()) {
+    next();
+    return;
+  }
   const started = performance.now();
   const span = startHttpSpan(req.method, req.headers);
   res.locals.traceId = span.traceId;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
+  // Node emits "close" once per response, after "finish" or when the connection goes first.
+  res.on("close", () => {
     const route = routeOf(req);
     span.end(route, res.statusCode);
     recordHttpRequest(req.method, route, res.statusCode, (performance.now() - started) / 1000);
-  };
-  res.once("finish", end);
-  res.once("close", end);
+  });
   span.run(next);
 }

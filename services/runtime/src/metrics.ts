@@ -68,12 +68,30 @@ export function recordRpcCalled(path: string, seconds: number, grpcCode: number)
   instruments.rpcClientSeconds.observe(labels, seconds);
 }
 
+/** Whether this process records metrics (it serves them): a caller may skip measuring what nobody reads. */
+export function metricsEnabled(): boolean {
+  return instruments !== undefined;
+}
+
+/**
+ * The HTTP instruments bound to each method, route and status seen, so a request records without building
+ * and checking its labels again. Bounded: the route is a declared template or "unmatched", the method one
+ * Node's parser accepts, the status one the gateway answers.
+ */
+const httpChildren = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+
 /** Records an HTTP request; `route` is the matched route's template (or "unmatched"). */
 export function recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
   if (!instruments) return;
-  const labels = { method, route, status: String(status) };
-  instruments.httpRequests.inc(labels);
-  instruments.httpSeconds.observe(labels, seconds);
+  const key = `${method} ${status} ${route}`;
+  let child = httpChildren.get(key);
+  if (!child) {
+    const labels = { method, route, status: String(status) };
+    child = { count: instruments.httpRequests.labels(labels).inc, observe: instruments.httpSeconds.labels(labels).observe };
+    httpChildren.set(key, child);
+  }
+  child.count();
+  child.observe(seconds);
 }
 
 export type SignInMethod = "email" | "username" | "social" | "magic-link" | "email-otp" | "passkey" | "anonymous";
