@@ -21,6 +21,14 @@ export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.outp
   return result.data;
 }
 
+/**
+ * The request's query, or undefined when its URL has none. Express parses the query anew on every read of
+ * req.query; a URL without "?" has an empty one, which needs no parsing and no checking.
+ */
+export function queryOf(req: Request): Request["query"] | undefined {
+  return req.url.includes("?") ? req.query : undefined;
+}
+
 const MAX_DEPTH = 32;
 
 /** The first problem in a parsed body or query: a string holding a NUL character, or nesting past MAX_DEPTH. */
@@ -44,7 +52,7 @@ function inputProblem(value: unknown, root: string, path: string[] = []): string
  * exhaust the stack).
  */
 export function refuseMalformedInput(req: Request, _res: Response, next: NextFunction): void {
-  const problem = inputProblem(req.body, "body") ?? inputProblem(req.query, "query");
+  const problem = inputProblem(req.body, "body") ?? inputProblem(queryOf(req), "query");
   next(problem ? new AuthError("VALIDATION_ERROR", problem) : undefined);
 }
 

@@ -2,7 +2,9 @@
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import { type Language, negotiateLanguage } from "@auth-platform/runtime/language";
+import type { RequestContext } from "@auth-platform/proto/rpc-server";
 import { withRequestContext } from "@auth-platform/runtime/request-context";
+import { queryOf } from "./body.js";
 import { type RedirectPolicy, type ResolvedCallbacks, resolveCallbacks } from "./callback-url.js";
 import { type ClientIpPolicy, clientIp } from "./client-ip.js";
 import { isTrustedOrigin, originOf } from "./origins.js";
@@ -29,6 +31,32 @@ declare module "express-serve-static-core" {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
+ * A client that goes away before its answer cancels the calls made for it, and a password hash still
+ * waiting in identity's queue for it is dropped: under a retry storm, clients that gave up would otherwise
+ * keep the hashing busy for nobody (docs/adr/0025-sign-in-beyond-capacity.md). The signal is made when a
+ * call first asks for it: most warm requests (a cached get-session) make no call.
+ */
+class HttpRequestContext implements RequestContext {
+  #stopped: AbortController | undefined;
+  #clientGone = false;
+
+  constructor(readonly requestId: string) {}
+
+  get signal(): AbortSignal {
+    if (!this.#stopped) {
+      this.#stopped = new AbortController();
+      if (this.#clientGone) this.#stopped.abort();
+    }
+    return this.#stopped.signal;
+  }
+
+  clientGone(): void {
+    this.#clientGone = true;
+    this.#stopped?.abort();
+  }
+}
+
+/**
  * The request's id, echoed and run under for the rest of the chain: its trace id when tracing is on (so
  * logs and traces meet), else a sane incoming x-request-id, else a new one.
  */
@@ -36,15 +64,13 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   const incoming = req.headers["x-request-id"];
   const id = res.locals.traceId ?? (typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
   res.setHeader("X-Request-Id", id);
-  // A client that goes away before its answer cancels the calls made for it, and a password hash still
-  // waiting in identity's queue for it is dropped: under a retry storm, clients that gave up would
-  // otherwise keep the hashing busy for nobody (docs/adr/0025-sign-in-beyond-capacity.md).
-  const stopped = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) stopped.abort();
+  const context = new HttpRequestContext(id);
+  // Node emits "close" once per response, after "finish" or when the connection goes first.
+  res.on("close", () => {
+    if (!res.writableFinished) context.clientGone();
   });
   // No deadline: each call the request makes gets the default one (rpc-client.ts).
-  withRequestContext({ requestId: id, signal: stopped.signal }, next);
+  withRequestContext(context, next);
 }
 
 export function requestFacts(options: { baseUrl?: string; basePath: string; appUrl?: string; trustedOrigins: string[]; clientIp: ClientIpPolicy }) {
@@ -99,7 +125,7 @@ export function originCheck(req: Request, _res: Response, next: NextFunction): v
   }
   req.callbacks = {
     body: resolveCallbacks(req.body as Record<string, unknown> | undefined, req.facts.redirects),
-    query: resolveCallbacks(req.query as Record<string, unknown>, req.facts.redirects),
+    query: resolveCallbacks(queryOf(req), req.facts.redirects),
   };
   next();
 }

@@ -11,7 +11,8 @@ const EXPOSED_HEADERS = "set-auth-token, x-retry-after, retry-after, x-request-i
 
 export function cors(req: Request, res: Response, next: NextFunction): void {
   const origin = req.headers.origin;
-  res.vary("Origin");
+  // The first to name Vary (res.vary would parse and merge what is there; nothing is, this early).
+  res.setHeader("Vary", "Origin");
   if (origin && isTrustedOrigin(originOf(origin), req.facts.trustedOrigins)) {
     res.setHeader("Access-Control-Allow-Origin", origin);
     res.setHeader("Access-Control-Allow-Credentials", "true");
