@@ -90,17 +90,16 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(securityHeaders(config.baseUrl));
   api.use(requestFacts({ ...config, clientIp: clientIpPolicy(config.trustedProxies, config.clientIpHeaders) }));
   api.use(cors);
-  api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
+  if (config.rateLimit.enabled) {
+    api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
+  }
   api.use(express.json({ limit: config.bodyLimit, strict: true }));
   api.use(refuseMalformedInput);
   api.use(originCheck);
   // Every declared route, in mounting order: the OpenAPI document (GET /openapi.json) is built from this list.
   const routes: Route[] = [];
   app.locals.routes = routes;
-  const mount = (declared: Route[]) => {
-    routes.push(...declared);
-    api.use(mountRoutes(declared, routeDeps.sessions));
-  };
+  const mount = (declared: Route[]) => routes.push(...declared);
   mount(metaRoutes(config.appUrl));
   mount(signUpRoutes(routeDeps));
   mount(signInRoutes(routeDeps));
@@ -116,6 +115,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(socialRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
+  api.use(mountRoutes(routes, routeDeps.sessions));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(adminInputRefusals(routeDeps));
   api.use(errorHandler(log));

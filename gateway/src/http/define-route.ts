@@ -83,17 +83,51 @@ export function defineRoute<B extends Schema = undefined, Q extends Schema = und
         body: body as Parsed<B>,
         query: query as Parsed<Q>,
         session: session as RouteContext<B, Q, R, S>["session"],
-        json: (answer) => {
-          res.json(answer);
-        },
+        // Bound, not a closure: no function made and named per request (the build keeps names).
+        json: res.json.bind(res),
       });
     },
   };
 }
 
-/** An express router serving the routes, in their order. */
-export function mountRoutes(routes: readonly Route[], sessions: SessionResolver): Router {
+/** A path with no parameter, wildcard, optional part or escape: the router matches it as a literal. */
+const LITERAL_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+
+/** A path as the router compares it: in any case, with or without one trailing slash. */
+const comparedPath = (path: string): string => {
+  const lower = path.toLowerCase();
+  return lower.endsWith("/") ? lower.slice(0, -1) : lower;
+};
+
+/**
+ * A middleware serving the routes in their order. An express router tries each route's pattern in turn; a
+ * request for a literal path is looked up by method and path instead (docs/adr/0057-gateway-hot-path.md).
+ * A route takes that shortcut only when no route before it matches its path, so the route served is the
+ * one the router would pick, and the router sets up the request the same way: req.route (its template is
+ * the metrics label), empty req.params, and a rejected handler passed on to the error handlers.
+ */
+export function mountRoutes(routes: readonly Route[], sessions: SessionResolver): RequestHandler {
   const router = Router();
-  for (const route of routes) router[route.spec.method](route.spec.path, ...(route.spec.before ?? []), (req, res) => route.handle(req, res, sessions));
-  return router;
+  const literal: Record<string, Map<string, { route: Route; template: unknown }>> = { GET: new Map(), HEAD: new Map(), POST: new Map() };
+  routes.forEach((route, index) => {
+    const { method, path, before } = route.spec;
+    router[method](path, ...(before ?? []), (req, res) => route.handle(req, res, sessions));
+    if (before || !LITERAL_PATH.test(path)) return;
+    const layers = router.stack as unknown as Array<{ match(path: string): unknown; route: unknown }>;
+    const shadowed = routes.slice(0, index).some((earlier, i) => earlier.spec.method === method && layers[i]!.match(path));
+    if (shadowed) return;
+    const entry = { route, template: layers[index]!.route };
+    // The router answers HEAD with the GET route.
+    for (const name of method === "get" ? ["GET", "HEAD"] : ["POST"]) literal[name]!.set(comparedPath(path), entry);
+  });
+  return (req, res, next) => {
+    const found = literal[req.method]?.get(comparedPath(req.path));
+    if (!found) {
+      router(req, res, next);
+      return;
+    }
+    req.route = found.template;
+    req.params = {};
+    found.route.handle(req, res, sessions).then(undefined, (error: unknown) => next(error ?? new Error("Rejected promise")));
+  };
 }
