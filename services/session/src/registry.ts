@@ -11,9 +11,14 @@ import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
 import { cacheLease } from "./domain/cache-lease.js";
 import type { Registry } from "./domain/ports.js";
+import { type SessionEventHub, sessionEventHub } from "./domain/session-events.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
-export async function buildRegistry(config: SessionConfig, log: Logger, now: () => Date = () => new Date()): Promise<Registry & { close(): Promise<void> }> {
+export async function buildRegistry(
+  config: SessionConfig,
+  log: Logger,
+  now: () => Date = () => new Date(),
+): Promise<Registry & { events: SessionEventHub; close(): Promise<void> }> {
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const tokens = tokenVault(config.secret);
   const store = await openSessionStore(config.databaseUrl, tokens, { now });
@@ -23,6 +28,9 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
   const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000 });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
   await lease.start();
+  // With Redis several replicas may run, and a change on one does not reach the watchers of another yet:
+  // no lease is granted, so gateways keep reading the shared cache (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
+  const events = sessionEventHub({ leaseMs: config.redis ? 0 : config.cacheLeaseMs, log });
   return {
     config,
     store,
@@ -31,9 +39,11 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
     tokens,
     handles: sessionHandles(config.secret),
     lease,
+    events,
     log,
     now,
     async close() {
+      events.close();
       await lease.stop();
       await cache.close();
       await store.close();

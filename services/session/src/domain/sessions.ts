@@ -35,7 +35,7 @@ import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -292,11 +292,13 @@ function refuseWhileImpersonating(caller: SessionRecord): void {
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
   if (!sessions.length) return;
   authEvents.sessionsRevoked(sessions.length);
+  let tombstoned = true;
   try {
     // Concurrent, so Redis pipelines them; every tombstone is written before any row is deleted.
     const now = deps.now().getTime();
     await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, now)));
   } catch (error) {
+    tombstoned = false;
     deps.log.warn("session cache unavailable: revocation recorded in the store until the cache is back", { error, count: sessions.length });
     await deps.store.revokePending(sessions);
     // Until a flush has written these tombstones, this replica serves no entry past the lease.
@@ -305,9 +307,10 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
     // Redis may be back by now: the tombstones then hold at once, whatever happens to the store next.
     const later = deps.now().getTime();
     await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, later))).catch(() => undefined);
-    return;
   }
-  await deps.store.deleteByTokens(sessions.map((s) => s.token));
+  if (tombstoned) await deps.store.deleteByTokens(sessions.map((s) => s.token));
+  // The rows are gone: the watchers (gateways' caches) drop their copies before the revoke answers.
+  await deps.events.publish({ kind: "sessions-revoked", lookups: sessions.map((s) => deps.tokens.lookup(s.token)) });
 }
 
 /**
@@ -350,6 +353,7 @@ async function revokeHeldCopy(deps: Deps, token: string, ownerId: string | undef
     const held = await readHeldSession(deps.cache, deps.cacheMac, { token, lookup }, deps.now().getTime());
     if (!held || held === "revoked" || (ownerId && held.session.userId !== ownerId)) return;
     await revokeCachedSession(deps.cache, lookup, new Date(held.session.expiresAt), deps.now().getTime());
+    await deps.events.publish({ kind: "sessions-revoked", lookups: [lookup] });
   } catch (error) {
     deps.log.warn("session cache unavailable: a sign-out during a store outage left its cache entry", { error });
   }
@@ -405,6 +409,7 @@ export async function forgetUser(deps: Deps, userId: string, user?: CachedUser):
       deps,
       sessions.map((s) => s.token),
     );
+    await deps.events.publish({ kind: "user-changed", userId });
   });
 }
 
