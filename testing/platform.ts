@@ -28,6 +28,7 @@ import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { gatewayServer } from "../gateway/src/http/server.js";
+import { startSessionMemory } from "../gateway/src/session-watch.js";
 import { createTestDatabase, dropDatabases, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
 import { testCertificates, workloadEnv } from "./certificates.js";
@@ -126,7 +127,8 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
   const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
   await counters.ready();
-  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
+  const sessions = startSessionMemory(config.sessionCacheSize, clients.sessions, log);
+  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, sessionMemory: sessions?.memory, log });
   const server = gatewayServer(app, config.timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -137,6 +139,7 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      sessions?.watch.stop();
       clients.close();
       await counters.close();
       await metrics?.close();
