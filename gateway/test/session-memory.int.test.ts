@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel, TEST_REDIS_URL } from "../../testing/databases.js";
 import { TestClient } from "../../testing/http.js";
 import { sample, scrapeMetrics } from "../../testing/metrics.js";
-import { freePorts, type RunningGateway, startGateway } from "../../testing/platform.js";
+import { eventually } from "../../testing/eventually.js";
+import { freePorts, type RunningGateway, startGateway, startSession } from "../../testing/platform.js";
+import { type Relay, startRelay } from "../../testing/tcp-relay.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { aUser, anAdmin } from "./admin-fixtures.js";
 import { organizationOf } from "./organization-fixtures.js";
@@ -95,5 +97,70 @@ describe(`two gateways' own session memories (${backendLabel()})`, () => {
     expect((await b.get("/get-session")).body.session.activeOrganizationId).toBeNull();
     expect((await owner.c.post("/organization/set-active", { organizationId: org.id })).status).toBe(200);
     expect((await b.get("/get-session")).body.session.activeOrganizationId).toBe(org.id);
+  });
+});
+
+describe(`a gateway cut off from the session service (${backendLabel()})`, () => {
+  const platform = usePlatform();
+  let relay: Relay;
+  let cut: RunningGateway;
+
+  beforeAll(async () => {
+    relay = await startRelay(Number(platform.sessionAddress.split(":")[1]));
+    const [port] = await freePorts(1);
+    cut = await startGateway({ ...platform.env, PORT: String(port), SESSION_SERVICE_URL: `127.0.0.1:${relay.port}` });
+  });
+  afterAll(async () => {
+    await cut?.stop();
+    await relay?.close();
+  });
+
+  it("a sign-out still answers within the lease and a margin, and the cut gateway no longer serves the session", async () => {
+    const { c } = await aUser(platform);
+    const b = new TestClient(`${cut.origin}/api/auth`);
+    b.cookies.set(COOKIE, c.cookies.get(COOKIE)!);
+    for (let i = 0; i < 2; i++) expect((await b.get("/get-session")).body).not.toBeNull();
+
+    relay.partition();
+    const started = performance.now();
+    expect((await c.post("/sign-out")).body).toEqual({ success: true });
+    // SESSION_CACHE_LEASE_MS (2 s) and a margin for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(4_000);
+    // Its lease has ended by its own clock: it asks the session service, which it cannot reach.
+    const after = await b.get("/get-session");
+    expect(after.status === 200 ? after.body : null).toBeNull();
+
+    relay.restore();
+    // Reconnected, it starts empty and answers from the session service.
+    await eventually(async () => {
+      const res = await b.get("/get-session");
+      expect(res.status).toBe(200);
+      expect(res.body).toBeNull();
+    });
+  });
+});
+
+describe(`the session service restarted under the gateway (${backendLabel()})`, () => {
+  const platform = usePlatform();
+
+  it("the gateway reconnects, starts empty, and serves what the new process says", async () => {
+    const { c } = await aUser(platform);
+    expect((await c.get("/get-session")).body).not.toBeNull();
+    const session = platform.services.session;
+    const revokedMeanwhile = c.cookies.get(COOKIE)!;
+    await session.close();
+    // While it is down, the row goes (as an operator's cleanup might): nobody pushed an event for it.
+    const restarted = await startSession(platform.env);
+    try {
+      const token = decodeURIComponent(revokedMeanwhile).split(".")[0]!;
+      await restarted.deps.store.deleteByTokens([token]);
+      await eventually(async () => {
+        const res = await c.get("/get-session");
+        expect(res.status).toBe(200);
+        expect(res.body).toBeNull();
+      });
+    } finally {
+      await restarted.close();
+    }
   });
 });
