@@ -1,5 +1,5 @@
 /**
- * rpcServer(): adapts async handlers to grpc-js unary handlers, with the hooks of the process that hosts the
+ * rpcServer(): adapts async handlers to grpc-js unary handlers (and bidirectional streams), with the hooks of the process that hosts the
  * service passed in (no module-level state, so several services in one process keep their own logger).
  *
  * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer (and

@@ -8,6 +8,8 @@
  * A change (PutUserCopy, DropUserCopy, the active organization) writes the store, then drops the cached copies; when Redis
  * cannot take that, the forgets are recorded as pending and the call waits out the lease the same way, so
  * the change succeeds and no copy from before it is served when Redis returns (a demoted admin stays demoted).
+ * Every revoke and change is then published to the watchers (the gateways' own caches, session-events.ts),
+ * and answers once they have applied it or their lease has run out.
  *
  * The store out of reach (PostgreSQL down or partitioned): get-session answers from the cache entries this
  * replica holds, read-only and for SESSION_CACHE_STALE_SERVE_SECONDS at most (cache-lease.ts), never a
