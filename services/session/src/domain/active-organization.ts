@@ -15,13 +15,11 @@ type Deps = Pick<Registry, "store" | "cache" | "tokens" | "lease" | "events" | "
 export async function setActiveOrganization(deps: Deps, sessionId: string, organizationId: string | null): Promise<void> {
   const token = await deps.store.setActiveOrganization(sessionId, organizationId);
   if (token === null) throw new AuthError("SESSION_NOT_FOUND");
-  await dropCachedCopies(deps, [token]);
-  await deps.events.publish({ kind: "session-changed", lookups: [deps.tokens.lookup(token)] });
+  await dropCachedCopies(deps, [token], { kind: "session-changed", lookups: [deps.tokens.lookup(token)] });
 }
 
 /** Clears an organization as the active one of every session (of one user when userId is given). */
 export async function clearActiveOrganization(deps: Deps, organizationId: string, userId?: string): Promise<void> {
   const tokens = await deps.store.clearActiveOrganization(organizationId, userId);
-  await dropCachedCopies(deps, tokens);
-  if (tokens.length) await deps.events.publish({ kind: "session-changed", lookups: tokens.map((token) => deps.tokens.lookup(token)) });
+  await dropCachedCopies(deps, tokens, { kind: "session-changed", lookups: tokens.map((token) => deps.tokens.lookup(token)) });
 }

@@ -33,13 +33,17 @@ export interface SessionEventHub {
   /** Sends the event to every watcher; resolves once each acknowledging watcher has applied it or lost its lease. */
   publish(event: SessionEvent): Promise<void>;
   watch(watcher: { id: string; acknowledges: boolean }, sink: WatcherSink): Watch;
-  /** Ends every stream (a shutdown). */
-  close(): void;
+  /** Ends every stream (a shutdown, or the relay missed events): each watcher reconnects and starts empty. */
+  endAll(reason: string): void;
+  /** When the last lease granted so far ends, as this side counts it. */
+  leasesEndBy(): number;
 }
 
 export interface SessionEventHubDeps {
   /** How long a lease lasts; 0 grants none (nothing a watcher holds is trusted). */
   leaseMs: number;
+  /** Whether a lease may be granted now (session-relay.ts: only while this replica's registration holds); always by default. */
+  mayGrant?: () => boolean;
   /** A monotonic clock (ms); performance.now by default. */
   now?: () => number;
   /** Calls `fn` after `ms`; returns its cancellation. setTimeout by default. */
@@ -68,6 +72,7 @@ export function sessionEventHub(deps: SessionEventHubDeps): SessionEventHub {
   const schedule = deps.schedule ?? defaultSchedule;
   const watchers = new Set<LiveWatcher>();
   let seq = 0;
+  let leasesEndBy = Number.NEGATIVE_INFINITY;
 
   const drop = (watcher: LiveWatcher, reason: string) => {
     if (!watchers.delete(watcher)) return;
@@ -125,9 +130,12 @@ export function sessionEventHub(deps: SessionEventHubDeps): SessionEventHub {
         ping(n) {
           if (!watchers.has(watcher)) return;
           // Only a watcher that acknowledges may hold a lease: the others are never waited for.
-          const leaseMs = acknowledges ? deps.leaseMs : 0;
+          const leaseMs = acknowledges && (deps.mayGrant?.() ?? true) ? deps.leaseMs : 0;
           // Recorded before the answer leaves, so this side never counts a lease shorter than the watcher's.
-          if (leaseMs > 0) watcher.leaseEnd = Math.max(watcher.leaseEnd, now() + leaseMs);
+          if (leaseMs > 0) {
+            watcher.leaseEnd = Math.max(watcher.leaseEnd, now() + leaseMs);
+            leasesEndBy = Math.max(leasesEndBy, watcher.leaseEnd);
+          }
           sink.lease(n, leaseMs);
         },
         close() {
@@ -135,8 +143,9 @@ export function sessionEventHub(deps: SessionEventHubDeps): SessionEventHub {
         },
       };
     },
-    close() {
-      for (const watcher of [...watchers]) drop(watcher, "shutting down");
+    endAll(reason) {
+      for (const watcher of [...watchers]) drop(watcher, reason);
     },
+    leasesEndBy: () => leasesEndBy,
   };
 }
