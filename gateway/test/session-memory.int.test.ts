@@ -6,6 +6,7 @@
  * (counted as hits), on the embedded default and with Redis (session-relay.int.test.ts: several replicas).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forgetCachedSession } from "@auth-platform/runtime/session-cache";
 import { backendLabel } from "../../testing/databases.js";
 import { TestClient } from "../../testing/http.js";
 import { sample, scrapeMetrics } from "../../testing/metrics.js";
@@ -148,11 +149,12 @@ describe(`the session service restarted under the gateway (${backendLabel()})`, 
     const session = platform.services.session;
     const revokedMeanwhile = c.cookies.get(COOKIE)!;
     await session.close();
-    // While it is down, the row goes (as an operator's cleanup might): nobody pushed an event for it.
+    // While it is down, the row and its shared cache record go (as an operator's cleanup might): nobody pushed an event for it.
     const restarted = await startSession(platform.env);
     try {
       const token = decodeURIComponent(revokedMeanwhile).split(".")[0]!;
       await restarted.deps.store.deleteByTokens([token]);
+      await forgetCachedSession(restarted.deps.cache, restarted.deps.tokens.lookup(token));
       await eventually(async () => {
         const res = await c.get("/get-session");
         expect(res.status).toBe(200);
