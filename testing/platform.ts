@@ -28,6 +28,7 @@ import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { gatewayServer } from "../gateway/src/http/server.js";
+import type { SessionMemory } from "../gateway/src/http/session-memory.js";
 import { startSessionMemory } from "../gateway/src/session-watch.js";
 import { createTestDatabase, dropDatabases, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
@@ -116,6 +117,8 @@ export interface RunningGateway {
   origin: string;
   /** Port of the gateway's /metrics (METRICS_PORT set, e.g. 0). */
   metricsPort?: number;
+  /** The gateway's own session memory (GATEWAY_SESSION_CACHE_SIZE > 0): a suite that edits a store behind the services' back clears it. */
+  sessionMemory?: SessionMemory;
   stop(): Promise<void>;
 }
 
@@ -136,6 +139,7 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
   return {
     origin,
     metricsPort: metrics?.port,
+    sessionMemory: sessions?.memory,
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -36,6 +36,8 @@ export interface SessionMemory {
   dropUser(userId: string): void;
   /** The watcher's side: entries may be trusted until this time on the monotonic clock. */
   leaseUntil(until: number): void;
+  /** Whether a lease holds now (entries may be served). */
+  holdsLease(): boolean;
   /** Drops everything and the lease: the stream was lost or opened again. */
   clear(): void;
   readonly size: number;
@@ -98,6 +100,7 @@ export function sessionMemory(options: SessionMemoryOptions): SessionMemory {
     leaseUntil(until) {
       leaseEnd = Math.max(leaseEnd, until);
     },
+    holdsLease: () => monotonic() < leaseEnd,
     clear() {
       version++;
       leaseEnd = Number.NEGATIVE_INFINITY;

@@ -29,7 +29,9 @@ export async function buildRegistry(
   await cache.ready();
   // With Redis several replicas may run: each change reaches the watchers of all of them (domain/session-relay.ts).
   const broadcast = config.redis ? createRedisBroadcast(config.redis, log, config.redisKeyPrefix, "session-events") : undefined;
-  const hub = sessionEventHub({ leaseMs: config.cacheLeaseMs, mayGrant: () => relay?.mayGrant() ?? true, log });
+  // No lease while the store is out of reach: get-session must then go through the session service's
+  // bounded stale serving (cache-lease.ts), not a gateway's memory that nothing bounds.
+  const hub = sessionEventHub({ leaseMs: config.cacheLeaseMs, mayGrant: () => lease.staleServingUntil() === 0 && (relay?.mayGrant() ?? true), log });
   const relay = broadcast && sessionRelay({ hub, broadcast, leaseMs: config.cacheLeaseMs, log });
   // Registered before the first watcher asks for a lease (or serving without leases while Redis is away).
   await relay?.start();
