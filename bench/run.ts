@@ -129,6 +129,8 @@ function platformEnv(backend: Backend, ports: { identity: number; session: numbe
     ...inherited,
     LOG_LEVEL,
     AUTH_SECRET: "bench-secret-0123456789-0123456789-abcde", // 40 characters
+    // The gateway's own session memory (0: none, every get-session asks the shared cache or the session service).
+    ...(process.env.BENCH_SESSION_CACHE_SIZE ? { GATEWAY_SESSION_CACHE_SIZE: process.env.BENCH_SESSION_CACHE_SIZE } : {}),
     IDENTITY_PORT: String(ports.identity),
     SESSION_PORT: String(ports.session),
     PORT: String(ports.gateway),

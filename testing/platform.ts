@@ -28,6 +28,8 @@ import { createApp } from "../gateway/src/app.js";
 import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { gatewayServer } from "../gateway/src/http/server.js";
+import type { SessionMemory } from "../gateway/src/http/session-memory.js";
+import { startSessionMemory } from "../gateway/src/session-watch.js";
 import { createTestDatabase, dropDatabases, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
 import { testCertificates, workloadEnv } from "./certificates.js";
@@ -115,6 +117,8 @@ export interface RunningGateway {
   origin: string;
   /** Port of the gateway's /metrics (METRICS_PORT set, e.g. 0). */
   metricsPort?: number;
+  /** The gateway's own session memory (GATEWAY_SESSION_CACHE_SIZE > 0): a suite that edits a store behind the services' back clears it. */
+  sessionMemory?: SessionMemory;
   stop(): Promise<void>;
 }
 
@@ -126,7 +130,8 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
   const clients = createClients(config);
   const counters: KeyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
   await counters.ready();
-  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, log });
+  const sessions = startSessionMemory(config.sessionCacheSize, clients.sessions, log);
+  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, sessionMemory: sessions?.memory, log });
   const server = gatewayServer(app, config.timeouts);
   await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -134,9 +139,11 @@ export async function startGateway(env: Record<string, string>, logs?: LogSink):
   return {
     origin,
     metricsPort: metrics?.port,
+    sessionMemory: sessions?.memory,
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      sessions?.watch.stop();
       clients.close();
       await counters.close();
       await metrics?.close();

@@ -17,6 +17,7 @@ import { type RateLimitCounters, rateLimit } from "./http/rate-limit.js";
 import { securityEventReporter, type SecurityEventReporter } from "./http/security-events.js";
 import { securityHeaders } from "./http/security-headers.js";
 import { sessionResolver } from "./http/session.js";
+import type { SessionMemory } from "./http/session-memory.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
 import { adminInputRefusals, adminRoutes } from "./routes/admin.js";
@@ -41,6 +42,8 @@ export interface AppDeps {
   counters: RateLimitCounters;
   /** The session cache shared with the session service (only when it is Redis). */
   sharedSessionCache?: KeyValue;
+  /** The gateway's own session copies, kept by the session service's pushes (session-watch.ts). */
+  sessionMemory?: SessionMemory;
   log: Logger;
   /** The security event reporter (main.ts keeps it to flush on stop); made here when not given. */
   events?: SecurityEventReporter;
@@ -71,6 +74,7 @@ export function createApp(deps: AppDeps): express.Express {
       jar,
       secret: config.secret,
       sharedCache: deps.sharedSessionCache,
+      memory: deps.sessionMemory,
       log,
       // Someone wrote to Redis without AUTH_SECRET (docs/configuration.md, "Redis"): the audit log shows when and from which request.
       onRefusedEntry: (req, reason) =>

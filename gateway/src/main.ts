@@ -15,6 +15,7 @@ import { openRateLimitCounters } from "./http/rate-limit.js";
 import { securityEventReporter } from "./http/security-events.js";
 import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
+import { startSessionMemory } from "./session-watch.js";
 
 const EVENTS_FLUSH_MS = 5_000;
 /** How long requests in flight at SIGTERM may run before their connections are closed (a slow upload may take 30 s). */
@@ -41,7 +42,8 @@ runMain("gateway", async () => {
   const queue = config.redis ? redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
   await Promise.all([keyValue.ready(), counters === keyValue ? undefined : counters.ready(), queue?.ready()]);
   const events = securityEventReporter(clients.admin, log, { queue });
-  const app = createApp({ config, clients, counters, sharedSessionCache: keyValue.kind === "redis" ? keyValue : undefined, log, events });
+  const sessions = startSessionMemory(config.sessionCacheSize, clients.sessions, log);
+  const app = createApp({ config, clients, counters, sharedSessionCache: keyValue.kind === "redis" ? keyValue : undefined, sessionMemory: sessions?.memory, log, events });
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, config.host);
   if (metrics) log.info("metrics listening", { port: metrics.port, host: config.host, path: "/metrics" });
   const server = gatewayServer(app, config.timeouts);
@@ -63,6 +65,7 @@ runMain("gateway", async () => {
       {
         name: "clients, counters, metrics, tracing",
         close: () => {
+          sessions?.watch.stop();
           clients.close();
           return Promise.all([events.close(), keyValue.close(), counters === keyValue ? undefined : counters.close(), metrics?.close(), stopTracing()]);
         },

@@ -136,7 +136,9 @@ describe.skipIf(!TEST_DATABASE_URL || !TEST_REDIS_URL)("a service's PostgreSQL d
     expect(dependencies.ready).toBe(true);
     expect(dependencies.failures.some((failure) => failure.startsWith("database:"))).toBe(true);
 
-    // Past the configured window: the outage is the answer, not "no session".
+    // Past the configured window: the outage is the answer, not "no session". The gateway's own memory
+    // got no lease since the store went away; the last one it held has ended by now.
+    await eventually(async () => expect(gateway.sessionMemory?.holdsLease() ?? false).toBe(false));
     clock.advance(STALE_SERVE_SECONDS * 1000);
     expectUnavailable(await signedIn.client.get("/get-session"));
 

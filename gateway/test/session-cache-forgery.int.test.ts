@@ -14,7 +14,9 @@ import { usePlatform } from "../../testing/use-platform.js";
 import { aUser, anAdmin } from "./admin-fixtures.js";
 
 const logs: Array<Record<string, unknown>> = [];
-const platform = usePlatform({ env: { LOG_LEVEL: "warn" }, logs: (entry) => logs.push(entry) });
+// The gateway's own memory would answer before the shared entry is read; this suite is about that entry
+// (a fill of the memory reads it through the same MAC check).
+const platform = usePlatform({ env: { LOG_LEVEL: "warn", GATEWAY_SESSION_CACHE_SIZE: "0" }, logs: (entry) => logs.push(entry) });
 
 /** The session cache the session service writes (Redis, shared with the gateway, or its own memory). */
 function cache() {

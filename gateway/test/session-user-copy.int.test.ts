@@ -29,6 +29,7 @@ async function warmAndCold(platform: PlatformUnderTest, c: TestClient) {
   const { cache, tokens } = platform.services.session.deps;
   const key = `session:${tokens.lookup(warm.session.token)}`;
   await cache.del(key);
+  platform.gateway.sessionMemory?.clear();
   expect(await cache.get(key)).toBeNull();
   const cold = (await current(c))!;
   expect(await cache.get(key)).not.toBeNull();
@@ -78,6 +79,7 @@ describe(`the session's user after profile changes (${backendLabel()})`, () => {
     // As a session created before the session service kept users: no copy, no cache entry.
     await sessionService.deps.store.deleteUser(user.id);
     await sessionService.deps.cache.del(`session:${sessionService.deps.tokens.lookup(token)}`);
+    platform.gateway.sessionMemory?.clear();
     expect(await read()).toBeNull();
     expect(await sessionService.deps.store.findByToken(token)).not.toBeNull();
 

@@ -1,5 +1,5 @@
 /**
- * rpcServer(): adapts async handlers to grpc-js unary handlers, with the hooks of the process that hosts the
+ * rpcServer(): adapts async handlers to grpc-js unary handlers (and bidirectional streams), with the hooks of the process that hosts the
  * service passed in (no module-level state, so several services in one process keep their own logger).
  *
  * Catalogue errors a handler raises travel as a gRPC status with the code in the x-error-code trailer (and
@@ -53,7 +53,7 @@ export interface RpcServerHooks {
   /** Records an answered RPC: its full path, how long it took, its gRPC status and catalogue code. */
   observe?(path: string, seconds: number, status: { code: number; errorCode?: string }): void;
   /** The calling workload, from the call's verified client certificate (CallContext.caller). */
-  callerOf?(call: grpc.ServerUnaryCall<unknown, unknown>): string | undefined;
+  callerOf?(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>): string | undefined;
 }
 
 export interface InboundCall {
@@ -64,6 +64,11 @@ export interface InboundCall {
 
 export interface RpcServer {
   unary<Req, Res>(method: string, handler: (request: Req, context: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res>;
+  /**
+   * A bidirectional stream: the handler owns it and resolves once it is over (the stream is then ended with
+   * OK if the handler did not end it); a rejection ends it with the error's status, as a unary answer.
+   */
+  duplex<Req, Res>(method: string, handler: (stream: grpc.ServerDuplexStream<Req, Res>, context: CallContext) => Promise<void>): grpc.handleBidiStreamingCall<Req, Res>;
 }
 
 export function rpcServer(hooks: RpcServerHooks): RpcServer {
@@ -105,6 +110,39 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
               const status = toServiceError(error, logCause);
               hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
               callback(status);
+            },
+          );
+      };
+    },
+    duplex<Req, Res>(method: string, handler: (stream: grpc.ServerDuplexStream<Req, Res>, context: CallContext) => Promise<void>): grpc.handleBidiStreamingCall<Req, Res> {
+      return (call) => {
+        const started = performance.now();
+        const path = call.getPath?.() || method;
+        const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "") || crypto.randomUUID();
+        const stopped = new AbortController();
+        call.once("cancelled", () => stopped.abort(CALL_ENDED));
+        const context: RequestContext = { requestId, signal: stopped.signal };
+        const callContext: CallContext = {
+          ...context,
+          metadata: call.metadata,
+          get caller() {
+            return hooks.callerOf?.(call);
+          },
+        };
+        const seconds = () => (performance.now() - started) / 1000;
+        hooks
+          .run(context, () => handler(call, callContext), { path, metadata: call.metadata })
+          .then(
+            () => {
+              hooks.observe?.(path, seconds(), { code: grpc.status.OK });
+              if (!call.writableEnded) call.end();
+            },
+            (error: unknown) => {
+              const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
+              const status = toServiceError(error, logCause);
+              hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
+              // grpc-js answers a server stream's "error" with that status, then ends it.
+              if (!call.writableEnded) call.emit("error", status);
             },
           );
       };

@@ -1,9 +1,12 @@
 /**
- * Finds the caller's session: a bearer token or the signed cookie. With Redis shared with the session
+ * Finds the caller's session: a bearer token or the signed cookie. A session this gateway holds in its own
+ * memory (session-memory.ts: kept while the session service's pushes hold a lease) is answered from there,
+ * before its refresh point, with no I/O at all. Otherwise, with Redis shared with the session
  * service, a warm session is read straight from the cache under the token's keyed hash (one HMAC, one
  * MGET, one HMAC to check the entry's MAC, no gRPC hop, no SQL), and the HTTP JSON is built from the session
  * service's cache record; a miss, a session due for refresh, a cache without its lease, an entry whose MAC
- * does not hold (reported as a security event), or a cache failure asks the session service.
+ * does not hold (reported as a security event), or a cache failure asks the session service. What either
+ * answers fills the memory.
  */
 import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -17,6 +20,7 @@ import { carriedUser } from "@auth-platform/runtime/user-message";
 import type { Clients } from "../clients.js";
 import { type CookieJar, parseCookies, unsign } from "./cookies.js";
 import { type PublicSession, type PublicUser, publicSession, publicUser } from "./public-shapes.js";
+import type { SessionMemory } from "./session-memory.js";
 
 export interface CurrentSession {
   session: PublicSession;
@@ -45,9 +49,12 @@ export function sessionResolver(deps: {
   jar: CookieJar;
   secret: string;
   sharedCache?: KeyValue;
+  /** The gateway's own copies (none: every request asks the shared cache or the session service). */
+  memory?: SessionMemory;
   log: Logger;
   onRefusedEntry?: RefusedCacheEntry;
 }): SessionResolver {
+  const { memory } = deps;
   const { lookup } = tokenLookup(deps.secret);
   const mac = cacheMac(deps.secret);
   const tokenOf = (req: Request): string | null => {
@@ -58,16 +65,23 @@ export function sessionResolver(deps: {
   };
 
   const resolve = async (req: Request, token: string, options: { disableRefresh?: boolean }): Promise<CurrentSession | null> => {
+    const key = lookup(token);
+    const held = memory?.get(key, token, Date.now());
+    if (held) return { session: held.session, user: held.user, refreshed: false };
+    // Counted before the read: a change published while it runs keeps its answer out of the memory.
+    const since = memory?.version() ?? 0;
     if (deps.sharedCache) {
       try {
-        const { cached, refused } = await readCachedSession(deps.sharedCache, mac, { token, lookup: lookup(token) });
+        const { cached, refused } = await readCachedSession(deps.sharedCache, mac, { token, lookup: key });
         if (refused) {
           deps.log.warn("session cache entry refused: its MAC does not hold (written without AUTH_SECRET, or moved); asking the session service", { reason: refused });
           deps.onRefusedEntry?.(req, refused);
         }
         if (cached === "revoked") return null;
         if (cached && (options.disableRefresh || Date.now() < cached.refreshAt)) {
-          return { session: publicSession(cached.session), user: publicUser(cached.user), refreshed: false };
+          const found = { session: publicSession(cached.session), user: publicUser(cached.user), refreshed: false };
+          memory?.fill(key, found, Math.min(cached.refreshAt, Date.parse(cached.session.expiresAt)), since);
+          return found;
         }
       } catch (error) {
         deps.log.warn("session cache read failed; asking the session service", { error });
@@ -77,7 +91,10 @@ export function sessionResolver(deps: {
     const found = await call(sessions, sessions.getSession, { token, disableRefresh: options.disableRefresh ?? false });
     const user = carriedUser(found);
     if (!found.session || !user) return null;
-    return { session: publicSession(found.session), user: publicUser(user), refreshed: found.refreshed };
+    const current = { session: publicSession(found.session), user: publicUser(user), refreshed: found.refreshed };
+    // A session service of the previous release sends no refresh point: nothing to keep it until.
+    if (found.refreshAt) memory?.fill(key, current, Math.min(found.refreshAt.getTime(), found.session.expiresAt?.getTime() ?? 0), since);
+    return current;
   };
 
   const current = async (req: Request, options: { disableRefresh?: boolean } = {}): Promise<CurrentSession | null> => {

@@ -69,9 +69,10 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
     "grpc.max_connection_age_grace_ms": 30_000,
   });
   const health = new HealthImplementation({ "": "SERVING", [READINESS_SERVICE]: "SERVING" });
+  const streams = new Set<grpc.ServerDuplexStream<unknown, unknown>>();
   for (const binding of options.services) {
     checkTableCovers(binding.name, binding.definition, binding.access);
-    const implementation = options.tls.kind === "mtls" ? guarded(binding, log) : binding.implementation;
+    const implementation = tracked(binding.definition, options.tls.kind === "mtls" ? guarded(binding, log) : binding.implementation, streams);
     server.addService(binding.definition, implementation);
     health.setStatus(binding.name, "SERVING");
   }
@@ -103,6 +104,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
     for (const binding of options.services) health.setStatus(binding.name, status);
   };
   const stopServing = async () => {
+    for (const stream of streams) stream.end();
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
         log.warn("in-flight calls did not finish in time; forcing shutdown");
@@ -137,7 +139,27 @@ function bind(server: grpc.Server, address: string, credentials: grpc.ServerCred
   return new Promise((resolve, reject) => server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
 }
 
-/** The service's handlers, each behind its access-table row. Only unary RPCs exist (and are allowed). */
+/** The handlers, each bidirectional stream's calls kept in `streams` while they are open (a shutdown ends them). */
+function tracked(
+  definition: grpc.ServiceDefinition,
+  handlers: grpc.UntypedServiceImplementation,
+  streams: Set<grpc.ServerDuplexStream<unknown, unknown>>,
+): grpc.UntypedServiceImplementation {
+  const implementation: grpc.UntypedServiceImplementation = { ...handlers };
+  for (const [key, handler] of Object.entries(handlers)) {
+    if (!definition[key]?.requestStream || !definition[key]?.responseStream) continue;
+    const streamHandler = handler as grpc.handleBidiStreamingCall<unknown, unknown>;
+    implementation[key] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => {
+      streams.add(call);
+      call.once("close", () => streams.delete(call));
+      call.once("cancelled", () => streams.delete(call));
+      streamHandler(call);
+    }) as grpc.UntypedHandleCall;
+  }
+  return implementation;
+}
+
+/** The service's handlers, each behind its access-table row. Unary RPCs and bidirectional streams are allowed. */
 function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImplementation {
   const names = rpcNames(binding.definition);
   const implementation: grpc.UntypedServiceImplementation = {};
@@ -145,8 +167,23 @@ function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImple
     const method = binding.definition[key];
     const rpc = names.get(key);
     if (!method || rpc === undefined) throw new Error(`${binding.name}: handler ${key} is not in the service definition`);
-    if (method.requestStream || method.responseStream) throw new Error(`${binding.name}/${rpc}: access checks support unary RPCs only`);
+    if (method.requestStream !== method.responseStream) throw new Error(`${binding.name}/${rpc}: access checks support unary RPCs and bidirectional streams only`);
     const allowed = binding.access[rpc]!;
+    if (method.requestStream) {
+      const streamHandler = handler as grpc.handleBidiStreamingCall<unknown, unknown>;
+      implementation[key] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => {
+        const caller = callerOf(call);
+        const refused = checkAccess(caller, allowed);
+        if (refused) {
+          logRefusal(log, `${binding.name}/${rpc}`, caller, refused);
+          recordRpcServed(`/${binding.name}/${rpc}`, 0, refused.grpcStatus, refused.code);
+          call.emit("error", catalogueStatus(refused));
+          return;
+        }
+        streamHandler(call);
+      }) as grpc.UntypedHandleCall;
+      continue;
+    }
     const unaryHandler = handler as grpc.handleUnaryCall<unknown, unknown>;
     implementation[key] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const caller = callerOf(call);

@@ -96,6 +96,15 @@ export const cacheRecordsRefused = new Counter({
   labelNames: ["reason"] as const,
   registers: [registry],
 });
+const gatewaySessionCacheLookups = new Counter({
+  name: "auth_gateway_session_cache_lookups_total",
+  help: "get-session lookups in the gateway's own session memory: hit (answered from it) or miss (asked the shared cache or the session service).",
+  labelNames: ["result"] as const,
+  registers: [registry],
+});
+// Bound once: a lookup is counted on every request.
+export const gatewaySessionCacheHits = gatewaySessionCacheLookups.labels({ result: "hit" });
+export const gatewaySessionCacheMisses = gatewaySessionCacheLookups.labels({ result: "miss" });
 export const mailDeliveryFailures = new Counter({
   name: "auth_mail_delivery_failures_total",
   help: "Failed mail delivery attempts: retry (another attempt is scheduled) or final (given up).",

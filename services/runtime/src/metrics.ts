@@ -112,6 +112,7 @@ export const authEvents = {
   sessionCreated: () => instruments?.sessionsCreated.inc(),
   sessionsRevoked: (count = 1) => instruments?.sessionsRevoked.inc(count),
   cacheRecordRefused: (reason: "unsigned" | "invalid-mac") => instruments?.cacheRecordsRefused.inc({ reason }),
+  gatewaySessionCacheLookup: (hit: boolean) => (hit ? instruments?.gatewaySessionCacheHits : instruments?.gatewaySessionCacheMisses)?.inc(),
   mailDeliveryFailed: (kind: "retry" | "final") => instruments?.mailDeliveryFailures.inc({ kind }),
   passwordHashed: (seconds: number) => instruments?.passwordHashSeconds.observe(seconds),
 };

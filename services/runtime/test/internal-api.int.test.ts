@@ -90,6 +90,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListUsersMissingSnapshot: ["identity"],
     SetActiveOrganization: ["organization"],
     ClearActiveOrganization: ["organization"],
+    WatchSessionEvents: ["gateway"],
   },
   notification: {
     SendEmail: ["identity", "organization"],
@@ -225,10 +226,21 @@ function client(service: Service, workload: Workload): grpc.Client {
   return found;
 }
 
-/** Calls `rpc` with an empty request (every field at its default) and returns the raw gRPC status. */
-/** Calls `rpc` with `request` over the message's defaults (an empty request when none is given). */
+/**
+ * Calls `rpc` with `request` over the message's defaults (an empty request when none is given) and returns
+ * the raw gRPC status; a bidirectional stream is opened and closed at once (no message).
+ */
 function rawCall(target: grpc.Client, service: Service, rpc: string, request?: object): Promise<Outcome> {
   const [key, method] = Object.entries(SERVICES[service].definition).find(([, m]) => m.path.endsWith(`/${rpc}`))!;
+  if (method.requestStream) {
+    const open = (target as unknown as Record<string, (metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientDuplexStream<unknown, unknown>>)[key]!;
+    const stream = open.call(target, new grpc.Metadata(), { deadline: Date.now() + 5_000 });
+    stream.on("error", () => undefined);
+    stream.end();
+    return new Promise((resolve) =>
+      stream.on("status", (status: grpc.StatusObject) => resolve({ code: status.code, errorCode: status.metadata.get(ERROR_CODE_KEY)[0] as string | undefined })),
+    );
+  }
   const fn = (target as unknown as Record<string, RawMethod>)[key]!;
   return new Promise((resolve) =>
     fn.call(target, { ...method.requestDeserialize(Buffer.alloc(0)), ...request }, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) =>

@@ -6,21 +6,44 @@ import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
+import { createRedisBroadcast } from "@auth-platform/runtime/redis-broadcast";
 import { redisWarnings } from "@auth-platform/runtime/redis-connection";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
 import { cacheLease } from "./domain/cache-lease.js";
 import type { Registry } from "./domain/ports.js";
+import { type SessionEventHub, sessionEventHub } from "./domain/session-events.js";
+import { sessionRelay } from "./domain/session-relay.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
-export async function buildRegistry(config: SessionConfig, log: Logger, now: () => Date = () => new Date()): Promise<Registry & { close(): Promise<void> }> {
+export async function buildRegistry(
+  config: SessionConfig,
+  log: Logger,
+  now: () => Date = () => new Date(),
+): Promise<Registry & { events: SessionEventHub; close(): Promise<void> }> {
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const tokens = tokenVault(config.secret);
   const store = await openSessionStore(config.databaseUrl, tokens, { now });
   for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
   const cache = createKeyValue(config.redis, log, config.redisKeyPrefix);
   await cache.ready();
-  const lease = cacheLease({ store, cache, log, leaseMs: config.cacheLeaseMs, staleServeMs: config.cacheStaleServeSeconds * 1000 });
+  // With Redis several replicas may run: each change reaches the watchers of all of them (domain/session-relay.ts).
+  const broadcast = config.redis ? createRedisBroadcast(config.redis, log, config.redisKeyPrefix, "session-events") : undefined;
+  // No lease while the store is out of reach: get-session must then go through the session service's
+  // bounded stale serving (cache-lease.ts), not a gateway's memory that nothing bounds.
+  const hub = sessionEventHub({ leaseMs: config.cacheLeaseMs, mayGrant: () => lease.staleServingUntil() === 0 && (relay?.mayGrant() ?? true), log });
+  const relay = broadcast && sessionRelay({ hub, broadcast, leaseMs: config.cacheLeaseMs, log });
+  // Registered before the first watcher asks for a lease (or serving without leases while Redis is away).
+  await relay?.start();
+  const events: SessionEventHub = { ...hub, publish: relay ? relay.publish : hub.publish };
+  const lease = cacheLease({
+    store,
+    cache,
+    log,
+    leaseMs: config.cacheLeaseMs,
+    staleServeMs: config.cacheStaleServeSeconds * 1000,
+    publish: hub.publish,
+  });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
   await lease.start();
   return {
@@ -31,11 +54,15 @@ export async function buildRegistry(config: SessionConfig, log: Logger, now: () 
     tokens,
     handles: sessionHandles(config.secret),
     lease,
+    events,
     log,
     now,
     async close() {
+      if (relay) await relay.stop();
+      else hub.endAll("shutting down");
       await lease.stop();
       await cache.close();
+      if (broadcast) await broadcast.close();
       await store.close();
     },
   };

@@ -13,6 +13,7 @@ import { sessionConfig } from "../src/config.js";
 import { createMemorySessionStore } from "../src/store/memory-session-store.js";
 import { cacheLease, type CacheLease } from "../src/domain/cache-lease.js";
 import type { Registry } from "../src/domain/ports.js";
+import type { SessionEvent } from "../src/domain/session-events.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 
@@ -84,6 +85,8 @@ export interface TestRegistry extends Registry {
   store: Registry["store"] & { down: boolean };
   lease: CacheLease;
   clock: TestClock;
+  /** Every event the domain published, in order. */
+  events: Registry["events"] & { published: SessionEvent[] };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -108,8 +111,20 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     handles,
     lease,
     clock,
+    events: eventLog(),
     log: silent,
     now,
+  };
+}
+
+/** The hub as the domain sees it, recording what was published. */
+function eventLog(): TestRegistry["events"] {
+  const published: SessionEvent[] = [];
+  return {
+    published,
+    publish: async (event) => {
+      published.push(event);
+    },
   };
 }
 

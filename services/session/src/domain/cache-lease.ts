@@ -25,6 +25,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { forgetCachedSession, holdCacheLease, revokeCachedSession } from "@auth-platform/runtime/session-cache";
 import type { SessionStore } from "../store/session-store.js";
+import type { SessionEvent } from "./session-events.js";
 
 /** Covers the time a SET can take to reach Redis and the clock difference between hosts. */
 export const LEASE_MARGIN_MS = 500;
@@ -60,6 +61,11 @@ export interface CacheLeaseDeps {
   now?: () => number;
   /** Waits `ms` on that clock; a real timer by default. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Tells this replica's watchers of what is pending before it is flushed: a replica that could not publish
+   * its change through Redis recorded it here, and waits for the others to have done so (session-relay.ts).
+   */
+  publish?: (event: SessionEvent) => Promise<void>;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -107,6 +113,12 @@ export function cacheLease(deps: CacheLeaseDeps): CacheLease {
           return true;
         }
         sawPending = true;
+        if (deps.publish) {
+          const told: Promise<void>[] = [];
+          if (pending.length) told.push(deps.publish({ kind: "sessions-revoked", lookups: pending.map((p) => p.lookup) }));
+          if (forgets.length) told.push(deps.publish({ kind: "session-changed", lookups: forgets.map((f) => f.lookup) }));
+          await Promise.all(told);
+        }
         if (pending.length) {
           await Promise.all(pending.map((p) => revokeCachedSession(deps.cache, p.lookup, p.expiresAt, now())));
           await deps.store.clearPending(pending.map((p) => p.lookup));

@@ -7,6 +7,7 @@ import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { CacheLease } from "./cache-lease.js";
+import type { SessionEventHub } from "./session-events.js";
 
 export interface Registry {
   config: SessionConfig;
@@ -23,6 +24,8 @@ export interface Registry {
    * says how long cached sessions may be served while the store is out of reach.
    */
   lease: Pick<CacheLease, "waitOut" | "staleServingUntil" | "forbidStaleServing">;
+  /** The watchers of this replica's changes (the gateways' caches): every change publishes to them before it answers. */
+  events: Pick<SessionEventHub, "publish">;
   now: () => Date;
   log: Logger;
 }

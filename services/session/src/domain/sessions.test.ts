@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CACHE_LEASE_KEY } from "@auth-platform/runtime/session-cache";
+import { setActiveOrganization } from "./active-organization.js";
 import { createSession, forgetUser, getSession, listSessions, revokeSession, revokeUserSessions, type ValidSession } from "./sessions.js";
 import { aUser, handles, holdNext, type TestRegistry, testRegistry, vault } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
@@ -486,5 +487,36 @@ describe("a caller acting in an impersonation session", () => {
     // An ordinary session of the user ends the others, itself kept.
     await revokeUserSessions(deps, user.id, { caller: callerOf(own), keepCallers: true });
     expect((await listSessions(deps, user.id, { caller: callerOf(own) })).map((s) => s.token)).toEqual([own.token]);
+  });
+});
+
+describe("changes published to the watchers (the gateways' own caches), after the store write", () => {
+  it("a revoke publishes its session's lookup once the row is gone; a user change publishes the user; an organization change the session", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    let rowGoneAtPublish: boolean | undefined;
+    const publish = deps.events.publish;
+    deps.events.publish = async (event) => {
+      rowGoneAtPublish = (await deps.store.findByToken(session.token)) === null;
+      return publish(event);
+    };
+    await revokeSession(deps, session.token);
+    expect(deps.events.published).toEqual([{ kind: "sessions-revoked", lookups: [vault.lookup(session.token)] }]);
+    expect(rowGoneAtPublish).toBe(true);
+
+    const other = await signedIn(deps);
+    await forgetUser(deps, other.userId, aUser(deps, { id: other.userId, role: "admin" }));
+    expect(deps.events.published.at(-1)).toEqual({ kind: "user-changed", userId: other.userId });
+    await setActiveOrganization(deps, other.id, "org-1");
+    expect(deps.events.published.at(-1)).toEqual({ kind: "session-changed", lookups: [vault.lookup(other.token)] });
+  });
+
+  it("a ban publishes every session of the user, during a Redis outage too", async () => {
+    const deps = testRegistry();
+    const first = await signedIn(deps, { userId: "banned-user" });
+    const second = await createSession(deps, { userId: "banned-user", rememberMe: true, user: aUser(deps, { id: "banned-user" }) });
+    deps.cache.down = true;
+    await revokeUserSessions(deps, "banned-user", { user: aUser(deps, { id: "banned-user", banned: true }) });
+    expect(deps.events.published).toEqual([{ kind: "sessions-revoked", lookups: expect.arrayContaining([vault.lookup(first.token), vault.lookup(second.token)]) }]);
   });
 });

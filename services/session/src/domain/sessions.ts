@@ -8,6 +8,8 @@
  * A change (PutUserCopy, DropUserCopy, the active organization) writes the store, then drops the cached copies; when Redis
  * cannot take that, the forgets are recorded as pending and the call waits out the lease the same way, so
  * the change succeeds and no copy from before it is served when Redis returns (a demoted admin stays demoted).
+ * Every revoke and change is then published to the watchers (the gateways' own caches, session-events.ts),
+ * and answers once they have applied it or their lease has run out.
  *
  * The store out of reach (PostgreSQL down or partitioned): get-session answers from the cache entries this
  * replica holds, read-only and for SESSION_CACHE_STALE_SERVE_SECONDS at most (cache-lease.ts), never a
@@ -33,9 +35,10 @@ import {
 import { SHORT_SESSION_SECONDS } from "../config.js";
 import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
+import type { SessionEvent } from "./session-events.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -292,6 +295,7 @@ function refuseWhileImpersonating(caller: SessionRecord): void {
 async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
   if (!sessions.length) return;
   authEvents.sessionsRevoked(sessions.length);
+  const revoked: SessionEvent = { kind: "sessions-revoked", lookups: sessions.map((s) => deps.tokens.lookup(s.token)) };
   try {
     // Concurrent, so Redis pipelines them; every tombstone is written before any row is deleted.
     const now = deps.now().getTime();
@@ -301,13 +305,16 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
     await deps.store.revokePending(sessions);
     // Until a flush has written these tombstones, this replica serves no entry past the lease.
     deps.lease.forbidStaleServing();
-    await deps.lease.waitOut();
+    // Both waits at once: together they stay under the callers' deadline (session-relay.ts).
+    await Promise.all([deps.lease.waitOut(), deps.events.publish(revoked)]);
     // Redis may be back by now: the tombstones then hold at once, whatever happens to the store next.
     const later = deps.now().getTime();
     await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, later))).catch(() => undefined);
     return;
   }
   await deps.store.deleteByTokens(sessions.map((s) => s.token));
+  // The rows are gone: the watchers (gateways' caches) drop their copies before the revoke answers.
+  await deps.events.publish(revoked);
 }
 
 /**
@@ -350,6 +357,7 @@ async function revokeHeldCopy(deps: Deps, token: string, ownerId: string | undef
     const held = await readHeldSession(deps.cache, deps.cacheMac, { token, lookup }, deps.now().getTime());
     if (!held || held === "revoked" || (ownerId && held.session.userId !== ownerId)) return;
     await revokeCachedSession(deps.cache, lookup, new Date(held.session.expiresAt), deps.now().getTime());
+    await deps.events.publish({ kind: "sessions-revoked", lookups: [lookup] });
   } catch (error) {
     deps.log.warn("session cache unavailable: a sign-out during a store outage left its cache entry", { error });
   }
@@ -404,16 +412,18 @@ export async function forgetUser(deps: Deps, userId: string, user?: CachedUser):
     await dropCachedCopies(
       deps,
       sessions.map((s) => s.token),
+      { kind: "user-changed", userId },
     );
   });
 }
 
 /**
- * Drops the cached copies of these sessions after a change of them or their user. When Redis cannot take it,
- * the forgets are recorded as pending and the call waits out the lease, as a revocation does: from then on no
- * copy from before the change is trusted until a flush has dropped them (cache-lease.ts).
+ * Drops the cached copies of these sessions after a change of them or their user, and publishes `event` to the
+ * watchers. When Redis cannot take it, the forgets are recorded as pending and the call waits out the lease, as
+ * a revocation does: from then on no copy from before the change is trusted until a flush has dropped them
+ * (cache-lease.ts).
  */
-export async function dropCachedCopies(deps: Pick<Deps, "store" | "cache" | "tokens" | "lease" | "log">, tokens: string[]): Promise<void> {
+export async function dropCachedCopies(deps: Pick<Deps, "store" | "cache" | "tokens" | "lease" | "events" | "log">, tokens: string[], event: SessionEvent): Promise<void> {
   if (!tokens.length) return;
   try {
     await Promise.all(tokens.map((token) => forgetCachedSession(deps.cache, deps.tokens.lookup(token))));
@@ -421,10 +431,13 @@ export async function dropCachedCopies(deps: Pick<Deps, "store" | "cache" | "tok
     deps.log.warn("session cache unavailable: forget recorded in the store until the cache is back", { error, count: tokens.length });
     await deps.store.forgetPending(tokens);
     deps.lease.forbidStaleServing();
-    await deps.lease.waitOut();
+    // Both waits at once: together they stay under the callers' deadline (session-relay.ts).
+    await Promise.all([deps.lease.waitOut(), deps.events.publish(event)]);
     // Redis may be back by now: the entries then go at once, whatever happens to the store next.
     await Promise.all(tokens.map((token) => forgetCachedSession(deps.cache, deps.tokens.lookup(token)))).catch(() => undefined);
+    return;
   }
+  await deps.events.publish(event);
 }
 
 /** The users who have sessions but no kept copy (sessions from before copies were kept), a page at a time. */

@@ -1,5 +1,11 @@
 /** SessionService over gRPC: decode, call one use case, encode. */
-import { type SessionServiceServer, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type * as grpc from "@grpc/grpc-js";
+import {
+  type SessionServiceServer,
+  SessionServiceService,
+  type WatchSessionEventsRequest,
+  type WatchSessionEventsResponse,
+} from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
@@ -7,6 +13,7 @@ import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import { carriedUser, userFields } from "@auth-platform/runtime/user-message";
 import type { Registry } from "../domain/ports.js";
+import type { SessionEvent, SessionEventHub, Watch } from "../domain/session-events.js";
 import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
 import {
   type CallerRef,
@@ -39,6 +46,8 @@ export const SESSION_ACCESS: AccessTable = {
   // The organization service has checked the membership; nothing else changes a session's organization.
   SetActiveOrganization: ["organization"],
   ClearActiveOrganization: ["organization"],
+  // The gateway's own session cache (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
+  WatchSessionEvents: ["gateway"],
 };
 
 /**
@@ -58,7 +67,7 @@ async function callerOf(registry: Registry, req: { caller?: Caller; callerToken?
   return req.callerToken === undefined ? undefined : callerByToken(registry, req.callerToken);
 }
 
-export function sessionService(registry: Registry, rpc: RpcServer): ServiceBinding {
+export function sessionService(registry: Registry & { events: SessionEventHub }, rpc: RpcServer): ServiceBinding {
   const mutualTls = registry.config.grpc.tls.kind === "mtls";
   const implementation: SessionServiceServer = {
     createSession: rpc.unary("CreateSession", async (req) => {
@@ -75,6 +84,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
         session: sessionMessageFromCache(found.cached.session),
         ...userFields(toUserMessage(found.cached.user)),
         refreshed: found.refreshed,
+        refreshAt: new Date(found.cached.refreshAt),
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({
@@ -131,6 +141,7 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
       await clearActiveOrganization(registry, req.organizationId, req.userId || undefined);
       return {};
     }),
+    watchSessionEvents: rpc.duplex("WatchSessionEvents", (stream) => serveWatch(registry.events, stream)),
   };
   return {
     definition: SessionServiceService,
@@ -138,4 +149,52 @@ export function sessionService(registry: Registry, rpc: RpcServer): ServiceBindi
     name: SERVICE_NAME,
     access: SESSION_ACCESS,
   };
+}
+
+type WatchStream = grpc.ServerDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+
+/** One watcher's stream: a hello first, then its acks and pings; resolves when the stream is over. */
+function serveWatch(hub: SessionEventHub, stream: WatchStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let watch: Watch | undefined;
+    const write = (message: WatchSessionEventsResponse) => {
+      if (!stream.writableEnded && !stream.destroyed) stream.write(message);
+    };
+    const over = () => {
+      watch?.close();
+      resolve();
+    };
+    stream.on("data", (request: WatchSessionEventsRequest) => {
+      const message = request.message;
+      if (!watch) {
+        if (message?.$case !== "hello") return reject(new AuthError("VALIDATION_ERROR", "the first message must be hello"));
+        watch = hub.watch(
+          { id: message.value.watcherId.slice(0, 100), acknowledges: message.value.acknowledges },
+          {
+            event: (seq, event) => write({ seq: String(seq), event: eventMessage(event) }),
+            lease: (n, leaseMs) => write({ seq: "0", event: { $case: "lease", value: { n: String(n), leaseMs } } }),
+            end: () => {
+              if (!stream.writableEnded) stream.end();
+              over();
+            },
+          },
+        );
+      } else if (message?.$case === "ack") watch.ack(Number(message.value.seq));
+      else if (message?.$case === "ping") watch.ping(Number(message.value.n));
+    });
+    stream.once("end", over);
+    stream.once("cancelled", over);
+    stream.once("error", over);
+  });
+}
+
+function eventMessage(event: SessionEvent): WatchSessionEventsResponse["event"] {
+  switch (event.kind) {
+    case "sessions-revoked":
+      return { $case: "sessionsRevoked", value: { tokenLookups: event.lookups } };
+    case "session-changed":
+      return { $case: "sessionChanged", value: { tokenLookups: event.lookups } };
+    case "user-changed":
+      return { $case: "userChanged", value: { userId: event.userId } };
+  }
 }

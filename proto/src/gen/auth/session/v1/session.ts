@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -172,6 +174,8 @@ export interface GetSessionResponse {
     | undefined;
   /** True when this call extended the session, so the caller reissues its cookie. */
   refreshed: boolean;
+  /** When a read should next extend the session (past expires_at: never); absent with the session. */
+  refreshAt?: Date | undefined;
 }
 
 export interface ListSessionsRequest {
@@ -347,6 +351,69 @@ export interface ClearActiveOrganizationRequest {
 }
 
 export interface ClearActiveOrganizationResponse {
+}
+
+/** What a watcher sends: hello first, then acks and pings in any order. */
+export interface WatchSessionEventsRequest {
+  message?: { $case: "hello"; value: WatchHello } | { $case: "ack"; value: WatchAck } | {
+    $case: "ping";
+    value: WatchPing;
+  } | undefined;
+}
+
+export interface WatchHello {
+  /** The watcher's instance (a gateway process), for the logs. */
+  watcherId: string;
+  /** True: every change waits for this watcher's ack (or its lease to run out) before it answers. */
+  acknowledges: boolean;
+}
+
+export interface WatchAck {
+  /** Every event up to this sequence number has been applied. */
+  seq: string;
+}
+
+export interface WatchPing {
+  /** Increasing per stream; the lease answering it carries the same number. */
+  n: string;
+}
+
+/** One event, or the lease answering a ping. */
+export interface WatchSessionEventsResponse {
+  /** This replica's sequence number of the event (0 on a lease). */
+  seq: string;
+  event?:
+    | { $case: "sessionsRevoked"; value: SessionsRevoked }
+    | { $case: "sessionChanged"; value: SessionChanged }
+    | { $case: "userChanged"; value: UserChanged }
+    | { $case: "lease"; value: WatchLease }
+    | undefined;
+}
+
+/** These sessions ended (signed out, revoked, their user banned or deleted). */
+export interface SessionsRevoked {
+  /** The tokens' lookup hashes (runtime/session-token.ts), never the tokens. */
+  tokenLookups: string[];
+}
+
+/** These sessions changed (their active organization): a copy held is out of date. */
+export interface SessionChanged {
+  tokenLookups: string[];
+}
+
+/**
+ * A user changed (profile, role, ban, verified email, two-factor) or its copy was dropped: the copies of
+ * its sessions held are out of date.
+ */
+export interface UserChanged {
+  userId: string;
+}
+
+export interface WatchLease {
+  /** The ping this answers. */
+  n: string;
+  /** The lease's length, counted by the watcher from when it sent that ping. */
+  leaseMs: number;
 }
 
 function createBaseSession(): Session {
@@ -1325,7 +1392,7 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
 };
 
 function createBaseGetSessionResponse(): GetSessionResponse {
-  return { session: undefined, user: undefined, sessionUser: undefined, refreshed: false };
+  return { session: undefined, user: undefined, sessionUser: undefined, refreshed: false, refreshAt: undefined };
 }
 
 export const GetSessionResponse: MessageFns<GetSessionResponse> = {
@@ -1341,6 +1408,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     }
     if (message.refreshed !== false) {
       writer.uint32(24).bool(message.refreshed);
+    }
+    if (message.refreshAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refreshAt), writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1390,6 +1460,14 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
             message.refreshed = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refreshAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1412,6 +1490,11 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
         ? SessionUser.fromJSON(object.session_user)
         : undefined,
       refreshed: isSet(object.refreshed) ? globalThis.Boolean(object.refreshed) : false,
+      refreshAt: isSet(object.refreshAt)
+        ? fromJsonTimestamp(object.refreshAt)
+        : isSet(object.refresh_at)
+        ? fromJsonTimestamp(object.refresh_at)
+        : undefined,
     };
   },
 
@@ -1429,6 +1512,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     if (message.refreshed !== false) {
       obj.refreshed = message.refreshed;
     }
+    if (message.refreshAt !== undefined) {
+      obj.refreshAt = message.refreshAt.toISOString();
+    }
     return obj;
   },
 
@@ -1445,6 +1531,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
     message.refreshed = object.refreshed ?? false;
+    message.refreshAt = object.refreshAt ?? undefined;
     return message;
   },
 };
@@ -3104,6 +3191,824 @@ export const ClearActiveOrganizationResponse: MessageFns<ClearActiveOrganization
   },
 };
 
+function createBaseWatchSessionEventsRequest(): WatchSessionEventsRequest {
+  return { message: undefined };
+}
+
+export const WatchSessionEventsRequest: MessageFns<WatchSessionEventsRequest> = {
+  encode(message: WatchSessionEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.message?.$case) {
+      case "hello":
+        WatchHello.encode(message.message.value, writer.uint32(10).fork()).join();
+        break;
+      case "ack":
+        WatchAck.encode(message.message.value, writer.uint32(18).fork()).join();
+        break;
+      case "ping":
+        WatchPing.encode(message.message.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchSessionEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchSessionEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.message = { $case: "hello", value: WatchHello.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = { $case: "ack", value: WatchAck.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = { $case: "ping", value: WatchPing.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchSessionEventsRequest {
+    return {
+      message: isSet(object.hello)
+        ? { $case: "hello", value: WatchHello.fromJSON(object.hello) }
+        : isSet(object.ack)
+        ? { $case: "ack", value: WatchAck.fromJSON(object.ack) }
+        : isSet(object.ping)
+        ? { $case: "ping", value: WatchPing.fromJSON(object.ping) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchSessionEventsRequest): unknown {
+    const obj: any = {};
+    if (message.message?.$case === "hello") {
+      obj.hello = WatchHello.toJSON(message.message.value);
+    } else if (message.message?.$case === "ack") {
+      obj.ack = WatchAck.toJSON(message.message.value);
+    } else if (message.message?.$case === "ping") {
+      obj.ping = WatchPing.toJSON(message.message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchSessionEventsRequest>, I>>(base?: I): WatchSessionEventsRequest {
+    return WatchSessionEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchSessionEventsRequest>, I>>(object: I): WatchSessionEventsRequest {
+    const message = createBaseWatchSessionEventsRequest();
+    switch (object.message?.$case) {
+      case "hello": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "hello", value: WatchHello.fromPartial(object.message.value) };
+        }
+        break;
+      }
+      case "ack": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "ack", value: WatchAck.fromPartial(object.message.value) };
+        }
+        break;
+      }
+      case "ping": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "ping", value: WatchPing.fromPartial(object.message.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseWatchHello(): WatchHello {
+  return { watcherId: "", acknowledges: false };
+}
+
+export const WatchHello: MessageFns<WatchHello> = {
+  encode(message: WatchHello, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.watcherId !== "") {
+      writer.uint32(10).string(message.watcherId);
+    }
+    if (message.acknowledges !== false) {
+      writer.uint32(16).bool(message.acknowledges);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchHello {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchHello();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.watcherId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.acknowledges = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchHello {
+    return {
+      watcherId: isSet(object.watcherId)
+        ? globalThis.String(object.watcherId)
+        : isSet(object.watcher_id)
+        ? globalThis.String(object.watcher_id)
+        : "",
+      acknowledges: isSet(object.acknowledges) ? globalThis.Boolean(object.acknowledges) : false,
+    };
+  },
+
+  toJSON(message: WatchHello): unknown {
+    const obj: any = {};
+    if (message.watcherId !== "") {
+      obj.watcherId = message.watcherId;
+    }
+    if (message.acknowledges !== false) {
+      obj.acknowledges = message.acknowledges;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchHello>, I>>(base?: I): WatchHello {
+    return WatchHello.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchHello>, I>>(object: I): WatchHello {
+    const message = createBaseWatchHello();
+    message.watcherId = object.watcherId ?? "";
+    message.acknowledges = object.acknowledges ?? false;
+    return message;
+  },
+};
+
+function createBaseWatchAck(): WatchAck {
+  return { seq: "0" };
+}
+
+export const WatchAck: MessageFns<WatchAck> = {
+  encode(message: WatchAck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seq !== "0") {
+      writer.uint32(8).int64(message.seq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchAck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchAck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seq = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchAck {
+    return { seq: isSet(object.seq) ? globalThis.String(object.seq) : "0" };
+  },
+
+  toJSON(message: WatchAck): unknown {
+    const obj: any = {};
+    if (message.seq !== "0") {
+      obj.seq = message.seq;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchAck>, I>>(base?: I): WatchAck {
+    return WatchAck.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchAck>, I>>(object: I): WatchAck {
+    const message = createBaseWatchAck();
+    message.seq = object.seq ?? "0";
+    return message;
+  },
+};
+
+function createBaseWatchPing(): WatchPing {
+  return { n: "0" };
+}
+
+export const WatchPing: MessageFns<WatchPing> = {
+  encode(message: WatchPing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.n !== "0") {
+      writer.uint32(8).int64(message.n);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchPing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchPing();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.n = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchPing {
+    return { n: isSet(object.n) ? globalThis.String(object.n) : "0" };
+  },
+
+  toJSON(message: WatchPing): unknown {
+    const obj: any = {};
+    if (message.n !== "0") {
+      obj.n = message.n;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchPing>, I>>(base?: I): WatchPing {
+    return WatchPing.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchPing>, I>>(object: I): WatchPing {
+    const message = createBaseWatchPing();
+    message.n = object.n ?? "0";
+    return message;
+  },
+};
+
+function createBaseWatchSessionEventsResponse(): WatchSessionEventsResponse {
+  return { seq: "0", event: undefined };
+}
+
+export const WatchSessionEventsResponse: MessageFns<WatchSessionEventsResponse> = {
+  encode(message: WatchSessionEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seq !== "0") {
+      writer.uint32(8).int64(message.seq);
+    }
+    switch (message.event?.$case) {
+      case "sessionsRevoked":
+        SessionsRevoked.encode(message.event.value, writer.uint32(18).fork()).join();
+        break;
+      case "sessionChanged":
+        SessionChanged.encode(message.event.value, writer.uint32(26).fork()).join();
+        break;
+      case "userChanged":
+        UserChanged.encode(message.event.value, writer.uint32(34).fork()).join();
+        break;
+      case "lease":
+        WatchLease.encode(message.event.value, writer.uint32(42).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchSessionEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchSessionEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seq = reader.int64().toString();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = { $case: "sessionsRevoked", value: SessionsRevoked.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event = { $case: "sessionChanged", value: SessionChanged.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.event = { $case: "userChanged", value: UserChanged.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.event = { $case: "lease", value: WatchLease.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchSessionEventsResponse {
+    return {
+      seq: isSet(object.seq) ? globalThis.String(object.seq) : "0",
+      event: isSet(object.sessionsRevoked)
+        ? { $case: "sessionsRevoked", value: SessionsRevoked.fromJSON(object.sessionsRevoked) }
+        : isSet(object.sessions_revoked)
+        ? { $case: "sessionsRevoked", value: SessionsRevoked.fromJSON(object.sessions_revoked) }
+        : isSet(object.sessionChanged)
+        ? { $case: "sessionChanged", value: SessionChanged.fromJSON(object.sessionChanged) }
+        : isSet(object.session_changed)
+        ? { $case: "sessionChanged", value: SessionChanged.fromJSON(object.session_changed) }
+        : isSet(object.userChanged)
+        ? { $case: "userChanged", value: UserChanged.fromJSON(object.userChanged) }
+        : isSet(object.user_changed)
+        ? { $case: "userChanged", value: UserChanged.fromJSON(object.user_changed) }
+        : isSet(object.lease)
+        ? { $case: "lease", value: WatchLease.fromJSON(object.lease) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchSessionEventsResponse): unknown {
+    const obj: any = {};
+    if (message.seq !== "0") {
+      obj.seq = message.seq;
+    }
+    if (message.event?.$case === "sessionsRevoked") {
+      obj.sessionsRevoked = SessionsRevoked.toJSON(message.event.value);
+    } else if (message.event?.$case === "sessionChanged") {
+      obj.sessionChanged = SessionChanged.toJSON(message.event.value);
+    } else if (message.event?.$case === "userChanged") {
+      obj.userChanged = UserChanged.toJSON(message.event.value);
+    } else if (message.event?.$case === "lease") {
+      obj.lease = WatchLease.toJSON(message.event.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchSessionEventsResponse>, I>>(base?: I): WatchSessionEventsResponse {
+    return WatchSessionEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchSessionEventsResponse>, I>>(object: I): WatchSessionEventsResponse {
+    const message = createBaseWatchSessionEventsResponse();
+    message.seq = object.seq ?? "0";
+    switch (object.event?.$case) {
+      case "sessionsRevoked": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "sessionsRevoked", value: SessionsRevoked.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "sessionChanged": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "sessionChanged", value: SessionChanged.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "userChanged": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "userChanged", value: UserChanged.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "lease": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "lease", value: WatchLease.fromPartial(object.event.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseSessionsRevoked(): SessionsRevoked {
+  return { tokenLookups: [] };
+}
+
+export const SessionsRevoked: MessageFns<SessionsRevoked> = {
+  encode(message: SessionsRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tokenLookups) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionsRevoked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionsRevoked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokenLookups.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionsRevoked {
+    return {
+      tokenLookups: globalThis.Array.isArray(object?.tokenLookups)
+        ? object.tokenLookups.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.token_lookups)
+        ? object.token_lookups.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SessionsRevoked): unknown {
+    const obj: any = {};
+    if (message.tokenLookups?.length) {
+      obj.tokenLookups = message.tokenLookups;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionsRevoked>, I>>(base?: I): SessionsRevoked {
+    return SessionsRevoked.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionsRevoked>, I>>(object: I): SessionsRevoked {
+    const message = createBaseSessionsRevoked();
+    message.tokenLookups = object.tokenLookups?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSessionChanged(): SessionChanged {
+  return { tokenLookups: [] };
+}
+
+export const SessionChanged: MessageFns<SessionChanged> = {
+  encode(message: SessionChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tokenLookups) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokenLookups.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionChanged {
+    return {
+      tokenLookups: globalThis.Array.isArray(object?.tokenLookups)
+        ? object.tokenLookups.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.token_lookups)
+        ? object.token_lookups.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SessionChanged): unknown {
+    const obj: any = {};
+    if (message.tokenLookups?.length) {
+      obj.tokenLookups = message.tokenLookups;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionChanged>, I>>(base?: I): SessionChanged {
+    return SessionChanged.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionChanged>, I>>(object: I): SessionChanged {
+    const message = createBaseSessionChanged();
+    message.tokenLookups = object.tokenLookups?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseUserChanged(): UserChanged {
+  return { userId: "" };
+}
+
+export const UserChanged: MessageFns<UserChanged> = {
+  encode(message: UserChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserChanged {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: UserChanged): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UserChanged>, I>>(base?: I): UserChanged {
+    return UserChanged.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UserChanged>, I>>(object: I): UserChanged {
+    const message = createBaseUserChanged();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchLease(): WatchLease {
+  return { n: "0", leaseMs: 0 };
+}
+
+export const WatchLease: MessageFns<WatchLease> = {
+  encode(message: WatchLease, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.n !== "0") {
+      writer.uint32(8).int64(message.n);
+    }
+    if (message.leaseMs !== 0) {
+      writer.uint32(16).int32(message.leaseMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchLease {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchLease();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.n = reader.int64().toString();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.leaseMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchLease {
+    return {
+      n: isSet(object.n) ? globalThis.String(object.n) : "0",
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.Number(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.Number(object.lease_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: WatchLease): unknown {
+    const obj: any = {};
+    if (message.n !== "0") {
+      obj.n = message.n;
+    }
+    if (message.leaseMs !== 0) {
+      obj.leaseMs = Math.round(message.leaseMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchLease>, I>>(base?: I): WatchLease {
+    return WatchLease.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchLease>, I>>(object: I): WatchLease {
+    const message = createBaseWatchLease();
+    message.n = object.n ?? "0";
+    message.leaseMs = object.leaseMs ?? 0;
+    return message;
+  },
+};
+
 /**
  * Session owns sessions and the session cache. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -3292,6 +4197,26 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): ClearActiveOrganizationResponse =>
       ClearActiveOrganizationResponse.decode(value),
   },
+  /**
+   * WatchSessionEvents streams what happened to sessions and users on this replica, after its store write:
+   * sessions revoked, a session changed, a user changed, each with this replica's sequence number. A watcher
+   * opens with `hello`; one that acknowledges then answers every event with `ack` once it has applied it,
+   * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
+   * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
+   * what it holds until its own clock, when it sent ping n, plus lease_ms
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   */
+  watchSessionEvents: {
+    path: "/auth.session.v1.SessionService/WatchSessionEvents" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchSessionEventsRequest): Buffer =>
+      Buffer.from(WatchSessionEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchSessionEventsRequest => WatchSessionEventsRequest.decode(value),
+    responseSerialize: (value: WatchSessionEventsResponse): Buffer =>
+      Buffer.from(WatchSessionEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchSessionEventsResponse => WatchSessionEventsResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -3364,6 +4289,16 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Idempotent. Errors: none.
    */
   clearActiveOrganization: handleUnaryCall<ClearActiveOrganizationRequest, ClearActiveOrganizationResponse>;
+  /**
+   * WatchSessionEvents streams what happened to sessions and users on this replica, after its store write:
+   * sessions revoked, a session changed, a user changed, each with this replica's sequence number. A watcher
+   * opens with `hello`; one that acknowledges then answers every event with `ack` once it has applied it,
+   * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
+   * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
+   * what it holds until its own clock, when it sent ping n, plus lease_ms
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   */
+  watchSessionEvents: handleBidiStreamingCall<WatchSessionEventsRequest, WatchSessionEventsResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -3604,6 +4539,23 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ClearActiveOrganizationResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * WatchSessionEvents streams what happened to sessions and users on this replica, after its store write:
+   * sessions revoked, a session changed, a user changed, each with this replica's sequence number. A watcher
+   * opens with `hello`; one that acknowledges then answers every event with `ack` once it has applied it,
+   * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
+   * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
+   * what it holds until its own clock, when it sent ping n, plus lease_ms
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   */
+  watchSessionEvents(): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+  watchSessionEvents(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+  watchSessionEvents(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(

@@ -1,0 +1,114 @@
+/**
+ * The gateway's own copy of warm sessions, answered without a hop, kept correct by the session service's
+ * pushes (gateway/src/session-watch.ts, docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
+ *
+ * Keyed by the token's lookup hash; each entry holds what get-session answers, without the token (a heap
+ * dump holds no credential), until its due time: the session's refresh point, never past its expiry. An
+ * entry is served only while the watcher holds a lease; losing the stream clears everything. A fill counts
+ * the events before it reads its source and is not kept if any arrived meanwhile, so a copy read before a
+ * change can never be kept after the change's event.
+ */
+import type { PublicSession, PublicUser } from "./public-shapes.js";
+
+/** What an entry answers: get-session's session (its token added back on a hit) and user. */
+export interface HeldSession {
+  session: PublicSession;
+  user: PublicUser;
+}
+
+interface Entry {
+  session: Omit<PublicSession, "token">;
+  user: PublicUser;
+  /** Epoch ms (the session service's clock, as the refresh point is): past it, the session service answers. */
+  dueAt: number;
+}
+
+export interface SessionMemory {
+  /** The session held for this token, while the lease holds and before it is due; else undefined. */
+  get(lookup: string, token: string, now: number): HeldSession | undefined;
+  /** The count of events and clears so far: read it before a fill reads its source. */
+  version(): number;
+  /** Keeps a copy read since `since` (version()), unless anything happened meanwhile or no lease holds. */
+  fill(lookup: string, held: HeldSession, dueAt: number, since: number): void;
+  /** The watcher's side: these sessions ended or changed. */
+  dropSessions(lookups: readonly string[]): void;
+  /** The watcher's side: a user changed; every session of theirs held goes. */
+  dropUser(userId: string): void;
+  /** The watcher's side: entries may be trusted until this time on the monotonic clock. */
+  leaseUntil(until: number): void;
+  /** Whether a lease holds now (entries may be served). */
+  holdsLease(): boolean;
+  /** Drops everything and the lease: the stream was lost or opened again. */
+  clear(): void;
+  readonly size: number;
+}
+
+export interface SessionMemoryOptions {
+  /** The most entries held; the oldest fill goes first. */
+  maxEntries: number;
+  /** The clock leases are counted on (monotonic ms): performance.now by default. */
+  monotonic?: () => number;
+  /** Told of every lookup (hit or miss), for metrics. */
+  onLookup?: (hit: boolean) => void;
+}
+
+export function sessionMemory(options: SessionMemoryOptions): SessionMemory {
+  const monotonic = options.monotonic ?? (() => performance.now());
+  const entries = new Map<string, Entry>();
+  const byUser = new Map<string, Set<string>>();
+  let version = 0;
+  let leaseEnd = Number.NEGATIVE_INFINITY;
+
+  const remove = (lookup: string) => {
+    const entry = entries.get(lookup);
+    if (!entry) return;
+    entries.delete(lookup);
+    const lookups = byUser.get(entry.user.id);
+    lookups?.delete(lookup);
+    if (lookups?.size === 0) byUser.delete(entry.user.id);
+  };
+
+  return {
+    get(lookup, token, now) {
+      const entry = entries.get(lookup);
+      const hit = entry !== undefined && now < entry.dueAt && monotonic() < leaseEnd;
+      options.onLookup?.(hit);
+      if (!hit) return undefined;
+      // The token goes back in its place (second, as publicSession orders the fields).
+      const { id, ...rest } = entry.session;
+      return { session: { id, token, ...rest }, user: entry.user };
+    },
+    version: () => version,
+    fill(lookup, held, dueAt, since) {
+      if (since !== version || !(monotonic() < leaseEnd) || options.maxEntries <= 0) return;
+      remove(lookup);
+      if (entries.size >= options.maxEntries) remove(entries.keys().next().value!);
+      const { token: _token, ...session } = held.session;
+      entries.set(lookup, { session: Object.freeze(session), user: Object.freeze(held.user), dueAt });
+      const lookups = byUser.get(held.user.id);
+      if (lookups) lookups.add(lookup);
+      else byUser.set(held.user.id, new Set([lookup]));
+    },
+    dropSessions(lookups) {
+      version++;
+      for (const lookup of lookups) remove(lookup);
+    },
+    dropUser(userId) {
+      version++;
+      for (const lookup of byUser.get(userId) ?? []) remove(lookup);
+    },
+    leaseUntil(until) {
+      leaseEnd = Math.max(leaseEnd, until);
+    },
+    holdsLease: () => monotonic() < leaseEnd,
+    clear() {
+      version++;
+      leaseEnd = Number.NEGATIVE_INFINITY;
+      entries.clear();
+      byUser.clear();
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
