@@ -19,7 +19,7 @@ import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type M
 import { freePorts } from "../testing/ports.js";
 import { cannotPin, killAllNow, pinToCpus, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
-import { measureRawScrypt, type ScryptResult } from "./scrypt.js";
+import { meanScrypt, measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { buildPlatform } from "../deploy/build.js";
 import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
@@ -309,17 +309,6 @@ async function measure(
   if (result.non2xx) log(`            platform CPU per 2xx response: ${((platformCpuPerRequest(cpu) * responses) / Math.max(1, okCount(result))).toFixed(1)} ms`);
   if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
   return { ...result, cpu, threads };
-}
-
-/** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
-function meanScrypt(a: ScryptResult, b: ScryptResult): ScryptResult {
-  return {
-    ...a,
-    hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2,
-    hashes: a.hashes + b.hashes,
-    seconds: a.seconds + b.seconds,
-    cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2,
-  };
 }
 
 /** 2xx responses in a measurement. */
