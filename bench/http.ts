@@ -31,13 +31,13 @@ export function cookieHeader(setCookie: string[]): string {
 
 /**
  * Signs a user up (`POST <baseURL>/sign-up/email`) for a scenario's set-up; a 503 (hashing at capacity on a
- * busy machine) is tried again.
+ * busy machine) is tried again. `headers` go with every request (an Origin, for a server that wants one).
  */
-export async function signUp(baseURL: string, email: string, password: string): Promise<Captured> {
+export async function signUp(baseURL: string, email: string, password: string, headers: Record<string, string> = {}): Promise<Captured> {
   for (let attempt = 1; ; attempt++) {
-    let response = await post(`${baseURL}/sign-up/email`, { name: "Bench User", email, password });
+    let response = await post(`${baseURL}/sign-up/email`, { name: "Bench User", email, password }, headers);
     // A 503 for the gRPC deadline may have come after the sign-up was done: then sign in instead.
-    if (response.status === 422 && attempt > 1) response = await post(`${baseURL}/sign-in/email`, { email, password });
+    if (response.status === 422 && attempt > 1) response = await post(`${baseURL}/sign-in/email`, { email, password }, headers);
     if (response.status !== 503 || attempt === 20) return expectOk(`sign-up ${email}`, response);
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
