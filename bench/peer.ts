@@ -319,12 +319,14 @@ function rowsOf(pair: PairResult): TableRow[] {
     (r) => r.cpuMsPerResponse.total,
   );
   for (const { connections, comparison } of pair.signIn) {
-    const share = (r: SideResult<Measurement>) => `${fmt(r.result.rps, 1)}/s (${fmt((r.result.rps / pair.scrypt.hashesPerSecond) * 100)} %)`;
+    // No answer at all in the window (every request still queued) says so instead of a p99 of 0 ms.
+    const none = (r: SideResult<Measurement>) => (r.result.total ? "" : ` (no answer in ${fmt(r.result.seconds, 1)} s)`);
+    const share = (r: SideResult<Measurement>) => `${fmt(r.result.rps, 1)}/s (${fmt((r.result.rps / pair.scrypt.hashesPerSecond) * 100)} %)${none(r)}`;
     add(`sign-in, ${connections} connections: sign-ins/s (% of our raw scrypt)`, comparison, share, (r) => r.result.rps);
     add(
       `sign-in, ${connections} connections: non-2xx/s; p99 (ratio of p99)`,
       comparison,
-      (r) => `${fmt(r.result.non2xx / r.result.seconds, 1)}/s${r.result.errors ? ` + ${r.result.errors} errors` : ""}; ${fmt(r.result.p99)} ms`,
+      (r) => `${fmt(r.result.non2xx / r.result.seconds, 1)}/s${r.result.errors ? ` + ${r.result.errors} errors` : ""}; ${r.result.total ? `${fmt(r.result.p99)} ms` : "n/a"}`,
       (r) => r.result.p99,
     );
   }
