@@ -377,8 +377,7 @@ function gitRevision(): { sha: string; dirty: boolean } {
   return { sha: git("rev-parse", "--short", "HEAD"), dirty: git("status", "--porcelain", "--untracked-files=no") !== "" };
 }
 
-function report(pairs: PairResult[], loadAtStart: number): string {
-  const { sha, dirty } = gitRevision();
+function report(pairs: PairResult[], loadAtStart: number, { sha, dirty }: { sha: string; dirty: boolean }): string {
   const cpu = cpus();
   const lines = [
     `# better-auth 1.7 and this platform, ${new Date().toISOString().slice(0, 10)}, build of \`${sha}\`${dirty ? " with uncommitted changes" : ""}`,
@@ -431,18 +430,19 @@ async function main(): Promise<void> {
     log("redis-server is not on PATH: the SQLite pair only");
     storages.pop();
   }
+  // The revision measured, read before the run: a commit made meanwhile must not name its results.
+  const revision = gitRevision();
   const loadAtStart = load1();
   log(`bench-peer ${RUN_ID}: ${storages.join(", ")}; load average ${loadAtStart.toFixed(2)}`);
   // The Makefile's target builds first when dist/ is missing or older than the sources.
   if (!existsSync(join(REPO_ROOT, BUILT_ENTRY.gateway))) throw new Error("no build in dist/: run `npm run build` (or `make bench-peer`) first");
   const pairs: PairResult[] = [];
   for (const storage of storages) pairs.push(await measurePair(storage));
-  const markdown = report(pairs, loadAtStart);
+  const markdown = report(pairs, loadAtStart, revision);
   log(`\n${markdown}`);
-  const { sha } = gitRevision();
   const dir = join(REPO_ROOT, "bench", "results");
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${new Date().toISOString().slice(0, 10)}-${sha}`);
+  const file = join(dir, `${new Date().toISOString().slice(0, 10)}-${revision.sha}`);
   writeFileSync(`${file}.md`, markdown);
   const settings = { DURATION, WARMUP, CONNECTIONS, SIGN_IN_CONNECTIONS, AUTH_CONNECTIONS, USERS, MIXED_SESSION_RATE, MIXED_SESSION_CONNECTIONS, SCRYPT_DURATION, IDLE_WAIT_MS };
   writeFileSync(`${file}.json`, `${JSON.stringify({ node: process.version, cpus: cpus().length, settings, pairs }, null, 2)}\n`);
