@@ -8,7 +8,7 @@ MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*
 
 .PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
-  bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag
+  bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag bench-peer
 
 $(STAMP): $(MANIFESTS)
 	npm ci --no-audit --no-fund
@@ -71,6 +71,14 @@ bench-scrypt: install
 	cd bench && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --import tsx scrypt.ts 15 16
 bench-list-users bench-organization-members bench-http2-promotion: bench-%: install
 	cd bench && tsx $*.ts
+
+# better-auth 1.7 beside the build, same storage and load (bench/README.md); the build is redone first when
+# dist/ is missing or older than a source it is made from.
+BUILD_SOURCES := $(shell find proto/src contract/src services/*/src gateway/src deploy web/src web/server web/public web/index.html web/vite.config.ts -type f 2>/dev/null) package-lock.json
+dist/start.js: $(BUILD_SOURCES)
+	npm run build
+bench-peer: install dist/start.js
+	cd bench && tsx peer.ts
 
 clean-data:
 	rm -rf data

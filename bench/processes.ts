@@ -37,7 +37,8 @@ function readMemory(pid: number): { peak: number; current: number } | undefined 
 // Linux's USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 1/100 s on every mainstream build.
 const TICKS_PER_SECOND = 100;
 
-function readCpuMs(pid: number, file = `/proc/${pid}/stat`): number | undefined {
+/** CPU time a process (all its threads) has used so far, in ms, from /proc; undefined once it is gone. */
+export function readCpuMs(pid: number, file = `/proc/${pid}/stat`): number | undefined {
   try {
     const stat = readFileSync(file, "utf8");
     // Fields after the command name (which is in parentheses and may hold spaces): state is field 3,

@@ -13,11 +13,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { envNumber } from "./env.js";
+import { type Captured, cookieHeader, eachLimited, expectOk, get, post, signUp } from "./http.js";
 import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
 import { cannotPin, killAllNow, pinToCpus, startChild, stopAll, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
-import { measureRawScrypt, type ScryptResult } from "./scrypt.js";
+import { meanScrypt, measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { buildPlatform } from "../deploy/build.js";
 import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
@@ -26,24 +28,16 @@ type Scenario = "get-session" | "ok" | "sign-in" | "sign-up" | "mixed";
 type Backend = "memory" | "redis";
 const SCENARIOS: Scenario[] = ["get-session", "ok", "sign-in", "sign-up", "mixed"];
 
-const num = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number (got ${raw})`);
-  return value;
-};
-
-const DURATION = num("BENCH_DURATION", 10);
-const WARMUP = num("BENCH_WARMUP", 2);
-const CONNECTIONS = num("BENCH_CONNECTIONS", 50);
-const AUTH_CONNECTIONS = num("BENCH_AUTH_CONNECTIONS", 16);
-const USERS = num("BENCH_USERS", 64);
+const DURATION = envNumber("BENCH_DURATION", 10);
+const WARMUP = envNumber("BENCH_WARMUP", 2);
+const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 50);
+const AUTH_CONNECTIONS = envNumber("BENCH_AUTH_CONNECTIONS", 16);
+const USERS = envNumber("BENCH_USERS", 64);
 /** Sign-ups in flight while a scenario creates its users (set-up, not measured). */
 const SETUP_CONNECTIONS = 4;
-const MIXED_SESSION_RATE = num("BENCH_MIXED_SESSION_RATE", 200);
-const MIXED_SESSION_CONNECTIONS = num("BENCH_MIXED_SESSION_CONNECTIONS", 10);
-const SCRYPT_DURATION = num("BENCH_SCRYPT_DURATION", DURATION);
+const MIXED_SESSION_RATE = envNumber("BENCH_MIXED_SESSION_RATE", 200);
+const MIXED_SESSION_CONNECTIONS = envNumber("BENCH_MIXED_SESSION_CONNECTIONS", 10);
+const SCRYPT_DURATION = envNumber("BENCH_SCRYPT_DURATION", DURATION);
 /**
  * How the sign-in load's clients treat a 503: `immediate` (autocannon: the next request at once, as a
  * retry storm does), `retry-after` (wait the advertised Retry-After first, as a well-behaved client does),
@@ -208,60 +202,10 @@ async function stopPlatform(platform: Platform): Promise<void> {
   }
 }
 
-// ------------------------------------------------------------------------------------------ HTTP helpers
-
-interface Captured {
-  status: number;
-  body: string;
-  setCookie: string[];
-}
-
-async function post(url: string, json: unknown): Promise<Captured> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
-  return { status: res.status, body: await res.text(), setCookie: res.headers.getSetCookie() };
-}
-
-async function get(url: string, headers: Record<string, string> = {}): Promise<Captured> {
-  const res = await fetch(url, { headers });
-  return { status: res.status, body: await res.text(), setCookie: res.headers.getSetCookie() };
-}
-
-function expectOk(what: string, response: Captured): Captured {
-  if (response.status !== 200) throw new Error(`${what}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
-  return response;
-}
-
-/** The Cookie header a browser would send back after these Set-Cookie lines. */
-function cookieHeader(setCookie: string[]): string {
-  return setCookie
-    .map((line) => line.split(";")[0]!.trim())
-    .filter((pair) => !pair.endsWith("="))
-    .join("; ");
-}
+// ------------------------------------------------------------------------------------------------ users
 
 let emailCounter = 0;
 const freshEmail = (label: string) => `bench-${RUN_ID}-${label}-${++emailCounter}@example.com`;
-
-/** Signs a user up for a scenario's set-up; a 503 (hashing at capacity on a busy machine) is tried again. */
-async function signUp(baseURL: string, email: string): Promise<Captured> {
-  for (let attempt = 1; ; attempt++) {
-    let response = await post(`${baseURL}/sign-up/email`, { name: "Bench User", email, password: PASSWORD });
-    // A 503 for the gRPC deadline may have come after the sign-up was done: then sign in instead.
-    if (response.status === 422 && attempt > 1) response = await post(`${baseURL}/sign-in/email`, { email, password: PASSWORD });
-    if (response.status !== 503 || attempt === 20) return expectOk(`sign-up ${email}`, response);
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-  }
-}
-
-/** Runs fn over items with at most `limit` in flight. */
-async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
 
 // -------------------------------------------------------------------------------------------- baseline
 
@@ -369,17 +313,6 @@ async function measure(
   return { ...result, cpu, threads };
 }
 
-/** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
-function meanScrypt(a: ScryptResult, b: ScryptResult): ScryptResult {
-  return {
-    ...a,
-    hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2,
-    hashes: a.hashes + b.hashes,
-    seconds: a.seconds + b.seconds,
-    cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2,
-  };
-}
-
 /** 2xx responses in a measurement. */
 const okCount = (m: Measurement) => Math.round(m.rps * m.seconds);
 
@@ -424,7 +357,7 @@ async function scrypt(): Promise<ScryptResult> {
 }
 
 async function getSession(platform: Platform): Promise<void> {
-  const signedUp = await signUp(platform.baseURL, freshEmail("session"));
+  const signedUp = await signUp(platform.baseURL, freshEmail("session"), PASSWORD);
   const cookie = cookieHeader(signedUp.setCookie);
   const captured = expectOk("get-session", await get(`${platform.baseURL}/get-session`, { cookie }));
   if (!(JSON.parse(captured.body) as { session?: unknown } | null)?.session) throw new Error(`get-session answered no session: ${captured.body}`);
@@ -459,7 +392,7 @@ async function ok(platform: Platform): Promise<void> {
 async function signIn(platform: Platform): Promise<void> {
   const emails = Array.from({ length: Math.max(1, USERS) }, () => freshEmail("in"));
   const started = Date.now();
-  await eachLimited(emails, SETUP_CONNECTIONS, async (email) => void (await signUp(platform.baseURL, email)));
+  await eachLimited(emails, SETUP_CONNECTIONS, async (email) => void (await signUp(platform.baseURL, email, PASSWORD)));
   log(`  created ${emails.length} users in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const captured = expectOk("sign-in", await post(`${platform.baseURL}/sign-in/email`, { email: emails[0], password: PASSWORD }));
   const raw = await scrypt();
@@ -504,7 +437,7 @@ async function signIn(platform: Platform): Promise<void> {
 }
 
 async function signUpScenario(platform: Platform): Promise<void> {
-  const captured = await signUp(platform.baseURL, freshEmail("up"));
+  const captured = await signUp(platform.baseURL, freshEmail("up"), PASSWORD);
   const raw = await scrypt();
   const options = {
     method: "POST" as const,
@@ -550,8 +483,8 @@ const mixedRows: MixedRow[] = [];
 
 async function mixed(platform: Platform): Promise<void> {
   const emails = Array.from({ length: Math.max(1, Math.min(USERS, 16)) }, () => freshEmail("mixed"));
-  await eachLimited(emails, SETUP_CONNECTIONS, async (email) => void (await signUp(platform.baseURL, email)));
-  const cookie = cookieHeader((await signUp(platform.baseURL, freshEmail("mixed-session"))).setCookie);
+  await eachLimited(emails, SETUP_CONNECTIONS, async (email) => void (await signUp(platform.baseURL, email, PASSWORD)));
+  const cookie = cookieHeader((await signUp(platform.baseURL, freshEmail("mixed-session"), PASSWORD)).setCookie);
   expectOk("get-session", await get(`${platform.baseURL}/get-session`, { cookie }));
   const session = { url: `${platform.baseURL}/get-session`, connections: MIXED_SESSION_CONNECTIONS, rate: MIXED_SESSION_RATE, headers: { cookie } };
   let turn = 0;

@@ -60,6 +60,17 @@ export async function measureScrypt(durationSeconds: number, concurrency: number
   };
 }
 
+/** Two raw scrypt measurements as one: their mean rate and CPU per hash. */
+export function meanScrypt(a: ScryptResult, b: ScryptResult): ScryptResult {
+  return {
+    ...a,
+    hashesPerSecond: (a.hashesPerSecond + b.hashesPerSecond) / 2,
+    hashes: a.hashes + b.hashes,
+    seconds: a.seconds + b.seconds,
+    cpuMsPerHash: (a.cpuMsPerHash + b.cpuMsPerHash) / 2,
+  };
+}
+
 /** measureScrypt in a child process with identity's environment (see the top of this file), on `cpus` only if given (taskset). */
 export function measureRawScrypt(durationSeconds: number, concurrency: number, cpus?: string): Promise<ScryptResult> {
   const self = fileURLToPath(import.meta.url);

@@ -12,25 +12,33 @@ import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess,
 const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", oauth: "95", organization: "34", admin: "91", gateway: "32", web: "94" };
 const data = join(ROOT, "data");
 
-const env: Record<string, string | undefined> = {
-  NODE_ENV: process.env.NODE_ENV ?? "development",
-  IDENTITY_DATABASE_URL: process.env.IDENTITY_DATABASE_URL ?? `file:${join(data, "identity.db")}`,
-  SESSION_DATABASE_URL: process.env.SESSION_DATABASE_URL ?? `file:${join(data, "session.db")}`,
-  NOTIFICATION_DATABASE_URL: process.env.NOTIFICATION_DATABASE_URL ?? `file:${join(data, "notification.db")}`,
-  ORGANIZATION_DATABASE_URL: process.env.ORGANIZATION_DATABASE_URL ?? `file:${join(data, "organization.db")}`,
-  ADMIN_DATABASE_URL: process.env.ADMIN_DATABASE_URL ?? `file:${join(data, "admin.db")}`,
-  OAUTH_DATABASE_URL: process.env.OAUTH_DATABASE_URL ?? `file:${join(data, "oauth.db")}`,
-  AUTH_APP_URL: process.env.AUTH_APP_URL ?? "http://localhost:5173",
-  AUTH_TRUSTED_ORIGINS: process.env.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
-  AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}/api/auth`,
-  // Nothing of the platform listens beyond this machine unless told to: the dev outbox holds live links.
-  HOST: process.env.HOST ?? "127.0.0.1",
-  GRPC_HOST: process.env.GRPC_HOST ?? "127.0.0.1",
-  // The web app (Vite's dev server, or the built app's server) and the gateway it proxies /api/auth to.
-  WEB_PORT: process.env.WEB_PORT ?? "5173",
-  WEB_HOST: process.env.WEB_HOST ?? process.env.HOST ?? "127.0.0.1",
-  AUTH_GATEWAY_URL: process.env.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`,
-};
+/**
+ * The environment every process gets: `source`'s settings (the caller's environment) over the embedded
+ * defaults, with the SQLite files under `dataDir`. The benchmarks start the built processes with it too.
+ */
+export function launcherEnv(dataDir: string, source: Record<string, string | undefined> = process.env): Record<string, string | undefined> {
+  return {
+    NODE_ENV: source.NODE_ENV ?? "development",
+    IDENTITY_DATABASE_URL: source.IDENTITY_DATABASE_URL ?? `file:${join(dataDir, "identity.db")}`,
+    SESSION_DATABASE_URL: source.SESSION_DATABASE_URL ?? `file:${join(dataDir, "session.db")}`,
+    NOTIFICATION_DATABASE_URL: source.NOTIFICATION_DATABASE_URL ?? `file:${join(dataDir, "notification.db")}`,
+    ORGANIZATION_DATABASE_URL: source.ORGANIZATION_DATABASE_URL ?? `file:${join(dataDir, "organization.db")}`,
+    ADMIN_DATABASE_URL: source.ADMIN_DATABASE_URL ?? `file:${join(dataDir, "admin.db")}`,
+    OAUTH_DATABASE_URL: source.OAUTH_DATABASE_URL ?? `file:${join(dataDir, "oauth.db")}`,
+    AUTH_APP_URL: source.AUTH_APP_URL ?? "http://localhost:5173",
+    AUTH_TRUSTED_ORIGINS: source.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
+    AUTH_BASE_URL: source.AUTH_BASE_URL ?? `http://localhost:${source.PORT ?? 3000}/api/auth`,
+    // Nothing of the platform listens beyond this machine unless told to: the dev outbox holds live links.
+    HOST: source.HOST ?? "127.0.0.1",
+    GRPC_HOST: source.GRPC_HOST ?? "127.0.0.1",
+    // The web app (Vite's dev server, or the built app's server) and the gateway it proxies /api/auth to.
+    WEB_PORT: source.WEB_PORT ?? "5173",
+    WEB_HOST: source.WEB_HOST ?? source.HOST ?? "127.0.0.1",
+    AUTH_GATEWAY_URL: source.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${source.PORT ?? 3000}`,
+  };
+}
+
+const env = launcherEnv(data);
 
 // Mutual TLS between the processes, as in production: a development CA and one certificate per workload
 // under data/tls/ (made on first run, reused after; internal-client's is for your own services).

@@ -19,6 +19,8 @@ export const REDIS_SERVER_INSTALLED = spawnSync("redis-server", ["--version"], {
 export interface TestRedisServer {
   url: string;
   port: number;
+  /** The redis-server process's id while it runs (a benchmark reads its CPU time from /proc). */
+  pid(): number | undefined;
   /** Kills the server (SIGKILL) and waits until it is gone. */
   kill(): Promise<void>;
   /** Starts it again on the same port (nothing to do while it runs). */
@@ -66,6 +68,7 @@ export async function startRedisServer(options: { persist?: boolean; args?: (por
   return {
     url: `redis://127.0.0.1:${port}`,
     port: port!,
+    pid: () => (running() ? child!.pid : undefined),
     kill,
     start,
     async close() {
