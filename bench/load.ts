@@ -29,6 +29,15 @@ export interface Measurement {
   non2xx: number;
   statusCodes: Record<string, number>;
   seconds: number;
+  /** The 503 answers alone (refusals at capacity): how many, and their latency percentiles in ms. */
+  refused: { count: number; p50: number; p99: number };
+}
+
+/** Latency percentiles (ms) of the 503 answers, from their latencies in any order. */
+function refusedOf(latencies: number[]): Measurement["refused"] {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
+  return { count: latencies.length, p50: at(0.5), p99: at(0.99) };
 }
 
 export async function runLoad(options: LoadOptions): Promise<Measurement> {
@@ -39,7 +48,7 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
   };
   const { nextBody } = options;
   if (nextBody) request.setupRequest = (req) => ({ ...req, body: nextBody() });
-  const result = await autocannon({
+  const run = autocannon({
     url: options.url,
     connections: options.connections,
     ...(options.rate ? { overallRate: options.rate } : {}),
@@ -48,6 +57,11 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     timeout: 30,
     requests: [request],
   });
+  const refusedLatencies: number[] = [];
+  run.on("response", (_client, status, _bytes, latencyMs) => {
+    if (status === 503) refusedLatencies.push(latencyMs);
+  });
+  const result = await run;
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(stat.count);
   return {
@@ -61,6 +75,7 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     non2xx: result.non2xx,
     statusCodes,
     seconds: result.duration,
+    refused: refusedOf(refusedLatencies),
   };
 }
 
@@ -92,12 +107,14 @@ function sendOnce(agent: Agent, url: URL, options: LoadOptions): Promise<{ statu
 /** Collects each answer's latency and status, and an error count; reduced to a Measurement at the end. */
 function recorder() {
   const latencies: number[] = [];
+  const refusedLatencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let ok = 0;
   let errors = 0;
   return {
     answered(latencyMs: number, status: number) {
       latencies.push(latencyMs);
+      if (status === 503) refusedLatencies.push(latencyMs);
       statusCodes[status] = (statusCodes[status] ?? 0) + 1;
       if (status >= 200 && status < 300) ok++;
     },
@@ -118,6 +135,7 @@ function recorder() {
         non2xx: latencies.length - ok,
         statusCodes,
         seconds,
+        refused: refusedOf(refusedLatencies),
       };
     },
   };

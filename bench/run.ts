@@ -308,6 +308,8 @@ async function measure(
     return `${name}: ${shown.map(([kind, ms]) => `${kind} ${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)}`).join(", ")}`;
   });
   log(`            threads (ms/req): ${threadText.join("; ")}`);
+  if (result.refused.count)
+    log(`            503s: ${result.refused.count} (${fmt(result.refused.count / result.seconds, 0)}/s), p50 ${result.refused.p50} ms, p99 ${result.refused.p99} ms`);
   if (result.non2xx) log(`            platform CPU per 2xx response: ${((platformCpuPerRequest(cpu) * responses) / Math.max(1, okCount(result))).toFixed(1)} ms`);
   if (result.non2xx || result.errors) log(`  !! ${label}: status codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors (${result.timeouts} timeouts)`);
   return { ...result, cpu, threads };
