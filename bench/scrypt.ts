@@ -4,8 +4,10 @@
  * crypto.scrypt on the default libuv threadpool, `concurrency` derivations kept in flight.
  *
  * measureRawScrypt() runs it in a process of its own with identity's environment (PROCESS_ENV: glibc's
- * huge pages for scrypt's 32 MiB), so the share of raw scrypt a sign-in reaches compares like with like
- * whatever environment the benchmark itself was started with. Run directly (`node --import tsx
+ * huge pages for scrypt's 32 MiB) and identity's priority for its hashing threads (nice HASHING_NICE,
+ * docs/adr/0026-identity-hashing-threads.md), so the share of raw scrypt a sign-in reaches compares like
+ * with like whatever environment the benchmark itself was started with: on a machine shared with other
+ * work, that work takes the same share from both. Alone on a machine the priority changes nothing. Run directly (`node --import tsx
  * bench/scrypt.ts <seconds> <concurrency>`), this file measures in its own process and prints the result
  * as JSON.
  */
@@ -13,6 +15,7 @@ import { spawn } from "node:child_process";
 import { randomBytes, scrypt } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { PROCESS_ENV } from "../deploy/processes.js";
+import { lowerHashingPriority } from "../services/identity/src/hashing-priority.js";
 
 const PARAMS = { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 64;
@@ -98,5 +101,6 @@ export function measureRawScrypt(durationSeconds: number, concurrency: number, c
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [seconds, concurrency] = process.argv.slice(2).map(Number);
   if (!(seconds! > 0) || !(concurrency! > 0)) throw new Error("usage: node --import tsx bench/scrypt.ts <seconds> <concurrency>");
+  await lowerHashingPriority();
   process.stdout.write(`${JSON.stringify(await measureScrypt(seconds!, concurrency!))}\n`);
 }
