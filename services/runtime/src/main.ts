@@ -23,8 +23,8 @@ const STARTUP_GC_DELAY_MS = 1_000;
  * garbage but keeps the pages resident; this one also shrinks the young generation to its minimum and
  * releases the free pages. Measured with bench/footprint.ts (docs/adr/0027-build-and-memory-footprint.md): about 20 MiB less idle
  * RSS in the gateway and up to 7 MiB in each service (identity least), for one pause of 45 to 80 ms (V8
- * runs two collections), once. The young generation grows back under load as V8 sees fit, so the hot
- * path keeps V8's defaults. Needs node's --expose-gc (NODE_FLAGS in deploy/processes.ts); without it
+ * runs two collections), once. The young generation grows back under load up to the bound NODE_FLAGS
+ * gives it. Needs node's --expose-gc (NODE_FLAGS in deploy/processes.ts); without it
  * nothing happens. Returns whether it collected.
  */
 export function collectStartupGarbage(): boolean {
