@@ -54,7 +54,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
  * session service, which get-session reaches, also grow their old generation by half its live size between
  * full collections (--heap-growing-percent) instead of up to four times: under get-session load the
  * gateway otherwise grew to 230 to 280 MiB and the session service to 145 to 160 MiB, with no CPU per
- * request the measurements resolve (docs/adr/0059-gateway-heap-bounded-under-load.md).
+ * request the measurements resolve (docs/adr/0058-gateway-heap-bounded-under-load.md).
  */
 export const NODE_FLAGS: Record<ProcessName, string[]> = {
   identity: ["--max-semi-space-size=1", "--expose-gc"],
