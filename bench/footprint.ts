@@ -24,14 +24,13 @@ import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, type ProcessName } from "../deploy/processes.js";
 import { freePorts } from "../testing/ports.js";
 import { runLoad } from "./load.js";
-import { type Child, killAllNow, startChild, stopAll } from "./processes.js";
+import { type Child, killAllNow, startChild, stopAll, untilIdle } from "./processes.js";
 
 type Mode = "source" | "build";
 const ORDER: ProcessName[] = ["notification", "identity", "session", "oauth", "organization", "admin", "gateway"];
 const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? 3_000);
 const LOAD_SECONDS = Number(process.env.BENCH_DURATION ?? 5);
 const PASSWORD = "bench-password-0123";
-const SETTLE_MS = 2_000;
 const MIB = 1024 * 1024;
 const POSTGRES = process.env.BENCH_DATABASE_URL;
 const DATABASE_VARIABLES = ["IDENTITY", "SESSION", "NOTIFICATION", "OAUTH", "ORGANIZATION", "ADMIN"].map((name) => `${name}_DATABASE_URL`);
@@ -181,7 +180,7 @@ async function measure(mode: Mode): Promise<Row[]> {
       );
       for (const name of ORDER) peaks.get(name)!.push(children.get(name)!.memory()?.peak ?? NaN);
       // Sign-ins still queued behind the hashing finish before the next load's peak starts.
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      await untilIdle(ORDER.map((name) => children.get(name)!.pid));
     }
 
     return ORDER.map((name) => {

@@ -22,7 +22,7 @@ import { REDIS_SERVER_INSTALLED, startRedisServer, type TestRedisServer } from "
 import { envNumber } from "./env.js";
 import { cookieHeader, eachLimited, expectOk, get, post, signUp } from "./http.js";
 import { type Measurement, runLoad, runPacedLoadApart } from "./load.js";
-import { type Child, killAllNow, REPO_ROOT, readCpuMs, startChild, stopAll } from "./processes.js";
+import { type Child, killAllNow, REPO_ROOT, readCpuMs, startChild, stopAll, untilIdle } from "./processes.js";
 import { meanScrypt, measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { startWholePlatform } from "./whole-platform.js";
 
@@ -108,21 +108,10 @@ function cpuNow(side: Side): Record<string, number> {
   return used;
 }
 
-/**
- * Waits until a side (with redis-server) uses under a tenth of a core: what a load left queued (sign-ins
- * still hashing after their clients went) must not run into the next measurement, of either side.
- */
+/** Waits until a side (with redis-server) is idle, so what a load left queued does not run into the next measurement, of either side. */
 async function settle(side: Side): Promise<void> {
-  const total = () => Object.values(cpuNow(side)).reduce((sum, ms) => sum + ms, 0);
-  const deadline = Date.now() + 60_000;
-  let before = total();
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = total();
-    if (now - before < 25) return;
-    before = now;
-  }
-  log(`  !! ${side.name} was still busy 60 s after the load`);
+  const pids = [...side.children.map((child) => child.pid), ...(redis?.pid() === undefined ? [] : [redis.pid()!])];
+  if (!(await untilIdle(pids))) log(`  !! ${side.name} was still busy 60 s after the load`);
 }
 
 // ---------------------------------------------------------------------------------------------- measuring

@@ -145,3 +145,21 @@ export function killAllNow(): void {
   }
   running.clear();
 }
+
+/**
+ * Resolves once the processes together use under a tenth of a core (CPU read from /proc every 250 ms), or
+ * false after `limitMs`: what a load left queued (sign-ins still hashing after their clients went) must not
+ * run into the next measurement. Polled: the processes are not ours to be told when they are done.
+ */
+export async function untilIdle(pids: readonly number[], limitMs = 60_000): Promise<boolean> {
+  const total = () => pids.reduce((sum, pid) => sum + (readCpuMs(pid) ?? 0), 0);
+  const deadline = Date.now() + limitMs;
+  let before = total();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = total();
+    if (now - before < 25) return true;
+    before = now;
+  }
+  return false;
+}
