@@ -3,7 +3,8 @@
  * (a ban, a password reset, a deletion). What it must be told is written to the session outbox in the same
  * transaction as the change (the store's USER_WRITES), so a change can never be stored while its effect is
  * lost: the write's own request delivers it at once (publishingStore), and when the session service (or the
- * organization service, for a deletion) cannot be reached, the worker here retries until it can.
+ * organization service, for a deletion) cannot be reached, the worker here retries until it can. The worker
+ * leaves a fresh row to its request (WRITER_DELIVERY_MS), so a change is not delivered twice at once.
  *
  * A delivery sends the user as stored at that moment, never the copy of the write that queued it: deliveries
  * need no order, a late one carries the newest state, and the session service keeps only newer copies.
@@ -62,6 +63,9 @@ export function publishingStore(store: IdentityStore, deps: Omit<Deps, "store"> 
       await flushSessionOutbox({ ...deps, store }, userId);
     } catch (error) {
       deps.log.warn("session service not told of a user change yet; the outbox worker retries", { userId, error });
+      // The row waits WRITER_DELIVERY_MS for this request; due now, the worker takes it over. Should the
+      // store be down too, the row falls due on its own.
+      await store.retrySessionOutbox(userId, deps.now()).catch(() => {});
       deps.outbox.wake(BACKOFF.baseMs);
     }
   };

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import { type AccountRecord, CREDENTIAL_PROVIDER, type IdentityStore, USER_WRITES, type UserRecord } from "./identity-store.js";
+import { type AccountRecord, CREDENTIAL_PROVIDER, type IdentityStore, USER_WRITES, type UserRecord, WRITER_DELIVERY_MS } from "./identity-store.js";
 
 let counter = 0;
 const unique = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`;
@@ -478,6 +478,10 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       await userWrites[method](user, account);
       const row = await store.findSessionOutbox(user.id);
       expect(row).toMatchObject({ userId: user.id, attempts: 0, leaseUntil: null });
+      // Left to the writing request first: the worker finds it due only once that request had its chance.
+      const dueAt = (ms: number) => store.findDueSessionOutbox(new Date(contractClock.at + ms), 1000);
+      expect((await dueAt(WRITER_DELIVERY_MS - 1)).some((due) => due.userId === user.id)).toBe(false);
+      expect((await dueAt(WRITER_DELIVERY_MS)).some((due) => due.userId === user.id)).toBe(true);
       // Those that end the sessions (a deletion, a revocation, a password reset) say so.
       const revokes = ["deleteUserAndAccounts", "queueSessionRevocation", "setAccountPassword", "createAccount"].includes(method);
       expect(row!.revokeSessions).toBe(revokes);

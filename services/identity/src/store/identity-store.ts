@@ -80,6 +80,13 @@ export interface MailRequestRecord {
  * same transaction as every write of the user (and by queueSessionRevocation), delivered and cleared by
  * domain/session-outbox.ts.
  */
+/**
+ * A row is queued due this long after its write: the writing request delivers it at once, and the worker
+ * only takes it over when that delivery failed (the request says so) or the process died before it ended.
+ * Longer than a delivery takes, so one change is never delivered twice at once.
+ */
+export const WRITER_DELIVERY_MS = 15_000;
+
 export interface SessionOutboxRecord {
   userId: string;
   /** Every session of the user ends on delivery (a ban, a password reset, a deletion). */
@@ -256,7 +263,7 @@ export interface IdentityStore extends TwoFactorStore {
   retryMailRequest(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
   /** Removes a processed (or abandoned) request. */
   deleteMailRequest(id: string): Promise<void>;
-  /** Queues the end of every session of the user (with the user's copy), due now; safe before the user exists or after. */
+  /** Queues the end of every session of the user (with the user's copy), due after WRITER_DELIVERY_MS; safe before the user exists or after. */
   queueSessionRevocation(userId: string): Promise<void>;
   /** The user's outbox row, or null when the session service has been told everything. */
   findSessionOutbox(userId: string): Promise<SessionOutboxRecord | null>;

@@ -9,6 +9,7 @@ import {
   type SessionOutboxRecord,
   type UserRecord,
   type VerificationRecord,
+  WRITER_DELIVERY_MS,
 } from "./identity-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
@@ -39,8 +40,9 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   /** The session outbox row of a user write (USER_WRITES), as the SQL stores' upsert writes it. */
   const queueSessionOutbox = (userId: string, revokeSessions = false) => {
     const row = sessionOutbox.get(userId);
-    if (!row) sessionOutbox.set(userId, { userId, revokeSessions, version: 1, attempts: 0, nextAttemptAt: now(), leaseUntil: null });
-    else Object.assign(row, { version: row.version + 1, attempts: 0, nextAttemptAt: now(), revokeSessions: row.revokeSessions || revokeSessions });
+    const nextAttemptAt = new Date(now().getTime() + WRITER_DELIVERY_MS);
+    if (!row) sessionOutbox.set(userId, { userId, revokeSessions, version: 1, attempts: 0, nextAttemptAt, leaseUntil: null });
+    else Object.assign(row, { version: row.version + 1, attempts: 0, nextAttemptAt, revokeSessions: row.revokeSessions || revokeSessions });
   };
   const outboxLeaseFree = (row: SessionOutboxRecord, at: Date) => row.leaseUntil === null || row.leaseUntil <= at;
   const byCreation = (a: { createdAt: Date }, b: { createdAt: Date }) => a.createdAt.getTime() - b.createdAt.getTime();
