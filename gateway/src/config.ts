@@ -22,6 +22,10 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/forget-password": { window: 10, max: 3 },
   "/request-password-reset": { window: 10, max: 3 },
   "/reset-password": { window: 10, max: 3 },
+  // Mail sign-in: /sign-in/magic-link and /sign-in/email-otp fall under /sign-in, the deprecated
+  // /forget-password/email-otp under /forget-password.
+  "/magic-link": { window: 10, max: 3 },
+  "/email-otp": { window: 10, max: 3 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

@@ -11,6 +11,7 @@ import {
   type VerificationRecord,
   WRITER_DELIVERY_MS,
 } from "./identity-store.js";
+import { memoryEmailCodeStore } from "./memory-email-code-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
 
@@ -64,12 +65,14 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     queueSessionOutbox(userId);
   });
   const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
+  const { clear: clearEmailCodes, ...emailCodeMethods } = memoryEmailCodeStore();
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
   };
   return {
     ...twoFactorMethods,
+    ...emailCodeMethods,
     async createUserWithAccount(user, account, mailRequest) {
       const error = clash(user);
       if (error) throw error;
@@ -238,6 +241,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async close() {
       for (const map of [users, accounts, verifications, mailRequests, sessionOutbox]) map.clear();
       clearTwoFactor();
+      clearEmailCodes();
     },
   };
 }
