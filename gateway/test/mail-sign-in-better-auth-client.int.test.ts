@@ -49,6 +49,8 @@ describe.each(MAIL_CLIENT_GENERATIONS)(`better-auth $version client: mail sign-i
       expect(landing.location).toBe(`${platform.origin}/dashboard`);
       const session = await browser.client.getSession();
       expect(session.data?.user).toMatchObject({ id: user.id, email, emailVerified: true });
+      // The session records how it was opened.
+      expect(session.data?.session).toMatchObject({ authMethod: "magic-link" });
 
       const again = await aBrowser().open(link);
       expect(again.location).toBe(`${platform.origin}/dashboard?error=INVALID_TOKEN`);
@@ -129,7 +131,7 @@ describe.each(MAIL_CLIENT_GENERATIONS)(`better-auth $version client: mail sign-i
       const signedIn = await browser.client.signIn.emailOtp({ email, otp });
       expect(signedIn.error).toBeNull();
       expect(signedIn.data).toMatchObject({ token: expect.any(String), user: { id: user.id, email, emailVerified: true } });
-      expect((await browser.client.getSession()).data?.user.id).toBe(user.id);
+      expect((await browser.client.getSession()).data).toMatchObject({ user: { id: user.id }, session: { authMethod: "email-otp" } });
 
       const again = await aBrowser().client.signIn.emailOtp({ email, otp });
       expect(again.error).toMatchObject({ status: 400, code: "INVALID_OTP", message: "Invalid OTP" });

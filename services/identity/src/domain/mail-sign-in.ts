@@ -17,7 +17,7 @@ import { apiLink, mailKey } from "./links.js";
 import { enqueueMailRequest } from "./mail-requests.js";
 import { openSession } from "./open-session.js";
 import { setResetPassword, type UnprovenSetupRemoved } from "./password-reset.js";
-import type { ClientInfo, Registry } from "./ports.js";
+import type { ClientInfo, Registry, SignInMethod } from "./ports.js";
 import { codeHash, codeHashCandidates } from "./secret-box.js";
 import { newOtp } from "./two-factor-codes.js";
 import { checkImage, checkName, checkPasswordLength, normaliseEmail } from "./validation.js";
@@ -122,7 +122,12 @@ export async function verifyMagicLink(deps: Deps, input: ProofOptions & { token:
   // Of two uses at once (a mail scanner and the person), one deletes the record: the other is refused.
   if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
   const { email, name } = JSON.parse(record.value) as { email: string; name?: string };
-  return signInByMail(deps, email, { name }, { ...input, signUp: deps.config.magicLink.signUp, noSignUp: "NEW_USER_SIGNUP_DISABLED", refusal: "INVALID_TOKEN" });
+  return signInByMail(
+    deps,
+    email,
+    { name },
+    { ...input, method: "magic-link", signUp: deps.config.magicLink.signUp, noSignUp: "NEW_USER_SIGNUP_DISABLED", refusal: "INVALID_TOKEN" },
+  );
 }
 
 /**
@@ -135,7 +140,7 @@ async function signInByMail(
   deps: Deps,
   email: string,
   profile: { name?: string; image?: string },
-  options: ProofOptions & { signUp: boolean; noSignUp: ErrorCode; refusal: ErrorCode },
+  options: ProofOptions & { method: SignInMethod; signUp: boolean; noSignUp: ErrorCode; refusal: ErrorCode },
 ): Promise<MailSignInOutcome> {
   let user = await deps.store.findUserByEmail(email);
   let isNewUser = false;
@@ -145,7 +150,13 @@ async function signInByMail(
   } else if (!user.emailVerified) {
     user = await claimUnprovenUser(deps, user, options.refusal);
   }
-  const outcome = await completeSignIn(deps, user, { rememberMe: true, client: options.client, trustedDevice: options.trustedDevice, refusal: options.refusal });
+  const outcome = await completeSignIn(deps, user, {
+    rememberMe: true,
+    client: options.client,
+    trustedDevice: options.trustedDevice,
+    refusal: options.refusal,
+    method: options.method,
+  });
   return { ...outcome, isNewUser };
 }
 
@@ -277,7 +288,7 @@ export async function signInEmailOtp(deps: Deps, input: ProofOptions & { email: 
   const image = input.image === undefined ? undefined : (checkImage(input.image) ?? undefined);
   const { email } = await useCode(deps, "sign-in", input.email, input.otp);
   // No code is mailed to an unknown address while sign-up is off: a right code here means the user went since.
-  return signInByMail(deps, email, { name, image }, { ...input, signUp: deps.config.emailOtp.signUp, noSignUp: "INVALID_OTP", refusal: "INVALID_OTP" });
+  return signInByMail(deps, email, { name, image }, { ...input, method: "email-otp", signUp: deps.config.emailOtp.signUp, noSignUp: "INVALID_OTP", refusal: "INVALID_OTP" });
 }
 
 /** Verifies the address with an email-verification code; with auto sign-in after verification, a session too. */
@@ -290,7 +301,8 @@ export async function verifyEmailOtp(deps: Deps, input: { email: string; otp: st
   if (!deps.config.emailVerification.autoSignIn || verified.twoFactorEnabled) return { user: verified };
   const current = await clearExpiredBan(deps, verified);
   if (current.banned) return { user: current };
-  return { user: current, session: await openSession(deps, current, { rememberMe: true, client: input.client }) };
+  // Recorded as the verification link's session is: the code proved the mailbox, as the link does.
+  return { user: current, session: await openSession(deps, current, { rememberMe: true, client: input.client, authentication: { method: "email-verification" } }) };
 }
 
 /** Sets a new password with a forget-password code, as the reset link does (password-reset.ts). */

@@ -240,6 +240,16 @@ class UserLastSignIn extends Migration {
 }
 
 /**
+ * The first factor of a two-factor challenge, recorded on the session it opens
+ * (docs/adr/0064-sessions-record-how-the-user-signed-in.md). A nullable column only.
+ */
+class ChallengeSignInMethod extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "two_factor_challenge" add column "method" varchar(64) null`);
+  }
+}
+
+/**
  * Mail sign-in (docs/adr/0061-mail-sign-in.md): the mailed codes, one per purpose and address, and what a
  * queued mail request needs beyond its address (a link's other callback URLs, a code's purpose). A new table
  * and a nullable column: nothing running is locked or rewritten.
@@ -272,5 +282,6 @@ export const identityMigrations = [
   { name: "0009-session-outbox", class: CreateSessionOutbox },
   { name: "0010-mail-request-language", class: MailRequestLanguage },
   { name: "0011-user-last-sign-in", class: UserLastSignIn },
-  { name: "0012-mail-sign-in", class: MailSignIn },
+  { name: "0012-challenge-sign-in-method", class: ChallengeSignInMethod },
+  { name: "0013-mail-sign-in", class: MailSignIn },
 ];
