@@ -312,5 +312,16 @@ export const api = {
   /** Starts a provider's sign-in (or, signed in, links it): the answer's url is the provider's page. */
   signInSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/sign-in/social", body),
   linkSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/link-social", body),
+  /** Which mailed sign-in ways are on; a platform without the route (404) has neither. */
+  mailSignInOptions: () =>
+    get<{ magicLink: boolean; emailOtp: boolean }>("/mail-sign-in-options").catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) return { magicLink: false, emailOtp: false };
+      throw error;
+    }),
+  signInMagicLink: (body: { email: string; callbackURL: string; errorCallbackURL: string }) => post<{ status: boolean }>("/sign-in/magic-link", body),
+  sendEmailOtp: (body: { email: string; type: "sign-in" | "email-verification" | "forget-password" }) => post<{ success: boolean }>("/email-otp/send-verification-otp", body),
+  signInEmailOtp: (body: { email: string; otp: string }) => post<SignInResult>("/sign-in/email-otp", body),
+  requestPasswordResetOtp: (body: { email: string }) => post<{ success: boolean }>("/email-otp/request-password-reset", body),
+  resetPasswordOtp: (body: { email: string; otp: string; password: string }) => post<{ success: boolean }>("/email-otp/reset-password", body),
   devOutbox: (to?: string) => get<{ messages: OutboxMail[] }>(`/dev/outbox${to ? `?to=${encodeURIComponent(to)}` : ""}`),
 };

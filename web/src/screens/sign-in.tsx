@@ -7,6 +7,7 @@ import { errorSentence } from "../error-codes";
 import { useT } from "../i18n";
 import { safeRedirect } from "../safe-redirect";
 import { clearSignedOutEverywhere, sessionQuery, signedOutEverywhere } from "../session";
+import { MailSignIn } from "../mail-sign-in";
 import { SocialButtons } from "../social";
 
 /** The sign-in screen's own address (with where to go after), where a failed social sign-in comes back to. */
@@ -72,6 +73,7 @@ export function SignIn() {
           {t("signIn.submit")}
         </SubmitButton>
       </form>
+      <MailSignIn redirect={search.redirect} />
       <SocialButtons mode="sign-in" callbackURL={safeRedirect(search.redirect)} errorCallbackURL={signInUrl(search.redirect)} />
       <p>
         <Link to="/forgot-password">{t("signIn.forgotPassword")}</Link>
