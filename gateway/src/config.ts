@@ -17,6 +17,7 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/sign-in": { window: 10, max: 3 },
   "/sign-up": { window: 10, max: 3 },
   "/change-password": { window: 10, max: 3 },
+  "/set-password": { window: 10, max: 3 },
   "/change-email": { window: 10, max: 3 },
   "/two-factor": { window: 10, max: 3 },
   "/forget-password": { window: 10, max: 3 },

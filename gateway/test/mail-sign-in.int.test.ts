@@ -113,6 +113,28 @@ describe(`mail sign-in and the other rules (${backendLabel()})`, () => {
     expect((await owner.get("/get-session")).body.user.id).toBe(squatter.id);
   });
 
+  it("a user created by a code sets a first password from a fresh session, then signs in with it", async () => {
+    const email = uniqueEmail("first-password");
+    const otp = await mailedCode(email);
+    const browser = aClient();
+    expect((await browser.post("/sign-in/email-otp", { email, otp })).status).toBe(200);
+    expect((await browser.get("/list-accounts")).body).toEqual([]);
+    expect(await browser.post("/set-password", { newPassword: "short" })).toMatchObject({ status: 400, body: { code: "PASSWORD_TOO_SHORT" } });
+    expect(await browser.post("/set-password", { newPassword: "first-password-1" })).toMatchObject({ status: 200, body: { status: true } });
+    expect(await browser.post("/set-password", { newPassword: "second-password-2" })).toMatchObject({ status: 400, body: { code: "USER_ALREADY_HAS_A_PASSWORD" } });
+    expect((await aClient().post("/sign-in/email", { email, password: "first-password-1" })).status).toBe(200);
+  });
+
+  it("refuses a first password from a session older than SESSION_FRESH_AGE", async () => {
+    const email = uniqueEmail("stale-password");
+    const otp = await mailedCode(email);
+    const browser = aClient();
+    expect((await browser.post("/sign-in/email-otp", { email, otp })).status).toBe(200);
+    platform.clock.advance(86_400_000 + 1_000);
+    expect(await browser.post("/set-password", { newPassword: "first-password-1" })).toMatchObject({ status: 403, body: { code: "SESSION_IS_NOT_FRESH" } });
+    expect((await aClient().post("/sign-in/email", { email, password: "first-password-1" })).status).toBe(401);
+  });
+
   it("limits each address to 3 code requests and 3 code sign-ins per 10 s", async () => {
     const { email } = await signedUp();
     const asking = aClient();

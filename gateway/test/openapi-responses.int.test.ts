@@ -466,6 +466,9 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await o.post("/email-otp/check-verification-otp", { email, type: "sign-in", otp: "not-it" })).status).toBe(400);
     expect((await o.post("/sign-in/email-otp", { email, otp: signIn.code })).status).toBe(200);
     expect((await o.post("/sign-in/email-otp", { email, otp: signIn.code })).status).toBe(400);
+    // The link took the password of the unverified account; a first one is set again.
+    expect((await o.post("/set-password", { newPassword: "first-password-1" })).status).toBe(200);
+    expect((await o.post("/set-password", { newPassword: "first-password-1" })).status).toBe(400);
 
     // The link verified the first address: another, unverified, user verifies by code.
     const { b: unverified, email: unverifiedEmail } = await signedUp("Unverified");

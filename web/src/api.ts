@@ -243,6 +243,7 @@ export const api = {
   changePassword: (body: { currentPassword: string; newPassword: string; revokeOtherSessions: boolean }) => post<{ token: string | null; user: User }>("/change-password", body),
   deleteUser: (body: { password?: string; callbackURL: string }) => post<{ success: boolean; message: string }>("/delete-user", body),
   listAccounts: () => get<LinkedAccount[]>("/list-accounts"),
+  setPassword: (body: { newPassword: string }) => post<{ status: boolean }>("/set-password", body),
   unlinkAccount: (account: LinkedAccount) => post<{ status: boolean }>("/unlink-account", { providerId: account.providerId, accountId: account.accountId }),
   listSessions: () => get<Session[]>("/list-sessions"),
   revokeSession: (token: string) => post<{ status: boolean }>("/revoke-session", { token }),

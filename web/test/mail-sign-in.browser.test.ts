@@ -23,6 +23,15 @@ describe("mail sign-in", () => {
     await page.goto(mailLink(mail.text, "/magic-link/verify"));
     await page.waitForURL("**/account");
     await poll(() => page.getByText(email).first().isVisible()).toBe(true);
+    await poll(() => page.getByText("No password and no linked account").count()).toBe(1);
+
+    // Then a first password, on the account page, and a sign-in with it.
+    const password = page.getByRole("region", { name: "Password", exact: true });
+    await password.getByLabel("New password", { exact: true }).fill("first-password-1");
+    await web.checkA11y(page, "account signed in by link");
+    await password.getByRole("button", { name: "Set a password" }).click();
+    await poll(() => password.getByLabel("Current password").count()).toBe(1);
+    await signInOnScreen(await web.page(), email, "first-password-1");
 
     // The link again: back on the sign-in screen, which says why.
     const again = await web.page();

@@ -67,6 +67,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     CheckProviderLink: ["oauth"],
     LoadProviderTokens: ["oauth"],
     StoreProviderTokens: ["oauth"],
+    SetPassword: ["gateway"],
   },
   adminUsers: {
     ListUsers: ["admin"],
