@@ -16,6 +16,13 @@ import { sessionQuery } from "./session";
 
 export const useMailSignInOptions = () => useQuery({ queryKey: ["mail-sign-in-options"], queryFn: api.mailSignInOptions, staleTime: Infinity });
 
+/**
+ * The address a sign-in code was mailed to, for the code screen: in memory only, never in the page's address
+ * (an address is personal data, and the page's address reaches the Referer and any analytics script). A
+ * reload forgets it: the code screen then sends the person back to ask again.
+ */
+let codeEmail: string | undefined;
+
 /** The sign-in screen's own address with where to go after: a failed link lands back on it with ?error=. */
 const signInUrl = (redirect?: string) => (redirect ? `/sign-in?redirect=${encodeURIComponent(redirect)}` : "/sign-in");
 
@@ -30,7 +37,10 @@ export function MailSignIn({ redirect }: { redirect?: string }) {
   });
   const code = useMutation({
     mutationFn: () => api.sendEmailOtp({ email: email.trim(), type: "sign-in" }),
-    onSuccess: () => navigate({ to: "/sign-in/code", search: { email: email.trim(), ...(redirect ? { redirect } : {}) } }),
+    onSuccess: () => {
+      codeEmail = email.trim();
+      return navigate({ to: "/sign-in/code", search: redirect ? { redirect } : {} });
+    },
   });
   if (!options.data?.magicLink && !options.data?.emailOtp) return null;
   const error = link.error ?? code.error;
@@ -81,13 +91,13 @@ export function MailSignIn({ redirect }: { redirect?: string }) {
   );
 }
 
-/** /sign-in/code?email=: the mailed sign-in code, typed in. */
+/** /sign-in/code: the mailed sign-in code, typed in. */
 export function EmailCodeSignIn() {
   const t = useT();
-  const search = useSearch({ strict: false }) as { email?: string; redirect?: string };
+  const search = useSearch({ strict: false }) as { redirect?: string };
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const email = search.email ?? "";
+  const email = codeEmail ?? "";
   const [otp, setOtp] = useState("");
   const signIn = useMutation({
     mutationFn: () => api.signInEmailOtp({ email, otp: otp.trim() }),
@@ -106,6 +116,21 @@ export function EmailCodeSignIn() {
     signIn.mutate();
   };
   const placed = signIn.error ? placeError(signIn.error, []) : undefined;
+  const back = (
+    <p>
+      <Link to="/sign-in" search={search.redirect ? { redirect: search.redirect } : {}}>
+        {t("mailSignIn.backToSignIn")}
+      </Link>
+    </p>
+  );
+  if (!email) {
+    return (
+      <Page title={t("mailSignIn.codeTitle")}>
+        <p>{t("mailSignIn.noEmail")}</p>
+        {back}
+      </Page>
+    );
+  }
   return (
     <Page title={t("mailSignIn.codeTitle")}>
       <p>{t("mailSignIn.codeIntro", { email })}</p>
@@ -125,11 +150,7 @@ export function EmailCodeSignIn() {
           {t("mailSignIn.resend")}
         </button>
       </p>
-      <p>
-        <Link to="/sign-in" search={search.redirect ? { redirect: search.redirect } : {}}>
-          {t("mailSignIn.backToSignIn")}
-        </Link>
-      </p>
+      {back}
     </Page>
   );
 }

@@ -210,7 +210,7 @@ const requireAdmin = async ({ context, location }: { context: RouterContext; loc
 const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/", component: Home }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect", "error"]), beforeLoad: requireSignedOut, component: SignIn }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/sign-in/code", validateSearch: strings(["email", "redirect"]), beforeLoad: requireSignedOut, component: EmailCodeSignIn }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/sign-in/code", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: EmailCodeSignIn }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-up", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignUp }),
   createRoute({
     getParentRoute: () => rootRoute,

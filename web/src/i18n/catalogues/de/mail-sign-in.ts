@@ -9,6 +9,7 @@ export default {
   linkSent: "Wenn sich {email} hier anmelden kann, ist ein Anmeldelink unterwegs. Er gilt ein einziges Mal und nur für wenige Minuten.",
   codeTitle: "Code eingeben",
   codeIntro: "Wenn {email} ihn nutzen kann, ist ein sechsstelliger Code unterwegs. Er gilt ein einziges Mal und nur für wenige Minuten.",
+  noEmail: "Fordern Sie zuerst auf der Anmeldeseite einen Code an.",
   code: "Code",
   signIn: "Anmelden",
   signingIn: "Anmeldung läuft…",

@@ -8,6 +8,7 @@ export default {
   linkSent: "If {email} can sign in here, a sign-in link is on its way. It works once, for a few minutes.",
   codeTitle: "Enter your code",
   codeIntro: "If {email} can use it, a six-digit code is on its way. It works once, for a few minutes.",
+  noEmail: "Ask for a code on the sign-in screen first.",
   code: "Code",
   signIn: "Sign in",
   signingIn: "Signing in…",

@@ -9,6 +9,7 @@ export default {
   linkSent: "Si {email} puede iniciar sesión aquí, le llegará un enlace. Solo sirve una vez y durante unos minutos.",
   codeTitle: "Introduce tu código",
   codeIntro: "Si {email} puede usarlo, le llegará un código de seis cifras. Solo sirve una vez y durante unos minutos.",
+  noEmail: "Pide primero un código en la pantalla de inicio de sesión.",
   code: "Código",
   signIn: "Iniciar sesión",
   signingIn: "Iniciando sesión…",

@@ -9,6 +9,7 @@ export default {
   linkSent: "Si {email} peut se connecter ici, un lien de connexion est en route. Il ne sert qu'une fois, et seulement pendant quelques minutes.",
   codeTitle: "Saisissez votre code",
   codeIntro: "Si {email} peut s'en servir, un code à six chiffres est en route. Il ne sert qu'une fois, et seulement pendant quelques minutes.",
+  noEmail: "Demandez d'abord un code sur l'écran de connexion.",
   code: "Code",
   signIn: "Se connecter",
   signingIn: "Connexion…",
