@@ -55,4 +55,14 @@ describe("mail sign-in", () => {
     deps.advance(300_000);
     expect(await errorCode(signInEmailOtp(deps, { email, otp, client }))).toBe("OTP_EXPIRED");
   });
+
+  it("tells a banned unverified user the ban before taking anything of theirs over", async () => {
+    const deps = testRegistry(ON);
+    const { email, user } = await aSignedUpUser(deps);
+    const otp = (await mailedCode(deps, email))!;
+    await deps.store.updateUser(user.id, { banned: true });
+    expect(await errorCode(signInEmailOtp(deps, { email, otp, client }))).toBe("BANNED_USER");
+    expect(await deps.store.findAccount(user.id, "credential")).not.toBeNull();
+    expect((await deps.store.findUserById(user.id))?.emailVerified).toBe(false);
+  });
 });

@@ -21,7 +21,7 @@ import type { ClientInfo, Registry, SignInMethod } from "./ports.js";
 import { codeHash, codeHashCandidates } from "./secret-box.js";
 import { newOtp } from "./two-factor-codes.js";
 import { checkImage, checkName, checkPasswordLength, normaliseEmail } from "./validation.js";
-import { clearExpiredBan } from "./bans.js";
+import { admitUser, clearExpiredBan } from "./bans.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log">;
 
@@ -147,8 +147,10 @@ async function signInByMail(
   if (!user) {
     if (!options.signUp) throw new AuthError(options.noSignUp);
     ({ user, isNewUser } = await createMailUser(deps, email, profile));
-  } else if (!user.emailVerified) {
-    user = await claimUnprovenUser(deps, user, options.refusal);
+  } else {
+    // A banned user is told now, before anything of theirs is taken over.
+    user = await admitUser(deps, user, options.refusal);
+    if (!user.emailVerified) user = await claimUnprovenUser(deps, user, options.refusal);
   }
   const outcome = await completeSignIn(deps, user, {
     rememberMe: true,
