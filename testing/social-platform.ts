@@ -83,12 +83,23 @@ export interface SocialPlatform {
 export interface SocialPlatformOptions extends PlatformOptions {
   /** The provider grants and renews refresh tokens itself (the stand-in passes refresh requests on). */
   refreshAtProvider?: boolean;
+  /**
+   * Also configures the test provider as two generic providers (OAUTH_GENERIC_PROVIDERS): `corp-sso`, OpenID
+   * Connect by discovery (its token endpoint the stand-in, as Google's), and `corp-oauth`, plain OAuth 2 with
+   * the provider's authorization, token and user-info endpoints given by hand; `genericEnv` adds to their variables.
+   */
+  genericProviders?: boolean;
+  genericEnv?: Record<string, string>;
 }
+
+/** The generic providers useSocialPlatform configures with `genericProviders`, and the names the app shows. */
+export const GENERIC_OIDC = { id: "corp-sso", name: "Corp SSO" } as const;
+export const GENERIC_OAUTH2 = { id: "corp-oauth", name: "Corp OAuth" } as const;
 
 let counter = 0;
 
 export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): SocialPlatform {
-  const { refreshAtProvider = false, ...options } = socialOptions;
+  const { refreshAtProvider = false, genericProviders = false, genericEnv = {}, ...options } = socialOptions;
   let platform: Platform | undefined;
   const clock = testClock();
   let idp: TestOpenIdProvider | undefined;
@@ -96,8 +107,27 @@ export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): So
   beforeAll(async () => {
     const [port] = await freePorts(1);
     const baseURL = `http://127.0.0.1:${port}/api/auth`;
-    idp = await startOpenIdProvider({ redirectUris: [`${baseURL}/callback/google`], issueRefreshTokens: refreshAtProvider });
+    const genericCallbacks = genericProviders ? [GENERIC_OIDC, GENERIC_OAUTH2].map((p) => `${baseURL}/oauth2/callback/${p.id}`) : [];
+    idp = await startOpenIdProvider({ redirectUris: [`${baseURL}/callback/google`, ...genericCallbacks], issueRefreshTokens: refreshAtProvider });
     tokens = await startTokenStandIn(() => `${idp!.issuer}/token`, refreshAtProvider);
+    const generic: Record<string, string> = genericProviders
+      ? {
+          OAUTH_GENERIC_PROVIDERS: `${GENERIC_OIDC.id},${GENERIC_OAUTH2.id}`,
+          OAUTH_GENERIC_CORP_SSO_CLIENT_ID: idp.clientId,
+          OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: idp.clientSecret,
+          OAUTH_GENERIC_CORP_SSO_NAME: GENERIC_OIDC.name,
+          OAUTH_GENERIC_CORP_SSO_ISSUER: idp.issuer,
+          OAUTH_GENERIC_CORP_SSO_TOKEN_URL: tokens.url,
+          OAUTH_GENERIC_CORP_OAUTH_CLIENT_ID: idp.clientId,
+          OAUTH_GENERIC_CORP_OAUTH_CLIENT_SECRET: idp.clientSecret,
+          OAUTH_GENERIC_CORP_OAUTH_NAME: GENERIC_OAUTH2.name,
+          OAUTH_GENERIC_CORP_OAUTH_AUTHORIZATION_URL: `${idp.issuer}/auth`,
+          OAUTH_GENERIC_CORP_OAUTH_TOKEN_URL: `${idp.issuer}/token`,
+          OAUTH_GENERIC_CORP_OAUTH_USERINFO_URL: `${idp.issuer}/me`,
+          OAUTH_GENERIC_CORP_OAUTH_SCOPES: "openid,email,profile",
+          ...genericEnv,
+        }
+      : {};
     platform = await startPlatform({
       ...options,
       env: {
@@ -107,6 +137,7 @@ export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): So
         GOOGLE_CLIENT_SECRET: idp.clientSecret,
         GOOGLE_ISSUER: idp.issuer,
         GOOGLE_TOKEN_URL: tokens.url,
+        ...generic,
         ...options.env,
       },
     });

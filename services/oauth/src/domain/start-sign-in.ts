@@ -6,6 +6,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { randomString } from "@auth-platform/runtime/random";
 import { STATE_TTL_MS } from "../config.js";
+import type { Provider } from "../providers/types.js";
 import type { LinkIntent } from "../store/oauth-store.js";
 import { fromIdentity } from "./from-identity.js";
 import type { Registry } from "./ports.js";
@@ -25,7 +26,7 @@ export interface StartSignInInput {
 }
 
 /** Where a provider sends the browser back to. */
-export const redirectUriOf = (deps: Pick<Registry, "config">, providerId: string) => `${deps.config.baseUrl}/callback/${providerId}`;
+export const redirectUriOf = (deps: Pick<Registry, "config">, provider: Pick<Provider, "callbackPath">) => `${deps.config.baseUrl}${provider.callbackPath}`;
 
 export async function startSignIn(deps: Pick<Registry, "config" | "store" | "providers" | "identity" | "now">, input: StartSignInInput): Promise<{ url: string; state: string }> {
   const provider = deps.providers.get(input.providerId);
@@ -55,7 +56,7 @@ export async function startSignIn(deps: Pick<Registry, "config" | "store" | "pro
     state,
     codeVerifier,
     nonce,
-    redirectUri: redirectUriOf(deps, provider.id),
+    redirectUri: redirectUriOf(deps, provider),
     scopes: input.scopes ?? [],
     loginHint: input.loginHint,
   });
