@@ -8,7 +8,7 @@ import { useLanguage, useT } from "../i18n";
 import { LanguagePicker } from "../i18n/language-picker";
 import { passwordAcceptable } from "../password-rules";
 import { noteSignedOutEverywhere, sessionQuery, useSession } from "../session";
-import { linkProvider, providerName, SocialButtons } from "../social";
+import { linkProvider, SocialButtons, useProviderName } from "../social";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
 import { TwoFactorSection } from "./two-factor";
@@ -275,10 +275,11 @@ function LinkedAccounts() {
   const language = useLanguage();
   const queryClient = useQueryClient();
   const accounts = useQuery(accountsQuery);
+  const nameOf = useProviderName();
   const [done, setDone] = useState<Done>();
   const unlink = async (account: LinkedAccount) => {
     await api.unlinkAccount(account);
-    const name = providerName(account.providerId);
+    const name = nameOf(account.providerId);
     setDone({
       message: t("account.unlinked", { provider: name }),
       ...(account.providerId === "credential"
@@ -301,7 +302,7 @@ function LinkedAccounts() {
       {accounts.isPending && <p role="status">{t("account.loading")}</p>}
       <ul className="list">
         {accounts.data?.map((account) => {
-          const name = providerName(account.providerId);
+          const name = nameOf(account.providerId);
           return (
             <li key={account.id}>
               <span>
