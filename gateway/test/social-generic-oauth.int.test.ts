@@ -14,7 +14,16 @@ import type { BrowserFlow } from "../../testing/browser-flow.js";
 import type { OpenIdAccount } from "../../testing/openid-provider.js";
 import { clientIn, GENERIC_OAUTH2, GENERIC_OIDC, postJson, useSocialPlatform } from "../../testing/social-platform.js";
 
-const social = useSocialPlatform({ genericProviders: true });
+// A third generic provider whose issuer does not answer (nothing listens on port 1).
+const social = useSocialPlatform({
+  genericProviders: true,
+  genericEnv: {
+    OAUTH_GENERIC_PROVIDERS: `${GENERIC_OIDC.id},${GENERIC_OAUTH2.id},corp-down`,
+    OAUTH_GENERIC_CORP_DOWN_CLIENT_ID: "id",
+    OAUTH_GENERIC_CORP_DOWN_CLIENT_SECRET: "secret",
+    OAUTH_GENERIC_CORP_DOWN_ISSUER: "http://127.0.0.1:1",
+  },
+});
 
 const at = (path: string) => `${social.platform.origin}${path}`;
 const api = (path: string) => `${social.platform.baseURL}${path}`;
@@ -217,11 +226,18 @@ describe("starting a generic sign-in", () => {
     expect(await postJson(social.browser(), api("/sign-in/oauth2"), { provider: GENERIC_OIDC.id })).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } });
   });
 
+  it("answers 503 INVALID_OAUTH_CONFIGURATION when the provider's discovery fails", async () => {
+    expect(await postJson(social.browser(), api("/sign-in/oauth2"), { providerId: "corp-down", callbackURL: "/dashboard" })).toMatchObject({
+      status: 503,
+      body: { code: "INVALID_OAUTH_CONFIGURATION", message: "Invalid OAuth configuration" },
+    });
+  });
+
   it("GET /social-providers lists the generic providers with their display names", async () => {
     const res = await fetch(api("/social-providers"));
     expect(await res.json()).toEqual({
-      providers: ["google", GENERIC_OIDC.id, GENERIC_OAUTH2.id],
-      names: { [GENERIC_OIDC.id]: GENERIC_OIDC.name, [GENERIC_OAUTH2.id]: GENERIC_OAUTH2.name },
+      providers: ["google", GENERIC_OIDC.id, GENERIC_OAUTH2.id, "corp-down"],
+      names: { [GENERIC_OIDC.id]: GENERIC_OIDC.name, [GENERIC_OAUTH2.id]: GENERIC_OAUTH2.name, "corp-down": "corp-down" },
     });
   });
 });

@@ -2246,7 +2246,8 @@ export const OAuthServiceService = {
    * StartSignIn stores a sign-in state and answers the provider's authorization URL (built-in or generic
    * provider alike). With link set the
    * callback links the provider account to that user instead of signing in.
-   * Errors: PROVIDER_NOT_FOUND.
+   * Errors: PROVIDER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (link), INVALID_OAUTH_CONFIGURATION (the
+   * provider's discovery failed).
    */
   startSignIn: {
     path: "/auth.oauth.v1.OAuthService/StartSignIn" as const,
@@ -2330,7 +2331,8 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
    * StartSignIn stores a sign-in state and answers the provider's authorization URL (built-in or generic
    * provider alike). With link set the
    * callback links the provider account to that user instead of signing in.
-   * Errors: PROVIDER_NOT_FOUND.
+   * Errors: PROVIDER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (link), INVALID_OAUTH_CONFIGURATION (the
+   * provider's discovery failed).
    */
   startSignIn: handleUnaryCall<StartSignInRequest, StartSignInResponse>;
   /**
@@ -2379,7 +2381,8 @@ export interface OAuthServiceClient extends Client1 {
    * StartSignIn stores a sign-in state and answers the provider's authorization URL (built-in or generic
    * provider alike). With link set the
    * callback links the provider account to that user instead of signing in.
-   * Errors: PROVIDER_NOT_FOUND.
+   * Errors: PROVIDER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (link), INVALID_OAUTH_CONFIGURATION (the
+   * provider's discovery failed).
    */
   startSignIn(
     request: StartSignInRequest,
