@@ -81,6 +81,12 @@ describe("oauth configuration", () => {
       ["no client secret", { ...oidc, OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: "", OAUTH_GENERIC_CORP_SSO_ISSUER: "https://idp.example" }, /OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET/],
       ["neither an issuer nor the three endpoints", { ...oidc, OAUTH_GENERIC_CORP_SSO_TOKEN_URL: "https://idp.example/token" }, /OAUTH_GENERIC_CORP_SSO_AUTHORIZATION_URL/],
       ["an issuer that is not a URL", { ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "idp.example" }, /OAUTH_GENERIC_CORP_SSO_ISSUER/],
+      ["an endpoint over plain HTTP to another machine", { ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "http://idp.example" }, /OAUTH_GENERIC_CORP_SSO_ISSUER: must be an https: URL/],
+      [
+        "an endpoint that is no web URL",
+        { ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "https://idp.example", OAUTH_GENERIC_CORP_SSO_JWKS_URL: "file:///etc/keys" },
+        /JWKS_URL: must be an https: URL/,
+      ],
       ["a built-in provider's id", { OAUTH_GENERIC_PROVIDERS: "github" }, /built-in/],
       ["the password account's id", { OAUTH_GENERIC_PROVIDERS: "credential" }, /built-in/],
       ["an id that cannot name variables", { OAUTH_GENERIC_PROVIDERS: "Corp_SSO" }, /not a provider id/],

@@ -111,6 +111,12 @@ function genericProvider(id: string, source: Record<string, string | undefined>)
   const c = loadConfig(genericSchema(p), source) as Record<string, unknown>;
   const endpoints: ProviderSettings["endpoints"] = {};
   for (const name of GENERIC_ENDPOINTS) if (c[`${p}${name}`]) endpoints[name] = c[`${p}${name}`] as string;
+  // Codes, tokens and profiles travel to these endpoints: HTTPS, or plain HTTP to this machine (a test provider).
+  const insecure = Object.entries(endpoints).filter(([, url]) => {
+    const { protocol, hostname } = new URL(url);
+    return protocol !== "https:" && !(protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname));
+  });
+  if (insecure.length) throw new ConfigError(insecure.map(([name]) => `${p}${name}: must be an https: URL (http: only to 127.0.0.1 or localhost)`));
   const kind = endpoints.ISSUER ? "oidc" : "oauth2";
   if (kind === "oauth2") {
     const missing = (["AUTHORIZATION_URL", "TOKEN_URL", "USERINFO_URL"] as const).filter((name) => !endpoints[name]).map((name) => `${p}${name}`);
