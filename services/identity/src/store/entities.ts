@@ -136,6 +136,7 @@ export const TwoFactorChallengeEntity = defineEntity({
     otpExpiresAt: p.datetime().nullable(),
     expiresAt: p.datetime(),
     createdAt: p.datetime(),
+    method: p.string().nullable(),
   },
 });
 

@@ -239,6 +239,16 @@ class UserLastSignIn extends Migration {
   }
 }
 
+/**
+ * The first factor of a two-factor challenge, recorded on the session it opens
+ * (docs/adr/0064-sessions-record-how-the-user-signed-in.md). A nullable column only.
+ */
+class ChallengeSignInMethod extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "two_factor_challenge" add column "method" varchar(64) null`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -251,4 +261,5 @@ export const identityMigrations = [
   { name: "0009-session-outbox", class: CreateSessionOutbox },
   { name: "0010-mail-request-language", class: MailRequestLanguage },
   { name: "0011-user-last-sign-in", class: UserLastSignIn },
+  { name: "0012-challenge-sign-in-method", class: ChallengeSignInMethod },
 ];
