@@ -75,7 +75,9 @@ describe("a generic OpenID Connect provider (issuer discovery)", () => {
     expect(end.url.href).toBe(at("/welcome"));
     const verifier = social.tokens.requests[before]!.get("code_verifier")!;
     expect(createHash("sha256").update(verifier).digest("base64url")).toBe(params.get("code_challenge"));
-    expect((await sessionOf(flow))?.user).toMatchObject({ email: account.email, emailVerified: true, name: account.name, image: account.picture });
+    const signedIn = (await sessionOf(flow)) as { user: Record<string, unknown>; session: Record<string, unknown> };
+    expect(signedIn.user).toMatchObject({ email: account.email, emailVerified: true, name: account.name, image: account.picture });
+    expect(signedIn.session).toMatchObject({ authMethod: `social:${GENERIC_OIDC.id}` });
     expect(await accountsOf(flow)).toEqual([expect.objectContaining({ provider: GENERIC_OIDC.id, accountId: account.sub })]);
   });
 
