@@ -178,6 +178,13 @@ describe("the linking rules hold for generic providers", () => {
     expect(owners.map((a) => a.providerId)).toEqual(["credential"]);
   });
 
+  it("a provider that does not vouch for the address signs a new user up unverified", async () => {
+    const account = social.anAccount("generic-no-claim", { email_verified: false });
+    const flow = social.browser();
+    expect((await flow.follow(await startOAuth2(flow, GENERIC_OAUTH2.id, account))).url.href).toBe(at("/welcome"));
+    expect((await sessionOf(flow))?.user).toMatchObject({ email: account.email, emailVerified: false });
+  });
+
   it("a vouched address links into the verified account that has it", async () => {
     const account = social.anAccount("generic-vouched");
     const owner = await signUp(social.browser(), account.email, true);
