@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { mapClaims } from "./generic.js";
+import type { GenericProviderSettings } from "../config.js";
+import { genericDefinition, mapClaims } from "./generic.js";
+import type { Json, ProviderHttp } from "./http.js";
 
 const claims = { id: "sub", email: "email", emailVerified: "email_verified", name: "name", picture: "picture" };
 
@@ -41,5 +43,63 @@ describe("a generic provider's claim mapping", () => {
     });
     // A configured id claim does not fall back to another one.
     expect(mapClaims({ sub: "s", id: "i" }, { ...claims, id: "uid" })).toBeNull();
+  });
+});
+
+describe("a generic provider's profile", () => {
+  const settings = (kind: "oidc" | "oauth2"): GenericProviderSettings => ({
+    id: "corp",
+    displayName: "Corp",
+    kind,
+    clientId: "id",
+    clientSecret: "secret",
+    scopes: [],
+    endpoints: kind === "oidc" ? { ISSUER: "https://idp.example" } : {},
+    pkce: true,
+    clientAuth: "post",
+    claims,
+  });
+  /** A provider HTTP whose user-info endpoint answers `info`, counting the reads. */
+  const userInfo = (info: Json) => {
+    const reads: string[] = [];
+    const http = {
+      getJson: async (url: string) => {
+        reads.push(url);
+        return info;
+      },
+    } as unknown as ProviderHttp;
+    return { http, reads };
+  };
+  const endpoints = { authorization: "https://idp.example/a", token: "https://idp.example/t", userInfo: "https://idp.example/me" };
+
+  it("OpenID Connect: the id token's claims when they name the user and the address, without asking user info", async () => {
+    const { http, reads } = userInfo({});
+    const { profile } = await genericDefinition(settings("oidc")).profile({
+      accessToken: "at",
+      claims: { sub: "s1", email: "a@example.com", email_verified: true },
+      http,
+      endpoints,
+    });
+    expect(profile).toMatchObject({ accountId: "s1", email: "a@example.com", emailVerified: true });
+    expect(reads).toEqual([]);
+  });
+
+  it("OpenID Connect: user info fills what the id token lacks, only about the id token's subject", async () => {
+    const same = userInfo({ sub: "s1", email: "a@example.com", email_verified: "true", name: "Ada" });
+    expect((await genericDefinition(settings("oidc")).profile({ accessToken: "at", claims: { sub: "s1" }, http: same.http, endpoints })).profile).toMatchObject({
+      accountId: "s1",
+      email: "a@example.com",
+      emailVerified: true,
+      name: "Ada",
+    });
+    const other = userInfo({ sub: "someone-else", email: "b@example.com", email_verified: true });
+    expect((await genericDefinition(settings("oidc")).profile({ accessToken: "at", claims: { sub: "s1" }, http: other.http, endpoints })).profile).toBeNull();
+  });
+
+  it("plain OAuth 2: the profile from user info", async () => {
+    const { http, reads } = userInfo({ id: 7, email: "c@example.com" });
+    const { profile } = await genericDefinition(settings("oauth2")).profile({ accessToken: "at", claims: null, http, endpoints });
+    expect(profile).toMatchObject({ accountId: "7", email: "c@example.com", emailVerified: false });
+    expect(reads).toEqual(["https://idp.example/me"]);
   });
 });
