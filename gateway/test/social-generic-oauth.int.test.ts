@@ -12,13 +12,13 @@ import { genericOAuthClient } from "better-auth/client/plugins";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
 import type { OpenIdAccount } from "../../testing/openid-provider.js";
-import { clientIn, GENERIC_OAUTH2, GENERIC_OIDC, postJson, useSocialPlatform } from "../../testing/social-platform.js";
+import { clientIn, GENERIC_BASIC, GENERIC_OAUTH2, GENERIC_OIDC, postJson, useSocialPlatform } from "../../testing/social-platform.js";
 
 // A third generic provider whose issuer does not answer (nothing listens on port 1).
 const social = useSocialPlatform({
   genericProviders: true,
   genericEnv: {
-    OAUTH_GENERIC_PROVIDERS: `${GENERIC_OIDC.id},${GENERIC_OAUTH2.id},corp-down`,
+    OAUTH_GENERIC_PROVIDERS: `${GENERIC_OIDC.id},${GENERIC_OAUTH2.id},${GENERIC_BASIC.id},corp-down`,
     OAUTH_GENERIC_CORP_DOWN_CLIENT_ID: "id",
     OAUTH_GENERIC_CORP_DOWN_CLIENT_SECRET: "secret",
     OAUTH_GENERIC_CORP_DOWN_ISSUER: "http://127.0.0.1:1",
@@ -149,6 +149,24 @@ describe("a generic plain OAuth 2 provider (endpoints given by hand)", () => {
     expect((await client.listAccounts()).data).toEqual([expect.objectContaining({ providerId: GENERIC_OAUTH2.id, accountId: account.sub })]);
   });
 
+  it("honours its settings: no PKCE, HTTP Basic at the token endpoint, claims mapped, no verified claim no vouching", async () => {
+    const account = social.anAccount("generic-basic");
+    const flow = social.browser();
+    const url = await startOAuth2(flow, GENERIC_BASIC.id, account);
+    const params = new URL(url).searchParams;
+    expect(params.get("client_id")).toBe(GENERIC_BASIC.clientId);
+    expect(params.has("code_challenge")).toBe(false);
+    expect(params.has("nonce")).toBe(false);
+    const before = social.tokens.requests.length;
+    expect((await flow.follow(url)).url.href).toBe(at("/welcome"));
+    // The code went to the token endpoint with the client's secret in HTTP Basic, not in the form, and no verifier.
+    const basic = `Basic ${Buffer.from(`${GENERIC_BASIC.clientId}:${GENERIC_BASIC.clientSecret}`).toString("base64")}`;
+    expect(social.tokens.authorizations[before]).toBe(basic);
+    expect(social.tokens.requests[before]!.has("client_secret")).toBe(false);
+    expect(social.tokens.requests[before]!.has("code_verifier")).toBe(false);
+    expect((await sessionOf(flow))?.user).toMatchObject({ email: account.email, name: account.email, emailVerified: false });
+  });
+
   it("signs in through better-auth 1.1's genericOAuthClient (POST /sign-in/oauth2)", async () => {
     const account = social.anAccount("generic-legacy");
     social.idp.signInAs(account);
@@ -245,8 +263,8 @@ describe("starting a generic sign-in", () => {
   it("GET /social-providers lists the generic providers with their display names", async () => {
     const res = await fetch(api("/social-providers"));
     expect(await res.json()).toEqual({
-      providers: ["google", GENERIC_OIDC.id, GENERIC_OAUTH2.id, "corp-down"],
-      names: { [GENERIC_OIDC.id]: GENERIC_OIDC.name, [GENERIC_OAUTH2.id]: GENERIC_OAUTH2.name, "corp-down": "corp-down" },
+      providers: ["google", GENERIC_OIDC.id, GENERIC_OAUTH2.id, GENERIC_BASIC.id, "corp-down"],
+      names: { [GENERIC_OIDC.id]: GENERIC_OIDC.name, [GENERIC_OAUTH2.id]: GENERIC_OAUTH2.name, [GENERIC_BASIC.id]: GENERIC_BASIC.name, "corp-down": "corp-down" },
     });
   });
 });
