@@ -1,8 +1,9 @@
 /**
  * Generic providers (OAUTH_GENERIC_PROVIDERS) end to end against the real OpenID provider on loopback: one
  * configured by issuer discovery (OpenID Connect: PKCE, nonce, the id token verified), one as plain OAuth 2
- * with its endpoints given by hand (the profile from user info). Through plain HTTP, better-auth 1.1's
- * genericOAuthClient (/sign-in/oauth2) and the current client's signIn.social; the linking rules of the
+ * with its endpoints given by hand (the profile from user info), one changing every default (no PKCE, HTTP
+ * Basic, other claims). Through plain HTTP, better-auth 1.1's genericOAuthClient (/sign-in/oauth2) and the
+ * current client's signIn.social and linkSocial (1.7.25 has no genericOAuthClient); the linking rules of the
  * built-in providers (a provider that does not vouch for the address takes over nothing), /oauth2/link, a
  * forged, replayed or foreign state, a forged id token, and untrusted callback URLs.
  */
@@ -229,6 +230,20 @@ describe("the linking rules hold for generic providers", () => {
     social.idp.signInAs(social.anAccount("generic-link-other"));
     const other = await postJson(flow, api("/oauth2/link"), { providerId: GENERIC_OAUTH2.id, callbackURL: "/settings", errorCallbackURL: "/oops" }, social.platform.origin);
     expect((await flow.follow(other.body.url)).url.href).toBe(at("/oops?error=email_doesn%27t_match"));
+  });
+
+  it("the current client's linkSocial links a generic provider as a built-in one", async () => {
+    const account = social.anAccount("generic-link-social");
+    const flow = social.browser();
+    await signUp(flow, account.email, false);
+    forgetProviderSession(flow);
+    social.idp.signInAs(account);
+    const client = clientIn(social, flow);
+    const { data, error } = await client.linkSocial({ provider: GENERIC_OAUTH2.id, callbackURL: "/settings" });
+    expect(error).toBeNull();
+    expect(new URL(data!.url).searchParams.get("redirect_uri")).toBe(api(`/oauth2/callback/${GENERIC_OAUTH2.id}`));
+    expect((await flow.follow(data!.url)).url.href).toBe(at("/settings"));
+    expect((await accountsOf(flow)).map((a) => a.provider).sort()).toEqual(["corp-oauth", "credential"]);
   });
 
   it("POST /oauth2/link needs a session", async () => {
