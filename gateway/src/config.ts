@@ -22,6 +22,9 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/forget-password": { window: 10, max: 3 },
   "/request-password-reset": { window: 10, max: 3 },
   "/reset-password": { window: 10, max: 3 },
+  // A passkey sign-in, and the ceremonies it starts (each a stored challenge).
+  "/passkey/verify-authentication": { window: 10, max: 3 },
+  "/passkey/generate-authenticate-options": { window: 10, max: 10 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

@@ -4,7 +4,8 @@
  * strings, absent values as null); both carry the same field names, so one function serves each shape.
  */
 
-import type { Invitation, InvitationStatus, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Invitation, InvitationStatus, Member, Organization, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Passkey as PasskeyMessage } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import type { User as UserMessage } from "@auth-platform/proto/gen/auth/common/v1/user";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { safeImage } from "@auth-platform/runtime/user-image";
@@ -81,6 +82,23 @@ export function publicSession(session: SessionFields): PublicSession {
     updatedAt: iso(session.updatedAt),
     impersonatedBy: session.impersonatedBy ?? null,
     activeOrganizationId: session.activeOrganizationId ?? null,
+  };
+}
+
+/** A passkey as GET /passkey/list-user-passkeys shows it. */
+export function publicPasskey(passkey: PasskeyMessage): Passkey {
+  return {
+    id: passkey.id,
+    name: passkey.name ?? null,
+    userId: passkey.userId,
+    credentialID: passkey.credentialId,
+    publicKey: passkey.publicKey,
+    counter: Number(passkey.counter),
+    deviceType: passkey.deviceType,
+    backedUp: passkey.backedUp,
+    transports: passkey.transports.join(","),
+    aaguid: passkey.aaguid ?? null,
+    createdAt: iso(passkey.createdAt),
   };
 }
 
