@@ -314,7 +314,7 @@ describe(`a passkey as the second factor (${backendLabel()})`, () => {
     expect(c.cookies.has("better-auth.session_token")).toBe(true);
     expect(c.cookies.has("better-auth.trust_device")).toBe(true);
     expect(c.cookies.has("better-auth.two_factor")).toBe(false);
-    expect((await c.get("/get-session")).body.user.id).toBe(user.id);
+    expect((await c.get("/get-session")).body).toMatchObject({ user: { id: user.id }, session: { authMethod: "password", secondFactor: "passkey" } });
   });
 
   it("another user's passkey, or a bad assertion, is a wrong answer that counts", async () => {
@@ -344,6 +344,7 @@ describe(`a passkey as the second factor (${backendLabel()})`, () => {
     const { c, res } = await signInWith(device);
     expect(res.status).toBe(200);
     expect(res.body.user.id).toBe(user.id);
-    expect(c.cookies.has("better-auth.session_token")).toBe(true);
+    expect(res.body.session).toMatchObject({ authMethod: "passkey", secondFactor: null });
+    expect((await c.get("/get-session")).body.session).toMatchObject({ authMethod: "passkey", secondFactor: null });
   });
 });

@@ -59,6 +59,7 @@ describe("social sign-in with an OpenID provider", () => {
 
     const session = await (await flow.request(`${social.platform.baseURL}/get-session`)).json();
     expect(session.user).toMatchObject({ email: account.email, emailVerified: true, name: account.name, image: account.picture });
+    expect(session.session).toMatchObject({ authMethod: "social:google", secondFactor: null });
     const accounts = await (await flow.request(`${social.platform.baseURL}/list-accounts`)).json();
     expect(accounts).toEqual([expect.objectContaining({ provider: "google", accountId: account.sub, scopes: expect.arrayContaining(["openid", "email", "profile"]) })]);
   });

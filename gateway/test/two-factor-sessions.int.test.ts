@@ -160,4 +160,32 @@ describe(`two-factor and the session (${backendLabel()})`, () => {
     expect(trusted.body.token).toBeTruthy();
     expect(setCookie(trusted, TRUST_COOKIE)).toMatch(/Max-Age=2592000(;|$)/);
   });
+
+  it("every session says how it was opened, through get-session and list-sessions; a rotation keeps it", async () => {
+    const { client, email, totpURI } = await enrolling();
+    const signedUp = (await client.get("/get-session")).body.session;
+    expect(signedUp).toMatchObject({ authMethod: "password", secondFactor: null });
+    expect(Date.parse(signedUp.authenticatedAt)).toBe(Date.parse(signedUp.createdAt));
+    platform.clock.advance(30_000);
+    // The first code rotates the session: the new one keeps the sign-up's method and time.
+    expect((await client.post("/two-factor/verify-totp", { code: codeFor(totpURI) })).status).toBe(200);
+    const rotated = (await client.get("/get-session")).body.session;
+    expect(rotated.id).not.toBe(signedUp.id);
+    expect(rotated).toMatchObject({ authMethod: "password", secondFactor: null, authenticatedAt: signedUp.authenticatedAt });
+
+    const other = platform.client();
+    expect((await other.post("/sign-in/email", { email, password: PASSWORD })).body).toMatchObject({ twoFactorRedirect: true });
+    platform.clock.advance(30_000);
+    expect((await other.post("/two-factor/verify-totp", { code: codeFor(totpURI) })).status).toBe(200);
+    const challenged = (await other.get("/get-session")).body.session;
+    expect(challenged).toMatchObject({ authMethod: "password", secondFactor: "totp" });
+    const listed = (await other.get("/list-sessions")).body as Array<{ id: string; authMethod: string | null; secondFactor: string | null }>;
+    expect(listed.find((s) => s.id === challenged.id)).toMatchObject({ authMethod: "password", secondFactor: "totp" });
+    expect(listed.find((s) => s.id === rotated.id)).toMatchObject({ authMethod: "password", secondFactor: null });
+
+    const admin = await anAdmin(platform);
+    const userId = (await client.get("/get-session")).body.user.id;
+    expect((await admin.c.post("/admin/impersonate-user", { userId })).status).toBe(200);
+    expect((await admin.c.get("/get-session")).body.session).toMatchObject({ authMethod: "impersonation", impersonatedBy: admin.id });
+  });
 });

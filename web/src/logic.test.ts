@@ -8,6 +8,7 @@ import { errorSentence } from "./error-codes";
 import { passwordRules } from "./password-rules";
 import { apiBasePath } from "./runtime-config";
 import { safeRedirect } from "./safe-redirect";
+import { describeSignInMethod } from "./sign-in-method";
 import { describeUserAgent } from "./user-agent";
 
 describe("shownImage", () => {
@@ -62,6 +63,19 @@ describe("describeUserAgent", () => {
     [null, "Unknown device"],
   ])("%s -> %s", (ua, expected) => {
     expect(describeUserAgent(ua)).toBe(expected);
+  });
+});
+
+describe("describeSignInMethod", () => {
+  it.each([
+    [{ authMethod: "password", secondFactor: null }, "signed in with a password"],
+    [{ authMethod: "passkey", secondFactor: null }, "signed in with a passkey"],
+    [{ authMethod: "social:google", secondFactor: "totp" }, "signed in with Google and an authenticator code"],
+    [{ authMethod: "password", secondFactor: "trusted-device" }, "signed in with a password and a trusted device"],
+    [{ authMethod: "email-otp", secondFactor: "backup-code" }, "signed in with an emailed code and a backup code"],
+    [{ authMethod: null, secondFactor: null }, null],
+  ])("%o -> %s", (session, expected) => {
+    expect(describeSignInMethod(session)).toBe(expected);
   });
 });
 

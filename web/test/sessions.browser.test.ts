@@ -37,6 +37,8 @@ describe("active sessions", () => {
     expect(items[0]).toContain("127.0.0.1");
     expect(items[1]).toContain("Safari on iPhone");
     expect(items[1]).not.toContain("This device");
+    // How each was opened: both with the password (the sign-up's session was never listed: signed up by API).
+    for (const item of items) expect(item).toContain("signed in with a password");
     await web.checkA11y(desktop, "account sessions");
     await web.screenshot(desktop, "account-sessions");
     await web.screenshot(phone, "account-390px");

@@ -43,6 +43,9 @@ export interface SessionFields {
   updatedAt?: When;
   impersonatedBy?: Maybe<string>;
   activeOrganizationId?: Maybe<string>;
+  authMethod?: Maybe<string>;
+  secondFactor?: Maybe<string>;
+  authenticatedAt?: Date | string | null;
 }
 
 const iso = (date: When) => (typeof date === "string" ? date : (date ?? new Date(0)).toISOString());
@@ -82,6 +85,9 @@ export function publicSession(session: SessionFields): PublicSession {
     updatedAt: iso(session.updatedAt),
     impersonatedBy: session.impersonatedBy ?? null,
     activeOrganizationId: session.activeOrganizationId ?? null,
+    authMethod: session.authMethod ?? null,
+    secondFactor: session.secondFactor ?? null,
+    authenticatedAt: session.authenticatedAt ? iso(session.authenticatedAt) : null,
   };
 }
 

@@ -94,6 +94,8 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
         rememberMe: false,
         ipAddress: input.ipAddress,
         userAgent: input.userAgent,
+        // The admin proved nothing as the user: the session says so (impersonatedBy names the admin).
+        authMethod: "impersonation",
       });
       return required(session, "session");
     },

@@ -44,7 +44,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     providerTokens: providerTokenVault(config.secret),
     passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
-      async createSession(user, { rememberMe, client }) {
+      async createSession(user, { rememberMe, client, authentication }) {
         const { session } = await call(sessionClient, sessionClient.createSession, {
           userId: user.id,
           ipAddress: client.ipAddress,
@@ -52,6 +52,9 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
           rememberMe,
           expiresInSeconds: 0,
           ...userFields(toUserMessage(user)),
+          ...("rotates" in authentication
+            ? { rotatesSessionId: authentication.rotates }
+            : { authMethod: authentication.method ?? undefined, secondFactor: authentication.secondFactor }),
         });
         return session!;
       },

@@ -52,9 +52,17 @@ function fakeSessions(now: () => Date): FakeSessions {
     failRevoke: false,
     unreachable: false,
     of: (userId) => sessions.live.filter((s) => s.userId === userId),
-    async createSession(user) {
+    async createSession(user, { authentication }) {
       if (sessions.unreachable) throw new Error("session service unavailable");
-      const session: Session = { id: newId(), token: randomString(32), userId: user.id, createdAt: now() };
+      // As the session service records it: the method given, or for a rotation the rotated session's.
+      const rotated = "rotates" in authentication ? sessions.live.find((s) => s.id === authentication.rotates && s.userId === user.id) : undefined;
+      if ("rotates" in authentication && !rotated) throw new PeerError("SESSION_NOT_FOUND", 5, undefined, undefined);
+      const recorded = rotated
+        ? { authMethod: rotated.authMethod, secondFactor: rotated.secondFactor, authenticatedAt: rotated.authenticatedAt }
+        : "method" in authentication
+          ? { authMethod: authentication.method ?? undefined, secondFactor: authentication.secondFactor, authenticatedAt: now() }
+          : {};
+      const session: Session = { id: newId(), token: randomString(32), userId: user.id, createdAt: now(), ...recorded };
       sessions.copies.set(user.id, user);
       sessions.live.push(session);
       return session;

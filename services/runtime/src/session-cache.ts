@@ -38,8 +38,9 @@ import { authEvents } from "./metrics.js";
 import { newId } from "./random.js";
 
 /**
- * The record's version. Change it with any change of its shape: a reader of one version treats an entry of
- * any other as a miss (during a rolling deploy the old and new writers then only cost each other misses).
+ * The record's version. Change it with any change a reader of the other version would misread: a reader of
+ * one version treats an entry of any other as a miss (during a rolling deploy the old and new writers then
+ * only cost each other misses). A field added as optional, read as null when absent, needs no change.
  * Version 3 added the MAC: a version 2 entry, which has none, is never trusted.
  */
 export const CACHE_RECORD_VERSION = 3;
@@ -56,6 +57,10 @@ export interface CachedSessionFields {
   updatedAt: string;
   impersonatedBy: string | null;
   activeOrganizationId: string | null;
+  /** How the session was opened (absent in entries written before it was kept: read as null). */
+  authMethod?: string | null;
+  secondFactor?: string | null;
+  authenticatedAt?: string | null;
 }
 
 /** The session's user as cached (the fields of auth.common.v1.User). */

@@ -9,6 +9,7 @@ import { LanguagePicker } from "../i18n/language-picker";
 import { passwordAcceptable } from "../password-rules";
 import { noteSignedOutEverywhere, sessionQuery, useSession } from "../session";
 import { linkProvider, providerName, SocialButtons } from "../social";
+import { describeSignInMethod } from "../sign-in-method";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
 import { TwoFactorSection } from "./two-factor";
@@ -366,6 +367,7 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
           const self = session.id === current.session.id;
           const device = describeUserAgent(session.userAgent);
           const where = session.ipAddress ?? t("account.unknownIp");
+          const how = describeSignInMethod(session);
           return (
             <li key={session.id} className={self ? "current" : undefined}>
               <span>
@@ -373,7 +375,8 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
                 {self && <span className="badge">{t("account.thisDevice")}</span>}
                 <br />
                 <span className="muted">
-                  {where} · {t("account.lastActive")} <time dateTime={session.updatedAt}>{new Date(session.updatedAt).toLocaleString(language)}</time>
+                  {where} · {how && <>{how} · </>}
+                  {t("account.lastActive")} <time dateTime={session.updatedAt}>{new Date(session.updatedAt).toLocaleString(language)}</time>
                 </span>
               </span>
               {!self && (

@@ -4,7 +4,7 @@ import { aSignedUpUser, testRegistry } from "../../test/test-registry.js";
 import { answerChallenge, CHALLENGE_SECONDS } from "./two-factor-challenge.js";
 import { trustDevice, TRUSTED_DEVICE_SECONDS } from "./trusted-devices.js";
 
-const options = { rememberMe: true, client: { userAgent: "Firefox" }, refusal: "UNAUTHORIZED" } as const;
+const options = { method: "password", rememberMe: true, client: { userAgent: "Firefox" }, refusal: "UNAUTHORIZED" } as const;
 
 async function twoFactorUser(env: Record<string, string> = {}) {
   const deps = testRegistry(env);
@@ -104,6 +104,28 @@ describe("completeSignIn", () => {
     const answered = await answerChallenge(deps, { token: challenge!.token, method: "otp", code: fresh, trustDevice: false, client: {} });
     expect(answered.rememberMe).toBe(false);
     expect(answered.session.userId).toBe(user.id);
+  });
+
+  it("the session records how the user signed in: the first factor, and the second one passed", async () => {
+    const deps = testRegistry();
+    const { user: plain } = await aSignedUpUser(deps);
+    const direct = await completeSignIn(deps, plain, { ...options, method: "social:github" });
+    expect(direct.session).toMatchObject({ authMethod: "social:github", authenticatedAt: deps.now() });
+    expect(direct.session!.secondFactor).toBeUndefined();
+
+    const { deps: twoFactor, user } = await twoFactorUser();
+    const { challenge } = await completeSignIn(twoFactor, user, { ...options, method: "social:github" });
+    twoFactor.advance(60_000);
+    const { sendChallengeOtp } = await import("./two-factor-challenge.js");
+    await sendChallengeOtp(twoFactor, challenge!.token);
+    const code = twoFactor.mail.to(user.email, "sign-in-code").at(-1)!.variables.code!;
+    const answered = await answerChallenge(twoFactor, { token: challenge!.token, method: "otp", code, trustDevice: false, client: {} });
+    // The first factor travels on the challenge; the time is when the second one was passed.
+    expect(answered.session).toMatchObject({ authMethod: "social:github", secondFactor: "otp", authenticatedAt: twoFactor.now() });
+
+    const device = await trustDevice(twoFactor, user.id, {});
+    const trusted = await completeSignIn(twoFactor, user, { ...options, trustedDevice: device.token });
+    expect(trusted.session).toMatchObject({ authMethod: "password", secondFactor: "trusted-device" });
   });
 
   it("a ban stored while the challenge waits: a right code is told the ban, a wrong one only that it is wrong", async () => {

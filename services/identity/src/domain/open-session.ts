@@ -8,7 +8,7 @@ import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError, type ErrorCode, PeerError } from "@auth-platform/proto/errors";
 import type { UserRecord } from "../store/identity-store.js";
 import { bannedUser, banHolds } from "./bans.js";
-import type { ClientInfo, Registry } from "./ports.js";
+import type { Authentication, ClientInfo, Registry } from "./ports.js";
 import { flushSessionOutbox } from "./session-outbox.js";
 
 type Deps = Pick<Registry, "store" | "sessions" | "organizations" | "now" | "log">;
@@ -16,6 +16,8 @@ type Deps = Pick<Registry, "store" | "sessions" | "organizations" | "now" | "log
 export interface OpenSessionOptions {
   rememberMe: boolean;
   client: ClientInfo;
+  /** How the user proved who they are (recorded on the session), or the session a rotation replaces. */
+  authentication: Authentication | { rotates: string };
   /**
    * Set by a sign-in that proved who the user is: its own refusal for a user gone meanwhile, and a user banned
    * meanwhile is told the ban (BANNED_USER). Unset, both are FAILED_TO_CREATE_SESSION.
@@ -27,7 +29,7 @@ export async function openSession(deps: Deps, user: UserRecord, options: OpenSes
   await flushSessionOutbox(deps, user.id);
   let session: Session;
   try {
-    session = await deps.sessions.createSession(user, { rememberMe: options.rememberMe, client: options.client });
+    session = await deps.sessions.createSession(user, { rememberMe: options.rememberMe, client: options.client, authentication: options.authentication });
   } catch (error) {
     // The session service refuses a user it holds a banned copy of: a ban stored since the caller read the
     // user (the ban's delivery hands the copy over before it ends the sessions). With the ban stored here
@@ -80,7 +82,7 @@ export function refuseRotationWhileImpersonating(rotation: Pick<Rotation, "imper
  */
 export async function rotateSession(deps: Deps, user: UserRecord, rotation: Rotation): Promise<Session> {
   refuseRotationWhileImpersonating(rotation);
-  const session = await openSession(deps, user, { rememberMe: rotation.rememberMe, client: rotation.client });
+  const session = await openSession(deps, user, { rememberMe: rotation.rememberMe, client: rotation.client, authentication: { rotates: rotation.sessionId } });
   try {
     await deps.sessions.revokeSession(user.id, rotation.sessionId);
   } catch (error) {

@@ -215,7 +215,7 @@ export async function signInWithPasskey(deps: Deps, input: PasskeySignInInput): 
   const user = await deps.store.findUserById(passkey.userId);
   if (!user) throw new AuthError("AUTHENTICATION_FAILED");
   const current = await admitUser(deps, user, "AUTHENTICATION_FAILED");
-  const session = await openSession(deps, current, { rememberMe: input.rememberMe, client: input.client, refusal: "AUTHENTICATION_FAILED" });
+  const session = await openSession(deps, current, { rememberMe: input.rememberMe, client: input.client, refusal: "AUTHENTICATION_FAILED", authentication: { method: "passkey" } });
   return { user: current, session };
 }
 

@@ -123,7 +123,7 @@ describe("password reset", () => {
     deps.advance(30_000);
     const enrolled = (await deps.store.findUserById(user.id))!;
     const device = await trustDevice(deps, user.id, {});
-    const { challenge } = await completeSignIn(deps, enrolled, { rememberMe: true, client: {}, refusal: "UNAUTHORIZED" });
+    const { challenge } = await completeSignIn(deps, enrolled, { method: "password", rememberMe: true, client: {}, refusal: "UNAUTHORIZED" });
     return { backupCodes, device, challenge: challenge! };
   }
 

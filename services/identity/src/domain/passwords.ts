@@ -53,6 +53,7 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   // the user was read (two scrypts ago): the ban ended the sessions, and a banned user gets no new one.
   const current = await admissibleUser(deps, user.id);
   if (!current) return { user };
-  const session = await openSession(deps, current, { rememberMe: true, client: input.client });
+  // The caller just proved the password (its own session ended with the others).
+  const session = await openSession(deps, current, { rememberMe: true, client: input.client, authentication: { method: "password" } });
   return { user: current, session };
 }

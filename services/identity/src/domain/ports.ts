@@ -13,10 +13,26 @@ export interface ClientInfo {
   userAgent?: string;
 }
 
+/**
+ * How a user proved who they are, as a session records it (docs/adr/0064-sessions-record-how-the-user-signed-in.md):
+ * the first factor, and the second one passed, if any.
+ */
+export type SignInMethod = "password" | "passkey" | "magic-link" | "email-otp" | "email-verification" | `social:${string}`;
+export type PassedSecondFactor = "totp" | "otp" | "backup-code" | "passkey" | "trusted-device";
+
+export interface Authentication {
+  /** null: not known (a two-factor challenge opened by the previous release). */
+  method: SignInMethod | null;
+  secondFactor?: PassedSecondFactor | undefined;
+}
+
 /** The session service's RPCs that identity calls (domain/open-session.ts and session-outbox.ts call them). */
 export interface SessionPort {
-  /** Starts a session for the user (the session service keeps the copy of the user it carries). */
-  createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<Session>;
+  /**
+   * Starts a session for the user (the session service keeps the copy of the user it carries), recording how
+   * the user signed in, or for a rotation, keeping what the rotated session recorded.
+   */
+  createSession(user: UserRecord, options: { rememberMe: boolean; client: ClientInfo; authentication: Authentication | { rotates: string } }): Promise<Session>;
   /**
    * Ends every session of the user. Idempotent. With `user` (a ban), the session service keeps that copy first,
    * so a session being created meanwhile sees the ban and is refused, or is made before the revocation lists.

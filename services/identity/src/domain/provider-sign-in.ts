@@ -141,7 +141,13 @@ export async function signInWithProvider(deps: Deps, input: ProviderSignInInput)
   const { user, isNewUser } = await userForProvider(deps, input);
   // Bans, then two-factor (a challenge, or a trusted device) as for every sign-in; a banned user: the
   // callback answers BANNED_USER, as better-auth 1.7 does.
-  const outcome = await completeSignIn(deps, user, { rememberMe: true, client: input.client, trustedDevice: input.trustedDevice, refusal: "FAILED_TO_CREATE_SESSION" });
+  const outcome = await completeSignIn(deps, user, {
+    method: `social:${input.profile.providerId}`,
+    rememberMe: true,
+    client: input.client,
+    trustedDevice: input.trustedDevice,
+    refusal: "FAILED_TO_CREATE_SESSION",
+  });
   return { ...outcome, isNewUser };
 }
 

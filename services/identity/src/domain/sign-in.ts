@@ -54,6 +54,7 @@ async function signIn(deps: Deps, user: UserRecord | null, input: SignInInput, f
   const valid = account?.password ? await deps.passwords.verify(account.password, input.password, input.deadline) : await deps.passwords.verifyNone(input.password, input.deadline);
   if (!user || !account?.password || !valid) throw new AuthError(failure);
   return completeSignIn(deps, user, {
+    method: "password",
     rememberMe: input.rememberMe,
     client: input.client,
     trustedDevice: input.trustedDevice,

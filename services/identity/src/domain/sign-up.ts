@@ -76,6 +76,6 @@ export async function signUpEmail(
   if (mailRequest) await runMailRequest(deps, { ...mailRequest, attempts: 0, leaseUntil: null });
   // With verification required, the first session comes after the address is verified.
   if (!config.autoSignIn || verification.required) return { user };
-  const session = await openSession(deps, user, { rememberMe: input.rememberMe, client: input.client });
+  const session = await openSession(deps, user, { rememberMe: input.rememberMe, client: input.client, authentication: { method: "password" } });
   return { user, session };
 }

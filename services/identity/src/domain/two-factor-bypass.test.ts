@@ -9,7 +9,7 @@ import { answerChallenge } from "./two-factor-challenge.js";
 import { base32Decode, totpCode, totpStep } from "./totp.js";
 import { verifyEmail } from "./verification.js";
 
-const options = { rememberMe: true, client: {}, refusal: "UNAUTHORIZED" } as const;
+const options = { method: "password", rememberMe: true, client: {}, refusal: "UNAUTHORIZED" } as const;
 
 async function activated(deps: TestRegistry) {
   const signedUp = await aSignedUpUser(deps);

@@ -11,7 +11,7 @@ import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import type { UserRecord } from "../store/identity-store.js";
 import type { TwoFactorChallengeRecord } from "../store/two-factor-store.js";
 import { admitUser } from "./bans.js";
-import type { ClientInfo, Registry } from "./ports.js";
+import type { ClientInfo, Registry, SignInMethod } from "./ports.js";
 import { openSession } from "./open-session.js";
 import { verifyPasskeyAssertion } from "./passkeys.js";
 import { codeHash } from "./secret-box.js";
@@ -43,7 +43,11 @@ export interface ChallengeToken {
   issuedAt: Date;
 }
 
-export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: UserRecord, options: { rememberMe: boolean; client: ClientInfo }): Promise<ChallengeToken> {
+export async function createChallenge(
+  deps: Pick<Deps, "store" | "now">,
+  user: UserRecord,
+  options: { rememberMe: boolean; client: ClientInfo; method: SignInMethod },
+): Promise<ChallengeToken> {
   const now = deps.now();
   const token = randomString(32);
   const expiresAt = new Date(now.getTime() + CHALLENGE_SECONDS * 1000);
@@ -58,6 +62,7 @@ export async function createChallenge(deps: Pick<Deps, "store" | "now">, user: U
     otpExpiresAt: null,
     expiresAt,
     createdAt: now,
+    method: options.method,
   });
   const enrolment = await deps.store.findTwoFactor(user.id);
   const hasPasskey = (await deps.store.listPasskeys(user.id)).length > 0;
@@ -136,7 +141,9 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
   // Single use: of two requests racing with valid codes, only the one that deletes the challenge signs in.
   if (!(await deps.store.consumeChallenge(challenge.id))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const current = await admitUser(deps, user, "INVALID_TWO_FACTOR_COOKIE");
-  const session = await openSession(deps, current, { rememberMe: challenge.rememberMe, client: input.client, refusal: "INVALID_TWO_FACTOR_COOKIE" });
+  // The store keeps what createChallenge wrote; a challenge from before it was kept has none (recorded as unknown).
+  const authentication = { method: challenge.method as SignInMethod | null, secondFactor: input.method };
+  const session = await openSession(deps, current, { rememberMe: challenge.rememberMe, client: input.client, refusal: "INVALID_TWO_FACTOR_COOKIE", authentication });
   const trustedDevice = input.trustDevice ? await trustDevice(deps, current.id, input.client) : undefined;
   return { user: current, session, rememberMe: challenge.rememberMe, trustedDevice };
 }

@@ -69,7 +69,7 @@ describe("a change of factors rotates the caller's session", () => {
   async function enrolling() {
     const deps = testRegistry();
     const { user, password, session: caller } = await aSignedUpUser(deps);
-    const other = await deps.sessions.createSession(user, { rememberMe: true, client: {} });
+    const other = await deps.sessions.createSession(user, { rememberMe: true, client: {}, authentication: { method: "password" } });
     const { totpUri } = await enableTwoFactor(deps, { userId: user.id, password });
     const rotation = { sessionId: caller!.id, rememberMe: true, client: {} };
     return { deps, user, password, caller: caller!, other, totpUri, rotation };
@@ -84,6 +84,14 @@ describe("a change of factors rotates the caller's session", () => {
     expect(tokens(deps, user.id).sort()).toEqual([other.token, session!.token].sort());
     // The session service got the activated user with the new session.
     expect(deps.sessions.copies.get(user.id)!.twoFactorEnabled).toBe(true);
+  });
+
+  it("the new session keeps how the caller signed in", async () => {
+    const { deps, user, caller, totpUri, rotation } = await enrolling();
+    deps.advance(60_000);
+    const { session } = await verifySignedInUser(deps, { userId: user.id, method: "totp", code: codeFor(totpUri, deps.now()), rotation });
+    expect(session).toMatchObject({ authMethod: caller.authMethod, authenticatedAt: caller.authenticatedAt });
+    expect(caller.authMethod).toBe("password");
   });
 
   it("a code checked once two-factor is on rotates nothing", async () => {

@@ -102,6 +102,6 @@ export async function verifyEmail(
   // Nor a way round a ban: the address is verified, but a banned user gets no session here either.
   const current = await clearExpiredBan(deps, verified);
   if (current.banned) return { user: current };
-  const session = await openSession(deps, current, { rememberMe: true, client: input.client });
+  const session = await openSession(deps, current, { rememberMe: true, client: input.client, authentication: { method: "email-verification" } });
   return { user: current, session };
 }

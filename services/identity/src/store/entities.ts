@@ -136,6 +136,7 @@ export const TwoFactorChallengeEntity = defineEntity({
     otpExpiresAt: p.datetime().nullable(),
     expiresAt: p.datetime(),
     createdAt: p.datetime(),
+    method: p.string().nullable(),
   },
 });
 
@@ -158,7 +159,7 @@ export type TwoFactorRow = InstanceType<typeof TwoFactorEntity.class>;
 export type TwoFactorChallengeRow = InstanceType<typeof TwoFactorChallengeEntity.class>;
 export type TrustedDeviceRow = InstanceType<typeof TrustedDeviceEntity.class>;
 
-/** Passkeys (migration 0012): the WebAuthn credentials and the pending ceremonies. */
+/** Passkeys (migration 0013): the WebAuthn credentials and the pending ceremonies. */
 export const PasskeyEntity = defineEntity({
   name: "Passkey",
   tableName: "passkey",

@@ -240,6 +240,16 @@ class UserLastSignIn extends Migration {
 }
 
 /**
+ * The first factor of a two-factor challenge, recorded on the session it opens
+ * (docs/adr/0064-sessions-record-how-the-user-signed-in.md). A nullable column only.
+ */
+class ChallengeSignInMethod extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "two_factor_challenge" add column "method" varchar(64) null`);
+  }
+}
+
+/**
  * Passkeys (docs/adr/0059-passkeys.md): the credentials, unique by credential id across users, and the
  * pending ceremonies, each taken once. Two new tables only: nothing running is locked or changed.
  */
@@ -286,5 +296,6 @@ export const identityMigrations = [
   { name: "0009-session-outbox", class: CreateSessionOutbox },
   { name: "0010-mail-request-language", class: MailRequestLanguage },
   { name: "0011-user-last-sign-in", class: UserLastSignIn },
-  { name: "0012-passkeys", class: CreatePasskeys },
+  { name: "0012-challenge-sign-in-method", class: ChallengeSignInMethod },
+  { name: "0013-passkeys", class: CreatePasskeys },
 ];

@@ -36,6 +36,7 @@ const toChallenge = (row: TwoFactorChallengeRow): TwoFactorChallengeRecord => ({
   otpExpiresAt: row.otpExpiresAt ?? null,
   expiresAt: row.expiresAt,
   createdAt: row.createdAt,
+  method: row.method ?? null,
 });
 
 const toDevice = (row: TrustedDeviceRow): TrustedDeviceRecord => ({

@@ -32,6 +32,7 @@ const aChallenge = (userId: string, overrides: Partial<TwoFactorChallengeRecord>
   otpExpiresAt: null,
   expiresAt: later(600_000),
   createdAt: AT,
+  method: "social:github",
   ...overrides,
 });
 
@@ -114,6 +115,9 @@ export function twoFactorStoreContract(backend: string, open: () => Promise<Iden
       const challenge = aChallenge(userId);
       await store.createChallenge(challenge);
       expect(await store.findChallenge(challenge.id)).toEqual(challenge);
+      const unknown = aChallenge(userId, { method: null });
+      await store.createChallenge(unknown);
+      expect(await store.findChallenge(unknown.id)).toEqual(unknown);
       const counted = await Promise.all(Array.from({ length: 5 }, () => store.countChallengeAttempt(challenge.id, 3)));
       expect(counted.filter(Boolean)).toHaveLength(3);
       expect((await store.findChallenge(challenge.id))!.attempts).toBe(3);

@@ -31,6 +31,8 @@ export interface TwoFactorChallengeRecord {
   otpExpiresAt: Date | null;
   expiresAt: Date;
   createdAt: Date;
+  /** How the user proved the first factor (ports.ts SignInMethod), recorded on the session it opens; null on challenges from before it was kept. */
+  method: string | null;
 }
 
 /** A browser the user let skip the second factor, until expiresAt (renewed on use). */

@@ -7,7 +7,7 @@
  *   report the event done, or for that replica's registration to lapse.
  * - Every replica relays the events of others to its own watchers, waits for them as for its own, then
  *   publishes "done" for the event under its registration.
- * - A replica registers only once subscribed, renews every third of the watcher lease, and grants a watcher
+ * - A replica registers only once subscribed, renews every quarter of the watcher lease, and grants a watcher
  *   lease only while that lease ends before its registration can lapse; so a replica cut off from Redis has
  *   no watcher trusting anything by the time the others stop waiting for it. Losing the subscription (events
  *   may be missed) ends every stream, and the replica registers afresh under a new id once subscribed again.
@@ -40,7 +40,10 @@ export interface SessionRelayDeps {
   broadcast: Pick<RedisBroadcast, "listen" | "publish" | "members" | "register" | "unregister">;
   /** The watcher lease (SESSION_CACHE_LEASE_MS). */
   leaseMs: number;
-  /** How long a registration lasts: longer than the lease (twice by default). */
+  /**
+   * How long a registration lasts: longer than the lease (1.5 times by default). A change made while Redis is
+   * away waits it out, so with the store's and Redis's own timeouts it must fit the callers' 5 s deadline.
+   */
   registrationMs?: number;
   /** A monotonic clock (ms); performance.now by default. */
   now?: () => number;
@@ -57,7 +60,7 @@ const defaultSchedule = (ms: number, fn: () => void) => {
 export function sessionRelay(deps: SessionRelayDeps): SessionRelay {
   const now = deps.now ?? (() => performance.now());
   const schedule = deps.schedule ?? defaultSchedule;
-  const registrationMs = deps.registrationMs ?? 2 * deps.leaseMs;
+  const registrationMs = deps.registrationMs ?? 1.5 * deps.leaseMs;
   const sleep = (ms: number) => new Promise<void>((resolve) => schedule(Math.max(0, ms), resolve));
   // Names this process as the origin of its events (its registration id changes after a lost subscription).
   const origin = randomUUID();
@@ -82,13 +85,15 @@ export function sessionRelay(deps: SessionRelayDeps): SessionRelay {
       registered();
     } catch (error) {
       // The next renewal retries; leases stop being granted once this one's margin is used up.
-      if (now() - renewedAt > deps.leaseMs / 3 + 1) deps.log.warn("session replica registration not renewed: no watcher leases until it is", { error });
+      if (now() - renewedAt > deps.leaseMs / 4 + 1) deps.log.warn("session replica registration not renewed: no watcher leases until it is", { error });
     } finally {
       renewing = false;
     }
   };
   const renewEvery = () => {
-    cancelRenewal = schedule(Math.max(50, Math.floor(deps.leaseMs / 3)), () => {
+    // A quarter: a lease is granted only while the last renewal is under half a lease old (mayGrant), so a
+    // renewal may be a quarter of a lease late (a busy event loop, a slow Redis) before grants pause.
+    cancelRenewal = schedule(Math.max(50, Math.floor(deps.leaseMs / 4)), () => {
       void renew();
       renewEvery();
     });

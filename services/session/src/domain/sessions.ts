@@ -50,11 +50,25 @@ export interface CreateSessionInput {
   impersonatedBy?: string;
   expiresInSeconds?: number;
   user?: CachedUser;
+  /** How the user proved who they are, and the second factor passed (recorded, never checked here). */
+  authMethod?: string;
+  secondFactor?: string;
+  /** A rotation: the user's session whose authentication the new one keeps (method, factor and time). */
+  rotatesSessionId?: string;
+}
+
+/** The authentication a new session records: the input's, as of now, or for a rotation the replaced session's. */
+async function authenticationOf(deps: Pick<Deps, "store">, input: CreateSessionInput, now: Date): Promise<Pick<SessionRecord, "authMethod" | "secondFactor" | "authenticatedAt">> {
+  if (!input.rotatesSessionId) return { authMethod: input.authMethod || null, secondFactor: input.secondFactor || null, authenticatedAt: now };
+  const replaced = await deps.store.findById(input.rotatesSessionId);
+  if (!replaced || replaced.userId !== input.userId) throw new AuthError("SESSION_NOT_FOUND");
+  return { authMethod: replaced.authMethod, secondFactor: replaced.secondFactor, authenticatedAt: replaced.authenticatedAt ?? replaced.createdAt };
 }
 
 export async function createSession(deps: Deps, input: CreateSessionInput): Promise<SessionRecord> {
   const now = deps.now();
   const lifetime = input.expiresInSeconds || (input.rememberMe ? deps.config.expiresInSeconds : SHORT_SESSION_SECONDS);
+  const authentication = await authenticationOf(deps, input, now);
   const session: SessionRecord = {
     id: newId(),
     token: randomString(TOKEN_LENGTH),
@@ -66,6 +80,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     updatedAt: now,
     impersonatedBy: input.impersonatedBy || null,
     activeOrganizationId: null,
+    ...authentication,
   };
   let user: CachedUser | null;
   try {
@@ -128,6 +143,9 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Cach
       updatedAt: session.updatedAt.toISOString(),
       impersonatedBy: session.impersonatedBy,
       activeOrganizationId: session.activeOrganizationId,
+      authMethod: session.authMethod,
+      secondFactor: session.secondFactor,
+      authenticatedAt: session.authenticatedAt?.toISOString() ?? null,
     },
     user,
     refreshAt: refreshAt(deps, session),

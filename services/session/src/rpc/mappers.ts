@@ -16,6 +16,9 @@ export function toSessionMessage(session: SessionRecord): Session {
     updatedAt: session.updatedAt,
     impersonatedBy: session.impersonatedBy ?? undefined,
     activeOrganizationId: session.activeOrganizationId ?? undefined,
+    authMethod: session.authMethod ?? undefined,
+    secondFactor: session.secondFactor ?? undefined,
+    authenticatedAt: session.authenticatedAt ?? undefined,
   };
 }
 
@@ -31,6 +34,9 @@ export function sessionMessageFromCache(session: CachedSessionFields): Session {
     updatedAt: new Date(session.updatedAt),
     impersonatedBy: session.impersonatedBy ?? undefined,
     activeOrganizationId: session.activeOrganizationId ?? undefined,
+    authMethod: session.authMethod ?? undefined,
+    secondFactor: session.secondFactor ?? undefined,
+    authenticatedAt: session.authenticatedAt ? new Date(session.authenticatedAt) : undefined,
   };
 }
 

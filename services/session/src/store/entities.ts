@@ -20,6 +20,9 @@ export const SessionEntity = defineEntity({
     updatedAt: p.datetime(),
     impersonatedBy: p.string().nullable(),
     activeOrganizationId: p.string().nullable().index(),
+    authMethod: p.string().nullable(),
+    secondFactor: p.string().nullable(),
+    authenticatedAt: p.datetime().nullable(),
   },
 });
 

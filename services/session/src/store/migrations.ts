@@ -113,6 +113,18 @@ class CreateRememberedOrganization extends Migration {
   }
 }
 
+/**
+ * How each session was opened (docs/adr/0064-sessions-record-how-the-user-signed-in.md): nullable columns, so
+ * adding them rewrites no row, and a replica of the previous release keeps inserting without them.
+ */
+class SessionAuthentication extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "session" add column "auth_method" varchar(64) null`);
+    this.addSql(`alter table "session" add column "second_factor" varchar(32) null`);
+    this.addSql(`alter table "session" add column "authenticated_at" timestamptz null`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
@@ -121,5 +133,6 @@ export function sessionMigrations(vault: TokenVault) {
     { name: "0005-session-active-organization", class: IndexActiveOrganization },
     { name: "0006-session-pending-forget", class: CreatePendingForget },
     { name: "0007-session-remembered-organization", class: CreateRememberedOrganization },
+    { name: "0008-session-authentication", class: SessionAuthentication },
   ];
 }

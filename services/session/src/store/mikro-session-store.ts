@@ -18,6 +18,9 @@ function toRecord(row: SessionRow, token: string): SessionRecord {
     updatedAt: row.updatedAt,
     impersonatedBy: row.impersonatedBy ?? null,
     activeOrganizationId: row.activeOrganizationId ?? null,
+    authMethod: row.authMethod ?? null,
+    secondFactor: row.secondFactor ?? null,
+    authenticatedAt: row.authenticatedAt ?? null,
   };
 }
 

@@ -24,6 +24,9 @@ export function aSession(overrides: Partial<SessionRecord> = {}): SessionRecord 
     updatedAt: createdAt,
     impersonatedBy: null,
     activeOrganizationId: null,
+    authMethod: "password",
+    secondFactor: null,
+    authenticatedAt: createdAt,
     ...overrides,
   };
 }
@@ -68,9 +71,15 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
     }
 
     it("creates a session and finds it by token, every field intact", async () => {
-      const session = await created({ impersonatedBy: newId(), activeOrganizationId: newId() });
+      const session = await created({
+        impersonatedBy: newId(),
+        activeOrganizationId: newId(),
+        authMethod: "social:github",
+        secondFactor: "totp",
+        authenticatedAt: new Date(T0 - 1000),
+      });
       expect(await store.findByToken(session.token)).toEqual(session);
-      const bare = await created({ ipAddress: null, userAgent: null });
+      const bare = await created({ ipAddress: null, userAgent: null, authMethod: null, authenticatedAt: null });
       expect(await store.findByToken(bare.token)).toEqual(bare);
     });
 

@@ -12,6 +12,12 @@ export interface SessionRecord {
   updatedAt: Date;
   impersonatedBy: string | null;
   activeOrganizationId: string | null;
+  /** How the user proved who they are (CreateSessionRequest.auth_method); null on sessions from before it was kept. */
+  authMethod: string | null;
+  /** The second factor passed at that sign-in, if any. */
+  secondFactor: string | null;
+  /** When the user proved it: createdAt, or the replaced session's for a rotation; null before it was kept. */
+  authenticatedAt: Date | null;
 }
 
 /** A revocation whose cache tombstone is still to be written: the token's lookup hash and the session's expiry. */

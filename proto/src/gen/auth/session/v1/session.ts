@@ -62,7 +62,22 @@ export interface Session {
     | string
     | undefined;
   /** The organization the session currently acts in, if any. */
-  activeOrganizationId?: string | undefined;
+  activeOrganizationId?:
+    | string
+    | undefined;
+  /**
+   * How the user proved who they are when the session was opened (see CreateSessionRequest.auth_method);
+   * absent on sessions opened before it was recorded.
+   */
+  authMethod?:
+    | string
+    | undefined;
+  /** The second factor passed at that sign-in, if any (see CreateSessionRequest.second_factor). */
+  secondFactor?:
+    | string
+    | undefined;
+  /** When the user proved it: the session's creation, or for a rotated session the one it replaced. */
+  authenticatedAt?: Date | undefined;
 }
 
 /**
@@ -140,7 +155,27 @@ export interface CreateSessionRequest {
    * Deprecated: `user` in its previous wire form (SessionUser), set with it; read only when `user` is
    * absent. Removed in the release after.
    */
-  sessionUser?: SessionUser | undefined;
+  sessionUser?:
+    | SessionUser
+    | undefined;
+  /**
+   * How the user proved who they are: "password", "passkey", "magic-link", "email-otp",
+   * "email-verification" (the link of a verification mail), "password-reset", "social:<provider id>",
+   * "impersonation". Recorded on the session, never checked here.
+   */
+  authMethod?:
+    | string
+    | undefined;
+  /** The second factor the user passed, if any: "totp", "otp", "backup-code", "passkey", "trusted-device". */
+  secondFactor?:
+    | string
+    | undefined;
+  /**
+   * A rotation (a change of factors): the id of the caller's session, a session of the same user, whose
+   * auth_method, second_factor and authenticated_at the new session keeps. Errors: SESSION_NOT_FOUND when it
+   * is no session of user_id.
+   */
+  rotatesSessionId?: string | undefined;
 }
 
 export interface CreateSessionResponse {
@@ -428,6 +463,9 @@ function createBaseSession(): Session {
     updatedAt: undefined,
     impersonatedBy: undefined,
     activeOrganizationId: undefined,
+    authMethod: undefined,
+    secondFactor: undefined,
+    authenticatedAt: undefined,
   };
 }
 
@@ -462,6 +500,15 @@ export const Session: MessageFns<Session> = {
     }
     if (message.activeOrganizationId !== undefined) {
       writer.uint32(82).string(message.activeOrganizationId);
+    }
+    if (message.authMethod !== undefined) {
+      writer.uint32(90).string(message.authMethod);
+    }
+    if (message.secondFactor !== undefined) {
+      writer.uint32(98).string(message.secondFactor);
+    }
+    if (message.authenticatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.authenticatedAt), writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -559,6 +606,30 @@ export const Session: MessageFns<Session> = {
             message.activeOrganizationId = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.authMethod = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.secondFactor = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.authenticatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -615,6 +686,21 @@ export const Session: MessageFns<Session> = {
         : isSet(object.active_organization_id)
         ? globalThis.String(object.active_organization_id)
         : undefined,
+      authMethod: isSet(object.authMethod)
+        ? globalThis.String(object.authMethod)
+        : isSet(object.auth_method)
+        ? globalThis.String(object.auth_method)
+        : undefined,
+      secondFactor: isSet(object.secondFactor)
+        ? globalThis.String(object.secondFactor)
+        : isSet(object.second_factor)
+        ? globalThis.String(object.second_factor)
+        : undefined,
+      authenticatedAt: isSet(object.authenticatedAt)
+        ? fromJsonTimestamp(object.authenticatedAt)
+        : isSet(object.authenticated_at)
+        ? fromJsonTimestamp(object.authenticated_at)
+        : undefined,
     };
   },
 
@@ -650,6 +736,15 @@ export const Session: MessageFns<Session> = {
     if (message.activeOrganizationId !== undefined) {
       obj.activeOrganizationId = message.activeOrganizationId;
     }
+    if (message.authMethod !== undefined) {
+      obj.authMethod = message.authMethod;
+    }
+    if (message.secondFactor !== undefined) {
+      obj.secondFactor = message.secondFactor;
+    }
+    if (message.authenticatedAt !== undefined) {
+      obj.authenticatedAt = message.authenticatedAt.toISOString();
+    }
     return obj;
   },
 
@@ -668,6 +763,9 @@ export const Session: MessageFns<Session> = {
     message.updatedAt = object.updatedAt ?? undefined;
     message.impersonatedBy = object.impersonatedBy ?? undefined;
     message.activeOrganizationId = object.activeOrganizationId ?? undefined;
+    message.authMethod = object.authMethod ?? undefined;
+    message.secondFactor = object.secondFactor ?? undefined;
+    message.authenticatedAt = object.authenticatedAt ?? undefined;
     return message;
   },
 };
@@ -1023,6 +1121,9 @@ function createBaseCreateSessionRequest(): CreateSessionRequest {
     expiresInSeconds: 0,
     user: undefined,
     sessionUser: undefined,
+    authMethod: undefined,
+    secondFactor: undefined,
+    rotatesSessionId: undefined,
   };
 }
 
@@ -1051,6 +1152,15 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     }
     if (message.sessionUser !== undefined) {
       SessionUser.encode(message.sessionUser, writer.uint32(58).fork()).join();
+    }
+    if (message.authMethod !== undefined) {
+      writer.uint32(74).string(message.authMethod);
+    }
+    if (message.secondFactor !== undefined) {
+      writer.uint32(82).string(message.secondFactor);
+    }
+    if (message.rotatesSessionId !== undefined) {
+      writer.uint32(90).string(message.rotatesSessionId);
     }
     return writer;
   },
@@ -1132,6 +1242,30 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
             message.sessionUser = SessionUser.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.authMethod = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.secondFactor = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.rotatesSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1182,6 +1316,21 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
         : isSet(object.session_user)
         ? SessionUser.fromJSON(object.session_user)
         : undefined,
+      authMethod: isSet(object.authMethod)
+        ? globalThis.String(object.authMethod)
+        : isSet(object.auth_method)
+        ? globalThis.String(object.auth_method)
+        : undefined,
+      secondFactor: isSet(object.secondFactor)
+        ? globalThis.String(object.secondFactor)
+        : isSet(object.second_factor)
+        ? globalThis.String(object.second_factor)
+        : undefined,
+      rotatesSessionId: isSet(object.rotatesSessionId)
+        ? globalThis.String(object.rotatesSessionId)
+        : isSet(object.rotates_session_id)
+        ? globalThis.String(object.rotates_session_id)
+        : undefined,
     };
   },
 
@@ -1211,6 +1360,15 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     if (message.sessionUser !== undefined) {
       obj.sessionUser = SessionUser.toJSON(message.sessionUser);
     }
+    if (message.authMethod !== undefined) {
+      obj.authMethod = message.authMethod;
+    }
+    if (message.secondFactor !== undefined) {
+      obj.secondFactor = message.secondFactor;
+    }
+    if (message.rotatesSessionId !== undefined) {
+      obj.rotatesSessionId = message.rotatesSessionId;
+    }
     return obj;
   },
 
@@ -1229,6 +1387,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     message.sessionUser = (object.sessionUser !== undefined && object.sessionUser !== null)
       ? SessionUser.fromPartial(object.sessionUser)
       : undefined;
+    message.authMethod = object.authMethod ?? undefined;
+    message.secondFactor = object.secondFactor ?? undefined;
+    message.rotatesSessionId = object.rotatesSessionId ?? undefined;
     return message;
   },
 };
