@@ -39,7 +39,7 @@ describe("identity configuration", () => {
     expect(identityConfig({ ...production, AUTH_SECRET: "p".repeat(40) }).secret).toBe("p".repeat(40));
   });
 
-  it("takes the passkey relying party from the base URL, the dev origins without one, and refuses an origin off the relying party id", () => {
+  it("takes the passkey relying party from the base URL and the app's URL, the dev origins without them, and refuses an origin off the relying party id", () => {
     expect(identityConfig({}).passkeys).toEqual({ rpId: "localhost", rpName: "Auth Platform", origins: ["http://localhost:3000", "http://localhost:5173"] });
     expect(identityConfig({ AUTH_BASE_URL: "https://auth.example.com/api/auth", APP_NAME: "Acme" }).passkeys).toEqual({
       rpId: "auth.example.com",

@@ -46,6 +46,8 @@ const schema = z.object({
   IDENTITY_PASSKEY_RP_ID: z.string().trim().min(1).max(253).optional(),
   IDENTITY_PASSKEY_RP_NAME: z.string().trim().min(1).max(100).optional(),
   IDENTITY_PASSKEY_ORIGINS: env.list(),
+  // The web app's URL (the gateway's setting): its origin is where passkey ceremonies run.
+  AUTH_APP_URL: env.optionalUrl(),
   // Role given to new users; empty: none.
   IDENTITY_DEFAULT_ROLE: z.string().max(255).default("user"),
 });
@@ -159,17 +161,25 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
 }
 
 /**
- * The relying party: by default the base URL's host and origin (the web app shares the API's origin in
- * production, docs/adr/0030-web-app.md); with no AUTH_BASE_URL (make dev), localhost, on the gateway's
- * :3000 and the Vite dev server's :5173. Every origin must sit on the relying party id, or no browser would
- * ever run a ceremony for it: a mistake stops the process here rather than failing every passkey later.
+ * The relying party: by default the base URL's host, and the origins of the base URL and of the web app
+ * (AUTH_APP_URL) when it sits on that host; with no AUTH_BASE_URL, localhost on the gateway's :3000 and the
+ * Vite dev server's :5173. An origin set in IDENTITY_PASSKEY_ORIGINS must sit on the relying party id, or no
+ * browser would ever run a ceremony for it: a mistake stops the process here rather than failing every
+ * passkey later.
  */
 function passkeySettings(c: z.output<typeof schema>, baseUrl: string): IdentityConfig["passkeys"] {
   const base = new URL(baseUrl);
   const rpId = c.IDENTITY_PASSKEY_RP_ID ?? base.hostname;
-  const origins = c.IDENTITY_PASSKEY_ORIGINS.length ? c.IDENTITY_PASSKEY_ORIGINS : c.AUTH_BASE_URL ? [base.origin] : ["http://localhost:3000", "http://localhost:5173"];
+  const onRpId = (host: string) => host === rpId || host.endsWith(`.${rpId}`);
+  const rpName = c.IDENTITY_PASSKEY_RP_NAME ?? c.APP_NAME;
+  if (!c.IDENTITY_PASSKEY_ORIGINS.length) {
+    if (!c.AUTH_BASE_URL) return { rpId, rpName, origins: ["http://localhost:3000", "http://localhost:5173"] };
+    const app = c.AUTH_APP_URL ? new URL(c.AUTH_APP_URL) : undefined;
+    const origins = [base.origin, ...(app && app.origin !== base.origin && onRpId(app.hostname) ? [app.origin] : [])];
+    return { rpId, rpName, origins };
+  }
   const problems: string[] = [];
-  for (const origin of origins) {
+  for (const origin of c.IDENTITY_PASSKEY_ORIGINS) {
     let host: string;
     try {
       const url = new URL(origin);
@@ -179,8 +189,8 @@ function passkeySettings(c: z.output<typeof schema>, baseUrl: string): IdentityC
       problems.push(`IDENTITY_PASSKEY_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
       continue;
     }
-    if (host !== rpId && !host.endsWith(`.${rpId}`)) problems.push(`IDENTITY_PASSKEY_ORIGINS: ${origin} is not on the relying party id ${rpId} (IDENTITY_PASSKEY_RP_ID)`);
+    if (!onRpId(host)) problems.push(`IDENTITY_PASSKEY_ORIGINS: ${origin} is not on the relying party id ${rpId} (IDENTITY_PASSKEY_RP_ID)`);
   }
   if (problems.length) throw new ConfigError(problems);
-  return { rpId, rpName: c.IDENTITY_PASSKEY_RP_NAME ?? c.APP_NAME, origins };
+  return { rpId, rpName, origins: c.IDENTITY_PASSKEY_ORIGINS };
 }
