@@ -134,6 +134,28 @@ describe(`passkey ceremonies under attack, over plain HTTP (${backendLabel()})`,
     expect((await c.get("/passkey/list-user-passkeys")).body).toHaveLength(1);
   });
 
+  it("a ceremony answers only its own kind, and a forged cookie names none", async () => {
+    const { c } = await aUser(platform);
+    const device = authenticator();
+    expect((await register(c, device)).status).toBe(200);
+    const registration = await c.get("/passkey/generate-register-options");
+    const signInWithRegistration = await c.post("/passkey/verify-authentication", { response: device.get({ challenge: registration.body.challenge }) });
+    expect(signInWithRegistration.status).toBe(400);
+    expect(signInWithRegistration.body.code).toBe("CHALLENGE_NOT_FOUND");
+    const authentication = await c.get("/passkey/generate-authenticate-options");
+    const registerWithAuthentication = await c.post("/passkey/verify-registration", { response: device.create({ ...authentication.body, rp: {}, user: { id: "x" } }) });
+    expect(registerWithAuthentication.status).toBe(400);
+    expect(registerWithAuthentication.body.code).toBe("CHALLENGE_NOT_FOUND");
+
+    const forger = platform.client();
+    await forger.get("/passkey/generate-authenticate-options");
+    const [token] = forger.cookies.get(COOKIE)!.split(".");
+    forger.cookies.set(COOKIE, `${token}.forged-signature`);
+    const forged = await forger.post("/passkey/verify-authentication", { response: device.get({ challenge: "x" }) });
+    expect(forged.status).toBe(400);
+    expect(forged.body.code).toBe("CHALLENGE_NOT_FOUND");
+  });
+
   it("refuses a registration signed for another origin or relying party, or answering another challenge", async () => {
     const { c } = await aUser(platform);
     const device = authenticator();
