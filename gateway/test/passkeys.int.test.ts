@@ -9,10 +9,12 @@ import { describe, expect, it } from "vitest";
 import { passkeyAuthClient } from "@auth-platform/test-clients/passkey";
 import { browserFetch } from "../../testing/browser.js";
 import { backendLabel } from "../../testing/databases.js";
+import { dumpTable, stringsIn } from "../../testing/dumps.js";
 import type { TestClient } from "../../testing/http.js";
 import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
+import { sign } from "../src/http/cookies.js";
 import { aUser, anAdmin, PASSWORD } from "./admin-fixtures.js";
 
 const platform = usePlatform();
@@ -154,6 +156,24 @@ describe(`passkey ceremonies under attack, over plain HTTP (${backendLabel()})`,
     const forged = await forger.post("/passkey/verify-authentication", { response: device.get({ challenge: "x" }) });
     expect(forged.status).toBe(400);
     expect(forged.body.code).toBe("CHALLENGE_NOT_FOUND");
+  });
+
+  it("the challenge table holds no attempt token: a dump of it answers no ceremony", async () => {
+    const { c } = await aUser(platform);
+    await c.get("/passkey/generate-register-options");
+    const anonymous = platform.client();
+    await anonymous.get("/passkey/generate-authenticate-options");
+    const tokens = [c, anonymous].map((client) => decodeURIComponent(client.cookies.get(COOKIE)!).split(".")[0]!);
+    const dumped = stringsIn(await dumpTable(platform.env.IDENTITY_DATABASE_URL!, "passkey_challenge"));
+    expect(dumped.size).toBeGreaterThan(0);
+    for (const token of tokens) expect(dumped.has(token)).toBe(false);
+    // Each stored id, signed as the attempt cookie with the real secret, names no ceremony.
+    for (const id of [...dumped].filter((value) => value.length >= 32).slice(0, 20)) {
+      const attacker = platform.client();
+      attacker.cookies.set(COOKIE, sign(id, platform.env.AUTH_SECRET!));
+      const res = await attacker.post("/passkey/verify-authentication", { response: { id: "x" } });
+      expect(res.body.code).toBe("CHALLENGE_NOT_FOUND");
+    }
   });
 
   it("refuses a registration signed for another origin or relying party, or answering another challenge", async () => {
