@@ -59,18 +59,21 @@ export const trustedDeviceSchema = z.object({
   expiresAt: when,
 });
 
-/** A passkey as better-auth 1.7's passkey plugin lists it (transports comma-separated, as it stores them). */
+/**
+ * A passkey as better-auth 1.7's passkey plugin declares it (transports comma-separated, as it stores them;
+ * `name` and `aaguid` absent when unset).
+ */
 export const passkeySchema = z.object({
   id: z.string(),
-  name: nullableText,
+  name: z.string().optional(),
   userId: z.string(),
   credentialID: z.string(),
   publicKey: z.string(),
   counter: z.number(),
-  deviceType: z.string(),
+  deviceType: z.enum(["singleDevice", "multiDevice"]),
   backedUp: z.boolean(),
   transports: z.string(),
-  aaguid: nullableText,
+  aaguid: z.string().optional(),
   createdAt: when,
 });
 

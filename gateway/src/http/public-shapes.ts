@@ -95,15 +95,15 @@ export function publicSession(session: SessionFields): PublicSession {
 export function publicPasskey(passkey: PasskeyMessage): Passkey {
   return {
     id: passkey.id,
-    name: passkey.name ?? null,
+    ...(passkey.name ? { name: passkey.name } : {}),
     userId: passkey.userId,
     credentialID: passkey.credentialId,
     publicKey: passkey.publicKey,
     counter: Number(passkey.counter),
-    deviceType: passkey.deviceType,
+    deviceType: passkey.deviceType === "multiDevice" ? "multiDevice" : "singleDevice",
     backedUp: passkey.backedUp,
     transports: passkey.transports.join(","),
-    aaguid: passkey.aaguid ?? null,
+    ...(passkey.aaguid ? { aaguid: passkey.aaguid } : {}),
     createdAt: iso(passkey.createdAt),
   };
 }
