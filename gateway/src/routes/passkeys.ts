@@ -135,13 +135,19 @@ export function passkeyRoutes(deps: RouteDeps): Route[] {
         summary: "Sign in with a passkey",
         body: verifyAuthenticationBody,
         response: sessionWithUserSchema,
-        errors: ["CHALLENGE_NOT_FOUND", "PASSKEY_NOT_FOUND", "AUTHENTICATION_FAILED", "BANNED_USER"],
+        errors: ["CHALLENGE_NOT_FOUND", "PASSKEY_NOT_FOUND", "AUTHENTICATION_FAILED", "BANNED_USER", "EMAIL_NOT_VERIFIED"],
       },
       async ({ req, res, body, json }) => {
         const token = ceremonyToken(req, deps);
         clearPasskeyCookie(res, deps.jar);
         const { user, session } = await countedSignIn("passkey", () =>
-          call(passkeys, passkeys.signInWithPasskey, { token, responseJson: JSON.stringify(body.response), rememberMe: true, client: clientOf(req) }),
+          call(passkeys, passkeys.signInWithPasskey, {
+            token,
+            responseJson: JSON.stringify(body.response),
+            rememberMe: true,
+            client: clientOf(req),
+            language: req.facts.language,
+          }),
         );
         issueSession(res, deps, session!, true);
         json({ session: publicSession(session!), user: publicUser(user!) });

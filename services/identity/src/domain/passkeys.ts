@@ -17,6 +17,7 @@ import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Caller } from "@auth-platform/runtime/caller";
+import type { Language } from "@auth-platform/runtime/language";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import type { UserRecord } from "../store/identity-store.js";
 import type { PasskeyChallengeRecord, PasskeyRecord } from "../store/passkey-store.js";
@@ -25,11 +26,12 @@ import { requireFreshSession } from "./freshness.js";
 import { openSession } from "./open-session.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { tokenHash } from "./trusted-devices.js";
+import { mailVerificationLink } from "./verification.js";
 
 /** A ceremony (and its cookie) lasts 5 minutes, better-auth's passkey plugin's time too. */
 export const CEREMONY_SECONDS = 300;
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log">;
 
 /** What the browser passes to navigator.credentials, and the attempt token its cookie keeps. */
 export interface Ceremony {
@@ -203,18 +205,25 @@ export interface PasskeySignInInput {
   response: string;
   rememberMe: boolean;
   client: ClientInfo;
+  /** The language of a verification mail this sign-in may send. */
+  language?: Language;
 }
 
 /**
  * Signs in with a passkey: a verified user's passkey is possession and a PIN or biometric at once, so the
  * session opens without the two-factor challenge (docs/adr/0059-passkeys.md). A banned user is refused
- * (BANNED_USER, told after the proof like every sign-in).
+ * (BANNED_USER, told after the proof like every sign-in); so is an unverified address while verification is
+ * required (EMAIL_NOT_VERIFIED, and a new link mailed), as a password sign-in is.
  */
 export async function signInWithPasskey(deps: Deps, input: PasskeySignInInput): Promise<{ user: UserRecord; session: Session }> {
   const passkey = await verifyPasskeyAssertion(deps, input.token, input.response, true);
   const user = await deps.store.findUserById(passkey.userId);
   if (!user) throw new AuthError("AUTHENTICATION_FAILED");
   const current = await admitUser(deps, user, "AUTHENTICATION_FAILED");
+  if (deps.config.emailVerification.required && !current.emailVerified) {
+    await mailVerificationLink(deps, current, { language: input.language });
+    throw new AuthError("EMAIL_NOT_VERIFIED");
+  }
   const session = await openSession(deps, current, { rememberMe: input.rememberMe, client: input.client, refusal: "AUTHENTICATION_FAILED", authentication: { method: "passkey" } });
   return { user: current, session };
 }

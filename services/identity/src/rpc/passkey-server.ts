@@ -6,6 +6,7 @@ import { type Passkey, type PasskeyCeremony, type PasskeyServiceServer, PasskeyS
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import { languageOr } from "@auth-platform/runtime/language";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import {
   type Ceremony,
@@ -73,7 +74,13 @@ export function passkeyService(registry: Registry, rpc: RpcServer): ServiceBindi
       ceremony: toCeremony(await startPasskeyAuthentication(registry, req.userId || undefined)),
     })),
     signInWithPasskey: rpc.unary("SignInWithPasskey", async (req) => {
-      const { user, session } = await signInWithPasskey(registry, { token: req.token, response: req.responseJson, rememberMe: req.rememberMe, client: toClient(req.client) });
+      const { user, session } = await signInWithPasskey(registry, {
+        token: req.token,
+        response: req.responseJson,
+        rememberMe: req.rememberMe,
+        client: toClient(req.client),
+        language: languageOr(req.language),
+      });
       return { user: toUserMessage(user), session };
     }),
     verifyTwoFactorPasskey: rpc.unary("VerifyTwoFactorPasskey", async (req) => {

@@ -100,7 +100,11 @@ export interface SignInWithPasskeyRequest {
   /** AuthenticationResponseJSON, as JSON text. */
   responseJson: string;
   rememberMe: boolean;
-  client?: Client | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** The language of the verification mail this call may send (the gateway's pick from Accept-Language). */
+  language?: string | undefined;
 }
 
 export interface SignInWithPasskeyResponse {
@@ -1081,7 +1085,7 @@ export const StartPasskeyAuthenticationResponse: MessageFns<StartPasskeyAuthenti
 };
 
 function createBaseSignInWithPasskeyRequest(): SignInWithPasskeyRequest {
-  return { token: "", responseJson: "", rememberMe: false, client: undefined };
+  return { token: "", responseJson: "", rememberMe: false, client: undefined, language: undefined };
 }
 
 export const SignInWithPasskeyRequest: MessageFns<SignInWithPasskeyRequest> = {
@@ -1097,6 +1101,9 @@ export const SignInWithPasskeyRequest: MessageFns<SignInWithPasskeyRequest> = {
     }
     if (message.client !== undefined) {
       Client.encode(message.client, writer.uint32(34).fork()).join();
+    }
+    if (message.language !== undefined) {
+      writer.uint32(42).string(message.language);
     }
     return writer;
   },
@@ -1146,6 +1153,14 @@ export const SignInWithPasskeyRequest: MessageFns<SignInWithPasskeyRequest> = {
             message.client = Client.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1172,6 +1187,7 @@ export const SignInWithPasskeyRequest: MessageFns<SignInWithPasskeyRequest> = {
         ? globalThis.Boolean(object.remember_me)
         : false,
       client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
     };
   },
 
@@ -1189,6 +1205,9 @@ export const SignInWithPasskeyRequest: MessageFns<SignInWithPasskeyRequest> = {
     if (message.client !== undefined) {
       obj.client = Client.toJSON(message.client);
     }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -1203,6 +1222,7 @@ export const SignInWithPasskeyRequest: MessageFns<SignInWithPasskeyRequest> = {
     message.client = (object.client !== undefined && object.client !== null)
       ? Client.fromPartial(object.client)
       : undefined;
+    message.language = object.language ?? undefined;
     return message;
   },
 };
@@ -2082,7 +2102,8 @@ export const PasskeyServiceService = {
   },
   /**
    * SignInWithPasskey checks an assertion (user verification required) and opens a session. Errors:
-   * CHALLENGE_NOT_FOUND, PASSKEY_NOT_FOUND, AUTHENTICATION_FAILED, BANNED_USER.
+   * CHALLENGE_NOT_FOUND, PASSKEY_NOT_FOUND, AUTHENTICATION_FAILED, BANNED_USER, EMAIL_NOT_VERIFIED (email
+   * verification required and the address unverified: a new link is mailed).
    */
   signInWithPasskey: {
     path: "/auth.identity.v1.PasskeyService/SignInWithPasskey" as const,
@@ -2170,7 +2191,8 @@ export interface PasskeyServiceServer extends UntypedServiceImplementation {
   startPasskeyAuthentication: handleUnaryCall<StartPasskeyAuthenticationRequest, StartPasskeyAuthenticationResponse>;
   /**
    * SignInWithPasskey checks an assertion (user verification required) and opens a session. Errors:
-   * CHALLENGE_NOT_FOUND, PASSKEY_NOT_FOUND, AUTHENTICATION_FAILED, BANNED_USER.
+   * CHALLENGE_NOT_FOUND, PASSKEY_NOT_FOUND, AUTHENTICATION_FAILED, BANNED_USER, EMAIL_NOT_VERIFIED (email
+   * verification required and the address unverified: a new link is mailed).
    */
   signInWithPasskey: handleUnaryCall<SignInWithPasskeyRequest, SignInWithPasskeyResponse>;
   /**
@@ -2252,7 +2274,8 @@ export interface PasskeyServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * SignInWithPasskey checks an assertion (user verification required) and opens a session. Errors:
-   * CHALLENGE_NOT_FOUND, PASSKEY_NOT_FOUND, AUTHENTICATION_FAILED, BANNED_USER.
+   * CHALLENGE_NOT_FOUND, PASSKEY_NOT_FOUND, AUTHENTICATION_FAILED, BANNED_USER, EMAIL_NOT_VERIFIED (email
+   * verification required and the address unverified: a new link is mailed).
    */
   signInWithPasskey(
     request: SignInWithPasskeyRequest,
