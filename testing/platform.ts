@@ -1,16 +1,5 @@
-/**
- * The whole platform in one test process: identity and session over real gRPC on free loopback ports,
- * real migrations on fresh databases, and the gateway's express app on a real HTTP port.
- *
- * gRPC runs with mutual TLS, as in production: each process presents its own workload certificate
- * (testing/certificates.ts; one CA per test worker), and the services check their access tables.
- */
-import type { AddressInfo } from "node:net";
 import type { Workload } from "@auth-platform/runtime/grpc-access";
-import { type GrpcTls, grpcTlsFromEnv, certificatesReady } from "@auth-platform/runtime/grpc-transport";
-import { createLogger } from "@auth-platform/runtime/log";
-import { startMetricsServer } from "@auth-platform/runtime/metrics";
-import { createKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
+import { type GrpcTls, grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import type { ServiceOptions } from "@auth-platform/runtime/service";
 import { identityConfig } from "../services/identity/src/config.js";
 import { start as identity } from "../services/identity/src/start.js";
@@ -24,17 +13,14 @@ import { adminConfig } from "../services/admin/src/config.js";
 import { start as admin } from "../services/admin/src/start.js";
 import { oauthConfig } from "../services/oauth/src/config.js";
 import { start as oauth } from "../services/oauth/src/start.js";
-import { createApp } from "../gateway/src/app.js";
-import { createClients } from "../gateway/src/clients.js";
 import { gatewayConfig } from "../gateway/src/config.js";
-import { gatewayServer } from "../gateway/src/http/server.js";
-import type { SessionMemory } from "../gateway/src/http/session-memory.js";
-import { startSessionMemory } from "../gateway/src/session-watch.js";
+import { type RunningGateway, startGateway as gateway } from "../gateway/src/start.js";
 import { createTestDatabase, dropDatabases, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
 import { freePorts } from "./ports.js";
 import { testCertificates, workloadEnv } from "./certificates.js";
 
 export { freePorts, workloadEnv };
+export type { RunningGateway };
 
 export interface PlatformOptions {
   /** Extra environment for every process (e.g. IDENTITY_AUTO_SIGN_IN=false). */
@@ -113,42 +99,9 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
   return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb, adminDb, oauthDb] };
 }
 
-export interface RunningGateway {
-  origin: string;
-  /** Port of the gateway's /metrics (METRICS_PORT set, e.g. 0). */
-  metricsPort?: number;
-  /** The gateway's own session memory (GATEWAY_SESSION_CACHE_SIZE > 0): a suite that edits a store behind the services' back clears it. */
-  sessionMemory?: SessionMemory;
-  stop(): Promise<void>;
-}
-
-/** The gateway app on env.PORT, with the given environment. */
+/** The gateway as its main.ts starts it, on loopback, with its own workload certificate. */
 export async function startGateway(env: Record<string, string>, logs?: LogSink): Promise<RunningGateway> {
-  const config = gatewayConfig(workloadEnv(env, "gateway"));
-  const log = createLogger("gateway", config.logLevel, writeTo(logs));
-  await certificatesReady(config.grpcTls);
-  const clients = createClients(config);
-  const counters: KeyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
-  await counters.ready();
-  const sessions = startSessionMemory(config.sessionCacheSize, clients.sessions, log);
-  const app = createApp({ config, clients, counters, sharedSessionCache: counters.kind === "redis" ? counters : undefined, sessionMemory: sessions?.memory, log });
-  const server = gatewayServer(app, config.timeouts);
-  await new Promise<void>((resolve) => server.listen(config.port, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, "127.0.0.1");
-  return {
-    origin,
-    metricsPort: metrics?.port,
-    sessionMemory: sessions?.memory,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      sessions?.watch.stop();
-      clients.close();
-      await counters.close();
-      await metrics?.close();
-    },
-  };
+  return gateway(gatewayConfig(workloadEnv(env, "gateway")), { host: "127.0.0.1", graceMs: 1_000, logTo: writeTo(logs) });
 }
 
 const writeTo = (logs?: LogSink) => (logs ? (line: string) => logs(JSON.parse(line) as Record<string, unknown>) : undefined);
@@ -189,7 +142,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     services: { identity, session, notification, organization, admin, oauth: oauthService },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
-      await step("gateway", () => gateway.stop());
+      await step("gateway", () => gateway.close(), gateway.closing);
       await step("oauth", () => oauthService.close(), oauthService.closing);
       await step("admin", () => admin.close(), admin.closing);
       await step("organization", () => organization.close(), organization.closing);

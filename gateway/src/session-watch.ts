@@ -102,8 +102,9 @@ export function watchSessionEvents(deps: { client: SessionServiceClient; memory:
       clearTimeout(reconnectTimer);
       const current = stream;
       stream = undefined;
-      current?.cancel();
+      // Cleared first, then a half-close: the service forgets this watcher at once instead of waiting out its lease.
       deps.memory.clear();
+      current?.end();
     },
   };
 }

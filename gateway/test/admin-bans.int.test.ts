@@ -167,7 +167,7 @@ describe.skipIf(!TEST_REDIS_URL)("ban across replicas (needs TEST_REDIS_URL)", (
     gatewayB = await startGateway({ ...platform.env, PORT: String(gatewayPort), SESSION_SERVICE_URL: `127.0.0.1:${sessionPort}` });
   });
   afterAll(async () => {
-    await gatewayB?.stop();
+    await gatewayB?.close();
     await sessionB?.close();
   });
 

@@ -92,7 +92,7 @@ describe.skipIf(!TEST_DATABASE_URL || !TEST_REDIS_URL)("a service's PostgreSQL d
   afterAll(async () => {
     sessionDb?.restore();
     identityDb?.restore();
-    await gateway?.stop();
+    await gateway?.close();
     await identity?.close();
     await session?.close();
     await notification?.close();

@@ -140,7 +140,7 @@ describe(`mail requests are durable (${backendLabel()})`, () => {
       const token = resetToken(linkIn(mail, "/reset-password/"));
       expect((await c.post("/reset-password", { token, newPassword: "after-outage-1" })).status).toBe(200);
     } finally {
-      await gateway.stop();
+      await gateway.close();
       await session.close();
       await identity.close();
       await notification.close();

@@ -140,7 +140,7 @@ describe(`mailed links and request headers (${backendLabel()})`, () => {
         expect({ status: res.status, location: res.headers.get("location") }).toEqual({ status: 403, location: null });
       }
     } finally {
-      await unconfigured.stop();
+      await unconfigured.close();
     }
   });
 });

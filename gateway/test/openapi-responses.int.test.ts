@@ -14,10 +14,10 @@ import { BrowserFlow } from "../../testing/browser-flow.js";
 import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
-import { useSocialPlatform } from "../../testing/social-platform.js";
+import { GENERIC_OAUTH2, GENERIC_OIDC, useSocialPlatform } from "../../testing/social-platform.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-const social = useSocialPlatform();
+const social = useSocialPlatform({ genericProviders: true });
 const PASSWORD = "password-123";
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, any>; security?: unknown[] }>>; components: { responses: Record<string, any> } };
@@ -457,6 +457,24 @@ describe("real answers conform to GET /openapi.json", () => {
     expect(linked).toBeDefined();
     expect((await linker.post("/link-social", { provider: "google", callbackURL: "/settings" })).status).toBe(400);
     expect((await linker.post("/unlink-account", { providerId: "google" })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("generic providers: /sign-in/oauth2, /oauth2/callback/{providerId}, /oauth2/link", async () => {
+    const b = browser();
+    expect((await b.post("/sign-in/oauth2", { providerId: "nope" })).status).toBe(404);
+    social.idp.signInAs(social.anAccount("openapi-generic"));
+    const started = await b.post("/sign-in/oauth2", { providerId: GENERIC_OIDC.id, callbackURL: "/dashboard" });
+    expect(started.status).toBe(200);
+    await b.follow(started.body.url);
+    expect((await b.get(`/oauth2/callback/${GENERIC_OIDC.id}?state=forged&code=x`)).status).toBe(302);
+    expect((await b.get(`/oauth2/callback/${GENERIC_OIDC.id}?probe=%00`)).status).toBe(400);
+
+    const { b: linker, email } = await signedUp("Genericlinker");
+    expect((await linker.post("/oauth2/link", { providerId: "nope", callbackURL: "/settings" })).status).toBe(404);
+    social.idp.signInAs(social.anAccount("openapi-generic-linked", { email }));
+    const link = await linker.post("/oauth2/link", { providerId: GENERIC_OAUTH2.id, callbackURL: "/settings" });
+    expect(link.status, JSON.stringify(link.body)).toBe(200);
     expectConforming();
   });
 

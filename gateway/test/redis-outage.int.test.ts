@@ -152,7 +152,7 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)(`Redis outage with 2 session replicas a
   });
 
   afterAll(async () => {
-    for (const gateway of gateways) await gateway.stop();
+    for (const gateway of gateways) await gateway.close();
     await sessionA?.close();
     for (const service of services.reverse()) await service.close();
     raw?.disconnect();

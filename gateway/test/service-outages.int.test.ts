@@ -52,7 +52,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.stop();
+  await gateway?.close();
   await organization?.close();
   await identity?.close();
   await session?.close();

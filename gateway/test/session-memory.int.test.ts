@@ -30,7 +30,7 @@ describe(`two gateways' own session memories (${backendLabel()})`, () => {
     other = await startGateway({ ...platform.env, PORT: String(port) });
     otherBase = `${other.origin}/api/auth`;
   });
-  afterAll(() => other?.stop());
+  afterAll(() => other?.close());
 
   /** The same cookie presented to the other gateway. */
   const onOther = (from: TestClient) => {
@@ -111,7 +111,7 @@ describe(`a gateway cut off from the session service (${backendLabel()})`, () =>
     cut = await startGateway({ ...platform.env, PORT: String(port), SESSION_SERVICE_URL: `127.0.0.1:${relay.port}` });
   });
   afterAll(async () => {
-    await cut?.stop();
+    await cut?.close();
     await relay?.close();
   });
 

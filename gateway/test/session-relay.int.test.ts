@@ -54,7 +54,7 @@ describe.skipIf(!REDIS_SERVER_INSTALLED)("session changes relayed across session
     baseB = `${gatewayB.origin}/api/auth`;
   }, 60_000);
   afterAll(async () => {
-    await gatewayB?.stop();
+    await gatewayB?.close();
     await replicaB?.stop("SIGKILL");
     await toReplicaB?.close();
   });

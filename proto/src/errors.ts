@@ -42,6 +42,8 @@ export const ERRORS = {
   INVALID_TOKEN: e(S.INVALID_ARGUMENT, 400, "invalid token"),
   TOKEN_EXPIRED: e(S.INVALID_ARGUMENT, 400, "Token expired"),
   ID_TOKEN_NOT_SUPPORTED: e(S.INVALID_ARGUMENT, 400, "id_token not supported"),
+  // The provider's discovery document could not be read or names no authorization or token endpoint.
+  INVALID_OAUTH_CONFIGURATION: e(S.FAILED_PRECONDITION, 503, "Invalid OAuth configuration"),
   FAILED_TO_GET_USER_INFO: e(S.INTERNAL, 500, "Failed to get user info"),
   USER_EMAIL_NOT_FOUND: e(S.NOT_FOUND, 400, "User email not found"),
   EMAIL_NOT_VERIFIED: e(S.PERMISSION_DENIED, 403, "Email not verified"),

@@ -106,7 +106,7 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
             (error: unknown) => {
               // Whoever asked has gone: the failure its going caused (a nested call cancelled with it) is no
               // fault to log, and the answer reaches nobody.
-              const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
+              const logCause = callerGone(stopped.signal, deadline, error) ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
               const status = toServiceError(error, logCause);
               hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
               callback(status);
@@ -138,7 +138,7 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
               if (!call.writableEnded) call.end();
             },
             (error: unknown) => {
-              const logCause = stopped.signal.aborted ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
+              const logCause = callerGone(stopped.signal, undefined, error) ? undefined : (cause: unknown) => hooks.logUnexpected(method, requestId, cause);
               const status = toServiceError(error, logCause);
               hooks.observe?.(path, seconds(), { code: status.code ?? grpc.status.UNKNOWN, errorCode: String(status.metadata?.get(ERROR_CODE_KEY)[0] ?? "") });
               // grpc-js answers a server stream's "error" with that status, then ends it.
@@ -184,6 +184,16 @@ export function catalogueStatus(error: AuthError): Partial<grpc.StatusObject> {
 }
 
 /** The status a handler's error answers; `logCause` records what the handler did not turn into a catalogue answer. */
+/**
+ * Whether the caller is gone, so the failure is no fault to log and the answer reaches nobody: it cancelled,
+ * or its deadline is spent and a nested call failed for it (overload: the calls this one made inherited it).
+ */
+function callerGone(stopped: AbortSignal, deadline: number | undefined, error: unknown): boolean {
+  if (stopped.aborted) return true;
+  const spent = deadline !== undefined && Date.now() >= deadline - DEADLINE_SLACK_MS;
+  return spent && error instanceof PeerError && error.grpcCode === grpc.status.DEADLINE_EXCEEDED;
+}
+
 function toServiceError(error: unknown, logCause?: (cause: unknown) => void): Partial<grpc.StatusObject> {
   if (error instanceof PeerError) {
     // A refusal with a retry hint (the peer's database out of reach, its queue full) is the peer's

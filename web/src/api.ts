@@ -309,14 +309,14 @@ export const api = {
     listAuditEvents: (query: AuditQuery) => get<AuditPage>(`/admin/list-audit-events${queryString(query)}`),
   },
   /**
-   * The social providers this platform has configured (no secrets). A platform without the route (404)
-   * has none to offer.
+   * The social providers this platform has configured (no secrets), with the display names of its generic
+   * ones. A platform without the route (404) has none to offer.
    */
   socialProviders: () =>
-    get<{ providers: string[] }>("/social-providers").then(
-      (answer) => answer.providers,
+    get<{ providers: string[]; names?: Record<string, string> }>("/social-providers").then(
+      (answer) => ({ ids: answer.providers, names: answer.names ?? {} }),
       (error: unknown) => {
-        if (error instanceof ApiError && error.status === 404) return [];
+        if (error instanceof ApiError && error.status === 404) return { ids: [], names: {} };
         throw error;
       },
     ),

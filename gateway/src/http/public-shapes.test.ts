@@ -42,7 +42,17 @@ describe("public shapes", () => {
   });
 
   it("a session: the same JSON from a message and from the cache record", () => {
-    const message = { id: "s1", token: "t".repeat(32), userId: "u1", expiresAt: updated, createdAt: created, updatedAt: created, ipAddress: "203.0.113.7" };
+    const message = {
+      id: "s1",
+      token: "t".repeat(32),
+      userId: "u1",
+      expiresAt: updated,
+      createdAt: created,
+      updatedAt: created,
+      ipAddress: "203.0.113.7",
+      authMethod: "passkey",
+      authenticatedAt: created,
+    };
     const cached = {
       ...message,
       expiresAt: updated.toISOString(),
@@ -51,6 +61,8 @@ describe("public shapes", () => {
       userAgent: null,
       impersonatedBy: null,
       activeOrganizationId: null,
+      secondFactor: null,
+      authenticatedAt: created.toISOString(),
     };
     const expected = {
       id: "s1",
@@ -63,8 +75,14 @@ describe("public shapes", () => {
       updatedAt: created.toISOString(),
       impersonatedBy: null,
       activeOrganizationId: null,
+      authMethod: "passkey",
+      secondFactor: null,
+      authenticatedAt: created.toISOString(),
     };
     expect(publicSession(message)).toEqual(expected);
+    // A cache record written before the fields existed: they read as null.
+    const { authMethod: _m, secondFactor: _f, authenticatedAt: _a, ...older } = cached;
+    expect(publicSession(older)).toEqual({ ...expected, authMethod: null, secondFactor: null, authenticatedAt: null });
     expect(publicSession(cached)).toEqual(expected);
   });
 });

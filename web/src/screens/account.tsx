@@ -8,7 +8,7 @@ import { useLanguage, useT } from "../i18n";
 import { LanguagePicker } from "../i18n/language-picker";
 import { passwordAcceptable } from "../password-rules";
 import { noteSignedOutEverywhere, sessionQuery, useSession } from "../session";
-import { linkProvider, providerName, SocialButtons } from "../social";
+import { linkProvider, SocialButtons, useProviderName, useSocialProviders } from "../social";
 import { describeSignInMethod } from "../sign-in-method";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
@@ -278,10 +278,11 @@ function LinkedAccounts() {
   const language = useLanguage();
   const queryClient = useQueryClient();
   const accounts = useQuery(accountsQuery);
+  const nameOf = useProviderName();
   const [done, setDone] = useState<Done>();
   const unlink = async (account: LinkedAccount) => {
     await api.unlinkAccount(account);
-    const name = providerName(account.providerId);
+    const name = nameOf(account.providerId);
     setDone({
       message: t("account.unlinked", { provider: name }),
       ...(account.providerId === "credential"
@@ -304,7 +305,7 @@ function LinkedAccounts() {
       {accounts.isPending && <p role="status">{t("account.loading")}</p>}
       <ul className="list">
         {accounts.data?.map((account) => {
-          const name = providerName(account.providerId);
+          const name = nameOf(account.providerId);
           return (
             <li key={account.id}>
               <span>
@@ -358,6 +359,7 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
     queryClient.setQueryData(sessionQuery.queryKey, null);
     await navigate({ to: "/sign-in" });
   };
+  const providerNames = useSocialProviders().data?.names;
   const ordered = [...(sessions.data ?? [])].sort((a, b) => (a.id === current.session.id ? -1 : b.id === current.session.id ? 1 : b.updatedAt.localeCompare(a.updatedAt)));
   return (
     <Section id="sessions-title" title={t("account.sessionsTitle")}>
@@ -369,7 +371,7 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
           const self = session.id === current.session.id;
           const device = describeUserAgent(session.userAgent);
           const where = session.ipAddress ?? t("account.unknownIp");
-          const how = describeSignInMethod(session);
+          const how = describeSignInMethod(session, providerNames);
           return (
             <li key={session.id} className={self ? "current" : undefined}>
               <span>

@@ -1,5 +1,5 @@
 /**
- * The IdentityStore contract: one suite every backend must pass (STYLE.md, "What the models agree on" 1).
+ * The IdentityStore contract: one suite every backend must pass (docs/adr/0016-stores-migrations-and-tests.md).
  * The factory opens a fresh, migrated, empty store; the suite closes it when done.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

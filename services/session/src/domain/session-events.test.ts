@@ -103,9 +103,14 @@ describe("session event hub", () => {
     await clock.advance(1);
     expect(await settled(published)).toBe(true);
     expect(slow.ended()).toBe("no acknowledgement within the lease");
-    // Dropped: the next change neither reaches it nor waits.
-    expect(await settled(hub.publish(revoked))).toBe(true);
+    // Dropped: the next change does not reach it, but waits out the lease its second ping was granted
+    // (until 3,500): it may not have seen its stream end yet.
+    const next = hub.publish(revoked);
     expect(slow.seen).toHaveLength(1);
+    await clock.advance(499);
+    expect(await settled(next)).toBe(false);
+    await clock.advance(1);
+    expect(await settled(next)).toBe(true);
   });
 
   it("a stream that ends does not shorten the wait: its watcher may not know yet and trusts its lease", async () => {
@@ -120,6 +125,49 @@ describe("session event hub", () => {
     expect(await settled(published)).toBe(false);
     await clock.advance(1);
     expect(await settled(published)).toBe(true);
+  });
+
+  it("a stream gone before a publication is still waited for until its lease ends: its watcher may not know yet", async () => {
+    const clock = manualClock();
+    const hub = sessionEventHub({ leaseMs: 2_000, now: clock.now, schedule: clock.schedule, log: silent });
+    const cut = hub.watch({ id: "cut", acknowledges: true }, recordingSink().sink);
+    const ended = recordingSink();
+    hub.watch({ id: "ended", acknowledges: true }, ended.sink).ping(1);
+    cut.ping(1);
+    await clock.advance(500);
+    cut.close();
+    hub.endAll("the relay lost its subscription");
+    expect(ended.ended()).toBe("the relay lost its subscription");
+    const published = hub.publish(revoked);
+    await clock.advance(1_499);
+    expect(await settled(published)).toBe(false);
+    await clock.advance(1);
+    expect(await settled(published)).toBe(true);
+    // Their leases over, nothing is waited for.
+    expect(await settled(hub.publish(revoked))).toBe(true);
+  });
+
+  it("a watcher that says it holds nothing is not waited for: a half-close, or a new stream under its id", async () => {
+    const clock = manualClock();
+    const hub = sessionEventHub({ leaseMs: 2_000, now: clock.now, schedule: clock.schedule, log: silent });
+    const leaving = hub.watch({ id: "leaving", acknowledges: true }, recordingSink().sink);
+    leaving.ping(1);
+    leaving.release();
+    expect(await settled(hub.publish(revoked))).toBe(true);
+
+    const reconnecting = hub.watch({ id: "gateway-1", acknowledges: true }, recordingSink().sink);
+    reconnecting.ping(1);
+    reconnecting.close();
+    expect(await settled(hub.publish(revoked))).toBe(false);
+    const again = recordingSink();
+    hub.watch({ id: "gateway-1", acknowledges: true }, again.sink);
+    expect(await settled(hub.publish(revoked))).toBe(true);
+    // Another watcher's new stream releases nothing.
+    const other = hub.watch({ id: "gateway-2", acknowledges: true }, recordingSink().sink);
+    other.ping(1);
+    other.close();
+    hub.watch({ id: "gateway-3", acknowledges: true }, recordingSink().sink);
+    expect(await settled(hub.publish(revoked))).toBe(false);
   });
 
   it("an ack covers every event up to its number", async () => {

@@ -9,6 +9,11 @@
  * on the same ordered stream, so a watcher that holds one has applied it, and one the event never reached
  * trusts nothing past the lease counted here at publication (its own count starts when it sent that ping,
  * never later).
+ *
+ * A stream that breaks (or that this side ends) does not end what its watcher trusts: it may not know yet.
+ * Until that watcher's lease ends, every publication waits for it as for a silent one (it can no longer
+ * ack). A watcher that says it holds nothing (it half-closes its stream, or opens a new one under the same
+ * id, having cleared its memory first) is forgotten at once.
  */
 
 export type SessionEvent = { kind: "sessions-revoked"; lookups: string[] } | { kind: "session-changed"; lookups: string[] } | { kind: "user-changed"; userId: string };
@@ -25,8 +30,10 @@ export interface WatcherSink {
 export interface Watch {
   ack(seq: number): void;
   ping(n: number): void;
-  /** The stream ended (either side): forget the watcher and stop waiting for it. */
+  /** The stream broke or was cancelled: nothing more is sent; a lease it holds is still waited out. */
   close(): void;
+  /** The watcher ended its stream having cleared what it held: forgotten, never waited for again. */
+  release(): void;
 }
 
 export interface SessionEventHub {
@@ -71,12 +78,23 @@ export function sessionEventHub(deps: SessionEventHubDeps): SessionEventHub {
   const now = deps.now ?? (() => performance.now());
   const schedule = deps.schedule ?? defaultSchedule;
   const watchers = new Set<LiveWatcher>();
+  /** Watchers whose stream is gone while their lease may still be trusted on their side. */
+  const lapsing = new Set<LiveWatcher>();
   let seq = 0;
   let leasesEndBy = Number.NEGATIVE_INFINITY;
 
+  const retire = (watcher: LiveWatcher) => {
+    if (!watchers.delete(watcher)) return false;
+    const left = watcher.leaseEnd - now();
+    if (watcher.acknowledges && left > 0) {
+      lapsing.add(watcher);
+      schedule(left, () => lapsing.delete(watcher));
+    }
+    return true;
+  };
+
   const drop = (watcher: LiveWatcher, reason: string) => {
-    if (!watchers.delete(watcher)) return;
-    watcher.sink.end(reason);
+    if (retire(watcher)) watcher.sink.end(reason);
   };
 
   /**
@@ -111,9 +129,14 @@ export function sessionEventHub(deps: SessionEventHubDeps): SessionEventHub {
         watcher.sink.event(seq, event);
         if (watcher.acknowledges && watcher.leaseEnd > at && watcher.acked < seq) waits.push(acked(watcher, seq, watcher.leaseEnd));
       }
+      for (const watcher of lapsing) {
+        if (watcher.leaseEnd > at) waits.push(new Promise((resolve) => schedule(watcher.leaseEnd - at, resolve)));
+      }
       return Promise.all(waits).then(() => undefined);
     },
     watch({ id, acknowledges }, sink) {
+      // The same watcher again: it cleared what it held before opening this stream.
+      for (const gone of lapsing) if (gone.id === id) lapsing.delete(gone);
       const watcher: LiveWatcher = { id, acknowledges, sink, acked: seq, leaseEnd: Number.NEGATIVE_INFINITY, waiting: [] };
       watchers.add(watcher);
       return {
@@ -139,7 +162,11 @@ export function sessionEventHub(deps: SessionEventHubDeps): SessionEventHub {
           sink.lease(n, leaseMs);
         },
         close() {
+          retire(watcher);
+        },
+        release() {
           watchers.delete(watcher);
+          lapsing.delete(watcher);
         },
       };
     },

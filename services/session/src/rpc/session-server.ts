@@ -164,6 +164,12 @@ function serveWatch(hub: SessionEventHub, stream: WatchStream): Promise<void> {
       watch?.close();
       resolve();
     };
+    // A half-close is the watcher's word that it holds nothing (gateway session-watch.ts clears, then ends).
+    const released = () => {
+      watch?.release();
+      if (!stream.writableEnded) stream.end();
+      resolve();
+    };
     stream.on("data", (request: WatchSessionEventsRequest) => {
       const message = request.message;
       if (!watch) {
@@ -182,7 +188,7 @@ function serveWatch(hub: SessionEventHub, stream: WatchStream): Promise<void> {
       } else if (message?.$case === "ack") watch.ack(Number(message.value.seq));
       else if (message?.$case === "ping") watch.ping(Number(message.value.n));
     });
-    stream.once("end", over);
+    stream.once("end", released);
     stream.once("cancelled", over);
     stream.once("error", over);
   });

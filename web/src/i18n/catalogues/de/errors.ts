@@ -15,6 +15,7 @@ export default {
   INVALID_TOKEN: "Das Token ist ungültig.",
   TOKEN_EXPIRED: "Das Token ist abgelaufen.",
   ID_TOKEN_NOT_SUPPORTED: "ID-Token werden nicht unterstützt.",
+  INVALID_OAUTH_CONFIGURATION: "Der Anbieter ist falsch eingerichtet oder nicht erreichbar. Versuchen Sie es später erneut.",
   FAILED_TO_GET_USER_INFO: "Die Benutzerdaten konnten nicht abgerufen werden.",
   USER_EMAIL_NOT_FOUND: "Die E-Mail-Adresse des Benutzers wurde nicht gefunden.",
   EMAIL_NOT_VERIFIED: "Die E-Mail-Adresse ist nicht bestätigt.",

@@ -15,6 +15,7 @@ export default {
   INVALID_TOKEN: "El token no es válido.",
   TOKEN_EXPIRED: "El token ha caducado.",
   ID_TOKEN_NOT_SUPPORTED: "Los tokens de identidad no están admitidos.",
+  INVALID_OAUTH_CONFIGURATION: "El proveedor está mal configurado o no responde. Vuelve a intentarlo más tarde.",
   FAILED_TO_GET_USER_INFO: "No se han podido obtener los datos del usuario.",
   USER_EMAIL_NOT_FOUND: "No se ha encontrado el correo del usuario.",
   EMAIL_NOT_VERIFIED: "La dirección de correo no está verificada.",

@@ -15,6 +15,7 @@ export default {
   INVALID_TOKEN: "Jeton invalide.",
   TOKEN_EXPIRED: "Jeton expiré.",
   ID_TOKEN_NOT_SUPPORTED: "Les jetons d'identité ne sont pas pris en charge.",
+  INVALID_OAUTH_CONFIGURATION: "Le fournisseur est mal configuré ou injoignable. Réessayez plus tard.",
   FAILED_TO_GET_USER_INFO: "Impossible de récupérer les informations de l'utilisateur.",
   USER_EMAIL_NOT_FOUND: "Adresse e-mail de l'utilisateur introuvable.",
   EMAIL_NOT_VERIFIED: "Adresse e-mail non vérifiée.",
