@@ -22,9 +22,8 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/forget-password": { window: 10, max: 3 },
   "/request-password-reset": { window: 10, max: 3 },
   "/reset-password": { window: 10, max: 3 },
-  // A passkey sign-in, and the ceremonies it starts (each a stored challenge).
+  // A passkey sign-in (its options keep the default: the sign-in screen asks for them on every visit).
   "/passkey/verify-authentication": { window: 10, max: 3 },
-  "/passkey/generate-authenticate-options": { window: 10, max: 10 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

@@ -18,10 +18,21 @@ export async function addPasskey(name?: string) {
   return api.passkey.verifyRegistration(await startRegistration({ optionsJSON }), name);
 }
 
-/** Signs in with a passkey: from the browser's dialog, or (autofill) once the person picks one in the field's suggestions. */
-export async function signInWithPasskey(autofill = false) {
+/** Signs in with a passkey picked in the browser's dialog. */
+export async function signInWithPasskey() {
   const optionsJSON = await api.passkey.authenticateOptions();
-  return api.passkey.verifyAuthentication(await startAuthentication({ optionsJSON, useBrowserAutofill: autofill }));
+  return api.passkey.verifyAuthentication(await startAuthentication({ optionsJSON }));
+}
+
+/**
+ * Autofill: waits until the person picks a passkey among the suggestions of the field marked
+ * `autocomplete="username webauthn"`, then signs in. Opportunistic: when no options come (the API busy or
+ * rate limited), the field just offers no passkey, and this resolves to undefined without a word.
+ */
+export async function signInWithPasskeyAutofill() {
+  const optionsJSON = await api.passkey.authenticateOptions().catch(() => undefined);
+  if (!optionsJSON) return undefined;
+  return api.passkey.verifyAuthentication(await startAuthentication({ optionsJSON, useBrowserAutofill: true }));
 }
 
 /** Answers the pending two-factor sign-in with one of the user's passkeys. */

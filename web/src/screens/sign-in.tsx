@@ -5,7 +5,7 @@ import { api, errorMessage, needsSecondFactor, suspendedMessage } from "../api";
 import { DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
 import { useT } from "../i18n";
-import { cancelPasskeyCeremony, passkeyAutofillSupported, passkeyDialogClosed, passkeysSupported, signInWithPasskey } from "../passkeys";
+import { cancelPasskeyCeremony, passkeyAutofillSupported, passkeyDialogClosed, passkeysSupported, signInWithPasskey, signInWithPasskeyAutofill } from "../passkeys";
 import { safeRedirect } from "../safe-redirect";
 import { clearSignedOutEverywhere, sessionQuery, signedOutEverywhere } from "../session";
 import { SocialButtons } from "../social";
@@ -41,7 +41,7 @@ export function SignIn() {
     },
   });
   // A passkey sign-in opens the session at once (no second factor: docs/http-api/passkeys.md).
-  const passkey = useMutation({ mutationFn: () => signInWithPasskey(), onSuccess: signedIn });
+  const passkey = useMutation({ mutationFn: signInWithPasskey, onSuccess: signedIn });
   const [autofillError, setAutofillError] = useState<unknown>();
   // Autofill (conditional mediation): a request waits, unseen, until the person picks a passkey among the
   // identifier field's suggestions; the button's request replaces it, and leaving the screen ends it.
@@ -50,9 +50,12 @@ export function SignIn() {
     let active = true;
     void passkeyAutofillSupported().then((supported) => {
       if (!supported || !active) return;
-      signInWithPasskey(true).then(signedIn, (error: unknown) => {
-        if (active && !passkeyDialogClosed(error)) setAutofillError(error);
-      });
+      signInWithPasskeyAutofill().then(
+        (answer) => (answer ? signedIn() : undefined),
+        (error: unknown) => {
+          if (active && !passkeyDialogClosed(error)) setAutofillError(error);
+        },
+      );
     });
     return () => {
       active = false;
