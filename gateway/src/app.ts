@@ -33,6 +33,7 @@ import { signUpRoutes } from "./routes/sign-up.js";
 import { socialRoutes } from "./routes/social.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
+import { passkeyRoutes } from "./routes/passkeys.js";
 import { openApiRoutes } from "./routes/openapi.js";
 
 export interface AppDeps {
@@ -114,6 +115,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(providerAccountRoutes(routeDeps));
   mount(currentClientRoutes(routeDeps));
   mount(twoFactorRoutes(routeDeps));
+  mount(passkeyRoutes(routeDeps));
   mount(organizationRoutes(routeDeps));
   mount(adminRoutes(routeDeps));
   mount(socialRoutes(routeDeps));

@@ -1,10 +1,11 @@
 /**
- * One gRPC client per service the gateway calls (identity's process serves three of them, on one address);
+ * One gRPC client per service the gateway calls (identity's process serves four of them, on one address);
  * every call goes through call() with a deadline.
  */
 import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { PasskeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import { TwoFactorServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -19,6 +20,8 @@ export interface Clients {
   twoFactor: TwoFactorServiceClient;
   /** identity's AccountService (linked accounts, provider tokens). */
   accounts: AccountServiceClient;
+  /** identity's PasskeyService. */
+  passkeys: PasskeyServiceClient;
   sessions: SessionServiceClient;
   notification: NotificationServiceClient;
   organization: OrganizationServiceClient;
@@ -41,6 +44,7 @@ export function createClients(addresses: {
   // Same target, credentials and options: grpc-js shares the connections (its subchannel pool).
   const twoFactor = createGrpcClient(TwoFactorServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const accounts = createGrpcClient(AccountServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  const passkeys = createGrpcClient(PasskeyServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
@@ -50,6 +54,7 @@ export function createClients(addresses: {
     identity,
     twoFactor,
     accounts,
+    passkeys,
     sessions,
     notification,
     organization,
@@ -61,6 +66,7 @@ export function createClients(addresses: {
       identity.close();
       twoFactor.close();
       accounts.close();
+      passkeys.close();
       sessions.close();
       notification.close();
       oauth.close();

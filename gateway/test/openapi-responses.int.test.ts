@@ -13,6 +13,7 @@ import { base32Decode, totpCode, totpStep } from "../../services/identity/src/do
 import { BrowserFlow } from "../../testing/browser-flow.js";
 import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
+import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
 import { GENERIC_OAUTH2, GENERIC_OIDC, useSocialPlatform } from "../../testing/social-platform.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -261,6 +262,38 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await challenged.post("/two-factor/revoke-trusted-device", { id: devices[0]!.id })).status).toBe(200);
     expect((await b.post("/two-factor/disable", { password: "wrong-password" })).status).toBe(400);
     expect((await b.post("/two-factor/disable", { password: PASSWORD })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("passkeys: registration, sign-in, the second factor, rename and delete", async () => {
+    const { b, email } = await signedUp("Passkey");
+    const device = new SoftwareAuthenticator(social.platform.origin, new URL(social.platform.origin).hostname);
+    expect((await b.get("/passkey/generate-register-options?authenticatorAttachment=floppy")).status).toBe(400);
+    const options = await b.get("/passkey/generate-register-options");
+    expect(options.status).toBe(200);
+    const created = await b.post("/passkey/verify-registration", { response: device.create(options.body), name: "Laptop" });
+    expect(created.status).toBe(200);
+    expect((await b.get("/passkey/list-user-passkeys")).body).toHaveLength(1);
+    expect((await b.post("/passkey/update-passkey", { id: "nope", name: "x" })).status).toBe(404);
+    expect((await b.post("/passkey/update-passkey", { id: created.body.id, name: "Work" })).status).toBe(200);
+
+    const anonymous = browser();
+    expect((await anonymous.get("/passkey/generate-authenticate-options?probe=%00")).status).toBe(400);
+    expect((await anonymous.post("/passkey/verify-authentication", { response: { id: "x" } })).status).toBe(400);
+    const auth = await anonymous.get("/passkey/generate-authenticate-options");
+    expect(auth.status).toBe(200);
+    expect((await anonymous.post("/passkey/verify-authentication", { response: device.get(auth.body) })).status).toBe(200);
+
+    const enabled = await b.post("/two-factor/enable", { password: PASSWORD });
+    expect((await b.post("/two-factor/verify-totp", { code: codeFor(enabled.body.totpURI) })).status).toBe(200);
+    const challenged = browser();
+    expect((await challenged.post("/two-factor/verify-passkey", { response: { id: "x" } })).status).toBe(401);
+    expect((await challenged.post("/sign-in/email", { email, password: PASSWORD })).body.twoFactorMethods).toContain("passkey");
+    const second = await challenged.get("/passkey/generate-authenticate-options");
+    expect((await challenged.post("/two-factor/verify-passkey", { response: device.get(second.body) })).status).toBe(200);
+
+    expect((await b.post("/passkey/delete-passkey", { id: "nope" })).status).toBe(404);
+    expect((await b.post("/passkey/delete-passkey", { id: created.body.id })).status).toBe(200);
     expectConforming();
   });
 

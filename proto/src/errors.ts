@@ -140,6 +140,18 @@ export const ERRORS = {
   TWO_FACTOR_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Two factor isn't enabled"),
   BACKUP_CODES_ARENT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Backup codes aren't enabled"),
 
+  // Passkeys: better-auth 1.7's passkey plugin codes and texts (docs/http-api/passkeys.md).
+  CHALLENGE_NOT_FOUND: e(S.INVALID_ARGUMENT, 400, "Challenge not found"),
+  YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: e(S.PERMISSION_DENIED, 401, "You are not allowed to register this passkey"),
+  FAILED_TO_VERIFY_REGISTRATION: e(S.INVALID_ARGUMENT, 400, "Failed to verify registration"),
+  PASSKEY_NOT_FOUND: e(S.NOT_FOUND, 404, "Passkey not found"),
+  AUTHENTICATION_FAILED: e(S.UNAUTHENTICATED, 401, "Authentication failed"),
+  PREVIOUSLY_REGISTERED: e(S.ALREADY_EXISTS, 400, "Previously registered"),
+  // Ours: the last passkey of a user with no password and no linked account (docs/adr/0060-the-last-passkey.md).
+  YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: e(S.FAILED_PRECONDITION, 400, "You can't delete your last way to sign in"),
+  // Ours: an impersonation session adds no passkey (it would outlive the impersonation).
+  PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Passkeys cannot be added while impersonating"),
+
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
   INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),

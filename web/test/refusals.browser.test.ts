@@ -30,11 +30,11 @@ describe("a banned user's sign-in", () => {
     // A wrong password tells nothing of the ban: the answer anyone gets.
     await page.getByLabel("Email or username").fill(email);
     await page.getByLabel("Password", { exact: true }).fill("wrong-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await poll(() => alert.innerText()).toBe("Invalid email or password");
 
     await page.getByLabel("Password", { exact: true }).fill("password-123");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     // The end in the reader's language and time zone, as the browser writes a long date and a short time.
     const until = await page.evaluate((iso) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeStyle: "short" }).format(new Date(iso)), ends.toISOString());
     await poll(() => alert.innerText()).toBe(`Your account is suspended until ${until}.`);
@@ -45,7 +45,7 @@ describe("a banned user's sign-in", () => {
 
     // A ban without an end: suspended, and no date.
     await store.updateUser(user.id, { banExpires: null });
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await poll(() => alert.innerText()).toBe("Your account is suspended.");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Starts the identity service: its dependencies (registry.ts), then its gRPC server on one port with four
+ * Starts the identity service: its dependencies (registry.ts), then its gRPC server on one port with five
  * services, each with its own access table (rpc/*-server.ts).
  */
 import { type RunningService, type ServiceOptions, startService } from "@auth-platform/runtime/service";
@@ -8,6 +8,7 @@ import { buildRegistry } from "./registry.js";
 import { accountService } from "./rpc/account-server.js";
 import { adminUserService } from "./rpc/admin-user-server.js";
 import { identityService } from "./rpc/identity-server.js";
+import { passkeyService } from "./rpc/passkey-server.js";
 import { twoFactorService } from "./rpc/two-factor-server.js";
 
 type Deps = Awaited<ReturnType<typeof buildRegistry>>;
@@ -18,7 +19,7 @@ export function start(config: IdentityConfig, options: ServiceOptions = {}): Pro
     {
       name: "identity",
       build: buildRegistry,
-      bind: (deps, rpc) => [identityService(deps, rpc), twoFactorService(deps, rpc), accountService(deps, rpc), adminUserService(deps, rpc)],
+      bind: (deps, rpc) => [identityService(deps, rpc), twoFactorService(deps, rpc), accountService(deps, rpc), adminUserService(deps, rpc), passkeyService(deps, rpc)],
     },
     config,
     options,

@@ -12,6 +12,7 @@ import { linkProvider, SocialButtons, useProviderName, useSocialProviders } from
 import { describeSignInMethod } from "../sign-in-method";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
+import { PasskeysSection } from "./passkeys";
 import { TwoFactorSection } from "./two-factor";
 import { EMAIL_CHANGE_CALLBACK } from "./verify-email";
 
@@ -41,6 +42,7 @@ export function Account() {
       <PasswordSection current={session.data} />
       {/* Only where the platform has the two-factor API (its user JSON then carries twoFactorEnabled). */}
       {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} hasPassword={hasPassword} />}
+      <PasskeysSection />
       <LinkedAccounts />
       <ActiveSessions current={session.data} />
       <Section id="language-title" title={t("account.languageTitle")}>

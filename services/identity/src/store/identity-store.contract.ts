@@ -464,6 +464,15 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "listTrustedDevices",
       "deleteTrustedDevice",
       "deleteTrustedDevices",
+      // Passkeys are no field of the user record: the session service's copy does not carry them.
+      "createPasskeyChallenge",
+      "takePasskeyChallenge",
+      "createPasskey",
+      "listPasskeys",
+      "findPasskeyByCredentialId",
+      "renamePasskey",
+      "deletePasskey",
+      "advancePasskeyCounter",
       "close",
     ];
 

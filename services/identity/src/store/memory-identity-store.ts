@@ -11,6 +11,7 @@ import {
   type VerificationRecord,
   WRITER_DELIVERY_MS,
 } from "./identity-store.js";
+import { memoryPasskeyStore } from "./memory-passkey-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
 
@@ -64,12 +65,14 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     queueSessionOutbox(userId);
   });
   const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
+  const { clear: clearPasskeys, deleteUserPasskeys, ...passkeyMethods } = memoryPasskeyStore();
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
   };
   return {
     ...twoFactorMethods,
+    ...passkeyMethods,
     async createUserWithAccount(user, account, mailRequest) {
       const error = clash(user);
       if (error) throw error;
@@ -161,6 +164,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     },
     async deleteUserAndAccounts(userId) {
       await twoFactorMethods.deleteTwoFactor(userId);
+      deleteUserPasskeys(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
       users.delete(userId);
       lastSignIns.delete(userId);
@@ -238,6 +242,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async close() {
       for (const map of [users, accounts, verifications, mailRequests, sessionOutbox]) map.clear();
       clearTwoFactor();
+      clearPasskeys();
     },
   };
 }

@@ -114,4 +114,12 @@ export default {
   CALLER_NOT_IDENTIFIED: "Aufrufer nicht identifiziert.",
   CALLER_NOT_ALLOWED: "Aufrufer nicht zugelassen.",
   BANNED_USER: "Sie wurden von dieser Anwendung gesperrt.",
+  CHALLENGE_NOT_FOUND: "Die Passkey-Anfrage ist abgelaufen. Bitte versuchen Sie es erneut.",
+  YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: "Sie dürfen diesen Passkey nicht registrieren.",
+  FAILED_TO_VERIFY_REGISTRATION: "Der Passkey konnte nicht bestätigt werden.",
+  PASSKEY_NOT_FOUND: "Passkey nicht gefunden.",
+  AUTHENTICATION_FAILED: "Die Anmeldung mit dem Passkey ist fehlgeschlagen.",
+  PREVIOUSLY_REGISTERED: "Dieser Passkey ist bereits registriert.",
+  YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Sie können Ihre letzte Anmeldemöglichkeit nicht löschen.",
+  PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING: "Im Namen eines anderen Benutzers können keine Passkeys hinzugefügt werden.",
 } satisfies Catalogue["errors"];

@@ -5,6 +5,7 @@ import common from "./common";
 import errors from "./errors";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
+import passkeys from "./passkeys";
 import passwordReset from "./password-reset";
 import redirectErrors from "./redirect-errors";
 import signIn from "./sign-in";
@@ -12,6 +13,6 @@ import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const de: Catalogue = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox, redirectErrors };
+const de: Catalogue = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
 
 export default de;

@@ -5,6 +5,7 @@ import common from "./common";
 import errors from "./errors";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
+import passkeys from "./passkeys";
 import passwordReset from "./password-reset";
 import redirectErrors from "./redirect-errors";
 import signIn from "./sign-in";
@@ -12,7 +13,7 @@ import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const en = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, account, organizations, admin, mailbox, redirectErrors };
+const en = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
 
 /** A catalogue: the English one's shape, every message a string. */
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };

@@ -114,4 +114,12 @@ export default {
   CALLER_NOT_IDENTIFIED: "Llamante no identificado.",
   CALLER_NOT_ALLOWED: "Llamante no autorizado.",
   BANNED_USER: "Se te ha bloqueado el acceso a esta aplicación.",
+  CHALLENGE_NOT_FOUND: "La solicitud de la llave de acceso ha caducado. Vuelve a intentarlo.",
+  YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: "No puedes registrar esta llave de acceso.",
+  FAILED_TO_VERIFY_REGISTRATION: "No se pudo verificar la llave de acceso.",
+  PASSKEY_NOT_FOUND: "No se encontró la llave de acceso.",
+  AUTHENTICATION_FAILED: "No se pudo iniciar sesión con la llave de acceso.",
+  PREVIOUSLY_REGISTERED: "Esta llave de acceso ya está registrada.",
+  YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "No puedes eliminar tu última forma de iniciar sesión.",
+  PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING: "No se pueden añadir llaves de acceso mientras actúas como otro usuario.",
 } satisfies Catalogue["errors"];

@@ -114,4 +114,12 @@ export default {
   CALLER_NOT_IDENTIFIED: "Appelant non identifié.",
   CALLER_NOT_ALLOWED: "Appelant non autorisé.",
   BANNED_USER: "Vous avez été banni de cette application.",
+  CHALLENGE_NOT_FOUND: "La demande de clé d'accès a expiré. Veuillez réessayer.",
+  YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: "Vous n'êtes pas autorisé à enregistrer cette clé d'accès.",
+  FAILED_TO_VERIFY_REGISTRATION: "La clé d'accès n'a pas pu être vérifiée.",
+  PASSKEY_NOT_FOUND: "Clé d'accès introuvable.",
+  AUTHENTICATION_FAILED: "La connexion avec la clé d'accès a échoué.",
+  PREVIOUSLY_REGISTERED: "Cette clé d'accès est déjà enregistrée.",
+  YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Vous ne pouvez pas supprimer votre dernier moyen de connexion.",
+  PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING: "Impossible d'ajouter une clé d'accès en agissant au nom d'un autre utilisateur.",
 } satisfies Catalogue["errors"];
