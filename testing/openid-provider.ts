@@ -33,11 +33,22 @@ export interface TestOpenIdProvider {
   stop(): Promise<void>;
 }
 
+/**
+ * A second client the provider registers: it authenticates with HTTP Basic only (client_secret_basic) and
+ * may leave PKCE out, as a plain OAuth 2 provider may (every other client must send a PKCE challenge).
+ */
+export interface BasicAuthClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+}
+
 export async function startOpenIdProvider(options: {
   redirectUris: string[];
   clientId?: string;
   clientSecret?: string;
   issueRefreshTokens?: boolean;
+  basicAuthClient?: BasicAuthClient;
 }): Promise<TestOpenIdProvider> {
   const clientId = options.clientId ?? "platform-client";
   const clientSecret = options.clientSecret ?? "platform-client-secret-0123456789";
@@ -61,13 +72,25 @@ export async function startOpenIdProvider(options: {
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_post",
       },
+      ...(options.basicAuthClient
+        ? [
+            {
+              client_id: options.basicAuthClient.clientId,
+              client_secret: options.basicAuthClient.clientSecret,
+              redirect_uris: options.basicAuthClient.redirectUris,
+              grant_types: ["authorization_code"],
+              response_types: ["code"],
+              token_endpoint_auth_method: "client_secret_basic",
+            },
+          ]
+        : []),
     ],
     jwks: { keys: [jwk] },
     cookies: { keys: ["openid-provider-test-cookie-key"] },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
     // The id token carries the scope's claims itself (Google's do).
     conformIdTokenClaims: false,
-    pkce: { required: () => true },
+    pkce: { required: (_ctx: unknown, client: { clientId: string }) => client.clientId !== options.basicAuthClient?.clientId },
     ...(options.issueRefreshTokens ? { issueRefreshToken: async () => true } : {}),
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },

@@ -20,13 +20,15 @@ export interface TokenStandIn {
   url: string;
   /** Form bodies of the token requests seen. */
   requests: URLSearchParams[];
+  /** The Authorization header of each (HTTP Basic client authentication), by the same index. */
+  authorizations: Array<string | undefined>;
   /** When set, the next token requests are answered with this id token (and an access token). */
   forgedIdToken?: string;
   stop(): Promise<void>;
 }
 
 async function startTokenStandIn(upstream: () => string, refreshAtProvider: boolean): Promise<TokenStandIn> {
-  const standIn: TokenStandIn = { url: "", requests: [], stop: async () => {} };
+  const standIn: TokenStandIn = { url: "", requests: [], authorizations: [], stop: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -34,6 +36,7 @@ async function startTokenStandIn(upstream: () => string, refreshAtProvider: bool
       const body = Buffer.concat(chunks).toString("utf8");
       const form = new URLSearchParams(body);
       standIn.requests.push(form);
+      standIn.authorizations.push(req.headers.authorization);
       if (form.get("grant_type") === "refresh_token" && !refreshAtProvider) {
         res.setHeader("content-type", "application/json");
         res.end(
@@ -52,7 +55,9 @@ async function startTokenStandIn(upstream: () => string, refreshAtProvider: bool
         res.end(JSON.stringify({ access_token: "forged-access", token_type: "Bearer", expires_in: 3600, id_token: standIn.forgedIdToken, scope: "openid email profile" }));
         return;
       }
-      void fetch(upstream(), { method: "POST", headers: { "content-type": String(req.headers["content-type"]) }, body }).then(async (answer) => {
+      const headers: Record<string, string> = { "content-type": String(req.headers["content-type"]) };
+      if (req.headers.authorization) headers.authorization = req.headers.authorization;
+      void fetch(upstream(), { method: "POST", headers, body }).then(async (answer) => {
         res.statusCode = answer.status;
         res.setHeader("content-type", answer.headers.get("content-type") ?? "application/json");
         const text = await answer.text();
@@ -83,12 +88,30 @@ export interface SocialPlatform {
 export interface SocialPlatformOptions extends PlatformOptions {
   /** The provider grants and renews refresh tokens itself (the stand-in passes refresh requests on). */
   refreshAtProvider?: boolean;
+  /**
+   * Also configures the test provider as three generic providers (OAUTH_GENERIC_PROVIDERS): `corp-sso`, OpenID
+   * Connect by discovery (its token endpoint the stand-in, as Google's), `corp-oauth`, plain OAuth 2 with
+   * the provider's authorization, token and user-info endpoints given by hand, and `corp-basic` (GENERIC_BASIC);
+   * `genericEnv` adds to their variables.
+   */
+  genericProviders?: boolean;
+  genericEnv?: Record<string, string>;
 }
+
+/** The generic providers useSocialPlatform configures with `genericProviders`, and the names the app shows. */
+export const GENERIC_OIDC = { id: "corp-sso", name: "Corp SSO" } as const;
+export const GENERIC_OAUTH2 = { id: "corp-oauth", name: "Corp OAuth" } as const;
+/**
+ * A third, plain OAuth 2 with every default changed: no PKCE, HTTP Basic at the token endpoint (its client
+ * at the provider takes nothing else), the name read from the `email` claim, and the verified flag from
+ * `corp_verified`, a claim the provider never sends (so it never vouches for the address).
+ */
+export const GENERIC_BASIC = { id: "corp-basic", name: "Corp Basic", clientId: "basic-client", clientSecret: "basic-client-secret-0123456789" } as const;
 
 let counter = 0;
 
 export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): SocialPlatform {
-  const { refreshAtProvider = false, ...options } = socialOptions;
+  const { refreshAtProvider = false, genericProviders = false, genericEnv = {}, ...options } = socialOptions;
   let platform: Platform | undefined;
   const clock = testClock();
   let idp: TestOpenIdProvider | undefined;
@@ -96,8 +119,44 @@ export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): So
   beforeAll(async () => {
     const [port] = await freePorts(1);
     const baseURL = `http://127.0.0.1:${port}/api/auth`;
-    idp = await startOpenIdProvider({ redirectUris: [`${baseURL}/callback/google`], issueRefreshTokens: refreshAtProvider });
+    const genericCallbacks = genericProviders ? [GENERIC_OIDC, GENERIC_OAUTH2].map((p) => `${baseURL}/oauth2/callback/${p.id}`) : [];
+    idp = await startOpenIdProvider({
+      redirectUris: [`${baseURL}/callback/google`, ...genericCallbacks],
+      issueRefreshTokens: refreshAtProvider,
+      basicAuthClient: genericProviders
+        ? { clientId: GENERIC_BASIC.clientId, clientSecret: GENERIC_BASIC.clientSecret, redirectUris: [`${baseURL}/oauth2/callback/${GENERIC_BASIC.id}`] }
+        : undefined,
+    });
     tokens = await startTokenStandIn(() => `${idp!.issuer}/token`, refreshAtProvider);
+    const generic: Record<string, string> = genericProviders
+      ? {
+          OAUTH_GENERIC_PROVIDERS: `${GENERIC_OIDC.id},${GENERIC_OAUTH2.id},${GENERIC_BASIC.id}`,
+          OAUTH_GENERIC_CORP_SSO_CLIENT_ID: idp.clientId,
+          OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: idp.clientSecret,
+          OAUTH_GENERIC_CORP_SSO_NAME: GENERIC_OIDC.name,
+          OAUTH_GENERIC_CORP_SSO_ISSUER: idp.issuer,
+          OAUTH_GENERIC_CORP_SSO_TOKEN_URL: tokens.url,
+          OAUTH_GENERIC_CORP_OAUTH_CLIENT_ID: idp.clientId,
+          OAUTH_GENERIC_CORP_OAUTH_CLIENT_SECRET: idp.clientSecret,
+          OAUTH_GENERIC_CORP_OAUTH_NAME: GENERIC_OAUTH2.name,
+          OAUTH_GENERIC_CORP_OAUTH_AUTHORIZATION_URL: `${idp.issuer}/auth`,
+          OAUTH_GENERIC_CORP_OAUTH_TOKEN_URL: `${idp.issuer}/token`,
+          OAUTH_GENERIC_CORP_OAUTH_USERINFO_URL: `${idp.issuer}/me`,
+          OAUTH_GENERIC_CORP_OAUTH_SCOPES: "openid,email,profile",
+          OAUTH_GENERIC_CORP_BASIC_CLIENT_ID: GENERIC_BASIC.clientId,
+          OAUTH_GENERIC_CORP_BASIC_CLIENT_SECRET: GENERIC_BASIC.clientSecret,
+          OAUTH_GENERIC_CORP_BASIC_NAME: GENERIC_BASIC.name,
+          OAUTH_GENERIC_CORP_BASIC_AUTHORIZATION_URL: `${idp.issuer}/auth`,
+          OAUTH_GENERIC_CORP_BASIC_TOKEN_URL: tokens.url,
+          OAUTH_GENERIC_CORP_BASIC_USERINFO_URL: `${idp.issuer}/me`,
+          OAUTH_GENERIC_CORP_BASIC_SCOPES: "openid,email,profile",
+          OAUTH_GENERIC_CORP_BASIC_PKCE: "false",
+          OAUTH_GENERIC_CORP_BASIC_CLIENT_AUTH: "basic",
+          OAUTH_GENERIC_CORP_BASIC_CLAIM_NAME: "email",
+          OAUTH_GENERIC_CORP_BASIC_CLAIM_EMAIL_VERIFIED: "corp_verified",
+          ...genericEnv,
+        }
+      : {};
     platform = await startPlatform({
       ...options,
       env: {
@@ -107,6 +166,7 @@ export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): So
         GOOGLE_CLIENT_SECRET: idp.clientSecret,
         GOOGLE_ISSUER: idp.issuer,
         GOOGLE_TOKEN_URL: tokens.url,
+        ...generic,
         ...options.env,
       },
     });

@@ -34,10 +34,12 @@ export interface UseWebAppOptions extends PlatformOptions {
   envFor?: (origin: string) => Promise<Record<string, string>>;
   /** The web server's run-time settings (default /api/auth, no analytics); the gateway gets the same base path. */
   config?: RuntimeConfig;
+  /** The host name of the app's origin (default 127.0.0.1); WebAuthn needs a domain, so passkey suites take `localhost`. */
+  hostname?: "127.0.0.1" | "localhost";
 }
 
 export interface WebAppUnderTest {
-  /** http://127.0.0.1:PORT, the web app's origin (the API is at origin + config.basePath, /api/auth by default). */
+  /** http://127.0.0.1:PORT (or the `hostname` asked), the web app's origin (the API is at origin + config.basePath, /api/auth by default). */
   readonly origin: string;
   readonly platform: Platform;
   readonly smtp: TestSmtp;
@@ -60,7 +62,7 @@ async function buildApp(): Promise<string> {
 }
 
 export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
-  const { smtp: smtpOption, envFor, config = DEFAULT_RUNTIME_CONFIG, ...platformOptions } = options;
+  const { smtp: smtpOption, envFor, config = DEFAULT_RUNTIME_CONFIG, hostname = "127.0.0.1", ...platformOptions } = options;
   // A browser test walks through several screens, each a few round trips; on a busy 2-core machine that
   // takes longer than the 30 s the API suites get.
   vi.setConfig({ testTimeout: 120_000 });
@@ -75,7 +77,7 @@ export function useWebApp(options: UseWebAppOptions = {}): WebAppUnderTest {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
     const [webPort] = await freePorts(1);
-    origin = `http://127.0.0.1:${webPort}`;
+    origin = `http://${hostname}:${webPort}`;
     if (smtpOption) smtp = await startSmtp(smtpOption === true ? {} : smtpOption);
     const originEnv = envFor ? await envFor(origin) : {};
     const [built, started] = await Promise.all([

@@ -1,4 +1,5 @@
 // The admin bootstrap Job, and the oauth service with its provider credentials.
+import { readFileSync } from "node:fs";
 import { gatewayConfig } from "../../gateway/src/config.js";
 import { oauthConfig } from "../../services/oauth/src/config.js";
 import { describe, expect, it } from "vitest";
@@ -19,6 +20,7 @@ import {
   containerOf,
   expectSchemaValid,
   policyOf,
+  documentedNames,
 } from "./helpers.js";
 
 describe("the admin bootstrap Job", () => {
@@ -90,5 +92,84 @@ describe("the oauth service and its provider credentials", () => {
     const disabled = render({ oauth: { enabled: false } });
     expect(disabled.filter((o) => componentOf(o) === "oauth")).toEqual([]);
     expect(single(disabled, "ConfigMap").data).not.toHaveProperty("OAUTH_SERVICE_URL");
+  });
+});
+
+describe("generic providers (oauth.genericProviders)", () => {
+  const corp = {
+    id: "corp-sso",
+    name: "Corp SSO",
+    issuer: "https://sso.example.com",
+    scopes: ["email", "groups"],
+    trusted: true,
+    clientId: "corp-id",
+    clientSecret: "corp-secret",
+  };
+  const legacy = {
+    id: "legacy",
+    authorizationUrl: "https://legacy.example.com/authorize",
+    tokenUrl: "https://legacy.example.com/token",
+    userInfoUrl: "https://legacy.example.com/me",
+    pkce: false,
+    clientAuth: "basic",
+    claims: { id: "uid", emailVerified: "mail_ok" },
+    clientId: "legacy-id",
+    clientSecret: "legacy-secret",
+  };
+  const objects = render({ oauth: { genericProviders: [corp, legacy] }, config: { oauth: { trustedProviders: ["github"] } } });
+  const env = single(objects, "ConfigMap").data as Record<string, string>;
+  const secretEnv = decoded(single(objects, "Secret"));
+
+  it("configures the oauth service with each one, credentials from the Secret, trusted ones added to the trusted list", () => {
+    expectSchemaValid(objects);
+    expect(secretEnv).toMatchObject({
+      OAUTH_GENERIC_CORP_SSO_CLIENT_ID: "corp-id",
+      OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: "corp-secret",
+      OAUTH_GENERIC_LEGACY_CLIENT_SECRET: "legacy-secret",
+    });
+    expect(Object.keys(env).filter((key) => key.endsWith("_CLIENT_SECRET") || key.endsWith("_CLIENT_ID"))).toEqual([]);
+    const config = oauthConfig(componentEnv(one(objects, "Deployment", "oauth"), env, secretEnv));
+    expect(config.trustedProviders).toEqual(["github", "corp-sso"]);
+    expect(config.genericProviders).toEqual([
+      expect.objectContaining({ id: "corp-sso", displayName: "Corp SSO", kind: "oidc", clientSecret: "corp-secret", scopes: ["openid", "email", "groups"], pkce: true }),
+      expect.objectContaining({
+        id: "legacy",
+        displayName: "legacy",
+        kind: "oauth2",
+        endpoints: { AUTHORIZATION_URL: legacy.authorizationUrl, TOKEN_URL: legacy.tokenUrl, USERINFO_URL: legacy.userInfoUrl },
+        pkce: false,
+        clientAuth: "basic",
+        claims: { id: "uid", email: "email", emailVerified: "mail_ok", name: "name", picture: "picture" },
+      }),
+    ]);
+  });
+
+  it("requires the credentials' keys of the oauth container only, and documents every variable it sets", () => {
+    const refs = envOf(containerOf(one(objects, "Deployment", "oauth")));
+    expect(refs.get("OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET")?.valueFrom?.secretKeyRef).not.toHaveProperty("optional");
+    for (const name of NAMES.filter((n) => n !== "oauth"))
+      expect(envOf(containerOf(one(objects, "Deployment", name))).has("OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET"), name).toBe(false);
+    // docs/configuration.md names them with `<ID>` for the provider's part.
+    const documented = documentedNames();
+    const docs = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+    const generic = (name: string) => `\`${name.replace(/^OAUTH_GENERIC_(CORP_SSO|LEGACY)_/, "OAUTH_GENERIC_<ID>_")}\``;
+    const undocumented = [...new Set([...Object.keys(env), ...Object.keys(secretEnv)])].filter((name) => !documented.has(name) && !docs.includes(generic(name)));
+    expect(undocumented).toEqual([]);
+  });
+
+  it.each([
+    ["a built-in provider's id", [{ ...corp, id: "github" }], /genericProviders/],
+    ["an id that cannot name variables", [{ ...corp, id: "Corp_SSO" }], /genericProviders/],
+    ["an id listed twice", [corp, corp], /listed twice/],
+    ["neither an issuer nor the three endpoints", [{ ...legacy, userInfoUrl: "" }], /set issuer/],
+    ["no credentials (and no existing Secret)", [{ ...corp, clientSecret: "" }], /clientId and clientSecret are required/],
+  ])("refuses %s", (_case, genericProviders, message) => {
+    expect(() => renderText({ oauth: { genericProviders } })).toThrow(message);
+  });
+
+  it("with an existing Secret, reads the credentials from it and requires them", () => {
+    const external = render({ secret: { existingSecret: "platform-secrets" }, oauth: { genericProviders: [{ ...corp, clientId: "", clientSecret: "" }] } });
+    const ref = envOf(containerOf(one(external, "Deployment", "oauth"))).get("OAUTH_GENERIC_CORP_SSO_CLIENT_ID");
+    expect(ref?.valueFrom?.secretKeyRef).toEqual({ name: "platform-secrets", key: "OAUTH_GENERIC_CORP_SSO_CLIENT_ID" });
   });
 });

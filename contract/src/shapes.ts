@@ -1,5 +1,5 @@
 /**
- * The public JSON shapes of a user, a session, an organization, a member, an invitation and a trusted device,
+ * The public JSON shapes of a user, a session, an organization, a member, an invitation, a trusted device and a passkey,
  * declared once: the gateway answers them (gateway/src/http/public-shapes.ts builds them, and its OpenAPI
  * document describes them from these schemas) and the web app reads them (web/src/api.ts). Types and
  * schemas only: nothing here runs on a server. Objects are strict in the OpenAPI document
@@ -59,6 +59,24 @@ export const trustedDeviceSchema = z.object({
   expiresAt: when,
 });
 
+/**
+ * A passkey as better-auth 1.7's passkey plugin declares it (transports comma-separated, as it stores them;
+ * `name` and `aaguid` absent when unset).
+ */
+export const passkeySchema = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  userId: z.string(),
+  credentialID: z.string(),
+  publicKey: z.string(),
+  counter: z.number(),
+  deviceType: z.enum(["singleDevice", "multiDevice"]),
+  backedUp: z.boolean(),
+  transports: z.string(),
+  aaguid: z.string().optional(),
+  createdAt: when,
+});
+
 export const organizationSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -113,6 +131,7 @@ export const organizationAccessSchema = z.object({
 export type User = z.infer<typeof userSchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type TrustedDevice = z.infer<typeof trustedDeviceSchema>;
+export type Passkey = z.infer<typeof passkeySchema>;
 export type Organization = z.infer<typeof organizationSchema>;
 export type Member = z.infer<typeof memberSchema>;
 export type InvitationStatus = z.infer<typeof invitationStatusSchema>;

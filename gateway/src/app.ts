@@ -34,6 +34,7 @@ import { socialRoutes } from "./routes/social.js";
 import { mailSignInRoutes } from "./routes/mail-sign-in.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
+import { passkeyRoutes } from "./routes/passkeys.js";
 import { openApiRoutes } from "./routes/openapi.js";
 
 export interface AppDeps {
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(providerAccountRoutes(routeDeps));
   mount(currentClientRoutes(routeDeps));
   mount(twoFactorRoutes(routeDeps));
+  mount(passkeyRoutes(routeDeps));
   mount(organizationRoutes(routeDeps));
   mount(adminRoutes(routeDeps));
   mount(socialRoutes(routeDeps));

@@ -6,6 +6,7 @@ import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin
 import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { MailSignInServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/mail_sign_in";
+import { PasskeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import { TwoFactorServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -22,6 +23,8 @@ export interface Clients {
   accounts: AccountServiceClient;
   /** identity's MailSignInService (magic links and mailed codes). */
   mailSignIn: MailSignInServiceClient;
+  /** identity's PasskeyService. */
+  passkeys: PasskeyServiceClient;
   sessions: SessionServiceClient;
   notification: NotificationServiceClient;
   organization: OrganizationServiceClient;
@@ -45,6 +48,7 @@ export function createClients(addresses: {
   const twoFactor = createGrpcClient(TwoFactorServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const accounts = createGrpcClient(AccountServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const mailSignIn = createGrpcClient(MailSignInServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  const passkeys = createGrpcClient(PasskeyServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
@@ -55,6 +59,7 @@ export function createClients(addresses: {
     twoFactor,
     accounts,
     mailSignIn,
+    passkeys,
     sessions,
     notification,
     organization,
@@ -67,6 +72,7 @@ export function createClients(addresses: {
       twoFactor.close();
       accounts.close();
       mailSignIn.close();
+      passkeys.close();
       sessions.close();
       notification.close();
       oauth.close();

@@ -27,6 +27,8 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   // /forget-password/email-otp under /forget-password.
   "/magic-link": { window: 10, max: 3 },
   "/email-otp": { window: 10, max: 3 },
+  // A passkey sign-in (its options keep the default: the sign-in screen asks for them on every visit).
+  "/passkey/verify-authentication": { window: 10, max: 3 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

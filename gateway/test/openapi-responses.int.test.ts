@@ -13,11 +13,12 @@ import { base32Decode, totpCode, totpStep } from "../../services/identity/src/do
 import { BrowserFlow } from "../../testing/browser-flow.js";
 import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
-import { useSocialPlatform } from "../../testing/social-platform.js";
+import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
+import { GENERIC_OAUTH2, GENERIC_OIDC, useSocialPlatform } from "../../testing/social-platform.js";
 import { MAIL_SIGN_IN_ENV } from "./mail-sign-in-helpers.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-const social = useSocialPlatform({ env: MAIL_SIGN_IN_ENV });
+const social = useSocialPlatform({ genericProviders: true, env: MAIL_SIGN_IN_ENV });
 const PASSWORD = "password-123";
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, any>; security?: unknown[] }>>; components: { responses: Record<string, any> } };
@@ -277,6 +278,38 @@ describe("real answers conform to GET /openapi.json", () => {
     expectConforming();
   });
 
+  it("passkeys: registration, sign-in, the second factor, rename and delete", async () => {
+    const { b, email } = await signedUp("Passkey");
+    const device = new SoftwareAuthenticator(social.platform.origin, new URL(social.platform.origin).hostname);
+    expect((await b.get("/passkey/generate-register-options?authenticatorAttachment=floppy")).status).toBe(400);
+    const options = await b.get("/passkey/generate-register-options");
+    expect(options.status).toBe(200);
+    const created = await b.post("/passkey/verify-registration", { response: device.create(options.body), name: "Laptop" });
+    expect(created.status).toBe(200);
+    expect((await b.get("/passkey/list-user-passkeys")).body).toHaveLength(1);
+    expect((await b.post("/passkey/update-passkey", { id: "nope", name: "x" })).status).toBe(404);
+    expect((await b.post("/passkey/update-passkey", { id: created.body.id, name: "Work" })).status).toBe(200);
+
+    const anonymous = browser();
+    expect((await anonymous.get("/passkey/generate-authenticate-options?probe=%00")).status).toBe(400);
+    expect((await anonymous.post("/passkey/verify-authentication", { response: { id: "x" } })).status).toBe(400);
+    const auth = await anonymous.get("/passkey/generate-authenticate-options");
+    expect(auth.status).toBe(200);
+    expect((await anonymous.post("/passkey/verify-authentication", { response: device.get(auth.body) })).status).toBe(200);
+
+    const enabled = await b.post("/two-factor/enable", { password: PASSWORD });
+    expect((await b.post("/two-factor/verify-totp", { code: codeFor(enabled.body.totpURI) })).status).toBe(200);
+    const challenged = browser();
+    expect((await challenged.post("/two-factor/verify-passkey", { response: { id: "x" } })).status).toBe(401);
+    expect((await challenged.post("/sign-in/email", { email, password: PASSWORD })).body.twoFactorMethods).toContain("passkey");
+    const second = await challenged.get("/passkey/generate-authenticate-options");
+    expect((await challenged.post("/two-factor/verify-passkey", { response: device.get(second.body) })).status).toBe(200);
+
+    expect((await b.post("/passkey/delete-passkey", { id: "nope" })).status).toBe(404);
+    expect((await b.post("/passkey/delete-passkey", { id: created.body.id })).status).toBe(200);
+    expectConforming();
+  });
+
   it("organizations, members and invitations", async () => {
     const owner = await signedUp("Owner");
     const invitee = await signedUp("Invitee");
@@ -485,6 +518,24 @@ describe("real answers conform to GET /openapi.json", () => {
     const reset = await mailedCode(o, unverifiedEmail, "Reset your password");
     expect((await o.post("/email-otp/reset-password", { email: unverifiedEmail, otp: "not-it", password: "new-password-456" })).status).toBe(400);
     expect((await o.post("/email-otp/reset-password", { email: unverifiedEmail, otp: reset.code, password: "new-password-456" })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("generic providers: /sign-in/oauth2, /oauth2/callback/{providerId}, /oauth2/link", async () => {
+    const b = browser();
+    expect((await b.post("/sign-in/oauth2", { providerId: "nope" })).status).toBe(404);
+    social.idp.signInAs(social.anAccount("openapi-generic"));
+    const started = await b.post("/sign-in/oauth2", { providerId: GENERIC_OIDC.id, callbackURL: "/dashboard" });
+    expect(started.status).toBe(200);
+    await b.follow(started.body.url);
+    expect((await b.get(`/oauth2/callback/${GENERIC_OIDC.id}?state=forged&code=x`)).status).toBe(302);
+    expect((await b.get(`/oauth2/callback/${GENERIC_OIDC.id}?probe=%00`)).status).toBe(400);
+
+    const { b: linker, email } = await signedUp("Genericlinker");
+    expect((await linker.post("/oauth2/link", { providerId: "nope", callbackURL: "/settings" })).status).toBe(404);
+    social.idp.signInAs(social.anAccount("openapi-generic-linked", { email }));
+    const link = await linker.post("/oauth2/link", { providerId: GENERIC_OAUTH2.id, callbackURL: "/settings" });
+    expect(link.status, JSON.stringify(link.body)).toBe(200);
     expectConforming();
   });
 

@@ -286,6 +286,8 @@ describe(`the open-redirect corpus on every route that takes a callback in its b
     { path: "/change-email", fields: ["callbackURL"], body: () => ({ newEmail: uniqueEmail("redirect-new") }), signedIn: true },
     { path: "/delete-user", fields: ["callbackURL"], body: () => ({ password: PASSWORD }), signedIn: true },
     { path: "/link-social", fields: ["callbackURL", "errorCallbackURL"], body: () => ({ provider: "github" }), signedIn: true },
+    { path: "/sign-in/oauth2", fields: ["callbackURL", "errorCallbackURL", "newUserCallbackURL"], body: () => ({ providerId: "corp-sso" }), signedIn: false },
+    { path: "/oauth2/link", fields: ["callbackURL", "errorCallbackURL"], body: () => ({ providerId: "corp-sso" }), signedIn: true },
   ];
   const REFUSED = {
     callbackURL: { code: "INVALID_CALLBACKURL", message: "Invalid callbackURL" },

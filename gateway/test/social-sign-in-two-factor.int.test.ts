@@ -93,6 +93,6 @@ describe("the configured providers", () => {
   it("GET /social-providers names the configured ones only, with nothing secret", async () => {
     const res = await fetch(api("/social-providers"));
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ providers: ["google"] });
+    expect(await res.json()).toEqual({ providers: ["google"], names: {} });
   });
 });

@@ -42,6 +42,8 @@ export const ERRORS = {
   INVALID_TOKEN: e(S.INVALID_ARGUMENT, 400, "invalid token"),
   TOKEN_EXPIRED: e(S.INVALID_ARGUMENT, 400, "Token expired"),
   ID_TOKEN_NOT_SUPPORTED: e(S.INVALID_ARGUMENT, 400, "id_token not supported"),
+  // The provider's discovery document could not be read or names no authorization or token endpoint.
+  INVALID_OAUTH_CONFIGURATION: e(S.FAILED_PRECONDITION, 503, "Invalid OAuth configuration"),
   FAILED_TO_GET_USER_INFO: e(S.INTERNAL, 500, "Failed to get user info"),
   USER_EMAIL_NOT_FOUND: e(S.NOT_FOUND, 400, "User email not found"),
   EMAIL_NOT_VERIFIED: e(S.PERMISSION_DENIED, 403, "Email not verified"),
@@ -147,6 +149,18 @@ export const ERRORS = {
   TOTP_IS_ALREADY_ENABLED: e(S.FAILED_PRECONDITION, 400, "TOTP is already enabled"),
   TWO_FACTOR_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Two factor isn't enabled"),
   BACKUP_CODES_ARENT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Backup codes aren't enabled"),
+
+  // Passkeys: better-auth 1.7's passkey plugin codes and texts (docs/http-api/passkeys.md).
+  CHALLENGE_NOT_FOUND: e(S.INVALID_ARGUMENT, 400, "Challenge not found"),
+  YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: e(S.PERMISSION_DENIED, 401, "You are not allowed to register this passkey"),
+  FAILED_TO_VERIFY_REGISTRATION: e(S.INVALID_ARGUMENT, 400, "Failed to verify registration"),
+  PASSKEY_NOT_FOUND: e(S.NOT_FOUND, 404, "Passkey not found"),
+  AUTHENTICATION_FAILED: e(S.UNAUTHENTICATED, 401, "Authentication failed"),
+  PREVIOUSLY_REGISTERED: e(S.ALREADY_EXISTS, 400, "Previously registered"),
+  // Ours: the last passkey of a user with no password and no linked account (docs/adr/0060-the-last-passkey.md).
+  YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: e(S.FAILED_PRECONDITION, 400, "You can't delete your last way to sign in"),
+  // Ours: an impersonation session adds no passkey (it would outlive the impersonation).
+  PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Passkeys cannot be added while impersonating"),
 
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),

@@ -5,12 +5,13 @@
  * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
  * names or at its top.
  */
-import type { Invitation, Member, Organization, OrganizationAccess, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/browser";
 import { currentLanguage, translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
-/** The user, session, organization, member, invitation and trusted device shapes the gateway answers. */
-export type { Invitation, Member, Organization, OrganizationAccess, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+/** The user, session, organization, member, invitation, trusted device and passkey shapes the gateway answers. */
+export type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 
 export interface SessionWithUser {
   session: Session;
@@ -257,6 +258,16 @@ export const api = {
     verify: (method: SecondFactorMethod, body: { code: string; trustDevice?: boolean }) => post<{ token: string; user: User }>(`/two-factor/verify-${method}`, body),
     listTrustedDevices: () => get<{ devices: TrustedDevice[] }>("/two-factor/list-trusted-devices"),
     revokeTrustedDevice: (id: string) => post<{ status: boolean }>("/two-factor/revoke-trusted-device", { id }),
+    verifyPasskey: (response: AuthenticationResponseJSON, trustDevice: boolean) => post<{ token: string; user: User }>("/two-factor/verify-passkey", { response, trustDevice }),
+  },
+  passkey: {
+    registerOptions: () => get<PublicKeyCredentialCreationOptionsJSON>("/passkey/generate-register-options"),
+    verifyRegistration: (response: RegistrationResponseJSON, name?: string) => post<Passkey>("/passkey/verify-registration", { response, ...(name ? { name } : {}) }),
+    authenticateOptions: () => get<PublicKeyCredentialRequestOptionsJSON>("/passkey/generate-authenticate-options"),
+    verifyAuthentication: (response: AuthenticationResponseJSON) => post<SessionWithUser>("/passkey/verify-authentication", { response }),
+    list: () => get<Passkey[]>("/passkey/list-user-passkeys"),
+    rename: (id: string, name: string) => post<{ passkey: Passkey }>("/passkey/update-passkey", { id, name }),
+    remove: (id: string) => post<{ status: boolean }>("/passkey/delete-passkey", { id }),
   },
   organization: {
     list: () => get<Organization[]>("/organization/list"),
@@ -299,14 +310,14 @@ export const api = {
     listAuditEvents: (query: AuditQuery) => get<AuditPage>(`/admin/list-audit-events${queryString(query)}`),
   },
   /**
-   * The social providers this platform has configured (no secrets). A platform without the route (404)
-   * has none to offer.
+   * The social providers this platform has configured (no secrets), with the display names of its generic
+   * ones. A platform without the route (404) has none to offer.
    */
   socialProviders: () =>
-    get<{ providers: string[] }>("/social-providers").then(
-      (answer) => answer.providers,
+    get<{ providers: string[]; names?: Record<string, string> }>("/social-providers").then(
+      (answer) => ({ ids: answer.providers, names: answer.names ?? {} }),
       (error: unknown) => {
-        if (error instanceof ApiError && error.status === 404) return [];
+        if (error instanceof ApiError && error.status === 404) return { ids: [], names: {} };
         throw error;
       },
     ),

@@ -184,12 +184,13 @@ describe("social sign-in and linking", () => {
     const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
     const calls = stubApi({
       "/get-session": () => ({ status: 200, body: null }),
-      "/social-providers": () => ({ status: 200, body: { providers: ["github", "google"] } }),
+      // A generic provider is shown by the name its operator gave it.
+      "/social-providers": () => ({ status: 200, body: { providers: ["github", "google", "corp-sso"], names: { "corp-sso": "Corp SSO" } } }),
       "/sign-in/social": () => ({ status: 200, body: { url: "https://github.example/login/oauth/authorize?state=s", redirect: true } }),
     });
     renderApp("/sign-in?redirect=%2Forganizations");
     const list = await screen.findByRole("list", { name: "Sign in with another service" });
-    expect([...list.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Continue with GitHub", "Continue with Google"]);
+    expect([...list.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Continue with GitHub", "Continue with Google", "Continue with Corp SSO"]);
     fireEvent.click(screen.getByRole("button", { name: "Continue with GitHub" }));
     await waitFor(() => expect(assign).toHaveBeenCalledWith("https://github.example/login/oauth/authorize?state=s"));
     // A failure comes back to this screen, which says why (a banned user: BANNED_USER).
@@ -211,7 +212,7 @@ describe("social sign-in and linking", () => {
       await screen.findByRole("heading", { name: "Sign in" });
       await waitFor(() => expect(calls.some((c) => c.path === "/social-providers")).toBe(true));
       // The answer is in (none to offer); waitFor lets the screen render it before it returns.
-      await waitFor(() => expect(queryClient.getQueryState(["social-providers"])).toMatchObject({ status: "success", data: [] }));
+      await waitFor(() => expect(queryClient.getQueryState(["social-providers"])).toMatchObject({ status: "success", data: { ids: [], names: {} } }));
       expect(screen.queryByRole("list", { name: "Sign in with another service" })).toBeNull();
       expect(screen.queryByRole("alert")).toBeNull();
       cleanup();
@@ -328,10 +329,16 @@ describe("password section of the account page", () => {
     expect(calls.some((c) => c.path === "/forget-password")).toBe(false);
   });
 
-  it("says a user with no password and no linked account signs in by mail", async () => {
-    accountPage([]);
+  it("says a user with no password, no linked account and no passkey signs in by mail; passkeys are counted", async () => {
+    accountPage([], { "/passkey/list-user-passkeys": () => ({ status: 200, body: [] }) });
     renderApp("/account");
     expect(await screen.findByText("No password and no linked account: you sign in with a link or code sent to your email address.")).toBeTruthy();
+    cleanup();
+    const passkey = { id: "p1", name: "Laptop", createdAt: "2026-01-01T00:00:00Z", deviceType: "multiDevice", backedUp: true, transports: "internal", aaguid: null };
+    accountPage([], { "/passkey/list-user-passkeys": () => ({ status: 200, body: [passkey, { ...passkey, id: "p2" }] }) });
+    renderApp("/account");
+    expect(await screen.findByText("Passkeys: 2")).toBeTruthy();
+    expect(screen.queryByText(/No password and no linked account/)).toBeNull();
   });
 });
 

@@ -77,6 +77,10 @@ describe("describeSignInMethod", () => {
   ])("%o -> %s", (session, expected) => {
     expect(describeSignInMethod(session)).toBe(expected);
   });
+
+  it("names a generic provider by its display name", () => {
+    expect(describeSignInMethod({ authMethod: "social:corp-sso", secondFactor: null }, { "corp-sso": "Corp SSO" })).toBe("signed in with Corp SSO");
+  });
 });
 
 describe("errorSentence", () => {

@@ -21,13 +21,14 @@ const FACTORS = {
 
 /**
  * "signed in with a passkey", "signed in with Google and an authenticator code": how a session was opened,
- * in the reader's language; null when the session does not say (opened before it was recorded).
+ * in the reader's language; null when the session does not say (opened before it was recorded). `names`:
+ * the generic providers' display names (GET /social-providers).
  */
-export function describeSignInMethod(session: Pick<Session, "authMethod" | "secondFactor">): string | null {
+export function describeSignInMethod(session: Pick<Session, "authMethod" | "secondFactor">, names?: Record<string, string>): string | null {
   const method = session.authMethod;
   if (!method) return null;
   const named = method.startsWith("social:")
-    ? translate("account.methodSocial", { provider: providerName(method.slice("social:".length)) })
+    ? translate("account.methodSocial", { provider: providerName(method.slice("social:".length), names) })
     : method in METHODS
       ? translate(METHODS[method as keyof typeof METHODS])
       : method;

@@ -30,10 +30,20 @@ const PROVIDER_NAMES: Record<string, string> = {
   zoom: "Zoom",
 };
 
-/** "github" -> "GitHub", "credential" -> "Email and password" (in the reader's language); an unknown id gets a capital first letter. */
-export const providerName = (id: string) => (id === "credential" ? translate("account.passwordMethod") : (PROVIDER_NAMES[id] ?? id.charAt(0).toUpperCase() + id.slice(1)));
+/**
+ * "github" -> "GitHub", "credential" -> "Email and password" (in the reader's language), a generic provider
+ * -> the display name its operator configured (`names`); an unknown id gets a capital first letter.
+ */
+export const providerName = (id: string, names: Record<string, string> = {}) =>
+  id === "credential" ? translate("account.passwordMethod") : (names[id] ?? PROVIDER_NAMES[id] ?? id.charAt(0).toUpperCase() + id.slice(1));
 
 export const useSocialProviders = () => useQuery({ queryKey: ["social-providers"], queryFn: api.socialProviders, staleTime: Infinity });
+
+/** providerName with the configured generic providers' display names. */
+export function useProviderName() {
+  const names = useSocialProviders().data?.names;
+  return (id: string) => providerName(id, names);
+}
 
 /** Leaves for the provider's page (a full navigation: the provider is another site). */
 const leaveFor = (url: string) => window.location.assign(url);
@@ -63,14 +73,15 @@ export function SocialButtons({
     mutationFn: (provider: string) => (mode === "sign-in" ? api.signInSocial : api.linkSocial)({ provider, callbackURL, ...(errorCallbackURL ? { errorCallbackURL } : {}) }),
     onSuccess: (answer) => leaveFor(answer.url),
   });
-  const shown = (providers.data ?? []).filter((id) => !except.includes(id));
+  const shown = (providers.data?.ids ?? []).filter((id) => !except.includes(id));
   if (shown.length === 0) return null;
+  const name = (id: string) => providerName(id, providers.data?.names);
   const label = (id: string) =>
     start.isPending && start.variables === id
-      ? t("signIn.opening", { provider: providerName(id) })
+      ? t("signIn.opening", { provider: name(id) })
       : mode === "sign-in"
-        ? t("signIn.continueWith", { provider: providerName(id) })
-        : t("account.linkProvider", { provider: providerName(id) });
+        ? t("signIn.continueWith", { provider: name(id) })
+        : t("account.linkProvider", { provider: name(id) });
   return (
     <div className="social">
       <FormAlert message={start.error ? errorMessage(start.error) : undefined} cause={start.error} />

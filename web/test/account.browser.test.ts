@@ -129,7 +129,7 @@ describe("account page", () => {
     await page.goto("/sign-in");
     await page.getByLabel("Email or username").fill(email);
     await page.getByLabel("Password", { exact: true }).fill("password-123");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await poll(() => page.getByRole("alert").innerText()).toBe("Invalid email or password");
   });
 

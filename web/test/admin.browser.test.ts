@@ -154,7 +154,7 @@ describe("admin area", () => {
     await target.waitForURL((url) => url.pathname === "/sign-in");
     await target.getByLabel("Email or username").fill(targetEmail);
     await target.getByLabel("Password", { exact: true }).fill("password-456");
-    await target.getByRole("button", { name: "Sign in" }).click();
+    await target.getByRole("button", { name: "Sign in", exact: true }).click();
     // The right password is told of the ban and its end (docs/adr/0052); a wrong one gets the generic failure.
     await poll(() => target.getByRole("alert").innerText()).toMatch(/^Your account is suspended until .+\.$/);
     expect(new URL(target.url()).pathname).toBe("/sign-in");

@@ -25,7 +25,7 @@ export async function signInOnScreen(page: Page, identifier: string, password: s
   await page.goto("/sign-in");
   await page.getByLabel("Email or username").fill(identifier);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL("**/account");
 }
 

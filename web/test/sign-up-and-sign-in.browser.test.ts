@@ -54,12 +54,12 @@ describe("sign up, verify, sign out and in", () => {
     // The wrong password: the catalogue's message, at the top of the form, and no session.
     await page.getByLabel("Email or username").fill(username);
     await page.getByLabel("Password", { exact: true }).fill("not the password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await poll(() => page.getByRole("alert").innerText()).toBe("invalid username or password");
     await web.checkA11y(page, "sign in with an error");
 
     await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL("**/account");
     await poll(() => page.getByText(`Email: ${email} (verified)`).count()).toBe(1);
   });
@@ -74,7 +74,7 @@ describe("sign up, verify, sign out and in", () => {
     await page.getByLabel("Email or username").fill(email.toUpperCase());
     await page.getByLabel("Password", { exact: true }).fill("password-123");
     await page.getByLabel("Remember me on this device").uncheck();
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL("**/account");
     // Remember me off: the session cookie lives only as long as the browser.
     const cookies = await page.context().cookies();
@@ -91,7 +91,7 @@ describe("sign up, verify, sign out and in", () => {
       await page.goto(`/sign-in?redirect=${encodeURIComponent(target)}`);
       await page.getByLabel("Email or username").fill(email);
       await page.getByLabel("Password", { exact: true }).fill("password-123");
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.waitForURL(`${web.origin}/account`);
     }
   });
@@ -103,7 +103,7 @@ describe("sign up, verify, sign out and in", () => {
       if (new URL(response.url()).pathname.endsWith(".js")) scripts.push(response.text());
     });
     await page.goto("/sign-in");
-    await poll(() => page.getByRole("button", { name: "Sign in" }).count()).toBe(1);
+    await poll(() => page.getByRole("button", { name: "Sign in", exact: true }).count()).toBe(1);
     await page.waitForLoadState("networkidle");
     const code = (await Promise.all(scripts)).join("\n");
     // A mark of each: the sign-in form's label; the audit log table's and the invitations list's message keys

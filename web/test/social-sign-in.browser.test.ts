@@ -1,6 +1,7 @@
 /**
  * Social sign-in in the browser against a real OpenID provider (oidc-provider on loopback) configured as
- * Google: the sign-in page shows a button for it (and for no provider that is not configured), the person
+ * Google and as a generic provider ("Corp SSO"): the sign-in page shows a button for each (and for no provider
+ * that is not configured, a generic one by the name its operator gave it), the person
  * signs in at the provider and comes back signed in to where they were going; on the account page a
  * password user links the provider, then unlinks it; a person who signed up through the provider sets a
  * password from the mailed link in the development mailbox and then signs in with it; a banned user comes back
@@ -17,8 +18,18 @@ import { poll, signInOnScreen, signUpByApi } from "./browser-helpers.js";
 let idp: TestOpenIdProvider | undefined;
 const web = useWebApp({
   envFor: async (origin) => {
-    idp = await startOpenIdProvider({ redirectUris: [`${origin}/api/auth/callback/google`] });
-    return { GOOGLE_CLIENT_ID: idp.clientId, GOOGLE_CLIENT_SECRET: idp.clientSecret, GOOGLE_ISSUER: idp.issuer };
+    idp = await startOpenIdProvider({ redirectUris: [`${origin}/api/auth/callback/google`, `${origin}/api/auth/oauth2/callback/corp-sso`] });
+    return {
+      GOOGLE_CLIENT_ID: idp.clientId,
+      GOOGLE_CLIENT_SECRET: idp.clientSecret,
+      GOOGLE_ISSUER: idp.issuer,
+      // The same provider once more as a generic OpenID Connect provider, under the name its operator gave it.
+      OAUTH_GENERIC_PROVIDERS: "corp-sso",
+      OAUTH_GENERIC_CORP_SSO_CLIENT_ID: idp.clientId,
+      OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: idp.clientSecret,
+      OAUTH_GENERIC_CORP_SSO_ISSUER: idp.issuer,
+      OAUTH_GENERIC_CORP_SSO_NAME: "Corp SSO",
+    };
   },
 });
 afterAll(async () => idp?.stop());
@@ -40,12 +51,29 @@ describe("social sign-in", () => {
     await page.goto("/organizations");
     await page.waitForURL((url) => url.pathname === "/sign-in");
     const buttons = page.getByRole("list", { name: "Sign in with another service" }).getByRole("button");
-    await poll(() => buttons.allInnerTexts()).toEqual(["Continue with Google"]);
+    await poll(() => buttons.allInnerTexts()).toEqual(["Continue with Google", "Continue with Corp SSO"]);
     await web.checkA11y(page, "sign-in with social buttons");
     await buttons.first().click();
     await page.waitForURL((url) => url.pathname === "/organizations", { timeout: 30_000 });
     await page.goto("/account");
     await poll(() => page.locator("main").innerText()).toContain(person.email);
+  });
+
+  it("signs in with a generic provider by its display name, and the account page names it so", async ({ skip }) => {
+    if (!(await hasProvidersRoute())) return skip(NO_ROUTE);
+    const person = account("generic");
+    idp!.signInAs(person);
+    const page = await web.page();
+    await page.goto("/sign-in?redirect=%2Faccount");
+    await page.getByRole("button", { name: "Continue with Corp SSO" }).click();
+    await page.waitForURL((url) => url.pathname === "/account", { timeout: 30_000 });
+    await poll(() => page.locator("main").innerText()).toContain(person.email);
+    const methods = page.getByRole("region", { name: "Sign-in methods" });
+    await poll(() => methods.getByRole("button", { name: "Unlink Corp SSO" }).count()).toBe(1);
+    // The other providers are offered for linking, the generic one no more.
+    await poll(() => page.getByRole("button", { name: "Link Google", exact: true }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Link Corp SSO", exact: true }).count()).toBe(0);
+    await web.checkA11y(page, "account signed in with a generic provider");
   });
 
   it("links the provider to a password account from the account page, unlinks it (asked first), and links it again from the undo", async ({ skip }) => {

@@ -42,7 +42,7 @@ async function signInToChallenge(page: Page, email: string, password: string) {
   await page.goto("/sign-in");
   await page.getByLabel("Email or username").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL("**/two-factor?**");
 }
 

@@ -128,7 +128,7 @@ rate-limit database holds one table, which the gateway creates itself at start.
 
 {{/*
 Secret keys each process reads, as <key>: <optional>. Optional keys may be missing from
-secret.existingSecret (the REDIS_* keys, SMTP_URL, IDENTITY_TWO_FACTOR_KEYS) and are left out of the chart's Secret when not set.
+secret.existingSecret (the REDIS_* keys, SMTP_URL, IDENTITY_TWO_FACTOR_KEYS, the built-in providers' credentials) and are left out of the chart's Secret when not set.
 */}}
 {{- define "auth-platform.secretKeys" -}}
 {{- if eq .component "gateway" }}
@@ -162,7 +162,17 @@ OAUTH_DATABASE_URL: false
 {{ upper $provider }}_CLIENT_ID: true
 {{ upper $provider }}_CLIENT_SECRET: true
 {{- end }}
+{{- /* A generic provider is listed on purpose: its credentials must be there. */}}
+{{- range .root.Values.oauth.genericProviders }}
+{{ include "auth-platform.genericPrefix" .id }}CLIENT_ID: false
+{{ include "auth-platform.genericPrefix" .id }}CLIENT_SECRET: false
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* `OAUTH_GENERIC_<ID>_`: the prefix of a generic provider's variables (services/oauth/src/config.ts, genericPrefix). */}}
+{{- define "auth-platform.genericPrefix" -}}
+OAUTH_GENERIC_{{ . | upper | replace "-" "_" }}_
 {{- end }}
 
 {{- define "auth-platform.deployment" -}}

@@ -107,6 +107,7 @@ describe("cookieJar", () => {
       dontRememberName: "better-auth.dont_remember",
       twoFactorName: "better-auth.two_factor",
       trustDeviceName: "better-auth.trust_device",
+      passkeyName: "better-auth.passkey",
       secure: false,
     });
     expect(cookieJar("better-auth", true)).toEqual({
@@ -114,6 +115,7 @@ describe("cookieJar", () => {
       dontRememberName: "__Secure-better-auth.dont_remember",
       twoFactorName: "__Secure-better-auth.two_factor",
       trustDeviceName: "__Secure-better-auth.trust_device",
+      passkeyName: "__Secure-better-auth.passkey",
       secure: true,
     });
   });

@@ -44,12 +44,21 @@ export interface CookieJar {
   twoFactorName: string;
   /** The trusted-device token (30 days). */
   trustDeviceName: string;
+  /** The attempt token of a passkey ceremony (5 minutes). */
+  passkeyName: string;
   secure: boolean;
 }
 
 export function cookieJar(prefix: string, secure: boolean): CookieJar {
   const p = secure ? `__Secure-${prefix}` : prefix;
-  return { sessionName: `${p}.session_token`, dontRememberName: `${p}.dont_remember`, twoFactorName: `${p}.two_factor`, trustDeviceName: `${p}.trust_device`, secure };
+  return {
+    sessionName: `${p}.session_token`,
+    dontRememberName: `${p}.dont_remember`,
+    twoFactorName: `${p}.two_factor`,
+    trustDeviceName: `${p}.trust_device`,
+    passkeyName: `${p}.passkey`,
+    secure,
+  };
 }
 
 export function serialize(name: string, value: string, jar: CookieJar, maxAgeSeconds?: number): string {

@@ -7,7 +7,16 @@
  * the document) except the user, which carries the configured additional fields.
  */
 import * as z from "zod";
-import { invitationSchema, memberSchema, organizationAccessSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema } from "@auth-platform/contract/shapes";
+import {
+  invitationSchema,
+  memberSchema,
+  organizationAccessSchema,
+  organizationSchema,
+  passkeySchema,
+  sessionSchema,
+  trustedDeviceSchema,
+  userSchema,
+} from "@auth-platform/contract/shapes";
 import { ERRORS } from "@auth-platform/proto/errors";
 
 export { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema };
@@ -69,6 +78,28 @@ export const backupCodesSchema = z.object({ status: z.boolean(), backupCodes: z.
 export const twoFactorVerifiedSchema = z.object({ token: z.string(), user: userSchema });
 
 export const trustedDevicesSchema = z.object({ devices: z.array(trustedDeviceSchema) });
+
+/** WebAuthn options for navigator.credentials (the JSON forms @simplewebauthn/browser and the Level 3 parsers take). */
+const credentialDescriptorSchema = z.object({ id: z.string(), type: z.literal("public-key"), transports: z.array(z.string()).optional() });
+export const passkeyRegistrationOptionsSchema = z.looseObject({
+  challenge: z.string(),
+  rp: z.object({ name: z.string(), id: z.string().optional() }),
+  user: z.object({ id: z.string(), name: z.string(), displayName: z.string() }),
+  pubKeyCredParams: z.array(z.object({ type: z.literal("public-key"), alg: z.number() })),
+  timeout: z.number().optional(),
+  excludeCredentials: z.array(credentialDescriptorSchema).optional(),
+  authenticatorSelection: z.looseObject({}).optional(),
+  attestation: z.string().optional(),
+});
+export const passkeyAuthenticationOptionsSchema = z.looseObject({
+  challenge: z.string(),
+  rpId: z.string().optional(),
+  timeout: z.number().optional(),
+  allowCredentials: z.array(credentialDescriptorSchema).optional(),
+  userVerification: z.string().optional(),
+});
+export const passkeysSchema = z.array(passkeySchema);
+export const updatePasskeySchema = z.object({ passkey: passkeySchema });
 
 export const accessTokenSchema = z.object({
   accessToken: z.string().optional(),

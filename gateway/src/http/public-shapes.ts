@@ -4,7 +4,8 @@
  * strings, absent values as null); both carry the same field names, so one function serves each shape.
  */
 
-import type { Invitation, InvitationStatus, Member, Organization, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Invitation, InvitationStatus, Member, Organization, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Passkey as PasskeyMessage } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import type { User as UserMessage } from "@auth-platform/proto/gen/auth/common/v1/user";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { safeImage } from "@auth-platform/runtime/user-image";
@@ -87,6 +88,23 @@ export function publicSession(session: SessionFields): PublicSession {
     authMethod: session.authMethod ?? null,
     secondFactor: session.secondFactor ?? null,
     authenticatedAt: session.authenticatedAt ? iso(session.authenticatedAt) : null,
+  };
+}
+
+/** A passkey as GET /passkey/list-user-passkeys shows it. */
+export function publicPasskey(passkey: PasskeyMessage): Passkey {
+  return {
+    id: passkey.id,
+    ...(passkey.name ? { name: passkey.name } : {}),
+    userId: passkey.userId,
+    credentialID: passkey.credentialId,
+    publicKey: passkey.publicKey,
+    counter: Number(passkey.counter),
+    deviceType: passkey.deviceType === "multiDevice" ? "multiDevice" : "singleDevice",
+    backedUp: passkey.backedUp,
+    transports: passkey.transports.join(","),
+    ...(passkey.aaguid ? { aaguid: passkey.aaguid } : {}),
+    createdAt: iso(passkey.createdAt),
   };
 }
 

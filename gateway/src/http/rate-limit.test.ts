@@ -315,9 +315,18 @@ describe("the default rules", () => {
       "/two-factor/verify-backup-code",
       "/two-factor/send-otp",
       "/two-factor/enable",
+      "/two-factor/verify-passkey",
       "/Two-Factor/Verify-Totp/",
     ]) {
       expect(ruleFor(path, options), path).toEqual({ window: 10, max: 3 });
     }
+  });
+
+  it("limit a passkey sign-in to 3 per 10 s; its options (asked on every visit of the sign-in screen) and the signed-in passkey routes keep the default", async () => {
+    const { gatewayConfig } = await import("../config.js");
+    const options = gatewayConfig({ AUTH_SECRET: "unit-test-secret-0123456789-0123456789" }).rateLimit;
+    expect(ruleFor("/passkey/verify-authentication", options)).toEqual({ window: 10, max: 3 });
+    expect(ruleFor("/passkey/generate-authenticate-options", options)).toEqual(options.default);
+    expect(ruleFor("/passkey/list-user-passkeys", options)).toEqual(options.default);
   });
 });

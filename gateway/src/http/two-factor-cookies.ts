@@ -55,3 +55,14 @@ export const trustDeviceCookie = (req: Request, jar: CookieJar, secret: string) 
 export function clearTrustDeviceCookie(res: Response, jar: CookieJar): void {
   res.append("Set-Cookie", serialize(jar.trustDeviceName, "", jar, 0));
 }
+
+/** The attempt token of a passkey ceremony (HttpOnly, signed, as long as the ceremony lives). */
+export function setPasskeyCookie(res: Response, jar: CookieJar, secret: string, ceremony: IssuedToken): void {
+  res.append("Set-Cookie", serialize(jar.passkeyName, sign(ceremony.token, secret), jar, lifetimeSeconds(ceremony.expiresAt, ceremony.issuedAt)));
+}
+
+export const passkeyCookie = (req: Request, jar: CookieJar, secret: string) => read(req, jar.passkeyName, secret);
+
+export function clearPasskeyCookie(res: Response, jar: CookieJar): void {
+  res.append("Set-Cookie", serialize(jar.passkeyName, "", jar, 0));
+}

@@ -156,8 +156,8 @@ export const setUserPasswordResponse = () => ({ status: true });
 /** POST /sign-in/social and /link-social: the provider's URL; redirect tells the client to go there. */
 export const socialRedirectResponse = (url: string, redirect: boolean) => ({ url, redirect });
 
-/** GET /social-providers (our own route): the configured providers' ids, nothing else. */
-export const socialProvidersResponse = (providers: string[]) => ({ providers });
+/** GET /social-providers (our own route): the configured providers' ids, and the generic ones' display names. */
+export const socialProvidersResponse = (providers: string[], names: Record<string, string>) => ({ providers, names });
 
 /** POST /sign-in/social with an id token: signed in directly. */
 export const socialTokenResponse = (token: string, user: PublicUser, callbackURL?: string) => ({ redirect: false, token, url: callbackURL, user });

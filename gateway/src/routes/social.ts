@@ -1,6 +1,7 @@
 /**
  * Social sign-in: POST /sign-in/social (the provider's URL, or a direct sign-in with an id token),
- * GET and POST /callback/:id (the provider sends the browser back; Apple posts a form), POST /link-social.
+ * GET and POST /callback/:id (the provider sends the browser back; Apple posts a form), POST /link-social, and
+ * the generic OAuth client's names for them: POST /sign-in/oauth2, GET /oauth2/callback/:providerId, POST /oauth2/link.
  * The oauth service keeps the state and talks to the provider; the gateway checks the callback URLs once
  * (callback-url.ts), binds the state to the browser with a cookie, and answers every callback outcome as a
  * redirect: the callback URL on success, the error URL (default: the error page) with `?error=` otherwise.
@@ -60,6 +61,27 @@ export const linkSocialBody = z.object({
   scopes,
 });
 
+/** POST /sign-in/oauth2: the generic OAuth plugin's client names the provider `providerId` (docs/http-api/social.md). */
+export const signInOAuth2Body = z.object({
+  providerId: provider,
+  callbackURL: z.string().nullish(),
+  newUserCallbackURL: z.string().nullish(),
+  errorCallbackURL: z.string().nullish(),
+  disableRedirect: z.boolean().nullish(),
+  requestSignUp: z.boolean().nullish(),
+  loginHint: z.string().max(255).nullish(),
+  scopes,
+});
+
+/** POST /oauth2/link: /link-social of the generic OAuth plugin's client. */
+export const linkOAuth2Body = z.object({
+  providerId: provider,
+  callbackURL: z.string().nullish(),
+  errorCallbackURL: z.string().nullish(),
+  disableRedirect: z.boolean().nullish(),
+  scopes,
+});
+
 // What a provider sends back, in the query (GET) or a form (Apple's POST).
 export const callbackFields = z.looseObject({
   code: z.string().max(4096).optional(),
@@ -99,6 +121,32 @@ export function socialRoutes(deps: RouteDeps): Route[] {
   };
   const home = (req: Request) => CallbackUrl.resolve("/", req.facts.redirects)!;
 
+  /**
+   * The first leg of every provider sign-in and link (/sign-in/social, /sign-in/oauth2, /link-social,
+   * /oauth2/link): the callback URLs as the origin check resolved them, the state bound to this browser by
+   * its cookie, and the provider's URL. With `linkFor`, the callback links to that signed-in user.
+   */
+  const startAtProvider = async (
+    req: Request,
+    res: Response,
+    body: { providerId: string; disableRedirect?: boolean | null; scopes?: string[]; loginHint?: string | null },
+    linkFor?: ReturnType<typeof callerOf>,
+  ) => {
+    const callbacks = req.callbacks.body;
+    const { url, state } = await call(oauth, oauth.startSignIn, {
+      providerId: body.providerId,
+      callbackUrl: (callbacks.callbackURL ?? home(req)).href,
+      errorCallbackUrl: callbacks.errorCallbackURL?.href,
+      // A link goes back to callbackURL, registered user or not.
+      newUserCallbackUrl: linkFor ? undefined : callbacks.newUserCallbackURL?.href,
+      linkFor,
+      scopes: body.scopes ?? [],
+      loginHint: body.loginHint ?? undefined,
+    });
+    setStateCookie(res, deps.jar, deps.secret, state);
+    return socialRedirectResponse(url, !body.disableRedirect);
+  };
+
   routes.push(
     defineRoute(
       {
@@ -106,11 +154,11 @@ export function socialRoutes(deps: RouteDeps): Route[] {
         path: "/social-providers",
         tag: "Social sign-in",
         summary: "The configured social providers (ours: the sign-in page shows only these)",
-        response: z.object({ providers: z.array(z.string()) }).strict(),
+        response: z.object({ providers: z.array(z.string()), names: z.record(z.string(), z.string()) }).strict(),
       },
       async ({ json }) => {
-        const { providerIds } = await call(oauth, oauth.listProviders, {});
-        json(socialProvidersResponse(providerIds));
+        const { providerIds, displayNames } = await call(oauth, oauth.listProviders, {});
+        json(socialProvidersResponse(providerIds, displayNames));
       },
     ),
   );
@@ -126,6 +174,7 @@ export function socialRoutes(deps: RouteDeps): Route[] {
         response: socialSignInSchema,
         errors: [
           "PROVIDER_NOT_FOUND",
+          "INVALID_OAUTH_CONFIGURATION",
           "INVALID_CALLBACKURL",
           "INVALID_ERRORCALLBACKURL",
           "INVALID_NEWUSERCALLBACKURL",
@@ -165,18 +214,23 @@ export function socialRoutes(deps: RouteDeps): Route[] {
           issueSession(res, deps, outcome.session!, true);
           return json(socialTokenResponse(outcome.session!.token, publicUser(outcome.user!), req.callbacks.body.callbackURL?.toString()));
         }
-        const callbacks = req.callbacks.body;
-        const { url, state } = await call(oauth, oauth.startSignIn, {
-          providerId: body.provider,
-          callbackUrl: (callbacks.callbackURL ?? home(req)).href,
-          errorCallbackUrl: callbacks.errorCallbackURL?.href,
-          newUserCallbackUrl: callbacks.newUserCallbackURL?.href,
-          scopes: body.scopes ?? [],
-          loginHint: body.loginHint ?? undefined,
-        });
-        setStateCookie(res, deps.jar, deps.secret, state);
-        json(socialRedirectResponse(url, !body.disableRedirect));
+        json(await startAtProvider(req, res, { ...body, providerId: body.provider }));
       },
+    ),
+  );
+
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/sign-in/oauth2",
+        tag: "Social sign-in",
+        summary: "Start a sign-in with a provider (the generic OAuth client's name for /sign-in/social)",
+        body: signInOAuth2Body,
+        response: socialRedirectSchema,
+        errors: ["PROVIDER_NOT_FOUND", "INVALID_OAUTH_CONFIGURATION", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL", "INVALID_NEWUSERCALLBACKURL"],
+      },
+      async ({ req, res, body, json }) => json(await startAtProvider(req, res, body)),
     ),
   );
 
@@ -190,25 +244,29 @@ export function socialRoutes(deps: RouteDeps): Route[] {
         session: "required",
         body: linkSocialBody,
         response: socialRedirectSchema,
-        errors: ["PROVIDER_NOT_FOUND", "SOCIAL_ACCOUNT_ALREADY_LINKED", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
+        errors: ["PROVIDER_NOT_FOUND", "INVALID_OAUTH_CONFIGURATION", "SOCIAL_ACCOUNT_ALREADY_LINKED", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
       },
-      async ({ req, res, body, session, json }) => {
-        const callbacks = req.callbacks.body;
-        const { url, state } = await call(oauth, oauth.startSignIn, {
-          providerId: body.provider,
-          callbackUrl: (callbacks.callbackURL ?? home(req)).href,
-          errorCallbackUrl: callbacks.errorCallbackURL?.href,
-          linkFor: callerOf(req, session),
-          scopes: body.scopes ?? [],
-        });
-        setStateCookie(res, deps.jar, deps.secret, state);
-        json(socialRedirectResponse(url, !body.disableRedirect));
-      },
+      async ({ req, res, body, session, json }) => json(await startAtProvider(req, res, { ...body, providerId: body.provider }, callerOf(req, session))),
     ),
   );
 
-  const handleCallback = async (req: Request, res: Response, fields: z.output<typeof callbackFields>) => {
-    const providerId = String(req.params.id ?? "");
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/oauth2/link",
+        tag: "Social sign-in",
+        summary: "Start linking a provider account (the generic OAuth client's name for /link-social)",
+        session: "required",
+        body: linkOAuth2Body,
+        response: socialRedirectSchema,
+        errors: ["PROVIDER_NOT_FOUND", "INVALID_OAUTH_CONFIGURATION", "SOCIAL_ACCOUNT_ALREADY_LINKED", "INVALID_CALLBACKURL", "INVALID_ERRORCALLBACKURL"],
+      },
+      async ({ req, res, body, session, json }) => json(await startAtProvider(req, res, body, callerOf(req, session))),
+    ),
+  );
+
+  const handleCallback = async (req: Request, res: Response, providerId: string, fields: z.output<typeof callbackFields>) => {
     // The state must be the one this browser was given (login CSRF); the state stays unused otherwise.
     if (fields.state && !hasStateCookie(req, deps.jar, deps.secret, fields.state)) {
       deps.events.socialSignInFailed(req, { provider: providerId, error: "please_restart_the_process" });
@@ -254,7 +312,27 @@ export function socialRoutes(deps: RouteDeps): Route[] {
       async ({ req, res }) => {
         const result = callbackFields.safeParse(req.query);
         if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
-        await handleCallback(req, res, result.data);
+        await handleCallback(req, res, String(req.params.id ?? ""), result.data);
+      },
+    ),
+  );
+
+  // Generic providers come back here (the redirect URI registered with them, as better-auth's generic OAuth
+  // plugin registers it); the same callback as /callback/:id.
+  routes.push(
+    defineRoute(
+      {
+        method: "get",
+        path: "/oauth2/callback/:providerId",
+        tag: "Social sign-in",
+        summary: "A generic provider's redirect back (every outcome is a redirect)",
+        queryCheckedByRoute: callbackFields,
+        redirect: true,
+      },
+      async ({ req, res }) => {
+        const result = callbackFields.safeParse(req.query);
+        if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
+        await handleCallback(req, res, String(req.params.providerId ?? ""), result.data);
       },
     ),
   );

@@ -47,4 +47,23 @@ describe("identity configuration", () => {
     expect(() => identityConfig(production)).toThrow(/AUTH_SECRET: required when NODE_ENV=production/);
     expect(identityConfig({ ...production, AUTH_SECRET: "p".repeat(40) }).secret).toBe("p".repeat(40));
   });
+
+  it("takes the passkey relying party from the base URL and the app's URL, the dev origins without them, and refuses an origin off the relying party id", () => {
+    expect(identityConfig({}).passkeys).toEqual({ rpId: "localhost", rpName: "Auth Platform", origins: ["http://localhost:3000", "http://localhost:5173"] });
+    expect(identityConfig({ AUTH_BASE_URL: "https://auth.example.com/api/auth", APP_NAME: "Acme" }).passkeys).toEqual({
+      rpId: "auth.example.com",
+      rpName: "Acme",
+      origins: ["https://auth.example.com"],
+    });
+    const set = {
+      AUTH_BASE_URL: "https://auth.example.com/api/auth",
+      IDENTITY_PASSKEY_RP_ID: "example.com",
+      IDENTITY_PASSKEY_ORIGINS: "https://example.com, https://app.example.com",
+    };
+    expect(identityConfig(set).passkeys).toMatchObject({ rpId: "example.com", origins: ["https://example.com", "https://app.example.com"] });
+    expect(() => identityConfig({ ...set, IDENTITY_PASSKEY_ORIGINS: "https://evil-example.com" })).toThrow(
+      /IDENTITY_PASSKEY_ORIGINS: https:\/\/evil-example.com is not on the relying party id example.com/,
+    );
+    expect(() => identityConfig({ ...set, IDENTITY_PASSKEY_ORIGINS: "https://app.example.com/login" })).toThrow(/is not an origin/);
+  });
 });

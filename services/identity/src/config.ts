@@ -50,6 +50,11 @@ const schema = z.object({
   IDENTITY_EMAIL_OTP_EXPIRES_IN: env.seconds(300),
   IDENTITY_EMAIL_OTP_ALLOWED_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   IDENTITY_EMAIL_OTP_SIGN_UP: env.bool(true),
+  IDENTITY_PASSKEY_RP_ID: z.string().trim().min(1).max(253).optional(),
+  IDENTITY_PASSKEY_RP_NAME: z.string().trim().min(1).max(100).optional(),
+  IDENTITY_PASSKEY_ORIGINS: env.list(),
+  // The web app's URL (the gateway's setting): its origin is where passkey ceremonies run.
+  AUTH_APP_URL: env.optionalUrl(),
   // Role given to new users; empty: none.
   IDENTITY_DEFAULT_ROLE: z.string().max(255).default("user"),
 });
@@ -103,6 +108,13 @@ export interface IdentityConfig {
     /** Codes a sign-in challenge accepts trying, all methods together, before it is void. */
     maxAttempts: number;
   };
+  /** The WebAuthn relying party (docs/adr/0059-passkeys.md). */
+  passkeys: {
+    rpId: string;
+    rpName: string;
+    /** The origins a passkey ceremony may run on (the browser reports its origin in the signed client data). */
+    origins: string[];
+  };
   /** The role new users get, or null when switched off (IDENTITY_DEFAULT_ROLE empty). */
   defaultRole: string | null;
   /** Sign-in by a mailed link (domain/mail-sign-in.ts); signUp: an unknown address gets a new user. */
@@ -117,6 +129,7 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     throw new ConfigError(["IDENTITY_REQUIRE_EMAIL_VERIFICATION: needs IDENTITY_EMAIL_VERIFICATION_ENABLED=true (no one could ever verify)"]);
   }
   const { secret } = secretFromEnv(source);
+  const baseUrl = (c.AUTH_BASE_URL ?? "http://localhost:3000/api/auth").replace(/\/+$/, "");
   return {
     logLevel: c.LOG_LEVEL,
     port: c.IDENTITY_PORT,
@@ -130,7 +143,7 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     userFields: c.IDENTITY_USER_FIELDS,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     organizationServiceUrl: c.ORGANIZATION_SERVICE_URL,
-    baseUrl: (c.AUTH_BASE_URL ?? "http://localhost:3000/api/auth").replace(/\/+$/, ""),
+    baseUrl,
     secret,
     freshAgeSeconds: c.SESSION_FRESH_AGE,
     emailVerification: {
@@ -161,5 +174,41 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
       allowedAttempts: c.IDENTITY_EMAIL_OTP_ALLOWED_ATTEMPTS,
       signUp: c.IDENTITY_EMAIL_OTP_SIGN_UP,
     },
+    passkeys: passkeySettings(c, baseUrl),
   };
+}
+
+/**
+ * The relying party: by default the base URL's host, and the origins of the base URL and of the web app
+ * (AUTH_APP_URL) when it sits on that host; with no AUTH_BASE_URL, localhost on the gateway's :3000 and the
+ * Vite dev server's :5173. An origin set in IDENTITY_PASSKEY_ORIGINS must sit on the relying party id, or no
+ * browser would ever run a ceremony for it: a mistake stops the process here rather than failing every
+ * passkey later.
+ */
+function passkeySettings(c: z.output<typeof schema>, baseUrl: string): IdentityConfig["passkeys"] {
+  const base = new URL(baseUrl);
+  const rpId = c.IDENTITY_PASSKEY_RP_ID ?? base.hostname;
+  const onRpId = (host: string) => host === rpId || host.endsWith(`.${rpId}`);
+  const rpName = c.IDENTITY_PASSKEY_RP_NAME ?? c.APP_NAME;
+  if (!c.IDENTITY_PASSKEY_ORIGINS.length) {
+    if (!c.AUTH_BASE_URL) return { rpId, rpName, origins: ["http://localhost:3000", "http://localhost:5173"] };
+    const app = c.AUTH_APP_URL ? new URL(c.AUTH_APP_URL) : undefined;
+    const origins = [base.origin, ...(app && app.origin !== base.origin && onRpId(app.hostname) ? [app.origin] : [])];
+    return { rpId, rpName, origins };
+  }
+  const problems: string[] = [];
+  for (const origin of c.IDENTITY_PASSKEY_ORIGINS) {
+    let host: string;
+    try {
+      const url = new URL(origin);
+      if (url.origin !== origin) throw new Error("not an origin");
+      host = url.hostname;
+    } catch {
+      problems.push(`IDENTITY_PASSKEY_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
+      continue;
+    }
+    if (!onRpId(host)) problems.push(`IDENTITY_PASSKEY_ORIGINS: ${origin} is not on the relying party id ${rpId} (IDENTITY_PASSKEY_RP_ID)`);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return { rpId, rpName, origins: c.IDENTITY_PASSKEY_ORIGINS };
 }

@@ -9,6 +9,7 @@ import { accountService } from "./rpc/account-server.js";
 import { adminUserService } from "./rpc/admin-user-server.js";
 import { identityService } from "./rpc/identity-server.js";
 import { mailSignInService } from "./rpc/mail-sign-in-server.js";
+import { passkeyService } from "./rpc/passkey-server.js";
 import { twoFactorService } from "./rpc/two-factor-server.js";
 
 type Deps = Awaited<ReturnType<typeof buildRegistry>>;
@@ -19,7 +20,14 @@ export function start(config: IdentityConfig, options: ServiceOptions = {}): Pro
     {
       name: "identity",
       build: buildRegistry,
-      bind: (deps, rpc) => [identityService(deps, rpc), twoFactorService(deps, rpc), accountService(deps, rpc), adminUserService(deps, rpc), mailSignInService(deps, rpc)],
+      bind: (deps, rpc) => [
+        identityService(deps, rpc),
+        twoFactorService(deps, rpc),
+        accountService(deps, rpc),
+        adminUserService(deps, rpc),
+        passkeyService(deps, rpc),
+        mailSignInService(deps, rpc),
+      ],
     },
     config,
     options,

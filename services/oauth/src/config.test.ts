@@ -31,4 +31,69 @@ describe("oauth configuration", () => {
       disableImplicitLinking: true,
     });
   });
+
+  describe("generic providers (OAUTH_GENERIC_PROVIDERS)", () => {
+    const oidc = { OAUTH_GENERIC_PROVIDERS: "corp-sso", OAUTH_GENERIC_CORP_SSO_CLIENT_ID: "id", OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: "secret" };
+
+    it("reads an OpenID Connect provider by its issuer: openid always asked for, PKCE on, the OpenID claims", () => {
+      const [provider] = oauthConfig({ ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "https://idp.example", OAUTH_GENERIC_CORP_SSO_NAME: "Corp SSO" }).genericProviders;
+      expect(provider).toEqual({
+        id: "corp-sso",
+        displayName: "Corp SSO",
+        kind: "oidc",
+        clientId: "id",
+        clientSecret: "secret",
+        scopes: ["openid", "email", "profile"],
+        endpoints: { ISSUER: "https://idp.example" },
+        pkce: true,
+        clientAuth: "post",
+        claims: { id: "sub", email: "email", emailVerified: "email_verified", name: "name", picture: "picture" },
+      });
+      expect(oauthConfig({ ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "https://idp.example", OAUTH_GENERIC_CORP_SSO_SCOPES: "email, groups" }).genericProviders[0]).toMatchObject({
+        displayName: "corp-sso",
+        scopes: ["openid", "email", "groups"],
+      });
+    });
+
+    it("reads a plain OAuth 2 provider: all three endpoints, its scopes as given, the claim mapping, PKCE and client auth", () => {
+      const [provider] = oauthConfig({
+        ...oidc,
+        OAUTH_GENERIC_CORP_SSO_AUTHORIZATION_URL: "https://idp.example/authorize",
+        OAUTH_GENERIC_CORP_SSO_TOKEN_URL: "https://idp.example/token",
+        OAUTH_GENERIC_CORP_SSO_USERINFO_URL: "https://idp.example/user",
+        OAUTH_GENERIC_CORP_SSO_SCOPES: "read:user",
+        OAUTH_GENERIC_CORP_SSO_PKCE: "false",
+        OAUTH_GENERIC_CORP_SSO_CLIENT_AUTH: "basic",
+        OAUTH_GENERIC_CORP_SSO_CLAIM_ID: "id",
+        OAUTH_GENERIC_CORP_SSO_CLAIM_EMAIL: "data.mail",
+        OAUTH_GENERIC_CORP_SSO_CLAIM_EMAIL_VERIFIED: "verified",
+      }).genericProviders;
+      expect(provider).toMatchObject({
+        kind: "oauth2",
+        scopes: ["read:user"],
+        pkce: false,
+        clientAuth: "basic",
+        claims: { id: "id", email: "data.mail", emailVerified: "verified", name: "name", picture: "picture" },
+      });
+    });
+
+    it.each([
+      ["no client secret", { ...oidc, OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET: "", OAUTH_GENERIC_CORP_SSO_ISSUER: "https://idp.example" }, /OAUTH_GENERIC_CORP_SSO_CLIENT_SECRET/],
+      ["neither an issuer nor the three endpoints", { ...oidc, OAUTH_GENERIC_CORP_SSO_TOKEN_URL: "https://idp.example/token" }, /OAUTH_GENERIC_CORP_SSO_AUTHORIZATION_URL/],
+      ["an issuer that is not a URL", { ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "idp.example" }, /OAUTH_GENERIC_CORP_SSO_ISSUER/],
+      ["an endpoint over plain HTTP to another machine", { ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "http://idp.example" }, /OAUTH_GENERIC_CORP_SSO_ISSUER: must be an https: URL/],
+      [
+        "an endpoint that is no web URL",
+        { ...oidc, OAUTH_GENERIC_CORP_SSO_ISSUER: "https://idp.example", OAUTH_GENERIC_CORP_SSO_JWKS_URL: "file:///etc/keys" },
+        /JWKS_URL: must be an https: URL/,
+      ],
+      ["a built-in provider's id", { OAUTH_GENERIC_PROVIDERS: "github" }, /built-in/],
+      ["the password account's id", { OAUTH_GENERIC_PROVIDERS: "credential" }, /built-in/],
+      ["an id that cannot name variables", { OAUTH_GENERIC_PROVIDERS: "Corp_SSO" }, /not a provider id/],
+      ["an id listed twice", { ...oidc, OAUTH_GENERIC_PROVIDERS: "corp-sso,corp-sso" }, /twice/],
+    ])("refuses %s, naming the variable", (_case, source, message) => {
+      expect(() => oauthConfig(source)).toThrow(ConfigError);
+      expect(() => oauthConfig(source)).toThrow(message);
+    });
+  });
 });

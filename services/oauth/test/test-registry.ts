@@ -24,6 +24,7 @@ export interface FakeProvider extends Provider {
 export function fakeProvider(id = "github"): FakeProvider {
   const provider: FakeProvider = {
     id,
+    callbackPath: `/callback/${id}`,
     answer: {
       profile: { accountId: "42", email: "Ada@Example.com", emailVerified: true, name: "Ada", image: null },
       tokens: { accessToken: "at", scopes: ["read:user"] },

@@ -76,7 +76,7 @@ export const rateLimited = new Counter({
 });
 export const twoFactorChallenges = new Counter({
   name: "auth_two_factor_challenges_total",
-  help: "Two-factor challenges: issued at sign-in, then passed or failed, by method (totp, otp, backup_code).",
+  help: "Two-factor challenges: issued at sign-in, then passed or failed, by method (totp, otp, backup_code, passkey).",
   labelNames: ["method", "outcome"] as const,
   registers: [registry],
 });

@@ -97,7 +97,7 @@ export function recordHttpRequest(method: string, route: string, status: number,
 export type SignInMethod = "email" | "username" | "social" | "magic-link" | "email-otp" | "passkey" | "anonymous";
 /** failure: refused (wrong credentials, unverified email, banned...); error: we failed (5xx). */
 export type SignInOutcome = "success" | "failure" | "error" | "two_factor_required";
-export type TwoFactorMethod = "totp" | "otp" | "backup_code";
+export type TwoFactorMethod = "totp" | "otp" | "backup_code" | "passkey";
 export type TwoFactorOutcome = "issued" | "passed" | "failed";
 
 /**

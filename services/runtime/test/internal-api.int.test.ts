@@ -12,6 +12,7 @@ import { AccountServiceClient, AccountServiceService } from "@auth-platform/prot
 import { MailSignInServiceClient, MailSignInServiceService } from "@auth-platform/proto/gen/auth/identity/v1/mail_sign_in";
 import { AdminUserServiceClient, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { PasskeyServiceClient, PasskeyServiceService } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import { TwoFactorServiceClient, TwoFactorServiceService } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient, NotificationServiceService, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -56,6 +57,16 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     VerifyBackupCode: ["gateway"],
     ListTrustedDevices: ["gateway"],
     RevokeTrustedDevice: ["gateway"],
+  },
+  passkeys: {
+    StartPasskeyRegistration: ["gateway"],
+    FinishPasskeyRegistration: ["gateway"],
+    StartPasskeyAuthentication: ["gateway"],
+    SignInWithPasskey: ["gateway"],
+    VerifyTwoFactorPasskey: ["gateway"],
+    ListPasskeys: ["gateway"],
+    RenamePasskey: ["gateway"],
+    DeletePasskey: ["gateway"],
   },
   accounts: {
     ListAccounts: ["gateway"],
@@ -194,6 +205,11 @@ const SERVICES = {
     definition: TwoFactorServiceService as unknown as grpc.ServiceDefinition,
     address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
   },
+  passkeys: {
+    Client: PasskeyServiceClient,
+    definition: PasskeyServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
+  },
   accounts: {
     Client: AccountServiceClient,
     definition: AccountServiceService as unknown as grpc.ServiceDefinition,
@@ -225,7 +241,7 @@ const SERVICES = {
 } as const;
 type Service = keyof typeof SERVICES;
 /** The services served by another's process, by the name in that process's certificate. */
-const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity" };
+const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity" };
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 
 type Outcome = { code: grpc.status; errorCode?: string };

@@ -32,7 +32,20 @@ export async function buildRegistry(
   // No lease while the store is out of reach: get-session must then go through the session service's
   // bounded stale serving (cache-lease.ts), not a gateway's memory that nothing bounds.
   const hub = sessionEventHub({ leaseMs: config.cacheLeaseMs, mayGrant: () => lease.staleServingUntil() === 0 && (relay?.mayGrant() ?? true), log });
-  const relay = broadcast && sessionRelay({ hub, broadcast, leaseMs: config.cacheLeaseMs, log });
+  const relay =
+    broadcast &&
+    sessionRelay({
+      hub,
+      broadcast,
+      leaseMs: config.cacheLeaseMs,
+      log,
+      // What the event drops, as pending forgets: the next flush (any replica's) publishes them to all.
+      async recordUnpublished(event) {
+        const lookups = event.kind === "user-changed" ? (await store.listByUser(event.userId)).map((session) => tokens.lookup(session.token)) : event.lookups;
+        await store.forgetPending(lookups);
+        lease.forbidStaleServing();
+      },
+    });
   // Registered before the first watcher asks for a lease (or serving without leases while Redis is away).
   await relay?.start();
   const events: SessionEventHub = { ...hub, publish: relay ? relay.publish : hub.publish };
@@ -42,7 +55,8 @@ export async function buildRegistry(
     log,
     leaseMs: config.cacheLeaseMs,
     staleServeMs: config.cacheStaleServeSeconds * 1000,
-    publish: hub.publish,
+    // To every replica's watchers: the flushing replica may be the only one that heard of what is pending.
+    publish: events.publish,
   });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
   await lease.start();

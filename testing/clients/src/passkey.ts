@@ -14,3 +14,6 @@ export function passkeyAuthClient(baseURL: string, customFetchImpl: CustomFetch)
 }
 
 export type PasskeyAuthClient = ReturnType<typeof passkeyAuthClient>;
+
+/** The passkey the plugin's routes answer, as its types declare it. */
+export type { Passkey } from "@better-auth/passkey";

@@ -8,10 +8,11 @@ import { useLanguage, useT } from "../i18n";
 import { LanguagePicker } from "../i18n/language-picker";
 import { passwordAcceptable } from "../password-rules";
 import { noteSignedOutEverywhere, sessionQuery, useSession } from "../session";
-import { linkProvider, providerName, SocialButtons } from "../social";
+import { linkProvider, SocialButtons, useProviderName, useSocialProviders } from "../social";
 import { describeSignInMethod } from "../sign-in-method";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
+import { PasskeysSection, passkeysQuery } from "./passkeys";
 import { TwoFactorSection } from "./two-factor";
 import { EMAIL_CHANGE_CALLBACK } from "./verify-email";
 
@@ -41,6 +42,7 @@ export function Account() {
       <PasswordSection current={session.data} />
       {/* Only where the platform has the two-factor API (its user JSON then carries twoFactorEnabled). */}
       {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} hasPassword={hasPassword} />}
+      <PasskeysSection />
       <LinkedAccounts />
       <ActiveSessions current={session.data} />
       <Section id="language-title" title={t("account.languageTitle")}>
@@ -313,10 +315,11 @@ function LinkedAccounts() {
   const language = useLanguage();
   const queryClient = useQueryClient();
   const accounts = useQuery(accountsQuery);
+  const nameOf = useProviderName();
   const [done, setDone] = useState<Done>();
   const unlink = async (account: LinkedAccount) => {
     await api.unlinkAccount(account);
-    const name = providerName(account.providerId);
+    const name = nameOf(account.providerId);
     setDone({
       message: t("account.unlinked", { provider: name }),
       ...(account.providerId === "credential"
@@ -331,6 +334,8 @@ function LinkedAccounts() {
     });
     await queryClient.invalidateQueries({ queryKey: accountsQuery.queryKey });
   };
+  const passkeys = useQuery(passkeysQuery);
+  const passkeyCount = passkeys.data?.length ?? 0;
   const last = accounts.data?.length === 1;
   return (
     <Section id="accounts-title" title={t("account.methodsTitle")}>
@@ -339,7 +344,7 @@ function LinkedAccounts() {
       {accounts.isPending && <p role="status">{t("account.loading")}</p>}
       <ul className="list">
         {accounts.data?.map((account) => {
-          const name = providerName(account.providerId);
+          const name = nameOf(account.providerId);
           return (
             <li key={account.id}>
               <span>
@@ -361,9 +366,15 @@ function LinkedAccounts() {
             </li>
           );
         })}
+        {/* Passkeys are counted here; the Passkeys section lists and manages them. */}
+        {passkeyCount > 0 && (
+          <li>
+            <strong>{t("account.passkeyCount", { count: passkeyCount })}</strong>
+          </li>
+        )}
       </ul>
       {last && <p className="muted">{t("account.lastMethod")}</p>}
-      {accounts.data?.length === 0 && <p>{t("account.noMethods")}</p>}
+      {accounts.data?.length === 0 && passkeys.data && passkeyCount === 0 && <p>{t("account.noMethods")}</p>}
       {accounts.data && <SocialButtons mode="link" callbackURL="/account" except={accounts.data.map((account) => account.providerId)} />}
     </Section>
   );
@@ -394,6 +405,7 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
     queryClient.setQueryData(sessionQuery.queryKey, null);
     await navigate({ to: "/sign-in" });
   };
+  const providerNames = useSocialProviders().data?.names;
   const ordered = [...(sessions.data ?? [])].sort((a, b) => (a.id === current.session.id ? -1 : b.id === current.session.id ? 1 : b.updatedAt.localeCompare(a.updatedAt)));
   return (
     <Section id="sessions-title" title={t("account.sessionsTitle")}>
@@ -405,7 +417,7 @@ function ActiveSessions({ current }: { current: SessionWithUser }) {
           const self = session.id === current.session.id;
           const device = describeUserAgent(session.userAgent);
           const where = session.ipAddress ?? t("account.unknownIp");
-          const how = describeSignInMethod(session);
+          const how = describeSignInMethod(session, providerNames);
           return (
             <li key={session.id} className={self ? "current" : undefined}>
               <span>

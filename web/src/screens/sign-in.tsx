@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useState } from "react";
-import { api, needsSecondFactor, suspendedMessage } from "../api";
+import { api, errorMessage, needsSecondFactor, suspendedMessage } from "../api";
 import { DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
 import { useT } from "../i18n";
+import { cancelPasskeyCeremony, passkeyAutofillSupported, passkeyDialogClosed, passkeysSupported, signInWithPasskey, signInWithPasskeyAutofill } from "../passkeys";
 import { safeRedirect } from "../safe-redirect";
 import { clearSignedOutEverywhere, sessionQuery, signedOutEverywhere } from "../session";
 import { MailSignIn } from "../mail-sign-in";
@@ -25,6 +26,10 @@ export function SignIn() {
   // Said once, after the account page signed this browser out with every other (sign out everywhere).
   const [signedOut, setSignedOut] = useState(signedOutEverywhere);
   useEffect(clearSignedOutEverywhere, []);
+  const signedIn = async () => {
+    await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
+    await navigate({ to: safeRedirect(search.redirect) });
+  };
   const signIn = useMutation({
     mutationFn: () =>
       identifier.includes("@") ? api.signInEmail({ email: identifier.trim(), password, rememberMe }) : api.signInUsername({ username: identifier.trim(), password, rememberMe }),
@@ -33,29 +38,57 @@ export function SignIn() {
         const methods = (result.twoFactorMethods ?? ["totp", "otp"]).join(",");
         return navigate({ to: "/two-factor", search: { methods, ...(search.redirect ? { redirect: search.redirect } : {}) } });
       }
-      await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
-      await navigate({ to: safeRedirect(search.redirect) });
+      await signedIn();
     },
   });
+  // A passkey sign-in opens the session at once (no second factor: docs/http-api/passkeys.md).
+  const passkey = useMutation({ mutationFn: signInWithPasskey, onSuccess: signedIn });
+  const [autofillError, setAutofillError] = useState<unknown>();
+  // Autofill (conditional mediation): a request waits, unseen, until the person picks a passkey among the
+  // identifier field's suggestions; the button's request replaces it, and leaving the screen ends it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: started once per visit of the screen.
+  useEffect(() => {
+    let active = true;
+    void passkeyAutofillSupported().then((supported) => {
+      if (!supported || !active) return;
+      signInWithPasskeyAutofill().then(
+        (answer) => (answer ? signedIn() : undefined),
+        (error: unknown) => {
+          if (active && !passkeyDialogClosed(error)) setAutofillError(error);
+        },
+      );
+    });
+    return () => {
+      active = false;
+      cancelPasskeyCeremony();
+    };
+  }, []);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    passkey.reset();
+    setAutofillError(undefined);
     signIn.mutate();
   };
   const socialError = typeof search.error === "string" && search.error ? search.error.slice(0, 200) : undefined;
   // The newest refusal: this form's, once it was sent; before that, the social sign-in's that led here.
-  const message = signIn.error
-    ? placeError(signIn.error, []).message
-    : signIn.isIdle && socialError
-      ? socialError === "BANNED_USER"
-        ? suspendedMessage(undefined)
-        : errorSentence(socialError)
-      : undefined;
+  const passkeyError = passkey.error ?? autofillError;
+  const message = passkeyError
+    ? passkeyDialogClosed(passkeyError)
+      ? t("passkeys.cancelled")
+      : errorMessage(passkeyError)
+    : signIn.error
+      ? placeError(signIn.error, []).message
+      : signIn.isIdle && socialError
+        ? socialError === "BANNED_USER"
+          ? suspendedMessage(undefined)
+          : errorSentence(socialError)
+        : undefined;
   return (
     <Page title={t("signIn.title")}>
       <DoneNotice done={signedOut ? { message: t("signIn.signedOutEverywhere") } : undefined} onClear={() => setSignedOut(false)} />
       <form onSubmit={submit} noValidate>
-        <FormAlert message={message} cause={signIn.error} />
-        <Field label={t("signIn.identifier")} name="identifier" autoComplete="username" required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
+        <FormAlert message={message} cause={passkeyError ?? signIn.error} />
+        <Field label={t("signIn.identifier")} name="identifier" autoComplete="username webauthn" required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
         <Field
           label={t("signIn.password")}
           name="password"
@@ -73,6 +106,22 @@ export function SignIn() {
           {t("signIn.submit")}
         </SubmitButton>
       </form>
+      {passkeysSupported() && (
+        <div className="row">
+          <button
+            type="button"
+            onClick={() => {
+              signIn.reset();
+              setAutofillError(undefined);
+              passkey.mutate();
+            }}
+            disabled={passkey.isPending}
+            aria-busy={passkey.isPending || undefined}
+          >
+            {passkey.isPending ? t("passkeys.signingIn") : t("passkeys.signIn")}
+          </button>
+        </div>
+      )}
       <MailSignIn redirect={search.redirect} />
       <SocialButtons mode="sign-in" callbackURL={safeRedirect(search.redirect)} errorCallbackURL={signInUrl(search.redirect)} />
       <p>

@@ -8,6 +8,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { api, errorMessage, type SecondFactorMethod, type SessionWithUser } from "../api";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, newestError, Page, SubmitButton } from "../components";
 import { type MessageKey, useLanguage, useT } from "../i18n";
+import { answerWithPasskey, passkeyDialogClosed, passkeysSupported } from "../passkeys";
 import { safeRedirect } from "../safe-redirect";
 import { sessionQuery } from "../session";
 import { describeUserAgent } from "../user-agent";
@@ -24,25 +25,31 @@ const CODE_LABELS: Record<SecondFactorMethod, MessageKey> = {
   "backup-code": "twoFactor.methodBackupCode",
 };
 
+/** A way to answer the challenge: a code of one of the methods, or a passkey of the user. */
+type ChallengeAnswer = SecondFactorMethod | "passkey";
+
 export function TwoFactorChallenge() {
   const t = useT();
   const search = useSearch({ strict: false }) as { redirect?: string; methods?: string };
-  const offered = (search.methods ?? "totp,otp").split(",").filter((m): m is SecondFactorMethod => m === "totp" || m === "otp");
-  const methods: SecondFactorMethod[] = [...offered, "backup-code"];
-  const [method, setMethod] = useState<SecondFactorMethod>(methods[0]!);
+  const listed = (search.methods ?? "totp,otp").split(",");
+  const offered = listed.filter((m): m is SecondFactorMethod => m === "totp" || m === "otp");
+  // A passkey first when the user has one and the browser can use it: the quickest answer.
+  const withPasskey = listed.includes("passkey") && passkeysSupported();
+  const methods: ChallengeAnswer[] = [...(withPasskey ? (["passkey"] as const) : []), ...offered, "backup-code"];
+  const [method, setMethod] = useState<ChallengeAnswer>(methods[0]!);
   const [code, setCode] = useState("");
   const [trustDevice, setTrustDevice] = useState(false);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const sendOtp = useMutation({ mutationFn: api.twoFactor.sendOtp });
   const verify = useMutation({
-    mutationFn: () => api.twoFactor.verify(method, { code: code.trim(), trustDevice }),
+    mutationFn: () => (method === "passkey" ? answerWithPasskey(trustDevice) : api.twoFactor.verify(method, { code: code.trim(), trustDevice })),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
       await navigate({ to: safeRedirect(search.redirect) });
     },
   });
-  const choose = (next: SecondFactorMethod) => {
+  const choose = (next: ChallengeAnswer) => {
     setMethod(next);
     setCode("");
     verify.reset();
@@ -52,6 +59,7 @@ export function TwoFactorChallenge() {
     verify.mutate();
   };
   const failure = newestError(verify, sendOtp);
+  const failureMessage = failure ? (passkeyDialogClosed(failure) ? t("passkeys.cancelled") : errorMessage(failure)) : undefined;
   return (
     <Page title={t("twoFactor.challengeTitle")}>
       <fieldset className="choices">
@@ -59,12 +67,12 @@ export function TwoFactorChallenge() {
         {methods.map((m) => (
           <div className="check" key={m}>
             <input type="radio" id={`method-${m}`} name="method" checked={method === m} onChange={() => choose(m)} />
-            <label htmlFor={`method-${m}`}>{t(METHOD_LABELS[m])}</label>
+            <label htmlFor={`method-${m}`}>{m === "passkey" ? t("passkeys.useForTwoFactor") : t(METHOD_LABELS[m])}</label>
           </div>
         ))}
       </fieldset>
       <form onSubmit={submit} noValidate>
-        <FormAlert message={failure ? errorMessage(failure) : undefined} cause={failure} />
+        <FormAlert message={failureMessage} cause={failure} />
         {method === "otp" && (
           <div className="row">
             {sendOtp.isSuccess && <FormAlert tone="success" message={t("twoFactor.codeSent")} />}
@@ -73,21 +81,25 @@ export function TwoFactorChallenge() {
             </button>
           </div>
         )}
-        <Field
-          label={t(CODE_LABELS[method])}
-          name="code"
-          autoComplete="one-time-code"
-          inputMode={method === "backup-code" ? "text" : "numeric"}
-          required
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-        />
+        {method === "passkey" ? (
+          <p>{t("passkeys.twoFactorHint")}</p>
+        ) : (
+          <Field
+            label={t(CODE_LABELS[method])}
+            name="code"
+            autoComplete="one-time-code"
+            inputMode={method === "backup-code" ? "text" : "numeric"}
+            required
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+          />
+        )}
         <div className="check">
           <input id="trust-device" type="checkbox" checked={trustDevice} onChange={(e) => setTrustDevice(e.target.checked)} />
           <label htmlFor="trust-device">{t("twoFactor.trustDevice")}</label>
         </div>
-        <SubmitButton pending={verify.isPending} pendingText={t("twoFactor.checking")}>
-          {t("twoFactor.verify")}
+        <SubmitButton pending={verify.isPending} pendingText={method === "passkey" ? t("passkeys.signingIn") : t("twoFactor.checking")}>
+          {method === "passkey" ? t("passkeys.useForTwoFactor") : t("twoFactor.verify")}
         </SubmitButton>
       </form>
     </Page>

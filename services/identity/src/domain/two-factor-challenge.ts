@@ -13,6 +13,7 @@ import type { TwoFactorChallengeRecord } from "../store/two-factor-store.js";
 import { admitUser } from "./bans.js";
 import type { ClientInfo, Registry, SignInMethod } from "./ports.js";
 import { openSession } from "./open-session.js";
+import { verifyPasskeyAssertion } from "./passkeys.js";
 import { codeHash } from "./secret-box.js";
 import { type DeviceToken, tokenHash, trustDevice } from "./trusted-devices.js";
 import { newOtp, otpMatches } from "./two-factor-codes.js";
@@ -64,7 +65,9 @@ export async function createChallenge(
     method: options.method,
   });
   const enrolment = await deps.store.findTwoFactor(user.id);
-  return { token, expiresAt, methods: enrolment?.verified ? ["totp", "otp"] : ["otp"], userId: user.id, issuedAt: now };
+  const hasPasskey = (await deps.store.listPasskeys(user.id)).length > 0;
+  const methods = [...(enrolment?.verified ? ["totp"] : []), "otp", ...(hasPasskey ? ["passkey"] : [])];
+  return { token, expiresAt, methods, userId: user.id, issuedAt: now };
 }
 
 /** The live challenge a token names, or INVALID_TWO_FACTOR_COOKIE. */
@@ -87,10 +90,25 @@ export async function sendChallengeOtp(deps: Deps, token: string, language?: Lan
 
 export interface AnswerChallengeInput {
   token: string;
-  method: SecondFactor | "otp";
+  method: SecondFactor | "otp" | "passkey";
+  /** The code; for "passkey", the authenticator's answer (AuthenticationResponseJSON). */
   code: string;
+  /** "passkey": the attempt token of the passkey ceremony's cookie. */
+  passkeyCeremony?: string;
   trustDevice: boolean;
   client: ClientInfo;
+}
+
+/** Whether the passkey assertion holds and the passkey is the challenged user's (any failure is a wrong answer). */
+async function passkeyAnswers(deps: Deps, userId: string, input: AnswerChallengeInput): Promise<boolean> {
+  try {
+    // Possession is the second factor here: the password was the first, so no PIN or biometric is required.
+    const passkey = await verifyPasskeyAssertion(deps, input.passkeyCeremony ?? "", input.code, false);
+    return passkey.userId === userId;
+  } catch (error) {
+    if (error instanceof AuthError) return false;
+    throw error;
+  }
 }
 
 /**
@@ -112,11 +130,13 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
   const user = await deps.store.findUserById(challenge.userId);
   if (!user) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");
   const valid =
-    input.method === "otp"
-      ? challenge.otpHash !== null && challenge.otpExpiresAt !== null && challenge.otpExpiresAt > deps.now() && otpMatches(keys, input.code, challenge.otpHash)
-      : input.method === "totp"
-        ? await checkTotp(deps, user.id, input.code, { requireVerified: true })
-        : await checkBackupCode(deps, user.id, input.code);
+    input.method === "passkey"
+      ? await passkeyAnswers(deps, challenge.userId, input)
+      : input.method === "otp"
+        ? challenge.otpHash !== null && challenge.otpExpiresAt !== null && challenge.otpExpiresAt > deps.now() && otpMatches(keys, input.code, challenge.otpHash)
+        : input.method === "totp"
+          ? await checkTotp(deps, user.id, input.code, { requireVerified: true })
+          : await checkBackupCode(deps, user.id, input.code);
   if (!valid) throw new AuthError("INVALID_TWO_FACTOR_AUTHENTICATION");
   // Single use: of two requests racing with valid codes, only the one that deletes the challenge signs in.
   if (!(await deps.store.consumeChallenge(challenge.id))) throw new AuthError("INVALID_TWO_FACTOR_COOKIE");

@@ -176,3 +176,40 @@ export const TrustedDeviceEntity = defineEntity({
 export type TwoFactorRow = InstanceType<typeof TwoFactorEntity.class>;
 export type TwoFactorChallengeRow = InstanceType<typeof TwoFactorChallengeEntity.class>;
 export type TrustedDeviceRow = InstanceType<typeof TrustedDeviceEntity.class>;
+
+/** Passkeys (migration 0013): the WebAuthn credentials and the pending ceremonies. */
+export const PasskeyEntity = defineEntity({
+  name: "Passkey",
+  tableName: "passkey",
+  properties: {
+    id: p.string().primary(),
+    userId: p.string().index(),
+    name: p.string().nullable(),
+    credentialId: p.string().unique(),
+    publicKey: p.text(),
+    counter: p.bigint("number"),
+    deviceType: p.string(),
+    backedUp: p.boolean(),
+    // Comma-separated, as the browser listed them.
+    transports: p.string(),
+    aaguid: p.string().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+export const PasskeyChallengeEntity = defineEntity({
+  name: "PasskeyChallenge",
+  tableName: "passkey_challenge",
+  properties: {
+    id: p.string().primary(),
+    kind: p.string(),
+    challenge: p.string(),
+    userId: p.string().nullable().index(),
+    sessionId: p.string().nullable(),
+    expiresAt: p.datetime().index(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type PasskeyRow = InstanceType<typeof PasskeyEntity.class>;
+export type PasskeyChallengeRow = InstanceType<typeof PasskeyChallengeEntity.class>;

@@ -2,6 +2,7 @@
 import { onEveryBackend } from "../../../../testing/databases.js";
 import { contractClock, identityStoreContract } from "./identity-store.contract.js";
 import { emailCodeStoreContract } from "./email-code-store.contract.js";
+import { passkeyStoreContract } from "./passkey-store.contract.js";
 import { twoFactorStoreContract } from "./two-factor-store.contract.js";
 import { createMemoryIdentityStore } from "./memory-identity-store.js";
 import { openIdentityStore } from "./mikro-identity-store.js";
@@ -13,3 +14,4 @@ onEveryBackend(
 );
 onEveryBackend("identity_two_factor", { memory: () => createMemoryIdentityStore(), sql: (url) => openIdentityStore(url) }, twoFactorStoreContract);
 onEveryBackend("identity_email_code", { memory: () => createMemoryIdentityStore(), sql: (url) => openIdentityStore(url) }, emailCodeStoreContract);
+onEveryBackend("identity_passkeys", { memory: () => createMemoryIdentityStore(), sql: (url) => openIdentityStore(url) }, passkeyStoreContract);

@@ -1,6 +1,7 @@
 /** The identity store port: what the domain needs of persistence, nothing more. */
 import type { Language } from "@auth-platform/runtime/language";
 import type { EmailCodeStore } from "./email-code-store.js";
+import type { PasskeyStore } from "./passkey-store.js";
 import type { TwoFactorStore } from "./two-factor-store.js";
 
 export interface UserRecord {
@@ -183,7 +184,7 @@ export const USER_WRITES = [
   "createAccount",
 ] as const;
 
-export interface IdentityStore extends TwoFactorStore, EmailCodeStore {
+export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeyStore {
   /**
    * Creates a user and its first account atomically, with the mail request (a verification mail) if given; null creates the user with no account (an admin's
    * user created without a password). A clash on email raises USER_ALREADY_EXISTS, on username

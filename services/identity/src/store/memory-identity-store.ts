@@ -12,6 +12,7 @@ import {
   WRITER_DELIVERY_MS,
 } from "./identity-store.js";
 import { memoryEmailCodeStore } from "./memory-email-code-store.js";
+import { memoryPasskeyStore } from "./memory-passkey-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
 
@@ -66,6 +67,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   });
   const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
   const { clear: clearEmailCodes, ...emailCodeMethods } = memoryEmailCodeStore();
+  const { clear: clearPasskeys, deleteUserPasskeys, ...passkeyMethods } = memoryPasskeyStore();
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
@@ -73,6 +75,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   return {
     ...twoFactorMethods,
     ...emailCodeMethods,
+    ...passkeyMethods,
     async createUserWithAccount(user, account, mailRequest) {
       const error = clash(user);
       if (error) throw error;
@@ -164,6 +167,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     },
     async deleteUserAndAccounts(userId) {
       await twoFactorMethods.deleteTwoFactor(userId);
+      deleteUserPasskeys(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
       users.delete(userId);
       lastSignIns.delete(userId);
@@ -242,6 +246,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       for (const map of [users, accounts, verifications, mailRequests, sessionOutbox]) map.clear();
       clearTwoFactor();
       clearEmailCodes();
+      clearPasskeys();
     },
   };
 }

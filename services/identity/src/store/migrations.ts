@@ -250,6 +250,41 @@ class ChallengeSignInMethod extends Migration {
 }
 
 /**
+ * Passkeys (docs/adr/0059-passkeys.md): the credentials, unique by credential id across users, and the
+ * pending ceremonies, each taken once. Two new tables only: nothing running is locked or changed.
+ */
+class CreatePasskeys extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "passkey" (
+      "id" varchar(64) not null primary key,
+      "user_id" varchar(64) not null,
+      "name" varchar(255) null,
+      "credential_id" varchar(1024) not null,
+      "public_key" text not null,
+      "counter" bigint not null default 0,
+      "device_type" varchar(32) not null,
+      "backed_up" boolean not null,
+      "transports" varchar(255) not null default '',
+      "aaguid" varchar(64) null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create unique index "passkey_credential_id_unique" on "passkey" ("credential_id")`);
+    this.addSql(`create index "passkey_user_id_index" on "passkey" ("user_id")`);
+    this.addSql(`create table "passkey_challenge" (
+      "id" varchar(128) not null primary key,
+      "kind" varchar(32) not null,
+      "challenge" varchar(255) not null,
+      "user_id" varchar(64) null,
+      "session_id" varchar(64) null,
+      "expires_at" timestamptz not null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create index "passkey_challenge_user_id_index" on "passkey_challenge" ("user_id")`);
+    this.addSql(`create index "passkey_challenge_expires_at_index" on "passkey_challenge" ("expires_at")`);
+  }
+}
+
+/**
  * Mail sign-in (docs/adr/0061-mail-sign-in.md): the mailed codes, one per purpose and address, and what a
  * queued mail request needs beyond its address (a link's other callback URLs, a code's purpose). A new table
  * and a nullable column: nothing running is locked or rewritten.
@@ -283,5 +318,6 @@ export const identityMigrations = [
   { name: "0010-mail-request-language", class: MailRequestLanguage },
   { name: "0011-user-last-sign-in", class: UserLastSignIn },
   { name: "0012-challenge-sign-in-method", class: ChallengeSignInMethod },
-  { name: "0013-mail-sign-in", class: MailSignIn },
+  { name: "0013-passkeys", class: CreatePasskeys },
+  { name: "0014-mail-sign-in", class: MailSignIn },
 ];

@@ -6,6 +6,7 @@ import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, EmailCodeEntity, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import { SessionOutboxEntity, type SessionOutboxRow } from "./entities.js";
+import { PasskeyChallengeEntity, PasskeyEntity } from "./entities.js";
 import type {
   AccountRecord,
   IdentityStore,
@@ -17,6 +18,7 @@ import type {
   VerificationRecord,
 } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
+import { mikroPasskeyStore, PASSKEY_ENTITIES } from "./mikro-passkey-store.js";
 import { mikroEmailCodeStore } from "./mikro-email-code-store.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 import { listUsersInSql } from "./mikro-user-query.js";
@@ -146,12 +148,13 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
   const now = options.now ?? (() => new Date());
   const store = await openStore({
     url,
-    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, EmailCodeEntity, ...TWO_FACTOR_ENTITIES],
+    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, EmailCodeEntity, ...TWO_FACTOR_ENTITIES, ...PASSKEY_ENTITIES],
     migrations: identityMigrations,
   });
   return {
     ...mikroTwoFactorStore(store, now),
     ...mikroEmailCodeStore(store),
+    ...mikroPasskeyStore(store),
     async createUserWithAccount(user, account, mailRequest) {
       try {
         await store.em().transactional(async (em) => {
@@ -286,6 +289,8 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
         await em.nativeDelete(BackupCodeEntity, { userId });
         await em.nativeDelete(TwoFactorChallengeEntity, { userId });
         await em.nativeDelete(TrustedDeviceEntity, { userId });
+        await em.nativeDelete(PasskeyEntity, { userId });
+        await em.nativeDelete(PasskeyChallengeEntity, { userId });
         await em.nativeDelete(AccountEntity, { userId });
         await em.nativeDelete(UserEntity, { id: userId });
         // Delivered as a deletion: the sessions end, the copy goes, the memberships go (session-outbox.ts).

@@ -65,7 +65,7 @@ export async function completeSignIn(deps: Registry, input: CallbackInput): Prom
       state: state.state,
       codeVerifier: state.codeVerifier,
       nonce: state.nonce,
-      redirectUri: redirectUriOf(deps, provider.id),
+      redirectUri: redirectUriOf(deps, provider),
       userJson: input.userJson,
       iss: input.iss,
     });

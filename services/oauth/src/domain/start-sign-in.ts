@@ -4,8 +4,10 @@
  * link intent for 10 minutes; the answer is the provider's authorization URL.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import { describeError } from "@auth-platform/runtime/log";
 import { randomString } from "@auth-platform/runtime/random";
 import { STATE_TTL_MS } from "../config.js";
+import type { Provider } from "../providers/types.js";
 import type { LinkIntent } from "../store/oauth-store.js";
 import { fromIdentity } from "./from-identity.js";
 import type { Registry } from "./ports.js";
@@ -25,9 +27,12 @@ export interface StartSignInInput {
 }
 
 /** Where a provider sends the browser back to. */
-export const redirectUriOf = (deps: Pick<Registry, "config">, providerId: string) => `${deps.config.baseUrl}/callback/${providerId}`;
+export const redirectUriOf = (deps: Pick<Registry, "config">, provider: Pick<Provider, "callbackPath">) => `${deps.config.baseUrl}${provider.callbackPath}`;
 
-export async function startSignIn(deps: Pick<Registry, "config" | "store" | "providers" | "identity" | "now">, input: StartSignInInput): Promise<{ url: string; state: string }> {
+export async function startSignIn(
+  deps: Pick<Registry, "config" | "store" | "providers" | "identity" | "now" | "log">,
+  input: StartSignInInput,
+): Promise<{ url: string; state: string }> {
   const provider = deps.providers.get(input.providerId);
   if (!provider) throw new AuthError("PROVIDER_NOT_FOUND");
   // A provider the user already has is refused now, before the round trip to it, as better-auth 1.1 does;
@@ -51,13 +56,20 @@ export async function startSignIn(deps: Pick<Registry, "config" | "store" | "pro
     expiresAt: new Date(now.getTime() + STATE_TTL_MS),
     createdAt: now,
   });
-  const url = await provider.authorizationUrl({
-    state,
-    codeVerifier,
-    nonce,
-    redirectUri: redirectUriOf(deps, provider.id),
-    scopes: input.scopes ?? [],
-    loginHint: input.loginHint,
-  });
+  let url: string;
+  try {
+    url = await provider.authorizationUrl({
+      state,
+      codeVerifier,
+      nonce,
+      redirectUri: redirectUriOf(deps, provider),
+      scopes: input.scopes ?? [],
+      loginHint: input.loginHint,
+    });
+  } catch (error) {
+    // Only an OpenID provider's discovery can fail here (unreachable, or a document without endpoints).
+    deps.log.warn("social sign-in: the provider's discovery failed", { providerId: provider.id, error: describeError(error) });
+    throw new AuthError("INVALID_OAUTH_CONFIGURATION");
+  }
   return { url, state };
 }

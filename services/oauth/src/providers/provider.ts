@@ -61,19 +61,30 @@ function endpointsOf(definition: ProviderDefinition, settings: ProviderSettings,
   };
 }
 
-export function createProvider(id: string, definition: ProviderDefinition, settings: ProviderSettings, deps: ProviderDeps): Provider {
+/** Where a provider sends the browser back, under AUTH_BASE_URL: built-in providers at /callback/<id>, generic ones at /oauth2/callback/<id>. */
+export type CallbackPath = `/callback/${string}` | `/oauth2/callback/${string}`;
+
+export function createProvider(
+  id: string,
+  definition: ProviderDefinition,
+  settings: ProviderSettings,
+  deps: ProviderDeps,
+  shown: { callbackPath?: CallbackPath; displayName?: string } = {},
+): Provider {
   let discovering: Promise<{ config: oidc.Configuration; endpoints: Endpoints }> | undefined;
+  const clientAuth = () => (definition.clientAuth === "basic" ? oidc.ClientSecretBasic(settings.clientSecret) : oidc.ClientSecretPost(settings.clientSecret));
 
   /** openid-client's configuration, discovered once (a failed discovery is retried on the next sign-in). */
   function discovered() {
     discovering ??= (async () => {
       const issuer = settings.endpoints.ISSUER ?? definition.endpoints.issuer!;
       const insecure = issuer.startsWith("http:") && isLoopback(issuer) ? [oidc.allowInsecureRequests] : [];
-      const found = await oidc.discovery(new URL(issuer), settings.clientId, undefined, oidc.ClientSecretPost(settings.clientSecret), {
+      const found = await oidc.discovery(new URL(issuer), settings.clientId, undefined, clientAuth(), {
         execute: insecure,
         timeout: Math.ceil(deps.timeoutMs / 1000),
       });
       const endpoints = endpointsOf(definition, settings, found.serverMetadata());
+      if (!endpoints.authorization || !endpoints.token) throw new ProfileError(`${id} discovery named no authorization or token endpoint`);
       // A plain copy: serverMetadata() carries helper methods the constructor does not take.
       const metadata: oidc.ServerMetadata = {
         ...(JSON.parse(JSON.stringify(found.serverMetadata())) as oidc.ServerMetadata),
@@ -82,7 +93,7 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
         userinfo_endpoint: endpoints.userInfo,
         jwks_uri: endpoints.jwks,
       };
-      const config = new oidc.Configuration(metadata, settings.clientId, undefined, oidc.ClientSecretPost(settings.clientSecret));
+      const config = new oidc.Configuration(metadata, settings.clientId, undefined, clientAuth());
       if (insecure.length || [endpoints.token, endpoints.authorization].some((u) => u.startsWith("http:") && isLoopback(u))) oidc.allowInsecureRequests(config);
       return { config, endpoints };
     })().catch((error: unknown) => {
@@ -137,6 +148,8 @@ export function createProvider(id: string, definition: ProviderDefinition, setti
 
   return {
     id,
+    callbackPath: shown.callbackPath ?? `/callback/${id}`,
+    displayName: shown.displayName,
     async authorizationUrl(input) {
       const params: Record<string, string> = {
         response_type: "code",

@@ -36,6 +36,10 @@ export interface ClientGivenUser {
 /** One configured provider, as the sign-in flow uses it. */
 export interface Provider {
   id: string;
+  /** Where the provider sends the browser back, under AUTH_BASE_URL (the redirect URI registered with it). */
+  callbackPath: string;
+  /** The name the sign-in screen shows (generic providers); the app names the built-in ones itself. */
+  displayName?: string;
   /** The authorization URL the browser is sent to. */
   authorizationUrl(input: { state: string; codeVerifier: string; nonce: string; redirectUri: string; scopes: string[]; loginHint?: string }): Promise<string>;
   /** Exchanges the code (with the PKCE verifier when the provider takes one) and reads the profile. */

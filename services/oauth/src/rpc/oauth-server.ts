@@ -26,7 +26,10 @@ const MAX_URL = 2048;
 
 export function oauthService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: OAuthServiceServer = {
-    listProviders: rpc.unary("ListProviders", async () => ({ providerIds: [...registry.providers.keys()] })),
+    listProviders: rpc.unary("ListProviders", async () => {
+      const providers = [...registry.providers.values()];
+      return { providerIds: providers.map((p) => p.id), displayNames: Object.fromEntries(providers.flatMap((p) => (p.displayName ? [[p.id, p.displayName]] : []))) };
+    }),
     startSignIn: rpc.unary("StartSignIn", async (req) => {
       if (!req.providerId) throw new AuthError("VALIDATION_ERROR", "providerId is required");
       for (const url of [req.callbackUrl, req.errorCallbackUrl, req.newUserCallbackUrl]) {

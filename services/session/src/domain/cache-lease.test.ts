@@ -53,7 +53,7 @@ describe("cache lease", () => {
     expect(await read(session.token)).not.toBeNull();
 
     deps.cache.down = true;
-    await deps.store.forgetPending([session.token]);
+    await deps.store.forgetPending([vault.lookup(session.token)]);
     expect(await deps.lease.tick()).toBe(false);
     deps.cache.down = false;
     deps.clock.advance(LEASE_MS + 10);
@@ -69,7 +69,7 @@ describe("cache lease", () => {
 
   it("a session with a pending revocation and a pending forget ends with its tombstone", async () => {
     const session = await createSession(deps, { userId: "u3", rememberMe: true, user: aUser(deps, { id: "u3" }) });
-    await deps.store.forgetPending([session.token]);
+    await deps.store.forgetPending([vault.lookup(session.token)]);
     await deps.store.revokePending([session]);
     expect(await deps.lease.tick()).toBe(true);
     expect(await deps.store.listPending(10)).toEqual([]);

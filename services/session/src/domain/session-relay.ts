@@ -11,9 +11,9 @@
  *   lease only while that lease ends before its registration can lapse; so a replica cut off from Redis has
  *   no watcher trusting anything by the time the others stop waiting for it. Losing the subscription (events
  *   may be missed) ends every stream, and the replica registers afresh under a new id once subscribed again.
- * - Redis unreachable at publication: the change waits out a registration, by when every replica that could
- *   not hear it has no lease left; replicas that still reach Redis relay what the store holds as pending
- *   (cache-lease.ts calls relayPending).
+ * - Redis unreachable at publication: the change is recorded in the store as pending (recordUnpublished), so
+ *   whichever replica next flushes what is pending tells every replica's watchers (cache-lease.ts), then it
+ *   waits out a registration, by when every replica that could not hear it has no lease left.
  */
 import { randomUUID } from "node:crypto";
 import type { RedisBroadcast } from "@auth-platform/runtime/redis-broadcast";
@@ -40,6 +40,11 @@ export interface SessionRelayDeps {
   broadcast: Pick<RedisBroadcast, "listen" | "publish" | "members" | "register" | "unregister">;
   /** The watcher lease (SESSION_CACHE_LEASE_MS). */
   leaseMs: number;
+  /**
+   * Records an event Redis did not take as pending in the store: replicas that still hear Redis never heard
+   * it, and the next flush of what is pending tells them (registry.ts: the sessions' cache entries to drop).
+   */
+  recordUnpublished?: (event: SessionEvent) => Promise<void>;
   /**
    * How long a registration lasts: longer than the lease (1.5 times by default). A change made while Redis is
    * away waits it out, so with the store's and Redis's own timeouts it must fit the callers' 5 s deadline.
@@ -186,8 +191,11 @@ export function sessionRelay(deps: SessionRelayDeps): SessionRelay {
       try {
         listed = await send({ kind: "event", id, origin, event });
       } catch (error) {
-        deps.log.warn("session event not published (Redis unavailable): waiting out the replicas' registration", { error, kind: event.kind });
-        await sleep(registrationMs + CLOCK_MARGIN_MS);
+        deps.log.warn("session event not published (Redis unavailable): recorded as pending, waiting out the replicas' registration", { error, kind: event.kind });
+        await Promise.all([
+          deps.recordUnpublished?.(event).catch((cause: unknown) => deps.log.warn("unpublished session event not recorded either", { error: cause, kind: event.kind })),
+          sleep(registrationMs + CLOCK_MARGIN_MS),
+        ]);
         return;
       }
       const self = member;

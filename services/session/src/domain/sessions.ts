@@ -447,7 +447,7 @@ export async function dropCachedCopies(deps: Pick<Deps, "store" | "cache" | "tok
     await Promise.all(tokens.map((token) => forgetCachedSession(deps.cache, deps.tokens.lookup(token))));
   } catch (error) {
     deps.log.warn("session cache unavailable: forget recorded in the store until the cache is back", { error, count: tokens.length });
-    await deps.store.forgetPending(tokens);
+    await deps.store.forgetPending(tokens.map((token) => deps.tokens.lookup(token)));
     deps.lease.forbidStaleServing();
     // Both waits at once: together they stay under the callers' deadline (session-relay.ts).
     await Promise.all([deps.lease.waitOut(), deps.events.publish(event)]);

@@ -64,9 +64,9 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async clearPending(lookups) {
       for (const lookup of lookups) pending.delete(lookup);
     },
-    async forgetPending(tokens) {
+    async forgetPending(lookups) {
       const recordedAt = now();
-      for (const token of tokens) forgets.set(vault.lookup(token), { recordedAt, order: recorded++ });
+      for (const lookup of lookups) forgets.set(lookup, { recordedAt, order: recorded++ });
     },
     async listPendingForgets(limit) {
       return oldestFirst(forgets, limit).map(([lookup, { recordedAt }]) => ({ lookup, recordedAt }));

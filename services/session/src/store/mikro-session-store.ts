@@ -86,10 +86,10 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
     async clearPending(lookups) {
       if (lookups.length) await store.em().nativeDelete(PendingRevocationEntity, { tokenHash: { $in: lookups } });
     },
-    async forgetPending(tokens) {
-      if (!tokens.length) return;
+    async forgetPending(lookups) {
+      if (!lookups.length) return;
       const recordedAt = now();
-      const rows = [...new Set(hashes(tokens))].map((tokenHash) => ({ tokenHash, recordedAt }));
+      const rows = [...new Set(lookups)].map((tokenHash) => ({ tokenHash, recordedAt }));
       await store.em().upsertMany(PendingForgetEntity, rows, { onConflictFields: ["tokenHash"], onConflictAction: "merge", onConflictMergeFields: ["recordedAt"] });
     },
     async listPendingForgets(limit) {

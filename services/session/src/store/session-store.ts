@@ -57,10 +57,11 @@ export interface SessionStore {
   /** Forgets these pending revocations (their tombstones are written). Unknown ones are not an error. */
   clearPending(lookups: string[]): Promise<void>;
   /**
-   * Records as pending the dropping of these sessions' cache entries (Redis could not take it). One already
+   * Records as pending the dropping of the cache entries of these sessions, named by their tokens' lookup
+   * hashes (Redis could not take it, or the change could not be told to the other replicas). One already
    * pending is recorded again: its recordedAt moves, so a flush that listed it before does not clear it.
    */
-  forgetPending(tokens: string[]): Promise<void>;
+  forgetPending(lookups: string[]): Promise<void>;
   /** Pending forgets, oldest first, at most `limit`. */
   listPendingForgets(limit: number): Promise<PendingForget[]>;
   /** Clears these pending forgets (their entries are dropped), except those recorded again since they were listed. */

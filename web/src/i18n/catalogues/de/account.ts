@@ -56,6 +56,7 @@ export default {
   linkingAgain: "{provider} wird geöffnet, um es wieder zu verknüpfen…",
   lastMethod: "Ihre letzte Anmeldemethode kann nicht entfernt werden.",
   noMethods: "Kein Passwort und kein verknüpftes Konto: Sie melden sich mit einem Link oder Code an, den wir an Ihre E-Mail-Adresse senden.",
+  passkeyCount: "Passkeys: {count}",
   linkProvider: "{provider} verknüpfen",
   linkAnother: "Weitere Anmeldemethode verknüpfen",
   sessionsTitle: "Aktive Sitzungen",

@@ -54,6 +54,7 @@ export default {
   linkingAgain: "Opening {provider} to link it again…",
   lastMethod: "Your last sign-in method cannot be removed.",
   noMethods: "No password and no linked account: you sign in with a link or code sent to your email address.",
+  passkeyCount: "Passkeys: {count}",
   linkProvider: "Link {provider}",
   linkAnother: "Link another sign-in method",
   sessionsTitle: "Active sessions",

@@ -55,6 +55,7 @@ export default {
   linkingAgain: "Abriendo {provider} para volver a vincularlo…",
   lastMethod: "No puedes quitar tu último método de inicio de sesión.",
   noMethods: "Sin contraseña ni cuenta vinculada: inicias sesión con un enlace o código enviado a tu correo.",
+  passkeyCount: "Llaves de acceso: {count}",
   linkProvider: "Vincular {provider}",
   linkAnother: "Vincular otro método de inicio de sesión",
   sessionsTitle: "Sesiones activas",

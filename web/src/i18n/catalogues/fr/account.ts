@@ -56,6 +56,7 @@ export default {
   linkingAgain: "Ouverture de {provider} pour l’associer de nouveau…",
   lastMethod: "Votre dernière méthode de connexion ne peut pas être retirée.",
   noMethods: "Aucun mot de passe ni compte lié : vous vous connectez avec un lien ou un code envoyé à votre adresse e-mail.",
+  passkeyCount: "Clés d'accès : {count}",
   linkProvider: "Associer {provider}",
   linkAnother: "Associer une autre méthode de connexion",
   sessionsTitle: "Sessions actives",

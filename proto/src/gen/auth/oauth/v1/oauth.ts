@@ -37,6 +37,16 @@ export interface ListProvidersRequest {
 export interface ListProvidersResponse {
   /** Provider ids (github, google, ...), configured ones only; never their secrets. */
   providerIds: string[];
+  /**
+   * The names the sign-in screen shows for the generic providers (OAUTH_GENERIC_PROVIDERS), by id; the app
+   * names the built-in ones itself.
+   */
+  displayNames: { [key: string]: string };
+}
+
+export interface ListProvidersResponse_DisplayNamesEntry {
+  key: string;
+  value: string;
 }
 
 /** StartSignInRequest: the provider and where the browser goes afterwards. */
@@ -328,7 +338,7 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
 };
 
 function createBaseListProvidersResponse(): ListProvidersResponse {
-  return { providerIds: [] };
+  return { providerIds: [], displayNames: {} };
 }
 
 export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
@@ -336,6 +346,9 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
     for (const v of message.providerIds) {
       writer.uint32(10).string(v!);
     }
+    globalThis.Object.entries(message.displayNames).forEach(([key, value]: [string, string]) => {
+      ListProvidersResponse_DisplayNamesEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
     return writer;
   },
 
@@ -360,6 +373,17 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
             message.providerIds.push(reader.string());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ListProvidersResponse_DisplayNamesEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.displayNames[entry2.key] = entry2.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -379,6 +403,33 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
         : globalThis.Array.isArray(object?.provider_ids)
         ? object.provider_ids.map((e: any) => globalThis.String(e))
         : [],
+      displayNames: isObject(object.displayNames)
+        ? (globalThis.Object.entries(object.displayNames) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.display_names)
+        ? (globalThis.Object.entries(object.display_names) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -386,6 +437,15 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
     const obj: any = {};
     if (message.providerIds?.length) {
       obj.providerIds = message.providerIds;
+    }
+    if (message.displayNames) {
+      const entries = globalThis.Object.entries(message.displayNames) as [string, string][];
+      if (entries.length > 0) {
+        obj.displayNames = {};
+        entries.forEach(([k, v]) => {
+          obj.displayNames[k] = v;
+        });
+      }
     }
     return obj;
   },
@@ -396,6 +456,104 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListProvidersResponse>, I>>(object: I): ListProvidersResponse {
     const message = createBaseListProvidersResponse();
     message.providerIds = object.providerIds?.map((e) => e) || [];
+    message.displayNames = (globalThis.Object.entries(object.displayNames ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseListProvidersResponse_DisplayNamesEntry(): ListProvidersResponse_DisplayNamesEntry {
+  return { key: "", value: "" };
+}
+
+export const ListProvidersResponse_DisplayNamesEntry: MessageFns<ListProvidersResponse_DisplayNamesEntry> = {
+  encode(message: ListProvidersResponse_DisplayNamesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProvidersResponse_DisplayNamesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProvidersResponse_DisplayNamesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProvidersResponse_DisplayNamesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListProvidersResponse_DisplayNamesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProvidersResponse_DisplayNamesEntry>, I>>(
+    base?: I,
+  ): ListProvidersResponse_DisplayNamesEntry {
+    return ListProvidersResponse_DisplayNamesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProvidersResponse_DisplayNamesEntry>, I>>(
+    object: I,
+  ): ListProvidersResponse_DisplayNamesEntry {
+    const message = createBaseListProvidersResponse_DisplayNamesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -2085,9 +2243,11 @@ export const OAuthServiceService = {
     responseDeserialize: (value: Buffer): ListProvidersResponse => ListProvidersResponse.decode(value),
   },
   /**
-   * StartSignIn stores a sign-in state and answers the provider's authorization URL. With link set the
+   * StartSignIn stores a sign-in state and answers the provider's authorization URL (built-in or generic
+   * provider alike). With link set the
    * callback links the provider account to that user instead of signing in.
-   * Errors: PROVIDER_NOT_FOUND.
+   * Errors: PROVIDER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (link), INVALID_OAUTH_CONFIGURATION (the
+   * provider's discovery failed).
    */
   startSignIn: {
     path: "/auth.oauth.v1.OAuthService/StartSignIn" as const,
@@ -2168,9 +2328,11 @@ export interface OAuthServiceServer extends UntypedServiceImplementation {
   /** ListProviders names the configured providers. Errors: none. */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
   /**
-   * StartSignIn stores a sign-in state and answers the provider's authorization URL. With link set the
+   * StartSignIn stores a sign-in state and answers the provider's authorization URL (built-in or generic
+   * provider alike). With link set the
    * callback links the provider account to that user instead of signing in.
-   * Errors: PROVIDER_NOT_FOUND.
+   * Errors: PROVIDER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (link), INVALID_OAUTH_CONFIGURATION (the
+   * provider's discovery failed).
    */
   startSignIn: handleUnaryCall<StartSignInRequest, StartSignInResponse>;
   /**
@@ -2216,9 +2378,11 @@ export interface OAuthServiceClient extends Client1 {
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
   ): ClientUnaryCall;
   /**
-   * StartSignIn stores a sign-in state and answers the provider's authorization URL. With link set the
+   * StartSignIn stores a sign-in state and answers the provider's authorization URL (built-in or generic
+   * provider alike). With link set the
    * callback links the provider account to that user instead of signing in.
-   * Errors: PROVIDER_NOT_FOUND.
+   * Errors: PROVIDER_NOT_FOUND, SOCIAL_ACCOUNT_ALREADY_LINKED (link), INVALID_OAUTH_CONFIGURATION (the
+   * provider's discovery failed).
    */
   startSignIn(
     request: StartSignInRequest,
