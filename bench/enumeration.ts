@@ -61,6 +61,8 @@ interface Route {
   name: string;
   /** One request about a known account (i-th), or about an unknown one; `signedIn`: sent with the owner's session. */
   request: (known: boolean, i: number) => { path: string; body: unknown; signedIn?: boolean };
+  /** Run once before the route is measured. */
+  prepare?: (baseURL: string) => Promise<void>;
   note?: string;
 }
 
@@ -68,6 +70,10 @@ let counter = 0;
 const unknownEmail = () => `nobody-${RUN_ID}-${++counter}@example.com`;
 const knownEmail = (i: number) => `known-${RUN_ID}-${i % USERS}@example.com`;
 const knownUsername = (i: number) => `known_${RUN_ID}_${i % USERS}`;
+/** Accounts that, like the unregistered addresses below, were asked a sign-in code. */
+const codedEmail = (i: number) => `coded-${RUN_ID}-${i % USERS}@example.com`;
+/** Unregistered addresses that were asked a sign-in code. */
+const askedStranger = (i: number) => `stranger-${RUN_ID}-${i % USERS}@example.com`;
 const bannedEmail = (i: number) => `banned-${RUN_ID}-${i % USERS}@example.com`;
 
 const ROUTES: Route[] = [
@@ -87,6 +93,32 @@ const ROUTES: Route[] = [
   {
     name: "send-verification-email",
     request: (known, i) => ({ path: "/send-verification-email", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/verified" } }),
+  },
+  // Mail sign-in (docs/http-api/mail-sign-in.md): asking queues a request for every address alike.
+  { name: "sign-in/magic-link", request: (known, i) => ({ path: "/sign-in/magic-link", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/dashboard" } }) },
+  ...(["sign-in", "email-verification", "forget-password"] as const).map((type) => ({
+    name: `email-otp/send-verification-otp (${type})`,
+    request: (known: boolean, i: number) => ({ path: "/email-otp/send-verification-otp", body: { email: known ? knownEmail(i) : unknownEmail(), type } }),
+  })),
+  { name: "email-otp/request-password-reset", request: (known, i) => ({ path: "/email-otp/request-password-reset", body: { email: known ? knownEmail(i) : unknownEmail() } }) },
+  { name: "forget-password/email-otp", request: (known, i) => ({ path: "/forget-password/email-otp", body: { email: known ? knownEmail(i) : unknownEmail() } }) },
+  // A wrong code after a code was asked for the address, a user's or not: a code is stored, and its tries
+  // counted, for unknown addresses too (docs/adr/0062-mailed-codes-counted-for-every-address.md).
+  {
+    name: "sign-in/email-otp (wrong code)",
+    prepare: async (baseURL) => {
+      // Accounts of their own: the others have had their mails for the window (the per-recipient limit), and
+      // the code mailed to each is how the bench knows the requests were processed.
+      for (let i = 0; i < USERS; i++) {
+        const res = await post(baseURL, "/sign-up/email", { name: "Coded", email: codedEmail(i), password: PASSWORD });
+        if (res.status !== 200) throw new Error(`sign-up of coded account ${i}: HTTP ${res.status}`);
+      }
+      for (let i = 0; i < USERS; i++) {
+        for (const email of [askedStranger(i), codedEmail(i)]) await post(baseURL, "/email-otp/send-verification-otp", { email, type: "sign-in" });
+      }
+      await untilMailed(baseURL, codedEmail(USERS - 1), "email-otp");
+    },
+    request: (known, i) => ({ path: "/sign-in/email-otp", body: { email: known ? codedEmail(i) : askedStranger(i), otp: "000000" } }),
   },
   // A banned account's wrong password answers as anyone's: only the right one is told the ban (403 BANNED_USER).
   {
@@ -113,6 +145,20 @@ async function post(baseURL: string, path: string, body: unknown, signedIn = fal
   const res = await fetch(baseURL + path, { method: "POST", headers, body: JSON.stringify(body) });
   await res.arrayBuffer();
   return { ms: performance.now() - started, status: res.status };
+}
+
+/**
+ * Waits until the development outbox holds a mail of `template` to `to` (the mail request worker processes
+ * requests in the order they were asked: every earlier one is done then).
+ */
+async function untilMailed(baseURL: string, to: string, template: string): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    const res = await fetch(`${baseURL}/dev/outbox?to=${encodeURIComponent(to)}`);
+    const { messages } = (await res.json()) as { messages: Array<{ template: string }> };
+    if (messages.some((m) => m.template === template)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ${template} mail to ${to}`);
 }
 
 /** known × n and unknown × n, shuffled (Fisher-Yates). */
@@ -166,6 +212,8 @@ async function startPlatform(): Promise<{ baseURL: string; dataDir: string; env:
     ORGANIZATION_DATABASE_URL: `file:${join(dataDir, "organization.db")}`,
     // Every request must reach its handler: the sign-in limit would otherwise answer 429 after a few.
     RATE_LIMIT_ENABLED: "false",
+    IDENTITY_MAGIC_LINK_ENABLED: "true",
+    IDENTITY_EMAIL_OTP_ENABLED: "true",
   };
   await Promise.all([
     startChild("identity", "services/identity/src/main.ts", env, identity),
@@ -240,6 +288,7 @@ async function main(): Promise<void> {
     ];
     const notes: string[] = [];
     for (const route of ROUTES.filter((r) => !ONLY.length || ONLY.includes(r.name))) {
+      await route.prepare?.(baseURL);
       log(`measuring ${route.name}: ${SAMPLES} known + ${SAMPLES} unknown`);
       const { known, unknown } = await measure(baseURL, route);
       const statuses = (samples: Sample[]) => [...new Set(samples.map((s) => s.status))].sort().join(",");

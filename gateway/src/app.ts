@@ -31,6 +31,7 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
 import { socialRoutes } from "./routes/social.js";
+import { mailSignInRoutes } from "./routes/mail-sign-in.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
 import { passkeyRoutes } from "./routes/passkeys.js";
@@ -119,6 +120,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(organizationRoutes(routeDeps));
   mount(adminRoutes(routeDeps));
   mount(socialRoutes(routeDeps));
+  mount(mailSignInRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use(mountRoutes(routes, routeDeps.sessions));

@@ -5,6 +5,7 @@
 import { AdminServiceClient } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import { MailSignInServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/mail_sign_in";
 import { PasskeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import { TwoFactorServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
@@ -20,6 +21,8 @@ export interface Clients {
   twoFactor: TwoFactorServiceClient;
   /** identity's AccountService (linked accounts, provider tokens). */
   accounts: AccountServiceClient;
+  /** identity's MailSignInService (magic links and mailed codes). */
+  mailSignIn: MailSignInServiceClient;
   /** identity's PasskeyService. */
   passkeys: PasskeyServiceClient;
   sessions: SessionServiceClient;
@@ -44,6 +47,7 @@ export function createClients(addresses: {
   // Same target, credentials and options: grpc-js shares the connections (its subchannel pool).
   const twoFactor = createGrpcClient(TwoFactorServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const accounts = createGrpcClient(AccountServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  const mailSignIn = createGrpcClient(MailSignInServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const passkeys = createGrpcClient(PasskeyServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
@@ -54,6 +58,7 @@ export function createClients(addresses: {
     identity,
     twoFactor,
     accounts,
+    mailSignIn,
     passkeys,
     sessions,
     notification,
@@ -66,6 +71,7 @@ export function createClients(addresses: {
       identity.close();
       twoFactor.close();
       accounts.close();
+      mailSignIn.close();
       passkeys.close();
       sessions.close();
       notification.close();

@@ -17,11 +17,16 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/sign-in": { window: 10, max: 3 },
   "/sign-up": { window: 10, max: 3 },
   "/change-password": { window: 10, max: 3 },
+  "/set-password": { window: 10, max: 3 },
   "/change-email": { window: 10, max: 3 },
   "/two-factor": { window: 10, max: 3 },
   "/forget-password": { window: 10, max: 3 },
   "/request-password-reset": { window: 10, max: 3 },
   "/reset-password": { window: 10, max: 3 },
+  // Mail sign-in: /sign-in/magic-link and /sign-in/email-otp fall under /sign-in, the deprecated
+  // /forget-password/email-otp under /forget-password.
+  "/magic-link": { window: 10, max: 3 },
+  "/email-otp": { window: 10, max: 3 },
   // A passkey sign-in (its options keep the default: the sign-in screen asks for them on every visit).
   "/passkey/verify-authentication": { window: 10, max: 3 },
 };

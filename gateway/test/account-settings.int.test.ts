@@ -46,9 +46,10 @@ describe(`account settings (${backendLabel()})`, () => {
       expect((await client().post("/update-user", { name: "x" })).status).toBe(401);
     });
 
-    it("has no HTTP route for set-password (server-side only)", async () => {
-      const { c } = await signUp();
-      expect((await c.post("/set-password", { newPassword: "password-999" })).status).toBe(404);
+    it("set-password gives a first password only: a user with one is refused, and keeps it", async () => {
+      const { c, email } = await signUp();
+      expect(await c.post("/set-password", { newPassword: "password-999" })).toMatchObject({ status: 400, body: { code: "USER_ALREADY_HAS_A_PASSWORD" } });
+      expect((await client().post("/sign-in/email", { email, password: "password-999" })).status).toBe(401);
     });
   });
 

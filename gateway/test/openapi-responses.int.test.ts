@@ -15,9 +15,10 @@ import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
 import { GENERIC_OAUTH2, GENERIC_OIDC, useSocialPlatform } from "../../testing/social-platform.js";
+import { MAIL_SIGN_IN_ENV } from "./mail-sign-in-helpers.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-const social = useSocialPlatform({ genericProviders: true });
+const social = useSocialPlatform({ genericProviders: true, env: MAIL_SIGN_IN_ENV });
 const PASSWORD = "password-123";
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, any>; security?: unknown[] }>>; components: { responses: Record<string, any> } };
@@ -110,6 +111,18 @@ async function lastMail(b: CheckedBrowser, to: string, template: string, after =
     const found = (res.body.messages as Mail[]).filter((m) => m.template === template && m.createdAt > after).sort((x, y) => y.createdAt.localeCompare(x.createdAt))[0];
     if (!found) throw new Error(`no ${template} mail to ${to}`);
     return found;
+  });
+}
+
+/** The newest mailed code (email OTP) whose mail says `heading`, after `after`. */
+async function mailedCode(b: CheckedBrowser, to: string, heading: string, after = ""): Promise<{ code: string; createdAt: string }> {
+  return eventually(async () => {
+    const res = await b.get(`/dev/outbox?to=${encodeURIComponent(to)}`);
+    const found = (res.body.messages as Mail[])
+      .filter((m) => m.template === "email-otp" && m.text.includes(heading) && m.createdAt > after)
+      .sort((x, y) => y.createdAt.localeCompare(x.createdAt))[0];
+    if (!found) throw new Error(`no "${heading}" code to ${to}`);
+    return { code: /\b(\d{6})\b/.exec(found.text)![1]!, createdAt: found.createdAt };
   });
 }
 
@@ -457,6 +470,54 @@ describe("real answers conform to GET /openapi.json", () => {
     expect(linked).toBeDefined();
     expect((await linker.post("/link-social", { provider: "google", callbackURL: "/settings" })).status).toBe(400);
     expect((await linker.post("/unlink-account", { providerId: "google" })).status).toBe(200);
+    expectConforming();
+  });
+
+  it("mail sign-in: magic links and mailed codes", async () => {
+    const b = browser();
+    expect((await b.get("/mail-sign-in-options")).status).toBe(200);
+    expect((await b.get("/mail-sign-in-options?probe=%00")).status).toBe(400);
+    const { email } = await signedUp("Mailer");
+
+    const m = browser();
+    expect((await m.post("/sign-in/magic-link", { email, callbackURL: "/dashboard" })).status).toBe(200);
+    expect((await m.post("/sign-in/magic-link", { email: "not-an-address" })).status).toBe(400);
+    const link = (await lastMail(m, email, "magic-link")).links.find((l) => l.includes("/magic-link/verify"))!;
+    expect((await m.request(link)).status).toBe(302);
+    expect((await m.get("/magic-link/verify?token=forged")).status).toBe(400);
+    const first = (await lastMail(m, email, "magic-link")).createdAt;
+    expect((await m.post("/sign-in/magic-link", { email })).status).toBe(200);
+    const bare = new URL((await lastMail(m, email, "magic-link", first)).links.find((l) => l.includes("/magic-link/verify"))!);
+    bare.searchParams.delete("callbackURL");
+    expect((await m.request(bare.href)).status).toBe(200);
+
+    const o = browser();
+    expect((await o.post("/email-otp/send-verification-otp", { email, type: "sign-in" })).status).toBe(200);
+    expect((await o.post("/email-otp/send-verification-otp", { email, type: "change-email" })).status).toBe(400);
+    const signIn = await mailedCode(o, email, "Your sign-in code");
+    expect((await o.post("/email-otp/check-verification-otp", { email, type: "sign-in", otp: signIn.code })).status).toBe(200);
+    expect((await o.post("/email-otp/check-verification-otp", { email, type: "sign-in", otp: "not-it" })).status).toBe(400);
+    expect((await o.post("/sign-in/email-otp", { email, otp: signIn.code })).status).toBe(200);
+    expect((await o.post("/sign-in/email-otp", { email, otp: signIn.code })).status).toBe(400);
+    // The link took the password of the unverified account; a first one is set again.
+    expect((await o.post("/set-password", { newPassword: "first-password-1" })).status).toBe(200);
+    expect((await o.post("/set-password", { newPassword: "first-password-1" })).status).toBe(400);
+
+    // The link verified the first address: another, unverified, user verifies by code.
+    const { b: unverified, email: unverifiedEmail } = await signedUp("Unverified");
+    expect((await unverified.post("/email-otp/send-verification-otp", { email: unverifiedEmail, type: "email-verification" })).status).toBe(200);
+    const verification = await mailedCode(unverified, unverifiedEmail, "Verify your email address");
+    expect((await unverified.post("/email-otp/verify-email", { email: unverifiedEmail, otp: "not-it" })).status).toBe(400);
+    expect((await unverified.post("/email-otp/verify-email", { email: unverifiedEmail, otp: verification.code })).status).toBe(200);
+
+    expect((await o.post("/forget-password/email-otp", { email: "not-an-address" })).status).toBe(400);
+    expect((await o.post("/forget-password/email-otp", { email })).status).toBe(200);
+    // Another address: the first has had its mails for this window (the per-recipient limit).
+    expect((await o.post("/email-otp/request-password-reset", { email: "not-an-address" })).status).toBe(400);
+    expect((await o.post("/email-otp/request-password-reset", { email: unverifiedEmail })).status).toBe(200);
+    const reset = await mailedCode(o, unverifiedEmail, "Reset your password");
+    expect((await o.post("/email-otp/reset-password", { email: unverifiedEmail, otp: "not-it", password: "new-password-456" })).status).toBe(400);
+    expect((await o.post("/email-otp/reset-password", { email: unverifiedEmail, otp: reset.code, password: "new-password-456" })).status).toBe(200);
     expectConforming();
   });
 

@@ -127,6 +127,16 @@ export const ERRORS = {
   // The current client's admin update-user with an empty `data`.
   NO_DATA_TO_UPDATE: e(S.INVALID_ARGUMENT, 400, "No data to update"),
 
+  // Mail sign-in (docs/http-api/mail-sign-in.md): better-auth 1.7's email-OTP codes and texts.
+  OTP_EXPIRED: e(S.INVALID_ARGUMENT, 400, "OTP expired"),
+  INVALID_OTP: e(S.INVALID_ARGUMENT, 400, "Invalid OTP"),
+  TOO_MANY_ATTEMPTS: e(S.PERMISSION_DENIED, 403, "Too many attempts"),
+  // better-auth 1.7's magic-link redirect code for a new address while sign-up by link is off.
+  NEW_USER_SIGNUP_DISABLED: e(S.FAILED_PRECONDITION, 400, "new user signup disabled"),
+  // Ours: the way is switched off (IDENTITY_MAGIC_LINK_ENABLED, IDENTITY_EMAIL_OTP_ENABLED).
+  MAGIC_LINK_SIGN_IN_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Magic link sign-in isn't enabled"),
+  EMAIL_OTP_ISNT_ENABLED: e(S.FAILED_PRECONDITION, 400, "Email OTP isn't enabled"),
+
   // Username
   INVALID_USERNAME_OR_PASSWORD: e(S.UNAUTHENTICATED, 401, "invalid username or password"),
   USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER: e(S.ALREADY_EXISTS, 422, "username is already taken. please try another."),
@@ -283,6 +293,14 @@ export const REDIRECT_ERRORS = {
   },
   /** GET /delete-user/callback */
   deleteUserCallback: { INVALID_TOKEN: "invalid_token", UNAUTHORIZED: "unauthorized" },
+  /** GET /magic-link/verify (better-auth 1.7's codes, as it writes them) */
+  magicLinkVerify: {
+    INVALID_TOKEN: "INVALID_TOKEN",
+    NEW_USER_SIGNUP_DISABLED: "new_user_signup_disabled",
+    BANNED_USER: "BANNED_USER",
+    FAILED_TO_CREATE_USER: "failed_to_create_user",
+    FAILED_TO_CREATE_SESSION: "failed_to_create_session",
+  },
   /** GET /reset-password/:token (better-auth keeps this one upper case) */
   resetPasswordLanding: { INVALID_TOKEN: "INVALID_TOKEN" },
   /** GET and POST /callback/:id (social sign-in and /link-social); the oauth service picks the code. */

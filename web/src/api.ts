@@ -244,6 +244,7 @@ export const api = {
   changePassword: (body: { currentPassword: string; newPassword: string; revokeOtherSessions: boolean }) => post<{ token: string | null; user: User }>("/change-password", body),
   deleteUser: (body: { password?: string; callbackURL: string }) => post<{ success: boolean; message: string }>("/delete-user", body),
   listAccounts: () => get<LinkedAccount[]>("/list-accounts"),
+  setPassword: (body: { newPassword: string }) => post<{ status: boolean }>("/set-password", body),
   unlinkAccount: (account: LinkedAccount) => post<{ status: boolean }>("/unlink-account", { providerId: account.providerId, accountId: account.accountId }),
   listSessions: () => get<Session[]>("/list-sessions"),
   revokeSession: (token: string) => post<{ status: boolean }>("/revoke-session", { token }),
@@ -323,5 +324,16 @@ export const api = {
   /** Starts a provider's sign-in (or, signed in, links it): the answer's url is the provider's page. */
   signInSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/sign-in/social", body),
   linkSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/link-social", body),
+  /** Which mailed sign-in ways are on; a platform without the route (404) has neither. */
+  mailSignInOptions: () =>
+    get<{ magicLink: boolean; emailOtp: boolean }>("/mail-sign-in-options").catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) return { magicLink: false, emailOtp: false };
+      throw error;
+    }),
+  signInMagicLink: (body: { email: string; callbackURL: string; errorCallbackURL: string }) => post<{ status: boolean }>("/sign-in/magic-link", body),
+  sendEmailOtp: (body: { email: string; type: "sign-in" | "email-verification" | "forget-password" }) => post<{ success: boolean }>("/email-otp/send-verification-otp", body),
+  signInEmailOtp: (body: { email: string; otp: string }) => post<SignInResult>("/sign-in/email-otp", body),
+  requestPasswordResetOtp: (body: { email: string }) => post<{ success: boolean }>("/email-otp/request-password-reset", body),
+  resetPasswordOtp: (body: { email: string; otp: string; password: string }) => post<{ success: boolean }>("/email-otp/reset-password", body),
   devOutbox: (to?: string) => get<{ messages: OutboxMail[] }>(`/dev/outbox${to ? `?to=${encodeURIComponent(to)}` : ""}`),
 };

@@ -270,17 +270,30 @@ describe("password section of the account page", () => {
     expect(screen.queryByRole("button", { name: "Set a password" })).toBeNull();
   });
 
-  it("mails a user without a password a link to set one (a reset link to their own address), with progress while it waits", async () => {
+  it("sets a first password for a user without one (POST /set-password), with progress while it waits", async () => {
     let answer: (value: { status: number; body: unknown }) => void = () => undefined;
-    const calls = accountPage([account("google")], { "/forget-password": () => new Promise((resolve) => (answer = resolve)) });
+    const calls = accountPage([account("google")], { "/set-password": () => new Promise((resolve) => (answer = resolve)) });
     renderApp("/account");
     const button = await screen.findByRole("button", { name: "Set a password" });
     expect(screen.queryByLabelText("Current password")).toBeNull();
+    fireEvent.change(screen.getByLabelText("New password"), { target: { value: "first-password-1" } });
     fireEvent.click(button);
-    await waitFor(() => expect(screen.getByRole("button", { name: "Sending…" }).hasAttribute("disabled")).toBe(true));
-    expect(calls.find((c) => c.path === "/forget-password")?.body).toEqual({ email: "ada@example.com", redirectTo: "/reset-password" });
-    act(() => answer({ status: 200, body: { status: true, message: "sent" } }));
+    await waitFor(() => expect(calls.find((c) => c.path === "/set-password")?.body).toEqual({ newPassword: "first-password-1" }));
+    act(() => answer({ status: 200, body: { status: true } }));
+    await waitFor(() => expect(calls.filter((c) => c.path === "/list-accounts").length).toBeGreaterThan(1));
+  });
+
+  it("from a stale session, offers to mail a link to set the password instead (a reset link to their own address)", async () => {
+    const calls = accountPage([account("google")], {
+      "/set-password": () => ({ status: 403, body: { code: "SESSION_IS_NOT_FRESH", message: "Session is not fresh" } }),
+      "/forget-password": () => ({ status: 200, body: { status: true, message: "sent" } }),
+    });
+    renderApp("/account");
+    fireEvent.change(await screen.findByLabelText("New password"), { target: { value: "first-password-1" } });
+    fireEvent.click(screen.getByRole("button", { name: "Set a password" }));
+    fireEvent.click(await screen.findByRole("button", { name: "Email me a link" }));
     expect(await screen.findByText("We sent a link to ada@example.com. Open it to choose your password.")).toBeTruthy();
+    expect(calls.find((c) => c.path === "/forget-password")?.body).toEqual({ email: "ada@example.com", redirectTo: "/reset-password" });
   });
 
   it("asks no password of a user without one: two-factor says to set one first, deleting the account has no password field", async () => {
@@ -289,7 +302,8 @@ describe("password section of the account page", () => {
     expect(await screen.findByText("Two-factor authentication asks for your password: set a password first.")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Set up two-factor authentication" })).toBeNull();
     expect(screen.getByRole("button", { name: "Delete my account" })).toBeTruthy();
-    expect(document.querySelectorAll('input[type="password"]')).toHaveLength(0);
+    // Only the first password's own field.
+    expect([...document.querySelectorAll<HTMLInputElement>('input[type="password"]')].map((input) => input.name)).toEqual(["newPassword"]);
   });
 
   it("asks the password where one exists: two-factor set-up and deleting the account", async () => {
@@ -301,12 +315,30 @@ describe("password section of the account page", () => {
     expect(document.querySelector('input[name="deletePassword"]')).not.toBeNull();
   });
 
-  it("asks a user without a password to verify their address first, and mails nothing", async () => {
-    const calls = accountPage([account("github")], {}, { ...user, emailVerified: false });
+  it("from a stale session, asks a user without a password to verify their address first, and mails nothing", async () => {
+    const calls = accountPage(
+      [account("github")],
+      { "/set-password": () => ({ status: 403, body: { code: "SESSION_IS_NOT_FRESH", message: "Session is not fresh" } }) },
+      { ...user, emailVerified: false },
+    );
     renderApp("/account");
+    fireEvent.change(await screen.findByLabelText("New password"), { target: { value: "first-password-1" } });
+    fireEvent.click(screen.getByRole("button", { name: "Set a password" }));
     expect(await screen.findByText("You have no password yet. Verify your email address first, then you can set one here.")).toBeTruthy();
-    expect(screen.queryByRole("button", { name: "Set a password" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Email me a link" })).toBeNull();
     expect(calls.some((c) => c.path === "/forget-password")).toBe(false);
+  });
+
+  it("says a user with no password, no linked account and no passkey signs in by mail; passkeys are counted", async () => {
+    accountPage([], { "/passkey/list-user-passkeys": () => ({ status: 200, body: [] }) });
+    renderApp("/account");
+    expect(await screen.findByText("No password and no linked account: you sign in with a link or code sent to your email address.")).toBeTruthy();
+    cleanup();
+    const passkey = { id: "p1", name: "Laptop", createdAt: "2026-01-01T00:00:00Z", deviceType: "multiDevice", backedUp: true, transports: "internal", aaguid: null };
+    accountPage([], { "/passkey/list-user-passkeys": () => ({ status: 200, body: [passkey, { ...passkey, id: "p2" }] }) });
+    renderApp("/account");
+    expect(await screen.findByText("Passkeys: 2")).toBeTruthy();
+    expect(screen.queryByText(/No password and no linked account/)).toBeNull();
   });
 });
 

@@ -10,6 +10,7 @@ import { api } from "./api";
 import { Page } from "./components";
 import { useT } from "./i18n";
 import { ImpersonationBanner } from "./impersonation";
+import { EmailCodeSignIn, ResetPasswordByCode } from "./mail-sign-in";
 import { organizationsQuery } from "./organization-queries";
 import { OrganizationSwitcher } from "./organization-switcher";
 import { safeRedirect } from "./safe-redirect";
@@ -208,7 +209,8 @@ const requireAdmin = async ({ context, location }: { context: RouterContext; loc
 
 const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/", component: Home }),
-  createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignIn }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", validateSearch: strings(["redirect", "error"]), beforeLoad: requireSignedOut, component: SignIn }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/sign-in/code", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: EmailCodeSignIn }),
   createRoute({ getParentRoute: () => rootRoute, path: "/sign-up", validateSearch: strings(["redirect"]), beforeLoad: requireSignedOut, component: SignUp }),
   createRoute({
     getParentRoute: () => rootRoute,
@@ -217,6 +219,7 @@ const routes = [
     component: lazyRouteComponent(twoFactor, "TwoFactorChallenge"),
   }),
   createRoute({ getParentRoute: () => rootRoute, path: "/forgot-password", component: ForgotPassword }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/forgot-password/code", component: ResetPasswordByCode }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password", validateSearch: strings(["token", "error"]), component: ResetPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/reset-password/$token", validateSearch: strings(["error"]), component: ResetPassword }),
   createRoute({ getParentRoute: () => rootRoute, path: "/verify-email", validateSearch: strings(["token", "error"]), component: VerifyEmail }),

@@ -26,6 +26,7 @@ export const changePasswordBody = z.object({
   currentPassword: z.string().max(1024),
   revokeOtherSessions: z.boolean().nullish(),
 });
+export const setPasswordBody = z.object({ newPassword: z.string().max(1024) });
 export const deleteUserBody = z.object({
   callbackURL: z.string().max(2048).nullish(),
   password: z.string().max(1024).nullish(),
@@ -225,6 +226,25 @@ export function accountRoutes(deps: RouteDeps): Route[] {
             ? { caller, providerId: body.providerId, accountId: body.accountId ?? undefined }
             : { caller, providerId: "", id: body.accountId ?? undefined },
         );
+        json({ status: true });
+      },
+    ),
+  );
+
+  routes.push(
+    defineRoute(
+      {
+        method: "post",
+        path: "/set-password",
+        tag: "Account",
+        summary: "Set a first password (ours: for a user who signs in by mail or through a provider)",
+        session: "required",
+        body: setPasswordBody,
+        response: statusSchema,
+        errors: ["USER_ALREADY_HAS_A_PASSWORD", "SESSION_IS_NOT_FRESH", "PASSWORD_TOO_SHORT", "PASSWORD_TOO_LONG", "SERVICE_UNAVAILABLE"],
+      },
+      async ({ req, body, session: current, json }) => {
+        await call(accounts, accounts.setPassword, { caller: callerOf(req, current), newPassword: body.newPassword });
         json({ status: true });
       },
     ),

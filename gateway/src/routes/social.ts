@@ -21,7 +21,7 @@ import { redirectTo } from "../http/redirect.js";
 import { errorCodeOf } from "../http/security-events.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { socialProvidersResponse, socialRedirectResponse, socialTokenResponse } from "./responses.js";
-import { answeredWithChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
+import { answeredWithChallenge, redirectToChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
 
 const provider = z.string().min(1).max(64);
 const scopes = z.array(z.string().min(1).max(255)).max(50).optional();
@@ -120,19 +120,6 @@ export function socialRoutes(deps: RouteDeps): Route[] {
     return (errorUrl && CallbackUrl.resolve(errorUrl, req.facts.redirects)) || CallbackUrl.resolve(fallback, req.facts.redirects)!;
   };
   const home = (req: Request) => CallbackUrl.resolve("/", req.facts.redirects)!;
-
-  /**
-   * Where a challenged callback sends the browser: the web app's two-factor page, which goes on to the
-   * callback URL once the code is verified (it takes a path on its own origin only). Without AUTH_APP_URL
-   * there is no such page: the callback URL itself, told with twoFactorRedirect=true (no session yet).
-   */
-  const answerChallengeAt = (req: Request, res: Response, methods: string[], target: CallbackUrl) => {
-    const page = deps.appUrl ? CallbackUrl.resolve(`${deps.appUrl.replace(/\/+$/, "")}/two-factor`, req.facts.redirects) : null;
-    if (!page) return redirectTo(res, target, { twoFactorRedirect: "true", twoFactorMethods: methods.join(",") });
-    const next = new URL(target.href);
-    const after = next.origin === new URL(page.href).origin ? `${next.pathname}${next.search}${next.hash}` : next.href;
-    redirectTo(res, page, { methods: methods.join(","), redirect: after });
-  };
 
   /**
    * The first leg of every provider sign-in and link (/sign-in/social, /sign-in/oauth2, /link-social,
@@ -307,7 +294,7 @@ export function socialRoutes(deps: RouteDeps): Route[] {
     }
     const target = (outcome.redirectUrl ? CallbackUrl.resolve(outcome.redirectUrl, req.facts.redirects) : null) ?? home(req);
     const challenge = setChallengeCookies(req, res, deps, outcome);
-    if (challenge) return answerChallengeAt(req, res, challenge.methods, target);
+    if (challenge) return redirectToChallenge(req, res, deps, challenge.methods, target);
     if (outcome.session) issueSession(res, deps, outcome.session, true);
     redirectTo(res, target);
   };

@@ -11,7 +11,9 @@ import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform
 import { call } from "@auth-platform/runtime/rpc";
 import { callerOf } from "../http/caller.js";
 import { clearSessionCookies, hasDontRemember } from "../http/cookies.js";
+import { CallbackUrl } from "../http/callback-url.js";
 import { defineRoute, type Route } from "../http/define-route.js";
+import { redirectTo } from "../http/redirect.js";
 import { backupCodesSchema, enableTwoFactorSchema, statusSchema, totpUriSchema, trustedDevicesSchema, twoFactorVerifiedSchema } from "../http/public-schemas.js";
 import { publicTrustedDevice, publicUser } from "../http/public-shapes.js";
 import { errorCodeOf } from "../http/security-events.js";
@@ -73,6 +75,23 @@ export function answeredWithChallenge(req: Request, res: Response, deps: RouteDe
   if (!challenge) return false;
   res.json(twoFactorRedirectResponse(challenge.methods));
   return true;
+}
+
+/**
+ * Where a challenged redirecting sign-in (a social callback, a magic link) sends the browser: the web app's
+ * two-factor page, which goes on to the callback URL once the code is verified (it takes a path on its own
+ * origin only). Without AUTH_APP_URL there is no such page: the callback URL itself, told with
+ * twoFactorRedirect=true (no session yet).
+ */
+export function redirectToChallenge(req: Request, res: Response, deps: RouteDeps, methods: string[], target: CallbackUrl): void {
+  const page = deps.appUrl ? CallbackUrl.resolve(`${deps.appUrl.replace(/\/+$/, "")}/two-factor`, req.facts.redirects) : null;
+  if (!page) {
+    redirectTo(res, target, { twoFactorRedirect: "true", twoFactorMethods: methods.join(",") });
+    return;
+  }
+  const next = new URL(target.href);
+  const after = next.origin === new URL(page.href).origin ? `${next.pathname}${next.search}${next.hash}` : next.href;
+  redirectTo(res, page, { methods: methods.join(","), redirect: after });
 }
 
 export function twoFactorRoutes(deps: RouteDeps): Route[] {

@@ -15,6 +15,15 @@ describe("identity configuration", () => {
     });
   });
 
+  it("keeps mail sign-in off until configured, with 15-minute links, 5-minute codes and 3 tries", () => {
+    expect(identityConfig({})).toMatchObject({
+      magicLink: { enabled: false, expiresInSeconds: 900, signUp: true },
+      emailOtp: { enabled: false, expiresInSeconds: 300, allowedAttempts: 3, signUp: true },
+    });
+    expect(identityConfig({ IDENTITY_EMAIL_OTP_ENABLED: "true", IDENTITY_EMAIL_OTP_SIGN_UP: "false" }).emailOtp).toMatchObject({ enabled: true, signUp: false });
+    expect(() => identityConfig({ IDENTITY_EMAIL_OTP_ALLOWED_ATTEMPTS: "0" })).toThrow(/IDENTITY_EMAIL_OTP_ALLOWED_ATTEMPTS/);
+  });
+
   it("bounds password hashing: one derivation per CPU by default, at most 4, and a queue of 256", () => {
     expect(identityConfig({}).hashing).toEqual({ concurrency: defaultHashingConcurrency(), maxQueued: 256 });
     expect([1, 2, 3, 8, 64].map((cpus) => defaultHashingConcurrency(cpus))).toEqual([1, 2, 3, 4, 4]);

@@ -43,6 +43,13 @@ const schema = z.object({
   APP_NAME: z.string().trim().min(1).max(100).default("Auth Platform"),
   IDENTITY_TWO_FACTOR_KEYS: z.string().optional(),
   IDENTITY_TWO_FACTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  IDENTITY_MAGIC_LINK_ENABLED: env.bool(false),
+  IDENTITY_MAGIC_LINK_EXPIRES_IN: env.seconds(900),
+  IDENTITY_MAGIC_LINK_SIGN_UP: env.bool(true),
+  IDENTITY_EMAIL_OTP_ENABLED: env.bool(false),
+  IDENTITY_EMAIL_OTP_EXPIRES_IN: env.seconds(300),
+  IDENTITY_EMAIL_OTP_ALLOWED_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  IDENTITY_EMAIL_OTP_SIGN_UP: env.bool(true),
   IDENTITY_PASSKEY_RP_ID: z.string().trim().min(1).max(253).optional(),
   IDENTITY_PASSKEY_RP_NAME: z.string().trim().min(1).max(100).optional(),
   IDENTITY_PASSKEY_ORIGINS: env.list(),
@@ -110,6 +117,10 @@ export interface IdentityConfig {
   };
   /** The role new users get, or null when switched off (IDENTITY_DEFAULT_ROLE empty). */
   defaultRole: string | null;
+  /** Sign-in by a mailed link (domain/mail-sign-in.ts); signUp: an unknown address gets a new user. */
+  magicLink: { enabled: boolean; expiresInSeconds: number; signUp: boolean };
+  /** Mailed codes: sign-in, email verification, password reset; a code is void after allowedAttempts tries. */
+  emailOtp: { enabled: boolean; expiresInSeconds: number; allowedAttempts: number; signUp: boolean };
 }
 
 export function identityConfig(source: Record<string, string | undefined>): IdentityConfig {
@@ -156,6 +167,13 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
       maxAttempts: c.IDENTITY_TWO_FACTOR_MAX_ATTEMPTS,
     },
     defaultRole: c.IDENTITY_DEFAULT_ROLE.trim() || null,
+    magicLink: { enabled: c.IDENTITY_MAGIC_LINK_ENABLED, expiresInSeconds: c.IDENTITY_MAGIC_LINK_EXPIRES_IN, signUp: c.IDENTITY_MAGIC_LINK_SIGN_UP },
+    emailOtp: {
+      enabled: c.IDENTITY_EMAIL_OTP_ENABLED,
+      expiresInSeconds: c.IDENTITY_EMAIL_OTP_EXPIRES_IN,
+      allowedAttempts: c.IDENTITY_EMAIL_OTP_ALLOWED_ATTEMPTS,
+      signUp: c.IDENTITY_EMAIL_OTP_SIGN_UP,
+    },
     passkeys: passkeySettings(c, baseUrl),
   };
 }

@@ -25,6 +25,8 @@ const TEMPLATES: Record<MailTemplate, Template> = {
   "change-email-new-address": Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS,
   "delete-account": Template.TEMPLATE_DELETE_ACCOUNT,
   "sign-in-code": Template.TEMPLATE_SIGN_IN_CODE,
+  "magic-link": Template.TEMPLATE_MAGIC_LINK,
+  "email-otp": Template.TEMPLATE_EMAIL_OTP,
 };
 
 export async function buildRegistry(config: IdentityConfig, log: Logger = createLogger("identity", config.logLevel)): Promise<Registry & { close(): Promise<void> }> {

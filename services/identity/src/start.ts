@@ -8,6 +8,7 @@ import { buildRegistry } from "./registry.js";
 import { accountService } from "./rpc/account-server.js";
 import { adminUserService } from "./rpc/admin-user-server.js";
 import { identityService } from "./rpc/identity-server.js";
+import { mailSignInService } from "./rpc/mail-sign-in-server.js";
 import { passkeyService } from "./rpc/passkey-server.js";
 import { twoFactorService } from "./rpc/two-factor-server.js";
 
@@ -19,7 +20,14 @@ export function start(config: IdentityConfig, options: ServiceOptions = {}): Pro
     {
       name: "identity",
       build: buildRegistry,
-      bind: (deps, rpc) => [identityService(deps, rpc), twoFactorService(deps, rpc), accountService(deps, rpc), adminUserService(deps, rpc), passkeyService(deps, rpc)],
+      bind: (deps, rpc) => [
+        identityService(deps, rpc),
+        twoFactorService(deps, rpc),
+        accountService(deps, rpc),
+        adminUserService(deps, rpc),
+        passkeyService(deps, rpc),
+        mailSignInService(deps, rpc),
+      ],
     },
     config,
     options,

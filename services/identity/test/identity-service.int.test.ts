@@ -106,6 +106,7 @@ describe(`the identity service on its own (${backendLabel()})`, () => {
         "ListAccounts",
         "ListTrustedDevices",
         "RevokeTrustedDevice",
+        "SetPassword",
         "UnlinkAccount",
         "UpdateUser",
         "VerifyBackupCode",

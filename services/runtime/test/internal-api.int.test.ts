@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminServiceClient, AdminServiceService } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import { AccountServiceClient, AccountServiceService } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import { MailSignInServiceClient, MailSignInServiceService } from "@auth-platform/proto/gen/auth/identity/v1/mail_sign_in";
 import { AdminUserServiceClient, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { PasskeyServiceClient, PasskeyServiceService } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
@@ -77,6 +78,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     CheckProviderLink: ["oauth"],
     LoadProviderTokens: ["oauth"],
     StoreProviderTokens: ["oauth"],
+    SetPassword: ["gateway"],
   },
   adminUsers: {
     ListUsers: ["admin"],
@@ -87,6 +89,16 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     UnbanUser: ["admin"],
     RemoveUser: ["admin"],
     SetUserProfile: ["admin"],
+  },
+  mailSignIn: {
+    MailSignInOptions: ["gateway"],
+    RequestMagicLink: ["gateway"],
+    VerifyMagicLink: ["gateway"],
+    SendEmailOtp: ["gateway"],
+    CheckEmailOtp: ["gateway"],
+    VerifyEmailOtp: ["gateway"],
+    SignInEmailOtp: ["gateway"],
+    ResetPasswordEmailOtp: ["gateway"],
   },
   session: {
     CreateSession: ["identity", "admin"],
@@ -170,6 +182,8 @@ const TEMPLATE_SENDERS: ReadonlyArray<[Template, readonly Workload[]]> = [
   [Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS, ["identity"]],
   [Template.TEMPLATE_DELETE_ACCOUNT, ["identity"]],
   [Template.TEMPLATE_SIGN_IN_CODE, ["identity"]],
+  [Template.TEMPLATE_MAGIC_LINK, ["identity"]],
+  [Template.TEMPLATE_EMAIL_OTP, ["identity"]],
   [Template.TEMPLATE_ORGANIZATION_INVITATION, ["organization"]],
 ];
 /** Every variable any template requires, so only the caller decides the outcome. */
@@ -181,6 +195,7 @@ const MAIL_VARIABLES = {
   role: "member",
   code: "482913",
   email: "ada@new.example.com",
+  purpose: "sign-in",
 };
 
 const SERVICES = {
@@ -198,6 +213,11 @@ const SERVICES = {
   accounts: {
     Client: AccountServiceClient,
     definition: AccountServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
+  },
+  mailSignIn: {
+    Client: MailSignInServiceClient,
+    definition: MailSignInServiceService as unknown as grpc.ServiceDefinition,
     address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
   },
   adminUsers: {
@@ -221,7 +241,7 @@ const SERVICES = {
 } as const;
 type Service = keyof typeof SERVICES;
 /** The services served by another's process, by the name in that process's certificate. */
-const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity" };
+const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity" };
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 
 type Outcome = { code: grpc.status; errorCode?: string };

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { type ChangeEvent, type FormEvent, type ReactNode, useState } from "react";
-import { api, errorMessage, type LinkedAccount, type Session, type SessionWithUser } from "../api";
+import { ApiError, api, errorMessage, type LinkedAccount, type Session, type SessionWithUser } from "../api";
 import { AvatarError, avatarDataUrl, shownImage } from "../avatar";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { useLanguage, useT } from "../i18n";
@@ -12,7 +12,7 @@ import { linkProvider, SocialButtons, useProviderName, useSocialProviders } from
 import { describeSignInMethod } from "../sign-in-method";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
-import { PasskeysSection } from "./passkeys";
+import { PasskeysSection, passkeysQuery } from "./passkeys";
 import { TwoFactorSection } from "./two-factor";
 import { EMAIL_CHANGE_CALLBACK } from "./verify-email";
 
@@ -177,11 +177,7 @@ function ChangeEmail({ current }: { current: SessionWithUser }) {
   );
 }
 
-/**
- * Change the password, or, for someone who signs in only through a provider (no credential account), set
- * one: setting a password without the current one is no route of the user's own (docs/http-api/account.md), so the app mails the person a
- * password-reset link to their own verified address, and the reset creates the credential account.
- */
+/** Change the password, or, for someone who has none (signs in by mail or through a provider), set a first one. */
 function PasswordSection({ current }: { current: SessionWithUser }) {
   const t = useT();
   const accounts = useQuery(accountsQuery);
@@ -194,20 +190,61 @@ function PasswordSection({ current }: { current: SessionWithUser }) {
   );
 }
 
+/**
+ * A first password, set at once from a fresh session (POST /set-password, docs/http-api/account.md); from a
+ * stale one, the app mails a password-reset link to the person's own verified address instead, and the reset
+ * creates the credential account.
+ */
 function SetPassword({ current }: { current: SessionWithUser }) {
   const t = useT();
+  const queryClient = useQueryClient();
   const { email, emailVerified } = current.user;
+  const [password, setPassword] = useState("");
+  const [localError, setLocalError] = useState<LocalRefusal>();
+  const set = useMutation({
+    mutationFn: () => api.setPassword({ newPassword: password }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountsQuery.queryKey }),
+  });
   const send = useMutation({ mutationFn: () => api.forgetPassword({ email, redirectTo: "/reset-password" }) });
-  if (!emailVerified) return <p>{t("account.noPasswordVerifyFirst")}</p>;
   if (send.isSuccess) return <FormAlert tone="success" message={t("account.setPasswordSent", { email })} />;
+  if (set.error instanceof ApiError && set.error.code === "SESSION_IS_NOT_FRESH") {
+    if (!emailVerified) return <p>{t("account.noPasswordVerifyFirst")}</p>;
+    return (
+      <>
+        <p>{t("account.setPasswordStale")}</p>
+        <FormAlert message={send.error ? errorMessage(send.error) : undefined} cause={send.error} />
+        <button type="button" onClick={() => send.mutate()} disabled={send.isPending} aria-busy={send.isPending || undefined}>
+          {send.isPending ? t("account.sending") : t("account.sendSetPasswordLink")}
+        </button>
+      </>
+    );
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!passwordAcceptable(password)) return setLocalError({ message: t("account.meetRules") });
+    setLocalError(undefined);
+    set.mutate();
+  };
+  const placed = set.error ? placeError(set.error, ["newPassword"]) : undefined;
   return (
-    <>
+    <form onSubmit={submit} noValidate>
       <p>{t("account.noPassword")}</p>
-      <FormAlert message={send.error ? errorMessage(send.error) : undefined} cause={send.error} />
-      <button type="button" onClick={() => send.mutate()} disabled={send.isPending} aria-busy={send.isPending || undefined}>
-        {send.isPending ? t("account.sending") : t("account.setPassword")}
-      </button>
-    </>
+      <FormAlert message={localError?.message ?? (placed && !placed.field ? placed.message : undefined)} cause={localError ?? set.error} />
+      <Field
+        label={t("account.newPassword")}
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        error={placed?.field ? placed.message : undefined}
+        hint={<PasswordRules password={password} />}
+      />
+      <SubmitButton pending={set.isPending} pendingText={t("account.changing")}>
+        {t("account.setPassword")}
+      </SubmitButton>
+    </form>
   );
 }
 
@@ -297,6 +334,8 @@ function LinkedAccounts() {
     });
     await queryClient.invalidateQueries({ queryKey: accountsQuery.queryKey });
   };
+  const passkeys = useQuery(passkeysQuery);
+  const passkeyCount = passkeys.data?.length ?? 0;
   const last = accounts.data?.length === 1;
   return (
     <Section id="accounts-title" title={t("account.methodsTitle")}>
@@ -327,8 +366,15 @@ function LinkedAccounts() {
             </li>
           );
         })}
+        {/* Passkeys are counted here; the Passkeys section lists and manages them. */}
+        {passkeyCount > 0 && (
+          <li>
+            <strong>{t("account.passkeyCount", { count: passkeyCount })}</strong>
+          </li>
+        )}
       </ul>
       {last && <p className="muted">{t("account.lastMethod")}</p>}
+      {accounts.data?.length === 0 && passkeys.data && passkeyCount === 0 && <p>{t("account.noMethods")}</p>}
       {accounts.data && <SocialButtons mode="link" callbackURL="/account" except={accounts.data.map((account) => account.providerId)} />}
     </Section>
   );

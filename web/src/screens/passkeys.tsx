@@ -6,7 +6,7 @@ import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, SubmitButton } 
 import { useLanguage, useT } from "../i18n";
 import { addPasskey, passkeyDialogClosed, passkeysSupported } from "../passkeys";
 
-const passkeysQuery = { queryKey: ["passkeys"], queryFn: api.passkey.list };
+export const passkeysQuery = { queryKey: ["passkeys"], queryFn: api.passkey.list };
 
 export function PasskeysSection() {
   const t = useT();

@@ -5,6 +5,7 @@ import { api } from "../api";
 import { Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
 import { useT } from "../i18n";
+import { ResetByCodeOffer } from "../mail-sign-in";
 import { passwordAcceptable } from "../password-rules";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
 
@@ -41,6 +42,7 @@ export function ForgotPassword() {
           </SubmitButton>
         </form>
       )}
+      <ResetByCodeOffer />
       <p>
         <Link to="/sign-in">{t("passwordReset.backToSignIn")}</Link>
       </p>

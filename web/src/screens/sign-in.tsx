@@ -8,6 +8,7 @@ import { useT } from "../i18n";
 import { cancelPasskeyCeremony, passkeyAutofillSupported, passkeyDialogClosed, passkeysSupported, signInWithPasskey, signInWithPasskeyAutofill } from "../passkeys";
 import { safeRedirect } from "../safe-redirect";
 import { clearSignedOutEverywhere, sessionQuery, signedOutEverywhere } from "../session";
+import { MailSignIn } from "../mail-sign-in";
 import { SocialButtons } from "../social";
 
 /** The sign-in screen's own address (with where to go after), where a failed social sign-in comes back to. */
@@ -121,6 +122,7 @@ export function SignIn() {
           </button>
         </div>
       )}
+      <MailSignIn redirect={search.redirect} />
       <SocialButtons mode="sign-in" callbackURL={safeRedirect(search.redirect)} errorCallbackURL={signInUrl(search.redirect)} />
       <p>
         <Link to="/forgot-password">{t("signIn.forgotPassword")}</Link>

@@ -8,6 +8,7 @@
 import { type BackoffPolicy, retryDelay } from "@auth-platform/runtime/backoff";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { MailRequestRecord } from "../store/identity-store.js";
+import { mailEmailOtp, mailMagicLink } from "./mail-sign-in.js";
 import { mailResetLink } from "./password-reset.js";
 import type { Registry } from "./ports.js";
 import { mailVerificationIfUnverified } from "./verification.js";
@@ -30,6 +31,13 @@ export async function processMailRequest(deps: Deps, request: MailRequestRecord)
       return mailResetLink(deps, { email: request.email, redirectTo: callbackUrl, language });
     case "email-verification":
       return mailVerificationIfUnverified(deps, { email: request.email, callbackUrl, language });
+    case "magic-link":
+      return mailMagicLink(deps, { email: request.email, callbackUrl, details: request.details ?? {}, language });
+    case "email-otp": {
+      const purpose = request.details?.purpose;
+      if (purpose !== "sign-in" && purpose !== "email-verification" && purpose !== "forget-password") throw new Error("email-otp request without a purpose");
+      return mailEmailOtp(deps, { email: request.email, purpose, language });
+    }
   }
 }
 

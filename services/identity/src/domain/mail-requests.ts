@@ -6,7 +6,7 @@
  */
 import type { Language } from "@auth-platform/runtime/language";
 import { newId } from "@auth-platform/runtime/random";
-import type { MailRequestKind } from "../store/identity-store.js";
+import type { MailRequestDetails, MailRequestKind } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
 
 /**
@@ -19,7 +19,7 @@ export const MAIL_REQUEST_DELAY_MS = 250;
 /** Queues a request for an already normalised address, due MAIL_REQUEST_DELAY_MS from now, and wakes the worker then. */
 export async function enqueueMailRequest(
   deps: Pick<Registry, "store" | "now" | "mailRequests">,
-  input: { kind: MailRequestKind; email: string; callbackUrl?: string; language?: Language },
+  input: { kind: MailRequestKind; email: string; callbackUrl?: string; language?: Language; details?: MailRequestDetails },
 ): Promise<void> {
   const now = deps.now();
   const due = new Date(now.getTime() + MAIL_REQUEST_DELAY_MS);
@@ -29,6 +29,7 @@ export async function enqueueMailRequest(
     email: input.email,
     callbackUrl: input.callbackUrl ?? null,
     language: input.language ?? null,
+    ...(input.details ? { details: input.details } : {}),
     nextAttemptAt: due,
     createdAt: now,
   });

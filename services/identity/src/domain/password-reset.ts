@@ -111,8 +111,16 @@ export async function resetPassword(
   checkPasswordLength(input.newPassword, deps.config);
   const { record, user } = await liveRecord(deps, input.token);
   if (!(await deps.store.consumeVerification(record.id))) throw new AuthError("INVALID_TOKEN");
-  const userId = user.id;
   const hash = await deps.passwords.hash(input.newPassword, input.deadline);
+  return setResetPassword(deps, user, hash);
+}
+
+/**
+ * The reset itself, once a mailed proof (a reset link, a reset code: mail-sign-in.ts) named the user and the
+ * new password is hashed.
+ */
+export async function setResetPassword(deps: Deps, user: UserRecord, hash: string): Promise<{ userId: string; removed: UnprovenSetupRemoved }> {
+  const userId = user.id;
   // Before the new password is stored: a failure in between leaves no account the owner recovered with the
   // intruder's provider account or second factor still on it.
   const removed = await dropUnprovenSetup(deps, user);

@@ -1,10 +1,12 @@
-/** Change password (knowing the current one) and set password (server-side, for users without one). */
+/** Change password (knowing the current one) and set password (a first one, for users without one). */
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { CREDENTIAL_PROVIDER, type UserRecord } from "../store/identity-store.js";
 import { admissibleUser } from "./bans.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { CallerFacts, ClientInfo, Registry } from "./ports.js";
+import { requireFreshSession } from "./freshness.js";
+import { newId } from "@auth-platform/runtime/random";
 import { openSession } from "./open-session.js";
 import { checkPasswordLength } from "./validation.js";
 
@@ -56,4 +58,25 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   // The caller just proved the password (its own session ended with the others).
   const session = await openSession(deps, current, { rememberMe: true, client: input.client, authentication: { method: "password" } });
   return { user: current, session };
+}
+
+/**
+ * Gives a user without a password (signed up by a mailed link or code, or through a provider) a first one.
+ * No current password to prove, so the session must be fresh (freshness.ts), as for unlinking an account.
+ */
+export async function setPassword(deps: Deps, input: { userId: string; newPassword: string; caller?: CallerFacts; deadline?: number }): Promise<void> {
+  requireFreshSession(input.caller, deps.config.freshAgeSeconds, deps.now());
+  checkPasswordLength(input.newPassword, deps.config);
+  const user = await deps.store.findUserById(input.userId);
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  if (await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER)) throw new AuthError("USER_ALREADY_HAS_A_PASSWORD");
+  const hash = await deps.passwords.hash(input.newPassword, input.deadline);
+  const now = deps.now();
+  try {
+    await deps.store.createAccount({ id: newId(), accountId: user.id, providerId: CREDENTIAL_PROVIDER, userId: user.id, password: hash, createdAt: now, updatedAt: now });
+  } catch (error) {
+    // Two at once: the unique (provider, account id) index lets one in; the other is told it has one now.
+    if (await deps.store.findAccount(user.id, CREDENTIAL_PROVIDER)) throw new AuthError("USER_ALREADY_HAS_A_PASSWORD");
+    throw error;
+  }
 }

@@ -48,7 +48,7 @@ export interface SessionPort {
   usersMissingSnapshot(afterUserId: string, limit: number): Promise<string[]>;
 }
 
-export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "change-email-new-address" | "delete-account" | "sign-in-code";
+export type MailTemplate = "email-verification" | "password-reset" | "change-email" | "change-email-new-address" | "delete-account" | "sign-in-code" | "magic-link" | "email-otp";
 
 export interface MailPort {
   /**

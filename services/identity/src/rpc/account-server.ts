@@ -10,6 +10,7 @@ import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
+import { setPassword } from "../domain/passwords.js";
 import type { Registry } from "../domain/ports.js";
 import { checkProviderLink, linkProviderAccount, signInWithProvider } from "../domain/provider-sign-in.js";
 import { providerTokens, requireConfiguredProvider, storeProviderTokens } from "../domain/provider-tokens.js";
@@ -30,6 +31,7 @@ export const ACCOUNT_ACCESS: AccessTable = {
   // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
   LoadProviderTokens: OAUTH,
   StoreProviderTokens: OAUTH,
+  SetPassword: GATEWAY,
 };
 
 export function accountService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -85,6 +87,11 @@ export function accountService(registry: Registry, rpc: RpcServer): ServiceBindi
     linkProviderAccount: rpc.unary("LinkProviderAccount", async (req) => ({
       account: toAccountMessage(await linkProviderAccount(registry, req.userId, toProviderProfile(req.profile))),
     })),
+    setPassword: rpc.unary("SetPassword", async (req, { deadline }) => {
+      const caller = requireCaller(req.caller);
+      await setPassword(registry, { userId: caller.userId, newPassword: req.newPassword, caller, deadline });
+      return {};
+    }),
     checkProviderLink: rpc.unary("CheckProviderLink", async (req) => {
       if (!req.userId || !req.providerId) throw new AuthError("VALIDATION_ERROR", "userId and providerId are required");
       await checkProviderLink(registry, req.userId, req.providerId);

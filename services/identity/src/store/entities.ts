@@ -74,6 +74,7 @@ export const MailRequestEntity = defineEntity({
     email: p.string(),
     callbackUrl: p.text().nullable(),
     language: p.string().nullable(),
+    details: p.text().nullable(),
     attempts: p.integer(),
     nextAttemptAt: p.datetime(),
     leaseUntil: p.datetime().nullable(),
@@ -82,6 +83,23 @@ export const MailRequestEntity = defineEntity({
 });
 
 export type MailRequestRow = InstanceType<typeof MailRequestEntity.class>;
+
+/** Mailed codes (email OTP), one per purpose and address (email-code-store.ts). */
+export const EmailCodeEntity = defineEntity({
+  name: "EmailCode",
+  tableName: "email_code",
+  properties: {
+    id: p.string().primary(),
+    purpose: p.string(),
+    email: p.string(),
+    codeHash: p.string(),
+    attempts: p.integer(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type EmailCodeRow = InstanceType<typeof EmailCodeEntity.class>;
 
 /** What the session service has still to be told about each user (identity-store.ts, SessionOutboxRecord). */
 export const SessionOutboxEntity = defineEntity({

@@ -367,10 +367,12 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       };
       const late = {
         id: newId(),
-        kind: "email-verification" as const,
+        kind: "magic-link" as const,
         email: `${unique("b")}@example.com`,
         callbackUrl: null,
         language: null,
+        // A link's name and other callback URLs come back as they went in.
+        details: { name: "Ada", newUserCallbackUrl: "https://app.example.com/welcome" },
         nextAttemptAt: at(5),
         createdAt: at(5),
       };
@@ -439,6 +441,12 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "claimMailRequest",
       "retryMailRequest",
       "deleteMailRequest",
+      // Mailed codes are keyed by address, not user.
+      "putEmailCode",
+      "findEmailCode",
+      "countEmailCodeAttempt",
+      "uncountEmailCodeAttempt",
+      "deleteEmailCode",
       "findSessionOutbox",
       "findDueSessionOutbox",
       "claimSessionOutbox",

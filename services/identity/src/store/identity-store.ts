@@ -1,5 +1,6 @@
 /** The identity store port: what the domain needs of persistence, nothing more. */
 import type { Language } from "@auth-platform/runtime/language";
+import type { EmailCodeStore } from "./email-code-store.js";
 import type { PasskeyStore } from "./passkey-store.js";
 import type { TwoFactorStore } from "./two-factor-store.js";
 
@@ -53,7 +54,10 @@ export interface VerificationRecord {
 }
 
 /** What a queued mail request asks for; the lookup and the token are made when it is processed. */
-export type MailRequestKind = "password-reset" | "email-verification";
+export type MailRequestKind = "password-reset" | "email-verification" | "magic-link" | "email-otp";
+
+/** What a request needs beyond its address: a link's name and other callback URLs, a code's purpose. */
+export type MailRequestDetails = Readonly<Record<string, string>>;
 
 /**
  * A request for a mail about an address, queued by forget-password and send-verification-email before they
@@ -67,6 +71,8 @@ export interface MailRequestRecord {
   callbackUrl: string | null;
   /** The language of the mail (the asking request's); null: English. */
   language: Language | null;
+  /** Absent for the kinds that need none. */
+  details?: MailRequestDetails | null;
   /** Processing attempts started so far. */
   attempts: number;
   nextAttemptAt: Date;
@@ -178,7 +184,7 @@ export const USER_WRITES = [
   "createAccount",
 ] as const;
 
-export interface IdentityStore extends TwoFactorStore, PasskeyStore {
+export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeyStore {
   /**
    * Creates a user and its first account atomically, with the mail request (a verification mail) if given; null creates the user with no account (an admin's
    * user created without a password). A clash on email raises USER_ALREADY_EXISTS, on username

@@ -11,6 +11,7 @@ import {
   type VerificationRecord,
   WRITER_DELIVERY_MS,
 } from "./identity-store.js";
+import { memoryEmailCodeStore } from "./memory-email-code-store.js";
 import { memoryPasskeyStore } from "./memory-passkey-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
@@ -65,6 +66,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     queueSessionOutbox(userId);
   });
   const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
+  const { clear: clearEmailCodes, ...emailCodeMethods } = memoryEmailCodeStore();
   const { clear: clearPasskeys, deleteUserPasskeys, ...passkeyMethods } = memoryPasskeyStore();
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
@@ -72,6 +74,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   };
   return {
     ...twoFactorMethods,
+    ...emailCodeMethods,
     ...passkeyMethods,
     async createUserWithAccount(user, account, mailRequest) {
       const error = clash(user);
@@ -242,6 +245,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async close() {
       for (const map of [users, accounts, verifications, mailRequests, sessionOutbox]) map.clear();
       clearTwoFactor();
+      clearEmailCodes();
       clearPasskeys();
     },
   };

@@ -284,6 +284,27 @@ class CreatePasskeys extends Migration {
   }
 }
 
+/**
+ * Mail sign-in (docs/adr/0061-mail-sign-in.md): the mailed codes, one per purpose and address, and what a
+ * queued mail request needs beyond its address (a link's other callback URLs, a code's purpose). A new table
+ * and a nullable column: nothing running is locked or rewritten.
+ */
+class MailSignIn extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "email_code" (
+      "id" varchar(64) not null primary key,
+      "purpose" varchar(32) not null,
+      "email" varchar(320) not null,
+      "code_hash" varchar(128) not null,
+      "attempts" integer not null default 0,
+      "expires_at" timestamptz not null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create unique index "email_code_purpose_email_unique" on "email_code" ("purpose", "email")`);
+    this.addSql(`alter table "mail_request" add column "details" text null`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -298,4 +319,5 @@ export const identityMigrations = [
   { name: "0011-user-last-sign-in", class: UserLastSignIn },
   { name: "0012-challenge-sign-in-method", class: ChallengeSignInMethod },
   { name: "0013-passkeys", class: CreatePasskeys },
+  { name: "0014-mail-sign-in", class: MailSignIn },
 ];

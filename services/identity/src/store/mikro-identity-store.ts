@@ -4,12 +4,22 @@ import { languageOr } from "@auth-platform/runtime/language";
 import { type Dialect, isUniqueViolation, openStore } from "@auth-platform/runtime/store";
 import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
-import { AccountEntity, type AccountRow, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
+import { AccountEntity, type AccountRow, EmailCodeEntity, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import { SessionOutboxEntity, type SessionOutboxRow } from "./entities.js";
 import { PasskeyChallengeEntity, PasskeyEntity } from "./entities.js";
-import type { AccountRecord, IdentityStore, MailRequestKind, MailRequestRecord, SessionOutboxRecord, UserRecord, VerificationRecord } from "./identity-store.js";
+import type {
+  AccountRecord,
+  IdentityStore,
+  MailRequestDetails,
+  MailRequestKind,
+  MailRequestRecord,
+  SessionOutboxRecord,
+  UserRecord,
+  VerificationRecord,
+} from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroPasskeyStore, PASSKEY_ENTITIES } from "./mikro-passkey-store.js";
+import { mikroEmailCodeStore } from "./mikro-email-code-store.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 import { listUsersInSql } from "./mikro-user-query.js";
 import { queueSessionOutbox } from "./queue-session-outbox.js";
@@ -70,6 +80,7 @@ function toMailRequest(row: MailRequestRow): MailRequestRecord {
     kind: row.kind as MailRequestKind,
     email: row.email,
     callbackUrl: row.callbackUrl ?? null,
+    ...(row.details ? { details: JSON.parse(row.details) as MailRequestDetails } : {}),
     // A row queued before the language was kept, or with one no longer spoken: English.
     language: row.language ? languageOr(row.language) : null,
     attempts: row.attempts,
@@ -122,6 +133,14 @@ function toSessionOutbox(row: SessionOutboxRow): SessionOutboxRecord {
   };
 }
 
+/** A new request's row: its details as JSON text. */
+const mailRequestRow = ({ details, ...request }: Omit<MailRequestRecord, "attempts" | "leaseUntil">) => ({
+  ...request,
+  details: details ? JSON.stringify(details) : null,
+  attempts: 0,
+  leaseUntil: null,
+});
+
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 /** `now` stamps updatedAt on changes (the registry's clock, which domain tests move). */
@@ -129,18 +148,19 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
   const now = options.now ?? (() => new Date());
   const store = await openStore({
     url,
-    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, ...TWO_FACTOR_ENTITIES, ...PASSKEY_ENTITIES],
+    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, EmailCodeEntity, ...TWO_FACTOR_ENTITIES, ...PASSKEY_ENTITIES],
     migrations: identityMigrations,
   });
   return {
     ...mikroTwoFactorStore(store, now),
+    ...mikroEmailCodeStore(store),
     ...mikroPasskeyStore(store),
     async createUserWithAccount(user, account, mailRequest) {
       try {
         await store.em().transactional(async (em) => {
           await em.insert(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
           if (account) await em.insert(AccountEntity, accountRow(account));
-          if (mailRequest) await em.insert(MailRequestEntity, { ...mailRequest, attempts: 0, leaseUntil: null });
+          if (mailRequest) await em.insert(MailRequestEntity, mailRequestRow(mailRequest));
         });
         return user;
       } catch (error) {
@@ -294,7 +314,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       return store.em().nativeDelete(VerificationEntity, { value, identifier: { $like: `${identifierPrefix}%` } });
     },
     async enqueueMailRequest(request) {
-      await store.em().insert(MailRequestEntity, { ...request, attempts: 0, leaseUntil: null });
+      await store.em().insert(MailRequestEntity, mailRequestRow(request));
     },
     async findDueMailRequests(now, limit) {
       const rows = await store.em().find(MailRequestEntity, { nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc" }, limit });

@@ -11,6 +11,8 @@ const BY_ENUM: ReadonlyMap<Template, TemplateName> = new Map([
   [Template.TEMPLATE_ORGANIZATION_INVITATION, "organization-invitation"],
   [Template.TEMPLATE_SIGN_IN_CODE, "sign-in-code"],
   [Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS, "change-email-new-address"],
+  [Template.TEMPLATE_MAGIC_LINK, "magic-link"],
+  [Template.TEMPLATE_EMAIL_OTP, "email-otp"],
 ]);
 const BY_NAME: ReadonlyMap<TemplateName, Template> = new Map([...BY_ENUM].map(([e, n]) => [n, e]));
 

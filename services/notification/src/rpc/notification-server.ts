@@ -37,6 +37,8 @@ export const TEMPLATE_SENDERS: Readonly<Record<TemplateName, readonly Workload[]
   "change-email-new-address": ["identity"],
   "delete-account": ["identity"],
   "sign-in-code": ["identity"],
+  "magic-link": ["identity"],
+  "email-otp": ["identity"],
   // Invitations: the organization service issues them.
   "organization-invitation": ["organization"],
 };

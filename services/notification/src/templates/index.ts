@@ -6,8 +6,10 @@ import { MAIL_CATALOGUES } from "./catalogues/index.js";
 import { changeEmail } from "./change-email.js";
 import { changeEmailNewAddress } from "./change-email-new-address.js";
 import { deleteAccount } from "./delete-account.js";
+import { emailOtp, isEmailOtpPurpose } from "./email-otp.js";
 import { emailVerification } from "./email-verification.js";
 import { compose, type MailContext, type MailTemplate, type RenderedMail, type TemplateName, type Variables } from "./letter.js";
+import { magicLink } from "./magic-link.js";
 import { organizationInvitation } from "./organization-invitation.js";
 import { passwordReset } from "./password-reset.js";
 import { signInCode } from "./sign-in-code.js";
@@ -22,6 +24,8 @@ export const TEMPLATES: Readonly<Record<TemplateName, MailTemplate>> = {
   "delete-account": deleteAccount,
   "organization-invitation": organizationInvitation,
   "sign-in-code": signInCode,
+  "magic-link": magicLink,
+  "email-otp": emailOtp,
 };
 
 const MAX_VARIABLE_LENGTH = 2_000;
@@ -66,6 +70,7 @@ export function renderTemplate(name: TemplateName, rawVars: Variables, context: 
   }
   // Why: the url lands in an href; a javascript: or data: link in a trusted sender's mail is a phishing aid.
   if (vars.url && !isHttpUrl(vars.url)) throw new TemplateError("variables.url must be an http(s) URL");
+  if (name === "email-otp" && !isEmailOtpPurpose(vars.purpose)) throw new TemplateError("variables.purpose must be sign-in, email-verification or forget-password");
   const text = MAIL_CATALOGUES[context.language ?? "en"];
   return compose(template.letter(vars, { appName: context.appName, text }), context, text);
 }

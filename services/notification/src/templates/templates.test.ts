@@ -18,6 +18,7 @@ const full: Variables = {
   inviter_name: "Charles",
   role: "admin",
   code: "482913",
+  purpose: "sign-in",
 };
 
 describe.each(Object.keys(TEMPLATES) as TemplateName[])("template %s", (name) => {
@@ -55,7 +56,8 @@ describe("languages", () => {
   describe.each(LANGUAGES.flatMap((language) => (Object.keys(TEMPLATES) as TemplateName[]).map((name) => [language, name] as const)))("%s %s", (language, name) => {
     const mail = renderTemplate(name, full, { ...context, language });
     const english = renderTemplate(name, full, context);
-    const text = MAIL_CATALOGUES[language][name];
+    // The code mail's words depend on its purpose.
+    const text = name === "email-otp" ? MAIL_CATALOGUES[language][name]["sign-in"] : MAIL_CATALOGUES[language][name];
 
     it("is written in its language: subject, heading, action, and the page's lang", () => {
       const heading = mail.text.split("\n")[0]!;
@@ -156,6 +158,15 @@ describe("per template", () => {
     expect(mail.text).toContain("482913");
     expect(mail.html).toContain("482913");
     expect(mail.links).toEqual([]);
+  });
+
+  it("words the mailed code by its purpose, keeps it out of the subject, and refuses an unknown purpose", () => {
+    const reset = renderTemplate("email-otp", { code: "482913", purpose: "forget-password" }, { appName: "Acme Auth" });
+    expect(reset.subject).toBe("Your password reset code for Acme Auth");
+    expect(reset.text).toContain("482913");
+    expect(reset.links).toEqual([]);
+    expect(renderTemplate("email-otp", { code: "482913", purpose: "email-verification" }, { appName: "Acme Auth" }).subject).toBe("Your verification code for Acme Auth");
+    expect(() => renderTemplate("email-otp", { code: "482913", purpose: "change-email" }, { appName: "Acme Auth" })).toThrow(TemplateError);
   });
 
   it("names the new address in the change-email confirmation", () => {

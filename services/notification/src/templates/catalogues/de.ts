@@ -68,4 +68,34 @@ export default {
     action: "Anmelden",
     outro: "Wenn Sie sich nicht anmelden wollten, können Sie diese E-Mail ignorieren. Vielleicht hat jemand Ihre Adresse versehentlich eingegeben.",
   },
+  "magic-link": {
+    subject: "Ihr Anmeldelink für {appName}",
+    heading: "Bei {appName} anmelden",
+    intro: "Folgen Sie diesem Link, um sich bei {appName} anzumelden. Er gilt ein einziges Mal und nur für wenige Minuten.",
+    action: "Anmelden",
+    outro: "Wenn Sie sich nicht anmelden wollten, können Sie diese E-Mail ignorieren. Vielleicht hat jemand Ihre Adresse versehentlich eingegeben.",
+  },
+  "email-otp": {
+    "sign-in": {
+      subject: "Ihr Anmeldecode für {appName}",
+      heading: "Ihr Anmeldecode",
+      intro: "Geben Sie diesen Code ein, um sich bei {appName} anzumelden. Er gilt ein einziges Mal und nur für wenige Minuten.",
+      action: "Anmelden",
+      outro: "Wenn Sie sich nicht anmelden wollten, können Sie diese E-Mail ignorieren. Vielleicht hat jemand Ihre Adresse versehentlich eingegeben.",
+    },
+    "email-verification": {
+      subject: "Ihr Bestätigungscode für {appName}",
+      heading: "Bestätigen Sie Ihre E-Mail-Adresse",
+      intro: "Geben Sie diesen Code in {appName} ein, um zu bestätigen, dass diese Adresse Ihnen gehört. Er gilt ein einziges Mal und nur für wenige Minuten.",
+      action: "Bestätigen",
+      outro: "Wenn Sie dies nicht angefordert haben, können Sie diese E-Mail ignorieren.",
+    },
+    "forget-password": {
+      subject: "Ihr Code zum Zurücksetzen des Passworts für {appName}",
+      heading: "Passwort zurücksetzen",
+      intro: "Geben Sie diesen Code in {appName} ein, um ein neues Passwort zu wählen. Er gilt ein einziges Mal und nur für wenige Minuten.",
+      action: "Passwort zurücksetzen",
+      outro: "Wenn Sie Ihr Passwort nicht zurücksetzen wollten, können Sie diese E-Mail ignorieren: Ihr Passwort bleibt unverändert.",
+    },
+  },
 } satisfies MailCatalogue;

@@ -69,6 +69,36 @@ const en = {
     action: "Sign in",
     outro: "If you did not try to sign in, you can ignore this email. Someone may have typed your address by mistake.",
   },
+  "magic-link": {
+    subject: "Your sign-in link for {appName}",
+    heading: "Sign in to {appName}",
+    intro: "Follow this link to sign in to {appName}. It works once, and only for a few minutes.",
+    action: "Sign in",
+    outro: "If you did not ask to sign in, you can ignore this email. Someone may have typed your address by mistake.",
+  },
+  "email-otp": {
+    "sign-in": {
+      subject: "Your sign-in code for {appName}",
+      heading: "Your sign-in code",
+      intro: "Enter this code to sign in to {appName}. It works once, and only for a few minutes.",
+      action: "Sign in",
+      outro: "If you did not try to sign in, you can ignore this email. Someone may have typed your address by mistake.",
+    },
+    "email-verification": {
+      subject: "Your verification code for {appName}",
+      heading: "Verify your email address",
+      intro: "Enter this code in {appName} to confirm this address is yours. It works once, and only for a few minutes.",
+      action: "Verify",
+      outro: "If you did not ask for this, you can ignore this email.",
+    },
+    "forget-password": {
+      subject: "Your password reset code for {appName}",
+      heading: "Reset your password",
+      intro: "Enter this code in {appName} to choose a new password. It works once, and only for a few minutes.",
+      action: "Reset password",
+      outro: "If you did not ask to reset your password, you can ignore this email: your password stays as it is.",
+    },
+  },
 };
 
 /** A catalogue: the English one's shape, every message a string. */

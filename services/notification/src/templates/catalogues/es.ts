@@ -68,4 +68,34 @@ export default {
     action: "Iniciar sesión",
     outro: "Si no has intentado iniciar sesión, puedes ignorar este correo. Puede que alguien haya escrito tu dirección por error.",
   },
+  "magic-link": {
+    subject: "Tu enlace de inicio de sesión para {appName}",
+    heading: "Inicia sesión en {appName}",
+    intro: "Sigue este enlace para iniciar sesión en {appName}. Solo sirve una vez y durante unos minutos.",
+    action: "Iniciar sesión",
+    outro: "Si no has pedido iniciar sesión, puedes ignorar este correo. Puede que alguien haya escrito tu dirección por error.",
+  },
+  "email-otp": {
+    "sign-in": {
+      subject: "Tu código de inicio de sesión para {appName}",
+      heading: "Tu código de inicio de sesión",
+      intro: "Introduce este código para iniciar sesión en {appName}. Solo sirve una vez y durante unos minutos.",
+      action: "Iniciar sesión",
+      outro: "Si no has intentado iniciar sesión, puedes ignorar este correo. Puede que alguien haya escrito tu dirección por error.",
+    },
+    "email-verification": {
+      subject: "Tu código de verificación para {appName}",
+      heading: "Verifica tu dirección de correo",
+      intro: "Introduce este código en {appName} para confirmar que esta dirección es tuya. Solo sirve una vez y durante unos minutos.",
+      action: "Verificar",
+      outro: "Si no lo has pedido, puedes ignorar este correo.",
+    },
+    "forget-password": {
+      subject: "Tu código para restablecer la contraseña de {appName}",
+      heading: "Restablece tu contraseña",
+      intro: "Introduce este código en {appName} para elegir una contraseña nueva. Solo sirve una vez y durante unos minutos.",
+      action: "Restablecer contraseña",
+      outro: "Si no has pedido restablecer tu contraseña, puedes ignorar este correo: tu contraseña sigue igual.",
+    },
+  },
 } satisfies MailCatalogue;

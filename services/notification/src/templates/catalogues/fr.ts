@@ -68,4 +68,34 @@ export default {
     action: "Se connecter",
     outro: "Si vous n'avez pas essayé de vous connecter, vous pouvez ignorer cet e-mail. Quelqu'un a peut-être saisi votre adresse par erreur.",
   },
+  "magic-link": {
+    subject: "Votre lien de connexion pour {appName}",
+    heading: "Se connecter à {appName}",
+    intro: "Suivez ce lien pour vous connecter à {appName}. Il ne sert qu'une fois, et seulement pendant quelques minutes.",
+    action: "Se connecter",
+    outro: "Si vous n'avez pas demandé à vous connecter, vous pouvez ignorer cet e-mail. Quelqu'un a peut-être saisi votre adresse par erreur.",
+  },
+  "email-otp": {
+    "sign-in": {
+      subject: "Votre code de connexion pour {appName}",
+      heading: "Votre code de connexion",
+      intro: "Saisissez ce code pour vous connecter à {appName}. Il ne sert qu'une fois, et seulement pendant quelques minutes.",
+      action: "Se connecter",
+      outro: "Si vous n'avez pas essayé de vous connecter, vous pouvez ignorer cet e-mail. Quelqu'un a peut-être saisi votre adresse par erreur.",
+    },
+    "email-verification": {
+      subject: "Votre code de vérification pour {appName}",
+      heading: "Vérifiez votre adresse e-mail",
+      intro: "Saisissez ce code dans {appName} pour confirmer que cette adresse est la vôtre. Il ne sert qu'une fois, et seulement pendant quelques minutes.",
+      action: "Vérifier",
+      outro: "Si vous n'avez rien demandé, vous pouvez ignorer cet e-mail.",
+    },
+    "forget-password": {
+      subject: "Votre code de réinitialisation du mot de passe pour {appName}",
+      heading: "Réinitialisez votre mot de passe",
+      intro: "Saisissez ce code dans {appName} pour choisir un nouveau mot de passe. Il ne sert qu'une fois, et seulement pendant quelques minutes.",
+      action: "Réinitialiser le mot de passe",
+      outro: "Si vous n'avez pas demandé de réinitialisation, vous pouvez ignorer cet e-mail : votre mot de passe reste inchangé.",
+    },
+  },
 } satisfies MailCatalogue;

@@ -19,4 +19,7 @@ export default {
   unable_to_create_user: "Ihr Konto konnte nicht angelegt werden. Bitte versuchen Sie es später erneut.",
   unable_to_create_session: "Sie konnten nicht angemeldet werden. Bitte versuchen Sie es später erneut.",
   internal_server_error: "Bei uns ist ein Fehler aufgetreten. Bitte versuchen Sie es später erneut.",
+  new_user_signup_disabled: "Mit dieser Adresse gibt es kein Konto, und neue Konten können so nicht angelegt werden.",
+  failed_to_create_user: "Ihr Konto konnte nicht angelegt werden. Bitte versuchen Sie es später erneut.",
+  failed_to_create_session: "Sie konnten nicht angemeldet werden. Bitte versuchen Sie es später erneut.",
 } satisfies Catalogue["redirectErrors"];

@@ -3,6 +3,7 @@ import account from "./account";
 import admin from "./admin";
 import common from "./common";
 import errors from "./errors";
+import mailSignIn from "./mail-sign-in";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
 import passkeys from "./passkeys";
@@ -13,7 +14,7 @@ import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const en = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
+const en = { common, errors, signIn, mailSignIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
 
 /** A catalogue: the English one's shape, every message a string. */
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };

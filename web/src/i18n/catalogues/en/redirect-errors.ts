@@ -22,4 +22,7 @@ export default {
   unable_to_create_user: "Your account could not be created. Please try again later.",
   unable_to_create_session: "You could not be signed in. Please try again later.",
   internal_server_error: "Something went wrong on our side. Please try again later.",
+  new_user_signup_disabled: "There is no account with this address, and new accounts cannot be created this way.",
+  failed_to_create_user: "Your account could not be created. Please try again later.",
+  failed_to_create_session: "You could not be signed in. Please try again later.",
 };

@@ -19,4 +19,7 @@ export default {
   unable_to_create_user: "No se ha podido crear tu cuenta. Vuelve a intentarlo más tarde.",
   unable_to_create_session: "No se ha podido iniciar tu sesión. Vuelve a intentarlo más tarde.",
   internal_server_error: "Algo ha fallado por nuestra parte. Vuelve a intentarlo más tarde.",
+  new_user_signup_disabled: "Ninguna cuenta usa esta dirección y no se pueden crear cuentas nuevas así.",
+  failed_to_create_user: "No se ha podido crear tu cuenta. Vuelve a intentarlo más tarde.",
+  failed_to_create_session: "No se ha podido iniciar tu sesión. Vuelve a intentarlo más tarde.",
 } satisfies Catalogue["redirectErrors"];

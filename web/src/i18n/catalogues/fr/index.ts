@@ -3,6 +3,7 @@ import account from "./account";
 import admin from "./admin";
 import common from "./common";
 import errors from "./errors";
+import mailSignIn from "./mail-sign-in";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
 import passkeys from "./passkeys";
@@ -13,6 +14,6 @@ import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const fr: Catalogue = { common, errors, signIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
+const fr: Catalogue = { common, errors, signIn, mailSignIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
 
 export default fr;

@@ -19,4 +19,7 @@ export default {
   unable_to_create_user: "Votre compte n'a pas pu être créé. Veuillez réessayer plus tard.",
   unable_to_create_session: "Votre connexion n'a pas pu aboutir. Veuillez réessayer plus tard.",
   internal_server_error: "Une erreur s'est produite de notre côté. Veuillez réessayer plus tard.",
+  new_user_signup_disabled: "Aucun compte n'utilise cette adresse, et les nouveaux comptes ne peuvent pas être créés ainsi.",
+  failed_to_create_user: "Votre compte n'a pas pu être créé. Veuillez réessayer plus tard.",
+  failed_to_create_session: "Vous n'avez pas pu être connecté. Veuillez réessayer plus tard.",
 } satisfies Catalogue["redirectErrors"];

@@ -222,6 +222,18 @@ export interface StoreProviderTokensRequest {
 export interface StoreProviderTokensResponse {
 }
 
+export interface SetPasswordRequest {
+  /** The signed-in user, whose session must be fresh. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The first password. Never logged. */
+  newPassword: string;
+}
+
+export interface SetPasswordResponse {
+}
+
 function createBaseListAccountsRequest(): ListAccountsRequest {
   return { caller: undefined };
 }
@@ -2415,6 +2427,149 @@ export const StoreProviderTokensResponse: MessageFns<StoreProviderTokensResponse
   },
 };
 
+function createBaseSetPasswordRequest(): SetPasswordRequest {
+  return { caller: undefined, newPassword: "" };
+}
+
+export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
+  encode(message: SetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPasswordRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: SetPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPasswordRequest>, I>>(base?: I): SetPasswordRequest {
+    return SetPasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPasswordRequest>, I>>(object: I): SetPasswordRequest {
+    const message = createBaseSetPasswordRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseSetPasswordResponse(): SetPasswordResponse {
+  return {};
+}
+
+export const SetPasswordResponse: MessageFns<SetPasswordResponse> = {
+  encode(_: SetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: SetPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPasswordResponse>, I>>(base?: I): SetPasswordResponse {
+    return SetPasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPasswordResponse>, I>>(_: I): SetPasswordResponse {
+    const message = createBaseSetPasswordResponse();
+    return message;
+  },
+};
+
 /**
  * The users' linked accounts (the credential one and identity providers'), served by the identity process:
  * the signed-in user's list, unlink and provider tokens (these take the caller and answer UNAUTHORIZED
@@ -2559,6 +2714,20 @@ export const AccountServiceService = {
       Buffer.from(StoreProviderTokensResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StoreProviderTokensResponse => StoreProviderTokensResponse.decode(value),
   },
+  /**
+   * SetPassword gives the caller, who has no password (signed up by mail or through a provider), a first
+   * one, from a fresh session. Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH,
+   * USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
+   */
+  setPassword: {
+    path: "/auth.identity.v1.AccountService/SetPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPasswordRequest): Buffer => Buffer.from(SetPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPasswordRequest => SetPasswordRequest.decode(value),
+    responseSerialize: (value: SetPasswordResponse): Buffer => Buffer.from(SetPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetPasswordResponse => SetPasswordResponse.decode(value),
+  },
 } as const;
 
 export interface AccountServiceServer extends UntypedServiceImplementation {
@@ -2609,6 +2778,12 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
    * refresh). Errors: ACCOUNT_NOT_FOUND.
    */
   storeProviderTokens: handleUnaryCall<StoreProviderTokensRequest, StoreProviderTokensResponse>;
+  /**
+   * SetPassword gives the caller, who has no password (signed up by mail or through a provider), a first
+   * one, from a fresh session. Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH,
+   * USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
+   */
+  setPassword: handleUnaryCall<SetPasswordRequest, SetPasswordResponse>;
 }
 
 export interface AccountServiceClient extends Client1 {
@@ -2784,6 +2959,26 @@ export interface AccountServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StoreProviderTokensResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetPassword gives the caller, who has no password (signed up by mail or through a provider), a first
+   * one, from a fresh session. Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH,
+   * USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
+   */
+  setPassword(
+    request: SetPasswordRequest,
+    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  setPassword(
+    request: SetPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  setPassword(
+    request: SetPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetPasswordResponse) => void,
   ): ClientUnaryCall;
 }
 

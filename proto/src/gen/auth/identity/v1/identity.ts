@@ -4356,13 +4356,14 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
 };
 
 /**
- * Identity owns users, accounts and passwords. Its process serves four services on one port: this one
+ * Identity owns users, accounts and passwords. Its process serves five services on one port: this one
  * (users: sign-up and sign-in, email verification, password reset, the signed-in user's own profile,
- * email, password and deletion), TwoFactorService (two_factor.proto), AccountService (account.proto) and
- * AdminUserService (admin_user.proto), each with its own access table. Every RPC answers catalogue errors
- * with the code in the x-error-code trailer. An RPC that acts for the signed-in user takes the gateway's
- * auth.common.v1.Caller (only the gateway may call it) and answers UNAUTHORIZED without one; a service
- * acting on a user it names calls an RPC of its own that takes the user id.
+ * email, password and deletion), TwoFactorService (two_factor.proto), AccountService (account.proto),
+ * AdminUserService (admin_user.proto) and MailSignInService (mail_sign_in.proto), each with its own access
+ * table. Every RPC answers catalogue errors with the code in the x-error-code trailer. An RPC that acts for
+ * the signed-in user takes the gateway's auth.common.v1.Caller (only the gateway may call it) and answers
+ * UNAUTHORIZED without one; a service acting on a user it names calls an RPC of its own that takes the user
+ * id.
  */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {

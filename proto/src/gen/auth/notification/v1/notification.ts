@@ -45,6 +45,10 @@ export enum Template {
    * the old address); variables: url, name, email (the new address).
    */
   TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS = 7,
+  /** TEMPLATE_MAGIC_LINK - A sign-in link (magic link); variables: url, name. */
+  TEMPLATE_MAGIC_LINK = 8,
+  /** TEMPLATE_EMAIL_OTP - A mailed code (email OTP); variables: code, purpose (sign-in, email-verification, forget-password), name. */
+  TEMPLATE_EMAIL_OTP = 9,
   UNRECOGNIZED = -1,
 }
 
@@ -74,6 +78,12 @@ export function templateFromJSON(object: any): Template {
     case 7:
     case "TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS":
       return Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS;
+    case 8:
+    case "TEMPLATE_MAGIC_LINK":
+      return Template.TEMPLATE_MAGIC_LINK;
+    case 9:
+    case "TEMPLATE_EMAIL_OTP":
+      return Template.TEMPLATE_EMAIL_OTP;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -99,6 +109,10 @@ export function templateToJSON(object: Template): string {
       return "TEMPLATE_SIGN_IN_CODE";
     case Template.TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS:
       return "TEMPLATE_CHANGE_EMAIL_NEW_ADDRESS";
+    case Template.TEMPLATE_MAGIC_LINK:
+      return "TEMPLATE_MAGIC_LINK";
+    case Template.TEMPLATE_EMAIL_OTP:
+      return "TEMPLATE_EMAIL_OTP";
     case Template.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
