@@ -35,6 +35,9 @@ export function launcherEnv(dataDir: string, source: Record<string, string | und
     WEB_PORT: source.WEB_PORT ?? "5173",
     WEB_HOST: source.WEB_HOST ?? source.HOST ?? "127.0.0.1",
     AUTH_GATEWAY_URL: source.AUTH_GATEWAY_URL ?? `http://127.0.0.1:${source.PORT ?? 3000}`,
+    // Every sign-in method on offer out of the box (passkeys need nothing): the mails land in the dev outbox.
+    IDENTITY_MAGIC_LINK_ENABLED: source.IDENTITY_MAGIC_LINK_ENABLED ?? "true",
+    IDENTITY_EMAIL_OTP_ENABLED: source.IDENTITY_EMAIL_OTP_ENABLED ?? "true",
   };
 }
 
