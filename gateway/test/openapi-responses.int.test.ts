@@ -422,6 +422,9 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await a.post("/admin/stop-impersonating")).status).toBeGreaterThanOrEqual(400);
     expect((await a.post("/admin/impersonate-user", { userId: "missing" })).status).toBeGreaterThanOrEqual(400);
     expect((await a.post("/admin/impersonate-user", { userId: plain.id })).status).toBe(200);
+    // Acting as the user, the admin changes none of the user's passkeys.
+    expect((await a.post("/passkey/update-passkey", { id: "any", name: "Mine now" })).status).toBe(403);
+    expect((await a.post("/passkey/delete-passkey", { id: "any" })).status).toBe(403);
     expect((await a.post("/admin/stop-impersonating")).status).toBe(200);
     expect((await a.post("/admin/remove-user", { userId: target.id })).status).toBe(200);
     expect((await a.post("/admin/remove-user", { userId: target.id })).status).toBeGreaterThanOrEqual(400);

@@ -291,13 +291,22 @@ describe(`passkey ceremonies under attack, over plain HTTP (${backendLabel()})`,
     expect(c.cookies.has("better-auth.session_token")).toBe(false);
   });
 
-  it("an impersonating admin adds no passkey to the user", async () => {
+  it("an impersonating admin adds, renames and deletes none of the user's passkeys", async () => {
     const user = await aUser(platform);
+    const device = authenticator();
+    await register(user.c, device);
+    const [passkey] = (await user.c.get("/passkey/list-user-passkeys")).body as Array<{ id: string; name: string | null }>;
     const admin = await anAdmin(platform);
     expect((await admin.c.post("/admin/impersonate-user", { userId: user.id })).status).toBe(200);
-    const res = await admin.c.get("/passkey/generate-register-options");
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe("PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING");
+    const refusals = [
+      await admin.c.get("/passkey/generate-register-options"),
+      await admin.c.post("/passkey/update-passkey", { id: passkey!.id, name: "Admin's now" }),
+      await admin.c.post("/passkey/delete-passkey", { id: passkey!.id }),
+    ];
+    for (const res of refusals)
+      expect(res.body).toMatchObject({ code: "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING", message: "Passkeys cannot be changed while impersonating" });
+    expect(refusals.map((res) => res.status)).toEqual([403, 403, 403]);
+    expect((await user.c.get("/passkey/list-user-passkeys")).body).toEqual([passkey]);
   });
 
   it("refuses deleting the last passkey of a user with no other way to sign in", async () => {

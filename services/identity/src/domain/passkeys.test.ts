@@ -8,7 +8,7 @@ import type { Caller } from "@auth-platform/runtime/caller";
 import { newId } from "@auth-platform/runtime/random";
 import { SoftwareAuthenticator } from "../../../../testing/software-authenticator.js";
 import { aSignedUpUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
-import { deletePasskey, finishPasskeyRegistration, signInWithPasskey, startPasskeyAuthentication, startPasskeyRegistration } from "./passkeys.js";
+import { deletePasskey, finishPasskeyRegistration, renamePasskey, signInWithPasskey, startPasskeyAuthentication, startPasskeyRegistration } from "./passkeys.js";
 
 const ORIGIN = "https://auth.example.com";
 
@@ -64,12 +64,21 @@ describe("passkeys", () => {
     const [credential] = await deps.store.listAccounts(user.id);
     await deps.store.deleteAccount(credential!.id);
     await deps.store.createAccount({ id: newId(), accountId: "g-1", providerId: "google", userId: user.id, password: null, createdAt: deps.now(), updatedAt: deps.now() });
-    await deletePasskey(deps, user.id, passkey.id);
+    await deletePasskey(deps, { userId: user.id }, passkey.id);
     expect(await deps.store.listPasskeys(user.id)).toEqual([]);
 
     const alone = await withPasskey(deps);
     for (const account of await deps.store.listAccounts(alone.user.id)) await deps.store.deleteAccount(account.id);
-    await expect(deletePasskey(deps, alone.user.id, alone.passkey.id)).rejects.toMatchObject({ code: "YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN" });
-    await expect(deletePasskey(deps, user.id, alone.passkey.id)).rejects.toMatchObject({ code: "PASSKEY_NOT_FOUND" });
+    await expect(deletePasskey(deps, { userId: alone.user.id }, alone.passkey.id)).rejects.toMatchObject({ code: "YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN" });
+    await expect(deletePasskey(deps, { userId: user.id }, alone.passkey.id)).rejects.toMatchObject({ code: "PASSKEY_NOT_FOUND" });
+  });
+
+  it("an admin impersonating the user renames and deletes none of the user's passkeys", async () => {
+    const deps = testRegistry();
+    const { user, passkey } = await withPasskey(deps);
+    const admin = { userId: user.id, impersonatedBy: newId() };
+    await expect(renamePasskey(deps, admin, passkey.id, "Mine now")).rejects.toMatchObject({ code: "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" });
+    await expect(deletePasskey(deps, admin, passkey.id)).rejects.toMatchObject({ code: "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" });
+    expect(await deps.store.listPasskeys(user.id)).toEqual([passkey]);
   });
 });

@@ -70,9 +70,12 @@ function parseResponse<T>(json: string, failure: "FAILED_TO_VERIFY_REGISTRATION"
   throw new AuthError(failure);
 }
 
-/** An admin acting as the user adds no credential: it would sign the admin in as the user after the impersonation. */
+/**
+ * An admin acting as the user changes no credential: an added one would sign the admin in as the user after
+ * the impersonation, and renaming or deleting the user's own is theirs to do.
+ */
 function refuseImpersonation(caller: Pick<Caller, "impersonatedBy">): void {
-  if (caller.impersonatedBy) throw new AuthError("PASSKEYS_CANNOT_BE_ADDED_WHILE_IMPERSONATING");
+  if (caller.impersonatedBy) throw new AuthError("PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING");
 }
 
 export interface StartRegistrationInput {
@@ -230,8 +233,9 @@ export async function signInWithPasskey(deps: Deps, input: PasskeySignInInput): 
 
 export const listPasskeys = (deps: Pick<Deps, "store">, userId: string) => deps.store.listPasskeys(userId);
 
-export async function renamePasskey(deps: Pick<Deps, "store">, userId: string, id: string, name: string): Promise<PasskeyRecord> {
-  const renamed = await deps.store.renamePasskey(userId, id, name.trim());
+export async function renamePasskey(deps: Pick<Deps, "store">, caller: Pick<Caller, "userId" | "impersonatedBy">, id: string, name: string): Promise<PasskeyRecord> {
+  refuseImpersonation(caller);
+  const renamed = await deps.store.renamePasskey(caller.userId, id, name.trim());
   if (!renamed) throw new AuthError("PASSKEY_NOT_FOUND");
   return renamed;
 }
@@ -240,9 +244,9 @@ export async function renamePasskey(deps: Pick<Deps, "store">, userId: string, i
  * Deletes one of the user's passkeys, unless it is the user's last way to sign in: the last passkey of a user
  * with no password and no linked account (docs/adr/0060-the-last-passkey.md).
  */
-export async function deletePasskey(deps: Pick<Deps, "store">, userId: string, id: string): Promise<void> {
-  const passkeys = await deps.store.listPasskeys(userId);
-  if (!passkeys.some((passkey) => passkey.id === id)) throw new AuthError("PASSKEY_NOT_FOUND");
-  if (passkeys.length === 1 && (await deps.store.listAccounts(userId)).length === 0) throw new AuthError("YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN");
-  if (!(await deps.store.deletePasskey(userId, id))) throw new AuthError("PASSKEY_NOT_FOUND");
+export async function deletePasskey(deps: Pick<Deps, "store">, caller: Pick<Caller, "userId" | "impersonatedBy">, id: string): Promise<void> {
+  refuseImpersonation(caller);
+  const outcome = await deps.store.deletePasskeyUnlessLast(caller.userId, id);
+  if (outcome === "not-found") throw new AuthError("PASSKEY_NOT_FOUND");
+  if (outcome === "last") throw new AuthError("YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN");
 }

@@ -98,10 +98,10 @@ export function passkeyService(registry: Registry, rpc: RpcServer): ServiceBindi
       passkeys: (await listPasskeys(registry, requireCaller(req.caller).userId)).map(toPasskeyMessage),
     })),
     renamePasskey: rpc.unary("RenamePasskey", async (req) => ({
-      passkey: toPasskeyMessage(await renamePasskey(registry, requireCaller(req.caller).userId, req.id, req.name)),
+      passkey: toPasskeyMessage(await renamePasskey(registry, requireCaller(req.caller), req.id, req.name)),
     })),
     deletePasskey: rpc.unary("DeletePasskey", async (req) => {
-      await deletePasskey(registry, requireCaller(req.caller).userId, req.id);
+      await deletePasskey(registry, requireCaller(req.caller), req.id);
       return {};
     }),
   };

@@ -479,7 +479,7 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "listPasskeys",
       "findPasskeyByCredentialId",
       "renamePasskey",
-      "deletePasskey",
+      "deletePasskeyUnlessLast",
       "advancePasskeyCounter",
       "close",
     ];

@@ -186,6 +186,11 @@ export const USER_WRITES = [
 
 export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeyStore {
   /**
+   * Deletes one of the user's passkeys unless it is the user's last way to sign in (the last passkey of a
+   * user without any account), checked and deleted at once, so two deletions racing cannot both pass.
+   */
+  deletePasskeyUnlessLast(userId: string, id: string): Promise<"deleted" | "last" | "not-found">;
+  /**
    * Creates a user and its first account atomically, with the mail request (a verification mail) if given; null creates the user with no account (an admin's
    * user created without a password). A clash on email raises USER_ALREADY_EXISTS, on username
    * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER; neither leaves a partial user behind.

@@ -67,7 +67,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   });
   const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
   const { clear: clearEmailCodes, ...emailCodeMethods } = memoryEmailCodeStore();
-  const { clear: clearPasskeys, deleteUserPasskeys, ...passkeyMethods } = memoryPasskeyStore();
+  const { clear: clearPasskeys, deleteUserPasskeys, deletePasskeyUnless, ...passkeyMethods } = memoryPasskeyStore();
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
@@ -76,6 +76,10 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     ...twoFactorMethods,
     ...emailCodeMethods,
     ...passkeyMethods,
+    async deletePasskeyUnlessLast(userId, id) {
+      const hasAccount = [...accounts.values()].some((account) => account.userId === userId);
+      return deletePasskeyUnless(userId, id, (owned) => owned <= 1 && !hasAccount);
+    },
     async createUserWithAccount(user, account, mailRequest) {
       const error = clash(user);
       if (error) throw error;

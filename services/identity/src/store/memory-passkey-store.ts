@@ -4,7 +4,12 @@ import type { PasskeyChallengeRecord, PasskeyRecord, PasskeyStore } from "./pass
 
 const copy = (record: PasskeyRecord): PasskeyRecord => ({ ...record, transports: [...record.transports] });
 
-export function memoryPasskeyStore(): PasskeyStore & { clear(): void; deleteUserPasskeys(userId: string): void } {
+export function memoryPasskeyStore(): PasskeyStore & {
+  clear(): void;
+  deleteUserPasskeys(userId: string): void;
+  /** Deletes one of the user's passkeys unless `keep` says it must stay (the identity store's deletePasskeyUnlessLast). */
+  deletePasskeyUnless(userId: string, id: string, keep: (owned: number) => boolean): "deleted" | "last" | "not-found";
+} {
   const passkeys = new Map<string, PasskeyRecord>();
   const challenges = new Map<string, PasskeyChallengeRecord>();
   const ofUser = (userId: string, id: string) => {
@@ -41,12 +46,17 @@ export function memoryPasskeyStore(): PasskeyStore & { clear(): void; deleteUser
       found.name = name;
       return copy(found);
     },
-    deletePasskey: async (userId, id) => Boolean(ofUser(userId, id)) && passkeys.delete(id),
     async advancePasskeyCounter(id, from, to) {
       const found = passkeys.get(id);
       if (!found || found.counter !== from) return false;
       found.counter = to;
       return true;
+    },
+    deletePasskeyUnless(userId, id, keep) {
+      if (!ofUser(userId, id)) return "not-found";
+      if (keep([...passkeys.values()].filter((p) => p.userId === userId).length)) return "last";
+      passkeys.delete(id);
+      return "deleted";
     },
     deleteUserPasskeys(userId) {
       for (const [id, passkey] of passkeys) if (passkey.userId === userId) passkeys.delete(id);

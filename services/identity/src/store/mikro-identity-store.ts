@@ -265,6 +265,24 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     async deleteAccount(accountId) {
       await store.em().nativeDelete(AccountEntity, { id: accountId });
     },
+    async deletePasskeyUnlessLast(userId, id) {
+      // Counted and deleted in one statement, under the same advisory lock as deleteAccountUnlessLast on
+      // PostgreSQL (see there): two deletions at once cannot both see the other's passkey.
+      const remove = async (em: EntityManager) => {
+        const deleted = await em
+          .createQueryBuilder(PasskeyEntity)
+          .delete({ id, userId })
+          .andWhere(`((select count(*) from "passkey" where "user_id" = ?) > 1 or exists (select 1 from "account" where "user_id" = ?))`, [userId, userId])
+          .execute("run");
+        if (deleted.affectedRows === 1) return "deleted" as const;
+        return (await em.count(PasskeyEntity, { id, userId })) ? ("last" as const) : ("not-found" as const);
+      };
+      if (store.dialect !== "postgresql") return remove(store.em());
+      return store.em().transactional(async (em) => {
+        await em.execute("select pg_advisory_xact_lock(hashtext(?))", [`identity-accounts:${userId}`]);
+        return remove(em);
+      });
+    },
     async deleteAccountUnlessLast(userId, accountId) {
       // Counted and deleted in one statement (atomic on SQLite). PostgreSQL first takes a transaction-scoped
       // advisory lock on the user: there a statement counts the rows committed when it began, so two unlinks

@@ -67,9 +67,6 @@ export function mikroPasskeyStore(store: Store): PasskeyStore {
       const row = await em.findOne(PasskeyEntity, { id }, { refresh: true });
       return row ? toPasskey(row) : null;
     },
-    async deletePasskey(userId, id) {
-      return (await store.em().nativeDelete(PasskeyEntity, { id, userId })) > 0;
-    },
     async advancePasskeyCounter(id, from, to) {
       return (await store.em().nativeUpdate(PasskeyEntity, { id, counter: from }, { counter: to })) === 1;
     },

@@ -79,11 +79,22 @@ export function passkeyStoreContract(backend: string, open: () => Promise<Identi
       await store.createPasskey(passkey);
       expect(await store.renamePasskey(other, passkey.id, "Mine now")).toBeNull();
       expect(await store.renamePasskey(userId, passkey.id, "Phone")).toEqual({ ...passkey, name: "Phone" });
-      expect(await store.deletePasskey(other, passkey.id)).toBe(false);
+      expect(await store.deletePasskeyUnlessLast(other, passkey.id)).toBe("not-found");
       expect(await store.listPasskeys(userId)).toHaveLength(1);
-      expect(await store.deletePasskey(userId, passkey.id)).toBe(true);
-      expect(await store.deletePasskey(userId, passkey.id)).toBe(false);
+      // The user has an account (a password): the last passkey may go.
+      expect(await store.deletePasskeyUnlessLast(userId, passkey.id)).toBe("deleted");
+      expect(await store.deletePasskeyUnlessLast(userId, passkey.id)).toBe("not-found");
       expect(await store.listPasskeys(userId)).toEqual([]);
+    });
+
+    it("keeps the last passkey of a user without an account, even against deletions racing", async () => {
+      const user = aUser();
+      await store.createUserWithAccount(user, null);
+      const passkeys = [aPasskey(user.id), aPasskey(user.id), aPasskey(user.id)];
+      for (const passkey of passkeys) await store.createPasskey(passkey);
+      const outcomes = await Promise.all(passkeys.map((passkey) => store.deletePasskeyUnlessLast(user.id, passkey.id)));
+      expect(outcomes.sort()).toEqual(["deleted", "deleted", "last"]);
+      expect(await store.listPasskeys(user.id)).toHaveLength(1);
     });
 
     it("moves a counter only from the value read: of racing moves from the same value, one wins", async () => {

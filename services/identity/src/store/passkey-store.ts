@@ -54,8 +54,6 @@ export interface PasskeyStore {
   findPasskeyByCredentialId(credentialId: string): Promise<PasskeyRecord | null>;
   /** Renames one of the user's passkeys: the updated record, null when the user has no passkey with this id. */
   renamePasskey(userId: string, id: string, name: string): Promise<PasskeyRecord | null>;
-  /** Deletes one of the user's passkeys: false when the user has no passkey with this id. */
-  deletePasskey(userId: string, id: string): Promise<boolean>;
   /**
    * Moves the signature counter from `from` to `to`, in one conditional UPDATE: false when it is no longer
    * `from` (a racing sign-in with the same or an older counter value loses).
