@@ -9,6 +9,7 @@ import { backendLabel } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
 import { linkIn } from "../../testing/smtp.js";
 import { usePlatform } from "../../testing/use-platform.js";
+import { anAdmin } from "./admin-fixtures.js";
 import { codeFor, MAIL_SIGN_IN_ENV, magicLinkFor, SIGN_IN_CODE } from "./mail-sign-in-helpers.js";
 
 const PASSWORD = "password-123";
@@ -123,6 +124,22 @@ describe(`mail sign-in and the other rules (${backendLabel()})`, () => {
     expect(await browser.post("/set-password", { newPassword: "first-password-1" })).toMatchObject({ status: 200, body: { status: true } });
     expect(await browser.post("/set-password", { newPassword: "second-password-2" })).toMatchObject({ status: 400, body: { code: "USER_ALREADY_HAS_A_PASSWORD" } });
     expect((await aClient().post("/sign-in/email", { email, password: "first-password-1" })).status).toBe(200);
+  });
+
+  it("an admin impersonating a user without a password sets none: it would outlast the impersonation", async () => {
+    const email = uniqueEmail("impersonated-password");
+    const otp = await mailedCode(email);
+    const browser = aClient();
+    expect((await browser.post("/sign-in/email-otp", { email, otp })).status).toBe(200);
+    const userId = (await browser.get("/get-session")).body.user.id;
+    const admin = await anAdmin(platform);
+    expect((await admin.c.post("/admin/impersonate-user", { userId })).status).toBe(200);
+    expect(await admin.c.post("/set-password", { newPassword: "admins-password-1" })).toMatchObject({
+      status: 403,
+      body: { code: "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" },
+    });
+    expect((await aClient().post("/sign-in/email", { email, password: "admins-password-1" })).status).toBe(401);
+    expect((await browser.get("/list-accounts")).body).toEqual([]);
   });
 
   it("refuses a first password from a session older than SESSION_FRESH_AGE", async () => {

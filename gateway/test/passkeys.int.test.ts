@@ -304,7 +304,7 @@ describe(`passkey ceremonies under attack, over plain HTTP (${backendLabel()})`,
       await admin.c.post("/passkey/delete-passkey", { id: passkey!.id }),
     ];
     for (const res of refusals)
-      expect(res.body).toMatchObject({ code: "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING", message: "Passkeys cannot be changed while impersonating" });
+      expect(res.body).toMatchObject({ code: "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING", message: "Sign-in methods cannot be changed while impersonating" });
     expect(refusals.map((res) => res.status)).toEqual([403, 403, 403]);
     expect((await user.c.get("/passkey/list-user-passkeys")).body).toEqual([passkey]);
   });

@@ -160,7 +160,7 @@ export const ERRORS = {
   // Ours: the last passkey of a user with no password and no linked account (docs/adr/0060-the-last-passkey.md).
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: e(S.FAILED_PRECONDITION, 400, "You can't delete your last way to sign in"),
   // Ours: an impersonation session adds no passkey (it would outlive the impersonation).
-  PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Passkeys cannot be changed while impersonating"),
+  SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Sign-in methods cannot be changed while impersonating"),
 
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),

@@ -241,7 +241,14 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         session: "required",
         body: setPasswordBody,
         response: statusSchema,
-        errors: ["USER_ALREADY_HAS_A_PASSWORD", "SESSION_IS_NOT_FRESH", "PASSWORD_TOO_SHORT", "PASSWORD_TOO_LONG", "SERVICE_UNAVAILABLE"],
+        errors: [
+          "USER_ALREADY_HAS_A_PASSWORD",
+          "SESSION_IS_NOT_FRESH",
+          "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING",
+          "PASSWORD_TOO_SHORT",
+          "PASSWORD_TOO_LONG",
+          "SERVICE_UNAVAILABLE",
+        ],
       },
       async ({ req, body, session: current, json }) => {
         await call(accounts, accounts.setPassword, { caller: callerOf(req, current), newPassword: body.newPassword });

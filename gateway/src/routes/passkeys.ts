@@ -67,7 +67,7 @@ export function passkeyRoutes(deps: RouteDeps): Route[] {
         session: "required",
         query: registerOptionsQuery,
         response: passkeyRegistrationOptionsSchema,
-        errors: ["SESSION_IS_NOT_FRESH", "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING"],
+        errors: ["SESSION_IS_NOT_FRESH", "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING"],
       },
       async ({ req, res, query, session, json }) => {
         const { ceremony } = await call(passkeys, passkeys.startPasskeyRegistration, {
@@ -93,7 +93,7 @@ export function passkeyRoutes(deps: RouteDeps): Route[] {
           "YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY",
           "FAILED_TO_VERIFY_REGISTRATION",
           "PREVIOUSLY_REGISTERED",
-          "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING",
+          "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING",
         ],
       },
       async ({ req, res, body, session, json }) => {
@@ -209,7 +209,7 @@ export function passkeyRoutes(deps: RouteDeps): Route[] {
         session: "required",
         body: passkeyIdBody,
         response: statusSchema,
-        errors: ["PASSKEY_NOT_FOUND", "YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN", "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING"],
+        errors: ["PASSKEY_NOT_FOUND", "YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN", "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING"],
       },
       async ({ req, body, session, json }) => {
         await call(passkeys, passkeys.deletePasskey, { caller: callerOf(req, session), id: body.id });
@@ -225,7 +225,7 @@ export function passkeyRoutes(deps: RouteDeps): Route[] {
         session: "required",
         body: updatePasskeyBody,
         response: updatePasskeySchema,
-        errors: ["PASSKEY_NOT_FOUND", "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING"],
+        errors: ["PASSKEY_NOT_FOUND", "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING"],
       },
       async ({ req, body, session, json }) => {
         const { passkey } = await call(passkeys, passkeys.renamePasskey, { caller: callerOf(req, session), id: body.id, name: body.name });

@@ -77,8 +77,8 @@ describe("passkeys", () => {
     const deps = testRegistry();
     const { user, passkey } = await withPasskey(deps);
     const admin = { userId: user.id, impersonatedBy: newId() };
-    await expect(renamePasskey(deps, admin, passkey.id, "Mine now")).rejects.toMatchObject({ code: "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" });
-    await expect(deletePasskey(deps, admin, passkey.id)).rejects.toMatchObject({ code: "PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" });
+    await expect(renamePasskey(deps, admin, passkey.id, "Mine now")).rejects.toMatchObject({ code: "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" });
+    await expect(deletePasskey(deps, admin, passkey.id)).rejects.toMatchObject({ code: "SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING" });
     expect(await deps.store.listPasskeys(user.id)).toEqual([passkey]);
   });
 });

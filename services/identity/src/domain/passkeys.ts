@@ -75,7 +75,7 @@ function parseResponse<T>(json: string, failure: "FAILED_TO_VERIFY_REGISTRATION"
  * the impersonation, and renaming or deleting the user's own is theirs to do.
  */
 function refuseImpersonation(caller: Pick<Caller, "impersonatedBy">): void {
-  if (caller.impersonatedBy) throw new AuthError("PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING");
+  if (caller.impersonatedBy) throw new AuthError("SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING");
 }
 
 export interface StartRegistrationInput {

@@ -65,6 +65,8 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
  * No current password to prove, so the session must be fresh (freshness.ts), as for unlinking an account.
  */
 export async function setPassword(deps: Deps, input: { userId: string; newPassword: string; caller?: CallerFacts; deadline?: number }): Promise<void> {
+  // An admin acting as the user would leave with a password of the user's, audited as the user's own.
+  if (input.caller?.impersonatedBy) throw new AuthError("SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING");
   requireFreshSession(input.caller, deps.config.freshAgeSeconds, deps.now());
   checkPasswordLength(input.newPassword, deps.config);
   const user = await deps.store.findUserById(input.userId);

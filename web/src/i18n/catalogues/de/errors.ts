@@ -127,5 +127,5 @@ export default {
   AUTHENTICATION_FAILED: "Die Anmeldung mit dem Passkey ist fehlgeschlagen.",
   PREVIOUSLY_REGISTERED: "Dieser Passkey ist bereits registriert.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Sie können Ihre letzte Anmeldemöglichkeit nicht löschen.",
-  PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Im Namen eines anderen Benutzers können keine Passkeys geändert werden.",
+  SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Im Namen eines anderen Benutzers können keine Anmeldemethoden geändert werden.",
 } satisfies Catalogue["errors"];

@@ -127,5 +127,5 @@ export default {
   AUTHENTICATION_FAILED: "No se pudo iniciar sesión con la llave de acceso.",
   PREVIOUSLY_REGISTERED: "Esta llave de acceso ya está registrada.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "No puedes eliminar tu última forma de iniciar sesión.",
-  PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "No se pueden cambiar llaves de acceso mientras actúas como otro usuario.",
+  SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "No se pueden cambiar los métodos de inicio de sesión mientras actúas como otro usuario.",
 } satisfies Catalogue["errors"];

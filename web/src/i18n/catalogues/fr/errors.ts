@@ -127,5 +127,5 @@ export default {
   AUTHENTICATION_FAILED: "La connexion avec la clé d'accès a échoué.",
   PREVIOUSLY_REGISTERED: "Cette clé d'accès est déjà enregistrée.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Vous ne pouvez pas supprimer votre dernier moyen de connexion.",
-  PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Impossible de modifier une clé d'accès en agissant au nom d'un autre utilisateur.",
+  SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Impossible de modifier les méthodes de connexion en agissant au nom d'un autre utilisateur.",
 } satisfies Catalogue["errors"];

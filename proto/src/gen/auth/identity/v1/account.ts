@@ -2716,8 +2716,9 @@ export const AccountServiceService = {
   },
   /**
    * SetPassword gives the caller, who has no password (signed up by mail or through a provider), a first
-   * one, from a fresh session. Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH,
-   * USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
+   * one, from a fresh session, never from an impersonation session. Errors: UNAUTHORIZED (no caller),
+   * SESSION_IS_NOT_FRESH, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING, USER_ALREADY_HAS_A_PASSWORD,
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
    */
   setPassword: {
     path: "/auth.identity.v1.AccountService/SetPassword" as const,
@@ -2780,8 +2781,9 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
   storeProviderTokens: handleUnaryCall<StoreProviderTokensRequest, StoreProviderTokensResponse>;
   /**
    * SetPassword gives the caller, who has no password (signed up by mail or through a provider), a first
-   * one, from a fresh session. Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH,
-   * USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
+   * one, from a fresh session, never from an impersonation session. Errors: UNAUTHORIZED (no caller),
+   * SESSION_IS_NOT_FRESH, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING, USER_ALREADY_HAS_A_PASSWORD,
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
    */
   setPassword: handleUnaryCall<SetPasswordRequest, SetPasswordResponse>;
 }
@@ -2962,8 +2964,9 @@ export interface AccountServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * SetPassword gives the caller, who has no password (signed up by mail or through a provider), a first
-   * one, from a fresh session. Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH,
-   * USER_ALREADY_HAS_A_PASSWORD, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
+   * one, from a fresh session, never from an impersonation session. Errors: UNAUTHORIZED (no caller),
+   * SESSION_IS_NOT_FRESH, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING, USER_ALREADY_HAS_A_PASSWORD,
+   * PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, USER_NOT_FOUND.
    */
   setPassword(
     request: SetPasswordRequest,

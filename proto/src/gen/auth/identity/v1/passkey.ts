@@ -2049,7 +2049,7 @@ export type PasskeyServiceService = typeof PasskeyServiceService;
 export const PasskeyServiceService = {
   /**
    * StartPasskeyRegistration answers registration options for the caller, whose session must be fresh.
-   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   startPasskeyRegistration: {
     path: "/auth.identity.v1.PasskeyService/StartPasskeyRegistration" as const,
@@ -2068,7 +2068,7 @@ export const PasskeyServiceService = {
    * FinishPasskeyRegistration checks the authenticator's answer to the caller's registration (the same
    * session's) and stores the passkey. Errors: UNAUTHORIZED, CHALLENGE_NOT_FOUND,
    * YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY, FAILED_TO_VERIFY_REGISTRATION, PREVIOUSLY_REGISTERED,
-   * PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   finishPasskeyRegistration: {
     path: "/auth.identity.v1.PasskeyService/FinishPasskeyRegistration" as const,
@@ -2146,7 +2146,7 @@ export const PasskeyServiceService = {
   },
   /**
    * RenamePasskey renames one of the caller's passkeys. Errors: UNAUTHORIZED, PASSKEY_NOT_FOUND,
-   * PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   renamePasskey: {
     path: "/auth.identity.v1.PasskeyService/RenamePasskey" as const,
@@ -2161,7 +2161,7 @@ export const PasskeyServiceService = {
   /**
    * DeletePasskey deletes one of the caller's passkeys, unless it is the caller's last way to sign in
    * (checked and deleted at once). Errors: UNAUTHORIZED, PASSKEY_NOT_FOUND,
-   * YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN, PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   deletePasskey: {
     path: "/auth.identity.v1.PasskeyService/DeletePasskey" as const,
@@ -2178,14 +2178,14 @@ export const PasskeyServiceService = {
 export interface PasskeyServiceServer extends UntypedServiceImplementation {
   /**
    * StartPasskeyRegistration answers registration options for the caller, whose session must be fresh.
-   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   startPasskeyRegistration: handleUnaryCall<StartPasskeyRegistrationRequest, StartPasskeyRegistrationResponse>;
   /**
    * FinishPasskeyRegistration checks the authenticator's answer to the caller's registration (the same
    * session's) and stores the passkey. Errors: UNAUTHORIZED, CHALLENGE_NOT_FOUND,
    * YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY, FAILED_TO_VERIFY_REGISTRATION, PREVIOUSLY_REGISTERED,
-   * PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   finishPasskeyRegistration: handleUnaryCall<FinishPasskeyRegistrationRequest, FinishPasskeyRegistrationResponse>;
   /**
@@ -2209,13 +2209,13 @@ export interface PasskeyServiceServer extends UntypedServiceImplementation {
   listPasskeys: handleUnaryCall<ListPasskeysRequest, ListPasskeysResponse>;
   /**
    * RenamePasskey renames one of the caller's passkeys. Errors: UNAUTHORIZED, PASSKEY_NOT_FOUND,
-   * PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   renamePasskey: handleUnaryCall<RenamePasskeyRequest, RenamePasskeyResponse>;
   /**
    * DeletePasskey deletes one of the caller's passkeys, unless it is the caller's last way to sign in
    * (checked and deleted at once). Errors: UNAUTHORIZED, PASSKEY_NOT_FOUND,
-   * YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN, PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   deletePasskey: handleUnaryCall<DeletePasskeyRequest, DeletePasskeyResponse>;
 }
@@ -2223,7 +2223,7 @@ export interface PasskeyServiceServer extends UntypedServiceImplementation {
 export interface PasskeyServiceClient extends Client1 {
   /**
    * StartPasskeyRegistration answers registration options for the caller, whose session must be fresh.
-   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * Errors: UNAUTHORIZED (no caller), SESSION_IS_NOT_FRESH, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   startPasskeyRegistration(
     request: StartPasskeyRegistrationRequest,
@@ -2244,7 +2244,7 @@ export interface PasskeyServiceClient extends Client1 {
    * FinishPasskeyRegistration checks the authenticator's answer to the caller's registration (the same
    * session's) and stores the passkey. Errors: UNAUTHORIZED, CHALLENGE_NOT_FOUND,
    * YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY, FAILED_TO_VERIFY_REGISTRATION, PREVIOUSLY_REGISTERED,
-   * PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   finishPasskeyRegistration(
     request: FinishPasskeyRegistrationRequest,
@@ -2338,7 +2338,7 @@ export interface PasskeyServiceClient extends Client1 {
   ): ClientUnaryCall;
   /**
    * RenamePasskey renames one of the caller's passkeys. Errors: UNAUTHORIZED, PASSKEY_NOT_FOUND,
-   * PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   renamePasskey(
     request: RenamePasskeyRequest,
@@ -2358,7 +2358,7 @@ export interface PasskeyServiceClient extends Client1 {
   /**
    * DeletePasskey deletes one of the caller's passkeys, unless it is the caller's last way to sign in
    * (checked and deleted at once). Errors: UNAUTHORIZED, PASSKEY_NOT_FOUND,
-   * YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN, PASSKEYS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
+   * YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN, SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING.
    */
   deletePasskey(
     request: DeletePasskeyRequest,
