@@ -293,6 +293,8 @@ describe("real answers conform to GET /openapi.json", () => {
     const anonymous = browser();
     expect((await anonymous.get("/passkey/generate-authenticate-options?probe=%00")).status).toBe(400);
     expect((await anonymous.post("/passkey/verify-authentication", { response: { id: "x" } })).status).toBe(400);
+    expect((await anonymous.post("/passkey/generate-authenticate-options", { email: 5 })).status).toBe(400);
+    expect((await anonymous.post("/passkey/generate-authenticate-options", { email })).status).toBe(200);
     const auth = await anonymous.get("/passkey/generate-authenticate-options");
     expect(auth.status).toBe(200);
     expect((await anonymous.post("/passkey/verify-authentication", { response: device.get(auth.body) })).status).toBe(200);

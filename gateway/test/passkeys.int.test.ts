@@ -309,6 +309,22 @@ describe(`passkey ceremonies under attack, over plain HTTP (${backendLabel()})`,
     expect((await user.c.get("/passkey/list-user-passkeys")).body).toEqual([passkey]);
   });
 
+  it("better-auth 1.1's options request (a POST naming an email) signs in too, and names nobody's passkeys", async () => {
+    const user = await aUser(platform);
+    const device = authenticator();
+    expect((await register(user.c, device)).status).toBe(200);
+    const c = platform.client();
+    const known = await c.post("/passkey/generate-authenticate-options", { email: user.email });
+    const unknown = await platform.client().post("/passkey/generate-authenticate-options", { email: "nobody@example.com" });
+    expect(known.status).toBe(200);
+    // The same shape for a known address and an unknown one: no credential list that tells them apart.
+    expect(Object.keys(known.body).sort()).toEqual(Object.keys(unknown.body).sort());
+    expect(known.body.allowCredentials ?? []).toEqual([]);
+    const res = await c.post("/passkey/verify-authentication", { response: device.get(known.body) });
+    expect(res.status).toBe(200);
+    expect((await c.get("/get-session")).body.session).toMatchObject({ userId: user.id, authMethod: "passkey" });
+  });
+
   it("refuses deleting the last passkey of a user with no other way to sign in", async () => {
     const user = await aUser(platform);
     const device = authenticator();

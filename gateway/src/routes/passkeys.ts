@@ -4,7 +4,7 @@
  * attempt token rides in an HttpOnly cookie from its options to its answer; identity keeps the challenge
  * (docs/adr/0059-passkeys.md).
  */
-import type { Request } from "express";
+import type { Request, Response } from "express";
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
 import { authEvents, countedSignIn, failureOutcome } from "@auth-platform/runtime/metrics";
@@ -46,6 +46,8 @@ export const verifyRegistrationBody = z.object({
 export const verifyAuthenticationBody = z.object({ response: authenticatorResponse });
 export const verifyTwoFactorPasskeyBody = z.object({ response: authenticatorResponse, trustDevice: z.boolean().nullish() });
 export const passkeyIdBody = z.object({ id: z.string().min(1).max(64) });
+/** better-auth 1.1's client POSTs its options request with an optional email, which is ignored: see below. */
+export const legacyAuthenticateOptionsBody = z.object({ email: z.string().max(320).nullish() }).nullish();
 export const updatePasskeyBody = z.object({ id: z.string().min(1).max(64), name: z.string().trim().min(1).max(255) });
 
 /** The ceremony's attempt token from the request's cookie, or CHALLENGE_NOT_FOUND. */
@@ -57,6 +59,17 @@ function ceremonyToken(req: Request, deps: RouteDeps): string {
 
 export function passkeyRoutes(deps: RouteDeps): Route[] {
   const passkeys = deps.clients.passkeys;
+  /**
+   * The caller's passkeys when signed in, the challenged user's during a two-factor sign-in (the signed
+   * two-factor cookie names them), else none: the browser offers its discoverable passkeys.
+   */
+  const authenticateOptions = async (req: Request, res: Response): Promise<z.infer<typeof passkeyAuthenticationOptionsSchema>> => {
+    const current = await deps.sessions.current(req);
+    const userId = current?.user.id ?? twoFactorCookie(req, deps.jar, deps.secret)?.userId;
+    const { ceremony } = await call(passkeys, passkeys.startPasskeyAuthentication, { userId: userId || undefined });
+    setPasskeyCookie(res, deps.jar, deps.secret, ceremony!);
+    return JSON.parse(ceremony!.optionsJson);
+  };
   return [
     defineRoute(
       {
@@ -117,15 +130,19 @@ export function passkeyRoutes(deps: RouteDeps): Route[] {
         summary: "Options to sign in with a passkey (or answer a two-factor challenge with one)",
         response: passkeyAuthenticationOptionsSchema,
       },
-      async ({ req, res, json }) => {
-        // The caller's passkeys when signed in, the challenged user's during a two-factor sign-in (the signed
-        // two-factor cookie names them), else none: the browser offers its discoverable passkeys.
-        const current = await deps.sessions.current(req);
-        const userId = current?.user.id ?? twoFactorCookie(req, deps.jar, deps.secret)?.userId;
-        const { ceremony } = await call(passkeys, passkeys.startPasskeyAuthentication, { userId: userId || undefined });
-        setPasskeyCookie(res, deps.jar, deps.secret, ceremony!);
-        json(JSON.parse(ceremony!.optionsJson));
+      async ({ req, res, json }) => json(await authenticateOptions(req, res)),
+    ),
+    defineRoute(
+      {
+        method: "post",
+        path: "/passkey/generate-authenticate-options",
+        tag: "Passkeys",
+        summary: "The same options, as better-auth 1.1's client asks for them (its email is ignored)",
+        body: legacyAuthenticateOptionsBody,
+        response: passkeyAuthenticationOptionsSchema,
       },
+      // Never the email's passkeys: the answer would tell who has one. The browser offers its discoverable ones.
+      async ({ req, res, json }) => json(await authenticateOptions(req, res)),
     ),
     defineRoute(
       {
