@@ -25,6 +25,7 @@ import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { grpcTlsFromEnv } from "@auth-platform/runtime/grpc-transport";
 import { call } from "@auth-platform/runtime/rpc";
+import { eventually } from "../testing/eventually.js";
 import { freePorts } from "../testing/ports.js";
 import { killAllNow, startChild, stopAll } from "./processes.js";
 import { bestThreshold, categoricalAccuracy, heldOutAccuracy, median } from "./separation.js";
@@ -152,13 +153,11 @@ async function post(baseURL: string, path: string, body: unknown, signedIn = fal
  * requests in the order they were asked: every earlier one is done then).
  */
 async function untilMailed(baseURL: string, to: string, template: string): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
+  await eventually(async () => {
     const res = await fetch(`${baseURL}/dev/outbox?to=${encodeURIComponent(to)}`);
     const { messages } = (await res.json()) as { messages: Array<{ template: string }> };
-    if (messages.some((m) => m.template === template)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${template} mail to ${to}`);
+    if (!messages.some((m) => m.template === template)) throw new Error(`no ${template} mail to ${to}`);
+  }, 10_000);
 }
 
 /** known × n and unknown × n, shuffled (Fisher-Yates). */
