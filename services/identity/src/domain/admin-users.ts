@@ -21,6 +21,7 @@ import { removeUser as removeUserAndSessions } from "./delete-user.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { Registry } from "./ports.js";
 import { checkExtraFields, checkPasswordLength, normaliseEmail } from "./validation.js";
+import { newUser } from "./new-user.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "now" | "passwords">;
 
@@ -168,23 +169,7 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
   const extraFields = checkExtraFields(input.extraFields, deps.config.userFields);
   if (await deps.store.findUserByEmail(email)) throw new AuthError("USER_ALREADY_EXISTS");
   const now = deps.now();
-  const user: UserRecord = {
-    id: newId(),
-    name: input.name,
-    email,
-    emailVerified: false,
-    image: null,
-    createdAt: now,
-    updatedAt: now,
-    username: null,
-    displayUsername: null,
-    role,
-    banned: false,
-    banReason: null,
-    banExpires: null,
-    extraFields,
-    twoFactorEnabled: false,
-  };
+  const user = newUser(now, { name: input.name, email, emailVerified: false, image: null, role, extraFields });
   if (input.password === undefined) return deps.store.createUserWithAccount(user, null);
   const hash = await deps.passwords.hash(input.password, input.deadline);
   return deps.store.createUserWithAccount(user, {

@@ -22,6 +22,7 @@ import { codeHash, codeHashCandidates } from "./secret-box.js";
 import { newOtp } from "./two-factor-codes.js";
 import { checkImage, checkName, checkPasswordLength, normaliseEmail } from "./validation.js";
 import { admitUser, clearExpiredBan } from "./bans.js";
+import { newUser } from "./new-user.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log">;
 
@@ -163,24 +164,7 @@ async function signInByMail(
 }
 
 async function createMailUser(deps: Deps, email: string, profile: { name?: string; image?: string }): Promise<{ user: UserRecord; isNewUser: boolean }> {
-  const now = deps.now();
-  const user: UserRecord = {
-    id: newId(),
-    name: profile.name ?? "",
-    email,
-    emailVerified: true,
-    image: profile.image ?? null,
-    createdAt: now,
-    updatedAt: now,
-    username: null,
-    displayUsername: null,
-    role: deps.config.defaultRole,
-    banned: false,
-    banReason: null,
-    banExpires: null,
-    extraFields: {},
-    twoFactorEnabled: false,
-  };
+  const user = newUser(deps.now(), { name: profile.name ?? "", email, emailVerified: true, image: profile.image ?? null, role: deps.config.defaultRole });
   try {
     // No account: the user signs in by mail until they set a password or link a provider.
     return { user: await deps.store.createUserWithAccount(user, null), isNewUser: true };

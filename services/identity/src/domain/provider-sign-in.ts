@@ -14,6 +14,7 @@ import type { ClientInfo, Registry } from "./ports.js";
 import type { ProviderTokenVault } from "./provider-token-vault.js";
 import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
 import { normaliseEmail, providerImage } from "./validation.js";
+import { newUser } from "./new-user.js";
 
 type Deps = Pick<Registry, "config" | "store" | "sessions" | "organizations" | "mail" | "now" | "log"> & { providerTokens: ProviderTokenVault };
 
@@ -105,24 +106,13 @@ export async function userForProvider(deps: Deps, input: ProviderSignInInput, re
       await store.createAccount(newAccount(deps, existing.id, profile));
       return { user: existing, isNewUser: false };
     }
-    const now = deps.now();
-    const user: UserRecord = {
-      id: newId(),
+    const user = newUser(deps.now(), {
       name: profile.name || email.split("@")[0]!,
       email,
       emailVerified: profile.emailVerified,
       image: providerImage(profile.image),
-      createdAt: now,
-      updatedAt: now,
-      username: null,
-      displayUsername: null,
       role: deps.config.defaultRole,
-      banned: false,
-      banReason: null,
-      banExpires: null,
-      extraFields: {},
-      twoFactorEnabled: false,
-    };
+    });
     await store.createUserWithAccount(user, newAccount(deps, user.id, profile));
     return { user, isNewUser: true };
   } catch (error) {

@@ -8,6 +8,7 @@ import type { ClientInfo, Registry } from "./ports.js";
 import { openSession } from "./open-session.js";
 import { checkExtraFields, checkImage, checkName, checkPasswordLength, normaliseEmail, normaliseUsername } from "./validation.js";
 import { runMailRequest } from "./mail-request-worker.js";
+import { newUser } from "./new-user.js";
 
 export interface SignUpInput {
   name: string;
@@ -45,24 +46,17 @@ export async function signUpEmail(
   if (username && (await store.findUserByUsername(username))) throw new AuthError("USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER");
 
   const now = deps.now();
-  const user: UserRecord = {
-    id: newId(),
+  const user = newUser(now, {
     name: input.name,
     email,
     emailVerified: false,
     image,
-    createdAt: now,
-    updatedAt: now,
     username,
     displayUsername: username ? (input.displayUsername ?? input.username ?? null) : null,
     // Set by configuration only: sign-up never reads a role (or any admin field) from the request.
     role: config.defaultRole,
-    banned: false,
-    twoFactorEnabled: false,
-    banReason: null,
-    banExpires: null,
     extraFields,
-  };
+  });
   const passwordHash = await deps.passwords.hash(input.password, input.deadline);
   const verification = config.emailVerification;
   // The verification mail is queued with the user (one transaction) and sent right after: with the
