@@ -61,26 +61,11 @@ export const linkSocialBody = z.object({
   scopes,
 });
 
-/** POST /sign-in/oauth2: the generic OAuth plugin's client names the provider `providerId` (docs/http-api/social.md). */
-export const signInOAuth2Body = z.object({
-  providerId: provider,
-  callbackURL: z.string().nullish(),
-  newUserCallbackURL: z.string().nullish(),
-  errorCallbackURL: z.string().nullish(),
-  disableRedirect: z.boolean().nullish(),
-  requestSignUp: z.boolean().nullish(),
-  loginHint: z.string().max(255).nullish(),
-  scopes,
-});
+/** POST /sign-in/oauth2: /sign-in/social as the generic OAuth plugin's client sends it, the provider named `providerId` (docs/http-api/social.md). */
+export const signInOAuth2Body = signInSocialBody.omit({ provider: true, idToken: true }).extend({ providerId: provider });
 
 /** POST /oauth2/link: /link-social of the generic OAuth plugin's client. */
-export const linkOAuth2Body = z.object({
-  providerId: provider,
-  callbackURL: z.string().nullish(),
-  errorCallbackURL: z.string().nullish(),
-  disableRedirect: z.boolean().nullish(),
-  scopes,
-});
+export const linkOAuth2Body = linkSocialBody.omit({ provider: true }).extend({ providerId: provider });
 
 // What a provider sends back, in the query (GET) or a form (Apple's POST).
 export const callbackFields = z.looseObject({
