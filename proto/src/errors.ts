@@ -99,6 +99,18 @@ export const ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: e(S.PERMISSION_DENIED, 403, "you are not allowed to invite user with this role"),
   // The refusal of the member update permission: better-auth's own text.
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to update this member"),
+  // Teams (better-auth 1.7's codes and texts; docs/organizations.md#teams).
+  TEAM_NOT_FOUND: e(S.NOT_FOUND, 400, "Team not found"),
+  TEAM_ALREADY_EXISTS: e(S.ALREADY_EXISTS, 400, "Team already exists"),
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not allowed to create teams in this organization"),
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM: e(S.PERMISSION_DENIED, 403, "You are not allowed to update this team"),
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM: e(S.PERMISSION_DENIED, 403, "You are not allowed to delete this team"),
+  YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS: e(S.RESOURCE_EXHAUSTED, 403, "You have reached the maximum number of teams"),
+  TEAM_MEMBER_LIMIT_REACHED: e(S.RESOURCE_EXHAUSTED, 403, "Team member limit reached"),
+  USER_IS_NOT_A_MEMBER_OF_THE_TEAM: e(S.PERMISSION_DENIED, 403, "User is not a member of the team"),
+  YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM: e(S.PERMISSION_DENIED, 403, "You are not allowed to list the members of this team"),
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a new member"),
+  YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to remove a team member"),
 
   // Admin
   YOU_CANNOT_BAN_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot ban yourself"),
@@ -198,7 +210,12 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Codes a better-auth client compares that its message does not give (codeOf): kept as the client names them. */
-export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set(["BANNED_USER"]);
+export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set([
+  "BANNED_USER",
+  // better-auth 1.7 names these team refusals apart from their texts.
+  "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER",
+  "YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM",
+]);
 
 /** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */
 export type ErrorFields = Readonly<Record<string, string | null>>;

@@ -66,3 +66,31 @@ export const InvitationMailEntity = defineEntity({
 });
 
 export type InvitationMailRow = InstanceType<typeof InvitationMailEntity.class>;
+
+export const TeamEntity = defineEntity({
+  name: "Team",
+  tableName: "team",
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    name: p.string(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type TeamRow = InstanceType<typeof TeamEntity.class>;
+
+export const TeamMemberEntity = defineEntity({
+  name: "TeamMember",
+  tableName: "team_member",
+  properties: {
+    id: p.string().primary(),
+    teamId: p.string(),
+    organizationId: p.string(),
+    userId: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type TeamMemberRow = InstanceType<typeof TeamMemberEntity.class>;

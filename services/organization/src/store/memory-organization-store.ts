@@ -1,7 +1,17 @@
 /** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { rolesOf } from "../domain/roles.js";
-import type { ActorCheck, InvitationMailRecord, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type {
+  ActorCheck,
+  InvitationMailRecord,
+  InvitationRecord,
+  MemberRecord,
+  NewInvitationMail,
+  OrganizationRecord,
+  OrganizationStore,
+  TeamMemberRecord,
+  TeamRecord,
+} from "./organization-store.js";
 
 const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -10,6 +20,19 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   const members = new Map<string, MemberRecord>();
   const invitations = new Map<string, InvitationRecord>();
   const mails = new Map<string, InvitationMailRecord>();
+  const teams = new Map<string, TeamRecord>();
+  const places = new Map<string, TeamMemberRecord>();
+  const teamsOf = (organizationId: string) => [...teams.values()].filter((t) => t.organizationId === organizationId);
+  const dropPlaces = (match: (p: TeamMemberRecord) => boolean) => {
+    for (const p of [...places.values()]) if (match(p)) places.delete(p.id);
+  };
+  const dropOrganization = (id: string) => {
+    for (const i of [...invitations.values()]) if (i.organizationId === id) invitations.delete(i.id);
+    for (const t of teamsOf(id)) teams.delete(t.id);
+    dropPlaces((p) => p.organizationId === id);
+    organizations.delete(id);
+  };
+  const nameTaken = (organizationId: string, name: string, except?: string) => teamsOf(organizationId).some((t) => t.name === name && t.id !== except);
   const copyMail = (m: InvitationMailRecord): InvitationMailRecord => ({ ...m, variables: { ...m.variables } });
   const queueMail = (mail: NewInvitationMail | undefined) => {
     if (mail) mails.set(mail.id, copyMail({ ...mail, attempts: 0, leaseUntil: null }));
@@ -69,8 +92,8 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (!organizations.has(id)) return false;
       checkActor(id, actor);
       for (const m of membersOf(id)) members.delete(m.id);
-      for (const i of [...invitations.values()]) if (i.organizationId === id) invitations.delete(i.id);
-      return organizations.delete(id);
+      dropOrganization(id);
+      return true;
     },
     async listOrganizationsOfUser(userId) {
       return [...members.values()]
@@ -125,16 +148,17 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (!found) return false;
       checkActor(found.organizationId, actor, found);
       keepOne(found, keepRole);
+      dropPlaces((p) => p.organizationId === found.organizationId && p.userId === found.userId);
       return members.delete(id);
     },
     async removeUser(userId, ownerRole, successorRole) {
       const mine = [...members.values()].filter((m) => m.userId === userId);
       for (const m of mine) {
         members.delete(m.id);
+        dropPlaces((p) => p.organizationId === m.organizationId && p.userId === userId);
         const rest = membersOf(m.organizationId).sort(byAge);
         if (!rest.length) {
-          organizations.delete(m.organizationId);
-          for (const i of [...invitations.values()]) if (i.organizationId === m.organizationId) invitations.delete(i.id);
+          dropOrganization(m.organizationId);
         } else if (rolesOf(m.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
           (rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!).role = ownerRole;
         }
@@ -198,6 +222,82 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       const found = invitations.get(id);
       if (found?.status === "accepted") found.status = "pending";
     },
+    async createTeam(team, limit, actor) {
+      checkActor(team.organizationId, actor);
+      if (nameTaken(team.organizationId, team.name)) throw new AuthError("TEAM_ALREADY_EXISTS");
+      if (limit > 0 && teamsOf(team.organizationId).length >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS");
+      teams.set(team.id, copy(team));
+    },
+    async findTeam(id) {
+      const found = teams.get(id);
+      return found ? copy(found) : null;
+    },
+    async findTeamByName(organizationId, name) {
+      const found = teamsOf(organizationId).find((t) => t.name === name);
+      return found ? copy(found) : null;
+    },
+    async listTeams(organizationId) {
+      return teamsOf(organizationId).sort(byAge).map(copy);
+    },
+    async countTeams(organizationId) {
+      return teamsOf(organizationId).length;
+    },
+    async renameTeam(id, name, updatedAt, actor) {
+      const found = teams.get(id);
+      if (!found) return null;
+      checkActor(found.organizationId, actor);
+      if (nameTaken(found.organizationId, name, id)) throw new AuthError("TEAM_ALREADY_EXISTS");
+      Object.assign(found, { name, updatedAt });
+      return copy(found);
+    },
+    async deleteTeam(id, actor) {
+      const found = teams.get(id);
+      if (!found) return false;
+      checkActor(found.organizationId, actor);
+      dropPlaces((p) => p.teamId === id);
+      return teams.delete(id);
+    },
+    async listTeamsOfUser(userId, organizationId) {
+      const mine = new Set([...places.values()].filter((p) => p.userId === userId).map((p) => p.teamId));
+      return [...teams.values()]
+        .filter((t) => mine.has(t.id) && (!organizationId || t.organizationId === organizationId))
+        .sort(byAge)
+        .map(copy);
+    },
+    async findTeamMember(teamId, userId) {
+      const found = [...places.values()].find((p) => p.teamId === teamId && p.userId === userId);
+      return found ? copy(found) : null;
+    },
+    async listTeamMembers(teamId) {
+      return [...places.values()]
+        .filter((p) => p.teamId === teamId)
+        .sort(byAge)
+        .map(copy);
+    },
+    async listTeamPlacesOfUser(organizationId, userId) {
+      return [...places.values()]
+        .filter((p) => p.organizationId === organizationId && p.userId === userId)
+        .sort(byAge)
+        .map(copy);
+    },
+    async addTeamMember(place, limit, actor) {
+      const team = teams.get(place.teamId);
+      if (!team || team.organizationId !== place.organizationId) throw new AuthError("TEAM_NOT_FOUND");
+      checkActor(team.organizationId, actor);
+      if (!membersOf(team.organizationId).some((m) => m.userId === place.userId)) throw new AuthError("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+      const held = [...places.values()].filter((p) => p.teamId === place.teamId);
+      const existing = held.find((p) => p.userId === place.userId);
+      if (existing) return copy(existing);
+      if (limit > 0 && held.length >= limit) throw new AuthError("TEAM_MEMBER_LIMIT_REACHED");
+      places.set(place.id, copy(place));
+      return copy(place);
+    },
+    async removeTeamMember(teamId, userId, actor) {
+      const found = [...places.values()].find((p) => p.teamId === teamId && p.userId === userId);
+      if (!found) return false;
+      checkActor(found.organizationId, actor);
+      return places.delete(found.id);
+    },
     async findDueInvitationMails(now, limit) {
       return [...mails.values()]
         .filter((m) => m.nextAttemptAt <= now && leaseFree(m, now))
@@ -226,6 +326,8 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       members.clear();
       invitations.clear();
       mails.clear();
+      teams.clear();
+      places.clear();
     },
   };
 }

@@ -88,9 +88,36 @@ class InvitationMailLanguage extends Migration {
   }
 }
 
+/** Teams and their members' places (docs/adr/0065-organization-teams.md). */
+class CreateTeams extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "team" (
+      "id" varchar(64) not null primary key,
+      "organization_id" varchar(64) not null,
+      "name" varchar(255) not null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz not null
+    )`);
+    // One team of a name per organization (SCIM finds a group's team by it); it also serves the listing.
+    this.addSql(`create unique index "team_organization_name_unique" on "team" ("organization_id", "name")`);
+    this.addSql(`create table "team_member" (
+      "id" varchar(64) not null primary key,
+      "team_id" varchar(64) not null,
+      "organization_id" varchar(64) not null,
+      "user_id" varchar(64) not null,
+      "created_at" timestamptz not null
+    )`);
+    this.addSql(`create unique index "team_member_team_user_unique" on "team_member" ("team_id", "user_id")`);
+    // A member's removal from the organization removes their places: one indexed delete.
+    this.addSql(`create index "team_member_organization_user_index" on "team_member" ("organization_id", "user_id")`);
+    this.addSql(`create index "team_member_user_index" on "team_member" ("user_id")`);
+  }
+}
+
 export const organizationMigrations = [
   { name: "0001-create-organization", class: CreateOrganization },
   { name: "0002-slug-lower-case", class: SlugLowerCase },
   { name: "0003-create-invitation-mail", class: CreateInvitationMail },
   { name: "0004-invitation-mail-language", class: InvitationMailLanguage },
+  { name: "0005-teams", class: CreateTeams },
 ];

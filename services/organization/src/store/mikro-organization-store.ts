@@ -13,6 +13,10 @@ import {
   type MemberRow,
   OrganizationEntity,
   type OrganizationRow,
+  TeamEntity,
+  TeamMemberEntity,
+  type TeamMemberRow,
+  type TeamRow,
 } from "./entities.js";
 import { organizationMigrations } from "./migrations.js";
 import type {
@@ -24,6 +28,8 @@ import type {
   NewInvitationMail,
   OrganizationRecord,
   OrganizationStore,
+  TeamMemberRecord,
+  TeamRecord,
 } from "./organization-store.js";
 
 function toOrganization(row: OrganizationRow): OrganizationRecord {
@@ -56,6 +62,26 @@ const toInvitation = (row: InvitationRow): InvitationRecord => ({
   createdAt: row.createdAt,
 });
 
+const toTeam = (row: TeamRow): TeamRecord => ({ id: row.id, organizationId: row.organizationId, name: row.name, createdAt: row.createdAt, updatedAt: row.updatedAt });
+
+const toTeamMember = (row: TeamMemberRow): TeamMemberRecord => ({
+  id: row.id,
+  teamId: row.teamId,
+  organizationId: row.organizationId,
+  userId: row.userId,
+  createdAt: row.createdAt,
+});
+
+const oldest = { createdAt: "asc", id: "asc" } as const;
+
+/** Deletes an organization's rows (its members are the caller's), in the caller's transaction. */
+async function dropOrganization(em: EntityManager, id: string): Promise<boolean> {
+  await em.nativeDelete(InvitationEntity, { organizationId: id });
+  await em.nativeDelete(TeamMemberEntity, { organizationId: id });
+  await em.nativeDelete(TeamEntity, { organizationId: id });
+  return (await em.nativeDelete(OrganizationEntity, { id })) > 0;
+}
+
 const toInvitationMail = (row: InvitationMailRow): InvitationMailRecord => ({
   id: row.id,
   invitationId: row.invitationId,
@@ -80,7 +106,7 @@ const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { 
 const metadataText = (metadata: Record<string, string>) => (Object.keys(metadata).length ? JSON.stringify(metadata) : null);
 
 /** Runs a write; a unique violation becomes the catalogue error given. */
-async function unique<T>(code: "ORGANIZATION_ALREADY_EXISTS" | "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", write: () => Promise<T>): Promise<T> {
+async function unique<T>(code: "ORGANIZATION_ALREADY_EXISTS" | "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION" | "TEAM_ALREADY_EXISTS", write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
@@ -129,7 +155,11 @@ async function holders(em: EntityManager, organizationId: string, role: string):
 }
 
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
-  const store = await openStore({ url, entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity], migrations: organizationMigrations });
+  const store = await openStore({
+    url,
+    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity],
+    migrations: organizationMigrations,
+  });
   const newest = { createdAt: "desc", id: "desc" } as const;
   const locked = lockedTransactions(store);
   return {
@@ -174,9 +204,8 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       return locked(id, async (em) => {
         if (!(await em.count(OrganizationEntity, { id }))) return false;
         await checkActor(em, id, actor);
-        await em.nativeDelete(InvitationEntity, { organizationId: id });
         await em.nativeDelete(MemberEntity, { organizationId: id });
-        return (await em.nativeDelete(OrganizationEntity, { id })) > 0;
+        return dropOrganization(em, id);
       });
     },
     async listOrganizationsOfUser(userId) {
@@ -235,6 +264,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         if (!row) return false;
         await checkActor(em, row.organizationId, actor, row);
         await keepOne(em, row, keepRole);
+        await em.nativeDelete(TeamMemberEntity, { organizationId: row.organizationId, userId: row.userId });
         return (await em.nativeDelete(MemberEntity, { id })) > 0;
       });
     },
@@ -246,10 +276,10 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           const row = await em.findOne(MemberEntity, { id: membership.id });
           if (!row) return;
           await em.nativeDelete(MemberEntity, { id: row.id });
+          await em.nativeDelete(TeamMemberEntity, { organizationId: row.organizationId, userId: row.userId });
           const rest = await em.find(MemberEntity, { organizationId: row.organizationId }, { orderBy: { createdAt: "asc", id: "asc" } });
           if (!rest.length) {
-            await em.nativeDelete(InvitationEntity, { organizationId: row.organizationId });
-            await em.nativeDelete(OrganizationEntity, { id: row.organizationId });
+            await dropOrganization(em, row.organizationId);
           } else if (rolesOf(row.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
             const successor = rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!;
             await em.nativeUpdate(MemberEntity, { id: successor.id }, { role: ownerRole });
@@ -315,6 +345,90 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       await store.em().transactional(async (em) => {
         await em.nativeDelete(MemberEntity, { id: memberId });
         await em.nativeUpdate(InvitationEntity, { id, status: "accepted" }, { status: "pending" });
+      });
+    },
+    async createTeam(team, limit, actor) {
+      await unique("TEAM_ALREADY_EXISTS", () =>
+        locked(team.organizationId, async (em) => {
+          await checkActor(em, team.organizationId, actor);
+          if (await em.count(TeamEntity, { organizationId: team.organizationId, name: team.name })) throw new AuthError("TEAM_ALREADY_EXISTS");
+          if (limit > 0 && (await em.count(TeamEntity, { organizationId: team.organizationId })) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS");
+          await em.insert(TeamEntity, team);
+        }),
+      );
+    },
+    async findTeam(id) {
+      const row = await store.em().findOne(TeamEntity, { id });
+      return row ? toTeam(row) : null;
+    },
+    async findTeamByName(organizationId, name) {
+      const row = await store.em().findOne(TeamEntity, { organizationId, name });
+      return row ? toTeam(row) : null;
+    },
+    async listTeams(organizationId) {
+      return (await store.em().find(TeamEntity, { organizationId }, { orderBy: oldest })).map(toTeam);
+    },
+    countTeams: (organizationId) => store.em().count(TeamEntity, { organizationId }),
+    async renameTeam(id, name, updatedAt, actor) {
+      const team = await store.em().findOne(TeamEntity, { id });
+      if (!team) return null;
+      return unique("TEAM_ALREADY_EXISTS", () =>
+        locked(team.organizationId, async (em) => {
+          const row = await em.findOne(TeamEntity, { id });
+          if (!row) return null;
+          await checkActor(em, row.organizationId, actor);
+          if (await em.count(TeamEntity, { organizationId: row.organizationId, name, id: { $ne: id } })) throw new AuthError("TEAM_ALREADY_EXISTS");
+          await em.nativeUpdate(TeamEntity, { id }, { name, updatedAt });
+          return toTeam({ ...row, name, updatedAt });
+        }),
+      );
+    },
+    async deleteTeam(id, actor) {
+      const team = await store.em().findOne(TeamEntity, { id });
+      if (!team) return false;
+      return locked(team.organizationId, async (em) => {
+        await checkActor(em, team.organizationId, actor);
+        await em.nativeDelete(TeamMemberEntity, { teamId: id });
+        return (await em.nativeDelete(TeamEntity, { id })) > 0;
+      });
+    },
+    async listTeamsOfUser(userId, organizationId) {
+      const em = store.em();
+      const mine = await em.find(TeamMemberEntity, { userId, ...(organizationId ? { organizationId } : {}) });
+      if (!mine.length) return [];
+      return (await em.find(TeamEntity, { id: { $in: mine.map((p) => p.teamId) } }, { orderBy: oldest })).map(toTeam);
+    },
+    async findTeamMember(teamId, userId) {
+      const row = await store.em().findOne(TeamMemberEntity, { teamId, userId });
+      return row ? toTeamMember(row) : null;
+    },
+    async listTeamMembers(teamId) {
+      return (await store.em().find(TeamMemberEntity, { teamId }, { orderBy: oldest })).map(toTeamMember);
+    },
+    async listTeamPlacesOfUser(organizationId, userId) {
+      return (await store.em().find(TeamMemberEntity, { organizationId, userId }, { orderBy: oldest })).map(toTeamMember);
+    },
+    async addTeamMember(place, limit, actor) {
+      // Under the organization's lock, where members are removed: a place is never given to a member whose
+      // removal (which removes their places) committed first.
+      return locked(place.organizationId, async (em) => {
+        const team = await em.findOne(TeamEntity, { id: place.teamId });
+        if (!team || team.organizationId !== place.organizationId) throw new AuthError("TEAM_NOT_FOUND");
+        await checkActor(em, team.organizationId, actor);
+        if (!(await em.count(MemberEntity, { organizationId: team.organizationId, userId: place.userId }))) throw new AuthError("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+        const existing = await em.findOne(TeamMemberEntity, { teamId: place.teamId, userId: place.userId });
+        if (existing) return toTeamMember(existing);
+        if (limit > 0 && (await em.count(TeamMemberEntity, { teamId: place.teamId })) >= limit) throw new AuthError("TEAM_MEMBER_LIMIT_REACHED");
+        await em.insert(TeamMemberEntity, place);
+        return place;
+      });
+    },
+    async removeTeamMember(teamId, userId, actor) {
+      const place = await store.em().findOne(TeamMemberEntity, { teamId, userId });
+      if (!place) return false;
+      return locked(place.organizationId, async (em) => {
+        await checkActor(em, place.organizationId, actor);
+        return (await em.nativeDelete(TeamMemberEntity, { teamId, userId })) > 0;
       });
     },
     async findDueInvitationMails(now, limit) {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import type { ActorCheck, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import type { ActorCheck, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore, TeamMemberRecord, TeamRecord } from "./organization-store.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
 const T0 = Date.UTC(2030, 0, 1, 2, 3, 4, 567);
@@ -29,6 +29,14 @@ export function anInvitation(organizationId: string, overrides: Partial<Invitati
     createdAt: at(0),
     ...overrides,
   };
+}
+
+export function aTeam(organizationId: string, overrides: Partial<TeamRecord> = {}): TeamRecord {
+  return { id: newId(), organizationId, name: `Team ${newId()}`, createdAt: at(0), updatedAt: at(0), ...overrides };
+}
+
+export function aPlace(team: TeamRecord, userId: string, overrides: Partial<TeamMemberRecord> = {}): TeamMemberRecord {
+  return { id: newId(), teamId: team.id, organizationId: team.organizationId, userId, createdAt: at(0), ...overrides };
 }
 
 export function aMail(invitation: InvitationRecord, overrides: Partial<InvitationRecord> = {}): NewInvitationMail {
@@ -499,6 +507,161 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
         expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
         for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
         expect((await store.listInvitations(organization.id, true)).filter((i) => i.email === email)).toHaveLength(1);
+      });
+    });
+
+    describe("teams", () => {
+      async function teamOf(organizationId: string, overrides: Partial<TeamRecord> = {}) {
+        const team = aTeam(organizationId, overrides);
+        await store.createTeam(team, 0);
+        return team;
+      }
+
+      it("creates, finds, lists, renames and deletes teams, every field intact", async () => {
+        const { organization } = await created();
+        const first = await teamOf(organization.id, { name: "Engines", createdAt: at(1) });
+        const second = await teamOf(organization.id, { name: "Looms", createdAt: at(2) });
+        expect(await store.findTeam(first.id)).toEqual(first);
+        expect(await store.findTeamByName(organization.id, "Looms")).toEqual(second);
+        expect(await store.findTeamByName(organization.id, "looms")).toBeNull();
+        expect(await store.findTeamByName((await created()).organization.id, "Looms")).toBeNull();
+        expect(await store.listTeams(organization.id)).toEqual([first, second]);
+        expect(await store.countTeams(organization.id)).toBe(2);
+        const renamed = await store.renameTeam(first.id, "Mills", at(5));
+        expect(renamed).toEqual({ ...first, name: "Mills", updatedAt: at(5) });
+        expect(await store.findTeam(first.id)).toEqual(renamed);
+        expect(await store.renameTeam(newId(), "x", at(5))).toBeNull();
+        expect(await store.deleteTeam(second.id)).toBe(true);
+        expect(await store.deleteTeam(second.id)).toBe(false);
+        expect(await store.listTeams(organization.id)).toEqual([renamed]);
+      });
+
+      it("refuses a second team of one name in an organization, on create and on rename; other organizations may have it", async () => {
+        const { organization } = await created();
+        const team = await teamOf(organization.id, { name: "Engines" });
+        expect(await errorCode(store.createTeam(aTeam(organization.id, { name: "Engines" }), 0))).toBe("TEAM_ALREADY_EXISTS");
+        const other = await teamOf(organization.id, { name: "Looms" });
+        expect(await errorCode(store.renameTeam(other.id, "Engines", at(1)))).toBe("TEAM_ALREADY_EXISTS");
+        expect(await store.renameTeam(team.id, "Engines", at(1))).toMatchObject({ name: "Engines" });
+        await teamOf((await created()).organization.id, { name: "Engines" });
+      });
+
+      it("keeps the teams limit, also under concurrent creates", async () => {
+        const { organization } = await created();
+        const results = await Promise.allSettled(Array.from({ length: 6 }, () => store.createTeam(aTeam(organization.id), 2)));
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
+        for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS");
+        expect(await store.countTeams(organization.id)).toBe(2);
+      });
+
+      it("gives members places in teams once, refusing non-members, other organizations' teams and full teams", async () => {
+        const { organization, owner } = await created();
+        const member = aMember(organization.id, { createdAt: at(1) });
+        await store.addMember(member);
+        const team = await teamOf(organization.id);
+        const place = aPlace(team, owner.userId);
+        expect(await store.addTeamMember(place, 2)).toEqual(place);
+        expect(await store.addTeamMember(aPlace(team, owner.userId), 2)).toEqual(place);
+        expect(await errorCode(store.addTeamMember(aPlace(team, newId()), 2))).toBe("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+        const { organization: elsewhere } = await created();
+        expect(await errorCode(store.addTeamMember({ ...aPlace(team, owner.userId), organizationId: elsewhere.id }, 0))).toBe("TEAM_NOT_FOUND");
+        expect(await errorCode(store.addTeamMember(aPlace(aTeam(organization.id), owner.userId), 0))).toBe("TEAM_NOT_FOUND");
+        const second = aPlace(team, member.userId, { createdAt: at(2) });
+        await store.addTeamMember(second, 2);
+        const third = aMember(organization.id);
+        await store.addMember(third);
+        expect(await errorCode(store.addTeamMember(aPlace(team, third.userId), 2))).toBe("TEAM_MEMBER_LIMIT_REACHED");
+        expect(await store.listTeamMembers(team.id)).toEqual([place, second]);
+        expect(await store.findTeamMember(team.id, member.userId)).toEqual(second);
+        expect(await store.listTeamPlacesOfUser(organization.id, member.userId)).toEqual([second]);
+        expect(await store.listTeamsOfUser(member.userId)).toEqual([team]);
+        expect(await store.listTeamsOfUser(member.userId, elsewhere.id)).toEqual([]);
+        expect(await store.removeTeamMember(team.id, member.userId)).toBe(true);
+        expect(await store.removeTeamMember(team.id, member.userId)).toBe(false);
+        expect(await store.findTeamMember(team.id, member.userId)).toBeNull();
+      });
+
+      it("concurrent places in one team do not pass the limit", async () => {
+        const { organization } = await created();
+        const team = await teamOf(organization.id);
+        const users = Array.from({ length: 6 }, () => aMember(organization.id));
+        for (const m of users) await store.addMember(m);
+        const results = await Promise.allSettled(users.map((m) => store.addTeamMember(aPlace(team, m.userId), 3)));
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
+        expect(await store.listTeamMembers(team.id)).toHaveLength(3);
+      });
+
+      it("a member's removal, the user's deletion and the organization's deletion take their places (and teams) with them", async () => {
+        const { organization, owner } = await created();
+        const member = aMember(organization.id);
+        await store.addMember(member);
+        const team = await teamOf(organization.id);
+        const other = await teamOf(organization.id);
+        for (const t of [team, other]) {
+          await store.addTeamMember(aPlace(t, owner.userId), 0);
+          await store.addTeamMember(aPlace(t, member.userId), 0);
+        }
+        expect(await store.deleteMember(member.id)).toBe(true);
+        expect(await store.listTeamPlacesOfUser(organization.id, member.userId)).toEqual([]);
+        expect((await store.listTeamMembers(team.id)).map((p) => p.userId)).toEqual([owner.userId]);
+        // Deleting a team takes its places only.
+        expect(await store.deleteTeam(other.id)).toBe(true);
+        expect(await store.listTeamsOfUser(owner.userId)).toEqual([team]);
+        // The last member's deletion deletes the organization with its teams.
+        await store.removeUser(owner.userId, "owner", "admin");
+        expect(await store.findOrganization(organization.id)).toBeNull();
+        expect(await store.findTeam(team.id)).toBeNull();
+        expect(await store.listTeamMembers(team.id)).toEqual([]);
+        // And deleteOrganization does the same.
+        const { organization: second, owner: secondOwner } = await created();
+        const kept = await teamOf(second.id);
+        await store.addTeamMember(aPlace(kept, secondOwner.userId), 0);
+        expect(await store.deleteOrganization(second.id)).toBe(true);
+        expect(await store.findTeam(kept.id)).toBeNull();
+        expect(await store.listTeamsOfUser(secondOwner.userId)).toEqual([]);
+      });
+
+      it("a user deleted from one of several organizations keeps no place anywhere, the others' teams stay", async () => {
+        const { organization, owner } = await created();
+        const leaving = aMember(organization.id);
+        await store.addMember(leaving);
+        const team = await teamOf(organization.id);
+        await store.addTeamMember(aPlace(team, leaving.userId), 0);
+        await store.addTeamMember(aPlace(team, owner.userId), 0);
+        await store.removeUser(leaving.userId, "owner", "admin");
+        expect(await store.listTeamsOfUser(leaving.userId)).toEqual([]);
+        expect((await store.listTeamMembers(team.id)).map((p) => p.userId)).toEqual([owner.userId]);
+      });
+
+      it("a place given while the member is removed is never left behind", async () => {
+        for (let i = 0; i < 5; i++) {
+          const { organization } = await created();
+          const member = aMember(organization.id);
+          await store.addMember(member);
+          const team = await teamOf(organization.id);
+          await Promise.allSettled([store.addTeamMember(aPlace(team, member.userId), 0), store.deleteMember(member.id)]);
+          expect(await store.findMember(organization.id, member.userId)).toBeNull();
+          expect(await store.findTeamMember(team.id, member.userId)).toBeNull();
+        }
+      });
+
+      it("checks the actor under the organization's lock for every team change", async () => {
+        const { organization, owner } = await created();
+        const refuse: ActorCheck = {
+          userId: owner.userId,
+          check() {
+            throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
+          },
+        };
+        const team = await teamOf(organization.id);
+        await store.addTeamMember(aPlace(team, owner.userId), 0);
+        expect(await errorCode(store.createTeam(aTeam(organization.id), 0, refuse))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
+        expect(await errorCode(store.renameTeam(team.id, "x", at(1), refuse))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
+        expect(await errorCode(store.deleteTeam(team.id, refuse))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
+        expect(await errorCode(store.removeTeamMember(team.id, owner.userId, refuse))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
+        expect(await errorCode(store.addTeamMember(aPlace(team, newId()), 0, refuse))).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
+        expect(await store.listTeams(organization.id)).toEqual([team]);
+        expect(await store.listTeamMembers(team.id)).toHaveLength(1);
       });
     });
   });

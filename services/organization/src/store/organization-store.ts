@@ -1,4 +1,4 @@
-/** The organization store port: organizations, members and invitations. */
+/** The organization store port: organizations, members, invitations and teams. */
 import type { Language } from "@auth-platform/runtime/language";
 
 export interface OrganizationRecord {
@@ -15,6 +15,26 @@ export interface MemberRecord {
   organizationId: string;
   userId: string;
   role: string;
+  createdAt: Date;
+}
+
+/** A team: a named group of an organization's members (docs/organizations.md#teams). */
+export interface TeamRecord {
+  id: string;
+  organizationId: string;
+  /** Unique within the organization, as given (trimmed). */
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One member's place in one team. */
+export interface TeamMemberRecord {
+  id: string;
+  teamId: string;
+  /** The team's organization, kept on the row so a member's removal from it removes their teams in one statement. */
+  organizationId: string;
+  userId: string;
   createdAt: Date;
 }
 
@@ -104,7 +124,7 @@ export interface OrganizationStore {
   findOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
   /** Applies a patch; null when the organization is gone. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
   updateOrganization(id: string, patch: OrganizationPatch, actor?: ActorCheck): Promise<OrganizationRecord | null>;
-  /** Deletes an organization with its members and invitations, atomically; false when it was already gone. */
+  /** Deletes an organization with its members, invitations and teams, atomically; false when it was already gone. */
   deleteOrganization(id: string, actor?: ActorCheck): Promise<boolean>;
   /** The organizations the user is a member of, oldest membership first. */
   listOrganizationsOfUser(userId: string): Promise<OrganizationRecord[]>;
@@ -124,13 +144,17 @@ export interface OrganizationStore {
    * two owners demoting each other leave one (`keepRole`).
    */
   updateMemberRole(id: string, role: string, rules?: MemberChangeRules): Promise<MemberRecord | null>;
-  /** Deletes a member; false when it was already gone. `rules` as for updateMemberRole. */
+  /**
+   * Deletes a member and, in the same transaction, their places in the organization's teams; false when it
+   * was already gone. `rules` as for updateMemberRole.
+   */
   deleteMember(id: string, rules?: MemberChangeRules): Promise<boolean>;
   /**
    * Removes every membership of a user and cancels the pending invitations they sent; answers the
    * organizations they were a member of. Where the user was the last member holding `ownerRole`, the
    * role passes to the oldest remaining member whose role includes `successorRole`, else to the oldest
-   * remaining member; an organization left with no member is deleted with its invitations. Idempotent.
+   * remaining member; an organization left with no member is deleted with its invitations and teams. The
+   * user's places in teams go with each membership, in its transaction. Idempotent.
    */
   removeUser(userId: string, ownerRole: string, successorRole: string): Promise<string[]>;
 
@@ -169,6 +193,40 @@ export interface OrganizationStore {
    * pending again, atomically (a member or an invitation already gone or changed is left as it is).
    */
   reopenInvitation(id: string, memberId: string): Promise<void>;
+
+  /**
+   * Creates a team, under the organization's lock: a team of the same name there raises TEAM_ALREADY_EXISTS,
+   * and `limit` (> 0) teams already there YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS. `actor` as for
+   * the member changes.
+   */
+  createTeam(team: TeamRecord, limit: number, actor?: ActorCheck): Promise<void>;
+  findTeam(id: string): Promise<TeamRecord | null>;
+  /** The organization's team with exactly this name, or null. */
+  findTeamByName(organizationId: string, name: string): Promise<TeamRecord | null>;
+  /** The organization's teams, oldest first (ties by id). */
+  listTeams(organizationId: string): Promise<TeamRecord[]>;
+  /** How many teams the organization has. */
+  countTeams(organizationId: string): Promise<number>;
+  /** Renames a team; null when it is gone. A name another team there has raises TEAM_ALREADY_EXISTS. */
+  renameTeam(id: string, name: string, updatedAt: Date, actor?: ActorCheck): Promise<TeamRecord | null>;
+  /** Deletes a team with its members' places, atomically; false when it was already gone. */
+  deleteTeam(id: string, actor?: ActorCheck): Promise<boolean>;
+  /** The teams the user has a place in (of one organization when given), oldest first. */
+  listTeamsOfUser(userId: string, organizationId?: string): Promise<TeamRecord[]>;
+  findTeamMember(teamId: string, userId: string): Promise<TeamMemberRecord | null>;
+  /** The team's members' places, oldest first (ties by id). */
+  listTeamMembers(teamId: string): Promise<TeamMemberRecord[]>;
+  /** The user's places in the organization's teams. */
+  listTeamPlacesOfUser(organizationId: string, userId: string): Promise<TeamMemberRecord[]>;
+  /**
+   * Gives a member a place in a team, under the organization's lock, and answers the place: the one there
+   * already when the user has it (idempotent). Refused with TEAM_NOT_FOUND when the team is gone,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION when the user is not a member of its organization (then), and
+   * TEAM_MEMBER_LIMIT_REACHED when `limit` (> 0) places are taken. `actor` as for the member changes.
+   */
+  addTeamMember(place: TeamMemberRecord, limit: number, actor?: ActorCheck): Promise<TeamMemberRecord>;
+  /** Removes a user's place in a team; false when they had none. */
+  removeTeamMember(teamId: string, userId: string, actor?: ActorCheck): Promise<boolean>;
 
   /** Up to `limit` invitation mails due at `now` whose lease is free, oldest due first. */
   findDueInvitationMails(now: Date, limit: number): Promise<InvitationMailRecord[]>;
