@@ -42,6 +42,8 @@ export const sessionSchema = z.object({
   // The admin's user id on a session an admin started as this user (impersonation).
   impersonatedBy: nullableText.optional(),
   activeOrganizationId: nullableText.optional(),
+  // better-auth 1.7's organization plugin with teams: the team the session acts in.
+  activeTeamId: nullableText.optional(),
   // How the user proved who they are at sign-in ("password", "passkey", "magic-link", "email-otp",
   // "social:<provider>", ...), the second factor passed ("totp", "otp", "backup-code", "passkey",
   // "trusted-device") and when; null on sessions opened before the platform recorded it.

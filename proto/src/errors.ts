@@ -111,6 +111,7 @@ export const ERRORS = {
   YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM: e(S.PERMISSION_DENIED, 403, "You are not allowed to list the members of this team"),
   YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a new member"),
   YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to remove a team member"),
+  YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM: e(S.FAILED_PRECONDITION, 400, "You do not have an active team"),
 
   // Admin
   YOU_CANNOT_BAN_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot ban yourself"),

@@ -19,5 +19,6 @@ export function callerOf(req: Request, { session, user }: CurrentSession): Calle
     email: user.email,
     emailVerified: user.emailVerified,
     activeOrganizationId: session.activeOrganizationId ?? undefined,
+    activeTeamId: session.activeTeamId ?? undefined,
   };
 }

@@ -43,6 +43,7 @@ export interface SessionFields {
   updatedAt?: When;
   impersonatedBy?: Maybe<string>;
   activeOrganizationId?: Maybe<string>;
+  activeTeamId?: Maybe<string>;
   authMethod?: Maybe<string>;
   secondFactor?: Maybe<string>;
   authenticatedAt?: Date | string | null;
@@ -85,6 +86,7 @@ export function publicSession(session: SessionFields): PublicSession {
     updatedAt: iso(session.updatedAt),
     impersonatedBy: session.impersonatedBy ?? null,
     activeOrganizationId: session.activeOrganizationId ?? null,
+    activeTeamId: session.activeTeamId ?? null,
     authMethod: session.authMethod ?? null,
     secondFactor: session.secondFactor ?? null,
     authenticatedAt: session.authenticatedAt ? iso(session.authenticatedAt) : null,

@@ -20,6 +20,9 @@ const schema = z.object({
   ORGANIZATION_CREATOR_ROLE: z.string().min(1).default("owner"),
   ORGANIZATION_INVITATION_EXPIRES_IN: z.coerce.number().int().min(60).default(172_800),
   ORGANIZATION_INVITATION_LIMIT: z.coerce.number().int().min(1).default(100),
+  // Teams (docs/organizations.md#teams); 0: no limit.
+  ORGANIZATION_TEAM_LIMIT: z.coerce.number().int().min(0).default(100),
+  ORGANIZATION_TEAM_MEMBER_LIMIT: z.coerce.number().int().min(0).default(10_000),
   ORGANIZATION_ROLES: env.json(roleTableSchema, DEFAULT_ROLES as z.input<typeof roleTableSchema>),
 });
 
@@ -43,6 +46,10 @@ export interface OrganizationConfig {
   /** The most pending, unexpired invitations one organization may have at once. */
   invitationLimit: number;
   roles: RoleTable;
+  /** The most teams one organization may have; 0 for no limit. */
+  teamLimit: number;
+  /** The most members one team may have; 0 for no limit. */
+  teamMemberLimit: number;
 }
 
 export function organizationConfig(source: Record<string, string | undefined>): OrganizationConfig {
@@ -67,5 +74,7 @@ export function organizationConfig(source: Record<string, string | undefined>): 
     invitationExpiresInSeconds: c.ORGANIZATION_INVITATION_EXPIRES_IN,
     invitationLimit: c.ORGANIZATION_INVITATION_LIMIT,
     roles: c.ORGANIZATION_ROLES,
+    teamLimit: c.ORGANIZATION_TEAM_LIMIT,
+    teamMemberLimit: c.ORGANIZATION_TEAM_MEMBER_LIMIT,
   };
 }

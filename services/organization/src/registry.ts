@@ -39,6 +39,12 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
       async clearActiveOrganization(organizationId, userId) {
         await call(sessions, sessions.clearActiveOrganization, { organizationId, userId });
       },
+      async setActiveTeam(sessionId, team) {
+        await call(sessions, sessions.setActiveTeam, { sessionId, teamId: team?.teamId, organizationId: team?.organizationId });
+      },
+      async clearActiveTeam(teamId, userId) {
+        await call(sessions, sessions.clearActiveTeam, { teamId, userId });
+      },
     },
     mail: {
       async sendInvitation(to, variables, idempotencyKey, language) {

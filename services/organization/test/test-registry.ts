@@ -20,8 +20,10 @@ export interface TestRegistry extends Registry {
   known: Map<string, MemberUser>;
   /** How many identity calls were made. */
   userCalls: number;
-  /** Session id -> active organization id, and the session's user. */
-  sessionsById: Map<string, { userId: string; active: string | null }>;
+  /** Session id -> active organization id (and team), and the session's user. */
+  sessionsById: Map<string, { userId: string; active: string | null; team?: string | null }>;
+  /** While true, the session service's calls fail as an unreachable service does. */
+  sessionsDown: boolean;
   sent: Array<{ to: string; variables: Record<string, string>; key: string; language?: string }>;
   /** SendEmail calls made, answered or not. */
   sendCalls: number;
@@ -46,6 +48,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     known: new Map(),
     userCalls: 0,
     sessionsById: new Map(),
+    sessionsDown: false,
     sent: [],
     sendCalls: 0,
     mailDown: false,
@@ -62,13 +65,29 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     },
     sessions: {
       async setActiveOrganization(sessionId, organizationId) {
+        if (registry.sessionsDown) throw new AuthError("SERVICE_UNAVAILABLE");
         const session = registry.sessionsById.get(sessionId);
-        if (session) session.active = organizationId;
+        if (session) {
+          if (session.active !== organizationId) session.team = null;
+          session.active = organizationId;
+        }
       },
       async clearActiveOrganization(organizationId, userId) {
+        if (registry.sessionsDown) throw new AuthError("SERVICE_UNAVAILABLE");
         for (const session of registry.sessionsById.values()) {
-          if (session.active === organizationId && (!userId || session.userId === userId)) session.active = null;
+          if (session.active === organizationId && (!userId || session.userId === userId)) Object.assign(session, { active: null, team: null });
         }
+      },
+      async setActiveTeam(sessionId, team) {
+        if (registry.sessionsDown) throw new AuthError("SERVICE_UNAVAILABLE");
+        const session = registry.sessionsById.get(sessionId);
+        if (!session) return;
+        session.team = team?.teamId ?? null;
+        if (team) session.active = team.organizationId;
+      },
+      async clearActiveTeam(teamId, userId) {
+        if (registry.sessionsDown) throw new AuthError("SERVICE_UNAVAILABLE");
+        for (const session of registry.sessionsById.values()) if (session.team === teamId && (!userId || session.userId === userId)) session.team = null;
       },
     },
     mail: {
@@ -91,6 +110,13 @@ export function aUser(deps: TestRegistry, name = "Ada", emailVerified = true) {
   deps.known.set(user.id, user);
   const sessionId = randomString(16);
   deps.sessionsById.set(sessionId, { userId: user.id, active: null });
-  const caller = (): Caller => ({ userId: user.id, email: user.email, emailVerified, sessionId, activeOrganizationId: deps.sessionsById.get(sessionId)!.active });
-  return { user, sessionId, caller, active: () => deps.sessionsById.get(sessionId)!.active };
+  const caller = (): Caller => ({
+    userId: user.id,
+    email: user.email,
+    emailVerified,
+    sessionId,
+    activeOrganizationId: deps.sessionsById.get(sessionId)!.active,
+    activeTeamId: deps.sessionsById.get(sessionId)!.team ?? null,
+  });
+  return { user, sessionId, caller, active: () => deps.sessionsById.get(sessionId)!.active, activeTeam: () => deps.sessionsById.get(sessionId)!.team ?? null };
 }

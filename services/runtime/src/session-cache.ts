@@ -57,6 +57,8 @@ export interface CachedSessionFields {
   updatedAt: string;
   impersonatedBy: string | null;
   activeOrganizationId: string | null;
+  /** The session's active team (absent in entries written before teams: read as null). */
+  activeTeamId?: string | null;
   /** How the session was opened (absent in entries written before it was kept: read as null). */
   authMethod?: string | null;
   secondFactor?: string | null;

@@ -70,10 +70,19 @@ async function memberNamed(deps: Deps, organizationId: string, memberIdOrEmail: 
  * and a retry works.
  */
 async function removeMembership(deps: Deps, member: MemberRecord, actor?: ActorCheck): Promise<void> {
-  const removed = await deps.store.deleteMember(member.id, { keepRole: deps.config.creatorRole, actor });
   const { id, organizationId, userId, role, createdAt } = member;
+  // The member's team places go in the deletion's transaction; read first, so an undo puts them back too.
+  const places = await deps.store.listTeamPlacesOfUser(organizationId, userId);
+  const removed = await deps.store.deleteMember(member.id, { keepRole: deps.config.creatorRole, actor });
   const putBack = async () => {
-    if (removed) await deps.store.addMember({ id, organizationId, userId, role, createdAt });
+    if (!removed) return;
+    await deps.store.addMember({ id, organizationId, userId, role, createdAt });
+    for (const place of places) {
+      // A team deleted meanwhile stays deleted.
+      await deps.store.addTeamMember(place, 0).catch((error: unknown) => {
+        if (!(error instanceof AuthError && error.code === "TEAM_NOT_FOUND")) throw error;
+      });
+    }
   };
   await undoOnFailure(deps, "remove member", putBack, () => deps.sessions.clearActiveOrganization(organizationId, userId));
 }

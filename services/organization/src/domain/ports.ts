@@ -14,6 +14,7 @@ export interface Caller {
   /** The session the call acts in: the one whose active organization changes. */
   sessionId: string;
   activeOrganizationId: string | null;
+  activeTeamId: string | null;
 }
 
 /** A member's user as identity serves it. */
@@ -34,6 +35,10 @@ export interface SessionPort {
   setActiveOrganization(sessionId: string, organizationId: string | null): Promise<void>;
   /** Clears an organization as the active one of every session (of one user when given). Idempotent. */
   clearActiveOrganization(organizationId: string, userId?: string): Promise<void>;
+  /** Sets the active team of one session with its organization as the active one, or with null clears the team. */
+  setActiveTeam(sessionId: string, team: { teamId: string; organizationId: string } | null): Promise<void>;
+  /** Clears a team as the active one of every session (of one user when given). Idempotent. */
+  clearActiveTeam(teamId: string, userId?: string): Promise<void>;
 }
 
 export interface MailPort {

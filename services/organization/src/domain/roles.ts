@@ -8,6 +8,7 @@ export const RESOURCES = {
   organization: ["update", "delete"],
   member: ["create", "update", "delete"],
   invitation: ["create", "cancel"],
+  team: ["create", "update", "delete"],
 } as const;
 
 export type Resource = keyof typeof RESOURCES;
@@ -16,8 +17,13 @@ export type Permissions = Partial<Record<Resource, string[]>>;
 export type RoleTable = Record<string, Permissions>;
 
 export const DEFAULT_ROLES: RoleTable = {
-  owner: { organization: ["update", "delete"], member: ["create", "update", "delete"], invitation: ["create", "cancel"] },
-  admin: { organization: ["update"], member: ["create", "update", "delete"], invitation: ["create", "cancel"] },
+  owner: {
+    organization: ["update", "delete"],
+    member: ["create", "update", "delete"],
+    invitation: ["create", "cancel"],
+    team: ["create", "update", "delete"],
+  },
+  admin: { organization: ["update"], member: ["create", "update", "delete"], invitation: ["create", "cancel"], team: ["create", "update", "delete"] },
   member: {},
 };
 
@@ -26,6 +32,7 @@ const permissions = z.strictObject({
   organization: z.array(z.enum(RESOURCES.organization)).optional(),
   member: z.array(z.enum(RESOURCES.member)).optional(),
   invitation: z.array(z.enum(RESOURCES.invitation)).optional(),
+  team: z.array(z.enum(RESOURCES.team)).optional(),
 });
 /** ORGANIZATION_ROLES: a JSON object, role name -> { resource: [actions] }. */
 export const roleTableSchema = z.record(roleName, permissions).refine((table) => Object.keys(table).length > 0, "at least one role");

@@ -1,11 +1,11 @@
 /** Organization records <-> contract messages. */
 import { type Caller as CallerMessage, requireCaller } from "@auth-platform/runtime/caller";
-import type { FullOrganization as FullMessage, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import type { FullOrganization as FullMessage, Invitation, Member, Organization, Team, TeamMember } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import type { UserInvitation } from "../domain/invitations.js";
 import type { MemberWithUser } from "../domain/members.js";
 import type { FullOrganization } from "../domain/organizations.js";
 import type { Caller } from "../domain/ports.js";
-import type { InvitationRecord, MemberRecord, OrganizationRecord } from "../store/organization-store.js";
+import type { InvitationRecord, MemberRecord, OrganizationRecord, TeamMemberRecord, TeamRecord } from "../store/organization-store.js";
 
 export function toOrganizationMessage(organization: OrganizationRecord): Organization {
   return {
@@ -51,5 +51,19 @@ export function callerOf(message: CallerMessage | undefined): Caller {
     emailVerified: caller.emailVerified,
     sessionId: caller.sessionId,
     activeOrganizationId: caller.activeOrganizationId || null,
+    activeTeamId: caller.activeTeamId || null,
   };
+}
+
+/** The caller of a call a trusted workload may also make without one (teams). */
+export function optionalCaller(message: CallerMessage | undefined): Caller | undefined {
+  return message ? callerOf(message) : undefined;
+}
+
+export function toTeamMessage(team: TeamRecord): Team {
+  return { id: team.id, organizationId: team.organizationId, name: team.name, createdAt: team.createdAt, updatedAt: team.updatedAt };
+}
+
+export function toTeamMemberMessage(place: TeamMemberRecord): TeamMember {
+  return { id: place.id, teamId: place.teamId, userId: place.userId, createdAt: place.createdAt };
 }

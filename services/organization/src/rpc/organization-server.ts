@@ -8,8 +8,19 @@ import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import * as invitations from "../domain/invitations.js";
 import * as members from "../domain/members.js";
 import * as organizations from "../domain/organizations.js";
+import * as teams from "../domain/teams.js";
 import type { Registry } from "../domain/ports.js";
-import { callerOf, toFullMessage, toInvitationMessage, toMemberMessage, toOrganizationMessage, toUserInvitationMessage } from "./mappers.js";
+import {
+  callerOf,
+  optionalCaller,
+  toFullMessage,
+  toInvitationMessage,
+  toMemberMessage,
+  toOrganizationMessage,
+  toTeamMemberMessage,
+  toTeamMessage,
+  toUserInvitationMessage,
+} from "./mappers.js";
 import * as valid from "./validation.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -41,6 +52,19 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   GetMembership: ["internal-client"],
   // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
   RemoveUserMemberships: ["identity"],
+  // Teams: the gateway for signed-in members. SCIM provisioning (a future "sso" workload) will need rows
+  // on CreateTeam, GetTeam, ListTeams, UpdateTeam, RemoveTeam, ListTeamMembers, AddTeamMember and
+  // RemoveTeamMember (docs/internal-api.md).
+  CreateTeam: GATEWAY,
+  GetTeam: GATEWAY,
+  ListTeams: GATEWAY,
+  UpdateTeam: GATEWAY,
+  RemoveTeam: GATEWAY,
+  SetActiveTeam: GATEWAY,
+  ListUserTeams: GATEWAY,
+  ListTeamMembers: GATEWAY,
+  AddTeamMember: GATEWAY,
+  RemoveTeamMember: GATEWAY,
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -176,6 +200,70 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
     }),
     removeUserMemberships: rpc.unary("RemoveUserMemberships", async (req) => {
       await members.removeUserMemberships(registry, valid.id("userId", req.userId));
+      return {};
+    }),
+    createTeam: rpc.unary("CreateTeam", async (req) => ({
+      team: toTeamMessage(await teams.createTeam(registry, optionalCaller(req.caller), { name: req.name, organizationId: valid.optionalId("organizationId", req.organizationId) })),
+    })),
+    getTeam: rpc.unary("GetTeam", async (req) => {
+      if (req.name !== undefined && req.name.length > 255) throw new AuthError("VALIDATION_ERROR", "name must be 1 to 255 characters");
+      const team = await teams.getTeam(registry, optionalCaller(req.caller), {
+        teamId: valid.optionalId("teamId", req.teamId),
+        organizationId: valid.optionalId("organizationId", req.organizationId),
+        name: req.name,
+      });
+      return { team: team ? toTeamMessage(team) : undefined };
+    }),
+    listTeams: rpc.unary("ListTeams", async (req) => ({
+      teams: (await teams.listTeams(registry, optionalCaller(req.caller), valid.optionalId("organizationId", req.organizationId))).map(toTeamMessage),
+    })),
+    updateTeam: rpc.unary("UpdateTeam", async (req) => ({
+      team: toTeamMessage(
+        await teams.updateTeam(registry, optionalCaller(req.caller), {
+          teamId: valid.id("teamId", req.teamId),
+          name: req.name,
+          organizationId: valid.optionalId("organizationId", req.organizationId),
+        }),
+      ),
+    })),
+    removeTeam: rpc.unary("RemoveTeam", async (req) => ({
+      team: toTeamMessage(
+        await teams.removeTeam(registry, optionalCaller(req.caller), {
+          teamId: valid.id("teamId", req.teamId),
+          organizationId: valid.optionalId("organizationId", req.organizationId),
+        }),
+      ),
+    })),
+    setActiveTeam: rpc.unary("SetActiveTeam", async (req) => {
+      const team = await teams.setActiveTeam(registry, callerOf(req.caller), valid.optionalId("teamId", req.teamId));
+      return { team: team ? toTeamMessage(team) : undefined };
+    }),
+    listUserTeams: rpc.unary("ListUserTeams", async (req) => ({
+      teams: (
+        await teams.listUserTeams(registry, callerOf(req.caller), {
+          userId: valid.optionalId("userId", req.userId),
+          organizationId: valid.optionalId("organizationId", req.organizationId),
+        })
+      ).map(toTeamMessage),
+    })),
+    listTeamMembers: rpc.unary("ListTeamMembers", async (req) => ({
+      members: (await teams.listTeamMembers(registry, optionalCaller(req.caller), valid.optionalId("teamId", req.teamId))).map(toTeamMemberMessage),
+    })),
+    addTeamMember: rpc.unary("AddTeamMember", async (req) => ({
+      member: toTeamMemberMessage(
+        await teams.addTeamMember(registry, optionalCaller(req.caller), {
+          teamId: valid.id("teamId", req.teamId),
+          userId: valid.id("userId", req.userId),
+          organizationId: valid.optionalId("organizationId", req.organizationId),
+        }),
+      ),
+    })),
+    removeTeamMember: rpc.unary("RemoveTeamMember", async (req) => {
+      await teams.removeTeamMember(registry, optionalCaller(req.caller), {
+        teamId: valid.id("teamId", req.teamId),
+        userId: valid.id("userId", req.userId),
+        organizationId: valid.optionalId("organizationId", req.organizationId),
+      });
       return {};
     }),
   };

@@ -80,6 +80,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     updatedAt: now,
     impersonatedBy: input.impersonatedBy || null,
     activeOrganizationId: null,
+    activeTeamId: null,
     ...authentication,
   };
   let user: CachedUser | null;
@@ -143,6 +144,7 @@ function toCached(deps: Pick<Deps, "config">, session: SessionRecord, user: Cach
       updatedAt: session.updatedAt.toISOString(),
       impersonatedBy: session.impersonatedBy,
       activeOrganizationId: session.activeOrganizationId,
+      activeTeamId: session.activeTeamId,
       authMethod: session.authMethod,
       secondFactor: session.secondFactor,
       authenticatedAt: session.authenticatedAt?.toISOString() ?? null,

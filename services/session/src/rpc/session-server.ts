@@ -14,7 +14,7 @@ import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import { carriedUser, userFields } from "@auth-platform/runtime/user-message";
 import type { Registry } from "../domain/ports.js";
 import type { SessionEvent, SessionEventHub, Watch } from "../domain/session-events.js";
-import { clearActiveOrganization, setActiveOrganization } from "../domain/active-organization.js";
+import { clearActiveOrganization, clearActiveTeam, setActiveOrganization, setActiveTeam } from "../domain/active-organization.js";
 import {
   type CallerRef,
   callerByToken,
@@ -46,6 +46,8 @@ export const SESSION_ACCESS: AccessTable = {
   // The organization service has checked the membership; nothing else changes a session's organization.
   SetActiveOrganization: ["organization"],
   ClearActiveOrganization: ["organization"],
+  SetActiveTeam: ["organization"],
+  ClearActiveTeam: ["organization"],
   // The gateway's own session cache (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
   WatchSessionEvents: ["gateway"],
 };
@@ -134,6 +136,17 @@ export function sessionService(registry: Registry & { events: SessionEventHub },
     setActiveOrganization: rpc.unary("SetActiveOrganization", async (req) => {
       if (!req.sessionId) throw new AuthError("VALIDATION_ERROR", "sessionId is required");
       await setActiveOrganization(registry, req.sessionId, req.organizationId || null);
+      return {};
+    }),
+    setActiveTeam: rpc.unary("SetActiveTeam", async (req) => {
+      if (!req.sessionId) throw new AuthError("VALIDATION_ERROR", "sessionId is required");
+      if (req.teamId && !req.organizationId) throw new AuthError("VALIDATION_ERROR", "organizationId is required with teamId");
+      await setActiveTeam(registry, req.sessionId, req.teamId ? { teamId: req.teamId, organizationId: req.organizationId! } : null);
+      return {};
+    }),
+    clearActiveTeam: rpc.unary("ClearActiveTeam", async (req) => {
+      if (!req.teamId) throw new AuthError("VALIDATION_ERROR", "teamId is required");
+      await clearActiveTeam(registry, req.teamId, req.userId || undefined);
       return {};
     }),
     clearActiveOrganization: rpc.unary("ClearActiveOrganization", async (req) => {

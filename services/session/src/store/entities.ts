@@ -20,6 +20,7 @@ export const SessionEntity = defineEntity({
     updatedAt: p.datetime(),
     impersonatedBy: p.string().nullable(),
     activeOrganizationId: p.string().nullable().index(),
+    activeTeamId: p.string().nullable(),
     authMethod: p.string().nullable(),
     secondFactor: p.string().nullable(),
     authenticatedAt: p.datetime().nullable(),

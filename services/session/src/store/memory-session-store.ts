@@ -95,6 +95,7 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async setActiveOrganization(sessionId, organizationId) {
       const session = [...sessions.values()].find((s) => s.id === sessionId);
       if (!session) return null;
+      if (session.activeOrganizationId !== organizationId) session.activeTeamId = null;
       session.activeOrganizationId = organizationId;
       if (!session.impersonatedBy) {
         if (organizationId) remembered.set(session.userId, organizationId);
@@ -105,7 +106,22 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     async clearActiveOrganization(organizationId, userId) {
       for (const [user, organization] of remembered) if (organization === organizationId && (!userId || user === userId)) remembered.delete(user);
       const changed = [...sessions.values()].filter((s) => s.activeOrganizationId === organizationId && (!userId || s.userId === userId));
-      for (const session of changed) session.activeOrganizationId = null;
+      for (const session of changed) Object.assign(session, { activeOrganizationId: null, activeTeamId: null });
+      return changed.map((s) => s.token);
+    },
+    async setActiveTeam(sessionId, team) {
+      const session = [...sessions.values()].find((s) => s.id === sessionId);
+      if (!session) return null;
+      session.activeTeamId = team?.teamId ?? null;
+      if (team) {
+        session.activeOrganizationId = team.organizationId;
+        if (!session.impersonatedBy) remembered.set(session.userId, team.organizationId);
+      }
+      return session.token;
+    },
+    async clearActiveTeam(teamId, userId) {
+      const changed = [...sessions.values()].filter((s) => s.activeTeamId === teamId && (!userId || s.userId === userId));
+      for (const session of changed) session.activeTeamId = null;
       return changed.map((s) => s.token);
     },
     async restoreActiveOrganization(sessionId, userId) {

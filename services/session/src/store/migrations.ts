@@ -125,6 +125,17 @@ class SessionAuthentication extends Migration {
   }
 }
 
+/**
+ * The session's active team (docs/adr/0065-organization-teams.md): a nullable column, so adding it rewrites
+ * no row; indexed for clearing a deleted team from every session.
+ */
+class SessionActiveTeam extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "session" add column "active_team_id" varchar(64) null`);
+    this.addSql(`create index "session_active_team_id_index" on "session" ("active_team_id")`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
@@ -134,5 +145,6 @@ export function sessionMigrations(vault: TokenVault) {
     { name: "0006-session-pending-forget", class: CreatePendingForget },
     { name: "0007-session-remembered-organization", class: CreateRememberedOrganization },
     { name: "0008-session-authentication", class: SessionAuthentication },
+    { name: "0009-session-active-team", class: SessionActiveTeam },
   ];
 }

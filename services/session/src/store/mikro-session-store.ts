@@ -18,6 +18,7 @@ function toRecord(row: SessionRow, token: string): SessionRecord {
     updatedAt: row.updatedAt,
     impersonatedBy: row.impersonatedBy ?? null,
     activeOrganizationId: row.activeOrganizationId ?? null,
+    activeTeamId: row.activeTeamId ?? null,
     authMethod: row.authMethod ?? null,
     secondFactor: row.secondFactor ?? null,
     authenticatedAt: row.authenticatedAt ?? null,
@@ -138,7 +139,9 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       return store.em().transactional(async (em) => {
         const row = await em.findOne(SessionEntity, { id: sessionId });
         if (!row) return null;
-        const changed = await em.nativeUpdate(SessionEntity, { id: sessionId }, { activeOrganizationId: organizationId });
+        // A team belongs to one organization: changing the organization leaves no team active.
+        const team = row.activeOrganizationId === organizationId ? {} : { activeTeamId: null };
+        const changed = await em.nativeUpdate(SessionEntity, { id: sessionId }, { activeOrganizationId: organizationId, ...team });
         if (changed === 0) return null;
         // An admin acting as the user chooses for this session only.
         if (!row.impersonatedBy) {
@@ -164,7 +167,35 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
         await em.nativeDelete(RememberedOrganizationEntity, userId ? { organizationId, userId } : { organizationId });
         const rows = await em.find(SessionEntity, where);
         if (!rows.length) return [];
-        await em.nativeUpdate(SessionEntity, { id: { $in: rows.map((row) => row.id) }, activeOrganizationId: organizationId }, { activeOrganizationId: null });
+        await em.nativeUpdate(SessionEntity, { id: { $in: rows.map((row) => row.id) }, activeOrganizationId: organizationId }, { activeOrganizationId: null, activeTeamId: null });
+        return rows.flatMap((row) => {
+          const token = opened(row);
+          return token === null ? [] : [token];
+        });
+      });
+    },
+    async setActiveTeam(sessionId, team) {
+      return store.em().transactional(async (em) => {
+        const row = await em.findOne(SessionEntity, { id: sessionId });
+        if (!row) return null;
+        const changes = team ? { activeTeamId: team.teamId, activeOrganizationId: team.organizationId } : { activeTeamId: null };
+        if ((await em.nativeUpdate(SessionEntity, { id: sessionId }, changes)) === 0) return null;
+        if (team && !row.impersonatedBy) {
+          await em.upsertMany(RememberedOrganizationEntity, [{ userId: row.userId, organizationId: team.organizationId }], {
+            onConflictFields: ["userId"],
+            onConflictAction: "merge",
+            onConflictMergeFields: ["organizationId"],
+          });
+        }
+        return opened(row);
+      });
+    },
+    async clearActiveTeam(teamId, userId) {
+      const where = userId ? { activeTeamId: teamId, userId } : { activeTeamId: teamId };
+      return store.em().transactional(async (em) => {
+        const rows = await em.find(SessionEntity, where);
+        if (!rows.length) return [];
+        await em.nativeUpdate(SessionEntity, { id: { $in: rows.map((row) => row.id) }, activeTeamId: teamId }, { activeTeamId: null });
         return rows.flatMap((row) => {
           const token = opened(row);
           return token === null ? [] : [token];

@@ -24,6 +24,7 @@ export function aSession(overrides: Partial<SessionRecord> = {}): SessionRecord 
     updatedAt: createdAt,
     impersonatedBy: null,
     activeOrganizationId: null,
+    activeTeamId: null,
     authMethod: "password",
     secondFactor: null,
     authenticatedAt: createdAt,
@@ -310,6 +311,47 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       expect(await store.clearActiveOrganization(organizationId)).toEqual([theirs.token]);
       expect((await store.findByToken(theirs.token))!.activeOrganizationId).toBeNull();
       expect(await store.clearActiveOrganization(organizationId)).toEqual([]);
+    });
+
+    it("sets an active team with its organization, clears it alone, and a change of organization leaves no team", async () => {
+      const session = await created();
+      const [organizationId, teamId] = [newId(), newId()];
+      const read = async () => {
+        const found = (await store.findByToken(session.token))!;
+        return [found.activeOrganizationId, found.activeTeamId];
+      };
+      expect(await store.setActiveTeam(session.id, { teamId, organizationId })).toBe(session.token);
+      expect(await read()).toEqual([organizationId, teamId]);
+      // The same organization again keeps the team; another one drops it.
+      await store.setActiveOrganization(session.id, organizationId);
+      expect(await read()).toEqual([organizationId, teamId]);
+      await store.setActiveOrganization(session.id, newId());
+      expect((await read())[1]).toBeNull();
+      await store.setActiveTeam(session.id, { teamId, organizationId });
+      expect(await store.setActiveTeam(session.id, null)).toBe(session.token);
+      expect(await read()).toEqual([organizationId, null]);
+      expect(await store.setActiveTeam(randomString(32), { teamId, organizationId })).toBeNull();
+      // Clearing the organization clears its team.
+      await store.setActiveTeam(session.id, { teamId, organizationId });
+      await store.clearActiveOrganization(organizationId);
+      expect(await read()).toEqual([null, null]);
+    });
+
+    it("clears an active team on every session that has it, or on one user's only", async () => {
+      const [organizationId, teamId] = [newId(), newId()];
+      const userId = newId();
+      const mine = await created({ userId });
+      const theirs = await created();
+      const elsewhere = await created({ userId });
+      await store.setActiveTeam(mine.id, { teamId, organizationId });
+      await store.setActiveTeam(theirs.id, { teamId, organizationId });
+      await store.setActiveTeam(elsewhere.id, { teamId: newId(), organizationId });
+      expect(await store.clearActiveTeam(teamId, userId)).toEqual([mine.token]);
+      expect((await store.findByToken(theirs.token))!.activeTeamId).toBe(teamId);
+      expect(await store.clearActiveTeam(teamId)).toEqual([theirs.token]);
+      expect((await store.findByToken(theirs.token))!).toMatchObject({ activeTeamId: null, activeOrganizationId: organizationId });
+      expect((await store.findByToken(elsewhere.token))!.activeTeamId).not.toBeNull();
+      expect(await store.clearActiveTeam(teamId)).toEqual([]);
     });
 
     it("remembers the organization last set active on a user's own session; a new session starts in it; null forgets it", async () => {

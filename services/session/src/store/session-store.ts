@@ -12,6 +12,8 @@ export interface SessionRecord {
   updatedAt: Date;
   impersonatedBy: string | null;
   activeOrganizationId: string | null;
+  /** The active team, of the active organization; null whenever the organization changes. */
+  activeTeamId: string | null;
   /** How the user proved who they are (CreateSessionRequest.auth_method); null on sessions from before it was kept. */
   authMethod: string | null;
   /** The second factor passed at that sign-in, if any. */
@@ -87,7 +89,15 @@ export interface SessionStore {
    */
   setActiveOrganization(sessionId: string, organizationId: string | null): Promise<string | null>;
   /**
-   * Clears this active organization on every session that has it (of one user when userId is given) and
+   * Sets the active team of the session with this id and its organization as the active one (remembered as
+   * setActiveOrganization does), or with null clears the team only; answers the token, or null when the
+   * session no longer exists.
+   */
+  setActiveTeam(sessionId: string, team: { teamId: string; organizationId: string } | null): Promise<string | null>;
+  /** Clears this active team on every session that has it (of one user when given); answers the tokens changed. */
+  clearActiveTeam(teamId: string, userId?: string): Promise<string[]>;
+  /**
+   * Clears this active organization (and so its team) on every session that has it (of one user when userId is given) and
    * answers the tokens of the sessions changed. It is forgotten as those users' remembered organization
    * first, so a session starting meanwhile either finds it gone or is cleared with the others.
    */

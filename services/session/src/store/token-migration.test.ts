@@ -35,9 +35,9 @@ const ReleasedSession = defineEntity({
 const vault = tokenVault("migration-secret-0123456789-0123456789");
 
 /** A session as the first release kept it: nothing of how it was opened. */
-type ReleasedRecord = Omit<SessionRecord, "authMethod" | "secondFactor" | "authenticatedAt">;
+type ReleasedRecord = Omit<SessionRecord, "authMethod" | "secondFactor" | "authenticatedAt" | "activeTeamId">;
 /** The same session as this release reads it. */
-const asRead = (session: ReleasedRecord): SessionRecord => ({ ...session, authMethod: null, secondFactor: null, authenticatedAt: null });
+const asRead = (session: ReleasedRecord): SessionRecord => ({ ...session, activeTeamId: null, authMethod: null, secondFactor: null, authenticatedAt: null });
 
 function aReleasedSession(userId: string, offsetMs: number): ReleasedRecord {
   const createdAt = new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678) + offsetMs);

@@ -49,7 +49,11 @@ export interface Caller {
   /** Whether the user proved they own the email address. */
   emailVerified: boolean;
   /** The session's active organization, the default of organization calls that name none. */
-  activeOrganizationId?: string | undefined;
+  activeOrganizationId?:
+    | string
+    | undefined;
+  /** The session's active team, the default of team calls that name none. */
+  activeTeamId?: string | undefined;
 }
 
 function createBaseCaller(): Caller {
@@ -64,6 +68,7 @@ function createBaseCaller(): Caller {
     email: "",
     emailVerified: false,
     activeOrganizationId: undefined,
+    activeTeamId: undefined,
   };
 }
 
@@ -98,6 +103,9 @@ export const Caller: MessageFns<Caller> = {
     }
     if (message.activeOrganizationId !== undefined) {
       writer.uint32(82).string(message.activeOrganizationId);
+    }
+    if (message.activeTeamId !== undefined) {
+      writer.uint32(90).string(message.activeTeamId);
     }
     return writer;
   },
@@ -195,6 +203,14 @@ export const Caller: MessageFns<Caller> = {
             message.activeOrganizationId = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.activeTeamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -251,6 +267,11 @@ export const Caller: MessageFns<Caller> = {
         : isSet(object.active_organization_id)
         ? globalThis.String(object.active_organization_id)
         : undefined,
+      activeTeamId: isSet(object.activeTeamId)
+        ? globalThis.String(object.activeTeamId)
+        : isSet(object.active_team_id)
+        ? globalThis.String(object.active_team_id)
+        : undefined,
     };
   },
 
@@ -286,6 +307,9 @@ export const Caller: MessageFns<Caller> = {
     if (message.activeOrganizationId !== undefined) {
       obj.activeOrganizationId = message.activeOrganizationId;
     }
+    if (message.activeTeamId !== undefined) {
+      obj.activeTeamId = message.activeTeamId;
+    }
     return obj;
   },
 
@@ -304,6 +328,7 @@ export const Caller: MessageFns<Caller> = {
     message.email = object.email ?? "";
     message.emailVerified = object.emailVerified ?? false;
     message.activeOrganizationId = object.activeOrganizationId ?? undefined;
+    message.activeTeamId = object.activeTeamId ?? undefined;
     return message;
   },
 };

@@ -610,6 +610,224 @@ export interface RemoveUserMembershipsRequest {
 export interface RemoveUserMembershipsResponse {
 }
 
+/** Team is a named group of an organization's members. */
+export interface Team {
+  /** Team id. */
+  id: string;
+  /** The organization it belongs to. */
+  organizationId: string;
+  /** Its name, unique within the organization. */
+  name: string;
+  /** When it was created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When it was last renamed (its creation until then). */
+  updatedAt?: Date | undefined;
+}
+
+/** TeamMember is one user's place in one team. */
+export interface TeamMember {
+  /** The place's id. */
+  id: string;
+  /** The team. */
+  teamId: string;
+  /** The user (a member of the team's organization). */
+  userId: string;
+  /** When the place was given. */
+  createdAt?: Date | undefined;
+}
+
+/** CreateTeamRequest: the new team. */
+export interface CreateTeamRequest {
+  /** The member who asks (absent: a trusted workload; organization_id then required). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** The team's name (1 to 255 characters, trimmed). */
+  name: string;
+}
+
+/** CreateTeamResponse: the new team. */
+export interface CreateTeamResponse {
+  /** The team. */
+  team?: Team | undefined;
+}
+
+/** GetTeamRequest names a team by id, or by organization and name. */
+export interface GetTeamRequest {
+  /** The member who asks (absent: a trusted workload). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team's id. */
+  teamId?:
+    | string
+    | undefined;
+  /** The organization, with name. */
+  organizationId?:
+    | string
+    | undefined;
+  /** The exact name, with organization_id. */
+  name?: string | undefined;
+}
+
+/** GetTeamResponse: the team, absent when there is none. */
+export interface GetTeamResponse {
+  /** The team. */
+  team?: Team | undefined;
+}
+
+/** ListTeamsRequest names the organization. */
+export interface ListTeamsRequest {
+  /** The member who asks (absent: a trusted workload; organization_id then required). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?: string | undefined;
+}
+
+/** ListTeamsResponse: the organization's teams. */
+export interface ListTeamsResponse {
+  /** Oldest first. */
+  teams: Team[];
+}
+
+/** UpdateTeamRequest: a team's new name. */
+export interface UpdateTeamRequest {
+  /** The member who asks (absent: a trusted workload). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team. */
+  teamId: string;
+  /** The new name (absent: unchanged). */
+  name?:
+    | string
+    | undefined;
+  /** The organization the team must belong to (absent: its own). */
+  organizationId?: string | undefined;
+}
+
+/** UpdateTeamResponse: the team after the change. */
+export interface UpdateTeamResponse {
+  /** The team. */
+  team?: Team | undefined;
+}
+
+/** RemoveTeamRequest names the team to delete. */
+export interface RemoveTeamRequest {
+  /** The member who asks (absent: a trusted workload). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team. */
+  teamId: string;
+  /** The organization the team must belong to (absent: its own). */
+  organizationId?: string | undefined;
+}
+
+/** RemoveTeamResponse: the deleted team. */
+export interface RemoveTeamResponse {
+  /** The team as it was. */
+  team?: Team | undefined;
+}
+
+/** SetActiveTeamRequest names the team to make active. */
+export interface SetActiveTeamRequest {
+  /** The member whose session changes. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team (absent: clears the active team). */
+  teamId?: string | undefined;
+}
+
+/** SetActiveTeamResponse: the now active team (absent when cleared). */
+export interface SetActiveTeamResponse {
+  /** The team. */
+  team?: Team | undefined;
+}
+
+/** ListUserTeamsRequest: whose teams, where. */
+export interface ListUserTeamsRequest {
+  /** The signed-in user who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Another user's teams (needs the member update permission in organization_id). */
+  userId?:
+    | string
+    | undefined;
+  /** Only the teams of this organization (required with another user's user_id; absent: the active one then). */
+  organizationId?: string | undefined;
+}
+
+/** ListUserTeamsResponse: the user's teams. */
+export interface ListUserTeamsResponse {
+  /** Oldest first. */
+  teams: Team[];
+}
+
+/** ListTeamMembersRequest names the team. */
+export interface ListTeamMembersRequest {
+  /** The member who asks (absent: a trusted workload; team_id then required). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team (absent: the caller's active team). */
+  teamId?: string | undefined;
+}
+
+/** ListTeamMembersResponse: the team's members' places. */
+export interface ListTeamMembersResponse {
+  /** Oldest first. */
+  members: TeamMember[];
+}
+
+/** AddTeamMemberRequest: a user and a team. */
+export interface AddTeamMemberRequest {
+  /** The member who asks (absent: a trusted workload). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team. */
+  teamId: string;
+  /** The user, a member of the team's organization. */
+  userId: string;
+  /** The organization the team must belong to (absent: its own). */
+  organizationId?: string | undefined;
+}
+
+/** AddTeamMemberResponse: the user's place. */
+export interface AddTeamMemberResponse {
+  /** The place. */
+  member?: TeamMember | undefined;
+}
+
+/** RemoveTeamMemberRequest: a user and a team. */
+export interface RemoveTeamMemberRequest {
+  /** The member who asks (absent: a trusted workload). */
+  caller?:
+    | Caller
+    | undefined;
+  /** The team. */
+  teamId: string;
+  /** The user whose place goes. */
+  userId: string;
+  /** The organization the team must belong to (absent: its own). */
+  organizationId?: string | undefined;
+}
+
+/** RemoveTeamMemberResponse is empty: the place is gone. */
+export interface RemoveTeamMemberResponse {
+}
+
 function createBaseOrganization(): Organization {
   return { id: "", name: "", slug: "", logo: undefined, metadata: {}, createdAt: undefined };
 }
@@ -6280,6 +6498,2057 @@ export const RemoveUserMembershipsResponse: MessageFns<RemoveUserMembershipsResp
   },
 };
 
+function createBaseTeam(): Team {
+  return { id: "", organizationId: "", name: "", createdAt: undefined, updatedAt: undefined };
+}
+
+export const Team: MessageFns<Team> = {
+  encode(message: Team, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Team {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTeam();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Team {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Team): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Team>, I>>(base?: I): Team {
+    return Team.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Team>, I>>(object: I): Team {
+    const message = createBaseTeam();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseTeamMember(): TeamMember {
+  return { id: "", teamId: "", userId: "", createdAt: undefined };
+}
+
+export const TeamMember: MessageFns<TeamMember> = {
+  encode(message: TeamMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TeamMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTeamMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TeamMember {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TeamMember): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TeamMember>, I>>(base?: I): TeamMember {
+    return TeamMember.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TeamMember>, I>>(object: I): TeamMember {
+    const message = createBaseTeamMember();
+    message.id = object.id ?? "";
+    message.teamId = object.teamId ?? "";
+    message.userId = object.userId ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateTeamRequest(): CreateTeamRequest {
+  return { caller: undefined, organizationId: undefined, name: "" };
+}
+
+export const CreateTeamRequest: MessageFns<CreateTeamRequest> = {
+  encode(message: CreateTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTeamRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: CreateTeamRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateTeamRequest>, I>>(base?: I): CreateTeamRequest {
+    return CreateTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateTeamRequest>, I>>(object: I): CreateTeamRequest {
+    const message = createBaseCreateTeamRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateTeamResponse(): CreateTeamResponse {
+  return { team: undefined };
+}
+
+export const CreateTeamResponse: MessageFns<CreateTeamResponse> = {
+  encode(message: CreateTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.team !== undefined) {
+      Team.encode(message.team, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.team = Team.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTeamResponse {
+    return { team: isSet(object.team) ? Team.fromJSON(object.team) : undefined };
+  },
+
+  toJSON(message: CreateTeamResponse): unknown {
+    const obj: any = {};
+    if (message.team !== undefined) {
+      obj.team = Team.toJSON(message.team);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateTeamResponse>, I>>(base?: I): CreateTeamResponse {
+    return CreateTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateTeamResponse>, I>>(object: I): CreateTeamResponse {
+    const message = createBaseCreateTeamResponse();
+    message.team = (object.team !== undefined && object.team !== null) ? Team.fromPartial(object.team) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetTeamRequest(): GetTeamRequest {
+  return { caller: undefined, teamId: undefined, organizationId: undefined, name: undefined };
+}
+
+export const GetTeamRequest: MessageFns<GetTeamRequest> = {
+  encode(message: GetTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== undefined) {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(26).string(message.organizationId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(34).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTeamRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+    };
+  },
+
+  toJSON(message: GetTeamRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== undefined) {
+      obj.teamId = message.teamId;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTeamRequest>, I>>(base?: I): GetTeamRequest {
+    return GetTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTeamRequest>, I>>(object: I): GetTeamRequest {
+    const message = createBaseGetTeamRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    message.name = object.name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetTeamResponse(): GetTeamResponse {
+  return { team: undefined };
+}
+
+export const GetTeamResponse: MessageFns<GetTeamResponse> = {
+  encode(message: GetTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.team !== undefined) {
+      Team.encode(message.team, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.team = Team.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTeamResponse {
+    return { team: isSet(object.team) ? Team.fromJSON(object.team) : undefined };
+  },
+
+  toJSON(message: GetTeamResponse): unknown {
+    const obj: any = {};
+    if (message.team !== undefined) {
+      obj.team = Team.toJSON(message.team);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTeamResponse>, I>>(base?: I): GetTeamResponse {
+    return GetTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTeamResponse>, I>>(object: I): GetTeamResponse {
+    const message = createBaseGetTeamResponse();
+    message.team = (object.team !== undefined && object.team !== null) ? Team.fromPartial(object.team) : undefined;
+    return message;
+  },
+};
+
+function createBaseListTeamsRequest(): ListTeamsRequest {
+  return { caller: undefined, organizationId: undefined };
+}
+
+export const ListTeamsRequest: MessageFns<ListTeamsRequest> = {
+  encode(message: ListTeamsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTeamsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTeamsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTeamsRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListTeamsRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTeamsRequest>, I>>(base?: I): ListTeamsRequest {
+    return ListTeamsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTeamsRequest>, I>>(object: I): ListTeamsRequest {
+    const message = createBaseListTeamsRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTeamsResponse(): ListTeamsResponse {
+  return { teams: [] };
+}
+
+export const ListTeamsResponse: MessageFns<ListTeamsResponse> = {
+  encode(message: ListTeamsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.teams) {
+      Team.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTeamsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTeamsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.teams.push(Team.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTeamsResponse {
+    return { teams: globalThis.Array.isArray(object?.teams) ? object.teams.map((e: any) => Team.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListTeamsResponse): unknown {
+    const obj: any = {};
+    if (message.teams?.length) {
+      obj.teams = message.teams.map((e) => Team.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTeamsResponse>, I>>(base?: I): ListTeamsResponse {
+    return ListTeamsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTeamsResponse>, I>>(object: I): ListTeamsResponse {
+    const message = createBaseListTeamsResponse();
+    message.teams = object.teams?.map((e) => Team.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateTeamRequest(): UpdateTeamRequest {
+  return { caller: undefined, teamId: "", name: undefined, organizationId: undefined };
+}
+
+export const UpdateTeamRequest: MessageFns<UpdateTeamRequest> = {
+  encode(message: UpdateTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(34).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateTeamRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateTeamRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateTeamRequest>, I>>(base?: I): UpdateTeamRequest {
+    return UpdateTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateTeamRequest>, I>>(object: I): UpdateTeamRequest {
+    const message = createBaseUpdateTeamRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? "";
+    message.name = object.name ?? undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateTeamResponse(): UpdateTeamResponse {
+  return { team: undefined };
+}
+
+export const UpdateTeamResponse: MessageFns<UpdateTeamResponse> = {
+  encode(message: UpdateTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.team !== undefined) {
+      Team.encode(message.team, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.team = Team.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateTeamResponse {
+    return { team: isSet(object.team) ? Team.fromJSON(object.team) : undefined };
+  },
+
+  toJSON(message: UpdateTeamResponse): unknown {
+    const obj: any = {};
+    if (message.team !== undefined) {
+      obj.team = Team.toJSON(message.team);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateTeamResponse>, I>>(base?: I): UpdateTeamResponse {
+    return UpdateTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateTeamResponse>, I>>(object: I): UpdateTeamResponse {
+    const message = createBaseUpdateTeamResponse();
+    message.team = (object.team !== undefined && object.team !== null) ? Team.fromPartial(object.team) : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveTeamRequest(): RemoveTeamRequest {
+  return { caller: undefined, teamId: "", organizationId: undefined };
+}
+
+export const RemoveTeamRequest: MessageFns<RemoveTeamRequest> = {
+  encode(message: RemoveTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(26).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveTeamRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RemoveTeamRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveTeamRequest>, I>>(base?: I): RemoveTeamRequest {
+    return RemoveTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveTeamRequest>, I>>(object: I): RemoveTeamRequest {
+    const message = createBaseRemoveTeamRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? "";
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveTeamResponse(): RemoveTeamResponse {
+  return { team: undefined };
+}
+
+export const RemoveTeamResponse: MessageFns<RemoveTeamResponse> = {
+  encode(message: RemoveTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.team !== undefined) {
+      Team.encode(message.team, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.team = Team.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveTeamResponse {
+    return { team: isSet(object.team) ? Team.fromJSON(object.team) : undefined };
+  },
+
+  toJSON(message: RemoveTeamResponse): unknown {
+    const obj: any = {};
+    if (message.team !== undefined) {
+      obj.team = Team.toJSON(message.team);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveTeamResponse>, I>>(base?: I): RemoveTeamResponse {
+    return RemoveTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveTeamResponse>, I>>(object: I): RemoveTeamResponse {
+    const message = createBaseRemoveTeamResponse();
+    message.team = (object.team !== undefined && object.team !== null) ? Team.fromPartial(object.team) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetActiveTeamRequest(): SetActiveTeamRequest {
+  return { caller: undefined, teamId: undefined };
+}
+
+export const SetActiveTeamRequest: MessageFns<SetActiveTeamRequest> = {
+  encode(message: SetActiveTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== undefined) {
+      writer.uint32(18).string(message.teamId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetActiveTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetActiveTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetActiveTeamRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetActiveTeamRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== undefined) {
+      obj.teamId = message.teamId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetActiveTeamRequest>, I>>(base?: I): SetActiveTeamRequest {
+    return SetActiveTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetActiveTeamRequest>, I>>(object: I): SetActiveTeamRequest {
+    const message = createBaseSetActiveTeamRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetActiveTeamResponse(): SetActiveTeamResponse {
+  return { team: undefined };
+}
+
+export const SetActiveTeamResponse: MessageFns<SetActiveTeamResponse> = {
+  encode(message: SetActiveTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.team !== undefined) {
+      Team.encode(message.team, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetActiveTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetActiveTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.team = Team.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetActiveTeamResponse {
+    return { team: isSet(object.team) ? Team.fromJSON(object.team) : undefined };
+  },
+
+  toJSON(message: SetActiveTeamResponse): unknown {
+    const obj: any = {};
+    if (message.team !== undefined) {
+      obj.team = Team.toJSON(message.team);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetActiveTeamResponse>, I>>(base?: I): SetActiveTeamResponse {
+    return SetActiveTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetActiveTeamResponse>, I>>(object: I): SetActiveTeamResponse {
+    const message = createBaseSetActiveTeamResponse();
+    message.team = (object.team !== undefined && object.team !== null) ? Team.fromPartial(object.team) : undefined;
+    return message;
+  },
+};
+
+function createBaseListUserTeamsRequest(): ListUserTeamsRequest {
+  return { caller: undefined, userId: undefined, organizationId: undefined };
+}
+
+export const ListUserTeamsRequest: MessageFns<ListUserTeamsRequest> = {
+  encode(message: ListUserTeamsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(26).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserTeamsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserTeamsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserTeamsRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListUserTeamsRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUserTeamsRequest>, I>>(base?: I): ListUserTeamsRequest {
+    return ListUserTeamsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUserTeamsRequest>, I>>(object: I): ListUserTeamsRequest {
+    const message = createBaseListUserTeamsRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.userId = object.userId ?? undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListUserTeamsResponse(): ListUserTeamsResponse {
+  return { teams: [] };
+}
+
+export const ListUserTeamsResponse: MessageFns<ListUserTeamsResponse> = {
+  encode(message: ListUserTeamsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.teams) {
+      Team.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserTeamsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserTeamsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.teams.push(Team.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserTeamsResponse {
+    return { teams: globalThis.Array.isArray(object?.teams) ? object.teams.map((e: any) => Team.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListUserTeamsResponse): unknown {
+    const obj: any = {};
+    if (message.teams?.length) {
+      obj.teams = message.teams.map((e) => Team.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUserTeamsResponse>, I>>(base?: I): ListUserTeamsResponse {
+    return ListUserTeamsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUserTeamsResponse>, I>>(object: I): ListUserTeamsResponse {
+    const message = createBaseListUserTeamsResponse();
+    message.teams = object.teams?.map((e) => Team.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListTeamMembersRequest(): ListTeamMembersRequest {
+  return { caller: undefined, teamId: undefined };
+}
+
+export const ListTeamMembersRequest: MessageFns<ListTeamMembersRequest> = {
+  encode(message: ListTeamMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== undefined) {
+      writer.uint32(18).string(message.teamId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTeamMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTeamMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTeamMembersRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListTeamMembersRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== undefined) {
+      obj.teamId = message.teamId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTeamMembersRequest>, I>>(base?: I): ListTeamMembersRequest {
+    return ListTeamMembersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTeamMembersRequest>, I>>(object: I): ListTeamMembersRequest {
+    const message = createBaseListTeamMembersRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTeamMembersResponse(): ListTeamMembersResponse {
+  return { members: [] };
+}
+
+export const ListTeamMembersResponse: MessageFns<ListTeamMembersResponse> = {
+  encode(message: ListTeamMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.members) {
+      TeamMember.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTeamMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTeamMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.members.push(TeamMember.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTeamMembersResponse {
+    return {
+      members: globalThis.Array.isArray(object?.members) ? object.members.map((e: any) => TeamMember.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListTeamMembersResponse): unknown {
+    const obj: any = {};
+    if (message.members?.length) {
+      obj.members = message.members.map((e) => TeamMember.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTeamMembersResponse>, I>>(base?: I): ListTeamMembersResponse {
+    return ListTeamMembersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTeamMembersResponse>, I>>(object: I): ListTeamMembersResponse {
+    const message = createBaseListTeamMembersResponse();
+    message.members = object.members?.map((e) => TeamMember.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAddTeamMemberRequest(): AddTeamMemberRequest {
+  return { caller: undefined, teamId: "", userId: "", organizationId: undefined };
+}
+
+export const AddTeamMemberRequest: MessageFns<AddTeamMemberRequest> = {
+  encode(message: AddTeamMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(34).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddTeamMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddTeamMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddTeamMemberRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AddTeamMemberRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddTeamMemberRequest>, I>>(base?: I): AddTeamMemberRequest {
+    return AddTeamMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddTeamMemberRequest>, I>>(object: I): AddTeamMemberRequest {
+    const message = createBaseAddTeamMemberRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? "";
+    message.userId = object.userId ?? "";
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAddTeamMemberResponse(): AddTeamMemberResponse {
+  return { member: undefined };
+}
+
+export const AddTeamMemberResponse: MessageFns<AddTeamMemberResponse> = {
+  encode(message: AddTeamMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== undefined) {
+      TeamMember.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddTeamMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddTeamMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.member = TeamMember.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddTeamMemberResponse {
+    return { member: isSet(object.member) ? TeamMember.fromJSON(object.member) : undefined };
+  },
+
+  toJSON(message: AddTeamMemberResponse): unknown {
+    const obj: any = {};
+    if (message.member !== undefined) {
+      obj.member = TeamMember.toJSON(message.member);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddTeamMemberResponse>, I>>(base?: I): AddTeamMemberResponse {
+    return AddTeamMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddTeamMemberResponse>, I>>(object: I): AddTeamMemberResponse {
+    const message = createBaseAddTeamMemberResponse();
+    message.member = (object.member !== undefined && object.member !== null)
+      ? TeamMember.fromPartial(object.member)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveTeamMemberRequest(): RemoveTeamMemberRequest {
+  return { caller: undefined, teamId: "", userId: "", organizationId: undefined };
+}
+
+export const RemoveTeamMemberRequest: MessageFns<RemoveTeamMemberRequest> = {
+  encode(message: RemoveTeamMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(34).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveTeamMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveTeamMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveTeamMemberRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RemoveTeamMemberRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveTeamMemberRequest>, I>>(base?: I): RemoveTeamMemberRequest {
+    return RemoveTeamMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveTeamMemberRequest>, I>>(object: I): RemoveTeamMemberRequest {
+    const message = createBaseRemoveTeamMemberRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.teamId = object.teamId ?? "";
+    message.userId = object.userId ?? "";
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveTeamMemberResponse(): RemoveTeamMemberResponse {
+  return {};
+}
+
+export const RemoveTeamMemberResponse: MessageFns<RemoveTeamMemberResponse> = {
+  encode(_: RemoveTeamMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveTeamMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveTeamMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RemoveTeamMemberResponse {
+    return {};
+  },
+
+  toJSON(_: RemoveTeamMemberResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveTeamMemberResponse>, I>>(base?: I): RemoveTeamMemberResponse {
+    return RemoveTeamMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveTeamMemberResponse>, I>>(_: I): RemoveTeamMemberResponse {
+    const message = createBaseRemoveTeamMemberResponse();
+    return message;
+  },
+};
+
 /**
  * Organization owns organizations, their members and invitations. Every RPC answers catalogue errors with
  * the code in the x-error-code trailer. Calls made for a signed-in user carry a Caller (the gateway fills it
@@ -6616,6 +8885,148 @@ export const OrganizationServiceService = {
       Buffer.from(RemoveUserMembershipsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RemoveUserMembershipsResponse => RemoveUserMembershipsResponse.decode(value),
   },
+  /**
+   * Teams (docs/organizations.md#teams). Each call takes a caller (the gateway, for a signed-in member:
+   * the built-in rules decide) or none (a trusted workload such as SCIM provisioning acting for the
+   * organization: organization_id is then required and no member rule applies). A team of another
+   * organization, or of one the caller is not a member of, is TEAM_NOT_FOUND.
+   *
+   * CreateTeam makes a team. Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION,
+   * YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION, TEAM_ALREADY_EXISTS,
+   * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS.
+   */
+  createTeam: {
+    path: "/auth.organization.v1.OrganizationService/CreateTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateTeamRequest): Buffer => Buffer.from(CreateTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateTeamRequest => CreateTeamRequest.decode(value),
+    responseSerialize: (value: CreateTeamResponse): Buffer => Buffer.from(CreateTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateTeamResponse => CreateTeamResponse.decode(value),
+  },
+  /**
+   * GetTeam reads one team, by id, or by exact name within an organization; absent when there is none.
+   * Errors: USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, VALIDATION_ERROR.
+   */
+  getTeam: {
+    path: "/auth.organization.v1.OrganizationService/GetTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTeamRequest): Buffer => Buffer.from(GetTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTeamRequest => GetTeamRequest.decode(value),
+    responseSerialize: (value: GetTeamResponse): Buffer => Buffer.from(GetTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTeamResponse => GetTeamResponse.decode(value),
+  },
+  /**
+   * ListTeams lists an organization's teams, oldest first. Errors: NO_ACTIVE_ORGANIZATION,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
+   */
+  listTeams: {
+    path: "/auth.organization.v1.OrganizationService/ListTeams" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTeamsRequest): Buffer => Buffer.from(ListTeamsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTeamsRequest => ListTeamsRequest.decode(value),
+    responseSerialize: (value: ListTeamsResponse): Buffer => Buffer.from(ListTeamsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTeamsResponse => ListTeamsResponse.decode(value),
+  },
+  /** UpdateTeam renames a team. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM, TEAM_ALREADY_EXISTS. */
+  updateTeam: {
+    path: "/auth.organization.v1.OrganizationService/UpdateTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateTeamRequest): Buffer => Buffer.from(UpdateTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateTeamRequest => UpdateTeamRequest.decode(value),
+    responseSerialize: (value: UpdateTeamResponse): Buffer => Buffer.from(UpdateTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateTeamResponse => UpdateTeamResponse.decode(value),
+  },
+  /**
+   * RemoveTeam deletes a team with its members' places and clears it as the active team of every session.
+   * Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM.
+   */
+  removeTeam: {
+    path: "/auth.organization.v1.OrganizationService/RemoveTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveTeamRequest): Buffer => Buffer.from(RemoveTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveTeamRequest => RemoveTeamRequest.decode(value),
+    responseSerialize: (value: RemoveTeamResponse): Buffer => Buffer.from(RemoveTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveTeamResponse => RemoveTeamResponse.decode(value),
+  },
+  /**
+   * SetActiveTeam sets (or with no team_id, clears) the caller session's active team; the team's
+   * organization becomes the active one. Caller required. Errors: TEAM_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
+   */
+  setActiveTeam: {
+    path: "/auth.organization.v1.OrganizationService/SetActiveTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetActiveTeamRequest): Buffer => Buffer.from(SetActiveTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetActiveTeamRequest => SetActiveTeamRequest.decode(value),
+    responseSerialize: (value: SetActiveTeamResponse): Buffer =>
+      Buffer.from(SetActiveTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetActiveTeamResponse => SetActiveTeamResponse.decode(value),
+  },
+  /**
+   * ListUserTeams lists the teams a user has a place in (the caller's own, or with user_id and a caller
+   * who may update members, that user's within the organization), oldest first.
+   * Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM.
+   */
+  listUserTeams: {
+    path: "/auth.organization.v1.OrganizationService/ListUserTeams" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUserTeamsRequest): Buffer => Buffer.from(ListUserTeamsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUserTeamsRequest => ListUserTeamsRequest.decode(value),
+    responseSerialize: (value: ListUserTeamsResponse): Buffer =>
+      Buffer.from(ListUserTeamsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUserTeamsResponse => ListUserTeamsResponse.decode(value),
+  },
+  /**
+   * ListTeamMembers lists a team's members' places (default the active team): for its members and those
+   * who may update teams. Errors: YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM, TEAM_NOT_FOUND, YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM.
+   */
+  listTeamMembers: {
+    path: "/auth.organization.v1.OrganizationService/ListTeamMembers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTeamMembersRequest): Buffer =>
+      Buffer.from(ListTeamMembersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTeamMembersRequest => ListTeamMembersRequest.decode(value),
+    responseSerialize: (value: ListTeamMembersResponse): Buffer =>
+      Buffer.from(ListTeamMembersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTeamMembersResponse => ListTeamMembersResponse.decode(value),
+  },
+  /**
+   * AddTeamMember gives a member of the organization a place in a team (idempotent: an existing place is
+   * answered). Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, TEAM_MEMBER_LIMIT_REACHED.
+   */
+  addTeamMember: {
+    path: "/auth.organization.v1.OrganizationService/AddTeamMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddTeamMemberRequest): Buffer => Buffer.from(AddTeamMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddTeamMemberRequest => AddTeamMemberRequest.decode(value),
+    responseSerialize: (value: AddTeamMemberResponse): Buffer =>
+      Buffer.from(AddTeamMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddTeamMemberResponse => AddTeamMemberResponse.decode(value),
+  },
+  /**
+   * RemoveTeamMember takes a user's place in a team (anyone their own) and clears the team as that user's
+   * active one. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
+   */
+  removeTeamMember: {
+    path: "/auth.organization.v1.OrganizationService/RemoveTeamMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveTeamMemberRequest): Buffer =>
+      Buffer.from(RemoveTeamMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveTeamMemberRequest => RemoveTeamMemberRequest.decode(value),
+    responseSerialize: (value: RemoveTeamMemberResponse): Buffer =>
+      Buffer.from(RemoveTeamMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveTeamMemberResponse => RemoveTeamMemberResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -6736,6 +9147,61 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    * Idempotent. Errors: none.
    */
   removeUserMemberships: handleUnaryCall<RemoveUserMembershipsRequest, RemoveUserMembershipsResponse>;
+  /**
+   * Teams (docs/organizations.md#teams). Each call takes a caller (the gateway, for a signed-in member:
+   * the built-in rules decide) or none (a trusted workload such as SCIM provisioning acting for the
+   * organization: organization_id is then required and no member rule applies). A team of another
+   * organization, or of one the caller is not a member of, is TEAM_NOT_FOUND.
+   *
+   * CreateTeam makes a team. Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION,
+   * YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION, TEAM_ALREADY_EXISTS,
+   * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS.
+   */
+  createTeam: handleUnaryCall<CreateTeamRequest, CreateTeamResponse>;
+  /**
+   * GetTeam reads one team, by id, or by exact name within an organization; absent when there is none.
+   * Errors: USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, VALIDATION_ERROR.
+   */
+  getTeam: handleUnaryCall<GetTeamRequest, GetTeamResponse>;
+  /**
+   * ListTeams lists an organization's teams, oldest first. Errors: NO_ACTIVE_ORGANIZATION,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
+   */
+  listTeams: handleUnaryCall<ListTeamsRequest, ListTeamsResponse>;
+  /** UpdateTeam renames a team. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM, TEAM_ALREADY_EXISTS. */
+  updateTeam: handleUnaryCall<UpdateTeamRequest, UpdateTeamResponse>;
+  /**
+   * RemoveTeam deletes a team with its members' places and clears it as the active team of every session.
+   * Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM.
+   */
+  removeTeam: handleUnaryCall<RemoveTeamRequest, RemoveTeamResponse>;
+  /**
+   * SetActiveTeam sets (or with no team_id, clears) the caller session's active team; the team's
+   * organization becomes the active one. Caller required. Errors: TEAM_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
+   */
+  setActiveTeam: handleUnaryCall<SetActiveTeamRequest, SetActiveTeamResponse>;
+  /**
+   * ListUserTeams lists the teams a user has a place in (the caller's own, or with user_id and a caller
+   * who may update members, that user's within the organization), oldest first.
+   * Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM.
+   */
+  listUserTeams: handleUnaryCall<ListUserTeamsRequest, ListUserTeamsResponse>;
+  /**
+   * ListTeamMembers lists a team's members' places (default the active team): for its members and those
+   * who may update teams. Errors: YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM, TEAM_NOT_FOUND, YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM.
+   */
+  listTeamMembers: handleUnaryCall<ListTeamMembersRequest, ListTeamMembersResponse>;
+  /**
+   * AddTeamMember gives a member of the organization a place in a team (idempotent: an existing place is
+   * answered). Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, TEAM_MEMBER_LIMIT_REACHED.
+   */
+  addTeamMember: handleUnaryCall<AddTeamMemberRequest, AddTeamMemberResponse>;
+  /**
+   * RemoveTeamMember takes a user's place in a team (anyone their own) and clears the team as that user's
+   * active one. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
+   */
+  removeTeamMember: handleUnaryCall<RemoveTeamMemberRequest, RemoveTeamMemberResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -7163,6 +9629,201 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RemoveUserMembershipsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Teams (docs/organizations.md#teams). Each call takes a caller (the gateway, for a signed-in member:
+   * the built-in rules decide) or none (a trusted workload such as SCIM provisioning acting for the
+   * organization: organization_id is then required and no member rule applies). A team of another
+   * organization, or of one the caller is not a member of, is TEAM_NOT_FOUND.
+   *
+   * CreateTeam makes a team. Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION,
+   * YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION, TEAM_ALREADY_EXISTS,
+   * YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS.
+   */
+  createTeam(
+    request: CreateTeamRequest,
+    callback: (error: ServiceError | null, response: CreateTeamResponse) => void,
+  ): ClientUnaryCall;
+  createTeam(
+    request: CreateTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateTeamResponse) => void,
+  ): ClientUnaryCall;
+  createTeam(
+    request: CreateTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateTeamResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetTeam reads one team, by id, or by exact name within an organization; absent when there is none.
+   * Errors: USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, VALIDATION_ERROR.
+   */
+  getTeam(
+    request: GetTeamRequest,
+    callback: (error: ServiceError | null, response: GetTeamResponse) => void,
+  ): ClientUnaryCall;
+  getTeam(
+    request: GetTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTeamResponse) => void,
+  ): ClientUnaryCall;
+  getTeam(
+    request: GetTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTeamResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListTeams lists an organization's teams, oldest first. Errors: NO_ACTIVE_ORGANIZATION,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION.
+   */
+  listTeams(
+    request: ListTeamsRequest,
+    callback: (error: ServiceError | null, response: ListTeamsResponse) => void,
+  ): ClientUnaryCall;
+  listTeams(
+    request: ListTeamsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTeamsResponse) => void,
+  ): ClientUnaryCall;
+  listTeams(
+    request: ListTeamsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTeamsResponse) => void,
+  ): ClientUnaryCall;
+  /** UpdateTeam renames a team. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM, TEAM_ALREADY_EXISTS. */
+  updateTeam(
+    request: UpdateTeamRequest,
+    callback: (error: ServiceError | null, response: UpdateTeamResponse) => void,
+  ): ClientUnaryCall;
+  updateTeam(
+    request: UpdateTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateTeamResponse) => void,
+  ): ClientUnaryCall;
+  updateTeam(
+    request: UpdateTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateTeamResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveTeam deletes a team with its members' places and clears it as the active team of every session.
+   * Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM.
+   */
+  removeTeam(
+    request: RemoveTeamRequest,
+    callback: (error: ServiceError | null, response: RemoveTeamResponse) => void,
+  ): ClientUnaryCall;
+  removeTeam(
+    request: RemoveTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveTeamResponse) => void,
+  ): ClientUnaryCall;
+  removeTeam(
+    request: RemoveTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveTeamResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetActiveTeam sets (or with no team_id, clears) the caller session's active team; the team's
+   * organization becomes the active one. Caller required. Errors: TEAM_NOT_FOUND, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
+   */
+  setActiveTeam(
+    request: SetActiveTeamRequest,
+    callback: (error: ServiceError | null, response: SetActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  setActiveTeam(
+    request: SetActiveTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  setActiveTeam(
+    request: SetActiveTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListUserTeams lists the teams a user has a place in (the caller's own, or with user_id and a caller
+   * who may update members, that user's within the organization), oldest first.
+   * Errors: NO_ACTIVE_ORGANIZATION, USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM.
+   */
+  listUserTeams(
+    request: ListUserTeamsRequest,
+    callback: (error: ServiceError | null, response: ListUserTeamsResponse) => void,
+  ): ClientUnaryCall;
+  listUserTeams(
+    request: ListUserTeamsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUserTeamsResponse) => void,
+  ): ClientUnaryCall;
+  listUserTeams(
+    request: ListUserTeamsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUserTeamsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListTeamMembers lists a team's members' places (default the active team): for its members and those
+   * who may update teams. Errors: YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM, TEAM_NOT_FOUND, YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM.
+   */
+  listTeamMembers(
+    request: ListTeamMembersRequest,
+    callback: (error: ServiceError | null, response: ListTeamMembersResponse) => void,
+  ): ClientUnaryCall;
+  listTeamMembers(
+    request: ListTeamMembersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTeamMembersResponse) => void,
+  ): ClientUnaryCall;
+  listTeamMembers(
+    request: ListTeamMembersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTeamMembersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AddTeamMember gives a member of the organization a place in a team (idempotent: an existing place is
+   * answered). Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER,
+   * USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, TEAM_MEMBER_LIMIT_REACHED.
+   */
+  addTeamMember(
+    request: AddTeamMemberRequest,
+    callback: (error: ServiceError | null, response: AddTeamMemberResponse) => void,
+  ): ClientUnaryCall;
+  addTeamMember(
+    request: AddTeamMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddTeamMemberResponse) => void,
+  ): ClientUnaryCall;
+  addTeamMember(
+    request: AddTeamMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddTeamMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveTeamMember takes a user's place in a team (anyone their own) and clears the team as that user's
+   * active one. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
+   */
+  removeTeamMember(
+    request: RemoveTeamMemberRequest,
+    callback: (error: ServiceError | null, response: RemoveTeamMemberResponse) => void,
+  ): ClientUnaryCall;
+  removeTeamMember(
+    request: RemoveTeamMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveTeamMemberResponse) => void,
+  ): ClientUnaryCall;
+  removeTeamMember(
+    request: RemoveTeamMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveTeamMemberResponse) => void,
   ): ClientUnaryCall;
 }
 

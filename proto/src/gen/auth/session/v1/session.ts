@@ -77,7 +77,14 @@ export interface Session {
     | string
     | undefined;
   /** When the user proved it: the session's creation, or for a rotated session the one it replaced. */
-  authenticatedAt?: Date | undefined;
+  authenticatedAt?:
+    | Date
+    | undefined;
+  /**
+   * The team (of the active organization) the session currently acts in, if any; cleared whenever the
+   * active organization changes.
+   */
+  activeTeamId?: string | undefined;
 }
 
 /**
@@ -388,6 +395,28 @@ export interface ClearActiveOrganizationRequest {
 export interface ClearActiveOrganizationResponse {
 }
 
+export interface SetActiveTeamRequest {
+  /** The session whose active team changes (the caller's). */
+  sessionId: string;
+  /** The new active team; absent clears it. */
+  teamId?:
+    | string
+    | undefined;
+  /** The team's organization, which becomes the session's active one (required with team_id). */
+  organizationId?: string | undefined;
+}
+
+export interface SetActiveTeamResponse {
+}
+
+export interface ClearActiveTeamRequest {
+  teamId: string;
+  userId?: string | undefined;
+}
+
+export interface ClearActiveTeamResponse {
+}
+
 /** What a watcher sends: hello first, then acks and pings in any order. */
 export interface WatchSessionEventsRequest {
   message?: { $case: "hello"; value: WatchHello } | { $case: "ack"; value: WatchAck } | {
@@ -466,6 +495,7 @@ function createBaseSession(): Session {
     authMethod: undefined,
     secondFactor: undefined,
     authenticatedAt: undefined,
+    activeTeamId: undefined,
   };
 }
 
@@ -509,6 +539,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.authenticatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.authenticatedAt), writer.uint32(106).fork()).join();
+    }
+    if (message.activeTeamId !== undefined) {
+      writer.uint32(114).string(message.activeTeamId);
     }
     return writer;
   },
@@ -630,6 +663,14 @@ export const Session: MessageFns<Session> = {
             message.authenticatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.activeTeamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -701,6 +742,11 @@ export const Session: MessageFns<Session> = {
         : isSet(object.authenticated_at)
         ? fromJsonTimestamp(object.authenticated_at)
         : undefined,
+      activeTeamId: isSet(object.activeTeamId)
+        ? globalThis.String(object.activeTeamId)
+        : isSet(object.active_team_id)
+        ? globalThis.String(object.active_team_id)
+        : undefined,
     };
   },
 
@@ -745,6 +791,9 @@ export const Session: MessageFns<Session> = {
     if (message.authenticatedAt !== undefined) {
       obj.authenticatedAt = message.authenticatedAt.toISOString();
     }
+    if (message.activeTeamId !== undefined) {
+      obj.activeTeamId = message.activeTeamId;
+    }
     return obj;
   },
 
@@ -766,6 +815,7 @@ export const Session: MessageFns<Session> = {
     message.authMethod = object.authMethod ?? undefined;
     message.secondFactor = object.secondFactor ?? undefined;
     message.authenticatedAt = object.authenticatedAt ?? undefined;
+    message.activeTeamId = object.activeTeamId ?? undefined;
     return message;
   },
 };
@@ -3352,6 +3402,316 @@ export const ClearActiveOrganizationResponse: MessageFns<ClearActiveOrganization
   },
 };
 
+function createBaseSetActiveTeamRequest(): SetActiveTeamRequest {
+  return { sessionId: "", teamId: undefined, organizationId: undefined };
+}
+
+export const SetActiveTeamRequest: MessageFns<SetActiveTeamRequest> = {
+  encode(message: SetActiveTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.teamId !== undefined) {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(26).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetActiveTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetActiveTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetActiveTeamRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetActiveTeamRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.teamId !== undefined) {
+      obj.teamId = message.teamId;
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetActiveTeamRequest>, I>>(base?: I): SetActiveTeamRequest {
+    return SetActiveTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetActiveTeamRequest>, I>>(object: I): SetActiveTeamRequest {
+    const message = createBaseSetActiveTeamRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.teamId = object.teamId ?? undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetActiveTeamResponse(): SetActiveTeamResponse {
+  return {};
+}
+
+export const SetActiveTeamResponse: MessageFns<SetActiveTeamResponse> = {
+  encode(_: SetActiveTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetActiveTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetActiveTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetActiveTeamResponse {
+    return {};
+  },
+
+  toJSON(_: SetActiveTeamResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetActiveTeamResponse>, I>>(base?: I): SetActiveTeamResponse {
+    return SetActiveTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetActiveTeamResponse>, I>>(_: I): SetActiveTeamResponse {
+    const message = createBaseSetActiveTeamResponse();
+    return message;
+  },
+};
+
+function createBaseClearActiveTeamRequest(): ClearActiveTeamRequest {
+  return { teamId: "", userId: undefined };
+}
+
+export const ClearActiveTeamRequest: MessageFns<ClearActiveTeamRequest> = {
+  encode(message: ClearActiveTeamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.teamId !== "") {
+      writer.uint32(10).string(message.teamId);
+    }
+    if (message.userId !== undefined) {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClearActiveTeamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClearActiveTeamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClearActiveTeamRequest {
+    return {
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ClearActiveTeamRequest): unknown {
+    const obj: any = {};
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.userId !== undefined) {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClearActiveTeamRequest>, I>>(base?: I): ClearActiveTeamRequest {
+    return ClearActiveTeamRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClearActiveTeamRequest>, I>>(object: I): ClearActiveTeamRequest {
+    const message = createBaseClearActiveTeamRequest();
+    message.teamId = object.teamId ?? "";
+    message.userId = object.userId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseClearActiveTeamResponse(): ClearActiveTeamResponse {
+  return {};
+}
+
+export const ClearActiveTeamResponse: MessageFns<ClearActiveTeamResponse> = {
+  encode(_: ClearActiveTeamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClearActiveTeamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClearActiveTeamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ClearActiveTeamResponse {
+    return {};
+  },
+
+  toJSON(_: ClearActiveTeamResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClearActiveTeamResponse>, I>>(base?: I): ClearActiveTeamResponse {
+    return ClearActiveTeamResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClearActiveTeamResponse>, I>>(_: I): ClearActiveTeamResponse {
+    const message = createBaseClearActiveTeamResponse();
+    return message;
+  },
+};
+
 function createBaseWatchSessionEventsRequest(): WatchSessionEventsRequest {
   return { message: undefined };
 }
@@ -4359,6 +4719,37 @@ export const SessionServiceService = {
       ClearActiveOrganizationResponse.decode(value),
   },
   /**
+   * SetActiveTeam sets the active team of one session, named by id, with the team's organization as its
+   * active organization, store and cache, before it answers; with team_id absent it clears the active team
+   * only. The organization service checks the team and the membership first. A new session starts with no
+   * active team. Errors: SESSION_NOT_FOUND.
+   */
+  setActiveTeam: {
+    path: "/auth.session.v1.SessionService/SetActiveTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetActiveTeamRequest): Buffer => Buffer.from(SetActiveTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetActiveTeamRequest => SetActiveTeamRequest.decode(value),
+    responseSerialize: (value: SetActiveTeamResponse): Buffer =>
+      Buffer.from(SetActiveTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetActiveTeamResponse => SetActiveTeamResponse.decode(value),
+  },
+  /**
+   * ClearActiveTeam clears a team as the active one of every session (of one user when user_id is set),
+   * store and cache, before it answers. Idempotent. Errors: none.
+   */
+  clearActiveTeam: {
+    path: "/auth.session.v1.SessionService/ClearActiveTeam" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClearActiveTeamRequest): Buffer =>
+      Buffer.from(ClearActiveTeamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClearActiveTeamRequest => ClearActiveTeamRequest.decode(value),
+    responseSerialize: (value: ClearActiveTeamResponse): Buffer =>
+      Buffer.from(ClearActiveTeamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ClearActiveTeamResponse => ClearActiveTeamResponse.decode(value),
+  },
+  /**
    * WatchSessionEvents streams what happened to sessions and users on this replica, after its store write:
    * sessions revoked, a session changed, a user changed, each with this replica's sequence number. A watcher
    * opens with `hello`; one that acknowledges then answers every event with `ack` once it has applied it,
@@ -4450,6 +4841,18 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Idempotent. Errors: none.
    */
   clearActiveOrganization: handleUnaryCall<ClearActiveOrganizationRequest, ClearActiveOrganizationResponse>;
+  /**
+   * SetActiveTeam sets the active team of one session, named by id, with the team's organization as its
+   * active organization, store and cache, before it answers; with team_id absent it clears the active team
+   * only. The organization service checks the team and the membership first. A new session starts with no
+   * active team. Errors: SESSION_NOT_FOUND.
+   */
+  setActiveTeam: handleUnaryCall<SetActiveTeamRequest, SetActiveTeamResponse>;
+  /**
+   * ClearActiveTeam clears a team as the active one of every session (of one user when user_id is set),
+   * store and cache, before it answers. Idempotent. Errors: none.
+   */
+  clearActiveTeam: handleUnaryCall<ClearActiveTeamRequest, ClearActiveTeamResponse>;
   /**
    * WatchSessionEvents streams what happened to sessions and users on this replica, after its store write:
    * sessions revoked, a session changed, a user changed, each with this replica's sequence number. A watcher
@@ -4699,6 +5102,46 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ClearActiveOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetActiveTeam sets the active team of one session, named by id, with the team's organization as its
+   * active organization, store and cache, before it answers; with team_id absent it clears the active team
+   * only. The organization service checks the team and the membership first. A new session starts with no
+   * active team. Errors: SESSION_NOT_FOUND.
+   */
+  setActiveTeam(
+    request: SetActiveTeamRequest,
+    callback: (error: ServiceError | null, response: SetActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  setActiveTeam(
+    request: SetActiveTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  setActiveTeam(
+    request: SetActiveTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ClearActiveTeam clears a team as the active one of every session (of one user when user_id is set),
+   * store and cache, before it answers. Idempotent. Errors: none.
+   */
+  clearActiveTeam(
+    request: ClearActiveTeamRequest,
+    callback: (error: ServiceError | null, response: ClearActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  clearActiveTeam(
+    request: ClearActiveTeamRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ClearActiveTeamResponse) => void,
+  ): ClientUnaryCall;
+  clearActiveTeam(
+    request: ClearActiveTeamRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ClearActiveTeamResponse) => void,
   ): ClientUnaryCall;
   /**
    * WatchSessionEvents streams what happened to sessions and users on this replica, after its store write:
