@@ -128,6 +128,25 @@ export const organizationAccessSchema = z.object({
   removableMemberIds: z.array(z.string()),
   // The role that makes a member an owner: only an owner gives or takes it, and changes or removes owners.
   ownerRole: z.string(),
+  // May create, rename and delete teams.
+  canManageTeams: z.boolean(),
+});
+
+/** A team of an organization (better-auth 1.7's organization plugin with teams). */
+export const teamSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  organizationId: z.string(),
+  createdAt: when,
+  updatedAt: when,
+});
+
+/** One user's place in one team. */
+export const teamMemberSchema = z.object({
+  id: z.string(),
+  teamId: z.string(),
+  userId: z.string(),
+  createdAt: when,
 });
 
 export type User = z.infer<typeof userSchema>;
@@ -139,3 +158,5 @@ export type Member = z.infer<typeof memberSchema>;
 export type InvitationStatus = z.infer<typeof invitationStatusSchema>;
 export type Invitation = z.infer<typeof invitationSchema>;
 export type OrganizationAccess = z.infer<typeof organizationAccessSchema>;
+export type Team = z.infer<typeof teamSchema>;
+export type TeamMember = z.infer<typeof teamMemberSchema>;

@@ -384,6 +384,37 @@ describe("real answers conform to GET /openapi.json", () => {
     expectConforming();
   });
 
+  it("teams", async () => {
+    const owner = await signedUp("TeamOwner");
+    const stranger = await signedUp("TeamStranger");
+    const o = owner.b;
+    const created = await o.post("/organization/create", { name: "Teams", slug: `teams-${Date.now().toString(36)}` });
+    const organizationId = created.body.id as string;
+    expect((await o.post("/organization/create-team", { name: "" })).status).toBe(400);
+    const team = await o.post("/organization/create-team", { name: "Looms", organizationId });
+    expect(team.status).toBe(200);
+    const teamId = team.body.id as string;
+    expect((await o.post("/organization/create-team", { name: "Looms", organizationId })).status).toBe(400);
+    expect((await o.get(`/organization/list-teams?organizationId=${organizationId}`)).status).toBe(200);
+    expect((await stranger.b.get(`/organization/list-teams?organizationId=${organizationId}`)).status).toBe(403);
+    expect((await o.post("/organization/update-team", { teamId, data: { name: "Mills" } })).status).toBe(200);
+    expect((await stranger.b.post("/organization/update-team", { teamId, data: { name: "Mine" } })).status).toBe(400);
+    expect((await o.post("/organization/add-team-member", { teamId, userId: owner.id })).status).toBe(200);
+    expect((await o.post("/organization/add-team-member", { teamId, userId: stranger.id })).status).toBe(403);
+    expect((await o.get(`/organization/list-team-members?teamId=${teamId}`)).status).toBe(200);
+    expect((await stranger.b.get("/organization/list-team-members")).status).toBe(400);
+    expect((await o.post("/organization/set-active-team", { teamId })).status).toBe(200);
+    expect((await o.post("/organization/set-active-team", { teamId: null })).status).toBe(200);
+    expect((await stranger.b.post("/organization/set-active-team", { teamId })).status).toBe(400);
+    expect((await o.get("/organization/list-user-teams")).status).toBe(200);
+    expect((await stranger.b.get(`/organization/list-user-teams?organizationId=${organizationId}`)).status).toBe(403);
+    expect((await o.post("/organization/remove-team-member", { teamId, userId: owner.id })).status).toBe(200);
+    expect((await o.post("/organization/remove-team-member", { teamId, userId: owner.id })).status).toBe(403);
+    expect((await o.post("/organization/remove-team", { teamId })).status).toBe(200);
+    expect((await o.post("/organization/remove-team", { teamId })).status).toBe(400);
+    expectConforming();
+  });
+
   it("the admin area", async () => {
     const { id: adminId, email: adminEmail } = await signedUp("Admin");
     await social.platform.services.identity.deps.store.updateUser(adminId, { role: "admin" });

@@ -14,12 +14,14 @@ import {
   organizationSchema,
   passkeySchema,
   sessionSchema,
+  teamMemberSchema,
+  teamSchema,
   trustedDeviceSchema,
   userSchema,
 } from "@auth-platform/contract/shapes";
 import { ERRORS } from "@auth-platform/proto/errors";
 
-export { invitationSchema, memberSchema, organizationSchema, sessionSchema, trustedDeviceSchema, userSchema };
+export { invitationSchema, memberSchema, organizationSchema, sessionSchema, teamMemberSchema, teamSchema, trustedDeviceSchema, userSchema };
 
 const when = z.iso.datetime({ offset: true });
 const nullableText = z.string().nullable();
@@ -133,8 +135,11 @@ export const socialSignInSchema = z.union([socialRedirectSchema, signInSchema]);
 export const fullOrganizationSchema = organizationSchema.extend({
   members: z.array(memberSchema),
   invitations: z.array(invitationSchema),
+  teams: z.array(teamSchema),
   access: organizationAccessSchema.optional(),
 });
+
+export const messageSchema = z.object({ message: z.string() });
 
 export const memberListSchema = z.object({ members: z.array(memberSchema), total: z.number().int() });
 

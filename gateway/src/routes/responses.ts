@@ -4,7 +4,16 @@
  * current client's declared types (ISO date strings become Dates in the client's JSON parser).
  */
 import type { Account } from "@auth-platform/proto/gen/auth/identity/v1/identity";
-import type { CallerAccess, FullOrganization, GetInvitationResponse, Invitation, Member, Organization } from "@auth-platform/proto/gen/auth/organization/v1/organization";
+import type {
+  CallerAccess,
+  FullOrganization,
+  GetInvitationResponse,
+  Invitation,
+  Member,
+  Organization,
+  Team,
+  TeamMember,
+} from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { publicInvitation, publicMember, publicOrganization } from "../http/public-shapes.js";
 import type { PublicSession, PublicTrustedDevice, PublicUser } from "../http/public-shapes.js";
 
@@ -79,6 +88,7 @@ const publicAccess = (access: CallerAccess) => ({
   updatableMemberIds: access.updatableMemberIds,
   removableMemberIds: access.removableMemberIds,
   ownerRole: access.ownerRole,
+  canManageTeams: access.manageTeams,
 });
 
 /** An organization with its members (and invitations): create, get-full-organization, set-active. */
@@ -86,9 +96,22 @@ export const fullOrganizationResponse = (full: FullOrganization) => ({
   ...publicOrganization(full.organization!),
   members: full.members.map(publicMember),
   invitations: full.invitations.map(publicInvitation),
+  // better-auth 1.7 with teams enabled.
+  teams: full.teams.map(publicTeam),
   // Ours: what the caller may do in it (the web app offers only those controls).
   ...(full.callerAccess && { access: publicAccess(full.callerAccess) }),
 });
+
+/** A team as better-auth 1.7's organization plugin answers it. */
+export const publicTeam = (team: Team) => ({
+  id: team.id,
+  name: team.name,
+  organizationId: team.organizationId,
+  createdAt: team.createdAt!.toISOString(),
+  updatedAt: team.updatedAt!.toISOString(),
+});
+
+export const publicTeamMember = (place: TeamMember) => ({ id: place.id, teamId: place.teamId, userId: place.userId, createdAt: place.createdAt!.toISOString() });
 
 export const organizationResponse = (organization: Organization) => publicOrganization(organization);
 

@@ -140,6 +140,7 @@ export interface CallerAccess {
   removableMemberIds: string[];
   /** The role that makes an owner (the creator role). */
   ownerRole: string;
+  manageTeams: boolean;
 }
 
 /** What `actor` may do in their organization, for `members` (a page of its members). */
@@ -155,5 +156,6 @@ export function accessOf(deps: Deps, actor: MemberRecord, members: MemberRecord[
     updatableMemberIds: members.filter((member) => mayChangeRoleOf(deps, actor, member)).map((member) => member.id),
     removableMemberIds: members.filter((member) => mayRemove(deps, actor, member)).map((member) => member.id),
     ownerRole: deps.config.creatorRole,
+    manageTeams: may("team", "update"),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
-import type { InvitationRecord, MemberRecord, OrganizationPatch, OrganizationRecord } from "../store/organization-store.js";
+import type { InvitationRecord, MemberRecord, OrganizationPatch, OrganizationRecord, TeamRecord } from "../store/organization-store.js";
 import { accessOf, actorCheck, type CallerAccess, foldSlug, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMember, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
@@ -18,6 +18,8 @@ export interface FullOrganization {
   members: MemberWithUser[];
   invitations: InvitationRecord[];
   memberCount: number;
+  /** Its teams, oldest first. */
+  teams: TeamRecord[];
   /** What the member who reads it may do in it. */
   access: CallerAccess;
 }
@@ -60,7 +62,7 @@ export async function createOrganization(deps: Deps, input: CreateOrganizationIn
       return members;
     },
   );
-  return { organization, members, invitations: [], memberCount: 1, access: accessOf(deps, creator, members) };
+  return { organization, members, invitations: [], memberCount: 1, teams: [], access: accessOf(deps, creator, members) };
 }
 
 export interface UpdateOrganizationInput {
@@ -108,12 +110,13 @@ export async function deleteOrganization(deps: Deps, caller: Caller, organizatio
  * requires membership) may do in it.
  */
 export async function fullOrganization(deps: Deps, organization: OrganizationRecord, reader: MemberRecord, membersLimit = 0): Promise<FullOrganization> {
-  const [page, invitations] = await Promise.all([
+  const [page, invitations, teams] = await Promise.all([
     deps.store.listMembers(organization.id, { limit: Math.min(membersLimit || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset: 0 }),
     deps.store.listInvitations(organization.id, true),
+    deps.store.listTeams(organization.id),
   ]);
   const members = await withUsers(deps, page.members);
-  return { organization, members, invitations, memberCount: page.total, access: accessOf(deps, reader, members) };
+  return { organization, members, invitations, memberCount: page.total, teams, access: accessOf(deps, reader, members) };
 }
 
 /** By slug, id, or the active organization; null when none is named or active. */

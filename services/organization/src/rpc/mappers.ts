@@ -38,6 +38,7 @@ export function toFullMessage(full: FullOrganization): FullMessage {
     members: full.members.map(toMemberMessage),
     invitations: full.invitations.map(toInvitationMessage),
     memberCount: full.memberCount,
+    teams: full.teams.map(toTeamMessage),
     callerAccess: full.access,
   };
 }

@@ -117,7 +117,11 @@ export interface FullOrganization {
   /** How many members it has, all pages together. */
   memberCount: number;
   /** What the caller may do in it (absent in answers made without a caller). */
-  callerAccess?: CallerAccess | undefined;
+  callerAccess?:
+    | CallerAccess
+    | undefined;
+  /** Its teams, oldest first. */
+  teams: Team[];
 }
 
 /**
@@ -144,6 +148,11 @@ export interface CallerAccess {
   removableMemberIds: string[];
   /** The role that makes a member an owner (ORGANIZATION_CREATOR_ROLE): only an owner gives or takes it. */
   ownerRole: string;
+  /**
+   * May create, rename and delete teams (the team permissions; adding and removing their members is the
+   * member permissions').
+   */
+  manageTeams: boolean;
 }
 
 /** CreateOrganizationRequest: the new organization and its creator. */
@@ -1604,7 +1613,7 @@ export const Invitation: MessageFns<Invitation> = {
 };
 
 function createBaseFullOrganization(): FullOrganization {
-  return { organization: undefined, members: [], invitations: [], memberCount: 0, callerAccess: undefined };
+  return { organization: undefined, members: [], invitations: [], memberCount: 0, callerAccess: undefined, teams: [] };
 }
 
 export const FullOrganization: MessageFns<FullOrganization> = {
@@ -1623,6 +1632,9 @@ export const FullOrganization: MessageFns<FullOrganization> = {
     }
     if (message.callerAccess !== undefined) {
       CallerAccess.encode(message.callerAccess, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.teams) {
+      Team.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1680,6 +1692,14 @@ export const FullOrganization: MessageFns<FullOrganization> = {
             message.callerAccess = CallerAccess.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.teams.push(Team.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1709,6 +1729,7 @@ export const FullOrganization: MessageFns<FullOrganization> = {
         : isSet(object.caller_access)
         ? CallerAccess.fromJSON(object.caller_access)
         : undefined,
+      teams: globalThis.Array.isArray(object?.teams) ? object.teams.map((e: any) => Team.fromJSON(e)) : [],
     };
   },
 
@@ -1729,6 +1750,9 @@ export const FullOrganization: MessageFns<FullOrganization> = {
     if (message.callerAccess !== undefined) {
       obj.callerAccess = CallerAccess.toJSON(message.callerAccess);
     }
+    if (message.teams?.length) {
+      obj.teams = message.teams.map((e) => Team.toJSON(e));
+    }
     return obj;
   },
 
@@ -1746,6 +1770,7 @@ export const FullOrganization: MessageFns<FullOrganization> = {
     message.callerAccess = (object.callerAccess !== undefined && object.callerAccess !== null)
       ? CallerAccess.fromPartial(object.callerAccess)
       : undefined;
+    message.teams = object.teams?.map((e) => Team.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1761,6 +1786,7 @@ function createBaseCallerAccess(): CallerAccess {
     updatableMemberIds: [],
     removableMemberIds: [],
     ownerRole: "",
+    manageTeams: false,
   };
 }
 
@@ -1792,6 +1818,9 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     }
     if (message.ownerRole !== "") {
       writer.uint32(74).string(message.ownerRole);
+    }
+    if (message.manageTeams !== false) {
+      writer.uint32(80).bool(message.manageTeams);
     }
     return writer;
   },
@@ -1881,6 +1910,14 @@ export const CallerAccess: MessageFns<CallerAccess> = {
             message.ownerRole = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.manageTeams = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1932,6 +1969,11 @@ export const CallerAccess: MessageFns<CallerAccess> = {
         : isSet(object.owner_role)
         ? globalThis.String(object.owner_role)
         : "",
+      manageTeams: isSet(object.manageTeams)
+        ? globalThis.Boolean(object.manageTeams)
+        : isSet(object.manage_teams)
+        ? globalThis.Boolean(object.manage_teams)
+        : false,
     };
   },
 
@@ -1964,6 +2006,9 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     if (message.ownerRole !== "") {
       obj.ownerRole = message.ownerRole;
     }
+    if (message.manageTeams !== false) {
+      obj.manageTeams = message.manageTeams;
+    }
     return obj;
   },
 
@@ -1981,6 +2026,7 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     message.updatableMemberIds = object.updatableMemberIds?.map((e) => e) || [];
     message.removableMemberIds = object.removableMemberIds?.map((e) => e) || [];
     message.ownerRole = object.ownerRole ?? "";
+    message.manageTeams = object.manageTeams ?? false;
     return message;
   },
 };
