@@ -5,13 +5,13 @@
  * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
  * names or at its top.
  */
-import type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, Team, TeamMember, TrustedDevice, User } from "@auth-platform/contract/shapes";
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/browser";
 import { currentLanguage, translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
 /** The user, session, organization, member, invitation, trusted device and passkey shapes the gateway answers. */
-export type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+export type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, Team, TeamMember, TrustedDevice, User } from "@auth-platform/contract/shapes";
 
 export interface SessionWithUser {
   session: Session;
@@ -54,6 +54,8 @@ export type SecondFactorMethod = "totp" | "otp" | "backup-code";
 export interface FullOrganization extends Organization {
   members: Member[];
   invitations: Invitation[];
+  /** Its teams, oldest first (docs/organizations.md#teams). */
+  teams: Team[];
   /** What the signed-in member may do in it (docs/organizations.md#what-the-caller-may-do). */
   access?: OrganizationAccess;
 }
@@ -286,6 +288,14 @@ export const api = {
     removeMember: (memberIdOrEmail: string, organizationId: string) => post<{ member: Member }>("/organization/remove-member", { memberIdOrEmail, organizationId }),
     updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),
     leave: (organizationId: string) => post<Member>("/organization/leave", { organizationId }),
+    createTeam: (name: string, organizationId: string) => post<Team>("/organization/create-team", { name, organizationId }),
+    renameTeam: (teamId: string, name: string) => post<Team>("/organization/update-team", { teamId, data: { name } }),
+    removeTeam: (teamId: string) => post<{ message: string }>("/organization/remove-team", { teamId }),
+    setActiveTeam: (teamId: string | null) => post<Team | null>("/organization/set-active-team", { teamId }),
+    listUserTeams: (organizationId: string) => get<Team[]>(`/organization/list-user-teams?organizationId=${encodeURIComponent(organizationId)}`),
+    listTeamMembers: (teamId: string) => get<TeamMember[]>(`/organization/list-team-members?teamId=${encodeURIComponent(teamId)}`),
+    addTeamMember: (teamId: string, userId: string) => post<TeamMember>("/organization/add-team-member", { teamId, userId }),
+    removeTeamMember: (teamId: string, userId: string) => post<{ message: string }>("/organization/remove-team-member", { teamId, userId }),
   },
   admin: {
     /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */

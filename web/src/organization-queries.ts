@@ -11,6 +11,14 @@ export const organizationsQuery = (userId: string | undefined) => queryOptions({
 
 export const activeOrganizationQuery = queryOptions({ queryKey: ["organization", "active"], queryFn: api.organization.getFull });
 
+/** The caller's teams in the organization (which ones they may set active and read the members of). */
+export const myTeamsQuery = (organizationId: string) =>
+  queryOptions({ queryKey: ["organization", "teams", organizationId, "mine"], queryFn: () => api.organization.listUserTeams(organizationId) });
+
+/** A team's members' places. */
+export const teamMembersQuery = (teamId: string) =>
+  queryOptions({ queryKey: ["organization", "team", teamId, "members"], queryFn: () => api.organization.listTeamMembers(teamId) });
+
 /** After a change to the caller's organizations or to which one is active: read them all again. */
 export const refreshOrganizations = (queryClient: QueryClient) =>
   Promise.all([

@@ -15,6 +15,7 @@ import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, SubmitBut
 import { translateIfKnown, useLanguage, useT } from "../i18n";
 import { activeOrganizationQuery, organizationsQuery, refreshOrganizations } from "../organization-queries";
 import { useSession } from "../session";
+import { Teams } from "./teams";
 
 /** "Acme Corp." -> "acme-corp": lower case letters and digits joined by single dashes. */
 export function slugFrom(name: string): string {
@@ -233,6 +234,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       </h2>
       {access.role && <p className="muted">{t("organizations.yourRole", { role: roleName(access.role) })}</p>}
       <Members organization={organization} access={access} me={me} outcome={outcome} />
+      <Teams organization={organization} access={access} outcome={outcome} />
       {(access.canInvite || access.canCancelInvitations) && <Invitations organization={organization} access={access} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (
         <Settings key={`${organization.name}|${organization.slug}|${organization.logo}`} organization={organization} access={access} outcome={outcome} />
