@@ -75,6 +75,7 @@ describe("public shapes", () => {
       updatedAt: created.toISOString(),
       impersonatedBy: null,
       activeOrganizationId: null,
+      activeTeamId: null,
       authMethod: "passkey",
       secondFactor: null,
       authenticatedAt: created.toISOString(),
