@@ -99,6 +99,19 @@ export const ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: e(S.PERMISSION_DENIED, 403, "you are not allowed to invite user with this role"),
   // The refusal of the member update permission: better-auth's own text.
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to update this member"),
+  // Custom roles: better-auth 1.7's dynamic access control codes and texts (docs/adr/0066-custom-organization-roles.md).
+  YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE: e(S.FAILED_PRECONDITION, 400, "You must be in an organization to create a role"),
+  YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not a member of this organization"),
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a role"),
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to update a role"),
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to delete a role"),
+  YOU_ARE_NOT_ALLOWED_TO_READ_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to read a role"),
+  YOU_ARE_NOT_ALLOWED_TO_LIST_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to list a role"),
+  TOO_MANY_ROLES: e(S.RESOURCE_EXHAUSTED, 400, "This organization has too many roles"),
+  INVALID_RESOURCE: e(S.INVALID_ARGUMENT, 400, "The provided permission includes an invalid resource"),
+  ROLE_NAME_IS_ALREADY_TAKEN: e(S.ALREADY_EXISTS, 400, "That role name is already taken"),
+  CANNOT_DELETE_A_PRE_DEFINED_ROLE: e(S.FAILED_PRECONDITION, 400, "Cannot delete a pre-defined role"),
+  ROLE_IS_ASSIGNED_TO_MEMBERS: e(S.FAILED_PRECONDITION, 400, "Cannot delete a role that is assigned to members. Please reassign the members to a different role first"),
 
   // Admin
   YOU_CANNOT_BAN_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot ban yourself"),
@@ -198,7 +211,13 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Codes a better-auth client compares that its message does not give (codeOf): kept as the client names them. */
-export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set(["BANNED_USER"]);
+export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set([
+  "BANNED_USER",
+  "TOO_MANY_ROLES",
+  "INVALID_RESOURCE",
+  "ROLE_NAME_IS_ALREADY_TAKEN",
+  "ROLE_IS_ASSIGNED_TO_MEMBERS",
+]);
 
 /** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */
 export type ErrorFields = Readonly<Record<string, string | null>>;

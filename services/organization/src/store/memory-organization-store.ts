@@ -1,7 +1,17 @@
 /** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { rolesOf } from "../domain/roles.js";
-import type { ActorCheck, InvitationMailRecord, InvitationRecord, MemberRecord, NewInvitationMail, OrganizationRecord, OrganizationStore } from "./organization-store.js";
+import { memoryRoleMethods } from "./memory-role-store.js";
+import type {
+  ActorCheck,
+  CustomRoleRecord,
+  InvitationMailRecord,
+  InvitationRecord,
+  MemberRecord,
+  NewInvitationMail,
+  OrganizationRecord,
+  OrganizationStore,
+} from "./organization-store.js";
 
 const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -10,6 +20,10 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   const members = new Map<string, MemberRecord>();
   const invitations = new Map<string, InvitationRecord>();
   const mails = new Map<string, InvitationMailRecord>();
+  const roles = new Map<string, CustomRoleRecord>();
+  const dropRoles = (organizationId: string) => {
+    for (const r of [...roles.values()]) if (r.organizationId === organizationId) roles.delete(r.id);
+  };
   const copyMail = (m: InvitationMailRecord): InvitationMailRecord => ({ ...m, variables: { ...m.variables } });
   const queueMail = (mail: NewInvitationMail | undefined) => {
     if (mail) mails.set(mail.id, copyMail({ ...mail, attempts: 0, leaseUntil: null }));
@@ -36,6 +50,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     if (holders.length <= 1) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
   };
   return {
+    ...memoryRoleMethods({ roles, members, invitations, checkActor }),
     async createOrganization(organization, creator, limit = 0) {
       if (limit > 0 && [...members.values()].filter((m) => m.userId === creator.userId).length >= limit)
         throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
@@ -70,6 +85,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       checkActor(id, actor);
       for (const m of membersOf(id)) members.delete(m.id);
       for (const i of [...invitations.values()]) if (i.organizationId === id) invitations.delete(i.id);
+      dropRoles(id);
       return organizations.delete(id);
     },
     async listOrganizationsOfUser(userId) {
@@ -134,6 +150,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
         const rest = membersOf(m.organizationId).sort(byAge);
         if (!rest.length) {
           organizations.delete(m.organizationId);
+          dropRoles(m.organizationId);
           for (const i of [...invitations.values()]) if (i.organizationId === m.organizationId) invitations.delete(i.id);
         } else if (rolesOf(m.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
           (rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!).role = ownerRole;

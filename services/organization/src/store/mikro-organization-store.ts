@@ -12,8 +12,10 @@ import {
   MemberEntity,
   type MemberRow,
   OrganizationEntity,
+  OrganizationRoleEntity,
   type OrganizationRow,
 } from "./entities.js";
+import { mikroRoleMethods } from "./mikro-role-store.js";
 import { organizationMigrations } from "./migrations.js";
 import type {
   ActorCheck,
@@ -129,10 +131,15 @@ async function holders(em: EntityManager, organizationId: string, role: string):
 }
 
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
-  const store = await openStore({ url, entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity], migrations: organizationMigrations });
+  const store = await openStore({
+    url,
+    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, OrganizationRoleEntity],
+    migrations: organizationMigrations,
+  });
   const newest = { createdAt: "desc", id: "desc" } as const;
   const locked = lockedTransactions(store);
   return {
+    ...mikroRoleMethods(() => store.em(), locked, checkActor),
     async createOrganization(organization, creator, limit = 0) {
       await unique("ORGANIZATION_ALREADY_EXISTS", () =>
         locked(`user:${creator.userId}`, async (em) => {
@@ -175,6 +182,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         if (!(await em.count(OrganizationEntity, { id }))) return false;
         await checkActor(em, id, actor);
         await em.nativeDelete(InvitationEntity, { organizationId: id });
+        await em.nativeDelete(OrganizationRoleEntity, { organizationId: id });
         await em.nativeDelete(MemberEntity, { organizationId: id });
         return (await em.nativeDelete(OrganizationEntity, { id })) > 0;
       });
@@ -249,6 +257,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           const rest = await em.find(MemberEntity, { organizationId: row.organizationId }, { orderBy: { createdAt: "asc", id: "asc" } });
           if (!rest.length) {
             await em.nativeDelete(InvitationEntity, { organizationId: row.organizationId });
+            await em.nativeDelete(OrganizationRoleEntity, { organizationId: row.organizationId });
             await em.nativeDelete(OrganizationEntity, { id: row.organizationId });
           } else if (rolesOf(row.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
             const successor = rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!;
