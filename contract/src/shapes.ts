@@ -128,6 +128,19 @@ export const organizationAccessSchema = z.object({
   ownerRole: z.string(),
 });
 
+/**
+ * A custom role of an organization, as better-auth 1.7's dynamic access control answers it: `role` is its
+ * name, `permission` what it grants (resource -> actions, from contract/src/permissions.ts).
+ */
+export const organizationRoleSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  role: z.string(),
+  permission: z.record(z.string(), z.array(z.string())),
+  createdAt: when,
+  updatedAt: when.optional(),
+});
+
 export type User = z.infer<typeof userSchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type TrustedDevice = z.infer<typeof trustedDeviceSchema>;
@@ -137,3 +150,4 @@ export type Member = z.infer<typeof memberSchema>;
 export type InvitationStatus = z.infer<typeof invitationStatusSchema>;
 export type Invitation = z.infer<typeof invitationSchema>;
 export type OrganizationAccess = z.infer<typeof organizationAccessSchema>;
+export type OrganizationRole = z.infer<typeof organizationRoleSchema>;

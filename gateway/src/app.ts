@@ -25,6 +25,7 @@ import { currentClientRoutes } from "./routes/current-client.js";
 import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
 import { organizationRoutes } from "./routes/organization.js";
+import { organizationRoleRoutes } from "./routes/organization-roles.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(twoFactorRoutes(routeDeps));
   mount(passkeyRoutes(routeDeps));
   mount(organizationRoutes(routeDeps));
+  mount(organizationRoleRoutes(routeDeps));
   mount(adminRoutes(routeDeps));
   mount(socialRoutes(routeDeps));
   mount(mailSignInRoutes(routeDeps));

@@ -10,6 +10,7 @@ import * as members from "../domain/members.js";
 import * as organizations from "../domain/organizations.js";
 import type { Registry } from "../domain/ports.js";
 import { callerOf, toFullMessage, toInvitationMessage, toMemberMessage, toOrganizationMessage, toUserInvitationMessage } from "./mappers.js";
+import { ROLE_ACCESS, roleHandlers } from "./role-handlers.js";
 import * as valid from "./validation.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -41,6 +42,7 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   GetMembership: ["internal-client"],
   // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
   RemoveUserMemberships: ["identity"],
+  ...ROLE_ACCESS,
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -178,6 +180,7 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
       await members.removeUserMemberships(registry, valid.id("userId", req.userId));
       return {};
     }),
+    ...roleHandlers(registry, rpc),
   };
   return {
     definition: OrganizationServiceService,
