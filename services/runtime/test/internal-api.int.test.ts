@@ -142,6 +142,11 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     HasPermission: ["gateway"],
     GetMembership: ["internal-client"],
     RemoveUserMemberships: ["identity"],
+    CreateRole: ["gateway"],
+    UpdateRole: ["gateway"],
+    DeleteRole: ["gateway"],
+    ListRoles: ["gateway"],
+    GetRole: ["gateway"],
   },
   admin: {
     ListUsers: ["gateway"],
