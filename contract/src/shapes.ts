@@ -126,6 +126,8 @@ export const organizationAccessSchema = z.object({
   removableMemberIds: z.array(z.string()),
   // The role that makes a member an owner: only an owner gives or takes it, and changes or removes owners.
   ownerRole: z.string(),
+  // What they may do with custom roles: the ac actions their role grants (read, create, update, delete).
+  roleActions: z.array(z.string()),
 });
 
 /**

@@ -139,6 +139,7 @@ describe(`organizations (${backendLabel()})`, () => {
         updatableMemberIds: [owner, adminId, memberId],
         removableMemberIds: [owner, adminId, memberId],
         ownerRole: "owner",
+        roleActions: ["create", "read", "update", "delete"],
       });
       expect(await accessOf(admin)).toEqual({
         role: "admin",
@@ -150,6 +151,7 @@ describe(`organizations (${backendLabel()})`, () => {
         updatableMemberIds: [adminId, memberId],
         removableMemberIds: [adminId, memberId],
         ownerRole: "owner",
+        roleActions: ["create", "read", "update", "delete"],
       });
       expect((await member.c.post("/organization/set-active", { organizationId: org.id })).body.access).toEqual({
         role: "member",
@@ -161,6 +163,7 @@ describe(`organizations (${backendLabel()})`, () => {
         updatableMemberIds: [],
         removableMemberIds: [memberId],
         ownerRole: "owner",
+        roleActions: [],
       });
     });
 

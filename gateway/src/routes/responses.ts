@@ -79,6 +79,7 @@ const publicAccess = (access: CallerAccess) => ({
   updatableMemberIds: access.updatableMemberIds,
   removableMemberIds: access.removableMemberIds,
   ownerRole: access.ownerRole,
+  roleActions: access.roleActions,
 });
 
 /** An organization with its members (and invitations): create, get-full-organization, set-active. */

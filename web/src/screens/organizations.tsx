@@ -50,6 +50,7 @@ const NO_ACCESS: OrganizationAccess = {
   updatableMemberIds: [],
   removableMemberIds: [],
   ownerRole: "owner",
+  roleActions: [],
 };
 
 /**

@@ -5,7 +5,7 @@
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberRecord, OrganizationRecord } from "../store/organization-store.js";
 import type { Caller, Registry } from "./ports.js";
-import { grants, grantsAllOf, isCreator, type Resource, type RoleTable } from "./roles.js";
+import { grants, grantsAllOf, isCreator, RESOURCES, type Resource, type RoleTable } from "./roles.js";
 
 /**
  * `roles`: the roles of the organization a call is about, the configured ones and its custom ones
@@ -147,6 +147,8 @@ export interface CallerAccess {
   removableMemberIds: string[];
   /** The role that makes an owner (the creator role). */
   ownerRole: string;
+  /** The `ac` actions (custom roles: read, create, update, delete) the caller's role grants. */
+  roleActions: string[];
 }
 
 /** What `actor` may do in their organization, for `members` (a page of its members). */
@@ -162,5 +164,6 @@ export function accessOf(deps: Deps, actor: MemberRecord, members: MemberRecord[
     updatableMemberIds: members.filter((member) => mayChangeRoleOf(deps, actor, member)).map((member) => member.id),
     removableMemberIds: members.filter((member) => mayRemove(deps, actor, member)).map((member) => member.id),
     ownerRole: deps.config.creatorRole,
+    roleActions: RESOURCES.ac.filter((action) => may("ac", action)),
   };
 }

@@ -17,8 +17,9 @@ export const MAX_ROLES_PER_ORGANIZATION = 100;
 
 /** The organization's roles: its custom ones and the configured ones (whose names no custom role takes). */
 export async function roleTableOf(deps: Pick<Registry, "config" | "store">, organizationId: string): Promise<RoleTable> {
-  const custom = await deps.store.listRoles(organizationId);
-  return { ...Object.fromEntries(custom.map((role) => [role.name, role.permissions])), ...deps.config.roles };
+  const table: RoleTable = { ...deps.config.roles };
+  for (const role of await deps.store.listRoles(organizationId)) if (!Object.hasOwn(table, role.name)) table[role.name] = role.permissions;
+  return table;
 }
 
 /** The dependencies with the organization's roles, for the checks of access.ts. */

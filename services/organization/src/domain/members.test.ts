@@ -106,6 +106,7 @@ describe("members", () => {
       updatableMemberIds: everyone,
       removableMemberIds: everyone,
       ownerRole: "owner",
+      roleActions: ["create", "read", "update", "delete"],
     });
     // An admin is offered neither the owner role nor the owner.
     expect(await accessOf(admin)).toEqual({
@@ -118,6 +119,7 @@ describe("members", () => {
       updatableMemberIds: [admin.member.id, member.member.id],
       removableMemberIds: [admin.member.id, member.member.id],
       ownerRole: "owner",
+      roleActions: ["create", "read", "update", "delete"],
     });
     // A member manages no one: they may only leave.
     expect(await accessOf(member)).toEqual({
@@ -130,6 +132,7 @@ describe("members", () => {
       updatableMemberIds: [],
       removableMemberIds: [member.member.id],
       ownerRole: "owner",
+      roleActions: [],
     });
     // What it offers is accepted, what it leaves out refused.
     expect((await updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "admin" })).role).toBe("admin");

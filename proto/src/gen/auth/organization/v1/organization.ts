@@ -136,7 +136,7 @@ export interface CallerAccess {
   invite: boolean;
   /** May cancel invitations (CancelInvitation). */
   cancelInvitations: boolean;
-  /** The configured roles the caller may give: invite with, or set as a member's role. */
+  /** The roles, configured and custom, the caller may give: invite with, or set as a member's role. */
   assignableRoles: string[];
   /** Of the members in this answer, those whose role the caller may change (to one of assignable_roles). */
   updatableMemberIds: string[];
@@ -144,6 +144,8 @@ export interface CallerAccess {
   removableMemberIds: string[];
   /** The role that makes a member an owner (ORGANIZATION_CREATOR_ROLE): only an owner gives or takes it. */
   ownerRole: string;
+  /** What the caller may do with custom roles: the ac actions their role grants (read, create, update, delete). */
+  roleActions: string[];
 }
 
 /** CreateOrganizationRequest: the new organization and its creator. */
@@ -1695,6 +1697,7 @@ function createBaseCallerAccess(): CallerAccess {
     updatableMemberIds: [],
     removableMemberIds: [],
     ownerRole: "",
+    roleActions: [],
   };
 }
 
@@ -1726,6 +1729,9 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     }
     if (message.ownerRole !== "") {
       writer.uint32(74).string(message.ownerRole);
+    }
+    for (const v of message.roleActions) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -1815,6 +1821,14 @@ export const CallerAccess: MessageFns<CallerAccess> = {
             message.ownerRole = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.roleActions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1866,6 +1880,11 @@ export const CallerAccess: MessageFns<CallerAccess> = {
         : isSet(object.owner_role)
         ? globalThis.String(object.owner_role)
         : "",
+      roleActions: globalThis.Array.isArray(object?.roleActions)
+        ? object.roleActions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.role_actions)
+        ? object.role_actions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1898,6 +1917,9 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     if (message.ownerRole !== "") {
       obj.ownerRole = message.ownerRole;
     }
+    if (message.roleActions?.length) {
+      obj.roleActions = message.roleActions;
+    }
     return obj;
   },
 
@@ -1915,6 +1937,7 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     message.updatableMemberIds = object.updatableMemberIds?.map((e) => e) || [];
     message.removableMemberIds = object.removableMemberIds?.map((e) => e) || [];
     message.ownerRole = object.ownerRole ?? "";
+    message.roleActions = object.roleActions?.map((e) => e) || [];
     return message;
   },
 };
