@@ -5,13 +5,13 @@
  * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
  * names or at its top.
  */
-import type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type { Invitation, Member, Organization, OrganizationAccess, OrganizationRole, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/browser";
 import { currentLanguage, translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
 /** The user, session, organization, member, invitation, trusted device and passkey shapes the gateway answers. */
-export type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
+export type { Invitation, Member, Organization, OrganizationAccess, OrganizationRole, Passkey, Session, TrustedDevice, User } from "@auth-platform/contract/shapes";
 
 export interface SessionWithUser {
   session: Session;
@@ -286,6 +286,12 @@ export const api = {
     removeMember: (memberIdOrEmail: string, organizationId: string) => post<{ member: Member }>("/organization/remove-member", { memberIdOrEmail, organizationId }),
     updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),
     leave: (organizationId: string) => post<Member>("/organization/leave", { organizationId }),
+    listRoles: (organizationId: string) => get<OrganizationRole[]>(`/organization/list-roles?organizationId=${encodeURIComponent(organizationId)}`),
+    createRole: (organizationId: string, role: string, permission: Record<string, string[]>) =>
+      post<{ roleData: OrganizationRole }>("/organization/create-role", { organizationId, role, permission }),
+    updateRole: (organizationId: string, roleId: string, data: { roleName?: string; permission?: Record<string, string[]> }) =>
+      post<{ roleData: OrganizationRole }>("/organization/update-role", { organizationId, roleId, data }),
+    deleteRole: (organizationId: string, roleId: string) => post<{ success: boolean }>("/organization/delete-role", { organizationId, roleId }),
   },
   admin: {
     /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */

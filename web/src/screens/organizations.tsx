@@ -15,6 +15,7 @@ import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, SubmitBut
 import { translateIfKnown, useLanguage, useT } from "../i18n";
 import { activeOrganizationQuery, organizationsQuery, refreshOrganizations } from "../organization-queries";
 import { useSession } from "../session";
+import { Roles } from "./organization-roles";
 
 /** "Acme Corp." -> "acme-corp": lower case letters and digits joined by single dashes. */
 export function slugFrom(name: string): string {
@@ -28,7 +29,7 @@ export function slugFrom(name: string): string {
 }
 
 /** A role as the reader names it: the default roles translated, configured ones as they are called. */
-function roleName(role: string): string {
+export function roleName(role: string): string {
   return role
     .split(",")
     .map((one) => one.trim())
@@ -71,7 +72,7 @@ function useRefusal() {
 }
 
 /** What the page's actions report: the newest outcome shows, a success or a refusal. */
-interface Outcome {
+export interface Outcome {
   /** An action starts: the last refusal goes. */
   started: () => void;
   done: (done: Done) => void;
@@ -234,6 +235,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       {access.role && <p className="muted">{t("organizations.yourRole", { role: roleName(access.role) })}</p>}
       <Members organization={organization} access={access} me={me} outcome={outcome} />
       {(access.canInvite || access.canCancelInvitations) && <Invitations organization={organization} access={access} outcome={outcome} />}
+      {access.roleActions.includes("read") && <Roles organization={organization} access={access} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (
         <Settings key={`${organization.name}|${organization.slug}|${organization.logo}`} organization={organization} access={access} outcome={outcome} />
       )}
@@ -557,6 +559,7 @@ function Settings({ organization, access, outcome }: { organization: FullOrganiz
             confirmLabel={t("organizations.settings.deleteConfirm")}
             pendingText={t("organizations.settings.deleting")}
             onConfirm={remove}
+            typed={{ label: t("organizations.settings.deleteTyped", { organization: organization.name }), value: organization.name }}
           >
             {t("organizations.settings.delete")}
           </ConfirmButton>
