@@ -130,6 +130,8 @@ export const organizationAccessSchema = z.object({
   ownerRole: z.string(),
   // May create, rename and delete teams.
   canManageTeams: z.boolean(),
+  // What they may do with custom roles: the ac actions their role grants (read, create, update, delete).
+  roleActions: z.array(z.string()),
 });
 
 /** A team of an organization (better-auth 1.7's organization plugin with teams). */
@@ -149,6 +151,19 @@ export const teamMemberSchema = z.object({
   createdAt: when,
 });
 
+/**
+ * A custom role of an organization, as better-auth 1.7's dynamic access control answers it: `role` is its
+ * name, `permission` what it grants (resource -> actions, from contract/src/permissions.ts).
+ */
+export const organizationRoleSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  role: z.string(),
+  permission: z.record(z.string(), z.array(z.string())),
+  createdAt: when,
+  updatedAt: when.optional(),
+});
+
 export type User = z.infer<typeof userSchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type TrustedDevice = z.infer<typeof trustedDeviceSchema>;
@@ -160,3 +175,4 @@ export type Invitation = z.infer<typeof invitationSchema>;
 export type OrganizationAccess = z.infer<typeof organizationAccessSchema>;
 export type Team = z.infer<typeof teamSchema>;
 export type TeamMember = z.infer<typeof teamMemberSchema>;
+export type OrganizationRole = z.infer<typeof organizationRoleSchema>;

@@ -26,6 +26,7 @@ import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
 import { organizationRoutes } from "./routes/organization.js";
 import { teamRoutes } from "./routes/teams.js";
+import { organizationRoleRoutes } from "./routes/organization-roles.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(passkeyRoutes(routeDeps));
   mount(organizationRoutes(routeDeps));
   mount(teamRoutes(routeDeps));
+  mount(organizationRoleRoutes(routeDeps));
   mount(adminRoutes(routeDeps));
   mount(socialRoutes(routeDeps));
   mount(mailSignInRoutes(routeDeps));

@@ -342,6 +342,17 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await o.post("/organization/check-slug", { slug })).status).toBeGreaterThanOrEqual(400);
     expect((await o.post("/organization/has-permission", { permissions: { member: ["create"] } })).status).toBe(200);
     expect((await o.post("/organization/has-permission", {})).status).toBe(400);
+    const role = await o.post("/organization/create-role", { role: "support", permission: { member: ["update"] } });
+    expect(role.status).toBe(200);
+    expect((await o.post("/organization/create-role", { role: "owner", permission: {} })).status).toBe(400);
+    expect((await o.get("/organization/list-roles")).status).toBe(200);
+    expect((await o.get("/organization/list-roles?organizationId=missing")).status).toBe(403);
+    expect((await o.get(`/organization/get-role?roleId=${role.body.roleData.id}`)).status).toBe(200);
+    expect((await o.get("/organization/get-role?roleName=missing")).status).toBe(400);
+    expect((await o.post("/organization/update-role", { roleName: "support", data: { permission: { invitation: ["create"] } } })).status).toBe(200);
+    expect((await o.post("/organization/update-role", { roleName: "support", data: { permission: { billing: ["read"] } } })).status).toBe(400);
+    expect((await o.post("/organization/delete-role", { roleName: "admin" })).status).toBe(400);
+    expect((await o.post("/organization/delete-role", { roleName: "support" })).status).toBe(200);
 
     expect((await o.post("/organization/invite-member", { email: "not an address", role: "member" })).status).toBe(400);
     const invited = await o.post("/organization/invite-member", { email: invitee.email, role: "member" });

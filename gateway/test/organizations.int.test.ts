@@ -140,6 +140,7 @@ describe(`organizations (${backendLabel()})`, () => {
         removableMemberIds: [owner, adminId, memberId],
         ownerRole: "owner",
         canManageTeams: true,
+        roleActions: ["create", "read", "update", "delete"],
       });
       expect(await accessOf(admin)).toEqual({
         role: "admin",
@@ -152,6 +153,7 @@ describe(`organizations (${backendLabel()})`, () => {
         removableMemberIds: [adminId, memberId],
         ownerRole: "owner",
         canManageTeams: true,
+        roleActions: ["create", "read", "update", "delete"],
       });
       expect((await member.c.post("/organization/set-active", { organizationId: org.id })).body.access).toEqual({
         role: "member",
@@ -164,6 +166,7 @@ describe(`organizations (${backendLabel()})`, () => {
         removableMemberIds: [memberId],
         ownerRole: "owner",
         canManageTeams: false,
+        roleActions: [],
       });
     });
 

@@ -112,6 +112,19 @@ export const ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a new member"),
   YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER: e(S.PERMISSION_DENIED, 403, "You are not allowed to remove a team member"),
   YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM: e(S.FAILED_PRECONDITION, 400, "You do not have an active team"),
+  // Custom roles: better-auth 1.7's dynamic access control codes and texts (docs/adr/0066-custom-organization-roles.md).
+  YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE: e(S.FAILED_PRECONDITION, 400, "You must be in an organization to create a role"),
+  YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not a member of this organization"),
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to create a role"),
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to update a role"),
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to delete a role"),
+  YOU_ARE_NOT_ALLOWED_TO_READ_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to read a role"),
+  YOU_ARE_NOT_ALLOWED_TO_LIST_A_ROLE: e(S.PERMISSION_DENIED, 403, "You are not allowed to list a role"),
+  TOO_MANY_ROLES: e(S.RESOURCE_EXHAUSTED, 400, "This organization has too many roles"),
+  INVALID_RESOURCE: e(S.INVALID_ARGUMENT, 400, "The provided permission includes an invalid resource"),
+  ROLE_NAME_IS_ALREADY_TAKEN: e(S.ALREADY_EXISTS, 400, "That role name is already taken"),
+  CANNOT_DELETE_A_PRE_DEFINED_ROLE: e(S.FAILED_PRECONDITION, 400, "Cannot delete a pre-defined role"),
+  ROLE_IS_ASSIGNED_TO_MEMBERS: e(S.FAILED_PRECONDITION, 400, "Cannot delete a role that is assigned to members. Please reassign the members to a different role first"),
 
   // Admin
   YOU_CANNOT_BAN_YOURSELF: e(S.FAILED_PRECONDITION, 400, "You cannot ban yourself"),
@@ -216,6 +229,10 @@ export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set([
   // better-auth 1.7 names these team refusals apart from their texts.
   "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER",
   "YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM",
+  "TOO_MANY_ROLES",
+  "INVALID_RESOURCE",
+  "ROLE_NAME_IS_ALREADY_TAKEN",
+  "ROLE_IS_ASSIGNED_TO_MEMBERS",
 ]);
 
 /** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */

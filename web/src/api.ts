@@ -5,13 +5,37 @@
  * ApiError carrying the gateway's `{code, message}`, so a form can show the message next to the field it
  * names or at its top.
  */
-import type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, Team, TeamMember, TrustedDevice, User } from "@auth-platform/contract/shapes";
+import type {
+  Invitation,
+  Member,
+  Organization,
+  OrganizationAccess,
+  OrganizationRole,
+  Passkey,
+  Session,
+  Team,
+  TeamMember,
+  TrustedDevice,
+  User,
+} from "@auth-platform/contract/shapes";
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/browser";
 import { currentLanguage, translate, translateIfKnown } from "./i18n";
 import { apiBasePath } from "./runtime-config";
 
 /** The user, session, organization, member, invitation, trusted device and passkey shapes the gateway answers. */
-export type { Invitation, Member, Organization, OrganizationAccess, Passkey, Session, Team, TeamMember, TrustedDevice, User } from "@auth-platform/contract/shapes";
+export type {
+  Invitation,
+  Member,
+  Organization,
+  OrganizationAccess,
+  OrganizationRole,
+  Passkey,
+  Session,
+  Team,
+  TeamMember,
+  TrustedDevice,
+  User,
+} from "@auth-platform/contract/shapes";
 
 export interface SessionWithUser {
   session: Session;
@@ -296,6 +320,12 @@ export const api = {
     listTeamMembers: (teamId: string) => get<TeamMember[]>(`/organization/list-team-members?teamId=${encodeURIComponent(teamId)}`),
     addTeamMember: (teamId: string, userId: string) => post<TeamMember>("/organization/add-team-member", { teamId, userId }),
     removeTeamMember: (teamId: string, userId: string) => post<{ message: string }>("/organization/remove-team-member", { teamId, userId }),
+    listRoles: (organizationId: string) => get<OrganizationRole[]>(`/organization/list-roles?organizationId=${encodeURIComponent(organizationId)}`),
+    createRole: (organizationId: string, role: string, permission: Record<string, string[]>) =>
+      post<{ roleData: OrganizationRole }>("/organization/create-role", { organizationId, role, permission }),
+    updateRole: (organizationId: string, roleId: string, data: { roleName?: string; permission?: Record<string, string[]> }) =>
+      post<{ roleData: OrganizationRole }>("/organization/update-role", { organizationId, roleId, data }),
+    deleteRole: (organizationId: string, roleId: string) => post<{ success: boolean }>("/organization/delete-role", { organizationId, roleId }),
   },
   admin: {
     /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */

@@ -167,6 +167,7 @@ export function ConfirmButton({
   danger = true,
   disabled,
   className,
+  typed,
 }: {
   children: ReactNode;
   title: string;
@@ -177,14 +178,18 @@ export function ConfirmButton({
   danger?: boolean;
   disabled?: boolean;
   className?: string;
+  /** The text the reader must type before confirming (an organization's name before deleting it), and its field's label. */
+  typed?: { label: string; value: string };
 }) {
   const t = useT();
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string>();
+  const [typedText, setTypedText] = useState("");
   const close = () => {
     setError(undefined);
+    setTypedText("");
     dialog.current?.close();
   };
   const confirm = async () => {
@@ -207,12 +212,19 @@ export function ConfirmButton({
       <dialog ref={dialog} className="confirm" aria-labelledby={titleId} onClose={() => setError(undefined)}>
         <h2 id={titleId}>{title}</h2>
         <div>{description}</div>
+        {typed && <Field label={typed.label} name="confirmTyped" autoComplete="off" value={typedText} onChange={(e) => setTypedText(e.target.value)} />}
         <FormAlert message={error} />
         <div className="actions">
           <button type="button" onClick={close} disabled={pending}>
             {t("common.cancel")}
           </button>
-          <button type="button" className={danger ? "danger" : "primary"} onClick={confirm} disabled={pending} aria-busy={pending || undefined}>
+          <button
+            type="button"
+            className={danger ? "danger" : "primary"}
+            onClick={confirm}
+            disabled={pending || (typed !== undefined && typedText.trim() !== typed.value)}
+            aria-busy={pending || undefined}
+          >
             {pending ? pendingText : confirmLabel}
           </button>
         </div>

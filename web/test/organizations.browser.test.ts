@@ -347,10 +347,84 @@ describe("organizations", () => {
     await owner.getByRole("button", { name: "Delete organization" }).click();
     await poll(() => dialog(owner).getByRole("heading").innerText()).toBe("Delete Settings Co?");
     await web.checkA11y(owner, "delete organization dialog");
-    await dialog(owner).getByRole("button", { name: "Delete for good" }).click();
+    // Confirmed only once the organization's name is typed.
+    const deleteForGood = dialog(owner).getByRole("button", { name: "Delete for good" });
+    expect(await deleteForGood.isDisabled()).toBe(true);
+    await dialog(owner).getByLabel("Type Settings Co to confirm").fill("Settings");
+    expect(await deleteForGood.isDisabled()).toBe(true);
+    await dialog(owner).getByLabel("Type Settings Co to confirm").fill("Settings Co");
+    await deleteForGood.click();
     await poll(() => notice(owner).innerText()).toContain("Settings Co has been deleted.");
     await poll(() => owner.getByRole("list", { name: "Your organizations" }).getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Taken Co")]);
     expect(await owner.getByRole("heading", { name: "Settings Co", level: 2 }).count()).toBe(0);
+  });
+
+  it("roles: created with the permission checklist, offered in the role picker, edited, deleted once no one holds it", async ({ skip }) => {
+    if (!(await hasOrganizationApi())) return skip(NO_API);
+    const olga = await apiPerson("Olga Owner");
+    const invitee = await apiPerson("Rita Recruiter");
+    const { id } = await organizationBy(olga, "Custom Roles Co");
+    await joinByApi(olga, invitee, id, "member");
+    const owner = await web.page();
+    await signInOnScreen(owner, olga.email, PASSWORD);
+    await owner.goto("/organizations");
+    const roles = owner.getByRole("list", { name: "Roles" });
+    await poll(() => owner.getByText("No custom roles yet: members have the built-in ones.").count()).toBe(1);
+
+    const create = owner.getByRole("region", { name: "New role" });
+    await create.getByLabel("Role name").fill("recruiter");
+    await create.getByRole("group", { name: "Invitations" }).getByLabel("create").check();
+    await create.getByRole("group", { name: "Invitations" }).getByLabel("cancel").check();
+    await web.checkA11y(owner, "roles screen");
+    await create.getByRole("button", { name: "Create role" }).click();
+    await poll(() => notice(owner).innerText()).toContain("The role recruiter has been created.");
+    await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: create, cancel")]);
+
+    // A built-in name is refused, with the catalogue's message.
+    await create.getByLabel("Role name").fill("admin");
+    await create.getByRole("button", { name: "Create role" }).click();
+    await poll(() => create.getByRole("alert").innerText()).toBe("That role name is already taken");
+
+    // The role picker offers it; the member gets it.
+    const rita = who(invitee);
+    const picker = owner.getByLabel(`Role of ${rita}`, { exact: true });
+    await poll(() => picker.locator("option").allInnerTexts()).toContain("recruiter");
+    await picker.selectOption("recruiter");
+    await owner.getByRole("button", { name: `Change the role of ${rita}` }).click();
+    await dialog(owner).getByRole("button", { name: "Change role" }).click();
+    await poll(() => notice(owner).innerText()).toContain(`${rita} is now recruiter.`);
+    const mayInvite = async () => (await invitee.c.post("/organization/has-permission", { organizationId: id, permissions: { invitation: ["create"] } })).body;
+    expect(await mayInvite()).toEqual({ error: null, success: true });
+
+    // Edited: it now grants cancel only.
+    await owner.getByRole("button", { name: "Edit recruiter" }).click();
+    await roles.getByRole("group", { name: "Invitations" }).getByLabel("create").uncheck();
+    await roles.getByRole("button", { name: "Save role" }).click();
+    await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: cancel")]);
+    await poll(() => notice(owner).innerText()).toContain("The role recruiter has been saved.");
+    expect(await mayInvite()).toEqual({ error: null, success: false });
+
+    // Held by Rita: deletion is refused, said in the dialog; once she is a member again, it goes.
+    await owner.getByRole("button", { name: "Delete recruiter" }).click();
+    await dialog(owner).getByRole("button", { name: "Delete role" }).click();
+    await poll(() => dialog(owner).getByRole("alert").innerText()).toContain("assigned to members");
+    await dialog(owner).getByRole("button", { name: "Cancel" }).click();
+    await owner.getByLabel(`Role of ${rita}`, { exact: true }).selectOption("member");
+    await owner.getByRole("button", { name: `Change the role of ${rita}` }).click();
+    await dialog(owner).getByRole("button", { name: "Change role" }).click();
+    await poll(() => notice(owner).innerText()).toContain(`${rita} is now member.`);
+    await owner.getByRole("button", { name: "Delete recruiter" }).click();
+    await dialog(owner).getByRole("button", { name: "Delete role" }).click();
+    await poll(() => notice(owner).innerText()).toContain("The role recruiter has been deleted.");
+    await poll(() => roles.getByRole("listitem").count()).toBe(0);
+
+    // A plain member is offered no Roles screen.
+    const member = await web.page();
+    await signInOnScreen(member, invitee.email, PASSWORD);
+    await member.goto("/organizations");
+    await poll(() => member.getByRole("heading", { name: "Custom Roles Co", level: 2 }).count()).toBe(1);
+    expect(await member.getByRole("heading", { name: "Roles", exact: true }).count()).toBe(0);
+    expect(await member.getByRole("heading", { name: "Members", exact: true }).count()).toBe(1);
   });
 
   it("the header's switcher changes the active organization, the page follows, and the next sign-in starts there", async ({ skip }) => {

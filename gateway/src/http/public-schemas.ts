@@ -11,6 +11,7 @@ import {
   invitationSchema,
   memberSchema,
   organizationAccessSchema,
+  organizationRoleSchema,
   organizationSchema,
   passkeySchema,
   sessionSchema,
@@ -21,7 +22,7 @@ import {
 } from "@auth-platform/contract/shapes";
 import { ERRORS } from "@auth-platform/proto/errors";
 
-export { invitationSchema, memberSchema, organizationSchema, sessionSchema, teamMemberSchema, teamSchema, trustedDeviceSchema, userSchema };
+export { invitationSchema, memberSchema, organizationRoleSchema, organizationSchema, sessionSchema, teamMemberSchema, teamSchema, trustedDeviceSchema, userSchema };
 
 const when = z.iso.datetime({ offset: true });
 const nullableText = z.string().nullable();
@@ -156,6 +157,14 @@ export const rejectedInvitationSchema = z.object({ invitation: invitationSchema,
 export const permissionSchema = z.object({ error: z.null(), success: z.boolean() });
 
 export const memberRoleSchema = z.object({ role: z.string() });
+
+/** create-role: the role, and what it grants as better-auth's access control lists it (`statements`). */
+export const createdRoleSchema = z.object({
+  success: z.literal(true),
+  roleData: organizationRoleSchema,
+  statements: z.record(z.string(), z.array(z.string())),
+});
+export const updatedRoleSchema = z.object({ success: z.literal(true), roleData: organizationRoleSchema });
 
 export const adminUserSchema = z.object({ user: userSchema });
 

@@ -89,6 +89,7 @@ const publicAccess = (access: CallerAccess) => ({
   removableMemberIds: access.removableMemberIds,
   ownerRole: access.ownerRole,
   canManageTeams: access.manageTeams,
+  roleActions: access.roleActions,
 });
 
 /** An organization with its members (and invitations): create, get-full-organization, set-active. */

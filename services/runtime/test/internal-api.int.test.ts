@@ -154,6 +154,11 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListTeamMembers: ["gateway"],
     AddTeamMember: ["gateway"],
     RemoveTeamMember: ["gateway"],
+    CreateRole: ["gateway"],
+    UpdateRole: ["gateway"],
+    DeleteRole: ["gateway"],
+    ListRoles: ["gateway"],
+    GetRole: ["gateway"],
   },
   admin: {
     ListUsers: ["gateway"],

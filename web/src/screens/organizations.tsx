@@ -16,6 +16,7 @@ import { translateIfKnown, useLanguage, useT } from "../i18n";
 import { activeOrganizationQuery, organizationsQuery, refreshOrganizations } from "../organization-queries";
 import { useSession } from "../session";
 import { Teams } from "./teams";
+import { Roles } from "./organization-roles";
 
 /** "Acme Corp." -> "acme-corp": lower case letters and digits joined by single dashes. */
 export function slugFrom(name: string): string {
@@ -29,7 +30,7 @@ export function slugFrom(name: string): string {
 }
 
 /** A role as the reader names it: the default roles translated, configured ones as they are called. */
-function roleName(role: string): string {
+export function roleName(role: string): string {
   return role
     .split(",")
     .map((one) => one.trim())
@@ -52,6 +53,7 @@ const NO_ACCESS: OrganizationAccess = {
   removableMemberIds: [],
   ownerRole: "owner",
   canManageTeams: false,
+  roleActions: [],
 };
 
 /**
@@ -72,7 +74,7 @@ function useRefusal() {
 }
 
 /** What the page's actions report: the newest outcome shows, a success or a refusal. */
-interface Outcome {
+export interface Outcome {
   /** An action starts: the last refusal goes. */
   started: () => void;
   done: (done: Done) => void;
@@ -236,6 +238,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       <Members organization={organization} access={access} me={me} outcome={outcome} />
       <Teams organization={organization} access={access} outcome={outcome} />
       {(access.canInvite || access.canCancelInvitations) && <Invitations organization={organization} access={access} outcome={outcome} />}
+      {access.roleActions.includes("read") && <Roles organization={organization} access={access} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (
         <Settings key={`${organization.name}|${organization.slug}|${organization.logo}`} organization={organization} access={access} outcome={outcome} />
       )}
@@ -559,6 +562,7 @@ function Settings({ organization, access, outcome }: { organization: FullOrganiz
             confirmLabel={t("organizations.settings.deleteConfirm")}
             pendingText={t("organizations.settings.deleting")}
             onConfirm={remove}
+            typed={{ label: t("organizations.settings.deleteTyped", { organization: organization.name }), value: organization.name }}
           >
             {t("organizations.settings.delete")}
           </ConfirmButton>

@@ -5,9 +5,16 @@
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberRecord, OrganizationRecord } from "../store/organization-store.js";
 import type { Caller, Registry } from "./ports.js";
-import { grants, grantsAllOf, isCreator, type Resource } from "./roles.js";
+import { grants, grantsAllOf, isCreator, RESOURCES, type Resource, type RoleTable } from "./roles.js";
 
-type Deps = Pick<Registry, "config" | "store">;
+/**
+ * `roles`: the roles of the organization a call is about, the configured ones and its custom ones
+ * (custom-roles.ts scoped()); the configured ones alone when absent.
+ */
+type Deps = Pick<Registry, "config" | "store"> & { roles?: RoleTable };
+
+/** The roles the checks go by: the organization's (scoped) or the configured ones. */
+export const tableOf = (deps: Deps): RoleTable => deps.roles ?? deps.config.roles;
 
 export interface Target {
   organizationId?: string;
@@ -97,7 +104,7 @@ export async function requireActor(deps: Deps, organizationId: string, actor: Ac
 
 /** Refuses with `refusal` unless the member's role grants the action. */
 export function requirePermission(deps: Deps, member: MemberRecord, resource: Resource, action: string, refusal: ErrorCode): void {
-  if (!grants(deps.config.roles, member.role, { [resource]: [action] })) throw new AuthError(refusal);
+  if (!grants(tableOf(deps), member.role, { [resource]: [action] })) throw new AuthError(refusal);
 }
 
 export const isOwner = (deps: Deps, member: { role: string }) => isCreator(deps.config.creatorRole, member.role);
@@ -109,7 +116,7 @@ export const isOwner = (deps: Deps, member: { role: string }) => isCreator(deps.
  */
 export function mayGrant(deps: Deps, member: MemberRecord, role: string): boolean {
   if (isOwner(deps, member)) return true;
-  return !isOwner(deps, { role }) && grantsAllOf(deps.config.roles, member.role, role);
+  return !isOwner(deps, { role }) && grantsAllOf(tableOf(deps), member.role, role);
 }
 
 /** Only an owner changes or removes an owner. */
@@ -117,13 +124,13 @@ const mayTouch = (deps: Deps, actor: MemberRecord, member: { role: string }) => 
 
 /** Whether `actor` may change roles at all, and `member`'s in particular (the new role is mayGrant's). */
 export function mayChangeRoleOf(deps: Deps, actor: MemberRecord, member?: { role: string }): boolean {
-  return grants(deps.config.roles, actor.role, { member: ["update"] }) && (!member || mayTouch(deps, actor, member));
+  return grants(tableOf(deps), actor.role, { member: ["update"] }) && (!member || mayTouch(deps, actor, member));
 }
 
 /** Whether `actor` may remove `member`: anyone themselves (leaving); someone else with member delete. */
 export function mayRemove(deps: Deps, actor: MemberRecord, member: MemberRecord): boolean {
   if (member.id === actor.id) return true;
-  return grants(deps.config.roles, actor.role, { member: ["delete"] }) && mayTouch(deps, actor, member);
+  return grants(tableOf(deps), actor.role, { member: ["delete"] }) && mayTouch(deps, actor, member);
 }
 
 /** The caller's role in an organization and what it lets them do, by the rules above (no state rules). */
@@ -133,29 +140,33 @@ export interface CallerAccess {
   deleteOrganization: boolean;
   invite: boolean;
   cancelInvitations: boolean;
-  /** The configured roles the caller may give (invite with, set). */
+  /** The roles, configured and custom, the caller may give (invite with, set). */
   assignableRoles: string[];
   /** Of `members`, those whose role the caller may change, and those the caller may remove. */
   updatableMemberIds: string[];
   removableMemberIds: string[];
   /** The role that makes an owner (the creator role). */
   ownerRole: string;
+  /** May create, rename and delete teams (the team permissions). */
   manageTeams: boolean;
+  /** The `ac` actions (custom roles: read, create, update, delete) the caller's role grants. */
+  roleActions: string[];
 }
 
 /** What `actor` may do in their organization, for `members` (a page of its members). */
 export function accessOf(deps: Deps, actor: MemberRecord, members: MemberRecord[]): CallerAccess {
-  const may = (resource: Resource, action: string) => grants(deps.config.roles, actor.role, { [resource]: [action] });
+  const may = (resource: Resource, action: string) => grants(tableOf(deps), actor.role, { [resource]: [action] });
   return {
     role: actor.role,
     updateOrganization: may("organization", "update"),
     deleteOrganization: deps.config.deleteEnabled && may("organization", "delete"),
     invite: may("invitation", "create"),
     cancelInvitations: may("invitation", "cancel"),
-    assignableRoles: Object.keys(deps.config.roles).filter((role) => mayGrant(deps, actor, role)),
+    assignableRoles: Object.keys(tableOf(deps)).filter((role) => mayGrant(deps, actor, role)),
     updatableMemberIds: members.filter((member) => mayChangeRoleOf(deps, actor, member)).map((member) => member.id),
     removableMemberIds: members.filter((member) => mayRemove(deps, actor, member)).map((member) => member.id),
     ownerRole: deps.config.creatorRole,
     manageTeams: may("team", "update"),
+    roleActions: RESOURCES.ac.filter((action) => may("ac", action)),
   };
 }

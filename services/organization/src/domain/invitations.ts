@@ -12,6 +12,7 @@ import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord, NewInvitationMail } from "../store/organization-store.js";
 import { invitationMailKey } from "./invitation-mail-worker.js";
 import { actorCheck, mayGrant, requireActor, requireMember, requireOrganization, requirePermission, targetId } from "./access.js";
+import { scoped } from "./custom-roles.js";
 import type { Caller, Registry } from "./ports.js";
 import { requireLiveMember, withUsers } from "./members.js";
 import { isKnownRole } from "./roles.js";
@@ -40,17 +41,18 @@ function mayInvite(deps: Deps, role: string, noPermission: ErrorCode, cannotGive
   };
 }
 
-export async function inviteMember(deps: Deps, caller: Caller, input: InviteInput): Promise<InvitationRecord> {
+export async function inviteMember(unscoped: Deps, caller: Caller, input: InviteInput): Promise<InvitationRecord> {
   // better-auth's answers: none named or active is "Organization not found"; a non-member, and an
   // organization that does not exist (membership is read first), "Member not found" (docs/adr/0050-organization-refusals-of-non-members.md).
   const organizationId = targetId(caller, input.organizationId, "ORGANIZATION_NOT_FOUND");
+  const deps = await scoped(unscoped, organizationId);
   const email = input.email.toLowerCase();
   const inviterWith = (role: string) =>
     actorCheck(caller, mayInvite(deps, role, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"), "MEMBER_NOT_FOUND");
   const inviter = inviterWith(input.role);
   const actor = await requireActor(deps, organizationId, inviter);
   const organization = await requireOrganization(deps, organizationId);
-  if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
+  if (!isKnownRole(deps.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
 
   // One identity call: the inviter's name for the mail, and whether the address already has a member.
   const users = await deps.users.getUsers([caller.userId], [email]);
@@ -145,8 +147,9 @@ export async function listUserInvitations(deps: Deps, caller: Caller): Promise<U
 }
 
 /** Makes the caller a member with the invited role (once, even when two accepts race) and the organization active. */
-export async function acceptInvitation(deps: Deps, caller: Caller, id: string): Promise<{ invitation: InvitationRecord; member: MemberRecord }> {
-  const invitation = await requireOwnInvitation(deps, caller, id);
+export async function acceptInvitation(unscoped: Deps, caller: Caller, id: string): Promise<{ invitation: InvitationRecord; member: MemberRecord }> {
+  const invitation = await requireOwnInvitation(unscoped, caller, id);
+  const deps = await scoped(unscoped, invitation.organizationId);
   // An invitation gives what its inviter could give: one who left, or was demoted since (an admin made a
   // member), no longer hands out the role. Checked now, and again by the store under the organization's
   // lock, where a concurrent demotion or removal of the inviter is decided.
@@ -182,9 +185,10 @@ export async function rejectInvitation(deps: Deps, caller: Caller, id: string): 
 }
 
 /** A member whose role may cancel invitations withdraws a pending one. */
-export async function cancelInvitation(deps: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
-  const invitation = await deps.store.findInvitation(id);
+export async function cancelInvitation(unscoped: Deps, caller: Caller, id: string): Promise<InvitationRecord> {
+  const invitation = await unscoped.store.findInvitation(id);
   if (!invitation) throw new AuthError("INVITATION_NOT_FOUND");
+  const deps = await scoped(unscoped, invitation.organizationId);
   const canceler = actorCheck(caller, (member) => requirePermission(deps, member, "invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"), "MEMBER_NOT_FOUND");
   await requireActor(deps, invitation.organizationId, canceler);
   if (!(await deps.store.answerInvitation(id, "canceled", { actor: canceler }))) throw new AuthError("INVITATION_NOT_FOUND");

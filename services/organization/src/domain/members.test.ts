@@ -107,6 +107,7 @@ describe("members", () => {
       removableMemberIds: everyone,
       ownerRole: "owner",
       manageTeams: true,
+      roleActions: ["create", "read", "update", "delete"],
     });
     // An admin is offered neither the owner role nor the owner.
     expect(await accessOf(admin)).toEqual({
@@ -120,6 +121,7 @@ describe("members", () => {
       removableMemberIds: [admin.member.id, member.member.id],
       ownerRole: "owner",
       manageTeams: true,
+      roleActions: ["create", "read", "update", "delete"],
     });
     // A member manages no one: they may only leave.
     expect(await accessOf(member)).toEqual({
@@ -133,6 +135,7 @@ describe("members", () => {
       removableMemberIds: [member.member.id],
       ownerRole: "owner",
       manageTeams: false,
+      roleActions: [],
     });
     // What it offers is accepted, what it leaves out refused.
     expect((await updateMemberRole(deps, admin.caller(), { memberId: member.member.id, role: "admin" })).role).toBe("admin");

@@ -5,6 +5,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organization-store.js";
 import { actorCheck, mayChangeRoleOf, mayGrant, mayRemove, requireActor, requireMember, requireReadable, type Target, targetId } from "./access.js";
+import { roleTableOf, scoped } from "./custom-roles.js";
 import type { Caller, MemberUser, Registry } from "./ports.js";
 import { grants, isKnownRole } from "./roles.js";
 import { undoOnFailure } from "./undo.js";
@@ -92,8 +93,9 @@ async function removeMembership(deps: Deps, member: MemberRecord, actor?: ActorC
  * permission, and removing an owner needs to be an owner. Answers the removed member with its user, as the
  * current better-auth client declares (read before the removal, so a failed read removes no one).
  */
-export async function removeMember(deps: Deps, caller: Caller, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberWithUser> {
+export async function removeMember(unscoped: Deps, caller: Caller, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberWithUser> {
   const organizationId = targetId(caller, input.organizationId);
+  const deps = await scoped(unscoped, organizationId);
   const remover = actorCheck(
     caller,
     (actor, member) => {
@@ -112,8 +114,9 @@ export async function removeMember(deps: Deps, caller: Caller, input: { memberId
  * Needs the member update permission; only an owner grants or takes the owner role, and a non-owner grants
  * no role beyond their own (mayGrant); the only owner stays one.
  */
-export async function updateMemberRole(deps: Deps, caller: Caller, input: { memberId: string; role: string; organizationId?: string }): Promise<MemberWithUser> {
+export async function updateMemberRole(unscoped: Deps, caller: Caller, input: { memberId: string; role: string; organizationId?: string }): Promise<MemberWithUser> {
   const organizationId = targetId(caller, input.organizationId);
+  const deps = await scoped(unscoped, organizationId);
   const updater = actorCheck(
     caller,
     (actor, member) => {
@@ -122,7 +125,7 @@ export async function updateMemberRole(deps: Deps, caller: Caller, input: { memb
     "MEMBER_NOT_FOUND",
   );
   const actor = await requireMember(deps, organizationId, caller.userId, "MEMBER_NOT_FOUND");
-  if (!isKnownRole(deps.config.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
+  if (!isKnownRole(deps.roles, input.role)) throw new AuthError("ROLE_NOT_FOUND");
   updater.check(actor);
   const member = await deps.store.findMemberById(input.memberId);
   if (!member || member.organizationId !== organizationId) throw new AuthError("MEMBER_NOT_FOUND");
@@ -144,7 +147,7 @@ export async function leaveOrganization(deps: Deps, caller: Caller, organization
 export async function hasPermission(deps: Deps, caller: Caller, input: { organizationId?: string; permissions: Record<string, string[]> }): Promise<boolean> {
   const organizationId = targetId(caller, input.organizationId);
   const member = await requireMember(deps, organizationId, caller.userId);
-  return grants(deps.config.roles, member.role, input.permissions);
+  return grants(await roleTableOf(deps, organizationId), member.role, input.permissions);
 }
 
 export function getMembership(deps: Pick<Deps, "store">, userId: string, organizationId: string): Promise<MemberRecord | null> {

@@ -6,6 +6,7 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { InvitationRecord, MemberRecord, OrganizationPatch, OrganizationRecord, TeamRecord } from "../store/organization-store.js";
+import { scoped } from "./custom-roles.js";
 import { accessOf, actorCheck, type CallerAccess, foldSlug, requireActor, requireOrganization, requirePermission, requireReadable, type Target, targetId } from "./access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMember, withUsers } from "./members.js";
 import type { Caller, Registry } from "./ports.js";
@@ -74,8 +75,9 @@ export async function updateOrganization(deps: Deps, caller: Caller, input: Upda
   // Membership is read first: an organization that does not exist is refused as one the caller is not a
   // member of (docs/adr/0050-organization-refusals-of-non-members.md).
   const id = targetId(caller, input.organizationId, "ORGANIZATION_NOT_FOUND");
-  const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"));
-  await requireActor(deps, id, actor);
+  const d = await scoped(deps, id);
+  const actor = actorCheck(caller, (member) => requirePermission(d, member, "organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"));
+  await requireActor(d, id, actor);
   const patch = input.patch.slug === undefined ? input.patch : { ...input.patch, slug: foldSlug(input.patch.slug) };
   const updated = await deps.store.updateOrganization(id, patch, actor);
   if (!updated) throw new AuthError("ORGANIZATION_NOT_FOUND");
@@ -86,8 +88,9 @@ export async function updateOrganization(deps: Deps, caller: Caller, input: Upda
 export async function deleteOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {
   if (!deps.config.deleteEnabled) throw new AuthError("NOT_FOUND");
   // Membership first, as for an update: a non-member learns nothing of whether the organization exists.
-  const actor = actorCheck(caller, (member) => requirePermission(deps, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"));
-  await requireActor(deps, organizationId, actor);
+  const d = await scoped(deps, organizationId);
+  const actor = actorCheck(caller, (member) => requirePermission(d, member, "organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"));
+  await requireActor(d, organizationId, actor);
   const organization = await requireOrganization(deps, organizationId);
   // Cleared before the deletion, so a session service that is down fails the call (503) with nothing
   // deleted; clearing an organization that then stays (a refused deletion) only unsets a choice its
@@ -116,7 +119,7 @@ export async function fullOrganization(deps: Deps, organization: OrganizationRec
     deps.store.listTeams(organization.id),
   ]);
   const members = await withUsers(deps, page.members);
-  return { organization, members, invitations, memberCount: page.total, teams, access: accessOf(deps, reader, members) };
+  return { organization, members, invitations, memberCount: page.total, teams, access: accessOf(await scoped(deps, organization.id), reader, members) };
 }
 
 /** By slug, id, or the active organization; null when none is named or active. */

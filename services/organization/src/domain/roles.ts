@@ -4,17 +4,13 @@
  */
 import * as z from "zod";
 
-export const RESOURCES = {
-  organization: ["update", "delete"],
-  member: ["create", "update", "delete"],
-  invitation: ["create", "cancel"],
-  team: ["create", "update", "delete"],
-} as const;
+import { type Permissions, RESOURCES, type Resource } from "@auth-platform/contract/permissions";
 
-export type Resource = keyof typeof RESOURCES;
-export type Permissions = Partial<Record<Resource, string[]>>;
+export { type Permissions, RESOURCES, type Resource };
 /** Role name -> what it grants. */
 export type RoleTable = Record<string, Permissions>;
+
+const ALL_ACTIONS = ["create", "read", "update", "delete"] as const;
 
 export const DEFAULT_ROLES: RoleTable = {
   owner: {
@@ -22,18 +18,21 @@ export const DEFAULT_ROLES: RoleTable = {
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
+    ac: [...ALL_ACTIONS],
   },
-  admin: { organization: ["update"], member: ["create", "update", "delete"], invitation: ["create", "cancel"], team: ["create", "update", "delete"] },
+  admin: {
+    organization: ["update"],
+    member: ["create", "update", "delete"],
+    invitation: ["create", "cancel"],
+    team: ["create", "update", "delete"],
+    ac: [...ALL_ACTIONS],
+  },
   member: {},
 };
 
-const roleName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "role names are lower-case letters, digits, - and _");
-const permissions = z.strictObject({
-  organization: z.array(z.enum(RESOURCES.organization)).optional(),
-  member: z.array(z.enum(RESOURCES.member)).optional(),
-  invitation: z.array(z.enum(RESOURCES.invitation)).optional(),
-  team: z.array(z.enum(RESOURCES.team)).optional(),
-});
+/** A role's name: lower-case letters, digits, - and _ (no comma: a member's role value lists roles with commas). */
+export const roleName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "role names are lower-case letters, digits, - and _");
+const permissions = z.strictObject(Object.fromEntries(Object.entries(RESOURCES).map(([resource, actions]) => [resource, z.array(z.enum(actions)).optional()])));
 /** ORGANIZATION_ROLES: a JSON object, role name -> { resource: [actions] }. */
 export const roleTableSchema = z.record(roleName, permissions).refine((table) => Object.keys(table).length > 0, "at least one role");
 

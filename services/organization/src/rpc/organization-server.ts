@@ -21,6 +21,7 @@ import {
   toTeamMessage,
   toUserInvitationMessage,
 } from "./mappers.js";
+import { ROLE_ACCESS, roleHandlers } from "./role-handlers.js";
 import * as valid from "./validation.js";
 
 const GATEWAY = ["gateway"] as const;
@@ -65,6 +66,7 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   ListTeamMembers: GATEWAY,
   AddTeamMember: GATEWAY,
   RemoveTeamMember: GATEWAY,
+  ...ROLE_ACCESS,
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -266,6 +268,7 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
       });
       return {};
     }),
+    ...roleHandlers(registry, rpc),
   };
   return {
     definition: OrganizationServiceService,

@@ -94,3 +94,19 @@ export const TeamMemberEntity = defineEntity({
 });
 
 export type TeamMemberRow = InstanceType<typeof TeamMemberEntity.class>;
+
+/** Custom roles (docs/adr/0066-custom-organization-roles.md); permissions are stored as JSON text. */
+export const OrganizationRoleEntity = defineEntity({
+  name: "OrganizationRole",
+  tableName: "organization_role",
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    name: p.string(),
+    permissions: p.text(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime().nullable(),
+  },
+});
+
+export type OrganizationRoleRow = InstanceType<typeof OrganizationRoleEntity.class>;

@@ -1,8 +1,10 @@
 /** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { rolesOf } from "../domain/roles.js";
+import { memoryRoleMethods } from "./memory-role-store.js";
 import type {
   ActorCheck,
+  CustomRoleRecord,
   InvitationMailRecord,
   InvitationRecord,
   MemberRecord,
@@ -22,6 +24,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   const mails = new Map<string, InvitationMailRecord>();
   const teams = new Map<string, TeamRecord>();
   const places = new Map<string, TeamMemberRecord>();
+  const roles = new Map<string, CustomRoleRecord>();
   const teamsOf = (organizationId: string) => [...teams.values()].filter((t) => t.organizationId === organizationId);
   const dropPlaces = (match: (p: TeamMemberRecord) => boolean) => {
     for (const p of [...places.values()]) if (match(p)) places.delete(p.id);
@@ -30,6 +33,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     for (const i of [...invitations.values()]) if (i.organizationId === id) invitations.delete(i.id);
     for (const t of teamsOf(id)) teams.delete(t.id);
     dropPlaces((p) => p.organizationId === id);
+    for (const r of [...roles.values()]) if (r.organizationId === id) roles.delete(r.id);
     organizations.delete(id);
   };
   const nameTaken = (organizationId: string, name: string, except?: string) => teamsOf(organizationId).some((t) => t.name === name && t.id !== except);
@@ -59,6 +63,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     if (holders.length <= 1) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
   };
   return {
+    ...memoryRoleMethods({ roles, members, invitations, checkActor }),
     async createOrganization(organization, creator, limit = 0) {
       if (limit > 0 && [...members.values()].filter((m) => m.userId === creator.userId).length >= limit)
         throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");

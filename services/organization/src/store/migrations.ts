@@ -114,10 +114,29 @@ class CreateTeams extends Migration {
   }
 }
 
+/**
+ * Custom roles (docs/adr/0066-custom-organization-roles.md): a name unique within the organization and the
+ * permissions it grants, as JSON text.
+ */
+class CreateOrganizationRole extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "organization_role" (
+      "id" varchar(64) not null primary key,
+      "organization_id" varchar(64) not null,
+      "name" varchar(64) not null,
+      "permissions" text not null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz null
+    )`);
+    this.addSql(`create unique index "organization_role_organization_name_unique" on "organization_role" ("organization_id", "name")`);
+  }
+}
+
 export const organizationMigrations = [
   { name: "0001-create-organization", class: CreateOrganization },
   { name: "0002-slug-lower-case", class: SlugLowerCase },
   { name: "0003-create-invitation-mail", class: CreateInvitationMail },
   { name: "0004-invitation-mail-language", class: InvitationMailLanguage },
   { name: "0005-teams", class: CreateTeams },
+  { name: "0006-create-organization-role", class: CreateOrganizationRole },
 ];

@@ -12,12 +12,14 @@ import {
   MemberEntity,
   type MemberRow,
   OrganizationEntity,
+  OrganizationRoleEntity,
   type OrganizationRow,
   TeamEntity,
   TeamMemberEntity,
   type TeamMemberRow,
   type TeamRow,
 } from "./entities.js";
+import { mikroRoleMethods } from "./mikro-role-store.js";
 import { organizationMigrations } from "./migrations.js";
 import type {
   ActorCheck,
@@ -79,6 +81,7 @@ async function dropOrganization(em: EntityManager, id: string): Promise<boolean>
   await em.nativeDelete(InvitationEntity, { organizationId: id });
   await em.nativeDelete(TeamMemberEntity, { organizationId: id });
   await em.nativeDelete(TeamEntity, { organizationId: id });
+  await em.nativeDelete(OrganizationRoleEntity, { organizationId: id });
   return (await em.nativeDelete(OrganizationEntity, { id })) > 0;
 }
 
@@ -157,12 +160,13 @@ async function holders(em: EntityManager, organizationId: string, role: string):
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
   const store = await openStore({
     url,
-    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity],
+    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity, OrganizationRoleEntity],
     migrations: organizationMigrations,
   });
   const newest = { createdAt: "desc", id: "desc" } as const;
   const locked = lockedTransactions(store);
   return {
+    ...mikroRoleMethods(() => store.em(), locked, checkActor),
     async createOrganization(organization, creator, limit = 0) {
       await unique("ORGANIZATION_ALREADY_EXISTS", () =>
         locked(`user:${creator.userId}`, async (em) => {

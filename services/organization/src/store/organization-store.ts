@@ -1,4 +1,5 @@
-/** The organization store port: organizations, members, invitations and teams. */
+/** The organization store port: organizations, members, invitations, teams and custom roles. */
+import type { Permissions } from "@auth-platform/contract/permissions";
 import type { Language } from "@auth-platform/runtime/language";
 
 export interface OrganizationRecord {
@@ -79,6 +80,20 @@ export interface InvitationMailRecord {
 /** An invitation mail as the use case writes it: not attempted yet, free. */
 export type NewInvitationMail = Omit<InvitationMailRecord, "attempts" | "leaseUntil">;
 
+/** A role an organization defined at run time (docs/organizations.md#custom-roles). */
+export interface CustomRoleRecord {
+  id: string;
+  organizationId: string;
+  /** Lower case, unique within the organization, never a built-in role's name. */
+  name: string;
+  permissions: Permissions;
+  createdAt: Date;
+  updatedAt: Date | null;
+}
+
+/** Which role: by id or by name, within one organization. */
+export type RoleRef = { id: string } | { name: string };
+
 /** How a member page is ordered and filtered (exact matches on the stored role value). */
 export interface MemberQuery {
   limit: number;
@@ -124,7 +139,7 @@ export interface OrganizationStore {
   findOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
   /** Applies a patch; null when the organization is gone. A taken slug raises ORGANIZATION_ALREADY_EXISTS. */
   updateOrganization(id: string, patch: OrganizationPatch, actor?: ActorCheck): Promise<OrganizationRecord | null>;
-  /** Deletes an organization with its members, invitations and teams, atomically; false when it was already gone. */
+  /** Deletes an organization with its members, invitations, teams and custom roles, atomically; false when it was already gone. */
   deleteOrganization(id: string, actor?: ActorCheck): Promise<boolean>;
   /** The organizations the user is a member of, oldest membership first. */
   listOrganizationsOfUser(userId: string): Promise<OrganizationRecord[]>;
@@ -227,6 +242,27 @@ export interface OrganizationStore {
   addTeamMember(place: TeamMemberRecord, limit: number, actor?: ActorCheck): Promise<TeamMemberRecord>;
   /** Removes a user's place in a team; false when they had none. */
   removeTeamMember(teamId: string, userId: string, actor?: ActorCheck): Promise<boolean>;
+
+  /**
+   * Stores a custom role, under the organization's lock (after `actor`'s check): more than `limit` roles
+   * raises TOO_MANY_ROLES; a name another role has, or one a member or pending invitation still holds (a
+   * role deleted while being assigned), ROLE_NAME_IS_ALREADY_TAKEN.
+   */
+  createRole(role: CustomRoleRecord, actor: ActorCheck, limit: number): Promise<void>;
+  findRole(organizationId: string, ref: RoleRef): Promise<CustomRoleRecord | null>;
+  /** The organization's custom roles, oldest first. */
+  listRoles(organizationId: string): Promise<CustomRoleRecord[]>;
+  /**
+   * Renames a role and/or replaces its permissions, under the organization's lock (after `actor`'s check);
+   * null when the role is gone. A rename of a role a member or pending invitation holds raises
+   * ROLE_IS_ASSIGNED_TO_MEMBERS; a name taken as for createRole, ROLE_NAME_IS_ALREADY_TAKEN.
+   */
+  updateRole(id: string, patch: { name?: string; permissions?: Permissions; updatedAt: Date }, actor: ActorCheck): Promise<CustomRoleRecord | null>;
+  /**
+   * Deletes a role, under the organization's lock (after `actor`'s check); false when it is gone. A role a
+   * member or pending invitation holds raises ROLE_IS_ASSIGNED_TO_MEMBERS.
+   */
+  deleteRole(id: string, actor: ActorCheck): Promise<boolean>;
 
   /** Up to `limit` invitation mails due at `now` whose lease is free, oldest due first. */
   findDueInvitationMails(now: Date, limit: number): Promise<InvitationMailRecord[]>;

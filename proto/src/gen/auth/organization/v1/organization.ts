@@ -140,7 +140,7 @@ export interface CallerAccess {
   invite: boolean;
   /** May cancel invitations (CancelInvitation). */
   cancelInvitations: boolean;
-  /** The configured roles the caller may give: invite with, or set as a member's role. */
+  /** The roles, configured and custom, the caller may give: invite with, or set as a member's role. */
   assignableRoles: string[];
   /** Of the members in this answer, those whose role the caller may change (to one of assignable_roles). */
   updatableMemberIds: string[];
@@ -153,6 +153,8 @@ export interface CallerAccess {
    * member permissions').
    */
   manageTeams: boolean;
+  /** What the caller may do with custom roles: the ac actions their role grants (read, create, update, delete). */
+  roleActions: string[];
 }
 
 /** CreateOrganizationRequest: the new organization and its creator. */
@@ -835,6 +837,158 @@ export interface RemoveTeamMemberRequest {
 
 /** RemoveTeamMemberResponse is empty: the place is gone. */
 export interface RemoveTeamMemberResponse {
+}
+
+/** Role is a custom role of an organization. */
+export interface Role {
+  /** The role's id. */
+  id: string;
+  /** The organization. */
+  organizationId: string;
+  /** The role's name (lower case), as a member's role value names it. */
+  name: string;
+  /** resource -> actions granted. */
+  permissions: { [key: string]: Actions };
+  /** When it was created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When it was last changed; absent if never. */
+  updatedAt?: Date | undefined;
+}
+
+export interface Role_PermissionsEntry {
+  key: string;
+  value?: Actions | undefined;
+}
+
+/** RoleRef names a role by id or by name. */
+export interface RoleRef {
+  /** One of them. */
+  ref?:
+    | //
+    /** The role's id. */
+    { $case: "id"; value: string }
+    | //
+    /** The role's name. */
+    { $case: "name"; value: string }
+    | undefined;
+}
+
+/** CreateRoleRequest: a new role's name and permissions. */
+export interface CreateRoleRequest {
+  /** The member creating it. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** The name (lower-cased; lower-case letters, digits, - and _). */
+  name: string;
+  /** resource -> actions. */
+  permissions: { [key: string]: Actions };
+}
+
+export interface CreateRoleRequest_PermissionsEntry {
+  key: string;
+  value?: Actions | undefined;
+}
+
+/** CreateRoleResponse: the role as stored. */
+export interface CreateRoleResponse {
+  /** The new role. */
+  role?: Role | undefined;
+}
+
+/** UpdateRoleRequest: which role, and what changes. */
+export interface UpdateRoleRequest {
+  /** The member changing it. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** The role. */
+  role?:
+    | RoleRef
+    | undefined;
+  /** A new name. */
+  name?:
+    | string
+    | undefined;
+  /** New permissions, replacing the role's (with set_permissions). */
+  permissions: { [key: string]: Actions };
+  /** Whether permissions replaces the role's (an empty map grants nothing). */
+  setPermissions: boolean;
+}
+
+export interface UpdateRoleRequest_PermissionsEntry {
+  key: string;
+  value?: Actions | undefined;
+}
+
+/** UpdateRoleResponse: the role as changed. */
+export interface UpdateRoleResponse {
+  /** The role. */
+  role?: Role | undefined;
+}
+
+/** DeleteRoleRequest: which role. */
+export interface DeleteRoleRequest {
+  /** The member deleting it. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** The role. */
+  role?: RoleRef | undefined;
+}
+
+/** DeleteRoleResponse is empty: the role is gone. */
+export interface DeleteRoleResponse {
+}
+
+/** ListRolesRequest: an organization. */
+export interface ListRolesRequest {
+  /** The member reading. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?: string | undefined;
+}
+
+/** ListRolesResponse: the custom roles, oldest first. */
+export interface ListRolesResponse {
+  /** The roles. */
+  roles: Role[];
+}
+
+/** GetRoleRequest: which role. */
+export interface GetRoleRequest {
+  /** The member reading. */
+  caller?:
+    | Caller
+    | undefined;
+  /** The organization (absent: the caller's active one). */
+  organizationId?:
+    | string
+    | undefined;
+  /** The role. */
+  role?: RoleRef | undefined;
+}
+
+/** GetRoleResponse: the role. */
+export interface GetRoleResponse {
+  /** The role. */
+  role?: Role | undefined;
 }
 
 function createBaseOrganization(): Organization {
@@ -1787,6 +1941,7 @@ function createBaseCallerAccess(): CallerAccess {
     removableMemberIds: [],
     ownerRole: "",
     manageTeams: false,
+    roleActions: [],
   };
 }
 
@@ -1821,6 +1976,9 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     }
     if (message.manageTeams !== false) {
       writer.uint32(80).bool(message.manageTeams);
+    }
+    for (const v of message.roleActions) {
+      writer.uint32(90).string(v!);
     }
     return writer;
   },
@@ -1918,6 +2076,14 @@ export const CallerAccess: MessageFns<CallerAccess> = {
             message.manageTeams = reader.bool();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.roleActions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1974,6 +2140,11 @@ export const CallerAccess: MessageFns<CallerAccess> = {
         : isSet(object.manage_teams)
         ? globalThis.Boolean(object.manage_teams)
         : false,
+      roleActions: globalThis.Array.isArray(object?.roleActions)
+        ? object.roleActions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.role_actions)
+        ? object.role_actions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2009,6 +2180,9 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     if (message.manageTeams !== false) {
       obj.manageTeams = message.manageTeams;
     }
+    if (message.roleActions?.length) {
+      obj.roleActions = message.roleActions;
+    }
     return obj;
   },
 
@@ -2027,6 +2201,7 @@ export const CallerAccess: MessageFns<CallerAccess> = {
     message.removableMemberIds = object.removableMemberIds?.map((e) => e) || [];
     message.ownerRole = object.ownerRole ?? "";
     message.manageTeams = object.manageTeams ?? false;
+    message.roleActions = object.roleActions?.map((e) => e) || [];
     return message;
   },
 };
@@ -8595,6 +8770,1541 @@ export const RemoveTeamMemberResponse: MessageFns<RemoveTeamMemberResponse> = {
   },
 };
 
+function createBaseRole(): Role {
+  return { id: "", organizationId: "", name: "", permissions: {}, createdAt: undefined, updatedAt: undefined };
+}
+
+export const Role: MessageFns<Role> = {
+  encode(message: Role, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    globalThis.Object.entries(message.permissions).forEach(([key, value]: [string, Actions]) => {
+      Role_PermissionsEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Role {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRole();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = Role_PermissionsEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.permissions[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Role {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      permissions: isObject(object.permissions)
+        ? (globalThis.Object.entries(object.permissions) as [string, any][]).reduce(
+          (acc: { [key: string]: Actions }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: Actions.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Role): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.permissions) {
+      const entries = globalThis.Object.entries(message.permissions) as [string, Actions][];
+      if (entries.length > 0) {
+        obj.permissions = {};
+        entries.forEach(([k, v]) => {
+          obj.permissions[k] = Actions.toJSON(v);
+        });
+      }
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Role>, I>>(base?: I): Role {
+    return Role.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Role>, I>>(object: I): Role {
+    const message = createBaseRole();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.permissions = (globalThis.Object.entries(object.permissions ?? {}) as [string, Actions][]).reduce(
+      (acc: { [key: string]: Actions }, [key, value]: [string, Actions]) => {
+        if (value !== undefined) {
+          acc[key] = Actions.fromPartial(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRole_PermissionsEntry(): Role_PermissionsEntry {
+  return { key: "", value: undefined };
+}
+
+export const Role_PermissionsEntry: MessageFns<Role_PermissionsEntry> = {
+  encode(message: Role_PermissionsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Actions.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Role_PermissionsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRole_PermissionsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Actions.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Role_PermissionsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? Actions.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: Role_PermissionsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = Actions.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Role_PermissionsEntry>, I>>(base?: I): Role_PermissionsEntry {
+    return Role_PermissionsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Role_PermissionsEntry>, I>>(object: I): Role_PermissionsEntry {
+    const message = createBaseRole_PermissionsEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? Actions.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRoleRef(): RoleRef {
+  return { ref: undefined };
+}
+
+export const RoleRef: MessageFns<RoleRef> = {
+  encode(message: RoleRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.ref?.$case) {
+      case "id":
+        writer.uint32(10).string(message.ref.value);
+        break;
+      case "name":
+        writer.uint32(18).string(message.ref.value);
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RoleRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRoleRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ref = { $case: "id", value: reader.string() };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ref = { $case: "name", value: reader.string() };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RoleRef {
+    return {
+      ref: isSet(object.id)
+        ? { $case: "id", value: globalThis.String(object.id) }
+        : isSet(object.name)
+        ? { $case: "name", value: globalThis.String(object.name) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: RoleRef): unknown {
+    const obj: any = {};
+    if (message.ref?.$case === "id") {
+      obj.id = message.ref.value;
+    } else if (message.ref?.$case === "name") {
+      obj.name = message.ref.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RoleRef>, I>>(base?: I): RoleRef {
+    return RoleRef.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RoleRef>, I>>(object: I): RoleRef {
+    const message = createBaseRoleRef();
+    switch (object.ref?.$case) {
+      case "id": {
+        if (object.ref?.value !== undefined && object.ref?.value !== null) {
+          message.ref = { $case: "id", value: object.ref.value };
+        }
+        break;
+      }
+      case "name": {
+        if (object.ref?.value !== undefined && object.ref?.value !== null) {
+          message.ref = { $case: "name", value: object.ref.value };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseCreateRoleRequest(): CreateRoleRequest {
+  return { caller: undefined, organizationId: undefined, name: "", permissions: {} };
+}
+
+export const CreateRoleRequest: MessageFns<CreateRoleRequest> = {
+  encode(message: CreateRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    globalThis.Object.entries(message.permissions).forEach(([key, value]: [string, Actions]) => {
+      CreateRoleRequest_PermissionsEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = CreateRoleRequest_PermissionsEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.permissions[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateRoleRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      permissions: isObject(object.permissions)
+        ? (globalThis.Object.entries(object.permissions) as [string, any][]).reduce(
+          (acc: { [key: string]: Actions }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: Actions.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: CreateRoleRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.permissions) {
+      const entries = globalThis.Object.entries(message.permissions) as [string, Actions][];
+      if (entries.length > 0) {
+        obj.permissions = {};
+        entries.forEach(([k, v]) => {
+          obj.permissions[k] = Actions.toJSON(v);
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateRoleRequest>, I>>(base?: I): CreateRoleRequest {
+    return CreateRoleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateRoleRequest>, I>>(object: I): CreateRoleRequest {
+    const message = createBaseCreateRoleRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    message.name = object.name ?? "";
+    message.permissions = (globalThis.Object.entries(object.permissions ?? {}) as [string, Actions][]).reduce(
+      (acc: { [key: string]: Actions }, [key, value]: [string, Actions]) => {
+        if (value !== undefined) {
+          acc[key] = Actions.fromPartial(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseCreateRoleRequest_PermissionsEntry(): CreateRoleRequest_PermissionsEntry {
+  return { key: "", value: undefined };
+}
+
+export const CreateRoleRequest_PermissionsEntry: MessageFns<CreateRoleRequest_PermissionsEntry> = {
+  encode(message: CreateRoleRequest_PermissionsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Actions.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateRoleRequest_PermissionsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateRoleRequest_PermissionsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Actions.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateRoleRequest_PermissionsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? Actions.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: CreateRoleRequest_PermissionsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = Actions.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateRoleRequest_PermissionsEntry>, I>>(
+    base?: I,
+  ): CreateRoleRequest_PermissionsEntry {
+    return CreateRoleRequest_PermissionsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateRoleRequest_PermissionsEntry>, I>>(
+    object: I,
+  ): CreateRoleRequest_PermissionsEntry {
+    const message = createBaseCreateRoleRequest_PermissionsEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? Actions.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateRoleResponse(): CreateRoleResponse {
+  return { role: undefined };
+}
+
+export const CreateRoleResponse: MessageFns<CreateRoleResponse> = {
+  encode(message: CreateRoleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.role !== undefined) {
+      Role.encode(message.role, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateRoleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateRoleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.role = Role.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateRoleResponse {
+    return { role: isSet(object.role) ? Role.fromJSON(object.role) : undefined };
+  },
+
+  toJSON(message: CreateRoleResponse): unknown {
+    const obj: any = {};
+    if (message.role !== undefined) {
+      obj.role = Role.toJSON(message.role);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateRoleResponse>, I>>(base?: I): CreateRoleResponse {
+    return CreateRoleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateRoleResponse>, I>>(object: I): CreateRoleResponse {
+    const message = createBaseCreateRoleResponse();
+    message.role = (object.role !== undefined && object.role !== null) ? Role.fromPartial(object.role) : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateRoleRequest(): UpdateRoleRequest {
+  return {
+    caller: undefined,
+    organizationId: undefined,
+    role: undefined,
+    name: undefined,
+    permissions: {},
+    setPermissions: false,
+  };
+}
+
+export const UpdateRoleRequest: MessageFns<UpdateRoleRequest> = {
+  encode(message: UpdateRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.role !== undefined) {
+      RoleRef.encode(message.role, writer.uint32(26).fork()).join();
+    }
+    if (message.name !== undefined) {
+      writer.uint32(34).string(message.name);
+    }
+    globalThis.Object.entries(message.permissions).forEach(([key, value]: [string, Actions]) => {
+      UpdateRoleRequest_PermissionsEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.setPermissions !== false) {
+      writer.uint32(48).bool(message.setPermissions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = RoleRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = UpdateRoleRequest_PermissionsEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.permissions[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.setPermissions = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateRoleRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      role: isSet(object.role) ? RoleRef.fromJSON(object.role) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      permissions: isObject(object.permissions)
+        ? (globalThis.Object.entries(object.permissions) as [string, any][]).reduce(
+          (acc: { [key: string]: Actions }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: Actions.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      setPermissions: isSet(object.setPermissions)
+        ? globalThis.Boolean(object.setPermissions)
+        : isSet(object.set_permissions)
+        ? globalThis.Boolean(object.set_permissions)
+        : false,
+    };
+  },
+
+  toJSON(message: UpdateRoleRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.role !== undefined) {
+      obj.role = RoleRef.toJSON(message.role);
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.permissions) {
+      const entries = globalThis.Object.entries(message.permissions) as [string, Actions][];
+      if (entries.length > 0) {
+        obj.permissions = {};
+        entries.forEach(([k, v]) => {
+          obj.permissions[k] = Actions.toJSON(v);
+        });
+      }
+    }
+    if (message.setPermissions !== false) {
+      obj.setPermissions = message.setPermissions;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRoleRequest>, I>>(base?: I): UpdateRoleRequest {
+    return UpdateRoleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRoleRequest>, I>>(object: I): UpdateRoleRequest {
+    const message = createBaseUpdateRoleRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    message.role = (object.role !== undefined && object.role !== null) ? RoleRef.fromPartial(object.role) : undefined;
+    message.name = object.name ?? undefined;
+    message.permissions = (globalThis.Object.entries(object.permissions ?? {}) as [string, Actions][]).reduce(
+      (acc: { [key: string]: Actions }, [key, value]: [string, Actions]) => {
+        if (value !== undefined) {
+          acc[key] = Actions.fromPartial(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.setPermissions = object.setPermissions ?? false;
+    return message;
+  },
+};
+
+function createBaseUpdateRoleRequest_PermissionsEntry(): UpdateRoleRequest_PermissionsEntry {
+  return { key: "", value: undefined };
+}
+
+export const UpdateRoleRequest_PermissionsEntry: MessageFns<UpdateRoleRequest_PermissionsEntry> = {
+  encode(message: UpdateRoleRequest_PermissionsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Actions.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRoleRequest_PermissionsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRoleRequest_PermissionsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Actions.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateRoleRequest_PermissionsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? Actions.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateRoleRequest_PermissionsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = Actions.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRoleRequest_PermissionsEntry>, I>>(
+    base?: I,
+  ): UpdateRoleRequest_PermissionsEntry {
+    return UpdateRoleRequest_PermissionsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRoleRequest_PermissionsEntry>, I>>(
+    object: I,
+  ): UpdateRoleRequest_PermissionsEntry {
+    const message = createBaseUpdateRoleRequest_PermissionsEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? Actions.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateRoleResponse(): UpdateRoleResponse {
+  return { role: undefined };
+}
+
+export const UpdateRoleResponse: MessageFns<UpdateRoleResponse> = {
+  encode(message: UpdateRoleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.role !== undefined) {
+      Role.encode(message.role, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRoleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRoleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.role = Role.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateRoleResponse {
+    return { role: isSet(object.role) ? Role.fromJSON(object.role) : undefined };
+  },
+
+  toJSON(message: UpdateRoleResponse): unknown {
+    const obj: any = {};
+    if (message.role !== undefined) {
+      obj.role = Role.toJSON(message.role);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRoleResponse>, I>>(base?: I): UpdateRoleResponse {
+    return UpdateRoleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRoleResponse>, I>>(object: I): UpdateRoleResponse {
+    const message = createBaseUpdateRoleResponse();
+    message.role = (object.role !== undefined && object.role !== null) ? Role.fromPartial(object.role) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteRoleRequest(): DeleteRoleRequest {
+  return { caller: undefined, organizationId: undefined, role: undefined };
+}
+
+export const DeleteRoleRequest: MessageFns<DeleteRoleRequest> = {
+  encode(message: DeleteRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.role !== undefined) {
+      RoleRef.encode(message.role, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = RoleRef.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteRoleRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      role: isSet(object.role) ? RoleRef.fromJSON(object.role) : undefined,
+    };
+  },
+
+  toJSON(message: DeleteRoleRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.role !== undefined) {
+      obj.role = RoleRef.toJSON(message.role);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteRoleRequest>, I>>(base?: I): DeleteRoleRequest {
+    return DeleteRoleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteRoleRequest>, I>>(object: I): DeleteRoleRequest {
+    const message = createBaseDeleteRoleRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    message.role = (object.role !== undefined && object.role !== null) ? RoleRef.fromPartial(object.role) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteRoleResponse(): DeleteRoleResponse {
+  return {};
+}
+
+export const DeleteRoleResponse: MessageFns<DeleteRoleResponse> = {
+  encode(_: DeleteRoleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRoleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRoleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteRoleResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteRoleResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteRoleResponse>, I>>(base?: I): DeleteRoleResponse {
+    return DeleteRoleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteRoleResponse>, I>>(_: I): DeleteRoleResponse {
+    const message = createBaseDeleteRoleResponse();
+    return message;
+  },
+};
+
+function createBaseListRolesRequest(): ListRolesRequest {
+  return { caller: undefined, organizationId: undefined };
+}
+
+export const ListRolesRequest: MessageFns<ListRolesRequest> = {
+  encode(message: ListRolesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRolesRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListRolesRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRolesRequest>, I>>(base?: I): ListRolesRequest {
+    return ListRolesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRolesRequest>, I>>(object: I): ListRolesRequest {
+    const message = createBaseListRolesRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListRolesResponse(): ListRolesResponse {
+  return { roles: [] };
+}
+
+export const ListRolesResponse: MessageFns<ListRolesResponse> = {
+  encode(message: ListRolesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.roles) {
+      Role.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roles.push(Role.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRolesResponse {
+    return { roles: globalThis.Array.isArray(object?.roles) ? object.roles.map((e: any) => Role.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListRolesResponse): unknown {
+    const obj: any = {};
+    if (message.roles?.length) {
+      obj.roles = message.roles.map((e) => Role.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRolesResponse>, I>>(base?: I): ListRolesResponse {
+    return ListRolesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRolesResponse>, I>>(object: I): ListRolesResponse {
+    const message = createBaseListRolesResponse();
+    message.roles = object.roles?.map((e) => Role.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetRoleRequest(): GetRoleRequest {
+  return { caller: undefined, organizationId: undefined, role: undefined };
+}
+
+export const GetRoleRequest: MessageFns<GetRoleRequest> = {
+  encode(message: GetRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.role !== undefined) {
+      RoleRef.encode(message.role, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = RoleRef.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetRoleRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      role: isSet(object.role) ? RoleRef.fromJSON(object.role) : undefined,
+    };
+  },
+
+  toJSON(message: GetRoleRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.role !== undefined) {
+      obj.role = RoleRef.toJSON(message.role);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetRoleRequest>, I>>(base?: I): GetRoleRequest {
+    return GetRoleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetRoleRequest>, I>>(object: I): GetRoleRequest {
+    const message = createBaseGetRoleRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.organizationId = object.organizationId ?? undefined;
+    message.role = (object.role !== undefined && object.role !== null) ? RoleRef.fromPartial(object.role) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetRoleResponse(): GetRoleResponse {
+  return { role: undefined };
+}
+
+export const GetRoleResponse: MessageFns<GetRoleResponse> = {
+  encode(message: GetRoleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.role !== undefined) {
+      Role.encode(message.role, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRoleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRoleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.role = Role.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetRoleResponse {
+    return { role: isSet(object.role) ? Role.fromJSON(object.role) : undefined };
+  },
+
+  toJSON(message: GetRoleResponse): unknown {
+    const obj: any = {};
+    if (message.role !== undefined) {
+      obj.role = Role.toJSON(message.role);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetRoleResponse>, I>>(base?: I): GetRoleResponse {
+    return GetRoleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetRoleResponse>, I>>(object: I): GetRoleResponse {
+    const message = createBaseGetRoleResponse();
+    message.role = (object.role !== undefined && object.role !== null) ? Role.fromPartial(object.role) : undefined;
+    return message;
+  },
+};
+
 /**
  * Organization owns organizations, their members and invitations. Every RPC answers catalogue errors with
  * the code in the x-error-code trailer. Calls made for a signed-in user carry a Caller (the gateway fills it
@@ -9073,6 +10783,78 @@ export const OrganizationServiceService = {
       Buffer.from(RemoveTeamMemberResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RemoveTeamMemberResponse => RemoveTeamMemberResponse.decode(value),
   },
+  /**
+   * Custom roles (docs/adr/0066-custom-organization-roles.md): roles an organization defines, a name and
+   * permissions from the platform's list, checked wherever the configured roles are. Each acts for the caller
+   * in the named (or active) organization; a non-member gets YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION.
+   *
+   * CreateRole needs ac create and every permission the role grants. Errors:
+   * YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE, YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE, INVALID_RESOURCE,
+   * ROLE_NAME_IS_ALREADY_TAKEN, TOO_MANY_ROLES.
+   */
+  createRole: {
+    path: "/auth.organization.v1.OrganizationService/CreateRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateRoleRequest): Buffer => Buffer.from(CreateRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateRoleRequest => CreateRoleRequest.decode(value),
+    responseSerialize: (value: CreateRoleResponse): Buffer => Buffer.from(CreateRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateRoleResponse => CreateRoleResponse.decode(value),
+  },
+  /**
+   * UpdateRole renames a role and/or replaces its permissions: ac update, and every permission the role
+   * grants before and after. Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE,
+   * ROLE_NOT_FOUND, INVALID_RESOURCE, ROLE_NAME_IS_ALREADY_TAKEN, ROLE_IS_ASSIGNED_TO_MEMBERS (a rename).
+   */
+  updateRole: {
+    path: "/auth.organization.v1.OrganizationService/UpdateRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRoleRequest): Buffer => Buffer.from(UpdateRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRoleRequest => UpdateRoleRequest.decode(value),
+    responseSerialize: (value: UpdateRoleResponse): Buffer => Buffer.from(UpdateRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRoleResponse => UpdateRoleResponse.decode(value),
+  },
+  /**
+   * DeleteRole deletes a role no member or pending invitation holds: ac delete, and every permission it
+   * grants. Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE,
+   * CANNOT_DELETE_A_PRE_DEFINED_ROLE, ROLE_NOT_FOUND, ROLE_IS_ASSIGNED_TO_MEMBERS.
+   */
+  deleteRole: {
+    path: "/auth.organization.v1.OrganizationService/DeleteRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRoleRequest): Buffer => Buffer.from(DeleteRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRoleRequest => DeleteRoleRequest.decode(value),
+    responseSerialize: (value: DeleteRoleResponse): Buffer => Buffer.from(DeleteRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRoleResponse => DeleteRoleResponse.decode(value),
+  },
+  /**
+   * ListRoles answers the organization's custom roles, oldest first (ac read). Errors: NO_ACTIVE_ORGANIZATION,
+   * YOU_ARE_NOT_ALLOWED_TO_LIST_A_ROLE.
+   */
+  listRoles: {
+    path: "/auth.organization.v1.OrganizationService/ListRoles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRolesRequest): Buffer => Buffer.from(ListRolesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRolesRequest => ListRolesRequest.decode(value),
+    responseSerialize: (value: ListRolesResponse): Buffer => Buffer.from(ListRolesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRolesResponse => ListRolesResponse.decode(value),
+  },
+  /**
+   * GetRole answers one custom role (ac read). Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_READ_A_ROLE,
+   * ROLE_NOT_FOUND.
+   */
+  getRole: {
+    path: "/auth.organization.v1.OrganizationService/GetRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRoleRequest): Buffer => Buffer.from(GetRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRoleRequest => GetRoleRequest.decode(value),
+    responseSerialize: (value: GetRoleResponse): Buffer => Buffer.from(GetRoleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRoleResponse => GetRoleResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -9248,6 +11030,38 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    * active one. Errors: TEAM_NOT_FOUND, YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER, USER_IS_NOT_A_MEMBER_OF_THE_TEAM.
    */
   removeTeamMember: handleUnaryCall<RemoveTeamMemberRequest, RemoveTeamMemberResponse>;
+  /**
+   * Custom roles (docs/adr/0066-custom-organization-roles.md): roles an organization defines, a name and
+   * permissions from the platform's list, checked wherever the configured roles are. Each acts for the caller
+   * in the named (or active) organization; a non-member gets YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION.
+   *
+   * CreateRole needs ac create and every permission the role grants. Errors:
+   * YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE, YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE, INVALID_RESOURCE,
+   * ROLE_NAME_IS_ALREADY_TAKEN, TOO_MANY_ROLES.
+   */
+  createRole: handleUnaryCall<CreateRoleRequest, CreateRoleResponse>;
+  /**
+   * UpdateRole renames a role and/or replaces its permissions: ac update, and every permission the role
+   * grants before and after. Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE,
+   * ROLE_NOT_FOUND, INVALID_RESOURCE, ROLE_NAME_IS_ALREADY_TAKEN, ROLE_IS_ASSIGNED_TO_MEMBERS (a rename).
+   */
+  updateRole: handleUnaryCall<UpdateRoleRequest, UpdateRoleResponse>;
+  /**
+   * DeleteRole deletes a role no member or pending invitation holds: ac delete, and every permission it
+   * grants. Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE,
+   * CANNOT_DELETE_A_PRE_DEFINED_ROLE, ROLE_NOT_FOUND, ROLE_IS_ASSIGNED_TO_MEMBERS.
+   */
+  deleteRole: handleUnaryCall<DeleteRoleRequest, DeleteRoleResponse>;
+  /**
+   * ListRoles answers the organization's custom roles, oldest first (ac read). Errors: NO_ACTIVE_ORGANIZATION,
+   * YOU_ARE_NOT_ALLOWED_TO_LIST_A_ROLE.
+   */
+  listRoles: handleUnaryCall<ListRolesRequest, ListRolesResponse>;
+  /**
+   * GetRole answers one custom role (ac read). Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_READ_A_ROLE,
+   * ROLE_NOT_FOUND.
+   */
+  getRole: handleUnaryCall<GetRoleRequest, GetRoleResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -9870,6 +11684,108 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RemoveTeamMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Custom roles (docs/adr/0066-custom-organization-roles.md): roles an organization defines, a name and
+   * permissions from the platform's list, checked wherever the configured roles are. Each acts for the caller
+   * in the named (or active) organization; a non-member gets YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION.
+   *
+   * CreateRole needs ac create and every permission the role grants. Errors:
+   * YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE, YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE, INVALID_RESOURCE,
+   * ROLE_NAME_IS_ALREADY_TAKEN, TOO_MANY_ROLES.
+   */
+  createRole(
+    request: CreateRoleRequest,
+    callback: (error: ServiceError | null, response: CreateRoleResponse) => void,
+  ): ClientUnaryCall;
+  createRole(
+    request: CreateRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateRoleResponse) => void,
+  ): ClientUnaryCall;
+  createRole(
+    request: CreateRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRole renames a role and/or replaces its permissions: ac update, and every permission the role
+   * grants before and after. Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE,
+   * ROLE_NOT_FOUND, INVALID_RESOURCE, ROLE_NAME_IS_ALREADY_TAKEN, ROLE_IS_ASSIGNED_TO_MEMBERS (a rename).
+   */
+  updateRole(
+    request: UpdateRoleRequest,
+    callback: (error: ServiceError | null, response: UpdateRoleResponse) => void,
+  ): ClientUnaryCall;
+  updateRole(
+    request: UpdateRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRoleResponse) => void,
+  ): ClientUnaryCall;
+  updateRole(
+    request: UpdateRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRole deletes a role no member or pending invitation holds: ac delete, and every permission it
+   * grants. Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE,
+   * CANNOT_DELETE_A_PRE_DEFINED_ROLE, ROLE_NOT_FOUND, ROLE_IS_ASSIGNED_TO_MEMBERS.
+   */
+  deleteRole(
+    request: DeleteRoleRequest,
+    callback: (error: ServiceError | null, response: DeleteRoleResponse) => void,
+  ): ClientUnaryCall;
+  deleteRole(
+    request: DeleteRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRoleResponse) => void,
+  ): ClientUnaryCall;
+  deleteRole(
+    request: DeleteRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListRoles answers the organization's custom roles, oldest first (ac read). Errors: NO_ACTIVE_ORGANIZATION,
+   * YOU_ARE_NOT_ALLOWED_TO_LIST_A_ROLE.
+   */
+  listRoles(
+    request: ListRolesRequest,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetRole answers one custom role (ac read). Errors: NO_ACTIVE_ORGANIZATION, YOU_ARE_NOT_ALLOWED_TO_READ_A_ROLE,
+   * ROLE_NOT_FOUND.
+   */
+  getRole(
+    request: GetRoleRequest,
+    callback: (error: ServiceError | null, response: GetRoleResponse) => void,
+  ): ClientUnaryCall;
+  getRole(
+    request: GetRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRoleResponse) => void,
+  ): ClientUnaryCall;
+  getRole(
+    request: GetRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRoleResponse) => void,
   ): ClientUnaryCall;
 }
 
