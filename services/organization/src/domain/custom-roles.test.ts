@@ -9,6 +9,7 @@ import { acceptInvitation, cancelInvitation, inviteMember } from "./invitations.
 import { hasPermission, removeMember, updateMemberRole } from "./members.js";
 import { createOrganization, deleteOrganization, getFullOrganization, updateOrganization } from "./organizations.js";
 import { RESOURCES, type Resource } from "./roles.js";
+import { addTeamMember, createTeam, listTeamMembers, removeTeam, removeTeamMember, updateTeam } from "./teams.js";
 import { aUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { errorCode } from "../../../../testing/error-code.js";
 
@@ -214,6 +215,15 @@ describe("a custom role at every permission check", () => {
       const invitation = await inviteMember(deps, s.owner.caller(), { organizationId: s.organization.id, email: `${newId()}@example.com`, role: "member", resend: false });
       return cancelInvitation(deps, actor.caller(), invitation.id);
     },
+    "team:create": (deps, s, actor) => createTeam(deps, actor.caller(), { organizationId: s.organization.id, name: `made-${++targets}` }),
+    "team:update": async (deps, s, actor) => {
+      const team = await createTeam(deps, s.owner.caller(), { organizationId: s.organization.id, name: `target-${++targets}` });
+      return updateTeam(deps, actor.caller(), { teamId: team.id, name: `renamed-${targets}` });
+    },
+    "team:delete": async (deps, s, actor) => {
+      const team = await createTeam(deps, s.owner.caller(), { organizationId: s.organization.id, name: `target-${++targets}` });
+      return removeTeam(deps, actor.caller(), { teamId: team.id });
+    },
     "ac:create": (deps, s, actor) => createRole(deps, actor.caller(), { organizationId: s.organization.id, name: "made", permissions: {} }),
     "ac:read": (deps, s, actor) => listRoles(deps, actor.caller(), { organizationId: s.organization.id }),
     "ac:update": async (deps, s, actor) => {
@@ -248,4 +258,25 @@ describe("a custom role at every permission check", () => {
       await attempts[permission]!(deps, s, holder);
     });
   }
+});
+
+describe("custom roles and teams", () => {
+  it("a custom role's member and team permissions decide who places members and reads a team's places", async () => {
+    const deps = testRegistry();
+    const s = await setUp(deps);
+    await s.define("placer", { member: ["update", "delete"] });
+    await s.define("lead", { team: ["update"] });
+    await s.define("nothing", {});
+    const placer = await s.join("placer", "Placer");
+    const lead = await s.join("lead", "Lead");
+    const without = await s.join("nothing", "Without");
+    const team = await createTeam(deps, s.owner.caller(), { organizationId: s.organization.id, name: "Core" });
+    expect(await errorCode(addTeamMember(deps, without.caller(), { teamId: team.id, userId: without.user.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER");
+    const place = await addTeamMember(deps, placer.caller(), { teamId: team.id, userId: without.user.id });
+    expect(await errorCode(listTeamMembers(deps, placer.caller(), team.id))).toBe("YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM");
+    expect(await listTeamMembers(deps, lead.caller(), team.id)).toEqual([place]);
+    expect(await errorCode(removeTeamMember(deps, lead.caller(), { teamId: team.id, userId: without.user.id }))).toBe("YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER");
+    await removeTeamMember(deps, placer.caller(), { teamId: team.id, userId: without.user.id });
+    expect(await listTeamMembers(deps, lead.caller(), team.id)).toEqual([]);
+  });
 });

@@ -6,14 +6,19 @@
 import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
 import type { ActorCheck, MemberRecord, TeamMemberRecord, TeamRecord } from "../store/organization-store.js";
-import { actorCheck, requireMember, targetId } from "./access.js";
+import { actorCheck, requireMember, tableOf, targetId } from "./access.js";
+import { scoped } from "./custom-roles.js";
 import type { Caller, Registry } from "./ports.js";
-import { grants, type Resource } from "./roles.js";
+import { grants, type Resource, type RoleTable } from "./roles.js";
 import { undoOnFailure } from "./undo.js";
 
-type Deps = Pick<Registry, "config" | "store" | "sessions" | "now" | "log">;
+/** `roles`: the organization's, custom ones too (rolesFor), for a member's checks; the configured ones when absent. */
+type Deps = Pick<Registry, "config" | "store" | "sessions" | "now" | "log"> & { roles?: RoleTable };
 
-const may = (deps: Deps, member: MemberRecord, resource: Resource, action: string) => grants(deps.config.roles, member.role, { [resource]: [action] });
+const may = (deps: Deps, member: MemberRecord, resource: Resource, action: string) => grants(tableOf(deps), member.role, { [resource]: [action] });
+
+/** The dependencies a member's checks go by: the organization's roles, its custom ones included; a workload needs none. */
+const rolesFor = async (deps: Deps, caller: Caller | undefined, organizationId: string): Promise<Deps> => (caller ? scoped(deps, organizationId) : deps);
 
 /** The member rule a change needs, checked before it and again by the store under the organization's lock. */
 function ruleFor(deps: Deps, caller: Caller | undefined, resource: Resource, action: string, refusal: ErrorCode): ActorCheck | undefined {
@@ -53,8 +58,9 @@ export function teamName(value: string): string {
   return trimmed;
 }
 
-export async function createTeam(deps: Deps, caller: Caller | undefined, input: { name: string; organizationId?: string }): Promise<TeamRecord> {
+export async function createTeam(unscoped: Deps, caller: Caller | undefined, input: { name: string; organizationId?: string }): Promise<TeamRecord> {
   const organizationId = organizationOf(caller, input.organizationId);
+  const deps = await rolesFor(unscoped, caller, organizationId);
   const rule = ruleFor(deps, caller, "team", "create", "YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION");
   if (caller) rule!.check(await deps.store.findMember(organizationId, caller.userId));
   else if (!(await deps.store.findOrganization(organizationId))) throw new AuthError("ORGANIZATION_NOT_FOUND");
@@ -86,8 +92,9 @@ export async function listTeams(deps: Deps, caller: Caller | undefined, organiza
   return deps.store.listTeams(id);
 }
 
-export async function updateTeam(deps: Deps, caller: Caller | undefined, input: { teamId: string; name?: string; organizationId?: string }): Promise<TeamRecord> {
-  const { team, member } = await requireTeam(deps, caller, input.teamId, input.organizationId);
+export async function updateTeam(unscoped: Deps, caller: Caller | undefined, input: { teamId: string; name?: string; organizationId?: string }): Promise<TeamRecord> {
+  const { team, member } = await requireTeam(unscoped, caller, input.teamId, input.organizationId);
+  const deps = await rolesFor(unscoped, caller, team.organizationId);
   const rule = ruleFor(deps, caller, "team", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM");
   rule?.check(member);
   if (input.name === undefined) return team;
@@ -100,8 +107,9 @@ export async function updateTeam(deps: Deps, caller: Caller | undefined, input: 
  * Deletes a team with its places, clearing it as anyone's active team before (a session service that is
  * down fails the call with nothing deleted) and again after (for a set-active-team that came between).
  */
-export async function removeTeam(deps: Deps, caller: Caller | undefined, input: { teamId: string; organizationId?: string }): Promise<TeamRecord> {
-  const { team, member } = await requireTeam(deps, caller, input.teamId, input.organizationId);
+export async function removeTeam(unscoped: Deps, caller: Caller | undefined, input: { teamId: string; organizationId?: string }): Promise<TeamRecord> {
+  const { team, member } = await requireTeam(unscoped, caller, input.teamId, input.organizationId);
+  const deps = await rolesFor(unscoped, caller, team.organizationId);
   const rule = ruleFor(deps, caller, "team", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM");
   rule?.check(member);
   await deps.sessions.clearActiveTeam(team.id);
@@ -138,15 +146,16 @@ export async function listUserTeams(deps: Deps, caller: Caller, input: { userId?
   }
   const organizationId = targetId(caller, input.organizationId);
   const member = await requireMember(deps, organizationId, caller.userId);
-  if (!may(deps, member, "member", "update")) throw new AuthError("YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM");
+  if (!may(await scoped(deps, organizationId), member, "member", "update")) throw new AuthError("YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM");
   return deps.store.listTeamsOfUser(input.userId, organizationId);
 }
 
 /** A team's places (default the caller's active team): for its members and those who may update teams. */
-export async function listTeamMembers(deps: Deps, caller: Caller | undefined, teamId?: string): Promise<TeamMemberRecord[]> {
+export async function listTeamMembers(unscoped: Deps, caller: Caller | undefined, teamId?: string): Promise<TeamMemberRecord[]> {
   const id = teamId || caller?.activeTeamId;
   if (!id) throw new AuthError(caller ? "YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM" : "VALIDATION_ERROR", caller ? undefined : "teamId is required");
-  const { team, member } = await requireTeam(deps, caller, id);
+  const { team, member } = await requireTeam(unscoped, caller, id);
+  const deps = await rolesFor(unscoped, caller, team.organizationId);
   if (caller && !may(deps, member!, "team", "update") && !(await deps.store.findTeamMember(team.id, caller.userId))) {
     throw new AuthError("YOU_CAN_NOT_ACCESS_THE_MEMBERS_OF_THIS_TEAM");
   }
@@ -154,8 +163,9 @@ export async function listTeamMembers(deps: Deps, caller: Caller | undefined, te
 }
 
 /** Gives a member of the team's organization a place (idempotent); needs the member update permission. */
-export async function addTeamMember(deps: Deps, caller: Caller | undefined, input: { teamId: string; userId: string; organizationId?: string }): Promise<TeamMemberRecord> {
-  const { team, member } = await requireTeam(deps, caller, input.teamId, input.organizationId);
+export async function addTeamMember(unscoped: Deps, caller: Caller | undefined, input: { teamId: string; userId: string; organizationId?: string }): Promise<TeamMemberRecord> {
+  const { team, member } = await requireTeam(unscoped, caller, input.teamId, input.organizationId);
+  const deps = await rolesFor(unscoped, caller, team.organizationId);
   const rule = ruleFor(deps, caller, "member", "update", "YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER");
   rule?.check(member);
   const place: TeamMemberRecord = { id: newId(), teamId: team.id, organizationId: team.organizationId, userId: input.userId, createdAt: deps.now() };
@@ -167,8 +177,9 @@ export async function addTeamMember(deps: Deps, caller: Caller | undefined, inpu
  * clears the team as that user's active one. Cleared after the removal: a session service that fails then
  * gets the place back, so the failure (503) means nothing changed.
  */
-export async function removeTeamMember(deps: Deps, caller: Caller | undefined, input: { teamId: string; userId: string; organizationId?: string }): Promise<void> {
-  const { team, member } = await requireTeam(deps, caller, input.teamId, input.organizationId);
+export async function removeTeamMember(unscoped: Deps, caller: Caller | undefined, input: { teamId: string; userId: string; organizationId?: string }): Promise<void> {
+  const { team, member } = await requireTeam(unscoped, caller, input.teamId, input.organizationId);
+  const deps = await rolesFor(unscoped, caller, team.organizationId);
   const self = caller?.userId === input.userId;
   const rule =
     caller && !self
