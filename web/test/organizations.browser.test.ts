@@ -375,10 +375,12 @@ describe("organizations", () => {
     await create.getByLabel("Role name").fill("recruiter");
     await create.getByRole("group", { name: "Invitations" }).getByLabel("create").check();
     await create.getByRole("group", { name: "Invitations" }).getByLabel("cancel").check();
+    // The team permissions are on the one list too.
+    await create.getByRole("group", { name: "Teams" }).getByLabel("create").check();
     await web.checkA11y(owner, "roles screen");
     await create.getByRole("button", { name: "Create role" }).click();
     await poll(() => notice(owner).innerText()).toContain("The role recruiter has been created.");
-    await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: create, cancel")]);
+    await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: create, cancel; Teams: create")]);
 
     // A built-in name is refused, with the catalogue's message.
     await create.getByLabel("Role name").fill("admin");
@@ -395,12 +397,14 @@ describe("organizations", () => {
     await poll(() => notice(owner).innerText()).toContain(`${rita} is now recruiter.`);
     const mayInvite = async () => (await invitee.c.post("/organization/has-permission", { organizationId: id, permissions: { invitation: ["create"] } })).body;
     expect(await mayInvite()).toEqual({ error: null, success: true });
+    const mayCreateTeams = async () => (await invitee.c.post("/organization/has-permission", { organizationId: id, permissions: { team: ["create"] } })).body;
+    expect(await mayCreateTeams()).toEqual({ error: null, success: true });
 
     // Edited: it now grants cancel only.
     await owner.getByRole("button", { name: "Edit recruiter" }).click();
     await roles.getByRole("group", { name: "Invitations" }).getByLabel("create").uncheck();
     await roles.getByRole("button", { name: "Save role" }).click();
-    await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: cancel")]);
+    await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: cancel; Teams: create")]);
     await poll(() => notice(owner).innerText()).toContain("The role recruiter has been saved.");
     expect(await mayInvite()).toEqual({ error: null, success: false });
 
