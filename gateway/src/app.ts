@@ -25,6 +25,7 @@ import { currentClientRoutes } from "./routes/current-client.js";
 import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
 import { organizationRoutes } from "./routes/organization.js";
+import { ssoRoutes } from "./routes/sso.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(adminRoutes(routeDeps));
   mount(socialRoutes(routeDeps));
   mount(mailSignInRoutes(routeDeps));
+  mount(ssoRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use(mountRoutes(routes, routeDeps.sessions));

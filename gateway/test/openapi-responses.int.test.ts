@@ -544,6 +544,29 @@ describe("real answers conform to GET /openapi.json", () => {
     expectConforming();
   });
 
+  it("single sign-on providers: register, list, read, change, delete", async () => {
+    const owner = await signedUp("Ssoowner");
+    const o = owner.b;
+    const slug = `sso-${Date.now().toString(36)}`;
+    const created = await o.post("/organization/create", { name: "Sso", slug });
+    expect(created.status).toBe(200);
+    const providerId = `acme-${Date.now().toString(36)}`;
+    const oidcConfig = { clientId: social.idp.clientId, clientSecret: social.idp.clientSecret };
+    expect((await o.post("/sso/register", { providerId, issuer: social.idp.issuer, domain: "not a domain", oidcConfig })).status).toBe(400);
+    const registered = await o.post("/sso/register", { providerId, issuer: social.idp.issuer, domain: `${slug}.example.com`, oidcConfig });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    expect(JSON.stringify(registered.body)).not.toContain(social.idp.clientSecret);
+    expect((await o.get("/sso/providers")).status).toBe(200);
+    expect((await o.get("/sso/providers?organizationId=")).status).toBe(400);
+    expect((await o.get(`/sso/get-provider?providerId=${providerId}`)).status).toBe(200);
+    expect((await o.get("/sso/get-provider?providerId=nobody")).status).toBe(404);
+    expect((await o.post("/sso/update-provider", { providerId, enabled: false })).status).toBe(200);
+    expect((await o.post("/sso/update-provider", { providerId })).status).toBe(400);
+    expect((await o.post("/sso/delete-provider", { providerId })).status).toBe(200);
+    expect((await o.post("/sso/delete-provider", { providerId })).status).toBe(404);
+    expectConforming();
+  });
+
   it("every operation of the document was answered with a checked success and a checked error", () => {
     const missing: string[] = [];
     for (const { key } of routes) {

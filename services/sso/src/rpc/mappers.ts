@@ -2,7 +2,7 @@
 import type { Provider } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import type { ProviderRecord } from "../store/sso-store.js";
 
-export function toProviderMessage(p: ProviderRecord): Provider {
+export function toProviderMessage(p: ProviderRecord, baseUrl: string): Provider {
   const o = p.oidc;
   return {
     providerId: p.providerId,
@@ -16,6 +16,7 @@ export function toProviderMessage(p: ProviderRecord): Provider {
     userId: p.userId,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
+    redirectUri: `${baseUrl}/sso/callback/${encodeURIComponent(p.providerId)}`,
     oidcConfig: o
       ? {
           discoveryEndpoint: o.discoveryEndpoint,

@@ -35,16 +35,16 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
         defaultRole: req.defaultRole === undefined ? undefined : valid.role(req.defaultRole),
         enabled: req.enabled,
       });
-      return { provider: toProviderMessage(provider) };
+      return { provider: toProviderMessage(provider, registry.config.baseUrl) };
     }),
     listProviders: rpc.unary("ListProviders", async (req) => {
       const caller = requireCaller(req.caller);
       const organizationId = req.organizationId === undefined ? undefined : valid.id("organizationId", req.organizationId);
-      return { providers: (await providers.listProviders(registry, caller, organizationId)).map(toProviderMessage) };
+      return { providers: (await providers.listProviders(registry, caller, organizationId)).map((p) => toProviderMessage(p, registry.config.baseUrl)) };
     }),
     getProvider: rpc.unary("GetProvider", async (req) => {
       const caller = requireCaller(req.caller);
-      return { provider: toProviderMessage(await providers.getProvider(registry, caller, valid.providerId(req.providerId))) };
+      return { provider: toProviderMessage(await providers.getProvider(registry, caller, valid.providerId(req.providerId)), registry.config.baseUrl) };
     }),
     updateProvider: rpc.unary("UpdateProvider", async (req) => {
       const caller = requireCaller(req.caller);
@@ -56,7 +56,7 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
         defaultRole: req.defaultRole === undefined ? undefined : valid.role(req.defaultRole),
         enabled: req.enabled,
       });
-      return { provider: toProviderMessage(provider) };
+      return { provider: toProviderMessage(provider, registry.config.baseUrl) };
     }),
     deleteProvider: rpc.unary("DeleteProvider", async (req) => {
       await providers.deleteProvider(registry, requireCaller(req.caller), valid.providerId(req.providerId));

@@ -82,7 +82,11 @@ export interface Provider {
   /** The user who registered it. */
   userId: string;
   createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Where the identity provider sends the browser back: the redirect URI to register with it. */
+  redirectUri: string;
 }
 
 /** OidcInput is an OpenID Connect provider's settings as given at registration or update. */
@@ -598,6 +602,7 @@ function createBaseProvider(): Provider {
     userId: "",
     createdAt: undefined,
     updatedAt: undefined,
+    redirectUri: "",
   };
 }
 
@@ -638,6 +643,9 @@ export const Provider: MessageFns<Provider> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.redirectUri !== "") {
+      writer.uint32(106).string(message.redirectUri);
     }
     return writer;
   },
@@ -751,6 +759,14 @@ export const Provider: MessageFns<Provider> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.redirectUri = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -809,6 +825,11 @@ export const Provider: MessageFns<Provider> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      redirectUri: isSet(object.redirectUri)
+        ? globalThis.String(object.redirectUri)
+        : isSet(object.redirect_uri)
+        ? globalThis.String(object.redirect_uri)
+        : "",
     };
   },
 
@@ -850,6 +871,9 @@ export const Provider: MessageFns<Provider> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.redirectUri !== "") {
+      obj.redirectUri = message.redirectUri;
+    }
     return obj;
   },
 
@@ -872,6 +896,7 @@ export const Provider: MessageFns<Provider> = {
     message.userId = object.userId ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.redirectUri = object.redirectUri ?? "";
     return message;
   },
 };
