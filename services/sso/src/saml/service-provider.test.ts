@@ -232,3 +232,21 @@ describe("IdP settings", () => {
     }
   });
 });
+
+describe("the test IdP over HTTP", () => {
+  it("answers our redirect with a form posting a response our SP accepts", async () => {
+    const served = await createSamlIdp();
+    await served.listen(() => ALICE);
+    try {
+      const live = { ...settings, idp: parseIdentityProviderMetadata(served.metadataXml()) };
+      const { requestId, redirectUrl } = authnRequest(live, "relay-9");
+      const page = await (await fetch(redirectUrl)).text();
+      expect(page).toContain(`action="${sp.acsUrl}"`);
+      expect(page).toContain('name="RelayState" value="relay-9"');
+      const samlResponse = /name="SAMLResponse" value="([^"]+)"/.exec(page)?.[1] ?? "";
+      await expect(validateSamlResponse(live, { samlResponse, expectedRequestId: requestId, now: new Date() })).resolves.toMatchObject({ nameId: ALICE.nameId });
+    } finally {
+      await served.stop();
+    }
+  });
+});

@@ -108,16 +108,28 @@ function serviceProvider(settings: SamlProviderSettings) {
   });
 }
 
+type SamlifyIdp = ReturnType<typeof samlify.IdentityProvider>;
+/** Built once per (IdP, certificate): samlify warns on every construction of an IdP without a logout URL. */
+const idpCache = new Map<string, SamlifyIdp>();
+const IDP_CACHE_SIZE = 512;
+
 /** One samlify IdP per certificate: samlify trusts only the first certificate when a signature names none. */
-function identityProviders(settings: SamlProviderSettings) {
-  return settings.idp.certificates.map((certificate) =>
-    samlify.IdentityProvider({
-      entityID: settings.idp.entityId,
-      signingCert: certificate,
-      wantAuthnRequestsSigned: false,
-      singleSignOnService: [{ Binding: REDIRECT, Location: settings.idp.ssoUrl }],
-    }),
-  );
+function identityProviders(settings: SamlProviderSettings): SamlifyIdp[] {
+  return settings.idp.certificates.map((certificate) => {
+    const key = JSON.stringify([settings.idp.entityId, settings.idp.ssoUrl, certificate]);
+    let idp = idpCache.get(key);
+    if (!idp) {
+      idp = samlify.IdentityProvider({
+        entityID: settings.idp.entityId,
+        signingCert: certificate,
+        wantAuthnRequestsSigned: false,
+        singleSignOnService: [{ Binding: REDIRECT, Location: settings.idp.ssoUrl }],
+      });
+      if (idpCache.size >= IDP_CACHE_SIZE) idpCache.delete(idpCache.keys().next().value as string);
+      idpCache.set(key, idp);
+    }
+    return idp;
+  });
 }
 
 /** The SP metadata XML the customer's admin gives their IdP. */
