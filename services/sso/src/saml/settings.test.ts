@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSamlIdp, type TestSamlIdp } from "../../../../testing/saml-idp.js";
+import { samlConfigMessage, samlInputFromMessage } from "./messages.js";
 import { samlProfile } from "./profile.js";
 import type { SamlAssertion } from "./service-provider.js";
 import { DEFAULT_SAML_MAPPING, providerSettings, readSamlSettings, samlSettingsFromInput, serviceProviderUrls } from "./settings.js";
 
+const BASE = "https://auth.example.test/api/auth";
 let idp: TestSamlIdp;
 const noFetch = async (): Promise<string> => {
   throw new Error("no fetch expected");
@@ -116,5 +118,26 @@ describe("SAML profile", () => {
   it("refuses an assertion that gives no email", () => {
     expect(() => samlProfile(assertion("00u1", {}), DEFAULT_SAML_MAPPING)).toThrow(expect.objectContaining({ code: "INVALID_SAML_RESPONSE" }));
     expect(() => samlProfile(assertion("00u1", { email: "not an email" }), DEFAULT_SAML_MAPPING)).toThrow(expect.objectContaining({ code: "INVALID_SAML_RESPONSE" }));
+  });
+});
+
+describe("SAML settings as messages", () => {
+  it("read the input message as the samlConfig input, and answer the settings with our SP values", async () => {
+    const input = samlInputFromMessage({ idpMetadataXml: idp.metadataXml(), certificates: [], allowIdpInitiated: true, mapping: { email: "mail" } });
+    expect(input).toEqual({ idpMetadata: { metadata: idp.metadataXml() }, allowIdpInitiated: true, mapping: { email: "mail" } });
+    expect(samlInputFromMessage({ entryPoint: "https://idp.example.test/sso", idpEntityId: "urn:idp", certificates: ["A", "B"] })).toEqual({
+      entryPoint: "https://idp.example.test/sso",
+      idpMetadata: { entityID: "urn:idp" },
+      cert: ["A", "B"],
+    });
+    const stored = await samlSettingsFromInput(input, { issuer: "x", previous: null, fetchMetadata: noFetch });
+    expect(samlConfigMessage(BASE, "acme", stored)).toMatchObject({
+      idpEntityId: idp.entityId,
+      allowIdpInitiated: true,
+      mapping: { email: "mail", emailVerified: undefined },
+      spEntityId: `${BASE}/sso/saml2/sp/metadata?providerId=acme`,
+      acsUrl: `${BASE}/sso/saml2/sp/acs/acme`,
+      spMetadataUrl: `${BASE}/sso/saml2/sp/metadata?providerId=acme`,
+    });
   });
 });
