@@ -1,8 +1,11 @@
 /** SSO records -> contract messages: never a client secret, sealed or not. */
 import type { Provider } from "@auth-platform/proto/gen/auth/sso/v1/sso";
+import { samlConfigMessage } from "../saml/messages.js";
+import { readSamlSettings } from "../saml/settings.js";
 import type { ProviderRecord } from "../store/sso-store.js";
 
-export function toProviderMessage(p: ProviderRecord): Provider {
+/** `baseUrl`: the public `.../api/auth`, from which a SAML provider's SP values derive. */
+export function toProviderMessage(p: ProviderRecord, baseUrl: string): Provider {
   const o = p.oidc;
   return {
     providerId: p.providerId,
@@ -30,5 +33,6 @@ export function toProviderMessage(p: ProviderRecord): Provider {
           mapping: { ...o.mapping },
         }
       : undefined,
+    samlConfig: p.saml ? samlConfigMessage(baseUrl, p.providerId, readSamlSettings(p.saml)) : undefined,
   };
 }

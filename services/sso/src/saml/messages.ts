@@ -1,8 +1,22 @@
 /** SAML provider settings to and from their proto messages (auth/sso/v1/saml.proto). */
+import { AuthError } from "@auth-platform/proto/errors";
 import type { SamlConfig, SamlInput } from "@auth-platform/proto/gen/auth/sso/v1/saml";
+import { MAX_SAML_METADATA_CHARS } from "./idp-metadata.js";
 import { type SamlConfigInput, type StoredSamlSettings, serviceProviderUrls } from "./settings.js";
 
+function bounded(name: string, value: string | undefined, max: number): void {
+  if (value !== undefined && (value.trim() === "" || value.length > max)) throw new AuthError("VALIDATION_ERROR", `samlConfig.${name} must be 1 to ${max} characters`);
+}
+
+/** The input message, its sizes checked (VALIDATION_ERROR); what it says is checked by samlSettingsFromInput. */
 export function samlInputFromMessage(message: SamlInput): SamlConfigInput {
+  bounded("idpMetadata.metadata", message.idpMetadataXml, MAX_SAML_METADATA_CHARS);
+  bounded("metadataUrl", message.metadataUrl, 2048);
+  bounded("entryPoint", message.entryPoint, 2048);
+  bounded("idpMetadata.entityID", message.idpEntityId, 1024);
+  if (message.certificates.length > 2) throw new AuthError("VALIDATION_ERROR", "samlConfig.cert takes one or two certificates");
+  for (const certificate of message.certificates) bounded("cert", certificate, 16 * 1024);
+  for (const [key, value] of Object.entries(message.mapping ?? {})) bounded(`mapping.${key}`, value as string | undefined, 255);
   const input: SamlConfigInput = {};
   if (message.idpMetadataXml !== undefined || message.idpEntityId !== undefined) {
     input.idpMetadata = {};

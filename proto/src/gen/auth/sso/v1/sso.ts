@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Caller } from "../../common/v1/caller.js";
+import { SamlConfig, SamlInput } from "./saml.js";
 
 export const protobufPackage = "auth.sso.v1";
 
@@ -82,7 +83,11 @@ export interface Provider {
   /** The user who registered it. */
   userId: string;
   createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Set for a SAML 2.0 provider, with our SP values to paste into the IdP. */
+  samlConfig?: SamlConfig | undefined;
 }
 
 /** OidcInput is an OpenID Connect provider's settings as given at registration or update. */
@@ -132,7 +137,7 @@ export interface RegisterProviderRequest {
   organizationId?:
     | string
     | undefined;
-  /** Required (this service serves OpenID Connect providers; SAML providers come with their own input). */
+  /** One of oidc and saml: the provider's type. */
   oidc?:
     | OidcInput
     | undefined;
@@ -141,7 +146,11 @@ export interface RegisterProviderRequest {
     | string
     | undefined;
   /** Absent: true. */
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /** A SAML 2.0 provider (docs/adr/0069-saml-service-provider.md). */
+  saml?: SamlInput | undefined;
 }
 
 export interface RegisterProviderResponse {
@@ -176,7 +185,11 @@ export interface UpdateProviderRequest {
   domain?: string | undefined;
   oidc?: OidcInput | undefined;
   defaultRole?: string | undefined;
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /** For a SAML provider: its settings, absent fields kept. */
+  saml?: SamlInput | undefined;
 }
 
 export interface UpdateProviderResponse {
@@ -598,6 +611,7 @@ function createBaseProvider(): Provider {
     userId: "",
     createdAt: undefined,
     updatedAt: undefined,
+    samlConfig: undefined,
   };
 }
 
@@ -638,6 +652,9 @@ export const Provider: MessageFns<Provider> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.samlConfig !== undefined) {
+      SamlConfig.encode(message.samlConfig, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -751,6 +768,14 @@ export const Provider: MessageFns<Provider> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.samlConfig = SamlConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -809,6 +834,11 @@ export const Provider: MessageFns<Provider> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      samlConfig: isSet(object.samlConfig)
+        ? SamlConfig.fromJSON(object.samlConfig)
+        : isSet(object.saml_config)
+        ? SamlConfig.fromJSON(object.saml_config)
+        : undefined,
     };
   },
 
@@ -850,6 +880,9 @@ export const Provider: MessageFns<Provider> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.samlConfig !== undefined) {
+      obj.samlConfig = SamlConfig.toJSON(message.samlConfig);
+    }
     return obj;
   },
 
@@ -872,6 +905,9 @@ export const Provider: MessageFns<Provider> = {
     message.userId = object.userId ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.samlConfig = (object.samlConfig !== undefined && object.samlConfig !== null)
+      ? SamlConfig.fromPartial(object.samlConfig)
+      : undefined;
     return message;
   },
 };
@@ -1184,6 +1220,7 @@ function createBaseRegisterProviderRequest(): RegisterProviderRequest {
     oidc: undefined,
     defaultRole: undefined,
     enabled: undefined,
+    saml: undefined,
   };
 }
 
@@ -1212,6 +1249,9 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
     }
     if (message.enabled !== undefined) {
       writer.uint32(64).bool(message.enabled);
+    }
+    if (message.saml !== undefined) {
+      SamlInput.encode(message.saml, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1293,6 +1333,14 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.saml = SamlInput.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1327,6 +1375,7 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
         ? globalThis.String(object.default_role)
         : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      saml: isSet(object.saml) ? SamlInput.fromJSON(object.saml) : undefined,
     };
   },
 
@@ -1356,6 +1405,9 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.saml !== undefined) {
+      obj.saml = SamlInput.toJSON(message.saml);
+    }
     return obj;
   },
 
@@ -1374,6 +1426,7 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
     message.oidc = (object.oidc !== undefined && object.oidc !== null) ? OidcInput.fromPartial(object.oidc) : undefined;
     message.defaultRole = object.defaultRole ?? undefined;
     message.enabled = object.enabled ?? undefined;
+    message.saml = (object.saml !== undefined && object.saml !== null) ? SamlInput.fromPartial(object.saml) : undefined;
     return message;
   },
 };
@@ -1778,6 +1831,7 @@ function createBaseUpdateProviderRequest(): UpdateProviderRequest {
     oidc: undefined,
     defaultRole: undefined,
     enabled: undefined,
+    saml: undefined,
   };
 }
 
@@ -1803,6 +1857,9 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     }
     if (message.enabled !== undefined) {
       writer.uint32(56).bool(message.enabled);
+    }
+    if (message.saml !== undefined) {
+      SamlInput.encode(message.saml, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1876,6 +1933,14 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.saml = SamlInput.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1905,6 +1970,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
         ? globalThis.String(object.default_role)
         : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      saml: isSet(object.saml) ? SamlInput.fromJSON(object.saml) : undefined,
     };
   },
 
@@ -1931,6 +1997,9 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.saml !== undefined) {
+      obj.saml = SamlInput.toJSON(message.saml);
+    }
     return obj;
   },
 
@@ -1948,6 +2017,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     message.oidc = (object.oidc !== undefined && object.oidc !== null) ? OidcInput.fromPartial(object.oidc) : undefined;
     message.defaultRole = object.defaultRole ?? undefined;
     message.enabled = object.enabled ?? undefined;
+    message.saml = (object.saml !== undefined && object.saml !== null) ? SamlInput.fromPartial(object.saml) : undefined;
     return message;
   },
 };
@@ -2176,7 +2246,7 @@ export const SsoServiceService = {
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
    * Errors: SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER,
-   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, VALIDATION_ERROR.
    */
   registerProvider: {
     path: "/auth.sso.v1.SsoService/RegisterProvider" as const,
@@ -2215,7 +2285,7 @@ export const SsoServiceService = {
   },
   /**
    * UpdateProvider changes a provider the caller may manage; absent fields are kept. Errors:
-   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, NO_FIELDS_PROVIDED_FOR_UPDATE.
+   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, NO_FIELDS_PROVIDED_FOR_UPDATE.
    */
   updateProvider: {
     path: "/auth.sso.v1.SsoService/UpdateProvider" as const,
@@ -2247,7 +2317,7 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
    * Errors: SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER,
-   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, VALIDATION_ERROR.
    */
   registerProvider: handleUnaryCall<RegisterProviderRequest, RegisterProviderResponse>;
   /** ListProviders lists the providers of the organizations the caller may manage. Errors: none. */
@@ -2259,7 +2329,7 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
   getProvider: handleUnaryCall<GetProviderRequest, GetProviderResponse>;
   /**
    * UpdateProvider changes a provider the caller may manage; absent fields are kept. Errors:
-   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, NO_FIELDS_PROVIDED_FOR_UPDATE.
+   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, NO_FIELDS_PROVIDED_FOR_UPDATE.
    */
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /** DeleteProvider removes a provider the caller may manage. Errors: PROVIDER_NOT_FOUND. */
@@ -2271,7 +2341,7 @@ export interface SsoServiceClient extends Client {
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
    * Errors: SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER,
-   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, VALIDATION_ERROR.
    */
   registerProvider(
     request: RegisterProviderRequest,
@@ -2325,7 +2395,7 @@ export interface SsoServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * UpdateProvider changes a provider the caller may manage; absent fields are kept. Errors:
-   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, NO_FIELDS_PROVIDED_FOR_UPDATE.
+   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, NO_FIELDS_PROVIDED_FOR_UPDATE.
    */
   updateProvider(
     request: UpdateProviderRequest,
