@@ -201,6 +201,11 @@ export const ERRORS = {
   UNABLE_TO_CREATE_USER: e(S.INTERNAL, 500, "unable to create user"),
   UNABLE_TO_CREATE_SESSION: e(S.INTERNAL, 500, "unable to create session"),
 
+  // SAML single sign-on (docs/adr/0069-saml-service-provider.md): one public refusal for every reason a
+  // response is not accepted, so a forger learns nothing about which check stopped it.
+  INVALID_SAML_RESPONSE: e(S.UNAUTHENTICATED, 401, "Invalid SAML response"),
+  INVALID_SAML_METADATA: e(S.INVALID_ARGUMENT, 400, "Invalid SAML metadata"),
+
   // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
   CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller not identified"),
   CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller not allowed"),

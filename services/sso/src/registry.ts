@@ -7,6 +7,8 @@ import type { SsoConfig } from "./config.js";
 import type { Registry } from "./domain/ports.js";
 import { secretBox } from "./domain/secret-box.js";
 import { httpDiscovery } from "./oidc/discovery.js";
+import { checkOutboundUrl } from "./oidc/outbound.js";
+import { metadataFetcher } from "./saml/metadata-fetch.js";
 import { openSsoStore } from "./store/mikro-sso-store.js";
 
 export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
@@ -18,6 +20,7 @@ export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Reg
     log,
     now: () => new Date(),
     secrets: secretBox(config.secret),
+    samlMetadata: metadataFetcher((url) => checkOutboundUrl(url, config.allowPrivateAddresses), config.httpTimeoutMs),
     discovery: httpDiscovery({ timeoutMs: config.httpTimeoutMs, allowPrivateAddresses: config.allowPrivateAddresses }),
     organizations: {
       async membershipRole(userId, organizationId) {

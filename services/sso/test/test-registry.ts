@@ -21,6 +21,8 @@ export interface TestRegistry extends Registry {
   /** Discovery documents by URL. */
   documents: Map<string, DiscoveredIssuer>;
   discoveries: number;
+  /** SAML IdP metadata XML by URL (what samlMetadata fetches). */
+  metadata: Map<string, string>;
   /** A member of a new organization with this role, as the gateway would call for them. */
   member(role: string, organizationId?: string): Caller & { organizationId: string };
   /** An issuer whose discovery document is served. */
@@ -41,6 +43,12 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     roles: new Map(),
     documents: new Map(),
     discoveries: 0,
+    metadata: new Map(),
+    async samlMetadata(url) {
+      const xml = registry.metadata.get(url);
+      if (xml === undefined) throw new AuthError("INVALID_SAML_METADATA", "the metadata URL did not answer metadata");
+      return xml;
+    },
     organizations: {
       async membershipRole(userId, organizationId) {
         return registry.roles.get(`${userId}/${organizationId}`) ?? null;

@@ -2,6 +2,7 @@
 import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { SsoConfig } from "../config.js";
+import type { MetadataFetcher } from "../saml/settings.js";
 import type { SsoStore } from "../store/sso-store.js";
 import type { SecretBox } from "./secret-box.js";
 
@@ -34,6 +35,8 @@ export interface Registry {
   organizations: OrganizationPort;
   discovery: DiscoveryPort;
   secrets: SecretBox;
+  /** Reads a SAML IdP's metadata from the URL its admin typed (saml/metadata-fetch.ts). */
+  samlMetadata: MetadataFetcher;
   log: Logger;
   now: () => Date;
 }

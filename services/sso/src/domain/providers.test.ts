@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "@auth-platform/runtime/random";
 import { errorCode } from "../../../../testing/error-code.js";
+import { createSamlIdp } from "../../../../testing/saml-idp.js";
 import { testRegistry } from "../../test/test-registry.js";
 import { deleteProvider, getProvider, listProviders, registerProvider, updateProvider } from "./providers.js";
 
@@ -123,5 +124,58 @@ describe("sso providers", () => {
     const member = r.member("member", owner.organizationId);
     expect(await listProviders(r, member)).toEqual([]);
     expect(await listProviders(r, { ...owner, activeOrganizationId: undefined })).toEqual([]);
+  });
+});
+
+describe("SAML providers", () => {
+  it("an owner registers one from pasted metadata, or from a metadata URL, and updates it keeping the rest", async () => {
+    const idp = await createSamlIdp();
+    const r = testRegistry();
+    const owner = r.member("owner");
+    const provider = await registerProvider(r, owner, {
+      providerId: "acme-saml",
+      issuer: idp.entityId,
+      domain: "acme.example.com",
+      saml: { idpMetadata: { metadata: idp.metadataXml() } },
+    });
+    expect(provider).toMatchObject({ type: "saml", oidc: null, saml: { idpEntityId: idp.entityId, ssoUrl: idp.ssoUrl, allowIdpInitiated: false } });
+    expect(r.discoveries).toBe(0);
+
+    r.metadata.set("https://idp.example.com/metadata", idp.metadataXml());
+    const fetched = await registerProvider(r, owner, {
+      providerId: "acme-url",
+      issuer: idp.entityId,
+      domain: "url.example.com",
+      saml: { metadataUrl: "https://idp.example.com/metadata" },
+    });
+    expect(fetched.saml).toMatchObject({ idpEntityId: idp.entityId, metadataUrl: "https://idp.example.com/metadata" });
+
+    await idp.rotate();
+    const updated = await updateProvider(r, owner, { providerId: "acme-saml", saml: { cert: idp.certificates(), allowIdpInitiated: true } });
+    expect(updated.saml).toMatchObject({ idpEntityId: idp.entityId, ssoUrl: idp.ssoUrl, allowIdpInitiated: true });
+    expect((updated.saml as { certificates: string[] }).certificates).toHaveLength(2);
+  });
+
+  it("refuses metadata that is not an IdP's, both or neither type, and the other type's settings on update", async () => {
+    const idp = await createSamlIdp();
+    const r = testRegistry();
+    const owner = r.member("owner");
+    const base = { issuer: idp.entityId, domain: "acme.example.com" };
+    expect(await errorCode(registerProvider(r, owner, { ...base, providerId: "s1", saml: { idpMetadata: { metadata: "<nope/>" } } }))).toBe("INVALID_SAML_METADATA");
+    expect(await errorCode(registerProvider(r, owner, { ...base, providerId: "s2", saml: { metadataUrl: "https://unknown.example.com/metadata" } }))).toBe("INVALID_SAML_METADATA");
+    expect(await errorCode(registerProvider(r, owner, { ...base, providerId: "s3" }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(registerProvider(r, owner, { ...base, providerId: "s4", oidc, saml: { idpMetadata: { metadata: idp.metadataXml() } } }))).toBe("VALIDATION_ERROR");
+    await registerProvider(r, owner, { ...base, providerId: "s5", saml: { idpMetadata: { metadata: idp.metadataXml() } } });
+    expect(await errorCode(updateProvider(r, owner, { providerId: "s5", oidc }))).toBe("VALIDATION_ERROR");
+    expect(await r.store.listProviders(owner.organizationId)).toHaveLength(1);
+  });
+
+  it("a member may not register one", async () => {
+    const idp = await createSamlIdp();
+    const r = testRegistry();
+    const member = r.member("member");
+    expect(
+      await errorCode(registerProvider(r, member, { providerId: "s", issuer: idp.entityId, domain: "acme.example.com", saml: { idpMetadata: { metadata: idp.metadataXml() } } })),
+    ).toBe("YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS");
   });
 });

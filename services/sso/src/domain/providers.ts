@@ -5,6 +5,7 @@
  * answered as not found, so provider ids are not probed.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import { readSamlSettings, type SamlConfigInput, samlSettingsFromInput } from "../saml/settings.js";
 import type { ClaimMapping, OidcSettings, ProviderPatch, ProviderRecord } from "../store/sso-store.js";
 import type { Caller, Registry } from "./ports.js";
 
@@ -31,7 +32,9 @@ export interface RegisterInput {
   issuer: string;
   domain: string;
   organizationId?: string;
-  oidc: OidcInput;
+  /** Exactly one of oidc and saml: the provider's type. */
+  oidc?: OidcInput;
+  saml?: SamlConfigInput;
   defaultRole?: string;
   enabled?: boolean;
 }
@@ -41,6 +44,7 @@ export interface UpdateInput {
   issuer?: string;
   domain?: string;
   oidc?: OidcInput;
+  saml?: SamlConfigInput;
   defaultRole?: string;
   enabled?: boolean;
 }
@@ -120,12 +124,14 @@ export async function registerProvider(registry: Registry, caller: Caller, input
   const defaultRole = input.defaultRole ?? "member";
   checkDefaultRole(role, defaultRole);
   if (await registry.store.getProvider(input.providerId)) throw new AuthError("SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS");
-  const oidc = await oidcSettings(registry, input.providerId, input.issuer, input.oidc, null);
+  if ((input.oidc === undefined) === (input.saml === undefined)) throw new AuthError("VALIDATION_ERROR", "give either oidcConfig or samlConfig");
+  const oidc = input.oidc ? await oidcSettings(registry, input.providerId, input.issuer, input.oidc, null) : null;
+  const saml = input.saml ? await samlSettingsFromInput(input.saml, { issuer: input.issuer, previous: null, fetchMetadata: registry.samlMetadata }) : null;
   const now = registry.now();
   const provider: ProviderRecord = {
     providerId: input.providerId,
     organizationId,
-    type: "oidc",
+    type: saml ? "saml" : "oidc",
     issuer: input.issuer,
     domain: input.domain,
     domainVerified: domainTrusted(registry, input.domain),
@@ -133,7 +139,7 @@ export async function registerProvider(registry: Registry, caller: Caller, input
     defaultRole,
     userId: caller.userId,
     oidc,
-    saml: null,
+    saml,
     createdAt: now,
     updatedAt: now,
   };
@@ -180,6 +186,12 @@ export async function updateProvider(registry: Registry, caller: Caller, input: 
           }))(provider.oidc)
         : provider.oidc;
     patch.oidc = await oidcSettings(registry, providerId, issuer, input.oidc ?? {}, kept);
+  }
+  if (input.saml !== undefined && provider.type !== "saml") throw new AuthError("VALIDATION_ERROR", "samlConfig is for a SAML provider");
+  if (input.oidc !== undefined && provider.type !== "oidc") throw new AuthError("VALIDATION_ERROR", "oidcConfig is for an OpenID Connect provider");
+  if (provider.type === "saml" && input.saml) {
+    const previous = provider.saml ? readSamlSettings(provider.saml) : null;
+    patch.saml = await samlSettingsFromInput(input.saml, { issuer, previous, fetchMetadata: registry.samlMetadata });
   }
   const updated = await registry.store.updateProvider(providerId, patch);
   if (!updated) throw new AuthError("PROVIDER_NOT_FOUND");

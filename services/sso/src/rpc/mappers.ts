@@ -1,7 +1,10 @@
 /** SSO records -> contract messages: never a client secret, sealed or not. */
 import type { Provider } from "@auth-platform/proto/gen/auth/sso/v1/sso";
+import { samlConfigMessage } from "../saml/messages.js";
+import { readSamlSettings } from "../saml/settings.js";
 import type { ProviderRecord } from "../store/sso-store.js";
 
+/** `baseUrl`: the public `.../api/auth`, from which the OIDC redirect URI and a SAML provider's SP values derive. */
 export function toProviderMessage(p: ProviderRecord, baseUrl: string): Provider {
   const o = p.oidc;
   return {
@@ -16,7 +19,7 @@ export function toProviderMessage(p: ProviderRecord, baseUrl: string): Provider 
     userId: p.userId,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
-    redirectUri: `${baseUrl}/sso/callback/${encodeURIComponent(p.providerId)}`,
+    redirectUri: o ? `${baseUrl}/sso/callback/${encodeURIComponent(p.providerId)}` : "",
     oidcConfig: o
       ? {
           discoveryEndpoint: o.discoveryEndpoint,
@@ -31,5 +34,6 @@ export function toProviderMessage(p: ProviderRecord, baseUrl: string): Provider 
           mapping: { ...o.mapping },
         }
       : undefined,
+    samlConfig: p.saml ? samlConfigMessage(baseUrl, p.providerId, readSamlSettings(p.saml)) : undefined,
   };
 }

@@ -7,6 +7,7 @@ import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import * as providers from "../domain/providers.js";
+import { samlInputFromMessage } from "../saml/messages.js";
 import { toProviderMessage } from "./mappers.js";
 import * as valid from "./validation.js";
 
@@ -25,13 +26,14 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: SsoServiceServer = {
     registerProvider: rpc.unary("RegisterProvider", async (req) => {
       const caller = requireCaller(req.caller);
-      if (!req.oidc) throw new AuthError("VALIDATION_ERROR", "oidcConfig is required");
+      if (!req.oidc === !req.saml) throw new AuthError("VALIDATION_ERROR", "give either oidcConfig or samlConfig");
       const provider = await providers.registerProvider(registry, caller, {
         providerId: valid.providerId(req.providerId),
         issuer: valid.url("issuer", req.issuer),
         domain: valid.domain(req.domain),
         organizationId: req.organizationId === undefined ? undefined : valid.id("organizationId", req.organizationId),
-        oidc: valid.oidc(req.oidc),
+        oidc: req.oidc && valid.oidc(req.oidc),
+        saml: req.saml && samlInputFromMessage(req.saml),
         defaultRole: req.defaultRole === undefined ? undefined : valid.role(req.defaultRole),
         enabled: req.enabled,
       });
@@ -53,6 +55,7 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
         issuer: req.issuer === undefined ? undefined : valid.url("issuer", req.issuer),
         domain: req.domain === undefined ? undefined : valid.domain(req.domain),
         oidc: req.oidc && valid.oidc(req.oidc),
+        saml: req.saml && samlInputFromMessage(req.saml),
         defaultRole: req.defaultRole === undefined ? undefined : valid.role(req.defaultRole),
         enabled: req.enabled,
       });

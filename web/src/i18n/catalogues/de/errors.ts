@@ -134,4 +134,6 @@ export default {
   INVALID_OIDC_CONFIGURATION: "Die OpenID-Connect-Konfiguration ist ungültig.",
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "Die Domain des Anbieters ist noch nicht bestätigt.",
   NO_FIELDS_PROVIDED_FOR_UPDATE: "Es wurde nichts zum Ändern angegeben.",
+  INVALID_SAML_RESPONSE: "Die SAML-Antwort ist ungültig.",
+  INVALID_SAML_METADATA: "Die SAML-Metadaten sind ungültig.",
 } satisfies Catalogue["errors"];

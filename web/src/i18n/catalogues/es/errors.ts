@@ -134,4 +134,6 @@ export default {
   INVALID_OIDC_CONFIGURATION: "La configuración de OpenID Connect no es válida.",
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "El dominio del proveedor aún no se ha verificado.",
   NO_FIELDS_PROVIDED_FOR_UPDATE: "No se indicó nada que cambiar.",
+  INVALID_SAML_RESPONSE: "La respuesta SAML no es válida.",
+  INVALID_SAML_METADATA: "Los metadatos SAML no son válidos.",
 } satisfies Catalogue["errors"];

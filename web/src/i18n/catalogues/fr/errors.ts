@@ -134,4 +134,6 @@ export default {
   INVALID_OIDC_CONFIGURATION: "La configuration OpenID Connect n'est pas valide.",
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "Le domaine du fournisseur n'a pas encore été vérifié.",
   NO_FIELDS_PROVIDED_FOR_UPDATE: "Aucune modification n'a été indiquée.",
+  INVALID_SAML_RESPONSE: "La réponse SAML n'est pas valide.",
+  INVALID_SAML_METADATA: "Les métadonnées SAML ne sont pas valides.",
 } satisfies Catalogue["errors"];

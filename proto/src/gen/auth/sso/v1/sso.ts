@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Caller } from "../../common/v1/caller.js";
+import { SamlConfig, SamlInput } from "./saml.js";
 
 export const protobufPackage = "auth.sso.v1";
 
@@ -87,6 +88,8 @@ export interface Provider {
     | undefined;
   /** Where the identity provider sends the browser back: the redirect URI to register with it. */
   redirectUri: string;
+  /** Set for a SAML 2.0 provider, with our SP values to paste into the IdP. */
+  samlConfig?: SamlConfig | undefined;
 }
 
 /** OidcInput is an OpenID Connect provider's settings as given at registration or update. */
@@ -136,7 +139,7 @@ export interface RegisterProviderRequest {
   organizationId?:
     | string
     | undefined;
-  /** Required (this service serves OpenID Connect providers; SAML providers come with their own input). */
+  /** One of oidc and saml: the provider's type. */
   oidc?:
     | OidcInput
     | undefined;
@@ -145,7 +148,11 @@ export interface RegisterProviderRequest {
     | string
     | undefined;
   /** Absent: true. */
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /** A SAML 2.0 provider (docs/adr/0069-saml-service-provider.md). */
+  saml?: SamlInput | undefined;
 }
 
 export interface RegisterProviderResponse {
@@ -180,7 +187,11 @@ export interface UpdateProviderRequest {
   domain?: string | undefined;
   oidc?: OidcInput | undefined;
   defaultRole?: string | undefined;
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /** For a SAML provider: its settings, absent fields kept. */
+  saml?: SamlInput | undefined;
 }
 
 export interface UpdateProviderResponse {
@@ -603,6 +614,7 @@ function createBaseProvider(): Provider {
     createdAt: undefined,
     updatedAt: undefined,
     redirectUri: "",
+    samlConfig: undefined,
   };
 }
 
@@ -646,6 +658,9 @@ export const Provider: MessageFns<Provider> = {
     }
     if (message.redirectUri !== "") {
       writer.uint32(106).string(message.redirectUri);
+    }
+    if (message.samlConfig !== undefined) {
+      SamlConfig.encode(message.samlConfig, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -767,6 +782,14 @@ export const Provider: MessageFns<Provider> = {
             message.redirectUri = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.samlConfig = SamlConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -830,6 +853,11 @@ export const Provider: MessageFns<Provider> = {
         : isSet(object.redirect_uri)
         ? globalThis.String(object.redirect_uri)
         : "",
+      samlConfig: isSet(object.samlConfig)
+        ? SamlConfig.fromJSON(object.samlConfig)
+        : isSet(object.saml_config)
+        ? SamlConfig.fromJSON(object.saml_config)
+        : undefined,
     };
   },
 
@@ -874,6 +902,9 @@ export const Provider: MessageFns<Provider> = {
     if (message.redirectUri !== "") {
       obj.redirectUri = message.redirectUri;
     }
+    if (message.samlConfig !== undefined) {
+      obj.samlConfig = SamlConfig.toJSON(message.samlConfig);
+    }
     return obj;
   },
 
@@ -897,6 +928,9 @@ export const Provider: MessageFns<Provider> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.redirectUri = object.redirectUri ?? "";
+    message.samlConfig = (object.samlConfig !== undefined && object.samlConfig !== null)
+      ? SamlConfig.fromPartial(object.samlConfig)
+      : undefined;
     return message;
   },
 };
@@ -1209,6 +1243,7 @@ function createBaseRegisterProviderRequest(): RegisterProviderRequest {
     oidc: undefined,
     defaultRole: undefined,
     enabled: undefined,
+    saml: undefined,
   };
 }
 
@@ -1237,6 +1272,9 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
     }
     if (message.enabled !== undefined) {
       writer.uint32(64).bool(message.enabled);
+    }
+    if (message.saml !== undefined) {
+      SamlInput.encode(message.saml, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1318,6 +1356,14 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.saml = SamlInput.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1352,6 +1398,7 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
         ? globalThis.String(object.default_role)
         : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      saml: isSet(object.saml) ? SamlInput.fromJSON(object.saml) : undefined,
     };
   },
 
@@ -1381,6 +1428,9 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.saml !== undefined) {
+      obj.saml = SamlInput.toJSON(message.saml);
+    }
     return obj;
   },
 
@@ -1399,6 +1449,7 @@ export const RegisterProviderRequest: MessageFns<RegisterProviderRequest> = {
     message.oidc = (object.oidc !== undefined && object.oidc !== null) ? OidcInput.fromPartial(object.oidc) : undefined;
     message.defaultRole = object.defaultRole ?? undefined;
     message.enabled = object.enabled ?? undefined;
+    message.saml = (object.saml !== undefined && object.saml !== null) ? SamlInput.fromPartial(object.saml) : undefined;
     return message;
   },
 };
@@ -1803,6 +1854,7 @@ function createBaseUpdateProviderRequest(): UpdateProviderRequest {
     oidc: undefined,
     defaultRole: undefined,
     enabled: undefined,
+    saml: undefined,
   };
 }
 
@@ -1828,6 +1880,9 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     }
     if (message.enabled !== undefined) {
       writer.uint32(56).bool(message.enabled);
+    }
+    if (message.saml !== undefined) {
+      SamlInput.encode(message.saml, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1901,6 +1956,14 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.saml = SamlInput.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1930,6 +1993,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
         ? globalThis.String(object.default_role)
         : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      saml: isSet(object.saml) ? SamlInput.fromJSON(object.saml) : undefined,
     };
   },
 
@@ -1956,6 +2020,9 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.saml !== undefined) {
+      obj.saml = SamlInput.toJSON(message.saml);
+    }
     return obj;
   },
 
@@ -1973,6 +2040,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     message.oidc = (object.oidc !== undefined && object.oidc !== null) ? OidcInput.fromPartial(object.oidc) : undefined;
     message.defaultRole = object.defaultRole ?? undefined;
     message.enabled = object.enabled ?? undefined;
+    message.saml = (object.saml !== undefined && object.saml !== null) ? SamlInput.fromPartial(object.saml) : undefined;
     return message;
   },
 };
@@ -2201,7 +2269,7 @@ export const SsoServiceService = {
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
    * Errors: SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER,
-   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, VALIDATION_ERROR.
    */
   registerProvider: {
     path: "/auth.sso.v1.SsoService/RegisterProvider" as const,
@@ -2240,7 +2308,7 @@ export const SsoServiceService = {
   },
   /**
    * UpdateProvider changes a provider the caller may manage; absent fields are kept. Errors:
-   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, NO_FIELDS_PROVIDED_FOR_UPDATE.
+   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, NO_FIELDS_PROVIDED_FOR_UPDATE.
    */
   updateProvider: {
     path: "/auth.sso.v1.SsoService/UpdateProvider" as const,
@@ -2272,7 +2340,7 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
    * Errors: SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER,
-   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, VALIDATION_ERROR.
    */
   registerProvider: handleUnaryCall<RegisterProviderRequest, RegisterProviderResponse>;
   /** ListProviders lists the providers of the organizations the caller may manage. Errors: none. */
@@ -2284,7 +2352,7 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
   getProvider: handleUnaryCall<GetProviderRequest, GetProviderResponse>;
   /**
    * UpdateProvider changes a provider the caller may manage; absent fields are kept. Errors:
-   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, NO_FIELDS_PROVIDED_FOR_UPDATE.
+   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, NO_FIELDS_PROVIDED_FOR_UPDATE.
    */
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /** DeleteProvider removes a provider the caller may manage. Errors: PROVIDER_NOT_FOUND. */
@@ -2296,7 +2364,7 @@ export interface SsoServiceClient extends Client {
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
    * Errors: SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER,
-   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   * ORGANIZATION_NOT_FOUND, YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, VALIDATION_ERROR.
    */
   registerProvider(
     request: RegisterProviderRequest,
@@ -2350,7 +2418,7 @@ export interface SsoServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * UpdateProvider changes a provider the caller may manage; absent fields are kept. Errors:
-   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, NO_FIELDS_PROVIDED_FOR_UPDATE.
+   * PROVIDER_NOT_FOUND, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER, INVALID_OIDC_CONFIGURATION, INVALID_SAML_METADATA, NO_FIELDS_PROVIDED_FOR_UPDATE.
    */
   updateProvider(
     request: UpdateProviderRequest,
