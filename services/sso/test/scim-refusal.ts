@@ -10,3 +10,14 @@ export function scimRefusal(run: () => unknown): ScimError {
   }
   throw new Error("expected a ScimError");
 }
+
+/** The ScimError a promise rejects with. */
+export async function scimRejection(run: () => Promise<unknown>): Promise<ScimError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ScimError) return error;
+    throw error;
+  }
+  throw new Error("expected a ScimError");
+}
