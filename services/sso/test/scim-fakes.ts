@@ -6,6 +6,8 @@ export interface FakePeers extends ScimPeers {
   users: Map<string, { id: string; email: string; name: string; active: boolean }>;
   members: Set<string>;
   verifiedDomains: Map<string, string[]>;
+  /** "<organization>/<user>" -> role */
+  roles: Map<string, string>;
   calls: string[];
   /** While set, the organization service is unreachable. */
   organizationDown: boolean;
@@ -17,6 +19,7 @@ export function fakePeers(): FakePeers {
     users: new Map(),
     members: new Set(),
     verifiedDomains: new Map(),
+    roles: new Map(),
     calls: [],
     organizationDown: false,
     async findUserByEmail(email) {
@@ -46,6 +49,9 @@ export function fakePeers(): FakePeers {
     async reactivateUser(userId) {
       peers.users.get(userId)!.active = true;
       peers.calls.push(`reactivate ${userId}`);
+    },
+    async roleIn(organizationId, userId) {
+      return peers.roles.get(`${organizationId}/${userId}`);
     },
     async ownsDomainOf(organizationId, email) {
       return (peers.verifiedDomains.get(organizationId) ?? []).includes(email.split("@")[1]!);

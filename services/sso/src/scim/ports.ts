@@ -73,6 +73,8 @@ export interface ScimPeers {
   /** identity: deactivates the user, which ends every session of theirs at once (identity's session outbox). */
   deactivateUser(userId: string): Promise<void>;
   reactivateUser(userId: string): Promise<void>;
+  /** organization: the user's role in the organization (comma-separated roles), undefined for a non-member. */
+  roleIn(organizationId: string, userId: string): Promise<string | undefined>;
   /** sso: whether the organization verified the domain of this email. */
   ownsDomainOf(organizationId: string, email: string): Promise<boolean>;
 }

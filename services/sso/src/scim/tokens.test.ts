@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scimDeps } from "../../test/scim-fakes.js";
 import { scimRejection } from "../../test/scim-refusal.js";
-import { authenticate, generateToken, listTokens, MAX_TOKENS_PER_ORGANIZATION, revokeToken, TooManyTokensError } from "./tokens.js";
+import { authenticate, generateToken, listTokens, MAX_TOKENS_PER_ORGANIZATION, revokeToken, requireOwner } from "./tokens.js";
 
 describe("SCIM tokens", () => {
   it("are shown once, kept as a digest, listed without the secret, and authenticate for their organization", async () => {
@@ -42,7 +42,18 @@ describe("SCIM tokens", () => {
   it("are limited per organization", async () => {
     const deps = scimDeps();
     for (let i = 0; i < MAX_TOKENS_PER_ORGANIZATION; i++) await generateToken(deps, { organizationId: "org-a", name: `t${i}`, createdBy: "owner-1" });
-    await expect(generateToken(deps, { organizationId: "org-a", name: "one more", createdBy: "owner-1" })).rejects.toBeInstanceOf(TooManyTokensError);
+    await expect(generateToken(deps, { organizationId: "org-a", name: "one more", createdBy: "owner-1" })).rejects.toMatchObject({ code: "TOO_MANY_SCIM_TOKENS" });
     await expect(generateToken(deps, { organizationId: "org-b", name: "other", createdBy: "owner-2" })).resolves.toBeDefined();
+  });
+});
+
+describe("who manages SCIM tokens", () => {
+  it("is an owner of the organization; an admin is refused, a non-member told they are not one", async () => {
+    const deps = scimDeps();
+    deps.peers.roles.set("org-a/owner-1", "owner");
+    deps.peers.roles.set("org-a/admin-1", "admin,member");
+    await expect(requireOwner(deps, "org-a", "owner-1")).resolves.toBeUndefined();
+    await expect(requireOwner(deps, "org-a", "admin-1")).rejects.toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS" });
+    await expect(requireOwner(deps, "org-b", "owner-1")).rejects.toMatchObject({ code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" });
   });
 });

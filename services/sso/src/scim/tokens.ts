@@ -3,6 +3,7 @@
  * digest, listed without the secret, revocable (docs/adr/0070-scim-provisioning.md).
  */
 import { createHash } from "node:crypto";
+import { AuthError } from "@auth-platform/proto/errors";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import { ScimError } from "./errors.js";
 import type { ScimDeps, ScimTokenRecord } from "./ports.js";
@@ -19,10 +20,18 @@ export type ScimTokenSummary = Omit<ScimTokenRecord, "tokenHash" | "organization
 
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export class TooManyTokensError extends Error {}
+/**
+ * Only an owner manages the organization's tokens: a token provisions and deactivates users, more than an
+ * admin may do. A non-member is told so, as the organization routes tell them (ADR 0050).
+ */
+export async function requireOwner(deps: ScimDeps, organizationId: string, userId: string): Promise<void> {
+  const role = await deps.peers.roleIn(organizationId, userId);
+  if (role === undefined) throw new AuthError("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
+  if (!role.split(",").some((r) => r.trim() === "owner")) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS");
+}
 
 export async function generateToken(deps: ScimDeps, input: { organizationId: string; name: string; createdBy: string }): Promise<{ token: string; summary: ScimTokenSummary }> {
-  if ((await deps.store.countTokens(input.organizationId)) >= MAX_TOKENS_PER_ORGANIZATION) throw new TooManyTokensError();
+  if ((await deps.store.countTokens(input.organizationId)) >= MAX_TOKENS_PER_ORGANIZATION) throw new AuthError("TOO_MANY_SCIM_TOKENS");
   const token = `${TOKEN_PREFIX}${randomString(SECRET_LENGTH)}`;
   const record: ScimTokenRecord = {
     id: newId(),
