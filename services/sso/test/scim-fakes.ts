@@ -6,6 +6,8 @@ export interface FakePeers extends ScimPeers {
   users: Map<string, { id: string; email: string; name: string; active: boolean }>;
   members: Set<string>;
   verifiedDomains: Map<string, string[]>;
+  /** team id -> its organization, name and members */
+  teams: Map<string, { organizationId: string; name: string; members: Set<string> }>;
   /** "<organization>/<user>" -> role */
   roles: Map<string, string>;
   calls: string[];
@@ -20,6 +22,7 @@ export function fakePeers(): FakePeers {
     members: new Set(),
     verifiedDomains: new Map(),
     roles: new Map(),
+    teams: new Map(),
     calls: [],
     organizationDown: false,
     async findUserByEmail(email) {
@@ -49,6 +52,24 @@ export function fakePeers(): FakePeers {
     async reactivateUser(userId) {
       peers.users.get(userId)!.active = true;
       peers.calls.push(`reactivate ${userId}`);
+    },
+    async createTeam(organizationId, name) {
+      const id = `team-${++next}`;
+      peers.teams.set(id, { organizationId, name, members: new Set() });
+      return { id };
+    },
+    async renameTeam(_organizationId, teamId, name) {
+      peers.teams.get(teamId)!.name = name;
+    },
+    async removeTeam(_organizationId, teamId) {
+      peers.teams.delete(teamId);
+    },
+    async addTeamMember(organizationId, teamId, userId) {
+      if (!peers.members.has(`${organizationId}/${userId}`)) throw new Error("not a member of the organization");
+      peers.teams.get(teamId)!.members.add(userId);
+    },
+    async removeTeamMember(_organizationId, teamId, userId) {
+      peers.teams.get(teamId)!.members.delete(userId);
     },
     async roleIn(organizationId, userId) {
       return peers.roles.get(`${organizationId}/${userId}`);

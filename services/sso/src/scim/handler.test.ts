@@ -62,3 +62,18 @@ describe("handleScim", () => {
     expect((await send("", { method: "GET", resource: "Schemas" })).json.totalResults).toBe(2);
   });
 });
+
+describe("handleScim on /Groups", () => {
+  it("creates a group as a team and leaves members out when asked", async () => {
+    const { send, a, deps } = await setUp();
+    const created = await send(a, {
+      method: "POST",
+      resource: "Groups",
+      body: JSON.stringify({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Group1" }),
+    });
+    expect(created).toMatchObject({ status: 201, etag: 'W/"1"', json: { displayName: "Group1", members: [] } });
+    expect(deps.peers.teams.get(created.json.id)).toMatchObject({ organizationId: "org-a", name: "Group1" });
+    const listed = await send(a, { method: "GET", resource: "Groups", query: { filter: 'displayName eq "Group1"', excludedAttributes: "members" } });
+    expect(listed.json.Resources).toEqual([expect.not.objectContaining({ members: expect.anything() })]);
+  });
+});

@@ -3,9 +3,10 @@
  * then the resource and method pick the use case. Every refusal is a SCIM error body (RFC 7644 §3.12).
  */
 import { AuthError } from "@auth-platform/proto/errors";
-import { selectAttributes } from "./attributes.js";
+import { excludesMembers, selectAttributes } from "./attributes.js";
 import { resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from "./discovery.js";
 import { badRequest, ScimError } from "./errors.js";
+import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from "./groups.js";
 import { parsePage } from "./pagination.js";
 import type { ScimDeps } from "./ports.js";
 import { authenticate } from "./tokens.js";
@@ -54,25 +55,39 @@ async function route(deps: ScimDeps, request: ScimRequest): Promise<ScimResponse
   if (resource === "ServiceProviderConfig" && method === "GET" && id === undefined) return answer(200, serviceProviderConfig(baseUrl, DOCUMENTATION_URI));
   if (resource === "ResourceTypes" && method === "GET") return answer(200, id === undefined ? resourceTypes(baseUrl) : resourceTypeById(id, baseUrl));
   if (resource === "Schemas" && method === "GET") return answer(200, id === undefined ? schemas(baseUrl) : schemaById(id, baseUrl));
-  if (resource !== "Users") throw new ScimError(404, "No such endpoint");
+  if (resource !== "Users" && resource !== "Groups") throw new ScimError(404, "No such endpoint");
   const organizationId = await authenticate(deps, request.authorization);
+  const users = resource === "Users";
+  const body = () => parseBody(request.body);
   if (id === undefined) {
     if (method === "GET") {
-      const list = await listUsers(deps, organizationId, { filter: query.filter }, parsePage(query), baseUrl);
-      return answer(200, { ...list, Resources: list.Resources.map((r) => selectAttributes(r, selection)) });
+      const page = parsePage(query);
+      const list = users
+        ? await listUsers(deps, organizationId, { filter: query.filter }, page, baseUrl)
+        : await listGroups(deps, organizationId, { filter: query.filter }, page, baseUrl, !excludesMembers(selection));
+      return answer(200, { ...list, Resources: list.Resources.map((r: object) => selectAttributes(r, selection)) });
     }
-    if (method === "POST") return answer(201, await createUser(deps, organizationId, parseBody(request.body), baseUrl));
+    if (method === "POST") return answer(201, users ? await createUser(deps, organizationId, body(), baseUrl) : await createGroup(deps, organizationId, body(), baseUrl));
     throw methodNotAllowed();
   }
   switch (method) {
     case "GET":
-      return answer(200, selectAttributes(await getUser(deps, organizationId, id, baseUrl), selection));
+      return answer(
+        200,
+        selectAttributes(users ? await getUser(deps, organizationId, id, baseUrl) : await getGroup(deps, organizationId, id, baseUrl, !excludesMembers(selection)), selection),
+      );
     case "PUT":
-      return answer(200, await replaceUser(deps, organizationId, id, parseBody(request.body), request.ifMatch, baseUrl));
+      return answer(
+        200,
+        users ? await replaceUser(deps, organizationId, id, body(), request.ifMatch, baseUrl) : await replaceGroup(deps, organizationId, id, body(), request.ifMatch, baseUrl),
+      );
     case "PATCH":
-      return answer(200, await patchUser(deps, organizationId, id, parseBody(request.body), request.ifMatch, baseUrl));
+      return answer(
+        200,
+        users ? await patchUser(deps, organizationId, id, body(), request.ifMatch, baseUrl) : await patchGroup(deps, organizationId, id, body(), request.ifMatch, baseUrl),
+      );
     case "DELETE":
-      await deleteUser(deps, organizationId, id, request.ifMatch);
+      await (users ? deleteUser(deps, organizationId, id, request.ifMatch) : deleteGroup(deps, organizationId, id, request.ifMatch));
       return answer(204);
     default:
       throw methodNotAllowed();

@@ -1,5 +1,5 @@
 /** The SCIM store in process memory: the reference the SQL store's contract suite holds to. */
-import type { ScimApplied, ScimStore, ScimTokenRecord, ScimUserFilter, ScimUserRow } from "./ports.js";
+import type { ScimApplied, ScimGroupFilter, ScimGroupRow, ScimStore, ScimTokenRecord, ScimUserFilter, ScimUserRow } from "./ports.js";
 
 const key = (organizationId: string, userId: string) => `${organizationId}\u0000${userId}`;
 const wantedOf = (row: ScimUserRow): ScimApplied => (row.deleted ? "gone" : row.active ? "member" : "inactive");
@@ -14,6 +14,7 @@ function matches(row: ScimUserRow, filter: ScimUserFilter | undefined): boolean 
 export class MemoryScimStore implements ScimStore {
   private readonly tokens = new Map<string, ScimTokenRecord>();
   private readonly users = new Map<string, ScimUserRow>();
+  private readonly groups = new Map<string, ScimGroupRow>();
 
   async insertToken(token: ScimTokenRecord): Promise<void> {
     this.tokens.set(token.id, { ...token });
@@ -98,5 +99,59 @@ export class MemoryScimStore implements ScimStore {
       .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
       .slice(0, limit)
       .map((row) => ({ ...row }));
+  }
+
+  private groupCollides(row: ScimGroupRow): boolean {
+    return [...this.groups.values()].some(
+      (other) =>
+        other.organizationId === row.organizationId &&
+        other.teamId !== row.teamId &&
+        (other.displayName.toLowerCase() === row.displayName.toLowerCase() || (row.externalId !== undefined && other.externalId === row.externalId)),
+    );
+  }
+
+  async insertGroup(row: ScimGroupRow): Promise<boolean> {
+    if (this.groupCollides(row)) return false;
+    this.groups.set(key(row.organizationId, row.teamId), { ...row, members: [...row.members] });
+    return true;
+  }
+
+  async getGroup(organizationId: string, teamId: string): Promise<ScimGroupRow | undefined> {
+    const row = this.groups.get(key(organizationId, teamId));
+    return row && { ...row, members: [...row.members] };
+  }
+
+  async listGroups(organizationId: string, filter: ScimGroupFilter | undefined, offset: number, limit: number): Promise<{ rows: ScimGroupRow[]; total: number }> {
+    const all = [...this.groups.values()]
+      .filter((row) => row.organizationId === organizationId)
+      .filter((row) => {
+        if (!filter) return true;
+        if (filter.attribute === "displayName") return row.displayName.toLowerCase() === filter.value.toLowerCase();
+        if (filter.attribute === "externalId") return row.externalId === filter.value;
+        return row.teamId === filter.value;
+      })
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.teamId.localeCompare(b.teamId));
+    return { rows: all.slice(offset, offset + limit).map((row) => ({ ...row, members: [...row.members] })), total: all.length };
+  }
+
+  async updateGroup(row: ScimGroupRow, expectedRevision: number): Promise<"updated" | "changed" | "conflict"> {
+    const current = this.groups.get(key(row.organizationId, row.teamId));
+    if (!current || current.revision !== expectedRevision) return "changed";
+    if (this.groupCollides(row)) return "conflict";
+    this.groups.set(key(row.organizationId, row.teamId), { ...row, members: [...row.members] });
+    return "updated";
+  }
+
+  async deleteGroup(organizationId: string, teamId: string): Promise<void> {
+    this.groups.delete(key(organizationId, teamId));
+  }
+
+  async removeFromGroups(organizationId: string, userId: string): Promise<void> {
+    for (const row of this.groups.values()) {
+      if (row.organizationId === organizationId && row.members.includes(userId)) {
+        row.members = row.members.filter((id) => id !== userId);
+        row.revision++;
+      }
+    }
   }
 }

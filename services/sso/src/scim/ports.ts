@@ -33,6 +33,21 @@ export interface ScimUserRow extends ScimUserAttributes {
   applied: ScimApplied | null;
 }
 
+export interface ScimGroupRow {
+  organizationId: string;
+  /** The team's id, the SCIM id. */
+  teamId: string;
+  displayName: string;
+  externalId?: string;
+  /** User ids, each a provisioned user of the organization. */
+  members: string[];
+  createdAt: Date;
+  updatedAt: Date;
+  revision: number;
+}
+
+export type ScimGroupFilter = { attribute: "displayName" | "externalId" | "id"; value: string };
+
 export type ScimUserFilter = { attribute: "userName" | "externalId" | "id"; value: string };
 
 export interface ScimStore {
@@ -59,6 +74,15 @@ export interface ScimStore {
   markApplied(organizationId: string, userId: string, revision: number, applied: ScimApplied): Promise<void>;
   /** Rows whose wanted state is not the applied one, oldest change first. */
   listUndelivered(limit: number): Promise<ScimUserRow[]>;
+
+  /** False when a group of the organization has this displayName (without case) or externalId. */
+  insertGroup(row: ScimGroupRow): Promise<boolean>;
+  getGroup(organizationId: string, teamId: string): Promise<ScimGroupRow | undefined>;
+  listGroups(organizationId: string, filter: ScimGroupFilter | undefined, offset: number, limit: number): Promise<{ rows: ScimGroupRow[]; total: number }>;
+  updateGroup(row: ScimGroupRow, expectedRevision: number): Promise<"updated" | "changed" | "conflict">;
+  deleteGroup(organizationId: string, teamId: string): Promise<void>;
+  /** Takes a user out of every group of the organization (their SCIM user was deleted). */
+  removeFromGroups(organizationId: string, userId: string): Promise<void>;
 }
 
 export interface ScimPeers {
@@ -73,6 +97,13 @@ export interface ScimPeers {
   /** identity: deactivates the user, which ends every session of theirs at once (identity's session outbox). */
   deactivateUser(userId: string): Promise<void>;
   reactivateUser(userId: string): Promise<void>;
+  /** organization: a new team (no caller: the service acts for the organization). */
+  createTeam(organizationId: string, name: string): Promise<{ id: string }>;
+  renameTeam(organizationId: string, teamId: string, name: string): Promise<void>;
+  removeTeam(organizationId: string, teamId: string): Promise<void>;
+  /** Idempotent both. */
+  addTeamMember(organizationId: string, teamId: string, userId: string): Promise<void>;
+  removeTeamMember(organizationId: string, teamId: string, userId: string): Promise<void>;
   /** organization: the user's role in the organization (comma-separated roles), undefined for a non-member. */
   roleIn(organizationId: string, userId: string): Promise<string | undefined>;
   /** sso: whether the organization verified the domain of this email. */

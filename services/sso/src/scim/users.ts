@@ -124,5 +124,7 @@ export async function deleteUser(deps: ScimDeps, organizationId: string, userId:
   const row: ScimUserRow = { ...current, deleted: true, updatedAt: deps.now(), revision: current.revision + 1 };
   const outcome = await deps.store.updateUser(row, current.revision);
   if (outcome !== "updated") throw new ScimError(409, "The user changed during this request; retry it");
+  // Leaving the organization takes the user out of its teams (the organization service's rule); the groups follow.
+  await deps.store.removeFromGroups(organizationId, userId);
   await deliverSoon(deps, row);
 }
