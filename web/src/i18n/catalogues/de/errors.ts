@@ -134,4 +134,7 @@ export default {
   INVALID_OIDC_CONFIGURATION: "Die OpenID-Connect-Konfiguration ist ungültig.",
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "Die Domain des Anbieters ist noch nicht bestätigt.",
   NO_FIELDS_PROVIDED_FOR_UPDATE: "Es wurde nichts zum Ändern angegeben.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Nur Inhaber der Organisation können SCIM-Tokens verwalten.",
+  TOO_MANY_SCIM_TOKENS: "Die Organisation hat bereits die höchste Zahl an SCIM-Tokens. Widerrufen Sie zuerst einen.",
+  SCIM_TOKEN_NOT_FOUND: "SCIM-Token nicht gefunden.",
 } satisfies Catalogue["errors"];

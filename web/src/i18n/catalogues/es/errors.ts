@@ -134,4 +134,7 @@ export default {
   INVALID_OIDC_CONFIGURATION: "La configuración de OpenID Connect no es válida.",
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "El dominio del proveedor aún no se ha verificado.",
   NO_FIELDS_PROVIDED_FOR_UPDATE: "No se indicó nada que cambiar.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Solo los propietarios de la organización pueden gestionar los tokens SCIM.",
+  TOO_MANY_SCIM_TOKENS: "La organización ya tiene el máximo de tokens SCIM. Revoque uno primero.",
+  SCIM_TOKEN_NOT_FOUND: "No se encontró el token SCIM.",
 } satisfies Catalogue["errors"];

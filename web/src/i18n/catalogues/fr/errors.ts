@@ -134,4 +134,7 @@ export default {
   INVALID_OIDC_CONFIGURATION: "La configuration OpenID Connect n'est pas valide.",
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "Le domaine du fournisseur n'a pas encore été vérifié.",
   NO_FIELDS_PROVIDED_FOR_UPDATE: "Aucune modification n'a été indiquée.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Seuls les propriétaires de l'organisation peuvent gérer les jetons SCIM.",
+  TOO_MANY_SCIM_TOKENS: "L'organisation a déjà le nombre maximal de jetons SCIM. Révoquez-en un d'abord.",
+  SCIM_TOKEN_NOT_FOUND: "Jeton SCIM introuvable.",
 } satisfies Catalogue["errors"];
