@@ -206,6 +206,11 @@ export const ERRORS = {
   INVALID_SAML_RESPONSE: e(S.UNAUTHENTICATED, 401, "Invalid SAML response"),
   INVALID_SAML_METADATA: e(S.INVALID_ARGUMENT, 400, "Invalid SAML metadata"),
 
+  // SCIM tokens (docs/http-api/scim.md); the /scim/v2 routes answer SCIM's own error bodies instead.
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage SCIM tokens"),
+  TOO_MANY_SCIM_TOKENS: e(S.RESOURCE_EXHAUSTED, 400, "Too many SCIM tokens"),
+  SCIM_TOKEN_NOT_FOUND: e(S.NOT_FOUND, 404, "SCIM token not found"),
+
   // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
   CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller not identified"),
   CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller not allowed"),

@@ -136,4 +136,7 @@ export default {
   NO_FIELDS_PROVIDED_FOR_UPDATE: "Es wurde nichts zum Ändern angegeben.",
   INVALID_SAML_RESPONSE: "Die SAML-Antwort ist ungültig.",
   INVALID_SAML_METADATA: "Die SAML-Metadaten sind ungültig.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Nur Inhaber der Organisation können SCIM-Tokens verwalten.",
+  TOO_MANY_SCIM_TOKENS: "Die Organisation hat bereits die höchste Zahl an SCIM-Tokens. Widerrufen Sie zuerst einen.",
+  SCIM_TOKEN_NOT_FOUND: "SCIM-Token nicht gefunden.",
 } satisfies Catalogue["errors"];

@@ -136,4 +136,7 @@ export default {
   NO_FIELDS_PROVIDED_FOR_UPDATE: "No se indicó nada que cambiar.",
   INVALID_SAML_RESPONSE: "La respuesta SAML no es válida.",
   INVALID_SAML_METADATA: "Los metadatos SAML no son válidos.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Solo los propietarios de la organización pueden gestionar los tokens SCIM.",
+  TOO_MANY_SCIM_TOKENS: "La organización ya tiene el máximo de tokens SCIM. Revoque uno primero.",
+  SCIM_TOKEN_NOT_FOUND: "No se encontró el token SCIM.",
 } satisfies Catalogue["errors"];

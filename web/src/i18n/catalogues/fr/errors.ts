@@ -136,4 +136,7 @@ export default {
   NO_FIELDS_PROVIDED_FOR_UPDATE: "Aucune modification n'a été indiquée.",
   INVALID_SAML_RESPONSE: "La réponse SAML n'est pas valide.",
   INVALID_SAML_METADATA: "Les métadonnées SAML ne sont pas valides.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Seuls les propriétaires de l'organisation peuvent gérer les jetons SCIM.",
+  TOO_MANY_SCIM_TOKENS: "L'organisation a déjà le nombre maximal de jetons SCIM. Révoquez-en un d'abord.",
+  SCIM_TOKEN_NOT_FOUND: "Jeton SCIM introuvable.",
 } satisfies Catalogue["errors"];
