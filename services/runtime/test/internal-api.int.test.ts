@@ -142,6 +142,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     CheckSlug: ["gateway"],
     HasPermission: ["gateway"],
     GetMembership: ["internal-client", "sso"],
+    AddMember: ["sso"],
+    RemoveUserMembership: ["sso"],
     RemoveUserMemberships: ["identity"],
   },
   admin: {

@@ -42,6 +42,10 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   GetMembership: ["internal-client", "sso"],
   // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
   RemoveUserMemberships: ["identity"],
+  // A single sign-on or a SCIM provisioning adds and removes members of the provider's organization
+  // (docs/adr/0067-the-sso-service.md).
+  AddMember: ["sso"],
+  RemoveUserMembership: ["sso"],
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -178,6 +182,18 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
     removeUserMemberships: rpc.unary("RemoveUserMemberships", async (req) => {
       await members.removeUserMemberships(registry, valid.id("userId", req.userId));
       return {};
+    }),
+    addMember: rpc.unary("AddMember", async (req) => {
+      const { member, created } = await members.addMember(registry, {
+        organizationId: valid.id("organizationId", req.organizationId),
+        userId: valid.id("userId", req.userId),
+        role: valid.id("role", req.role),
+      });
+      return { member: toMemberMessage(member), created };
+    }),
+    removeUserMembership: rpc.unary("RemoveUserMembership", async (req) => {
+      const target = { organizationId: valid.id("organizationId", req.organizationId), userId: valid.id("userId", req.userId) };
+      return { removed: await members.removeUserMembership(registry, target) };
     }),
   };
   return {
