@@ -172,6 +172,8 @@ export const ERRORS = {
   DOMAIN_IS_A_PUBLIC_SUFFIX: e(S.INVALID_ARGUMENT, 400, "Domain is a public suffix"),
   DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: e(S.ALREADY_EXISTS, 409, "Domain is verified by another organization"),
   DOMAIN_NOT_FOUND: e(S.NOT_FOUND, 404, "Domain not found"),
+  // A non-member, a member who is no owner or admin, and an organization that does not exist alike.
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage this organization's domains"),
 
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
