@@ -128,4 +128,14 @@ export default {
   PREVIOUSLY_REGISTERED: "Dieser Passkey ist bereits registriert.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Sie können Ihre letzte Anmeldemöglichkeit nicht löschen.",
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Im Namen eines anderen Benutzers können keine Anmeldemethoden geändert werden.",
+
+  // Verified domains.
+  DOMAIN_VERIFIED: "Die Domain ist bereits bestätigt.",
+  NO_PENDING_VERIFICATION: "Für diese Domain läuft keine Bestätigung (mehr). Beanspruchen Sie sie erneut.",
+  DOMAIN_VERIFICATION_FAILED: "Der TXT-Eintrag der Domain wurde nicht gefunden. Prüfen Sie ihn und versuchen Sie es später erneut.",
+  INVALID_DOMAIN: "Ungültige Domain.",
+  DOMAIN_IS_A_PUBLIC_SUFFIX: "Diese Domain ist eine öffentliche Endung und kann nicht beansprucht werden.",
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Die Domain ist bereits von einer anderen Organisation bestätigt.",
+  DOMAIN_NOT_FOUND: "Domain nicht gefunden.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "Sie dürfen die Domains dieser Organisation nicht verwalten.",
 } satisfies Catalogue["errors"];

@@ -128,4 +128,14 @@ export default {
   PREVIOUSLY_REGISTERED: "Esta llave de acceso ya está registrada.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "No puedes eliminar tu última forma de iniciar sesión.",
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "No se pueden cambiar los métodos de inicio de sesión mientras actúas como otro usuario.",
+
+  // Verified domains.
+  DOMAIN_VERIFIED: "El dominio ya está verificado.",
+  NO_PENDING_VERIFICATION: "No hay ninguna verificación pendiente para este dominio. Reclámalo de nuevo.",
+  DOMAIN_VERIFICATION_FAILED: "No se encontró el registro TXT del dominio. Compruébalo e inténtalo de nuevo más tarde.",
+  INVALID_DOMAIN: "Dominio no válido.",
+  DOMAIN_IS_A_PUBLIC_SUFFIX: "Este dominio es un sufijo público y no se puede reclamar.",
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Otra organización ya ha verificado este dominio.",
+  DOMAIN_NOT_FOUND: "No se encontró el dominio.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "No tienes permiso para gestionar los dominios de esta organización.",
 } satisfies Catalogue["errors"];

@@ -128,4 +128,14 @@ export default {
   PREVIOUSLY_REGISTERED: "Cette clé d'accès est déjà enregistrée.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Vous ne pouvez pas supprimer votre dernier moyen de connexion.",
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Impossible de modifier les méthodes de connexion en agissant au nom d'un autre utilisateur.",
+
+  // Verified domains.
+  DOMAIN_VERIFIED: "Le domaine est déjà vérifié.",
+  NO_PENDING_VERIFICATION: "Aucune vérification n'est en cours pour ce domaine. Revendiquez-le à nouveau.",
+  DOMAIN_VERIFICATION_FAILED: "L'enregistrement TXT du domaine est introuvable. Vérifiez-le et réessayez plus tard.",
+  INVALID_DOMAIN: "Domaine invalide.",
+  DOMAIN_IS_A_PUBLIC_SUFFIX: "Ce domaine est un suffixe public et ne peut pas être revendiqué.",
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Une autre organisation a déjà vérifié ce domaine.",
+  DOMAIN_NOT_FOUND: "Domaine introuvable.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "Vous n'êtes pas autorisé à gérer les domaines de cette organisation.",
 } satisfies Catalogue["errors"];
