@@ -12,6 +12,7 @@ import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notific
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { DomainServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/domain";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
 
@@ -30,6 +31,8 @@ export interface Clients {
   organization: OrganizationServiceClient;
   admin: AdminServiceClient;
   oauth: OAuthServiceClient;
+  /** sso's DomainService (verified domains). */
+  domains: DomainServiceClient;
   close(): void;
 }
 
@@ -40,6 +43,7 @@ export function createClients(addresses: {
   organizationServiceUrl: string;
   adminServiceUrl: string;
   oauthServiceUrl: string;
+  ssoServiceUrl: string;
   grpcTls: GrpcTls;
 }): Clients {
   const tls = addresses.grpcTls;
@@ -54,6 +58,7 @@ export function createClients(addresses: {
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
   const admin = createGrpcClient(AdminServiceClient, addresses.adminServiceUrl, { tls, serverName: "admin" });
   const oauth = createGrpcClient(OAuthServiceClient, addresses.oauthServiceUrl, { tls, serverName: "oauth" });
+  const domains = createGrpcClient(DomainServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
   return {
     identity,
     twoFactor,
@@ -65,6 +70,7 @@ export function createClients(addresses: {
     organization,
     admin,
     oauth,
+    domains,
     close() {
       organization.close();
       admin.close();
@@ -76,6 +82,7 @@ export function createClients(addresses: {
       sessions.close();
       notification.close();
       oauth.close();
+      domains.close();
     },
   };
 }

@@ -217,3 +217,21 @@ export function errorSchema(http: number) {
   if (http !== ERRORS.BANNED_USER.http) return z.object({ code, message: z.string() });
   return z.object({ code, message: z.string(), banExpires: z.string().nullable().optional().describe("BANNED_USER: when the ban ends (ISO 8601); null: it does not") });
 }
+
+/** A claimed domain as its organization's managers see it (docs/http-api/domains.md). */
+export const domainSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  domain: z.string(),
+  status: z.enum(["pending", "verified", "expired"]),
+  /** The TXT record to publish. */
+  record: z.object({ name: z.string(), type: z.literal("TXT"), value: z.string() }),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  verifiedAt: z.date().nullable(),
+  /** The role new users with a verified address of the domain join with; null: auto-join off. */
+  autoJoinRole: z.string().nullable(),
+});
+export const domainsSchema = z.array(domainSchema);
+/** better-auth 1.7's /sso/request-domain-verification answer. */
+export const domainVerificationTokenSchema = z.object({ domainVerificationToken: z.string() });
