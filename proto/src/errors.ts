@@ -162,6 +162,17 @@ export const ERRORS = {
   // Ours: an impersonation session adds no passkey (it would outlive the impersonation).
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Sign-in methods cannot be changed while impersonating"),
 
+  // Single sign-on per organization (docs/http-api/sso.md): better-auth 1.7's sso plugin texts where it has one.
+  SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS: e(S.ALREADY_EXISTS, 409, "SSO provider with this providerId already exists"),
+  // Ours: the domain of another organization's provider (one domain routes to one provider).
+  THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER: e(S.ALREADY_EXISTS, 409, "This domain is already used by another SSO provider"),
+  // better-auth's text; our rule is the organization roles in SSO_MANAGER_ROLES (docs/adr/0067-the-sso-service.md).
+  YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS: e(S.PERMISSION_DENIED, 403, "You must be an organization owner or admin to register SSO providers"),
+  // The issuer's discovery document could not be read, or names other endpoints than an OpenID provider needs.
+  INVALID_OIDC_CONFIGURATION: e(S.INVALID_ARGUMENT, 400, "Invalid OIDC configuration"),
+  PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: e(S.FAILED_PRECONDITION, 400, "Provider domain has not been verified"),
+  NO_FIELDS_PROVIDED_FOR_UPDATE: e(S.INVALID_ARGUMENT, 400, "No fields provided for update"),
+
   // Verified domains (docs/sso.md#verified-domains, docs/adr/0071-verified-domains.md). The first three are
   // better-auth 1.7's sso plugin codes (CODES_APART_FROM_MESSAGE), the others ours.
   DOMAIN_VERIFIED: e(S.ALREADY_EXISTS, 409, "Domain has already been verified"),

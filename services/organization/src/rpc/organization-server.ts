@@ -37,8 +37,9 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   LeaveOrganization: GATEWAY,
   CheckSlug: GATEWAY,
   HasPermission: GATEWAY,
-  // "Is user U a member of O, with which role": our users' own services.
-  GetMembership: ["internal-client"],
+  // "Is user U a member of O, with which role": our users' own services, and sso (who may manage an
+  // organization's identity providers, docs/adr/0067-the-sso-service.md).
+  GetMembership: ["internal-client", "sso"],
   // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
   RemoveUserMemberships: ["identity"],
 };

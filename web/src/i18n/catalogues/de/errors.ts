@@ -128,6 +128,12 @@ export default {
   PREVIOUSLY_REGISTERED: "Dieser Passkey ist bereits registriert.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Sie können Ihre letzte Anmeldemöglichkeit nicht löschen.",
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Im Namen eines anderen Benutzers können keine Anmeldemethoden geändert werden.",
+  SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS: "Ein SSO-Anbieter mit dieser Anbieter-ID existiert bereits.",
+  THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER: "Diese Domain wird bereits von einem anderen SSO-Anbieter verwendet.",
+  YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS: "Nur Inhaber oder Administratoren der Organisation können SSO-Anbieter einrichten.",
+  INVALID_OIDC_CONFIGURATION: "Die OpenID-Connect-Konfiguration ist ungültig.",
+  PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "Die Domain des Anbieters ist noch nicht bestätigt.",
+  NO_FIELDS_PROVIDED_FOR_UPDATE: "Es wurde nichts zum Ändern angegeben.",
 
   // Verified domains.
   DOMAIN_VERIFIED: "Die Domain ist bereits bestätigt.",

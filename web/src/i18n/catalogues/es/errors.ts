@@ -128,6 +128,12 @@ export default {
   PREVIOUSLY_REGISTERED: "Esta llave de acceso ya está registrada.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "No puedes eliminar tu última forma de iniciar sesión.",
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "No se pueden cambiar los métodos de inicio de sesión mientras actúas como otro usuario.",
+  SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS: "Ya existe un proveedor SSO con este identificador.",
+  THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER: "Otro proveedor SSO ya usa este dominio.",
+  YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS: "Solo los propietarios y administradores de la organización pueden configurar proveedores SSO.",
+  INVALID_OIDC_CONFIGURATION: "La configuración de OpenID Connect no es válida.",
+  PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "El dominio del proveedor aún no se ha verificado.",
+  NO_FIELDS_PROVIDED_FOR_UPDATE: "No se indicó nada que cambiar.",
 
   // Verified domains.
   DOMAIN_VERIFIED: "El dominio ya está verificado.",

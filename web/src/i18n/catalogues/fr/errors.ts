@@ -128,6 +128,12 @@ export default {
   PREVIOUSLY_REGISTERED: "Cette clé d'accès est déjà enregistrée.",
   YOU_CANT_DELETE_YOUR_LAST_WAY_TO_SIGN_IN: "Vous ne pouvez pas supprimer votre dernier moyen de connexion.",
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: "Impossible de modifier les méthodes de connexion en agissant au nom d'un autre utilisateur.",
+  SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS: "Un fournisseur SSO avec cet identifiant existe déjà.",
+  THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER: "Ce domaine est déjà utilisé par un autre fournisseur SSO.",
+  YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS: "Seuls les propriétaires et administrateurs de l'organisation peuvent configurer des fournisseurs SSO.",
+  INVALID_OIDC_CONFIGURATION: "La configuration OpenID Connect n'est pas valide.",
+  PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: "Le domaine du fournisseur n'a pas encore été vérifié.",
+  NO_FIELDS_PROVIDED_FOR_UPDATE: "Aucune modification n'a été indiquée.",
 
   // Verified domains.
   DOMAIN_VERIFIED: "Le domaine est déjà vérifié.",
