@@ -7,6 +7,7 @@ import type { SsoConfig } from "./config.js";
 import type { Registry } from "./domain/ports.js";
 import { secretBox } from "./domain/secret-box.js";
 import { httpDiscovery } from "./oidc/discovery.js";
+import { dnsTxtResolver } from "./domains/txt-resolver.js";
 import { openSsoStore } from "./store/mikro-sso-store.js";
 
 export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
@@ -18,6 +19,7 @@ export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Reg
     log,
     now: () => new Date(),
     secrets: secretBox(config.secret),
+    resolver: dnsTxtResolver(config.dns),
     discovery: httpDiscovery({ timeoutMs: config.httpTimeoutMs, allowPrivateAddresses: config.allowPrivateAddresses }),
     organizations: {
       async membershipRole(userId, organizationId) {

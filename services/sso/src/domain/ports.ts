@@ -2,6 +2,7 @@
 import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { SsoConfig } from "../config.js";
+import type { TxtResolver } from "../domains/txt-resolver.js";
 import type { SsoStore } from "../store/sso-store.js";
 import type { SecretBox } from "./secret-box.js";
 
@@ -34,6 +35,8 @@ export interface Registry {
   organizations: OrganizationPort;
   discovery: DiscoveryPort;
   secrets: SecretBox;
+  /** Looks up the TXT records of domain claims (docs/adr/0071-verified-domains.md). */
+  resolver: TxtResolver;
   log: Logger;
   now: () => Date;
 }

@@ -5,7 +5,10 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Caller } from "@auth-platform/runtime/caller";
+import { newId } from "@auth-platform/runtime/random";
 import { claimDomain, type DomainDeps, type DomainRecord, type DomainView, domainView, ownClaim, setAutoJoin, verifyDomainClaim } from "./domain-claims.js";
+import type { TxtResolver } from "./txt-resolver.js";
+import type { SsoStore } from "../store/sso-store.js";
 
 /** An identity provider as domains need it: its organization and domain (services/sso/src/store). */
 export interface ProviderOfDomain {
@@ -83,4 +86,32 @@ export async function verifyProviderDomain(deps: ManageDeps, caller: Caller, pro
   const view = await verifyDomainClaim(deps, claim);
   await deps.domainVerifiedChanged(provider.organizationId, view.domain, true);
   return view;
+}
+
+/** What the domain use cases need, from the sso service's registry. */
+export function manageDeps(registry: {
+  store: SsoStore;
+  resolver: TxtResolver;
+  now: () => Date;
+  config: { claimTtlMs: number; managerRoles: string[] };
+  organizations: { membershipRole(userId: string, organizationId: string): Promise<string | null> };
+}): ManageDeps {
+  const { store } = registry;
+  return {
+    domains: store,
+    resolver: registry.resolver,
+    now: registry.now,
+    newId,
+    claimTtlMs: registry.config.claimTtlMs,
+    async mayManage(caller, organizationId) {
+      const role = await registry.organizations.membershipRole(caller.userId, organizationId);
+      return (role ?? "").split(",").some((r) => registry.config.managerRoles.includes(r.trim()));
+    },
+    findProvider: (providerId) => store.getProvider(providerId),
+    async domainVerifiedChanged(organizationId, domain, verified) {
+      for (const provider of await store.listProviders(organizationId)) {
+        if (provider.domain === domain && provider.domainVerified !== verified) await store.updateProvider(provider.providerId, { domainVerified: verified });
+      }
+    },
+  };
 }

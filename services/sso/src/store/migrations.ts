@@ -3,6 +3,7 @@
  * is never edited: a change is a new one. Organization and user ids are plain ids (other services' rows).
  */
 import { Migration } from "@mikro-orm/migrations";
+import { CreateDomain } from "./domain-migrations.js";
 
 class CreateProvider extends Migration {
   async up(): Promise<void> {
@@ -27,4 +28,7 @@ class CreateProvider extends Migration {
   }
 }
 
-export const ssoMigrations = [{ name: "0001-create-provider", class: CreateProvider }];
+export const ssoMigrations = [
+  { name: "0001-create-provider", class: CreateProvider },
+  { name: "0002-create-domain", class: CreateDomain },
+];
