@@ -33,6 +33,7 @@ import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
 import { socialRoutes } from "./routes/social.js";
 import { mailSignInRoutes } from "./routes/mail-sign-in.js";
+import { domainRoutes } from "./routes/domains.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
 import { passkeyRoutes } from "./routes/passkeys.js";
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(socialRoutes(routeDeps));
   mount(mailSignInRoutes(routeDeps));
   mount(ssoRoutes(routeDeps));
+  mount(domainRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use(mountRoutes(routes, routeDeps.sessions));

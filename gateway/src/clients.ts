@@ -13,6 +13,7 @@ import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organiz
 import { OAuthServiceClient } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { SsoServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { DomainServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/domain";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
 
@@ -32,6 +33,8 @@ export interface Clients {
   admin: AdminServiceClient;
   oauth: OAuthServiceClient;
   sso: SsoServiceClient;
+  /** sso's DomainService (verified domains). */
+  domains: DomainServiceClient;
   close(): void;
 }
 
@@ -58,6 +61,7 @@ export function createClients(addresses: {
   const admin = createGrpcClient(AdminServiceClient, addresses.adminServiceUrl, { tls, serverName: "admin" });
   const oauth = createGrpcClient(OAuthServiceClient, addresses.oauthServiceUrl, { tls, serverName: "oauth" });
   const sso = createGrpcClient(SsoServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
+  const domains = createGrpcClient(DomainServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
   return {
     identity,
     twoFactor,
@@ -70,6 +74,7 @@ export function createClients(addresses: {
     admin,
     oauth,
     sso,
+    domains,
     close() {
       organization.close();
       admin.close();
@@ -82,6 +87,7 @@ export function createClients(addresses: {
       notification.close();
       oauth.close();
       sso.close();
+      domains.close();
     },
   };
 }

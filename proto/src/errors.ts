@@ -173,6 +173,19 @@ export const ERRORS = {
   PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: e(S.FAILED_PRECONDITION, 400, "Provider domain has not been verified"),
   NO_FIELDS_PROVIDED_FOR_UPDATE: e(S.INVALID_ARGUMENT, 400, "No fields provided for update"),
 
+  // Verified domains (docs/sso.md#verified-domains, docs/adr/0071-verified-domains.md). The first three are
+  // better-auth 1.7's sso plugin codes (CODES_APART_FROM_MESSAGE), the others ours.
+  DOMAIN_VERIFIED: e(S.ALREADY_EXISTS, 409, "Domain has already been verified"),
+  NO_PENDING_VERIFICATION: e(S.NOT_FOUND, 404, "No pending domain verification exists"),
+  // fields.reason: absent (no TXT record at the name), mismatch (none holds the value), unavailable (DNS failed).
+  DOMAIN_VERIFICATION_FAILED: e(S.FAILED_PRECONDITION, 502, "Unable to verify domain ownership. Try again later"),
+  INVALID_DOMAIN: e(S.INVALID_ARGUMENT, 400, "Invalid domain"),
+  DOMAIN_IS_A_PUBLIC_SUFFIX: e(S.INVALID_ARGUMENT, 400, "Domain is a public suffix"),
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: e(S.ALREADY_EXISTS, 409, "Domain is verified by another organization"),
+  DOMAIN_NOT_FOUND: e(S.NOT_FOUND, 404, "Domain not found"),
+  // A non-member, a member who is no owner or admin, and an organization that does not exist alike.
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage this organization's domains"),
+
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
   INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),
@@ -219,7 +232,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Codes a better-auth client compares that its message does not give (codeOf): kept as the client names them. */
-export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set(["BANNED_USER"]);
+export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set(["BANNED_USER", "DOMAIN_VERIFIED", "NO_PENDING_VERIFICATION", "DOMAIN_VERIFICATION_FAILED"]);
 
 /** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */
 export type ErrorFields = Readonly<Record<string, string | null>>;

@@ -252,3 +252,20 @@ export const ssoProviderSchema = z.object({
 });
 export type SsoProvider = z.infer<typeof ssoProviderSchema>;
 export const ssoProviderListSchema = z.object({ providers: z.array(ssoProviderSchema) });
+/** A claimed domain as its organization's managers see it (docs/http-api/domains.md). */
+export const domainSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  domain: z.string(),
+  status: z.enum(["pending", "verified", "expired"]),
+  /** The TXT record to publish. */
+  record: z.object({ name: z.string(), type: z.literal("TXT"), value: z.string() }),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  verifiedAt: z.date().nullable(),
+  /** The role new users with a verified address of the domain join with; null: auto-join off. */
+  autoJoinRole: z.string().nullable(),
+});
+export const domainsSchema = z.array(domainSchema);
+/** better-auth 1.7's /sso/request-domain-verification answer. */
+export const domainVerificationTokenSchema = z.object({ domainVerificationToken: z.string() });

@@ -2,6 +2,7 @@
 import * as z from "zod";
 import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
+import { type DomainSettings, domainSettings } from "./domains/config.js";
 
 const schema = z.object({
   LOG_LEVEL: env.logLevel(),
@@ -16,7 +17,7 @@ const schema = z.object({
   SSO_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 
-export interface SsoConfig {
+export interface SsoConfig extends DomainSettings {
   logLevel: "debug" | "info" | "warn" | "error";
   port: number;
   /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
@@ -55,5 +56,6 @@ export function ssoConfig(source: Record<string, string | undefined>): SsoConfig
     trustedDomains: c.SSO_TRUSTED_DOMAINS.map((d) => d.toLowerCase()),
     allowPrivateAddresses: c.SSO_ALLOW_PRIVATE_ADDRESSES,
     httpTimeoutMs: c.SSO_HTTP_TIMEOUT_MS,
+    ...domainSettings(source),
   };
 }

@@ -9,6 +9,7 @@ import { secretBox } from "./domain/secret-box.js";
 import { httpDiscovery } from "./oidc/discovery.js";
 import { checkOutboundUrl } from "./oidc/outbound.js";
 import { metadataFetcher } from "./saml/metadata-fetch.js";
+import { dnsTxtResolver } from "./domains/txt-resolver.js";
 import { openSsoStore } from "./store/mikro-sso-store.js";
 
 export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
@@ -21,6 +22,7 @@ export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Reg
     now: () => new Date(),
     secrets: secretBox(config.secret),
     samlMetadata: metadataFetcher((url) => checkOutboundUrl(url, config.allowPrivateAddresses), config.httpTimeoutMs),
+    resolver: dnsTxtResolver(config.dns),
     discovery: httpDiscovery({ timeoutMs: config.httpTimeoutMs, allowPrivateAddresses: config.allowPrivateAddresses }),
     organizations: {
       async membershipRole(userId, organizationId) {

@@ -40,6 +40,12 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       clock += ms;
     },
     secrets: secretBox(SECRET),
+    // No TXT record anywhere; the domain suites run a real DNS server (testing/dns-server.ts).
+    resolver: {
+      async resolveTxt() {
+        throw Object.assign(new Error("queryTxt ENOTFOUND"), { code: "ENOTFOUND" });
+      },
+    },
     roles: new Map(),
     documents: new Map(),
     discoveries: 0,

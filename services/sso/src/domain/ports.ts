@@ -3,6 +3,7 @@ import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { SsoConfig } from "../config.js";
 import type { MetadataFetcher } from "../saml/settings.js";
+import type { TxtResolver } from "../domains/txt-resolver.js";
 import type { SsoStore } from "../store/sso-store.js";
 import type { SecretBox } from "./secret-box.js";
 
@@ -37,6 +38,8 @@ export interface Registry {
   secrets: SecretBox;
   /** Reads a SAML IdP's metadata from the URL its admin typed (saml/metadata-fetch.ts). */
   samlMetadata: MetadataFetcher;
+  /** Looks up the TXT records of domain claims (docs/adr/0071-verified-domains.md). */
+  resolver: TxtResolver;
   log: Logger;
   now: () => Date;
 }

@@ -86,6 +86,12 @@ export function domainTrusted(registry: Registry, domain: string): boolean {
   return registry.config.trustedDomains.includes("*") || registry.config.trustedDomains.includes(domain);
 }
 
+/** Whether the domain routes sign-in to a provider of the organization: trusted, or verified by it (ADR 0071). */
+async function domainVerifiedFor(registry: Registry, organizationId: string, domain: string): Promise<boolean> {
+  if (domainTrusted(registry, domain)) return true;
+  return (await registry.store.findVerifiedDomain(domain))?.organizationId === organizationId;
+}
+
 /** Discovers the issuer and merges the given endpoints over the discovered ones; every address checked. */
 async function oidcSettings(registry: Registry, providerId: string, issuer: string, input: OidcInput, previous: Partial<OidcSettings> | null): Promise<OidcSettings> {
   const clientId = input.clientId ?? previous?.clientId;
@@ -134,7 +140,7 @@ export async function registerProvider(registry: Registry, caller: Caller, input
     type: saml ? "saml" : "oidc",
     issuer: input.issuer,
     domain: input.domain,
-    domainVerified: domainTrusted(registry, input.domain),
+    domainVerified: await domainVerifiedFor(registry, organizationId, input.domain),
     enabled: input.enabled ?? true,
     defaultRole,
     userId: caller.userId,
@@ -169,7 +175,7 @@ export async function updateProvider(registry: Registry, caller: Caller, input: 
   if (input.issuer !== undefined) patch.issuer = input.issuer;
   if (input.domain !== undefined && input.domain !== provider.domain) {
     patch.domain = input.domain;
-    patch.domainVerified = domainTrusted(registry, input.domain);
+    patch.domainVerified = await domainVerifiedFor(registry, provider.organizationId, input.domain);
   }
   // A new issuer or new OpenID settings are discovered and checked again.
   if (provider.type === "oidc" && (input.oidc || input.issuer !== undefined)) {

@@ -58,7 +58,7 @@ class CreateSamlState extends Migration {
   }
 }
 
-export const samlStateMigration = { name: "0003-saml-state", class: CreateSamlState };
+export const samlStateMigration = { name: "0004-saml-state", class: CreateSamlState };
 export const samlStateEntities = [SamlRequestEntity, SamlAssertionEntity];
 
 /** The state on a store opened with `samlStateEntities` and `samlStateMigration`. */

@@ -4,6 +4,7 @@
  */
 import { Migration } from "@mikro-orm/migrations";
 import { CreateScim } from "../scim/migrations.js";
+import { CreateDomain } from "./domain-migrations.js";
 
 class CreateProvider extends Migration {
   async up(): Promise<void> {
@@ -31,4 +32,5 @@ class CreateProvider extends Migration {
 export const ssoMigrations = [
   { name: "0001-create-provider", class: CreateProvider },
   { name: "0002-create-scim", class: CreateScim },
+  { name: "0003-create-domain", class: CreateDomain },
 ];

@@ -1,7 +1,9 @@
 /** The sso store on MikroORM (SQLite or PostgreSQL). */
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
+import { DomainEntity } from "./domain-entities.js";
 import { ProviderEntity, type ProviderRow } from "./entities.js";
+import { mikroDomainStore } from "./mikro-domain-store.js";
 import { ssoMigrations } from "./migrations.js";
 import type { OidcSettings, ProviderRecord, ProviderType, SsoStore } from "./sso-store.js";
 
@@ -26,8 +28,9 @@ function toProvider(row: ProviderRow): ProviderRecord {
 const json = (value: object | null | undefined) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value));
 
 export async function openSsoStore(url: string): Promise<SsoStore> {
-  const store = await openStore({ url, entities: [ProviderEntity], migrations: ssoMigrations });
+  const store = await openStore({ url, entities: [ProviderEntity, DomainEntity], migrations: ssoMigrations });
   return {
+    ...mikroDomainStore(store),
     async insertProvider(p) {
       try {
         await store.em().insert(ProviderEntity, {

@@ -1,4 +1,5 @@
-/** The sso store port: the identity providers organizations registered. */
+/** The sso store port: the identity providers organizations registered, and their verified domains. */
+import type { DomainStore } from "../domains/domain-claims.js";
 
 /** Which claims give a user's fields (a dotted path reads a nested object). */
 export interface ClaimMapping {
@@ -50,7 +51,7 @@ export interface ProviderRecord {
 
 export type ProviderPatch = Partial<Pick<ProviderRecord, "issuer" | "domain" | "domainVerified" | "enabled" | "defaultRole" | "oidc" | "saml" | "updatedAt">>;
 
-export interface SsoStore {
+export interface SsoStore extends DomainStore {
   /** SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER. */
   insertProvider(provider: ProviderRecord): Promise<void>;
   getProvider(providerId: string): Promise<ProviderRecord | null>;

@@ -139,4 +139,14 @@ export default {
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Nur Inhaber der Organisation können SCIM-Tokens verwalten.",
   TOO_MANY_SCIM_TOKENS: "Die Organisation hat bereits die höchste Zahl an SCIM-Tokens. Widerrufen Sie zuerst einen.",
   SCIM_TOKEN_NOT_FOUND: "SCIM-Token nicht gefunden.",
+
+  // Verified domains.
+  DOMAIN_VERIFIED: "Die Domain ist bereits bestätigt.",
+  NO_PENDING_VERIFICATION: "Für diese Domain läuft keine Bestätigung (mehr). Beanspruchen Sie sie erneut.",
+  DOMAIN_VERIFICATION_FAILED: "Der TXT-Eintrag der Domain wurde nicht gefunden. Prüfen Sie ihn und versuchen Sie es später erneut.",
+  INVALID_DOMAIN: "Ungültige Domain.",
+  DOMAIN_IS_A_PUBLIC_SUFFIX: "Diese Domain ist eine öffentliche Endung und kann nicht beansprucht werden.",
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Die Domain ist bereits von einer anderen Organisation bestätigt.",
+  DOMAIN_NOT_FOUND: "Domain nicht gefunden.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "Sie dürfen die Domains dieser Organisation nicht verwalten.",
 } satisfies Catalogue["errors"];

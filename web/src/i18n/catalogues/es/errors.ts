@@ -139,4 +139,14 @@ export default {
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Solo los propietarios de la organización pueden gestionar los tokens SCIM.",
   TOO_MANY_SCIM_TOKENS: "La organización ya tiene el máximo de tokens SCIM. Revoque uno primero.",
   SCIM_TOKEN_NOT_FOUND: "No se encontró el token SCIM.",
+
+  // Verified domains.
+  DOMAIN_VERIFIED: "El dominio ya está verificado.",
+  NO_PENDING_VERIFICATION: "No hay ninguna verificación pendiente para este dominio. Reclámalo de nuevo.",
+  DOMAIN_VERIFICATION_FAILED: "No se encontró el registro TXT del dominio. Compruébalo e inténtalo de nuevo más tarde.",
+  INVALID_DOMAIN: "Dominio no válido.",
+  DOMAIN_IS_A_PUBLIC_SUFFIX: "Este dominio es un sufijo público y no se puede reclamar.",
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Otra organización ya ha verificado este dominio.",
+  DOMAIN_NOT_FOUND: "No se encontró el dominio.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "No tienes permiso para gestionar los dominios de esta organización.",
 } satisfies Catalogue["errors"];

@@ -139,4 +139,14 @@ export default {
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: "Seuls les propriétaires de l'organisation peuvent gérer les jetons SCIM.",
   TOO_MANY_SCIM_TOKENS: "L'organisation a déjà le nombre maximal de jetons SCIM. Révoquez-en un d'abord.",
   SCIM_TOKEN_NOT_FOUND: "Jeton SCIM introuvable.",
+
+  // Verified domains.
+  DOMAIN_VERIFIED: "Le domaine est déjà vérifié.",
+  NO_PENDING_VERIFICATION: "Aucune vérification n'est en cours pour ce domaine. Revendiquez-le à nouveau.",
+  DOMAIN_VERIFICATION_FAILED: "L'enregistrement TXT du domaine est introuvable. Vérifiez-le et réessayez plus tard.",
+  INVALID_DOMAIN: "Domaine invalide.",
+  DOMAIN_IS_A_PUBLIC_SUFFIX: "Ce domaine est un suffixe public et ne peut pas être revendiqué.",
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Une autre organisation a déjà vérifié ce domaine.",
+  DOMAIN_NOT_FOUND: "Domaine introuvable.",
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "Vous n'êtes pas autorisé à gérer les domaines de cette organisation.",
 } satisfies Catalogue["errors"];
