@@ -214,6 +214,13 @@ export function errorSchema(http: number) {
     .filter(([, entry]) => entry.http === http)
     .map(([code]) => code);
   const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
+  if (http === ERRORS.DOMAIN_VERIFICATION_FAILED.http) {
+    return z.object({
+      code,
+      message: z.string(),
+      reason: z.enum(["absent", "mismatch", "unavailable"]).optional().describe("DOMAIN_VERIFICATION_FAILED: why the TXT record was not found"),
+    });
+  }
   if (http !== ERRORS.BANNED_USER.http) return z.object({ code, message: z.string() });
   return z.object({ code, message: z.string(), banExpires: z.string().nullable().optional().describe("BANNED_USER: when the ban ends (ISO 8601); null: it does not") });
 }
