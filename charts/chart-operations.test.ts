@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { adminConfig } from "../services/admin/src/config.js";
 import { identityConfig } from "../services/identity/src/config.js";
 import { oauthConfig } from "../services/oauth/src/config.js";
+import { ssoConfig } from "../services/sso/src/config.js";
 import { notificationConfig } from "../services/notification/src/config.js";
 import { organizationConfig } from "../services/organization/src/config.js";
 import { sessionConfig } from "../services/session/src/config.js";
@@ -25,11 +26,19 @@ function merge(base: Values, override: Values): Values {
 }
 const render = (values: Values = {}) => renderValues(merge(REQUIRED, values));
 
-const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin"] as const;
+const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin", "sso"] as const;
 const COMPONENTS = ["gateway", ...SERVICES] as const;
 /** Every process with metrics: the components plus the web app's server. */
 const WITH_WEB = [...COMPONENTS, "web"] as const;
-const CONFIGS = { identity: identityConfig, session: sessionConfig, notification: notificationConfig, organization: organizationConfig, admin: adminConfig, oauth: oauthConfig };
+const CONFIGS = {
+  identity: identityConfig,
+  session: sessionConfig,
+  notification: notificationConfig,
+  organization: organizationConfig,
+  admin: adminConfig,
+  oauth: oauthConfig,
+  sso: ssoConfig,
+};
 
 const hookOf = (o: K8sObject) => o.metadata.annotations?.["helm.sh/hook"] as string | undefined;
 const componentOf = (o: K8sObject) => o.metadata.labels?.["app.kubernetes.io/component"] as string | undefined;

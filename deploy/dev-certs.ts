@@ -46,7 +46,7 @@ export interface IssueOptions {
 }
 
 /** The workloads that serve gRPC (the others only call). */
-export const SERVICE_WORKLOADS = new Set(["identity", "session", "notification", "organization", "admin", "oauth"]);
+export const SERVICE_WORKLOADS = new Set(["identity", "session", "notification", "organization", "admin", "oauth", "sso"]);
 
 function toPem(der: ArrayBuffer, label: string): string {
   return x509.PemConverter.encode(der, label);

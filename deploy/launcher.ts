@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { ensureDevCertificates } from "./dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, type StartedProcess, startProcess } from "./processes.js";
 
-const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", oauth: "95", organization: "34", admin: "91", gateway: "32", web: "94" };
+const COLORS: Record<string, string> = { identity: "35", session: "36", notification: "33", oauth: "95", organization: "34", admin: "91", sso: "93", gateway: "32", web: "94" };
 const data = join(ROOT, "data");
 
 /**
@@ -25,6 +25,7 @@ export function launcherEnv(dataDir: string, source: Record<string, string | und
     ORGANIZATION_DATABASE_URL: source.ORGANIZATION_DATABASE_URL ?? `file:${join(dataDir, "organization.db")}`,
     ADMIN_DATABASE_URL: source.ADMIN_DATABASE_URL ?? `file:${join(dataDir, "admin.db")}`,
     OAUTH_DATABASE_URL: source.OAUTH_DATABASE_URL ?? `file:${join(dataDir, "oauth.db")}`,
+    SSO_DATABASE_URL: source.SSO_DATABASE_URL ?? `file:${join(dataDir, "sso.db")}`,
     AUTH_APP_URL: source.AUTH_APP_URL ?? "http://localhost:5173",
     AUTH_TRUSTED_ORIGINS: source.AUTH_TRUSTED_ORIGINS ?? "http://localhost:5173",
     AUTH_BASE_URL: source.AUTH_BASE_URL ?? `http://localhost:${source.PORT ?? 3000}/api/auth`,
@@ -62,7 +63,7 @@ function pretty(label: string, line: string): string {
   return `\x1b[${COLORS[label] ?? "37"}m${label.padEnd(12)}\x1b[0m ${text}`;
 }
 
-const order: ProcessName[] = ["identity", "session", "notification", "oauth", "organization", "admin", "gateway", "web"];
+const order: ProcessName[] = ["identity", "session", "notification", "oauth", "organization", "admin", "sso", "gateway", "web"];
 const running: StartedProcess[] = [];
 let stopping = false;
 let entries: Record<ProcessName, string> = ENTRY_POINTS;
@@ -95,7 +96,7 @@ export async function launchPlatform(from: "source" | "build"): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
   if (!insecure) {
-    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "oauth", "organization", "admin", "internal-client"]);
+    tlsDirs = await ensureDevCertificates(tlsRoot, ["gateway", "identity", "session", "notification", "oauth", "organization", "admin", "sso", "internal-client"]);
   }
 
   // The services need each other only when called (gRPC clients connect lazily), so they start at once, but

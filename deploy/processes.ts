@@ -19,6 +19,7 @@ export const ENTRY_POINTS = {
   oauth: "services/oauth/src/main.ts",
   organization: "services/organization/src/main.ts",
   admin: "services/admin/src/main.ts",
+  sso: "services/sso/src/main.ts",
   gateway: "gateway/src/main.ts",
   // The web app: Vite's dev server from source; the build runs web/server/main.ts instead (WEB_SERVER_SOURCE).
   web: "web/server/dev.ts",
@@ -39,6 +40,7 @@ export const BUILT_ENTRY: Record<ProcessName, string> = {
   oauth: "dist/oauth.js",
   organization: "dist/organization.js",
   admin: "dist/admin.js",
+  sso: "dist/sso.js",
   gateway: "dist/gateway.js",
   web: "dist/web.js",
   "admin-bootstrap": "dist/admin-bootstrap.js",
@@ -63,6 +65,7 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
   oauth: ["--max-semi-space-size=1", "--expose-gc"],
   organization: ["--max-semi-space-size=1", "--expose-gc"],
   admin: ["--max-semi-space-size=1", "--expose-gc"],
+  sso: ["--max-semi-space-size=1", "--expose-gc"],
   gateway: ["--max-semi-space-size=4", "--heap-growing-percent=50", "--expose-gc"],
   web: [],
   "admin-bootstrap": [],

@@ -13,6 +13,8 @@ import { adminConfig } from "../services/admin/src/config.js";
 import { start as admin } from "../services/admin/src/start.js";
 import { oauthConfig } from "../services/oauth/src/config.js";
 import { start as oauth } from "../services/oauth/src/start.js";
+import { ssoConfig } from "../services/sso/src/config.js";
+import { start as sso } from "../services/sso/src/start.js";
 import { gatewayConfig } from "../gateway/src/config.js";
 import { type RunningGateway, startGateway as gateway } from "../gateway/src/start.js";
 import { createTestDatabase, dropDatabases, TEST_REDIS_URL, testRedisPrefix, type TestDatabase } from "./databases.js";
@@ -34,7 +36,7 @@ export interface PlatformOptions {
   /** Receives every log line of every process, parsed (default: stdout, at LOG_LEVEL=error). */
   logs?: LogSink;
   /** Environment for one service only, over `env` (e.g. identity dialling the session service through a proxy). */
-  serviceEnv?: Partial<Record<"identity" | "session" | "notification" | "organization" | "admin" | "oauth", Record<string, string>>>;
+  serviceEnv?: Partial<Record<"identity" | "session" | "notification" | "organization" | "admin" | "oauth" | "sso", Record<string, string>>>;
 }
 
 /** Where the in-process services and the gateway write their log lines. */
@@ -51,7 +53,15 @@ export interface Platform {
   /** The running gateway (its origin, its metrics port). */
   gateway: RunningGateway;
   /** The running services, e.g. to reach a service's store. */
-  services: { identity: RunningIdentity; session: RunningSession; notification: RunningNotification; organization: RunningOrganization; admin: RunningAdmin; oauth: RunningOAuth };
+  services: {
+    identity: RunningIdentity;
+    session: RunningSession;
+    notification: RunningNotification;
+    organization: RunningOrganization;
+    admin: RunningAdmin;
+    oauth: RunningOAuth;
+    sso: RunningSso;
+  };
   /** How a client holding `workload`'s certificate connects (plaintext when the platform runs without TLS). */
   grpcTls(workload: Workload): GrpcTls;
   stop(): Promise<void>;
@@ -66,6 +76,8 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
   const oauthDb = await createTestDatabase("oauth");
   const [adminPort] = await freePorts(1);
   const adminDb = await createTestDatabase("admin");
+  const [ssoPort] = await freePorts(1);
+  const ssoDb = await createTestDatabase("sso");
   const useRedis = (options.redis ?? true) && TEST_REDIS_URL;
   const tls = options.tls ?? true;
   const env: Record<string, string> = {
@@ -91,12 +103,17 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
     OAUTH_PORT: String(oauthPort),
     OAUTH_SERVICE_URL: `127.0.0.1:${oauthPort}`,
     OAUTH_DATABASE_URL: oauthDb.url,
+    SSO_PORT: String(ssoPort),
+    SSO_SERVICE_URL: `127.0.0.1:${ssoPort}`,
+    SSO_DATABASE_URL: ssoDb.url,
+    // The suite's OpenID provider listens on loopback (testing/openid-provider.ts).
+    SSO_ALLOW_PRIVATE_ADDRESSES: "true",
     RATE_LIMIT_ENABLED: String(options.rateLimit ?? false),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisPrefix() } : {}),
     ...(tls ? await testCertificates() : {}),
     ...options.env,
   };
-  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb, adminDb, oauthDb] };
+  return { env, databases: [identityDb, sessionDb, notificationDb, organizationDb, adminDb, oauthDb, ssoDb] };
 }
 
 /** The gateway as its main.ts starts it, on loopback, with its own workload certificate. */
@@ -120,6 +137,8 @@ export const startAdmin = (env: Record<string, string>, logs?: LogSink) => admin
 export const startNotification = (env: Record<string, string>, logs?: LogSink) => notification(notificationConfig(workloadEnv(env, "notification")), serviceOptions(logs));
 export type RunningOAuth = Awaited<ReturnType<typeof oauth>>;
 export const startOAuth = (env: Record<string, string>, logs?: LogSink) => oauth(oauthConfig(workloadEnv(env, "oauth")), serviceOptions(logs));
+export type RunningSso = Awaited<ReturnType<typeof sso>>;
+export const startSso = (env: Record<string, string>, logs?: LogSink) => sso(ssoConfig(workloadEnv(env, "sso")), serviceOptions(logs));
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const { env, databases } = await platformEnv(options);
@@ -131,6 +150,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const organization = await startOrganization(own("organization"), options.logs);
   const admin = await startAdmin(own("admin"), options.logs);
   const oauthService = await startOAuth(own("oauth"), options.logs);
+  const ssoService = await startSso(own("sso"), options.logs);
   const gateway = await startGateway(env, options.logs);
   return {
     baseURL: `${gateway.origin}${env.AUTH_BASE_PATH ?? "/api/auth"}`,
@@ -139,10 +159,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     sessionAddress: env.SESSION_SERVICE_URL!,
     env,
     gateway,
-    services: { identity, session, notification, organization, admin, oauth: oauthService },
+    services: { identity, session, notification, organization, admin, oauth: oauthService, sso: ssoService },
     grpcTls: (workload) => grpcTlsFromEnv(workloadEnv(env, workload)),
     async stop() {
       await step("gateway", () => gateway.close(), gateway.closing);
+      await step("sso", () => ssoService.close(), ssoService.closing);
       await step("oauth", () => oauthService.close(), oauthService.closing);
       await step("admin", () => admin.close(), admin.closing);
       await step("organization", () => organization.close(), organization.closing);

@@ -6,6 +6,7 @@ import { identityConfig } from "../../services/identity/src/config.js";
 import { notificationConfig } from "../../services/notification/src/config.js";
 import { organizationConfig } from "../../services/organization/src/config.js";
 import { sessionConfig } from "../../services/session/src/config.js";
+import { ssoConfig } from "../../services/sso/src/config.js";
 import { describe, expect, it } from "vitest";
 import { CHART_DIR, RELEASE, helm } from "../render.js";
 import {
@@ -103,9 +104,9 @@ describe("with default values (and the required config.baseUrl)", () => {
     for (const [key, optional] of Object.entries(SECRET_KEYS[name])) if (!optional) expect(secretEnv, key).toHaveProperty(key);
   });
 
-  it("gives AUTH_SECRET to gateway, identity and session, and never to notification", () => {
+  it("gives AUTH_SECRET to gateway, identity, session and sso (which seals client secrets), and never to notification", () => {
     const holders = NAMES.filter((name) => envOf(containerOf(one(objects, "Deployment", name))).has("AUTH_SECRET"));
-    expect(holders).toEqual(["gateway", "identity", "session"]);
+    expect(holders).toEqual(["gateway", "identity", "session", "sso"]);
   });
 
   it.each(NAMES)("mounts the %s certificate Secret whole (rotation without restart) at GRPC_TLS_DIR", (name) => {
@@ -265,13 +266,31 @@ describe("with default values (and the required config.baseUrl)", () => {
     });
     expect(of("session").AUTH_SECRET).toBe(secretEnv.AUTH_SECRET);
     expect(notificationConfig(of("notification"))).toMatchObject({ smtpUrl: undefined, databaseUrl: "postgres://auth@postgresql:5432/notification" });
+    expect(ssoConfig(of("sso"))).toMatchObject({
+      databaseUrl: "postgres://auth@postgresql:5432/sso",
+      secret: secretEnv.AUTH_SECRET,
+      baseUrl: "https://auth.example.com/api/auth",
+      organizationServiceUrl: env.ORGANIZATION_SERVICE_URL,
+      managerRoles: ["owner", "admin"],
+      trustedDomains: [],
+      allowPrivateAddresses: false,
+    });
+  });
+
+  it("passes the sso settings to the sso service", () => {
+    const objects = render({ config: { sso: { managerRoles: ["owner"], trustedDomains: ["example.com"] } } });
+    const config = ssoConfig(componentEnv(one(objects, "Deployment", "sso"), single(objects, "ConfigMap").data, secretEnv));
+    expect(config).toMatchObject({ managerRoles: ["owner"], trustedDomains: ["example.com"] });
   });
 
   it("uses only variable names from docs/configuration.md", () => {
     const documented = documentedNames();
     const containerNames = WITH_WEB.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
     // Variables only set by non-default values: the client-IP settings and the mTLS opt-out.
-    const optional = render({ config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"] }, tls: { enabled: false } });
+    const optional = render({
+      config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"], sso: { managerRoles: ["owner"], trustedDomains: ["*"] } },
+      tls: { enabled: false },
+    });
     const optionalNames = [...Object.keys(single(optional, "ConfigMap").data), ...NAMES.flatMap((name) => [...envOf(containerOf(one(optional, "Deployment", name))).keys()])];
     const unknown = [...new Set([...Object.keys(env), ...Object.keys(secretEnv), ...containerNames, ...optionalNames])].filter((name) => !documented.has(name));
     expect(unknown).toEqual([]);

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { expect } from "vitest";
 import { type K8sObject, schemaProblem, render as renderValues, renderText as renderValuesText } from "../render.js";
 
-export type Component = "gateway" | "identity" | "session" | "notification" | "oauth" | "organization" | "admin";
+export type Component = "gateway" | "identity" | "session" | "notification" | "oauth" | "organization" | "admin" | "sso";
 
 /** Each component's default port, the variable it listens on, and the variable others reach it by. */
 export const COMPONENTS: Record<Component, { port: number; portEnv: string; urlEnv?: string; main: string }> = {
@@ -20,6 +20,7 @@ export const COMPONENTS: Record<Component, { port: number; portEnv: string; urlE
   oauth: { port: 50053, portEnv: "OAUTH_PORT", urlEnv: "OAUTH_SERVICE_URL", main: "dist/oauth.js" },
   organization: { port: 50054, portEnv: "ORGANIZATION_PORT", urlEnv: "ORGANIZATION_SERVICE_URL", main: "dist/organization.js" },
   admin: { port: 50055, portEnv: "ADMIN_PORT", urlEnv: "ADMIN_SERVICE_URL", main: "dist/admin.js" },
+  sso: { port: 50057, portEnv: "SSO_PORT", urlEnv: "SSO_SERVICE_URL", main: "dist/sso.js" },
 };
 export const NAMES = Object.keys(COMPONENTS) as Component[];
 /** The platform's processes plus the web app, which every default install deploys too (an HTTP server, no mTLS). */
@@ -45,12 +46,13 @@ export const METRICS_RULE = { ports: [{ port: "metrics", protocol: "TCP" }] };
 /** Who calls whom (the call graph of docs/adr/0021-call-graph-deadlines-and-errors.md): the callers each service's NetworkPolicy admits. */
 export const CALLERS: Record<Component, Component[]> = {
   gateway: [],
-  identity: ["gateway", "organization", "admin", "oauth"],
+  identity: ["gateway", "organization", "admin", "oauth", "sso"],
   session: ["gateway", "identity", "organization", "admin"],
   notification: ["gateway", "identity", "organization"],
-  organization: ["gateway", "identity"],
+  organization: ["gateway", "identity", "sso"],
   admin: ["gateway"],
   oauth: ["gateway"],
+  sso: ["gateway"],
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 export const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
@@ -60,6 +62,7 @@ export const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
   organization: { ORGANIZATION_DATABASE_URL: false },
   admin: { ADMIN_DATABASE_URL: false },
+  sso: { AUTH_SECRET: false, SSO_DATABASE_URL: false },
   oauth: {
     OAUTH_DATABASE_URL: false,
     ...Object.fromEntries(

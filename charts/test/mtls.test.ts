@@ -91,7 +91,7 @@ describe("mTLS with the self-signed CA bootstrap", () => {
 });
 
 describe("mTLS with Secrets of your own", () => {
-  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", oauth: "oa-tls", organization: "or-tls", admin: "ad-tls" };
+  const secrets = { gateway: "gw-tls", identity: "id-tls", session: "se-tls", notification: "no-tls", oauth: "oa-tls", organization: "or-tls", admin: "ad-tls", sso: "ss-tls" };
   const objects = render({ tls: { certManager: { enabled: false }, existingSecrets: secrets } });
 
   it("renders no cert-manager object and mounts each component's Secret at GRPC_TLS_DIR", () => {

@@ -80,13 +80,14 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     },
   });
   const CALLEES: Record<Component, Component[]> = {
-    gateway: ["identity", "session", "notification", "oauth", "organization", "admin"],
+    gateway: ["identity", "session", "notification", "oauth", "organization", "admin", "sso"],
     identity: ["session", "notification", "organization"],
     session: [],
     notification: [],
     organization: ["identity", "session", "notification"],
     admin: ["identity", "session"],
     oauth: ["identity"],
+    sso: ["identity", "organization"],
   };
 
   it("renders policies valid against the schema", () => {
@@ -164,7 +165,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     const present = NAMES.filter((name) => name !== "notification");
     expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
-    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50053, 50054, 50055]);
+    expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50053, 50054, 50055, 50057]);
     expect(ports("identity")).toEqual([53, 53, 50052, 50054]);
   });
 
@@ -174,7 +175,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     expect(ofKind(withoutAdmin, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     expect(withoutAdmin.filter((o) => o.kind === "Job" && componentOf(o) === "admin-bootstrap")).toEqual([]);
     expect(policyOf(withoutAdmin, "identity", present).spec.ingress[0].from).toEqual(
-      ["gateway", "organization", "oauth"].map((caller) => peerOf(withoutAdmin, caller as Component)),
+      ["gateway", "organization", "oauth", "sso"].map((caller) => peerOf(withoutAdmin, caller as Component)),
     );
   });
 

@@ -321,7 +321,7 @@ describe("invalid values", () => {
     ["mTLS by cert-manager without an issuer", { tls: { certManager: { issuerRef: { name: "" } } } }, /tls\.certManager\.issuerRef\.name is required/],
     [
       "own TLS Secrets with one missing",
-      { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", oauth: "oa", organization: "or", admin: "ad" } } },
+      { tls: { certManager: { enabled: false }, existingSecrets: { gateway: "gw", identity: "id", session: "se", oauth: "oa", organization: "or", admin: "ad", sso: "ss" } } },
       /tls\.existingSecrets\.notification is required/,
     ],
     [
@@ -329,7 +329,7 @@ describe("invalid values", () => {
       {
         tls: {
           certManager: { enabled: false },
-          existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", oauth: "oa", organization: "or", admin: "ad" },
+          existingSecrets: { gateway: "gw", identity: "id", session: "se", notification: "no", oauth: "oa", organization: "or", admin: "ad", sso: "ss" },
           internalClient: { enabled: true },
         },
       },

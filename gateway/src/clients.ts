@@ -11,7 +11,9 @@ import { TwoFactorServiceClient } from "@auth-platform/proto/gen/auth/identity/v
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
+import { SsoServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { DomainServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/domain";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
 
@@ -30,6 +32,9 @@ export interface Clients {
   organization: OrganizationServiceClient;
   admin: AdminServiceClient;
   oauth: OAuthServiceClient;
+  sso: SsoServiceClient;
+  /** sso's DomainService (verified domains). */
+  domains: DomainServiceClient;
   close(): void;
 }
 
@@ -40,6 +45,7 @@ export function createClients(addresses: {
   organizationServiceUrl: string;
   adminServiceUrl: string;
   oauthServiceUrl: string;
+  ssoServiceUrl: string;
   grpcTls: GrpcTls;
 }): Clients {
   const tls = addresses.grpcTls;
@@ -54,6 +60,8 @@ export function createClients(addresses: {
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
   const admin = createGrpcClient(AdminServiceClient, addresses.adminServiceUrl, { tls, serverName: "admin" });
   const oauth = createGrpcClient(OAuthServiceClient, addresses.oauthServiceUrl, { tls, serverName: "oauth" });
+  const sso = createGrpcClient(SsoServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
+  const domains = createGrpcClient(DomainServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
   return {
     identity,
     twoFactor,
@@ -65,6 +73,8 @@ export function createClients(addresses: {
     organization,
     admin,
     oauth,
+    sso,
+    domains,
     close() {
       organization.close();
       admin.close();
@@ -76,6 +86,8 @@ export function createClients(addresses: {
       sessions.close();
       notification.close();
       oauth.close();
+      sso.close();
+      domains.close();
     },
   };
 }

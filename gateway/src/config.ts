@@ -94,6 +94,7 @@ const schema = z.object({
   ORGANIZATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50054"),
   ADMIN_SERVICE_URL: z.string().min(1).default("127.0.0.1:50055"),
   OAUTH_SERVICE_URL: z.string().min(1).default("127.0.0.1:50053"),
+  SSO_SERVICE_URL: z.string().min(1).default("127.0.0.1:50057"),
   NODE_ENV: z.string().default("development"),
   METRICS_PORT: z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
 });
@@ -135,6 +136,7 @@ export interface GatewayConfig {
   organizationServiceUrl: string;
   adminServiceUrl: string;
   oauthServiceUrl: string;
+  ssoServiceUrl: string;
   /** GRPC_TLS_DIR / GRPC_INSECURE: how the gateway calls the services. */
   grpcTls: GrpcTls;
   /** The development mailbox route is mounted outside production (the outbox itself answers 404 under SMTP). */
@@ -180,6 +182,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     organizationServiceUrl: c.ORGANIZATION_SERVICE_URL,
     adminServiceUrl: c.ADMIN_SERVICE_URL,
     oauthServiceUrl: c.OAUTH_SERVICE_URL,
+    ssoServiceUrl: c.SSO_SERVICE_URL,
     grpcTls: grpcTlsFromEnv(source),
     devMailbox: c.NODE_ENV !== "production",
     production: c.NODE_ENV === "production",

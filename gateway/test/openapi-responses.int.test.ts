@@ -8,17 +8,21 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, totpCode, totpStep } from "../../services/identity/src/domain/totp.js";
 import { BrowserFlow } from "../../testing/browser-flow.js";
 import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
 import { GENERIC_OAUTH2, GENERIC_OIDC, useSocialPlatform } from "../../testing/social-platform.js";
+import { aProvider } from "../../services/sso/src/store/sso-store.contract.js";
+import { startDnsServer } from "../../testing/dns-server.js";
 import { MAIL_SIGN_IN_ENV } from "./mail-sign-in-helpers.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-const social = useSocialPlatform({ genericProviders: true, env: MAIL_SIGN_IN_ENV });
+const dns = await startDnsServer();
+const social = useSocialPlatform({ genericProviders: true, env: MAIL_SIGN_IN_ENV, serviceEnv: { sso: { SSO_DNS_SERVERS: dns.servers.join(",") } } });
+afterAll(() => dns.stop());
 const PASSWORD = "password-123";
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, any>; security?: unknown[] }>>; components: { responses: Record<string, any> } };
@@ -583,6 +587,59 @@ describe("real answers conform to GET /openapi.json", () => {
     social.idp.signInAs(social.anAccount("openapi-generic-linked", { email }));
     const link = await linker.post("/oauth2/link", { providerId: GENERIC_OAUTH2.id, callbackURL: "/settings" });
     expect(link.status, JSON.stringify(link.body)).toBe(200);
+    expectConforming();
+  });
+
+  it("single sign-on providers: register, list, read, change, delete", async () => {
+    const owner = await signedUp("Ssoowner");
+    const o = owner.b;
+    const slug = `sso-${Date.now().toString(36)}`;
+    const created = await o.post("/organization/create", { name: "Sso", slug });
+    expect(created.status).toBe(200);
+    const providerId = `acme-${Date.now().toString(36)}`;
+    const oidcConfig = { clientId: social.idp.clientId, clientSecret: social.idp.clientSecret };
+    expect((await o.post("/sso/register", { providerId, issuer: social.idp.issuer, domain: "not a domain", oidcConfig })).status).toBe(400);
+    const registered = await o.post("/sso/register", { providerId, issuer: social.idp.issuer, domain: `${slug}.example.com`, oidcConfig });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    expect(JSON.stringify(registered.body)).not.toContain(social.idp.clientSecret);
+    expect((await o.get("/sso/providers")).status).toBe(200);
+    expect((await o.get("/sso/providers?organizationId=")).status).toBe(400);
+    expect((await o.get(`/sso/get-provider?providerId=${providerId}`)).status).toBe(200);
+    expect((await o.get("/sso/get-provider?providerId=nobody")).status).toBe(404);
+    expect((await o.post("/sso/update-provider", { providerId, enabled: false })).status).toBe(200);
+    expect((await o.post("/sso/update-provider", { providerId })).status).toBe(400);
+    expect((await o.post("/sso/delete-provider", { providerId })).status).toBe(200);
+    expect((await o.post("/sso/delete-provider", { providerId })).status).toBe(404);
+    expectConforming();
+  });
+
+  it("verified domains: the organization's routes and better-auth's provider routes", async () => {
+    const { b, id } = await signedUp("Domainowner");
+    const org = await b.post("/organization/create", { name: "Domains", slug: `domains-${Date.now().toString(36)}` });
+    const organizationId = org.body.id as string;
+    const name = `openapi-${Date.now().toString(36)}.example`;
+    expect((await b.post("/organization/claim-domain", { organizationId, domain: "co.uk" })).status).toBe(400);
+    const claim = await b.post("/organization/claim-domain", { organizationId, domain: name });
+    expect(claim.status).toBe(200);
+    expect((await b.get("/organization/list-domains?organizationId=nobody")).status).toBe(403);
+    expect((await b.get(`/organization/list-domains?organizationId=${organizationId}`)).status).toBe(200);
+    expect((await b.post("/organization/verify-domain", { organizationId, domainId: claim.body.id })).status).toBe(502);
+    dns.setTxt(claim.body.record.name, [claim.body.record.value]);
+    expect((await b.post("/organization/verify-domain", { organizationId, domainId: claim.body.id })).status).toBe(200);
+    expect((await b.post("/organization/set-domain-auto-join", { organizationId, domainId: "nothing", role: "member" })).status).toBe(404);
+    expect((await b.post("/organization/set-domain-auto-join", { organizationId, domainId: claim.body.id, role: "member" })).status).toBe(200);
+    expect((await b.post("/organization/remove-domain", { organizationId, domainId: "nothing" })).status).toBe(404);
+    expect((await b.post("/organization/remove-domain", { organizationId, domainId: claim.body.id })).status).toBe(200);
+
+    const provider = aProvider({ organizationId, userId: id, domain: `idp-${name}` });
+    await social.platform.services.sso.deps.store.insertProvider(provider);
+    expect((await b.post("/sso/request-domain-verification", { providerId: "nobody" })).status).toBe(404);
+    const requested = await b.post("/sso/request-domain-verification", { providerId: provider.providerId });
+    expect(requested.status).toBe(200);
+    expect((await b.post("/sso/verify-domain", { providerId: "nobody" })).status).toBe(404);
+    dns.setTxt(`_auth-platform-challenge.${provider.domain}`, [`auth-platform-domain-verification=${requested.body.domainVerificationToken}`]);
+    expect((await b.post("/sso/verify-domain", { providerId: provider.providerId })).status).toBe(200);
+    expect((await social.platform.services.sso.deps.store.getProvider(provider.providerId))?.domainVerified).toBe(true);
     expectConforming();
   });
 

@@ -188,6 +188,30 @@ export const ERRORS = {
   // Ours: an impersonation session adds no passkey (it would outlive the impersonation).
   SIGN_IN_METHODS_CANNOT_BE_CHANGED_WHILE_IMPERSONATING: e(S.PERMISSION_DENIED, 403, "Sign-in methods cannot be changed while impersonating"),
 
+  // Single sign-on per organization (docs/http-api/sso.md): better-auth 1.7's sso plugin texts where it has one.
+  SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS: e(S.ALREADY_EXISTS, 409, "SSO provider with this providerId already exists"),
+  // Ours: the domain of another organization's provider (one domain routes to one provider).
+  THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER: e(S.ALREADY_EXISTS, 409, "This domain is already used by another SSO provider"),
+  // better-auth's text; our rule is the organization roles in SSO_MANAGER_ROLES (docs/adr/0067-the-sso-service.md).
+  YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS: e(S.PERMISSION_DENIED, 403, "You must be an organization owner or admin to register SSO providers"),
+  // The issuer's discovery document could not be read, or names other endpoints than an OpenID provider needs.
+  INVALID_OIDC_CONFIGURATION: e(S.INVALID_ARGUMENT, 400, "Invalid OIDC configuration"),
+  PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED: e(S.FAILED_PRECONDITION, 400, "Provider domain has not been verified"),
+  NO_FIELDS_PROVIDED_FOR_UPDATE: e(S.INVALID_ARGUMENT, 400, "No fields provided for update"),
+
+  // Verified domains (docs/sso.md#verified-domains, docs/adr/0071-verified-domains.md). The first three are
+  // better-auth 1.7's sso plugin codes (CODES_APART_FROM_MESSAGE), the others ours.
+  DOMAIN_VERIFIED: e(S.ALREADY_EXISTS, 409, "Domain has already been verified"),
+  NO_PENDING_VERIFICATION: e(S.NOT_FOUND, 404, "No pending domain verification exists"),
+  // fields.reason: absent (no TXT record at the name), mismatch (none holds the value), unavailable (DNS failed).
+  DOMAIN_VERIFICATION_FAILED: e(S.FAILED_PRECONDITION, 502, "Unable to verify domain ownership. Try again later"),
+  INVALID_DOMAIN: e(S.INVALID_ARGUMENT, 400, "Invalid domain"),
+  DOMAIN_IS_A_PUBLIC_SUFFIX: e(S.INVALID_ARGUMENT, 400, "Domain is a public suffix"),
+  DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: e(S.ALREADY_EXISTS, 409, "Domain is verified by another organization"),
+  DOMAIN_NOT_FOUND: e(S.NOT_FOUND, 404, "Domain not found"),
+  // A non-member, a member who is no owner or admin, and an organization that does not exist alike.
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage this organization's domains"),
+
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
   INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),
@@ -216,6 +240,16 @@ export const ERRORS = {
   UNABLE_TO_CREATE_USER: e(S.INTERNAL, 500, "unable to create user"),
   UNABLE_TO_CREATE_SESSION: e(S.INTERNAL, 500, "unable to create session"),
 
+  // SAML single sign-on (docs/adr/0069-saml-service-provider.md): one public refusal for every reason a
+  // response is not accepted, so a forger learns nothing about which check stopped it.
+  INVALID_SAML_RESPONSE: e(S.UNAUTHENTICATED, 401, "Invalid SAML response"),
+  INVALID_SAML_METADATA: e(S.INVALID_ARGUMENT, 400, "Invalid SAML metadata"),
+
+  // SCIM tokens (docs/http-api/scim.md); the /scim/v2 routes answer SCIM's own error bodies instead.
+  YOU_ARE_NOT_ALLOWED_TO_MANAGE_SCIM_TOKENS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage SCIM tokens"),
+  TOO_MANY_SCIM_TOKENS: e(S.RESOURCE_EXHAUSTED, 400, "Too many SCIM tokens"),
+  SCIM_TOKEN_NOT_FOUND: e(S.NOT_FOUND, 404, "SCIM token not found"),
+
   // Internal API (docs/internal-api.md): answered to a service's callers only; a browser sees a generic 500.
   CALLER_NOT_IDENTIFIED: e(S.UNAUTHENTICATED, 500, "Caller not identified"),
   CALLER_NOT_ALLOWED: e(S.PERMISSION_DENIED, 500, "Caller not allowed"),
@@ -233,6 +267,10 @@ export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set([
   "INVALID_RESOURCE",
   "ROLE_NAME_IS_ALREADY_TAKEN",
   "ROLE_IS_ASSIGNED_TO_MEMBERS",
+  // better-auth 1.7's sso plugin names these domain refusals apart from their texts.
+  "DOMAIN_VERIFIED",
+  "NO_PENDING_VERIFICATION",
+  "DOMAIN_VERIFICATION_FAILED",
 ]);
 
 /** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */

@@ -9,12 +9,13 @@ networkPolicy.egress.extraRules (every component) and the component's networkPol
 Components that call a component's gRPC port (gRPC services only), as a YAML list.
 */}}
 {{- define "auth-platform.callersOf" -}}
-{{- if eq . "identity" }}[gateway, organization, admin, oauth]
+{{- if eq . "identity" }}[gateway, organization, admin, oauth, sso]
 {{- else if eq . "session" }}[gateway, identity, organization, admin]
 {{- else if eq . "notification" }}[gateway, identity, organization]
-{{- else if eq . "organization" }}[gateway, identity]
+{{- else if eq . "organization" }}[gateway, identity, sso]
 {{- else if eq . "admin" }}[gateway]
 {{- else if eq . "oauth" }}[gateway]
+{{- else if eq . "sso" }}[gateway]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -24,11 +25,12 @@ Services a component calls, as a YAML list.
 */}}
 {{- define "auth-platform.calleesOf" -}}
 {{- if eq . "web" }}[gateway]
-{{- else if eq . "gateway" }}[identity, session, notification, oauth, organization, admin]
+{{- else if eq . "gateway" }}[identity, session, notification, oauth, organization, admin, sso]
 {{- else if eq . "identity" }}[session, notification, organization]
 {{- else if eq . "organization" }}[identity, session, notification]
 {{- else if eq . "admin" }}[identity, session]
 {{- else if eq . "oauth" }}[identity]
+{{- else if eq . "sso" }}[identity, organization]
 {{- else }}[]
 {{- end }}
 {{- end }}

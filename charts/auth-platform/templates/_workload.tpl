@@ -1,6 +1,6 @@
 {{/*
 Workload objects shared by every component. Each takes (dict "root" $ "component" "<name>"), where
-<name> is a top-level values key (gateway, identity, session, notification, oauth, organization, admin, web). The
+<name> is a top-level values key (gateway, identity, session, notification, oauth, organization, admin, sso, web). The
 gateway and the web app speak HTTP; every other component speaks gRPC over mutual TLS and answers grpc.health.v1 in plaintext on a separate
 port (GRPC_HEALTH_PORT, probes.grpcHealthPort), which the kubelet's native gRPC probe calls: the probe
 cannot present a client certificate.
@@ -156,6 +156,9 @@ SMTP_URL: true
 ORGANIZATION_DATABASE_URL: false
 {{- else if eq .component "admin" }}
 ADMIN_DATABASE_URL: false
+{{- else if eq .component "sso" }}
+AUTH_SECRET: false
+SSO_DATABASE_URL: false
 {{- else if eq .component "oauth" }}
 OAUTH_DATABASE_URL: false
 {{- range $provider := list "apple" "discord" "facebook" "github" "microsoft" "google" "spotify" "twitch" "twitter" "dropbox" "linkedin" "gitlab" "reddit" }}

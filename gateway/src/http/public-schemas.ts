@@ -228,6 +228,65 @@ export function errorSchema(http: number) {
     .filter(([, entry]) => entry.http === http)
     .map(([code]) => code);
   const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
+  if (http === ERRORS.DOMAIN_VERIFICATION_FAILED.http) {
+    return z.object({
+      code,
+      message: z.string(),
+      reason: z.enum(["absent", "mismatch", "unavailable"]).optional().describe("DOMAIN_VERIFICATION_FAILED: why the TXT record was not found"),
+    });
+  }
   if (http !== ERRORS.BANNED_USER.http) return z.object({ code, message: z.string() });
   return z.object({ code, message: z.string(), banExpires: z.string().nullable().optional().describe("BANNED_USER: when the ban ends (ISO 8601); null: it does not") });
 }
+
+/** An organization's identity provider, as `@better-auth/sso` 1.7 reads it: never a client secret (docs/http-api/sso.md). */
+export const ssoProviderSchema = z.object({
+  providerId: z.string(),
+  type: z.string(),
+  issuer: z.string(),
+  domain: z.string(),
+  organizationId: z.string().nullable(),
+  domainVerified: z.boolean(),
+  oidcConfig: z
+    .object({
+      discoveryEndpoint: z.string(),
+      clientIdLastFour: z.string(),
+      pkce: z.boolean(),
+      authorizationEndpoint: z.string().optional(),
+      tokenEndpoint: z.string().optional(),
+      userInfoEndpoint: z.string().optional(),
+      jwksEndpoint: z.string().optional(),
+      scopes: z.array(z.string()).optional(),
+      tokenEndpointAuthentication: z.enum(["client_secret_post", "client_secret_basic"]).optional(),
+      mapping: z.object({ id: z.string(), email: z.string(), emailVerified: z.string(), name: z.string(), image: z.string() }),
+    })
+    .optional(),
+  samlConfig: z.record(z.string(), z.unknown()).optional(),
+  spMetadataUrl: z.string(),
+  /** Ours: the redirect URI to register with the identity provider. */
+  redirectURI: z.string(),
+  enabled: z.boolean(),
+  defaultRole: z.string(),
+  userId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type SsoProvider = z.infer<typeof ssoProviderSchema>;
+export const ssoProviderListSchema = z.object({ providers: z.array(ssoProviderSchema) });
+/** A claimed domain as its organization's managers see it (docs/http-api/domains.md). */
+export const domainSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  domain: z.string(),
+  status: z.enum(["pending", "verified", "expired"]),
+  /** The TXT record to publish. */
+  record: z.object({ name: z.string(), type: z.literal("TXT"), value: z.string() }),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  verifiedAt: z.date().nullable(),
+  /** The role new users with a verified address of the domain join with; null: auto-join off. */
+  autoJoinRole: z.string().nullable(),
+});
+export const domainsSchema = z.array(domainSchema);
+/** better-auth 1.7's /sso/request-domain-verification answer. */
+export const domainVerificationTokenSchema = z.object({ domainVerificationToken: z.string() });

@@ -11,7 +11,7 @@ import type { Logger } from "./log.js";
 export const TRUST_DOMAIN = "auth-platform";
 
 /** Every workload that may hold a certificate of our CA. */
-export const WORKLOADS = ["gateway", "identity", "session", "notification", "organization", "admin", "oauth", "internal-client"] as const;
+export const WORKLOADS = ["gateway", "identity", "session", "notification", "organization", "admin", "oauth", "sso", "internal-client"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 /** RPC name as in the .proto (e.g. "CreateSession") -> the workloads allowed to call it. */

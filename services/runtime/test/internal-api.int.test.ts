@@ -17,6 +17,8 @@ import { TwoFactorServiceClient, TwoFactorServiceService } from "@auth-platform/
 import { NotificationServiceClient, NotificationServiceService, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
+import { DomainServiceClient, DomainServiceService } from "@auth-platform/proto/gen/auth/sso/v1/domain";
+import { SsoServiceClient, SsoServiceService } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
@@ -142,7 +144,9 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     LeaveOrganization: ["gateway"],
     CheckSlug: ["gateway"],
     HasPermission: ["gateway"],
-    GetMembership: ["internal-client"],
+    GetMembership: ["internal-client", "sso"],
+    AddMember: ["sso"],
+    RemoveUserMembership: ["sso"],
     RemoveUserMemberships: ["identity"],
     CreateTeam: ["gateway"],
     GetTeam: ["gateway"],
@@ -188,6 +192,22 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SignInWithIdToken: ["gateway"],
     RefreshProviderTokens: ["gateway"],
     GetProviderAccountInfo: ["gateway"],
+  },
+  sso: {
+    RegisterProvider: ["gateway"],
+    ListProviders: ["gateway"],
+    GetProvider: ["gateway"],
+    UpdateProvider: ["gateway"],
+    DeleteProvider: ["gateway"],
+  },
+  domains: {
+    ListDomains: ["gateway"],
+    ClaimDomain: ["gateway"],
+    VerifyDomain: ["gateway"],
+    RemoveDomain: ["gateway"],
+    SetDomainAutoJoin: ["gateway"],
+    RequestProviderDomainVerification: ["gateway"],
+    VerifyProviderDomain: ["gateway"],
   },
 };
 
@@ -255,10 +275,12 @@ const SERVICES = {
   },
   admin: { Client: AdminServiceClient, definition: AdminServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.ADMIN_SERVICE_URL! },
   oauth: { Client: OAuthServiceClient, definition: OAuthServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.OAUTH_SERVICE_URL! },
+  sso: { Client: SsoServiceClient, definition: SsoServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SSO_SERVICE_URL! },
+  domains: { Client: DomainServiceClient, definition: DomainServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SSO_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
 /** The services served by another's process, by the name in that process's certificate. */
-const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity" };
+const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity", domains: "sso" };
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 
 type Outcome = { code: grpc.status; errorCode?: string };
@@ -368,6 +390,8 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
       ["oauth", "GetProviderAccountInfo", { providerId: "github" }],
       ["oauth", "StartSignIn", { providerId: "github", callbackUrl: "https://app.example/", linkFor: { sessionId: "", userId: "", email: "", emailVerified: false } }],
       ["organization", "ListMembers", {}],
+      ["sso", "ListProviders", {}],
+      ["domains", "ListDomains", { organizationId: "org" }],
       ["admin", "ListUsers", {}],
       ["session", "RevokeOtherSessions", {}],
       ["identity", "ChangeEmail", { newEmail: "x@example.com" }],

@@ -1,7 +1,7 @@
 /** Member use cases: removal, roles, leaving, the only-owner rules, permission checks, pages. */
 import { describe, expect, it } from "vitest";
 import { acceptInvitation, inviteMember } from "./invitations.js";
-import { getActiveMember, hasPermission, leaveOrganization, listMembers, removeMember, updateMemberRole } from "./members.js";
+import { addMember, getActiveMember, hasPermission, leaveOrganization, listMembers, removeMember, removeUserMembership, updateMemberRole } from "./members.js";
 import { createOrganization, getFullOrganization } from "./organizations.js";
 import type { Caller } from "./ports.js";
 import { DEFAULT_ROLES } from "./roles.js";
@@ -23,6 +23,24 @@ async function setUp(deps: TestRegistry, adminRole = "admin") {
 }
 
 describe("members", () => {
+  it("the sso service adds a member with a known role once, keeps an existing member's role, and removes them", async () => {
+    const deps = testRegistry();
+    const { owner, organization } = await setUp(deps);
+    const newcomer = aUser(deps, "Newcomer");
+    const first = await addMember(deps, { organizationId: organization.id, userId: newcomer.user.id, role: "member" });
+    expect(first.created).toBe(true);
+    expect(await addMember(deps, { organizationId: organization.id, userId: newcomer.user.id, role: "admin" })).toEqual({ member: first.member, created: false });
+    // A sign-in through the provider never demotes an owner.
+    expect((await addMember(deps, { organizationId: organization.id, userId: owner.user.id, role: "member" })).member.role).toBe("owner");
+    expect(await errorCode(addMember(deps, { organizationId: organization.id, userId: newcomer.user.id, role: "superuser" }))).toBe("ROLE_NOT_FOUND");
+    expect(await errorCode(addMember(deps, { organizationId: "nope", userId: newcomer.user.id, role: "member" }))).toBe("ORGANIZATION_NOT_FOUND");
+    expect(await errorCode(addMember(deps, { organizationId: organization.id, userId: "ghost", role: "member" }))).toBe("USER_NOT_FOUND");
+    expect(await deps.store.findMember(organization.id, "ghost")).toBeNull();
+    expect(await removeUserMembership(deps, { organizationId: organization.id, userId: newcomer.user.id })).toBe(true);
+    expect(await removeUserMembership(deps, { organizationId: organization.id, userId: newcomer.user.id })).toBe(false);
+    expect(await errorCode(removeUserMembership(deps, { organizationId: organization.id, userId: owner.user.id }))).toBe("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
+  });
+
   it("the only owner can neither leave, be removed nor be demoted; with a second owner it can", async () => {
     const deps = testRegistry();
     const { owner, ownerMember, organization, join } = await setUp(deps);

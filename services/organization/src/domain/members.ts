@@ -3,6 +3,7 @@
  * leaving, permission checks, and the removal of a deleted user's memberships (docs/organizations.md).
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
 import type { ActorCheck, MemberQuery, MemberRecord } from "../store/organization-store.js";
 import { actorCheck, mayChangeRoleOf, mayGrant, mayRemove, requireActor, requireMember, requireReadable, type Target, targetId } from "./access.js";
 import { roleTableOf, scoped } from "./custom-roles.js";
@@ -152,6 +153,42 @@ export async function hasPermission(deps: Deps, caller: Caller, input: { organiz
 
 export function getMembership(deps: Pick<Deps, "store">, userId: string, organizationId: string): Promise<MemberRecord | null> {
   return deps.store.findMember(organizationId, userId);
+}
+
+/**
+ * A member named by the sso service (a single sign-on or a SCIM provisioning: no member acts): the role must
+ * be the organization's, and the user must exist. An existing member keeps their role, so a sign-in never
+ * demotes an owner. Idempotent, also when two calls race (the store's unique membership decides).
+ */
+export async function addMember(
+  deps: Pick<Registry, "store" | "config" | "users" | "now">,
+  input: { organizationId: string; userId: string; role: string },
+): Promise<{ member: MemberRecord; created: boolean }> {
+  if (!(await deps.store.findOrganization(input.organizationId))) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  if (!isKnownRole(await roleTableOf(deps, input.organizationId), input.role)) throw new AuthError("ROLE_NOT_FOUND");
+  const existing = await deps.store.findMember(input.organizationId, input.userId);
+  if (existing) return { member: existing, created: false };
+  const member: MemberRecord = { id: newId(), ...input, createdAt: deps.now() };
+  // Read before the write: an unknown user is refused and nothing is written.
+  await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
+  try {
+    await deps.store.addMember(member);
+  } catch (error) {
+    const winner = await deps.store.findMember(input.organizationId, input.userId);
+    if (winner && error instanceof AuthError && error.code === "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION") return { member: winner, created: false };
+    throw error;
+  }
+  // Read again after the write: a deletion of the user that ran meanwhile is seen (requireLiveMember).
+  await requireLiveMember(deps, (await withUsers(deps, [member]))[0]!);
+  return { member, created: true };
+}
+
+/** Ends one user's membership for the sso service (SCIM deprovisioning), as removing a member does. */
+export async function removeUserMembership(deps: Deps, input: { organizationId: string; userId: string }): Promise<boolean> {
+  const member = await deps.store.findMember(input.organizationId, input.userId);
+  if (!member) return false;
+  await removeMembership(deps, member);
+  return true;
 }
 
 /**

@@ -49,8 +49,9 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   LeaveOrganization: GATEWAY,
   CheckSlug: GATEWAY,
   HasPermission: GATEWAY,
-  // "Is user U a member of O, with which role": our users' own services.
-  GetMembership: ["internal-client"],
+  // "Is user U a member of O, with which role": our users' own services, and sso (who may manage an
+  // organization's identity providers, docs/adr/0067-the-sso-service.md).
+  GetMembership: ["internal-client", "sso"],
   // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
   RemoveUserMemberships: ["identity"],
   // Teams: the gateway for signed-in members. SCIM provisioning (a future "sso" workload) will need rows
@@ -67,6 +68,10 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   AddTeamMember: GATEWAY,
   RemoveTeamMember: GATEWAY,
   ...ROLE_ACCESS,
+  // A single sign-on or a SCIM provisioning adds and removes members of the provider's organization
+  // (docs/adr/0067-the-sso-service.md).
+  AddMember: ["sso"],
+  RemoveUserMembership: ["sso"],
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -269,6 +274,18 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
       return {};
     }),
     ...roleHandlers(registry, rpc),
+    addMember: rpc.unary("AddMember", async (req) => {
+      const { member, created } = await members.addMember(registry, {
+        organizationId: valid.id("organizationId", req.organizationId),
+        userId: valid.id("userId", req.userId),
+        role: valid.id("role", req.role),
+      });
+      return { member: toMemberMessage(member), created };
+    }),
+    removeUserMembership: rpc.unary("RemoveUserMembership", async (req) => {
+      const target = { organizationId: valid.id("organizationId", req.organizationId), userId: valid.id("userId", req.userId) };
+      return { removed: await members.removeUserMembership(registry, target) };
+    }),
   };
   return {
     definition: OrganizationServiceService,

@@ -991,6 +991,40 @@ export interface GetRoleResponse {
   role?: Role | undefined;
 }
 
+/** AddMemberRequest: who joins which organization, with which role. */
+export interface AddMemberRequest {
+  /** The organization's id. */
+  organizationId: string;
+  /** The user's id. */
+  userId: string;
+  /** The role a new member gets; an existing member keeps theirs. */
+  role: string;
+}
+
+/** AddMemberResponse: the membership, and whether this call created it. */
+export interface AddMemberResponse {
+  /** The membership (new, or the one that existed). */
+  member?:
+    | Member
+    | undefined;
+  /** True when this call made the user a member. */
+  created: boolean;
+}
+
+/** RemoveUserMembershipRequest: one user and one organization. */
+export interface RemoveUserMembershipRequest {
+  /** The organization's id. */
+  organizationId: string;
+  /** The user's id. */
+  userId: string;
+}
+
+/** RemoveUserMembershipResponse: whether a membership was removed (false: there was none). */
+export interface RemoveUserMembershipResponse {
+  /** True when this call removed a membership. */
+  removed: boolean;
+}
+
 function createBaseOrganization(): Organization {
   return { id: "", name: "", slug: "", logo: undefined, metadata: {}, createdAt: undefined };
 }
@@ -10305,6 +10339,362 @@ export const GetRoleResponse: MessageFns<GetRoleResponse> = {
   },
 };
 
+function createBaseAddMemberRequest(): AddMemberRequest {
+  return { organizationId: "", userId: "", role: "" };
+}
+
+export const AddMemberRequest: MessageFns<AddMemberRequest> = {
+  encode(message: AddMemberRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddMemberRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddMemberRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddMemberRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: AddMemberRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddMemberRequest>, I>>(base?: I): AddMemberRequest {
+    return AddMemberRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddMemberRequest>, I>>(object: I): AddMemberRequest {
+    const message = createBaseAddMemberRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseAddMemberResponse(): AddMemberResponse {
+  return { member: undefined, created: false };
+}
+
+export const AddMemberResponse: MessageFns<AddMemberResponse> = {
+  encode(message: AddMemberResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== undefined) {
+      Member.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    if (message.created !== false) {
+      writer.uint32(16).bool(message.created);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddMemberResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddMemberResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.member = Member.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddMemberResponse {
+    return {
+      member: isSet(object.member) ? Member.fromJSON(object.member) : undefined,
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+    };
+  },
+
+  toJSON(message: AddMemberResponse): unknown {
+    const obj: any = {};
+    if (message.member !== undefined) {
+      obj.member = Member.toJSON(message.member);
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddMemberResponse>, I>>(base?: I): AddMemberResponse {
+    return AddMemberResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddMemberResponse>, I>>(object: I): AddMemberResponse {
+    const message = createBaseAddMemberResponse();
+    message.member = (object.member !== undefined && object.member !== null)
+      ? Member.fromPartial(object.member)
+      : undefined;
+    message.created = object.created ?? false;
+    return message;
+  },
+};
+
+function createBaseRemoveUserMembershipRequest(): RemoveUserMembershipRequest {
+  return { organizationId: "", userId: "" };
+}
+
+export const RemoveUserMembershipRequest: MessageFns<RemoveUserMembershipRequest> = {
+  encode(message: RemoveUserMembershipRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveUserMembershipRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveUserMembershipRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveUserMembershipRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveUserMembershipRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveUserMembershipRequest>, I>>(base?: I): RemoveUserMembershipRequest {
+    return RemoveUserMembershipRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveUserMembershipRequest>, I>>(object: I): RemoveUserMembershipRequest {
+    const message = createBaseRemoveUserMembershipRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveUserMembershipResponse(): RemoveUserMembershipResponse {
+  return { removed: false };
+}
+
+export const RemoveUserMembershipResponse: MessageFns<RemoveUserMembershipResponse> = {
+  encode(message: RemoveUserMembershipResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== false) {
+      writer.uint32(8).bool(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveUserMembershipResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveUserMembershipResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveUserMembershipResponse {
+    return { removed: isSet(object.removed) ? globalThis.Boolean(object.removed) : false };
+  },
+
+  toJSON(message: RemoveUserMembershipResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== false) {
+      obj.removed = message.removed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveUserMembershipResponse>, I>>(base?: I): RemoveUserMembershipResponse {
+    return RemoveUserMembershipResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveUserMembershipResponse>, I>>(object: I): RemoveUserMembershipResponse {
+    const message = createBaseRemoveUserMembershipResponse();
+    message.removed = object.removed ?? false;
+    return message;
+  },
+};
+
 /**
  * Organization owns organizations, their members and invitations. Every RPC answers catalogue errors with
  * the code in the x-error-code trailer. Calls made for a signed-in user carry a Caller (the gateway fills it
@@ -10855,6 +11245,35 @@ export const OrganizationServiceService = {
     responseSerialize: (value: GetRoleResponse): Buffer => Buffer.from(GetRoleResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetRoleResponse => GetRoleResponse.decode(value),
   },
+  /**
+   * AddMember makes a user a member with a role, for the sso service (a single sign-on or a SCIM
+   * provisioning names the organization, no member acts). Idempotent: an existing member keeps their role.
+   * Errors: ORGANIZATION_NOT_FOUND, ROLE_NOT_FOUND, USER_NOT_FOUND.
+   */
+  addMember: {
+    path: "/auth.organization.v1.OrganizationService/AddMember" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddMemberRequest): Buffer => Buffer.from(AddMemberRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddMemberRequest => AddMemberRequest.decode(value),
+    responseSerialize: (value: AddMemberResponse): Buffer => Buffer.from(AddMemberResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddMemberResponse => AddMemberResponse.decode(value),
+  },
+  /**
+   * RemoveUserMembership ends one user's membership of one organization, for the sso service (SCIM
+   * deprovisioning). Idempotent. Errors: YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER.
+   */
+  removeUserMembership: {
+    path: "/auth.organization.v1.OrganizationService/RemoveUserMembership" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveUserMembershipRequest): Buffer =>
+      Buffer.from(RemoveUserMembershipRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveUserMembershipRequest => RemoveUserMembershipRequest.decode(value),
+    responseSerialize: (value: RemoveUserMembershipResponse): Buffer =>
+      Buffer.from(RemoveUserMembershipResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveUserMembershipResponse => RemoveUserMembershipResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -11062,6 +11481,17 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    * ROLE_NOT_FOUND.
    */
   getRole: handleUnaryCall<GetRoleRequest, GetRoleResponse>;
+  /**
+   * AddMember makes a user a member with a role, for the sso service (a single sign-on or a SCIM
+   * provisioning names the organization, no member acts). Idempotent: an existing member keeps their role.
+   * Errors: ORGANIZATION_NOT_FOUND, ROLE_NOT_FOUND, USER_NOT_FOUND.
+   */
+  addMember: handleUnaryCall<AddMemberRequest, AddMemberResponse>;
+  /**
+   * RemoveUserMembership ends one user's membership of one organization, for the sso service (SCIM
+   * deprovisioning). Idempotent. Errors: YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER.
+   */
+  removeUserMembership: handleUnaryCall<RemoveUserMembershipRequest, RemoveUserMembershipResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -11786,6 +12216,45 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetRoleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AddMember makes a user a member with a role, for the sso service (a single sign-on or a SCIM
+   * provisioning names the organization, no member acts). Idempotent: an existing member keeps their role.
+   * Errors: ORGANIZATION_NOT_FOUND, ROLE_NOT_FOUND, USER_NOT_FOUND.
+   */
+  addMember(
+    request: AddMemberRequest,
+    callback: (error: ServiceError | null, response: AddMemberResponse) => void,
+  ): ClientUnaryCall;
+  addMember(
+    request: AddMemberRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddMemberResponse) => void,
+  ): ClientUnaryCall;
+  addMember(
+    request: AddMemberRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddMemberResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RemoveUserMembership ends one user's membership of one organization, for the sso service (SCIM
+   * deprovisioning). Idempotent. Errors: YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER.
+   */
+  removeUserMembership(
+    request: RemoveUserMembershipRequest,
+    callback: (error: ServiceError | null, response: RemoveUserMembershipResponse) => void,
+  ): ClientUnaryCall;
+  removeUserMembership(
+    request: RemoveUserMembershipRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveUserMembershipResponse) => void,
+  ): ClientUnaryCall;
+  removeUserMembership(
+    request: RemoveUserMembershipRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveUserMembershipResponse) => void,
   ): ClientUnaryCall;
 }
 

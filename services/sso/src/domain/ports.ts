@@ -1,0 +1,45 @@
+/** What the sso domain needs from outside itself. */
+import type { Caller } from "@auth-platform/runtime/caller";
+import type { Logger } from "@auth-platform/runtime/log";
+import type { SsoConfig } from "../config.js";
+import type { MetadataFetcher } from "../saml/settings.js";
+import type { TxtResolver } from "../domains/txt-resolver.js";
+import type { SsoStore } from "../store/sso-store.js";
+import type { SecretBox } from "./secret-box.js";
+
+export type { Caller };
+
+export interface OrganizationPort {
+  /** The user's role in the organization (comma-separated roles), or null when they are not a member. */
+  membershipRole(userId: string, organizationId: string): Promise<string | null>;
+}
+
+/** An OpenID provider's discovery document, the fields we use. */
+export interface DiscoveredIssuer {
+  issuer: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  userInfoEndpoint: string | null;
+  jwksEndpoint: string;
+}
+
+export interface DiscoveryPort {
+  /** Reads and checks the discovery document; INVALID_OIDC_CONFIGURATION when it cannot. */
+  discover(discoveryEndpoint: string): Promise<DiscoveredIssuer>;
+  /** Refuses (INVALID_OIDC_CONFIGURATION) an endpoint the service may not call: an admin's override of a discovered one. */
+  checkEndpoint(url: string): Promise<void>;
+}
+
+export interface Registry {
+  config: SsoConfig;
+  store: SsoStore;
+  organizations: OrganizationPort;
+  discovery: DiscoveryPort;
+  secrets: SecretBox;
+  /** Reads a SAML IdP's metadata from the URL its admin typed (saml/metadata-fetch.ts). */
+  samlMetadata: MetadataFetcher;
+  /** Looks up the TXT records of domain claims (docs/adr/0071-verified-domains.md). */
+  resolver: TxtResolver;
+  log: Logger;
+  now: () => Date;
+}

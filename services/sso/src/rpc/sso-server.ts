@@ -1,0 +1,75 @@
+/** SsoService over gRPC: decode, call one use case, encode. */
+import { type SsoServiceServer, SsoServiceService } from "@auth-platform/proto/gen/auth/sso/v1/sso";
+import { AuthError } from "@auth-platform/proto/errors";
+import type { RpcServer } from "@auth-platform/proto/rpc-server";
+import { requireCaller } from "@auth-platform/runtime/caller";
+import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import type { Registry } from "../domain/ports.js";
+import * as providers from "../domain/providers.js";
+import { samlInputFromMessage } from "../saml/messages.js";
+import { toProviderMessage } from "./mappers.js";
+import * as valid from "./validation.js";
+
+const GATEWAY = ["gateway"] as const;
+
+/** Who may call what (docs/internal-api.md). */
+export const SSO_ACCESS: AccessTable = {
+  RegisterProvider: GATEWAY,
+  ListProviders: GATEWAY,
+  GetProvider: GATEWAY,
+  UpdateProvider: GATEWAY,
+  DeleteProvider: GATEWAY,
+};
+
+export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const implementation: SsoServiceServer = {
+    registerProvider: rpc.unary("RegisterProvider", async (req) => {
+      const caller = requireCaller(req.caller);
+      if (!req.oidc === !req.saml) throw new AuthError("VALIDATION_ERROR", "give either oidcConfig or samlConfig");
+      const provider = await providers.registerProvider(registry, caller, {
+        providerId: valid.providerId(req.providerId),
+        issuer: valid.url("issuer", req.issuer),
+        domain: valid.domain(req.domain),
+        organizationId: req.organizationId === undefined ? undefined : valid.id("organizationId", req.organizationId),
+        oidc: req.oidc && valid.oidc(req.oidc),
+        saml: req.saml && samlInputFromMessage(req.saml),
+        defaultRole: req.defaultRole === undefined ? undefined : valid.role(req.defaultRole),
+        enabled: req.enabled,
+      });
+      return { provider: toProviderMessage(provider, registry.config.baseUrl) };
+    }),
+    listProviders: rpc.unary("ListProviders", async (req) => {
+      const caller = requireCaller(req.caller);
+      const organizationId = req.organizationId === undefined ? undefined : valid.id("organizationId", req.organizationId);
+      return { providers: (await providers.listProviders(registry, caller, organizationId)).map((p) => toProviderMessage(p, registry.config.baseUrl)) };
+    }),
+    getProvider: rpc.unary("GetProvider", async (req) => {
+      const caller = requireCaller(req.caller);
+      return { provider: toProviderMessage(await providers.getProvider(registry, caller, valid.providerId(req.providerId)), registry.config.baseUrl) };
+    }),
+    updateProvider: rpc.unary("UpdateProvider", async (req) => {
+      const caller = requireCaller(req.caller);
+      const provider = await providers.updateProvider(registry, caller, {
+        providerId: valid.providerId(req.providerId),
+        issuer: req.issuer === undefined ? undefined : valid.url("issuer", req.issuer),
+        domain: req.domain === undefined ? undefined : valid.domain(req.domain),
+        oidc: req.oidc && valid.oidc(req.oidc),
+        saml: req.saml && samlInputFromMessage(req.saml),
+        defaultRole: req.defaultRole === undefined ? undefined : valid.role(req.defaultRole),
+        enabled: req.enabled,
+      });
+      return { provider: toProviderMessage(provider, registry.config.baseUrl) };
+    }),
+    deleteProvider: rpc.unary("DeleteProvider", async (req) => {
+      await providers.deleteProvider(registry, requireCaller(req.caller), valid.providerId(req.providerId));
+      return {};
+    }),
+  };
+  return {
+    definition: SsoServiceService,
+    implementation: implementation as unknown as ServiceBinding["implementation"],
+    name: "auth.sso.v1.SsoService",
+    access: SSO_ACCESS,
+  };
+}

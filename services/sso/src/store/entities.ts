@@ -1,0 +1,24 @@
+/** The sso service's tables; provider settings are JSON text (the OIDC ones hold the sealed client secret). */
+import { defineEntity, p } from "@mikro-orm/core";
+
+export const ProviderEntity = defineEntity({
+  name: "SsoProvider",
+  tableName: "sso_provider",
+  properties: {
+    providerId: p.string().primary(),
+    organizationId: p.string(),
+    type: p.string(),
+    issuer: p.text(),
+    domain: p.string().unique(),
+    domainVerified: p.boolean(),
+    enabled: p.boolean(),
+    defaultRole: p.string(),
+    userId: p.string(),
+    oidcConfig: p.text().nullable(),
+    samlConfig: p.text().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type ProviderRow = InstanceType<typeof ProviderEntity.class>;
