@@ -280,7 +280,14 @@ const SERVICES = {
 } as const;
 type Service = keyof typeof SERVICES;
 /** The services served by another's process, by the name in that process's certificate. */
-const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity", domains: "sso" };
+const SERVED_BY: Partial<Record<Service, string>> = {
+  twoFactor: "identity",
+  passkeys: "identity",
+  accounts: "identity",
+  adminUsers: "identity",
+  mailSignIn: "identity",
+  domains: "sso",
+};
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 
 type Outcome = { code: grpc.status; errorCode?: string };
