@@ -152,7 +152,7 @@ describe("sign-up form", () => {
 describe("create-organization form", () => {
   it("says a slug is taken when the name just used is typed again at once (no stale 'available' answer)", async () => {
     const taken = new Set<string>();
-    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, createdAt: "", members: [], invitations: [] };
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, createdAt: "", members: [], invitations: [], teams: [] };
     stubApi({
       "/get-session": () => ({ status: 200, body: { session, user } }),
       "/organization/list": () => ({ status: 200, body: taken.size ? [org] : [] }),
