@@ -26,6 +26,7 @@ import { devMailboxRoutes } from "./routes/dev-mailbox.js";
 import { metaRoutes } from "./routes/meta.js";
 import { organizationRoutes } from "./routes/organization.js";
 import { ssoRoutes } from "./routes/sso.js";
+import { ssoSignInRoutes } from "./routes/sso-sign-in.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(socialRoutes(routeDeps));
   mount(mailSignInRoutes(routeDeps));
   mount(ssoRoutes(routeDeps));
+  mount(ssoSignInRoutes(routeDeps));
   mount(domainRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));

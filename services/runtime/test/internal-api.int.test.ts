@@ -75,7 +75,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     UnlinkAccount: ["gateway"],
     GetProviderTokens: ["gateway"],
     GetProviderAccountInfo: ["gateway"],
-    SignInWithProvider: ["oauth"],
+    SignInWithProvider: ["oauth", "sso"],
     LinkProviderAccount: ["oauth"],
     CheckProviderLink: ["oauth"],
     LoadProviderTokens: ["oauth"],
@@ -182,6 +182,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetProvider: ["gateway"],
     UpdateProvider: ["gateway"],
     DeleteProvider: ["gateway"],
+    StartSignIn: ["gateway"],
+    CompleteSignIn: ["gateway"],
   },
   domains: {
     ListDomains: ["gateway"],
@@ -263,7 +265,14 @@ const SERVICES = {
 } as const;
 type Service = keyof typeof SERVICES;
 /** The services served by another's process, by the name in that process's certificate. */
-const SERVED_BY: Partial<Record<Service, string>> = { twoFactor: "identity", passkeys: "identity", accounts: "identity", adminUsers: "identity", mailSignIn: "identity", domains: "sso" };
+const SERVED_BY: Partial<Record<Service, string>> = {
+  twoFactor: "identity",
+  passkeys: "identity",
+  accounts: "identity",
+  adminUsers: "identity",
+  mailSignIn: "identity",
+  domains: "sso",
+};
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 
 type Outcome = { code: grpc.status; errorCode?: string };
