@@ -7,16 +7,19 @@
  * disabled provider (docs/http-api/sso.md#sign-in).
  */
 import { ssoAuthClient } from "@auth-platform/test-clients/sso";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
+import { startDnsServer } from "../../testing/dns-server.js";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
 import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 
 const TRUSTED = "corp-a.example";
+const dns = await startDnsServer();
 const social = useSocialPlatform({
-  ssoProviderIds: ["corp-a", "corp-b", "corp-off"],
-  serviceEnv: { sso: { SSO_TRUSTED_DOMAINS: TRUSTED } },
+  ssoProviderIds: ["corp-a", "corp-b", "corp-off", "corp-mallory"],
+  serviceEnv: { sso: { SSO_TRUSTED_DOMAINS: TRUSTED, SSO_DNS_SERVERS: dns.servers.join(",") } },
 });
+afterAll(() => dns.stop());
 
 afterEach(() => {
   social.tokens.forgedIdToken = undefined;
@@ -144,5 +147,32 @@ describe(`single sign-on with an OpenID provider (${backendLabel()})`, () => {
     const end = await flow.follow(started.body.url);
     expect(end.url.origin + end.url.pathname).toBe(at("/oops"));
     expect(await (await flow.request(`${social.platform.baseURL}/get-session`)).json()).toBeNull();
+  });
+
+  it("attack: organization A's provider does not route, nor vouch for, a domain only organization B verified", async () => {
+    const shared = `shared-${Date.now().toString(36)}.example`;
+    const mallory = await anOrganization();
+    await registerProvider(mallory.owner, mallory.organization.id, "corp-mallory", shared);
+    const owner = await anOrganization();
+    const claimed = await postJson(owner.owner, `${social.platform.baseURL}/organization/claim-domain`, { organizationId: owner.organization.id, domain: shared });
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    dns.setTxt(claimed.body.record.name, [claimed.body.record.value]);
+    const verified = await postJson(owner.owner, `${social.platform.baseURL}/organization/verify-domain`, { organizationId: owner.organization.id, domainId: claimed.body.id });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+
+    const flow = social.browser();
+    const routed = await postJson(flow, `${social.platform.baseURL}/sign-in/sso`, { email: `ceo@${shared}`, callbackURL: "/dashboard" });
+    expect(routed.status).toBe(400);
+    expect(routed.body.code).toBe("PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED");
+
+    // Through its id, Mallory's provider still signs in, but its "verified" for an address at a domain its
+    // organization did not verify is not believed: the user is an unverified one, linkable into no one.
+    const victim = social.anAccount("victim", { email: `ceo@${shared}` });
+    social.idp.signInAs(victim);
+    const started = await postJson(flow, `${social.platform.baseURL}/sign-in/sso`, { providerId: "corp-mallory", callbackURL: "/dashboard", errorCallbackURL: "/oops" });
+    expect(started.status).toBe(200);
+    await flow.follow(started.body.url);
+    const session = await (await flow.request(`${social.platform.baseURL}/get-session`)).json();
+    expect(session.user).toMatchObject({ email: `ceo@${shared}`, emailVerified: false });
   });
 });
