@@ -96,6 +96,8 @@ export interface SocialPlatformOptions extends PlatformOptions {
    */
   genericProviders?: boolean;
   genericEnv?: Record<string, string>;
+  /** Single sign-on providers the test will register: their callbacks (`/sso/callback/<id>`) are registered at the provider. */
+  ssoProviderIds?: string[];
 }
 
 /** The generic providers useSocialPlatform configures with `genericProviders`, and the names the app shows. */
@@ -111,7 +113,7 @@ export const GENERIC_BASIC = { id: "corp-basic", name: "Corp Basic", clientId: "
 let counter = 0;
 
 export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): SocialPlatform {
-  const { refreshAtProvider = false, genericProviders = false, genericEnv = {}, ...options } = socialOptions;
+  const { refreshAtProvider = false, genericProviders = false, genericEnv = {}, ssoProviderIds = [], ...options } = socialOptions;
   let platform: Platform | undefined;
   const clock = testClock();
   let idp: TestOpenIdProvider | undefined;
@@ -121,7 +123,7 @@ export function useSocialPlatform(socialOptions: SocialPlatformOptions = {}): So
     const baseURL = `http://127.0.0.1:${port}/api/auth`;
     const genericCallbacks = genericProviders ? [GENERIC_OIDC, GENERIC_OAUTH2].map((p) => `${baseURL}/oauth2/callback/${p.id}`) : [];
     idp = await startOpenIdProvider({
-      redirectUris: [`${baseURL}/callback/google`, ...genericCallbacks],
+      redirectUris: [`${baseURL}/callback/google`, ...genericCallbacks, ...ssoProviderIds.map((id) => `${baseURL}/sso/callback/${id}`)],
       issueRefreshTokens: refreshAtProvider,
       basicAuthClient: genericProviders
         ? { clientId: GENERIC_BASIC.clientId, clientSecret: GENERIC_BASIC.clientSecret, redirectUris: [`${baseURL}/oauth2/callback/${GENERIC_BASIC.id}`] }

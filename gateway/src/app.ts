@@ -28,6 +28,7 @@ import { organizationRoutes } from "./routes/organization.js";
 import { teamRoutes } from "./routes/teams.js";
 import { organizationRoleRoutes } from "./routes/organization-roles.js";
 import { ssoRoutes } from "./routes/sso.js";
+import { ssoSignInRoutes } from "./routes/sso-sign-in.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -128,6 +129,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(socialRoutes(routeDeps));
   mount(mailSignInRoutes(routeDeps));
   mount(ssoRoutes(routeDeps));
+  mount(ssoSignInRoutes(routeDeps));
   mount(domainRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));

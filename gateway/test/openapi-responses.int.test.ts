@@ -606,6 +606,11 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await o.get("/sso/providers?organizationId=")).status).toBe(400);
     expect((await o.get(`/sso/get-provider?providerId=${providerId}`)).status).toBe(200);
     expect((await o.get("/sso/get-provider?providerId=nobody")).status).toBe(404);
+    const started = await o.post("/sign-in/sso", { providerId, callbackURL: "/" });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect((await o.post("/sign-in/sso", { email: "ada@nobody.example", callbackURL: "/" })).status).toBe(400);
+    expect((await o.get(`/sso/callback/${providerId}?state=forged&code=x`)).status).toBe(302);
+    expect((await o.get(`/sso/callback/${providerId}?probe=%00`)).status).toBe(400);
     expect((await o.post("/sso/update-provider", { providerId, enabled: false })).status).toBe(200);
     expect((await o.post("/sso/update-provider", { providerId })).status).toBe(400);
     expect((await o.post("/sso/delete-provider", { providerId })).status).toBe(200);

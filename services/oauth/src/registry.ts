@@ -25,7 +25,7 @@ export async function buildRegistry(config: OAuthConfig, log: Logger): Promise<R
     log,
     identity: {
       async signInWithProvider(profile, options) {
-        const answer = await call(accounts, accounts.signInWithProvider, { profile: toProfileMessage(profile), ...options });
+        const answer = await call(accounts, accounts.signInWithProvider, { profile: toProfileMessage(profile), sso: false, ...options });
         return { user: answer.user!, session: answer.session, twoFactor: answer.twoFactor, trustedDevice: answer.trustedDevice, isNewUser: answer.isNewUser };
       },
       async linkProviderAccount(userId, profile) {

@@ -94,7 +94,7 @@ export function recordHttpRequest(method: string, route: string, status: number,
   child.observe(seconds);
 }
 
-export type SignInMethod = "email" | "username" | "social" | "magic-link" | "email-otp" | "passkey" | "anonymous";
+export type SignInMethod = "email" | "username" | "social" | "sso" | "magic-link" | "email-otp" | "passkey" | "anonymous";
 /** failure: refused (wrong credentials, unverified email, banned...); error: we failed (5xx). */
 export type SignInOutcome = "success" | "failure" | "error" | "two_factor_required";
 export type TwoFactorMethod = "totp" | "otp" | "backup_code" | "passkey";
@@ -106,7 +106,7 @@ export type TwoFactorOutcome = "issued" | "passed" | "failed";
  */
 export const authEvents = {
   signIn: (method: SignInMethod, outcome: SignInOutcome) => instruments?.signIns.inc({ method, outcome }),
-  signUp: (method: "email" | "social", outcome: "success" | "failure" | "error") => instruments?.signUps.inc({ method, outcome }),
+  signUp: (method: "email" | "social" | "sso", outcome: "success" | "failure" | "error") => instruments?.signUps.inc({ method, outcome }),
   rateLimited: (rule: string) => instruments?.rateLimited.inc({ rule }),
   twoFactorChallenge: (method: TwoFactorMethod, outcome: TwoFactorOutcome) => instruments?.twoFactorChallenges.inc({ method, outcome }),
   sessionCreated: () => instruments?.sessionsCreated.inc(),

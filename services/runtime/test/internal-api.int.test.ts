@@ -75,7 +75,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     UnlinkAccount: ["gateway"],
     GetProviderTokens: ["gateway"],
     GetProviderAccountInfo: ["gateway"],
-    SignInWithProvider: ["oauth"],
+    SignInWithProvider: ["oauth", "sso"],
     LinkProviderAccount: ["oauth"],
     CheckProviderLink: ["oauth"],
     LoadProviderTokens: ["oauth"],
@@ -199,6 +199,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetProvider: ["gateway"],
     UpdateProvider: ["gateway"],
     DeleteProvider: ["gateway"],
+    StartSignIn: ["gateway"],
+    CompleteSignIn: ["gateway"],
   },
   domains: {
     ListDomains: ["gateway"],

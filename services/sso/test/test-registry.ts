@@ -59,6 +59,15 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       async membershipRole(userId, organizationId) {
         return registry.roles.get(`${userId}/${organizationId}`) ?? null;
       },
+      async addMember(organizationId, userId, role) {
+        const key = `${userId}/${organizationId}`;
+        if (!registry.roles.has(key)) registry.roles.set(key, role);
+      },
+    },
+    identity: {
+      async signInWithProvider() {
+        throw new Error("the domain unit tests sign no one in: the platform suites do (test/sso-sign-in.int.test.ts)");
+      },
     },
     discovery: {
       async checkEndpoint(url) {

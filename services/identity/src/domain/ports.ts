@@ -17,7 +17,7 @@ export interface ClientInfo {
  * How a user proved who they are, as a session records it (docs/adr/0064-sessions-record-how-the-user-signed-in.md):
  * the first factor, and the second one passed, if any.
  */
-export type SignInMethod = "password" | "passkey" | "magic-link" | "email-otp" | "email-verification" | `social:${string}`;
+export type SignInMethod = "password" | "passkey" | "magic-link" | "email-otp" | "email-verification" | `social:${string}` | "sso";
 export type PassedSecondFactor = "totp" | "otp" | "backup-code" | "passkey" | "trusted-device";
 
 export interface Authentication {

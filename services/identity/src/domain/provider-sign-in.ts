@@ -40,6 +40,8 @@ export interface ProviderSignInInput {
   client: ClientInfo;
   /** The token of the browser's trusted-device cookie, if it has one. */
   trustedDevice?: string;
+  /** An organization's single sign-on provider (the sso service): the session's method is "sso". */
+  sso?: boolean;
 }
 
 /** The profile's tokens sealed for one account row. */
@@ -132,7 +134,7 @@ export async function signInWithProvider(deps: Deps, input: ProviderSignInInput)
   // Bans, then two-factor (a challenge, or a trusted device) as for every sign-in; a banned user: the
   // callback answers BANNED_USER, as better-auth 1.7 does.
   const outcome = await completeSignIn(deps, user, {
-    method: `social:${input.profile.providerId}`,
+    method: input.sso ? "sso" : `social:${input.profile.providerId}`,
     rememberMe: true,
     client: input.client,
     trustedDevice: input.trustedDevice,

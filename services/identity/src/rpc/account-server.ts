@@ -25,7 +25,8 @@ export const ACCOUNT_ACCESS: AccessTable = {
   UnlinkAccount: GATEWAY,
   GetProviderTokens: GATEWAY,
   GetProviderAccountInfo: GATEWAY,
-  SignInWithProvider: OAUTH,
+  // sso signs in through an organization's provider (docs/adr/0067-the-sso-service.md).
+  SignInWithProvider: ["oauth", "sso"],
   LinkProviderAccount: OAUTH,
   CheckProviderLink: OAUTH,
   // oauth reads the tokens to renew them (refresh-token) and to read the provider's profile (account-info).
@@ -60,6 +61,7 @@ export function accountService(registry: Registry, rpc: RpcServer): ServiceBindi
         disableImplicitLinking: req.disableImplicitLinking,
         client: toClient(req.client),
         trustedDevice: req.trustedDevice,
+        sso: req.sso,
       });
       return { ...toSignInResponse(outcome), isNewUser: outcome.isNewUser };
     }),

@@ -1,4 +1,6 @@
 /** What the sso domain needs from outside itself. */
+import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import type { SignInWithProviderResponse } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { SsoConfig } from "../config.js";
@@ -12,6 +14,29 @@ export type { Caller };
 export interface OrganizationPort {
   /** The user's role in the organization (comma-separated roles), or null when they are not a member. */
   membershipRole(userId: string, organizationId: string): Promise<string | null>;
+  /** Makes the user a member with the role (idempotent: an existing member keeps their role). */
+  addMember(organizationId: string, userId: string, role: string): Promise<void>;
+}
+
+/** What a provider said of the user, as identity's ProviderProfile. */
+export interface SsoProfile {
+  providerId: string;
+  accountId: string;
+  email: string;
+  emailVerified: boolean;
+  name: string;
+  image?: string;
+  idToken?: string;
+  accessToken?: string;
+  refreshToken?: string;
+}
+
+/** identity's answer to a provider sign-in, passed on to the gateway as it is. */
+export type SignInOutcome = Omit<SignInWithProviderResponse, "user"> & { user: User };
+
+/** identity's AccountService, the one RPC sso calls. */
+export interface IdentityPort {
+  signInWithProvider(profile: SsoProfile, options: { client: { ipAddress?: string; userAgent?: string }; trustedDevice?: string }): Promise<SignInOutcome>;
 }
 
 /** An OpenID provider's discovery document, the fields we use. */
@@ -34,6 +59,7 @@ export interface Registry {
   config: SsoConfig;
   store: SsoStore;
   organizations: OrganizationPort;
+  identity: IdentityPort;
   discovery: DiscoveryPort;
   secrets: SecretBox;
   /** Reads a SAML IdP's metadata from the URL its admin typed (saml/metadata-fetch.ts). */

@@ -7,6 +7,7 @@ import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import * as providers from "../domain/providers.js";
+import * as signIn from "../domain/sign-in.js";
 import { samlInputFromMessage } from "../saml/messages.js";
 import { toProviderMessage } from "./mappers.js";
 import * as valid from "./validation.js";
@@ -20,6 +21,8 @@ export const SSO_ACCESS: AccessTable = {
   GetProvider: GATEWAY,
   UpdateProvider: GATEWAY,
   DeleteProvider: GATEWAY,
+  StartSignIn: GATEWAY,
+  CompleteSignIn: GATEWAY,
 };
 
 export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -64,6 +67,31 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
     deleteProvider: rpc.unary("DeleteProvider", async (req) => {
       await providers.deleteProvider(registry, requireCaller(req.caller), valid.providerId(req.providerId));
       return {};
+    }),
+    startSignIn: rpc.unary("StartSignIn", async (req) =>
+      signIn.startSignIn(registry, {
+        email: req.email === undefined ? undefined : valid.email(req.email),
+        providerId: req.providerId === undefined ? undefined : valid.providerId(req.providerId),
+        domain: req.domain === undefined ? undefined : valid.domain(req.domain),
+        organizationSlug: req.organizationSlug,
+        callbackUrl: req.callbackUrl,
+        errorUrl: req.errorCallbackUrl,
+        newUserUrl: req.newUserCallbackUrl,
+      }),
+    ),
+    completeSignIn: rpc.unary("CompleteSignIn", async (req) => {
+      const outcome = await signIn.completeSignIn(registry, {
+        providerId: req.providerId,
+        code: req.code,
+        state: req.state,
+        error: req.error,
+        errorDescription: req.errorDescription,
+        client: { ipAddress: req.client?.ipAddress, userAgent: req.client?.userAgent },
+        trustedDevice: req.trustedDevice,
+      });
+      if (outcome.kind === "failed") return { error: outcome.error, errorUrl: outcome.errorUrl, errorDescription: outcome.errorDescription, isNewUser: false };
+      const { kind: _kind, ...signedIn } = outcome;
+      return signedIn;
     }),
   };
   return {

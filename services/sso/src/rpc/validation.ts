@@ -20,6 +20,14 @@ export function domain(value: string): string {
   return lower;
 }
 
+/** An address to route by its domain: one "@", a domain after it. */
+export function email(value: string): string {
+  const at = value.lastIndexOf("@");
+  if (value.length > 254 || at < 1) throw new AuthError("VALIDATION_ERROR", "email must be an email address");
+  domain(value.slice(at + 1));
+  return value.trim();
+}
+
 export function url(name: string, value: string): string {
   if (value.length > MAX_URL || !URL.canParse(value) || !["https:", "http:"].includes(new URL(value).protocol)) {
     throw new AuthError("VALIDATION_ERROR", `${name} must be an absolute https URL`);

@@ -22,3 +22,19 @@ export const ProviderEntity = defineEntity({
 });
 
 export type ProviderRow = InstanceType<typeof ProviderEntity.class>;
+
+/** An OpenID Connect sign-in between the redirect and the callback (single use, 10 minutes). */
+export const OidcStateEntity = defineEntity({
+  name: "SsoOidcState",
+  tableName: "sso_oidc_state",
+  properties: {
+    state: p.string().primary(),
+    providerId: p.string(),
+    codeVerifier: p.string(),
+    nonce: p.string(),
+    callbackUrl: p.text(),
+    errorUrl: p.text().nullable(),
+    newUserUrl: p.text().nullable(),
+    expiresAt: p.datetime(),
+  },
+});

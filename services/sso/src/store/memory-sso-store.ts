@@ -1,12 +1,13 @@
 /** The sso store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
 import { memoryDomainStore } from "./memory-domain-store.js";
-import type { ProviderRecord, SsoStore } from "./sso-store.js";
+import type { OidcSignInState, ProviderRecord, SsoStore } from "./sso-store.js";
 
 const copy = (p: ProviderRecord): ProviderRecord => structuredClone(p);
 
 export function createMemorySsoStore(): SsoStore {
   const providers = new Map<string, ProviderRecord>();
+  const states = new Map<string, OidcSignInState>();
   const domainTaken = (domain: string, except?: string) => [...providers.values()].some((p) => p.domain === domain && p.providerId !== except);
   return {
     ...memoryDomainStore(),
@@ -39,6 +40,15 @@ export function createMemorySsoStore(): SsoStore {
     },
     async deleteProvider(providerId) {
       return providers.delete(providerId);
+    },
+    async saveSignInState(state, now) {
+      for (const [key, held] of states) if (held.expiresAt <= now) states.delete(key);
+      states.set(state.state, { ...state });
+    },
+    async takeSignInState(state) {
+      const held = states.get(state);
+      states.delete(state);
+      return held ?? null;
     },
     async close() {
       providers.clear();

@@ -3,6 +3,7 @@
  * is never edited: a change is a new one. Organization and user ids are plain ids (other services' rows).
  */
 import { Migration } from "@mikro-orm/migrations";
+import { samlStateMigration } from "../saml/saml-state-store.js";
 import { CreateScim } from "../scim/migrations.js";
 import { CreateDomain } from "./domain-migrations.js";
 
@@ -29,8 +30,26 @@ class CreateProvider extends Migration {
   }
 }
 
+class CreateOidcState extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "sso_oidc_state" (
+      "state" varchar(64) not null primary key,
+      "provider_id" varchar(64) not null,
+      "code_verifier" varchar(128) not null,
+      "nonce" varchar(64) not null,
+      "callback_url" text not null,
+      "error_url" text null,
+      "new_user_url" text null,
+      "expires_at" timestamptz not null
+    )`);
+    this.addSql(`create index "sso_oidc_state_expires_index" on "sso_oidc_state" ("expires_at")`);
+  }
+}
+
 export const ssoMigrations = [
   { name: "0001-create-provider", class: CreateProvider },
   { name: "0002-create-scim", class: CreateScim },
   { name: "0003-create-domain", class: CreateDomain },
+  samlStateMigration,
+  { name: "0005-oidc-state", class: CreateOidcState },
 ];

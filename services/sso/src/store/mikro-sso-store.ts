@@ -2,7 +2,8 @@
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
 import { DomainEntity } from "./domain-entities.js";
-import { ProviderEntity, type ProviderRow } from "./entities.js";
+import { OidcStateEntity, ProviderEntity, type ProviderRow } from "./entities.js";
+import { samlStateEntities } from "../saml/saml-state-store.js";
 import { mikroDomainStore } from "./mikro-domain-store.js";
 import { ssoMigrations } from "./migrations.js";
 import type { OidcSettings, ProviderRecord, ProviderType, SsoStore } from "./sso-store.js";
@@ -28,7 +29,7 @@ function toProvider(row: ProviderRow): ProviderRecord {
 const json = (value: object | null | undefined) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value));
 
 export async function openSsoStore(url: string): Promise<SsoStore> {
-  const store = await openStore({ url, entities: [ProviderEntity, DomainEntity], migrations: ssoMigrations });
+  const store = await openStore({ url, entities: [ProviderEntity, DomainEntity, OidcStateEntity, ...samlStateEntities], migrations: ssoMigrations });
   return {
     ...mikroDomainStore(store),
     async insertProvider(p) {
@@ -80,6 +81,16 @@ export async function openSsoStore(url: string): Promise<SsoStore> {
     },
     async deleteProvider(providerId) {
       return (await store.em().nativeDelete(ProviderEntity, { providerId })) > 0;
+    },
+    async saveSignInState(state, now) {
+      await store.em().nativeDelete(OidcStateEntity, { expiresAt: { $lte: now } });
+      await store.em().insert(OidcStateEntity, { ...state });
+    },
+    async takeSignInState(state) {
+      const row = await store.readOne(OidcStateEntity, { state });
+      // Whoever deletes the row owns it: two callbacks with one state cannot both take it.
+      if (!row || (await store.em().nativeDelete(OidcStateEntity, { state })) !== 1) return null;
+      return { ...row, errorUrl: row.errorUrl ?? null, newUserUrl: row.newUserUrl ?? null };
     },
     close: () => store.close(),
   };

@@ -51,7 +51,23 @@ export interface ProviderRecord {
 
 export type ProviderPatch = Partial<Pick<ProviderRecord, "issuer" | "domain" | "domainVerified" | "enabled" | "defaultRole" | "oidc" | "saml" | "updatedAt">>;
 
+/** An OpenID Connect sign-in between the redirect to the provider and its callback. */
+export interface OidcSignInState {
+  state: string;
+  providerId: string;
+  codeVerifier: string;
+  nonce: string;
+  callbackUrl: string;
+  errorUrl: string | null;
+  newUserUrl: string | null;
+  expiresAt: Date;
+}
+
 export interface SsoStore extends DomainStore {
+  /** Stores a new sign-in state, sweeping the expired ones. */
+  saveSignInState(state: OidcSignInState, now: Date): Promise<void>;
+  /** Removes and answers the state (once: a second take answers null), expired or not. */
+  takeSignInState(state: string): Promise<OidcSignInState | null>;
   /** SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS, THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER. */
   insertProvider(provider: ProviderRecord): Promise<void>;
   getProvider(providerId: string): Promise<ProviderRecord | null>;

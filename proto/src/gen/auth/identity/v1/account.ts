@@ -155,7 +155,11 @@ export interface SignInWithProviderRequest {
     | Client
     | undefined;
   /** The trusted-device token from the browser's trusted-device cookie, if any. */
-  trustedDevice?: string | undefined;
+  trustedDevice?:
+    | string
+    | undefined;
+  /** The provider is an organization's single sign-on provider (called by sso): the session's auth method is "sso". */
+  sso: boolean;
 }
 
 export interface SignInWithProviderResponse {
@@ -1373,6 +1377,7 @@ function createBaseSignInWithProviderRequest(): SignInWithProviderRequest {
     disableImplicitLinking: false,
     client: undefined,
     trustedDevice: undefined,
+    sso: false,
   };
 }
 
@@ -1392,6 +1397,9 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     }
     if (message.trustedDevice !== undefined) {
       writer.uint32(42).string(message.trustedDevice);
+    }
+    if (message.sso !== false) {
+      writer.uint32(48).bool(message.sso);
     }
     return writer;
   },
@@ -1449,6 +1457,14 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
             message.trustedDevice = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.sso = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1476,6 +1492,7 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
         : isSet(object.trusted_device)
         ? globalThis.String(object.trusted_device)
         : undefined,
+      sso: isSet(object.sso) ? globalThis.Boolean(object.sso) : false,
     };
   },
 
@@ -1496,6 +1513,9 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     if (message.trustedDevice !== undefined) {
       obj.trustedDevice = message.trustedDevice;
     }
+    if (message.sso !== false) {
+      obj.sso = message.sso;
+    }
     return obj;
   },
 
@@ -1513,6 +1533,7 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
       ? Client.fromPartial(object.client)
       : undefined;
     message.trustedDevice = object.trustedDevice ?? undefined;
+    message.sso = object.sso ?? false;
     return message;
   },
 };

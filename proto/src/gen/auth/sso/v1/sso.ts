@@ -9,7 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
-  Client,
+  Client as Client1,
   type ClientOptions,
   type ClientUnaryCall,
   type handleUnaryCall,
@@ -20,11 +20,63 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Caller } from "../../common/v1/caller.js";
+import { User } from "../../common/v1/user.js";
+import { Client, TrustedDeviceToken, TwoFactorChallenge } from "../../identity/v1/identity.js";
+import { Session } from "../../session/v1/session.js";
 import { SamlConfig, SamlInput } from "./saml.js";
 
 export const protobufPackage = "auth.sso.v1";
 
 export const protobufFileName = "auth/sso/v1/sso.proto";
+
+export interface StartSignInRequest {
+  email?: string | undefined;
+  organizationSlug?: string | undefined;
+  providerId?: string | undefined;
+  domain?:
+    | string
+    | undefined;
+  /** Absolute URLs, checked by the gateway against the trusted origins. */
+  callbackUrl: string;
+  errorCallbackUrl?: string | undefined;
+  newUserCallbackUrl?: string | undefined;
+}
+
+export interface StartSignInResponse {
+  /** The provider's authorization URL. */
+  url: string;
+  /** The state the gateway binds to the browser with its state cookie. */
+  state: string;
+}
+
+export interface CompleteSignInRequest {
+  providerId: string;
+  code?: string | undefined;
+  state?: string | undefined;
+  error?: string | undefined;
+  errorDescription?: string | undefined;
+  client?:
+    | Client
+    | undefined;
+  /** The token of the browser's trusted-device cookie, if it has one. */
+  trustedDevice?: string | undefined;
+}
+
+export interface CompleteSignInResponse {
+  /** On success: where to send the browser (the new-user URL for a registration). */
+  redirectUrl?:
+    | string
+    | undefined;
+  /** On failure: the redirect error code and the URL to send it to (absent: the default error page). */
+  error?: string | undefined;
+  errorUrl?: string | undefined;
+  session?: Session | undefined;
+  user?: User | undefined;
+  isNewUser: boolean;
+  errorDescription?: string | undefined;
+  twoFactor?: TwoFactorChallenge | undefined;
+  trustedDevice?: TrustedDeviceToken | undefined;
+}
 
 /** OidcConfig is an OpenID Connect provider's settings as answered: never its client secret. */
 export interface OidcConfig {
@@ -205,6 +257,708 @@ export interface DeleteProviderRequest {
 
 export interface DeleteProviderResponse {
 }
+
+function createBaseStartSignInRequest(): StartSignInRequest {
+  return {
+    email: undefined,
+    organizationSlug: undefined,
+    providerId: undefined,
+    domain: undefined,
+    callbackUrl: "",
+    errorCallbackUrl: undefined,
+    newUserCallbackUrl: undefined,
+  };
+}
+
+export const StartSignInRequest: MessageFns<StartSignInRequest> = {
+  encode(message: StartSignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== undefined) {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.organizationSlug !== undefined) {
+      writer.uint32(18).string(message.organizationSlug);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.domain !== undefined) {
+      writer.uint32(34).string(message.domain);
+    }
+    if (message.callbackUrl !== "") {
+      writer.uint32(42).string(message.callbackUrl);
+    }
+    if (message.errorCallbackUrl !== undefined) {
+      writer.uint32(50).string(message.errorCallbackUrl);
+    }
+    if (message.newUserCallbackUrl !== undefined) {
+      writer.uint32(58).string(message.newUserCallbackUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartSignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationSlug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.callbackUrl = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.errorCallbackUrl = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.newUserCallbackUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartSignInRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      organizationSlug: isSet(object.organizationSlug)
+        ? globalThis.String(object.organizationSlug)
+        : isSet(object.organization_slug)
+        ? globalThis.String(object.organization_slug)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : undefined,
+      callbackUrl: isSet(object.callbackUrl)
+        ? globalThis.String(object.callbackUrl)
+        : isSet(object.callback_url)
+        ? globalThis.String(object.callback_url)
+        : "",
+      errorCallbackUrl: isSet(object.errorCallbackUrl)
+        ? globalThis.String(object.errorCallbackUrl)
+        : isSet(object.error_callback_url)
+        ? globalThis.String(object.error_callback_url)
+        : undefined,
+      newUserCallbackUrl: isSet(object.newUserCallbackUrl)
+        ? globalThis.String(object.newUserCallbackUrl)
+        : isSet(object.new_user_callback_url)
+        ? globalThis.String(object.new_user_callback_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: StartSignInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.organizationSlug !== undefined) {
+      obj.organizationSlug = message.organizationSlug;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.domain !== undefined) {
+      obj.domain = message.domain;
+    }
+    if (message.callbackUrl !== "") {
+      obj.callbackUrl = message.callbackUrl;
+    }
+    if (message.errorCallbackUrl !== undefined) {
+      obj.errorCallbackUrl = message.errorCallbackUrl;
+    }
+    if (message.newUserCallbackUrl !== undefined) {
+      obj.newUserCallbackUrl = message.newUserCallbackUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartSignInRequest>, I>>(base?: I): StartSignInRequest {
+    return StartSignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartSignInRequest>, I>>(object: I): StartSignInRequest {
+    const message = createBaseStartSignInRequest();
+    message.email = object.email ?? undefined;
+    message.organizationSlug = object.organizationSlug ?? undefined;
+    message.providerId = object.providerId ?? undefined;
+    message.domain = object.domain ?? undefined;
+    message.callbackUrl = object.callbackUrl ?? "";
+    message.errorCallbackUrl = object.errorCallbackUrl ?? undefined;
+    message.newUserCallbackUrl = object.newUserCallbackUrl ?? undefined;
+    return message;
+  },
+};
+
+function createBaseStartSignInResponse(): StartSignInResponse {
+  return { url: "", state: "" };
+}
+
+export const StartSignInResponse: MessageFns<StartSignInResponse> = {
+  encode(message: StartSignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.state !== "") {
+      writer.uint32(18).string(message.state);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartSignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartSignInResponse {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+    };
+  },
+
+  toJSON(message: StartSignInResponse): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartSignInResponse>, I>>(base?: I): StartSignInResponse {
+    return StartSignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartSignInResponse>, I>>(object: I): StartSignInResponse {
+    const message = createBaseStartSignInResponse();
+    message.url = object.url ?? "";
+    message.state = object.state ?? "";
+    return message;
+  },
+};
+
+function createBaseCompleteSignInRequest(): CompleteSignInRequest {
+  return {
+    providerId: "",
+    code: undefined,
+    state: undefined,
+    error: undefined,
+    errorDescription: undefined,
+    client: undefined,
+    trustedDevice: undefined,
+  };
+}
+
+export const CompleteSignInRequest: MessageFns<CompleteSignInRequest> = {
+  encode(message: CompleteSignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.code !== undefined) {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.state !== undefined) {
+      writer.uint32(26).string(message.state);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(34).string(message.error);
+    }
+    if (message.errorDescription !== undefined) {
+      writer.uint32(42).string(message.errorDescription);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(50).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(58).string(message.trustedDevice);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteSignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.errorDescription = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteSignInRequest {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : undefined,
+      state: isSet(object.state) ? globalThis.String(object.state) : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      errorDescription: isSet(object.errorDescription)
+        ? globalThis.String(object.errorDescription)
+        : isSet(object.error_description)
+        ? globalThis.String(object.error_description)
+        : undefined,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CompleteSignInRequest): unknown {
+    const obj: any = {};
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.code !== undefined) {
+      obj.code = message.code;
+    }
+    if (message.state !== undefined) {
+      obj.state = message.state;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.errorDescription !== undefined) {
+      obj.errorDescription = message.errorDescription;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteSignInRequest>, I>>(base?: I): CompleteSignInRequest {
+    return CompleteSignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteSignInRequest>, I>>(object: I): CompleteSignInRequest {
+    const message = createBaseCompleteSignInRequest();
+    message.providerId = object.providerId ?? "";
+    message.code = object.code ?? undefined;
+    message.state = object.state ?? undefined;
+    message.error = object.error ?? undefined;
+    message.errorDescription = object.errorDescription ?? undefined;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    message.trustedDevice = object.trustedDevice ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCompleteSignInResponse(): CompleteSignInResponse {
+  return {
+    redirectUrl: undefined,
+    error: undefined,
+    errorUrl: undefined,
+    session: undefined,
+    user: undefined,
+    isNewUser: false,
+    errorDescription: undefined,
+    twoFactor: undefined,
+    trustedDevice: undefined,
+  };
+}
+
+export const CompleteSignInResponse: MessageFns<CompleteSignInResponse> = {
+  encode(message: CompleteSignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.redirectUrl !== undefined) {
+      writer.uint32(10).string(message.redirectUrl);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(18).string(message.error);
+    }
+    if (message.errorUrl !== undefined) {
+      writer.uint32(26).string(message.errorUrl);
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(34).fork()).join();
+    }
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(42).fork()).join();
+    }
+    if (message.isNewUser !== false) {
+      writer.uint32(48).bool(message.isNewUser);
+    }
+    if (message.errorDescription !== undefined) {
+      writer.uint32(58).string(message.errorDescription);
+    }
+    if (message.twoFactor !== undefined) {
+      TwoFactorChallenge.encode(message.twoFactor, writer.uint32(66).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      TrustedDeviceToken.encode(message.trustedDevice, writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteSignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.redirectUrl = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errorUrl = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.isNewUser = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.errorDescription = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.twoFactor = TwoFactorChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.trustedDevice = TrustedDeviceToken.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteSignInResponse {
+    return {
+      redirectUrl: isSet(object.redirectUrl)
+        ? globalThis.String(object.redirectUrl)
+        : isSet(object.redirect_url)
+        ? globalThis.String(object.redirect_url)
+        : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      errorUrl: isSet(object.errorUrl)
+        ? globalThis.String(object.errorUrl)
+        : isSet(object.error_url)
+        ? globalThis.String(object.error_url)
+        : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      isNewUser: isSet(object.isNewUser)
+        ? globalThis.Boolean(object.isNewUser)
+        : isSet(object.is_new_user)
+        ? globalThis.Boolean(object.is_new_user)
+        : false,
+      errorDescription: isSet(object.errorDescription)
+        ? globalThis.String(object.errorDescription)
+        : isSet(object.error_description)
+        ? globalThis.String(object.error_description)
+        : undefined,
+      twoFactor: isSet(object.twoFactor)
+        ? TwoFactorChallenge.fromJSON(object.twoFactor)
+        : isSet(object.two_factor)
+        ? TwoFactorChallenge.fromJSON(object.two_factor)
+        : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? TrustedDeviceToken.fromJSON(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? TrustedDeviceToken.fromJSON(object.trusted_device)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CompleteSignInResponse): unknown {
+    const obj: any = {};
+    if (message.redirectUrl !== undefined) {
+      obj.redirectUrl = message.redirectUrl;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.errorUrl !== undefined) {
+      obj.errorUrl = message.errorUrl;
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.isNewUser !== false) {
+      obj.isNewUser = message.isNewUser;
+    }
+    if (message.errorDescription !== undefined) {
+      obj.errorDescription = message.errorDescription;
+    }
+    if (message.twoFactor !== undefined) {
+      obj.twoFactor = TwoFactorChallenge.toJSON(message.twoFactor);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = TrustedDeviceToken.toJSON(message.trustedDevice);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteSignInResponse>, I>>(base?: I): CompleteSignInResponse {
+    return CompleteSignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteSignInResponse>, I>>(object: I): CompleteSignInResponse {
+    const message = createBaseCompleteSignInResponse();
+    message.redirectUrl = object.redirectUrl ?? undefined;
+    message.error = object.error ?? undefined;
+    message.errorUrl = object.errorUrl ?? undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.isNewUser = object.isNewUser ?? false;
+    message.errorDescription = object.errorDescription ?? undefined;
+    message.twoFactor = (object.twoFactor !== undefined && object.twoFactor !== null)
+      ? TwoFactorChallenge.fromPartial(object.twoFactor)
+      : undefined;
+    message.trustedDevice = (object.trustedDevice !== undefined && object.trustedDevice !== null)
+      ? TrustedDeviceToken.fromPartial(object.trustedDevice)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseOidcConfig(): OidcConfig {
   return {
@@ -2333,6 +3087,37 @@ export const SsoServiceService = {
       Buffer.from(DeleteProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteProviderResponse => DeleteProviderResponse.decode(value),
   },
+  /**
+   * StartSignIn is the first leg of a single sign-on (POST /sign-in/sso): the provider chosen by id, by
+   * organization slug, or by the email's (or given) domain when that domain is verified; a fresh state,
+   * nonce and PKCE verifier stored for 10 minutes; the answer is the provider's authorization URL.
+   * Errors: NO_PROVIDER_FOUND_FOR_THE_ISSUER, PROVIDER_NOT_FOUND, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   */
+  startSignIn: {
+    path: "/auth.sso.v1.SsoService/StartSignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartSignInRequest): Buffer => Buffer.from(StartSignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartSignInRequest => StartSignInRequest.decode(value),
+    responseSerialize: (value: StartSignInResponse): Buffer => Buffer.from(StartSignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartSignInResponse => StartSignInResponse.decode(value),
+  },
+  /**
+   * CompleteSignIn is an OpenID provider's callback (GET /sso/callback/:providerId): the state consumed once,
+   * the code exchanged, the id token checked, the user found or created through identity, made a member of
+   * the provider's organization and signed in. Every failure is an outcome (error, error_url), never an error.
+   */
+  completeSignIn: {
+    path: "/auth.sso.v1.SsoService/CompleteSignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteSignInRequest): Buffer =>
+      Buffer.from(CompleteSignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteSignInRequest => CompleteSignInRequest.decode(value),
+    responseSerialize: (value: CompleteSignInResponse): Buffer =>
+      Buffer.from(CompleteSignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompleteSignInResponse => CompleteSignInResponse.decode(value),
+  },
 } as const;
 
 export interface SsoServiceServer extends UntypedServiceImplementation {
@@ -2357,9 +3142,22 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /** DeleteProvider removes a provider the caller may manage. Errors: PROVIDER_NOT_FOUND. */
   deleteProvider: handleUnaryCall<DeleteProviderRequest, DeleteProviderResponse>;
+  /**
+   * StartSignIn is the first leg of a single sign-on (POST /sign-in/sso): the provider chosen by id, by
+   * organization slug, or by the email's (or given) domain when that domain is verified; a fresh state,
+   * nonce and PKCE verifier stored for 10 minutes; the answer is the provider's authorization URL.
+   * Errors: NO_PROVIDER_FOUND_FOR_THE_ISSUER, PROVIDER_NOT_FOUND, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   */
+  startSignIn: handleUnaryCall<StartSignInRequest, StartSignInResponse>;
+  /**
+   * CompleteSignIn is an OpenID provider's callback (GET /sso/callback/:providerId): the state consumed once,
+   * the code exchanged, the id token checked, the user found or created through identity, made a member of
+   * the provider's organization and signed in. Every failure is an outcome (error, error_url), never an error.
+   */
+  completeSignIn: handleUnaryCall<CompleteSignInRequest, CompleteSignInResponse>;
 }
 
-export interface SsoServiceClient extends Client {
+export interface SsoServiceClient extends Client1 {
   /**
    * RegisterProvider stores an identity provider for an organization the caller may manage (an OpenID
    * Connect issuer is discovered first). The client secret is sealed at rest and never answered again.
@@ -2450,6 +3248,47 @@ export interface SsoServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteProviderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * StartSignIn is the first leg of a single sign-on (POST /sign-in/sso): the provider chosen by id, by
+   * organization slug, or by the email's (or given) domain when that domain is verified; a fresh state,
+   * nonce and PKCE verifier stored for 10 minutes; the answer is the provider's authorization URL.
+   * Errors: NO_PROVIDER_FOUND_FOR_THE_ISSUER, PROVIDER_NOT_FOUND, INVALID_OIDC_CONFIGURATION, VALIDATION_ERROR.
+   */
+  startSignIn(
+    request: StartSignInRequest,
+    callback: (error: ServiceError | null, response: StartSignInResponse) => void,
+  ): ClientUnaryCall;
+  startSignIn(
+    request: StartSignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartSignInResponse) => void,
+  ): ClientUnaryCall;
+  startSignIn(
+    request: StartSignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartSignInResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CompleteSignIn is an OpenID provider's callback (GET /sso/callback/:providerId): the state consumed once,
+   * the code exchanged, the id token checked, the user found or created through identity, made a member of
+   * the provider's organization and signed in. Every failure is an outcome (error, error_url), never an error.
+   */
+  completeSignIn(
+    request: CompleteSignInRequest,
+    callback: (error: ServiceError | null, response: CompleteSignInResponse) => void,
+  ): ClientUnaryCall;
+  completeSignIn(
+    request: CompleteSignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompleteSignInResponse) => void,
+  ): ClientUnaryCall;
+  completeSignIn(
+    request: CompleteSignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompleteSignInResponse) => void,
   ): ClientUnaryCall;
 }
 
