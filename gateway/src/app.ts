@@ -37,6 +37,7 @@ import { signUpRoutes } from "./routes/sign-up.js";
 import { socialRoutes } from "./routes/social.js";
 import { mailSignInRoutes } from "./routes/mail-sign-in.js";
 import { domainRoutes } from "./routes/domains.js";
+import { SCIM_MEDIA_TYPE, scimRoutes } from "./routes/scim.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
 import { passkeyRoutes } from "./routes/passkeys.js";
@@ -104,6 +105,8 @@ export function createApp(deps: AppDeps): express.Express {
   if (config.rateLimit.enabled) {
     api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
   }
+  // SCIM bodies go to the sso service as received (JSON or SCIM's media type): it parses them and answers SCIM errors.
+  api.use("/scim/v2", express.text({ type: ["application/json", SCIM_MEDIA_TYPE], limit: config.bodyLimit }));
   api.use(express.json({ limit: config.bodyLimit, strict: true }));
   api.use(refuseMalformedInput);
   api.use(originCheck);
@@ -131,6 +134,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(ssoRoutes(routeDeps));
   mount(ssoSignInRoutes(routeDeps));
   mount(domainRoutes(routeDeps));
+  mount(scimRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
   api.use(mountRoutes(routes, routeDeps.sessions));

@@ -14,6 +14,7 @@ import { OAuthServiceClient } from "@auth-platform/proto/gen/auth/oauth/v1/oauth
 import { SsoServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { DomainServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/domain";
+import { ScimServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/scim";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { GrpcTls } from "@auth-platform/runtime/grpc-transport";
 
@@ -35,6 +36,8 @@ export interface Clients {
   sso: SsoServiceClient;
   /** sso's DomainService (verified domains). */
   domains: DomainServiceClient;
+  /** sso's ScimService (SCIM tokens and /scim/v2). */
+  scim: ScimServiceClient;
   close(): void;
 }
 
@@ -62,6 +65,7 @@ export function createClients(addresses: {
   const oauth = createGrpcClient(OAuthServiceClient, addresses.oauthServiceUrl, { tls, serverName: "oauth" });
   const sso = createGrpcClient(SsoServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
   const domains = createGrpcClient(DomainServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
+  const scim = createGrpcClient(ScimServiceClient, addresses.ssoServiceUrl, { tls, serverName: "sso" });
   return {
     identity,
     twoFactor,
@@ -75,6 +79,7 @@ export function createClients(addresses: {
     oauth,
     sso,
     domains,
+    scim,
     close() {
       organization.close();
       admin.close();
@@ -88,6 +93,7 @@ export function createClients(addresses: {
       oauth.close();
       sso.close();
       domains.close();
+      scim.close();
     },
   };
 }

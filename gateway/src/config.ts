@@ -29,6 +29,9 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   "/email-otp": { window: 10, max: 3 },
   // A passkey sign-in (its options keep the default: the sign-in screen asks for them on every visit).
   "/passkey/verify-authentication": { window: 10, max: 3 },
+  // SCIM: an IdP provisions in bursts from a few addresses (a first sync is one request per user), and every
+  // request needs a bearer token of 256 random bits, so guessing is not what this limit is for.
+  "/scim/v2": { window: 10, max: 1000 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

@@ -63,7 +63,9 @@ async function conform(method: string, url: URL, res: Response): Promise<void> {
     if (!res.headers.get("location")) problems.push(`${route.key}: ${res.status} without a Location`);
     return;
   }
-  const json = response.content?.["application/json"];
+  if (res.status === 204 && !text) return;
+  const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
+  const json = response.content?.[type === "application/scim+json" ? type : "application/json"];
   if (!json) {
     if (!(res.headers.get("content-type") ?? "").includes("text/html")) problems.push(`${route.key}: ${res.status} should be HTML`);
     return;
@@ -645,6 +647,44 @@ describe("real answers conform to GET /openapi.json", () => {
     dns.setTxt(`_auth-platform-challenge.${provider.domain}`, [`auth-platform-domain-verification=${requested.body.domainVerificationToken}`]);
     expect((await b.post("/sso/verify-domain", { providerId: provider.providerId })).status).toBe(200);
     expect((await social.platform.services.sso.deps.store.getProvider(provider.providerId))?.domainVerified).toBe(true);
+    expectConforming();
+  });
+
+  it("SCIM: the owner's token routes and /scim/v2 with the bearer", async () => {
+    const owner = await signedUp("Scimowner");
+    const o = owner.b;
+    const created = await o.post("/organization/create", { name: "Scim", slug: `scim-${Date.now().toString(36)}` });
+    const organizationId = created.body.id;
+    expect((await o.post("/organization/scim/generate-token", { organizationId, name: "" })).status).toBe(400);
+    const generated = await o.post("/organization/scim/generate-token", { organizationId, name: "Okta" });
+    expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+    expect((await o.get(`/organization/scim/list-tokens?organizationId=${organizationId}`)).status).toBe(200);
+    expect((await o.get("/organization/scim/list-tokens?organizationId=")).status).toBe(400);
+    const scim = (method: string, path: string, token: string, body?: unknown) =>
+      o.request(`${social.platform.baseURL}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const token = generated.body.token as string;
+    const user = { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `scim-${Date.now().toString(36)}@example.com` };
+    const posted = await scim("POST", "/Users", token, user);
+    expect(posted.status).toBe(201);
+    const id = ((await posted.json()) as { id: string }).id;
+    expect((await scim("POST", "/Users", token, user)).status).toBe(409);
+    expect((await scim("GET", "/Users", token)).status).toBe(200);
+    expect((await scim("GET", "/Users", "scim_wrong")).status).toBe(401);
+    expect((await scim("GET", `/Users/${id}`, token)).status).toBe(200);
+    expect((await scim("GET", "/Users/nobody", token)).status).toBe(404);
+    expect((await scim("PUT", `/Users/${id}`, token, user)).status).toBe(200);
+    expect((await scim("PUT", "/Users/nobody", token, user)).status).toBe(404);
+    const patch = { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "displayName", value: "Scim" }] };
+    expect((await scim("PATCH", `/Users/${id}`, token, patch)).status).toBe(200);
+    expect((await scim("PATCH", `/Users/${id}`, token, { Operations: "no" })).status).toBe(400);
+    expect((await scim("DELETE", `/Users/${id}`, token)).status).toBe(204);
+    expect((await scim("DELETE", `/Users/${id}`, token)).status).toBe(404);
+    expect((await o.post("/organization/scim/revoke-token", { organizationId, tokenId: generated.body.id })).status).toBe(200);
+    expect((await o.post("/organization/scim/revoke-token", { organizationId, tokenId: generated.body.id })).status).toBe(404);
     expectConforming();
   });
 

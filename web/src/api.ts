@@ -215,6 +215,16 @@ function secondsOf(header: string | null): number | undefined {
 const MAX_AUTOMATIC_WAIT_S = 5;
 const AUTOMATIC_RETRIES = 2;
 
+/** A SCIM token as listed: never its secret. */
+export interface ScimToken {
+  id: string;
+  name: string;
+  prefix: string;
+  createdBy: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
 async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   for (let attempt = 0; ; attempt += 1) {
     const res = await fetch(`${apiBasePath()}${path}`, {
@@ -308,6 +318,10 @@ export const api = {
     cancelInvitation: (invitationId: string) => post<Invitation>("/organization/cancel-invitation", { invitationId }),
     getInvitation: (id: string) => get<InvitationDetail>(`/organization/get-invitation?id=${encodeURIComponent(id)}`),
     acceptInvitation: (invitationId: string) => post<{ invitation: Invitation; member: Member }>("/organization/accept-invitation", { invitationId }),
+    /** SCIM tokens (an owner's; docs/http-api/scim.md): the secret is answered by generate alone. */
+    scimTokens: (organizationId: string) => get<ScimToken[]>(`/organization/scim/list-tokens?organizationId=${encodeURIComponent(organizationId)}`),
+    generateScimToken: (organizationId: string, name: string) => post<ScimToken & { token: string }>("/organization/scim/generate-token", { organizationId, name }),
+    revokeScimToken: (organizationId: string, tokenId: string) => post<{ status: boolean }>("/organization/scim/revoke-token", { organizationId, tokenId }),
     rejectInvitation: (invitationId: string) => post<{ invitation: Invitation }>("/organization/reject-invitation", { invitationId }),
     removeMember: (memberIdOrEmail: string, organizationId: string) => post<{ member: Member }>("/organization/remove-member", { memberIdOrEmail, organizationId }),
     updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),

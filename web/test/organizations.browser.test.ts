@@ -313,6 +313,46 @@ describe("organizations", () => {
     await poll(() => alert.allInnerTexts()).toEqual(["User is not a member of the organization"]);
   });
 
+  it("an owner generates a SCIM token shown once, sees the base URL, and revokes it asked first; an admin sees no SCIM section", async ({ skip }) => {
+    if (!(await hasOrganizationApi())) return skip(NO_API);
+    const olga = await apiPerson("Olga Owner");
+    const adam = await apiPerson("Adam Admin");
+    const org = await organizationBy(olga, "Scim Co");
+    await joinByApi(olga, adam, org.id, "admin");
+    const owner = await web.page();
+    await signInOnScreen(owner, olga.email, PASSWORD);
+    await owner.goto("/organizations");
+    await poll(() => owner.getByRole("heading", { name: "SCIM provisioning" }).count()).toBe(1);
+    expect(await owner.locator("main code").first().innerText()).toBe(`${web.origin}/api/auth/scim/v2`);
+    await poll(() => owner.getByText("No SCIM token yet.").count()).toBe(1);
+    await owner.getByLabel("Token name").fill("Okta");
+    await owner.getByRole("button", { name: "Generate token" }).click();
+    const shown = owner.getByRole("status").filter({ hasText: "Copy this token now" });
+    await poll(() => shown.count()).toBe(1);
+    const token = await shown.locator("code").innerText();
+    expect(token).toMatch(/^scim_[A-Za-z0-9]{43}$/);
+    expect(await shown.getByRole("button", { name: "Copy token" }).count()).toBe(1);
+    const tokens = owner.getByRole("list", { name: "Tokens" });
+    await poll(() => tokens.getByRole("listitem").count()).toBe(1);
+    expect(await tokens.innerText()).toContain(token.slice(0, 9));
+    expect(await tokens.innerText()).not.toContain(token);
+    await web.checkA11y(owner, "organizations SCIM tokens");
+    const scimUsers = () => fetch(`${web.origin}/api/auth/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+    expect(await scimUsers()).toBe(200);
+
+    await tokens.getByRole("button", { name: "Revoke the token Okta" }).click();
+    await dialog(owner).getByRole("button", { name: "Revoke token" }).click();
+    await poll(() => owner.getByText("The token Okta was revoked.").count()).toBe(1);
+    await poll(() => tokens.getByRole("listitem").count()).toBe(0);
+    expect(await scimUsers()).toBe(401);
+
+    const admin = await web.page();
+    await signInOnScreen(admin, adam.email, PASSWORD);
+    await admin.goto("/organizations");
+    await poll(() => admin.getByRole("heading", { name: "Scim Co", level: 2 }).count()).toBe(1);
+    expect(await admin.getByRole("heading", { name: "SCIM provisioning" }).count()).toBe(0);
+  });
+
   it("settings: rename, a taken slug said next to its field, a logo, undo, and deletion asked first", async ({ skip }) => {
     if (!(await hasOrganizationApi())) return skip(NO_API);
     const olga = await apiPerson("Olga Owner");

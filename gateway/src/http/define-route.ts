@@ -23,7 +23,8 @@ export type SessionUse = "required" | "checked-by-route";
 type Schema = z.ZodType | undefined;
 
 export interface RouteSpec<B extends Schema = Schema, Q extends Schema = Schema, R extends Schema = Schema, S extends SessionUse | undefined = SessionUse | undefined> {
-  method: "get" | "post";
+  /** put, patch and delete serve the SCIM protocol alone (RFC 7644); every other route is get or post. */
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** The express path under the base path (`:name` for a path parameter). */
   path: string;
   tag: Tag;
@@ -41,6 +42,11 @@ export interface RouteSpec<B extends Schema = Schema, Q extends Schema = Schema,
   /** The catalogue errors the route answers beyond those every route may answer (COMMON_ERRORS in openapi.ts). */
   errors?: readonly ErrorCode[];
   session?: S;
+  /**
+   * Answers SCIM documents (application/scim+json) with these success statuses, and SCIM error bodies
+   * (RFC 7644 §3.12) besides the gateway's own errors: the handler writes the answer (routes/scim.ts).
+   */
+  scim?: { statuses: number[] };
   /** Served only with AUTH_DEV_MAILBOX (development). */
   devOnly?: true;
   /** Express handlers run before the route's own (a form body parser). */
@@ -108,7 +114,14 @@ const comparedPath = (path: string): string => {
  */
 export function mountRoutes(routes: readonly Route[], sessions: SessionResolver): RequestHandler {
   const router = Router();
-  const literal: Record<string, Map<string, { route: Route; template: unknown }>> = { GET: new Map(), HEAD: new Map(), POST: new Map() };
+  const literal: Record<string, Map<string, { route: Route; template: unknown }>> = {
+    GET: new Map(),
+    HEAD: new Map(),
+    POST: new Map(),
+    PUT: new Map(),
+    PATCH: new Map(),
+    DELETE: new Map(),
+  };
   routes.forEach((route, index) => {
     const { method, path, before } = route.spec;
     router[method](path, ...(before ?? []), (req, res) => route.handle(req, res, sessions));
@@ -118,7 +131,7 @@ export function mountRoutes(routes: readonly Route[], sessions: SessionResolver)
     if (shadowed) return;
     const entry = { route, template: layers[index]!.route };
     // The router answers HEAD with the GET route.
-    for (const name of method === "get" ? ["GET", "HEAD"] : ["POST"]) literal[name]!.set(comparedPath(path), entry);
+    for (const name of method === "get" ? ["GET", "HEAD"] : [method.toUpperCase()]) literal[name]!.set(comparedPath(path), entry);
   });
   const serve: RequestHandler = (req, res, next) => {
     const found = literal[req.method]?.get(comparedPath(req.path));

@@ -12,6 +12,7 @@ import * as s from "./public-schemas.js";
 
 /** Every route: a bad body or query (400), a refused origin (403), rate limited (429), a failure (500, 503). */
 export const COMMON_ERRORS = [400, 403, 429, 500, 503] as const;
+const ERROR_STATUS_SET: Record<number, true> = Object.fromEntries(COMMON_ERRORS.map((status) => [status, true]));
 
 /** The statuses a route may answer with an error body: the common ones, 401 when it needs a session, and those of its declared errors. */
 export function errorStatuses(route: RouteSpec): number[] {
@@ -63,9 +64,29 @@ const RETRY_HEADERS: Record<number, JsonSchema> = {
 
 const REDIRECT = { description: "Redirect to the callback URL (errors as ?error=code)", headers: { Location: { schema: { type: "string" } } } };
 
-/** What a route answers on success: a JSON body or an HTML page (200), a redirect (302 with Location). */
+/** The statuses a SCIM route answers with a SCIM error body (services/sso/src/scim/errors.ts). */
+export const SCIM_ERROR_STATUSES = [400, 401, 404, 405, 409, 412, 413, 501] as const;
+
+const SCIM_ERROR_SCHEMA: JsonSchema = {
+  type: "object",
+  required: ["schemas", "status", "detail"],
+  properties: {
+    schemas: { type: "array", items: { const: "urn:ietf:params:scim:api:messages:2.0:Error" } },
+    status: { type: "string", pattern: "^[1-5][0-9][0-9]$" },
+    scimType: { type: "string" },
+    detail: { type: "string" },
+  },
+};
+
+/** What a route answers on success: a JSON body or an HTML page (200), a redirect (302 with Location), a SCIM document. */
 function successResponses(route: RouteSpec): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
+  for (const status of route.scim?.statuses ?? []) {
+    out[status] =
+      status === 204
+        ? { description: "No content" }
+        : { description: "A SCIM resource or ListResponse (RFC 7643)", content: { "application/scim+json": { schema: { type: "object" } } } };
+  }
   if (route.response) out[200] = { description: "Success", content: { "application/json": { schema: jsonSchema(route.response, "output") } } };
   if (route.html) out[200] = { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } };
   if (route.redirect) out[302] = REDIRECT;
@@ -99,7 +120,14 @@ export function openApiDocument(options: DocumentOptions): JsonSchema {
       ...(query ? queryParameters(query) : []),
     ];
     const responses = successResponses(operation);
-    for (const status of errorStatuses(operation)) {
+    if (operation.scim) {
+      // SCIM's own error bodies; the gateway's (a limit, an unreachable service) stay catalogue errors.
+      for (const status of [...new Set([...SCIM_ERROR_STATUSES, ...COMMON_ERRORS])].sort()) {
+        const catalogue = (status as number) in ERROR_STATUS_SET ? { "application/json": { schema: jsonSchema(s.errorSchema(status), "output") } } : {};
+        responses[String(status)] = { description: `Error (${status})`, content: { "application/scim+json": { schema: SCIM_ERROR_SCHEMA }, ...catalogue } };
+      }
+    }
+    for (const status of operation.scim ? [] : errorStatuses(operation)) {
       const description = errorDescription(operation, status);
       // A Reference Object's description overrides the shared one: the codes this route answers with that status.
       responses[String(status)] = { ...errorResponse(status), ...(description ? { description } : {}) };

@@ -290,3 +290,17 @@ export const domainSchema = z.object({
 export const domainsSchema = z.array(domainSchema);
 /** better-auth 1.7's /sso/request-domain-verification answer. */
 export const domainVerificationTokenSchema = z.object({ domainVerificationToken: z.string() });
+
+/** A SCIM token as listed: never its secret (docs/http-api/scim.md). */
+export const scimTokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The token's first characters ("scim_AbCd"), to tell tokens apart. */
+  prefix: z.string(),
+  createdBy: z.string(),
+  createdAt: z.date(),
+  lastUsedAt: z.date().nullable(),
+});
+export const scimTokensSchema = z.array(scimTokenSchema);
+/** A new SCIM token: the secret is answered this once. */
+export const newScimTokenSchema = scimTokenSchema.extend({ token: z.string() });

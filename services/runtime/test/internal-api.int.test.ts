@@ -18,6 +18,7 @@ import { NotificationServiceClient, NotificationServiceService, Template } from 
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { DomainServiceClient, DomainServiceService } from "@auth-platform/proto/gen/auth/sso/v1/domain";
+import { ScimServiceClient, ScimServiceService } from "@auth-platform/proto/gen/auth/sso/v1/scim";
 import { SsoServiceClient, SsoServiceService } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
@@ -35,7 +36,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SignInEmail: ["gateway"],
     SignInUsername: ["gateway"],
     GetUser: ["internal-client", "admin"],
-    GetUsers: ["organization", "admin"],
+    GetUsers: ["organization", "admin", "sso"],
     SendVerificationEmail: ["gateway"],
     VerifyEmail: ["gateway"],
     RequestPasswordReset: ["gateway"],
@@ -84,11 +85,11 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
   },
   adminUsers: {
     ListUsers: ["admin"],
-    CreateUser: ["admin"],
+    CreateUser: ["admin", "sso"],
     SetRole: ["admin"],
     SetUserPassword: ["admin"],
-    BanUser: ["admin"],
-    UnbanUser: ["admin"],
+    BanUser: ["admin", "sso"],
+    UnbanUser: ["admin", "sso"],
     RemoveUser: ["admin"],
     SetUserProfile: ["admin"],
   },
@@ -211,6 +212,12 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RequestProviderDomainVerification: ["gateway"],
     VerifyProviderDomain: ["gateway"],
   },
+  scim: {
+    GenerateScimToken: ["gateway"],
+    ListScimTokens: ["gateway"],
+    RevokeScimToken: ["gateway"],
+    HandleScim: ["gateway"],
+  },
 };
 
 /** docs/internal-api.md's SendEmail rule, per template: the workloads whose mail it is. */
@@ -279,6 +286,7 @@ const SERVICES = {
   oauth: { Client: OAuthServiceClient, definition: OAuthServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.OAUTH_SERVICE_URL! },
   sso: { Client: SsoServiceClient, definition: SsoServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SSO_SERVICE_URL! },
   domains: { Client: DomainServiceClient, definition: DomainServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SSO_SERVICE_URL! },
+  scim: { Client: ScimServiceClient, definition: ScimServiceService as unknown as grpc.ServiceDefinition, address: (p: Platform) => p.env.SSO_SERVICE_URL! },
 } as const;
 type Service = keyof typeof SERVICES;
 /** The services served by another's process, by the name in that process's certificate. */
@@ -289,6 +297,7 @@ const SERVED_BY: Partial<Record<Service, string>> = {
   adminUsers: "identity",
   mailSignIn: "identity",
   domains: "sso",
+  scim: "sso",
 };
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 

@@ -1,5 +1,10 @@
-/** Builds the sso service's dependencies once: config, store, the organization client, discovery, the secret box, clock. */
+/**
+ * Builds the sso service's dependencies once: config, store, the organization and identity clients,
+ * discovery, the secret box, clock, and SCIM's use-case dependencies with their delivery worker.
+ */
 import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/account";
+import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
+import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -11,13 +16,27 @@ import { httpDiscovery } from "./oidc/discovery.js";
 import { checkOutboundUrl } from "./oidc/outbound.js";
 import { metadataFetcher } from "./saml/metadata-fetch.js";
 import { dnsTxtResolver } from "./domains/txt-resolver.js";
+import { startScimDeliveryWorker } from "./scim/delivery-worker.js";
+import { grpcScimPeers } from "./scim/peers.js";
+import type { ScimDeps } from "./scim/ports.js";
 import { openSsoStore } from "./store/mikro-sso-store.js";
 
-export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Registry & { close(): Promise<void> }> {
+export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Registry & { scim: ScimDeps; close(): Promise<void> }> {
   const store = await openSsoStore(config.databaseUrl);
-  const accounts = createGrpcClient(AccountServiceClient, config.identityServiceUrl, { tls: config.grpc.tls, serverName: "identity" });
-  const organization = createGrpcClient(OrganizationServiceClient, config.organizationServiceUrl, { tls: config.grpc.tls, serverName: "organization" });
+  const tls = config.grpc.tls;
+  const accounts = createGrpcClient(AccountServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const organization = createGrpcClient(OrganizationServiceClient, config.organizationServiceUrl, { tls, serverName: "organization" });
+  const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const adminUsers = createGrpcClient(AdminUserServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const scim: ScimDeps = {
+    store: store.scim,
+    peers: grpcScimPeers({ identity, adminUsers, organization, domains: store }),
+    now: () => new Date(),
+  };
+  const delivery = startScimDeliveryWorker(scim, log);
+  scim.wakeDelivery = () => delivery.wake();
   return {
+    scim,
     config,
     store,
     log,
@@ -48,8 +67,11 @@ export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Reg
       },
     },
     async close() {
+      await delivery.stop();
       accounts.close();
       organization.close();
+      identity.close();
+      adminUsers.close();
       await store.close();
     },
   };

@@ -10,10 +10,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { safeImage } from "@auth-platform/runtime/user-image";
-import { ApiError, api, errorMessage, type FullOrganization, type Invitation, type Member, type OrganizationAccess } from "../api";
+import { ApiError, api, errorMessage, type FullOrganization, type Invitation, type Member, type OrganizationAccess, type ScimToken } from "../api";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, SubmitButton } from "../components";
 import { translateIfKnown, useLanguage, useT } from "../i18n";
 import { activeOrganizationQuery, organizationsQuery, refreshOrganizations } from "../organization-queries";
+import { apiBasePath } from "../runtime-config";
 import { useSession } from "../session";
 import { Teams } from "./teams";
 import { Roles } from "./organization-roles";
@@ -239,6 +240,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       <Teams organization={organization} access={access} outcome={outcome} />
       {(access.canInvite || access.canCancelInvitations) && <Invitations organization={organization} access={access} outcome={outcome} />}
       {access.roleActions.includes("read") && <Roles organization={organization} access={access} outcome={outcome} />}
+      {access.role.split(",").some((one) => one.trim() === access.ownerRole) && <ScimTokens organization={organization} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (
         <Settings key={`${organization.name}|${organization.slug}|${organization.logo}`} organization={organization} access={access} outcome={outcome} />
       )}
@@ -484,6 +486,100 @@ function Invitations({ organization, access, outcome }: { organization: FullOrga
                 </ConfirmButton>
               )}
             </div>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/**
+ * SCIM provisioning, for an owner (docs/scim.md): the base URL to paste into the identity provider, a new
+ * token shown once with a copy button, the tokens by name and prefix, and their revocation.
+ */
+function ScimTokens({ organization, outcome }: { organization: FullOrganization; outcome: Outcome }) {
+  const t = useT();
+  const language = useLanguage();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [copied, setCopied] = useState(false);
+  const queryKey = ["scim-tokens", organization.id];
+  const tokens = useQuery({ queryKey, queryFn: () => api.organization.scimTokens(organization.id) });
+  const generate = useMutation({
+    mutationFn: () => api.organization.generateScimToken(organization.id, name.trim()),
+    onMutate: () => setCopied(false),
+    onSuccess: async () => {
+      setName("");
+      await queryClient.invalidateQueries({ queryKey });
+    },
+  });
+  const revoke = async (token: ScimToken) => {
+    await api.organization.revokeScimToken(organization.id, token.id);
+    outcome.done({ message: t("organizations.scim.revoked", { name: token.name }) });
+    await queryClient.invalidateQueries({ queryKey });
+  };
+  const baseUrl = `${window.location.origin}${apiBasePath()}/scim/v2`;
+  const dates = new Intl.DateTimeFormat(language, { dateStyle: "medium" });
+  return (
+    <>
+      <h3>{t("organizations.scim.title")}</h3>
+      <p>{t("organizations.scim.intro")}</p>
+      <p>
+        {t("organizations.scim.baseUrl")}: <code>{baseUrl}</code>
+      </p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          generate.mutate();
+        }}
+        noValidate
+      >
+        <FormAlert key={generate.submittedAt} message={generate.error ? errorMessage(generate.error) : undefined} />
+        <Field label={t("organizations.scim.name")} name="scimTokenName" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <SubmitButton pending={generate.isPending} pendingText={t("organizations.scim.generating")}>
+          {t("organizations.scim.generate")}
+        </SubmitButton>
+      </form>
+      {generate.data && (
+        <div role="status">
+          <p>{t("organizations.scim.shownOnce")}</p>
+          <p>
+            <code>{generate.data.token}</code>
+          </p>
+          <button
+            type="button"
+            onClick={() =>
+              void navigator.clipboard.writeText(generate.data.token).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              )
+            }
+          >
+            {t("organizations.scim.copy")}
+          </button>
+          {copied && <p>{t("organizations.scim.copied")}</p>}
+        </div>
+      )}
+      <h4>{t("organizations.scim.tokensTitle")}</h4>
+      {tokens.error && <FormAlert message={errorMessage(tokens.error)} />}
+      {tokens.data?.length === 0 && <p>{t("organizations.scim.none")}</p>}
+      <ul className="list" aria-label={t("organizations.scim.tokensTitle")}>
+        {tokens.data?.map((token) => (
+          <li key={token.id}>
+            <span>
+              <strong>{token.name}</strong>{" "}
+              <span className="muted">{t("organizations.scim.details", { prefix: token.prefix, date: dates.format(new Date(token.createdAt)) })}</span>
+            </span>
+            <ConfirmButton
+              title={t("organizations.scim.revokeTitle", { name: token.name })}
+              description={t("organizations.scim.revokeDescription")}
+              confirmLabel={t("organizations.scim.revokeConfirm")}
+              pendingText={t("organizations.scim.revoking")}
+              onConfirm={() => revoke(token)}
+            >
+              <span aria-hidden="true">{t("organizations.scim.revoke")}</span>
+              <span className="visually-hidden">{t("organizations.scim.revokeToken", { name: token.name })}</span>
+            </ConfirmButton>
           </li>
         ))}
       </ul>

@@ -1,4 +1,4 @@
-/** AdminUserService over gRPC (domain/admin-users.ts): the admin area's user operations, for the admin service alone. */
+/** AdminUserService over gRPC (domain/admin-users.ts): the admin area's user operations, for the admin service (and SCIM's three for sso). */
 import { type AdminUserServiceServer, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
@@ -9,15 +9,20 @@ import { updateUser } from "../domain/update-user.js";
 import { profileFields, toUserMessage } from "./mappers.js";
 
 const ADMIN = ["admin"] as const;
+/** SCIM provisioning (docs/adr/0070-scim-provisioning.md): sso creates, deactivates and reactivates the users an organization provisions. */
+const ADMIN_AND_SSO = ["admin", "sso"] as const;
 
-/** Who may call what (docs/internal-api.md): the admin service, which checks its caller is an admin first. */
+/**
+ * Who may call what (docs/internal-api.md): the admin service, which checks its caller is an admin first;
+ * and sso for the users an organization provisions over SCIM (it checks the bearer token's organization).
+ */
 export const ADMIN_USER_ACCESS: AccessTable = {
   ListUsers: ADMIN,
-  CreateUser: ADMIN,
+  CreateUser: ADMIN_AND_SSO,
   SetRole: ADMIN,
   SetUserPassword: ADMIN,
-  BanUser: ADMIN,
-  UnbanUser: ADMIN,
+  BanUser: ADMIN_AND_SSO,
+  UnbanUser: ADMIN_AND_SSO,
   RemoveUser: ADMIN,
   // The admin area's update-user: UpdateUser's use case for the user the admin names.
   SetUserProfile: ADMIN,

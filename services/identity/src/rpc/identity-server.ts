@@ -34,8 +34,8 @@ export const IDENTITY_ACCESS: AccessTable = {
   // The session service fills its cache with the user; our users' own services read a user.
   GetUser: ["internal-client", "admin"],
   // Member lists show each member's name, email and image, the audit log each named user's name and email:
-  // one batched read per request.
-  GetUsers: ["organization", "admin"],
+  // one batched read per request. SCIM provisioning (sso) looks up the user holding an address before it creates one.
+  GetUsers: ["organization", "admin", "sso"],
   SendVerificationEmail: GATEWAY,
   VerifyEmail: GATEWAY,
   RequestPasswordReset: GATEWAY,

@@ -1,8 +1,6 @@
 /** The SCIM store on MikroORM (SQLite or PostgreSQL), over the sso service's store. */
-import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
-import { ProviderEntity } from "../store/entities.js";
-import { ssoMigrations } from "../store/migrations.js";
-import { SCIM_ENTITIES, ScimGroupEntity, type ScimGroupEntityRow, ScimTokenEntity, ScimUserEntity, type ScimUserEntityRow } from "./entities.js";
+import { isUniqueViolation, type Store } from "@auth-platform/runtime/store";
+import { ScimGroupEntity, type ScimGroupEntityRow, ScimTokenEntity, ScimUserEntity, type ScimUserEntityRow } from "./entities.js";
 import type { ScimApplied, ScimGroupFilter, ScimGroupRow, ScimStore, ScimUserFilter, ScimUserRow } from "./ports.js";
 
 const wantedOf = (row: Pick<ScimUserRow, "deleted" | "active">): ScimApplied => (row.deleted ? "gone" : row.active ? "member" : "inactive");
@@ -220,10 +218,4 @@ export function scimStoreOver(store: Store): ScimStore {
       }
     },
   };
-}
-
-/** A SCIM store on its own connection to the sso schema (its migrations, the SCIM ones among them, applied). */
-export async function openScimStore(url: string): Promise<ScimStore & { close(): Promise<void> }> {
-  const store = await openStore({ url, entities: [ProviderEntity, ...SCIM_ENTITIES], migrations: ssoMigrations });
-  return Object.assign(scimStoreOver(store), { close: () => store.close() });
 }

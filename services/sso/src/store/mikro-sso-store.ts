@@ -1,6 +1,9 @@
 /** The sso store on MikroORM (SQLite or PostgreSQL). */
 import { AuthError } from "@auth-platform/proto/errors";
 import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
+import { SCIM_ENTITIES } from "../scim/entities.js";
+import { scimStoreOver } from "../scim/mikro-scim-store.js";
+import type { ScimStore } from "../scim/ports.js";
 import { DomainEntity } from "./domain-entities.js";
 import { OidcStateEntity, ProviderEntity, type ProviderRow } from "./entities.js";
 import { samlStateEntities } from "../saml/saml-state-store.js";
@@ -28,10 +31,12 @@ function toProvider(row: ProviderRow): ProviderRecord {
 
 const json = (value: object | null | undefined) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value));
 
-export async function openSsoStore(url: string): Promise<SsoStore> {
-  const store = await openStore({ url, entities: [ProviderEntity, DomainEntity, OidcStateEntity, ...samlStateEntities], migrations: ssoMigrations });
+/** The sso schema on one connection: providers, verified domains, and the SCIM tables (`scim`). */
+export async function openSsoStore(url: string): Promise<SsoStore & { scim: ScimStore }> {
+  const store = await openStore({ url, entities: [ProviderEntity, DomainEntity, OidcStateEntity, ...samlStateEntities, ...SCIM_ENTITIES], migrations: ssoMigrations });
   return {
     ...mikroDomainStore(store),
+    scim: scimStoreOver(store),
     async insertProvider(p) {
       try {
         await store.em().insert(ProviderEntity, {
