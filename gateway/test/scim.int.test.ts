@@ -134,7 +134,7 @@ describe(`SCIM provisioning (${backendLabel()})`, () => {
     expect(JSON.stringify((await ada.c.get(`/organization/list-members?organizationId=${org.id}`)).body)).not.toContain(id);
   });
 
-  it('Entra ID\'s sequence: Replace with the string "False" deactivates; Groups answer 501 until teams are served', async () => {
+  it('Entra ID\'s sequence: a group pushed as a team with its members, then Replace with the string "False" deactivates', async () => {
     const ada = await person(platform);
     const org = await organizationOf(ada);
     const token = await tokenFor(ada, org.id);
@@ -143,10 +143,24 @@ describe(`SCIM provisioning (${backendLabel()})`, () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const filtered = await scim(token, "GET", `/Users?filter=${encodeURIComponent('externalId eq "entra-1"')}`);
     expect(filtered.body.Resources.map((r: { id: string }) => r.id)).toEqual([created.body.id]);
+
+    const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
+    const group = await scim(token, "POST", "/Groups", { schemas: [GROUP], displayName: "Engineering", members: [{ value: created.body.id }] });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    const teams = (await ada.c.get(`/organization/list-teams?organizationId=${org.id}`)).body as { id: string; name: string }[];
+    const team = teams.find((t) => t.name === "Engineering");
+    expect(team).toBeDefined();
+    const members = async () => ((await ada.c.get(`/organization/list-team-members?teamId=${team!.id}`)).body as { userId: string }[]).map((m) => m.userId);
+    expect(await members()).toContain(created.body.id);
+    const removal = { schemas: [PATCH], Operations: [{ op: "Remove", path: "members", value: [{ value: created.body.id }] }] };
+    expect((await scim(token, "PATCH", `/Groups/${group.body.id}`, removal)).status).toBeLessThan(300);
+    expect(await members()).not.toContain(created.body.id);
+    expect((await scim(token, "DELETE", `/Groups/${group.body.id}`)).status).toBe(204);
+    const after = (await ada.c.get(`/organization/list-teams?organizationId=${org.id}`)).body as { name: string }[];
+    expect(after.map((t) => t.name)).not.toContain("Engineering");
+
     const off = await scim(token, "PATCH", `/Users/${created.body.id}`, { schemas: [PATCH], Operations: [{ op: "Replace", path: "active", value: "False" }] });
     expect(off.body.active).toBe(false);
-    const group = await scim(token, "POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Engineering" });
-    expect(group).toMatchObject({ status: 501, body: { schemas: [ERROR], status: "501" } });
   });
 
   it("attack: a deactivated user's live session is refused at once", async () => {

@@ -54,19 +54,18 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   GetMembership: ["internal-client", "sso"],
   // Deleting a user (delete-user, or the admin area's remove-user, both in identity) removes their memberships.
   RemoveUserMemberships: ["identity"],
-  // Teams: the gateway for signed-in members. SCIM provisioning (a future "sso" workload) will need rows
-  // on CreateTeam, GetTeam, ListTeams, UpdateTeam, RemoveTeam, ListTeamMembers, AddTeamMember and
-  // RemoveTeamMember (docs/internal-api.md).
-  CreateTeam: GATEWAY,
+  // Teams: the gateway for signed-in members; sso for SCIM groups, which are teams
+  // (docs/adr/0070-scim-provisioning.md).
+  CreateTeam: ["gateway", "sso"],
   GetTeam: GATEWAY,
   ListTeams: GATEWAY,
-  UpdateTeam: GATEWAY,
-  RemoveTeam: GATEWAY,
+  UpdateTeam: ["gateway", "sso"],
+  RemoveTeam: ["gateway", "sso"],
   SetActiveTeam: GATEWAY,
   ListUserTeams: GATEWAY,
   ListTeamMembers: GATEWAY,
-  AddTeamMember: GATEWAY,
-  RemoveTeamMember: GATEWAY,
+  AddTeamMember: ["gateway", "sso"],
+  RemoveTeamMember: ["gateway", "sso"],
   ...ROLE_ACCESS,
   // A single sign-on or a SCIM provisioning adds and removes members of the provider's organization
   // (docs/adr/0067-the-sso-service.md).

@@ -1,14 +1,13 @@
 /**
  * The SCIM use cases' peers over gRPC (scim/ports.ts): identity owns users (GetUsers, and the admin user
  * RPCs CreateUser, BanUser, UnbanUser, each open to sso for this), organization owns memberships, and the
- * verified domains are the DomainService's store in this same service (docs/adr/0070-scim-provisioning.md).
+ * teams (a SCIM group is one), and the verified domains are the DomainService's store in this same service (docs/adr/0070-scim-provisioning.md).
  */
 import type { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import type { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { call } from "@auth-platform/runtime/rpc";
 import type { DomainStore } from "../domains/domain-claims.js";
-import { ScimError } from "./errors.js";
 import type { ScimPeers } from "./ports.js";
 
 /** The role a provisioned user gets in the organization (the organization's ordinary member role). */
@@ -22,14 +21,6 @@ export interface ScimPeerClients {
   organization: OrganizationServiceClient;
   domains: Pick<DomainStore, "findVerifiedDomain">;
 }
-
-/**
- * The organization service serves no team RPCs for sso yet: Groups answer 501 until it does, before
- * anything is stored (the group use cases call the team peer first).
- */
-const teamsUnavailable = (): never => {
-  throw new ScimError(501, "Groups are not supported by this service provider yet");
-};
 
 export function grpcScimPeers({ identity, adminUsers, organization, domains }: ScimPeerClients): ScimPeers {
   return {
@@ -56,11 +47,24 @@ export function grpcScimPeers({ identity, adminUsers, organization, domains }: S
     async reactivateUser(userId) {
       await call(adminUsers, adminUsers.unbanUser, { userId });
     },
-    createTeam: teamsUnavailable,
-    renameTeam: teamsUnavailable,
-    removeTeam: teamsUnavailable,
-    addTeamMember: teamsUnavailable,
-    removeTeamMember: teamsUnavailable,
+    // A group is a team; without a caller the organization service acts for the organization named.
+    async createTeam(organizationId, name) {
+      const { team } = await call(organization, organization.createTeam, { organizationId, name });
+      if (!team) throw new Error("organization answered CreateTeam without a team");
+      return { id: team.id };
+    },
+    async renameTeam(organizationId, teamId, name) {
+      await call(organization, organization.updateTeam, { organizationId, teamId, name });
+    },
+    async removeTeam(organizationId, teamId) {
+      await call(organization, organization.removeTeam, { organizationId, teamId });
+    },
+    async addTeamMember(organizationId, teamId, userId) {
+      await call(organization, organization.addTeamMember, { organizationId, teamId, userId });
+    },
+    async removeTeamMember(organizationId, teamId, userId) {
+      await call(organization, organization.removeTeamMember, { organizationId, teamId, userId });
+    },
     async roleIn(organizationId, userId) {
       const { member } = await call(organization, organization.getMembership, { userId, organizationId });
       return member?.role;
