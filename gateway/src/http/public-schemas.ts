@@ -261,7 +261,20 @@ export const ssoProviderSchema = z.object({
       mapping: z.object({ id: z.string(), email: z.string(), emailVerified: z.string(), name: z.string(), image: z.string() }),
     })
     .optional(),
-  samlConfig: z.record(z.string(), z.unknown()).optional(),
+  /** A SAML provider's settings (its public certificates only) and the values the admin pastes into their IdP. */
+  samlConfig: z
+    .object({
+      entryPoint: z.string(),
+      idpEntityId: z.string(),
+      certificates: z.array(z.string()),
+      metadataUrl: z.string().optional(),
+      allowIdpInitiated: z.boolean(),
+      mapping: z.object({ email: z.string(), emailVerified: z.string().optional(), name: z.string(), firstName: z.string(), lastName: z.string() }),
+      spEntityId: z.string(),
+      acsUrl: z.string(),
+      spMetadataUrl: z.string(),
+    })
+    .optional(),
   spMetadataUrl: z.string(),
   /** Ours: the redirect URI to register with the identity provider. */
   redirectURI: z.string(),
