@@ -117,6 +117,7 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
         errors: [
           "SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS",
           "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER",
+          "DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION",
           "ORGANIZATION_NOT_FOUND",
           "YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS",
           "INVALID_OIDC_CONFIGURATION",
@@ -177,7 +178,13 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
         summary: "Change an identity provider",
         body: updateBody,
         response: ssoProviderSchema,
-        errors: ["PROVIDER_NOT_FOUND", "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER", "INVALID_OIDC_CONFIGURATION", "NO_FIELDS_PROVIDED_FOR_UPDATE"],
+        errors: [
+          "PROVIDER_NOT_FOUND",
+          "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER",
+          "DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION",
+          "INVALID_OIDC_CONFIGURATION",
+          "NO_FIELDS_PROVIDED_FOR_UPDATE",
+        ],
       },
       async ({ req, body, session, json }) => {
         const { provider } = await call(sso, sso.updateProvider, {
