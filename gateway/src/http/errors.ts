@@ -79,7 +79,7 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
       } else if (OUTCOMES_NOT_FAULTS.has(known.code)) {
         // A check against the outside world that did not pass (a domain's TXT record not found, its DNS
         // down): the admin's to fix, not ours, so a warning naming what was checked (fields: domain, reason).
-        log.warn(`${known.code.toLowerCase().replaceAll("_", " ")}`, { path: routeOf(req), ...known.fields });
+        log.warn(known.code.toLowerCase().replaceAll("_", " "), { path: routeOf(req), ...known.fields });
       } else if (known.http >= 500) {
         // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
         log.error("internal error", { path: routeOf(req), code: known.code, error: known.cause ?? known.message });
