@@ -233,6 +233,7 @@ export function errorSchema(http: number) {
       code,
       message: z.string(),
       reason: z.enum(["absent", "mismatch", "unavailable"]).optional().describe("DOMAIN_VERIFICATION_FAILED: why the TXT record was not found"),
+      domain: z.string().optional().describe("DOMAIN_VERIFICATION_FAILED: the domain whose TXT record was looked up"),
     });
   }
   if (http !== ERRORS.BANNED_USER.http) return z.object({ code, message: z.string() });

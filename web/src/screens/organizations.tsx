@@ -18,6 +18,7 @@ import { apiBasePath } from "../runtime-config";
 import { useSession } from "../session";
 import { Teams } from "./teams";
 import { Roles } from "./organization-roles";
+import { Domains } from "./organization-domains";
 
 /** "Acme Corp." -> "acme-corp": lower case letters and digits joined by single dashes. */
 export function slugFrom(name: string): string {
@@ -240,6 +241,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       <Teams organization={organization} access={access} outcome={outcome} />
       {(access.canInvite || access.canCancelInvitations) && <Invitations organization={organization} access={access} outcome={outcome} />}
       {access.roleActions.includes("read") && <Roles organization={organization} access={access} outcome={outcome} />}
+      <Domains organization={organization} access={access} outcome={outcome} />
       {access.role.split(",").some((one) => one.trim() === access.ownerRole) && <ScimTokens organization={organization} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (
         <Settings key={`${organization.name}|${organization.slug}|${organization.logo}`} organization={organization} access={access} outcome={outcome} />

@@ -62,7 +62,7 @@ describe("domain claims", () => {
     const claim = await claimDomain(deps, acme, "acme-2.example");
     const failure = await verify(acme, claim.id).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AuthError);
-    expect(failure).toMatchObject({ code: "DOMAIN_VERIFICATION_FAILED", fields: { reason: "absent" } });
+    expect(failure).toMatchObject({ code: "DOMAIN_VERIFICATION_FAILED", fields: { reason: "absent", domain: "acme-2.example" } });
     dns.setTxt(claim.record.name, ["auth-platform-domain-verification=someone-elses"]);
     expect(await verify(acme, claim.id).catch((error: unknown) => error)).toMatchObject({ fields: { reason: "mismatch" } });
     dns.failFor(claim.record.name);

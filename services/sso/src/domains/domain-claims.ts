@@ -146,7 +146,7 @@ export async function ownClaim(deps: Pick<DomainDeps, "domains">, organizationId
 /**
  * Looks the claim's TXT record up and marks the claim verified when it is published. Refused for a claim
  * verified already, an expired one (NO_PENDING_VERIFICATION), a domain another organization verified, and
- * a record not found (DOMAIN_VERIFICATION_FAILED, with the reason in fields.reason).
+ * a record not found (DOMAIN_VERIFICATION_FAILED, with the reason in fields.reason and the domain in fields.domain).
  */
 export async function verifyDomainClaim(deps: DomainDeps, record: DomainRecord): Promise<DomainView> {
   const now = deps.now();
@@ -155,7 +155,8 @@ export async function verifyDomainClaim(deps: DomainDeps, record: DomainRecord):
   if (status === "expired") throw new AuthError("NO_PENDING_VERIFICATION");
   await refuseVerified(deps, record.organizationId, record.domain);
   const check = await checkChallenge(deps.resolver, challengeRecord(record.domain, record.token));
-  if (check !== "verified") throw new AuthError("DOMAIN_VERIFICATION_FAILED", undefined, { fields: { reason: check } });
+  // The domain goes with the reason: the gateway logs both (a warning: the admin's DNS, not our fault).
+  if (check !== "verified") throw new AuthError("DOMAIN_VERIFICATION_FAILED", undefined, { fields: { reason: check, domain: record.domain } });
   const verifiedAt = deps.now();
   if (!(await deps.domains.markDomainVerified(record.id, verifiedAt))) throw new AuthError("DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION");
   return domainView({ ...record, verifiedAt }, verifiedAt);
