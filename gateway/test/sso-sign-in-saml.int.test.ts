@@ -20,13 +20,16 @@ describe(`single sign-on with a SAML identity provider (${backendLabel()})`, () 
   const platform = usePlatform({ serviceEnv: { sso: { SSO_TRUSTED_DOMAINS: DOMAIN } } });
   let idp: TestSamlIdp;
   let organizationId: string;
+  let organizationSlug: string;
   const providerId = "saml-corp";
   const sp = () => ({ entityId: `${platform.baseURL}/sso/saml2/sp/metadata?providerId=${providerId}`, acsUrl: `${platform.baseURL}/sso/saml2/sp/acs/${providerId}` });
 
   beforeAll(async () => {
     idp = await createSamlIdp();
     const owner = await person(platform, "Owner");
-    organizationId = (await organizationOf(owner)).id;
+    const organization = await organizationOf(owner);
+    organizationId = organization.id;
+    organizationSlug = organization.slug;
     const registered = await owner.c.post("/sso/register", {
       providerId,
       issuer: idp.entityId,
@@ -96,12 +99,21 @@ describe(`single sign-on with a SAML identity provider (${backendLabel()})`, () 
     const members = await ownerClient.get(`/organization/list-members?organizationId=${organizationId}`);
     expect(members.body.members.find((m: { user: { email: string } }) => m.user.email === email)).toMatchObject({ role: "member" });
 
-    // Signing in again through the provider id: the same user, the plain callback URL.
-    const again = await start({ providerId });
+    // Signing in again through the organization's slug: the same user, the plain callback URL.
+    const again = await start({ organizationSlug });
     const second = await idp.response({ sp: sp(), user: { nameId: email, email }, inResponseTo: again.request.requestId });
     const acs2 = await postToAcs(again.browser, second, again.request.relayState);
     expect((await land(again.browser, acs2.headers.get("location")!)).pathname).toBe("/dashboard");
     expect((await again.browser.get("/get-session")).body.user.id).toBe(session.body.user.id);
+  });
+
+  it("an unknown organization slug, and one without a provider, answer alike", async () => {
+    const stranger = await person(platform, "Stranger");
+    const bare = await organizationOf(stranger);
+    for (const slug of ["no-such-organization", bare.slug]) {
+      const res = await platform.client().post("/sign-in/sso", { organizationSlug: slug, callbackURL: "/" });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 404, code: "PROVIDER_NOT_FOUND" });
+    }
   });
 
   it("an assertion posted into another browser does not sign that browser in (login CSRF), and a handoff is used once", async () => {

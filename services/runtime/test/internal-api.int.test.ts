@@ -148,6 +148,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetMembership: ["internal-client", "sso"],
     AddMember: ["sso"],
     RemoveUserMembership: ["sso"],
+    FindOrganizationId: ["sso"],
     RemoveUserMemberships: ["identity"],
     CreateTeam: ["gateway", "sso"],
     GetTeam: ["gateway"],
@@ -202,6 +203,9 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     DeleteProvider: ["gateway"],
     StartSignIn: ["gateway"],
     CompleteSignIn: ["gateway"],
+    AcceptSamlResponse: ["gateway"],
+    CompleteSamlSignIn: ["gateway"],
+    GetServiceProviderMetadata: ["gateway"],
   },
   domains: {
     ListDomains: ["gateway"],

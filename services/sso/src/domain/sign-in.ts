@@ -38,7 +38,7 @@ async function domainIsVerifiedFor(deps: Pick<Registry, "config" | "store">, pro
 }
 
 /** The enabled provider the request names; PROVIDER_NOT_FOUND for an unknown or disabled one. */
-export async function chooseProvider(deps: Pick<Registry, "config" | "store">, input: StartSsoInput): Promise<ProviderRecord> {
+export async function chooseProvider(deps: Pick<Registry, "config" | "store" | "organizations">, input: StartSsoInput): Promise<ProviderRecord> {
   let provider: ProviderRecord | null = null;
   if (input.providerId) provider = await deps.store.getProvider(input.providerId);
   else if (input.domain || input.email) {
@@ -46,7 +46,13 @@ export async function chooseProvider(deps: Pick<Registry, "config" | "store">, i
     provider = await deps.store.findProviderByDomain(domain);
     // The same answer whether a provider exists or not.
     if (!provider || !(await domainIsVerifiedFor(deps, provider, domain))) throw new AuthError("PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED");
-  } else throw new AuthError("VALIDATION_ERROR", "give providerId, email or domain");
+  } else if (input.organizationSlug) {
+    // The organization's one enabled provider; an unknown slug and a slug without one answer alike.
+    const organizationId = await deps.organizations.findOrganizationId(input.organizationSlug);
+    const enabled = organizationId ? (await deps.store.listProviders(organizationId)).filter((p) => p.enabled) : [];
+    if (enabled.length > 1) throw new AuthError("VALIDATION_ERROR", "the organization has several providers: give providerId");
+    provider = enabled[0] ?? null;
+  } else throw new AuthError("VALIDATION_ERROR", "give providerId, email, domain or organizationSlug");
   if (!provider?.enabled) throw new AuthError("PROVIDER_NOT_FOUND");
   return provider;
 }
