@@ -11,6 +11,8 @@ import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { createSamlIdp, type TestSamlIdp } from "../../testing/saml-idp.js";
 import { usePlatform } from "../../testing/use-platform.js";
+import { eventually } from "../../testing/eventually.js";
+import { anAdmin } from "./admin-fixtures.js";
 import { organizationOf, person } from "./organization-fixtures.js";
 
 const DOMAIN = "saml-corp.example";
@@ -54,11 +56,11 @@ describe(`single sign-on with a SAML identity provider (${backendLabel()})`, () 
   }
 
   /** The IdP's auto-posted form to our ACS, as a browser sends it (cross-site: the IdP's Origin, no Lax cookie needed). */
-  async function postToAcs(browser: ReturnType<typeof platform.client>, samlResponse: string, relayState: string | null) {
+  async function postToAcs(browser: ReturnType<typeof platform.client>, samlResponse: string, relayState: string | null, userAgent = "saml-test") {
     const form = new URLSearchParams({ SAMLResponse: samlResponse, ...(relayState ? { RelayState: relayState } : {}) });
     return browser.request("POST", `/sso/saml2/sp/acs/${providerId}`, {
       body: form.toString(),
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: IDP_ORIGIN },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: IDP_ORIGIN, "user-agent": userAgent },
     });
   }
 
@@ -146,13 +148,22 @@ describe(`single sign-on with a SAML identity provider (${backendLabel()})`, () 
     ];
     for (const attack of cases) {
       const { browser, request } = await start({ email });
-      const acs = await postToAcs(browser, await attack.make(request.requestId), request.relayState);
+      const acs = await postToAcs(browser, await attack.make(request.requestId), request.relayState, attack.name);
       expect(acs.status, attack.name).toBe(302);
       const target = new URL(acs.headers.get("location")!, platform.baseURL);
       expect(target.searchParams.get("error"), attack.name).toBe("invalid_saml_response");
       expect(target.pathname, attack.name).toBe("/oops");
       expect((await browser.get("/get-session")).body, attack.name).toBeNull();
     }
+    // Each refusal is a security event in the audit log, with the provider and the public code only.
+    const admin = await anAdmin(platform);
+    await eventually(async () => {
+      const log = await admin.c.get("/admin/list-audit-events?action=sign-in.sso");
+      const names = cases.map((c) => c.name);
+      const events = (log.body.events as { userAgent: string }[]).filter((e) => names.includes(e.userAgent));
+      expect(events.map((e) => e.userAgent).sort()).toEqual([...names].sort());
+      for (const event of events) expect(event).toMatchObject({ outcome: "failure", details: { provider: providerId, error: "invalid_saml_response" } });
+    });
   });
 
   it("an IdP-initiated response is refused until the provider allows it, then lands on the app's home", async () => {

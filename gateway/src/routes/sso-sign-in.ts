@@ -55,6 +55,7 @@ export function ssoSignInRoutes(deps: RouteDeps): Route[] {
   const handleCallback = async (req: Request, res: Response, providerId: string, fields: z.output<typeof callbackFields>) => {
     // The state must be the one this browser was given (login CSRF); the state stays unused otherwise.
     if (fields.state && !hasStateCookie(req, deps.jar, deps.secret, fields.state)) {
+      deps.events.ssoSignInFailed(req, { provider: providerId, error: "please_restart_the_process" });
       return redirectTo(res, errorTarget(req, undefined), { error: "please_restart_the_process" });
     }
     const outcome = await call(sso, sso.completeSignIn, {
@@ -67,12 +68,13 @@ export function ssoSignInRoutes(deps: RouteDeps): Route[] {
       trustedDevice: trustedDeviceOf(req, deps),
     });
     if (fields.state) clearStateCookie(res, deps.jar);
-    await finish(req, res, outcome);
+    await finish(req, res, providerId, outcome);
   };
 
   /** Every sign-in outcome as a redirect: signed in (or to the second factor), or to the error URL. */
-  const finish = async (req: Request, res: Response, outcome: CompleteSignInResponse) => {
+  const finish = async (req: Request, res: Response, providerId: string, outcome: CompleteSignInResponse) => {
     if (outcome.error) {
+      deps.events.ssoSignInFailed(req, { provider: providerId, error: outcome.error });
       authEvents.signIn("sso", outcome.error === "internal_server_error" ? "error" : "failure");
       const params: Record<string, string> = { error: outcome.error };
       if (outcome.errorDescription) params.error_description = outcome.errorDescription;
@@ -152,6 +154,7 @@ export function ssoSignInRoutes(deps: RouteDeps): Route[] {
         const accepted = await call(sso, sso.acceptSamlResponse, { providerId, samlResponse: result.data.SAMLResponse, relayState: result.data.RelayState });
         if (!accepted.handoff) {
           authEvents.signIn("sso", "failure");
+          deps.events.ssoSignInFailed(req, { provider: providerId, error: accepted.error ?? "invalid_saml_response" });
           return redirectTo(res, errorTarget(req, accepted.errorUrl), { error: accepted.error ?? "invalid_saml_response" });
         }
         // 303: the browser follows with a GET, which carries its SameSite=Lax state cookie.
@@ -172,15 +175,16 @@ export function ssoSignInRoutes(deps: RouteDeps): Route[] {
       async ({ req, res }) => {
         const result = samlCallbackFields.safeParse(req.query);
         if (!result.success) return redirectTo(res, errorTarget(req, undefined), { error: "invalid_callback_request" });
+        const providerId = String(req.params.providerId ?? "");
         const { outcome } = await call(sso, sso.completeSamlSignIn, {
-          providerId: String(req.params.providerId ?? ""),
+          providerId,
           handoff: result.data.handoff,
           browserState: stateFromCookie(req, deps.jar, deps.secret) ?? undefined,
           client: clientOf(req),
           trustedDevice: trustedDeviceOf(req, deps),
         });
         clearStateCookie(res, deps.jar);
-        await finish(req, res, outcome ?? { error: "internal_server_error", isNewUser: false });
+        await finish(req, res, providerId, outcome ?? { error: "internal_server_error", isNewUser: false });
       },
     ),
     defineRoute(
