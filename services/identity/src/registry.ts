@@ -87,6 +87,8 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     },
     domains: {
       async applyAutoJoin(userId, email, verifiedAt) {
+        // Without an sso service (IDENTITY_DOMAIN_AUTO_JOIN=false) no domain can apply: the event is done.
+        if (!config.domainAutoJoin) return;
         await call(domainClient, domainClient.applyDomainAutoJoin, { userId, email, verifiedAt });
       },
     },
