@@ -85,7 +85,9 @@ describe(`domain auto-join (${backendLabel()})`, () => {
     await verifyEmail(platform, off);
     expect(await members().countMemberships(off.user.id)).toBe(0);
     // Turned on and off again: still nobody.
-    expect((await owner.c.post("/organization/set-domain-auto-join", { organizationId: org.id, domainId: claimId, role: "member" })).body).toMatchObject({ autoJoinRole: "member" });
+    expect((await owner.c.post("/organization/set-domain-auto-join", { organizationId: org.id, domainId: claimId, role: "member" })).body).toMatchObject({
+      autoJoinRole: "member",
+    });
     const turnedOff = await owner.c.post("/organization/set-domain-auto-join", { organizationId: org.id, domainId: claimId, role: null });
     expect(turnedOff.status, JSON.stringify(turnedOff.body)).toBe(200);
     expect(turnedOff.body.autoJoinRole ?? null).toBeNull();

@@ -25,7 +25,12 @@ describe("the user event outbox: a verified address reaches sso for domain auto-
     const { user } = await signInWithProvider(deps, { profile, trusted: false, disableImplicitLinking: false, client });
     expect(deps.domains.applied).toEqual([{ userId: user.id, email: "bob@acme.example", verifiedAt: new Date(T0) }]);
     // A provider that does not vouch: an unverified address, nothing told.
-    await signInWithProvider(deps, { profile: { ...profile, accountId: "gh-2", email: "eve@acme.example", emailVerified: false }, trusted: false, disableImplicitLinking: false, client });
+    await signInWithProvider(deps, {
+      profile: { ...profile, accountId: "gh-2", email: "eve@acme.example", emailVerified: false },
+      trusted: false,
+      disableImplicitLinking: false,
+      client,
+    });
     expect(deps.domains.applied).toHaveLength(1);
   });
 

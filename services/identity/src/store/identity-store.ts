@@ -141,7 +141,7 @@ export interface UserEventRecord {
  */
 export function verifiesEmail(before: Pick<UserRecord, "email" | "emailVerified"> | null, after: Pick<UserRecord, "email" | "emailVerified">): boolean {
   if (!after.emailVerified) return false;
-  return !before || !before.emailVerified || before.email !== after.email;
+  return !before?.emailVerified || before.email !== after.email;
 }
 
 /**

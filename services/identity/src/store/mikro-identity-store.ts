@@ -150,7 +150,17 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
   const now = options.now ?? (() => new Date());
   const store = await openStore({
     url,
-    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, UserEventEntity, EmailCodeEntity, ...TWO_FACTOR_ENTITIES, ...PASSKEY_ENTITIES],
+    entities: [
+      UserEntity,
+      AccountEntity,
+      VerificationEntity,
+      MailRequestEntity,
+      SessionOutboxEntity,
+      UserEventEntity,
+      EmailCodeEntity,
+      ...TWO_FACTOR_ENTITIES,
+      ...PASSKEY_ENTITIES,
+    ],
     migrations: identityMigrations,
   });
   return {
