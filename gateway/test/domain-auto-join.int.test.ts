@@ -18,7 +18,8 @@ const dns = await startDnsServer();
 let restartedSso: RunningSso | undefined;
 
 describe(`domain auto-join (${backendLabel()})`, () => {
-  const ssoEnv = { SSO_DNS_SERVERS: dns.servers.join(",") };
+  // A generous DNS timeout: on a busy machine the loopback server may answer late.
+  const ssoEnv = { SSO_DNS_SERVERS: dns.servers.join(","), SSO_DNS_TIMEOUT_MS: "10000" };
   const platform = usePlatform({ smtp: true, serviceEnv: { sso: ssoEnv } });
   afterAll(async () => {
     await restartedSso?.close();
@@ -28,11 +29,10 @@ describe(`domain auto-join (${backendLabel()})`, () => {
   const aDomain = () => `auto-${Date.now().toString(36)}-${++n}.example`;
   const members = () => platform.services.organization.deps.store;
 
-  /** An organization of a new owner whose domain is verified, with auto-join set to `role` (null: off). */
-  async function organizationWithDomain(role: "member" | "admin" | null) {
-    const owner = await person(platform, "Owner");
+  /** An organization of a new owner (at `domain`, when given) whose domain is verified, with auto-join set to `role` (null: off). */
+  async function organizationWithDomain(role: "member" | "admin" | null, domain = aDomain(), owner?: Person) {
+    owner ??= await person(platform, "Owner");
     const org = await organizationOf(owner);
-    const domain = aDomain();
     const claimed = await owner.c.post("/organization/claim-domain", { organizationId: org.id, domain });
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
     dns.setTxt(claimed.body.record.name, [claimed.body.record.value]);
@@ -77,6 +77,17 @@ describe(`domain auto-join (${backendLabel()})`, () => {
     const ann = await signedUpAt(`ann@${domain}`);
     await verifyEmail(platform, ann);
     expect(await members().findMember(org.id, ann.user.id)).toMatchObject({ role: "admin" });
+  });
+
+  it("a member already keeps their role: the owner at the domain verifying their address stays owner", async () => {
+    const domain = aDomain();
+    const boss = await signedUpAt(`boss@${domain}`);
+    const { org } = await organizationWithDomain("member", domain, boss);
+    await verifyEmail(platform, boss);
+    // The delivery reached sso, which asked organization to add a member it already has.
+    await eventually(async () => expect(await platform.services.identity.deps.store.findUserEvents(boss.user.id)).toEqual([]));
+    expect(await members().findMember(org.id, boss.user.id)).toMatchObject({ role: "owner" });
+    expect(await members().countMemberships(boss.user.id)).toBe(1);
   });
 
   it("with auto-join off nobody joins, however verified", async () => {
