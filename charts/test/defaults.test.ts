@@ -234,7 +234,18 @@ describe("with default values (and the required config.baseUrl)", () => {
     });
     // Apart from addresses and secrets, every rendered value is what the process would pick by itself.
     const environment = podEnv(env, secretEnv);
-    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "organizationServiceUrl", "secret", "grpc", "twoFactor", "passkeys"] as const;
+    const identityWiring = [
+      "baseUrl",
+      "databaseUrl",
+      "sessionServiceUrl",
+      "notificationServiceUrl",
+      "organizationServiceUrl",
+      "ssoServiceUrl",
+      "secret",
+      "grpc",
+      "twoFactor",
+      "passkeys",
+    ] as const;
     expect(without(identityConfig(environment), identityWiring)).toEqual(without(identityConfig({}), identityWiring));
     // The relying party follows the base URL unless set.
     expect(identityConfig(environment).passkeys).toEqual({ rpId: "auth.example.com", rpName: "Auth Platform", origins: ["https://auth.example.com"] });

@@ -215,6 +215,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SetDomainAutoJoin: ["gateway"],
     RequestProviderDomainVerification: ["gateway"],
     VerifyProviderDomain: ["gateway"],
+    ApplyDomainAutoJoin: ["identity"],
   },
   scim: {
     GenerateScimToken: ["gateway"],

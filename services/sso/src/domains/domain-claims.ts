@@ -182,18 +182,20 @@ export interface JoiningUser {
   id: string;
   email: string;
   emailVerified: boolean;
-  createdAt: Date;
+  /** When the address became verified (for a user created with a verified address, its creation). */
+  verifiedAt: Date;
 }
 
 /**
  * The organization and role a user joins through a verified domain, or undefined. Only a verified address
- * counts (an unverified sign-up with someone else's address joins nothing), and only a user created once
- * auto-join was on (turning it on does not sweep in the domain's existing users).
+ * counts (an unverified sign-up with someone else's address joins nothing), and only one verified once
+ * auto-join was on: turning it on does not sweep in the domain's existing users, while a user who proves an
+ * address of the domain later (a sign-up verified afterwards, an email change) joins (ADR 0071, 0074).
  */
 export async function autoJoinOf(deps: Pick<DomainDeps, "domains">, user: JoiningUser): Promise<{ organizationId: string; role: string } | undefined> {
   if (!user.emailVerified) return undefined;
   const record = await verifiedDomainOfEmail(deps, user.email);
   if (!record?.autoJoinRole || !record.autoJoinSince || !record.verifiedAt) return undefined;
-  if (user.createdAt.getTime() < record.autoJoinSince.getTime()) return undefined;
+  if (user.verifiedAt.getTime() < record.autoJoinSince.getTime()) return undefined;
   return { organizationId: record.organizationId, role: record.autoJoinRole };
 }
