@@ -15,7 +15,7 @@ import { sessionSchema, successSchema, twoFactorRedirectSchema, userSchema } fro
 import { publicSession, publicUser } from "../http/public-shapes.js";
 import { redirectTo } from "../http/redirect.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
-import { answeredWithChallenge, redirectToChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
+import { answeredWithChallenge, redirectSignedIn, trustedDeviceOf } from "./two-factor.js";
 
 /** The address rule identity applies (validation.ts normaliseEmail): trimmed, lower-cased, then checked. */
 const emailAddress = z.email();
@@ -146,10 +146,7 @@ export function mailSignInRoutes(deps: RouteDeps): Route[] {
           return;
         }
         const target = (outcome.isNewUser && callbacks.newUserCallbackURL) || callbacks.callbackURL;
-        const challenge = setChallengeCookies(req, res, deps, outcome);
-        if (challenge) return redirectToChallenge(req, res, deps, challenge.methods, target);
-        issueSession(res, deps, outcome.session!, true);
-        redirectTo(res, target);
+        redirectSignedIn(req, res, deps, outcome, target);
       },
     ),
   );

@@ -21,7 +21,7 @@ import { redirectTo } from "../http/redirect.js";
 import { errorCodeOf } from "../http/security-events.js";
 import { clientOf, issueSession, type RouteDeps } from "./deps.js";
 import { socialProvidersResponse, socialRedirectResponse, socialTokenResponse } from "./responses.js";
-import { answeredWithChallenge, redirectToChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
+import { answeredWithChallenge, redirectSignedIn, trustedDeviceOf } from "./two-factor.js";
 
 const provider = z.string().min(1).max(64);
 const scopes = z.array(z.string().min(1).max(255)).max(50).optional();
@@ -278,10 +278,7 @@ export function socialRoutes(deps: RouteDeps): Route[] {
       return redirectTo(res, errorTarget(req, outcome.errorUrl), params);
     }
     const target = (outcome.redirectUrl ? CallbackUrl.resolve(outcome.redirectUrl, req.facts.redirects) : null) ?? home(req);
-    const challenge = setChallengeCookies(req, res, deps, outcome);
-    if (challenge) return redirectToChallenge(req, res, deps, challenge.methods, target);
-    if (outcome.session) issueSession(res, deps, outcome.session, true);
-    redirectTo(res, target);
+    redirectSignedIn(req, res, deps, outcome, target);
   };
 
   routes.push(

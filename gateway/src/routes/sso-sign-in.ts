@@ -15,10 +15,10 @@ import { defineRoute, type Route } from "../http/define-route.js";
 import { socialRedirectSchema } from "../http/public-schemas.js";
 import { redirectTo } from "../http/redirect.js";
 import type { CompleteSignInResponse } from "@auth-platform/proto/gen/auth/sso/v1/sso";
-import { clientOf, issueSession, type RouteDeps } from "./deps.js";
+import { clientOf, type RouteDeps } from "./deps.js";
 import { socialRedirectResponse } from "./responses.js";
 import { callbackFields } from "./social.js";
-import { redirectToChallenge, setChallengeCookies, trustedDeviceOf } from "./two-factor.js";
+import { redirectSignedIn, trustedDeviceOf } from "./two-factor.js";
 
 export const signInSsoBody = z.object({
   email: z.string().min(3).max(254).optional(),
@@ -83,10 +83,7 @@ export function ssoSignInRoutes(deps: RouteDeps): Route[] {
     authEvents.signIn("sso", outcome.twoFactor ? "two_factor_required" : "success");
     if (outcome.isNewUser) authEvents.signUp("sso", "success");
     const target = (outcome.redirectUrl ? CallbackUrl.resolve(outcome.redirectUrl, req.facts.redirects) : null) ?? home(req);
-    const challenge = setChallengeCookies(req, res, deps, outcome);
-    if (challenge) return redirectToChallenge(req, res, deps, challenge.methods, target);
-    if (outcome.session) issueSession(res, deps, outcome.session, true);
-    redirectTo(res, target);
+    redirectSignedIn(req, res, deps, outcome, target);
   };
 
   return [

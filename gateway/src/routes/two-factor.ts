@@ -6,6 +6,7 @@
 import type { Request, Response } from "express";
 import * as z from "zod";
 import type { TrustedDeviceToken, TwoFactorChallenge } from "@auth-platform/proto/gen/auth/identity/v1/identity";
+import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import { authEvents, failureOutcome, type TwoFactorMethod } from "@auth-platform/runtime/metrics";
 import { call } from "@auth-platform/runtime/rpc";
@@ -92,6 +93,20 @@ export function redirectToChallenge(req: Request, res: Response, deps: RouteDeps
   const next = new URL(target.href);
   const after = next.origin === new URL(page.href).origin ? `${next.pathname}${next.search}${next.hash}` : next.href;
   redirectTo(res, page, { methods: methods.join(","), redirect: after });
+}
+
+/** A redirect sign-in's end: to the second factor when one is due, else the session cookie and the target. */
+export function redirectSignedIn(
+  req: Request,
+  res: Response,
+  deps: RouteDeps,
+  outcome: { twoFactor?: TwoFactorChallenge; trustedDevice?: TrustedDeviceToken; session?: Session },
+  target: CallbackUrl,
+): void {
+  const challenge = setChallengeCookies(req, res, deps, outcome);
+  if (challenge) return redirectToChallenge(req, res, deps, challenge.methods, target);
+  if (outcome.session) issueSession(res, deps, outcome.session, true);
+  redirectTo(res, target);
 }
 
 export function twoFactorRoutes(deps: RouteDeps): Route[] {
