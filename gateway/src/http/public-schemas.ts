@@ -261,7 +261,27 @@ export const ssoProviderSchema = z.object({
       mapping: z.object({ id: z.string(), email: z.string(), emailVerified: z.string(), name: z.string(), image: z.string() }),
     })
     .optional(),
-  samlConfig: z.record(z.string(), z.unknown()).optional(),
+  /** A SAML provider's settings, with our values to paste into the IdP (spEntityId, acsUrl, spMetadataUrl). */
+  samlConfig: z
+    .object({
+      idpEntityId: z.string(),
+      entryPoint: z.string(),
+      /** The IdP's signing certificates, base64 DER. */
+      cert: z.array(z.string()),
+      metadataUrl: z.string().optional(),
+      allowIdpInitiated: z.boolean(),
+      mapping: z.object({
+        email: z.string().optional(),
+        emailVerified: z.string().optional(),
+        name: z.string().optional(),
+        firstName: z.string().optional(),
+        lastName: z.string().optional(),
+      }),
+      spEntityId: z.string(),
+      acsUrl: z.string(),
+      spMetadataUrl: z.string(),
+    })
+    .optional(),
   spMetadataUrl: z.string(),
   /** Ours: the redirect URI to register with the identity provider. */
   redirectURI: z.string(),
@@ -273,6 +293,11 @@ export const ssoProviderSchema = z.object({
 });
 export type SsoProvider = z.infer<typeof ssoProviderSchema>;
 export const ssoProviderListSchema = z.object({ providers: z.array(ssoProviderSchema) });
+/** POST /sso/test-provider: each check of the provider against its identity provider (docs/http-api/sso.md). */
+export const ssoProviderTestSchema = z.object({
+  ok: z.boolean(),
+  checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string() })),
+});
 /** A claimed domain as its organization's managers see it (docs/http-api/domains.md). */
 export const domainSchema = z.object({
   id: z.string(),

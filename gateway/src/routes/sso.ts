@@ -5,11 +5,12 @@
  */
 import * as z from "zod";
 import { AuthError } from "@auth-platform/proto/errors";
+import type { SamlInput } from "@auth-platform/proto/gen/auth/sso/v1/saml";
 import type { OidcInput, Provider } from "@auth-platform/proto/gen/auth/sso/v1/sso";
 import { call } from "@auth-platform/runtime/rpc";
 import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
-import { type SsoProvider, ssoProviderListSchema, ssoProviderSchema, successSchema } from "../http/public-schemas.js";
+import { type SsoProvider, ssoProviderListSchema, ssoProviderSchema, ssoProviderTestSchema, successSchema } from "../http/public-schemas.js";
 import type { RouteDeps } from "./deps.js";
 
 const id = z.string().min(1).max(64);
@@ -35,13 +36,31 @@ export const oidcConfigBody = z.object({
   tokenEndpointAuthentication: z.enum(["client_secret_post", "client_secret_basic"]).optional(),
   mapping: mapping.optional(),
 });
+const certificates = z.union([z.string().min(1).max(16_384), z.array(z.string().min(1).max(16_384)).max(2)]);
+/** `@better-auth/sso`'s samlConfig (fields it sends that we do not use are ignored), and our metadataUrl. */
+export const samlConfigBody = z.looseObject({
+  entryPoint: url.optional(),
+  cert: certificates.optional(),
+  idpMetadata: z.looseObject({ metadata: z.string().min(1).max(100 * 1024).optional(), entityID: z.string().min(1).max(1024).optional(), cert: certificates.optional() }).optional(),
+  metadataUrl: url.optional(),
+  allowIdpInitiated: z.boolean().optional(),
+  mapping: z
+    .looseObject({
+      email: z.string().max(255).optional(),
+      emailVerified: z.string().max(255).optional(),
+      name: z.string().max(255).optional(),
+      firstName: z.string().max(255).optional(),
+      lastName: z.string().max(255).optional(),
+    })
+    .optional(),
+});
 export const registerBody = z.object({
   providerId: id,
   issuer: url,
   domain: z.string().min(1).max(253),
   organizationId: id.optional(),
   oidcConfig: oidcConfigBody.optional(),
-  samlConfig: z.record(z.string(), z.unknown()).optional(),
+  samlConfig: samlConfigBody.optional(),
   /** Ours: the role a user joining through the provider gets (default member). */
   defaultRole: z.string().min(1).max(255).optional(),
   /** Ours: whether sign-in through it is on (default true). */
@@ -52,6 +71,7 @@ export const updateBody = z.object({
   issuer: url.optional(),
   domain: z.string().min(1).max(253).optional(),
   oidcConfig: oidcConfigBody.optional(),
+  samlConfig: samlConfigBody.optional(),
   defaultRole: z.string().min(1).max(255).optional(),
   enabled: z.boolean().optional(),
 });
@@ -69,8 +89,24 @@ function oidcInput(body: z.infer<typeof oidcConfigBody>): OidcInput {
   };
 }
 
+const listOf = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+function samlInput(body: z.infer<typeof samlConfigBody>): SamlInput {
+  const m = body.mapping;
+  return {
+    idpMetadataXml: body.idpMetadata?.metadata,
+    idpEntityId: body.idpMetadata?.entityID,
+    metadataUrl: body.metadataUrl,
+    entryPoint: body.entryPoint,
+    certificates: [...listOf(body.idpMetadata?.cert), ...listOf(body.cert)],
+    allowIdpInitiated: body.allowIdpInitiated,
+    mapping: m && { email: m.email, emailVerified: m.emailVerified, name: m.name, firstName: m.firstName, lastName: m.lastName },
+  };
+}
+
 function providerResponse(p: Provider): SsoProvider {
   const o = p.oidcConfig;
+  const s = p.samlConfig;
   return {
     providerId: p.providerId,
     type: p.type,
@@ -90,8 +126,19 @@ function providerResponse(p: Provider): SsoProvider {
       tokenEndpointAuthentication: o.tokenEndpointAuthentication as "client_secret_post" | "client_secret_basic",
       mapping: { id: "sub", email: "email", emailVerified: "email_verified", name: "name", image: "picture", ...o.mapping },
     },
+    samlConfig: s && {
+      idpEntityId: s.idpEntityId,
+      entryPoint: s.ssoUrl,
+      cert: s.certificates,
+      metadataUrl: s.metadataUrl,
+      allowIdpInitiated: s.allowIdpInitiated,
+      mapping: { ...s.mapping },
+      spEntityId: s.spEntityId,
+      acsUrl: s.acsUrl,
+      spMetadataUrl: s.spMetadataUrl,
+    },
     // Under the same base URL as the redirect URI the sso service answers.
-    spMetadataUrl: p.redirectUri.replace(/\/sso\/callback\/[^/]*$/, `/sso/saml2/sp/metadata?providerId=${encodeURIComponent(p.providerId)}`),
+    spMetadataUrl: s ? s.spMetadataUrl : p.redirectUri.replace(/\/sso\/callback\/[^/]*$/, `/sso/saml2/sp/metadata?providerId=${encodeURIComponent(p.providerId)}`),
     redirectURI: p.redirectUri,
     enabled: p.enabled,
     defaultRole: p.defaultRole,
@@ -120,17 +167,19 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
           "ORGANIZATION_NOT_FOUND",
           "YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS",
           "INVALID_OIDC_CONFIGURATION",
+          "INVALID_SAML_METADATA",
         ],
       },
       async ({ req, body, session, json }) => {
-        if (!body.oidcConfig) throw new AuthError("VALIDATION_ERROR", "oidcConfig is required");
+        if (!body.oidcConfig === !body.samlConfig) throw new AuthError("VALIDATION_ERROR", "give either oidcConfig or samlConfig");
         const { provider } = await call(sso, sso.registerProvider, {
           caller: callerOf(req, session),
           providerId: body.providerId,
           issuer: body.issuer,
           domain: body.domain,
           organizationId: body.organizationId,
-          oidc: oidcInput(body.oidcConfig),
+          oidc: body.oidcConfig && oidcInput(body.oidcConfig),
+          saml: body.samlConfig && samlInput(body.samlConfig),
           defaultRole: body.defaultRole,
           enabled: body.enabled,
         });
@@ -177,7 +226,7 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
         summary: "Change an identity provider",
         body: updateBody,
         response: ssoProviderSchema,
-        errors: ["PROVIDER_NOT_FOUND", "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER", "INVALID_OIDC_CONFIGURATION", "NO_FIELDS_PROVIDED_FOR_UPDATE"],
+        errors: ["PROVIDER_NOT_FOUND", "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER", "INVALID_OIDC_CONFIGURATION", "INVALID_SAML_METADATA", "NO_FIELDS_PROVIDED_FOR_UPDATE"],
       },
       async ({ req, body, session, json }) => {
         const { provider } = await call(sso, sso.updateProvider, {
@@ -186,10 +235,27 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
           issuer: body.issuer,
           domain: body.domain,
           oidc: body.oidcConfig && oidcInput(body.oidcConfig),
+          saml: body.samlConfig && samlInput(body.samlConfig),
           defaultRole: body.defaultRole,
           enabled: body.enabled,
         });
         json(shown(provider));
+      },
+    ),
+    defineRoute(
+      {
+        method: "post",
+        path: "/sso/test-provider",
+        tag: "Single sign-on",
+        session: "required",
+        summary: "Check an identity provider's settings against the provider",
+        body: providerBody,
+        response: ssoProviderTestSchema,
+        errors: ["PROVIDER_NOT_FOUND", "YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS"],
+      },
+      async ({ req, body, session, json }) => {
+        const { ok, checks } = await call(sso, sso.testProvider, { caller: callerOf(req, session), providerId: body.providerId });
+        json({ ok, checks: checks.map(({ name, ok: passed, detail }) => ({ name, ok: passed, detail })) });
       },
     ),
     defineRoute(

@@ -78,13 +78,13 @@ describe("testing a provider", () => {
     expect(later.checks[1]!.detail).toMatch(/expired on/);
   });
 
-  it("is refused as not found to a member who may not manage the provider and to another organization's owner", async () => {
+  it("is refused to a member who may not manage the provider (403), and as not found to another organization's owner", async () => {
     const r = testRegistry();
     const owner = r.member("owner");
     await registerProvider(r, owner, { providerId: "acme", issuer: r.issuer(), domain: "acme.example.com", oidc });
     const member = r.member("member", owner.organizationId);
     const stranger = r.member("owner");
-    expect(await errorCode(testProvider(r, member, "acme"))).toBe("PROVIDER_NOT_FOUND");
+    expect(await errorCode(testProvider(r, member, "acme"))).toBe("YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS");
     expect(await errorCode(testProvider(r, stranger, "acme"))).toBe("PROVIDER_NOT_FOUND");
     expect(await errorCode(testProvider(r, owner, "nope"))).toBe("PROVIDER_NOT_FOUND");
   });

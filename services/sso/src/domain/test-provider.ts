@@ -1,8 +1,10 @@
 /**
  * "Test connection" for an organization's admin (docs/sso.md#the-identity-provider-screen): the provider's
  * settings checked against its identity provider the way a sign-in reaches it, each check answered with what
- * was found, so the admin sees which setting to fix. Only a provider the caller may manage is tested
- * (PROVIDER_NOT_FOUND otherwise, as GetProvider); every address goes through the service's outbound check.
+ * was found, so the admin sees which setting to fix. Only a provider the caller may manage is tested: a
+ * member of its organization without a manager's role is told so (403; they know the organization has
+ * one from its sign-in), anyone else gets PROVIDER_NOT_FOUND as GetProvider answers, so ids are not probed.
+ * Every address goes through the service's outbound check.
  */
 import { X509Certificate } from "node:crypto";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -107,6 +109,13 @@ async function samlChecks(registry: Registry, stored: unknown): Promise<Provider
 }
 
 export async function testProvider(registry: Registry, caller: Caller, providerId: string): Promise<ProviderTestResult> {
+  const found = await registry.store.getProvider(providerId);
+  if (found && (await registry.organizations.membershipRole(caller.userId, found.organizationId)) !== null) {
+    await managedProvider(registry, caller, providerId).catch((error: unknown) => {
+      if (error instanceof AuthError && error.code === "PROVIDER_NOT_FOUND") throw new AuthError("YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS");
+      throw error;
+    });
+  }
   const { provider } = await managedProvider(registry, caller, providerId);
   const checks = provider.oidc ? await oidcChecks(registry, provider.issuer, provider.oidc) : provider.saml ? await samlChecks(registry, provider.saml) : [];
   registry.log.info("sso provider tested", { providerId, failed: checks.filter((c) => !c.ok).map((c) => c.name) });

@@ -3392,7 +3392,8 @@ export const SsoServiceService = {
    * reach it: OpenID Connect, the discovery document read, its issuer the provider's, its token and key-set
    * endpoints allowed by the outbound check; SAML, the metadata URL read again (when there is one), each
    * signing certificate parsed and not expired, the SSO URL allowed by the outbound check. A failed check is
-   * an answer, not an error. Errors: PROVIDER_NOT_FOUND (as GetProvider).
+   * an answer, not an error. Errors: YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS (a
+   * member of the provider's organization without a manager's role), PROVIDER_NOT_FOUND (anyone else, as GetProvider).
    */
   testProvider: {
     path: "/auth.sso.v1.SsoService/TestProvider" as const,
@@ -3464,7 +3465,8 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * reach it: OpenID Connect, the discovery document read, its issuer the provider's, its token and key-set
    * endpoints allowed by the outbound check; SAML, the metadata URL read again (when there is one), each
    * signing certificate parsed and not expired, the SSO URL allowed by the outbound check. A failed check is
-   * an answer, not an error. Errors: PROVIDER_NOT_FOUND (as GetProvider).
+   * an answer, not an error. Errors: YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS (a
+   * member of the provider's organization without a manager's role), PROVIDER_NOT_FOUND (anyone else, as GetProvider).
    */
   testProvider: handleUnaryCall<TestProviderRequest, TestProviderResponse>;
   /**
@@ -3579,7 +3581,8 @@ export interface SsoServiceClient extends Client1 {
    * reach it: OpenID Connect, the discovery document read, its issuer the provider's, its token and key-set
    * endpoints allowed by the outbound check; SAML, the metadata URL read again (when there is one), each
    * signing certificate parsed and not expired, the SSO URL allowed by the outbound check. A failed check is
-   * an answer, not an error. Errors: PROVIDER_NOT_FOUND (as GetProvider).
+   * an answer, not an error. Errors: YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS (a
+   * member of the provider's organization without a manager's role), PROVIDER_NOT_FOUND (anyone else, as GetProvider).
    */
   testProvider(
     request: TestProviderRequest,
