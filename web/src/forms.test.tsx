@@ -97,6 +97,7 @@ describe("sign-in form", () => {
   it("uses the email path for an address and shows the API's message as an alert", async () => {
     const calls = stubApi({
       "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/sso": () => ({ status: 400, body: { code: "PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED", message: "Provider domain has not been verified" } }),
       "/sign-in/email": () => ({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" } }),
     });
     renderApp("/sign-in");
@@ -105,6 +106,42 @@ describe("sign-in form", () => {
     fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
     expect((await screen.findByRole("alert")).textContent).toBe("Invalid email or password");
     expect(calls.at(-1)).toMatchObject({ path: "/sign-in/email", body: { email: "ada@example.com", rememberMe: true } });
+  });
+
+  it("email first: an address its organization's provider signs in leaves for that provider, password or not", async () => {
+    const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/sso": () => ({ status: 200, body: { url: "https://idp.example.com/authorize?state=s", redirect: true } }),
+    });
+    renderApp("/sign-in?redirect=%2Forganizations");
+    fireEvent.change(await screen.findByLabelText("Email or username"), { target: { value: "ada@corp.example" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("https://idp.example.com/authorize?state=s"));
+    expect(calls.find((c) => c.path === "/sign-in/sso")).toMatchObject({
+      body: { email: "ada@corp.example", callbackURL: "/organizations", errorCallbackURL: "/sign-in?redirect=%2Forganizations" },
+    });
+    expect(calls.some((c) => c.path === "/sign-in/email")).toBe(false);
+    assign.mockRestore();
+  });
+
+  it("email first: an address no provider signs in asks for the password when none was typed, and a username never asks the provider", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/sso": () => ({ status: 404, body: { code: "PROVIDER_NOT_FOUND", message: "Provider not found" } }),
+      "/sign-in/username": () => ({ status: 401, body: { code: "INVALID_USERNAME_OR_PASSWORD", message: "Invalid username or password" } }),
+    });
+    renderApp("/sign-in");
+    fireEvent.change(await screen.findByLabelText("Email or username"), { target: { value: "ada@example.com" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Enter your password.");
+    expect(calls.some((c) => c.path === "/sign-in/email")).toBe(false);
+    fireEvent.change(screen.getByLabelText("Email or username"), { target: { value: "ada" } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "nope-nope" } });
+    const before = calls.filter((c) => c.path === "/sign-in/sso").length;
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Invalid username or password");
+    expect(calls.filter((c) => c.path === "/sign-in/sso").length).toBe(before);
   });
 });
 

@@ -41,7 +41,17 @@ const certificates = z.union([z.string().min(1).max(16_384), z.array(z.string().
 export const samlConfigBody = z.looseObject({
   entryPoint: url.optional(),
   cert: certificates.optional(),
-  idpMetadata: z.looseObject({ metadata: z.string().min(1).max(100 * 1024).optional(), entityID: z.string().min(1).max(1024).optional(), cert: certificates.optional() }).optional(),
+  idpMetadata: z
+    .looseObject({
+      metadata: z
+        .string()
+        .min(1)
+        .max(100 * 1024)
+        .optional(),
+      entityID: z.string().min(1).max(1024).optional(),
+      cert: certificates.optional(),
+    })
+    .optional(),
   metadataUrl: url.optional(),
   allowIdpInitiated: z.boolean().optional(),
   mapping: z
@@ -226,7 +236,13 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
         summary: "Change an identity provider",
         body: updateBody,
         response: ssoProviderSchema,
-        errors: ["PROVIDER_NOT_FOUND", "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER", "INVALID_OIDC_CONFIGURATION", "INVALID_SAML_METADATA", "NO_FIELDS_PROVIDED_FOR_UPDATE"],
+        errors: [
+          "PROVIDER_NOT_FOUND",
+          "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER",
+          "INVALID_OIDC_CONFIGURATION",
+          "INVALID_SAML_METADATA",
+          "NO_FIELDS_PROVIDED_FOR_UPDATE",
+        ],
       },
       async ({ req, body, session, json }) => {
         const { provider } = await call(sso, sso.updateProvider, {
