@@ -248,6 +248,7 @@ export interface SsoProviderInput {
   domain: string;
   organizationId: string;
   defaultRole: string;
+  enabled: boolean;
   oidcConfig?: { clientId: string; clientSecret: string; discoveryEndpoint?: string; pkce: boolean };
   samlConfig?: { idpMetadata?: { metadata?: string; entityID?: string }; metadataUrl?: string; entryPoint?: string; cert?: string };
 }

@@ -363,7 +363,8 @@ function RegisterProvider({
   const [saml, setSaml] = useState<SamlFields>(NO_SAML);
   const register = useMutation({
     mutationFn: async () => {
-      const common = { providerId: providerId.trim(), domain: domain.trim(), organizationId: organization.id, defaultRole };
+      // Registered off: the admin pastes our values into their IdP and tests the connection before anyone is sent there.
+      const common = { providerId: providerId.trim(), domain: domain.trim(), organizationId: organization.id, defaultRole, enabled: false };
       if (protocol === "oidc") {
         return api.sso.register({
           ...common,

@@ -81,6 +81,7 @@ export default {
     certificate: "Signaturzertifikat des IdP (PEM)",
     submit: "Anbieter registrieren",
     submitting: "Wird registriert…",
-    registered: "{provider} ist registriert. Geben Sie Ihrem Identitätsanbieter die Werte unten und testen Sie dann die Verbindung.",
+    registered:
+      "{provider} ist registriert, die Anmeldung ist noch ausgeschaltet. Geben Sie Ihrem Identitätsanbieter die Werte unten, testen Sie die Verbindung und schalten Sie dann die Anmeldung ein.",
   },
 } satisfies Catalogue["identityProvider"];

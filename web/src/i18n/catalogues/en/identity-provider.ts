@@ -79,6 +79,6 @@ export default {
     certificate: "IdP signing certificate (PEM)",
     submit: "Register provider",
     submitting: "Registering…",
-    registered: "{provider} is registered. Give your identity provider the values below, then test the connection.",
+    registered: "{provider} is registered, with sign-in off. Give your identity provider the values below, test the connection, then turn sign-in on.",
   },
 };

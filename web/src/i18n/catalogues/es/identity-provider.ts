@@ -81,6 +81,7 @@ export default {
     certificate: "Certificado de firma del IdP (PEM)",
     submit: "Registrar proveedor",
     submitting: "Registrando…",
-    registered: "{provider} está registrado. Da a tu proveedor de identidad los valores de abajo y luego prueba la conexión.",
+    registered:
+      "{provider} está registrado, con el inicio de sesión desactivado. Da a tu proveedor de identidad los valores de abajo, prueba la conexión y luego activa el inicio de sesión.",
   },
 } satisfies Catalogue["identityProvider"];

@@ -81,6 +81,6 @@ export default {
     certificate: "Certificat de signature de l’IdP (PEM)",
     submit: "Enregistrer le fournisseur",
     submitting: "Enregistrement…",
-    registered: "{provider} est enregistré. Donnez à votre fournisseur d’identité les valeurs ci-dessous, puis testez la connexion.",
+    registered: "{provider} est enregistré, connexion désactivée. Donnez à votre fournisseur d’identité les valeurs ci-dessous, testez la connexion, puis activez la connexion.",
   },
 } satisfies Catalogue["identityProvider"];
