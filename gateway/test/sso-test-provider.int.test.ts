@@ -2,10 +2,12 @@
  * POST /sso/test-provider on the whole platform against a real OpenID provider on loopback: a good provider
  * passes every check; one whose discovery document no longer answers fails that check (an answer, not an
  * error); a member without a manager's role is refused with 403; another organization's owner gets 404, as
- * for a provider that does not exist (docs/http-api/sso.md#post-ssotest-provider).
+ * for a provider that does not exist (docs/http-api/sso.md#post-ssotest-provider). And a SAML provider
+ * registered over HTTP from its metadata XML: our SP values answered, its certificate's expiry checked.
  */
 import { describe, expect, it } from "vitest";
 import type { BrowserFlow } from "../../testing/browser-flow.js";
+import { createSamlIdp } from "../../testing/saml-idp.js";
 import { postJson, useSocialPlatform } from "../../testing/social-platform.js";
 
 const social = useSocialPlatform({ ssoProviderIds: ["tested"] });
@@ -83,5 +85,42 @@ describe("POST /sso/test-provider", () => {
     expect((await testProvider(stranger.flow, "nobody")).body.code).toBe("PROVIDER_NOT_FOUND");
     // Without a session: 401.
     expect((await testProvider(social.browser(), "tested")).status).toBe(401);
+  });
+
+  it("registers a SAML provider from its metadata XML, answers our SP values, and checks its certificate and SSO URL", async () => {
+    const owner = await person("saml-owner");
+    const organizationId = await organizationOf(owner.flow);
+    const idp = await createSamlIdp();
+    const registered = await postJson(owner.flow, `${social.platform.baseURL}/sso/register`, {
+      providerId: "tested-saml",
+      issuer: idp.entityId,
+      domain: "saml.tested.example",
+      organizationId,
+      samlConfig: { idpMetadata: { metadata: idp.metadataXml() } },
+    });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    expect(registered.body.type).toBe("saml");
+    expect(registered.body.samlConfig).toMatchObject({
+      idpEntityId: idp.entityId,
+      entryPoint: idp.ssoUrl,
+      spEntityId: `${social.platform.baseURL}/sso/saml2/sp/metadata?providerId=tested-saml`,
+      acsUrl: `${social.platform.baseURL}/sso/saml2/sp/acs/tested-saml`,
+      spMetadataUrl: `${social.platform.baseURL}/sso/saml2/sp/metadata?providerId=tested-saml`,
+    });
+    expect(registered.body.spMetadataUrl).toBe(registered.body.samlConfig.spMetadataUrl);
+    const bad = await postJson(owner.flow, `${social.platform.baseURL}/sso/register`, {
+      providerId: "tested-saml-bad",
+      issuer: idp.entityId,
+      domain: "bad.tested.example",
+      organizationId,
+      samlConfig: { idpMetadata: { metadata: "<nope/>" } },
+    });
+    expect([bad.status, bad.body.code]).toEqual([400, "INVALID_SAML_METADATA"]);
+
+    const tested = await testProvider(owner.flow, "tested-saml");
+    expect(tested.status).toBe(200);
+    expect(tested.body.ok).toBe(true);
+    expect(tested.body.checks.map((c: { name: string }) => c.name)).toEqual(["certificate", "sso_url"]);
+    expect(tested.body.checks[0].detail).toMatch(/^CN=test-idp: expires on \d{4}-\d{2}-\d{2}T/);
   });
 });
