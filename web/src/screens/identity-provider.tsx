@@ -48,13 +48,8 @@ export function IdentityProvider({ organization, access, outcome }: { organizati
       {providers.data?.length === 0 && <p>{t("identityProvider.none")}</p>}
       <ul className="provider-list" aria-label={t("identityProvider.listLabel")}>
         {providers.data?.map((provider) => (
-          <ProviderItem
-            key={`${provider.providerId}|${provider.enabled}|${provider.issuer}|${provider.domain}|${provider.defaultRole}`}
-            provider={provider}
-            access={access}
-            outcome={outcome}
-            changed={changed}
-          />
+          // Keyed by id alone: a change (the switch) keeps the reader's focus and the last test's checks.
+          <ProviderItem key={provider.providerId} provider={provider} access={access} outcome={outcome} changed={changed} />
         ))}
       </ul>
       <RegisterProvider
@@ -133,8 +128,11 @@ function ProviderItem({ provider, access, outcome, changed }: { provider: SsoPro
           role="switch"
           aria-checked={provider.enabled}
           checked={provider.enabled}
-          disabled={toggle.isPending}
-          onChange={(e) => toggle.mutate(e.target.checked)}
+          // Not disabled while saving: a disabled control drops the keyboard focus.
+          aria-busy={toggle.isPending || undefined}
+          onChange={(e) => {
+            if (!toggle.isPending) toggle.mutate(e.target.checked);
+          }}
         />
         <label htmlFor={switchId}>{t("identityProvider.enabled", { provider: name })}</label>
       </div>
