@@ -216,6 +216,83 @@ describe("create-organization form", () => {
   });
 });
 
+describe("identity provider section", () => {
+  it("registers a SAML provider from pasted metadata (off, its entity ID as issuer) and shows the values to paste into the IdP", async () => {
+    const access = {
+      role: "owner",
+      canUpdateOrganization: true,
+      canDeleteOrganization: true,
+      canInvite: true,
+      canCancelInvitations: true,
+      assignableRoles: ["member", "admin", "owner"],
+      updatableMemberIds: [],
+      removableMemberIds: [],
+      ownerRole: "owner",
+      canManageTeams: true,
+      roleActions: [],
+    };
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, createdAt: "", members: [], invitations: [], teams: [], access };
+    const base = "https://auth.example.com/api/auth";
+    const saml = {
+      providerId: "acme-saml",
+      type: "saml",
+      issuer: "https://idp.example.com/entity",
+      domain: "acme.example",
+      organizationId: "o1",
+      domainVerified: false,
+      redirectURI: "",
+      enabled: false,
+      defaultRole: "member",
+      samlConfig: {
+        idpEntityId: "https://idp.example.com/entity",
+        entryPoint: "https://idp.example.com/sso",
+        spEntityId: `${base}/sso/saml2/sp/metadata?providerId=acme-saml`,
+        acsUrl: `${base}/sso/saml2/sp/acs/acme-saml`,
+        spMetadataUrl: `${base}/sso/saml2/sp/metadata?providerId=acme-saml`,
+      },
+    };
+    let providers: unknown[] = [];
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session: { ...session, activeOrganizationId: "o1" }, user } }),
+      "/organization/list": () => ({ status: 200, body: [org] }),
+      "/organization/get-full-organization": () => ({ status: 200, body: org }),
+      "/organization/list-roles": () => ({ status: 200, body: [] }),
+      "/organization/scim/list-tokens": () => ({ status: 200, body: [] }),
+      "/sso/providers": () => ({ status: 200, body: { providers } }),
+      "/sso/register": () => {
+        providers = [saml];
+        return { status: 200, body: saml };
+      },
+    });
+    renderApp("/organizations");
+    await screen.findByRole("heading", { name: "Identity provider" }, { timeout: 5000 });
+    const section = screen.getByRole("region", { name: "Identity provider" });
+    const inside = within(section);
+    await inside.findByText("No identity provider yet.");
+    fireEvent.click(inside.getByLabelText("SAML 2.0"));
+    fireEvent.change(inside.getByLabelText("Provider ID"), { target: { value: "acme-saml" } });
+    fireEvent.change(inside.getByLabelText("Email domain"), { target: { value: "acme.example" } });
+    const xml = `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com/entity"/>`;
+    fireEvent.change(inside.getByLabelText("IdP metadata XML"), { target: { value: xml } });
+    fireEvent.click(inside.getByRole("button", { name: "Register provider" }));
+    await inside.findByText(/acme-saml is registered, with sign-in off/);
+    expect(calls.find((c) => c.path === "/sso/register")?.body).toEqual({
+      providerId: "acme-saml",
+      domain: "acme.example",
+      organizationId: "o1",
+      defaultRole: "member",
+      enabled: false,
+      issuer: "https://idp.example.com/entity",
+      samlConfig: { idpMetadata: { metadata: xml } },
+    });
+    const list = await inside.findByRole("list", { name: "Identity providers" });
+    await waitFor(() => expect(list.textContent).toContain(saml.samlConfig.acsUrl));
+    expect(list.textContent).toContain(saml.samlConfig.spEntityId);
+    expect(within(list).getByRole("button", { name: "Copy ACS URL (single sign-on URL)" })).toBeTruthy();
+    expect(within(list).getByRole("switch", { name: "Sign-in through acme-saml is on" })).toHaveProperty("checked", false);
+  });
+});
+
 describe("social sign-in and linking", () => {
   it("shows a button per configured provider on sign-in, and leaves for the provider's page", async () => {
     const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
