@@ -39,6 +39,11 @@ export function IdentityProvider({ organization, access, outcome }: { organizati
   const providers = useQuery({ queryKey, queryFn: () => api.sso.providers(organization.id) });
   const changed = () => queryClient.invalidateQueries({ queryKey });
   const [registered, setRegistered] = useState<string>();
+  // A change to a provider says what it did at the top of the page: the registration's note has served.
+  const changedByItem = () => {
+    setRegistered(undefined);
+    return changed();
+  };
   return (
     <section aria-labelledby="identity-provider-title">
       <h3 id="identity-provider-title">{t("identityProvider.title")}</h3>
@@ -49,7 +54,7 @@ export function IdentityProvider({ organization, access, outcome }: { organizati
       <ul className="provider-list" aria-label={t("identityProvider.listLabel")}>
         {providers.data?.map((provider) => (
           // Keyed by id alone: a change (the switch) keeps the reader's focus and the last test's checks.
-          <ProviderItem key={provider.providerId} provider={provider} access={access} outcome={outcome} changed={changed} />
+          <ProviderItem key={provider.providerId} provider={provider} access={access} outcome={outcome} changed={changedByItem} />
         ))}
       </ul>
       <RegisterProvider
