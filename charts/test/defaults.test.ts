@@ -234,7 +234,18 @@ describe("with default values (and the required config.baseUrl)", () => {
     });
     // Apart from addresses and secrets, every rendered value is what the process would pick by itself.
     const environment = podEnv(env, secretEnv);
-    const identityWiring = ["baseUrl", "databaseUrl", "sessionServiceUrl", "notificationServiceUrl", "organizationServiceUrl", "secret", "grpc", "twoFactor", "passkeys"] as const;
+    const identityWiring = [
+      "baseUrl",
+      "databaseUrl",
+      "sessionServiceUrl",
+      "notificationServiceUrl",
+      "organizationServiceUrl",
+      "ssoServiceUrl",
+      "secret",
+      "grpc",
+      "twoFactor",
+      "passkeys",
+    ] as const;
     expect(without(identityConfig(environment), identityWiring)).toEqual(without(identityConfig({}), identityWiring));
     // The relying party follows the base URL unless set.
     expect(identityConfig(environment).passkeys).toEqual({ rpId: "auth.example.com", rpName: "Auth Platform", origins: ["https://auth.example.com"] });
@@ -274,13 +285,24 @@ describe("with default values (and the required config.baseUrl)", () => {
       managerRoles: ["owner", "admin"],
       trustedDomains: [],
       allowPrivateAddresses: false,
+      dns: { servers: [], timeoutMs: 3000 },
+      claimTtlMs: 168 * 3_600_000,
     });
   });
 
   it("passes the sso settings to the sso service", () => {
-    const objects = render({ config: { sso: { managerRoles: ["owner"], trustedDomains: ["example.com"] } } });
+    const objects = render({
+      config: {
+        sso: { managerRoles: ["owner"], trustedDomains: ["example.com"], dnsServers: ["1.1.1.1", "[2606:4700:4700::1111]:53"], dnsTimeoutMs: 1500, domainClaimTtlHours: 24 },
+      },
+    });
     const config = ssoConfig(componentEnv(one(objects, "Deployment", "sso"), single(objects, "ConfigMap").data, secretEnv));
-    expect(config).toMatchObject({ managerRoles: ["owner"], trustedDomains: ["example.com"] });
+    expect(config).toMatchObject({
+      managerRoles: ["owner"],
+      trustedDomains: ["example.com"],
+      dns: { servers: ["1.1.1.1", "[2606:4700:4700::1111]:53"], timeoutMs: 1500 },
+      claimTtlMs: 24 * 3_600_000,
+    });
   });
 
   it("uses only variable names from docs/configuration.md", () => {
@@ -288,7 +310,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     const containerNames = WITH_WEB.flatMap((name) => [...envOf(containerOf(one(objects, "Deployment", name))).keys()]);
     // Variables only set by non-default values: the client-IP settings and the mTLS opt-out.
     const optional = render({
-      config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"], sso: { managerRoles: ["owner"], trustedDomains: ["*"] } },
+      config: { trustedProxies: ["10.0.0.0/8"], clientIpHeaders: ["x-real-ip"], sso: { managerRoles: ["owner"], trustedDomains: ["*"], dnsServers: ["1.1.1.1"] } },
       tls: { enabled: false },
     });
     const optionalNames = [...Object.keys(single(optional, "ConfigMap").data), ...NAMES.flatMap((name) => [...envOf(containerOf(one(optional, "Deployment", name))).keys()])];

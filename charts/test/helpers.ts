@@ -52,7 +52,7 @@ export const CALLERS: Record<Component, Component[]> = {
   organization: ["gateway", "identity", "sso"],
   admin: ["gateway"],
   oauth: ["gateway"],
-  sso: ["gateway"],
+  sso: ["gateway", "identity"],
 };
 /** The secret keys each process reads, with whether the key may be missing. */
 export const SECRET_KEYS: Record<Component, Record<string, boolean>> = {

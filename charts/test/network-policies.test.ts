@@ -81,7 +81,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
   });
   const CALLEES: Record<Component, Component[]> = {
     gateway: ["identity", "session", "notification", "oauth", "organization", "admin", "sso"],
-    identity: ["session", "notification", "organization"],
+    identity: ["session", "notification", "organization", "sso"],
     session: [],
     notification: [],
     organization: ["identity", "session", "notification"],
@@ -166,7 +166,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     expect(ofKind(without, "NetworkPolicy").map(componentOf).sort()).toEqual([...present, "web"].sort());
     const ports = (name: Component) => policyOf(without, name, present).spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
     expect(ports("gateway")).toEqual([53, 53, 50051, 50052, 50053, 50054, 50055, 50057]);
-    expect(ports("identity")).toEqual([53, 53, 50052, 50054]);
+    expect(ports("identity")).toEqual([53, 53, 50052, 50054, 50057]);
   });
 
   it("drops the admin service, and the bootstrap Job, from the policies when it is disabled", () => {

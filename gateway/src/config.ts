@@ -32,6 +32,10 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   // SCIM: an IdP provisions in bursts from a few addresses (a first sync is one request per user), and every
   // request needs a bearer token of 256 random bits, so guessing is not what this limit is for.
   "/scim/v2": { window: 10, max: 1000 },
+  // Each verification is a DNS lookup on the sso service's resolvers: a client clicking or scripting it
+  // must not turn the platform into a DNS query pump (docs/adr/0073-domains-screen-and-its-guards.md).
+  "/organization/verify-domain": { window: 60, max: 10 },
+  "/sso/verify-domain": { window: 60, max: 10 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

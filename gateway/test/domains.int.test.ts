@@ -28,6 +28,7 @@ describe(`verified domains (${backendLabel()})`, () => {
     const early = await ada.c.post("/organization/verify-domain", { organizationId: org.id, domainId: claimed.body.id });
     expect(refusal(early)).toMatchObject({ status: 502, code: "DOMAIN_VERIFICATION_FAILED" });
     expect(early.body.reason).toBe("absent");
+    expect(early.body.domain).toBe(name);
 
     dns.setTxt(claimed.body.record.name, ["v=spf1 -all", claimed.body.record.value]);
     const verified = await ada.c.post("/organization/verify-domain", { organizationId: org.id, domainId: claimed.body.id });
@@ -70,6 +71,30 @@ describe(`verified domains (${backendLabel()})`, () => {
       status: 403,
       code: "YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS",
     });
+  });
+
+  it("attack: no organization registers an identity provider for a domain another organization verified", async () => {
+    const ada = await person(platform);
+    const mallory = await person(platform, "Mallory");
+    const acme = await organizationOf(ada);
+    const evil = await organizationOf(mallory);
+    const name = aDomain();
+    const claim = await ada.c.post("/organization/claim-domain", { organizationId: acme.id, domain: name });
+    dns.setTxt(claim.body.record.name, [claim.body.record.value]);
+    expect((await ada.c.post("/organization/verify-domain", { organizationId: acme.id, domainId: claim.body.id })).status).toBe(200);
+    // Refused before the issuer is looked at, in any spelling of the domain.
+    const oidcConfig = { clientId: "squatter", clientSecret: "squatter-secret" };
+    for (const domain of [name, name.toUpperCase()]) {
+      const squat = await mallory.c.post("/sso/register", {
+        providerId: `squat-${Date.now().toString(36)}`,
+        issuer: "https://idp.mallory.example",
+        domain,
+        organizationId: evil.id,
+        oidcConfig,
+      });
+      expect(refusal(squat)).toMatchObject({ status: 409, code: "DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION" });
+    }
+    expect((await mallory.c.get(`/sso/providers?organizationId=${evil.id}`)).body.providers).toEqual([]);
   });
 
   it("attack: a member who is no owner or admin is refused, as a stranger and a missing organization are", async () => {

@@ -17,6 +17,7 @@ import { SoftwareAuthenticator } from "../../testing/software-authenticator.js";
 import { GENERIC_OAUTH2, GENERIC_OIDC, useSocialPlatform } from "../../testing/social-platform.js";
 import { aProvider } from "../../services/sso/src/store/sso-store.contract.js";
 import { startDnsServer } from "../../testing/dns-server.js";
+import { createSamlIdp } from "../../testing/saml-idp.js";
 import { MAIL_SIGN_IN_ENV } from "./mail-sign-in-helpers.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -67,7 +68,9 @@ async function conform(method: string, url: URL, res: Response): Promise<void> {
   const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const json = response.content?.[type === "application/scim+json" ? type : "application/json"];
   if (!json) {
-    if (!(res.headers.get("content-type") ?? "").includes("text/html")) problems.push(`${route.key}: ${res.status} should be HTML`);
+    // A document that is not JSON (an HTML page, SAML metadata) answers the media type it declares.
+    const declared = Object.keys(response.content ?? {});
+    if (!declared.includes(type)) problems.push(`${route.key}: ${res.status} answered ${type}, declared ${declared.join(", ") || "nothing"}`);
     return;
   }
   const id = `${route.key} ${res.status}`;
@@ -615,6 +618,43 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await o.get(`/sso/callback/${providerId}?probe=%00`)).status).toBe(400);
     expect((await o.post("/sso/test-provider", { providerId })).status).toBe(200);
     expect((await o.post("/sso/test-provider", { providerId: "nobody" })).status).toBe(404);
+    // A SAML provider: our SP metadata, the IdP's form POST to the ACS, the browser's GET after it.
+    const samlIdp = await createSamlIdp();
+    const samlId = `saml-${providerId}`;
+    const saml = await o.post("/sso/register", {
+      providerId: samlId,
+      issuer: samlIdp.entityId,
+      domain: `saml-${slug}.example.com`,
+      samlConfig: { idpMetadata: { metadata: samlIdp.metadataXml() } },
+    });
+    expect(saml.status, JSON.stringify(saml.body)).toBe(200);
+    expect(
+      (
+        await o.post("/sso/register", {
+          providerId: `${samlId}-bad`,
+          issuer: samlIdp.entityId,
+          domain: `bad-${slug}.example.com`,
+          samlConfig: { idpMetadata: { metadata: "<x/>" } },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await o.get(`/sso/saml2/sp/metadata?providerId=${samlId}`)).status).toBe(200);
+    expect((await o.get("/sso/saml2/sp/metadata?providerId=nobody")).status).toBe(404);
+    const acs = (body: string) =>
+      o.request(`${social.platform.baseURL}/sso/saml2/sp/acs/${samlId}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+    expect((await acs("SAMLResponse=abcd&RelayState=x")).status).toBe(302);
+    expect(
+      (
+        await o.request(`${social.platform.baseURL}/sso/saml2/sp/acs/${samlId}?probe=%00`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "x=1",
+        })
+      ).status,
+    ).toBe(400);
+    expect((await o.get(`/sso/saml2/callback/${samlId}?handoff=forged`)).status).toBe(302);
+    expect((await o.get(`/sso/saml2/callback/${samlId}?probe=%00`)).status).toBe(400);
+    await samlIdp.stop();
     expect((await o.post("/sso/update-provider", { providerId, enabled: false })).status).toBe(200);
     expect((await o.post("/sso/update-provider", { providerId })).status).toBe(400);
     expect((await o.post("/sso/delete-provider", { providerId })).status).toBe(200);

@@ -149,4 +149,28 @@ describe(`rate limits (${backendLabel()})`, () => {
       expectLimited(await client(ip).post(path, { email, password: PASSWORD }));
     }
   });
+
+  // Each verification is a DNS lookup from the sso service: without a rule of their own the default 100 per
+  // 10 s let one client make the platform send 600 lookups a minute.
+  it("verify-domain, by claim and by provider, allows 10 per minute per client", async () => {
+    const ip = freshIp();
+    const owner = client(ip);
+    expect((await owner.post("/sign-up/email", { name: "Ada", email: uniqueEmail("rate-domain"), password: PASSWORD })).status).toBe(200);
+    const org = await owner.post("/organization/create", { name: "Rate Org", slug: `rate-org-${Date.now().toString(36)}` });
+    expect(org.status, JSON.stringify(org.body)).toBe(200);
+    for (const [path, body] of [
+      ["/organization/verify-domain", { organizationId: org.body.id, domainId: "no-such-claim" }],
+      ["/sso/verify-domain", { providerId: "no-such-provider" }],
+    ] as const) {
+      for (let i = 0; i < 10; i++) expect((await owner.post(path, body)).status, path).toBe(404);
+      const limited = await owner.post(path, body);
+      expect(limited.status, path).toBe(429);
+      expect(limited.body).toEqual(TOO_MANY);
+      // The window is a minute, not the credential paths' 10 s.
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(10);
+      expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    }
+    // Another client is not held back by this one.
+    expect((await client(freshIp()).post("/organization/verify-domain", { domainId: "x" })).status).toBe(401);
+  });
 });

@@ -203,7 +203,8 @@ export const ERRORS = {
   // better-auth 1.7's sso plugin codes (CODES_APART_FROM_MESSAGE), the others ours.
   DOMAIN_VERIFIED: e(S.ALREADY_EXISTS, 409, "Domain has already been verified"),
   NO_PENDING_VERIFICATION: e(S.NOT_FOUND, 404, "No pending domain verification exists"),
-  // fields.reason: absent (no TXT record at the name), mismatch (none holds the value), unavailable (DNS failed).
+  // fields.reason: absent (no TXT record at the name), mismatch (none holds the value), unavailable (DNS failed); fields.domain:
+  // the domain looked up. Logged by the gateway as a warning, not an error (docs/adr/0073-domains-screen-and-its-guards.md).
   DOMAIN_VERIFICATION_FAILED: e(S.FAILED_PRECONDITION, 502, "Unable to verify domain ownership. Try again later"),
   INVALID_DOMAIN: e(S.INVALID_ARGUMENT, 400, "Invalid domain"),
   DOMAIN_IS_A_PUBLIC_SUFFIX: e(S.INVALID_ARGUMENT, 400, "Domain is a public suffix"),

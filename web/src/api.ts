@@ -135,6 +135,21 @@ export interface AuditQuery {
   offset: number;
 }
 
+/** A domain the organization claimed (docs/http-api/domains.md): its TXT record, and whether it is verified. */
+export interface OrganizationDomain {
+  id: string;
+  organizationId: string;
+  domain: string;
+  status: "pending" | "verified" | "expired";
+  record: { name: string; type: "TXT"; value: string };
+  createdAt: string;
+  /** Until when an unverified claim can be verified. */
+  expiresAt: string;
+  verifiedAt: string | null;
+  /** The role new users with a verified address at the domain join with; null: auto-join is off. */
+  autoJoinRole: string | null;
+}
+
 /** A query string of the set values only. */
 const queryString = (params: object) => {
   const entries = Object.entries(params).filter(([, value]) => value !== undefined && value !== "");
@@ -147,6 +162,8 @@ export interface ErrorDetails {
   retryAfter?: number;
   /** BANNED_USER: when the ban ends (ISO 8601); null when it does not. */
   banExpires?: string | null;
+  /** DOMAIN_VERIFICATION_FAILED: absent, mismatch or unavailable (why the TXT record was not found). */
+  reason?: string;
 }
 
 export class ApiError extends Error {
@@ -283,12 +300,15 @@ async function request<T>(method: "GET" | "POST", path: string, body?: unknown):
       data = null;
     }
     if (!res.ok) {
-      const { code, message, banExpires } = (data ?? {}) as { code?: string; message?: string; banExpires?: unknown };
+      const { code, message, banExpires, reason } = (data ?? {}) as { code?: string; message?: string; banExpires?: unknown; reason?: unknown };
       if (res.status === 429) {
         if (retryAfter !== undefined) for (const listener of rateLimitListeners) listener(Date.now() + retryAfter * 1000);
         throw new ApiError(429, code ?? "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message ?? translate("errors.TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER"), { retryAfter });
       }
-      const details = typeof banExpires === "string" || banExpires === null ? { banExpires } : {};
+      const details: ErrorDetails = {
+        ...(typeof banExpires === "string" || banExpires === null ? { banExpires } : {}),
+        ...(typeof reason === "string" ? { reason } : {}),
+      };
       throw new ApiError(res.status, code ?? "UNKNOWN", message ?? translate("common.requestFailed", { status: res.status }), details);
     }
     return data as T;
@@ -357,6 +377,13 @@ export const api = {
     scimTokens: (organizationId: string) => get<ScimToken[]>(`/organization/scim/list-tokens?organizationId=${encodeURIComponent(organizationId)}`),
     generateScimToken: (organizationId: string, name: string) => post<ScimToken & { token: string }>("/organization/scim/generate-token", { organizationId, name }),
     revokeScimToken: (organizationId: string, tokenId: string) => post<{ status: boolean }>("/organization/scim/revoke-token", { organizationId, tokenId }),
+    /** Claimed and verified domains (an owner's or admin's; docs/http-api/domains.md). */
+    listDomains: (organizationId: string) => get<OrganizationDomain[]>(`/organization/list-domains?organizationId=${encodeURIComponent(organizationId)}`),
+    claimDomain: (organizationId: string, domain: string) => post<OrganizationDomain>("/organization/claim-domain", { organizationId, domain }),
+    verifyDomain: (organizationId: string, domainId: string) => post<OrganizationDomain>("/organization/verify-domain", { organizationId, domainId }),
+    removeDomain: (organizationId: string, domainId: string) => post<{ status: boolean }>("/organization/remove-domain", { organizationId, domainId }),
+    setDomainAutoJoin: (organizationId: string, domainId: string, role: string | null) =>
+      post<OrganizationDomain>("/organization/set-domain-auto-join", { organizationId, domainId, role }),
     rejectInvitation: (invitationId: string) => post<{ invitation: Invitation }>("/organization/reject-invitation", { invitationId }),
     removeMember: (memberIdOrEmail: string, organizationId: string) => post<{ member: Member }>("/organization/remove-member", { memberIdOrEmail, organizationId }),
     updateMemberRole: (memberId: string, role: string, organizationId: string) => post<Member>("/organization/update-member-role", { memberId, role, organizationId }),

@@ -15,7 +15,7 @@ Components that call a component's gRPC port (gRPC services only), as a YAML lis
 {{- else if eq . "organization" }}[gateway, identity, sso]
 {{- else if eq . "admin" }}[gateway]
 {{- else if eq . "oauth" }}[gateway]
-{{- else if eq . "sso" }}[gateway]
+{{- else if eq . "sso" }}[gateway, identity]
 {{- else }}[]
 {{- end }}
 {{- end }}
@@ -26,7 +26,7 @@ Services a component calls, as a YAML list.
 {{- define "auth-platform.calleesOf" -}}
 {{- if eq . "web" }}[gateway]
 {{- else if eq . "gateway" }}[identity, session, notification, oauth, organization, admin, sso]
-{{- else if eq . "identity" }}[session, notification, organization]
+{{- else if eq . "identity" }}[session, notification, organization, sso]
 {{- else if eq . "organization" }}[identity, session, notification]
 {{- else if eq . "admin" }}[identity, session]
 {{- else if eq . "oauth" }}[identity]

@@ -100,11 +100,12 @@ export function requestFacts(options: { baseUrl?: string; basePath: string; appU
 }
 
 /**
- * A provider's form POST to /callback/:id (Apple's form_post) is cross-site by design; its CSRF protection
- * is the single-use state bound to the browser by the state cookie (routes/social.ts), so it alone is
+ * A provider's form POST back is cross-site by design: /callback/:id (Apple's form_post) and a SAML IdP's
+ * post to /sso/saml2/sp/acs/:providerId. Both are redirected to a GET that carries the state cookie, which
+ * binds the single-use state to the browser (routes/social.ts, routes/sso-sign-in.ts); they alone are
  * exempt from the origin check.
  */
-const PROVIDER_CALLBACK = /^\/callback\/[^/]+\/?$/;
+const PROVIDER_CALLBACK = /^\/(callback|sso\/saml2\/sp\/acs)\/[^/]+\/?$/;
 const isProviderCallback = (req: Request) => req.method === "POST" && PROVIDER_CALLBACK.test(req.path);
 
 /**

@@ -130,10 +130,15 @@ export function clearStateCookie(res: Response, jar: CookieJar): void {
   res.append("Set-Cookie", serialize(stateCookieName(jar), "", jar, 0));
 }
 
+/** The state the request's (signed) state cookie holds, or null. */
+export function stateFromCookie(req: Request, jar: CookieJar, secret: string): string | null {
+  const cookie = parseCookies(req.headers.cookie).get(stateCookieName(jar));
+  return cookie ? unsign(cookie, secret) : null;
+}
+
 /** Whether the request carries the state cookie of this state. */
 export function hasStateCookie(req: Request, jar: CookieJar, secret: string, state: string): boolean {
-  const cookie = parseCookies(req.headers.cookie).get(stateCookieName(jar));
-  const value = cookie ? unsign(cookie, secret) : null;
+  const value = stateFromCookie(req, jar, secret);
   if (value === null) return false;
   const a = Buffer.from(value);
   const b = Buffer.from(state);

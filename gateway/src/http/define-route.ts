@@ -39,6 +39,8 @@ export interface RouteSpec<B extends Schema = Schema, Q extends Schema = Schema,
   redirect?: true;
   /** Answers an HTML page (200). */
   html?: true;
+  /** Answers an XML document of this media type (200). */
+  xml?: string;
   /** The catalogue errors the route answers beyond those every route may answer (COMMON_ERRORS in openapi.ts). */
   errors?: readonly ErrorCode[];
   session?: S;

@@ -9,8 +9,13 @@ import type { Logger } from "@auth-platform/runtime/log";
 import { errorHandler, retryAfterSeconds, UNAVAILABLE_LOG_INTERVAL_MS, UNAVAILABLE_RETRY_AFTER_MS } from "./errors.js";
 
 function recorder() {
-  const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  const log: Logger = { debug() {}, info() {}, warn: (message, fields) => void lines.push({ message, fields }), error: (message, fields) => void lines.push({ message, fields }) };
+  const lines: Array<{ level: "warn" | "error"; message: string; fields?: Record<string, unknown> }> = [];
+  const log: Logger = {
+    debug() {},
+    info() {},
+    warn: (message, fields) => void lines.push({ level: "warn", message, fields }),
+    error: (message, fields) => void lines.push({ level: "error", message, fields }),
+  };
   return { log, lines };
 }
 
@@ -51,6 +56,16 @@ describe("errorHandler", () => {
     answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
     answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
     expect(lines).toHaveLength(4);
+  });
+
+  it("logs a failed domain verification (502) as a warning naming the domain, and other 5xx as errors", () => {
+    const { log, lines } = recorder();
+    const handler = errorHandler(log);
+    const failed = new AuthError("DOMAIN_VERIFICATION_FAILED", undefined, { fields: { reason: "unavailable", domain: "acme.example" } });
+    expect(answer(handler, failed)).toMatchObject({ status: 502, body: { code: "DOMAIN_VERIFICATION_FAILED", reason: "unavailable", domain: "acme.example" } });
+    expect(lines).toEqual([{ level: "warn", message: "domain verification failed", fields: { path: "/sign-in/email", reason: "unavailable", domain: "acme.example" } }]);
+    answer(handler, new AuthError("INTERNAL_SERVER_ERROR"));
+    expect(lines[1]).toMatchObject({ level: "error", message: "internal error" });
   });
 
   it("neither logs nor answers a 503 for a client that hung up (its calls were cancelled with it)", () => {

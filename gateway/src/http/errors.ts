@@ -7,7 +7,7 @@
  * (a service that cannot be reached, or a call that ran out of time: a database partitioned away).
  */
 import type { NextFunction, Request, Response } from "express";
-import { AuthError } from "@auth-platform/proto/errors";
+import { AuthError, type ErrorCode } from "@auth-platform/proto/errors";
 import { describeError, type Logger } from "@auth-platform/runtime/log";
 import { routeOf } from "./observe.js";
 
@@ -59,6 +59,12 @@ export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
+/**
+ * 5xx answers that report the outcome of a check against something outside the platform rather than a
+ * fault of the platform (docs/adr/0073-domains-screen-and-its-guards.md): logged as warnings, not errors.
+ */
+const OUTCOMES_NOT_FAULTS: ReadonlySet<ErrorCode> = new Set(["DOMAIN_VERIFICATION_FAILED"]);
+
 export function errorHandler(log: Logger, now: () => number = Date.now) {
   const logUnavailable = unavailableLog(log, now);
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -70,6 +76,10 @@ export function errorHandler(log: Logger, now: () => number = Date.now) {
         if (res.destroyed) return;
         // The route's template, not req.path: /reset-password/{token} would write a live reset token to the log.
         logUnavailable(routeOf(req), known.cause);
+      } else if (OUTCOMES_NOT_FAULTS.has(known.code)) {
+        // A check against the outside world that did not pass (a domain's TXT record not found, its DNS
+        // down): the admin's to fix, not ours, so a warning naming what was checked (fields: domain, reason).
+        log.warn(known.code.toLowerCase().replaceAll("_", " "), { path: routeOf(req), ...known.fields });
       } else if (known.http >= 500) {
         // A 500 from the catalogue (often a broken gRPC call) is logged too, so no 500 goes unexplained.
         log.error("internal error", { path: routeOf(req), code: known.code, error: known.cause ?? known.message });

@@ -89,6 +89,7 @@ function successResponses(route: RouteSpec): Record<string, JsonSchema> {
   }
   if (route.response) out[200] = { description: "Success", content: { "application/json": { schema: jsonSchema(route.response, "output") } } };
   if (route.html) out[200] = { description: "HTML page", content: { "text/html": { schema: { type: "string" } } } };
+  if (route.xml) out[200] = { description: "XML document", content: { [route.xml]: { schema: { type: "string" } } } };
   if (route.redirect) out[302] = REDIRECT;
   return out;
 }

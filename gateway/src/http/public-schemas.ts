@@ -233,6 +233,7 @@ export function errorSchema(http: number) {
       code,
       message: z.string(),
       reason: z.enum(["absent", "mismatch", "unavailable"]).optional().describe("DOMAIN_VERIFICATION_FAILED: why the TXT record was not found"),
+      domain: z.string().optional().describe("DOMAIN_VERIFICATION_FAILED: the domain whose TXT record was looked up"),
     });
   }
   if (http !== ERRORS.BANNED_USER.http) return z.object({ code, message: z.string() });
@@ -261,22 +262,15 @@ export const ssoProviderSchema = z.object({
       mapping: z.object({ id: z.string(), email: z.string(), emailVerified: z.string(), name: z.string(), image: z.string() }),
     })
     .optional(),
-  /** A SAML provider's settings, with our values to paste into the IdP (spEntityId, acsUrl, spMetadataUrl). */
+  /** A SAML provider's settings (its public certificates only) and the values the admin pastes into their IdP. */
   samlConfig: z
     .object({
-      idpEntityId: z.string(),
       entryPoint: z.string(),
-      /** The IdP's signing certificates, base64 DER. */
-      cert: z.array(z.string()),
+      idpEntityId: z.string(),
+      certificates: z.array(z.string()),
       metadataUrl: z.string().optional(),
       allowIdpInitiated: z.boolean(),
-      mapping: z.object({
-        email: z.string().optional(),
-        emailVerified: z.string().optional(),
-        name: z.string().optional(),
-        firstName: z.string().optional(),
-        lastName: z.string().optional(),
-      }),
+      mapping: z.object({ email: z.string(), emailVerified: z.string().optional(), name: z.string(), firstName: z.string(), lastName: z.string() }),
       spEntityId: z.string(),
       acsUrl: z.string(),
       spMetadataUrl: z.string(),

@@ -42,6 +42,8 @@ export interface SecurityEventReporter {
   twoFactorFailed(req: Request, userId: string, details: { method: string; error: string }, current?: CurrentSession): void;
   /** Reports a failed social sign-in (or account link, when signed in): the provider and the error answered. */
   socialSignInFailed(req: Request, details: { provider: string; error: string }, current?: CurrentSession | null): void;
+  /** A single sign-on that did not sign anyone in (a refused assertion, a state this browser was not given). */
+  ssoSignInFailed(req: Request, details: { provider: string; error: string }): void;
   /** Waits until every queued event is delivered, at most timeoutMs; false (and a warning) if some were not. */
   flush(timeoutMs: number): Promise<boolean>;
   /** Releases the queue's connections (Redis); after flush, when the gateway stops. */
@@ -201,6 +203,9 @@ export function securityEventReporter(
     socialSignInFailed(req, details, current) {
       const actor = current ? { actorId: current.user.id, impersonatorId: current.session.impersonatedBy ?? undefined, targetId: current.user.id } : {};
       report({ action: "sign-in.social", ...actor, outcome: "failure", ...clientOf(req), details });
+    },
+    ssoSignInFailed(req, details) {
+      report({ action: "sign-in.sso", outcome: "failure", ...clientOf(req), details });
     },
   };
 }

@@ -37,7 +37,7 @@ export const oidcConfigBody = z.object({
   mapping: mapping.optional(),
 });
 const certificates = z.union([z.string().min(1).max(16_384), z.array(z.string().min(1).max(16_384)).max(2)]);
-/** `@better-auth/sso`'s samlConfig (fields it sends that we do not use are ignored), and our metadataUrl. */
+/** @better-auth/sso 1.7's samlConfig (the fields it sends that we do not use are accepted and ignored), plus ours. */
 export const samlConfigBody = z.looseObject({
   entryPoint: url.optional(),
   cert: certificates.optional(),
@@ -52,8 +52,6 @@ export const samlConfigBody = z.looseObject({
       cert: certificates.optional(),
     })
     .optional(),
-  metadataUrl: url.optional(),
-  allowIdpInitiated: z.boolean().optional(),
   mapping: z
     .looseObject({
       email: z.string().max(255).optional(),
@@ -63,6 +61,10 @@ export const samlConfigBody = z.looseObject({
       lastName: z.string().max(255).optional(),
     })
     .optional(),
+  /** Ours: where to fetch the IdP's metadata XML instead of pasting it. */
+  metadataUrl: url.optional(),
+  /** Ours: accept responses the IdP sends without our request (off unless set). */
+  allowIdpInitiated: z.boolean().optional(),
 });
 export const registerBody = z.object({
   providerId: id,
@@ -99,10 +101,9 @@ function oidcInput(body: z.infer<typeof oidcConfigBody>): OidcInput {
   };
 }
 
-const listOf = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const listOf = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 function samlInput(body: z.infer<typeof samlConfigBody>): SamlInput {
-  const m = body.mapping;
   return {
     idpMetadataXml: body.idpMetadata?.metadata,
     idpEntityId: body.idpMetadata?.entityID,
@@ -110,7 +111,13 @@ function samlInput(body: z.infer<typeof samlConfigBody>): SamlInput {
     entryPoint: body.entryPoint,
     certificates: [...listOf(body.idpMetadata?.cert), ...listOf(body.cert)],
     allowIdpInitiated: body.allowIdpInitiated,
-    mapping: m && { email: m.email, emailVerified: m.emailVerified, name: m.name, firstName: m.firstName, lastName: m.lastName },
+    mapping: body.mapping && {
+      email: body.mapping.email,
+      emailVerified: body.mapping.emailVerified,
+      name: body.mapping.name,
+      firstName: body.mapping.firstName,
+      lastName: body.mapping.lastName,
+    },
   };
 }
 
@@ -137,12 +144,12 @@ function providerResponse(p: Provider): SsoProvider {
       mapping: { id: "sub", email: "email", emailVerified: "email_verified", name: "name", image: "picture", ...o.mapping },
     },
     samlConfig: s && {
-      idpEntityId: s.idpEntityId,
       entryPoint: s.ssoUrl,
-      cert: s.certificates,
+      idpEntityId: s.idpEntityId,
+      certificates: s.certificates,
       metadataUrl: s.metadataUrl,
       allowIdpInitiated: s.allowIdpInitiated,
-      mapping: { ...s.mapping },
+      mapping: { email: "email", name: "name", firstName: "firstName", lastName: "lastName", ...s.mapping },
       spEntityId: s.spEntityId,
       acsUrl: s.acsUrl,
       spMetadataUrl: s.spMetadataUrl,
@@ -174,6 +181,7 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
         errors: [
           "SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS",
           "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER",
+          "DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION",
           "ORGANIZATION_NOT_FOUND",
           "YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS",
           "INVALID_OIDC_CONFIGURATION",
@@ -239,6 +247,7 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
         errors: [
           "PROVIDER_NOT_FOUND",
           "THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER",
+          "DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION",
           "INVALID_OIDC_CONFIGURATION",
           "INVALID_SAML_METADATA",
           "NO_FIELDS_PROVIDED_FOR_UPDATE",

@@ -25,6 +25,8 @@ const schema = z.object({
   IDENTITY_USER_FIELDS: env.json(z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), userFieldSchema), {}),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
   ORGANIZATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50054"),
+  SSO_SERVICE_URL: z.string().min(1).default("127.0.0.1:50057"),
+  IDENTITY_DOMAIN_AUTO_JOIN: env.bool(true),
   AUTH_BASE_URL: env.optionalUrl(),
   SESSION_FRESH_AGE: env.seconds(86_400),
   IDENTITY_EMAIL_VERIFICATION_ENABLED: env.bool(true),
@@ -85,6 +87,10 @@ export interface IdentityConfig {
   notificationServiceUrl: string;
   /** Deleting a user removes their memberships there. */
   organizationServiceUrl: string;
+  /** A user whose address becomes verified is told to it, for domain auto-join (docs/adr/0074-user-event-outbox.md). */
+  ssoServiceUrl: string;
+  /** false: no sso service is deployed, and a verified address has no one to be told to (IDENTITY_DOMAIN_AUTO_JOIN). */
+  domainAutoJoin: boolean;
   /** Public URL of the API, for links in mail (never taken from a request's Host header). */
   baseUrl: string;
   secret: string;
@@ -143,6 +149,8 @@ export function identityConfig(source: Record<string, string | undefined>): Iden
     userFields: c.IDENTITY_USER_FIELDS,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     organizationServiceUrl: c.ORGANIZATION_SERVICE_URL,
+    ssoServiceUrl: c.SSO_SERVICE_URL,
+    domainAutoJoin: c.IDENTITY_DOMAIN_AUTO_JOIN,
     baseUrl,
     secret,
     freshAgeSeconds: c.SESSION_FRESH_AGE,

@@ -2,6 +2,7 @@
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { DomainServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/domain";
 import { call } from "@auth-platform/runtime/rpc";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
@@ -9,6 +10,7 @@ import { userFields } from "@auth-platform/runtime/user-message";
 import type { IdentityConfig } from "./config.js";
 import { type MailRequestWorker, startMailRequestWorker } from "./domain/mail-request-worker.js";
 import { publishingStore, startSessionOutboxWorker } from "./domain/session-outbox.js";
+import { eventPublishingStore, startUserEventWorker } from "./domain/user-events.js";
 import type { PollingWorker } from "@auth-platform/runtime/polling-worker";
 import { startSessionUserBackfill } from "./domain/session-users.js";
 import { HashingQueue } from "./hashing-queue.js";
@@ -35,8 +37,10 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
   const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls: config.grpc.tls, serverName: "session" });
   const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
   const organizationClient = createGrpcClient(OrganizationServiceClient, config.organizationServiceUrl, { tls: config.grpc.tls, serverName: "organization" });
+  const domainClient = createGrpcClient(DomainServiceClient, config.ssoServiceUrl, { tls: config.grpc.tls, serverName: "sso" });
   let worker: MailRequestWorker | undefined;
   let outbox: PollingWorker | undefined;
+  let events: PollingWorker | undefined;
   const registry: Registry = {
     config,
     store: storedRows,
@@ -81,6 +85,13 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         await call(organizationClient, organizationClient.removeUserMemberships, { userId });
       },
     },
+    domains: {
+      async applyAutoJoin(userId, email, verifiedAt) {
+        // Without an sso service (IDENTITY_DOMAIN_AUTO_JOIN=false) no domain can apply: the event is done.
+        if (!config.domainAutoJoin) return;
+        await call(domainClient, domainClient.applyDomainAutoJoin, { userId, email, verifiedAt });
+      },
+    },
     mail: {
       async send(to, template, variables, idempotencyKey, language) {
         await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey, language });
@@ -89,8 +100,11 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
   };
   // Every write of a user is followed by its delivery to the session service (domain/session-outbox.ts).
   registry.store = publishingStore(storedRows, { ...registry, outbox: { wake: (afterMs) => outbox?.wake(afterMs) } });
+  // ...and each write that verifies an address by the delivery of its user event (domain/user-events.ts).
+  registry.store = eventPublishingStore(registry.store, { ...registry, worker: { wake: (afterMs) => events?.wake(afterMs) } });
   worker = startMailRequestWorker(registry);
   outbox = startSessionOutboxWorker(registry);
+  events = startUserEventWorker(registry);
   const backfill = startSessionUserBackfill(registry);
   return {
     ...registry,
@@ -98,7 +112,9 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       backfill.stop();
       await worker.stop();
       await outbox.stop();
+      await events.stop();
       sessionClient.close();
+      domainClient.close();
       notificationClient.close();
       organizationClient.close();
       await storedRows.close();

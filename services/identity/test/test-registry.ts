@@ -15,8 +15,9 @@ import { createMemoryIdentityStore } from "../src/store/memory-identity-store.js
 import type { UserRecord } from "../src/store/identity-store.js";
 import { processDue } from "../src/domain/mail-request-worker.js";
 import { deliverDueSessionOutbox, publishingStore } from "../src/domain/session-outbox.js";
+import { deliverDueUserEvents, eventPublishingStore } from "../src/domain/user-events.js";
 import { MAIL_REQUEST_DELAY_MS } from "../src/domain/mail-requests.js";
-import type { MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "../src/domain/ports.js";
+import type { DomainsPort, MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "../src/domain/ports.js";
 import { signUpEmail } from "../src/domain/sign-up.js";
 import { providerTokenVault } from "../src/domain/provider-token-vault.js";
 
@@ -115,6 +116,24 @@ function fakeOrganizations(): FakeOrganizations {
   return organizations;
 }
 
+/** The sso service as identity sees it: each auto-join asked for, and a switch to make it unreachable. */
+export interface FakeDomains extends DomainsPort {
+  applied: Array<{ userId: string; email: string; verifiedAt: Date }>;
+  unreachable: boolean;
+}
+
+function fakeDomains(): FakeDomains {
+  const domains: FakeDomains = {
+    applied: [],
+    unreachable: false,
+    async applyAutoJoin(userId, email, verifiedAt) {
+      if (domains.unreachable) throw new Error("sso service unavailable");
+      domains.applied.push({ userId, email, verifiedAt });
+    },
+  };
+  return domains;
+}
+
 export interface FakeMail extends MailPort {
   sent: SentMail[];
   to(address: string, template?: MailTemplate): SentMail[];
@@ -141,6 +160,7 @@ function fakeMail(): FakeMail {
 export interface TestRegistry extends Registry {
   sessions: FakeSessions;
   organizations: FakeOrganizations;
+  domains: FakeDomains;
   mail: FakeMail;
   /** Moves the clock forward. */
   advance(ms: number): void;
@@ -148,6 +168,10 @@ export interface TestRegistry extends Registry {
   processMailRequests(): Promise<void>;
   /** Runs one pass of the session outbox worker (what the real worker does on its own). */
   processSessionOutbox(): Promise<number>;
+  /** Runs one pass of the user event worker (what the real worker does on its own). */
+  processUserEvents(): Promise<number>;
+  /** How often a request's own delivery of user events failed and woke the worker. */
+  userEventWakes: number;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -162,6 +186,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     store: rows,
     sessions: fakeSessions(now),
     organizations: fakeOrganizations(),
+    domains: fakeDomains(),
     mail: fakeMail(),
     mailRequests: { wake() {} },
     passwords: passwordHasher(new HashingQueue({ concurrency: 2, maxQueued: 64 })),
@@ -176,9 +201,20 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       await processDue(registry);
     },
     processSessionOutbox: () => deliverDueSessionOutbox(registry),
+    processUserEvents: () => deliverDueUserEvents(registry),
+    userEventWakes: 0,
   };
-  // As the service runs: every write of a user delivered to the session service before it returns.
+  // As the service runs: every write of a user delivered to the session service before it returns, and
+  // each write that verifies an address followed by the delivery of its user event.
   registry.store = publishingStore(rows, { ...registry, outbox: { wake() {} } });
+  registry.store = eventPublishingStore(registry.store, {
+    ...registry,
+    worker: {
+      wake() {
+        registry.userEventWakes += 1;
+      },
+    },
+  });
   return registry;
 }
 

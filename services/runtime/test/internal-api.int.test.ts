@@ -148,6 +148,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetMembership: ["internal-client", "sso"],
     AddMember: ["sso"],
     RemoveUserMembership: ["sso"],
+    FindOrganizationId: ["sso"],
     RemoveUserMemberships: ["identity"],
     CreateTeam: ["gateway", "sso"],
     GetTeam: ["gateway"],
@@ -203,6 +204,9 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     TestProvider: ["gateway"],
     StartSignIn: ["gateway"],
     CompleteSignIn: ["gateway"],
+    AcceptSamlResponse: ["gateway"],
+    CompleteSamlSignIn: ["gateway"],
+    GetServiceProviderMetadata: ["gateway"],
   },
   domains: {
     ListDomains: ["gateway"],
@@ -212,6 +216,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SetDomainAutoJoin: ["gateway"],
     RequestProviderDomainVerification: ["gateway"],
     VerifyProviderDomain: ["gateway"],
+    ApplyDomainAutoJoin: ["identity"],
   },
   scim: {
     GenerateScimToken: ["gateway"],

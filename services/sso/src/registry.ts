@@ -49,6 +49,10 @@ export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Reg
       async addMember(organizationId, userId, role) {
         await call(organization, organization.addMember, { organizationId, userId, role });
       },
+      async findOrganizationId(slug) {
+        const { organizationId } = await call(organization, organization.findOrganizationId, { slug });
+        return organizationId ?? null;
+      },
       async membershipRole(userId, organizationId) {
         const { member } = await call(organization, organization.getMembership, { userId, organizationId });
         return member?.role ?? null;

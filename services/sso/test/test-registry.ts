@@ -18,6 +18,8 @@ export interface TestRegistry extends Registry {
   advance(ms: number): void;
   /** `${userId}/${organizationId}` -> role. */
   roles: Map<string, string>;
+  /** Organization slug → id, as the organization service would answer. */
+  slugs: Map<string, string>;
   /** Discovery documents by URL. */
   documents: Map<string, DiscoveredIssuer>;
   discoveries: number;
@@ -47,6 +49,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       },
     },
     roles: new Map(),
+    slugs: new Map(),
     documents: new Map(),
     discoveries: 0,
     metadata: new Map(),
@@ -62,6 +65,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
       async addMember(organizationId, userId, role) {
         const key = `${userId}/${organizationId}`;
         if (!registry.roles.has(key)) registry.roles.set(key, role);
+      },
+      async findOrganizationId(slug) {
+        return registry.slugs.get(slug) ?? null;
       },
     },
     identity: {

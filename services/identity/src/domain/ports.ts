@@ -63,6 +63,12 @@ export interface OrganizationPort {
   removeUserMemberships(userId: string): Promise<void>;
 }
 
+/** The sso service's verified domains, as identity's user events reach them (docs/adr/0074-user-event-outbox.md). */
+export interface DomainsPort {
+  /** Applies domain auto-join for the user's address, verified at `verifiedAt` (sso's ApplyDomainAutoJoin). Idempotent. */
+  applyAutoJoin(userId: string, email: string, verifiedAt: Date): Promise<void>;
+}
+
 /**
  * What the rules read of the signed-in caller (auth.common.v1.Caller, runtime/caller.ts): when its
  * session was created (freshness.ts) and, on an impersonation session, the admin acting as the user.
@@ -80,6 +86,7 @@ export interface Registry {
   store: IdentityStore;
   sessions: SessionPort;
   organizations: OrganizationPort;
+  domains: DomainsPort;
   mail: MailPort;
   mailRequests: MailRequestsPort;
   /** Password hashing and verification, through the process's bounded hashing queue. */

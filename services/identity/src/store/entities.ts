@@ -117,6 +117,24 @@ export const SessionOutboxEntity = defineEntity({
 
 export type SessionOutboxRow = InstanceType<typeof SessionOutboxEntity.class>;
 
+/** The user event outbox (migration 0015, docs/adr/0074-user-event-outbox.md). */
+export const UserEventEntity = defineEntity({
+  name: "UserEvent",
+  tableName: "user_event",
+  properties: {
+    id: p.string().primary(),
+    userId: p.string().index(),
+    type: p.string(),
+    payload: p.text(),
+    occurredAt: p.datetime(),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime().index(),
+    leaseUntil: p.datetime().nullable(),
+  },
+});
+
+export type UserEventRow = InstanceType<typeof UserEventEntity.class>;
+
 /** Two-factor (migration 0004): the TOTP enrolment, backup codes, sign-in challenges, trusted devices. */
 export const TwoFactorEntity = defineEntity({
   name: "TwoFactor",

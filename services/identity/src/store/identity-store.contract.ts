@@ -452,6 +452,12 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "claimSessionOutbox",
       "retrySessionOutbox",
       "clearSessionOutbox",
+      // The user event outbox: written by the user writes themselves, read and cleared by its deliverer.
+      "findUserEvents",
+      "findDueUserEvents",
+      "claimUserEvent",
+      "retryUserEvent",
+      "deleteUserEvent",
       "saveTwoFactor",
       "findTwoFactor",
       "resealTwoFactor",
@@ -525,6 +531,77 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       expect((await store.findDueSessionOutbox(at(100), 1000)).some((row) => row.userId === user.id)).toBe(true);
       expect(await store.clearSessionOutbox(user.id, second.version)).toBe(true);
       expect(await store.findSessionOutbox(user.id)).toBeNull();
+    });
+
+    describe("user events", () => {
+      const types = async (userId: string) => (await store.findUserEvents(userId)).map((event) => `${event.type} ${event.payload.email}`);
+      const clear = async (userId: string) => {
+        for (const event of await store.findUserEvents(userId)) await store.deleteUserEvent(event.id);
+      };
+
+      it("writes email-verified with a user created verified, and none with one created unverified", async () => {
+        const verified = await created({ emailVerified: true });
+        const events = await store.findUserEvents(verified.user.id);
+        expect(events).toEqual([
+          {
+            id: expect.any(String),
+            userId: verified.user.id,
+            type: "email-verified",
+            payload: { email: verified.user.email },
+            occurredAt: contractClock.now(),
+            attempts: 0,
+            nextAttemptAt: new Date(contractClock.at + WRITER_DELIVERY_MS),
+            leaseUntil: null,
+          },
+        ]);
+        const unverified = await created();
+        expect(await store.findUserEvents(unverified.user.id)).toEqual([]);
+      });
+
+      it("writes email-verified when an address becomes verified, and only then", async () => {
+        const { user } = await created();
+        await store.updateUser(user.id, { name: "No address" });
+        expect(await types(user.id)).toEqual([]);
+        await store.markEmailVerified(user.id, user.email);
+        expect(await types(user.id)).toEqual([`email-verified ${user.email}`]);
+        await clear(user.id);
+        // Verified again, or a patch that keeps the verified address: nothing new.
+        expect(await store.markEmailVerified(user.id, user.email)).toBeNull();
+        await store.updateUser(user.id, { emailVerified: true, name: "Same" });
+        expect(await types(user.id)).toEqual([]);
+        // Moved to a new address, unverified: nothing; then verified by a patch: the new address.
+        const moved = `${unique("moved")}@example.com`;
+        await store.updateUser(user.id, { email: moved, emailVerified: false });
+        expect(await types(user.id)).toEqual([]);
+        await store.updateUser(user.id, { emailVerified: true });
+        expect(await types(user.id)).toEqual([`email-verified ${moved}`]);
+        await clear(user.id);
+        // Moved straight to another verified address (a verified email change).
+        const again = `${unique("again")}@example.com`;
+        await store.updateUser(user.id, { email: again, emailVerified: true });
+        expect(await types(user.id)).toEqual([`email-verified ${again}`]);
+        await clear(user.id);
+        expect(await store.updateUser("nobody", { emailVerified: true })).toBeNull();
+        expect(await store.findUserEvents("nobody")).toEqual([]);
+      });
+
+      it("leases an event to one deliverer, retries it when asked, and removes it once delivered", async () => {
+        const { user } = await created({ emailVerified: true });
+        const [event] = await store.findUserEvents(user.id);
+        const at = (seconds: number) => new Date(contractClock.at + seconds * 1000);
+        const mine = async (when: Date) => (await store.findDueUserEvents(when, 1000)).filter((due) => due.id === event!.id);
+        expect(await mine(at(WRITER_DELIVERY_MS / 1000 - 1))).toEqual([]);
+        expect(await mine(at(WRITER_DELIVERY_MS / 1000))).toHaveLength(1);
+        const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimUserEvent(event!.id, 0, at(0), at(60))));
+        expect(wins.filter(Boolean)).toHaveLength(1);
+        expect(await mine(at(59))).toEqual([]);
+        await store.retryUserEvent(event!.id, 1, at(100));
+        expect((await store.findUserEvents(user.id))[0]).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
+        expect(await mine(at(99))).toEqual([]);
+        expect(await mine(at(100))).toHaveLength(1);
+        await store.deleteUserEvent(event!.id);
+        expect(await store.findUserEvents(user.id)).toEqual([]);
+      });
     });
 
     it("two writes of one user at once both reach the outbox", async () => {

@@ -108,6 +108,43 @@ export interface SessionOutboxRecord {
 }
 
 /**
+ * What other services must learn of a user, beyond the session service's copy (docs/adr/0074-user-event-outbox.md):
+ * one row per event, of a type, written in the same transaction as the write it records, delivered by
+ * domain/user-events.ts (at once by the writing request, else by its worker) and removed once delivered.
+ * `email-verified`: the user's address became verified (created verified, verified later, or changed to a
+ * verified one); sso applies domain auto-join for it. The type column lets a later consumer (webhooks) reuse
+ * the table.
+ */
+export const USER_EVENT_TYPES = ["email-verified"] as const;
+export type UserEventType = (typeof USER_EVENT_TYPES)[number];
+
+export interface UserEventRecord {
+  id: string;
+  userId: string;
+  type: UserEventType;
+  /** What the event says beyond its user: `email-verified` holds `email`. */
+  payload: Readonly<Record<string, string>>;
+  /** When the write happened. */
+  occurredAt: Date;
+  /** Delivery attempts started so far. */
+  attempts: number;
+  /** Due for the worker WRITER_DELIVERY_MS after the write: the writing request delivers it first. */
+  nextAttemptAt: Date;
+  /** While in the future, one deliverer holds the row. */
+  leaseUntil: Date | null;
+}
+
+/**
+ * Whether a write that left a user as `after` verified an address: verified now, and before not verified, or
+ * at another address, or no user at all (a user created verified). Every store writes its `email-verified`
+ * event by this rule.
+ */
+export function verifiesEmail(before: Pick<UserRecord, "email" | "emailVerified"> | null, after: Pick<UserRecord, "email" | "emailVerified">): boolean {
+  if (!after.emailVerified) return false;
+  return !before?.emailVerified || before.email !== after.email;
+}
+
+/**
  * What updateUser changes: the columns it names, and `extraFields` merged into the stored extra fields (each
  * named field replaced whole, a null removing it, the others kept as they are), in one write, so two updates
  * of different fields of one user at once both survive.
@@ -191,7 +228,7 @@ export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeySt
    */
   deletePasskeyUnlessLast(userId: string, id: string): Promise<"deleted" | "last" | "not-found">;
   /**
-   * Creates a user and its first account atomically, with the mail request (a verification mail) if given; null creates the user with no account (an admin's
+   * Creates a user and its first account atomically (and, for a verified address, its `email-verified` event), with the mail request (a verification mail) if given; null creates the user with no account (an admin's
    * user created without a password). A clash on email raises USER_ALREADY_EXISTS, on username
    * USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER; neither leaves a partial user behind.
    */
@@ -224,12 +261,13 @@ export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeySt
   /**
    * Applies a patch (extra fields merged, see UserPatch) and sets updatedAt in one write; null when the user does
    * not exist. Every write of a user moves updatedAt strictly past the stored one (user-updated-at.ts).
-   * With revokeSessions (a ban), the outbox row also asks for the end of the user's sessions.
+   * With revokeSessions (a ban), the outbox row also asks for the end of the user's sessions. A patch that
+   * leaves the user at a newly verified address (verifiesEmail) writes its `email-verified` event too.
    */
   updateUser(id: string, patch: UserPatch, options?: { revokeSessions?: boolean }): Promise<UserRecord | null>;
   /**
    * Marks the address verified if the user still has it and it is not verified yet, in one conditional write
-   * (of two racing calls one wins); the updated user, or null when nothing changed.
+   * (of two racing calls one wins), with its `email-verified` event; the updated user, or null when nothing changed.
    */
   markEmailVerified(id: string, email: string): Promise<UserRecord | null>;
   /** Every account of the user, oldest first. */
@@ -287,5 +325,18 @@ export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeySt
   retrySessionOutbox(userId: string, nextAttemptAt: Date): Promise<void>;
   /** Removes the row if it is still at `version` (nothing was queued since it was read): true when removed. */
   clearSessionOutbox(userId: string, version: number): Promise<boolean>;
+  /**
+   * The user's undelivered events, oldest first. createUserWithAccount (a user created verified),
+   * markEmailVerified and updateUser (to a verified address) write them, in the same transaction as the user.
+   */
+  findUserEvents(userId: string): Promise<UserEventRecord[]>;
+  /** Up to `limit` events due at `now` whose lease is free, oldest due first. */
+  findDueUserEvents(now: Date, limit: number): Promise<UserEventRecord[]>;
+  /** Takes the lease on an event still at `seenAttempts` and counts the attempt: true for the one caller that won it. */
+  claimUserEvent(id: string, seenAttempts: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Frees the lease of an event held at `attempts` and schedules another attempt. */
+  retryUserEvent(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
+  /** Removes a delivered event. */
+  deleteUserEvent(id: string): Promise<void>;
   close(): Promise<void>;
 }

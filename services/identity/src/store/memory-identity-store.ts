@@ -7,10 +7,13 @@ import {
   type MailRequestRecord,
   mergeExtraFields,
   type SessionOutboxRecord,
+  type UserEventRecord,
   type UserRecord,
   type VerificationRecord,
+  verifiesEmail,
   WRITER_DELIVERY_MS,
 } from "./identity-store.js";
+import { newId } from "@auth-platform/runtime/random";
 import { memoryEmailCodeStore } from "./memory-email-code-store.js";
 import { memoryPasskeyStore } from "./memory-passkey-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
@@ -46,6 +49,25 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     if (!row) sessionOutbox.set(userId, { userId, revokeSessions, version: 1, attempts: 0, nextAttemptAt, leaseUntil: null });
     else Object.assign(row, { version: row.version + 1, attempts: 0, nextAttemptAt, revokeSessions: row.revokeSessions || revokeSessions });
   };
+  const userEvents = new Map<string, UserEventRecord>();
+  /** A user's `email-verified` event, when the write took the user from `before` to a newly verified address. */
+  const queueEmailVerified = (before: Pick<UserRecord, "email" | "emailVerified"> | null, after: UserRecord) => {
+    if (!verifiesEmail(before, after)) return;
+    const at = now();
+    const event: UserEventRecord = {
+      id: newId(),
+      userId: after.id,
+      type: "email-verified",
+      payload: { email: after.email },
+      occurredAt: at,
+      attempts: 0,
+      nextAttemptAt: new Date(at.getTime() + WRITER_DELIVERY_MS),
+      leaseUntil: null,
+    };
+    userEvents.set(event.id, event);
+  };
+  const copyEvent = (event: UserEventRecord): UserEventRecord => ({ ...event, payload: { ...event.payload } });
+  const eventLeaseFree = (event: UserEventRecord, at: Date) => event.leaseUntil === null || event.leaseUntil <= at;
   const outboxLeaseFree = (row: SessionOutboxRecord, at: Date) => row.leaseUntil === null || row.leaseUntil <= at;
   const byCreation = (a: { createdAt: Date }, b: { createdAt: Date }) => a.createdAt.getTime() - b.createdAt.getTime();
   const leaseFree = (request: MailRequestRecord, at: Date) => request.leaseUntil === null || request.leaseUntil <= at;
@@ -87,6 +109,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       users.set(user.id, copyUser(user));
       if (account) accounts.set(account.id, stored(account));
       if (mailRequest) mailRequests.set(mailRequest.id, { ...mailRequest, attempts: 0, leaseUntil: null });
+      queueEmailVerified(null, user);
       return user;
     },
     findUserById: async (id) => find((user) => user.id === id),
@@ -132,6 +155,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       if (error) throw error;
       users.set(id, updated);
       queueSessionOutbox(id, options?.revokeSessions);
+      queueEmailVerified(user, updated);
       return copyUser(updated);
     },
     async markEmailVerified(id, email) {
@@ -140,6 +164,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       const updated: UserRecord = { ...user, emailVerified: true, updatedAt: nextUserUpdatedAt(user.updatedAt, now()) };
       users.set(id, updated);
       queueSessionOutbox(id);
+      queueEmailVerified(user, updated);
       return copyUser(updated);
     },
     async listAccounts(userId) {
@@ -246,8 +271,34 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       if (sessionOutbox.get(userId)?.version !== version) return false;
       return sessionOutbox.delete(userId);
     },
+    async findUserEvents(userId) {
+      return [...userEvents.values()]
+        .filter((event) => event.userId === userId)
+        .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())
+        .map(copyEvent);
+    },
+    async findDueUserEvents(at, limit) {
+      return [...userEvents.values()]
+        .filter((event) => event.nextAttemptAt <= at && eventLeaseFree(event, at))
+        .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+        .slice(0, limit)
+        .map(copyEvent);
+    },
+    async claimUserEvent(id, seenAttempts, at, leaseUntil) {
+      const event = userEvents.get(id);
+      if (!event || event.attempts !== seenAttempts || !eventLeaseFree(event, at)) return false;
+      Object.assign(event, { attempts: seenAttempts + 1, leaseUntil });
+      return true;
+    },
+    async retryUserEvent(id, attempts, nextAttemptAt) {
+      const event = userEvents.get(id);
+      if (event && event.attempts === attempts) Object.assign(event, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteUserEvent(id) {
+      userEvents.delete(id);
+    },
     async close() {
-      for (const map of [users, accounts, verifications, mailRequests, sessionOutbox]) map.clear();
+      for (const map of [users, accounts, verifications, mailRequests, sessionOutbox, userEvents]) map.clear();
       clearTwoFactor();
       clearEmailCodes();
       clearPasskeys();

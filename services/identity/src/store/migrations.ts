@@ -305,6 +305,28 @@ class MailSignIn extends Migration {
   }
 }
 
+/**
+ * The user event outbox (docs/adr/0074-user-event-outbox.md): what other services must learn of a user,
+ * one row per event with its type, written with the write it records. A new table only: nothing running is
+ * locked or changed.
+ */
+class CreateUserEvent extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "user_event" (
+      "id" varchar(64) not null primary key,
+      "user_id" varchar(64) not null,
+      "type" varchar(64) not null,
+      "payload" text not null,
+      "occurred_at" timestamptz not null,
+      "attempts" integer not null default 0,
+      "next_attempt_at" timestamptz not null,
+      "lease_until" timestamptz null
+    )`);
+    this.addSql(`create index "user_event_user_id_index" on "user_event" ("user_id")`);
+    this.addSql(`create index "user_event_next_attempt_at_index" on "user_event" ("next_attempt_at")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -320,4 +342,5 @@ export const identityMigrations = [
   { name: "0012-challenge-sign-in-method", class: ChallengeSignInMethod },
   { name: "0013-passkeys", class: CreatePasskeys },
   { name: "0014-mail-sign-in", class: MailSignIn },
+  { name: "0015-user-event", class: CreateUserEvent },
 ];

@@ -5,7 +5,7 @@ import { type Dialect, isUniqueViolation, openStore } from "@auth-platform/runti
 import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, EmailCodeEntity, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
-import { SessionOutboxEntity, type SessionOutboxRow } from "./entities.js";
+import { SessionOutboxEntity, type SessionOutboxRow, UserEventEntity } from "./entities.js";
 import { PasskeyChallengeEntity, PasskeyEntity } from "./entities.js";
 import type {
   AccountRecord,
@@ -17,12 +17,14 @@ import type {
   UserRecord,
   VerificationRecord,
 } from "./identity-store.js";
+import { verifiesEmail } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroPasskeyStore, PASSKEY_ENTITIES } from "./mikro-passkey-store.js";
 import { mikroEmailCodeStore } from "./mikro-email-code-store.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 import { listUsersInSql } from "./mikro-user-query.js";
 import { queueSessionOutbox } from "./queue-session-outbox.js";
+import { queueUserEvent, readAddress, toUserEvent } from "./queue-user-event.js";
 import { nextUserUpdatedAtSql } from "./user-updated-at.js";
 
 function toUser(row: UserRow): UserRecord {
@@ -148,7 +150,17 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
   const now = options.now ?? (() => new Date());
   const store = await openStore({
     url,
-    entities: [UserEntity, AccountEntity, VerificationEntity, MailRequestEntity, SessionOutboxEntity, EmailCodeEntity, ...TWO_FACTOR_ENTITIES, ...PASSKEY_ENTITIES],
+    entities: [
+      UserEntity,
+      AccountEntity,
+      VerificationEntity,
+      MailRequestEntity,
+      SessionOutboxEntity,
+      UserEventEntity,
+      EmailCodeEntity,
+      ...TWO_FACTOR_ENTITIES,
+      ...PASSKEY_ENTITIES,
+    ],
     migrations: identityMigrations,
   });
   return {
@@ -161,6 +173,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
           await em.insert(UserEntity, { ...user, extraFields: JSON.stringify(user.extraFields) });
           if (account) await em.insert(AccountEntity, accountRow(account));
           if (mailRequest) await em.insert(MailRequestEntity, mailRequestRow(mailRequest));
+          if (verifiesEmail(null, user)) await queueUserEvent(em, user.id, "email-verified", { email: user.email }, now());
         });
         return user;
       } catch (error) {
@@ -216,10 +229,15 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       const { extraFields, ...rest } = patch;
       const columns = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       const merge = extraFields && Object.keys(extraFields).length ? { extraFields: mergedExtraFields(store.dialect, extraFields) } : {};
+      // Only a patch of the address or its flag can verify one: others read nothing more.
+      const mayVerify = patch.email !== undefined || patch.emailVerified === true;
       try {
         const changed = await store.em().transactional(async (em) => {
+          const before = mayVerify ? await readAddress(em, store.dialect, id) : null;
           const count = await em.nativeUpdate(UserEntity, { id }, { ...columns, ...merge, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
           if (count) await queueSessionOutbox(em, id, now(), options?.revokeSessions);
+          const after = count && mayVerify ? await readAddress(em, store.dialect, id) : null;
+          if (before && after && verifiesEmail(before, after)) await queueUserEvent(em, id, "email-verified", { email: after.email }, now());
           return count;
         });
         if (!changed) return null;
@@ -233,7 +251,10 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     async markEmailVerified(id, email) {
       const changed = await store.em().transactional(async (em) => {
         const count = await em.nativeUpdate(UserEntity, { id, email, emailVerified: false }, { emailVerified: true, updatedAt: nextUserUpdatedAtSql(store.dialect, now()) });
-        if (count === 1) await queueSessionOutbox(em, id, now());
+        if (count === 1) {
+          await queueSessionOutbox(em, id, now());
+          await queueUserEvent(em, id, "email-verified", { email }, now());
+        }
         return count;
       });
       if (changed !== 1) return null;
@@ -366,6 +387,23 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async clearSessionOutbox(userId, version) {
       return (await store.em().nativeDelete(SessionOutboxEntity, { userId, version })) === 1;
+    },
+    async findUserEvents(userId) {
+      const rows = await store.em().find(UserEventEntity, { userId }, { orderBy: { occurredAt: "asc", id: "asc" } });
+      return rows.map(toUserEvent);
+    },
+    async findDueUserEvents(at, limit) {
+      const rows = await store.em().find(UserEventEntity, { nextAttemptAt: { $lte: at }, ...leaseFree(at) }, { orderBy: { nextAttemptAt: "asc" }, limit });
+      return rows.map(toUserEvent);
+    },
+    async claimUserEvent(id, seenAttempts, at, leaseUntil) {
+      return (await store.em().nativeUpdate(UserEventEntity, { id, attempts: seenAttempts, ...leaseFree(at) }, { attempts: seenAttempts + 1, leaseUntil })) === 1;
+    },
+    async retryUserEvent(id, attempts, nextAttemptAt) {
+      await store.em().nativeUpdate(UserEventEntity, { id, attempts }, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteUserEvent(id) {
+      await store.em().nativeDelete(UserEventEntity, { id });
     },
     close: () => store.close(),
   };

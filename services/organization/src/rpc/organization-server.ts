@@ -5,6 +5,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import { languageOr } from "@auth-platform/runtime/language";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { foldSlug } from "../domain/access.js";
 import * as invitations from "../domain/invitations.js";
 import * as members from "../domain/members.js";
 import * as organizations from "../domain/organizations.js";
@@ -71,6 +72,7 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   // (docs/adr/0067-the-sso-service.md).
   AddMember: ["sso"],
   RemoveUserMembership: ["sso"],
+  FindOrganizationId: ["sso"],
 };
 
 export function organizationService(registry: Registry, rpc: RpcServer): ServiceBinding {
@@ -199,6 +201,13 @@ export function organizationService(registry: Registry, rpc: RpcServer): Service
       if (!Object.keys(permissions).length) throw new AuthError("VALIDATION_ERROR", "permissions is required");
       const success = await members.hasPermission(registry, callerOf(req.caller), { organizationId: valid.optionalId("organizationId", req.organizationId), permissions });
       return { success };
+    }),
+    findOrganizationId: rpc.unary("FindOrganizationId", async (req) => {
+      // A slug that cannot exist is simply not found: the caller answers the same for both.
+      const slug = foldSlug(req.slug.trim());
+      if (!slug || slug.length > 64) return {};
+      const found = await registry.store.findOrganizationBySlug(slug);
+      return { organizationId: found?.id };
     }),
     getMembership: rpc.unary("GetMembership", async (req) => {
       const member = await members.getMembership(registry, valid.id("userId", req.userId), valid.id("organizationId", req.organizationId));

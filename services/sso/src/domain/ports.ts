@@ -16,6 +16,8 @@ export interface OrganizationPort {
   membershipRole(userId: string, organizationId: string): Promise<string | null>;
   /** Makes the user a member with the role (idempotent: an existing member keeps their role). */
   addMember(organizationId: string, userId: string, role: string): Promise<void>;
+  /** The id of the organization with this slug, or null. */
+  findOrganizationId(slug: string): Promise<string | null>;
 }
 
 /** What a provider said of the user, as identity's ProviderProfile. */

@@ -85,6 +85,35 @@ describe("sso providers", () => {
     expect((await registerProvider(everything, single, { providerId: "p", issuer: everything.issuer(), domain: "x.example.com", oidc })).domainVerified).toBe(true);
   });
 
+  it("attack: a domain another organization verified cannot be taken by a provider, however it is spelled", async () => {
+    const r = testRegistry();
+    const acme = r.member("owner");
+    const mallory = r.member("owner");
+    const at = new Date(r.now());
+    const claim = {
+      id: "claim",
+      organizationId: acme.organizationId,
+      domain: "acme.example.com",
+      token: "t",
+      createdAt: at,
+      expiresAt: at,
+      verifiedAt: null,
+      autoJoinRole: null,
+      autoJoinSince: null,
+    };
+    expect(await r.store.insertDomain(claim)).toBe(true);
+    expect(await r.store.markDomainVerified("claim", at)).toBe(true);
+    const issuer = r.issuer();
+    for (const domain of ["acme.example.com", "ACME.Example.com."]) {
+      expect(await errorCode(registerProvider(r, mallory, { providerId: "squat", issuer, domain, oidc }))).toBe("DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION");
+    }
+    await registerProvider(r, mallory, { providerId: "squat", issuer, domain: "mallory.example.com", oidc });
+    expect(await errorCode(updateProvider(r, mallory, { providerId: "squat", domain: "acme.example.com" }))).toBe("DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION");
+    expect((await getProvider(r, mallory, "squat")).domain).toBe("mallory.example.com");
+    // The organization that verified it registers its provider, which routes at once.
+    expect((await registerProvider(r, acme, { providerId: "acme", issuer, domain: "acme.example.com", oidc })).domainVerified).toBe(true);
+  });
+
   it("another organization's manager finds no provider to read, change or delete", async () => {
     const r = testRegistry();
     const owner = r.member("owner");

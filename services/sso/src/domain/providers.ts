@@ -5,6 +5,7 @@
  * answered as not found, so provider ids are not probed.
  */
 import { AuthError } from "@auth-platform/proto/errors";
+import { normaliseDomain } from "../domains/domain-name.js";
 import { readSamlSettings, type SamlConfigInput, samlSettingsFromInput } from "../saml/settings.js";
 import type { ClaimMapping, OidcSettings, ProviderPatch, ProviderRecord } from "../store/sso-store.js";
 import type { Caller, Registry } from "./ports.js";
@@ -92,6 +93,18 @@ async function domainVerifiedFor(registry: Registry, organizationId: string, dom
   return (await registry.store.findVerifiedDomain(domain))?.organizationId === organizationId;
 }
 
+/**
+ * A provider's domain another organization has verified is refused: its provider would hold the domain (one
+ * provider per domain) and keep the verifying organization from registering its own. Compared in the
+ * canonical form verified domains are stored in, so `ACME.example.` squats no better than `acme.example`.
+ */
+async function refuseDomainOfAnother(registry: Registry, organizationId: string, domain: string): Promise<void> {
+  const canonical = normaliseDomain(domain);
+  if (!canonical.ok) return; // not a domain anyone can verify
+  const verified = await registry.store.findVerifiedDomain(canonical.domain);
+  if (verified && verified.organizationId !== organizationId) throw new AuthError("DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION");
+}
+
 /** Discovers the issuer and merges the given endpoints over the discovered ones; every address checked. */
 async function oidcSettings(registry: Registry, providerId: string, issuer: string, input: OidcInput, previous: Partial<OidcSettings> | null): Promise<OidcSettings> {
   const clientId = input.clientId ?? previous?.clientId;
@@ -130,6 +143,7 @@ export async function registerProvider(registry: Registry, caller: Caller, input
   const defaultRole = input.defaultRole ?? "member";
   checkDefaultRole(role, defaultRole);
   if (await registry.store.getProvider(input.providerId)) throw new AuthError("SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS");
+  await refuseDomainOfAnother(registry, organizationId, input.domain);
   if ((input.oidc === undefined) === (input.saml === undefined)) throw new AuthError("VALIDATION_ERROR", "give either oidcConfig or samlConfig");
   const oidc = input.oidc ? await oidcSettings(registry, input.providerId, input.issuer, input.oidc, null) : null;
   const saml = input.saml ? await samlSettingsFromInput(input.saml, { issuer: input.issuer, previous: null, fetchMetadata: registry.samlMetadata }) : null;
@@ -174,6 +188,7 @@ export async function updateProvider(registry: Registry, caller: Caller, input: 
   const patch: ProviderPatch = { updatedAt: registry.now(), enabled: input.enabled, defaultRole: input.defaultRole };
   if (input.issuer !== undefined) patch.issuer = input.issuer;
   if (input.domain !== undefined && input.domain !== provider.domain) {
+    await refuseDomainOfAnother(registry, provider.organizationId, input.domain);
     patch.domain = input.domain;
     patch.domainVerified = await domainVerifiedFor(registry, provider.organizationId, input.domain);
   }

@@ -9,6 +9,8 @@ import * as oidc from "openid-client";
 import { AuthError, type ErrorCode, REDIRECT_ERRORS, redirectErrorCode } from "@auth-platform/proto/errors";
 import { describeError } from "@auth-platform/runtime/log";
 import { randomString } from "@auth-platform/runtime/random";
+import { type SamlSignInDeps, startSamlSignIn } from "../saml/sign-in.js";
+import { readSamlSettings } from "../saml/settings.js";
 import type { ClaimMapping, ProviderRecord } from "../store/sso-store.js";
 import type { Registry, SignInOutcome, SsoProfile } from "./ports.js";
 
@@ -36,7 +38,7 @@ async function domainIsVerifiedFor(deps: Pick<Registry, "config" | "store">, pro
 }
 
 /** The enabled provider the request names; PROVIDER_NOT_FOUND for an unknown or disabled one. */
-export async function chooseProvider(deps: Pick<Registry, "config" | "store">, input: StartSsoInput): Promise<ProviderRecord> {
+export async function chooseProvider(deps: Pick<Registry, "config" | "store" | "organizations">, input: StartSsoInput): Promise<ProviderRecord> {
   let provider: ProviderRecord | null = null;
   if (input.providerId) provider = await deps.store.getProvider(input.providerId);
   else if (input.domain || input.email) {
@@ -44,7 +46,13 @@ export async function chooseProvider(deps: Pick<Registry, "config" | "store">, i
     provider = await deps.store.findProviderByDomain(domain);
     // The same answer whether a provider exists or not.
     if (!provider || !(await domainIsVerifiedFor(deps, provider, domain))) throw new AuthError("PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED");
-  } else throw new AuthError("VALIDATION_ERROR", "give providerId, email or domain");
+  } else if (input.organizationSlug) {
+    // The organization's one enabled provider; an unknown slug and a slug without one answer alike.
+    const organizationId = await deps.organizations.findOrganizationId(input.organizationSlug);
+    const enabled = organizationId ? (await deps.store.listProviders(organizationId)).filter((p) => p.enabled) : [];
+    if (enabled.length > 1) throw new AuthError("VALIDATION_ERROR", "the organization has several providers: give providerId");
+    provider = enabled[0] ?? null;
+  } else throw new AuthError("VALIDATION_ERROR", "give providerId, email, domain or organizationSlug");
   if (!provider?.enabled) throw new AuthError("PROVIDER_NOT_FOUND");
   return provider;
 }
@@ -70,8 +78,25 @@ async function clientOf(deps: Pick<Registry, "discovery" | "secrets" | "config">
   return config;
 }
 
+/** SAML sign-in's state lives in the sso store; its URLs derive from the platform's public address. */
+export const samlDepsOf = (deps: Pick<Registry, "store" | "now" | "config">): SamlSignInDeps => ({
+  requests: deps.store.saml,
+  replays: deps.store.saml,
+  now: deps.now,
+  authBaseUrl: deps.config.baseUrl,
+});
+
+/** The provider's sign-in URL and the state the gateway binds to the browser (the RelayState for SAML). */
 export async function startSignIn(deps: Registry, input: StartSsoInput): Promise<{ url: string; state: string }> {
   const provider = await chooseProvider(deps, input);
+  if (provider.type === "saml" && provider.saml) {
+    const { redirectUrl, relayState } = await startSamlSignIn(
+      samlDepsOf(deps),
+      { providerId: provider.providerId, saml: readSamlSettings(provider.saml) },
+      { callbackUrl: input.callbackUrl, errorCallbackUrl: input.errorUrl ?? null, newUserCallbackUrl: input.newUserUrl ?? null },
+    );
+    return { url: redirectUrl, state: relayState };
+  }
   if (provider.type !== "oidc" || !provider.oidc) throw new AuthError("INVALID_OIDC_CONFIGURATION");
   const now = deps.now();
   const state = randomString(32);
@@ -123,9 +148,9 @@ export interface SsoCallbackInput {
   trustedDevice?: string;
 }
 
-export type SsoCallbackOutcome = ({ kind: "signed-in"; redirectUrl: string } & SignInOutcome) | { kind: "failed"; error: string; errorUrl?: string; errorDescription?: string };
+export type SsoCallbackOutcome = ({ kind: "signed-in"; redirectUrl?: string } & SignInOutcome) | { kind: "failed"; error: string; errorUrl?: string; errorDescription?: string };
 
-const codeOf = (code: ErrorCode): string => REDIRECT_ERRORS.socialCallback[code as keyof typeof REDIRECT_ERRORS.socialCallback] ?? code.toLowerCase();
+export const codeOf = (code: ErrorCode): string => REDIRECT_ERRORS.socialCallback[code as keyof typeof REDIRECT_ERRORS.socialCallback] ?? code.toLowerCase();
 const PROVIDER_ERROR = /^[a-z0-9_]{1,64}$/;
 
 /** A dotted path into the claims, as a string (absent, or not a string/number/boolean: undefined). */

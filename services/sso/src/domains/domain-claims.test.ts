@@ -62,7 +62,7 @@ describe("domain claims", () => {
     const claim = await claimDomain(deps, acme, "acme-2.example");
     const failure = await verify(acme, claim.id).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AuthError);
-    expect(failure).toMatchObject({ code: "DOMAIN_VERIFICATION_FAILED", fields: { reason: "absent" } });
+    expect(failure).toMatchObject({ code: "DOMAIN_VERIFICATION_FAILED", fields: { reason: "absent", domain: "acme-2.example" } });
     dns.setTxt(claim.record.name, ["auth-platform-domain-verification=someone-elses"]);
     expect(await verify(acme, claim.id).catch((error: unknown) => error)).toMatchObject({ fields: { reason: "mismatch" } });
     dns.failFor(claim.record.name);
@@ -110,15 +110,15 @@ describe("domain claims", () => {
   });
 
   describe("auto-join", () => {
-    const user = (overrides: Partial<{ email: string; emailVerified: boolean; createdAt: Date }> = {}) => ({
+    const user = (overrides: Partial<{ email: string; emailVerified: boolean; verifiedAt: Date }> = {}) => ({
       id: newId(),
       email: "jane@acme-7.example",
       emailVerified: true,
-      createdAt: new Date(now),
+      verifiedAt: new Date(now),
       ...overrides,
     });
 
-    it("joins a user created since, with a verified address of the domain, with the role", async () => {
+    it("joins a user whose address of the domain was verified since, with the role", async () => {
       const claim = await claimDomain(deps, acme, "acme-7.example");
       publish(claim.record);
       const record = await ownClaim(deps, acme, claim.id);
@@ -129,7 +129,7 @@ describe("domain claims", () => {
       // Changing the role keeps the start: the users eligible stay so.
       now += DAY;
       await setAutoJoin(deps, await ownClaim(deps, acme, claim.id), "admin");
-      expect(await autoJoinOf(deps, user({ createdAt: new Date(now - DAY) }))).toEqual({ organizationId: acme, role: "admin" });
+      expect(await autoJoinOf(deps, user({ verifiedAt: new Date(now - DAY) }))).toEqual({ organizationId: acme, role: "admin" });
     });
 
     it("attack: an unverified address of the domain joins nothing", async () => {
@@ -140,7 +140,7 @@ describe("domain claims", () => {
       expect(await autoJoinOf(deps, user({ emailVerified: false }))).toBeUndefined();
     });
 
-    it("joins no user created before auto-join was on, nor any once it is off", async () => {
+    it("joins no user whose address was verified before auto-join was on, nor any once it is off", async () => {
       const claim = await claimDomain(deps, acme, "acme-7.example");
       publish(claim.record);
       await verify(acme, claim.id);

@@ -146,7 +146,7 @@ export async function ownClaim(deps: Pick<DomainDeps, "domains">, organizationId
 /**
  * Looks the claim's TXT record up and marks the claim verified when it is published. Refused for a claim
  * verified already, an expired one (NO_PENDING_VERIFICATION), a domain another organization verified, and
- * a record not found (DOMAIN_VERIFICATION_FAILED, with the reason in fields.reason).
+ * a record not found (DOMAIN_VERIFICATION_FAILED, with the reason in fields.reason and the domain in fields.domain).
  */
 export async function verifyDomainClaim(deps: DomainDeps, record: DomainRecord): Promise<DomainView> {
   const now = deps.now();
@@ -155,7 +155,8 @@ export async function verifyDomainClaim(deps: DomainDeps, record: DomainRecord):
   if (status === "expired") throw new AuthError("NO_PENDING_VERIFICATION");
   await refuseVerified(deps, record.organizationId, record.domain);
   const check = await checkChallenge(deps.resolver, challengeRecord(record.domain, record.token));
-  if (check !== "verified") throw new AuthError("DOMAIN_VERIFICATION_FAILED", undefined, { fields: { reason: check } });
+  // The domain goes with the reason: the gateway logs both (a warning: the admin's DNS, not our fault).
+  if (check !== "verified") throw new AuthError("DOMAIN_VERIFICATION_FAILED", undefined, { fields: { reason: check, domain: record.domain } });
   const verifiedAt = deps.now();
   if (!(await deps.domains.markDomainVerified(record.id, verifiedAt))) throw new AuthError("DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION");
   return domainView({ ...record, verifiedAt }, verifiedAt);
@@ -181,18 +182,20 @@ export interface JoiningUser {
   id: string;
   email: string;
   emailVerified: boolean;
-  createdAt: Date;
+  /** When the address became verified (for a user created with a verified address, its creation). */
+  verifiedAt: Date;
 }
 
 /**
  * The organization and role a user joins through a verified domain, or undefined. Only a verified address
- * counts (an unverified sign-up with someone else's address joins nothing), and only a user created once
- * auto-join was on (turning it on does not sweep in the domain's existing users).
+ * counts (an unverified sign-up with someone else's address joins nothing), and only one verified once
+ * auto-join was on: turning it on does not sweep in the domain's existing users, while a user who proves an
+ * address of the domain later (a sign-up verified afterwards, an email change) joins (ADR 0071, 0074).
  */
 export async function autoJoinOf(deps: Pick<DomainDeps, "domains">, user: JoiningUser): Promise<{ organizationId: string; role: string } | undefined> {
   if (!user.emailVerified) return undefined;
   const record = await verifiedDomainOfEmail(deps, user.email);
   if (!record?.autoJoinRole || !record.autoJoinSince || !record.verifiedAt) return undefined;
-  if (user.createdAt.getTime() < record.autoJoinSince.getTime()) return undefined;
+  if (user.verifiedAt.getTime() < record.autoJoinSince.getTime()) return undefined;
   return { organizationId: record.organizationId, role: record.autoJoinRole };
 }

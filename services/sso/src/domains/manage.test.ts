@@ -41,6 +41,7 @@ describe("managing an organization's domains", () => {
       mayManage: async (c, organizationId) => c.userId === "admin" && (organizationId === org || organizationId === other),
       findProvider: async (id) =>
         id === "acme-idp" ? { organizationId: org, domain: "acme-m.example" } : id === "rival-idp" ? { organizationId: "org-3", domain: "x.example" } : null,
+      addMember: async () => {},
       domainVerifiedChanged: async (organizationId, domain, verified) => {
         changes.push(`${organizationId} ${domain} ${verified}`);
       },

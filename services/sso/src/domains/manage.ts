@@ -7,6 +7,7 @@ import { AuthError } from "@auth-platform/proto/errors";
 import type { Caller } from "@auth-platform/runtime/caller";
 import { newId } from "@auth-platform/runtime/random";
 import { claimDomain, type DomainDeps, type DomainRecord, type DomainView, domainView, ownClaim, setAutoJoin, verifyDomainClaim } from "./domain-claims.js";
+import type { AutoJoinDeps } from "./auto-join.js";
 import type { TxtResolver } from "./txt-resolver.js";
 import type { SsoStore } from "../store/sso-store.js";
 
@@ -16,7 +17,7 @@ export interface ProviderOfDomain {
   domain: string;
 }
 
-export interface ManageDeps extends DomainDeps {
+export interface ManageDeps extends DomainDeps, AutoJoinDeps {
   /** Whether the caller holds a manager role in the organization. */
   mayManage(caller: Caller, organizationId: string): Promise<boolean>;
   /** The provider, or null. */
@@ -94,7 +95,10 @@ export function manageDeps(registry: {
   resolver: TxtResolver;
   now: () => Date;
   config: { claimTtlMs: number; managerRoles: string[] };
-  organizations: { membershipRole(userId: string, organizationId: string): Promise<string | null> };
+  organizations: {
+    membershipRole(userId: string, organizationId: string): Promise<string | null>;
+    addMember(organizationId: string, userId: string, role: string): Promise<void>;
+  };
 }): ManageDeps {
   const { store } = registry;
   return {
@@ -108,6 +112,7 @@ export function manageDeps(registry: {
       return (role ?? "").split(",").some((r) => registry.config.managerRoles.includes(r.trim()));
     },
     findProvider: (providerId) => store.getProvider(providerId),
+    addMember: (organizationId, userId, role) => registry.organizations.addMember(organizationId, userId, role),
     async domainVerifiedChanged(organizationId, domain, verified) {
       for (const provider of await store.listProviders(organizationId)) {
         if (provider.domain === domain && provider.domainVerified !== verified) await store.updateProvider(provider.providerId, { domainVerified: verified });

@@ -4,6 +4,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
+import { applyDomainAutoJoin } from "../domains/auto-join.js";
 import type { DomainView } from "../domains/domain-claims.js";
 import {
   claimOrganizationDomain,
@@ -18,7 +19,10 @@ import {
 
 const GATEWAY = ["gateway"] as const;
 
-/** Who may call what (docs/internal-api.md): the gateway alone, for an organization's manager. */
+/**
+ * Who may call what (docs/internal-api.md): the gateway alone, for an organization's manager; identity alone
+ * applies auto-join, for a user whose address it verified (docs/adr/0074-user-event-outbox.md).
+ */
 export const DOMAIN_ACCESS: AccessTable = {
   ListDomains: GATEWAY,
   ClaimDomain: GATEWAY,
@@ -27,6 +31,7 @@ export const DOMAIN_ACCESS: AccessTable = {
   SetDomainAutoJoin: GATEWAY,
   RequestProviderDomainVerification: GATEWAY,
   VerifyProviderDomain: GATEWAY,
+  ApplyDomainAutoJoin: ["identity"],
 };
 
 export const toDomainMessage = (view: DomainView): Domain => ({
@@ -67,6 +72,10 @@ export function domainService(deps: ManageDeps, rpc: RpcServer): ServiceBinding 
     verifyProviderDomain: rpc.unary("VerifyProviderDomain", async (req) => ({
       domain: toDomainMessage(await verifyProviderDomain(deps, requireCaller(req.caller), req.providerId)),
     })),
+    applyDomainAutoJoin: rpc.unary("ApplyDomainAutoJoin", async (req) => {
+      const joined = await applyDomainAutoJoin(deps, { userId: req.userId, email: req.email, verifiedAt: req.verifiedAt ?? new Date(0) });
+      return joined ?? {};
+    }),
   };
   return {
     definition: DomainServiceService,

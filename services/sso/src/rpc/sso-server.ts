@@ -7,6 +7,7 @@ import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
 import * as providers from "../domain/providers.js";
+import * as samlSignIn from "../domain/saml-sign-in.js";
 import * as signIn from "../domain/sign-in.js";
 import { testProvider } from "../domain/test-provider.js";
 import { samlInputFromMessage } from "../saml/messages.js";
@@ -25,7 +26,17 @@ export const SSO_ACCESS: AccessTable = {
   TestProvider: GATEWAY,
   StartSignIn: GATEWAY,
   CompleteSignIn: GATEWAY,
+  AcceptSamlResponse: GATEWAY,
+  CompleteSamlSignIn: GATEWAY,
+  GetServiceProviderMetadata: GATEWAY,
 };
+
+/** A sign-in outcome on the wire: failures are answers, not errors. */
+function outcomeMessage(outcome: signIn.SsoCallbackOutcome) {
+  if (outcome.kind === "failed") return { error: outcome.error, errorUrl: outcome.errorUrl, errorDescription: outcome.errorDescription, isNewUser: false };
+  const { kind: _kind, ...signedIn } = outcome;
+  return signedIn;
+}
 
 export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
   const implementation: SsoServiceServer = {
@@ -92,10 +103,29 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
         client: { ipAddress: req.client?.ipAddress, userAgent: req.client?.userAgent },
         trustedDevice: req.trustedDevice,
       });
-      if (outcome.kind === "failed") return { error: outcome.error, errorUrl: outcome.errorUrl, errorDescription: outcome.errorDescription, isNewUser: false };
-      const { kind: _kind, ...signedIn } = outcome;
-      return signedIn;
+      return outcomeMessage(outcome);
     }),
+    acceptSamlResponse: rpc.unary("AcceptSamlResponse", async (req) => {
+      const outcome = await samlSignIn.acceptSamlPost(registry, {
+        providerId: valid.providerId(req.providerId),
+        samlResponse: req.samlResponse,
+        relayState: req.relayState ?? null,
+      });
+      return outcome.kind === "accepted" ? { handoff: outcome.handoff } : { error: outcome.error, errorUrl: outcome.errorUrl };
+    }),
+    completeSamlSignIn: rpc.unary("CompleteSamlSignIn", async (req) => {
+      const outcome = await samlSignIn.completeSamlHandoff(registry, {
+        providerId: req.providerId,
+        handoff: req.handoff,
+        browserState: req.browserState ?? null,
+        client: { ipAddress: req.client?.ipAddress, userAgent: req.client?.userAgent },
+        trustedDevice: req.trustedDevice,
+      });
+      return { outcome: outcomeMessage(outcome) };
+    }),
+    getServiceProviderMetadata: rpc.unary("GetServiceProviderMetadata", async (req) => ({
+      xml: await samlSignIn.serviceProviderMetadataOf(registry, valid.providerId(req.providerId)),
+    })),
   };
   return {
     definition: SsoServiceService,

@@ -25,7 +25,9 @@ export function samlProfile(assertion: SamlAssertion, mapping: SamlAttributeMapp
   const email = (attribute(mapping.email) ?? (EMAIL.test(assertion.nameId) ? assertion.nameId : undefined))?.toLowerCase();
   if (!email || !EMAIL.test(email)) throw new SamlRefusal("name_id");
   const joined = [attribute(mapping.firstName), attribute(mapping.lastName)].filter(Boolean).join(" ");
-  const verified = mapping.emailVerified === null ? undefined : attribute(mapping.emailVerified);
+  // SAML has no standard "verified" attribute, and Okta, Entra ID and Google send none: the IdP's word is
+  // the verification, and it counts only for addresses at the provider's verified domain (completeForProvider).
+  const verified = mapping.emailVerified === null ? "true" : attribute(mapping.emailVerified);
   return {
     accountId: assertion.nameId,
     email,

@@ -48,4 +48,24 @@ onEveryBackend("saml_state", { memory: async () => memorySamlStateStore(), sql: 
     // Past its end the assertion is refused for its time anyway; the claim is let go.
     expect(await s.claim("acme", "_a1", at(120_000), at(60_000))).toBe(true);
   });
+
+  it("gives a handoff back once, with its profile, and not after it expired", async () => {
+    const s = await fresh();
+    const handoff = {
+      handoffHash: "k1",
+      providerId: "acme",
+      relayStateHash: "h9",
+      profile: { accountId: "jane", email: "jane@acme.example", emailVerified: true, name: "Jane" },
+      callbackUrl: "https://app.example/",
+      errorCallbackUrl: null,
+      newUserCallbackUrl: null,
+      expiresAt: at(60_000),
+    };
+    await s.putHandoff(handoff);
+    await s.putHandoff({ ...handoff, handoffHash: "k2", relayStateHash: null, expiresAt: at(1_000) });
+    const both = await Promise.all([s.takeHandoff("k1", T0), s.takeHandoff("k1", T0)]);
+    expect(both.filter(Boolean)).toEqual([handoff]);
+    expect(await s.takeHandoff("k2", at(1_000))).toBeNull();
+    expect(await s.takeHandoff("unknown", T0)).toBeNull();
+  });
 });

@@ -7,7 +7,7 @@ import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
 import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
 import { memoryReplayStore, type SamlReplayStore } from "./replay.js";
-import { memorySamlRequestStore, type SamlRequestStore } from "./sign-in.js";
+import { memorySamlRequestStore, type SamlHandoff, type SamlRequestStore } from "./sign-in.js";
 
 export type SamlStateStore = SamlRequestStore & SamlReplayStore;
 
@@ -35,6 +35,21 @@ export const SamlAssertionEntity = defineEntity({
   },
 });
 
+export const SamlHandoffEntity = defineEntity({
+  name: "SsoSamlHandoff",
+  tableName: "sso_saml_handoff",
+  properties: {
+    handoffHash: p.string().primary(),
+    providerId: p.string(),
+    relayStateHash: p.string().nullable(),
+    profile: p.text(),
+    callbackUrl: p.text().nullable(),
+    errorCallbackUrl: p.text().nullable(),
+    newUserCallbackUrl: p.text().nullable(),
+    expiresAt: p.datetime(),
+  },
+});
+
 class CreateSamlState extends Migration {
   async up(): Promise<void> {
     this.addSql(`create table "sso_saml_request" (
@@ -58,8 +73,25 @@ class CreateSamlState extends Migration {
   }
 }
 
+class CreateSamlHandoff extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "sso_saml_handoff" (
+      "handoff_hash" varchar(64) not null primary key,
+      "provider_id" varchar(64) not null,
+      "relay_state_hash" varchar(64) null,
+      "profile" text not null,
+      "callback_url" text null,
+      "error_callback_url" text null,
+      "new_user_callback_url" text null,
+      "expires_at" timestamptz not null
+    )`);
+    this.addSql(`create index "sso_saml_handoff_expires_index" on "sso_saml_handoff" ("expires_at")`);
+  }
+}
+
 export const samlStateMigration = { name: "0004-saml-state", class: CreateSamlState };
-export const samlStateEntities = [SamlRequestEntity, SamlAssertionEntity];
+export const samlHandoffMigration = { name: "0006-saml-handoff", class: CreateSamlHandoff };
+export const samlStateEntities = [SamlRequestEntity, SamlAssertionEntity, SamlHandoffEntity];
 
 /** The state on a store opened with `samlStateEntities` and `samlStateMigration`. */
 export function samlStateOn(store: Store): SamlStateStore {
@@ -74,6 +106,26 @@ export function samlStateOn(store: Store): SamlStateStore {
       if ((await store.em().nativeDelete(SamlRequestEntity, { relayStateHash })) !== 1) return null;
       await store.em().nativeDelete(SamlRequestEntity, { expiresAt: { $lte: now } });
       return row.expiresAt > now ? { ...row, errorCallbackUrl: row.errorCallbackUrl ?? null, newUserCallbackUrl: row.newUserCallbackUrl ?? null } : null;
+    },
+    async putHandoff(handoff) {
+      await store.em().insert(SamlHandoffEntity, { ...handoff, profile: JSON.stringify(handoff.profile) });
+    },
+    async takeHandoff(handoffHash, now) {
+      const row = await store.readOne(SamlHandoffEntity, { handoffHash });
+      if (!row) return null;
+      if ((await store.em().nativeDelete(SamlHandoffEntity, { handoffHash })) !== 1) return null;
+      await store.em().nativeDelete(SamlHandoffEntity, { expiresAt: { $lte: now } });
+      if (row.expiresAt <= now) return null;
+      return {
+        handoffHash: row.handoffHash,
+        providerId: row.providerId,
+        relayStateHash: row.relayStateHash ?? null,
+        profile: JSON.parse(row.profile) as SamlHandoff["profile"],
+        callbackUrl: row.callbackUrl ?? null,
+        errorCallbackUrl: row.errorCallbackUrl ?? null,
+        newUserCallbackUrl: row.newUserCallbackUrl ?? null,
+        expiresAt: row.expiresAt,
+      };
     },
     async claim(providerId, assertionId, until, now) {
       await store.em().nativeDelete(SamlAssertionEntity, { expiresAt: { $lte: now } });
@@ -90,7 +142,7 @@ export function samlStateOn(store: Store): SamlStateStore {
 
 /** A store of its own (the state's contract suite); the service opens the tables with its others. */
 export async function openSamlStateStore(url: string): Promise<SamlStateStore & { close(): Promise<void> }> {
-  const store = await openStore({ url, entities: samlStateEntities, migrations: [samlStateMigration] });
+  const store = await openStore({ url, entities: samlStateEntities, migrations: [samlStateMigration, samlHandoffMigration] });
   return { ...samlStateOn(store), close: () => store.close() };
 }
 

@@ -108,11 +108,14 @@ describe("SAML profile", () => {
     expect(samlProfile(assertion("00u1", { email: "Alice@Acme.test", name: "Alice" }), DEFAULT_SAML_MAPPING)).toEqual({
       accountId: "00u1",
       email: "alice@acme.test",
-      emailVerified: false,
+      emailVerified: true,
       name: "Alice",
     });
     expect(samlProfile(assertion("bob@acme.test", { firstName: "Bob", lastName: "Jones" }), DEFAULT_SAML_MAPPING)).toMatchObject({ email: "bob@acme.test", name: "Bob Jones" });
     expect(samlProfile(assertion("carol@acme.test", { verified: "true" }), { ...DEFAULT_SAML_MAPPING, emailVerified: "verified" }).emailVerified).toBe(true);
+    // A mapped attribute the assertion leaves out, or says no: not verified.
+    expect(samlProfile(assertion("carol@acme.test", {}), { ...DEFAULT_SAML_MAPPING, emailVerified: "verified" }).emailVerified).toBe(false);
+    expect(samlProfile(assertion("carol@acme.test", { verified: "false" }), { ...DEFAULT_SAML_MAPPING, emailVerified: "verified" }).emailVerified).toBe(false);
   });
 
   it("refuses an assertion that gives no email", () => {

@@ -49,7 +49,7 @@ describe("SAML sign-in", () => {
     const d = deps();
     const { samlResponse, relayState } = await roundTrip(d, acme);
     const done = await completeSamlSignIn(d, acme, { samlResponse, relayState });
-    expect(done.profile).toEqual({ accountId: ALICE.nameId, email: ALICE.email, emailVerified: false, name: ALICE.name });
+    expect(done.profile).toEqual({ accountId: ALICE.nameId, email: ALICE.email, emailVerified: true, name: ALICE.name });
     expect(done.request).toMatchObject({ providerId: "acme", callbackUrl: "/dashboard" });
   });
 

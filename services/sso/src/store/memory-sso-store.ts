@@ -1,5 +1,6 @@
 /** The sso store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
+import { memorySamlStateStore } from "../saml/saml-state-store.js";
 import { memoryDomainStore } from "./memory-domain-store.js";
 import type { OidcSignInState, ProviderRecord, SsoStore } from "./sso-store.js";
 
@@ -11,6 +12,7 @@ export function createMemorySsoStore(): SsoStore {
   const domainTaken = (domain: string, except?: string) => [...providers.values()].some((p) => p.domain === domain && p.providerId !== except);
   return {
     ...memoryDomainStore(),
+    saml: memorySamlStateStore(),
     async insertProvider(provider) {
       if (providers.has(provider.providerId)) throw new AuthError("SSO_PROVIDER_WITH_THIS_PROVIDERID_ALREADY_EXISTS");
       if (domainTaken(provider.domain)) throw new AuthError("THIS_DOMAIN_IS_ALREADY_USED_BY_ANOTHER_SSO_PROVIDER");

@@ -3,7 +3,7 @@
  * is never edited: a change is a new one. Organization and user ids are plain ids (other services' rows).
  */
 import { Migration } from "@mikro-orm/migrations";
-import { samlStateMigration } from "../saml/saml-state-store.js";
+import { samlHandoffMigration, samlStateMigration } from "../saml/saml-state-store.js";
 import { CreateScim } from "../scim/migrations.js";
 import { CreateDomain } from "./domain-migrations.js";
 
@@ -52,4 +52,5 @@ export const ssoMigrations = [
   { name: "0003-create-domain", class: CreateDomain },
   samlStateMigration,
   { name: "0005-oidc-state", class: CreateOidcState },
+  samlHandoffMigration,
 ];

@@ -6,7 +6,7 @@ import { scimStoreOver } from "../scim/mikro-scim-store.js";
 import type { ScimStore } from "../scim/ports.js";
 import { DomainEntity } from "./domain-entities.js";
 import { OidcStateEntity, ProviderEntity, type ProviderRow } from "./entities.js";
-import { samlStateEntities } from "../saml/saml-state-store.js";
+import { samlStateEntities, samlStateOn } from "../saml/saml-state-store.js";
 import { mikroDomainStore } from "./mikro-domain-store.js";
 import { ssoMigrations } from "./migrations.js";
 import type { OidcSettings, ProviderRecord, ProviderType, SsoStore } from "./sso-store.js";
@@ -37,6 +37,7 @@ export async function openSsoStore(url: string): Promise<SsoStore & { scim: Scim
   return {
     ...mikroDomainStore(store),
     scim: scimStoreOver(store),
+    saml: samlStateOn(store),
     async insertProvider(p) {
       try {
         await store.em().insert(ProviderEntity, {

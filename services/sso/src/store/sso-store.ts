@@ -1,5 +1,6 @@
 /** The sso store port: the identity providers organizations registered, and their verified domains. */
 import type { DomainStore } from "../domains/domain-claims.js";
+import type { SamlStateStore } from "../saml/saml-state-store.js";
 
 /** Which claims give a user's fields (a dotted path reads a nested object). */
 export interface ClaimMapping {
@@ -79,5 +80,7 @@ export interface SsoStore extends DomainStore {
   updateProvider(providerId: string, patch: ProviderPatch): Promise<ProviderRecord | null>;
   /** Whether it was there. */
   deleteProvider(providerId: string): Promise<boolean>;
+  /** SAML sign-in's pending requests, accepted assertions and handoffs (saml/saml-state-store.ts). */
+  saml: SamlStateStore;
   close(): Promise<void>;
 }

@@ -25,6 +25,14 @@ export const protobufPackage = "auth.organization.v1";
 
 export const protobufFileName = "auth/organization/v1/organization.proto";
 
+export interface FindOrganizationIdRequest {
+  slug: string;
+}
+
+export interface FindOrganizationIdResponse {
+  organizationId?: string | undefined;
+}
+
 /** Organization is one tenant: a named group of members. */
 export interface Organization {
   /** Organization id. */
@@ -1024,6 +1032,146 @@ export interface RemoveUserMembershipResponse {
   /** True when this call removed a membership. */
   removed: boolean;
 }
+
+function createBaseFindOrganizationIdRequest(): FindOrganizationIdRequest {
+  return { slug: "" };
+}
+
+export const FindOrganizationIdRequest: MessageFns<FindOrganizationIdRequest> = {
+  encode(message: FindOrganizationIdRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.slug !== "") {
+      writer.uint32(10).string(message.slug);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindOrganizationIdRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindOrganizationIdRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindOrganizationIdRequest {
+    return { slug: isSet(object.slug) ? globalThis.String(object.slug) : "" };
+  },
+
+  toJSON(message: FindOrganizationIdRequest): unknown {
+    const obj: any = {};
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindOrganizationIdRequest>, I>>(base?: I): FindOrganizationIdRequest {
+    return FindOrganizationIdRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindOrganizationIdRequest>, I>>(object: I): FindOrganizationIdRequest {
+    const message = createBaseFindOrganizationIdRequest();
+    message.slug = object.slug ?? "";
+    return message;
+  },
+};
+
+function createBaseFindOrganizationIdResponse(): FindOrganizationIdResponse {
+  return { organizationId: undefined };
+}
+
+export const FindOrganizationIdResponse: MessageFns<FindOrganizationIdResponse> = {
+  encode(message: FindOrganizationIdResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== undefined) {
+      writer.uint32(10).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindOrganizationIdResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindOrganizationIdResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindOrganizationIdResponse {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: FindOrganizationIdResponse): unknown {
+    const obj: any = {};
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindOrganizationIdResponse>, I>>(base?: I): FindOrganizationIdResponse {
+    return FindOrganizationIdResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindOrganizationIdResponse>, I>>(object: I): FindOrganizationIdResponse {
+    const message = createBaseFindOrganizationIdResponse();
+    message.organizationId = object.organizationId ?? undefined;
+    return message;
+  },
+};
 
 function createBaseOrganization(): Organization {
   return { id: "", name: "", slug: "", logo: undefined, metadata: {}, createdAt: undefined };
@@ -11274,6 +11422,21 @@ export const OrganizationServiceService = {
       Buffer.from(RemoveUserMembershipResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RemoveUserMembershipResponse => RemoveUserMembershipResponse.decode(value),
   },
+  /**
+   * FindOrganizationId answers the id of the organization with this slug, for the sso service (sign-in by
+   * organization slug: no one is signed in yet). Absent when there is none.
+   */
+  findOrganizationId: {
+    path: "/auth.organization.v1.OrganizationService/FindOrganizationId" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindOrganizationIdRequest): Buffer =>
+      Buffer.from(FindOrganizationIdRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindOrganizationIdRequest => FindOrganizationIdRequest.decode(value),
+    responseSerialize: (value: FindOrganizationIdResponse): Buffer =>
+      Buffer.from(FindOrganizationIdResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindOrganizationIdResponse => FindOrganizationIdResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -11492,6 +11655,11 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    * deprovisioning). Idempotent. Errors: YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER.
    */
   removeUserMembership: handleUnaryCall<RemoveUserMembershipRequest, RemoveUserMembershipResponse>;
+  /**
+   * FindOrganizationId answers the id of the organization with this slug, for the sso service (sign-in by
+   * organization slug: no one is signed in yet). Absent when there is none.
+   */
+  findOrganizationId: handleUnaryCall<FindOrganizationIdRequest, FindOrganizationIdResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -12255,6 +12423,25 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RemoveUserMembershipResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * FindOrganizationId answers the id of the organization with this slug, for the sso service (sign-in by
+   * organization slug: no one is signed in yet). Absent when there is none.
+   */
+  findOrganizationId(
+    request: FindOrganizationIdRequest,
+    callback: (error: ServiceError | null, response: FindOrganizationIdResponse) => void,
+  ): ClientUnaryCall;
+  findOrganizationId(
+    request: FindOrganizationIdRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindOrganizationIdResponse) => void,
+  ): ClientUnaryCall;
+  findOrganizationId(
+    request: FindOrganizationIdRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindOrganizationIdResponse) => void,
   ): ClientUnaryCall;
 }
 

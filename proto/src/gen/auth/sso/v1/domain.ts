@@ -117,6 +117,20 @@ export interface VerifyProviderDomainResponse {
   domain?: Domain | undefined;
 }
 
+export interface ApplyDomainAutoJoinRequest {
+  userId: string;
+  /** The address identity holds verified for the user. */
+  email: string;
+  /** When the address became verified: a domain whose auto-join was turned on later joins nobody by it. */
+  verifiedAt?: Date | undefined;
+}
+
+export interface ApplyDomainAutoJoinResponse {
+  /** The organization joined (or already joined) and the role asked; absent: no domain applies. */
+  organizationId?: string | undefined;
+  role?: string | undefined;
+}
+
 function createBaseDomain(): Domain {
   return {
     id: "",
@@ -1590,6 +1604,204 @@ export const VerifyProviderDomainResponse: MessageFns<VerifyProviderDomainRespon
   },
 };
 
+function createBaseApplyDomainAutoJoinRequest(): ApplyDomainAutoJoinRequest {
+  return { userId: "", email: "", verifiedAt: undefined };
+}
+
+export const ApplyDomainAutoJoinRequest: MessageFns<ApplyDomainAutoJoinRequest> = {
+  encode(message: ApplyDomainAutoJoinRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.verifiedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.verifiedAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyDomainAutoJoinRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyDomainAutoJoinRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.verifiedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyDomainAutoJoinRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      verifiedAt: isSet(object.verifiedAt)
+        ? fromJsonTimestamp(object.verifiedAt)
+        : isSet(object.verified_at)
+        ? fromJsonTimestamp(object.verified_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ApplyDomainAutoJoinRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.verifiedAt !== undefined) {
+      obj.verifiedAt = message.verifiedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyDomainAutoJoinRequest>, I>>(base?: I): ApplyDomainAutoJoinRequest {
+    return ApplyDomainAutoJoinRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyDomainAutoJoinRequest>, I>>(object: I): ApplyDomainAutoJoinRequest {
+    const message = createBaseApplyDomainAutoJoinRequest();
+    message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
+    message.verifiedAt = object.verifiedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseApplyDomainAutoJoinResponse(): ApplyDomainAutoJoinResponse {
+  return { organizationId: undefined, role: undefined };
+}
+
+export const ApplyDomainAutoJoinResponse: MessageFns<ApplyDomainAutoJoinResponse> = {
+  encode(message: ApplyDomainAutoJoinResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== undefined) {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyDomainAutoJoinResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyDomainAutoJoinResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyDomainAutoJoinResponse {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+    };
+  },
+
+  toJSON(message: ApplyDomainAutoJoinResponse): unknown {
+    const obj: any = {};
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyDomainAutoJoinResponse>, I>>(base?: I): ApplyDomainAutoJoinResponse {
+    return ApplyDomainAutoJoinResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyDomainAutoJoinResponse>, I>>(object: I): ApplyDomainAutoJoinResponse {
+    const message = createBaseApplyDomainAutoJoinResponse();
+    message.organizationId = object.organizationId ?? undefined;
+    message.role = object.role ?? undefined;
+    return message;
+  },
+};
+
 /**
  * Verified domains (docs/sso.md#verified-domains, docs/adr/0071-verified-domains.md), served by the sso
  * process, called by the gateway only, for a caller who is an owner or admin of the organization (the
@@ -1702,6 +1914,24 @@ export const DomainServiceService = {
       Buffer.from(VerifyProviderDomainResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): VerifyProviderDomainResponse => VerifyProviderDomainResponse.decode(value),
   },
+  /**
+   * ApplyDomainAutoJoin is called by identity alone (its user event outbox, docs/adr/0074-user-event-outbox.md)
+   * once a user's address became verified: when the address's domain (exact match) is verified by an
+   * organization with auto-join on since the address was verified, the user becomes a member with the
+   * auto-join role (an existing member keeps their role). Answers what was applied, nothing when no
+   * domain applies. Idempotent: identity retries it until it lands. Errors: VALIDATION_ERROR (no user id).
+   */
+  applyDomainAutoJoin: {
+    path: "/auth.sso.v1.DomainService/ApplyDomainAutoJoin" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplyDomainAutoJoinRequest): Buffer =>
+      Buffer.from(ApplyDomainAutoJoinRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyDomainAutoJoinRequest => ApplyDomainAutoJoinRequest.decode(value),
+    responseSerialize: (value: ApplyDomainAutoJoinResponse): Buffer =>
+      Buffer.from(ApplyDomainAutoJoinResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyDomainAutoJoinResponse => ApplyDomainAutoJoinResponse.decode(value),
+  },
 } as const;
 
 export interface DomainServiceServer extends UntypedServiceImplementation {
@@ -1746,6 +1976,14 @@ export interface DomainServiceServer extends UntypedServiceImplementation {
    * Errors: PROVIDER_NOT_FOUND, NO_PENDING_VERIFICATION (no claim, or expired), and VerifyDomain's.
    */
   verifyProviderDomain: handleUnaryCall<VerifyProviderDomainRequest, VerifyProviderDomainResponse>;
+  /**
+   * ApplyDomainAutoJoin is called by identity alone (its user event outbox, docs/adr/0074-user-event-outbox.md)
+   * once a user's address became verified: when the address's domain (exact match) is verified by an
+   * organization with auto-join on since the address was verified, the user becomes a member with the
+   * auto-join role (an existing member keeps their role). Answers what was applied, nothing when no
+   * domain applies. Idempotent: identity retries it until it lands. Errors: VALIDATION_ERROR (no user id).
+   */
+  applyDomainAutoJoin: handleUnaryCall<ApplyDomainAutoJoinRequest, ApplyDomainAutoJoinResponse>;
 }
 
 export interface DomainServiceClient extends Client {
@@ -1884,6 +2122,28 @@ export interface DomainServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: VerifyProviderDomainResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ApplyDomainAutoJoin is called by identity alone (its user event outbox, docs/adr/0074-user-event-outbox.md)
+   * once a user's address became verified: when the address's domain (exact match) is verified by an
+   * organization with auto-join on since the address was verified, the user becomes a member with the
+   * auto-join role (an existing member keeps their role). Answers what was applied, nothing when no
+   * domain applies. Idempotent: identity retries it until it lands. Errors: VALIDATION_ERROR (no user id).
+   */
+  applyDomainAutoJoin(
+    request: ApplyDomainAutoJoinRequest,
+    callback: (error: ServiceError | null, response: ApplyDomainAutoJoinResponse) => void,
+  ): ClientUnaryCall;
+  applyDomainAutoJoin(
+    request: ApplyDomainAutoJoinRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyDomainAutoJoinResponse) => void,
+  ): ClientUnaryCall;
+  applyDomainAutoJoin(
+    request: ApplyDomainAutoJoinRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyDomainAutoJoinResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -17,7 +17,10 @@ export interface SamlMapping {
   email?:
     | string
     | undefined;
-  /** No default: without it the email is not taken as verified. */
+  /**
+   * No default: without it the IdP's word is the verification (it counts only at the provider's verified
+   * domain); with it, the attribute must say "true" or "1".
+   */
   emailVerified?:
     | string
     | undefined;

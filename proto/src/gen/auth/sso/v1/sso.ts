@@ -29,6 +29,42 @@ export const protobufPackage = "auth.sso.v1";
 
 export const protobufFileName = "auth/sso/v1/sso.proto";
 
+export interface AcceptSamlResponseRequest {
+  providerId: string;
+  /** The SAMLResponse form field (base64). */
+  samlResponse: string;
+  relayState?: string | undefined;
+}
+
+export interface AcceptSamlResponseResponse {
+  /** On success: the one-time code the gateway puts in the redirect to the browser's GET. */
+  handoff?: string | undefined;
+  error?: string | undefined;
+  errorUrl?: string | undefined;
+}
+
+export interface CompleteSamlSignInRequest {
+  providerId: string;
+  handoff: string;
+  /** The state in the browser's state cookie, if it has one. */
+  browserState?: string | undefined;
+  client?: Client | undefined;
+  trustedDevice?: string | undefined;
+}
+
+export interface CompleteSamlSignInResponse {
+  /** The outcome, as CompleteSignIn answers it. */
+  outcome?: CompleteSignInResponse | undefined;
+}
+
+export interface GetServiceProviderMetadataRequest {
+  providerId: string;
+}
+
+export interface GetServiceProviderMetadataResponse {
+  xml: string;
+}
+
 export interface StartSignInRequest {
   email?: string | undefined;
   organizationSlug?: string | undefined;
@@ -280,6 +316,588 @@ export interface TestProviderResponse {
   ok: boolean;
   checks: ProviderCheck[];
 }
+
+function createBaseAcceptSamlResponseRequest(): AcceptSamlResponseRequest {
+  return { providerId: "", samlResponse: "", relayState: undefined };
+}
+
+export const AcceptSamlResponseRequest: MessageFns<AcceptSamlResponseRequest> = {
+  encode(message: AcceptSamlResponseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.samlResponse !== "") {
+      writer.uint32(18).string(message.samlResponse);
+    }
+    if (message.relayState !== undefined) {
+      writer.uint32(26).string(message.relayState);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptSamlResponseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptSamlResponseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.samlResponse = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.relayState = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptSamlResponseRequest {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      samlResponse: isSet(object.samlResponse)
+        ? globalThis.String(object.samlResponse)
+        : isSet(object.saml_response)
+        ? globalThis.String(object.saml_response)
+        : "",
+      relayState: isSet(object.relayState)
+        ? globalThis.String(object.relayState)
+        : isSet(object.relay_state)
+        ? globalThis.String(object.relay_state)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AcceptSamlResponseRequest): unknown {
+    const obj: any = {};
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.samlResponse !== "") {
+      obj.samlResponse = message.samlResponse;
+    }
+    if (message.relayState !== undefined) {
+      obj.relayState = message.relayState;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptSamlResponseRequest>, I>>(base?: I): AcceptSamlResponseRequest {
+    return AcceptSamlResponseRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptSamlResponseRequest>, I>>(object: I): AcceptSamlResponseRequest {
+    const message = createBaseAcceptSamlResponseRequest();
+    message.providerId = object.providerId ?? "";
+    message.samlResponse = object.samlResponse ?? "";
+    message.relayState = object.relayState ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAcceptSamlResponseResponse(): AcceptSamlResponseResponse {
+  return { handoff: undefined, error: undefined, errorUrl: undefined };
+}
+
+export const AcceptSamlResponseResponse: MessageFns<AcceptSamlResponseResponse> = {
+  encode(message: AcceptSamlResponseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.handoff !== undefined) {
+      writer.uint32(10).string(message.handoff);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(18).string(message.error);
+    }
+    if (message.errorUrl !== undefined) {
+      writer.uint32(26).string(message.errorUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptSamlResponseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptSamlResponseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.handoff = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errorUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptSamlResponseResponse {
+    return {
+      handoff: isSet(object.handoff) ? globalThis.String(object.handoff) : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      errorUrl: isSet(object.errorUrl)
+        ? globalThis.String(object.errorUrl)
+        : isSet(object.error_url)
+        ? globalThis.String(object.error_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AcceptSamlResponseResponse): unknown {
+    const obj: any = {};
+    if (message.handoff !== undefined) {
+      obj.handoff = message.handoff;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.errorUrl !== undefined) {
+      obj.errorUrl = message.errorUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptSamlResponseResponse>, I>>(base?: I): AcceptSamlResponseResponse {
+    return AcceptSamlResponseResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptSamlResponseResponse>, I>>(object: I): AcceptSamlResponseResponse {
+    const message = createBaseAcceptSamlResponseResponse();
+    message.handoff = object.handoff ?? undefined;
+    message.error = object.error ?? undefined;
+    message.errorUrl = object.errorUrl ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCompleteSamlSignInRequest(): CompleteSamlSignInRequest {
+  return { providerId: "", handoff: "", browserState: undefined, client: undefined, trustedDevice: undefined };
+}
+
+export const CompleteSamlSignInRequest: MessageFns<CompleteSamlSignInRequest> = {
+  encode(message: CompleteSamlSignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.handoff !== "") {
+      writer.uint32(18).string(message.handoff);
+    }
+    if (message.browserState !== undefined) {
+      writer.uint32(26).string(message.browserState);
+    }
+    if (message.client !== undefined) {
+      Client.encode(message.client, writer.uint32(34).fork()).join();
+    }
+    if (message.trustedDevice !== undefined) {
+      writer.uint32(42).string(message.trustedDevice);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteSamlSignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteSamlSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.handoff = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.browserState = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.client = Client.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trustedDevice = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteSamlSignInRequest {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      handoff: isSet(object.handoff) ? globalThis.String(object.handoff) : "",
+      browserState: isSet(object.browserState)
+        ? globalThis.String(object.browserState)
+        : isSet(object.browser_state)
+        ? globalThis.String(object.browser_state)
+        : undefined,
+      client: isSet(object.client) ? Client.fromJSON(object.client) : undefined,
+      trustedDevice: isSet(object.trustedDevice)
+        ? globalThis.String(object.trustedDevice)
+        : isSet(object.trusted_device)
+        ? globalThis.String(object.trusted_device)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CompleteSamlSignInRequest): unknown {
+    const obj: any = {};
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.handoff !== "") {
+      obj.handoff = message.handoff;
+    }
+    if (message.browserState !== undefined) {
+      obj.browserState = message.browserState;
+    }
+    if (message.client !== undefined) {
+      obj.client = Client.toJSON(message.client);
+    }
+    if (message.trustedDevice !== undefined) {
+      obj.trustedDevice = message.trustedDevice;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteSamlSignInRequest>, I>>(base?: I): CompleteSamlSignInRequest {
+    return CompleteSamlSignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteSamlSignInRequest>, I>>(object: I): CompleteSamlSignInRequest {
+    const message = createBaseCompleteSamlSignInRequest();
+    message.providerId = object.providerId ?? "";
+    message.handoff = object.handoff ?? "";
+    message.browserState = object.browserState ?? undefined;
+    message.client = (object.client !== undefined && object.client !== null)
+      ? Client.fromPartial(object.client)
+      : undefined;
+    message.trustedDevice = object.trustedDevice ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCompleteSamlSignInResponse(): CompleteSamlSignInResponse {
+  return { outcome: undefined };
+}
+
+export const CompleteSamlSignInResponse: MessageFns<CompleteSamlSignInResponse> = {
+  encode(message: CompleteSamlSignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== undefined) {
+      CompleteSignInResponse.encode(message.outcome, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteSamlSignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteSamlSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcome = CompleteSignInResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteSamlSignInResponse {
+    return { outcome: isSet(object.outcome) ? CompleteSignInResponse.fromJSON(object.outcome) : undefined };
+  },
+
+  toJSON(message: CompleteSamlSignInResponse): unknown {
+    const obj: any = {};
+    if (message.outcome !== undefined) {
+      obj.outcome = CompleteSignInResponse.toJSON(message.outcome);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteSamlSignInResponse>, I>>(base?: I): CompleteSamlSignInResponse {
+    return CompleteSamlSignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteSamlSignInResponse>, I>>(object: I): CompleteSamlSignInResponse {
+    const message = createBaseCompleteSamlSignInResponse();
+    message.outcome = (object.outcome !== undefined && object.outcome !== null)
+      ? CompleteSignInResponse.fromPartial(object.outcome)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetServiceProviderMetadataRequest(): GetServiceProviderMetadataRequest {
+  return { providerId: "" };
+}
+
+export const GetServiceProviderMetadataRequest: MessageFns<GetServiceProviderMetadataRequest> = {
+  encode(message: GetServiceProviderMetadataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetServiceProviderMetadataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetServiceProviderMetadataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetServiceProviderMetadataRequest {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetServiceProviderMetadataRequest): unknown {
+    const obj: any = {};
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetServiceProviderMetadataRequest>, I>>(
+    base?: I,
+  ): GetServiceProviderMetadataRequest {
+    return GetServiceProviderMetadataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetServiceProviderMetadataRequest>, I>>(
+    object: I,
+  ): GetServiceProviderMetadataRequest {
+    const message = createBaseGetServiceProviderMetadataRequest();
+    message.providerId = object.providerId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetServiceProviderMetadataResponse(): GetServiceProviderMetadataResponse {
+  return { xml: "" };
+}
+
+export const GetServiceProviderMetadataResponse: MessageFns<GetServiceProviderMetadataResponse> = {
+  encode(message: GetServiceProviderMetadataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.xml !== "") {
+      writer.uint32(10).string(message.xml);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetServiceProviderMetadataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetServiceProviderMetadataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.xml = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetServiceProviderMetadataResponse {
+    return { xml: isSet(object.xml) ? globalThis.String(object.xml) : "" };
+  },
+
+  toJSON(message: GetServiceProviderMetadataResponse): unknown {
+    const obj: any = {};
+    if (message.xml !== "") {
+      obj.xml = message.xml;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetServiceProviderMetadataResponse>, I>>(
+    base?: I,
+  ): GetServiceProviderMetadataResponse {
+    return GetServiceProviderMetadataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetServiceProviderMetadataResponse>, I>>(
+    object: I,
+  ): GetServiceProviderMetadataResponse {
+    const message = createBaseGetServiceProviderMetadataResponse();
+    message.xml = object.xml ?? "";
+    return message;
+  },
+};
 
 function createBaseStartSignInRequest(): StartSignInRequest {
   return {
@@ -3436,6 +4054,56 @@ export const SsoServiceService = {
       Buffer.from(CompleteSignInResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CompleteSignInResponse => CompleteSignInResponse.decode(value),
   },
+  /**
+   * AcceptSamlResponse is a SAML IdP's POST to our ACS (POST /sso/saml2/sp/acs/:providerId): the RelayState's
+   * request taken once, the response checked (signature, audience, recipient, validity, InResponseTo) and its
+   * assertion claimed once; the profile kept under a one-time handoff code for the browser's GET. Every failure
+   * is an outcome (error, error_url), never an error.
+   */
+  acceptSamlResponse: {
+    path: "/auth.sso.v1.SsoService/AcceptSamlResponse" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcceptSamlResponseRequest): Buffer =>
+      Buffer.from(AcceptSamlResponseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcceptSamlResponseRequest => AcceptSamlResponseRequest.decode(value),
+    responseSerialize: (value: AcceptSamlResponseResponse): Buffer =>
+      Buffer.from(AcceptSamlResponseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AcceptSamlResponseResponse => AcceptSamlResponseResponse.decode(value),
+  },
+  /**
+   * CompleteSamlSignIn is the browser's GET after the ACS (GET /sso/saml2/callback/:providerId): the handoff
+   * taken once, the browser's state cookie matched against the sign-in's RelayState, then the user signed in
+   * as by CompleteSignIn.
+   */
+  completeSamlSignIn: {
+    path: "/auth.sso.v1.SsoService/CompleteSamlSignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteSamlSignInRequest): Buffer =>
+      Buffer.from(CompleteSamlSignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteSamlSignInRequest => CompleteSamlSignInRequest.decode(value),
+    responseSerialize: (value: CompleteSamlSignInResponse): Buffer =>
+      Buffer.from(CompleteSamlSignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompleteSamlSignInResponse => CompleteSamlSignInResponse.decode(value),
+  },
+  /**
+   * GetServiceProviderMetadata answers our SAML SP metadata for a provider (GET /sso/saml2/sp/metadata), public.
+   * Errors: PROVIDER_NOT_FOUND.
+   */
+  getServiceProviderMetadata: {
+    path: "/auth.sso.v1.SsoService/GetServiceProviderMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetServiceProviderMetadataRequest): Buffer =>
+      Buffer.from(GetServiceProviderMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetServiceProviderMetadataRequest =>
+      GetServiceProviderMetadataRequest.decode(value),
+    responseSerialize: (value: GetServiceProviderMetadataResponse): Buffer =>
+      Buffer.from(GetServiceProviderMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetServiceProviderMetadataResponse =>
+      GetServiceProviderMetadataResponse.decode(value),
+  },
 } as const;
 
 export interface SsoServiceServer extends UntypedServiceImplementation {
@@ -3482,6 +4150,24 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
    * the provider's organization and signed in. Every failure is an outcome (error, error_url), never an error.
    */
   completeSignIn: handleUnaryCall<CompleteSignInRequest, CompleteSignInResponse>;
+  /**
+   * AcceptSamlResponse is a SAML IdP's POST to our ACS (POST /sso/saml2/sp/acs/:providerId): the RelayState's
+   * request taken once, the response checked (signature, audience, recipient, validity, InResponseTo) and its
+   * assertion claimed once; the profile kept under a one-time handoff code for the browser's GET. Every failure
+   * is an outcome (error, error_url), never an error.
+   */
+  acceptSamlResponse: handleUnaryCall<AcceptSamlResponseRequest, AcceptSamlResponseResponse>;
+  /**
+   * CompleteSamlSignIn is the browser's GET after the ACS (GET /sso/saml2/callback/:providerId): the handoff
+   * taken once, the browser's state cookie matched against the sign-in's RelayState, then the user signed in
+   * as by CompleteSignIn.
+   */
+  completeSamlSignIn: handleUnaryCall<CompleteSamlSignInRequest, CompleteSamlSignInResponse>;
+  /**
+   * GetServiceProviderMetadata answers our SAML SP metadata for a provider (GET /sso/saml2/sp/metadata), public.
+   * Errors: PROVIDER_NOT_FOUND.
+   */
+  getServiceProviderMetadata: handleUnaryCall<GetServiceProviderMetadataRequest, GetServiceProviderMetadataResponse>;
 }
 
 export interface SsoServiceClient extends Client1 {
@@ -3639,6 +4325,66 @@ export interface SsoServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CompleteSignInResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * AcceptSamlResponse is a SAML IdP's POST to our ACS (POST /sso/saml2/sp/acs/:providerId): the RelayState's
+   * request taken once, the response checked (signature, audience, recipient, validity, InResponseTo) and its
+   * assertion claimed once; the profile kept under a one-time handoff code for the browser's GET. Every failure
+   * is an outcome (error, error_url), never an error.
+   */
+  acceptSamlResponse(
+    request: AcceptSamlResponseRequest,
+    callback: (error: ServiceError | null, response: AcceptSamlResponseResponse) => void,
+  ): ClientUnaryCall;
+  acceptSamlResponse(
+    request: AcceptSamlResponseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AcceptSamlResponseResponse) => void,
+  ): ClientUnaryCall;
+  acceptSamlResponse(
+    request: AcceptSamlResponseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AcceptSamlResponseResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CompleteSamlSignIn is the browser's GET after the ACS (GET /sso/saml2/callback/:providerId): the handoff
+   * taken once, the browser's state cookie matched against the sign-in's RelayState, then the user signed in
+   * as by CompleteSignIn.
+   */
+  completeSamlSignIn(
+    request: CompleteSamlSignInRequest,
+    callback: (error: ServiceError | null, response: CompleteSamlSignInResponse) => void,
+  ): ClientUnaryCall;
+  completeSamlSignIn(
+    request: CompleteSamlSignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompleteSamlSignInResponse) => void,
+  ): ClientUnaryCall;
+  completeSamlSignIn(
+    request: CompleteSamlSignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompleteSamlSignInResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetServiceProviderMetadata answers our SAML SP metadata for a provider (GET /sso/saml2/sp/metadata), public.
+   * Errors: PROVIDER_NOT_FOUND.
+   */
+  getServiceProviderMetadata(
+    request: GetServiceProviderMetadataRequest,
+    callback: (error: ServiceError | null, response: GetServiceProviderMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getServiceProviderMetadata(
+    request: GetServiceProviderMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetServiceProviderMetadataResponse) => void,
+  ): ClientUnaryCall;
+  getServiceProviderMetadata(
+    request: GetServiceProviderMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetServiceProviderMetadataResponse) => void,
   ): ClientUnaryCall;
 }
 
