@@ -616,6 +616,8 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await o.post("/sign-in/sso", { email: "ada@nobody.example", callbackURL: "/" })).status).toBe(400);
     expect((await o.get(`/sso/callback/${providerId}?state=forged&code=x`)).status).toBe(302);
     expect((await o.get(`/sso/callback/${providerId}?probe=%00`)).status).toBe(400);
+    expect((await o.post("/sso/test-provider", { providerId })).status).toBe(200);
+    expect((await o.post("/sso/test-provider", { providerId: "nobody" })).status).toBe(404);
     // A SAML provider: our SP metadata, the IdP's form POST to the ACS, the browser's GET after it.
     const samlIdp = await createSamlIdp();
     const samlId = `saml-${providerId}`;

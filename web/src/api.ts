@@ -242,6 +242,41 @@ export interface ScimToken {
   lastUsedAt: string | null;
 }
 
+/** An organization's identity provider as its managers see it (docs/http-api/sso.md): never its client secret. */
+export interface SsoProvider {
+  providerId: string;
+  type: "oidc" | "saml" | string;
+  issuer: string;
+  domain: string;
+  organizationId: string | null;
+  domainVerified: boolean;
+  oidcConfig?: { discoveryEndpoint: string; clientIdLastFour: string; pkce: boolean };
+  samlConfig?: { idpEntityId: string; entryPoint: string; metadataUrl?: string; spEntityId: string; acsUrl: string; spMetadataUrl: string };
+  /** The redirect URI to register with an OpenID provider. */
+  redirectURI: string;
+  enabled: boolean;
+  defaultRole: string;
+}
+
+/** POST /sso/register's body: an OpenID Connect provider (oidcConfig) or a SAML one (samlConfig). */
+export interface SsoProviderInput {
+  providerId: string;
+  issuer: string;
+  domain: string;
+  organizationId: string;
+  defaultRole: string;
+  enabled: boolean;
+  oidcConfig?: { clientId: string; clientSecret: string; discoveryEndpoint?: string; pkce: boolean };
+  samlConfig?: { idpMetadata?: { metadata?: string; entityID?: string }; metadataUrl?: string; entryPoint?: string; cert?: string };
+}
+
+/** One check of "Test connection": discovery, issuer, token_endpoint, jwks_endpoint, metadata_url, certificate, sso_url. */
+export interface ProviderCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
 async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   for (let attempt = 0; ; attempt += 1) {
     const res = await fetch(`${apiBasePath()}${path}`, {
@@ -368,6 +403,23 @@ export const api = {
       post<{ roleData: OrganizationRole }>("/organization/update-role", { organizationId, roleId, data }),
     deleteRole: (organizationId: string, roleId: string) => post<{ success: boolean }>("/organization/delete-role", { organizationId, roleId }),
   },
+  /** The organization's identity providers (docs/http-api/sso.md), for its owners and admins. */
+  sso: {
+    providers: (organizationId: string) =>
+      get<{ providers: SsoProvider[] }>(`/sso/providers?organizationId=${encodeURIComponent(organizationId)}`).then((answer) => answer.providers),
+    register: (body: SsoProviderInput) => post<SsoProvider>("/sso/register", body),
+    update: (body: {
+      providerId: string;
+      enabled?: boolean;
+      issuer?: string;
+      domain?: string;
+      defaultRole?: string;
+      oidcConfig?: Partial<NonNullable<SsoProviderInput["oidcConfig"]>>;
+      samlConfig?: SsoProviderInput["samlConfig"];
+    }) => post<SsoProvider>("/sso/update-provider", body),
+    remove: (providerId: string) => post<{ success: boolean }>("/sso/delete-provider", { providerId }),
+    test: (providerId: string) => post<{ ok: boolean; checks: ProviderCheck[] }>("/sso/test-provider", { providerId }),
+  },
   admin: {
     /** Whether the signed-in user's role is an admin role (the admin service decides; false for everyone else). */
     canManageUsers: () => post<{ success: boolean }>("/admin/has-permission", { permissions: { user: ["list"] } }).then((r) => r.success),
@@ -404,6 +456,8 @@ export const api = {
     ),
   /** Starts a provider's sign-in (or, signed in, links it): the answer's url is the provider's page. */
   signInSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/sign-in/social", body),
+  /** Email-first sign-in: the organization's identity provider for the address's verified domain, if one routes it. */
+  signInSso: (body: { email: string; callbackURL: string; errorCallbackURL: string }) => post<{ url: string; redirect: boolean }>("/sign-in/sso", body),
   linkSocial: (body: { provider: string; callbackURL: string; errorCallbackURL?: string }) => post<{ url: string; redirect: boolean }>("/link-social", body),
   /** Which mailed sign-in ways are on; a platform without the route (404) has neither. */
   mailSignInOptions: () =>

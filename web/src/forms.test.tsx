@@ -97,6 +97,7 @@ describe("sign-in form", () => {
   it("uses the email path for an address and shows the API's message as an alert", async () => {
     const calls = stubApi({
       "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/sso": () => ({ status: 400, body: { code: "PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED", message: "Provider domain has not been verified" } }),
       "/sign-in/email": () => ({ status: 401, body: { code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" } }),
     });
     renderApp("/sign-in");
@@ -105,6 +106,42 @@ describe("sign-in form", () => {
     fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
     expect((await screen.findByRole("alert")).textContent).toBe("Invalid email or password");
     expect(calls.at(-1)).toMatchObject({ path: "/sign-in/email", body: { email: "ada@example.com", rememberMe: true } });
+  });
+
+  it("email first: an address its organization's provider signs in leaves for that provider, password or not", async () => {
+    const assign = vi.spyOn(window.location, "assign").mockImplementation(() => undefined);
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/sso": () => ({ status: 200, body: { url: "https://idp.example.com/authorize?state=s", redirect: true } }),
+    });
+    renderApp("/sign-in?redirect=%2Forganizations");
+    fireEvent.change(await screen.findByLabelText("Email or username"), { target: { value: "ada@corp.example" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("https://idp.example.com/authorize?state=s"));
+    expect(calls.find((c) => c.path === "/sign-in/sso")).toMatchObject({
+      body: { email: "ada@corp.example", callbackURL: "/organizations", errorCallbackURL: "/sign-in?redirect=%2Forganizations" },
+    });
+    expect(calls.some((c) => c.path === "/sign-in/email")).toBe(false);
+    assign.mockRestore();
+  });
+
+  it("email first: an address no provider signs in asks for the password when none was typed, and a username never asks the provider", async () => {
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: null }),
+      "/sign-in/sso": () => ({ status: 404, body: { code: "PROVIDER_NOT_FOUND", message: "Provider not found" } }),
+      "/sign-in/username": () => ({ status: 401, body: { code: "INVALID_USERNAME_OR_PASSWORD", message: "Invalid username or password" } }),
+    });
+    renderApp("/sign-in");
+    fireEvent.change(await screen.findByLabelText("Email or username"), { target: { value: "ada@example.com" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Enter your password.");
+    expect(calls.some((c) => c.path === "/sign-in/email")).toBe(false);
+    fireEvent.change(screen.getByLabelText("Email or username"), { target: { value: "ada" } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "nope-nope" } });
+    const before = calls.filter((c) => c.path === "/sign-in/sso").length;
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Invalid username or password");
+    expect(calls.filter((c) => c.path === "/sign-in/sso").length).toBe(before);
   });
 });
 
@@ -176,6 +213,83 @@ describe("create-organization form", () => {
     const slug = screen.getByLabelText("Slug");
     await waitFor(() => expect(slug.getAttribute("aria-invalid")).toBe("true"));
     expect(screen.queryByText("“acme” is available.")).toBeNull();
+  });
+});
+
+describe("identity provider section", () => {
+  it("registers a SAML provider from pasted metadata (off, its entity ID as issuer) and shows the values to paste into the IdP", async () => {
+    const access = {
+      role: "owner",
+      canUpdateOrganization: true,
+      canDeleteOrganization: true,
+      canInvite: true,
+      canCancelInvitations: true,
+      assignableRoles: ["member", "admin", "owner"],
+      updatableMemberIds: [],
+      removableMemberIds: [],
+      ownerRole: "owner",
+      canManageTeams: true,
+      roleActions: [],
+    };
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, createdAt: "", members: [], invitations: [], teams: [], access };
+    const base = "https://auth.example.com/api/auth";
+    const saml = {
+      providerId: "acme-saml",
+      type: "saml",
+      issuer: "https://idp.example.com/entity",
+      domain: "acme.example",
+      organizationId: "o1",
+      domainVerified: false,
+      redirectURI: "",
+      enabled: false,
+      defaultRole: "member",
+      samlConfig: {
+        idpEntityId: "https://idp.example.com/entity",
+        entryPoint: "https://idp.example.com/sso",
+        spEntityId: `${base}/sso/saml2/sp/metadata?providerId=acme-saml`,
+        acsUrl: `${base}/sso/saml2/sp/acs/acme-saml`,
+        spMetadataUrl: `${base}/sso/saml2/sp/metadata?providerId=acme-saml`,
+      },
+    };
+    let providers: unknown[] = [];
+    const calls = stubApi({
+      "/get-session": () => ({ status: 200, body: { session: { ...session, activeOrganizationId: "o1" }, user } }),
+      "/organization/list": () => ({ status: 200, body: [org] }),
+      "/organization/get-full-organization": () => ({ status: 200, body: org }),
+      "/organization/list-roles": () => ({ status: 200, body: [] }),
+      "/organization/scim/list-tokens": () => ({ status: 200, body: [] }),
+      "/sso/providers": () => ({ status: 200, body: { providers } }),
+      "/sso/register": () => {
+        providers = [saml];
+        return { status: 200, body: saml };
+      },
+    });
+    renderApp("/organizations");
+    await screen.findByRole("heading", { name: "Identity provider" }, { timeout: 5000 });
+    const section = screen.getByRole("region", { name: "Identity provider" });
+    const inside = within(section);
+    await inside.findByText("No identity provider yet.");
+    fireEvent.click(inside.getByLabelText("SAML 2.0"));
+    fireEvent.change(inside.getByLabelText("Provider ID"), { target: { value: "acme-saml" } });
+    fireEvent.change(inside.getByLabelText("Email domain"), { target: { value: "acme.example" } });
+    const xml = `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com/entity"/>`;
+    fireEvent.change(inside.getByLabelText("IdP metadata XML"), { target: { value: xml } });
+    fireEvent.click(inside.getByRole("button", { name: "Register provider" }));
+    await inside.findByText(/acme-saml is registered, with sign-in off/);
+    expect(calls.find((c) => c.path === "/sso/register")?.body).toEqual({
+      providerId: "acme-saml",
+      domain: "acme.example",
+      organizationId: "o1",
+      defaultRole: "member",
+      enabled: false,
+      issuer: "https://idp.example.com/entity",
+      samlConfig: { idpMetadata: { metadata: xml } },
+    });
+    const list = await inside.findByRole("list", { name: "Identity providers" });
+    await waitFor(() => expect(list.textContent).toContain(saml.samlConfig.acsUrl));
+    expect(list.textContent).toContain(saml.samlConfig.spEntityId);
+    expect(within(list).getByRole("button", { name: "Copy ACS URL (single sign-on URL)" })).toBeTruthy();
+    expect(within(list).getByRole("switch", { name: "Sign-in through acme-saml is on" })).toHaveProperty("checked", false);
   });
 });
 

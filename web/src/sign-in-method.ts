@@ -9,6 +9,7 @@ const METHODS = {
   "email-otp": "account.methodEmailOtp",
   "email-verification": "account.methodEmailVerification",
   impersonation: "account.methodImpersonation",
+  sso: "account.methodSso",
 } as const;
 
 const FACTORS = {

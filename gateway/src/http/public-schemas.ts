@@ -287,6 +287,11 @@ export const ssoProviderSchema = z.object({
 });
 export type SsoProvider = z.infer<typeof ssoProviderSchema>;
 export const ssoProviderListSchema = z.object({ providers: z.array(ssoProviderSchema) });
+/** POST /sso/test-provider: each check of the provider against its identity provider (docs/http-api/sso.md). */
+export const ssoProviderTestSchema = z.object({
+  ok: z.boolean(),
+  checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string() })),
+});
 /** A claimed domain as its organization's managers see it (docs/http-api/domains.md). */
 export const domainSchema = z.object({
   id: z.string(),

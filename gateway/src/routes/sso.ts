@@ -10,7 +10,7 @@ import type { OidcInput, Provider } from "@auth-platform/proto/gen/auth/sso/v1/s
 import { call } from "@auth-platform/runtime/rpc";
 import { callerOf } from "../http/caller.js";
 import { defineRoute, type Route } from "../http/define-route.js";
-import { type SsoProvider, ssoProviderListSchema, ssoProviderSchema, successSchema } from "../http/public-schemas.js";
+import { type SsoProvider, ssoProviderListSchema, ssoProviderSchema, ssoProviderTestSchema, successSchema } from "../http/public-schemas.js";
 import type { RouteDeps } from "./deps.js";
 
 const id = z.string().min(1).max(64);
@@ -155,7 +155,7 @@ function providerResponse(p: Provider): SsoProvider {
       spMetadataUrl: s.spMetadataUrl,
     },
     // Under the same base URL as the redirect URI the sso service answers.
-    spMetadataUrl: p.redirectUri.replace(/\/sso\/callback\/[^/]*$/, `/sso/saml2/sp/metadata?providerId=${encodeURIComponent(p.providerId)}`),
+    spMetadataUrl: s ? s.spMetadataUrl : p.redirectUri.replace(/\/sso\/callback\/[^/]*$/, `/sso/saml2/sp/metadata?providerId=${encodeURIComponent(p.providerId)}`),
     redirectURI: p.redirectUri,
     enabled: p.enabled,
     defaultRole: p.defaultRole,
@@ -265,6 +265,22 @@ export function ssoRoutes(deps: RouteDeps): Route[] {
           enabled: body.enabled,
         });
         json(shown(provider));
+      },
+    ),
+    defineRoute(
+      {
+        method: "post",
+        path: "/sso/test-provider",
+        tag: "Single sign-on",
+        session: "required",
+        summary: "Check an identity provider's settings against the provider",
+        body: providerBody,
+        response: ssoProviderTestSchema,
+        errors: ["PROVIDER_NOT_FOUND", "YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS"],
+      },
+      async ({ req, body, session, json }) => {
+        const { ok, checks } = await call(sso, sso.testProvider, { caller: callerOf(req, session), providerId: body.providerId });
+        json({ ok, checks: checks.map(({ name, ok: passed, detail }) => ({ name, ok: passed, detail })) });
       },
     ),
     defineRoute(

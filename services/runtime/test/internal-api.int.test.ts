@@ -201,6 +201,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     GetProvider: ["gateway"],
     UpdateProvider: ["gateway"],
     DeleteProvider: ["gateway"],
+    TestProvider: ["gateway"],
     StartSignIn: ["gateway"],
     CompleteSignIn: ["gateway"],
     AcceptSamlResponse: ["gateway"],

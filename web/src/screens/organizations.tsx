@@ -16,6 +16,7 @@ import { translateIfKnown, useLanguage, useT } from "../i18n";
 import { activeOrganizationQuery, organizationsQuery, refreshOrganizations } from "../organization-queries";
 import { apiBasePath } from "../runtime-config";
 import { useSession } from "../session";
+import { IdentityProvider, mayManageProviders } from "./identity-provider";
 import { Teams } from "./teams";
 import { Roles } from "./organization-roles";
 import { Domains } from "./organization-domains";
@@ -243,6 +244,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       {access.roleActions.includes("read") && <Roles organization={organization} access={access} outcome={outcome} />}
       <Domains organization={organization} access={access} outcome={outcome} />
       {access.role.split(",").some((one) => one.trim() === access.ownerRole) && <ScimTokens organization={organization} outcome={outcome} />}
+      {mayManageProviders(access) && <IdentityProvider organization={organization} access={access} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (
         <Settings key={`${organization.name}|${organization.slug}|${organization.logo}`} organization={organization} access={access} outcome={outcome} />
       )}

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useState } from "react";
-import { api, errorMessage, needsSecondFactor, suspendedMessage } from "../api";
+import { ApiError, api, errorMessage, needsSecondFactor, type SignInResult, suspendedMessage } from "../api";
 import { DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
 import { useT } from "../i18n";
@@ -13,6 +13,15 @@ import { SocialButtons } from "../social";
 
 /** The sign-in screen's own address (with where to go after), where a failed social sign-in comes back to. */
 const signInUrl = (redirect?: string) => (redirect ? `/sign-in?redirect=${encodeURIComponent(redirect)}` : "/sign-in");
+
+/** POST /sign-in/sso's answers for an address no organization's provider signs in: the password (and the rest) then. */
+const NOT_ROUTED = new Set(["PROVIDER_DOMAIN_HAS_NOT_BEEN_VERIFIED", "PROVIDER_NOT_FOUND"]);
+
+/** The sign-in's outcome: the organization's provider to leave for, or the password sign-in's answer. */
+type Outcome = { sso: string } | { result: SignInResult };
+
+/** Leaves for the organization's identity provider (another site: a full navigation). */
+const leaveFor = (url: string) => window.location.assign(url);
 
 export function SignIn() {
   const t = useT();
@@ -30,10 +39,27 @@ export function SignIn() {
     await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
     await navigate({ to: safeRedirect(search.redirect) });
   };
+  // Email first (docs/sso.md): an address at a domain an organization verified for its identity provider
+  // signs in there, password or not; any other address, or a username, signs in with the password.
+  const [passwordNeeded, setPasswordNeeded] = useState(false);
   const signIn = useMutation({
-    mutationFn: () =>
-      identifier.includes("@") ? api.signInEmail({ email: identifier.trim(), password, rememberMe }) : api.signInUsername({ username: identifier.trim(), password, rememberMe }),
-    onSuccess: async (result) => {
+    mutationFn: async (): Promise<Outcome | null> => {
+      const id = identifier.trim();
+      if (id.includes("@")) {
+        const routed = await api.signInSso({ email: id, callbackURL: safeRedirect(search.redirect), errorCallbackURL: signInUrl(search.redirect) }).catch((error: unknown) => {
+          if (error instanceof ApiError && NOT_ROUTED.has(error.code)) return null;
+          throw error;
+        });
+        if (routed) return { sso: routed.url };
+      }
+      if (!password) return null;
+      return { result: await (id.includes("@") ? api.signInEmail({ email: id, password, rememberMe }) : api.signInUsername({ username: id, password, rememberMe })) };
+    },
+    onMutate: () => setPasswordNeeded(false),
+    onSuccess: async (outcome) => {
+      if (outcome === null) return setPasswordNeeded(true);
+      if ("sso" in outcome) return leaveFor(outcome.sso);
+      const { result } = outcome;
       if (needsSecondFactor(result)) {
         const methods = (result.twoFactorMethods ?? ["totp", "otp"]).join(",");
         return navigate({ to: "/two-factor", search: { methods, ...(search.redirect ? { redirect: search.redirect } : {}) } });
@@ -90,13 +116,15 @@ export function SignIn() {
         <FormAlert message={message} cause={passkeyError ?? signIn.error} />
         <Field label={t("signIn.identifier")} name="identifier" autoComplete="username webauthn" required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
         <Field
+          key={`password-${signIn.submittedAt}`}
           label={t("signIn.password")}
           name="password"
           type="password"
           autoComplete="current-password"
-          required
           value={password}
           onChange={(e) => setPassword(e.target.value)}
+          error={passwordNeeded ? t("signIn.passwordNeeded") : undefined}
+          hint={t("signIn.passwordHint")}
         />
         <div className="check">
           <input id="remember-me" type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} />

@@ -64,7 +64,7 @@ async function managerRole(registry: Registry, caller: Caller, organizationId: s
 }
 
 /** The provider, when the caller may manage it; PROVIDER_NOT_FOUND otherwise. */
-async function managedProvider(registry: Registry, caller: Caller, providerId: string): Promise<{ provider: ProviderRecord; role: string }> {
+export async function managedProvider(registry: Registry, caller: Caller, providerId: string): Promise<{ provider: ProviderRecord; role: string }> {
   const provider = await registry.store.getProvider(providerId);
   const role = provider && (await managerRole(registry, caller, provider.organizationId));
   if (!provider || !role) throw new AuthError("PROVIDER_NOT_FOUND");

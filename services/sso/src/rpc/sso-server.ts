@@ -9,6 +9,7 @@ import type { Registry } from "../domain/ports.js";
 import * as providers from "../domain/providers.js";
 import * as samlSignIn from "../domain/saml-sign-in.js";
 import * as signIn from "../domain/sign-in.js";
+import { testProvider } from "../domain/test-provider.js";
 import { samlInputFromMessage } from "../saml/messages.js";
 import { toProviderMessage } from "./mappers.js";
 import * as valid from "./validation.js";
@@ -22,6 +23,7 @@ export const SSO_ACCESS: AccessTable = {
   GetProvider: GATEWAY,
   UpdateProvider: GATEWAY,
   DeleteProvider: GATEWAY,
+  TestProvider: GATEWAY,
   StartSignIn: GATEWAY,
   CompleteSignIn: GATEWAY,
   AcceptSamlResponse: GATEWAY,
@@ -79,6 +81,7 @@ export function ssoService(registry: Registry, rpc: RpcServer): ServiceBinding {
       await providers.deleteProvider(registry, requireCaller(req.caller), valid.providerId(req.providerId));
       return {};
     }),
+    testProvider: rpc.unary("TestProvider", async (req) => testProvider(registry, requireCaller(req.caller), valid.providerId(req.providerId))),
     startSignIn: rpc.unary("StartSignIn", async (req) =>
       signIn.startSignIn(registry, {
         email: req.email === undefined ? undefined : valid.email(req.email),

@@ -71,6 +71,7 @@ export default {
   methodMagicLink: "E-Mail-Link",
   methodEmailOtp: "E-Mail-Code",
   methodEmailVerification: "Bestätigungslink",
+  methodSso: "das Single Sign-on Ihrer Organisation",
   methodImpersonation: "Identitätsübernahme durch einen Administrator",
   methodSocial: "{provider}",
   factorTotp: "Authenticator-Code",

@@ -3,6 +3,7 @@ import account from "./account";
 import admin from "./admin";
 import common from "./common";
 import errors from "./errors";
+import identityProvider from "./identity-provider";
 import mailSignIn from "./mail-sign-in";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
@@ -14,6 +15,22 @@ import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const de: Catalogue = { common, errors, signIn, mailSignIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
+const de: Catalogue = {
+  common,
+  errors,
+  signIn,
+  mailSignIn,
+  signUp,
+  passwordReset,
+  verifyEmail,
+  twoFactor,
+  passkeys,
+  account,
+  organizations,
+  identityProvider,
+  admin,
+  mailbox,
+  redirectErrors,
+};
 
 export default de;

@@ -69,6 +69,7 @@ export default {
   methodMagicLink: "an emailed link",
   methodEmailOtp: "an emailed code",
   methodEmailVerification: "a verification link",
+  methodSso: "your organization's single sign-on",
   methodImpersonation: "an administrator's impersonation",
   methodSocial: "{provider}",
   factorTotp: "an authenticator code",

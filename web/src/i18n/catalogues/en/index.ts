@@ -3,6 +3,7 @@ import account from "./account";
 import admin from "./admin";
 import common from "./common";
 import errors from "./errors";
+import identityProvider from "./identity-provider";
 import mailSignIn from "./mail-sign-in";
 import mailbox from "./mailbox";
 import organizations from "./organizations";
@@ -14,7 +15,23 @@ import signUp from "./sign-up";
 import twoFactor from "./two-factor";
 import verifyEmail from "./verify-email";
 
-const en = { common, errors, signIn, mailSignIn, signUp, passwordReset, verifyEmail, twoFactor, passkeys, account, organizations, admin, mailbox, redirectErrors };
+const en = {
+  common,
+  errors,
+  signIn,
+  mailSignIn,
+  signUp,
+  passwordReset,
+  verifyEmail,
+  twoFactor,
+  passkeys,
+  account,
+  organizations,
+  identityProvider,
+  admin,
+  mailbox,
+  redirectErrors,
+};
 
 /** A catalogue: the English one's shape, every message a string. */
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };

@@ -10,6 +10,8 @@ export default {
   newHere: "New here?",
   createAccount: "Create an account",
   signedOutEverywhere: "You have been signed out on every device, this one included.",
+  passwordNeeded: "Enter your password.",
+  passwordHint: "Not needed when your organization signs you in with its own account: leave it empty.",
   otherServices: "Sign in with another service",
   continueWith: "Continue with {provider}",
   opening: "Opening {provider}…",

@@ -70,6 +70,7 @@ export default {
   methodMagicLink: "un enlace por correo",
   methodEmailOtp: "un código por correo",
   methodEmailVerification: "un enlace de verificación",
+  methodSso: "el inicio de sesión único de tu organización",
   methodImpersonation: "la suplantación de un administrador",
   methodSocial: "{provider}",
   factorTotp: "un código de autenticador",

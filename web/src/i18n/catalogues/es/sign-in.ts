@@ -11,6 +11,8 @@ export default {
   newHere: "¿Eres nuevo?",
   createAccount: "Crear una cuenta",
   signedOutEverywhere: "Se ha cerrado tu sesión en todos los dispositivos, también en este.",
+  passwordNeeded: "Introduce tu contraseña.",
+  passwordHint: "No hace falta si tu organización inicia tu sesión con su propia cuenta: déjala vacía.",
   otherServices: "Iniciar sesión con otro servicio",
   continueWith: "Continuar con {provider}",
   opening: "Abriendo {provider}…",

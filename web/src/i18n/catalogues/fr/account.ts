@@ -71,6 +71,7 @@ export default {
   methodMagicLink: "un lien par e-mail",
   methodEmailOtp: "un code par e-mail",
   methodEmailVerification: "un lien de vérification",
+  methodSso: "l'authentification unique de votre organisation",
   methodImpersonation: "l'usurpation par un administrateur",
   methodSocial: "{provider}",
   factorTotp: "un code d'authentificateur",

@@ -11,6 +11,8 @@ export default {
   newHere: "Nouveau ici ?",
   createAccount: "Créer un compte",
   signedOutEverywhere: "Vous avez été déconnecté de tous vos appareils, y compris celui-ci.",
+  passwordNeeded: "Saisissez votre mot de passe.",
+  passwordHint: "Inutile si votre organisation vous connecte avec son propre compte : laissez-le vide.",
   otherServices: "Se connecter avec un autre service",
   continueWith: "Continuer avec {provider}",
   opening: "Ouverture de {provider}…",

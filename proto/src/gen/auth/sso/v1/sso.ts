@@ -294,6 +294,29 @@ export interface DeleteProviderRequest {
 export interface DeleteProviderResponse {
 }
 
+export interface TestProviderRequest {
+  caller?: Caller | undefined;
+  providerId: string;
+}
+
+/** ProviderCheck is one check of TestProvider. */
+export interface ProviderCheck {
+  /**
+   * What was checked: discovery, issuer, token_endpoint, jwks_endpoint (OpenID Connect); metadata_url,
+   * certificate, sso_url (SAML).
+   */
+  name: string;
+  ok: boolean;
+  /** What was found, for the admin: why it failed, or a certificate's expiry. Never a secret. */
+  detail: string;
+}
+
+export interface TestProviderResponse {
+  /** Every check passed. */
+  ok: boolean;
+  checks: ProviderCheck[];
+}
+
 function createBaseAcceptSamlResponseRequest(): AcceptSamlResponseRequest {
   return { providerId: "", samlResponse: "", relayState: undefined };
 }
@@ -3629,6 +3652,283 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   },
 };
 
+function createBaseTestProviderRequest(): TestProviderRequest {
+  return { caller: undefined, providerId: "" };
+}
+
+export const TestProviderRequest: MessageFns<TestProviderRequest> = {
+  encode(message: TestProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.providerId !== "") {
+      writer.uint32(18).string(message.providerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestProviderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestProviderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestProviderRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+    };
+  },
+
+  toJSON(message: TestProviderRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TestProviderRequest>, I>>(base?: I): TestProviderRequest {
+    return TestProviderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TestProviderRequest>, I>>(object: I): TestProviderRequest {
+    const message = createBaseTestProviderRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.providerId = object.providerId ?? "";
+    return message;
+  },
+};
+
+function createBaseProviderCheck(): ProviderCheck {
+  return { name: "", ok: false, detail: "" };
+}
+
+export const ProviderCheck: MessageFns<ProviderCheck> = {
+  encode(message: ProviderCheck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.ok !== false) {
+      writer.uint32(16).bool(message.ok);
+    }
+    if (message.detail !== "") {
+      writer.uint32(26).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderCheck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderCheck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.ok = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderCheck {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      ok: isSet(object.ok) ? globalThis.Boolean(object.ok) : false,
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: ProviderCheck): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.ok !== false) {
+      obj.ok = message.ok;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderCheck>, I>>(base?: I): ProviderCheck {
+    return ProviderCheck.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderCheck>, I>>(object: I): ProviderCheck {
+    const message = createBaseProviderCheck();
+    message.name = object.name ?? "";
+    message.ok = object.ok ?? false;
+    message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
+function createBaseTestProviderResponse(): TestProviderResponse {
+  return { ok: false, checks: [] };
+}
+
+export const TestProviderResponse: MessageFns<TestProviderResponse> = {
+  encode(message: TestProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ok !== false) {
+      writer.uint32(8).bool(message.ok);
+    }
+    for (const v of message.checks) {
+      ProviderCheck.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestProviderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestProviderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ok = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.checks.push(ProviderCheck.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestProviderResponse {
+    return {
+      ok: isSet(object.ok) ? globalThis.Boolean(object.ok) : false,
+      checks: globalThis.Array.isArray(object?.checks) ? object.checks.map((e: any) => ProviderCheck.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: TestProviderResponse): unknown {
+    const obj: any = {};
+    if (message.ok !== false) {
+      obj.ok = message.ok;
+    }
+    if (message.checks?.length) {
+      obj.checks = message.checks.map((e) => ProviderCheck.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TestProviderResponse>, I>>(base?: I): TestProviderResponse {
+    return TestProviderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TestProviderResponse>, I>>(object: I): TestProviderResponse {
+    const message = createBaseTestProviderResponse();
+    message.ok = object.ok ?? false;
+    message.checks = object.checks?.map((e) => ProviderCheck.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * SSO owns the identity providers organizations register for single sign-on (OpenID Connect, SAML 2.0),
  * the domains that route sign-in to them, and SCIM tokens. Users live in identity, memberships in
@@ -3704,6 +4004,24 @@ export const SsoServiceService = {
     responseSerialize: (value: DeleteProviderResponse): Buffer =>
       Buffer.from(DeleteProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteProviderResponse => DeleteProviderResponse.decode(value),
+  },
+  /**
+   * TestProvider checks a provider the caller may manage against its identity provider, as a sign-in would
+   * reach it: OpenID Connect, the discovery document read, its issuer the provider's, its token and key-set
+   * endpoints allowed by the outbound check; SAML, the metadata URL read again (when there is one), each
+   * signing certificate parsed and not expired, the SSO URL allowed by the outbound check. A failed check is
+   * an answer, not an error. Errors: YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS (a
+   * member of the provider's organization without a manager's role), PROVIDER_NOT_FOUND (anyone else, as GetProvider).
+   */
+  testProvider: {
+    path: "/auth.sso.v1.SsoService/TestProvider" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: TestProviderRequest): Buffer => Buffer.from(TestProviderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): TestProviderRequest => TestProviderRequest.decode(value),
+    responseSerialize: (value: TestProviderResponse): Buffer =>
+      Buffer.from(TestProviderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TestProviderResponse => TestProviderResponse.decode(value),
   },
   /**
    * StartSignIn is the first leg of a single sign-on (POST /sign-in/sso): the provider chosen by id, by
@@ -3810,6 +4128,15 @@ export interface SsoServiceServer extends UntypedServiceImplementation {
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /** DeleteProvider removes a provider the caller may manage. Errors: PROVIDER_NOT_FOUND. */
   deleteProvider: handleUnaryCall<DeleteProviderRequest, DeleteProviderResponse>;
+  /**
+   * TestProvider checks a provider the caller may manage against its identity provider, as a sign-in would
+   * reach it: OpenID Connect, the discovery document read, its issuer the provider's, its token and key-set
+   * endpoints allowed by the outbound check; SAML, the metadata URL read again (when there is one), each
+   * signing certificate parsed and not expired, the SSO URL allowed by the outbound check. A failed check is
+   * an answer, not an error. Errors: YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS (a
+   * member of the provider's organization without a manager's role), PROVIDER_NOT_FOUND (anyone else, as GetProvider).
+   */
+  testProvider: handleUnaryCall<TestProviderRequest, TestProviderResponse>;
   /**
    * StartSignIn is the first leg of a single sign-on (POST /sign-in/sso): the provider chosen by id, by
    * organization slug, or by the email's (or given) domain when that domain is verified; a fresh state,
@@ -3934,6 +4261,29 @@ export interface SsoServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteProviderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * TestProvider checks a provider the caller may manage against its identity provider, as a sign-in would
+   * reach it: OpenID Connect, the discovery document read, its issuer the provider's, its token and key-set
+   * endpoints allowed by the outbound check; SAML, the metadata URL read again (when there is one), each
+   * signing certificate parsed and not expired, the SSO URL allowed by the outbound check. A failed check is
+   * an answer, not an error. Errors: YOU_MUST_BE_AN_ORGANIZATION_OWNER_OR_ADMIN_TO_REGISTER_SSO_PROVIDERS (a
+   * member of the provider's organization without a manager's role), PROVIDER_NOT_FOUND (anyone else, as GetProvider).
+   */
+  testProvider(
+    request: TestProviderRequest,
+    callback: (error: ServiceError | null, response: TestProviderResponse) => void,
+  ): ClientUnaryCall;
+  testProvider(
+    request: TestProviderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TestProviderResponse) => void,
+  ): ClientUnaryCall;
+  testProvider(
+    request: TestProviderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TestProviderResponse) => void,
   ): ClientUnaryCall;
   /**
    * StartSignIn is the first leg of a single sign-on (POST /sign-in/sso): the provider chosen by id, by
