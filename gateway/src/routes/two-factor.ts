@@ -104,7 +104,10 @@ export function redirectSignedIn(
   target: CallbackUrl,
 ): void {
   const challenge = setChallengeCookies(req, res, deps, outcome);
-  if (challenge) return redirectToChallenge(req, res, deps, challenge.methods, target);
+  if (challenge) {
+    redirectToChallenge(req, res, deps, challenge.methods, target);
+    return;
+  }
   if (outcome.session) issueSession(res, deps, outcome.session, true);
   redirectTo(res, target);
 }

@@ -85,7 +85,7 @@ export async function completeSamlHandoff(
 /** Our SP metadata for a SAML provider, served whether or not the provider is enabled yet (the admin needs it first). */
 export async function serviceProviderMetadataOf(deps: Registry, providerId: string): Promise<string> {
   const provider = await deps.store.getProvider(providerId);
-  if (!provider || provider.type !== "saml" || !provider.saml) throw new AuthError("PROVIDER_NOT_FOUND");
+  if (provider?.type !== "saml" || !provider.saml) throw new AuthError("PROVIDER_NOT_FOUND");
   const settings = readSamlSettings(provider.saml);
   return serviceProviderMetadata(providerSettings(deps.config.baseUrl, provider.providerId, settings));
 }
