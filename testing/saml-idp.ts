@@ -10,10 +10,9 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as x509 from "@peculiar/x509";
-import * as xmllint from "@authenio/samlify-node-xmllint";
-import * as samlify from "samlify";
+// samlify's schema validator is one per process: the IdP uses the service's, set where samlify is configured.
+import { samlify } from "../services/sso/src/saml/samlify.js";
 
-samlify.setSchemaValidator(xmllint);
 x509.cryptoProvider.set(globalThis.crypto);
 
 const POST = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST";
