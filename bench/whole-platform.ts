@@ -11,7 +11,7 @@ import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
 import { freePorts } from "../testing/ports.js";
 import { type Child, startChild } from "./processes.js";
 
-const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin"] as const;
+const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin", "sso"] as const;
 
 export interface WholePlatform {
   /** `http://127.0.0.1:<gateway port>/api/auth`. */
@@ -31,7 +31,10 @@ export async function startWholePlatform(options: WholePlatformOptions): Promise
   const ports = await freePorts(SERVICES.length + 1);
   const gatewayPort = ports[SERVICES.length]!;
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(launcherEnv(options.dataDir, { PORT: String(gatewayPort) }))) if (value !== undefined) env[key] = value;
+  // AUTH_BASE_URL on the address the benchmark reaches (not the launcher's localhost): the redirect URIs
+  // an identity provider is given for single sign-on are built from it.
+  const baseURL = `http://127.0.0.1:${gatewayPort}/api/auth`;
+  for (const [key, value] of Object.entries(launcherEnv(options.dataDir, { PORT: String(gatewayPort), AUTH_BASE_URL: baseURL }))) if (value !== undefined) env[key] = value;
   SERVICES.forEach((name, i) => {
     env[`${name.toUpperCase()}_PORT`] = String(ports[i]);
     env[`${name.toUpperCase()}_SERVICE_URL`] = `127.0.0.1:${ports[i]}`;
@@ -54,5 +57,5 @@ export async function startWholePlatform(options: WholePlatformOptions): Promise
     for (const child of children) await child.stop();
     throw error;
   }
-  return { baseURL: `http://127.0.0.1:${gatewayPort}/api/auth`, children };
+  return { baseURL, children };
 }
