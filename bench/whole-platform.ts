@@ -25,6 +25,8 @@ export interface WholePlatformOptions {
   dataDir: string;
   /** More variables for every process (AUTH_SECRET, LOG_LEVEL, REDIS_URL and REDIS_KEY_PREFIX, ...). */
   env: Record<string, string>;
+  /** How long each process may take to listen (default 60 s; from source on a loaded machine it can take longer). */
+  startTimeoutMs?: number;
 }
 
 export async function startWholePlatform(options: WholePlatformOptions): Promise<WholePlatform> {
@@ -42,7 +44,7 @@ export async function startWholePlatform(options: WholePlatformOptions): Promise
   Object.assign(env, { PORT: String(gatewayPort), RATE_LIMIT_ENABLED: "false" }, options.env);
   const tls = await ensureDevCertificates(join(options.dataDir, "tls"), ["gateway", ...SERVICES]);
   const entries = options.from === "build" ? BUILT_ENTRY : ENTRY_POINTS;
-  const start = (name: (typeof SERVICES)[number] | "gateway", port: number) => startChild(name, entries[name], { ...env, GRPC_TLS_DIR: tls[name]! }, port);
+  const start = (name: (typeof SERVICES)[number] | "gateway", port: number) => startChild(name, entries[name], { ...env, GRPC_TLS_DIR: tls[name]! }, port, options.startTimeoutMs);
   const children: Child[] = [];
   try {
     // The launcher's order: session first (identity pushes its user copies to it at start), then the other
