@@ -345,7 +345,7 @@ async function main(): Promise<void> {
         `\nFor OIDC, "ours" includes the platform's own calls to the provider (discovery at the start and the callback, the token exchange): their mean is the "waiting on the IdP" column.` +
         `\nThe IdPs and the clients share this process (and the 2 cores) with nothing else, so with ${CONCURRENCY} in flight the IdP's signing also delays when our answers are read.` +
         `\nRSS after the warm-up -> at the end, MiB: ${platform.children.map((child) => `${child.name} ${mib(rssAfterWarmUp.get(child.name))} -> ${mib(child.memory()?.current)}`).join(", ")}` +
-        `\norganization members at the end: ${members.body?.total} (1 owner + ${accountsUsed} first-time SSO users, fewer if a first-time sign-in failed)`,
+        `\norganization members at the end: ${members.body?.total} (1 owner + ${accountsUsed} first-time SSO users: one the gateway gave up on at its deadline may still have completed)`,
     );
   } finally {
     for (const stop of stops.reverse()) await stop();
