@@ -18,12 +18,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { buildPlatform } from "../deploy/build.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
 import { BUILT_ENTRY, ENTRY_POINTS, type ProcessName } from "../deploy/processes.js";
 import { freePorts } from "../testing/ports.js";
 import { runLoad } from "./load.js";
+import { freshDatabases } from "./postgres.js";
 import { type Child, killAllNow, startChild, stopAll, untilIdle } from "./processes.js";
 
 type Mode = "source" | "build";
@@ -33,28 +33,14 @@ const LOAD_SECONDS = Number(process.env.BENCH_DURATION ?? 5);
 const PASSWORD = "bench-password-0123";
 const MIB = 1024 * 1024;
 const POSTGRES = process.env.BENCH_DATABASE_URL;
-const DATABASE_VARIABLES = ["IDENTITY", "SESSION", "NOTIFICATION", "OAUTH", "ORGANIZATION", "ADMIN"].map((name) => `${name}_DATABASE_URL`);
+const DATABASE_SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin"];
 
 /** BENCH_DATABASE_URL: a fresh database per service on that server (dropped by the returned function). */
 async function postgresDatabases(env: Record<string, string>): Promise<() => Promise<void>> {
   if (!POSTGRES) return async () => undefined;
-  const names = DATABASE_VARIABLES.map((variable) => `footprint_${process.pid}_${variable.split("_")[0]!.toLowerCase()}`);
-  const run = async (statements: string[]) => {
-    const client = new pg.Client({ connectionString: POSTGRES });
-    await client.connect();
-    try {
-      for (const statement of statements) await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(names.flatMap((name) => [`drop database if exists "${name}" with (force)`, `create database "${name}"`]));
-  DATABASE_VARIABLES.forEach((variable, i) => {
-    const url = new URL(POSTGRES);
-    url.pathname = `/${names[i]}`;
-    env[variable] = url.toString();
-  });
-  return () => run(names.map((name) => `drop database if exists "${name}" with (force)`));
+  const databases = await freshDatabases(POSTGRES, "footprint", DATABASE_SERVICES);
+  Object.assign(env, databases.env);
+  return databases.drop;
 }
 
 /** The loads, in the order they run: a process's peak RSS is read and reset after each. */

@@ -11,7 +11,7 @@ import { BUILT_ENTRY, ENTRY_POINTS } from "../deploy/processes.js";
 import { freePorts } from "../testing/ports.js";
 import { type Child, startChild } from "./processes.js";
 
-const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin"] as const;
+const SERVICES = ["identity", "session", "notification", "oauth", "organization", "admin", "sso"] as const;
 
 export interface WholePlatform {
   /** `http://127.0.0.1:<gateway port>/api/auth`. */
@@ -25,13 +25,18 @@ export interface WholePlatformOptions {
   dataDir: string;
   /** More variables for every process (AUTH_SECRET, LOG_LEVEL, REDIS_URL and REDIS_KEY_PREFIX, ...). */
   env: Record<string, string>;
+  /** How long each process may take to listen (default 60 s; from source on a loaded machine it can take longer). */
+  startTimeoutMs?: number;
 }
 
 export async function startWholePlatform(options: WholePlatformOptions): Promise<WholePlatform> {
   const ports = await freePorts(SERVICES.length + 1);
   const gatewayPort = ports[SERVICES.length]!;
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(launcherEnv(options.dataDir, { PORT: String(gatewayPort) }))) if (value !== undefined) env[key] = value;
+  // AUTH_BASE_URL on the address the benchmark reaches (not the launcher's localhost): the redirect URIs
+  // an identity provider is given for single sign-on are built from it.
+  const baseURL = `http://127.0.0.1:${gatewayPort}/api/auth`;
+  for (const [key, value] of Object.entries(launcherEnv(options.dataDir, { PORT: String(gatewayPort), AUTH_BASE_URL: baseURL }))) if (value !== undefined) env[key] = value;
   SERVICES.forEach((name, i) => {
     env[`${name.toUpperCase()}_PORT`] = String(ports[i]);
     env[`${name.toUpperCase()}_SERVICE_URL`] = `127.0.0.1:${ports[i]}`;
@@ -39,7 +44,7 @@ export async function startWholePlatform(options: WholePlatformOptions): Promise
   Object.assign(env, { PORT: String(gatewayPort), RATE_LIMIT_ENABLED: "false" }, options.env);
   const tls = await ensureDevCertificates(join(options.dataDir, "tls"), ["gateway", ...SERVICES]);
   const entries = options.from === "build" ? BUILT_ENTRY : ENTRY_POINTS;
-  const start = (name: (typeof SERVICES)[number] | "gateway", port: number) => startChild(name, entries[name], { ...env, GRPC_TLS_DIR: tls[name]! }, port);
+  const start = (name: (typeof SERVICES)[number] | "gateway", port: number) => startChild(name, entries[name], { ...env, GRPC_TLS_DIR: tls[name]! }, port, options.startTimeoutMs);
   const children: Child[] = [];
   try {
     // The launcher's order: session first (identity pushes its user copies to it at start), then the other
@@ -54,5 +59,5 @@ export async function startWholePlatform(options: WholePlatformOptions): Promise
     for (const child of children) await child.stop();
     throw error;
   }
-  return { baseURL: `http://127.0.0.1:${gatewayPort}/api/auth`, children };
+  return { baseURL, children };
 }

@@ -2,7 +2,8 @@
  * A real OpenID provider (oidc-provider) on a loopback port, for the social sign-in suites: discovery, an
  * authorization endpoint with PKCE required, a token endpoint, id tokens signed with a key the test holds
  * (so it can also forge tokens with a wrong audience, nonce or key), and a login step the test drives: the
- * interaction signs in whichever account `signInAs` names, with no form. With `issueRefreshTokens` it grants a
+ * interaction signs in whichever account `signInAs` names, with no form (or the account `addAccount` gave for the
+ * request's login_hint, for sign-ins running side by side). With `issueRefreshTokens` it grants a
  * refresh token with every code (without asking for offline_access), so a suite can renew tokens at it.
  */
 import { createServer, type Server } from "node:http";
@@ -24,6 +25,8 @@ export interface TestOpenIdProvider {
   clientSecret: string;
   /** The account the next login signs in as. */
   signInAs(account: OpenIdAccount): void;
+  /** An account a login signs in when the authorization request's login_hint is its email (over `signInAs`'s). */
+  addAccount(account: OpenIdAccount): void;
   /** Signs an id token with the provider's own key (or, with `foreignKey`, with a key it does not publish). */
   forgeIdToken(claims: Record<string, unknown>, options?: { foreignKey?: boolean }): Promise<string>;
   /** Authorization requests seen, by their query parameters. */
@@ -57,6 +60,7 @@ export async function startOpenIdProvider(options: {
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig" };
   let account: OpenIdAccount | undefined;
   const accounts = new Map<string, OpenIdAccount>();
+  const byHint = new Map<string, OpenIdAccount>();
   const authorizations: URLSearchParams[] = [];
 
   const server: Server = createServer();
@@ -106,12 +110,13 @@ export async function startOpenIdProvider(options: {
     if (!url.pathname.startsWith("/interaction/")) return handle(req, res);
     void (async () => {
       const details = await provider.interactionDetails(req, res);
-      if (!account) throw new Error("the test named no account to sign in as");
-      accounts.set(account.sub, account);
-      const grant = new provider.Grant({ accountId: account.sub, clientId: String(details.params.client_id) });
+      const chosen = byHint.get(String(details.params.login_hint ?? "")) ?? account;
+      if (!chosen) throw new Error("the test named no account to sign in as");
+      accounts.set(chosen.sub, chosen);
+      const grant = new provider.Grant({ accountId: chosen.sub, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));
       const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId: account.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(req, res, { login: { accountId: chosen.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
     })().catch((error: unknown) => {
       res.statusCode = 500;
       res.end(String(error));
@@ -125,6 +130,9 @@ export async function startOpenIdProvider(options: {
     authorizations,
     signInAs(next) {
       account = next;
+    },
+    addAccount(next) {
+      byHint.set(next.email, next);
     },
     async userinfo(accessToken) {
       const answer = await fetch(`${issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
