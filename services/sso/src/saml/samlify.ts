@@ -21,10 +21,29 @@ const IMPORTED = ["datatypes.dtd", "saml-schema-assertion-2.0.xsd", "xmldsig-cor
 let schemas: { schema: { fileName: string; contents: string }; preload: { fileName: string; contents: string }[] } | undefined;
 const read = (fileName: string) => ({ fileName, contents: readFileSync(join(SCHEMA_DIR, fileName), "utf8") });
 
+/** Workers at once: each holds up to 32 MiB of WebAssembly memory while it runs; the rest wait their turn. */
+const MAX_WORKERS = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  // A finishing worker hands its slot straight to the next in line, so the count never overshoots.
+  if (running >= MAX_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
 /** Resolves for a message valid against the schemas; rejects otherwise (samlify then refuses the message). */
 export async function validateAgainstSamlSchemas(xml: string): Promise<true> {
   schemas ??= { schema: read(PROTOCOL), preload: IMPORTED.map(read) };
-  const result = await validateXML({ xml: [{ fileName: "message.xml", contents: xml }], schema: [schemas.schema], preload: schemas.preload });
+  const { schema, preload } = schemas;
+  const result = await inTurn(() => validateXML({ xml: [{ fileName: "message.xml", contents: xml }], schema: [schema], preload }));
   if (!result.valid) throw new Error("ERR_INVALID_XML: the message does not follow the SAML 2.0 schemas");
   return true;
 }
