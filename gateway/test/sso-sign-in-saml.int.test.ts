@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel } from "../../testing/databases.js";
 import { uniqueEmail } from "../../testing/http.js";
+import { type RunningOrganization, startOrganization } from "../../testing/platform.js";
 import { createSamlIdp, type TestSamlIdp } from "../../testing/saml-idp.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { eventually } from "../../testing/eventually.js";
@@ -43,7 +44,11 @@ describe(`single sign-on with a SAML identity provider (${backendLabel()})`, () 
     expect(registered.body.samlConfig).toMatchObject({ spEntityId: sp().entityId, acsUrl: sp().acsUrl });
     ownerClient = owner.c;
   });
-  afterAll(() => idp.stop());
+  let restartedOrganization: RunningOrganization | undefined;
+  afterAll(async () => {
+    await idp.stop();
+    await restartedOrganization?.close();
+  });
   let ownerClient: ReturnType<typeof platform.client>;
 
   /** POST /sign-in/sso in a fresh browser; answers the browser and the AuthnRequest the IdP received. */
@@ -190,5 +195,28 @@ describe(`single sign-on with a SAML identity provider (${backendLabel()})`, () 
     expect(new URL(garbage.headers.get("location")!, platform.baseURL).searchParams.get("error")).toBe("invalid_saml_response");
     const unknown = await browser.request("POST", "/sso/saml2/sp/acs/nobody", { body: "SAMLResponse=abcd", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(new URL(unknown.headers.get("location")!, platform.baseURL).searchParams.get("error")).toBe("oauth_provider_not_found");
+  });
+
+  it("partition: with the organization service down the sign-in fails and leaves no session; once it is back the same sign-in works", async () => {
+    const email = `part-${Date.now().toString(36)}@${DOMAIN}`;
+    await platform.services.organization.close();
+    const { browser, request } = await start({ email });
+    const acs = await postToAcs(browser, await idp.response({ sp: sp(), user: { nameId: email, email }, inResponseTo: request.requestId }), request.relayState);
+    const failed = await land(browser, acs.headers.get("location")!);
+    expect(failed.pathname).toBe("/oops");
+    expect(failed.searchParams.get("error")).toBeTruthy();
+    expect((await browser.get("/get-session")).body).toBeNull();
+    // identity made the user, then could not make the membership: it opened no session for them.
+    const user = await platform.services.identity.deps.store.findUserByEmail(email);
+    expect(user).not.toBeNull();
+    expect(await platform.services.session.deps.store.listByUser(user!.id)).toEqual([]);
+
+    restartedOrganization = await startOrganization(platform.env);
+    const again = await start({ email });
+    const acs2 = await postToAcs(again.browser, await idp.response({ sp: sp(), user: { nameId: email, email }, inResponseTo: again.request.requestId }), again.request.relayState);
+    expect((await land(again.browser, acs2.headers.get("location")!)).pathname).toBe("/dashboard");
+    expect((await again.browser.get("/get-session")).body.session).toMatchObject({ authMethod: "sso" });
+    const members = await ownerClient.get(`/organization/list-members?organizationId=${organizationId}`);
+    expect(members.body.members.map((m: { user: { email: string } }) => m.user.email)).toContain(email);
   });
 });

@@ -84,6 +84,9 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       async removeUserMemberships(userId) {
         await call(organizationClient, organizationClient.removeUserMemberships, { userId });
       },
+      async addMember(organizationId, userId, role) {
+        await call(organizationClient, organizationClient.addMember, { organizationId, userId, role });
+      },
     },
     domains: {
       async applyAutoJoin(userId, email, verifiedAt) {

@@ -100,17 +100,25 @@ function fakeSessions(now: () => Date): FakeSessions {
 /** The organization service as identity sees it: whose memberships were removed, and a switch to fail. */
 export interface FakeOrganizations extends OrganizationPort {
   removed: string[];
-  /** Makes removeUserMemberships fail, as when the organization service is unreachable. */
+  /** Memberships made, as "organizationId/userId" → role. */
+  members: Map<string, string>;
+  /** Makes removeUserMemberships and addMember fail, as when the organization service is unreachable. */
   failRemove: boolean;
 }
 
 function fakeOrganizations(): FakeOrganizations {
   const organizations: FakeOrganizations = {
     removed: [],
+    members: new Map(),
     failRemove: false,
     async removeUserMemberships(userId) {
       if (organizations.failRemove) throw new Error("organization service unavailable");
       organizations.removed.push(userId);
+    },
+    async addMember(organizationId, userId, role) {
+      if (organizations.failRemove) throw new Error("organization service unavailable");
+      const key = `${organizationId}/${userId}`;
+      if (!organizations.members.has(key)) organizations.members.set(key, role);
     },
   };
   return organizations;

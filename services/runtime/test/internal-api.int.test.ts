@@ -146,7 +146,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     CheckSlug: ["gateway"],
     HasPermission: ["gateway"],
     GetMembership: ["internal-client", "sso"],
-    AddMember: ["sso"],
+    AddMember: ["sso", "identity"],
     RemoveUserMembership: ["sso"],
     FindOrganizationId: ["sso"],
     RemoveUserMemberships: ["identity"],
@@ -446,6 +446,24 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     // The gateway's own call (/revoke-sessions) carries no copy and still ends the sessions.
     expect(await rawCall(client("session", "gateway"), "session", "RevokeUserSessions", { userId })).toEqual({ code: grpc.status.OK, errorCode: undefined });
     expect((await browser.get("/get-session")).body).toBeNull();
+  });
+
+  it("only sso asks a provider sign-in to make the user a member of an organization: oauth is refused before anything happens", async () => {
+    const profile = { providerId: "google", accountId: `acct-${Date.now().toString(36)}`, email: uniqueEmail("joiner"), emailVerified: true, name: "Joiner", scopes: [] };
+    const request = { profile, trusted: false, disableImplicitLinking: false, client: {}, sso: false, joinOrganization: { organizationId: "any-org", role: "owner" } };
+    expect(await rawCall(client("accounts", "oauth"), "accounts", "SignInWithProvider", request)).toEqual(DENIED);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: "call refused",
+        method: "auth.identity.v1.AccountService/SignInWithProvider",
+        caller: "oauth",
+        code: "CALLER_NOT_ALLOWED",
+        field: "joinOrganization",
+      }),
+    );
+    // Refused before the user was made.
+    const users = client("identity", "organization") as IdentityServiceClient;
+    expect((await call(users, users.getUsers, { ids: [], emails: [profile.email] })).users).toEqual([]);
   });
 
   it("our users' services ask the organization service whether a user is a member, and with which role", async () => {

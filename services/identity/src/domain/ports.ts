@@ -61,6 +61,8 @@ export interface MailPort {
 export interface OrganizationPort {
   /** Removes every membership of a deleted user (organization service). Idempotent. */
   removeUserMemberships(userId: string): Promise<void>;
+  /** Makes the user a member with the role; an existing member keeps theirs (organization's AddMember). */
+  addMember(organizationId: string, userId: string, role: string): Promise<void>;
 }
 
 /** The sso service's verified domains, as identity's user events reach them (docs/adr/0074-user-event-outbox.md). */

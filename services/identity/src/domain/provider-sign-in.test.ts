@@ -95,6 +95,28 @@ describe("sign-in with a provider profile", () => {
     expect((await signIn(deps, aProfile())).user.id).toBe(user.id);
   });
 
+  it("single sign-on makes the user a member before any session; when it cannot, no session is left behind", async () => {
+    const deps = testRegistry();
+    const join = { organizationId: "org-1", role: "member" };
+    const sso = (profile: ProviderProfile) => signInWithProvider(deps, { profile, trusted: false, disableImplicitLinking: false, client, sso: true, joinOrganization: join });
+
+    deps.organizations.failRemove = true;
+    await expect(sso(aProfile({ providerId: "acme" }))).rejects.toThrow("organization service unavailable");
+    const created = await deps.store.findUserByEmail("ada@example.com");
+    expect(deps.sessions.of(created!.id)).toHaveLength(0);
+
+    deps.organizations.failRemove = false;
+    const signedIn = await sso(aProfile({ providerId: "acme" }));
+    expect(deps.organizations.members.get(`org-1/${signedIn.user.id}`)).toBe("member");
+    expect(deps.sessions.of(signedIn.user.id)).toHaveLength(1);
+
+    // A banned user joins nothing.
+    await deps.store.updateUser(signedIn.user.id, { banned: true, banExpires: null });
+    deps.organizations.members.clear();
+    expect(await errorCode(sso(aProfile({ providerId: "acme" })))).toBe("BANNED_USER");
+    expect(deps.organizations.members.size).toBe(0);
+  });
+
   it("gives a user with two-factor on a challenge and no session; a trusted device of theirs lets them through", async () => {
     const deps = testRegistry();
     const { user } = await signIn(deps, aProfile());

@@ -13,6 +13,7 @@ import type { AccountRecord, AccountTokensPatch, UserRecord } from "../store/ide
 import type { ClientInfo, Registry } from "./ports.js";
 import type { ProviderTokenVault } from "./provider-token-vault.js";
 import { completeSignIn, type SignInOutcome } from "./complete-sign-in.js";
+import { banHolds } from "./bans.js";
 import { normaliseEmail, providerImage } from "./validation.js";
 import { newUser } from "./new-user.js";
 
@@ -42,6 +43,8 @@ export interface ProviderSignInInput {
   trustedDevice?: string;
   /** An organization's single sign-on provider (the sso service): the session's method is "sso". */
   sso?: boolean;
+  /** The organization the sign-in makes the user a member of before a session opens (single sign-on). */
+  joinOrganization?: { organizationId: string; role: string };
 }
 
 /** The profile's tokens sealed for one account row. */
@@ -131,6 +134,9 @@ export type ProviderSignInOutcome = SignInOutcome & { isNewUser: boolean };
 
 export async function signInWithProvider(deps: Deps, input: ProviderSignInInput): Promise<ProviderSignInOutcome> {
   const { user, isNewUser } = await userForProvider(deps, input);
+  // The membership first: when it cannot be made the sign-in fails with no session left behind. A banned
+  // user joins nothing (completeSignIn refuses them next).
+  if (input.joinOrganization && !banHolds(user, deps.now())) await deps.organizations.addMember(input.joinOrganization.organizationId, user.id, input.joinOrganization.role);
   // Bans, then two-factor (a challenge, or a trusted device) as for every sign-in; a banned user: the
   // callback answers BANNED_USER, as better-auth 1.7 does.
   const outcome = await completeSignIn(deps, user, {

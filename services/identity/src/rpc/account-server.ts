@@ -7,7 +7,7 @@ import { type AccountServiceServer, AccountServiceService } from "@auth-platform
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
-import type { AccessTable } from "@auth-platform/runtime/grpc-access";
+import { type AccessTable, requireWorkload, type Workload } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import { listAccounts, unlinkAccount } from "../domain/accounts.js";
 import { setPassword } from "../domain/passwords.js";
@@ -35,7 +35,11 @@ export const ACCOUNT_ACCESS: AccessTable = {
   SetPassword: GATEWAY,
 };
 
+/** Who may ask a provider sign-in to make the user a member of an organization: sso, whose providers belong to one. */
+const ORGANIZATION_JOINERS: readonly Workload[] = ["sso"];
+
 export function accountService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const mutualTls = registry.config.grpc.tls.kind === "mtls";
   const implementation: AccountServiceServer = {
     listAccounts: rpc.unary("ListAccounts", async (req) => ({
       accounts: (await listAccounts(registry, requireCaller(req.caller).userId)).map(toAccountMessage),
@@ -54,7 +58,13 @@ export function accountService(registry: Registry, rpc: RpcServer): ServiceBindi
     getProviderAccountInfo: rpc.unary("GetProviderAccountInfo", async (req) =>
       requireConfiguredProvider(registry, { userId: requireCaller(req.caller).userId, accountId: req.accountId, providerId: req.providerId }),
     ),
-    signInWithProvider: rpc.unary("SignInWithProvider", async (req) => {
+    signInWithProvider: rpc.unary("SignInWithProvider", async (req, { caller }) => {
+      const join = req.joinOrganization;
+      if (join)
+        requireWorkload({ log: registry.log, mutualTls, method: "auth.identity.v1.AccountService/SignInWithProvider" }, caller, ORGANIZATION_JOINERS, {
+          field: "joinOrganization",
+        });
+      if (join && (!join.organizationId || !join.role)) throw new AuthError("VALIDATION_ERROR", "joinOrganization needs organizationId and role");
       const outcome = await signInWithProvider(registry, {
         profile: toProviderProfile(req.profile),
         trusted: req.trusted,
@@ -62,6 +72,7 @@ export function accountService(registry: Registry, rpc: RpcServer): ServiceBindi
         client: toClient(req.client),
         trustedDevice: req.trustedDevice,
         sso: req.sso,
+        joinOrganization: join,
       });
       return { ...toSignInResponse(outcome), isNewUser: outcome.isNewUser };
     }),

@@ -70,7 +70,7 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   ...ROLE_ACCESS,
   // A single sign-on or a SCIM provisioning adds and removes members of the provider's organization
   // (docs/adr/0067-the-sso-service.md).
-  AddMember: ["sso"],
+  AddMember: ["sso", "identity"],
   RemoveUserMembership: ["sso"],
   FindOrganizationId: ["sso"],
 };

@@ -38,7 +38,11 @@ export type SignInOutcome = Omit<SignInWithProviderResponse, "user"> & { user: U
 
 /** identity's AccountService, the one RPC sso calls. */
 export interface IdentityPort {
-  signInWithProvider(profile: SsoProfile, options: { client: { ipAddress?: string; userAgent?: string }; trustedDevice?: string }): Promise<SignInOutcome>;
+  /** Signs the user in (or up); `joinOrganization` is made before any session opens, or the sign-in fails. */
+  signInWithProvider(
+    profile: SsoProfile,
+    options: { client: { ipAddress?: string; userAgent?: string }; trustedDevice?: string; joinOrganization: { organizationId: string; role: string } },
+  ): Promise<SignInOutcome>;
 }
 
 /** An OpenID provider's discovery document, the fields we use. */

@@ -224,7 +224,8 @@ export async function completeSignIn(deps: Registry, input: SsoCallbackInput): P
 
 /**
  * The completion OIDC and SAML share: the provider vouches for the address only at its own verified domain
- * (or a subdomain), identity signs the user in (or up) with the "sso" method, the user joins the organization.
+ * (or a subdomain), identity signs the user in (or up) with the "sso" method, the user joining the
+ * organization before any session opens.
  */
 export async function completeForProvider(
   deps: Registry,
@@ -235,7 +236,9 @@ export async function completeForProvider(
   const emailDomain = domainOf(profile.email);
   const atDomain = emailDomain === provider.domain || emailDomain.endsWith(`.${provider.domain}`);
   const vouched = profile.emailVerified && atDomain && (await domainIsVerifiedFor(deps, provider, provider.domain));
-  const result = await deps.identity.signInWithProvider({ ...profile, emailVerified: vouched }, { client: input.client, trustedDevice: input.trustedDevice });
-  await deps.organizations.addMember(provider.organizationId, result.user.id, provider.defaultRole);
-  return result;
+  // identity makes the membership before it opens a session: a failure leaves no session behind.
+  return deps.identity.signInWithProvider(
+    { ...profile, emailVerified: vouched },
+    { client: input.client, trustedDevice: input.trustedDevice, joinOrganization: { organizationId: provider.organizationId, role: provider.defaultRole } },
+  );
 }

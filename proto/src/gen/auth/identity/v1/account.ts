@@ -160,6 +160,17 @@ export interface SignInWithProviderRequest {
     | undefined;
   /** The provider is an organization's single sign-on provider (called by sso): the session's auth method is "sso". */
   sso: boolean;
+  /**
+   * The organization a single sign-on makes the user a member of, before any session is opened: when the
+   * membership cannot be made, the sign-in fails and no session exists.
+   */
+  joinOrganization?: JoinOrganization | undefined;
+}
+
+/** JoinOrganization: an organization and the role a new member gets (an existing member keeps theirs). */
+export interface JoinOrganization {
+  organizationId: string;
+  role: string;
 }
 
 export interface SignInWithProviderResponse {
@@ -1378,6 +1389,7 @@ function createBaseSignInWithProviderRequest(): SignInWithProviderRequest {
     client: undefined,
     trustedDevice: undefined,
     sso: false,
+    joinOrganization: undefined,
   };
 }
 
@@ -1400,6 +1412,9 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     }
     if (message.sso !== false) {
       writer.uint32(48).bool(message.sso);
+    }
+    if (message.joinOrganization !== undefined) {
+      JoinOrganization.encode(message.joinOrganization, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1465,6 +1480,14 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
             message.sso = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.joinOrganization = JoinOrganization.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1493,6 +1516,11 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
         ? globalThis.String(object.trusted_device)
         : undefined,
       sso: isSet(object.sso) ? globalThis.Boolean(object.sso) : false,
+      joinOrganization: isSet(object.joinOrganization)
+        ? JoinOrganization.fromJSON(object.joinOrganization)
+        : isSet(object.join_organization)
+        ? JoinOrganization.fromJSON(object.join_organization)
+        : undefined,
     };
   },
 
@@ -1516,6 +1544,9 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
     if (message.sso !== false) {
       obj.sso = message.sso;
     }
+    if (message.joinOrganization !== undefined) {
+      obj.joinOrganization = JoinOrganization.toJSON(message.joinOrganization);
+    }
     return obj;
   },
 
@@ -1534,6 +1565,98 @@ export const SignInWithProviderRequest: MessageFns<SignInWithProviderRequest> = 
       : undefined;
     message.trustedDevice = object.trustedDevice ?? undefined;
     message.sso = object.sso ?? false;
+    message.joinOrganization = (object.joinOrganization !== undefined && object.joinOrganization !== null)
+      ? JoinOrganization.fromPartial(object.joinOrganization)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseJoinOrganization(): JoinOrganization {
+  return { organizationId: "", role: "" };
+}
+
+export const JoinOrganization: MessageFns<JoinOrganization> = {
+  encode(message: JoinOrganization, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JoinOrganization {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJoinOrganization();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JoinOrganization {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: JoinOrganization): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JoinOrganization>, I>>(base?: I): JoinOrganization {
+    return JoinOrganization.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JoinOrganization>, I>>(object: I): JoinOrganization {
+    const message = createBaseJoinOrganization();
+    message.organizationId = object.organizationId ?? "";
+    message.role = object.role ?? "";
     return message;
   },
 };
