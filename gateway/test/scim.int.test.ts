@@ -7,6 +7,7 @@ import { backendLabel } from "../../testing/databases.js";
 import { startDnsServer } from "../../testing/dns-server.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { usePlatform } from "../../testing/use-platform.js";
+import { anAdmin } from "./admin-fixtures.js";
 import { join, organizationOf, type Person, person, refusal } from "./organization-fixtures.js";
 
 const dns = await startDnsServer();
@@ -172,7 +173,8 @@ describe(`SCIM provisioning (${backendLabel()})`, () => {
     expect((await ada.c.post("/organization/verify-domain", { organizationId: org.id, domainId: claimed.body.id })).status).toBe(200);
     const grace = platform.client();
     const email = `grace@${domain}`;
-    expect((await grace.post("/sign-up/email", { name: "Grace", email, password: "password-123" })).status).toBe(200);
+    const signedUp = await grace.post("/sign-up/email", { name: "Grace", email, password: "password-123" });
+    expect(signedUp.status).toBe(200);
     expect((await grace.get("/get-session")).body?.user.email).toBe(email);
 
     const token = await tokenFor(ada, org.id);
@@ -181,6 +183,16 @@ describe(`SCIM provisioning (${backendLabel()})`, () => {
     await scim(token, "PATCH", `/Users/${linked.body.id}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: false } }] });
     const after = await grace.get("/get-session");
     expect(after.body?.session ?? null).toBeNull();
+
+    // A platform admin bans her meanwhile; the IdP's reactivation lifts SCIM's deactivation, never the admin's ban.
+    const admin = await anAdmin(platform);
+    await scim(token, "PATCH", `/Users/${linked.body.id}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: true } }] });
+    expect((await admin.c.post("/admin/ban-user", { userId: signedUp.body.user.id, banReason: "fraud" })).status).toBe(200);
+    await scim(token, "PATCH", `/Users/${linked.body.id}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: false } }] });
+    await scim(token, "PATCH", `/Users/${linked.body.id}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: true } }] });
+    expect((await grace.post("/sign-in/email", { email, password: "password-123" })).body.code).toBe("BANNED_USER");
+    const listed = await admin.c.get(`/admin/list-users?searchField=email&searchValue=${encodeURIComponent(email)}`);
+    expect(listed.body.users[0]).toMatchObject({ banned: true, banReason: "fraud" });
   });
 
   it("attack: a stranger's address outside a verified domain is not linked", async () => {

@@ -81,6 +81,22 @@ describe("admin user changes", () => {
     expect((await unbanUser(deps, user.id)).banned).toBe(false);
     await expect(signIn()).resolves.toBeTruthy();
   });
+
+  it("a weaker ban (SCIM's deactivation) keeps an admin's ban in force, and lifts only its own", async () => {
+    const deps = testRegistry();
+    const user = await createUser(deps, { email: "mal@example.com", password: "password-123", name: "Mal", role: "user", extraFields: {} });
+    const scim = "Deactivated by SCIM";
+    // Over an admin's ban: the ban stays as the admin set it.
+    await banUser(deps, { userId: user.id, reason: "abuse", expiresInSeconds: 3600 });
+    const kept = await banUser(deps, { userId: user.id, reason: scim, keepExisting: true });
+    expect(kept).toMatchObject({ banned: true, banReason: "abuse" });
+    expect((await unbanUser(deps, user.id, { onlyIfReason: scim })).banned).toBe(true);
+    // Alone, it bans, and reactivation lifts it.
+    await unbanUser(deps, user.id);
+    expect(await banUser(deps, { userId: user.id, reason: scim, keepExisting: true })).toMatchObject({ banned: true, banReason: scim });
+    expect(deps.sessions.of(user.id)).toEqual([]);
+    expect((await unbanUser(deps, user.id, { onlyIfReason: scim })).banned).toBe(false);
+  });
 });
 
 describe("a user an admin creates without a password (better-auth 1.7)", () => {

@@ -17,6 +17,7 @@ import {
   type UserPage,
   type UserRecord,
 } from "../store/identity-store.js";
+import { banHolds } from "./bans.js";
 import { removeUser as removeUserAndSessions } from "./delete-user.js";
 import { voidResetLinks } from "./password-reset.js";
 import type { Registry } from "./ports.js";
@@ -219,18 +220,21 @@ export async function setUserPassword(deps: Deps, input: { userId: string; newPa
  * Bans a user and ends every session of the user (cache included): both are one write, the ban and its outbox
  * row, delivered before the answer, or by the outbox worker once the session service can be reached.
  */
-export async function banUser(deps: Deps, input: { userId: string; reason?: string; expiresInSeconds?: number }): Promise<UserRecord> {
-  await existing(deps, input.userId);
+export async function banUser(deps: Deps, input: { userId: string; reason?: string; expiresInSeconds?: number; keepExisting?: boolean }): Promise<UserRecord> {
+  const user = await existing(deps, input.userId);
   const seconds = input.expiresInSeconds ?? 0;
   if (!Number.isInteger(seconds) || seconds < 0) throw invalid("Invalid banExpiresIn: expected a whole number of seconds");
+  // The ban in force stays (its reason and expiry); the sessions end again all the same.
+  if (input.keepExisting && banHolds(user, deps.now())) return patchUser(deps, input.userId, {}, { revokeSessions: true });
   const banExpires = seconds > 0 ? new Date(deps.now().getTime() + seconds * 1000) : null;
   // After the ban is stored sign-in refuses the user. A sign-in that read the user just before is held off by
   // the banned copy the delivery hands the session service ahead of the revocation (its CreateSession refuses).
   return patchUser(deps, input.userId, { banned: true, banReason: input.reason?.trim() || DEFAULT_BAN_REASON, banExpires }, { revokeSessions: true });
 }
 
-export async function unbanUser(deps: Deps, userId: string): Promise<UserRecord> {
-  await existing(deps, userId);
+export async function unbanUser(deps: Deps, userId: string, options: { onlyIfReason?: string } = {}): Promise<UserRecord> {
+  const user = await existing(deps, userId);
+  if (options.onlyIfReason !== undefined && user.banReason !== options.onlyIfReason) return user;
   return patchUser(deps, userId, { banned: false, banReason: null, banExpires: null });
 }
 

@@ -47,10 +47,10 @@ export function adminUserService(registry: Registry, rpc: RpcServer): ServiceBin
       return {};
     }),
     banUser: rpc.unary("BanUser", async (req) => {
-      const user = await banUser(registry, { userId: req.userId, reason: req.reason, expiresInSeconds: Number(req.expiresInSeconds) });
+      const user = await banUser(registry, { userId: req.userId, reason: req.reason, expiresInSeconds: Number(req.expiresInSeconds), keepExisting: req.keepExisting });
       return { user: toUserMessage(user) };
     }),
-    unbanUser: rpc.unary("UnbanUser", async (req) => ({ user: toUserMessage(await unbanUser(registry, req.userId)) })),
+    unbanUser: rpc.unary("UnbanUser", async (req) => ({ user: toUserMessage(await unbanUser(registry, req.userId, { onlyIfReason: req.onlyIfReason })) })),
     removeUser: rpc.unary("RemoveUser", async (req) => {
       await removeUser(registry, req.userId);
       return {};

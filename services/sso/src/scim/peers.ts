@@ -41,11 +41,12 @@ export function grpcScimPeers({ identity, adminUsers, organization, domains }: S
       await call(organization, organization.removeUserMembership, { organizationId, userId });
     },
     async deactivateUser(userId) {
-      // BanUser ends every session of the user before it answers.
-      await call(adminUsers, adminUsers.banUser, { userId, reason: DEACTIVATED_REASON, expiresInSeconds: "0" });
+      // BanUser ends every session of the user before it answers; an admin's ban in force stays as it is.
+      await call(adminUsers, adminUsers.banUser, { userId, reason: DEACTIVATED_REASON, expiresInSeconds: "0", keepExisting: true });
     },
     async reactivateUser(userId) {
-      await call(adminUsers, adminUsers.unbanUser, { userId });
+      // Lifts only the deactivation SCIM made, never a ban an admin placed.
+      await call(adminUsers, adminUsers.unbanUser, { userId, onlyIfReason: DEACTIVATED_REASON });
     },
     // A group is a team; without a caller the organization service acts for the organization named.
     async createTeam(organizationId, name) {

@@ -87,6 +87,11 @@ export interface BanUserRequest {
     | undefined;
   /** 0: the ban does not expire. */
   expiresInSeconds: string;
+  /**
+   * A ban already in force stays as it is (SCIM deactivation never replaces an admin's ban); the sessions
+   * end either way.
+   */
+  keepExisting?: boolean | undefined;
 }
 
 export interface BanUserResponse {
@@ -95,6 +100,11 @@ export interface BanUserResponse {
 
 export interface UnbanUserRequest {
   userId: string;
+  /**
+   * Lifts the ban only when its reason is this one (SCIM reactivation lifts its own deactivation, never an
+   * admin's ban); otherwise the user is answered unchanged.
+   */
+  onlyIfReason?: string | undefined;
 }
 
 export interface UnbanUserResponse {
@@ -897,7 +907,7 @@ export const SetUserPasswordResponse: MessageFns<SetUserPasswordResponse> = {
 };
 
 function createBaseBanUserRequest(): BanUserRequest {
-  return { userId: "", reason: undefined, expiresInSeconds: "0" };
+  return { userId: "", reason: undefined, expiresInSeconds: "0", keepExisting: undefined };
 }
 
 export const BanUserRequest: MessageFns<BanUserRequest> = {
@@ -910,6 +920,9 @@ export const BanUserRequest: MessageFns<BanUserRequest> = {
     }
     if (message.expiresInSeconds !== "0") {
       writer.uint32(24).int64(message.expiresInSeconds);
+    }
+    if (message.keepExisting !== undefined) {
+      writer.uint32(32).bool(message.keepExisting);
     }
     return writer;
   },
@@ -951,6 +964,14 @@ export const BanUserRequest: MessageFns<BanUserRequest> = {
             message.expiresInSeconds = reader.int64().toString();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.keepExisting = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -976,6 +997,11 @@ export const BanUserRequest: MessageFns<BanUserRequest> = {
         : isSet(object.expires_in_seconds)
         ? globalThis.String(object.expires_in_seconds)
         : "0",
+      keepExisting: isSet(object.keepExisting)
+        ? globalThis.Boolean(object.keepExisting)
+        : isSet(object.keep_existing)
+        ? globalThis.Boolean(object.keep_existing)
+        : undefined,
     };
   },
 
@@ -990,6 +1016,9 @@ export const BanUserRequest: MessageFns<BanUserRequest> = {
     if (message.expiresInSeconds !== "0") {
       obj.expiresInSeconds = message.expiresInSeconds;
     }
+    if (message.keepExisting !== undefined) {
+      obj.keepExisting = message.keepExisting;
+    }
     return obj;
   },
 
@@ -1001,6 +1030,7 @@ export const BanUserRequest: MessageFns<BanUserRequest> = {
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? undefined;
     message.expiresInSeconds = object.expiresInSeconds ?? "0";
+    message.keepExisting = object.keepExisting ?? undefined;
     return message;
   },
 };
@@ -1073,13 +1103,16 @@ export const BanUserResponse: MessageFns<BanUserResponse> = {
 };
 
 function createBaseUnbanUserRequest(): UnbanUserRequest {
-  return { userId: "" };
+  return { userId: "", onlyIfReason: undefined };
 }
 
 export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
   encode(message: UnbanUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.onlyIfReason !== undefined) {
+      writer.uint32(18).string(message.onlyIfReason);
     }
     return writer;
   },
@@ -1105,6 +1138,14 @@ export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.onlyIfReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1124,6 +1165,11 @@ export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      onlyIfReason: isSet(object.onlyIfReason)
+        ? globalThis.String(object.onlyIfReason)
+        : isSet(object.only_if_reason)
+        ? globalThis.String(object.only_if_reason)
+        : undefined,
     };
   },
 
@@ -1131,6 +1177,9 @@ export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.onlyIfReason !== undefined) {
+      obj.onlyIfReason = message.onlyIfReason;
     }
     return obj;
   },
@@ -1141,6 +1190,7 @@ export const UnbanUserRequest: MessageFns<UnbanUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<UnbanUserRequest>, I>>(object: I): UnbanUserRequest {
     const message = createBaseUnbanUserRequest();
     message.userId = object.userId ?? "";
+    message.onlyIfReason = object.onlyIfReason ?? undefined;
     return message;
   },
 };
