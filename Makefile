@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 STAMP := node_modules/.install-stamp
-MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json)
+MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json packages/*/package.json)
 
 .PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \

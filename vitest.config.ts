@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-const ALL = ["{proto,services,gateway,charts,bench,deploy,web}/**/*.test.ts", "web/src/**/*.test.tsx"];
+const ALL = ["{proto,services,packages,gateway,charts,bench,deploy,web}/**/*.test.ts", "web/src/**/*.test.tsx"];
 
 // The suites that boot the whole platform (testing/platform.ts: every service over mutual TLS, or the
 // production build, or a browser against it). `make test-fast` runs everything else: unit, domain and
