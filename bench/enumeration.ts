@@ -8,7 +8,7 @@
  *
  *   tsx bench/enumeration.ts            (make bench-enumeration, npm run enumeration -w @auth-platform/bench)
  *
- * It starts the platform as production runs it (identity, session, notification, organization, gateway: one process each,
+ * It starts the platform as production runs it (identity, session, notification, organization, sso, gateway: one process each,
  * fresh SQLite files, the development outbox, rate limiting off so every request reaches the handler),
  * creates BENCH_ENUM_USERS known accounts, then per route sends BENCH_ENUM_SAMPLES requests about known
  * accounts and as many about unknown ones, one at a time in a random interleaved order (so drift and
@@ -126,6 +126,12 @@ const ROUTES: Route[] = [
     name: "sign-in/email (banned account)",
     request: (known, i) => ({ path: "/sign-in/email", body: { email: known ? bannedEmail(i) : unknownEmail(), password: WRONG_PASSWORD } }),
   },
+  // Email-first sign-in routes by the address's domain, never by its account: example.com has no provider,
+  // so a registered and an unregistered address get the same refusal.
+  {
+    name: "sign-in/sso (email)",
+    request: (known, i) => ({ path: "/sign-in/sso", body: { email: known ? knownEmail(i) : unknownEmail(), callbackURL: "/dashboard" } }),
+  },
   // The known accounts are registered but not members of the owner's organization: MEMBER_NOT_FOUND either way.
   {
     name: "organization/remove-member (email)",
@@ -187,9 +193,10 @@ async function measure(baseURL: string, route: Route): Promise<{ known: Sample[]
 
 async function startPlatform(): Promise<{ baseURL: string; dataDir: string; env: Record<string, string> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "auth-enumeration-"));
-  const [identity, session, notification, organization, gateway] = (await freePorts(5)) as [number, number, number, number, number];
+  const [identity, session, notification, organization, sso, gateway] = (await freePorts(6)) as [number, number, number, number, number, number];
   const inherited: Record<string, string> = {};
-  const platformVar = /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|MAIL_FROM$|APP_NAME$|PORT$|LOG_LEVEL$|NODE_ENV$)/;
+  const platformVar =
+    /^(IDENTITY_|SESSION_|AUTH_|RATE_LIMIT_|REDIS_|SMTP_|GATEWAY_|NOTIFICATION_|OAUTH_|ORGANIZATION_|ADMIN_|SSO_|MAIL_FROM$|APP_NAME$|PORT$|LOG_LEVEL$|NODE_ENV$)/;
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !platformVar.test(key)) inherited[key] = value;
   const env: Record<string, string> = {
     ...inherited,
@@ -200,15 +207,18 @@ async function startPlatform(): Promise<{ baseURL: string; dataDir: string; env:
     SESSION_PORT: String(session),
     NOTIFICATION_PORT: String(notification),
     ORGANIZATION_PORT: String(organization),
+    SSO_PORT: String(sso),
     PORT: String(gateway),
     IDENTITY_SERVICE_URL: `127.0.0.1:${identity}`,
     SESSION_SERVICE_URL: `127.0.0.1:${session}`,
     NOTIFICATION_SERVICE_URL: `127.0.0.1:${notification}`,
     ORGANIZATION_SERVICE_URL: `127.0.0.1:${organization}`,
+    SSO_SERVICE_URL: `127.0.0.1:${sso}`,
     IDENTITY_DATABASE_URL: `file:${join(dataDir, "identity.db")}`,
     SESSION_DATABASE_URL: `file:${join(dataDir, "session.db")}`,
     NOTIFICATION_DATABASE_URL: `file:${join(dataDir, "notification.db")}`,
     ORGANIZATION_DATABASE_URL: `file:${join(dataDir, "organization.db")}`,
+    SSO_DATABASE_URL: `file:${join(dataDir, "sso.db")}`,
     // Every request must reach its handler: the sign-in limit would otherwise answer 429 after a few.
     RATE_LIMIT_ENABLED: "false",
     IDENTITY_MAGIC_LINK_ENABLED: "true",
@@ -220,6 +230,7 @@ async function startPlatform(): Promise<{ baseURL: string; dataDir: string; env:
     startChild("notification", "services/notification/src/main.ts", env, notification),
   ]);
   await startChild("organization", "services/organization/src/main.ts", env, organization);
+  await startChild("sso", "services/sso/src/main.ts", env, sso);
   await startChild("gateway", "gateway/src/main.ts", env, gateway);
   return { baseURL: `http://127.0.0.1:${gateway}/api/auth`, dataDir, env };
 }
