@@ -44,7 +44,7 @@ export async function buildRegistry(config: SsoConfig, log: Logger): Promise<Reg
     secrets: secretBox(config.secret),
     samlMetadata: metadataFetcher((url) => checkOutboundUrl(url, config.allowPrivateAddresses), config.httpTimeoutMs),
     resolver: dnsTxtResolver(config.dns),
-    discovery: httpDiscovery({ timeoutMs: config.httpTimeoutMs, allowPrivateAddresses: config.allowPrivateAddresses }),
+    discovery: httpDiscovery({ timeoutMs: config.httpTimeoutMs, allowPrivateAddresses: config.allowPrivateAddresses, now: () => new Date() }),
     organizations: {
       async addMember(organizationId, userId, role) {
         await call(organization, organization.addMember, { organizationId, userId, role });

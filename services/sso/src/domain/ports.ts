@@ -55,8 +55,11 @@ export interface DiscoveredIssuer {
 }
 
 export interface DiscoveryPort {
-  /** Reads and checks the discovery document; INVALID_OIDC_CONFIGURATION when it cannot. */
-  discover(discoveryEndpoint: string): Promise<DiscoveredIssuer>;
+  /**
+   * Reads and checks the discovery document; INVALID_OIDC_CONFIGURATION when it cannot. `reuse`: a
+   * document read in the last few minutes will do (sign-in); otherwise it is read afresh.
+   */
+  discover(discoveryEndpoint: string, options?: { reuse?: boolean }): Promise<DiscoveredIssuer>;
   /** Refuses (INVALID_OIDC_CONFIGURATION) an endpoint the service may not call: an admin's override of a discovered one. */
   checkEndpoint(url: string): Promise<void>;
 }

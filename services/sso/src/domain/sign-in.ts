@@ -63,7 +63,7 @@ export const redirectUriOf = (deps: Pick<Registry, "config">, providerId: string
 async function clientOf(deps: Pick<Registry, "discovery" | "secrets" | "config">, provider: ProviderRecord): Promise<oidc.Configuration> {
   const settings = provider.oidc;
   if (!settings) throw new AuthError("INVALID_OIDC_CONFIGURATION");
-  const found = await deps.discovery.discover(settings.discoveryEndpoint);
+  const found = await deps.discovery.discover(settings.discoveryEndpoint, { reuse: true });
   const metadata: oidc.ServerMetadata = {
     issuer: found.issuer,
     authorization_endpoint: settings.authorizationEndpoint ?? found.authorizationEndpoint,
