@@ -21,10 +21,10 @@ import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, WEB_SERVER_SOURCE } 
 
 /**
  * Packages loaded from node_modules at run time, and why: an optional native driver, or files read beside
- * the package's own code (grpc-health-check reads its .proto at load; xmllint-wasm starts a worker thread
- * from a file of its own).
+ * the package's own code (grpc-health-check reads its .proto at load). (sso's SAML validator loads
+ * xmllint-wasm's files by path in its worker threads, so nothing bundles them.)
  */
-const EXTERNAL = ["pg-native", "grpc-health-check", "xmllint-wasm"];
+const EXTERNAL = ["pg-native", "grpc-health-check"];
 
 /** The package folder (holding package.json with a name) a resolved file belongs to. */
 function packageRoot(file: string): { root: string; id: string } | undefined {
