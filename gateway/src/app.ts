@@ -31,6 +31,7 @@ import { ssoRoutes } from "./routes/sso.js";
 import { ssoSignInRoutes } from "./routes/sso-sign-in.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
+import { jwtRoutes } from "./routes/jwt.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(signUpRoutes(routeDeps));
   mount(signInRoutes(routeDeps));
   mount(sessionRoutes(routeDeps));
+  mount(jwtRoutes(routeDeps));
   mount(verificationRoutes(routeDeps));
   mount(passwordResetRoutes(routeDeps));
   mount(accountRoutes(routeDeps));
