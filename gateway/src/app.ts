@@ -78,6 +78,7 @@ export function createApp(deps: AppDeps): express.Express {
     appUrl: config.appUrl,
     log,
     events,
+    sessionJwtHeader: config.sessionJwtHeader,
     sessions: sessionResolver({
       clients: deps.clients,
       jar,

@@ -53,8 +53,11 @@ describe("GET /token and GET /jwks (EdDSA)", () => {
     for (const key of keys.data!.keys) expect(Object.keys(key).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x"]);
   });
 
-  it("/jwks may be cached; /token may not", async () => {
+  it("/jwks may be cached; /token may not; get-session sends no set-auth-jwt by default", async () => {
     const { sessionToken } = await signedUp(platform);
+    const session = await new TestClient(platform.baseURL).get("/get-session", { authorization: `Bearer ${sessionToken}` });
+    expect(session.body.session).toBeTruthy();
+    expect(session.headers.get("set-auth-jwt")).toBeNull();
     const jwks = await fetch(`${platform.baseURL}/jwks`);
     expect(jwks.headers.get("cache-control")).toBe("public, max-age=300");
     const token = await fetch(`${platform.baseURL}/token`, { headers: { authorization: `Bearer ${sessionToken}` } });
@@ -114,6 +117,22 @@ describe("GET /token and GET /jwks (EdDSA)", () => {
     platform.clock.advance(120_000);
     expect(await kids(platform)).not.toContain(first.kid);
     await expect(verify(platform, (await tokenKid()).token)).resolves.toBeTruthy();
+  });
+});
+
+describe("GATEWAY_SESSION_JWT_HEADER=true", () => {
+  const platform = usePlatform({ env: { GATEWAY_SESSION_JWT_HEADER: "true", AUTH_TRUSTED_ORIGINS: "https://app.example.com" } });
+
+  it("get-session answers a session JWT in set-auth-jwt, exposed to the browser; none without a session", async () => {
+    const { sessionToken, user } = await signedUp(platform);
+    const res = await new TestClient(platform.baseURL).get("/get-session", { authorization: `Bearer ${sessionToken}`, origin: "https://app.example.com" });
+    expect(res.body.user.id).toBe(user.id);
+    const { payload } = await verify(platform, res.headers.get("set-auth-jwt")!);
+    expect(payload).toMatchObject({ sub: user.id, sid: res.body.session.id });
+    expect(res.headers.get("access-control-expose-headers")).toContain("set-auth-jwt");
+    const anonymous = await new TestClient(platform.baseURL).get("/get-session");
+    expect(anonymous.body).toBeNull();
+    expect(anonymous.headers.get("set-auth-jwt")).toBeNull();
   });
 });
 
