@@ -111,6 +111,7 @@ describe("with autoscaling and PDBs disabled, an existing secret and custom conf
       SESSION_FRESH_AGE: "0",
       SESSION_CACHE_STALE_SERVE_SECONDS: "120",
       SESSION_JWT_ALGORITHM: "ES256",
+      GATEWAY_SESSION_JWT_HEADER: "false",
       SESSION_JWT_EXPIRES_IN: "300",
       SESSION_JWT_AUDIENCE: "",
       SESSION_JWT_ROTATION_SECONDS: "2592000",
