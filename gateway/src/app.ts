@@ -31,6 +31,7 @@ import { ssoRoutes } from "./routes/sso.js";
 import { ssoSignInRoutes } from "./routes/sso-sign-in.js";
 import { passwordResetRoutes } from "./routes/password-reset.js";
 import { providerAccountRoutes } from "./routes/provider-accounts.js";
+import { jwtRoutes } from "./routes/jwt.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { signInRoutes } from "./routes/sign-in.js";
 import { signUpRoutes } from "./routes/sign-up.js";
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): express.Express {
     appUrl: config.appUrl,
     log,
     events,
+    sessionJwtHeader: config.sessionJwtHeader,
     sessions: sessionResolver({
       clients: deps.clients,
       jar,
@@ -118,6 +120,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(signUpRoutes(routeDeps));
   mount(signInRoutes(routeDeps));
   mount(sessionRoutes(routeDeps));
+  mount(jwtRoutes(routeDeps));
   mount(verificationRoutes(routeDeps));
   mount(passwordResetRoutes(routeDeps));
   mount(accountRoutes(routeDeps));

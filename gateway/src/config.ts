@@ -95,6 +95,7 @@ const schema = z.object({
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GATEWAY_SESSION_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
+  GATEWAY_SESSION_JWT_HEADER: env.bool(false),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
@@ -137,6 +138,8 @@ export interface GatewayConfig {
   timeouts: { requestMs: number; headersMs: number };
   /** Sessions the gateway keeps in its own memory, invalidated by the session service's pushes (0: none). */
   sessionCacheSize: number;
+  /** GATEWAY_SESSION_JWT_HEADER: get-session answers a session JWT in `set-auth-jwt` (one signing call each). */
+  sessionJwtHeader: boolean;
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
@@ -183,6 +186,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     // Node requires the headers bound to be no longer than the whole request's.
     timeouts: { requestMs: c.GATEWAY_REQUEST_TIMEOUT_MS, headersMs: Math.min(c.GATEWAY_HEADERS_TIMEOUT_MS, c.GATEWAY_REQUEST_TIMEOUT_MS) },
     sessionCacheSize: c.GATEWAY_SESSION_CACHE_SIZE,
+    sessionJwtHeader: c.GATEWAY_SESSION_JWT_HEADER,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,

@@ -178,6 +178,9 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await b.get("/get-session?disableRefresh=maybe")).status).toBe(400);
     expect((await b.post("/get-session?disableCookieCache=maybe")).status).toBe(400);
     expect((await b.get("/list-sessions")).body.length).toBeGreaterThanOrEqual(2);
+    expect((await b.get("/token")).status).toBe(200);
+    expect((await b.get("/jwks")).status).toBe(200);
+    expect((await b.get("/jwks?probe=%00")).status).toBe(400);
     expect((await b.post("/revoke-session", {})).status).toBe(400);
     expect((await b.post("/revoke-session", { token: signedIn.body.token })).status).toBe(200);
     expect((await b.post("/revoke-other-sessions")).status).toBe(200);

@@ -1,9 +1,10 @@
 /**
  * Two gateway processes and two session-service processes sharing one Redis and one database: a session
- * revoked through one is refused by the other on the very next request, and the rate limit counts across
- * both gateways.
+ * revoked through one is refused by the other on the very next request, the rate limit counts across
+ * both gateways, and both session replicas sign JWTs with the one key they made together.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeProtectedHeader } from "jose";
 import { type StartedProcess, startProcess } from "../../deploy/processes.js";
 import { dropDatabases, TEST_REDIS_URL, type TestDatabase } from "../../testing/databases.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
@@ -62,6 +63,17 @@ describe.skipIf(!TEST_REDIS_URL)("replicas sharing Redis (needs TEST_REDIS_URL)"
     expect((await laptop.post("/revoke-other-sessions")).body).toEqual({ status: true });
     expect((await phone.get("/get-session")).body).toBeNull();
     expect((await laptop.get("/get-session")).body).not.toBeNull();
+  });
+
+  it("both session replicas, asked at once for their first JWTs, sign with one key and list the same set", async () => {
+    const a = new TestClient(gatewayA, { "x-forwarded-for": "10.1.0.4" });
+    const signUp = await a.post("/sign-up/email", { name: "Rep", email: uniqueEmail("jwt"), password: "password-123" });
+    const bearer = { authorization: `Bearer ${signUp.body.token as string}` };
+    const answers = await Promise.all([gatewayA, gatewayB, gatewayA, gatewayB].map((base) => new TestClient(base, { "x-forwarded-for": "10.1.0.4" }).get("/token", bearer)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const kids = new Set(answers.map((r) => decodeProtectedHeader(r.body.token).kid));
+    expect(kids.size).toBe(1);
+    for (const base of [gatewayA, gatewayB]) expect((await new TestClient(base).get("/jwks")).body.keys.map((k: { kid: string }) => k.kid)).toEqual([...kids]);
   });
 
   it("the rate limit counts one client across both gateways", async () => {

@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from "express";
 import { isTrustedOrigin, originOf } from "./origins.js";
 
 const ALLOWED_HEADERS = "content-type, authorization, x-request-id";
-const EXPOSED_HEADERS = "set-auth-token, x-retry-after, retry-after, x-request-id";
+const EXPOSED_HEADERS = "set-auth-token, set-auth-jwt, x-retry-after, retry-after, x-request-id";
 
 export function cors(req: Request, res: Response, next: NextFunction): void {
   const origin = req.headers.origin;

@@ -323,3 +323,21 @@ export const scimTokenSchema = z.object({
 export const scimTokensSchema = z.array(scimTokenSchema);
 /** A new SCIM token: the secret is answered this once. */
 export const newScimTokenSchema = scimTokenSchema.extend({ token: z.string() });
+
+/** GET /token: a short-lived JWT for the caller's session (docs/http-api/jwt.md). */
+export const sessionJwtSchema = z.object({ token: z.string() });
+
+/** One public key of GET /jwks (RFC 7517): the parameters of its key type only, never a private one. */
+export const publicJwkSchema = z.object({
+  kid: z.string(),
+  kty: z.enum(["OKP", "EC", "RSA"]),
+  alg: z.enum(["EdDSA", "ES256", "RS256"]),
+  use: z.literal("sig"),
+  crv: z.string().optional(),
+  x: z.string().optional(),
+  y: z.string().optional(),
+  n: z.string().optional(),
+  e: z.string().optional(),
+});
+
+export const jwksSchema = z.object({ keys: z.array(publicJwkSchema) });

@@ -17,6 +17,8 @@ export interface RouteDeps {
   log: Logger;
   /** Security events for the audit log (fire-and-forget). */
   events: SecurityEventReporter;
+  /** get-session adds a session JWT in `set-auth-jwt` (GATEWAY_SESSION_JWT_HEADER). */
+  sessionJwtHeader?: boolean;
 }
 
 export function clientOf(req: Request) {

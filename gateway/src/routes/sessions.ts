@@ -9,6 +9,7 @@ import { defineRoute, type Route } from "../http/define-route.js";
 import { sessionSchema, sessionWithUserSchema, statusSchema, successSchema } from "../http/public-schemas.js";
 import { publicSession } from "../http/public-shapes.js";
 import type { RouteDeps } from "./deps.js";
+import { setAuthJwt } from "./jwt.js";
 import { sessionResponse } from "./responses.js";
 
 export const getSessionQuery = z.looseObject({ disableCookieCache: queryBool, disableRefresh: queryBool });
@@ -48,6 +49,7 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
               dontRemember,
             );
           }
+          if (deps.sessionJwtHeader) await setAuthJwt(req, res, deps, found);
           json(sessionResponse(found.session, found.user));
         },
       ),

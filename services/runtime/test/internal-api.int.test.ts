@@ -119,6 +119,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SetActiveTeam: ["organization"],
     ClearActiveTeam: ["organization"],
     WatchSessionEvents: ["gateway"],
+    IssueSessionToken: ["gateway"],
+    GetJwks: ["gateway", "internal-client"],
   },
   notification: {
     SendEmail: ["identity", "organization"],
@@ -418,6 +420,7 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
       ["domains", "ListDomains", { organizationId: "org" }],
       ["admin", "ListUsers", {}],
       ["session", "RevokeOtherSessions", {}],
+      ["session", "IssueSessionToken", {}],
       ["identity", "ChangeEmail", { newEmail: "x@example.com" }],
     ];
     for (const [service, method, request] of acting) {

@@ -11,6 +11,7 @@ import { redisWarnings } from "@auth-platform/runtime/redis-connection";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
 import { cacheLease } from "./domain/cache-lease.js";
+import { jwtKeyRing, jwtKeySealing } from "./domain/jwt-keys.js";
 import type { Registry } from "./domain/ports.js";
 import { type SessionEventHub, sessionEventHub } from "./domain/session-events.js";
 import { sessionRelay } from "./domain/session-relay.js";
@@ -69,6 +70,7 @@ export async function buildRegistry(
     handles: sessionHandles(config.secret),
     lease,
     events,
+    jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing(config.secret), now }),
     log,
     now,
     async close() {

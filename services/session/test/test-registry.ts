@@ -12,6 +12,7 @@ import { tokenVault } from "@auth-platform/runtime/session-token";
 import { sessionConfig } from "../src/config.js";
 import { createMemorySessionStore } from "../src/store/memory-session-store.js";
 import { cacheLease, type CacheLease } from "../src/domain/cache-lease.js";
+import { jwtKeyRing, jwtKeySealing } from "../src/domain/jwt-keys.js";
 import type { Registry } from "../src/domain/ports.js";
 import type { SessionEvent } from "../src/domain/session-events.js";
 
@@ -112,6 +113,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     lease,
     clock,
     events: eventLog(),
+    jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing("session-domain-secret-0123456789-0123456789"), now }),
     log: silent,
     now,
   };

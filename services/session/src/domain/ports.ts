@@ -7,6 +7,7 @@ import type { TokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { CacheLease } from "./cache-lease.js";
+import type { JwtKeyRing } from "./jwt-keys.js";
 import type { SessionEventHub } from "./session-events.js";
 
 export interface Registry {
@@ -26,6 +27,8 @@ export interface Registry {
   lease: Pick<CacheLease, "waitOut" | "staleServingUntil" | "forbidStaleServing">;
   /** The watchers of this replica's changes (the gateways' caches): every change publishes to them before it answers. */
   events: Pick<SessionEventHub, "publish">;
+  /** The keys that sign session JWTs (jwt-keys.ts); their private halves never leave it. */
+  jwtKeys: JwtKeyRing;
   now: () => Date;
   log: Logger;
 }

@@ -113,7 +113,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
 }
 
 /** A ban still in force; one whose expiry has passed is lifted by identity at the next session creation. */
-function isBanned(user: CachedUser, now: Date): boolean {
+export function isBanned(user: CachedUser, now: Date): boolean {
   return user.banned && !(user.banExpires && Date.parse(user.banExpires) <= now.getTime());
 }
 
@@ -299,7 +299,7 @@ export async function callerByToken(deps: Pick<Deps, "store">, token: string): P
 }
 
 /** The live session a request acts in, read by its id, or UNAUTHORIZED (callerAmong). */
-async function callerSession(deps: Pick<Deps, "store" | "now">, caller: CallerRef, userId: string | undefined): Promise<SessionRecord> {
+export async function callerSession(deps: Pick<Deps, "store" | "now">, caller: CallerRef, userId: string | undefined): Promise<SessionRecord> {
   const session = caller.sessionId ? await deps.store.findById(caller.sessionId) : null;
   return callerAmong(session ? [session] : [], caller, userId, deps.now());
 }

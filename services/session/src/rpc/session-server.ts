@@ -27,6 +27,7 @@ import {
   revokeUserSessions,
   usersMissingSnapshot,
 } from "../domain/sessions.js";
+import { issueSessionToken, jwks } from "../domain/session-jwt.js";
 import { sessionMessageFromCache, toSessionMessage, toUserMessage, userFromMessage } from "./mappers.js";
 
 /** Who may call what (docs/internal-api.md). */
@@ -50,6 +51,9 @@ export const SESSION_ACCESS: AccessTable = {
   ClearActiveTeam: ["organization"],
   // The gateway's own session cache (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
   WatchSessionEvents: ["gateway"],
+  // GET /token for the signed-in user; GET /jwks, and services verifying tokens (docs/adr/0076).
+  IssueSessionToken: ["gateway"],
+  GetJwks: ["gateway", "internal-client"],
 };
 
 /**
@@ -153,6 +157,11 @@ export function sessionService(registry: Registry & { events: SessionEventHub },
       if (!req.organizationId) throw new AuthError("VALIDATION_ERROR", "organizationId is required");
       await clearActiveOrganization(registry, req.organizationId, req.userId || undefined);
       return {};
+    }),
+    issueSessionToken: rpc.unary("IssueSessionToken", async (req) => issueSessionToken(registry, requireCaller(req.caller))),
+    getJwks: rpc.unary("GetJwks", async () => {
+      const { keys, maxAgeSeconds } = await jwks(registry);
+      return { keys, maxAgeSeconds };
     }),
     watchSessionEvents: rpc.duplex("WatchSessionEvents", (stream) => serveWatch(registry.events, stream)),
   };

@@ -87,3 +87,28 @@ export const RememberedOrganizationEntity = defineEntity({
     organizationId: p.string().index(),
   },
 });
+
+/**
+ * A key that signs session JWTs (docs/adr/0076-session-jwts-signed-by-the-session-service.md). `slot` names
+ * the rotation period it signs in (algorithm, period length and index): unique, so replicas that reach a new
+ * period together agree on one key. The private key is sealed under an AUTH_SECRET-derived key, bound to the
+ * kid; the public one is a JWK (JSON). The four dates are fixed when the key is made.
+ */
+export const JwtKeyEntity = defineEntity({
+  name: "JwtKey",
+  tableName: "session_jwt_key",
+  properties: {
+    kid: p.string().primary(),
+    slot: p.string().unique(),
+    algorithm: p.string(),
+    publicJwk: p.text(),
+    privateKeySealed: p.text(),
+    createdAt: p.datetime(),
+    signsFrom: p.datetime(),
+    signsUntil: p.datetime(),
+    publishedFrom: p.datetime(),
+    publishedUntil: p.datetime().index(),
+  },
+});
+
+export type JwtKeyRow = InstanceType<typeof JwtKeyEntity.class>;

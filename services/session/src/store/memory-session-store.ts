@@ -4,7 +4,7 @@
  */
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
-import type { SessionRecord, SessionStore } from "./session-store.js";
+import type { JwtKeyRecord, SessionRecord, SessionStore } from "./session-store.js";
 
 /** Pending records (revocations, forgets) in the order they were recorded, at most `limit`. */
 function oldestFirst<T extends { recordedAt: Date; order: number }>(records: Map<string, T>, limit: number): Array<[string, T]> {
@@ -19,6 +19,8 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
   const users = new Map<string, CachedUser>();
   /** User id -> the organization they last set active. */
   const remembered = new Map<string, string>();
+  /** Signing keys by slot. */
+  const jwtKeys = new Map<string, JwtKeyRecord>();
   let recorded = 0;
   const copy = (session: SessionRecord): SessionRecord => ({ ...session });
   return {
@@ -131,7 +133,27 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       session.activeOrganizationId = organizationId;
       return organizationId;
     },
+    async addJwtKey(key) {
+      const kept = jwtKeys.get(key.slot);
+      if (kept) return { ...kept };
+      jwtKeys.set(key.slot, { ...key });
+      return { ...key };
+    },
+    async findJwtKey(slot) {
+      const key = jwtKeys.get(slot);
+      return key ? { ...key } : null;
+    },
+    async listJwtKeys(at) {
+      return [...jwtKeys.values()]
+        .filter((k) => k.publishedUntil > at)
+        .sort((a, b) => a.signsFrom.getTime() - b.signsFrom.getTime() || (a.kid < b.kid ? -1 : 1))
+        .map((k) => ({ ...k }));
+    },
+    async deleteJwtKeys(before) {
+      for (const [slot, key] of jwtKeys) if (key.publishedUntil <= before) jwtKeys.delete(slot);
+    },
     async close() {
+      jwtKeys.clear();
       sessions.clear();
       pending.clear();
       forgets.clear();

@@ -136,6 +136,29 @@ class SessionActiveTeam extends Migration {
   }
 }
 
+/**
+ * The keys that sign session JWTs (entities.ts, JwtKeyEntity): one per rotation slot, so replicas agree
+ * (docs/adr/0076-session-jwts-signed-by-the-session-service.md).
+ */
+class CreateJwtKey extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_jwt_key" (
+      "kid" varchar(64) not null primary key,
+      "slot" varchar(128) not null,
+      "algorithm" varchar(16) not null,
+      "public_jwk" text not null,
+      "private_key_sealed" text not null,
+      "created_at" timestamptz not null,
+      "signs_from" timestamptz not null,
+      "signs_until" timestamptz not null,
+      "published_from" timestamptz not null,
+      "published_until" timestamptz not null
+    )`);
+    this.addSql(`create unique index "session_jwt_key_slot_unique" on "session_jwt_key" ("slot")`);
+    this.addSql(`create index "session_jwt_key_published_until_index" on "session_jwt_key" ("published_until")`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
@@ -146,5 +169,6 @@ export function sessionMigrations(vault: TokenVault) {
     { name: "0007-session-remembered-organization", class: CreateRememberedOrganization },
     { name: "0008-session-authentication", class: SessionAuthentication },
     { name: "0009-session-active-team", class: SessionActiveTeam },
+    { name: "0010-session-jwt-key", class: CreateJwtKey },
   ];
 }

@@ -2,9 +2,33 @@
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 import { openStore } from "@auth-platform/runtime/store";
-import { PendingForgetEntity, PendingRevocationEntity, RememberedOrganizationEntity, SessionEntity, type SessionRow, SessionUserEntity } from "./entities.js";
+import {
+  type JwtKeyRow,
+  JwtKeyEntity,
+  PendingForgetEntity,
+  PendingRevocationEntity,
+  RememberedOrganizationEntity,
+  SessionEntity,
+  type SessionRow,
+  SessionUserEntity,
+} from "./entities.js";
 import { sessionMigrations } from "./migrations.js";
-import type { SessionRecord, SessionStore } from "./session-store.js";
+import type { JwtKeyRecord, SessionRecord, SessionStore } from "./session-store.js";
+
+function toJwtKey(row: JwtKeyRow): JwtKeyRecord {
+  return {
+    kid: row.kid,
+    slot: row.slot,
+    algorithm: row.algorithm,
+    publicJwk: row.publicJwk,
+    privateKeySealed: row.privateKeySealed,
+    createdAt: row.createdAt,
+    signsFrom: row.signsFrom,
+    signsUntil: row.signsUntil,
+    publishedFrom: row.publishedFrom,
+    publishedUntil: row.publishedUntil,
+  };
+}
 
 function toRecord(row: SessionRow, token: string): SessionRecord {
   return {
@@ -29,7 +53,7 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
   const now = options.now ?? (() => new Date());
   const store = await openStore({
     url,
-    entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity, RememberedOrganizationEntity],
+    entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity, RememberedOrganizationEntity, JwtKeyEntity],
     migrations: sessionMigrations(vault),
   });
   const hashes = (tokens: string[]) => tokens.map((token) => vault.lookup(token));
@@ -215,6 +239,31 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
           [userId, sessionId, userId],
         )) as Array<{ active_organization_id: string | null }>;
       return rows[0]?.active_organization_id ?? null;
+    },
+    async addJwtKey(key) {
+      // One statement: of replicas making a key for the same slot at once, one row wins (the slot is unique);
+      // every one of them then reads that row.
+      await store
+        .em()
+        .createQueryBuilder(JwtKeyEntity)
+        .insert({ ...key })
+        .onConflict("slot")
+        .ignore()
+        .execute();
+      const row = await store.readOne(JwtKeyEntity, { slot: key.slot });
+      if (!row) throw new Error(`no signing key for slot ${key.slot} after adding one`);
+      return toJwtKey(row);
+    },
+    async findJwtKey(slot) {
+      const row = await store.readOne(JwtKeyEntity, { slot });
+      return row ? toJwtKey(row) : null;
+    },
+    async listJwtKeys(at) {
+      const rows = await store.em().find(JwtKeyEntity, { publishedUntil: { $gt: at } }, { orderBy: { signsFrom: "asc", kid: "asc" } });
+      return rows.map(toJwtKey);
+    },
+    async deleteJwtKeys(before) {
+      await store.em().nativeDelete(JwtKeyEntity, { publishedUntil: { $lte: before } });
     },
     close: () => store.close(),
   };

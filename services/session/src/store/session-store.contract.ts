@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
-import type { SessionRecord, SessionStore } from "./session-store.js";
+import type { JwtKeyRecord, SessionRecord, SessionStore } from "./session-store.js";
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
 const WEEK_MS = 7 * 86_400_000;
@@ -414,6 +414,45 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
         return (await store.findByToken(starting.token))!.activeOrganizationId;
       });
       expect(await Promise.all(attempts)).toEqual(Array(10).fill(null));
+    });
+
+    function aJwtKey(slot: string, publishedUntil: Date, signsFrom = new Date(T0)): JwtKeyRecord {
+      return {
+        kid: newId(),
+        slot,
+        algorithm: "EdDSA",
+        publicJwk: JSON.stringify({ kty: "OKP", crv: "Ed25519", x: randomString(43) }),
+        privateKeySealed: `jk1.${randomString(200)}`,
+        createdAt: new Date(T0),
+        signsFrom,
+        signsUntil: new Date(signsFrom.getTime() + 3_600_000),
+        publishedFrom: new Date(T0 - 1000),
+        publishedUntil,
+      };
+    }
+
+    it("keeps one signing key per slot: of concurrent adds one wins, and every caller gets it", async () => {
+      const slot = `EdDSA:3600:${newId()}`;
+      const candidates = Array.from({ length: 5 }, () => aJwtKey(slot, new Date(T0 + WEEK_MS)));
+      const kept = await Promise.all(candidates.map((key) => store.addJwtKey(key)));
+      expect(new Set(kept.map((key) => key.kid)).size).toBe(1);
+      const winner = candidates.find((key) => key.kid === kept[0]!.kid);
+      expect(kept[0]).toEqual(winner);
+      expect(await store.findJwtKey(slot)).toEqual(winner);
+      expect(await store.findJwtKey(`EdDSA:3600:${newId()}`)).toBeNull();
+    });
+
+    it("lists the keys still published, oldest first, and deletes those no longer published", async () => {
+      const at = new Date(T0 + 100 * WEEK_MS);
+      const gone = await store.addJwtKey(aJwtKey(newId(), at));
+      const later = await store.addJwtKey(aJwtKey(newId(), new Date(at.getTime() + 2000), new Date(T0 + 7200_000)));
+      const earlier = await store.addJwtKey(aJwtKey(newId(), new Date(at.getTime() + 1000), new Date(T0 + 3600_000)));
+      const listed = (await store.listJwtKeys(at)).filter((key) => [gone.kid, later.kid, earlier.kid].includes(key.kid));
+      expect(listed.map((key) => key.kid)).toEqual([earlier.kid, later.kid]);
+      await store.deleteJwtKeys(new Date(at.getTime() + 1000));
+      expect(await store.findJwtKey(gone.slot)).toBeNull();
+      expect(await store.findJwtKey(earlier.slot)).toBeNull();
+      expect(await store.findJwtKey(later.slot)).toEqual(later);
     });
   });
 }

@@ -37,6 +37,25 @@ export interface PendingForget {
   recordedAt: Date;
 }
 
+/**
+ * A key that signs session JWTs. `slot` names the rotation period it was made for (one key per slot); the
+ * dates are fixed when it is made: it signs in [signsFrom, signsUntil) and is published in
+ * [publishedFrom, publishedUntil). The private key is sealed (PKCS#8 PEM under an AUTH_SECRET-derived key).
+ */
+export interface JwtKeyRecord {
+  kid: string;
+  slot: string;
+  algorithm: string;
+  /** The public JWK, as JSON. */
+  publicJwk: string;
+  privateKeySealed: string;
+  createdAt: Date;
+  signsFrom: Date;
+  signsUntil: Date;
+  publishedFrom: Date;
+  publishedUntil: Date;
+}
+
 export interface SessionStore {
   create(session: SessionRecord): Promise<void>;
   /** The session with this token (expired or not), or null. */
@@ -107,5 +126,13 @@ export interface SessionStore {
    * user has none, or the session is gone); answers the organization restored, or null.
    */
   restoreActiveOrganization(sessionId: string, userId: string): Promise<string | null>;
+  /** Adds a signing key unless its slot has one already; answers the slot's key (this one, or the one kept). */
+  addJwtKey(key: JwtKeyRecord): Promise<JwtKeyRecord>;
+  /** The signing key of a slot, or null. */
+  findJwtKey(slot: string): Promise<JwtKeyRecord | null>;
+  /** The keys still published after `at` (publishedUntil > at), oldest signsFrom first. */
+  listJwtKeys(at: Date): Promise<JwtKeyRecord[]>;
+  /** Deletes the keys no longer published at `before` (publishedUntil <= before). */
+  deleteJwtKeys(before: Date): Promise<void>;
   close(): Promise<void>;
 }

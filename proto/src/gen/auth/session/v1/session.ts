@@ -480,6 +480,49 @@ export interface WatchLease {
   leaseMs: number;
 }
 
+export interface IssueSessionTokenRequest {
+  /** The signed-in caller; its session is the token's. */
+  caller?: Caller | undefined;
+}
+
+export interface IssueSessionTokenResponse {
+  /** The signed JWT (compact form). A bearer credential until it expires: never log it. */
+  token: string;
+  /** Its `exp`. */
+  expiresAt?: Date | undefined;
+}
+
+export interface GetJwksRequest {
+}
+
+/** A public JSON Web Key (RFC 7517): the parameters of its key type only. */
+export interface PublicJwk {
+  kid: string;
+  /** OKP (EdDSA), EC (ES256) or RSA (RS256). */
+  kty: string;
+  alg: string;
+  /** Always "sig". */
+  use: string;
+  /** OKP and EC. */
+  crv?: string | undefined;
+  x?:
+    | string
+    | undefined;
+  /** EC. */
+  y?:
+    | string
+    | undefined;
+  /** RSA. */
+  n?: string | undefined;
+  e?: string | undefined;
+}
+
+export interface GetJwksResponse {
+  keys: PublicJwk[];
+  /** How long a verifier may cache this list (SESSION_JWKS_MAX_AGE): GET /jwks's Cache-Control max-age. */
+  maxAgeSeconds: number;
+}
+
 function createBaseSession(): Session {
   return {
     id: "",
@@ -4530,6 +4573,502 @@ export const WatchLease: MessageFns<WatchLease> = {
   },
 };
 
+function createBaseIssueSessionTokenRequest(): IssueSessionTokenRequest {
+  return { caller: undefined };
+}
+
+export const IssueSessionTokenRequest: MessageFns<IssueSessionTokenRequest> = {
+  encode(message: IssueSessionTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueSessionTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueSessionTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueSessionTokenRequest {
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+  },
+
+  toJSON(message: IssueSessionTokenRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueSessionTokenRequest>, I>>(base?: I): IssueSessionTokenRequest {
+    return IssueSessionTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueSessionTokenRequest>, I>>(object: I): IssueSessionTokenRequest {
+    const message = createBaseIssueSessionTokenRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseIssueSessionTokenResponse(): IssueSessionTokenResponse {
+  return { token: "", expiresAt: undefined };
+}
+
+export const IssueSessionTokenResponse: MessageFns<IssueSessionTokenResponse> = {
+  encode(message: IssueSessionTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueSessionTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueSessionTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueSessionTokenResponse {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: IssueSessionTokenResponse): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueSessionTokenResponse>, I>>(base?: I): IssueSessionTokenResponse {
+    return IssueSessionTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueSessionTokenResponse>, I>>(object: I): IssueSessionTokenResponse {
+    const message = createBaseIssueSessionTokenResponse();
+    message.token = object.token ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetJwksRequest(): GetJwksRequest {
+  return {};
+}
+
+export const GetJwksRequest: MessageFns<GetJwksRequest> = {
+  encode(_: GetJwksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJwksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJwksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetJwksRequest {
+    return {};
+  },
+
+  toJSON(_: GetJwksRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetJwksRequest>, I>>(base?: I): GetJwksRequest {
+    return GetJwksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetJwksRequest>, I>>(_: I): GetJwksRequest {
+    const message = createBaseGetJwksRequest();
+    return message;
+  },
+};
+
+function createBasePublicJwk(): PublicJwk {
+  return { kid: "", kty: "", alg: "", use: "", crv: undefined, x: undefined, y: undefined, n: undefined, e: undefined };
+}
+
+export const PublicJwk: MessageFns<PublicJwk> = {
+  encode(message: PublicJwk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kid !== "") {
+      writer.uint32(10).string(message.kid);
+    }
+    if (message.kty !== "") {
+      writer.uint32(18).string(message.kty);
+    }
+    if (message.alg !== "") {
+      writer.uint32(26).string(message.alg);
+    }
+    if (message.use !== "") {
+      writer.uint32(34).string(message.use);
+    }
+    if (message.crv !== undefined) {
+      writer.uint32(42).string(message.crv);
+    }
+    if (message.x !== undefined) {
+      writer.uint32(50).string(message.x);
+    }
+    if (message.y !== undefined) {
+      writer.uint32(58).string(message.y);
+    }
+    if (message.n !== undefined) {
+      writer.uint32(66).string(message.n);
+    }
+    if (message.e !== undefined) {
+      writer.uint32(74).string(message.e);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublicJwk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublicJwk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kty = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alg = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.use = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.crv = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.x = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.y = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.n = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.e = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublicJwk {
+    return {
+      kid: isSet(object.kid) ? globalThis.String(object.kid) : "",
+      kty: isSet(object.kty) ? globalThis.String(object.kty) : "",
+      alg: isSet(object.alg) ? globalThis.String(object.alg) : "",
+      use: isSet(object.use) ? globalThis.String(object.use) : "",
+      crv: isSet(object.crv) ? globalThis.String(object.crv) : undefined,
+      x: isSet(object.x) ? globalThis.String(object.x) : undefined,
+      y: isSet(object.y) ? globalThis.String(object.y) : undefined,
+      n: isSet(object.n) ? globalThis.String(object.n) : undefined,
+      e: isSet(object.e) ? globalThis.String(object.e) : undefined,
+    };
+  },
+
+  toJSON(message: PublicJwk): unknown {
+    const obj: any = {};
+    if (message.kid !== "") {
+      obj.kid = message.kid;
+    }
+    if (message.kty !== "") {
+      obj.kty = message.kty;
+    }
+    if (message.alg !== "") {
+      obj.alg = message.alg;
+    }
+    if (message.use !== "") {
+      obj.use = message.use;
+    }
+    if (message.crv !== undefined) {
+      obj.crv = message.crv;
+    }
+    if (message.x !== undefined) {
+      obj.x = message.x;
+    }
+    if (message.y !== undefined) {
+      obj.y = message.y;
+    }
+    if (message.n !== undefined) {
+      obj.n = message.n;
+    }
+    if (message.e !== undefined) {
+      obj.e = message.e;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublicJwk>, I>>(base?: I): PublicJwk {
+    return PublicJwk.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublicJwk>, I>>(object: I): PublicJwk {
+    const message = createBasePublicJwk();
+    message.kid = object.kid ?? "";
+    message.kty = object.kty ?? "";
+    message.alg = object.alg ?? "";
+    message.use = object.use ?? "";
+    message.crv = object.crv ?? undefined;
+    message.x = object.x ?? undefined;
+    message.y = object.y ?? undefined;
+    message.n = object.n ?? undefined;
+    message.e = object.e ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetJwksResponse(): GetJwksResponse {
+  return { keys: [], maxAgeSeconds: 0 };
+}
+
+export const GetJwksResponse: MessageFns<GetJwksResponse> = {
+  encode(message: GetJwksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      PublicJwk.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.maxAgeSeconds !== 0) {
+      writer.uint32(16).uint32(message.maxAgeSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJwksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJwksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(PublicJwk.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxAgeSeconds = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJwksResponse {
+    return {
+      keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => PublicJwk.fromJSON(e)) : [],
+      maxAgeSeconds: isSet(object.maxAgeSeconds)
+        ? globalThis.Number(object.maxAgeSeconds)
+        : isSet(object.max_age_seconds)
+        ? globalThis.Number(object.max_age_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetJwksResponse): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => PublicJwk.toJSON(e));
+    }
+    if (message.maxAgeSeconds !== 0) {
+      obj.maxAgeSeconds = Math.round(message.maxAgeSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetJwksResponse>, I>>(base?: I): GetJwksResponse {
+    return GetJwksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetJwksResponse>, I>>(object: I): GetJwksResponse {
+    const message = createBaseGetJwksResponse();
+    message.keys = object.keys?.map((e) => PublicJwk.fromPartial(e)) || [];
+    message.maxAgeSeconds = object.maxAgeSeconds ?? 0;
+    return message;
+  },
+};
+
 /**
  * Session owns sessions and the session cache. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -4769,6 +5308,37 @@ export const SessionServiceService = {
       Buffer.from(WatchSessionEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchSessionEventsResponse => WatchSessionEventsResponse.decode(value),
   },
+  /**
+   * IssueSessionToken signs a short-lived JWT for the caller's session (GET /token), read from the store:
+   * claims in docs/http-api/jwt.md, keys in docs/adr/0076-session-jwts-signed-by-the-session-service.md.
+   * Errors: UNAUTHORIZED (the session is revoked, expired, unknown or not the caller user's; the user is
+   * banned or gone).
+   */
+  issueSessionToken: {
+    path: "/auth.session.v1.SessionService/IssueSessionToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IssueSessionTokenRequest): Buffer =>
+      Buffer.from(IssueSessionTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IssueSessionTokenRequest => IssueSessionTokenRequest.decode(value),
+    responseSerialize: (value: IssueSessionTokenResponse): Buffer =>
+      Buffer.from(IssueSessionTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IssueSessionTokenResponse => IssueSessionTokenResponse.decode(value),
+  },
+  /**
+   * GetJwks lists the public keys that verify session JWTs now: the signing key, the next one once
+   * published ahead of its use, and retired ones until their last token has expired. Never a private key.
+   * Errors: none.
+   */
+  getJwks: {
+    path: "/auth.session.v1.SessionService/GetJwks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJwksRequest): Buffer => Buffer.from(GetJwksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJwksRequest => GetJwksRequest.decode(value),
+    responseSerialize: (value: GetJwksResponse): Buffer => Buffer.from(GetJwksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJwksResponse => GetJwksResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -4863,6 +5433,19 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents: handleBidiStreamingCall<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+  /**
+   * IssueSessionToken signs a short-lived JWT for the caller's session (GET /token), read from the store:
+   * claims in docs/http-api/jwt.md, keys in docs/adr/0076-session-jwts-signed-by-the-session-service.md.
+   * Errors: UNAUTHORIZED (the session is revoked, expired, unknown or not the caller user's; the user is
+   * banned or gone).
+   */
+  issueSessionToken: handleUnaryCall<IssueSessionTokenRequest, IssueSessionTokenResponse>;
+  /**
+   * GetJwks lists the public keys that verify session JWTs now: the signing key, the next one once
+   * published ahead of its use, and retired ones until their last token has expired. Never a private key.
+   * Errors: none.
+   */
+  getJwks: handleUnaryCall<GetJwksRequest, GetJwksResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -5160,6 +5743,47 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+  /**
+   * IssueSessionToken signs a short-lived JWT for the caller's session (GET /token), read from the store:
+   * claims in docs/http-api/jwt.md, keys in docs/adr/0076-session-jwts-signed-by-the-session-service.md.
+   * Errors: UNAUTHORIZED (the session is revoked, expired, unknown or not the caller user's; the user is
+   * banned or gone).
+   */
+  issueSessionToken(
+    request: IssueSessionTokenRequest,
+    callback: (error: ServiceError | null, response: IssueSessionTokenResponse) => void,
+  ): ClientUnaryCall;
+  issueSessionToken(
+    request: IssueSessionTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IssueSessionTokenResponse) => void,
+  ): ClientUnaryCall;
+  issueSessionToken(
+    request: IssueSessionTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IssueSessionTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetJwks lists the public keys that verify session JWTs now: the signing key, the next one once
+   * published ahead of its use, and retired ones until their last token has expired. Never a private key.
+   * Errors: none.
+   */
+  getJwks(
+    request: GetJwksRequest,
+    callback: (error: ServiceError | null, response: GetJwksResponse) => void,
+  ): ClientUnaryCall;
+  getJwks(
+    request: GetJwksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJwksResponse) => void,
+  ): ClientUnaryCall;
+  getJwks(
+    request: GetJwksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJwksResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(
