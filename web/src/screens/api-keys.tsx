@@ -35,7 +35,8 @@ export function ApiKeysSection({ organizationId }: { organizationId?: string }) 
       await refresh();
     },
   });
-  if (organizationId && notAllowed(keys.error)) return null;
+  // An organization's section waits for the list: a member whose role may not read the keys never sees it.
+  if (organizationId && (notAllowed(keys.error) || keys.isPending)) return null;
   const id = organizationId ? "org-api-keys-title" : "api-keys-title";
   const title = organizationId ? t("apiKeys.organizationTitle") : t("apiKeys.title");
   const submit = (event: FormEvent) => {
