@@ -6,13 +6,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Caller } from "@auth-platform/runtime/caller";
 import { newId } from "@auth-platform/runtime/random";
-import { type TestRegistry, testRegistry } from "../../test/test-registry.js";
+import { aSignedUpUser, type TestRegistry, testRegistry } from "../../test/test-registry.js";
 import { API_KEY_USAGE_FLUSH_MS, createApiKey, deleteApiKey, deleteExpiredApiKeys, getApiKey, listApiKeys, updateApiKey, verifyApiKey } from "./api-keys.js";
 
 const DAY = 86_400;
 
-function aCaller(deps: TestRegistry, userId = newId()): Caller {
-  return { sessionId: newId(), userId, email: `${userId}@example.com`, emailVerified: true, sessionCreatedAt: deps.now() } as Caller;
+/** A signed-up user's caller (a user's key verifies only while its user exists and is not banned). */
+async function aCaller(deps: TestRegistry, userId?: string): Promise<Caller> {
+  const id = userId ?? (await aSignedUpUser(deps)).user.id;
+  return { sessionId: newId(), userId: id, email: `${id}@example.com`, emailVerified: true, sessionCreatedAt: deps.now() } as Caller;
 }
 
 afterEach(() => {
@@ -22,7 +24,7 @@ afterEach(() => {
 describe("API keys", () => {
   it("answers the key once, stores only its keyed hash, and verifies it with its owner and permissions", async () => {
     const deps = testRegistry();
-    const caller = aCaller(deps);
+    const caller = await aCaller(deps);
     const { key, record } = await createApiKey(deps, caller, { name: "ci", prefix: "ak_", permissions: { organization: ["update"] }, metadata: { env: "prod" } });
     expect(key.startsWith("ak_")).toBe(true);
     expect(record).toMatchObject({ userId: caller.userId, organizationId: null, start: key.slice(0, 6), prefix: "ak_", enabled: true });
@@ -36,7 +38,7 @@ describe("API keys", () => {
 
   it("answers the same INVALID_API_KEY for an unknown, a disabled and an expired key", async () => {
     const deps = testRegistry();
-    const caller = aCaller(deps);
+    const caller = await aCaller(deps);
     const disabled = await createApiKey(deps, caller, {});
     await updateApiKey(deps, caller, disabled.record.id, { enabled: false });
     const expiring = await createApiKey(deps, caller, { expiresInSeconds: DAY });
@@ -48,9 +50,20 @@ describe("API keys", () => {
     expect(await deps.store.findApiKey(expiring.record.id)).toBeNull();
   });
 
+  it("a banned user's keys stop verifying, and verify again when the ban ends", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps);
+    const { key } = await createApiKey(deps, await aCaller(deps, user.id), {});
+    expect((await verifyApiKey(deps, key)).valid).toBe(true);
+    await deps.store.updateUser(user.id, { banned: true, banExpires: new Date(deps.now().getTime() + 60_000) });
+    expect(await verifyApiKey(deps, key)).toEqual({ valid: false, code: "INVALID_API_KEY" });
+    deps.advance(60_000);
+    expect((await verifyApiKey(deps, key)).valid).toBe(true);
+  });
+
   it("counts uses in the key's window: past its max RATE_LIMIT_EXCEEDED until the window ends", async () => {
     const deps = testRegistry();
-    const { key } = await createApiKey(deps, aCaller(deps), { rateLimitWindowMs: 60_000, rateLimitMax: 2 });
+    const { key } = await createApiKey(deps, await aCaller(deps), { rateLimitWindowMs: 60_000, rateLimitMax: 2 });
     expect((await verifyApiKey(deps, key)).valid).toBe(true);
     deps.advance(10_000);
     expect((await verifyApiKey(deps, key)).valid).toBe(true);
@@ -63,7 +76,7 @@ describe("API keys", () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const deps = testRegistry();
     const writes = vi.spyOn(deps.store, "recordApiKeyUses");
-    const { key, record } = await createApiKey(deps, aCaller(deps), {});
+    const { key, record } = await createApiKey(deps, await aCaller(deps), {});
     deps.apiKeys.usage.start();
     for (let i = 0; i < 5; i++) {
       deps.advance(1_000);
@@ -83,7 +96,7 @@ describe("API keys", () => {
 
   it("keeps a failed batch for the next flush", async () => {
     const deps = testRegistry();
-    const { key, record } = await createApiKey(deps, aCaller(deps), {});
+    const { key, record } = await createApiKey(deps, await aCaller(deps), {});
     await verifyApiKey(deps, key);
     vi.spyOn(deps.store, "recordApiKeyUses").mockRejectedValueOnce(new Error("database away"));
     await deps.apiKeys.usage.flush();
@@ -94,8 +107,8 @@ describe("API keys", () => {
 
   it("another user's key is not found, to read, update or delete", async () => {
     const deps = testRegistry();
-    const owner = aCaller(deps);
-    const other = aCaller(deps);
+    const owner = await aCaller(deps);
+    const other = await aCaller(deps);
     const { record } = await createApiKey(deps, owner, { name: "mine" });
     await expect(getApiKey(deps, other, record.id)).rejects.toMatchObject({ code: "KEY_NOT_FOUND" });
     await expect(updateApiKey(deps, other, record.id, { name: "theirs" })).rejects.toMatchObject({ code: "KEY_NOT_FOUND" });
@@ -107,9 +120,9 @@ describe("API keys", () => {
   it("organization keys: made, listed and deleted by a role granting apiKey actions; others refused or not found", async () => {
     const deps = testRegistry();
     const org = newId();
-    const admin = aCaller(deps);
-    const member = aCaller(deps);
-    const outsider = aCaller(deps);
+    const admin = await aCaller(deps);
+    const member = await aCaller(deps);
+    const outsider = await aCaller(deps);
     deps.organizations.members.set(`${org}/${admin.userId}`, "admin");
     deps.organizations.members.set(`${org}/${member.userId}`, "member");
     const { key, record } = await createApiKey(deps, admin, { organizationId: org, name: "deploy" });
@@ -126,7 +139,7 @@ describe("API keys", () => {
 
   it("bad input answers the catalogue's codes", async () => {
     const deps = testRegistry();
-    const caller = aCaller(deps);
+    const caller = await aCaller(deps);
     const refusals: Array<[Parameters<typeof createApiKey>[2], string]> = [
       [{ name: "" }, "INVALID_NAME_LENGTH"],
       [{ name: "x".repeat(33) }, "INVALID_NAME_LENGTH"],

@@ -11,6 +11,7 @@ import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import { newId, randomString } from "@auth-platform/runtime/random";
 import type { ApiKeyOwner, ApiKeyPatch, ApiKeyPermissions, ApiKeyRecord, ApiKeyStore } from "../store/api-key-store.js";
+import { banHolds } from "./bans.js";
 import type { Registry } from "./ports.js";
 
 /** better-auth's api-key defaults: names and prefixes of 1 to 32 characters, expiry between 1 and 365 days. */
@@ -246,13 +247,18 @@ function grantsAll(granted: ApiKeyPermissions | null, asked: ApiKeyPermissions):
 }
 
 /**
- * Checks a presented key. Unknown, disabled and expired answer the same INVALID_API_KEY after the same one
- * lookup, so an answer tells nothing about which keys exist.
+ * Checks a presented key. Unknown, disabled and expired keys, and those of a banned user, answer the same
+ * INVALID_API_KEY, so an answer tells nothing about which keys exist.
  */
 export async function verifyApiKey(registry: Registry, key: string, required: ApiKeyPermissions = {}): Promise<VerifyApiKeyResult> {
   const now = registry.now();
   const found = key && key.length <= 256 ? await registry.store.findApiKeyByHash(registry.apiKeys.hash(key)) : null;
   if (!found?.enabled || (found.expiresAt !== null && found.expiresAt <= now)) return { valid: false, code: "INVALID_API_KEY" };
+  // A user's key acts as the user: it stops with the user's ban (a second lookup, by primary key, for user keys only).
+  if (found.userId !== null) {
+    const owner = await registry.store.findUserById(found.userId);
+    if (!owner || banHolds(owner, now)) return { valid: false, code: "INVALID_API_KEY" };
+  }
   if (!grantsAll(found.permissions, required)) return { valid: false, code: "KEY_NOT_FOUND" };
   if (found.rateLimitWindowMs !== null && found.rateLimitMax !== null) {
     const hit = await registry.store.hitApiKeyRateLimit(found.id, now, found.rateLimitWindowMs, found.rateLimitMax);
