@@ -46,7 +46,7 @@ describe("API keys", () => {
     deps.advance(DAY * 1000);
     const answers = [await verifyApiKey(deps, "ak_unknown"), await verifyApiKey(deps, disabled.key), await verifyApiKey(deps, expiring.key), await verifyApiKey(deps, "")];
     expect(answers).toEqual(Array(4).fill({ valid: false, code: "INVALID_API_KEY" }));
-    expect(await deleteExpiredApiKeys(deps)).toBe(1);
+    expect(await deleteExpiredApiKeys(deps, caller)).toBe(1);
     expect(await deps.store.findApiKey(expiring.record.id)).toBeNull();
   });
 

@@ -232,8 +232,9 @@ export async function deleteApiKey(registry: Registry, caller: Caller, id: strin
   if (!(await registry.store.deleteApiKey(id))) throw new AuthError("KEY_NOT_FOUND");
 }
 
-export async function deleteExpiredApiKeys(registry: Registry): Promise<number> {
-  return registry.store.deleteExpiredApiKeys(registry.now());
+/** The caller's own expired keys: housekeeping touches no other owner's keys, whose last use they may still want to see. */
+export async function deleteExpiredApiKeys(registry: Registry, caller: Caller): Promise<number> {
+  return registry.store.deleteExpiredApiKeys(caller.userId, registry.now());
 }
 
 export type VerifyApiKeyResult = { valid: true; key: ApiKeyRecord } | { valid: false; code: "INVALID_API_KEY" | "KEY_NOT_FOUND" | "RATE_LIMIT_EXCEEDED"; retryAfterMs?: number };

@@ -109,8 +109,7 @@ export function apiKeyService(registry: Registry, rpc: RpcServer): ServiceBindin
       return {};
     }),
     deleteExpiredApiKeys: rpc.unary("DeleteExpiredApiKeys", async (req) => {
-      requireCaller(req.caller);
-      return { deleted: await deleteExpiredApiKeys(registry) };
+      return { deleted: await deleteExpiredApiKeys(registry, requireCaller(req.caller)) };
     }),
     verifyApiKey: rpc.unary("VerifyApiKey", async (req) => {
       const result = await verifyApiKey(registry, req.key, permissionsOf(req.permissions));

@@ -83,18 +83,21 @@ export function apiKeyStoreContract(backend: string, open: () => Promise<Identit
       expect(await store.updateApiKey(newId(), { name: "x", updatedAt: AT })).toBeNull();
     });
 
-    it("deletes one key, and every key expired at a time", async () => {
-      const key = aKey();
-      const expired = aKey({ expiresAt: later(-1) });
-      const endsNow = aKey({ expiresAt: later(1_000) });
-      const never = aKey({ expiresAt: null });
-      for (const k of [key, expired, endsNow, never]) await store.createApiKey(k);
+    it("deletes one key, and a user's own keys expired at a time", async () => {
+      const userId = newId();
+      const key = aKey({ userId });
+      const expired = aKey({ userId, expiresAt: later(-1) });
+      const endsNow = aKey({ userId, expiresAt: later(1_000) });
+      const never = aKey({ userId, expiresAt: null });
+      const othersExpired = aKey({ userId: newId(), expiresAt: later(-1) });
+      for (const k of [key, expired, endsNow, never, othersExpired]) await store.createApiKey(k);
       expect(await store.deleteApiKey(key.id)).toBe(true);
       expect(await store.deleteApiKey(key.id)).toBe(false);
-      expect(await store.deleteExpiredApiKeys(later(1_000))).toBeGreaterThanOrEqual(2);
+      expect(await store.deleteExpiredApiKeys(userId, later(1_000))).toBe(2);
       expect(await store.findApiKey(expired.id)).toBeNull();
       expect(await store.findApiKey(endsNow.id)).toBeNull();
       expect(await store.findApiKey(never.id)).not.toBeNull();
+      expect(await store.findApiKey(othersExpired.id)).not.toBeNull();
     });
 
     it("counts uses in a fixed window, exactly under concurrent hits, and starts a new window when it ends", async () => {

@@ -43,8 +43,8 @@ export interface ApiKeyStore {
   updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
   /** Whether a key was deleted. */
   deleteApiKey(id: string): Promise<boolean>;
-  /** Deletes the keys expired at `now`; answers how many. */
-  deleteExpiredApiKeys(now: Date): Promise<number>;
+  /** Deletes the user's own keys expired at `now`; answers how many. */
+  deleteExpiredApiKeys(userId: string, now: Date): Promise<number>;
   /**
    * Counts one use in the key's fixed window of `windowMs` (the first use starts it), in conditional UPDATEs
    * only: two replicas counting together never pass `max` between them. `allowed` false past `max`.

@@ -487,6 +487,15 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "renamePasskey",
       "deletePasskeyUnlessLast",
       "advancePasskeyCounter",
+      "createApiKey",
+      "findApiKey",
+      "findApiKeyByHash",
+      "listApiKeys",
+      "updateApiKey",
+      "deleteApiKey",
+      "deleteExpiredApiKeys",
+      "hitApiKeyRateLimit",
+      "recordApiKeyUses",
       "close",
     ];
 

@@ -36,10 +36,10 @@ export function memoryApiKeyStore(): ApiKeyStore & { clear(): void; deleteUserAp
       windows.delete(id);
       return keys.delete(id);
     },
-    async deleteExpiredApiKeys(now) {
+    async deleteExpiredApiKeys(userId, now) {
       let deleted = 0;
       for (const [id, key] of keys)
-        if (key.expiresAt && key.expiresAt <= now) {
+        if (key.userId === userId && key.expiresAt && key.expiresAt <= now) {
           keys.delete(id);
           windows.delete(id);
           deleted++;

@@ -64,8 +64,8 @@ export function mikroApiKeyStore(store: Store): ApiKeyStore {
     async deleteApiKey(id) {
       return (await store.em().nativeDelete(ApiKeyEntity, { id })) > 0;
     },
-    async deleteExpiredApiKeys(now) {
-      return store.em().nativeDelete(ApiKeyEntity, { expiresAt: { $lte: now } });
+    async deleteExpiredApiKeys(userId, now) {
+      return store.em().nativeDelete(ApiKeyEntity, { userId, expiresAt: { $lte: now } });
     },
     async hitApiKeyRateLimit(id, now, windowMs, max) {
       const em = store.em();
