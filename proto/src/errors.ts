@@ -213,6 +213,12 @@ export const ERRORS = {
   // A non-member, a member who is no owner or admin, and an organization that does not exist alike.
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage this organization's domains"),
 
+  // Webhooks (docs/http-api/webhooks.md, docs/adr/0077-signed-webhooks.md).
+  INVALID_WEBHOOK_URL: e(S.INVALID_ARGUMENT, 400, "Invalid webhook URL"),
+  UNKNOWN_WEBHOOK_EVENT_TYPE: e(S.INVALID_ARGUMENT, 400, "Unknown webhook event type"),
+  WEBHOOK_ENDPOINT_NOT_FOUND: e(S.NOT_FOUND, 404, "Webhook endpoint not found"),
+  WEBHOOK_DELIVERY_NOT_FOUND: e(S.NOT_FOUND, 404, "Webhook delivery not found"),
+
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
   INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),
