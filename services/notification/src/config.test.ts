@@ -42,7 +42,9 @@ describe("notificationConfig", () => {
 
   it("points the footer at the web app, else at the gateway's origin", () => {
     expect(notificationConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.acme.test/api/auth" }).footerUrl).toBe("https://auth.acme.test");
-    expect(notificationConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.acme.test/api/auth", AUTH_APP_URL: "https://app.acme.test" }).footerUrl).toBe("https://app.acme.test");
+    expect(notificationConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.acme.test/api/auth", AUTH_APP_URL: "https://app.acme.test" }).footerUrl).toBe(
+      "https://app.acme.test",
+    );
   });
 
   it("takes smtp:// and smtps:// URLs and treats an empty one as unset", () => {
@@ -68,7 +70,10 @@ describe("notificationConfig", () => {
   });
 
   it("reads the per-recipient limit and refuses a negative limit or an empty window", () => {
-    expect(notificationConfig({ AUTH_SECRET: SECRET, NOTIFICATION_RECIPIENT_LIMIT: "3", NOTIFICATION_RECIPIENT_WINDOW: "3600" }).recipientLimit).toEqual({ limit: 3, windowSeconds: 3600 });
+    expect(notificationConfig({ AUTH_SECRET: SECRET, NOTIFICATION_RECIPIENT_LIMIT: "3", NOTIFICATION_RECIPIENT_WINDOW: "3600" }).recipientLimit).toEqual({
+      limit: 3,
+      windowSeconds: 3600,
+    });
     expect(() => notificationConfig({ AUTH_SECRET: SECRET, NOTIFICATION_RECIPIENT_LIMIT: "-1" })).toThrow(/NOTIFICATION_RECIPIENT_LIMIT/);
     expect(() => notificationConfig({ AUTH_SECRET: SECRET, NOTIFICATION_RECIPIENT_WINDOW: "0" })).toThrow(/NOTIFICATION_RECIPIENT_WINDOW/);
   });

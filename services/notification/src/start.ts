@@ -9,5 +9,9 @@ type Deps = Awaited<ReturnType<typeof buildRegistry>>;
 export type RunningNotification = RunningService<Deps>;
 
 export function start(config: NotificationConfig, options: ServiceOptions = {}): Promise<RunningNotification> {
-  return startService<NotificationConfig, Deps>({ name: "notification", build: buildRegistry, bind: (deps, rpc) => [notificationService(deps, rpc), webhookService(deps, rpc)] }, config, options);
+  return startService<NotificationConfig, Deps>(
+    { name: "notification", build: buildRegistry, bind: (deps, rpc) => [notificationService(deps, rpc), webhookService(deps, rpc)] },
+    config,
+    options,
+  );
 }

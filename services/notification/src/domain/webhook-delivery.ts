@@ -52,7 +52,12 @@ async function deliverOne(deps: Deps, delivery: WebhookDeliveryRecord): Promise<
     const secret = deps.webhookSecrets.open(endpoint.sealedSecret, endpoint.id);
     const status = await deps.webhookSender.post({
       url: endpoint.url,
-      headers: { "webhook-id": event.id, "webhook-timestamp": String(timestamp), "webhook-signature": signWebhook(secret, event.id, timestamp, body), "user-agent": "auth-platform-webhooks" },
+      headers: {
+        "webhook-id": event.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signWebhook(secret, event.id, timestamp, body),
+        "user-agent": "auth-platform-webhooks",
+      },
       body,
     });
     if (status >= 200 && status < 300) {

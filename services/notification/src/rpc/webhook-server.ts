@@ -4,16 +4,7 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
 import type { Registry } from "../domain/ports.js";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  listDeliveries,
-  publishEvents,
-  resendDelivery,
-  rotateSecret,
-  sendTestEvent,
-  updateEndpoint,
-} from "../domain/webhooks.js";
+import { createEndpoint, deleteEndpoint, listDeliveries, publishEvents, resendDelivery, rotateSecret, sendTestEvent, updateEndpoint } from "../domain/webhooks.js";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../store/webhook-store.js";
 
 const SERVICE_NAME = "auth.notification.v1.WebhookService";
