@@ -59,7 +59,7 @@ export const SECRET_KEYS: Record<Component, Record<string, boolean>> = {
   gateway: { AUTH_SECRET: false, REDIS_URL: true, REDIS_USERNAME: true, REDIS_PASSWORD: true },
   identity: { AUTH_SECRET: false, IDENTITY_DATABASE_URL: false, IDENTITY_TWO_FACTOR_KEYS: true },
   session: { AUTH_SECRET: false, SESSION_DATABASE_URL: false, REDIS_URL: true, REDIS_USERNAME: true, REDIS_PASSWORD: true },
-  notification: { NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
+  notification: { AUTH_SECRET: false, NOTIFICATION_DATABASE_URL: false, SMTP_URL: true },
   organization: { ORGANIZATION_DATABASE_URL: false },
   admin: { ADMIN_DATABASE_URL: false },
   sso: { AUTH_SECRET: false, SSO_DATABASE_URL: false },
