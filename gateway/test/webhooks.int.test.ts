@@ -19,6 +19,7 @@ import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
 import { freePorts, type RunningNotification, startNotification } from "../../testing/platform.js";
 import { usePlatform } from "../../testing/use-platform.js";
+import { anAdmin, aUser } from "./admin-fixtures.js";
 
 interface Received {
   path: string;
@@ -192,6 +193,54 @@ describe(`signed webhooks (${backendLabel()})`, () => {
     expect(resent.delivery).toMatchObject({ status: "pending", attempts: 0 });
     await eventually(async () => expect(await deliveries(id)).toEqual([expect.objectContaining({ status: "delivered", attempts: 1, lastResponseCode: 200 })]));
     expect(receiver.of("/late", user.email)).toHaveLength(1);
+  });
+
+  it("the admin routes: an admin registers an endpoint, reads its delivery log and resends; a non-admin is refused", async () => {
+    const ada = await anAdmin(platform);
+    const grace = await aUser(platform);
+    expect((await grace.c.get("/admin/list-webhook-endpoints")).status).toBe(403);
+    expect((await grace.c.post("/admin/create-webhook-endpoint", { url: `${receiver.origin}/admin`, eventTypes: ["user.created"] })).status).toBe(403);
+
+    const refused = await ada.c.post("/admin/create-webhook-endpoint", { url: "javascript:alert(1)", eventTypes: ["user.created"] });
+    expect([refused.status, refused.body.code]).toEqual([400, "INVALID_WEBHOOK_URL"]);
+    const unknown = await ada.c.post("/admin/create-webhook-endpoint", { url: `${receiver.origin}/admin`, eventTypes: ["user.exploded"] });
+    expect([unknown.status, unknown.body.code]).toEqual([400, "UNKNOWN_WEBHOOK_EVENT_TYPE"]);
+
+    const createdHook = await ada.c.post("/admin/create-webhook-endpoint", { url: `${receiver.origin}/admin`, eventTypes: ["user.created"], description: "CRM" });
+    expect(createdHook.status, JSON.stringify(createdHook.body)).toBe(200);
+    const endpointId = createdHook.body.endpoint.id as string;
+    created.push(endpointId);
+    receiver.secrets.set("/admin", createdHook.body.secret);
+    expect(createdHook.body.endpoint).toMatchObject({ url: `${receiver.origin}/admin`, eventTypes: ["user.created"], description: "CRM", enabled: true });
+    const listed = await ada.c.get("/admin/list-webhook-endpoints");
+    expect(listed.body.endpoints.find((e: { id: string }) => e.id === endpointId)).toBeDefined();
+    expect(JSON.stringify(listed.body)).not.toContain(createdHook.body.secret);
+
+    const user = await signUp();
+    await eventually(async () => expect(receiver.of("/admin", user.email)).toHaveLength(1));
+    const log = await eventually(async () => {
+      const res = await ada.c.get(`/admin/list-webhook-deliveries?endpointId=${endpointId}`);
+      expect(res.body.deliveries).toEqual([expect.objectContaining({ eventType: "user.created", status: "delivered", attempts: 1, lastResponseCode: 200 })]);
+      return res.body.deliveries as Array<{ id: string }>;
+    });
+    const resent = await ada.c.post("/admin/resend-webhook-delivery", { id: log[0]!.id });
+    expect(resent.body.delivery).toMatchObject({ status: "pending", attempts: 0 });
+    await eventually(async () => expect(receiver.of("/admin", user.email)).toHaveLength(2));
+    // A resend is the same event: the receiver can tell it by its id.
+    expect(new Set(receiver.of("/admin", user.email).map((r) => r.headers["webhook-id"])).size).toBe(1);
+    // Each change is in the audit log, never the secret.
+    const audited = async (targetId: string) => {
+      const audit = await ada.c.get(`/admin/list-audit-events?targetId=${targetId}`);
+      expect(JSON.stringify(audit.body)).not.toContain(createdHook.body.secret);
+      return audit.body.events.map((e: { action: string; outcome: string }) => `${e.action} ${e.outcome}`);
+    };
+    expect(await audited(endpointId)).toEqual(["webhook.create success"]);
+    expect(await audited(log[0]!.id)).toEqual(["webhook.resend success"]);
+
+    expect((await ada.c.post("/admin/update-webhook-endpoint", { id: endpointId, enabled: false })).body.endpoint).toMatchObject({ enabled: false });
+    expect((await ada.c.post("/admin/delete-webhook-endpoint", { id: endpointId })).body).toEqual({ success: true });
+    const gone = await ada.c.post("/admin/delete-webhook-endpoint", { id: endpointId });
+    expect([gone.status, gone.body.code]).toEqual([404, "WEBHOOK_ENDPOINT_NOT_FOUND"]);
   });
 
   it("refuses a URL that is not http(s), an unknown event type, and an unknown endpoint, with the catalogue's errors", async () => {

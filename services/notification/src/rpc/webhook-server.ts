@@ -13,7 +13,7 @@ const SERVICE_NAME = "auth.notification.v1.WebhookService";
 export const WEBHOOK_ACCESS: AccessTable = {
   // The services whose changes are events: identity's user events today.
   PublishEvents: ["identity"],
-  // The admin area: the admin service checks the caller's admin permission first (docs/http-api/webhooks.md).
+  // The admin area: the admin service checks the caller's admin role first (docs/http-api/webhooks.md).
   CreateWebhookEndpoint: ["admin"],
   ListWebhookEndpoints: ["admin"],
   UpdateWebhookEndpoint: ["admin"],

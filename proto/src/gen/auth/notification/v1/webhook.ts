@@ -9,7 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
-  Client,
+  Client as Client1,
   type ClientOptions,
   type ClientUnaryCall,
   type handleUnaryCall,
@@ -2389,7 +2389,7 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
   sendTestWebhookEvent: handleUnaryCall<SendTestWebhookEventRequest, SendTestWebhookEventResponse>;
 }
 
-export interface WebhookServiceClient extends Client {
+export interface WebhookServiceClient extends Client1 {
   /**
    * PublishEvents stores the events and queues one delivery per subscribed endpoint. An event id already
    * received is skipped: a redelivered event never doubles. Errors: VALIDATION_ERROR, UNKNOWN_WEBHOOK_EVENT_TYPE.
