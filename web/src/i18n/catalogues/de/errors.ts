@@ -173,4 +173,8 @@ export default {
   DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Die Domain ist bereits von einer anderen Organisation bestätigt.",
   DOMAIN_NOT_FOUND: "Domain nicht gefunden.",
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "Sie dürfen die Domains dieser Organisation nicht verwalten.",
+  INVALID_WEBHOOK_URL: "Ungültige Webhook-URL.",
+  UNKNOWN_WEBHOOK_EVENT_TYPE: "Unbekannter Webhook-Ereignistyp.",
+  WEBHOOK_ENDPOINT_NOT_FOUND: "Webhook-Endpunkt nicht gefunden.",
+  WEBHOOK_DELIVERY_NOT_FOUND: "Webhook-Zustellung nicht gefunden.",
 } satisfies Catalogue["errors"];

@@ -173,4 +173,8 @@ export default {
   DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Otra organización ya ha verificado este dominio.",
   DOMAIN_NOT_FOUND: "No se encontró el dominio.",
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "No tienes permiso para gestionar los dominios de esta organización.",
+  INVALID_WEBHOOK_URL: "URL de webhook no válida.",
+  UNKNOWN_WEBHOOK_EVENT_TYPE: "Tipo de evento de webhook desconocido.",
+  WEBHOOK_ENDPOINT_NOT_FOUND: "No se encontró el endpoint del webhook.",
+  WEBHOOK_DELIVERY_NOT_FOUND: "No se encontró la entrega del webhook.",
 } satisfies Catalogue["errors"];

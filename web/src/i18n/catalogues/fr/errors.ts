@@ -173,4 +173,8 @@ export default {
   DOMAIN_IS_VERIFIED_BY_ANOTHER_ORGANIZATION: "Une autre organisation a déjà vérifié ce domaine.",
   DOMAIN_NOT_FOUND: "Domaine introuvable.",
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: "Vous n'êtes pas autorisé à gérer les domaines de cette organisation.",
+  INVALID_WEBHOOK_URL: "URL de webhook invalide.",
+  UNKNOWN_WEBHOOK_EVENT_TYPE: "Type d'événement de webhook inconnu.",
+  WEBHOOK_ENDPOINT_NOT_FOUND: "Point de terminaison de webhook introuvable.",
+  WEBHOOK_DELIVERY_NOT_FOUND: "Livraison de webhook introuvable.",
 } satisfies Catalogue["errors"];
