@@ -104,9 +104,9 @@ describe("with default values (and the required config.baseUrl)", () => {
     for (const [key, optional] of Object.entries(SECRET_KEYS[name])) if (!optional) expect(secretEnv, key).toHaveProperty(key);
   });
 
-  it("gives AUTH_SECRET to gateway, identity, session and sso (which seals client secrets), and never to notification", () => {
+  it("gives AUTH_SECRET to gateway, identity, session, sso (which seals client secrets) and notification (webhook secrets), and to no other", () => {
     const holders = NAMES.filter((name) => envOf(containerOf(one(objects, "Deployment", name))).has("AUTH_SECRET"));
-    expect(holders).toEqual(["gateway", "identity", "session", "sso"]);
+    expect(holders).toEqual(["gateway", "identity", "session", "notification", "sso"]);
   });
 
   it.each(NAMES)("mounts the %s certificate Secret whole (rotation without restart) at GRPC_TLS_DIR", (name) => {
@@ -253,7 +253,7 @@ describe("with default values (and the required config.baseUrl)", () => {
     const { keys: _keys, ...twoFactor } = identityConfig(environment).twoFactor;
     const { keys: _defaultKeys, ...defaultTwoFactor } = identityConfig({}).twoFactor;
     expect(twoFactor).toEqual(defaultTwoFactor);
-    const notificationWiring = ["databaseUrl", "footerUrl", "production", "grpc"] as const;
+    const notificationWiring = ["databaseUrl", "footerUrl", "production", "grpc", "secret"] as const;
     expect(without(notificationConfig(environment), notificationWiring)).toEqual(without(notificationConfig({}), notificationWiring));
     expect(notificationConfig(environment)).toMatchObject({ production: true, footerUrl: "https://auth.example.com" });
     const organizationWiring = ["databaseUrl", "identityServiceUrl", "sessionServiceUrl", "notificationServiceUrl", "appUrl", "grpc"] as const;

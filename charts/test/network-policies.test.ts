@@ -85,7 +85,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
     session: [],
     notification: [],
     organization: ["identity", "session", "notification"],
-    admin: ["identity", "session"],
+    admin: ["identity", "session", "notification"],
     oauth: ["identity"],
     sso: ["identity", "organization"],
   };

@@ -495,6 +495,25 @@ describe("real answers conform to GET /openapi.json", () => {
     expect((await a.get("/admin/list-audit-events?since=yesterday")).status).toBe(400);
     expect((await a.get("/admin/list-roles")).status).toBe(200);
     expect((await plain.b.get("/admin/list-roles")).status).toBe(403);
+    // Webhooks (docs/http-api/webhooks.md): no delivery is attempted to the example host before the endpoint goes.
+    const hook = await a.post("/admin/create-webhook-endpoint", { url: "https://hooks.example.com/in", eventTypes: ["user.deleted"], enabled: false });
+    expect(hook.status).toBe(200);
+    expect((await a.post("/admin/create-webhook-endpoint", { url: "ftp://hooks.example.com/in", eventTypes: ["user.deleted"] })).status).toBe(400);
+    expect((await plain.b.get("/admin/list-webhook-endpoints")).status).toBe(403);
+    expect((await a.get("/admin/list-webhook-endpoints")).status).toBe(200);
+    expect((await a.post("/admin/update-webhook-endpoint", { id: hook.body.endpoint.id, description: "ours" })).status).toBe(200);
+    expect((await a.post("/admin/update-webhook-endpoint", { id: "missing", enabled: true })).status).toBe(404);
+    expect((await a.post("/admin/rotate-webhook-secret", { id: hook.body.endpoint.id })).status).toBe(200);
+    expect((await a.post("/admin/rotate-webhook-secret", {})).status).toBe(400);
+    const test = await a.post("/admin/send-test-webhook-event", { id: hook.body.endpoint.id });
+    expect(test.status).toBe(200);
+    expect((await a.post("/admin/send-test-webhook-event", { id: "missing" })).status).toBe(404);
+    expect((await a.get(`/admin/list-webhook-deliveries?endpointId=${hook.body.endpoint.id}`)).status).toBe(200);
+    expect((await a.get("/admin/list-webhook-deliveries?endpointId=missing")).status).toBe(404);
+    expect((await a.post("/admin/resend-webhook-delivery", { id: test.body.delivery.id })).status).toBe(200);
+    expect((await a.post("/admin/resend-webhook-delivery", { id: "missing" })).status).toBe(404);
+    expect((await a.post("/admin/delete-webhook-endpoint", { id: hook.body.endpoint.id })).status).toBe(200);
+    expect((await a.post("/admin/delete-webhook-endpoint", { id: hook.body.endpoint.id })).status).toBe(404);
     expect((await a.post("/admin/stop-impersonating")).status).toBeGreaterThanOrEqual(400);
     expect((await a.post("/admin/impersonate-user", { userId: "missing" })).status).toBeGreaterThanOrEqual(400);
     expect((await a.post("/admin/impersonate-user", { userId: plain.id })).status).toBe(200);

@@ -227,6 +227,11 @@ export const ERRORS = {
   INSUFFICIENT_API_KEY_PERMISSIONS: e(S.PERMISSION_DENIED, 403, "You do not have permission to perform this action on organization API keys."),
   // Ours: a key's permissions name a resource or action outside the platform's list (contract/src/permissions.ts).
   INVALID_API_KEY_PERMISSIONS: e(S.INVALID_ARGUMENT, 400, "Invalid API key permissions"),
+  // Webhooks (docs/http-api/webhooks.md, docs/adr/0077-signed-webhooks.md).
+  INVALID_WEBHOOK_URL: e(S.INVALID_ARGUMENT, 400, "Invalid webhook URL"),
+  UNKNOWN_WEBHOOK_EVENT_TYPE: e(S.INVALID_ARGUMENT, 400, "Unknown webhook event type"),
+  WEBHOOK_ENDPOINT_NOT_FOUND: e(S.NOT_FOUND, 404, "Webhook endpoint not found"),
+  WEBHOOK_DELIVERY_NOT_FOUND: e(S.NOT_FOUND, 404, "Webhook delivery not found"),
 
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),

@@ -121,6 +121,32 @@ export interface AuditEvent {
 }
 
 /** A page of the audit log, with the name and email of each user it names (by id; a removed user is absent). */
+/** A webhook endpoint as the admin area shows it (docs/http-api/webhooks.md): never its secret. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  description: string;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One event to one endpoint: a row of the delivery log. */
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: "pending" | "delivered" | "dead";
+  attempts: number;
+  lastResponseCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
 export interface AuditPage {
   events: AuditEvent[];
   total: number;
@@ -460,6 +486,18 @@ export const api = {
     stopImpersonating: () => post<{ session: Session; user: User }>("/admin/stop-impersonating"),
     removeUser: (userId: string) => post<{ success: boolean }>("/admin/remove-user", { userId }),
     listAuditEvents: (query: AuditQuery) => get<AuditPage>(`/admin/list-audit-events${queryString(query)}`),
+    /** Webhook endpoints and their delivery log; the secret comes only with create and rotate. */
+    webhooks: {
+      list: () => get<{ endpoints: WebhookEndpoint[] }>("/admin/list-webhook-endpoints").then((answer) => answer.endpoints),
+      create: (body: { url: string; eventTypes: string[]; description?: string }) => post<{ endpoint: WebhookEndpoint; secret: string }>("/admin/create-webhook-endpoint", body),
+      update: (body: { id: string; url?: string; eventTypes?: string[]; enabled?: boolean }) => post<{ endpoint: WebhookEndpoint }>("/admin/update-webhook-endpoint", body),
+      remove: (id: string) => post<{ success: boolean }>("/admin/delete-webhook-endpoint", { id }),
+      rotateSecret: (id: string) => post<{ endpoint: WebhookEndpoint; secret: string }>("/admin/rotate-webhook-secret", { id }),
+      deliveries: (endpointId: string) =>
+        get<{ deliveries: WebhookDelivery[] }>(`/admin/list-webhook-deliveries?endpointId=${encodeURIComponent(endpointId)}`).then((answer) => answer.deliveries),
+      resend: (id: string) => post<{ delivery: WebhookDelivery }>("/admin/resend-webhook-delivery", { id }),
+      sendTest: (id: string) => post<{ delivery: WebhookDelivery }>("/admin/send-test-webhook-event", { id }),
+    },
   },
   /**
    * The social providers this platform has configured (no secrets), with the display names of its generic

@@ -232,6 +232,7 @@ const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: "/admin", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AdminUsers") }),
   createRoute({ getParentRoute: () => rootRoute, path: "/admin/users/$id", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AdminUser") }),
   createRoute({ getParentRoute: () => rootRoute, path: "/admin/audit", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AuditLog") }),
+  createRoute({ getParentRoute: () => rootRoute, path: "/admin/webhooks", beforeLoad: requireAdmin, component: lazyRouteComponent(admin, "AdminWebhooks") }),
 ];
 
 /** The app's router; tests pass a memory history. */

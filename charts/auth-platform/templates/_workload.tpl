@@ -150,6 +150,7 @@ REDIS_URL: true
 REDIS_USERNAME: true
 REDIS_PASSWORD: true
 {{- else if eq .component "notification" }}
+AUTH_SECRET: false
 NOTIFICATION_DATABASE_URL: false
 SMTP_URL: true
 {{- else if eq .component "organization" }}

@@ -204,6 +204,39 @@ export const auditEventsSchema = z.object({
     .describe("The name and email of each user the page's events name (actor, impersonator, target), by id; a removed user is absent."),
 });
 
+/** A webhook endpoint (docs/http-api/webhooks.md): never its secret. */
+export const webhookEndpointSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  eventTypes: z.array(z.string()),
+  description: z.string(),
+  enabled: z.boolean(),
+  createdAt: when,
+  updatedAt: when,
+});
+/** One event to one endpoint, as the delivery log shows it. */
+export const webhookDeliverySchema = z.object({
+  id: z.string(),
+  endpointId: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  status: z.enum(["pending", "delivered", "dead"]),
+  attempts: z.number().int(),
+  lastResponseCode: z.number().int().nullable(),
+  lastError: nullableText,
+  createdAt: when,
+  nextAttemptAt: when.nullable(),
+  deliveredAt: when.nullable(),
+});
+export const webhookEndpointsSchema = z.object({ endpoints: z.array(webhookEndpointSchema) });
+export const webhookEndpointWithSecretSchema = z.object({
+  endpoint: webhookEndpointSchema,
+  secret: z.string().describe("The signing secret, whsec_<base64>: shown this once."),
+});
+export const webhookEndpointResultSchema = z.object({ endpoint: webhookEndpointSchema });
+export const webhookDeliveriesSchema = z.object({ deliveries: z.array(webhookDeliverySchema) });
+export const webhookDeliveryResultSchema = z.object({ delivery: webhookDeliverySchema });
+
 export const rolesSchema = z.object({ roles: z.array(z.string()).describe("The roles admins may give, in configured order.") });
 
 export const outboxSchema = z.object({

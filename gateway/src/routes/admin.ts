@@ -26,6 +26,7 @@ import { clearCookie, setSignedCookie, signedCookie } from "../http/cookies.js";
 import { fromRequestParsing } from "../http/errors.js";
 import { publicSession, publicUser } from "../http/public-shapes.js";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
+import { adminWebhookRoutes } from "./admin-webhooks.js";
 import { issueSession, type RouteDeps } from "./deps.js";
 import {
   adminSuccessResponse,
@@ -550,6 +551,7 @@ export function adminRoutes(deps: RouteDeps): Route[] {
       },
     ),
   );
+  routes.push(...adminWebhookRoutes(deps));
   return routes;
 }
 

@@ -16,6 +16,7 @@ const schema = z.object({
   ADMIN_DATABASE_URL: z.string().min(1).default("file:data/admin.db"),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
+  NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
   ADMIN_ROLES: roleList.default(["admin"]).refine((roles) => roles.length > 0, "at least one role"),
   ADMIN_ASSIGNABLE_ROLES: roleList.default(["user"]),
   ADMIN_IMPERSONATE_ADMINS: env.bool(false),
@@ -32,6 +33,8 @@ export interface AdminConfig {
   databaseUrl: string;
   identityServiceUrl: string;
   sessionServiceUrl: string;
+  /** The notification service, for the webhook routes (docs/adr/0077-signed-webhooks.md). */
+  notificationServiceUrl: string;
   /** A user holding any of these roles is an admin (docs/http-api/admin.md#who-is-an-admin; default admin). */
   adminRoles: string[];
   /**
@@ -58,6 +61,7 @@ export function adminConfig(source: Record<string, string | undefined>): AdminCo
     databaseUrl: c.ADMIN_DATABASE_URL,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
+    notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     adminRoles: c.ADMIN_ROLES,
     assignableRoles: [...new Set([...c.ADMIN_ASSIGNABLE_ROLES, ...c.ADMIN_ROLES])],
     impersonateAdmins: c.ADMIN_IMPERSONATE_ADMINS,

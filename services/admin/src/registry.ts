@@ -2,6 +2,7 @@
 import { AdminUserServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import { AuthError, PeerError } from "@auth-platform/proto/errors";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -9,7 +10,7 @@ import { call } from "@auth-platform/runtime/rpc";
 import { userFields } from "@auth-platform/runtime/user-message";
 import type { AdminConfig } from "./config.js";
 import { startRetention } from "./domain/audit.js";
-import type { IdentityPort, Registry, SessionPort } from "./domain/ports.js";
+import type { IdentityPort, Registry, SessionPort, WebhooksPort } from "./domain/ports.js";
 import { openAuditStore } from "./store/mikro-audit-store.js";
 
 /**
@@ -105,7 +106,29 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
     },
   };
 
-  const registry: Registry = { config, store, identity: identityPort, sessions: sessionPort, log, now: () => new Date() };
+  const hooks = createGrpcClient(WebhookServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
+  const webhooks: WebhooksPort = {
+    list: async () => (await rcall(hooks, hooks.listWebhookEndpoints, {})).endpoints,
+    async create(input) {
+      const { endpoint, secret } = await rcall(hooks, hooks.createWebhookEndpoint, input);
+      return { endpoint: required(endpoint, "endpoint"), secret };
+    },
+    async update({ eventTypes, ...input }) {
+      const { endpoint } = await rcall(hooks, hooks.updateWebhookEndpoint, { ...input, eventTypes: eventTypes ?? [], updateEventTypes: eventTypes !== undefined });
+      return required(endpoint, "endpoint");
+    },
+    async remove(id) {
+      await rcall(hooks, hooks.deleteWebhookEndpoint, { id });
+    },
+    async rotateSecret(id) {
+      const { endpoint, secret } = await rcall(hooks, hooks.rotateWebhookSecret, { id });
+      return { endpoint: required(endpoint, "endpoint"), secret };
+    },
+    deliveries: async (endpointId, limit) => (await rcall(hooks, hooks.listWebhookDeliveries, { endpointId, limit })).deliveries,
+    resend: async (id) => required((await rcall(hooks, hooks.resendWebhookDelivery, { id })).delivery, "delivery"),
+    sendTest: async (id) => required((await rcall(hooks, hooks.sendTestWebhookEvent, { id })).delivery, "delivery"),
+  };
+  const registry: Registry = { config, store, identity: identityPort, sessions: sessionPort, webhooks, log, now: () => new Date() };
   const stopRetention = startRetention(registry);
   return {
     ...registry,
@@ -114,6 +137,7 @@ export async function buildRegistry(config: AdminConfig, log: Logger): Promise<R
       identity.close();
       users.close();
       sessions.close();
+      hooks.close();
       await store.close();
     },
   };

@@ -7,7 +7,7 @@ import { newId, randomString } from "@auth-platform/runtime/random";
 import { adminConfig } from "../src/config.js";
 import { createMemoryAuditStore } from "../src/store/memory-audit-store.js";
 import { banHolds } from "../src/domain/authorize.js";
-import type { Caller, IdentityPort, Registry, Session, SessionPort, User } from "../src/domain/ports.js";
+import type { Caller, IdentityPort, Registry, Session, SessionPort, User, WebhooksPort } from "../src/domain/ports.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 
@@ -123,6 +123,10 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     store: createMemoryAuditStore(),
     identity,
     sessions,
+    // The webhook RPCs only relay to the notification service: the platform suite drives them (gateway/test/webhooks.int.test.ts).
+    webhooks: new Proxy({} as WebhooksPort, {
+      get: (_, name) => () => Promise.reject(new Error(`webhooks.${String(name)} is not faked here`)),
+    }),
     log: silent,
     now: () => new Date(now),
     users,

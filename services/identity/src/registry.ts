@@ -1,5 +1,6 @@
 /** Builds the identity service's dependencies once: config, store, clients of the other services, clock, workers. Wiring only. */
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { DomainServiceClient } from "@auth-platform/proto/gen/auth/sso/v1/domain";
@@ -38,6 +39,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
   const storedRows = await openIdentityStore(config.databaseUrl, { now });
   const sessionClient = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls: config.grpc.tls, serverName: "session" });
   const notificationClient = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
+  const webhookClient = createGrpcClient(WebhookServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
   const organizationClient = createGrpcClient(OrganizationServiceClient, config.organizationServiceUrl, { tls: config.grpc.tls, serverName: "organization" });
   const domainClient = createGrpcClient(DomainServiceClient, config.ssoServiceUrl, { tls: config.grpc.tls, serverName: "sso" });
   let worker: MailRequestWorker | undefined;
@@ -107,6 +109,11 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
         await call(domainClient, domainClient.applyDomainAutoJoin, { userId, email, verifiedAt });
       },
     },
+    webhooks: {
+      async publish(event) {
+        await call(webhookClient, webhookClient.publishEvents, { events: [event] });
+      },
+    },
     mail: {
       async send(to, template, variables, idempotencyKey, language) {
         await call(notificationClient, notificationClient.sendEmail, { to, template: TEMPLATES[template], variables, idempotencyKey, language });
@@ -133,6 +140,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       sessionClient.close();
       domainClient.close();
       notificationClient.close();
+      webhookClient.close();
       organizationClient.close();
       await storedRows.close();
     },

@@ -17,7 +17,7 @@ import { processDue } from "../src/domain/mail-request-worker.js";
 import { deliverDueSessionOutbox, publishingStore } from "../src/domain/session-outbox.js";
 import { deliverDueUserEvents, eventPublishingStore } from "../src/domain/user-events.js";
 import { MAIL_REQUEST_DELAY_MS } from "../src/domain/mail-requests.js";
-import type { DomainsPort, MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "../src/domain/ports.js";
+import type { DomainsPort, MailPort, MailTemplate, OrganizationPort, Registry, SessionPort, WebhooksPort } from "../src/domain/ports.js";
 import { signUpEmail } from "../src/domain/sign-up.js";
 import { providerTokenVault } from "../src/domain/provider-token-vault.js";
 import { ApiKeyUsage, apiKeyHasher } from "../src/domain/api-keys.js";
@@ -149,6 +149,24 @@ function fakeDomains(): FakeDomains {
   return domains;
 }
 
+/** The notification service's webhooks as identity sees them: each event published, and a switch to make it unreachable. */
+export interface FakeWebhooks extends WebhooksPort {
+  published: Array<{ id: string; type: string; occurredAt: Date; payloadJson: string }>;
+  unreachable: boolean;
+}
+
+function fakeWebhooks(): FakeWebhooks {
+  const webhooks: FakeWebhooks = {
+    published: [],
+    unreachable: false,
+    async publish(event) {
+      if (webhooks.unreachable) throw new Error("notification service unavailable");
+      if (!webhooks.published.some((e) => e.id === event.id)) webhooks.published.push(event);
+    },
+  };
+  return webhooks;
+}
+
 export interface FakeMail extends MailPort {
   sent: SentMail[];
   to(address: string, template?: MailTemplate): SentMail[];
@@ -176,6 +194,7 @@ export interface TestRegistry extends Registry {
   sessions: FakeSessions;
   organizations: FakeOrganizations;
   domains: FakeDomains;
+  webhooks: FakeWebhooks;
   mail: FakeMail;
   /** Moves the clock forward. */
   advance(ms: number): void;
@@ -202,6 +221,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     sessions: fakeSessions(now),
     organizations: fakeOrganizations(),
     domains: fakeDomains(),
+    webhooks: fakeWebhooks(),
     mail: fakeMail(),
     mailRequests: { wake() {} },
     passwords: passwordHasher(new HashingQueue({ concurrency: 2, maxQueued: 64 })),

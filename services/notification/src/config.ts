@@ -1,6 +1,6 @@
 /** The notification service's configuration, from the environment (docs/configuration.md). */
 import * as z from "zod";
-import { env, loadConfig } from "@auth-platform/runtime/config";
+import { env, loadConfig, secretFromEnv } from "@auth-platform/runtime/config";
 import { type GrpcServerSettings, grpcServerFromEnv } from "@auth-platform/runtime/grpc-transport";
 
 /** The domain of an address in `Name <local@domain>` or bare `local@domain` form. */
@@ -43,6 +43,14 @@ const schema = z.object({
   NOTIFICATION_POLL_INTERVAL_MS: milliseconds(1_000),
   NOTIFICATION_RECIPIENT_LIMIT: z.coerce.number().int().min(0).max(10_000).default(5),
   NOTIFICATION_RECIPIENT_WINDOW: env.seconds(900).pipe(z.number().min(1)),
+  // Seconds to wait after each failed webhook attempt; the attempts are one more than the list is long.
+  NOTIFICATION_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("5,300,1800,7200,18000,36000,36000")
+    .transform((value) => value.split(",").map((part) => Number(part.trim())))
+    .pipe(z.array(z.number().int().min(1).max(604_800)).min(1).max(50)),
+  NOTIFICATION_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  NOTIFICATION_WEBHOOK_ALLOW_PRIVATE_ADDRESSES: env.bool(false),
 });
 
 export interface NotificationConfig {
@@ -67,6 +75,17 @@ export interface NotificationConfig {
   pollIntervalMs: number;
   /** At most `limit` messages to one address per `windowSeconds` (sliding); limit 0 turns the limit off. */
   recipientLimit: { limit: number; windowSeconds: number };
+  /** Signed webhooks (docs/adr/0077-signed-webhooks.md). */
+  webhooks: {
+    /** Milliseconds to wait after the 1st, 2nd, ... failed attempt; after the last one the delivery is dead. */
+    retryScheduleMs: number[];
+    /** The whole of one POST, connection to last byte. */
+    timeoutMs: number;
+    /** Deliver to loopback, private and link-local addresses (development and tests only). */
+    allowPrivateAddresses: boolean;
+  };
+  /** AUTH_SECRET: the key sealing webhook secrets at rest is derived from it. */
+  secret: string;
 }
 
 export function notificationConfig(source: Record<string, string | undefined>): NotificationConfig {
@@ -90,5 +109,11 @@ export function notificationConfig(source: Record<string, string | undefined>): 
     retryMaxMs: Math.max(c.NOTIFICATION_RETRY_MAX_MS, c.NOTIFICATION_RETRY_BASE_MS),
     pollIntervalMs: c.NOTIFICATION_POLL_INTERVAL_MS,
     recipientLimit: { limit: c.NOTIFICATION_RECIPIENT_LIMIT, windowSeconds: c.NOTIFICATION_RECIPIENT_WINDOW },
+    webhooks: {
+      retryScheduleMs: c.NOTIFICATION_WEBHOOK_RETRY_SCHEDULE.map((seconds) => seconds * 1000),
+      timeoutMs: c.NOTIFICATION_WEBHOOK_TIMEOUT_MS,
+      allowPrivateAddresses: c.NOTIFICATION_WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
+    },
+    secret: secretFromEnv(source).secret,
   };
 }

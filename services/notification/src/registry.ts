@@ -5,6 +5,10 @@ import type { NotificationConfig } from "./config.js";
 import { type DeliveryWorker, startDeliveryWorker } from "./domain/delivery-worker.js";
 import type { Registry } from "./domain/ports.js";
 import { startRecipientSlotPurge } from "./domain/recipient-limit.js";
+import { startWebhookWorker } from "./domain/webhook-delivery.js";
+import { secretBox } from "@auth-platform/runtime/secret-box";
+import type { PollingWorker } from "@auth-platform/runtime/polling-worker";
+import { createWebhookSender } from "./transport/webhook-http.js";
 import { openNotificationStore } from "./store/mikro-notification-store.js";
 import { createDevelopmentOutbox } from "./transport/development-outbox.js";
 import { checkSmtp, createSmtpTransport } from "./transport/smtp-transport.js";
@@ -25,8 +29,21 @@ export async function buildRegistry(config: NotificationConfig, log: Logger): Pr
     log.warn("SMTP_URL is not set: mail goes to the development outbox and is not delivered (links are logged)");
   }
   let worker: DeliveryWorker | undefined;
-  const registry: Registry = { config, store, transport, log, now: () => new Date(), random: Math.random, wake: () => worker?.wake() };
+  let webhooks: PollingWorker | undefined;
+  const registry: Registry = {
+    config,
+    store,
+    transport,
+    log,
+    now: () => new Date(),
+    random: Math.random,
+    wake: () => worker?.wake(),
+    webhookSecrets: secretBox(config.secret, { salt: "auth-platform/notification", info: "webhook-secret" }),
+    webhookSender: createWebhookSender(config.webhooks),
+    wakeWebhooks: () => webhooks?.wake(),
+  };
   worker = startDeliveryWorker(registry);
+  webhooks = startWebhookWorker(registry);
   gaugeSources.outbox(async () => {
     const { count, oldestCreatedAt } = await store.pendingStats();
     return { depth: count, oldestAgeSeconds: oldestCreatedAt ? Math.max(0, (registry.now().getTime() - oldestCreatedAt.getTime()) / 1000) : 0 };
@@ -37,6 +54,7 @@ export async function buildRegistry(config: NotificationConfig, log: Logger): Pr
     async close() {
       stopPurge();
       await worker.stop();
+      await webhooks.stop();
       await transport.close();
       await store.close();
     },

@@ -16,6 +16,7 @@ import { IdentityServiceClient, IdentityServiceService } from "@auth-platform/pr
 import { PasskeyServiceClient, PasskeyServiceService } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
 import { TwoFactorServiceClient, TwoFactorServiceService } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient, NotificationServiceService, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { WebhookServiceClient, WebhookServiceService } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import { OrganizationServiceClient, OrganizationServiceService } from "@auth-platform/proto/gen/auth/organization/v1/organization";
 import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/gen/auth/oauth/v1/oauth";
 import { DomainServiceClient, DomainServiceService } from "@auth-platform/proto/gen/auth/sso/v1/domain";
@@ -136,6 +137,18 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SendEmail: ["identity", "organization"],
     ListOutbox: ["gateway"],
   },
+  // The notification process's webhooks (docs/adr/0077-signed-webhooks.md).
+  webhooks: {
+    PublishEvents: ["identity"],
+    CreateWebhookEndpoint: ["admin"],
+    ListWebhookEndpoints: ["admin"],
+    UpdateWebhookEndpoint: ["admin"],
+    DeleteWebhookEndpoint: ["admin"],
+    RotateWebhookSecret: ["admin"],
+    ListWebhookDeliveries: ["admin"],
+    ResendWebhookDelivery: ["admin"],
+    SendTestWebhookEvent: ["admin"],
+  },
   organization: {
     CreateOrganization: ["gateway", "internal-client"],
     UpdateOrganization: ["gateway"],
@@ -198,6 +211,14 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     RecordEvent: ["gateway"],
     UpdateUser: ["gateway"],
     ListRoles: ["gateway"],
+    ListWebhookEndpoints: ["gateway"],
+    CreateWebhookEndpoint: ["gateway"],
+    UpdateWebhookEndpoint: ["gateway"],
+    DeleteWebhookEndpoint: ["gateway"],
+    RotateWebhookSecret: ["gateway"],
+    ListWebhookDeliveries: ["gateway"],
+    ResendWebhookDelivery: ["gateway"],
+    SendTestWebhookEvent: ["gateway"],
   },
   oauth: {
     ListProviders: ["gateway"],
@@ -300,6 +321,11 @@ const SERVICES = {
     definition: NotificationServiceService as unknown as grpc.ServiceDefinition,
     address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL!,
   },
+  webhooks: {
+    Client: WebhookServiceClient,
+    definition: WebhookServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.NOTIFICATION_SERVICE_URL!,
+  },
   organization: {
     Client: OrganizationServiceClient,
     definition: OrganizationServiceService as unknown as grpc.ServiceDefinition,
@@ -322,6 +348,7 @@ const SERVED_BY: Partial<Record<Service, string>> = {
   mailSignIn: "identity",
   domains: "sso",
   scim: "sso",
+  webhooks: "notification",
 };
 const serverNameOf = (service: Service) => SERVED_BY[service] ?? service;
 

@@ -9,7 +9,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams, useRouterState } from "@tanstack/react-router";
 import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
-import { type AuditPage, type AuditQuery, api, errorMessage, type User, type UserListQuery } from "../api";
+import { type AuditPage, type AuditQuery, api, errorMessage, type User, type UserListQuery, type WebhookDelivery, type WebhookEndpoint } from "../api";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { type MessageKey, useLanguage, useT } from "../i18n";
 import { startOver } from "../impersonation";
@@ -82,6 +82,7 @@ function AdminNav() {
         {t("admin.nav.users")}
       </Link>
       <Link to="/admin/audit">{t("admin.nav.audit")}</Link>
+      <Link to="/admin/webhooks">{t("admin.nav.webhooks")}</Link>
     </nav>
   );
 }
@@ -848,5 +849,260 @@ function Person({ id, users }: { id: string; users: AuditPage["users"] }) {
       )}
       <code>{id}</code>
     </span>
+  );
+}
+
+/** The event types an endpoint may subscribe to (the notification service's catalogue, docs/http-api/webhooks.md). */
+export const WEBHOOK_EVENT_TYPES = ["user.created", "user.updated", "user.deleted", "user.banned", "user.unbanned"] as const;
+
+/** Checkboxes of the event types; `selected` is the checked ones. */
+function EventTypes({ selected, onChange }: { selected: string[]; onChange: (types: string[]) => void }) {
+  const t = useT();
+  return (
+    <fieldset className="field">
+      <legend>{t("admin.webhooks.events")}</legend>
+      {WEBHOOK_EVENT_TYPES.map((type) => (
+        <label key={type} className="row">
+          <input
+            type="checkbox"
+            name="eventTypes"
+            value={type}
+            checked={selected.includes(type)}
+            onChange={(e) => onChange(e.target.checked ? [...selected, type] : selected.filter((other) => other !== type))}
+          />
+          <code>{type}</code>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** A signing secret, shown once (after create or rotate), with a button that copies it. */
+function SecretOnce({ secret }: { secret: string }) {
+  const t = useT();
+  const [copied, setCopied] = useState(false);
+  return (
+    <div role="status" aria-label={t("admin.webhooks.secretTitle")}>
+      <p>{t("admin.webhooks.secretExplain")}</p>
+      <code data-testid="webhook-secret">{secret}</code>{" "}
+      <button
+        type="button"
+        onClick={async () => {
+          await navigator.clipboard?.writeText(secret).catch(() => undefined);
+          setCopied(true);
+        }}
+      >
+        {copied ? t("admin.webhooks.copied") : t("admin.webhooks.copy")}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * Webhooks: register an endpoint (its secret shown once), and per endpoint edit, enable or disable, send a
+ * test event, take a new secret, delete, and read the delivery log with a resend for each delivery.
+ */
+export function AdminWebhooks() {
+  const t = useT();
+  const queryClient = useQueryClient();
+  const endpoints = useQuery({ queryKey: ["admin", "webhooks"], queryFn: api.admin.webhooks.list });
+  const [url, setUrl] = useState("");
+  const [description, setDescription] = useState("");
+  const [types, setTypes] = useState<string[]>(["user.created"]);
+  const [secret, setSecret] = useState<string>();
+  const create = useMutation({
+    mutationFn: () => api.admin.webhooks.create({ url: url.trim(), eventTypes: types, description: description.trim() }),
+    onMutate: () => setSecret(undefined),
+    onSuccess: async (answer) => {
+      setSecret(answer.secret);
+      setUrl("");
+      setDescription("");
+      await queryClient.invalidateQueries({ queryKey: ["admin", "webhooks"] });
+    },
+  });
+  const refusal = create.error ? placeError(create.error, ["url", "eventTypes"]) : undefined;
+  return (
+    <Page title={t("admin.webhooks.title")} narrow={false}>
+      <AdminNav />
+      <Section id="webhook-create-title" title={t("admin.webhooks.createTitle")}>
+        {secret && <SecretOnce secret={secret} />}
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            create.mutate();
+          }}
+        >
+          <FormAlert message={refusal && !refusal.field ? refusal.message : undefined} cause={create.error} />
+          <Field
+            label={t("admin.webhooks.url")}
+            name="url"
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            hint={t("admin.webhooks.urlHint")}
+            error={refusal?.field === "url" ? refusal.message : undefined}
+            required
+          />
+          <EventTypes selected={types} onChange={setTypes} />
+          <Field label={t("admin.webhooks.description")} name="description" value={description} onChange={(e) => setDescription(e.target.value)} />
+          <SubmitButton pending={create.isPending} pendingText={t("admin.webhooks.pending")}>
+            {t("admin.webhooks.submit")}
+          </SubmitButton>
+        </form>
+      </Section>
+      <Section id="webhook-list-title" title={t("admin.webhooks.listTitle")}>
+        {endpoints.error && <FormAlert message={errorMessage(endpoints.error)} />}
+        {endpoints.data?.length === 0 && <p className="muted">{t("admin.webhooks.none")}</p>}
+        {endpoints.data?.map((endpoint) => (
+          <EndpointCard key={endpoint.id} endpoint={endpoint} />
+        ))}
+      </Section>
+    </Page>
+  );
+}
+
+function EndpointCard({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const t = useT();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
+  const [url, setUrl] = useState(endpoint.url);
+  const [types, setTypes] = useState(endpoint.eventTypes);
+  const [secret, setSecret] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["admin", "webhooks"] });
+  const change = useMutation({
+    mutationFn: (patch: { url?: string; eventTypes?: string[]; enabled?: boolean }) => api.admin.webhooks.update({ id: endpoint.id, ...patch }),
+    onSuccess: async () => {
+      setEditing(false);
+      await refresh();
+    },
+  });
+  const act = useMutation({
+    mutationFn: async (what: "rotate" | "test") => {
+      if (what === "rotate") setSecret((await api.admin.webhooks.rotateSecret(endpoint.id)).secret);
+      else {
+        await api.admin.webhooks.sendTest(endpoint.id);
+        setNotice(t("admin.webhooks.testSent"));
+      }
+    },
+    onMutate: () => setNotice(undefined),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["admin", "webhook-deliveries", endpoint.id] }),
+  });
+  const error = change.error ?? act.error;
+  return (
+    <article aria-labelledby={`webhook-${endpoint.id}`} className="card">
+      <h3 id={`webhook-${endpoint.id}`}>{endpoint.url}</h3>
+      <p>
+        {endpoint.enabled ? t("admin.webhooks.enabled") : t("admin.webhooks.disabled")} · {endpoint.eventTypes.join(", ")}
+        {endpoint.description && ` · ${endpoint.description}`}
+      </p>
+      {error && <FormAlert message={errorMessage(error)} cause={error} />}
+      {notice && <FormAlert message={notice} tone="success" />}
+      {secret && <SecretOnce secret={secret} />}
+      {editing ? (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            change.mutate({ url: url.trim(), eventTypes: types });
+          }}
+        >
+          <Field label={t("admin.webhooks.url")} name="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />
+          <EventTypes selected={types} onChange={setTypes} />
+          <div className="row">
+            <SubmitButton pending={change.isPending} pendingText={t("admin.webhooks.saving")}>
+              {t("admin.webhooks.save")}
+            </SubmitButton>
+            <button type="button" onClick={() => setEditing(false)}>
+              {t("admin.webhooks.cancel")}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div className="row">
+          <button type="button" onClick={() => setEditing(true)}>
+            {t("admin.webhooks.edit")}
+          </button>
+          <button type="button" disabled={change.isPending} onClick={() => change.mutate({ enabled: !endpoint.enabled })}>
+            {endpoint.enabled ? t("admin.webhooks.disable") : t("admin.webhooks.enable")}
+          </button>
+          <button type="button" disabled={act.isPending} onClick={() => act.mutate("test")}>
+            {t("admin.webhooks.sendTest")}
+          </button>
+          <button type="button" disabled={act.isPending} onClick={() => act.mutate("rotate")}>
+            {t("admin.webhooks.rotate")}
+          </button>
+          <ConfirmButton
+            title={t("admin.webhooks.removeTitle", { url: endpoint.url })}
+            description={t("admin.webhooks.removeDescription")}
+            confirmLabel={t("admin.webhooks.remove")}
+            pendingText={t("admin.webhooks.removing")}
+            onConfirm={async () => {
+              await api.admin.webhooks.remove(endpoint.id);
+              await refresh();
+            }}
+          >
+            {t("admin.webhooks.remove")}
+          </ConfirmButton>
+        </div>
+      )}
+      <DeliveryLog endpoint={endpoint} />
+    </article>
+  );
+}
+
+/** An endpoint's delivery log, newest first, refreshed while a delivery is pending; a resend per delivery. */
+function DeliveryLog({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const t = useT();
+  const { dateTime } = useFormats();
+  const queryClient = useQueryClient();
+  const key = ["admin", "webhook-deliveries", endpoint.id];
+  const deliveries = useQuery({
+    queryKey: key,
+    queryFn: () => api.admin.webhooks.deliveries(endpoint.id),
+    refetchInterval: (query) => (query.state.data?.some((d: WebhookDelivery) => d.status === "pending") ? 2_000 : 10_000),
+  });
+  const resend = useMutation({ mutationFn: (id: string) => api.admin.webhooks.resend(id), onSuccess: () => queryClient.invalidateQueries({ queryKey: key }) });
+  const rows = deliveries.data ?? [];
+  return (
+    <>
+      <h4>{t("admin.webhooks.logTitle")}</h4>
+      {resend.error && <FormAlert message={errorMessage(resend.error)} cause={resend.error} />}
+      {rows.length === 0 ? (
+        <p className="muted">{t("admin.webhooks.noDeliveries")}</p>
+      ) : (
+        <table aria-label={t("admin.webhooks.logLabel", { url: endpoint.url })}>
+          <thead>
+            <tr>
+              <th scope="col">{t("admin.webhooks.columns.event")}</th>
+              <th scope="col">{t("admin.webhooks.columns.status")}</th>
+              <th scope="col">{t("admin.webhooks.columns.code")}</th>
+              <th scope="col">{t("admin.webhooks.columns.attempts")}</th>
+              <th scope="col">{t("admin.webhooks.columns.time")}</th>
+              <th scope="col">{t("admin.webhooks.columns.actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((delivery) => (
+              <tr key={delivery.id}>
+                <td>
+                  <code>{delivery.eventType}</code>
+                </td>
+                <td title={delivery.lastError ?? undefined}>{t(`admin.webhooks.statuses.${delivery.status}`)}</td>
+                <td>{delivery.lastResponseCode ?? t("admin.webhooks.noResponse")}</td>
+                <td>{delivery.attempts}</td>
+                <td>{dateTime(delivery.deliveredAt ?? delivery.createdAt)}</td>
+                <td>
+                  {delivery.status !== "pending" && (
+                    <button type="button" disabled={resend.isPending} onClick={() => resend.mutate(delivery.id)}>
+                      {t("admin.webhooks.resend")}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }

@@ -9,6 +9,8 @@ import type { Caller, Registry } from "./ports.js";
 export const ADMIN_PERMISSIONS: Record<string, readonly string[]> = {
   user: ["create", "list", "set-role", "ban", "impersonate", "delete", "set-password", "get", "update"],
   session: ["list", "revoke", "delete"],
+  // Webhook endpoints and their delivery log (docs/http-api/webhooks.md).
+  webhook: ["list", "create", "update", "delete"],
 };
 
 /** Whether the role grants every asked action; an unknown resource or action is not granted. */

@@ -2,6 +2,7 @@
 import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
 import type { ListUsersRequest } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
+import type { WebhookDelivery, WebhookEndpoint } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import type { Caller } from "@auth-platform/runtime/caller";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { AdminConfig } from "../config.js";
@@ -38,11 +39,24 @@ export interface SessionPort {
   revokeUserSessions(userId: string): Promise<void>;
 }
 
+/** The notification service's webhooks (docs/adr/0077-signed-webhooks.md); its refusals are relayed as they are. */
+export interface WebhooksPort {
+  list(): Promise<WebhookEndpoint[]>;
+  create(input: { url: string; eventTypes: string[]; description: string; enabled?: boolean }): Promise<{ endpoint: WebhookEndpoint; secret: string }>;
+  update(input: { id: string; url?: string; eventTypes?: string[]; description?: string; enabled?: boolean }): Promise<WebhookEndpoint>;
+  remove(id: string): Promise<void>;
+  rotateSecret(id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }>;
+  deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]>;
+  resend(id: string): Promise<WebhookDelivery>;
+  sendTest(id: string): Promise<WebhookDelivery>;
+}
+
 export interface Registry {
   config: AdminConfig;
   store: AuditStore;
   identity: IdentityPort;
   sessions: SessionPort;
+  webhooks: WebhooksPort;
   log: Logger;
   now: () => Date;
 }

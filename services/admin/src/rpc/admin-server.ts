@@ -36,12 +36,57 @@ export const ADMIN_ACCESS: AccessTable = {
   RecordEvent: ["gateway"],
   UpdateUser: GATEWAY,
   ListRoles: GATEWAY,
+  ListWebhookEndpoints: GATEWAY,
+  CreateWebhookEndpoint: GATEWAY,
+  UpdateWebhookEndpoint: GATEWAY,
+  DeleteWebhookEndpoint: GATEWAY,
+  RotateWebhookSecret: GATEWAY,
+  ListWebhookDeliveries: GATEWAY,
+  ResendWebhookDelivery: GATEWAY,
+  SendTestWebhookEvent: GATEWAY,
 };
 
 const OUTCOMES = new Set(["success", "failure"]);
 
 export function adminService(registry: Registry, rpc: RpcServer): ServiceBinding {
+  const hooks = registry.webhooks;
   const implementation: AdminServiceServer = {
+    // Webhooks: the notification service decides what is valid; the audit log records each change (never a secret).
+    listWebhookEndpoints: rpc.unary("ListWebhookEndpoints", async (req) => asAdmin(registry, req.caller, {}, async () => ({ endpoints: await hooks.list() }))),
+    createWebhookEndpoint: rpc.unary("CreateWebhookEndpoint", async (req) =>
+      asAdmin(registry, req.caller, { action: "webhook.create", details: { url: req.url, eventTypes: req.eventTypes }, targetOf: (r) => r.endpoint.id }, () =>
+        hooks.create({ url: req.url, eventTypes: req.eventTypes, description: req.description, enabled: req.enabled }),
+      ),
+    ),
+    updateWebhookEndpoint: rpc.unary("UpdateWebhookEndpoint", async (req) =>
+      asAdmin(registry, req.caller, { action: "webhook.update", targetId: req.id }, async () => ({
+        endpoint: await hooks.update({
+          id: req.id,
+          url: req.url,
+          eventTypes: req.updateEventTypes ? req.eventTypes : undefined,
+          description: req.description,
+          enabled: req.enabled,
+        }),
+      })),
+    ),
+    deleteWebhookEndpoint: rpc.unary("DeleteWebhookEndpoint", async (req) =>
+      asAdmin(registry, req.caller, { action: "webhook.delete", targetId: req.id }, async () => {
+        await hooks.remove(req.id);
+        return {};
+      }),
+    ),
+    rotateWebhookSecret: rpc.unary("RotateWebhookSecret", async (req) =>
+      asAdmin(registry, req.caller, { action: "webhook.rotate-secret", targetId: req.id }, () => hooks.rotateSecret(req.id)),
+    ),
+    listWebhookDeliveries: rpc.unary("ListWebhookDeliveries", async (req) =>
+      asAdmin(registry, req.caller, {}, async () => ({ deliveries: await hooks.deliveries(req.endpointId, req.limit) })),
+    ),
+    resendWebhookDelivery: rpc.unary("ResendWebhookDelivery", async (req) =>
+      asAdmin(registry, req.caller, { action: "webhook.resend", targetId: req.id }, async () => ({ delivery: await hooks.resend(req.id) })),
+    ),
+    sendTestWebhookEvent: rpc.unary("SendTestWebhookEvent", async (req) =>
+      asAdmin(registry, req.caller, { action: "webhook.test", targetId: req.id }, async () => ({ delivery: await hooks.sendTest(req.id) })),
+    ),
     listUsers: rpc.unary("ListUsers", async (req) => users.listUsers(registry, req.caller, req.query ?? { limit: 0, offset: 0, countLimit: 0 })),
     getUser: rpc.unary("GetUser", async (req) => ({ user: await users.getUser(registry, req.caller, req.userId) })),
     createUser: rpc.unary("CreateUser", async (req) => ({

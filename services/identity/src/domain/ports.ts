@@ -77,6 +77,12 @@ export interface DomainsPort {
   applyAutoJoin(userId: string, email: string, verifiedAt: Date): Promise<void>;
 }
 
+/** The notification service's webhooks, as identity's user events reach them (docs/adr/0077-signed-webhooks.md). */
+export interface WebhooksPort {
+  /** Publishes one event (PublishEvents); idempotent by its id. */
+  publish(event: { id: string; type: string; occurredAt: Date; payloadJson: string }): Promise<void>;
+}
+
 /**
  * What the rules read of the signed-in caller (auth.common.v1.Caller, runtime/caller.ts): when its
  * session was created (freshness.ts) and, on an impersonation session, the admin acting as the user.
@@ -95,6 +101,7 @@ export interface Registry {
   sessions: SessionPort;
   organizations: OrganizationPort;
   domains: DomainsPort;
+  webhooks: WebhooksPort;
   mail: MailPort;
   mailRequests: MailRequestsPort;
   /** Password hashing and verification, through the process's bounded hashing queue. */

@@ -83,7 +83,8 @@ describe("the user event outbox: a verified address reaches sso for domain auto-
     await deps.store.deleteUserAndAccounts(second.user.id);
     deps.domains.unreachable = false;
     deps.advance(60_000);
-    expect(await deps.processUserEvents()).toBe(2);
+    // The update and the deletion each deliver the user's events before they answer: both are moot by then.
+    await deps.processUserEvents();
     expect(deps.domains.applied).toEqual([]);
     expect(await deps.store.findUserEvents(first.user.id)).toEqual([]);
     expect(await deps.store.findUserEvents(second.user.id)).toEqual([]);
@@ -98,5 +99,40 @@ describe("the user event outbox: a verified address reaches sso for domain auto-
     deps.advance(60_000);
     await Promise.all([deps.processUserEvents(), deps.processUserEvents()]);
     expect(deps.domains.applied).toHaveLength(1);
+  });
+});
+
+describe("the user event outbox: webhook events reach the notification service", () => {
+  it("publishes user.created, user.updated, user.banned, user.unbanned and user.deleted with the user as written, each once", async () => {
+    const deps = testRegistry();
+    const { user } = await aSignedUpUser(deps, { email: "hal@acme.example" });
+    await deps.store.updateUser(user.id, { name: "Hal 9000" });
+    await deps.store.updateUser(user.id, { banned: true, banReason: "spam" });
+    await deps.store.updateUser(user.id, { banned: false });
+    await deps.store.deleteUserAndAccounts(user.id);
+    const published = deps.webhooks.published.map((e) => ({ type: e.type, user: (JSON.parse(e.payloadJson) as { user: { id: string; name: string; banned: boolean } }).user }));
+    expect(published).toEqual([
+      { type: "user.created", user: expect.objectContaining({ id: user.id, banned: false }) },
+      { type: "user.updated", user: expect.objectContaining({ name: "Hal 9000" }) },
+      { type: "user.banned", user: expect.objectContaining({ banned: true }) },
+      { type: "user.unbanned", user: expect.objectContaining({ banned: false }) },
+      { type: "user.deleted", user: expect.objectContaining({ id: user.id, name: "Hal 9000" }) },
+    ]);
+    expect(new Set(deps.webhooks.published.map((e) => e.id)).size).toBe(5);
+    expect(await deps.store.findUserEvents(user.id)).toEqual([]);
+  });
+
+  it("keeps a webhook event while the notification service is unreachable; the worker publishes it later, under the same id", async () => {
+    const deps = testRegistry();
+    deps.webhooks.unreachable = true;
+    const { user } = await aSignedUpUser(deps, { email: "ivy@acme.example" });
+    const [event] = await deps.store.findUserEvents(user.id);
+    expect(event).toMatchObject({ type: "user.created", attempts: 1 });
+    expect(deps.webhooks.published).toEqual([]);
+    deps.webhooks.unreachable = false;
+    deps.advance(60_000);
+    expect(await deps.processUserEvents()).toBe(1);
+    expect(deps.webhooks.published.map((e) => [e.id, e.type])).toEqual([[event!.id, "user.created"]]);
+    expect(await deps.store.findUserEvents(user.id)).toEqual([]);
   });
 });

@@ -8,13 +8,15 @@
  *
  * `email-verified`: sso applies domain auto-join (ApplyDomainAutoJoin) for the address, when the user still
  * holds it verified; a user who moved on or was deleted meanwhile joins nothing by it.
+ * `user.created`, `user.updated`, `user.deleted`, `user.banned`, `user.unbanned`: published to the notification
+ * service's webhooks (PublishEvents), which stores each event id once (docs/adr/0077-signed-webhooks.md).
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
-import type { IdentityStore, UserEventRecord } from "../store/identity-store.js";
+import { type IdentityStore, isWebhookUserEvent, type UserEventRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "store" | "domains" | "now" | "log">;
+type Deps = Pick<Registry, "store" | "domains" | "webhooks" | "now" | "log">;
 
 export const BATCH_SIZE = 20;
 /** Longer than a delivery takes (a store read and one RPC under its deadline). */
@@ -27,6 +29,12 @@ const ALERT_AFTER_ATTEMPTS = 10;
 
 /** Tells the service concerned what the event says. Throws when it cannot be reached (the event stays). */
 export async function deliverUserEvent(deps: Deps, event: UserEventRecord): Promise<void> {
+  // user.created and the others: published to the notification service as they were written, the event id
+  // its idempotency key (docs/adr/0077-signed-webhooks.md).
+  if (isWebhookUserEvent(event.type)) {
+    await deps.webhooks.publish({ id: event.id, type: event.type, occurredAt: event.occurredAt, payloadJson: event.payload.data ?? "{}" });
+    return;
+  }
   switch (event.type) {
     case "email-verified": {
       // The user as stored now: deleted, moved to another address or unverified since, nothing applies.
@@ -79,8 +87,8 @@ export async function flushUserEvents(deps: Deps, userId: string): Promise<boole
 }
 
 /**
- * The store as the domain sees it: each write that may verify an address is followed, before it returns, by
- * an attempt to deliver the user's events. A failed attempt does not fail the write: the event is stored,
+ * The store as the domain sees it: each write of a user that records an event (every creation, update and
+ * deletion, for webhooks) is followed, before it returns, by an attempt to deliver the user's events. A failed attempt does not fail the write: the event is stored,
  * its retry scheduled, and the worker woken for it.
  */
 export function eventPublishingStore(store: IdentityStore, deps: Omit<Deps, "store"> & { worker: Pick<PollingWorker, "wake"> }): IdentityStore {
@@ -97,7 +105,7 @@ export function eventPublishingStore(store: IdentityStore, deps: Omit<Deps, "sto
     ...store,
     async createUserWithAccount(user, account, mailRequest) {
       const created = await store.createUserWithAccount(user, account, mailRequest);
-      if (created.emailVerified) await publish(created.id);
+      await publish(created.id);
       return created;
     },
     async markEmailVerified(id, email) {
@@ -107,8 +115,12 @@ export function eventPublishingStore(store: IdentityStore, deps: Omit<Deps, "sto
     },
     async updateUser(id, patch, options) {
       const updated = await store.updateUser(id, patch, options);
-      if (updated?.emailVerified && (patch.email !== undefined || patch.emailVerified === true)) await publish(id);
+      if (updated) await publish(id);
       return updated;
+    },
+    async deleteUserAndAccounts(userId) {
+      await store.deleteUserAndAccounts(userId);
+      await publish(userId);
     },
   };
 }

@@ -543,14 +543,16 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
     });
 
     describe("user events", () => {
-      const types = async (userId: string) => (await store.findUserEvents(userId)).map((event) => `${event.type} ${event.payload.email}`);
+      // The email-verified events; the webhook events every write adds have their own test below.
+      const verifiedEvents = async (userId: string) => (await store.findUserEvents(userId)).filter((event) => event.type === "email-verified");
+      const types = async (userId: string) => (await verifiedEvents(userId)).map((event) => `${event.type} ${event.payload.email}`);
       const clear = async (userId: string) => {
         for (const event of await store.findUserEvents(userId)) await store.deleteUserEvent(event.id);
       };
 
       it("writes email-verified with a user created verified, and none with one created unverified", async () => {
         const verified = await created({ emailVerified: true });
-        const events = await store.findUserEvents(verified.user.id);
+        const events = await verifiedEvents(verified.user.id);
         expect(events).toEqual([
           {
             id: expect.any(String),
@@ -564,7 +566,29 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
           },
         ]);
         const unverified = await created();
-        expect(await store.findUserEvents(unverified.user.id)).toEqual([]);
+        expect(await verifiedEvents(unverified.user.id)).toEqual([]);
+      });
+
+      it("writes a webhook event with every creation, update, ban, unban and deletion, holding the user as written", async () => {
+        const { user } = await created();
+        const webhookEvents = async () => {
+          const events = (await store.findUserEvents(user.id)).filter((event) => event.type.startsWith("user."));
+          for (const event of events) await store.deleteUserEvent(event.id);
+          return events.map((event) => ({ type: event.type, user: (JSON.parse(event.payload.data!) as { user: Record<string, unknown> }).user }));
+        };
+        expect(await webhookEvents()).toEqual([{ type: "user.created", user: expect.objectContaining({ id: user.id, email: user.email, banned: false }) }]);
+        await store.updateUser(user.id, { name: "Renamed" });
+        expect(await webhookEvents()).toEqual([{ type: "user.updated", user: expect.objectContaining({ id: user.id, name: "Renamed" }) }]);
+        await store.updateUser(user.id, { banned: true, banReason: "spam" });
+        expect(await webhookEvents()).toEqual([{ type: "user.banned", user: expect.objectContaining({ banned: true, banReason: "spam" }) }]);
+        await store.updateUser(user.id, { banned: false, banReason: null });
+        expect(await webhookEvents()).toEqual([{ type: "user.unbanned", user: expect.objectContaining({ banned: false }) }]);
+        await store.markEmailVerified(user.id, user.email);
+        expect(await webhookEvents()).toEqual([{ type: "user.updated", user: expect.objectContaining({ emailVerified: true }) }]);
+        await store.deleteUserAndAccounts(user.id);
+        expect(await webhookEvents()).toEqual([{ type: "user.deleted", user: expect.objectContaining({ id: user.id, name: "Renamed", email: user.email }) }]);
+        expect(await store.updateUser(user.id, { name: "Gone" })).toBeNull();
+        expect(await webhookEvents()).toEqual([]);
       });
 
       it("writes email-verified when an address becomes verified, and only then", async () => {
@@ -596,7 +620,7 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
 
       it("leases an event to one deliverer, retries it when asked, and removes it once delivered", async () => {
         const { user } = await created({ emailVerified: true });
-        const [event] = await store.findUserEvents(user.id);
+        const [event] = await verifiedEvents(user.id);
         const at = (seconds: number) => new Date(contractClock.at + seconds * 1000);
         const mine = async (when: Date) => (await store.findDueUserEvents(when, 1000)).filter((due) => due.id === event!.id);
         expect(await mine(at(WRITER_DELIVERY_MS / 1000 - 1))).toEqual([]);
@@ -605,11 +629,11 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
         expect(wins.filter(Boolean)).toHaveLength(1);
         expect(await mine(at(59))).toEqual([]);
         await store.retryUserEvent(event!.id, 1, at(100));
-        expect((await store.findUserEvents(user.id))[0]).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
+        expect((await verifiedEvents(user.id))[0]).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
         expect(await mine(at(99))).toEqual([]);
         expect(await mine(at(100))).toHaveLength(1);
         await store.deleteUserEvent(event!.id);
-        expect(await store.findUserEvents(user.id)).toEqual([]);
+        expect(await verifiedEvents(user.id)).toEqual([]);
       });
     });
 

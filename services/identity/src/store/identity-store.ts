@@ -116,14 +116,50 @@ export interface SessionOutboxRecord {
  * verified one); sso applies domain auto-join for it. The type column lets a later consumer (webhooks) reuse
  * the table.
  */
-export const USER_EVENT_TYPES = ["email-verified"] as const;
+/**
+ * The user events published as webhooks (docs/adr/0077-signed-webhooks.md): written with every write that
+ * creates, changes, bans, unbans or deletes a user; the payload's `data` is the webhook body's data, the
+ * user as the write left it (as it was, for a deletion).
+ */
+export const WEBHOOK_USER_EVENT_TYPES = ["user.created", "user.updated", "user.deleted", "user.banned", "user.unbanned"] as const;
+export type WebhookUserEventType = (typeof WEBHOOK_USER_EVENT_TYPES)[number];
+export const USER_EVENT_TYPES = ["email-verified", ...WEBHOOK_USER_EVENT_TYPES] as const;
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];
+export const isWebhookUserEvent = (type: UserEventType): type is WebhookUserEventType => type.startsWith("user.");
+
+/** The type of the webhook event an updateUser patch makes: a ban or unban, else an update. */
+export function userUpdateEventType(patch: UserPatch): WebhookUserEventType {
+  if (patch.banned === true) return "user.banned";
+  if (patch.banned === false) return "user.unbanned";
+  return "user.updated";
+}
+
+/** A user event's payload for a webhook: `data` holds `{ user }` as JSON, the fields the public API shows. */
+export function webhookUserPayload(user: UserRecord): Record<string, string> {
+  const shown = {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    image: user.image,
+    username: user.username,
+    displayUsername: user.displayUsername,
+    role: user.role,
+    banned: user.banned,
+    banReason: user.banReason,
+    banExpires: user.banExpires?.toISOString() ?? null,
+    twoFactorEnabled: user.twoFactorEnabled,
+    createdAt: user.createdAt.toISOString(),
+    updatedAt: user.updatedAt.toISOString(),
+  };
+  return { data: JSON.stringify({ user: shown }) };
+}
 
 export interface UserEventRecord {
   id: string;
   userId: string;
   type: UserEventType;
-  /** What the event says beyond its user: `email-verified` holds `email`. */
+  /** What the event says beyond its user: `email-verified` holds `email`; a webhook event `data` (JSON). */
   payload: Readonly<Record<string, string>>;
   /** When the write happened. */
   occurredAt: Date;

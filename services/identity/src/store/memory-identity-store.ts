@@ -9,6 +9,9 @@ import {
   type SessionOutboxRecord,
   type UserEventRecord,
   type UserRecord,
+  userUpdateEventType,
+  type WebhookUserEventType,
+  webhookUserPayload,
   type VerificationRecord,
   verifiesEmail,
   WRITER_DELIVERY_MS,
@@ -67,6 +70,21 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     };
     userEvents.set(event.id, event);
   };
+  /** A user's webhook event (user.created, ...): the user as the write left it. */
+  const queueWebhookEvent = (type: WebhookUserEventType, user: UserRecord) => {
+    const at = now();
+    const event: UserEventRecord = {
+      id: newId(),
+      userId: user.id,
+      type,
+      payload: webhookUserPayload(user),
+      occurredAt: at,
+      attempts: 0,
+      nextAttemptAt: new Date(at.getTime() + WRITER_DELIVERY_MS),
+      leaseUntil: null,
+    };
+    userEvents.set(event.id, event);
+  };
   const copyEvent = (event: UserEventRecord): UserEventRecord => ({ ...event, payload: { ...event.payload } });
   const eventLeaseFree = (event: UserEventRecord, at: Date) => event.leaseUntil === null || event.leaseUntil <= at;
   const outboxLeaseFree = (row: SessionOutboxRecord, at: Date) => row.leaseUntil === null || row.leaseUntil <= at;
@@ -113,6 +131,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       if (account) accounts.set(account.id, stored(account));
       if (mailRequest) mailRequests.set(mailRequest.id, { ...mailRequest, attempts: 0, leaseUntil: null });
       queueEmailVerified(null, user);
+      queueWebhookEvent("user.created", user);
       return user;
     },
     findUserById: async (id) => find((user) => user.id === id),
@@ -159,6 +178,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       users.set(id, updated);
       queueSessionOutbox(id, options?.revokeSessions);
       queueEmailVerified(user, updated);
+      queueWebhookEvent(userUpdateEventType(patch), updated);
       return copyUser(updated);
     },
     async markEmailVerified(id, email) {
@@ -168,6 +188,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       users.set(id, updated);
       queueSessionOutbox(id);
       queueEmailVerified(user, updated);
+      queueWebhookEvent("user.updated", updated);
       return copyUser(updated);
     },
     async listAccounts(userId) {
@@ -202,6 +223,8 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       deleteUserPasskeys(userId);
       deleteUserApiKeys(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
+      const deleted = users.get(userId);
+      if (deleted) queueWebhookEvent("user.deleted", deleted);
       users.delete(userId);
       lastSignIns.delete(userId);
       queueSessionOutbox(userId, true);

@@ -17,7 +17,7 @@ import type {
   UserRecord,
   VerificationRecord,
 } from "./identity-store.js";
-import { verifiesEmail } from "./identity-store.js";
+import { userUpdateEventType, verifiesEmail, type WebhookUserEventType, webhookUserPayload } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroPasskeyStore, PASSKEY_ENTITIES } from "./mikro-passkey-store.js";
 import { API_KEY_ENTITIES, mikroApiKeyStore } from "./mikro-api-key-store.js";
@@ -27,6 +27,12 @@ import { listUsersInSql } from "./mikro-user-query.js";
 import { queueSessionOutbox } from "./queue-session-outbox.js";
 import { queueUserEvent, readAddress, toUserEvent } from "./queue-user-event.js";
 import { nextUserUpdatedAtSql } from "./user-updated-at.js";
+
+/** Queues the user's webhook event with the user as stored now, read in the write's transaction; none when the user is gone. */
+async function queueWebhookUserEvent(em: EntityManager, userId: string, type: WebhookUserEventType, now: Date): Promise<void> {
+  const row = await em.findOne(UserEntity, { id: userId });
+  if (row) await queueUserEvent(em, userId, type, webhookUserPayload(toUser(row)), now);
+}
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -177,6 +183,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
           if (account) await em.insert(AccountEntity, accountRow(account));
           if (mailRequest) await em.insert(MailRequestEntity, mailRequestRow(mailRequest));
           if (verifiesEmail(null, user)) await queueUserEvent(em, user.id, "email-verified", { email: user.email }, now());
+          await queueUserEvent(em, user.id, "user.created", webhookUserPayload(user), now());
         });
         return user;
       } catch (error) {
@@ -241,6 +248,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
           if (count) await queueSessionOutbox(em, id, now(), options?.revokeSessions);
           const after = count && mayVerify ? await readAddress(em, store.dialect, id) : null;
           if (before && after && verifiesEmail(before, after)) await queueUserEvent(em, id, "email-verified", { email: after.email }, now());
+          if (count) await queueWebhookUserEvent(em, id, userUpdateEventType(patch), now());
           return count;
         });
         if (!changed) return null;
@@ -257,6 +265,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
         if (count === 1) {
           await queueSessionOutbox(em, id, now());
           await queueUserEvent(em, id, "email-verified", { email }, now());
+          await queueWebhookUserEvent(em, id, "user.updated", now());
         }
         return count;
       });
@@ -335,6 +344,8 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
         await em.nativeDelete(PasskeyChallengeEntity, { userId });
         await em.nativeDelete(ApiKeyEntity, { userId });
         await em.nativeDelete(AccountEntity, { userId });
+        // The user as it was, for the user.deleted webhook; read before the row goes.
+        await queueWebhookUserEvent(em, userId, "user.deleted", now());
         await em.nativeDelete(UserEntity, { id: userId });
         // Delivered as a deletion: the sessions end, the copy goes, the memberships go (session-outbox.ts).
         await queueSessionOutbox(em, userId, now(), true);

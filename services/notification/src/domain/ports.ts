@@ -1,7 +1,9 @@
 /** What the notification domain needs from outside itself: the outbox store, a mail transport, a clock. */
 import type { Logger } from "@auth-platform/runtime/log";
 import type { NotificationConfig } from "../config.js";
+import type { SecretBox } from "@auth-platform/runtime/secret-box";
 import type { NotificationStore } from "../store/notification-store.js";
+import type { WebhookSender } from "../transport/webhook-http.js";
 
 /** One message as handed to a transport. */
 export interface OutgoingMail {
@@ -45,4 +47,9 @@ export interface Registry {
   random: () => number;
   /** Wakes this process's delivery worker: a message was just queued. */
   wake: () => void;
+  /** Seals webhook signing secrets at rest (AUTH_SECRET-derived key, the endpoint id as associated data). */
+  webhookSecrets: SecretBox;
+  webhookSender: WebhookSender;
+  /** Wakes this process's webhook worker: a delivery was just queued. */
+  wakeWebhooks: () => void;
 }

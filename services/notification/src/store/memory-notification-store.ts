@@ -1,4 +1,5 @@
 /** The outbox in process memory: for unit tests of the domain, and the contract's reference backend. */
+import { createMemoryWebhookStore } from "./memory-webhook-store.js";
 import type { EraseOption, NotificationStore, OutboxRecord } from "./notification-store.js";
 
 const erased = (options?: EraseOption) => (options?.eraseContent ? { text: "", html: "", links: [] } : {});
@@ -6,6 +7,7 @@ const erased = (options?: EraseOption) => (options?.eraseContent ? { text: "", h
 export function createMemoryNotificationStore(): NotificationStore {
   const rows = new Map<string, OutboxRecord>();
   const slots = new Map<string, Date[]>();
+  const { clear: clearWebhooks, ...webhooks } = createMemoryWebhookStore();
   const copy = (row: OutboxRecord): OutboxRecord => ({ ...row, links: [...row.links] });
   const leaseFree = (row: OutboxRecord, now: Date) => row.leaseUntil === null || row.leaseUntil <= now;
   const owned = (id: string, owner: string) => {
@@ -13,6 +15,7 @@ export function createMemoryNotificationStore(): NotificationStore {
     return row && row.status === "pending" && row.leaseOwner === owner ? row : undefined;
   };
   return {
+    ...webhooks,
     async insert(message) {
       if (message.idempotencyKey) {
         for (const row of rows.values()) if (row.idempotencyKey === message.idempotencyKey) return { id: row.id, created: false };
@@ -93,6 +96,7 @@ export function createMemoryNotificationStore(): NotificationStore {
     async close() {
       rows.clear();
       slots.clear();
+      clearWebhooks();
     },
   };
 }

@@ -7,6 +7,7 @@ import { isUniqueViolation, openStore } from "@auth-platform/runtime/store";
 import type { TemplateName } from "../templates/index.js";
 import { OutboxMessageEntity, type OutboxMessageRow, RecipientSlotEntity } from "./entities.js";
 import { notificationMigrations } from "./migrations.js";
+import { mikroWebhookStore, WEBHOOK_ENTITIES } from "./mikro-webhook-store.js";
 import type { EraseOption, MessageStatus, NotificationStore, OutboxRecord } from "./notification-store.js";
 
 function toRecord(row: OutboxMessageRow): OutboxRecord {
@@ -34,8 +35,9 @@ const erased = (options?: EraseOption) => (options?.eraseContent ? { textBody: "
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 export async function openNotificationStore(url: string): Promise<NotificationStore> {
-  const store = await openStore({ url, entities: [OutboxMessageEntity, RecipientSlotEntity], migrations: notificationMigrations });
+  const store = await openStore({ url, entities: [OutboxMessageEntity, RecipientSlotEntity, ...WEBHOOK_ENTITIES], migrations: notificationMigrations });
   return {
+    ...mikroWebhookStore(store),
     async insert(message) {
       try {
         await store.em().insert(OutboxMessageEntity, {

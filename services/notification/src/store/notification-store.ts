@@ -4,6 +4,7 @@
  * replicas sharing the database.
  */
 import type { TemplateName } from "../templates/index.js";
+import type { WebhookStore } from "./webhook-store.js";
 
 export type MessageStatus = "pending" | "delivered" | "failed";
 
@@ -37,7 +38,8 @@ export interface EraseOption {
   eraseContent?: boolean;
 }
 
-export interface NotificationStore {
+/** The outbox, and the webhook tables beside it in the same database (webhook-store.ts). */
+export interface NotificationStore extends WebhookStore {
   /** Stores a pending message; when its idempotency key is taken, stores nothing and returns the first's id. */
   insert(message: NewOutboxMessage): Promise<{ id: string; created: boolean }>;
   findById(id: string): Promise<OutboxRecord | null>;

@@ -185,4 +185,8 @@ export default {
   USER_NOT_MEMBER_OF_ORGANIZATION: "Sie sind kein Mitglied der Organisation, der dieser API-Schlüssel gehört.",
   INSUFFICIENT_API_KEY_PERMISSIONS: "Sie dürfen die API-Schlüssel dieser Organisation nicht verwalten.",
   INVALID_API_KEY_PERMISSIONS: "Ungültige Berechtigungen für den API-Schlüssel.",
+  INVALID_WEBHOOK_URL: "Ungültige Webhook-URL.",
+  UNKNOWN_WEBHOOK_EVENT_TYPE: "Unbekannter Webhook-Ereignistyp.",
+  WEBHOOK_ENDPOINT_NOT_FOUND: "Webhook-Endpunkt nicht gefunden.",
+  WEBHOOK_DELIVERY_NOT_FOUND: "Webhook-Zustellung nicht gefunden.",
 } satisfies Catalogue["errors"];

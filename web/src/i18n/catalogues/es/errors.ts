@@ -185,4 +185,8 @@ export default {
   USER_NOT_MEMBER_OF_ORGANIZATION: "No eres miembro de la organización a la que pertenece esta clave de API.",
   INSUFFICIENT_API_KEY_PERMISSIONS: "No tienes permiso para gestionar las claves de API de esta organización.",
   INVALID_API_KEY_PERMISSIONS: "Permisos de clave de API no válidos.",
+  INVALID_WEBHOOK_URL: "URL de webhook no válida.",
+  UNKNOWN_WEBHOOK_EVENT_TYPE: "Tipo de evento de webhook desconocido.",
+  WEBHOOK_ENDPOINT_NOT_FOUND: "No se encontró el endpoint del webhook.",
+  WEBHOOK_DELIVERY_NOT_FOUND: "No se encontró la entrega del webhook.",
 } satisfies Catalogue["errors"];

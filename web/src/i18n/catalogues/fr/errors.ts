@@ -185,4 +185,8 @@ export default {
   USER_NOT_MEMBER_OF_ORGANIZATION: "Vous n'êtes pas membre de l'organisation à laquelle appartient cette clé d'API.",
   INSUFFICIENT_API_KEY_PERMISSIONS: "Vous n'êtes pas autorisé à gérer les clés d'API de cette organisation.",
   INVALID_API_KEY_PERMISSIONS: "Permissions de clé d'API invalides.",
+  INVALID_WEBHOOK_URL: "URL de webhook invalide.",
+  UNKNOWN_WEBHOOK_EVENT_TYPE: "Type d'événement de webhook inconnu.",
+  WEBHOOK_ENDPOINT_NOT_FOUND: "Point de terminaison de webhook introuvable.",
+  WEBHOOK_DELIVERY_NOT_FOUND: "Livraison de webhook introuvable.",
 } satisfies Catalogue["errors"];

@@ -23,6 +23,7 @@ import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Caller } from "../../common/v1/caller.js";
 import { User } from "../../common/v1/user.js";
 import { ListUsersRequest as ListUsersRequest1 } from "../../identity/v1/identity.js";
+import { WebhookDelivery, WebhookEndpoint } from "../../notification/v1/webhook.js";
 import { Session } from "../../session/v1/session.js";
 
 export const protobufPackage = "auth.admin.v1";
@@ -451,6 +452,158 @@ export interface ListRolesRequest {
 export interface ListRolesResponse {
   /** Role names; a user's role may be a comma-separated list of them. */
   roles: string[];
+}
+
+/** ListWebhookEndpointsRequest: every endpoint. */
+export interface ListWebhookEndpointsRequest {
+  /** The admin who asks. */
+  caller?: Caller | undefined;
+}
+
+/** ListWebhookEndpointsResponse: newest first, never a secret. */
+export interface ListWebhookEndpointsResponse {
+  /** The endpoints. */
+  endpoints: WebhookEndpoint[];
+}
+
+/** CreateWebhookEndpointRequest: a new endpoint. */
+export interface CreateWebhookEndpointRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** http(s) URL. */
+  url: string;
+  /** Subscribed event types. */
+  eventTypes: string[];
+  /** Operator's note. */
+  description: string;
+  /** Absent: enabled. */
+  enabled?: boolean | undefined;
+}
+
+/** CreateWebhookEndpointResponse: the endpoint and its secret, shown once. */
+export interface CreateWebhookEndpointResponse {
+  /** The endpoint. */
+  endpoint?:
+    | WebhookEndpoint
+    | undefined;
+  /** The signing secret (whsec_...). */
+  secret: string;
+}
+
+/** UpdateWebhookEndpointRequest: the fields set are changed. */
+export interface UpdateWebhookEndpointRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Endpoint id. */
+  id: string;
+  /** New URL. */
+  url?:
+    | string
+    | undefined;
+  /** New subscribed types, when update_event_types. */
+  eventTypes: string[];
+  /** Whether event_types is part of the change. */
+  updateEventTypes: boolean;
+  /** New note. */
+  description?:
+    | string
+    | undefined;
+  /** Enable or disable. */
+  enabled?: boolean | undefined;
+}
+
+/** UpdateWebhookEndpointResponse: the endpoint as changed. */
+export interface UpdateWebhookEndpointResponse {
+  /** The endpoint. */
+  endpoint?: WebhookEndpoint | undefined;
+}
+
+/** DeleteWebhookEndpointRequest: one endpoint. */
+export interface DeleteWebhookEndpointRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Endpoint id. */
+  id: string;
+}
+
+/** DeleteWebhookEndpointResponse: empty. */
+export interface DeleteWebhookEndpointResponse {
+}
+
+/** RotateWebhookSecretRequest: one endpoint. */
+export interface RotateWebhookSecretRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Endpoint id. */
+  id: string;
+}
+
+/** RotateWebhookSecretResponse: the endpoint and its new secret, shown once. */
+export interface RotateWebhookSecretResponse {
+  /** The endpoint. */
+  endpoint?:
+    | WebhookEndpoint
+    | undefined;
+  /** The signing secret (whsec_...). */
+  secret: string;
+}
+
+/** ListWebhookDeliveriesRequest: one endpoint's log. */
+export interface ListWebhookDeliveriesRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Endpoint id. */
+  endpointId: string;
+  /** At most this many (default 50, at most 200). */
+  limit: number;
+}
+
+/** ListWebhookDeliveriesResponse: newest first. */
+export interface ListWebhookDeliveriesResponse {
+  /** The deliveries. */
+  deliveries: WebhookDelivery[];
+}
+
+/** ResendWebhookDeliveryRequest: one delivery. */
+export interface ResendWebhookDeliveryRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Delivery id. */
+  id: string;
+}
+
+/** ResendWebhookDeliveryResponse: the delivery, pending again. */
+export interface ResendWebhookDeliveryResponse {
+  /** The delivery. */
+  delivery?: WebhookDelivery | undefined;
+}
+
+/** SendTestWebhookEventRequest: one endpoint. */
+export interface SendTestWebhookEventRequest {
+  /** The admin who asks. */
+  caller?:
+    | Caller
+    | undefined;
+  /** Endpoint id. */
+  id: string;
+}
+
+/** SendTestWebhookEventResponse: the test event's delivery. */
+export interface SendTestWebhookEventResponse {
+  /** The delivery. */
+  delivery?: WebhookDelivery | undefined;
 }
 
 function createBaseAuditEvent(): AuditEvent {
@@ -4244,6 +4397,1435 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
   },
 };
 
+function createBaseListWebhookEndpointsRequest(): ListWebhookEndpointsRequest {
+  return { caller: undefined };
+}
+
+export const ListWebhookEndpointsRequest: MessageFns<ListWebhookEndpointsRequest> = {
+  encode(message: ListWebhookEndpointsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookEndpointsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookEndpointsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookEndpointsRequest {
+    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+  },
+
+  toJSON(message: ListWebhookEndpointsRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookEndpointsRequest>, I>>(base?: I): ListWebhookEndpointsRequest {
+    return ListWebhookEndpointsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookEndpointsRequest>, I>>(object: I): ListWebhookEndpointsRequest {
+    const message = createBaseListWebhookEndpointsRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListWebhookEndpointsResponse(): ListWebhookEndpointsResponse {
+  return { endpoints: [] };
+}
+
+export const ListWebhookEndpointsResponse: MessageFns<ListWebhookEndpointsResponse> = {
+  encode(message: ListWebhookEndpointsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.endpoints) {
+      WebhookEndpoint.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookEndpointsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookEndpointsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoints.push(WebhookEndpoint.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookEndpointsResponse {
+    return {
+      endpoints: globalThis.Array.isArray(object?.endpoints)
+        ? object.endpoints.map((e: any) => WebhookEndpoint.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListWebhookEndpointsResponse): unknown {
+    const obj: any = {};
+    if (message.endpoints?.length) {
+      obj.endpoints = message.endpoints.map((e) => WebhookEndpoint.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookEndpointsResponse>, I>>(base?: I): ListWebhookEndpointsResponse {
+    return ListWebhookEndpointsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookEndpointsResponse>, I>>(object: I): ListWebhookEndpointsResponse {
+    const message = createBaseListWebhookEndpointsResponse();
+    message.endpoints = object.endpoints?.map((e) => WebhookEndpoint.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreateWebhookEndpointRequest(): CreateWebhookEndpointRequest {
+  return { caller: undefined, url: "", eventTypes: [], description: "", enabled: undefined };
+}
+
+export const CreateWebhookEndpointRequest: MessageFns<CreateWebhookEndpointRequest> = {
+  encode(message: CreateWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    for (const v of message.eventTypes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.enabled !== undefined) {
+      writer.uint32(40).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventTypes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWebhookEndpointRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      eventTypes: globalThis.Array.isArray(object?.eventTypes)
+        ? object.eventTypes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.event_types)
+        ? object.event_types.map((e: any) => globalThis.String(e))
+        : [],
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+    };
+  },
+
+  toJSON(message: CreateWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.eventTypes?.length) {
+      obj.eventTypes = message.eventTypes;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.enabled !== undefined) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateWebhookEndpointRequest>, I>>(base?: I): CreateWebhookEndpointRequest {
+    return CreateWebhookEndpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateWebhookEndpointRequest>, I>>(object: I): CreateWebhookEndpointRequest {
+    const message = createBaseCreateWebhookEndpointRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.url = object.url ?? "";
+    message.eventTypes = object.eventTypes?.map((e) => e) || [];
+    message.description = object.description ?? "";
+    message.enabled = object.enabled ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWebhookEndpointResponse(): CreateWebhookEndpointResponse {
+  return { endpoint: undefined, secret: "" };
+}
+
+export const CreateWebhookEndpointResponse: MessageFns<CreateWebhookEndpointResponse> = {
+  encode(message: CreateWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWebhookEndpointResponse {
+    return {
+      endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+    };
+  },
+
+  toJSON(message: CreateWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateWebhookEndpointResponse>, I>>(base?: I): CreateWebhookEndpointResponse {
+    return CreateWebhookEndpointResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateWebhookEndpointResponse>, I>>(
+    object: I,
+  ): CreateWebhookEndpointResponse {
+    const message = createBaseCreateWebhookEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    message.secret = object.secret ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateWebhookEndpointRequest(): UpdateWebhookEndpointRequest {
+  return {
+    caller: undefined,
+    id: "",
+    url: undefined,
+    eventTypes: [],
+    updateEventTypes: false,
+    description: undefined,
+    enabled: undefined,
+  };
+}
+
+export const UpdateWebhookEndpointRequest: MessageFns<UpdateWebhookEndpointRequest> = {
+  encode(message: UpdateWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.url !== undefined) {
+      writer.uint32(26).string(message.url);
+    }
+    for (const v of message.eventTypes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.updateEventTypes !== false) {
+      writer.uint32(40).bool(message.updateEventTypes);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(50).string(message.description);
+    }
+    if (message.enabled !== undefined) {
+      writer.uint32(56).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.eventTypes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.updateEventTypes = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWebhookEndpointRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : undefined,
+      eventTypes: globalThis.Array.isArray(object?.eventTypes)
+        ? object.eventTypes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.event_types)
+        ? object.event_types.map((e: any) => globalThis.String(e))
+        : [],
+      updateEventTypes: isSet(object.updateEventTypes)
+        ? globalThis.Boolean(object.updateEventTypes)
+        : isSet(object.update_event_types)
+        ? globalThis.Boolean(object.update_event_types)
+        : false,
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.url !== undefined) {
+      obj.url = message.url;
+    }
+    if (message.eventTypes?.length) {
+      obj.eventTypes = message.eventTypes;
+    }
+    if (message.updateEventTypes !== false) {
+      obj.updateEventTypes = message.updateEventTypes;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.enabled !== undefined) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateWebhookEndpointRequest>, I>>(base?: I): UpdateWebhookEndpointRequest {
+    return UpdateWebhookEndpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateWebhookEndpointRequest>, I>>(object: I): UpdateWebhookEndpointRequest {
+    const message = createBaseUpdateWebhookEndpointRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    message.url = object.url ?? undefined;
+    message.eventTypes = object.eventTypes?.map((e) => e) || [];
+    message.updateEventTypes = object.updateEventTypes ?? false;
+    message.description = object.description ?? undefined;
+    message.enabled = object.enabled ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWebhookEndpointResponse(): UpdateWebhookEndpointResponse {
+  return { endpoint: undefined };
+}
+
+export const UpdateWebhookEndpointResponse: MessageFns<UpdateWebhookEndpointResponse> = {
+  encode(message: UpdateWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWebhookEndpointResponse {
+    return { endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined };
+  },
+
+  toJSON(message: UpdateWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateWebhookEndpointResponse>, I>>(base?: I): UpdateWebhookEndpointResponse {
+    return UpdateWebhookEndpointResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateWebhookEndpointResponse>, I>>(
+    object: I,
+  ): UpdateWebhookEndpointResponse {
+    const message = createBaseUpdateWebhookEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWebhookEndpointRequest(): DeleteWebhookEndpointRequest {
+  return { caller: undefined, id: "" };
+}
+
+export const DeleteWebhookEndpointRequest: MessageFns<DeleteWebhookEndpointRequest> = {
+  encode(message: DeleteWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWebhookEndpointRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DeleteWebhookEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteWebhookEndpointRequest>, I>>(base?: I): DeleteWebhookEndpointRequest {
+    return DeleteWebhookEndpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteWebhookEndpointRequest>, I>>(object: I): DeleteWebhookEndpointRequest {
+    const message = createBaseDeleteWebhookEndpointRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteWebhookEndpointResponse(): DeleteWebhookEndpointResponse {
+  return {};
+}
+
+export const DeleteWebhookEndpointResponse: MessageFns<DeleteWebhookEndpointResponse> = {
+  encode(_: DeleteWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteWebhookEndpointResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteWebhookEndpointResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteWebhookEndpointResponse>, I>>(base?: I): DeleteWebhookEndpointResponse {
+    return DeleteWebhookEndpointResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteWebhookEndpointResponse>, I>>(_: I): DeleteWebhookEndpointResponse {
+    const message = createBaseDeleteWebhookEndpointResponse();
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretRequest(): RotateWebhookSecretRequest {
+  return { caller: undefined, id: "" };
+}
+
+export const RotateWebhookSecretRequest: MessageFns<RotateWebhookSecretRequest> = {
+  encode(message: RotateWebhookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateWebhookSecretRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: RotateWebhookSecretRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateWebhookSecretRequest>, I>>(base?: I): RotateWebhookSecretRequest {
+    return RotateWebhookSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateWebhookSecretRequest>, I>>(object: I): RotateWebhookSecretRequest {
+    const message = createBaseRotateWebhookSecretRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretResponse(): RotateWebhookSecretResponse {
+  return { endpoint: undefined, secret: "" };
+}
+
+export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse> = {
+  encode(message: RotateWebhookSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      WebhookEndpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = WebhookEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateWebhookSecretResponse {
+    return {
+      endpoint: isSet(object.endpoint) ? WebhookEndpoint.fromJSON(object.endpoint) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+    };
+  },
+
+  toJSON(message: RotateWebhookSecretResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = WebhookEndpoint.toJSON(message.endpoint);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateWebhookSecretResponse>, I>>(base?: I): RotateWebhookSecretResponse {
+    return RotateWebhookSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateWebhookSecretResponse>, I>>(object: I): RotateWebhookSecretResponse {
+    const message = createBaseRotateWebhookSecretResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? WebhookEndpoint.fromPartial(object.endpoint)
+      : undefined;
+    message.secret = object.secret ?? "";
+    return message;
+  },
+};
+
+function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest {
+  return { caller: undefined, endpointId: "", limit: 0 };
+}
+
+export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesRequest> = {
+  encode(message: ListWebhookDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(18).string(message.endpointId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookDeliveriesRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListWebhookDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookDeliveriesRequest>, I>>(base?: I): ListWebhookDeliveriesRequest {
+    return ListWebhookDeliveriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookDeliveriesRequest>, I>>(object: I): ListWebhookDeliveriesRequest {
+    const message = createBaseListWebhookDeliveriesRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.endpointId = object.endpointId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
+  return { deliveries: [] };
+}
+
+export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
+  encode(message: ListWebhookDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.deliveries) {
+      WebhookDelivery.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveries.push(WebhookDelivery.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWebhookDeliveriesResponse {
+    return {
+      deliveries: globalThis.Array.isArray(object?.deliveries)
+        ? object.deliveries.map((e: any) => WebhookDelivery.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListWebhookDeliveriesResponse): unknown {
+    const obj: any = {};
+    if (message.deliveries?.length) {
+      obj.deliveries = message.deliveries.map((e) => WebhookDelivery.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookDeliveriesResponse>, I>>(base?: I): ListWebhookDeliveriesResponse {
+    return ListWebhookDeliveriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookDeliveriesResponse>, I>>(
+    object: I,
+  ): ListWebhookDeliveriesResponse {
+    const message = createBaseListWebhookDeliveriesResponse();
+    message.deliveries = object.deliveries?.map((e) => WebhookDelivery.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseResendWebhookDeliveryRequest(): ResendWebhookDeliveryRequest {
+  return { caller: undefined, id: "" };
+}
+
+export const ResendWebhookDeliveryRequest: MessageFns<ResendWebhookDeliveryRequest> = {
+  encode(message: ResendWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendWebhookDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendWebhookDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResendWebhookDeliveryRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: ResendWebhookDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResendWebhookDeliveryRequest>, I>>(base?: I): ResendWebhookDeliveryRequest {
+    return ResendWebhookDeliveryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResendWebhookDeliveryRequest>, I>>(object: I): ResendWebhookDeliveryRequest {
+    const message = createBaseResendWebhookDeliveryRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseResendWebhookDeliveryResponse(): ResendWebhookDeliveryResponse {
+  return { delivery: undefined };
+}
+
+export const ResendWebhookDeliveryResponse: MessageFns<ResendWebhookDeliveryResponse> = {
+  encode(message: ResendWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      WebhookDelivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendWebhookDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendWebhookDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = WebhookDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResendWebhookDeliveryResponse {
+    return { delivery: isSet(object.delivery) ? WebhookDelivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: ResendWebhookDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = WebhookDelivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResendWebhookDeliveryResponse>, I>>(base?: I): ResendWebhookDeliveryResponse {
+    return ResendWebhookDeliveryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResendWebhookDeliveryResponse>, I>>(
+    object: I,
+  ): ResendWebhookDeliveryResponse {
+    const message = createBaseResendWebhookDeliveryResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? WebhookDelivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSendTestWebhookEventRequest(): SendTestWebhookEventRequest {
+  return { caller: undefined, id: "" };
+}
+
+export const SendTestWebhookEventRequest: MessageFns<SendTestWebhookEventRequest> = {
+  encode(message: SendTestWebhookEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestWebhookEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestWebhookEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = Caller.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestWebhookEventRequest {
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: SendTestWebhookEventRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTestWebhookEventRequest>, I>>(base?: I): SendTestWebhookEventRequest {
+    return SendTestWebhookEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTestWebhookEventRequest>, I>>(object: I): SendTestWebhookEventRequest {
+    const message = createBaseSendTestWebhookEventRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? Caller.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseSendTestWebhookEventResponse(): SendTestWebhookEventResponse {
+  return { delivery: undefined };
+}
+
+export const SendTestWebhookEventResponse: MessageFns<SendTestWebhookEventResponse> = {
+  encode(message: SendTestWebhookEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      WebhookDelivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestWebhookEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestWebhookEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = WebhookDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestWebhookEventResponse {
+    return { delivery: isSet(object.delivery) ? WebhookDelivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: SendTestWebhookEventResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = WebhookDelivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTestWebhookEventResponse>, I>>(base?: I): SendTestWebhookEventResponse {
+    return SendTestWebhookEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTestWebhookEventResponse>, I>>(object: I): SendTestWebhookEventResponse {
+    const message = createBaseSendTestWebhookEventResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? WebhookDelivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Admin orchestrates identity and session for the admin area and owns the audit log. Every admin RPC takes
  * the caller (auth.common.v1.Caller, asserted by the gateway); the caller's role must hold one of the
@@ -4496,6 +6078,107 @@ export const AdminServiceService = {
     responseSerialize: (value: ListRolesResponse): Buffer => Buffer.from(ListRolesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRolesResponse => ListRolesResponse.decode(value),
   },
+  /**
+   * Webhooks (docs/http-api/webhooks.md): the notification service's WebhookService for an admin, each
+   * change recorded in the audit log. Errors: as the notification service answers them
+   * (INVALID_WEBHOOK_URL, UNKNOWN_WEBHOOK_EVENT_TYPE, WEBHOOK_ENDPOINT_NOT_FOUND, WEBHOOK_DELIVERY_NOT_FOUND,
+   * VALIDATION_ERROR).
+   */
+  listWebhookEndpoints: {
+    path: "/auth.admin.v1.AdminService/ListWebhookEndpoints" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWebhookEndpointsRequest): Buffer =>
+      Buffer.from(ListWebhookEndpointsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWebhookEndpointsRequest => ListWebhookEndpointsRequest.decode(value),
+    responseSerialize: (value: ListWebhookEndpointsResponse): Buffer =>
+      Buffer.from(ListWebhookEndpointsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWebhookEndpointsResponse => ListWebhookEndpointsResponse.decode(value),
+  },
+  /** CreateWebhookEndpoint answers the endpoint with its secret, shown this once. */
+  createWebhookEndpoint: {
+    path: "/auth.admin.v1.AdminService/CreateWebhookEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateWebhookEndpointRequest): Buffer =>
+      Buffer.from(CreateWebhookEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateWebhookEndpointRequest => CreateWebhookEndpointRequest.decode(value),
+    responseSerialize: (value: CreateWebhookEndpointResponse): Buffer =>
+      Buffer.from(CreateWebhookEndpointResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateWebhookEndpointResponse => CreateWebhookEndpointResponse.decode(value),
+  },
+  /** UpdateWebhookEndpoint changes the fields set. */
+  updateWebhookEndpoint: {
+    path: "/auth.admin.v1.AdminService/UpdateWebhookEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateWebhookEndpointRequest): Buffer =>
+      Buffer.from(UpdateWebhookEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateWebhookEndpointRequest => UpdateWebhookEndpointRequest.decode(value),
+    responseSerialize: (value: UpdateWebhookEndpointResponse): Buffer =>
+      Buffer.from(UpdateWebhookEndpointResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateWebhookEndpointResponse => UpdateWebhookEndpointResponse.decode(value),
+  },
+  /** DeleteWebhookEndpoint removes the endpoint and its delivery log. */
+  deleteWebhookEndpoint: {
+    path: "/auth.admin.v1.AdminService/DeleteWebhookEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteWebhookEndpointRequest): Buffer =>
+      Buffer.from(DeleteWebhookEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteWebhookEndpointRequest => DeleteWebhookEndpointRequest.decode(value),
+    responseSerialize: (value: DeleteWebhookEndpointResponse): Buffer =>
+      Buffer.from(DeleteWebhookEndpointResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteWebhookEndpointResponse => DeleteWebhookEndpointResponse.decode(value),
+  },
+  /** RotateWebhookSecret answers the new secret, shown this once. */
+  rotateWebhookSecret: {
+    path: "/auth.admin.v1.AdminService/RotateWebhookSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateWebhookSecretRequest): Buffer =>
+      Buffer.from(RotateWebhookSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateWebhookSecretRequest => RotateWebhookSecretRequest.decode(value),
+    responseSerialize: (value: RotateWebhookSecretResponse): Buffer =>
+      Buffer.from(RotateWebhookSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateWebhookSecretResponse => RotateWebhookSecretResponse.decode(value),
+  },
+  /** ListWebhookDeliveries: one endpoint's delivery log, newest first. */
+  listWebhookDeliveries: {
+    path: "/auth.admin.v1.AdminService/ListWebhookDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWebhookDeliveriesRequest): Buffer =>
+      Buffer.from(ListWebhookDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWebhookDeliveriesRequest => ListWebhookDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListWebhookDeliveriesResponse): Buffer =>
+      Buffer.from(ListWebhookDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
+  },
+  /** ResendWebhookDelivery queues a delivered or dead-lettered delivery again. */
+  resendWebhookDelivery: {
+    path: "/auth.admin.v1.AdminService/ResendWebhookDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResendWebhookDeliveryRequest): Buffer =>
+      Buffer.from(ResendWebhookDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResendWebhookDeliveryRequest => ResendWebhookDeliveryRequest.decode(value),
+    responseSerialize: (value: ResendWebhookDeliveryResponse): Buffer =>
+      Buffer.from(ResendWebhookDeliveryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResendWebhookDeliveryResponse => ResendWebhookDeliveryResponse.decode(value),
+  },
+  /** SendTestWebhookEvent queues a webhook.test event to one endpoint. */
+  sendTestWebhookEvent: {
+    path: "/auth.admin.v1.AdminService/SendTestWebhookEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendTestWebhookEventRequest): Buffer =>
+      Buffer.from(SendTestWebhookEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendTestWebhookEventRequest => SendTestWebhookEventRequest.decode(value),
+    responseSerialize: (value: SendTestWebhookEventResponse): Buffer =>
+      Buffer.from(SendTestWebhookEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendTestWebhookEventResponse => SendTestWebhookEventResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -4576,6 +6259,27 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * area offers them as choices. Errors: none (the caller must be an admin).
    */
   listRoles: handleUnaryCall<ListRolesRequest, ListRolesResponse>;
+  /**
+   * Webhooks (docs/http-api/webhooks.md): the notification service's WebhookService for an admin, each
+   * change recorded in the audit log. Errors: as the notification service answers them
+   * (INVALID_WEBHOOK_URL, UNKNOWN_WEBHOOK_EVENT_TYPE, WEBHOOK_ENDPOINT_NOT_FOUND, WEBHOOK_DELIVERY_NOT_FOUND,
+   * VALIDATION_ERROR).
+   */
+  listWebhookEndpoints: handleUnaryCall<ListWebhookEndpointsRequest, ListWebhookEndpointsResponse>;
+  /** CreateWebhookEndpoint answers the endpoint with its secret, shown this once. */
+  createWebhookEndpoint: handleUnaryCall<CreateWebhookEndpointRequest, CreateWebhookEndpointResponse>;
+  /** UpdateWebhookEndpoint changes the fields set. */
+  updateWebhookEndpoint: handleUnaryCall<UpdateWebhookEndpointRequest, UpdateWebhookEndpointResponse>;
+  /** DeleteWebhookEndpoint removes the endpoint and its delivery log. */
+  deleteWebhookEndpoint: handleUnaryCall<DeleteWebhookEndpointRequest, DeleteWebhookEndpointResponse>;
+  /** RotateWebhookSecret answers the new secret, shown this once. */
+  rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
+  /** ListWebhookDeliveries: one endpoint's delivery log, newest first. */
+  listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
+  /** ResendWebhookDelivery queues a delivered or dead-lettered delivery again. */
+  resendWebhookDelivery: handleUnaryCall<ResendWebhookDeliveryRequest, ResendWebhookDeliveryResponse>;
+  /** SendTestWebhookEvent queues a webhook.test event to one endpoint. */
+  sendTestWebhookEvent: handleUnaryCall<SendTestWebhookEventRequest, SendTestWebhookEventResponse>;
 }
 
 export interface AdminServiceClient extends Client1 {
@@ -4921,6 +6625,139 @@ export interface AdminServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Webhooks (docs/http-api/webhooks.md): the notification service's WebhookService for an admin, each
+   * change recorded in the audit log. Errors: as the notification service answers them
+   * (INVALID_WEBHOOK_URL, UNKNOWN_WEBHOOK_EVENT_TYPE, WEBHOOK_ENDPOINT_NOT_FOUND, WEBHOOK_DELIVERY_NOT_FOUND,
+   * VALIDATION_ERROR).
+   */
+  listWebhookEndpoints(
+    request: ListWebhookEndpointsRequest,
+    callback: (error: ServiceError | null, response: ListWebhookEndpointsResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookEndpoints(
+    request: ListWebhookEndpointsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWebhookEndpointsResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookEndpoints(
+    request: ListWebhookEndpointsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWebhookEndpointsResponse) => void,
+  ): ClientUnaryCall;
+  /** CreateWebhookEndpoint answers the endpoint with its secret, shown this once. */
+  createWebhookEndpoint(
+    request: CreateWebhookEndpointRequest,
+    callback: (error: ServiceError | null, response: CreateWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  createWebhookEndpoint(
+    request: CreateWebhookEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  createWebhookEndpoint(
+    request: CreateWebhookEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  /** UpdateWebhookEndpoint changes the fields set. */
+  updateWebhookEndpoint(
+    request: UpdateWebhookEndpointRequest,
+    callback: (error: ServiceError | null, response: UpdateWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  updateWebhookEndpoint(
+    request: UpdateWebhookEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  updateWebhookEndpoint(
+    request: UpdateWebhookEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  /** DeleteWebhookEndpoint removes the endpoint and its delivery log. */
+  deleteWebhookEndpoint(
+    request: DeleteWebhookEndpointRequest,
+    callback: (error: ServiceError | null, response: DeleteWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  deleteWebhookEndpoint(
+    request: DeleteWebhookEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  deleteWebhookEndpoint(
+    request: DeleteWebhookEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  /** RotateWebhookSecret answers the new secret, shown this once. */
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  /** ListWebhookDeliveries: one endpoint's delivery log, newest first. */
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  /** ResendWebhookDelivery queues a delivered or dead-lettered delivery again. */
+  resendWebhookDelivery(
+    request: ResendWebhookDeliveryRequest,
+    callback: (error: ServiceError | null, response: ResendWebhookDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  resendWebhookDelivery(
+    request: ResendWebhookDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResendWebhookDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  resendWebhookDelivery(
+    request: ResendWebhookDeliveryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResendWebhookDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  /** SendTestWebhookEvent queues a webhook.test event to one endpoint. */
+  sendTestWebhookEvent(
+    request: SendTestWebhookEventRequest,
+    callback: (error: ServiceError | null, response: SendTestWebhookEventResponse) => void,
+  ): ClientUnaryCall;
+  sendTestWebhookEvent(
+    request: SendTestWebhookEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendTestWebhookEventResponse) => void,
+  ): ClientUnaryCall;
+  sendTestWebhookEvent(
+    request: SendTestWebhookEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendTestWebhookEventResponse) => void,
   ): ClientUnaryCall;
 }
 
