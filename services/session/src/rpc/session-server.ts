@@ -48,8 +48,9 @@ export const SESSION_ACCESS: AccessTable = {
   ClearActiveOrganization: ["organization"],
   SetActiveTeam: ["organization"],
   ClearActiveTeam: ["organization"],
-  // The gateway's own session cache (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
-  WatchSessionEvents: ["gateway"],
+  // The gateway's session memory and internal services' caches (@auth-platform/node), under the same acks and
+  // leases (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md, 0078-internal-services-watch-revocations.md).
+  WatchSessionEvents: ["gateway", "internal-client"],
 };
 
 /**
@@ -87,6 +88,7 @@ export function sessionService(registry: Registry & { events: SessionEventHub },
         ...userFields(toUserMessage(found.cached.user)),
         refreshed: found.refreshed,
         refreshAt: new Date(found.cached.refreshAt),
+        tokenLookup: registry.tokens.lookup(req.token),
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({

@@ -217,7 +217,14 @@ export interface GetSessionResponse {
   /** True when this call extended the session, so the caller reissues its cookie. */
   refreshed: boolean;
   /** When a read should next extend the session (past expires_at: never); absent with the session. */
-  refreshAt?: Date | undefined;
+  refreshAt?:
+    | Date
+    | undefined;
+  /**
+   * The token's lookup hash (runtime/session-token.ts), set with the session: the name WatchSessionEvents
+   * gives it, so a watcher without AUTH_SECRET can match events to what it holds. Not a credential.
+   */
+  tokenLookup?: string | undefined;
 }
 
 export interface ListSessionsRequest {
@@ -426,7 +433,7 @@ export interface WatchSessionEventsRequest {
 }
 
 export interface WatchHello {
-  /** The watcher's instance (a gateway process), for the logs. */
+  /** The watcher's instance (a gateway or internal service process), for the logs. */
   watcherId: string;
   /** True: every change waits for this watcher's ack (or its lease to run out) before it answers. */
   acknowledges: boolean;
@@ -1603,7 +1610,14 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
 };
 
 function createBaseGetSessionResponse(): GetSessionResponse {
-  return { session: undefined, user: undefined, sessionUser: undefined, refreshed: false, refreshAt: undefined };
+  return {
+    session: undefined,
+    user: undefined,
+    sessionUser: undefined,
+    refreshed: false,
+    refreshAt: undefined,
+    tokenLookup: undefined,
+  };
 }
 
 export const GetSessionResponse: MessageFns<GetSessionResponse> = {
@@ -1622,6 +1636,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     }
     if (message.refreshAt !== undefined) {
       Timestamp.encode(toTimestamp(message.refreshAt), writer.uint32(42).fork()).join();
+    }
+    if (message.tokenLookup !== undefined) {
+      writer.uint32(50).string(message.tokenLookup);
     }
     return writer;
   },
@@ -1679,6 +1696,14 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
             message.refreshAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tokenLookup = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1706,6 +1731,11 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
         : isSet(object.refresh_at)
         ? fromJsonTimestamp(object.refresh_at)
         : undefined,
+      tokenLookup: isSet(object.tokenLookup)
+        ? globalThis.String(object.tokenLookup)
+        : isSet(object.token_lookup)
+        ? globalThis.String(object.token_lookup)
+        : undefined,
     };
   },
 
@@ -1726,6 +1756,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     if (message.refreshAt !== undefined) {
       obj.refreshAt = message.refreshAt.toISOString();
     }
+    if (message.tokenLookup !== undefined) {
+      obj.tokenLookup = message.tokenLookup;
+    }
     return obj;
   },
 
@@ -1743,6 +1776,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       : undefined;
     message.refreshed = object.refreshed ?? false;
     message.refreshAt = object.refreshAt ?? undefined;
+    message.tokenLookup = object.tokenLookup ?? undefined;
     return message;
   },
 };
@@ -4756,7 +4790,8 @@ export const SessionServiceService = {
    * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
    * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
    * what it holds until its own clock, when it sent ping n, plus lease_ms
-   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md); gateways and internal services watch it
+   * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents: {
     path: "/auth.session.v1.SessionService/WatchSessionEvents" as const,
@@ -4860,7 +4895,8 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
    * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
    * what it holds until its own clock, when it sent ping n, plus lease_ms
-   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md); gateways and internal services watch it
+   * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents: handleBidiStreamingCall<WatchSessionEventsRequest, WatchSessionEventsResponse>;
 }
@@ -5150,7 +5186,8 @@ export interface SessionServiceClient extends Client {
    * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
    * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
    * what it holds until its own clock, when it sent ping n, plus lease_ms
-   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md); gateways and internal services watch it
+   * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents(): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
   watchSessionEvents(
