@@ -120,6 +120,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     SetActiveTeam: ["organization"],
     ClearActiveTeam: ["organization"],
     WatchSessionEvents: ["gateway", "internal-client"],
+    WatchUserEvents: ["gateway", "internal-client"],
   },
   notification: {
     SendEmail: ["identity", "organization"],
@@ -340,6 +341,19 @@ function rawCall(target: grpc.Client, service: Service, rpc: string, request?: o
     return new Promise((resolve) =>
       stream.on("status", (status: grpc.StatusObject) => resolve({ code: status.code, errorCode: status.metadata.get(ERROR_CODE_KEY)[0] as string | undefined })),
     );
+  }
+  if (method.responseStream) {
+    // A server stream: opened, answered with its headers (allowed) or its status (refused), then cancelled.
+    const open = (target as unknown as Record<string, (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<unknown>>)[key]!;
+    const stream = open.call(target, { ...method.requestDeserialize(Buffer.alloc(0)), ...request }, new grpc.Metadata(), { deadline: Date.now() + 5_000 });
+    stream.on("error", () => undefined);
+    return new Promise((resolve) => {
+      stream.once("metadata", () => {
+        resolve({ code: grpc.status.OK });
+        stream.cancel();
+      });
+      stream.on("status", (status: grpc.StatusObject) => resolve({ code: status.code, errorCode: status.metadata.get(ERROR_CODE_KEY)[0] as string | undefined }));
+    });
   }
   const fn = (target as unknown as Record<string, RawMethod>)[key]!;
   return new Promise((resolve) =>

@@ -14,6 +14,7 @@ import { createMemorySessionStore } from "../src/store/memory-session-store.js";
 import { cacheLease, type CacheLease } from "../src/domain/cache-lease.js";
 import type { Registry } from "../src/domain/ports.js";
 import type { SessionEvent } from "../src/domain/session-events.js";
+import type { UserEvent } from "../src/domain/user-events.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 
@@ -87,6 +88,8 @@ export interface TestRegistry extends Registry {
   clock: TestClock;
   /** Every event the domain published, in order. */
   events: Registry["events"] & { published: SessionEvent[] };
+  /** Every user event the domain published, in order. */
+  userEvents: Registry["userEvents"] & { published: UserEvent[] };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -112,6 +115,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     lease,
     clock,
     events: eventLog(),
+    userEvents: userEventLog(),
     log: silent,
     now,
   };
@@ -172,4 +176,9 @@ export function holdNext<K extends "findUser" | "extend" | "putUser" | "listPend
     return result;
   };
   return { reached: inside, release };
+}
+
+function userEventLog(): TestRegistry["userEvents"] {
+  const published: UserEvent[] = [];
+  return { published, publish: (events) => void published.push(...events) };
 }

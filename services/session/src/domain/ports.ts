@@ -8,6 +8,7 @@ import type { SessionConfig } from "../config.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { CacheLease } from "./cache-lease.js";
 import type { SessionEventHub } from "./session-events.js";
+import type { UserEventHub } from "./user-events.js";
 
 export interface Registry {
   config: SessionConfig;
@@ -26,6 +27,8 @@ export interface Registry {
   lease: Pick<CacheLease, "waitOut" | "staleServingUntil" | "forbidStaleServing">;
   /** The watchers of this replica's changes (the gateways' caches): every change publishes to them before it answers. */
   events: Pick<SessionEventHub, "publish">;
+  /** The watchers of what happens to users (WatchUserEvents), on every replica. */
+  userEvents: Pick<UserEventHub, "publish">;
   now: () => Date;
   log: Logger;
 }

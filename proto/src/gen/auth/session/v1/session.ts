@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -28,6 +30,64 @@ import { User } from "../../common/v1/user.js";
 export const protobufPackage = "auth.session.v1";
 
 export const protobufFileName = "auth/session/v1/session.proto";
+
+export enum UserEventKind {
+  USER_EVENT_KIND_UNSPECIFIED = 0,
+  /** USER_EVENT_KIND_UPDATED - A profile field, a verified address, two-factor, ... (not one of the kinds below). */
+  USER_EVENT_KIND_UPDATED = 1,
+  USER_EVENT_KIND_BANNED = 2,
+  USER_EVENT_KIND_UNBANNED = 3,
+  USER_EVENT_KIND_ROLE_CHANGED = 4,
+  USER_EVENT_KIND_DELETED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function userEventKindFromJSON(object: any): UserEventKind {
+  switch (object) {
+    case 0:
+    case "USER_EVENT_KIND_UNSPECIFIED":
+      return UserEventKind.USER_EVENT_KIND_UNSPECIFIED;
+    case 1:
+    case "USER_EVENT_KIND_UPDATED":
+      return UserEventKind.USER_EVENT_KIND_UPDATED;
+    case 2:
+    case "USER_EVENT_KIND_BANNED":
+      return UserEventKind.USER_EVENT_KIND_BANNED;
+    case 3:
+    case "USER_EVENT_KIND_UNBANNED":
+      return UserEventKind.USER_EVENT_KIND_UNBANNED;
+    case 4:
+    case "USER_EVENT_KIND_ROLE_CHANGED":
+      return UserEventKind.USER_EVENT_KIND_ROLE_CHANGED;
+    case 5:
+    case "USER_EVENT_KIND_DELETED":
+      return UserEventKind.USER_EVENT_KIND_DELETED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UserEventKind.UNRECOGNIZED;
+  }
+}
+
+export function userEventKindToJSON(object: UserEventKind): string {
+  switch (object) {
+    case UserEventKind.USER_EVENT_KIND_UNSPECIFIED:
+      return "USER_EVENT_KIND_UNSPECIFIED";
+    case UserEventKind.USER_EVENT_KIND_UPDATED:
+      return "USER_EVENT_KIND_UPDATED";
+    case UserEventKind.USER_EVENT_KIND_BANNED:
+      return "USER_EVENT_KIND_BANNED";
+    case UserEventKind.USER_EVENT_KIND_UNBANNED:
+      return "USER_EVENT_KIND_UNBANNED";
+    case UserEventKind.USER_EVENT_KIND_ROLE_CHANGED:
+      return "USER_EVENT_KIND_ROLE_CHANGED";
+    case UserEventKind.USER_EVENT_KIND_DELETED:
+      return "USER_EVENT_KIND_DELETED";
+    case UserEventKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /** Session is one signed-in device. */
 export interface Session {
@@ -485,6 +545,19 @@ export interface WatchLease {
   n: string;
   /** The lease's length, counted by the watcher from when it sent that ping. */
   leaseMs: number;
+}
+
+export interface WatchUserEventsRequest {
+  /** The watcher's instance, for the logs. */
+  watcherId: string;
+}
+
+/** One change of one user. */
+export interface WatchUserEventsResponse {
+  userId: string;
+  kind: UserEventKind;
+  /** When the session service applied it. */
+  occurredAt?: Date | undefined;
 }
 
 function createBaseSession(): Session {
@@ -4564,6 +4637,188 @@ export const WatchLease: MessageFns<WatchLease> = {
   },
 };
 
+function createBaseWatchUserEventsRequest(): WatchUserEventsRequest {
+  return { watcherId: "" };
+}
+
+export const WatchUserEventsRequest: MessageFns<WatchUserEventsRequest> = {
+  encode(message: WatchUserEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.watcherId !== "") {
+      writer.uint32(10).string(message.watcherId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchUserEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchUserEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.watcherId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchUserEventsRequest {
+    return {
+      watcherId: isSet(object.watcherId)
+        ? globalThis.String(object.watcherId)
+        : isSet(object.watcher_id)
+        ? globalThis.String(object.watcher_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WatchUserEventsRequest): unknown {
+    const obj: any = {};
+    if (message.watcherId !== "") {
+      obj.watcherId = message.watcherId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchUserEventsRequest>, I>>(base?: I): WatchUserEventsRequest {
+    return WatchUserEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchUserEventsRequest>, I>>(object: I): WatchUserEventsRequest {
+    const message = createBaseWatchUserEventsRequest();
+    message.watcherId = object.watcherId ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchUserEventsResponse(): WatchUserEventsResponse {
+  return { userId: "", kind: 0, occurredAt: undefined };
+}
+
+export const WatchUserEventsResponse: MessageFns<WatchUserEventsResponse> = {
+  encode(message: WatchUserEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchUserEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchUserEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchUserEventsResponse {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? userEventKindFromJSON(object.kind) : 0,
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchUserEventsResponse): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = userEventKindToJSON(message.kind);
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchUserEventsResponse>, I>>(base?: I): WatchUserEventsResponse {
+    return WatchUserEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchUserEventsResponse>, I>>(object: I): WatchUserEventsResponse {
+    const message = createBaseWatchUserEventsResponse();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.occurredAt = object.occurredAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * Session owns sessions and the session cache. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -4804,6 +5059,25 @@ export const SessionServiceService = {
       Buffer.from(WatchSessionEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchSessionEventsResponse => WatchSessionEventsResponse.decode(value),
   },
+  /**
+   * WatchUserEvents streams what happens to users as this service applies it (a ban, an unban, a role
+   * change, another update, a deletion, learnt from identity), from every replica: a user id and what
+   * happened, never a field of the user nor a credential. No acks and no lease: a change does not wait for
+   * these watchers (the sessions it ends or alters go through WatchSessionEvents, which it waits for), and a
+   * watcher that lost its stream may have missed events
+   * (docs/adr/0078-internal-services-watch-revocations.md). Errors: none.
+   */
+  watchUserEvents: {
+    path: "/auth.session.v1.SessionService/WatchUserEvents" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchUserEventsRequest): Buffer =>
+      Buffer.from(WatchUserEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchUserEventsRequest => WatchUserEventsRequest.decode(value),
+    responseSerialize: (value: WatchUserEventsResponse): Buffer =>
+      Buffer.from(WatchUserEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchUserEventsResponse => WatchUserEventsResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -4899,6 +5173,15 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents: handleBidiStreamingCall<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+  /**
+   * WatchUserEvents streams what happens to users as this service applies it (a ban, an unban, a role
+   * change, another update, a deletion, learnt from identity), from every replica: a user id and what
+   * happened, never a field of the user nor a credential. No acks and no lease: a change does not wait for
+   * these watchers (the sessions it ends or alters go through WatchSessionEvents, which it waits for), and a
+   * watcher that lost its stream may have missed events
+   * (docs/adr/0078-internal-services-watch-revocations.md). Errors: none.
+   */
+  watchUserEvents: handleServerStreamingCall<WatchUserEventsRequest, WatchUserEventsResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -5197,6 +5480,23 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
+  /**
+   * WatchUserEvents streams what happens to users as this service applies it (a ban, an unban, a role
+   * change, another update, a deletion, learnt from identity), from every replica: a user id and what
+   * happened, never a field of the user nor a credential. No acks and no lease: a change does not wait for
+   * these watchers (the sessions it ends or alters go through WatchSessionEvents, which it waits for), and a
+   * watcher that lost its stream may have missed events
+   * (docs/adr/0078-internal-services-watch-revocations.md). Errors: none.
+   */
+  watchUserEvents(
+    request: WatchUserEventsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchUserEventsResponse>;
+  watchUserEvents(
+    request: WatchUserEventsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchUserEventsResponse>;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(
