@@ -8,7 +8,8 @@ MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*
 
 .PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
-  bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag bench-scim-provisioning bench-sso-sign-in bench-peer
+  bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag bench-scim-provisioning bench-sso-sign-in bench-peer \
+  bench-api-key-verify
 
 $(STAMP): $(MANIFESTS)
 	npm ci --no-audit --no-fund
@@ -70,6 +71,8 @@ bench-revocation-lag: install
 
 bench-scim-provisioning: install
 	flock /tmp/bench.lock tsx bench/scim-provisioning.ts
+bench-api-key-verify: install
+	flock /tmp/bench.lock tsx bench/api-key-verify.ts
 # BENCH_BACKEND=--postgres: a fresh PostgreSQL database per service (BENCH_DATABASE_URL, else TEST_DATABASE_URL).
 BENCH_BACKEND ?=
 bench-sso-sign-in: install

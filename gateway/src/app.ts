@@ -41,6 +41,7 @@ import { SCIM_MEDIA_TYPE, scimRoutes } from "./routes/scim.js";
 import { verificationRoutes } from "./routes/verification.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
 import { passkeyRoutes } from "./routes/passkeys.js";
+import { apiKeyRoutes } from "./routes/api-keys.js";
 import { openApiRoutes } from "./routes/openapi.js";
 
 export interface AppDeps {
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): express.Express {
   mount(currentClientRoutes(routeDeps));
   mount(twoFactorRoutes(routeDeps));
   mount(passkeyRoutes(routeDeps));
+  mount(apiKeyRoutes(routeDeps));
   mount(organizationRoutes(routeDeps));
   mount(teamRoutes(routeDeps));
   mount(organizationRoleRoutes(routeDeps));

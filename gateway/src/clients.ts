@@ -7,6 +7,7 @@ import { AccountServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { MailSignInServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/mail_sign_in";
 import { PasskeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/passkey";
+import { ApiKeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/api_key";
 import { TwoFactorServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/two_factor";
 import { NotificationServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { OrganizationServiceClient } from "@auth-platform/proto/gen/auth/organization/v1/organization";
@@ -28,6 +29,8 @@ export interface Clients {
   mailSignIn: MailSignInServiceClient;
   /** identity's PasskeyService. */
   passkeys: PasskeyServiceClient;
+  /** identity's ApiKeyService. */
+  apiKeys: ApiKeyServiceClient;
   sessions: SessionServiceClient;
   notification: NotificationServiceClient;
   organization: OrganizationServiceClient;
@@ -58,6 +61,7 @@ export function createClients(addresses: {
   const accounts = createGrpcClient(AccountServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const mailSignIn = createGrpcClient(MailSignInServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const passkeys = createGrpcClient(PasskeyServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
+  const apiKeys = createGrpcClient(ApiKeyServiceClient, addresses.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, addresses.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, addresses.notificationServiceUrl, { tls, serverName: "notification" });
   const organization = createGrpcClient(OrganizationServiceClient, addresses.organizationServiceUrl, { tls, serverName: "organization" });
@@ -72,6 +76,7 @@ export function createClients(addresses: {
     accounts,
     mailSignIn,
     passkeys,
+    apiKeys,
     sessions,
     notification,
     organization,
@@ -88,6 +93,7 @@ export function createClients(addresses: {
       accounts.close();
       mailSignIn.close();
       passkeys.close();
+      apiKeys.close();
       sessions.close();
       notification.close();
       oauth.close();

@@ -36,6 +36,9 @@ const DEFAULT_RULES: Record<string, RateLimitRule> = {
   // must not turn the platform into a DNS query pump (docs/adr/0073-domains-screen-and-its-guards.md).
   "/organization/verify-domain": { window: 60, max: 10 },
   "/sso/verify-domain": { window: 60, max: 10 },
+  // Services verifying API keys call it per request of theirs; a key is 48 random characters, so guessing
+  // is not what this limit is for (each key has its own limit besides: docs/adr/0075-api-keys.md).
+  "/api-key/verify": { window: 10, max: 1000 },
 };
 
 /** Where the rate-limit counters live (docs/configuration.md, RATE_LIMIT_STORAGE). */

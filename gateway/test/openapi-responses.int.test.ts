@@ -321,6 +321,26 @@ describe("real answers conform to GET /openapi.json", () => {
     expectConforming();
   });
 
+  it("API keys: create, read, list, change, verify, delete, sweep", async () => {
+    const { b } = await signedUp("Keys");
+    expect((await b.post("/api-key/create", { name: "x".repeat(40) })).status).toBe(400);
+    const created = await b.post("/api-key/create", { name: "ci", expiresIn: 86_400, metadata: { a: 1 }, permissions: { organization: ["update"] } });
+    expect(created.status).toBe(200);
+    expect((await b.get(`/api-key/get?id=${created.body.id}`)).status).toBe(200);
+    expect((await b.get("/api-key/get?id=nope")).status).toBe(404);
+    expect((await b.get("/api-key/list?limit=1&sortBy=name")).status).toBe(200);
+    expect((await b.get("/api-key/list?organizationId=nope")).status).toBe(403);
+    expect((await b.post("/api-key/update", { keyId: created.body.id, name: "deploy" })).status).toBe(200);
+    expect((await b.post("/api-key/update", { keyId: created.body.id })).status).toBe(400);
+    const anonymous = browser();
+    expect((await anonymous.post("/api-key/verify", { key: created.body.key })).status).toBe(200);
+    expect((await anonymous.post("/api-key/verify", { key: "" })).status).toBe(400);
+    expect((await b.post("/api-key/delete-all-expired-api-keys")).status).toBe(200);
+    expect((await b.post("/api-key/delete", { keyId: created.body.id })).status).toBe(200);
+    expect((await b.post("/api-key/delete", { keyId: created.body.id })).status).toBe(404);
+    expectConforming();
+  });
+
   it("organizations, members and invitations", async () => {
     const owner = await signedUp("Owner");
     const invitee = await signedUp("Invitee");

@@ -213,6 +213,21 @@ export const ERRORS = {
   // A non-member, a member who is no owner or admin, and an organization that does not exist alike.
   YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_DOMAINS: e(S.PERMISSION_DENIED, 403, "You are not allowed to manage this organization's domains"),
 
+  // API keys (docs/http-api/api-keys.md): @better-auth/api-key 1.7's codes and texts.
+  KEY_NOT_FOUND: e(S.NOT_FOUND, 404, "API Key not found"),
+  INVALID_API_KEY: e(S.UNAUTHENTICATED, 401, "Invalid API key."),
+  RATE_LIMIT_EXCEEDED: e(S.RESOURCE_EXHAUSTED, 429, "Rate limit exceeded."),
+  NO_VALUES_TO_UPDATE: e(S.INVALID_ARGUMENT, 400, "No values to update."),
+  INVALID_NAME_LENGTH: e(S.INVALID_ARGUMENT, 400, "The name length is either too large or too small."),
+  INVALID_PREFIX_LENGTH: e(S.INVALID_ARGUMENT, 400, "The prefix length is either too large or too small."),
+  INVALID_METADATA_TYPE: e(S.INVALID_ARGUMENT, 400, "metadata must be an object or undefined"),
+  EXPIRES_IN_IS_TOO_SMALL: e(S.INVALID_ARGUMENT, 400, "The expiresIn is smaller than the predefined minimum value."),
+  EXPIRES_IN_IS_TOO_LARGE: e(S.INVALID_ARGUMENT, 400, "The expiresIn is larger than the predefined maximum value."),
+  USER_NOT_MEMBER_OF_ORGANIZATION: e(S.PERMISSION_DENIED, 403, "You are not a member of the organization that owns this API key."),
+  INSUFFICIENT_API_KEY_PERMISSIONS: e(S.PERMISSION_DENIED, 403, "You do not have permission to perform this action on organization API keys."),
+  // Ours: a key's permissions name a resource or action outside the platform's list (contract/src/permissions.ts).
+  INVALID_API_KEY_PERMISSIONS: e(S.INVALID_ARGUMENT, 400, "Invalid API key permissions"),
+
   // HTTP concerns the gateway answers itself (docs/http-api.md#errors).
   UNAUTHORIZED: e(S.UNAUTHENTICATED, 401, "Unauthorized"),
   INVALID_ORIGIN: e(S.PERMISSION_DENIED, 403, "Invalid origin"),
@@ -272,6 +287,15 @@ export const CODES_APART_FROM_MESSAGE: ReadonlySet<ErrorCode> = new Set([
   "DOMAIN_VERIFIED",
   "NO_PENDING_VERIFICATION",
   "DOMAIN_VERIFICATION_FAILED",
+  // @better-auth/api-key 1.7 names these apart from their texts.
+  "KEY_NOT_FOUND",
+  "INVALID_NAME_LENGTH",
+  "INVALID_PREFIX_LENGTH",
+  "INVALID_METADATA_TYPE",
+  "EXPIRES_IN_IS_TOO_SMALL",
+  "EXPIRES_IN_IS_TOO_LARGE",
+  "USER_NOT_MEMBER_OF_ORGANIZATION",
+  "INSUFFICIENT_API_KEY_PERMISSIONS",
 ]);
 
 /** Fields an error's JSON body carries beside code and message (BANNED_USER's `banExpires`: an ISO date, or null). */

@@ -232,6 +232,18 @@ function secondsOf(header: string | null): number | undefined {
 const MAX_AUTOMATIC_WAIT_S = 5;
 const AUTOMATIC_RETRIES = 2;
 
+/** An API key as listed (docs/http-api/api-keys.md): never the key, only its first characters. */
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  start: string | null;
+  organizationId: string | null;
+  enabled: boolean;
+  expiresAt: string | null;
+  lastRequest: string | null;
+  createdAt: string;
+}
+
 /** A SCIM token as listed: never its secret. */
 export interface ScimToken {
   id: string;
@@ -359,6 +371,13 @@ export const api = {
     list: () => get<Passkey[]>("/passkey/list-user-passkeys"),
     rename: (id: string, name: string) => post<{ passkey: Passkey }>("/passkey/update-passkey", { id, name }),
     remove: (id: string) => post<{ status: boolean }>("/passkey/delete-passkey", { id }),
+  },
+  apiKey: {
+    /** The caller's keys, or an organization's. */
+    list: (organizationId?: string) => get<{ apiKeys: ApiKey[]; total: number }>(`/api-key/list${organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : ""}`),
+    /** The key itself is answered here only. */
+    create: (body: { name: string; expiresIn?: number; organizationId?: string }) => post<ApiKey & { key: string }>("/api-key/create", body),
+    remove: (keyId: string) => post<{ success: boolean }>("/api-key/delete", { keyId }),
   },
   organization: {
     list: () => get<Organization[]>("/organization/list"),

@@ -11,7 +11,19 @@ import type { ErrorCode } from "@auth-platform/proto/errors";
 import { parseBody, parseQuery } from "./body.js";
 import type { CurrentSession, SessionResolver } from "./session.js";
 
-export type Tag = "Account" | "Sessions" | "Two-factor" | "Passkeys" | "Organizations" | "Admin" | "Social sign-in" | "Mail sign-in" | "Single sign-on" | "Meta" | "Development";
+export type Tag =
+  | "Account"
+  | "Sessions"
+  | "Two-factor"
+  | "Passkeys"
+  | "API keys"
+  | "Organizations"
+  | "Admin"
+  | "Social sign-in"
+  | "Mail sign-in"
+  | "Single sign-on"
+  | "Meta"
+  | "Development";
 
 /**
  * How a route needs the caller's session (each is documented as needing one: 401 without it).

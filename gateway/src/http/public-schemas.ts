@@ -323,3 +323,42 @@ export const scimTokenSchema = z.object({
 export const scimTokensSchema = z.array(scimTokenSchema);
 /** A new SCIM token: the secret is answered this once. */
 export const newScimTokenSchema = scimTokenSchema.extend({ token: z.string() });
+
+/**
+ * An API key as @better-auth/api-key 1.7 answers it (never the key itself). Its refill and usage-count fields
+ * are answered null/0: keys here have no usage quota. `organizationId` is ours: the owning organization.
+ */
+export const apiKeySchema = z.object({
+  id: z.string(),
+  configId: z.string(),
+  name: nullableText,
+  start: nullableText,
+  prefix: nullableText,
+  referenceId: z.string(),
+  userId: nullableText,
+  organizationId: nullableText,
+  refillInterval: z.null(),
+  refillAmount: z.null(),
+  lastRefillAt: z.null(),
+  enabled: z.boolean(),
+  rateLimitEnabled: z.boolean(),
+  rateLimitTimeWindow: z.number().nullable(),
+  rateLimitMax: z.number().nullable(),
+  requestCount: z.number(),
+  remaining: z.null(),
+  lastRequest: when.nullable(),
+  expiresAt: when.nullable(),
+  createdAt: when,
+  updatedAt: when,
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  permissions: z.record(z.string(), z.array(z.string())).nullable(),
+});
+export type PublicApiKey = z.input<typeof apiKeySchema>;
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
+export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema), total: z.number(), limit: z.number().optional(), offset: z.number().optional() });
+export const deletedExpiredApiKeysSchema = z.object({ success: z.boolean(), error: z.null() });
+export const verifiedApiKeySchema = z.object({
+  valid: z.boolean(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  key: apiKeySchema.nullable(),
+});

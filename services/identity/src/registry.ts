@@ -15,6 +15,8 @@ import type { PollingWorker } from "@auth-platform/runtime/polling-worker";
 import { startSessionUserBackfill } from "./domain/session-users.js";
 import { HashingQueue } from "./hashing-queue.js";
 import { providerTokenVault } from "./domain/provider-token-vault.js";
+import { ApiKeyUsage, apiKeyHasher } from "./domain/api-keys.js";
+import { PeerError } from "@auth-platform/proto/errors";
 import { passwordHasher } from "./password.js";
 import type { MailTemplate, Registry } from "./domain/ports.js";
 import { toUserMessage } from "./rpc/mappers.js";
@@ -48,6 +50,7 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
     mailRequests: { wake: (afterMs) => worker?.wake(afterMs) },
     now,
     providerTokens: providerTokenVault(config.secret),
+    apiKeys: { hash: apiKeyHasher(config.secret), usage: new ApiKeyUsage(storedRows, log) },
     passwords: passwordHasher(new HashingQueue(config.hashing)),
     sessions: {
       async createSession(user, { rememberMe, client, authentication }) {
@@ -87,6 +90,15 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       async addMember(organizationId, userId, role) {
         await call(organizationClient, organizationClient.addMember, { organizationId, userId, role });
       },
+      async apiKeyPermission(caller, organizationId, action) {
+        try {
+          const { success } = await call(organizationClient, organizationClient.hasPermission, { caller, organizationId, permissions: { apiKey: { actions: [action] } } });
+          return success ? "granted" : "denied";
+        } catch (error) {
+          if (error instanceof PeerError && (error.code === "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION" || error.code === "ORGANIZATION_NOT_FOUND")) return "not-member";
+          throw error;
+        }
+      },
     },
     domains: {
       async applyAutoJoin(userId, email, verifiedAt) {
@@ -109,10 +121,12 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
   outbox = startSessionOutboxWorker(registry);
   events = startUserEventWorker(registry);
   const backfill = startSessionUserBackfill(registry);
+  registry.apiKeys.usage.start();
   return {
     ...registry,
     async close() {
       backfill.stop();
+      await registry.apiKeys.usage.stop();
       await worker.stop();
       await outbox.stop();
       await events.stop();

@@ -1,5 +1,5 @@
 /**
- * Starts the identity service: its dependencies (registry.ts), then its gRPC server on one port with five
+ * Starts the identity service: its dependencies (registry.ts), then its gRPC server on one port with seven
  * services, each with its own access table (rpc/*-server.ts).
  */
 import { type RunningService, type ServiceOptions, startService } from "@auth-platform/runtime/service";
@@ -7,6 +7,7 @@ import type { IdentityConfig } from "./config.js";
 import { buildRegistry } from "./registry.js";
 import { accountService } from "./rpc/account-server.js";
 import { adminUserService } from "./rpc/admin-user-server.js";
+import { apiKeyService } from "./rpc/api-key-server.js";
 import { identityService } from "./rpc/identity-server.js";
 import { mailSignInService } from "./rpc/mail-sign-in-server.js";
 import { passkeyService } from "./rpc/passkey-server.js";
@@ -27,6 +28,7 @@ export function start(config: IdentityConfig, options: ServiceOptions = {}): Pro
         adminUserService(deps, rpc),
         passkeyService(deps, rpc),
         mailSignInService(deps, rpc),
+        apiKeyService(deps, rpc),
       ],
     },
     config,

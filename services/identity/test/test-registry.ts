@@ -20,6 +20,7 @@ import { MAIL_REQUEST_DELAY_MS } from "../src/domain/mail-requests.js";
 import type { DomainsPort, MailPort, MailTemplate, OrganizationPort, Registry, SessionPort } from "../src/domain/ports.js";
 import { signUpEmail } from "../src/domain/sign-up.js";
 import { providerTokenVault } from "../src/domain/provider-token-vault.js";
+import { ApiKeyUsage, apiKeyHasher } from "../src/domain/api-keys.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 const SECRET = "domain-test-secret-0123456789-0123456789";
@@ -120,6 +121,12 @@ function fakeOrganizations(): FakeOrganizations {
       const key = `${organizationId}/${userId}`;
       if (!organizations.members.has(key)) organizations.members.set(key, role);
     },
+    // As the built-in roles grant it: owner and admin hold every apiKey action, member none.
+    async apiKeyPermission(caller, organizationId) {
+      const role = organizations.members.get(`${organizationId}/${caller.userId}`);
+      if (role === undefined) return "not-member";
+      return role === "owner" || role === "admin" ? "granted" : "denied";
+    },
   };
   return organizations;
 }
@@ -201,6 +208,8 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     log: silent,
     now,
     providerTokens: providerTokenVault(SECRET),
+    // Writes through registry.store, as read when it flushes (a test may spy on it).
+    apiKeys: { hash: apiKeyHasher(SECRET), usage: new ApiKeyUsage({ recordApiKeyUses: (uses) => registry.store.recordApiKeyUses(uses) }, silent) },
     advance: (ms) => {
       clock += ms;
     },

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminServiceClient, AdminServiceService } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import { ApiKeyServiceClient, ApiKeyServiceService } from "@auth-platform/proto/gen/auth/identity/v1/api_key";
 import { AccountServiceClient, AccountServiceService } from "@auth-platform/proto/gen/auth/identity/v1/account";
 import { MailSignInServiceClient, MailSignInServiceService } from "@auth-platform/proto/gen/auth/identity/v1/mail_sign_in";
 import { AdminUserServiceClient, AdminUserServiceService } from "@auth-platform/proto/gen/auth/identity/v1/admin_user";
@@ -71,6 +72,15 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ListPasskeys: ["gateway"],
     RenamePasskey: ["gateway"],
     DeletePasskey: ["gateway"],
+  },
+  apiKeys: {
+    CreateApiKey: ["gateway"],
+    GetApiKey: ["gateway"],
+    ListApiKeys: ["gateway"],
+    UpdateApiKey: ["gateway"],
+    DeleteApiKey: ["gateway"],
+    DeleteExpiredApiKeys: ["gateway"],
+    VerifyApiKey: ["gateway", "internal-client"],
   },
   accounts: {
     ListAccounts: ["gateway"],
@@ -146,7 +156,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     UpdateMemberRole: ["gateway"],
     LeaveOrganization: ["gateway"],
     CheckSlug: ["gateway"],
-    HasPermission: ["gateway"],
+    HasPermission: ["gateway", "identity"],
     GetMembership: ["internal-client", "sso"],
     AddMember: ["sso", "identity"],
     RemoveUserMembership: ["sso"],
@@ -264,6 +274,11 @@ const SERVICES = {
     definition: PasskeyServiceService as unknown as grpc.ServiceDefinition,
     address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
   },
+  apiKeys: {
+    Client: ApiKeyServiceClient,
+    definition: ApiKeyServiceService as unknown as grpc.ServiceDefinition,
+    address: (p: Platform) => p.env.IDENTITY_SERVICE_URL!,
+  },
   accounts: {
     Client: AccountServiceClient,
     definition: AccountServiceService as unknown as grpc.ServiceDefinition,
@@ -301,6 +316,7 @@ type Service = keyof typeof SERVICES;
 const SERVED_BY: Partial<Record<Service, string>> = {
   twoFactor: "identity",
   passkeys: "identity",
+  apiKeys: "identity",
   accounts: "identity",
   adminUsers: "identity",
   mailSignIn: "identity",

@@ -12,6 +12,7 @@ import { linkProvider, SocialButtons, useProviderName, useSocialProviders } from
 import { describeSignInMethod } from "../sign-in-method";
 import { describeUserAgent } from "../user-agent";
 import { type LocalRefusal, PasswordRules } from "./sign-up";
+import { ApiKeysSection } from "./api-keys";
 import { PasskeysSection, passkeysQuery } from "./passkeys";
 import { TwoFactorSection } from "./two-factor";
 import { EMAIL_CHANGE_CALLBACK } from "./verify-email";
@@ -43,6 +44,7 @@ export function Account() {
       {/* Only where the platform has the two-factor API (its user JSON then carries twoFactorEnabled). */}
       {"twoFactorEnabled" in session.data.user && <TwoFactorSection current={session.data} hasPassword={hasPassword} />}
       <PasskeysSection />
+      <ApiKeysSection />
       <LinkedAccounts />
       <ActiveSessions current={session.data} />
       <Section id="language-title" title={t("account.languageTitle")}>

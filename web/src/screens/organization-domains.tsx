@@ -173,7 +173,8 @@ function TxtRecord({ domain }: { domain: OrganizationDomain }) {
   );
 }
 
-function CopyButton({ text, label }: { text: string; label: string }) {
+/** Copies a value, and says whether it did (also the API keys sections'). */
+export function CopyButton({ text, label }: { text: string; label: string }) {
   const t = useT();
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const copy = () => {

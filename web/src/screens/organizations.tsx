@@ -20,6 +20,7 @@ import { IdentityProvider, mayManageProviders } from "./identity-provider";
 import { Teams } from "./teams";
 import { Roles } from "./organization-roles";
 import { Domains } from "./organization-domains";
+import { ApiKeysSection } from "./api-keys";
 
 /** "Acme Corp." -> "acme-corp": lower case letters and digits joined by single dashes. */
 export function slugFrom(name: string): string {
@@ -243,6 +244,7 @@ function ActiveOrganization({ organization, outcome }: { organization: FullOrgan
       {(access.canInvite || access.canCancelInvitations) && <Invitations organization={organization} access={access} outcome={outcome} />}
       {access.roleActions.includes("read") && <Roles organization={organization} access={access} outcome={outcome} />}
       <Domains organization={organization} access={access} outcome={outcome} />
+      <ApiKeysSection key={organization.id} organizationId={organization.id} />
       {access.role.split(",").some((one) => one.trim() === access.ownerRole) && <ScimTokens organization={organization} outcome={outcome} />}
       {mayManageProviders(access) && <IdentityProvider organization={organization} access={access} outcome={outcome} />}
       {(access.canUpdateOrganization || access.canDeleteOrganization) && (

@@ -6,6 +6,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { IdentityConfig } from "../config.js";
 import type { PasswordHasher } from "../password.js";
 import type { IdentityStore, UserRecord } from "../store/identity-store.js";
+import type { ApiKeyUsage } from "./api-keys.js";
 import type { ProviderTokenVault } from "./provider-token-vault.js";
 
 export interface ClientInfo {
@@ -59,6 +60,11 @@ export interface MailPort {
 }
 
 export interface OrganizationPort {
+  /**
+   * Whether the caller's role in the organization grants `apiKey:<action>` (organization's HasPermission,
+   * custom roles included); "not-member" for a non-member or an organization that does not exist.
+   */
+  apiKeyPermission(caller: Caller, organizationId: string, action: "create" | "read" | "update" | "delete"): Promise<"granted" | "denied" | "not-member">;
   /** Removes every membership of a deleted user (organization service). Idempotent. */
   removeUserMemberships(userId: string): Promise<void>;
   /** Makes the user a member with the role; an existing member keeps theirs (organization's AddMember). */
@@ -95,6 +101,8 @@ export interface Registry {
   passwords: PasswordHasher;
   log: Logger;
   now: () => Date;
+  /** API keys' hashing (AUTH_SECRET-derived key) and their last-used batches (domain/api-keys.ts). */
+  apiKeys: { hash: (key: string) => string; usage: ApiKeyUsage };
   /** Seals provider tokens stored on accounts (AUTH_SECRET-derived key). */
   providerTokens: ProviderTokenVault;
 }

@@ -229,5 +229,34 @@ export const PasskeyChallengeEntity = defineEntity({
   },
 });
 
+/** API keys (migration 0016, docs/adr/0075-api-keys.md): only the key's keyed hash is stored. */
+export const ApiKeyEntity = defineEntity({
+  name: "ApiKey",
+  tableName: "api_key",
+  properties: {
+    id: p.string().primary(),
+    name: p.string().nullable(),
+    start: p.string().nullable(),
+    prefix: p.string().nullable(),
+    keyHash: p.string().unique(),
+    userId: p.string().nullable().index(),
+    organizationId: p.string().nullable().index(),
+    // JSON text.
+    permissions: p.text().nullable(),
+    metadata: p.text().nullable(),
+    enabled: p.boolean(),
+    expiresAt: p.datetime().nullable().index(),
+    rateLimitWindowMs: p.bigint("number").nullable(),
+    rateLimitMax: p.integer().nullable(),
+    // The rate limit's current window: its start (ms since the epoch) and the uses counted in it.
+    windowStart: p.bigint("number").nullable(),
+    requestCount: p.integer(),
+    lastUsedAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type ApiKeyRow = InstanceType<typeof ApiKeyEntity.class>;
 export type PasskeyRow = InstanceType<typeof PasskeyEntity.class>;
 export type PasskeyChallengeRow = InstanceType<typeof PasskeyChallengeEntity.class>;

@@ -1,5 +1,6 @@
 /** The identity store port: what the domain needs of persistence, nothing more. */
 import type { Language } from "@auth-platform/runtime/language";
+import type { ApiKeyStore } from "./api-key-store.js";
 import type { EmailCodeStore } from "./email-code-store.js";
 import type { PasskeyStore } from "./passkey-store.js";
 import type { TwoFactorStore } from "./two-factor-store.js";
@@ -221,7 +222,7 @@ export const USER_WRITES = [
   "createAccount",
 ] as const;
 
-export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeyStore {
+export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeyStore, ApiKeyStore {
   /**
    * Deletes one of the user's passkeys unless it is the user's last way to sign in (the last passkey of a
    * user without any account), checked and deleted at once, so two deletions racing cannot both pass.

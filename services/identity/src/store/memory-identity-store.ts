@@ -15,6 +15,7 @@ import {
 } from "./identity-store.js";
 import { newId } from "@auth-platform/runtime/random";
 import { memoryEmailCodeStore } from "./memory-email-code-store.js";
+import { memoryApiKeyStore } from "./memory-api-key-store.js";
 import { memoryPasskeyStore } from "./memory-passkey-store.js";
 import { memoryTwoFactorStore } from "./memory-two-factor-store.js";
 import { nextUserUpdatedAt } from "./user-updated-at.js";
@@ -90,6 +91,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
   const { clear: clearTwoFactor, ...twoFactorMethods } = twoFactor;
   const { clear: clearEmailCodes, ...emailCodeMethods } = memoryEmailCodeStore();
   const { clear: clearPasskeys, deleteUserPasskeys, deletePasskeyUnless, ...passkeyMethods } = memoryPasskeyStore();
+  const { clear: clearApiKeys, deleteUserApiKeys, ...apiKeyMethods } = memoryApiKeyStore();
   const find = (predicate: (user: UserRecord) => boolean) => {
     for (const user of users.values()) if (predicate(user)) return copyUser(user);
     return null;
@@ -98,6 +100,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     ...twoFactorMethods,
     ...emailCodeMethods,
     ...passkeyMethods,
+    ...apiKeyMethods,
     async deletePasskeyUnlessLast(userId, id) {
       const hasAccount = [...accounts.values()].some((account) => account.userId === userId);
       return deletePasskeyUnless(userId, id, (owned) => owned <= 1 && !hasAccount);
@@ -197,6 +200,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
     async deleteUserAndAccounts(userId) {
       await twoFactorMethods.deleteTwoFactor(userId);
       deleteUserPasskeys(userId);
+      deleteUserApiKeys(userId);
       for (const [id, account] of accounts) if (account.userId === userId) accounts.delete(id);
       users.delete(userId);
       lastSignIns.delete(userId);
@@ -302,6 +306,7 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       clearTwoFactor();
       clearEmailCodes();
       clearPasskeys();
+      clearApiKeys();
     },
   };
 }

@@ -327,6 +327,39 @@ class CreateUserEvent extends Migration {
   }
 }
 
+/**
+ * API keys (docs/adr/0075-api-keys.md): one row per key, found by the keyed hash of the key (unique index),
+ * listed by owner. A new table only: nothing running is locked or changed.
+ */
+class CreateApiKey extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "api_key" (
+      "id" varchar(64) not null primary key,
+      "name" varchar(255) null,
+      "start" varchar(32) null,
+      "prefix" varchar(64) null,
+      "key_hash" varchar(128) not null,
+      "user_id" varchar(64) null,
+      "organization_id" varchar(64) null,
+      "permissions" text null,
+      "metadata" text null,
+      "enabled" boolean not null default true,
+      "expires_at" timestamptz null,
+      "rate_limit_window_ms" bigint null,
+      "rate_limit_max" integer null,
+      "window_start" bigint null,
+      "request_count" integer not null default 0,
+      "last_used_at" timestamptz null,
+      "created_at" timestamptz not null,
+      "updated_at" timestamptz not null
+    )`);
+    this.addSql(`create unique index "api_key_key_hash_unique" on "api_key" ("key_hash")`);
+    this.addSql(`create index "api_key_user_id_index" on "api_key" ("user_id")`);
+    this.addSql(`create index "api_key_organization_id_index" on "api_key" ("organization_id")`);
+    this.addSql(`create index "api_key_expires_at_index" on "api_key" ("expires_at")`);
+  }
+}
+
 export const identityMigrations = [
   { name: "0001-create-user-and-account", class: CreateUserAndAccount },
   { name: "0002-create-verification", class: CreateVerification },
@@ -343,4 +376,5 @@ export const identityMigrations = [
   { name: "0013-passkeys", class: CreatePasskeys },
   { name: "0014-mail-sign-in", class: MailSignIn },
   { name: "0015-user-event", class: CreateUserEvent },
+  { name: "0016-api-key", class: CreateApiKey },
 ];

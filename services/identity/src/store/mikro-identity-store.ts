@@ -6,7 +6,7 @@ import { type EntityManager, raw } from "@mikro-orm/sql";
 import { BackupCodeEntity, TrustedDeviceEntity, TwoFactorChallengeEntity, TwoFactorEntity } from "./entities.js";
 import { AccountEntity, type AccountRow, EmailCodeEntity, MailRequestEntity, type MailRequestRow, UserEntity, type UserRow, VerificationEntity } from "./entities.js";
 import { SessionOutboxEntity, type SessionOutboxRow, UserEventEntity } from "./entities.js";
-import { PasskeyChallengeEntity, PasskeyEntity } from "./entities.js";
+import { ApiKeyEntity, PasskeyChallengeEntity, PasskeyEntity } from "./entities.js";
 import type {
   AccountRecord,
   IdentityStore,
@@ -20,6 +20,7 @@ import type {
 import { verifiesEmail } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroPasskeyStore, PASSKEY_ENTITIES } from "./mikro-passkey-store.js";
+import { API_KEY_ENTITIES, mikroApiKeyStore } from "./mikro-api-key-store.js";
 import { mikroEmailCodeStore } from "./mikro-email-code-store.js";
 import { mikroTwoFactorStore, TWO_FACTOR_ENTITIES } from "./mikro-two-factor-store.js";
 import { listUsersInSql } from "./mikro-user-query.js";
@@ -160,6 +161,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       EmailCodeEntity,
       ...TWO_FACTOR_ENTITIES,
       ...PASSKEY_ENTITIES,
+      ...API_KEY_ENTITIES,
     ],
     migrations: identityMigrations,
   });
@@ -167,6 +169,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     ...mikroTwoFactorStore(store, now),
     ...mikroEmailCodeStore(store),
     ...mikroPasskeyStore(store),
+    ...mikroApiKeyStore(store),
     async createUserWithAccount(user, account, mailRequest) {
       try {
         await store.em().transactional(async (em) => {
@@ -330,6 +333,7 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
         await em.nativeDelete(TrustedDeviceEntity, { userId });
         await em.nativeDelete(PasskeyEntity, { userId });
         await em.nativeDelete(PasskeyChallengeEntity, { userId });
+        await em.nativeDelete(ApiKeyEntity, { userId });
         await em.nativeDelete(AccountEntity, { userId });
         await em.nativeDelete(UserEntity, { id: userId });
         // Delivered as a deletion: the sessions end, the copy goes, the memberships go (session-outbox.ts).

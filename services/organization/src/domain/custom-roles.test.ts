@@ -234,6 +234,14 @@ describe("a custom role at every permission check", () => {
       const role = await s.define(`target-${++targets}`, {});
       return deleteRole(deps, actor.caller(), { organizationId: s.organization.id, ref: { id: role.id } });
     },
+    // The organization's API keys are identity's; it asks HasPermission for the caller (docs/adr/0075-api-keys.md).
+    ...Object.fromEntries(
+      RESOURCES.apiKey.map((action) => [
+        `apiKey:${action}`,
+        (deps: TestRegistry, s: Setup, actor: Actor) =>
+          hasPermission(deps, actor.caller(), { organizationId: s.organization.id, permissions: { apiKey: [action] } }).then(orRefuse),
+      ]),
+    ),
   };
   const orRefuse = (granted: boolean) => {
     if (!granted) throw new Error("REFUSED");

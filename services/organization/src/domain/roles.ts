@@ -19,6 +19,7 @@ export const DEFAULT_ROLES: RoleTable = {
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
     ac: [...ALL_ACTIONS],
+    apiKey: [...ALL_ACTIONS],
   },
   admin: {
     organization: ["update"],
@@ -26,6 +27,7 @@ export const DEFAULT_ROLES: RoleTable = {
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
     ac: [...ALL_ACTIONS],
+    apiKey: [...ALL_ACTIONS],
   },
   member: {},
 };

@@ -49,7 +49,8 @@ export const ORGANIZATION_ACCESS: AccessTable = {
   UpdateMemberRole: GATEWAY,
   LeaveOrganization: GATEWAY,
   CheckSlug: GATEWAY,
-  HasPermission: GATEWAY,
+  // identity asks it for the caller's apiKey actions in an organization (docs/adr/0075-api-keys.md).
+  HasPermission: ["gateway", "identity"],
   // "Is user U a member of O, with which role": our users' own services, and sso (who may manage an
   // organization's identity providers, docs/adr/0067-the-sso-service.md).
   GetMembership: ["internal-client", "sso"],

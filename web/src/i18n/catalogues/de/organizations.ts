@@ -124,6 +124,7 @@ export default {
       invitation: "Einladungen",
       team: "Teams",
       ac: "Rollen",
+      apiKey: "API-Schlüssel",
     },
     actions: {
       create: "anlegen",

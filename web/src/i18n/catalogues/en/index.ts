@@ -1,6 +1,7 @@
 /** The English catalogue: the source of every key. Each screen's messages live in their own file. */
 import account from "./account";
 import admin from "./admin";
+import apiKeys from "./api-keys";
 import common from "./common";
 import errors from "./errors";
 import identityProvider from "./identity-provider";
@@ -25,6 +26,7 @@ const en = {
   verifyEmail,
   twoFactor,
   passkeys,
+  apiKeys,
   account,
   organizations,
   identityProvider,

@@ -123,6 +123,7 @@ export default {
       invitation: "Invitations",
       team: "Teams",
       ac: "Roles",
+      apiKey: "API keys",
     },
     actions: {
       create: "create",

@@ -1,6 +1,7 @@
 import type { Catalogue } from "../en";
 import account from "./account";
 import admin from "./admin";
+import apiKeys from "./api-keys";
 import common from "./common";
 import errors from "./errors";
 import identityProvider from "./identity-provider";
@@ -25,6 +26,7 @@ const es: Catalogue = {
   verifyEmail,
   twoFactor,
   passkeys,
+  apiKeys,
   account,
   organizations,
   identityProvider,

@@ -124,6 +124,7 @@ export default {
       invitation: "Invitaciones",
       team: "Equipos",
       ac: "Roles",
+      apiKey: "Claves de API",
     },
     actions: {
       create: "crear",

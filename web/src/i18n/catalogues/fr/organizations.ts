@@ -124,6 +124,7 @@ export default {
       invitation: "Invitations",
       team: "Équipes",
       ac: "Rôles",
+      apiKey: "Clés d'API",
     },
     actions: {
       create: "créer",
