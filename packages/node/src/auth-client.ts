@@ -3,17 +3,20 @@
  * session cookie, or its token as a bearer) is checked with SessionService/GetSession over mutual TLS, and
  * held in a bounded local cache that WatchSessionEvents keeps exact (session-cache.ts, session-watch.ts:
  * served only under a lease; a revoke answers only once this process has dropped its copy). A JWT is
- * verified against the platform's key set. Nothing here logs or keeps a token.
+ * verified against the platform's key set; an API key (`x-api-key`) with identity's VerifyApiKey. Nothing here
+ * logs or keeps a token or a key.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as grpc from "@grpc/grpc-js";
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+import { type ApiKey, ApiKeyServiceClient, type VerifyApiKeyResponse } from "@auth-platform/proto/gen/auth/identity/v1/api_key";
 import { type GetSessionResponse, type Session, SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { type SessionCache, sessionCache } from "./session-cache.js";
 import { type AppliedEvent, type SessionWatch, watchSessionEvents } from "./session-watch.js";
 
 export type { User } from "@auth-platform/proto/gen/auth/common/v1/user";
+export type { ApiKey } from "@auth-platform/proto/gen/auth/identity/v1/api_key";
 
 /** A session as GetSession answers it, without its token. */
 export type SessionInfo = Omit<Session, "token">;
@@ -21,7 +24,10 @@ export type SessionInfo = Omit<Session, "token">;
 export type AuthResult =
   | { kind: "session"; session: SessionInfo; user: User }
   | { kind: "jwt"; claims: JWTPayload }
-  | { kind: "unauthenticated"; reason: "no-credential" | "invalid-credential" };
+  | { kind: "apiKey"; key: ApiKey }
+  | { kind: "unauthenticated"; reason: "no-credential" | "invalid-credential" }
+  /** An API key past its rate limit: requireAuth() answers 429 with Retry-After. */
+  | { kind: "unauthenticated"; reason: "rate-limited"; retryAfterMs: number };
 
 /** Anything with headers the way Node's IncomingMessage has them (express, fastify, node:http). */
 export interface RequestLike {
@@ -45,6 +51,14 @@ export interface AuthClientOptions {
   cookieSecret?: string;
   /** The most sessions held (10,000 by default; 0: no cache and no stream, every check asks GetSession). */
   cacheSize?: number;
+  /**
+   * Identity's gRPC target: an API key in `x-api-key` is checked with ApiKeyService/VerifyApiKey (the same
+   * certificate; server name "identity"). Without it, API keys are not accepted.
+   */
+  identityServiceUrl?: string;
+  identityServerName?: string;
+  /** What every API key must be granted, by resource (`{ files: ["read"] }`); none by default. */
+  apiKeyPermissions?: Record<string, string[]>;
   /** A JWT in `Authorization: Bearer` is verified against this key set (the gateway's /api/auth/jwks). */
   jwt?: { jwksUrl: string; issuer?: string; audience?: string | string[] };
   /** Deadline of each GetSession (2 s by default). */
@@ -69,12 +83,14 @@ export interface AuthClient {
 
 interface JsonResponse {
   status(code: number): { json(body: unknown): unknown };
+  setHeader?(name: string, value: string): unknown;
 }
 interface FastifyReplyLike {
   code(status: number): { send(body: unknown): unknown };
 }
 
 const UNAUTHORIZED = { code: "UNAUTHORIZED", message: "Unauthorized" };
+const RATE_LIMITED = { code: "RATE_LIMIT_EXCEEDED", message: "Rate limit exceeded" };
 
 /** What requireAuth() or fastifyHook() put on the request (throws when neither ran before the handler). */
 export function authOf(request: object): Exclude<AuthResult, { kind: "unauthenticated" }> {
@@ -87,14 +103,17 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
   // Made on first use (at once with a cache, whose stream opens now): a service that only takes JWTs never dials.
   let channel: SessionServiceClient | undefined;
   const sessionClient = () =>
-    (channel ??= new SessionServiceClient(
-      options.sessionServiceUrl,
-      grpc.credentials.createSsl(Buffer.from(options.tls.ca), Buffer.from(options.tls.key), Buffer.from(options.tls.cert)),
-      {
-        "grpc.ssl_target_name_override": options.sessionServerName ?? "session",
-        "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
-      },
-    ));
+    (channel ??= new SessionServiceClient(options.sessionServiceUrl, credentials(), {
+      "grpc.ssl_target_name_override": options.sessionServerName ?? "session",
+      "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    }));
+  const credentials = () => grpc.credentials.createSsl(Buffer.from(options.tls.ca), Buffer.from(options.tls.key), Buffer.from(options.tls.cert));
+  let keysChannel: ApiKeyServiceClient | undefined;
+  const apiKeyClient = () =>
+    (keysChannel ??= new ApiKeyServiceClient(options.identityServiceUrl!, credentials(), {
+      "grpc.ssl_target_name_override": options.identityServerName ?? "identity",
+      "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    }));
   const cacheSize = options.cacheSize ?? 10_000;
   const cache: SessionCache<{ session: SessionInfo; user: User }> | undefined = cacheSize > 0 ? sessionCache({ maxEntries: cacheSize }) : undefined;
   const warn = options.onWarning ?? ((message, fields) => console.warn(message, fields));
@@ -147,6 +166,19 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     }
   };
 
+  const apiKeyOf = async (key: string): Promise<AuthResult> => {
+    if (!options.identityServiceUrl) return { kind: "unauthenticated", reason: "invalid-credential" };
+    const permissions = Object.fromEntries(Object.entries(options.apiKeyPermissions ?? {}).map(([resource, actions]) => [resource, { actions }]));
+    const reply = await new Promise<VerifyApiKeyResponse>((resolve, reject) =>
+      apiKeyClient().verifyApiKey({ key, permissions }, new grpc.Metadata(), { deadline: Date.now() + (options.deadlineMs ?? 2_000) }, (error, answer) =>
+        error ? reject(error) : resolve(answer),
+      ),
+    );
+    if (reply.valid && reply.key) return { kind: "apiKey", key: reply.key };
+    if (reply.errorCode === "RATE_LIMIT_EXCEEDED") return { kind: "unauthenticated", reason: "rate-limited", retryAfterMs: Number(reply.retryAfterMs) };
+    return { kind: "unauthenticated", reason: "invalid-credential" };
+  };
+
   const header = (request: RequestLike, name: string): string | undefined => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -177,6 +209,8 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
       const token = unsigned(bearer);
       return token ? sessionOf(token) : { kind: "unauthenticated", reason: "invalid-credential" };
     }
+    const apiKey = header(request, "x-api-key");
+    if (apiKey) return apiKeyOf(apiKey);
     const signed = cookie(request);
     if (signed === undefined) return { kind: "unauthenticated", reason: "no-credential" };
     const token = unsigned(signed);
@@ -187,7 +221,13 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     authenticate,
     requireAuth: () => (req, res, next) => {
       authenticate(req).then((result) => {
-        if (result.kind === "unauthenticated") return void res.status(401).json(UNAUTHORIZED);
+        if (result.kind === "unauthenticated") {
+          if (result.reason === "rate-limited") {
+            res.setHeader?.("Retry-After", String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))));
+            return void res.status(429).json(RATE_LIMITED);
+          }
+          return void res.status(401).json(UNAUTHORIZED);
+        }
         req.auth = result;
         next();
       }, next);
@@ -195,7 +235,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     fastifyHook: () => async (request, reply) => {
       const result = await authenticate(request);
       if (result.kind === "unauthenticated") {
-        await reply.code(401).send(UNAUTHORIZED);
+        await reply.code(result.reason === "rate-limited" ? 429 : 401).send(result.reason === "rate-limited" ? RATE_LIMITED : UNAUTHORIZED);
         return;
       }
       request.auth = result;
@@ -205,6 +245,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     close() {
       watch?.stop();
       channel?.close();
+      keysChannel?.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The express example of docs/internal-api.md ("Protecting an express service with @auth-platform/node")
  * is run as written, protected by the package, against the platform over mutual TLS with the internal-client
- * certificate: a signed-in user gets 200, and once the gateway has answered a sign-out or a revoke, the
+ * certificate: a signed-in user (or an API key) gets 200, and once the gateway has answered a sign-out or a revoke, the
  * example answers 401 at once, although it held the session in its cache (WatchSessionEvents' ack gated
  * the answer).
  */
@@ -43,6 +43,7 @@ beforeAll(async () => {
   if (tls.kind !== "mtls") throw new Error("the platform runs with mutual TLS");
   process.env.AUTH_CLIENT_TLS_DIR = tls.dir;
   process.env.AUTH_SESSION_TARGET = platform.sessionAddress;
+  process.env.AUTH_IDENTITY_TARGET = platform.env.IDENTITY_SERVICE_URL;
   const example = (await import(pathToFileURL(file).href)) as { auth: AuthClient; app: { listen(port: number, host: string): Server } };
   auth = example.auth;
   server = example.app.listen(0, "127.0.0.1");
@@ -96,6 +97,20 @@ describe(`an express service protected by @auth-platform/node (${backendLabel()}
     expect((await browser.post("/revoke-other-sessions", {})).status).toBe(200);
     expect((await me({ authorization: `Bearer ${signIn.body.token}` })).status).toBe(401);
     expect((await me({ authorization: `Bearer ${signUp.body.token}` })).status).toBe(200);
+  });
+
+  it("answers an API key's owner, and 401 once the key is deleted or for a made-up key", async () => {
+    const browser = platform.client();
+    const signUp = await browser.post("/sign-up/email", { name: "Key", email: uniqueEmail("example"), password: "password-123" });
+    expect(signUp.status).toBe(200);
+    const created = await browser.post("/api-key/create", { name: "svc" });
+    expect(created.status).toBe(200);
+    const answered = await me({ "x-api-key": created.body.key });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ userId: signUp.body.user.id, keyId: created.body.id });
+    expect((await me({ "x-api-key": `${created.body.key}x` })).status).toBe(401);
+    expect((await browser.post("/api-key/delete", { keyId: created.body.id })).status).toBe(200);
+    expect((await me({ "x-api-key": created.body.key })).status).toBe(401);
   });
 
   it("answers 401 without a credential, with a made-up one, or with a tampered cookie, and never a 500", async () => {
