@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthClient, createAuthClient } from "../src/index.js";
+import { type AuthClient, type AuthResult, createAuthClient } from "../src/index.js";
 
 let server: Server;
 let client: AuthClient;
@@ -69,5 +69,25 @@ describe("createAuthClient with a JWT", () => {
 
   it("answers no credential for a request without one", async () => {
     expect(await client.authenticate({ headers: {} })).toEqual({ kind: "unauthenticated", reason: "no-credential" });
+  });
+
+  it("puts the result on the request through the fastify hook and the express middleware, or answers 401", async () => {
+    const token = await sign({ sub: "user-2" });
+    const sent: Array<{ status: number; body: unknown }> = [];
+    const reply = { code: (status: number) => ({ send: (body: unknown) => sent.push({ status, body }) }) };
+    const request: { headers: Record<string, string>; auth?: AuthResult } = { headers: { authorization: `Bearer ${token}` } };
+    await client.fastifyHook()(request, reply);
+    expect(request.auth).toMatchObject({ kind: "jwt", claims: { sub: "user-2" } });
+    await client.fastifyHook()({ headers: {} }, reply);
+    expect(sent).toEqual([{ status: 401, body: { code: "UNAUTHORIZED", message: "Unauthorized" } }]);
+
+    const answered = await new Promise<{ next?: true; status?: number }>((resolve) => {
+      const res = { status: (status: number) => ({ json: () => resolve({ status }) }) };
+      client.requireAuth()({ headers: { authorization: "Bearer a.b.c" } }, res, () => resolve({ next: true }));
+    });
+    expect(answered).toEqual({ status: 401 });
+    const passed: { headers: Record<string, string>; auth?: AuthResult } = { headers: { authorization: `Bearer ${token}` } };
+    await new Promise<void>((resolve, reject) => client.requireAuth()(passed, { status: () => ({ json: () => reject(new Error("401")) }) }, () => resolve()));
+    expect(passed.auth).toMatchObject({ kind: "jwt" });
   });
 });
