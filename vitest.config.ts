@@ -7,6 +7,7 @@ const ALL = ["{proto,services,packages,gateway,charts,bench,deploy,web}/**/*.tes
 // one-service suites (services/*/test/harness-style, fake peers).
 const WHOLE_PLATFORM = [
   "gateway/test/**/*.int.test.ts",
+  "packages/node/test/**/*.int.test.ts",
   "web/test/**/*.browser.test.ts",
   "deploy/build.test.ts",
   "services/admin/test/admin-bootstrap.int.test.ts",

@@ -69,6 +69,8 @@ export interface RpcServer {
    * OK if the handler did not end it); a rejection ends it with the error's status, as a unary answer.
    */
   duplex<Req, Res>(method: string, handler: (stream: grpc.ServerDuplexStream<Req, Res>, context: CallContext) => Promise<void>): grpc.handleBidiStreamingCall<Req, Res>;
+  /** A server stream, with the same rules as duplex (the request is `stream.request`). */
+  serverStream<Req, Res>(method: string, handler: (stream: grpc.ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>): grpc.handleServerStreamingCall<Req, Res>;
 }
 
 export function rpcServer(hooks: RpcServerHooks): RpcServer {
@@ -115,6 +117,16 @@ export function rpcServer(hooks: RpcServerHooks): RpcServer {
       };
     },
     duplex<Req, Res>(method: string, handler: (stream: grpc.ServerDuplexStream<Req, Res>, context: CallContext) => Promise<void>): grpc.handleBidiStreamingCall<Req, Res> {
+      return this.serverStream(
+        method,
+        handler as unknown as (stream: grpc.ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>,
+      ) as unknown as grpc.handleBidiStreamingCall<Req, Res>;
+    },
+    serverStream<Req, Res>(
+      method: string,
+      handler: (stream: grpc.ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>,
+    ): grpc.handleServerStreamingCall<Req, Res> {
+      // Both kinds of stream are ended, observed and failed the same way: the handler owns the call.
       return (call) => {
         const started = performance.now();
         const path = call.getPath?.() || method;

@@ -69,7 +69,7 @@ export async function startGrpcServer(options: StartOptions): Promise<RunningSer
     "grpc.max_connection_age_grace_ms": 30_000,
   });
   const health = new HealthImplementation({ "": "SERVING", [READINESS_SERVICE]: "SERVING" });
-  const streams = new Set<grpc.ServerDuplexStream<unknown, unknown>>();
+  const streams = new Set<grpc.ServerWritableStream<unknown, unknown>>();
   for (const binding of options.services) {
     checkTableCovers(binding.name, binding.definition, binding.access);
     const implementation = tracked(binding.definition, options.tls.kind === "mtls" ? guarded(binding, log) : binding.implementation, streams);
@@ -139,17 +139,17 @@ function bind(server: grpc.Server, address: string, credentials: grpc.ServerCred
   return new Promise((resolve, reject) => server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
 }
 
-/** The handlers, each bidirectional stream's calls kept in `streams` while they are open (a shutdown ends them). */
+/** The handlers, each streaming call (bidirectional or server) kept in `streams` while open (a shutdown ends them). */
 function tracked(
   definition: grpc.ServiceDefinition,
   handlers: grpc.UntypedServiceImplementation,
-  streams: Set<grpc.ServerDuplexStream<unknown, unknown>>,
+  streams: Set<grpc.ServerWritableStream<unknown, unknown>>,
 ): grpc.UntypedServiceImplementation {
   const implementation: grpc.UntypedServiceImplementation = { ...handlers };
   for (const [key, handler] of Object.entries(handlers)) {
-    if (!definition[key]?.requestStream || !definition[key]?.responseStream) continue;
-    const streamHandler = handler as grpc.handleBidiStreamingCall<unknown, unknown>;
-    implementation[key] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => {
+    if (!definition[key]?.responseStream) continue;
+    const streamHandler = handler as (call: grpc.ServerWritableStream<unknown, unknown>) => void;
+    implementation[key] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
       streams.add(call);
       call.once("close", () => streams.delete(call));
       call.once("cancelled", () => streams.delete(call));
@@ -159,7 +159,7 @@ function tracked(
   return implementation;
 }
 
-/** The service's handlers, each behind its access-table row. Unary RPCs and bidirectional streams are allowed. */
+/** The service's handlers, each behind its access-table row. Unary RPCs, bidirectional and server streams are allowed. */
 function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImplementation {
   const names = rpcNames(binding.definition);
   const implementation: grpc.UntypedServiceImplementation = {};
@@ -167,11 +167,11 @@ function guarded(binding: ServiceBinding, log: Logger): grpc.UntypedServiceImple
     const method = binding.definition[key];
     const rpc = names.get(key);
     if (!method || rpc === undefined) throw new Error(`${binding.name}: handler ${key} is not in the service definition`);
-    if (method.requestStream !== method.responseStream) throw new Error(`${binding.name}/${rpc}: access checks support unary RPCs and bidirectional streams only`);
+    if (method.requestStream && !method.responseStream) throw new Error(`${binding.name}/${rpc}: access checks do not support client streams`);
     const allowed = binding.access[rpc]!;
-    if (method.requestStream) {
-      const streamHandler = handler as grpc.handleBidiStreamingCall<unknown, unknown>;
-      implementation[key] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => {
+    if (method.responseStream) {
+      const streamHandler = handler as (call: grpc.ServerWritableStream<unknown, unknown>) => void;
+      implementation[key] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
         const caller = callerOf(call);
         const refused = checkAccess(caller, allowed);
         if (refused) {

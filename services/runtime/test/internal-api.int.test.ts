@@ -22,12 +22,13 @@ import { OAuthServiceClient, OAuthServiceService } from "@auth-platform/proto/ge
 import { DomainServiceClient, DomainServiceService } from "@auth-platform/proto/gen/auth/sso/v1/domain";
 import { ScimServiceClient, ScimServiceService } from "@auth-platform/proto/gen/auth/sso/v1/scim";
 import { SsoServiceClient, SsoServiceService } from "@auth-platform/proto/gen/auth/sso/v1/sso";
-import { SessionServiceClient, SessionServiceService } from "@auth-platform/proto/gen/auth/session/v1/session";
+import { SessionServiceClient, SessionServiceService, type WatchSessionEventsResponse } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { call } from "@auth-platform/proto/rpc-client";
 import { ERROR_CODE_KEY } from "@auth-platform/proto/rpc-server";
 import { type Workload, WORKLOADS } from "@auth-platform/runtime/grpc-access";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { backendLabel } from "../../../testing/databases.js";
+import { eventually } from "../../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../../testing/http.js";
 import { type Platform, startPlatform } from "../../../testing/platform.js";
 
@@ -129,7 +130,8 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     ClearActiveOrganization: ["organization"],
     SetActiveTeam: ["organization"],
     ClearActiveTeam: ["organization"],
-    WatchSessionEvents: ["gateway"],
+    WatchSessionEvents: ["gateway", "internal-client"],
+    WatchUserEvents: ["gateway", "internal-client"],
     IssueSessionToken: ["gateway"],
     GetJwks: ["gateway", "internal-client"],
   },
@@ -385,6 +387,19 @@ function rawCall(target: grpc.Client, service: Service, rpc: string, request?: o
       stream.on("status", (status: grpc.StatusObject) => resolve({ code: status.code, errorCode: status.metadata.get(ERROR_CODE_KEY)[0] as string | undefined })),
     );
   }
+  if (method.responseStream) {
+    // A server stream: opened, answered with its headers (allowed) or its status (refused), then cancelled.
+    const open = (target as unknown as Record<string, (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<unknown>>)[key]!;
+    const stream = open.call(target, { ...method.requestDeserialize(Buffer.alloc(0)), ...request }, new grpc.Metadata(), { deadline: Date.now() + 5_000 });
+    stream.on("error", () => undefined);
+    return new Promise((resolve) => {
+      stream.once("metadata", () => {
+        resolve({ code: grpc.status.OK });
+        stream.cancel();
+      });
+      stream.on("status", (status: grpc.StatusObject) => resolve({ code: status.code, errorCode: status.metadata.get(ERROR_CODE_KEY)[0] as string | undefined }));
+    });
+  }
   const fn = (target as unknown as Record<string, RawMethod>)[key]!;
   return new Promise((resolve) =>
     fn.call(target, { ...method.requestDeserialize(Buffer.alloc(0)), ...request }, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) =>
@@ -584,6 +599,70 @@ describe(`the internal API under mutual TLS (${backendLabel()})`, () => {
     for (const workload of WORKLOADS.filter((w) => w !== "gateway")) {
       expect(await rawCall(client("notification", workload), "notification", "ListOutbox"), workload).toEqual(DENIED);
     }
+  });
+
+  it("an internal service watches sessions like a gateway: a sign-out answers once its ack came, or once its lease ran out", async () => {
+    const watcher = client("session", "internal-client") as SessionServiceClient;
+    /** A watcher under the internal-client certificate that acknowledges, holding one lease. */
+    const watch = async () => {
+      const stream = watcher.watchSessionEvents();
+      const events: WatchSessionEventsResponse[] = [];
+      stream.on("data", (message: WatchSessionEventsResponse) => events.push(message));
+      stream.on("error", () => undefined);
+      const ended = new Promise<grpc.StatusObject>((resolve) => stream.on("status", resolve));
+      stream.write({ message: { $case: "hello", value: { watcherId: "internal-test", acknowledges: true } } });
+      const pingSentAt = performance.now();
+      stream.write({ message: { $case: "ping", value: { n: "1" } } });
+      const lease = await eventually(async () => {
+        const found = events.find((e) => e.event?.$case === "lease");
+        expect(found).toBeDefined();
+        return found!.event as { $case: "lease"; value: { leaseMs: number } };
+      });
+      expect(lease.value.leaseMs).toBeGreaterThan(0);
+      return { stream, events, ended, pingSentAt, leaseMs: lease.value.leaseMs };
+    };
+    const signedIn = async () => {
+      const browser = new TestClient(platform.baseURL);
+      const signUp = await browser.post("/sign-up/email", { name: "Watched", email: uniqueEmail("watched"), password: "password-123" });
+      expect(signUp.status).toBe(200);
+      // GetSession names the token's lookup hash, the name events use (the watcher holds no AUTH_SECRET).
+      const { tokenLookup } = await call(watcher, watcher.getSession, { token: signUp.body.token, disableRefresh: true });
+      expect(tokenLookup).toMatch(/^[\w-]{43}$/);
+      expect(tokenLookup).not.toContain(signUp.body.token);
+      return { browser, lookup: tokenLookup! };
+    };
+    const revoked = (events: WatchSessionEventsResponse[], lookup: string) =>
+      events.find((e) => e.event?.$case === "sessionsRevoked" && e.event.value.tokenLookups.includes(lookup));
+
+    // Acknowledging: the sign-out waits for the ack, and answers as soon as it comes.
+    const acking = await watch();
+    const first = await signedIn();
+    let answered = false;
+    const signOut = first.browser.post("/sign-out", {}).then((response) => {
+      answered = true;
+      return response;
+    });
+    const event = await eventually(async () => {
+      const found = revoked(acking.events, first.lookup);
+      expect(found).toBeDefined();
+      return found!;
+    });
+    // A round trip to the session service later, the sign-out still waits for this watcher.
+    await call(watcher, watcher.getSession, { token: "not-a-session", disableRefresh: true });
+    expect(answered).toBe(false);
+    acking.stream.write({ message: { $case: "ack", value: { seq: event.seq } } });
+    expect((await signOut).status).toBe(200);
+    expect(performance.now() - acking.pingSentAt).toBeLessThan(acking.leaseMs);
+    acking.stream.end();
+    await acking.ended;
+
+    // Silent: the sign-out waits out its lease, and the service ends the stream of a watcher that never acked.
+    const silent = await watch();
+    const second = await signedIn();
+    expect((await second.browser.post("/sign-out", {})).status).toBe(200);
+    expect(performance.now() - silent.pingSentAt).toBeGreaterThanOrEqual(silent.leaseMs);
+    expect(revoked(silent.events, second.lookup)).toBeDefined();
+    expect((await silent.ended).code).toBe(grpc.status.OK);
   });
 
   it("every service refuses a caller without a certificate, in plaintext or TLS", async () => {

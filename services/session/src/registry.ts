@@ -15,13 +15,14 @@ import { jwtKeyRing, jwtKeySealing } from "./domain/jwt-keys.js";
 import type { Registry } from "./domain/ports.js";
 import { type SessionEventHub, sessionEventHub } from "./domain/session-events.js";
 import { sessionRelay } from "./domain/session-relay.js";
+import { type UserEvent, type UserEventHub, userEventHub } from "./domain/user-events.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
 export async function buildRegistry(
   config: SessionConfig,
   log: Logger,
   now: () => Date = () => new Date(),
-): Promise<Registry & { events: SessionEventHub; close(): Promise<void> }> {
+): Promise<Registry & { events: SessionEventHub; userEvents: UserEventHub; close(): Promise<void> }> {
   if (config.secretIsDefault) log.warn("AUTH_SECRET is not set: using the generated development secret kept in AUTH_SECRET_FILE (never in production)");
   const tokens = tokenVault(config.secret);
   const store = await openSessionStore(config.databaseUrl, tokens, { now });
@@ -47,6 +48,7 @@ export async function buildRegistry(
         lease.forbidStaleServing();
       },
     });
+  const userEvents = userEventRelay(config, log);
   // Registered before the first watcher asks for a lease (or serving without leases while Redis is away).
   await relay?.start();
   const events: SessionEventHub = { ...hub, publish: relay ? relay.publish : hub.publish };
@@ -71,9 +73,11 @@ export async function buildRegistry(
     lease,
     events,
     jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing(config.secret), now }),
+    userEvents: userEvents.hub,
     log,
     now,
     async close() {
+      await userEvents.close();
       if (relay) await relay.stop();
       else hub.endAll("shutting down");
       await lease.stop();
@@ -81,5 +85,43 @@ export async function buildRegistry(
       if (broadcast) await broadcast.close();
       await store.close();
     },
+  };
+}
+
+/**
+ * WatchUserEvents' hub: with Redis, every replica's changes reach every replica's watchers through a channel
+ * of their own (`<prefix>user-events`), published to and delivered from Redis alike (one order); without,
+ * this replica's own. No acks (docs/adr/0078-internal-services-watch-revocations.md): Redis refusing the
+ * publication delivers it here only, and logs it.
+ */
+function userEventRelay(config: SessionConfig, log: Logger): { hub: UserEventHub; close(): Promise<void> } {
+  const hub = userEventHub();
+  if (!config.redis) return { hub, close: async () => {} };
+  const broadcast = createRedisBroadcast(config.redis, log, config.redisKeyPrefix, "user-events");
+  broadcast.listen(
+    (message) => {
+      try {
+        hub.deliver(JSON.parse(message) as UserEvent[]);
+      } catch (error) {
+        log.warn("user event relay: an unreadable message ignored", { error });
+      }
+    },
+    () => undefined,
+  );
+  return {
+    hub: {
+      ...hub,
+      publish(events) {
+        if (!events.length) return;
+        broadcast.publish(JSON.stringify(events)).catch((error: unknown) => {
+          log.warn("user event relay: Redis refused the publication; this replica's watchers only", { error, count: events.length });
+          hub.deliver(events);
+        });
+      },
+      get watching() {
+        return hub.watching;
+      },
+    },
+    close: () => broadcast.close(),
   };
 }

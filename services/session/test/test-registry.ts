@@ -15,6 +15,7 @@ import { cacheLease, type CacheLease } from "../src/domain/cache-lease.js";
 import { jwtKeyRing, jwtKeySealing } from "../src/domain/jwt-keys.js";
 import type { Registry } from "../src/domain/ports.js";
 import type { SessionEvent } from "../src/domain/session-events.js";
+import type { UserEvent } from "../src/domain/user-events.js";
 
 export const T0 = Date.UTC(2031, 0, 1);
 
@@ -88,6 +89,8 @@ export interface TestRegistry extends Registry {
   clock: TestClock;
   /** Every event the domain published, in order. */
   events: Registry["events"] & { published: SessionEvent[] };
+  /** Every user event the domain published, in order. */
+  userEvents: Registry["userEvents"] & { published: UserEvent[] };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -114,6 +117,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     clock,
     events: eventLog(),
     jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing("session-domain-secret-0123456789-0123456789"), now }),
+    userEvents: userEventLog(),
     log: silent,
     now,
   };
@@ -174,4 +178,9 @@ export function holdNext<K extends "findUser" | "extend" | "putUser" | "listPend
     return result;
   };
   return { reached: inside, release };
+}
+
+function userEventLog(): TestRegistry["userEvents"] {
+  const published: UserEvent[] = [];
+  return { published, publish: (events) => void published.push(...events) };
 }

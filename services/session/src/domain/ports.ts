@@ -9,6 +9,7 @@ import type { SessionStore } from "../store/session-store.js";
 import type { CacheLease } from "./cache-lease.js";
 import type { JwtKeyRing } from "./jwt-keys.js";
 import type { SessionEventHub } from "./session-events.js";
+import type { UserEventHub } from "./user-events.js";
 
 export interface Registry {
   config: SessionConfig;
@@ -29,6 +30,8 @@ export interface Registry {
   events: Pick<SessionEventHub, "publish">;
   /** The keys that sign session JWTs (jwt-keys.ts); their private halves never leave it. */
   jwtKeys: JwtKeyRing;
+  /** The watchers of what happens to users (WatchUserEvents), on every replica. */
+  userEvents: Pick<UserEventHub, "publish">;
   now: () => Date;
   log: Logger;
 }

@@ -36,9 +36,10 @@ import { SHORT_SESSION_SECONDS } from "../config.js";
 import type { SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 import type { SessionEvent } from "./session-events.js";
+import { type UserEventKind, userChanges } from "./user-events.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "userEvents" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -413,10 +414,26 @@ export async function revokeUserSessions(deps: Deps, userId: string, options: { 
   if (options.caller !== undefined) refuseWhileImpersonating(await callerSession(deps, options.caller, userId));
   const keep = options.keepCallers ? options.caller?.sessionId : undefined;
   await withoutStaleServingOnOutage(deps, async () => {
-    if (options.user) await deps.store.putUser(options.user);
+    const changed = options.user && (await keepUser(deps, userId, options.user));
     const sessions = (await deps.store.listByUser(userId)).filter((s) => s.id !== keep);
     await revokeAll(deps, sessions);
+    changed?.();
   });
+}
+
+/**
+ * Keeps the copy (or removes it with `user` null) and returns the publication of what that changed
+ * (user-events.ts), to run once the sessions it affects are dealt with.
+ */
+async function keepUser(deps: Pick<Deps, "store" | "userEvents" | "now">, userId: string, user: CachedUser | null, without?: "deleted" | "unknown"): Promise<() => void> {
+  const before = await deps.store.findUser(userId);
+  if (user) await deps.store.putUser(user);
+  else await deps.store.deleteUser(userId);
+  const after = user ? await deps.store.findUser(userId) : null;
+  // A sender of the previous release names no copy (ForgetUser): something changed, not a deletion.
+  const kinds: UserEventKind[] = without === "deleted" ? ["deleted"] : without === "unknown" ? ["updated"] : userChanges(before, after);
+  const at = deps.now().getTime();
+  return () => deps.userEvents.publish(kinds.map((kind) => ({ userId, kind, at })));
 }
 
 /**
@@ -424,16 +441,16 @@ export async function revokeUserSessions(deps: Deps, userId: string, options: { 
  * (deleted, or a sender that predates copies) removes the copy, then drops cached copies of the user's
  * sessions, so the next read serves the kept copy, or none.
  */
-export async function forgetUser(deps: Deps, userId: string, user?: CachedUser): Promise<void> {
+export async function forgetUser(deps: Deps, userId: string, user?: CachedUser, options: { deleted?: boolean } = {}): Promise<void> {
   await withoutStaleServingOnOutage(deps, async () => {
-    if (user) await deps.store.putUser(user);
-    else await deps.store.deleteUser(userId);
+    const changed = await keepUser(deps, userId, user ?? null, user ? undefined : options.deleted ? "deleted" : "unknown");
     const sessions = await deps.store.listByUser(userId);
     await dropCachedCopies(
       deps,
       sessions.map((s) => s.token),
       { kind: "user-changed", userId },
     );
+    changed();
   });
 }
 

@@ -1,10 +1,13 @@
 /** SessionService over gRPC: decode, call one use case, encode. */
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import {
   type SessionServiceServer,
   SessionServiceService,
   type WatchSessionEventsRequest,
   type WatchSessionEventsResponse,
+  UserEventKind as UserEventKindMessage,
+  type WatchUserEventsRequest,
+  type WatchUserEventsResponse,
 } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { RpcServer } from "@auth-platform/proto/rpc-server";
@@ -14,6 +17,7 @@ import { type Caller, requireCaller } from "@auth-platform/runtime/caller";
 import { carriedUser, userFields } from "@auth-platform/runtime/user-message";
 import type { Registry } from "../domain/ports.js";
 import type { SessionEvent, SessionEventHub, Watch } from "../domain/session-events.js";
+import type { UserEventHub, UserEventKind } from "../domain/user-events.js";
 import { clearActiveOrganization, clearActiveTeam, setActiveOrganization, setActiveTeam } from "../domain/active-organization.js";
 import {
   type CallerRef,
@@ -49,8 +53,11 @@ export const SESSION_ACCESS: AccessTable = {
   ClearActiveOrganization: ["organization"],
   SetActiveTeam: ["organization"],
   ClearActiveTeam: ["organization"],
-  // The gateway's own session cache (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
-  WatchSessionEvents: ["gateway"],
+  // The gateway's session memory and internal services' caches (@auth-platform/node), under the same acks and
+  // leases (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md, 0078-internal-services-watch-revocations.md).
+  WatchSessionEvents: ["gateway", "internal-client"],
+  // Who was banned, unbanned, demoted or deleted, for services that act on it (ADR 0078).
+  WatchUserEvents: ["gateway", "internal-client"],
   // GET /token for the signed-in user; GET /jwks, and services verifying tokens (docs/adr/0076).
   IssueSessionToken: ["gateway"],
   GetJwks: ["gateway", "internal-client"],
@@ -73,7 +80,7 @@ async function callerOf(registry: Registry, req: { caller?: Caller; callerToken?
   return req.callerToken === undefined ? undefined : callerByToken(registry, req.callerToken);
 }
 
-export function sessionService(registry: Registry & { events: SessionEventHub }, rpc: RpcServer): ServiceBinding {
+export function sessionService(registry: Registry & { events: SessionEventHub; userEvents: UserEventHub }, rpc: RpcServer): ServiceBinding {
   const mutualTls = registry.config.grpc.tls.kind === "mtls";
   const implementation: SessionServiceServer = {
     createSession: rpc.unary("CreateSession", async (req) => {
@@ -91,6 +98,7 @@ export function sessionService(registry: Registry & { events: SessionEventHub },
         ...userFields(toUserMessage(found.cached.user)),
         refreshed: found.refreshed,
         refreshAt: new Date(found.cached.refreshAt),
+        tokenLookup: registry.tokens.lookup(req.token),
       };
     }),
     listSessions: rpc.unary("ListSessions", async (req) => ({
@@ -125,7 +133,7 @@ export function sessionService(registry: Registry & { events: SessionEventHub },
     }),
     dropUserCopy: rpc.unary("DropUserCopy", async (req) => {
       if (!req.userId) throw new AuthError("VALIDATION_ERROR", "userId is required");
-      await forgetUser(registry, req.userId);
+      await forgetUser(registry, req.userId, undefined, { deleted: true });
       return {};
     }),
     forgetUser: rpc.unary("ForgetUser", async (req) => {
@@ -164,6 +172,7 @@ export function sessionService(registry: Registry & { events: SessionEventHub },
       return { keys, maxAgeSeconds };
     }),
     watchSessionEvents: rpc.duplex("WatchSessionEvents", (stream) => serveWatch(registry.events, stream)),
+    watchUserEvents: rpc.serverStream("WatchUserEvents", (stream) => serveUserEvents(registry.userEvents, stream)),
   };
   return {
     definition: SessionServiceService,
@@ -213,6 +222,33 @@ function serveWatch(hub: SessionEventHub, stream: WatchStream): Promise<void> {
     stream.once("end", released);
     stream.once("cancelled", over);
     stream.once("error", over);
+  });
+}
+
+const USER_EVENT_KINDS: Record<UserEventKind, UserEventKindMessage> = {
+  updated: UserEventKindMessage.USER_EVENT_KIND_UPDATED,
+  banned: UserEventKindMessage.USER_EVENT_KIND_BANNED,
+  unbanned: UserEventKindMessage.USER_EVENT_KIND_UNBANNED,
+  "role-changed": UserEventKindMessage.USER_EVENT_KIND_ROLE_CHANGED,
+  deleted: UserEventKindMessage.USER_EVENT_KIND_DELETED,
+};
+
+/** One WatchUserEvents stream: every user event from now on, until the watcher goes (or a shutdown ends it). */
+function serveUserEvents(hub: Pick<UserEventHub, "watch">, stream: grpc.ServerWritableStream<WatchUserEventsRequest, WatchUserEventsResponse>): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = hub.watch((event) => {
+      if (!stream.writableEnded && !stream.destroyed) stream.write({ userId: event.userId, kind: USER_EVENT_KINDS[event.kind], occurredAt: new Date(event.at) });
+    });
+    // Headers at once: the watcher knows from them that every later change reaches it.
+    stream.sendMetadata(new grpc.Metadata());
+    const over = () => {
+      stop();
+      resolve();
+    };
+    stream.once("cancelled", over);
+    stream.once("error", over);
+    stream.once("close", over);
+    stream.once("finish", over);
   });
 }
 

@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -28,6 +30,64 @@ import { User } from "../../common/v1/user.js";
 export const protobufPackage = "auth.session.v1";
 
 export const protobufFileName = "auth/session/v1/session.proto";
+
+export enum UserEventKind {
+  USER_EVENT_KIND_UNSPECIFIED = 0,
+  /** USER_EVENT_KIND_UPDATED - A profile field, a verified address, two-factor, ... (not one of the kinds below). */
+  USER_EVENT_KIND_UPDATED = 1,
+  USER_EVENT_KIND_BANNED = 2,
+  USER_EVENT_KIND_UNBANNED = 3,
+  USER_EVENT_KIND_ROLE_CHANGED = 4,
+  USER_EVENT_KIND_DELETED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function userEventKindFromJSON(object: any): UserEventKind {
+  switch (object) {
+    case 0:
+    case "USER_EVENT_KIND_UNSPECIFIED":
+      return UserEventKind.USER_EVENT_KIND_UNSPECIFIED;
+    case 1:
+    case "USER_EVENT_KIND_UPDATED":
+      return UserEventKind.USER_EVENT_KIND_UPDATED;
+    case 2:
+    case "USER_EVENT_KIND_BANNED":
+      return UserEventKind.USER_EVENT_KIND_BANNED;
+    case 3:
+    case "USER_EVENT_KIND_UNBANNED":
+      return UserEventKind.USER_EVENT_KIND_UNBANNED;
+    case 4:
+    case "USER_EVENT_KIND_ROLE_CHANGED":
+      return UserEventKind.USER_EVENT_KIND_ROLE_CHANGED;
+    case 5:
+    case "USER_EVENT_KIND_DELETED":
+      return UserEventKind.USER_EVENT_KIND_DELETED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UserEventKind.UNRECOGNIZED;
+  }
+}
+
+export function userEventKindToJSON(object: UserEventKind): string {
+  switch (object) {
+    case UserEventKind.USER_EVENT_KIND_UNSPECIFIED:
+      return "USER_EVENT_KIND_UNSPECIFIED";
+    case UserEventKind.USER_EVENT_KIND_UPDATED:
+      return "USER_EVENT_KIND_UPDATED";
+    case UserEventKind.USER_EVENT_KIND_BANNED:
+      return "USER_EVENT_KIND_BANNED";
+    case UserEventKind.USER_EVENT_KIND_UNBANNED:
+      return "USER_EVENT_KIND_UNBANNED";
+    case UserEventKind.USER_EVENT_KIND_ROLE_CHANGED:
+      return "USER_EVENT_KIND_ROLE_CHANGED";
+    case UserEventKind.USER_EVENT_KIND_DELETED:
+      return "USER_EVENT_KIND_DELETED";
+    case UserEventKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /** Session is one signed-in device. */
 export interface Session {
@@ -217,7 +277,14 @@ export interface GetSessionResponse {
   /** True when this call extended the session, so the caller reissues its cookie. */
   refreshed: boolean;
   /** When a read should next extend the session (past expires_at: never); absent with the session. */
-  refreshAt?: Date | undefined;
+  refreshAt?:
+    | Date
+    | undefined;
+  /**
+   * The token's lookup hash (runtime/session-token.ts), set with the session: the name WatchSessionEvents
+   * gives it, so a watcher without AUTH_SECRET can match events to what it holds. Not a credential.
+   */
+  tokenLookup?: string | undefined;
 }
 
 export interface ListSessionsRequest {
@@ -426,7 +493,7 @@ export interface WatchSessionEventsRequest {
 }
 
 export interface WatchHello {
-  /** The watcher's instance (a gateway process), for the logs. */
+  /** The watcher's instance (a gateway or internal service process), for the logs. */
   watcherId: string;
   /** True: every change waits for this watcher's ack (or its lease to run out) before it answers. */
   acknowledges: boolean;
@@ -521,6 +588,19 @@ export interface GetJwksResponse {
   keys: PublicJwk[];
   /** How long a verifier may cache this list (SESSION_JWKS_MAX_AGE): GET /jwks's Cache-Control max-age. */
   maxAgeSeconds: number;
+}
+
+export interface WatchUserEventsRequest {
+  /** The watcher's instance, for the logs. */
+  watcherId: string;
+}
+
+/** One change of one user. */
+export interface WatchUserEventsResponse {
+  userId: string;
+  kind: UserEventKind;
+  /** When the session service applied it. */
+  occurredAt?: Date | undefined;
 }
 
 function createBaseSession(): Session {
@@ -1646,7 +1726,14 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
 };
 
 function createBaseGetSessionResponse(): GetSessionResponse {
-  return { session: undefined, user: undefined, sessionUser: undefined, refreshed: false, refreshAt: undefined };
+  return {
+    session: undefined,
+    user: undefined,
+    sessionUser: undefined,
+    refreshed: false,
+    refreshAt: undefined,
+    tokenLookup: undefined,
+  };
 }
 
 export const GetSessionResponse: MessageFns<GetSessionResponse> = {
@@ -1665,6 +1752,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     }
     if (message.refreshAt !== undefined) {
       Timestamp.encode(toTimestamp(message.refreshAt), writer.uint32(42).fork()).join();
+    }
+    if (message.tokenLookup !== undefined) {
+      writer.uint32(50).string(message.tokenLookup);
     }
     return writer;
   },
@@ -1722,6 +1812,14 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
             message.refreshAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tokenLookup = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1749,6 +1847,11 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
         : isSet(object.refresh_at)
         ? fromJsonTimestamp(object.refresh_at)
         : undefined,
+      tokenLookup: isSet(object.tokenLookup)
+        ? globalThis.String(object.tokenLookup)
+        : isSet(object.token_lookup)
+        ? globalThis.String(object.token_lookup)
+        : undefined,
     };
   },
 
@@ -1769,6 +1872,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     if (message.refreshAt !== undefined) {
       obj.refreshAt = message.refreshAt.toISOString();
     }
+    if (message.tokenLookup !== undefined) {
+      obj.tokenLookup = message.tokenLookup;
+    }
     return obj;
   },
 
@@ -1786,6 +1892,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
       : undefined;
     message.refreshed = object.refreshed ?? false;
     message.refreshAt = object.refreshAt ?? undefined;
+    message.tokenLookup = object.tokenLookup ?? undefined;
     return message;
   },
 };
@@ -5069,6 +5176,188 @@ export const GetJwksResponse: MessageFns<GetJwksResponse> = {
   },
 };
 
+function createBaseWatchUserEventsRequest(): WatchUserEventsRequest {
+  return { watcherId: "" };
+}
+
+export const WatchUserEventsRequest: MessageFns<WatchUserEventsRequest> = {
+  encode(message: WatchUserEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.watcherId !== "") {
+      writer.uint32(10).string(message.watcherId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchUserEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchUserEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.watcherId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchUserEventsRequest {
+    return {
+      watcherId: isSet(object.watcherId)
+        ? globalThis.String(object.watcherId)
+        : isSet(object.watcher_id)
+        ? globalThis.String(object.watcher_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WatchUserEventsRequest): unknown {
+    const obj: any = {};
+    if (message.watcherId !== "") {
+      obj.watcherId = message.watcherId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchUserEventsRequest>, I>>(base?: I): WatchUserEventsRequest {
+    return WatchUserEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchUserEventsRequest>, I>>(object: I): WatchUserEventsRequest {
+    const message = createBaseWatchUserEventsRequest();
+    message.watcherId = object.watcherId ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchUserEventsResponse(): WatchUserEventsResponse {
+  return { userId: "", kind: 0, occurredAt: undefined };
+}
+
+export const WatchUserEventsResponse: MessageFns<WatchUserEventsResponse> = {
+  encode(message: WatchUserEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchUserEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchUserEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchUserEventsResponse {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      kind: isSet(object.kind) ? userEventKindFromJSON(object.kind) : 0,
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchUserEventsResponse): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = userEventKindToJSON(message.kind);
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchUserEventsResponse>, I>>(base?: I): WatchUserEventsResponse {
+    return WatchUserEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchUserEventsResponse>, I>>(object: I): WatchUserEventsResponse {
+    const message = createBaseWatchUserEventsResponse();
+    message.userId = object.userId ?? "";
+    message.kind = object.kind ?? 0;
+    message.occurredAt = object.occurredAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * Session owns sessions and the session cache. Every RPC answers catalogue errors with the code in the
  * x-error-code trailer.
@@ -5295,7 +5584,8 @@ export const SessionServiceService = {
    * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
    * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
    * what it holds until its own clock, when it sent ping n, plus lease_ms
-   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md); gateways and internal services watch it
+   * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents: {
     path: "/auth.session.v1.SessionService/WatchSessionEvents" as const,
@@ -5338,6 +5628,25 @@ export const SessionServiceService = {
     requestDeserialize: (value: Buffer): GetJwksRequest => GetJwksRequest.decode(value),
     responseSerialize: (value: GetJwksResponse): Buffer => Buffer.from(GetJwksResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetJwksResponse => GetJwksResponse.decode(value),
+  },
+  /**
+   * WatchUserEvents streams what happens to users as this service applies it (a ban, an unban, a role
+   * change, another update, a deletion, learnt from identity), from every replica: a user id and what
+   * happened, never a field of the user nor a credential. No acks and no lease: a change does not wait for
+   * these watchers (the sessions it ends or alters go through WatchSessionEvents, which it waits for), and a
+   * watcher that lost its stream may have missed events
+   * (docs/adr/0078-internal-services-watch-revocations.md). Errors: none.
+   */
+  watchUserEvents: {
+    path: "/auth.session.v1.SessionService/WatchUserEvents" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchUserEventsRequest): Buffer =>
+      Buffer.from(WatchUserEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchUserEventsRequest => WatchUserEventsRequest.decode(value),
+    responseSerialize: (value: WatchUserEventsResponse): Buffer =>
+      Buffer.from(WatchUserEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchUserEventsResponse => WatchUserEventsResponse.decode(value),
   },
 } as const;
 
@@ -5430,7 +5739,8 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
    * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
    * what it holds until its own clock, when it sent ping n, plus lease_ms
-   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md); gateways and internal services watch it
+   * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents: handleBidiStreamingCall<WatchSessionEventsRequest, WatchSessionEventsResponse>;
   /**
@@ -5446,6 +5756,15 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Errors: none.
    */
   getJwks: handleUnaryCall<GetJwksRequest, GetJwksResponse>;
+  /**
+   * WatchUserEvents streams what happens to users as this service applies it (a ban, an unban, a role
+   * change, another update, a deletion, learnt from identity), from every replica: a user id and what
+   * happened, never a field of the user nor a credential. No acks and no lease: a change does not wait for
+   * these watchers (the sessions it ends or alters go through WatchSessionEvents, which it waits for), and a
+   * watcher that lost its stream may have missed events
+   * (docs/adr/0078-internal-services-watch-revocations.md). Errors: none.
+   */
+  watchUserEvents: handleServerStreamingCall<WatchUserEventsRequest, WatchUserEventsResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -5733,7 +6052,8 @@ export interface SessionServiceClient extends Client {
    * and the change that caused the event waits for that ack before it answers (or for the watcher's lease
    * to run out, after which the stream is ended). `ping` n is answered with a lease n: the watcher may trust
    * what it holds until its own clock, when it sent ping n, plus lease_ms
-   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md). Errors: VALIDATION_ERROR (no hello first).
+   * (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md); gateways and internal services watch it
+   * alike (docs/adr/0078-internal-services-watch-revocations.md). Errors: VALIDATION_ERROR (no hello first).
    */
   watchSessionEvents(): ClientDuplexStream<WatchSessionEventsRequest, WatchSessionEventsResponse>;
   watchSessionEvents(
@@ -5784,6 +6104,23 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetJwksResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * WatchUserEvents streams what happens to users as this service applies it (a ban, an unban, a role
+   * change, another update, a deletion, learnt from identity), from every replica: a user id and what
+   * happened, never a field of the user nor a credential. No acks and no lease: a change does not wait for
+   * these watchers (the sessions it ends or alters go through WatchSessionEvents, which it waits for), and a
+   * watcher that lost its stream may have missed events
+   * (docs/adr/0078-internal-services-watch-revocations.md). Errors: none.
+   */
+  watchUserEvents(
+    request: WatchUserEventsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchUserEventsResponse>;
+  watchUserEvents(
+    request: WatchUserEventsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchUserEventsResponse>;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(
