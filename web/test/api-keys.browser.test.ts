@@ -35,7 +35,7 @@ describe("API keys in the browser", () => {
     const section = page.getByRole("region", { name: "API keys" });
     await poll(() => section.getByText("No API keys yet.").isVisible()).toBe(true);
 
-    await section.getByLabel("Name").fill("deploy");
+    await section.getByLabel("Key name").fill("deploy");
     await section.getByLabel("Expires").selectOption({ label: "In 30 days" });
     await section.getByRole("button", { name: "Create key" }).click();
     const shown = section.getByRole("region", { name: "New key deploy" });
@@ -77,7 +77,7 @@ describe("API keys in the browser", () => {
     await page.waitForURL("**/organizations");
     const section = page.getByRole("region", { name: "Organization keys" });
     await poll(() => section.getByText("No API keys yet.").isVisible()).toBe(true);
-    await section.getByLabel("Name").fill("ci");
+    await section.getByLabel("Key name").fill("ci");
     await section.getByRole("button", { name: "Create key" }).click();
     const key = await section.getByTestId("new-api-key").innerText();
     expect((await verify(key)).body).toMatchObject({ valid: true, key: { organizationId: created.body.id } });

@@ -5,7 +5,7 @@ export default {
   intro: "Mit einem API-Schlüssel rufen Ihre Programme Dienste in Ihrem Namen auf. Halten Sie ihn geheim: Wer ihn hat, handelt als Sie.",
   organizationIntro: "Schlüssel für Programme, die für diese Organisation handeln statt für eine Person.",
   none: "Noch keine API-Schlüssel.",
-  name: "Name",
+  name: "Schlüsselname",
   expiry: "Läuft ab",
   expiryNever: "Nie",
   expiryDays: "In {days} Tagen",

@@ -5,7 +5,7 @@ export default {
   intro: "An API key lets your programs call services as you. Keep it secret: anyone holding it acts as you.",
   organizationIntro: "Keys for programs acting for this organization rather than for one person.",
   none: "No API keys yet.",
-  name: "Name",
+  name: "Key name",
   expiry: "Expires",
   expiryNever: "Never",
   expiryDays: "In {days} days",

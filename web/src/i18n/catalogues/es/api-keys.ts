@@ -5,7 +5,7 @@ export default {
   intro: "Una clave de API permite a tus programas llamar a servicios en tu nombre. Mantenla en secreto: quien la tenga actúa como tú.",
   organizationIntro: "Claves para programas que actúan por esta organización y no por una persona.",
   none: "Aún no hay claves de API.",
-  name: "Nombre",
+  name: "Nombre de la clave",
   expiry: "Caduca",
   expiryNever: "Nunca",
   expiryDays: "En {days} días",

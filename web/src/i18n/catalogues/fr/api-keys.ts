@@ -5,7 +5,7 @@ export default {
   intro: "Une clé d'API permet à vos programmes d'appeler des services en votre nom. Gardez-la secrète : qui la détient agit comme vous.",
   organizationIntro: "Des clés pour les programmes qui agissent pour cette organisation plutôt que pour une personne.",
   none: "Aucune clé d'API pour l'instant.",
-  name: "Nom",
+  name: "Nom de la clé",
   expiry: "Expire",
   expiryNever: "Jamais",
   expiryDays: "Dans {days} jours",
