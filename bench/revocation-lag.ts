@@ -9,13 +9,11 @@
  * or `both` (the default, one after the other). Prints the load average beside the figures (one machine).
  */
 import { readFileSync } from "node:fs";
-import { type AuthClient, createAuthClient } from "@auth-platform/node";
+import { type AuthClient, createAuthClient, watchSessionEvents } from "@auth-platform/node";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
-import { createLogger } from "@auth-platform/runtime/log";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { sessionMemory } from "../gateway/src/http/session-memory.js";
-import { watchSessionEvents } from "../gateway/src/session-watch.js";
 import { eventually } from "../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../testing/http.js";
 import { startPlatform } from "../testing/platform.js";
@@ -27,7 +25,6 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 const KINDS = (process.env.BENCH_WATCHER_KIND ?? "both") === "both" ? ["gateway", "internal"] : [process.env.BENCH_WATCHER_KIND!];
 
 const platform = await startPlatform({ redis: false });
-const log = createLogger("bench", "warn");
 const { lookup } = tokenLookup(platform.env.AUTH_SECRET!);
 /** When each watcher applied the event naming a lookup (performance.now). */
 const gone = new Map<string, number[]>();
@@ -45,12 +42,15 @@ interface Watcher {
 function gatewayWatcher(): Watcher {
   const client = createGrpcClient(SessionServiceClient, platform.sessionAddress, { tls: platform.grpcTls("gateway"), serverName: "session" });
   const memory = sessionMemory({ maxEntries: 1_000 });
-  const dropSessions = memory.dropSessions;
-  memory.dropSessions = (lookups) => {
-    told(lookups);
-    dropSessions(lookups);
-  };
-  const watch = watchSessionEvents({ client, memory, log });
+  // The gateway's memory under the package's watcher, as gateway/src/start.ts runs it.
+  const watch = watchSessionEvents({
+    client,
+    cache: memory,
+    onEvent: (event) => {
+      if (event.kind !== "user-changed") told(event.lookups);
+    },
+    onWarning: (message, fields) => console.warn(message, fields),
+  });
   return {
     async hold(_token, key, held) {
       // Filled under its lease, as a gateway's read would.

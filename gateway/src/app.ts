@@ -52,7 +52,7 @@ export interface AppDeps {
   counters: RateLimitCounters;
   /** The session cache shared with the session service (only when it is Redis). */
   sharedSessionCache?: KeyValue;
-  /** The gateway's own session copies, kept by the session service's pushes (session-watch.ts). */
+  /** The gateway's own session copies, kept by the session service's pushes (start.ts: @auth-platform/node's watcher). */
   sessionMemory?: SessionMemory;
   log: Logger;
   /** The security event reporter (main.ts keeps it to flush on stop); made here when not given. */

@@ -3,13 +3,16 @@
  * configuration, the express app, the HTTP server, metrics when METRICS_PORT is set, and one close() that
  * runs its shutdown steps in order (requests in flight, queued security events, then clients and stores).
  */
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { type SessionWatch, watchSessionEvents } from "@auth-platform/node";
+import type { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { closeHttpServer } from "@auth-platform/runtime/http-close";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
-import { startMetricsServer } from "@auth-platform/runtime/metrics";
+import { authEvents, startMetricsServer } from "@auth-platform/runtime/metrics";
 import { redisWarnings } from "@auth-platform/runtime/redis-connection";
 import { stopTracing } from "@auth-platform/runtime/tracing";
 import { createApp } from "./app.js";
@@ -19,8 +22,7 @@ import { openRateLimitCounters } from "./http/rate-limit.js";
 import { securityEventReporter } from "./http/security-events.js";
 import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
-import type { SessionMemory } from "./http/session-memory.js";
-import { startSessionMemory } from "./session-watch.js";
+import { type SessionMemory, sessionMemory } from "./http/session-memory.js";
 
 const EVENTS_FLUSH_MS = 5_000;
 /** How long requests in flight at SIGTERM may run before their connections are closed (a slow upload may take 30 s). */
@@ -102,4 +104,16 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   );
   const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return { origin, port, metricsPort: metrics?.port, log, sessionMemory: sessions?.memory, close: shutdown.run, closing: shutdown.current };
+}
+
+/**
+ * The session memory GATEWAY_SESSION_CACHE_SIZE asks for (undefined for 0), kept by @auth-platform/node's
+ * watcher: the one implementation of the WatchSessionEvents protocol (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
+ * Its warning goes to the gateway's log; lookups are counted by the memory itself.
+ */
+function startSessionMemory(maxEntries: number, client: SessionServiceClient, log: Logger): { memory: SessionMemory; watch: SessionWatch } | undefined {
+  if (maxEntries <= 0) return undefined;
+  const memory = sessionMemory({ maxEntries, onLookup: authEvents.gatewaySessionCacheLookup });
+  const watch = watchSessionEvents({ client, cache: memory, watcherId: `gateway-${randomUUID()}`, onWarning: (message, fields) => log.warn(message, fields) });
+  return { memory, watch };
 }

@@ -141,9 +141,10 @@ describe(`a gateway cut off from the session service (${backendLabel()})`, () =>
 });
 
 describe(`the session service restarted under the gateway (${backendLabel()})`, () => {
-  const platform = usePlatform();
+  const logs: Array<Record<string, unknown>> = [];
+  const platform = usePlatform({ env: { LOG_LEVEL: "warn" }, logs: (entry) => logs.push(entry) });
 
-  it("the gateway reconnects, starts empty, and serves what the new process says", async () => {
+  it("the gateway reconnects, starts empty, serves what the new process says, and logged the loss once", async () => {
     const { c } = await aUser(platform);
     expect((await c.get("/get-session")).body).not.toBeNull();
     const session = platform.services.session;
@@ -160,6 +161,11 @@ describe(`the session service restarted under the gateway (${backendLabel()})`, 
         expect(res.status).toBe(200);
         expect(res.body).toBeNull();
       });
+      // @auth-platform/node's watcher told the gateway's log (its onWarning), once for the outage however
+      // many reconnects failed, naming no token.
+      const lost = logs.filter((entry) => entry.service === "gateway" && String(entry.msg).startsWith("session event stream lost"));
+      expect(lost).toEqual([expect.objectContaining({ level: "warn", retryInMs: expect.any(Number) })]);
+      expect(JSON.stringify(lost)).not.toContain(decodeURIComponent(revokedMeanwhile).split(".")[0]!);
     } finally {
       await restarted.close();
     }

@@ -1,6 +1,7 @@
 /**
  * The gateway's own copy of warm sessions, answered without a hop, kept correct by the session service's
- * pushes (gateway/src/session-watch.ts, docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
+ * pushes: @auth-platform/node's watcher (packages/node/src/session-watch.ts, started in start.ts) applies
+ * them through the WatchedCache side below (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
  *
  * Keyed by the token's lookup hash; each entry holds what get-session answers, without the token (a heap
  * dump holds no credential), until its due time: the session's refresh point, never past its expiry. An
@@ -8,6 +9,7 @@
  * the events before it reads its source and is not kept if any arrived meanwhile, so a copy read before a
  * change can never be kept after the change's event.
  */
+import type { WatchedCache } from "@auth-platform/node";
 import type { PublicSession, PublicUser } from "./public-shapes.js";
 
 /** What an entry answers: get-session's session (its token added back on a hit) and user. */
@@ -23,23 +25,16 @@ interface Entry {
   dueAt: number;
 }
 
-export interface SessionMemory {
+/** The watcher's side (dropSessions, dropUser, leaseUntil, clear) is the package's WatchedCache. */
+export interface SessionMemory extends WatchedCache {
   /** The session held for this token, while the lease holds and before it is due; else undefined. */
   get(lookup: string, token: string, now: number): HeldSession | undefined;
   /** The count of events and clears so far: read it before a fill reads its source. */
   version(): number;
   /** Keeps a copy read since `since` (version()), unless anything happened meanwhile or no lease holds. */
   fill(lookup: string, held: HeldSession, dueAt: number, since: number): void;
-  /** The watcher's side: these sessions ended or changed. */
-  dropSessions(lookups: readonly string[]): void;
-  /** The watcher's side: a user changed; every session of theirs held goes. */
-  dropUser(userId: string): void;
-  /** The watcher's side: entries may be trusted until this time on the monotonic clock. */
-  leaseUntil(until: number): void;
   /** Whether a lease holds now (entries may be served). */
   holdsLease(): boolean;
-  /** Drops everything and the lease: the stream was lost or opened again. */
-  clear(): void;
   readonly size: number;
 }
 

@@ -4,18 +4,23 @@
  * the lease. The lease answering ping n lasts until this process's clock when it SENT ping n, plus lease_ms;
  * the service counts from when it received the ping, never earlier, so this side never trusts longer than
  * the service waits for it. Losing the stream, or opening it again, clears the cache; it is reopened with
- * backoff. The same protocol as the gateway's (gateway/src/session-watch.ts,
- * docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md, 0078-internal-services-watch-revocations.md).
+ * backoff. The one implementation of the protocol: the gateway's session memory is kept by it too, under its
+ * own certificate (gateway/src/start.ts; docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md,
+ * 0078-internal-services-watch-revocations.md). It imports nothing of the gateway or the services.
  */
 import { randomUUID } from "node:crypto";
 import type { ClientDuplexStream } from "@grpc/grpc-js";
 import type { SessionServiceClient, WatchSessionEventsRequest, WatchSessionEventsResponse } from "@auth-platform/proto/gen/auth/session/v1/session";
 
-/** What the watcher needs of a cache. */
+/** What the watcher needs of a cache (the package's SessionCache and the gateway's SessionMemory both fit). */
 export interface WatchedCache {
+  /** These sessions (by the platform's lookup hash) ended or changed. */
   dropSessions(lookups: readonly string[]): void;
+  /** A user changed: every session of theirs held goes. */
   dropUser(userId: string): void;
+  /** Entries may be trusted until this time on the watcher's monotonic clock. */
   leaseUntil(until: number): void;
+  /** Drops everything and the lease: the stream was lost or opened again. */
   clear(): void;
 }
 
@@ -27,8 +32,9 @@ export interface SessionWatchOptions {
   cache: WatchedCache;
   /** Told after each event is applied and before it is acknowledged. */
   onEvent?: (event: AppliedEvent) => void;
+  /** Told once when the stream is lost (not again until a lease has come back); never given a token. */
   onWarning?: (message: string, fields: Record<string, unknown>) => void;
-  /** The watcher's name in the service's logs (a random id by default). */
+  /** The watcher's name in the service's logs (`node-` and a random id by default). */
   watcherId?: string;
   monotonic?: () => number;
 }

@@ -195,7 +195,7 @@ function serveWatch(hub: SessionEventHub, stream: WatchStream): Promise<void> {
       watch?.close();
       resolve();
     };
-    // A half-close is the watcher's word that it holds nothing (gateway session-watch.ts clears, then ends).
+    // A half-close is the watcher's word that it holds nothing (packages/node/src/session-watch.ts clears, then ends).
     const released = () => {
       watch?.release();
       if (!stream.writableEnded) stream.end();
