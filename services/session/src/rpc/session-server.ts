@@ -104,10 +104,11 @@ export function sessionService(registry: Registry & { events: SessionEventHub; u
     listSessions: rpc.unary("ListSessions", async (req) => ({
       sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, caller: await callerOf(registry, req) })).map(toSessionMessage),
     })),
-    revokeSession: rpc.unary("RevokeSession", async (req) => {
+    revokeSession: rpc.unary("RevokeSession", async (req, { caller: workload }) => {
       if (req.sessionId !== undefined) {
         if (req.token || req.caller) throw new AuthError("VALIDATION_ERROR", "name the session by token or by sessionId, not both");
-        return { userId: await revokeSessionById(registry, req.sessionId, req.userId) };
+        // identity ends a session by id only when a rotation replaced it; the admin service, an admin's revocation.
+        return { userId: await revokeSessionById(registry, req.sessionId, req.userId, workload === "identity" ? "replaced" : "revoke-session") };
       }
       return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: await callerOf(registry, req) }) };
     }),
