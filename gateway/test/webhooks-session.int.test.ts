@@ -112,6 +112,20 @@ describe(`session webhook events (${backendLabel()})`, () => {
     await eventually(async () => expect(await platform.services.session.deps.store.findSessionEvents(userId)).toEqual([]));
   });
 
+  it("a password change that ends the other sessions says so", async () => {
+    const { userId, sessionId, client } = await signedInTwice();
+    const changed = await client.post("/change-password", { currentPassword: "password-123", newPassword: "password-456", revokeOtherSessions: true });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const revoked = await eventually(async () => {
+      const got = receiver.of(userId).filter((e) => e.type === "session.revoked");
+      expect(got).toHaveLength(1);
+      return got[0]!.data as RevokedData;
+    });
+    expect(revoked).toMatchObject({ userId, reason: "password-changed" });
+    expect(revoked.sessionIds).toHaveLength(2);
+    expect(revoked.sessionIds).toContain(sessionId);
+  });
+
   it("partition: with the notification service down a sign-in and a sign-out still answer, and their events arrive once after it is back", async () => {
     await platform.services.notification.close();
     const { userId, sessionId, client } = await signedInTwice();

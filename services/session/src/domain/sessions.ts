@@ -426,7 +426,11 @@ async function withoutStaleServingOnOutage<T>(deps: Deps, change: () => Promise<
  * inserted its row before this lists. With a caller (the session the request acts in), refused to an
  * impersonation session.
  */
-export async function revokeUserSessions(deps: Deps, userId: string, options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean } = {}): Promise<void> {
+export async function revokeUserSessions(
+  deps: Deps,
+  userId: string,
+  options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean; reason?: RevocationReason } = {},
+): Promise<void> {
   if (options.caller !== undefined) refuseWhileImpersonating(await callerSession(deps, options.caller, userId));
   const keep = options.keepCallers ? options.caller?.sessionId : undefined;
   await withoutStaleServingOnOutage(deps, async () => {
@@ -438,7 +442,8 @@ export async function revokeUserSessions(deps: Deps, userId: string, options: { 
 }
 
 /** Why revokeUserSessions ends the sessions, as its caller tells it. */
-function revocationReason(options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean }): RevocationReason {
+function revocationReason(options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean; reason?: RevocationReason }): RevocationReason {
+  if (options.reason) return options.reason;
   if (options.user?.banned) return "banned";
   if (options.caller) return options.keepCallers ? "revoke-other-sessions" : "revoke-sessions";
   return "revoked";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { aUser, testRegistry, type TestRegistry } from "../../test/test-registry.js";
-import { createSession, revokeSession, revokeUserSessions } from "./sessions.js";
+import { createSession, forgetUser, revokeSession, revokeUserSessions } from "./sessions.js";
 import { deliverDueSessionEvents, flushSessionEvents } from "./webhook-events.js";
 
 async function signedIn(deps: TestRegistry) {
@@ -40,7 +40,7 @@ describe("session webhook events", () => {
     expect(await deps.store.findSessionEvents(session.userId)).toEqual([]);
   });
 
-  it("tells why: a ban, the caller's own revocations", async () => {
+  it("tells why: the caller's own revocations, a ban, a password change", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps);
     const kept = await createSession(deps, { userId: session.userId, rememberMe: true });
@@ -48,6 +48,11 @@ describe("session webhook events", () => {
     await revokeSession(deps, third.token, { ownerId: session.userId, caller: { sessionId: session.id, userId: session.userId } });
     await revokeUserSessions(deps, session.userId, { caller: { sessionId: kept.id, userId: session.userId }, keepCallers: true });
     await revokeUserSessions(deps, session.userId, { user: aUser(deps, { id: session.userId, banned: true }) });
+    // The ban lifted (a newer copy), a new session, then a password change.
+    deps.clock.advance(1_000);
+    await forgetUser(deps, session.userId, aUser(deps, { id: session.userId }));
+    const later = await createSession(deps, { userId: session.userId, rememberMe: true });
+    await revokeUserSessions(deps, session.userId, { reason: "password-changed" });
     await flushSessionEvents(deps, session.userId);
     expect(
       published(deps)
@@ -57,6 +62,7 @@ describe("session webhook events", () => {
       { userId: session.userId, sessionIds: [third.id], reason: "revoke-session" },
       { userId: session.userId, sessionIds: [session.id], reason: "revoke-other-sessions" },
       { userId: session.userId, sessionIds: [kept.id], reason: "banned" },
+      { userId: session.userId, sessionIds: [later.id], reason: "password-changed" },
     ]);
   });
 

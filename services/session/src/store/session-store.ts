@@ -64,7 +64,17 @@ export const SESSION_EVENT_TYPES = ["session.created", "session.revoked"] as con
 export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
 
 /** Why sessions ended, as session.revoked tells it. */
-export const REVOCATION_REASONS = ["sign-out", "revoke-session", "revoke-sessions", "revoke-other-sessions", "banned", "replaced", "revoked"] as const;
+export const REVOCATION_REASONS = [
+  "sign-out",
+  "revoke-session",
+  "revoke-sessions",
+  "revoke-other-sessions",
+  "banned",
+  "password-changed",
+  "user-deleted",
+  "replaced",
+  "revoked",
+] as const;
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 
 export interface SessionEventRecord {
