@@ -48,7 +48,7 @@ export const CALLERS: Record<Component, Component[]> = {
   gateway: [],
   identity: ["gateway", "organization", "admin", "oauth", "sso"],
   session: ["gateway", "identity", "organization", "admin"],
-  notification: ["gateway", "identity", "organization", "admin"],
+  notification: ["gateway", "identity", "session", "organization", "admin"],
   organization: ["gateway", "identity", "sso"],
   admin: ["gateway"],
   oauth: ["gateway"],

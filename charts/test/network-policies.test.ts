@@ -82,7 +82,7 @@ describe("NetworkPolicies with restricted egress, an ingress namespace, internal
   const CALLEES: Record<Component, Component[]> = {
     gateway: ["identity", "session", "notification", "oauth", "organization", "admin", "sso"],
     identity: ["session", "notification", "organization", "sso"],
-    session: [],
+    session: ["notification"],
     notification: [],
     organization: ["identity", "session", "notification"],
     admin: ["identity", "session", "notification"],

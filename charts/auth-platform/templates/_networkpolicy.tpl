@@ -11,7 +11,7 @@ Components that call a component's gRPC port (gRPC services only), as a YAML lis
 {{- define "auth-platform.callersOf" -}}
 {{- if eq . "identity" }}[gateway, organization, admin, oauth, sso]
 {{- else if eq . "session" }}[gateway, identity, organization, admin]
-{{- else if eq . "notification" }}[gateway, identity, organization, admin]
+{{- else if eq . "notification" }}[gateway, identity, session, organization, admin]
 {{- else if eq . "organization" }}[gateway, identity, sso]
 {{- else if eq . "admin" }}[gateway]
 {{- else if eq . "oauth" }}[gateway]
@@ -29,6 +29,7 @@ Services a component calls, as a YAML list.
 {{- else if eq . "identity" }}[session, notification, organization, sso]
 {{- else if eq . "organization" }}[identity, session, notification]
 {{- else if eq . "admin" }}[identity, session, notification]
+{{- else if eq . "session" }}[notification]
 {{- else if eq . "oauth" }}[identity]
 {{- else if eq . "sso" }}[identity, organization]
 {{- else }}[]

@@ -72,8 +72,8 @@ export async function buildRegistry(config: IdentityConfig, log: Logger = create
       async revokeSession(userId, sessionId) {
         await call(sessionClient, sessionClient.revokeSession, { token: "", sessionId, userId });
       },
-      async revokeUserSessions(userId, user) {
-        await call(sessionClient, sessionClient.revokeUserSessions, { userId, ...userFields(user && toUserMessage(user)) });
+      async revokeUserSessions(userId, user, reason) {
+        await call(sessionClient, sessionClient.revokeUserSessions, { userId, ...userFields(user && toUserMessage(user)), reason });
       },
       async putUserCopy(user) {
         await call(sessionClient, sessionClient.putUserCopy, userFields(toUserMessage(user)));

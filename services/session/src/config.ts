@@ -15,6 +15,8 @@ const schema = z.object({
   LOG_LEVEL: env.logLevel(),
   SESSION_PORT: env.port(50052),
   SESSION_DATABASE_URL: z.string().min(1).default("file:data/session.db"),
+  // Webhook events go to the notification service (docs/adr/0077-signed-webhooks.md).
+  NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
   REDIS_KEY_PREFIX: z.string().default("auth:"),
   SESSION_EXPIRES_IN: env.seconds(604_800),
   SESSION_UPDATE_AGE: env.seconds(86_400),
@@ -37,6 +39,8 @@ export interface SessionConfig {
   /** GRPC_TLS_DIR / GRPC_INSECURE, GRPC_HOST, GRPC_HEALTH_PORT (the server and its clients). */
   grpc: GrpcServerSettings;
   databaseUrl: string;
+  /** NOTIFICATION_SERVICE_URL: where session.created and session.revoked are published. */
+  notificationServiceUrl: string;
   /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
   redis?: RedisConnection;
   redisKeyPrefix: string;
@@ -89,6 +93,7 @@ export function sessionConfig(source: Record<string, string | undefined>): Sessi
     port: c.SESSION_PORT,
     grpc: grpcServerFromEnv(source),
     databaseUrl: c.SESSION_DATABASE_URL,
+    notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
     redis: redisFromEnv(source),
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     expiresInSeconds: c.SESSION_EXPIRES_IN,

@@ -1,7 +1,11 @@
 /**
- * Builds the session service's dependencies once: config, store, cache, clock. It calls no other service
- * (identity pushes users to it: docs/adr/0021-call-graph-deadlines-and-errors.md).
+ * Builds the session service's dependencies once: config, store, cache, clock. It calls one other service,
+ * notification, to publish its webhook events (identity pushes users to it:
+ * docs/adr/0021-call-graph-deadlines-and-errors.md).
  */
+import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
+import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
+import { call } from "@auth-platform/runtime/rpc";
 import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -16,6 +20,7 @@ import type { Registry } from "./domain/ports.js";
 import { type SessionEventHub, sessionEventHub } from "./domain/session-events.js";
 import { sessionRelay } from "./domain/session-relay.js";
 import { type UserEvent, type UserEventHub, userEventHub } from "./domain/user-events.js";
+import { publishSessionEvents, startSessionEventWorker } from "./domain/webhook-events.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
 export async function buildRegistry(
@@ -63,6 +68,15 @@ export async function buildRegistry(
   });
   // Held (or pending revocations flushed) before the first request, so the cache is trusted from the start.
   await lease.start();
+  const webhookClient = createGrpcClient(WebhookServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
+  const webhooks: Registry["webhooks"] = {
+    async publish(event) {
+      await call(webhookClient, webhookClient.publishEvents, { events: [event] });
+    },
+  };
+  const worker = startSessionEventWorker({ store, webhooks, now, log });
+  // In flight, so close() lets them end before the store closes.
+  const publishing = new Set<Promise<void>>();
   return {
     config,
     store,
@@ -74,9 +88,19 @@ export async function buildRegistry(
     events,
     jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing(config.secret), now }),
     userEvents: userEvents.hub,
+    webhooks,
+    webhookEvents: {
+      written(userId) {
+        const done = publishSessionEvents({ store, webhooks, now, log, worker }, userId).finally(() => publishing.delete(done));
+        publishing.add(done);
+      },
+    },
     log,
     now,
     async close() {
+      await worker.stop();
+      await Promise.allSettled([...publishing]);
+      webhookClient.close();
       await userEvents.close();
       if (relay) await relay.stop();
       else hub.endAll("shutting down");

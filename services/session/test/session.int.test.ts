@@ -194,4 +194,16 @@ describe(`the user in both wire forms during a rolling upgrade (${backendLabel()
     expect((await call(gateway, gateway.getSession, { token: impersonation!.token, disableRefresh: true })).session).toBeUndefined();
     expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session?.id).toBe(session.id);
   });
+
+  it("RevokeUserSessions records the reason a service gives in session.revoked, and refuses one it does not know", async () => {
+    const { user, session } = await signedIn();
+    const refused = await peerCodeOf(call(identity, identity.revokeUserSessions, { userId: user.id, reason: "because" }));
+    expect(refused.errorCode).toBe("VALIDATION_ERROR");
+    expect((await call(gateway, gateway.getSession, { token: session.token, disableRefresh: true })).session?.id).toBe(session.id);
+    await call(identity, identity.revokeUserSessions, { userId: user.id, reason: "password-changed" });
+    const events = await service.deps.store.findSessionEvents(user.id);
+    const revoked = events.filter((event) => event.type === "session.revoked").map((event) => JSON.parse(event.data) as unknown);
+    // Published to a notification service that is not there: still held, with why.
+    expect(revoked).toEqual([{ userId: user.id, sessionIds: [session.id], reason: "password-changed" }]);
+  });
 });

@@ -91,6 +91,10 @@ export interface TestRegistry extends Registry {
   events: Registry["events"] & { published: SessionEvent[] };
   /** Every user event the domain published, in order. */
   userEvents: Registry["userEvents"] & { published: UserEvent[] };
+  /** Every webhook event published to the notification service, in order. */
+  webhooks: Registry["webhooks"] & { published: Array<{ id: string; type: string; payloadJson: string }> };
+  /** The users whose changes wrote webhook events, in order. */
+  webhookEvents: Registry["webhookEvents"] & { users: string[] };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -118,6 +122,8 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     events: eventLog(),
     jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing("session-domain-secret-0123456789-0123456789"), now }),
     userEvents: userEventLog(),
+    webhooks: webhookLog(),
+    webhookEvents: writtenLog(),
     log: silent,
     now,
   };
@@ -130,6 +136,26 @@ function eventLog(): TestRegistry["events"] {
     published,
     publish: async (event) => {
       published.push(event);
+    },
+  };
+}
+
+function webhookLog(): TestRegistry["webhooks"] {
+  const published: TestRegistry["webhooks"]["published"] = [];
+  return {
+    published,
+    publish: async ({ id, type, payloadJson }) => {
+      published.push({ id, type, payloadJson });
+    },
+  };
+}
+
+function writtenLog(): TestRegistry["webhookEvents"] {
+  const users: string[] = [];
+  return {
+    users,
+    written: (userId) => {
+      users.push(userId);
     },
   };
 }

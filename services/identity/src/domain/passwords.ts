@@ -46,7 +46,7 @@ export async function changePassword(deps: Deps, input: ChangePasswordInput): Pr
   // previous password is put back and the caller gets the error (a retry starts from where it was). The
   // revocation itself does not fail for a Redis outage (the session service records it durably).
   try {
-    await deps.sessions.revokeUserSessions(user.id);
+    await deps.sessions.revokeUserSessions(user.id, undefined, "password-changed");
   } catch (error) {
     await deps.store.setAccountPassword(credential.id, previous);
     throw error;

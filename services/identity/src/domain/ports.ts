@@ -37,8 +37,9 @@ export interface SessionPort {
   /**
    * Ends every session of the user. Idempotent. With `user` (a ban), the session service keeps that copy first,
    * so a session being created meanwhile sees the ban and is refused, or is made before the revocation lists.
+   * `reason` is what the session.revoked webhook event says (docs/http-api/webhooks.md).
    */
-  revokeUserSessions(userId: string, user?: UserRecord): Promise<void>;
+  revokeUserSessions(userId: string, user?: UserRecord, reason?: "password-changed" | "user-deleted"): Promise<void>;
   /** Ends one session of the user, named by id (SESSION_NOT_FOUND when it is not a live session of the user). */
   revokeSession(userId: string, sessionId: string): Promise<void>;
   /** Tells the session service the user changed: it serves this copy from now on (cached copies dropped). */

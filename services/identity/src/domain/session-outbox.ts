@@ -30,7 +30,7 @@ export async function deliverSessionOutbox(deps: Deps, row: SessionOutboxRecord)
   const user = await deps.store.findUserById(row.userId);
   if (!user) {
     // Deleted: the sessions end, the memberships go (one an accept wrote meanwhile included), the copy goes.
-    await deps.sessions.revokeUserSessions(row.userId);
+    await deps.sessions.revokeUserSessions(row.userId, undefined, "user-deleted");
     await deps.organizations.removeUserMemberships(row.userId);
     await deps.sessions.dropUserCopy(row.userId);
     return;

@@ -23,7 +23,7 @@ export async function backfillSessionUsers(deps: Deps, pageSize = BACKFILL_PAGE_
     for (const id of ids) {
       const user = await deps.store.findUserById(id);
       if (user) await deps.sessions.putUserCopy(user);
-      else await deps.sessions.revokeUserSessions(id);
+      else await deps.sessions.revokeUserSessions(id, undefined, "user-deleted");
       handled++;
     }
     if (ids.length < pageSize) return handled;

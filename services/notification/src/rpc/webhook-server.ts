@@ -12,7 +12,7 @@ const SERVICE_NAME = "auth.notification.v1.WebhookService";
 /** Who may call what (docs/internal-api.md). */
 export const WEBHOOK_ACCESS: AccessTable = {
   // The services whose changes are events: identity's user events today.
-  PublishEvents: ["identity"],
+  PublishEvents: ["identity", "session"],
   // The admin area: the admin service checks the caller's admin role first (docs/http-api/webhooks.md).
   CreateWebhookEndpoint: ["admin"],
   ListWebhookEndpoints: ["admin"],

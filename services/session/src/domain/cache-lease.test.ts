@@ -33,7 +33,7 @@ describe("cache lease", () => {
     expect(await read(session.token)).not.toBeNull();
 
     deps.cache.down = true;
-    await deps.store.revokePending([session]);
+    await deps.store.revokePending([session], "sign-out");
     expect(await deps.lease.tick()).toBe(false);
     deps.cache.down = false;
     // The cache is back with the stale entry, before any round ran: once the lease lapses, it reads as a miss.
@@ -70,7 +70,7 @@ describe("cache lease", () => {
   it("a session with a pending revocation and a pending forget ends with its tombstone", async () => {
     const session = await createSession(deps, { userId: "u3", rememberMe: true, user: aUser(deps, { id: "u3" }) });
     await deps.store.forgetPending([vault.lookup(session.token)]);
-    await deps.store.revokePending([session]);
+    await deps.store.revokePending([session], "sign-out");
     expect(await deps.lease.tick()).toBe(true);
     expect(await deps.store.listPending(10)).toEqual([]);
     expect(await deps.store.listPendingForgets(10)).toEqual([]);

@@ -33,13 +33,13 @@ import {
   writeCachedSession,
 } from "@auth-platform/runtime/session-cache";
 import { SHORT_SESSION_SECONDS } from "../config.js";
-import type { SessionRecord } from "../store/session-store.js";
+import type { RevocationReason, SessionRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 import type { SessionEvent } from "./session-events.js";
 import { type UserEventKind, userChanges } from "./user-events.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "userEvents" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "userEvents" | "webhookEvents" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -86,6 +86,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   };
   let user: CachedUser | null;
   try {
+    // With its session.created event (docs/adr/0077-signed-webhooks.md), published once the call is done.
     await deps.store.create(session);
     // It starts in the organization its user last set active (docs/adr/0053-remembered-active-organization.md).
     session.activeOrganizationId = await deps.store.restoreActiveOrganization(session.id, session.userId);
@@ -102,11 +103,13 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   }
   if (user && isBanned(user, now)) {
     // Nobody holds the token yet and nothing cached it: deleting the row ends the session.
-    await deps.store.deleteByTokens([session.token]);
+    await deps.store.deleteByTokens([session.token], "banned");
+    deps.webhookEvents.written(session.userId);
     deps.log.info("session refused: the user was banned meanwhile", { userId: session.userId });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
   authEvents.sessionCreated();
+  deps.webhookEvents.written(session.userId);
   // The newest copy, not the one given (which may predate a change already kept). A new token has no
   // generation yet: a forget that found the new row since (a user change) refuses the fill.
   if (user) await fillCache(deps, session.token, toCached(deps, session, user), null);
@@ -313,8 +316,17 @@ function refuseWhileImpersonating(caller: SessionRecord): void {
   if (caller.impersonatedBy) throw new AuthError("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
 }
 
-async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
+/** Ends these sessions (of one user) with their session.revoked event, which is published once they are gone. */
+async function revokeAll(deps: Deps, sessions: SessionRecord[], reason: RevocationReason): Promise<void> {
   if (!sessions.length) return;
+  try {
+    await revokeAllOnce(deps, sessions, reason);
+  } finally {
+    for (const userId of new Set(sessions.map((s) => s.userId))) deps.webhookEvents.written(userId);
+  }
+}
+
+async function revokeAllOnce(deps: Deps, sessions: SessionRecord[], reason: RevocationReason): Promise<void> {
   authEvents.sessionsRevoked(sessions.length);
   const revoked: SessionEvent = { kind: "sessions-revoked", lookups: sessions.map((s) => deps.tokens.lookup(s.token)) };
   try {
@@ -323,7 +335,7 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
     await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, now)));
   } catch (error) {
     deps.log.warn("session cache unavailable: revocation recorded in the store until the cache is back", { error, count: sessions.length });
-    await deps.store.revokePending(sessions);
+    await deps.store.revokePending(sessions, reason);
     // Until a flush has written these tombstones, this replica serves no entry past the lease.
     deps.lease.forbidStaleServing();
     // Both waits at once: together they stay under the callers' deadline (session-relay.ts).
@@ -333,7 +345,10 @@ async function revokeAll(deps: Deps, sessions: SessionRecord[]): Promise<void> {
     await Promise.all(sessions.map((session) => revokeCachedSession(deps.cache, deps.tokens.lookup(session.token), session.expiresAt, later))).catch(() => undefined);
     return;
   }
-  await deps.store.deleteByTokens(sessions.map((s) => s.token));
+  await deps.store.deleteByTokens(
+    sessions.map((s) => s.token),
+    reason,
+  );
   // The rows are gone: the watchers (gateways' caches) drop their copies before the revoke answers.
   await deps.events.publish(revoked);
 }
@@ -354,16 +369,17 @@ export async function revokeSession(deps: Deps, token: string, options: { ownerI
   // Refused whether or not the token names a session: the answer tells an impersonation session nothing.
   if (caller && session?.id !== caller.id) refuseWhileImpersonating(caller);
   if (!session || (options.ownerId && session.userId !== options.ownerId)) throw new AuthError("SESSION_NOT_FOUND");
-  await revokeAll(deps, [session]);
+  // A caller names the session to end among theirs (revoke-session); none: the token's own sign-out.
+  await revokeAll(deps, [session], caller ? "revoke-session" : "sign-out");
   return session.userId;
 }
 
 /** Ends one session named by id (a service's revocation); answers its user. */
-export async function revokeSessionById(deps: Deps, sessionId: string, ownerId?: string): Promise<string> {
+export async function revokeSessionById(deps: Deps, sessionId: string, ownerId?: string, reason: RevocationReason = "revoke-session"): Promise<string> {
   const session = sessionId ? await deps.store.findById(sessionId) : null;
   // With an owner named, another user's session is not found (as by token).
   if (!session || (ownerId && session.userId !== ownerId)) throw new AuthError("SESSION_NOT_FOUND");
-  await revokeAll(deps, [session]);
+  await revokeAll(deps, [session], reason);
   return session.userId;
 }
 
@@ -410,15 +426,27 @@ async function withoutStaleServingOnOutage<T>(deps: Deps, change: () => Promise<
  * inserted its row before this lists. With a caller (the session the request acts in), refused to an
  * impersonation session.
  */
-export async function revokeUserSessions(deps: Deps, userId: string, options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean } = {}): Promise<void> {
+export async function revokeUserSessions(
+  deps: Deps,
+  userId: string,
+  options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean; reason?: RevocationReason } = {},
+): Promise<void> {
   if (options.caller !== undefined) refuseWhileImpersonating(await callerSession(deps, options.caller, userId));
   const keep = options.keepCallers ? options.caller?.sessionId : undefined;
   await withoutStaleServingOnOutage(deps, async () => {
     const changed = options.user && (await keepUser(deps, userId, options.user));
     const sessions = (await deps.store.listByUser(userId)).filter((s) => s.id !== keep);
-    await revokeAll(deps, sessions);
+    await revokeAll(deps, sessions, revocationReason(options));
     changed?.();
   });
+}
+
+/** Why revokeUserSessions ends the sessions, as its caller tells it. */
+function revocationReason(options: { user?: CachedUser; caller?: CallerRef; keepCallers?: boolean; reason?: RevocationReason }): RevocationReason {
+  if (options.reason) return options.reason;
+  if (options.user?.banned) return "banned";
+  if (options.caller) return options.keepCallers ? "revoke-other-sessions" : "revoke-sessions";
+  return "revoked";
 }
 
 /**

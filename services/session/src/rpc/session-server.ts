@@ -69,6 +69,9 @@ export const SESSION_ACCESS: AccessTable = {
  * else (a role of their choosing) would be believed.
  */
 const USER_COPY_SENDERS: readonly Workload[] = ["identity"];
+
+/** The reasons a service may give RevokeUserSessions (session.revoked's `reason`). */
+const SERVICE_REVOCATION_REASONS = ["password-changed", "user-deleted"] as const;
 const SERVICE_NAME = "auth.session.v1.SessionService";
 
 /**
@@ -104,10 +107,11 @@ export function sessionService(registry: Registry & { events: SessionEventHub; u
     listSessions: rpc.unary("ListSessions", async (req) => ({
       sessions: (await listSessions(registry, req.userId, { includeImpersonated: req.includeImpersonated, caller: await callerOf(registry, req) })).map(toSessionMessage),
     })),
-    revokeSession: rpc.unary("RevokeSession", async (req) => {
+    revokeSession: rpc.unary("RevokeSession", async (req, { caller: workload }) => {
       if (req.sessionId !== undefined) {
         if (req.token || req.caller) throw new AuthError("VALIDATION_ERROR", "name the session by token or by sessionId, not both");
-        return { userId: await revokeSessionById(registry, req.sessionId, req.userId) };
+        // identity ends a session by id only when a rotation replaced it; the admin service, an admin's revocation.
+        return { userId: await revokeSessionById(registry, req.sessionId, req.userId, workload === "identity" ? "replaced" : "revoke-session") };
       }
       return { userId: await revokeSession(registry, req.token, { ownerId: req.userId, caller: await callerOf(registry, req) }) };
     }),
@@ -115,7 +119,9 @@ export function sessionService(registry: Registry & { events: SessionEventHub; u
       const user = carriedUser(req);
       if (user) requireWorkload({ log: registry.log, mutualTls, method: `${SERVICE_NAME}/RevokeUserSessions` }, caller, USER_COPY_SENDERS, { field: "user" });
       if (user && user.id !== req.userId) throw new AuthError("VALIDATION_ERROR", "user.id must be userId");
-      await revokeUserSessions(registry, req.userId, { user: user && userFromMessage(user), caller: await callerOf(registry, req) });
+      const reason = req.reason === undefined ? undefined : SERVICE_REVOCATION_REASONS.find((known) => known === req.reason);
+      if (req.reason !== undefined && !reason) throw new AuthError("VALIDATION_ERROR", "reason is not one of password-changed, user-deleted");
+      await revokeUserSessions(registry, req.userId, { user: user && userFromMessage(user), caller: await callerOf(registry, req), reason });
       return {};
     }),
     revokeOtherSessions: rpc.unary("RevokeOtherSessions", async (req) => {

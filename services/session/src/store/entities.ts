@@ -112,3 +112,21 @@ export const JwtKeyEntity = defineEntity({
 });
 
 export type JwtKeyRow = InstanceType<typeof JwtKeyEntity.class>;
+
+/** The webhook event outbox (migration 0011, docs/adr/0077-signed-webhooks.md): session.created, session.revoked. */
+export const SessionEventEntity = defineEntity({
+  name: "SessionEvent",
+  tableName: "session_event",
+  properties: {
+    id: p.string().primary(),
+    userId: p.string().index(),
+    type: p.string(),
+    data: p.text(),
+    occurredAt: p.datetime(),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime().index(),
+    leaseUntil: p.datetime().nullable(),
+  },
+});
+
+export type SessionEventRow = InstanceType<typeof SessionEventEntity.class>;

@@ -4,7 +4,17 @@
  */
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
-import type { JwtKeyRecord, SessionRecord, SessionStore } from "./session-store.js";
+import { newId } from "@auth-platform/runtime/random";
+import {
+  type JwtKeyRecord,
+  newSessionEvent,
+  type RevocationReason,
+  revokedEvents,
+  sessionCreatedData,
+  type SessionEventRecord,
+  type SessionRecord,
+  type SessionStore,
+} from "./session-store.js";
 
 /** Pending records (revocations, forgets) in the order they were recorded, at most `limit`. */
 function oldestFirst<T extends { recordedAt: Date; order: number }>(records: Map<string, T>, limit: number): Array<[string, T]> {
@@ -21,13 +31,27 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
   const remembered = new Map<string, string>();
   /** Signing keys by slot. */
   const jwtKeys = new Map<string, JwtKeyRecord>();
+  /** The webhook event outbox by event id. */
+  const events = new Map<string, SessionEventRecord>();
   let recorded = 0;
   const copy = (session: SessionRecord): SessionRecord => ({ ...session });
+  const leaseFree = (event: SessionEventRecord, at: Date) => event.leaseUntil === null || event.leaseUntil <= at;
+  /** Deletes the sessions of these lookups; with a reason, queues session.revoked for those that existed. */
+  const remove = (lookups: string[], reason?: RevocationReason) => {
+    const ended: SessionRecord[] = [];
+    for (const lookup of lookups) {
+      const session = sessions.get(lookup);
+      if (session && sessions.delete(lookup)) ended.push(session);
+    }
+    if (reason) for (const event of revokedEvents(ended, reason, newId, now())) events.set(event.id, event);
+  };
   return {
     async create(session) {
       const lookup = vault.lookup(session.token);
       if (sessions.has(lookup)) throw new Error("session token already exists");
       sessions.set(lookup, copy(session));
+      const event = newSessionEvent(newId(), session.userId, "session.created", sessionCreatedData(session), now());
+      events.set(event.id, event);
     },
     async findByToken(token) {
       const session = sessions.get(vault.lookup(token));
@@ -49,14 +73,20 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
       Object.assign(session, { expiresAt, updatedAt });
       return true;
     },
-    async deleteByTokens(tokens) {
-      for (const token of tokens) sessions.delete(vault.lookup(token));
+    async deleteByTokens(tokens, reason) {
+      remove(
+        tokens.map((token) => vault.lookup(token)),
+        reason,
+      );
     },
-    async revokePending(revoked) {
+    async revokePending(revoked, reason) {
       const recordedAt = now();
+      remove(
+        revoked.map(({ token }) => vault.lookup(token)),
+        reason,
+      );
       for (const { token, expiresAt } of revoked) {
         const lookup = vault.lookup(token);
-        sessions.delete(lookup);
         if (!pending.has(lookup)) pending.set(lookup, { expiresAt, recordedAt, order: recorded++ });
       }
     },
@@ -151,6 +181,32 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
     },
     async deleteJwtKeys(before) {
       for (const [slot, key] of jwtKeys) if (key.publishedUntil <= before) jwtKeys.delete(slot);
+    },
+    async findSessionEvents(userId) {
+      return [...events.values()]
+        .filter((event) => event.userId === userId)
+        .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())
+        .map((event) => ({ ...event }));
+    },
+    async findDueSessionEvents(at, limit) {
+      return [...events.values()]
+        .filter((event) => event.nextAttemptAt <= at && leaseFree(event, at))
+        .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+        .slice(0, limit)
+        .map((event) => ({ ...event }));
+    },
+    async claimSessionEvent(id, seenAttempts, at, leaseUntil) {
+      const event = events.get(id);
+      if (!event || event.attempts !== seenAttempts || !leaseFree(event, at)) return false;
+      Object.assign(event, { attempts: seenAttempts + 1, leaseUntil });
+      return true;
+    },
+    async retrySessionEvent(id, attempts, nextAttemptAt) {
+      const event = events.get(id);
+      if (event && event.attempts === attempts) Object.assign(event, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteSessionEvent(id) {
+      events.delete(id);
     },
     async close() {
       jwtKeys.clear();

@@ -159,6 +159,27 @@ class CreateJwtKey extends Migration {
   }
 }
 
+/**
+ * The webhook event outbox (docs/adr/0077-signed-webhooks.md): session.created and session.revoked, one row
+ * per event written with the change. A new table only: nothing running is locked or changed.
+ */
+class CreateSessionEvent extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_event" (
+      "id" varchar(64) not null primary key,
+      "user_id" varchar(64) not null,
+      "type" varchar(64) not null,
+      "data" text not null,
+      "occurred_at" timestamptz not null,
+      "attempts" integer not null default 0,
+      "next_attempt_at" timestamptz not null,
+      "lease_until" timestamptz null
+    )`);
+    this.addSql(`create index "session_event_user_id_index" on "session_event" ("user_id")`);
+    this.addSql(`create index "session_event_next_attempt_at_index" on "session_event" ("next_attempt_at")`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault) {
   return [
     { name: "0001-create-session", class: CreateSession },
@@ -170,5 +191,6 @@ export function sessionMigrations(vault: TokenVault) {
     { name: "0008-session-authentication", class: SessionAuthentication },
     { name: "0009-session-active-team", class: SessionActiveTeam },
     { name: "0010-session-jwt-key", class: CreateJwtKey },
+    { name: "0011-session-event", class: CreateSessionEvent },
   ];
 }

@@ -9,11 +9,40 @@ import {
   PendingRevocationEntity,
   RememberedOrganizationEntity,
   SessionEntity,
+  SessionEventEntity,
+  type SessionEventRow,
   type SessionRow,
   SessionUserEntity,
 } from "./entities.js";
 import { sessionMigrations } from "./migrations.js";
-import type { JwtKeyRecord, SessionRecord, SessionStore } from "./session-store.js";
+import { newId } from "@auth-platform/runtime/random";
+import type { EntityManager } from "@mikro-orm/sql";
+import {
+  type JwtKeyRecord,
+  newSessionEvent,
+  type RevocationReason,
+  revokedEvents,
+  sessionCreatedData,
+  type SessionEventRecord,
+  type SessionEventType,
+  type SessionRecord,
+  type SessionStore,
+} from "./session-store.js";
+
+function toSessionEvent(row: SessionEventRow): SessionEventRecord {
+  return {
+    id: row.id,
+    userId: row.userId,
+    type: row.type as SessionEventType,
+    data: row.data,
+    occurredAt: row.occurredAt,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    leaseUntil: row.leaseUntil ?? null,
+  };
+}
+
+const leaseFree = (at: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: at } }] });
 
 function toJwtKey(row: JwtKeyRow): JwtKeyRecord {
   return {
@@ -53,7 +82,7 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
   const now = options.now ?? (() => new Date());
   const store = await openStore({
     url,
-    entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity, RememberedOrganizationEntity, JwtKeyEntity],
+    entities: [SessionEntity, PendingRevocationEntity, PendingForgetEntity, SessionUserEntity, RememberedOrganizationEntity, JwtKeyEntity, SessionEventEntity],
     migrations: sessionMigrations(vault),
   });
   const hashes = (tokens: string[]) => tokens.map((token) => vault.lookup(token));
@@ -65,11 +94,31 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       return null;
     }
   };
+  /**
+   * Deletes the sessions of these token hashes in the transaction `em` belongs to; with a reason, queues
+   * session.revoked for those it deleted (read first: a session already gone ends nothing and tells nothing).
+   */
+  const remove = async (em: EntityManager, tokenHashes: string[], reason?: RevocationReason) => {
+    if (!reason) {
+      await em.nativeDelete(SessionEntity, { tokenHash: { $in: tokenHashes } });
+      return;
+    }
+    const rows = await em.find(SessionEntity, { tokenHash: { $in: tokenHashes } }, { fields: ["id", "userId"], orderBy: { createdAt: "asc" } });
+    if (!rows.length) return;
+    const deleted = await em.nativeDelete(SessionEntity, { id: { $in: rows.map((row) => row.id) } });
+    if (!deleted) return;
+    const events = revokedEvents(rows, reason, newId, now());
+    if (events.length) await em.insertMany(SessionEventEntity, events);
+  };
   return {
     async create(session) {
       const { token, ...fields } = session;
-      // A native insert: one statement, no unit of work (its change sets and transaction) for a single row.
-      await store.em().insert(SessionEntity, { ...fields, tokenHash: vault.lookup(token), tokenSealed: vault.seal(token, session.id) });
+      const event = newSessionEvent(newId(), session.userId, "session.created", sessionCreatedData(session), now());
+      // Native inserts, the event in the session's transaction (docs/adr/0077-signed-webhooks.md).
+      await store.em().transactional(async (em) => {
+        await em.insert(SessionEntity, { ...fields, tokenHash: vault.lookup(token), tokenSealed: vault.seal(token, session.id) });
+        await em.insert(SessionEventEntity, event);
+      });
     },
     // get-session's reads on a cache miss: plain rows, no entities (store.ts, readOne).
     async findByToken(token) {
@@ -92,15 +141,21 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       const changed = await store.em().nativeUpdate(SessionEntity, { tokenHash: vault.lookup(token) }, { expiresAt, updatedAt });
       return changed > 0;
     },
-    async deleteByTokens(tokens) {
-      if (tokens.length) await store.em().nativeDelete(SessionEntity, { tokenHash: { $in: hashes(tokens) } });
+    async deleteByTokens(tokens, reason) {
+      if (!tokens.length) return;
+      if (!reason) await remove(store.em(), hashes(tokens));
+      else await store.em().transactional((em) => remove(em, hashes(tokens), reason));
     },
-    async revokePending(sessions) {
+    async revokePending(sessions, reason) {
       if (!sessions.length) return;
       const recordedAt = now();
       const pending = sessions.map((s) => ({ tokenHash: vault.lookup(s.token), expiresAt: s.expiresAt, recordedAt }));
       await store.em().transactional(async (em) => {
-        await em.nativeDelete(SessionEntity, { tokenHash: { $in: pending.map((p) => p.tokenHash) } });
+        await remove(
+          em,
+          pending.map((p) => p.tokenHash),
+          reason,
+        );
         await em.upsertMany(PendingRevocationEntity, pending, { onConflictAction: "ignore", onConflictFields: ["tokenHash"] });
       });
     },
@@ -264,6 +319,23 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
     },
     async deleteJwtKeys(before) {
       await store.em().nativeDelete(JwtKeyEntity, { publishedUntil: { $lte: before } });
+    },
+    async findSessionEvents(userId) {
+      const rows = await store.em().find(SessionEventEntity, { userId }, { orderBy: { occurredAt: "asc", id: "asc" } });
+      return rows.map(toSessionEvent);
+    },
+    async findDueSessionEvents(at, limit) {
+      const rows = await store.em().find(SessionEventEntity, { nextAttemptAt: { $lte: at }, ...leaseFree(at) }, { orderBy: { nextAttemptAt: "asc" }, limit });
+      return rows.map(toSessionEvent);
+    },
+    async claimSessionEvent(id, seenAttempts, at, leaseUntil) {
+      return (await store.em().nativeUpdate(SessionEventEntity, { id, attempts: seenAttempts, ...leaseFree(at) }, { attempts: seenAttempts + 1, leaseUntil })) === 1;
+    },
+    async retrySessionEvent(id, attempts, nextAttemptAt) {
+      await store.em().nativeUpdate(SessionEventEntity, { id, attempts }, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteSessionEvent(id) {
+      await store.em().nativeDelete(SessionEventEntity, { id });
     },
     close: () => store.close(),
   };

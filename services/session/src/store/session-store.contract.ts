@@ -173,14 +173,17 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
         await created({ userId }),
       ];
       expect(await store.listPending(1)).toEqual([]);
-      await store.revokePending([a, b].map((s) => ({ token: s.token, expiresAt: s.expiresAt })));
+      await store.revokePending(
+        [a, b].map((s) => ({ token: s.token, expiresAt: s.expiresAt })),
+        "sign-out",
+      );
       expect(await store.findByToken(a.token)).toBeNull();
       expect(await store.findByToken(b.token)).toBeNull();
       expect((await store.listByUser(userId)).map((s) => s.token)).toEqual([kept.token]);
       expect(await store.listPending(1)).toHaveLength(1);
       // Recording one again (a retry, or a concurrent revoke) is not an error and adds nothing.
-      await store.revokePending([{ token: a.token, expiresAt: a.expiresAt }]);
-      await store.revokePending([]);
+      await store.revokePending([{ token: a.token, expiresAt: a.expiresAt }], "sign-out");
+      await store.revokePending([], "sign-out");
       const pending = await store.listPending(1_000);
       expect(pending.map((p) => p.expiresAt.getTime()).sort()).toEqual([a.expiresAt.getTime(), b.expiresAt.getTime()]);
       // Pending revocations name the lookup hash, never the token.
@@ -197,7 +200,7 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
 
     it("revokePending of sessions that are already gone still records them (the cache may hold a copy)", async () => {
       const gone = aSession();
-      await store.revokePending([{ token: gone.token, expiresAt: gone.expiresAt }]);
+      await store.revokePending([{ token: gone.token, expiresAt: gone.expiresAt }], "sign-out");
       const pending = await store.listPending(1_000);
       expect(pending).toHaveLength(1);
       expect(pending[0]!.expiresAt.getTime()).toBe(gone.expiresAt.getTime());
@@ -453,6 +456,80 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
       expect(await store.findJwtKey(gone.slot)).toBeNull();
       expect(await store.findJwtKey(earlier.slot)).toBeNull();
       expect(await store.findJwtKey(later.slot)).toEqual(later);
+    });
+
+    describe("the webhook event outbox", () => {
+      const payload = (event: { data: string }) => JSON.parse(event.data) as Record<string, unknown>;
+      const drain = async (userId: string) => {
+        for (const event of await store.findSessionEvents(userId)) await store.deleteSessionEvent(event.id);
+      };
+
+      it("writes session.created with the session, public fields only", async () => {
+        const session = await created({ authMethod: "passkey", secondFactor: "totp" });
+        const events = await store.findSessionEvents(session.userId);
+        expect(events.map((event) => event.type)).toEqual(["session.created"]);
+        expect(events[0]!.attempts).toBe(0);
+        expect(events[0]!.leaseUntil).toBeNull();
+        expect(payload(events[0]!)).toEqual({
+          session: {
+            id: session.id,
+            userId: session.userId,
+            authMethod: "passkey",
+            secondFactor: "totp",
+            impersonatedBy: null,
+            createdAt: session.createdAt.toISOString(),
+            expiresAt: session.expiresAt.toISOString(),
+            ipAddress: session.ipAddress,
+            userAgent: session.userAgent,
+          },
+        });
+        expect(events[0]!.data).not.toContain(session.token);
+        await drain(session.userId);
+      });
+
+      it("writes one session.revoked per revocation with the ids it deleted and why; a cleanup or a session already gone writes none", async () => {
+        const a = await created();
+        const b = await created({ userId: a.userId, createdAt: new Date(T0 + 1000) });
+        const c = await created({ userId: a.userId, createdAt: new Date(T0 + 2000) });
+        await drain(a.userId);
+        await store.deleteByTokens([a.token, b.token], "revoke-sessions");
+        let events = await store.findSessionEvents(a.userId);
+        expect(events.map((event) => [event.type, payload(event)])).toEqual([["session.revoked", { userId: a.userId, sessionIds: [a.id, b.id], reason: "revoke-sessions" }]]);
+        await drain(a.userId);
+        await store.deleteByTokens([a.token], "sign-out");
+        await store.revokePending([{ token: b.token, expiresAt: b.expiresAt }], "banned");
+        expect(await store.findSessionEvents(a.userId)).toEqual([]);
+        await store.revokePending([{ token: c.token, expiresAt: c.expiresAt }], "banned");
+        events = await store.findSessionEvents(a.userId);
+        expect(events.map((event) => payload(event))).toEqual([{ userId: a.userId, sessionIds: [c.id], reason: "banned" }]);
+        await drain(a.userId);
+        await store.clearPending((await store.listPending(1000)).map((p) => p.lookup));
+        const expired = await created();
+        await drain(expired.userId);
+        await store.deleteByTokens([expired.token]);
+        expect(await store.findSessionEvents(expired.userId)).toEqual([]);
+      });
+
+      it("leases an event to one deliverer at a time, retries it later, and removes it", async () => {
+        const session = await created();
+        const [event] = await store.findSessionEvents(session.userId);
+        const at = (seconds: number) => new Date(event!.nextAttemptAt.getTime() + seconds * 1000);
+        const mine = async (when: Date) => (await store.findDueSessionEvents(when, 1000)).filter((due) => due.id === event!.id);
+        expect(await mine(new Date(event!.nextAttemptAt.getTime() - 1))).toEqual([]);
+        expect(await mine(at(0))).toHaveLength(1);
+        const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimSessionEvent(event!.id, 0, at(0), at(60))));
+        expect(wins.filter(Boolean)).toHaveLength(1);
+        expect(await mine(at(30))).toEqual([]);
+        await store.retrySessionEvent(event!.id, 1, at(100));
+        expect(await mine(at(99))).toEqual([]);
+        const [again] = await mine(at(100));
+        expect(again).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
+        expect(await store.claimSessionEvent(event!.id, 0, at(100), at(160))).toBe(false);
+        expect(await store.claimSessionEvent(event!.id, 1, at(100), at(160))).toBe(true);
+        await store.deleteSessionEvent(event!.id);
+        expect(await store.findSessionEvents(session.userId)).toEqual([]);
+        await store.deleteSessionEvent(event!.id);
+      });
     });
   });
 }

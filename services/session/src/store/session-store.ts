@@ -56,7 +56,82 @@ export interface JwtKeyRecord {
   publishedUntil: Date;
 }
 
+/**
+ * The webhook events of sessions (docs/adr/0077-signed-webhooks.md), one outbox row each, written in the
+ * transaction of the change they record and published to the notification service (domain/webhook-events.ts).
+ */
+export const SESSION_EVENT_TYPES = ["session.created", "session.revoked"] as const;
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
+
+/** Why sessions ended, as session.revoked tells it. */
+export const REVOCATION_REASONS = [
+  "sign-out",
+  "revoke-session",
+  "revoke-sessions",
+  "revoke-other-sessions",
+  "banned",
+  "password-changed",
+  "user-deleted",
+  "replaced",
+  "revoked",
+] as const;
+export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+
+export interface SessionEventRecord {
+  /** The event id: the webhook-id receivers see, the notification service's idempotency key. */
+  id: string;
+  userId: string;
+  type: SessionEventType;
+  /** The event's `data` as JSON: ids and public fields only, never a token. */
+  data: string;
+  occurredAt: Date;
+  /** Delivery attempts started so far. */
+  attempts: number;
+  /** Due for the worker WRITER_DELIVERY_MS after the write: the writing request publishes it first. */
+  nextAttemptAt: Date;
+  /** While in the future, one deliverer holds the row. */
+  leaseUntil: Date | null;
+}
+
+/** How long the worker leaves a new event to the request that wrote it. */
+export const WRITER_DELIVERY_MS = 5_000;
+
+/** session.created's data: the session's public fields (never its token). */
+export function sessionCreatedData(session: SessionRecord): string {
+  return JSON.stringify({
+    session: {
+      id: session.id,
+      userId: session.userId,
+      authMethod: session.authMethod,
+      secondFactor: session.secondFactor,
+      impersonatedBy: session.impersonatedBy,
+      createdAt: session.createdAt.toISOString(),
+      expiresAt: session.expiresAt.toISOString(),
+      ipAddress: session.ipAddress,
+      userAgent: session.userAgent,
+    },
+  });
+}
+
+/** session.revoked's data: the user, the ids of the sessions that ended, and why. */
+export function sessionRevokedData(userId: string, sessionIds: string[], reason: RevocationReason): string {
+  return JSON.stringify({ userId, sessionIds, reason });
+}
+
+/** A new outbox row, due for the worker after WRITER_DELIVERY_MS. */
+export function newSessionEvent(id: string, userId: string, type: SessionEventType, data: string, now: Date): SessionEventRecord {
+  return { id, userId, type, data, occurredAt: now, attempts: 0, nextAttemptAt: new Date(now.getTime() + WRITER_DELIVERY_MS), leaseUntil: null };
+}
+
+/** One session.revoked per user among the sessions that ended (ids in the order given). */
+export function revokedEvents(ended: Array<{ id: string; userId: string }>, reason: RevocationReason, newId: () => string, now: Date): SessionEventRecord[] {
+  const byUser = new Map<string, string[]>();
+  for (const { id, userId } of ended) byUser.set(userId, [...(byUser.get(userId) ?? []), id]);
+  return [...byUser].map(([userId, ids]) => newSessionEvent(newId(), userId, "session.revoked", sessionRevokedData(userId, ids, reason), now));
+}
+
 export interface SessionStore {
+  /** Inserts the session and, in the same transaction, its session.created event. */
   create(session: SessionRecord): Promise<void>;
   /** The session with this token (expired or not), or null. */
   findByToken(token: string): Promise<SessionRecord | null>;
@@ -66,13 +141,16 @@ export interface SessionStore {
   listByUser(userId: string): Promise<SessionRecord[]>;
   /** Moves expiry and updatedAt; false when the session no longer exists. */
   extend(token: string, expiresAt: Date, updatedAt: Date): Promise<boolean>;
-  /** Deletes these sessions; deleting one that is gone is not an error. */
-  deleteByTokens(tokens: string[]): Promise<void>;
   /**
-   * Deletes these sessions and records their revocations as pending, in one transaction. Recording one
-   * already pending is not an error.
+   * Deletes these sessions; deleting one that is gone is not an error. With a reason (a revocation, not an
+   * expiry's cleanup), a session.revoked event per user of the sessions it deleted, in the same transaction.
    */
-  revokePending(sessions: Array<{ token: string; expiresAt: Date }>): Promise<void>;
+  deleteByTokens(tokens: string[], reason?: RevocationReason): Promise<void>;
+  /**
+   * Deletes these sessions and records their revocations as pending, with the session.revoked events of
+   * those it deleted, in one transaction. Recording one already pending is not an error.
+   */
+  revokePending(sessions: Array<{ token: string; expiresAt: Date }>, reason: RevocationReason): Promise<void>;
   /** Pending revocations, oldest first, at most `limit`. */
   listPending(limit: number): Promise<PendingRevocation[]>;
   /** Forgets these pending revocations (their tombstones are written). Unknown ones are not an error. */
@@ -134,5 +212,15 @@ export interface SessionStore {
   listJwtKeys(at: Date): Promise<JwtKeyRecord[]>;
   /** Deletes the keys no longer published at `before` (publishedUntil <= before). */
   deleteJwtKeys(before: Date): Promise<void>;
+  /** A user's pending webhook events, oldest first. */
+  findSessionEvents(userId: string): Promise<SessionEventRecord[]>;
+  /** Events due at `now` that no one holds, soonest first, at most `limit`. */
+  findDueSessionEvents(now: Date, limit: number): Promise<SessionEventRecord[]>;
+  /** Takes the event's lease if its attempts are still `seenAttempts` and no one holds it; counts the attempt. */
+  claimSessionEvent(id: string, seenAttempts: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Frees the event for another attempt at nextAttemptAt (only if its attempts are still `attempts`). */
+  retrySessionEvent(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
+  /** Removes a delivered event; an unknown one is not an error. */
+  deleteSessionEvent(id: string): Promise<void>;
   close(): Promise<void>;
 }

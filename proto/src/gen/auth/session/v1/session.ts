@@ -373,7 +373,15 @@ export interface RevokeUserSessionsRequest {
    * Deprecated: the caller's session by token, as a gateway of the previous release names it; read only
    * when caller is absent (a rolling upgrade). Removed in the release after.
    */
-  callerToken?: string | undefined;
+  callerToken?:
+    | string
+    | undefined;
+  /**
+   * Why a service ends them, as the session.revoked webhook event tells it: "password-changed" or
+   * "user-deleted". Absent: "banned" with a banned user, "revoke-sessions" with a caller, else "revoked".
+   * Errors: VALIDATION_ERROR for another value.
+   */
+  reason?: string | undefined;
 }
 
 export interface RevokeUserSessionsResponse {
@@ -2318,7 +2326,14 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
 };
 
 function createBaseRevokeUserSessionsRequest(): RevokeUserSessionsRequest {
-  return { userId: "", user: undefined, sessionUser: undefined, caller: undefined, callerToken: undefined };
+  return {
+    userId: "",
+    user: undefined,
+    sessionUser: undefined,
+    caller: undefined,
+    callerToken: undefined,
+    reason: undefined,
+  };
 }
 
 export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = {
@@ -2337,6 +2352,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     }
     if (message.callerToken !== undefined) {
       writer.uint32(26).string(message.callerToken);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(50).string(message.reason);
     }
     return writer;
   },
@@ -2394,6 +2412,14 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
             message.callerToken = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2425,6 +2451,7 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
         : isSet(object.caller_token)
         ? globalThis.String(object.caller_token)
         : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
     };
   },
 
@@ -2445,6 +2472,9 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
     if (message.callerToken !== undefined) {
       obj.callerToken = message.callerToken;
     }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
     return obj;
   },
 
@@ -2462,6 +2492,7 @@ export const RevokeUserSessionsRequest: MessageFns<RevokeUserSessionsRequest> = 
       ? Caller.fromPartial(object.caller)
       : undefined;
     message.callerToken = object.callerToken ?? undefined;
+    message.reason = object.reason ?? undefined;
     return message;
   },
 };
