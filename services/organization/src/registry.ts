@@ -1,9 +1,10 @@
 /**
  * Builds the organization service's dependencies once: config, store, identity/session/notification clients,
- * clock, and the invitation mail worker.
+ * clock, the invitation mail worker and the organization event worker.
  */
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
+import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -11,6 +12,7 @@ import { call } from "@auth-platform/runtime/rpc";
 import type { PollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { OrganizationConfig } from "./config.js";
 import { startInvitationMailWorker } from "./domain/invitation-mail-worker.js";
+import { startOrganizationEventWorker, wakingStore } from "./domain/organization-events.js";
 import type { Registry } from "./domain/ports.js";
 import { openOrganizationStore } from "./store/mikro-organization-store.js";
 
@@ -20,10 +22,13 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
   const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
+  const webhooks = createGrpcClient(WebhookServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
   let worker: PollingWorker | undefined;
+  let events: PollingWorker | undefined;
   const registry: Registry = {
     config,
-    store,
+    // Each write that records a webhook event wakes the event worker (domain/organization-events.ts).
+    store: wakingStore(store, { wake: () => events?.wake() }),
     log,
     now: () => new Date(),
     users: {
@@ -51,16 +56,24 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
         await call(notification, notification.sendEmail, { to, template: Template.TEMPLATE_ORGANIZATION_INVITATION, variables, idempotencyKey, language });
       },
     },
+    webhooks: {
+      async publish(event) {
+        await call(webhooks, webhooks.publishEvents, { events: [event] });
+      },
+    },
     invitationMails: { wake: () => worker?.wake() },
   };
   worker = startInvitationMailWorker(registry);
+  events = startOrganizationEventWorker(registry);
   return {
     ...registry,
     async close() {
       await worker.stop();
+      await events.stop();
       identity.close();
       sessions.close();
       notification.close();
+      webhooks.close();
       await store.close();
     },
   };

@@ -29,6 +29,8 @@ export interface TestRegistry extends Registry {
   sendCalls: number;
   /** While true, SendEmail fails as an unreachable notification service does. */
   mailDown: boolean;
+  /** The webhook events published (PublishEvents), in order. */
+  published: Array<{ id: string; type: string; data: unknown }>;
   /** How many times the invitation mail worker was woken. */
   wakes: number;
   /** Runs the invitation mail worker's pass (repeated while a pass finds a full batch); answers the mails now in `sent`. */
@@ -52,6 +54,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     sent: [],
     sendCalls: 0,
     mailDown: false,
+    published: [],
     wakes: 0,
     async deliverMail() {
       while ((await deliverDueInvitationMails(registry)) >= BATCH_SIZE);
@@ -95,6 +98,11 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
         registry.sendCalls++;
         if (registry.mailDown) throw new AuthError("SERVICE_UNAVAILABLE");
         if (!registry.sent.some((m) => m.key === key)) registry.sent.push({ to, variables, key, language });
+      },
+    },
+    webhooks: {
+      async publish(event) {
+        registry.published.push({ id: event.id, type: event.type, data: JSON.parse(event.payloadJson) });
       },
     },
     invitationMails: {

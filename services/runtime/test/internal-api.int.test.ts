@@ -141,7 +141,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
   },
   // The notification process's webhooks (docs/adr/0077-signed-webhooks.md).
   webhooks: {
-    PublishEvents: ["identity", "session"],
+    PublishEvents: ["identity", "session", "organization"],
     CreateWebhookEndpoint: ["admin"],
     ListWebhookEndpoints: ["admin"],
     UpdateWebhookEndpoint: ["admin"],

@@ -853,7 +853,25 @@ function Person({ id, users }: { id: string; users: AuditPage["users"] }) {
 }
 
 /** The event types an endpoint may subscribe to (the notification service's catalogue, docs/http-api/webhooks.md). */
-export const WEBHOOK_EVENT_TYPES = ["user.created", "user.updated", "user.deleted", "user.banned", "user.unbanned", "session.created", "session.revoked"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "user.created",
+  "user.updated",
+  "user.deleted",
+  "user.banned",
+  "user.unbanned",
+  "session.created",
+  "session.revoked",
+  "organization.created",
+  "organization.updated",
+  "organization.deleted",
+  "member.added",
+  "member.updated",
+  "member.removed",
+  "invitation.created",
+  "invitation.accepted",
+  "invitation.rejected",
+  "invitation.canceled",
+] as const;
 
 /** Checkboxes of the event types; `selected` is the checked ones. */
 function EventTypes({ selected, onChange }: { selected: string[]; onChange: (types: string[]) => void }) {

@@ -11,8 +11,9 @@ const SERVICE_NAME = "auth.notification.v1.WebhookService";
 
 /** Who may call what (docs/internal-api.md). */
 export const WEBHOOK_ACCESS: AccessTable = {
-  // The services whose changes are events: identity's user events today.
-  PublishEvents: ["identity", "session"],
+  // The services whose changes are events: identity's user events, session's session events, organization's
+  // organization, member and invitation events.
+  PublishEvents: ["identity", "session", "organization"],
   // The admin area: the admin service checks the caller's admin role first (docs/http-api/webhooks.md).
   CreateWebhookEndpoint: ["admin"],
   ListWebhookEndpoints: ["admin"],

@@ -49,6 +49,12 @@ export interface MailPort {
   sendInvitation(to: string, variables: Record<string, string>, idempotencyKey: string, language?: Language): Promise<void>;
 }
 
+/** The notification service's webhooks, as the organization events reach them (docs/adr/0077-signed-webhooks.md). */
+export interface WebhooksPort {
+  /** Publishes one event (PublishEvents); idempotent by its id. */
+  publish(event: { id: string; type: string; occurredAt: Date; payloadJson: string }): Promise<void>;
+}
+
 export interface InvitationMailQueue {
   /** Asks the invitation mail worker for a pass now: called once an invitation and its mail are committed. */
   wake(): void;
@@ -60,6 +66,7 @@ export interface Registry {
   users: UserPort;
   sessions: SessionPort;
   mail: MailPort;
+  webhooks: WebhooksPort;
   invitationMails: InvitationMailQueue;
   log: Logger;
   now: () => Date;

@@ -110,3 +110,21 @@ export const OrganizationRoleEntity = defineEntity({
 });
 
 export type OrganizationRoleRow = InstanceType<typeof OrganizationRoleEntity.class>;
+
+/** The organization event outbox (migration 0007, docs/adr/0077-signed-webhooks.md); the payload is JSON text. */
+export const OrganizationEventEntity = defineEntity({
+  name: "OrganizationEvent",
+  tableName: "organization_event",
+  properties: {
+    id: p.string().primary(),
+    type: p.string(),
+    organizationId: p.string(),
+    payload: p.text(),
+    occurredAt: p.datetime(),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime().index(),
+    leaseUntil: p.datetime().nullable(),
+  },
+});
+
+export type OrganizationEventRow = InstanceType<typeof OrganizationEventEntity.class>;

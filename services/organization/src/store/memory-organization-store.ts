@@ -1,18 +1,25 @@
 /** The organization store in process memory: for unit tests of the domain, and the contract's reference backend. */
 import { AuthError } from "@auth-platform/proto/errors";
+import { newId } from "@auth-platform/runtime/random";
 import { rolesOf } from "../domain/roles.js";
 import { memoryRoleMethods } from "./memory-role-store.js";
-import type {
-  ActorCheck,
-  CustomRoleRecord,
-  InvitationMailRecord,
-  InvitationRecord,
-  MemberRecord,
-  NewInvitationMail,
-  OrganizationRecord,
-  OrganizationStore,
-  TeamMemberRecord,
-  TeamRecord,
+import {
+  answerEventType,
+  invitationEvent,
+  memberEvent,
+  organizationEvent,
+  type ActorCheck,
+  type CustomRoleRecord,
+  type InvitationMailRecord,
+  type InvitationRecord,
+  type MemberRecord,
+  type NewInvitationMail,
+  type OrganizationEventDraft,
+  type OrganizationEventRecord,
+  type OrganizationRecord,
+  type OrganizationStore,
+  type TeamMemberRecord,
+  type TeamRecord,
 } from "./organization-store.js";
 
 const byAge = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -25,6 +32,16 @@ export function createMemoryOrganizationStore(): OrganizationStore {
   const teams = new Map<string, TeamRecord>();
   const places = new Map<string, TeamMemberRecord>();
   const roles = new Map<string, CustomRoleRecord>();
+  const events = new Map<string, OrganizationEventRecord>();
+  /** Queues webhook events with the change (every method writes without awaiting: one "transaction"). */
+  const queueEvents = (...drafts: OrganizationEventDraft[]) => {
+    const now = new Date();
+    for (const { type, organizationId, data } of drafts) {
+      const id = newId();
+      events.set(id, { id, type, organizationId, payload: JSON.stringify(data), occurredAt: now, attempts: 0, nextAttemptAt: now, leaseUntil: null });
+    }
+  };
+  const eventLeaseFree = (event: OrganizationEventRecord, now: Date) => !event.leaseUntil || event.leaseUntil <= now;
   const teamsOf = (organizationId: string) => [...teams.values()].filter((t) => t.organizationId === organizationId);
   const dropPlaces = (match: (p: TeamMemberRecord) => boolean) => {
     for (const p of [...places.values()]) if (match(p)) places.delete(p.id);
@@ -70,6 +87,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (slugTaken(organization.slug)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
       organizations.set(organization.id, copyOrganization(organization));
       members.set(creator.id, copy(creator));
+      queueEvents(organizationEvent("organization.created", organization), memberEvent("member.added", creator));
     },
     async findOrganization(id) {
       const found = organizations.get(id);
@@ -90,12 +108,16 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (!found) return null;
       checkActor(id, actor);
       if (patch.slug !== undefined && slugTaken(patch.slug, id)) throw new AuthError("ORGANIZATION_ALREADY_EXISTS");
-      Object.assign(found, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+      const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+      Object.assign(found, changes);
+      if (Object.keys(changes).length) queueEvents(organizationEvent("organization.updated", found));
       return copyOrganization(found);
     },
     async deleteOrganization(id, actor) {
-      if (!organizations.has(id)) return false;
+      const found = organizations.get(id);
+      if (!found) return false;
       checkActor(id, actor);
+      queueEvents(organizationEvent("organization.deleted", found));
       for (const m of membersOf(id)) members.delete(m.id);
       dropOrganization(id);
       return true;
@@ -139,13 +161,16 @@ export function createMemoryOrganizationStore(): OrganizationStore {
     },
     async addMember(member) {
       addMember(member);
+      queueEvents(memberEvent("member.added", member));
     },
     async updateMemberRole(id, role, { keepRole, actor } = {}) {
       const found = members.get(id);
       if (!found) return null;
       checkActor(found.organizationId, actor, found);
       keepOne(found, keepRole, role);
+      const previousRole = found.role;
       found.role = role;
+      if (role !== previousRole) queueEvents(memberEvent("member.updated", found, previousRole));
       return copy(found);
     },
     async deleteMember(id, { keepRole, actor } = {}) {
@@ -154,6 +179,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       checkActor(found.organizationId, actor, found);
       keepOne(found, keepRole);
       dropPlaces((p) => p.organizationId === found.organizationId && p.userId === found.userId);
+      queueEvents(memberEvent("member.removed", found));
       return members.delete(id);
     },
     async removeUser(userId, ownerRole, successorRole) {
@@ -161,14 +187,24 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       for (const m of mine) {
         members.delete(m.id);
         dropPlaces((p) => p.organizationId === m.organizationId && p.userId === userId);
+        queueEvents(memberEvent("member.removed", m));
         const rest = membersOf(m.organizationId).sort(byAge);
+        const organization = organizations.get(m.organizationId);
         if (!rest.length) {
+          if (organization) queueEvents(organizationEvent("organization.deleted", organization));
           dropOrganization(m.organizationId);
         } else if (rolesOf(m.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
-          (rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!).role = ownerRole;
+          const successor = rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!;
+          const previousRole = successor.role;
+          successor.role = ownerRole;
+          queueEvents(memberEvent("member.updated", successor, previousRole));
         }
       }
-      for (const i of invitations.values()) if (i.inviterId === userId && i.status === "pending") i.status = "canceled";
+      for (const i of invitations.values()) {
+        if (i.inviterId !== userId || i.status !== "pending") continue;
+        i.status = "canceled";
+        queueEvents(invitationEvent("invitation.canceled", i));
+      }
       return mine.map((m) => m.organizationId);
     },
     async createInvitation(invitation, actor, limit = Infinity, mail) {
@@ -178,6 +214,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (pending.length >= limit) throw new AuthError("INVITATION_LIMIT_REACHED");
       invitations.set(invitation.id, copy(invitation));
       queueMail(mail);
+      queueEvents(invitationEvent("invitation.created", invitation));
     },
     async findInvitation(id) {
       const found = invitations.get(id);
@@ -212,6 +249,8 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (expiresAt) found.expiresAt = expiresAt;
       if (inviterId) found.inviterId = inviterId;
       queueMail(mail);
+      const type = answerEventType(status);
+      if (type && type !== "invitation.accepted") queueEvents(invitationEvent(type, found));
       return true;
     },
     async acceptInvitation(id, member, inviter) {
@@ -220,10 +259,12 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       checkActor(found.organizationId, inviter);
       addMember(member);
       found.status = "accepted";
+      queueEvents(invitationEvent("invitation.accepted", found, member), memberEvent("member.added", member));
       return true;
     },
     async reopenInvitation(id, memberId) {
-      members.delete(memberId);
+      const member = members.get(memberId);
+      if (member && members.delete(memberId)) queueEvents(memberEvent("member.removed", member));
       const found = invitations.get(id);
       if (found?.status === "accepted") found.status = "pending";
     },
@@ -303,6 +344,29 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       checkActor(found.organizationId, actor);
       return places.delete(found.id);
     },
+    async findDueOrganizationEvents(now, limit) {
+      return [...events.values()]
+        .filter((e) => e.nextAttemptAt <= now && eventLeaseFree(e, now))
+        .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copy);
+    },
+    async claimOrganizationEvent(id, seenAttempts, now, leaseUntil) {
+      const found = events.get(id);
+      if (!found || found.attempts !== seenAttempts || !eventLeaseFree(found, now)) return false;
+      found.attempts = seenAttempts + 1;
+      found.leaseUntil = leaseUntil;
+      return true;
+    },
+    async retryOrganizationEvent(id, attempts, nextAttemptAt) {
+      const found = events.get(id);
+      if (!found || found.attempts !== attempts) return;
+      found.nextAttemptAt = nextAttemptAt;
+      found.leaseUntil = null;
+    },
+    async deleteOrganizationEvent(id) {
+      events.delete(id);
+    },
     async findDueInvitationMails(now, limit) {
       return [...mails.values()]
         .filter((m) => m.nextAttemptAt <= now && leaseFree(m, now))
@@ -333,6 +397,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       mails.clear();
       teams.clear();
       places.clear();
+      events.clear();
     },
   };
 }

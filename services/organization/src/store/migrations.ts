@@ -132,6 +132,27 @@ class CreateOrganizationRole extends Migration {
   }
 }
 
+/**
+ * The organization event outbox (docs/adr/0077-signed-webhooks.md): one row per webhook event, written with
+ * the change it records, removed once PublishEvents took it. A new table only: nothing running is locked.
+ */
+class CreateOrganizationEvent extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "organization_event" (
+      "id" varchar(64) not null primary key,
+      "type" varchar(64) not null,
+      "organization_id" varchar(64) not null,
+      "payload" text not null,
+      "occurred_at" timestamptz not null,
+      "attempts" integer not null default 0,
+      "next_attempt_at" timestamptz not null,
+      "lease_until" timestamptz null
+    )`);
+    // The worker's scan: events by due time.
+    this.addSql(`create index "organization_event_next_attempt_at_index" on "organization_event" ("next_attempt_at")`);
+  }
+}
+
 export const organizationMigrations = [
   { name: "0001-create-organization", class: CreateOrganization },
   { name: "0002-slug-lower-case", class: SlugLowerCase },
@@ -139,4 +160,5 @@ export const organizationMigrations = [
   { name: "0004-invitation-mail-language", class: InvitationMailLanguage },
   { name: "0005-teams", class: CreateTeams },
   { name: "0006-create-organization-role", class: CreateOrganizationRole },
+  { name: "0007-create-organization-event", class: CreateOrganizationEvent },
 ];

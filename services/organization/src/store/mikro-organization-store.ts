@@ -1,5 +1,6 @@
 /** The organization store on MikroORM (SQLite or PostgreSQL). */
 import { languageOr } from "@auth-platform/runtime/language";
+import { newId } from "@auth-platform/runtime/random";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { EntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation, openStore, type Store } from "@auth-platform/runtime/store";
@@ -12,6 +13,8 @@ import {
   MemberEntity,
   type MemberRow,
   OrganizationEntity,
+  OrganizationEventEntity,
+  type OrganizationEventRow,
   OrganizationRoleEntity,
   type OrganizationRow,
   TeamEntity,
@@ -21,17 +24,24 @@ import {
 } from "./entities.js";
 import { mikroRoleMethods } from "./mikro-role-store.js";
 import { organizationMigrations } from "./migrations.js";
-import type {
-  ActorCheck,
-  InvitationMailRecord,
-  InvitationRecord,
-  InvitationStatus,
-  MemberRecord,
-  NewInvitationMail,
-  OrganizationRecord,
-  OrganizationStore,
-  TeamMemberRecord,
-  TeamRecord,
+import {
+  answerEventType,
+  invitationEvent,
+  memberEvent,
+  organizationEvent,
+  type ActorCheck,
+  type InvitationMailRecord,
+  type InvitationRecord,
+  type InvitationStatus,
+  type MemberRecord,
+  type NewInvitationMail,
+  type OrganizationEventDraft,
+  type OrganizationEventRecord,
+  type OrganizationEventType,
+  type OrganizationRecord,
+  type OrganizationStore,
+  type TeamMemberRecord,
+  type TeamRecord,
 } from "./organization-store.js";
 
 function toOrganization(row: OrganizationRow): OrganizationRecord {
@@ -104,6 +114,34 @@ async function queueMail(em: EntityManager, mail: NewInvitationMail | undefined)
   if (mail) await em.insert(InvitationMailEntity, { ...mail, variables: JSON.stringify(mail.variables), attempts: 0, leaseUntil: null });
 }
 
+/** Queues webhook events in the transaction `em` belongs to, due at once (the writing request wakes the worker). */
+async function queueEvents(em: EntityManager, ...drafts: OrganizationEventDraft[]): Promise<void> {
+  const now = new Date();
+  for (const draft of drafts) {
+    await em.insert(OrganizationEventEntity, {
+      id: newId(),
+      type: draft.type,
+      organizationId: draft.organizationId,
+      payload: JSON.stringify(draft.data),
+      occurredAt: now,
+      attempts: 0,
+      nextAttemptAt: now,
+      leaseUntil: null,
+    });
+  }
+}
+
+const toOrganizationEvent = (row: OrganizationEventRow): OrganizationEventRecord => ({
+  id: row.id,
+  type: row.type as OrganizationEventType,
+  organizationId: row.organizationId,
+  payload: row.payload,
+  occurredAt: row.occurredAt,
+  attempts: row.attempts,
+  nextAttemptAt: row.nextAttemptAt,
+  leaseUntil: row.leaseUntil ?? null,
+});
+
 const leaseFree = (now: Date) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 
 const metadataText = (metadata: Record<string, string>) => (Object.keys(metadata).length ? JSON.stringify(metadata) : null);
@@ -160,7 +198,7 @@ async function holders(em: EntityManager, organizationId: string, role: string):
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
   const store = await openStore({
     url,
-    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity, OrganizationRoleEntity],
+    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity, OrganizationRoleEntity, OrganizationEventEntity],
     migrations: organizationMigrations,
   });
   const newest = { createdAt: "desc", id: "desc" } as const;
@@ -173,6 +211,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           if (limit > 0 && (await em.count(MemberEntity, { userId: creator.userId })) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS");
           em.create(OrganizationEntity, { ...organization, metadata: metadataText(organization.metadata) });
           em.create(MemberEntity, creator);
+          await queueEvents(em, organizationEvent("organization.created", organization), memberEvent("member.added", creator));
         }),
       );
     },
@@ -199,16 +238,22 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           const row = await em.findOne(OrganizationEntity, { id });
           if (!row) return null;
           await checkActor(em, id, actor);
-          if (Object.keys(changes).length) await em.nativeUpdate(OrganizationEntity, { id }, changes);
-          return toOrganization({ ...row, ...changes });
+          const updated = toOrganization({ ...row, ...changes });
+          if (Object.keys(changes).length) {
+            await em.nativeUpdate(OrganizationEntity, { id }, changes);
+            await queueEvents(em, organizationEvent("organization.updated", updated));
+          }
+          return updated;
         }),
       );
     },
     async deleteOrganization(id, actor) {
       return locked(id, async (em) => {
-        if (!(await em.count(OrganizationEntity, { id }))) return false;
+        const row = await em.findOne(OrganizationEntity, { id });
+        if (!row) return false;
         await checkActor(em, id, actor);
         await em.nativeDelete(MemberEntity, { organizationId: id });
+        await queueEvents(em, organizationEvent("organization.deleted", row));
         return dropOrganization(em, id);
       });
     },
@@ -246,7 +291,12 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       return { members: rows.map(toMember), total };
     },
     async addMember(member) {
-      await unique("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", () => store.em().insert(MemberEntity, member));
+      await unique("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", () =>
+        store.em().transactional(async (em) => {
+          await em.insert(MemberEntity, member);
+          await queueEvents(em, memberEvent("member.added", member));
+        }),
+      );
     },
     async updateMemberRole(id, role, { keepRole, actor } = {}) {
       const member = await store.em().findOne(MemberEntity, { id });
@@ -257,7 +307,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         await checkActor(em, row.organizationId, actor, row);
         await keepOne(em, row, keepRole, role);
         await em.nativeUpdate(MemberEntity, { id }, { role });
-        return toMember({ ...row, role });
+        const updated = toMember({ ...row, role });
+        if (role !== row.role) await queueEvents(em, memberEvent("member.updated", updated, row.role));
+        return updated;
       });
     },
     async deleteMember(id, { keepRole, actor } = {}) {
@@ -269,7 +321,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         await checkActor(em, row.organizationId, actor, row);
         await keepOne(em, row, keepRole);
         await em.nativeDelete(TeamMemberEntity, { organizationId: row.organizationId, userId: row.userId });
-        return (await em.nativeDelete(MemberEntity, { id })) > 0;
+        if ((await em.nativeDelete(MemberEntity, { id })) === 0) return false;
+        await queueEvents(em, memberEvent("member.removed", toMember(row)));
+        return true;
       });
     },
     async removeUser(userId, ownerRole, successorRole) {
@@ -281,16 +335,26 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           if (!row) return;
           await em.nativeDelete(MemberEntity, { id: row.id });
           await em.nativeDelete(TeamMemberEntity, { organizationId: row.organizationId, userId: row.userId });
+          await queueEvents(em, memberEvent("member.removed", toMember(row)));
           const rest = await em.find(MemberEntity, { organizationId: row.organizationId }, { orderBy: { createdAt: "asc", id: "asc" } });
           if (!rest.length) {
+            const organization = await em.findOne(OrganizationEntity, { id: row.organizationId });
+            if (organization) await queueEvents(em, organizationEvent("organization.deleted", organization));
             await dropOrganization(em, row.organizationId);
           } else if (rolesOf(row.role).includes(ownerRole) && !rest.some((r) => rolesOf(r.role).includes(ownerRole))) {
             const successor = rest.find((r) => rolesOf(r.role).includes(successorRole)) ?? rest[0]!;
             await em.nativeUpdate(MemberEntity, { id: successor.id }, { role: ownerRole });
+            await queueEvents(em, memberEvent("member.updated", toMember({ ...successor, role: ownerRole }), successor.role));
           }
         });
       }
-      await store.em().nativeUpdate(InvitationEntity, { inviterId: userId, status: "pending" }, { status: "canceled" });
+      await store.em().transactional(async (em) => {
+        const pending = await em.find(InvitationEntity, { inviterId: userId, status: "pending" });
+        for (const row of pending) {
+          if ((await em.nativeUpdate(InvitationEntity, { id: row.id, status: "pending" }, { status: "canceled" })) === 0) continue;
+          await queueEvents(em, invitationEvent("invitation.canceled", toInvitation({ ...row, status: "canceled" })));
+        }
+      });
       return memberships.map((row) => row.organizationId);
     },
     async createInvitation(invitation, actor, limit, mail) {
@@ -301,6 +365,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         if (limit !== undefined && (await em.count(InvitationEntity, valid)) >= limit) throw new AuthError("INVITATION_LIMIT_REACHED");
         await em.insert(InvitationEntity, invitation);
         await queueMail(em, mail);
+        await queueEvents(em, invitationEvent("invitation.created", invitation));
       });
     },
     async findInvitation(id) {
@@ -319,12 +384,15 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
     },
     async answerInvitation(id, status, { expiresAt, inviterId, actor, mail } = {}) {
       const answer = async (em: EntityManager) => {
-        if ((await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) })) === 0)
-          return false;
+        const row = await em.findOne(InvitationEntity, { id, status: "pending" });
+        const changes = { status, ...(expiresAt ? { expiresAt } : {}), ...(inviterId ? { inviterId } : {}) };
+        if (!row || (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, changes)) === 0) return false;
         await queueMail(em, mail);
+        const type = answerEventType(status);
+        if (type && type !== "invitation.accepted") await queueEvents(em, invitationEvent(type, toInvitation({ ...row, ...changes })));
         return true;
       };
-      if (!actor && !mail) return answer(store.em());
+      if (!actor && !mail) return store.em().transactional(answer);
       const invitation = await store.em().findOne(InvitationEntity, { id, status: "pending" });
       if (!invitation) return false;
       return locked(invitation.organizationId, async (em) => {
@@ -339,15 +407,19 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       return unique("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", () =>
         locked(member.organizationId, async (em) => {
           await checkActor(em, member.organizationId, inviter);
-          if ((await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status: "accepted" })) === 0) return false;
+          const row = await em.findOne(InvitationEntity, { id, status: "pending" });
+          if (!row || (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, { status: "accepted" })) === 0) return false;
           await em.insert(MemberEntity, member);
+          await queueEvents(em, invitationEvent("invitation.accepted", toInvitation({ ...row, status: "accepted" }), member), memberEvent("member.added", member));
           return true;
         }),
       );
     },
     async reopenInvitation(id, memberId) {
       await store.em().transactional(async (em) => {
-        await em.nativeDelete(MemberEntity, { id: memberId });
+        const member = await em.findOne(MemberEntity, { id: memberId });
+        // The accept's member.added may be published already: its removal is published too.
+        if (member && (await em.nativeDelete(MemberEntity, { id: memberId }))) await queueEvents(em, memberEvent("member.removed", toMember(member)));
         await em.nativeUpdate(InvitationEntity, { id, status: "accepted" }, { status: "pending" });
       });
     },
@@ -434,6 +506,19 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         await checkActor(em, place.organizationId, actor);
         return (await em.nativeDelete(TeamMemberEntity, { teamId, userId })) > 0;
       });
+    },
+    async findDueOrganizationEvents(now, limit) {
+      const rows = await store.em().find(OrganizationEventEntity, { nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc", id: "asc" }, limit });
+      return rows.map(toOrganizationEvent);
+    },
+    async claimOrganizationEvent(id, seenAttempts, now, leaseUntil) {
+      return (await store.em().nativeUpdate(OrganizationEventEntity, { id, attempts: seenAttempts, ...leaseFree(now) }, { attempts: seenAttempts + 1, leaseUntil })) === 1;
+    },
+    async retryOrganizationEvent(id, attempts, nextAttemptAt) {
+      await store.em().nativeUpdate(OrganizationEventEntity, { id, attempts }, { nextAttemptAt, leaseUntil: null });
+    },
+    async deleteOrganizationEvent(id) {
+      await store.em().nativeDelete(OrganizationEventEntity, { id });
     },
     async findDueInvitationMails(now, limit) {
       const rows = await store.em().find(InvitationMailEntity, { nextAttemptAt: { $lte: now }, ...leaseFree(now) }, { orderBy: { nextAttemptAt: "asc", id: "asc" }, limit });

@@ -433,6 +433,114 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
       expect((await store.findInvitation(canceled.id))!.status).toBe("canceled");
     });
 
+    describe("webhook events (organization_event outbox)", () => {
+      const far = new Date(Date.now() + 365 * 86_400_000);
+      /** The organization's queued events as [type, data], by type (one write's events share a time); removed once read. */
+      async function takeEvents(organizationId: string): Promise<Array<[string, unknown]>> {
+        const mine = (await store.findDueOrganizationEvents(far, 10_000)).filter((e) => e.organizationId === organizationId);
+        for (const event of mine) await store.deleteOrganizationEvent(event.id);
+        return mine.map((e): [string, unknown] => [e.type, JSON.parse(e.payload)]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      }
+      const publicMember = (m: MemberRecord) => ({ id: m.id, organizationId: m.organizationId, userId: m.userId, role: m.role });
+      const publicInvitation = (i: InvitationRecord, status = i.status) => ({
+        organizationId: i.organizationId,
+        email: i.email,
+        role: i.role,
+        status,
+        inviterId: i.inviterId,
+        expiresAt: i.expiresAt.toISOString(),
+      });
+
+      it("records each organization and member change with it, with its public fields", async () => {
+        const { organization, owner } = await created();
+        const org = { id: organization.id, name: organization.name, slug: organization.slug };
+        expect(await takeEvents(organization.id)).toEqual([
+          ["member.added", { member: publicMember(owner) }],
+          ["organization.created", { organization: org }],
+        ]);
+        await store.updateOrganization(organization.id, { name: "Difference Engines" });
+        expect(await takeEvents(organization.id)).toEqual([["organization.updated", { organization: { ...org, name: "Difference Engines" } }]]);
+        const member = aMember(organization.id);
+        await store.addMember(member);
+        await store.updateMemberRole(member.id, "admin");
+        await store.updateMemberRole(member.id, "admin");
+        expect(await takeEvents(organization.id)).toEqual([
+          ["member.added", { member: publicMember(member) }],
+          ["member.updated", { member: publicMember({ ...member, role: "admin" }), previousRole: "member" }],
+        ]);
+        await store.deleteMember(member.id);
+        expect(await store.deleteMember(member.id)).toBe(false);
+        expect(await takeEvents(organization.id)).toEqual([["member.removed", { member: publicMember({ ...member, role: "admin" }) }]]);
+        await store.deleteOrganization(organization.id);
+        expect(await takeEvents(organization.id)).toEqual([["organization.deleted", { organization: { ...org, name: "Difference Engines" } }]]);
+      });
+
+      it("records invitations without their id; a refused change records nothing", async () => {
+        const { organization } = await created();
+        await takeEvents(organization.id);
+        const invitation = anInvitation(organization.id);
+        await store.createInvitation(invitation);
+        await expect(store.createInvitation(anInvitation(organization.id, { email: invitation.email }))).rejects.toThrow();
+        const member = aMember(organization.id);
+        await store.acceptInvitation(invitation.id, member);
+        expect(await store.acceptInvitation(invitation.id, aMember(organization.id))).toBe(false);
+        const events = await takeEvents(organization.id);
+        expect(events).toEqual([
+          ["invitation.accepted", { invitation: publicInvitation(invitation, "accepted"), member: publicMember(member) }],
+          ["invitation.created", { invitation: publicInvitation(invitation) }],
+          ["member.added", { member: publicMember(member) }],
+        ]);
+        expect(JSON.stringify(events)).not.toContain(invitation.id);
+        const rejected = anInvitation(organization.id);
+        const canceled = anInvitation(organization.id);
+        await store.createInvitation(rejected);
+        await store.createInvitation(canceled);
+        await takeEvents(organization.id);
+        await store.answerInvitation(rejected.id, "rejected");
+        await store.answerInvitation(canceled.id, "canceled");
+        expect(await store.answerInvitation(canceled.id, "canceled")).toBe(false);
+        expect(await takeEvents(organization.id)).toEqual([
+          ["invitation.canceled", { invitation: publicInvitation(canceled, "canceled") }],
+          ["invitation.rejected", { invitation: publicInvitation(rejected, "rejected") }],
+        ]);
+      });
+
+      it("a deleted user's removals: member.removed, the successor's member.updated, a last member's organization.deleted, their invitations canceled", async () => {
+        const userId = newId();
+        const { organization: shared, owner } = await created({}, userId);
+        const admin = aMember(shared.id, { role: "admin", createdAt: at(1) });
+        await store.addMember(admin);
+        const { organization: alone } = await created({}, userId);
+        const sent = anInvitation(shared.id, { inviterId: userId });
+        await store.createInvitation(sent);
+        await takeEvents(shared.id);
+        await takeEvents(alone.id);
+        await store.removeUser(userId, "owner", "admin");
+        expect(await takeEvents(shared.id)).toEqual([
+          ["invitation.canceled", { invitation: publicInvitation(sent, "canceled") }],
+          ["member.removed", { member: publicMember(owner) }],
+          ["member.updated", { member: publicMember({ ...admin, role: "owner" }), previousRole: "admin" }],
+        ]);
+        expect((await takeEvents(alone.id)).map(([type]) => type)).toEqual(["member.removed", "organization.deleted"]);
+      });
+
+      it("leases each event to one deliverer, retries and deletes it", async () => {
+        const { organization } = await created();
+        const [event] = (await store.findDueOrganizationEvents(far, 10_000)).filter((e) => e.organizationId === organization.id && e.type === "organization.created");
+        const now = new Date();
+        const later = (ms: number) => new Date(now.getTime() + ms);
+        const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimOrganizationEvent(event!.id, 0, now, later(60_000))));
+        expect(wins.filter(Boolean)).toHaveLength(1);
+        expect((await store.findDueOrganizationEvents(later(1_000), 10_000)).some((e) => e.id === event!.id)).toBe(false);
+        await store.retryOrganizationEvent(event!.id, 1, later(100_000));
+        expect((await store.findDueOrganizationEvents(later(50_000), 10_000)).some((e) => e.id === event!.id)).toBe(false);
+        expect((await store.findDueOrganizationEvents(later(100_000), 10_000)).find((e) => e.id === event!.id)).toMatchObject({ attempts: 1, leaseUntil: null });
+        await store.deleteOrganizationEvent(event!.id);
+        expect((await store.findDueOrganizationEvents(far, 10_000)).some((e) => e.id === event!.id)).toBe(false);
+        await takeEvents(organization.id);
+      });
+    });
+
     describe("races: ten concurrent attempts, exactly the allowed outcome", () => {
       const attempts = 10;
 

@@ -80,6 +80,89 @@ export interface InvitationMailRecord {
 /** An invitation mail as the use case writes it: not attempted yet, free. */
 export type NewInvitationMail = Omit<InvitationMailRecord, "attempts" | "leaseUntil">;
 
+/**
+ * The webhook event types of the organization service (docs/adr/0077-signed-webhooks.md), published to the
+ * notification service's PublishEvents from the organization_event outbox.
+ */
+export const ORGANIZATION_EVENT_TYPES = [
+  "organization.created",
+  "organization.updated",
+  "organization.deleted",
+  "member.added",
+  "member.updated",
+  "member.removed",
+  "invitation.created",
+  "invitation.accepted",
+  "invitation.rejected",
+  "invitation.canceled",
+] as const;
+export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+
+/**
+ * One event of the organization_event outbox: written by the store in the transaction of the change it
+ * records, published by the organization event worker, removed once published. Its id is the webhook's event
+ * id. The payload holds ids and public fields only: never an invitation's id, which its mailed link carries.
+ */
+export interface OrganizationEventRecord {
+  id: string;
+  type: OrganizationEventType;
+  organizationId: string;
+  /** The event's `data`, as JSON text. */
+  payload: string;
+  occurredAt: Date;
+  /** Delivery attempts started so far. */
+  attempts: number;
+  nextAttemptAt: Date;
+  /** While in the future, one deliverer holds the event. */
+  leaseUntil: Date | null;
+}
+
+/** The event as a change writes it, before its id, time and bookkeeping. */
+export interface OrganizationEventDraft {
+  type: OrganizationEventType;
+  organizationId: string;
+  data: Record<string, unknown>;
+}
+
+const publicOrganization = (o: Pick<OrganizationRecord, "id" | "name" | "slug">) => ({ id: o.id, name: o.name, slug: o.slug });
+const publicMember = (m: MemberRecord) => ({ id: m.id, organizationId: m.organizationId, userId: m.userId, role: m.role });
+/** An invitation without its id: the id is what the invitation link carries. */
+const publicInvitation = (i: InvitationRecord) => ({
+  organizationId: i.organizationId,
+  email: i.email,
+  role: i.role,
+  status: i.status,
+  inviterId: i.inviterId,
+  expiresAt: i.expiresAt.toISOString(),
+});
+
+/** The events' payloads, one shape per kind, shared by every backend. */
+export const organizationEvent = (
+  type: "organization.created" | "organization.updated" | "organization.deleted",
+  organization: Pick<OrganizationRecord, "id" | "name" | "slug">,
+): OrganizationEventDraft => ({
+  type,
+  organizationId: organization.id,
+  data: { organization: publicOrganization(organization) },
+});
+export const memberEvent = (type: "member.added" | "member.updated" | "member.removed", member: MemberRecord, previousRole?: string): OrganizationEventDraft => ({
+  type,
+  organizationId: member.organizationId,
+  data: { member: publicMember(member), ...(previousRole !== undefined ? { previousRole } : {}) },
+});
+export const invitationEvent = (
+  type: "invitation.created" | "invitation.accepted" | "invitation.rejected" | "invitation.canceled",
+  invitation: InvitationRecord,
+  member?: MemberRecord,
+): OrganizationEventDraft => ({
+  type,
+  organizationId: invitation.organizationId,
+  data: { invitation: publicInvitation(invitation), ...(member ? { member: publicMember(member) } : {}) },
+});
+/** An answer's event type; a resend (back to pending) records none. */
+export const answerEventType = (status: InvitationStatus) =>
+  status === "accepted" ? "invitation.accepted" : status === "rejected" ? "invitation.rejected" : status === "canceled" ? "invitation.canceled" : null;
+
 /** A role an organization defined at run time (docs/organizations.md#custom-roles). */
 export interface CustomRoleRecord {
   id: string;
@@ -263,6 +346,15 @@ export interface OrganizationStore {
    * member or pending invitation holds raises ROLE_IS_ASSIGNED_TO_MEMBERS.
    */
   deleteRole(id: string, actor: ActorCheck): Promise<boolean>;
+
+  /** Up to `limit` organization events due at `now` whose lease is free, oldest due first. */
+  findDueOrganizationEvents(now: Date, limit: number): Promise<OrganizationEventRecord[]>;
+  /** Takes the lease on an event and counts the attempt, in one conditional UPDATE: true for the one caller that won it. */
+  claimOrganizationEvent(id: string, seenAttempts: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Frees the lease of an event held at `attempts` and schedules another attempt. */
+  retryOrganizationEvent(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
+  /** Removes a published event. */
+  deleteOrganizationEvent(id: string): Promise<void>;
 
   /** Up to `limit` invitation mails due at `now` whose lease is free, oldest due first. */
   findDueInvitationMails(now: Date, limit: number): Promise<InvitationMailRecord[]>;
