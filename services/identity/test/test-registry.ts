@@ -206,6 +206,8 @@ export interface TestRegistry extends Registry {
   processUserEvents(): Promise<number>;
   /** How often a request's own delivery of user events failed and woke the worker. */
   userEventWakes: number;
+  /** Resolves once the webhook deliveries the writes so far started after returning have ended. */
+  backgroundSettled(): Promise<void>;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -215,6 +217,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   let clock = T0;
   const now = () => new Date(clock);
   const rows = createMemoryIdentityStore({ now });
+  const background: Promise<void>[] = [];
   const registry: TestRegistry = {
     config: identityConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.example.com/api/auth", ...env }),
     store: rows,
@@ -240,6 +243,9 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     processSessionOutbox: () => deliverDueSessionOutbox(registry),
     processUserEvents: () => deliverDueUserEvents(registry),
     userEventWakes: 0,
+    async backgroundSettled() {
+      while (background.length) await Promise.all(background.splice(0));
+    },
   };
   // As the service runs: every write of a user delivered to the session service before it returns, and
   // each write that verifies an address followed by the delivery of its user event.
@@ -251,6 +257,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
         registry.userEventWakes += 1;
       },
     },
+    inBackground: (work) => background.push(work()),
   });
   return registry;
 }

@@ -16,6 +16,7 @@ describe("the user event outbox: a verified address reaches sso for domain auto-
     deps.advance(1_000);
     await verifyEmail(deps, { token: tokenIn(deps.mail.link(email, "email-verification")), client: {} });
     expect(deps.domains.applied).toEqual([{ userId: user.id, email, verifiedAt: deps.now() }]);
+    await deps.backgroundSettled();
     expect(await deps.store.findUserEvents(user.id)).toEqual([]);
   });
 
@@ -110,6 +111,8 @@ describe("the user event outbox: webhook events reach the notification service",
     await deps.store.updateUser(user.id, { banned: true, banReason: "spam" });
     await deps.store.updateUser(user.id, { banned: false });
     await deps.store.deleteUserAndAccounts(user.id);
+    // Published after each write returned: none made its caller wait.
+    await deps.backgroundSettled();
     const published = deps.webhooks.published.map((e) => ({ type: e.type, user: (JSON.parse(e.payloadJson) as { user: { id: string; name: string; banned: boolean } }).user }));
     expect(published).toEqual([
       { type: "user.created", user: expect.objectContaining({ id: user.id, banned: false }) },
@@ -126,6 +129,7 @@ describe("the user event outbox: webhook events reach the notification service",
     const deps = testRegistry();
     deps.webhooks.unreachable = true;
     const { user } = await aSignedUpUser(deps, { email: "ivy@acme.example" });
+    await deps.backgroundSettled();
     const [event] = await deps.store.findUserEvents(user.id);
     expect(event).toMatchObject({ type: "user.created", attempts: 1 });
     expect(deps.webhooks.published).toEqual([]);

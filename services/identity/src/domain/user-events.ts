@@ -2,7 +2,7 @@
  * The user event outbox (docs/adr/0074-user-event-outbox.md): what other services must learn of a user beyond
  * the session service's copy, one row per event, written in the same transaction as the write it records
  * (the store's createUserWithAccount, markEmailVerified and updateUser). The writing request delivers its
- * events at once (eventPublishingStore); when that fails (sso unreachable, the process stopped) the worker
+ * events at once (eventPublishingStore; webhooks without making its answer wait); when that fails (sso unreachable, the process stopped) the worker
  * here retries with backoff until it lands. Each delivery first takes the row's lease, so a request and the
  * worker, or two replicas, never deliver one event at once; deliveries are idempotent besides.
  *
@@ -75,12 +75,12 @@ async function attempt(deps: Deps, event: UserEventRecord): Promise<"delivered" 
  * Delivers the user's pending events now (those no one else holds): true when none failed. The events that
  * failed wait for the worker, their retry's time stored with them.
  */
-export async function flushUserEvents(deps: Deps, userId: string): Promise<boolean> {
+export async function flushUserEvents(deps: Deps, userId: string, which: (event: UserEventRecord) => boolean = () => true): Promise<boolean> {
   const events = await deps.store.findUserEvents(userId);
   const now = deps.now().getTime();
   let delivered = true;
   for (const event of events) {
-    if (event.leaseUntil && event.leaseUntil.getTime() > now) continue;
+    if (!which(event) || (event.leaseUntil && event.leaseUntil.getTime() > now)) continue;
     if ((await attempt(deps, event)) === "failed") delivered = false;
   }
   return delivered;
@@ -88,18 +88,32 @@ export async function flushUserEvents(deps: Deps, userId: string): Promise<boole
 
 /**
  * The store as the domain sees it: each write of a user that records an event (every creation, update and
- * deletion, for webhooks) is followed, before it returns, by an attempt to deliver the user's events. A failed attempt does not fail the write: the event is stored,
- * its retry scheduled, and the worker woken for it.
+ * deletion, for webhooks) is followed by an attempt to deliver the user's events: before it returns for
+ * those the answer depends on (`email-verified`: the user has joined by domain when told they are
+ * verified), right after it for webhooks, so no answer waits on the notification service. A failed attempt
+ * does not fail the write: the event is stored, its retry scheduled, and the worker woken for it.
  */
-export function eventPublishingStore(store: IdentityStore, deps: Omit<Deps, "store"> & { worker: Pick<PollingWorker, "wake"> }): IdentityStore {
-  const publish = async (userId: string) => {
+export function eventPublishingStore(
+  store: IdentityStore,
+  deps: Omit<Deps, "store"> & {
+    worker: Pick<PollingWorker, "wake">;
+    /** Runs the webhooks' delivery after the write returns (tests hold on to it to await it). */
+    inBackground?: (work: () => Promise<void>) => void;
+  },
+): IdentityStore {
+  const inBackground = deps.inBackground ?? ((work) => void work());
+  const deliver = async (userId: string, which: (event: UserEventRecord) => boolean) => {
     try {
-      if (await flushUserEvents({ ...deps, store }, userId)) return;
+      if (await flushUserEvents({ ...deps, store }, userId, which)) return;
     } catch (error) {
       // The store failed after the write: the events fall due on their own.
       deps.log.warn("user events not delivered yet; the worker retries", { userId, error });
     }
     deps.worker.wake(BACKOFF.baseMs);
+  };
+  const publish = async (userId: string) => {
+    await deliver(userId, (event) => !isWebhookUserEvent(event.type));
+    inBackground(() => deliver(userId, (event) => isWebhookUserEvent(event.type)));
   };
   return {
     ...store,
