@@ -9,6 +9,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams, useRouterState } from "@tanstack/react-router";
 import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
+import { WEBHOOK_EVENT_TYPES } from "@auth-platform/contract/webhook-events";
 import { type AuditPage, type AuditQuery, api, errorMessage, type User, type UserListQuery, type WebhookDelivery, type WebhookEndpoint } from "../api";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { type MessageKey, useLanguage, useT } from "../i18n";
@@ -851,27 +852,6 @@ function Person({ id, users }: { id: string; users: AuditPage["users"] }) {
     </span>
   );
 }
-
-/** The event types an endpoint may subscribe to (the notification service's catalogue, docs/http-api/webhooks.md). */
-export const WEBHOOK_EVENT_TYPES = [
-  "user.created",
-  "user.updated",
-  "user.deleted",
-  "user.banned",
-  "user.unbanned",
-  "session.created",
-  "session.revoked",
-  "organization.created",
-  "organization.updated",
-  "organization.deleted",
-  "member.added",
-  "member.updated",
-  "member.removed",
-  "invitation.created",
-  "invitation.accepted",
-  "invitation.rejected",
-  "invitation.canceled",
-] as const;
 
 /** Checkboxes of the event types; `selected` is the checked ones. */
 function EventTypes({ selected, onChange }: { selected: string[]; onChange: (types: string[]) => void }) {

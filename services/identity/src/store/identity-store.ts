@@ -1,4 +1,5 @@
 /** The identity store port: what the domain needs of persistence, nothing more. */
+import { USER_WEBHOOK_EVENTS } from "@auth-platform/contract/webhook-events";
 import type { Language } from "@auth-platform/runtime/language";
 import type { ApiKeyStore } from "./api-key-store.js";
 import type { EmailCodeStore } from "./email-code-store.js";
@@ -121,7 +122,7 @@ export interface SessionOutboxRecord {
  * creates, changes, bans, unbans or deletes a user; the payload's `data` is the webhook body's data, the
  * user as the write left it (as it was, for a deletion).
  */
-export const WEBHOOK_USER_EVENT_TYPES = ["user.created", "user.updated", "user.deleted", "user.banned", "user.unbanned"] as const;
+export const WEBHOOK_USER_EVENT_TYPES = USER_WEBHOOK_EVENTS;
 export type WebhookUserEventType = (typeof WEBHOOK_USER_EVENT_TYPES)[number];
 export const USER_EVENT_TYPES = ["email-verified", ...WEBHOOK_USER_EVENT_TYPES] as const;
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

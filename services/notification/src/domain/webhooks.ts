@@ -7,31 +7,11 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { AuthError } from "@auth-platform/proto/errors";
 import { newId } from "@auth-platform/runtime/random";
+import { WEBHOOK_EVENT_TYPES } from "@auth-platform/contract/webhook-events";
 import { isPrivateAddress } from "@auth-platform/runtime/private-address";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../store/webhook-store.js";
 import type { Registry } from "./ports.js";
 
-/** Every event type an endpoint may subscribe to, by the service that emits it. */
-export const WEBHOOK_EVENT_TYPES = [
-  "user.created",
-  "user.updated",
-  "user.deleted",
-  "user.banned",
-  "user.unbanned",
-  "session.created",
-  "session.revoked",
-  "organization.created",
-  "organization.updated",
-  "organization.deleted",
-  "member.added",
-  "member.updated",
-  "member.removed",
-  "invitation.created",
-  "invitation.accepted",
-  "invitation.rejected",
-  "invitation.canceled",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The type of a test event (SendTestWebhookEvent): sent to one endpoint whatever it subscribes to. */
 export const TEST_EVENT_TYPE = "webhook.test";
 

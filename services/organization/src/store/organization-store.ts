@@ -1,5 +1,6 @@
 /** The organization store port: organizations, members, invitations, teams and custom roles. */
 import type { Permissions } from "@auth-platform/contract/permissions";
+import { ORGANIZATION_WEBHOOK_EVENTS } from "@auth-platform/contract/webhook-events";
 import type { Language } from "@auth-platform/runtime/language";
 
 export interface OrganizationRecord {
@@ -84,18 +85,7 @@ export type NewInvitationMail = Omit<InvitationMailRecord, "attempts" | "leaseUn
  * The webhook event types of the organization service (docs/adr/0077-signed-webhooks.md), published to the
  * notification service's PublishEvents from the organization_event outbox.
  */
-export const ORGANIZATION_EVENT_TYPES = [
-  "organization.created",
-  "organization.updated",
-  "organization.deleted",
-  "member.added",
-  "member.updated",
-  "member.removed",
-  "invitation.created",
-  "invitation.accepted",
-  "invitation.rejected",
-  "invitation.canceled",
-] as const;
+export const ORGANIZATION_EVENT_TYPES = ORGANIZATION_WEBHOOK_EVENTS;
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
 
 /**

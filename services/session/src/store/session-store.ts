@@ -1,4 +1,5 @@
 /** The session store port. Tokens cross it in the clear; the store keeps only their hash and a sealed copy. */
+import { SESSION_WEBHOOK_EVENTS } from "@auth-platform/contract/webhook-events";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 
 export interface SessionRecord {
@@ -60,7 +61,7 @@ export interface JwtKeyRecord {
  * The webhook events of sessions (docs/adr/0077-signed-webhooks.md), one outbox row each, written in the
  * transaction of the change they record and published to the notification service (domain/webhook-events.ts).
  */
-export const SESSION_EVENT_TYPES = ["session.created", "session.revoked"] as const;
+export const SESSION_EVENT_TYPES = SESSION_WEBHOOK_EVENTS;
 export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
 
 /** Why sessions ended, as session.revoked tells it. */
