@@ -186,6 +186,8 @@ describe("organizations", () => {
     await changeRole.click();
     expect(await dialog(owner).innerText()).toContain(`${ivan} will be member instead of admin`);
     await dialog(owner).getByRole("button", { name: "Change role" }).click();
+    // Told first: a reload before the answer would abort the change in flight.
+    await poll(() => notice(owner).innerText()).toContain(`${ivan} is now member.`);
     await owner.reload();
     await poll(() => owner.getByLabel(`Role of ${ivan}`, { exact: true }).inputValue()).toBe("member");
 
