@@ -3,8 +3,9 @@
  *
  * Every process starts tracing first when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.ts; nothing is
  * loaded otherwise). A service reads MIGRATIONS (run, the default, or skip) and, started as
- * `node dist/<service>.js migrate`, only runs its database migrations and exits (store.ts,
- * migration-mode.ts).
+ * `node dist/<service>.js migrate`, only runs its database migrations and exits; `migrate --plan` prints
+ * what would run and `migrate --check` fails when this release cannot serve on the database (store.ts,
+ * migration-mode.ts, docs/upgrades.md).
  */
 import { ConfigError } from "./config.js";
 import type { RunningService } from "./service.js";
@@ -49,6 +50,14 @@ function migrationSetting(value: string | undefined): "run" | "skip" {
   if (value === undefined || value === "" || value === "run") return "run";
   if (value === "skip") return "skip";
   throw new ConfigError([`MIGRATIONS: must be run or skip (got ${JSON.stringify(value)})`]);
+}
+
+/** `migrate` runs the migrations; `migrate --plan` prints what would run, `migrate --check` judges the database. */
+function migrateMode(flag: string | undefined): "only" | "plan" | "check" {
+  if (flag === undefined) return "only";
+  if (flag === "--plan") return "plan";
+  if (flag === "--check") return "check";
+  throw new ConfigError([`migrate: unknown option ${JSON.stringify(flag)} (use --plan or --check, or none to migrate)`]);
 }
 
 /**
@@ -100,14 +109,18 @@ export function closeOnSignals(closeable: Pick<RunningService, "close" | "closin
 /** A service process: starts it, and closes it gracefully on SIGTERM/SIGINT (at most CLOSE_LIMIT_MS). */
 export function runService(name: string, start: () => Promise<RunningService>): void {
   if (process.argv[2] === "migrate") {
-    setMigrationMode("only");
     runMain(name, async () => {
+      setMigrationMode(migrateMode(process.argv[3]));
       try {
         await start();
       } catch (error) {
         if (!(error instanceof MigrationsDone)) throw error;
-        process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: "info", service: name, msg: "migrations done" })}\n`);
-        process.exit(0);
+        if (process.argv[3] === undefined) {
+          process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: "info", service: name, msg: "migrations done" })}\n`);
+        } else {
+          process.stdout.write(`${name}: ${error.report}\n`);
+        }
+        process.exit(error.failed ? 1 : 0);
       }
       throw new Error("migrate: the service opened no database");
     });

@@ -1,6 +1,8 @@
 /**
  * MIGRATIONS and the migrate-only start: a deployment migrates once in its hook Job (`migrate`: run, then
  * stop), and its pods (skip) refuse to start on a database with a pending migration instead of running it.
+ * `migrate --plan` and `--check` judge a database without changing it; a release starts on a database a
+ * newer one expanded (a rollback), never on one it contracted (docs/upgrades.md).
  */
 import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
@@ -21,8 +23,32 @@ class AddGadgetName extends Migration {
     this.addSql(`alter table "gadget" add column "name" varchar(255) null`);
   }
 }
+class DropGadgetName extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`alter table "gadget" drop column "name"`);
+  }
+}
 const first = [{ name: "0001-create-gadget", class: CreateGadget }];
 const both = [...first, { name: "0002-add-gadget-name", class: AddGadgetName }];
+const contracted = [...both, { name: "0003-contract-drop-gadget-name", class: DropGadgetName }];
+
+/** What a migrate --plan or --check start ends with: its report, and whether it failed. */
+async function judged(url: string, mode: "plan" | "check", migrations: typeof first): Promise<MigrationsDone> {
+  setMigrationMode(mode);
+  const done = await openStore({ url, entities: [Gadget], migrations }).then(
+    () => {
+      throw new Error("the store opened");
+    },
+    (error: unknown) => error,
+  );
+  expect(done).toBeInstanceOf(MigrationsDone);
+  return done as MigrationsDone;
+}
+
+async function migrated(url: string, migrations: typeof first): Promise<void> {
+  setMigrationMode("run");
+  await (await openStore({ url, entities: [Gadget], migrations })).close();
+}
 
 afterEach(() => setMigrationMode("run"));
 
@@ -65,6 +91,71 @@ describe(`migration modes (${backendLabel()})`, () => {
       expect(await checkDependencies()).toEqual({ ready: true, failures: [] });
       await store.close();
       expect((await checkDependencies()).failures).toEqual([]);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("--plan prints each pending migration's SQL and changes nothing; --check passes a database behind by expansions", async () => {
+    const db = await createTestDatabase("migration_plan");
+    try {
+      await migrated(db.url, first);
+      const plan = await judged(db.url, "plan", both);
+      expect(plan.failed).toBe(false);
+      expect(plan.report).toBe(`1 applied, 1 pending, 0 applied by a newer release\n  pending 0002-add-gadget-name\n    alter table "gadget" add column "name" varchar(255) null;`);
+      expect((await judged(db.url, "plan", both)).report).toContain("1 pending");
+      const check = await judged(db.url, "check", both);
+      expect(check.failed).toBe(false);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("a release starts on a database a newer release expanded (a rollback), and --check passes it", async () => {
+    const db = await createTestDatabase("migration_ahead");
+    try {
+      await migrated(db.url, both);
+      for (const mode of ["skip", "run"] as const) {
+        setMigrationMode(mode);
+        const store = await openStore({ url: db.url, entities: [Gadget], migrations: first });
+        const em = store.em();
+        em.create(Gadget, { id: `g-${mode}` });
+        await em.flush();
+        await store.close();
+      }
+      const check = await judged(db.url, "check", first);
+      expect(check.failed).toBe(false);
+      expect(check.report).toContain("newer 0002-add-gadget-name");
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("refuses a database a newer release contracted, in every mode, and --check fails on it", async () => {
+    const db = await createTestDatabase("migration_contracted");
+    try {
+      await migrated(db.url, contracted);
+      for (const mode of ["skip", "run"] as const) {
+        setMigrationMode(mode);
+        await expect(openStore({ url: db.url, entities: [Gadget], migrations: both })).rejects.toThrow(/0003-contract-drop-gadget-name is a contract migration of a newer release/);
+      }
+      const check = await judged(db.url, "check", both);
+      expect(check.failed).toBe(true);
+      expect(check.report).toMatch(/ahead: 0003-contract-drop-gadget-name/);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("--check fails when a pending migration needs the processes replaced together, unless the database is new", async () => {
+    const db = await createTestDatabase("migration_together");
+    try {
+      const together = [...first, { name: "0002-add-gadget-name", class: AddGadgetName, replaceTogether: "the previous release reads the old shape" }];
+      expect((await judged(db.url, "check", together)).failed).toBe(false);
+      await migrated(db.url, first);
+      const check = await judged(db.url, "check", together);
+      expect(check.failed).toBe(true);
+      expect(check.report).toMatch(/behind: 0002-add-gadget-name cannot run under a rolling upgrade \(the previous release reads the old shape\)/);
     } finally {
       await db.drop();
     }

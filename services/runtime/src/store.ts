@@ -10,11 +10,12 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { EntitySchema, QueryOrderMap } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
-import type { Migration } from "@mikro-orm/migrations";
 import type { EntityManager, MikroORM, QBFilterQuery } from "@mikro-orm/sql";
 import { registerDependency } from "./dependencies.js";
 import { type DrainablePool, drainable } from "./pg-pool-drain.js";
 import { MigrationsDone, migrationMode } from "./migration-mode.js";
+import { compatibilityProblems, planText, schemaState } from "./migration-plan.js";
+import type { MigrationEntry } from "./migration-rule.js";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -22,8 +23,7 @@ export interface StoreOptions {
   url: string;
   // biome-ignore lint/suspicious/noExplicitAny: a store holds entities of every type; EntitySchema is invariant in them.
   entities: EntitySchema<any, any>[];
-  // biome-ignore lint/suspicious/noExplicitAny: MikroORM constructs migrations with arguments of its own.
-  migrations: Array<{ name: string; class: new (...args: any[]) => Migration }>;
+  migrations: MigrationEntry[];
   /** Connection pool size for PostgreSQL. */
   poolMax?: number;
   /** PostgreSQL: the longest a query waits for a connection (a free pool slot, or a new connection opening). */
@@ -63,7 +63,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const common = {
     entities: options.entities,
     extensions: [Migrator],
-    migrations: { migrationsList: options.migrations, snapshot: false, silent: true, transactional: true },
+    // Each migration in a transaction of its own rather than all pending ones in one: a migration that builds
+    // an index CONCURRENTLY runs outside any (docs/upgrades.md), and would wait forever on an enclosing one.
+    migrations: { migrationsList: options.migrations, snapshot: false, silent: true, transactional: true, allOrNothing: false },
     debug: options.debug ?? false,
     allowGlobalContext: false,
   };
@@ -98,9 +100,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await orm.em.getConnection().execute("pragma synchronous = normal");
     }
   }
-  if (migrationMode() === "skip") await checkMigrated(orm);
-  else await migrate(orm, dialect, options.url);
-  if (migrationMode() === "only") {
+  const mode = migrationMode();
+  if (mode === "plan" || mode === "check") {
+    const state = await schemaState(orm, options.migrations);
+    const problems = compatibilityProblems(state);
+    await orm.close(true);
+    const report = [await planText(state, orm.config), ...problems].join("\n");
+    throw new MigrationsDone(report, mode === "check" && problems.length > 0);
+  }
+  if (mode === "skip") await checkMigrated(orm, options.migrations);
+  else await migrate(orm, dialect, options.url, options.migrations);
+  if (mode === "only") {
     await orm.close(true);
     throw new MigrationsDone();
   }
@@ -126,8 +136,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   };
 }
 
+/**
+ * A database a newer release contracted (dropped what this one may read): refuse to start, in every mode.
+ * Ahead by expand-only migrations is fine, as a rollback needs (docs/upgrades.md).
+ */
+async function refuseIncompatible(orm: MikroORM, migrations: MigrationEntry[]): Promise<void> {
+  const ahead = compatibilityProblems({ ...(await schemaState(orm, migrations)), pending: [] });
+  if (ahead.length > 0) {
+    await orm.close(true);
+    throw new Error(`the database is incompatible with this release: ${ahead.join("; ")}`);
+  }
+}
+
 /** MIGRATIONS=skip: a pending migration means the migration Job did not run (or failed); refuse to start. */
-async function checkMigrated(orm: MikroORM): Promise<void> {
+async function checkMigrated(orm: MikroORM, migrations: MigrationEntry[]): Promise<void> {
+  await refuseIncompatible(orm, migrations);
   const pending = await orm.migrator.getPending();
   if (pending.length > 0) {
     await orm.close(true);
@@ -142,8 +165,9 @@ async function checkMigrated(orm: MikroORM): Promise<void> {
  * under an advisory lock, held on a connection of its own, so each migration runs once and none fails on
  * a table another replica just created. SQLite is one process's file.
  */
-async function migrate(orm: MikroORM, dialect: Dialect, url: string): Promise<void> {
+async function migrate(orm: MikroORM, dialect: Dialect, url: string, migrations: MigrationEntry[]): Promise<void> {
   if (dialect !== "postgresql") {
+    await refuseIncompatible(orm, migrations);
     await orm.migrator.up();
     return;
   }
@@ -152,6 +176,7 @@ async function migrate(orm: MikroORM, dialect: Dialect, url: string): Promise<vo
   await lock.connect();
   try {
     await lock.query("select pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
+    await refuseIncompatible(orm, migrations);
     await orm.migrator.up();
   } finally {
     await lock.end();

@@ -3,6 +3,7 @@
  * migration is never edited: a change is a new one.
  */
 import { Migration } from "@mikro-orm/migrations";
+import type { MigrationEntry } from "@auth-platform/runtime/migration-rule";
 import type { TokenVault } from "@auth-platform/runtime/session-token";
 
 class CreateSession extends Migration {
@@ -180,10 +181,15 @@ class CreateSessionEvent extends Migration {
   }
 }
 
-export function sessionMigrations(vault: TokenVault) {
+export function sessionMigrations(vault: TokenVault): MigrationEntry[] {
   return [
     { name: "0001-create-session", class: CreateSession },
-    { name: "0002-hash-session-tokens", class: hashSessionTokens(vault) },
+    {
+      name: "0002-hash-session-tokens",
+      class: hashSessionTokens(vault),
+      // Older than the compatibility rule (docs/upgrades.md#history): the previous release reads "token".
+      replaceTogether: "the previous release's session replicas look sessions up by the plain token this drops, and its gateways read cache records without the hash",
+    },
     { name: "0003-session-user", class: CreateSessionUser },
     { name: "0005-session-active-organization", class: IndexActiveOrganization },
     { name: "0006-session-pending-forget", class: CreatePendingForget },
