@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 STAMP := node_modules/.install-stamp
 MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json packages/*/package.json)
 
-.PHONY: install dev test test-fast typecheck lint format gen check-gen bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
+.PHONY: install dev test test-fast typecheck lint format gen check-gen check-proto-compat bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
   bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag bench-scim-provisioning bench-sso-sign-in bench-peer bench-jwt-verify \
   bench-api-key-verify
@@ -47,6 +47,14 @@ check-gen: install
 	@cd proto && buf lint && tmp=$$(mktemp -d) && buf generate -o $$tmp && \
 	  diff -r src/gen $$tmp/src/gen > /dev/null || { echo "proto/src/gen is out of date: run make gen"; rm -rf $$tmp; exit 1; }; \
 	  rm -rf $$tmp; echo "generated code is up to date"
+
+# RPC messages stay readable by the previous release (docs/upgrades.md): buf breaking against the previous
+# commit (PROTO_COMPAT_AGAINST, a git ref); skipped, saying so, in a clone without it.
+PROTO_COMPAT_AGAINST ?= HEAD~1
+check-proto-compat: install
+	@if git rev-parse -q --verify "$(PROTO_COMPAT_AGAINST)^{commit}" > /dev/null; then \
+	  cd proto && buf breaking --against "../.git#ref=$(PROTO_COMPAT_AGAINST),subdir=proto" && echo "proto is compatible with $(PROTO_COMPAT_AGAINST)"; \
+	else echo "check-proto-compat: $(PROTO_COMPAT_AGAINST) is not in this clone, skipped"; fi
 
 bench: install
 	npm run bench -w @auth-platform/bench

@@ -21,6 +21,8 @@ import {
   expectSchemaValid,
   policyOf,
   documentedNames,
+  isMigrationHook,
+  GRPC,
 } from "./helpers.js";
 
 describe("the admin bootstrap Job", () => {
@@ -171,5 +173,27 @@ describe("generic providers (oauth.genericProviders)", () => {
     const external = render({ secret: { existingSecret: "platform-secrets" }, oauth: { genericProviders: [{ ...corp, clientId: "", clientSecret: "" }] } });
     const ref = envOf(containerOf(one(external, "Deployment", "oauth"))).get("OAUTH_GENERIC_CORP_SSO_CLIENT_ID");
     expect(ref?.valueFrom?.secretKeyRef).toEqual({ name: "platform-secrets", key: "OAUTH_GENERIC_CORP_SSO_CLIENT_ID" });
+  });
+});
+
+describe("the migration Jobs", () => {
+  const objects = render();
+  const jobs = objects.filter((o) => o.kind === "Job" && isMigrationHook(o));
+
+  it("check the database before they migrate it, with the same image, command and settings", () => {
+    expectSchemaValid(objects);
+    expect(jobs.map(componentOf).sort()).toEqual(GRPC.map((name) => `${name}-migrate`).sort());
+    for (const job of jobs) {
+      const pod = job.spec.template.spec;
+      const [check] = pod.initContainers;
+      const [migrate] = pod.containers;
+      // The check runs to completion first: when it fails, nothing is migrated and the upgrade stops.
+      expect(pod.initContainers).toHaveLength(1);
+      expect(check.args).toEqual(["migrate", "--check"]);
+      expect(migrate.args).toEqual(["migrate"]);
+      expect(check.command).toEqual(migrate.command);
+      expect(check.image).toBe(migrate.image);
+      expect(check.env).toEqual(migrate.env);
+    }
   });
 });

@@ -478,8 +478,8 @@ spec:
 {{- end }}
 
 {{/*
-The pre-install/pre-upgrade Job that runs a component's database migrations (`node dist/<svc>.js
-migrate`), so pods never migrate at start (they run with MIGRATIONS=skip and refuse to start while one is
+The pre-install/pre-upgrade Job that checks (`migrate --check`) then runs a component's database
+migrations (`node dist/<svc>.js migrate`), so pods never migrate at start (they run with MIGRATIONS=skip and refuse to start while one is
 pending). It runs before the release's ConfigMap and Secret exist on a first install: it gets the
 ConfigMap's data inline and its secret keys from the hook Secret (or secret.existingSecret).
 */}}
@@ -524,42 +524,12 @@ spec:
       enableServiceLinks: false
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      # The check first (docs/upgrades.md): it fails the Job, before anything runs, when the release still
+      # serving could not run beside this one on the migrated schema; then the migrations.
+      initContainers:
+        {{- include "auth-platform.migrationContainer" (dict "root" $root "component" .component "name" "check" "args" (list "migrate" "--check")) | nindent 8 }}
       containers:
-        - name: migrate
-          image: {{ include "auth-platform.image" $root | quote }}
-          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
-          command:
-            {{- toYaml $values.command | nindent 12 }}
-          args: ["migrate"]
-          env:
-            {{- range $key, $value := (include (print $root.Template.BasePath "/configmap_auth-platform.yaml") $root | fromYaml).data }}
-            - name: {{ $key }}
-              value: {{ $value | quote }}
-            {{- end }}
-            {{- range $key, $optional := include "auth-platform.secretKeys" $ctx | fromYaml }}
-            - name: {{ $key }}
-              valueFrom:
-                secretKeyRef:
-                  name: {{ $secretName }}
-                  key: {{ $key }}
-                  {{- if $optional }}
-                  optional: true
-                  {{- end }}
-            {{- end }}
-            # The Job serves no gRPC (it exits once migrated) and mounts no certificate, which on a first
-            # install does not exist yet; this only satisfies the production check of the gRPC settings.
-            - name: GRPC_INSECURE
-              value: "true"
-            {{- with concat $root.Values.env $values.env }}
-            {{- toYaml . | nindent 12 }}
-            {{- end }}
-          resources:
-            {{- toYaml $job.resources | nindent 12 }}
-          securityContext:
-            {{- toYaml $root.Values.securityContext | nindent 12 }}
-          volumeMounts:
-            - name: tmp
-              mountPath: /tmp
+        {{- include "auth-platform.migrationContainer" (dict "root" $root "component" .component "name" "migrate" "args" (list "migrate")) | nindent 8 }}
       volumes:
         - name: tmp
           emptyDir:
@@ -573,6 +543,52 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
 {{- end }}
+{{- end }}
+
+{{/*
+One container of a migration Job: the service's image and settings, running `migrate` with `.args`.
+*/}}
+{{- define "auth-platform.migrationContainer" -}}
+{{- $root := .root }}
+{{- $values := index $root.Values .component }}
+{{- $ctx := dict "root" $root "component" .component }}
+{{- $job := $root.Values.migrations.job }}
+{{- $secretName := $root.Values.secret.existingSecret | default (include "auth-platform.migrationSecretName" $root) }}
+- name: {{ .name }}
+  image: {{ include "auth-platform.image" $root | quote }}
+  imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+  command:
+    {{- toYaml $values.command | nindent 4 }}
+  args: {{ toJson .args }}
+  env:
+    {{- range $key, $value := (include (print $root.Template.BasePath "/configmap_auth-platform.yaml") $root | fromYaml).data }}
+    - name: {{ $key }}
+      value: {{ $value | quote }}
+    {{- end }}
+    {{- range $key, $optional := include "auth-platform.secretKeys" $ctx | fromYaml }}
+    - name: {{ $key }}
+      valueFrom:
+        secretKeyRef:
+          name: {{ $secretName }}
+          key: {{ $key }}
+          {{- if $optional }}
+          optional: true
+          {{- end }}
+    {{- end }}
+    # The Job serves no gRPC (it exits once migrated) and mounts no certificate, which on a first
+    # install does not exist yet; this only satisfies the production check of the gRPC settings.
+    - name: GRPC_INSECURE
+      value: "true"
+    {{- with concat $root.Values.env $values.env }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  resources:
+    {{- toYaml $job.resources | nindent 4 }}
+  securityContext:
+    {{- toYaml $root.Values.securityContext | nindent 4 }}
+  volumeMounts:
+    - name: tmp
+      mountPath: /tmp
 {{- end }}
 
 {{/*
