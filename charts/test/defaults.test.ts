@@ -1,6 +1,7 @@
 // The chart with default values (and the required config.baseUrl): helm lint, the objects per component,
 // the configuration every process accepts, the Secret and the helm test pod.
 import { NODE_FLAGS, PROCESS_ENV } from "../../deploy/processes.js";
+import { CLOSE_LIMIT_MS } from "../../services/runtime/src/main.js";
 import { gatewayConfig } from "../../gateway/src/config.js";
 import { identityConfig } from "../../services/identity/src/config.js";
 import { notificationConfig } from "../../services/notification/src/config.js";
@@ -345,5 +346,19 @@ describe("with default values (and the required config.baseUrl)", () => {
     expect(pod.metadata.annotations?.["helm.sh/hook"]).toBe("test");
     expect(pod.spec.containers[0].command).toContain(`http://${gateway.metadata.name}:3000/api/auth/ok`);
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true });
+  });
+});
+
+describe("termination", () => {
+  it("keeps each pod serving while it leaves its Service's endpoints, then leaves the close its whole limit", () => {
+    const objects = render();
+    for (const name of WITH_WEB) {
+      const pod = one(objects, "Deployment", name).spec.template.spec;
+      expect(containerOf(one(objects, "Deployment", name)).lifecycle, name).toEqual({ preStop: { exec: { command: ["sleep", "5"] } } });
+      // The sleep counts within the grace period; the process's own close limit must fit in what is left.
+      expect(pod.terminationGracePeriodSeconds - 5, name).toBeGreaterThanOrEqual(CLOSE_LIMIT_MS / 1000);
+    }
+    const none = render({ preStopSleepSeconds: 0 });
+    for (const name of WITH_WEB) expect(containerOf(one(none, "Deployment", name)).lifecycle, name).toBeUndefined();
   });
 });

@@ -274,6 +274,13 @@ spec:
             {{- with concat $root.Values.env $values.env }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
+          {{- with $root.Values.preStopSleepSeconds }}
+          # Serves on while the pod leaves every copy of its Service's endpoints; SIGTERM (the drain) comes after.
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", {{ . | quote }}]
+          {{- end }}
           {{- if $root.Values.probes.startup.enabled }}
           startupProbe:
             {{- include "auth-platform.probe" (merge (dict "timing" $root.Values.probes.startup) $ctx) | trim | nindent 12 }}
