@@ -9,7 +9,7 @@ import { type SessionWatch, watchSessionEvents } from "@auth-platform/node";
 import type { SessionServiceClient } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
-import { closeHttpServer } from "@auth-platform/runtime/http-close";
+import { closeHttpServer, trackResponses } from "@auth-platform/runtime/http-close";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import { authEvents, startMetricsServer } from "@auth-platform/runtime/metrics";
@@ -75,6 +75,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, host);
   if (metrics) log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });
   const server = gatewayServer(app, config.timeouts);
+  trackResponses(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, host, () => {

@@ -9,7 +9,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeSteps } from "@auth-platform/runtime/close-steps";
-import { closeHttpServer } from "@auth-platform/runtime/http-close";
+import { closeHttpServer, trackResponses } from "@auth-platform/runtime/http-close";
 import { createLogger } from "@auth-platform/runtime/log";
 import { closeOnSignals } from "@auth-platform/runtime/main";
 import { startMetricsServer } from "@auth-platform/runtime/metrics";
@@ -35,6 +35,7 @@ function portOrUnset(name: string, value: string | undefined): number | undefine
 const log = createLogger("web");
 
 const server = createWebServer({ root, gatewayUrl, config, https });
+trackResponses(server);
 server.listen(port, host, () => log.info("listening", { port, host, root, gateway: gatewayUrl, basePath: config.basePath, analyticsPath: config.analyticsPath ?? null }));
 const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort, host);
 if (metrics) log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });

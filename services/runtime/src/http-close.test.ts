@@ -1,9 +1,12 @@
-/** closeHttpServer: a finishing request completes, a slow upload is cut off after the grace, the server closes. */
+/**
+ * closeHttpServer: a finishing request completes, a slow upload is cut off after the grace, a request sent
+ * down an idle keep-alive connection during the drain is answered, the server closes.
+ */
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeHttpServer } from "./http-close.js";
+import { closeHttpServer, trackResponses } from "./http-close.js";
 
 let server: Server | undefined;
 afterEach(() => {
@@ -18,6 +21,7 @@ async function listening(delayMs = 0): Promise<number> {
     req.resume();
     req.on("end", () => setTimeout(() => res.end("done"), delayMs));
   });
+  trackResponses(server);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   return (server.address() as { port: number }).port;
@@ -63,5 +67,26 @@ describe("closeHttpServer", () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(await answered).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*done$/);
     expect(warnings).toEqual([]);
+  });
+
+  it("answers a request sent down a keep-alive connection that was idle when the drain began, then closes it", async () => {
+    const port = await listening();
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+    const request = "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n\r\nx";
+    socket.write(request);
+    await once(socket, "data");
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*keep-alive/i);
+    // Idle now; the drain starts, and the client, not knowing yet, sends its next request down it.
+    const closing = closeHttpServer(server!, 5_000, { warn: () => {} });
+    answer = "";
+    const closed = once(socket, "close");
+    socket.write(request);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n[\s\S]*done$/);
+    await closing;
+    expect(server!.listening).toBe(false);
   });
 });
