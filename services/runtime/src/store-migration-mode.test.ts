@@ -7,7 +7,7 @@
 import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
 import { afterEach, describe, expect, it } from "vitest";
-import { backendLabel, createTestDatabase } from "../../../testing/databases.js";
+import { backendLabel, createTestDatabase, TEST_DATABASE_URL } from "../../../testing/databases.js";
 import { checkDependencies } from "./dependencies.js";
 import { MigrationsDone, setMigrationMode } from "./migration-mode.js";
 import { openStore } from "./store.js";
@@ -21,6 +21,15 @@ class CreateGadget extends Migration {
 class AddGadgetName extends Migration {
   async up(): Promise<void> {
     this.addSql(`alter table "gadget" add column "name" varchar(255) null`);
+  }
+}
+/** The rule's way to index a table in use on PostgreSQL: CONCURRENTLY, so outside a transaction. */
+class IndexGadgetName extends Migration {
+  isTransactional(): boolean {
+    return false;
+  }
+  async up(): Promise<void> {
+    this.addSql(`create index concurrently if not exists "gadget_name_index" on "gadget" ("name")`);
   }
 }
 class DropGadgetName extends Migration {
@@ -156,6 +165,18 @@ describe(`migration modes (${backendLabel()})`, () => {
       const check = await judged(db.url, "check", together);
       expect(check.failed).toBe(true);
       expect(check.report).toMatch(/behind: 0002-add-gadget-name cannot run under a rolling upgrade \(the previous release reads the old shape\)/);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it.skipIf(!TEST_DATABASE_URL)("runs a migration that builds an index CONCURRENTLY after others pending with it (PostgreSQL)", async () => {
+    const db = await createTestDatabase("migration_concurrently");
+    try {
+      const store = await openStore({ url: db.url, entities: [Gadget], migrations: [...both, { name: "0003-index-gadget-name", class: IndexGadgetName }] });
+      const indexes = await store.em().getConnection().execute(`select i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = 'gadget_name_index'`);
+      expect(indexes).toEqual([{ indisvalid: true }]);
+      await store.close();
     } finally {
       await db.drop();
     }
