@@ -120,7 +120,9 @@ export async function platformEnv(options: PlatformOptions = {}): Promise<{ env:
 
 /** The gateway as its main.ts starts it, on loopback, with its own workload certificate. */
 export async function startGateway(env: Record<string, string>, logs?: LogSink): Promise<RunningGateway> {
-  return gateway(gatewayConfig(workloadEnv(env, "gateway")), { host: "127.0.0.1", graceMs: 1_000, logTo: writeTo(logs) });
+  // No linger for idle connections at close: a suite's last keep-alive connection would hold every stop a
+  // second. The drain under load runs the gateway's process with its defaults (drain-under-load.int.test.ts).
+  return gateway(gatewayConfig(workloadEnv(env, "gateway")), { host: "127.0.0.1", graceMs: 1_000, idleLingerMs: 0, logTo: writeTo(logs) });
 }
 
 const writeTo = (logs?: LogSink) => (logs ? (line: string) => logs(JSON.parse(line) as Record<string, unknown>) : undefined);

@@ -35,6 +35,8 @@ export interface GatewayOptions {
   host?: string;
   /** How long requests in flight may run on close (default 5 s). */
   graceMs?: number;
+  /** How long connections idle at close may still bring a request (default IDLE_LINGER_MS, http-close.ts). */
+  idleLingerMs?: number;
 }
 
 export interface RunningGateway {
@@ -88,7 +90,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   log.info("listening", { host, url: `http://localhost:${port}${config.basePath}` });
   const shutdown = closeSteps(
     [
-      { name: "in-flight requests", close: () => closeHttpServer(server, options.graceMs ?? REQUESTS_GRACE_MS, log) },
+      { name: "in-flight requests", close: () => closeHttpServer(server, options.graceMs ?? REQUESTS_GRACE_MS, log, options.idleLingerMs) },
       // Security events still queued are delivered first (the admin client is still open), at most 5 s; with
       // Redis, reading stops and what this replica has not delivered stays there for another one.
       { name: "security events", close: () => events.flush(EVENTS_FLUSH_MS) },

@@ -18,7 +18,7 @@ const IDLE_SWEEP_MS = 50;
  * request the client sent meanwhile ("other side closed": measured in gateway/test/drain-under-load); a
  * client that sends nothing for this long has gone elsewhere or will reconnect.
  */
-const IDLE_LINGER_MS = 1_000;
+export const IDLE_LINGER_MS = 1_000;
 
 const openResponses = new WeakMap<Server, Set<ServerResponse>>();
 
@@ -32,7 +32,7 @@ export function trackResponses(server: Server): void {
   });
 }
 
-export async function closeHttpServer(server: Server, graceMs: number, log: Pick<Logger, "warn">): Promise<void> {
+export async function closeHttpServer(server: Server, graceMs: number, log: Pick<Logger, "warn">, idleLingerMs = IDLE_LINGER_MS): Promise<void> {
   const closeAfterAnswer = (response: ServerResponse) => {
     if (!response.headersSent) response.shouldKeepAlive = false;
   };
@@ -46,7 +46,7 @@ export async function closeHttpServer(server: Server, graceMs: number, log: Pick
     // A keep-alive connection whose answer was under way stays open after it; close it as soon as it is
     // idle, not when its keep-alive timeout (65 s) or the grace ends.
     idleSweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-  }, IDLE_LINGER_MS);
+  }, idleLingerMs);
   const force = setTimeout(() => {
     log.warn("in-flight requests did not finish in time; closing their connections", { graceMs });
     server.closeAllConnections();
