@@ -7,9 +7,8 @@
  * hosts' clocks never have to agree. A publication lists the members in the same script, atomically: a member
  * that subscribed before it registered is then sure to receive every message published while it is listed.
  */
-import { Redis } from "ioredis";
 import type { Logger } from "./log.js";
-import { redisClientOptions, type RedisConnection } from "./redis-connection.js";
+import { createRedisClient, type RedisConnection } from "./redis-connection.js";
 
 /** A listed member and how long its registration has left, as Redis counted when it answered. */
 export interface BroadcastMember {
@@ -61,10 +60,11 @@ const membersOf = (flat: string[]): BroadcastMember[] => {
 export function createRedisBroadcast(connection: RedisConnection, log: Logger, prefix: string, name: string): RedisBroadcast {
   const channel = `${prefix}${name}`;
   const membersKey = `${prefix}${name}:members`;
-  const options = { ...redisClientOptions(connection), enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 };
-  const commands = new Redis(connection.url, options);
-  // Subscribed again by hand after each reconnection, so the caller knows exactly when messages may have been missed.
-  const subscriber = new Redis(connection.url, { ...options, autoResubscribe: false, commandTimeout: undefined });
+  const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 };
+  const commands = createRedisClient(connection, options);
+  // Subscribed again by hand after each reconnection, so the caller knows exactly when messages may have been
+  // missed. On a cluster a publication reaches every node, so the subscriber listens on any one of them.
+  const subscriber = createRedisClient(connection, { ...options, autoResubscribe: false, commandTimeout: undefined });
   let down = false;
   for (const redis of [commands, subscriber]) {
     redis.on("error", (error) => {
