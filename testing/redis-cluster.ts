@@ -69,6 +69,8 @@ export interface TestRedisCluster {
   failover(key: string): Promise<number>;
   /** Kills (SIGKILL) the primary of `key`'s slot; its replica is promoted once the others agree it is down. */
   killPrimaryOf(key: string): Promise<number>;
+  /** Kills (SIGKILL) the node on `port`, whatever its role, and waits until the others serve every slot again. */
+  killNode(port: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -155,6 +157,10 @@ export async function startRedisCluster(options: { replicas?: boolean } = {}): P
       }, 20_000);
       await clusterOk(live());
       return replica;
+    },
+    async killNode(port) {
+      await killServer(servers.find((server) => server.port === port)!);
+      await clusterOk(live());
     },
     close,
   };
