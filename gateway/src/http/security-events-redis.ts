@@ -1,5 +1,5 @@
 /**
- * The security events' queue in Redis, when the gateway has REDIS_URL: a stream (`<prefix>security-events`)
+ * The security events' queue in Redis, when the gateway has one (any topology: the stream is one key): a stream (`<prefix>security-events`)
  * read by every gateway replica as one consumer group, so an event a replica queued and then crashed with
  * is delivered by another replica, or by the restarted one (docs/adr/0033-security-events-in-a-redis-stream.md).
  *

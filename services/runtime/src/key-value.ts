@@ -1,6 +1,6 @@
 /**
- * The key-value store behind the session cache and the rate-limit counters: Redis through ioredis when
- * REDIS_URL is set, else process memory (one replica only). Values are strings; TTLs are milliseconds.
+ * The key-value store behind the session cache and the rate-limit counters: Redis through ioredis when it is
+ * configured (one endpoint, a cluster or Sentinel: redis-connection.ts), else process memory (one replica only). Values are strings; TTLs are milliseconds.
  */
 import { registerDependency } from "./dependencies.js";
 import type { Logger } from "./log.js";
