@@ -11,7 +11,8 @@ import { createRedisClient, type RedisClient, redisFromEnv } from "@auth-platfor
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";
-import { type Platform, startPlatform } from "../../testing/platform.js";
+import { sample, scrapeMetrics } from "../../testing/metrics.js";
+import { freePorts, type Platform, startGateway, startPlatform, startSession } from "../../testing/platform.js";
 import { startRedisCluster } from "../../testing/redis-cluster.js";
 import { startRedisSentinel } from "../../testing/redis-sentinel.js";
 import { REDIS_SERVER_INSTALLED } from "../../testing/redis-server.js";
@@ -20,6 +21,7 @@ const PREFIX = "topology:";
 const PASSWORD = "password-123";
 /** How long requests may fail after a failover starts: the failover itself (about a second or two) and a reconnection. */
 const RECOVERY_BOUND_MS = 15_000;
+const HITS = sample("auth_gateway_session_cache_lookups_total", { result: "hit" });
 
 interface Topology {
   /** The REDIS_* variables that point the platform at it. */
@@ -52,7 +54,7 @@ function suite(name: string, start: () => Promise<Topology>) {
 
     beforeAll(async () => {
       topology = await start();
-      platform = await startPlatform({ redis: false, env: { ...topology.env, REDIS_KEY_PREFIX: PREFIX } });
+      platform = await startPlatform({ redis: false, env: { ...topology.env, REDIS_KEY_PREFIX: PREFIX, METRICS_PORT: "0" } });
       redis = createRedisClient(redisFromEnv(topology.env)!, { keyPrefix: PREFIX });
       lookup = tokenLookup(platform.env.AUTH_SECRET!).lookup;
     }, 60_000);
@@ -90,6 +92,28 @@ function suite(name: string, start: () => Promise<Topology>) {
       expect((await other.post("/revoke-session", { token })).status).toBe(200);
       for (let i = 0; i < 3; i++) expect((await client.get("/get-session")).body).toBeNull();
       expect((await other.get("/get-session")).body.user.email).toBe(email);
+    });
+
+    it("relays a sign-out through one session replica to the gateway of another, whose memory then serves nothing", async () => {
+      const [portB, gatewayPortB] = await freePorts(2);
+      const replicaB = await startSession({ ...platform.env, SESSION_PORT: String(portB) });
+      const gatewayB = await startGateway({ ...platform.env, PORT: String(gatewayPortB), SESSION_SERVICE_URL: `127.0.0.1:${portB}` });
+      try {
+        const { client } = await signedUp(platform.baseURL);
+        const onB = new TestClient(`${gatewayB.origin}/api/auth`);
+        onB.cookies.set(COOKIE, client.cookies.get(COOKIE)!);
+        // Warm in gateway B's memory: a second read there is a hit, answered without a hop.
+        await eventually(async () => {
+          const before = (await scrapeMetrics(gatewayB.metricsPort!)).get(HITS) ?? 0;
+          for (let i = 0; i < 2; i++) expect((await onB.get("/get-session")).body).not.toBeNull();
+          expect((await scrapeMetrics(gatewayB.metricsPort!)).get(HITS) ?? 0).toBeGreaterThan(before);
+        });
+        expect((await client.post("/sign-out")).status).toBe(200);
+        expect((await onB.get("/get-session")).body).toBeNull();
+      } finally {
+        await gatewayB.close();
+        await replicaB.close();
+      }
     });
 
     it("loses no session when the primary fails over during traffic, and recovers within the bound", async () => {
