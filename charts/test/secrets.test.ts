@@ -124,3 +124,75 @@ describe("Redis over TLS with an ACL user (the session cache is an authorisation
     expect(() => renderText(override)).toThrow(message);
   });
 });
+
+describe("Redis Cluster and Sentinel (docs/adr/0080-redis-cluster-and-sentinel.md)", () => {
+  const only = (name: Component) => name === "gateway" || name === "session";
+
+  it("gives a cluster's nodes to the gateway and the session service only, which both read a cluster from them", () => {
+    const values = { redis: { url: "", clusterNodes: "redis-0.redis:6379,redis-1.redis:6379", password: "cluster-acl-password", tls: { enabled: true } } };
+    const objects = render(values);
+    expectSchemaValid(objects);
+    const env = single(objects, "ConfigMap").data as Record<string, string>;
+    const secretEnv = decoded(single(objects, "Secret"));
+    expect(secretEnv.REDIS_URL).toBeUndefined();
+    for (const name of NAMES) {
+      const container = envOf(containerOf(one(objects, "Deployment", name)));
+      expect(container.get("REDIS_CLUSTER_NODES")?.value, name).toBe(only(name) ? values.redis.clusterNodes : undefined);
+      expect(container.get("REDIS_TLS")?.value, name).toBe(only(name) ? "true" : undefined);
+    }
+    const expected = {
+      cluster: [
+        { host: "redis-0.redis", port: 6379 },
+        { host: "redis-1.redis", port: 6379 },
+      ],
+      tls: true,
+      password: values.redis.password,
+    };
+    expect(gatewayConfig(componentEnv(one(objects, "Deployment", "gateway"), env, secretEnv)).redis).toEqual(expected);
+    expect(sessionConfig(componentEnv(one(objects, "Deployment", "session"), env, secretEnv)).redis).toEqual(expected);
+  });
+
+  it("gives the sentinels and the primary's name to the gateway and the session service, which both read Sentinel from them", () => {
+    const values = { redis: { url: "", sentinels: "sentinel-0:26379, sentinel-1:26379", sentinelName: "auth" } };
+    const objects = render(values);
+    expectSchemaValid(objects);
+    const env = single(objects, "ConfigMap").data as Record<string, string>;
+    const secretEnv = decoded(single(objects, "Secret"));
+    for (const name of NAMES) {
+      const container = envOf(containerOf(one(objects, "Deployment", name)));
+      expect(container.get("REDIS_SENTINELS")?.value, name).toBe(only(name) ? values.redis.sentinels : undefined);
+      expect(container.get("REDIS_SENTINEL_NAME")?.value, name).toBe(only(name) ? "auth" : undefined);
+    }
+    const expected = {
+      sentinel: {
+        nodes: [
+          { host: "sentinel-0", port: 26379 },
+          { host: "sentinel-1", port: 26379 },
+        ],
+        name: "auth",
+      },
+    };
+    expect(gatewayConfig(componentEnv(one(objects, "Deployment", "gateway"), env, secretEnv)).redis).toEqual(expected);
+    expect(sessionConfig(componentEnv(one(objects, "Deployment", "session"), env, secretEnv)).redis).toEqual(expected);
+  });
+
+  it("lets a cluster stand for redis.url where several session replicas need a shared cache", () => {
+    expect(() => renderText({ redis: { url: "", clusterNodes: "redis-0:6379" }, session: { replicaCount: 3 } })).not.toThrow();
+    expect(() => renderText({ redis: { url: "" }, session: { replicaCount: 3 } })).toThrow(/redis\.url is required/);
+  });
+
+  it.each([
+    ["a URL and a cluster", { redis: { clusterNodes: "redis-0:6379" } }, /redis\.url, redis\.clusterNodes: set one of them/],
+    [
+      "a cluster and Sentinel",
+      { redis: { url: "", clusterNodes: "redis-0:6379", sentinels: "s-0:26379", sentinelName: "auth" } },
+      /redis\.clusterNodes, redis\.sentinels: set one/,
+    ],
+    ["sentinels without the primary's name", { redis: { url: "", sentinels: "s-0:26379" } }, /redis\.sentinelName is required/],
+    ["redis.tls.enabled beside a URL", { redis: { tls: { enabled: true } } }, /with redis\.url, TLS is said by rediss:\/\//],
+    ["a CA for a plaintext cluster", { redis: { url: "", clusterNodes: "redis-0:6379", tls: { caSecret: "redis-ca" } } }, /redis\.tls\.caSecret needs redis\.tls\.enabled/],
+    ["a node that is no host:port", { redis: { url: "", clusterNodes: "redis-0" } }, /clusterNodes/],
+  ])("refuses %s", (_, override, message) => {
+    expect(() => renderText(override)).toThrow(message);
+  });
+});

@@ -125,7 +125,7 @@ export interface GatewayConfig {
   /** Single-value client-IP headers believed from a trusted proxy (AUTH_CLIENT_IP_HEADERS). */
   clientIpHeaders: string[];
   cookiePrefix: string;
-  /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
+  /** REDIS_URL (or a cluster, or Sentinel) with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
   redis?: RedisConnection;
   redisKeyPrefix: string;
   rateLimit: {

@@ -81,11 +81,15 @@ Refuses a session service of several replicas without Redis: each replica would 
 memory, and a session revoked through one would stay valid on the others. (REDIS_URL may also come from
 secret.existingSecret, which the chart cannot read.)
 */}}
+{{- define "auth-platform.redisConfigured" -}}
+{{- if or .Values.redis.url .Values.redis.clusterNodes .Values.redis.sentinels }}true{{ end }}
+{{- end }}
+
 {{- define "auth-platform.requireSharedCache" -}}
 {{- $session := .Values.session }}
 {{- $several := or $session.autoscaling.enabled (gt (int $session.replicaCount) 1) }}
-{{- if and $several (not .Values.redis.url) (not .Values.secret.existingSecret) }}
-{{- fail "redis.url is required when the session service runs more than one replica (session.replicaCount > 1 or session.autoscaling.enabled): without a shared cache a revoked session stays valid on the other replicas. Set redis.url, put REDIS_URL in secret.existingSecret, or run one session replica with autoscaling off." }}
+{{- if and $several (not (include "auth-platform.redisConfigured" .)) (not .Values.secret.existingSecret) }}
+{{- fail "redis.url is required when the session service runs more than one replica (session.replicaCount > 1 or session.autoscaling.enabled): without a shared cache a revoked session stays valid on the other replicas. Set redis.url (or redis.clusterNodes, or redis.sentinels), put REDIS_URL in secret.existingSecret, or run one session replica with autoscaling off." }}
 {{- end }}
 {{- include "auth-platform.checkRedis" . }}
 {{- end }}
@@ -96,8 +100,21 @@ as far as the chart can see them (not inside secret.existingSecret).
 */}}
 {{- define "auth-platform.checkRedis" -}}
 {{- $redis := .Values.redis }}
+{{- $where := compact (list (ternary "redis.url" "" (ne $redis.url "")) (ternary "redis.clusterNodes" "" (ne $redis.clusterNodes "")) (ternary "redis.sentinels" "" (ne $redis.sentinels ""))) }}
+{{- if gt (len $where) 1 }}
+{{- fail (printf "%s: set one of them (a single endpoint, a cluster or Sentinel)" (join ", " $where)) }}
+{{- end }}
+{{- if and $redis.sentinels (not $redis.sentinelName) }}
+{{- fail "redis.sentinelName is required with redis.sentinels (the name the sentinels know the primary by)" }}
+{{- end }}
+{{- if and $redis.tls.enabled $redis.url }}
+{{- fail "redis.tls.enabled is for redis.clusterNodes or redis.sentinels: with redis.url, TLS is said by rediss://" }}
+{{- end }}
 {{- if and $redis.tls.caSecret $redis.url (not (hasPrefix "rediss://" $redis.url)) }}
 {{- fail "redis.tls.caSecret needs a rediss:// redis.url: the CA only serves a TLS connection" }}
+{{- end }}
+{{- if and $redis.tls.caSecret (not $redis.url) (or $redis.clusterNodes $redis.sentinels) (not $redis.tls.enabled) }}
+{{- fail "redis.tls.caSecret needs redis.tls.enabled with redis.clusterNodes or redis.sentinels: the CA only serves a TLS connection" }}
 {{- end }}
 {{- if not .Values.secret.existingSecret }}
 {{- if and $redis.username (not $redis.password) }}
@@ -122,7 +139,7 @@ Refuses a rate-limit storage the gateway would refuse at start (gateway/src/conf
 can see (REDIS_URL may also come from secret.existingSecret).
 */}}
 {{- define "auth-platform.checkRateLimitStorage" -}}
-{{- if and (eq .Values.config.rateLimit.storage "redis") (not .Values.redis.url) (not .Values.secret.existingSecret) }}
+{{- if and (eq .Values.config.rateLimit.storage "redis") (not (include "auth-platform.redisConfigured" .)) (not .Values.secret.existingSecret) }}
 {{- fail "config.rateLimit.storage redis needs redis.url (or REDIS_URL in secret.existingSecret); leave it empty to count in Redis when there is one, else in memory" }}
 {{- end }}
 {{- end }}

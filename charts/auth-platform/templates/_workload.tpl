@@ -95,6 +95,24 @@ The container environment a component needs besides the ConfigMap: the secret ke
   value: "glibc.malloc.hugetlb=1"
 {{- end }}
 {{- end }}
+{{- if has .component (list "gateway" "session") }}
+{{- with $root.Values.redis.clusterNodes }}
+# A Redis Cluster (redis.clusterNodes): the nodes first asked for the slot map.
+- name: REDIS_CLUSTER_NODES
+  value: {{ . | quote }}
+{{- end }}
+{{- with $root.Values.redis.sentinels }}
+# A primary found through Sentinel (redis.sentinels, redis.sentinelName).
+- name: REDIS_SENTINELS
+  value: {{ . | quote }}
+- name: REDIS_SENTINEL_NAME
+  value: {{ $root.Values.redis.sentinelName | quote }}
+{{- end }}
+{{- if $root.Values.redis.tls.enabled }}
+- name: REDIS_TLS
+  value: "true"
+{{- end }}
+{{- end }}
 {{- if include "auth-platform.redisCa" . }}
 # The CA of the Redis server's certificate (redis.tls.caSecret), mounted below.
 - name: REDIS_TLS_CA_FILE

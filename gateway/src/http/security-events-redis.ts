@@ -1,5 +1,5 @@
 /**
- * The security events' queue in Redis, when the gateway has REDIS_URL: a stream (`<prefix>security-events`)
+ * The security events' queue in Redis, when the gateway has one (any topology: the stream is one key): a stream (`<prefix>security-events`)
  * read by every gateway replica as one consumer group, so an event a replica queued and then crashed with
  * is delivered by another replica, or by the restarted one (docs/adr/0033-security-events-in-a-redis-stream.md).
  *
@@ -15,12 +15,11 @@
  * stored once: its id is chosen when reported and the admin service keeps one record per id.
  */
 import { hostname } from "node:os";
-import { Redis } from "ioredis";
 import { type AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
 import type { Logger } from "@auth-platform/runtime/log";
 import { type PollingWorker, type RetryLater, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { newId } from "@auth-platform/runtime/random";
-import { redisClientOptions, type RedisConnection } from "@auth-platform/runtime/redis-connection";
+import { createRedisClient, type RedisClient, type RedisConnection } from "@auth-platform/runtime/redis-connection";
 import { type EventQueue, memoryEventQueue, recordEvent, retryDelay } from "./security-events.js";
 
 /** The stream's key under REDIS_KEY_PREFIX (as the rate limiter's `rate:` keys). */
@@ -82,8 +81,6 @@ export function redisEventQueue(
   log: Logger,
   options: RedisEventQueueOptions = {},
 ): RedisEventQueue {
-  const { url, ...rest } = typeof connection === "string" ? { url: connection } : connection;
-  const credentials = redisClientOptions({ url, ...rest });
   const key = `${prefix}${STREAM_KEY}`;
   const firstRetryMs = options.firstRetryMs; // undefined: the memory queue's (retryDelay's default)
   const streamLimit = options.streamLimit ?? STREAM_LIMIT;
@@ -95,8 +92,8 @@ export function redisEventQueue(
   const memory = memoryEventQueue(admin, log, { firstRetryMs });
   // No keyPrefix: ioredis does not prefix the key of XGROUP and XINFO, so every command names `key` in full.
   // Offline commands fail at once (a report then goes to memory) instead of waiting for a reconnection.
-  const commands = new Redis(url, { ...credentials, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
-  const reader = new Redis(url, { ...credentials, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: blockMs + COMMAND_TIMEOUT_MS });
+  const commands = createRedisClient(connection, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
+  const reader = createRedisClient(connection, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: blockMs + COMMAND_TIMEOUT_MS });
   // The key-value store's connection already logs Redis going away and coming back.
   commands.on("error", () => undefined);
   reader.on("error", () => undefined);
@@ -105,7 +102,7 @@ export function redisEventQueue(
   const scripts = commands as unknown as Scripts;
 
   let stopped = false;
-  const ready = (redis: Redis) => (redis.status === "ready" ? Promise.resolve() : new Promise<void>((resolve) => redis.once("ready", () => resolve())));
+  const ready = (redis: RedisClient) => (redis.status === "ready" ? Promise.resolve() : new Promise<void>((resolve) => redis.once("ready", () => resolve())));
   /** XADDs not answered yet: a stop waits for them (each ends in Redis or in the memory queue). */
   const adding = new Set<Promise<void>>();
   /** One warning per stretch of reports Redis did not take. */

@@ -1,18 +1,22 @@
 /**
- * The key-value store behind the session cache and the rate-limit counters: Redis through ioredis when
- * REDIS_URL is set, else process memory (one replica only). Values are strings; TTLs are milliseconds.
+ * The key-value store behind the session cache and the rate-limit counters: Redis through ioredis when it is
+ * configured (one endpoint, a cluster or Sentinel: redis-connection.ts), else process memory (one replica only). Values are strings; TTLs are milliseconds.
  */
-import { Redis } from "ioredis";
 import { registerDependency } from "./dependencies.js";
 import type { Logger } from "./log.js";
-import { redisClientOptions, type RedisConnection } from "./redis-connection.js";
+import { createRedisClient, isCluster, type RedisConnection } from "./redis-connection.js";
 
 export interface KeyValue {
   readonly kind: "redis" | "memory";
+  /**
+   * True on a Redis Cluster: keys read together (getMany) or a guard and what it guards (setIfUnchanged) must
+   * share a hash slot, i.e. carry the same hash tag `{...}` (docs/adr/0080-redis-cluster-and-sentinel.md).
+   */
+  readonly slotted: boolean;
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
   del(...keys: string[]): Promise<void>;
-  /** Several values in one round trip, null where absent. */
+  /** Several values in one round trip, atomically, null where absent (on a cluster: keys of one hash slot). */
   getMany(keys: string[]): Promise<Array<string | null>>;
   /**
    * Counts one hit in a fixed window, atomically: the first hit starts the window. Returns the count so far
@@ -51,9 +55,7 @@ return 1`;
 
 /** `connection`: the process's Redis settings (redis-connection.ts), or just a URL (tests, tools). */
 export function createRedisKeyValue(connection: RedisConnection | string, log: Logger, prefix = "auth:"): KeyValue {
-  const { url, ...rest } = typeof connection === "string" ? { url: connection } : connection;
-  const redis = new Redis(url, {
-    ...redisClientOptions({ url, ...rest }),
+  const redis = createRedisClient(connection, {
     keyPrefix: prefix,
     // Fail fast while Redis is down instead of queueing: callers fall back or fail open.
     enableOfflineQueue: false,
@@ -78,6 +80,7 @@ export function createRedisKeyValue(connection: RedisConnection | string, log: L
   const unregister = registerDependency({ kind: "redis", required: false, check: async () => void (await redis.ping()) });
   return {
     kind: "redis",
+    slotted: isCluster(connection),
     get: (key) => redis.get(key),
     async set(key, value, ttlMs) {
       await redis.set(key, value, "PX", Math.max(1, Math.ceil(ttlMs)));
@@ -127,6 +130,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
   sweep.unref();
   return {
     kind: "memory",
+    slotted: false,
     get: async (key) => live(values, key)?.value ?? null,
     async set(key, value, ttlMs) {
       values.set(key, { value, expiresAt: now() + ttlMs });
@@ -155,7 +159,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue {
   };
 }
 
-/** Redis when REDIS_URL is set, else memory with a warning (once, at boot). */
+/** Redis when it is configured (REDIS_URL, a cluster or Sentinel), else memory with a warning (once, at boot). */
 export function createKeyValue(connection: RedisConnection | undefined, log: Logger, prefix = "auth:"): KeyValue {
   if (connection) return createRedisKeyValue(connection, log, prefix);
   log.warn("REDIS_URL is not set: using process memory for the cache (single replica only)");

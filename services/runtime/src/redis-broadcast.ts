@@ -7,9 +7,9 @@
  * hosts' clocks never have to agree. A publication lists the members in the same script, atomically: a member
  * that subscribed before it registered is then sure to receive every message published while it is listed.
  */
-import { Redis } from "ioredis";
 import type { Logger } from "./log.js";
-import { redisClientOptions, type RedisConnection } from "./redis-connection.js";
+import { Cluster, Redis } from "ioredis";
+import { createRedisClient, type RedisConnection, redisClientOptions } from "./redis-connection.js";
 
 /** A listed member and how long its registration has left, as Redis counted when it answered. */
 export interface BroadcastMember {
@@ -45,6 +45,9 @@ const PUBLISH_SCRIPT = `${NOW_MS}\nredis.call('PUBLISH', ARGV[1], ARGV[2])${LIVE
 const MEMBERS_SCRIPT = `${NOW_MS}${LIVE_MEMBERS}`;
 const REGISTER_SCRIPT = `${NOW_MS}\nredis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])\nredis.call('PEXPIRE', KEYS[1], ARGV[2])\nreturn 1`;
 
+/** How soon a cluster's subscription is taken on the next node after its connection ended. */
+const CLUSTER_RESUBSCRIBE_MS = 200;
+
 type Scripts = {
   broadcastPublish(key: string, channel: string, message: string): Promise<string[]>;
   broadcastMembers(key: string): Promise<string[]>;
@@ -61,21 +64,24 @@ const membersOf = (flat: string[]): BroadcastMember[] => {
 export function createRedisBroadcast(connection: RedisConnection, log: Logger, prefix: string, name: string): RedisBroadcast {
   const channel = `${prefix}${name}`;
   const membersKey = `${prefix}${name}:members`;
-  const options = { ...redisClientOptions(connection), enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 };
-  const commands = new Redis(connection.url, options);
-  // Subscribed again by hand after each reconnection, so the caller knows exactly when messages may have been missed.
-  const subscriber = new Redis(connection.url, { ...options, autoResubscribe: false, commandTimeout: undefined });
+  const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 };
+  const commands = createRedisClient(connection, options);
+  // Subscribed again by hand after each reconnection, so the caller knows exactly when messages may have been
+  // missed. A cluster gets no such client: see listenOnCluster.
+  const subscriber = commands instanceof Cluster ? undefined : createRedisClient(connection, { ...options, autoResubscribe: false, commandTimeout: undefined });
   let down = false;
-  for (const redis of [commands, subscriber]) {
-    redis.on("error", (error) => {
-      if (!down) log.warn("redis unavailable (session event relay)", { error: error.message });
-      down = true;
-    });
-  }
+  const unavailable = (error: Error) => {
+    if (!down) log.warn("redis unavailable (session event relay)", { error: error.message });
+    down = true;
+  };
+  for (const redis of [commands, subscriber]) redis?.on("error", unavailable);
   commands.defineCommand("broadcastPublish", { numberOfKeys: 1, lua: PUBLISH_SCRIPT });
   commands.defineCommand("broadcastMembers", { numberOfKeys: 1, lua: MEMBERS_SCRIPT });
   commands.defineCommand("broadcastRegister", { numberOfKeys: 1, lua: REGISTER_SCRIPT });
   const scripts = commands as unknown as Scripts;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let nodeSubscriber: Redis | undefined;
 
   return {
     listen(onMessage, onSubscribed) {
@@ -85,23 +91,52 @@ export function createRedisBroadcast(connection: RedisConnection, log: Logger, p
         subscribed = false;
         onSubscribed(false);
       };
-      const subscribe = () => {
-        subscriber.subscribe(channel).then(
-          () => {
-            if (down) log.info("redis available again (session event relay)");
-            down = false;
-            subscribed = true;
-            onSubscribed(true);
-          },
-          (error: Error) => log.warn("redis subscription failed (session event relay)", { error: error.message }),
-        );
+      const holds = () => {
+        if (down) log.info("redis available again (session event relay)");
+        down = false;
+        if (subscribed || closed) return;
+        subscribed = true;
+        onSubscribed(true);
       };
-      subscriber.on("message", (from: string, message: string) => {
+      const receive = (from: string, message: string) => {
         if (from === channel) onMessage(message);
-      });
-      subscriber.on("close", lost);
-      subscriber.on("ready", subscribe);
-      if (subscriber.status === "ready") subscribe();
+      };
+      const failed = (error: Error) => log.warn("redis subscription failed (session event relay)", { error: error.message });
+
+      /**
+       * A publication on a cluster reaches every node, so one node's connection hears them all. ioredis's own
+       * cluster subscriber moves to another node by itself when its node fails and says nothing of what was
+       * published meanwhile, so the subscription here is a plain connection to one node, never reconnected:
+       * when it ends the listener is told, and the next known node is subscribed to.
+       */
+      const listenOnCluster = (cluster: Cluster, attempt: number) => {
+        if (closed) return;
+        const known = cluster.nodes("all").map(({ options: node }) => ({ host: node.host!, port: node.port! }));
+        const nodes = known.length ? known : (connection.cluster ?? []);
+        const node = nodes[attempt % nodes.length]!;
+        const client = new Redis({ ...redisClientOptions(connection), host: node.host, port: node.port, autoResubscribe: false, retryStrategy: () => null, lazyConnect: true });
+        nodeSubscriber = client;
+        client.on("error", unavailable);
+        client.on("message", receive);
+        client.once("end", () => {
+          lost();
+          if (!closed) retry = setTimeout(() => listenOnCluster(cluster, attempt + 1), CLUSTER_RESUBSCRIBE_MS).unref();
+        });
+        client
+          .connect()
+          .then(() => client.subscribe(channel))
+          .then(holds, (error: Error) => {
+            failed(error);
+            client.disconnect();
+          });
+      };
+
+      if (commands instanceof Cluster) return listenOnCluster(commands, 0);
+      const subscribe = () => void subscriber!.subscribe(channel).then(holds, failed);
+      subscriber!.on("message", receive);
+      subscriber!.on("close", lost);
+      subscriber!.on("ready", subscribe);
+      if (subscriber!.status === "ready") subscribe();
     },
     async publish(message) {
       return membersOf(await scripts.broadcastPublish(membersKey, channel, message));
@@ -116,7 +151,10 @@ export function createRedisBroadcast(connection: RedisConnection, log: Logger, p
       await commands.zrem(membersKey, id);
     },
     async close() {
-      await Promise.all([commands, subscriber].map((redis) => redis.quit().catch(() => redis.disconnect())));
+      closed = true;
+      clearTimeout(retry);
+      nodeSubscriber?.disconnect();
+      await Promise.all([commands, subscriber].map((redis) => redis?.quit().catch(() => redis.disconnect())));
     },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The Redis settings (REDIS_URL, REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS_CA_FILE): what the config loaders
+ * The Redis settings (REDIS_URL or REDIS_CLUSTER_NODES or REDIS_SENTINELS with REDIS_SENTINEL_NAME, REDIS_TLS,
+ * REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS_CA_FILE): what the config loaders
  * accept and refuse, and, on a redis-server of the test's own with TLS and an ACL user, that the cache's
  * client signs in over TLS with them and is refused without them.
  */
@@ -37,6 +38,46 @@ describe("Redis settings", () => {
     expect(redisFromEnv({ REDIS_URL: "redis://redis:6379", REDIS_PASSWORD: "pw" })).toEqual({ url: "redis://redis:6379", password: "pw" });
   });
 
+  it("a cluster from its nodes, or a primary from its sentinels and name, with TLS and credentials", () => {
+    expect(redisFromEnv({ REDIS_CLUSTER_NODES: "redis-0:6379, redis-1:6379,10.0.0.7:7000" })).toEqual({
+      cluster: [
+        { host: "redis-0", port: 6379 },
+        { host: "redis-1", port: 6379 },
+        { host: "10.0.0.7", port: 7000 },
+      ],
+    });
+    expect(redisFromEnv({ REDIS_SENTINELS: "s-0:26379,[::1]:26380", REDIS_SENTINEL_NAME: "auth", REDIS_TLS: "true", REDIS_PASSWORD: "pw", REDIS_TLS_CA_FILE: caFile })).toEqual({
+      sentinel: {
+        nodes: [
+          { host: "s-0", port: 26379 },
+          { host: "::1", port: 26380 },
+        ],
+        name: "auth",
+      },
+      tls: true,
+      password: "pw",
+      ca: "-----BEGIN CERTIFICATE-----\n",
+    });
+  });
+
+  it("refuses, naming the variable: two topologies, a sentinel without its primary's name, a node that is no host:port, REDIS_TLS beside a URL", () => {
+    const refused: Array<[Record<string, string>, RegExp]> = [
+      [{ REDIS_URL: "redis://redis:6379", REDIS_CLUSTER_NODES: "redis-0:6379" }, /REDIS_URL, REDIS_CLUSTER_NODES: set one of them/],
+      [{ REDIS_CLUSTER_NODES: "redis-0:6379", REDIS_SENTINELS: "s-0:26379", REDIS_SENTINEL_NAME: "auth" }, /REDIS_CLUSTER_NODES, REDIS_SENTINELS: set one of them/],
+      [{ REDIS_SENTINELS: "s-0:26379" }, /REDIS_SENTINEL_NAME: required with REDIS_SENTINELS/],
+      [{ REDIS_CLUSTER_NODES: "redis-0:6379", REDIS_SENTINEL_NAME: "auth" }, /REDIS_SENTINEL_NAME: only with REDIS_SENTINELS/],
+      [{ REDIS_CLUSTER_NODES: "redis-0" }, /REDIS_CLUSTER_NODES: expected host:port/],
+      [{ REDIS_SENTINELS: "s-0:99999", REDIS_SENTINEL_NAME: "auth" }, /REDIS_SENTINELS: expected host:port/],
+      [{ REDIS_URL: "rediss://redis:6380", REDIS_TLS: "true" }, /REDIS_TLS: with REDIS_URL, TLS is said by rediss:\/\//],
+      [{ REDIS_CLUSTER_NODES: "redis-0:6379", REDIS_TLS_CA_FILE: caFile }, /REDIS_TLS_CA_FILE: only with REDIS_TLS=true/],
+      [{ REDIS_TLS: "true" }, /REDIS_TLS: set without REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS/],
+    ];
+    for (const [source, message] of refused) {
+      expect(() => redisFromEnv(source), JSON.stringify(source)).toThrow(ConfigError);
+      expect(() => redisFromEnv(source), JSON.stringify(source)).toThrow(message);
+    }
+  });
+
   it("refuses, naming the variable: another scheme, credentials in two places, a user without password, a CA without TLS or unreadable, settings without REDIS_URL", () => {
     const refused: Array<[Record<string, string>, RegExp]> = [
       [{ REDIS_URL: "http://redis:6379" }, /REDIS_URL: must start with redis:\/\/ or rediss:\/\//],
@@ -60,6 +101,9 @@ describe("Redis settings", () => {
     expect(warnings({ REDIS_URL: "rediss://auth:pw@redis:6380" })).toEqual([]);
     expect(warnings({ REDIS_URL: "redis://redis:6379" }, false)).toEqual([]);
     expect(warnings({})).toEqual([]);
+    expect(warnings({ REDIS_CLUSTER_NODES: "redis-0:6379", REDIS_PASSWORD: "pw" })).toEqual([expect.stringContaining("REDIS_TLS is not true")]);
+    expect(warnings({ REDIS_CLUSTER_NODES: "redis-0:6379", REDIS_PASSWORD: "pw", REDIS_TLS: "true" })).toEqual([]);
+    expect(warnings({ REDIS_SENTINELS: "127.0.0.1:26379", REDIS_SENTINEL_NAME: "auth" })).toEqual([expect.stringContaining("without a password")]);
   });
 });
 

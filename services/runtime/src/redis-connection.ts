@@ -1,18 +1,32 @@
 /**
- * How a process reaches Redis (REDIS_URL and its companions), read by the config loader of each process that
- * uses it (gateway, session). Redis is an authorisation input: the session cache says who a request is, and
+ * How a process reaches Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS, and their companions), read
+ * by the config loader of each process that uses it (gateway, session), and the one place that opens a client
+ * for it (createRedisClient): a single endpoint, a Redis Cluster, or a primary found through Sentinel
+ * (docs/adr/0080-redis-cluster-and-sentinel.md). Redis is an authorisation input: the session cache says who a request is, and
  * its tombstones end revoked sessions. The entries carry a MAC (cache-mac.ts), so a writer without AUTH_SECRET
  * cannot forge one; credentials (an ACL user and password) and TLS are what stop anyone who reaches the port
  * or the network path from reading the cache, deleting tombstones or flushing it (docs/configuration.md, "Redis").
  */
 import { readFileSync } from "node:fs";
-import type { RedisOptions } from "ioredis";
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import * as z from "zod";
 import { ConfigError, env, loadConfig } from "./config.js";
 
+/** A host and port of a cluster node or a sentinel. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
 export interface RedisConnection {
-  /** redis:// or rediss:// (TLS); may hold the user and password, so it is never logged. */
-  url: string;
+  /** A single endpoint: redis:// or rediss:// (TLS); may hold the user and password, so it is never logged. */
+  url?: string;
+  /** A Redis Cluster: the nodes the client first asks for the slot map (REDIS_CLUSTER_NODES). */
+  cluster?: RedisNode[];
+  /** A primary and its replicas watched by Sentinel: the sentinels and the primary's name (REDIS_SENTINELS, REDIS_SENTINEL_NAME). */
+  sentinel?: { nodes: RedisNode[]; name: string };
+  /** TLS to the cluster nodes or the sentinels and the primary (REDIS_TLS); a URL says it with rediss://. */
+  tls?: boolean;
   /** The ACL user and password when given apart from the URL (REDIS_USERNAME, REDIS_PASSWORD). */
   username?: string;
   password?: string;
@@ -25,24 +39,60 @@ const schema = z.object({
   REDIS_USERNAME: z.string().optional(),
   REDIS_PASSWORD: z.string().optional(),
   REDIS_TLS_CA_FILE: z.string().optional(),
+  REDIS_CLUSTER_NODES: env.list(),
+  REDIS_SENTINELS: env.list(),
+  REDIS_SENTINEL_NAME: z.string().optional(),
+  REDIS_TLS: z.stringbool().optional(),
 });
 
-/** The Redis settings, or undefined without REDIS_URL (the process then keeps its cache in memory). */
+/** The nodes of a `host:port,host:port` list, or the variable's problem. */
+function nodesOf(name: string, list: string[], problems: string[]): RedisNode[] {
+  const nodes = list.map((item) => {
+    const at = item.lastIndexOf(":");
+    const port = Number(item.slice(at + 1));
+    const host = item.slice(0, at).replace(/^\[(.*)\]$/, "$1");
+    return at > 0 && host && Number.isInteger(port) && port > 0 && port < 65_536 ? { host, port } : undefined;
+  });
+  if (nodes.some((node) => !node)) problems.push(`${name}: expected host:port[,host:port...]`);
+  return nodes.filter((node): node is RedisNode => !!node);
+}
+
+/**
+ * The Redis settings, or undefined without REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS (the process then
+ * keeps its cache in memory). Exactly one of the three says where Redis is.
+ */
 export function redisFromEnv(source: Record<string, string | undefined>): RedisConnection | undefined {
   const c = loadConfig(schema, source);
   const username = c.REDIS_USERNAME || undefined;
   const password = c.REDIS_PASSWORD || undefined;
   const caFile = c.REDIS_TLS_CA_FILE || undefined;
-  if (!c.REDIS_URL) {
-    const orphans = Object.entries({ REDIS_USERNAME: username, REDIS_PASSWORD: password, REDIS_TLS_CA_FILE: caFile }).filter(([, value]) => value);
-    if (orphans.length) throw new ConfigError(orphans.map(([name]) => `${name}: set without REDIS_URL`));
+  const clusterNodes = c.REDIS_CLUSTER_NODES.length ? c.REDIS_CLUSTER_NODES : undefined;
+  const sentinels = c.REDIS_SENTINELS.length ? c.REDIS_SENTINELS : undefined;
+  const sentinelName = c.REDIS_SENTINEL_NAME?.trim() || undefined;
+  const where = Object.entries({ REDIS_URL: c.REDIS_URL, REDIS_CLUSTER_NODES: clusterNodes, REDIS_SENTINELS: sentinels }).filter(([, value]) => value);
+  if (!where.length) {
+    const orphans = Object.entries({
+      REDIS_USERNAME: username,
+      REDIS_PASSWORD: password,
+      REDIS_TLS_CA_FILE: caFile,
+      REDIS_SENTINEL_NAME: sentinelName,
+      REDIS_TLS: c.REDIS_TLS,
+    }).filter(([, value]) => value);
+    if (orphans.length) throw new ConfigError(orphans.map(([name]) => `${name}: set without REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS`));
     return undefined;
   }
-  const url = new URL(c.REDIS_URL);
   const problems: string[] = [];
-  if ((username || password) && (url.username || url.password)) problems.push("REDIS_USERNAME / REDIS_PASSWORD: the URL already holds credentials (give them in one place)");
+  if (where.length > 1) problems.push(`${where.map(([name]) => name).join(", ")}: set one of them (a single endpoint, a cluster or Sentinel)`);
+  const url = c.REDIS_URL ? new URL(c.REDIS_URL) : undefined;
+  if ((username || password) && (url?.username || url?.password)) problems.push("REDIS_USERNAME / REDIS_PASSWORD: the URL already holds credentials (give them in one place)");
   if (username && !password) problems.push("REDIS_PASSWORD: required with REDIS_USERNAME (an ACL user signs in with its password)");
-  if (caFile && url.protocol !== "rediss:") problems.push("REDIS_TLS_CA_FILE: only with a rediss:// REDIS_URL (TLS)");
+  if (url && c.REDIS_TLS !== undefined) problems.push("REDIS_TLS: with REDIS_URL, TLS is said by rediss://");
+  const tls = url ? url.protocol === "rediss:" : c.REDIS_TLS === true;
+  if (caFile && !tls) problems.push(url ? "REDIS_TLS_CA_FILE: only with a rediss:// REDIS_URL (TLS)" : "REDIS_TLS_CA_FILE: only with REDIS_TLS=true");
+  if (sentinels && !sentinelName) problems.push("REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the name the sentinels know the primary by)");
+  if (sentinelName && !sentinels) problems.push("REDIS_SENTINEL_NAME: only with REDIS_SENTINELS");
+  const cluster = clusterNodes ? nodesOf("REDIS_CLUSTER_NODES", clusterNodes, problems) : undefined;
+  const sentinelNodes = sentinels ? nodesOf("REDIS_SENTINELS", sentinels, problems) : undefined;
   let ca: string | undefined;
   if (caFile && !problems.length) {
     try {
@@ -52,7 +102,9 @@ export function redisFromEnv(source: Record<string, string | undefined>): RedisC
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  return { url: c.REDIS_URL, username, password, ca };
+  if (c.REDIS_URL) return { url: c.REDIS_URL, username, password, ca };
+  const topology = cluster ? { cluster } : { sentinel: { nodes: sentinelNodes!, name: sentinelName! } };
+  return { ...topology, ...(tls ? { tls } : {}), username, password, ca };
 }
 
 /** The client options a connection adds to the URL (ioredis reads user, password and TLS from rediss:// itself). */
@@ -60,8 +112,46 @@ export function redisClientOptions(connection: RedisConnection): RedisOptions {
   return {
     ...(connection.username ? { username: connection.username } : {}),
     ...(connection.password ? { password: connection.password } : {}),
-    ...(connection.ca ? { tls: { ca: connection.ca } } : {}),
+    ...(connection.ca ? { tls: { ca: connection.ca } } : connection.tls ? { tls: {} } : {}),
   };
+}
+
+/** A client of either kind: both take the same commands (a cluster routes each to the node of its key's slot). */
+export type RedisClient = Redis | Cluster;
+
+/** Whether keys one command touches together must share a hash slot (a cluster: docs/adr/0080). */
+export const isCluster = (connection: RedisConnection | string): boolean => typeof connection !== "string" && !!connection.cluster;
+
+/**
+ * Opens a client for the connection (a URL alone in tests and tools) with the caller's options. On Sentinel the
+ * client asks the sentinels for the primary, and reconnects (asking again) when the node it holds answers
+ * READONLY, i.e. was demoted by a failover. On a cluster, `enableOfflineQueue` and `keyPrefix` are the cluster's.
+ */
+export function createRedisClient(connection: RedisConnection | string, options: RedisOptions = {}): RedisClient {
+  const settings: RedisConnection = typeof connection === "string" ? { url: connection } : connection;
+  const base = { ...redisClientOptions(settings), ...options };
+  if (settings.url) return new Redis(settings.url, base);
+  if (settings.sentinel) {
+    return new Redis({
+      ...base,
+      sentinels: settings.sentinel.nodes,
+      name: settings.sentinel.name,
+      ...(base.tls ? { enableTLSForSentinelMode: true, sentinelTLS: base.tls } : {}),
+      failoverDetector: true,
+      reconnectOnError: (error) => error.message.startsWith("READONLY"),
+    });
+  }
+  const { enableOfflineQueue, keyPrefix, enableAutoPipelining, ...redisOptions } = base;
+  const clusterOptions: ClusterOptions = {
+    redisOptions,
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(keyPrefix ? { keyPrefix } : {}),
+    ...(enableAutoPipelining ? { enableAutoPipelining } : {}),
+    // A failover moves slots in about a second: commands meanwhile are retried shortly, then fail (the caller falls back).
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+  };
+  return new Cluster(settings.cluster ?? [], clusterOptions);
 }
 
 /**
@@ -70,11 +160,14 @@ export function redisClientOptions(connection: RedisConnection): RedisOptions {
  */
 export function redisWarnings(connection: RedisConnection | undefined, production: boolean): string[] {
   if (!connection || !production) return [];
-  const url = new URL(connection.url);
+  const url = connection.url ? new URL(connection.url) : undefined;
   const warnings: string[] = [];
-  if (!connection.password && !url.password)
+  if (!connection.password && !url?.password)
     warnings.push("Redis without a password (REDIS_PASSWORD or in REDIS_URL): anyone who reaches it can read the session cache, delete revocations and flush it");
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
-  if (url.protocol !== "rediss:" && !loopback) warnings.push("REDIS_URL is not rediss://: the session cache and credentials cross the network in plaintext");
+  const loopback = (host: string) => ["127.0.0.1", "localhost", "[::1]", "::1"].includes(host);
+  if (url && url.protocol !== "rediss:" && !loopback(url.hostname)) warnings.push("REDIS_URL is not rediss://: the session cache and credentials cross the network in plaintext");
+  const nodes = connection.cluster ?? connection.sentinel?.nodes ?? [];
+  if (!url && !connection.tls && nodes.some((node) => !loopback(node.host)))
+    warnings.push("REDIS_TLS is not true: the session cache and credentials cross the network in plaintext");
   return warnings;
 }

@@ -4,13 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../../testing/eventually.js";
+import { startRedisCluster, type TestRedisCluster } from "../../../testing/redis-cluster.js";
+import { REDIS_SERVER_INSTALLED } from "../../../testing/redis-server.js";
 import { cacheMac } from "./cache-mac.js";
 import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
 import { createLogger } from "./log.js";
 import { enableMetrics } from "./metrics.js";
 import { LOWER_ALPHANUMERIC, newId, randomString } from "./random.js";
+import { type RedisConnection, redisFromEnv } from "./redis-connection.js";
 import {
   CACHE_LEASE_KEY,
+  entryKey,
+  revokedKey,
   CACHE_RECORD_VERSION,
   type CachedSession,
   forgetCachedSession,
@@ -80,7 +85,7 @@ interface Backend {
   advance?: (ms: number) => void;
 }
 
-async function redisBackend(url: string): Promise<Backend> {
+async function redisBackend(url: RedisConnection | string): Promise<Backend> {
   const kv = createRedisKeyValue(url, createLogger("test", "error"), `test:${randomString(8, LOWER_ALPHANUMERIC)}:`);
   // The store fails fast rather than queueing until its connection is up.
   await eventually(() => kv.get("ping"));
@@ -137,7 +142,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const victim = aCachedSession(now);
       const key = keyOf(cached.session.token);
       await writeCachedSession(kv, mac, key.lookup, cached, null, now);
-      const raw = (await kv.get(`session:${key.lookup}`))!;
+      const raw = (await kv.get(entryKey(kv, key.lookup)))!;
       expect(raw).toContain('"role":"user"');
       const edits = [
         raw.replace('"role":"user"', '"role":"admin"'),
@@ -145,10 +150,10 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
         raw.replace('"impersonatedBy":null', '"impersonatedBy":"someone"'),
       ];
       for (const edited of edits) {
-        await kv.set(`session:${key.lookup}`, edited, HOUR_MS);
+        await kv.set(entryKey(kv, key.lookup), edited, HOUR_MS);
         expect(await readCachedSession(kv, mac, key, now)).toEqual({ cached: null, refused: "invalid-mac" });
       }
-      await kv.set(`session:${key.lookup}`, raw, HOUR_MS);
+      await kv.set(entryKey(kv, key.lookup), raw, HOUR_MS);
       expect(await readCachedSession(kv, mac, key, now)).toEqual({ cached, refused: null });
     });
 
@@ -166,7 +171,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
         "not json",
       ];
       for (const entry of unsigned) {
-        await kv.set(`session:${key.lookup}`, entry, HOUR_MS);
+        await kv.set(entryKey(kv, key.lookup), entry, HOUR_MS);
         expect(await readCachedSession(kv, mac, key, now), entry.slice(0, 30)).toEqual({ cached: null, refused: "unsigned" });
       }
       await writeCachedSession(kv, cacheMac("another-secret-0123456789-0123456789"), key.lookup, cached, null, now);
@@ -179,7 +184,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       await writeCachedSession(kv, mac, lookup(mine.session.token), mine, null, now);
       await writeCachedSession(kv, mac, lookup(theirs.session.token), theirs, null, now);
       // The other user's valid entry put under my token's key: I must not become them.
-      await kv.set(`session:${lookup(mine.session.token)}`, (await kv.get(`session:${lookup(theirs.session.token)}`))!, HOUR_MS);
+      await kv.set(entryKey(kv, lookup(mine.session.token)), (await kv.get(entryKey(kv, lookup(theirs.session.token))))!, HOUR_MS);
       expect(await readCachedSession(kv, mac, keyOf(mine.session.token), now)).toEqual({ cached: null, refused: "invalid-mac" });
       expect(await read(kv, keyOf(theirs.session.token), now)).toEqual(theirs);
     });
@@ -190,7 +195,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const key = keyOf(cached.session.token);
       const { token: _token, ...session } = cached.session;
       // What a version 2 session service writes during a rolling deploy (and what anyone could write).
-      await kv.set(`session:${key.lookup}`, JSON.stringify({ ...cached, v: 2, session, user: { ...cached.user, role: "admin" } }), HOUR_MS);
+      await kv.set(entryKey(kv, key.lookup), JSON.stringify({ ...cached, v: 2, session, user: { ...cached.user, role: "admin" } }), HOUR_MS);
       expect(await readCachedSession(kv, mac, key, now)).toEqual({ cached: null, refused: null });
     });
 
@@ -199,8 +204,8 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const cached = aCachedSession(now);
       const key = keyOf(cached.session.token);
       await writeCachedSession(kv, mac, key.lookup, cached, null, now);
-      const raw = (await kv.get(`session:${key.lookup}`))!;
-      await kv.set(`session:${key.lookup}`, raw, 3 * HOUR_MS);
+      const raw = (await kv.get(entryKey(kv, key.lookup)))!;
+      await kv.set(entryKey(kv, key.lookup), raw, 3 * HOUR_MS);
       expect(await read(kv, key, now + HOUR_MS - 1)).toEqual(cached);
       expect(await readCachedSession(kv, mac, key, now + HOUR_MS)).toEqual({ cached: null, refused: null });
     });
@@ -213,10 +218,10 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const cached = aCachedSession(now);
       const key = keyOf(cached.session.token);
       const [unsigned, invalid] = [await count("unsigned"), await count("invalid-mac")];
-      await kv.set(`session:${key.lookup}`, "{}", HOUR_MS);
+      await kv.set(entryKey(kv, key.lookup), "{}", HOUR_MS);
       await read(kv, key, now);
       await writeCachedSession(kv, mac, key.lookup, cached, null, now);
-      await kv.set(`session:${key.lookup}`, (await kv.get(`session:${key.lookup}`))!.replace('"name":"Ada"', '"name":"Eve"'), HOUR_MS);
+      await kv.set(entryKey(kv, key.lookup), (await kv.get(entryKey(kv, key.lookup)))!.replace('"name":"Ada"', '"name":"Eve"'), HOUR_MS);
       await read(kv, key, now);
       await read(kv, key, now);
       expect([(await count("unsigned")) - unsigned, (await count("invalid-mac")) - invalid]).toEqual([1, 2]);
@@ -235,7 +240,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const now = backend.clock();
       const cached = aCachedSession(now - WEEK_MS, WEEK_MS - 1);
       await writeCachedSession(kv, mac, lookup(cached.session.token), cached, null, now);
-      expect(await kv.get(`session:${lookup(cached.session.token)}`)).toBeNull();
+      expect(await kv.get(entryKey(kv, lookup(cached.session.token)))).toBeNull();
       expect(await read(kv, keyOf(cached.session.token), now - 2 * HOUR_MS)).toBeNull();
     });
 
@@ -246,7 +251,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       await writeCachedSession(kv, mac, lookup(week.session.token), week, null, now);
       await writeCachedSession(kv, mac, lookup(minute.session.token), minute, null, now);
       backend.advance!(60_001);
-      expect(await kv.get(`session:${lookup(minute.session.token)}`)).toBeNull();
+      expect(await kv.get(entryKey(kv, lookup(minute.session.token)))).toBeNull();
       backend.advance!(HOUR_MS - 60_001 - 1);
       expect(await read(kv, keyOf(week.session.token), now)).toEqual(week);
       backend.advance!(2);
@@ -259,7 +264,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       await writeCachedSession(kv, mac, lookup(cached.session.token), cached, null, now);
       await revokeCachedSession(kv, lookup(cached.session.token), new Date(cached.session.expiresAt), now);
       expect(await read(kv, keyOf(cached.session.token), now)).toBe("revoked");
-      expect(await kv.get(`session:${lookup(cached.session.token)}`)).toBeNull();
+      expect(await kv.get(entryKey(kv, lookup(cached.session.token)))).toBeNull();
 
       const never = aCachedSession(now);
       await revokeCachedSession(kv, lookup(never.session.token), new Date(never.session.expiresAt), now);
@@ -283,7 +288,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       backend.advance!(3 * HOUR_MS - 60_000);
       expect(await read(kv, keyOf(cached.session.token), now)).toBe("revoked");
       backend.advance!(2 * 60_000);
-      expect(await kv.get(`revoked:${lookup(cached.session.token)}`)).toBeNull();
+      expect(await kv.get(revokedKey(kv, lookup(cached.session.token)))).toBeNull();
     });
 
     // Regression: the tombstone lived only until the revoked expiresAt. A get-session that extended the
@@ -325,7 +330,7 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
 
       // A reader misses (the entry was dropped) and reads the generation, then the store; meanwhile the
       // session changes and is forgotten; then the reader's fill arrives with what it read before.
-      await kv.del(`session:${lookup(token)}`);
+      await kv.del(entryKey(kv, lookup(token)));
       const before = await readCachedSessionForFill(kv, mac, keyOf(token), now);
       expect(before.cached).toBeNull();
       await forgetCachedSession(kv, lookup(token));
@@ -359,15 +364,15 @@ function sessionCacheSuite(name: string, open: () => Promise<Backend>, hasClock:
       const cached = aCachedSession(now);
       const token = cached.session.token;
       await writeCachedSession(kv, mac, lookup(token), cached, null, now);
-      expect(await kv.get(`session:${token}`)).toBeNull();
-      const raw = (await kv.get(`session:${lookup(token)}`))!;
+      expect(await kv.get(entryKey(kv, token))).toBeNull();
+      const raw = (await kv.get(entryKey(kv, lookup(token))))!;
       expect(raw).not.toContain(token);
       expect(JSON.parse(raw).record.session.token).toBeUndefined();
       expect(await read(kv, keyOf(token), now)).toEqual(cached);
       // The hash alone, presented as if it were the token, finds nothing.
       expect(await read(kv, keyOf(lookup(token)), now)).toBeNull();
       await revokeCachedSession(kv, lookup(token), new Date(cached.session.expiresAt), now);
-      expect(await kv.get(`revoked:${token}`)).toBeNull();
+      expect(await kv.get(revokedKey(kv, token))).toBeNull();
     });
 
     it("without the cache lease every entry reads as a miss, but a tombstone still reads 'revoked'", async () => {
@@ -419,4 +424,20 @@ sessionCacheSuite("memory", async () => memoryBackend(), true);
 
 describe.skipIf(!REDIS_URL)("on Redis", () => {
   sessionCacheSuite("redis", () => redisBackend(REDIS_URL!), false);
+});
+
+// Every read and guarded write of one session on a cluster must stay in one hash slot, or Redis refuses it (CROSSSLOT).
+describe.skipIf(!REDIS_SERVER_INSTALLED)("on a Redis Cluster (three primaries of the test's own)", () => {
+  let cluster: TestRedisCluster | undefined;
+  afterAll(async () => cluster?.close());
+  sessionCacheSuite(
+    "redis cluster",
+    async () => {
+      cluster = await startRedisCluster({ replicas: false });
+      const backend = await redisBackend(redisFromEnv({ REDIS_CLUSTER_NODES: cluster.nodes })!);
+      expect(backend.kv.slotted).toBe(true);
+      return backend;
+    },
+    false,
+  );
 });

@@ -16,6 +16,11 @@
  *                       could not reach the session store; no replica serves entries past the lease while it
  *                       is there (readHeldSession)
  *
+ * On a Redis Cluster the lookup in these names is a hash tag (`session:{<lookup>}`, ...): a session's entry,
+ * tombstone and generation then share a hash slot, so they are still read in one MGET and guarded in one script,
+ * and the lease and stop keys, which every session shares, are read beside them in the same round trip
+ * (docs/adr/0080-redis-cluster-and-sentinel.md). Elsewhere the names are as they always were.
+ *
  * A revoke writes the tombstone before it deletes anything, and every read asks for entry, tombstone and
  * lease in one round trip, so a cache entry written late by a concurrent reader can never bring a revoked
  * session back, and an entry is trusted only while the lease says no revocation is missing from Redis.
@@ -111,9 +116,23 @@ export const STALE_STOP_KEY = "cache-stale-stop";
  * their deadline, seconds), with the margin the tombstones have.
  */
 const GENERATION_TTL_MS = MIN_TOMBSTONE_TTL_MS;
-const entryKey = (lookup: string) => `session:${lookup}`;
-const revokedKey = (lookup: string) => `revoked:${lookup}`;
-const generationKey = (lookup: string) => `generation:${lookup}`;
+// A hash tag only on a cluster: a rolling upgrade on one endpoint or Sentinel keeps every name both versions read.
+const tagged = (kv: KeyValue, lookup: string) => (kv.slotted ? `{${lookup}}` : lookup);
+/** The names of a session's keys in `kv`'s layout (tests and tools read them). */
+export const entryKey = (kv: KeyValue, lookup: string) => `session:${tagged(kv, lookup)}`;
+export const revokedKey = (kv: KeyValue, lookup: string) => `revoked:${tagged(kv, lookup)}`;
+export const generationKey = (kv: KeyValue, lookup: string) => `generation:${tagged(kv, lookup)}`;
+
+/**
+ * A session's keys (one hash slot) and one shared key, in one round trip: one MGET on a single endpoint, an MGET
+ * and a GET sent together on a cluster. The shared keys are deadlines or stops no one deletes early, so reading
+ * one a moment apart from the session's keys answers as a read of both a moment earlier or later would.
+ */
+async function readSession(kv: KeyValue, sessionKeys: string[], shared: string): Promise<Array<string | null>> {
+  if (!kv.slotted) return kv.getMany([...sessionKeys, shared]);
+  const [values, sharedValue] = await Promise.all([kv.getMany(sessionKeys), kv.get(shared)]);
+  return [...values, sharedValue];
+}
 
 /** Why an entry was not trusted although it was there: no MAC in the current layout, or a MAC that does not match. */
 export type RefusedRecord = "unsigned" | "invalid-mac";
@@ -135,8 +154,8 @@ export interface CacheRead extends CacheAnswer {
  * the store). A tombstone counts with or without a lease.
  */
 export async function readCachedSession(kv: KeyValue, mac: CacheMac, key: SessionKey, now = Date.now()): Promise<CacheAnswer> {
-  const [entry, revoked, lease] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY]);
-  return answerOf(mac, key, entry ?? null, revoked ?? null, lease ?? null, now);
+  const [entry, revoked, lease] = await readSession(kv, [entryKey(kv, key.lookup), revokedKey(kv, key.lookup)], CACHE_LEASE_KEY);
+  return answerOf(kv, mac, key, entry ?? null, revoked ?? null, lease ?? null, now);
 }
 
 /**
@@ -144,8 +163,8 @@ export async function readCachedSession(kv: KeyValue, mac: CacheMac, key: Sessio
  * answer, and in the same round trip the generation its fill must present (writeCachedSession).
  */
 export async function readCachedSessionForFill(kv: KeyValue, mac: CacheMac, key: SessionKey, now = Date.now()): Promise<CacheRead> {
-  const [entry, revoked, lease, generation] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), CACHE_LEASE_KEY, generationKey(key.lookup)]);
-  return { ...answerOf(mac, key, entry ?? null, revoked ?? null, lease ?? null, now), generation: generation ?? null };
+  const [entry, revoked, generation, lease] = await readSession(kv, [entryKey(kv, key.lookup), revokedKey(kv, key.lookup), generationKey(kv, key.lookup)], CACHE_LEASE_KEY);
+  return { ...answerOf(kv, mac, key, entry ?? null, revoked ?? null, lease ?? null, now), generation: generation ?? null };
 }
 
 // The entry's layout: the version first (a reader of another version parses it and sees a miss), then the
@@ -157,22 +176,22 @@ const RECORD_AT = ENTRY_HEAD.length + CACHE_MAC_LENGTH + ENTRY_MIDDLE.length;
 /** The record as signed: the session without its token, and the time after which the entry is not trusted. */
 type SignedRecord = Omit<CachedSession, "session"> & { session: Omit<CachedSessionFields, "token">; validUntil: number };
 
-function answerOf(mac: CacheMac, key: SessionKey, entry: string | null, revoked: string | null, lease: string | null, now: number): CacheAnswer {
+function answerOf(kv: KeyValue, mac: CacheMac, key: SessionKey, entry: string | null, revoked: string | null, lease: string | null, now: number): CacheAnswer {
   if (revoked) return { cached: "revoked", refused: null };
   // The deadline bounds a lease even if a delayed SET reached Redis late (clocks agree to well under a second).
   if (!lease || !(Number(lease) > now)) return { cached: null, refused: null };
-  return verifiedEntry(mac, key, entry, now);
+  return verifiedEntry(kv, mac, key, entry, now);
 }
 
 /** The session a signed entry holds, unless it is missing, of another version, refused (MAC) or expired. */
-function verifiedEntry(mac: CacheMac, key: SessionKey, entry: string | null, now: number): CacheAnswer {
+function verifiedEntry(kv: KeyValue, mac: CacheMac, key: SessionKey, entry: string | null, now: number): CacheAnswer {
   if (!entry) return { cached: null, refused: null };
   const bytes = signedBytes(entry);
   if (bytes === null) {
     if (isOtherVersion(entry)) return { cached: null, refused: null };
     return refuse("unsigned");
   }
-  if (!mac.verify(entryKey(key.lookup), bytes, entry.slice(ENTRY_HEAD.length, ENTRY_HEAD.length + CACHE_MAC_LENGTH))) return refuse("invalid-mac");
+  if (!mac.verify(entryKey(kv, key.lookup), bytes, entry.slice(ENTRY_HEAD.length, ENTRY_HEAD.length + CACHE_MAC_LENGTH))) return refuse("invalid-mac");
   const { validUntil, ...record } = JSON.parse(bytes) as SignedRecord;
   if (record.v !== CACHE_RECORD_VERSION || !(validUntil > now) || !(Date.parse(record.session.expiresAt) > now)) return { cached: null, refused: null };
   return { cached: { ...record, session: { ...record.session, token: key.token } }, refused: null };
@@ -185,10 +204,10 @@ function verifiedEntry(mac: CacheMac, key: SessionKey, entry: string | null, now
  * any entry while the stop key is set (stopStaleServing), reads as nothing.
  */
 export async function readHeldSession(kv: KeyValue, mac: CacheMac, key: SessionKey, now = Date.now()): Promise<CachedSession | "revoked" | null> {
-  const [entry, revoked, stopped] = await kv.getMany([entryKey(key.lookup), revokedKey(key.lookup), STALE_STOP_KEY]);
+  const [entry, revoked, stopped] = await readSession(kv, [entryKey(kv, key.lookup), revokedKey(kv, key.lookup)], STALE_STOP_KEY);
   if (revoked) return "revoked";
   if (stopped) return null;
-  const { cached } = verifiedEntry(mac, key, entry ?? null, now);
+  const { cached } = verifiedEntry(kv, mac, key, entry ?? null, now);
   return cached === "revoked" ? null : cached;
 }
 
@@ -234,8 +253,8 @@ export async function writeCachedSession(kv: KeyValue, mac: CacheMac, lookup: st
   const { token: _token, ...session } = cached.session;
   const record: SignedRecord = { ...cached, session, validUntil: now + ttl };
   const bytes = JSON.stringify(record);
-  const key = entryKey(lookup);
-  return kv.setIfUnchanged(generationKey(lookup), generation, key, `${ENTRY_HEAD}${mac.sign(key, bytes)}${ENTRY_MIDDLE}${bytes}}`, ttl);
+  const key = entryKey(kv, lookup);
+  return kv.setIfUnchanged(generationKey(kv, lookup), generation, key, `${ENTRY_HEAD}${mac.sign(key, bytes)}${ENTRY_MIDDLE}${bytes}}`, ttl);
 }
 
 /**
@@ -243,8 +262,8 @@ export async function writeCachedSession(kv: KeyValue, mac: CacheMac, lookup: st
  * can still write (an hour, plus a minute for that reader's request), even one a refresh gave a later expiry.
  */
 export async function revokeCachedSession(kv: KeyValue, lookup: string, expiresAt: Date, now = Date.now()): Promise<void> {
-  await kv.set(revokedKey(lookup), "1", Math.max(expiresAt.getTime() - now, MIN_TOMBSTONE_TTL_MS));
-  await kv.del(entryKey(lookup));
+  await kv.set(revokedKey(kv, lookup), "1", Math.max(expiresAt.getTime() - now, MIN_TOMBSTONE_TTL_MS));
+  await kv.del(entryKey(kv, lookup));
 }
 
 /**
@@ -252,8 +271,8 @@ export async function revokeCachedSession(kv: KeyValue, lookup: string, expiresA
  * first, so a fill that read before the change and writes after this drop is refused.
  */
 export async function forgetCachedSession(kv: KeyValue, lookup: string): Promise<void> {
-  await kv.set(generationKey(lookup), newId(), GENERATION_TTL_MS);
-  await kv.del(entryKey(lookup));
+  await kv.set(generationKey(kv, lookup), newId(), GENERATION_TTL_MS);
+  await kv.del(entryKey(kv, lookup));
 }
 
 /** Sets the cache lease for ttlMs from now: until then readers may trust entries. */

@@ -41,7 +41,7 @@ export interface SessionConfig {
   databaseUrl: string;
   /** NOTIFICATION_SERVICE_URL: where session.created and session.revoked are published. */
   notificationServiceUrl: string;
-  /** REDIS_URL with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
+  /** REDIS_URL (or a cluster, or Sentinel) with its credentials and TLS settings (redis-connection.ts); unset: process memory. */
   redis?: RedisConnection;
   redisKeyPrefix: string;
   expiresInSeconds: number;
