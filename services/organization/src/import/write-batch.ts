@@ -183,8 +183,19 @@ async function writePlaces(em: EntityManager, rows: ConvertedBatch["places"], re
   if (kept.length) await em.upsertMany(TeamMemberEntity, kept, upsert());
 }
 
+/** An invitation answered here since an earlier run (accepted on the platform) is not made pending again by its source row. */
 async function writeInvitations(em: EntityManager, rows: InvitationRecord[], report: OrganizationImportReport): Promise<void> {
-  const kept = await inKnownOrganizations(em, report, "invitation", rows);
+  const known = await inKnownOrganizations(em, report, "invitation", rows);
+  if (!known.length) return;
+  const answered = new Map(
+    (await em.find(InvitationEntity, { id: { $in: known.map((r) => r.id) }, status: { $ne: "pending" } }, { fields: ["id", "status"] })).map((r) => [r.id, r.status]),
+  );
+  const kept = known.filter((row) => {
+    const status = answered.get(row.id);
+    if (row.status !== "pending" || status === undefined) return true;
+    skip(report, "invitation", row.id, `${status} here since an earlier import: kept as it is`);
+    return false;
+  });
   await count(report, "invitation", kept, (ids) => em.find(InvitationEntity, { id: { $in: ids } }, { fields: ["id"] }));
   if (kept.length) await em.upsertMany(InvitationEntity, kept, upsert());
 }
