@@ -163,6 +163,14 @@ function importSuite(dialect: "sqlite" | "default") {
     }
     expect((await store.listTeamMembers(team.id)).map((p) => p.userId).sort()).toEqual([v17.users.member.id, "u-team"].sort());
   });
+
+  it("a teamMember row without createdAt is dated at its first import, and a rerun keeps that date", async () => {
+    const team = (await store.listTeams(v17.organizationId)).find((t) => t.name === "Difference")!;
+    const row = { id: "tm-undated", teamId: team.id, userId: v17.users.admin.id, createdAt: null };
+    await importOrganizationRows(target, { teamMembers: [row] }, new Date("2026-01-01T00:00:00Z"));
+    await importOrganizationRows(target, { teamMembers: [row] }, new Date("2026-06-01T00:00:00Z"));
+    expect((await store.findTeamMember(team.id, v17.users.admin.id))?.createdAt.toISOString()).toBe("2026-01-01T00:00:00.000Z");
+  });
 }
 
 describe("better-auth organization import (sqlite)", () => importSuite("sqlite"));

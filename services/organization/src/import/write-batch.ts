@@ -180,7 +180,8 @@ async function writePlaces(em: EntityManager, rows: ConvertedBatch["places"], re
     (r, holder) => `user ${r.userId} has a place in team ${r.teamId} already, as ${holder}`,
   );
   await count(report, "teamMember", kept, (ids) => em.find(TeamMemberEntity, { id: { $in: ids } }, { fields: ["id"] }));
-  if (kept.length) await em.upsertMany(TeamMemberEntity, kept, upsert());
+  // A teamMember row may have no createdAt (the import's time then): a rerun keeps the first one.
+  if (kept.length) await em.upsertMany(TeamMemberEntity, kept, { ...upsert(), onConflictExcludeFields: ["createdAt"] });
 }
 
 /** An invitation answered here since an earlier run (accepted on the platform) is not made pending again by its source row. */
