@@ -14,6 +14,7 @@ const WHOLE_PLATFORM = [
   "services/admin/test/admin-record-event.int.test.ts",
   "services/identity/test/hashing-capacity.int.test.ts",
   "services/identity/test/identity.int.test.ts",
+  "services/organization/test/better-auth-import.int.test.ts",
   "services/runtime/test/internal-api-example.int.test.ts",
   "services/runtime/test/internal-api.int.test.ts",
 ];

@@ -3,7 +3,8 @@ import { AuthError } from "@auth-platform/proto/errors";
 import * as z from "zod";
 import type { MemberQuery } from "../store/organization-store.js";
 
-const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** What a slug may be (the import of better-auth rows applies it too). */
+export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_METADATA_KEYS = 50;
 
 export function name(value: string): string {

@@ -195,12 +195,15 @@ async function holders(em: EntityManager, organizationId: string, role: string):
   return rows.filter((row) => rolesOf(row.role).includes(role));
 }
 
+/** The organization service's tables and migrations, for openStore (the service's store, and the import of better-auth rows). */
+export const organizationStoreOptions = (url: string) => ({
+  url,
+  entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity, OrganizationRoleEntity, OrganizationEventEntity],
+  migrations: organizationMigrations,
+});
+
 export async function openOrganizationStore(url: string): Promise<OrganizationStore> {
-  const store = await openStore({
-    url,
-    entities: [OrganizationEntity, MemberEntity, InvitationEntity, InvitationMailEntity, TeamEntity, TeamMemberEntity, OrganizationRoleEntity, OrganizationEventEntity],
-    migrations: organizationMigrations,
-  });
+  const store = await openStore(organizationStoreOptions(url));
   const newest = { createdAt: "desc", id: "desc" } as const;
   const locked = lockedTransactions(store);
   return {
