@@ -494,6 +494,7 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "updateApiKey",
       "deleteApiKey",
       "deleteExpiredApiKeys",
+      "deleteOrganizationApiKeys",
       "hitApiKeyRateLimit",
       "recordApiKeyUses",
       "close",
