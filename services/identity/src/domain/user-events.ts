@@ -8,7 +8,8 @@
  *
  * `email-verified`: sso applies domain auto-join (ApplyDomainAutoJoin) for the address, when the user still
  * holds it verified; a user who moved on or was deleted meanwhile joins nothing by it.
- * `user.created`, `user.updated`, `user.deleted`, `user.banned`, `user.unbanned`: published to the notification
+ * `user.created`, `user.updated`, `user.deleted`, `user.banned`, `user.unbanned`, and
+ * `user.sign_in_failed_burst` (added by addUserEvent, domain/sign-in-bursts.ts): published to the notification
  * service's webhooks (PublishEvents), which stores each event id once (docs/adr/0077-signed-webhooks.md).
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
@@ -135,6 +136,10 @@ export function eventPublishingStore(
     async deleteUserAndAccounts(userId) {
       await store.deleteUserAndAccounts(userId);
       await publish(userId);
+    },
+    async addUserEvent(event) {
+      await store.addUserEvent(event);
+      await publish(event.userId);
     },
   };
 }
