@@ -16,6 +16,12 @@ export const ORGANIZATION_WEBHOOK_EVENTS = [
   "invitation.accepted",
   "invitation.rejected",
   "invitation.canceled",
+  "invitation.resent",
+  "team.created",
+  "team.updated",
+  "team.deleted",
+  "team_member.added",
+  "team_member.removed",
 ] as const;
 
 /** Every event type an endpoint may subscribe to. */

@@ -37,6 +37,11 @@ const WRITES = [
   "answerInvitation",
   "acceptInvitation",
   "reopenInvitation",
+  "createTeam",
+  "renameTeam",
+  "deleteTeam",
+  "addTeamMember",
+  "removeTeamMember",
 ] as const satisfies ReadonlyArray<keyof OrganizationStore>;
 
 /** The store as the domain sees it: a write that may have queued events kicks the worker, without waiting for it. */
