@@ -99,6 +99,8 @@ const schema = z.object({
   GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GATEWAY_SESSION_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   GATEWAY_SESSION_JWT_HEADER: env.bool(false),
+  GATEWAY_FAILURE_BURST_THRESHOLD: z.coerce.number().int().min(2).max(10_000).default(5),
+  GATEWAY_FAILURE_BURST_WINDOW_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
@@ -143,6 +145,11 @@ export interface GatewayConfig {
   sessionCacheSize: number;
   /** GATEWAY_SESSION_JWT_HEADER: get-session answers a session JWT in `set-auth-jwt` (one signing call each). */
   sessionJwtHeader: boolean;
+  /**
+   * A failure burst (docs/adr/0032-security-events-reported-by-gateway.md): this many failed sign-ins (or
+   * two-factor codes) of one account or IP within one window, reported once per window.
+   */
+  failureBurst: { threshold: number; windowMs: number };
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
@@ -190,6 +197,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     timeouts: { requestMs: c.GATEWAY_REQUEST_TIMEOUT_MS, headersMs: Math.min(c.GATEWAY_HEADERS_TIMEOUT_MS, c.GATEWAY_REQUEST_TIMEOUT_MS) },
     sessionCacheSize: c.GATEWAY_SESSION_CACHE_SIZE,
     sessionJwtHeader: c.GATEWAY_SESSION_JWT_HEADER,
+    failureBurst: { threshold: c.GATEWAY_FAILURE_BURST_THRESHOLD, windowMs: c.GATEWAY_FAILURE_BURST_WINDOW_SECONDS * 1000 },
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,

@@ -19,7 +19,7 @@ import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { openRateLimitCounters } from "./http/rate-limit.js";
-import { securityEventReporter } from "./http/security-events.js";
+import { securityEventReporter, signInBurstsToIdentity } from "./http/security-events.js";
 import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
 import { type SessionMemory, sessionMemory } from "./http/session-memory.js";
@@ -70,7 +70,12 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts).
   const queue = config.redis ? redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
   await Promise.all([keyValue.ready(), counters === keyValue ? undefined : counters.ready(), queue?.ready()]);
-  const events = securityEventReporter(clients.admin, log, { queue });
+  const events = securityEventReporter(clients.admin, log, {
+    queue,
+    burstThreshold: config.failureBurst.threshold,
+    burstWindowMs: config.failureBurst.windowMs,
+    onSignInBurst: signInBurstsToIdentity(clients.identity, log),
+  });
   const sessions = startSessionMemory(config.sessionCacheSize, clients.sessions, log);
   const app = createApp({ config, clients, counters, sharedSessionCache: keyValue.kind === "redis" ? keyValue : undefined, sessionMemory: sessions?.memory, log, events });
   const host = options.host ?? config.host;

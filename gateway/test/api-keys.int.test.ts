@@ -2,9 +2,10 @@
  * API keys through the gateway: better-auth 1.7's api-key client end to end (create, get, list, update,
  * delete, verify, the expired-key sweep), and what an attacker tries: another owner's key, an organization
  * the caller has no role in, enumerating keys through the verify answers, bad input; and the key stored
- * only as its hash, the RPC refused to a workload not in its access table.
+ * only as its hash, the RPC refused to a workload not in its access table; a deleted organization's keys
+ * stop verifying at once, and are deleted once identity is back when it was down during the deletion.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ApiKeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/api_key";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { call } from "@auth-platform/runtime/rpc";
@@ -12,13 +13,19 @@ import { apiKeyAuthClient } from "@auth-platform/test-clients/api-key";
 import { browserFetch } from "../../testing/browser.js";
 import { backendLabel } from "../../testing/databases.js";
 import { dumpTable, stringsIn } from "../../testing/dumps.js";
+import { eventually } from "../../testing/eventually.js";
 import { uniqueEmail } from "../../testing/http.js";
+import { type RunningIdentity, startIdentity } from "../../testing/platform.js";
 import { usePlatform } from "../../testing/use-platform.js";
 import { PASSWORD } from "./admin-fixtures.js";
 import { join, organizationOf, person, refusal } from "./organization-fixtures.js";
 
 const platform = usePlatform();
 const DAY = 86_400;
+let restartedIdentity: RunningIdentity | undefined;
+afterAll(async () => {
+  await restartedIdentity?.close();
+});
 
 async function signedInClient(name = "Ada") {
   const { customFetchImpl } = browserFetch(platform.origin);
@@ -203,5 +210,54 @@ describe(`API keys through the better-auth 1.7 api-key client (${backendLabel()}
         other.close();
       }
     }
+  });
+
+  it("DeleteOrganizationApiKeys is the organization service's alone", async () => {
+    for (const workload of ["gateway", "internal-client", "session"] as const) {
+      const other = createGrpcClient(ApiKeyServiceClient, platform.env.IDENTITY_SERVICE_URL!, { tls: platform.grpcTls(workload), serverName: "identity" });
+      try {
+        await expect(call(other, other.deleteOrganizationApiKeys, { organizationId: "any" })).rejects.toMatchObject({ grpcCode: 7 });
+      } finally {
+        other.close();
+      }
+    }
+  });
+
+  it("a deleted organization's keys stop verifying as soon as the deletion answers, and are gone from the table", async () => {
+    const owner = await person(platform, "Olga");
+    const org = await organizationOf(owner);
+    const created = await owner.c.post("/api-key/create", { name: "deploy", organizationId: org.id });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const mine = await owner.c.post("/api-key/create", { name: "own" });
+    expect((await verify({ key: created.body.key })).body.valid).toBe(true);
+
+    expect((await owner.c.post("/organization/delete", { organizationId: org.id })).status).toBe(200);
+    expect((await verify({ key: created.body.key })).body).toEqual({ valid: false, error: { code: "INVALID_API_KEY", message: "Invalid API key." }, key: null });
+    const rows = await dumpTable(platform.env.IDENTITY_DATABASE_URL!, "api_key");
+    expect(rows.some((r) => r.organization_id === org.id)).toBe(false);
+    // The owner's own key is not the organization's: it stays.
+    expect((await verify({ key: mine.body.key })).body.valid).toBe(true);
+  });
+
+  // Last: it stops identity, and the rest of the file would run against the restarted one.
+  it("partition: an organization deleted while identity is down has its keys deleted once identity is back", async () => {
+    const owner = await person(platform, "Olga");
+    const org = await organizationOf(owner);
+    const keys = await Promise.all(["a", "b"].map(async (name) => (await owner.c.post("/api-key/create", { name, organizationId: org.id })).body));
+    for (const key of keys) expect((await verify({ key: key.key })).body.valid).toBe(true);
+
+    await platform.services.identity.close();
+    expect((await owner.c.post("/organization/delete", { organizationId: org.id })).status).toBe(200);
+    // The keys are still stored; the organization holds the deletion's event, which carries identity's part.
+    const orgKeys = async () => (await dumpTable(platform.env.IDENTITY_DATABASE_URL!, "api_key")).filter((r) => r.organization_id === org.id);
+    expect(await orgKeys()).toHaveLength(2);
+    const pending = await platform.services.organization.deps.store.findDueOrganizationEvents(new Date(Date.now() + 86_400_000), 10_000);
+    expect(pending.filter((e) => e.organizationId === org.id).map((e) => e.type)).toContain("organization.deleted");
+
+    restartedIdentity = await startIdentity(platform.env);
+    // The worker's retries backed off while identity was down: let them come due.
+    platform.clock.advance(120_000);
+    await eventually(async () => expect(await orgKeys()).toEqual([]));
+    for (const key of keys) expect((await verify({ key: key.key })).body).toMatchObject({ valid: false, error: { code: "INVALID_API_KEY" } });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The organization service's webhook events end to end (docs/adr/0077-signed-webhooks.md): organization,
  * member and invitation changes made through the HTTP API reach a real receiver verifying each delivery with
- * the `standardwebhooks` package, once each, with their public fields (never an invitation's id, which its
+ * the `standardwebhooks` package (teams, their places and invitation resends included), once each, with their public fields (never an invitation's id, which its
  * link carries); changes made while the notification service is stopped are delivered once after its restart.
  */
 import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
@@ -26,6 +26,12 @@ const ORGANIZATION_EVENT_TYPES = [
   "invitation.accepted",
   "invitation.rejected",
   "invitation.canceled",
+  "invitation.resent",
+  "team.created",
+  "team.updated",
+  "team.deleted",
+  "team_member.added",
+  "team_member.removed",
 ];
 
 const receiver = await startReceiver();
@@ -33,7 +39,7 @@ let restarted: RunningNotification | undefined;
 
 /** The organization a delivery's data is about. */
 function organizationOfEvent(data: any): string | undefined {
-  return data.organization?.id ?? data.member?.organizationId ?? data.invitation?.organizationId;
+  return data.organization?.id ?? data.member?.organizationId ?? data.invitation?.organizationId ?? data.team?.organizationId ?? data.teamMember?.organizationId;
 }
 
 describe(`organization webhook events (${backendLabel()})`, () => {
@@ -84,7 +90,13 @@ describe(`organization webhook events (${backendLabel()})`, () => {
     const rejected = (await ada.c.post("/organization/invite-member", { email: bob.email, role: "member", organizationId: org.id })).body;
     expect((await bob.c.post("/organization/reject-invitation", { invitationId: rejected.id })).status).toBe(200);
     const canceled = (await ada.c.post("/organization/invite-member", { email: bob.email, role: "admin", organizationId: org.id })).body;
+    expect((await ada.c.post("/organization/invite-member", { email: bob.email, role: "admin", organizationId: org.id, resend: true })).status).toBe(200);
     expect((await ada.c.post("/organization/cancel-invitation", { invitationId: canceled.id })).status).toBe(200);
+    const team = (await ada.c.post("/organization/create-team", { name: "Engines", organizationId: org.id })).body;
+    expect((await ada.c.post("/organization/update-team", { teamId: team.id, data: { name: "Gears", organizationId: org.id } })).status).toBe(200);
+    expect((await ada.c.post("/organization/add-team-member", { teamId: team.id, userId: ada.user.id })).status).toBe(200);
+    expect((await ada.c.post("/organization/remove-team-member", { teamId: team.id, userId: ada.user.id })).status).toBe(200);
+    expect((await ada.c.post("/organization/remove-team", { teamId: team.id, organizationId: org.id })).status).toBe(200);
     expect((await ada.c.post("/organization/delete", { organizationId: org.id })).status).toBe(200);
 
     const organization = { id: org.id, name: org.name, slug: org.slug };
@@ -103,7 +115,15 @@ describe(`organization webhook events (${backendLabel()})`, () => {
       ["invitation.created", { invitation: invitationTo(bob.email, "member", "pending") }],
       ["invitation.rejected", { invitation: invitationTo(bob.email, "member", "rejected") }],
       ["invitation.created", { invitation: invitationTo(bob.email, "admin", "pending") }],
+      ["invitation.resent", { invitation: invitationTo(bob.email, "admin", "pending") }],
       ["invitation.canceled", { invitation: invitationTo(bob.email, "admin", "canceled") }],
+      ["team.created", { team: { id: team.id, organizationId: org.id, name: "Engines" } }],
+      ["team.updated", { team: { id: team.id, organizationId: org.id, name: "Gears" } }],
+      ["team_member.added", { teamMember: { teamId: team.id, organizationId: org.id, userId: ada.user.id } }],
+      ["team_member.removed", { teamMember: { teamId: team.id, organizationId: org.id, userId: ada.user.id } }],
+      ["team.deleted", { team: { id: team.id, organizationId: org.id, name: "Gears" } }],
+      // The deletion removes each member, then the organization.
+      ["member.removed", { member: asMember(owner) }],
       ["organization.deleted", { organization: renamed }],
     ];
     // Each once: as many deliveries as changes, every one matched (they may arrive in any order).

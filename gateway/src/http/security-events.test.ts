@@ -135,15 +135,29 @@ describe("securityEventReporter", () => {
   it("reports a burst once per window per account and per IP, with a stable id", async () => {
     let now = 1_000_000;
     const admin = fakeAdmin(() => null);
-    const events = securityEventReporter(admin.client, log, { burstThreshold: 3, burstWindowMs: 60_000, now: () => now });
-    for (let i = 0; i < 7; i++) events.signInFailed(req, "Grace@Example.com");
+    const bursts: unknown[] = [];
+    const events = securityEventReporter(admin.client, log, { burstThreshold: 3, burstWindowMs: 60_000, now: () => now, onSignInBurst: (burst) => bursts.push(burst) });
+    const other = { facts: { ipAddress: "198.51.100.4", userAgent: "ua" } } as unknown as Request;
+    events.signInFailed(other, "grace@example.com");
+    for (let i = 0; i < 6; i++) events.signInFailed(req, "Grace@Example.com");
     await until(() => admin.received.length >= 2);
     expect(admin.received.map((e) => e.details?.scope).sort()).toEqual(["account", "ip"]);
     expect(admin.received.find((e) => e.details?.scope === "account")).toMatchObject({
       action: "sign-in.failure-burst",
-      details: { identifier: "grace@example.com", failures: 3 },
+      details: { identifier: "grace@example.com", failures: 3, windowSeconds: 60, ipAddresses: ["198.51.100.4", "203.0.113.9"] },
     });
     const firstIds = admin.received.map((e) => e.id);
+    // The account's burst, not the IP's, goes on to identity (the webhook), under the audit event's id.
+    expect(bursts).toEqual([
+      {
+        eventId: admin.received.find((e) => e.details?.scope === "account")!.id,
+        identifier: "grace@example.com",
+        failures: 3,
+        windowSeconds: 60,
+        ipAddresses: ["198.51.100.4", "203.0.113.9"],
+        at: new Date(now),
+      },
+    ]);
     now += 60_000;
     for (let i = 0; i < 3; i++) events.signInFailed(req, "grace@example.com");
     await until(() => admin.received.length >= 4);

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import type { Request } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/auth/admin/v1/admin";
+import type { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { call } from "@auth-platform/proto/rpc-client";
 import type { Logger } from "@auth-platform/runtime/log";
 import { type RetryLater, startPollingWorker } from "@auth-platform/runtime/polling-worker";
@@ -21,6 +22,8 @@ import { newId } from "@auth-platform/runtime/random";
 import type { CurrentSession } from "./session.js";
 
 export const QUEUE_LIMIT = 1_000;
+/** The client IPs a burst names at most: enough to tell one source from a spread, bounded in memory. */
+export const BURST_IPS_LIMIT = 20;
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 5_000;
 const DEADLINE_MS = 3_000;
@@ -48,6 +51,30 @@ export interface SecurityEventReporter {
   flush(timeoutMs: number): Promise<boolean>;
   /** Releases the queue's connections (Redis); after flush, when the gateway stops. */
   close(): Promise<void>;
+}
+
+/** A sign-in failure burst of one account (the email or username typed), as reported to the audit log. */
+export interface SignInBurst {
+  eventId: string;
+  identifier: string;
+  failures: number;
+  windowSeconds: number;
+  ipAddresses: string[];
+  at: Date;
+}
+
+/**
+ * Hands an account's sign-in failure burst to identity, which turns it into the webhook event
+ * user.sign_in_failed_burst when it names a user (its outbox retries the publication). In the background:
+ * the client's answer is already given, and identity just answered the failure, so it is reachable; a
+ * failed call is logged and the burst stays in the audit log only.
+ */
+export function signInBurstsToIdentity(identity: IdentityServiceClient, log: Logger): (burst: SignInBurst) => void {
+  return (burst) => {
+    call(identity, identity.recordSignInFailureBurst, burst, { deadlineMs: DEADLINE_MS }).catch((error: unknown) => {
+      log.warn("sign-in failure burst not handed to identity", { eventId: burst.eventId, error });
+    });
+  };
 }
 
 /** Where reported events wait until the admin service has stored them: process memory, or Redis (security-events-redis.ts). */
@@ -135,13 +162,21 @@ export function memoryEventQueue(admin: AdminServiceClient, log: Logger, options
 export function securityEventReporter(
   admin: AdminServiceClient,
   log: Logger,
-  options: { burstThreshold?: number; burstWindowMs?: number; now?: () => number; firstRetryMs?: number; queue?: EventQueue } = {},
+  options: {
+    burstThreshold?: number;
+    burstWindowMs?: number;
+    now?: () => number;
+    firstRetryMs?: number;
+    queue?: EventQueue;
+    /** Told of each account's sign-in failure burst, once per window (signInBurstsToIdentity). */
+    onSignInBurst?: (burst: SignInBurst) => void;
+  } = {},
 ): SecurityEventReporter {
   const queue = options.queue ?? memoryEventQueue(admin, log, options);
   const burstThreshold = options.burstThreshold ?? 5;
   const burstWindowMs = options.burstWindowMs ?? 15 * 60_000;
   const now = options.now ?? Date.now;
-  const failures = new Map<string, { window: number; count: number }>();
+  const failures = new Map<string, { window: number; count: number; ips: Set<string> }>();
 
   const report: SecurityEventReporter["report"] = (event) => {
     queue.push({ ...event, id: event.id ?? newId(), at: event.at ?? new Date(now()) });
@@ -149,13 +184,18 @@ export function securityEventReporter(
 
   const clientOf = (req: Request) => ({ ipAddress: req.facts.ipAddress || undefined, userAgent: req.facts.userAgent || undefined });
 
-  /** Counts one failure under key; true when this failure makes the window's count reach the threshold. */
-  function countFailure(key: string, window: number): boolean {
+  /**
+   * Counts one failure under key, with the client IP it came from; answers the IPs seen in the window when this
+   * failure makes its count reach the threshold, else null.
+   */
+  function countFailure(key: string, window: number, ip: string | undefined): string[] | null {
     const entry = failures.get(key);
-    const count = entry?.window === window ? entry.count + 1 : 1;
-    failures.set(key, { window, count });
+    const current = entry?.window === window ? entry : { window, count: 0, ips: new Set<string>() };
+    current.count++;
+    if (ip && current.ips.size < BURST_IPS_LIMIT) current.ips.add(ip);
+    failures.set(key, current);
     if (failures.size > 10 * QUEUE_LIMIT) for (const [k, v] of failures) if (v.window !== window) failures.delete(k);
-    return count === burstThreshold;
+    return current.count === burstThreshold ? [...current.ips] : null;
   }
 
   /**
@@ -169,10 +209,14 @@ export function securityEventReporter(
     const bursts: [string, Record<string, unknown>, string | undefined][] = [[`${action}|account:${account[0]}`, account[1], targetId]];
     if (ip) bursts.push([`${action}|ip:${ip}`, {}, undefined]);
     for (const [key, details, target] of bursts) {
-      if (!countFailure(key, window)) continue;
+      const ipAddresses = countFailure(key, window, ip);
+      if (!ipAddresses) continue;
       const id = createHash("sha256").update(`${key}|${window}`).digest("hex").slice(0, 32);
       const scope = key.slice(key.indexOf("|") + 1).split(":")[0];
-      report({ id, action, targetId: target, outcome: "failure", ...clientOf(req), details: { ...details, scope, failures: burstThreshold, windowSeconds: burstWindowMs / 1000 } });
+      const windowSeconds = burstWindowMs / 1000;
+      report({ id, action, targetId: target, outcome: "failure", ...clientOf(req), details: { ...details, scope, failures: burstThreshold, windowSeconds, ipAddresses } });
+      if (action === "sign-in.failure-burst" && scope === "account")
+        options.onSignInBurst?.({ eventId: id, identifier: account[0], failures: burstThreshold, windowSeconds, ipAddresses, at: new Date(now()) });
     }
   }
 

@@ -206,6 +206,8 @@ export interface TestRegistry extends Registry {
   processUserEvents(): Promise<number>;
   /** How often a request's own delivery of user events failed and woke the worker. */
   userEventWakes: number;
+  /** How many times the user event outbox was read (findUserEvents). */
+  userEventReads: number;
   /** Resolves once the webhook deliveries the writes so far started after returning have ended. */
   backgroundSettled(): Promise<void>;
 }
@@ -216,7 +218,15 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export function testRegistry(env: Record<string, string> = {}): TestRegistry {
   let clock = T0;
   const now = () => new Date(clock);
-  const rows = createMemoryIdentityStore({ now });
+  const memory = createMemoryIdentityStore({ now });
+  // Counts the reads of the user event outbox (a write should need one).
+  const rows: typeof memory = {
+    ...memory,
+    findUserEvents: (userId) => {
+      registry.userEventReads += 1;
+      return memory.findUserEvents(userId);
+    },
+  };
   const background: Promise<void>[] = [];
   const registry: TestRegistry = {
     config: identityConfig({ AUTH_SECRET: SECRET, AUTH_BASE_URL: "https://auth.example.com/api/auth", ...env }),
@@ -243,6 +253,7 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     processSessionOutbox: () => deliverDueSessionOutbox(registry),
     processUserEvents: () => deliverDueUserEvents(registry),
     userEventWakes: 0,
+    userEventReads: 0,
     async backgroundSettled() {
       while (background.length) await Promise.all(background.splice(0));
     },

@@ -1,7 +1,9 @@
 /**
- * Builds the organization service's dependencies once: config, store, identity/session/notification clients,
+ * Builds the organization service's dependencies once: config, store, identity (users, API keys),
+ * session and notification clients,
  * clock, the invitation mail worker and the organization event worker.
  */
+import { ApiKeyServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/api_key";
 import { IdentityServiceClient } from "@auth-platform/proto/gen/auth/identity/v1/identity";
 import { NotificationServiceClient, Template } from "@auth-platform/proto/gen/auth/notification/v1/notification";
 import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
@@ -20,6 +22,7 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
   const store = await openOrganizationStore(config.databaseUrl);
   const tls = config.grpc.tls;
   const identity = createGrpcClient(IdentityServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
+  const apiKeys = createGrpcClient(ApiKeyServiceClient, config.identityServiceUrl, { tls, serverName: "identity" });
   const sessions = createGrpcClient(SessionServiceClient, config.sessionServiceUrl, { tls, serverName: "session" });
   const notification = createGrpcClient(NotificationServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
   const webhooks = createGrpcClient(WebhookServiceClient, config.notificationServiceUrl, { tls, serverName: "notification" });
@@ -61,6 +64,11 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
         await call(webhooks, webhooks.publishEvents, { events: [event] });
       },
     },
+    apiKeys: {
+      async deleteOrganizationKeys(organizationId) {
+        await call(apiKeys, apiKeys.deleteOrganizationApiKeys, { organizationId });
+      },
+    },
     invitationMails: { wake: () => worker?.wake() },
   };
   worker = startInvitationMailWorker(registry);
@@ -71,6 +79,7 @@ export async function buildRegistry(config: OrganizationConfig, log: Logger): Pr
       await worker.stop();
       await events.stop();
       identity.close();
+      apiKeys.close();
       sessions.close();
       notification.close();
       webhooks.close();

@@ -29,6 +29,10 @@ export interface TestRegistry extends Registry {
   sendCalls: number;
   /** While true, SendEmail fails as an unreachable notification service does. */
   mailDown: boolean;
+  /** The organizations whose API keys identity was asked to delete, in order. */
+  apiKeysDeleted: string[];
+  /** While true, identity's DeleteOrganizationApiKeys fails as an unreachable service does. */
+  apiKeysDown: boolean;
   /** The webhook events published (PublishEvents), in order. */
   published: Array<{ id: string; type: string; data: unknown }>;
   /** How many times the invitation mail worker was woken. */
@@ -55,6 +59,8 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     sendCalls: 0,
     mailDown: false,
     published: [],
+    apiKeysDeleted: [],
+    apiKeysDown: false,
     wakes: 0,
     async deliverMail() {
       while ((await deliverDueInvitationMails(registry)) >= BATCH_SIZE);
@@ -103,6 +109,12 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     webhooks: {
       async publish(event) {
         registry.published.push({ id: event.id, type: event.type, data: JSON.parse(event.payloadJson) });
+      },
+    },
+    apiKeys: {
+      async deleteOrganizationKeys(organizationId) {
+        if (registry.apiKeysDown) throw new AuthError("SERVICE_UNAVAILABLE");
+        registry.apiKeysDeleted.push(organizationId);
       },
     },
     invitationMails: {

@@ -237,6 +237,17 @@ export async function deleteExpiredApiKeys(registry: Registry, caller: Caller): 
   return registry.store.deleteExpiredApiKeys(caller.userId, registry.now());
 }
 
+/**
+ * A deleted organization's keys, deleted: the organization service calls this from its event outbox, so it
+ * comes after every deletion, retried until it lands; a repeat deletes nothing.
+ */
+export async function deleteOrganizationApiKeys(registry: Registry, organizationId: string): Promise<number> {
+  if (!organizationId) throw new AuthError("VALIDATION_ERROR", "organizationId is required");
+  const deleted = await registry.store.deleteOrganizationApiKeys(organizationId);
+  if (deleted) registry.log.info("deleted organization's api keys", { organizationId, deleted });
+  return deleted;
+}
+
 export type VerifyApiKeyResult = { valid: true; key: ApiKeyRecord } | { valid: false; code: "INVALID_API_KEY" | "KEY_NOT_FOUND" | "RATE_LIMIT_EXCEEDED"; retryAfterMs?: number };
 
 /** Whether the key grants every asked action. */

@@ -122,6 +122,8 @@ describe("the user event outbox: webhook events reach the notification service",
       { type: "user.deleted", user: expect.objectContaining({ id: user.id, name: "Hal 9000" }) },
     ]);
     expect(new Set(deps.webhooks.published.map((e) => e.id)).size).toBe(5);
+    // One read of the outbox per write (sign-up, three updates, deletion): the webhooks go out from it.
+    expect(deps.userEventReads).toBe(5);
     expect(await deps.store.findUserEvents(user.id)).toEqual([]);
   });
 

@@ -8,7 +8,8 @@
  *
  * `email-verified`: sso applies domain auto-join (ApplyDomainAutoJoin) for the address, when the user still
  * holds it verified; a user who moved on or was deleted meanwhile joins nothing by it.
- * `user.created`, `user.updated`, `user.deleted`, `user.banned`, `user.unbanned`: published to the notification
+ * `user.created`, `user.updated`, `user.deleted`, `user.banned`, `user.unbanned`, and
+ * `user.sign_in_failed_burst` (added by addUserEvent, domain/sign-in-bursts.ts): published to the notification
  * service's webhooks (PublishEvents), which stores each event id once (docs/adr/0077-signed-webhooks.md).
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
@@ -72,15 +73,14 @@ async function attempt(deps: Deps, event: UserEventRecord): Promise<"delivered" 
 }
 
 /**
- * Delivers the user's pending events now (those no one else holds): true when none failed. The events that
+ * Delivers these pending events now (those no one else holds): true when none failed. The events that
  * failed wait for the worker, their retry's time stored with them.
  */
-export async function flushUserEvents(deps: Deps, userId: string, which: (event: UserEventRecord) => boolean = () => true): Promise<boolean> {
-  const events = await deps.store.findUserEvents(userId);
+async function deliverNow(deps: Deps, events: UserEventRecord[]): Promise<boolean> {
   const now = deps.now().getTime();
   let delivered = true;
   for (const event of events) {
-    if (!which(event) || (event.leaseUntil && event.leaseUntil.getTime() > now)) continue;
+    if (event.leaseUntil && event.leaseUntil.getTime() > now) continue;
     if ((await attempt(deps, event)) === "failed") delivered = false;
   }
   return delivered;
@@ -102,18 +102,35 @@ export function eventPublishingStore(
   },
 ): IdentityStore {
   const inBackground = deps.inBackground ?? ((work) => void work());
-  const deliver = async (userId: string, which: (event: UserEventRecord) => boolean) => {
-    try {
-      if (await flushUserEvents({ ...deps, store }, userId, which)) return;
-    } catch (error) {
-      // The store failed after the write: the events fall due on their own.
-      deps.log.warn("user events not delivered yet; the worker retries", { userId, error });
-    }
+  const failed = (userId: string, error: unknown) => {
+    // The store failed after the write: the events fall due on their own.
+    deps.log.warn("user events not delivered yet; the worker retries", { userId, error });
     deps.worker.wake(BACKOFF.baseMs);
   };
+  const deliver = async (userId: string, events: UserEventRecord[]) => {
+    if (!events.length) return;
+    try {
+      if (!(await deliverNow({ ...deps, store }, events))) deps.worker.wake(BACKOFF.baseMs);
+    } catch (error) {
+      failed(userId, error);
+    }
+  };
+  // One read of the user's outbox per write: the events the answer waits for are delivered now, the
+  // webhooks from the same read after the write returned.
   const publish = async (userId: string) => {
-    await deliver(userId, (event) => !isWebhookUserEvent(event.type));
-    inBackground(() => deliver(userId, (event) => isWebhookUserEvent(event.type)));
+    let events: UserEventRecord[];
+    try {
+      events = await store.findUserEvents(userId);
+    } catch (error) {
+      failed(userId, error);
+      return;
+    }
+    await deliver(
+      userId,
+      events.filter((event) => !isWebhookUserEvent(event.type)),
+    );
+    const webhooks = events.filter((event) => isWebhookUserEvent(event.type));
+    if (webhooks.length) inBackground(() => deliver(userId, webhooks));
   };
   return {
     ...store,
@@ -135,6 +152,10 @@ export function eventPublishingStore(
     async deleteUserAndAccounts(userId) {
       await store.deleteUserAndAccounts(userId);
       await publish(userId);
+    },
+    async addUserEvent(event) {
+      await store.addUserEvent(event);
+      await publish(event.userId);
     },
   };
 }

@@ -8,13 +8,16 @@ import type { RpcServer } from "@auth-platform/proto/rpc-server";
 import { requireCaller } from "@auth-platform/runtime/caller";
 import type { AccessTable } from "@auth-platform/runtime/grpc-access";
 import type { ServiceBinding } from "@auth-platform/runtime/grpc-server";
-import { createApiKey, deleteApiKey, deleteExpiredApiKeys, getApiKey, listApiKeys, updateApiKey, verifyApiKey } from "../domain/api-keys.js";
+import { createApiKey, deleteApiKey, deleteExpiredApiKeys, deleteOrganizationApiKeys, getApiKey, listApiKeys, updateApiKey, verifyApiKey } from "../domain/api-keys.js";
 import type { Registry } from "../domain/ports.js";
 import type { ApiKeyPermissions, ApiKeyRecord } from "../store/api-key-store.js";
 
 const GATEWAY = ["gateway"] as const;
 
-/** Who may call what (docs/internal-api.md): management for the caller, the gateway alone; verification also our users' own services. */
+/**
+ * Who may call what (docs/internal-api.md): management for the caller, the gateway alone; verification also
+ * our users' own services; a deleted organization's keys, the organization service alone.
+ */
 export const API_KEY_ACCESS: AccessTable = {
   CreateApiKey: GATEWAY,
   GetApiKey: GATEWAY,
@@ -23,6 +26,7 @@ export const API_KEY_ACCESS: AccessTable = {
   DeleteApiKey: GATEWAY,
   DeleteExpiredApiKeys: GATEWAY,
   VerifyApiKey: ["gateway", "internal-client"],
+  DeleteOrganizationApiKeys: ["organization"],
 };
 
 const MAX_RESOURCES = 16;
@@ -116,6 +120,7 @@ export function apiKeyService(registry: Registry, rpc: RpcServer): ServiceBindin
       if (result.valid) return { valid: true, errorCode: "", key: toApiKeyMessage(result.key), retryAfterMs: "0" };
       return { valid: false, errorCode: result.code, key: undefined, retryAfterMs: String(result.retryAfterMs ?? 0) };
     }),
+    deleteOrganizationApiKeys: rpc.unary("DeleteOrganizationApiKeys", async (req) => ({ deleted: await deleteOrganizationApiKeys(registry, req.organizationId) })),
   };
   return {
     definition: ApiKeyServiceService,

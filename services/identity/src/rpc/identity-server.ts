@@ -11,6 +11,7 @@ import { deleteUser } from "../domain/delete-user.js";
 import { isUsernameAvailable } from "../domain/usernames.js";
 import { checkResetToken, requestPasswordReset, resetPassword } from "../domain/password-reset.js";
 import { changePassword } from "../domain/passwords.js";
+import { recordSignInFailureBurst } from "../domain/sign-in-bursts.js";
 import type { Registry } from "../domain/ports.js";
 import { signInEmail, signInUsername } from "../domain/sign-in.js";
 import { signUpEmail } from "../domain/sign-up.js";
@@ -31,6 +32,7 @@ export const IDENTITY_ACCESS: AccessTable = {
   SignUpEmail: GATEWAY,
   SignInEmail: GATEWAY,
   SignInUsername: GATEWAY,
+  RecordSignInFailureBurst: GATEWAY,
   // The session service fills its cache with the user; our users' own services read a user.
   GetUser: ["internal-client", "admin"],
   // Member lists show each member's name, email and image, the audit log each named user's name and email:
@@ -78,6 +80,17 @@ export function identityService(registry: Registry, rpc: RpcServer): ServiceBind
         deadline,
       });
       return toSignInResponse(outcome);
+    }),
+    recordSignInFailureBurst: rpc.unary("RecordSignInFailureBurst", async (req) => {
+      await recordSignInFailureBurst(registry, {
+        eventId: req.eventId,
+        identifier: req.identifier,
+        failures: req.failures,
+        windowSeconds: req.windowSeconds,
+        ipAddresses: req.ipAddresses,
+        at: req.at ?? registry.now(),
+      });
+      return {};
     }),
     signInUsername: rpc.unary("SignInUsername", async (req, { deadline }) => {
       const outcome = await signInUsername(registry, {

@@ -100,6 +100,21 @@ export function apiKeyStoreContract(backend: string, open: () => Promise<Identit
       expect(await store.findApiKey(othersExpired.id)).not.toBeNull();
     });
 
+    it("deletes an organization's keys only, and deletes nothing on a repeat", async () => {
+      const organizationId = newId();
+      const first = aKey({ userId: null, organizationId });
+      const second = aKey({ userId: null, organizationId });
+      const otherOrganization = aKey({ userId: null, organizationId: newId() });
+      const user = aKey({ userId: newId() });
+      for (const k of [first, second, otherOrganization, user]) await store.createApiKey(k);
+      expect(await store.deleteOrganizationApiKeys(organizationId)).toBe(2);
+      expect(await store.findApiKey(first.id)).toBeNull();
+      expect(await store.findApiKey(second.id)).toBeNull();
+      expect(await store.findApiKey(otherOrganization.id)).not.toBeNull();
+      expect(await store.findApiKey(user.id)).not.toBeNull();
+      expect(await store.deleteOrganizationApiKeys(organizationId)).toBe(0);
+    });
+
     it("counts uses in a fixed window, exactly under concurrent hits, and starts a new window when it ends", async () => {
       const key = aKey();
       await store.createApiKey(key);

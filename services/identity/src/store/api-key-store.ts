@@ -45,6 +45,8 @@ export interface ApiKeyStore {
   deleteApiKey(id: string): Promise<boolean>;
   /** Deletes the user's own keys expired at `now`; answers how many. */
   deleteExpiredApiKeys(userId: string, now: Date): Promise<number>;
+  /** Deletes every key the organization owns (it was deleted); answers how many. */
+  deleteOrganizationApiKeys(organizationId: string): Promise<number>;
   /**
    * Counts one use in the key's fixed window of `windowMs` (the first use starts it), in conditional UPDATEs
    * only: two replicas counting together never pass `max` between them. `allowed` false past `max`.

@@ -494,6 +494,9 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
       "updateApiKey",
       "deleteApiKey",
       "deleteExpiredApiKeys",
+      "deleteOrganizationApiKeys",
+      // A sign-in failure burst's event: a row of the user event outbox, no change of the user.
+      "addUserEvent",
       "hitApiKeyRateLimit",
       "recordApiKeyUses",
       "close",
@@ -589,6 +592,16 @@ export function identityStoreContract(backend: string, open: () => Promise<Ident
         expect(await webhookEvents()).toEqual([{ type: "user.deleted", user: expect.objectContaining({ id: user.id, name: "Renamed", email: user.email }) }]);
         expect(await store.updateUser(user.id, { name: "Gone" })).toBeNull();
         expect(await webhookEvents()).toEqual([]);
+      });
+
+      it("adds an event under its id once, due after the writer's turn", async () => {
+        const { user } = await created();
+        for (const event of await store.findUserEvents(user.id)) await store.deleteUserEvent(event.id);
+        const at = new Date(Date.UTC(2031, 0, 1));
+        const event = { id: newId(), userId: user.id, type: "user.sign_in_failed_burst" as const, payload: { data: '{"failures":5}' }, occurredAt: at };
+        await store.addUserEvent(event);
+        await store.addUserEvent({ ...event, payload: { data: "{}" } });
+        expect(await store.findUserEvents(user.id)).toEqual([{ ...event, attempts: 0, nextAttemptAt: new Date(at.getTime() + WRITER_DELIVERY_MS), leaseUntil: null }]);
       });
 
       it("writes email-verified when an address becomes verified, and only then", async () => {

@@ -376,5 +376,10 @@ export interface IdentityStore extends TwoFactorStore, EmailCodeStore, PasskeySt
   retryUserEvent(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
   /** Removes a delivered event. */
   deleteUserEvent(id: string): Promise<void>;
+  /**
+   * Queues an event that records no write of the user (a sign-in failure burst), due after
+   * WRITER_DELIVERY_MS; an id already queued writes nothing.
+   */
+  addUserEvent(event: Pick<UserEventRecord, "id" | "userId" | "type" | "payload" | "occurredAt">): Promise<void>;
   close(): Promise<void>;
 }

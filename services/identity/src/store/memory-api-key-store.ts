@@ -46,6 +46,16 @@ export function memoryApiKeyStore(): ApiKeyStore & { clear(): void; deleteUserAp
         }
       return deleted;
     },
+    async deleteOrganizationApiKeys(organizationId) {
+      let deleted = 0;
+      for (const [id, key] of keys)
+        if (key.organizationId === organizationId) {
+          keys.delete(id);
+          windows.delete(id);
+          deleted++;
+        }
+      return deleted;
+    },
     async hitApiKeyRateLimit(id, now, windowMs, max) {
       const at = now.getTime();
       const window = windows.get(id);

@@ -321,6 +321,16 @@ export function createMemoryIdentityStore(options: { now?: () => Date } = {}): I
       const event = userEvents.get(id);
       if (event && event.attempts === attempts) Object.assign(event, { nextAttemptAt, leaseUntil: null });
     },
+    async addUserEvent(event) {
+      if (userEvents.has(event.id)) return;
+      userEvents.set(event.id, {
+        ...event,
+        payload: { ...event.payload },
+        attempts: 0,
+        nextAttemptAt: new Date(event.occurredAt.getTime() + WRITER_DELIVERY_MS),
+        leaseUntil: null,
+      });
+    },
     async deleteUserEvent(id) {
       userEvents.delete(id);
     },

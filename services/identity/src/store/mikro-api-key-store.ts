@@ -67,6 +67,9 @@ export function mikroApiKeyStore(store: Store): ApiKeyStore {
     async deleteExpiredApiKeys(userId, now) {
       return store.em().nativeDelete(ApiKeyEntity, { userId, expiresAt: { $lte: now } });
     },
+    async deleteOrganizationApiKeys(organizationId) {
+      return store.em().nativeDelete(ApiKeyEntity, { organizationId });
+    },
     async hitApiKeyRateLimit(id, now, windowMs, max) {
       const em = store.em();
       const at = now.getTime();

@@ -17,7 +17,7 @@ import type {
   UserRecord,
   VerificationRecord,
 } from "./identity-store.js";
-import { userUpdateEventType, verifiesEmail, type WebhookUserEventType, webhookUserPayload } from "./identity-store.js";
+import { userUpdateEventType, verifiesEmail, type WebhookUserEventType, WRITER_DELIVERY_MS, webhookUserPayload } from "./identity-store.js";
 import { identityMigrations } from "./migrations.js";
 import { mikroPasskeyStore, PASSKEY_ENTITIES } from "./mikro-passkey-store.js";
 import { API_KEY_ENTITIES, mikroApiKeyStore } from "./mikro-api-key-store.js";
@@ -419,6 +419,10 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
     },
     async deleteUserEvent(id) {
       await store.em().nativeDelete(UserEventEntity, { id });
+    },
+    async addUserEvent(event) {
+      const row = { ...event, payload: JSON.stringify(event.payload), attempts: 0, nextAttemptAt: new Date(event.occurredAt.getTime() + WRITER_DELIVERY_MS), leaseUntil: null };
+      await store.em().createQueryBuilder(UserEventEntity).insert(row).onConflict("id").ignore().execute();
     },
     close: () => store.close(),
   };

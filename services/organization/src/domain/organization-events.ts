@@ -4,13 +4,16 @@
  * request only wakes this worker (wakingStore), so no answer waits on the notification service. Each event is
  * leased (one conditional UPDATE), published with PublishEvents under its own id, which notification stores
  * once, and removed; a failure frees it for another attempt after a backoff growing to once a minute, forever.
+ * An organization.deleted event also carries identity's effect: the organization's API keys are deleted
+ * before the event is published (docs/adr/0075-api-keys.md), so a receiver hearing of the deletion can count
+ * on its keys being gone, and the deletion's transaction is the one place that effect is recorded.
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { OrganizationEventRecord, OrganizationStore } from "../store/organization-store.js";
 import type { Registry } from "./ports.js";
 
-type Deps = Pick<Registry, "store" | "webhooks" | "now" | "log">;
+type Deps = Pick<Registry, "store" | "webhooks" | "apiKeys" | "now" | "log">;
 
 export const BATCH_SIZE = 20;
 /** Longer than one publication takes (one RPC under its deadline). */
@@ -34,6 +37,11 @@ const WRITES = [
   "answerInvitation",
   "acceptInvitation",
   "reopenInvitation",
+  "createTeam",
+  "renameTeam",
+  "deleteTeam",
+  "addTeamMember",
+  "removeTeamMember",
 ] as const satisfies ReadonlyArray<keyof OrganizationStore>;
 
 /** The store as the domain sees it: a write that may have queued events kicks the worker, without waiting for it. */
@@ -55,6 +63,7 @@ async function publish(deps: Deps, event: OrganizationEventRecord): Promise<void
   if (!(await deps.store.claimOrganizationEvent(event.id, event.attempts, now, new Date(now.getTime() + LEASE_MS)))) return;
   const attempts = event.attempts + 1;
   try {
+    if (event.type === "organization.deleted") await deps.apiKeys.deleteOrganizationKeys(event.organizationId);
     await deps.webhooks.publish({ id: event.id, type: event.type, occurredAt: event.occurredAt, payloadJson: event.payload });
   } catch (error) {
     const delay = retryDelay(attempts, BACKOFF);

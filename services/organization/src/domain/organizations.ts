@@ -12,7 +12,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type MemberWithUser, requireLiveMembe
 import type { Caller, Registry } from "./ports.js";
 import { undoOnFailure } from "./undo.js";
 
-type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "users" | "sessions" | "apiKeys" | "now" | "log">;
 
 export interface FullOrganization {
   organization: OrganizationRecord;
@@ -97,6 +97,13 @@ export async function deleteOrganization(deps: Deps, caller: Caller, organizatio
   // members make again with set-active.
   await deps.sessions.clearActiveOrganization(organizationId);
   await deps.store.deleteOrganization(organizationId, actor);
+  // Its API keys stop verifying before the answer; when identity cannot be reached, the organization.deleted
+  // event written with the deletion carries the same call, retried until it lands (organization-events.ts).
+  try {
+    await deps.apiKeys.deleteOrganizationKeys(organizationId);
+  } catch (error) {
+    deps.log.warn("deleted organization's api keys left to the event worker", { organizationId, error: error instanceof Error ? error.message : String(error) });
+  }
   // And again after it, for a set-active that came between the two. The deletion is kept either way: one
   // that fails here leaves a session naming a deleted organization, which every read refuses like any other.
   try {

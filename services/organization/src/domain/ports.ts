@@ -55,6 +55,12 @@ export interface WebhooksPort {
   publish(event: { id: string; type: string; occurredAt: Date; payloadJson: string }): Promise<void>;
 }
 
+/** identity's API keys, as a deleted organization's reach them (docs/adr/0075-api-keys.md). */
+export interface ApiKeysPort {
+  /** Deletes every key the organization owns (DeleteOrganizationApiKeys); a repeat deletes nothing. */
+  deleteOrganizationKeys(organizationId: string): Promise<void>;
+}
+
 export interface InvitationMailQueue {
   /** Asks the invitation mail worker for a pass now: called once an invitation and its mail are committed. */
   wake(): void;
@@ -67,6 +73,7 @@ export interface Registry {
   sessions: SessionPort;
   mail: MailPort;
   webhooks: WebhooksPort;
+  apiKeys: ApiKeysPort;
   invitationMails: InvitationMailQueue;
   log: Logger;
   now: () => Date;

@@ -8,6 +8,8 @@ import {
   invitationEvent,
   memberEvent,
   organizationEvent,
+  teamEvent,
+  teamMemberEvent,
   type ActorCheck,
   type CustomRoleRecord,
   type InvitationMailRecord,
@@ -117,8 +119,9 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       const found = organizations.get(id);
       if (!found) return false;
       checkActor(id, actor);
-      queueEvents(organizationEvent("organization.deleted", found));
-      for (const m of membersOf(id)) members.delete(m.id);
+      const gone = membersOf(id);
+      queueEvents(...gone.map((m) => memberEvent("member.removed", m)), organizationEvent("organization.deleted", found));
+      for (const m of gone) members.delete(m.id);
       dropOrganization(id);
       return true;
     },
@@ -250,7 +253,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (inviterId) found.inviterId = inviterId;
       queueMail(mail);
       const type = answerEventType(status);
-      if (type && type !== "invitation.accepted") queueEvents(invitationEvent(type, found));
+      if (type !== "invitation.accepted") queueEvents(invitationEvent(type, found));
       return true;
     },
     async acceptInvitation(id, member, inviter) {
@@ -273,6 +276,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (nameTaken(team.organizationId, team.name)) throw new AuthError("TEAM_ALREADY_EXISTS");
       if (limit > 0 && teamsOf(team.organizationId).length >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS");
       teams.set(team.id, copy(team));
+      queueEvents(teamEvent("team.created", team));
     },
     async findTeam(id) {
       const found = teams.get(id);
@@ -293,7 +297,9 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (!found) return null;
       checkActor(found.organizationId, actor);
       if (nameTaken(found.organizationId, name, id)) throw new AuthError("TEAM_ALREADY_EXISTS");
+      const renamed = found.name !== name;
       Object.assign(found, { name, updatedAt });
+      if (renamed) queueEvents(teamEvent("team.updated", found));
       return copy(found);
     },
     async deleteTeam(id, actor) {
@@ -301,6 +307,7 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (!found) return false;
       checkActor(found.organizationId, actor);
       dropPlaces((p) => p.teamId === id);
+      queueEvents(teamEvent("team.deleted", found));
       return teams.delete(id);
     },
     async listTeamsOfUser(userId, organizationId) {
@@ -336,12 +343,14 @@ export function createMemoryOrganizationStore(): OrganizationStore {
       if (existing) return copy(existing);
       if (limit > 0 && held.length >= limit) throw new AuthError("TEAM_MEMBER_LIMIT_REACHED");
       places.set(place.id, copy(place));
+      queueEvents(teamMemberEvent("team_member.added", place));
       return copy(place);
     },
     async removeTeamMember(teamId, userId, actor) {
       const found = [...places.values()].find((p) => p.teamId === teamId && p.userId === userId);
       if (!found) return false;
       checkActor(found.organizationId, actor);
+      queueEvents(teamMemberEvent("team_member.removed", found));
       return places.delete(found.id);
     },
     async findDueOrganizationEvents(now, limit) {

@@ -29,6 +29,8 @@ import {
   invitationEvent,
   memberEvent,
   organizationEvent,
+  teamEvent,
+  teamMemberEvent,
   type ActorCheck,
   type InvitationMailRecord,
   type InvitationRecord,
@@ -255,8 +257,10 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         const row = await em.findOne(OrganizationEntity, { id });
         if (!row) return false;
         await checkActor(em, id, actor);
+        // Each member's removal too: a receiver keeping memberships needs no rule for organization.deleted.
+        const gone = await em.find(MemberEntity, { organizationId: id });
         await em.nativeDelete(MemberEntity, { organizationId: id });
-        await queueEvents(em, organizationEvent("organization.deleted", row));
+        await queueEvents(em, ...gone.map((m) => memberEvent("member.removed", toMember(m))), organizationEvent("organization.deleted", row));
         return dropOrganization(em, id);
       });
     },
@@ -392,7 +396,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         if (!row || (await em.nativeUpdate(InvitationEntity, { id, status: "pending" }, changes)) === 0) return false;
         await queueMail(em, mail);
         const type = answerEventType(status);
-        if (type && type !== "invitation.accepted") await queueEvents(em, invitationEvent(type, toInvitation({ ...row, ...changes })));
+        if (type !== "invitation.accepted") await queueEvents(em, invitationEvent(type, toInvitation({ ...row, ...changes })));
         return true;
       };
       if (!actor && !mail) return store.em().transactional(answer);
@@ -433,6 +437,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           if (await em.count(TeamEntity, { organizationId: team.organizationId, name: team.name })) throw new AuthError("TEAM_ALREADY_EXISTS");
           if (limit > 0 && (await em.count(TeamEntity, { organizationId: team.organizationId })) >= limit) throw new AuthError("YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS");
           await em.insert(TeamEntity, team);
+          await queueEvents(em, teamEvent("team.created", team));
         }),
       );
     },
@@ -458,7 +463,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
           await checkActor(em, row.organizationId, actor);
           if (await em.count(TeamEntity, { organizationId: row.organizationId, name, id: { $ne: id } })) throw new AuthError("TEAM_ALREADY_EXISTS");
           await em.nativeUpdate(TeamEntity, { id }, { name, updatedAt });
-          return toTeam({ ...row, name, updatedAt });
+          const renamed = toTeam({ ...row, name, updatedAt });
+          if (row.name !== name) await queueEvents(em, teamEvent("team.updated", renamed));
+          return renamed;
         }),
       );
     },
@@ -468,7 +475,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       return locked(team.organizationId, async (em) => {
         await checkActor(em, team.organizationId, actor);
         await em.nativeDelete(TeamMemberEntity, { teamId: id });
-        return (await em.nativeDelete(TeamEntity, { id })) > 0;
+        if ((await em.nativeDelete(TeamEntity, { id })) === 0) return false;
+        await queueEvents(em, teamEvent("team.deleted", toTeam(team)));
+        return true;
       });
     },
     async listTeamsOfUser(userId, organizationId) {
@@ -499,6 +508,7 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
         if (existing) return toTeamMember(existing);
         if (limit > 0 && (await em.count(TeamMemberEntity, { teamId: place.teamId })) >= limit) throw new AuthError("TEAM_MEMBER_LIMIT_REACHED");
         await em.insert(TeamMemberEntity, place);
+        await queueEvents(em, teamMemberEvent("team_member.added", place));
         return place;
       });
     },
@@ -507,7 +517,9 @@ export async function openOrganizationStore(url: string): Promise<OrganizationSt
       if (!place) return false;
       return locked(place.organizationId, async (em) => {
         await checkActor(em, place.organizationId, actor);
-        return (await em.nativeDelete(TeamMemberEntity, { teamId, userId })) > 0;
+        if ((await em.nativeDelete(TeamMemberEntity, { teamId, userId })) === 0) return false;
+        await queueEvents(em, teamMemberEvent("team_member.removed", toTeamMember(place)));
+        return true;
       });
     },
     async findDueOrganizationEvents(now, limit) {

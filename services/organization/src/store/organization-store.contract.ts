@@ -471,8 +471,19 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
         await store.deleteMember(member.id);
         expect(await store.deleteMember(member.id)).toBe(false);
         expect(await takeEvents(organization.id)).toEqual([["member.removed", { member: publicMember({ ...member, role: "admin" }) }]]);
+        const stays = aMember(organization.id);
+        await store.addMember(stays);
+        await takeEvents(organization.id);
         await store.deleteOrganization(organization.id);
-        expect(await takeEvents(organization.id)).toEqual([["organization.deleted", { organization: { ...org, name: "Difference Engines" } }]]);
+        const removal = await takeEvents(organization.id);
+        expect(removal).toHaveLength(3);
+        expect(removal).toEqual(
+          expect.arrayContaining([
+            ["member.removed", { member: publicMember(owner) }],
+            ["member.removed", { member: publicMember(stays) }],
+            ["organization.deleted", { organization: { ...org, name: "Difference Engines" } }],
+          ]),
+        );
       });
 
       it("records invitations without their id; a refused change records nothing", async () => {
@@ -503,6 +514,15 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
           ["invitation.canceled", { invitation: publicInvitation(canceled, "canceled") }],
           ["invitation.rejected", { invitation: publicInvitation(rejected, "rejected") }],
         ]);
+        // A resend: still pending, with its new expiry and inviter.
+        const resent = anInvitation(organization.id);
+        await store.createInvitation(resent);
+        await takeEvents(organization.id);
+        const inviterId = newId();
+        await store.answerInvitation(resent.id, "pending", { expiresAt: at(86_400_000), inviterId });
+        expect(await takeEvents(organization.id)).toEqual([
+          ["invitation.resent", { invitation: { ...publicInvitation(resent), inviterId, expiresAt: at(86_400_000).toISOString() } }],
+        ]);
       });
 
       it("a deleted user's removals: member.removed, the successor's member.updated, a last member's organization.deleted, their invitations canceled", async () => {
@@ -522,6 +542,29 @@ export function organizationStoreContract(backend: string, open: () => Promise<O
           ["member.updated", { member: publicMember({ ...admin, role: "owner" }), previousRole: "admin" }],
         ]);
         expect((await takeEvents(alone.id)).map(([type]) => type)).toEqual(["member.removed", "organization.deleted"]);
+      });
+
+      it("records each team change and each team place given or taken; a repeat or a same-name rename records nothing", async () => {
+        const { organization, owner } = await created();
+        await takeEvents(organization.id);
+        const team = aTeam(organization.id);
+        await store.createTeam(team, 0);
+        const publicTeam = { id: team.id, organizationId: organization.id, name: team.name };
+        expect(await takeEvents(organization.id)).toEqual([["team.created", { team: publicTeam }]]);
+        await store.renameTeam(team.id, "Analytical", at(5));
+        await store.renameTeam(team.id, "Analytical", at(6));
+        expect(await takeEvents(organization.id)).toEqual([["team.updated", { team: { ...publicTeam, name: "Analytical" } }]]);
+        const place = aPlace(team, owner.userId);
+        await store.addTeamMember(place, 0);
+        await store.addTeamMember(aPlace(team, owner.userId), 0);
+        const teamMember = { teamId: team.id, organizationId: organization.id, userId: owner.userId };
+        expect(await takeEvents(organization.id)).toEqual([["team_member.added", { teamMember }]]);
+        await store.removeTeamMember(team.id, owner.userId);
+        expect(await store.removeTeamMember(team.id, owner.userId)).toBe(false);
+        expect(await takeEvents(organization.id)).toEqual([["team_member.removed", { teamMember }]]);
+        await store.deleteTeam(team.id);
+        expect(await store.deleteTeam(team.id)).toBe(false);
+        expect(await takeEvents(organization.id)).toEqual([["team.deleted", { team: { ...publicTeam, name: "Analytical" } }]]);
       });
 
       it("leases each event to one deliverer, retries and deletes it", async () => {

@@ -141,7 +141,7 @@ export const memberEvent = (type: "member.added" | "member.updated" | "member.re
   data: { member: publicMember(member), ...(previousRole !== undefined ? { previousRole } : {}) },
 });
 export const invitationEvent = (
-  type: "invitation.created" | "invitation.accepted" | "invitation.rejected" | "invitation.canceled",
+  type: "invitation.created" | "invitation.accepted" | "invitation.rejected" | "invitation.canceled" | "invitation.resent",
   invitation: InvitationRecord,
   member?: MemberRecord,
 ): OrganizationEventDraft => ({
@@ -149,9 +149,21 @@ export const invitationEvent = (
   organizationId: invitation.organizationId,
   data: { invitation: publicInvitation(invitation), ...(member ? { member: publicMember(member) } : {}) },
 });
-/** An answer's event type; a resend (back to pending) records none. */
+const publicTeam = (t: TeamRecord) => ({ id: t.id, organizationId: t.organizationId, name: t.name });
+const publicPlace = (p: TeamMemberRecord) => ({ teamId: p.teamId, organizationId: p.organizationId, userId: p.userId });
+export const teamEvent = (type: "team.created" | "team.updated" | "team.deleted", team: TeamRecord): OrganizationEventDraft => ({
+  type,
+  organizationId: team.organizationId,
+  data: { team: publicTeam(team) },
+});
+export const teamMemberEvent = (type: "team_member.added" | "team_member.removed", place: TeamMemberRecord): OrganizationEventDraft => ({
+  type,
+  organizationId: place.organizationId,
+  data: { teamMember: publicPlace(place) },
+});
+/** An answer's event type; a resend keeps the invitation pending, with a new expiry (and inviter). */
 export const answerEventType = (status: InvitationStatus) =>
-  status === "accepted" ? "invitation.accepted" : status === "rejected" ? "invitation.rejected" : status === "canceled" ? "invitation.canceled" : null;
+  status === "accepted" ? "invitation.accepted" : status === "rejected" ? "invitation.rejected" : status === "canceled" ? "invitation.canceled" : "invitation.resent";
 
 /** A role an organization defined at run time (docs/organizations.md#custom-roles). */
 export interface CustomRoleRecord {

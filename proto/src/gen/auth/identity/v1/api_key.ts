@@ -202,6 +202,15 @@ export interface VerifyApiKeyResponse {
   retryAfterMs: string;
 }
 
+export interface DeleteOrganizationApiKeysRequest {
+  organizationId: string;
+}
+
+export interface DeleteOrganizationApiKeysResponse {
+  /** How many keys this call deleted (0 on a repeat). */
+  deleted: number;
+}
+
 function createBaseApiKeyActions(): ApiKeyActions {
   return { actions: [] };
 }
@@ -2590,6 +2599,154 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
   },
 };
 
+function createBaseDeleteOrganizationApiKeysRequest(): DeleteOrganizationApiKeysRequest {
+  return { organizationId: "" };
+}
+
+export const DeleteOrganizationApiKeysRequest: MessageFns<DeleteOrganizationApiKeysRequest> = {
+  encode(message: DeleteOrganizationApiKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationApiKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationApiKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationApiKeysRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOrganizationApiKeysRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationApiKeysRequest>, I>>(
+    base?: I,
+  ): DeleteOrganizationApiKeysRequest {
+    return DeleteOrganizationApiKeysRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationApiKeysRequest>, I>>(
+    object: I,
+  ): DeleteOrganizationApiKeysRequest {
+    const message = createBaseDeleteOrganizationApiKeysRequest();
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOrganizationApiKeysResponse(): DeleteOrganizationApiKeysResponse {
+  return { deleted: 0 };
+}
+
+export const DeleteOrganizationApiKeysResponse: MessageFns<DeleteOrganizationApiKeysResponse> = {
+  encode(message: DeleteOrganizationApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deleted !== 0) {
+      writer.uint32(8).int32(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationApiKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationApiKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deleted = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOrganizationApiKeysResponse {
+    return { deleted: isSet(object.deleted) ? globalThis.Number(object.deleted) : 0 };
+  },
+
+  toJSON(message: DeleteOrganizationApiKeysResponse): unknown {
+    const obj: any = {};
+    if (message.deleted !== 0) {
+      obj.deleted = Math.round(message.deleted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteOrganizationApiKeysResponse>, I>>(
+    base?: I,
+  ): DeleteOrganizationApiKeysResponse {
+    return DeleteOrganizationApiKeysResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteOrganizationApiKeysResponse>, I>>(
+    object: I,
+  ): DeleteOrganizationApiKeysResponse {
+    const message = createBaseDeleteOrganizationApiKeysResponse();
+    message.deleted = object.deleted ?? 0;
+    return message;
+  },
+};
+
 /**
  * API keys (docs/http-api/api-keys.md, docs/adr/0075-api-keys.md), served by the identity process. A key
  * belongs to a user or to an organization; identity keeps only its keyed hash. The management RPCs act for
@@ -2692,6 +2849,24 @@ export const ApiKeyServiceService = {
       Buffer.from(VerifyApiKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): VerifyApiKeyResponse => VerifyApiKeyResponse.decode(value),
   },
+  /**
+   * DeleteOrganizationApiKeys deletes every key an organization owns, once the organization is deleted: the
+   * organization service's alone, from its event outbox (docs/adr/0075-api-keys.md). Idempotent: a repeat
+   * deletes nothing. Errors: VALIDATION_ERROR (no organization id).
+   */
+  deleteOrganizationApiKeys: {
+    path: "/auth.identity.v1.ApiKeyService/DeleteOrganizationApiKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationApiKeysRequest): Buffer =>
+      Buffer.from(DeleteOrganizationApiKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationApiKeysRequest =>
+      DeleteOrganizationApiKeysRequest.decode(value),
+    responseSerialize: (value: DeleteOrganizationApiKeysResponse): Buffer =>
+      Buffer.from(DeleteOrganizationApiKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOrganizationApiKeysResponse =>
+      DeleteOrganizationApiKeysResponse.decode(value),
+  },
 } as const;
 
 export interface ApiKeyServiceServer extends UntypedServiceImplementation {
@@ -2727,6 +2902,12 @@ export interface ApiKeyServiceServer extends UntypedServiceImplementation {
    * KEY_NOT_FOUND; a key past its rate limit RATE_LIMIT_EXCEEDED. Never an RPC error for a bad key.
    */
   verifyApiKey: handleUnaryCall<VerifyApiKeyRequest, VerifyApiKeyResponse>;
+  /**
+   * DeleteOrganizationApiKeys deletes every key an organization owns, once the organization is deleted: the
+   * organization service's alone, from its event outbox (docs/adr/0075-api-keys.md). Idempotent: a repeat
+   * deletes nothing. Errors: VALIDATION_ERROR (no organization id).
+   */
+  deleteOrganizationApiKeys: handleUnaryCall<DeleteOrganizationApiKeysRequest, DeleteOrganizationApiKeysResponse>;
 }
 
 export interface ApiKeyServiceClient extends Client1 {
@@ -2859,6 +3040,26 @@ export interface ApiKeyServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: VerifyApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteOrganizationApiKeys deletes every key an organization owns, once the organization is deleted: the
+   * organization service's alone, from its event outbox (docs/adr/0075-api-keys.md). Idempotent: a repeat
+   * deletes nothing. Errors: VALIDATION_ERROR (no organization id).
+   */
+  deleteOrganizationApiKeys(
+    request: DeleteOrganizationApiKeysRequest,
+    callback: (error: ServiceError | null, response: DeleteOrganizationApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationApiKeys(
+    request: DeleteOrganizationApiKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOrganizationApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  deleteOrganizationApiKeys(
+    request: DeleteOrganizationApiKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOrganizationApiKeysResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -484,6 +484,23 @@ export interface ListUsersRequest {
   countLimit: number;
 }
 
+export interface RecordSignInFailureBurstRequest {
+  /** Chosen by the gateway per account and window: the same burst reported twice is one event. */
+  eventId: string;
+  /** The email or username the failed sign-ins named, as typed (compared lower-cased). */
+  identifier: string;
+  /** How many failures made the burst, within window_seconds. */
+  failures: number;
+  windowSeconds: number;
+  /** The client IPs the failures came from (at most 20). */
+  ipAddresses: string[];
+  /** When the burst was seen. */
+  at?: Date | undefined;
+}
+
+export interface RecordSignInFailureBurstResponse {
+}
+
 function createBaseAccount(): Account {
   return { id: "", providerId: "", accountId: "", createdAt: undefined, updatedAt: undefined, scopes: [] };
 }
@@ -4355,6 +4372,225 @@ export const ListUsersRequest: MessageFns<ListUsersRequest> = {
   },
 };
 
+function createBaseRecordSignInFailureBurstRequest(): RecordSignInFailureBurstRequest {
+  return { eventId: "", identifier: "", failures: 0, windowSeconds: 0, ipAddresses: [], at: undefined };
+}
+
+export const RecordSignInFailureBurstRequest: MessageFns<RecordSignInFailureBurstRequest> = {
+  encode(message: RecordSignInFailureBurstRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.identifier !== "") {
+      writer.uint32(18).string(message.identifier);
+    }
+    if (message.failures !== 0) {
+      writer.uint32(24).int32(message.failures);
+    }
+    if (message.windowSeconds !== 0) {
+      writer.uint32(32).int32(message.windowSeconds);
+    }
+    for (const v of message.ipAddresses) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.at !== undefined) {
+      Timestamp.encode(toTimestamp(message.at), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSignInFailureBurstRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSignInFailureBurstRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.identifier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.failures = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.windowSeconds = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.ipAddresses.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordSignInFailureBurstRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      identifier: isSet(object.identifier) ? globalThis.String(object.identifier) : "",
+      failures: isSet(object.failures) ? globalThis.Number(object.failures) : 0,
+      windowSeconds: isSet(object.windowSeconds)
+        ? globalThis.Number(object.windowSeconds)
+        : isSet(object.window_seconds)
+        ? globalThis.Number(object.window_seconds)
+        : 0,
+      ipAddresses: globalThis.Array.isArray(object?.ipAddresses)
+        ? object.ipAddresses.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ip_addresses)
+        ? object.ip_addresses.map((e: any) => globalThis.String(e))
+        : [],
+      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+    };
+  },
+
+  toJSON(message: RecordSignInFailureBurstRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.identifier !== "") {
+      obj.identifier = message.identifier;
+    }
+    if (message.failures !== 0) {
+      obj.failures = Math.round(message.failures);
+    }
+    if (message.windowSeconds !== 0) {
+      obj.windowSeconds = Math.round(message.windowSeconds);
+    }
+    if (message.ipAddresses?.length) {
+      obj.ipAddresses = message.ipAddresses;
+    }
+    if (message.at !== undefined) {
+      obj.at = message.at.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordSignInFailureBurstRequest>, I>>(base?: I): RecordSignInFailureBurstRequest {
+    return RecordSignInFailureBurstRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordSignInFailureBurstRequest>, I>>(
+    object: I,
+  ): RecordSignInFailureBurstRequest {
+    const message = createBaseRecordSignInFailureBurstRequest();
+    message.eventId = object.eventId ?? "";
+    message.identifier = object.identifier ?? "";
+    message.failures = object.failures ?? 0;
+    message.windowSeconds = object.windowSeconds ?? 0;
+    message.ipAddresses = object.ipAddresses?.map((e) => e) || [];
+    message.at = object.at ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRecordSignInFailureBurstResponse(): RecordSignInFailureBurstResponse {
+  return {};
+}
+
+export const RecordSignInFailureBurstResponse: MessageFns<RecordSignInFailureBurstResponse> = {
+  encode(_: RecordSignInFailureBurstResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSignInFailureBurstResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSignInFailureBurstResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordSignInFailureBurstResponse {
+    return {};
+  },
+
+  toJSON(_: RecordSignInFailureBurstResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordSignInFailureBurstResponse>, I>>(
+    base?: I,
+  ): RecordSignInFailureBurstResponse {
+    return RecordSignInFailureBurstResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordSignInFailureBurstResponse>, I>>(
+    _: I,
+  ): RecordSignInFailureBurstResponse {
+    const message = createBaseRecordSignInFailureBurstResponse();
+    return message;
+  },
+};
+
 /**
  * Identity owns users, accounts and passwords. Its process serves five services on one port: this one
  * (users: sign-up and sign-in, email verification, password reset, the signed-in user's own profile,
@@ -4408,6 +4644,25 @@ export const IdentityServiceService = {
     responseSerialize: (value: SignInUsernameResponse): Buffer =>
       Buffer.from(SignInUsernameResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SignInUsernameResponse => SignInUsernameResponse.decode(value),
+  },
+  /**
+   * RecordSignInFailureBurst: the gateway saw a burst of failed sign-ins naming one email or username
+   * (docs/adr/0032-security-events-reported-by-gateway.md). When it names a user, identity writes the
+   * webhook event user.sign_in_failed_burst to its user event outbox under event_id (a repeat writes
+   * nothing); otherwise nothing. Answers the same either way. Errors: VALIDATION_ERROR.
+   */
+  recordSignInFailureBurst: {
+    path: "/auth.identity.v1.IdentityService/RecordSignInFailureBurst" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordSignInFailureBurstRequest): Buffer =>
+      Buffer.from(RecordSignInFailureBurstRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordSignInFailureBurstRequest =>
+      RecordSignInFailureBurstRequest.decode(value),
+    responseSerialize: (value: RecordSignInFailureBurstResponse): Buffer =>
+      Buffer.from(RecordSignInFailureBurstResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordSignInFailureBurstResponse =>
+      RecordSignInFailureBurstResponse.decode(value),
   },
   /** GetUser reads one user by id. Errors: USER_NOT_FOUND. */
   getUser: {
@@ -4597,6 +4852,13 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Errors: INVALID_USERNAME_OR_PASSWORD, FAILED_TO_CREATE_SESSION.
    */
   signInUsername: handleUnaryCall<SignInUsernameRequest, SignInUsernameResponse>;
+  /**
+   * RecordSignInFailureBurst: the gateway saw a burst of failed sign-ins naming one email or username
+   * (docs/adr/0032-security-events-reported-by-gateway.md). When it names a user, identity writes the
+   * webhook event user.sign_in_failed_burst to its user event outbox under event_id (a repeat writes
+   * nothing); otherwise nothing. Answers the same either way. Errors: VALIDATION_ERROR.
+   */
+  recordSignInFailureBurst: handleUnaryCall<RecordSignInFailureBurstRequest, RecordSignInFailureBurstResponse>;
   /** GetUser reads one user by id. Errors: USER_NOT_FOUND. */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
@@ -4719,6 +4981,27 @@ export interface IdentityServiceClient extends Client1 {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SignInUsernameResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RecordSignInFailureBurst: the gateway saw a burst of failed sign-ins naming one email or username
+   * (docs/adr/0032-security-events-reported-by-gateway.md). When it names a user, identity writes the
+   * webhook event user.sign_in_failed_burst to its user event outbox under event_id (a repeat writes
+   * nothing); otherwise nothing. Answers the same either way. Errors: VALIDATION_ERROR.
+   */
+  recordSignInFailureBurst(
+    request: RecordSignInFailureBurstRequest,
+    callback: (error: ServiceError | null, response: RecordSignInFailureBurstResponse) => void,
+  ): ClientUnaryCall;
+  recordSignInFailureBurst(
+    request: RecordSignInFailureBurstRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordSignInFailureBurstResponse) => void,
+  ): ClientUnaryCall;
+  recordSignInFailureBurst(
+    request: RecordSignInFailureBurstRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordSignInFailureBurstResponse) => void,
   ): ClientUnaryCall;
   /** GetUser reads one user by id. Errors: USER_NOT_FOUND. */
   getUser(
