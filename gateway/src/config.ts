@@ -99,6 +99,11 @@ const schema = z.object({
   GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GATEWAY_SESSION_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   GATEWAY_SESSION_JWT_HEADER: env.bool(false),
+  // The secret of a better-auth app whose sessions were imported: its signed cookies stay signed-in sessions.
+  GATEWAY_IMPORTED_COOKIE_SECRET: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
@@ -143,6 +148,11 @@ export interface GatewayConfig {
   sessionCacheSize: number;
   /** GATEWAY_SESSION_JWT_HEADER: get-session answers a session JWT in `set-auth-jwt` (one signing call each). */
   sessionJwtHeader: boolean;
+  /**
+   * GATEWAY_IMPORTED_COOKIE_SECRET: the better-auth secret whose session cookies (better-auth's signature
+   * encoding) are accepted beside ours (docs/adr/0079-importing-a-better-auth-database.md).
+   */
+  importedCookieSecret?: string;
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
@@ -190,6 +200,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     timeouts: { requestMs: c.GATEWAY_REQUEST_TIMEOUT_MS, headersMs: Math.min(c.GATEWAY_HEADERS_TIMEOUT_MS, c.GATEWAY_REQUEST_TIMEOUT_MS) },
     sessionCacheSize: c.GATEWAY_SESSION_CACHE_SIZE,
     sessionJwtHeader: c.GATEWAY_SESSION_JWT_HEADER,
+    importedCookieSecret: c.GATEWAY_IMPORTED_COOKIE_SECRET,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,
