@@ -141,8 +141,9 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
     const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
     const context: ImportContext = { source, schema, env: options.env, secrets: options.secrets, toUser: (row) => toUser(row, extra) };
     const present = importers.filter((importer) => schema.present.has(importer.table));
-    const totals = await Promise.all(present.map((importer) => source.count(importer.table)));
-    const total = totals.reduce((a, b) => a + b, 0);
+    // One after the other: the PostgreSQL source is one connection.
+    let total = 0;
+    for (const importer of present) total += await source.count(importer.table);
     let done = 0;
     const kinds: KindSummary[] = [];
     for (const importer of present) {
