@@ -14,7 +14,7 @@ import { openSessionImport } from "@auth-platform/session/import/session-import"
 import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
 import { openSource, type Source, type SourceRow } from "./source.js";
 
-/** What a kind's importer gets besides its page: the source (to read related rows) and the schema found. */
+/** What a kind's importer gets besides its page: the source (to look up related rows) and the schema found. */
 export interface ImportContext {
   source: Source;
   schema: SchemaCheck;
@@ -135,11 +135,13 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
   const importers = options.importers ?? IMPORTERS;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const source = await openSource(options.from);
+  // A connection of its own for the rows a writer looks up, beside the paging one.
+  const lookups = await openSource(options.from);
   try {
     const fieldConfig = identityConfig(options.env).userFields;
     const schema = checkSchema(await source.tables(), Object.keys(fieldConfig));
     const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
-    const context: ImportContext = { source, schema, env: options.env, secrets: options.secrets, toUser: (row) => toUser(row, extra) };
+    const context: ImportContext = { source: lookups, schema, env: options.env, secrets: options.secrets, toUser: (row) => toUser(row, extra) };
     const present = importers.filter((importer) => schema.present.has(importer.table));
     // One after the other: the PostgreSQL source is one connection.
     let total = 0;
@@ -151,18 +153,20 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
       kinds.push(summary);
       const writer = options.dryRun ? undefined : await importer.open(context);
       try {
-        let after: string | null = null;
+        // The next page is read while this one is written: the source and the targets are different databases.
+        let next = source.page(importer.table, null, batchSize);
         for (;;) {
-          const rows = await source.page(importer.table, after, batchSize);
+          const rows = await next;
           if (!rows.length) break;
-          after = String(rows[rows.length - 1]!.id);
+          next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize);
+          // Handled here too: if this page's write fails, the read in flight must not crash the process.
+          next.catch(() => undefined);
           const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
           summary.read += rows.length;
           summary.written += outcome.written;
           for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
           done += rows.length;
           options.progress?.(done, total, importer.kind);
-          if (rows.length < batchSize) break;
         }
       } finally {
         await writer?.close();
@@ -171,6 +175,7 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
     return { dryRun: options.dryRun ?? false, kinds, ignoredUserColumns: schema.ignoredUserColumns };
   } finally {
     await source.close();
+    await lookups.close();
   }
 }
 
