@@ -8,19 +8,21 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/import-better-auth.ts
  *
  * (TEST_DATABASE_URL is used when BENCH_DATABASE_URL is not set.) The three databases are dropped at the
- * end. BENCH_BATCH_SIZE: the command's --batch-size (default its own).
+ * end. BENCH_BATCH_SIZE: the command's --batch-size (default its own). BENCH_IMPORT_ENTRY: a built file to
+ * run on plain node instead (dist/import-better-auth.js after `npm run build`).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { ROOT } from "../deploy/processes.js";
+import { NODE_FLAGS, ROOT } from "../deploy/processes.js";
 import { hashPassword } from "../services/identity/src/password.js";
 import { LOWER_ALPHANUMERIC, randomString } from "../services/runtime/src/random.js";
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
 const BATCH = process.env.BENCH_BATCH_SIZE;
+const BUILT = process.env.BENCH_IMPORT_ENTRY;
 if (!ADMIN_URL) throw new Error("set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL URL");
 
 const SOURCE_SCHEMA = `
@@ -67,7 +69,9 @@ async function generate(url: string): Promise<void> {
 function runImport(env: Record<string, string>, from: string): Promise<{ seconds: number; peakMiB: number; output: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const args = ["--import", "tsx", join(ROOT, "deploy/import-better-auth/main.ts"), "--from", from, ...(BATCH ? ["--batch-size", BATCH] : [])];
+    const entry = BUILT ? [BUILT] : ["--import", "tsx", join(ROOT, "deploy/import-better-auth/main.ts")];
+    // The flags the command runs with in the image and the chart.
+    const args = [...NODE_FLAGS["import-better-auth"], ...entry, "--from", from, ...(BATCH ? ["--batch-size", BATCH] : [])];
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     let peakKiB = 0;

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { runMain } from "@auth-platform/runtime/main";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BATCH_SIZE, formatSummary, importBetterAuth, secretsFromEnv } from "./run.js";
+import { UnknownSchemaError } from "./schema.js";
 
 const USAGE = "usage: import-better-auth --from <SQLite file or postgres:// URL> [--dry-run] [--batch-size N] (BETTER_AUTH_SECRET: the old app's secret)";
 
@@ -29,6 +30,11 @@ runMain("import-better-auth", async () => {
     dryRun: values["dry-run"] ?? false,
     batchSize,
     progress: progress.update,
+  }).catch((error: unknown) => {
+    // The operator's answer is the message (what is missing, what was found), not a stack.
+    if (!(error instanceof UnknownSchemaError)) throw error;
+    process.stderr.write(`import-better-auth: ${error.message}\n`);
+    process.exit(2);
   });
   progress.end();
   process.stdout.write(formatSummary(summary));
