@@ -84,13 +84,19 @@ export const IMPORTERS: KindImporter[] = [
     inspect: expiredSessions,
     async open(context) {
       const writer = await openSessionImport(sessionConfig(context.env));
+      // Only users identity holds: one skipped there (an email taken by another user) gets no session here.
+      const identity = await openIdentityImport(identityConfig(context.env), context.secrets);
       return {
         async write(rows) {
           const sessions = rows.map(toSession);
-          const users = await context.source.where("user", "id", [...new Set(sessions.map((s) => s.userId))]);
+          const present = await identity.presentUsers([...new Set(sessions.map((s) => s.userId))]);
+          const users = await context.source.where("user", "id", [...present]);
           return writer.importSessions(sessions, new Map(users.map((row) => [String(row.id), context.toUser(row)])));
         },
-        close: () => writer.close(),
+        async close() {
+          await writer.close();
+          await identity.close();
+        },
       };
     },
   },

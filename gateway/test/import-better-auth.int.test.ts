@@ -102,6 +102,37 @@ describe("import from better-auth", () => {
     expect(sessions.body).toHaveLength(3);
   });
 
+  it("a user whose email is taken here is skipped, with their sessions", async () => {
+    const signUp = await platform.client().post("/sign-up/email", { email: "erin@example.com", password: "erins-new-password", name: "Erin here" });
+    expect(signUp.status).toBe(200);
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(file);
+    const at = new Date().toISOString();
+    db.prepare(`insert into "user" ("id", "name", "email", "emailVerified", "createdAt", "updatedAt") values (?, ?, ?, 0, ?, ?)`).run(
+      "clash-user",
+      "Erin there",
+      "erin@example.com",
+      at,
+      at,
+    );
+    const expires = new Date(Date.now() + 86_400_000).toISOString();
+    db.prepare(`insert into "session" ("id", "token", "userId", "expiresAt", "createdAt", "updatedAt") values (?, ?, ?, ?, ?, ?)`).run(
+      "clash-session",
+      "clash-token-0123456789abcdef",
+      "clash-user",
+      expires,
+      at,
+      at,
+    );
+    db.close();
+    const summary = await runImport();
+    const kinds = Object.fromEntries(summary.kinds.map((k) => [k.kind, k]));
+    expect(kinds.users!.skipped).toEqual({ "users: email already used by another user": 1 });
+    expect(kinds.sessions!.skipped).toMatchObject({ "sessions: their user was not imported": 1 });
+    const res = await platform.client().get("/get-session", { authorization: "Bearer clash-token-0123456789abcdef" });
+    expect(res.body).toBeNull();
+  });
+
   it("a database that is not better-auth's is refused, naming what is missing", async () => {
     const other = join(dir, "other.db");
     const { DatabaseSync } = await import("node:sqlite");

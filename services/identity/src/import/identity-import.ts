@@ -21,6 +21,8 @@ export interface IdentityImport {
   importUsers(users: ImportedUser[]): Promise<ImportOutcome>;
   importAccounts(accounts: ImportedAccount[]): Promise<ImportOutcome>;
   importTwoFactors(enrolments: ImportedTwoFactor[]): Promise<ImportOutcome>;
+  /** Which of these users are in the store (a session is imported only for them). */
+  presentUsers(ids: string[]): Promise<Set<string>>;
   close(): Promise<void>;
 }
 
@@ -210,6 +212,8 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
       outcome.written = enrolled.length;
       return outcome;
     },
+
+    presentUsers: async (ids) => new Set((await store.em().find(UserEntity, { id: { $in: ids } }, { fields: ["id"] })).map((u) => u.id)),
 
     close: () => store.close(),
   };
