@@ -9,7 +9,7 @@ MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*
 .PHONY: install dev test test-fast typecheck lint format gen check-gen check-proto-compat bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
   bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag bench-scim-provisioning bench-sso-sign-in bench-peer bench-jwt-verify \
-  bench-api-key-verify
+  bench-api-key-verify bench-import-better-auth
 
 $(STAMP): $(MANIFESTS)
 	npm ci --no-audit --no-fund
@@ -72,6 +72,8 @@ bench-overload: install
 	cd bench && BENCH_AUTH_CONNECTIONS=200 BENCH_AUTH_CLIENT=both tsx run.ts sign-in $(BENCH_CACHE)
 bench-footprint: install
 	cd bench && tsx footprint.ts both
+bench-import-better-auth: install
+	cd bench && tsx import-better-auth.ts
 bench-enumeration: install
 	cd bench && tsx enumeration.ts
 bench-revocation-lag: install

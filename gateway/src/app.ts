@@ -84,6 +84,7 @@ export function createApp(deps: AppDeps): express.Express {
       clients: deps.clients,
       jar,
       secret: config.secret,
+      importedCookieSecret: config.importedCookieSecret,
       sharedCache: deps.sharedSessionCache,
       memory: deps.sessionMemory,
       log,

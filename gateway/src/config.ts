@@ -101,6 +101,11 @@ const schema = z.object({
   GATEWAY_SESSION_JWT_HEADER: env.bool(false),
   GATEWAY_FAILURE_BURST_THRESHOLD: z.coerce.number().int().min(2).max(10_000).default(5),
   GATEWAY_FAILURE_BURST_WINDOW_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
+  // The secret of a better-auth app whose sessions were imported: its signed cookies stay signed-in sessions.
+  GATEWAY_IMPORTED_COOKIE_SECRET: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
   IDENTITY_SERVICE_URL: z.string().min(1).default("127.0.0.1:50051"),
   SESSION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50052"),
   NOTIFICATION_SERVICE_URL: z.string().min(1).default("127.0.0.1:50056"),
@@ -150,6 +155,11 @@ export interface GatewayConfig {
    * two-factor codes) of one account or IP within one window, reported once per window.
    */
   failureBurst: { threshold: number; windowMs: number };
+  /**
+   * GATEWAY_IMPORTED_COOKIE_SECRET: the better-auth secret whose session cookies (better-auth's signature
+   * encoding) are accepted beside ours (docs/adr/0079-importing-a-better-auth-database.md).
+   */
+  importedCookieSecret?: string;
   identityServiceUrl: string;
   sessionServiceUrl: string;
   notificationServiceUrl: string;
@@ -198,6 +208,7 @@ export function gatewayConfig(source: Record<string, string | undefined>): Gatew
     sessionCacheSize: c.GATEWAY_SESSION_CACHE_SIZE,
     sessionJwtHeader: c.GATEWAY_SESSION_JWT_HEADER,
     failureBurst: { threshold: c.GATEWAY_FAILURE_BURST_THRESHOLD, windowMs: c.GATEWAY_FAILURE_BURST_WINDOW_SECONDS * 1000 },
+    importedCookieSecret: c.GATEWAY_IMPORTED_COOKIE_SECRET,
     identityServiceUrl: c.IDENTITY_SERVICE_URL,
     sessionServiceUrl: c.SESSION_SERVICE_URL,
     notificationServiceUrl: c.NOTIFICATION_SERVICE_URL,

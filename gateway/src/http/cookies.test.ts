@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
-import { clearSessionCookies, cookieJar, hasDontRemember, parseCookies, setSessionCookie, sign, unsign } from "./cookies.js";
+import { createHmac } from "node:crypto";
+import { clearSessionCookies, cookieJar, hasDontRemember, parseCookies, setSessionCookie, sign, unsign, unsignImported } from "./cookies.js";
 
 const SECRET = "unit-test-secret-0123456789-0123456789";
 const TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz012345";
@@ -187,5 +188,21 @@ describe("clearSessionCookies", () => {
       { name: "__Secure-better-auth.session_token", value: "", attributes: ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", "Secure"] },
       { name: "__Secure-better-auth.dont_remember", value: "", attributes: ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", "Secure"] },
     ]);
+  });
+});
+
+describe("unsignImported", () => {
+  // A better-auth server's signed cookie value: the HMAC-SHA256 in standard base64 (gateway/test/import-better-auth.int.test.ts uses real ones).
+  const theirs = (value: string, secret: string) => `${value}.${createHmac("sha256", secret).update(value).digest("base64")}`;
+
+  it("accepts the other encoding under the imported secret only", () => {
+    expect(unsignImported(theirs(TOKEN, "old-secret"), "old-secret")).toBe(TOKEN);
+    expect(unsignImported(theirs(TOKEN, "old-secret"), SECRET)).toBeNull();
+    expect(unsignImported(theirs(TOKEN, "old-secret").slice(0, -2), "old-secret")).toBeNull();
+  });
+
+  it("is not fooled by our own encoding, nor ours by theirs", () => {
+    expect(unsignImported(sign(TOKEN, SECRET), SECRET)).toBeNull();
+    expect(unsign(theirs(TOKEN, SECRET), SECRET)).toBeNull();
   });
 });

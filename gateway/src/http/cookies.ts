@@ -21,6 +21,21 @@ export function unsign(signed: string, secret: string): string | null {
   return given.length === expected.length && timingSafeEqual(given, expected) ? value : null;
 }
 
+/**
+ * The token of a cookie a better-auth server signed with `secret`, or null. Its signature is the same
+ * HMAC-SHA256 of the token as ours, in standard base64 with padding (44 characters) rather than base64url:
+ * kept apart from unsign so that our own cookies have one encoding only
+ * (docs/adr/0079-importing-a-better-auth-database.md).
+ */
+export function unsignImported(signed: string, secret: string): string | null {
+  const dot = signed.lastIndexOf(".");
+  if (dot <= 0) return null;
+  const value = signed.slice(0, dot);
+  const given = Buffer.from(signed.slice(dot + 1));
+  const expected = Buffer.from(createHmac("sha256", secret).update(value).digest("base64"));
+  return given.length === expected.length && timingSafeEqual(given, expected) ? value : null;
+}
+
 export function parseCookies(header: string | undefined): Map<string, string> {
   const cookies = new Map<string, string>();
   for (const part of (header ?? "").split(";")) {

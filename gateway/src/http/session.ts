@@ -18,7 +18,7 @@ import { readCachedSession, type RefusedRecord } from "@auth-platform/runtime/se
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { carriedUser } from "@auth-platform/runtime/user-message";
 import type { Clients } from "../clients.js";
-import { type CookieJar, parseCookies, unsign } from "./cookies.js";
+import { type CookieJar, parseCookies, unsign, unsignImported } from "./cookies.js";
 import { type PublicSession, type PublicUser, publicSession, publicUser } from "./public-shapes.js";
 import type { SessionMemory } from "./session-memory.js";
 
@@ -48,6 +48,8 @@ export function sessionResolver(deps: {
   clients: Clients;
   jar: CookieJar;
   secret: string;
+  /** The secret of an imported better-auth app, whose signed cookies are accepted too (GATEWAY_IMPORTED_COOKIE_SECRET). */
+  importedCookieSecret?: string;
   sharedCache?: KeyValue;
   /** The gateway's own copies (none: every request asks the shared cache or the session service). */
   memory?: SessionMemory;
@@ -57,11 +59,14 @@ export function sessionResolver(deps: {
   const { memory } = deps;
   const { lookup } = tokenLookup(deps.secret);
   const mac = cacheMac(deps.secret);
+  const { importedCookieSecret } = deps;
+  // Ours first; then, when configured, the imported app's encoding under its secret.
+  const verified = (signed: string): string | null => unsign(signed, deps.secret) ?? (importedCookieSecret ? unsignImported(signed, importedCookieSecret) : null);
   const tokenOf = (req: Request): string | null => {
     const bearer = BEARER.exec(req.headers.authorization ?? "")?.[1];
-    if (bearer) return bearer.includes(".") ? unsign(bearer, deps.secret) : bearer;
+    if (bearer) return bearer.includes(".") ? verified(bearer) : bearer;
     const cookie = parseCookies(req.headers.cookie).get(deps.jar.sessionName);
-    return cookie ? unsign(cookie, deps.secret) : null;
+    return cookie ? verified(cookie) : null;
   };
 
   const resolve = async (req: Request, token: string, options: { disableRefresh?: boolean }): Promise<CurrentSession | null> => {

@@ -1,0 +1,212 @@
+/**
+ * The import itself (docs/adr/0079-importing-a-better-auth-database.md): reads the source table by table in
+ * pages and hands each page to the import module of the service that owns that kind of row, opened
+ * through the service's own config loader (its DATABASE_URL, AUTH_SECRET, two-factor keys). Every write is
+ * keyed by the source's ids, so running it again doubles nothing and a stopped run finishes when rerun.
+ */
+import { ConfigError } from "@auth-platform/runtime/config";
+import { type ImportOutcome, emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
+import { identityConfig } from "@auth-platform/identity/config";
+import { openIdentityImport } from "@auth-platform/identity/import/identity-import";
+import type { BetterAuthSecrets } from "@auth-platform/identity/import/better-auth-cipher";
+import { sessionConfig } from "@auth-platform/session/config";
+import { openSessionImport } from "@auth-platform/session/import/session-import";
+import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
+import { openSource, type Source, type SourceRow } from "./source.js";
+
+/** What a kind's importer gets besides its page: the source (to look up related rows) and the schema found. */
+export interface ImportContext {
+  source: Source;
+  schema: SchemaCheck;
+  env: Record<string, string | undefined>;
+  secrets: BetterAuthSecrets;
+  toUser(row: SourceRow): ReturnType<typeof toUser>;
+}
+
+export interface KindWriter {
+  write(rows: SourceRow[]): Promise<ImportOutcome>;
+  close(): Promise<void>;
+}
+
+/**
+ * One kind of row: the source table it is read from and the writer that takes its pages. `open` is not
+ * called on a dry run. Order matters: a kind's rows refer to those of the kinds before it.
+ */
+export interface KindImporter {
+  kind: string;
+  table: string;
+  open(context: ImportContext): Promise<KindWriter>;
+  /** What a dry run can tell of a page without the target (rows the writer would leave out, by reason). */
+  inspect?(rows: SourceRow[]): ImportOutcome;
+}
+
+const expiredSessions = (rows: SourceRow[]): ImportOutcome => {
+  const outcome = emptyOutcome();
+  const now = Date.now();
+  const expired = rows.filter((row) => toSession(row).expiresAt.getTime() <= now).length;
+  skip(outcome, "sessions: expired", expired);
+  outcome.written = rows.length - expired;
+  return outcome;
+};
+
+/**
+ * Every kind this import moves, in order. The organization service's importer (organizations, members,
+ * invitations, teams) plugs in here, after users.
+ */
+export const IMPORTERS: KindImporter[] = [
+  {
+    kind: "users",
+    table: "user",
+    async open(context) {
+      const writer = await openIdentityImport(identityConfig(context.env), context.secrets);
+      return { write: (rows) => writer.importUsers(rows.map(context.toUser)), close: () => writer.close() };
+    },
+  },
+  {
+    kind: "accounts",
+    table: "account",
+    async open(context) {
+      const writer = await openIdentityImport(identityConfig(context.env), context.secrets);
+      return { write: (rows) => writer.importAccounts(rows.map(toAccount)), close: () => writer.close() };
+    },
+  },
+  {
+    kind: "two-factor",
+    table: "twoFactor",
+    async open(context) {
+      const writer = await openIdentityImport(identityConfig(context.env), context.secrets);
+      return { write: (rows) => writer.importTwoFactors(rows.map(toTwoFactor)), close: () => writer.close() };
+    },
+  },
+  {
+    kind: "sessions",
+    table: "session",
+    inspect: expiredSessions,
+    async open(context) {
+      const writer = await openSessionImport(sessionConfig(context.env));
+      // Only users identity holds: one skipped there (an email taken by another user) gets no session here.
+      const identity = await openIdentityImport(identityConfig(context.env), context.secrets);
+      return {
+        async write(rows) {
+          const sessions = rows.map(toSession);
+          const present = await identity.presentUsers([...new Set(sessions.map((s) => s.userId))]);
+          const users = await context.source.where("user", "id", [...present]);
+          return writer.importSessions(sessions, new Map(users.map((row) => [String(row.id), context.toUser(row)])));
+        },
+        async close() {
+          await writer.close();
+          await identity.close();
+        },
+      };
+    },
+  },
+  {
+    // Pending email verifications, password resets and the like: their tokens are better-auth's own
+    // (unhashed identifiers, JWTs) and no link better-auth mailed leads here, so they are counted, not moved.
+    kind: "verifications",
+    table: "verification",
+    inspect: (rows) => ({ written: 0, skipped: { "verifications: pending links of the old app (users ask for a new one)": rows.length } }),
+    async open() {
+      return { write: async (rows) => ({ written: 0, skipped: { "verifications: pending links of the old app (users ask for a new one)": rows.length } }), close: async () => {} };
+    },
+  },
+];
+
+export interface ImportOptions {
+  from: string;
+  env: Record<string, string | undefined>;
+  secrets: BetterAuthSecrets;
+  dryRun?: boolean;
+  batchSize?: number;
+  importers?: KindImporter[];
+  progress?: (done: number, total: number, kind: string) => void;
+}
+
+export interface KindSummary {
+  kind: string;
+  read: number;
+  written: number;
+  skipped: Record<string, number>;
+}
+
+export interface ImportSummary {
+  dryRun: boolean;
+  kinds: KindSummary[];
+  ignoredUserColumns: string[];
+}
+
+export const DEFAULT_BATCH_SIZE = 2000;
+
+export async function importBetterAuth(options: ImportOptions): Promise<ImportSummary> {
+  const importers = options.importers ?? IMPORTERS;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const source = await openSource(options.from);
+  // A connection of its own for the rows a writer looks up, beside the paging one.
+  const lookups = await openSource(options.from);
+  try {
+    const fieldConfig = identityConfig(options.env).userFields;
+    const schema = checkSchema(await source.tables(), Object.keys(fieldConfig));
+    const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
+    const context: ImportContext = { source: lookups, schema, env: options.env, secrets: options.secrets, toUser: (row) => toUser(row, extra) };
+    const present = importers.filter((importer) => schema.present.has(importer.table));
+    // One after the other: the PostgreSQL source is one connection.
+    let total = 0;
+    for (const importer of present) total += await source.count(importer.table);
+    let done = 0;
+    const kinds: KindSummary[] = [];
+    for (const importer of present) {
+      const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {} };
+      kinds.push(summary);
+      const writer = options.dryRun ? undefined : await importer.open(context);
+      try {
+        // The next page is read while this one is written: the source and the targets are different databases.
+        let next = source.page(importer.table, null, batchSize);
+        for (;;) {
+          const rows = await next;
+          if (!rows.length) break;
+          next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize);
+          // Handled here too: if this page's write fails, the read in flight must not crash the process.
+          next.catch(() => undefined);
+          const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
+          summary.read += rows.length;
+          summary.written += outcome.written;
+          for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
+          done += rows.length;
+          options.progress?.(done, total, importer.kind);
+        }
+      } finally {
+        await writer?.close();
+      }
+    }
+    return { dryRun: options.dryRun ?? false, kinds, ignoredUserColumns: schema.ignoredUserColumns };
+  } finally {
+    await source.close();
+    await lookups.close();
+  }
+}
+
+/** The summary as an operator reads it: one line per kind, then the rows left out and why. */
+export function formatSummary(summary: ImportSummary): string {
+  const lines = [summary.dryRun ? "dry run: nothing was written" : "import done"];
+  for (const kind of summary.kinds) {
+    const skipped = Object.values(kind.skipped).reduce((a, b) => a + b, 0);
+    lines.push(`  ${kind.kind}: ${kind.read} read, ${kind.written} ${summary.dryRun ? "to write" : "written"}, ${skipped} skipped`);
+    for (const [reason, count] of Object.entries(kind.skipped)) lines.push(`    ${count} ${reason}`);
+  }
+  if (summary.ignoredUserColumns.length) lines.push(`  user columns not imported (not in IDENTITY_USER_FIELDS): ${summary.ignoredUserColumns.join(", ")}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The old app's secrets from BETTER_AUTH_SECRET and BETTER_AUTH_SECRETS ("version:secret,..."). */
+export function secretsFromEnv(env: Record<string, string | undefined>): { secret: string; versions: Map<number, string> } {
+  const secret = env.BETTER_AUTH_SECRET ?? "";
+  const versions = new Map<number, string>();
+  for (const entry of (env.BETTER_AUTH_SECRETS ?? "").split(",").filter((e) => e.trim())) {
+    const colon = entry.indexOf(":");
+    const version = Number(entry.slice(0, colon).trim());
+    if (colon <= 0 || !Number.isInteger(version)) throw new ConfigError([`BETTER_AUTH_SECRETS: entries must be version:secret (entry ${versions.size + 1})`]);
+    versions.set(version, entry.slice(colon + 1));
+  }
+  if (!secret && !versions.size) throw new ConfigError(["BETTER_AUTH_SECRET: the old app's secret is needed to open its two-factor secrets and encrypted tokens"]);
+  return { secret, versions };
+}
