@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 STAMP := node_modules/.install-stamp
 MANIFESTS := package.json package-lock.json $(wildcard */package.json services/*/package.json packages/*/package.json)
 
-.PHONY: install dev test test-fast typecheck lint format gen check-gen check-proto-compat bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
+.PHONY: install dev test test-fast typecheck lint format gen check-gen check-proto-compat upgrade-test bench clean-data bench-all bench-get-session bench-ok bench-sign-in \
   bench-sign-up bench-mixed bench-pinned bench-overload bench-footprint bench-enumeration bench-scrypt \
   bench-list-users bench-organization-members bench-http2-promotion bench-revocation-lag bench-scim-provisioning bench-sso-sign-in bench-peer bench-jwt-verify \
   bench-api-key-verify bench-import-better-auth
@@ -55,6 +55,12 @@ check-proto-compat: install
 	@if git rev-parse -q --verify "$(PROTO_COMPAT_AGAINST)^{commit}" > /dev/null; then \
 	  cd proto && buf breaking --against "../.git#ref=$(PROTO_COMPAT_AGAINST),subdir=proto" && echo "proto is compatible with $(PROTO_COMPAT_AGAINST)"; \
 	else echo "check-proto-compat: $(PROTO_COMPAT_AGAINST) is not in this clone, skipped"; fi
+
+# A rolling upgrade from the previous release (UPGRADE_FROM, default the last tag, else HEAD~1) and its
+# rollback under traffic, two replicas of every process on TEST_DATABASE_URL and TEST_REDIS_URL: fails on
+# any failed request or signed-out session (scripts/upgrade-test.ts, docs/upgrades.md).
+upgrade-test: install
+	tsx scripts/upgrade-test.ts
 
 bench: install
 	npm run bench -w @auth-platform/bench

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:net";
 import { createInterface } from "node:readline";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -103,7 +103,7 @@ export interface StartOptions {
   env: Record<string, string | undefined>;
   /** Start from this process's environment (default true); false gives the child `env` and PATH only. */
   inheritEnv?: boolean;
-  /** The file to run, relative to the repository root (defaults to the process's entry point); a `.js` file runs on plain node. */
+  /** The file to run, relative to the repository root or absolute (another checkout's build; defaults to the process's entry point); a `.js` file runs on plain node. */
   entry?: string;
   /** A label for output (defaults to the process name). */
   label?: string;
@@ -134,7 +134,7 @@ export async function startProcess(name: ProcessName | string, options: StartOpt
   // child's PID is the service's, so a signal, SIGKILL included, reaches the service.
   const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
   const flags = NODE_FLAGS[name as ProcessName] ?? [];
-  const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...loader, join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...loader, resolve(ROOT, entry)], {
     cwd: ROOT,
     env: {
       ...(options.inheritEnv === false ? {} : process.env),

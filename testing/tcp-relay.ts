@@ -89,3 +89,68 @@ export async function startRelay(targetPort?: number): Promise<Relay> {
     },
   };
 }
+
+/** A round-robin TCP proxy in front of replicas on 127.0.0.1, as a Kubernetes Service is in front of pods. */
+export interface Balancer {
+  port: number;
+  /** Connections each backend port took. */
+  taken: Map<number, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Each new connection goes to the next backend; one that refuses it (a replica stopped, or not yet started
+ * on its port) is skipped for the next. Nothing was sent to a refused backend, so the retry is safe; the
+ * client's bytes wait, paused, until a backend took the connection. When every backend refuses, the client's
+ * connection is closed.
+ */
+export async function startBalancer(backends: readonly number[]): Promise<Balancer> {
+  const sockets = new Set<Socket>();
+  const taken = new Map(backends.map((port) => [port, 0]));
+  let next = 0;
+  const server: Server = createServer((client) => {
+    client.pause();
+    client.on("error", () => undefined);
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    const first = next++ % backends.length;
+    const attempt = (tried: number) => {
+      if (client.destroyed) return;
+      if (tried === backends.length) {
+        client.destroy();
+        return;
+      }
+      const port = backends[(first + tried) % backends.length]!;
+      const upstream = createConnection({ port, host: "127.0.0.1" });
+      upstream.once("error", (error: NodeJS.ErrnoException) => {
+        // Refused happens before any byte went out: the next backend gets the connection.
+        if (error.code === "ECONNREFUSED") attempt(tried + 1);
+        else client.destroy();
+      });
+      upstream.once("connect", () => {
+        taken.set(port, (taken.get(port) ?? 0) + 1);
+        sockets.add(upstream);
+        upstream.on("error", () => undefined);
+        for (const socket of [client, upstream]) {
+          socket.on("close", () => {
+            sockets.delete(socket);
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+        client.pipe(upstream).pipe(client);
+        client.resume();
+      });
+    };
+    attempt(0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    taken,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
