@@ -141,6 +141,9 @@ export interface BetterAuthOrganizationSource {
   invitee: { email: string; invitationId: string };
   organizationId: string;
   rows: BetterAuthOrganizationRows;
+  /** The SQLite file (for the import command) and the users' password. */
+  file: string;
+  password: string;
   /** Runs SQL on the source database (to change a row between two imports). */
   run(sql: string, ...params: SQLInputValue[]): void;
   /** The rows as they are now. */
@@ -245,6 +248,8 @@ export async function betterAuthOrganizationSource(version: "1.1" | "1.7"): Prom
     invitee: { email: inviteeEmail, invitationId: invitation.id },
     organizationId: org.id,
     rows: readRows(db, version),
+    file: join(dir, "app.db"),
+    password: PASSWORD,
     run: (sql, ...params) => void db.prepare(sql).run(...params),
     read: () => readRows(db, version),
     close() {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBetterAuth, type ImportSummary } from "../../deploy/import-better-auth/run.js";
-import { betterAuthSqliteSource, type SourceUser } from "../../testing/better-auth-source.js";
+import { betterAuthOrganizationSource, betterAuthSqliteSource, type SourceUser } from "../../testing/better-auth-source.js";
 import { usePlatform } from "../../testing/use-platform.js";
 
 const OLD_SECRET = "the-old-org-apps-better-auth-secret-0123456789";
@@ -117,5 +117,21 @@ describe("import from better-auth with organizations", () => {
     await expect(importBetterAuth({ from: half, env: platform.env, secrets: { secret: OLD_SECRET } })).rejects.toThrow(
       /the organization plugin's tables are half there: "invitation" missing/,
     );
+  });
+
+  it("a better-auth 1.1 source (no teams, no custom roles) imports its organization too", async () => {
+    const old = await betterAuthOrganizationSource("1.1");
+    try {
+      const kinds = byKind(await importBetterAuth({ from: old.file, env: platform.env, secrets: { secret: OLD_SECRET } }));
+      expect(Object.keys(kinds)).not.toContain("teams");
+      expect(kinds.organizations).toMatchObject({ read: 1, written: 1, skipped: {} });
+      expect(kinds.members).toMatchObject({ read: 3, written: 3, skipped: {} });
+      expect(kinds.invitations).toMatchObject({ read: 2, written: 2, skipped: {} });
+      const client = platform.client();
+      expect((await client.post("/sign-in/email", { email: old.users.admin.email, password: old.password })).status).toBe(200);
+      expect((await client.get(`/organization/get-active-member-role?organizationId=${old.organizationId}`)).body).toEqual({ role: "admin,member" });
+    } finally {
+      old.close();
+    }
   });
 });
