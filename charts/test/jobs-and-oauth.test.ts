@@ -1,4 +1,4 @@
-// The admin bootstrap Job, and the oauth service with its provider credentials.
+// The admin bootstrap Job, the better-auth import Job, and the oauth service with its provider credentials.
 import { readFileSync } from "node:fs";
 import { gatewayConfig } from "../../gateway/src/config.js";
 import { oauthConfig } from "../../services/oauth/src/config.js";
@@ -54,6 +54,41 @@ describe("the admin bootstrap Job", () => {
 
   it("needs an email", () => {
     expect(() => render({ adminBootstrap: { enabled: true } })).toThrow(/adminBootstrap\.email/);
+  });
+});
+
+describe("the better-auth import Job", () => {
+  const values = { importBetterAuth: { enabled: true, sourceSecret: { name: "old-app-db", key: "url" }, betterAuthSecret: { name: "old-app", key: "secret" } } };
+  const objects = render(values);
+  const job = objects.find((o) => o.kind === "Job" && componentOf(o) === "import-better-auth")!;
+  const container = job?.spec.template.spec.containers[0];
+
+  it("is a plain Job an operator enables, not a hook, running the import from the Secrets' source and old secret", () => {
+    expectSchemaValid(objects);
+    expect(job.metadata.annotations?.["helm.sh/hook"]).toBeUndefined();
+    expect(container.command.at(-1)).toBe("dist/import-better-auth.js");
+    expect(container.args).toEqual(["--from", "$(BETTER_AUTH_DATABASE_URL)", "--batch-size", "2000"]);
+    const env = envOf(container);
+    expect(env.get("BETTER_AUTH_DATABASE_URL")?.valueFrom?.secretKeyRef).toEqual({ name: "old-app-db", key: "url" });
+    expect(env.get("BETTER_AUTH_SECRET")?.valueFrom?.secretKeyRef).toEqual({ name: "old-app", key: "secret" });
+    expect(job.spec.template.spec.automountServiceAccountToken).toBe(false);
+  });
+
+  it("has every target store's variables, as the services' own config loaders read them", () => {
+    const env = envOf(container);
+    for (const key of ["IDENTITY_DATABASE_URL", "SESSION_DATABASE_URL", "ORGANIZATION_DATABASE_URL", "AUTH_SECRET", "IDENTITY_TWO_FACTOR_KEYS"]) {
+      expect(env.get(key)?.valueFrom?.secretKeyRef?.name, key).toBe(`${RELEASE.name}-auth-platform-secrets`);
+    }
+    expect(env.get("OAUTH_DATABASE_URL")).toBeUndefined();
+    expect(container.envFrom).toEqual([{ configMapRef: { name: objects.find((o) => o.kind === "ConfigMap")!.metadata.name } }]);
+  });
+
+  it("a dry run passes --dry-run; off by default; refused without its Secrets", () => {
+    const dry = render({ importBetterAuth: { ...values.importBetterAuth, dryRun: true } }).find((o) => o.kind === "Job" && componentOf(o) === "import-better-auth")!;
+    expect(dry.spec.template.spec.containers[0].args).toContain("--dry-run");
+    expect(render().filter((o) => o.kind === "Job" && componentOf(o) === "import-better-auth")).toEqual([]);
+    expect(() => render({ importBetterAuth: { enabled: true, betterAuthSecret: { name: "old-app" } } })).toThrow(/importBetterAuth\.sourceSecret\.name/);
+    expect(() => render({ importBetterAuth: { enabled: true, sourceSecret: { name: "old-app-db" } } })).toThrow(/importBetterAuth\.betterAuthSecret\.name/);
   });
 });
 

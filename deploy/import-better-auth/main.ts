@@ -1,12 +1,13 @@
 /**
- * Operator command: moves a better-auth app's users, accounts, sessions and two-factor enrolments into this
- * platform's stores (docs/importing-from-better-auth.md).
+ * Operator command: moves a better-auth app's users, accounts, sessions, two-factor enrolments and (with its
+ * organization plugin) organizations, teams, members and invitations into this platform's stores
+ * (docs/importing-from-better-auth.md).
  *
  *   npm run import:better-auth -- --from <SQLite file or postgres:// URL> [--dry-run] [--batch-size 2000]
  *   node dist/import-better-auth.js --from ...                                     (from the build)
  *
  * The targets come from the services' own variables (IDENTITY_DATABASE_URL, SESSION_DATABASE_URL,
- * AUTH_SECRET, IDENTITY_TWO_FACTOR_KEYS, IDENTITY_USER_FIELDS); the old app's secret from
+ * ORGANIZATION_DATABASE_URL, ORGANIZATION_ROLES, AUTH_SECRET, IDENTITY_TWO_FACTOR_KEYS, IDENTITY_USER_FIELDS); the old app's secret from
  * BETTER_AUTH_SECRET (and BETTER_AUTH_SECRETS, "version:secret,...", for versioned secrets), never a flag.
  */
 import { parseArgs } from "node:util";

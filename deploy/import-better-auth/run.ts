@@ -11,6 +11,12 @@ import { openIdentityImport } from "@auth-platform/identity/import/identity-impo
 import type { BetterAuthSecrets } from "@auth-platform/identity/import/better-auth-cipher";
 import { sessionConfig } from "@auth-platform/session/config";
 import { openSessionImport } from "@auth-platform/session/import/session-import";
+import {
+  type BetterAuthOrganizationRows,
+  importOrganizationRows,
+  type OrganizationImportReport,
+  openOrganizationImportStoreFromEnv,
+} from "@auth-platform/organization/import/organization-import";
 import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
 import { openSource, type Source, type SourceRow } from "./source.js";
 
@@ -49,9 +55,34 @@ const expiredSessions = (rows: SourceRow[]): ImportOutcome => {
   return outcome;
 };
 
+/** One organization report as the command's outcome: the kind's rows written (created or updated) and the refused ones by reason. */
+function organizationOutcome(report: OrganizationImportReport, kind: keyof OrganizationImportReport["counts"]): ImportOutcome {
+  const outcome: ImportOutcome = { written: report.counts[kind].created + report.counts[kind].updated, skipped: {} };
+  for (const refused of report.skipped) skip(outcome, `${refused.kind}: ${refused.reason}`);
+  return outcome;
+}
+
 /**
- * Every kind this import moves, in order. The organization service's importer (organizations, members,
- * invitations, teams) plugs in here, after users.
+ * A kind of the organization plugin's rows. The organization module reads better-auth's own column names and
+ * either driver's dates, so a source row is handed to it as it is.
+ */
+function organizationImporter(kind: string, table: string, field: keyof BetterAuthOrganizationRows, counted: keyof OrganizationImportReport["counts"]): KindImporter {
+  return {
+    kind,
+    table,
+    async open(context) {
+      const target = await openOrganizationImportStoreFromEnv(context.env);
+      return {
+        write: async (rows) => organizationOutcome(await importOrganizationRows(target, { [field]: rows } as BetterAuthOrganizationRows), counted),
+        close: () => target.close(),
+      };
+    },
+  };
+}
+
+/**
+ * Every kind this import moves, in order. The organization plugin's (when the source has it) come after
+ * users: organizations first, then teams and members before the team members that name both.
  */
 export const IMPORTERS: KindImporter[] = [
   {
@@ -100,6 +131,12 @@ export const IMPORTERS: KindImporter[] = [
       };
     },
   },
+  organizationImporter("organizations", "organization", "organizations", "organization"),
+  organizationImporter("organization roles", "organizationRole", "roles", "role"),
+  organizationImporter("teams", "team", "teams", "team"),
+  organizationImporter("members", "member", "members", "member"),
+  organizationImporter("team members", "teamMember", "teamMembers", "teamMember"),
+  organizationImporter("invitations", "invitation", "invitations", "invitation"),
   {
     // Pending email verifications, password resets and the like: their tokens are better-auth's own
     // (unhashed identifiers, JWTs) and no link better-auth mailed leads here, so they are counted, not moved.

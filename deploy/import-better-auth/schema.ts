@@ -14,10 +14,23 @@ export const REQUIRED = {
   session: ["id", "token", "userId", "expiresAt", "ipAddress", "userAgent", "createdAt", "updatedAt"],
   verification: ["id", "identifier", "value", "expiresAt"],
   twoFactor: ["id", "secret", "backupCodes", "userId"],
+  // The organization plugin (optional); teams (1.7, or member.teamId before) and dynamic roles are its options.
+  organization: ["id", "name", "slug", "logo", "metadata", "createdAt"],
+  member: ["id", "organizationId", "userId", "role", "createdAt"],
+  invitation: ["id", "organizationId", "email", "role", "status", "expiresAt", "inviterId"],
+  team: ["id", "name", "organizationId", "createdAt"],
+  teamMember: ["id", "teamId", "userId"],
+  organizationRole: ["id", "organizationId", "role", "permission", "createdAt"],
 } as const;
 
-/** Tables an import can do without (a plugin not installed). */
-export const OPTIONAL_TABLES = new Set(["twoFactor", "verification"]);
+/** The organization plugin's tables: all of them or none, as the plugin creates them together. */
+const ORGANIZATION_TABLES = ["organization", "member", "invitation"];
+
+/** Tables an import can do without (a plugin or a plugin's option not installed). */
+export const OPTIONAL_TABLES = new Set(["twoFactor", "verification", ...ORGANIZATION_TABLES, "team", "teamMember", "organizationRole"]);
+
+/** An optional table only makes sense beside another: a team member without teams is a shape this importer does not know. */
+const NEEDS: Record<string, string> = { team: "organization", teamMember: "team", organizationRole: "organization" };
 
 /** User columns of better-auth and its plugins that map to our own user fields. */
 const KNOWN_USER_COLUMNS = new Set([
@@ -56,6 +69,16 @@ export function checkSchema(tables: Map<string, Set<string>>, configuredFields: 
     present.add(table);
     const missing = columns.filter((c) => !found.has(c));
     if (missing.length) problems.push(`table "${table}" lacks column(s) ${missing.map((c) => `"${c}"`).join(", ")}`);
+  }
+  const organizationTables = ORGANIZATION_TABLES.filter((table) => tables.has(table));
+  if (organizationTables.length && organizationTables.length < ORGANIZATION_TABLES.length) {
+    const absent = ORGANIZATION_TABLES.filter((table) => !tables.has(table));
+    problems.push(
+      `the organization plugin's tables are half there: ${absent.map((t) => `"${t}"`).join(", ")} missing beside ${organizationTables.map((t) => `"${t}"`).join(", ")}`,
+    );
+  }
+  for (const [table, needed] of Object.entries(NEEDS)) {
+    if (tables.has(table) && !tables.has(needed)) problems.push(`table "${table}" is there without table "${needed}"`);
   }
   if (problems.length) {
     const seen = [...tables.keys()].sort().join(", ") || "none";

@@ -9,15 +9,15 @@ import { workloadEnv } from "../../../testing/certificates.js";
 import { backendLabel } from "../../../testing/databases.js";
 import { usePlatform } from "../../../testing/use-platform.js";
 import { importOrganizationRows, type OrganizationImportStore, openOrganizationImportStoreFromEnv } from "../src/import/organization-import.js";
-import { type BetterAuthSource, makeBetterAuthSource } from "./better-auth-source.js";
+import { type BetterAuthOrganizationSource, betterAuthOrganizationSource } from "../../../testing/better-auth-source.js";
 
 describe(`better-auth organization import through the platform (${backendLabel()})`, () => {
   const platform = usePlatform();
-  let source: BetterAuthSource;
+  let source: BetterAuthOrganizationSource;
   let target: OrganizationImportStore;
 
   beforeAll(async () => {
-    source = await makeBetterAuthSource("1.7");
+    source = await betterAuthOrganizationSource("1.7");
     target = await openOrganizationImportStoreFromEnv(workloadEnv(platform.env, "organization"));
   });
   afterAll(async () => {

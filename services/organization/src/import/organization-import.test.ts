@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../../../../testing/databases.js";
-import { type BetterAuthSource, makeBetterAuthSource } from "../../test/better-auth-source.js";
+import { type BetterAuthOrganizationSource, betterAuthOrganizationSource } from "../../../../testing/better-auth-source.js";
 import { openOrganizationStore } from "../store/mikro-organization-store.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import { importOrganizationRows, type OrganizationImportStore, openOrganizationImportStore } from "./organization-import.js";
@@ -16,11 +16,11 @@ function importSuite(dialect: "sqlite" | "default") {
   let db: TestDatabase;
   let target: OrganizationImportStore;
   let store: OrganizationStore;
-  let v17: BetterAuthSource;
-  let v11: BetterAuthSource;
+  let v17: BetterAuthOrganizationSource;
+  let v11: BetterAuthOrganizationSource;
 
   beforeAll(async () => {
-    [v17, v11] = await Promise.all([makeBetterAuthSource("1.7"), makeBetterAuthSource("1.1")]);
+    [v17, v11] = await Promise.all([betterAuthOrganizationSource("1.7"), betterAuthOrganizationSource("1.1")]);
     db = await createTestDatabase("organization_import", dialect);
     target = await openOrganizationImportStore(db.url);
     store = await openOrganizationStore(db.url);
