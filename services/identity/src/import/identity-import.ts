@@ -5,14 +5,14 @@
  * enrolment is written once. Password hashes are kept as they are: better-auth's scrypt `salt:hash` is the
  * format of password.ts. What the source encrypted with its secret is opened and sealed again as ours is.
  */
-import { raw } from "@mikro-orm/sql";
 import type { ImportedAccount, ImportedTwoFactor, ImportedUser, ImportOutcome } from "@auth-platform/runtime/imported-rows";
 import { emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
+import { bulkInsert } from "@auth-platform/runtime/bulk-insert";
 import { openStore, type Store } from "@auth-platform/runtime/store";
 import type { IdentityConfig } from "../config.js";
 import { providerTokenVault } from "../domain/provider-token-vault.js";
 import { codeHash, seal } from "../domain/secret-box.js";
-import { AccountEntity, BackupCodeEntity, TwoFactorEntity, UserEntity } from "../store/entities.js";
+import { AccountEntity, type AccountRow, BackupCodeEntity, TwoFactorEntity, UserEntity } from "../store/entities.js";
 import { identityMigrations } from "../store/migrations.js";
 import { TWO_FACTOR_ENTITIES } from "../store/mikro-two-factor-store.js";
 import { type BetterAuthSecrets, openBetterAuthValue } from "./better-auth-cipher.js";
@@ -73,15 +73,29 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
   async function takenBy(users: ImportedUser[]): Promise<Map<string, string>> {
     const emails = users.map((u) => u.email);
     const usernames = users.flatMap((u) => (u.username ? [u.username] : []));
-    const existing = await store
+    const existing: Array<{ id: string; email: string; username: string | null }> = await store
       .em()
-      .find(UserEntity, { $or: [{ email: { $in: emails } }, ...(usernames.length ? [{ username: { $in: usernames } }] : [])] }, { fields: ["id", "email", "username"] });
+      .createQueryBuilder(UserEntity)
+      .select(["id", "email", "username"])
+      .where({ $or: [{ email: { $in: emails } }, ...(usernames.length ? [{ username: { $in: usernames } }] : [])] })
+      .execute("all");
     const taken = new Map<string, string>();
     for (const user of users) {
       const clash = existing.find((row) => row.id !== user.id && (row.email === user.email || (user.username !== null && row.username === user.username)));
       if (clash) taken.set(user.id, clash.email === user.email ? "email already used by another user" : "username already used by another user");
     }
     return taken;
+  }
+
+  /** Which of these users are in the store, read as plain rows (no entity made for each). */
+  async function usersPresent(ids: string[]): Promise<Set<string>> {
+    const rows: Array<{ id: string }> = await store
+      .em()
+      .createQueryBuilder(UserEntity)
+      .select(["id"])
+      .where({ id: { $in: ids } })
+      .execute("all");
+    return new Set(rows.map((u) => u.id));
   }
 
   /** A token as we store it: opened when the source encrypted it, then sealed for this account. */
@@ -106,15 +120,16 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
       for (const reason of taken.values()) skip(outcome, `users: ${reason}`);
       const rows = users.filter((u) => !taken.has(u.id)).map((u) => ({ ...u, extraFields: JSON.stringify(u.extraFields), lastSignInAt: null }));
       if (!rows.length) return outcome;
-      const em = store.em();
       // A newer copy replaces an older one; a user changed here since the last run keeps what changed here.
-      await em
-        .createQueryBuilder(UserEntity)
-        .insert(rows)
-        .onConflict("id")
-        .merge([...USER_FIELDS])
-        .where({ updatedAt: { $lt: raw(`excluded."updated_at"`) } })
-        .execute();
+      await store
+        .em()
+        .transactional((tx) =>
+          bulkInsert(
+            tx,
+            { entity: UserEntity, properties: ["id", ...USER_FIELDS, "lastSignInAt"], conflict: ["id"], onConflict: { merge: USER_FIELDS, newerBy: "updatedAt" } },
+            rows,
+          ),
+        );
       outcome.written = rows.length;
       return outcome;
     },
@@ -122,9 +137,8 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
     async importAccounts(accounts) {
       const outcome = emptyOutcome();
       if (!accounts.length) return outcome;
-      const em = store.em();
-      const owners = new Set((await em.find(UserEntity, { id: { $in: [...new Set(accounts.map((a) => a.userId))] } }, { fields: ["id"] })).map((u) => u.id));
-      const rows = [];
+      const owners = await usersPresent([...new Set(accounts.map((a) => a.userId))]);
+      const rows: Array<Pick<AccountRow, "id" | (typeof ACCOUNT_FIELDS)[number]>> = [];
       for (const account of accounts) {
         if (!owners.has(account.userId)) {
           skip(outcome, "accounts: their user was not imported");
@@ -147,13 +161,11 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
         });
       }
       if (!rows.length) return outcome;
-      await em
-        .createQueryBuilder(AccountEntity)
-        .insert(rows)
-        .onConflict("id")
-        .merge([...ACCOUNT_FIELDS])
-        .where({ updatedAt: { $lt: raw(`excluded."updated_at"`) } })
-        .execute();
+      await store
+        .em()
+        .transactional((tx) =>
+          bulkInsert(tx, { entity: AccountEntity, properties: ["id", ...ACCOUNT_FIELDS], conflict: ["id"], onConflict: { merge: ACCOUNT_FIELDS, newerBy: "updatedAt" } }, rows),
+        );
       outcome.written = rows.length;
       return outcome;
     },
@@ -163,7 +175,7 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
       if (!enrolments.length) return outcome;
       const em = store.em();
       const ids = [...new Set(enrolments.map((e) => e.userId))];
-      const owners = new Set((await em.find(UserEntity, { id: { $in: ids } }, { fields: ["id"] })).map((u) => u.id));
+      const owners = await usersPresent(ids);
       // Written once: a rerun must not bring back backup codes used here since, nor undo a new enrolment.
       const present = new Set((await em.find(TwoFactorEntity, { userId: { $in: ids } }, { fields: ["userId"] })).map((t) => t.userId));
       const now = new Date();
@@ -205,15 +217,19 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
       }
       if (enrolled.length) {
         await em.transactional(async (tx) => {
-          await tx.createQueryBuilder(TwoFactorEntity).insert(enrolled).onConflict("userId").ignore().execute();
-          if (codes.length) await tx.createQueryBuilder(BackupCodeEntity).insert(codes).onConflict(["userId", "codeHash"]).ignore().execute();
+          await bulkInsert(
+            tx,
+            { entity: TwoFactorEntity, properties: ["userId", "secret", "verified", "lastTotpStep", "createdAt", "updatedAt"], conflict: ["userId"], onConflict: { ignore: true } },
+            enrolled,
+          );
+          await bulkInsert(tx, { entity: BackupCodeEntity, properties: ["userId", "codeHash"], conflict: ["userId", "codeHash"], onConflict: { ignore: true } }, codes);
         });
       }
       outcome.written = enrolled.length;
       return outcome;
     },
 
-    presentUsers: async (ids) => new Set((await store.em().find(UserEntity, { id: { $in: ids } }, { fields: ["id"] })).map((u) => u.id)),
+    presentUsers: usersPresent,
 
     close: () => store.close(),
   };

@@ -7,7 +7,7 @@
  */
 import type { ImportedSession, ImportedUser, ImportOutcome } from "@auth-platform/runtime/imported-rows";
 import { emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
-import { raw } from "@mikro-orm/sql";
+import { bulkInsert } from "@auth-platform/runtime/bulk-insert";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import { openStore, type Store } from "@auth-platform/runtime/store";
@@ -20,6 +20,24 @@ export interface SessionImport {
   importSessions(sessions: ImportedSession[], users: Map<string, ImportedUser>): Promise<ImportOutcome>;
   close(): Promise<void>;
 }
+
+const SESSION_COLUMNS = [
+  "id",
+  "tokenHash",
+  "tokenSealed",
+  "userId",
+  "expiresAt",
+  "ipAddress",
+  "userAgent",
+  "createdAt",
+  "updatedAt",
+  "impersonatedBy",
+  "activeOrganizationId",
+  "activeTeamId",
+  "authMethod",
+  "secondFactor",
+  "authenticatedAt",
+] as const;
 
 function cachedUser(user: ImportedUser): CachedUser {
   return {
@@ -77,15 +95,18 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
         return { userId: id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
       });
       await store.em().transactional(async (em) => {
-        await em.createQueryBuilder(SessionEntity).insert(rows).onConflict("id").ignore().execute();
+        await bulkInsert(em, { entity: SessionEntity, properties: SESSION_COLUMNS, conflict: ["id"], onConflict: { ignore: true } }, rows);
         // Newest wins, as PutUserCopy: a copy identity pushed since (a newer user) stays.
-        await em
-          .createQueryBuilder(SessionUserEntity)
-          .insert(copies)
-          .onConflict("userId")
-          .merge(["updatedAt", "snapshot"])
-          .where({ updatedAt: { $lt: raw(`excluded."updated_at"`) } })
-          .execute();
+        await bulkInsert(
+          em,
+          {
+            entity: SessionUserEntity,
+            properties: ["userId", "updatedAt", "snapshot"],
+            conflict: ["userId"],
+            onConflict: { merge: ["updatedAt", "snapshot"], newerBy: "updatedAt" },
+          },
+          copies,
+        );
       });
       outcome.written = rows.length;
       return outcome;
