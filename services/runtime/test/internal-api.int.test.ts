@@ -50,6 +50,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     UpdateUser: ["gateway"],
     DeleteUser: ["gateway"],
     IsUsernameAvailable: ["gateway"],
+    RecordSignInFailureBurst: ["gateway"],
   },
   // The identity process's other services (same port, same certificate name).
   twoFactor: {
@@ -82,6 +83,7 @@ const EXPECTED: Record<string, Record<string, readonly Workload[]>> = {
     DeleteApiKey: ["gateway"],
     DeleteExpiredApiKeys: ["gateway"],
     VerifyApiKey: ["gateway", "internal-client"],
+    DeleteOrganizationApiKeys: ["organization"],
   },
   accounts: {
     ListAccounts: ["gateway"],
