@@ -20,3 +20,12 @@ export function currentRequestContext(): RequestContext | undefined {
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
+
+/**
+ * Runs fn outside any request: work a request starts but does not wait for (a background publication)
+ * must not carry the request's id, deadline or cancellation, since every answered call's signal aborts
+ * (proto/src/rpc-server.ts) and would cancel the work's own calls.
+ */
+export function outsideAnyRequest<T>(fn: () => T): T {
+  return storage.exit(fn);
+}

@@ -6,6 +6,7 @@
 import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { call } from "@auth-platform/runtime/rpc";
+import { outsideAnyRequest } from "@auth-platform/runtime/request-context";
 import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -91,7 +92,7 @@ export async function buildRegistry(
     webhooks,
     webhookEvents: {
       written(userId) {
-        const done = publishSessionEvents({ store, webhooks, now, log, worker }, userId).finally(() => publishing.delete(done));
+        const done = outsideAnyRequest(() => publishSessionEvents({ store, webhooks, now, log, worker }, userId)).finally(() => publishing.delete(done));
         publishing.add(done);
       },
     },

@@ -14,6 +14,7 @@
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
 import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { outsideAnyRequest } from "@auth-platform/runtime/request-context";
 import { type IdentityStore, isWebhookUserEvent, type UserEventRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
 
@@ -101,7 +102,7 @@ export function eventPublishingStore(
     inBackground?: (work: () => Promise<void>) => void;
   },
 ): IdentityStore {
-  const inBackground = deps.inBackground ?? ((work) => void work());
+  const inBackground = deps.inBackground ?? ((work) => void outsideAnyRequest(work));
   const failed = (userId: string, error: unknown) => {
     // The store failed after the write: the events fall due on their own.
     deps.log.warn("user events not delivered yet; the worker retries", { userId, error });
