@@ -139,7 +139,9 @@ describe("security events in the audit log", () => {
       Array(4).fill(expect.objectContaining({ ...expected, actorId: null, details: { method: "totp", signedIn: false, error: "INVALID_TWO_FACTOR_AUTHENTICATION" } })),
     );
     const bursts = await eventsOf(admin, `action=two-factor.failure-burst&targetId=${user.id}`, () => true);
-    expect(bursts).toEqual([expect.objectContaining({ targetId: user.id, outcome: "failure", details: { scope: "account", failures: 5, windowSeconds: 900, ipAddresses: [expect.any(String)] } })]);
+    expect(bursts).toEqual([
+      expect.objectContaining({ targetId: user.id, outcome: "failure", details: { scope: "account", failures: 5, windowSeconds: 900, ipAddresses: [expect.any(String)] } }),
+    ]);
   });
 
   it("records failed social sign-ins: a callback whose state this browser was not given, a refused id token", async () => {
