@@ -7,31 +7,64 @@
 import { ConfigError } from "@auth-platform/runtime/config";
 import { type ImportOutcome, emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
 import { identityConfig } from "@auth-platform/identity/config";
-import { openIdentityImport } from "@auth-platform/identity/import/identity-import";
+import { type IdentityImport, openIdentityImport } from "@auth-platform/identity/import/identity-import";
 import type { BetterAuthSecrets } from "@auth-platform/identity/import/better-auth-cipher";
 import { sessionConfig } from "@auth-platform/session/config";
-import { openSessionImport } from "@auth-platform/session/import/session-import";
+import { openSessionImport, type SessionImport } from "@auth-platform/session/import/session-import";
 import {
   type BetterAuthOrganizationRows,
   importOrganizationRows,
   type OrganizationImportReport,
+  type OrganizationImportStore,
   openOrganizationImportStoreFromEnv,
 } from "@auth-platform/organization/import/organization-import";
 import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
 import { openSource, type Source, type SourceRow } from "./source.js";
 
-/** What a kind's importer gets besides its page: the source (to look up related rows) and the schema found. */
+/**
+ * Each target service's import module, opened on first need and kept for the whole run (one store, one
+ * migration check per service), closed when the run ends.
+ */
+interface Targets {
+  identity(): Promise<IdentityImport>;
+  session(): Promise<SessionImport>;
+  organization(): Promise<OrganizationImportStore>;
+  close(): Promise<void>;
+}
+
+function targetsFor(env: Record<string, string | undefined>, secrets: BetterAuthSecrets): Targets {
+  const opened: Array<Promise<{ close(): Promise<void> }>> = [];
+  const once = <T extends { close(): Promise<void> }>(open: () => Promise<T>) => {
+    let target: Promise<T> | undefined;
+    return () => {
+      if (!target) {
+        target = open();
+        opened.push(target);
+      }
+      return target;
+    };
+  };
+  return {
+    identity: once(() => openIdentityImport(identityConfig(env), secrets)),
+    session: once(() => openSessionImport(sessionConfig(env))),
+    organization: once(() => openOrganizationImportStoreFromEnv(env)),
+    async close() {
+      // A target that failed to open has nothing to close.
+      for (const result of await Promise.allSettled(opened)) if (result.status === "fulfilled") await result.value.close();
+    },
+  };
+}
+
+/** What a kind's importer gets besides its page: the source (to look up related rows), the schema found and the targets. */
 export interface ImportContext {
   source: Source;
   schema: SchemaCheck;
-  env: Record<string, string | undefined>;
-  secrets: BetterAuthSecrets;
+  targets: Targets;
   toUser(row: SourceRow): ReturnType<typeof toUser>;
 }
 
 export interface KindWriter {
   write(rows: SourceRow[]): Promise<ImportOutcome>;
-  close(): Promise<void>;
 }
 
 /**
@@ -71,11 +104,8 @@ function organizationImporter(kind: string, table: string, field: keyof BetterAu
     kind,
     table,
     async open(context) {
-      const target = await openOrganizationImportStoreFromEnv(context.env);
-      return {
-        write: async (rows) => organizationOutcome(await importOrganizationRows(target, { [field]: rows } as BetterAuthOrganizationRows), counted),
-        close: () => target.close(),
-      };
+      const target = await context.targets.organization();
+      return { write: async (rows) => organizationOutcome(await importOrganizationRows(target, { [field]: rows } as BetterAuthOrganizationRows), counted) };
     },
   };
 }
@@ -89,24 +119,24 @@ export const IMPORTERS: KindImporter[] = [
     kind: "users",
     table: "user",
     async open(context) {
-      const writer = await openIdentityImport(identityConfig(context.env), context.secrets);
-      return { write: (rows) => writer.importUsers(rows.map(context.toUser)), close: () => writer.close() };
+      const writer = await context.targets.identity();
+      return { write: (rows) => writer.importUsers(rows.map(context.toUser)) };
     },
   },
   {
     kind: "accounts",
     table: "account",
     async open(context) {
-      const writer = await openIdentityImport(identityConfig(context.env), context.secrets);
-      return { write: (rows) => writer.importAccounts(rows.map(toAccount)), close: () => writer.close() };
+      const writer = await context.targets.identity();
+      return { write: (rows) => writer.importAccounts(rows.map(toAccount)) };
     },
   },
   {
     kind: "two-factor",
     table: "twoFactor",
     async open(context) {
-      const writer = await openIdentityImport(identityConfig(context.env), context.secrets);
-      return { write: (rows) => writer.importTwoFactors(rows.map(toTwoFactor)), close: () => writer.close() };
+      const writer = await context.targets.identity();
+      return { write: (rows) => writer.importTwoFactors(rows.map(toTwoFactor)) };
     },
   },
   {
@@ -114,19 +144,15 @@ export const IMPORTERS: KindImporter[] = [
     table: "session",
     inspect: expiredSessions,
     async open(context) {
-      const writer = await openSessionImport(sessionConfig(context.env));
+      const writer = await context.targets.session();
       // Only users identity holds: one skipped there (an email taken by another user) gets no session here.
-      const identity = await openIdentityImport(identityConfig(context.env), context.secrets);
+      const identity = await context.targets.identity();
       return {
         async write(rows) {
           const sessions = rows.map(toSession);
           const present = await identity.presentUsers([...new Set(sessions.map((s) => s.userId))]);
           const users = await context.source.where("user", "id", [...present]);
           return writer.importSessions(sessions, new Map(users.map((row) => [String(row.id), context.toUser(row)])));
-        },
-        async close() {
-          await writer.close();
-          await identity.close();
         },
       };
     },
@@ -144,7 +170,7 @@ export const IMPORTERS: KindImporter[] = [
     table: "verification",
     inspect: (rows) => ({ written: 0, skipped: { "verifications: pending links of the old app (users ask for a new one)": rows.length } }),
     async open() {
-      return { write: async (rows) => ({ written: 0, skipped: { "verifications: pending links of the old app (users ask for a new one)": rows.length } }), close: async () => {} };
+      return { write: async (rows) => ({ written: 0, skipped: { "verifications: pending links of the old app (users ask for a new one)": rows.length } }) };
     },
   },
 ];
@@ -180,11 +206,12 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
   const source = await openSource(options.from);
   // A connection of its own for the rows a writer looks up, beside the paging one.
   const lookups = await openSource(options.from);
+  const targets = targetsFor(options.env, options.secrets);
   try {
     const fieldConfig = identityConfig(options.env).userFields;
     const schema = checkSchema(await source.tables(), Object.keys(fieldConfig));
     const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
-    const context: ImportContext = { source: lookups, schema, env: options.env, secrets: options.secrets, toUser: (row) => toUser(row, extra) };
+    const context: ImportContext = { source: lookups, schema, targets, toUser: (row) => toUser(row, extra) };
     const present = importers.filter((importer) => schema.present.has(importer.table));
     // One after the other: the PostgreSQL source is one connection.
     let total = 0;
@@ -195,28 +222,25 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
       const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {} };
       kinds.push(summary);
       const writer = options.dryRun ? undefined : await importer.open(context);
-      try {
-        // The next page is read while this one is written: the source and the targets are different databases.
-        let next = source.page(importer.table, null, batchSize);
-        for (;;) {
-          const rows = await next;
-          if (!rows.length) break;
-          next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize);
-          // Handled here too: if this page's write fails, the read in flight must not crash the process.
-          next.catch(() => undefined);
-          const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
-          summary.read += rows.length;
-          summary.written += outcome.written;
-          for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
-          done += rows.length;
-          options.progress?.(done, total, importer.kind);
-        }
-      } finally {
-        await writer?.close();
+      // The next page is read while this one is written: the source and the targets are different databases.
+      let next = source.page(importer.table, null, batchSize);
+      for (;;) {
+        const rows = await next;
+        if (!rows.length) break;
+        next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize);
+        // Handled here too: if this page's write fails, the read in flight must not crash the process.
+        next.catch(() => undefined);
+        const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
+        summary.read += rows.length;
+        summary.written += outcome.written;
+        for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
+        done += rows.length;
+        options.progress?.(done, total, importer.kind);
       }
     }
     return { dryRun: options.dryRun ?? false, kinds, ignoredUserColumns: schema.ignoredUserColumns };
   } finally {
+    await targets.close();
     await source.close();
     await lookups.close();
   }
