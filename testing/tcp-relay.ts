@@ -130,14 +130,12 @@ export async function startBalancer(backends: readonly number[]): Promise<Balanc
       upstream.once("connect", () => {
         taken.set(port, (taken.get(port) ?? 0) + 1);
         sockets.add(upstream);
-        upstream.on("error", () => undefined);
-        for (const socket of [client, upstream]) {
-          socket.on("close", () => {
-            sockets.delete(socket);
-            client.destroy();
-            upstream.destroy();
-          });
-        }
+        // A side that closes is ended on the other once what it sent is through (pipe's end), not destroyed:
+        // destroying dropped the last frames a draining replica wrote (its answers, its GOAWAY), and the
+        // calls in flight failed with "Connection dropped" as they never would behind a Service.
+        upstream.on("error", () => client.destroy());
+        client.on("error", () => upstream.destroy());
+        for (const socket of [client, upstream]) socket.on("close", () => sockets.delete(socket));
         client.pipe(upstream).pipe(client);
         client.resume();
       });
