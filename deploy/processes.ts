@@ -95,8 +95,8 @@ export interface StartedProcess {
   output: string[];
   /** Resolves with the exit code (or signal) once the process has ended. */
   exited: Promise<number | string>;
-  /** Sends the signal (SIGTERM by default) and, if the process is still up after 5 s, SIGKILL. */
-  stop(signal?: NodeJS.Signals): Promise<number | string>;
+  /** Sends the signal (SIGTERM by default) and, if the process is still up after `graceMs` (5 s), SIGKILL. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | string>;
 }
 
 export interface StartOptions {
@@ -174,10 +174,10 @@ export async function startProcess(name: ProcessName | string, options: StartOpt
       })();
     }
   });
-  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+  const stop = async (signal: NodeJS.Signals = "SIGTERM", graceMs = 5_000) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);
-      const force = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      const force = setTimeout(() => child.kill("SIGKILL"), graceMs);
       force.unref();
       void exited.then(() => clearTimeout(force));
     }

@@ -1,9 +1,9 @@
 /**
  * `make upgrade-test`: a rolling upgrade and its rollback under traffic (docs/upgrades.md). The previous
- * release (UPGRADE_FROM, default the last tag before HEAD, else HEAD~1), built from its own checkout, runs
+ * release (UPGRADE_FROM, default the commit deploy/previous-release names), built from its own checkout, runs
  * on PostgreSQL (TEST_DATABASE_URL) and Redis (TEST_REDIS_URL) with two replicas of every process, each
  * pair behind a round-robin proxy as a Kubernetes Service is. Sign-ups, sign-ins, get-sessions,
- * organization and admin calls run without pause while the new release's `migrate --check` and `migrate`
+ * organization and admin calls run at a steady pace while the new release's `migrate --check` and `migrate`
  * run and its processes replace the previous ones one at a time (services, then the gateway), and again
  * while the previous release replaces them back. Prints, per phase, the requests sent, those that failed
  * (no answer, or not 2xx) and the held sessions that answered as signed out, then checks every session
@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
 import { buildPlatform } from "../deploy/build.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
@@ -36,7 +37,15 @@ const KINDS: Kind[] = [...SERVICES, "gateway"];
 const REPLICAS = 2;
 /** Requests each steady phase (before, between and after the rolls) runs. */
 const STEADY_REQUESTS = 150;
+/**
+ * Requests a second each of the five traffic loops sends at most (UPGRADE_TEST_RATE): steady traffic as
+ * users make it, not saturation. Unpaced, the sign-up and sign-in loops kept both cores hashing, and on a
+ * loaded machine the replicas starting beside them held answers past the 5 s deadline.
+ */
+const LOOP_RATE = Number(process.env.UPGRADE_TEST_RATE ?? 10);
 const PASSWORD = "upgrade-password-123";
+/** As the chart's pods: terminationGracePeriodSeconds (30) less the preStop sleep (5), then SIGKILL. */
+const STOP_GRACE_MS = 25_000;
 
 interface Release {
   label: "previous" | "new";
@@ -48,16 +57,15 @@ function git(...args: string[]): string {
   return execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
 }
 
-/** UPGRADE_FROM, else the last tag before HEAD, else HEAD~1; undefined when the clone does not hold it. */
+/**
+ * UPGRADE_FROM, else the release deploy/previous-release names (the one in production that this commit must
+ * run beside; bumped when a release ships), else HEAD~1; undefined when the clone does not hold it.
+ */
 function previousCommit(): string | undefined {
-  let ref = process.env.UPGRADE_FROM;
-  if (!ref) {
-    try {
-      ref = git("describe", "--tags", "--abbrev=0", "HEAD~1");
-    } catch {
-      ref = "HEAD~1";
-    }
-  }
+  const named = readFileSync(join(ROOT, "deploy", "previous-release"), "utf8")
+    .split("\n")
+    .find((line) => line.trim() && !line.startsWith("#"));
+  const ref = process.env.UPGRADE_FROM || named?.trim() || "HEAD~1";
   try {
     return git("rev-parse", "--verify", `${ref}^{commit}`);
   } catch {
@@ -98,6 +106,8 @@ interface Tally {
   signedOut: number;
   /** The slowest answer of the phase, in ms: a failure by deadline shows how close the others came. */
   slowestMs: number;
+  /** That answer's request and the time it was sent, to line it up with the roll's steps. */
+  slowest: string;
   startedAt: number;
   endedAt?: number;
 }
@@ -113,7 +123,7 @@ function enter(name: string): void {
   const current = tallies.get(phase);
   if (current) current.endedAt = now;
   phase = name;
-  tallies.set(name, { requests: 0, failed: 0, signedOut: 0, slowestMs: 0, startedAt: now });
+  tallies.set(name, { requests: 0, failed: 0, signedOut: 0, slowestMs: 0, slowest: "", startedAt: now });
 }
 
 /** Resolves once the current phase has sent `count` requests (the steady phases). */
@@ -139,7 +149,11 @@ async function send(client: TestClient, method: "GET" | "POST", path: string, js
     failures.push(`${clock()} ${phase}: ${method} ${path}: ${String((error as { cause?: unknown }).cause ?? error)}`);
     return undefined;
   } finally {
-    tally.slowestMs = Math.max(tally.slowestMs, performance.now() - sent);
+    const took = performance.now() - sent;
+    if (took > tally.slowestMs) {
+      tally.slowestMs = took;
+      tally.slowest = `${method} ${path} sent at ${clock(sent)}`;
+    }
     if (waiting && tallies.get(phase)!.requests >= waiting.count) {
       waiting.resolve();
       waiting = undefined;
@@ -211,7 +225,7 @@ async function main(): Promise<number> {
   };
   const stop = async (kind: Kind, slot: number) => {
     const replica = replicas.get(kind)![slot]!;
-    const code = await replica.stop("SIGTERM");
+    const code = await replica.stop("SIGTERM", STOP_GRACE_MS);
     if (code !== 0) uncleanExits.push(`${replica.name}: exit ${code}`);
   };
   /**
@@ -290,7 +304,12 @@ async function main(): Promise<number> {
     const loop = (body: () => Promise<unknown>) =>
       loops.push(
         (async () => {
-          while (!stopping) await body();
+          let next = performance.now();
+          while (!stopping) {
+            await body();
+            next = Math.max(next + 1000 / LOOP_RATE, performance.now());
+            await delay(Math.max(0, next - performance.now()));
+          }
         })(),
       );
     loop(signUp);
@@ -356,6 +375,7 @@ async function main(): Promise<number> {
       `sessions held: ${held.length}; replicas that did not stop cleanly: ${uncleanExits.length}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
     );
     console.log(`proxied connections per replica port: ${[...balancers].map(([kind, b]) => `${kind} ${[...b.taken.values()].join("/")}`).join(", ")}`);
+    for (const [name, tally] of tallies) if (name && tally.slowest) console.log(`  slowest in ${name}: ${tally.slowest}, ${Math.round(tally.slowestMs)} ms`);
     for (const line of [...failures.slice(0, 30), ...uncleanExits]) console.log(`  ${line}`);
     console.log(`upgrade-test: ${seconds(performance.now() - began)} s in all`);
     return failed === 0 && signedOut === 0 && uncleanExits.length === 0 ? 0 : 1;
@@ -365,7 +385,7 @@ async function main(): Promise<number> {
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
-/** The time of day, to line a failure up with the services' log lines. */
-const clock = () => new Date().toISOString().slice(11, 23);
+/** The time of day (now, or a performance.now() reading), to line a failure up with the services' log lines. */
+const clock = (at = performance.now()) => new Date(performance.timeOrigin + at).toISOString().slice(11, 23);
 
 process.exitCode = await main();
