@@ -48,15 +48,15 @@ check-gen: install
 	  diff -r src/gen $$tmp/src/gen > /dev/null || { echo "proto/src/gen is out of date: run make gen"; rm -rf $$tmp; exit 1; }; \
 	  rm -rf $$tmp; echo "generated code is up to date"
 
-# RPC messages stay readable by the previous release (docs/upgrades.md): buf breaking against the previous
-# commit (PROTO_COMPAT_AGAINST, a git ref); skipped, saying so, in a clone without it.
-PROTO_COMPAT_AGAINST ?= HEAD~1
+# RPC messages stay readable by the release in production (docs/upgrades.md): buf breaking against the
+# commit deploy/previous-release names (PROTO_COMPAT_AGAINST, a git ref); skipped, saying so, in a clone without it.
+PROTO_COMPAT_AGAINST ?= $(shell grep -v '^\#' deploy/previous-release)
 check-proto-compat: install
 	@if git rev-parse -q --verify "$(PROTO_COMPAT_AGAINST)^{commit}" > /dev/null; then \
 	  cd proto && buf breaking --against "../.git#ref=$(PROTO_COMPAT_AGAINST),subdir=proto" && echo "proto is compatible with $(PROTO_COMPAT_AGAINST)"; \
 	else echo "check-proto-compat: $(PROTO_COMPAT_AGAINST) is not in this clone, skipped"; fi
 
-# A rolling upgrade from the previous release (UPGRADE_FROM, default the last tag, else HEAD~1) and its
+# A rolling upgrade from the release in production (UPGRADE_FROM, default deploy/previous-release) and its
 # rollback under traffic, two replicas of every process on TEST_DATABASE_URL and TEST_REDIS_URL: fails on
 # any failed request or signed-out session (scripts/upgrade-test.ts, docs/upgrades.md).
 upgrade-test: install
