@@ -6,7 +6,6 @@
 import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification/v1/webhook";
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { call } from "@auth-platform/runtime/rpc";
-import { outsideAnyRequest } from "@auth-platform/runtime/request-context";
 import { cacheMac } from "@auth-platform/runtime/cache-mac";
 import { createKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
@@ -21,7 +20,7 @@ import type { Registry } from "./domain/ports.js";
 import { type SessionEventHub, sessionEventHub } from "./domain/session-events.js";
 import { sessionRelay } from "./domain/session-relay.js";
 import { type UserEvent, type UserEventHub, userEventHub } from "./domain/user-events.js";
-import { publishSessionEvents, startSessionEventWorker } from "./domain/webhook-events.js";
+import { startSessionEventWorker } from "./domain/webhook-events.js";
 import { openSessionStore } from "./store/mikro-session-store.js";
 
 export async function buildRegistry(
@@ -71,13 +70,11 @@ export async function buildRegistry(
   await lease.start();
   const webhookClient = createGrpcClient(WebhookServiceClient, config.notificationServiceUrl, { tls: config.grpc.tls, serverName: "notification" });
   const webhooks: Registry["webhooks"] = {
-    async publish(event) {
-      await call(webhookClient, webhookClient.publishEvents, { events: [event] });
+    async publish(events) {
+      await call(webhookClient, webhookClient.publishEvents, { events });
     },
   };
   const worker = startSessionEventWorker({ store, webhooks, now, log });
-  // In flight, so close() lets them end before the store closes.
-  const publishing = new Set<Promise<void>>();
   return {
     config,
     store,
@@ -90,17 +87,10 @@ export async function buildRegistry(
     jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing(config.secret), now }),
     userEvents: userEvents.hub,
     webhooks,
-    webhookEvents: {
-      written(userId) {
-        const done = outsideAnyRequest(() => publishSessionEvents({ store, webhooks, now, log, worker }, userId)).finally(() => publishing.delete(done));
-        publishing.add(done);
-      },
-    },
     log,
     now,
     async close() {
       await worker.stop();
-      await Promise.allSettled([...publishing]);
       webhookClient.close();
       await userEvents.close();
       if (relay) await relay.stop();

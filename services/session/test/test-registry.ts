@@ -91,10 +91,8 @@ export interface TestRegistry extends Registry {
   events: Registry["events"] & { published: SessionEvent[] };
   /** Every user event the domain published, in order. */
   userEvents: Registry["userEvents"] & { published: UserEvent[] };
-  /** Every webhook event published to the notification service, in order. */
-  webhooks: Registry["webhooks"] & { published: Array<{ id: string; type: string; payloadJson: string }> };
-  /** The users whose changes wrote webhook events, in order. */
-  webhookEvents: Registry["webhookEvents"] & { users: string[] };
+  /** Every webhook event published to the notification service, in order, and how many per call. */
+  webhooks: Registry["webhooks"] & { published: Array<{ id: string; type: string; payloadJson: string }>; calls: number[] };
 }
 
 export const vault = tokenVault("session-domain-secret-0123456789-0123456789");
@@ -123,7 +121,6 @@ export function testRegistry(env: Record<string, string> = {}): TestRegistry {
     jwtKeys: jwtKeyRing({ store, config, sealing: jwtKeySealing("session-domain-secret-0123456789-0123456789"), now }),
     userEvents: userEventLog(),
     webhooks: webhookLog(),
-    webhookEvents: writtenLog(),
     log: silent,
     now,
   };
@@ -142,20 +139,13 @@ function eventLog(): TestRegistry["events"] {
 
 function webhookLog(): TestRegistry["webhooks"] {
   const published: TestRegistry["webhooks"]["published"] = [];
+  const calls: number[] = [];
   return {
     published,
-    publish: async ({ id, type, payloadJson }) => {
-      published.push({ id, type, payloadJson });
-    },
-  };
-}
-
-function writtenLog(): TestRegistry["webhookEvents"] {
-  const users: string[] = [];
-  return {
-    users,
-    written: (userId) => {
-      users.push(userId);
+    calls,
+    publish: async (events) => {
+      calls.push(events.length);
+      for (const { id, type, payloadJson } of events) published.push({ id, type, payloadJson });
     },
   };
 }

@@ -33,9 +33,7 @@ export interface Registry {
   /** The watchers of what happens to users (WatchUserEvents), on every replica. */
   userEvents: Pick<UserEventHub, "publish">;
   /** The notification service's webhooks (PublishEvents), idempotent by event id (docs/adr/0077-signed-webhooks.md). */
-  webhooks: { publish(event: { id: string; type: string; occurredAt: Date; payloadJson: string }): Promise<void> };
-  /** Told after a change wrote webhook events for the user: publishes them in the background (webhook-events.ts). */
-  webhookEvents: { written(userId: string): void };
+  webhooks: { publish(events: Array<{ id: string; type: string; occurredAt: Date; payloadJson: string }>): Promise<void> };
   now: () => Date;
   log: Logger;
 }

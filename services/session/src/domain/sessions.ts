@@ -39,7 +39,7 @@ import type { SessionEvent } from "./session-events.js";
 import { type UserEventKind, userChanges } from "./user-events.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
 
-type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "userEvents" | "webhookEvents" | "now" | "log">;
+type Deps = Pick<Registry, "config" | "store" | "cache" | "cacheMac" | "tokens" | "lease" | "events" | "userEvents" | "now" | "log">;
 
 export const TOKEN_LENGTH = 32;
 
@@ -86,7 +86,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   };
   let user: CachedUser | null;
   try {
-    // With its session.created event (docs/adr/0077-signed-webhooks.md), published once the call is done.
+    // With its session.created event (docs/adr/0077-signed-webhooks.md), which the worker publishes.
     await deps.store.create(session);
     // It starts in the organization its user last set active (docs/adr/0053-remembered-active-organization.md).
     session.activeOrganizationId = await deps.store.restoreActiveOrganization(session.id, session.userId);
@@ -104,12 +104,10 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
   if (user && isBanned(user, now)) {
     // Nobody holds the token yet and nothing cached it: deleting the row ends the session.
     await deps.store.deleteByTokens([session.token], "banned");
-    deps.webhookEvents.written(session.userId);
     deps.log.info("session refused: the user was banned meanwhile", { userId: session.userId });
     throw new AuthError("FAILED_TO_CREATE_SESSION");
   }
   authEvents.sessionCreated();
-  deps.webhookEvents.written(session.userId);
   // The newest copy, not the one given (which may predate a change already kept). A new token has no
   // generation yet: a forget that found the new row since (a user change) refuses the fill.
   if (user) await fillCache(deps, session.token, toCached(deps, session, user), null);
@@ -316,17 +314,9 @@ function refuseWhileImpersonating(caller: SessionRecord): void {
   if (caller.impersonatedBy) throw new AuthError("YOU_CANNOT_REVOKE_SESSIONS_WHILE_IMPERSONATING");
 }
 
-/** Ends these sessions (of one user) with their session.revoked event, which is published once they are gone. */
+/** Ends these sessions (of one user) with their session.revoked event, which the worker publishes (webhook-events.ts). */
 async function revokeAll(deps: Deps, sessions: SessionRecord[], reason: RevocationReason): Promise<void> {
   if (!sessions.length) return;
-  try {
-    await revokeAllOnce(deps, sessions, reason);
-  } finally {
-    for (const userId of new Set(sessions.map((s) => s.userId))) deps.webhookEvents.written(userId);
-  }
-}
-
-async function revokeAllOnce(deps: Deps, sessions: SessionRecord[], reason: RevocationReason): Promise<void> {
   authEvents.sessionsRevoked(sessions.length);
   const revoked: SessionEvent = { kind: "sessions-revoked", lookups: sessions.map((s) => deps.tokens.lookup(s.token)) };
   try {

@@ -1,12 +1,12 @@
 /**
  * The session webhook events (webhook-events.ts) on the memory store and the test clock: each change writes
- * its event with the change and tells the registry; a publication that fails leaves the event to the worker,
- * which retries it after the backoff until it lands, once.
+ * its event with the change; the worker's pass publishes every due event in one call and forgets them; a
+ * call that fails is tried event by event, and what still fails is retried after the backoff until it lands, once.
  */
 import { describe, expect, it } from "vitest";
 import { aUser, testRegistry, type TestRegistry } from "../../test/test-registry.js";
 import { createSession, forgetUser, revokeSession, revokeUserSessions } from "./sessions.js";
-import { deliverDueSessionEvents, flushSessionEvents } from "./webhook-events.js";
+import { deliverDueSessionEvents } from "./webhook-events.js";
 
 async function signedIn(deps: TestRegistry) {
   const user = aUser(deps);
@@ -17,14 +17,15 @@ async function signedIn(deps: TestRegistry) {
 const published = (deps: TestRegistry) => deps.webhooks.published.map((event) => ({ type: event.type, data: JSON.parse(event.payloadJson) as Record<string, unknown> }));
 
 describe("session webhook events", () => {
-  it("publishes session.created and session.revoked with ids and public fields, then forgets them", async () => {
+  it("publishes session.created and session.revoked with ids and public fields in one call, then forgets them", async () => {
     const deps = testRegistry();
     const session = await signedIn(deps);
     const other = await createSession(deps, { userId: session.userId, rememberMe: true });
-    expect(deps.webhookEvents.users).toEqual([session.userId, session.userId]);
     await revokeSession(deps, session.token);
     await revokeUserSessions(deps, session.userId);
-    expect(await flushSessionEvents(deps, session.userId)).toBe(true);
+    expect(deps.webhooks.published).toEqual([]);
+    expect(await deliverDueSessionEvents(deps)).toBe(4);
+    expect(deps.webhooks.calls).toEqual([4]);
     expect(published(deps)).toEqual([
       {
         type: "session.created",
@@ -38,6 +39,7 @@ describe("session webhook events", () => {
     ]);
     for (const event of deps.webhooks.published) expect(event.payloadJson).not.toContain(session.token);
     expect(await deps.store.findSessionEvents(session.userId)).toEqual([]);
+    expect(await deliverDueSessionEvents(deps)).toBe(0);
   });
 
   it("tells why: the caller's own revocations, a ban, a password change", async () => {
@@ -53,7 +55,7 @@ describe("session webhook events", () => {
     await forgetUser(deps, session.userId, aUser(deps, { id: session.userId }));
     const later = await createSession(deps, { userId: session.userId, rememberMe: true });
     await revokeUserSessions(deps, session.userId, { reason: "password-changed" });
-    await flushSessionEvents(deps, session.userId);
+    await deliverDueSessionEvents(deps);
     expect(
       published(deps)
         .filter((event) => event.type === "session.revoked")
@@ -66,19 +68,36 @@ describe("session webhook events", () => {
     ]);
   });
 
-  it("leaves an event the notification service refused to the worker, which delivers it once after the backoff", async () => {
+  it("leaves an event the notification service refused to a later pass, which delivers it once after the backoff", async () => {
     const deps = testRegistry();
-    const session = await signedIn(deps);
+    await signedIn(deps);
     const publish = deps.webhooks.publish;
     deps.webhooks.publish = async () => {
       throw new Error("14 UNAVAILABLE: notification down");
     };
-    expect(await flushSessionEvents(deps, session.userId)).toBe(false);
+    expect(await deliverDueSessionEvents(deps)).toBe(1);
     expect(await deliverDueSessionEvents(deps)).toBe(0);
     deps.webhooks.publish = publish;
     deps.clock.advance(60_000);
     expect(await deliverDueSessionEvents(deps)).toBe(1);
     expect(await deliverDueSessionEvents(deps)).toBe(0);
     expect(published(deps).map((event) => event.type)).toEqual(["session.created"]);
+  });
+
+  it("tries each event alone when the batch is refused, so one refused event holds back no other", async () => {
+    const deps = testRegistry();
+    const refused = await signedIn(deps);
+    const delivered = await signedIn(deps);
+    const publish = deps.webhooks.publish;
+    // As notification refuses a whole call for one event it cannot take (an unknown type mid-upgrade).
+    deps.webhooks.publish = async (events) => {
+      if (events.some((event) => event.payloadJson.includes(refused.id))) throw new Error("3 INVALID_ARGUMENT: UNKNOWN_WEBHOOK_EVENT_TYPE");
+      await publish(events);
+    };
+    expect(await deliverDueSessionEvents(deps)).toBe(2);
+    expect(deps.webhooks.calls).toEqual([1]);
+    expect(published(deps)).toEqual([{ type: "session.created", data: { session: expect.objectContaining({ id: delivered.id }) } }]);
+    expect(await deps.store.findSessionEvents(refused.userId)).toEqual([expect.objectContaining({ attempts: 1, leaseUntil: null })]);
+    expect(await deps.store.findSessionEvents(delivered.userId)).toEqual([]);
   });
 });

@@ -88,14 +88,11 @@ export interface SessionEventRecord {
   occurredAt: Date;
   /** Delivery attempts started so far. */
   attempts: number;
-  /** Due for the worker WRITER_DELIVERY_MS after the write: the writing request publishes it first. */
+  /** When the worker may publish it: at once for a new event, later for a retry. */
   nextAttemptAt: Date;
   /** While in the future, one deliverer holds the row. */
   leaseUntil: Date | null;
 }
-
-/** How long the worker leaves a new event to the request that wrote it. */
-export const WRITER_DELIVERY_MS = 5_000;
 
 /** session.created's data: the session's public fields (never its token). */
 export function sessionCreatedData(session: SessionRecord): string {
@@ -119,9 +116,9 @@ export function sessionRevokedData(userId: string, sessionIds: string[], reason:
   return JSON.stringify({ userId, sessionIds, reason });
 }
 
-/** A new outbox row, due for the worker after WRITER_DELIVERY_MS. */
+/** A new outbox row, due at once: the worker's next pass publishes it (webhook-events.ts). */
 export function newSessionEvent(id: string, userId: string, type: SessionEventType, data: string, now: Date): SessionEventRecord {
-  return { id, userId, type, data, occurredAt: now, attempts: 0, nextAttemptAt: new Date(now.getTime() + WRITER_DELIVERY_MS), leaseUntil: null };
+  return { id, userId, type, data, occurredAt: now, attempts: 0, nextAttemptAt: now, leaseUntil: null };
 }
 
 /** One session.revoked per user among the sessions that ended (ids in the order given). */
