@@ -131,7 +131,13 @@ export async function finishPasskeyRegistration(deps: Deps, input: FinishRegistr
   const { rpId, origins } = deps.config.passkeys;
   let verified: VerifiedRegistrationResponse;
   try {
-    verified = await (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: origins, expectedRPID: rpId, requireUserVerification: false });
+    verified = await (await webauthn()).verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: origins,
+      expectedRPID: rpId,
+      requireUserVerification: false,
+    });
   } catch (error) {
     deps.log.info("passkey registration refused", { userId: input.caller.userId, reason: (error as Error).message });
     throw new AuthError("FAILED_TO_VERIFY_REGISTRATION");
