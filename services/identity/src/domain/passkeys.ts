@@ -5,15 +5,7 @@
  * the browser holds in an HttpOnly cookie, taken once and good for CEREMONY_SECONDS; a registration is bound
  * to the session that started it. @simplewebauthn/server checks the authenticator's answers.
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from "@simplewebauthn/server";
-import { isoBase64URL } from "@simplewebauthn/server/helpers";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON, VerifiedRegistrationResponse } from "@simplewebauthn/server";
 import type { Session } from "@auth-platform/proto/gen/auth/session/v1/session";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { Caller } from "@auth-platform/runtime/caller";
@@ -27,6 +19,13 @@ import { openSession } from "./open-session.js";
 import type { ClientInfo, Registry } from "./ports.js";
 import { tokenHash } from "./trusted-devices.js";
 import { mailVerificationLink } from "./verification.js";
+
+/**
+ * @simplewebauthn/server, with the ASN.1 and X.509 packages under it, is loaded by the first passkey
+ * ceremony: loaded at start it held 3.5 MiB of identity's heap in every process, used or not (docs/capacity.md).
+ */
+let webauthnLibrary: Promise<typeof import("@simplewebauthn/server")> | undefined;
+const webauthn = () => (webauthnLibrary ??= import("@simplewebauthn/server"));
 
 /** A ceremony (and its cookie) lasts 5 minutes, better-auth's passkey plugin's time too. */
 export const CEREMONY_SECONDS = 300;
@@ -94,7 +93,7 @@ export async function startPasskeyRegistration(deps: Deps, input: StartRegistrat
   if (!user) throw new AuthError("UNAUTHORIZED");
   const { rpId, rpName } = deps.config.passkeys;
   const existing = await deps.store.listPasskeys(user.id);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName,
     rpID: rpId,
     // The user handle: the user's id, random and stable, so an authenticator replaces its own earlier passkey.
@@ -130,9 +129,15 @@ export async function finishPasskeyRegistration(deps: Deps, input: FinishRegistr
   if (challenge.userId !== input.caller.userId || challenge.sessionId !== input.caller.sessionId) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY");
   const response = parseResponse<RegistrationResponseJSON>(input.response, "FAILED_TO_VERIFY_REGISTRATION");
   const { rpId, origins } = deps.config.passkeys;
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  let verified: VerifiedRegistrationResponse;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: origins, expectedRPID: rpId, requireUserVerification: false });
+    verified = await (await webauthn()).verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: origins,
+      expectedRPID: rpId,
+      requireUserVerification: false,
+    });
   } catch (error) {
     deps.log.info("passkey registration refused", { userId: input.caller.userId, reason: (error as Error).message });
     throw new AuthError("FAILED_TO_VERIFY_REGISTRATION");
@@ -144,7 +149,7 @@ export async function finishPasskeyRegistration(deps: Deps, input: FinishRegistr
     userId: input.caller.userId,
     name: input.name?.trim() || null,
     credentialId: credential.id,
-    publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+    publicKey: Buffer.from(credential.publicKey).toString("base64url"),
     counter: credential.counter,
     deviceType: credentialDeviceType,
     backedUp: credentialBackedUp,
@@ -162,7 +167,7 @@ export async function finishPasskeyRegistration(deps: Deps, input: FinishRegistr
  */
 export async function startPasskeyAuthentication(deps: Deps, userId?: string): Promise<Ceremony> {
   const passkeys = userId ? await deps.store.listPasskeys(userId) : [];
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: deps.config.passkeys.rpId,
     timeout: CEREMONY_SECONDS * 1000,
     userVerification: "preferred",
@@ -185,12 +190,12 @@ export async function verifyPasskeyAssertion(deps: Deps, token: string, response
   const { rpId, origins } = deps.config.passkeys;
   let newCounter: number;
   try {
-    const verified = await verifyAuthenticationResponse({
+    const verified = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge.challenge,
       expectedOrigin: origins,
       expectedRPID: rpId,
-      credential: { id: passkey.credentialId, publicKey: isoBase64URL.toBuffer(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never },
+      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, "base64url"), counter: passkey.counter, transports: passkey.transports as never },
       requireUserVerification,
     });
     if (!verified.verified) throw new Error("not verified");
