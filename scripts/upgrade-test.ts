@@ -42,7 +42,7 @@ const STEADY_REQUESTS = 150;
  * users make it, not saturation. Unpaced, the sign-up and sign-in loops kept both cores hashing, and on a
  * loaded machine the replicas starting beside them held answers past the 5 s deadline.
  */
-const LOOP_RATE = Number(process.env.UPGRADE_TEST_RATE ?? 10);
+const LOOP_RATE = Number(process.env.UPGRADE_TEST_RATE ?? 5);
 const PASSWORD = "upgrade-password-123";
 /** As the chart's pods: terminationGracePeriodSeconds (30) less the preStop sleep (5), then SIGKILL. */
 const STOP_GRACE_MS = 25_000;
