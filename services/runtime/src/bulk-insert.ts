@@ -1,10 +1,13 @@
 /**
- * Many rows written in a few multi-row INSERT ... ON CONFLICT statements through the store's connection,
- * for bulk writes (an import's pages): no entity is made or mapped for a row, which cost the import most of
- * its CPU (docs/adr/0079-importing-a-better-auth-database.md). The values are bound as the query builder
- * binds them (dates, booleans), on SQLite and PostgreSQL alike.
+ * Many rows written in a few INSERT ... ON CONFLICT statements through the store's connection, for bulk
+ * writes (an import's pages): no entity is made or mapped for a row, and no value is written into the SQL
+ * text (docs/adr/0079-importing-a-better-auth-database.md). On PostgreSQL a page is one statement over
+ * `unnest` of one bound array per column, so its text is the same for every page; on SQLite, multi-row
+ * VALUES with bound parameters (sqlite-statements.ts binds them as MikroORM's SQLite platform writes them).
  */
-import type { EntityManager } from "@mikro-orm/sql";
+import type { EntityMetadata } from "@mikro-orm/core";
+import { type EntityManager, SqlitePlatform } from "@mikro-orm/sql";
+import { CompiledQuery } from "kysely";
 
 /** What a row already stored under the same key becomes. */
 export type OnConflict =
@@ -24,27 +27,46 @@ export interface BulkInsert<Row extends object> {
   onConflict: OnConflict;
 }
 
-/** Below SQLite's 32,766 bound parameters per statement (PostgreSQL takes 65,535). */
-const MAX_PARAMETERS = 30_000;
+/** Below SQLite's 32,766 bound parameters per statement. */
+const MAX_SQLITE_PARAMETERS = 30_000;
+
+/** A kysely client or transaction: runs a query with its parameters bound (MikroORM's execute writes them into the text). */
+interface QueryRunner {
+  executeQuery(query: CompiledQuery): Promise<{ rows: unknown[] }>;
+}
+
+/** The em's open transaction, or its connection's client. */
+function runnerOf(em: EntityManager): QueryRunner {
+  return (em.getTransactionContext() ?? em.getConnection().getClient()) as unknown as QueryRunner;
+}
+
+const columnOf = (meta: EntityMetadata, property: string) => `"${meta.properties[property]!.fieldNames[0]}"`;
 
 /** Writes `rows` (their `properties`) on `em`'s connection, or in its transaction when one is open. */
 export async function bulkInsert<Row extends object>(em: EntityManager, spec: BulkInsert<Row>, rows: readonly Row[]): Promise<void> {
   if (!rows.length) return;
-  const meta = em.getMetadata().get(spec.entity);
-  const column = (property: string) => `"${meta.properties[property]!.fieldNames[0]}"`;
+  const meta: EntityMetadata = em.getMetadata().get(spec.entity);
+  const column = (property: string) => columnOf(meta, property);
   const table = `"${meta.tableName}"`;
   const onConflict =
     "ignore" in spec.onConflict
       ? "do nothing"
       : `do update set ${spec.onConflict.merge.map((p) => `${column(p)} = excluded.${column(p)}`).join(", ")} where ${table}.${column(spec.onConflict.newerBy)} < excluded.${column(spec.onConflict.newerBy)}`;
-  const head = `insert into ${table} (${spec.properties.map(column).join(", ")}) values `;
+  const head = `insert into ${table} (${spec.properties.map(column).join(", ")}) `;
   const tail = ` on conflict (${spec.conflict.map(column).join(", ")}) ${onConflict}`;
+  if (!(em.getPlatform() instanceof SqlitePlatform)) {
+    // One array per column, cast to the column's type without its length (a cast to varchar(n) would cut, where the insert refuses).
+    const arrays = spec.properties.map((property, at) => `$${at + 1}::${meta.properties[property]!.columnTypes[0]!.replace(/\(.*\)$/, "")}[]`);
+    const values = spec.properties.map((property) => rows.map((row) => row[property]));
+    await runnerOf(em).executeQuery(CompiledQuery.raw(`${head}select * from unnest(${arrays.join(", ")})${tail}`, values));
+    return;
+  }
   const placeholders = `(${spec.properties.map(() => "?").join(", ")})`;
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / spec.properties.length));
+  const perStatement = Math.max(1, Math.floor(MAX_SQLITE_PARAMETERS / spec.properties.length));
   for (let start = 0; start < rows.length; start += perStatement) {
     const chunk = rows.slice(start, start + perStatement);
     await em.execute(
-      `${head}${chunk.map(() => placeholders).join(", ")}${tail}`,
+      `${head}values ${chunk.map(() => placeholders).join(", ")}${tail}`,
       chunk.flatMap((row) => spec.properties.map((p) => row[p])),
       "run",
     );
