@@ -1,11 +1,12 @@
 /**
- * Many rows written in a few INSERT ... ON CONFLICT statements through the store's connection, for bulk
- * writes (an import's pages): no entity is made or mapped for a row, and no value is written into the SQL
- * text (docs/adr/0079-importing-a-better-auth-database.md). On PostgreSQL a page is one statement over
- * `unnest` of one bound array per column, so its text is the same for every page; on SQLite, multi-row
- * VALUES with bound parameters (sqlite-statements.ts binds them as MikroORM's SQLite platform writes them).
+ * Many rows written in a few INSERT ... ON CONFLICT statements through the store's connection, and the
+ * lookups around them, for bulk writes (an import's pages): no entity is made or mapped for a row, and no
+ * value is written into the SQL text (docs/adr/0079-importing-a-better-auth-database.md). On PostgreSQL a
+ * page is one statement over one bound array per column (`unnest`, `= any`), so its text is the same for
+ * every page; on SQLite, bound parameters (sqlite-statements.ts binds them as MikroORM's SQLite platform
+ * writes them).
  */
-import type { EntityMetadata } from "@mikro-orm/core";
+import type { EntityMetadata, EntitySchema } from "@mikro-orm/core";
 import { type EntityManager, SqlitePlatform } from "@mikro-orm/sql";
 import { CompiledQuery } from "kysely";
 
@@ -42,6 +43,40 @@ function runnerOf(em: EntityManager): QueryRunner {
 
 const columnOf = (meta: EntityMetadata, property: string) => `"${meta.properties[property]!.fieldNames[0]}"`;
 
+/** A bound array of the property's column type, without its length (a cast to varchar(n) would cut, where an insert refuses). */
+const arrayOf = (meta: EntityMetadata, property: string, parameter: number) => `$${parameter}::${meta.properties[property]!.columnTypes[0]!.replace(/\(.*\)$/, "")}[]`;
+
+const isSqlite = (em: EntityManager) => em.getPlatform() instanceof SqlitePlatform;
+
+export interface BulkLookup<Row extends object, Read extends keyof Row & string> {
+  // biome-ignore lint/suspicious/noExplicitAny: the schema's base entity type plays no part in a read.
+  entity: EntitySchema<Row, any>;
+  /** The properties read from each row found. */
+  properties: readonly Read[];
+  /** The property whose value is looked up. */
+  by: keyof Row & string;
+}
+
+/** The rows whose `by` is one of `values` (their `properties`, as plain data), on `em`'s connection or transaction. */
+export async function bulkLookup<Row extends object, Read extends keyof Row & string>(
+  em: EntityManager,
+  spec: BulkLookup<Row, Read>,
+  values: readonly unknown[],
+): Promise<Array<Pick<Row, Read>>> {
+  if (!values.length) return [];
+  const meta: EntityMetadata = em.getMetadata().get(spec.entity);
+  const head = `select ${spec.properties.map((p) => `${columnOf(meta, p)} as "${p}"`).join(", ")} from "${meta.tableName}" where ${columnOf(meta, spec.by)}`;
+  if (!isSqlite(em)) {
+    const { rows } = await runnerOf(em).executeQuery(CompiledQuery.raw(`${head} = any(${arrayOf(meta, spec.by, 1)})`, [values]));
+    return rows as Array<Pick<Row, Read>>;
+  }
+  const found: Array<Pick<Row, Read>> = [];
+  for (let start = 0; start < values.length; start += MAX_SQLITE_PARAMETERS) {
+    found.push(...((await em.execute(`${head} in (?)`, [values.slice(start, start + MAX_SQLITE_PARAMETERS)], "all")) as Array<Pick<Row, Read>>));
+  }
+  return found;
+}
+
 /** Writes `rows` (their `properties`) on `em`'s connection, or in its transaction when one is open. */
 export async function bulkInsert<Row extends object>(em: EntityManager, spec: BulkInsert<Row>, rows: readonly Row[]): Promise<void> {
   if (!rows.length) return;
@@ -54,9 +89,8 @@ export async function bulkInsert<Row extends object>(em: EntityManager, spec: Bu
       : `do update set ${spec.onConflict.merge.map((p) => `${column(p)} = excluded.${column(p)}`).join(", ")} where ${table}.${column(spec.onConflict.newerBy)} < excluded.${column(spec.onConflict.newerBy)}`;
   const head = `insert into ${table} (${spec.properties.map(column).join(", ")}) `;
   const tail = ` on conflict (${spec.conflict.map(column).join(", ")}) ${onConflict}`;
-  if (!(em.getPlatform() instanceof SqlitePlatform)) {
-    // One array per column, cast to the column's type without its length (a cast to varchar(n) would cut, where the insert refuses).
-    const arrays = spec.properties.map((property, at) => `$${at + 1}::${meta.properties[property]!.columnTypes[0]!.replace(/\(.*\)$/, "")}[]`);
+  if (!isSqlite(em)) {
+    const arrays = spec.properties.map((property, at) => arrayOf(meta, property, at + 1));
     const values = spec.properties.map((property) => rows.map((row) => row[property]));
     await runnerOf(em).executeQuery(CompiledQuery.raw(`${head}select * from unnest(${arrays.join(", ")})${tail}`, values));
     return;
