@@ -5,7 +5,7 @@
  * keyed by the source's ids, so running it again doubles nothing and a stopped run finishes when rerun.
  */
 import { ConfigError } from "@auth-platform/runtime/config";
-import { type ImportOutcome, emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
+import { type ImportedUser, type ImportOutcome, emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
 import { identityConfig } from "@auth-platform/identity/config";
 import { type IdentityImport, openIdentityImport } from "@auth-platform/identity/import/identity-import";
 import type { BetterAuthSecrets } from "@auth-platform/identity/import/better-auth-cipher";
@@ -19,7 +19,7 @@ import {
   openOrganizationImportStoreFromEnv,
 } from "@auth-platform/organization/import/organization-import";
 import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
-import { openSource, type Source, type SourceRow } from "./source.js";
+import { type Join, openSource, type SourceRow } from "./source.js";
 
 /**
  * Each target service's import module, opened on first need and kept for the whole run (one store, one
@@ -55,9 +55,8 @@ function targetsFor(env: Record<string, string | undefined>, secrets: BetterAuth
   };
 }
 
-/** What a kind's importer gets besides its page: the source (to look up related rows), the schema found and the targets. */
+/** What a kind's importer gets besides its page: the schema found and the targets. */
 export interface ImportContext {
-  source: Source;
   schema: SchemaCheck;
   targets: Targets;
   toUser(row: SourceRow): ReturnType<typeof toUser>;
@@ -74,6 +73,8 @@ export interface KindWriter {
 export interface KindImporter {
   kind: string;
   table: string;
+  /** A related row read with each of this kind's rows (in the same query). */
+  join?: Join;
   open(context: ImportContext): Promise<KindWriter>;
   /** What a dry run can tell of a page without the target (rows the writer would leave out, by reason). */
   inspect?(rows: SourceRow[]): ImportOutcome;
@@ -142,6 +143,8 @@ export const IMPORTERS: KindImporter[] = [
   {
     kind: "sessions",
     table: "session",
+    // Its user's row comes with each session: the session service keeps a copy of the user with the session.
+    join: { table: "user", column: "userId", as: "user" },
     inspect: expiredSessions,
     async open(context) {
       const writer = await context.targets.session();
@@ -149,10 +152,13 @@ export const IMPORTERS: KindImporter[] = [
       const identity = await context.targets.identity();
       return {
         async write(rows) {
-          const sessions = rows.map(toSession);
-          const present = await identity.presentUsers([...new Set(sessions.map((s) => s.userId))]);
-          const users = await context.source.where("user", "id", [...present]);
-          return writer.importSessions(sessions, new Map(users.map((row) => [String(row.id), context.toUser(row)])));
+          const present = await identity.presentUsers([...new Set(rows.map((row) => String(row.userId)))]);
+          const users = new Map<string, ImportedUser>();
+          for (const { user } of rows) {
+            const id = user ? String((user as SourceRow).id) : undefined;
+            if (id && present.has(id) && !users.has(id)) users.set(id, context.toUser(user as SourceRow));
+          }
+          return writer.importSessions(rows.map(toSession), users);
         },
       };
     },
@@ -204,14 +210,12 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
   const importers = options.importers ?? IMPORTERS;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const source = await openSource(options.from);
-  // A connection of its own for the rows a writer looks up, beside the paging one.
-  const lookups = await openSource(options.from);
   const targets = targetsFor(options.env, options.secrets);
   try {
     const fieldConfig = identityConfig(options.env).userFields;
     const schema = checkSchema(await source.tables(), Object.keys(fieldConfig));
     const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
-    const context: ImportContext = { source: lookups, schema, targets, toUser: (row) => toUser(row, extra) };
+    const context: ImportContext = { schema, targets, toUser: (row) => toUser(row, extra) };
     const present = importers.filter((importer) => schema.present.has(importer.table));
     // One after the other: the PostgreSQL source is one connection.
     let total = 0;
@@ -223,11 +227,11 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
       kinds.push(summary);
       const writer = options.dryRun ? undefined : await importer.open(context);
       // The next page is read while this one is written: the source and the targets are different databases.
-      let next = source.page(importer.table, null, batchSize);
+      let next = source.page(importer.table, null, batchSize, importer.join);
       for (;;) {
         const rows = await next;
         if (!rows.length) break;
-        next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize);
+        next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize, importer.join);
         // Handled here too: if this page's write fails, the read in flight must not crash the process.
         next.catch(() => undefined);
         const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
@@ -242,7 +246,6 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
   } finally {
     await targets.close();
     await source.close();
-    await lookups.close();
   }
 }
 
