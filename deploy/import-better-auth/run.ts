@@ -75,6 +75,11 @@ export interface KindImporter {
   table: string;
   /** A related row read with each of this kind's rows (in the same query). */
   join?: Join;
+  /**
+   * Its pages do not depend on each other: the next is written while this one is, so the importer's CPU
+   * and the target database's overlap. Not for kinds whose writes read what an earlier page wrote.
+   */
+  overlap?: boolean;
   open(context: ImportContext): Promise<KindWriter>;
   /** What a dry run can tell of a page without the target (rows the writer would leave out, by reason). */
   inspect?(rows: SourceRow[]): ImportOutcome;
@@ -118,6 +123,7 @@ function organizationImporter(kind: string, table: string, field: keyof BetterAu
 export const IMPORTERS: KindImporter[] = [
   {
     kind: "users",
+    overlap: true,
     table: "user",
     async open(context) {
       const writer = await context.targets.identity();
@@ -126,6 +132,7 @@ export const IMPORTERS: KindImporter[] = [
   },
   {
     kind: "accounts",
+    overlap: true,
     table: "account",
     async open(context) {
       const writer = await context.targets.identity();
@@ -142,6 +149,7 @@ export const IMPORTERS: KindImporter[] = [
   },
   {
     kind: "sessions",
+    overlap: true,
     table: "session",
     // Its user's row comes with each session: the session service keeps a copy of the user with the session.
     join: { table: "user", column: "userId", as: "user" },
@@ -180,6 +188,44 @@ export const IMPORTERS: KindImporter[] = [
     },
   },
 ];
+
+type PageResult = { outcome: ImportOutcome } | { error: unknown };
+
+/**
+ * Writes a kind's pages, up to `depth` at once (each in its own transaction), and counts each page's
+ * outcome in order. A page that failed beside another (both claiming one unique key, a deadlock) is
+ * written again alone once the others are done: writes are keyed by the source's ids, so nothing doubles.
+ * Failing alone, it stops the import.
+ */
+function pageWriter(writer: KindWriter, depth: number, count: (rows: SourceRow[], outcome: ImportOutcome) => void) {
+  const pending: Array<{ rows: SourceRow[]; result: Promise<PageResult> }> = [];
+  const attempt = (rows: SourceRow[]): Promise<PageResult> =>
+    writer.write(rows).then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
+  const settle = async () => {
+    const page = pending.shift()!;
+    let result = await page.result;
+    if ("error" in result && depth > 1) {
+      for (const other of pending) await other.result;
+      result = await attempt(page.rows);
+    }
+    if ("error" in result) throw result.error;
+    count(page.rows, result.outcome);
+  };
+  return {
+    /** Starts writing `rows`; resolves when fewer than `depth` pages are being written. */
+    async add(rows: SourceRow[]) {
+      pending.push({ rows, result: attempt(rows) });
+      if (pending.length >= depth) await settle();
+    },
+    /** Resolves when every page is written. */
+    async finish() {
+      while (pending.length) await settle();
+    },
+  };
+}
 
 export interface ImportOptions {
   from: string;
@@ -226,6 +272,14 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
       const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {} };
       kinds.push(summary);
       const writer = options.dryRun ? undefined : await importer.open(context);
+      const count = (rows: SourceRow[], outcome: ImportOutcome) => {
+        summary.read += rows.length;
+        summary.written += outcome.written;
+        for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
+        done += rows.length;
+        options.progress?.(done, total, importer.kind);
+      };
+      const pages = writer ? pageWriter(writer, importer.overlap ? 2 : 1, count) : undefined;
       // The next page is read while this one is written: the source and the targets are different databases.
       let next = source.page(importer.table, null, batchSize, importer.join);
       for (;;) {
@@ -234,13 +288,10 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
         next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize, importer.join);
         // Handled here too: if this page's write fails, the read in flight must not crash the process.
         next.catch(() => undefined);
-        const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
-        summary.read += rows.length;
-        summary.written += outcome.written;
-        for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
-        done += rows.length;
-        options.progress?.(done, total, importer.kind);
+        if (pages) await pages.add(rows);
+        else count(rows, importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
       }
+      await pages?.finish();
     }
     return { dryRun: options.dryRun ?? false, kinds, ignoredUserColumns: schema.ignoredUserColumns };
   } finally {

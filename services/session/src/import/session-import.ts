@@ -90,7 +90,7 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
           });
       }
       if (!rows.length) return outcome;
-      const copies = [...new Set(rows.map((r) => r.userId))].map((id) => {
+      const copies = [...new Set(rows.map((r) => r.userId))].sort().map((id) => {
         const user = cachedUser(users.get(id)!);
         return { userId: id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
       });
