@@ -53,17 +53,19 @@ function joinColumns(tables: () => Promise<Map<string, Set<string>>>): (join: Jo
 
 /** A joined page's rows with the join's columns moved into one object under `as` (null when the left join found none). */
 function folded(rows: SourceRow[], join: Join | undefined): SourceRow[] {
-  if (!join) return rows;
+  if (!join || !rows.length) return rows;
+  // Every row of a page has the same columns: split them once.
   const prefix = `${join.as}.`;
+  const columns = Object.keys(rows[0]!);
+  const own = columns.filter((c) => !c.startsWith(prefix));
+  const related = columns.filter((c) => c.startsWith(prefix)).map((c) => [c, c.slice(prefix.length)] as const);
   return rows.map((row) => {
-    const own: SourceRow = {};
-    const related: SourceRow = {};
-    for (const [key, value] of Object.entries(row)) {
-      if (key.startsWith(prefix)) related[key.slice(prefix.length)] = value;
-      else own[key] = value;
-    }
-    own[join.as] = related.id === null || related.id === undefined ? null : related;
-    return own;
+    const folded: SourceRow = {};
+    for (const column of own) folded[column] = row[column];
+    const relatedRow: SourceRow = {};
+    for (const [column, name] of related) relatedRow[name] = row[column];
+    folded[join.as] = relatedRow.id === null || relatedRow.id === undefined ? null : relatedRow;
+    return folded;
   });
 }
 
