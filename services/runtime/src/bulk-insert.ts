@@ -91,7 +91,13 @@ export async function bulkInsert<Row extends object>(em: EntityManager, spec: Bu
   const tail = ` on conflict (${spec.conflict.map(column).join(", ")}) ${onConflict}`;
   if (!isSqlite(em)) {
     const arrays = spec.properties.map((property, at) => arrayOf(meta, property, at + 1));
-    const values = spec.properties.map((property) => rows.map((row) => row[property]));
+    // Dates as ISO text: the same instant, written natively rather than by pg's field-by-field local-time formatting.
+    const values = spec.properties.map((property) =>
+      rows.map((row) => {
+        const value = row[property];
+        return value instanceof Date ? value.toISOString() : value;
+      }),
+    );
     await runnerOf(em).executeQuery(CompiledQuery.raw(`${head}select * from unnest(${arrays.join(", ")})${tail}`, values));
     return;
   }
