@@ -19,7 +19,7 @@ import {
   openOrganizationImportStoreFromEnv,
 } from "@auth-platform/organization/import/organization-import";
 import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
-import { type Join, openSource, type SourceRow } from "./source.js";
+import { type Join, openSource, type Source, type SourceRow } from "./source.js";
 
 /**
  * Each target service's import module, opened on first need and kept for the whole run (one store, one
@@ -55,8 +55,11 @@ function targetsFor(env: Record<string, string | undefined>, secrets: BetterAuth
   };
 }
 
-/** What a kind's importer gets besides its page: the schema found and the targets. */
+/** What a kind's importer gets besides its pages: the source (read by `finish`, once the pages are done), the schema found and the targets. */
 export interface ImportContext {
+  source: Source;
+  /** The rows of a page (--batch-size). */
+  batchSize: number;
   schema: SchemaCheck;
   targets: Targets;
   toUser(row: SourceRow): ReturnType<typeof toUser>;
@@ -64,6 +67,8 @@ export interface ImportContext {
 
 export interface KindWriter {
   write(rows: SourceRow[]): Promise<ImportOutcome>;
+  /** After every page of the source: removes here what earlier runs imported and the source no longer has; returns how many. */
+  finish?(): Promise<number>;
 }
 
 /**
@@ -168,6 +173,19 @@ export const IMPORTERS: KindImporter[] = [
           }
           return writer.importSessions(rows.map(toSession), users);
         },
+        // A session the old app ended (signed out, revoked) since an earlier run ends here too: one earlier
+        // runs imported, this run did not see, whose user the source still has (not a session of another source).
+        async finish() {
+          let ended = 0;
+          let after: string | null = null;
+          for (;;) {
+            const unseen = await writer.unseenSessions(after, context.batchSize);
+            if (!unseen.length) return ended;
+            const users = await context.source.existing("user", [...new Set(unseen.map((s) => s.userId))]);
+            ended += await writer.endSessions(unseen.filter((s) => users.has(s.userId)).map((s) => s.sessionId));
+            after = unseen[unseen.length - 1]!.sessionId;
+          }
+        },
       };
     },
   },
@@ -242,6 +260,8 @@ export interface KindSummary {
   read: number;
   written: number;
   skipped: Record<string, number>;
+  /** Imported by an earlier run and no longer in the source: removed here. */
+  removed: number;
 }
 
 export interface ImportSummary {
@@ -261,7 +281,7 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
     const fieldConfig = identityConfig(options.env).userFields;
     const schema = checkSchema(await source.tables(), Object.keys(fieldConfig));
     const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
-    const context: ImportContext = { schema, targets, toUser: (row) => toUser(row, extra) };
+    const context: ImportContext = { source, batchSize, schema, targets, toUser: (row) => toUser(row, extra) };
     const present = importers.filter((importer) => schema.present.has(importer.table));
     // One after the other: the PostgreSQL source is one connection.
     let total = 0;
@@ -269,7 +289,7 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
     let done = 0;
     const kinds: KindSummary[] = [];
     for (const importer of present) {
-      const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {} };
+      const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {}, removed: 0 };
       kinds.push(summary);
       const writer = options.dryRun ? undefined : await importer.open(context);
       const count = (rows: SourceRow[], outcome: ImportOutcome) => {
@@ -292,6 +312,7 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
         else count(rows, importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
       }
       await pages?.finish();
+      summary.removed = (await writer?.finish?.()) ?? 0;
     }
     return { dryRun: options.dryRun ?? false, kinds, ignoredUserColumns: schema.ignoredUserColumns };
   } finally {
@@ -305,7 +326,8 @@ export function formatSummary(summary: ImportSummary): string {
   const lines = [summary.dryRun ? "dry run: nothing was written" : "import done"];
   for (const kind of summary.kinds) {
     const skipped = Object.values(kind.skipped).reduce((a, b) => a + b, 0);
-    lines.push(`  ${kind.kind}: ${kind.read} read, ${kind.written} ${summary.dryRun ? "to write" : "written"}, ${skipped} skipped`);
+    const removed = kind.removed ? `, ${kind.removed} removed (no longer in the source)` : "";
+    lines.push(`  ${kind.kind}: ${kind.read} read, ${kind.written} ${summary.dryRun ? "to write" : "written"}, ${skipped} skipped${removed}`);
     for (const [reason, count] of Object.entries(kind.skipped)) lines.push(`    ${count} ${reason}`);
   }
   if (summary.ignoredUserColumns.length) lines.push(`  user columns not imported (not in IDENTITY_USER_FIELDS): ${summary.ignoredUserColumns.join(", ")}`);

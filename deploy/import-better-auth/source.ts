@@ -25,6 +25,8 @@ export interface Source {
   count(table: string): Promise<number>;
   /** Up to `limit` rows with an id after `afterId` (all when null), by id, each with its `join` row when given. */
   page(table: string, afterId: string | null, limit: number, join?: Join): Promise<SourceRow[]>;
+  /** Which of these ids the table has. */
+  existing(table: string, ids: string[]): Promise<Set<string>>;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,16 @@ async function openSqlite(file: string): Promise<Source> {
       const statement = db.prepare(pageQuery(table, afterId, await columnsOf(join), () => "?"));
       return folded((afterId === null ? statement.all(limit) : statement.all(afterId, limit)) as SourceRow[], join);
     },
+    async existing(table, ids) {
+      const found = new Set<string>();
+      // Below SQLite's bound-parameter limit per statement.
+      for (let start = 0; start < ids.length; start += 30_000) {
+        const chunk = ids.slice(start, start + 30_000);
+        const rows = db.prepare(`select "id" from ${quote(table)} where "id" in (${chunk.map(() => "?").join(", ")})`).all(...chunk) as Array<{ id: unknown }>;
+        for (const row of rows) found.add(String(row.id));
+      }
+      return found;
+    },
     close: async () => db.close(),
   };
 }
@@ -122,6 +134,10 @@ async function openPostgres(url: string): Promise<Source> {
     async page(table, afterId, limit, join) {
       const text = pageQuery(table, afterId, await columnsOf(join), (n) => `$${n}`);
       return folded((await client.query(text, afterId === null ? [limit] : [afterId, limit])).rows as SourceRow[], join);
+    },
+    async existing(table, ids) {
+      const { rows } = await client.query<{ id: unknown }>(`select "id" from ${quote(table)} where "id" = any($1)`, [ids]);
+      return new Set(rows.map((row) => String(row.id)));
     },
     close: () => client.end(),
   };

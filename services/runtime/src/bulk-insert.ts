@@ -14,8 +14,8 @@ import { CompiledQuery } from "kysely";
 export type OnConflict =
   /** Left as it is. */
   | { ignore: true }
-  /** Its `columns` replaced by the new row's, only where the stored `newerBy` is older than the new one's. */
-  | { merge: readonly string[]; newerBy: string };
+  /** Its `merge` columns replaced by the new row's: always, or only where the stored `newerBy` is older than the new one's. */
+  | { merge: readonly string[]; newerBy?: string };
 
 export interface BulkInsert<Row extends object> {
   /** The entity written (its table and column names come from its metadata). */
@@ -83,10 +83,12 @@ export async function bulkInsert<Row extends object>(em: EntityManager, spec: Bu
   const meta: EntityMetadata = em.getMetadata().get(spec.entity);
   const column = (property: string) => columnOf(meta, property);
   const table = `"${meta.tableName}"`;
-  const onConflict =
-    "ignore" in spec.onConflict
-      ? "do nothing"
-      : `do update set ${spec.onConflict.merge.map((p) => `${column(p)} = excluded.${column(p)}`).join(", ")} where ${table}.${column(spec.onConflict.newerBy)} < excluded.${column(spec.onConflict.newerBy)}`;
+  let onConflict = "do nothing";
+  if ("merge" in spec.onConflict) {
+    const { merge, newerBy } = spec.onConflict;
+    onConflict = `do update set ${merge.map((p) => `${column(p)} = excluded.${column(p)}`).join(", ")}`;
+    if (newerBy) onConflict += ` where ${table}.${column(newerBy)} < excluded.${column(newerBy)}`;
+  }
   const head = `insert into ${table} (${spec.properties.map(column).join(", ")}) `;
   const tail = ` on conflict (${spec.conflict.map(column).join(", ")}) ${onConflict}`;
   if (!isSqlite(em)) {
