@@ -284,6 +284,12 @@ describe("a run again after the old app kept serving brings what changed", () =>
 
     const after = await withSessionStore((store) => store.findById(extended.id));
     expect(after!.expiresAt.getTime()).toBe(new Date(extended.expiresAt).getTime());
+    const identity = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
+    try {
+      expect(await identity.findUserByEmail(dan.email)).toMatchObject({ name: "Daniel" });
+    } finally {
+      await identity.close();
+    }
     expect((await platform.client().get("/get-session", { cookie: dan.cookie })).body).toMatchObject({ user: { name: "Daniel" } });
     expect((await platform.client().get("/get-session", { cookie: eve.cookie })).body).toBeNull();
     expect((await platform.client().get("/get-session", { cookie: danAgain })).body).toBeNull();
