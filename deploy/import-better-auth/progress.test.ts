@@ -38,10 +38,6 @@ describe("import progress", () => {
     progress.update(3, 4, "accounts");
     progress.update(4, 4, "sessions");
     progress.end();
-    expect(log.written).toEqual([
-      "import: 1/4 rows (25 %), now users, 0 s\n",
-      "import: 3/4 rows (75 %), now accounts, 6 s\n",
-      "import: 4/4 rows (100 %), now sessions, 6 s\n",
-    ]);
+    expect(log.written).toEqual(["import: 1/4 rows (25 %), now users, 0 s\n", "import: 3/4 rows (75 %), now accounts, 6 s\n", "import: 4/4 rows (100 %), now sessions, 6 s\n"]);
   });
 });
