@@ -9,13 +9,15 @@
  *
  * (TEST_DATABASE_URL is used when BENCH_DATABASE_URL is not set.) The three databases are dropped at the
  * end. BENCH_BATCH_SIZE: the command's --batch-size (default its own). BENCH_IMPORT_ENTRY: a built file to
- * run on plain node instead (dist/import-better-auth.js after `npm run build`).
+ * run on plain node instead (dist/import-better-auth.js after `npm run build`). BENCH_CPU_PROF=<dir>: the
+ * command's CPU profile (summarise it with bench/profile-summary.ts).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { NODE_FLAGS, ROOT } from "../deploy/processes.js";
+import { readCpuMs } from "./processes.js";
 import { hashPassword } from "../services/identity/src/password.js";
 import { LOWER_ALPHANUMERIC, randomString } from "../services/runtime/src/random.js";
 
@@ -65,16 +67,33 @@ async function generate(url: string): Promise<void> {
   }
 }
 
-/** Runs the command; resolves with its wall time and the highest VmHWM seen. */
-function runImport(env: Record<string, string>, from: string): Promise<{ seconds: number; peakMiB: number; output: string }> {
+interface ImportRun {
+  seconds: number;
+  peakMiB: number;
+  /** CPU seconds of the command and of the PostgreSQL backends serving the three databases: on a shared machine, steadier than the wall time. */
+  commandCpu: number;
+  postgresCpu: number;
+  output: string;
+}
+
+/**
+ * Runs the command; resolves with its wall time, the highest VmHWM seen and the CPU time used. The
+ * backends' CPU is read from /proc (PostgreSQL on this machine; 0 otherwise), their pids from
+ * pg_stat_activity while the command runs.
+ */
+function runImport(env: Record<string, string>, from: string, admin: pg.Client, databases: string[]): Promise<ImportRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const entry = BUILT ? [BUILT] : ["--import", "tsx", join(ROOT, "deploy/import-better-auth/main.ts")];
+    // BENCH_CPU_PROF=<dir>: the command's V8 CPU profile, written when it exits (bench/profile-summary.ts reads it).
+    const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=import-better-auth-\${pid}.cpuprofile`] : [];
     // The flags the command runs with in the image and the chart.
-    const args = [...NODE_FLAGS["import-better-auth"], ...entry, "--from", from, ...(BATCH ? ["--batch-size", BATCH] : [])];
+    const args = [...NODE_FLAGS["import-better-auth"], ...profile, ...entry, "--from", from, ...(BATCH ? ["--batch-size", BATCH] : [])];
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     let peakKiB = 0;
+    let commandCpuMs = 0;
+    const backendCpuMs = new Map<number, number>();
     const sample = () => {
       try {
         const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
@@ -82,8 +101,20 @@ function runImport(env: Record<string, string>, from: string): Promise<{ seconds
       } catch {
         // The process has just ended.
       }
+      commandCpuMs = readCpuMs(child.pid!) ?? commandCpuMs;
+      for (const pid of backendCpuMs.keys()) backendCpuMs.set(pid, readCpuMs(pid) ?? backendCpuMs.get(pid)!);
     };
-    const timer = setInterval(sample, 200);
+    const backends = () =>
+      admin
+        .query<{ pid: number }>("select pid from pg_stat_activity where datname = any($1)", [databases])
+        .then(({ rows }) => {
+          for (const { pid } of rows) if (!backendCpuMs.has(pid)) backendCpuMs.set(pid, 0);
+        })
+        .catch(() => undefined);
+    const timer = setInterval(() => {
+      sample();
+      void backends();
+    }, 200);
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk;
       sample();
@@ -93,7 +124,10 @@ function runImport(env: Record<string, string>, from: string): Promise<{ seconds
     child.on("exit", (code) => {
       clearInterval(timer);
       if (code !== 0) reject(new Error(`import exited with ${code}\n${output}`));
-      else resolve({ seconds: (performance.now() - started) / 1000, peakMiB: peakKiB / 1024, output });
+      else {
+        const postgresCpuMs = [...backendCpuMs.values()].reduce((a, b) => a + b, 0);
+        resolve({ seconds: (performance.now() - started) / 1000, peakMiB: peakKiB / 1024, commandCpu: commandCpuMs / 1000, postgresCpu: postgresCpuMs / 1000, output });
+      }
     });
   });
 }
@@ -123,10 +157,14 @@ async function main() {
         LOG_LEVEL: "error",
       },
       urlOf(names.source),
+      admin,
+      Object.values(names),
     );
     process.stdout.write(result.output);
     const load = readFileSync("/proc/loadavg", "utf8").trim();
-    process.stdout.write(`import of ${USERS} users: ${result.seconds.toFixed(1)} s, peak RSS ${result.peakMiB.toFixed(0)} MiB (loadavg ${load})\n`);
+    process.stdout.write(
+      `import of ${USERS} users: ${result.seconds.toFixed(1)} s, peak RSS ${result.peakMiB.toFixed(0)} MiB, CPU ${result.commandCpu.toFixed(1)} s in the command and ${result.postgresCpu.toFixed(1)} s in PostgreSQL (loadavg ${load})\n`,
+    );
   } finally {
     for (const name of Object.values(names)) await admin.query(`drop database if exists "${name}" with (force)`);
     await admin.end();

@@ -71,6 +71,10 @@ export async function betterAuthSqliteSource(file: string, secret: string, featu
       if (enabled.headers.getSetCookie().some((c) => c.startsWith("better-auth.session_token="))) cookie = cookieOf(enabled);
       return { id, email, password, username, cookie, totpUri: body.totpURI, backupCodes: body.backupCodes };
     },
+    /** Another session of a user who signed up: the cookie of a sign-in. */
+    async signIn(email: string, password: string): Promise<string> {
+      return cookieOf(await auth.api.signInEmail({ body: { email, password }, asResponse: true }));
+    },
     close: () => options.database.close(),
   };
 }

@@ -5,7 +5,7 @@
  * keyed by the source's ids, so running it again doubles nothing and a stopped run finishes when rerun.
  */
 import { ConfigError } from "@auth-platform/runtime/config";
-import { type ImportOutcome, emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
+import { type ImportedUser, type ImportOutcome, emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
 import { identityConfig } from "@auth-platform/identity/config";
 import { type IdentityImport, openIdentityImport } from "@auth-platform/identity/import/identity-import";
 import type { BetterAuthSecrets } from "@auth-platform/identity/import/better-auth-cipher";
@@ -19,7 +19,7 @@ import {
   openOrganizationImportStoreFromEnv,
 } from "@auth-platform/organization/import/organization-import";
 import { checkSchema, type SchemaCheck, toAccount, toSession, toTwoFactor, toUser } from "./schema.js";
-import { openSource, type Source, type SourceRow } from "./source.js";
+import { type Join, openSource, type Source, type SourceRow } from "./source.js";
 
 /**
  * Each target service's import module, opened on first need and kept for the whole run (one store, one
@@ -55,9 +55,11 @@ function targetsFor(env: Record<string, string | undefined>, secrets: BetterAuth
   };
 }
 
-/** What a kind's importer gets besides its page: the source (to look up related rows), the schema found and the targets. */
+/** What a kind's importer gets besides its pages: the source (read by `finish`, once the pages are done), the schema found and the targets. */
 export interface ImportContext {
   source: Source;
+  /** The rows of a page (--batch-size). */
+  batchSize: number;
   schema: SchemaCheck;
   targets: Targets;
   toUser(row: SourceRow): ReturnType<typeof toUser>;
@@ -65,6 +67,8 @@ export interface ImportContext {
 
 export interface KindWriter {
   write(rows: SourceRow[]): Promise<ImportOutcome>;
+  /** After every page of the source: removes here what earlier runs imported and the source no longer has; returns how many. */
+  finish?(): Promise<number>;
 }
 
 /**
@@ -74,6 +78,13 @@ export interface KindWriter {
 export interface KindImporter {
   kind: string;
   table: string;
+  /** A related row read with each of this kind's rows (in the same query). */
+  join?: Join;
+  /**
+   * Its pages do not depend on each other: the next is written while this one is, so the importer's CPU
+   * and the target database's overlap. Not for kinds whose writes read what an earlier page wrote.
+   */
+  overlap?: boolean;
   open(context: ImportContext): Promise<KindWriter>;
   /** What a dry run can tell of a page without the target (rows the writer would leave out, by reason). */
   inspect?(rows: SourceRow[]): ImportOutcome;
@@ -117,6 +128,7 @@ function organizationImporter(kind: string, table: string, field: keyof BetterAu
 export const IMPORTERS: KindImporter[] = [
   {
     kind: "users",
+    overlap: true,
     table: "user",
     async open(context) {
       const writer = await context.targets.identity();
@@ -125,6 +137,7 @@ export const IMPORTERS: KindImporter[] = [
   },
   {
     kind: "accounts",
+    overlap: true,
     table: "account",
     async open(context) {
       const writer = await context.targets.identity();
@@ -141,7 +154,10 @@ export const IMPORTERS: KindImporter[] = [
   },
   {
     kind: "sessions",
+    overlap: true,
     table: "session",
+    // Its user's row comes with each session: the session service keeps a copy of the user with the session.
+    join: { table: "user", column: "userId", as: "user" },
     inspect: expiredSessions,
     async open(context) {
       const writer = await context.targets.session();
@@ -149,10 +165,26 @@ export const IMPORTERS: KindImporter[] = [
       const identity = await context.targets.identity();
       return {
         async write(rows) {
-          const sessions = rows.map(toSession);
-          const present = await identity.presentUsers([...new Set(sessions.map((s) => s.userId))]);
-          const users = await context.source.where("user", "id", [...present]);
-          return writer.importSessions(sessions, new Map(users.map((row) => [String(row.id), context.toUser(row)])));
+          const present = await identity.presentUsers([...new Set(rows.map((row) => String(row.userId)))]);
+          const users = new Map<string, ImportedUser>();
+          for (const { user } of rows) {
+            const id = user ? String((user as SourceRow).id) : undefined;
+            if (id && present.has(id) && !users.has(id)) users.set(id, context.toUser(user as SourceRow));
+          }
+          return writer.importSessions(rows.map(toSession), users);
+        },
+        // A session the old app ended (signed out, revoked) since an earlier run ends here too: one earlier
+        // runs imported, this run did not see, whose user the source still has (not a session of another source).
+        async finish() {
+          let ended = 0;
+          let after: string | null = null;
+          for (;;) {
+            const unseen = await writer.unseenSessions(after, context.batchSize);
+            if (!unseen.length) return ended;
+            const users = await context.source.existing("user", [...new Set(unseen.map((s) => s.userId))]);
+            ended += await writer.endSessions(unseen.filter((s) => users.has(s.userId)).map((s) => s.sessionId));
+            after = unseen[unseen.length - 1]!.sessionId;
+          }
         },
       };
     },
@@ -175,6 +207,44 @@ export const IMPORTERS: KindImporter[] = [
   },
 ];
 
+type PageResult = { outcome: ImportOutcome } | { error: unknown };
+
+/**
+ * Writes a kind's pages, up to `depth` at once (each in its own transaction), and counts each page's
+ * outcome in order. A page that failed beside another (both claiming one unique key, a deadlock) is
+ * written again alone once the others are done: writes are keyed by the source's ids, so nothing doubles.
+ * Failing alone, it stops the import.
+ */
+function pageWriter(writer: KindWriter, depth: number, count: (rows: SourceRow[], outcome: ImportOutcome) => void) {
+  const pending: Array<{ rows: SourceRow[]; result: Promise<PageResult> }> = [];
+  const attempt = (rows: SourceRow[]): Promise<PageResult> =>
+    writer.write(rows).then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
+  const settle = async () => {
+    const page = pending.shift()!;
+    let result = await page.result;
+    if ("error" in result && depth > 1) {
+      for (const other of pending) await other.result;
+      result = await attempt(page.rows);
+    }
+    if ("error" in result) throw result.error;
+    count(page.rows, result.outcome);
+  };
+  return {
+    /** Starts writing `rows`; resolves when fewer than `depth` pages are being written. */
+    async add(rows: SourceRow[]) {
+      pending.push({ rows, result: attempt(rows) });
+      if (pending.length >= depth) await settle();
+    },
+    /** Resolves when every page is written. */
+    async finish() {
+      while (pending.length) await settle();
+    },
+  };
+}
+
 export interface ImportOptions {
   from: string;
   env: Record<string, string | undefined>;
@@ -190,6 +260,8 @@ export interface KindSummary {
   read: number;
   written: number;
   skipped: Record<string, number>;
+  /** Imported by an earlier run and no longer in the source: removed here. */
+  removed: number;
 }
 
 export interface ImportSummary {
@@ -204,14 +276,12 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
   const importers = options.importers ?? IMPORTERS;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const source = await openSource(options.from);
-  // A connection of its own for the rows a writer looks up, beside the paging one.
-  const lookups = await openSource(options.from);
   const targets = targetsFor(options.env, options.secrets);
   try {
     const fieldConfig = identityConfig(options.env).userFields;
     const schema = checkSchema(await source.tables(), Object.keys(fieldConfig));
     const extra = schema.extraFields.map((name) => ({ name, type: fieldConfig[name]!.type }));
-    const context: ImportContext = { source: lookups, schema, targets, toUser: (row) => toUser(row, extra) };
+    const context: ImportContext = { source, batchSize, schema, targets, toUser: (row) => toUser(row, extra) };
     const present = importers.filter((importer) => schema.present.has(importer.table));
     // One after the other: the PostgreSQL source is one connection.
     let total = 0;
@@ -219,30 +289,35 @@ export async function importBetterAuth(options: ImportOptions): Promise<ImportSu
     let done = 0;
     const kinds: KindSummary[] = [];
     for (const importer of present) {
-      const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {} };
+      const summary: KindSummary = { kind: importer.kind, read: 0, written: 0, skipped: {}, removed: 0 };
       kinds.push(summary);
       const writer = options.dryRun ? undefined : await importer.open(context);
-      // The next page is read while this one is written: the source and the targets are different databases.
-      let next = source.page(importer.table, null, batchSize);
-      for (;;) {
-        const rows = await next;
-        if (!rows.length) break;
-        next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize);
-        // Handled here too: if this page's write fails, the read in flight must not crash the process.
-        next.catch(() => undefined);
-        const outcome = writer ? await writer.write(rows) : (importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
+      const count = (rows: SourceRow[], outcome: ImportOutcome) => {
         summary.read += rows.length;
         summary.written += outcome.written;
         for (const [reason, count] of Object.entries(outcome.skipped)) summary.skipped[reason] = (summary.skipped[reason] ?? 0) + count;
         done += rows.length;
         options.progress?.(done, total, importer.kind);
+      };
+      const pages = writer ? pageWriter(writer, importer.overlap ? 2 : 1, count) : undefined;
+      // The next page is read while this one is written: the source and the targets are different databases.
+      let next = source.page(importer.table, null, batchSize, importer.join);
+      for (;;) {
+        const rows = await next;
+        if (!rows.length) break;
+        next = rows.length < batchSize ? Promise.resolve([]) : source.page(importer.table, String(rows[rows.length - 1]!.id), batchSize, importer.join);
+        // Handled here too: if this page's write fails, the read in flight must not crash the process.
+        next.catch(() => undefined);
+        if (pages) await pages.add(rows);
+        else count(rows, importer.inspect?.(rows) ?? { written: rows.length, skipped: {} });
       }
+      await pages?.finish();
+      summary.removed = (await writer?.finish?.()) ?? 0;
     }
     return { dryRun: options.dryRun ?? false, kinds, ignoredUserColumns: schema.ignoredUserColumns };
   } finally {
     await targets.close();
     await source.close();
-    await lookups.close();
   }
 }
 
@@ -251,7 +326,8 @@ export function formatSummary(summary: ImportSummary): string {
   const lines = [summary.dryRun ? "dry run: nothing was written" : "import done"];
   for (const kind of summary.kinds) {
     const skipped = Object.values(kind.skipped).reduce((a, b) => a + b, 0);
-    lines.push(`  ${kind.kind}: ${kind.read} read, ${kind.written} ${summary.dryRun ? "to write" : "written"}, ${skipped} skipped`);
+    const removed = kind.removed ? `, ${kind.removed} removed (no longer in the source)` : "";
+    lines.push(`  ${kind.kind}: ${kind.read} read, ${kind.written} ${summary.dryRun ? "to write" : "written"}, ${skipped} skipped${removed}`);
     for (const [reason, count] of Object.entries(kind.skipped)) lines.push(`    ${count} ${reason}`);
   }
   if (summary.ignoredUserColumns.length) lines.push(`  user columns not imported (not in IDENTITY_USER_FIELDS): ${summary.ignoredUserColumns.join(", ")}`);

@@ -2,14 +2,21 @@
  * Importing a better-auth app (docs/importing-from-better-auth.md): a real better-auth 1.7 server on SQLite
  * signs users up; after the import, through our gateway, they sign in with the same passwords, the cookies
  * the old server issued are signed-in sessions, TOTP codes from the same secrets pass and a backup code
- * works once. The target is the suite's default store (PostgreSQL under TEST_DATABASE_URL).
+ * works once. Run again, it brings what the old app changed meanwhile; stopped half-way, it finishes when
+ * run again. The target is the suite's default store (PostgreSQL under TEST_DATABASE_URL).
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, totpCode, totpStep } from "@auth-platform/identity/domain/totp";
-import { formatSummary, importBetterAuth } from "../../deploy/import-better-auth/run.js";
+import { openIdentityStore } from "@auth-platform/identity/store/mikro-identity-store";
+import { tokenVault } from "@auth-platform/runtime/session-token";
+import { openSessionStore } from "@auth-platform/session/store/mikro-session-store";
+import { ENTRY_POINTS, NODE_FLAGS, ROOT } from "../../deploy/processes.js";
+import { formatSummary, importBetterAuth, type KindImporter } from "../../deploy/import-better-auth/run.js";
 import { betterAuthSqliteSource, type SourceUser } from "../../testing/better-auth-source.js";
 import { usePlatform } from "../../testing/use-platform.js";
 
@@ -31,6 +38,19 @@ beforeAll(async () => {
   source.close();
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const DAY = 86_400_000;
+const headers = (cookie: string) => new Headers({ cookie });
+
+/** The platform's session store, for what the API does not show (a session's row by id). */
+async function withSessionStore<T>(use: (store: Awaited<ReturnType<typeof openSessionStore>>) => Promise<T>): Promise<T> {
+  const store = await openSessionStore(platform.env.SESSION_DATABASE_URL!, tokenVault(platform.env.AUTH_SECRET!));
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
 
 const totpNow = (uri: string) => totpCode(base32Decode(new URL(uri).searchParams.get("secret")!), totpStep(new Date()));
 
@@ -133,6 +153,43 @@ describe("import from better-auth", () => {
     expect(res.body).toBeNull();
   });
 
+  it("a page that fails beside another page is written again alone, after it", async () => {
+    const calls: Array<{ page: string; beside: number }> = [];
+    let writing = 0;
+    let secondStarted!: () => void;
+    const second = new Promise<void>((resolve) => {
+      secondStarted = resolve;
+    });
+    // The first page fails once the second is being written (as two pages claiming one unique key would).
+    const users: KindImporter = {
+      kind: "users",
+      table: "user",
+      overlap: true,
+      open: async () => ({
+        async write(rows) {
+          calls.push({ page: String(rows[0]!.id), beside: writing++ });
+          try {
+            if (calls.length === 1) {
+              await second;
+              throw new Error("duplicate key value violates unique constraint");
+            }
+            if (calls.length === 2) secondStarted();
+            return { written: rows.length, skipped: {} };
+          } finally {
+            writing--;
+          }
+        },
+      }),
+    };
+    const summary = await importBetterAuth({ from: file, env: platform.env, secrets, batchSize: 1, importers: [users] });
+    expect(summary.kinds[0]!.read).toBeGreaterThanOrEqual(2);
+    expect(summary.kinds[0]).toMatchObject({ written: summary.kinds[0]!.read, skipped: {} });
+    // Pages 1 and 2 at once; page 1 again with nothing beside it.
+    expect(calls.slice(0, 3).map((c) => c.beside)).toEqual([0, 1, 0]);
+    expect(calls[2]!.page).toBe(calls[0]!.page);
+    expect(calls).toHaveLength(summary.kinds[0]!.read + 1);
+  });
+
   it("a database that is not better-auth's is refused, naming what is missing", async () => {
     const other = join(dir, "other.db");
     const { DatabaseSync } = await import("node:sqlite");
@@ -140,5 +197,101 @@ describe("import from better-auth", () => {
     db.exec('create table "user" ("id" text primary key, "email" text)');
     db.close();
     await expect(importBetterAuth({ from: other, env: platform.env, secrets })).rejects.toThrow(/not a better-auth database.*table "account" is missing/);
+  });
+});
+
+describe("a stopped import finishes when run again", () => {
+  const resumeFile = join(dir, "resume.db");
+  const users: SourceUser[] = [];
+
+  beforeAll(async () => {
+    const source = await betterAuthSqliteSource(resumeFile, OLD_SECRET);
+    for (let i = 0; i < 20; i++) users.push(await source.signUp(`resume-${i}@example.com`, "the-old-password-of-all", `Resume ${i}`, `resume_${i}`));
+    source.close();
+  }, 120_000);
+
+  it("killed after its first page, the command run again imports everything once", async () => {
+    // The command as operators run it, one row per page, killed at its first progress line (after its first page).
+    const child = spawn(process.execPath, [...NODE_FLAGS["import-better-auth"], "--import", "tsx", ENTRY_POINTS["import-better-auth"], "--from", resumeFile, "--batch-size", "1"], {
+      cwd: ROOT,
+      env: { ...process.env, ...platform.env, BETTER_AUTH_SECRET: OLD_SECRET },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = once(child, "exit");
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      if (/^import: \d+\/\d+ rows/m.test(stderr)) child.kill("SIGKILL");
+    });
+    const [, signal] = await exited;
+    expect(signal, stderr).toBe("SIGKILL");
+
+    // Stopped half-way: its first page (a user) is here, not every session is.
+    const identity = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
+    try {
+      const here = await Promise.all(users.map((u) => identity.findUserByEmail(u.email)));
+      expect(here.some((user) => user !== null)).toBe(true);
+    } finally {
+      await identity.close();
+    }
+    const sessionsHere = () => withSessionStore(async (store) => Promise.all(users.map(async (u) => (await store.listByUser(u.id)).length)));
+    expect((await sessionsHere()).every((n) => n === 1)).toBe(false);
+
+    const summary = await importBetterAuth({ from: resumeFile, env: platform.env, secrets, batchSize: 1 });
+    const kinds = Object.fromEntries(summary.kinds.map((k) => [k.kind, k]));
+    // Nothing removed: the sessions the other sources of this file brought are not this source's to end.
+    for (const kind of ["users", "accounts", "sessions"]) expect(kinds[kind]).toMatchObject({ read: 20, written: 20, skipped: {}, removed: 0 });
+    // Each user's sign-up session once; each user signs in with the old password.
+    expect(await sessionsHere()).toEqual(users.map(() => 1));
+    expect((await platform.client().post("/sign-in/email", { email: users[19]!.email, password: users[19]!.password })).status).toBe(200);
+  }, 120_000);
+});
+
+describe("a run again after the old app kept serving brings what changed", () => {
+  const deltaFile = join(dir, "delta.db");
+  let dan: SourceUser;
+  let eve: SourceUser;
+  let danAgain: string;
+  const runDelta = () => importBetterAuth({ from: deltaFile, env: platform.env, secrets, batchSize: 1 });
+
+  beforeAll(async () => {
+    const source = await betterAuthSqliteSource(deltaFile, OLD_SECRET);
+    dan = await source.signUp("dan@example.com", "dans-old-password", "Dan", "dan");
+    eve = await source.signUp("eve@example.com", "eves-old-password", "Eve", "eve");
+    danAgain = await source.signIn(dan.email, dan.password);
+    source.close();
+    await runDelta();
+  }, 60_000);
+
+  it("a newer user and a later expiry come over; a session ended on either side stays ended", async () => {
+    // Here: Dan signs out of his second session.
+    expect((await platform.client().post("/sign-out", {}, { cookie: danAgain })).status).toBe(200);
+    // There, two days on: Dan renames himself (his session is extended as he uses it), Eve signs out.
+    platform.clock.advance(2 * DAY);
+    const oldApp = await betterAuthSqliteSource(deltaFile, OLD_SECRET);
+    await oldApp.api.updateUser({ body: { name: "Daniel" }, headers: headers(dan.cookie) });
+    const { session: extended } = await oldApp.api.getSession({ headers: headers(dan.cookie) });
+    await oldApp.api.signOut({ headers: headers(eve.cookie) });
+    oldApp.close();
+    const before = await withSessionStore((store) => store.findById(extended.id));
+    expect(new Date(extended.expiresAt).getTime()).toBeGreaterThan(before!.expiresAt.getTime());
+
+    const summary = await runDelta();
+    const kinds = Object.fromEntries(summary.kinds.map((k) => [k.kind, k]));
+    expect(kinds.users).toMatchObject({ read: 2, written: 2 });
+    expect(kinds.sessions).toMatchObject({ read: 2, written: 1, skipped: { "sessions: ended here since an earlier import": 1 }, removed: 1 });
+    expect(formatSummary(summary)).toContain("sessions: 2 read, 1 written, 1 skipped, 1 removed (no longer in the source)");
+
+    const after = await withSessionStore((store) => store.findById(extended.id));
+    expect(after!.expiresAt.getTime()).toBe(new Date(extended.expiresAt).getTime());
+    const identity = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
+    try {
+      expect(await identity.findUserByEmail(dan.email)).toMatchObject({ name: "Daniel" });
+    } finally {
+      await identity.close();
+    }
+    expect((await platform.client().get("/get-session", { cookie: dan.cookie })).body).toMatchObject({ user: { name: "Daniel" } });
+    expect((await platform.client().get("/get-session", { cookie: eve.cookie })).body).toBeNull();
+    expect((await platform.client().get("/get-session", { cookie: danAgain })).body).toBeNull();
   });
 });

@@ -38,6 +38,14 @@ describe("session token vault", () => {
     expect(vault.seal(token, "session-1")).not.toBe(sealed);
   });
 
+  it("every seal has a nonce of its own, across the draws of the nonce pool", () => {
+    const token = randomString(32);
+    const sealed = Array.from({ length: 1000 }, (_, i) => vault.seal(token, `session-${i}`));
+    const nonces = sealed.map((value) => value.split(".")[1]);
+    expect(new Set(nonces).size).toBe(sealed.length);
+    expect(sealed.every((value, i) => vault.open(value, `session-${i}`) === token)).toBe(true);
+  });
+
   it("refuses a sealed token moved to another session, tampered with, or under another secret", () => {
     const sealed = vault.seal(randomString(32), "session-1");
     expect(() => vault.open(sealed, "session-2")).toThrow();

@@ -7,7 +7,7 @@
  */
 import type { ImportedAccount, ImportedTwoFactor, ImportedUser, ImportOutcome } from "@auth-platform/runtime/imported-rows";
 import { emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
-import { bulkInsert } from "@auth-platform/runtime/bulk-insert";
+import { bulkInsert, bulkLookup } from "@auth-platform/runtime/bulk-insert";
 import { openStore, type Store } from "@auth-platform/runtime/store";
 import type { IdentityConfig } from "../config.js";
 import { providerTokenVault } from "../domain/provider-token-vault.js";
@@ -71,31 +71,33 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
 
   /** Ids of the batch already taken in the store by another user (the same email or username, another id). */
   async function takenBy(users: ImportedUser[]): Promise<Map<string, string>> {
-    const emails = users.map((u) => u.email);
-    const usernames = users.flatMap((u) => (u.username ? [u.username] : []));
-    const existing: Array<{ id: string; email: string; username: string | null }> = await store
-      .em()
-      .createQueryBuilder(UserEntity)
-      .select(["id", "email", "username"])
-      .where({ $or: [{ email: { $in: emails } }, ...(usernames.length ? [{ username: { $in: usernames } }] : [])] })
-      .execute("all");
+    const em = store.em();
+    /** Who holds each of these values of `by`. */
+    const holders = async (by: "email" | "username", values: string[]) => {
+      const rows = await bulkLookup(em, { entity: UserEntity, properties: ["id", "email", "username"], by }, values);
+      return new Map(rows.map((row) => [row[by], row.id]));
+    };
+    const byEmail = await holders(
+      "email",
+      users.map((u) => u.email),
+    );
+    const byUsername = await holders(
+      "username",
+      users.flatMap((u) => (u.username ? [u.username] : [])),
+    );
     const taken = new Map<string, string>();
     for (const user of users) {
-      const clash = existing.find((row) => row.id !== user.id && (row.email === user.email || (user.username !== null && row.username === user.username)));
-      if (clash) taken.set(user.id, clash.email === user.email ? "email already used by another user" : "username already used by another user");
+      const emailOf = byEmail.get(user.email);
+      const usernameOf = user.username === null ? undefined : byUsername.get(user.username);
+      if (emailOf !== undefined && emailOf !== user.id) taken.set(user.id, "email already used by another user");
+      else if (usernameOf !== undefined && usernameOf !== user.id) taken.set(user.id, "username already used by another user");
     }
     return taken;
   }
 
-  /** Which of these users are in the store, read as plain rows (no entity made for each). */
+  /** Which of these users are in the store. */
   async function usersPresent(ids: string[]): Promise<Set<string>> {
-    const rows: Array<{ id: string }> = await store
-      .em()
-      .createQueryBuilder(UserEntity)
-      .select(["id"])
-      .where({ id: { $in: ids } })
-      .execute("all");
-    return new Set(rows.map((u) => u.id));
+    return new Set((await bulkLookup(store.em(), { entity: UserEntity, properties: ["id"], by: "id" }, ids)).map((u) => u.id));
   }
 
   /** A token as we store it: opened when the source encrypted it, then sealed for this account. */
@@ -177,7 +179,7 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
       const ids = [...new Set(enrolments.map((e) => e.userId))];
       const owners = await usersPresent(ids);
       // Written once: a rerun must not bring back backup codes used here since, nor undo a new enrolment.
-      const present = new Set((await em.find(TwoFactorEntity, { userId: { $in: ids } }, { fields: ["userId"] })).map((t) => t.userId));
+      const present = new Set((await bulkLookup(em, { entity: TwoFactorEntity, properties: ["userId"], by: "userId" }, ids)).map((t) => t.userId));
       const now = new Date();
       const enrolled: Array<{ userId: string; secret: string; verified: boolean; lastTotpStep: null; createdAt: Date; updatedAt: Date }> = [];
       const codes: Array<{ userId: string; codeHash: string }> = [];

@@ -2,22 +2,33 @@
  * Writes imported sessions into the session store, keyed as ours are (the token's keyed hash and its sealed
  * copy, runtime/session-token.ts), so the token a user's browser already holds finds its session here
  * (docs/adr/0079-importing-a-better-auth-database.md). With each session goes the copy of its user the
- * session service serves on a cache miss. A session already present is left as it is (it may have been
- * extended or revoked here since); a session past its expiry is not imported.
+ * session service serves on a cache miss. A run again brings the delta: a newer copy of a session (extended
+ * in the old app) replaces the one here, one refreshed here since stays; session_import remembers what was
+ * imported, so a session ended here since is not brought back, and one the source no longer has is ended
+ * (unseenSessions, endSessions). A session past its expiry is not imported.
  */
 import type { ImportedSession, ImportedUser, ImportOutcome } from "@auth-platform/runtime/imported-rows";
 import { emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
-import { bulkInsert } from "@auth-platform/runtime/bulk-insert";
+import { bulkInsert, bulkLookup } from "@auth-platform/runtime/bulk-insert";
+import { randomString } from "@auth-platform/runtime/random";
 import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import { openStore, type Store } from "@auth-platform/runtime/store";
 import type { SessionConfig } from "../config.js";
-import { SessionEntity, type SessionRow, SessionUserEntity } from "../store/entities.js";
+import { SessionEntity, SessionImportEntity, type SessionRow, SessionUserEntity } from "../store/entities.js";
 import { sessionMigrations } from "../store/migrations.js";
 
 export interface SessionImport {
   /** The sessions, and the users they belong to (a session whose user is not among them is skipped). */
   importSessions(sessions: ImportedSession[], users: Map<string, ImportedUser>): Promise<ImportOutcome>;
+  /**
+   * Once every session of the source went through importSessions: up to `limit` sessions an earlier run
+   * imported that this run did not see (by session id, after `afterId`), with their users. A source that no
+   * longer has one of them but still has its user ended it (signed out, revoked): endSessions ends it here.
+   */
+  unseenSessions(afterId: string | null, limit: number): Promise<Array<{ sessionId: string; userId: string }>>;
+  /** Ends these imported sessions here (and forgets them); returns how many were still here. */
+  endSessions(sessionIds: string[]): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -38,6 +49,9 @@ const SESSION_COLUMNS = [
   "secondFactor",
   "authenticatedAt",
 ] as const;
+
+/** What a newer copy of a session here takes from it: what the old app changes in a session it keeps. */
+const SESSION_UPDATES = ["expiresAt", "updatedAt", "ipAddress", "userAgent", "activeOrganizationId", "activeTeamId"] as const;
 
 function cachedUser(user: ImportedUser): CachedUser {
   return {
@@ -61,16 +75,29 @@ function cachedUser(user: ImportedUser): CachedUser {
 
 export async function openSessionImport(config: SessionConfig, now: () => Date = () => new Date()): Promise<SessionImport> {
   const vault = tokenVault(config.secret);
-  const store: Store = await openStore({ url: config.databaseUrl, entities: [SessionEntity, SessionUserEntity], migrations: sessionMigrations(vault) });
+  const store: Store = await openStore({
+    url: config.databaseUrl,
+    entities: [SessionEntity, SessionUserEntity, SessionImportEntity],
+    migrations: sessionMigrations(vault),
+  });
+  // This run's mark on the sessions it sees in the source (session_import.run).
+  const run = randomString(16);
   return {
     async importSessions(sessions, users) {
       const outcome = emptyOutcome();
       const at = now();
+      const em = store.em();
+      const ids = sessions.map((s) => s.id);
+      const imported = new Set((await bulkLookup(em, { entity: SessionImportEntity, properties: ["sessionId"], by: "sessionId" }, ids)).map((r) => r.sessionId));
+      const here = new Set((await bulkLookup(em, { entity: SessionEntity, properties: ["id"], by: "id" }, [...imported])).map((r) => r.id));
       const rows: SessionRow[] = [];
+      const written = new Set<string>();
       for (const session of sessions) {
-        if (session.expiresAt <= at) skip(outcome, "sessions: expired");
+        if (imported.has(session.id) && !here.has(session.id)) skip(outcome, "sessions: ended here since an earlier import");
+        else if (session.expiresAt <= at) skip(outcome, "sessions: expired");
         else if (!users.has(session.userId)) skip(outcome, "sessions: their user was not imported");
-        else
+        else {
+          written.add(session.id);
           rows.push({
             id: session.id,
             tokenHash: vault.lookup(session.token),
@@ -88,17 +115,22 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
             secondFactor: null,
             authenticatedAt: session.createdAt,
           });
+        }
       }
-      if (!rows.length) return outcome;
-      const copies = [...new Set(rows.map((r) => r.userId))].map((id) => {
+      // Seen in the source: every session imported before, and every one written now.
+      const seen = sessions.filter((s) => imported.has(s.id) || written.has(s.id)).map((s) => ({ sessionId: s.id, userId: s.userId, run }));
+      // In the same order on every page: two pages written at once lock the copies they share in one order (no deadlock).
+      const copies = [...new Set(rows.map((r) => r.userId))].sort().map((id) => {
         const user = cachedUser(users.get(id)!);
         return { userId: id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
       });
-      await store.em().transactional(async (em) => {
-        await bulkInsert(em, { entity: SessionEntity, properties: SESSION_COLUMNS, conflict: ["id"], onConflict: { ignore: true } }, rows);
+      await em.transactional(async (tx) => {
+        // A newer copy (the old app extended it, or changed its organization) replaces the one here; one
+        // refreshed here since is newer and stays.
+        await bulkInsert(tx, { entity: SessionEntity, properties: SESSION_COLUMNS, conflict: ["id"], onConflict: { merge: SESSION_UPDATES, newerBy: "updatedAt" } }, rows);
         // Newest wins, as PutUserCopy: a copy identity pushed since (a newer user) stays.
         await bulkInsert(
-          em,
+          tx,
           {
             entity: SessionUserEntity,
             properties: ["userId", "updatedAt", "snapshot"],
@@ -107,10 +139,33 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
           },
           copies,
         );
+        await bulkInsert(tx, { entity: SessionImportEntity, properties: ["sessionId", "userId", "run"], conflict: ["sessionId"], onConflict: { merge: ["run"] } }, seen);
       });
       outcome.written = rows.length;
       return outcome;
     },
+
+    async unseenSessions(afterId, limit) {
+      const after = afterId === null ? "" : ` and "session_id" > ?`;
+      const rows = (await store
+        .em()
+        .execute(
+          `select "session_id", "user_id" from "session_import" where "run" <> ?${after} order by "session_id" limit ?`,
+          afterId === null ? [run, limit] : [run, afterId, limit],
+        )) as Array<{ session_id: string; user_id: string }>;
+      return rows.map((row) => ({ sessionId: row.session_id, userId: row.user_id }));
+    },
+
+    async endSessions(sessionIds) {
+      if (!sessionIds.length) return 0;
+      // Ended as a sign-out in the old app would have: the row goes (a cached copy, if any, lapses within the cache's hour).
+      return store.em().transactional(async (tx) => {
+        const ended = await tx.nativeDelete(SessionEntity, { id: { $in: sessionIds } });
+        await tx.nativeDelete(SessionImportEntity, { sessionId: { $in: sessionIds } });
+        return ended;
+      });
+    },
+
     close: () => store.close(),
   };
 }

@@ -76,6 +76,21 @@ export const SessionUserEntity = defineEntity({
 export type SessionUserRow = InstanceType<typeof SessionUserEntity.class>;
 
 /**
+ * A session an import brought (session-import.ts), its user, and the run that last saw it in the source: a
+ * later run ends it here once the source no longer has it (but still has its user), and does not bring it
+ * back once it ended here.
+ */
+export const SessionImportEntity = defineEntity({
+  name: "SessionImport",
+  tableName: "session_import",
+  properties: {
+    sessionId: p.string().primary(),
+    userId: p.string(),
+    run: p.string(),
+  },
+});
+
+/**
  * The organization a user last set active in a session of their own; a new session starts in it
  * (docs/adr/0053-remembered-active-organization.md). Forgotten with the membership (ClearActiveOrganization).
  */

@@ -181,6 +181,20 @@ class CreateSessionEvent extends Migration {
   }
 }
 
+/**
+ * The sessions an import brought from another product, their users, and the run that last saw each in its
+ * source (entities.ts, SessionImportEntity; docs/adr/0079-importing-a-better-auth-database.md). A new table only.
+ */
+class CreateSessionImport extends Migration {
+  async up(): Promise<void> {
+    this.addSql(`create table "session_import" (
+      "session_id" varchar(64) not null primary key,
+      "user_id" varchar(64) not null,
+      "run" varchar(64) not null
+    )`);
+  }
+}
+
 export function sessionMigrations(vault: TokenVault): MigrationEntry[] {
   return [
     { name: "0001-create-session", class: CreateSession },
@@ -198,5 +212,6 @@ export function sessionMigrations(vault: TokenVault): MigrationEntry[] {
     { name: "0009-session-active-team", class: SessionActiveTeam },
     { name: "0010-session-jwt-key", class: CreateJwtKey },
     { name: "0011-session-event", class: CreateSessionEvent },
+    { name: "0012-session-import", class: CreateSessionImport },
   ];
 }
