@@ -153,6 +153,26 @@ describe("import from better-auth", () => {
     expect(res.body).toBeNull();
   });
 
+  it("of two users whose emails differ only in case, in one page, the first is imported and the second skipped", async () => {
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(file);
+    const at = new Date().toISOString();
+    const insert = db.prepare(`insert into "user" ("id", "name", "email", "emailVerified", "createdAt", "updatedAt") values (?, ?, ?, 0, ?, ?)`);
+    insert.run("case-a", "Dana", "Dana@Example.com", at, at);
+    insert.run("case-b", "Dana again", "dana@example.com", at, at);
+    db.close();
+    const summary = await importBetterAuth({ from: file, env: platform.env, secrets, batchSize: 100 });
+    const users = summary.kinds.find((k) => k.kind === "users")!;
+    // The earlier test's clash with Erin, and the second Dana.
+    expect(users.skipped).toEqual({ "users: email already used by another user": 2 });
+    const store = await openIdentityStore(platform.env.IDENTITY_DATABASE_URL!);
+    try {
+      expect((await store.findUserByEmail("dana@example.com"))?.id).toBe("case-a");
+    } finally {
+      await store.close();
+    }
+  });
+
   it("a page that fails beside another page is written again alone, after it", async () => {
     const calls: Array<{ page: string; beside: number }> = [];
     let writing = 0;

@@ -91,6 +91,12 @@ export async function openIdentityImport(config: IdentityConfig, secrets: Better
       const usernameOf = user.username === null ? undefined : byUsername.get(user.username);
       if (emailOf !== undefined && emailOf !== user.id) taken.set(user.id, "email already used by another user");
       else if (usernameOf !== undefined && usernameOf !== user.id) taken.set(user.id, "username already used by another user");
+      else {
+        // The batch's first user holds the value for the rest of it: two source users whose emails differ
+        // only in case become one email here, and one insert of both would fail on the unique index.
+        byEmail.set(user.email, user.id);
+        if (user.username !== null) byUsername.set(user.username, user.id);
+      }
     }
     return taken;
   }
