@@ -1,7 +1,10 @@
-/** When the polling worker runs passes: polled, woken, back to back, held off by a pass's own retry, or never polled. */
+/**
+ * When the polling worker runs passes (polled, woken, back to back, held off by a pass's own retry, or never
+ * polled), and how a pass's rows whose bookkeeping failed are reported.
+ */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "./log.js";
-import { type RetryLater, startPollingWorker } from "./polling-worker.js";
+import { handleEach, type RetryLater, startPollingWorker } from "./polling-worker.js";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -67,5 +70,26 @@ describe("startPollingWorker", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(passes.count).toBe(3);
     await worker.stop();
+  });
+});
+
+describe("handleEach", () => {
+  it("handles every row even when some fail; a store out of reach is a warning, any other failure an error", async () => {
+    const lines: string[] = [];
+    const log: Logger = { ...silent, warn: (msg) => void lines.push(`warn ${msg}`), error: (msg) => void lines.push(`error ${msg}`) };
+    const handled: number[] = [];
+    const unreachable = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    await handleEach(
+      [1, 2, 3],
+      async (row) => {
+        handled.push(row);
+        if (row === 1) throw unreachable;
+        if (row === 2) throw new Error("column does not exist");
+      },
+      log,
+      "test event",
+    );
+    expect(handled).toEqual([1, 2, 3]);
+    expect(lines).toEqual(["warn test event bookkeeping deferred: store unreachable", "error test event bookkeeping failed"]);
   });
 });

@@ -6,6 +6,7 @@
  * lease, process, retry with backoff) belongs to the queue; the loop only decides when passes run.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { isDatabaseUnreachable } from "./database-unreachable.js";
 import type { Logger } from "./log.js";
 
 /** What a pass resolves to when it failed and the queue has no table to hold the retry's time: wait that long. */
@@ -99,4 +100,18 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
       await running;
     },
   };
+}
+
+/**
+ * Handles every due row of a pass at once. A row whose handling failed (its retry or removal could not be
+ * written) keeps its lease and is taken up again when the lease ends. A store out of reach is an outage the
+ * service already reports, so a warning; anything else is a fault, logged as an error.
+ */
+export async function handleEach<T>(rows: readonly T[], handle: (row: T) => Promise<unknown>, log: Logger, queue: string): Promise<void> {
+  const results = await Promise.allSettled(rows.map(handle));
+  for (const result of results) {
+    if (result.status === "fulfilled") continue;
+    if (isDatabaseUnreachable(result.reason)) log.warn(`${queue} bookkeeping deferred: store unreachable`, { error: result.reason });
+    else log.error(`${queue} bookkeeping failed`, { error: result.reason });
+  }
 }

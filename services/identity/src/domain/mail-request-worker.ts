@@ -6,7 +6,7 @@
  * request is done again (a reset then issues a fresh token, which voids the first).
  */
 import { type BackoffPolicy, retryDelay } from "@auth-platform/runtime/backoff";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { MailRequestRecord } from "../store/identity-store.js";
 import { mailEmailOtp, mailMagicLink } from "./mail-sign-in.js";
 import { mailResetLink } from "./password-reset.js";
@@ -70,10 +70,7 @@ export async function runMailRequest(deps: Deps, request: MailRequestRecord): Pr
 /** One pass: every due request (up to a batch) claimed and processed. Returns how many were due. */
 export async function processDue(deps: Deps): Promise<number> {
   const due = await deps.store.findDueMailRequests(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((request) => runMailRequest(deps, request)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("mail request bookkeeping failed", { error: result.reason });
-  }
+  await handleEach(due, (request) => runMailRequest(deps, request), deps.log, "mail request");
   return due.length;
 }
 

@@ -10,7 +10,7 @@
  * need no order, a late one carries the newest state, and the session service keeps only newer copies.
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { IdentityStore, SessionOutboxRecord, USER_WRITES } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
 
@@ -112,10 +112,7 @@ async function handle(deps: Deps, row: SessionOutboxRecord): Promise<void> {
 /** One pass: every due row (up to a batch) claimed and delivered. Returns how many were due. */
 export async function deliverDueSessionOutbox(deps: Deps): Promise<number> {
   const due = await deps.store.findDueSessionOutbox(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((row) => handle(deps, row)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("session outbox bookkeeping failed", { error: result.reason });
-  }
+  await handleEach(due, (row) => handle(deps, row), deps.log, "session outbox");
   return due.length;
 }
 

@@ -13,7 +13,7 @@
  * service's webhooks (PublishEvents), which stores each event id once (docs/adr/0077-signed-webhooks.md).
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { outsideAnyRequest } from "@auth-platform/runtime/request-context";
 import { type IdentityStore, isWebhookUserEvent, type UserEventRecord } from "../store/identity-store.js";
 import type { Registry } from "./ports.js";
@@ -164,10 +164,7 @@ export function eventPublishingStore(
 /** One pass: every due event (up to a batch) leased and delivered. Returns how many were due. */
 export async function deliverDueUserEvents(deps: Deps): Promise<number> {
   const due = await deps.store.findDueUserEvents(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((event) => attempt(deps, event)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("user event bookkeeping failed", { error: result.reason });
-  }
+  await handleEach(due, (event) => attempt(deps, event), deps.log, "user event");
   return due.length;
 }
 

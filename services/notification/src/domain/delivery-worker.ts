@@ -13,7 +13,7 @@ import type { OutboxRecord } from "../store/notification-store.js";
 import { retryDelay } from "@auth-platform/runtime/backoff";
 import { DeliveryFailure, type Registry } from "./ports.js";
 import { authEvents } from "@auth-platform/runtime/metrics";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 
 type Deps = Pick<Registry, "config" | "store" | "transport" | "log" | "now" | "random">;
 
@@ -94,10 +94,7 @@ async function deliverOne(deps: Deps, message: OutboxRecord): Promise<void> {
 /** One pass: every due message (up to a batch) claimed and sent. Returns how many were due. */
 export async function deliverDue(deps: Deps): Promise<number> {
   const due = await deps.store.findDue(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((message) => deliverOne(deps, message)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("mail delivery bookkeeping failed", { error: describe(result.reason) });
-  }
+  await handleEach(due, (message) => deliverOne(deps, message), deps.log, "mail delivery");
   return due.length;
 }
 

@@ -9,7 +9,7 @@
  */
 import { createHmac } from "node:crypto";
 import { randomString } from "@auth-platform/runtime/random";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { AttemptOutcome, WebhookDeliveryRecord } from "../store/webhook-store.js";
 import type { Registry } from "./ports.js";
 
@@ -83,10 +83,7 @@ async function deliverOne(deps: Deps, delivery: WebhookDeliveryRecord): Promise<
 /** One pass: every due delivery (up to a batch) claimed and sent side by side. Returns how many were due. */
 export async function deliverDueWebhooks(deps: Deps): Promise<number> {
   const due = await deps.store.findDueDeliveries(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((delivery) => deliverOne(deps, delivery)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("webhook delivery bookkeeping failed", { error: describe(result.reason) });
-  }
+  await handleEach(due, (delivery) => deliverOne(deps, delivery), deps.log, "webhook delivery");
   return due.length;
 }
 

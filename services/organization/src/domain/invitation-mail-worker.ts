@@ -8,7 +8,7 @@
  * (canceled, answered, expired, deleted, or renewed by a resend, whose own mail carries it) is dropped unsent.
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { InvitationMailRecord, InvitationRecord } from "../store/organization-store.js";
 import type { Registry } from "./ports.js";
 
@@ -63,10 +63,7 @@ async function handle(deps: Deps, mail: InvitationMailRecord): Promise<void> {
 /** One pass: every due mail (up to a batch) claimed and handed over. Returns how many were due. */
 export async function deliverDueInvitationMails(deps: Deps): Promise<number> {
   const due = await deps.store.findDueInvitationMails(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((mail) => handle(deps, mail)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("invitation mail bookkeeping failed", { error: result.reason });
-  }
+  await handleEach(due, (mail) => handle(deps, mail), deps.log, "invitation mail");
   return due.length;
 }
 

@@ -9,7 +9,7 @@
  * on its keys being gone, and the deletion's transaction is the one place that effect is recorded.
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { OrganizationEventRecord, OrganizationStore } from "../store/organization-store.js";
 import type { Registry } from "./ports.js";
 
@@ -80,10 +80,7 @@ async function publish(deps: Deps, event: OrganizationEventRecord): Promise<void
 /** One pass: every due event (up to a batch) leased and published. Returns how many were due. */
 export async function publishDueOrganizationEvents(deps: Deps): Promise<number> {
   const due = await deps.store.findDueOrganizationEvents(deps.now(), BATCH_SIZE);
-  const results = await Promise.allSettled(due.map((event) => publish(deps, event)));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("organization event bookkeeping failed", { error: result.reason });
-  }
+  await handleEach(due, (event) => publish(deps, event), deps.log, "organization event");
   return due.length;
 }
 

@@ -9,7 +9,7 @@
  * the event id, which the notification service stores once.
  */
 import { retryDelay } from "@auth-platform/runtime/backoff";
-import { type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
+import { handleEach, type PollingWorker, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import type { SessionEventRecord } from "../store/session-store.js";
 import type { Registry } from "./ports.js";
 
@@ -57,10 +57,7 @@ export async function deliverDueSessionEvents(deps: Deps): Promise<number> {
   } catch {
     together = false;
   }
-  const results = await Promise.allSettled(claimed.map((event) => (together ? deps.store.deleteSessionEvent(event.id) : publishAlone(deps, event))));
-  for (const result of results) {
-    if (result.status === "rejected") deps.log.error("session event bookkeeping failed", { error: result.reason });
-  }
+  await handleEach(claimed, (event) => (together ? deps.store.deleteSessionEvent(event.id) : publishAlone(deps, event)), deps.log, "session event");
   return due.length;
 }
 
