@@ -5,7 +5,7 @@ import type { KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import type { Clients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
-import { clientIpPolicy, rateLimitKeyOf } from "./http/client-ip.js";
+import { clientIp, clientIpPolicy, rateLimitKeyOf } from "./http/client-ip.js";
 import { cookieJar } from "./http/cookies.js";
 import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
@@ -13,11 +13,12 @@ import { refuseMalformedInput } from "./http/body.js";
 import { mountRoutes, type Route, type RouteSpec } from "./http/define-route.js";
 import { errorHandler } from "./http/errors.js";
 import { observeRequests } from "./http/observe.js";
-import { type RateLimitCounters, rateLimit } from "./http/rate-limit.js";
+import { type RateLimitCounters, rateLimit, rateLimitCheck } from "./http/rate-limit.js";
 import { securityEventReporter, type SecurityEventReporter } from "./http/security-events.js";
-import { securityHeaders } from "./http/security-headers.js";
+import { apiHeaders, securityHeaders } from "./http/security-headers.js";
 import { sessionResolver } from "./http/session.js";
 import type { SessionMemory } from "./http/session-memory.js";
+import { warmGetSession } from "./http/warm-session.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { accountRoutes } from "./routes/account.js";
 import { adminInputRefusals, adminRoutes } from "./routes/admin.js";
@@ -101,14 +102,26 @@ export function createApp(deps: AppDeps): express.Express {
   };
 
   const api = express.Router();
+  const ipPolicy = clientIpPolicy(config.trustedProxies, config.clientIpHeaders);
+  const rateKeyOf = (ip: string | undefined) => (ip ? rateLimitKeyOf(ip) : undefined);
+  if (deps.sessionMemory) {
+    api.use(
+      warmGetSession({
+        sessions: routeDeps.sessions,
+        apiHeaders: apiHeaders(config.baseUrl),
+        rateLimit: config.rateLimit.enabled
+          ? { check: rateLimitCheck(config.rateLimit, deps.counters, log), clientKeyOf: (req) => rateKeyOf(clientIp(req.headers, req.socket.remoteAddress, ipPolicy)) }
+          : undefined,
+        sessionJwtHeader: config.sessionJwtHeader,
+      }),
+    );
+  }
   api.use(observeRequests);
   api.use(requestId);
   api.use(securityHeaders(config.baseUrl));
-  api.use(requestFacts({ ...config, clientIp: clientIpPolicy(config.trustedProxies, config.clientIpHeaders) }));
+  api.use(requestFacts({ ...config, clientIp: ipPolicy }));
   api.use(cors);
-  if (config.rateLimit.enabled) {
-    api.use(rateLimit(config.rateLimit, deps.counters, (req) => (req.facts.ipAddress ? rateLimitKeyOf(req.facts.ipAddress) : undefined), log));
-  }
+  if (config.rateLimit.enabled) api.use(rateLimit(config.rateLimit, deps.counters, (req) => rateKeyOf(req.facts.ipAddress), log));
   // SCIM bodies go to the sso service as received (JSON or SCIM's media type): it parses them and answers SCIM errors.
   api.use("/scim/v2", express.text({ type: ["application/json", SCIM_MEDIA_TYPE], limit: config.bodyLimit }));
   api.use(express.json({ limit: config.bodyLimit, strict: true }));

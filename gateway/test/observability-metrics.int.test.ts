@@ -89,6 +89,15 @@ describe(`metrics (${backendLabel()})`, () => {
     expect(delta(before, after, sample("http_server_requests_total", { method: "POST", route: "unmatched", status: "429" }))).toBe(2);
   });
 
+  it("count every get-session under its route, those answered from the gateway's memory too", async () => {
+    const user = client();
+    expect((await user.post("/sign-up/email", { name: "Ada", email: uniqueEmail("metrics-warm"), password: "password-123" })).status).toBe(200);
+    const before = await scrape(platform.gateway.metricsPort);
+    for (let n = 0; n < 3; n++) expect((await user.get("/get-session")).status).toBe(200);
+    const after = await scrape(platform.gateway.metricsPort);
+    expect(delta(before, after, sample("http_server_requests_total", { method: "GET", route: "/get-session", status: "200" }))).toBe(3);
+  });
+
   it("label unknown paths as unmatched, so a scan cannot grow the label set", async () => {
     const scanner = client();
     for (const path of ["/no-such-route-1", "/no-such-route-2"]) expect((await scanner.get(path)).status).toBe(404);

@@ -107,6 +107,16 @@ describe(`rate limits (${backendLabel()})`, () => {
     expect((await visitor.get("/list-sessions")).status).toBe(401);
   });
 
+  it("a signed-in visitor's get-session, answered from the gateway's memory, counts too: the 101st is a 429", async () => {
+    const visitor = client(freshIp());
+    expect((await visitor.post("/sign-up/email", { name: "Ada", email: uniqueEmail("rate"), password: PASSWORD })).status).toBe(200);
+    const answers: unknown[] = [];
+    for (let i = 0; i < 100; i++) answers.push((await visitor.get("/get-session")).body?.user?.email);
+    expect(new Set(answers).size).toBe(1);
+    expect(answers[0]).toMatch(/@/);
+    expectLimited(await visitor.get("/get-session"));
+  });
+
   it("/sign-up/email is limited at 3 too, and the refused sign-up creates no user", async () => {
     const visitor = client(freshIp());
     for (let i = 0; i < 3; i++) {

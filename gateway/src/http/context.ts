@@ -56,13 +56,18 @@ class HttpRequestContext implements RequestContext {
   }
 }
 
+/** A sane incoming x-request-id, else a new one. */
+export function requestIdOf(req: Pick<Request, "headers">): string {
+  const incoming = req.headers["x-request-id"];
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
 /**
  * The request's id, echoed and run under for the rest of the chain: its trace id when tracing is on (so
  * logs and traces meet), else a sane incoming x-request-id, else a new one.
  */
 export function requestId(req: Request, res: Response, next: NextFunction): void {
-  const incoming = req.headers["x-request-id"];
-  const id = res.locals.traceId ?? (typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
+  const id = res.locals.traceId ?? requestIdOf(req);
   res.setHeader("X-Request-Id", id);
   const context = new HttpRequestContext(id);
   // Node emits "close" once per response, after "finish" or when the connection goes first.

@@ -9,10 +9,12 @@ import { isTrustedOrigin, originOf } from "./origins.js";
 const ALLOWED_HEADERS = "content-type, authorization, x-request-id";
 const EXPOSED_HEADERS = "set-auth-token, set-auth-jwt, x-retry-after, retry-after, x-request-id";
 
+/** Every answer varies by Origin; set first (res.vary would parse and merge what is there; nothing is, this early). */
+export const varyByOrigin = (res: Pick<Response, "setHeader">): void => void res.setHeader("Vary", "Origin");
+
 export function cors(req: Request, res: Response, next: NextFunction): void {
   const origin = req.headers.origin;
-  // The first to name Vary (res.vary would parse and merge what is there; nothing is, this early).
-  res.setHeader("Vary", "Origin");
+  varyByOrigin(res);
   if (origin && isTrustedOrigin(originOf(origin), req.facts.trustedOrigins)) {
     res.setHeader("Access-Control-Allow-Origin", origin);
     res.setHeader("Access-Control-Allow-Credentials", "true");

@@ -67,26 +67,36 @@ export async function openRateLimitCounters(storage: RateLimitStorage, databaseU
   return storage === keyValue.kind ? keyValue : createMemoryKeyValue();
 }
 
-export function rateLimit(options: RateLimitOptions, counters: RateLimitCounters, keyOf: (req: Request) => string | undefined, log: Logger) {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    if (!options.enabled) return next();
-    const client = keyOf(req);
-    if (!client) return next();
-    const path = routedPath(req.path);
+/** Counts one request of a client on a path; resolves to the refusal to answer (X-Retry-After set on res), or undefined to go on. */
+export type RateLimitCheck = (client: string, path: string, res: Pick<Response, "setHeader">) => Promise<AuthError | undefined>;
+
+export function rateLimitCheck(options: RateLimitOptions, counters: RateLimitCounters, log: Logger): RateLimitCheck {
+  return async (client, rawPath, res) => {
+    const path = routedPath(rawPath);
     const rule = ruleFor(path, options);
     let hit: { count: number; resetMs: number };
     try {
       hit = await counters.hit(counterKey(client, path), rule.window * 1000);
     } catch (error) {
       log.warn("rate limit store unavailable; request allowed", { error });
-      return next();
+      return undefined;
     }
-    if (hit.count <= rule.max) return next();
+    if (hit.count <= rule.max) return undefined;
     // Labelled by rule, never by path: a scan of random paths must not grow the label set.
     authEvents.rateLimited(rulePrefix(path, options) ?? "default");
     // better-auth's X-Retry-After, and the standard Retry-After the error handler writes from retryAfterMs
     // (the same whole seconds, at least 1): a client reads either.
     res.setHeader("X-Retry-After", String(retryAfterSeconds(hit.resetMs)));
-    next(new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", undefined, { retryAfterMs: hit.resetMs }));
+    return new AuthError("TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", undefined, { retryAfterMs: hit.resetMs });
+  };
+}
+
+export function rateLimit(options: RateLimitOptions, counters: RateLimitCounters, keyOf: (req: Request) => string | undefined, log: Logger) {
+  const check = rateLimitCheck(options, counters, log);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!options.enabled) return next();
+    const client = keyOf(req);
+    if (!client) return next();
+    next(await check(client, req.path, res));
   };
 }

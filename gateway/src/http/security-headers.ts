@@ -14,15 +14,23 @@ import type { NextFunction, Request, Response } from "express";
 /** The policy of an answer that is data, not a page; routes that serve a page replace it, keeping frame-ancestors. */
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-export function securityHeaders(baseUrl: string | undefined) {
+/** Sets them on an answer: the middleware below, and the warm get-session answered before it (warm-session.ts). */
+export function apiHeaders(baseUrl: string | undefined): (res: Pick<Response, "setHeader">) => void {
   const https = baseUrl?.startsWith("https:") ?? false;
-  return (_req: Request, res: Response, next: NextFunction): void => {
+  return (res) => {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
     res.setHeader("X-Frame-Options", "DENY");
     res.setHeader("Referrer-Policy", "no-referrer");
     if (https) res.setHeader("Strict-Transport-Security", "max-age=31536000");
+  };
+}
+
+export function securityHeaders(baseUrl: string | undefined) {
+  const set = apiHeaders(baseUrl);
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    set(res);
     next();
   };
 }

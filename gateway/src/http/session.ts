@@ -31,6 +31,8 @@ export interface CurrentSession {
 export interface SessionResolver {
   /** The token the request carries, if its signature (for cookies) holds. */
   tokenOf(req: Request): string | null;
+  /** The session this gateway holds in its memory for the request's token, with no I/O; undefined when it holds none (ask `current`). */
+  held(req: Request): CurrentSession | undefined;
   /** The live session for the request, or null. */
   current(req: Request, options?: { disableRefresh?: boolean }): Promise<CurrentSession | null>;
   /** The live session a token other than the request's names (the admin's kept one, a token in a body), never extended; or null. */
@@ -69,10 +71,15 @@ export function sessionResolver(deps: {
     return cookie ? verified(cookie) : null;
   };
 
+  const fromMemory = (key: string, token: string): CurrentSession | undefined => {
+    const held = memory?.get(key, token, Date.now());
+    return held && { session: held.session, user: held.user, refreshed: false };
+  };
+
   const resolve = async (req: Request, token: string, options: { disableRefresh?: boolean }): Promise<CurrentSession | null> => {
     const key = lookup(token);
-    const held = memory?.get(key, token, Date.now());
-    if (held) return { session: held.session, user: held.user, refreshed: false };
+    const held = fromMemory(key, token);
+    if (held) return held;
     // Counted before the read: a change published while it runs keeps its answer out of the memory.
     const since = memory?.version() ?? 0;
     if (deps.sharedCache) {
@@ -109,6 +116,11 @@ export function sessionResolver(deps: {
 
   return {
     tokenOf,
+    held(req) {
+      if (!memory) return undefined;
+      const token = tokenOf(req);
+      return token ? fromMemory(lookup(token), token) : undefined;
+    },
     current,
     ofToken: (req, token) => (token ? resolve(req, token, { disableRefresh: true }) : Promise.resolve(null)),
     async require(req) {

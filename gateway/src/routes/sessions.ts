@@ -19,7 +19,8 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
   const routes: Route[] = [];
   const sessions = deps.clients.sessions;
 
-  // GET for the 1.1 client; the current client also POSTs it when its session atom refreshes.
+  // GET for the 1.1 client; the current client also POSTs it when its session atom refreshes. A GET whose
+  // session the gateway holds is answered before the chain, with this answer (http/warm-session.ts).
   for (const method of ["get", "post"] as const) {
     routes.push(
       defineRoute(

@@ -1,0 +1,102 @@
+/**
+ * Which get-session requests are answered before the middleware chain (a session held in memory, nothing
+ * else in the chain with a say), what that answer carries, and that rate limiting counts and refuses it.
+ * Behind the warm path sits a stand-in for the chain that answers 299, so each request shows which side took it.
+ */
+import type { AddressInfo } from "node:net";
+import express, { type Request } from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryKeyValue } from "@auth-platform/runtime/key-value";
+import type { Logger } from "@auth-platform/runtime/log";
+import { errorHandler } from "./errors.js";
+import type { PublicSession, PublicUser } from "./public-shapes.js";
+import { rateLimitCheck } from "./rate-limit.js";
+import { apiHeaders } from "./security-headers.js";
+import type { CurrentSession, SessionResolver } from "./session.js";
+import { warmGetSession, type WarmSessionOptions } from "./warm-session.js";
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const HELD_TOKEN = "held-token";
+const user = { id: "u1", email: "ada@example.com", name: "Ada", emailVerified: true } as PublicUser;
+const session = { id: "s1", token: HELD_TOKEN, userId: "u1", expiresAt: "2027-01-01T00:00:00.000Z" } as PublicSession;
+
+/** Holds one session, for the bearer token HELD_TOKEN. */
+const resolver = {
+  held: (req: Request): CurrentSession | undefined => (req.headers.authorization === `Bearer ${HELD_TOKEN}` ? { session, user, refreshed: false } : undefined),
+} as SessionResolver;
+
+let close: (() => void) | undefined;
+afterEach(() => close?.());
+
+async function serve(options: Partial<WarmSessionOptions> = {}): Promise<string> {
+  const api = express.Router();
+  api.use(warmGetSession({ sessions: resolver, apiHeaders: apiHeaders("https://auth.example.test/api/auth"), sessionJwtHeader: false, ...options }));
+  api.use((_req, res) => void res.status(299).json({ chain: true }));
+  api.use(errorHandler(silent));
+  const app = express();
+  app.disable("x-powered-by");
+  app.use("/api/auth", api);
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  close = () => server.close();
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
+}
+
+const held = { authorization: `Bearer ${HELD_TOKEN}` };
+
+describe("warmGetSession", () => {
+  it("answers a held session itself, as the route would, with every header the chain sets", async () => {
+    const base = await serve();
+    const res = await fetch(`${base}/get-session`, { headers: { ...held, "x-request-id": "req-42" } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ session, user });
+    expect(Object.fromEntries([...res.headers].filter(([name]) => name !== "date" && name !== "connection" && name !== "keep-alive"))).toEqual({
+      "cache-control": "no-store",
+      "content-length": String(JSON.stringify({ session, user }).length),
+      "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      "content-type": "application/json; charset=utf-8",
+      "referrer-policy": "no-referrer",
+      "strict-transport-security": "max-age=31536000",
+      vary: "Origin",
+      "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
+      "x-request-id": "req-42",
+    });
+  });
+
+  it.each([
+    ["no session held", "/get-session", {}],
+    ["a query", "/get-session?disableRefresh=true", held],
+    ["a trailing slash", "/get-session/", held],
+    ["an Origin header (CORS answers are the chain's)", "/get-session", { ...held, origin: "https://app.example.test" }],
+    ["another route", "/list-sessions", held],
+  ])("leaves the request to the chain: %s", async (_what, path, headers) => {
+    const base = await serve();
+    expect((await fetch(`${base}${path}`, { headers })).status).toBe(299);
+  });
+
+  it("leaves a POST and a HEAD to the chain", async () => {
+    const base = await serve();
+    expect((await fetch(`${base}/get-session`, { method: "POST", headers: held })).status).toBe(299);
+    expect((await fetch(`${base}/get-session`, { method: "HEAD", headers: held })).status).toBe(299);
+  });
+
+  it("leaves every request to the chain when the answer must carry a session JWT", async () => {
+    const base = await serve({ sessionJwtHeader: true });
+    expect((await fetch(`${base}/get-session`, { headers: held })).status).toBe(299);
+  });
+
+  it("counts the request against the client's limit and refuses past it with the catalogue's 429", async () => {
+    const check = rateLimitCheck({ enabled: true, default: { window: 10, max: 2 }, rules: {} }, createMemoryKeyValue(), silent);
+    const base = await serve({ rateLimit: { check, clientKeyOf: (req) => String(req.headers["x-client"]) } });
+    const from = (client: string) => fetch(`${base}/get-session`, { headers: { ...held, "x-client": client } });
+    expect((await from("a")).status).toBe(200);
+    expect((await from("a")).status).toBe(200);
+    const refused = await from("a");
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ code: "TOO_MANY_REQUESTS_PLEASE_TRY_AGAIN_LATER", message: "Too many requests. Please try again later." });
+    expect(refused.headers.get("x-retry-after")).toMatch(/^([1-9]|10)$/);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+    expect((await from("b")).status).toBe(200);
+  });
+});
