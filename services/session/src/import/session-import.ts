@@ -5,7 +5,8 @@
  * session service serves on a cache miss. A run again brings the delta: a newer copy of a session (extended
  * in the old app) replaces the one here, one refreshed here since stays; session_import remembers what was
  * imported, so a session ended here since is not brought back, and one the source no longer has is ended
- * (unseenSessions, endSessions). A session past its expiry is not imported.
+ * (unseenSessions, endSessions) as a sign-out is, its copies everywhere dropped. A session past its expiry
+ * is not imported.
  */
 import type { ImportedSession, ImportedUser, ImportOutcome } from "@auth-platform/runtime/imported-rows";
 import { emptyOutcome, skip } from "@auth-platform/runtime/imported-rows";
@@ -15,7 +16,7 @@ import type { CachedUser } from "@auth-platform/runtime/session-cache";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import { openStore, type Store } from "@auth-platform/runtime/store";
 import type { SessionConfig } from "../config.js";
-import { SessionEntity, SessionImportEntity, type SessionRow, SessionUserEntity } from "../store/entities.js";
+import { PendingRevocationEntity, SessionEntity, SessionImportEntity, type SessionRow, SessionUserEntity } from "../store/entities.js";
 import { sessionMigrations } from "../store/migrations.js";
 
 export interface SessionImport {
@@ -77,7 +78,7 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
   const vault = tokenVault(config.secret);
   const store: Store = await openStore({
     url: config.databaseUrl,
-    entities: [SessionEntity, SessionUserEntity, SessionImportEntity],
+    entities: [SessionEntity, SessionUserEntity, SessionImportEntity, PendingRevocationEntity],
     migrations: sessionMigrations(vault),
   });
   // This run's mark on the sessions it sees in the source (session_import.run).
@@ -158,8 +159,14 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
 
     async endSessions(sessionIds) {
       if (!sessionIds.length) return 0;
-      // Ended as a sign-out in the old app would have: the row goes (a cached copy, if any, lapses within the cache's hour).
+      // Ended as a sign-out is: the row goes, and its revocation is recorded as pending in the same
+      // transaction, so the running session service tells every gateway and watcher holding a copy, and
+      // tombstones the shared cache, at its next lease check (domain/cache-lease.ts).
       return store.em().transactional(async (tx) => {
+        const ending = await tx.find(SessionEntity, { id: { $in: sessionIds } }, { fields: ["tokenHash", "expiresAt"] });
+        const recordedAt = now();
+        const pending = ending.map((row) => ({ tokenHash: row.tokenHash, expiresAt: row.expiresAt, recordedAt }));
+        if (pending.length) await tx.upsertMany(PendingRevocationEntity, pending, { onConflictAction: "ignore", onConflictFields: ["tokenHash"] });
         const ended = await tx.nativeDelete(SessionEntity, { id: { $in: sessionIds } });
         await tx.nativeDelete(SessionImportEntity, { sessionId: { $in: sessionIds } });
         return ended;
