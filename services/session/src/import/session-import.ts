@@ -18,6 +18,7 @@ import { openStore, type Store } from "@auth-platform/runtime/store";
 import type { SessionConfig } from "../config.js";
 import { PendingRevocationEntity, SessionEntity, SessionImportEntity, type SessionRow, SessionUserEntity } from "../store/entities.js";
 import { sessionMigrations } from "../store/migrations.js";
+import { recordPendingRevocations } from "../store/mikro-session-store.js";
 
 export interface SessionImport {
   /** The sessions, and the users they belong to (a session whose user is not among them is skipped). */
@@ -166,7 +167,7 @@ export async function openSessionImport(config: SessionConfig, now: () => Date =
         const ending = await tx.find(SessionEntity, { id: { $in: sessionIds } }, { fields: ["tokenHash", "expiresAt"] });
         const recordedAt = now();
         const pending = ending.map((row) => ({ tokenHash: row.tokenHash, expiresAt: row.expiresAt, recordedAt }));
-        if (pending.length) await tx.upsertMany(PendingRevocationEntity, pending, { onConflictAction: "ignore", onConflictFields: ["tokenHash"] });
+        await recordPendingRevocations(tx, pending);
         const ended = await tx.nativeDelete(SessionEntity, { id: { $in: sessionIds } });
         await tx.nativeDelete(SessionImportEntity, { sessionId: { $in: sessionIds } });
         return ended;

@@ -78,6 +78,14 @@ function toRecord(row: SessionRow, token: string): SessionRecord {
   };
 }
 
+/**
+ * Records revocations as pending in the transaction of their delete: the lease check pushes them to every
+ * copy and tombstones the cache (domain/cache-lease.ts). One already pending is left as it is.
+ */
+export async function recordPendingRevocations(em: EntityManager, pending: Array<{ tokenHash: string; expiresAt: Date; recordedAt: Date }>): Promise<void> {
+  if (pending.length) await em.upsertMany(PendingRevocationEntity, pending, { onConflictAction: "ignore", onConflictFields: ["tokenHash"] });
+}
+
 export async function openSessionStore(url: string, vault: TokenVault, options: { now?: () => Date } = {}): Promise<SessionStore> {
   const now = options.now ?? (() => new Date());
   const store = await openStore({
@@ -156,7 +164,7 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
           pending.map((p) => p.tokenHash),
           reason,
         );
-        await em.upsertMany(PendingRevocationEntity, pending, { onConflictAction: "ignore", onConflictFields: ["tokenHash"] });
+        await recordPendingRevocations(em, pending);
       });
     },
     async listPending(limit) {
