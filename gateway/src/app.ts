@@ -1,4 +1,9 @@
-/** createApp(deps): the express app with every route under the base path; no listen (tests use it too). */
+/**
+ * createApp(deps): the express app with every route under the base path, and the server's request listener:
+ * a warm get-session answered in front of the app (http/warm-session.ts), everything else by the app. No
+ * listen (tests use the app too).
+ */
+import type { RequestListener } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { KeyValue } from "@auth-platform/runtime/key-value";
@@ -65,7 +70,7 @@ export function declaredRoutes(app: express.Express): readonly RouteSpec[] {
   return (app.locals.routes as Route[]).map((route) => route.spec);
 }
 
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(deps: AppDeps): { app: express.Express; listener: RequestListener } {
   const { config, log } = deps;
   const app = express();
   app.disable("x-powered-by");
@@ -104,18 +109,6 @@ export function createApp(deps: AppDeps): express.Express {
   const api = express.Router();
   const ipPolicy = clientIpPolicy(config.trustedProxies, config.clientIpHeaders);
   const rateKeyOf = (ip: string | undefined) => (ip ? rateLimitKeyOf(ip) : undefined);
-  if (deps.sessionMemory) {
-    api.use(
-      warmGetSession({
-        sessions: routeDeps.sessions,
-        apiHeaders: apiHeaders(config.baseUrl),
-        rateLimit: config.rateLimit.enabled
-          ? { check: rateLimitCheck(config.rateLimit, deps.counters, log), clientKeyOf: (req) => rateKeyOf(clientIp(req.headers, req.socket.remoteAddress, ipPolicy)) }
-          : undefined,
-        sessionJwtHeader: config.sessionJwtHeader,
-      }),
-    );
-  }
   api.use(observeRequests);
   api.use(requestId);
   api.use(securityHeaders(config.baseUrl));
@@ -162,5 +155,18 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(errorHandler(log));
 
   app.use(config.basePath, api);
-  return app;
+  if (!deps.sessionMemory) return { app, listener: app };
+  const listener = warmGetSession(
+    {
+      basePath: config.basePath,
+      sessions: routeDeps.sessions,
+      apiHeaders: apiHeaders(config.baseUrl),
+      rateLimit: config.rateLimit.enabled
+        ? { check: rateLimitCheck(config.rateLimit, deps.counters, log), clientKeyOf: (req) => rateKeyOf(clientIp(req.headers, req.socket.remoteAddress, ipPolicy)) }
+        : undefined,
+      sessionJwtHeader: config.sessionJwtHeader,
+    },
+    app,
+  );
+  return { app, listener };
 }

@@ -22,7 +22,8 @@ import { openRateLimitCounters } from "./http/rate-limit.js";
 import { securityEventReporter, signInBurstsToIdentity } from "./http/security-events.js";
 import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
-import { type SessionMemory, sessionMemory } from "./http/session-memory.js";
+import { type HeldSession, type SessionMemory, sessionMemory } from "./http/session-memory.js";
+import { sessionResponse } from "./routes/responses.js";
 
 const EVENTS_FLUSH_MS = 5_000;
 /** How long requests in flight at SIGTERM may run before their connections are closed (a slow upload may take 30 s). */
@@ -77,11 +78,11 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     onSignInBurst: signInBurstsToIdentity(clients.identity, log),
   });
   const sessions = startSessionMemory(config.sessionCacheSize, clients.sessions, log);
-  const app = createApp({ config, clients, counters, sharedSessionCache: keyValue.kind === "redis" ? keyValue : undefined, sessionMemory: sessions?.memory, log, events });
+  const { listener } = createApp({ config, clients, counters, sharedSessionCache: keyValue.kind === "redis" ? keyValue : undefined, sessionMemory: sessions?.memory, log, events });
   const host = options.host ?? config.host;
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsServer(config.metricsPort, host);
   if (metrics) log.info("metrics listening", { port: metrics.port, host, path: "/metrics" });
-  const server = gatewayServer(app, config.timeouts);
+  const server = gatewayServer(listener, config.timeouts);
   trackResponses(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -121,7 +122,9 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
  */
 function startSessionMemory(maxEntries: number, client: SessionServiceClient, log: Logger): { memory: SessionMemory; watch: SessionWatch } | undefined {
   if (maxEntries <= 0) return undefined;
-  const memory = sessionMemory({ maxEntries, onLookup: authEvents.gatewaySessionCacheLookup });
+  // The warm path (http/warm-session.ts) answers this JSON, exactly what the get-session route sends.
+  const answerOf = (held: HeldSession) => JSON.stringify(sessionResponse(held.session, held.user));
+  const memory = sessionMemory({ maxEntries, onLookup: authEvents.gatewaySessionCacheLookup, answerOf });
   const watch = watchSessionEvents({ client, cache: memory, watcherId: `gateway-${randomUUID()}`, onWarning: (message, fields) => log.warn(message, fields) });
   return { memory, watch };
 }

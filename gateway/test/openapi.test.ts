@@ -34,7 +34,7 @@ const anyClients = new Proxy({}, { get: () => new Proxy({}, { get: () => () => u
 
 function appOf(env: Record<string, string>) {
   const config = gatewayConfig({ AUTH_SECRET: "x".repeat(32), ...env });
-  return createApp({ config, clients: anyClients, counters: {} as never, log: createLogger("gateway", "error", () => {}) });
+  return createApp({ config, clients: anyClients, counters: {} as never, log: createLogger("gateway", "error", () => {}) }).app;
 }
 
 function appRoutes(env: Record<string, string>): string[] {

@@ -3,6 +3,7 @@
  * credentials (the session cookie), so the exact origin is echoed, never `*`. Preflights are answered here,
  * before rate limiting and body parsing.
  */
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { isTrustedOrigin, originOf } from "./origins.js";
 
@@ -10,7 +11,7 @@ const ALLOWED_HEADERS = "content-type, authorization, x-request-id";
 const EXPOSED_HEADERS = "set-auth-token, set-auth-jwt, x-retry-after, retry-after, x-request-id";
 
 /** Every answer varies by Origin; set first (res.vary would parse and merge what is there; nothing is, this early). */
-export const varyByOrigin = (res: Pick<Response, "setHeader">): void => void res.setHeader("Vary", "Origin");
+export const varyByOrigin = (res: Pick<ServerResponse, "setHeader">): void => void res.setHeader("Vary", "Origin");
 
 export function cors(req: Request, res: Response, next: NextFunction): void {
   const origin = req.headers.origin;

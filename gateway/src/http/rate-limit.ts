@@ -5,6 +5,7 @@
  * the counter store is down the limiter fails open and logs: an outage of the counter store must not take
  * sign-in down; the services' own checks still apply.
  */
+import type { ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { AuthError } from "@auth-platform/proto/errors";
@@ -68,7 +69,7 @@ export async function openRateLimitCounters(storage: RateLimitStorage, databaseU
 }
 
 /** Counts one request of a client on a path; resolves to the refusal to answer (X-Retry-After set on res), or undefined to go on. */
-export type RateLimitCheck = (client: string, path: string, res: Pick<Response, "setHeader">) => Promise<AuthError | undefined>;
+export type RateLimitCheck = (client: string, path: string, res: Pick<ServerResponse, "setHeader">) => Promise<AuthError | undefined>;
 
 export function rateLimitCheck(options: RateLimitOptions, counters: RateLimitCounters, log: Logger): RateLimitCheck {
   return async (client, rawPath, res) => {

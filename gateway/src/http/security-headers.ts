@@ -9,13 +9,14 @@
  * and a CDN that keeps answers without Cache-Control for a default time would hand one user's session to the
  * next caller of the URL.
  */
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 
 /** The policy of an answer that is data, not a page; routes that serve a page replace it, keeping frame-ancestors. */
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** Sets them on an answer: the middleware below, and the warm get-session answered before it (warm-session.ts). */
-export function apiHeaders(baseUrl: string | undefined): (res: Pick<Response, "setHeader">) => void {
+export function apiHeaders(baseUrl: string | undefined): (res: Pick<ServerResponse, "setHeader">) => void {
   const https = baseUrl?.startsWith("https:") ?? false;
   return (res) => {
     res.setHeader("Cache-Control", "no-store");

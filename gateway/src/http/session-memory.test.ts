@@ -35,6 +35,37 @@ describe("the gateway's session memory", () => {
     expect(JSON.stringify(memory.get("l1", "other", NOW))).not.toContain("token-s1");
   });
 
+  it("answers get-session's JSON with the request's token in place, as answerOf serialises the held session", () => {
+    const answerOf = (found: HeldSession) => JSON.stringify({ session: found.session, user: found.user });
+    const clock = { at: 0 };
+    const memory = sessionMemory({ maxEntries: 10, monotonic: () => clock.at, answerOf });
+    memory.leaseUntil(1_000);
+    // A name holding the token's text: only the token's own field is where the request's token goes.
+    const filled = held("s1", "u1");
+    filled.user = { ...filled.user, name: "token-s1" };
+    memory.fill("l1", filled, DUE, memory.version());
+    expect(memory.answer("l1", "token-s1", NOW)).toBe(answerOf(memory.get("l1", "token-s1", NOW)!));
+    expect(JSON.parse(memory.answer("l1", "token-s1", NOW)!).session.token).toBe("token-s1");
+    expect(memory.answer("l1", "token-s1", DUE)).toBeUndefined();
+    expect(memory.answer("l2", "token-s1", NOW)).toBeUndefined();
+    clock.at = 1_000;
+    expect(memory.answer("l1", "token-s1", NOW)).toBeUndefined();
+  });
+
+  it("keeps no token in the serialised answer either", () => {
+    const memory = sessionMemory({ maxEntries: 10, monotonic: () => 0, answerOf: (found) => JSON.stringify(found) });
+    memory.leaseUntil(1_000);
+    memory.fill("l1", held("s1", "u1"), DUE, memory.version());
+    expect(memory.answer("l1", "other", NOW)).not.toContain("token-s1");
+    expect(JSON.parse(memory.answer("l1", "other", NOW)!).session.token).toBe("other");
+  });
+
+  it("without answerOf it has no answer to give (the route answers)", () => {
+    const { memory } = leased();
+    memory.fill("l1", held("s1", "u1"), DUE, memory.version());
+    expect(memory.answer("l1", "token-s1", NOW)).toBeUndefined();
+  });
+
   it("serves nothing once the lease has ended, and keeps no fill without a lease", () => {
     const { memory, clock } = leased();
     memory.fill("l1", held("s1", "u1"), DUE, memory.version());

@@ -21,6 +21,8 @@ export interface HeldSession {
 interface Entry {
   session: Omit<PublicSession, "token">;
   user: PublicUser;
+  /** get-session's answer as JSON, cut where the token goes (serialised once per fill, not per request); absent without `answerOf`. */
+  answer?: { beforeToken: string; afterToken: string };
   /** Epoch ms (the session service's clock, as the refresh point is): past it, the session service answers. */
   dueAt: number;
 }
@@ -29,6 +31,8 @@ interface Entry {
 export interface SessionMemory extends WatchedCache {
   /** The session held for this token, while the lease holds and before it is due; else undefined. */
   get(lookup: string, token: string, now: number): HeldSession | undefined;
+  /** What `answerOf` gives for get(lookup, token, now), without building it again; undefined where get() is (or without `answerOf`). */
+  answer(lookup: string, token: string, now: number): string | undefined;
   /** The count of events and clears so far: read it before a fill reads its source. */
   version(): number;
   /** Keeps a copy read since `since` (version()), unless anything happened meanwhile or no lease holds. */
@@ -45,6 +49,18 @@ export interface SessionMemoryOptions {
   monotonic?: () => number;
   /** Told of every lookup (hit or miss), for metrics. */
   onLookup?: (hit: boolean) => void;
+  /** get-session's answer (JSON) for a held session: serialised at each fill, the request's token put in its place on each answer. */
+  answerOf?: (held: HeldSession) => string;
+}
+
+/**
+ * `answerOf(held)` cut around the token's JSON string. The token is the session's second field, after its
+ * id, so its first occurrence is its own; nothing kept holds the token.
+ */
+function cutAtToken(json: string, token: string): Entry["answer"] {
+  const quoted = JSON.stringify(token);
+  const at = json.indexOf(quoted);
+  return at < 0 ? undefined : { beforeToken: json.slice(0, at), afterToken: json.slice(at + quoted.length) };
 }
 
 export function sessionMemory(options: SessionMemoryOptions): SessionMemory {
@@ -63,23 +79,33 @@ export function sessionMemory(options: SessionMemoryOptions): SessionMemory {
     if (lookups?.size === 0) byUser.delete(entry.user.id);
   };
 
+  const live = (lookup: string, now: number): Entry | undefined => {
+    const entry = entries.get(lookup);
+    const hit = entry !== undefined && now < entry.dueAt && monotonic() < leaseEnd;
+    options.onLookup?.(hit);
+    return hit ? entry : undefined;
+  };
+
   return {
     get(lookup, token, now) {
-      const entry = entries.get(lookup);
-      const hit = entry !== undefined && now < entry.dueAt && monotonic() < leaseEnd;
-      options.onLookup?.(hit);
-      if (!hit) return undefined;
+      const entry = live(lookup, now);
+      if (!entry) return undefined;
       // The token goes back in its place (second, as publicSession orders the fields).
       const { id, ...rest } = entry.session;
       return { session: { id, token, ...rest }, user: entry.user };
+    },
+    answer(lookup, token, now) {
+      const answer = live(lookup, now)?.answer;
+      return answer && answer.beforeToken + JSON.stringify(token) + answer.afterToken;
     },
     version: () => version,
     fill(lookup, held, dueAt, since) {
       if (since !== version || !(monotonic() < leaseEnd) || options.maxEntries <= 0) return;
       remove(lookup);
       if (entries.size >= options.maxEntries) remove(entries.keys().next().value!);
-      const { token: _token, ...session } = held.session;
-      entries.set(lookup, { session: Object.freeze(session), user: Object.freeze(held.user), dueAt });
+      const { token, ...session } = held.session;
+      const answer = options.answerOf && cutAtToken(options.answerOf(held), token);
+      entries.set(lookup, { session: Object.freeze(session), user: Object.freeze(held.user), dueAt, answer });
       const lookups = byUser.get(held.user.id);
       if (lookups) lookups.add(lookup);
       else byUser.set(held.user.id, new Set([lookup]));

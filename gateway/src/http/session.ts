@@ -30,9 +30,9 @@ export interface CurrentSession {
 
 export interface SessionResolver {
   /** The token the request carries, if its signature (for cookies) holds. */
-  tokenOf(req: Request): string | null;
-  /** The session this gateway holds in its memory for the request's token, with no I/O; undefined when it holds none (ask `current`). */
-  held(req: Request): CurrentSession | undefined;
+  tokenOf(req: Pick<Request, "headers">): string | null;
+  /** get-session's answer (JSON) for the session this gateway holds in its memory for the request's token, with no I/O; undefined when it holds none (ask `current`). */
+  heldAnswer(req: Pick<Request, "headers">): string | undefined;
   /** The live session for the request, or null. */
   current(req: Request, options?: { disableRefresh?: boolean }): Promise<CurrentSession | null>;
   /** The live session a token other than the request's names (the admin's kept one, a token in a body), never extended; or null. */
@@ -64,7 +64,7 @@ export function sessionResolver(deps: {
   const { importedCookieSecret } = deps;
   // Ours first; then, when configured, the imported app's encoding under its secret.
   const verified = (signed: string): string | null => unsign(signed, deps.secret) ?? (importedCookieSecret ? unsignImported(signed, importedCookieSecret) : null);
-  const tokenOf = (req: Request): string | null => {
+  const tokenOf = (req: Pick<Request, "headers">): string | null => {
     const bearer = BEARER.exec(req.headers.authorization ?? "")?.[1];
     if (bearer) return bearer.includes(".") ? verified(bearer) : bearer;
     const cookie = parseCookies(req.headers.cookie).get(deps.jar.sessionName);
@@ -116,10 +116,10 @@ export function sessionResolver(deps: {
 
   return {
     tokenOf,
-    held(req) {
+    heldAnswer(req) {
       if (!memory) return undefined;
       const token = tokenOf(req);
-      return token ? fromMemory(lookup(token), token) : undefined;
+      return token ? memory.answer(lookup(token), token, Date.now()) : undefined;
     },
     current,
     ofToken: (req, token) => (token ? resolve(req, token, { disableRefresh: true }) : Promise.resolve(null)),

@@ -1,18 +1,21 @@
 /**
  * Which get-session requests are answered before the middleware chain (a session held in memory, nothing
  * else in the chain with a say), what that answer carries, and that rate limiting counts and refuses it.
- * Behind the warm path sits a stand-in for the chain that answers 299, so each request shows which side took it.
+ * Behind the warm listener sits a stand-in for the express chain that answers 299, so each request shows which
+ * side took it.
  */
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type Request } from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryKeyValue } from "@auth-platform/runtime/key-value";
+import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { errorHandler } from "./errors.js";
 import type { PublicSession, PublicUser } from "./public-shapes.js";
-import { rateLimitCheck } from "./rate-limit.js";
-import { apiHeaders } from "./security-headers.js";
-import type { CurrentSession, SessionResolver } from "./session.js";
+import type { RateLimitRule } from "../config.js";
+import { rateLimit, rateLimitCheck } from "./rate-limit.js";
+import { apiHeaders, securityHeaders } from "./security-headers.js";
+import type { SessionResolver } from "./session.js";
 import { warmGetSession, type WarmSessionOptions } from "./warm-session.js";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -22,21 +25,33 @@ const session = { id: "s1", token: HELD_TOKEN, userId: "u1", expiresAt: "2027-01
 
 /** Holds one session, for the bearer token HELD_TOKEN. */
 const resolver = {
-  held: (req: Request): CurrentSession | undefined => (req.headers.authorization === `Bearer ${HELD_TOKEN}` ? { session, user, refreshed: false } : undefined),
+  heldAnswer: (req: Request): string | undefined => (req.headers.authorization === `Bearer ${HELD_TOKEN}` ? JSON.stringify({ session, user }) : undefined),
 } as SessionResolver;
 
 let close: (() => void) | undefined;
 afterEach(() => close?.());
 
-async function serve(options: Partial<WarmSessionOptions> = {}): Promise<string> {
+/**
+ * The warm listener in front of a stand-in chain under /api/auth: the security headers, then (with `limit`)
+ * the real rate limiter on the same counters, then its 299, as the gateway's chain orders them.
+ */
+async function serve(
+  options: Partial<WarmSessionOptions> = {},
+  limit?: { counters: KeyValue; rule: RateLimitRule; clientKeyOf: (req: IncomingMessage) => string },
+): Promise<string> {
   const api = express.Router();
-  api.use(warmGetSession({ sessions: resolver, apiHeaders: apiHeaders("https://auth.example.test/api/auth"), sessionJwtHeader: false, ...options }));
+  api.use(securityHeaders("https://auth.example.test/api/auth"));
+  if (limit) api.use(rateLimit({ enabled: true, default: limit.rule, rules: {} }, limit.counters, limit.clientKeyOf, silent));
   api.use((_req, res) => void res.status(299).json({ chain: true }));
   api.use(errorHandler(silent));
   const app = express();
   app.disable("x-powered-by");
   app.use("/api/auth", api);
-  const server = app.listen(0, "127.0.0.1");
+  const listener = warmGetSession(
+    { basePath: "/api/auth", sessions: resolver, apiHeaders: apiHeaders("https://auth.example.test/api/auth"), sessionJwtHeader: false, ...options },
+    app,
+  );
+  const server = createServer(listener).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   close = () => server.close();
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
@@ -86,9 +101,12 @@ describe("warmGetSession", () => {
     expect((await fetch(`${base}/get-session`, { headers: held })).status).toBe(299);
   });
 
-  it("counts the request against the client's limit and refuses past it with the catalogue's 429", async () => {
-    const check = rateLimitCheck({ enabled: true, default: { window: 10, max: 2 }, rules: {} }, createMemoryKeyValue(), silent);
-    const base = await serve({ rateLimit: { check, clientKeyOf: (req) => String(req.headers["x-client"]) } });
+  it("counts the request against the client's limit and hands a refused one to the chain, which answers the catalogue's 429", async () => {
+    const counters = createMemoryKeyValue();
+    const rule = { window: 10, max: 2 };
+    const clientKeyOf = (req: IncomingMessage) => String(req.headers["x-client"]);
+    const check = rateLimitCheck({ enabled: true, default: rule, rules: {} }, counters, silent);
+    const base = await serve({ rateLimit: { check, clientKeyOf } }, { counters, rule, clientKeyOf });
     const from = (client: string) => fetch(`${base}/get-session`, { headers: { ...held, "x-client": client } });
     expect((await from("a")).status).toBe(200);
     expect((await from("a")).status).toBe(200);

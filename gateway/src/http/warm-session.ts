@@ -1,71 +1,73 @@
 /**
  * The commonest request a signed-in app makes, a get-session this gateway holds in its own memory, answered
- * before the middleware chain and routing, which otherwise cost more than the lookup itself
+ * in front of express, whose routing and middleware chain otherwise cost more than the lookup itself
  * (docs/adr/0086-warm-get-session-before-the-chain.md). The answer is the route's (routes/sessions.ts), with
  * the headers the chain sets, counted by the same rate limit and metrics.
  *
- * Taken only when nothing else in the chain has a say: GET of exactly /get-session (no query, no trailing
- * slash), no Origin header (CORS is cors.ts's), tracing off, no JWT header to add, and a session held under
- * the memory's lease (session-memory.ts: never one revoked). Anything else goes down the chain unchanged.
+ * Taken only when nothing else in the chain has a say: GET of exactly <base path>/get-session (no query, no
+ * trailing slash, the base path as configured), no Origin header (CORS is cors.ts's), tracing off, no JWT
+ * header to add, and a session held under the memory's lease (session-memory.ts: never one revoked).
+ * Anything else, and a request the rate limit refuses, goes to express unchanged: its own limiter counts
+ * the refused request again (the window is already spent) and its error handlers answer it.
  */
-import type { NextFunction, Request, Response } from "express";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { metricsEnabled, recordHttpRequest } from "@auth-platform/runtime/metrics";
 import { tracingActive } from "@auth-platform/runtime/tracing";
-import { routeOf } from "./observe.js";
 import { requestIdOf } from "./context.js";
 import { varyByOrigin } from "./cors.js";
 import type { RateLimitCheck } from "./rate-limit.js";
 import type { SessionResolver } from "./session.js";
-import { sessionResponse } from "../routes/responses.js";
 
-const PATH = "/get-session";
+/** The route as metrics and the rate limit name it (below the base path). */
+const ROUTE = "/get-session";
 
 export interface WarmSessionOptions {
-  sessions: SessionResolver;
+  /** The configured base path (GatewayConfig.basePath: "/api/auth", or "/"). */
+  basePath: string;
+  sessions: Pick<SessionResolver, "heldAnswer">;
   /** Sets the headers of every answer (security-headers.ts). */
-  apiHeaders: (res: Response) => void;
+  apiHeaders: (res: Pick<ServerResponse, "setHeader">) => void;
   /** The rate limit's check and the request's client key, when rate limiting is on. */
-  rateLimit?: { check: RateLimitCheck; clientKeyOf: (req: Request) => string | undefined };
+  rateLimit?: { check: RateLimitCheck; clientKeyOf: (req: IncomingMessage) => string | undefined };
   /** GATEWAY_SESSION_JWT_HEADER: the answer then carries a JWT, which the route signs. */
   sessionJwtHeader: boolean;
 }
 
-export function warmGetSession(options: WarmSessionOptions) {
+/** The server's request listener: a warm get-session answered here, every other request handed to `chain` (the express app). */
+export function warmGetSession(options: WarmSessionOptions, chain: RequestListener): RequestListener {
   const { sessions, rateLimit } = options;
+  const path = options.basePath === "/" ? ROUTE : `${options.basePath}${ROUTE}`;
 
-  const answer = (res: Response, body: string, started: number | undefined) => {
+  const answer = (req: IncomingMessage, res: ServerResponse, body: string, started: number | undefined) => {
+    options.apiHeaders(res);
+    varyByOrigin(res);
+    res.setHeader("X-Request-Id", requestIdOf(req));
     res.statusCode = 200;
     res.setHeader("Content-Type", "application/json; charset=utf-8");
     res.setHeader("Content-Length", Buffer.byteLength(body));
     res.end(body);
-    if (started !== undefined) recordHttpRequest("GET", PATH, 200, (performance.now() - started) / 1000);
+    if (started !== undefined) recordHttpRequest("GET", ROUTE, 200, (performance.now() - started) / 1000);
   };
 
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (req.method !== "GET" || req.url !== PATH || req.headers.origin !== undefined || options.sessionJwtHeader || tracingActive()) {
-      next();
+  return (req, res) => {
+    if (req.method !== "GET" || req.url !== path || req.headers.origin !== undefined || options.sessionJwtHeader || tracingActive()) {
+      chain(req, res);
       return;
     }
-    const held = sessions.held(req);
-    if (!held) {
-      next();
+    const body = sessions.heldAnswer(req);
+    if (body === undefined) {
+      chain(req, res);
       return;
     }
     const started = metricsEnabled() ? performance.now() : undefined;
-    options.apiHeaders(res);
-    varyByOrigin(res);
-    res.setHeader("X-Request-Id", requestIdOf(req));
-    const body = JSON.stringify(sessionResponse(held.session, held.user));
     const client = rateLimit?.clientKeyOf(req);
     if (!rateLimit || !client) {
-      answer(res, body, started);
+      answer(req, res, body, started);
       return;
     }
-    rateLimit.check(client, PATH, res).then((refusal) => {
-      if (!refusal) return answer(res, body, started);
-      // Refused: the error handlers answer it, as they do the chain's refusals (labelled as unmatched there too).
-      if (started !== undefined) res.on("close", () => recordHttpRequest("GET", routeOf(req), res.statusCode, (performance.now() - started) / 1000));
-      next(refusal);
-    }, next);
+    rateLimit.check(client, ROUTE, res).then(
+      (refusal) => (refusal ? chain(req, res) : answer(req, res, body, started)),
+      () => chain(req, res),
+    );
   };
 }
