@@ -44,17 +44,15 @@ async function serve(
   if (limit) api.use(rateLimit({ enabled: true, default: limit.rule, rules: {} }, limit.counters, limit.clientKeyOf, silent));
   api.use((_req, res) => void res.status(299).json({ chain: true }));
   api.use(errorHandler(silent));
+  const basePath = options.basePath ?? "/api/auth";
   const app = express();
   app.disable("x-powered-by");
-  app.use("/api/auth", api);
-  const listener = warmGetSession(
-    { basePath: "/api/auth", sessions: resolver, apiHeaders: apiHeaders("https://auth.example.test/api/auth"), sessionJwtHeader: false, ...options },
-    app,
-  );
+  app.use(basePath, api);
+  const listener = warmGetSession({ basePath, sessions: resolver, apiHeaders: apiHeaders("https://auth.example.test/api/auth"), sessionJwtHeader: false, ...options }, app);
   const server = createServer(listener).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   close = () => server.close();
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${basePath === "/" ? "" : basePath}`;
 }
 
 const held = { authorization: `Bearer ${HELD_TOKEN}` };
@@ -94,6 +92,16 @@ describe("warmGetSession", () => {
     const base = await serve();
     expect((await fetch(`${base}/get-session`, { method: "POST", headers: held })).status).toBe(299);
     expect((await fetch(`${base}/get-session`, { method: "HEAD", headers: held })).status).toBe(299);
+  });
+
+  it("takes the path under the configured base path only, as configured", async () => {
+    const atRoot = await serve({ basePath: "/" });
+    expect((await fetch(`${atRoot}/get-session`, { headers: held })).status).toBe(200);
+    close?.();
+    const base = await serve();
+    // express routes another spelling of the mount path too; that request is the chain's.
+    expect((await fetch(`${base.replace("/api/auth", "/API/Auth")}/get-session`, { headers: held })).status).toBe(299);
+    expect((await fetch(`${base.replace("/api/auth", "")}/get-session`, { headers: held })).status).toBe(404);
   });
 
   it("leaves every request to the chain when the answer must carry a session JWT", async () => {
