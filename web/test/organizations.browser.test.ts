@@ -383,7 +383,8 @@ describe("organizations", () => {
     await poll(() => owner.getByLabel("Organization", { exact: true }).locator("option:checked").innerText()).toBe("Renamed Co");
     await notice(owner).getByRole("button", { name: "Undo" }).click();
     await poll(() => owner.getByRole("heading", { name: "Settings Co", level: 2 }).count()).toBe(1);
-    expect(await said(owner, "The previous settings are back.")).toBe(1);
+    // The heading follows the refetch; the notice comes once the undo has returned, a moment later.
+    await poll(() => said(owner, "The previous settings are back.")).toBe(1);
     expect(await owner.locator("h2 img").count()).toBe(0);
 
     await owner.getByRole("button", { name: "Delete organization" }).click();
