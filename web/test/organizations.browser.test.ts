@@ -500,6 +500,9 @@ describe("organizations", () => {
     // None is a choice too.
     await switcher.selectOption({ label: "No organization" });
     await poll(chosen).toBe("No organization");
+    // The select shows the choice while it is being saved (and is disabled meanwhile); leaving the page
+    // before the answer would cancel the request.
+    await poll(() => switcher.isEnabled()).toBe(true);
     await page.goto("/organizations");
     await poll(() => page.getByRole("list", { name: "Your organizations" }).getByRole("listitem").count()).toBe(2);
     expect(await page.getByRole("list", { name: "Members" }).count()).toBe(0);
