@@ -22,8 +22,7 @@ import { openRateLimitCounters } from "./http/rate-limit.js";
 import { securityEventReporter, signInBurstsToIdentity } from "./http/security-events.js";
 import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
-import { type HeldSession, type SessionMemory, sessionMemory } from "./http/session-memory.js";
-import { sessionResponse } from "./routes/responses.js";
+import { type SessionMemory, sessionMemory } from "./http/session-memory.js";
 
 const EVENTS_FLUSH_MS = 5_000;
 /** How long requests in flight at SIGTERM may run before their connections are closed (a slow upload may take 30 s). */
@@ -122,9 +121,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
  */
 function startSessionMemory(maxEntries: number, client: SessionServiceClient, log: Logger): { memory: SessionMemory; watch: SessionWatch } | undefined {
   if (maxEntries <= 0) return undefined;
-  // The warm path (http/warm-session.ts) answers this JSON, exactly what the get-session route sends.
-  const answerOf = (held: HeldSession) => JSON.stringify(sessionResponse(held.session, held.user));
-  const memory = sessionMemory({ maxEntries, onLookup: authEvents.gatewaySessionCacheLookup, answerOf });
+  const memory = sessionMemory({ maxEntries, onLookup: authEvents.gatewaySessionCacheLookup });
   const watch = watchSessionEvents({ client, cache: memory, watcherId: `gateway-${randomUUID()}`, onWarning: (message, fields) => log.warn(message, fields) });
   return { memory, watch };
 }

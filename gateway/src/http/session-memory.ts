@@ -3,8 +3,9 @@
  * pushes: @auth-platform/node's watcher (packages/node/src/session-watch.ts, started in start.ts) applies
  * them through the WatchedCache side below (docs/adr/0056-gateway-session-cache-invalidated-by-pushes.md).
  *
- * Keyed by the token's lookup hash; each entry holds what get-session answers, without the token (a heap
- * dump holds no credential), until its due time: the session's refresh point, never past its expiry. An
+ * Keyed by the token's lookup hash; each entry holds what get-session answers, as the JSON the route sends
+ * cut where the token goes (a heap dump holds no credential; the warm path answers it without serialising
+ * again, http/warm-session.ts), until its due time: the session's refresh point, never past its expiry. An
  * entry is served only while the watcher holds a lease; losing the stream clears everything. A fill counts
  * the events before it reads its source and is not kept if any arrived meanwhile, so a copy read before a
  * change can never be kept after the change's event.
@@ -12,17 +13,17 @@
 import type { WatchedCache } from "@auth-platform/node";
 import type { PublicSession, PublicUser } from "./public-shapes.js";
 
-/** What an entry answers: get-session's session (its token added back on a hit) and user. */
+/** What an entry answers: get-session's session (its token added back on a hit) and user, the route's body. */
 export interface HeldSession {
   session: PublicSession;
   user: PublicUser;
 }
 
 interface Entry {
-  session: Omit<PublicSession, "token">;
-  user: PublicUser;
-  /** get-session's answer as JSON, cut where the token goes (serialised once per fill, not per request); absent without `answerOf`. */
-  answer?: { beforeToken: string; afterToken: string };
+  userId: string;
+  /** The JSON of { session, user } before and after the token's JSON string. */
+  beforeToken: string;
+  afterToken: string;
   /** Epoch ms (the session service's clock, as the refresh point is): past it, the session service answers. */
   dueAt: number;
 }
@@ -31,7 +32,7 @@ interface Entry {
 export interface SessionMemory extends WatchedCache {
   /** The session held for this token, while the lease holds and before it is due; else undefined. */
   get(lookup: string, token: string, now: number): HeldSession | undefined;
-  /** What `answerOf` gives for get(lookup, token, now), without building it again; undefined where get() is (or without `answerOf`). */
+  /** The JSON of what get(lookup, token, now) gives, get-session's body, without building it; undefined where get() is. */
   answer(lookup: string, token: string, now: number): string | undefined;
   /** The count of events and clears so far: read it before a fill reads its source. */
   version(): number;
@@ -49,16 +50,15 @@ export interface SessionMemoryOptions {
   monotonic?: () => number;
   /** Told of every lookup (hit or miss), for metrics. */
   onLookup?: (hit: boolean) => void;
-  /** get-session's answer (JSON) for a held session: serialised at each fill, the request's token put in its place on each answer. */
-  answerOf?: (held: HeldSession) => string;
 }
 
 /**
- * `answerOf(held)` cut around the token's JSON string. The token is the session's second field, after its
- * id, so its first occurrence is its own; nothing kept holds the token.
+ * The held session's JSON cut around the token's JSON string. The token is the session's second field,
+ * after its id, so its first occurrence is its own; nothing kept holds the token.
  */
-function cutAtToken(json: string, token: string): Entry["answer"] {
-  const quoted = JSON.stringify(token);
+function cutAtToken(held: HeldSession): Pick<Entry, "beforeToken" | "afterToken"> | undefined {
+  const json = JSON.stringify({ session: held.session, user: held.user });
+  const quoted = JSON.stringify(held.session.token);
   const at = json.indexOf(quoted);
   return at < 0 ? undefined : { beforeToken: json.slice(0, at), afterToken: json.slice(at + quoted.length) };
 }
@@ -74,9 +74,9 @@ export function sessionMemory(options: SessionMemoryOptions): SessionMemory {
     const entry = entries.get(lookup);
     if (!entry) return;
     entries.delete(lookup);
-    const lookups = byUser.get(entry.user.id);
+    const lookups = byUser.get(entry.userId);
     lookups?.delete(lookup);
-    if (lookups?.size === 0) byUser.delete(entry.user.id);
+    if (lookups?.size === 0) byUser.delete(entry.userId);
   };
 
   const live = (lookup: string, now: number): Entry | undefined => {
@@ -86,26 +86,25 @@ export function sessionMemory(options: SessionMemoryOptions): SessionMemory {
     return hit ? entry : undefined;
   };
 
+  const answer = (lookup: string, token: string, now: number): string | undefined => {
+    const entry = live(lookup, now);
+    return entry && entry.beforeToken + JSON.stringify(token) + entry.afterToken;
+  };
+
   return {
     get(lookup, token, now) {
-      const entry = live(lookup, now);
-      if (!entry) return undefined;
-      // The token goes back in its place (second, as publicSession orders the fields).
-      const { id, ...rest } = entry.session;
-      return { session: { id, token, ...rest }, user: entry.user };
+      const json = answer(lookup, token, now);
+      return json === undefined ? undefined : (JSON.parse(json) as HeldSession);
     },
-    answer(lookup, token, now) {
-      const answer = live(lookup, now)?.answer;
-      return answer && answer.beforeToken + JSON.stringify(token) + answer.afterToken;
-    },
+    answer,
     version: () => version,
     fill(lookup, held, dueAt, since) {
       if (since !== version || !(monotonic() < leaseEnd) || options.maxEntries <= 0) return;
       remove(lookup);
       if (entries.size >= options.maxEntries) remove(entries.keys().next().value!);
-      const { token, ...session } = held.session;
-      const answer = options.answerOf && cutAtToken(options.answerOf(held), token);
-      entries.set(lookup, { session: Object.freeze(session), user: Object.freeze(held.user), dueAt, answer });
+      const cut = cutAtToken(held);
+      if (!cut) return;
+      entries.set(lookup, { userId: held.user.id, ...cut, dueAt });
       const lookups = byUser.get(held.user.id);
       if (lookups) lookups.add(lookup);
       else byUser.set(held.user.id, new Set([lookup]));
