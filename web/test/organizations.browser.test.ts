@@ -425,7 +425,9 @@ describe("organizations", () => {
     await poll(() => notice(owner).innerText()).toContain("The role recruiter has been created.");
     await poll(() => roles.getByRole("listitem").allInnerTexts()).toEqual([expect.stringContaining("Invitations: create, cancel; Teams: create")]);
 
-    // A built-in name is refused, with the catalogue's message.
+    // A built-in name is refused, with the catalogue's message. The form clears once the create has
+    // returned, after the notice and the refetched list: typing before that would be wiped.
+    await poll(() => create.getByLabel("Role name").inputValue()).toBe("");
     await create.getByLabel("Role name").fill("admin");
     await create.getByRole("button", { name: "Create role" }).click();
     await poll(() => create.getByRole("alert").innerText()).toBe("That role name is already taken");
