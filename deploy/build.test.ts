@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendLabel, type TestDatabase } from "../testing/databases.js";
 import { TestClient, uniqueEmail } from "../testing/http.js";
@@ -50,6 +50,14 @@ describe(`the compiled build (${backendLabel()})`, () => {
       expect(args).not.toContain("tsx");
       expect(args.at(-1)).toMatch(/\.js$/);
     }
+  });
+
+  it("loads the SAML and passkey libraries on their first use, not at start-up", () => {
+    // Each is tens of MiB resident that a deployment without SAML or passkeys never needs (docs/capacity.md).
+    expect(packagesLoaded("sso", "at start-up")).not.toContain("samlify");
+    expect(packagesLoaded("sso", "on use")).toContain("samlify");
+    expect(packagesLoaded("identity", "at start-up")).not.toContain("@simplewebauthn/server");
+    expect(packagesLoaded("identity", "on use")).toContain("@simplewebauthn/server");
   });
 
   it("creates an organization through the built gateway and organization service", async () => {
@@ -150,3 +158,25 @@ describe(`the compiled build (${backendLabel()})`, () => {
     expect(processes.flatMap((started) => started.output).filter((line) => closeTrouble.some((trouble) => line.includes(trouble)))).toEqual([]);
   }, 30_000);
 });
+
+/**
+ * The packages whose code a built process runs: those its entry's static imports reach ("at start-up"),
+ * or those any import reaches, import() included ("on use"). Read from the build's source maps.
+ */
+function packagesLoaded(name: ProcessName, when: "at start-up" | "on use"): string[] {
+  const imports = when === "at start-up" ? /(?:from|import)\s*"(\.{1,2}\/[^"]+\.js)"/g : /(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+\.js)"/g;
+  const seen = new Set<string>();
+  const pending = [join(outdir, BUILT_ENTRY[name].replace(/^dist\//, ""))];
+  const packages = new Set<string>();
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const [, target] of readFileSync(file, "utf8").matchAll(imports)) pending.push(join(dirname(file), target!));
+    for (const source of (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources) {
+      const found = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source);
+      if (found) packages.add(found[1]!);
+    }
+  }
+  return [...packages];
+}

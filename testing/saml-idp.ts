@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as x509 from "@peculiar/x509";
 // samlify's schema validator is one per process: the IdP uses the service's, set where samlify is configured.
-import { samlify } from "../services/sso/src/saml/samlify.js";
+import { loadSamlify } from "../services/sso/src/saml/samlify.js";
 
 x509.cryptoProvider.set(globalThis.crypto);
 
@@ -154,6 +154,7 @@ function newId(): string {
 export async function createSamlIdp(options: { entityId?: string; now?: () => Date } = {}): Promise<TestSamlIdp> {
   const entityId = options.entityId ?? `https://idp.example.test/${randomUUID()}`;
   const now = options.now ?? (() => new Date());
+  const samlify = await loadSamlify();
   let ssoUrl = "https://idp.example.test/sso";
   let keys = [await samlKeyPair()];
   const foreign = await samlKeyPair("attacker");

@@ -92,7 +92,7 @@ async function samlChecks(registry: Registry, stored: unknown): Promise<Provider
   if (metadataUrl) {
     checks.push(
       await check("metadata_url", async () => {
-        const idp = parseIdentityProviderMetadata(await registry.samlMetadata(metadataUrl));
+        const idp = await parseIdentityProviderMetadata(await registry.samlMetadata(metadataUrl));
         return idp.entityId === settings.idpEntityId ? metadataUrl : `${metadataUrl} now names the IdP ${idp.entityId}: update the provider to use it`;
       }),
     );

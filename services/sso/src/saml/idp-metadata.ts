@@ -5,7 +5,7 @@
  */
 import { AuthError } from "@auth-platform/proto/errors";
 import { normalizeCertificate, type SamlIdentityProviderSettings } from "./service-provider.js";
-import { samlify } from "./samlify.js";
+import { loadSamlify } from "./samlify.js";
 
 /** Metadata larger than this is refused before it is parsed (a real IdP's is under 20 KB). */
 export const MAX_SAML_METADATA_CHARS = 100 * 1024;
@@ -30,8 +30,9 @@ export function identityProviderSettings(input: { entityId: string; ssoUrl: stri
   return { entityId, ssoUrl: input.ssoUrl, certificates };
 }
 
-export function parseIdentityProviderMetadata(xml: string): SamlIdentityProviderSettings {
+export async function parseIdentityProviderMetadata(xml: string): Promise<SamlIdentityProviderSettings> {
   if (xml.length === 0 || xml.length > MAX_SAML_METADATA_CHARS) throw new AuthError("INVALID_SAML_METADATA");
+  const samlify = await loadSamlify();
   let entityId: unknown;
   let ssoUrl: unknown;
   let certificates: unknown;

@@ -1,7 +1,9 @@
 /**
- * The one place samlify is configured: its XML schema validator (every inbound message is checked against
- * the SAML 2.0 schemas before anything reads it). samlify refuses to parse anything until a validator is
- * set, so every module of this folder imports samlify from here.
+ * The one place samlify is loaded and configured: its XML schema validator (every inbound message is checked
+ * against the SAML 2.0 schemas before anything reads it). samlify refuses to parse anything until a validator
+ * is set, so every module of this folder gets samlify from here. It is loaded by the first SAML call, not at
+ * start-up: with the XML and crypto packages under it, it is about 22 MiB of resident memory that a
+ * deployment without a SAML provider never needs.
  *
  * The validator is libxml2's xmllint compiled to WebAssembly, in long-lived worker threads
  * (schema-validator.ts): a message costs milliseconds, and its memory goes with its own instance.
@@ -9,7 +11,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import * as samlify from "samlify";
 import { schemaValidator } from "./schema-validator.js";
 
 /** The SAML 2.0 protocol schema and what it imports, as the samlify-xmllint-wasm package ships them. */
@@ -27,6 +28,15 @@ export async function validateAgainstSamlSchemas(xml: string): Promise<true> {
   return true;
 }
 
-samlify.setSchemaValidator({ validate: validateAgainstSamlSchemas });
+export type Samlify = typeof import("samlify");
 
-export { samlify };
+let library: Promise<Samlify> | undefined;
+
+/** samlify, with the schema validator set: loaded once, by the first caller. */
+export function loadSamlify(): Promise<Samlify> {
+  library ??= import("samlify").then((samlify) => {
+    samlify.setSchemaValidator({ validate: validateAgainstSamlSchemas });
+    return samlify;
+  });
+  return library;
+}

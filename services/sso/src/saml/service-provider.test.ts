@@ -17,14 +17,14 @@ beforeAll(async () => {
     providerId: "acme",
     spEntityId: sp.entityId,
     acsUrl: sp.acsUrl,
-    idp: parseIdentityProviderMetadata(idp.metadataXml()),
+    idp: await parseIdentityProviderMetadata(idp.metadataXml()),
     allowIdpInitiated: false,
   };
 });
 
 /** A sign-in as our SP starts it: the AuthnRequest, and the IdP's answer to it. */
 async function signIn(overrides: Partial<SamlResponseOptions> = {}, providerSettings = settings) {
-  const { requestId, redirectUrl } = authnRequest(providerSettings, "relay-1");
+  const { requestId, redirectUrl } = await authnRequest(providerSettings, "relay-1");
   const seen = await idp.readAuthnRequest(redirectUrl);
   const samlResponse = await idp.response({ sp, user: ALICE, inResponseTo: seen.requestId, ...overrides });
   return { requestId, samlResponse };
@@ -41,15 +41,15 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 describe("SAML service provider", () => {
-  it("publishes SP metadata naming our entity ID and ACS URL and asking for signed assertions", () => {
-    const xml = serviceProviderMetadata(settings);
+  it("publishes SP metadata naming our entity ID and ACS URL and asking for signed assertions", async () => {
+    const xml = await serviceProviderMetadata(settings);
     expect(xml).toContain(`entityID="${sp.entityId.replace("&", "&amp;")}"`);
     expect(xml).toContain(`Location="${sp.acsUrl}"`);
     expect(xml).toContain('WantAssertionsSigned="true"');
   });
 
   it("sends an AuthnRequest the IdP reads, naming us, our ACS URL and the RelayState", async () => {
-    const { requestId, redirectUrl } = authnRequest(settings, "relay-1");
+    const { requestId, redirectUrl } = await authnRequest(settings, "relay-1");
     expect(redirectUrl.startsWith(`${idp.ssoUrl}?`)).toBe(true);
     const seen = await idp.readAuthnRequest(redirectUrl);
     expect(seen).toEqual({ requestId, relayState: "relay-1", issuer: sp.entityId, acsUrl: sp.acsUrl });
@@ -146,12 +146,12 @@ describe("SAML service provider", () => {
 
     it("an answer to another request than the one this sign-in sent", async () => {
       const { samlResponse } = await signIn();
-      const { requestId: other } = authnRequest(settings, "relay-2");
+      const { requestId: other } = await authnRequest(settings, "relay-2");
       expect(await refusal(validateSamlResponse(settings, { samlResponse, expectedRequestId: other, now: new Date() }))).toBe("in_response_to");
     });
 
     it("an unsolicited response where a request was sent", async () => {
-      const { requestId } = authnRequest(settings, "relay-1");
+      const { requestId } = await authnRequest(settings, "relay-1");
       const samlResponse = await idp.response({ sp, user: ALICE, inResponseTo: null });
       expect(await refusal(validateSamlResponse(settings, { samlResponse, expectedRequestId: requestId, now: new Date() }))).toBe("in_response_to");
     });
@@ -189,11 +189,11 @@ describe("SAML service provider", () => {
 
   it("trusts both certificates while the IdP rotates its key, and only the new one once the old is retired", async () => {
     const rotating = await createSamlIdp();
-    const before = { ...settings, idp: parseIdentityProviderMetadata(rotating.metadataXml()) };
+    const before = { ...settings, idp: await parseIdentityProviderMetadata(rotating.metadataXml()) };
     const oldResponse = await rotating.response({ sp, user: ALICE, inResponseTo: null });
     await rotating.rotate();
     // The customer pastes the new metadata: both certificates, the new one first.
-    const during = { ...before, allowIdpInitiated: true, idp: parseIdentityProviderMetadata(rotating.metadataXml()) };
+    const during = { ...before, allowIdpInitiated: true, idp: await parseIdentityProviderMetadata(rotating.metadataXml()) };
     expect(during.idp.certificates).toHaveLength(2);
     const newResponse = await rotating.response({ sp, user: ALICE, inResponseTo: null });
     await expect(validateSamlResponse(during, { samlResponse: oldResponse, expectedRequestId: null, now: new Date() })).resolves.toBeTruthy();
@@ -201,19 +201,19 @@ describe("SAML service provider", () => {
     // Before the customer updated us, the new key was unknown.
     expect(await refusal(validateSamlResponse({ ...before, allowIdpInitiated: true }, { samlResponse: newResponse, expectedRequestId: null, now: new Date() }))).toBe("signature");
     rotating.retire();
-    const after = { ...during, idp: parseIdentityProviderMetadata(rotating.metadataXml()) };
+    const after = { ...during, idp: await parseIdentityProviderMetadata(rotating.metadataXml()) };
     expect(await refusal(validateSamlResponse(after, { samlResponse: oldResponse, expectedRequestId: null, now: new Date() }))).toBe("signature");
   });
 });
 
 describe("IdP settings", () => {
-  it("reads entity ID, SSO URL and certificate from metadata", () => {
-    expect(parseIdentityProviderMetadata(idp.metadataXml())).toMatchObject({ entityId: idp.entityId, ssoUrl: idp.ssoUrl });
+  it("reads entity ID, SSO URL and certificate from metadata", async () => {
+    expect(await parseIdentityProviderMetadata(idp.metadataXml())).toMatchObject({ entityId: idp.entityId, ssoUrl: idp.ssoUrl });
   });
 
-  it("refuses metadata that is not an IdP's", () => {
+  it("refuses metadata that is not an IdP's", async () => {
     for (const xml of ["", "<nope/>", "not xml at all", `<x>${"a".repeat(200 * 1024)}</x>`]) {
-      expect(() => parseIdentityProviderMetadata(xml)).toThrow(expect.objectContaining({ code: "INVALID_SAML_METADATA" }));
+      await expect(parseIdentityProviderMetadata(xml)).rejects.toThrow(expect.objectContaining({ code: "INVALID_SAML_METADATA" }));
     }
   });
 
@@ -238,8 +238,8 @@ describe("the test IdP over HTTP", () => {
     const served = await createSamlIdp();
     await served.listen(() => ALICE);
     try {
-      const live = { ...settings, idp: parseIdentityProviderMetadata(served.metadataXml()) };
-      const { requestId, redirectUrl } = authnRequest(live, "relay-9");
+      const live = { ...settings, idp: await parseIdentityProviderMetadata(served.metadataXml()) };
+      const { requestId, redirectUrl } = await authnRequest(live, "relay-9");
       const page = await (await fetch(redirectUrl)).text();
       expect(page).toContain(`action="${sp.acsUrl}"`);
       expect(page).toContain('name="RelayState" value="relay-9"');

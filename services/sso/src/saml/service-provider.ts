@@ -9,7 +9,7 @@
 import { X509Certificate } from "node:crypto";
 import { AuthError } from "@auth-platform/proto/errors";
 import type { SamlReplayStore } from "./replay.js";
-import { samlify } from "./samlify.js";
+import { loadSamlify, type Samlify } from "./samlify.js";
 
 const POST = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST";
 const REDIRECT = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect";
@@ -96,7 +96,7 @@ export function normalizeCertificate(certificate: string): string {
   return body;
 }
 
-function serviceProvider(settings: SamlProviderSettings) {
+function serviceProvider(samlify: Samlify, settings: SamlProviderSettings) {
   return samlify.ServiceProvider({
     entityID: settings.spEntityId,
     authnRequestsSigned: false,
@@ -108,13 +108,13 @@ function serviceProvider(settings: SamlProviderSettings) {
   });
 }
 
-type SamlifyIdp = ReturnType<typeof samlify.IdentityProvider>;
+type SamlifyIdp = ReturnType<Samlify["IdentityProvider"]>;
 /** Built once per (IdP, certificate): samlify warns on every construction of an IdP without a logout URL. */
 const idpCache = new Map<string, SamlifyIdp>();
 const IDP_CACHE_SIZE = 512;
 
 /** One samlify IdP per certificate: samlify trusts only the first certificate when a signature names none. */
-function identityProviders(settings: SamlProviderSettings): SamlifyIdp[] {
+function identityProviders(samlify: Samlify, settings: SamlProviderSettings): SamlifyIdp[] {
   return settings.idp.certificates.map((certificate) => {
     const key = JSON.stringify([settings.idp.entityId, settings.idp.ssoUrl, certificate]);
     let idp = idpCache.get(key);
@@ -133,15 +133,16 @@ function identityProviders(settings: SamlProviderSettings): SamlifyIdp[] {
 }
 
 /** The SP metadata XML the customer's admin gives their IdP. */
-export function serviceProviderMetadata(settings: SamlProviderSettings): string {
-  return serviceProvider(settings).getMetadata();
+export async function serviceProviderMetadata(settings: SamlProviderSettings): Promise<string> {
+  return serviceProvider(await loadSamlify(), settings).getMetadata();
 }
 
 /** The AuthnRequest as a redirect to the IdP, and its ID (the response's InResponseTo must name it). */
-export function authnRequest(settings: SamlProviderSettings, relayState: string): { requestId: string; redirectUrl: string } {
-  const [idp] = identityProviders(settings);
+export async function authnRequest(settings: SamlProviderSettings, relayState: string): Promise<{ requestId: string; redirectUrl: string }> {
+  const samlify = await loadSamlify();
+  const [idp] = identityProviders(samlify, settings);
   if (!idp) throw new AuthError("INVALID_SAML_METADATA");
-  const { id, context } = serviceProvider(settings).createLoginRequest(idp, "redirect", { relayState });
+  const { id, context } = serviceProvider(samlify, settings).createLoginRequest(idp, "redirect", { relayState });
   return { requestId: id, redirectUrl: context };
 }
 
@@ -179,10 +180,11 @@ export async function validateSamlResponse(settings: SamlProviderSettings, input
   if (input.samlResponse.length === 0 || input.samlResponse.length > MAX_SAML_RESPONSE_CHARS || !/^[A-Za-z0-9+/=\s]+$/.test(input.samlResponse)) {
     throw new SamlRefusal("malformed");
   }
-  const sp = serviceProvider(settings);
+  const samlify = await loadSamlify();
+  const sp = serviceProvider(samlify, settings);
   let verified: { samlContent: string; assertion: string } | null = null;
   let lastError: unknown = null;
-  for (const idp of identityProviders(settings)) {
+  for (const idp of identityProviders(samlify, settings)) {
     try {
       const result = await sp.parseLoginResponse(idp, "post", { body: { SAMLResponse: input.samlResponse } });
       // The same verification samlify's flow just made, for the assertion node it authenticated.
@@ -200,10 +202,10 @@ export async function validateSamlResponse(settings: SamlProviderSettings, input
     }
   }
   if (!verified) throw new SamlRefusal(reasonOf(lastError), lastError);
-  return checkAssertion(settings, input, verified);
+  return checkAssertion(samlify, settings, input, verified);
 }
 
-function checkAssertion(settings: SamlProviderSettings, input: SamlResponseInput, verified: { samlContent: string; assertion: string }): SamlAssertion {
+function checkAssertion(samlify: Samlify, settings: SamlProviderSettings, input: SamlResponseInput, verified: { samlContent: string; assertion: string }): SamlAssertion {
   const { extract } = samlify.Extractor;
   const whole = extract(verified.samlContent, [
     { key: "assertions", localPath: ["Response", "Assertion"], attributes: [], context: true },

@@ -74,7 +74,7 @@ export async function samlSettingsFromInput(
   const certificates = [...list(input.idpMetadata?.cert), ...list(input.cert)];
   let idp: { entityId: string; ssoUrl: string; certificates: string[] };
   if (metadataXml !== undefined) {
-    idp = parseIdentityProviderMetadata(metadataXml);
+    idp = await parseIdentityProviderMetadata(metadataXml);
   } else if (input.entryPoint !== undefined || certificates.length > 0 || input.idpMetadata?.entityID !== undefined) {
     const ssoUrl = input.entryPoint ?? previous?.ssoUrl;
     const entityId = input.idpMetadata?.entityID ?? previous?.idpEntityId ?? context.issuer;

@@ -104,7 +104,7 @@ export async function startSamlSignIn(
 ): Promise<{ redirectUrl: string; relayState: string }> {
   const relayState = randomBytes(32).toString("base64url");
   const settings = providerSettings(deps.authBaseUrl, provider.providerId, provider.saml);
-  const { requestId, redirectUrl } = authnRequest(settings, relayState);
+  const { requestId, redirectUrl } = await authnRequest(settings, relayState);
   await deps.requests.put({
     relayStateHash: bearerHash(relayState),
     providerId: provider.providerId,
