@@ -143,7 +143,7 @@ export async function sendTestEvent(deps: Deps, endpointId: string): Promise<Web
   await endpointOrThrow(deps, endpointId);
   const now = deps.now();
   const event = { id: newId(), type: TEST_EVENT_TYPE, occurredAt: now, payload: JSON.stringify({ endpointId }), receivedAt: now };
-  const [delivery] = (await deps.store.receiveEvent(event, now, { onlyEndpointId: endpointId })) ?? [];
+  const [delivery] = (await deps.store.receiveEvents([event], now, { onlyEndpointId: endpointId }))[0] ?? [];
   if (!delivery) throw new AuthError("WEBHOOK_ENDPOINT_NOT_FOUND");
   deps.wakeWebhooks();
   return delivery;
@@ -176,11 +176,12 @@ export async function publishEvents(deps: Deps, events: readonly PublishedEvent[
     if (typeof data !== "object" || data === null || Array.isArray(data)) throw new AuthError("VALIDATION_ERROR", "payload must be a JSON object");
     return { id: event.id, type: event.type, occurredAt: event.occurredAt, payload: event.payloadJson };
   });
-  let accepted = 0;
-  for (const event of checked) {
-    const queued = await deps.store.receiveEvent({ ...event, receivedAt: deps.now() }, deps.now());
-    if (queued) accepted++;
-  }
+  const now = deps.now();
+  const received = await deps.store.receiveEvents(
+    checked.map((event) => ({ ...event, receivedAt: now })),
+    now,
+  );
+  const accepted = received.filter(Boolean).length;
   if (accepted) deps.wakeWebhooks();
   return accepted;
 }

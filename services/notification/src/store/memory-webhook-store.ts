@@ -13,6 +13,34 @@ export function createMemoryWebhookStore(): WebhookStore & { clear(): void } {
     return d && d.status === "pending" && d.leaseOwner === owner ? d : undefined;
   };
   const newestFirst = <T extends { createdAt: Date; id: string }>(a: T, b: T) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1);
+  const receive = (event: WebhookEventRecord, now: Date, options?: { onlyEndpointId?: string }): WebhookDeliveryRecord[] | null => {
+    if (events.has(event.id)) return null;
+    events.set(event.id, { ...event });
+    const queued: WebhookDeliveryRecord[] = [];
+    for (const e of [...endpoints.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())) {
+      const wanted = options?.onlyEndpointId ? e.id === options.onlyEndpointId : e.enabled && e.eventTypes.includes(event.type);
+      if (!wanted) continue;
+      const delivery: WebhookDeliveryRecord = {
+        id: newId(),
+        endpointId: e.id,
+        eventId: event.id,
+        eventType: event.type,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: now,
+        leaseUntil: null,
+        leaseOwner: null,
+        lastResponseCode: null,
+        lastError: null,
+        createdAt: now,
+        deliveredAt: null,
+      };
+      deliveries.set(delivery.id, delivery);
+      queued.push({ ...delivery });
+    }
+    return queued;
+  };
+
   return {
     async createEndpoint(endpoint) {
       endpoints.set(endpoint.id, copyEndpoint(endpoint));
@@ -36,32 +64,8 @@ export function createMemoryWebhookStore(): WebhookStore & { clear(): void } {
       for (const [key, d] of deliveries) if (d.endpointId === id) deliveries.delete(key);
       return true;
     },
-    async receiveEvent(event, now, options) {
-      if (events.has(event.id)) return null;
-      events.set(event.id, { ...event });
-      const queued: WebhookDeliveryRecord[] = [];
-      for (const e of [...endpoints.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())) {
-        const wanted = options?.onlyEndpointId ? e.id === options.onlyEndpointId : e.enabled && e.eventTypes.includes(event.type);
-        if (!wanted) continue;
-        const delivery: WebhookDeliveryRecord = {
-          id: newId(),
-          endpointId: e.id,
-          eventId: event.id,
-          eventType: event.type,
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: now,
-          leaseUntil: null,
-          leaseOwner: null,
-          lastResponseCode: null,
-          lastError: null,
-          createdAt: now,
-          deliveredAt: null,
-        };
-        deliveries.set(delivery.id, delivery);
-        queued.push({ ...delivery });
-      }
-      return queued;
+    async receiveEvents(received, now, options) {
+      return received.map((event) => receive(event, now, options));
     },
     async findEvent(id) {
       const e = events.get(id);

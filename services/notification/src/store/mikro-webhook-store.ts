@@ -71,30 +71,42 @@ export function mikroWebhookStore(store: Store): WebhookStore {
         return (await em.nativeDelete(WebhookEndpointEntity, { id })) > 0;
       });
     },
-    async receiveEvent(event, now, options) {
+    async receiveEvents(events, now, options) {
+      if (events.length === 0) return [];
       return store.em().transactional(async (em) => {
-        const inserted = await em.createQueryBuilder(WebhookEventEntity).insert(event).onConflict("id").ignore().execute("run");
-        if (inserted.affectedRows !== 1) return null;
-        const endpoints = (await em.find(WebhookEndpointEntity, options?.onlyEndpointId ? { id: options.onlyEndpointId } : { enabled: true }, { orderBy: { createdAt: "asc" } }))
-          .map(toEndpoint)
-          .filter((e) => options?.onlyEndpointId || e.eventTypes.includes(event.type));
-        const queued: WebhookDeliveryRecord[] = endpoints.map((e) => ({
-          id: newId(),
-          endpointId: e.id,
-          eventId: event.id,
-          eventType: event.type,
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: now,
-          leaseUntil: null,
-          leaseOwner: null,
-          lastResponseCode: null,
-          lastError: null,
-          createdAt: now,
-          deliveredAt: null,
-        }));
+        // The endpoints are read once for the batch, inside its transaction.
+        const wanted = options?.onlyEndpointId ? { id: options.onlyEndpointId } : { enabled: true };
+        const endpoints = (await em.find(WebhookEndpointEntity, wanted, { orderBy: { createdAt: "asc" } })).map(toEndpoint);
+        const answers: Array<WebhookDeliveryRecord[] | null> = [];
+        const queued: WebhookDeliveryRecord[] = [];
+        for (const event of events) {
+          const inserted = await em.createQueryBuilder(WebhookEventEntity).insert(event).onConflict("id").ignore().execute("run");
+          if (inserted.affectedRows !== 1) {
+            answers.push(null);
+            continue;
+          }
+          const deliveries: WebhookDeliveryRecord[] = endpoints
+            .filter((e) => options?.onlyEndpointId || e.eventTypes.includes(event.type))
+            .map((e) => ({
+              id: newId(),
+              endpointId: e.id,
+              eventId: event.id,
+              eventType: event.type,
+              status: "pending",
+              attempts: 0,
+              nextAttemptAt: now,
+              leaseUntil: null,
+              leaseOwner: null,
+              lastResponseCode: null,
+              lastError: null,
+              createdAt: now,
+              deliveredAt: null,
+            }));
+          queued.push(...deliveries);
+          answers.push(deliveries);
+        }
         if (queued.length) await em.insertMany(WebhookDeliveryEntity, queued);
-        return queued;
+        return answers;
       });
     },
     async findEvent(id) {

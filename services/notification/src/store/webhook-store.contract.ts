@@ -56,25 +56,39 @@ export function webhookStoreContract(backend: string, open: () => Promise<Notifi
       const disabled = anEndpoint({ enabled: false });
       for (const e of [subscribed, other, disabled]) await store.createEndpoint(e);
       const event = anEvent();
-      const queued = await store.receiveEvent(event, at(2));
+      const [queued] = await store.receiveEvents([event], at(2));
       expect(queued).toEqual([
         expect.objectContaining({ endpointId: subscribed.id, eventId: event.id, eventType: "user.created", status: "pending", attempts: 0, nextAttemptAt: at(2) }),
       ]);
       expect(await store.findEvent(event.id)).toEqual(event);
       // The same event again, even concurrently: nothing more.
-      const again = await Promise.all([store.receiveEvent(event, at(3)), store.receiveEvent({ ...event, payload: "{}" }, at(3))]);
-      expect(again).toEqual([null, null]);
+      const again = await Promise.all([store.receiveEvents([event], at(3)), store.receiveEvents([{ ...event, payload: "{}" }], at(3))]);
+      expect(again).toEqual([[null], [null]]);
       expect(await store.listDeliveries(subscribed.id, 10)).toHaveLength(1);
       expect(await store.listDeliveries(disabled.id, 10)).toEqual([]);
       // A test event to one endpoint only, whatever it subscribes to.
-      const test = await store.receiveEvent(anEvent({ type: "webhook.test" }), at(4), { onlyEndpointId: other.id });
+      const [test] = await store.receiveEvents([anEvent({ type: "webhook.test" })], at(4), { onlyEndpointId: other.id });
       expect(test?.map((d) => d.endpointId)).toEqual([other.id]);
+    });
+
+    it("stores a batch of events at once: each new one with its deliveries, a repeated id (stored before or earlier in the batch) with none", async () => {
+      const subscribed = anEndpoint();
+      await store.createEndpoint(subscribed);
+      const stored = anEvent();
+      await store.receiveEvents([stored], at(0));
+      const [first, second] = [anEvent(), anEvent({ type: "user.deleted" })];
+      const answers = await store.receiveEvents([first, stored, second, { ...first, payload: "{}" }], at(1));
+      expect(answers).toEqual([[expect.objectContaining({ endpointId: subscribed.id, eventId: first.id, nextAttemptAt: at(1) })], null, [], null]);
+      expect(await store.findEvent(first.id)).toEqual(first);
+      expect(await store.findEvent(second.id)).toEqual(second);
+      expect((await store.listDeliveries(subscribed.id, 10)).map((d) => d.eventId).sort()).toEqual([stored.id, first.id].sort());
+      expect(await store.receiveEvents([], at(2))).toEqual([]);
     });
 
     it("leases a due delivery to one worker, retries, dead-letters and resends it", async () => {
       const endpoint = anEndpoint();
       await store.createEndpoint(endpoint);
-      const [delivery] = (await store.receiveEvent(anEvent(), at(0)))!;
+      const [delivery] = (await store.receiveEvents([anEvent()], at(0)))[0]!;
       expect((await store.findDueDeliveries(at(0), 10)).map((d) => d.id)).toEqual([delivery!.id]);
       const claims = await Promise.all([store.claimDelivery(delivery!.id, 0, "a", at(0), at(60)), store.claimDelivery(delivery!.id, 0, "b", at(0), at(60))]);
       expect(claims.filter(Boolean)).toHaveLength(1);
@@ -109,7 +123,7 @@ export function webhookStoreContract(backend: string, open: () => Promise<Notifi
     it("deleting an endpoint removes its deliveries", async () => {
       const endpoint = anEndpoint();
       await store.createEndpoint(endpoint);
-      const [delivery] = (await store.receiveEvent(anEvent(), at(0)))!;
+      const [delivery] = (await store.receiveEvents([anEvent()], at(0)))[0]!;
       await store.deleteEndpoint(endpoint.id);
       expect(await store.findDelivery(delivery!.id)).toBeNull();
     });

@@ -66,11 +66,12 @@ export interface WebhookStore {
   /** Removes the endpoint and its deliveries; false when there was none. */
   deleteEndpoint(id: string): Promise<boolean>;
   /**
-   * Stores an event and, in the same transaction, one pending delivery (due `now`) per enabled endpoint
-   * subscribed to its type (or only to `onlyEndpointId`). An event id already stored changes nothing:
-   * returns null then, else the deliveries queued.
+   * Stores events and, in the same transaction, one pending delivery (due `now`) per enabled endpoint
+   * subscribed to each one's type (or only to `onlyEndpointId`). One transaction for the batch: a source
+   * publishes many at once. An event id already stored (or earlier in the batch) changes nothing: its entry
+   * of the answer is null then, else the deliveries queued for it.
    */
-  receiveEvent(event: WebhookEventRecord, now: Date, options?: { onlyEndpointId?: string }): Promise<WebhookDeliveryRecord[] | null>;
+  receiveEvents(events: readonly WebhookEventRecord[], now: Date, options?: { onlyEndpointId?: string }): Promise<Array<WebhookDeliveryRecord[] | null>>;
   findEvent(id: string): Promise<WebhookEventRecord | null>;
   findDelivery(id: string): Promise<WebhookDeliveryRecord | null>;
   /** Up to `limit` pending deliveries due at `now` whose lease is free, oldest due first. */
