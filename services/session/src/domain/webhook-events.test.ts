@@ -100,4 +100,22 @@ describe("session webhook events", () => {
     expect(await deps.store.findSessionEvents(refused.userId)).toEqual([expect.objectContaining({ attempts: 1, leaseUntil: null })]);
     expect(await deps.store.findSessionEvents(delivered.userId)).toEqual([]);
   });
+
+  it("publishes again an event whose removal failed after it was published, once its lease runs out", async () => {
+    const deps = testRegistry();
+    const session = await signedIn(deps);
+    const remove = deps.store.deleteSessionEvents;
+    deps.store.deleteSessionEvents = async () => {
+      throw new Error("the store went away after the call");
+    };
+    expect(await deliverDueSessionEvents(deps)).toBe(1);
+    deps.store.deleteSessionEvents = remove;
+    // Held by its lease meanwhile: not published twice at once.
+    expect(await deliverDueSessionEvents(deps)).toBe(0);
+    deps.clock.advance(60_000);
+    expect(await deliverDueSessionEvents(deps)).toBe(1);
+    expect(deps.webhooks.calls).toEqual([1, 1]);
+    expect(deps.webhooks.published.map((event) => event.id)).toEqual([deps.webhooks.published[0]!.id, deps.webhooks.published[0]!.id]);
+    expect(await deps.store.findSessionEvents(session.userId)).toEqual([]);
+  });
 });

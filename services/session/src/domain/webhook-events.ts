@@ -1,9 +1,10 @@
 /**
  * The session webhook events (docs/adr/0077-signed-webhooks.md): session.created and session.revoked, one
  * outbox row each, written by the store in the transaction of the change. The worker publishes them, due at
- * once, in batches: every poll interval one read of the due rows, each row leased, one PublishEvents call for
- * the batch, and the rows removed (docs/adr/0085-session-events-published-in-batches.md). A sign-in's answer
- * never waits on it, and a batch costs about what one event did. When the call fails, each event is tried
+ * once, in batches: every poll interval one read of the due rows, one statement leasing them, one
+ * PublishEvents call for the batch, and one statement removing them
+ * (docs/adr/0085-session-events-published-in-batches.md). A sign-in's answer never waits on it, and a batch
+ * costs about what one event did. When the call fails, each event is tried
  * alone, so one the notification service refuses holds back no other; what still fails is retried with
  * backoff until it lands. The row's lease keeps two replicas from publishing one event at once, and its id is
  * the event id, which the notification service stores once.
@@ -40,7 +41,7 @@ async function publishAlone(deps: Deps, event: SessionEventRecord): Promise<void
     else deps.log.warn("session event delivery failed; will retry", fields);
     return;
   }
-  await deps.store.deleteSessionEvent(event.id);
+  await deps.store.deleteSessionEvents([event.id]);
 }
 
 /** One pass: every due event (up to a batch) leased and published in one call. Returns how many were due. */
@@ -48,16 +49,26 @@ export async function deliverDueSessionEvents(deps: Deps): Promise<number> {
   const due = await deps.store.findDueSessionEvents(deps.now(), BATCH_SIZE);
   const now = deps.now();
   const leaseUntil = new Date(now.getTime() + LEASE_MS);
-  const claims = await Promise.all(due.map((event) => deps.store.claimSessionEvent(event.id, event.attempts, now, leaseUntil)));
-  const claimed = due.filter((_, index) => claims[index]);
+  const taken = new Set(
+    await deps.store.claimSessionEvents(
+      due.map((event) => event.id),
+      now,
+      leaseUntil,
+    ),
+  );
+  const claimed = due.filter((event) => taken.has(event.id));
   if (!claimed.length) return due.length;
-  let together = true;
   try {
     await deps.webhooks.publish(claimed.map(published));
   } catch {
-    together = false;
+    await handleEach(claimed, (event) => publishAlone(deps, event), deps.log, "session event");
+    return due.length;
   }
-  await handleEach(claimed, (event) => (together ? deps.store.deleteSessionEvent(event.id) : publishAlone(deps, event)), deps.log, "session event");
+  // Published: removed together. Should that fail, their leases run out and they are published again (the
+  // notification service stores an event id once).
+  await deps.store
+    .deleteSessionEvents(claimed.map((event) => event.id))
+    .catch((error: unknown) => deps.log.warn("published session events not removed; they will be published again", { error }));
   return due.length;
 }
 

@@ -195,18 +195,20 @@ export function createMemorySessionStore(vault: Pick<TokenVault, "lookup">, opti
         .slice(0, limit)
         .map((event) => ({ ...event }));
     },
-    async claimSessionEvent(id, seenAttempts, at, leaseUntil) {
-      const event = events.get(id);
-      if (!event || event.attempts !== seenAttempts || !leaseFree(event, at)) return false;
-      Object.assign(event, { attempts: seenAttempts + 1, leaseUntil });
-      return true;
+    async claimSessionEvents(ids, at, leaseUntil) {
+      const taken = ids.flatMap((id) => {
+        const event = events.get(id);
+        return event && event.nextAttemptAt <= at && leaseFree(event, at) ? [event] : [];
+      });
+      for (const event of taken) Object.assign(event, { attempts: event.attempts + 1, leaseUntil });
+      return taken.map((event) => event.id);
     },
     async retrySessionEvent(id, attempts, nextAttemptAt) {
       const event = events.get(id);
       if (event && event.attempts === attempts) Object.assign(event, { nextAttemptAt, leaseUntil: null });
     },
-    async deleteSessionEvent(id) {
-      events.delete(id);
+    async deleteSessionEvents(ids) {
+      for (const id of ids) events.delete(id);
     },
     async close() {
       jwtKeys.clear();

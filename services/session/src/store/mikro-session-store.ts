@@ -336,14 +336,26 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       const rows = await store.em().find(SessionEventEntity, { nextAttemptAt: { $lte: at }, ...leaseFree(at) }, { orderBy: { nextAttemptAt: "asc" }, limit });
       return rows.map(toSessionEvent);
     },
-    async claimSessionEvent(id, seenAttempts, at, leaseUntil) {
-      return (await store.em().nativeUpdate(SessionEventEntity, { id, attempts: seenAttempts, ...leaseFree(at) }, { attempts: seenAttempts + 1, leaseUntil })) === 1;
+    async claimSessionEvents(ids, at, leaseUntil) {
+      if (ids.length === 0) return [];
+      // One statement for the batch; on PostgreSQL a row another replica is claiming is read again once
+      // that one commits, and its lease then keeps it out.
+      const rows = (await store
+        .em()
+        .getConnection()
+        .execute(
+          `update "session_event" set "attempts" = "attempts" + 1, "lease_until" = ?
+           where "id" in (${ids.map(() => "?").join(", ")}) and "next_attempt_at" <= ? and ("lease_until" is null or "lease_until" <= ?)
+           returning "id"`,
+          [leaseUntil, ...ids, at, at],
+        )) as Array<{ id: string }>;
+      return rows.map((row) => row.id);
     },
     async retrySessionEvent(id, attempts, nextAttemptAt) {
       await store.em().nativeUpdate(SessionEventEntity, { id, attempts }, { nextAttemptAt, leaseUntil: null });
     },
-    async deleteSessionEvent(id) {
-      await store.em().nativeDelete(SessionEventEntity, { id });
+    async deleteSessionEvents(ids) {
+      if (ids.length) await store.em().nativeDelete(SessionEventEntity, { id: { $in: [...ids] } });
     },
     close: () => store.close(),
   };

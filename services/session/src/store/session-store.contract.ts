@@ -461,7 +461,7 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
     describe("the webhook event outbox", () => {
       const payload = (event: { data: string }) => JSON.parse(event.data) as Record<string, unknown>;
       const drain = async (userId: string) => {
-        for (const event of await store.findSessionEvents(userId)) await store.deleteSessionEvent(event.id);
+        await store.deleteSessionEvents((await store.findSessionEvents(userId)).map((event) => event.id));
       };
 
       it("writes session.created with the session, public fields only", async () => {
@@ -510,25 +510,34 @@ export function sessionStoreContract(backend: string, open: () => Promise<Sessio
         expect(await store.findSessionEvents(expired.userId)).toEqual([]);
       });
 
-      it("leases an event to one deliverer at a time, retries it later, and removes it", async () => {
+      it("leases events to one deliverer at a time, in one claim for a batch, retries them later, and removes them", async () => {
         const session = await created();
+        const other = await created();
         const [event] = await store.findSessionEvents(session.userId);
-        const at = (seconds: number) => new Date(event!.nextAttemptAt.getTime() + seconds * 1000);
-        const mine = async (when: Date) => (await store.findDueSessionEvents(when, 1000)).filter((due) => due.id === event!.id);
+        const [second] = await store.findSessionEvents(other.userId);
+        const ids = [event!.id, second!.id];
+        const at = (seconds: number) => new Date(Math.max(event!.nextAttemptAt.getTime(), second!.nextAttemptAt.getTime()) + seconds * 1000);
+        const mine = async (when: Date) => (await store.findDueSessionEvents(when, 1000)).filter((due) => ids.includes(due.id));
         expect(await mine(new Date(event!.nextAttemptAt.getTime() - 1))).toEqual([]);
-        expect(await mine(at(0))).toHaveLength(1);
-        const wins = await Promise.all(Array.from({ length: 5 }, () => store.claimSessionEvent(event!.id, 0, at(0), at(60))));
-        expect(wins.filter(Boolean)).toHaveLength(1);
+        expect(await mine(at(0))).toHaveLength(2);
+        // Five replicas claim the batch at once: each event goes to one of them, its attempt counted once.
+        const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimSessionEvents([...ids, "no-such-event"], at(0), at(60))));
+        expect(claims.flat().sort()).toEqual([...ids].sort());
         expect(await mine(at(30))).toEqual([]);
+        expect(await store.claimSessionEvents(ids, at(30), at(90))).toEqual([]);
+        // One is retried later; the other's lease runs out unreleased (its deliverer died), so it is due again.
         await store.retrySessionEvent(event!.id, 1, at(100));
-        expect(await mine(at(99))).toEqual([]);
-        const [again] = await mine(at(100));
-        expect(again).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
-        expect(await store.claimSessionEvent(event!.id, 0, at(100), at(160))).toBe(false);
-        expect(await store.claimSessionEvent(event!.id, 1, at(100), at(160))).toBe(true);
-        await store.deleteSessionEvent(event!.id);
+        expect((await mine(at(99))).map((due) => due.id)).toEqual([second!.id]);
+        expect((await mine(at(100))).find((due) => due.id === event!.id)).toMatchObject({ attempts: 1, leaseUntil: null, nextAttemptAt: at(100) });
+        expect(await store.claimSessionEvents([event!.id], at(99), at(159))).toEqual([]);
+        expect((await store.claimSessionEvents(ids, at(100), at(160))).sort()).toEqual([...ids].sort());
+        expect((await store.findSessionEvents(session.userId))[0]).toMatchObject({ attempts: 2, leaseUntil: at(160) });
+        await store.deleteSessionEvents(ids);
         expect(await store.findSessionEvents(session.userId)).toEqual([]);
-        await store.deleteSessionEvent(event!.id);
+        expect(await store.findSessionEvents(other.userId)).toEqual([]);
+        await store.deleteSessionEvents([...ids, "no-such-event"]);
+        await store.deleteSessionEvents([]);
+        expect(await store.claimSessionEvents([], at(200), at(260))).toEqual([]);
       });
     });
   });

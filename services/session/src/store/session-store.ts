@@ -214,11 +214,15 @@ export interface SessionStore {
   findSessionEvents(userId: string): Promise<SessionEventRecord[]>;
   /** Events due at `now` that no one holds, soonest first, at most `limit`. */
   findDueSessionEvents(now: Date, limit: number): Promise<SessionEventRecord[]>;
-  /** Takes the event's lease if its attempts are still `seenAttempts` and no one holds it; counts the attempt. */
-  claimSessionEvent(id: string, seenAttempts: number, now: Date, leaseUntil: Date): Promise<boolean>;
+  /**
+   * In one statement, takes the lease of each of these events that is still due at `now` and that no one
+   * holds, and counts the attempt; answers the ids it took. A replica that took or retried one meanwhile
+   * holds its lease or moved it past `now`, so each event goes to one caller.
+   */
+  claimSessionEvents(ids: readonly string[], now: Date, leaseUntil: Date): Promise<string[]>;
   /** Frees the event for another attempt at nextAttemptAt (only if its attempts are still `attempts`). */
   retrySessionEvent(id: string, attempts: number, nextAttemptAt: Date): Promise<void>;
-  /** Removes a delivered event; an unknown one is not an error. */
-  deleteSessionEvent(id: string): Promise<void>;
+  /** Removes delivered events, in one statement; an unknown one is not an error. */
+  deleteSessionEvents(ids: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
