@@ -12,6 +12,7 @@ import type { EntitySchema, QueryOrderMap } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { EntityManager, MikroORM, QBFilterQuery } from "@mikro-orm/sql";
 import { registerDependency } from "./dependencies.js";
+import { rowReader } from "./read-one.js";
 import { type DrainablePool, drainable } from "./pg-pool-drain.js";
 import { MigrationsDone, migrationMode } from "./migration-mode.js";
 import { compatibilityProblems, planText, schemaState } from "./migration-plan.js";
@@ -122,12 +123,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     orm,
     dialect,
     em: () => orm.em.fork() as EntityManager,
-    // biome-ignore lint/suspicious/noExplicitAny: as in Store.readOne.
-    readOne: async <Entity extends object>(entity: EntitySchema<Entity, any>, where: QBFilterQuery<Entity>, orderBy?: QueryOrderMap<Entity>) => {
-      const query = (orm.em.fork() as EntityManager).createQueryBuilder(entity).select("*").where(where).limit(1);
-      if (orderBy) query.orderBy(orderBy);
-      return ((await query.execute("get")) as Entity | undefined) ?? null;
-    },
+    readOne: rowReader(() => orm.em.fork() as EntityManager),
     close: async () => {
       unregister();
       await pool?.drain();
