@@ -217,8 +217,12 @@ export async function openIdentityStore(url: string, options: { now?: () => Date
       return row ? toAccount(row) : null;
     },
     async recordSignIn(userId, at) {
-      // One statement by primary key, touching no other column (updatedAt stays; no outbox row).
-      await store.em().nativeUpdate(UserEntity, { id: userId, $or: [{ lastSignInAt: null }, { lastSignInAt: { $lt: at } }] }, { lastSignInAt: at });
+      // One statement by primary key, touching no other column (updatedAt stays; no outbox row). Written
+      // out: every sign-in runs it, and the query builder's compiling was most of its CPU.
+      await store
+        .em()
+        .getConnection()
+        .execute(`update "user" set "last_sign_in_at" = ? where "id" = ? and ("last_sign_in_at" is null or "last_sign_in_at" < ?)`, [at, userId, at], "run");
     },
     async listUsers(query) {
       const { rows, ...counted } = await listUsersInSql(store.em(), store.dialect, query);

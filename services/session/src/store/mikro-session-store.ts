@@ -189,17 +189,20 @@ export async function openSessionStore(url: string, vault: TokenVault, options: 
       if (forgets.length) await store.em().nativeDelete(PendingForgetEntity, { $or: forgets.map((f) => ({ tokenHash: f.lookup, recordedAt: f.recordedAt })) });
     },
     async putUser(user) {
-      const row = { userId: user.id, updatedAt: new Date(user.updatedAt), snapshot: JSON.stringify(user) };
-      // One atomic statement (every sign-in runs it), so concurrent writers need no lock: it inserts the row,
-      // or replaces the one there only with a strictly newer copy.
+      const updatedAt = new Date(user.updatedAt);
+      // One atomic statement, so concurrent writers need no lock: it inserts the row, or replaces the one
+      // there only with a strictly newer copy. Written out: every sign-in runs it, and the query builder's
+      // compiling was most of its CPU.
       await store
         .em()
-        .createQueryBuilder(SessionUserEntity)
-        .insert(row)
-        .onConflict("userId")
-        .merge(["updatedAt", "snapshot"])
-        .where({ updatedAt: { $lt: row.updatedAt } })
-        .execute();
+        .getConnection()
+        .execute(
+          `insert into "session_user" ("user_id", "updated_at", "snapshot") values (?, ?, ?)
+           on conflict ("user_id") do update set "updated_at" = excluded."updated_at", "snapshot" = excluded."snapshot"
+           where "session_user"."updated_at" < excluded."updated_at"`,
+          [user.id, updatedAt, JSON.stringify(user)],
+          "run",
+        );
     },
     async findUser(userId) {
       const row = await store.readOne(SessionUserEntity, { userId });
