@@ -1,6 +1,6 @@
 /** The webhook tables in process memory: for domain tests, and the contract's reference backend. */
 import { newId } from "@auth-platform/runtime/random";
-import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEventRecord, WebhookStore } from "./webhook-store.js";
+import { queuedDelivery, type WebhookDeliveryRecord, type WebhookEndpointRecord, type WebhookEventRecord, type WebhookStore } from "./webhook-store.js";
 
 export function createMemoryWebhookStore(): WebhookStore & { clear(): void } {
   const endpoints = new Map<string, WebhookEndpointRecord>();
@@ -20,21 +20,7 @@ export function createMemoryWebhookStore(): WebhookStore & { clear(): void } {
     for (const e of [...endpoints.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())) {
       const wanted = options?.onlyEndpointId ? e.id === options.onlyEndpointId : e.enabled && e.eventTypes.includes(event.type);
       if (!wanted) continue;
-      const delivery: WebhookDeliveryRecord = {
-        id: newId(),
-        endpointId: e.id,
-        eventId: event.id,
-        eventType: event.type,
-        status: "pending",
-        attempts: 0,
-        nextAttemptAt: now,
-        leaseUntil: null,
-        leaseOwner: null,
-        lastResponseCode: null,
-        lastError: null,
-        createdAt: now,
-        deliveredAt: null,
-      };
+      const delivery = queuedDelivery(newId(), e.id, event, now);
       deliveries.set(delivery.id, delivery);
       queued.push({ ...delivery });
     }

@@ -6,7 +6,7 @@
 import { newId } from "@auth-platform/runtime/random";
 import type { Store } from "@auth-platform/runtime/store";
 import { WebhookDeliveryEntity, type WebhookDeliveryRow, WebhookEndpointEntity, type WebhookEndpointRow, WebhookEventEntity } from "./entities.js";
-import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpointRecord, WebhookStore } from "./webhook-store.js";
+import { queuedDelivery, type WebhookDeliveryRecord, type WebhookDeliveryStatus, type WebhookEndpointRecord, type WebhookStore } from "./webhook-store.js";
 
 export const WEBHOOK_ENTITIES = [WebhookEndpointEntity, WebhookEventEntity, WebhookDeliveryEntity];
 
@@ -87,21 +87,7 @@ export function mikroWebhookStore(store: Store): WebhookStore {
           }
           const deliveries: WebhookDeliveryRecord[] = endpoints
             .filter((e) => options?.onlyEndpointId || e.eventTypes.includes(event.type))
-            .map((e) => ({
-              id: newId(),
-              endpointId: e.id,
-              eventId: event.id,
-              eventType: event.type,
-              status: "pending",
-              attempts: 0,
-              nextAttemptAt: now,
-              leaseUntil: null,
-              leaseOwner: null,
-              lastResponseCode: null,
-              lastError: null,
-              createdAt: now,
-              deliveredAt: null,
-            }));
+            .map((e) => queuedDelivery(newId(), e.id, event, now));
           queued.push(...deliveries);
           answers.push(deliveries);
         }

@@ -50,6 +50,25 @@ export interface WebhookDeliveryRecord {
   deliveredAt: Date | null;
 }
 
+/** A delivery of the event to the endpoint, queued due `now`: what receiveEvents stores for each subscriber. */
+export function queuedDelivery(id: string, endpointId: string, event: Pick<WebhookEventRecord, "id" | "type">, now: Date): WebhookDeliveryRecord {
+  return {
+    id,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: now,
+    leaseUntil: null,
+    leaseOwner: null,
+    lastResponseCode: null,
+    lastError: null,
+    createdAt: now,
+    deliveredAt: null,
+  };
+}
+
 /** What an attempt that did not deliver leaves in the log. */
 export interface AttemptOutcome {
   responseCode: number | null;
