@@ -62,16 +62,19 @@ export function backendLabel(): string {
   return `${TEST_DATABASE_URL ? "postgresql" : "sqlite"} + ${TEST_REDIS_URL ? "redis" : "memory"}`;
 }
 
-/** How to open one store port on each backend: in memory, and on a database URL (SQLite or PostgreSQL). */
+/**
+ * How to open one store port on each backend: in memory (when the port has a memory implementation), and
+ * on a database URL (SQLite or PostgreSQL).
+ */
 export interface StoreBackends<S> {
-  memory: () => S | Promise<S>;
+  memory?: () => S | Promise<S>;
   sql: (url: string) => Promise<S>;
 }
 
 /**
- * Runs a store contract on memory and SQLite always, and on PostgreSQL when TEST_DATABASE_URL is set
- * (reported as skipped otherwise). Each SQL store the contract opens sits on a fresh database, dropped when
- * the store is closed.
+ * Runs a store contract on memory (if given) and SQLite always, and on PostgreSQL when TEST_DATABASE_URL is
+ * set (reported as skipped otherwise). Each SQL store the contract opens sits on a fresh database, dropped
+ * when the store is closed.
  */
 export function onEveryBackend<S extends { close(): Promise<void> }>(label: string, backends: StoreBackends<S>, contract: (backend: string, open: () => Promise<S>) => void): void {
   const fresh = (dialect: "default" | "sqlite") => async (): Promise<S> => {
@@ -85,7 +88,8 @@ export function onEveryBackend<S extends { close(): Promise<void> }>(label: stri
       },
     });
   };
-  describe("memory", () => contract("memory", async () => backends.memory()));
+  const { memory } = backends;
+  if (memory) describe("memory", () => contract("memory", async () => memory()));
   describe("sqlite", () => contract("sqlite", fresh("sqlite")));
   describe.skipIf(!TEST_DATABASE_URL)("postgresql", () => contract("postgresql", fresh("default")));
 }

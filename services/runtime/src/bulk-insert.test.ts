@@ -2,7 +2,7 @@
 import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
 import { describe, expect, it } from "vitest";
-import { createTestDatabase, TEST_DATABASE_URL } from "../../../testing/databases.js";
+import { createTestDatabase, onEveryBackend, TEST_DATABASE_URL } from "../../../testing/databases.js";
 import { bulkInsert, bulkLookup, type OnConflict } from "./bulk-insert.js";
 import { openStore, type Store } from "./store.js";
 
@@ -28,13 +28,11 @@ const write = (store: Store, rows: GadgetRow[], onConflict: OnConflict) =>
 const read = async (store: Store, ids: string[]) =>
   (await bulkLookup(store.em(), { entity: Gadget, properties: ["id", "label", "note"], by: "id" }, ids)).sort((a, b) => a.id.localeCompare(b.id));
 
-describe.each([
-  { dialect: "sqlite" as const, skip: false },
-  { dialect: "default" as const, skip: !TEST_DATABASE_URL },
-])("bulk insert and lookup ($dialect)", ({ dialect, skip }) => {
-  it.skipIf(skip)("writes a page, leaves, merges or replaces what is there as asked, and finds rows by a column", async () => {
-    const db = await createTestDatabase("bulk_insert", dialect);
-    const store = await openStore({ url: db.url, entities: [Gadget], migrations: [{ name: "0001-create-gadget", class: CreateGadget }] });
+const openGadgets = (url: string) => openStore({ url, entities: [Gadget], migrations: [{ name: "0001-create-gadget", class: CreateGadget }] });
+
+onEveryBackend("bulk_insert", { sql: openGadgets }, (_backend, open) => {
+  it("writes a page, leaves, merges or replaces what is there as asked, and finds rows by a column", async () => {
+    const store = await open();
     try {
       // Quotes, backslashes, braces and commas go through as they are (no value is written into the SQL).
       const odd = `it's "quoted", {braced} \\ back`;
@@ -61,7 +59,6 @@ describe.each([
       expect(stored!.updatedAt.getTime()).toBe(at(3).getTime());
     } finally {
       await store.close();
-      await db.drop();
     }
   });
 });
@@ -69,7 +66,7 @@ describe.each([
 describe.skipIf(!TEST_DATABASE_URL)("bulk insert on PostgreSQL", () => {
   it("refuses a value too long for its column instead of cutting it", async () => {
     const db = await createTestDatabase("bulk_insert_long");
-    const store = await openStore({ url: db.url, entities: [Gadget], migrations: [{ name: "0001-create-gadget", class: CreateGadget }] });
+    const store = await openGadgets(db.url);
     try {
       await expect(write(store, [gadget("a", "nine-long", 1)], { ignore: true })).rejects.toThrow(/too long/);
       expect(await read(store, ["a"])).toEqual([]);

@@ -4,8 +4,8 @@
  */
 import { defineEntity, p } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
-import { describe, expect, it } from "vitest";
-import { createTestDatabase, TEST_DATABASE_URL } from "../../../testing/databases.js";
+import { expect, it } from "vitest";
+import { onEveryBackend } from "../../../testing/databases.js";
 import { openStore } from "./store.js";
 
 const Widget = defineEntity({
@@ -33,13 +33,11 @@ const widget = (id: string, owner: string, kind: string, day: number, note: stri
   note,
 });
 
-describe.each([
-  { dialect: "sqlite" as const, skip: false },
-  { dialect: "default" as const, skip: !TEST_DATABASE_URL },
-])("Store.readOne ($dialect)", ({ dialect, skip }) => {
-  it.skipIf(skip)("answers each call with its own values, typed as the query builder types them, the same SQL reused", async () => {
-    const db = await createTestDatabase("read_one", dialect);
-    const store = await openStore({ url: db.url, entities: [Widget], migrations: [{ name: "0001-create-widget", class: CreateWidget }] });
+const openWidgets = (url: string) => openStore({ url, entities: [Widget], migrations: [{ name: "0001-create-widget", class: CreateWidget }] });
+
+onEveryBackend("read_one", { sql: openWidgets }, (_backend, open) => {
+  it("answers each call with its own values, typed as the query builder types them, the same SQL reused", async () => {
+    const store = await open();
     try {
       const rows = [widget("w1", "ann", "bolt", 2, "first"), widget("w2", "ann", "nut", 3), widget("w3", "bob", "bolt", 4), widget("w4", "ann", "bolt", 1)];
       const em = store.em();
@@ -81,7 +79,6 @@ describe.each([
       expect((await store.readOne(Widget, { enabled: true, owner: "ann" }, { madeAt: "asc" }))?.id).toBe("w1");
     } finally {
       await store.close();
-      await db.drop();
     }
   });
 });
