@@ -17,6 +17,20 @@ function execForm(instruction: string): string[] {
   return JSON.parse(line.slice(instruction.length + 1)) as string[];
 }
 
+/** The runtime image's `ENV KEY=value` settings (the last stage's). */
+function imageEnv(): Record<string, string> {
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+  return Object.fromEntries(
+    runtime
+      .split("\n")
+      .filter((line) => line.startsWith("ENV "))
+      .map((line) => {
+        const [key, ...value] = line.slice(4).split("=");
+        return [key!, value.join("=")];
+      }),
+  );
+}
+
 /** The documented `docker run` line that runs this file, as words. */
 function documentedRun(file: string): string[] | undefined {
   const line = dockerfile.split("\n").find((l) => l.startsWith("#   docker run") && l.split(/\s+/).includes(file));
@@ -24,9 +38,10 @@ function documentedRun(file: string): string[] | undefined {
 }
 
 describe("deploy/Dockerfile", () => {
-  it("runs the gateway by default, with the gateway's node flags", () => {
+  it("runs the gateway by default, with the gateway's node flags and environment", () => {
     expect(execForm("ENTRYPOINT")).toEqual(["node"]);
     expect(execForm("CMD")).toEqual([...NODE_FLAGS.gateway, BUILT_ENTRY.gateway]);
+    expect(imageEnv()).toMatchObject(PROCESS_ENV.gateway);
   });
 
   for (const name of Object.keys(ENTRY_POINTS) as ProcessName[]) {
@@ -38,9 +53,14 @@ describe("deploy/Dockerfile", () => {
       const file = words!.indexOf(BUILT_ENTRY[name]);
       // node's own arguments are what comes between the image and the file.
       expect(words!.slice(image + 1, file)).toEqual(NODE_FLAGS[name]);
-      for (const [key, value] of Object.entries(PROCESS_ENV[name] ?? {})) {
-        expect(words!.slice(0, image).join(" ")).toContain(`-e ${key}=${value}`);
+      // What the process gets: the image's environment, then the line's -e settings over it.
+      const given = { ...imageEnv() };
+      for (const [at, word] of words!.slice(0, image).entries()) {
+        if (word !== "-e") continue;
+        const [key, ...value] = words![at + 1]!.split("=");
+        given[key!] = value.join("=");
       }
+      for (const [key, value] of Object.entries(PROCESS_ENV[name])) expect(given[key], key).toBe(value);
     });
   }
 });

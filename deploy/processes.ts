@@ -79,17 +79,25 @@ export const NODE_FLAGS: Record<ProcessName, string[]> = {
 };
 
 /**
- * Environment of each process wherever this launcher starts it (the chart sets the same in its `env`).
- * identity: glibc gives the 32 MiB scrypt allocates and frees for every derivation transparent huge pages
+ * glibc's allocator settings for every process (the image's default; the chart sets them in each
+ * container's `env`): one malloc arena for every thread instead of one per thread that allocates (the
+ * threadpool's, V8's helpers), and a fixed 128 KiB threshold above which an allocation is mapped on its
+ * own and returned to the kernel when freed. Left to itself glibc raises that threshold after the first
+ * such free, so start-up's large transient buffers stayed in the heap. Together 3 to 6 MiB less idle RSS
+ * per process, with the same CPU per request (docs/adr/0027-build-and-memory-footprint.md).
+ */
+export const MALLOC_TUNABLES = "glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=131072";
+
+/**
+ * Environment of each process wherever this launcher starts it (the chart and the image give the same).
+ * identity adds transparent huge pages for the 32 MiB scrypt allocates and frees for every derivation
  * (glibc 2.35 or later, with the kernel's THP in `madvise` or `always` mode; a no-op elsewhere): the kernel
  * zeroes far fewer, larger pages, and a derivation costs about 14 % less CPU
- * (docs/adr/0026-identity-hashing-threads.md). One malloc arena (arena_max=1) instead of one per thread
- * that allocates (the threadpool's, V8's helpers): 2 MiB less idle RSS and 5 to 8 MiB less under sign-in
- * load, with the same CPU per derivation (scrypt's buffer is mmapped, outside every arena).
+ * (docs/adr/0026-identity-hashing-threads.md).
  */
-export const PROCESS_ENV: Partial<Record<ProcessName, Record<string, string>>> = {
-  identity: { GLIBC_TUNABLES: "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1" },
-};
+export const PROCESS_ENV = Object.fromEntries(
+  (Object.keys(ENTRY_POINTS) as ProcessName[]).map((name) => [name, { GLIBC_TUNABLES: name === "identity" ? `glibc.malloc.hugetlb=1:${MALLOC_TUNABLES}` : MALLOC_TUNABLES }]),
+) as Record<ProcessName, { GLIBC_TUNABLES: string }>;
 
 export interface StartedProcess {
   name: string;
