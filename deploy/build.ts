@@ -107,6 +107,25 @@ function entitySortWithoutIcu(): Plugin {
   };
 }
 
+/**
+ * zod's namespace carries every locale's error messages (`z.locales`, 267 KB of source in each process's
+ * start-up code, held in memory as the script's text). We answer in English only, which zod configures
+ * itself from its own import of the English locale; the locales index keeps just that one. The build
+ * fails if the index no longer exports it, so an upgrade cannot drop this silently.
+ */
+function zodLocalesEnglishOnly(): Plugin {
+  const english = 'export { default as en } from "./en.js";';
+  return {
+    name: "zod-locales-english-only",
+    setup(context) {
+      context.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
+        if (!readFileSync(args.path, "utf8").includes(english)) throw new Error(`${args.path}: expected ${english} (deploy/build.ts zodLocalesEnglishOnly)`);
+        return { contents: english, loader: "js" };
+      });
+    },
+  };
+}
+
 export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> {
   rmSync(outdir, { recursive: true, force: true });
   const entryPoints = Object.fromEntries([
@@ -136,7 +155,7 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
     // Source maps for reading a production stack trace by hand (`node --enable-source-maps dist/x.js`), not
     // loaded by default: parsing them costs every process memory at start.
     sourcemap: "linked",
-    plugins: [builtinsByRequire(), entitySortWithoutIcu(), onePerVersion()],
+    plugins: [builtinsByRequire(), entitySortWithoutIcu(), zodLocalesEnglishOnly(), onePerVersion()],
     logLevel: "warning",
   });
   // The web app's static files, beside dist/web.js which serves them (web/server/main.ts), each compressible
