@@ -21,10 +21,12 @@ import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, WEB_SERVER_SOURCE } 
 
 /**
  * Packages loaded from node_modules at run time, and why: an optional native driver, or files read beside
- * the package's own code (grpc-health-check reads its .proto at load). (sso's SAML validator loads
- * xmllint-wasm's files by path in its worker threads, so nothing bundles them.)
+ * the package's own code (grpc-health-check reads its .proto at load). @grpc/proto-loader is required by
+ * grpc-js only inside its channelz and ORCA services, which no process registers: bundled, it and
+ * protobufjs under it were 140 KB of never-run source held in every process's memory. (sso's SAML
+ * validator loads xmllint-wasm's files by path in its worker threads, so nothing bundles them.)
  */
-const EXTERNAL = ["pg-native", "grpc-health-check"];
+const EXTERNAL = ["pg-native", "grpc-health-check", "@grpc/proto-loader"];
 
 /** The package folder (holding package.json with a name) a resolved file belongs to. */
 function packageRoot(file: string): { root: string; id: string } | undefined {
