@@ -10,7 +10,7 @@ import type { SessionServiceClient } from "@auth-platform/proto/gen/auth/session
 import { closeSteps } from "@auth-platform/runtime/close-steps";
 import { insecureWarning, certificatesReady } from "@auth-platform/runtime/grpc-transport";
 import { closeHttpServer, trackResponses } from "@auth-platform/runtime/http-close";
-import { createKeyValue } from "@auth-platform/runtime/key-value";
+import { openKeyValue } from "@auth-platform/runtime/key-value";
 import { createLogger, type Logger } from "@auth-platform/runtime/log";
 import { authEvents, startMetricsServer } from "@auth-platform/runtime/metrics";
 import { redisWarnings } from "@auth-platform/runtime/redis-connection";
@@ -20,7 +20,6 @@ import { createClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { openRateLimitCounters } from "./http/rate-limit.js";
 import { securityEventReporter, signInBurstsToIdentity } from "./http/security-events.js";
-import { redisEventQueue } from "./http/security-events-redis.js";
 import { gatewayServer } from "./http/server.js";
 import { type SessionMemory, sessionMemory } from "./http/session-memory.js";
 
@@ -61,14 +60,15 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   await certificatesReady(config.grpcTls);
   const clients = createClients(config);
   for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
-  const keyValue = createKeyValue(config.redis, log, config.redisKeyPrefix);
+  const keyValue = await openKeyValue(config.redis, log, config.redisKeyPrefix);
   const counters = await openRateLimitCounters(config.rateLimit.storage, config.rateLimit.databaseUrl, keyValue, log);
   if (config.rateLimit.enabled) {
     if (config.rateLimit.storage === "memory") log.warn("rate-limit counters in process memory: each replica counts alone (single replica only)");
     else log.info("rate-limit counters", { storage: config.rateLimit.storage });
   }
-  // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts).
-  const queue = config.redis ? redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
+  // With Redis, reported events wait there: a crashed replica's are delivered by another (security-events-redis.ts,
+  // loaded only then, with ioredis).
+  const queue = config.redis ? (await import("./http/security-events-redis.js")).redisEventQueue(config.redis, config.redisKeyPrefix, clients.admin, log) : undefined;
   await Promise.all([keyValue.ready(), counters === keyValue ? undefined : counters.ready(), queue?.ready()]);
   const events = securityEventReporter(clients.admin, log, {
     queue,

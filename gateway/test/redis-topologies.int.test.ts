@@ -7,7 +7,8 @@
  * requests recover within a bound, and the count of failed ones is printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisClient, type RedisClient, redisFromEnv } from "@auth-platform/runtime/redis-connection";
+import { createRedisClient, type RedisClient } from "@auth-platform/runtime/redis-client";
+import { redisFromEnv } from "@auth-platform/runtime/redis-connection";
 import { tokenLookup } from "@auth-platform/runtime/session-token";
 import { eventually } from "../../testing/eventually.js";
 import { TestClient, uniqueEmail } from "../../testing/http.js";

@@ -1,7 +1,8 @@
 import type { Request, Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError } from "@auth-platform/proto/errors";
-import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
+import { createMemoryKeyValue, type KeyValue } from "@auth-platform/runtime/key-value";
+import { createRedisKeyValue } from "@auth-platform/runtime/redis-key-value";
 import type { Logger } from "@auth-platform/runtime/log";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 import { eventually } from "../../../testing/eventually.js";

@@ -19,7 +19,8 @@ import { type AdminServiceClient, AuditEvent } from "@auth-platform/proto/gen/au
 import type { Logger } from "@auth-platform/runtime/log";
 import { type PollingWorker, type RetryLater, startPollingWorker } from "@auth-platform/runtime/polling-worker";
 import { newId } from "@auth-platform/runtime/random";
-import { createRedisClient, type RedisClient, type RedisConnection } from "@auth-platform/runtime/redis-connection";
+import { createRedisClient, type RedisClient } from "@auth-platform/runtime/redis-client";
+import type { RedisConnection } from "@auth-platform/runtime/redis-connection";
 import { type EventQueue, memoryEventQueue, recordEvent, retryDelay } from "./security-events.js";
 
 /** The stream's key under REDIS_KEY_PREFIX (as the rate limiter's `rate:` keys). */

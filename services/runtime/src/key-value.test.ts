@@ -6,7 +6,8 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../../testing/eventually.js";
 import { hitContract } from "../../../testing/hit-contract.js";
-import { createMemoryKeyValue, createRedisKeyValue, type KeyValue } from "./key-value.js";
+import { createMemoryKeyValue, type KeyValue } from "./key-value.js";
+import { createRedisKeyValue } from "./redis-key-value.js";
 import { createLogger } from "./log.js";
 import { LOWER_ALPHANUMERIC, randomString } from "./random.js";
 

@@ -9,7 +9,8 @@
  */
 import type { Logger } from "./log.js";
 import { Cluster, Redis } from "ioredis";
-import { createRedisClient, type RedisConnection, redisClientOptions } from "./redis-connection.js";
+import { createRedisClient, redisClientOptions } from "./redis-client.js";
+import type { RedisConnection } from "./redis-connection.js";
 
 /** A listed member and how long its registration has left, as Redis counted when it answered. */
 export interface BroadcastMember {

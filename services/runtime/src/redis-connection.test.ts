@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueCertificateAuthority, issueWorkloadCertificate } from "../../../deploy/dev-certs.js";
 import { REDIS_SERVER_INSTALLED, startRedisServer, type TestRedisServer } from "../../../testing/redis-server.js";
 import { ConfigError } from "./config.js";
-import { createRedisKeyValue } from "./key-value.js";
+import { createRedisKeyValue } from "./redis-key-value.js";
 import { createLogger } from "./log.js";
 import { redisFromEnv, redisWarnings } from "./redis-connection.js";
 

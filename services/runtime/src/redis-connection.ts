@@ -1,14 +1,13 @@
 /**
  * How a process reaches Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS, and their companions), read
- * by the config loader of each process that uses it (gateway, session), and the one place that opens a client
- * for it (createRedisClient): a single endpoint, a Redis Cluster, or a primary found through Sentinel
+ * by the config loader of each process that uses it (gateway, session); redis-client.ts opens a client for
+ * it: a single endpoint, a Redis Cluster, or a primary found through Sentinel
  * (docs/adr/0080-redis-cluster-and-sentinel.md). Redis is an authorisation input: the session cache says who a request is, and
  * its tombstones end revoked sessions. The entries carry a MAC (cache-mac.ts), so a writer without AUTH_SECRET
  * cannot forge one; credentials (an ACL user and password) and TLS are what stop anyone who reaches the port
  * or the network path from reading the cache, deleting tombstones or flushing it (docs/configuration.md, "Redis").
  */
 import { readFileSync } from "node:fs";
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import * as z from "zod";
 import { ConfigError, env, loadConfig } from "./config.js";
 
@@ -107,52 +106,8 @@ export function redisFromEnv(source: Record<string, string | undefined>): RedisC
   return { ...topology, ...(tls ? { tls } : {}), username, password, ca };
 }
 
-/** The client options a connection adds to the URL (ioredis reads user, password and TLS from rediss:// itself). */
-export function redisClientOptions(connection: RedisConnection): RedisOptions {
-  return {
-    ...(connection.username ? { username: connection.username } : {}),
-    ...(connection.password ? { password: connection.password } : {}),
-    ...(connection.ca ? { tls: { ca: connection.ca } } : connection.tls ? { tls: {} } : {}),
-  };
-}
-
-/** A client of either kind: both take the same commands (a cluster routes each to the node of its key's slot). */
-export type RedisClient = Redis | Cluster;
-
 /** Whether keys one command touches together must share a hash slot (a cluster: docs/adr/0080). */
 export const isCluster = (connection: RedisConnection | string): boolean => typeof connection !== "string" && !!connection.cluster;
-
-/**
- * Opens a client for the connection (a URL alone in tests and tools) with the caller's options. On Sentinel the
- * client asks the sentinels for the primary, and reconnects (asking again) when the node it holds answers
- * READONLY, i.e. was demoted by a failover. On a cluster, `enableOfflineQueue` and `keyPrefix` are the cluster's.
- */
-export function createRedisClient(connection: RedisConnection | string, options: RedisOptions = {}): RedisClient {
-  const settings: RedisConnection = typeof connection === "string" ? { url: connection } : connection;
-  const base = { ...redisClientOptions(settings), ...options };
-  if (settings.url) return new Redis(settings.url, base);
-  if (settings.sentinel) {
-    return new Redis({
-      ...base,
-      sentinels: settings.sentinel.nodes,
-      name: settings.sentinel.name,
-      ...(base.tls ? { enableTLSForSentinelMode: true, sentinelTLS: base.tls } : {}),
-      failoverDetector: true,
-      reconnectOnError: (error) => error.message.startsWith("READONLY"),
-    });
-  }
-  const { enableOfflineQueue, keyPrefix, enableAutoPipelining, ...redisOptions } = base;
-  const clusterOptions: ClusterOptions = {
-    redisOptions,
-    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
-    ...(keyPrefix ? { keyPrefix } : {}),
-    ...(enableAutoPipelining ? { enableAutoPipelining } : {}),
-    // A failover moves slots in about a second: commands meanwhile are retried shortly, then fail (the caller falls back).
-    retryDelayOnFailover: 100,
-    retryDelayOnClusterDown: 100,
-  };
-  return new Cluster(settings.cluster ?? [], clusterOptions);
-}
 
 /**
  * What a process warns about at start in production: a Redis without credentials (anyone who reaches it reads

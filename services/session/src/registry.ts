@@ -7,10 +7,10 @@ import { WebhookServiceClient } from "@auth-platform/proto/gen/auth/notification
 import { createGrpcClient } from "@auth-platform/runtime/grpc-client";
 import { call } from "@auth-platform/runtime/rpc";
 import { cacheMac } from "@auth-platform/runtime/cache-mac";
-import { createKeyValue } from "@auth-platform/runtime/key-value";
+import { openKeyValue } from "@auth-platform/runtime/key-value";
 import type { Logger } from "@auth-platform/runtime/log";
+import type { RedisBroadcast } from "@auth-platform/runtime/redis-broadcast";
 import { sessionHandles } from "@auth-platform/runtime/session-handles";
-import { createRedisBroadcast } from "@auth-platform/runtime/redis-broadcast";
 import { redisWarnings } from "@auth-platform/runtime/redis-connection";
 import { tokenVault } from "@auth-platform/runtime/session-token";
 import type { SessionConfig } from "./config.js";
@@ -32,10 +32,14 @@ export async function buildRegistry(
   const tokens = tokenVault(config.secret);
   const store = await openSessionStore(config.databaseUrl, tokens, { now });
   for (const warning of redisWarnings(config.redis, config.production)) log.warn(warning);
-  const cache = createKeyValue(config.redis, log, config.redisKeyPrefix);
+  const cache = await openKeyValue(config.redis, log, config.redisKeyPrefix);
   await cache.ready();
-  // With Redis several replicas may run: each change reaches the watchers of all of them (domain/session-relay.ts).
-  const broadcast = config.redis ? createRedisBroadcast(config.redis, log, config.redisKeyPrefix, "session-events") : undefined;
+  // With Redis several replicas may run: each change reaches the watchers of all of them through a channel
+  // (domain/session-relay.ts). The broadcasts, and ioredis under them, are loaded only then.
+  const redis = config.redis;
+  const broadcasts = redis ? await import("@auth-platform/runtime/redis-broadcast") : undefined;
+  const broadcastOn = (channel: string) => (redis ? broadcasts?.createRedisBroadcast(redis, log, config.redisKeyPrefix, channel) : undefined);
+  const broadcast = broadcastOn("session-events");
   // No lease while the store is out of reach: get-session must then go through the session service's
   // bounded stale serving (cache-lease.ts), not a gateway's memory that nothing bounds.
   const hub = sessionEventHub({ leaseMs: config.cacheLeaseMs, mayGrant: () => lease.staleServingUntil() === 0 && (relay?.mayGrant() ?? true), log });
@@ -53,7 +57,7 @@ export async function buildRegistry(
         lease.forbidStaleServing();
       },
     });
-  const userEvents = userEventRelay(config, log);
+  const userEvents = userEventRelay(broadcastOn("user-events"), log);
   // Registered before the first watcher asks for a lease (or serving without leases while Redis is away).
   await relay?.start();
   const events: SessionEventHub = { ...hub, publish: relay ? relay.publish : hub.publish };
@@ -109,10 +113,9 @@ export async function buildRegistry(
  * this replica's own. No acks (docs/adr/0078-internal-services-watch-revocations.md): Redis refusing the
  * publication delivers it here only, and logs it.
  */
-function userEventRelay(config: SessionConfig, log: Logger): { hub: UserEventHub; close(): Promise<void> } {
+function userEventRelay(broadcast: RedisBroadcast | undefined, log: Logger): { hub: UserEventHub; close(): Promise<void> } {
   const hub = userEventHub();
-  if (!config.redis) return { hub, close: async () => {} };
-  const broadcast = createRedisBroadcast(config.redis, log, config.redisKeyPrefix, "user-events");
+  if (!broadcast) return { hub, close: async () => {} };
   broadcast.listen(
     (message) => {
       try {
