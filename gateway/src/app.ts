@@ -11,6 +11,7 @@ import type { Logger } from "@auth-platform/runtime/log";
 import type { Clients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { clientIp, clientIpPolicy, rateLimitKeyOf } from "./http/client-ip.js";
+import { capacityGate } from "./http/capacity-gate.js";
 import { cookieJar } from "./http/cookies.js";
 import { cors } from "./http/cors.js";
 import { originCheck, requestFacts, requestId } from "./http/context.js";
@@ -106,20 +107,6 @@ export function createApp(deps: AppDeps): { app: express.Express; listener: Requ
     }),
   };
 
-  const api = express.Router();
-  const ipPolicy = clientIpPolicy(config.trustedProxies, config.clientIpHeaders);
-  const rateKeyOf = (ip: string | undefined) => (ip ? rateLimitKeyOf(ip) : undefined);
-  api.use(observeRequests);
-  api.use(requestId);
-  api.use(securityHeaders(config.baseUrl));
-  api.use(requestFacts({ ...config, clientIp: ipPolicy }));
-  api.use(cors);
-  if (config.rateLimit.enabled) api.use(rateLimit(config.rateLimit, deps.counters, (req) => rateKeyOf(req.facts.ipAddress), log));
-  // SCIM bodies go to the sso service as received (JSON or SCIM's media type): it parses them and answers SCIM errors.
-  api.use("/scim/v2", express.text({ type: ["application/json", SCIM_MEDIA_TYPE], limit: config.bodyLimit }));
-  api.use(express.json({ limit: config.bodyLimit, strict: true }));
-  api.use(refuseMalformedInput);
-  api.use(originCheck);
   // Every declared route, in mounting order: the OpenAPI document (GET /openapi.json) is built from this list.
   const routes: Route[] = [];
   app.locals.routes = routes;
@@ -149,6 +136,23 @@ export function createApp(deps: AppDeps): { app: express.Express; listener: Requ
   mount(scimRoutes(routeDeps));
   if (config.devMailbox) mount(devMailboxRoutes(deps.clients.notification));
   mount(openApiRoutes({ routes, devMailbox: Boolean(config.devMailbox), sessionCookieName: jar.sessionName }));
+
+  const api = express.Router();
+  const ipPolicy = clientIpPolicy(config.trustedProxies, config.clientIpHeaders);
+  const rateKeyOf = (ip: string | undefined) => (ip ? rateLimitKeyOf(ip) : undefined);
+  api.use(observeRequests);
+  api.use(requestId);
+  api.use(securityHeaders(config.baseUrl));
+  api.use(requestFacts({ ...config, clientIp: ipPolicy }));
+  api.use(cors);
+  if (config.rateLimit.enabled) api.use(rateLimit(config.rateLimit, deps.counters, (req) => rateKeyOf(req.facts.ipAddress), log));
+  // Before any body is read: beyond capacity, a sign-in is held and refused here for a fraction of the CPU.
+  api.use(capacityGate(routes));
+  // SCIM bodies go to the sso service as received (JSON or SCIM's media type): it parses them and answers SCIM errors.
+  api.use("/scim/v2", express.text({ type: ["application/json", SCIM_MEDIA_TYPE], limit: config.bodyLimit }));
+  api.use(express.json({ limit: config.bodyLimit, strict: true }));
+  api.use(refuseMalformedInput);
+  api.use(originCheck);
   api.use(mountRoutes(routes, routeDeps.sessions));
   api.use((_req: Request, _res: Response, next: NextFunction) => next(new AuthError("NOT_FOUND")));
   api.use(adminInputRefusals(routeDeps));

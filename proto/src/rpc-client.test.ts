@@ -5,7 +5,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthError } from "./errors.js";
-import { call, CapacityMemory, fromServiceError, HOLD_MAX_MS, holdFor, SHORT_CIRCUIT_MAX_MS } from "./rpc-client.js";
+import { call, CapacityMemory, fromServiceError, HOLD_MAX_MS, holdFor, PACED_FOR_MS, PACING_GAP_MAX_MS } from "./rpc-client.js";
 import { catalogueStatus, ERROR_CODE_KEY, ERROR_FIELDS_KEY, RETRY_AFTER_KEY } from "./rpc-server.js";
 
 const SIGN_IN = "/auth.identity.v1.IdentityService/SignInEmail";
@@ -15,55 +15,68 @@ describe("CapacityMemory", () => {
   beforeEach(() => void vi.useFakeTimers({ now: 1_000_000 }));
   afterEach(() => void vi.useRealTimers());
 
-  it("refuses a method for the peer's hint, at most SHORT_CIRCUIT_MAX_MS, and only that method", () => {
+  it("after a refusal, lets that method's calls go one per hint (at most PACING_GAP_MAX_MS), and only that method's", () => {
     const memory = new CapacityMemory();
     memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);
-    expect(memory.refusal(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
     memory.answered(SIGN_IN, "10.0.0.1:50051", 80);
-    expect(memory.refusal(SIGN_IN)).toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 80 });
-    expect(memory.refusal(SIGN_UP)).toBeUndefined();
-    // An answer to a call taken earlier says nothing of room now: the window holds.
+    expect(memory.admit(SIGN_IN)).toBe(80);
+    expect(memory.admit(SIGN_UP)).toBeUndefined();
+    // An answer to a call taken earlier says nothing of room now: the wait holds.
     memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);
     vi.advanceTimersByTime(79);
-    expect(memory.refusal(SIGN_IN)).toMatchObject({ retryAfterMs: 1 });
+    expect(memory.admit(SIGN_IN)).toBe(1);
     vi.advanceTimersByTime(1);
-    expect(memory.refusal(SIGN_IN)).toBeUndefined();
+    // The opening goes to one call; the next waits for the one after it, a hint later.
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(80);
+    vi.advanceTimersByTime(100);
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(80);
     // A long hint is followed for a small part only: the peer is asked again soon.
     memory.answered(SIGN_IN, "10.0.0.1:50051", 3_000);
-    expect(memory.refusal(SIGN_IN)).toMatchObject({ retryAfterMs: SHORT_CIRCUIT_MAX_MS });
-    vi.advanceTimersByTime(SHORT_CIRCUIT_MAX_MS);
-    expect(memory.refusal(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(PACING_GAP_MAX_MS);
+    vi.advanceTimersByTime(PACING_GAP_MAX_MS);
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(PACING_GAP_MAX_MS);
   });
 
-  it("builds its refusal without a stack (a hundred a second under a retry storm) and leaves the stack limit as it was", () => {
+  it("stops pacing a peer PACED_FOR_MS after its last refusal", () => {
     const memory = new CapacityMemory();
-    memory.answered(SIGN_IN, "10.0.0.1:50051", 80);
-    const limit = Error.stackTraceLimit;
-    const refusal = memory.refusal(SIGN_IN);
-    expect(memory.busyForMs(SIGN_IN)).toBe(80);
-    expect(refusal?.stack).not.toMatch(/\n\s+at /);
-    expect(Error.stackTraceLimit).toBe(limit);
-    expect(new Error("another").stack).toMatch(/\n\s+at /);
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 100);
+    vi.advanceTimersByTime(PACED_FOR_MS);
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(100);
+    vi.advanceTimersByTime(1);
+    // No refusal for longer than that: every call goes.
+    for (let i = 0; i < 5; i++) expect(memory.admit(SIGN_IN)).toBeUndefined();
   });
 
-  it("never refuses while another replica heard from recently has not said it is at capacity", () => {
+  it("never makes a call wait while another replica heard from recently is not paced", () => {
     const memory = new CapacityMemory();
     memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);
     memory.answered(SIGN_IN, "10.0.0.2:50051", undefined);
     memory.answered(SIGN_IN, "10.0.0.1:50051", 200);
-    expect(memory.refusal(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
     memory.answered(SIGN_IN, "10.0.0.2:50051", 100);
-    expect(memory.refusal(SIGN_IN)).toMatchObject({ retryAfterMs: 100 });
+    expect(memory.admit(SIGN_IN)).toBe(100);
+    // Each replica's opening goes to one call.
     vi.advanceTimersByTime(100);
-    expect(memory.refusal(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(100);
+    vi.advanceTimersByTime(100);
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(100);
   });
 });
 
 /**
- * A unary method of a fake client: answers each call with a capacity refusal carrying a retry
- * hint while `full`, else { ok: true }; records when each call reached it (on the fake clock).
+ * A unary method of a fake client: answers each call with a capacity refusal carrying the retry hint
+ * `hintMs` while `full`, else { ok: true }; records when each call reached it (on the fake clock).
  */
-function fakePeer(refusal: { code: string; grpcStatus: number } = { code: "SERVICE_UNAVAILABLE", grpcStatus: grpc.status.UNAVAILABLE }) {
+function fakePeer(refusal: { code: string; grpcStatus: number } = { code: "SERVICE_UNAVAILABLE", grpcStatus: grpc.status.UNAVAILABLE }, hintMs = 400) {
   const peer = { full: true, calls: [] as number[] };
   const method = Object.assign(
     (_request: object, _metadata: grpc.Metadata, _options: Partial<grpc.CallOptions>, callback: (error: grpc.ServiceError | null, response: { ok: boolean }) => void) => {
@@ -74,43 +87,68 @@ function fakePeer(refusal: { code: string; grpcStatus: number } = { code: "SERVI
         if (!full) return callback(null, { ok: true });
         const metadata = new grpc.Metadata();
         metadata.set(ERROR_CODE_KEY, refusal.code);
-        metadata.set(RETRY_AFTER_KEY, "400");
+        metadata.set(RETRY_AFTER_KEY, String(hintMs));
         callback(Object.assign(new Error("refused"), { code: refusal.grpcStatus, details: "", metadata }), { ok: false });
       });
       return { getPeer: () => "10.0.0.1:50051" } as unknown as grpc.ClientUnaryCall;
     },
-    { path: "/auth.identity.v1.IdentityService/SignInEmail" },
+    { path: SIGN_IN },
   );
   return { peer, method, client: {} as grpc.Client };
 }
+
+const BY_THE_CALLER = "peer at capacity (refused by the caller)";
 
 describe("call() after the peer said it is at capacity", () => {
   beforeEach(() => void vi.useFakeTimers({ now: 1_000_000 }));
   afterEach(() => void vi.useRealTimers());
 
-  it("holds the next call up to HOLD_MAX_MS, then asks the peer once and gives its answer", async () => {
-    const { peer, method, client } = fakePeer();
-    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 400 });
+  it("holds a call up to HOLD_MAX_MS, then sends it if an opening came and no other call took it, else refuses it itself", async () => {
+    const { peer, method, client } = fakePeer(undefined, 60);
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 60 });
     expect(peer.calls).toEqual([1_000_000]);
 
-    // Inside the window: nothing reaches the peer until the hold ends, then one call does.
-    const held = call(client, method, {});
+    // The peer's next opening is 60 ms away: both calls wait, and nothing reaches the peer meanwhile.
+    const first = call(client, method, {});
+    const second = call(client, method, {});
+    first.catch(() => undefined); // settle while the clock is moved; asserted below
+    second.catch(() => undefined);
     const settled = vi.fn();
-    held.then(settled, settled);
+    Promise.allSettled([first, second]).then(settled);
     await vi.advanceTimersByTimeAsync(HOLD_MAX_MS - 1);
     expect(peer.calls).toHaveLength(1);
     expect(settled).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
+    // The first takes the opening and gets the peer's own answer; the second is refused here, without a stack.
     expect(peer.calls).toEqual([1_000_000, 1_000_000 + HOLD_MAX_MS]);
-    // Still full: the peer's own refusal, once (no second attempt).
-    await expect(held).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 400 });
+    await expect(first).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", cause: expect.objectContaining({ message: "refused" }) });
+    const refusal = (await second.then(
+      () => undefined,
+      (error: Error) => error,
+    )) as Error;
+    expect(refusal).toMatchObject({ code: "SERVICE_UNAVAILABLE", cause: BY_THE_CALLER, retryAfterMs: 60 });
+    expect(refusal.stack).not.toMatch(/\n\s+at /);
+    expect(new Error("another").stack).toMatch(/\n\s+at /);
 
-    // The peer has room again: a held call is answered by it.
+    // The peer has room again: the call at its next opening is answered by it.
     peer.full = false;
-    const next = call(client, method, {});
-    await vi.advanceTimersByTimeAsync(HOLD_MAX_MS);
-    await expect(next).resolves.toEqual({ ok: true });
+    await vi.advanceTimersByTimeAsync(60);
+    await expect(call(client, method, {})).resolves.toEqual({ ok: true });
     expect(peer.calls).toHaveLength(3);
+  });
+
+  it("sends at once a call whose request already took the opening (RequestContext.admitted)", async () => {
+    const { peer, method, client } = fakePeer();
+    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    peer.full = false;
+    await expect(call(client, method, {}, { context: { requestId: "r1", admitted: SIGN_IN } })).resolves.toEqual({ ok: true });
+    expect(peer.calls).toEqual([1_000_000, 1_000_000]);
+    // Another RPC's opening is not this one's.
+    const other = call(client, method, {}, { context: { requestId: "r2", admitted: SIGN_UP } });
+    other.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_MS);
+    await expect(other).rejects.toMatchObject({ cause: BY_THE_CALLER });
+    expect(peer.calls).toHaveLength(2);
   });
 
   it("a refusal of one caller with a retry hint (too many requests) holds and refuses no one else's calls", async () => {
@@ -122,21 +160,6 @@ describe("call() after the peer said it is at capacity", () => {
     expect(peer.calls).toEqual([1_000_000, 1_000_000]);
   });
 
-  it("refuses a held call itself when the peer refused another call while it waited", async () => {
-    const { peer, method, client } = fakePeer();
-    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
-    const held = call(client, method, {});
-    held.catch(() => undefined); // settles while the clock is moved; asserted below
-    // The window (250 ms) lapses; a call that comes in later goes to the peer, which is still full.
-    await vi.advanceTimersByTimeAsync(900);
-    await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: 400 });
-    expect(peer.calls).toHaveLength(2);
-    // The held call wakes inside the window that refusal opened: answered here, the peer not asked again.
-    await vi.advanceTimersByTimeAsync(100);
-    await expect(held).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", retryAfterMs: SHORT_CIRCUIT_MAX_MS - 100 });
-    expect(peer.calls).toHaveLength(2);
-  });
-
   it("ends a held call as soon as its caller stops waiting, without asking the peer", async () => {
     const { peer, method, client } = fakePeer();
     await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
@@ -144,7 +167,7 @@ describe("call() after the peer said it is at capacity", () => {
     const held = call(client, method, {}, { context: { signal: caller.signal } });
     const settled = vi.fn();
     held.then(settled, settled);
-    await vi.advanceTimersByTimeAsync(100);
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_MS - 10);
     expect(settled).not.toHaveBeenCalled();
     caller.abort();
     await vi.advanceTimersByTimeAsync(0);
@@ -159,20 +182,20 @@ describe("call() after the peer said it is at capacity", () => {
   it("holds for at most half the time left to the deadline, and refuses at once when that is too short", async () => {
     const { peer, method, client } = fakePeer();
     await expect(call(client, method, {})).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
-    const soon = call(client, method, {}, { context: { deadline: Date.now() + 600 } });
-    soon.catch(() => undefined); // settles while the clock is moved; asserted below
-    await vi.advanceTimersByTimeAsync(299);
-    expect(peer.calls).toHaveLength(1);
+    const soon = call(client, method, {}, { context: { deadline: Date.now() + 120 } });
+    const settled = vi.fn();
+    soon.then(settled, settled);
+    await vi.advanceTimersByTimeAsync(59);
+    expect(settled).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
-    expect(peer.calls).toHaveLength(2);
-    await expect(soon).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    await expect(soon).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", cause: BY_THE_CALLER });
 
     // 80 ms left: no hold, the caller's own refusal at once, and the peer is not asked.
     await expect(call(client, method, {}, { context: { deadline: Date.now() + 80 } })).rejects.toMatchObject({
       code: "SERVICE_UNAVAILABLE",
-      message: expect.any(String),
+      cause: BY_THE_CALLER,
     });
-    expect(peer.calls).toHaveLength(2);
+    expect(peer.calls).toHaveLength(1);
     expect(holdFor(99)).toBe(0);
     expect(holdFor(100)).toBe(50);
     expect(holdFor(60_000)).toBe(HOLD_MAX_MS);

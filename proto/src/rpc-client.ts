@@ -5,11 +5,10 @@
  *
  * A ServiceError becomes a PeerError carrying the catalogue code named in its x-error-code trailer; an
  * unreachable service or a spent deadline becomes SERVICE_UNAVAILABLE. A retry hint in the x-retry-after-ms
- * trailer becomes the PeerError's retryAfterMs, and for a small part of it (CapacityMemory) a call of that
- * RPC waits up to HOLD_MAX_MS before asking the peer that is at capacity, or is refused by the caller itself
- * when its deadline leaves no time to wait or the peer refused another call while it waited. When the
- * context's signal aborts (whoever asked stopped waiting), the call is cancelled, or not made, and fails as
- * SERVICE_UNAVAILABLE.
+ * trailer becomes the PeerError's retryAfterMs. A peer that refused a call for capacity (CapacityMemory) is
+ * then sent that RPC's calls one at a time, paced by its hint; a call that finds no opening waits up to
+ * HOLD_MAX_MS for one and is otherwise refused by the caller itself. When the context's signal aborts
+ * (whoever asked stopped waiting), the call is cancelled, or not made, and fails as SERVICE_UNAVAILABLE.
  */
 import * as grpc from "@grpc/grpc-js";
 import { type ErrorFields, INTERNAL_API_CODES, isErrorCode, PeerError, withoutStack } from "./errors.js";
@@ -43,25 +42,35 @@ export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res
   const requestId = options.context?.requestId;
   if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
   const deadline = Math.min(options.context?.deadline ?? Infinity, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS));
-  const path = (method as { path?: string }).path ?? method.name;
+  const path = rpcPathOf(method);
   const signal = options.context?.signal;
   if (signal?.aborted) return Promise.reject(callerGone());
+  const waiting = options.context?.admitted === path ? undefined : capacityWait(client, path, deadline, signal);
+  if (!waiting) return send(client, method, request, metadata, deadline, path, options.hooks, signal);
+  return waiting.then(() => send(client, method, request, metadata, deadline, path, options.hooks, signal));
+}
+
+/** The RPC's path ("/package.Service/Method") as grpc-js sets it on a client's method, else the method's name. */
+export function rpcPathOf(method: (...args: never[]) => unknown): string {
+  return (method as { path?: string }).path ?? method.name;
+}
+
+/**
+ * Nothing (go now: the common case, without a promise) when a call of `path` may go to the client's peer;
+ * else a promise that resolves once it may, or rejects with the caller's own refusal. The peer said it is
+ * at capacity a moment ago and its next opening is taken (CapacityMemory): the call waits (holdFor says
+ * why and how long), then goes if an opening has come and no other call took it, else is refused here.
+ */
+export function capacityWait(client: grpc.Client, path: string, deadline: number, signal: AbortSignal | undefined): Promise<void> | undefined {
   const memory = atCapacity(client);
-  const busyMs = memory.busyForMs(path);
-  if (busyMs !== undefined) {
-    // The peer said it is at capacity a moment ago: wait, then ask it once (holdFor says why and how long).
-    const holdMs = holdFor(deadline - Date.now());
-    if (holdMs <= 0) return Promise.reject(capacityRefusal(busyMs));
-    return hold(holdMs, signal).then(() => {
-      // Another call was refused by the peer while this one slept: it is still full, and asking it again
-      // would only spend its event loop (and ours) on a refusal. Once the window lapses, the calls that
-      // wake next are the peer's to admit or refuse, which opens it again.
-      const stillFull = memory.refusal(path);
-      if (stillFull) return Promise.reject(stillFull);
-      return send(client, method, request, metadata, deadline, path, options.hooks, signal);
-    });
-  }
-  return send(client, method, request, metadata, deadline, path, options.hooks, signal);
+  const waitMs = memory.admit(path);
+  if (waitMs === undefined) return undefined;
+  const holdMs = holdFor(deadline - Date.now());
+  if (holdMs <= 0) return Promise.reject(capacityRefusal(waitMs));
+  return hold(holdMs, signal).then(() => {
+    const stillWaitMs = memory.admit(path);
+    if (stillWaitMs !== undefined) throw capacityRefusal(stillWaitMs);
+  });
 }
 
 /**
@@ -88,15 +97,13 @@ function callerGone(): PeerError {
 }
 
 /**
- * The longest a call waits, when its peer said it is at capacity a moment ago, before asking that peer
- * once (CapacityMemory): the 1 s a client honouring Retry-After waits after a 503. Without it, callers
- * that retry every 503 at once (a closed loop of clients, a retry storm) keep the caller's and the load's
- * threads always runnable, and on shared cores they take the CPU the peer's hashing needs; held, they
- * sleep. A held call still gets a 503 within about a second when the peer is still full (from the caller
- * itself when the peer refused another call in the meantime), never a wait for the queue past its
- * deadline (docs/adr/0025-sign-in-beyond-capacity.md).
+ * The longest a call waits for an opening at a peer that said it is at capacity (CapacityMemory): short
+ * enough that a refusal beyond capacity answers within 100 ms, long enough that callers which retry every
+ * 503 at once (a closed loop of clients, a retry storm) sleep most of the time instead of keeping the
+ * caller's and the load's threads runnable on the cores the peer's hashing needs
+ * (docs/adr/0025-sign-in-beyond-capacity.md).
  */
-export const HOLD_MAX_MS = 1_000;
+export const HOLD_MAX_MS = 90;
 
 /** How long to hold a call with `leftMs` to its deadline: at most half of it (the peer gets the rest), else not at all. */
 export function holdFor(leftMs: number): number {
@@ -141,58 +148,76 @@ function send<Req, Res>(
 }
 
 /**
- * The longest a caller refuses on its own after a peer said it is at capacity (SERVICE_UNAVAILABLE with a retry
- * hint: identity's hashing queue). Under a flood of retries, the refusals then cost the peer nothing (its
- * event loop shares the CPU with its hashing); a small part of the hint only, so a peer that frees up
- * sooner than it estimated soon gets calls again.
+ * The most a peer's capacity hint spaces the calls sent to it: a long hint is followed for a small part
+ * only, so a peer that frees up sooner than it estimated soon gets calls again.
  */
-export const SHORT_CIRCUIT_MAX_MS = 250;
+export const PACING_GAP_MAX_MS = 250;
+/** How long after its last capacity refusal a peer's calls stay paced; after that, calls go freely again. */
+export const PACED_FOR_MS = 1_000;
 /** Peers heard from this recently count as the ones a call may reach (the replicas behind the address). */
 const PEER_SEEN_MS = 10_000;
 
+interface Pacing {
+  /** When the peer's next call may go (its last refusal, or the last call let through, plus the gap). */
+  openAt: number;
+  /** The peer's hint at its last refusal (ms, at most PACING_GAP_MAX_MS): the gap between calls. */
+  gapMs: number;
+  refusedAt: number;
+}
+
 /**
- * Per client: for each RPC path, until when each peer (replica) said it has no room. A call is refused here
- * only while every peer heard from recently is in that window, so with several replicas one at capacity
- * never turns away calls another could serve.
+ * Per client: for each RPC path, how each peer (replica) that refused a call for capacity (SERVICE_UNAVAILABLE
+ * with a retry hint: identity's hashing queue) is paced. For PACED_FOR_MS after its last refusal the peer
+ * gets one call per hint: its estimate of when a place frees. Without the pacing, every call held past the
+ * end of a refusal's window went to the peer at once, and all but one came back refused, each costing the
+ * peer's event loop and ours the CPU its hashing needed. A call finds no opening only while every peer
+ * heard from recently is paced and has none, so with several replicas one at capacity never turns away
+ * calls another could serve.
  */
 export class CapacityMemory {
   private readonly lastSeen = new Map<string, number>();
-  private readonly busyUntil = new Map<string, Map<string, number>>();
+  private readonly paced = new Map<string, Map<string, Pacing>>();
 
   answered(path: string, peer: string, retryAfterMs: number | undefined): void {
     const now = Date.now();
     this.lastSeen.set(peer, now);
-    // Only a refusal marks the peer; an answer to a call it took earlier (still finishing) says nothing of room now.
+    // Only a refusal paces the peer; an answer to a call it took earlier (still finishing) says nothing of room now.
     if (!retryAfterMs || retryAfterMs <= 0) return;
-    const until = now + Math.min(retryAfterMs, SHORT_CIRCUIT_MAX_MS);
-    const busy = this.busyUntil.get(path);
-    if (busy) busy.set(peer, until);
-    else this.busyUntil.set(path, new Map([[peer, until]]));
+    const gapMs = Math.min(retryAfterMs, PACING_GAP_MAX_MS);
+    const pacing = { openAt: now + gapMs, gapMs, refusedAt: now };
+    const peers = this.paced.get(path);
+    if (peers) peers.set(peer, pacing);
+    else this.paced.set(path, new Map([[peer, pacing]]));
   }
 
-  /** The refusal a call of this path gets here now, if every recent peer refused one a moment ago. */
-  refusal(path: string): PeerError | undefined {
-    const busyMs = this.busyForMs(path);
-    return busyMs === undefined ? undefined : capacityRefusal(busyMs);
-  }
-
-  /** How long until the first recent peer may have room again (ms), or undefined if one has room now. */
-  busyForMs(path: string): number | undefined {
-    const busy = this.busyUntil.get(path);
-    if (!busy?.size) return undefined;
+  /**
+   * Lets a call of this path go now (undefined), taking the opening it uses; or says how long until the
+   * next opening (ms) when every recent peer is paced and none has one now.
+   */
+  admit(path: string): number | undefined {
+    const peers = this.paced.get(path);
+    if (!peers?.size) return undefined;
     const now = Date.now();
-    let until = Number.POSITIVE_INFINITY;
+    let soonestMs = Number.POSITIVE_INFINITY;
+    let opening: Pacing | undefined;
     for (const [peer, seen] of this.lastSeen) {
       if (now - seen > PEER_SEEN_MS) {
         this.lastSeen.delete(peer);
+        peers.delete(peer);
         continue;
       }
-      const busyTill = busy.get(peer) ?? 0;
-      if (busyTill <= now) return undefined;
-      until = Math.min(until, busyTill);
+      const pacing = peers.get(peer);
+      if (pacing && now - pacing.refusedAt > PACED_FOR_MS) peers.delete(peer);
+      // A recent peer that is not paced has room as far as anyone here knows.
+      if (!pacing || !peers.has(peer)) return undefined;
+      if (pacing.openAt <= now) opening ??= pacing;
+      else soonestMs = Math.min(soonestMs, pacing.openAt - now);
     }
-    if (until === Number.POSITIVE_INFINITY) return undefined;
-    return until - now;
+    if (opening) {
+      opening.openAt = now + opening.gapMs;
+      return undefined;
+    }
+    return soonestMs === Number.POSITIVE_INFINITY ? undefined : soonestMs;
   }
 }
 

@@ -31,6 +31,11 @@ export interface RequestContext {
    * not yet started for it (a password hash waiting in identity's queue) is dropped.
    */
   signal?: AbortSignal;
+  /**
+   * The RPC path whose opening at a peer at capacity this request already waited for and took (the
+   * gateway's capacity gate, before the request's body is read): its call goes at once (rpc-client.ts).
+   */
+  admitted?: string;
 }
 
 export interface CallContext extends RequestContext {

@@ -39,6 +39,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 class HttpRequestContext implements RequestContext {
   #stopped: AbortController | undefined;
   #clientGone = false;
+  /** Set by the capacity gate (capacity-gate.ts) when it took an opening for this request's call. */
+  admitted?: string;
 
   constructor(readonly requestId: string) {}
 

@@ -8,6 +8,7 @@
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import type * as z from "zod";
 import type { ErrorCode } from "@auth-platform/proto/errors";
+import type { capacityWait, rpcPathOf } from "@auth-platform/proto/rpc-client";
 import { parseBody, parseQuery } from "./body.js";
 import type { CurrentSession, SessionResolver } from "./session.js";
 
@@ -65,6 +66,11 @@ export interface RouteSpec<B extends Schema = Schema, Q extends Schema = Schema,
   devOnly?: true;
   /** Express handlers run before the route's own (a form body parser). */
   before?: RequestHandler[];
+  /**
+   * The call whose peer's capacity the route waits on (identity's password hashing): a request waits for
+   * an opening, or is refused, before its body is read (capacity-gate.ts).
+   */
+  capacity?: { client: Parameters<typeof capacityWait>[0]; method: Parameters<typeof rpcPathOf>[0] };
 }
 
 type Parsed<T extends Schema> = T extends z.ZodType ? z.output<T> : undefined;
@@ -111,10 +117,10 @@ export function defineRoute<B extends Schema = undefined, Q extends Schema = und
 }
 
 /** A path with no parameter, wildcard, optional part or escape: the router matches it as a literal. */
-const LITERAL_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+export const LITERAL_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 
 /** A path as the router compares it: in any case, with or without one trailing slash. */
-const comparedPath = (path: string): string => {
+export const comparedPath = (path: string): string => {
   const lower = path.toLowerCase();
   return lower.endsWith("/") ? lower.slice(0, -1) : lower;
 };

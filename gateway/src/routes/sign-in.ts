@@ -52,6 +52,7 @@ export function signInRoutes(deps: RouteDeps): Route[] {
         body: signInEmailBody,
         response: signInOrChallengeSchema,
         errors: ["INVALID_EMAIL_OR_PASSWORD", "EMAIL_NOT_VERIFIED", "BANNED_USER", "EMAIL_AND_PASSWORD_IS_NOT_ENABLED", "SERVICE_UNAVAILABLE"],
+        capacity: { client: identity, method: identity.signInEmail },
       },
       async ({ req, res, body, json }) => {
         const rememberMe = body.rememberMe ?? true;
@@ -90,6 +91,7 @@ export function signInRoutes(deps: RouteDeps): Route[] {
         body: signInUsernameBody,
         response: signInOrChallengeSchema,
         errors: ["INVALID_USERNAME_OR_PASSWORD", "BANNED_USER", "SERVICE_UNAVAILABLE"],
+        capacity: { client: identity, method: identity.signInUsername },
       },
       async ({ req, res, body, json }) => {
         const rememberMe = body.rememberMe ?? true;

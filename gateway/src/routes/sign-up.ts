@@ -39,7 +39,9 @@ export function signUpRoutes(deps: RouteDeps): Route[] {
         "PASSWORD_TOO_LONG",
         "USER_ALREADY_EXISTS",
         "USERNAME_IS_ALREADY_TAKEN_PLEASE_TRY_ANOTHER",
+        "SERVICE_UNAVAILABLE",
       ],
+      capacity: { client: deps.clients.identity, method: deps.clients.identity.signUpEmail },
     },
     async ({ req, res, body, json }) => {
       const rememberMe = body.rememberMe ?? true;
