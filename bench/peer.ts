@@ -319,6 +319,31 @@ function rowsOf(pair: PairResult): TableRow[] {
       (r) => r.result.p99,
     );
   }
+  // Beyond capacity: how fast the 503s came, and what each cost the process that answers them (its CPU at
+  // that load less what the sign-ins took, at its CPU per sign-in in the first load that refused nothing).
+  const calm = pair.signIn.find(({ comparison }) => comparison.ours.result.total && !comparison.ours.result.non2xx)?.comparison;
+  const refusalCpu = (side: SideName, r: SideResult<Measurement>): string => {
+    const process = side === "ours" ? "gateway" : "better-auth";
+    const perSignIn = calm?.[side].cpuMsPerResponse[process];
+    const perResponse = r.cpuMsPerResponse[process];
+    if (perSignIn === undefined || perResponse === undefined) return "";
+    const refusedPerSecond = r.result.refused.count / r.result.seconds;
+    const cpuMsPerSecond = perResponse * (r.result.total / r.result.seconds) - perSignIn * r.result.rps;
+    return `, ${ms(cpuMsPerSecond / refusedPerSecond)} of ${process} CPU each`;
+  };
+  for (const { connections, comparison } of pair.signIn) {
+    if (!comparison.ours.result.refused.count && !comparison["better-auth"].result.refused.count) continue;
+    const cell = (side: SideName) => (r: SideResult<Measurement>) =>
+      r.result.refused.count ? `${fmt(r.result.refused.count / r.result.seconds)}/s: p50 ${r.result.refused.p50} / p99 ${r.result.refused.p99} ms${refusalCpu(side, r)}` : "none";
+    rows.push({
+      measurement: `sign-in, ${connections} connections: 503s, their p50 / p99 and CPU`,
+      storage: pair.storage,
+      theirs: cell("better-auth")(comparison["better-auth"]),
+      ours: cell("ours")(comparison.ours),
+      ratio: Number.NaN,
+      load: loads(comparison),
+    });
+  }
   add(
     `get-session p99 at ${MIXED_SESSION_RATE} req/s paced, sign-ins at ${AUTH_CONNECTIONS} connections beside (their sign-ins/s)`,
     pair.mixed,
