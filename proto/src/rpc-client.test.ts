@@ -17,15 +17,16 @@ describe("CapacityMemory", () => {
 
   it("after a refusal, lets that method's calls go one per hint (at most PACING_GAP_MAX_MS), and only that method's", () => {
     const memory = new CapacityMemory();
-    memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);
+    memory.answered(SIGN_IN, "10.0.0.1:50051", "took", Date.now());
     expect(memory.admit(SIGN_IN)).toBeUndefined();
-    memory.answered(SIGN_IN, "10.0.0.1:50051", 80);
+    // A call with no opening is told the peer's own hint.
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 80, Date.now());
     expect(memory.admit(SIGN_IN)).toBe(80);
     expect(memory.admit(SIGN_UP)).toBeUndefined();
-    // An answer to a call taken earlier says nothing of room now: the wait holds.
-    memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);
+    // An answer to a call sent before the refusal (queued there until now) says nothing of room now.
+    memory.answered(SIGN_IN, "10.0.0.1:50051", "took", Date.now() - 1);
     vi.advanceTimersByTime(79);
-    expect(memory.admit(SIGN_IN)).toBe(1);
+    expect(memory.admit(SIGN_IN)).toBe(80);
     vi.advanceTimersByTime(1);
     // The opening goes to one call; the next waits for the one after it, a hint later.
     expect(memory.admit(SIGN_IN)).toBeUndefined();
@@ -33,17 +34,36 @@ describe("CapacityMemory", () => {
     vi.advanceTimersByTime(100);
     expect(memory.admit(SIGN_IN)).toBeUndefined();
     expect(memory.admit(SIGN_IN)).toBe(80);
-    // A long hint is followed for a small part only: the peer is asked again soon.
-    memory.answered(SIGN_IN, "10.0.0.1:50051", 3_000);
-    expect(memory.admit(SIGN_IN)).toBe(PACING_GAP_MAX_MS);
-    vi.advanceTimersByTime(PACING_GAP_MAX_MS);
+    // A long hint (a database out of reach) is followed for a small part only: the peer is asked again
+    // soon, and a call refused meanwhile is told the hint whole.
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 5_000, Date.now());
+    expect(memory.admit(SIGN_IN)).toBe(5_000);
+    vi.advanceTimersByTime(PACING_GAP_MAX_MS - 1);
+    expect(memory.admit(SIGN_IN)).toBe(5_000);
+    vi.advanceTimersByTime(1);
     expect(memory.admit(SIGN_IN)).toBeUndefined();
-    expect(memory.admit(SIGN_IN)).toBe(PACING_GAP_MAX_MS);
+    expect(memory.admit(SIGN_IN)).toBe(5_000);
+  });
+
+  it("stops pacing a peer once it takes a call sent after its last refusal", () => {
+    const memory = new CapacityMemory();
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 5_000, Date.now());
+    vi.advanceTimersByTime(PACING_GAP_MAX_MS);
+    const sentAt = Date.now();
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(5_000);
+    // Another refusal (one that may come before the work that needs room), or nothing heard, says nothing of room.
+    vi.advanceTimersByTime(5);
+    memory.answered(SIGN_IN, "10.0.0.1:50051", undefined, sentAt);
+    expect(memory.admit(SIGN_IN)).toBe(5_000);
+    // Served: every call goes again.
+    memory.answered(SIGN_IN, "10.0.0.1:50051", "took", sentAt);
+    for (let i = 0; i < 5; i++) expect(memory.admit(SIGN_IN)).toBeUndefined();
   });
 
   it("stops pacing a peer PACED_FOR_MS after its last refusal", () => {
     const memory = new CapacityMemory();
-    memory.answered(SIGN_IN, "10.0.0.1:50051", 100);
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 100, Date.now());
     vi.advanceTimersByTime(PACED_FOR_MS);
     expect(memory.admit(SIGN_IN)).toBeUndefined();
     expect(memory.admit(SIGN_IN)).toBe(100);
@@ -54,12 +74,13 @@ describe("CapacityMemory", () => {
 
   it("never makes a call wait while another replica heard from recently is not paced", () => {
     const memory = new CapacityMemory();
-    memory.answered(SIGN_IN, "10.0.0.1:50051", undefined);
-    memory.answered(SIGN_IN, "10.0.0.2:50051", undefined);
-    memory.answered(SIGN_IN, "10.0.0.1:50051", 200);
+    memory.answered(SIGN_IN, "10.0.0.1:50051", "took", Date.now());
+    memory.answered(SIGN_IN, "10.0.0.2:50051", "took", Date.now());
+    memory.answered(SIGN_IN, "10.0.0.1:50051", 200, Date.now());
     expect(memory.admit(SIGN_IN)).toBeUndefined();
     expect(memory.admit(SIGN_IN)).toBeUndefined();
-    memory.answered(SIGN_IN, "10.0.0.2:50051", 100);
+    memory.answered(SIGN_IN, "10.0.0.2:50051", 100, Date.now());
+    // The sooner of the two replicas' hints.
     expect(memory.admit(SIGN_IN)).toBe(100);
     // Each replica's opening goes to one call.
     vi.advanceTimersByTime(100);

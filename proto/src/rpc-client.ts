@@ -63,13 +63,13 @@ export function rpcPathOf(method: (...args: never[]) => unknown): string {
  */
 export function capacityWait(client: grpc.Client, path: string, deadline: number, signal: AbortSignal | undefined): Promise<void> | undefined {
   const memory = atCapacity(client);
-  const waitMs = memory.admit(path);
-  if (waitMs === undefined) return undefined;
+  const hintMs = memory.admit(path);
+  if (hintMs === undefined) return undefined;
   const holdMs = holdFor(deadline - Date.now());
-  if (holdMs <= 0) return Promise.reject(capacityRefusal(waitMs));
+  if (holdMs <= 0) return Promise.reject(capacityRefusal(hintMs));
   return hold(holdMs, signal).then(() => {
-    const stillWaitMs = memory.admit(path);
-    if (stillWaitMs !== undefined) throw capacityRefusal(stillWaitMs);
+    const stillHintMs = memory.admit(path);
+    if (stillHintMs !== undefined) throw capacityRefusal(stillHintMs);
   });
 }
 
@@ -124,6 +124,7 @@ function send<Req, Res>(
   signal: AbortSignal | undefined,
 ): Promise<Res> {
   const end = hooks?.start?.(path, metadata);
+  const sentAt = Date.now();
   return new Promise((resolve, reject) => {
     const cancel = () => pending.cancel();
     const pending = method.call(client, request, metadata, { deadline }, (error, response) => {
@@ -134,12 +135,12 @@ function send<Req, Res>(
         reject(callerGone());
       } else if (error) {
         const peerError = fromServiceError(error);
-        // Only a peer at capacity makes its callers hold: a hint on another refusal (one user's too many
+        // Only a peer at capacity paces its callers: a hint on another refusal (one user's too many
         // requests) is that user's, passed on, and must not turn away everyone's calls of the method.
-        atCapacity(client).answered(path, peer, peerError.code === "SERVICE_UNAVAILABLE" ? peerError.retryAfterMs : undefined);
+        atCapacity(client).answered(path, peer, peerError.code === "SERVICE_UNAVAILABLE" ? peerError.retryAfterMs : undefined, sentAt);
         reject(peerError);
       } else {
-        atCapacity(client).answered(path, peer, undefined);
+        atCapacity(client).answered(path, peer, "took", sentAt);
         resolve(response);
       }
     });
@@ -160,45 +161,61 @@ const PEER_SEEN_MS = 10_000;
 interface Pacing {
   /** When the peer's next call may go (its last refusal, or the last call let through, plus the gap). */
   openAt: number;
-  /** The peer's hint at its last refusal (ms, at most PACING_GAP_MAX_MS): the gap between calls. */
+  /** The peer's hint at its last refusal, at most PACING_GAP_MAX_MS: the gap between calls (ms). */
   gapMs: number;
+  /** The hint as the peer gave it: what a call refused here is told (its Retry-After). */
+  hintMs: number;
   refusedAt: number;
 }
 
 /**
- * Per client: for each RPC path, how each peer (replica) that refused a call for capacity (SERVICE_UNAVAILABLE
- * with a retry hint: identity's hashing queue) is paced. For PACED_FOR_MS after its last refusal the peer
- * gets one call per hint: its estimate of when a place frees. Without the pacing, every call held past the
- * end of a refusal's window went to the peer at once, and all but one came back refused, each costing the
- * peer's event loop and ours the CPU its hashing needed. A call finds no opening only while every peer
- * heard from recently is paced and has none, so with several replicas one at capacity never turns away
- * calls another could serve.
+ * Per client: for each RPC path, how each peer (replica) that refused a call for capacity is paced
+ * (SERVICE_UNAVAILABLE with a retry hint: identity's hashing queue, a service whose database is out of
+ * reach). For PACED_FOR_MS after its last refusal, or until it takes a call sent after that refusal, the
+ * peer gets one call per hint: its estimate of when a place frees. Without the pacing, every call held
+ * past the end of a refusal's window went to the peer at once, and all but one came back refused, each
+ * costing the peer's event loop and ours the CPU its hashing needed. A call finds no opening only while
+ * every peer heard from recently is paced and has none, so with several replicas one at capacity never
+ * turns away calls another could serve.
  */
 export class CapacityMemory {
   private readonly lastSeen = new Map<string, number>();
   private readonly paced = new Map<string, Map<string, Pacing>>();
 
-  answered(path: string, peer: string, retryAfterMs: number | undefined): void {
+  /**
+   * What a peer's answer to a call sent at `sentAt` says of its room: a capacity refusal's hint (ms);
+   * "took" when it served the call; undefined when it says nothing (another refusal, which may come before
+   * the work that needs room; unreachable, out of time).
+   */
+  answered(path: string, peer: string, answer: number | "took" | undefined, sentAt: number): void {
     const now = Date.now();
     this.lastSeen.set(peer, now);
-    // Only a refusal paces the peer; an answer to a call it took earlier (still finishing) says nothing of room now.
+    if (answer === "took") {
+      // It took a call sent after its last refusal: it has room again (its database is back), and calls
+      // go freely. A call sent before that refusal, queued there until now, says nothing of room now.
+      const peers = this.paced.get(path);
+      if (peers && sentAt > (peers.get(peer)?.refusedAt ?? Number.POSITIVE_INFINITY)) peers.delete(peer);
+      return;
+    }
+    const retryAfterMs = answer;
     if (!retryAfterMs || retryAfterMs <= 0) return;
     const gapMs = Math.min(retryAfterMs, PACING_GAP_MAX_MS);
-    const pacing = { openAt: now + gapMs, gapMs, refusedAt: now };
+    const pacing = { openAt: now + gapMs, gapMs, hintMs: retryAfterMs, refusedAt: now };
     const peers = this.paced.get(path);
     if (peers) peers.set(peer, pacing);
     else this.paced.set(path, new Map([[peer, pacing]]));
   }
 
   /**
-   * Lets a call of this path go now (undefined), taking the opening it uses; or says how long until the
-   * next opening (ms) when every recent peer is paced and none has one now.
+   * Lets a call of this path go now (undefined), taking the opening it uses; or, when every recent peer is
+   * paced and none has an opening now, gives the retry hint of a call refused here (ms): the soonest of the
+   * peers' own, so it is told what the peer would have told it.
    */
   admit(path: string): number | undefined {
     const peers = this.paced.get(path);
     if (!peers?.size) return undefined;
     const now = Date.now();
-    let soonestMs = Number.POSITIVE_INFINITY;
+    let hintMs = Number.POSITIVE_INFINITY;
     let opening: Pacing | undefined;
     for (const [peer, seen] of this.lastSeen) {
       if (now - seen > PEER_SEEN_MS) {
@@ -211,13 +228,13 @@ export class CapacityMemory {
       // A recent peer that is not paced has room as far as anyone here knows.
       if (!pacing || !peers.has(peer)) return undefined;
       if (pacing.openAt <= now) opening ??= pacing;
-      else soonestMs = Math.min(soonestMs, pacing.openAt - now);
+      else hintMs = Math.min(hintMs, pacing.hintMs);
     }
     if (opening) {
       opening.openAt = now + opening.gapMs;
       return undefined;
     }
-    return soonestMs === Number.POSITIVE_INFINITY ? undefined : soonestMs;
+    return hintMs === Number.POSITIVE_INFINITY ? undefined : hintMs;
   }
 }
 

@@ -88,7 +88,8 @@ describe("capacityGate", () => {
     const refused = await post(`${base}/sign-in/email`, "{not json");
     expect(refused.status).toBe(503);
     expect(await refused.json()).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Service unavailable" });
-    expect(refused.headers.get("retry-after")).toBe("1");
+    // Told the peer's own hint (3 s), as its refusal would have.
+    expect(refused.headers.get("retry-after")).toBe("3");
     expect(refused.headers.get("x-request-id")).toBeTruthy();
 
     // A route that waits on nothing is not held.
