@@ -333,13 +333,16 @@ function rowsOf(pair: PairResult): TableRow[] {
   };
   for (const { connections, comparison } of pair.signIn) {
     if (!comparison.ours.result.refused.count && !comparison["better-auth"].result.refused.count) continue;
-    const cell = (side: SideName) => (r: SideResult<Measurement>) =>
-      r.result.refused.count ? `${fmt(r.result.refused.count / r.result.seconds)}/s: p50 ${r.result.refused.p50} / p99 ${r.result.refused.p99} ms${refusalCpu(side, r)}` : "none";
+    const cell = (side: SideName) => {
+      const { result } = comparison[side];
+      if (!result.refused.count) return "none";
+      return `${fmt(result.refused.count / result.seconds)}/s: p50 ${result.refused.p50} / p99 ${result.refused.p99} ms${refusalCpu(side, comparison[side])}`;
+    };
     rows.push({
       measurement: `sign-in, ${connections} connections: 503s, their p50 / p99 and CPU`,
       storage: pair.storage,
-      theirs: cell("better-auth")(comparison["better-auth"]),
-      ours: cell("ours")(comparison.ours),
+      theirs: cell("better-auth"),
+      ours: cell("ours"),
       ratio: Number.NaN,
       load: loads(comparison),
     });

@@ -190,18 +190,17 @@ export class CapacityMemory {
   answered(path: string, peer: string, answer: number | "took" | undefined, sentAt: number): void {
     const now = Date.now();
     this.lastSeen.set(peer, now);
+    const peers = this.paced.get(path);
     if (answer === "took") {
       // It took a call sent after its last refusal: it has room again (its database is back), and calls
       // go freely. A call sent before that refusal, queued there until now, says nothing of room now.
-      const peers = this.paced.get(path);
-      if (peers && sentAt > (peers.get(peer)?.refusedAt ?? Number.POSITIVE_INFINITY)) peers.delete(peer);
+      const pacing = peers?.get(peer);
+      if (pacing && sentAt > pacing.refusedAt) peers!.delete(peer);
       return;
     }
-    const retryAfterMs = answer;
-    if (!retryAfterMs || retryAfterMs <= 0) return;
-    const gapMs = Math.min(retryAfterMs, PACING_GAP_MAX_MS);
-    const pacing = { openAt: now + gapMs, gapMs, hintMs: retryAfterMs, refusedAt: now };
-    const peers = this.paced.get(path);
+    if (answer === undefined || answer <= 0) return;
+    const gapMs = Math.min(answer, PACING_GAP_MAX_MS);
+    const pacing = { openAt: now + gapMs, gapMs, hintMs: answer, refusedAt: now };
     if (peers) peers.set(peer, pacing);
     else this.paced.set(path, new Map([[peer, pacing]]));
   }
@@ -224,9 +223,11 @@ export class CapacityMemory {
         continue;
       }
       const pacing = peers.get(peer);
-      if (pacing && now - pacing.refusedAt > PACED_FOR_MS) peers.delete(peer);
-      // A recent peer that is not paced has room as far as anyone here knows.
-      if (!pacing || !peers.has(peer)) return undefined;
+      // A recent peer that is not paced (or no longer) has room as far as anyone here knows.
+      if (!pacing || now - pacing.refusedAt > PACED_FOR_MS) {
+        peers.delete(peer);
+        return undefined;
+      }
       if (pacing.openAt <= now) opening ??= pacing;
       else hintMs = Math.min(hintMs, pacing.hintMs);
     }

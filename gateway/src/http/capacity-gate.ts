@@ -17,30 +17,30 @@ import { currentRequestContext } from "@auth-platform/runtime/request-context";
 import { comparedPath, LITERAL_PATH, type Route } from "./define-route.js";
 
 export function capacityGate(routes: readonly Route[]): RequestHandler {
-  const gated = new Map<string, { client: NonNullable<Route["spec"]["capacity"]>["client"]; path: string }>();
+  type Gate = { client: NonNullable<Route["spec"]["capacity"]>["client"]; path: string };
+  // By method, then by path as the router compares it (define-route.ts): most requests skip at the method.
+  const gated = new Map<string, Map<string, Gate>>();
   for (const { spec } of routes) {
     if (!spec.capacity) continue;
-    // The router's own lookup of literal paths (define-route.ts): a gated path is one the gate can name.
     if (!LITERAL_PATH.test(spec.path)) throw new Error(`${spec.path}: only a route with a literal path can wait on capacity`);
-    gated.set(`${spec.method.toUpperCase()} ${comparedPath(spec.path)}`, { client: spec.capacity.client, path: rpcPathOf(spec.capacity.method) });
+    const method = spec.method.toUpperCase();
+    const paths = gated.get(method) ?? new Map<string, Gate>();
+    paths.set(comparedPath(spec.path), { client: spec.capacity.client, path: rpcPathOf(spec.capacity.method) });
+    gated.set(method, paths);
   }
   return (req: Request, _res: Response, next: NextFunction) => {
-    const capacity = gated.get(`${req.method} ${comparedPath(req.path)}`);
-    const context = capacity && currentRequestContext();
-    if (!capacity || !context) {
+    const gate = gated.get(req.method)?.get(comparedPath(req.path));
+    const context = gate && currentRequestContext();
+    if (!gate || !context) {
       next();
       return;
     }
-    const { path } = capacity;
-    const waiting = capacityWait(capacity.client, path, Date.now() + DEFAULT_DEADLINE_MS, context.signal);
-    if (!waiting) {
-      context.admitted = path;
+    const admitted = () => {
+      context.admitted = gate.path;
       next();
-      return;
-    }
-    waiting.then(() => {
-      context.admitted = path;
-      next();
-    }, next);
+    };
+    const waiting = capacityWait(gate.client, gate.path, Date.now() + DEFAULT_DEADLINE_MS, context.signal);
+    if (waiting) waiting.then(admitted, next);
+    else admitted();
   };
 }
