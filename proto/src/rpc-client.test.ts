@@ -5,7 +5,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthError } from "./errors.js";
-import { call, CapacityMemory, fromServiceError, HOLD_MAX_MS, holdFor, PACED_FOR_MS, PACING_GAP_MAX_MS } from "./rpc-client.js";
+import { call, CapacityMemory, fromServiceError, HOLD_MAX_MS, holdFor, PACING_GAP_MAX_MS, PACING_GAP_MIN_MS, PACING_HALVES_EVERY_MS } from "./rpc-client.js";
 import { catalogueStatus, ERROR_CODE_KEY, ERROR_FIELDS_KEY, RETRY_AFTER_KEY } from "./rpc-server.js";
 
 const SIGN_IN = "/auth.identity.v1.IdentityService/SignInEmail";
@@ -61,14 +61,24 @@ describe("CapacityMemory", () => {
     for (let i = 0; i < 5; i++) expect(memory.admit(SIGN_IN)).toBeUndefined();
   });
 
-  it("stops pacing a peer PACED_FOR_MS after its last refusal", () => {
+  it("halves a peer's gap every PACING_HALVES_EVERY_MS after its last refusal, and stops pacing it under PACING_GAP_MIN_MS", () => {
     const memory = new CapacityMemory();
     memory.answered(SIGN_IN, "10.0.0.1:50051", 100, Date.now());
-    vi.advanceTimersByTime(PACED_FOR_MS);
+    vi.advanceTimersByTime(PACING_HALVES_EVERY_MS);
+    // No refusal for that long: still paced, half the gap apart, so the calls held meanwhile do not all go at once.
     expect(memory.admit(SIGN_IN)).toBeUndefined();
     expect(memory.admit(SIGN_IN)).toBe(100);
+    vi.advanceTimersByTime(49);
+    expect(memory.admit(SIGN_IN)).toBe(100);
     vi.advanceTimersByTime(1);
-    // No refusal for longer than that: every call goes.
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(100);
+    // Six halvings leave 1.6 ms, still paced; the seventh is under PACING_GAP_MIN_MS: every call goes.
+    vi.advanceTimersByTime(5 * PACING_HALVES_EVERY_MS);
+    expect(memory.admit(SIGN_IN)).toBeUndefined();
+    expect(memory.admit(SIGN_IN)).toBe(100);
+    vi.advanceTimersByTime(PACING_HALVES_EVERY_MS);
+    expect(100 / 2 ** 7).toBeLessThan(PACING_GAP_MIN_MS);
     for (let i = 0; i < 5; i++) expect(memory.admit(SIGN_IN)).toBeUndefined();
   });
 

@@ -153,15 +153,21 @@ function send<Req, Res>(
  * only, so a peer that frees up sooner than it estimated soon gets calls again.
  */
 export const PACING_GAP_MAX_MS = 250;
-/** How long after its last capacity refusal a peer's calls stay paced; after that, calls go freely again. */
-export const PACED_FOR_MS = 1_000;
+/**
+ * After a peer's last capacity refusal, the gap between its calls halves every this many ms, and pacing ends
+ * once the gap is under PACING_GAP_MIN_MS. A peer whose queue drains at the pace its hints set is asked
+ * more often until it refuses again; ending the pacing at once instead let every held call go together,
+ * and all but a few came back refused.
+ */
+export const PACING_HALVES_EVERY_MS = 1_000;
+export const PACING_GAP_MIN_MS = 1;
 /** Peers heard from this recently count as the ones a call may reach (the replicas behind the address). */
 const PEER_SEEN_MS = 10_000;
 
 interface Pacing {
   /** When the peer's next call may go (its last refusal, or the last call let through, plus the gap). */
   openAt: number;
-  /** The peer's hint at its last refusal, at most PACING_GAP_MAX_MS: the gap between calls (ms). */
+  /** The peer's hint at its last refusal, at most PACING_GAP_MAX_MS: the gap between calls then (ms). */
   gapMs: number;
   /** The hint as the peer gave it: what a call refused here is told (its Retry-After). */
   hintMs: number;
@@ -171,8 +177,9 @@ interface Pacing {
 /**
  * Per client: for each RPC path, how each peer (replica) that refused a call for capacity is paced
  * (SERVICE_UNAVAILABLE with a retry hint: identity's hashing queue, a service whose database is out of
- * reach). For PACED_FOR_MS after its last refusal, or until it takes a call sent after that refusal, the
- * peer gets one call per hint: its estimate of when a place frees. Without the pacing, every call held
+ * reach). After a refusal, until it takes a call sent after that refusal, the peer gets one call per hint:
+ * its estimate of when a place frees, a gap that halves every PACING_HALVES_EVERY_MS without another
+ * refusal until it is gone (pacingGapMs). Without the pacing, every call held
  * past the end of a refusal's window went to the peer at once, and all but one came back refused, each
  * costing the peer's event loop and ours the CPU its hashing needed. A call finds no opening only while
  * every peer heard from recently is paced and has none, so with several replicas one at capacity never
@@ -215,7 +222,7 @@ export class CapacityMemory {
     if (!peers?.size) return undefined;
     const now = Date.now();
     let hintMs = Number.POSITIVE_INFINITY;
-    let opening: Pacing | undefined;
+    let opening: { pacing: Pacing; gapMs: number } | undefined;
     for (const [peer, seen] of this.lastSeen) {
       if (now - seen > PEER_SEEN_MS) {
         this.lastSeen.delete(peer);
@@ -223,20 +230,26 @@ export class CapacityMemory {
         continue;
       }
       const pacing = peers.get(peer);
+      const gapMs = pacing ? pacingGapMs(pacing, now) : 0;
       // A recent peer that is not paced (or no longer) has room as far as anyone here knows.
-      if (!pacing || now - pacing.refusedAt > PACED_FOR_MS) {
+      if (!pacing || gapMs < PACING_GAP_MIN_MS) {
         peers.delete(peer);
         return undefined;
       }
-      if (pacing.openAt <= now) opening ??= pacing;
+      if (pacing.openAt <= now) opening ??= { pacing, gapMs };
       else hintMs = Math.min(hintMs, pacing.hintMs);
     }
     if (opening) {
-      opening.openAt = now + opening.gapMs;
+      opening.pacing.openAt = now + opening.gapMs;
       return undefined;
     }
     return hintMs === Number.POSITIVE_INFINITY ? undefined : hintMs;
   }
+}
+
+/** The gap between a paced peer's calls now: its last hint, halved for every PACING_HALVES_EVERY_MS since. */
+function pacingGapMs(pacing: Pacing, now: number): number {
+  return pacing.gapMs / 2 ** Math.floor((now - pacing.refusedAt) / PACING_HALVES_EVERY_MS);
 }
 
 /** The caller's own refusal while its peer is at capacity (no stack: errors.ts, withoutStack). */
