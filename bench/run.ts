@@ -17,7 +17,7 @@ import { envNumber } from "./env.js";
 import { type Captured, cookieHeader, eachLimited, expectOk, get, post, signUp } from "./http.js";
 import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
-import { cannotPin, killAllNow, pinToCpus, startChild, stopAll, type Child } from "./processes.js";
+import { cannotPin, killAllNow, pinToCpus, startChild, stopAll, untilIdle, type Child } from "./processes.js";
 import { deleteKeysWithPrefix, redisAnswers } from "./redis.js";
 import { meanScrypt, measureRawScrypt, type ScryptResult } from "./scrypt.js";
 import { ensureDevCertificates } from "../deploy/dev-certs.js";
@@ -30,6 +30,8 @@ const SCENARIOS: Scenario[] = ["get-session", "ok", "sign-in", "sign-up", "mixed
 
 const DURATION = envNumber("BENCH_DURATION", 10);
 const WARMUP = envNumber("BENCH_WARMUP", 2);
+/** Unmeasured sign-ins before the sign-in scenario's measurements: the JIT's steady state (bench/README.md). */
+const SIGN_IN_WARMUP = envNumber("BENCH_SIGN_IN_WARMUP", 30);
 const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 50);
 const AUTH_CONNECTIONS = envNumber("BENCH_AUTH_CONNECTIONS", 16);
 const USERS = envNumber("BENCH_USERS", 64);
@@ -397,7 +399,6 @@ async function signIn(platform: Platform): Promise<void> {
   await eachLimited(emails, SETUP_CONNECTIONS, async (email) => void (await signUp(platform.baseURL, email, PASSWORD)));
   log(`  created ${emails.length} users in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const captured = expectOk("sign-in", await post(`${platform.baseURL}/sign-in/email`, { email: emails[0], password: PASSWORD }));
-  const raw = await scrypt();
   let turn = 0;
   const options = {
     method: "POST" as const,
@@ -405,6 +406,11 @@ async function signIn(platform: Platform): Promise<void> {
     headers: { "content-type": "application/json" },
     nextBody: () => JSON.stringify({ email: emails[turn++ % emails.length], password: PASSWORD }),
   };
+  if (SIGN_IN_WARMUP > 0) {
+    await runLoad({ ...options, url: `${platform.baseURL}/sign-in/email`, duration: SIGN_IN_WARMUP });
+    if (!(await untilIdle(platform.children.map((child) => child.pid)))) log("  !! the platform was still busy 60 s after the sign-in warm-up");
+  }
+  const raw = await scrypt();
   const baseline = await startBaseline("POST", `${BASE_PATH}/sign-in/email`, captured, { email: emails[0], password: PASSWORD });
   let baselineResult: Measurement & { cpu: CpuUse };
   try {
@@ -542,7 +548,7 @@ function report(): void {
     `Node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"}), load average now ${loadavg()
       .map((l) => l.toFixed(2))
       .join(" ")}; ` +
-      `platform from ${FROM_BUILD ? "the build" : "source"}; ${DURATION} s per measurement after ${WARMUP} s warm-up; get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`,
+      `platform from ${FROM_BUILD ? "the build" : "source"}; ${DURATION} s per measurement after ${WARMUP} s warm-up (sign-in after ${SIGN_IN_WARMUP} s more); get-session ${CONNECTIONS} connections, sign-in/sign-up ${AUTH_CONNECTIONS}; autocannon in the runner's process, platform and baseline in their own.`,
   );
   log("");
   log("| scenario | cache | ours req/s | baseline req/s | ratio | ours p50 / p99 | baseline p99 | non-2xx / errors | vs raw scrypt (req/s; CPU-based) | CPU besides hashing |");
