@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { BUILT_ENTRY } from "../deploy/processes.js";
 import { freePorts } from "../testing/ports.js";
 import { REDIS_SERVER_INSTALLED, startRedisServer, type TestRedisServer } from "../testing/redis-server.js";
-import { envNumber } from "./env.js";
+import { envNumber, SIGN_IN_WARMUP } from "./env.js";
 import { cookieHeader, eachLimited, expectOk, get, post, signUp } from "./http.js";
 import { type Measurement, runLoad, runPacedLoadApart } from "./load.js";
 import { type Child, killAllNow, REPO_ROOT, readCpuMs, startChild, stopAll, untilIdle } from "./processes.js";
@@ -31,12 +31,6 @@ type SideName = "better-auth" | "ours";
 
 const DURATION = envNumber("BENCH_DURATION", 10);
 const WARMUP = envNumber("BENCH_WARMUP", 2);
-/**
- * Unmeasured sign-ins on each side before the first sign-in measurement. At 20 to 40 sign-ins a second V8
- * is still compiling the sign-in path's code for the first half minute (a function is optimised after
- * hundreds to thousands of calls), and capacity is what a server does once it has.
- */
-const SIGN_IN_WARMUP = envNumber("BENCH_SIGN_IN_WARMUP", 30);
 const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 50);
 const SIGN_IN_CONNECTIONS = (process.env.BENCH_SIGN_IN_CONNECTIONS || "16,50,200").split(",").map((c) => positiveInteger("BENCH_SIGN_IN_CONNECTIONS", c));
 /** Sign-in connections while get-session is paced beside them, and raw scrypt's derivations in flight. */

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { envNumber } from "./env.js";
+import { envNumber, SIGN_IN_WARMUP } from "./env.js";
 import { type Captured, cookieHeader, eachLimited, expectOk, get, post, signUp } from "./http.js";
 import { runLoad, runPacedLoadApart, runRetryAfterLoad, type LoadOptions, type Measurement } from "./load.js";
 import { freePorts } from "../testing/ports.js";
@@ -30,8 +30,6 @@ const SCENARIOS: Scenario[] = ["get-session", "ok", "sign-in", "sign-up", "mixed
 
 const DURATION = envNumber("BENCH_DURATION", 10);
 const WARMUP = envNumber("BENCH_WARMUP", 2);
-/** Unmeasured sign-ins before the sign-in scenario's measurements: the JIT's steady state (bench/README.md). */
-const SIGN_IN_WARMUP = envNumber("BENCH_SIGN_IN_WARMUP", 30);
 const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 50);
 const AUTH_CONNECTIONS = envNumber("BENCH_AUTH_CONNECTIONS", 16);
 const USERS = envNumber("BENCH_USERS", 64);

@@ -179,11 +179,11 @@ interface Pacing {
  * (SERVICE_UNAVAILABLE with a retry hint: identity's hashing queue, a service whose database is out of
  * reach). After a refusal, until it takes a call sent after that refusal, the peer gets one call per hint:
  * its estimate of when a place frees, a gap that halves every PACING_HALVES_EVERY_MS without another
- * refusal until it is gone (pacingGapMs). Without the pacing, every call held
- * past the end of a refusal's window went to the peer at once, and all but one came back refused, each
- * costing the peer's event loop and ours the CPU its hashing needed. A call finds no opening only while
- * every peer heard from recently is paced and has none, so with several replicas one at capacity never
- * turns away calls another could serve.
+ * refusal until it is gone (pacingGapMs). Without the pacing, every call held past the end of a refusal's
+ * window went to the peer at once, and all but one came back refused, each costing the peer's event loop
+ * and ours the CPU its hashing needed. A call finds no opening only while every peer heard from recently
+ * is paced and has none, so with several replicas one at capacity never turns away calls another could
+ * serve.
  */
 export class CapacityMemory {
   private readonly lastSeen = new Map<string, number>();
