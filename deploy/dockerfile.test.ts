@@ -44,6 +44,12 @@ describe("deploy/Dockerfile", () => {
     expect(imageEnv()).toMatchObject(PROCESS_ENV.gateway);
   });
 
+  it("exposes the port of every process its docker run lines name", () => {
+    const named = [...dockerfile.matchAll(/^#\s+->.*\((?:gRPC|HTTP) :(\d+)/gm), ...dockerfile.matchAll(/^#\s+docker run .*-> \S+ \((?:gRPC|HTTP) :(\d+)/gm)].map((m) => m[1]);
+    const exposed = dockerfile.split("\n").find((line) => line.startsWith("EXPOSE "));
+    expect(exposed?.slice("EXPOSE ".length).split(" ").sort()).toEqual([...new Set(named)].sort());
+  });
+
   for (const name of Object.keys(ENTRY_POINTS) as ProcessName[]) {
     if (name === "gateway") continue;
     it(`documents how to run ${name} with its flags and environment`, () => {
