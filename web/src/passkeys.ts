@@ -5,7 +5,8 @@
  * sign-in screen needs (its autofill request waits while the button starts another).
  */
 import { browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService, WebAuthnError } from "@simplewebauthn/browser";
-import { api } from "./api";
+import { api, errorMessage } from "./api";
+import { translate } from "./i18n";
 
 export const passkeysSupported = (): boolean => browserSupportsWebAuthn();
 
@@ -59,9 +60,18 @@ export const cancelPasskeyCeremony = (): void => {
   WebAuthnAbortService.cancelCeremony();
 };
 
+/** The browser's answer when the authenticator already holds one of this account's passkeys (on adding one). */
+const alreadyOnDevice = (error: unknown): boolean => error instanceof WebAuthnError && error.code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED";
+
 /**
  * Whether an error is the browser's passkey dialog closed, timed out or replaced by another ceremony (the
  * browser tells these apart from nothing else), as opposed to a refusal by the server.
  */
 export const passkeyDialogClosed = (error: unknown): boolean =>
-  error instanceof WebAuthnError || (error instanceof DOMException && (error.name === "NotAllowedError" || error.name === "AbortError"));
+  (error instanceof WebAuthnError && !alreadyOnDevice(error)) || (error instanceof DOMException && (error.name === "NotAllowedError" || error.name === "AbortError"));
+
+/** What a failed ceremony says to the person: the browser's reason in our words, or the server's refusal. */
+export function passkeyFailureMessage(error: unknown): string {
+  if (alreadyOnDevice(error)) return translate("passkeys.alreadyOnDevice");
+  return passkeyDialogClosed(error) ? translate("passkeys.cancelled") : errorMessage(error);
+}

@@ -54,6 +54,13 @@ describe("passkeys in the browser", () => {
     await web.checkA11y(page, "account passkeys");
     await web.screenshot(page, "account-passkeys");
 
+    // The same authenticator again: the browser refuses (it holds one of the account's passkeys), and the
+    // section says why instead of "not used".
+    await section.getByRole("button", { name: "Add a passkey" }).click();
+    await poll(() => section.getByRole("alert").first().innerText()).toMatch(/^This device already holds a passkey for this account/);
+    expect(await list.getByRole("listitem").count()).toBe(1);
+    expect(await authenticator.credentials()).toHaveLength(1);
+
     // The button: the screen's autofill request, started while no one touched the authenticator, stays
     // pending; the button's request replaces it and is answered.
     await authenticator.present(false);

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { api, errorMessage, type Passkey } from "../api";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, SubmitButton } from "../components";
 import { useLanguage, useT } from "../i18n";
-import { addPasskey, passkeyDialogClosed, passkeysSupported } from "../passkeys";
+import { addPasskey, passkeyFailureMessage, passkeysSupported } from "../passkeys";
 
 export const passkeysQuery = { queryKey: ["passkeys"], queryFn: api.passkey.list };
 
@@ -26,7 +26,7 @@ export function PasskeysSection() {
     <section className="card" aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">{t("passkeys.title")}</h2>
       <p>{t("passkeys.intro")}</p>
-      <FormAlert message={failure ? (passkeyDialogClosed(failure) ? t("passkeys.cancelled") : errorMessage(failure)) : undefined} cause={failure} />
+      <FormAlert message={failure ? passkeyFailureMessage(failure) : undefined} cause={failure} />
       <DoneNotice done={done} onClear={() => setDone(undefined)} />
       {passkeys.isPending && <p role="status">{t("account.loading")}</p>}
       {passkeys.data?.length === 0 && <p>{t("passkeys.none")}</p>}

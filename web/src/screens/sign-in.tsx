@@ -1,11 +1,19 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useState } from "react";
-import { ApiError, api, errorMessage, needsSecondFactor, type SignInResult, suspendedMessage } from "../api";
+import { ApiError, api, needsSecondFactor, type SignInResult, suspendedMessage } from "../api";
 import { DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
 import { useT } from "../i18n";
-import { cancelPasskeyCeremony, passkeyAutofillSupported, passkeyDialogClosed, passkeysSupported, signInWithPasskey, signInWithPasskeyAutofill } from "../passkeys";
+import {
+  cancelPasskeyCeremony,
+  passkeyAutofillSupported,
+  passkeyDialogClosed,
+  passkeyFailureMessage,
+  passkeysSupported,
+  signInWithPasskey,
+  signInWithPasskeyAutofill,
+} from "../passkeys";
 import { safeRedirect } from "../safe-redirect";
 import { clearSignedOutEverywhere, sessionQuery, signedOutEverywhere } from "../session";
 import { MailSignIn } from "../mail-sign-in";
@@ -99,9 +107,7 @@ export function SignIn() {
   // The newest refusal: this form's, once it was sent; before that, the social sign-in's that led here.
   const passkeyError = passkey.error ?? autofillError;
   const message = passkeyError
-    ? passkeyDialogClosed(passkeyError)
-      ? t("passkeys.cancelled")
-      : errorMessage(passkeyError)
+    ? passkeyFailureMessage(passkeyError)
     : signIn.error
       ? placeError(signIn.error, []).message
       : signIn.isIdle && socialError

@@ -8,7 +8,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { api, errorMessage, type SecondFactorMethod, type SessionWithUser } from "../api";
 import { ConfirmButton, type Done, DoneNotice, Field, FormAlert, newestError, Page, SubmitButton } from "../components";
 import { type MessageKey, useLanguage, useT } from "../i18n";
-import { answerWithPasskey, passkeyDialogClosed, passkeysSupported } from "../passkeys";
+import { answerWithPasskey, passkeyFailureMessage, passkeysSupported } from "../passkeys";
 import { safeRedirect } from "../safe-redirect";
 import { sessionQuery } from "../session";
 import { describeUserAgent } from "../user-agent";
@@ -59,7 +59,7 @@ export function TwoFactorChallenge() {
     verify.mutate();
   };
   const failure = newestError(verify, sendOtp);
-  const failureMessage = failure ? (passkeyDialogClosed(failure) ? t("passkeys.cancelled") : errorMessage(failure)) : undefined;
+  const failureMessage = failure ? passkeyFailureMessage(failure) : undefined;
   return (
     <Page title={t("twoFactor.challengeTitle")}>
       <fieldset className="choices">

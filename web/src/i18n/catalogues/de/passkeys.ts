@@ -6,6 +6,8 @@ export default {
   useForTwoFactor: "Passkey verwenden",
   twoFactorHint: "Bestätigen Sie mit einem der Passkeys dieses Kontos.",
   cancelled: "Der Passkey wurde nicht verwendet. Versuchen Sie es erneut oder wählen Sie einen anderen Weg.",
+  alreadyOnDevice:
+    "Dieses Gerät hat bereits einen Passkey für dieses Konto: Sie können sich damit anmelden. Für einen weiteren verwenden Sie ein anderes Gerät oder einen Sicherheitsschlüssel.",
   unsupported: "Dieser Browser kann keine Passkeys verwenden.",
   title: "Passkeys",
   intro: "Mit einem Passkey melden Sie sich per Fingerabdruck, Gesicht oder Geräte-PIN statt mit einem Passwort an.",

@@ -5,6 +5,7 @@ export default {
   useForTwoFactor: "Use a passkey",
   twoFactorHint: "Confirm with one of the passkeys of this account.",
   cancelled: "The passkey was not used. Try again, or choose another way.",
+  alreadyOnDevice: "This device already holds a passkey for this account: you can sign in with it. To add another, use another device or a security key.",
   unsupported: "This browser cannot use passkeys.",
   title: "Passkeys",
   intro: "A passkey signs you in with your fingerprint, face or device PIN instead of a password.",

@@ -6,6 +6,8 @@ export default {
   useForTwoFactor: "Usar una llave de acceso",
   twoFactorHint: "Confirma con una de las llaves de acceso de esta cuenta.",
   cancelled: "No se usó la llave de acceso. Vuelve a intentarlo o elige otra forma.",
+  alreadyOnDevice:
+    "Este dispositivo ya tiene una llave de acceso para esta cuenta: puedes iniciar sesión con ella. Para añadir otra, usa otro dispositivo o una llave de seguridad.",
   unsupported: "Este navegador no puede usar llaves de acceso.",
   title: "Llaves de acceso",
   intro: "Una llave de acceso te permite iniciar sesión con tu huella, tu cara o el PIN del dispositivo en lugar de una contraseña.",

@@ -6,6 +6,8 @@ export default {
   useForTwoFactor: "Utiliser une clé d'accès",
   twoFactorHint: "Confirmez avec l'une des clés d'accès de ce compte.",
   cancelled: "La clé d'accès n'a pas été utilisée. Réessayez ou choisissez un autre moyen.",
+  alreadyOnDevice:
+    "Cet appareil contient déjà une clé d'accès pour ce compte : vous pouvez vous connecter avec. Pour en ajouter une autre, utilisez un autre appareil ou une clé de sécurité.",
   unsupported: "Ce navigateur ne prend pas en charge les clés d'accès.",
   title: "Clés d'accès",
   intro: "Une clé d'accès vous connecte avec votre empreinte, votre visage ou le code de votre appareil au lieu d'un mot de passe.",
