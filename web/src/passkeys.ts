@@ -2,10 +2,20 @@
  * The WebAuthn ceremonies of the passkey routes (docs/http-api/passkeys.md), through @simplewebauthn/browser:
  * it turns the options' base64url fields into the buffers navigator.credentials takes and the answer back,
  * runs autofill (conditional mediation), and aborts a pending ceremony when another starts, which the
- * sign-in screen needs (its autofill request waits while the button starts another).
+ * sign-in screen needs (its autofill request waits while the button starts another). A passkey the platform
+ * does not know (deleted here, still on the device) is reported to the device, which stops offering it.
  */
-import { browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService, WebAuthnError } from "@simplewebauthn/browser";
-import { api, errorMessage } from "./api";
+import {
+  type AuthenticationResponseJSON,
+  browserSupportsWebAuthn,
+  browserSupportsWebAuthnAutofill,
+  type PublicKeyCredentialRequestOptionsJSON,
+  startAuthentication,
+  startRegistration,
+  WebAuthnAbortService,
+  WebAuthnError,
+} from "@simplewebauthn/browser";
+import { ApiError, api, errorMessage } from "./api";
 import { translate } from "./i18n";
 
 export const passkeysSupported = (): boolean => browserSupportsWebAuthn();
@@ -27,11 +37,37 @@ export async function addPasskey(name?: string) {
   return api.passkey.verifyRegistration(await startRegistration({ optionsJSON }), name);
 }
 
+/**
+ * Tells the device that this site no longer knows the passkey, through WebAuthn's Signal API where the
+ * browser has it: its passkey manager then hides or removes it, and stops offering it at sign-in.
+ */
+async function forgetOnDevice(optionsJSON: PublicKeyCredentialRequestOptionsJSON, answer: AuthenticationResponseJSON): Promise<void> {
+  type Signals = { signalUnknownCredential?: (details: { rpId: string; credentialId: string }) => Promise<void> };
+  const { signalUnknownCredential } = (globalThis.PublicKeyCredential ?? {}) as Signals;
+  if (!signalUnknownCredential) return;
+  try {
+    // Without rpId in the options, the browser took the page's host as the relying party.
+    await signalUnknownCredential.call(PublicKeyCredential, { rpId: optionsJSON.rpId ?? location.hostname, credentialId: answer.id });
+  } catch {
+    // Refused by the browser: the device keeps offering the passkey, and the platform keeps refusing it.
+  }
+}
+
+/** Signs in with the device's answer; a passkey refused as unknown is forgotten on the device first. */
+async function verifySignIn(optionsJSON: PublicKeyCredentialRequestOptionsJSON, answer: AuthenticationResponseJSON) {
+  try {
+    return await api.passkey.verifyAuthentication(answer);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "PASSKEY_NOT_FOUND") await forgetOnDevice(optionsJSON, answer);
+    throw error;
+  }
+}
+
 /** Signs in with a passkey picked in the browser's dialog. */
 export async function signInWithPasskey() {
   ceremonies++;
   const optionsJSON = await api.passkey.authenticateOptions();
-  return api.passkey.verifyAuthentication(await startAuthentication({ optionsJSON }));
+  return verifySignIn(optionsJSON, await startAuthentication({ optionsJSON }));
 }
 
 /**
@@ -44,13 +80,14 @@ export async function signInWithPasskeyAutofill() {
   const startedAt = ++ceremonies;
   const optionsJSON = await api.passkey.authenticateOptions().catch(() => undefined);
   if (!optionsJSON || ceremonies !== startedAt) return undefined;
-  return api.passkey.verifyAuthentication(await startAuthentication({ optionsJSON, useBrowserAutofill: true }));
+  return verifySignIn(optionsJSON, await startAuthentication({ optionsJSON, useBrowserAutofill: true }));
 }
 
 /** Answers the pending two-factor sign-in with one of the user's passkeys. */
 export async function answerWithPasskey(trustDevice: boolean) {
   ceremonies++;
   const optionsJSON = await api.passkey.authenticateOptions();
+  // No signal here: the challenge refuses an unknown passkey as any wrong answer, without saying which.
   return api.twoFactor.verifyPasskey(await startAuthentication({ optionsJSON }), trustDevice);
 }
 

@@ -1,8 +1,8 @@
 /**
  * Passkeys in a real Chromium, with its virtual authenticator (CDP WebAuthn: a platform authenticator that
  * keeps discoverable credentials and verifies the user): added from the account page, signed in with from the
- * sign-in screen, renamed, deleted after a confirmation, and then refused; a two-factor user answers the
- * challenge with one. WebAuthn needs a domain, so the app runs on http://localhost.
+ * sign-in screen, renamed, deleted after a confirmation, and then refused and forgotten on the device; a
+ * two-factor user answers the challenge with one. WebAuthn needs a domain, so the app runs on http://localhost.
  */
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -94,12 +94,25 @@ describe("passkeys in the browser", () => {
     await poll(() => section.getByRole("status").first().innerText()).toMatch(/^Passkey deleted\./);
     await poll(() => section.getByText("You have no passkeys yet.").isVisible()).toBe(true);
 
-    // The authenticator still offers the credential; the platform no longer knows it.
-    await authenticator.present(false);
+    // The authenticator still offers the credential; the platform no longer knows it. The sign-in screen's
+    // autofill request is answered with it and refused. The device is told to forget it (WebAuthn's Signal
+    // API), and the field asks for passkeys again, of which the device now has none.
+    let asked: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/api/auth/passkey/")) asked.push(path.slice("/api/auth/passkey/".length));
+    });
     await signOut(page);
-    await authenticator.present(true);
-    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     await poll(() => page.getByRole("alert").first().innerText()).toBe("Passkey not found");
+    await poll(async () => (await authenticator.credentials()).length).toBe(0);
+    await poll(() => asked.slice(asked.indexOf("verify-authentication"))).toEqual(["verify-authentication", "generate-authenticate-options"]);
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+
+    // The button, with no passkey on the device: nothing was used, and the field offers passkeys again.
+    asked = [];
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await poll(() => page.getByRole("alert").first().innerText()).toMatch(/^The passkey was not used/);
+    await poll(() => asked).toEqual(["generate-authenticate-options", "generate-authenticate-options"]);
     expect(new URL(page.url()).pathname).toBe("/sign-in");
   });
 

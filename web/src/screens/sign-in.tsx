@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { ApiError, api, needsSecondFactor, type SignInResult, suspendedMessage } from "../api";
 import { DoneNotice, Field, FormAlert, Page, placeError, SubmitButton } from "../components";
 import { errorSentence } from "../error-codes";
@@ -75,28 +75,40 @@ export function SignIn() {
       await signedIn();
     },
   });
-  // A passkey sign-in opens the session at once (no second factor: docs/http-api/passkeys.md).
-  const passkey = useMutation({ mutationFn: signInWithPasskey, onSuccess: signedIn });
   const [autofillError, setAutofillError] = useState<unknown>();
   // Autofill (conditional mediation): a request waits, unseen, until the person picks a passkey among the
-  // identifier field's suggestions; the button's request replaces it, and leaving the screen ends it.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: started once per visit of the screen.
-  useEffect(() => {
-    let active = true;
+  // identifier field's suggestions; the button's request replaces it, and leaving the screen ends it. A
+  // passkey sign-in that ends without a session (refused, or the button's dialog closed) starts it again,
+  // so the field keeps offering passkeys. Each visit has its own flag: a request started for a visit that
+  // ended stops there (the screen's effect can run, end and run again as it mounts).
+  const visit = useRef({ left: true });
+  const offerPasskeysInField = () => {
+    const current = visit.current;
     void passkeyAutofillSupported().then((supported) => {
-      if (!supported || !active) return;
+      if (!supported || current.left) return;
       signInWithPasskeyAutofill().then(
         (answer) => (answer ? signedIn() : undefined),
         (error: unknown) => {
-          if (active && !passkeyDialogClosed(error)) setAutofillError(error);
+          // Closed: another ceremony replaced it or the screen was left; that one restarts it if need be.
+          if (current.left || passkeyDialogClosed(error)) return;
+          setAutofillError(error);
+          offerPasskeysInField();
         },
       );
     });
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: started once per visit of the screen.
+  useEffect(() => {
+    const current = { left: false };
+    visit.current = current;
+    offerPasskeysInField();
     return () => {
-      active = false;
+      current.left = true;
       cancelPasskeyCeremony();
     };
   }, []);
+  // A passkey sign-in opens the session at once (no second factor: docs/http-api/passkeys.md).
+  const passkey = useMutation({ mutationFn: signInWithPasskey, onSuccess: signedIn, onError: offerPasskeysInField });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     passkey.reset();
