@@ -104,6 +104,11 @@ describe(`the compiled build (${backendLabel()})`, () => {
     const asset = await fetch(`${webOrigin}${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    // React's production build, though this test runs with NODE_ENV=test: the development build's greeting
+    // (and its doubled effects) never reach users.
+    const code = await asset.text();
+    expect(code).toContain("react.dev/errors/");
+    expect(code).not.toContain("react-devtools");
     const ok = await fetch(`${webOrigin}/api/auth/ok`);
     expect(await ok.json()).toEqual({ ok: true });
   });

@@ -12,11 +12,12 @@
  *
  *   tsx deploy/build.ts [outdir]      (default dist/)
  */
+import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { builtinModules } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { promisify } from "node:util";
 import { build, type Plugin } from "esbuild";
-import { build as viteBuild } from "vite";
 import { BUILT_ENTRY, ENTRY_POINTS, ROOT, type ProcessName, WEB_SERVER_SOURCE } from "./processes.js";
 
 /**
@@ -162,8 +163,21 @@ export async function buildPlatform(outdir = join(ROOT, "dist")): Promise<void> 
   });
   // The web app's static files, beside dist/web.js which serves them (web/server/main.ts), each compressible
   // one with its .br and .gz (web/build/precompress.ts).
-  await viteBuild({ configFile: join(ROOT, "web/vite.config.ts"), build: { outDir: join(outdir, "web"), emptyOutDir: true }, logLevel: "warn" });
+  await buildWebApp(join(outdir, "web"));
   moveSourceMaps(join(outdir, "web"), join(outdir, "sourcemaps"));
+}
+
+const VITE_CLI = join(dirname(createRequire(import.meta.url).resolve("vite/package.json")), "bin", "vite.js");
+
+/**
+ * The web app's static files, built as production serves them whatever NODE_ENV the caller has: Vite
+ * bundles React's development build (its effects run twice, its checks slow every render) when NODE_ENV
+ * is not "production", and vitest sets "test". So Vite runs in a child process, whose NODE_ENV alone is set.
+ */
+export async function buildWebApp(outDir: string, options: { sourcemap?: boolean } = {}): Promise<void> {
+  const args = [VITE_CLI, "build", "--config", join(ROOT, "web/vite.config.ts"), "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"];
+  if (options.sourcemap === false) args.push("--sourcemap", "false");
+  await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, NODE_ENV: "production" } });
 }
 
 /**

@@ -15,11 +15,11 @@ import type { Server } from "node:http";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, expect, vi } from "vitest";
 import { randomString, LOWER_ALPHANUMERIC } from "@auth-platform/runtime/random";
 import { DEFAULT_RUNTIME_CONFIG, type RuntimeConfig } from "../web/server/runtime-config.js";
 import { createWebServer } from "../web/server/web-server.js";
+import { buildWebApp } from "../deploy/build.js";
 import { ROOT } from "../deploy/processes.js";
 import { type Platform, type PlatformOptions, startPlatform, freePorts } from "./platform.js";
 import { type SmtpOptions, startSmtp, type TestSmtp } from "./smtp.js";
@@ -54,10 +54,10 @@ export interface WebAppUnderTest {
   screenshot(page: Page, name: string): Promise<void>;
 }
 
-/** Builds the web app once per file into its own folder (a second's work; files run in parallel). */
+/** Builds the web app once per file into its own folder, as production serves it (a second's work; files run in parallel). */
 async function buildApp(): Promise<string> {
   const outDir = join(ROOT, ".tmp", `web-test-${randomString(8, LOWER_ALPHANUMERIC)}`);
-  await build({ configFile: join(ROOT, "web/vite.config.ts"), build: { outDir, emptyOutDir: true, sourcemap: false }, logLevel: "warn" });
+  await buildWebApp(outDir, { sourcemap: false });
   return outDir;
 }
 
