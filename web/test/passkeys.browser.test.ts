@@ -105,7 +105,7 @@ describe("passkeys in the browser", () => {
     await signOut(page);
     await poll(() => page.getByRole("alert").first().innerText()).toBe("Passkey not found");
     await poll(async () => (await authenticator.credentials()).length).toBe(0);
-    await poll(() => asked.slice(asked.indexOf("verify-authentication"))).toEqual(["verify-authentication", "generate-authenticate-options"]);
+    await poll(() => asked).toEqual(["generate-authenticate-options", "verify-authentication", "generate-authenticate-options"]);
     expect(new URL(page.url()).pathname).toBe("/sign-in");
 
     // The button, with no passkey on the device: nothing was used, and the field offers passkeys again.
