@@ -64,7 +64,10 @@ describe("passkeys in the browser", () => {
     // The button: the screen's autofill request, started while no one touched the authenticator, stays
     // pending; the button's request replaces it and is answered.
     await authenticator.present(false);
+    // The autofill request starts once its options came; started after the touch below, it would be answered.
+    const autofillOptions = page.waitForResponse((response) => new URL(response.url()).pathname.endsWith("/passkey/generate-authenticate-options"));
     await signOut(page);
+    await autofillOptions;
     await web.checkA11y(page, "sign-in with a passkey button");
     expect(await page.getByLabel("Email or username").getAttribute("autocomplete")).toBe("username webauthn");
     await authenticator.present(true);
